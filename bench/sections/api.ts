@@ -1,0 +1,227 @@
+/**
+ * API client figures: request overhead against a bare undici.request, run-event streaming
+ * throughput against raw eventsource-parser and the `eventsource` package, and heap while
+ * consuming a long stream.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createParser } from 'eventsource-parser';
+import { EventSource } from 'eventsource';
+import { Agent, request } from 'undici';
+import { CloudAgentsClient } from '../../src/api';
+import { type BenchContext, median } from '../report';
+
+const AGENT = '0190f1c2-0000-7000-8000-00000000b001.bench';
+const RUN = 'run_bench';
+const EVENTS_PATH = `/v2/agents/${encodeURIComponent(AGENT)}/runs/${RUN}/events`;
+
+function frame(seq: number, last: boolean): string {
+	const type = last ? 'run.completed' : 'log';
+	const data = last
+		? { seq, run_id: RUN, type, created_at: '2025-11-21T10:00:00.000Z', data: { status: 'succeeded' } }
+		: { seq, run_id: RUN, type, created_at: '2025-11-21T10:00:00.000Z', data: { level: 'info', text: `step ${seq}: compiled module ${seq % 97} in ${seq % 13} ms` } };
+	return `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function sseBytes(count: number): Buffer {
+	const parts: string[] = ['retry: 3000\n\n'];
+	for (let i = 0; i < count; i++) {
+		parts.push(frame(i, i === count - 1));
+	}
+	return Buffer.from(parts.join(''), 'utf8');
+}
+
+/** A loopback server: a fixed buffer, or `count` events generated on the fly with backpressure. */
+async function sseServer(fixed: Buffer | undefined, streamedCount: number): Promise<{ server: Server; url: string }> {
+	const server = createServer((_req, res) => {
+		res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+		if (fixed) {
+			res.end(fixed);
+			return;
+		}
+		let i = 0;
+		const pump = (): void => {
+			while (i < streamedCount) {
+				let chunk = '';
+				for (let k = 0; k < 500 && i < streamedCount; k++, i++) {
+					chunk += frame(i, i === streamedCount - 1);
+				}
+				if (!res.write(chunk)) {
+					res.once('drain', pump);
+					return;
+				}
+			}
+			res.end();
+		};
+		pump();
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function requestOverhead(ctx: BenchContext): Promise<{ client: number; bare: number }> {
+	const client = new CloudAgentsClient({ baseUrl: ctx.emulatorUrl, getToken: async () => ctx.token });
+	const agent = (await client.listAgents({ limit: 1 })).items[0];
+	if (!agent) {
+		throw new Error('the emulator has no agent');
+	}
+	const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 4_000 });
+	const url = `${ctx.emulatorUrl}/v2/agents/${encodeURIComponent(agent.id)}`;
+	const bare = async (): Promise<unknown> => {
+		const res = await request(url, { method: 'GET', dispatcher, headers: { accept: 'application/json', authorization: `Bearer ${ctx.token}`, 'user-agent': 'bench' } });
+		return res.body.json();
+	};
+	const viaClient = (): Promise<unknown> => client.getAgent(agent.id);
+	for (let i = 0; i < 300; i++) {
+		await bare();
+		await viaClient();
+	}
+	const tc: number[] = [];
+	const tb: number[] = [];
+	for (let i = 0; i < 3000; i++) {
+		// Interleaved, alternating order, so drift and GC hit both sides alike.
+		const first = i % 2 === 0;
+		for (const side of first ? [0, 1] : [1, 0]) {
+			const t0 = process.hrtime.bigint();
+			await (side === 0 ? viaClient() : bare());
+			(side === 0 ? tc : tb).push(Number(process.hrtime.bigint() - t0) / 1e3);
+		}
+	}
+	client.close();
+	await dispatcher.close();
+	return { client: median(tc), bare: median(tb) };
+}
+
+async function timeIt(fn: () => Promise<number>, expected: number): Promise<number> {
+	const t0 = process.hrtime.bigint();
+	const n = await fn();
+	const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+	if (n !== expected) {
+		throw new Error(`consumed ${n} events, expected ${expected}`);
+	}
+	return n / seconds;
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+	ctx.log('request overhead…');
+	const overhead = await requestOverhead(ctx);
+	const ratio = overhead.client / overhead.bare;
+
+	const COUNT = 200_000;
+	ctx.log(`streaming ${COUNT} events…`);
+	const bytes = sseBytes(COUNT);
+	const { server, url } = await sseServer(bytes, 0);
+	const client = new CloudAgentsClient({ baseUrl: url, getToken: () => 'ca_bench_token' });
+	const rawDispatcher = new Agent({ keepAliveTimeout: 4_000 });
+
+	const viaClient = async (): Promise<number> => {
+		let n = 0;
+		for await (const ev of client.streamRunEvents(AGENT, RUN)) {
+			if (ev.seq >= 0) {
+				n++;
+			}
+		}
+		return n;
+	};
+	const viaParser = async (): Promise<number> => {
+		let n = 0;
+		const res = await request(`${url}${EVENTS_PATH}?after=-1`, { method: 'GET', dispatcher: rawDispatcher, headers: { accept: 'text/event-stream' } });
+		const decoder = new TextDecoder();
+		const parser = createParser({
+			onEvent: (m) => {
+				const record = JSON.parse(m.data) as { seq: number };
+				if (record.seq >= 0) {
+					n++;
+				}
+			},
+		});
+		for await (const chunk of res.body) {
+			parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+		}
+		return n;
+	};
+	const viaEventSource = (): Promise<number> =>
+		new Promise((resolve, reject) => {
+			let n = 0;
+			const es = new EventSource(`${url}${EVENTS_PATH}?after=-1`);
+			const onEvent = (e: MessageEvent): void => {
+				const record = JSON.parse(e.data as string) as { seq: number; type: string };
+				if (record.seq >= 0) {
+					n++;
+				}
+				if (record.type === 'run.completed') {
+					es.close();
+					resolve(n);
+				}
+			};
+			es.addEventListener('log', onEvent);
+			es.addEventListener('run.completed', onEvent);
+			es.onerror = (err) => {
+				es.close();
+				reject(new Error(`eventsource error: ${String((err as { message?: string }).message ?? err.type)}`));
+			};
+		});
+
+	const rounds = 5;
+	const rates = { client: [] as number[], parser: [] as number[], es: [] as number[] };
+	await timeIt(viaClient, COUNT);
+	await timeIt(viaParser, COUNT);
+	await timeIt(viaEventSource, COUNT);
+	for (let r = 0; r < rounds; r++) {
+		rates.client.push(await timeIt(viaClient, COUNT));
+		rates.parser.push(await timeIt(viaParser, COUNT));
+		rates.es.push(await timeIt(viaEventSource, COUNT));
+	}
+	const c = median(rates.client);
+	const p = median(rates.parser);
+	const es = median(rates.es);
+
+	ctx.log('heap over 1,000,000 events…');
+	const HEAP_EVENTS = 1_000_000;
+	const gc = (globalThis as { gc?: () => void }).gc;
+	if (!gc) {
+		throw new Error('run node with --expose-gc');
+	}
+	// A generated stream (backpressured writes), so the server itself holds no 1,000,000-event buffer.
+	const big = await sseServer(undefined, HEAP_EVENTS);
+	const bigClient = new CloudAgentsClient({ baseUrl: big.url, getToken: () => 'ca_bench_token' });
+	gc();
+	const baseline = process.memoryUsage().heapUsed;
+	let maxExtra = 0;
+	let m = 0;
+	for await (const ev of bigClient.streamRunEvents(AGENT, RUN)) {
+		void ev;
+		m++;
+		if (m % 100_000 === 0) {
+			gc();
+			maxExtra = Math.max(maxExtra, process.memoryUsage().heapUsed - baseline);
+		}
+	}
+	if (m !== HEAP_EVENTS) {
+		throw new Error(`heap run consumed ${m} events`);
+	}
+	const extraMb = maxExtra / (1024 * 1024);
+
+	client.close();
+	bigClient.close();
+	await rawDispatcher.close();
+	server.close();
+	big.server.close();
+
+	const fmt = (x: number): string => `${Math.round(x).toLocaleString('en-US')} events/s`;
+	ctx.addSection({
+		title: 'API client (src/api)',
+		rows: [
+			{ metric: 'GET /v2/agents/{id}: median latency, client', value: `${overhead.client.toFixed(1)} µs` },
+			{ metric: 'GET /v2/agents/{id}: median latency, bare undici.request + JSON', value: `${overhead.bare.toFixed(1)} µs` },
+			{ metric: 'request overhead ratio (client ÷ bare)', value: ratio.toFixed(3), target: '≤ 1.10', pass: ratio <= 1.1 },
+			{ metric: `run events, client stream (${COUNT.toLocaleString('en-US')} events, JSON parsed)`, value: fmt(c) },
+			{ metric: 'run events, raw eventsource-parser + JSON.parse', value: fmt(p) },
+			{ metric: 'run events, `eventsource` package + JSON.parse', value: fmt(es) },
+			{ metric: 'client ÷ raw eventsource-parser', value: (c / p).toFixed(2), target: '≥ 0.8', pass: c / p >= 0.8 },
+			{ metric: 'client ÷ eventsource', value: (c / es).toFixed(2), target: '≥ 1.5', pass: c / es >= 1.5 },
+			{ metric: `extra heap while consuming ${HEAP_EVENTS.toLocaleString('en-US')} events (max, after gc)`, value: `${extraMb.toFixed(1)} MB`, target: '< 50 MB', pass: extraMb < 50 },
+		],
+		notes: [`Streaming figures are medians of ${rounds} rounds over the same bytes (${(bytes.length / 1e6).toFixed(1)} MB) from one loopback server; request latency is the median of 3,000 interleaved calls to the in-process emulator.`],
+	});
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// `npm run bench`: compiles src/, emulator/ and bench/ with tsc into out/, then runs
+// out/bench/run.js with --expose-gc (heap figures sample after gc). Arguments select sections.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const build = spawnSync(process.execPath, [tsc, '-p', root], { stdio: 'inherit' });
+const entry = join(root, 'out', 'bench', 'run.js');
+if (build.status !== 0) {
+	if (!existsSync(entry)) {
+		process.exit(build.status ?? 1);
+	}
+	console.error('bench: tsc reported errors; running the emitted JavaScript anyway');
+}
+const run = spawnSync(process.execPath, ['--expose-gc', entry, ...process.argv.slice(2)], { stdio: 'inherit', cwd: root });
+process.exit(run.status ?? 1);

@@ -1,0 +1,784 @@
+/**
+ * CloudAgentsClient: one method per operation of the Cloud Agents API (51), grouped below by
+ * resource, plus page iterators, workspace helpers for the FileSystemProvider and the run-event
+ * stream. Validates every documented limit before sending; decodes answers tolerantly.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import { ApiError, OutcomeUnknownError } from './errors';
+import { type HttpMethod, NetworkError, type QueryValue, type Timeouts, Transport, errorFromBody } from './http';
+import type { Logger } from './logger';
+import { dataPage, paginate } from './pagination';
+import { type RetryOptions, sleep } from './retry';
+import { RunEventStream, type SseMessage, type StreamReconnectOptions, streamSse } from './sse';
+import type * as T from './types';
+import * as V from './validation';
+
+/** Options of a client bound to one base URL. */
+export interface CloudAgentsClientOptions {
+	/** API base URL; https:, or http: for loopback hosts only. */
+	baseUrl: string | URL;
+	/** Called for every request; the token is never logged nor put in an error. */
+	getToken: () => Promise<string | undefined> | string | undefined;
+	userAgent?: string;
+	/** Debug log sink (VS Code's LogOutputChannel fits). Authorization is redacted. */
+	logger?: Logger;
+	/** Custom undici dispatcher (tests use it to inject transport faults). */
+	dispatcher?: Dispatcher;
+	/** Proxy URL (VS Code's http.proxy). Without it HTTPS_PROXY/HTTP_PROXY/NO_PROXY are honoured. */
+	proxyUrl?: string;
+	timeouts?: Timeouts;
+	retry?: RetryOptions;
+	/** Reconnection of run-event streams. */
+	stream?: StreamReconnectOptions;
+}
+
+export interface StreamRunEventsOptions extends T.CallOptions {
+	/** Exclusive cursor: events with seq greater than this arrive (default -1: from the start). */
+	after?: number;
+}
+
+export type ListWorkspaceOptions = T.PageOptions;
+
+export interface ReadChunkOptions extends T.CallOptions {
+	offset?: number;
+	length?: number;
+}
+
+interface Call {
+	method: HttpMethod;
+	path: string;
+	route: string;
+	query?: Record<string, QueryValue>;
+	body?: unknown;
+	idempotent: boolean;
+	auth?: boolean;
+	headers?: Record<string, string>;
+	signal?: AbortSignal;
+	acceptStatuses?: readonly number[];
+}
+
+const e = encodeURIComponent;
+/** Clock skew tolerated when reconciling a create by its creation time. */
+const RECONCILE_SKEW_MS = 60_000;
+
+function obj(body: unknown): Record<string, unknown> {
+	return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+/** `{data: X}` → X; tolerates an unwrapped record. */
+function unwrap<R>(body: unknown): R {
+	const b = obj(body);
+	return ('data' in b ? b.data : body) as R;
+}
+/** An array from the body itself or one of the given members (of the body or of body.data). */
+function arrayOf<R>(body: unknown, ...keys: string[]): R[] {
+	if (Array.isArray(body)) {
+		return body as R[];
+	}
+	const b = obj(body);
+	for (const key of keys) {
+		const v = b[key] ?? obj(b.data)[key];
+		if (Array.isArray(v)) {
+			return v as R[];
+		}
+	}
+	return Array.isArray(b.data) ? (b.data as R[]) : [];
+}
+function timeOf(value: unknown): number | undefined {
+	if (typeof value === 'number') {
+		return value * 1000;
+	}
+	if (typeof value === 'string') {
+		const t = Date.parse(value);
+		return Number.isNaN(t) ? undefined : t;
+	}
+	return undefined;
+}
+/** True when the error leaves it unknown whether a mutation was applied. */
+function isAmbiguous(err: unknown): boolean {
+	if (err instanceof NetworkError) {
+		return err.requestSent;
+	}
+	return err instanceof ApiError && (err.status === 502 || err.status === 504);
+}
+
+/** Client of the Cloud Agents API. Create one per base URL; `close()` when done. */
+export class CloudAgentsClient {
+	/** The transport (exposed for diagnostics and the retry budget). */
+	readonly transport: Transport;
+
+	constructor(private readonly options: CloudAgentsClientOptions) {
+		this.transport = new Transport(options);
+	}
+
+	/** The base URL in use. */
+	get baseUrl(): URL {
+		return this.transport.base;
+	}
+
+	/** Releases the connection pool (shared per base URL, closed with its last client). */
+	close(): void {
+		this.transport.close();
+	}
+
+	private async call<R>(c: Call): Promise<R> {
+		const res = await this.transport.send<R>(c);
+		return res.body;
+	}
+
+	/**
+	 * Runs a create that has no idempotency key. On an ambiguous failure (time-out or reset after
+	 * the request was sent) it never re-sends: it looks for the resource and returns it when exactly
+	 * one candidate matches, else throws OutcomeUnknownError.
+	 */
+	private async createOnce<R>(kind: string, send: () => Promise<R>, find: (since: number) => Promise<R[]>): Promise<R> {
+		const started = Date.now();
+		try {
+			return await send();
+		} catch (err) {
+			if (!isAmbiguous(err)) {
+				throw err;
+			}
+			this.transport.debug(`create ${kind}: ambiguous failure (${(err as Error).message}); reconciling`);
+			let found: R[];
+			try {
+				found = await find(started - RECONCILE_SKEW_MS);
+			} catch (reconcileErr) {
+				throw new OutcomeUnknownError(kind, `Creating the ${kind} failed without an answer, and checking whether it was created failed too; refresh before trying again.`, [], { cause: reconcileErr });
+			}
+			if (found.length === 1) {
+				return found[0] as R;
+			}
+			throw new OutcomeUnknownError(
+				kind,
+				found.length === 0
+					? `Creating the ${kind} failed without an answer and no matching ${kind} was found; it may still appear. Refresh before trying again.`
+					: `Creating the ${kind} failed without an answer and ${found.length} matching ${kind}s were found; check which one is yours.`,
+				found,
+				{ cause: err },
+			);
+		}
+	}
+
+	/** Wraps an ambiguous failure of a non-reconcilable mutation as OutcomeUnknownError. */
+	private async mutateOnce<R>(kind: string, send: () => Promise<R>): Promise<R> {
+		try {
+			return await send();
+		} catch (err) {
+			if (isAmbiguous(err)) {
+				throw new OutcomeUnknownError(kind, `The request for the ${kind} failed without an answer; it may or may not have been applied. Refresh before trying again.`, [], { cause: err });
+			}
+			throw err;
+		}
+	}
+
+	// ------------------------------------------------------------------ health and identity
+
+	/** GET /healthz: resolves when the service is live. No token is sent. */
+	async health(options: T.CallOptions = {}): Promise<void> {
+		await this.call({ method: 'GET', path: '/healthz', route: 'GET /healthz', idempotent: true, auth: false, signal: options.signal });
+	}
+
+	/** HEAD /healthz. */
+	async healthHead(options: T.CallOptions = {}): Promise<void> {
+		await this.call({ method: 'HEAD', path: '/healthz', route: 'HEAD /healthz', idempotent: true, auth: false, signal: options.signal });
+	}
+
+	/** GET /v2/me: the current user profile. */
+	async getMe(options: T.CallOptions = {}): Promise<T.Me> {
+		return unwrap<T.Me>(await this.call({ method: 'GET', path: '/v2/me', route: 'GET /v2/me', idempotent: true, signal: options.signal }));
+	}
+
+	/** GET /v2/ssh-host-key: the SSH gateway host key. */
+	async getSshHostKey(options: T.CallOptions = {}): Promise<T.SshHostKey> {
+		return unwrap<T.SshHostKey>(await this.call({ method: 'GET', path: '/v2/ssh-host-key', route: 'GET /v2/ssh-host-key', idempotent: true, signal: options.signal }));
+	}
+
+	// ------------------------------------------------------------------ auth and device flow
+
+	/** POST /v2/auth/device/authorization (no token): starts the device flow. */
+	async startDeviceAuthorization(request: T.DeviceAuthorizationRequest, options: T.CallOptions = {}): Promise<T.DeviceAuthorization> {
+		return this.call({ method: 'POST', path: '/v2/auth/device/authorization', route: 'POST /v2/auth/device/authorization', body: request, idempotent: false, auth: false, signal: options.signal });
+	}
+
+	/**
+	 * POST /v2/auth/device/token (no token): one poll. Pending, slow-down, expired and denied are
+	 * results, not errors; other failures throw ApiError.
+	 */
+	async pollDeviceToken(deviceCode: string, options: T.CallOptions = {}): Promise<T.DeviceTokenResult> {
+		const res = await this.transport.send<unknown>({ method: 'POST', path: '/v2/auth/device/token', route: 'POST /v2/auth/device/token', body: { device_code: deviceCode }, idempotent: false, auth: false, signal: options.signal, acceptStatuses: [400] });
+		const b = obj(res.body);
+		if (res.status !== 400) {
+			return { status: 'success', token: b as T.DeviceToken };
+		}
+		const interval = typeof b.interval === 'number' ? b.interval : undefined;
+		switch (b.error) {
+			case 'authorization_pending':
+				return { status: 'pending', interval };
+			case 'slow_down':
+				return { status: 'slow_down', interval };
+			case 'expired_token':
+				return { status: 'expired' };
+			case 'access_denied':
+				return { status: 'denied' };
+			default:
+				throw errorFromBody(400, JSON.stringify(res.body ?? ''), res.requestId, undefined);
+		}
+	}
+
+	/**
+	 * Polls the device flow until it succeeds, expires or is denied, waiting `interval` seconds
+	 * between polls (raised on slow_down). Cancel with the signal.
+	 */
+	async waitForDeviceToken(authorization: Pick<T.DeviceAuthorization, 'device_code' | 'interval' | 'expires_in'>, options: T.CallOptions & { minIntervalMs?: number } = {}): Promise<T.DeviceTokenResult & { status: 'success' | 'expired' | 'denied' }> {
+		let intervalMs = Math.max(options.minIntervalMs ?? 1000, (authorization.interval ?? 5) * 1000);
+		const deadline = Date.now() + (authorization.expires_in ?? 900) * 1000;
+		for (;;) {
+			await sleep(intervalMs, options.signal);
+			const result = await this.pollDeviceToken(authorization.device_code, options);
+			if (result.status === 'success' || result.status === 'expired' || result.status === 'denied') {
+				return result;
+			}
+			if (result.status === 'slow_down') {
+				intervalMs = Math.max(intervalMs + 5000, (result.interval ?? 0) * 1000);
+			} else if (result.interval !== undefined) {
+				intervalMs = Math.max(options.minIntervalMs ?? 1000, result.interval * 1000);
+			}
+			if (Date.now() + intervalMs > deadline) {
+				return { status: 'expired' };
+			}
+		}
+	}
+
+	/** DELETE /v2/auth/token: revokes the token used for the call. */
+	async revokeToken(options: T.CallOptions = {}): Promise<void> {
+		await this.call({ method: 'DELETE', path: '/v2/auth/token', route: 'DELETE /v2/auth/token', idempotent: false, signal: options.signal });
+	}
+
+	// ------------------------------------------------------------------ agents
+
+	/** GET /v2/agents: one page (newest first). */
+	async listAgents(options: T.PageOptions = {}): Promise<T.Page<T.Agent>> {
+		V.checkRange('limit', options.limit, V.LIMITS.agentListLimit);
+		const body = obj(await this.call({ method: 'GET', path: '/v2/agents', route: 'GET /v2/agents', query: { limit: options.limit, cursor: options.cursor }, idempotent: true, signal: options.signal }));
+		return { items: arrayOf<T.Agent>(body, 'agents'), nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined };
+	}
+
+	/** Every agent, page by page. */
+	iterateAgents(options: Omit<T.PageOptions, 'cursor'> = {}): AsyncGenerator<T.Agent, void, undefined> {
+		V.checkRange('limit', options.limit, V.LIMITS.agentListLimit);
+		return paginate((cursor) => this.listAgents({ ...options, cursor }));
+	}
+
+	/**
+	 * POST /v2/agents. Never retried; after an ambiguous failure the agent is looked up by name
+	 * and creation time and returned, or OutcomeUnknownError is thrown.
+	 */
+	async createAgent(request: T.CreateAgentRequest, options: T.CallOptions = {}): Promise<T.Agent> {
+		const name = V.checkAgentName(request.name);
+		if (request.harness_id !== undefined) {
+			V.checkIdentifier('harness_id', request.harness_id);
+		}
+		const body = { ...request, name };
+		return this.createOnce(
+			'agent',
+			() => this.call<T.Agent>({ method: 'POST', path: '/v2/agents', route: 'POST /v2/agents', body, idempotent: false, signal: options.signal }),
+			async (since) => {
+				const page = await this.listAgents({ limit: V.LIMITS.agentListLimit.max, signal: options.signal });
+				return page.items.filter((a) => a.name === name && (timeOf(a.created_at_unix_seconds) ?? since) >= since);
+			},
+		);
+	}
+
+	/** GET /v2/agents/{agent_id}. */
+	async getAgent(agentId: string, options: T.CallOptions = {}): Promise<T.Agent> {
+		V.checkAgentId(agentId);
+		return this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}`, route: 'GET /v2/agents/{agent_id}', idempotent: true, signal: options.signal });
+	}
+
+	/** PATCH /v2/agents/{agent_id} {name}. */
+	async renameAgent(agentId: string, name: string, options: T.CallOptions = {}): Promise<T.Agent> {
+		V.checkAgentId(agentId);
+		const trimmed = V.checkAgentName(name);
+		return this.call({ method: 'PATCH', path: `/v2/agents/${e(agentId)}`, route: 'PATCH /v2/agents/{agent_id}', body: { name: trimmed }, idempotent: false, signal: options.signal });
+	}
+
+	/** DELETE /v2/agents/{agent_id}[?delete_runtime=true]. */
+	async deleteAgent(agentId: string, options: T.CallOptions & { deleteRuntime?: boolean } = {}): Promise<T.DeleteAgentResult> {
+		V.checkAgentId(agentId);
+		const res = await this.transport.send<unknown>({ method: 'DELETE', path: `/v2/agents/${e(agentId)}`, route: 'DELETE /v2/agents/{agent_id}', query: { delete_runtime: options.deleteRuntime ? 'true' : undefined }, idempotent: false, signal: options.signal });
+		const b = obj(res.body);
+		return { runtimeDeletionRequested: res.status === 202, runtime_id: typeof b.runtime_id === 'string' ? b.runtime_id : undefined, status: typeof b.status === 'string' ? b.status : undefined };
+	}
+
+	/** POST /v2/agents/{agent_id}/computer-sessions: a short-lived VNC session. */
+	async createComputerSession(agentId: string, options: T.CallOptions = {}): Promise<T.ComputerSession> {
+		V.checkAgentId(agentId);
+		return this.mutateOnce('computer session', () => this.call({ method: 'POST', path: `/v2/agents/${e(agentId)}/computer-sessions`, route: 'POST /v2/agents/{agent_id}/computer-sessions', idempotent: false, signal: options.signal }));
+	}
+
+	// ------------------------------------------------------------------ runs and events
+
+	/** GET /v2/agents/{agent_id}/runs (newest first, limit 1–500, default 100). */
+	async listRuns(agentId: string, options: T.CallOptions & { limit?: number } = {}): Promise<T.Run[]> {
+		V.checkAgentId(agentId);
+		V.checkRange('limit', options.limit, V.LIMITS.runListLimit);
+		return arrayOf<T.Run>(await this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}/runs`, route: 'GET /v2/agents/{agent_id}/runs', query: { limit: options.limit }, idempotent: true, signal: options.signal }), 'runs');
+	}
+
+	/**
+	 * POST /v2/agents/{agent_id}/runs. Never retried; after an ambiguous failure the run is looked
+	 * up by prompt and creation time and returned, or OutcomeUnknownError is thrown.
+	 */
+	async createRun(agentId: string, request: T.CreateRunRequest, options: T.CallOptions = {}): Promise<T.Run> {
+		V.checkAgentId(agentId);
+		const images = V.checkImages(request.images);
+		const prompt = V.checkPrompt(request.prompt, images?.length ?? 0);
+		if (request.resume_session_id !== undefined) {
+			V.checkIdentifier('resume_session_id', request.resume_session_id);
+		}
+		if (request.parent_run_id !== undefined) {
+			V.checkIdentifier('parent_run_id', request.parent_run_id);
+		}
+		const body = { ...request, prompt, images };
+		return this.createOnce(
+			'run',
+			() => this.call<T.Run>({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs`, route: 'POST /v2/agents/{agent_id}/runs', body, idempotent: false, signal: options.signal }),
+			async (since) => {
+				const runs = await this.listRuns(agentId, { limit: 20, signal: options.signal });
+				return runs.filter((r) => (r.prompt === undefined || r.prompt.trim() === prompt) && (timeOf(r.created_at) ?? since) >= since && (request.parent_run_id === undefined || r.parent_run_id === request.parent_run_id)).slice(0, runs.length);
+			},
+		);
+	}
+
+	/** GET /v2/agents/{agent_id}/runs/{run_id}. */
+	async getRun(agentId: string, runId: string, options: T.CallOptions = {}): Promise<T.Run> {
+		V.checkAgentId(agentId);
+		V.checkIdentifier('runId', runId);
+		return this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}`, route: 'GET /v2/agents/{agent_id}/runs/{run_id}', idempotent: true, signal: options.signal });
+	}
+
+	/** DELETE /v2/agents/{agent_id}/runs/{run_id}: cancels the run (idempotent, so retried). */
+	async cancelRun(agentId: string, runId: string, options: T.CallOptions = {}): Promise<T.Run> {
+		V.checkAgentId(agentId);
+		V.checkIdentifier('runId', runId);
+		return this.call({ method: 'DELETE', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}`, route: 'DELETE /v2/agents/{agent_id}/runs/{run_id}', idempotent: true, signal: options.signal });
+	}
+
+	/** POST …/runs/{run_id}/resume: a new run in the same session. Never retried. */
+	async resumeRun(agentId: string, runId: string, request: T.ResumeRunRequest = {}, options: T.CallOptions = {}): Promise<T.Run> {
+		V.checkAgentId(agentId);
+		V.checkIdentifier('runId', runId);
+		const body = request.prompt === undefined ? {} : { prompt: V.checkPrompt(request.prompt, 1) };
+		V.checkBodySize('prompt', body, V.LIMITS.ordinaryBodyBytes);
+		return this.mutateOnce('run', () => this.call({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}/resume`, route: 'POST /v2/agents/{agent_id}/runs/{run_id}/resume', body, idempotent: false, signal: options.signal }));
+	}
+
+	/** POST …/runs/{run_id}/follow-ups: steers the active run or starts a new one. Never retried. */
+	async followUpRun(agentId: string, runId: string, request: T.FollowUpRequest, options: T.CallOptions = {}): Promise<T.Run> {
+		V.checkAgentId(agentId);
+		V.checkIdentifier('runId', runId);
+		const images = V.checkImages(request.images);
+		const prompt = V.checkPrompt(request.prompt, images?.length ?? 0);
+		return this.mutateOnce('run', () => this.call({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}/follow-ups`, route: 'POST /v2/agents/{agent_id}/runs/{run_id}/follow-ups', body: { prompt, images }, idempotent: false, signal: options.signal }));
+	}
+
+	/**
+	 * GET …/runs/{run_id}/events as an async iterator of event records, resuming after drops
+	 * (see RunEventStream). `break` or the signal closes the connection.
+	 */
+	streamRunEvents(agentId: string, runId: string, options: StreamRunEventsOptions = {}): RunEventStream {
+		V.checkAgentId(agentId);
+		V.checkIdentifier('runId', runId);
+		V.checkEventCursor(options.after);
+		return new RunEventStream({
+			transport: this.transport,
+			agentId,
+			runId,
+			after: options.after ?? -1,
+			signal: options.signal,
+			reconnect: this.options.stream ?? {},
+			getRun: (signal) => this.getRun(agentId, runId, { signal }),
+		});
+	}
+
+	/** GET /v2/agents/{agent_id}/events: a session's events in one answer. */
+	async getAgentEvents(agentId: string, options: T.CallOptions & { sessionId?: string; after?: number } = {}): Promise<T.AgentEvents> {
+		V.checkAgentId(agentId);
+		if (options.sessionId !== undefined) {
+			V.checkIdentifier('sessionId', options.sessionId);
+		}
+		V.checkEventCursor(options.after);
+		const body = obj(await this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}/events`, route: 'GET /v2/agents/{agent_id}/events', query: { session_id: options.sessionId, after: options.after }, idempotent: true, signal: options.signal }));
+		return { ...body, agent_id: typeof body.agent_id === 'string' ? body.agent_id : agentId, session_id: typeof body.session_id === 'string' ? body.session_id : '', events: arrayOf<T.EventRecord>(body, 'events') };
+	}
+
+	/** A raw single-connection SSE stream at a path below the base URL (diagnostics, conformance tests). */
+	streamSse(path: string, options: T.CallOptions & { query?: Record<string, string | number | undefined> } = {}): AsyncIterableIterator<SseMessage> {
+		return streamSse(this.transport, path, options);
+	}
+
+	// ------------------------------------------------------------------ artifacts
+
+	/** GET /v2/agents/{agent_id}/artifacts. */
+	async listArtifacts(agentId: string, options: T.CallOptions = {}): Promise<T.Artifact[]> {
+		V.checkAgentId(agentId);
+		return arrayOf<T.Artifact>(await this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}/artifacts`, route: 'GET /v2/agents/{agent_id}/artifacts', idempotent: true, signal: options.signal }), 'artifacts');
+	}
+
+	/**
+	 * POST /v2/agents/{agent_id}/artifacts. Never retried; after an ambiguous failure the artifact
+	 * is looked up by run, name and creation time, or OutcomeUnknownError is thrown.
+	 */
+	async createArtifact(agentId: string, request: T.CreateArtifactRequest, options: T.CallOptions = {}): Promise<T.Artifact> {
+		V.checkAgentId(agentId);
+		V.checkIdentifier('run_id', request.run_id);
+		V.checkArtifactName(request.name);
+		V.checkWriteSize('content', request.content);
+		const body = { run_id: request.run_id, name: request.name, media_type: request.media_type, content_base64: V.base64(request.content) };
+		return this.createOnce(
+			'artifact',
+			() => this.call<T.Artifact>({ method: 'POST', path: `/v2/agents/${e(agentId)}/artifacts`, route: 'POST /v2/agents/{agent_id}/artifacts', body, idempotent: false, signal: options.signal }),
+			async (since) => {
+				const all = await this.listArtifacts(agentId, options);
+				return all.filter((a) => a.name === request.name && (a.run_id === undefined || a.run_id === request.run_id) && (a.size === undefined || a.size === request.content.byteLength) && (timeOf(a.created_at) ?? since) >= since);
+			},
+		);
+	}
+
+	/** GET …/artifacts/{artifact_id}[?include_content=true]. */
+	async getArtifact(agentId: string, artifactId: string, options: T.CallOptions & { includeContent?: boolean } = {}): Promise<T.Artifact> {
+		V.checkAgentId(agentId);
+		V.checkOpaqueId('artifactId', artifactId);
+		return this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}/artifacts/${e(artifactId)}`, route: 'GET /v2/agents/{agent_id}/artifacts/{artifact_id}', query: { include_content: options.includeContent ? 'true' : undefined }, idempotent: true, signal: options.signal });
+	}
+
+	/** The artifact with its decoded content. */
+	async readArtifactContent(agentId: string, artifactId: string, options: T.CallOptions = {}): Promise<{ artifact: T.Artifact; content: Uint8Array }> {
+		const artifact = await this.getArtifact(agentId, artifactId, { ...options, includeContent: true });
+		return { artifact, content: new Uint8Array(Buffer.from(artifact.content_base64 ?? '', 'base64')) };
+	}
+
+	/** DELETE …/artifacts/{artifact_id} (idempotent, so retried). */
+	async deleteArtifact(agentId: string, artifactId: string, options: T.CallOptions = {}): Promise<void> {
+		V.checkAgentId(agentId);
+		V.checkOpaqueId('artifactId', artifactId);
+		await this.call({ method: 'DELETE', path: `/v2/agents/${e(agentId)}/artifacts/${e(artifactId)}`, route: 'DELETE /v2/agents/{agent_id}/artifacts/{artifact_id}', idempotent: true, signal: options.signal });
+	}
+
+	// ------------------------------------------------------------------ workspace
+
+	/** POST /v2/agents/{agent_id}/workspace with any operation body (list, stat, read, search: all reads, so retried). */
+	async workspaceOperation<R = Record<string, unknown>>(agentId: string, body: { op: string; [member: string]: unknown }, options: T.CallOptions = {}): Promise<R> {
+		V.checkAgentId(agentId);
+		if (typeof body.path === 'string') {
+			V.checkWorkspacePath(body.path);
+		}
+		return this.call({ method: 'POST', path: `/v2/agents/${e(agentId)}/workspace`, route: 'POST /v2/agents/{agent_id}/workspace', body, idempotent: ['list', 'stat', 'read', 'search'].includes(body.op), signal: options.signal });
+	}
+
+	/** One page of a workspace folder listing. */
+	async listWorkspace(agentId: string, path: string, options: ListWorkspaceOptions = {}): Promise<T.Page<T.WorkspaceEntry>> {
+		V.checkWorkspacePath(path);
+		V.checkRange('limit', options.limit, V.LIMITS.workspaceListLimit);
+		const body = obj(await this.workspaceOperation(agentId, { op: 'list', path, cursor: options.cursor, limit: options.limit }, options));
+		return { items: arrayOf<T.WorkspaceEntry>(body, 'entries'), nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined };
+	}
+
+	/** Every entry of a workspace folder, page by page. */
+	iterateWorkspace(agentId: string, path: string, options: Omit<ListWorkspaceOptions, 'cursor'> = {}): AsyncGenerator<T.WorkspaceEntry, void, undefined> {
+		V.checkWorkspacePath(path);
+		return paginate((cursor) => this.listWorkspace(agentId, path, { ...options, cursor }));
+	}
+
+	/** The whole listing of a folder as an array. */
+	async listWorkspaceAll(agentId: string, path: string, options: T.CallOptions = {}): Promise<T.WorkspaceEntry[]> {
+		const out: T.WorkspaceEntry[] = [];
+		for await (const entry of this.iterateWorkspace(agentId, path, options)) {
+			out.push(entry);
+		}
+		return out;
+	}
+
+	/** Metadata of a workspace path; ApiError 404 when missing. */
+	async statWorkspace(agentId: string, path: string, options: T.CallOptions = {}): Promise<T.WorkspaceEntry> {
+		V.checkWorkspacePath(path);
+		const body = obj(await this.workspaceOperation(agentId, { op: 'stat', path }, options));
+		return obj(body.entry) as T.WorkspaceEntry;
+	}
+
+	/** One chunk of a file (offset default 0, length 1–1,048,576, default the maximum). */
+	async readWorkspaceFile(agentId: string, path: string, options: ReadChunkOptions = {}): Promise<T.WorkspaceReadChunk> {
+		V.checkWorkspacePath(path);
+		V.checkRange('length', options.length, V.LIMITS.workspaceReadLength);
+		V.checkRange('offset', options.offset, { min: 0, max: Number.MAX_SAFE_INTEGER });
+		const b = obj(await this.workspaceOperation(agentId, { op: 'read', path, offset: options.offset, length: options.length }, options));
+		const content = new Uint8Array(Buffer.from(typeof b.content_base64 === 'string' ? b.content_base64 : '', 'base64'));
+		const offset = typeof b.offset === 'number' ? b.offset : options.offset ?? 0;
+		const size = typeof b.size === 'number' ? b.size : offset + content.byteLength;
+		return {
+			path: typeof b.path === 'string' ? b.path : path,
+			offset,
+			length: typeof b.length === 'number' ? b.length : content.byteLength,
+			size,
+			mtime_unix_ms: typeof b.mtime_unix_ms === 'number' ? b.mtime_unix_ms : undefined,
+			eof: typeof b.eof === 'boolean' ? b.eof : offset + content.byteLength >= size,
+			content,
+		};
+	}
+
+	/**
+	 * A whole file, read chunk by chunk. Restarts (up to 3 times) when the file changes between
+	 * chunks, so the result is never a mix of two versions.
+	 */
+	async readWorkspaceFileAll(agentId: string, path: string, options: T.CallOptions & { chunkLength?: number } = {}): Promise<T.WorkspaceFile> {
+		for (let attempt = 0; ; attempt++) {
+			const first = await this.readWorkspaceFile(agentId, path, { signal: options.signal, length: options.chunkLength });
+			if (first.eof) {
+				return { path: first.path, size: first.content.byteLength, mtime_unix_ms: first.mtime_unix_ms, content: first.content };
+			}
+			const content = new Uint8Array(first.size);
+			content.set(first.content.subarray(0, first.size), 0);
+			let offset = first.content.byteLength;
+			let changed = false;
+			while (offset < first.size) {
+				const chunk = await this.readWorkspaceFile(agentId, path, { signal: options.signal, offset, length: options.chunkLength });
+				if (chunk.size !== first.size || chunk.mtime_unix_ms !== first.mtime_unix_ms || chunk.content.byteLength === 0) {
+					changed = true;
+					break;
+				}
+				content.set(chunk.content.subarray(0, first.size - offset), offset);
+				offset += chunk.content.byteLength;
+			}
+			if (!changed) {
+				return { path: first.path, size: first.size, mtime_unix_ms: first.mtime_unix_ms, content };
+			}
+			if (attempt >= 2) {
+				throw new ApiError(409, 'file_changed', `The file ${path} kept changing while it was read`, undefined);
+			}
+		}
+	}
+
+	/** Searches file contents (query 1–256 bytes). */
+	async searchWorkspace(agentId: string, query: string, options: T.WorkspaceSearchOptions = {}): Promise<T.WorkspaceSearchResult> {
+		V.checkSearchQuery(query);
+		if (options.path !== undefined) {
+			V.checkWorkspacePath(options.path);
+		}
+		V.checkRange('maxResults', options.maxResults, V.LIMITS.searchMaxResults);
+		const b = obj(await this.workspaceOperation(agentId, { op: 'search', query, path: options.path, max_results: options.maxResults, case_sensitive: options.caseSensitive }, options));
+		return { query, matches: arrayOf<T.WorkspaceSearchMatch>(b, 'matches'), truncated: b.truncated === true };
+	}
+
+	/** PUT …/workspace/files: writes a whole file (creating parent folders). Idempotent, so retried. */
+	async writeWorkspaceFile(agentId: string, path: string, bytes: Uint8Array, options: T.CallOptions = {}): Promise<T.WorkspaceWriteResult> {
+		V.checkAgentId(agentId);
+		V.checkWorkspacePath(path);
+		V.checkWriteSize('content', bytes);
+		const body = await this.call<T.WorkspaceWriteResult>({ method: 'PUT', path: `/v2/agents/${e(agentId)}/workspace/files`, route: 'PUT /v2/agents/{agent_id}/workspace/files', body: { path, content_base64: V.base64(bytes) }, idempotent: true, signal: options.signal });
+		const b = obj(body);
+		return { ...b, path: typeof b.path === 'string' ? b.path : path, size: typeof b.size === 'number' ? b.size : bytes.byteLength };
+	}
+
+	/** DELETE …/workspace/files {path, recursive}. Idempotent, so retried. */
+	async deleteWorkspacePath(agentId: string, path: string, options: T.CallOptions & { recursive?: boolean } = {}): Promise<void> {
+		V.checkAgentId(agentId);
+		V.checkWorkspacePath(path);
+		await this.call({ method: 'DELETE', path: `/v2/agents/${e(agentId)}/workspace/files`, route: 'DELETE /v2/agents/{agent_id}/workspace/files', body: { path, recursive: options.recursive ?? false }, idempotent: true, signal: options.signal });
+	}
+
+	// ------------------------------------------------------------------ model providers
+
+	/** GET /v2/model-providers. */
+	async listModelProviders(options: T.CallOptions = {}): Promise<T.ModelProviderList> {
+		const b = obj(unwrap(await this.call({ method: 'GET', path: '/v2/model-providers', route: 'GET /v2/model-providers', idempotent: true, signal: options.signal })));
+		return { organization_id: typeof b.organization_id === 'string' ? b.organization_id : '', model_providers: arrayOf<T.ModelProvider>(b, 'model_providers') };
+	}
+
+	/** PATCH /v2/model-providers/{provider_id} (every configuration field required). */
+	async updateModelProvider(providerId: string, request: T.UpdateModelProviderRequest, options: T.CallOptions = {}): Promise<T.ModelProvider> {
+		V.checkOpaqueId('providerId', providerId);
+		return unwrap(await this.call({ method: 'PATCH', path: `/v2/model-providers/${e(providerId)}`, route: 'PATCH /v2/model-providers/{provider_id}', body: request, idempotent: false, signal: options.signal }));
+	}
+
+	// ------------------------------------------------------------------ runtimes
+
+	/** GET /v2/runtimes: one page (cursor sent as `after`). */
+	async listRuntimes(options: T.RuntimeListOptions = {}): Promise<T.Page<T.Runtime>> {
+		V.checkRange('limit', options.limit, V.LIMITS.runtimeListLimit);
+		return dataPage<T.Runtime>(await this.call({ method: 'GET', path: '/v2/runtimes', route: 'GET /v2/runtimes', query: { status: options.status?.join(','), limit: options.limit, after: options.cursor }, idempotent: true, signal: options.signal }));
+	}
+
+	/** Every runtime, page by page. */
+	iterateRuntimes(options: Omit<T.RuntimeListOptions, 'cursor'> = {}): AsyncGenerator<T.Runtime, void, undefined> {
+		V.checkRange('limit', options.limit, V.LIMITS.runtimeListLimit);
+		return paginate((cursor) => this.listRuntimes({ ...options, cursor }));
+	}
+
+	/** POST /v2/runtimes/{runtime_id}/resume[?expected_revision=]. Not retried. */
+	async resumeRuntime(runtimeId: string, options: T.CallOptions & { expectedRevision?: number } = {}): Promise<T.Runtime> {
+		V.checkOpaqueId('runtimeId', runtimeId);
+		V.checkRevision(options.expectedRevision, false);
+		return unwrap(await this.mutateOnce('runtime resume', () => this.call({ method: 'POST', path: `/v2/runtimes/${e(runtimeId)}/resume`, route: 'POST /v2/runtimes/{runtime_id}/resume', query: { expected_revision: options.expectedRevision }, idempotent: false, signal: options.signal })));
+	}
+
+	/** GET /v2/runtimes/{runtime_id}/vnc-credentials. */
+	async listVncCredentials(runtimeId: string, options: T.CallOptions = {}): Promise<T.VncCredential[]> {
+		V.checkOpaqueId('runtimeId', runtimeId);
+		return arrayOf(await this.call({ method: 'GET', path: `/v2/runtimes/${e(runtimeId)}/vnc-credentials`, route: 'GET /v2/runtimes/{runtime_id}/vnc-credentials', idempotent: true, signal: options.signal }));
+	}
+
+	/** DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id}?expected_revision= (required): detaches a key. */
+	async detachRuntimeSshKey(runtimeId: string, sshKeyId: string, options: T.CallOptions & { expectedRevision: number }): Promise<T.SshKey> {
+		V.checkOpaqueId('runtimeId', runtimeId);
+		V.checkOpaqueId('sshKeyId', sshKeyId);
+		V.checkRevision(options.expectedRevision, true);
+		return unwrap(await this.call({ method: 'DELETE', path: `/v2/runtimes/${e(runtimeId)}/ssh-keys/${e(sshKeyId)}`, route: 'DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id}', query: { expected_revision: options.expectedRevision }, idempotent: false, signal: options.signal }));
+	}
+
+	/** GET /v1/runtimes/{runtime_id}/tokensaver/savings: one page with the summary. */
+	async listRuntimeTokenSavings(runtimeId: string, options: T.PageOptions = {}): Promise<T.TokenSavingsPage> {
+		V.checkOpaqueId('runtimeId', runtimeId);
+		V.checkRange('limit', options.limit, V.LIMITS.runtimeTokenSavingsLimit);
+		const body = await this.call({ method: 'GET', path: `/v1/runtimes/${e(runtimeId)}/tokensaver/savings`, route: 'GET /v1/runtimes/{runtime_id}/tokensaver/savings', query: { limit: options.limit, after: options.cursor }, idempotent: true, signal: options.signal });
+		const summary = obj(body).summary;
+		return { ...dataPage<T.TokenSavingRecord>(body), summary: summary ? (summary as T.TokenSavingSummary) : undefined };
+	}
+
+	/** Every runtime token-saving record, page by page. */
+	iterateRuntimeTokenSavings(runtimeId: string, options: Omit<T.PageOptions, 'cursor'> = {}): AsyncGenerator<T.TokenSavingRecord, void, undefined> {
+		return paginate((cursor) => this.listRuntimeTokenSavings(runtimeId, { ...options, cursor }));
+	}
+
+	// ------------------------------------------------------------------ images and builds
+
+	/** GET /v2/images. */
+	async listImages(options: T.CallOptions = {}): Promise<T.ImageVariant[]> {
+		return arrayOf(await this.call({ method: 'GET', path: '/v2/images', route: 'GET /v2/images', idempotent: true, signal: options.signal }), 'images');
+	}
+
+	/** DELETE /v2/images/{image_id}: deletes an unused custom image. */
+	async deleteImage(imageId: string, options: T.CallOptions = {}): Promise<void> {
+		V.checkOpaqueId('imageId', imageId);
+		await this.call({ method: 'DELETE', path: `/v2/images/${e(imageId)}`, route: 'DELETE /v2/images/{image_id}', idempotent: false, signal: options.signal });
+	}
+
+	/** GET /v2/images/builds: one page. */
+	async listImageBuilds(options: T.PageOptions = {}): Promise<T.Page<T.ImageBuild>> {
+		V.checkRange('limit', options.limit, V.LIMITS.imageBuildListLimit);
+		return dataPage<T.ImageBuild>(await this.call({ method: 'GET', path: '/v2/images/builds', route: 'GET /v2/images/builds', query: { limit: options.limit, after: options.cursor }, idempotent: true, signal: options.signal }), 'builds');
+	}
+
+	/** Every image build, page by page. */
+	iterateImageBuilds(options: Omit<T.PageOptions, 'cursor'> = {}): AsyncGenerator<T.ImageBuild, void, undefined> {
+		V.checkRange('limit', options.limit, V.LIMITS.imageBuildListLimit);
+		return paginate((cursor) => this.listImageBuilds({ ...options, cursor }));
+	}
+
+	/**
+	 * POST /v2/images/builds with an Idempotency-Key (generated unless given): the one create the
+	 * service makes safe to repeat, so it is retried like a read.
+	 */
+	async createImageBuild(request: T.CreateImageBuildRequest, options: T.CallOptions & { idempotencyKey?: string } = {}): Promise<T.ImageBuild> {
+		const key = options.idempotencyKey ?? randomUUID();
+		return unwrap(await this.call({ method: 'POST', path: '/v2/images/builds', route: 'POST /v2/images/builds', body: request, headers: { 'idempotency-key': key }, idempotent: true, signal: options.signal }));
+	}
+
+	/** GET /v2/images/builds/{build_id}. */
+	async getImageBuild(buildId: string, options: T.CallOptions = {}): Promise<T.ImageBuild> {
+		V.checkOpaqueId('buildId', buildId);
+		return unwrap(await this.call({ method: 'GET', path: `/v2/images/builds/${e(buildId)}`, route: 'GET /v2/images/builds/{build_id}', idempotent: true, signal: options.signal }));
+	}
+
+	// ------------------------------------------------------------------ checkpoints
+
+	/** GET /v2/checkpoints: one page of user-created checkpoints. */
+	async listCheckpoints(options: T.PageOptions = {}): Promise<T.Page<T.Checkpoint>> {
+		V.checkRange('limit', options.limit, V.LIMITS.checkpointListLimit);
+		return dataPage<T.Checkpoint>(await this.call({ method: 'GET', path: '/v2/checkpoints', route: 'GET /v2/checkpoints', query: { limit: options.limit, cursor: options.cursor }, idempotent: true, signal: options.signal }));
+	}
+
+	/** Every checkpoint, page by page. */
+	iterateCheckpoints(options: Omit<T.PageOptions, 'cursor'> = {}): AsyncGenerator<T.Checkpoint, void, undefined> {
+		V.checkRange('limit', options.limit, V.LIMITS.checkpointListLimit);
+		return paginate((cursor) => this.listCheckpoints({ ...options, cursor }));
+	}
+
+	// ------------------------------------------------------------------ secrets
+
+	/** GET /v2/secrets/{secret_id} (UUID or display name). */
+	async getSecret(secretId: string, options: T.CallOptions = {}): Promise<T.Secret> {
+		V.checkOpaqueId('secretId', secretId);
+		return unwrap(await this.call({ method: 'GET', path: `/v2/secrets/${e(secretId)}`, route: 'GET /v2/secrets/{secret_id}', idempotent: true, signal: options.signal }));
+	}
+
+	/** DELETE /v2/secrets/{secret_id}. */
+	async deleteSecret(secretId: string, options: T.CallOptions = {}): Promise<void> {
+		V.checkOpaqueId('secretId', secretId);
+		await this.call({ method: 'DELETE', path: `/v2/secrets/${e(secretId)}`, route: 'DELETE /v2/secrets/{secret_id}', idempotent: false, signal: options.signal });
+	}
+
+	// ------------------------------------------------------------------ secret stubs
+
+	/** POST /v1/runtimes/{runtime_id}/secret-stubs. Not retried. */
+	async createSecretStub(runtimeId: string, request: T.CreateSecretStubRequest, options: T.CallOptions = {}): Promise<T.SecretStub> {
+		V.checkOpaqueId('runtimeId', runtimeId);
+		return unwrap(await this.mutateOnce('secret stub', () => this.call({ method: 'POST', path: `/v1/runtimes/${e(runtimeId)}/secret-stubs`, route: 'POST /v1/runtimes/{runtime_id}/secret-stubs', body: request, idempotent: false, signal: options.signal })));
+	}
+
+	/** DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}. */
+	async deleteRuntimeSecretStub(runtimeId: string, stubId: string, options: T.CallOptions = {}): Promise<void> {
+		V.checkOpaqueId('runtimeId', runtimeId);
+		V.checkOpaqueId('stubId', stubId);
+		await this.call({ method: 'DELETE', path: `/v1/runtimes/${e(runtimeId)}/secret-stubs/${e(stubId)}`, route: 'DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}', idempotent: false, signal: options.signal });
+	}
+
+	/** GET /v1/secret-stubs. */
+	async listSecretStubs(options: T.CallOptions = {}): Promise<T.SecretStub[]> {
+		return arrayOf(await this.call({ method: 'GET', path: '/v1/secret-stubs', route: 'GET /v1/secret-stubs', idempotent: true, signal: options.signal }));
+	}
+
+	/** DELETE /v1/secret-stubs/{stub_id}. */
+	async deleteSecretStub(stubId: string, options: T.CallOptions = {}): Promise<void> {
+		V.checkOpaqueId('stubId', stubId);
+		await this.call({ method: 'DELETE', path: `/v1/secret-stubs/${e(stubId)}`, route: 'DELETE /v1/secret-stubs/{stub_id}', idempotent: false, signal: options.signal });
+	}
+
+	// ------------------------------------------------------------------ SSH keys
+
+	/** DELETE /v2/ssh-keys/{ssh_key_id}: deletes one of the current user's keys. */
+	async deleteSshKey(sshKeyId: string, options: T.CallOptions = {}): Promise<T.SshKey> {
+		V.checkOpaqueId('sshKeyId', sshKeyId);
+		return unwrap(await this.call({ method: 'DELETE', path: `/v2/ssh-keys/${e(sshKeyId)}`, route: 'DELETE /v2/ssh-keys/{ssh_key_id}', idempotent: false, signal: options.signal }));
+	}
+
+	// ------------------------------------------------------------------ GitHub
+
+	/** GET /v2/github/authorization-requests. */
+	async listGitHubAuthorizationRequests(options: T.CallOptions = {}): Promise<T.GitHubAuthorizationRequest[]> {
+		return arrayOf(await this.call({ method: 'GET', path: '/v2/github/authorization-requests', route: 'GET /v2/github/authorization-requests', idempotent: true, signal: options.signal }), 'requests');
+	}
+
+	/** PUT /v2/github/runtime-bindings/{runtime_id}: atomically replaces the bindings (idempotent, so retried). */
+	async setGitHubRuntimeBindings(runtimeId: string, repositories: T.RepositoryRef[], options: T.CallOptions = {}): Promise<T.GitHubRuntimeBinding[]> {
+		V.checkOpaqueId('runtimeId', runtimeId);
+		return arrayOf(await this.call({ method: 'PUT', path: `/v2/github/runtime-bindings/${e(runtimeId)}`, route: 'PUT /v2/github/runtime-bindings/{runtime_id}', body: { repositories }, idempotent: true, signal: options.signal }), 'bindings');
+	}
+
+	// ------------------------------------------------------------------ token savings
+
+	/** GET /v2/token-savings: one account-wide page with totals over the whole filter. */
+	async listTokenSavings(options: T.TokenSavingsQuery = {}): Promise<T.AccountTokenSavingsPage> {
+		V.checkRange('limit', options.limit, V.LIMITS.tokenSavingsPageSize);
+		const body = await this.call({ method: 'GET', path: '/v2/token-savings', route: 'GET /v2/token-savings', query: { page_size: options.limit, cursor: options.cursor, runtime_id: options.runtimeId, method: options.method }, idempotent: true, signal: options.signal });
+		const totals = obj(obj(body).data).totals;
+		return { ...dataPage<T.TokenSavingRecord>(body, 'events'), totals: totals ? (totals as T.TokenSavingSummary) : undefined };
+	}
+
+	/** Every account-wide token-saving record, page by page. */
+	iterateTokenSavings(options: Omit<T.TokenSavingsQuery, 'cursor'> = {}): AsyncGenerator<T.TokenSavingRecord, void, undefined> {
+		V.checkRange('limit', options.limit, V.LIMITS.tokenSavingsPageSize);
+		return paginate((cursor) => this.listTokenSavings({ ...options, cursor }));
+	}
+}
+

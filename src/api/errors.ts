@@ -1,0 +1,122 @@
+/**
+ * Error types of the API client. Every failure a caller sees is one of: ApiError (the service or
+ * the transport answered badly), ValidationError (refused before sending), OutcomeUnknownError
+ * (a create may or may not have happened), or an AbortError (the caller cancelled).
+ */
+
+/** Error codes the service documents; others may appear and are kept as-is. */
+export type ApiErrorCode =
+	| 'already_exists'
+	| 'command_failed'
+	| 'deadline_exceeded'
+	| 'failed_precondition'
+	| 'internal'
+	| 'invalid_argument'
+	| 'not_found'
+	| 'permission_denied'
+	| 'rate_limited'
+	| 'unauthenticated'
+	| 'unavailable'
+	| 'unimplemented'
+	| (string & {});
+
+/**
+ * A non-success answer, or a transport failure (status 0, code `network_error`, `timeout`, ...).
+ * Carries what support needs: the HTTP status, the service's error code and the request id.
+ */
+export class ApiError extends Error {
+	override readonly name = 'ApiError';
+	constructor(
+		/** HTTP status; 0 when no response arrived (network failure, time-out). */
+		readonly status: number,
+		/** Service error code, or `http_<status>` when the body carried none. */
+		readonly code: ApiErrorCode,
+		message: string,
+		/** From the body's request_id, else the X-Request-Id header. */
+		readonly requestId: string | undefined,
+		/** Seconds the server asked to wait (Retry-After), when it said. */
+		readonly retryAfter?: number,
+		options?: { cause?: unknown },
+	) {
+		super(message, options);
+	}
+	/** 401: the token is missing, malformed or rejected: sign in again. */
+	get isAuthFailure(): boolean {
+		return this.status === 401;
+	}
+	/** 429, 503, 504 or a network failure: trying later may succeed. */
+	get isRetryable(): boolean {
+		return this.status === 0 || this.status === 429 || this.status === 503 || this.status === 504;
+	}
+}
+
+/** Raised before anything is sent when an input breaks a documented limit. */
+export class ValidationError extends Error {
+	override readonly name = 'ValidationError';
+	readonly code = 'validation_failed';
+	constructor(
+		/** The request field at fault, e.g. `prompt`, `images[2]`, `limit`. */
+		readonly field: string,
+		/** The limit broken, human-readable, e.g. `at most 65536 UTF-8 bytes after trimming`. */
+		readonly limit: string,
+		message?: string,
+	) {
+		super(message ?? `${field}: ${limit}`);
+	}
+}
+
+/**
+ * A create (agent, run, artifact) failed ambiguously — the request was sent but no answer came —
+ * and reconciliation could not find the resource. It may or may not exist: the caller should
+ * re-read state before trying again. The client never re-sends the create itself.
+ */
+export class OutcomeUnknownError extends Error {
+	override readonly name = 'OutcomeUnknownError';
+	readonly code = 'outcome_unknown';
+	constructor(
+		/** What was being created: `agent`, `run`, `artifact`. */
+		readonly resource: string,
+		message: string,
+		/** Candidates found by reconciliation when more than one matched. */
+		readonly candidates: readonly unknown[] = [],
+		options?: { cause?: unknown },
+	) {
+		super(message, options);
+	}
+}
+
+/** True for cancellations through an AbortSignal, whichever layer raised them. */
+export function isAbortError(err: unknown): boolean {
+	if (typeof err !== 'object' || err === null) {
+		return false;
+	}
+	const e = err as { name?: unknown; code?: unknown };
+	return e.name === 'AbortError' || e.code === 'ABORT_ERR' || e.code === 'UND_ERR_ABORTED';
+}
+
+/** Creates the error raised when a signal aborts a call (its reason when that is an Error). */
+export function abortError(signal: AbortSignal | undefined): Error {
+	const reason: unknown = signal?.reason;
+	if (reason instanceof Error && reason.name === 'AbortError') {
+		return reason;
+	}
+	const err = new Error('The operation was aborted', { cause: reason });
+	err.name = 'AbortError';
+	return err;
+}
+
+/** HTTP status for each documented error code (docs/contract-choices.md), for SSE `error` events. */
+export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+	invalid_argument: 422,
+	command_failed: 422,
+	unauthenticated: 401,
+	permission_denied: 403,
+	not_found: 404,
+	already_exists: 409,
+	failed_precondition: 409,
+	rate_limited: 429,
+	unimplemented: 501,
+	internal: 500,
+	unavailable: 503,
+	deadline_exceeded: 504,
+};

@@ -1,0 +1,447 @@
+/**
+ * Transport: undici `request` over one keep-alive Agent per base URL (a ProxyAgent when a proxy is
+ * configured), no redirects, connect/header/body time-outs, the retry policy and budget, error
+ * decoding and redacted debug logging. Knows nothing about individual endpoints.
+ */
+import { Agent, EnvHttpProxyAgent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { ApiError, ValidationError, abortError, isAbortError } from './errors';
+import { type Logger, scrub } from './logger';
+import { type ResolvedRetryOptions, type RetryOptions, RetryBudget, backoffDelay, parseRetryAfter, resolveRetryOptions, sleep } from './retry';
+
+/** Time-outs in milliseconds. */
+export interface Timeouts {
+	/** TCP/TLS connect (default 10000). */
+	connectMs?: number;
+	/** Waiting for response headers (default 30000). */
+	headersMs?: number;
+	/** Longest silence between two body chunks of an ordinary response (default 30000). */
+	bodyMs?: number;
+	/** Longest silence on an event stream before it is treated as dropped (default 45000; the server sends a keep-alive every 15 s). */
+	streamIdleMs?: number;
+}
+
+export type ResolvedTimeouts = Required<Timeouts>;
+
+/** A transport failure: no (complete) answer arrived. */
+export class NetworkError extends ApiError {
+	constructor(
+		code: 'network_error' | 'timeout' | 'connect_timeout' | 'connection_refused',
+		message: string,
+		/** False only when the request provably never reached the server (refused, DNS, connect time-out). */
+		readonly requestSent: boolean,
+		options?: { cause?: unknown },
+	) {
+		super(0, code, message, undefined, undefined, options);
+	}
+}
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryValue = string | number | boolean | undefined | null;
+
+/** One request, described independently of the endpoint. */
+export interface RequestSpec {
+	method: HttpMethod;
+	/** Path below the base URL, segments already encoded, starting with `/`. */
+	path: string;
+	query?: Record<string, QueryValue>;
+	/** JSON body (serialised once, reused by retries). */
+	body?: unknown;
+	/** Sends the bearer token (default true). */
+	auth?: boolean;
+	/** The operation is idempotent: retried on 429/503/504 and network errors. */
+	idempotent: boolean;
+	headers?: Record<string, string>;
+	signal?: AbortSignal;
+	/** Non-2xx statuses returned as results instead of thrown (the device flow's 400). */
+	acceptStatuses?: readonly number[];
+	/** Route template for logs, e.g. `GET /v2/agents/{agent_id}`. */
+	route?: string;
+}
+
+export interface HttpResult<T = unknown> {
+	status: number;
+	body: T;
+	requestId: string | undefined;
+}
+
+export interface TransportOptions {
+	baseUrl: string | URL;
+	getToken: () => Promise<string | undefined> | string | undefined;
+	userAgent?: string;
+	logger?: Logger;
+	dispatcher?: Dispatcher;
+	proxyUrl?: string;
+	timeouts?: Timeouts;
+	retry?: RetryOptions;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+/** True when the host name is a loopback address (http: is allowed only there). */
+export function isLoopbackHost(hostname: string): boolean {
+	return LOOPBACK.test(hostname) || hostname.endsWith('.localhost');
+}
+
+/** Parses and checks a base URL: https anywhere, http only on loopback, no credentials in it. */
+export function checkBaseUrl(baseUrl: string | URL): URL {
+	let url: URL;
+	try {
+		url = new URL(String(baseUrl));
+	} catch {
+		throw new ValidationError('baseUrl', 'an absolute http(s) URL', 'baseUrl: not a valid URL');
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+		throw new ValidationError('baseUrl', 'https: (http: only for loopback hosts)', `baseUrl: protocol ${url.protocol} is not supported`);
+	}
+	if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+		throw new ValidationError('baseUrl', 'https: (http: only for loopback hosts)', `baseUrl: http: is refused for the non-loopback host ${url.hostname}; use https:`);
+	}
+	if (url.username || url.password) {
+		throw new ValidationError('baseUrl', 'no credentials in the URL', 'baseUrl: must not carry credentials');
+	}
+	url.search = '';
+	url.hash = '';
+	return url;
+}
+
+interface SharedDispatcher {
+	dispatcher: Dispatcher;
+	refs: number;
+}
+const dispatchers = new Map<string, SharedDispatcher>();
+
+/**
+ * One keep-alive Agent per base URL (and proxy and connect time-out), shared by every client of
+ * that URL and closed when the last one closes.
+ */
+function acquireDispatcher(base: URL, proxyUrl: string | undefined, connectMs: number): { dispatcher: Dispatcher; release: () => void } {
+	const useEnvProxy = !proxyUrl && hasEnvProxy();
+	const loopback = isLoopbackHost(base.hostname);
+	const key = `${base.origin}|${loopback ? '' : proxyUrl ?? (useEnvProxy ? 'env' : '')}|${connectMs}`;
+	let shared = dispatchers.get(key);
+	if (!shared) {
+		const common = { connect: { timeout: connectMs }, keepAliveTimeout: 4_000 };
+		const dispatcher: Dispatcher = loopback
+			? new Agent(common)
+			: proxyUrl
+				? new ProxyAgent({ uri: proxyUrl, ...common })
+				: useEnvProxy
+					? new EnvHttpProxyAgent(common)
+					: new Agent(common);
+		shared = { dispatcher, refs: 0 };
+		dispatchers.set(key, shared);
+	}
+	shared.refs++;
+	const entry = shared;
+	let released = false;
+	return {
+		dispatcher: entry.dispatcher,
+		release: () => {
+			if (released) {
+				return;
+			}
+			released = true;
+			if (--entry.refs === 0) {
+				dispatchers.delete(key);
+				void entry.dispatcher.close().catch(() => undefined);
+			}
+		},
+	};
+}
+
+function hasEnvProxy(): boolean {
+	const env = process.env;
+	return Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
+}
+
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Turns an undici/socket error into a NetworkError, telling whether the request may have been sent. */
+export function toNetworkError(err: unknown): NetworkError {
+	const code = (err as { code?: unknown } | undefined)?.code;
+	const message = err instanceof Error ? err.message : String(err);
+	if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+		return new NetworkError('connect_timeout', `Connection timed out (${message})`, false, { cause: err });
+	}
+	if (code === 'ECONNREFUSED') {
+		return new NetworkError('connection_refused', `Connection refused (${message})`, false, { cause: err });
+	}
+	if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+		return new NetworkError('timeout', `The server did not answer in time (${message})`, true, { cause: err });
+	}
+	const sent = !(typeof code === 'string' && NOT_SENT_CODES.has(code));
+	return new NetworkError('network_error', `Network error: ${message}${typeof code === 'string' ? ` [${code}]` : ''}`, sent, { cause: err });
+}
+
+type ResponseData = Dispatcher.ResponseData;
+
+function header(res: ResponseData, name: string): string | undefined {
+	const value = res.headers[name];
+	return Array.isArray(value) ? value[0] : value;
+}
+
+/** Reads a non-2xx response into an ApiError. Tolerates HTML and empty bodies. */
+export async function toApiError(res: ResponseData, secrets: ReadonlyArray<string | undefined> = []): Promise<ApiError> {
+	let text = '';
+	try {
+		text = await res.body.text();
+	} catch {
+		// A body that fails mid-way still leaves the status to report.
+	}
+	return errorFromBody(res.statusCode, text, header(res, 'x-request-id'), parseRetryAfter(res.headers['retry-after']), secrets);
+}
+
+/** Builds an ApiError from a status and raw body text (JSON envelope, device-flow body or anything else). */
+export function errorFromBody(status: number, text: string, headerRequestId: string | undefined, retryAfter: number | undefined, secrets: ReadonlyArray<string | undefined> = []): ApiError {
+	let code: string | undefined;
+	let message: string | undefined;
+	let requestId = headerRequestId;
+	const trimmed = text.trim();
+	if (trimmed.startsWith('{')) {
+		try {
+			const body = JSON.parse(trimmed) as Record<string, unknown>;
+			const error = body.error;
+			if (error && typeof error === 'object') {
+				const e = error as Record<string, unknown>;
+				code = typeof e.code === 'string' ? e.code : undefined;
+				message = typeof e.message === 'string' ? e.message : undefined;
+			} else if (typeof error === 'string') {
+				code = error;
+				message = typeof body.error_description === 'string' ? body.error_description : undefined;
+			}
+			if (typeof body.request_id === 'string') {
+				requestId = body.request_id;
+			}
+		} catch {
+			// Not JSON after all: fall through to the generic message.
+		}
+	}
+	if (status >= 300 && status < 400) {
+		code ??= 'redirect_not_followed';
+		message ??= `The server answered with a redirect (HTTP ${status}); redirects are not followed`;
+	}
+	if (!message) {
+		const snippet = trimmed.startsWith('<') ? '' : trimmed.replace(/\s+/g, ' ').slice(0, 200);
+		message = `HTTP ${status}${snippet ? `: ${snippet}` : ' (no error details in the response)'}`;
+	}
+	return new ApiError(status, code ?? `http_${status}`, scrub(message, secrets), requestId, retryAfter);
+}
+
+const RETRY_STATUSES = new Set([429, 503, 504]);
+
+/** The HTTP layer of one client. */
+export class Transport {
+	readonly base: URL;
+	private readonly basePath: string;
+	private readonly dispatcher: Dispatcher;
+	private readonly release: () => void;
+	readonly timeouts: ResolvedTimeouts;
+	readonly retry: ResolvedRetryOptions;
+	readonly budget: RetryBudget;
+	private readonly logger: Logger | undefined;
+	private readonly userAgent: string;
+	/** Tokens seen by this transport, scrubbed from any message it produces. */
+	private readonly seenTokens: string[] = [];
+
+	constructor(private readonly options: TransportOptions) {
+		this.base = checkBaseUrl(options.baseUrl);
+		this.basePath = this.base.pathname.replace(/\/+$/, '');
+		this.timeouts = {
+			connectMs: options.timeouts?.connectMs ?? 10_000,
+			headersMs: options.timeouts?.headersMs ?? 30_000,
+			bodyMs: options.timeouts?.bodyMs ?? 30_000,
+			streamIdleMs: options.timeouts?.streamIdleMs ?? 45_000,
+		};
+		this.retry = resolveRetryOptions(options.retry);
+		this.budget = new RetryBudget(this.retry.budget, this.retry.budgetRefill);
+		this.logger = options.logger;
+		this.userAgent = options.userAgent ?? 'cloud-agents-vscode';
+		if (options.dispatcher) {
+			this.dispatcher = options.dispatcher;
+			this.release = () => undefined;
+		} else {
+			const acquired = acquireDispatcher(this.base, options.proxyUrl, this.timeouts.connectMs);
+			this.dispatcher = acquired.dispatcher;
+			this.release = acquired.release;
+		}
+	}
+
+	/** Releases the shared Agent (closed when no other client uses it). */
+	close(): void {
+		this.release();
+	}
+
+	/** Absolute URL for a path and query. */
+	url(path: string, query?: Record<string, QueryValue>): string {
+		let url = `${this.base.origin}${this.basePath}${path}`;
+		if (query) {
+			let sep = '?';
+			for (const [name, value] of Object.entries(query)) {
+				if (value === undefined || value === null) {
+					continue;
+				}
+				url += `${sep}${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`;
+				sep = '&';
+			}
+		}
+		return url;
+	}
+
+	/** Scrubs known tokens and bearer strings from text. */
+	scrub(text: string): string {
+		return scrub(text, this.seenTokens);
+	}
+
+	debug(message: string): void {
+		this.logger?.debug(this.scrub(message));
+	}
+
+	async headers(spec: Pick<RequestSpec, 'auth' | 'headers'>, accept: string, hasBody: boolean): Promise<Record<string, string>> {
+		const headers: Record<string, string> = { accept, 'user-agent': this.userAgent };
+		if (hasBody) {
+			headers['content-type'] = 'application/json';
+		}
+		if (spec.auth !== false) {
+			const token = await this.options.getToken();
+			if (token) {
+				if (!this.seenTokens.includes(token)) {
+					this.seenTokens.push(token);
+				}
+				headers.authorization = `Bearer ${token}`;
+			}
+		}
+		if (spec.headers) {
+			Object.assign(headers, spec.headers);
+		}
+		return headers;
+	}
+
+	/**
+	 * Sends a request with the retry policy: idempotent requests are retried on 429/503/504 and
+	 * network errors with full-jitter backoff (Retry-After honoured up to a cap) while the budget
+	 * lasts; others are sent once. Resolves with the decoded JSON body (undefined when empty).
+	 */
+	async send<T = unknown>(spec: RequestSpec): Promise<HttpResult<T>> {
+		const url = this.url(spec.path, spec.query);
+		const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+		const route = spec.route ?? `${spec.method} ${spec.path}`;
+		for (let attempt = 1; ; attempt++) {
+			if (spec.signal?.aborted) {
+				throw abortError(spec.signal);
+			}
+			const started = this.logger ? Date.now() : 0;
+			let error: ApiError;
+			const headers = await this.headers(spec, 'application/json', payload !== undefined);
+			try {
+				const res = await request(url, {
+					method: spec.method,
+					headers,
+					body: payload,
+					dispatcher: this.dispatcher,
+					signal: spec.signal,
+					headersTimeout: this.timeouts.headersMs,
+					bodyTimeout: this.timeouts.bodyMs,
+				});
+				const status = res.statusCode;
+				if ((status >= 200 && status < 300) || spec.acceptStatuses?.includes(status)) {
+					const body = await this.readJson<T>(res, spec.method);
+					this.budget.onSuccess();
+					if (this.logger) {
+						this.debug(`${route} → ${status} in ${Date.now() - started} ms (request ${header(res, 'x-request-id') ?? '-'}, attempt ${attempt})`);
+					}
+					return { status, body, requestId: header(res, 'x-request-id') };
+				}
+				error = await toApiError(res, this.seenTokens);
+				if (this.logger) {
+					this.debug(`${route} → ${status} ${error.code} in ${Date.now() - started} ms (request ${error.requestId ?? '-'}, attempt ${attempt})`);
+				}
+				if (!spec.idempotent || !RETRY_STATUSES.has(status)) {
+					throw error;
+				}
+			} catch (err) {
+				if (err instanceof ApiError && !(err instanceof NetworkError) && err.status !== 0) {
+					throw err;
+				}
+				if (isAbortError(err) || spec.signal?.aborted) {
+					throw spec.signal?.aborted ? abortError(spec.signal) : err;
+				}
+				if (err instanceof ValidationError) {
+					throw err;
+				}
+				error = err instanceof NetworkError ? err : toNetworkError(err);
+				if (this.logger) {
+					this.debug(`${route} → ${error.code} after ${Date.now() - started} ms: ${error.message} (attempt ${attempt})`);
+				}
+				if (!spec.idempotent) {
+					throw error;
+				}
+			}
+			// Retryable failure of an idempotent request.
+			if (attempt >= this.retry.maxAttempts) {
+				throw error;
+			}
+			let delay: number;
+			if (error.retryAfter !== undefined) {
+				const ms = error.retryAfter * 1000;
+				if (ms > this.retry.maxRetryAfterMs) {
+					throw error; // Longer than we are willing to wait: surface it with retryAfter.
+				}
+				delay = ms;
+			} else {
+				delay = backoffDelay(attempt, this.retry);
+			}
+			if (!this.budget.tryAcquire()) {
+				this.debug(`${route}: retry budget exhausted, not retrying`);
+				throw error;
+			}
+			this.debug(`${route}: retrying in ${delay} ms`);
+			await sleep(delay, spec.signal);
+		}
+	}
+
+	private async readJson<T>(res: ResponseData, method: HttpMethod): Promise<T> {
+		if (method === 'HEAD' || res.statusCode === 204 || res.statusCode === 205) {
+			await res.body.dump();
+			return undefined as T;
+		}
+		const text = await res.body.text();
+		if (text.length === 0) {
+			return undefined as T;
+		}
+		try {
+			return JSON.parse(text) as T;
+		} catch (err) {
+			throw new ApiError(res.statusCode, 'invalid_response', 'The server sent a response that is not valid JSON', header(res, 'x-request-id'), undefined, { cause: err });
+		}
+	}
+
+	/**
+	 * Opens an event stream (no retries here: the stream iterator owns reconnection). Resolves with
+	 * the 200 response whose body the caller must consume or destroy; throws ApiError otherwise.
+	 */
+	async openStream(spec: Omit<RequestSpec, 'idempotent' | 'body'>): Promise<ResponseData> {
+		const url = this.url(spec.path, spec.query);
+		const headers = await this.headers(spec, 'text/event-stream', false);
+		headers['cache-control'] = 'no-cache';
+		let res: ResponseData;
+		try {
+			res = await request(url, {
+				method: 'GET',
+				headers,
+				dispatcher: this.dispatcher,
+				signal: spec.signal,
+				headersTimeout: this.timeouts.headersMs,
+				bodyTimeout: this.timeouts.streamIdleMs,
+			});
+		} catch (err) {
+			if (isAbortError(err) || spec.signal?.aborted) {
+				throw spec.signal?.aborted ? abortError(spec.signal) : err;
+			}
+			throw toNetworkError(err);
+		}
+		if (res.statusCode !== 200) {
+			throw await toApiError(res, this.seenTokens);
+		}
+		return res;
+	}
+}

@@ -1,0 +1,19 @@
+/**
+ * Public surface of the Cloud Agents API client (no vscode import anywhere under src/api).
+ * Views, commands and the FileSystemProvider import from here only.
+ */
+export { CloudAgentsClient } from './client';
+export type { CloudAgentsClientOptions, StreamRunEventsOptions, ListWorkspaceOptions, ReadChunkOptions } from './client';
+export { ApiError, ValidationError, OutcomeUnknownError, isAbortError, STATUS_BY_CODE } from './errors';
+export type { ApiErrorCode } from './errors';
+export type { Logger } from './logger';
+export { redactHeaders, scrub } from './logger';
+export type { RetryOptions } from './retry';
+export type { Timeouts } from './http';
+export { NetworkError } from './http';
+export { RunEventStream } from './sse';
+export type { StreamReconnectOptions } from './sse';
+export { LIMITS } from './validation';
+export type { SseMessage } from './sse';
+export { paginate } from './pagination';
+export * from './types';

@@ -1,0 +1,113 @@
+/**
+ * Retry policy: bounded exponential backoff with full jitter, Retry-After honoured up to a cap,
+ * and a client-wide retry budget (a token bucket) so an outage fails fast instead of multiplying
+ * traffic. Which requests may be retried is decided by the caller (http.ts): idempotent ones only.
+ */
+import { abortError } from './errors';
+
+/** Tunables of the retry policy. Defaults suit an editor extension; tests shrink them. */
+export interface RetryOptions {
+	/** Attempts in total, first one included (default 3). 1 disables retries. */
+	maxAttempts?: number;
+	/** Backoff base in ms: attempt n waits random(0, min(maxDelayMs, baseDelayMs * 2^(n-1))) (default 500). */
+	baseDelayMs?: number;
+	/** Backoff cap in ms (default 10000). */
+	maxDelayMs?: number;
+	/** Longest Retry-After honoured in ms; a longer one is not waited for but surfaced (default 30000). */
+	maxRetryAfterMs?: number;
+	/** Retry budget: tokens in the bucket (default 20). Each retry spends one. */
+	budget?: number;
+	/** Tokens a successful request puts back (default 0.2, up to the capacity). */
+	budgetRefill?: number;
+	/** Random source in [0, 1) for jitter (tests pin it). */
+	random?: () => number;
+}
+
+export type ResolvedRetryOptions = Required<RetryOptions>;
+
+export function resolveRetryOptions(options: RetryOptions | undefined): ResolvedRetryOptions {
+	return {
+		maxAttempts: Math.max(1, options?.maxAttempts ?? 3),
+		baseDelayMs: options?.baseDelayMs ?? 500,
+		maxDelayMs: options?.maxDelayMs ?? 10_000,
+		maxRetryAfterMs: options?.maxRetryAfterMs ?? 30_000,
+		budget: options?.budget ?? 20,
+		budgetRefill: options?.budgetRefill ?? 0.2,
+		random: options?.random ?? Math.random,
+	};
+}
+
+/** Full-jitter delay before retry number `retry` (1-based). */
+export function backoffDelay(retry: number, options: Pick<ResolvedRetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
+	const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, retry - 1));
+	return Math.floor(options.random() * ceiling);
+}
+
+/**
+ * Parses Retry-After (delta seconds or an HTTP date) into seconds, or undefined when absent or
+ * malformed. Fractions are accepted (some servers send them).
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+	const raw = Array.isArray(value) ? value[0] : value;
+	if (raw === undefined || raw.trim() === '') {
+		return undefined;
+	}
+	const trimmed = raw.trim();
+	if (/^\d+(\.\d+)?$/.test(trimmed)) {
+		return Number(trimmed);
+	}
+	const date = Date.parse(trimmed);
+	if (Number.isNaN(date)) {
+		return undefined;
+	}
+	return Math.max(0, (date - now) / 1000);
+}
+
+/**
+ * A token bucket shared by every request of one client. Retries spend tokens; successes put a
+ * fraction back. When empty, requests fail on their first error: an outage fails fast.
+ */
+export class RetryBudget {
+	private tokens: number;
+	constructor(private readonly capacity: number, private readonly refill: number) {
+		this.tokens = capacity;
+	}
+	/** Takes one token when available. */
+	tryAcquire(): boolean {
+		if (this.tokens >= 1) {
+			this.tokens -= 1;
+			return true;
+		}
+		return false;
+	}
+	/** Records a success. */
+	onSuccess(): void {
+		if (this.tokens < this.capacity) {
+			this.tokens = Math.min(this.capacity, this.tokens + this.refill);
+		}
+	}
+	get available(): number {
+		return this.tokens;
+	}
+}
+
+/** Resolves after `ms`, or rejects with an AbortError as soon as the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+	if (signal?.aborted) {
+		return Promise.reject(abortError(signal));
+	}
+	if (ms <= 0) {
+		return Promise.resolve();
+	}
+	return new Promise((resolve, reject) => {
+		const onAbort = (): void => {
+			clearTimeout(timer);
+			reject(abortError(signal));
+		};
+		const timer = setTimeout(() => {
+			signal?.removeEventListener('abort', onAbort);
+			resolve();
+		}, ms);
+		signal?.addEventListener('abort', onAbort, { once: true });
+	});
+}

@@ -1,0 +1,503 @@
+/**
+ * The client against the real emulator over HTTP: every operation round-trips, errors carry the
+ * request id, retries and the budget behave, ambiguous creates never duplicate, dropped streams
+ * resume exactly, and every limit is refused before sending.
+ */
+import assert from 'node:assert/strict';
+import { ApiError, CloudAgentsClient, OutcomeUnknownError, ValidationError, isTerminalRunStatus, type Agent, type EventRecord } from '../../../src/api';
+import { DEV_TOKEN, READONLY_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
+import { rejection, recordingLogger } from '../support/leaks';
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201c9fa0ee40000000049454e44ae426082', 'hex');
+
+suite('client against the emulator', function () {
+	this.timeout(30_000);
+	let emu: TestEmulator;
+	let client: CloudAgentsClient;
+	const clients: CloudAgentsClient[] = [];
+
+	function make(token: string | undefined = DEV_TOKEN, extra: Partial<ConstructorParameters<typeof CloudAgentsClient>[0]> = {}): CloudAgentsClient {
+		const c = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => token, logger: recordingLogger, retry: { baseDelayMs: 10, maxDelayMs: 50 }, stream: { reconnectBaseMs: 10 }, ...extra });
+		clients.push(c);
+		return c;
+	}
+
+	async function newAgent(name = `t-${Math.random().toString(36).slice(2, 8)}`): Promise<Agent> {
+		const agent = await client.createAgent({ name });
+		for (let i = 0; i < 50; i++) {
+			const a = await client.getAgent(agent.id);
+			if (a.status !== 'provisioning') {
+				return a;
+			}
+			await new Promise((r) => setTimeout(r, 100));
+		}
+		return agent;
+	}
+
+	async function finish(agentId: string, runId: string): Promise<EventRecord[]> {
+		const events: EventRecord[] = [];
+		for await (const ev of client.streamRunEvents(agentId, runId)) {
+			events.push(ev);
+		}
+		return events;
+	}
+
+	suiteSetup(async () => {
+		emu = await startTestEmulator();
+		client = make();
+	});
+	suiteTeardown(async () => {
+		clients.forEach((c) => c.close());
+		await emu?.close();
+	});
+	setup(async () => {
+		await emu.faults([]);
+	});
+
+	suite('round trips', () => {
+		test('health, identity and SSH host key', async () => {
+			await client.health();
+			await client.healthHead();
+			const me = await client.getMe();
+			assert.equal(typeof me.id, 'string');
+			const key = await client.getSshHostKey();
+			assert.ok(key && typeof key === 'object');
+		});
+
+		test('device flow: pending, slow-down, approved, denied, unknown code; revoke the issued token', async () => {
+			const start = await client.startDeviceAuthorization({ client_id: 'vscode' });
+			assert.ok(start.device_code && start.user_code);
+			const first = await client.pollDeviceToken(start.device_code);
+			assert.equal(first.status, 'pending');
+			const second = await client.pollDeviceToken(start.device_code);
+			assert.ok(second.status === 'slow_down' || second.status === 'pending', second.status);
+			await emu.admin('POST', '/device/approve', { user_code: start.user_code });
+			const done = await client.pollDeviceToken(start.device_code);
+			assert.equal(done.status, 'success');
+			const denied = await client.startDeviceAuthorization({ client_id: 'vscode' });
+			await emu.admin('POST', '/device/deny', { user_code: denied.user_code });
+			assert.equal((await client.pollDeviceToken(denied.device_code)).status, 'denied');
+			const unknown = await rejection(client.pollDeviceToken('no-such-code'));
+			assert.ok(unknown instanceof ApiError && unknown.status === 400);
+			if (done.status === 'success') {
+				const issued = make(done.token.access_token);
+				await issued.getMe();
+				await issued.revokeToken();
+				const after = await rejection(issued.getMe());
+				assert.ok(after instanceof ApiError && after.status === 401);
+			}
+		});
+
+		test('agents: list pages, iterate, create, get, rename, computer session, delete', async () => {
+			const page = await client.listAgents({ limit: 1 });
+			assert.equal(page.items.length, 1);
+			assert.ok(page.nextCursor);
+			const page2 = await client.listAgents({ limit: 1, cursor: page.nextCursor });
+			assert.notEqual(page2.items[0]?.id, page.items[0]?.id);
+			const all: Agent[] = [];
+			for await (const a of client.iterateAgents({ limit: 2 })) {
+				all.push(a);
+			}
+			assert.equal(new Set(all.map((a) => a.id)).size, all.length);
+			const agent = await newAgent('  round-trip agent  ');
+			assert.equal(agent.name, 'round-trip agent');
+			assert.equal((await client.getAgent(agent.id)).id, agent.id);
+			assert.equal((await client.renameAgent(agent.id, 'renamed')).name, 'renamed');
+			const session = await client.createComputerSession(agent.id);
+			assert.ok(session.channels.vnc?.websocket_url);
+			const del = await client.deleteAgent(agent.id, { deleteRuntime: true });
+			assert.equal(del.runtimeDeletionRequested, true);
+			const other = await newAgent();
+			assert.equal((await client.deleteAgent(other.id)).runtimeDeletionRequested, false);
+		});
+
+		test('runs and events: create, list, get, stream to the end, session events, follow-up, resume, cancel', async () => {
+			const agent = await newAgent();
+			const run = await client.createRun(agent.id, { prompt: '[[events:5]]' });
+			assert.equal((await client.getRun(agent.id, run.id)).id, run.id);
+			assert.ok((await client.listRuns(agent.id, { limit: 10 })).some((r) => r.id === run.id));
+			const events = await finish(agent.id, run.id);
+			assert.equal(events.at(-1)?.type, 'run.completed');
+			assert.ok(events.filter((e) => e.type === 'log').length >= 5);
+			const session = await client.getAgentEvents(agent.id);
+			assert.ok(Array.isArray(session.events));
+			const follow = await client.followUpRun(agent.id, run.id, { prompt: 'and then?' });
+			await finish(agent.id, follow.id);
+			const resumed = await client.resumeRun(agent.id, follow.id, { prompt: 'more [[hold]]' });
+			const cancelled = await client.cancelRun(agent.id, resumed.id);
+			assert.equal(cancelled.id, resumed.id);
+			for (let i = 0; i < 30 && !isTerminalRunStatus((await client.getRun(agent.id, resumed.id)).status); i++) {
+				await new Promise((r) => setTimeout(r, 100));
+			}
+			assert.equal((await client.getRun(agent.id, resumed.id)).status, 'cancelled');
+		});
+
+		test('a run with an image (bytes) is accepted', async () => {
+			const agent = await newAgent();
+			const run = await client.createRun(agent.id, { prompt: '', images: [{ data: PNG }] });
+			await finish(agent.id, run.id);
+		});
+
+		test('artifacts: create, list, get with content, delete', async () => {
+			const agent = await newAgent();
+			const run = await client.createRun(agent.id, { prompt: '[[events:1]]' });
+			await finish(agent.id, run.id);
+			const content = new TextEncoder().encode('hello artifact');
+			const art = await client.createArtifact(agent.id, { run_id: run.id, name: 'notes.txt', media_type: 'text/plain', content });
+			assert.ok((await client.listArtifacts(agent.id)).some((a) => a.id === art.id));
+			const read = await client.readArtifactContent(agent.id, art.id);
+			assert.equal(Buffer.from(read.content).toString(), 'hello artifact');
+			await client.deleteArtifact(agent.id, art.id);
+			assert.ok(!(await client.listArtifacts(agent.id)).some((a) => a.id === art.id));
+		});
+
+		test('workspace: write, stat, list, read chunks, read all, search, delete', async () => {
+			const agent = await newAgent();
+			const big = Buffer.alloc(300_000, 'abcdefghij');
+			const w = await client.writeWorkspaceFile(agent.id, 'dir/big.txt', big);
+			assert.equal(w.size, big.length);
+			await client.writeWorkspaceFile(agent.id, 'dir/needle.txt', new TextEncoder().encode('find the needle here\n'));
+			const st = await client.statWorkspace(agent.id, 'dir/big.txt');
+			assert.equal(st.type, 'file');
+			assert.equal(st.size, big.length);
+			const names = (await client.listWorkspaceAll(agent.id, 'dir')).map((e) => e.name).sort();
+			assert.deepEqual(names, ['big.txt', 'needle.txt']);
+			const page = await client.listWorkspace(agent.id, 'dir', { limit: 1 });
+			assert.equal(page.items.length, 1);
+			assert.ok(page.nextCursor);
+			const chunk = await client.readWorkspaceFile(agent.id, 'dir/big.txt', { offset: 10, length: 5 });
+			assert.equal(Buffer.from(chunk.content).toString(), 'abcde');
+			assert.equal(chunk.eof, false);
+			const all = await client.readWorkspaceFileAll(agent.id, 'dir/big.txt', { chunkLength: 65_536 });
+			assert.ok(Buffer.from(all.content).equals(big));
+			const found = await client.searchWorkspace(agent.id, 'NEEDLE');
+			assert.ok(found.matches.some((m) => m.path.endsWith('needle.txt')));
+			await client.deleteWorkspacePath(agent.id, 'dir', { recursive: true });
+			const gone = await rejection(client.statWorkspace(agent.id, 'dir'));
+			assert.ok(gone instanceof ApiError && gone.status === 404);
+		});
+
+		test('model providers: list and update', async () => {
+			const list = await client.listModelProviders();
+			const p = list.model_providers[0];
+			assert.ok(p);
+			const updated = await client.updateModelProvider(p.id, { display_name: 'Renamed provider', endpoint: p.endpoint ?? 'https://llm.example', model: p.model ?? 'm', enabled: true });
+			assert.equal(updated.display_name, 'Renamed provider');
+		});
+
+		test('runtimes: list, iterate, resume, VNC credentials, detach SSH key, token savings', async () => {
+			const page = await client.listRuntimes({ limit: 2 });
+			assert.equal(page.items.length, 2);
+			const all = [];
+			for await (const r of client.iterateRuntimes({ limit: 2 })) {
+				all.push(r);
+			}
+			assert.ok(all.length >= 2);
+			const paused = all.find((r) => (r.status === 'paused' || r.status === 'suspended') && r.can_manage !== false);
+			if (paused) {
+				const resumed = await client.resumeRuntime(paused.id, { expectedRevision: paused.revision });
+				assert.equal(resumed.id, paused.id);
+			}
+			const rt = all[0];
+			assert.ok(rt);
+			assert.ok(Array.isArray(await client.listVncCredentials(rt.id)));
+			const state = await emu.admin<{ runtimes?: Array<{ id: string; revision: number; ssh_key_ids?: string[] }> }>('GET', '/state');
+			const withKey = state.runtimes?.find((r) => (r.ssh_key_ids ?? []).length > 0);
+			if (withKey) {
+				const key = await client.detachRuntimeSshKey(withKey.id, withKey.ssh_key_ids![0]!, { expectedRevision: withKey.revision });
+				assert.equal(key.id, withKey.ssh_key_ids![0]);
+			}
+			const savings = await client.listRuntimeTokenSavings(rt.id, { limit: 5 });
+			assert.ok(Array.isArray(savings.items));
+			for await (const s of client.iterateRuntimeTokenSavings(rt.id, { limit: 50 })) {
+				assert.ok(s.id);
+			}
+		});
+
+		test('images and builds: list, delete an unused custom image, list/create/get builds', async () => {
+			const images = await client.listImages();
+			assert.ok(images.length > 0);
+			const unused = images.find((i) => i.kind === 'custom' && i.in_use === false);
+			if (unused) {
+				await client.deleteImage(unused.id);
+			}
+			const builds = await client.listImageBuilds({ limit: 1 });
+			assert.equal(builds.items.length, 1);
+			const key = 'build-key-1';
+			const build = await client.createImageBuild({ display_name: 'test build', dockerfile: 'FROM scratch\n' }, { idempotencyKey: key });
+			const again = await client.createImageBuild({ display_name: 'test build', dockerfile: 'FROM scratch\n' }, { idempotencyKey: key });
+			assert.equal(again.id, build.id);
+			assert.equal((await client.getImageBuild(build.id)).id, build.id);
+			let n = 0;
+			for await (const b of client.iterateImageBuilds({ limit: 1 })) {
+				assert.ok(b.id);
+				n++;
+			}
+			assert.ok(n >= 2);
+		});
+
+		test('checkpoints: page and iterate', async () => {
+			const page = await client.listCheckpoints({ limit: 2 });
+			assert.equal(page.items.length, 2);
+			const all = [];
+			for await (const c of client.iterateCheckpoints({ limit: 2 })) {
+				all.push(c);
+			}
+			assert.ok(all.length > 2);
+		});
+
+		test('secrets, secret stubs, SSH keys, GitHub', async () => {
+			const stubs = await client.listSecretStubs();
+			assert.ok(stubs.length > 0);
+			const runtimes = (await client.listRuntimes({ limit: 100 })).items;
+			const rt = runtimes.find((r) => r.can_manage !== false) ?? runtimes[0]!;
+			const stub = await client.createSecretStub(rt.id, { host: 'api.example.com', config: { headerName: 'Authorization', valueFormat: 'Bearer ${credential}' }, stub_value: stubs[0]!.stub_value_display_name ?? 'openai-api-key' });
+			assert.ok(stub.id);
+			await client.deleteRuntimeSecretStub(rt.id, stub.id);
+			const another = stubs.find((s) => s.id !== stub.id)!;
+			await client.deleteSecretStub(another.id);
+			assert.ok(!(await client.listSecretStubs()).some((s) => s.id === another.id));
+			const state = await emu.admin<{ secrets?: Array<{ id: string; display_name: string }>; sshKeys?: Array<{ id: string; user_id: string }>; ssh_keys?: Array<{ id: string; user_id: string }> }>('GET', '/state');
+			const secret = state.secrets?.[0];
+			if (secret) {
+				assert.equal((await client.getSecret(secret.display_name)).id, secret.id);
+				await client.deleteSecret(secret.id);
+			}
+			const me = await client.getMe();
+			const myKey = (state.sshKeys ?? state.ssh_keys ?? []).find((k) => k.user_id === me.id);
+			if (myKey) {
+				assert.equal((await client.deleteSshKey(myKey.id)).id, myKey.id);
+			}
+			const requests = await client.listGitHubAuthorizationRequests();
+			assert.ok(Array.isArray(requests));
+			const bindings = await client.setGitHubRuntimeBindings(rt.id, [{ repository_id: 42, branch: 'main' }]);
+			assert.deepEqual(bindings.map((b) => [b.repository_id, b.branch]), [[42, 'main']]);
+		});
+
+		test('account-wide token savings: page with totals and iterate', async () => {
+			const page = await client.listTokenSavings({ limit: 2 });
+			assert.ok(page.totals);
+			let n = 0;
+			for await (const r of client.iterateTokenSavings({ limit: 2 })) {
+				assert.ok(r.id);
+				n++;
+			}
+			assert.ok(n >= page.items.length);
+		});
+	});
+
+	suite('errors', () => {
+		test('each error status becomes an ApiError with the request id', async () => {
+			const agent = await newAgent();
+			const held = await client.createRun(agent.id, { prompt: '[[hold]]' });
+			await client.writeWorkspaceFile(agent.id, 'folder/file.txt', new Uint8Array(1));
+			const checks: Array<[number, () => Promise<unknown>]> = [
+				[401, () => make('wrong-token').getMe()],
+				[403, () => make(READONLY_TOKEN).createAgent({ name: 'nope' })],
+				[404, () => client.getAgent('00000000-0000-7000-8000-000000000000.main')],
+				[409, () => client.createRun(agent.id, { prompt: 'second' })],
+				[409, () => client.writeWorkspaceFile(agent.id, 'folder', new Uint8Array(1))],
+				[422, () => client.statWorkspace(agent.id, 'a/../b')],
+			];
+			for (const [status, call] of checks) {
+				const err = await rejection(call());
+				assert.ok(err instanceof ApiError, `${status}: ${String(err)}`);
+				assert.equal(err.status, status, err.message);
+				assert.match(err.requestId ?? '', /^[0-9a-f-]{36}$/i, `request id for ${status}`);
+			}
+			await client.cancelRun(agent.id, held.id);
+			for (const status of [413, 422, 429, 500, 501, 503, 504]) {
+				await emu.faults([{ method: 'POST', route: '/v2/agents', status, retry_after: 0 }]);
+				const err = await rejection(client.createAgent({ name: `fault-${status}` }));
+				const api = err instanceof OutcomeUnknownError ? (err.cause as ApiError) : err;
+				assert.ok(api instanceof ApiError, `${status}: ${String(err)}`);
+				assert.equal(api.status, status);
+				assert.ok(api.requestId, `request id for ${status}`);
+			}
+		});
+
+		test('429 with Retry-After is honoured (elapsed time measured against the header)', async () => {
+			await emu.faults([{ method: 'GET', route: '/v2/me', status: 429, retry_after: 1, count: 1 }]);
+			const started = Date.now();
+			await make().getMe();
+			const elapsed = Date.now() - started;
+			assert.ok(elapsed >= 1000, `waited ${elapsed} ms`);
+			assert.ok(elapsed < 2500, `waited ${elapsed} ms`);
+		});
+
+		test('503 then success', async () => {
+			await emu.faults([{ method: 'GET', route: '/v2/agents', status: 503, retry_after: 0, count: 2 }]);
+			const before = (await emu.counters()).requests.by_route['GET /v2/agents'] ?? 0;
+			const page = await make().listAgents();
+			assert.ok(page.items.length > 0);
+			assert.equal((await emu.counters()).requests.by_route['GET /v2/agents'], before + 3);
+		});
+
+		test('an exhausted retry budget fails fast', async () => {
+			await emu.faults([{ method: 'GET', status: 503, retry_after: 0 }]);
+			const c = make(DEV_TOKEN, { retry: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 3, budget: 4 } });
+			const before = (await emu.counters()).requests.total;
+			for (let i = 0; i < 2; i++) {
+				await rejection(c.getMe()); // 3 attempts each: spends the 4 tokens
+			}
+			const spent = (await emu.counters()).requests.total - before;
+			assert.equal(spent, 6);
+			const started = Date.now();
+			const err = await rejection(c.getMe());
+			assert.ok(err instanceof ApiError && err.status === 503);
+			assert.equal((await emu.counters()).requests.total - before, 7, 'one attempt once the budget is empty');
+			assert.ok(Date.now() - started < 200);
+		});
+	});
+
+	suite('ambiguous creates', () => {
+		test('an agent create whose answer never comes is reconciled: exactly one agent, returned', async () => {
+			await emu.faults([{ method: 'POST', route: '/v2/agents', ambiguous_timeout: true, count: 1 }]);
+			const before = (await emu.counters()).mutations.by_kind['agents.create'] ?? 0;
+			const name = `ambiguous-${Date.now()}`;
+			const agent = await make().createAgent({ name });
+			assert.equal(agent.name, name);
+			assert.equal((await emu.counters()).mutations.by_kind['agents.create'], before + 1);
+			assert.equal((await client.listAgents({ limit: 100 })).items.filter((a) => a.name === name).length, 1);
+		});
+
+		test('a run create whose answer never comes is reconciled or reported as unknown, never created twice', async () => {
+			const agent = await newAgent();
+			await emu.faults([{ method: 'POST', route: '/v2/agents/{agent_id}/runs', ambiguous_timeout: true, count: 1 }]);
+			const before = (await emu.counters()).mutations.by_kind['runs.create'] ?? 0;
+			let runId: string | undefined;
+			try {
+				runId = (await make().createRun(agent.id, { prompt: 'ambiguous [[events:1]]' })).id;
+			} catch (err) {
+				assert.ok(err instanceof OutcomeUnknownError, String(err));
+			}
+			assert.equal((await emu.counters()).mutations.by_kind['runs.create'], before + 1);
+			const runs = await client.listRuns(agent.id);
+			assert.equal(runs.length, 1);
+			if (runId) {
+				assert.equal(runs[0]?.id, runId);
+			}
+		});
+
+		test('an artifact create whose answer never comes is reconciled', async () => {
+			const agent = await newAgent();
+			const run = await client.createRun(agent.id, { prompt: '[[events:1]]' });
+			await finish(agent.id, run.id);
+			await emu.faults([{ method: 'POST', route: '/v2/agents/{agent_id}/artifacts', ambiguous_timeout: true, count: 1 }]);
+			const art = await make().createArtifact(agent.id, { run_id: run.id, name: 'amb.bin', content: new Uint8Array([1, 2, 3]) });
+			assert.equal(art.name, 'amb.bin');
+			assert.equal((await client.listArtifacts(agent.id)).filter((a) => a.name === 'amb.bin').length, 1);
+		});
+
+		test('reconciliation finding nothing says the outcome is unknown', async () => {
+			await emu.faults([{ method: 'POST', route: '/v2/agents', close_connection: true, count: 1 }]);
+			const before = (await emu.counters()).mutations.by_kind['agents.create'] ?? 0;
+			const name = `closed-${Date.now()}`;
+			try {
+				const a = await make().createAgent({ name });
+				assert.equal(a.name, name); // the emulator ran the handler before closing: reconciled
+			} catch (err) {
+				assert.ok(err instanceof OutcomeUnknownError || err instanceof ApiError, String(err));
+			}
+			assert.ok(((await emu.counters()).mutations.by_kind['agents.create'] ?? 0) <= before + 1);
+		});
+	});
+
+	suite('event stream resilience', () => {
+		test('a stream dropped every 500 events over 20,000 events arrives complete, in order, without duplicates', async () => {
+			const agent = await newAgent();
+			const run = await client.createRun(agent.id, { prompt: '[[events:20000]]' });
+			await emu.faults([{ method: 'GET', route: '/v2/agents/{agent_id}/runs/{run_id}/events', drop_sse_after_events: 500 }]);
+			const stream = make().streamRunEvents(agent.id, run.id);
+			let expected = 0;
+			let logs = 0;
+			let last: EventRecord | undefined;
+			for await (const ev of stream) {
+				assert.equal(ev.seq, expected, 'contiguous sequence');
+				expected++;
+				if (ev.type === 'log') {
+					logs++;
+				}
+				last = ev;
+			}
+			assert.equal(logs, 20_000);
+			assert.equal(last?.type, 'run.completed');
+			assert.ok(stream.connections >= 40, `reconnected ${stream.connections} times`);
+		});
+
+		test('a cursor given by the caller resumes after it', async () => {
+			const agent = await newAgent();
+			const run = await client.createRun(agent.id, { prompt: '[[events:10]]' });
+			const all = await finish(agent.id, run.id);
+			const tail: number[] = [];
+			for await (const ev of client.streamRunEvents(agent.id, run.id, { after: 5 })) {
+				tail.push(ev.seq);
+			}
+			assert.deepEqual(tail, all.filter((e) => e.seq > 5).map((e) => e.seq));
+		});
+	});
+
+	suite('limits are refused before sending', () => {
+		test('every documented limit is a ValidationError naming the field and the limit, with no request sent', async () => {
+			const agent = (await client.listAgents({ limit: 1 })).items[0]!;
+			const id = agent.id;
+			const before = (await emu.counters()).requests.total;
+			const big = (n: number): string => 'a'.repeat(n);
+			const b64 = (bytes: Buffer): string => bytes.toString('base64');
+			const pngB64 = b64(PNG);
+			const padded = Buffer.alloc((30_000_000 / 4) * 3);
+			PNG.copy(padded);
+			const big30m = padded.toString('base64'); // a 30,000,000-character PNG: three pass 70,000,000
+			const cases: Array<[string, () => unknown]> = [
+				['prompt', () => client.createRun(id, { prompt: big(65_537) })],
+				['prompt', () => client.createRun(id, { prompt: `  ${'é'.repeat(32_769)}  ` })],
+				['prompt', () => client.createRun(id, { prompt: '   ' })],
+				['prompt', () => client.followUpRun(id, 'run_x', { prompt: '' })],
+				['images', () => client.createRun(id, { prompt: 'x', images: Array.from({ length: 9 }, () => ({ data: pngB64 })) })],
+				['images[0]', () => client.createRun(id, { prompt: 'x', images: [{ data: b64(Buffer.from('%PDF-1.7 not an image')) }] })],
+				['images[0]', () => client.createRun(id, { prompt: 'x', images: [{ data: 'A'.repeat(35_000_004) }] })],
+				['images', () => client.createRun(id, { prompt: 'x', images: [big30m, big30m, big30m].map((data) => ({ data })) })],
+				['images[0].media_type', () => client.createRun(id, { prompt: 'x', images: [{ data: pngB64, media_type: 'image/jpeg' }] })],
+				['name', () => client.createAgent({ name: '   ' })],
+				['name', () => client.createAgent({ name: big(256) })],
+				['name', () => client.renameAgent(id, '€'.repeat(86))],
+				['harness_id', () => client.createAgent({ name: 'ok', harness_id: 'bad id!' })],
+				['agentId', () => client.getAgent('not-an-agent-id')],
+				['runId', () => client.getRun(id, 'r'.repeat(161))],
+				['resume_session_id', () => client.createRun(id, { prompt: 'x', resume_session_id: 'bad/id' })],
+				['name', () => client.createArtifact(id, { run_id: 'run_1', name: '.hidden', content: new Uint8Array(1) })],
+				['name', () => client.createArtifact(id, { run_id: 'run_1', name: 'a'.repeat(256), content: new Uint8Array(1) })],
+				['content', () => client.createArtifact(id, { run_id: 'run_1', name: 'big.bin', content: new Uint8Array(32 * 1024 * 1024 + 1) })],
+				['content', () => client.writeWorkspaceFile(id, 'big.bin', new Uint8Array(32 * 1024 * 1024 + 1))],
+				['path', () => client.statWorkspace(id, big(4_097))],
+				['path', () => client.writeWorkspaceFile(id, big(4_097), new Uint8Array(1))],
+				['query', () => client.searchWorkspace(id, big(257))],
+				['query', () => client.searchWorkspace(id, '')],
+				['limit', () => client.listAgents({ limit: 101 })],
+				['limit', () => client.listAgents({ limit: 0 })],
+				['limit', () => client.listRuns(id, { limit: 501 })],
+				['limit', () => client.listRuntimes({ limit: 101 })],
+				['limit', () => client.listImageBuilds({ limit: 101 })],
+				['limit', () => client.listCheckpoints({ limit: 101 })],
+				['limit', () => client.listTokenSavings({ limit: 101 })],
+				['limit', () => client.listWorkspace(id, '', { limit: 10_001 })],
+				['length', () => client.readWorkspaceFile(id, 'a', { length: 1_048_577 })],
+				['after', () => client.streamRunEvents(id, 'run_1', { after: -2 })],
+				['after', () => client.getAgentEvents(id, { after: 1.5 })],
+				['expectedRevision', () => client.resumeRuntime('rt', { expectedRevision: 0 })],
+			];
+			for (const [field, call] of cases) {
+				let err: unknown;
+				try {
+					await call();
+				} catch (e) {
+					err = e;
+				}
+				assert.ok(err instanceof ValidationError, `${field}: expected ValidationError, got ${String(err)}`);
+				assert.equal(err.field, field);
+				assert.ok(err.limit.length > 0 && err.message.includes(err.limit));
+			}
+			assert.equal((await emu.counters()).requests.total, before, 'the emulator saw no request');
+		});
+	});
+});
