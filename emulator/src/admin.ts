@@ -1,0 +1,124 @@
+import type { FastifyInstance } from 'fastify';
+import type { Emulator } from './emulator';
+import { ApiError, invalid, notFound } from './errors';
+import { parseRules } from './faults';
+import { normalizeUserCode } from './routes/auth';
+import { decodeBase64 } from './util';
+import { checkAgentId } from './validate';
+import { normalizePath } from './workspace';
+
+const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(title: string, inner: string): string {
+	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}input{font-size:1.4rem;letter-spacing:.2rem;text-transform:uppercase;width:12rem}button{font-size:1rem;margin:.5rem .5rem 0 0}</style>
+</head><body><h1>${esc(title)}</h1>${inner}</body></html>`;
+}
+
+export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
+	const cfg = { auth: 'none' as const, admin: true };
+	const objectBody = { type: 'object' } as const;
+
+	app.get('/_emulator/counters', { config: cfg }, async () => emu.counters);
+	app.post('/_emulator/counters/reset', { config: { ...cfg, optionalBody: true } }, async () => {
+		emu.counters = { requests: { total: 0, by_route: {} }, mutations: { total: 0, by_kind: {} } };
+		return emu.counters;
+	});
+
+	app.get('/_emulator/faults', { config: cfg }, async () => ({ rules: emu.faults.list() }));
+	app.put('/_emulator/faults', { config: cfg, schema: { body: objectBody } }, async (req) => {
+		const rules = parseRules(req.body);
+		if (typeof rules === 'string') throw invalid(rules);
+		emu.faults.set(rules);
+		return { rules: emu.faults.list() };
+	});
+	app.delete('/_emulator/faults', { config: cfg }, async () => {
+		emu.faults.set([]);
+		return { rules: [] };
+	});
+
+	const setDevice = (userCodeRaw: unknown, state: 'approved' | 'denied' | 'expired'): { user_code: string; state: string } => {
+		if (typeof userCodeRaw !== 'string') throw invalid('user_code: is required');
+		const userCode = normalizeUserCode(userCodeRaw);
+		const d = emu.data.devices.find((x) => x.user_code === userCode);
+		if (!d) throw notFound('device authorization with user code', userCode);
+		if (state === 'expired') d.expires_ms = Date.now() - 1;
+		else if (d.state === 'pending') d.state = state;
+		else throw new ApiError('failed_precondition', `user code ${userCode} is already ${d.state}`);
+		emu.markDirty();
+		return { user_code: userCode, state: state === 'expired' ? 'expired' : d.state };
+	};
+	const userCodeBody = { type: 'object', required: ['user_code'], properties: { user_code: { type: 'string' } } } as const;
+	app.post('/_emulator/device/approve', { config: cfg, schema: { body: userCodeBody } }, async (req) => setDevice((req.body as { user_code: string }).user_code, 'approved'));
+	app.post('/_emulator/device/deny', { config: cfg, schema: { body: userCodeBody } }, async (req) => setDevice((req.body as { user_code: string }).user_code, 'denied'));
+	app.post('/_emulator/device/expire', { config: cfg, schema: { body: userCodeBody } }, async (req) => setDevice((req.body as { user_code: string }).user_code, 'expired'));
+
+	app.post('/_emulator/workspace/:agent_id/write', {
+		config: cfg,
+		bodyLimit: 48 * 1024 * 1024,
+		schema: { body: { type: 'object', required: ['path', 'content_base64'], properties: { path: { type: 'string' }, content_base64: { type: 'string' } } } },
+	}, async (req) => {
+		const agent = emu.agent(checkAgentId((req.params as { agent_id: string }).agent_id));
+		const b = req.body as { path: string; content_base64: string };
+		const out = emu.workspace(agent.id).write(normalizePath('path', b.path), decodeBase64('content_base64', b.content_base64));
+		emu.markDirty();
+		return out;
+	});
+
+	app.post('/_emulator/reset', {
+		config: { ...cfg, optionalBody: true },
+		schema: { body: { type: 'object', properties: { seed: { type: 'string', enum: ['demo', 'empty'] } } } },
+	}, async (req) => {
+		const seed = (req.body as { seed?: 'demo' | 'empty' }).seed ?? emu.config.seed;
+		emu.reset(seed);
+		return { seed };
+	});
+
+	app.get('/_emulator/state', { config: cfg }, async () => {
+		const d = emu.data;
+		return {
+			users: d.users,
+			runtimes: d.runtimes,
+			agents: d.agents,
+			runs: d.runs.map(({ events, ...r }) => ({ ...r, event_count: events.length })),
+			artifacts: d.artifacts.map(({ content, ...a }) => ({ ...a, size: content.length })),
+			workspaces: Object.fromEntries([...d.workspaces].map(([k, w]) => [k, w.summary()])),
+			images: d.images,
+			builds: d.builds,
+			checkpoints: d.checkpoints,
+			secrets: d.secrets.map(({ value: _v, ...s }) => s),
+			stubs: d.stubs,
+			ssh_keys: d.sshKeys,
+			github_requests: d.githubRequests,
+			model_providers: d.modelProviders,
+			token_savings: d.tokenSavings.length,
+			devices: d.devices.map((x) => ({ user_code: x.user_code, client_id: x.client_id, state: x.state, expires_ms: x.expires_ms, interval: x.interval })),
+			tokens: d.tokens.length,
+			computer_sessions: d.computerSessions.map(({ token: _t, ...s }) => s),
+		};
+	});
+
+	// ---- the device verification page (where a person approves) -----------------------------------
+	app.get('/device', { config: cfg, schema: { querystring: { type: 'object', properties: { user_code: { type: 'string' } } } } }, async (req, reply) => {
+		const code = (req.query as { user_code?: string }).user_code ?? '';
+		reply.type('text/html; charset=utf-8');
+		return page(
+			'Cloud Agents — connect a device',
+			`<p>Enter the code shown by the application, then approve or deny access.</p>
+<form method="post" action="/device"><p><input name="user_code" value="${esc(code)}" autocomplete="off" placeholder="XXXX-XXXX" required></p>
+<button name="action" value="approve" type="submit">Approve</button><button name="action" value="deny" type="submit">Deny</button></form>`,
+		);
+	});
+
+	app.post('/device', { config: cfg }, async (req, reply) => {
+		const b = (req.body ?? {}) as { user_code?: string; action?: string };
+		reply.type('text/html; charset=utf-8');
+		try {
+			const r = setDevice(b.user_code, b.action === 'deny' ? 'denied' : 'approved');
+			return page(r.state === 'approved' ? 'Device connected' : 'Access denied', `<p>Code <b>${esc(r.user_code)}</b>: ${r.state}. You can close this window.</p>`);
+		} catch (e) {
+			reply.code(e instanceof ApiError ? e.status : 400);
+			return page('Could not connect the device', `<p>${esc((e as Error).message)}</p><p><a href="/device">Try again</a></p>`);
+		}
+	});
+}

@@ -1,0 +1,327 @@
+import { ApiError, notFound } from './errors';
+import type { FaultRule } from './faults';
+import { Faults } from './faults';
+import { sha256, UUID_RE } from './ids';
+import { RunEngine } from './runs';
+import { seedDemo, seedEmpty, CURRENT_USER_ID } from './seed';
+import type { AgentRow, Data, RunRow, RuntimeRow, SecretRow, BuildRow } from './state';
+import { loadStateFile, saveStateFile } from './state';
+import { nowIso } from './util';
+import { Workspace } from './workspace';
+
+/** The documented development API key (public; full access). */
+export const DEFAULT_TOKEN = 'ca_dev_0123456789abcdef';
+/** The built-in read-only token: every mutation answers 403. */
+export const READONLY_TOKEN = 'ca_readonly_0123456789abcdef';
+
+export interface Caller {
+	userId: string;
+	canWrite: boolean;
+	tokenHash: string;
+}
+
+export interface EmulatorConfig {
+	token: string;
+	seed: 'demo' | 'empty';
+	stateFile?: string | undefined;
+	/** Device flow polling interval in seconds. */
+	deviceInterval: number;
+	/** SSE keep-alive comment period. */
+	keepAliveMs: number;
+	/** Memory bounds. */
+	maxRunsPerAgent: number;
+	maxTotalEventBytes: number;
+	/** Artifact and workspace bytes kept in memory, all agents together. */
+	maxStoredBytes: number;
+}
+
+export interface Counters {
+	requests: { total: number; by_route: Record<string, number> };
+	mutations: { total: number; by_kind: Record<string, number> };
+}
+
+export class Emulator {
+	data: Data;
+	readonly faults: Faults;
+	readonly runs: RunEngine;
+	counters: Counters = newCounters();
+	baseUrl = 'http://127.0.0.1';
+	private readonly timers = new Set<NodeJS.Timeout>();
+	private ticker: NodeJS.Timeout | undefined;
+	private saveTimer: NodeJS.Timeout | undefined;
+	private closed = false;
+
+	constructor(
+		readonly config: EmulatorConfig,
+		faultRules: FaultRule[],
+	) {
+		this.faults = new Faults(faultRules);
+		this.runs = new RunEngine(this);
+		const loaded = config.stateFile ? loadStateFile(config.stateFile) : undefined;
+		this.data = loaded ?? this.freshData(config.seed);
+		this.installBuiltinTokens();
+		if (loaded) this.runs.recoverAfterLoad();
+		this.ticker = setInterval(() => this.tick(), 100);
+		this.ticker.unref();
+	}
+
+	private freshData(seed: 'demo' | 'empty'): Data {
+		return seed === 'demo' ? seedDemo() : seedEmpty();
+	}
+
+	private installBuiltinTokens(): void {
+		const keep = this.data.tokens.filter((t) => !t.builtin);
+		const prev = new Map(this.data.tokens.map((t) => [t.hash, t]));
+		const full = sha256(this.config.token);
+		const ro = sha256(READONLY_TOKEN);
+		keep.push({ hash: full, user_id: CURRENT_USER_ID, can_write: true, revoked: prev.get(full)?.revoked ?? false, builtin: true });
+		keep.push({ hash: ro, user_id: CURRENT_USER_ID, can_write: false, revoked: prev.get(ro)?.revoked ?? false, builtin: true });
+		this.data.tokens = keep;
+	}
+
+	reset(seed: 'demo' | 'empty'): void {
+		this.runs.stopAll();
+		for (const t of this.timers) clearTimeout(t);
+		this.timers.clear();
+		this.data = this.freshData(seed);
+		this.installBuiltinTokens();
+		this.counters = newCounters();
+		this.markDirty();
+	}
+
+	/** setTimeout that close() cancels. */
+	later(ms: number, fn: () => void): NodeJS.Timeout {
+		const t = setTimeout(() => {
+			this.timers.delete(t);
+			if (!this.closed) fn();
+		}, ms);
+		this.timers.add(t);
+		return t;
+	}
+
+	cancelLater(t: NodeJS.Timeout | undefined): void {
+		if (!t) return;
+		clearTimeout(t);
+		this.timers.delete(t);
+	}
+
+	countRequest(method: string, route: string): void {
+		this.counters.requests.total++;
+		const k = `${method} ${route}`;
+		this.counters.requests.by_route[k] = (this.counters.requests.by_route[k] ?? 0) + 1;
+	}
+
+	mutation(kind: string): void {
+		this.counters.mutations.total++;
+		this.counters.mutations.by_kind[kind] = (this.counters.mutations.by_kind[kind] ?? 0) + 1;
+		this.markDirty();
+	}
+
+	markDirty(): void {
+		if (!this.config.stateFile || this.saveTimer || this.closed) return;
+		this.saveTimer = setTimeout(() => {
+			this.saveTimer = undefined;
+			this.save();
+		}, 200);
+	}
+
+	save(): void {
+		if (this.config.stateFile) saveStateFile(this.config.stateFile, this.data);
+	}
+
+	/** Resolves the Authorization header; 401 for missing, malformed, unknown, expired or revoked. */
+	authenticate(header: string | undefined): Caller {
+		const www = { 'WWW-Authenticate': 'Bearer realm="cloud-agents"' };
+		if (header === undefined || header === '') {
+			throw new ApiError('unauthenticated', 'missing bearer token: send Authorization: Bearer <API_KEY_OR_ACCESS_TOKEN>', { headers: www });
+		}
+		const m = /^Bearer ([\x21-\x7e]+)$/i.exec(header.trim());
+		if (!m) throw new ApiError('unauthenticated', 'malformed Authorization header: expected "Bearer <token>"', { headers: www });
+		const hash = sha256(m[1]!);
+		const row = this.data.tokens.find((t) => t.hash === hash);
+		if (!row) throw new ApiError('unauthenticated', 'bearer token rejected: unknown token', { headers: www });
+		if (row.revoked) throw new ApiError('unauthenticated', 'bearer token rejected: the token was revoked', { headers: www });
+		if (row.expires_ms !== undefined && row.expires_ms <= Date.now()) {
+			throw new ApiError('unauthenticated', 'bearer token rejected: the token expired', { headers: www });
+		}
+		return { userId: row.user_id, canWrite: row.can_write, tokenHash: hash };
+	}
+
+	// ---- lookups -------------------------------------------------------------------------------
+
+	agent(id: string): AgentRow {
+		const a = this.data.agents.find((x) => x.id === id);
+		if (!a) throw notFound('agent', id);
+		return a;
+	}
+
+	run(agent: AgentRow, runId: string): RunRow {
+		const r = this.data.runs.find((x) => x.id === runId && x.agent_id === agent.id);
+		if (!r) throw notFound('run', runId);
+		return r;
+	}
+
+	/** A runtime by UUID or display name; runtimes being deleted stay visible until they vanish. */
+	runtime(ref: string): RuntimeRow {
+		const rt = UUID_RE.test(ref)
+			? this.data.runtimes.find((x) => x.id.toLowerCase() === ref.toLowerCase())
+			: this.data.runtimes.find((x) => x.display_name === ref);
+		if (!rt) throw notFound('runtime', ref);
+		return rt;
+	}
+
+	secret(ref: string): SecretRow {
+		const s = UUID_RE.test(ref) ? this.data.secrets.find((x) => x.id.toLowerCase() === ref.toLowerCase()) : this.data.secrets.find((x) => x.display_name === ref);
+		if (!s) throw notFound('secret', ref);
+		return s;
+	}
+
+	workspace(agentId: string): Workspace {
+		let ws = this.data.workspaces.get(agentId);
+		if (!ws) {
+			ws = new Workspace();
+			this.data.workspaces.set(agentId, ws);
+		}
+		return ws;
+	}
+
+	/** Memory bound on stored content: a write that would pass it is refused (422 failed_precondition). */
+	checkStorage(adding: number): void {
+		let total = adding;
+		for (const a of this.data.artifacts) total += a.content.length;
+		for (const w of this.data.workspaces.values()) total += w.totalBytes();
+		if (total > this.config.maxStoredBytes) {
+			throw new ApiError('failed_precondition', `content_base64: the emulator keeps at most ${this.config.maxStoredBytes} bytes of artifacts and workspace files; delete some first`, { status: 422 });
+		}
+	}
+
+	canManage(rt: RuntimeRow, caller: Caller): boolean {
+		return caller.canWrite && rt.owner_user_id === caller.userId;
+	}
+
+	bumpRuntime(rt: RuntimeRow): void {
+		rt.revision++;
+		rt.updated_at = nowIso();
+	}
+
+	// ---- time-driven transitions -----------------------------------------------------------------
+
+	/** Applies every transition that is due (runtimes, agents, builds, sessions, device codes). */
+	tick(): void {
+		if (this.closed) return;
+		const now = Date.now();
+		let changed = false;
+		for (const rt of [...this.data.runtimes]) {
+			if (rt.pending && rt.pending.at <= now) {
+				rt.status = rt.pending.status;
+				rt.pending = undefined;
+				this.bumpRuntime(rt);
+				changed = true;
+			}
+			if (rt.delete_at !== undefined && rt.delete_at <= now) {
+				this.removeRuntime(rt);
+				changed = true;
+			}
+		}
+		for (const a of this.data.agents) {
+			if (a.status === 'provisioning' && a.ready_at !== undefined && a.ready_at <= now) {
+				const rt = this.data.runtimes.find((r) => r.id === a.runtime_id);
+				if (rt && rt.status !== 'running') continue;
+				a.status = 'idle';
+				a.ready_at = undefined;
+				a.updated_at_ms = now;
+				changed = true;
+				if (a.initial_message !== undefined) {
+					const prompt = a.initial_message;
+					a.initial_message = undefined;
+					this.runs.create(a, { prompt, imageCount: 0 });
+				}
+			}
+		}
+		for (const b of this.data.builds) {
+			if (b.next_at !== undefined && b.next_at <= now) {
+				advanceBuild(this, b);
+				changed = true;
+			}
+		}
+		const sessions = this.data.computerSessions.filter((s) => s.expires_ms > now);
+		if (sessions.length !== this.data.computerSessions.length) this.data.computerSessions = sessions;
+		const devices = this.data.devices.filter((d) => d.expires_ms > now - 3600_000);
+		if (devices.length !== this.data.devices.length) this.data.devices = devices;
+		if (changed) this.markDirty();
+	}
+
+	removeRuntime(rt: RuntimeRow): void {
+		this.data.runtimes = this.data.runtimes.filter((x) => x !== rt);
+		for (const a of this.data.agents.filter((x) => x.runtime_id === rt.id)) this.removeAgent(a);
+		this.data.stubs = this.data.stubs.filter((s) => s.runtime_id !== rt.id);
+		for (const c of this.data.checkpoints) if (c.source_runtime.id === rt.id) c.source_runtime.id = null;
+	}
+
+	removeAgent(a: AgentRow): void {
+		for (const r of this.data.runs.filter((x) => x.agent_id === a.id)) this.runs.stop(r, 'not_found');
+		this.data.agents = this.data.agents.filter((x) => x !== a);
+		this.data.runs = this.data.runs.filter((x) => x.agent_id !== a.id);
+		this.data.artifacts = this.data.artifacts.filter((x) => x.agent_id !== a.id);
+		this.data.workspaces.delete(a.id);
+	}
+
+	async close(): Promise<void> {
+		if (this.closed) return;
+		this.runs.stopAll();
+		this.closed = true;
+		if (this.ticker) clearInterval(this.ticker);
+		for (const t of this.timers) clearTimeout(t);
+		this.timers.clear();
+		if (this.saveTimer) {
+			clearTimeout(this.saveTimer);
+			this.saveTimer = undefined;
+		}
+		if (this.config.stateFile) this.save();
+	}
+}
+
+function newCounters(): Counters {
+	return { requests: { total: 0, by_route: {} }, mutations: { total: 0, by_kind: {} } };
+}
+
+/** Image builds move pending → running → succeeded|failed, one step about every second. */
+export function advanceBuild(emu: Emulator, b: BuildRow): void {
+	const now = Date.now();
+	const iso = nowIso(now);
+	b.updated_at = iso;
+	if (b.status === 'pending') {
+		b.status = 'running';
+		b.attempts.push({ number: b.attempts.length + 1, outcome: 'running', started_at: iso, finished_at: null });
+		b.next_at = now + 1000;
+		return;
+	}
+	if (b.status === 'running') {
+		const attempt = b.attempts[b.attempts.length - 1];
+		const fails = /\bFAIL\b/.test(b.dockerfile);
+		b.status = fails ? 'failed' : 'succeeded';
+		if (attempt) {
+			attempt.outcome = fails ? 'failed' : 'succeeded';
+			attempt.finished_at = iso;
+		}
+		if (!fails) {
+			const base = emu.data.images.find((i) => i.kind === 'builtin');
+			const id = `img_${b.id.slice(0, 8)}`;
+			emu.data.images.push({
+				id,
+				display_name: b.display_name,
+				kind: 'custom',
+				architectures: [b.architecture],
+				onboarding: base ? base.onboarding.map((o) => ({ ...o })) : [],
+				credential_variable: base?.credential_variable ?? 'MODEL_API_KEY',
+				default_endpoint: base?.default_endpoint ?? 'https://api.example.com/v1',
+				subscription_credentials: [],
+				endpoint_overridable: true,
+				browser_surfaces: [],
+				tcp_ports: [],
+			});
+			b.image_id = id;
+		}
+	}
+	b.next_at = undefined;
+}

@@ -1,0 +1,86 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_TOKEN } from './emulator';
+import { PROFILES } from './faults';
+import { startEmulator } from './server';
+
+const HELP = `Cloud Agents emulator: a local stand-in of the service over real HTTP.
+
+Usage: npm run emulator -- [options]
+
+  --port N          port to listen on (default 8787; 0 = any free port)
+  --host H          interface to bind (default 127.0.0.1)
+  --token T         the accepted API key (default: the public dev key ${DEFAULT_TOKEN});
+                    the read-only key ca_readonly_0123456789abcdef is always accepted too
+  --seed demo|empty initial data (default demo)
+  --state FILE      load state from FILE if present and persist it there across restarts
+  --faults PROFILE  ${Object.keys(PROFILES).join(', ')}, or a JSON file {rules:[...]}
+  --quiet           no request log
+  -h, --help        this help
+`;
+
+async function main(): Promise<void> {
+	let values;
+	try {
+		({ values } = parseArgs({
+			options: {
+				port: { type: 'string', default: '8787' },
+				host: { type: 'string', default: '127.0.0.1' },
+				token: { type: 'string' },
+				seed: { type: 'string', default: 'demo' },
+				state: { type: 'string' },
+				faults: { type: 'string' },
+				quiet: { type: 'boolean', default: false },
+				help: { type: 'boolean', short: 'h', default: false },
+			},
+			strict: true,
+		}));
+	} catch (e) {
+		process.stderr.write(`${(e as Error).message}\n\n${HELP}`);
+		process.exit(2);
+	}
+	if (values.help) {
+		process.stdout.write(HELP);
+		return;
+	}
+	const port = Number(values.port);
+	if (!Number.isInteger(port) || port < 0 || port > 65535) {
+		process.stderr.write(`--port: must be an integer from 0 to 65535 (got ${JSON.stringify(values.port)})\n`);
+		process.exit(2);
+	}
+	if (values.seed !== 'demo' && values.seed !== 'empty') {
+		process.stderr.write(`--seed: must be demo or empty (got ${JSON.stringify(values.seed)})\n`);
+		process.exit(2);
+	}
+	if (values.token !== undefined && !/^[\x21-\x7e]{8,}$/.test(values.token)) {
+		process.stderr.write('--token: must be at least 8 printable ASCII characters without spaces\n');
+		process.exit(2);
+	}
+	const em = await startEmulator({
+		port,
+		host: values.host,
+		token: values.token,
+		seed: values.seed,
+		stateFile: values.state,
+		faults: values.faults,
+		quiet: values.quiet,
+	});
+	// Never print a user-supplied token; the default dev key is public.
+	const tokenNote = values.token !== undefined ? 'token: the value given with --token' : `token: ${DEFAULT_TOKEN} (default dev key)`;
+	process.stdout.write(`Cloud Agents emulator listening on ${em.url} (${tokenNote}; seed: ${values.seed}${values.state ? `; state: ${values.state}` : ''}${values.faults ? `; faults: ${values.faults}` : ''})\n`);
+	let closing = false;
+	const stop = (): void => {
+		if (closing) return;
+		closing = true;
+		em.close().then(
+			() => process.exit(0),
+			() => process.exit(1),
+		);
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+}
+
+main().catch((e: unknown) => {
+	process.stderr.write(`emulator: ${(e as Error).message}\n`);
+	process.exit(1);
+});

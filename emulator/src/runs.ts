@@ -1,0 +1,367 @@
+import type { Emulator } from './emulator';
+import { ulid } from './ids';
+import type { AgentRow, RunEvent, RunRow, RunStatus } from './state';
+import { TERMINAL } from './state';
+import { nowIso } from './util';
+import { normalizePath } from './workspace';
+
+/** Scripted-agent directives read from the prompt (docs/contract-choices.md, "Runs and events"). */
+export interface Directives {
+	events?: number;
+	delay?: number;
+	fail: boolean;
+	hold: boolean;
+	nosession: boolean;
+	writes: string[];
+	artifacts: string[];
+	/** Whether any directive other than delay/nosession was given. */
+	custom: boolean;
+}
+
+const MAX_SCRIPTED_EVENTS = 1_000_000;
+
+export function parseDirectives(prompt: string): Directives {
+	const d: Directives = { fail: false, hold: false, nosession: false, writes: [], artifacts: [], custom: false };
+	const re = /\[\[(events|delay|write|artifact):([^\]]*)\]\]|\[\[(fail|hold|nosession)\]\]/g;
+	for (const m of prompt.matchAll(re)) {
+		const [, key, arg = '', flag] = m;
+		if (flag === 'fail') d.fail = d.custom = true;
+		else if (flag === 'hold') d.hold = d.custom = true;
+		else if (flag === 'nosession') d.nosession = true;
+		else if (key === 'events') {
+			const n = Number.parseInt(arg, 10);
+			if (Number.isFinite(n) && n >= 0) d.events = Math.min(n, MAX_SCRIPTED_EVENTS);
+			d.custom = true;
+		} else if (key === 'delay') {
+			const n = Number.parseInt(arg, 10);
+			if (Number.isFinite(n) && n >= 0) d.delay = Math.min(n, 60_000);
+		} else if (key === 'write') {
+			d.writes.push(arg.trim());
+			d.custom = true;
+		} else if (key === 'artifact') {
+			d.artifacts.push(arg.trim());
+			d.custom = true;
+		}
+	}
+	return d;
+}
+
+type Step = { kind: 'do'; fn: (run: RunRow) => void } | { kind: 'logs'; n: number } | { kind: 'hold' };
+
+interface ScriptState {
+	steps: Step[];
+	delay: number;
+	timer?: NodeJS.Timeout | undefined;
+}
+
+type Listener = () => void;
+
+const ARTIFACT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
+
+export class RunEngine {
+	private readonly listeners = new Map<string, Set<Listener>>();
+	private readonly scripts = new Map<string, ScriptState>();
+	/** Runs removed while a stream was open: the reason their streams end with an error event. */
+	private readonly gone = new Map<string, string>();
+
+	constructor(private readonly emu: Emulator) {}
+
+	activeRun(agentId: string): RunRow | undefined {
+		return this.emu.data.runs.find((r) => r.agent_id === agentId && !TERMINAL.has(r.status));
+	}
+
+	create(agent: AgentRow, opts: { prompt: string; imageCount: number; parentRunId?: string | undefined; sessionId?: string | undefined }): RunRow {
+		const now = Date.now();
+		const directives = parseDirectives(opts.prompt);
+		const iso = nowIso(now);
+		const run: RunRow = {
+			id: `run_${ulid(now)}`,
+			agent_id: agent.id,
+			status: 'queued',
+			prompt: opts.prompt,
+			parent_run_id: opts.parentRunId,
+			dsh_session_id: directives.nosession ? undefined : (opts.sessionId ?? `ses_${ulid(now)}`),
+			created_at: iso,
+			updated_at: iso,
+			created_ms: now,
+			image_count: opts.imageCount,
+			events: [],
+			event_bytes: 0,
+			hold: directives.hold,
+		};
+		this.emu.data.runs.push(run);
+		agent.status = 'running';
+		agent.updated_at_ms = now;
+		this.emit(run, 'run.status', { status: 'queued' });
+		const script: ScriptState = { steps: this.buildScript(agent, run, directives), delay: directives.delay ?? 330 };
+		this.scripts.set(run.id, script);
+		this.schedule(run, script);
+		this.emu.markDirty();
+		return run;
+	}
+
+	private buildScript(agent: AgentRow, run: RunRow, d: Directives): Step[] {
+		const steps: Step[] = [];
+		const doStep = (fn: (run: RunRow) => void): void => {
+			steps.push({ kind: 'do', fn });
+		};
+		const short = run.prompt.replace(/\[\[[^\]]*\]\]/g, '').trim().slice(0, 80) || '(images only)';
+		doStep((r) => this.setStatus(r, 'running'));
+		doStep((r) => this.emit(r, 'message', { role: 'assistant', text: `Looking into: ${short}` }));
+		const changed: string[] = [];
+		const made: string[] = [];
+		if (!d.custom) {
+			doStep((r) => this.emit(r, 'tool.call', { tool: 'workspace.search', input: { query: 'TODO' } }));
+			doStep((r) => {
+				const found = this.emu.workspace(agent.id).search('TODO', '', 50, false).matches.length;
+				this.emit(r, 'tool.result', { tool: 'workspace.search', output: `${found} match(es)` });
+			});
+			doStep((r) => this.emit(r, 'log', { level: 'info', text: 'Recording progress in notes/agent-log.md' }));
+			doStep((r) => {
+				this.writeFile(agent, r, 'notes/agent-log.md', null);
+				changed.push('notes/agent-log.md');
+			});
+			doStep((r) => {
+				const name = `summary-${r.id.slice(-10).toLowerCase()}.md`;
+				this.createArtifact(agent, r, name, 'text/markdown', `# Run summary\n\nPrompt: ${short}\n`);
+				made.push(name);
+			});
+		} else {
+			if (d.events !== undefined && d.events > 0) steps.push({ kind: 'logs', n: d.events });
+			for (const p of d.writes) {
+				doStep((r) => {
+					if (this.writeFile(agent, r, p, null)) changed.push(p);
+				});
+			}
+			for (const n of d.artifacts) {
+				doStep((r) => {
+					if (this.createArtifact(agent, r, n, n.endsWith('.md') ? 'text/markdown' : 'text/plain', `Artifact ${n } from ${r.id}\n`)) made.push(n);
+				});
+			}
+			if (d.hold) steps.push({ kind: 'hold' });
+		}
+		doStep((r) => {
+			if (d.fail) {
+				this.emit(r, 'message', { role: 'assistant', text: 'The task failed.' });
+				this.complete(r, 'failed', undefined, 'Scripted failure requested with [[fail]]');
+				return;
+			}
+			const lines = ['## Done', '', `Task: ${short}`];
+			if (changed.length) lines.push('', '### Files changed', ...changed.map((c) => `- \`${c}\``));
+			if (made.length) lines.push('', '### Artifacts', ...made.map((m) => `- ${m}`));
+			const result = lines.join('\n');
+			this.emit(r, 'message', { role: 'assistant', text: result });
+			this.complete(r, 'succeeded', result);
+		});
+		return steps;
+	}
+
+	private schedule(run: RunRow, script: ScriptState): void {
+		const step = script.steps.shift();
+		if (!step || TERMINAL.has(run.status)) {
+			this.scripts.delete(run.id);
+			return;
+		}
+		if (step.kind === 'hold') return; // stays running until cancelled
+		script.timer = this.emu.later(step.kind === 'logs' ? 0 : script.delay, () => {
+			script.timer = undefined;
+			if (TERMINAL.has(run.status)) return;
+			if (step.kind === 'do') {
+				step.fn(run);
+				this.schedule(run, script);
+			} else if (step.kind === 'logs') {
+				this.emitLogs(run, script, step.n, 0);
+			}
+		});
+	}
+
+	private emitLogs(run: RunRow, script: ScriptState, total: number, done: number): void {
+		const batch = Math.min(1000, total - done);
+		for (let i = 0; i < batch; i++) this.emit(run, 'log', { level: 'info', text: `step ${done + i + 1} of ${total}` }, false);
+		this.notify(run.id);
+		const next = done + batch;
+		if (next >= total) {
+			this.schedule(run, script);
+			return;
+		}
+		script.timer = this.emu.later(0, () => {
+			script.timer = undefined;
+			if (!TERMINAL.has(run.status)) this.emitLogs(run, script, total, next);
+		});
+	}
+
+	private writeFile(agent: AgentRow, run: RunRow, rawPath: string, content: string | null): boolean {
+		let path: string;
+		try {
+			path = normalizePath('write', rawPath);
+		} catch (e) {
+			this.emit(run, 'log', { level: 'warn', text: `skipped [[write:${rawPath}]]: ${(e as Error).message}` });
+			return false;
+		}
+		const ws = this.emu.workspace(agent.id);
+		try {
+			const existed = ws.has(path);
+			const prev = existed ? ws.read(path, 0, 1 << 20).data.toString('utf8') : '';
+			const body = content ?? `${prev}- ${nowIso()} ${run.id}: ${run.prompt.replace(/\s+/g, ' ').slice(0, 120)}\n`;
+			ws.write(path, Buffer.from(body, 'utf8'));
+			this.emit(run, 'file.changed', { path, change: existed ? 'modified' : 'created' });
+			return true;
+		} catch (e) {
+			this.emit(run, 'log', { level: 'warn', text: `could not write ${path}: ${(e as Error).message}` });
+			return false;
+		}
+	}
+
+	private createArtifact(agent: AgentRow, run: RunRow, name: string, mediaType: string, text: string): boolean {
+		if (!ARTIFACT_NAME_RE.test(name)) {
+			this.emit(run, 'log', { level: 'warn', text: `skipped [[artifact:${name}]]: invalid artifact name` });
+			return false;
+		}
+		const id = `art_${ulid()}`;
+		this.emu.data.artifacts.push({
+			id,
+			agent_id: agent.id,
+			run_id: run.id,
+			harness_id: agent.harness_id,
+			name,
+			media_type: mediaType,
+			created_at: nowIso(),
+			content: Buffer.from(text, 'utf8'),
+		});
+		this.emit(run, 'artifact.created', { artifact_id: id, name });
+		return true;
+	}
+
+	emit(run: RunRow, type: string, data: Record<string, unknown>, notify = true): RunEvent {
+		const ev: RunEvent = { seq: run.events.length, run_id: run.id, type, created_at: nowIso(), data };
+		run.events.push(ev);
+		run.event_bytes += JSON.stringify(ev).length;
+		if (notify) this.notify(run.id);
+		return ev;
+	}
+
+	private setStatus(run: RunRow, status: RunStatus): void {
+		run.status = status;
+		run.updated_at = nowIso();
+		this.emit(run, 'run.status', { status });
+	}
+
+	complete(run: RunRow, status: 'succeeded' | 'failed' | 'cancelled', result?: string, error?: string): void {
+		if (TERMINAL.has(run.status)) return;
+		const script = this.scripts.get(run.id);
+		if (script) {
+			this.emu.cancelLater(script.timer);
+			this.scripts.delete(run.id);
+		}
+		this.setStatus(run, status);
+		if (result !== undefined) run.result = result;
+		if (error !== undefined) run.error = error;
+		const data: Record<string, unknown> = { status };
+		if (result !== undefined) data.result = result;
+		if (error !== undefined) data.error = error;
+		this.emit(run, 'run.completed', data);
+		const agent = this.emu.data.agents.find((a) => a.id === run.agent_id);
+		if (agent) {
+			const now = Date.now();
+			if (agent.status === 'running' && !this.activeRun(agent.id)) agent.status = 'idle';
+			agent.updated_at_ms = now;
+			if (result !== undefined) {
+				const iso = nowIso(now);
+				agent.latest_reply = { run_id: run.id, text: result, created_at: agent.latest_reply?.run_id === run.id ? agent.latest_reply.created_at : iso, updated_at: iso };
+			}
+		}
+		this.enforceCaps(run.agent_id);
+		this.emu.markDirty();
+	}
+
+	cancel(run: RunRow): void {
+		if (TERMINAL.has(run.status)) return;
+		this.emit(run, 'log', { level: 'info', text: 'Cancellation requested' });
+		this.complete(run, 'cancelled', undefined, 'Cancelled by the caller');
+	}
+
+	/** A follow-up steering an active run arrives in it as a user message. */
+	steer(run: RunRow, prompt: string): void {
+		this.emit(run, 'message', { role: 'user', text: prompt });
+		run.updated_at = nowIso();
+	}
+
+	subscribe(runId: string, fn: Listener): () => void {
+		let set = this.listeners.get(runId);
+		if (!set) {
+			set = new Set();
+			this.listeners.set(runId, set);
+		}
+		set.add(fn);
+		return () => {
+			const s = this.listeners.get(runId);
+			if (!s) return;
+			s.delete(fn);
+			if (s.size === 0) this.listeners.delete(runId);
+		};
+	}
+
+	goneReason(runId: string): string | undefined {
+		return this.gone.get(runId);
+	}
+
+	private notify(runId: string): void {
+		const set = this.listeners.get(runId);
+		if (set) for (const fn of [...set]) fn();
+	}
+
+	/** The run is being removed (its agent was deleted): stop its script and end open streams. */
+	stop(run: RunRow, reason: string): void {
+		const script = this.scripts.get(run.id);
+		if (script) this.emu.cancelLater(script.timer);
+		this.scripts.delete(run.id);
+		if (this.listeners.has(run.id)) {
+			this.gone.set(run.id, reason);
+			this.notify(run.id);
+			if (this.gone.size > 1000) this.gone.clear();
+		}
+	}
+
+	stopAll(): void {
+		for (const s of this.scripts.values()) this.emu.cancelLater(s.timer);
+		this.scripts.clear();
+		for (const runId of [...this.listeners.keys()]) {
+			this.gone.set(runId, 'unavailable');
+			this.notify(runId);
+		}
+	}
+
+	/** After loading a state file: scripted runs that were in flight are failed; held runs keep holding. */
+	recoverAfterLoad(): void {
+		for (const run of this.emu.data.runs) {
+			if (TERMINAL.has(run.status) || run.hold) continue;
+			this.complete(run, 'failed', undefined, 'Interrupted: the emulator restarted');
+		}
+		for (const a of this.emu.data.agents) if (a.status === 'running' && !this.activeRun(a.id)) a.status = 'idle';
+	}
+
+	/** Memory bound: completed runs per agent and total stored event bytes; a kept run keeps all its events. */
+	private enforceCaps(agentId: string): void {
+		const { maxRunsPerAgent, maxTotalEventBytes } = this.emu.config;
+		const runs = this.emu.data.runs;
+		const ofAgent = runs.filter((r) => r.agent_id === agentId);
+		const evict = new Set<RunRow>();
+		if (ofAgent.length > maxRunsPerAgent) {
+			const terminal = ofAgent.filter((r) => TERMINAL.has(r.status)).sort((a, b) => a.created_ms - b.created_ms);
+			for (const r of terminal.slice(0, ofAgent.length - maxRunsPerAgent)) evict.add(r);
+		}
+		let total = 0;
+		for (const r of runs) if (!evict.has(r)) total += r.event_bytes;
+		if (total > maxTotalEventBytes) {
+			const terminal = runs.filter((r) => TERMINAL.has(r.status) && !evict.has(r)).sort((a, b) => a.created_ms - b.created_ms);
+			for (const r of terminal) {
+				if (total <= maxTotalEventBytes) break;
+				// never evict the newest run of an agent: the client is most likely reading it
+				if (runs.some((o) => o.agent_id === r.agent_id && o.created_ms > r.created_ms) === false) continue;
+				evict.add(r);
+				total -= r.event_bytes;
+			}
+		}
+		if (evict.size > 0) this.emu.data.runs = runs.filter((r) => !evict.has(r));
+	}
+}

@@ -1,0 +1,97 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Emulator } from './emulator';
+import type { RunRow } from './state';
+
+/**
+ * Streams a run's events as text/event-stream: `id: <seq>`, `event: <type>`, `data: <event record>`.
+ * `after` is exclusive (-1 = from the start); the stream closes after `run.completed`; a `: keep-alive`
+ * comment is sent every keepAliveMs. Faults: drop_sse_after_events cuts the connection after N events.
+ */
+export function streamRunEvents(emu: Emulator, req: FastifyRequest, reply: FastifyReply, run: RunRow, after: number): void {
+	reply.hijack();
+	const res = reply.raw;
+	const headers: Record<string, string | number | string[]> = {};
+	for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = v;
+	Object.assign(headers, {
+		'content-type': 'text/event-stream; charset=utf-8',
+		'cache-control': 'no-cache, no-transform',
+		connection: 'keep-alive',
+		'x-accel-buffering': 'no',
+	});
+	res.writeHead(200, headers);
+	if (req.method === 'HEAD') {
+		res.end();
+		return;
+	}
+	res.write('retry: 3000\n\n');
+
+	let next = Math.max(after + 1, 0);
+	let sent = 0;
+	let waitingDrain = false;
+	let done = false;
+	let dropAfter = req.fault?.dropSseAfterEvents;
+	if (req.fault?.closeConnection) dropAfter = Math.min(dropAfter ?? 1, 1);
+
+	const keepAlive = setInterval(() => {
+		if (!done) res.write(': keep-alive\n\n');
+	}, emu.config.keepAliveMs);
+	keepAlive.unref();
+
+	let unsubscribe: () => void = () => undefined;
+	const finish = (cut: boolean): void => {
+		if (done) return;
+		done = true;
+		clearInterval(keepAlive);
+		unsubscribe();
+		if (cut) {
+			// A dropped connection: flush what was written, then close the socket without ending the chunked body.
+			const sock = res.socket;
+			if (sock) {
+				sock.end();
+				setTimeout(() => sock.destroy(), 200).unref();
+			} else res.destroy();
+		} else res.end();
+	};
+
+	const pump = (): void => {
+		if (done || waitingDrain) return;
+		if (dropAfter !== undefined && sent >= dropAfter) {
+			finish(true);
+			return;
+		}
+		while (next < run.events.length) {
+			const ev = run.events[next]!;
+			next++;
+			sent++;
+			const ok = res.write(`id: ${ev.seq}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`);
+			if (dropAfter !== undefined && sent >= dropAfter) {
+				finish(true);
+				return;
+			}
+			if (!ok) {
+				waitingDrain = true;
+				res.once('drain', () => {
+					waitingDrain = false;
+					pump();
+				});
+				return;
+			}
+		}
+		const gone = emu.runs.goneReason(run.id);
+		if (gone) {
+			const message = gone === 'not_found' ? `run ${run.id} was deleted with its agent` : 'the emulator is shutting down';
+			res.write(`event: error\ndata: ${JSON.stringify({ error: { code: gone, message } })}\n\n`);
+			finish(false);
+			return;
+		}
+		if (run.events[run.events.length - 1]?.type === 'run.completed' && next >= run.events.length) finish(false);
+	};
+
+	unsubscribe = emu.runs.subscribe(run.id, pump);
+	res.on('close', () => {
+		done = true;
+		clearInterval(keepAlive);
+		unsubscribe();
+	});
+	pump();
+}

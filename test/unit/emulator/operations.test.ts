@@ -1,0 +1,278 @@
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any --
+   these tests assert on loosely typed JSON answers (Res.body is `any`). */
+/** Faults, counters, persistence, memory bounds, seeds, start-up, logging and the VNC endpoint. */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadProfile } from '../../../emulator/src/faults';
+import { startEmulator } from '../../../emulator/src/server';
+import { boot, DEV_TOKEN, readSse, until } from './helpers';
+
+suite('emulator: faults, counters, persistence and operations', () => {
+	test('starts in well under a second', async () => {
+		const t0 = performance.now();
+		const emu = await startEmulator({ port: 0, seed: 'demo', quiet: true });
+		const elapsed = performance.now() - t0;
+		await emu.close();
+		assert.ok(elapsed < 1000, `started in ${elapsed.toFixed(0)} ms`);
+	});
+
+	test('close_connection cuts the response mid-body; latency_ms delays it', async () => {
+		const { emu, c } = await boot();
+		try {
+			await c.admin('PUT', '/faults', { rules: [{ method: 'GET', route: '/v2/runtimes', close_connection: true, count: 1 }, { route: '/v2/me', latency_ms: 250 }] });
+			await assert.rejects(fetch(`${emu.url}/v2/runtimes`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } }).then((r) => r.text()));
+			assert.equal((await c.get('/v2/runtimes')).status, 200);
+			const t0 = Date.now();
+			assert.equal((await c.get('/v2/me')).status, 200);
+			assert.ok(Date.now() - t0 >= 240);
+			const listed = (await c.admin('GET', '/faults')).body.rules;
+			assert.equal(listed[0].applied, 1);
+			assert.equal(listed[0].matched, 2);
+			assertFaultRejected(await c.admin('PUT', '/faults', { rules: [{ status: 'x' }] }));
+		} finally {
+			await emu.close();
+		}
+	});
+
+	function assertFaultRejected(r: { status: number; body: { error: { message: string } } }): void {
+		assert.equal(r.status, 422);
+		assert.match(r.body.error.message, /rules\[0\]\.status/);
+	}
+
+	test('rate on a rule: rate 0 never fires, rate 1 always does', async () => {
+		const { emu, c } = await boot();
+		try {
+			await c.admin('PUT', '/faults', { rules: [{ route: '/v2/me', status: 503, rate: 0 }, { route: '/v2/ssh-host-key', status: 503, rate: 1 }] });
+			for (let i = 0; i < 5; i++) assert.equal((await c.get('/v2/me')).status, 200);
+			for (let i = 0; i < 3; i++) assert.equal((await c.get('/v2/ssh-host-key')).status, 503);
+		} finally {
+			await emu.close();
+		}
+	});
+
+	test('--faults rate-limited: every 5th request answers 429 with Retry-After', async () => {
+		const { emu, c } = await boot({ faults: 'rate-limited' });
+		try {
+			const statuses: number[] = [];
+			for (let i = 0; i < 10; i++) {
+				const r = await c.get('/v2/me');
+				statuses.push(r.status);
+				if (r.status === 429) assert.equal(r.headers.get('retry-after'), '1');
+			}
+			assert.deepEqual(statuses, [200, 200, 200, 200, 429, 200, 200, 200, 200, 429]);
+		} finally {
+			await emu.close();
+		}
+		assert.throws(() => loadProfile('no-such-profile'), /neither a profile/);
+	});
+
+	test('counters: requests per route and real mutations only', async () => {
+		const { emu, c } = await boot();
+		try {
+			await c.get('/v2/agents');
+			await c.get('/v2/agents?limit=2');
+			await c.post('/v2/agents', { name: '' });
+			await c.post('/v2/agents', { name: 'Counted' });
+			await c.get('/healthz', { token: null });
+			const counters = (await c.admin('GET', '/counters')).body;
+			assert.equal(counters.requests.by_route['GET /v2/agents'], 2);
+			assert.equal(counters.requests.by_route['POST /v2/agents'], 2);
+			assert.equal(counters.requests.by_route['GET /healthz'], 1);
+			assert.equal(counters.requests.total, 5, 'admin calls are not counted');
+			assert.deepEqual(counters.mutations, { total: 1, by_kind: { 'agents.create': 1 } });
+			const reset = (await c.admin('POST', '/counters/reset')).body;
+			assert.equal(reset.requests.total, 0);
+		} finally {
+			await emu.close();
+		}
+	});
+
+	test('--state FILE persists across restarts (and holds no token)', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'emu-state-'));
+		const file = join(dir, 'state.json');
+		try {
+			let { emu, c } = await boot({ stateFile: file });
+			const a = (await c.post('/v2/agents', { name: 'Persistent agent' })).body;
+			await until(async () => (await c.get(`/v2/agents/${a.id}`)).body.status === 'idle');
+			await c.put(`/v2/agents/${a.id}/workspace/files`, { path: 'kept.txt', content_base64: Buffer.from('still here').toString('base64') });
+			const start = await c.post('/v2/auth/device/authorization', { client_id: 'x' }, { token: null });
+			await c.admin('POST', '/device/approve', { user_code: start.body.user_code });
+			const tok = (await c.post('/v2/auth/device/token', { device_code: start.body.device_code }, { token: null })).body.access_token as string;
+			await emu.close();
+			const text = readFileSync(file, 'utf8');
+			assert.ok(!text.includes(DEV_TOKEN) && !text.includes(tok) && !text.includes(start.body.device_code), 'tokens are stored hashed');
+
+			({ emu, c } = await boot({ stateFile: file }));
+			const again = await c.get(`/v2/agents/${a.id}`);
+			assert.equal(again.status, 200);
+			assert.equal(again.body.name, 'Persistent agent');
+			const read = await c.post(`/v2/agents/${a.id}/workspace`, { op: 'read', path: 'kept.txt' });
+			assert.equal(Buffer.from(read.body.content_base64, 'base64').toString(), 'still here');
+			assert.equal((await c.get('/v2/me', { token: tok })).status, 200, 'issued tokens survive a restart');
+			await emu.close();
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	test('memory bound: completed runs beyond the cap are dropped whole; kept runs keep their full history', async () => {
+		const { emu, c } = await boot({ maxRunsPerAgent: 3 });
+		try {
+			const a = (await c.post('/v2/agents', { name: 'Capped' })).body;
+			await until(async () => (await c.get(`/v2/agents/${a.id}`)).body.status === 'idle');
+			const ids: string[] = [];
+			for (let i = 0; i < 5; i++) {
+				const r = (await c.post(`/v2/agents/${a.id}/runs`, { prompt: `run ${i} [[delay:1]] [[events:50]]` })).body;
+				ids.push(r.id);
+				await until(async () => (await c.get(`/v2/agents/${a.id}/runs/${r.id}`)).body.status === 'succeeded');
+			}
+			const kept = ((await c.get(`/v2/agents/${a.id}/runs`)).body as { id: string }[]).map((r) => r.id);
+			assert.deepEqual(kept, ids.slice(2).reverse());
+			assert.equal((await c.get(`/v2/agents/${a.id}/runs/${ids[0]}`)).status, 404);
+			const s = await readSse(emu.url, `/v2/agents/${a.id}/runs/${ids[2]}/events?after=-1`);
+			assert.match(s.text, /id: 0\n/);
+			assert.match(s.text, /event: run.completed/);
+		} finally {
+			await emu.close();
+		}
+	});
+
+	test('--seed empty, and the demo seed pages at small page sizes', async () => {
+		const empty = await boot({ seed: 'empty' });
+		try {
+			assert.deepEqual((await empty.c.get('/v2/agents')).body, { agents: [], next_cursor: null });
+			assert.deepEqual((await empty.c.get('/v2/runtimes')).body, { data: [], pagination: { next_cursor: null, has_more: false } });
+		} finally {
+			await empty.emu.close();
+		}
+		const { emu, c } = await boot();
+		try {
+			for (const size of [2, 5]) {
+				let after: string | null = null;
+				const ids: string[] = [];
+				do {
+					const q: string = after ? `&after=${encodeURIComponent(after)}` : '';
+					const p: any = (await c.get(`/v2/runtimes?limit=${size}${q}`)).body;
+					ids.push(...p.data.map((r: { id: string }) => r.id));
+					after = p.pagination.next_cursor;
+					assert.equal(p.pagination.has_more, after !== null);
+				} while (after);
+				assert.equal(ids.length, 8);
+				assert.equal(new Set(ids).size, 8);
+			}
+			const rts = (await c.get('/v2/runtimes?limit=100')).body.data as { status: string; degraded: boolean; can_manage: boolean; secret_configuration: { secret_id: string }[] }[];
+			assert.ok(rts.some((r) => r.degraded));
+			assert.ok(rts.some((r) => r.status === 'paused'));
+			assert.ok(rts.some((r) => !r.can_manage));
+			for (const r of rts) for (const s of r.secret_configuration) assert.equal((await c.get(`/v2/secrets/${s.secret_id}`)).status, 200);
+			const search = await c.post(`/v2/agents/${(await c.get('/v2/agents?limit=100')).body.agents.find((a: { name: string }) => a.name === 'Refactor billing module').id}/workspace`, { op: 'search', query: 'quetzalcoatl' });
+			assert.ok(search.body.matches.length >= 2);
+			const arts = (await c.get(`/v2/agents/${(await c.get('/v2/agents?limit=100')).body.agents.find((a: { name: string }) => a.name === 'Refactor billing module').id}/artifacts`)).body as { media_type: string }[];
+			assert.deepEqual(new Set(arts.map((x) => x.media_type)), new Set(['text/plain', 'text/markdown', 'image/png']));
+		} finally {
+			await emu.close();
+		}
+	});
+
+	test('the request log never contains a token', async () => {
+		const lines: string[] = [];
+		const orig = process.stdout.write.bind(process.stdout);
+		const emu = await startEmulator({ port: 0, seed: 'demo', quiet: false, token: 'ca_custom_secret_token_123' });
+		(process.stdout as unknown as { write: (s: string) => boolean }).write = (s: string) => {
+			lines.push(String(s));
+			return true;
+		};
+		try {
+			await fetch(`${emu.url}/v2/me`, { headers: { authorization: 'Bearer ca_custom_secret_token_123' } });
+			await fetch(`${emu.url}/v2/me`, { headers: { authorization: 'Bearer wrong_token_456' } });
+			const s = await fetch(`${emu.url}/v2/auth/device/authorization`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"client_id":"x"}' });
+			const dc = ((await s.json()) as { device_code: string }).device_code;
+			await fetch(`${emu.url}/v2/auth/device/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device_code: dc }) });
+		} finally {
+			(process.stdout as unknown as { write: typeof orig }).write = orig;
+			await emu.close();
+		}
+		const log = lines.join('');
+		assert.match(log, /GET \/v2\/me 200/);
+		assert.ok(!log.includes('ca_custom_secret_token_123') && !log.includes('wrong_token_456'));
+	});
+
+	test('the CLI never prints a --token value', async function () {
+		this.timeout(10_000);
+		const main = join(__dirname, '..', '..', '..', 'emulator', 'src', 'main.js');
+		const child = spawn(process.execPath, [main, '--port', '0', '--token', 'ca_cli_secret_value_789', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+		let out = '';
+		child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+		await until(async () => out.includes('listening on'), 8000, 20);
+		child.kill('SIGTERM');
+		await new Promise((r) => child.once('exit', r));
+		assert.match(out, /^Cloud Agents emulator listening on http:\/\/127\.0\.0\.1:\d+ \(token: the value given with --token/);
+		assert.ok(!out.includes('ca_cli_secret_value_789'));
+	});
+
+	test('the computer session websocket_url accepts a WebSocket with the session protocols', async () => {
+		const { emu, c } = await boot();
+		try {
+			const agents = (await c.get('/v2/agents?limit=100')).body.agents as { id: string; name: string }[];
+			const s = (await c.post(`/v2/agents/${agents.find((a) => a.name === 'Refactor billing module')!.id}/computer-sessions`)).body;
+			const url = new URL(s.channels.vnc.websocket_url);
+			const handshake = (protocols: string[]) =>
+				new Promise<{ status: number; first?: Buffer }>((resolve, reject) => {
+					const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': protocols.join(', ') } });
+					req.on('upgrade', (res, socket, head: Buffer) => {
+						const done = (d: Buffer) => {
+							socket.destroy();
+							resolve({ status: res.statusCode ?? 0, first: d });
+						};
+						if (head.length > 0) done(head);
+						else socket.once('data', done);
+					});
+					req.on('response', (res) => resolve({ status: res.statusCode ?? 0 }));
+					req.on('error', reject);
+					req.end();
+				});
+			const ok = await handshake(s.channels.vnc.protocols);
+			assert.equal(ok.status, 101);
+			assert.equal(ok.first!.subarray(2).toString('latin1'), 'RFB 003.008\n');
+			assert.equal((await handshake(['binary', 'session.wrong'])).status, 403);
+		} finally {
+			await emu.close();
+		}
+	});
+
+	test('image builds move on: pending → running → succeeded, producing a custom image', async function () {
+		this.timeout(10_000);
+		const { emu, c } = await boot();
+		try {
+			const b = (await c.post('/v2/images/builds', { display_name: 'Fast build', dockerfile: 'FROM x' })).body.data;
+			assert.equal(b.status, 'pending');
+			const done = await until(async () => {
+				const g = (await c.get(`/v2/images/builds/${b.id}`)).body.data;
+				return g.status === 'succeeded' ? g : undefined;
+			});
+			assert.equal(done.attempts[0].outcome, 'succeeded');
+			const imgs = (await c.get('/v2/images')).body.data as { id: string; kind: string }[];
+			assert.ok(imgs.some((i) => i.id === done.image_id && i.kind === 'custom'));
+		} finally {
+			await emu.close();
+		}
+	});
+
+	test('a resumed runtime becomes running shortly after', async function () {
+		this.timeout(10_000);
+		const { emu, c } = await boot();
+		try {
+			const rt = ((await c.get('/v2/runtimes?status=paused')).body.data as { id: string; revision: number }[])[0]!;
+			const r = (await c.post(`/v2/runtimes/${rt.id}/resume?expected_revision=${rt.revision}`)).body.data;
+			assert.equal(r.status, 'paused');
+			assert.equal(r.desired_status, 'running');
+			await until(async () => ((await c.get('/v2/runtimes?status=running&limit=100')).body.data as { id: string }[]).some((x) => x.id === rt.id));
+		} finally {
+			await emu.close();
+		}
+	});
+});
