@@ -1,0 +1,264 @@
+/**
+ * The agent workspace in VS Code: registers the `cloud-agent:` file system, the "Open Agent
+ * Workspace" and "Search Workspace…" commands, the large-file confirmation, the save warning while
+ * a run of the agent is active, and cache invalidation from followed runs' `file.changed` events.
+ */
+import * as vscode from 'vscode';
+import type { Agent, CloudAgentsClient, EventRecord } from '../api';
+import { LIMITS } from '../api';
+import { workspaceUri, WorkspaceFileSystemProvider } from '../fs/workspaceFs';
+import { WorkspaceCache } from '../fs/workspaceCache';
+import { normalizeWorkspacePath } from '../fs/paths';
+import { FS_SCHEME } from '../ids';
+import { Disposable } from '../util/lifecycle';
+import { type CommandLogger, registerCommand } from './registry';
+
+/** One event of a followed run (what `RunFollower.onDidReceiveEvent` fires). */
+export interface WorkspaceRunEvent {
+	agentId: string;
+	runId: string;
+	event: EventRecord;
+}
+
+/** What the workspace feature needs from the rest of the extension. */
+export interface WorkspaceFsDeps {
+	/** The shared connection (`Session`): its client, and an event when URL or token change. */
+	session: { readonly client: CloudAgentsClient; readonly onDidChange: vscode.Event<void> };
+	log: CommandLogger & { warn(message: string, ...args: unknown[]): void };
+	/** Events of followed runs (`RunFollower.onDidReceiveEvent`). */
+	runEvents?: vscode.Event<WorkspaceRunEvent>;
+}
+
+/** Argument of `cloudAgents.agents.openWorkspace`: an agent tree node, or an id for automation. */
+export type OpenWorkspaceArg = { agent?: Pick<Agent, 'id' | 'name'> } | { agentId: string; name?: string; mode?: 'add' | 'newWindow' } | undefined;
+
+/** Argument of `cloudAgents.workspace.search` for automation: `pick` opens that match without UI. */
+export interface SearchWorkspaceArg {
+	agentId?: string;
+	query?: string;
+	pick?: number;
+}
+
+const TERMINAL_RUN_STATES = new Set(['succeeded', 'failed', 'cancelled', 'canceled', 'error', 'completed']);
+
+function largeFileBytes(): number {
+	const mb = vscode.workspace.getConfiguration('cloudAgents.workspace').get<number>('largeFileWarningMb', 16);
+	return Math.max(1, mb) * 1024 * 1024;
+}
+
+/** Registers everything of the agent-workspace feature; dispose the result to undo it. */
+export function registerWorkspaceFs(deps: WorkspaceFsDeps): vscode.Disposable {
+	return new WorkspaceFeature(deps);
+}
+
+class WorkspaceFeature extends Disposable {
+	readonly cache: WorkspaceCache;
+	/** Runs seen active per agent (from followed runs' events). */
+	private readonly activeRuns = new Map<string, Set<string>>();
+	/** `runId\nuri` pairs already warned about. */
+	private readonly warned = new Set<string>();
+	/** Large files the user was asked about recently (uri → time). */
+	private readonly asked = new Map<string, number>();
+
+	constructor(private readonly deps: WorkspaceFsDeps) {
+		super();
+		this.cache = new WorkspaceCache(() => deps.session.client, { largeFileBytes });
+		const provider = this.register(new WorkspaceFileSystemProvider(this.cache));
+		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, provider, { isCaseSensitive: true }));
+		this.register(deps.session.onDidChange(() => this.cache.clear()));
+		this.register(this.cache.onDidRefuseLargeFile((r) => void this.confirmLargeFile(r.agentId, r.path, r.size)));
+		if (deps.runEvents) {
+			this.register(deps.runEvents((e) => this.onRunEvent(e)));
+		}
+		this.register(vscode.workspace.onWillSaveTextDocument((e) => this.warnIfAgentBusy(e.document)));
+		this.register(registerCommand('cloudAgents.agents.openWorkspace', (arg?: OpenWorkspaceArg) => this.openWorkspace(arg), deps.log));
+		// Internal (not contributed): lets the integration tests start from an empty cache.
+		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => this.cache.clear()));
+		this.register(registerCommand('cloudAgents.workspace.search', (arg?: SearchWorkspaceArg) => this.search(arg), deps.log));
+	}
+
+	// ------------------------------------------------------------------ run events
+
+	private onRunEvent({ agentId, runId, event }: WorkspaceRunEvent): void {
+		const runs = this.activeRuns.get(agentId) ?? new Set<string>();
+		this.activeRuns.set(agentId, runs);
+		const status = typeof event.data?.status === 'string' ? event.data.status : undefined;
+		if (event.type === 'run.completed' || (status !== undefined && TERMINAL_RUN_STATES.has(status))) {
+			runs.delete(runId);
+		} else {
+			runs.add(runId);
+		}
+		if (event.type === 'file.changed' && typeof event.data?.path === 'string') {
+			try {
+				this.cache.invalidate(agentId, event.data.path, typeof event.data.change === 'string' ? event.data.change : undefined);
+			} catch (err) {
+				this.deps.log.warn(`Ignored file.changed for an unusable path: ${err instanceof Error ? err.message : String(err)}`);
+			}
+		}
+	}
+
+	/** Non-modal warning, once per file per run, when saving while a run of the agent is active. */
+	private warnIfAgentBusy(document: vscode.TextDocument): void {
+		if (document.uri.scheme !== FS_SCHEME) {
+			return;
+		}
+		const runs = this.activeRuns.get(document.uri.authority);
+		const runId = runs ? [...runs][runs.size - 1] : undefined;
+		if (runId === undefined) {
+			return;
+		}
+		const key = `${runId}\n${document.uri.toString()}`;
+		if (this.warned.has(key)) {
+			return;
+		}
+		this.warned.add(key);
+		void vscode.window.showWarningMessage(vscode.l10n.t('The agent is running ({0}) and may be editing {1} too. Your save went ahead; if the agent changes the file, VS Code will ask you to compare.', runId, document.uri.path.slice(1)));
+	}
+
+	// ------------------------------------------------------------------ large files
+
+	private async confirmLargeFile(agentId: string, path: string, size: number): Promise<void> {
+		const uri = workspaceUri(agentId, path);
+		const last = this.asked.get(uri.toString());
+		if (last !== undefined && Date.now() - last < 60_000) {
+			return;
+		}
+		this.asked.set(uri.toString(), Date.now());
+		const open = vscode.l10n.t('Open Anyway');
+		const answer = await vscode.window.showWarningMessage(
+			vscode.l10n.t('{0} is {1} MB. Opening it downloads the whole file from the agent workspace.', path, (size / (1024 * 1024)).toFixed(1)),
+			{ modal: true, detail: vscode.l10n.t('The limit is set by cloudAgents.workspace.largeFileWarningMb.') },
+			open,
+		);
+		if (answer === open) {
+			this.cache.approveLargeFile(agentId, path);
+			await vscode.commands.executeCommand('vscode.open', uri);
+		}
+	}
+
+	// ------------------------------------------------------------------ open workspace
+
+	private async openWorkspace(arg: OpenWorkspaceArg): Promise<void> {
+		let agentId: string | undefined;
+		let name: string | undefined;
+		let mode: 'add' | 'newWindow' | undefined;
+		if (arg && 'agent' in arg && arg.agent) {
+			agentId = arg.agent.id;
+			name = arg.agent.name;
+		} else if (arg && 'agentId' in arg) {
+			agentId = arg.agentId;
+			name = arg.name;
+			mode = arg.mode;
+		}
+		if (agentId === undefined) {
+			const agent = await this.pickAgent(vscode.l10n.t('Open the workspace of which agent?'));
+			if (!agent) {
+				return;
+			}
+			agentId = agent.id;
+			name = agent.name;
+		}
+		name ??= agentId;
+		const uri = workspaceUri(agentId);
+		const folders = vscode.workspace.workspaceFolders ?? [];
+		if (folders.some((f) => f.uri.toString() === uri.toString())) {
+			await vscode.commands.executeCommand('workbench.view.explorer');
+			return;
+		}
+		if (mode === undefined) {
+			const add = vscode.l10n.t('Add to Workspace');
+			const newWindow = vscode.l10n.t('Open in New Window');
+			const answer = await vscode.window.showInformationMessage(vscode.l10n.t('Open the workspace of "{0}"', name), { modal: true }, add, newWindow);
+			mode = answer === add ? 'add' : answer === newWindow ? 'newWindow' : undefined;
+		}
+		if (mode === 'add') {
+			const ok = vscode.workspace.updateWorkspaceFolders(folders.length, 0, { uri, name: vscode.l10n.t('Agent: {0}', name) });
+			if (!ok) {
+				throw new Error(vscode.l10n.t('VS Code refused to add the workspace folder of "{0}".', name));
+			}
+			await vscode.commands.executeCommand('workbench.view.explorer');
+		} else if (mode === 'newWindow') {
+			await vscode.commands.executeCommand('vscode.openFolder', uri, { forceNewWindow: true });
+		}
+	}
+
+	private async pickAgent(placeHolder: string): Promise<Pick<Agent, 'id' | 'name'> | undefined> {
+		const client = this.deps.session.client;
+		const items = (async (): Promise<Array<vscode.QuickPickItem & { agent: Agent }>> => {
+			const out: Array<vscode.QuickPickItem & { agent: Agent }> = [];
+			for await (const agent of client.iterateAgents({ limit: 100 })) {
+				out.push({ label: agent.name, description: agent.status, detail: agent.id, agent });
+			}
+			return out;
+		})();
+		const picked = await vscode.window.showQuickPick(items, { placeHolder, matchOnDetail: true });
+		return picked?.agent;
+	}
+
+	// ------------------------------------------------------------------ search
+
+	private async search(arg: SearchWorkspaceArg = {}): Promise<vscode.Uri | undefined> {
+		let agentId = arg.agentId;
+		if (agentId === undefined) {
+			const open = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FS_SCHEME);
+			const active = vscode.window.activeTextEditor?.document.uri;
+			if (active?.scheme === FS_SCHEME) {
+				agentId = active.authority;
+			} else if (open.length === 1) {
+				agentId = open[0]?.uri.authority;
+			} else {
+				agentId = (await this.pickAgent(vscode.l10n.t('Search the workspace of which agent?')))?.id;
+			}
+			if (agentId === undefined) {
+				return undefined;
+			}
+		}
+		const query = arg.query ?? (await vscode.window.showInputBox({
+			prompt: vscode.l10n.t('Search the agent workspace'),
+			placeHolder: vscode.l10n.t('Text to find (at most {0} bytes)', LIMITS.searchQueryBytes.max),
+			validateInput: (value) => {
+				const bytes = Buffer.byteLength(value, 'utf8');
+				return bytes > LIMITS.searchQueryBytes.max ? vscode.l10n.t('At most {0} bytes (this is {1}).', LIMITS.searchQueryBytes.max, bytes) : undefined;
+			},
+		}));
+		if (!query) {
+			return undefined;
+		}
+		// The client validates the query (1 to 256 bytes) before sending anything.
+		const result = await this.deps.session.client.searchWorkspace(agentId, query);
+		const matches = result.matches.map((m, index) => ({
+			label: `${m.path}:${m.line}`,
+			description: vscode.l10n.t('column {0}', m.column),
+			detail: (m.preview ?? '').trim(),
+			index,
+			match: m,
+		}));
+		let chosen: (typeof matches)[number] | undefined;
+		if (arg.pick !== undefined) {
+			chosen = matches[arg.pick];
+			if (!chosen) {
+				throw new Error(vscode.l10n.t('There is no match number {0} for "{1}" ({2} found).', arg.pick, query, matches.length));
+			}
+		} else {
+			if (matches.length === 0) {
+				void vscode.window.showInformationMessage(vscode.l10n.t('No matches for "{0}" in the agent workspace.', query));
+				return undefined;
+			}
+			chosen = await vscode.window.showQuickPick(matches, {
+				placeHolder: result.truncated ? vscode.l10n.t('{0} matches (more exist: refine the query)', matches.length) : vscode.l10n.t('{0} matches', matches.length),
+				matchOnDetail: true,
+			});
+		}
+		if (!chosen) {
+			return undefined;
+		}
+		const { match } = chosen;
+		const uri = workspaceUri(agentId, normalizeWorkspacePath(match.path));
+		const line = Math.max(0, match.line - 1);
+		const column = Math.max(0, match.column - 1);
+		const selection = new vscode.Range(line, column, line, column + query.length);
+		await vscode.window.showTextDocument(uri, { selection, preview: true });
+		return uri;
+	}
+}
+

@@ -1,0 +1,118 @@
+/**
+ * `vscode.FileSystemProvider` for `cloud-agent://<agentId>/<path>`: an agent's remote workspace as a
+ * folder. Every call goes through `WorkspaceCache` (few round trips) and every failure through
+ * `toFileSystemError`; the provider shows no UI.
+ */
+import * as vscode from 'vscode';
+import { FS_SCHEME } from '../ids';
+import { Disposable } from '../util/lifecycle';
+import { type FsOperation, toFileSystemError } from './errors';
+import type { EntryStat, WorkspaceCache, WorkspaceChange } from './workspaceCache';
+
+/** The URI of a path in an agent's workspace (`path` relative to the root, `""` for the root). */
+export function workspaceUri(agentId: string, path = ''): vscode.Uri {
+	return vscode.Uri.from({ scheme: FS_SCHEME, authority: agentId, path: `/${path.replace(/^\/+/, '')}` });
+}
+
+/** The agent id and raw workspace path of a `cloud-agent:` URI. */
+export function parseWorkspaceUri(uri: vscode.Uri): { agentId: string; path: string } {
+	if (uri.scheme !== FS_SCHEME || uri.authority === '') {
+		throw vscode.FileSystemError.FileNotFound(uri);
+	}
+	return { agentId: uri.authority, path: uri.path };
+}
+
+function toFileStat(s: EntryStat): vscode.FileStat {
+	return {
+		type: s.type === 'directory' ? vscode.FileType.Directory : vscode.FileType.File,
+		ctime: s.mtime,
+		mtime: s.mtime,
+		size: s.size,
+	};
+}
+
+/** The agent-workspace file system. */
+export class WorkspaceFileSystemProvider extends Disposable implements vscode.FileSystemProvider {
+	private readonly _onDidChangeFile = this.register(new vscode.EventEmitter<vscode.FileChangeEvent[]>());
+	/** Our own writes and deletes, and the agent's changes seen in followed runs (batched). */
+	readonly onDidChangeFile = this._onDidChangeFile.event;
+	private pending: vscode.FileChangeEvent[] = [];
+	private timer: ReturnType<typeof setTimeout> | undefined;
+
+	constructor(private readonly cache: WorkspaceCache) {
+		super();
+		this.register(cache.onDidChange((changes) => this.fireSoon(changes)));
+		this.register({ dispose: () => clearTimeout(this.timer) });
+	}
+
+	/** Nothing to set up: changes arrive from our own operations and from followed runs (no polling). */
+	watch(): vscode.Disposable {
+		return new vscode.Disposable(() => undefined);
+	}
+
+	stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+		return this.call(uri, 'stat', async (agentId, path) => toFileStat(await this.cache.stat(agentId, path)));
+	}
+
+	readDirectory(uri: vscode.Uri): Promise<Array<[string, vscode.FileType]>> {
+		return this.call(uri, 'readDirectory', async (agentId, path) =>
+			(await this.cache.readDirectory(agentId, path)).map(([name, type]): [string, vscode.FileType] => [name, type === 'directory' ? vscode.FileType.Directory : vscode.FileType.File]));
+	}
+
+	readFile(uri: vscode.Uri): Promise<Uint8Array> {
+		return this.call(uri, 'readFile', (agentId, path) => this.cache.readFile(agentId, path));
+	}
+
+	writeFile(uri: vscode.Uri, content: Uint8Array, options: { readonly create: boolean; readonly overwrite: boolean }): Promise<void> {
+		return this.call(uri, 'writeFile', async (agentId, path) => {
+			await this.cache.writeFile(agentId, path, content, { create: options.create, overwrite: options.overwrite });
+		});
+	}
+
+	delete(uri: vscode.Uri, options: { readonly recursive: boolean }): Promise<void> {
+		return this.call(uri, 'delete', (agentId, path) => this.cache.delete(agentId, path, { recursive: options.recursive }));
+	}
+
+	createDirectory(uri: vscode.Uri): Promise<void> {
+		return this.call(uri, 'createDirectory', (agentId, path) => this.cache.createDirectory(agentId, path));
+	}
+
+	rename(oldUri: vscode.Uri, newUri: vscode.Uri, options: { readonly overwrite: boolean }): Promise<void> {
+		return this.call(newUri, 'rename', (agentId, path) => this.cache.rename(agentId, this.sameAgent(oldUri, agentId), path, { overwrite: options.overwrite }));
+	}
+
+	copy(source: vscode.Uri, destination: vscode.Uri, options: { readonly overwrite: boolean }): Promise<void> {
+		return this.call(destination, 'copy', (agentId, path) => this.cache.copy(agentId, this.sameAgent(source, agentId), path, { overwrite: options.overwrite }));
+	}
+
+	private sameAgent(uri: vscode.Uri, agentId: string): string {
+		const other = parseWorkspaceUri(uri);
+		if (other.agentId !== agentId) {
+			throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('Files can be moved or copied only within one agent workspace.'));
+		}
+		return other.path;
+	}
+
+	private async call<R>(uri: vscode.Uri, op: FsOperation, fn: (agentId: string, path: string) => Promise<R>): Promise<R> {
+		try {
+			const { agentId, path } = parseWorkspaceUri(uri);
+			return await fn(agentId, path);
+		} catch (err) {
+			throw toFileSystemError(err, uri, op);
+		}
+	}
+
+	private fireSoon(changes: WorkspaceChange[]): void {
+		for (const c of changes) {
+			const type = c.type === 'created' ? vscode.FileChangeType.Created : c.type === 'deleted' ? vscode.FileChangeType.Deleted : vscode.FileChangeType.Changed;
+			this.pending.push({ type, uri: workspaceUri(c.agentId, c.path) });
+		}
+		// Batch like the memfs sample: one event per burst of changes.
+		clearTimeout(this.timer);
+		this.timer = setTimeout(() => {
+			const events = this.pending;
+			this.pending = [];
+			this._onDidChangeFile.fire(events);
+		}, 5);
+	}
+}

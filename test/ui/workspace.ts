@@ -1,0 +1,75 @@
+import * as assert from 'node:assert/strict';
+import type { UiTest } from './support/workbench';
+
+async function api<T>(emulatorUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
+	const res = await fetch(`${emulatorUrl}${path}`, {
+		method,
+		headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
+	return (text ? JSON.parse(text) : undefined) as T;
+}
+
+const uiTest: UiTest = {
+	title: 'opens an agent workspace in the Explorer, edits and saves a file, and the change is on the emulator',
+	async run({ page, workbench, emulatorUrl, devToken }) {
+		const agents = await api<{ agents?: Array<{ id: string; name: string }> }>(emulatorUrl, devToken, 'GET', '/v2/agents?limit=100');
+		const agent = (agents.agents ?? []).find((a) => a.name === 'Docs writer');
+		assert.ok(agent, 'the demo seed has the docs agent');
+		await api(emulatorUrl, devToken, 'POST', `/_emulator/workspace/${agent.id}/write`, { path: 'ui/edit-me.md', content_base64: Buffer.from('# Edit me\n').toString('base64') });
+
+		// Palette → agent quick pick → "Add to Workspace" (the browser window reloads into a multi-root workspace).
+		await workbench.runCommand('Cloud Agents: Open Agent Workspace');
+		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: agent.name }).first();
+		await pick.waitFor({ state: 'visible', timeout: 30_000 });
+		await pick.click();
+		const add = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Add to Workspace' });
+		await add.waitFor({ state: 'visible', timeout: 15_000 });
+		await Promise.all([page.waitForEvent('load', { timeout: 60_000 }).catch(() => undefined), add.click()]);
+		await workbench.ready(90_000);
+
+		// The Explorer shows the folder; expand it and open the file.
+		await page.keyboard.press('Control+Shift+E');
+		const explorer = page.locator('.explorer-folders-view');
+		const folderRow = explorer.locator('.monaco-list-row', { hasText: `Agent: ${agent.name}` }).first();
+		await folderRow.waitFor({ state: 'visible', timeout: 60_000 });
+		const expand = async (row: typeof folderRow): Promise<void> => {
+			for (let i = 0; i < 20 && (await row.getAttribute('aria-expanded')) !== 'true'; i++) {
+				await row.click();
+				await page.keyboard.press('ArrowRight');
+				await page.waitForTimeout(500);
+			}
+		};
+		await expand(folderRow);
+		const uiRow = explorer.locator('.monaco-list-row', { hasText: /^\s*ui\s*$/ }).first();
+		await uiRow.waitFor({ state: 'visible', timeout: 30_000 });
+		await expand(uiRow);
+		const fileRow = explorer.locator('.monaco-list-row', { hasText: 'edit-me.md' }).first();
+		await fileRow.waitFor({ state: 'visible', timeout: 30_000 });
+		await fileRow.dblclick();
+		const editor = page.locator('.editor-instance .monaco-editor').first();
+		await editor.waitFor({ state: 'visible', timeout: 30_000 });
+		await page.locator('.tabs-container .tab', { hasText: 'edit-me.md' }).first().waitFor({ state: 'visible' });
+
+		await editor.locator('.view-lines').click();
+		await page.keyboard.press('Control+End');
+		await page.keyboard.type('Saved from the UI test.');
+		await page.keyboard.press('Control+S');
+
+		let content = '';
+		for (let i = 0; i < 40; i++) {
+			const read = await api<{ content_base64: string }>(emulatorUrl, devToken, 'POST', `/v2/agents/${agent.id}/workspace`, { op: 'read', path: 'ui/edit-me.md' });
+			content = Buffer.from(read.content_base64, 'base64').toString('utf8');
+			if (content.includes('Saved from the UI test.')) {
+				break;
+			}
+			await page.waitForTimeout(250);
+		}
+		assert.match(content, /# Edit me\n[\s\S]*Saved from the UI test\./);
+		await workbench.screenshot('workspace');
+	},
+};
+
+export default uiTest;
