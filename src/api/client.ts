@@ -772,11 +772,11 @@ export class CloudAgentsClient {
 		V.checkRange('limit', options.limit, V.LIMITS.tokenSavingsPageSize);
 		const body = await this.call({ method: 'GET', path: '/v2/token-savings', route: 'GET /v2/token-savings', query: { page_size: options.limit, cursor: options.cursor, runtime_id: options.runtimeId, method: options.method }, idempotent: true, signal: options.signal });
 		const totals = obj(obj(body).data).totals;
-		return { ...dataPage<T.TokenSavingRecord>(body, 'events'), totals: totals ? (totals as T.TokenSavingSummary) : undefined };
+		return { ...dataPage<T.TokenSavingEvent>(body, 'events'), totals: totals ? (totals as T.TokenSavingTotals) : undefined };
 	}
 
 	/** Every account-wide token-saving record, page by page. */
-	iterateTokenSavings(options: Omit<T.TokenSavingsQuery, 'cursor'> = {}): AsyncGenerator<T.TokenSavingRecord, void, undefined> {
+	iterateTokenSavings(options: Omit<T.TokenSavingsQuery, 'cursor'> = {}): AsyncGenerator<T.TokenSavingEvent, void, undefined> {
 		V.checkRange('limit', options.limit, V.LIMITS.tokenSavingsPageSize);
 		return paginate((cursor) => this.listTokenSavings({ ...options, cursor }));
 	}

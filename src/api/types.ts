@@ -1,14 +1,55 @@
 /**
- * Wire types of the Cloud Agents API, spelled as the API spells them.
+ * Types of the Cloud Agents API client.
  *
- * Written by hand from docs/contract-choices.md until `schema.gen.ts` (generated from
- * spec/openapi.yaml) lands; then these become aliases over `components['schemas']`. Every field
- * the contract does not mark required is optional here, and enum-like strings are widened with
- * `(string & {})` so unknown values from a newer server type-check and never throw.
+ * Wire types (what the API sends and accepts) are aliases over `components['schemas']` of
+ * `schema.gen.ts`, which openapi-typescript generates from spec/openapi.yaml (`npm run
+ * spec:types`; `npm run spec:check` fails when it is stale). Nothing here restates a schema by
+ * hand: a field the spec changes changes here. What this file adds on top is the spec's own
+ * tolerance rule ("response objects may gain fields and enum-like strings may gain values;
+ * clients must tolerate both"):
+ *
+ * - every response record admits extra members (`Open<…>`);
+ * - every string enum of a response is widened with `(string & {})` (`Tolerant<…>`), so an
+ *   unknown value from a newer server type-checks and never throws. Fields the spec marks
+ *   `x-known-values` are already plain `string` in the generated types; the friendly aliases
+ *   below (RunStatus, AgentStatus, …) list their known values for completion only.
+ *
+ * Client-only types (pages, call options, decoded results, inputs the client encodes) are
+ * written by hand at the end and, where they mirror a schema, are derived from it.
  */
+import type { components } from './schema.gen';
+
+/** The generated schemas of spec/openapi.yaml. */
+type S = components['schemas'];
 
 /** A string enum that also admits values this client does not know yet. */
 export type OpenString<T extends string> = T | (string & {});
+
+/** A response record: the schema's members plus any the server adds. */
+export type Open<T> = T & { [extra: string]: unknown };
+
+/**
+ * A response type with every string-literal enum (at any depth) widened to OpenString. Plain
+ * `string`, numbers, booleans and null pass through unchanged.
+ */
+export type Tolerant<T> = T extends string
+	? string extends T
+		? T
+		: OpenString<T>
+	: T extends ReadonlyArray<infer U>
+		? Tolerant<U>[]
+		: T extends object
+			? { [K in keyof T]: Tolerant<T[K]> }
+			: T;
+
+/** A response schema as the client sees it: enums widened, extra members admitted. */
+type Wire<T> = Open<Tolerant<T>>;
+
+/** `T` with the members of `O` replacing its own. */
+type With<T, O> = Omit<T, keyof O> & O;
+
+/** `T` with the members `K` made optional. */
+type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 
 /** One page of a cursor-paginated listing, normalised across the API's list shapes. */
 export interface Page<T> {
@@ -31,45 +72,17 @@ export interface CallOptions {
 
 // ---------------------------------------------------------------- health and identity
 
-export interface Me {
-	id: string;
-	email?: string;
-	display_name?: string;
-	organization_id?: string;
-	organization_name?: string;
-	[extra: string]: unknown;
-}
-
-export interface SshHostKey {
-	key_type?: string;
-	public_key?: string;
-	fingerprint_sha256?: string;
-	[extra: string]: unknown;
-}
+export type Me = Wire<S['Me']>;
+export type SshHostKey = Wire<S['SshHostKey']>;
 
 // ---------------------------------------------------------------- auth / device flow
 
-export interface DeviceAuthorizationRequest {
-	client_id: string;
-	scope?: string;
-}
-
-export interface DeviceAuthorization {
-	device_code: string;
-	user_code: string;
-	verification_uri: string;
-	verification_uri_complete?: string;
-	expires_in: number;
-	interval?: number;
-	[extra: string]: unknown;
-}
-
-export interface DeviceToken {
-	access_token: string;
-	token_type: string;
-	expires_in: number;
-	[extra: string]: unknown;
-}
+export type DeviceAuthorizationRequest = S['DeviceAuthorizationRequest'];
+export type DeviceAuthorization = Wire<S['DeviceAuthorizationResponse']>;
+export type DeviceTokenRequest = S['DeviceTokenRequest'];
+export type DeviceToken = Wire<S['DeviceTokenResponse']>;
+/** 400 body of a device-token poll (pending, slow_down, expired, denied, …). */
+export type DeviceTokenError = Wire<S['DeviceTokenError']>;
 
 /**
  * Result of one device-token poll. The 400 answers of the device flow are ordinary outcomes of
@@ -85,176 +98,86 @@ export type DeviceTokenResult =
 
 // ---------------------------------------------------------------- agents
 
+/** Agent status (spec x-known-values); other values may appear. */
 export type AgentStatus = OpenString<'provisioning' | 'idle' | 'running' | 'error' | 'deleting'>;
 
-export interface LatestReply {
-	run_id?: string;
-	text?: string;
-	created_at?: string;
-	updated_at?: string;
-}
+export type LatestReply = Wire<NonNullable<S['AgentLatestReply']>>;
 
-export interface Agent {
-	id: string;
-	runtime_id?: string;
-	harness_id?: string;
-	name: string;
-	status?: AgentStatus;
-	created_at_unix_seconds?: number;
-	updated_at_unix_seconds?: number;
-	latest_reply?: LatestReply | null;
-	[extra: string]: unknown;
-}
+export type Agent = Wire<With<S['Agent'], { status: AgentStatus }>>;
 
-export interface RepositoryRef {
-	repository_id: number;
-	branch: string;
-}
+export type RepositoryRef = S['RepositoryRef'];
+export type CreateAgentRequest = S['AgentCreateRequest'];
+export type UpdateAgentRequest = S['AgentUpdateRequest'];
 
-export interface CreateAgentRequest {
-	name: string;
-	initial_message?: string;
-	repositories?: RepositoryRef[];
-	runtime_id?: string;
-	harness_id?: string;
-	model_provider_id?: string;
-}
-
-/** Answer of DELETE /v2/agents/{id}: 202 with a body when the runtime goes too, else 204. */
-export interface DeleteAgentResult {
+/** Answer of DELETE /v2/agents/{id}: 202 with an AgentDeletion body when the runtime goes too, else 204. */
+export type DeleteAgentResult = Partial<S['AgentDeletion']> & {
 	/** true when the runtime deletion was requested (202). */
 	runtimeDeletionRequested: boolean;
-	runtime_id?: string;
-	status?: string;
-}
+};
 
-export interface ComputerSession {
-	agent_id: string;
-	runtime_id: string;
-	expires_at: string;
-	channels: { vnc?: { websocket_url: string; protocols: string[] }; [channel: string]: unknown };
-	[extra: string]: unknown;
-}
+export type ComputerSession = Wire<S['ComputerSession']>;
 
 // ---------------------------------------------------------------- runs and events
 
+/** Run status (spec x-known-values); other values may appear and are not terminal. */
 export type RunStatus = OpenString<'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'>;
 
-export interface Run {
-	id: string;
-	agent_id?: string;
-	status: RunStatus;
-	prompt?: string;
-	result?: string | null;
-	error?: string | null;
-	parent_run_id?: string | null;
-	dsh_session_id?: string | null;
-	created_at?: string;
-	updated_at?: string;
-	[extra: string]: unknown;
-}
+export type Run = Wire<With<S['Run'], { status: RunStatus }>>;
 
-/** A prompt image: raw base64 (or bytes the client encodes) and an optional media type. */
-export interface PromptImage {
-	data: string | Uint8Array;
-	media_type?: string;
-}
+/**
+ * A prompt image as the client accepts it: the wire form `{data: base64, media_type?}`, or raw
+ * bytes the client encodes. The media type is checked against the bytes (case-insensitively).
+ */
+export type PromptImage = With<S['PromptImage'], { data: S['PromptImage']['data'] | Uint8Array; media_type?: OpenString<NonNullable<S['PromptImage']['media_type']>> }>;
 
-export interface CreateRunRequest {
-	prompt: string;
-	resume_session_id?: string;
-	parent_run_id?: string;
-	images?: PromptImage[];
-}
+export type CreateRunRequest = With<S['RunCreateRequest'], { images?: PromptImage[] }>;
+export type FollowUpRequest = With<S['FollowUpRequest'], { images?: PromptImage[] }>;
+export type ResumeRunRequest = S['RunResumeRequest'];
 
-export interface FollowUpRequest {
-	prompt: string;
-	images?: PromptImage[];
-}
+/** Event type (spec x-known-values); other values may appear and are to be ignored. */
+export type EventType = OpenString<'run.status' | 'message' | 'tool.call' | 'tool.result' | 'log' | 'file.changed' | 'artifact.created' | 'run.completed'>;
 
-export interface ResumeRunRequest {
-	prompt?: string;
-}
-
-export type EventType = OpenString<
-	| 'run.status'
-	| 'message'
-	| 'tool.call'
-	| 'tool.result'
-	| 'log'
-	| 'file.changed'
-	| 'artifact.created'
-	| 'run.completed'
->;
-
-/** One run event record, as carried in SSE `data:` and in session replays. */
-export interface EventRecord {
-	seq: number;
-	run_id?: string;
-	type: EventType;
-	created_at?: string;
-	data?: Record<string, unknown>;
-	[extra: string]: unknown;
-}
+/**
+ * One run event record, as carried in SSE `data:` and in session replays. `run_id`,
+ * `created_at` and `data` are required by the spec but optional here: for a frame whose data is
+ * not a JSON object the stream still hands out a record (`{seq, type, data: {raw} | {value}}`),
+ * and consumers must not assume a server never leaves one out.
+ */
+export type EventRecord = Wire<Optional<With<S['EventRecord'], { type: EventType }>, 'run_id' | 'created_at' | 'data'>>;
 
 /** Answer of GET /v2/agents/{id}/events. */
-export interface AgentEvents {
-	agent_id: string;
-	session_id: string;
-	events: EventRecord[];
-	[extra: string]: unknown;
-}
+export type AgentEvents = Wire<With<S['AgentEvents'], { events: EventRecord[] }>>;
 
 // ---------------------------------------------------------------- artifacts
 
-export interface Artifact {
-	id: string;
-	run_id?: string;
-	harness_id?: string;
-	name: string;
-	media_type?: string;
-	size?: number;
-	created_at?: string;
-	content_base64?: string;
-	[extra: string]: unknown;
-}
+export type Artifact = Wire<S['Artifact']>;
 
-export interface CreateArtifactRequest {
-	run_id: string;
-	name: string;
-	media_type?: string;
+/** Input of createArtifact: the wire body with raw bytes in place of `content_base64`. */
+export type CreateArtifactRequest = With<Omit<S['ArtifactCreateRequest'], 'content_base64'>, {
 	/** Raw bytes; the client base64-encodes them. */
 	content: Uint8Array;
-}
+}>;
 
 // ---------------------------------------------------------------- workspace
 
+/** Workspace entry type (spec x-known-values); other values may appear. */
 export type WorkspaceEntryType = OpenString<'file' | 'directory'>;
 
-export interface WorkspaceEntry {
-	name: string;
-	type: WorkspaceEntryType;
-	size?: number;
-	mtime_unix_ms?: number;
-	[extra: string]: unknown;
-}
+export type WorkspaceEntry = Wire<With<S['WorkspaceEntry'], { type: WorkspaceEntryType }>>;
+export type WorkspaceRequest = S['WorkspaceRequest'];
 
-export interface WorkspaceStat {
-	path: string;
-	entry: WorkspaceEntry;
-}
+/** Result of a stat operation, without the `op` echo. */
+export type WorkspaceStat = With<Omit<S['WorkspaceStatResult'], 'op'>, { entry: WorkspaceEntry }>;
 
-export interface WorkspaceReadChunk {
-	path: string;
-	offset: number;
-	length: number;
-	size: number;
+/** One decoded chunk of a read operation (`content` in place of `content_base64`). */
+export type WorkspaceReadChunk = With<Omit<S['WorkspaceReadResult'], 'op' | 'content_base64'>, {
+	/** Absent only when a server leaves it out. */
 	mtime_unix_ms?: number;
-	eof: boolean;
 	/** Decoded content of this chunk. */
 	content: Uint8Array;
-}
+}>;
 
+/** A whole file read chunk by chunk (client-side result). */
 export interface WorkspaceFile {
 	path: string;
 	size: number;
@@ -262,13 +185,7 @@ export interface WorkspaceFile {
 	content: Uint8Array;
 }
 
-export interface WorkspaceSearchMatch {
-	path: string;
-	line: number;
-	column: number;
-	preview?: string;
-	[extra: string]: unknown;
-}
+export type WorkspaceSearchMatch = Wire<S['WorkspaceSearchMatch']>;
 
 export interface WorkspaceSearchOptions extends CallOptions {
 	path?: string;
@@ -276,143 +193,45 @@ export interface WorkspaceSearchOptions extends CallOptions {
 	caseSensitive?: boolean;
 }
 
-export interface WorkspaceSearchResult {
-	query: string;
-	matches: WorkspaceSearchMatch[];
-	truncated: boolean;
-}
+/** Result of a search operation, without the `op` echo. */
+export type WorkspaceSearchResult = With<Omit<S['WorkspaceSearchResult'], 'op'>, { matches: WorkspaceSearchMatch[] }>;
 
-export interface WorkspaceWriteResult {
-	path: string;
-	size: number;
-	mtime_unix_ms?: number;
-	[extra: string]: unknown;
-}
+export type WorkspaceWriteResult = Wire<S['WorkspaceWriteResult']>;
 
 // ---------------------------------------------------------------- runtimes
 
-export type RuntimeStatus = OpenString<
-	'running' | 'paused' | 'shutdown' | 'creating' | 'deleting' | 'error' | 'crashed' | 'suspended' | 'unavailable'
->;
-export type RuntimeDesiredStatus = OpenString<'running' | 'paused' | 'suspended' | 'shutdown' | 'deleting'>;
+export type RuntimeStatus = OpenString<S['Runtime']['status']>;
+export type RuntimeDesiredStatus = OpenString<S['Runtime']['desired_status']>;
 
-export interface MemoryResources {
-	memory_mib?: number;
-	[extra: string]: unknown;
-}
+export type RuntimeResources = Wire<S['RuntimeResources']>;
+export type MemoryResources = RuntimeResources['limits'];
 
-export interface RuntimeResources {
-	current?: { memory_mib?: number; observed_disk_gib?: number; [extra: string]: unknown };
-	limits?: MemoryResources;
-	requests?: { memory_mib?: number; vcpus?: number; disk_gib?: number; [extra: string]: unknown };
-	[extra: string]: unknown;
-}
+/**
+ * Egress policy: the spec's variants, plus any other `mode` a newer server sends (kept apart so
+ * the known variants still narrow on `mode`).
+ */
+export type EgressPolicy = S['EgressPolicy'] | { mode: string; [extra: string]: unknown };
 
-export type EgressPolicy =
-	| { mode: 'denylist'; denied_hosts: string[] }
-	| { mode: 'allowlist'; allowed_hosts: string[] }
-	| { mode: string; [extra: string]: unknown };
+/** Idle policy: the spec's variants, plus any other `mode` a newer server sends. */
+export type IdlePolicy = S['IdlePolicy'] | { mode: string; [extra: string]: unknown };
 
-export type IdlePolicy =
-	| { mode: 'disabled' }
-	| { mode: 'suspend_on_idle' | 'wake_on_activity'; idle_timeout_seconds: number }
-	| { mode: string; [extra: string]: unknown };
-
-export interface Runtime {
-	id: string;
-	display_name: string;
-	environment_variables?: Record<string, string>;
-	egress_policy?: EgressPolicy;
-	llm_tool_io_capture_enabled?: boolean;
-	llm_session_content_capture_enabled?: boolean;
-	llm_token_saving_policy?: Record<string, boolean>;
-	idle_policy?: IdlePolicy;
-	created_at?: string;
-	updated_at?: string;
-	ingress_specs?: Array<{ protocol: string; runtime_port: number }>;
-	resources?: RuntimeResources;
-	image_id?: string;
-	status: RuntimeStatus;
-	degraded?: boolean;
-	desired_status?: RuntimeDesiredStatus;
-	ssh_enabled?: boolean;
-	vnc_enabled?: boolean;
-	vnc_ready?: boolean;
-	vnc_error_code?: string | null;
-	vnc_connection?: { hostname: string; port: number; username: string; security_type: string };
-	error_code?: string | null;
-	owner_user_id?: string;
-	can_manage?: boolean;
-	revision?: number;
-	secret_configuration?: unknown[];
-	[extra: string]: unknown;
-}
+export type Runtime = Open<Tolerant<Omit<S['Runtime'], 'egress_policy' | 'idle_policy'>> & { egress_policy: EgressPolicy; idle_policy: IdlePolicy }>;
 
 export interface RuntimeListOptions extends PageOptions {
 	/** Public status aliases, sent comma-separated. */
 	status?: string[];
 }
 
-export interface VncCredential {
-	id: string;
-	display_name?: string;
-	locator?: string;
-	created_by_user_id?: string;
-	created_at?: string;
-	last_used_at?: string | null;
-	revoked_at?: string | null;
-	[extra: string]: unknown;
-}
+export type VncCredential = Wire<S['VncCredential']>;
+export type SshKey = Wire<S['SshKey']>;
 
-export interface SshKey {
-	id: string;
-	organization_id?: string;
-	user_id?: string;
-	display_name?: string;
-	public_key?: string;
-	fingerprint?: string;
-	created_at?: string;
-	[extra: string]: unknown;
-}
-
-export interface TokenSavingMethod {
-	method: string;
-	blocks?: number;
-	input_units?: number;
-	output_units?: number;
-	parse_error?: string;
-	[extra: string]: unknown;
-}
-
-export interface TokenSavingRecord {
-	id: string;
-	event_id?: string;
-	runtime_id?: string;
-	runtime_name?: string;
-	provider?: string;
-	endpoint?: string;
-	transport?: string;
-	model?: string;
-	observed_at?: string;
-	observed_unix_ms?: number;
-	wire_bytes_before?: number;
-	wire_bytes_after?: number;
-	saved_wire_bytes?: number;
-	estimated_tokens_before?: number;
-	estimated_tokens_after?: number;
-	saved_estimated_tokens?: number;
-	elapsed_micros?: number;
-	methods?: TokenSavingMethod[];
-	[extra: string]: unknown;
-}
-
-export interface TokenSavingSummary {
-	applied_events?: number;
-	saved_wire_bytes?: number;
-	saved_estimated_tokens?: number;
-	malformed_events?: number;
-	[extra: string]: unknown;
-}
+export type TokenSavingMethod = Wire<S['TokenSavingMethod']>;
+/** A runtime-scoped token-saving record (GET /v1/runtimes/{id}/tokensaver/savings). */
+export type TokenSavingRecord = Wire<S['TokenSavingRecord']>;
+export type TokenSavingSummary = Wire<S['TokenSavingSummary']>;
+/** An account-wide token-saving event (GET /v2/token-savings). */
+export type TokenSavingEvent = Wire<S['TokenSavingEvent']>;
+export type TokenSavingTotals = Wire<S['TokenSavingTotals']>;
 
 /** A page of runtime-scoped token savings with the listing's summary. */
 export interface TokenSavingsPage extends Page<TokenSavingRecord> {
@@ -425,120 +244,40 @@ export interface TokenSavingsQuery extends PageOptions {
 }
 
 /** A page of account-wide token savings with totals over the whole filter. */
-export interface AccountTokenSavingsPage extends Page<TokenSavingRecord> {
-	totals: TokenSavingSummary | undefined;
+export interface AccountTokenSavingsPage extends Page<TokenSavingEvent> {
+	totals: TokenSavingTotals | undefined;
 }
 
 // ---------------------------------------------------------------- images, builds, checkpoints
 
-export interface ImageVariant {
-	id: string;
-	display_name?: string;
-	kind?: OpenString<'builtin' | 'custom'>;
-	architectures?: string[];
-	in_use?: boolean;
-	[extra: string]: unknown;
-}
+export type ImageVariant = Wire<With<S['ImageVariant'], { kind: OpenString<'builtin' | 'custom'> }>>;
 
+/** Image build status (spec x-known-values); other values may appear. */
 export type ImageBuildStatus = OpenString<'pending' | 'running' | 'succeeded' | 'failed'>;
 
-export interface ImageBuild {
-	id: string;
-	display_name?: string;
-	architecture?: string;
-	status: ImageBuildStatus;
-	image_id?: string | null;
-	attempts?: Array<{ number?: number; outcome?: string; started_at?: string; finished_at?: string | null }>;
-	created_at?: string;
-	updated_at?: string;
-	[extra: string]: unknown;
-}
+export type ImageBuildAttempt = Wire<S['ImageBuildAttempt']>;
+export type ImageBuild = Wire<With<S['ImageBuild'], { status: ImageBuildStatus }>>;
 
-export interface CreateImageBuildRequest {
-	display_name: string;
-	dockerfile: string;
-	architecture?: string;
-}
+/** Input of createImageBuild; `architecture` defaults to x86_64 on the server. */
+export type CreateImageBuildRequest = With<S['ImageBuildCreateRequest'], { architecture?: S['ImageBuildCreateRequest']['architecture'] }>;
 
-export interface Checkpoint {
-	id: string;
-	display_name?: string;
-	kind?: OpenString<'full' | 'cold'>;
-	created_at?: string;
-	resources?: RuntimeResources;
-	state?: { status?: OpenString<'creating' | 'ready' | 'failed'>; failure_reason?: string | null };
-	source_runtime?: { id?: string | null; display_name?: string };
-	[extra: string]: unknown;
-}
+export type Checkpoint = Wire<S['Checkpoint']>;
 
 // ---------------------------------------------------------------- secrets, stubs, GitHub, providers
 
-export interface Secret {
-	id: string;
-	display_name: string;
-	cache_ttl_secs?: number;
-	value_preview?: string;
-	[extra: string]: unknown;
-}
+export type Secret = Wire<S['Secret']>;
+export type SecretStub = Wire<S['SecretStub']>;
+export type SecretStubConfig = S['SecretStubCreateRequest']['config'];
+export type CreateSecretStubRequest = S['SecretStubCreateRequest'];
 
-export interface SecretStub {
-	id: string;
-	host_pattern?: string;
-	path_pattern?: string;
-	runtime_display_name?: string;
-	stub_config_json?: string;
-	stub_value_display_name?: string;
-	[extra: string]: unknown;
-}
+export type GitHubAuthorizationLifecycle = Wire<S['GithubAuthorizationLifecycle']>;
+export type GitHubAuthorizationRequest = Wire<S['GithubAuthorizationRequest']>;
+export type GitHubRuntimeBinding = Wire<S['GithubRuntimeBinding']>;
+export type GitHubRuntimeBindingsRequest = S['GithubRuntimeBindingsRequest'];
 
-export interface CreateSecretStubRequest {
-	host: string;
-	config: Record<string, unknown>;
-	path?: string | null;
-	stub_value: string;
-}
-
-export interface GitHubAuthorizationRequest {
-	request_id: string;
-	requested_by?: string;
-	reason?: string;
-	created_at_unix_seconds?: number;
-	lifecycle?: { status: string; authorization_url?: string; expires_at_unix_seconds?: number; [extra: string]: unknown };
-	[extra: string]: unknown;
-}
-
-export interface GitHubRuntimeBinding {
-	id: string;
-	tenant_id?: string;
-	runtime_id?: string;
-	repository_id: number;
-	branch: string;
-	sort_order?: number;
-	[extra: string]: unknown;
-}
-
-export interface ModelProvider {
-	id: string;
-	display_name?: string;
-	kind?: string;
-	endpoint?: string;
-	model?: string;
-	enabled?: boolean;
-	updated_at?: string;
-	[extra: string]: unknown;
-}
-
-export interface ModelProviderList {
-	organization_id: string;
-	model_providers: ModelProvider[];
-}
-
-export interface UpdateModelProviderRequest {
-	display_name: string;
-	endpoint: string;
-	model: string;
-	enabled: boolean;
-}
+export type ModelProvider = Wire<S['ModelProvider']>;
+export type ModelProviderList = With<S['ModelProviderList'], { model_providers: ModelProvider[] }>;
+export type UpdateModelProviderRequest = S['ModelProviderUpdateRequest'];
 
 /** Run statuses after which a run never changes again. Unknown values are not terminal. */
 export const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled']);
