@@ -1,0 +1,84 @@
+// Lint for the whole repository. TypeScript gets typescript-eslint's type-checked rules (errors for
+// real bugs: floating promises, unsafe any flows, non-exhaustive switches); scripts get ESLint's
+// recommended rules. No formatting rules. src/api/ must stay free of `vscode` (see docs/style).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Node's globals for .js/.mjs scripts (the `globals` package is not a dependency). */
+const nodeGlobals = Object.fromEntries([
+	'process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'fetch', 'Response', 'Request', 'Headers',
+	'AbortController', 'AbortSignal', 'TextDecoder', 'TextEncoder', 'structuredClone', 'queueMicrotask',
+	'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate',
+	'globalThis', 'performance', 'require', 'module', 'exports', '__dirname', '__filename', 'crypto',
+	'EventTarget', 'Event', 'Blob', 'FormData', 'WebSocket', 'DOMException', 'navigator',
+].map((name) => [name, 'readonly']));
+
+export default tseslint.config(
+	{
+		ignores: [
+			'**/node_modules/**', 'out/**', 'dist/**', '.cache/**', '.vscode-test/**', 'test-results/**',
+			'bench/.tmp/**', 'src/api/schema.gen.ts', '**/*.d.ts', '**/dist/**',
+		],
+	},
+	{
+		linterOptions: { reportUnusedDisableDirectives: 'warn' },
+	},
+	js.configs.recommended,
+	{
+		files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+		languageOptions: { globals: nodeGlobals, ecmaVersion: 2023, sourceType: 'module' },
+		rules: {
+			'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+			'no-empty': ['error', { allowEmptyCatch: true }],
+		},
+	},
+	{
+		files: ['**/*.cjs'],
+		languageOptions: { sourceType: 'commonjs' },
+	},
+	{
+		files: ['**/*.ts', '**/*.mts', '**/*.cts'],
+		extends: [...tseslint.configs.recommendedTypeChecked],
+		languageOptions: {
+			parserOptions: {
+				projectService: true,
+				tsconfigRootDir: import.meta.dirname,
+			},
+		},
+		rules: {
+			'@typescript-eslint/no-floating-promises': 'error',
+			'@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+			'@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+			'@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports' }],
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+			'@typescript-eslint/only-throw-error': 'error',
+			'@typescript-eslint/require-await': 'off',
+			'@typescript-eslint/no-unsafe-enum-comparison': 'off',
+			// Braces where a body sits on its own line (the goto-fail bug); one-line guards may omit them.
+			curly: ['error', 'multi-line'],
+			eqeqeq: ['error', 'always', { null: 'ignore' }],
+			'no-throw-literal': 'off',
+			'no-undef': 'off',
+		},
+	},
+	{
+		// Tests assert on loosely typed JSON and use mocha's `this`; keep the bug-finding rules.
+		files: ['test/**/*.ts', 'bench/**/*.ts'],
+		rules: {
+			'@typescript-eslint/no-unsafe-assignment': 'off',
+			'@typescript-eslint/no-unsafe-member-access': 'off',
+			'@typescript-eslint/no-non-null-assertion': 'off',
+		},
+	},
+	{
+		// The API client is plain Node: no `vscode`, not even as a type (this core rule also sees
+		// `import type`), and nothing from the layers above it.
+		files: ['src/api/**/*.ts'],
+		rules: {
+			'no-restricted-imports': ['error', {
+				paths: [{ name: 'vscode', message: 'src/api/ must not depend on vscode: take an AbortSignal and a Logger instead.' }],
+				patterns: [{ group: ['vscode/*', '**/extension', '**/commands/**', '**/views/**', '**/fs/**', '**/logs/**', '**/auth/**'], message: 'src/api/ sits at the bottom of the dependency graph.' }],
+			}],
+		},
+	},
+);

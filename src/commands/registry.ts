@@ -1,0 +1,40 @@
+import * as vscode from 'vscode';
+import type { CommandId } from '../ids';
+import { describeError as describe, showApiError } from '../util/errors';
+
+/** Where command failures are written; `vscode.LogOutputChannel` satisfies it. */
+export interface CommandLogger {
+	error(message: string | Error, ...args: unknown[]): void;
+}
+
+/** A command handler; tree commands receive the node they were invoked on. */
+export type CommandHandler = (...args: never[]) => unknown;
+
+function isAbort(err: unknown): boolean {
+	const e = err as { name?: unknown; code?: unknown } | undefined;
+	return e?.name === 'AbortError' || e?.code === 'ABORT_ERR' || e?.code === 'UND_ERR_ABORTED' || err instanceof vscode.CancellationError;
+}
+
+/** The text shown to the user for a failed command; includes the request id when the error has one. */
+export function describeError(err: unknown): string {
+	return describe(err);
+}
+
+/**
+ * Registers a contributed command. Cancellations and aborts are ignored; any other error is logged
+ * and shown once as an error message, so handlers can simply throw.
+ */
+export function registerCommand(id: CommandId, handler: CommandHandler, log: CommandLogger): vscode.Disposable {
+	return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+		try {
+			return await (handler as (...a: unknown[]) => unknown)(...args);
+		} catch (err) {
+			if (isAbort(err)) {
+				return undefined;
+			}
+			log.error(`${id} failed:`, err instanceof Error ? err : String(err));
+			void showApiError(err, undefined);
+			return undefined;
+		}
+	});
+}

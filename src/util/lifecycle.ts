@@ -1,0 +1,49 @@
+import type * as vscode from 'vscode';
+
+/**
+ * Base class for objects that own other disposables. Whoever creates a resource registers it here,
+ * so disposing the owner disposes everything it created, newest first.
+ */
+export abstract class Disposable implements vscode.Disposable {
+	private readonly children: vscode.Disposable[] = [];
+	private disposed = false;
+
+	/** Takes ownership of `child` and returns it; disposes it at once when this owner is already disposed. */
+	protected register<T extends vscode.Disposable>(child: T): T {
+		if (this.disposed) {
+			child.dispose();
+		} else {
+			this.children.push(child);
+		}
+		return child;
+	}
+
+	/** Whether `dispose()` has run. */
+	protected get isDisposed(): boolean {
+		return this.disposed;
+	}
+
+	/** Disposes every registered child in reverse order; later calls do nothing. */
+	dispose(): void {
+		if (this.disposed) {
+			return;
+		}
+		this.disposed = true;
+		for (const child of this.children.splice(0).reverse()) {
+			child.dispose();
+		}
+	}
+}
+
+/** Wraps a function as a disposable that runs it once. */
+export function toDisposable(fn: () => void): vscode.Disposable {
+	let done = false;
+	return {
+		dispose: () => {
+			if (!done) {
+				done = true;
+				fn();
+			}
+		},
+	};
+}

@@ -1,0 +1,152 @@
+import { appendFileSync, existsSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire, findSourceMap } from 'node:module';
+import { join } from 'node:path';
+import Mocha from 'mocha';
+import * as vscode from 'vscode';
+import type { TestReport, TestResult } from './report';
+
+/**
+ * Requires every integration suite. They are bundled separately into `suites.js` next to this file
+ * (scripts/lib/bundle-tests.mjs) and loaded only after source maps are enabled, so failures point
+ * at the .ts files.
+ */
+function loadSuites(): void {
+	process.setSourceMapsEnabled(true);
+	const suites = createRequire(__filename)(join(__dirname, 'suites.js')) as { loadSuites(): void };
+	suites.loadSuites();
+}
+
+interface RunnableLike {
+	titlePath(): string[];
+	duration?: number;
+}
+
+/**
+ * Maps `file:line:col` frames of bundled files back to the .ts sources. The extension host replaces
+ * Error.prepareStackTrace, so Node does not apply source maps to stacks by itself.
+ */
+function mapStack(stack: string | undefined): string | undefined {
+	return stack?.replace(/(\/[^\s()]+\.js):(\d+):(\d+)/g, (frame, file: string, line: string, column: string) => {
+		const entry = findSourceMap(file)?.findEntry(Number(line) - 1, Number(column) - 1);
+		if (!entry || !('originalSource' in entry)) {
+			return frame;
+		}
+		const source = entry.originalSource.replace(/^file:\/\//, '');
+		return `${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
+	});
+}
+
+function describeError(err: unknown): { message: string; stack?: string } {
+	if (err instanceof Error) {
+		return { message: err.message, stack: mapStack(err.stack) };
+	}
+	return { message: String(err) };
+}
+
+/** Runs every integration suite with mocha in this extension host and returns the report. */
+export async function runSuites(): Promise<TestReport> {
+	const started = Date.now();
+	const report: TestReport = {
+		host: {
+			vscodeVersion: vscode.version,
+			node: process.version,
+			appName: vscode.env.appName,
+			appHost: vscode.env.appHost,
+			uiKind: vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop',
+		},
+		stats: { suites: 0, tests: 0, passes: 0, pending: 0, failures: 0, durationMs: 0 },
+		tests: [],
+	};
+	const mocha = new Mocha({
+		ui: 'tdd',
+		timeout: Number(process.env.CLOUD_AGENTS_TEST_TIMEOUT ?? 30_000),
+		color: false,
+		grep: process.env.CLOUD_AGENTS_TEST_GREP || undefined,
+		// The report is collected from runner events below; this reporter prints nothing.
+		reporter: class {
+			constructor(_runner: Mocha.Runner) {
+				// Silent: code-server's extension host log is not where people look.
+			}
+		} as unknown as Mocha.ReporterConstructor,
+	});
+	try {
+		mocha.suite.emit('pre-require', globalThis, 'cloud-agents-suites', mocha);
+		loadSuites();
+	} catch (err) {
+		report.fatal = `Loading the integration suites failed: ${describeError(err).stack ?? String(err)}`;
+		return report;
+	}
+	// One line per test start and end, so the driver can show progress and name a test that hangs.
+	const progressPath = process.env.CLOUD_AGENTS_TEST_REPORT ? `${process.env.CLOUD_AGENTS_TEST_REPORT}.progress` : undefined;
+	const progress = (event: string, t: RunnableLike): void => {
+		if (progressPath) {
+			appendFileSync(progressPath, `${JSON.stringify({ event, titlePath: t.titlePath(), durationMs: t.duration })}\n`);
+		}
+	};
+	await new Promise<void>((resolve) => {
+		const runner = mocha.run(() => resolve());
+		const add = (t: RunnableLike, state: TestResult['state'], err?: unknown): void => {
+			report.tests.push({ titlePath: t.titlePath(), state, durationMs: t.duration ?? 0, error: err === undefined ? undefined : describeError(err) });
+			progress(state, t);
+		};
+		runner.on('test', (t: RunnableLike) => progress('start', t));
+		runner.on('suite', () => { report.stats.suites++; });
+		runner.on('pass', (t: RunnableLike) => add(t, 'passed'));
+		runner.on('pending', (t: RunnableLike) => add(t, 'pending'));
+		runner.on('fail', (t: RunnableLike, err: unknown) => add(t, 'failed', err));
+	});
+	report.stats.tests = report.tests.length;
+	report.stats.passes = report.tests.filter((t) => t.state === 'passed').length;
+	report.stats.pending = report.tests.filter((t) => t.state === 'pending').length;
+	report.stats.failures = report.tests.filter((t) => t.state === 'failed').length;
+	report.stats.durationMs = Date.now() - started;
+	return report;
+}
+
+let started = false;
+
+/**
+ * code-server mode: activated on startup; when CLOUD_AGENTS_TEST_REPORT names a file, runs the
+ * suites once and writes the report there (atomically, so the driver never reads half a file).
+ */
+export function activate(): void {
+	const reportPath = process.env.CLOUD_AGENTS_TEST_REPORT;
+	// A reloaded window (a UI test adding a workspace folder) must not run the suites again.
+	if (!reportPath || started || existsSync(reportPath)) {
+		return;
+	}
+	started = true;
+	void runSuites()
+		.catch((err: unknown): TestReport => ({
+			host: { vscodeVersion: vscode.version, node: process.version, appName: vscode.env.appName, appHost: vscode.env.appHost, uiKind: String(vscode.env.uiKind) },
+			stats: { suites: 0, tests: 0, passes: 0, pending: 0, failures: 0, durationMs: 0 },
+			tests: [],
+			fatal: describeError(err).stack ?? String(err),
+		}))
+		.then((report) => {
+			const tmp = `${reportPath}.tmp-${process.pid}`;
+			writeFileSync(tmp, JSON.stringify(report, null, 2));
+			renameSync(tmp, reportPath);
+		});
+}
+
+/** @vscode/test-electron mode (`extensionTestsPath`): runs the suites and rejects on any failure. */
+export async function run(): Promise<void> {
+	const report = await runSuites();
+	const reportPath = process.env.CLOUD_AGENTS_TEST_REPORT;
+	if (reportPath) {
+		writeFileSync(reportPath, JSON.stringify(report, null, 2));
+	}
+	for (const t of report.tests) {
+		console.log(`${t.state === 'passed' ? '✔' : t.state === 'pending' ? '-' : '✗'} ${t.titlePath.join(' › ')}`);
+		if (t.error) {
+			console.log(t.error.stack ?? t.error.message);
+		}
+	}
+	if (report.fatal) {
+		throw new Error(report.fatal);
+	}
+	if (report.stats.failures > 0) {
+		throw new Error(`${report.stats.failures} integration test(s) failed`);
+	}
+}

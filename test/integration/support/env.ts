@@ -1,0 +1,22 @@
+/**
+ * What the driving script (scripts/test-integration.mjs or scripts/test-desktop.mjs) tells the
+ * suites through the extension host's environment.
+ */
+
+function required(name: string): string {
+	const value = process.env[name];
+	if (!value) {
+		throw new Error(`${name} is not set: run the integration tests through npm run test:integration`);
+	}
+	return value;
+}
+
+/** Base URL of the emulator the harness started, e.g. `http://127.0.0.1:40123` (no trailing slash). */
+export function emulatorUrl(): string {
+	return required('CLOUD_AGENTS_EMULATOR_URL').replace(/\/+$/, '');
+}
+
+/** The emulator's full-access dev token. */
+export function devToken(): string {
+	return process.env.CLOUD_AGENTS_DEV_TOKEN ?? 'ca_dev_0123456789abcdef';
+}

@@ -1,0 +1,131 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+
+/** What the driver hands each UI test. */
+export interface UiContext {
+	/** The workbench page, already loaded (the in-host suites have finished). */
+	page: Page;
+	/** The page object for that page. */
+	workbench: Workbench;
+	/** Base URL of the emulator, no trailing slash. */
+	emulatorUrl: string;
+	/** The emulator's dev token. */
+	devToken: string;
+	/** Folder for screenshots (test-results/screenshots/, git-ignored). */
+	screenshotDir: string;
+	/** Adds a line the driver prints under the test's result (what the test saw). */
+	note: (line: string) => void;
+}
+
+/** A UI test file's default export. */
+export interface UiTest {
+	title: string;
+	run(ctx: UiContext): Promise<void>;
+}
+
+/**
+ * Page object for the VS Code workbench served by code-server. Selectors are the ones verified in
+ * docs (vscode-web-testing.md): activity-bar entries by aria-label, tree rows as `.monaco-list-row`.
+ */
+export class Workbench {
+	constructor(readonly page: Page, private readonly screenshotDir: string) {}
+
+	/** Waits until the workbench has rendered its activity bar. */
+	async ready(timeoutMs = 60_000): Promise<void> {
+		await this.page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: timeoutMs });
+	}
+
+	/**
+	 * Closes modal dialogs and the quick input left open by earlier tests (a modal blocks every
+	 * click). The driver calls it before each UI test.
+	 */
+	async dismissDialogs(): Promise<void> {
+		for (let i = 0; i < 5; i++) {
+			const blocking = this.page.locator('.monaco-dialog-modal-block, .quick-input-widget:visible');
+			if ((await blocking.count()) === 0) {
+				return;
+			}
+			await this.page.keyboard.press('Escape');
+			await this.page.waitForTimeout(200);
+		}
+	}
+
+	/** The activity-bar entry of a view container, by its title. */
+	activityBarItem(title: string): Locator {
+		return this.page.locator(`.activitybar [aria-label^="${title}"]`).first();
+	}
+
+	/** Opens a contributed view container from the activity bar; returns its side-bar pane. */
+	async openViewContainer(title: string, containerId: string): Promise<Locator> {
+		const container = this.viewContainer(containerId);
+		if (!(await container.isVisible())) {
+			await this.activityBarItem(title).click();
+		}
+		await container.waitFor({ state: 'visible', timeout: 30_000 });
+		return container;
+	}
+
+	/** The side-bar element of `workbench.view.extension.<containerId>`. */
+	viewContainer(containerId: string): Locator {
+		return this.page.locator(`[id="workbench.view.extension.${containerId}"]`);
+	}
+
+	/** Titles of the view panes shown in a container (e.g. "Agents", "Runs"). */
+	async paneTitles(containerId: string): Promise<string[]> {
+		const titles = await this.viewContainer(containerId).locator('.pane-header h3.title').allInnerTexts();
+		return titles.map((t) => t.trim());
+	}
+
+	/** The pane of one view inside the container, by its title. */
+	pane(containerId: string, title: string): Locator {
+		return this.viewContainer(containerId).locator('.pane', { has: this.page.locator('.pane-header h3.title', { hasText: title }) });
+	}
+
+	/** Inner texts of the tree rows in a container (label and description of each row). */
+	async treeRows(containerId: string): Promise<string[]> {
+		const rows = await this.viewContainer(containerId).locator('.monaco-list-row').allInnerTexts();
+		return rows.map((r) => r.replace(/\s+/g, ' ').trim());
+	}
+
+	/** Inner texts of the tree rows of one view, by its title. */
+	async paneRows(containerId: string, title: string): Promise<string[]> {
+		const rows = await this.pane(containerId, title).locator('.monaco-list-row').allInnerTexts();
+		return rows.map((r) => r.replace(/\s+/g, ' ').trim());
+	}
+
+	/** Texts of the welcome content (text and buttons) of one view, by its title. */
+	async paneWelcome(containerId: string, title: string): Promise<string[]> {
+		const parts = await this.pane(containerId, title).locator('.welcome-view-content p, .welcome-view-content .monaco-button').allInnerTexts();
+		return parts.map((t) => t.trim()).filter((t) => t !== '');
+	}
+
+	/** Texts of the welcome content (text and buttons) shown in a container. */
+	async welcomeTexts(containerId: string): Promise<string[]> {
+		const parts = await this.viewContainer(containerId).locator('.welcome-view-content p, .welcome-view-content .monaco-button').allInnerTexts();
+		return parts.map((t) => t.trim()).filter((t) => t !== '');
+	}
+
+	/** Runs a command from the palette by its "Category: Title" label. */
+	async runCommand(label: string): Promise<void> {
+		await this.page.keyboard.press('F1');
+		const input = this.page.locator('.quick-input-widget input');
+		await input.waitFor({ state: 'visible' });
+		await input.fill(`>${label}`);
+		await this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ state: 'visible' });
+		await this.page.keyboard.press('Enter');
+	}
+
+	/** Texts of the notification toasts currently shown. */
+	async notifications(): Promise<string[]> {
+		return this.page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts();
+	}
+
+	/** Saves a full-page screenshot as `<screenshotDir>/<name>.png`; returns its path. */
+	async screenshot(name: string): Promise<string> {
+		mkdirSync(this.screenshotDir, { recursive: true });
+		const path = join(this.screenshotDir, `${name}.png`);
+		await this.page.screenshot({ path });
+		return path;
+	}
+}

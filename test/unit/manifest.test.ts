@@ -1,0 +1,70 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, VIEW_CONTAINER_ID, VIEW_IDS, EXTENSION_ID, CONFIG } from '../../src/ids';
+
+interface Manifest {
+	name: string;
+	publisher: string;
+	main: string;
+	activationEvents?: string[];
+	contributes: {
+		commands: { command: string; title: string; category?: string }[];
+		views: Record<string, { id: string }[]>;
+		viewsContainers: { activitybar: { id: string }[] };
+		viewsWelcome: { view: string; contents: string; when?: string }[];
+		configuration: { properties: Record<string, unknown> };
+		menus?: Record<string, { command?: string }[]>;
+	};
+}
+
+// Compiled to out/test/unit/, so the repository root is three levels up.
+const root = join(__dirname, '..', '..', '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
+
+suite('package.json manifest', () => {
+	test('contributes exactly the commands listed in COMMAND_IDS, in the same order', () => {
+		assert.deepEqual(manifest.contributes.commands.map((c) => c.command), [...COMMAND_IDS]);
+	});
+
+	test('gives every command the Cloud Agents category', () => {
+		for (const command of manifest.contributes.commands) {
+			assert.equal(command.category, 'Cloud Agents', command.command);
+		}
+	});
+
+	test('menus only reference contributed commands', () => {
+		const known = new Set<string>(COMMAND_IDS);
+		for (const [menu, items] of Object.entries(manifest.contributes.menus ?? {})) {
+			for (const item of items) {
+				if (item.command !== undefined) {
+					assert.ok(known.has(item.command), `${menu} references unknown command ${item.command}`);
+				}
+			}
+		}
+	});
+
+	test('contributes the view container and the views listed in VIEW_IDS', () => {
+		assert.deepEqual(manifest.contributes.viewsContainers.activitybar.map((c) => c.id), [VIEW_CONTAINER_ID]);
+		assert.deepEqual((manifest.contributes.views[VIEW_CONTAINER_ID] ?? []).map((v) => v.id), Object.values(VIEW_IDS));
+	});
+
+	test('every view has a Sign In welcome while signed out', () => {
+		for (const view of Object.values(VIEW_IDS)) {
+			const welcome = manifest.contributes.viewsWelcome.find((w) => w.view === view
+				&& w.when === `!${CONTEXT_KEYS.signedIn} && ${CONTEXT_KEYS.loaded}`);
+			assert.ok(welcome, `no signed-out welcome for ${view}`);
+			assert.match(welcome.contents, /\[Sign In\]\(command:cloudAgents\.signIn\)/);
+		}
+	});
+
+	test('activates only on contributions and the workspace file system, never on startup', () => {
+		assert.deepEqual(manifest.activationEvents, [`onFileSystem:${FS_SCHEME}`]);
+	});
+
+	test('declares the apiUrl setting and the extension id used by tests', () => {
+		assert.ok(`${CONFIG.section}.${CONFIG.apiUrl}` in manifest.contributes.configuration.properties);
+		assert.equal(`${manifest.publisher}.${manifest.name}`, EXTENSION_ID);
+		assert.equal(manifest.main, './dist/extension.js');
+	});
+});
