@@ -1,0 +1,212 @@
+import * as vscode from 'vscode';
+import { LIMITS } from '../api';
+import type { Agent } from '../api';
+import type { CommandLogger } from './registry';
+import { registerCommand } from './registry';
+import type { FeatureDeps } from './support';
+import { argString, delay, isAutomation, rememberAgent, resolveAgent, toAbortSignal, utf8Bytes } from './support';
+
+/** Checks an agent name as the service will (1–255 UTF-8 bytes after trimming); a message or undefined. */
+export function agentNameProblem(name: string): string | undefined {
+	const bytes = utf8Bytes(name.trim());
+	if (bytes < LIMITS.agentNameBytes.min) {
+		return vscode.l10n.t('Enter a name.');
+	}
+	if (bytes > LIMITS.agentNameBytes.max) {
+		return vscode.l10n.t('The name is {0} bytes long; the limit is {1} bytes (UTF-8, after trimming).', bytes, LIMITS.agentNameBytes.max);
+	}
+	return undefined;
+}
+
+/** Checks a prompt against the 65,536-byte limit; a message or undefined. */
+export function promptProblem(text: string, allowEmpty: boolean): string | undefined {
+	const bytes = utf8Bytes(text.trim());
+	if (bytes === 0 && !allowEmpty) {
+		return vscode.l10n.t('Enter a prompt.');
+	}
+	if (bytes > LIMITS.promptBytes) {
+		return vscode.l10n.t('The prompt is {0} bytes long; the limit is {1} bytes (UTF-8, after trimming).', bytes, LIMITS.promptBytes);
+	}
+	return undefined;
+}
+
+const RUNTIME_GONE_POLL_MS = 500;
+const RUNTIME_GONE_TIMEOUT_MS = 120_000;
+
+/**
+ * Registers the agent commands: refresh, load more, create, rename, delete (optionally with its
+ * runtime, waiting until the runtime is gone) and copy id.
+ *
+ * Automation (tests, other extensions) may pass an object instead of a tree node:
+ * create `{name, initialMessage?}`, rename `{agentId, name}`, delete `{agentId, deleteRuntime}`
+ * (the caller has decided, so no confirmation is asked), copy id `{agentId}`.
+ */
+export function registerAgentCommands(deps: FeatureDeps): vscode.Disposable[] {
+	const log: CommandLogger = deps.log;
+	const { views } = deps;
+	return [
+		registerCommand('cloudAgents.agents.refresh', () => views.agents.refresh(), log),
+		registerCommand('cloudAgents.agents.loadMore', () => views.agents.loadMore(), log),
+		registerCommand('cloudAgents.agents.create', (arg?: unknown) => createAgent(deps, arg), log),
+		registerCommand('cloudAgents.agents.rename', (arg?: unknown) => renameAgent(deps, arg), log),
+		registerCommand('cloudAgents.agents.delete', (arg?: unknown) => deleteAgent(deps, arg), log),
+		registerCommand('cloudAgents.agents.copyId', async (arg?: unknown) => {
+			const agent = await resolveAgent(deps, arg, vscode.l10n.t('Copy Agent ID'), true);
+			if (agent) {
+				await vscode.env.clipboard.writeText(agent.id);
+				vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the agent ID {0}', agent.id), 3000);
+			}
+		}, log),
+	];
+}
+
+async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | undefined> {
+	let name = argString(arg, 'name');
+	let initialMessage = argString(arg, 'initialMessage');
+	if (name === undefined) {
+		name = await vscode.window.showInputBox({
+			title: vscode.l10n.t('Create Agent (1/2)'),
+			prompt: vscode.l10n.t('Name of the new agent'),
+			placeHolder: vscode.l10n.t('e.g. Refactor billing module'),
+			validateInput: agentNameProblem,
+			ignoreFocusOut: true,
+		});
+		if (name === undefined) {
+			return undefined;
+		}
+		initialMessage = await vscode.window.showInputBox({
+			title: vscode.l10n.t('Create Agent (2/2)'),
+			prompt: vscode.l10n.t('Optional first message: the agent starts a run with it once it is ready. Leave empty for none.'),
+			validateInput: (v) => promptProblem(v, true),
+			ignoreFocusOut: true,
+		});
+		if (initialMessage === undefined) {
+			return undefined;
+		}
+	}
+	const problem = agentNameProblem(name) ?? (initialMessage ? promptProblem(initialMessage, true) : undefined);
+	if (problem) {
+		void vscode.window.showWarningMessage(vscode.l10n.t('Not sent: {0}', problem));
+		return undefined;
+	}
+	const message = initialMessage?.trim();
+	const agent = await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Creating agent {0}…', name.trim()) },
+		() => deps.session.client.createAgent({ name: name.trim(), ...(message ? { initial_message: message } : {}) }),
+	);
+	await rememberAgent(deps.context, agent.id);
+	await deps.views.agents.refresh();
+	void vscode.window.setStatusBarMessage(vscode.l10n.t('Created agent {0}', agent.name), 4000);
+	return agent;
+}
+
+async function renameAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | undefined> {
+	const agent = await resolveAgent(deps, arg, vscode.l10n.t('Rename Agent'), true);
+	if (!agent) {
+		return undefined;
+	}
+	let name = argString(arg, 'name');
+	if (name === undefined) {
+		name = await vscode.window.showInputBox({
+			title: vscode.l10n.t('Rename Agent'),
+			prompt: vscode.l10n.t('New name of {0}', agent.name),
+			value: agent.name,
+			validateInput: agentNameProblem,
+		});
+		if (name === undefined || name.trim() === agent.name) {
+			return undefined;
+		}
+	}
+	const problem = agentNameProblem(name);
+	if (problem) {
+		void vscode.window.showWarningMessage(vscode.l10n.t('Not sent: {0}', problem));
+		return undefined;
+	}
+	const renamed = await deps.session.client.renameAgent(agent.id, name.trim());
+	await deps.views.agents.refresh();
+	if (deps.views.selectedAgent?.id === agent.id) {
+		deps.views.selectAgent({ ...agent, ...renamed });
+	}
+	return renamed;
+}
+
+async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
+	const agent = await resolveAgent(deps, arg, vscode.l10n.t('Delete Agent'), true);
+	if (!agent) {
+		return false;
+	}
+	let deleteRuntime: boolean;
+	const given = isAutomation(arg) ? arg.deleteRuntime : undefined;
+	if (typeof given === 'boolean') {
+		deleteRuntime = given;
+	} else {
+		const agentOnly = vscode.l10n.t('Delete Agent');
+		const withRuntime = vscode.l10n.t('Delete Agent and Runtime');
+		const choice = await vscode.window.showWarningMessage(
+			vscode.l10n.t('Delete the agent "{0}"?', agent.name),
+			{
+				modal: true,
+				detail: agent.runtime_id
+					? vscode.l10n.t('"Delete Agent" keeps its runtime {0} and the runtime\'s other agents. "Delete Agent and Runtime" also deletes the runtime when no other agent uses it. This cannot be undone.', agent.runtime_id)
+					: vscode.l10n.t('This cannot be undone.'),
+			},
+			agentOnly,
+			...(agent.runtime_id ? [withRuntime] : []),
+		);
+		if (choice === undefined) {
+			return false;
+		}
+		deleteRuntime = choice === withRuntime;
+	}
+	const client = deps.session.client;
+	const result = await client.deleteAgent(agent.id, { deleteRuntime });
+	if (deps.views.selectedAgent?.id === agent.id) {
+		deps.views.selectAgent(undefined);
+	}
+	await deps.views.agents.refresh();
+	const runtimeId = result.runtime_id ?? agent.runtime_id;
+	if (deleteRuntime && result.runtimeDeletionRequested && runtimeId) {
+		await vscode.window.withProgress(
+			{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Deleting the runtime of {0}…', agent.name), cancellable: true },
+			async (progress, token) => {
+				const abort = toAbortSignal(token);
+				try {
+					const deadline = Date.now() + RUNTIME_GONE_TIMEOUT_MS;
+					for (;;) {
+						let found: { status: string } | undefined;
+						for await (const runtime of client.iterateRuntimes({ limit: 100 })) {
+							if (abort.signal.aborted) {
+								throw new vscode.CancellationError();
+							}
+							if (runtime.id === runtimeId) {
+								found = runtime;
+								break;
+							}
+						}
+						if (!found) {
+							return;
+						}
+						progress.report({ message: vscode.l10n.t('runtime is {0}', found.status) });
+						if (Date.now() > deadline) {
+							void vscode.window.showWarningMessage(vscode.l10n.t('The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.', runtimeId));
+							return;
+						}
+						await delay(RUNTIME_GONE_POLL_MS, token);
+					}
+				} finally {
+					abort.dispose();
+				}
+			},
+		);
+		void deps.views.runtimes.refresh();
+		void vscode.window.setStatusBarMessage(vscode.l10n.t('Deleted agent {0} and its runtime', agent.name), 4000);
+	} else {
+		void deps.views.runtimes.refresh();
+		if (deleteRuntime && !result.runtimeDeletionRequested) {
+			void vscode.window.showInformationMessage(vscode.l10n.t('Deleted agent {0}. Its runtime was kept because other agents use it.', agent.name));
+		} else {
+			void vscode.window.setStatusBarMessage(vscode.l10n.t('Deleted agent {0}', agent.name), 4000);
+		}
+	}
+	return true;
+}

@@ -1,0 +1,20 @@
+import type * as vscode from 'vscode';
+import { registerAgentCommands } from './agents';
+import { registerArtifactCommands } from './artifacts';
+import { registerPromptCommands } from './prompt';
+import { registerRunCommands } from './runs';
+import { registerRuntimeCommands } from './runtimes';
+import type { FeatureDeps } from './support';
+
+export type { FeatureDeps } from './support';
+
+/** Registers the commands of the four views and "Send Prompt…"; the caller owns the disposables. */
+export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] {
+	return [
+		...registerAgentCommands(deps),
+		...registerRunCommands(deps),
+		...registerPromptCommands(deps),
+		...registerRuntimeCommands(deps),
+		...registerArtifactCommands(deps),
+	];
+}

@@ -1,0 +1,139 @@
+import * as vscode from 'vscode';
+import { isTerminalRunStatus } from '../api';
+import type { Run } from '../api';
+import type { CommandLogger } from './registry';
+import { registerCommand } from './registry';
+import { promptProblem } from './agents';
+import type { FeatureDeps } from './support';
+import { argString, followRun, rememberAgent, resolveRun, showValidation } from './support';
+
+/** The Markdown document of a run's result: prompt, status and result or error (server text). */
+export function runResultMarkdown(agentName: string | undefined, run: Run): string {
+	const lines = [
+		`# ${vscode.l10n.t('Run {0}', run.id)}`,
+		'',
+		`- ${vscode.l10n.t('Agent')}: ${agentName ?? run.agent_id ?? ''}`,
+		`- ${vscode.l10n.t('Status')}: ${run.status}`,
+		...(run.created_at ? [`- ${vscode.l10n.t('Created')}: ${run.created_at}`] : []),
+		...(run.updated_at ? [`- ${vscode.l10n.t('Updated')}: ${run.updated_at}`] : []),
+		'',
+		`## ${vscode.l10n.t('Prompt')}`,
+		'',
+		run.prompt ?? '',
+		'',
+	];
+	if (run.result) {
+		lines.push(`## ${vscode.l10n.t('Result')}`, '', run.result, '');
+	}
+	if (run.error) {
+		lines.push(`## ${vscode.l10n.t('Error')}`, '', run.error, '');
+	}
+	if (!run.result && !run.error) {
+		lines.push(isTerminalRunStatus(run.status) ? vscode.l10n.t('_The run ended without a result._') : vscode.l10n.t('_The run has no result yet ({0})._', run.status), '');
+	}
+	return lines.join('\n');
+}
+
+/**
+ * Registers the run commands: refresh, load more, cancel, resume, follow up, open result, copy id
+ * ("Send Prompt…" lives in prompt.ts; following is `cloudAgents.runs.follow` of the logs feature).
+ *
+ * Automation may pass `{agentId, runId}` instead of a tree node, plus `prompt` for resume and
+ * follow-up (skipping the input box).
+ */
+export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
+	const log: CommandLogger = deps.log;
+	const { views } = deps;
+	const client = () => deps.session.client;
+	return [
+		registerCommand('cloudAgents.runs.refresh', () => views.runs.refresh(), log),
+		registerCommand('cloudAgents.runs.loadMore', () => views.runs.loadMore(), log),
+		registerCommand('cloudAgents.runs.cancel', async (arg?: unknown) => {
+			const target = await resolveRun(deps, arg, vscode.l10n.t('Cancel Run'), (r) => !isTerminalRunStatus(r.status));
+			if (!target) {
+				return undefined;
+			}
+			const run = await client().cancelRun(target.agentId, target.run.id);
+			await views.runs.refresh();
+			vscode.window.setStatusBarMessage(vscode.l10n.t('Run {0} is {1}', run.id, run.status), 4000);
+			return run;
+		}, log),
+		registerCommand('cloudAgents.runs.resume', async (arg?: unknown) => {
+			const target = await resolveRun(deps, arg, vscode.l10n.t('Resume Run'), (r) => isTerminalRunStatus(r.status));
+			if (!target) {
+				return undefined;
+			}
+			let prompt = argString(arg, 'prompt');
+			if (prompt === undefined && argString(arg, 'runId') === undefined) {
+				prompt = await vscode.window.showInputBox({
+					title: vscode.l10n.t('Resume Run'),
+					prompt: vscode.l10n.t('Optional prompt for the resumed session (empty: "Continue.")'),
+					validateInput: (v) => promptProblem(v, true),
+					ignoreFocusOut: true,
+				});
+				if (prompt === undefined) {
+					return undefined;
+				}
+			}
+			try {
+				const run = await client().resumeRun(target.agentId, target.run.id, prompt?.trim() ? { prompt } : {});
+				await rememberAgent(deps.context, target.agentId);
+				await views.runs.refresh();
+				await followRun(deps, target.agentId, run.id);
+				return run;
+			} catch (err) {
+				await showValidation(err);
+				return undefined;
+			}
+		}, log),
+		registerCommand('cloudAgents.runs.followUp', async (arg?: unknown) => {
+			const target = await resolveRun(deps, arg, vscode.l10n.t('Send Follow-up'));
+			if (!target) {
+				return undefined;
+			}
+			let prompt = argString(arg, 'prompt');
+			if (prompt === undefined) {
+				prompt = await vscode.window.showInputBox({
+					title: vscode.l10n.t('Send Follow-up'),
+					prompt: isTerminalRunStatus(target.run.status)
+						? vscode.l10n.t('Follow-up prompt: starts a new run that continues this one')
+						: vscode.l10n.t('Follow-up prompt: steers the active run'),
+					validateInput: (v) => promptProblem(v, false),
+					ignoreFocusOut: true,
+				});
+				if (prompt === undefined) {
+					return undefined;
+				}
+			}
+			try {
+				const run = await client().followUpRun(target.agentId, target.run.id, { prompt });
+				await rememberAgent(deps.context, target.agentId);
+				await views.runs.refresh();
+				await followRun(deps, target.agentId, run.id);
+				return run;
+			} catch (err) {
+				await showValidation(err);
+				return undefined;
+			}
+		}, log),
+		registerCommand('cloudAgents.runs.openResult', async (arg?: unknown) => {
+			const target = await resolveRun(deps, arg, vscode.l10n.t('Open Run Result'));
+			if (!target) {
+				return undefined;
+			}
+			const run = await client().getRun(target.agentId, target.run.id);
+			const agentName = views.agents.find(target.agentId)?.name;
+			// Server text in an untitled Markdown document: its preview is not trusted (no scripts, no command links).
+			const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: runResultMarkdown(agentName, run) });
+			await vscode.window.showTextDocument(doc, { preview: true });
+			return doc;
+		}, log),
+		registerCommand('cloudAgents.runs.copyId', async (arg?: unknown) => {
+			const target = await resolveRun(deps, arg, vscode.l10n.t('Copy Run ID'));
+			if (target) {
+				await vscode.env.clipboard.writeText(target.run.id);
+				vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the run ID {0}', target.run.id), 3000);
+			}
+		}, log),
+	];
+}

@@ -1,0 +1,153 @@
+import * as vscode from 'vscode';
+import type { Runtime } from '../api';
+import { RuntimeNode } from '../views';
+import { joinParts } from '../views/format';
+import type { CommandLogger } from './registry';
+import { registerCommand } from './registry';
+import type { FeatureDeps } from './support';
+import { argString, isAutomation, isStatus } from './support';
+
+interface RuntimePick extends vscode.QuickPickItem {
+	runtime: Runtime;
+}
+
+/** Finds a runtime by id, page by page (the service has no single-runtime read). */
+export async function findRuntime(deps: FeatureDeps, runtimeId: string): Promise<Runtime | undefined> {
+	for await (const runtime of deps.session.client.iterateRuntimes({ limit: 100 })) {
+		if (runtime.id === runtimeId) {
+			return runtime;
+		}
+	}
+	return undefined;
+}
+
+async function pickRuntime(deps: FeatureDeps, title: string, filter: (r: Runtime) => boolean = () => true): Promise<Runtime | undefined> {
+	const loading = (async () => {
+		const out: RuntimePick[] = [];
+		for await (const runtime of deps.session.client.iterateRuntimes({ limit: 100 })) {
+			if (filter(runtime)) {
+				out.push({ label: runtime.display_name || runtime.id, description: joinParts(runtime.status, runtime.degraded === true && vscode.l10n.t('degraded')), detail: runtime.id, runtime });
+			}
+		}
+		return out;
+	})();
+	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick a runtime'), matchOnDetail: true });
+	return pick?.runtime;
+}
+
+async function resolveRuntime(deps: FeatureDeps, arg: unknown, title: string, filter?: (r: Runtime) => boolean): Promise<Runtime | undefined> {
+	if (arg instanceof RuntimeNode) {
+		return arg.runtime;
+	}
+	const runtimeId = argString(arg, 'runtimeId');
+	if (runtimeId) {
+		const runtime = await findRuntime(deps, runtimeId);
+		if (!runtime) {
+			throw new Error(vscode.l10n.t('The runtime {0} was not found.', runtimeId));
+		}
+		return runtime;
+	}
+	return pickRuntime(deps, title, filter);
+}
+
+const resumable = (r: Runtime): boolean => r.status === 'paused' || r.status === 'suspended';
+
+/**
+ * Registers the runtime commands: refresh, load more, resume (with `expected_revision`, offering a
+ * retry with the fresh revision after a 409), show details (read-only JSON) and VNC credentials.
+ *
+ * Automation may pass `{runtimeId}` instead of a tree node; resume also takes `expectedRevision`
+ * (default: the revision read) and `onConflict: 'retry' | 'cancel'` (skips the question after a 409).
+ */
+export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] {
+	const log: CommandLogger = deps.log;
+	const { views } = deps;
+	return [
+		registerCommand('cloudAgents.runtimes.refresh', () => views.runtimes.refresh(), log),
+		registerCommand('cloudAgents.runtimes.loadMore', () => views.runtimes.loadMore(), log),
+		registerCommand('cloudAgents.runtimes.resume', async (arg?: unknown) => {
+			let runtime = await resolveRuntime(deps, arg, vscode.l10n.t('Resume Runtime'), resumable);
+			if (!runtime) {
+				return undefined;
+			}
+			const automation = isAutomation(arg) ? arg : undefined;
+			let expected = typeof automation?.expectedRevision === 'number' ? automation.expectedRevision : runtime.revision;
+			const onConflict = automation?.onConflict === 'retry' || automation?.onConflict === 'cancel' ? automation.onConflict : undefined;
+			for (;;) {
+				try {
+					const resumed = await deps.session.client.resumeRuntime(runtime.id, { expectedRevision: expected });
+					await views.runtimes.refresh();
+					vscode.window.setStatusBarMessage(vscode.l10n.t('Resuming runtime {0}', resumed.display_name || runtime.id), 4000);
+					return resumed;
+				} catch (err) {
+					if (!isStatus(err, 409)) {
+						throw err;
+					}
+					// Someone changed the runtime (or it is no longer paused): re-read and offer again.
+					const fresh = await findRuntime(deps, runtime.id);
+					await views.runtimes.refresh();
+					if (!fresh) {
+						void vscode.window.showWarningMessage(vscode.l10n.t('The runtime {0} no longer exists.', runtime.display_name));
+						return undefined;
+					}
+					if (!resumable(fresh)) {
+						void vscode.window.showInformationMessage(vscode.l10n.t('The runtime {0} is {1} now; there is nothing to resume.', fresh.display_name, fresh.status));
+						return undefined;
+					}
+					let retry = onConflict === 'retry';
+					if (onConflict === undefined) {
+						const again = vscode.l10n.t('Resume Revision {0}', fresh.revision ?? '?');
+						const choice = await vscode.window.showWarningMessage(
+							vscode.l10n.t('The runtime {0} changed since it was shown (revision {1}, now {2}). Resume it as it is now?', fresh.display_name, expected ?? '?', fresh.revision ?? '?'),
+							again,
+						);
+						retry = choice === again;
+					}
+					if (!retry || fresh.revision === expected) {
+						return undefined;
+					}
+					runtime = fresh;
+					expected = fresh.revision;
+				}
+			}
+		}, log),
+		registerCommand('cloudAgents.runtimes.showDetails', async (arg?: unknown) => {
+			const runtime = await resolveRuntime(deps, arg, vscode.l10n.t('Show Runtime Details'));
+			if (!runtime) {
+				return undefined;
+			}
+			const fresh = (await findRuntime(deps, runtime.id)) ?? runtime;
+			const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(fresh, null, 2)}\n` });
+			await vscode.window.showTextDocument(doc, { preview: true });
+			return doc;
+		}, log),
+		registerCommand('cloudAgents.runtimes.listVncCredentials', async (arg?: unknown) => {
+			const runtime = await resolveRuntime(deps, arg, vscode.l10n.t('List VNC Credentials'), (r) => r.vnc_enabled === true);
+			if (!runtime) {
+				return undefined;
+			}
+			const credentials = await deps.session.client.listVncCredentials(runtime.id);
+			if (isAutomation(arg) && arg.quiet === true) {
+				return credentials;
+			}
+			if (credentials.length === 0) {
+				void vscode.window.showInformationMessage(vscode.l10n.t('The runtime {0} has no VNC credentials.', runtime.display_name));
+				return credentials;
+			}
+			const pick = await vscode.window.showQuickPick(
+				credentials.map((c) => ({
+					label: c.display_name || c.id,
+					description: joinParts(c.revoked_at ? vscode.l10n.t('revoked') : vscode.l10n.t('active'), c.last_used_at ? vscode.l10n.t('last used {0}', c.last_used_at) : undefined),
+					detail: c.locator,
+					credential: c,
+				})),
+				{ title: vscode.l10n.t('VNC credentials of {0}', runtime.display_name), placeHolder: vscode.l10n.t('Pick one to copy its locator') },
+			);
+			if (pick?.credential.locator) {
+				await vscode.env.clipboard.writeText(pick.credential.locator);
+				vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the VNC locator of {0}', pick.label), 3000);
+			}
+			return credentials;
+		}, log),
+	];
+}

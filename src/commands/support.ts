@@ -1,0 +1,186 @@
+import * as vscode from 'vscode';
+import { ApiError, ValidationError } from '../api';
+import type { Agent, CloudAgentsClient, Run } from '../api';
+import type { CloudAgentViews } from '../views';
+import { AgentNode, RunNode } from '../views';
+import { formatBytes, joinParts, oneLine, relativeTime } from '../views/format';
+
+/** What the feature commands (agents, runs, artifacts, runtimes, prompt) need. */
+export interface FeatureDeps {
+	/** The shared session; `client` reads the token per request. */
+	session: { readonly client: CloudAgentsClient; readonly signedIn: boolean };
+	views: CloudAgentViews;
+	log: vscode.LogOutputChannel;
+	context: vscode.ExtensionContext;
+}
+
+const RECENT_AGENTS_KEY = 'cloudAgents.recentAgents';
+const RECENT_MAX = 10;
+
+/** Agent ids used recently, most recent first (globalState). */
+export function recentAgentIds(context: vscode.ExtensionContext): string[] {
+	const ids = context.globalState.get<unknown>(RECENT_AGENTS_KEY);
+	return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** Moves an agent id to the front of the recently used list. */
+export async function rememberAgent(context: vscode.ExtensionContext, agentId: string): Promise<void> {
+	const ids = [agentId, ...recentAgentIds(context).filter((id) => id !== agentId)].slice(0, RECENT_MAX);
+	await context.globalState.update(RECENT_AGENTS_KEY, ids);
+}
+
+/** The string field `name` of an automation argument, when it is one. */
+export function argString(arg: unknown, name: string): string | undefined {
+	const v = arg !== null && typeof arg === 'object' ? (arg as Record<string, unknown>)[name] : undefined;
+	return typeof v === 'string' ? v : undefined;
+}
+
+/** True when the argument is a plain automation object (not a tree node, not undefined). */
+export function isAutomation(arg: unknown): arg is Record<string, unknown> {
+	return arg !== null && typeof arg === 'object' && !(arg instanceof vscode.TreeItem) && !(arg instanceof vscode.Uri);
+}
+
+interface AgentPick extends vscode.QuickPickItem {
+	agent: Agent;
+}
+
+/** Asks for an agent (recently used first). Undefined when dismissed. */
+export async function pickAgent(deps: FeatureDeps, title: string): Promise<Agent | undefined> {
+	const loading = deps.session.client.listAgents({ limit: 100 }).then((page) => {
+		const recent = recentAgentIds(deps.context);
+		const rank = (a: Agent): number => {
+			const i = recent.indexOf(a.id);
+			return i < 0 ? recent.length : i;
+		};
+		const agents = [...page.items].sort((a, b) => rank(a) - rank(b));
+		return agents.map((agent): AgentPick => ({
+			label: agent.name || agent.id,
+			description: joinParts(agent.status, recent.includes(agent.id) && vscode.l10n.t('recently used')),
+			detail: agent.id,
+			agent,
+		}));
+	});
+	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick an agent'), matchOnDetail: true });
+	return pick?.agent;
+}
+
+/**
+ * The agent a command acts on: the tree node it was invoked on, `{agentId}` from automation, the
+ * agent selected in the Agents view when `useSelection`, or one the user picks.
+ */
+export async function resolveAgent(deps: FeatureDeps, arg: unknown, title: string, useSelection = false): Promise<Agent | undefined> {
+	if (arg instanceof AgentNode) {
+		return arg.agent;
+	}
+	const agentId = argString(arg, 'agentId');
+	if (agentId) {
+		return deps.views.agents.find(agentId) ?? (await deps.session.client.getAgent(agentId));
+	}
+	if (useSelection && deps.views.selectedAgent) {
+		return deps.views.selectedAgent;
+	}
+	return pickAgent(deps, title);
+}
+
+interface RunPick extends vscode.QuickPickItem {
+	run: Run;
+}
+
+/** Asks for a run of an agent (newest first); `filter` narrows the choice. */
+export async function pickRun(deps: FeatureDeps, agent: Agent, title: string, filter: (run: Run) => boolean = () => true): Promise<Run | undefined> {
+	const loading = deps.session.client.listRuns(agent.id, { limit: 100 }).then((runs) => runs.filter(filter).map((run): RunPick => ({
+		label: oneLine(run.prompt, 80) || run.id,
+		description: joinParts(run.status, relativeTime(run.created_at)),
+		detail: run.id,
+		run,
+	})));
+	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick a run of {0}', agent.name), matchOnDetail: true });
+	return pick?.run;
+}
+
+/** The run a command acts on: the tree node, `{agentId, runId}` from automation, or a pick. */
+export async function resolveRun(deps: FeatureDeps, arg: unknown, title: string, filter?: (run: Run) => boolean): Promise<{ agentId: string; run: Run } | undefined> {
+	if (arg instanceof RunNode) {
+		return { agentId: arg.agentId, run: arg.run };
+	}
+	const agentId = argString(arg, 'agentId');
+	const runId = argString(arg, 'runId');
+	if (agentId && runId) {
+		return { agentId, run: await deps.session.client.getRun(agentId, runId) };
+	}
+	const agent = await resolveAgent(deps, arg, title, true);
+	if (!agent) {
+		return undefined;
+	}
+	const run = await pickRun(deps, agent, title, filter);
+	return run ? { agentId: agent.id, run } : undefined;
+}
+
+/** Follows a run's events in the output (the auth engineer's `cloudAgents.runs.follow`), when available. */
+export async function followRun(deps: FeatureDeps, agentId: string, runId: string): Promise<void> {
+	const commands = await vscode.commands.getCommands(true);
+	if (!commands.includes('cloudAgents.runs.follow')) {
+		deps.log.info(`run ${runId}: following is not available in this build`);
+		return;
+	}
+	try {
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId });
+	} catch (err) {
+		deps.log.warn(`following run ${runId} failed: ${err instanceof Error ? err.message : String(err)}`);
+	}
+}
+
+/** A user-facing sentence for a limit broken before sending (ValidationError). */
+export function validationMessage(err: ValidationError): string {
+	return vscode.l10n.t('Not sent: {0} must be {1}.', err.field, err.limit);
+}
+
+/** Shows a ValidationError as a warning (nothing was sent); other errors are rethrown. */
+export async function showValidation(err: unknown): Promise<void> {
+	if (err instanceof ValidationError) {
+		await vscode.window.showWarningMessage(validationMessage(err));
+		return;
+	}
+	throw err;
+}
+
+/** True for an ApiError with this HTTP status. */
+export function isStatus(err: unknown, status: number): err is ApiError {
+	return err instanceof ApiError && err.status === status;
+}
+
+/** Waits `ms`, or rejects with CancellationError when the token fires. */
+export function delay(ms: number, token?: vscode.CancellationToken): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (token?.isCancellationRequested) {
+			reject(new vscode.CancellationError());
+			return;
+		}
+		const timer = setTimeout(() => {
+			sub?.dispose();
+			resolve();
+		}, ms);
+		const sub = token?.onCancellationRequested(() => {
+			clearTimeout(timer);
+			sub?.dispose();
+			reject(new vscode.CancellationError());
+		});
+	});
+}
+
+/** An AbortSignal that aborts when the VS Code token is cancelled. */
+export function toAbortSignal(token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } {
+	const controller = new AbortController();
+	const sub = token.onCancellationRequested(() => controller.abort());
+	if (token.isCancellationRequested) {
+		controller.abort();
+	}
+	return { signal: controller.signal, dispose: (): void => { sub.dispose(); } };
+}
+
+/** UTF-8 byte length of a string. */
+export function utf8Bytes(text: string): number {
+	return Buffer.byteLength(text, 'utf8');
+}
+
+export { formatBytes };

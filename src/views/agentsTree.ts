@@ -1,0 +1,93 @@
+import * as vscode from 'vscode';
+import type { Agent, CloudAgentsClient } from '../api';
+import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from './format';
+import { ListTreeProvider, pageSize } from './listTree';
+import type { ListHost, Loaded } from './listTree';
+
+/** Agent statuses that change on their own, so the list refreshes itself while one is shown. */
+const MOVING_AGENT_STATUSES = new Set(['provisioning', 'running', 'deleting']);
+
+/** A row of the Agents view; `contextValue` is `agent:<status>` (menus match `^agent:`). */
+export class AgentNode extends vscode.TreeItem {
+	constructor(readonly agent: Agent) {
+		super(agent.name || agent.id, vscode.TreeItemCollapsibleState.None);
+		const status = agent.status ?? 'unknown';
+		this.id = `agent/${agent.id}`;
+		this.contextValue = `agent:${status}`;
+		this.iconPath = agentStatusIcon(agent.status);
+		this.description = joinParts(status, relativeTime(agent.updated_at_unix_seconds ?? agent.created_at_unix_seconds));
+		this.tooltip = plainTooltip(agent.name, [
+			[vscode.l10n.t('Status'), status],
+			[vscode.l10n.t('ID'), agent.id],
+			[vscode.l10n.t('Runtime'), agent.runtime_id],
+			[vscode.l10n.t('Harness'), agent.harness_id],
+			[vscode.l10n.t('Created'), agent.created_at_unix_seconds !== undefined ? new Date(agent.created_at_unix_seconds * 1000).toLocaleString() : undefined],
+			[vscode.l10n.t('Updated'), agent.updated_at_unix_seconds !== undefined ? new Date(agent.updated_at_unix_seconds * 1000).toLocaleString() : undefined],
+			[vscode.l10n.t('Latest reply'), agent.latest_reply?.text ? oneLine(agent.latest_reply.text, 200) : undefined],
+		]);
+	}
+}
+
+/**
+ * The Agents view: every agent, newest first, a page (`cloudAgents.pageSize`) at a time through the
+ * service's cursors. Selecting an agent drives the Runs and Artifacts views.
+ */
+export class AgentsTreeProvider extends ListTreeProvider<Agent> {
+	private cursor: string | undefined;
+
+	constructor(host: ListHost, private readonly client: () => CloudAgentsClient) {
+		super('agents', host, { refresh: 'cloudAgents.agents.refresh', loadMore: 'cloudAgents.agents.loadMore' });
+	}
+
+	/** The agent with this id among the loaded rows. */
+	find(agentId: string): Agent | undefined {
+		return this.items.find((a) => a.id === agentId);
+	}
+
+	/** The row of an agent (for reveal and selection). */
+	nodeOf(agent: Agent): AgentNode {
+		return new AgentNode(agent);
+	}
+
+	protected override async fetch(pages: number, signal: AbortSignal): Promise<Loaded<Agent>> {
+		const items: Agent[] = [];
+		let cursor: string | undefined;
+		for (let i = 0; i < pages; i++) {
+			const page = await this.client().listAgents({ cursor, limit: pageSize(), signal });
+			items.push(...page.items);
+			cursor = page.nextCursor;
+			if (!cursor) {
+				break;
+			}
+		}
+		this.cursor = cursor;
+		return { items, more: cursor !== undefined };
+	}
+
+	protected override async fetchMore(signal: AbortSignal): Promise<Loaded<Agent>> {
+		const page = await this.client().listAgents({ cursor: this.cursor, limit: pageSize(), signal });
+		this.cursor = page.nextCursor;
+		return { items: page.items, more: page.nextCursor !== undefined };
+	}
+
+	protected override keyOf(agent: Agent): string {
+		return agent.id;
+	}
+
+	protected override toNode(agent: Agent): vscode.TreeItem {
+		return new AgentNode(agent);
+	}
+
+	protected override isChanging(): boolean {
+		return this.items.some((a) => a.status !== undefined && MOVING_AGENT_STATUSES.has(a.status));
+	}
+
+	protected override signature(items: readonly Agent[]): string {
+		return JSON.stringify(items.map((a) => [a.id, a.name, a.status, a.updated_at_unix_seconds]));
+	}
+
+	override reset(): void {
+		this.cursor = undefined;
+		super.reset();
+	}
+}

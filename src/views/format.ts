@@ -1,0 +1,169 @@
+import * as vscode from 'vscode';
+
+/**
+ * Presentation helpers shared by the four trees: status icons with colour, relative times and
+ * plain-text tooltips. Server text only ever goes through `appendText`, never trusted Markdown.
+ */
+
+/** A status icon in the colour that says whether the thing is fine, busy, paused or broken. */
+export function statusIcon(kind: 'ok' | 'active' | 'waiting' | 'paused' | 'failed' | 'stopped' | 'warning' | 'unknown'): vscode.ThemeIcon {
+	switch (kind) {
+		case 'ok':
+			return new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('charts.green'));
+		case 'active':
+			return new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('charts.blue'));
+		case 'waiting':
+			return new vscode.ThemeIcon('clock', new vscode.ThemeColor('charts.yellow'));
+		case 'paused':
+			return new vscode.ThemeIcon('debug-pause', new vscode.ThemeColor('charts.yellow'));
+		case 'failed':
+			return new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
+		case 'stopped':
+			return new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('disabledForeground'));
+		case 'warning':
+			return new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+		case 'unknown':
+			return new vscode.ThemeIcon('question');
+	}
+}
+
+/** Icon of an agent status (provisioning, idle, running, error, deleting, or unknown). */
+export function agentStatusIcon(status: string | undefined): vscode.ThemeIcon {
+	switch (status) {
+		case 'idle':
+			return statusIcon('ok');
+		case 'running':
+		case 'provisioning':
+		case 'deleting':
+			return statusIcon('active');
+		case 'error':
+			return statusIcon('failed');
+		default:
+			return statusIcon('unknown');
+	}
+}
+
+/** Icon of a run status (queued, running, succeeded, failed, cancelled, or unknown). */
+export function runStatusIcon(status: string | undefined): vscode.ThemeIcon {
+	switch (status) {
+		case 'succeeded':
+			return statusIcon('ok');
+		case 'running':
+			return statusIcon('active');
+		case 'queued':
+			return statusIcon('waiting');
+		case 'failed':
+			return statusIcon('failed');
+		case 'cancelled':
+			return statusIcon('stopped');
+		default:
+			return statusIcon('unknown');
+	}
+}
+
+/** Icon of a runtime status; `degraded` wins over a healthy status. */
+export function runtimeStatusIcon(status: string | undefined, degraded: boolean, inTransition: boolean): vscode.ThemeIcon {
+	if (degraded) {
+		return statusIcon('warning');
+	}
+	if (inTransition) {
+		return statusIcon('active');
+	}
+	switch (status) {
+		case 'running':
+			return statusIcon('ok');
+		case 'paused':
+		case 'suspended':
+			return statusIcon('paused');
+		case 'creating':
+		case 'deleting':
+			return statusIcon('active');
+		case 'error':
+		case 'crashed':
+		case 'unavailable':
+			return statusIcon('failed');
+		case 'shutdown':
+			return statusIcon('stopped');
+		default:
+			return statusIcon('unknown');
+	}
+}
+
+/** Milliseconds since the epoch from an ISO string or unix seconds; undefined when absent or bad. */
+export function toMillis(value: string | number | null | undefined): number | undefined {
+	if (typeof value === 'number') {
+		return Number.isFinite(value) ? value * 1000 : undefined;
+	}
+	if (typeof value === 'string') {
+		const t = Date.parse(value);
+		return Number.isNaN(t) ? undefined : t;
+	}
+	return undefined;
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 d ago", or a date for older times. */
+export function relativeTime(value: string | number | null | undefined, now = Date.now()): string | undefined {
+	const t = toMillis(value);
+	if (t === undefined) {
+		return undefined;
+	}
+	const s = Math.max(0, Math.round((now - t) / 1000));
+	if (s < 45) {
+		return vscode.l10n.t('just now');
+	}
+	const m = Math.round(s / 60);
+	if (m < 60) {
+		return vscode.l10n.t('{0} min ago', m);
+	}
+	const h = Math.round(m / 60);
+	if (h < 24) {
+		return vscode.l10n.t('{0} h ago', h);
+	}
+	const d = Math.round(h / 24);
+	if (d < 30) {
+		return vscode.l10n.t('{0} d ago', d);
+	}
+	return new Date(t).toISOString().slice(0, 10);
+}
+
+/** Joins the present parts of a description with " · ". */
+export function joinParts(...parts: Array<string | undefined | false>): string {
+	return parts.filter((p): p is string => typeof p === 'string' && p !== '').join(' · ');
+}
+
+/** A byte count for people: "512 B", "1.5 KiB", "2.0 MiB". */
+export function formatBytes(n: number | undefined): string | undefined {
+	if (n === undefined || !Number.isFinite(n)) {
+		return undefined;
+	}
+	if (n < 1024) {
+		return `${n} B`;
+	}
+	if (n < 1024 * 1024) {
+		return `${(n / 1024).toFixed(1)} KiB`;
+	}
+	return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** Shortens server text to one line of at most `max` characters. */
+export function oneLine(text: string | null | undefined, max = 80): string {
+	const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+	return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/**
+ * A tooltip of "label: value" lines. Values are server text, so the Markdown is built with
+ * `appendText` only (escaped, not trusted, no command links).
+ */
+export function plainTooltip(title: string, lines: Array<[string, string | number | boolean | null | undefined]>): vscode.MarkdownString {
+	const md = new vscode.MarkdownString();
+	md.appendText(title);
+	for (const [label, value] of lines) {
+		if (value === undefined || value === null || value === '') {
+			continue;
+		}
+		md.appendMarkdown('  \n');
+		md.appendText(`${label}: ${String(value)}`);
+	}
+	return md;
+}

@@ -1,0 +1,109 @@
+import * as vscode from 'vscode';
+import { LIMITS, isTerminalRunStatus } from '../api';
+import type { Agent, CloudAgentsClient, Run } from '../api';
+import { joinParts, oneLine, plainTooltip, relativeTime, runStatusIcon } from './format';
+import { ListTreeProvider, MessageNode, pageSize } from './listTree';
+import type { ListHost, Loaded } from './listTree';
+
+/**
+ * A row of the Runs view. `contextValue` is `run:<status>` plus `:active` for queued or running
+ * runs and `:hasResult` when a result or error text exists.
+ */
+export class RunNode extends vscode.TreeItem {
+	constructor(readonly agentId: string, readonly run: Run) {
+		super(oneLine(run.prompt, 60) || run.id, vscode.TreeItemCollapsibleState.None);
+		const terminal = isTerminalRunStatus(run.status);
+		this.id = `run/${agentId}/${run.id}`;
+		this.contextValue = joinFlags(`run:${run.status}`, !terminal && 'active', (run.result || run.error) ? 'hasResult' : false);
+		this.iconPath = runStatusIcon(run.status);
+		this.description = joinParts(run.status, relativeTime(run.created_at));
+		this.tooltip = plainTooltip(vscode.l10n.t('Run {0}', run.id), [
+			[vscode.l10n.t('Status'), run.status],
+			[vscode.l10n.t('Created'), run.created_at ? new Date(run.created_at).toLocaleString() : undefined],
+			[vscode.l10n.t('Updated'), run.updated_at ? new Date(run.updated_at).toLocaleString() : undefined],
+			[vscode.l10n.t('Session'), run.dsh_session_id],
+			[vscode.l10n.t('Follows run'), run.parent_run_id],
+			[vscode.l10n.t('Prompt'), oneLine(run.prompt, 300)],
+			[vscode.l10n.t('Result'), run.result ? oneLine(run.result, 300) : undefined],
+			[vscode.l10n.t('Error'), run.error ? oneLine(run.error, 300) : undefined],
+		]);
+	}
+}
+
+function joinFlags(...parts: Array<string | false>): string {
+	return parts.filter((p): p is string => typeof p === 'string').join(':');
+}
+
+/**
+ * The Runs view: runs of the agent selected in the Agents view, newest first. The runs endpoint
+ * has only `limit` (1–500) and no cursor, so "Load more…" re-fetches with a larger limit
+ * (limit += `cloudAgents.pageSize`); the list refreshes itself while a run is queued or running.
+ */
+export class RunsTreeProvider extends ListTreeProvider<Run> {
+	private _agent: Agent | undefined;
+	private readonly _onDidSettle = this.register(new vscode.EventEmitter<void>());
+	/** Fires when a run that was active is seen terminal (artifacts may have appeared). */
+	readonly onDidSettle = this._onDidSettle.event;
+	private active = new Set<string>();
+
+	constructor(host: ListHost, private readonly client: () => CloudAgentsClient) {
+		super('runs', host, { refresh: 'cloudAgents.runs.refresh', loadMore: 'cloudAgents.runs.loadMore' });
+		this.register(this.onDidLoad(() => {
+			const nowActive = new Set(this.items.filter((r) => !isTerminalRunStatus(r.status)).map((r) => r.id));
+			const settled = [...this.active].some((id) => !nowActive.has(id));
+			this.active = nowActive;
+			if (settled) {
+				this._onDidSettle.fire();
+			}
+		}));
+	}
+
+	/** The agent whose runs are shown. */
+	get agent(): Agent | undefined {
+		return this._agent;
+	}
+
+	/** Shows the runs of another agent (or none). */
+	setAgent(agent: Agent | undefined): void {
+		if (agent?.id === this._agent?.id) {
+			this._agent = agent;
+			return;
+		}
+		this._agent = agent;
+		this.active.clear();
+		this.reset();
+	}
+
+	protected override precondition(): vscode.TreeItem[] | undefined {
+		if (!this._agent) {
+			return [new MessageNode('runs/selectAgent', vscode.l10n.t('Select an agent in the Agents view to see its runs.'), { icon: new vscode.ThemeIcon('info') })];
+		}
+		return undefined;
+	}
+
+	protected override async fetch(pages: number, signal: AbortSignal): Promise<Loaded<Run>> {
+		const agent = this._agent;
+		if (!agent) {
+			return { items: [], more: false };
+		}
+		const limit = Math.min(pages * pageSize(), LIMITS.runListLimit.max);
+		const runs = await this.client().listRuns(agent.id, { limit, signal });
+		return { items: runs, more: runs.length >= limit && limit < LIMITS.runListLimit.max };
+	}
+
+	protected override keyOf(run: Run): string {
+		return run.id;
+	}
+
+	protected override toNode(run: Run): vscode.TreeItem {
+		return new RunNode(this._agent?.id ?? run.agent_id ?? '', run);
+	}
+
+	protected override isChanging(): boolean {
+		return this.items.some((r) => !isTerminalRunStatus(r.status));
+	}
+
+	protected override signature(items: readonly Run[]): string {
+		return JSON.stringify(items.map((r) => [r.id, r.status, r.updated_at]));
+	}
+}

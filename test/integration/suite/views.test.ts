@@ -1,0 +1,213 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { CloudAgentsTestApi } from '../../../src/extension';
+import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { devToken } from '../support/env';
+
+/** A row as `_cloudAgents.views.rows` returns it. */
+interface Row {
+	id: string | undefined;
+	label: string;
+	description: string | undefined;
+	contextValue: string | undefined;
+	tooltip: string | undefined;
+	icon: string | undefined;
+	command: string | undefined;
+}
+
+type ViewKey = 'agents' | 'runs' | 'runtimes' | 'artifacts';
+
+interface AgentBody { id: string; name: string; status: string }
+interface RuntimeBody { id: string; display_name: string; status: string; degraded?: boolean }
+interface RunBody { id: string; status: string; prompt?: string }
+interface ArtifactBody { id: string; name: string }
+
+const rows = async (key: ViewKey): Promise<Row[]> => (await vscode.commands.executeCommand<Row[]>('_cloudAgents.views.rows', key)) ?? [];
+const records = (list: Row[]): Row[] => list.filter((r) => r.contextValue !== 'loadMore');
+const hasLoadMore = (list: Row[]): boolean => list.some((r) => r.contextValue === 'loadMore');
+
+async function allAgents(): Promise<AgentBody[]> {
+	const res = await emu<{ agents: AgentBody[] }>('GET', '/v2/agents?limit=100', undefined, devToken());
+	assert.equal(res.status, 200);
+	return res.body.agents;
+}
+
+async function allRuntimes(): Promise<RuntimeBody[]> {
+	const res = await emu<{ data: RuntimeBody[] }>('GET', '/v2/runtimes?limit=100', undefined, devToken());
+	assert.equal(res.status, 200);
+	return res.body.data;
+}
+
+/** Clicks "Load more…" until the list ends; returns the final rows and how many clicks it took. */
+async function loadAll(key: ViewKey, command: string): Promise<{ list: Row[]; clicks: number }> {
+	let list = await rows(key);
+	let clicks = 0;
+	while (hasLoadMore(list)) {
+		assert.ok(clicks < 60, 'Load more… never ended');
+		await vscode.commands.executeCommand(command);
+		const next = await rows(key);
+		assert.ok(records(next).length > records(list).length || !hasLoadMore(next), 'Load more… added no rows');
+		list = next;
+		clicks++;
+	}
+	return { list, clicks };
+}
+
+suite('Views', () => {
+	let api: CloudAgentsTestApi;
+
+	suiteSetup(async function () {
+		this.timeout(30_000);
+		api = await testApi();
+		await restoreDevToken();
+		await vscode.workspace.getConfiguration('cloudAgents').update('pageSize', 2, vscode.ConfigurationTarget.Global);
+		await waitFor('the page size setting', async () => (vscode.workspace.getConfiguration('cloudAgents').get('pageSize') === 2 ? true : undefined));
+	});
+
+	suiteTeardown(async () => {
+		await emu('DELETE', '/_emulator/faults');
+		await vscode.workspace.getConfiguration('cloudAgents').update('pageSize', undefined, vscode.ConfigurationTarget.Global);
+		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
+	});
+
+	teardown(async () => {
+		await emu('DELETE', '/_emulator/faults');
+	});
+
+	test('the Agents view lists the emulator\'s agents in order, two per page, through "Load more…"', async function () {
+		this.timeout(30_000);
+		await vscode.commands.executeCommand('cloudAgents.agents.refresh');
+		const expected = await allAgents();
+		assert.ok(expected.length > 4, `the demo seed should have more than 4 agents, has ${expected.length}`);
+
+		const first = await rows('agents');
+		assert.deepEqual(records(first).map((r) => r.id), expected.slice(0, 2).map((a) => `agent/${a.id}`));
+		assert.deepEqual(records(first).map((r) => r.label), expected.slice(0, 2).map((a) => a.name));
+		const more = first[first.length - 1]!;
+		assert.equal(more.contextValue, 'loadMore');
+		assert.equal(more.label, 'Load more…');
+		assert.equal(more.command, 'cloudAgents.agents.loadMore');
+
+		await vscode.commands.executeCommand('cloudAgents.agents.loadMore');
+		const second = await rows('agents');
+		assert.deepEqual(records(second).map((r) => r.id), expected.slice(0, 4).map((a) => `agent/${a.id}`));
+
+		const { list } = await loadAll('agents', 'cloudAgents.agents.loadMore');
+		assert.deepEqual(records(list).map((r) => r.id), expected.map((a) => `agent/${a.id}`));
+		assert.equal(hasLoadMore(list), false, 'no "Load more…" row after the last page');
+		for (const [i, agent] of expected.entries()) {
+			const row = records(list)[i]!;
+			assert.equal(row.contextValue, `agent:${agent.status}`);
+			assert.ok(row.description?.startsWith(agent.status), `description "${row.description}" starts with the status`);
+			assert.ok(row.tooltip?.includes(agent.id), 'the tooltip carries the agent id');
+		}
+		const running = expected.find((a) => a.status === 'running');
+		if (running) {
+			assert.equal(records(list).find((r) => r.id === `agent/${running.id}`)?.icon, 'sync~spin');
+		}
+	});
+
+	test('the Runtimes view lists every runtime in order through "Load more…" and shows the degraded state', async function () {
+		this.timeout(30_000);
+		await vscode.commands.executeCommand('cloudAgents.runtimes.refresh');
+		const expected = await allRuntimes();
+		const first = await rows('runtimes');
+		assert.deepEqual(records(first).map((r) => r.id), expected.slice(0, 2).map((r) => `runtime/${r.id}`));
+		assert.equal(first[first.length - 1]!.command, 'cloudAgents.runtimes.loadMore');
+
+		const before = (await counters()).requests.by_route['GET /v2/runtimes'] ?? 0;
+		const { list, clicks } = await loadAll('runtimes', 'cloudAgents.runtimes.loadMore');
+		const after = (await counters()).requests.by_route['GET /v2/runtimes'] ?? 0;
+		assert.deepEqual(records(list).map((r) => r.id), expected.map((r) => `runtime/${r.id}`));
+		// Each "Load more…" asks for exactly one page, through the cursor.
+		assert.equal(after - before, clicks);
+
+		const degraded = expected.find((r) => r.degraded === true);
+		assert.ok(degraded, 'the demo seed has a degraded runtime');
+		const row = records(list).find((r) => r.id === `runtime/${degraded.id}`)!;
+		assert.equal(row.icon, 'warning');
+		assert.ok(row.description?.includes('degraded'), `description "${row.description}"`);
+		assert.ok(row.contextValue?.includes(':degraded'), `contextValue "${row.contextValue}"`);
+		assert.ok(row.tooltip?.includes('Degraded'), 'the tooltip explains the degraded state');
+	});
+
+	test('Runs and Artifacts follow the agent selected in the Agents view; runs page by a growing limit', async function () {
+		this.timeout(30_000);
+		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
+		const none = await rows('runs');
+		assert.equal(none.length, 1);
+		assert.match(none[0]!.label, /Select an agent/);
+		assert.match((await rows('artifacts'))[0]!.label, /Select an agent/);
+
+		const agent = (await allAgents()).find((a) => a.name === 'Refactor billing module');
+		assert.ok(agent, 'the demo agent "Refactor billing module" exists');
+		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', agent.id);
+
+		const runsRes = await emu<RunBody[]>('GET', `/v2/agents/${encodeURIComponent(agent.id)}/runs?limit=100`, undefined, devToken());
+		const expectedRuns = runsRes.body;
+		assert.ok(expectedRuns.length > 4);
+		const first = await rows('runs');
+		assert.deepEqual(records(first).map((r) => r.id), expectedRuns.slice(0, 2).map((r) => `run/${agent.id}/${r.id}`));
+		assert.ok(hasLoadMore(first));
+		assert.ok(records(first)[0]!.contextValue?.startsWith(`run:${expectedRuns[0]!.status}`));
+
+		await vscode.commands.executeCommand('cloudAgents.runs.loadMore');
+		const second = await rows('runs');
+		assert.deepEqual(records(second).map((r) => r.id), expectedRuns.slice(0, 4).map((r) => `run/${agent.id}/${r.id}`));
+		const { list } = await loadAll('runs', 'cloudAgents.runs.loadMore');
+		assert.deepEqual(records(list).map((r) => r.id), expectedRuns.map((r) => `run/${agent.id}/${r.id}`));
+
+		const artifactsRes = await emu<{ artifacts?: ArtifactBody[]; data?: ArtifactBody[] } | ArtifactBody[]>('GET', `/v2/agents/${encodeURIComponent(agent.id)}/artifacts`, undefined, devToken());
+		const body = artifactsRes.body;
+		const expectedArtifacts = Array.isArray(body) ? body : (body.artifacts ?? body.data ?? []);
+		assert.ok(expectedArtifacts.length > 0);
+		const artifacts = await rows('artifacts');
+		assert.deepEqual(artifacts.map((r) => r.id), expectedArtifacts.map((a) => `artifact/${agent.id}/${a.id}`));
+		assert.equal(hasLoadMore(artifacts), false, 'the artifacts listing has no paging');
+		assert.ok(artifacts.some((r) => r.contextValue === 'artifact:image'), 'the PNG artifact is an image row');
+	});
+
+	test('a failed listing shows an error row with the request id and a Retry row that recovers', async function () {
+		this.timeout(30_000);
+		const fault = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/runtimes', status: 500, count: 1 }] });
+		assert.equal(fault.status < 300, true, JSON.stringify(fault.body));
+		await vscode.commands.executeCommand('cloudAgents.runtimes.refresh');
+		const failed = await rows('runtimes');
+		const error = failed.find((r) => r.contextValue === 'error');
+		assert.ok(error, `an error row in ${JSON.stringify(failed)}`);
+		assert.match(error.label, /request [0-9a-f-]{8,}/i, 'the error row names the request id');
+		const retry = failed.find((r) => r.contextValue === 'retry');
+		assert.equal(retry?.command, 'cloudAgents.runtimes.refresh');
+
+		await vscode.commands.executeCommand(retry.command);
+		const recovered = await rows('runtimes');
+		assert.equal(recovered.some((r) => r.contextValue === 'error'), false);
+		// The pages loaded before stay loaded: the retry re-reads all of them.
+		const expected = await allRuntimes();
+		assert.ok(records(recovered).length >= 2);
+		assert.deepEqual(records(recovered).map((r) => r.id), expected.slice(0, records(recovered).length).map((r) => `runtime/${r.id}`));
+	});
+
+	test('signed out, the views have no rows (the welcome content shows) and fetch nothing', async function () {
+		this.timeout(30_000);
+		await api.session.deleteToken();
+		try {
+			const before = (await counters()).requests.by_route['GET /v2/agents'] ?? 0;
+			assert.deepEqual(await rows('agents'), []);
+			assert.deepEqual(await rows('runtimes'), []);
+			const after = (await counters()).requests.by_route['GET /v2/agents'] ?? 0;
+			assert.equal(after, before);
+		} finally {
+			await restoreDevToken();
+		}
+		assert.ok(records(await rows('agents')).length > 0, 'signed in again, the agents come back');
+	});
+
+	test('row ids stay stable across a refresh', async function () {
+		this.timeout(30_000);
+		const before = await rows('agents');
+		await vscode.commands.executeCommand('cloudAgents.agents.refresh');
+		const after = await rows('agents');
+		assert.deepEqual(after.map((r) => r.id), before.map((r) => r.id));
+	});
+});
