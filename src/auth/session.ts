@@ -1,11 +1,31 @@
 import * as vscode from 'vscode';
-import { CloudAgentsClient } from '../api';
+import { ApiError, CloudAgentsClient } from '../api';
 import type { Logger } from '../api';
 import { CONFIG } from '../ids';
 import { Disposable } from '../util/lifecycle';
 
 /** Default API base URL when `cloudAgents.apiUrl` is not set: the local emulator. */
 export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
+
+/** True for http(s) URLs whose host is a loopback address (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackUrl(url: string): boolean {
+	try {
+		const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+		return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
+	} catch {
+		return false;
+	}
+}
+
+/** True for URLs that may be opened in a browser: https:, or http: on a loopback host. */
+export function isSafeExternalUrl(url: string): boolean {
+	try {
+		const u = new URL(url);
+		return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackUrl(url));
+	} catch {
+		return false;
+	}
+}
 
 /** The SecretStorage key of the token for one API origin. */
 export function tokenKey(apiUrl: string): string {
@@ -25,6 +45,10 @@ export class Session extends Disposable {
 
 	private _client: CloudAgentsClient | undefined;
 	private _signedIn = false;
+	/** Set once the "sign in again" prompt was shown; cleared by the next stored token. */
+	private unauthorizedLatch = false;
+	/** How many "sign in again" prompts this window showed (diagnostics and tests). */
+	unauthorizedPrompts = 0;
 
 	constructor(
 		private readonly secrets: vscode.SecretStorage,
@@ -42,6 +66,8 @@ export class Session extends Disposable {
 		this.register(
 			secrets.onDidChange((e) => {
 				if (e.key.startsWith('cloudAgents.token.')) {
+					// A token stored or deleted (here or in another window) starts a new sign-in state.
+					this.unauthorizedLatch = false;
 					void this.refreshSignedIn();
 				}
 			}),
@@ -80,7 +106,52 @@ export class Session extends Disposable {
 	/** Stores a token for the current API URL (SecretStorage only). */
 	async storeToken(token: string): Promise<void> {
 		await this.secrets.store(tokenKey(this.apiUrl), token);
+		this.unauthorizedLatch = false;
 		await this.refreshSignedIn();
+	}
+
+	/**
+	 * Activation-time setup without network I/O: stores `devToken` (the emulator's public dev token,
+	 * from the `CLOUD_AGENTS_DEV_TOKEN` environment variable) when the API URL is a loopback address
+	 * and no token is stored yet, then sets the `cloudAgents.signedIn` context key.
+	 */
+	async initialize(devToken: string | undefined): Promise<void> {
+		try {
+			if (devToken && isLoopbackUrl(this.apiUrl) && (await this.getToken()) === undefined) {
+				await this.secrets.store(tokenKey(this.apiUrl), devToken.trim());
+				this.logger.debug('Stored the development token from CLOUD_AGENTS_DEV_TOKEN for the loopback API URL.');
+			}
+		} finally {
+			await this.refreshSignedIn();
+		}
+	}
+
+	/**
+	 * Reports a failed call. A 401 (token rejected or expired) leads to one "sign in again" prompt
+	 * however many calls fail; the prompt can appear again only after the next successful sign-in.
+	 * Returns true when the error was a 401 and was handled here (callers then show nothing else).
+	 */
+	reportError(err: unknown): boolean {
+		// Duck-typed as well: an ApiError from another bundle (a test, another copy of the client) counts.
+		const e = err as { name?: unknown; status?: unknown } | undefined;
+		if (!(err instanceof ApiError || e?.name === 'ApiError') || e?.status !== 401) {
+			return false;
+		}
+		this.handleUnauthorized();
+		return true;
+	}
+
+	/** Shows the "session expired, sign in again" prompt unless it was shown since the last sign-in. */
+	handleUnauthorized(): void {
+		if (this.unauthorizedLatch) {
+			return;
+		}
+		this.unauthorizedLatch = true;
+		this.unauthorizedPrompts++;
+		const signIn = vscode.l10n.t('Sign In');
+		void vscode.window
+			.showWarningMessage(vscode.l10n.t('Your Cloud Agents session expired or the token was rejected. Sign in again.'), signIn)
+			.then((choice) => (choice === signIn ? vscode.commands.executeCommand('cloudAgents.signIn') : undefined));
 	}
 
 	/** Deletes the token for the current API URL. */

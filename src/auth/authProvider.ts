@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import * as vscode from 'vscode';
+import { Disposable } from '../util/lifecycle';
+import type { Session } from './session';
+import { accountLabel, signIn, signOut } from './signIn';
+import type { AuthLogger } from './signIn';
+
+/** Id of the authentication provider (package.json `contributes.authentication`). */
+export const AUTH_PROVIDER_ID = 'cloudAgents';
+
+/**
+ * Shows the Cloud Agents account in VS Code's Accounts menu. There is at most one session: the
+ * token stored for the configured API URL. The account label comes from GET /v2/me, fetched the
+ * first time VS Code asks for sessions (never during activation) and cached until the token or
+ * URL changes.
+ */
+export class CloudAgentsAuthProvider extends Disposable implements vscode.AuthenticationProvider {
+	private readonly _onDidChangeSessions = this.register(new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>());
+	/** Fires when the stored token appears, disappears or changes. */
+	readonly onDidChangeSessions = this._onDidChangeSessions.event;
+
+	private current: vscode.AuthenticationSession | undefined;
+	private label: { key: string; value: Promise<string> } | undefined;
+
+	constructor(
+		private readonly session: Session,
+		private readonly log: AuthLogger,
+	) {
+		super();
+		this.register(vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Cloud Agents', this, { supportsMultipleAccounts: false }));
+		this.register(session.onDidChange(() => void this.checkForChanges()));
+	}
+
+	async getSessions(): Promise<vscode.AuthenticationSession[]> {
+		const next = await this.readSession();
+		this.current = next;
+		return next ? [next] : [];
+	}
+
+	async createSession(): Promise<vscode.AuthenticationSession> {
+		const ok = await signIn({ session: this.session, log: this.log });
+		const created = ok ? await this.readSession() : undefined;
+		if (!created) {
+			throw new vscode.CancellationError();
+		}
+		return created;
+	}
+
+	async removeSession(): Promise<void> {
+		await signOut({ session: this.session, log: this.log });
+	}
+
+	/** The session for the stored token; the label is looked up once per token and URL. */
+	private async readSession(): Promise<vscode.AuthenticationSession | undefined> {
+		const token = await this.session.getToken();
+		if (token === undefined) {
+			this.label = undefined;
+			return undefined;
+		}
+		const apiUrl = this.session.apiUrl;
+		const origin = new URL(apiUrl).origin;
+		// The cache key must not hold the token itself: a short digest is enough to tell tokens apart.
+		const key = `${origin}#${digest(token)}`;
+		if (this.label?.key !== key) {
+			const fallback = new URL(apiUrl).host;
+			this.label = {
+				key,
+				value: this.session.client.getMe({ signal: AbortSignal.timeout(10_000) }).then(
+					(me) => accountLabel(me),
+					(err: unknown) => {
+						this.log.warn(`Could not read the account name for the Accounts menu: ${err instanceof Error ? err.message : String(err)}`);
+						this.label = undefined; // try again next time
+						return fallback;
+					},
+				),
+			};
+		}
+		const label = await this.label.value;
+		return { id: origin, accessToken: token, account: { id: origin, label }, scopes: [] };
+	}
+
+	private async checkForChanges(): Promise<void> {
+		const before = this.current;
+		const token = await this.session.getToken();
+		if (token === undefined) {
+			if (before) {
+				this.current = undefined;
+				this._onDidChangeSessions.fire({ added: [], removed: [before], changed: [] });
+			}
+			return;
+		}
+		const origin = new URL(this.session.apiUrl).origin;
+		// A cheap placeholder: VS Code calls getSessions for the full session (and label) itself.
+		const placeholder: vscode.AuthenticationSession = { id: origin, accessToken: token, account: { id: origin, label: before?.account.label ?? origin }, scopes: [] };
+		if (!before) {
+			this._onDidChangeSessions.fire({ added: [placeholder], removed: [], changed: [] });
+		} else if (before.id !== origin) {
+			this._onDidChangeSessions.fire({ added: [placeholder], removed: [before], changed: [] });
+		} else if (before.accessToken !== token) {
+			this._onDidChangeSessions.fire({ added: [], removed: [], changed: [placeholder] });
+		} else {
+			return;
+		}
+		this.current = placeholder;
+	}
+}
+
+function digest(text: string): string {
+	return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,269 @@
+import * as vscode from 'vscode';
+import { ApiError, CloudAgentsClient } from '../api';
+import type { DeviceAuthorization, Me } from '../api';
+import { describeError, requestIdOf, showApiError } from '../util/errors';
+import type { ErrorLogger } from '../util/errors';
+import { isSafeExternalUrl } from './session';
+import type { Session } from './session';
+
+/** The OAuth client id the extension presents in the device flow. */
+export const DEVICE_CLIENT_ID = 'cloud-agents-vscode';
+
+/** Where sign-in writes what it did; `vscode.LogOutputChannel` satisfies it. */
+export interface AuthLogger extends ErrorLogger {
+	info(message: string, ...args: unknown[]): void;
+	warn(message: string, ...args: unknown[]): void;
+}
+
+/**
+ * Arguments of `cloudAgents.signIn` for automation (tests, `npm start`). Without them the command
+ * asks with a QuickPick.
+ */
+export interface SignInArgs {
+	/** Sign in with this API key without asking (it is still checked with GET /v2/me). */
+	apiKey?: string;
+	/** Skip the QuickPick and use this method. */
+	method?: 'apiKey' | 'device';
+	/** Device flow: false skips the "copy code / open browser" prompt (tests approve through the emulator). */
+	openBrowser?: boolean;
+}
+
+/** What the sign-in UI needs. */
+export interface SignInDeps {
+	session: Session;
+	log: AuthLogger;
+}
+
+function userAgent(): string {
+	return `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`;
+}
+
+/** Who a token belongs to, for messages and the Accounts menu. */
+export function accountLabel(me: Me): string {
+	return me.display_name || me.email || me.id;
+}
+
+/**
+ * Checks a token with GET /v2/me using a short-lived client that holds only this token, so a
+ * rejected key is never stored.
+ */
+async function checkToken(apiUrl: string, token: string, signal?: AbortSignal): Promise<Me> {
+	const client = new CloudAgentsClient({ baseUrl: apiUrl, getToken: () => token, userAgent: userAgent() });
+	try {
+		return await client.getMe({ signal });
+	} finally {
+		client.close();
+	}
+}
+
+function cancellationSignal(token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } {
+	const controller = new AbortController();
+	const sub = token.onCancellationRequested(() => {
+		controller.abort();
+	});
+	return {
+		signal: controller.signal,
+		dispose: () => {
+			sub.dispose();
+		},
+	};
+}
+
+/**
+ * Signs in. Resolves to true when a token is stored for the current API URL. Errors are shown here
+ * (with the request id), so the command wrapper only sees cancellations.
+ */
+export async function signIn(deps: SignInDeps, args?: SignInArgs): Promise<boolean> {
+	const apiKey = typeof args?.apiKey === 'string' ? args.apiKey : undefined;
+	if (apiKey !== undefined) {
+		return signInWithApiKey(deps, apiKey);
+	}
+	let method = args?.method;
+	if (method === undefined) {
+		const items: (vscode.QuickPickItem & { method: 'apiKey' | 'device' })[] = [
+			{ label: vscode.l10n.t('$(key) API key'), description: vscode.l10n.t('Paste a key from your account settings'), method: 'apiKey' },
+			{ label: vscode.l10n.t('$(device-mobile) Device code'), description: vscode.l10n.t('Approve this editor in your browser'), method: 'device' },
+		];
+		const picked = await vscode.window.showQuickPick(items, {
+			title: vscode.l10n.t('Sign in to Cloud Agents ({0})', deps.session.apiUrl),
+			placeHolder: vscode.l10n.t('How do you want to sign in?'),
+		});
+		if (!picked) {
+			return false;
+		}
+		method = picked.method;
+	}
+	if (method === 'device') {
+		return signInWithDeviceCode(deps, args?.openBrowser !== false);
+	}
+	const key = await vscode.window.showInputBox({
+		title: vscode.l10n.t('Sign in to Cloud Agents'),
+		prompt: vscode.l10n.t('API key for {0}. It is kept in the secret storage, never in settings.', deps.session.apiUrl),
+		password: true,
+		ignoreFocusOut: true,
+		validateInput: (value) => (value.trim() === '' ? vscode.l10n.t('Enter an API key.') : undefined),
+	});
+	if (key === undefined) {
+		return false;
+	}
+	return signInWithApiKey(deps, key);
+}
+
+async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): Promise<boolean> {
+	const key = rawKey.trim();
+	if (key === '') {
+		void vscode.window.showErrorMessage(vscode.l10n.t('The API key is empty.'));
+		return false;
+	}
+	const apiUrl = session.apiUrl;
+	try {
+		const me = await vscode.window.withProgress(
+			{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the API key…'), cancellable: true },
+			async (_progress, token) => {
+				const cancel = cancellationSignal(token);
+				try {
+					return await checkToken(apiUrl, key, cancel.signal);
+				} finally {
+					cancel.dispose();
+				}
+			},
+		);
+		await session.storeToken(key);
+		log.info(`Signed in to ${apiUrl} with an API key.`);
+		void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to Cloud Agents as {0}.', accountLabel(me)));
+		return true;
+	} catch (err) {
+		if (err instanceof ApiError && err.status === 401) {
+			log.warn(`The API key was rejected by ${apiUrl} (request ${err.requestId ?? 'unknown'}).`);
+			void showRejected(vscode.l10n.t('The API key was not accepted.'), err);
+			return false;
+		}
+		void showApiError(err, log, vscode.l10n.t('Could not sign in'));
+		return false;
+	}
+}
+
+async function showRejected(text: string, err: ApiError): Promise<void> {
+	const requestId = requestIdOf(err);
+	if (requestId === undefined) {
+		await vscode.window.showErrorMessage(text);
+		return;
+	}
+	const copy = vscode.l10n.t('Copy Request ID');
+	const choice = await vscode.window.showErrorMessage(vscode.l10n.t('{0} (request {1})', text, requestId), copy);
+	if (choice === copy) {
+		await vscode.env.clipboard.writeText(requestId);
+	}
+}
+
+/** Offers to copy the user code and open the verification page (never blocks polling). */
+function offerVerificationPage(authorization: DeviceAuthorization): void {
+	const url = authorization.verification_uri_complete || authorization.verification_uri;
+	const canOpen = isSafeExternalUrl(url);
+	const copyAndOpen = vscode.l10n.t('Copy Code and Open Browser');
+	const copy = vscode.l10n.t('Copy Code');
+	const actions = canOpen ? [copyAndOpen, copy] : [copy];
+	const text = canOpen
+		? vscode.l10n.t('To sign in, enter the code {0} at {1}.', authorization.user_code, authorization.verification_uri)
+		: vscode.l10n.t('To sign in, enter the code {0} at the verification page of your Cloud Agents service. (The service sent a verification address that is not https:, so it is not opened.)', authorization.user_code);
+	void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
+		if (choice === copy || choice === copyAndOpen) {
+			await vscode.env.clipboard.writeText(authorization.user_code);
+		}
+		if (choice === copyAndOpen && canOpen) {
+			await vscode.env.openExternal(vscode.Uri.parse(url, true));
+		}
+	});
+}
+
+async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: boolean): Promise<boolean> {
+	const apiUrl = session.apiUrl;
+	// A client without a token: the device endpoints are anonymous, and a stale stored token must not matter.
+	const client = new CloudAgentsClient({ baseUrl: apiUrl, getToken: () => undefined, userAgent: userAgent() });
+	try {
+		return await vscode.window.withProgress(
+			{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Signing in to Cloud Agents'), cancellable: true },
+			async (progress, token) => {
+				const cancel = cancellationSignal(token);
+				try {
+					progress.report({ message: vscode.l10n.t('requesting a code…') });
+					const authorization = await client.startDeviceAuthorization({ client_id: DEVICE_CLIENT_ID }, { signal: cancel.signal });
+					log.info(`Device sign-in started at ${apiUrl}; waiting for approval.`);
+					progress.report({ message: vscode.l10n.t('waiting for approval of code {0}…', authorization.user_code) });
+					if (openBrowser) {
+						offerVerificationPage(authorization);
+					}
+					const result = await client.waitForDeviceToken(authorization, { signal: cancel.signal });
+					switch (result.status) {
+						case 'success': {
+							const accessToken = result.token.access_token;
+							await session.storeToken(accessToken);
+							log.info(`Signed in to ${apiUrl} with the device flow.`);
+							void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to Cloud Agents.'));
+							return true;
+						}
+						case 'expired':
+							log.warn('Device sign-in: the code expired.');
+							void vscode.window.showErrorMessage(vscode.l10n.t('The sign-in code expired. Start signing in again.'));
+							return false;
+						case 'denied':
+							log.warn('Device sign-in: access was denied.');
+							void vscode.window.showErrorMessage(vscode.l10n.t('Sign-in was denied.'));
+							return false;
+					}
+				} finally {
+					cancel.dispose();
+				}
+			},
+		);
+	} catch (err) {
+		void showApiError(err, log, vscode.l10n.t('Could not sign in'));
+		return false;
+	} finally {
+		client.close();
+	}
+}
+
+/**
+ * Signs out: revokes the token on the server (DELETE /v2/auth/token), then deletes it locally —
+ * also when the server cannot be reached, in which case a warning says the token may still be valid.
+ * Resolves to true when the server confirmed the revocation (or already rejected the token).
+ */
+export async function signOut({ session, log }: SignInDeps): Promise<boolean> {
+	if ((await session.getToken()) === undefined) {
+		await session.refreshSignedIn();
+		void vscode.window.showInformationMessage(vscode.l10n.t('You are not signed in to Cloud Agents.'));
+		return true;
+	}
+	const apiUrl = session.apiUrl;
+	let failure: unknown;
+	await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Signing out of Cloud Agents…') },
+		async () => {
+			try {
+				await session.client.revokeToken({ signal: AbortSignal.timeout(15_000) });
+			} catch (err) {
+				// 401: the server already rejects this token, which is what revoking wants.
+				if (!(err instanceof ApiError && err.status === 401)) {
+					failure = err;
+				}
+			}
+			await session.deleteToken();
+		},
+	);
+	if (failure === undefined) {
+		log.info(`Signed out of ${apiUrl}; the token was revoked.`);
+		void vscode.window.showInformationMessage(vscode.l10n.t('Signed out of Cloud Agents.'));
+		return true;
+	}
+	log.warn(`Signed out of ${apiUrl} locally; revoking the token failed: ${describeError(failure)}`);
+	const text = vscode.l10n.t('Signed out on this computer, but the service could not revoke the token: {0}', describeError(failure));
+	const requestId = requestIdOf(failure);
+	const copy = vscode.l10n.t('Copy Request ID');
+	void vscode.window.showWarningMessage(text, ...(requestId ? [copy] : [])).then(async (choice) => {
+		if (choice === copy && requestId) {
+			await vscode.env.clipboard.writeText(requestId);
+		}
+	});
+	return false;
+}

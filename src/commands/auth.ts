@@ -1,0 +1,29 @@
+import type * as vscode from 'vscode';
+import { CloudAgentsAuthProvider } from '../auth/authProvider';
+import type { Session } from '../auth/session';
+import { signIn, signOut } from '../auth/signIn';
+import type { AuthLogger, SignInArgs } from '../auth/signIn';
+import { setUnauthorizedHandler } from '../util/errors';
+import { registerCommand } from './registry';
+
+/** What the auth commands need. */
+export interface AuthCommandDeps {
+	session: Session;
+	log: AuthLogger;
+}
+
+/**
+ * Registers `cloudAgents.signIn` (optional argument {@link SignInArgs}: `{apiKey}` signs in without
+ * asking, `{method: 'device', openBrowser: false}` runs the device flow without the browser prompt;
+ * resolves to whether a token is now stored), `cloudAgents.signOut`, the Accounts-menu
+ * authentication provider, and routes 401s shown by `showApiError` to the session's single
+ * "sign in again" prompt.
+ */
+export function registerAuth(deps: AuthCommandDeps): vscode.Disposable[] {
+	return [
+		setUnauthorizedHandler((err) => deps.session.reportError(err)),
+		new CloudAgentsAuthProvider(deps.session, deps.log),
+		registerCommand('cloudAgents.signIn', (args?: SignInArgs) => signIn(deps, args), deps.log),
+		registerCommand('cloudAgents.signOut', () => signOut(deps), deps.log),
+	];
+}

@@ -1,0 +1,92 @@
+import * as vscode from 'vscode';
+import { registerCommand } from './commands/registry';
+import { registerWorkspaceFs } from './commands/workspace';
+import { CONTEXT_KEYS } from './ids';
+import { Disposable } from './util/lifecycle';
+import { Session } from './auth/session';
+import { RunFollower } from './logs';
+import { registerAuth } from './commands/auth';
+import { registerFollowCommands } from './commands/follow';
+import { CloudAgentViews } from './views';
+import { registerFeatureCommands } from './commands/features';
+
+/**
+ * Everything the extension creates while active. Activation does no network I/O: views fetch when
+ * they become visible, commands when they run.
+ */
+class CloudAgentsExtension extends Disposable {
+	private readonly log = this.register(vscode.window.createOutputChannel('Cloud Agents', { log: true }));
+	/** The shared connection to the service (API URL, token, client); see src/auth/session.ts. */
+	readonly session: Session;
+	/** Follows runs into output channels; `onDidReceiveEvent` publishes every received event. */
+	readonly runFollower: RunFollower;
+	/** Settles once activation-time setup (the signed-in context key) is done. */
+	readonly ready: Promise<void>;
+	/** The Agents, Runs, Runtimes and Artifacts views. */
+	readonly views: CloudAgentViews;
+
+	constructor(readonly context: vscode.ExtensionContext) {
+		super();
+		this.session = this.register(new Session(context.secrets, this.log));
+		this.runFollower = this.register(new RunFollower({
+			session: this.session,
+			storageUri: context.globalStorageUri,
+			globalState: context.globalState,
+			log: this.log,
+		}));
+		for (const d of registerAuth({ session: this.session, log: this.log })) {
+			this.register(d);
+		}
+		for (const d of registerFollowCommands({ session: this.session, follower: this.runFollower, log: this.log })) {
+			this.register(d);
+		}
+		// No network here: only stores CLOUD_AGENTS_DEV_TOKEN for a loopback URL and sets the context key.
+		this.ready = this.session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
+			this.log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
+		});
+		this.register(registerWorkspaceFs({ session: this.session, log: this.log, runEvents: this.runFollower.onDidReceiveEvent }));
+		// The four tree views (src/views) and their commands (src/commands/features.ts).
+		this.views = this.register(new CloudAgentViews(this.session, this.log, (err) => void this.session.reportError(err)));
+		for (const d of registerFeatureCommands({ session: this.session, views: this.views, log: this.log, context })) {
+			this.register(d);
+		}
+		this.registerCommands();
+		void this.ready.then(() => this.setContext(CONTEXT_KEYS.loaded, true));
+		this.log.info(`Cloud Agents activated in ${vscode.env.appName} ${vscode.version}`);
+	}
+
+	private registerCommands(): void {
+		this.register(registerCommand('cloudAgents.refresh', () => this.views.refreshAll(), this.log));
+	}
+
+	private async setContext(key: string, value: unknown): Promise<void> {
+		await vscode.commands.executeCommand('setContext', key, value);
+	}
+}
+
+/**
+ * What `activate` returns to the integration tests: only when the test harness runs
+ * (CLOUD_AGENTS_TEST_REPORT set) or outside production mode, because it can read the token.
+ */
+export interface CloudAgentsTestApi {
+	session: Session;
+	runFollower: RunFollower;
+	ready: Promise<void>;
+	logUri: vscode.Uri;
+	globalStorageUri: vscode.Uri;
+}
+
+/** Called by VS Code on the first contributed activation event. */
+export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi | undefined {
+	const extension = new CloudAgentsExtension(context);
+	context.subscriptions.push(extension);
+	const testing = process.env.CLOUD_AGENTS_TEST_REPORT !== undefined || context.extensionMode !== vscode.ExtensionMode.Production;
+	return testing
+		? { session: extension.session, runFollower: extension.runFollower, ready: extension.ready, logUri: context.logUri, globalStorageUri: context.globalStorageUri }
+		: undefined;
+}
+
+/** Nothing to do: every resource is owned by `context.subscriptions`. */
+export function deactivate(): void {
+	// Disposal happens through context.subscriptions.
+}

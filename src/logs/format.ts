@@ -1,0 +1,118 @@
+/**
+ * Turns run event records into readable output-channel lines. Pure functions (no vscode), so unit
+ * tests run in plain Node. Event text comes from the service and is untrusted: ANSI escape
+ * sequences and other control characters are removed, long payloads are shortened.
+ */
+import type { EventRecord } from '../api';
+
+/** Longest payload text kept on one event line (characters). */
+export const MAX_PAYLOAD_CHARS = 2000;
+
+// CSI (ESC [ … final), OSC (ESC ] … BEL or ESC \), other two-character escapes, and C1 CSI.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]|\u009b[0-?]*[ -/]*[@-~]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+/** Removes ANSI escape sequences and control characters except tab and newline. */
+export function stripAnsi(text: string): string {
+	return text.replace(ANSI, '').replace(/\r\n?/g, '\n').replace(CONTROL, '');
+}
+
+function str(value: unknown): string | undefined {
+	return typeof value === 'string' ? value : undefined;
+}
+
+/** JSON on one line, shortened to `max` characters. */
+export function compactJson(value: unknown, max = MAX_PAYLOAD_CHARS): string {
+	let text: string;
+	try {
+		text = JSON.stringify(value) ?? String(value);
+	} catch {
+		text = String(value);
+	}
+	return shorten(text, max);
+}
+
+function shorten(text: string, max = MAX_PAYLOAD_CHARS): string {
+	return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function two(n: number): string {
+	return String(n).padStart(2, '0');
+}
+
+/** `HH:MM:SS.mmm` in local time, of the event's `created_at` (or `fallback` when it has none). */
+export function formatTime(createdAt: string | undefined, fallback: Date = new Date()): string {
+	const parsed = createdAt ? new Date(createdAt) : undefined;
+	const d = parsed && !Number.isNaN(parsed.getTime()) ? parsed : fallback;
+	return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+}
+
+/** The payload text of one event: message → text, log → text, tool.call → tool + input, and so on. */
+export function payloadText(event: EventRecord): string {
+	const data = event.data ?? {};
+	switch (event.type) {
+		case 'message': {
+			const role = str(data.role);
+			const text = str(data.text) ?? compactJson(data);
+			return role ? `${role}: ${text}` : text;
+		}
+		case 'log': {
+			const level = str(data.level);
+			const text = str(data.text) ?? compactJson(data);
+			return level ? `[${level}] ${text}` : text;
+		}
+		case 'tool.call':
+			return `${str(data.tool) ?? '?'} ${compactJson(data.input ?? {})}`;
+		case 'tool.result': {
+			const output = typeof data.output === 'string' ? data.output : compactJson(data.output ?? null);
+			return `${str(data.tool) ?? '?'} → ${output}`;
+		}
+		case 'file.changed':
+			return `${str(data.change) ?? 'changed'} ${str(data.path) ?? ''}`.trim();
+		case 'artifact.created':
+			return `${str(data.name) ?? ''} (${str(data.artifact_id) ?? '?'})`.trim();
+		case 'run.status':
+			return str(data.status) ?? compactJson(data);
+		case 'run.completed': {
+			const status = str(data.status) ?? 'completed';
+			const error = str(data.error);
+			const result = str(data.result);
+			if (error) {
+				return `${status}: ${error}`;
+			}
+			if (result) {
+				const first = result.split('\n').find((line) => line.trim() !== '') ?? '';
+				const more = result.trim().includes('\n') ? ' …' : '';
+				return `${status}: ${first.trim()}${more}`;
+			}
+			return status;
+		}
+		default:
+			return compactJson(data);
+	}
+}
+
+/**
+ * One event as output lines: `HH:MM:SS.mmm  <type>  <payload>`. Multi-line payloads continue on
+ * indented lines so every line stays attributable to its event.
+ */
+export function formatEvent(event: EventRecord, now: Date = new Date()): string {
+	const time = formatTime(typeof event.created_at === 'string' ? event.created_at : undefined, now);
+	const text = shorten(stripAnsi(payloadText(event)));
+	const type = stripAnsi(String(event.type));
+	const [first = '', ...rest] = text.split('\n');
+	const head = `${time}  ${type}  ${first}`.trimEnd();
+	if (rest.length === 0) {
+		return head;
+	}
+	const indent = ' '.repeat(time.length + 2);
+	return [head, ...rest.map((line) => `${indent}${line}`.trimEnd())].join('\n');
+}
+
+/** The last 8 characters of a run id (`run_01J…ABCDEFGH` → `ABCDEFGH`), for titles. */
+export function shortRunId(runId: string): string {
+	const bare = runId.replace(/^run_/, '');
+	return bare.length > 8 ? bare.slice(-8) : bare;
+}

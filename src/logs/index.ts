@@ -1,0 +1,8 @@
+/**
+ * Run following: streams a run's events into an output channel and onto disk, and publishes every
+ * event it receives through `RunFollower.onDidReceiveEvent` (the file system uses it to invalidate
+ * caches on `file.changed`).
+ */
+export { RunFollower, toRunRef } from './runFollower';
+export type { FollowOutcome, FollowerSession, RunEventNotice, RunFollowerOptions, RunRef } from './runFollower';
+export { formatEvent, shortRunId, stripAnsi } from './format';

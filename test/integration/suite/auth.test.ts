@@ -1,0 +1,140 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { CloudAgentsTestApi } from '../../../src/extension';
+import { counters, emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { devToken } from '../support/env';
+
+interface DeviceRow {
+	user_code: string;
+	client_id: string;
+	state: string;
+}
+
+async function deviceRows(): Promise<DeviceRow[]> {
+	return (await emu<{ devices?: DeviceRow[] }>('GET', '/_emulator/state')).body.devices ?? [];
+}
+
+suite('Auth', () => {
+	let api: CloudAgentsTestApi;
+	/** Every token the suite saw: none may appear in any log, output channel or event file. */
+	const seenTokens = new Set<string>([devToken()]);
+
+	/** Runs the device flow through the command and approves it through the emulator's admin API. */
+	async function deviceSignIn(): Promise<string> {
+		const before = new Set((await deviceRows()).map((d) => d.user_code));
+		const result = vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { method: 'device', openBrowser: false });
+		const row = await waitFor('a new device authorization', async () =>
+			(await deviceRows()).find((d) => !before.has(d.user_code) && d.client_id === 'cloud-agents-vscode' && d.state === 'pending'));
+		const approved = await emu('POST', '/_emulator/device/approve', { user_code: row.user_code });
+		assert.equal(approved.status, 200, JSON.stringify(approved.body));
+		assert.equal(await within('device sign-in to finish', result, 25_000), true);
+		const token = await api.session.getToken();
+		assert.ok(token, 'no token stored after the device flow');
+		seenTokens.add(token);
+		return token;
+	}
+
+	suiteSetup(async () => {
+		api = await testApi();
+	});
+
+	teardown(async () => {
+		await emu('DELETE', '/_emulator/faults');
+		await restoreDevToken();
+	});
+
+	suiteTeardown(async () => {
+		// Leave the workbench as found: the sign-in/out messages would cover later UI tests.
+		await vscode.commands.executeCommand('notifications.clearAll');
+	});
+
+	test('API-key sign-in keeps the key in SecretStorage, never in settings', async () => {
+		await api.session.deleteToken();
+		assert.equal(api.session.signedIn, false);
+		const before = (await counters()).requests.by_route['GET /v2/me'] ?? 0;
+
+		const ok = await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: devToken() });
+
+		assert.equal(ok, true);
+		assert.equal(api.session.signedIn, true);
+		assert.equal(await api.session.getToken(), devToken());
+		assert.ok(((await counters()).requests.by_route['GET /v2/me'] ?? 0) > before, 'the key was not checked with GET /v2/me');
+		const me = await api.session.client.getMe();
+		assert.ok(me.id);
+		const settings = JSON.stringify(vscode.workspace.getConfiguration()) + JSON.stringify(vscode.workspace.getConfiguration('cloudAgents'));
+		assert.ok(!settings.includes(devToken()), 'the token appears in settings');
+		const inspected = vscode.workspace.getConfiguration('cloudAgents').inspect('apiUrl');
+		assert.ok(!JSON.stringify(inspected).includes(devToken()));
+	});
+
+	test('a rejected API key is not stored', async () => {
+		await api.session.deleteToken();
+		const ok = await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: 'ca_wrong_0123456789abcdef' });
+		assert.equal(ok, false);
+		assert.equal(await api.session.getToken(), undefined);
+		assert.equal(api.session.signedIn, false);
+	});
+
+	test('the device flow signs in end to end', async () => {
+		await api.session.deleteToken();
+		const token = await deviceSignIn();
+		assert.notEqual(token, devToken());
+		assert.equal(api.session.signedIn, true);
+		const me = await emu<{ id?: string }>('GET', '/v2/me', undefined, token);
+		assert.equal(me.status, 200);
+		assert.ok(me.body.id);
+		const rows = await deviceRows();
+		assert.ok(rows.some((d) => d.client_id === 'cloud-agents-vscode' && d.state !== 'pending'), 'no device authorization left pending state');
+	});
+
+	test('sign-out revokes the token on the server and deletes it locally', async () => {
+		const token = await deviceSignIn();
+		const revokesBefore = (await counters()).mutations.by_kind['auth.token.revoke'] ?? 0;
+
+		const revoked = await vscode.commands.executeCommand<boolean>('cloudAgents.signOut');
+
+		assert.equal(revoked, true);
+		assert.equal(await api.session.getToken(), undefined);
+		assert.equal(api.session.signedIn, false);
+		assert.equal((await counters()).mutations.by_kind['auth.token.revoke'], revokesBefore + 1);
+		const me = await emu('GET', '/v2/me', undefined, token);
+		assert.equal(me.status, 401, 'the emulator still accepts the signed-out token');
+	});
+
+	test('sign-out deletes the token locally even when the server cannot revoke it', async () => {
+		await restoreDevToken();
+		const fault = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'DELETE', route: '/v2/auth/token', status: 503 }] });
+		assert.equal(fault.status, 200, JSON.stringify(fault.body));
+
+		const revoked = await vscode.commands.executeCommand<boolean>('cloudAgents.signOut');
+
+		assert.equal(revoked, false);
+		assert.equal(await api.session.getToken(), undefined);
+		assert.equal(api.session.signedIn, false);
+	});
+
+	test('many 401s lead to one "sign in again" prompt until the next sign-in', async () => {
+		const unauthorized = Object.assign(new Error('token rejected'), { name: 'ApiError', status: 401, requestId: 'req_test' });
+		const before = api.session.unauthorizedPrompts;
+		for (let i = 0; i < 5; i++) {
+			assert.equal(api.session.reportError(unauthorized), true);
+		}
+		assert.equal(api.session.unauthorizedPrompts, before + 1);
+		assert.equal(api.session.reportError(Object.assign(new Error('nope'), { name: 'ApiError', status: 403 })), false);
+
+		await restoreDevToken();
+		api.session.reportError(unauthorized);
+		api.session.reportError(unauthorized);
+		assert.equal(api.session.unauthorizedPrompts, before + 2);
+	});
+
+	test('no token appears in any log, output channel or event file', async () => {
+		const written = await writtenText(api);
+		assert.ok(written.some((w) => w.text.includes('Signed in to')), `the extension's log was not found (${written.length} files scanned)`);
+		for (const { file, text } of written) {
+			for (const token of seenTokens) {
+				assert.ok(!text.includes(token), `a token appears in ${file}`);
+			}
+		}
+	});
+});

@@ -1,0 +1,149 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { EventRecord } from '../../../src/api';
+import type { CloudAgentsTestApi } from '../../../src/extension';
+import { counters, emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { devToken } from '../support/env';
+
+const EVENTS_ROUTE = 'GET /v2/agents/{agent_id}/runs/{run_id}/events';
+
+interface RunBody {
+	id: string;
+	status: string;
+	dsh_session_id?: string | null;
+}
+
+suite('Run following', () => {
+	let api: CloudAgentsTestApi;
+	let agentId: string;
+
+	async function startRun(prompt: string): Promise<RunBody> {
+		const res = await emu<RunBody>('POST', `/v2/agents/${encodeURIComponent(agentId)}/runs`, { prompt }, devToken());
+		assert.equal(res.status, 202, JSON.stringify(res.body));
+		return res.body;
+	}
+
+	/** The run's events as the emulator has them (the session replay of its newest run). */
+	async function emulatorEvents(run: RunBody): Promise<EventRecord[]> {
+		const q = run.dsh_session_id ? `?session_id=${encodeURIComponent(run.dsh_session_id)}` : '';
+		const res = await emu<{ events: EventRecord[] }>('GET', `/v2/agents/${encodeURIComponent(agentId)}/events${q}`, undefined, devToken());
+		assert.equal(res.status, 200, JSON.stringify(res.body));
+		return res.body.events.filter((e) => e.run_id === undefined || e.run_id === run.id);
+	}
+
+	suiteSetup(async function () {
+		this.timeout(30_000);
+		api = await testApi();
+		await restoreDevToken();
+		const created = await emu<{ id: string }>('POST', '/v2/agents', { name: `follow-suite-${Date.now()}` }, devToken());
+		assert.equal(created.status, 201, JSON.stringify(created.body));
+		agentId = created.body.id;
+		await waitFor('the agent to become idle', async () => {
+			const agent = await emu<{ status: string }>('GET', `/v2/agents/${encodeURIComponent(agentId)}`, undefined, devToken());
+			return agent.body.status === 'idle' ? true : undefined;
+		});
+	});
+
+	suiteTeardown(async () => {
+		await vscode.commands.executeCommand('notifications.clearAll');
+		await vscode.commands.executeCommand('workbench.action.closePanel');
+		await emu('DELETE', '/_emulator/faults');
+		if (agentId) {
+			await emu('DELETE', `/v2/agents/${encodeURIComponent(agentId)}?delete_runtime=true`, undefined, devToken());
+		}
+	});
+
+	teardown(async () => {
+		await emu('DELETE', '/_emulator/faults');
+	});
+
+	test('follows a run through stream drops: exactly the emulator\'s events, in order', async function () {
+		this.timeout(45_000);
+		const fault = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/agents/{agent_id}/runs/{run_id}/events', drop_sse_after_events: 4 }] });
+		assert.equal(fault.status, 200, JSON.stringify(fault.body));
+		const connectionsBefore = (await counters()).requests.by_route[EVENTS_ROUTE] ?? 0;
+		const notificationsBefore = api.runFollower.notificationsShown;
+		const run = await startRun('[[events:25]] [[delay:20]] follow through drops');
+		const received: number[] = [];
+		const sub = api.runFollower.onDidReceiveEvent((e) => {
+			if (e.runId === run.id) {
+				received.push(e.event.seq);
+			}
+		});
+		try {
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			const outcome = await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000);
+			assert.equal(outcome.status, 'succeeded');
+		} finally {
+			sub.dispose();
+		}
+		await emu('DELETE', '/_emulator/faults');
+
+		const expected = (await emulatorEvents(run)).map((e) => [e.seq, e.type]);
+		const stored = (await api.runFollower.storedEvents(agentId, run.id)).map((e) => [e.seq, e.type]);
+		assert.ok(expected.length > 25, `the emulator has only ${expected.length} events`);
+		assert.deepEqual(stored, expected, 'the event file differs from the emulator\'s events');
+		assert.deepEqual(received, expected.map(([seq]) => seq), 'onDidReceiveEvent differs from the emulator\'s events');
+		assert.equal(stored.at(-1)?.[1], 'run.completed');
+		const connections = ((await counters()).requests.by_route[EVENTS_ROUTE] ?? 0) - connectionsBefore;
+		assert.ok(connections >= 3, `only ${connections} stream connection(s): the drops did not happen`);
+		assert.equal(api.runFollower.wasNotified(run.id), true);
+		assert.equal(api.runFollower.notificationsShown, notificationsBefore + 1);
+		await api.runFollower.forget(agentId, run.id);
+	});
+
+	test('reopening a run shows its history from disk without fetching it again, and announces it once', async function () {
+		this.timeout(45_000);
+		const run = await startRun('[[events:5]] reopen');
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000)).status, 'succeeded');
+		const first = await api.runFollower.storedEvents(agentId, run.id);
+		await api.runFollower.forget(agentId, run.id);
+		const notifications = api.runFollower.notificationsShown;
+		const connections = (await counters()).requests.by_route[EVENTS_ROUTE] ?? 0;
+
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+		const outcome = await api.runFollower.whenDone(agentId, run.id);
+
+		assert.equal(outcome.status, 'succeeded');
+		assert.equal((await counters()).requests.by_route[EVENTS_ROUTE] ?? 0, connections, 'the events were fetched again');
+		assert.deepEqual(await api.runFollower.storedEvents(agentId, run.id), first, 'the event file changed');
+		assert.equal(api.runFollower.notificationsShown, notifications, 'the end of the run was announced twice');
+		await api.runFollower.forget(agentId, run.id);
+	});
+
+	test('Stop Following ends the stream; following again resumes after the last stored event', async function () {
+		this.timeout(45_000);
+		const run = await startRun('[[hold]] stop following');
+		try {
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			await waitFor('a first event', async () => ((await api.runFollower.storedEvents(agentId, run.id)).length > 0 ? true : undefined));
+			assert.equal(api.runFollower.following.some((f) => f.runId === run.id), true);
+
+			await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { agentId, runId: run.id });
+			const outcome = await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000);
+
+			assert.equal(outcome.reason, 'stopped');
+			assert.equal(api.runFollower.following.some((f) => f.runId === run.id), false);
+			const cancelled = await emu('DELETE', `/v2/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(run.id)}`, undefined, devToken());
+			assert.ok(cancelled.status < 300, `cancel answered ${cancelled.status}`);
+
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			assert.equal((await within('the cancelled run to end', api.runFollower.whenDone(agentId, run.id), 20_000)).status, 'cancelled');
+			const expected = (await emulatorEvents(run)).map((e) => e.seq);
+			assert.deepEqual((await api.runFollower.storedEvents(agentId, run.id)).map((e) => e.seq), expected);
+		} finally {
+			await emu('DELETE', `/v2/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(run.id)}`, undefined, devToken());
+			await api.runFollower.forget(agentId, run.id);
+		}
+	});
+
+	test('the token appears in no output channel, log or event file', async () => {
+		const written = await writtenText(api);
+		assert.ok(written.some((w) => w.file.endsWith('.jsonl')), 'no run event file was scanned');
+		assert.ok(written.some((w) => w.text.includes('run.completed')), 'no run output was scanned');
+		for (const { file, text } of written) {
+			assert.ok(!text.includes(devToken()), `the token appears in ${file}`);
+		}
+	});
+});

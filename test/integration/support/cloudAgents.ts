@@ -1,0 +1,122 @@
+/**
+ * Helpers of the auth and run-following suites: the extension's test API (what `activate` returns
+ * under the harness), emulator admin calls and a scan of everything the extension wrote to disk.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { CloudAgentsTestApi } from '../../../src/extension';
+import { EXTENSION_ID } from '../../../src/ids';
+import { devToken, emulatorUrl } from './env';
+
+/** Activates the extension and returns its test API (set up, with the dev token stored). */
+export async function testApi(): Promise<CloudAgentsTestApi> {
+	const extension = vscode.extensions.getExtension<CloudAgentsTestApi | undefined>(EXTENSION_ID);
+	if (!extension) {
+		throw new Error(`${EXTENSION_ID} is not installed`);
+	}
+	const api = await extension.activate();
+	if (!api) {
+		throw new Error('the extension returned no test API (CLOUD_AGENTS_TEST_REPORT not set?)');
+	}
+	await api.ready;
+	return api;
+}
+
+/** Signs in with the dev token through the command, so later suites find the usual state. */
+export async function restoreDevToken(): Promise<void> {
+	const ok = await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: devToken() });
+	if (ok !== true) {
+		throw new Error('could not sign in again with the dev token');
+	}
+}
+
+/** A JSON call to the emulator (admin API or /v2 with a token). */
+export async function emu<T = unknown>(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: T }> {
+	const headers: Record<string, string> = {};
+	if (body !== undefined) {
+		headers['content-type'] = 'application/json';
+	}
+	if (token !== undefined) {
+		headers.authorization = `Bearer ${token}`;
+	}
+	const res = await fetch(`${emulatorUrl()}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+	const text = await res.text();
+	let parsed: unknown;
+	try {
+		parsed = text === '' ? undefined : JSON.parse(text);
+	} catch {
+		parsed = text;
+	}
+	return { status: res.status, body: parsed as T };
+}
+
+/** The emulator's request counters. */
+export async function counters(): Promise<{ requests: { by_route: Record<string, number> }; mutations: { by_kind: Record<string, number> } }> {
+	return (await emu<{ requests: { by_route: Record<string, number> }; mutations: { by_kind: Record<string, number> } }>('GET', '/_emulator/counters')).body;
+}
+
+/** Polls `fn` until it returns a value other than undefined. */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+	const end = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await fn();
+		if (value !== undefined) {
+			return value;
+		}
+		if (Date.now() > end) {
+			throw new Error(`timed out waiting for ${what}`);
+		}
+		await new Promise((r) => setTimeout(r, 100));
+	}
+}
+
+/** Rejects after `ms` with a message naming what was awaited. */
+export function within<T>(what: string, promise: PromiseLike<T>, ms = 20_000): Promise<T> {
+	return new Promise<T>((resolve, reject) => {
+		const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+		Promise.resolve(promise).then(
+			(v) => {
+				clearTimeout(timer);
+				resolve(v);
+			},
+			(e: unknown) => {
+				clearTimeout(timer);
+				reject(e instanceof Error ? e : new Error(String(e)));
+			},
+		);
+	});
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+	let entries;
+	try {
+		entries = await readdir(dir, { withFileTypes: true });
+	} catch {
+		return [];
+	}
+	const out: string[] = [];
+	for (const e of entries) {
+		const p = join(dir, e.name);
+		if (e.isDirectory()) {
+			out.push(...(await filesUnder(p)));
+		} else if (e.isFile()) {
+			out.push(p);
+		}
+	}
+	return out;
+}
+
+/**
+ * Everything the extension host wrote that a person could read: every log and output-channel file
+ * of this extension host (the parent of context.logUri holds the LogOutputChannel files and the
+ * output_logging_* folders of plain output channels) and the run event files.
+ */
+export async function writtenText(api: CloudAgentsTestApi): Promise<{ file: string; text: string }[]> {
+	// Output channels write to disk asynchronously.
+	await new Promise((r) => setTimeout(r, 1500));
+	const logRoot = vscode.Uri.joinPath(api.logUri, '..').fsPath;
+	const runsRoot = vscode.Uri.joinPath(api.globalStorageUri, 'runs').fsPath;
+	const files = [...(await filesUnder(logRoot)), ...(await filesUnder(runsRoot))];
+	return Promise.all(files.map(async (file) => ({ file, text: await readFile(file, 'utf8').catch(() => '') })));
+}

@@ -1,0 +1,39 @@
+import * as assert from 'node:assert/strict';
+import { compactJson, formatEvent, formatTime, shortRunId, stripAnsi } from '../../../src/logs/format';
+
+suite('Run event formatting', () => {
+	const at = '2026-01-02T03:04:05.006Z';
+	const time = formatTime(at);
+
+	test('formats time as HH:MM:SS.mmm', () => {
+		assert.match(time, /^\d\d:\d\d:\d\d\.006$/);
+	});
+
+	test('writes one line per event: time, type, payload text', () => {
+		assert.equal(formatEvent({ seq: 1, type: 'message', created_at: at, data: { role: 'assistant', text: 'Hello' } }), `${time}  message  assistant: Hello`);
+		assert.equal(formatEvent({ seq: 2, type: 'log', created_at: at, data: { level: 'info', text: 'step 1' } }), `${time}  log  [info] step 1`);
+		assert.equal(formatEvent({ seq: 3, type: 'tool.call', created_at: at, data: { tool: 'bash', input: { cmd: 'ls -la' } } }), `${time}  tool.call  bash {"cmd":"ls -la"}`);
+		assert.equal(formatEvent({ seq: 4, type: 'file.changed', created_at: at, data: { path: 'src/a.ts', change: 'modified' } }), `${time}  file.changed  modified src/a.ts`);
+		assert.equal(formatEvent({ seq: 5, type: 'run.status', created_at: at, data: { status: 'running' } }), `${time}  run.status  running`);
+		assert.equal(formatEvent({ seq: 6, type: 'run.completed', created_at: at, data: { status: 'succeeded', result: '# Done\n\nmore' } }), `${time}  run.completed  succeeded: # Done …`);
+		assert.equal(formatEvent({ seq: 7, type: 'run.completed', created_at: at, data: { status: 'failed', error: 'boom' } }), `${time}  run.completed  failed: boom`);
+		assert.equal(formatEvent({ seq: 8, type: 'custom.thing', created_at: at, data: { a: 1 } }), `${time}  custom.thing  {"a":1}`);
+	});
+
+	test('strips ANSI escapes and control characters from server text', () => {
+		assert.equal(stripAnsi('\u001b[31mred\u001b[0m \u001b]8;;https://x\u0007link\u001b]8;;\u0007\u0000!'), 'red link!');
+		assert.ok(formatEvent({ seq: 1, type: 'log', data: { text: '\u001b[1mbold\u001b[22m' } }).endsWith('  log  bold'));
+		assert.ok(!formatEvent({ seq: 1, type: 'log', data: { text: 'a\u001b[2Kb\rc' } }).includes('\u001b'));
+	});
+
+	test('indents continuation lines of multi-line payloads', () => {
+		const lines = formatEvent({ seq: 1, type: 'message', created_at: at, data: { text: 'one\ntwo' } }).split('\n');
+		assert.equal(lines.length, 2);
+		assert.equal(lines[1], `${' '.repeat(time.length + 2)}two`);
+	});
+
+	test('shortens long payloads and ids', () => {
+		assert.ok(compactJson({ s: 'x'.repeat(5000) }).length <= 2001);
+		assert.equal(shortRunId('run_01JABCDEFGHJKMNPQRSTVWXYZ0'), 'STVWXYZ0');
+	});
+});
