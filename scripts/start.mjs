@@ -33,6 +33,10 @@ try {
 	const workspace = join(WORK, 'workspace');
 	for (const d of [ext, ud, workspace]) { mkdirSync(d, { recursive: true }); }
 	writeFileSync(join(workspace, 'README.md'), '# Cloud Agents playground\n\nOpen the Cloud Agents view in the activity bar.\n');
+	// A saved multi-root workspace, so "Open Agent Workspace → Add to Workspace" adds a folder
+	// without turning the window into an untitled workspace (which reloads the page).
+	const workspaceFile = join(WORK, 'playground.code-workspace');
+	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: 'workspace' }] }, null, '\t'));
 
 	log('building the extension');
 	const vsix = buildVsix(join(WORK, 'cloud-agents.vsix'));
@@ -51,11 +55,11 @@ try {
 	});
 	const port = await portOr(Number(process.env.PORT ?? 8080));
 	await startCodeServer(procs, cs, {
-		port, extensionsDir: ext, userDataDir: ud, folder: workspace, logFile: join(WORK, 'code-server.log'),
+		port, extensionsDir: ext, userDataDir: ud, folder: workspaceFile, logFile: join(WORK, 'code-server.log'),
 		// The extension signs in with this token when it finds it (development only).
 		env: { CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN },
 	});
-	const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`;
+	const url = `http://127.0.0.1:${port}/?workspace=${encodeURIComponent(workspaceFile)}`;
 	console.log(`
   Cloud Agents is running in VS Code (code-server):
 

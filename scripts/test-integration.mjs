@@ -103,6 +103,11 @@ async function main() {
 	const workspace = join(WORK, 'workspace');
 	for (const d of [ext, ud, workspace, LOGS, SCREENSHOTS]) { mkdirSync(d, { recursive: true }); }
 	writeFileSync(join(workspace, 'README.md'), '# Cloud Agents integration test workspace\n');
+	// A multi-root workspace file rather than a bare folder: adding an agent's workspace folder to a
+	// single-folder browser window turns it into an untitled workspace and reloads the page, which
+	// would cut the in-host run short; in a saved workspace it is a plain folder change.
+	const workspaceFile = join(WORK, 'integration.code-workspace');
+	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: 'workspace' }] }, null, '\t'));
 
 	log('building the extension .vsix and the test runner');
 	const vsix = buildVsix(join(WORK, 'cloud-agents.vsix'));
@@ -127,7 +132,7 @@ async function main() {
 
 	const reportPath = join(WORK, 'report.json');
 	const codeServer = await startCodeServer(procs, cs, {
-		port: codePort, extensionsDir: ext, userDataDir: ud, folder: workspace, logFile: join(LOGS, 'code-server.log'),
+		port: codePort, extensionsDir: ext, userDataDir: ud, folder: workspaceFile, logFile: join(LOGS, 'code-server.log'),
 		env: {
 			CLOUD_AGENTS_TEST_REPORT: reportPath,
 			CLOUD_AGENTS_EMULATOR_URL: emulatorUrl,
@@ -135,7 +140,7 @@ async function main() {
 			...(grep ? { CLOUD_AGENTS_TEST_GREP: grep } : {}),
 		},
 	});
-	const workbenchUrl = `http://127.0.0.1:${codePort}/?folder=${encodeURIComponent(workspace)}`;
+	const workbenchUrl = `http://127.0.0.1:${codePort}/?workspace=${encodeURIComponent(workspaceFile)}`;
 	log(`code-server on http://127.0.0.1:${codePort}`);
 
 	// launchServer (rather than launch) exposes the browser's pid, so cleanup can stop it by pid.

@@ -17,7 +17,17 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
 	return (text ? JSON.parse(text) : undefined) as T;
 }
 const admin = <T>(method: string, path: string, body?: unknown): Promise<T> => api<T>(method, `/_emulator${path}`, body);
-const requests = async (): Promise<number> => (await admin<{ requests: { total: number } }>('GET', '/counters')).requests.total;
+/**
+ * Requests the file system sent: routes under `/v2/agents/{agent_id}/workspace`. The signed-in
+ * views and run followers of the same window talk to other routes meanwhile, so the total would
+ * count their polling too.
+ */
+const requests = async (): Promise<number> => {
+	const byRoute = (await admin<{ requests: { by_route: Record<string, number> } }>('GET', '/counters')).requests.by_route;
+	return Object.entries(byRoute)
+		.filter(([route]) => route.includes('/v2/agents/{agent_id}/workspace'))
+		.reduce((sum, [, count]) => sum + count, 0);
+};
 const resetCounters = (): Promise<unknown> => admin('POST', '/counters/reset');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const b64 = (s: string | Uint8Array): string => Buffer.from(s).toString('base64');
