@@ -8,6 +8,7 @@ import { RunFollower } from './logs';
 import { registerAuth } from './commands/auth';
 import { registerFollowCommands } from './commands/follow';
 import { CloudAgentViews } from './views';
+import { registerRecordDocuments } from './views/recordDocuments';
 import { registerFeatureCommands } from './commands/features';
 
 /**
@@ -47,6 +48,8 @@ class CloudAgentsExtension extends Disposable {
 		this.register(registerWorkspaceFs({ session: this.session, log: this.log, runEvents: this.runFollower.onDidReceiveEvent }));
 		// The four tree views (src/views) and their commands (src/commands/features.ts).
 		this.views = this.register(new CloudAgentViews(this.session, this.log, (err) => void this.session.reportError(err)));
+		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
+		this.register(registerRecordDocuments());
 		for (const d of registerFeatureCommands({ session: this.session, views: this.views, log: this.log, context })) {
 			this.register(d);
 		}

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { isTerminalRunStatus } from '../api';
 import type { Run } from '../api';
+import { recordUri, showRecord } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { registerCommand } from './registry';
 import { promptProblem } from './agents';
@@ -123,10 +124,8 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			}
 			const run = await client().getRun(target.agentId, target.run.id);
 			const agentName = views.agents.find(target.agentId)?.name;
-			// Server text in an untitled Markdown document: its preview is not trusted (no scripts, no command links).
-			const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: runResultMarkdown(agentName, run) });
-			await vscode.window.showTextDocument(doc, { preview: true });
-			return doc;
+			// Server text in a read-only Markdown record: its preview is not trusted (no scripts, no command links).
+			return showRecord(recordUri('runs', target.agentId, run.id, 'result.md'), runResultMarkdown(agentName, run));
 		}, log),
 		registerCommand('cloudAgents.runs.copyId', async (arg?: unknown) => {
 			const target = await resolveRun(deps, arg, vscode.l10n.t('Copy Run ID'));

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Runtime } from '../api';
 import { RuntimeNode } from '../views';
 import { joinParts } from '../views/format';
+import { recordUri, showRecord } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { registerCommand } from './registry';
 import type { FeatureDeps } from './support';
@@ -117,9 +118,7 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 				return undefined;
 			}
 			const fresh = (await findRuntime(deps, runtime.id)) ?? runtime;
-			const doc = await vscode.workspace.openTextDocument({ language: 'json', content: `${JSON.stringify(fresh, null, 2)}\n` });
-			await vscode.window.showTextDocument(doc, { preview: true });
-			return doc;
+			return showRecord(recordUri('runtimes', `${fresh.id}.json`), `${JSON.stringify(fresh, null, 2)}\n`, 'json');
 		}, log),
 		registerCommand('cloudAgents.runtimes.listVncCredentials', async (arg?: unknown) => {
 			const runtime = await resolveRuntime(deps, arg, vscode.l10n.t('List VNC Credentials'), (r) => r.vnc_enabled === true);

@@ -2,25 +2,45 @@ import * as assert from 'node:assert/strict';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
 import type { UiTest } from './support/workbench';
 
+interface AgentBody { id: string; name: string }
+
 const VIEWS = ['Agents', 'Runs', 'Runtimes', 'Artifacts'];
 
 const uiTest: UiTest = {
-	title: 'opens the Cloud Agents view from the activity bar and reads what its views show',
-	async run({ workbench, note }) {
+	title: 'opens the Cloud Agents view from the activity bar, runs the Refresh Agents command and reads the signed-in rows',
+	async run({ workbench, emulatorUrl, devToken, note }) {
+		// The harness signs in at startup with the emulator's dev token (CLOUD_AGENTS_DEV_TOKEN).
+		const res = await fetch(`${emulatorUrl}/v2/agents?limit=100`, { headers: { authorization: `Bearer ${devToken}` } });
+		assert.equal(res.status, 200, `GET /v2/agents answered ${res.status}`);
+		const { agents } = (await res.json()) as { agents: AgentBody[] };
+		assert.ok(agents.length > 0, 'the emulator has agents for the dev token');
+
 		const container = await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
 		await container.locator('.pane-header').first().waitFor({ state: 'visible' });
 		const titles = await workbench.paneTitles(VIEW_CONTAINER_ID);
 		for (const name of VIEWS) {
 			assert.ok(titles.some((t) => t.toLowerCase() === name.toLowerCase()), `no "${name}" view in ${JSON.stringify(titles)}`);
 		}
-		// Each view shows tree rows or, while signed out or empty, its welcome content; activation
-		// sets the context keys that pick which, so wait until the Agents view shows something.
-		const agents = workbench.pane(VIEW_CONTAINER_ID, 'Agents');
-		await agents.locator('.monaco-list-row, .welcome-view-content').first().waitFor({ state: 'visible', timeout: 30_000 });
-		for (const name of VIEWS) {
-			const rows = await workbench.paneRows(VIEW_CONTAINER_ID, name);
+
+		// Earlier tests may have changed the agents behind the view's back: refresh it, then wait for
+		// the newest agent's row.
+		await workbench.runCommand('Cloud Agents: Refresh Agents');
+		const agentsPane = workbench.pane(VIEW_CONTAINER_ID, 'Agents');
+		await agentsPane.locator('.monaco-list-row', { hasText: agents[0]!.name }).first().waitFor({ state: 'visible', timeout: 30_000 });
+		assert.deepEqual(await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents'), [], 'signed in: no welcome content in the Agents view');
+
+		// The tree renders only the rows in view: those are the service's first agents, in its order.
+		const rows = await workbench.paneRows(VIEW_CONTAINER_ID, 'Agents');
+		const agentRows = rows.filter((r) => agents.some((a) => r.startsWith(a.name)));
+		assert.ok(agentRows.length > 0, `no agent rows in ${JSON.stringify(rows)}`);
+		agentRows.forEach((row, i) => {
+			assert.ok(row.startsWith(agents[i]!.name), `row ${i} is "${row}", expected the agent "${agents[i]!.name}" (service order)`);
+		});
+		note(`Agents: ${agentRows.length} row(s) of ${agents.length} agent(s): ${agentRows.slice(0, 3).join(' | ')}`);
+		for (const name of VIEWS.slice(1)) {
+			const paneRows = await workbench.paneRows(VIEW_CONTAINER_ID, name);
 			const welcome = await workbench.paneWelcome(VIEW_CONTAINER_ID, name);
-			note(`${name}: ${rows.length > 0 ? `${rows.length} row(s): ${rows.slice(0, 3).join(' | ')}` : `welcome: ${welcome.join(' / ')}`}`);
+			note(`${name}: ${paneRows.length > 0 ? `${paneRows.length} row(s): ${paneRows.slice(0, 3).join(' | ')}` : `welcome: ${welcome.join(' / ')}`}`);
 		}
 		const shot = await workbench.screenshot('cloud-agents-view');
 		note(`screenshot: ${shot}`);

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { RECORD_SCHEME } from '../../../src/ids';
 import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 
@@ -45,11 +46,24 @@ async function deleteAgentQuietly(agentId: string | undefined): Promise<void> {
 	}
 }
 
-/** Closes the editors the tests opened without a save prompt (untitled documents are dirty). */
+/**
+ * Asserts that a command opened a read-only record (not an untitled document that asks to save on
+ * close) at `path`, shown in the active editor.
+ */
+function assertRecord(doc: vscode.TextDocument | undefined, path: string): asserts doc is vscode.TextDocument {
+	assert.ok(doc, 'the command returned the document');
+	assert.equal(doc.uri.scheme, RECORD_SCHEME);
+	assert.equal(doc.uri.path, path);
+	assert.equal(doc.isUntitled, false, 'not an untitled document');
+	assert.equal(doc.isDirty, false, 'nothing to save');
+	assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString(), 'shown in the active editor');
+}
+
+/** Closes the editors the tests opened; records are read-only, so none may ask to save. */
 async function closeEditors(): Promise<void> {
-	for (let i = 0; i < 20 && vscode.window.tabGroups.all.some((g) => g.tabs.length > 0); i++) {
-		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-	}
+	const dirty = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.isDirty).map((t) => t.label);
+	assert.deepEqual(dirty, [], 'no editor has unsaved changes (closing it would ask to save)');
+	await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 }
 
 suite('Commands', () => {
@@ -242,15 +256,37 @@ suite('Commands', () => {
 			await waitForRunStatus(next.id, ['succeeded']);
 		});
 
-		test('open result shows the run\'s result in a Markdown document', async function () {
+		test('open result shows the run\'s result in a read-only Markdown record', async function () {
 			this.timeout(20_000);
 			const done = (await state()).runs.find((r) => r.agent_id === agent.id && r.status === 'succeeded' && r.result);
 			assert.ok(done?.result);
 			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: done.id });
-			assert.ok(doc);
+			assertRecord(doc, `/runs/${agent.id}/${done.id}/result.md`);
 			assert.equal(doc.languageId, 'markdown');
-			assert.ok(doc.getText().includes(done.result), 'the document carries the result text');
-			assert.ok(doc.getText().includes(done.id));
+			const text = doc.getText();
+			assert.ok(text.includes(`## Result\n\n${done.result}\n`), 'the document carries the emulator\'s result text');
+			assert.ok(text.includes(`# Run ${done.id}`));
+			assert.ok(text.includes('- Status: succeeded'));
+			await closeEditors();
+		});
+
+		test('open result again after the run changed shows the fresh record in the same document', async function () {
+			this.timeout(30_000);
+			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Hold for the record [[hold]]' });
+			assert.ok(held?.id);
+			await waitForRunStatus(held.id, ['running']);
+			const path = `/runs/${agent.id}/${held.id}/result.md`;
+			const first = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: held.id });
+			assertRecord(first, path);
+			assert.ok(first.getText().includes('- Status: running'), first.getText());
+
+			await run('cloudAgents.runs.cancel', { agentId: agent.id, runId: held.id });
+			await waitForRunStatus(held.id, ['cancelled']);
+			const second = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: held.id });
+			assertRecord(second, path);
+			assert.equal(second, first, 'the same document, updated in place');
+			assert.ok(second.getText().includes('- Status: cancelled'), second.getText());
+			assert.equal(second.getText().includes('- Status: running'), false);
 			await closeEditors();
 		});
 	});
@@ -294,7 +330,9 @@ suite('Commands', () => {
 			assert.ok(rows.some((r) => r.id === `artifact/${agent.id}/${artifact.id}`), 'the Artifacts view shows the upload');
 
 			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.artifacts.open', { agentId: agent.id, artifactId: artifact.id });
-			assert.equal(doc?.getText(), content);
+			assertRecord(doc, `/artifacts/${agent.id}/${artifact.id}/test-notes.txt`);
+			assert.equal(doc.getText(), content, 'the document carries the emulator\'s content');
+			assert.equal(doc.languageId, 'plaintext');
 
 			const target = join(dir, 'saved.txt');
 			await run('cloudAgents.artifacts.save', { agentId: agent.id, artifactId: artifact.id, target });
@@ -362,13 +400,17 @@ suite('Commands', () => {
 		test('show details opens the whole record as JSON; VNC credentials are listed', async function () {
 			this.timeout(20_000);
 			const s = await state();
-			const runtime = s.runtimes.find((r) => (r.vnc_credentials?.length ?? 0) > 0);
+			// A runtime that is not changing status, so the record stays the same while the test reads it.
+			const runtime = s.runtimes.find((r) => (r.vnc_credentials?.length ?? 0) > 0 && r.status === r.desired_status);
 			assert.ok(runtime);
 			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', { runtimeId: runtime.id });
-			assert.equal(doc?.languageId, 'json');
+			assertRecord(doc, `/runtimes/${runtime.id}.json`);
+			assert.equal(doc.languageId, 'json');
 			const record = JSON.parse(doc.getText()) as RuntimeBody;
 			assert.equal(record.id, runtime.id);
 			assert.equal(record.revision, runtime.revision);
+			const listed = await emu<{ data: RuntimeBody[] }>('GET', '/v2/runtimes?limit=100', undefined, devToken());
+			assert.deepEqual(record, listed.body.data.find((r) => r.id === runtime.id), 'the whole record as the service returns it');
 			const credentials = await run<Array<{ id: string }>>('cloudAgents.runtimes.listVncCredentials', { runtimeId: runtime.id, quiet: true });
 			assert.deepEqual(credentials.map((c) => c.id).sort(), runtime.vnc_credentials!.map((c) => c.id).sort());
 			await closeEditors();

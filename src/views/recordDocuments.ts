@@ -1,0 +1,131 @@
+import * as vscode from 'vscode';
+import { RECORD_SCHEME } from '../ids';
+import { Disposable } from '../util/lifecycle';
+
+/** How long `showRecord` waits for an open document to take new content before showing it anyway. */
+const CHANGE_TIMEOUT_MS = 3000;
+
+/**
+ * Read-only documents for server records (run results, runtime details, text artifacts) under the
+ * `cloud-agents-record:` scheme. VS Code makes documents of a content provider read-only and never
+ * asks to save them, unlike untitled documents.
+ *
+ * The content lives in memory, keyed by URI, only while its document is open: the entry goes when
+ * VS Code closes the document (`onDidCloseTextDocument`). Showing a URI again with new content
+ * fires `onDidChange`, so an open document shows the fresh record. Server text stays plain text;
+ * a Markdown record's preview is not trusted (no scripts, no command links).
+ */
+export class RecordDocuments extends Disposable implements vscode.TextDocumentContentProvider {
+	private readonly contents = new Map<string, string>();
+	private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
+	readonly onDidChange = this.changed.event;
+
+	constructor() {
+		super();
+		this.register(vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, this));
+		this.register(vscode.workspace.onDidCloseTextDocument((doc) => {
+			// A language change also "closes" and reopens the document; it stays in textDocuments then.
+			if (doc.uri.scheme === RECORD_SCHEME && !isOpen(doc.uri)) {
+				this.contents.delete(doc.uri.toString());
+			}
+		}));
+		this.register({ dispose: () => this.contents.clear() });
+	}
+
+	provideTextDocumentContent(uri: vscode.Uri): string {
+		return this.contents.get(uri.toString())
+			?? vscode.l10n.t('This record is no longer available. Run the command that opened it again to read it from the service.');
+	}
+
+	/**
+	 * Holds `content` for `uri`, opens it as a read-only document and shows it in a preview editor.
+	 * `language` applies when the URI's file extension gives none (VS Code detects plain text).
+	 */
+	async show(uri: vscode.Uri, content: string, language?: string): Promise<vscode.TextDocument> {
+		const key = uri.toString();
+		const previous = this.contents.get(key);
+		this.contents.set(key, content);
+		try {
+			const open = findOpen(uri);
+			if (open && previous !== content) {
+				const updated = nextChange(uri, CHANGE_TIMEOUT_MS);
+				this.changed.fire(uri);
+				await updated;
+			}
+			let doc = await vscode.workspace.openTextDocument(uri);
+			if (language && language !== doc.languageId && doc.languageId === 'plaintext') {
+				doc = await vscode.languages.setTextDocumentLanguage(doc, language).then((d) => d, () => doc);
+			}
+			await vscode.window.showTextDocument(doc, { preview: true });
+			return doc;
+		} catch (err) {
+			if (!isOpen(uri)) {
+				this.contents.delete(key);
+			}
+			throw err;
+		}
+	}
+}
+
+function findOpen(uri: vscode.Uri): vscode.TextDocument | undefined {
+	const key = uri.toString();
+	return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+}
+
+function isOpen(uri: vscode.Uri): boolean {
+	return findOpen(uri) !== undefined;
+}
+
+/** Settles on the next content change of the open document `uri`, or after `timeoutMs`. */
+function nextChange(uri: vscode.Uri, timeoutMs: number): Promise<void> {
+	const key = uri.toString();
+	return new Promise<void>((resolve) => {
+		const done = (): void => {
+			clearTimeout(timer);
+			listener.dispose();
+			resolve();
+		};
+		const timer = setTimeout(done, timeoutMs);
+		const listener = vscode.workspace.onDidChangeTextDocument((e) => {
+			if (e.document.uri.toString() === key && e.contentChanges.length > 0) {
+				done();
+			}
+		});
+	});
+}
+
+/** A path segment that cannot leave its place in the URI path ("/", "\", "." and ".." replaced). */
+function segment(part: string): string {
+	const cleaned = part.replace(/[/\\]/g, '_');
+	return cleaned === '' || cleaned === '.' || cleaned === '..' ? '_' : cleaned;
+}
+
+/** `cloud-agents-record:/<seg>/<seg>/…`; the last segment's file extension picks the language. */
+export function recordUri(...parts: string[]): vscode.Uri {
+	return vscode.Uri.from({ scheme: RECORD_SCHEME, path: `/${parts.map(segment).join('/')}` });
+}
+
+let current: RecordDocuments | undefined;
+
+/** Registers the record provider for the extension's lifetime (one line in extension.ts). */
+export function registerRecordDocuments(): vscode.Disposable {
+	current?.dispose();
+	const records = new RecordDocuments();
+	current = records;
+	return {
+		dispose: () => {
+			if (current === records) {
+				current = undefined;
+			}
+			records.dispose();
+		},
+	};
+}
+
+/** Shows `content` as the read-only record `uri`; see `RecordDocuments.show`. */
+export async function showRecord(uri: vscode.Uri, content: string, language?: string): Promise<vscode.TextDocument> {
+	if (!current) {
+		throw new Error('The Cloud Agents record documents are not registered (registerRecordDocuments).');
+	}
+	return current.show(uri, content, language);
+}
