@@ -528,6 +528,26 @@ export class CloudAgentsClient {
 	}
 
 	/**
+	 * The rest of a file whose first chunk is `first` (not at end of file), read chunk by chunk
+	 * from where that chunk stopped: the whole content, or undefined when the file changed between
+	 * chunks (another size or mtime, or an empty chunk) so the caller can start over.
+	 */
+	async readWorkspaceFileRest(agentId: string, path: string, first: T.WorkspaceReadChunk, options: T.CallOptions & { chunkLength?: number } = {}): Promise<Uint8Array | undefined> {
+		const content = new Uint8Array(first.size);
+		content.set(first.content.subarray(0, first.size), 0);
+		let offset = first.content.byteLength;
+		while (offset < first.size) {
+			const chunk = await this.readWorkspaceFile(agentId, path, { signal: options.signal, offset, length: options.chunkLength });
+			if (chunk.size !== first.size || chunk.mtime_unix_ms !== first.mtime_unix_ms || chunk.content.byteLength === 0) {
+				return undefined;
+			}
+			content.set(chunk.content.subarray(0, first.size - offset), offset);
+			offset += chunk.content.byteLength;
+		}
+		return content;
+	}
+
+	/**
 	 * A whole file, read chunk by chunk. Restarts (up to 3 times) when the file changes between
 	 * chunks, so the result is never a mix of two versions.
 	 */
@@ -537,20 +557,8 @@ export class CloudAgentsClient {
 			if (first.eof) {
 				return { path: first.path, size: first.content.byteLength, mtime_unix_ms: first.mtime_unix_ms, content: first.content };
 			}
-			const content = new Uint8Array(first.size);
-			content.set(first.content.subarray(0, first.size), 0);
-			let offset = first.content.byteLength;
-			let changed = false;
-			while (offset < first.size) {
-				const chunk = await this.readWorkspaceFile(agentId, path, { signal: options.signal, offset, length: options.chunkLength });
-				if (chunk.size !== first.size || chunk.mtime_unix_ms !== first.mtime_unix_ms || chunk.content.byteLength === 0) {
-					changed = true;
-					break;
-				}
-				content.set(chunk.content.subarray(0, first.size - offset), offset);
-				offset += chunk.content.byteLength;
-			}
-			if (!changed) {
+			const content = await this.readWorkspaceFileRest(agentId, path, first, options);
+			if (content) {
 				return { path: first.path, size: first.size, mtime_unix_ms: first.mtime_unix_ms, content };
 			}
 			if (attempt >= 2) {

@@ -46,6 +46,22 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 	const log: CommandLogger = deps.log;
 	const { views } = deps;
 	const client = () => deps.session.client;
+	/**
+	 * Starts a run of the agent (resume, follow-up), remembers the agent, refreshes the Runs view
+	 * and follows the new run; a validation error is shown as a warning (undefined), others throw.
+	 */
+	const startFollowed = async (agentId: string, start: () => Promise<Run>): Promise<Run | undefined> => {
+		try {
+			const run = await start();
+			await rememberAgent(deps.context, agentId);
+			await views.runs.refresh();
+			await followRun(deps, agentId, run.id);
+			return run;
+		} catch (err) {
+			await showValidation(err);
+			return undefined;
+		}
+	};
 	return [
 		registerCommand('cloudAgents.runs.refresh', () => views.runs.refresh(), log),
 		registerCommand('cloudAgents.runs.loadMore', () => views.runs.loadMore(), log),
@@ -76,16 +92,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 					return undefined;
 				}
 			}
-			try {
-				const run = await client().resumeRun(target.agentId, target.run.id, prompt?.trim() ? { prompt } : {});
-				await rememberAgent(deps.context, target.agentId);
-				await views.runs.refresh();
-				await followRun(deps, target.agentId, run.id);
-				return run;
-			} catch (err) {
-				await showValidation(err);
-				return undefined;
-			}
+			return startFollowed(target.agentId, () => client().resumeRun(target.agentId, target.run.id, prompt?.trim() ? { prompt } : {}));
 		}, log),
 		registerCommand('cloudAgents.runs.followUp', async (arg?: unknown) => {
 			const target = await resolveRun(deps, arg, vscode.l10n.t('Send Follow-up'));
@@ -106,16 +113,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 					return undefined;
 				}
 			}
-			try {
-				const run = await client().followUpRun(target.agentId, target.run.id, { prompt });
-				await rememberAgent(deps.context, target.agentId);
-				await views.runs.refresh();
-				await followRun(deps, target.agentId, run.id);
-				return run;
-			} catch (err) {
-				await showValidation(err);
-				return undefined;
-			}
+			return startFollowed(target.agentId, () => client().followUpRun(target.agentId, target.run.id, { prompt }));
 		}, log),
 		registerCommand('cloudAgents.runs.openResult', async (arg?: unknown) => {
 			const target = await resolveRun(deps, arg, vscode.l10n.t('Open Run Result'));

@@ -12,7 +12,7 @@ import type { CloudAgentsClient, WorkspaceEntry } from '../api';
 import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from './paths';
 
 /** The client methods this layer uses (a real `CloudAgentsClient` fits). */
-export type WorkspaceApi = Pick<CloudAgentsClient, 'listWorkspaceAll' | 'statWorkspace' | 'readWorkspaceFile' | 'writeWorkspaceFile' | 'deleteWorkspacePath'>;
+export type WorkspaceApi = Pick<CloudAgentsClient, 'listWorkspaceAll' | 'statWorkspace' | 'readWorkspaceFile' | 'readWorkspaceFileRest' | 'writeWorkspaceFile' | 'deleteWorkspacePath'>;
 
 /** Kind of a workspace entry. */
 export type EntryType = 'file' | 'directory';
@@ -453,20 +453,8 @@ export class WorkspaceCache {
 				if (checkSize) {
 					this.checkLarge(a, agentId, path, first.size);
 				}
-				const content = new Uint8Array(first.size);
-				content.set(first.content.subarray(0, first.size), 0);
-				let offset = first.content.byteLength;
-				let changed = false;
-				while (offset < first.size) {
-					const chunk = await api.readWorkspaceFile(agentId, path, { offset, length });
-					if (chunk.size !== first.size || chunk.mtime_unix_ms !== first.mtime_unix_ms || chunk.content.byteLength === 0) {
-						changed = true;
-						break;
-					}
-					content.set(chunk.content.subarray(0, first.size - offset), offset);
-					offset += chunk.content.byteLength;
-				}
-				if (!changed) {
+				const content = await api.readWorkspaceFileRest(agentId, path, first, { chunkLength: length });
+				if (content) {
 					return { content, stat };
 				}
 				if (attempt >= 2) {

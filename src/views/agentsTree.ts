@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { Agent, CloudAgentsClient } from '../api';
+import type { Agent, CloudAgentsClient, Page } from '../api';
 import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from './format';
-import { ListTreeProvider, pageSize } from './listTree';
-import type { ListHost, Loaded } from './listTree';
+import { CursorListTreeProvider } from './listTree';
+import type { ListHost, PageRequest } from './listTree';
 
 /** Agent statuses that change on their own, so the list refreshes itself while one is shown. */
 const MOVING_AGENT_STATUSES = new Set(['provisioning', 'running', 'deleting']);
@@ -32,9 +32,7 @@ export class AgentNode extends vscode.TreeItem {
  * The Agents view: every agent, newest first, a page (`cloudAgents.pageSize`) at a time through the
  * service's cursors. Selecting an agent drives the Runs and Artifacts views.
  */
-export class AgentsTreeProvider extends ListTreeProvider<Agent> {
-	private cursor: string | undefined;
-
+export class AgentsTreeProvider extends CursorListTreeProvider<Agent> {
 	constructor(host: ListHost, private readonly client: () => CloudAgentsClient) {
 		super('agents', host, { refresh: 'cloudAgents.agents.refresh', loadMore: 'cloudAgents.agents.loadMore' });
 	}
@@ -49,25 +47,8 @@ export class AgentsTreeProvider extends ListTreeProvider<Agent> {
 		return new AgentNode(agent);
 	}
 
-	protected override async fetch(pages: number, signal: AbortSignal): Promise<Loaded<Agent>> {
-		const items: Agent[] = [];
-		let cursor: string | undefined;
-		for (let i = 0; i < pages; i++) {
-			const page = await this.client().listAgents({ cursor, limit: pageSize(), signal });
-			items.push(...page.items);
-			cursor = page.nextCursor;
-			if (!cursor) {
-				break;
-			}
-		}
-		this.cursor = cursor;
-		return { items, more: cursor !== undefined };
-	}
-
-	protected override async fetchMore(signal: AbortSignal): Promise<Loaded<Agent>> {
-		const page = await this.client().listAgents({ cursor: this.cursor, limit: pageSize(), signal });
-		this.cursor = page.nextCursor;
-		return { items: page.items, more: page.nextCursor !== undefined };
+	protected override listPage(request: PageRequest): Promise<Page<Agent>> {
+		return this.client().listAgents(request);
 	}
 
 	protected override keyOf(agent: Agent): string {
@@ -84,10 +65,5 @@ export class AgentsTreeProvider extends ListTreeProvider<Agent> {
 
 	protected override signature(items: readonly Agent[]): string {
 		return JSON.stringify(items.map((a) => [a.id, a.name, a.status, a.updated_at_unix_seconds]));
-	}
-
-	override reset(): void {
-		this.cursor = undefined;
-		super.reset();
 	}
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Agent, Artifact, CloudAgentsClient } from '../api';
 import { formatBytes, joinParts, plainTooltip, relativeTime } from './format';
-import { ListTreeProvider, MessageNode } from './listTree';
+import { AgentListTreeProvider } from './listTree';
 import type { ListHost, Loaded } from './listTree';
 
 /** The output cap of a single answer: an artifact larger than this cannot be read back whole. */
@@ -46,40 +46,16 @@ export class ArtifactNode extends vscode.TreeItem {
  * The Artifacts view: artifacts of the agent selected in the Agents view. The listing has no
  * paging, so there is no "Load more…" row; it refreshes when a run of that agent finishes.
  */
-export class ArtifactsTreeProvider extends ListTreeProvider<Artifact> {
-	private _agent: Agent | undefined;
-
+export class ArtifactsTreeProvider extends AgentListTreeProvider<Artifact> {
 	constructor(host: ListHost, private readonly client: () => CloudAgentsClient) {
 		super('artifacts', host, { refresh: 'cloudAgents.artifacts.refresh' });
 	}
 
-	/** The agent whose artifacts are shown. */
-	get agent(): Agent | undefined {
-		return this._agent;
+	protected override selectAgentText(): string {
+		return vscode.l10n.t('Select an agent in the Agents view to see its artifacts.');
 	}
 
-	/** Shows the artifacts of another agent (or none). */
-	setAgent(agent: Agent | undefined): void {
-		if (agent?.id === this._agent?.id) {
-			this._agent = agent;
-			return;
-		}
-		this._agent = agent;
-		this.reset();
-	}
-
-	protected override precondition(): vscode.TreeItem[] | undefined {
-		if (!this._agent) {
-			return [new MessageNode('artifacts/selectAgent', vscode.l10n.t('Select an agent in the Agents view to see its artifacts.'), { icon: new vscode.ThemeIcon('info') })];
-		}
-		return undefined;
-	}
-
-	protected override async fetch(_pages: number, signal: AbortSignal): Promise<Loaded<Artifact>> {
-		const agent = this._agent;
-		if (!agent) {
-			return { items: [], more: false };
-		}
+	protected override async fetchOf(agent: Agent, _pages: number, signal: AbortSignal): Promise<Loaded<Artifact>> {
 		const items = await this.client().listArtifacts(agent.id, { signal });
 		return { items, more: false };
 	}
@@ -89,6 +65,6 @@ export class ArtifactsTreeProvider extends ListTreeProvider<Artifact> {
 	}
 
 	protected override toNode(artifact: Artifact): vscode.TreeItem {
-		return new ArtifactNode(this._agent?.id ?? '', artifact);
+		return new ArtifactNode(this.agent?.id ?? '', artifact);
 	}
 }

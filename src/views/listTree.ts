@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { ApiError } from '../api';
+import type { Agent, Page } from '../api';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
 
@@ -317,5 +318,99 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 			clearTimeout(this.timer);
 			this.timer = undefined;
 		}
+	}
+}
+
+/** What `CursorListTreeProvider.listPage` is asked for: where to start, how many, and when to stop. */
+export interface PageRequest {
+	/** The cursor of the previous page; undefined for the first page. */
+	cursor: string | undefined;
+	/** The page size (`cloudAgents.pageSize`). */
+	limit: number;
+	signal: AbortSignal;
+}
+
+/**
+ * A list over a cursor-paginated listing: a refresh re-reads the pages shown from the first one,
+ * "Load more…" reads one page from the cursor where the last read stopped, and `reset` forgets it.
+ */
+export abstract class CursorListTreeProvider<T> extends ListTreeProvider<T> {
+	private cursor: string | undefined;
+
+	/** One page of the listing. */
+	protected abstract listPage(request: PageRequest): Promise<Page<T>>;
+
+	protected override async fetch(pages: number, signal: AbortSignal): Promise<Loaded<T>> {
+		const items: T[] = [];
+		let cursor: string | undefined;
+		for (let i = 0; i < pages; i++) {
+			const page = await this.listPage({ cursor, limit: pageSize(), signal });
+			items.push(...page.items);
+			cursor = page.nextCursor;
+			if (!cursor) {
+				break;
+			}
+		}
+		this.cursor = cursor;
+		return { items, more: cursor !== undefined };
+	}
+
+	protected override async fetchMore(signal: AbortSignal): Promise<Loaded<T>> {
+		const page = await this.listPage({ cursor: this.cursor, limit: pageSize(), signal });
+		this.cursor = page.nextCursor;
+		return { items: page.items, more: page.nextCursor !== undefined };
+	}
+
+	override reset(): void {
+		this.cursor = undefined;
+		super.reset();
+	}
+}
+
+/**
+ * A list of records of the agent selected in the Agents view (its runs, its artifacts). Until an
+ * agent is selected it shows a single "Select an agent…" row; selecting another agent starts over.
+ */
+export abstract class AgentListTreeProvider<T> extends ListTreeProvider<T> {
+	private _agent: Agent | undefined;
+
+	/** The agent whose records are shown. */
+	get agent(): Agent | undefined {
+		return this._agent;
+	}
+
+	/** Shows the records of another agent (or none); the same agent again only updates the record. */
+	setAgent(agent: Agent | undefined): void {
+		if (agent?.id === this._agent?.id) {
+			this._agent = agent;
+			return;
+		}
+		this._agent = agent;
+		this.agentChanged();
+		this.reset();
+	}
+
+	/** The text of the row shown while no agent is selected. */
+	protected abstract selectAgentText(): string;
+	/** Fetches the first `pages` pages of the records of `agent` (the agent selected). */
+	protected abstract fetchOf(agent: Agent, pages: number, signal: AbortSignal): Promise<Loaded<T>>;
+	/** Called when another agent is selected, just before the list starts over. */
+	protected agentChanged(): void {
+		// Nothing by default.
+	}
+
+	protected override precondition(): vscode.TreeItem[] | undefined {
+		if (!this._agent) {
+			return [new MessageNode(`${this.key}/selectAgent`, this.selectAgentText(), { icon: new vscode.ThemeIcon('info') })];
+		}
+		return undefined;
+	}
+
+	protected override async fetch(pages: number, signal: AbortSignal): Promise<Loaded<T>> {
+		const agent = this._agent;
+		if (!agent) {
+			return { items: [], more: false };
+		}
+		return this.fetchOf(agent, pages, signal);
 	}
 }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { LIMITS, isTerminalRunStatus } from '../api';
 import type { Agent, CloudAgentsClient, Run } from '../api';
 import { joinParts, oneLine, plainTooltip, relativeTime, runStatusIcon } from './format';
-import { ListTreeProvider, MessageNode, pageSize } from './listTree';
+import { AgentListTreeProvider, pageSize } from './listTree';
 import type { ListHost, Loaded } from './listTree';
 
 /**
@@ -39,8 +39,7 @@ function joinFlags(...parts: Array<string | false>): string {
  * has only `limit` (1–500) and no cursor, so "Load more…" re-fetches with a larger limit
  * (limit += `cloudAgents.pageSize`); the list refreshes itself while a run is queued or running.
  */
-export class RunsTreeProvider extends ListTreeProvider<Run> {
-	private _agent: Agent | undefined;
+export class RunsTreeProvider extends AgentListTreeProvider<Run> {
 	private readonly _onDidSettle = this.register(new vscode.EventEmitter<void>());
 	/** Fires when a run that was active is seen terminal (artifacts may have appeared). */
 	readonly onDidSettle = this._onDidSettle.event;
@@ -58,34 +57,15 @@ export class RunsTreeProvider extends ListTreeProvider<Run> {
 		}));
 	}
 
-	/** The agent whose runs are shown. */
-	get agent(): Agent | undefined {
-		return this._agent;
+	protected override selectAgentText(): string {
+		return vscode.l10n.t('Select an agent in the Agents view to see its runs.');
 	}
 
-	/** Shows the runs of another agent (or none). */
-	setAgent(agent: Agent | undefined): void {
-		if (agent?.id === this._agent?.id) {
-			this._agent = agent;
-			return;
-		}
-		this._agent = agent;
+	protected override agentChanged(): void {
 		this.active.clear();
-		this.reset();
 	}
 
-	protected override precondition(): vscode.TreeItem[] | undefined {
-		if (!this._agent) {
-			return [new MessageNode('runs/selectAgent', vscode.l10n.t('Select an agent in the Agents view to see its runs.'), { icon: new vscode.ThemeIcon('info') })];
-		}
-		return undefined;
-	}
-
-	protected override async fetch(pages: number, signal: AbortSignal): Promise<Loaded<Run>> {
-		const agent = this._agent;
-		if (!agent) {
-			return { items: [], more: false };
-		}
+	protected override async fetchOf(agent: Agent, pages: number, signal: AbortSignal): Promise<Loaded<Run>> {
 		const limit = Math.min(pages * pageSize(), LIMITS.runListLimit.max);
 		const runs = await this.client().listRuns(agent.id, { limit, signal });
 		return { items: runs, more: runs.length >= limit && limit < LIMITS.runListLimit.max };
@@ -96,7 +76,7 @@ export class RunsTreeProvider extends ListTreeProvider<Run> {
 	}
 
 	protected override toNode(run: Run): vscode.TreeItem {
-		return new RunNode(this._agent?.id ?? run.agent_id ?? '', run);
+		return new RunNode(this.agent?.id ?? run.agent_id ?? '', run);
 	}
 
 	protected override isChanging(): boolean {

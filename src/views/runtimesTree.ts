@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { CloudAgentsClient, Runtime } from '../api';
+import type { CloudAgentsClient, Page, Runtime } from '../api';
 import { formatBytes, joinParts, plainTooltip, relativeTime, runtimeStatusIcon } from './format';
-import { ListTreeProvider, pageSize } from './listTree';
-import type { ListHost, Loaded } from './listTree';
+import { CursorListTreeProvider } from './listTree';
+import type { ListHost, PageRequest } from './listTree';
 
 /** True when the runtime is on its way somewhere: creating, deleting, or status ≠ desired status. */
 export function runtimeInTransition(runtime: Runtime): boolean {
@@ -52,32 +52,13 @@ export class RuntimeNode extends vscode.TreeItem {
  * The Runtimes view: every runtime, a page (`cloudAgents.pageSize`) at a time through the
  * service's cursors; it refreshes itself while a runtime is in transition.
  */
-export class RuntimesTreeProvider extends ListTreeProvider<Runtime> {
-	private cursor: string | undefined;
-
+export class RuntimesTreeProvider extends CursorListTreeProvider<Runtime> {
 	constructor(host: ListHost, private readonly client: () => CloudAgentsClient) {
 		super('runtimes', host, { refresh: 'cloudAgents.runtimes.refresh', loadMore: 'cloudAgents.runtimes.loadMore' });
 	}
 
-	protected override async fetch(pages: number, signal: AbortSignal): Promise<Loaded<Runtime>> {
-		const items: Runtime[] = [];
-		let cursor: string | undefined;
-		for (let i = 0; i < pages; i++) {
-			const page = await this.client().listRuntimes({ cursor, limit: pageSize(), signal });
-			items.push(...page.items);
-			cursor = page.nextCursor;
-			if (!cursor) {
-				break;
-			}
-		}
-		this.cursor = cursor;
-		return { items, more: cursor !== undefined };
-	}
-
-	protected override async fetchMore(signal: AbortSignal): Promise<Loaded<Runtime>> {
-		const page = await this.client().listRuntimes({ cursor: this.cursor, limit: pageSize(), signal });
-		this.cursor = page.nextCursor;
-		return { items: page.items, more: page.nextCursor !== undefined };
+	protected override listPage(request: PageRequest): Promise<Page<Runtime>> {
+		return this.client().listRuntimes(request);
 	}
 
 	protected override keyOf(runtime: Runtime): string {
@@ -94,10 +75,5 @@ export class RuntimesTreeProvider extends ListTreeProvider<Runtime> {
 
 	protected override signature(items: readonly Runtime[]): string {
 		return JSON.stringify(items.map((r) => [r.id, r.status, r.desired_status, r.revision, r.degraded]));
-	}
-
-	override reset(): void {
-		this.cursor = undefined;
-		super.reset();
 	}
 }
