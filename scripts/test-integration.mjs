@@ -101,6 +101,8 @@ async function main() {
 	const ext = join(WORK, 'extensions');
 	const ud = join(WORK, 'user-data');
 	const workspace = join(WORK, 'workspace');
+	// Screenshots of an earlier run (a FAILED-… one especially) would mislead: start empty.
+	rmSync(SCREENSHOTS, { recursive: true, force: true });
 	for (const d of [ext, ud, workspace, LOGS, SCREENSHOTS]) { mkdirSync(d, { recursive: true }); }
 	writeFileSync(join(workspace, 'README.md'), '# Cloud Agents integration test workspace\n');
 	// A multi-root workspace file rather than a bare folder: adding an agent's workspace folder to a
@@ -217,6 +219,8 @@ async function main() {
 	const shots = existsSync(SCREENSHOTS) ? (await import('node:fs')).readdirSync(SCREENSHOTS) : [];
 	if (shots.length) { console.log(`\n  screenshots: ${shots.map((s) => relative(ROOT, join(SCREENSHOTS, s))).join(', ')}`); }
 	console.log(`  logs: ${relative(ROOT, LOGS)}/\n`);
+	// The plain closing line CI reads in any language.
+	console.log(`${passes} passed, ${failed.length} failed${pending ? `, ${pending} skipped` : ''}`);
 	return failed.length > 0 || report.fatal || all.length === 0 ? 1 : 0;
 }
 
