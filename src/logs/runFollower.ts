@@ -181,12 +181,13 @@ export class RunFollower extends Disposable {
 			this.runs.set(key, run);
 			const history = await this.store.read(agentId, runId);
 			run.channel.appendLine(vscode.l10n.t('Run {0} of agent {1}', runId, agentId));
+			if (history.length > 0) {
+				// A header, not a footer: the lines below it are the stored history, live events follow.
+				run.channel.appendLine(vscode.l10n.t('— {0} stored events, read from disk —', history.length));
+			}
 			for (const event of history) {
 				this.apply(run, event);
 				run.channel.appendLine(formatEvent(event));
-			}
-			if (history.length > 0) {
-				run.channel.appendLine(vscode.l10n.t('— {0} earlier events from disk —', history.length));
 			}
 		}
 		run.channel.show(options.preserveFocus ?? true);

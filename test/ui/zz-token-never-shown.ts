@@ -19,7 +19,7 @@ const uiTest: UiTest = {
 		for (const message of messages) {
 			assert.ok(!message.includes(devToken), `a notification shows the token: ${message.slice(0, 80)}`);
 		}
-		const pageText = await page.evaluate(() => document.body.innerText);
+		const pageText = await page.locator('body').innerText();
 		assert.ok(pageText.length > 0);
 		assert.ok(!pageText.includes(devToken), 'the workbench page shows the token');
 		await workbench.screenshot('notifications');
