@@ -11,6 +11,7 @@ export const COMMAND_IDS = [
 	'cloudAgents.refresh',
 	'cloudAgents.agents.openWorkspace',
 	'cloudAgents.workspace.search',
+	'cloudAgents.workspace.goToFile',
 	'cloudAgents.agents.refresh',
 	'cloudAgents.agents.loadMore',
 	'cloudAgents.agents.create',

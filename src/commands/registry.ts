@@ -20,11 +20,21 @@ export function describeError(err: unknown): string {
 	return describe(err);
 }
 
+/** Options of `registerCommand`. */
+export interface RegisterCommandOptions {
+	/**
+	 * True for invocations whose caller wants failures back (automation): the error is logged and
+	 * rethrown to `executeCommand` instead of being shown.
+	 */
+	rethrow?: (...args: unknown[]) => boolean;
+}
+
 /**
  * Registers a contributed command. Cancellations and aborts are ignored; any other error is logged
- * and shown once as an error message, so handlers can simply throw.
+ * and shown once as an error message, so handlers can simply throw (or, when `options.rethrow`
+ * says so for the arguments, rethrown to the caller).
  */
-export function registerCommand(id: CommandId, handler: CommandHandler, log: CommandLogger): vscode.Disposable {
+export function registerCommand(id: CommandId, handler: CommandHandler, log: CommandLogger, options: RegisterCommandOptions = {}): vscode.Disposable {
 	return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
 		try {
 			return await (handler as (...a: unknown[]) => unknown)(...args);
@@ -33,6 +43,9 @@ export function registerCommand(id: CommandId, handler: CommandHandler, log: Com
 				return undefined;
 			}
 			log.error(`${id} failed:`, err instanceof Error ? err : String(err));
+			if (options.rethrow?.(...args)) {
+				throw err;
+			}
 			void showApiError(err, undefined);
 			return undefined;
 		}

@@ -1,14 +1,15 @@
 /**
  * The agent workspace in VS Code: registers the `cloud-agent:` file system, the "Open Agent
- * Workspace" and "Search Workspace…" commands, the large-file confirmation, the save warning while
- * a run of the agent is active, and cache invalidation from followed runs' `file.changed` events.
+ * Workspace", "Search Workspace…" and "Go to File in Agent Workspace…" commands, the large-file
+ * confirmation, the save warning while a run of the agent is active, and cache invalidation from
+ * followed runs' `file.changed` events.
  */
 import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient, EventRecord } from '../api';
 import { LIMITS } from '../api';
 import { workspaceUri, WorkspaceFileSystemProvider } from '../fs/workspaceFs';
-import { WorkspaceCache } from '../fs/workspaceCache';
-import { normalizeWorkspacePath } from '../fs/paths';
+import { WALK_LIMITS, WorkspaceCache } from '../fs/workspaceCache';
+import { baseName, normalizeWorkspacePath, parentPath } from '../fs/paths';
 import { FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { type CommandLogger, registerCommand } from './registry';
@@ -38,6 +39,26 @@ export interface SearchWorkspaceArg {
 	query?: string;
 	pick?: number;
 }
+
+/**
+ * Argument of `cloudAgents.workspace.goToFile`: an agent tree node, a `cloud-agent:` URI (Explorer
+ * context menu), or `{agentId, path?}` for automation. With `path` the file is opened without UI
+ * once the walk found it, and the command returns every walked path.
+ */
+export type GoToFileArg = { agent?: Pick<Agent, 'id' | 'name'> } | { agentId: string; path?: string } | vscode.Uri | undefined;
+
+/** True for the automation form `{agentId, …}` of a command argument (its failures go back to the caller). */
+function isAutomationArg(arg: unknown): boolean {
+	return arg !== null && typeof arg === 'object' && !(arg instanceof vscode.Uri) && typeof (arg as { agentId?: unknown }).agentId === 'string';
+}
+
+/** One file in the "Go to File" pick. */
+interface FileItem extends vscode.QuickPickItem {
+	uri: vscode.Uri;
+}
+
+/** How often the "Go to File" pick takes in the files listed so far while the walk runs. */
+const PICK_REFRESH_MS = 150;
 
 const TERMINAL_RUN_STATES = new Set(['succeeded', 'failed', 'cancelled', 'canceled', 'error', 'completed']);
 
@@ -75,6 +96,7 @@ class WorkspaceFeature extends Disposable {
 		// Internal (not contributed): lets the integration tests start from an empty cache.
 		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => this.cache.clear()));
 		this.register(registerCommand('cloudAgents.workspace.search', (arg?: SearchWorkspaceArg) => this.search(arg), deps.log));
+		this.register(registerCommand('cloudAgents.workspace.goToFile', (arg?: GoToFileArg) => this.goToFile(arg), deps.log, { rethrow: isAutomationArg }));
 	}
 
 	// ------------------------------------------------------------------ run events
@@ -195,23 +217,25 @@ class WorkspaceFeature extends Disposable {
 		return picked?.agent;
 	}
 
+	/**
+	 * The agent the window points at: the one of the active `cloud-agent:` editor, else the only
+	 * agent workspace folder of the window. Undefined when that is not clear.
+	 */
+	private contextAgentId(): string | undefined {
+		const active = vscode.window.activeTextEditor?.document.uri;
+		if (active?.scheme === FS_SCHEME) {
+			return active.authority;
+		}
+		const open = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FS_SCHEME);
+		return open.length === 1 ? open[0]?.uri.authority : undefined;
+	}
+
 	// ------------------------------------------------------------------ search
 
 	private async search(arg: SearchWorkspaceArg = {}): Promise<vscode.Uri | undefined> {
-		let agentId = arg.agentId;
+		const agentId = arg.agentId ?? this.contextAgentId() ?? (await this.pickAgent(vscode.l10n.t('Search the workspace of which agent?')))?.id;
 		if (agentId === undefined) {
-			const open = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FS_SCHEME);
-			const active = vscode.window.activeTextEditor?.document.uri;
-			if (active?.scheme === FS_SCHEME) {
-				agentId = active.authority;
-			} else if (open.length === 1) {
-				agentId = open[0]?.uri.authority;
-			} else {
-				agentId = (await this.pickAgent(vscode.l10n.t('Search the workspace of which agent?')))?.id;
-			}
-			if (agentId === undefined) {
-				return undefined;
-			}
+			return undefined;
 		}
 		const query = arg.query ?? (await vscode.window.showInputBox({
 			prompt: vscode.l10n.t('Search the agent workspace'),
@@ -260,5 +284,125 @@ class WorkspaceFeature extends Disposable {
 		await vscode.window.showTextDocument(uri, { selection, preview: true });
 		return uri;
 	}
-}
 
+	// ------------------------------------------------------------------ go to file
+
+	/**
+	 * The closest a published extension gets to Quick Open for `cloud-agent:` (file search for
+	 * extension file systems is a proposed API): a pick filled by a bounded, cancellable
+	 * breadth-first walk of the workspace through the cache.
+	 */
+	private async goToFile(arg?: GoToFileArg): Promise<string[] | vscode.Uri | undefined> {
+		let agentId: string | undefined;
+		let name: string | undefined;
+		let path: string | undefined;
+		if (arg instanceof vscode.Uri) {
+			agentId = arg.scheme === FS_SCHEME ? arg.authority : undefined;
+		} else if (arg && 'agent' in arg && arg.agent) {
+			agentId = arg.agent.id;
+			name = arg.agent.name;
+		} else if (arg && 'agentId' in arg) {
+			agentId = arg.agentId;
+			path = arg.path;
+		}
+		agentId ??= this.contextAgentId();
+		if (agentId === undefined) {
+			const agent = await this.pickAgent(vscode.l10n.t('Go to a file in the workspace of which agent?'));
+			if (!agent) {
+				return undefined;
+			}
+			agentId = agent.id;
+			name = agent.name;
+		}
+		if (path !== undefined) {
+			return this.openWalkedFile(agentId, path);
+		}
+		name ??= (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.scheme === FS_SCHEME && f.uri.authority === agentId)?.name ?? agentId;
+		const uri = await this.pickWorkspaceFile(agentId, name);
+		if (uri) {
+			await vscode.window.showTextDocument(uri, { preview: true });
+		}
+		return uri;
+	}
+
+	/** Automation: walks the workspace, opens `rawPath` if it is one of the files found, returns them all. */
+	private async openWalkedFile(agentId: string, rawPath: string): Promise<string[]> {
+		const path = normalizeWorkspacePath(rawPath);
+		const { files, truncated } = await this.cache.walkFiles(agentId);
+		if (!files.includes(path)) {
+			throw new Error(truncated
+				? vscode.l10n.t('"{0}" is not among the {1} files listed in the workspace of agent {2} (the listing stops at {3} files and {4} folder levels).', path, files.length, agentId, WALK_LIMITS.maxFiles, WALK_LIMITS.maxDepth)
+				: vscode.l10n.t('"{0}" is not a file in the workspace of agent {1} ({2} files listed).', path, agentId, files.length));
+		}
+		await vscode.window.showTextDocument(workspaceUri(agentId, path), { preview: true });
+		return files;
+	}
+
+	/** Shows the file pick while the walk fills it; resolves with the chosen file, undefined when dismissed. */
+	private pickWorkspaceFile(agentId: string, name: string): Promise<vscode.Uri | undefined> {
+		const pick = vscode.window.createQuickPick<FileItem>();
+		pick.title = vscode.l10n.t('Go to File in {0}', name);
+		pick.placeholder = vscode.l10n.t('Listing the files of the agent workspace…');
+		pick.matchOnDescription = true;
+		pick.keepScrollPosition = true;
+		pick.busy = true;
+		const controller = new AbortController();
+		const items: FileItem[] = [];
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		const refresh = (): void => {
+			timer = undefined;
+			pick.items = items.slice();
+			pick.placeholder = vscode.l10n.t('Type to filter the {0} files listed so far (still listing…)', items.length);
+		};
+		return new Promise<vscode.Uri | undefined>((resolve, reject) => {
+			let done = false;
+			const finish = (settle: () => void): void => {
+				if (done) {
+					return;
+				}
+				done = true;
+				controller.abort();
+				if (timer !== undefined) {
+					clearTimeout(timer);
+				}
+				pick.dispose();
+				settle();
+			};
+			pick.onDidAccept(() => {
+				const item = pick.selectedItems[0] ?? pick.activeItems[0];
+				if (item) {
+					finish(() => resolve(item.uri));
+				}
+			});
+			pick.onDidHide(() => finish(() => resolve(undefined)));
+			pick.show();
+			this.cache.walkFiles(agentId, {
+				signal: controller.signal,
+				onFiles: (paths) => {
+					for (const path of paths) {
+						const folder = parentPath(path);
+						items.push({ label: baseName(path), description: folder || undefined, uri: workspaceUri(agentId, path) });
+					}
+					timer ??= setTimeout(refresh, PICK_REFRESH_MS);
+				},
+			}).then(({ truncated }) => {
+				if (done) {
+					return;
+				}
+				if (timer !== undefined) {
+					clearTimeout(timer);
+					timer = undefined;
+				}
+				pick.items = items;
+				pick.busy = false;
+				pick.placeholder = items.length === 0
+					? vscode.l10n.t('The agent workspace has no files')
+					: truncated
+						? vscode.l10n.t('Type to filter the first {0} files (truncated: the listing stops at {1} files and {2} folder levels)', items.length, WALK_LIMITS.maxFiles, WALK_LIMITS.maxDepth)
+						: vscode.l10n.t('Type to filter {0} files', items.length);
+			}, (err: unknown) => {
+				finish(() => reject(err instanceof Error ? err : new Error(String(err))));
+			});
+		});
+	}
+}

@@ -55,6 +55,31 @@ export interface LargeFileRefusal {
 	limit: number;
 }
 
+/** Bounds and hooks of `WorkspaceCache.walkFiles`. */
+export interface WalkOptions {
+	/** Stop after this many files (default 20,000). */
+	maxFiles?: number;
+	/** Do not list folders deeper than this many levels below the root (default 32). */
+	maxDepth?: number;
+	/** Folders listed at once (default 4). */
+	concurrency?: number;
+	/** Aborts the walk: it rejects with an `AbortError` and lists nothing more. */
+	signal?: AbortSignal;
+	/** Called with the files of each folder as soon as its listing arrives. */
+	onFiles?: (paths: string[]) => void;
+}
+
+/** What `WorkspaceCache.walkFiles` found. */
+export interface WalkResult {
+	/** Workspace paths of the files, in breadth-first order of their folders. */
+	files: string[];
+	/** True when a bound (files or depth) left part of the workspace out. */
+	truncated: boolean;
+}
+
+/** Defaults of `walkFiles`. */
+export const WALK_LIMITS = { maxFiles: 20_000, maxDepth: 32, concurrency: 4 } as const;
+
 /** Tuning of the cache; the defaults keep VS Code's call patterns at the request floors. */
 export interface WorkspaceCacheOptions {
 	/** A listing answers `stat` of folders and "not found" for missing names this long (default 30 s). */
@@ -140,6 +165,19 @@ function statOf(e: { type?: unknown; size?: unknown; mtime_unix_ms?: unknown }, 
 
 function isStatus(err: unknown, status: number): boolean {
 	return err instanceof ApiError && err.status === status;
+}
+
+/** `promise`, or a rejection with the signal's `AbortError` as soon as it aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+	if (!signal) {
+		return promise;
+	}
+	signal.throwIfAborted();
+	return new Promise<T>((resolve, reject) => {
+		const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' }));
+		signal.addEventListener('abort', onAbort, { once: true });
+		promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+	});
 }
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -665,6 +703,82 @@ export class WorkspaceCache {
 			}
 		}
 		return { files, emptyDirs };
+	}
+
+	// ------------------------------------------------------------------ walk
+
+	/**
+	 * Every file of an agent's workspace, by a breadth-first walk of folder listings through this
+	 * cache (so later `stat` and `readDirectory` calls are answered from what it learned). Bounded by
+	 * `maxFiles` and `maxDepth`; folders that vanish meanwhile are skipped; other failures reject.
+	 */
+	async walkFiles(agentId: string, options: WalkOptions = {}): Promise<WalkResult> {
+		const maxFiles = Math.max(0, options.maxFiles ?? WALK_LIMITS.maxFiles);
+		const maxDepth = Math.max(0, options.maxDepth ?? WALK_LIMITS.maxDepth);
+		const concurrency = Math.max(1, options.concurrency ?? WALK_LIMITS.concurrency);
+		const { signal, onFiles } = options;
+		const files: string[] = [];
+		let truncated = false;
+		const queue: Array<{ path: string; depth: number }> = [{ path: '', depth: 0 }];
+		const full = (): boolean => files.length >= maxFiles;
+
+		const listOne = async (dir: { path: string; depth: number }): Promise<void> => {
+			let children: Array<[string, EntryType]>;
+			try {
+				children = await abortable(this.readDirectory(agentId, dir.path), signal);
+			} catch (err) {
+				const gone = dir.path !== '' && (isStatus(err, 404) || (err instanceof WorkspaceFsError && (err.code === 'FileNotFound' || err.code === 'FileNotADirectory')));
+				if (gone) {
+					return;
+				}
+				throw err;
+			}
+			const batch: string[] = [];
+			for (const [name, type] of children) {
+				const child = joinPath(dir.path, name);
+				if (type === 'directory') {
+					if (dir.depth + 1 > maxDepth) {
+						truncated = true;
+					} else {
+						queue.push({ path: child, depth: dir.depth + 1 });
+					}
+				} else if (full()) {
+					truncated = true;
+				} else {
+					files.push(child);
+					batch.push(child);
+				}
+			}
+			if (batch.length > 0) {
+				onFiles?.(batch);
+			}
+		};
+
+		const inFlight = new Set<Promise<void>>();
+		let failure: { err: unknown } | undefined;
+		while ((queue.length > 0 || inFlight.size > 0) && !failure) {
+			signal?.throwIfAborted();
+			if (full() && queue.length > 0) {
+				// Folders left unlisted may hold more files.
+				truncated = true;
+				queue.length = 0;
+			}
+			while (queue.length > 0 && inFlight.size < concurrency) {
+				const dir = queue.shift() as { path: string; depth: number };
+				const task: Promise<void> = listOne(dir).catch((err: unknown) => {
+					failure ??= { err };
+				}).finally(() => inFlight.delete(task));
+				inFlight.add(task);
+			}
+			if (inFlight.size > 0) {
+				await Promise.race(inFlight);
+			}
+		}
+		if (failure) {
+			throw failure.err;
+		}
+		signal?.throwIfAborted();
+		return { files, truncated };
 	}
 
 	// ------------------------------------------------------------------ bookkeeping

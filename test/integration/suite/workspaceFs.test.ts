@@ -245,4 +245,21 @@ suite('Agent workspace (cloud-agent://)', () => {
 		assert.equal(editor.selection.active.line, target.line - 1);
 		assert.equal(editor.document.getText(editor.selection), 'roundInvoice');
 	});
+
+	test('"Go to File in Agent Workspace…" walks every file and opens the one asked for; an unknown path is rejected', async () => {
+		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
+		const files = await vscode.commands.executeCommand<string[]>('cloudAgents.workspace.goToFile', { agentId, path: 'src/lib/util.ts' });
+		const editor = vscode.window.activeTextEditor;
+		assert.ok(editor);
+		assert.equal(editor.document.uri.toString(), uri('src/lib/util.ts').toString());
+		assert.ok(Array.isArray(files));
+		for (const expected of ['README.md', 'src/index.ts', 'docs/guide.md', 'src/lib/util.ts']) {
+			assert.ok(files.includes(expected), `${expected} in ${files.join(', ')}`);
+		}
+		assert.ok(files.every((f) => !f.startsWith('/')), 'workspace paths, relative to the root');
+		await assert.rejects(
+			Promise.resolve(vscode.commands.executeCommand('cloudAgents.workspace.goToFile', { agentId, path: 'src/no-such-file.ts' })),
+			(err: unknown) => err instanceof Error && /no-such-file\.ts/.test(err.message),
+		);
+	});
 });

@@ -228,4 +228,37 @@ suite('fs/WorkspaceCache against the emulator', () => {
 		});
 		assert.equal(n, 1);
 	});
+
+	test('walkFiles lists every file breadth-first through the cache, within its bounds, and stops when aborted', async () => {
+		await emu.admin('POST', `/workspace/${agentId}/write`, { path: 'deep/a/b/c/leaf.txt', content_base64: b64('leaf') });
+		const batches: string[][] = [];
+		let walked: { files: string[]; truncated: boolean } | undefined;
+		const listings = await count(async () => {
+			walked = await cache.walkFiles(agentId, { onFiles: (paths) => batches.push(paths) });
+		});
+		assert.ok(walked);
+		for (const expected of ['README.md', 'src/index.ts', 'docs/guide.md', 'src/lib/util.ts', 'deep/a/b/c/leaf.txt']) {
+			assert.ok(walked.files.includes(expected), expected);
+		}
+		assert.equal(walked.truncated, false);
+		assert.deepEqual(batches.flat(), walked.files);
+		assert.ok(walked.files.indexOf('README.md') < walked.files.indexOf('src/lib/util.ts'), 'shallower first');
+		// Later calls are answered from what the walk learned.
+		assert.equal(await count(async () => {
+			assert.equal((await cache.stat(agentId, '/src/lib/util.ts')).type, 'file');
+			await assert.rejects(cache.stat(agentId, '/src/lib/missing.ts'), WorkspaceFsError);
+		}), 0);
+		assert.ok(listings >= 5, `one listing per folder (${listings})`);
+
+		const few = await cache.walkFiles(agentId, { maxFiles: 2 });
+		assert.deepEqual([few.files.length, few.truncated], [2, true]);
+		const shallow = await cache.walkFiles(agentId, { maxDepth: 1 });
+		assert.equal(shallow.truncated, true);
+		assert.ok(!shallow.files.includes('deep/a/b/c/leaf.txt'));
+
+		const controller = new AbortController();
+		cache.clear();
+		const aborted = cache.walkFiles(agentId, { signal: controller.signal, onFiles: () => controller.abort() });
+		await assert.rejects(aborted, (err: unknown) => (err as Error).name === 'AbortError');
+	});
 });
