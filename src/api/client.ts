@@ -4,31 +4,16 @@
  * stream. Validates every documented limit before sending; decodes answers tolerantly.
  */
 import { randomUUID } from 'node:crypto';
-import type { Dispatcher } from 'undici';
 import { ApiError, OutcomeUnknownError } from './errors';
-import { type HttpMethod, NetworkError, type QueryValue, type Timeouts, Transport, errorFromBody } from './http';
-import type { Logger } from './logger';
+import { type HttpMethod, NetworkError, type QueryValue, Transport, type TransportOptions, errorFromBody } from './http';
 import { dataPage, paginate } from './pagination';
-import { type RetryOptions, sleep } from './retry';
+import { sleep } from './retry';
 import { RunEventStream, type SseMessage, type StreamReconnectOptions, streamSse } from './sse';
 import type * as T from './types';
 import * as V from './validation';
 
-/** Options of a client bound to one base URL. */
-export interface CloudAgentsClientOptions {
-	/** API base URL; https:, or http: for loopback hosts only. */
-	baseUrl: string | URL;
-	/** Called for every request; the token is never logged nor put in an error. */
-	getToken: () => Promise<string | undefined> | string | undefined;
-	userAgent?: string;
-	/** Debug log sink (VS Code's LogOutputChannel fits). Authorization is redacted. */
-	logger?: Logger;
-	/** Custom undici dispatcher (tests use it to inject transport faults). */
-	dispatcher?: Dispatcher;
-	/** Proxy URL (VS Code's http.proxy). Without it HTTPS_PROXY/HTTP_PROXY/NO_PROXY are honoured. */
-	proxyUrl?: string;
-	timeouts?: Timeouts;
-	retry?: RetryOptions;
+/** Options of a client bound to one base URL: the transport's, plus stream reconnection. */
+export interface CloudAgentsClientOptions extends TransportOptions {
 	/** Reconnection of run-event streams. */
 	stream?: StreamReconnectOptions;
 }

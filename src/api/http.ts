@@ -64,12 +64,18 @@ export interface HttpResult<T = unknown> {
 	requestId: string | undefined;
 }
 
+/** How the transport reaches one base URL. */
 export interface TransportOptions {
+	/** API base URL; https:, or http: for loopback hosts only. */
 	baseUrl: string | URL;
+	/** Called for every request; the token is never logged nor put in an error. */
 	getToken: () => Promise<string | undefined> | string | undefined;
 	userAgent?: string;
+	/** Debug log sink (VS Code's LogOutputChannel fits). Authorization is redacted. */
 	logger?: Logger;
+	/** Custom undici dispatcher (tests use it to inject transport faults). */
 	dispatcher?: Dispatcher;
+	/** Proxy URL (VS Code's http.proxy). Without it HTTPS_PROXY/HTTP_PROXY/NO_PROXY are honoured. */
 	proxyUrl?: string;
 	timeouts?: Timeouts;
 	retry?: RetryOptions;

@@ -2,18 +2,11 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import type { RowSnapshot } from '../../../src/views';
 import { devToken } from '../support/env';
 
 /** A row as `_cloudAgents.views.rows` returns it. */
-interface Row {
-	id: string | undefined;
-	label: string;
-	description: string | undefined;
-	contextValue: string | undefined;
-	tooltip: string | undefined;
-	icon: string | undefined;
-	command: string | undefined;
-}
+type Row = RowSnapshot;
 
 type ViewKey = 'agents' | 'runs' | 'runtimes' | 'artifacts';
 
