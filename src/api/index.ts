@@ -13,7 +13,7 @@ export type { Timeouts } from './http';
 export { NetworkError } from './http';
 export { RunEventStream } from './sse';
 export type { StreamReconnectOptions } from './sse';
-export { LIMITS } from './validation';
+export { ARTIFACT_NAME, LIMITS, utf8Length } from './validation';
 export type { SseMessage } from './sse';
 export { paginate } from './pagination';
 export * from './types';

@@ -38,9 +38,11 @@ export const LIMITS = {
 
 const IDENTIFIER = /^[A-Za-z0-9_-]{1,160}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ARTIFACT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
+/** The artifact-name pattern of the service: a letter or digit, then letters, digits, `.`, `_`, `-` (≤ 255). */
+export const ARTIFACT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** UTF-8 byte length of a string (how the service counts name and prompt limits). */
 export function utf8Length(text: string): number {
 	return Buffer.byteLength(text, 'utf8');
 }

@@ -1,14 +1,14 @@
 import * as vscode from 'vscode';
-import { LIMITS } from '../api';
+import { LIMITS, utf8Length } from '../api';
 import type { Agent } from '../api';
 import type { CommandLogger } from './registry';
 import { registerCommand } from './registry';
 import type { FeatureDeps } from './support';
-import { argString, delay, isAutomation, rememberAgent, resolveAgent, toAbortSignal, utf8Bytes } from './support';
+import { argString, delay, isAutomation, rememberAgent, resolveAgent, toAbortSignal } from './support';
 
 /** Checks an agent name as the service will (1–255 UTF-8 bytes after trimming); a message or undefined. */
 export function agentNameProblem(name: string): string | undefined {
-	const bytes = utf8Bytes(name.trim());
+	const bytes = utf8Length(name.trim());
 	if (bytes < LIMITS.agentNameBytes.min) {
 		return vscode.l10n.t('Enter a name.');
 	}
@@ -20,7 +20,7 @@ export function agentNameProblem(name: string): string | undefined {
 
 /** Checks a prompt against the 65,536-byte limit; a message or undefined. */
 export function promptProblem(text: string, allowEmpty: boolean): string | undefined {
-	const bytes = utf8Bytes(text.trim());
+	const bytes = utf8Length(text.trim());
 	if (bytes === 0 && !allowEmpty) {
 		return vscode.l10n.t('Enter a prompt.');
 	}

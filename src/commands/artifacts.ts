@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LIMITS } from '../api';
+import { ARTIFACT_NAME, LIMITS } from '../api';
 import type { Artifact } from '../api';
 import { ARTIFACT_READ_CAP_BYTES, ArtifactNode, artifactKind } from '../views';
 import { formatBytes, joinParts, relativeTime } from '../views/format';
@@ -10,12 +10,9 @@ import { registerCommand } from './registry';
 import type { FeatureDeps } from './support';
 import { argString, isAutomation, isStatus, pickRun, resolveAgent } from './support';
 
-/** The artifact-name pattern of the service: a letter or digit, then letters, digits, ".", "_", "-" (≤255). */
-export const ARTIFACT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
-
 /** A message when the artifact name breaks the pattern, else undefined. */
 export function artifactNameProblem(name: string): string | undefined {
-	return ARTIFACT_NAME_PATTERN.test(name)
+	return ARTIFACT_NAME.test(name)
 		? undefined
 		: vscode.l10n.t('1 to 255 ASCII characters: a letter or digit first, then letters, digits, ".", "_" or "-".');
 }

@@ -178,9 +178,4 @@ export function toAbortSignal(token: vscode.CancellationToken): { signal: AbortS
 	return { signal: controller.signal, dispose: (): void => { sub.dispose(); } };
 }
 
-/** UTF-8 byte length of a string. */
-export function utf8Bytes(text: string): number {
-	return Buffer.byteLength(text, 'utf8');
-}
-
 export { formatBytes };

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient, EventRecord } from '../api';
-import { LIMITS } from '../api';
+import { LIMITS, utf8Length } from '../api';
 import { workspaceUri, WorkspaceFileSystemProvider } from '../fs/workspaceFs';
 import { WALK_LIMITS, WorkspaceCache } from '../fs/workspaceCache';
 import { baseName, normalizeWorkspacePath, parentPath } from '../fs/paths';
@@ -241,7 +241,7 @@ class WorkspaceFeature extends Disposable {
 			prompt: vscode.l10n.t('Search the agent workspace'),
 			placeHolder: vscode.l10n.t('Text to find (at most {0} bytes)', LIMITS.searchQueryBytes.max),
 			validateInput: (value) => {
-				const bytes = Buffer.byteLength(value, 'utf8');
+				const bytes = utf8Length(value);
 				return bytes > LIMITS.searchQueryBytes.max ? vscode.l10n.t('At most {0} bytes (this is {1}).', LIMITS.searchQueryBytes.max, bytes) : undefined;
 			},
 		}));

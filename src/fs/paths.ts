@@ -3,7 +3,7 @@
  * for the root. Everything that reaches the API goes through `normalizeWorkspacePath`, which refuses
  * escapes from the root before any request is sent. No `vscode` import: unit tests load it in Node.
  */
-import { LIMITS } from '../api';
+import { LIMITS, utf8Length } from '../api';
 
 /** Why a path was refused (a stable code for tests and the error mapping). */
 export type PathProblem = 'escape' | 'backslash' | 'nul' | 'too_long';
@@ -39,7 +39,7 @@ export function normalizeWorkspacePath(raw: string): string {
 		throw new WorkspacePathError(raw, 'escape', `"${raw}" leaves the agent's workspace ("..").`);
 	}
 	const path = parts.join('/');
-	const bytes = Buffer.byteLength(path, 'utf8');
+	const bytes = utf8Length(path);
 	if (bytes > LIMITS.workspacePathBytes) {
 		throw new WorkspacePathError(raw, 'too_long', `The path is ${bytes} bytes long; the service accepts at most ${LIMITS.workspacePathBytes}.`);
 	}
