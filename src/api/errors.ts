@@ -85,25 +85,7 @@ export class OutcomeUnknownError extends Error {
 	}
 }
 
-/** True for cancellations through an AbortSignal, whichever layer raised them. */
-export function isAbortError(err: unknown): boolean {
-	if (typeof err !== 'object' || err === null) {
-		return false;
-	}
-	const e = err as { name?: unknown; code?: unknown };
-	return e.name === 'AbortError' || e.code === 'ABORT_ERR' || e.code === 'UND_ERR_ABORTED';
-}
-
-/** Creates the error raised when a signal aborts a call (its reason when that is an Error). */
-export function abortError(signal: AbortSignal | undefined): Error {
-	const reason: unknown = signal?.reason;
-	if (reason instanceof Error && reason.name === 'AbortError') {
-		return reason;
-	}
-	const err = new Error('The operation was aborted', { cause: reason });
-	err.name = 'AbortError';
-	return err;
-}
+export { abortError, isAbortError } from './async';
 
 /** HTTP status for each documented error code (docs/contract-choices.md), for SSE `error` events. */
 export const STATUS_BY_CODE: Readonly<Record<string, number>> = {

@@ -6,6 +6,7 @@
 import { Agent, EnvHttpProxyAgent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { ApiError, ValidationError, abortError, isAbortError } from './errors';
 import { type Logger, scrub } from './logger';
+import { isLoopbackHost } from './loopback';
 import { type ResolvedRetryOptions, type RetryOptions, RetryBudget, backoffDelay, parseRetryAfter, resolveRetryOptions, sleep } from './retry';
 
 /** Time-outs in milliseconds. */
@@ -81,12 +82,7 @@ export interface TransportOptions {
 	retry?: RetryOptions;
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
-
-/** True when the host name is a loopback address (http: is allowed only there). */
-export function isLoopbackHost(hostname: string): boolean {
-	return LOOPBACK.test(hostname) || hostname.endsWith('.localhost');
-}
+export { isLoopbackHost };
 
 /** Parses and checks a base URL: https anywhere, http only on loopback, no credentials in it. */
 export function checkBaseUrl(baseUrl: string | URL): URL {

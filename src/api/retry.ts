@@ -3,7 +3,6 @@
  * and a client-wide retry budget (a token bucket) so an outage fails fast instead of multiplying
  * traffic. Which requests may be retried is decided by the caller (http.ts): idempotent ones only.
  */
-import { abortError } from './errors';
 
 /** Tunables of the retry policy. Defaults suit an editor extension; tests shrink them. */
 export interface RetryOptions {
@@ -91,23 +90,4 @@ export class RetryBudget {
 	}
 }
 
-/** Resolves after `ms`, or rejects with an AbortError as soon as the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-	if (signal?.aborted) {
-		return Promise.reject(abortError(signal));
-	}
-	if (ms <= 0) {
-		return Promise.resolve();
-	}
-	return new Promise((resolve, reject) => {
-		const onAbort = (): void => {
-			clearTimeout(timer);
-			reject(abortError(signal));
-		};
-		const timer = setTimeout(() => {
-			signal?.removeEventListener('abort', onAbort);
-			resolve();
-		}, ms);
-		signal?.addEventListener('abort', onAbort, { once: true });
-	});
-}
+export { sleep } from './async';

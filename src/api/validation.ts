@@ -3,38 +3,10 @@
  * docs/contract-choices.md), run before anything is sent. Every limit number lives in LIMITS.
  */
 import { ValidationError } from './errors';
+import { LIMITS } from './limits';
 import type { PromptImage } from './types';
 
-/** Every limit the client enforces, in one place. */
-export const LIMITS = {
-	agentNameBytes: { min: 1, max: 255 },
-	promptBytes: 65_536,
-	images: 8,
-	imageEncodedBytes: 35_000_000,
-	imagesEncodedBytesTotal: 70_000_000,
-	imageMediaTypes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as readonly string[],
-	identifierLength: { min: 1, max: 160 },
-	artifactNameLength: { min: 1, max: 255 },
-	/** Artifact and workspace writes: decoded bytes (32 MiB). */
-	writeBytes: 32 * 1024 * 1024,
-	workspacePathBytes: 4_096,
-	searchQueryBytes: { min: 1, max: 256 },
-	agentListLimit: { min: 1, max: 100 },
-	runListLimit: { min: 1, max: 500 },
-	runtimeListLimit: { min: 1, max: 100 },
-	imageBuildListLimit: { min: 1, max: 100 },
-	checkpointListLimit: { min: 1, max: 100 },
-	tokenSavingsPageSize: { min: 1, max: 100 },
-	runtimeTokenSavingsLimit: { min: 1, max: 100 },
-	workspaceListLimit: { min: 1, max: 10_000 },
-	workspaceReadLength: { min: 1, max: 1_048_576 },
-	searchMaxResults: { min: 1, max: 1_000 },
-	eventCursorMin: -1,
-	expectedRevisionMin: 1,
-	/** Body limits: the resume route takes an ordinary body, new-run and follow-up routes 72 MiB. */
-	ordinaryBodyBytes: 1024 * 1024,
-	runBodyBytes: 72 * 1024 * 1024,
-} as const;
+export { LIMITS } from './limits';
 
 const IDENTIFIER = /^[A-Za-z0-9_-]{1,160}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

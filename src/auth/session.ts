@@ -1,21 +1,11 @@
 import * as vscode from 'vscode';
-import { ApiError, CloudAgentsClient } from '../api';
+import { ApiError, CloudAgentsClient, isLoopbackUrl } from '../api';
 import type { Logger } from '../api';
 import { CONFIG } from '../ids';
 import { Disposable } from '../util/lifecycle';
 
 /** Default API base URL when `cloudAgents.apiUrl` is not set: the local emulator. */
 export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
-
-/** True for http(s) URLs whose host is a loopback address (127.0.0.0/8, ::1, localhost). */
-export function isLoopbackUrl(url: string): boolean {
-	try {
-		const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-		return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
-	} catch {
-		return false;
-	}
-}
 
 /** True for URLs that may be opened in a browser: https:, or http: on a loopback host. */
 export function isSafeExternalUrl(url: string): boolean {

@@ -1,0 +1,123 @@
+/**
+ * Every limit of the extension, in one module: the service's documented limits (checked before a
+ * request is sent) and the safety bounds applied to whatever a server sends back (a hostile or
+ * broken server must not make the extension write outside its folders, spin, grow or flood the
+ * network). The README's "Limits and safety" section lists these values; keep the two in step.
+ *
+ * Plain data, no imports: `src/api`, the views, the file system and the logs all read it.
+ */
+
+/** The service's documented limits (service-api.md "Limits"), checked before sending. */
+export const LIMITS = {
+	agentNameBytes: { min: 1, max: 255 },
+	promptBytes: 65_536,
+	images: 8,
+	imageEncodedBytes: 35_000_000,
+	imagesEncodedBytesTotal: 70_000_000,
+	imageMediaTypes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as readonly string[],
+	identifierLength: { min: 1, max: 160 },
+	artifactNameLength: { min: 1, max: 255 },
+	/** Artifact and workspace writes: decoded bytes (32 MiB). */
+	writeBytes: 32 * 1024 * 1024,
+	workspacePathBytes: 4_096,
+	searchQueryBytes: { min: 1, max: 256 },
+	agentListLimit: { min: 1, max: 100 },
+	runListLimit: { min: 1, max: 500 },
+	runtimeListLimit: { min: 1, max: 100 },
+	imageBuildListLimit: { min: 1, max: 100 },
+	checkpointListLimit: { min: 1, max: 100 },
+	tokenSavingsPageSize: { min: 1, max: 100 },
+	runtimeTokenSavingsLimit: { min: 1, max: 100 },
+	workspaceListLimit: { min: 1, max: 10_000 },
+	workspaceReadLength: { min: 1, max: 1_048_576 },
+	searchMaxResults: { min: 1, max: 1_000 },
+	eventCursorMin: -1,
+	expectedRevisionMin: 1,
+	/** Body limits: the resume route takes an ordinary body, new-run and follow-up routes 72 MiB. */
+	ordinaryBodyBytes: 1024 * 1024,
+	runBodyBytes: 72 * 1024 * 1024,
+	/** The service's JSON output cap for run and artifact helpers (content included). */
+	outputCapBytes: 2 * 1024 * 1024,
+} as const;
+
+/** Bounds on what a server may send and on how the client reacts to it. */
+export const SAFETY = {
+	// ---------------------------------------------------------------- ids and text from the server
+	/** Longest id the client sends as a route segment (agent ids are a UUID, `.`, and up to 160 characters). */
+	idMaxChars: 255,
+	/** A request id is shown and copied only when it matches this (UUIDs and similar tokens). */
+	requestIdPattern: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/,
+	/** Error codes longer than this, or with other characters than `[A-Za-z0-9_.-]`, become `invalid_code`. */
+	errorCodeMaxChars: 64,
+	/** Error messages from the server are cut to this many characters. */
+	errorMessageMaxChars: 1_000,
+
+	// ---------------------------------------------------------------- response bodies
+	/** Largest JSON response body read (the 2 MiB output cap plus JSON and base64 overhead). */
+	jsonBodyMaxBytes: 3 * 1024 * 1024,
+	/** Largest error body read; the rest is discarded. */
+	errorBodyMaxBytes: 64 * 1024,
+	/** Longest single server-sent event (characters buffered by the parser). */
+	sseEventMaxChars: 16 * 1024 * 1024,
+
+	// ---------------------------------------------------------------- time
+	/** Overall deadline of one ordinary request, from sending to the last body byte (trickling bodies end here). */
+	requestDeadlineMs: 120_000,
+	/** Overall deadline of a request that uploads or downloads up to 32 MiB. */
+	transferDeadlineMs: 600_000,
+	/** A stream that delivers no complete event or keep-alive for this long counts as dropped. */
+	streamIdleMs: 45_000,
+	/** Shortest wait between two retries of one request, whatever backoff or Retry-After say. */
+	retryMinDelayMs: 250,
+	/** Longest Retry-After honoured; a longer one is surfaced as an error instead of waited for. */
+	retryAfterMaxMs: 30_000,
+	/** Backoff cap between retries. */
+	retryMaxDelayMs: 10_000,
+	/** Device-flow polling interval bounds (the server's `interval` is clamped into them). */
+	devicePollMinMs: 1_000,
+	devicePollMaxMs: 60_000,
+	/** Default device-flow polling interval when the server names none (RFC 8628). */
+	devicePollDefaultMs: 5_000,
+	/** Longest device-flow lifetime honoured (the server's `expires_in` is clamped). */
+	deviceExpiryMaxMs: 60 * 60 * 1000,
+	/** Shortest pause before reconnecting an event stream, even right after a connection that made progress. */
+	streamReconnectMinMs: 500,
+	/** Most reconnects of one event stream within a minute; more ends the stream with an error. */
+	streamReconnectsPerMinute: 20,
+
+	// ---------------------------------------------------------------- listings and paging
+	/** Most items accepted in one page of any listing; a larger page is refused. */
+	pageMaxItems: 10_000,
+	/** Most items an iterator over all pages yields before it stops with an error. */
+	listingMaxItems: 100_000,
+	/** Most pages one listing walk requests. */
+	listingMaxPages: 1_000,
+
+	// ---------------------------------------------------------------- workspace
+	/** Deepest folder a workspace walk (copy, rename, delete, search, go to file) descends into. */
+	walkMaxDepth: 32,
+	/** Most entries one workspace walk visits. */
+	walkMaxEntries: 20_000,
+	/** A non-final chunk of a chunked read must carry at least this many bytes. */
+	readChunkMinBytes: 16 * 1024,
+	/** Largest file size a read accepts from the server (the write limit, 32 MiB, with room). */
+	readMaxBytes: 256 * 1024 * 1024,
+	/** Longest workspace entry name accepted from a listing. */
+	entryNameMaxChars: 255,
+
+	// ---------------------------------------------------------------- local files
+	/** Longest local file name derived from server data (artifact cache, Save As default, run logs). */
+	localNameMaxChars: 120,
+
+	// ---------------------------------------------------------------- UI text
+	/** Tree labels, quick-pick labels and status bar text derived from server data. */
+	labelMaxChars: 120,
+	/** Tree descriptions and quick-pick details. */
+	descriptionMaxChars: 200,
+	/** Tooltips. */
+	tooltipMaxChars: 2_000,
+	/** Notification messages. */
+	notificationMaxChars: 1_000,
+	/** One line of an output channel. */
+	outputLineMaxChars: 10_000,
+} as const;
