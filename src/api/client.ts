@@ -4,10 +4,13 @@
  * stream. Validates every documented limit before sending; decodes answers tolerantly.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, OutcomeUnknownError } from './errors';
+import { sleep } from './async';
+import * as D from './decode';
+import { isSafeId } from './decode';
+import { ApiError, OutcomeUnknownError, ValidationError } from './errors';
+import { SAFETY } from './limits';
 import { type HttpMethod, NetworkError, type QueryValue, Transport, type TransportOptions, errorFromBody } from './http';
-import { dataPage, paginate } from './pagination';
-import { sleep } from './retry';
+import { checkPageSize, dataPage, paginate } from './pagination';
 import { RunEventStream, type SseMessage, type StreamReconnectOptions, streamSse } from './sse';
 import type * as T from './types';
 import * as V from './validation';
@@ -41,9 +44,20 @@ interface Call {
 	headers?: Record<string, string>;
 	signal?: AbortSignal;
 	acceptStatuses?: readonly number[];
+	transfer?: boolean;
 }
 
-const e = encodeURIComponent;
+/**
+ * An id as exactly one percent-encoded route segment. Empty, `.`, `..`, over-long and
+ * control-character ids are refused before anything is sent (`..` would turn one route into
+ * another: DELETE …/artifacts/.. is DELETE on the agent).
+ */
+function e(id: string): string {
+	if (!isSafeId(id)) {
+		throw new ValidationError('id', `an id of 1 to ${SAFETY.idMaxChars} characters without control characters, not "." or ".."`, `Refused to send a request for the id ${JSON.stringify(String(id).slice(0, 40))}: not a valid id`);
+	}
+	return encodeURIComponent(id);
+}
 /** Clock skew tolerated when reconciling a create by its creation time. */
 const RECONCILE_SKEW_MS = 60_000;
 
@@ -57,17 +71,22 @@ function unwrap<R>(body: unknown): R {
 }
 /** An array from the body itself or one of the given members (of the body or of body.data). */
 function arrayOf<R>(body: unknown, ...keys: string[]): R[] {
+	const items = rawArrayOf(body, keys);
+	checkPageSize(items);
+	return items as R[];
+}
+function rawArrayOf(body: unknown, keys: readonly string[]): unknown[] {
 	if (Array.isArray(body)) {
-		return body as R[];
+		return body;
 	}
 	const b = obj(body);
 	for (const key of keys) {
 		const v = b[key] ?? obj(b.data)[key];
 		if (Array.isArray(v)) {
-			return v as R[];
+			return v;
 		}
 	}
-	return Array.isArray(b.data) ? (b.data as R[]) : [];
+	return Array.isArray(b.data) ? b.data : [];
 }
 function timeOf(value: unknown): number | undefined {
 	if (typeof value === 'number') {
@@ -109,6 +128,26 @@ export class CloudAgentsClient {
 	private async call<R>(c: Call): Promise<R> {
 		const res = await this.transport.send<R>(c);
 		return res.body;
+	}
+
+	/** Sends a call and passes its body through a decoder of the parsing boundary (src/api/decode.ts). */
+	private async decoded<R>(c: Call, decode: (body: unknown, ctx: D.DecodeContext) => R): Promise<R> {
+		const res = await this.transport.send<unknown>(c);
+		return decode(res.body, { requestId: res.requestId });
+	}
+
+	/** A decoder of a listing: the array under one of `keys`, each item decoded, bad items dropped (logged once). */
+	private listOf<R>(decode: D.Decoder<unknown>, ...keys: string[]): (body: unknown, ctx: D.DecodeContext) => R[] {
+		return (body, ctx) => {
+			const items = rawArrayOf(body, keys);
+			checkPageSize(items, ctx.requestId);
+			return D.decodeList(items, decode, ctx, (count, first) => this.transport.debug(`dropped ${count} invalid record(s) from a listing: ${first.message}`)) as R[];
+		};
+	}
+
+	/** A decoder of one record, unwrapping `{data: …}` first when `wrapped`. */
+	private one<R>(decode: D.Decoder<unknown>, wrapped = false): (body: unknown, ctx: D.DecodeContext) => R {
+		return (body, ctx) => decode(wrapped ? unwrap(body) : body, ctx) as R;
 	}
 
 	/**
@@ -183,7 +222,7 @@ export class CloudAgentsClient {
 
 	/** POST /v2/auth/device/authorization (no token): starts the device flow. */
 	async startDeviceAuthorization(request: T.DeviceAuthorizationRequest, options: T.CallOptions = {}): Promise<T.DeviceAuthorization> {
-		return this.call({ method: 'POST', path: '/v2/auth/device/authorization', route: 'POST /v2/auth/device/authorization', body: request, idempotent: false, auth: false, signal: options.signal });
+		return this.decoded({ method: 'POST', path: '/v2/auth/device/authorization', route: 'POST /v2/auth/device/authorization', body: request, idempotent: false, auth: false, signal: options.signal }, this.one<T.DeviceAuthorization>(D.decodeDeviceAuthorization));
 	}
 
 	/**
@@ -194,9 +233,9 @@ export class CloudAgentsClient {
 		const res = await this.transport.send<unknown>({ method: 'POST', path: '/v2/auth/device/token', route: 'POST /v2/auth/device/token', body: { device_code: deviceCode }, idempotent: false, auth: false, signal: options.signal, acceptStatuses: [400] });
 		const b = obj(res.body);
 		if (res.status !== 400) {
-			return { status: 'success', token: b as T.DeviceToken };
+			return { status: 'success', token: { ...b, access_token: D.checkAccessToken(b.access_token, { requestId: res.requestId }) } as T.DeviceToken };
 		}
-		const interval = typeof b.interval === 'number' ? b.interval : undefined;
+		const interval = b.interval === undefined ? undefined : D.clampSeconds(b.interval, SAFETY.devicePollMinMs, SAFETY.devicePollMaxMs, SAFETY.devicePollDefaultMs);
 		switch (b.error) {
 			case 'authorization_pending':
 				return { status: 'pending', interval };
@@ -216,8 +255,11 @@ export class CloudAgentsClient {
 	 * between polls (raised on slow_down). Cancel with the signal.
 	 */
 	async waitForDeviceToken(authorization: Pick<T.DeviceAuthorization, 'device_code' | 'interval' | 'expires_in'>, options: T.CallOptions & { minIntervalMs?: number } = {}): Promise<T.DeviceTokenResult & { status: 'success' | 'expired' | 'denied' }> {
-		let intervalMs = Math.max(options.minIntervalMs ?? 1000, (authorization.interval ?? 5) * 1000);
-		const deadline = Date.now() + (authorization.expires_in ?? 900) * 1000;
+		// The server's numbers are clamped (SAFETY.devicePoll*): an absurd interval can neither hammer the server nor stall sign-in.
+		const minMs = options.minIntervalMs ?? SAFETY.devicePollMinMs;
+		const bound = (ms: number): number => Math.min(SAFETY.devicePollMaxMs, Math.max(minMs, ms));
+		let intervalMs = bound(D.clampSeconds(authorization.interval, minMs, SAFETY.devicePollMaxMs, SAFETY.devicePollDefaultMs) * 1000);
+		const deadline = Date.now() + D.clampSeconds(authorization.expires_in, SAFETY.devicePollMinMs, SAFETY.deviceExpiryMaxMs, 900_000) * 1000;
 		for (;;) {
 			await sleep(intervalMs, options.signal);
 			const result = await this.pollDeviceToken(authorization.device_code, options);
@@ -225,9 +267,9 @@ export class CloudAgentsClient {
 				return result;
 			}
 			if (result.status === 'slow_down') {
-				intervalMs = Math.max(intervalMs + 5000, (result.interval ?? 0) * 1000);
+				intervalMs = bound(Math.max(intervalMs + 5000, (result.interval ?? 0) * 1000));
 			} else if (result.interval !== undefined) {
-				intervalMs = Math.max(options.minIntervalMs ?? 1000, result.interval * 1000);
+				intervalMs = bound(result.interval * 1000);
 			}
 			if (Date.now() + intervalMs > deadline) {
 				return { status: 'expired' };
@@ -245,8 +287,9 @@ export class CloudAgentsClient {
 	/** GET /v2/agents: one page (newest first). */
 	async listAgents(options: T.PageOptions = {}): Promise<T.Page<T.Agent>> {
 		V.checkRange('limit', options.limit, V.LIMITS.agentListLimit);
-		const body = obj(await this.call({ method: 'GET', path: '/v2/agents', route: 'GET /v2/agents', query: { limit: options.limit, cursor: options.cursor }, idempotent: true, signal: options.signal }));
-		return { items: arrayOf<T.Agent>(body, 'agents'), nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined };
+		const res = await this.transport.send<unknown>({ method: 'GET', path: '/v2/agents', route: 'GET /v2/agents', query: { limit: options.limit, cursor: options.cursor }, idempotent: true, signal: options.signal });
+		const body = obj(res.body);
+		return { items: this.listOf<T.Agent>(D.decodeAgent, 'agents')(body, { requestId: res.requestId }), nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined };
 	}
 
 	/** Every agent, page by page. */
@@ -267,7 +310,7 @@ export class CloudAgentsClient {
 		const body = { ...request, name };
 		return this.createOnce(
 			'agent',
-			() => this.call<T.Agent>({ method: 'POST', path: '/v2/agents', route: 'POST /v2/agents', body, idempotent: false, signal: options.signal }),
+			() => this.decoded({ method: 'POST', path: '/v2/agents', route: 'POST /v2/agents', body, idempotent: false, signal: options.signal }, this.one<T.Agent>(D.decodeAgent)),
 			async (since) => {
 				const page = await this.listAgents({ limit: V.LIMITS.agentListLimit.max, signal: options.signal });
 				return page.items.filter((a) => a.name === name && (timeOf(a.created_at_unix_seconds) ?? since) >= since);
@@ -278,14 +321,14 @@ export class CloudAgentsClient {
 	/** GET /v2/agents/{agent_id}. */
 	async getAgent(agentId: string, options: T.CallOptions = {}): Promise<T.Agent> {
 		V.checkAgentId(agentId);
-		return this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}`, route: 'GET /v2/agents/{agent_id}', idempotent: true, signal: options.signal });
+		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}`, route: 'GET /v2/agents/{agent_id}', idempotent: true, signal: options.signal }, this.one<T.Agent>(D.decodeAgent));
 	}
 
 	/** PATCH /v2/agents/{agent_id} {name}. */
 	async renameAgent(agentId: string, name: string, options: T.CallOptions = {}): Promise<T.Agent> {
 		V.checkAgentId(agentId);
 		const trimmed = V.checkAgentName(name);
-		return this.call({ method: 'PATCH', path: `/v2/agents/${e(agentId)}`, route: 'PATCH /v2/agents/{agent_id}', body: { name: trimmed }, idempotent: false, signal: options.signal });
+		return this.decoded({ method: 'PATCH', path: `/v2/agents/${e(agentId)}`, route: 'PATCH /v2/agents/{agent_id}', body: { name: trimmed }, idempotent: false, signal: options.signal }, this.one<T.Agent>(D.decodeAgent));
 	}
 
 	/** DELETE /v2/agents/{agent_id}[?delete_runtime=true]. */
@@ -299,7 +342,7 @@ export class CloudAgentsClient {
 	/** POST /v2/agents/{agent_id}/computer-sessions: a short-lived VNC session. */
 	async createComputerSession(agentId: string, options: T.CallOptions = {}): Promise<T.ComputerSession> {
 		V.checkAgentId(agentId);
-		return this.mutateOnce('computer session', () => this.call({ method: 'POST', path: `/v2/agents/${e(agentId)}/computer-sessions`, route: 'POST /v2/agents/{agent_id}/computer-sessions', idempotent: false, signal: options.signal }));
+		return this.mutateOnce('computer session', () => this.decoded({ method: 'POST', path: `/v2/agents/${e(agentId)}/computer-sessions`, route: 'POST /v2/agents/{agent_id}/computer-sessions', idempotent: false, signal: options.signal }, this.one<T.ComputerSession>(D.decodeComputerSession)));
 	}
 
 	// ------------------------------------------------------------------ runs and events
@@ -308,7 +351,7 @@ export class CloudAgentsClient {
 	async listRuns(agentId: string, options: T.CallOptions & { limit?: number } = {}): Promise<T.Run[]> {
 		V.checkAgentId(agentId);
 		V.checkRange('limit', options.limit, V.LIMITS.runListLimit);
-		return arrayOf<T.Run>(await this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}/runs`, route: 'GET /v2/agents/{agent_id}/runs', query: { limit: options.limit }, idempotent: true, signal: options.signal }), 'runs');
+		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}/runs`, route: 'GET /v2/agents/{agent_id}/runs', query: { limit: options.limit }, idempotent: true, signal: options.signal }, this.listOf<T.Run>(D.decodeRun, 'runs'));
 	}
 
 	/**
@@ -328,7 +371,7 @@ export class CloudAgentsClient {
 		const body = { ...request, prompt, images };
 		return this.createOnce(
 			'run',
-			() => this.call<T.Run>({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs`, route: 'POST /v2/agents/{agent_id}/runs', body, idempotent: false, signal: options.signal }),
+			() => this.decoded({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs`, route: 'POST /v2/agents/{agent_id}/runs', body, idempotent: false, signal: options.signal }, this.one<T.Run>(D.decodeRun)),
 			async (since) => {
 				const runs = await this.listRuns(agentId, { limit: 20, signal: options.signal });
 				return runs.filter((r) => (r.prompt === undefined || r.prompt.trim() === prompt) && (timeOf(r.created_at) ?? since) >= since && (request.parent_run_id === undefined || r.parent_run_id === request.parent_run_id)).slice(0, runs.length);
@@ -340,14 +383,14 @@ export class CloudAgentsClient {
 	async getRun(agentId: string, runId: string, options: T.CallOptions = {}): Promise<T.Run> {
 		V.checkAgentId(agentId);
 		V.checkIdentifier('runId', runId);
-		return this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}`, route: 'GET /v2/agents/{agent_id}/runs/{run_id}', idempotent: true, signal: options.signal });
+		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}`, route: 'GET /v2/agents/{agent_id}/runs/{run_id}', idempotent: true, signal: options.signal }, this.one<T.Run>(D.decodeRun));
 	}
 
 	/** DELETE /v2/agents/{agent_id}/runs/{run_id}: cancels the run (idempotent, so retried). */
 	async cancelRun(agentId: string, runId: string, options: T.CallOptions = {}): Promise<T.Run> {
 		V.checkAgentId(agentId);
 		V.checkIdentifier('runId', runId);
-		return this.call({ method: 'DELETE', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}`, route: 'DELETE /v2/agents/{agent_id}/runs/{run_id}', idempotent: true, signal: options.signal });
+		return this.decoded({ method: 'DELETE', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}`, route: 'DELETE /v2/agents/{agent_id}/runs/{run_id}', idempotent: true, signal: options.signal }, this.one<T.Run>(D.decodeRun));
 	}
 
 	/** POST …/runs/{run_id}/resume: a new run in the same session. Never retried. */
@@ -356,7 +399,7 @@ export class CloudAgentsClient {
 		V.checkIdentifier('runId', runId);
 		const body = request.prompt === undefined ? {} : { prompt: V.checkPrompt(request.prompt, 1) };
 		V.checkBodySize('prompt', body, V.LIMITS.ordinaryBodyBytes);
-		return this.mutateOnce('run', () => this.call({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}/resume`, route: 'POST /v2/agents/{agent_id}/runs/{run_id}/resume', body, idempotent: false, signal: options.signal }));
+		return this.mutateOnce('run', () => this.decoded({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}/resume`, route: 'POST /v2/agents/{agent_id}/runs/{run_id}/resume', body, idempotent: false, signal: options.signal }, this.one<T.Run>(D.decodeRun)));
 	}
 
 	/** POST …/runs/{run_id}/follow-ups: steers the active run or starts a new one. Never retried. */
@@ -365,7 +408,7 @@ export class CloudAgentsClient {
 		V.checkIdentifier('runId', runId);
 		const images = V.checkImages(request.images);
 		const prompt = V.checkPrompt(request.prompt, images?.length ?? 0);
-		return this.mutateOnce('run', () => this.call({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}/follow-ups`, route: 'POST /v2/agents/{agent_id}/runs/{run_id}/follow-ups', body: { prompt, images }, idempotent: false, signal: options.signal }));
+		return this.mutateOnce('run', () => this.decoded({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}/follow-ups`, route: 'POST /v2/agents/{agent_id}/runs/{run_id}/follow-ups', body: { prompt, images }, idempotent: false, signal: options.signal }, this.one<T.Run>(D.decodeRun)));
 	}
 
 	/**
@@ -408,7 +451,7 @@ export class CloudAgentsClient {
 	/** GET /v2/agents/{agent_id}/artifacts. */
 	async listArtifacts(agentId: string, options: T.CallOptions = {}): Promise<T.Artifact[]> {
 		V.checkAgentId(agentId);
-		return arrayOf<T.Artifact>(await this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}/artifacts`, route: 'GET /v2/agents/{agent_id}/artifacts', idempotent: true, signal: options.signal }), 'artifacts');
+		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}/artifacts`, route: 'GET /v2/agents/{agent_id}/artifacts', idempotent: true, signal: options.signal }, this.listOf<T.Artifact>(D.decodeArtifact, 'artifacts'));
 	}
 
 	/**
@@ -423,7 +466,7 @@ export class CloudAgentsClient {
 		const body = { run_id: request.run_id, name: request.name, media_type: request.media_type, content_base64: V.base64(request.content) };
 		return this.createOnce(
 			'artifact',
-			() => this.call<T.Artifact>({ method: 'POST', path: `/v2/agents/${e(agentId)}/artifacts`, route: 'POST /v2/agents/{agent_id}/artifacts', body, idempotent: false, signal: options.signal }),
+			() => this.decoded({ method: 'POST', path: `/v2/agents/${e(agentId)}/artifacts`, route: 'POST /v2/agents/{agent_id}/artifacts', body, idempotent: false, transfer: true, signal: options.signal }, this.one<T.Artifact>(D.decodeArtifact)),
 			async (since) => {
 				const all = await this.listArtifacts(agentId, options);
 				return all.filter((a) => a.name === request.name && (a.run_id === undefined || a.run_id === request.run_id) && (a.size === undefined || a.size === request.content.byteLength) && (timeOf(a.created_at) ?? since) >= since);
@@ -435,13 +478,17 @@ export class CloudAgentsClient {
 	async getArtifact(agentId: string, artifactId: string, options: T.CallOptions & { includeContent?: boolean } = {}): Promise<T.Artifact> {
 		V.checkAgentId(agentId);
 		V.checkOpaqueId('artifactId', artifactId);
-		return this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}/artifacts/${e(artifactId)}`, route: 'GET /v2/agents/{agent_id}/artifacts/{artifact_id}', query: { include_content: options.includeContent ? 'true' : undefined }, idempotent: true, signal: options.signal });
+		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}/artifacts/${e(artifactId)}`, route: 'GET /v2/agents/{agent_id}/artifacts/{artifact_id}', query: { include_content: options.includeContent ? 'true' : undefined }, idempotent: true, transfer: options.includeContent === true, signal: options.signal }, this.one<T.Artifact>(D.decodeArtifact));
 	}
 
 	/** The artifact with its decoded content. */
 	async readArtifactContent(agentId: string, artifactId: string, options: T.CallOptions = {}): Promise<{ artifact: T.Artifact; content: Uint8Array }> {
 		const artifact = await this.getArtifact(agentId, artifactId, { ...options, includeContent: true });
-		return { artifact, content: new Uint8Array(Buffer.from(artifact.content_base64 ?? '', 'base64')) };
+		const content = D.decodeBase64Strict(artifact.content_base64 ?? '', 'artifact.content_base64', {});
+		if (artifact.size !== undefined && artifact.size !== content.byteLength) {
+			throw new D.InvalidResponseError('artifact.size', `the length of the content (${content.byteLength} bytes)`, undefined);
+		}
+		return { artifact, content };
 	}
 
 	/** DELETE …/artifacts/{artifact_id} (idempotent, so retried). */
@@ -467,7 +514,7 @@ export class CloudAgentsClient {
 		V.checkWorkspacePath(path);
 		V.checkRange('limit', options.limit, V.LIMITS.workspaceListLimit);
 		const body = obj(await this.workspaceOperation(agentId, { op: 'list', path, cursor: options.cursor, limit: options.limit }, options));
-		return { items: arrayOf<T.WorkspaceEntry>(body, 'entries'), nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined };
+		return { items: this.listOf<T.WorkspaceEntry>(D.decodeWorkspaceEntry, 'entries')(body, {}), nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined };
 	}
 
 	/** Every entry of a workspace folder, page by page. */
@@ -489,7 +536,7 @@ export class CloudAgentsClient {
 	async statWorkspace(agentId: string, path: string, options: T.CallOptions = {}): Promise<T.WorkspaceEntry> {
 		V.checkWorkspacePath(path);
 		const body = obj(await this.workspaceOperation(agentId, { op: 'stat', path }, options));
-		return obj(body.entry) as T.WorkspaceEntry;
+		return D.decodeWorkspaceEntry(body.entry, {}) as T.WorkspaceEntry;
 	}
 
 	/** One chunk of a file (offset default 0, length 1–1,048,576, default the maximum). */
@@ -498,9 +545,23 @@ export class CloudAgentsClient {
 		V.checkRange('length', options.length, V.LIMITS.workspaceReadLength);
 		V.checkRange('offset', options.offset, { min: 0, max: Number.MAX_SAFE_INTEGER });
 		const b = obj(await this.workspaceOperation(agentId, { op: 'read', path, offset: options.offset, length: options.length }, options));
-		const content = new Uint8Array(Buffer.from(typeof b.content_base64 === 'string' ? b.content_base64 : '', 'base64'));
-		const offset = typeof b.offset === 'number' ? b.offset : options.offset ?? 0;
+		const content = D.decodeBase64Strict(b.content_base64 ?? '', 'workspace read.content_base64', {});
+		const requested = options.offset ?? 0;
+		const offset = typeof b.offset === 'number' ? b.offset : requested;
 		const size = typeof b.size === 'number' ? b.size : offset + content.byteLength;
+		// Sizes and offsets outside their ranges fail cleanly (a hostile size would allocate or loop).
+		if (offset !== requested) {
+			throw new D.InvalidResponseError('workspace read.offset', `the requested offset ${requested}`, undefined);
+		}
+		if (!Number.isSafeInteger(size) || size < offset + content.byteLength || size > SAFETY.readMaxBytes) {
+			throw new D.InvalidResponseError('workspace read.size', `an integer from ${offset + content.byteLength} to ${SAFETY.readMaxBytes}`, undefined);
+		}
+		if (content.byteLength > (options.length ?? V.LIMITS.workspaceReadLength.max)) {
+			throw new D.InvalidResponseError('workspace read.content_base64', `at most the ${options.length ?? V.LIMITS.workspaceReadLength.max} bytes asked for`, undefined);
+		}
+		if (b.mtime_unix_ms !== undefined && !Number.isSafeInteger(b.mtime_unix_ms)) {
+			throw new D.InvalidResponseError('workspace read.mtime_unix_ms', 'an integer', undefined);
+		}
 		return {
 			path: typeof b.path === 'string' ? b.path : path,
 			offset,
@@ -521,10 +582,20 @@ export class CloudAgentsClient {
 		const content = new Uint8Array(first.size);
 		content.set(first.content.subarray(0, first.size), 0);
 		let offset = first.content.byteLength;
+		// Every chunk but the last must carry at least SAFETY.readChunkMinBytes (or all that was asked for):
+		// a server that dribbles a few bytes per answer would otherwise cost millions of requests.
+		const minChunk = Math.min(SAFETY.readChunkMinBytes, options.chunkLength ?? SAFETY.readChunkMinBytes);
+		const tooSmall = (n: number, at: number): boolean => n < minChunk && at + n < first.size;
+		if (tooSmall(first.content.byteLength, 0)) {
+			throw new D.InvalidResponseError('workspace read', `chunks of at least ${minChunk} bytes before the end of the file (got ${first.content.byteLength})`, undefined);
+		}
 		while (offset < first.size) {
 			const chunk = await this.readWorkspaceFile(agentId, path, { signal: options.signal, offset, length: options.chunkLength });
 			if (chunk.size !== first.size || chunk.mtime_unix_ms !== first.mtime_unix_ms || chunk.content.byteLength === 0) {
 				return undefined;
+			}
+			if (tooSmall(chunk.content.byteLength, offset)) {
+				throw new D.InvalidResponseError('workspace read', `chunks of at least ${minChunk} bytes before the end of the file (got ${chunk.content.byteLength})`, undefined);
 			}
 			content.set(chunk.content.subarray(0, first.size - offset), offset);
 			offset += chunk.content.byteLength;
@@ -568,7 +639,7 @@ export class CloudAgentsClient {
 		V.checkAgentId(agentId);
 		V.checkWorkspacePath(path);
 		V.checkWriteSize('content', bytes);
-		const body = await this.call<T.WorkspaceWriteResult>({ method: 'PUT', path: `/v2/agents/${e(agentId)}/workspace/files`, route: 'PUT /v2/agents/{agent_id}/workspace/files', body: { path, content_base64: V.base64(bytes) }, idempotent: true, signal: options.signal });
+		const body = await this.call<T.WorkspaceWriteResult>({ method: 'PUT', path: `/v2/agents/${e(agentId)}/workspace/files`, route: 'PUT /v2/agents/{agent_id}/workspace/files', body: { path, content_base64: V.base64(bytes) }, idempotent: true, transfer: true, signal: options.signal });
 		const b = obj(body);
 		return { ...b, path: typeof b.path === 'string' ? b.path : path, size: typeof b.size === 'number' ? b.size : bytes.byteLength };
 	}
@@ -599,7 +670,10 @@ export class CloudAgentsClient {
 	/** GET /v2/runtimes: one page (cursor sent as `after`). */
 	async listRuntimes(options: T.RuntimeListOptions = {}): Promise<T.Page<T.Runtime>> {
 		V.checkRange('limit', options.limit, V.LIMITS.runtimeListLimit);
-		return dataPage<T.Runtime>(await this.call({ method: 'GET', path: '/v2/runtimes', route: 'GET /v2/runtimes', query: { status: options.status?.join(','), limit: options.limit, after: options.cursor }, idempotent: true, signal: options.signal }));
+		return this.decoded({ method: 'GET', path: '/v2/runtimes', route: 'GET /v2/runtimes', query: { status: options.status?.join(','), limit: options.limit, after: options.cursor }, idempotent: true, signal: options.signal }, (body, ctx) => {
+			const page = dataPage<unknown>(body);
+			return { items: this.listOf<T.Runtime>(D.decodeRuntime)(page.items, ctx), nextCursor: page.nextCursor };
+		});
 	}
 
 	/** Every runtime, page by page. */
@@ -612,7 +686,7 @@ export class CloudAgentsClient {
 	async resumeRuntime(runtimeId: string, options: T.CallOptions & { expectedRevision?: number } = {}): Promise<T.Runtime> {
 		V.checkOpaqueId('runtimeId', runtimeId);
 		V.checkRevision(options.expectedRevision, false);
-		return unwrap(await this.mutateOnce('runtime resume', () => this.call({ method: 'POST', path: `/v2/runtimes/${e(runtimeId)}/resume`, route: 'POST /v2/runtimes/{runtime_id}/resume', query: { expected_revision: options.expectedRevision }, idempotent: false, signal: options.signal })));
+		return this.mutateOnce('runtime resume', () => this.decoded({ method: 'POST', path: `/v2/runtimes/${e(runtimeId)}/resume`, route: 'POST /v2/runtimes/{runtime_id}/resume', query: { expected_revision: options.expectedRevision }, idempotent: false, signal: options.signal }, this.one<T.Runtime>(D.decodeRuntime, true)));
 	}
 
 	/** GET /v2/runtimes/{runtime_id}/vnc-credentials. */
@@ -728,7 +802,7 @@ export class CloudAgentsClient {
 
 	/** GET /v1/secret-stubs. */
 	async listSecretStubs(options: T.CallOptions = {}): Promise<T.SecretStub[]> {
-		return arrayOf(await this.call({ method: 'GET', path: '/v1/secret-stubs', route: 'GET /v1/secret-stubs', idempotent: true, signal: options.signal }));
+		return this.decoded({ method: 'GET', path: '/v1/secret-stubs', route: 'GET /v1/secret-stubs', idempotent: true, signal: options.signal }, this.listOf<T.SecretStub>(D.decodeWithId('secret stub')));
 	}
 
 	/** DELETE /v1/secret-stubs/{stub_id}. */
@@ -749,7 +823,7 @@ export class CloudAgentsClient {
 
 	/** GET /v2/github/authorization-requests. */
 	async listGitHubAuthorizationRequests(options: T.CallOptions = {}): Promise<T.GitHubAuthorizationRequest[]> {
-		return arrayOf(await this.call({ method: 'GET', path: '/v2/github/authorization-requests', route: 'GET /v2/github/authorization-requests', idempotent: true, signal: options.signal }), 'requests');
+		return this.decoded({ method: 'GET', path: '/v2/github/authorization-requests', route: 'GET /v2/github/authorization-requests', idempotent: true, signal: options.signal }, this.listOf<T.GitHubAuthorizationRequest>(D.decodeGitHubAuthorizationRequest, 'requests'));
 	}
 
 	/** PUT /v2/github/runtime-bindings/{runtime_id}: atomically replaces the bindings (idempotent, so retried). */

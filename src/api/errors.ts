@@ -3,6 +3,8 @@
  * the transport answered badly), ValidationError (refused before sending), OutcomeUnknownError
  * (a create may or may not have happened), or an AbortError (the caller cancelled).
  */
+import { SAFETY } from './limits';
+import { scrub } from './logger';
 
 /** Error codes the service documents; others may appear and are kept as-is. */
 export type ApiErrorCode =
@@ -26,19 +28,29 @@ export type ApiErrorCode =
  */
 export class ApiError extends Error {
 	override readonly name = 'ApiError';
+	/** Service error code, or `http_<status>` when the body carried none (`invalid_code` when it was not a plausible code). */
+	readonly code: ApiErrorCode;
+	/** From the body's request_id, else the X-Request-Id header; undefined when absent or not plausible. */
+	readonly requestId: string | undefined;
+	/** The server sent a request id that was not plausible (too long, odd characters, a secret): it is not shown raw. */
+	readonly requestIdRejected: boolean;
 	constructor(
 		/** HTTP status; 0 when no response arrived (network failure, time-out). */
 		readonly status: number,
-		/** Service error code, or `http_<status>` when the body carried none. */
-		readonly code: ApiErrorCode,
+		code: ApiErrorCode,
 		message: string,
-		/** From the body's request_id, else the X-Request-Id header. */
-		readonly requestId: string | undefined,
+		requestId: string | undefined,
 		/** Seconds the server asked to wait (Retry-After), when it said. */
 		readonly retryAfter?: number,
 		options?: { cause?: unknown },
+		/** Secrets (the token) scrubbed from every field, cause included. */
+		secrets: ReadonlyArray<string | undefined> = [],
 	) {
-		super(message, options);
+		super(cleanMessage(message, secrets), options?.cause === undefined ? undefined : { cause: cleanCause(options.cause, secrets) });
+		const c = scrub(String(code), secrets);
+		this.code = c.length <= SAFETY.errorCodeMaxChars && /^[A-Za-z0-9_.-]+$/.test(c) ? c : 'invalid_code';
+		this.requestId = plausibleRequestId(requestId, secrets);
+		this.requestIdRejected = requestId !== undefined && requestId !== '' && this.requestId === undefined;
 	}
 	/** 401: the token is missing, malformed or rejected: sign in again. */
 	get isAuthFailure(): boolean {
@@ -48,6 +60,45 @@ export class ApiError extends Error {
 	get isRetryable(): boolean {
 		return this.status === 0 || this.status === 429 || this.status === 503 || this.status === 504;
 	}
+}
+
+/** True when `err` is an ApiError with status 401 (the one auth-failure check every layer uses). */
+export function isAuthFailure(err: unknown): err is ApiError {
+	return err instanceof ApiError && err.isAuthFailure;
+}
+
+/**
+ * The request id when it is plausible (SAFETY.requestIdPattern) and carries no secret; otherwise
+ * undefined, so an odd or echoed value is never shown or copied raw.
+ */
+export function plausibleRequestId(value: unknown, secrets: ReadonlyArray<string | undefined> = []): string | undefined {
+	if (typeof value !== 'string' || !SAFETY.requestIdPattern.test(value)) {
+		return undefined;
+	}
+	return scrub(value, secrets) === value ? value : undefined;
+}
+
+/** Scrubs secrets and bearer strings from a message and cuts it to SAFETY.errorMessageMaxChars. */
+function cleanMessage(message: string, secrets: ReadonlyArray<string | undefined>): string {
+	const m = scrub(String(message), secrets);
+	return m.length > SAFETY.errorMessageMaxChars ? `${m.slice(0, SAFETY.errorMessageMaxChars - 1)}…` : m;
+}
+
+/** A cause without secrets: an Error's message scrubbed (name and code kept), anything else as scrubbed text. */
+function cleanCause(cause: unknown, secrets: ReadonlyArray<string | undefined>): unknown {
+	if (cause instanceof ApiError) {
+		return cause; // Already clean.
+	}
+	if (cause instanceof Error) {
+		const copy = new Error(cleanMessage(cause.message, secrets));
+		copy.name = cause.name;
+		const code = (cause as { code?: unknown }).code;
+		if (typeof code === 'string') {
+			(copy as Error & { code?: string }).code = code;
+		}
+		return copy;
+	}
+	return cause === undefined ? undefined : cleanMessage(typeof cause === 'string' ? cause : JSON.stringify(cause) ?? typeof cause, secrets);
 }
 
 /** Raised before anything is sent when an input breaks a documented limit. */

@@ -4,10 +4,12 @@
  * decoding and redacted debug logging. Knows nothing about individual endpoints.
  */
 import { Agent, EnvHttpProxyAgent, ProxyAgent, request, type Dispatcher } from 'undici';
-import { ApiError, ValidationError, abortError, isAbortError } from './errors';
+import { abortError, isAbortError } from './async';
+import { ApiError, ValidationError, plausibleRequestId } from './errors';
+import { SAFETY } from './limits';
 import { type Logger, scrub } from './logger';
 import { isLoopbackHost } from './loopback';
-import { type ResolvedRetryOptions, type RetryOptions, RetryBudget, backoffDelay, parseRetryAfter, resolveRetryOptions, sleep } from './retry';
+import { type ResolvedRetryOptions, type RetryOptions, RetryBudget, parseRetryAfter, resolveRetryOptions, retryDelay, sleep } from './retry';
 
 /** Time-outs in milliseconds. */
 export interface Timeouts {
@@ -19,6 +21,10 @@ export interface Timeouts {
 	bodyMs?: number;
 	/** Longest silence on an event stream before it is treated as dropped (default 45000; the server sends a keep-alive every 15 s). */
 	streamIdleMs?: number;
+	/** Overall deadline of an ordinary request, headers to last body byte (default SAFETY.requestDeadlineMs). */
+	deadlineMs?: number;
+	/** Overall deadline of a request that moves file content (default SAFETY.transferDeadlineMs). */
+	transferDeadlineMs?: number;
 }
 
 export type ResolvedTimeouts = Required<Timeouts>;
@@ -57,6 +63,8 @@ export interface RequestSpec {
 	acceptStatuses?: readonly number[];
 	/** Route template for logs, e.g. `GET /v2/agents/{agent_id}`. */
 	route?: string;
+	/** The request moves file content (uploads or chunked reads): the longer transfer deadline applies. */
+	transfer?: boolean;
 }
 
 export interface HttpResult<T = unknown> {
@@ -182,15 +190,52 @@ function header(res: ResponseData, name: string): string | undefined {
 	return Array.isArray(value) ? value[0] : value;
 }
 
-/** Reads a non-2xx response into an ApiError. Tolerates HTML and empty bodies. */
+/** Reads a non-2xx response into an ApiError. Tolerates HTML and empty bodies; reads at most SAFETY.errorBodyMaxBytes. */
 export async function toApiError(res: ResponseData, secrets: ReadonlyArray<string | undefined> = []): Promise<ApiError> {
 	let text = '';
 	try {
-		text = await res.body.text();
+		text = (await readBounded(res, SAFETY.errorBodyMaxBytes, false)).toString('utf8');
 	} catch {
 		// A body that fails mid-way still leaves the status to report.
 	}
 	return errorFromBody(res.statusCode, text, header(res, 'x-request-id'), parseRetryAfter(res.headers['retry-after']), secrets);
+}
+
+/** Thrown by readBounded when a body is larger than allowed. */
+export class BodyTooLargeError extends Error {
+	constructor(readonly limit: number) {
+		super(`The server sent a response larger than ${limit} bytes`);
+	}
+}
+
+/**
+ * Reads a response body up to `max` bytes. A larger body (by Content-Length or by what arrives)
+ * is destroyed; with `strict` that is a BodyTooLargeError, otherwise the first `max` bytes are kept.
+ */
+export async function readBounded(res: ResponseData, max: number, strict: boolean): Promise<Buffer> {
+	const declared = Number(header(res, 'content-length'));
+	if (strict && Number.isFinite(declared) && declared > max) {
+		res.body.on('error', () => undefined);
+		res.body.destroy();
+		throw new BodyTooLargeError(max);
+	}
+	const chunks: Buffer[] = [];
+	let total = 0;
+	for await (const chunk of res.body as AsyncIterable<Buffer>) {
+		if (total + chunk.byteLength > max) {
+			chunks.push(chunk.subarray(0, max - total));
+			total = max;
+			res.body.on('error', () => undefined);
+			res.body.destroy();
+			if (strict) {
+				throw new BodyTooLargeError(max);
+			}
+			break;
+		}
+		chunks.push(chunk);
+		total += chunk.byteLength;
+	}
+	return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
 }
 
 /** Builds an ApiError from a status and raw body text (JSON envelope, device-flow body or anything else). */
@@ -226,7 +271,7 @@ export function errorFromBody(status: number, text: string, headerRequestId: str
 		const snippet = trimmed.startsWith('<') ? '' : trimmed.replace(/\s+/g, ' ').slice(0, 200);
 		message = `HTTP ${status}${snippet ? `: ${snippet}` : ' (no error details in the response)'}`;
 	}
-	return new ApiError(status, code ?? `http_${status}`, scrub(message, secrets), requestId, retryAfter);
+	return new ApiError(status, code ?? `http_${status}`, message, requestId, retryAfter, undefined, secrets);
 }
 
 const RETRY_STATUSES = new Set([429, 503, 504]);
@@ -252,7 +297,9 @@ export class Transport {
 			connectMs: options.timeouts?.connectMs ?? 10_000,
 			headersMs: options.timeouts?.headersMs ?? 30_000,
 			bodyMs: options.timeouts?.bodyMs ?? 30_000,
-			streamIdleMs: options.timeouts?.streamIdleMs ?? 45_000,
+			streamIdleMs: options.timeouts?.streamIdleMs ?? SAFETY.streamIdleMs,
+			deadlineMs: options.timeouts?.deadlineMs ?? SAFETY.requestDeadlineMs,
+			transferDeadlineMs: options.timeouts?.transferDeadlineMs ?? SAFETY.transferDeadlineMs,
 		};
 		this.retry = resolveRetryOptions(options.retry);
 		this.budget = new RetryBudget(this.retry.budget, this.retry.budgetRefill);
@@ -334,13 +381,14 @@ export class Transport {
 			const started = this.logger ? Date.now() : 0;
 			let error: ApiError;
 			const headers = await this.headers(spec, 'application/json', payload !== undefined);
+			const deadline = this.deadline(spec);
 			try {
 				const res = await request(url, {
 					method: spec.method,
 					headers,
 					body: payload,
 					dispatcher: this.dispatcher,
-					signal: spec.signal,
+					signal: deadline.signal,
 					headersTimeout: this.timeouts.headersMs,
 					bodyTimeout: this.timeouts.bodyMs,
 				});
@@ -348,10 +396,11 @@ export class Transport {
 				if ((status >= 200 && status < 300) || spec.acceptStatuses?.includes(status)) {
 					const body = await this.readJson<T>(res, spec.method);
 					this.budget.onSuccess();
+					const requestId = this.requestIdOf(res);
 					if (this.logger) {
-						this.debug(`${route} → ${status} in ${Date.now() - started} ms (request ${header(res, 'x-request-id') ?? '-'}, attempt ${attempt})`);
+						this.debug(`${route} → ${status} in ${Date.now() - started} ms (request ${requestId ?? '-'}, attempt ${attempt})`);
 					}
-					return { status, body, requestId: header(res, 'x-request-id') };
+					return { status, body, requestId };
 				}
 				error = await toApiError(res, this.seenTokens);
 				if (this.logger) {
@@ -360,12 +409,18 @@ export class Transport {
 				if (!spec.idempotent || !RETRY_STATUSES.has(status)) {
 					throw error;
 				}
-			} catch (err) {
+			} catch (caught) {
+				let err = caught;
 				if (err instanceof ApiError && !(err instanceof NetworkError) && err.status !== 0) {
 					throw err;
 				}
-				if (isAbortError(err) || spec.signal?.aborted) {
-					throw spec.signal?.aborted ? abortError(spec.signal) : err;
+				if (spec.signal?.aborted) {
+					throw abortError(spec.signal);
+				}
+				if (deadline.expired()) {
+					err = new NetworkError('timeout', `No complete answer within ${Math.round(deadline.ms / 1000)} s (the request's overall deadline)`, true, { cause: err });
+				} else if (isAbortError(err)) {
+					throw err;
 				}
 				if (err instanceof ValidationError) {
 					throw err;
@@ -377,20 +432,16 @@ export class Transport {
 				if (!spec.idempotent) {
 					throw error;
 				}
+			} finally {
+				deadline.dispose();
 			}
 			// Retryable failure of an idempotent request.
 			if (attempt >= this.retry.maxAttempts) {
 				throw error;
 			}
-			let delay: number;
-			if (error.retryAfter !== undefined) {
-				const ms = error.retryAfter * 1000;
-				if (ms > this.retry.maxRetryAfterMs) {
-					throw error; // Longer than we are willing to wait: surface it with retryAfter.
-				}
-				delay = ms;
-			} else {
-				delay = backoffDelay(attempt, this.retry);
+			const delay = retryDelay(attempt, error.retryAfter, this.retry);
+			if (delay === undefined) {
+				throw error; // Longer than we are willing to wait: surface it with retryAfter.
 			}
 			if (!this.budget.tryAcquire()) {
 				this.debug(`${route}: retry budget exhausted, not retrying`);
@@ -401,19 +452,57 @@ export class Transport {
 		}
 	}
 
+	/** The request id of a response, when plausible (tokens scrubbed first). */
+	private requestIdOf(res: ResponseData): string | undefined {
+		return plausibleRequestId(header(res, 'x-request-id'), this.seenTokens);
+	}
+
+	/**
+	 * An overall deadline for one attempt: a signal that aborts when the caller's signal aborts or
+	 * when the deadline passes, so a server that trickles its answer ends in a time-out.
+	 */
+	private deadline(spec: Pick<RequestSpec, 'signal' | 'transfer'>): { signal: AbortSignal; ms: number; expired(): boolean; dispose(): void } {
+		const ms = spec.transfer ? this.timeouts.transferDeadlineMs : this.timeouts.deadlineMs;
+		const controller = new AbortController();
+		let expired = false;
+		const timer = setTimeout(() => {
+			expired = true;
+			controller.abort();
+		}, ms);
+		const onAbort = (): void => controller.abort(spec.signal?.reason);
+		spec.signal?.addEventListener('abort', onAbort, { once: true });
+		return {
+			signal: controller.signal,
+			ms,
+			expired: () => expired,
+			dispose: () => {
+				clearTimeout(timer);
+				spec.signal?.removeEventListener('abort', onAbort);
+			},
+		};
+	}
+
 	private async readJson<T>(res: ResponseData, method: HttpMethod): Promise<T> {
 		if (method === 'HEAD' || res.statusCode === 204 || res.statusCode === 205) {
 			await res.body.dump();
 			return undefined as T;
 		}
-		const text = await res.body.text();
-		if (text.length === 0) {
+		let bytes: Buffer;
+		try {
+			bytes = await readBounded(res, SAFETY.jsonBodyMaxBytes, true);
+		} catch (err) {
+			if (err instanceof BodyTooLargeError) {
+				throw new ApiError(res.statusCode, 'response_too_large', `The server's answer is larger than ${SAFETY.jsonBodyMaxBytes} bytes; it was not read`, this.requestIdOf(res), undefined, undefined, this.seenTokens);
+			}
+			throw err;
+		}
+		if (bytes.byteLength === 0) {
 			return undefined as T;
 		}
 		try {
-			return JSON.parse(text) as T;
+			return JSON.parse(bytes.toString('utf8')) as T;
 		} catch (err) {
-			throw new ApiError(res.statusCode, 'invalid_response', 'The server sent a response that is not valid JSON', header(res, 'x-request-id'), undefined, { cause: err });
+			throw new ApiError(res.statusCode, 'invalid_response', 'The server sent a response that is not valid JSON', this.requestIdOf(res), undefined, { cause: err });
 		}
 	}
 

@@ -4,7 +4,9 @@
  */
 export { CloudAgentsClient } from './client';
 export type { CloudAgentsClientOptions, StreamRunEventsOptions, ListWorkspaceOptions, ReadChunkOptions } from './client';
-export { ApiError, ValidationError, OutcomeUnknownError, isAbortError, STATUS_BY_CODE } from './errors';
+export { ApiError, ValidationError, OutcomeUnknownError, isAbortError, isAuthFailure, plausibleRequestId, STATUS_BY_CODE } from './errors';
+export { InvalidResponseError, isSafeId } from './decode';
+export { ListingStoppedError, PageChain } from './pagination';
 export type { ApiErrorCode } from './errors';
 export type { Logger } from './logger';
 export { redactHeaders, scrub } from './logger';

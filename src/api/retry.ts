@@ -3,6 +3,7 @@
  * and a client-wide retry budget (a token bucket) so an outage fails fast instead of multiplying
  * traffic. Which requests may be retried is decided by the caller (http.ts): idempotent ones only.
  */
+import { SAFETY } from './limits';
 
 /** Tunables of the retry policy. Defaults suit an editor extension; tests shrink them. */
 export interface RetryOptions {
@@ -18,6 +19,8 @@ export interface RetryOptions {
 	budget?: number;
 	/** Tokens a successful request puts back (default 0.2, up to the capacity). */
 	budgetRefill?: number;
+	/** Shortest wait between retries, whatever backoff or Retry-After say (default SAFETY.retryMinDelayMs). */
+	minDelayMs?: number;
 	/** Random source in [0, 1) for jitter (tests pin it). */
 	random?: () => number;
 }
@@ -28,8 +31,9 @@ export function resolveRetryOptions(options: RetryOptions | undefined): Resolved
 	return {
 		maxAttempts: Math.max(1, options?.maxAttempts ?? 3),
 		baseDelayMs: options?.baseDelayMs ?? 500,
-		maxDelayMs: options?.maxDelayMs ?? 10_000,
-		maxRetryAfterMs: options?.maxRetryAfterMs ?? 30_000,
+		maxDelayMs: options?.maxDelayMs ?? SAFETY.retryMaxDelayMs,
+		maxRetryAfterMs: Math.min(options?.maxRetryAfterMs ?? SAFETY.retryAfterMaxMs, SAFETY.retryAfterMaxMs),
+		minDelayMs: options?.minDelayMs ?? SAFETY.retryMinDelayMs,
 		budget: options?.budget ?? 20,
 		budgetRefill: options?.budgetRefill ?? 0.2,
 		random: options?.random ?? Math.random,
@@ -43,6 +47,22 @@ export function backoffDelay(retry: number, options: Pick<ResolvedRetryOptions, 
 }
 
 /**
+ * The wait before retry number `retry` (1-based): the server's Retry-After (seconds) when given,
+ * else full-jitter backoff; never shorter than `minDelayMs`. Undefined when Retry-After asks for
+ * longer than `maxRetryAfterMs`: the caller surfaces the error instead of waiting.
+ */
+export function retryDelay(retry: number, retryAfterSeconds: number | undefined, options: ResolvedRetryOptions): number | undefined {
+	if (retryAfterSeconds !== undefined) {
+		const ms = retryAfterSeconds * 1000;
+		if (!(ms <= options.maxRetryAfterMs)) {
+			return undefined;
+		}
+		return Math.max(options.minDelayMs, ms);
+	}
+	return Math.max(options.minDelayMs, backoffDelay(retry, options));
+}
+
+/**
  * Parses Retry-After (delta seconds or an HTTP date) into seconds, or undefined when absent or
  * malformed. Fractions are accepted (some servers send them).
  */
@@ -52,8 +72,11 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 		return undefined;
 	}
 	const trimmed = raw.trim();
-	if (/^\d+(\.\d+)?$/.test(trimmed)) {
+	if (/^\d{1,10}(\.\d{1,6})?$/.test(trimmed)) {
 		return Number(trimmed);
+	}
+	if (/^[-+\d.eE]+$/.test(trimmed)) {
+		return undefined; // Negative, exponent or absurdly long numbers: malformed.
 	}
 	const date = Date.parse(trimmed);
 	if (Number.isNaN(date)) {

@@ -10,9 +10,12 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
-import { ApiError, STATUS_BY_CODE, abortError, isAbortError } from './errors';
+import { abortError, isAbortError, sleep } from './async';
+import { InvalidResponseError } from './decode';
+import { ApiError, STATUS_BY_CODE } from './errors';
 import { NetworkError, type Transport, toNetworkError } from './http';
-import { backoffDelay, sleep } from './retry';
+import { SAFETY } from './limits';
+import { backoffDelay } from './retry';
 import { type EventRecord, type Run, isTerminalRunStatus } from './types';
 
 /** One dispatched SSE message, with the spec's sticky last event id. */
@@ -27,7 +30,10 @@ export interface SseMessage {
 }
 
 /** Largest event (in characters) the parser buffers before giving up on the stream. */
-export const MAX_EVENT_CHARS = 64 * 1024 * 1024;
+export const MAX_EVENT_CHARS = SAFETY.sseEventMaxChars;
+
+/** An SSE `id:` the client accepts as a run-local sequence number: plain decimal, a safe integer. */
+const PLAIN_DECIMAL = /^\d{1,16}$/;
 
 /**
  * Incremental UTF-8 decoding that keeps characters split across chunks intact and strips one
@@ -195,6 +201,10 @@ export interface StreamReconnectOptions {
 	reconnectMaxMs?: number;
 	/** Consecutive reconnects without a new event before giving up (default 8). */
 	maxReconnectAttempts?: number;
+	/** Shortest pause before any reconnect, even after progress (default SAFETY.streamReconnectMinMs). */
+	reconnectMinMs?: number;
+	/** Most reconnects within a minute before the stream ends with an error (default SAFETY.streamReconnectsPerMinute). */
+	reconnectsPerMinute?: number;
 	/** Random source for jitter. */
 	random?: () => number;
 }
@@ -239,12 +249,22 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 	private progress = false;
 	private streamError: Error | undefined;
 	private reconnectRequested = false;
+	/** When the current connection last delivered a whole event or a keep-alive comment. */
+	private lastActivity = 0;
+	/** Times of the reconnects of the last minute. */
+	private readonly reconnectTimes: number[] = [];
 	/** Connections opened so far (diagnostics and tests). */
 	connections = 0;
 
 	constructor(private readonly p: RunEventStreamParams) {
 		this.last = p.after;
-		this.parser = createParser({ maxBufferSize: MAX_EVENT_CHARS, onEvent: (m) => this.onMessage(m), onRetry: (ms) => (this.serverRetry = ms), onError: (e) => this.onParseError(e) });
+		this.parser = createParser({
+			maxBufferSize: MAX_EVENT_CHARS,
+			onEvent: (m) => this.onMessage(m),
+			onComment: () => (this.lastActivity = Date.now()),
+			onRetry: (ms) => (this.serverRetry = ms),
+			onError: (e) => this.onParseError(e),
+		});
 	}
 
 	/** The last sequence id delivered (the `after` to resume from). */
@@ -271,6 +291,7 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 
 	/** Collects a parsed SSE message; records are decoded per network chunk in flushPending. */
 	private onMessage(msg: EventSourceMessage): void {
+		this.lastActivity = Date.now();
 		this.pendingIds.push(msg.id);
 		this.pendingTypes.push(msg.event);
 		this.pendingData.push(msg.data);
@@ -321,6 +342,10 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				continue;
 			}
 			const id = ids[i];
+			if (id !== undefined && id !== '' && !(PLAIN_DECIMAL.test(id) && Number.isSafeInteger(Number(id)))) {
+				this.streamError = new InvalidResponseError('event id', `a plain decimal sequence number (got ${JSON.stringify(id.slice(0, 40))})`, this.requestId());
+				break;
+			}
 			let seq = id !== undefined && id !== '' ? Number(id) : NaN;
 			let value: unknown = batch?.[i];
 			if (batch === undefined || (Number.isSafeInteger(seq) && (value as { seq?: unknown } | null)?.seq !== seq)) {
@@ -334,8 +359,12 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				value !== null && typeof value === 'object' && !Array.isArray(value)
 					? (value as EventRecord)
 					: { seq, type: type ?? 'message', data: value === undefined ? { raw: data } : { value } };
-			if (!Number.isSafeInteger(seq)) {
-				seq = typeof record.seq === 'number' ? record.seq : NaN;
+			if (!Number.isSafeInteger(seq) && record.seq !== undefined) {
+				if (typeof record.seq !== 'number' || !Number.isSafeInteger(record.seq) || record.seq < 0) {
+					this.streamError = new InvalidResponseError('event seq', 'a non-negative safe integer', this.requestId());
+					break;
+				}
+				seq = record.seq;
 			}
 			if (Number.isSafeInteger(seq)) {
 				if (seq <= this.last) {
@@ -381,6 +410,11 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 			const rid = this.res?.headers['x-request-id'];
 			this.streamError = new ApiError(STATUS_BY_CODE[code] ?? 500, code, this.p.transport.scrub(message), Array.isArray(rid) ? rid[0] : rid);
 		}
+	}
+
+	private requestId(): string | undefined {
+		const rid = this.res?.headers['x-request-id'];
+		return Array.isArray(rid) ? rid[0] : rid;
 	}
 
 	private onParseError(err: Error & { type?: string }): void {
@@ -439,6 +473,12 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				}
 				this.parser.feed(this.decoder.decode(r.value));
 				this.flushPending();
+				if (this.buf.length === 0 && !this.streamError && Date.now() - this.lastActivity > this.p.transport.timeouts.streamIdleMs) {
+					// Bytes trickle in but no whole event or keep-alive: treat as dropped (then reconnect, bounded).
+					this.p.transport.debug(`events ${this.p.runId}: no complete event for ${this.p.transport.timeouts.streamIdleMs} ms; reconnecting`);
+					this.dropConnection();
+					continue;
+				}
 				if (this.streamError) {
 					// Deliver what came before the error; the next pull throws it.
 					this.dropConnection();
@@ -476,10 +516,20 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				if (this.failures > (opts.maxReconnectAttempts ?? 8)) {
 					throw new NetworkError('network_error', `The event stream of run ${this.p.runId} kept failing; gave up after ${this.failures - 1} reconnects`, true);
 				}
-				// The first reconnect after a connection that delivered events is immediate; later ones back off.
+				// Never more than SAFETY.streamReconnectsPerMinute reconnects a minute, however much each connection delivered.
+				const now = Date.now();
+				while (this.reconnectTimes.length > 0 && now - (this.reconnectTimes[0] as number) > 60_000) {
+					this.reconnectTimes.shift();
+				}
+				if (this.reconnectTimes.length >= (opts.reconnectsPerMinute ?? SAFETY.streamReconnectsPerMinute)) {
+					throw new NetworkError('network_error', `The event stream of run ${this.p.runId} was dropped ${this.reconnectTimes.length} times within a minute; stopped following`, true);
+				}
+				this.reconnectTimes.push(now);
+				// The first reconnect after a connection that delivered events waits only the minimum; later ones back off.
+				const minMs = opts.reconnectMinMs ?? SAFETY.streamReconnectMinMs;
 				const delay = this.failures === 1 && this.progress
-					? 0
-					: backoffDelay(this.failures, { baseDelayMs: opts.reconnectBaseMs ?? this.serverRetry ?? 1000, maxDelayMs: opts.reconnectMaxMs ?? 30_000, random: opts.random ?? Math.random });
+					? minMs
+					: Math.max(minMs, backoffDelay(this.failures, { baseDelayMs: opts.reconnectBaseMs ?? this.serverRetry ?? 1000, maxDelayMs: opts.reconnectMaxMs ?? 30_000, random: opts.random ?? Math.random }));
 				await sleep(delay, signal);
 			}
 			this.connections++;
@@ -495,6 +545,7 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				this.pendingData.length = 0;
 				this.pendingError = false;
 				this.decoder = new Utf8Stream();
+				this.lastActivity = Date.now();
 				return;
 			} catch (err) {
 				if (signal?.aborted || isAbortError(err)) {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ApiError, CloudAgentsClient } from '../api';
+import { ApiError, CloudAgentsClient, isAuthFailure } from '../api';
 import type { DeviceAuthorization, Me } from '../api';
 import { describeError, requestIdOf, showApiError } from '../util/errors';
 import type { ErrorLogger } from '../util/errors';
@@ -133,7 +133,7 @@ async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): P
 		void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to Cloud Agents as {0}.', accountLabel(me)));
 		return true;
 	} catch (err) {
-		if (err instanceof ApiError && err.status === 401) {
+		if (isAuthFailure(err)) {
 			log.warn(`The API key was rejected by ${apiUrl} (request ${err.requestId ?? 'unknown'}).`);
 			void showRejected(vscode.l10n.t('The API key was not accepted.'), err);
 			return false;
@@ -244,7 +244,7 @@ export async function signOut({ session, log }: SignInDeps): Promise<boolean> {
 				await session.client.revokeToken({ signal: AbortSignal.timeout(15_000) });
 			} catch (err) {
 				// 401: the server already rejects this token, which is what revoking wants.
-				if (!(err instanceof ApiError && err.status === 401)) {
+				if (!isAuthFailure(err)) {
 					failure = err;
 				}
 			}

@@ -1,0 +1,308 @@
+/**
+ * The parsing boundary: every record the server sends passes through a decoder here before the
+ * rest of the extension sees it. A decoder checks what the rest of the code relies on — ids that
+ * go into routes and local names, numbers that drive loops, sizes, revisions, expiries, URLs that
+ * may be opened — and turns the value into a checked record, or throws an ApiError naming the
+ * field and the request id. Members it does not check are kept as they are (the service may add
+ * members; display code treats all server text as untrusted and neutralises it).
+ *
+ * A small field table rather than a schema library: the records must stay open (extra members,
+ * unknown enum values) and the event decoder sits on the SSE hot path.
+ */
+import { ApiError } from './errors';
+import { SAFETY } from './limits';
+
+/** Where a value came from, for error messages. */
+export interface DecodeContext {
+	requestId?: string | undefined;
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Raised when a server value breaks what the client relies on. */
+export class InvalidResponseError extends ApiError {
+	constructor(
+		/** The record and field at fault, e.g. `artifact.id`. */
+		readonly field: string,
+		expected: string,
+		requestId: string | undefined,
+	) {
+		super(200, 'invalid_response', `The server sent an invalid ${field}: expected ${expected}`, requestId);
+	}
+}
+
+/** True for an id that may go into a route segment or a local name: 1–255 characters, no control characters, not `.` or `..`. */
+export function isSafeId(value: unknown): value is string {
+	return typeof value === 'string' && value.length > 0 && value.length <= SAFETY.idMaxChars && value !== '.' && value !== '..' && !CONTROL.test(value);
+}
+
+type Obj = Record<string, unknown>;
+
+function asObject(value: unknown, what: string, ctx: DecodeContext): Obj {
+	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+		throw new InvalidResponseError(what, 'an object', ctx.requestId);
+	}
+	return value as Obj;
+}
+
+/** Field checks over one record; each returns the checked value and throws InvalidResponseError. */
+class Fields {
+	constructor(
+		private readonly what: string,
+		readonly o: Obj,
+		private readonly ctx: DecodeContext,
+	) {}
+
+	private fail(field: string, expected: string): never {
+		throw new InvalidResponseError(`${this.what}.${field}`, expected, this.ctx.requestId);
+	}
+
+	/** A required id (see isSafeId). */
+	id(field: string): string {
+		const v = this.o[field];
+		if (!isSafeId(v)) {
+			this.fail(field, `an id of 1 to ${SAFETY.idMaxChars} characters without control characters, not "." or ".."`);
+		}
+		return v;
+	}
+
+	/** An optional id: absent or null stays undefined. */
+	optId(field: string): string | undefined {
+		const v = this.o[field];
+		return v === undefined || v === null || v === '' ? undefined : this.id(field);
+	}
+
+	/** An optional string; any other type is an error. */
+	optText(field: string): string | undefined {
+		const v = this.o[field];
+		if (v === undefined || v === null) {
+			return undefined;
+		}
+		if (typeof v !== 'string') {
+			this.fail(field, 'a string');
+		}
+		return v;
+	}
+
+	/** An optional integer in [min, max] (safe integer). */
+	optInt(field: string, min: number, max: number = Number.MAX_SAFE_INTEGER): number | undefined {
+		const v = this.o[field];
+		if (v === undefined || v === null) {
+			return undefined;
+		}
+		if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
+			this.fail(field, `an integer from ${min} to ${max}`);
+		}
+		return v;
+	}
+
+	/** An optional RFC 3339 time (any string Date.parse understands). */
+	optTime(field: string): string | undefined {
+		const v = this.optText(field);
+		if (v !== undefined && Number.isNaN(Date.parse(v))) {
+			this.fail(field, 'an RFC 3339 time');
+		}
+		return v;
+	}
+
+	/** An optional URL with one of the given protocols. */
+	optUrl(field: string, protocols: readonly string[]): string | undefined {
+		const v = this.optText(field);
+		if (v === undefined) {
+			return undefined;
+		}
+		let url: URL;
+		try {
+			url = new URL(v);
+		} catch {
+			this.fail(field, `a ${protocols.join(' or ')} URL`);
+		}
+		if (!protocols.includes(url.protocol)) {
+			this.fail(field, `a ${protocols.join(' or ')} URL`);
+		}
+		return v;
+	}
+
+	/** An optional boolean. */
+	optBool(field: string): boolean | undefined {
+		const v = this.o[field];
+		if (v === undefined || v === null) {
+			return undefined;
+		}
+		if (typeof v !== 'boolean') {
+			this.fail(field, 'true or false');
+		}
+		return v;
+	}
+
+	/** The record with the checked members written over the originals (undefined ones removed). */
+	with<T>(checked: Obj): T {
+		const out: Obj = { ...this.o };
+		for (const [k, v] of Object.entries(checked)) {
+			if (v === undefined) {
+				delete out[k];
+			} else {
+				out[k] = v;
+			}
+		}
+		return out as T;
+	}
+}
+
+/** A record decoder. */
+export type Decoder<T> = (value: unknown, ctx: DecodeContext) => T;
+
+function record<T>(what: string, check: (f: Fields) => Obj): Decoder<T> {
+	return (value, ctx) => {
+		const f = new Fields(what, asObject(value, what, ctx), ctx);
+		return f.with<T>(check(f));
+	};
+}
+
+/**
+ * Decodes every item of a listing. Items that fail are dropped and counted (one bad record does
+ * not hide the rest); `onDropped` hears how many and the first error.
+ */
+export function decodeList<T>(items: readonly unknown[], decode: Decoder<T>, ctx: DecodeContext, onDropped?: (count: number, first: InvalidResponseError) => void): T[] {
+	const out: T[] = [];
+	let dropped = 0;
+	let first: InvalidResponseError | undefined;
+	for (const item of items) {
+		try {
+			out.push(decode(item, ctx));
+		} catch (err) {
+			if (!(err instanceof InvalidResponseError)) {
+				throw err;
+			}
+			dropped++;
+			first ??= err;
+		}
+	}
+	if (dropped > 0 && first) {
+		onDropped?.(dropped, first);
+	}
+	return out;
+}
+
+export const decodeAgent = record<Record<string, unknown>>('agent', (f) => ({
+	id: f.id('id'),
+	runtime_id: f.optId('runtime_id'),
+	harness_id: f.optId('harness_id'),
+	name: f.optText('name'),
+	status: f.optText('status'),
+	created_at_unix_seconds: f.optInt('created_at_unix_seconds', 0),
+	updated_at_unix_seconds: f.optInt('updated_at_unix_seconds', 0),
+	latest_reply: latestReply(f),
+}));
+
+function latestReply(f: Fields): Obj | undefined {
+	const v = f.o.latest_reply;
+	if (v === undefined || v === null) {
+		return undefined;
+	}
+	const r = new Fields('agent.latest_reply', asObject(v, 'agent.latest_reply', {}), {});
+	return r.with({ run_id: r.optId('run_id'), text: r.optText('text') });
+}
+
+export const decodeRun = record<Record<string, unknown>>('run', (f) => ({
+	id: f.id('id'),
+	agent_id: f.optId('agent_id'),
+	status: f.optText('status'),
+	prompt: f.optText('prompt'),
+	result: f.optText('result'),
+	error: f.optText('error'),
+	parent_run_id: f.optId('parent_run_id'),
+	dsh_session_id: f.optId('dsh_session_id'),
+}));
+
+export const decodeArtifact = record<Record<string, unknown>>('artifact', (f) => ({
+	id: f.id('id'),
+	run_id: f.optId('run_id'),
+	name: f.optText('name'),
+	media_type: f.optText('media_type'),
+	size: f.optInt('size', 0),
+	content_base64: f.optText('content_base64'),
+}));
+
+export const decodeRuntime = record<Record<string, unknown>>('runtime', (f) => ({
+	id: f.id('id'),
+	display_name: f.optText('display_name'),
+	status: f.optText('status'),
+	revision: f.optInt('revision', 1),
+	can_manage: f.optBool('can_manage'),
+	image_id: f.optText('image_id'),
+}));
+
+export const decodeWorkspaceEntry = record<Record<string, unknown>>('workspace entry', (f) => ({
+	name: f.optText('name') ?? '',
+	type: f.optText('type'),
+	size: f.optInt('size', 0),
+	mtime_unix_ms: f.optInt('mtime_unix_ms', Number.MIN_SAFE_INTEGER),
+}));
+
+/** An id-bearing record of any other kind (SSH keys, stubs, secrets, builds, checkpoints, …): its `id` checked when present. */
+export function decodeWithId(what: string): Decoder<Record<string, unknown>> {
+	return record(what, (f) => ({ id: f.optId('id') }));
+}
+
+export const decodeComputerSession = record<Record<string, unknown>>('computer session', (f) => {
+	const channels = f.o.channels;
+	const vnc = channels && typeof channels === 'object' ? (channels as Obj).vnc : undefined;
+	if (vnc !== undefined) {
+		const v = new Fields('computer session.channels.vnc', asObject(vnc, 'computer session.channels.vnc', {}), {});
+		v.optUrl('websocket_url', ['ws:', 'wss:']);
+	}
+	return { agent_id: f.optId('agent_id'), runtime_id: f.optId('runtime_id'), expires_at: f.optTime('expires_at') };
+});
+
+export const decodeGitHubAuthorizationRequest = record<Record<string, unknown>>('GitHub authorization request', (f) => {
+	const lifecycle = f.o.lifecycle;
+	if (lifecycle !== undefined && lifecycle !== null) {
+		const l = new Fields('GitHub authorization request.lifecycle', asObject(lifecycle, 'lifecycle', {}), {});
+		l.optUrl('authorization_url', ['https:']);
+		l.optInt('expires_at_unix_seconds', 0);
+	}
+	return { request_id: f.id('request_id'), created_at_unix_seconds: f.optInt('created_at_unix_seconds', 0) };
+});
+
+/** Device authorization start: codes checked, the polling interval and lifetime clamped (seconds). */
+export const decodeDeviceAuthorization = record<Record<string, unknown>>('device authorization', (f) => {
+	const deviceCode = f.o.device_code;
+	if (typeof deviceCode !== 'string' || deviceCode.length === 0 || deviceCode.length > 4096 || CONTROL.test(deviceCode)) {
+		throw new InvalidResponseError('device authorization.device_code', 'a non-empty code without control characters', undefined);
+	}
+	return {
+		device_code: deviceCode,
+		user_code: f.optText('user_code'),
+		verification_uri: f.optUrl('verification_uri', ['https:', 'http:']),
+		verification_uri_complete: f.optUrl('verification_uri_complete', ['https:', 'http:']),
+		interval: clampSeconds(f.o.interval, SAFETY.devicePollMinMs, SAFETY.devicePollMaxMs, SAFETY.devicePollDefaultMs),
+		expires_in: clampSeconds(f.o.expires_in, SAFETY.devicePollMinMs, SAFETY.deviceExpiryMaxMs, 900_000),
+	};
+});
+
+/** A server number of seconds clamped into [minMs, maxMs] (fallback when absent or not a finite number), in seconds. */
+export function clampSeconds(value: unknown, minMs: number, maxMs: number, fallbackMs: number): number {
+	const ms = typeof value === 'number' && Number.isFinite(value) ? value * 1000 : fallbackMs;
+	return Math.min(maxMs, Math.max(minMs, ms)) / 1000;
+}
+
+/** An access token from the device flow: a non-empty printable string without spaces (it becomes a header value). */
+export function checkAccessToken(value: unknown, ctx: DecodeContext): string {
+	if (typeof value !== 'string' || value.length === 0 || value.length > 4096 || !/^[\x21-\x7e]+$/.test(value)) {
+		throw new InvalidResponseError('device token.access_token', 'a non-empty token of printable ASCII characters', ctx.requestId);
+	}
+	return value;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Decodes standard base64 strictly: invalid characters, missing or misplaced padding are an error, never skipped. */
+export function decodeBase64Strict(text: unknown, field: string, ctx: DecodeContext): Uint8Array {
+	if (typeof text !== 'string' || text.length % 4 !== 0 || !BASE64.test(text)) {
+		throw new InvalidResponseError(field, 'standard base64 (A–Z, a–z, 0–9, +, /, with = padding)', ctx.requestId);
+	}
+	const buf = Buffer.from(text, 'base64');
+	return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+}
