@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { ApiError, CloudAgentsClient, isAuthFailure } from '../api';
-import type { DeviceAuthorization, Me } from '../api';
+import { CloudAgentsClient, isAuthFailure } from '../api';
+import type { DeviceAuthorization, Me , ApiError} from '../api';
 import { describeError, requestIdOf, showApiError } from '../util/errors';
 import type { ErrorLogger } from '../util/errors';
 import { isSafeExternalUrl } from './session';
