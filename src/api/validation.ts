@@ -10,6 +10,8 @@ export { LIMITS } from './limits';
 
 const IDENTIFIER = /^[A-Za-z0-9_-]{1,160}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** What follows the UUID of an agent id: an optional printable separator, then a harness identifier. */
+const AGENT_ID_REST = /^[\x21-\x2c\x2e-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7e]?[A-Za-z0-9_-]{1,160}$/;
 /** The artifact-name pattern of the service: a letter or digit, then letters, digits, `.`, `_`, `-` (≤ 255). */
 export const ARTIFACT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -40,11 +42,18 @@ export function checkIdentifier(field: string, value: string): void {
 	}
 }
 
-/** An agent id: `<runtime UUID>.<harness id>`. */
+/**
+ * An agent id. The description states only that it starts with the runtime's UUID and carries a
+ * harness identifier; the separator between them is not shown. So: a UUID (any case), then at most
+ * 170 printable ASCII characters that hold a harness identifier (1 to 160 letters, digits, `_`,
+ * `-`), optionally after one separator character. Case is kept as sent.
+ */
 export function checkAgentId(value: string): void {
-	const dot = typeof value === 'string' ? value.indexOf('.') : -1;
-	if (dot < 0 || !UUID.test(value.slice(0, dot)) || !IDENTIFIER.test(value.slice(dot + 1))) {
-		fail('agentId', 'a runtime UUID, ".", then a harness identifier of 1 to 160 ASCII letters, digits, "_" or "-"');
+	const ok = typeof value === 'string'
+		&& UUID.test(value.slice(0, 36))
+		&& AGENT_ID_REST.test(value.slice(36));
+	if (!ok) {
+		fail('agentId', 'a runtime UUID followed by a harness identifier of 1 to 160 ASCII letters, digits, "_" or "-" (optionally after one separator)');
 	}
 }
 

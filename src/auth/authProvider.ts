@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { Disposable } from '../util/lifecycle';
 import type { Session } from './session';
-import { accountLabel, signIn, signOut } from './signIn';
+import { accountLabel } from './accountLabel';
+import { signIn, signOut } from './signIn';
 import type { AuthLogger } from './signIn';
 
 /** Id of the authentication provider (package.json `contributes.authentication`). */
@@ -66,7 +67,7 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 			this.label = {
 				key,
 				value: this.session.client.getMe({ signal: AbortSignal.timeout(10_000) }).then(
-					(me) => accountLabel(me),
+					(me) => accountLabel(me, apiUrl),
 					(err: unknown) => {
 						this.log.warn(`Could not read the account name for the Accounts menu: ${err instanceof Error ? err.message : String(err)}`);
 						this.label = undefined; // try again next time

@@ -3,6 +3,7 @@ import { CloudAgentsClient, isAuthFailure } from '../api';
 import type { DeviceAuthorization, Me , ApiError} from '../api';
 import { describeError, requestIdOf, showApiError } from '../util/errors';
 import type { ErrorLogger } from '../util/errors';
+import { accountLabel } from './accountLabel';
 import { isSafeExternalUrl } from './session';
 import type { Session } from './session';
 
@@ -38,10 +39,6 @@ function userAgent(): string {
 	return `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`;
 }
 
-/** Who a token belongs to, for messages and the Accounts menu. */
-export function accountLabel(me: Me): string {
-	return me.display_name || me.email || me.id;
-}
 
 /**
  * Checks a token with GET /v2/me using a short-lived client that holds only this token, so a
@@ -130,7 +127,7 @@ async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): P
 		);
 		await session.storeToken(key);
 		log.info(`Signed in to ${apiUrl} with an API key.`);
-		void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to Cloud Agents as {0}.', accountLabel(me)));
+		void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to Cloud Agents as {0}.', accountLabel(me, apiUrl)));
 		return true;
 	} catch (err) {
 		if (isAuthFailure(err)) {
