@@ -280,6 +280,8 @@ function workspaceBody(raw: unknown, strict: boolean): unknown {
 
 const PROVIDER_BODY = { name: 'display_name', base_url: 'endpoint', default_model: 'model', is_enabled: 'enabled' } as const;
 const BUILD_BODY = { name: 'display_name', dockerfile_content: 'dockerfile', platform: 'architecture' } as const;
+/** Agent create: name, initial_message and repositories are documented; the other members are renamed. */
+const AGENT_BODY = { name: 'name', initial_message: 'initial_message', repositories: 'repositories', runtime: 'runtime_id', harness: 'harness_id', model_provider: 'model_provider_id' } as const;
 
 function variantRequest(strict: boolean) {
 	return (req: EdgeRequest): void => {
@@ -303,6 +305,9 @@ function variantRequest(strict: boolean) {
 				if (typeof include === 'string' && include.split(',').includes('content')) q.include_content = 'true';
 				break;
 			}
+			case 'POST /v2/agents':
+				req.body = renameBody(req.body, AGENT_BODY, [], strict);
+				break;
 			case 'POST /v2/agents/{agent_id}/workspace':
 				req.body = workspaceBody(req.body, strict);
 				break;
@@ -449,6 +454,24 @@ function variantCheckpoint(c: unknown): unknown {
 	});
 }
 
+function variantImage(i: unknown): unknown {
+	if (!isObj(i)) return i;
+	return {
+		id: i.id,
+		name: i.display_name,
+		type: i.kind,
+		architectures: i.architectures,
+		protocols: Array.isArray(i.onboarding) ? i.onboarding.map((o: unknown) => (isObj(o) ? { protocol: o.protocol, instructions: o.description } : o)) : i.onboarding,
+		credential_env_var: i.credential_variable,
+		default_endpoint: i.default_endpoint,
+		managed_credentials: i.subscription_credentials,
+		endpoint_override_allowed: i.endpoint_overridable,
+		browser_surfaces: Array.isArray(i.browser_surfaces) ? i.browser_surfaces.map((s: unknown) => (isObj(s) ? { name: s.name, port: s.guest_port } : s)) : i.browser_surfaces,
+		tcp_ports: i.tcp_ports,
+		in_use: i.in_use,
+	};
+}
+
 function variantProvider(p: unknown): unknown {
 	if (!isObj(p)) return p;
 	return { provider_id: p.id, name: p.display_name, type: p.kind, base_url: p.endpoint, default_model: p.model, is_enabled: p.enabled, modified_at: p.updated_at };
@@ -522,6 +545,8 @@ function variantAnswer(res: EdgeResponse, emu: Emulator): unknown {
 			return mapData(o, variantBuild);
 		case 'GET /v2/checkpoints':
 			return mapData(o, variantCheckpoint);
+		case 'GET /v2/images':
+			return mapData(o, variantImage);
 		case 'GET /v2/secrets/{secret_id}':
 			return mapData(o, (s) => withoutMembers(s, ['value_preview']));
 		case 'GET /v2/github/authorization-requests':

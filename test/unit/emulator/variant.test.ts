@@ -142,6 +142,16 @@ suite('emulator: variant profile', () => {
 			for (const a of agents.values()) assert.ok(!('latest_reply' in a));
 		});
 
+		test('create: runtime and harness name an existing runtime and the harness id', async () => {
+			const billing = (await agentsByName(v)).get('Refactor billing module');
+			const r = await v.post('/v2/agents', { name: 'Variant helper', runtime: billing.runtime_id, harness: 'Helper_2' });
+			assert.equal(r.status, 201, r.text);
+			assert.equal(r.body.runtime_id, billing.runtime_id);
+			assert.equal(r.body.harness_id, 'Helper_2');
+			assert.equal(r.body.id, `${String(billing.runtime_id).toUpperCase()}:Helper_2`);
+			assert.equal((await v.del(`/v2/agents/${enc(r.body.id)}`)).status, 204);
+		});
+
 		test('delete with delete_runtime answers 202 with another body', async () => {
 			const id = await newReadyAgent(v, 'Doomed variant agent');
 			const r = await v.del(`/v2/agents/${enc(id)}?delete_runtime=true`);
@@ -439,6 +449,18 @@ suite('emulator: variant profile', () => {
 			assert.equal(typeof list.body.pagination.has_more, 'boolean');
 		});
 
+		test('image variants have other member names', async () => {
+			const r = await v.get('/v2/images');
+			assert.equal(r.status, 200);
+			const browser = (r.body.data as any[]).find((i) => i.browser_surfaces.length > 0);
+			assert.equal(typeof browser.name, 'string');
+			assert.equal(browser.type, 'builtin');
+			assert.deepEqual(browser.architectures, ['x86_64']);
+			assert.equal(typeof browser.browser_surfaces[0].port, 'number');
+			assert.equal(typeof browser.protocols[0].instructions, 'string');
+			for (const m of ['display_name', 'kind', 'onboarding', 'credential_variable', 'subscription_credentials', 'endpoint_overridable']) assert.ok(!(m in browser), m);
+		});
+
 		test('checkpoints page with page_token and have other member names', async () => {
 			const p1 = await v.get('/v2/checkpoints?limit=2');
 			assert.equal(p1.status, 200);
@@ -585,6 +607,9 @@ suite('emulator: variant-strict profile', () => {
 		assert.match(patch.body.error.message, /^display_name: unknown member/);
 		const build = await v.post('/v2/images/builds', { display_name: 'x', dockerfile: 'FROM scratch' });
 		assertEnvelope(build, 422, 'invalid_argument');
+		const agent = await v.post('/v2/agents', { name: 'x', runtime_id: billing.runtime_id, harness_id: 'Other' });
+		assertEnvelope(agent, 422, 'invalid_argument');
+		assert.match(agent.body.error.message, /^runtime_id: unknown member/);
 		const runs = (await v.get(`/v2/agents/${enc(billing.id)}/runs`)).body as any[];
 		const follow = await v.post(`/v2/agents/${enc(billing.id)}/runs/${runs[0].id}/follow-ups`, { prompt: 'ours' });
 		assertEnvelope(follow, 422, 'invalid_argument');
