@@ -58,7 +58,7 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 		bodyLimit: 48 * 1024 * 1024,
 		schema: { body: { type: 'object', required: ['path', 'content_base64'], properties: { path: { type: 'string' }, content_base64: { type: 'string' } } } },
 	}, async (req) => {
-		const agent = emu.agent(checkAgentId((req.params as { agent_id: string }).agent_id));
+		const agent = emu.agent(checkAgentId((req.params as { agent_id: string }).agent_id, emu.profile));
 		const b = req.body as { path: string; content_base64: string };
 		const out = emu.workspace(agent.id).write(normalizePath('path', b.path), decodeBase64('content_base64', b.content_base64));
 		emu.markDirty();

@@ -2,6 +2,8 @@ import { ApiError, notFound } from './errors';
 import type { FaultRule } from './faults';
 import { Faults } from './faults';
 import { sha256, UUID_RE } from './ids';
+import type { Profile, ProfileName } from './profile';
+import { profileFor } from './profile';
 import { RunEngine } from './runs';
 import { seedDemo, seedEmpty, CURRENT_USER_ID } from './seed';
 import type { AgentRow, Data, RunRow, RuntimeRow, SecretRow, BuildRow } from './state';
@@ -23,6 +25,8 @@ export interface Caller {
 export interface EmulatorConfig {
 	token: string;
 	seed: 'demo' | 'empty';
+	/** Choices where the service description says "not shown" (emulator/src/profile.ts); default standard. */
+	profile?: ProfileName | undefined;
 	stateFile?: string | undefined;
 	/** Device flow polling interval in seconds. */
 	deviceInterval: number;
@@ -44,6 +48,8 @@ export class Emulator {
 	data: Data;
 	readonly faults: Faults;
 	readonly runs: RunEngine;
+	/** The profile's choices where the service description is silent. */
+	readonly profile: Profile;
 	counters: Counters = newCounters();
 	baseUrl = 'http://127.0.0.1';
 	private readonly timers = new Set<NodeJS.Timeout>();
@@ -56,6 +62,7 @@ export class Emulator {
 		faultRules: FaultRule[],
 	) {
 		this.faults = new Faults(faultRules);
+		this.profile = profileFor(config.profile ?? 'standard');
 		this.runs = new RunEngine(this);
 		const loaded = config.stateFile ? loadStateFile(config.stateFile) : undefined;
 		this.data = loaded ?? this.freshData(config.seed);
@@ -66,7 +73,9 @@ export class Emulator {
 	}
 
 	private freshData(seed: 'demo' | 'empty'): Data {
-		return seed === 'demo' ? seedDemo() : seedEmpty();
+		const data = seed === 'demo' ? seedDemo() : seedEmpty();
+		this.profile.adaptSeed(data);
+		return data;
 	}
 
 	private installBuiltinTokens(): void {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_TOKEN } from './emulator';
 import { PROFILES } from './faults';
+import { isProfileName, PROFILE_NAMES } from './profile';
 import { startEmulator } from './server';
 
 const HELP = `Cloud Agents emulator: a local stand-in of the service over real HTTP.
@@ -12,6 +13,9 @@ Usage: npm run emulator -- [options]
   --token T         the accepted API key (default: the public dev key ${DEFAULT_TOKEN});
                     the read-only key ca_readonly_0123456789abcdef is always accepted too
   --seed demo|empty initial data (default demo)
+  --profile NAME    ${PROFILE_NAMES.join('|')} (default standard): the choices where the
+                    service description says "not shown"; variant makes other ones, and
+                    variant-strict also refuses the standard request bodies (emulator/README.md)
   --state FILE      load state from FILE if present and persist it there across restarts
   --faults PROFILE  ${Object.keys(PROFILES).join(', ')}, or a JSON file {rules:[...]}
   --quiet           no request log
@@ -27,6 +31,7 @@ async function main(): Promise<void> {
 				host: { type: 'string', default: '127.0.0.1' },
 				token: { type: 'string' },
 				seed: { type: 'string', default: 'demo' },
+				profile: { type: 'string', default: 'standard' },
 				state: { type: 'string' },
 				faults: { type: 'string' },
 				quiet: { type: 'boolean', default: false },
@@ -51,6 +56,11 @@ async function main(): Promise<void> {
 		process.stderr.write(`--seed: must be demo or empty (got ${JSON.stringify(values.seed)})\n`);
 		process.exit(2);
 	}
+	const profile = values.profile;
+	if (!isProfileName(profile)) {
+		process.stderr.write(`--profile: must be one of ${PROFILE_NAMES.join(', ')} (got ${JSON.stringify(values.profile)})\n`);
+		process.exit(2);
+	}
 	if (values.token !== undefined && !/^[\x21-\x7e]{8,}$/.test(values.token)) {
 		process.stderr.write('--token: must be at least 8 printable ASCII characters without spaces\n');
 		process.exit(2);
@@ -60,13 +70,14 @@ async function main(): Promise<void> {
 		host: values.host,
 		token: values.token,
 		seed: values.seed,
+		profile,
 		stateFile: values.state,
 		faults: values.faults,
 		quiet: values.quiet,
 	});
 	// Never print a user-supplied token; the default dev key is public.
 	const tokenNote = values.token !== undefined ? 'token: the value given with --token' : `token: ${DEFAULT_TOKEN} (default dev key)`;
-	process.stdout.write(`Cloud Agents emulator listening on ${em.url} (${tokenNote}; seed: ${values.seed}${values.state ? `; state: ${values.state}` : ''}${values.faults ? `; faults: ${values.faults}` : ''})\n`);
+	process.stdout.write(`Cloud Agents emulator listening on ${em.url} (${tokenNote}; seed: ${values.seed}${profile !== 'standard' ? `; profile: ${profile}` : ''}${values.state ? `; state: ${values.state}` : ''}${values.faults ? `; faults: ${values.faults}` : ''})\n`);
 	let closing = false;
 	const stop = (): void => {
 		if (closing) return;

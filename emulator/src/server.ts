@@ -10,6 +10,7 @@ import { ApiError, codeForStatus, envelope } from './errors';
 import type { FaultDecision } from './faults';
 import { loadProfile } from './faults';
 import { uuidv7 } from './ids';
+import type { ProfileName } from './profile';
 import { registerApi } from './routes';
 import { sleep } from './util';
 import { attachVncUpgrade } from './vnc';
@@ -41,6 +42,8 @@ export interface StartOptions {
 	host?: string;
 	token?: string;
 	seed?: 'demo' | 'empty';
+	/** `standard` (default), `variant` or `variant-strict`: the choices where the service description says "not shown". */
+	profile?: ProfileName;
 	stateFile?: string;
 	faults?: string;
 	quiet?: boolean;
@@ -98,6 +101,7 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 	const config: EmulatorConfig = {
 		token: opts.token ?? DEFAULT_TOKEN,
 		seed: opts.seed ?? 'demo',
+		profile: opts.profile ?? 'standard',
 		stateFile: opts.stateFile,
 		deviceInterval: opts.deviceInterval ?? 2,
 		keepAliveMs: opts.keepAliveMs ?? 15_000,
@@ -200,6 +204,31 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 	app.addHook('preValidation', async (request) => {
 		if (request.routeOptions.config.optionalBody && (request.body === undefined || request.body === null)) request.body = {};
 	});
+
+	// A profile other than standard translates requests and answers at the edge (emulator/src/profile.ts).
+	const profile = emu.profile;
+	if (profile.request) {
+		const translate = profile.request.bind(profile);
+		app.addHook('preValidation', async (request) => {
+			if (request.routeOptions.config.admin || request.routeOptions.url === undefined) return;
+			const edge = {
+				method: request.method,
+				route: request.routeTemplate,
+				query: (request.query ?? {}) as Record<string, unknown>,
+				headers: request.headers,
+				body: request.body,
+			};
+			translate(edge, emu);
+			request.body = edge.body;
+		});
+	}
+	if (profile.response) {
+		const translate = profile.response.bind(profile);
+		app.addHook('preSerialization', async (request, reply, payload) => {
+			if (request.routeOptions.config.admin) return payload;
+			return translate({ method: request.method, route: request.routeTemplate, status: reply.statusCode, payload }, emu);
+		});
+	}
 
 	app.addHook('onSend', async (request, reply, payload) => {
 		const fault = request.fault;

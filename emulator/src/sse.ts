@@ -3,9 +3,10 @@ import type { Emulator } from './emulator';
 import type { RunRow } from './state';
 
 /**
- * Streams a run's events as text/event-stream: `id: <seq>`, `event: <type>`, `data: <event record>`.
- * `after` is exclusive (-1 = from the start); the stream closes after `run.completed`; a `: keep-alive`
- * comment is sent every keepAliveMs. Faults: drop_sse_after_events cuts the connection after N events.
+ * Streams a run's events as text/event-stream, each encoded by the profile (standard: `id: <seq>`,
+ * `event: <type>`, `data: <event record>`; a first `retry: 3000`; a `: keep-alive` comment every
+ * keepAliveMs). `after` is exclusive (-1 = from the start); the stream ends cleanly after the run's
+ * last event (`run.completed`, which a profile may leave unsent). Faults: drop_sse_after_events cuts the connection after N events.
  */
 export function streamRunEvents(emu: Emulator, req: FastifyRequest, reply: FastifyReply, run: RunRow, after: number): void {
 	reply.hijack();
@@ -23,7 +24,8 @@ export function streamRunEvents(emu: Emulator, req: FastifyRequest, reply: Fasti
 		res.end();
 		return;
 	}
-	res.write('retry: 3000\n\n');
+	const enc = emu.profile.sse;
+	if (enc.preamble !== '') res.write(enc.preamble);
 
 	let next = Math.max(after + 1, 0);
 	let sent = 0;
@@ -33,7 +35,7 @@ export function streamRunEvents(emu: Emulator, req: FastifyRequest, reply: Fasti
 	if (req.fault?.closeConnection) dropAfter = Math.min(dropAfter ?? 1, 1);
 
 	const keepAlive = setInterval(() => {
-		if (!done) res.write(': keep-alive\n\n');
+		if (!done) res.write(enc.keepAlive);
 	}, emu.config.keepAliveMs);
 	keepAlive.unref();
 
@@ -62,8 +64,10 @@ export function streamRunEvents(emu: Emulator, req: FastifyRequest, reply: Fasti
 		while (next < run.events.length) {
 			const ev = run.events[next]!;
 			next++;
+			const frame = enc.frame(ev);
+			if (frame === undefined) continue;
 			sent++;
-			const ok = res.write(`id: ${ev.seq}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`);
+			const ok = res.write(frame);
 			if (dropAfter !== undefined && sent >= dropAfter) {
 				finish(true);
 				return;

@@ -1,5 +1,7 @@
 import { invalid } from './errors';
 import { IDENT_RE, UUID_RE } from './ids';
+import type { Profile } from './profile';
+import { STANDARD } from './profile';
 import { utf8Bytes } from './util';
 
 export const MAX_PROMPT_BYTES = 65_536;
@@ -15,14 +17,15 @@ export function checkIdent(field: string, v: string): string {
 	return v;
 }
 
-/** Agent ids are `<runtime-uuid>.<harness-id>`. */
-export function checkAgentId(v: string): string {
-	const dot = v.indexOf('.');
-	const prefix = dot >= 0 ? v.slice(0, dot) : v;
-	if (dot < 0 || !UUID_RE.test(prefix)) {
-		throw invalid(`agent_id: must be <runtime-uuid>.<harness-id>; the runtime prefix must be a UUID (got ${JSON.stringify(v.slice(0, 60))})`);
+/** Agent ids are `<runtime-uuid><separator><harness-id>`; the separator is the profile's (`.` in the standard profile). */
+export function checkAgentId(v: string, profile: Profile = STANDARD): string {
+	const sep = profile.agentIds.separator;
+	const at = v.indexOf(sep);
+	const prefix = at >= 0 ? v.slice(0, at) : v;
+	if (at < 0 || !UUID_RE.test(prefix)) {
+		throw invalid(`agent_id: must be <runtime-uuid>${sep}<harness-id>; the runtime prefix must be a UUID (got ${JSON.stringify(v.slice(0, 60))})`);
 	}
-	checkIdent('agent_id (harness part)', v.slice(dot + 1));
+	checkIdent('agent_id (harness part)', v.slice(at + sep.length));
 	return v;
 }
 

@@ -137,10 +137,10 @@ export function registerAgents(app: FastifyInstance, emu: Emulator): void {
 			rt.vnc_connection.hostname = `${rt.display_name}.vnc.cloud-agents.example`;
 			for (const bd of rt.bindings) bd.runtime_id = rt.id;
 			emu.data.runtimes.push(rt);
-			harnessId = harness ?? 'main';
+			harnessId = harness ?? emu.profile.agentIds.defaultHarness;
 		}
 		const agent: AgentRow = {
-			id: `${rt.id}.${harnessId}`,
+			id: emu.profile.agentIds.make(rt.id, harnessId),
 			runtime_id: rt.id,
 			harness_id: harnessId,
 			name,

@@ -25,7 +25,7 @@ export function body<T>(req: FastifyRequest): T {
 }
 
 export function agentOf(emu: Emulator, req: FastifyRequest): AgentRow {
-	return emu.agent(checkAgentId(params<{ agent_id: string }>(req).agent_id));
+	return emu.agent(checkAgentId(params<{ agent_id: string }>(req).agent_id, emu.profile));
 }
 
 export const limitQuery = (min: number, max: number, dflt: number, extra: Record<string, unknown> = {}) =>

@@ -1,5 +1,6 @@
 /** Starts the emulator in-process for API tests and talks to its admin API. */
 import { request } from 'undici';
+import type { ProfileName } from '../../../emulator/src/profile';
 import { startEmulator } from '../../../emulator/src/server';
 
 export const DEV_TOKEN = 'ca_dev_0123456789abcdef';
@@ -13,8 +14,9 @@ export interface TestEmulator {
 	counters(): Promise<{ requests: { total: number; by_route: Record<string, number> }; mutations: { total: number; by_kind: Record<string, number> } }>;
 }
 
-export async function startTestEmulator(): Promise<TestEmulator> {
-	const emu = await startEmulator({ port: 0, seed: 'demo', quiet: true });
+/** Starts the emulator on a free port with the demo seed; `profile` picks its choices where the description is silent. */
+export async function startTestEmulator(opts: { profile?: ProfileName } = {}): Promise<TestEmulator> {
+	const emu = await startEmulator({ port: 0, seed: 'demo', quiet: true, profile: opts.profile ?? 'standard' });
 	const admin = async <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> => {
 		const res = await request(`${emu.url}/_emulator${path}`, {
 			method,
