@@ -282,8 +282,8 @@ export async function run(ctx: BenchContext): Promise<void> {
 			{ metric: 'run events, `eventsource` package (default fetch) + JSON.parse (same work)', value: fmt(es) },
 			{ metric: `SSE: client ÷ raw eventsource-parser (median of ${ROUNDS} paired rounds, wall clock; ${spread(clientOverParser)})`, value: cp.toFixed(2), target: '≥ 0.8', pass: cp >= 0.8 },
 			{ metric: `SSE: client ÷ \`eventsource\` package (median of ${ROUNDS} paired rounds, wall clock; ${spread(clientOverEs)})`, value: ces.toFixed(2), target: '≥ 1.5', pass: ces >= 1.5 },
-			{ metric: 'cross-check, per CPU second of the bench process: client ÷ raw eventsource-parser', value: median(cpuClientOverParser).toFixed(2) },
-			{ metric: 'cross-check, per CPU second of the bench process: client ÷ `eventsource` package', value: median(cpuClientOverEs).toFixed(2) },
+			{ metric: `cross-check, per CPU second of the bench process: client ÷ raw eventsource-parser (${spread(cpuClientOverParser)})`, value: median(cpuClientOverParser).toFixed(2) },
+			{ metric: `cross-check, per CPU second of the bench process: client ÷ \`eventsource\` package (${spread(cpuClientOverEs)})`, value: median(cpuClientOverEs).toFixed(2) },
 			{ metric: `extra heap while consuming ${HEAP_EVENTS.toLocaleString('en-US')} events (max, after gc)`, value: `${extraMb.toFixed(1)} MB`, target: '< 50 MB', pass: extraMb < 50 },
 		],
 		notes: [
