@@ -163,12 +163,17 @@ async function runChild(files: string[]): Promise<ChildResult> {
 		timedOut = true;
 		child.kill('SIGKILL');
 	}, CHILD_TIMEOUT_MS);
-	const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-		child.on('error', reject);
-		child.on('close', (code, sig) => resolve([code, sig]));
-	});
-	clearInterval(timer);
-	clearTimeout(killer);
+	let exitCode: number | null;
+	let signal: NodeJS.Signals | null;
+	try {
+		[exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+			child.on('error', reject);
+			child.on('close', (code, sig) => resolve([code, sig]));
+		});
+	} finally {
+		clearInterval(timer);
+		clearTimeout(killer);
+	}
 	const seconds = (performance.now() - t0) / 1000;
 	let probeLines: ProbeLine[] = [];
 	try {
