@@ -45,6 +45,32 @@ export function renderTable(sections: Section[]): string {
 	return lines.join('\n');
 }
 
+/**
+ * Every row that has a target, one line each (result, metric, value, goal), so a reader sees each
+ * target of the bench on one line without reading the tables.
+ */
+export function renderTargets(sections: Section[]): string {
+	const lines = ['### Targets', ''];
+	for (const s of sections) {
+		for (const r of s.rows) {
+			if (r.target !== undefined) {
+				lines.push(`- ${r.pass === undefined ? '—' : r.pass ? 'pass' : '**FAIL**'}: ${r.metric} = ${r.value} (goal ${r.target})`);
+			}
+		}
+	}
+	lines.push('');
+	return lines.join('\n');
+}
+
+/** The q-quantile (0 ≤ q ≤ 1) by linear interpolation between the sorted values. */
+export function quantile(values: number[], q: number): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const pos = (sorted.length - 1) * q;
+	const lo = Math.floor(pos);
+	const hi = Math.ceil(pos);
+	return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (pos - lo);
+}
+
 export function median(values: number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	const mid = sorted.length >> 1;

@@ -4,15 +4,23 @@
  * it in SECTIONS below. Run through `npm run bench` (node --expose-gc).
  */
 import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../emulator/src/server';
-import { type BenchContext, type Section, machine, renderTable } from './report';
+import { type BenchContext, type Section, machine, renderTable, renderTargets } from './report';
 import * as api from './sections/api';
+import * as hostile from './sections/hostile';
 import * as workspace from './sections/workspace';
 
-const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> }> = [{ name: 'api', run: api.run }, { name: 'workspace', run: workspace.run }];
+// hostile last: its child process would otherwise share the cores with the timed sections.
+const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> }> = [
+	{ name: 'api', run: api.run },
+	{ name: 'workspace', run: workspace.run },
+	{ name: 'hostile', run: hostile.run },
+];
 
 async function main(): Promise<void> {
+	const startLoad = loadavg();
 	const only = process.argv.slice(2);
 	const emu = await startEmulator({ port: 0, seed: 'demo', quiet: true });
 	const sections: Section[] = [];
@@ -32,10 +40,21 @@ async function main(): Promise<void> {
 		await emu.close();
 	}
 	const table = renderTable(sections);
+	const targets = renderTargets(sections);
 	const when = new Date().toISOString();
-	process.stdout.write(`\n${table}\n`);
-	const md = `# Bench results\n\nLatest run of \`npm run bench\`: ${when}\n\nMachine: ${machine()}\n\n${table}`;
-	writeFileSync(join(__dirname, '..', '..', 'bench', 'RESULTS.md'), md);
+	process.stdout.write(`\n${table}\n${targets}\n`);
+	if (only.length === 0) {
+		// A partial run (sections named on the command line) leaves RESULTS.md alone.
+		const end = loadavg();
+		const cores = cpus().length;
+		const fmt = (a: number[]): string => a.map((x) => x.toFixed(2)).join(', ');
+		const load = `load average (1, 5, 15 min) at the start: ${fmt(startLoad)}, at the end: ${fmt(end)}`;
+		// The bench itself keeps about one core busy; more than a quarter of the cores on top of that is load from others.
+		const busy = (startLoad[0] ?? 0) > cores * 0.25 || (end[1] ?? 0) - 1 > cores * 0.25;
+		const busyNote = busy ? ` The machine was under load from other processes during this run: ratios are paired within interleaved rounds and so hold up best, absolute latencies and rates are not comparable across runs.` : '';
+		const md = `# Bench results\n\nLatest run of \`npm run bench\`: ${when}\n\nMachine: ${machine()}; ${load}.${busyNote}\n\nHow the bench measures, and what the hostile section does: bench/README.md.\n\n${targets}\n${table}`;
+		writeFileSync(join(__dirname, '..', '..', 'bench', 'RESULTS.md'), md);
+	}
 	const failed = sections.flatMap((s) => s.rows).filter((r) => r.pass === false);
 	if (failed.length > 0) {
 		process.stderr.write(`bench: ${failed.length} target(s) missed\n`);

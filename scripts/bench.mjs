@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `npm run bench`: compiles src/, emulator/ and bench/ with tsc into out/, then runs
-// out/bench/run.js with --expose-gc (heap figures sample after gc). Arguments select sections.
+// `npm run bench`: compiles src/, test/, emulator/ and bench/ with `tsc -p .` into out/ (the same
+// build as `npm run build:tests`, so the hostile section runs the current tests), then runs
+// out/bench/run.js with --expose-gc (heap figures sample after gc). Arguments select sections
+// (api, workspace, hostile); only a run of all of them rewrites bench/RESULTS.md.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
