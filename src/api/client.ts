@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { sleep } from './async';
 import * as D from './decode';
 import { isSafeId } from './decode';
-import { ApiError, OutcomeUnknownError, ValidationError } from './errors';
+import { ApiError, OutcomeUnknownError, ValidationError, WorkspaceInterfaceError } from './errors';
 import { SAFETY } from './limits';
 import { type HttpMethod, NetworkError, type QueryValue, Transport, type TransportOptions, errorFromBody } from './http';
-import { checkPageSize, dataPage, paginate } from './pagination';
+import { ListingStoppedError, checkPageSize, dataPage, paginate } from './pagination';
 import { RunEventStream, type SseMessage, type StreamReconnectOptions, streamSse } from './sse';
 import type * as T from './types';
 import * as V from './validation';
@@ -88,6 +88,16 @@ function rawArrayOf(body: unknown, keys: readonly string[]): unknown[] {
 	}
 	return Array.isArray(b.data) ? b.data : [];
 }
+/** The next cursor of an `{items, next_cursor}` body (also `next_page_token`, `pagination.next_cursor`). */
+function nextCursorOf(body: Record<string, unknown>): string | undefined {
+	const p = obj(body.pagination);
+	for (const v of [body.next_cursor, body.next_page_token, body.next, p.next_cursor, p.next_page_token]) {
+		if (typeof v === 'string' && v !== '') {
+			return p.has_more === false ? undefined : v;
+		}
+	}
+	return undefined;
+}
 function timeOf(value: unknown): number | undefined {
 	if (typeof value === 'number') {
 		return value * 1000;
@@ -106,10 +116,29 @@ function isAmbiguous(err: unknown): boolean {
 	return err instanceof ApiError && (err.status === 502 || err.status === 504);
 }
 
+/**
+ * Query parameter names a server may use for an opaque page cursor, tried in this order when the
+ * name a listing uses is not shown in the description and the server ignores the one sent.
+ */
+export const CURSOR_PARAMETER_NAMES: readonly string[] = ['cursor', 'page_token', 'after', 'next_cursor', 'starting_after', 'page', 'continuation_token'];
+
+/** Identity of a page for cursor-ignored detection: its first item's id (or the JSON of it). */
+function firstKey(items: readonly unknown[]): string | undefined {
+	if (items.length === 0) {
+		return undefined;
+	}
+	const first = items[0] as { id?: unknown } | null;
+	return first && typeof first === 'object' && (typeof first.id === 'string' || typeof first.id === 'number') ? `id:${first.id}` : JSON.stringify(first)?.slice(0, 512);
+}
+
 /** Client of the Cloud Agents API. Create one per base URL; `close()` when done. */
 export class CloudAgentsClient {
 	/** The transport (exposed for diagnostics and the retry budget). */
 	readonly transport: Transport;
+	/** Per listing: the cursor parameter name found to work on this server (this client is per origin). */
+	private readonly cursorParams = new Map<string, string>();
+	/** Per listing: the identity of its first page, to tell when a server ignored a cursor. */
+	private readonly firstPages = new Map<string, string | undefined>();
 
 	constructor(private readonly options: CloudAgentsClientOptions) {
 		this.transport = new Transport(options);
@@ -128,6 +157,40 @@ export class CloudAgentsClient {
 	private async call<R>(c: Call): Promise<R> {
 		const res = await this.transport.send<R>(c);
 		return res.body;
+	}
+
+	/**
+	 * One page of a listing whose cursor parameter name is not shown. The first page records its
+	 * identity; a later page that comes back as the first page again, or with the very cursor sent,
+	 * means the server ignored the parameter: the other CURSOR_PARAMETER_NAMES are tried (one request
+	 * each) and the one that works is remembered. When none does, ListingStoppedError
+	 * (`cursor_ignored`) says so: the caller keeps what it loaded, and "Load more" ends.
+	 */
+	private async pageWithCursor<I, P extends T.Page<I> = T.Page<I>>(listing: string, cursor: string | undefined, fetch: (param: string, cursor: string | undefined) => Promise<P>): Promise<P> {
+		const known = this.cursorParams.get(listing) ?? 'cursor';
+		if (cursor === undefined) {
+			const page = await fetch(known, undefined);
+			this.firstPages.set(listing, firstKey(page.items));
+			return page;
+		}
+		const ignored = (page: P): boolean => page.nextCursor === cursor || (page.items.length > 0 && this.firstPages.has(listing) && firstKey(page.items) === this.firstPages.get(listing));
+		const page = await fetch(known, cursor);
+		if (!ignored(page)) {
+			this.cursorParams.set(listing, known);
+			return page;
+		}
+		for (const name of CURSOR_PARAMETER_NAMES) {
+			if (name === known) {
+				continue;
+			}
+			const candidate = await fetch(name, cursor);
+			if (!ignored(candidate)) {
+				this.transport.debug(`${listing}: the server ignores "${known}"; its cursor parameter is "${name}"`);
+				this.cursorParams.set(listing, name);
+				return candidate;
+			}
+		}
+		throw new ListingStoppedError('cursor_ignored', `This server ignored the page cursor (tried ${CURSOR_PARAMETER_NAMES.join(', ')}); only the first page can be shown`, 0);
 	}
 
 	/** Sends a call and passes its body through a decoder of the parsing boundary (src/api/decode.ts). */
@@ -236,14 +299,20 @@ export class CloudAgentsClient {
 			return { status: 'success', token: { ...b, access_token: D.checkAccessToken(b.access_token, { requestId: res.requestId }) } as T.DeviceToken };
 		}
 		const interval = b.interval === undefined ? undefined : D.clampSeconds(b.interval, SAFETY.devicePollMinMs, SAFETY.devicePollMaxMs, SAFETY.devicePollDefaultMs);
+		// Values of `error` are not shown: RFC 8628's names, then common variants.
 		switch (b.error) {
 			case 'authorization_pending':
+			case 'pending':
 				return { status: 'pending', interval };
 			case 'slow_down':
+			case 'polling_too_fast':
 				return { status: 'slow_down', interval };
 			case 'expired_token':
+			case 'expired':
+			case 'invalid_device_code':
 				return { status: 'expired' };
 			case 'access_denied':
+			case 'denied':
 				return { status: 'denied' };
 			default:
 				throw errorFromBody(400, JSON.stringify(res.body ?? ''), res.requestId, undefined);
@@ -287,9 +356,11 @@ export class CloudAgentsClient {
 	/** GET /v2/agents: one page (newest first). */
 	async listAgents(options: T.PageOptions = {}): Promise<T.Page<T.Agent>> {
 		V.checkRange('limit', options.limit, V.LIMITS.agentListLimit);
-		const res = await this.transport.send<unknown>({ method: 'GET', path: '/v2/agents', route: 'GET /v2/agents', query: { limit: options.limit, cursor: options.cursor }, idempotent: true, signal: options.signal });
-		const body = obj(res.body);
-		return { items: this.listOf<T.Agent>(D.decodeAgent, 'agents')(body, { requestId: res.requestId }), nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined };
+		return this.pageWithCursor('agents', options.cursor, async (param, cursor) => {
+			const res = await this.transport.send<unknown>({ method: 'GET', path: '/v2/agents', route: 'GET /v2/agents', query: { limit: options.limit, [param]: cursor }, idempotent: true, signal: options.signal });
+			const body = obj(res.body);
+			return { items: this.listOf<T.Agent>(D.decodeAgent, 'agents')(body, { requestId: res.requestId }), nextCursor: nextCursorOf(body) };
+		});
 	}
 
 	/** Every agent, page by page. */
@@ -474,11 +545,14 @@ export class CloudAgentsClient {
 		);
 	}
 
-	/** GET …/artifacts/{artifact_id}[?include_content=true]. */
+	/**
+	 * GET …/artifacts/{artifact_id}. How content is requested is not shown: both common spellings
+	 * (`include_content=true`, `include=content`) are sent; a server ignores the one it does not know.
+	 */
 	async getArtifact(agentId: string, artifactId: string, options: T.CallOptions & { includeContent?: boolean } = {}): Promise<T.Artifact> {
 		V.checkAgentId(agentId);
 		V.checkOpaqueId('artifactId', artifactId);
-		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}/artifacts/${e(artifactId)}`, route: 'GET /v2/agents/{agent_id}/artifacts/{artifact_id}', query: { include_content: options.includeContent ? 'true' : undefined }, idempotent: true, transfer: options.includeContent === true, signal: options.signal }, this.one<T.Artifact>(D.decodeArtifact));
+		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}/artifacts/${e(artifactId)}`, route: 'GET /v2/agents/{agent_id}/artifacts/{artifact_id}', query: { include_content: options.includeContent ? 'true' : undefined, include: options.includeContent ? 'content' : undefined }, idempotent: true, transfer: options.includeContent === true, signal: options.signal }, this.one<T.Artifact>(D.decodeArtifact));
 	}
 
 	/** The artifact with its decoded content. */
@@ -506,14 +580,36 @@ export class CloudAgentsClient {
 		if (typeof body.path === 'string') {
 			V.checkWorkspacePath(body.path);
 		}
-		return this.call({ method: 'POST', path: `/v2/agents/${e(agentId)}/workspace`, route: 'POST /v2/agents/{agent_id}/workspace', body, idempotent: ['list', 'stat', 'read', 'search'].includes(body.op), signal: options.signal });
+		try {
+			const res = await this.transport.send<R>({ method: 'POST', path: `/v2/agents/${e(agentId)}/workspace`, route: 'POST /v2/agents/{agent_id}/workspace', body, idempotent: ['list', 'stat', 'read', 'search'].includes(body.op), signal: options.signal });
+			this.lastWorkspaceRequestId = res.requestId;
+			return res.body;
+		} catch (err) {
+			// The operation body is not shown in the description: a 400 means this server reads another shape.
+			if (err instanceof ApiError && err.status === 400) {
+				throw new WorkspaceInterfaceError(`the server rejected the "${body.op}" operation (${err.message})`, err.requestId, err);
+			}
+			throw err;
+		}
+	}
+
+	/** Request id of the last workspace operation answered (for WorkspaceInterfaceError messages). */
+	private lastWorkspaceRequestId: string | undefined;
+
+	/** Throws WorkspaceInterfaceError unless `ok`: the answer lacks what the operation needs, so this server misread our body. */
+	private expectWorkspace(ok: boolean, op: string, missing: string): void {
+		if (!ok) {
+			throw new WorkspaceInterfaceError(`the answer to the "${op}" operation has no ${missing}`, this.lastWorkspaceRequestId);
+		}
 	}
 
 	/** One page of a workspace folder listing. */
 	async listWorkspace(agentId: string, path: string, options: ListWorkspaceOptions = {}): Promise<T.Page<T.WorkspaceEntry>> {
 		V.checkWorkspacePath(path);
 		V.checkRange('limit', options.limit, V.LIMITS.workspaceListLimit);
-		const body = obj(await this.workspaceOperation(agentId, { op: 'list', path, cursor: options.cursor, limit: options.limit }, options));
+		const raw = await this.workspaceOperation(agentId, { op: 'list', path, cursor: options.cursor, limit: options.limit }, options);
+		const body = obj(raw);
+		this.expectWorkspace(Array.isArray(raw) || Array.isArray(body.entries), 'list', 'entries array');
 		return { items: this.listOf<T.WorkspaceEntry>(D.decodeWorkspaceEntry, 'entries')(body, {}), nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined };
 	}
 
@@ -536,6 +632,7 @@ export class CloudAgentsClient {
 	async statWorkspace(agentId: string, path: string, options: T.CallOptions = {}): Promise<T.WorkspaceEntry> {
 		V.checkWorkspacePath(path);
 		const body = obj(await this.workspaceOperation(agentId, { op: 'stat', path }, options));
+		this.expectWorkspace(body.entry !== null && typeof body.entry === 'object', 'stat', 'entry object');
 		return D.decodeWorkspaceEntry(body.entry, {}) as T.WorkspaceEntry;
 	}
 
@@ -545,6 +642,7 @@ export class CloudAgentsClient {
 		V.checkRange('length', options.length, V.LIMITS.workspaceReadLength);
 		V.checkRange('offset', options.offset, { min: 0, max: Number.MAX_SAFE_INTEGER });
 		const b = obj(await this.workspaceOperation(agentId, { op: 'read', path, offset: options.offset, length: options.length }, options));
+		this.expectWorkspace(typeof b.content_base64 === 'string', 'read', 'content_base64');
 		const content = D.decodeBase64Strict(b.content_base64 ?? '', 'workspace read.content_base64', {});
 		const requested = options.offset ?? 0;
 		const offset = typeof b.offset === 'number' ? b.offset : requested;
@@ -631,6 +729,7 @@ export class CloudAgentsClient {
 		}
 		V.checkRange('maxResults', options.maxResults, V.LIMITS.searchMaxResults);
 		const b = obj(await this.workspaceOperation(agentId, { op: 'search', query, path: options.path, max_results: options.maxResults, case_sensitive: options.caseSensitive }, options));
+		this.expectWorkspace(Array.isArray(b.matches), 'search', 'matches array');
 		return { query, matches: arrayOf<T.WorkspaceSearchMatch>(b, 'matches'), truncated: b.truncated === true };
 	}
 
@@ -762,7 +861,7 @@ export class CloudAgentsClient {
 	/** GET /v2/checkpoints: one page of user-created checkpoints. */
 	async listCheckpoints(options: T.PageOptions = {}): Promise<T.Page<T.Checkpoint>> {
 		V.checkRange('limit', options.limit, V.LIMITS.checkpointListLimit);
-		return dataPage<T.Checkpoint>(await this.call({ method: 'GET', path: '/v2/checkpoints', route: 'GET /v2/checkpoints', query: { limit: options.limit, cursor: options.cursor }, idempotent: true, signal: options.signal }));
+		return this.pageWithCursor('checkpoints', options.cursor, async (param, cursor) => dataPage<T.Checkpoint>(await this.call({ method: 'GET', path: '/v2/checkpoints', route: 'GET /v2/checkpoints', query: { limit: options.limit, [param]: cursor }, idempotent: true, signal: options.signal })));
 	}
 
 	/** Every checkpoint, page by page. */
@@ -837,9 +936,11 @@ export class CloudAgentsClient {
 	/** GET /v2/token-savings: one account-wide page with totals over the whole filter. */
 	async listTokenSavings(options: T.TokenSavingsQuery = {}): Promise<T.AccountTokenSavingsPage> {
 		V.checkRange('limit', options.limit, V.LIMITS.tokenSavingsPageSize);
-		const body = await this.call({ method: 'GET', path: '/v2/token-savings', route: 'GET /v2/token-savings', query: { page_size: options.limit, cursor: options.cursor, runtime_id: options.runtimeId, method: options.method }, idempotent: true, signal: options.signal });
-		const totals = obj(obj(body).data).totals;
-		return { ...dataPage<T.TokenSavingEvent>(body, 'events'), totals: totals ? (totals as T.TokenSavingTotals) : undefined };
+		return this.pageWithCursor('token-savings', options.cursor, async (param, cursor) => {
+			const body = await this.call({ method: 'GET', path: '/v2/token-savings', route: 'GET /v2/token-savings', query: { page_size: options.limit, [param]: cursor, runtime_id: options.runtimeId, method: options.method }, idempotent: true, signal: options.signal });
+			const totals = obj(obj(body).data).totals;
+			return { ...dataPage<T.TokenSavingEvent>(body, 'events'), totals: totals ? (totals as T.TokenSavingTotals) : undefined };
+		});
 	}
 
 	/** Every account-wide token-saving record, page by page. */

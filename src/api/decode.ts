@@ -272,13 +272,15 @@ export const decodeDeviceAuthorization = record<Record<string, unknown>>('device
 	if (typeof deviceCode !== 'string' || deviceCode.length === 0 || deviceCode.length > 4096 || CONTROL.test(deviceCode)) {
 		throw new InvalidResponseError('device authorization.device_code', 'a non-empty code without control characters', undefined);
 	}
+	// The start response's members are not shown: RFC 8628 names first, then common variants.
+	const expiresAt = typeof f.o.expires_at === 'string' ? (Date.parse(f.o.expires_at) - Date.now()) / 1000 : typeof f.o.expires_at === 'number' ? f.o.expires_at - Date.now() / 1000 : undefined;
 	return {
 		device_code: deviceCode,
 		user_code: f.optText('user_code'),
-		verification_uri: f.optUrl('verification_uri', ['https:', 'http:']),
-		verification_uri_complete: f.optUrl('verification_uri_complete', ['https:', 'http:']),
-		interval: clampSeconds(f.o.interval, SAFETY.devicePollMinMs, SAFETY.devicePollMaxMs, SAFETY.devicePollDefaultMs),
-		expires_in: clampSeconds(f.o.expires_in, SAFETY.devicePollMinMs, SAFETY.deviceExpiryMaxMs, 900_000),
+		verification_uri: f.optUrl('verification_uri', ['https:', 'http:']) ?? f.optUrl('verification_url', ['https:', 'http:']),
+		verification_uri_complete: f.optUrl('verification_uri_complete', ['https:', 'http:']) ?? f.optUrl('verification_url_complete', ['https:', 'http:']),
+		interval: clampSeconds(f.o.interval ?? f.o.polling_interval, SAFETY.devicePollMinMs, SAFETY.devicePollMaxMs, SAFETY.devicePollDefaultMs),
+		expires_in: clampSeconds(f.o.expires_in ?? expiresAt, SAFETY.devicePollMinMs, SAFETY.deviceExpiryMaxMs, 900_000),
 	};
 });
 

@@ -62,6 +62,17 @@ export class ApiError extends Error {
 	}
 }
 
+/**
+ * The server's workspace operation interface differs from ours (its body and result shape are not
+ * shown in the description): it rejected or misread our operation. Shown once on the folder; the
+ * file system stops probing.
+ */
+export class WorkspaceInterfaceError extends ApiError {
+	constructor(detail: string, requestId: string | undefined, cause?: unknown) {
+		super(200, 'workspace_interface_differs', `This server's workspace interface differs: ${detail}`, requestId, undefined, cause === undefined ? undefined : { cause });
+	}
+}
+
 /** True when `err` is an ApiError with status 401 (the one auth-failure check every layer uses). */
 export function isAuthFailure(err: unknown): err is ApiError {
 	return err instanceof ApiError && err.isAuthFailure;

@@ -4,7 +4,7 @@
  */
 export { CloudAgentsClient } from './client';
 export type { CloudAgentsClientOptions, StreamRunEventsOptions, ListWorkspaceOptions, ReadChunkOptions } from './client';
-export { ApiError, ValidationError, OutcomeUnknownError, isAbortError, isAuthFailure, plausibleRequestId, STATUS_BY_CODE } from './errors';
+export { ApiError, ValidationError, OutcomeUnknownError, WorkspaceInterfaceError, isAbortError, isAuthFailure, plausibleRequestId, STATUS_BY_CODE } from './errors';
 export { InvalidResponseError, isSafeId } from './decode';
 export { ListingStoppedError, PageChain } from './pagination';
 export type { ApiErrorCode } from './errors';
@@ -21,4 +21,5 @@ export { abortError, clamp, sleep, sleepUntilAborted, throwIfAborted } from './a
 export { isLoopbackHost, isLoopbackUrl } from './loopback';
 export type { SseMessage } from './sse';
 export { paginate } from './pagination';
+export { EVENT_TEXT_MEMBERS, eventPayload, eventText, findText } from './events';
 export * from './types';

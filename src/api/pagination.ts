@@ -10,8 +10,8 @@ import type { Page } from './types';
 /** A listing stopped because the server's paging went wrong (repeated cursor or page, too many pages or items). */
 export class ListingStoppedError extends ApiError {
 	constructor(
-		/** Why: `repeated_cursor`, `repeated_page`, `too_many_pages`, `too_many_items`. */
-		readonly reason: 'repeated_cursor' | 'repeated_page' | 'too_many_pages' | 'too_many_items',
+		/** Why: `repeated_cursor`, `repeated_page`, `too_many_pages`, `too_many_items`, `cursor_ignored`. */
+		readonly reason: 'repeated_cursor' | 'repeated_page' | 'too_many_pages' | 'too_many_items' | 'cursor_ignored',
 		message: string,
 		/** Items delivered before the stop. */
 		readonly delivered: number,

@@ -222,6 +222,9 @@ export interface RunEventStreamParams {
 
 const RETRYABLE_STREAM_CODES = new Set(['unavailable', 'internal', 'deadline_exceeded', 'rate_limited']);
 
+/** Run statuses known to mean "still going": a clean end of the stream then always reconnects. */
+const ACTIVE_RUN_STATUSES = new Set(['queued', 'pending', 'running', 'in_progress', 'starting', 'started', 'working', 'active']);
+
 /**
  * Run events as an async iterator. Tracks the last sequence id; after a drop, a 5xx/429 or an
  * idle time-out it reconnects with `after` = last id (immediately after a connection that made
@@ -251,6 +254,10 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 	private reconnectRequested = false;
 	/** When the current connection last delivered a whole event or a keep-alive comment. */
 	private lastActivity = 0;
+	/** The run as read after the last clean end of the stream. */
+	private lastRun: Run | undefined;
+	/** Clean ends in a row that brought no new event. */
+	private quietCleanEnds = 0;
 	/** Times of the reconnects of the last minute. */
 	private readonly reconnectTimes: number[] = [];
 	/** Connections opened so far (diagnostics and tests). */
@@ -462,12 +469,8 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				}
 				if (r.done) {
 					this.dropConnection();
-					if (!this.progress && !this.ended) {
-						// Closed without news: has the run ended?
-						const run = await this.p.getRun(signal);
-						if (isTerminalRunStatus(run.status)) {
-							this.ended = true;
-						}
+					if (!this.ended) {
+						await this.checkRunAfterCleanEnd(signal);
 					}
 					continue;
 				}
@@ -504,6 +507,34 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 
 	private finish(): void {
 		this.dropConnection();
+	}
+
+	/**
+	 * A clean end of the stream without a completion event: read the run before any reconnect. A
+	 * terminal status (TERMINAL_RUN_STATUSES) ends the stream. A status no list knows ends it when
+	 * the server has now ended the stream twice in a row without news and the status did not move:
+	 * what the server does says the run has nothing more to send. Known active statuses reconnect.
+	 */
+	private async checkRunAfterCleanEnd(signal: AbortSignal | undefined): Promise<void> {
+		const run = await this.p.getRun(signal);
+		const previous = this.lastRun;
+		this.lastRun = run;
+		if (isTerminalRunStatus(run.status)) {
+			this.ended = true;
+			return;
+		}
+		const known = typeof run.status === 'string' && ACTIVE_RUN_STATUSES.has(run.status.toLowerCase());
+		if (!known && !this.progress && this.quietCleanEnds >= 1 && previous?.status === run.status) {
+			this.p.transport.debug(`events ${this.p.runId}: the server ended the stream again without news (run status ${String(run.status)}); treating the run as ended`);
+			this.ended = true;
+			return;
+		}
+		this.quietCleanEnds = this.progress ? 0 : this.quietCleanEnds + 1;
+	}
+
+	/** The run as last read after a clean end of the stream (its final state once the stream has ended that way). */
+	get finalRun(): Run | undefined {
+		return this.lastRun;
 	}
 
 	/** Opens (or re-opens) the stream at `after` = last delivered id, backing off while nothing arrives. */

@@ -279,10 +279,15 @@ export type ModelProvider = Wire<S['ModelProvider']>;
 export type ModelProviderList = With<S['ModelProviderList'], { model_providers: ModelProvider[] }>;
 export type UpdateModelProviderRequest = S['ModelProviderUpdateRequest'];
 
-/** Run statuses after which a run never changes again. Unknown values are not terminal. */
-export const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled']);
+/**
+ * Run statuses known to be final (the emulator's three, and the spellings other servers use; run
+ * status values are not shown in the description). The one list every layer uses. Unknown values
+ * are not terminal by this list: whether such a run still runs comes from what the server does
+ * (RunEventStream ends when the server ends the stream again without news).
+ */
+export const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled', 'canceled', 'completed', 'complete', 'errored', 'error', 'done', 'finished', 'timed_out', 'expired', 'aborted', 'rejected']);
 
-/** True when the run status is terminal (succeeded, failed, cancelled). */
+/** True when the run status is one of TERMINAL_RUN_STATUSES (compared case-insensitively). */
 export function isTerminalRunStatus(status: string | undefined): boolean {
-	return status !== undefined && TERMINAL_RUN_STATUSES.has(status);
+	return typeof status === 'string' && TERMINAL_RUN_STATUSES.has(status.toLowerCase());
 }

@@ -252,6 +252,7 @@ suite('hostile server: the API boundary', function () {
 						write(sseFrame(seq++, 'log', { text: 'tick' }));
 						res.end();
 					},
+					'GET /v2/agents/*/runs/*': (_q, res) => json(res, 200, run({ status: 'running' })),
 				},
 			});
 			const started = Date.now();
@@ -330,29 +331,29 @@ suite('hostile server: the API boundary', function () {
 		});
 
 		test('a repeated cursor ends the walk after the second page, with what was loaded delivered', async () => {
-			const c = await scenario({ description: 'always the same cursor', routes: { 'GET /v2/agents': (_q, res, ctx) => json(res, 200, { agents: [agent({ id: `${AGENT_ID}${ctx.hits}` })], next_cursor: 'same' }) } });
+			const c = await scenario({ description: 'always the same cursor', routes: { 'GET /v2/runtimes': (_q, res, ctx) => json(res, 200, { data: [{ id: `rt${ctx.hits}`, revision: 1 }], pagination: { next_cursor: 'same', has_more: true } }) } });
 			const got: string[] = [];
 			const err = await failure((async () => {
-				for await (const a of c.iterateAgents()) {
-					got.push(a.id);
+				for await (const r of c.iterateRuntimes()) {
+					got.push(r.id);
 				}
 			})());
 			assert.ok(err instanceof ListingStoppedError && err.reason === 'repeated_cursor', String(err));
 			assert.equal(server.requests.length, 2);
-			assert.equal(got.length, 2);
+			assert.deepEqual(got, ['rt1', 'rt2']);
 		});
 
 		test('the same page under new cursors ends the walk', async () => {
-			const c = await scenario({ description: 'ignores the cursor', routes: { 'GET /v2/agents': (_q, res, ctx) => json(res, 200, { agents: [agent()], next_cursor: `c${ctx.hits}` }) } });
+			const c = await scenario({ description: 'ignores the cursor', routes: { 'GET /v2/runtimes': (_q, res, ctx) => json(res, 200, { data: [{ id: 'rt', revision: 1 }], pagination: { next_cursor: `c${ctx.hits}`, has_more: true } }) } });
 			const got: string[] = [];
 			const err = await failure((async () => {
-				for await (const a of c.iterateAgents()) {
-					got.push(a.id);
+				for await (const r of c.iterateRuntimes()) {
+					got.push(r.id);
 				}
 			})());
 			assert.ok(err instanceof ListingStoppedError && err.reason === 'repeated_page', String(err));
 			assert.equal(server.requests.length, 2);
-			assert.deepEqual(got, [AGENT_ID]);
+			assert.deepEqual(got, ['rt']);
 		});
 
 		test('endless pages stop after the page cap', async () => {

@@ -1,0 +1,106 @@
+/**
+ * What the client makes of run events whose names and payload shapes the description does not show
+ * (service-api.md "Events": "Event names and the payload shape of each event: not shown"). The
+ * readable text of an event is taken from whichever member holds it — a documented list of
+ * candidates, searched breadth-first to a small depth, then a generic fallback — else compact JSON
+ * of the whole payload: never an empty line.
+ */
+import type { EventRecord } from './types';
+
+/** Members that hold readable text, most specific first (emulator: `text`; others: content, message, …). */
+export const EVENT_TEXT_MEMBERS: readonly string[] = ['text', 'content', 'message', 'output', 'body', 'value', 'result', 'error', 'summary', 'description', 'detail', 'line', 'msg'];
+
+/** Members that hold the payload itself when the record is not an `{type, data}` envelope. */
+const PAYLOAD_MEMBERS: readonly string[] = ['data', 'payload', 'body', 'event'];
+
+/** Members of a flat record that are envelope, not payload. */
+const ENVELOPE_MEMBERS = new Set(['seq', 'sequence', 'id', 'type', 'event', 'run_id', 'run', 'created_at', 'at', 'timestamp', 'time']);
+
+const MAX_DEPTH = 4;
+const MAX_NODES = 200;
+
+/** The payload of an event record: `data` (or `payload`, `body`), else the record without its envelope members. */
+export function eventPayload(record: EventRecord): unknown {
+	const r = record as Record<string, unknown>;
+	for (const key of PAYLOAD_MEMBERS) {
+		if (r[key] !== undefined && key !== 'event') {
+			return r[key];
+		}
+	}
+	const rest: Record<string, unknown> = {};
+	for (const [k, v] of Object.entries(r)) {
+		if (!ENVELOPE_MEMBERS.has(k)) {
+			rest[k] = v;
+		}
+	}
+	return rest;
+}
+
+/**
+ * The first readable text in a payload: the payload itself when it is a string; else a candidate
+ * member (EVENT_TEXT_MEMBERS) holding a non-empty string, searched breadth-first through objects
+ * and arrays (`message.content[0].text`) to a bounded depth. Undefined when there is none.
+ */
+export function findText(payload: unknown): string | undefined {
+	if (typeof payload === 'string') {
+		return payload.trim() === '' ? undefined : payload;
+	}
+	let level: unknown[] = [payload];
+	let nodes = 0;
+	for (let depth = 0; depth < MAX_DEPTH && level.length > 0; depth++) {
+		const next: unknown[] = [];
+		for (const node of level) {
+			if (++nodes > MAX_NODES) {
+				return undefined;
+			}
+			if (Array.isArray(node)) {
+				for (const item of node) {
+					if (typeof item === 'string' && item.trim() !== '') {
+						return item;
+					}
+					next.push(item);
+				}
+				continue;
+			}
+			if (node === null || typeof node !== 'object') {
+				continue;
+			}
+			const o = node as Record<string, unknown>;
+			for (const key of EVENT_TEXT_MEMBERS) {
+				const v = o[key];
+				if (typeof v === 'string' && v.trim() !== '') {
+					return v;
+				}
+			}
+			for (const key of EVENT_TEXT_MEMBERS) {
+				const v = o[key];
+				if (v !== null && typeof v === 'object') {
+					next.push(v);
+				}
+			}
+		}
+		level = next;
+	}
+	return undefined;
+}
+
+/** Compact JSON of a value, `null` for undefined (never an empty string). */
+export function compactJson(value: unknown): string {
+	try {
+		const text = JSON.stringify(value);
+		return text === undefined || text === '' ? String(value) : text;
+	} catch {
+		return String(value);
+	}
+}
+
+/** The readable text of any event record: found text, else compact JSON of its payload. Never empty. */
+export function eventText(record: EventRecord): string {
+	const payload = eventPayload(record);
+	const text = findText(payload);
+	if (text !== undefined) {
+		return text;
+	}
+	const json = compactJson(payload);
+	return json === '{}' || json === '' ? compactJson(record) : json;
+}
