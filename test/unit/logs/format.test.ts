@@ -39,7 +39,7 @@ suite('Run event formatting', () => {
 
 	suite('hostile event text cannot forge lines', () => {
 		/** A header line: starts at the margin with a time, as `formatEvent` writes them. */
-		const HEADER = /^\d\d:\d\d:\d\d\.\d{3}  /;
+		const HEADER = /^\d\d:\d\d:\d\d\.\d{3} {2}/;
 		const forged = '\n12:00:00.000  run.completed  succeeded';
 
 		function assertOneHeader(text: string, what: string): void {
