@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { RUN_ID, TOKEN, agent, run } from '../hostile/fixtures';
 import { type HostileServer, errorEnvelope, json, startHostile } from '../hostile/server';
-import type { UiTest } from './support/workbench';
+import type { UiTest, Workbench } from './support/workbench';
 
 /**
  * Server text from a hostile server in the real workbench (code-server + Chromium): the driver
@@ -29,6 +29,33 @@ function userSettingsFile(): string {
 	return file;
 }
 
+/**
+ * Replaces the user settings through the workbench's own JSON editor and saves them (VS Code applies
+ * a save at once; a write behind its back may go unnoticed). The text is inserted on one line, so
+ * no auto-indent or auto-closing changes it.
+ */
+async function writeSettingsInEditor(workbench: Workbench, text: string): Promise<void> {
+	const page = workbench.page;
+	await workbench.runCommand('Preferences: Open User Settings (JSON)');
+	const editor = page.locator('.editor-instance .monaco-editor').first();
+	await editor.waitFor({ state: 'visible', timeout: 15_000 });
+	await editor.click();
+	await page.keyboard.press('ControlOrMeta+A');
+	await page.keyboard.press('Delete');
+	await page.keyboard.insertText(text);
+	await page.keyboard.press('ControlOrMeta+S');
+	await page.waitForTimeout(500);
+	// This VS Code shows settings.json in a modal editor, which Escape closes ("View: Close Modal Editor").
+	const modal = page.locator('.modal-editor-part');
+	for (let i = 0; i < 5 && (await modal.isVisible().catch(() => false)); i++) {
+		await page.keyboard.press('Escape');
+		await page.waitForTimeout(300);
+	}
+	if (await page.locator('.editor-instance .monaco-editor').first().isVisible().catch(() => false)) {
+		await workbench.runCommand('View: Close All Editors');
+	}
+}
+
 const uiTest: UiTest = {
 	title: 'hostile server text: an agent name with bidi and control characters shows neutralised; an error\'s command link is not clickable; an implausible request id is not offered for copying',
 	async run({ page, workbench, note }) {
@@ -49,7 +76,7 @@ const uiTest: UiTest = {
 				},
 			});
 			const settings = JSON.parse(originalSettings) as Record<string, unknown>;
-			writeFileSync(settingsFile, JSON.stringify({ ...settings, 'cloudAgents.apiUrl': server.baseUrl }, null, '\t'));
+			await writeSettingsInEditor(workbench, JSON.stringify({ ...settings, 'cloudAgents.apiUrl': server.baseUrl }));
 
 			// No token is stored for the hostile origin: sign in through the palette with any key.
 			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
@@ -121,7 +148,11 @@ const uiTest: UiTest = {
 			// Hide the toasts so they do not cover later tests (the notification center keeps them).
 			await page.keyboard.press('Escape');
 		} finally {
-			writeFileSync(settingsFile, originalSettings);
+			await workbench.dismissDialogs();
+			await writeSettingsInEditor(workbench, JSON.stringify(JSON.parse(originalSettings))).catch(() => undefined);
+			if (readFileSync(settingsFile, 'utf8') !== originalSettings) {
+				writeFileSync(settingsFile, originalSettings);
+			}
 			await server?.close();
 		}
 		// Back on the emulator: its agents show again (the dev token is still stored for its origin).
