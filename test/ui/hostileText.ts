@@ -59,6 +59,14 @@ async function writeSettingsInEditor(workbench: Workbench, text: string): Promis
 const uiTest: UiTest = {
 	title: 'hostile server text: an agent name with bidi and control characters shows neutralised; an error\'s command link is not clickable; an implausible request id is not offered for copying',
 	async run({ page, workbench, note }) {
+		// The checks of what a person sees are collected, so one run reports every one that fails.
+		const problems: string[] = [];
+		const check = (ok: boolean, what: string): void => {
+			if (!ok) {
+				problems.push(what);
+			}
+		};
+		const isEqual = (actual: unknown, expected: unknown, what = `expected ${JSON.stringify(expected)}`): [boolean, string] => [actual === expected, `${what}; got ${JSON.stringify(actual)}`];
 		const settingsFile = userSettingsFile();
 		const originalSettings = readFileSync(settingsFile, 'utf8');
 		let server: HostileServer | undefined;
@@ -99,10 +107,10 @@ const uiTest: UiTest = {
 			await row.waitFor({ state: 'visible', timeout: 30_000 });
 			const label = (await row.locator('.label-name').first().textContent()) ?? '';
 			note(`agent row label: ${JSON.stringify(label)}`);
-			assert.ok(!BIDI_OR_CONTROL.test(label), `the row shows a bidi or control character: ${JSON.stringify(label)}`);
-			assert.equal(label, 'Invoice fdp.exe red SECOND LINE isolated end');
+			check(!BIDI_OR_CONTROL.test(label), `the row shows a bidi or control character: ${JSON.stringify(label)}`);
+			check(...isEqual(label, 'Invoice fdp.exe red SECOND LINE isolated end'));
 			const rowText = (await row.textContent()) ?? '';
-			assert.ok(!BIDI_OR_CONTROL.test(rowText), `the row shows a bidi or control character: ${JSON.stringify(rowText)}`);
+			check(!BIDI_OR_CONTROL.test(rowText), `the row shows a bidi or control character: ${JSON.stringify(rowText)}`);
 			await workbench.screenshot('hostile-agents-view');
 
 			/** Runs "Open Run Result" for a run of the hostile agent and returns its error toast. */
@@ -114,7 +122,7 @@ const uiTest: UiTest = {
 				await agentPick.or(runPick).first().waitFor({ state: 'visible', timeout: 15_000 });
 				if (await agentPick.isVisible()) {
 					const pickText = (await agentPick.textContent()) ?? '';
-					assert.ok(!BIDI_OR_CONTROL.test(pickText), `the agent quick pick shows a bidi or control character: ${JSON.stringify(pickText)}`);
+					check(!BIDI_OR_CONTROL.test(pickText), `the agent quick pick shows a bidi or control character: ${JSON.stringify(pickText)}`);
 					await page.keyboard.press('Enter');
 				}
 				await page.locator('.quick-input-list .monaco-list-row', { hasText: 'second run' }).first().waitFor({ state: 'visible', timeout: 15_000 });
@@ -130,13 +138,13 @@ const uiTest: UiTest = {
 			const toast = await openResultOf(RUN_ID, 'Broken.');
 			const message = (await toast.locator('.notification-list-item-message').innerText()).trim();
 			note(`error toast: ${JSON.stringify(message)}`);
-			assert.equal(await toast.locator('.notification-list-item-message a').count(), 0, 'the message has a link');
-			assert.equal(await page.locator('.notifications-toasts a[href^="command:"], .notifications-center a[href^="command:"]').count(), 0, 'a command link is shown');
-			assert.ok(message.includes('[Open]'), `the link text is shown as text: ${message}`);
-			assert.ok(!message.includes(IMPLAUSIBLE_REQUEST_ID) && !message.includes('zzzzzzzz'), `the implausible request id is shown: ${message}`);
+			check(...isEqual(await toast.locator('.notification-list-item-message a').count(), 0, 'the message has a link'));
+			check(...isEqual(await page.locator('.notifications-toasts a[href^="command:"], .notifications-center a[href^="command:"]').count(), 0, 'a command link is shown'));
+			check(message.includes('[Open]'), `the link text is shown as text: ${message}`);
+			check(!message.includes(IMPLAUSIBLE_REQUEST_ID) && !message.includes('zzzzzzzz'), `the implausible request id is shown: ${message}`);
 			const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
 			note(`buttons: ${JSON.stringify(buttons)}`);
-			assert.ok(!buttons.includes('Copy Request ID'), `"Copy Request ID" is offered for an implausible id: ${JSON.stringify(buttons)}`);
+			check(!buttons.includes('Copy Request ID'), `"Copy Request ID" is offered for an implausible id: ${JSON.stringify(buttons)}`);
 			await workbench.screenshot('hostile-error-toast');
 
 			// A plausible request id is offered for copying (so the check above can fail), and its link is not clickable either.
@@ -144,9 +152,10 @@ const uiTest: UiTest = {
 			const secondButtons = (await second.locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
 			assert.ok(secondButtons.includes('Copy Request ID'), `no "Copy Request ID" for a plausible id: ${JSON.stringify(secondButtons)}`);
 			assert.ok((await second.locator('.notification-list-item-message').innerText()).includes(PLAUSIBLE_REQUEST_ID));
-			assert.equal(await second.locator('.notification-list-item-message a').count(), 0, 'the second message has a link');
+			check(...isEqual(await second.locator('.notification-list-item-message a').count(), 0, 'the second message has a link'));
 			// Hide the toasts so they do not cover later tests (the notification center keeps them).
 			await page.keyboard.press('Escape');
+			assert.deepEqual(problems, [], `what a person would see from the hostile server:\n${problems.join('\n')}`);
 		} finally {
 			await workbench.dismissDialogs();
 			await writeSettingsInEditor(workbench, JSON.stringify(JSON.parse(originalSettings))).catch(() => undefined);
