@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { SAFETY } from '../api';
+import { SAFETY, sleepUntilAborted } from '../api';
 import { RECORD_SCHEME } from '../ids';
 import { singleLine } from '../util/text';
 import { Disposable } from '../util/lifecycle';
@@ -85,18 +85,14 @@ function isOpen(uri: vscode.Uri): boolean {
 /** Settles on the next content change of the open document `uri`, or after `timeoutMs`. */
 function nextChange(uri: vscode.Uri, timeoutMs: number): Promise<void> {
 	const key = uri.toString();
-	return new Promise<void>((resolve) => {
-		const done = (): void => {
-			clearTimeout(timer);
-			listener.dispose();
-			resolve();
-		};
-		const timer = setTimeout(done, timeoutMs);
-		const listener = vscode.workspace.onDidChangeTextDocument((e) => {
-			if (e.document.uri.toString() === key && e.contentChanges.length > 0) {
-				done();
-			}
-		});
+	const changed = new AbortController();
+	const listener = vscode.workspace.onDidChangeTextDocument((e) => {
+		if (e.document.uri.toString() === key && e.contentChanges.length > 0) {
+			changed.abort();
+		}
+	});
+	return sleepUntilAborted(timeoutMs, changed.signal).finally(() => {
+		listener.dispose();
 	});
 }
 
