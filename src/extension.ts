@@ -8,7 +8,7 @@ import { RunFollower } from './logs';
 import { registerAuth } from './commands/auth';
 import { registerFollowCommands } from './commands/follow';
 import { CloudAgentViews } from './views';
-import { registerRecordDocuments } from './views/recordDocuments';
+import { RecordDocuments } from './views/recordDocuments';
 import { registerFeatureCommands } from './commands/features';
 
 /**
@@ -38,7 +38,9 @@ class CloudAgentsExtension extends Disposable {
 		for (const d of registerAuth({ session: this.session, log: this.log })) {
 			this.register(d);
 		}
-		for (const d of registerFollowCommands({ session: this.session, follower: this.runFollower, log: this.log })) {
+		// A 401 of a failed command goes to the session's single "sign in again" prompt.
+		const onUnauthorized = (err: unknown): boolean => this.session.reportError(err);
+		for (const d of registerFollowCommands({ session: this.session, follower: this.runFollower, log: this.log, onUnauthorized })) {
 			this.register(d);
 		}
 		// No network here: only stores CLOUD_AGENTS_DEV_TOKEN for a loopback URL and sets the context key.
@@ -49,8 +51,8 @@ class CloudAgentsExtension extends Disposable {
 		// The four tree views (src/views) and their commands (src/commands/features.ts).
 		this.views = this.register(new CloudAgentViews(this.session, this.log, (err) => void this.session.reportError(err)));
 		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
-		this.register(registerRecordDocuments());
-		for (const d of registerFeatureCommands({ session: this.session, views: this.views, log: this.log, context })) {
+		const records = this.register(new RecordDocuments());
+		for (const d of registerFeatureCommands({ session: this.session, views: this.views, log: this.log, context, records, onUnauthorized })) {
 			this.register(d);
 		}
 		this.registerCommands();
@@ -59,7 +61,7 @@ class CloudAgentsExtension extends Disposable {
 	}
 
 	private registerCommands(): void {
-		this.register(registerCommand('cloudAgents.refresh', () => this.views.refreshAll(), this.log));
+		this.register(registerCommand('cloudAgents.refresh', () => this.views.refreshAll(), this.log, { onUnauthorized: (err) => this.session.reportError(err) }));
 	}
 
 	private async setContext(key: string, value: unknown): Promise<void> {

@@ -120,4 +120,10 @@ export const SAFETY = {
 	notificationMaxChars: 1_000,
 	/** One line of an output channel. */
 	outputLineMaxChars: 10_000,
+
+	// ---------------------------------------------------------------- UI text (server text in the UI)
+	/** Server text in a read-only record document (a run's prompt, result, error: the 2 MiB output cap with room). */
+	documentMaxChars: 4 * 1024 * 1024,
+	/** An event type in an output channel line. */
+	eventTypeMaxChars: 64,
 } as const;

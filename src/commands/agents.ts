@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import { LIMITS, utf8Length } from '../api';
+import { LIMITS, sleep, utf8Length } from '../api';
 import type { Agent } from '../api';
+import { iconSafe, notificationText } from '../util/text';
 import type { CommandLogger } from './registry';
-import { registerCommand } from './registry';
+import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { argString, delay, isAutomation, rememberAgent, resolveAgent, toAbortSignal } from './support';
+import { argString, displayName, isAutomation, rememberAgent, resolveAgent, showInfo, showModalWarning, showWarning, toAbortSignal } from './support';
 
 /** Checks an agent name as the service will (1–255 UTF-8 bytes after trimming); a message or undefined. */
 export function agentNameProblem(name: string): string | undefined {
@@ -43,20 +44,21 @@ const RUNTIME_GONE_TIMEOUT_MS = 120_000;
  */
 export function registerAgentCommands(deps: FeatureDeps): vscode.Disposable[] {
 	const log: CommandLogger = deps.log;
+	const registerCommand = commandRegistrar(log, { onUnauthorized: deps.onUnauthorized });
 	const { views } = deps;
 	return [
-		registerCommand('cloudAgents.agents.refresh', () => views.agents.refresh(), log),
-		registerCommand('cloudAgents.agents.loadMore', () => views.agents.loadMore(), log),
-		registerCommand('cloudAgents.agents.create', (arg?: unknown) => createAgent(deps, arg), log),
-		registerCommand('cloudAgents.agents.rename', (arg?: unknown) => renameAgent(deps, arg), log),
-		registerCommand('cloudAgents.agents.delete', (arg?: unknown) => deleteAgent(deps, arg), log),
+		registerCommand('cloudAgents.agents.refresh', () => views.agents.refresh()),
+		registerCommand('cloudAgents.agents.loadMore', () => views.agents.loadMore()),
+		registerCommand('cloudAgents.agents.create', (arg?: unknown) => createAgent(deps, arg)),
+		registerCommand('cloudAgents.agents.rename', (arg?: unknown) => renameAgent(deps, arg)),
+		registerCommand('cloudAgents.agents.delete', (arg?: unknown) => deleteAgent(deps, arg)),
 		registerCommand('cloudAgents.agents.copyId', async (arg?: unknown) => {
 			const agent = await resolveAgent(deps, arg, vscode.l10n.t('Copy Agent ID'), true);
 			if (agent) {
 				await vscode.env.clipboard.writeText(agent.id);
-				vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the agent ID {0}', agent.id), 3000);
+				vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the agent ID {0}', agent.id)), 3000);
 			}
-		}, log),
+		}),
 	];
 }
 
@@ -86,17 +88,17 @@ async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 	}
 	const problem = agentNameProblem(name) ?? (initialMessage ? promptProblem(initialMessage, true) : undefined);
 	if (problem) {
-		void vscode.window.showWarningMessage(vscode.l10n.t('Not sent: {0}', problem));
+		void showWarning(vscode.l10n.t('Not sent: {0}', problem));
 		return undefined;
 	}
 	const message = initialMessage?.trim();
 	const agent = await vscode.window.withProgress(
-		{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Creating agent {0}…', name.trim()) },
+		{ location: vscode.ProgressLocation.Notification, title: notificationText(vscode.l10n.t('Creating agent {0}…', name.trim())) },
 		() => deps.session.client.createAgent({ name: name.trim(), ...(message ? { initial_message: message } : {}) }),
 	);
 	await rememberAgent(deps.context, agent.id);
 	await deps.views.agents.refresh();
-	void vscode.window.setStatusBarMessage(vscode.l10n.t('Created agent {0}', agent.name), 4000);
+	void vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Created agent {0}', agent.name)), 4000);
 	return agent;
 }
 
@@ -109,7 +111,7 @@ async function renameAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 	if (name === undefined) {
 		name = await vscode.window.showInputBox({
 			title: vscode.l10n.t('Rename Agent'),
-			prompt: vscode.l10n.t('New name of {0}', agent.name),
+			prompt: vscode.l10n.t('New name of {0}', displayName(agent.name, agent.id)),
 			value: agent.name,
 			validateInput: agentNameProblem,
 		});
@@ -119,7 +121,7 @@ async function renameAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 	}
 	const problem = agentNameProblem(name);
 	if (problem) {
-		void vscode.window.showWarningMessage(vscode.l10n.t('Not sent: {0}', problem));
+		void showWarning(vscode.l10n.t('Not sent: {0}', problem));
 		return undefined;
 	}
 	const renamed = await deps.session.client.renameAgent(agent.id, name.trim());
@@ -142,14 +144,11 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 	} else {
 		const agentOnly = vscode.l10n.t('Delete Agent');
 		const withRuntime = vscode.l10n.t('Delete Agent and Runtime');
-		const choice = await vscode.window.showWarningMessage(
+		const choice = await showModalWarning(
 			vscode.l10n.t('Delete the agent "{0}"?', agent.name),
-			{
-				modal: true,
-				detail: agent.runtime_id
-					? vscode.l10n.t('"Delete Agent" keeps its runtime {0} and the runtime\'s other agents. "Delete Agent and Runtime" also deletes the runtime when no other agent uses it. This cannot be undone.', agent.runtime_id)
-					: vscode.l10n.t('This cannot be undone.'),
-			},
+			agent.runtime_id
+				? vscode.l10n.t('"Delete Agent" keeps its runtime {0} and the runtime\'s other agents. "Delete Agent and Runtime" also deletes the runtime when no other agent uses it. This cannot be undone.', agent.runtime_id)
+				: vscode.l10n.t('This cannot be undone.'),
 			agentOnly,
 			...(agent.runtime_id ? [withRuntime] : []),
 		);
@@ -167,7 +166,7 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 	const runtimeId = result.runtime_id ?? agent.runtime_id;
 	if (deleteRuntime && result.runtimeDeletionRequested && runtimeId) {
 		await vscode.window.withProgress(
-			{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Deleting the runtime of {0}…', agent.name), cancellable: true },
+			{ location: vscode.ProgressLocation.Notification, title: notificationText(vscode.l10n.t('Deleting the runtime of {0}…', agent.name)), cancellable: true },
 			async (progress, token) => {
 				const abort = toAbortSignal(token);
 				try {
@@ -186,12 +185,12 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 						if (!found) {
 							return;
 						}
-						progress.report({ message: vscode.l10n.t('runtime is {0}', found.status) });
+						progress.report({ message: notificationText(vscode.l10n.t('runtime is {0}', found.status)) });
 						if (Date.now() > deadline) {
-							void vscode.window.showWarningMessage(vscode.l10n.t('The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.', runtimeId));
+							void showWarning(vscode.l10n.t('The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.', runtimeId));
 							return;
 						}
-						await delay(RUNTIME_GONE_POLL_MS, token);
+						await sleep(RUNTIME_GONE_POLL_MS, abort.signal);
 					}
 				} finally {
 					abort.dispose();
@@ -199,13 +198,13 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 			},
 		);
 		void deps.views.runtimes.refresh();
-		void vscode.window.setStatusBarMessage(vscode.l10n.t('Deleted agent {0} and its runtime', agent.name), 4000);
+		void vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Deleted agent {0} and its runtime', agent.name)), 4000);
 	} else {
 		void deps.views.runtimes.refresh();
 		if (deleteRuntime && !result.runtimeDeletionRequested) {
-			void vscode.window.showInformationMessage(vscode.l10n.t('Deleted agent {0}. Its runtime was kept because other agents use it.', agent.name));
+			void showInfo(vscode.l10n.t('Deleted agent {0}. Its runtime was kept because other agents use it.', agent.name));
 		} else {
-			void vscode.window.setStatusBarMessage(vscode.l10n.t('Deleted agent {0}', agent.name), 4000);
+			void vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Deleted agent {0}', agent.name)), 4000);
 		}
 	}
 	return true;

@@ -4,7 +4,7 @@ import { ARTIFACT_NAME, LIMITS } from '../api';
 import type { Artifact } from '../api';
 import { ARTIFACT_READ_CAP_BYTES, ArtifactNode, artifactKind } from '../views';
 import { formatBytes, joinParts, relativeTime } from '../views/format';
-import { recordUri, showRecord } from '../views/recordDocuments';
+import { recordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { registerCommand } from './registry';
 import type { FeatureDeps } from './support';
@@ -165,7 +165,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 				return file;
 			}
 			// A read-only record; the name's extension picks the language, else the media type does.
-			return showRecord(recordUri('artifacts', agentId, artifact.id, artifact.name), new TextDecoder('utf-8').decode(content), languageOf(artifact));
+			return deps.records.show(recordUri('artifacts', agentId, artifact.id, artifact.name), new TextDecoder('utf-8').decode(content), languageOf(artifact));
 		}, log),
 		registerCommand('cloudAgents.artifacts.save', async (arg?: unknown) => {
 			const target = await resolveArtifact(deps, arg, vscode.l10n.t('Save Artifact'));

@@ -3,8 +3,7 @@ import { CloudAgentsAuthProvider } from '../auth/authProvider';
 import type { Session } from '../auth/session';
 import { signIn, signOut } from '../auth/signIn';
 import type { AuthLogger, SignInArgs } from '../auth/signIn';
-import { setUnauthorizedHandler } from '../util/errors';
-import { registerCommand } from './registry';
+import { commandRegistrar } from './registry';
 
 /** What the auth commands need. */
 export interface AuthCommandDeps {
@@ -15,15 +14,15 @@ export interface AuthCommandDeps {
 /**
  * Registers `cloudAgents.signIn` (optional argument {@link SignInArgs}: `{apiKey}` signs in without
  * asking, `{method: 'device', openBrowser: false}` runs the device flow without the browser prompt;
- * resolves to whether a token is now stored), `cloudAgents.signOut`, the Accounts-menu
- * authentication provider, and routes 401s shown by `showApiError` to the session's single
- * "sign in again" prompt.
+ * resolves to whether a token is now stored), `cloudAgents.signOut` and the Accounts-menu
+ * authentication provider. A 401 of a failed command goes to the session's single "sign in again"
+ * prompt.
  */
 export function registerAuth(deps: AuthCommandDeps): vscode.Disposable[] {
+	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: (err) => deps.session.reportError(err) });
 	return [
-		setUnauthorizedHandler((err) => deps.session.reportError(err)),
 		new CloudAgentsAuthProvider(deps.session, deps.log),
-		registerCommand('cloudAgents.signIn', (args?: SignInArgs) => signIn(deps, args), deps.log),
-		registerCommand('cloudAgents.signOut', () => signOut(deps), deps.log),
+		registerCommand('cloudAgents.signIn', (args?: SignInArgs) => signIn(deps, args)),
+		registerCommand('cloudAgents.signOut', () => signOut(deps)),
 	];
 }

@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
-import { LIMITS, ValidationError, isTerminalRunStatus } from '../api';
+import { LIMITS, ValidationError, isTerminalRunStatus, sleep } from '../api';
 import type { Agent, PromptImage, Run } from '../api';
 import { AgentNode } from '../views';
 import { promptProblem } from './agents';
 import type { CommandLogger } from './registry';
-import { registerCommand } from './registry';
+import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { delay, followRun, isAutomation, isStatus, pickAgent, rememberAgent, validationMessage } from './support';
+import { displayName, followRun, isAutomation, isStatus, pickAgent, rememberAgent, showModalWarning, showWarning, toAbortSignal, validationMessage } from './support';
+import { notificationText } from '../util/text';
 
 /** What to do when the agent already has an active run (the service answers 409). */
 export type ConflictChoice = 'followUp' | 'cancelAndSend' | 'cancel';
@@ -28,7 +29,8 @@ const CANCEL_TIMEOUT_MS = 60_000;
 /** Registers "Cloud Agents: Send Prompt…" (`cloudAgents.runs.sendPrompt`). */
 export function registerPromptCommands(deps: FeatureDeps): vscode.Disposable[] {
 	const log: CommandLogger = deps.log;
-	return [registerCommand('cloudAgents.runs.sendPrompt', (arg?: unknown) => sendPrompt(deps, arg), log)];
+	const registerCommand = commandRegistrar(log, { onUnauthorized: deps.onUnauthorized });
+	return [registerCommand('cloudAgents.runs.sendPrompt', (arg?: unknown) => sendPrompt(deps, arg))];
 }
 
 /**
@@ -69,14 +71,14 @@ export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run |
 		images = imagePaths && imagePaths.length > 0 ? await readImages(imagePaths) : undefined;
 	} catch (err) {
 		if (err instanceof ValidationError) {
-			void vscode.window.showWarningMessage(validationMessage(err));
+			void showWarning(validationMessage(err));
 			return undefined;
 		}
 		throw err;
 	}
 	const problem = promptProblem(prompt, (images?.length ?? 0) > 0);
 	if (problem) {
-		void vscode.window.showWarningMessage(vscode.l10n.t('Not sent: {0}', problem));
+		void showWarning(vscode.l10n.t('Not sent: {0}', problem));
 		return undefined;
 	}
 
@@ -85,7 +87,7 @@ export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run |
 		run = await client.createRun(agent.id, { prompt, images });
 	} catch (err) {
 		if (err instanceof ValidationError) {
-			void vscode.window.showWarningMessage(describeImageField(err, imagePaths));
+			void showWarning(describeImageField(err, imagePaths));
 			return undefined;
 		}
 		if (!isStatus(err, 409)) {
@@ -116,7 +118,7 @@ async function askPrompt(agent: Agent): Promise<string | undefined> {
 			items.push({ label: vscode.l10n.t('$(selection) Use the selection in the active editor'), description: vscode.workspace.asRelativePath(editor.document.uri), source: 'selection' });
 		}
 		items.push({ label: vscode.l10n.t('$(file) Use the whole active editor'), description: vscode.workspace.asRelativePath(editor.document.uri), source: 'editor' });
-		const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Send Prompt to {0}', agent.name), placeHolder: vscode.l10n.t('Where does the prompt come from?') });
+		const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Send Prompt to {0}', displayName(agent.name, agent.id)), placeHolder: vscode.l10n.t('Where does the prompt come from?') });
 		if (!pick) {
 			return undefined;
 		}
@@ -128,7 +130,7 @@ async function askPrompt(agent: Agent): Promise<string | undefined> {
 		}
 	}
 	return vscode.window.showInputBox({
-		title: vscode.l10n.t('Send Prompt to {0}', agent.name),
+		title: vscode.l10n.t('Send Prompt to {0}', displayName(agent.name, agent.id)),
 		prompt: vscode.l10n.t('What should the agent do? (For long prompts, write them in an editor and use "Send Prompt…" with the editor active.)'),
 		validateInput: (v) => promptProblem(v, false),
 		ignoreFocusOut: true,
@@ -188,9 +190,9 @@ async function resolveConflict(deps: FeatureDeps, agent: Agent, prompt: string, 
 	if (choice === undefined) {
 		const followUp = vscode.l10n.t('Send as Follow-up');
 		const cancelAndSend = vscode.l10n.t('Cancel Active Run and Send');
-		const picked = await vscode.window.showWarningMessage(
+		const picked = await showModalWarning(
 			vscode.l10n.t('{0} already has an active run.', agent.name),
-			{ modal: true, detail: active ? vscode.l10n.t('Run {0} is {1}: "{2}". Send the prompt to it as a follow-up, or cancel it and start a new run?', active.id, active.status, (active.prompt ?? '').slice(0, 120)) : undefined },
+			active ? vscode.l10n.t('Run {0} is {1}: "{2}". Send the prompt to it as a follow-up, or cancel it and start a new run?', active.id, active.status, (active.prompt ?? '').slice(0, 120)) : undefined,
 			followUp,
 			cancelAndSend,
 		);
@@ -207,20 +209,25 @@ async function resolveConflict(deps: FeatureDeps, agent: Agent, prompt: string, 
 		return client.followUpRun(agent.id, active.id, { prompt, images });
 	}
 	await vscode.window.withProgress(
-		{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Cancelling run {0}…', active.id), cancellable: true },
+		{ location: vscode.ProgressLocation.Notification, title: notificationText(vscode.l10n.t('Cancelling run {0}…', active.id)), cancellable: true },
 		async (progress, token) => {
-			await client.cancelRun(agent.id, active.id);
-			const deadline = Date.now() + CANCEL_TIMEOUT_MS;
-			for (;;) {
-				const run = await client.getRun(agent.id, active.id);
-				if (isTerminalRunStatus(run.status)) {
-					return;
+			const abort = toAbortSignal(token);
+			try {
+				await client.cancelRun(agent.id, active.id);
+				const deadline = Date.now() + CANCEL_TIMEOUT_MS;
+				for (;;) {
+					const run = await client.getRun(agent.id, active.id);
+					if (isTerminalRunStatus(run.status)) {
+						return;
+					}
+					progress.report({ message: notificationText(run.status) });
+					if (Date.now() > deadline) {
+						throw new Error(vscode.l10n.t('Run {0} did not stop within {1} seconds; the prompt was not sent.', active.id, CANCEL_TIMEOUT_MS / 1000));
+					}
+					await sleep(CANCEL_POLL_MS, abort.signal);
 				}
-				progress.report({ message: run.status });
-				if (Date.now() > deadline) {
-					throw new Error(vscode.l10n.t('Run {0} did not stop within {1} seconds; the prompt was not sent.', active.id, CANCEL_TIMEOUT_MS / 1000));
-				}
-				await delay(CANCEL_POLL_MS, token);
+			} finally {
+				abort.dispose();
 			}
 		},
 	);

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { CommandId } from '../ids';
-import { describeError as describe, showApiError } from '../util/errors';
+import { describeError as describe, isCancellation, showApiError } from '../util/errors';
+import type { UnauthorizedHandler } from '../util/errors';
 
 /** Where command failures are written; `vscode.LogOutputChannel` satisfies it. */
 export interface CommandLogger {
@@ -9,11 +10,6 @@ export interface CommandLogger {
 
 /** A command handler; tree commands receive the node they were invoked on. */
 export type CommandHandler = (...args: never[]) => unknown;
-
-function isAbort(err: unknown): boolean {
-	const e = err as { name?: unknown; code?: unknown } | undefined;
-	return e?.name === 'AbortError' || e?.code === 'ABORT_ERR' || e?.code === 'UND_ERR_ABORTED' || err instanceof vscode.CancellationError;
-}
 
 /** The text shown to the user for a failed command; includes the request id when the error has one. */
 export function describeError(err: unknown): string {
@@ -27,6 +23,11 @@ export interface RegisterCommandOptions {
 	 * rethrown to `executeCommand` instead of being shown.
 	 */
 	rethrow?: (...args: unknown[]) => boolean;
+	/**
+	 * The session's 401 handler (its single "sign in again" prompt); without one a 401 is shown as
+	 * an error message with a "Sign In" action.
+	 */
+	onUnauthorized?: UnauthorizedHandler;
 }
 
 /**
@@ -39,15 +40,23 @@ export function registerCommand(id: CommandId, handler: CommandHandler, log: Com
 		try {
 			return await (handler as (...a: unknown[]) => unknown)(...args);
 		} catch (err) {
-			if (isAbort(err)) {
+			if (isCancellation(err)) {
 				return undefined;
 			}
 			log.error(`${id} failed:`, err instanceof Error ? err : String(err));
 			if (options.rethrow?.(...args)) {
 				throw err;
 			}
-			void showApiError(err, undefined);
+			void showApiError(err, undefined, undefined, options.onUnauthorized);
 			return undefined;
 		}
 	});
+}
+
+/** `registerCommand` with the logger and options every command of a feature shares. */
+export type CommandRegistrar = (id: CommandId, handler: CommandHandler, options?: RegisterCommandOptions) => vscode.Disposable;
+
+/** Binds `registerCommand` to a logger and shared options (the session's 401 handler). */
+export function commandRegistrar(log: CommandLogger, shared: RegisterCommandOptions = {}): CommandRegistrar {
+	return (id, handler, options = {}) => registerCommand(id, handler, log, { ...shared, ...options });
 }

@@ -1,36 +1,46 @@
 import * as vscode from 'vscode';
-import { isTerminalRunStatus } from '../api';
+import { SAFETY, isTerminalRunStatus } from '../api';
 import type { Run } from '../api';
-import { recordUri, showRecord } from '../views/recordDocuments';
+import { iconSafe, markdownText, singleLine } from '../util/text';
+import { recordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
-import { registerCommand } from './registry';
+import { commandRegistrar } from './registry';
 import { promptProblem } from './agents';
 import type { FeatureDeps } from './support';
 import { argString, followRun, rememberAgent, resolveRun, showValidation } from './support';
 
-/** The Markdown document of a run's result: prompt, status and result or error (server text). */
+/** One server field on one Markdown line: neutralised, cut, link syntax escaped. */
+function mdField(value: string | undefined | null): string {
+	return markdownText(singleLine(value, SAFETY.descriptionMaxChars));
+}
+
+/**
+ * The Markdown document of a run's result: prompt, status and result or error. Every piece of
+ * server text goes through `markdownText` (controls and bidi removed; `\ [ ] < &` escaped), so the
+ * preview renders headings, lists and emphasis of the result but no link, image, HTML or command URI.
+ */
 export function runResultMarkdown(agentName: string | undefined, run: Run): string {
 	const lines = [
-		`# ${vscode.l10n.t('Run {0}', run.id)}`,
+		`# ${vscode.l10n.t('Run {0}', mdField(run.id))}`,
 		'',
-		`- ${vscode.l10n.t('Agent')}: ${agentName ?? run.agent_id ?? ''}`,
-		`- ${vscode.l10n.t('Status')}: ${run.status}`,
-		...(run.created_at ? [`- ${vscode.l10n.t('Created')}: ${run.created_at}`] : []),
-		...(run.updated_at ? [`- ${vscode.l10n.t('Updated')}: ${run.updated_at}`] : []),
+		`- ${vscode.l10n.t('Agent')}: ${mdField(agentName ?? run.agent_id ?? '')}`,
+		`- ${vscode.l10n.t('Status')}: ${mdField(run.status)}`,
+		...(run.created_at ? [`- ${vscode.l10n.t('Created')}: ${mdField(run.created_at)}`] : []),
+		...(run.updated_at ? [`- ${vscode.l10n.t('Updated')}: ${mdField(run.updated_at)}`] : []),
 		'',
 		`## ${vscode.l10n.t('Prompt')}`,
 		'',
-		run.prompt ?? '',
+		markdownText(run.prompt ?? ''),
 		'',
 	];
 	if (run.result) {
-		lines.push(`## ${vscode.l10n.t('Result')}`, '', run.result, '');
+		lines.push(`## ${vscode.l10n.t('Result')}`, '', markdownText(run.result), '');
 	}
 	if (run.error) {
-		lines.push(`## ${vscode.l10n.t('Error')}`, '', run.error, '');
+		lines.push(`## ${vscode.l10n.t('Error')}`, '', markdownText(run.error), '');
 	}
 	if (!run.result && !run.error) {
-		lines.push(isTerminalRunStatus(run.status) ? vscode.l10n.t('_The run ended without a result._') : vscode.l10n.t('_The run has no result yet ({0})._', run.status), '');
+		lines.push(isTerminalRunStatus(run.status) ? vscode.l10n.t('_The run ended without a result._') : vscode.l10n.t('_The run has no result yet ({0})._', mdField(run.status)), '');
 	}
 	return lines.join('\n');
 }
@@ -44,6 +54,7 @@ export function runResultMarkdown(agentName: string | undefined, run: Run): stri
  */
 export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 	const log: CommandLogger = deps.log;
+	const registerCommand = commandRegistrar(log, { onUnauthorized: deps.onUnauthorized });
 	const { views } = deps;
 	const client = () => deps.session.client;
 	/**
@@ -63,8 +74,8 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 		}
 	};
 	return [
-		registerCommand('cloudAgents.runs.refresh', () => views.runs.refresh(), log),
-		registerCommand('cloudAgents.runs.loadMore', () => views.runs.loadMore(), log),
+		registerCommand('cloudAgents.runs.refresh', () => views.runs.refresh()),
+		registerCommand('cloudAgents.runs.loadMore', () => views.runs.loadMore()),
 		registerCommand('cloudAgents.runs.cancel', async (arg?: unknown) => {
 			const target = await resolveRun(deps, arg, vscode.l10n.t('Cancel Run'), (r) => !isTerminalRunStatus(r.status));
 			if (!target) {
@@ -72,9 +83,9 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			}
 			const run = await client().cancelRun(target.agentId, target.run.id);
 			await views.runs.refresh();
-			vscode.window.setStatusBarMessage(vscode.l10n.t('Run {0} is {1}', run.id, run.status), 4000);
+			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Run {0} is {1}', run.id, run.status)), 4000);
 			return run;
-		}, log),
+		}),
 		registerCommand('cloudAgents.runs.resume', async (arg?: unknown) => {
 			const target = await resolveRun(deps, arg, vscode.l10n.t('Resume Run'), (r) => isTerminalRunStatus(r.status));
 			if (!target) {
@@ -93,7 +104,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 				}
 			}
 			return startFollowed(target.agentId, () => client().resumeRun(target.agentId, target.run.id, prompt?.trim() ? { prompt } : {}));
-		}, log),
+		}),
 		registerCommand('cloudAgents.runs.followUp', async (arg?: unknown) => {
 			const target = await resolveRun(deps, arg, vscode.l10n.t('Send Follow-up'));
 			if (!target) {
@@ -114,7 +125,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 				}
 			}
 			return startFollowed(target.agentId, () => client().followUpRun(target.agentId, target.run.id, { prompt }));
-		}, log),
+		}),
 		registerCommand('cloudAgents.runs.openResult', async (arg?: unknown) => {
 			const target = await resolveRun(deps, arg, vscode.l10n.t('Open Run Result'));
 			if (!target) {
@@ -122,15 +133,15 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			}
 			const run = await client().getRun(target.agentId, target.run.id);
 			const agentName = views.agents.find(target.agentId)?.name;
-			// Server text in a read-only Markdown record: its preview is not trusted (no scripts, no command links).
-			return showRecord(recordUri('runs', target.agentId, run.id, 'result.md'), runResultMarkdown(agentName, run));
-		}, log),
+			// Server text in a read-only Markdown record, link syntax escaped (runResultMarkdown).
+			return deps.records.show(recordUri('runs', target.agentId, run.id, 'result.md'), runResultMarkdown(agentName, run));
+		}),
 		registerCommand('cloudAgents.runs.copyId', async (arg?: unknown) => {
 			const target = await resolveRun(deps, arg, vscode.l10n.t('Copy Run ID'));
 			if (target) {
 				await vscode.env.clipboard.writeText(target.run.id);
-				vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the run ID {0}', target.run.id), 3000);
+				vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the run ID {0}', target.run.id)), 3000);
 			}
-		}, log),
+		}),
 	];
 }

@@ -1,12 +1,14 @@
 import * as vscode from 'vscode';
+import { SAFETY } from '../api';
 import type { Runtime } from '../api';
 import { RuntimeNode } from '../views';
+import { iconSafe, plainText } from '../util/text';
 import { joinParts } from '../views/format';
-import { recordUri, showRecord } from '../views/recordDocuments';
+import { recordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
-import { registerCommand } from './registry';
+import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { argString, isAutomation, isStatus } from './support';
+import { argString, displayName, isAutomation, isStatus, pickItem, showInfo, showWarning } from './support';
 
 interface RuntimePick extends vscode.QuickPickItem {
 	runtime: Runtime;
@@ -27,7 +29,7 @@ async function pickRuntime(deps: FeatureDeps, title: string, filter: (r: Runtime
 		const out: RuntimePick[] = [];
 		for await (const runtime of deps.session.client.iterateRuntimes({ limit: 100 })) {
 			if (filter(runtime)) {
-				out.push({ label: runtime.display_name || runtime.id, description: joinParts(runtime.status, runtime.degraded === true && vscode.l10n.t('degraded')), detail: runtime.id, runtime });
+				out.push(pickItem({ label: runtime.display_name || runtime.id, description: joinParts(runtime.status, runtime.degraded === true && vscode.l10n.t('degraded')), detail: runtime.id }, { runtime }));
 			}
 		}
 		return out;
@@ -62,10 +64,11 @@ const resumable = (r: Runtime): boolean => r.status === 'paused' || r.status ===
  */
 export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] {
 	const log: CommandLogger = deps.log;
+	const registerCommand = commandRegistrar(log, { onUnauthorized: deps.onUnauthorized });
 	const { views } = deps;
 	return [
-		registerCommand('cloudAgents.runtimes.refresh', () => views.runtimes.refresh(), log),
-		registerCommand('cloudAgents.runtimes.loadMore', () => views.runtimes.loadMore(), log),
+		registerCommand('cloudAgents.runtimes.refresh', () => views.runtimes.refresh()),
+		registerCommand('cloudAgents.runtimes.loadMore', () => views.runtimes.loadMore()),
 		registerCommand('cloudAgents.runtimes.resume', async (arg?: unknown) => {
 			let runtime = await resolveRuntime(deps, arg, vscode.l10n.t('Resume Runtime'), resumable);
 			if (!runtime) {
@@ -78,7 +81,7 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 				try {
 					const resumed = await deps.session.client.resumeRuntime(runtime.id, { expectedRevision: expected });
 					await views.runtimes.refresh();
-					vscode.window.setStatusBarMessage(vscode.l10n.t('Resuming runtime {0}', resumed.display_name || runtime.id), 4000);
+					vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Resuming runtime {0}', resumed.display_name || runtime.id)), 4000);
 					return resumed;
 				} catch (err) {
 					if (!isStatus(err, 409)) {
@@ -88,17 +91,17 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 					const fresh = await findRuntime(deps, runtime.id);
 					await views.runtimes.refresh();
 					if (!fresh) {
-						void vscode.window.showWarningMessage(vscode.l10n.t('The runtime {0} no longer exists.', runtime.display_name));
+						void showWarning(vscode.l10n.t('The runtime {0} no longer exists.', runtime.display_name));
 						return undefined;
 					}
 					if (!resumable(fresh)) {
-						void vscode.window.showInformationMessage(vscode.l10n.t('The runtime {0} is {1} now; there is nothing to resume.', fresh.display_name, fresh.status));
+						void showInfo(vscode.l10n.t('The runtime {0} is {1} now; there is nothing to resume.', fresh.display_name, fresh.status));
 						return undefined;
 					}
 					let retry = onConflict === 'retry';
 					if (onConflict === undefined) {
 						const again = vscode.l10n.t('Resume Revision {0}', fresh.revision ?? '?');
-						const choice = await vscode.window.showWarningMessage(
+						const choice = await showWarning(
 							vscode.l10n.t('The runtime {0} changed since it was shown (revision {1}, now {2}). Resume it as it is now?', fresh.display_name, expected ?? '?', fresh.revision ?? '?'),
 							again,
 						);
@@ -111,15 +114,16 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 					expected = fresh.revision;
 				}
 			}
-		}, log),
+		}),
 		registerCommand('cloudAgents.runtimes.showDetails', async (arg?: unknown) => {
 			const runtime = await resolveRuntime(deps, arg, vscode.l10n.t('Show Runtime Details'));
 			if (!runtime) {
 				return undefined;
 			}
 			const fresh = (await findRuntime(deps, runtime.id)) ?? runtime;
-			return showRecord(recordUri('runtimes', `${fresh.id}.json`), `${JSON.stringify(fresh, null, 2)}\n`, 'json');
-		}, log),
+			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
+			return deps.records.show(recordUri('runtimes', `${fresh.id}.json`), `${plainText(JSON.stringify(fresh, null, 2), SAFETY.documentMaxChars)}\n`, 'json');
+		}),
 		registerCommand('cloudAgents.runtimes.listVncCredentials', async (arg?: unknown) => {
 			const runtime = await resolveRuntime(deps, arg, vscode.l10n.t('List VNC Credentials'), (r) => r.vnc_enabled === true);
 			if (!runtime) {
@@ -130,23 +134,22 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 				return credentials;
 			}
 			if (credentials.length === 0) {
-				void vscode.window.showInformationMessage(vscode.l10n.t('The runtime {0} has no VNC credentials.', runtime.display_name));
+				void showInfo(vscode.l10n.t('The runtime {0} has no VNC credentials.', runtime.display_name));
 				return credentials;
 			}
 			const pick = await vscode.window.showQuickPick(
-				credentials.map((c) => ({
+				credentials.map((c) => pickItem({
 					label: c.display_name || c.id,
 					description: joinParts(c.revoked_at ? vscode.l10n.t('revoked') : vscode.l10n.t('active'), c.last_used_at ? vscode.l10n.t('last used {0}', c.last_used_at) : undefined),
 					detail: c.locator,
-					credential: c,
-				})),
-				{ title: vscode.l10n.t('VNC credentials of {0}', runtime.display_name), placeHolder: vscode.l10n.t('Pick one to copy its locator') },
+				}, { credential: c })),
+				{ title: vscode.l10n.t('VNC credentials of {0}', displayName(runtime.display_name, runtime.id)), placeHolder: vscode.l10n.t('Pick one to copy its locator') },
 			);
 			if (pick?.credential.locator) {
 				await vscode.env.clipboard.writeText(pick.credential.locator);
 				vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the VNC locator of {0}', pick.label), 3000);
 			}
 			return credentials;
-		}, log),
+		}),
 	];
 }

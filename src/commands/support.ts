@@ -1,9 +1,12 @@
 import * as vscode from 'vscode';
-import { ApiError, ValidationError } from '../api';
+import { ApiError, SAFETY, ValidationError } from '../api';
 import type { Agent, CloudAgentsClient, Run } from '../api';
+import type { UnauthorizedHandler } from '../util/errors';
+import { iconSafe, notificationText, singleLine } from '../util/text';
 import type { CloudAgentViews } from '../views';
 import { AgentNode, RunNode } from '../views';
-import { formatBytes, joinParts, oneLine, relativeTime } from '../views/format';
+import { formatBytes, joinParts, relativeTime } from '../views/format';
+import type { RecordDocuments } from '../views/recordDocuments';
 
 /** What the feature commands (agents, runs, artifacts, runtimes, prompt) need. */
 export interface FeatureDeps {
@@ -12,6 +15,48 @@ export interface FeatureDeps {
 	views: CloudAgentViews;
 	log: vscode.LogOutputChannel;
 	context: vscode.ExtensionContext;
+	/** The read-only record documents (run results, runtime details, text artifacts). */
+	records: RecordDocuments;
+	/** The session's 401 handler (its single "sign in again" prompt), for failed commands. */
+	onUnauthorized?: UnauthorizedHandler;
+}
+
+/**
+ * A quick-pick item from server text: label, description and detail on one line, neutralised,
+ * cut to the UI limits, with `$(icon)` syntax shown as typed. Every pick list of server records
+ * builds its items through this.
+ */
+export function pickItem<T extends object>(text: { label: string | undefined; description?: string; detail?: string }, extra: T): vscode.QuickPickItem & T {
+	return {
+		...extra,
+		label: iconSafe(text.label, SAFETY.labelMaxChars),
+		description: text.description === undefined ? undefined : iconSafe(text.description, SAFETY.descriptionMaxChars),
+		detail: text.detail === undefined ? undefined : iconSafe(text.detail, SAFETY.descriptionMaxChars),
+	};
+}
+
+/** A server name (agent, runtime, run) for a quick-pick title or placeholder: one line, cut, icons shown as typed. */
+export function displayName(name: string | undefined, fallback = ''): string {
+	return iconSafe(name || fallback, SAFETY.labelMaxChars);
+}
+
+/** Shows an information message whose text may carry server text (made safe: no links, no controls, cut). */
+export function showInfo(message: string, ...items: string[]): Thenable<string | undefined> {
+	return vscode.window.showInformationMessage(notificationText(message), ...items);
+}
+
+/** Shows a warning whose text may carry server text (made safe: no links, no controls, cut). */
+export function showWarning(message: string, ...items: string[]): Thenable<string | undefined> {
+	return vscode.window.showWarningMessage(notificationText(message), ...items);
+}
+
+/** Shows a modal warning; message and detail may carry server text (made safe, detail may keep lines). */
+export function showModalWarning(message: string, detail: string | undefined, ...items: string[]): Thenable<string | undefined> {
+	return vscode.window.showWarningMessage(
+		notificationText(message),
+		{ modal: true, detail: detail === undefined ? undefined : notificationText(detail) },
+		...items,
+	);
 }
 
 const RECENT_AGENTS_KEY = 'cloudAgents.recentAgents';
@@ -53,12 +98,11 @@ export async function pickAgent(deps: FeatureDeps, title: string): Promise<Agent
 			return i < 0 ? recent.length : i;
 		};
 		const agents = [...page.items].sort((a, b) => rank(a) - rank(b));
-		return agents.map((agent): AgentPick => ({
+		return agents.map((agent): AgentPick => pickItem({
 			label: agent.name || agent.id,
 			description: joinParts(agent.status, recent.includes(agent.id) && vscode.l10n.t('recently used')),
 			detail: agent.id,
-			agent,
-		}));
+		}, { agent }));
 	});
 	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick an agent'), matchOnDetail: true });
 	return pick?.agent;
@@ -88,13 +132,12 @@ interface RunPick extends vscode.QuickPickItem {
 
 /** Asks for a run of an agent (newest first); `filter` narrows the choice. */
 export async function pickRun(deps: FeatureDeps, agent: Agent, title: string, filter: (run: Run) => boolean = () => true): Promise<Run | undefined> {
-	const loading = deps.session.client.listRuns(agent.id, { limit: 100 }).then((runs) => runs.filter(filter).map((run): RunPick => ({
-		label: oneLine(run.prompt, 80) || run.id,
+	const loading = deps.session.client.listRuns(agent.id, { limit: 100 }).then((runs) => runs.filter(filter).map((run): RunPick => pickItem({
+		label: singleLine(run.prompt, 80) || run.id,
 		description: joinParts(run.status, relativeTime(run.created_at)),
 		detail: run.id,
-		run,
-	})));
-	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick a run of {0}', agent.name), matchOnDetail: true });
+	}, { run })));
+	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick a run of {0}', displayName(agent.name, agent.id)), matchOnDetail: true });
 	return pick?.run;
 }
 
@@ -138,7 +181,7 @@ export function validationMessage(err: ValidationError): string {
 /** Shows a ValidationError as a warning (nothing was sent); other errors are rethrown. */
 export async function showValidation(err: unknown): Promise<void> {
 	if (err instanceof ValidationError) {
-		await vscode.window.showWarningMessage(validationMessage(err));
+		await showWarning(validationMessage(err));
 		return;
 	}
 	throw err;
@@ -147,25 +190,6 @@ export async function showValidation(err: unknown): Promise<void> {
 /** True for an ApiError with this HTTP status. */
 export function isStatus(err: unknown, status: number): err is ApiError {
 	return err instanceof ApiError && err.status === status;
-}
-
-/** Waits `ms`, or rejects with CancellationError when the token fires. */
-export function delay(ms: number, token?: vscode.CancellationToken): Promise<void> {
-	return new Promise((resolve, reject) => {
-		if (token?.isCancellationRequested) {
-			reject(new vscode.CancellationError());
-			return;
-		}
-		const timer = setTimeout(() => {
-			sub?.dispose();
-			resolve();
-		}, ms);
-		const sub = token?.onCancellationRequested(() => {
-			clearTimeout(timer);
-			sub?.dispose();
-			reject(new vscode.CancellationError());
-		});
-	});
 }
 
 /** An AbortSignal that aborts when the VS Code token is cancelled. */

@@ -1,22 +1,21 @@
 /**
  * Turns run event records into readable output-channel lines. Pure functions (no vscode), so unit
  * tests run in plain Node. Event text comes from the service and is untrusted: ANSI escape
- * sequences and other control characters are removed, long payloads are shortened.
+ * sequences, control, bidi and invisible characters are removed (src/util/text.ts), long payloads
+ * are shortened, and only the header line of an event starts at the left margin: the event type
+ * stays on that line (its line breaks shown as ⏎) and payload lines are indented, so server text
+ * cannot forge another event's header.
  */
 import type { EventRecord } from '../api';
+import { SAFETY } from '../api/limits';
+import { cut, outputLine, singleLine, stripControls } from '../util/text';
 
 /** Longest payload text kept on one event line (characters). */
 export const MAX_PAYLOAD_CHARS = 2000;
 
-// CSI (ESC [ … final), OSC (ESC ] … BEL or ESC \), other two-character escapes, and C1 CSI.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]|\u009b[0-?]*[ -/]*[@-~]/g;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
-
-/** Removes ANSI escape sequences and control characters except tab and newline. */
+/** Removes ANSI escape sequences and control characters except tab and newline (see `stripControls`). */
 export function stripAnsi(text: string): string {
-	return text.replace(ANSI, '').replace(/\r\n?/g, '\n').replace(CONTROL, '');
+	return stripControls(text);
 }
 
 function str(value: unknown): string | undefined {
@@ -101,18 +100,20 @@ export function payloadText(event: EventRecord): string {
 export function formatEvent(event: EventRecord, now: Date = new Date()): string {
 	const time = formatTime(typeof event.created_at === 'string' ? event.created_at : undefined, now);
 	const text = shorten(stripAnsi(payloadText(event)));
-	const type = stripAnsi(String(event.type));
+	// The type is server text on the header line: one line (⏎ for breaks), short.
+	const type = outputLine(typeof event.type === 'string' ? event.type : String(event.type), SAFETY.eventTypeMaxChars) || '?';
 	const [first = '', ...rest] = text.split('\n');
-	const head = `${time}  ${type}  ${first}`.trimEnd();
+	const head = cut(`${time}  ${type}  ${first}`.trimEnd(), SAFETY.outputLineMaxChars);
 	if (rest.length === 0) {
 		return head;
 	}
+	// Continuation lines are indented (never blank at the margin), so none looks like a header.
 	const indent = ' '.repeat(time.length + 2);
-	return [head, ...rest.map((line) => `${indent}${line}`.trimEnd())].join('\n');
+	return [head, ...rest.map((line) => cut(`${indent}${line}`.trimEnd(), SAFETY.outputLineMaxChars))].join('\n');
 }
 
 /** The last 8 characters of a run id (`run_01J…ABCDEFGH` → `ABCDEFGH`), for titles. */
 export function shortRunId(runId: string): string {
-	const bare = runId.replace(/^run_/, '');
+	const bare = singleLine(runId, SAFETY.idMaxChars).replace(/^run_/, '');
 	return bare.length > 8 ? bare.slice(-8) : bare;
 }

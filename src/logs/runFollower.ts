@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
-import { ApiError, isAbortError, isTerminalRunStatus } from '../api';
+import { ApiError, SAFETY, isAbortError, isTerminalRunStatus, sleepUntilAborted } from '../api';
 import type { CloudAgentsClient, EventRecord } from '../api';
-import { showApiError } from '../util/errors';
+import { describeError, showApiError } from '../util/errors';
 import { Disposable } from '../util/lifecycle';
+import { iconSafe, notificationText, outputLine, singleLine } from '../util/text';
 import { formatEvent, shortRunId } from './format';
 import { RunEventStore } from './runStore';
 
@@ -180,7 +181,7 @@ export class RunFollower extends Disposable {
 			run = new FollowedRun(agentId, runId, vscode.window.createOutputChannel(vscode.l10n.t('Cloud Agents: Run {0}', shortRunId(runId))));
 			this.runs.set(key, run);
 			const history = await this.store.read(agentId, runId);
-			run.channel.appendLine(vscode.l10n.t('Run {0} of agent {1}', runId, agentId));
+			run.channel.appendLine(outputLine(vscode.l10n.t('Run {0} of agent {1}', runId, agentId)));
 			if (history.length > 0) {
 				// A header, not a footer: the lines below it are the stored history, live events follow.
 				run.channel.appendLine(vscode.l10n.t('— {0} stored events, read from disk —', history.length));
@@ -281,7 +282,7 @@ export class RunFollower extends Disposable {
 						run.status = current.status;
 						run.ended = isTerminalRunStatus(current.status);
 						if (!run.ended) {
-							throw new Error(vscode.l10n.t('The event stream closed while the run is {0}.', current.status));
+							throw new Error(vscode.l10n.t('The event stream closed while the run is {0}.', singleLine(current.status, SAFETY.labelMaxChars)));
 						}
 					}
 					outcome = { status: run.status };
@@ -294,17 +295,15 @@ export class RunFollower extends Disposable {
 					if (permanent || ++restarts > MAX_RESTARTS) {
 						throw err;
 					}
-					log.warn(`Run ${run.runId}: event stream failed (${err instanceof Error ? err.message : String(err)}); resuming after seq ${run.cursor}.`);
-					await delay(500 * 2 ** (restarts - 1), signal);
+					log.warn(outputLine(`Run ${run.runId}: event stream failed (${describeError(err)}); resuming after seq ${run.cursor}.`));
+					await sleepUntilAborted(500 * 2 ** (restarts - 1), signal);
 				}
 			}
 		} catch (err) {
 			outcome = { status: undefined, reason: 'error' };
 			if (!isAbortError(err)) {
-				run.lines.push(vscode.l10n.t('— following stopped: {0} —', err instanceof Error ? err.message : String(err)));
-				if (!session.reportError(err)) {
-					void showApiError(err, log, vscode.l10n.t('Could not follow run {0}', shortRunId(run.runId)));
-				}
+				run.lines.push(outputLine(vscode.l10n.t('— following stopped: {0} —', describeError(err))));
+				void showApiError(err, log, vscode.l10n.t('Could not follow run {0}', shortRunId(run.runId)), (e) => session.reportError(e));
 			}
 		} finally {
 			if (outcome.reason === 'stopped') {
@@ -361,7 +360,7 @@ export class RunFollower extends Disposable {
 		const records = run.records.splice(0);
 		if (records.length > 0) {
 			this.store.append(run.agentId, run.runId, records).catch((err: unknown) => {
-				this.options.log.warn(`Could not store events of run ${run.runId}: ${err instanceof Error ? err.message : String(err)}`);
+				this.options.log.warn(outputLine(`Could not store events of run ${run.runId}: ${describeError(err)}`));
 			});
 		}
 	}
@@ -376,7 +375,7 @@ export class RunFollower extends Disposable {
 			this.statusItem.hide();
 			return;
 		}
-		const status = shown.status ?? vscode.l10n.t('connecting');
+		const status = shown.status !== undefined ? iconSafe(shown.status, SAFETY.labelMaxChars) : vscode.l10n.t('connecting');
 		const icon = shown.active && !shown.ended ? '$(sync~spin)' : shown.status === 'succeeded' ? '$(check)' : shown.status === 'failed' ? '$(error)' : '$(circle-slash)';
 		this.statusItem.text = `${icon} ${vscode.l10n.t('Run {0}: {1}', shortRunId(shown.runId), status)}`;
 		this.statusItem.tooltip = shown.active
@@ -399,7 +398,7 @@ export class RunFollower extends Disposable {
 		const showEvents = vscode.l10n.t('Show Events');
 		const short = shortRunId(run.runId);
 		const status = run.status ?? 'ended';
-		const text = vscode.l10n.t('Cloud Agents run {0} {1}.', short, status);
+		const text = notificationText(vscode.l10n.t('Cloud Agents run {0} {1}.', short, status));
 		const show = status === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
 		// Not awaited: the message stays until dismissed, and following must end now.
 		void show(text, openResult, showEvents).then(async (choice) => {
@@ -410,16 +409,4 @@ export class RunFollower extends Disposable {
 			}
 		});
 	}
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-	return new Promise((resolve) => {
-		const timer = setTimeout(done, ms);
-		signal.addEventListener('abort', done, { once: true });
-		function done(): void {
-			clearTimeout(timer);
-			signal.removeEventListener('abort', done);
-			resolve();
-		}
-	});
 }

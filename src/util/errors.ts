@@ -1,75 +1,103 @@
 import * as vscode from 'vscode';
+import { ApiError, SAFETY, isAbortError } from '../api';
+import { notificationText, singleLine } from './text';
 
 /** Where failures are written; `vscode.LogOutputChannel` satisfies it. */
 export interface ErrorLogger {
 	error(message: string | Error, ...args: unknown[]): void;
 }
 
-let unauthorizedHandler: ((err: unknown) => boolean) | undefined;
-
 /**
- * Routes errors through `handler` before showing them (the session's `reportError`, which turns a
- * 401 into one "sign in again" prompt). When the handler returns true, `showApiError` shows nothing.
- * Returns a disposable that removes the handler.
+ * Routes an error before it is shown (the session's `reportError`, which turns a 401 into one
+ * "sign in again" prompt); returns true when it handled the error, so nothing else is shown.
  */
-export function setUnauthorizedHandler(handler: (err: unknown) => boolean): vscode.Disposable {
-	unauthorizedHandler = handler;
-	return new vscode.Disposable(() => {
-		if (unauthorizedHandler === handler) {
-			unauthorizedHandler = undefined;
-		}
-	});
+export type UnauthorizedHandler = (err: unknown) => boolean;
+
+/** True for a 401 (token missing, malformed or rejected), also for an ApiError from another bundle. */
+export function isAuthFailure(err: unknown): boolean {
+	if (err instanceof ApiError) {
+		return err.isAuthFailure;
+	}
+	const e = err as { name?: unknown; status?: unknown } | undefined;
+	return e?.name === 'ApiError' && e.status === 401;
 }
 
-/** The service's request id carried by an error (ApiError.requestId), when it has one. */
-export function requestIdOf(err: unknown): string | undefined {
+/** What an error says about its request id: none, one that can be shown and copied, or an implausible one. */
+export type RequestIdInfo = { kind: 'none' } | { kind: 'plausible'; id: string } | { kind: 'implausible' };
+
+/** Classifies the request id an error carries against `SAFETY.requestIdPattern`. */
+export function requestIdInfo(err: unknown): RequestIdInfo {
 	const requestId = (err as { requestId?: unknown } | undefined)?.requestId;
-	return typeof requestId === 'string' && requestId !== '' ? requestId : undefined;
+	if (requestId === undefined || requestId === null || requestId === '') {
+		return { kind: 'none' };
+	}
+	return typeof requestId === 'string' && SAFETY.requestIdPattern.test(requestId) ? { kind: 'plausible', id: requestId } : { kind: 'implausible' };
+}
+
+/** The service's request id carried by an error (ApiError.requestId), only when it is plausible (safe to show and copy). */
+export function requestIdOf(err: unknown): string | undefined {
+	const info = requestIdInfo(err);
+	return info.kind === 'plausible' ? info.id : undefined;
 }
 
 /** True for cancellations (AbortSignal, undici aborts, `vscode.CancellationError`). */
 export function isCancellation(err: unknown): boolean {
-	if (err instanceof vscode.CancellationError) {
-		return true;
-	}
-	const e = err as { name?: unknown; code?: unknown } | undefined;
-	return e?.name === 'AbortError' || e?.code === 'ABORT_ERR' || e?.code === 'UND_ERR_ABORTED';
+	return err instanceof vscode.CancellationError || isAbortError(err);
 }
 
-/** The text shown to the user for an error: the service's message plus the request id when there is one. */
+/**
+ * The text shown to the user for an error: the message (server text, neutralised and on one line)
+ * plus the request id when it is plausible, or a note that an implausible one was not shown.
+ */
 export function describeError(err: unknown): string {
-	const message = err instanceof Error ? err.message : String(err);
-	const requestId = requestIdOf(err);
-	return requestId !== undefined ? vscode.l10n.t('{0} (request {1})', message, requestId) : message;
+	const message = singleLine(err instanceof Error ? err.message : String(err), SAFETY.errorMessageMaxChars);
+	const info = requestIdInfo(err);
+	switch (info.kind) {
+		case 'plausible':
+			return vscode.l10n.t('{0} (request {1})', message, info.id);
+		case 'implausible':
+			return vscode.l10n.t('{0} (request id not shown: implausible value)', message);
+		case 'none':
+			return message;
+	}
 }
 
 /**
  * Logs an error and shows it once as an error message: `<prefix: >message (request <id>)`, with a
- * "Copy Request ID" action when the service sent a request id. Cancellations are ignored; a 401
- * goes to the session's single "sign in again" prompt instead (see `setUnauthorizedHandler`).
+ * "Copy Request ID" action when the service sent a plausible request id (copied exactly). The
+ * message is server text made safe for a notification (no clickable links, no control or bidi
+ * characters, cut). Cancellations are ignored; a 401 goes to `onUnauthorized` (the session's single
+ * "sign in again" prompt) when given, else it is shown with a "Sign In" action.
  * Resolves when the message is dismissed (callers usually `void` it).
  *
  * @param err the failure (ApiError, ValidationError, any Error or value)
  * @param log where to write the failure; pass `undefined` to skip logging
  * @param prefix optional context such as "Could not load agents"
+ * @param onUnauthorized the session's 401 handler; true when it handled the error
  */
-export async function showApiError(err: unknown, log: ErrorLogger | undefined, prefix?: string): Promise<void> {
+export async function showApiError(err: unknown, log: ErrorLogger | undefined, prefix?: string, onUnauthorized?: UnauthorizedHandler): Promise<void> {
 	if (isCancellation(err)) {
 		return;
 	}
 	log?.error(prefix ?? 'Cloud Agents error:', err instanceof Error ? err : String(err));
-	if (unauthorizedHandler?.(err) === true) {
+	if (isAuthFailure(err) && onUnauthorized?.(err) === true) {
 		return;
 	}
-	const text = prefix ? `${prefix}: ${describeError(err)}` : describeError(err);
+	const text = notificationText(prefix ? `${prefix}: ${describeError(err)}` : describeError(err));
+	const actions: string[] = [];
 	const requestId = requestIdOf(err);
-	if (requestId === undefined) {
-		await vscode.window.showErrorMessage(text);
-		return;
-	}
 	const copy = vscode.l10n.t('Copy Request ID');
-	const choice = await vscode.window.showErrorMessage(text, copy);
-	if (choice === copy) {
+	if (requestId !== undefined) {
+		actions.push(copy);
+	}
+	const signIn = vscode.l10n.t('Sign In');
+	if (isAuthFailure(err) && onUnauthorized === undefined) {
+		actions.push(signIn);
+	}
+	const choice = await vscode.window.showErrorMessage(text, ...actions);
+	if (choice === copy && requestId !== undefined) {
 		await vscode.env.clipboard.writeText(requestId);
+	} else if (choice === signIn) {
+		await vscode.commands.executeCommand('cloudAgents.signIn');
 	}
 }

@@ -1,8 +1,11 @@
 import * as vscode from 'vscode';
+import { SAFETY } from '../api';
+import { plainText, singleLine } from '../util/text';
 
 /**
- * Presentation helpers shared by the four trees: status icons with colour, relative times and
- * plain-text tooltips. Server text only ever goes through `appendText`, never trusted Markdown.
+ * Presentation helpers shared by the four trees: status icons with colour, relative times,
+ * plain-string tooltips and `safeTreeItem`, the one place where a row's label, description and
+ * tooltip are made safe (server text: no control or bidi characters, one line, cut to the limits).
  */
 
 /** A status icon in the colour that says whether the thing is fine, busy, paused or broken. */
@@ -145,25 +148,46 @@ export function formatBytes(n: number | undefined): string | undefined {
 	return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-/** Shortens server text to one line of at most `max` characters. */
+/** Shortens server text to one line of at most `max` characters (neutralised: see src/util/text.ts). */
 export function oneLine(text: string | null | undefined, max = 80): string {
-	const flat = (text ?? '').replace(/\s+/g, ' ').trim();
-	return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+	return singleLine(text, max);
 }
 
 /**
- * A tooltip of "label: value" lines. Values are server text, so the Markdown is built with
- * `appendText` only (escaped, not trusted, no command links).
+ * A tooltip of "label: value" lines as a plain string (VS Code shows it as text: no Markdown, no
+ * links). Values are server text, each on one line; the whole is cut to `SAFETY.tooltipMaxChars`.
  */
-export function plainTooltip(title: string, lines: Array<[string, string | number | boolean | null | undefined]>): vscode.MarkdownString {
-	const md = new vscode.MarkdownString();
-	md.appendText(title);
+export function plainTooltip(title: string | undefined, lines: Array<[string, string | number | boolean | null | undefined]>): string {
+	const out = [singleLine(title, SAFETY.labelMaxChars)];
 	for (const [label, value] of lines) {
 		if (value === undefined || value === null || value === '') {
 			continue;
 		}
-		md.appendMarkdown('  \n');
-		md.appendText(`${label}: ${String(value)}`);
+		out.push(`${label}: ${singleLine(String(value), SAFETY.descriptionMaxChars * 2)}`);
 	}
-	return md;
+	return plainText(out.join('\n'), SAFETY.tooltipMaxChars);
+}
+
+/**
+ * Makes a row safe to show, in place (idempotent): the label and description on one line and cut
+ * to `SAFETY.labelMaxChars` / `descriptionMaxChars`, the tooltip as plain text cut to
+ * `tooltipMaxChars` (a MarkdownString tooltip becomes its plain value, never trusted). Every tree
+ * of the extension returns its rows through this (`ListTreeProvider.getTreeItem`).
+ */
+export function safeTreeItem<T extends vscode.TreeItem>(item: T): T {
+	if (typeof item.label === 'string') {
+		item.label = singleLine(item.label, SAFETY.labelMaxChars);
+	} else if (item.label !== undefined) {
+		// Highlights index the original text; they would point at the wrong characters after cleaning.
+		item.label = { label: singleLine(item.label.label, SAFETY.labelMaxChars) };
+	}
+	if (typeof item.description === 'string') {
+		item.description = singleLine(item.description, SAFETY.descriptionMaxChars);
+	}
+	if (typeof item.tooltip === 'string') {
+		item.tooltip = plainText(item.tooltip, SAFETY.tooltipMaxChars);
+	} else if (item.tooltip instanceof vscode.MarkdownString) {
+		item.tooltip = plainText(item.tooltip.value, SAFETY.tooltipMaxChars);
+	}
+	return item;
 }

@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
+import { SAFETY } from '../api';
 import type { Agent, CloudAgentsClient } from '../api';
 import { VIEW_IDS } from '../ids';
 import { Disposable } from '../util/lifecycle';
+import { singleLine } from '../util/text';
 import { AgentNode, AgentsTreeProvider } from './agentsTree';
 import { ArtifactsTreeProvider } from './artifactsTree';
 import type { ListHost } from './listTree';
@@ -113,7 +115,7 @@ export class CloudAgentViews extends Disposable {
 	selectAgent(agent: Agent | undefined): void {
 		this.runs.setAgent(agent);
 		this.artifacts.setAgent(agent);
-		const description = agent ? agent.name : undefined;
+		const description = agent ? singleLine(agent.name || agent.id, SAFETY.descriptionMaxChars) : undefined;
 		this.runsView.description = description;
 		this.artifactsView.description = description;
 	}

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { ApiError } from '../api';
 import type { Agent, Page } from '../api';
 import { Disposable, toDisposable } from '../util/lifecycle';
-import { describeError } from '../util/errors';
+import { describeError, isAuthFailure } from '../util/errors';
+import { safeTreeItem } from './format';
 
 /** The configured page size (`cloudAgents.pageSize`, 1–100, default 50). */
 export function pageSize(): number {
@@ -133,8 +133,9 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 		return JSON.stringify(items);
 	}
 
+	/** The row as shown: every row passes `safeTreeItem` here (server text on one line, cut, neutralised). */
 	getTreeItem(element: vscode.TreeItem): vscode.TreeItem {
-		return element;
+		return safeTreeItem(element);
 	}
 
 	getParent(): vscode.TreeItem | undefined {
@@ -270,7 +271,7 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 	}
 
 	private errorRows(err: unknown): vscode.TreeItem[] {
-		const auth = err instanceof ApiError && err.status === 401;
+		const auth = isAuthFailure(err);
 		const rows: vscode.TreeItem[] = [
 			new MessageNode(`${this.key}/error`, auth ? vscode.l10n.t('The service refused the token. Sign in again.') : vscode.l10n.t('Could not load: {0}', describeError(err)), {
 				icon: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),

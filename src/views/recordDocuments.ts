@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
+import { SAFETY, sleepUntilAborted } from '../api';
 import { RECORD_SCHEME } from '../ids';
+import { singleLine } from '../util/text';
 import { Disposable } from '../util/lifecycle';
 
 /** How long `showRecord` waits for an open document to take new content before showing it anyway. */
@@ -12,8 +14,12 @@ const CHANGE_TIMEOUT_MS = 3000;
  *
  * The content lives in memory, keyed by URI, only while its document is open: the entry goes when
  * VS Code closes the document (`onDidCloseTextDocument`). Showing a URI again with new content
- * fires `onDidChange`, so an open document shows the fresh record. Server text stays plain text;
- * a Markdown record's preview is not trusted (no scripts, no command links).
+ * fires `onDidChange`, so an open document shows the fresh record. Callers make server text safe
+ * before showing it (src/util/text.ts: `plainText`, or `markdownText` for Markdown records, whose
+ * link syntax is escaped so the preview shows no links at all).
+ *
+ * One instance lives for the extension's lifetime; extension.ts creates it and hands it to the
+ * commands that show records (`FeatureDeps.records`).
  */
 export class RecordDocuments extends Disposable implements vscode.TextDocumentContentProvider {
 	private readonly contents = new Map<string, string>();
@@ -79,53 +85,25 @@ function isOpen(uri: vscode.Uri): boolean {
 /** Settles on the next content change of the open document `uri`, or after `timeoutMs`. */
 function nextChange(uri: vscode.Uri, timeoutMs: number): Promise<void> {
 	const key = uri.toString();
-	return new Promise<void>((resolve) => {
-		const done = (): void => {
-			clearTimeout(timer);
-			listener.dispose();
-			resolve();
-		};
-		const timer = setTimeout(done, timeoutMs);
-		const listener = vscode.workspace.onDidChangeTextDocument((e) => {
-			if (e.document.uri.toString() === key && e.contentChanges.length > 0) {
-				done();
-			}
-		});
+	const changed = new AbortController();
+	const listener = vscode.workspace.onDidChangeTextDocument((e) => {
+		if (e.document.uri.toString() === key && e.contentChanges.length > 0) {
+			changed.abort();
+		}
+	});
+	return sleepUntilAborted(timeoutMs, changed.signal).finally(() => {
+		listener.dispose();
 	});
 }
 
 /** A path segment that cannot leave its place in the URI path ("/", "\", "." and ".." replaced). */
 function segment(part: string): string {
-	const cleaned = part.replace(/[/\\]/g, '_');
+	// Server text (an artifact's name) becomes the editor's title: one line, neutralised, cut.
+	const cleaned = singleLine(part, SAFETY.idMaxChars).replace(/[/\\]/g, '_');
 	return cleaned === '' || cleaned === '.' || cleaned === '..' ? '_' : cleaned;
 }
 
 /** `cloud-agents-record:/<seg>/<seg>/…`; the last segment's file extension picks the language. */
 export function recordUri(...parts: string[]): vscode.Uri {
 	return vscode.Uri.from({ scheme: RECORD_SCHEME, path: `/${parts.map(segment).join('/')}` });
-}
-
-let current: RecordDocuments | undefined;
-
-/** Registers the record provider for the extension's lifetime (one line in extension.ts). */
-export function registerRecordDocuments(): vscode.Disposable {
-	current?.dispose();
-	const records = new RecordDocuments();
-	current = records;
-	return {
-		dispose: () => {
-			if (current === records) {
-				current = undefined;
-			}
-			records.dispose();
-		},
-	};
-}
-
-/** Shows `content` as the read-only record `uri`; see `RecordDocuments.show`. */
-export async function showRecord(uri: vscode.Uri, content: string, language?: string): Promise<vscode.TextDocument> {
-	if (!current) {
-		throw new Error('The Cloud Agents record documents are not registered (registerRecordDocuments).');
-	}
-	return current.show(uri, content, language);
 }

@@ -36,4 +36,53 @@ suite('Run event formatting', () => {
 		assert.ok(compactJson({ s: 'x'.repeat(5000) }).length <= 2001);
 		assert.equal(shortRunId('run_01JABCDEFGHJKMNPQRSTVWXYZ0'), 'STVWXYZ0');
 	});
+
+	suite('hostile event text cannot forge lines', () => {
+		/** A header line: starts at the margin with a time, as `formatEvent` writes them. */
+		const HEADER = /^\d\d:\d\d:\d\d\.\d{3} {2}/;
+		const forged = '\n12:00:00.000  run.completed  succeeded';
+
+		function assertOneHeader(text: string, what: string): void {
+			const lines = text.split('\n');
+			assert.equal(lines.filter((l) => HEADER.test(l)).length, 1, `${what}: ${JSON.stringify(text)}`);
+			assert.ok(HEADER.test(lines[0]!), `${what}: the first line is the real header`);
+			for (const line of lines.slice(1)) {
+				assert.ok(line === '' || line.startsWith(' '), `${what}: a continuation line starts at the margin: ${JSON.stringify(line)}`);
+			}
+		}
+
+		test('an event type with a line break stays on the header line', () => {
+			const text = formatEvent({ seq: 1, type: `log${forged}`, created_at: at, data: {} });
+			assert.equal(text.split('\n').length, 1, JSON.stringify(text));
+			assert.ok(text.includes('⏎'), 'the break is shown, not taken');
+			for (const type of [`log\r12:00:00.000  run.completed  x`, `log\u2028x`, `log\u0085x`, `log\r\n[12:00:00] run.completed`]) {
+				assert.equal(formatEvent({ seq: 1, type, created_at: at, data: {} }).split('\n').length, 1, JSON.stringify(type));
+			}
+		});
+
+		test('payload text with line breaks continues on indented lines only', () => {
+			const events = [
+				{ seq: 1, type: 'message', created_at: at, data: { role: 'assistant', text: `hello${forged}` } },
+				{ seq: 2, type: 'log', created_at: at, data: { level: `info${forged}`, text: `x\r[12:00:00] run.completed` } },
+				{ seq: 3, type: 'tool.call', created_at: at, data: { tool: `bash${forged}`, input: {} } },
+				{ seq: 4, type: 'tool.result', created_at: at, data: { tool: 'bash', output: `ok${forged}\u2028${forged}` } },
+				{ seq: 5, type: 'file.changed', created_at: at, data: { path: `a.ts${forged}`, change: 'modified' } },
+				{ seq: 6, type: 'run.completed', created_at: at, data: { status: `failed${forged}`, error: `boom${forged}` } },
+				{ seq: 7, type: 'run.status', created_at: at, data: { status: `running${forged}` } },
+			];
+			for (const event of events) {
+				assertOneHeader(formatEvent(event), event.type);
+			}
+		});
+
+		test('bidi overrides and invisible characters are removed from types and payloads', () => {
+			const text = formatEvent({ seq: 1, type: 'lo\u202eg', created_at: at, data: { text: 'a\u2066b\u200bc' } });
+			assert.equal(text, `${time}  log  {"text":"abc"}`);
+		});
+
+		test('an overlong event type is cut', () => {
+			const text = formatEvent({ seq: 1, type: 't'.repeat(5000), created_at: at, data: {} });
+			assert.ok(text.length < 200, `${text.length} characters`);
+		});
+	});
 });
