@@ -553,7 +553,7 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 					this.reconnectTimes.shift();
 				}
 				if (this.reconnectTimes.length >= (opts.reconnectsPerMinute ?? SAFETY.streamReconnectsPerMinute)) {
-					throw new NetworkError('network_error', `The event stream of run ${this.p.runId} was dropped ${this.reconnectTimes.length} times within a minute; stopped following`, true);
+					throw new ApiError(0, 'reconnect_limit', `The event stream of run ${this.p.runId} was dropped ${this.reconnectTimes.length} times within a minute; stopped following`, this.requestId());
 				}
 				this.reconnectTimes.push(now);
 				// The first reconnect after a connection that delivered events waits only the minimum; later ones back off.

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ApiError, CloudAgentsClient, isLoopbackUrl } from '../api';
+import { CloudAgentsClient, isAuthFailure, isLoopbackUrl } from '../api';
 import type { Logger } from '../api';
 import { CONFIG } from '../ids';
 import { Disposable } from '../util/lifecycle';
@@ -124,7 +124,7 @@ export class Session extends Disposable {
 	reportError(err: unknown): boolean {
 		// Duck-typed as well: an ApiError from another bundle (a test, another copy of the client) counts.
 		const e = err as { name?: unknown; status?: unknown } | undefined;
-		if (!(err instanceof ApiError || e?.name === 'ApiError') || e?.status !== 401) {
+		if (!isAuthFailure(err) && !(e?.name === 'ApiError' && e.status === 401)) {
 			return false;
 		}
 		this.handleUnauthorized();

@@ -3,6 +3,7 @@ import { CloudAgentsClient, isAuthFailure } from '../api';
 import type { DeviceAuthorization, Me , ApiError} from '../api';
 import { describeError, requestIdOf, showApiError } from '../util/errors';
 import type { ErrorLogger } from '../util/errors';
+import { notificationText, singleLine } from '../util/text';
 import { accountLabel } from './accountLabel';
 import { isSafeExternalUrl } from './session';
 import type { Session } from './session';
@@ -127,7 +128,7 @@ async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): P
 		);
 		await session.storeToken(key);
 		log.info(`Signed in to ${apiUrl} with an API key.`);
-		void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to Cloud Agents as {0}.', accountLabel(me, apiUrl)));
+		void vscode.window.showInformationMessage(notificationText(vscode.l10n.t('Signed in to Cloud Agents as {0}.', singleLine(accountLabel(me, apiUrl)))));
 		return true;
 	} catch (err) {
 		if (isAuthFailure(err)) {
@@ -143,11 +144,11 @@ async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): P
 async function showRejected(text: string, err: ApiError): Promise<void> {
 	const requestId = requestIdOf(err);
 	if (requestId === undefined) {
-		await vscode.window.showErrorMessage(text);
+		await vscode.window.showErrorMessage(notificationText(text));
 		return;
 	}
 	const copy = vscode.l10n.t('Copy Request ID');
-	const choice = await vscode.window.showErrorMessage(vscode.l10n.t('{0} (request {1})', text, requestId), copy);
+	const choice = await vscode.window.showErrorMessage(notificationText(vscode.l10n.t('{0} (request {1})', text, requestId)), copy);
 	if (choice === copy) {
 		await vscode.env.clipboard.writeText(requestId);
 	}
@@ -163,7 +164,7 @@ function offerVerificationPage(authorization: DeviceAuthorization): void {
 	const text = canOpen
 		? vscode.l10n.t('To sign in, enter the code {0} at {1}.', authorization.user_code, authorization.verification_uri)
 		: vscode.l10n.t('To sign in, enter the code {0} at the verification page of your Cloud Agents service. (The service sent a verification address that is not https:, so it is not opened.)', authorization.user_code);
-	void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
+	void vscode.window.showInformationMessage(notificationText(text), ...actions).then(async (choice) => {
 		if (choice === copy || choice === copyAndOpen) {
 			await vscode.env.clipboard.writeText(authorization.user_code);
 		}
@@ -257,7 +258,7 @@ export async function signOut({ session, log }: SignInDeps): Promise<boolean> {
 	const text = vscode.l10n.t('Signed out on this computer, but the service could not revoke the token: {0}', describeError(failure));
 	const requestId = requestIdOf(failure);
 	const copy = vscode.l10n.t('Copy Request ID');
-	void vscode.window.showWarningMessage(text, ...(requestId ? [copy] : [])).then(async (choice) => {
+	void vscode.window.showWarningMessage(notificationText(text), ...(requestId ? [copy] : [])).then(async (choice) => {
 		if (choice === copy && requestId) {
 			await vscode.env.clipboard.writeText(requestId);
 		}

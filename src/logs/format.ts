@@ -6,7 +6,7 @@
  * stays on that line (its line breaks shown as ⏎) and payload lines are indented, so server text
  * cannot forge another event's header.
  */
-import type { EventRecord } from '../api';
+import { type EventRecord, eventText } from '../api';
 import { SAFETY } from '../api/limits';
 import { cut, outputLine, singleLine, stripControls } from '../util/text';
 
@@ -50,16 +50,21 @@ export function formatTime(createdAt: string | undefined, fallback: Date = new D
 
 /** The payload text of one event: message → text, log → text, tool.call → tool + input, and so on. */
 export function payloadText(event: EventRecord): string {
-	const data = event.data ?? {};
+	const raw: unknown = event.data;
+	if (raw === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+		// Another envelope (flat record, plain-string data): the text is wherever it is (src/api/events.ts).
+		return eventText(event);
+	}
+	const data = raw as Record<string, unknown>;
 	switch (event.type) {
 		case 'message': {
 			const role = str(data.role);
-			const text = str(data.text) ?? compactJson(data);
+			const text = str(data.text) ?? eventText(event);
 			return role ? `${role}: ${text}` : text;
 		}
 		case 'log': {
 			const level = str(data.level);
-			const text = str(data.text) ?? compactJson(data);
+			const text = str(data.text) ?? eventText(event);
 			return level ? `[${level}] ${text}` : text;
 		}
 		case 'tool.call':
@@ -89,7 +94,7 @@ export function payloadText(event: EventRecord): string {
 			return status;
 		}
 		default:
-			return compactJson(data);
+			return eventText(event);
 	}
 }
 

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, isAbortError, isTerminalRunStatus, sleepUntilAborted } from '../api';
+import { ApiError, SAFETY, isAbortError, sleepUntilAborted } from '../api';
 import type { CloudAgentsClient, EventRecord } from '../api';
 import { describeError, showApiError } from '../util/errors';
 import { Disposable } from '../util/lifecycle';
-import { iconSafe, notificationText, outputLine, singleLine } from '../util/text';
+import { iconSafe, notificationText, outputLine } from '../util/text';
 import { formatEvent, shortRunId } from './format';
 import { RunEventStore } from './runStore';
 
@@ -277,13 +277,11 @@ export class RunFollower extends Disposable {
 						this.receive(run, event);
 					}
 					if (!run.ended) {
-						// The stream closed without run.completed: ask the run itself.
-						const current = await session.client.getRun(run.agentId, run.runId, { signal });
+						// The stream ended without run.completed. It ends only when the run has: a terminal status,
+						// or (for a status no list knows) the server ending the stream again without news.
+						const current = events.finalRun ?? (await session.client.getRun(run.agentId, run.runId, { signal }));
 						run.status = current.status;
-						run.ended = isTerminalRunStatus(current.status);
-						if (!run.ended) {
-							throw new Error(vscode.l10n.t('The event stream closed while the run is {0}.', singleLine(current.status, SAFETY.labelMaxChars)));
-						}
+						run.ended = true;
 					}
 					outcome = { status: run.status };
 					break;
@@ -291,7 +289,8 @@ export class RunFollower extends Disposable {
 					if (signal.aborted || isAbortError(err)) {
 						break;
 					}
-					const permanent = err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429;
+					// 4xx, and a stream the client already gave up on for reconnecting too often, are not retried here.
+					const permanent = err instanceof ApiError && ((err.status >= 400 && err.status < 500 && err.status !== 429) || err.code === 'reconnect_limit');
 					if (permanent || ++restarts > MAX_RESTARTS) {
 						throw err;
 					}

@@ -145,3 +145,13 @@ export function markdownText(value: unknown, max: number = SAFETY.documentMaxCha
 export function stripControls(value: unknown): string {
 	return neutralise(value);
 }
+
+/**
+ * A server value (a status) as one token of a tree row's `contextValue`: lower case, letters,
+ * digits, `_` and `-` only, at most 32 characters, else `unknown`. A crafted status such as
+ * `running:hasResult` can then never switch on menu items meant for another state.
+ */
+export function contextToken(value: unknown): string {
+	const t = typeof value === 'string' ? value.toLowerCase() : '';
+	return /^[a-z0-9_-]{1,32}$/.test(t) ? t : 'unknown';
+}

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient, Page } from '../api';
 import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from './format';
 import { CursorListTreeProvider } from './listTree';
+import { contextToken } from '../util/text';
 import type { ListHost, PageRequest } from './listTree';
 
 /** Agent statuses that change on their own, so the list refreshes itself while one is shown. */
@@ -13,7 +14,7 @@ export class AgentNode extends vscode.TreeItem {
 		super(agent.name || agent.id, vscode.TreeItemCollapsibleState.None);
 		const status = agent.status ?? 'unknown';
 		this.id = `agent/${agent.id}`;
-		this.contextValue = `agent:${status}`;
+		this.contextValue = `agent:${contextToken(status)}`;
 		this.iconPath = agentStatusIcon(agent.status);
 		this.description = joinParts(status, relativeTime(agent.updated_at_unix_seconds ?? agent.created_at_unix_seconds));
 		this.tooltip = plainTooltip(agent.name, [

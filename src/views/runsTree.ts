@@ -3,6 +3,7 @@ import { LIMITS, isTerminalRunStatus } from '../api';
 import type { Agent, CloudAgentsClient, Run } from '../api';
 import { joinParts, oneLine, plainTooltip, relativeTime, runStatusIcon } from './format';
 import { AgentListTreeProvider, pageSize } from './listTree';
+import { contextToken } from '../util/text';
 import type { ListHost, Loaded } from './listTree';
 
 /**
@@ -14,7 +15,7 @@ export class RunNode extends vscode.TreeItem {
 		super(oneLine(run.prompt, 60) || run.id, vscode.TreeItemCollapsibleState.None);
 		const terminal = isTerminalRunStatus(run.status);
 		this.id = `run/${agentId}/${run.id}`;
-		this.contextValue = joinFlags(`run:${run.status}`, !terminal && 'active', (run.result || run.error) ? 'hasResult' : false);
+		this.contextValue = joinFlags(`run:${contextToken(run.status)}`, !terminal && 'active', (run.result || run.error) ? 'hasResult' : false);
 		this.iconPath = runStatusIcon(run.status);
 		this.description = joinParts(run.status, relativeTime(run.created_at));
 		this.tooltip = plainTooltip(vscode.l10n.t('Run {0}', run.id), [

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { CloudAgentsClient, Page, Runtime } from '../api';
 import { formatBytes, joinParts, plainTooltip, relativeTime, runtimeStatusIcon } from './format';
 import { CursorListTreeProvider } from './listTree';
+import { contextToken } from '../util/text';
 import type { ListHost, PageRequest } from './listTree';
 
 /** True when the runtime is on its way somewhere: creating, deleting, or status ≠ desired status. */
@@ -23,7 +24,7 @@ export class RuntimeNode extends vscode.TreeItem {
 		const degraded = runtime.degraded === true;
 		const transition = runtimeInTransition(runtime);
 		this.id = `runtime/${runtime.id}`;
-		this.contextValue = [`runtime:${runtime.status}`, degraded && 'degraded', transition && 'transition', runtime.vnc_enabled && 'vnc']
+		this.contextValue = [`runtime:${contextToken(runtime.status)}`, degraded && 'degraded', transition && 'transition', runtime.vnc_enabled && 'vnc']
 			.filter((p): p is string => typeof p === 'string').join(':');
 		this.iconPath = runtimeStatusIcon(runtime.status, degraded, transition);
 		const statusText = transition && runtime.desired_status && runtime.desired_status !== runtime.status

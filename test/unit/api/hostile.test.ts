@@ -262,7 +262,7 @@ suite('hostile server: the API boundary', function () {
 				}
 			})());
 			const elapsed = Date.now() - started;
-			assert.ok(err instanceof NetworkError, String(err));
+			assert.ok(err instanceof ApiError && err.code === 'reconnect_limit', String(err));
 			const connects = server.requestsTo('GET /v2/agents/*/runs/*/events');
 			assert.ok(connects.length <= SAFETY.streamReconnectsPerMinute + 1, `${connects.length} connections`);
 			assert.ok(peakRate(connects) <= Math.ceil(1000 / SAFETY.streamReconnectMinMs), `peak ${peakRate(connects)} connections/s`);
