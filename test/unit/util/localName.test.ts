@@ -108,7 +108,7 @@ suite('logs/RunEventStore file names from server ids', () => {
 			assert.equal(localIdName(id), localIdName(id), 'stable');
 		}
 		assert.equal(files.size, ids.length, 'distinct ids never share a file');
-		await store.append('../../../../tmp/pwned', '../escape', [{ seq: 1, type: 'run.started', data: {} } as never]);
+		await store.append('../../../../tmp/pwned', '../escape', [{ seq: 1, type: 'run.started', data: {} }]);
 		await store.flushed();
 		assert.equal((await store.read('../../../../tmp/pwned', '../escape')).length, 1);
 		const [agentDir] = await readdir(root);
