@@ -27,7 +27,7 @@ export interface EntryStat {
 }
 
 /** The failures this layer decides itself (`errors.ts` turns them into `FileSystemError`s). */
-export type WorkspaceFsErrorCode = 'FileNotFound' | 'FileExists' | 'FileNotADirectory' | 'FileIsADirectory' | 'NoPermissions' | 'Unavailable' | 'TooLarge';
+export type WorkspaceFsErrorCode = 'FileNotFound' | 'FileExists' | 'FileNotADirectory' | 'FileIsADirectory' | 'NoPermissions' | 'Unavailable' | 'TooLarge' | 'Conflict';
 
 /** A failure decided without (or after) asking the service, with a message fit for users. */
 export class WorkspaceFsError extends Error {
@@ -98,6 +98,8 @@ interface Shown {
 	serviceMtime: number | undefined;
 	/** The mtime `stat` reported (never lower than any reported before for this path). */
 	mtime: number;
+	/** The version (reported mtime and size) VS Code last read or wrote: what an editor holds. */
+	opened?: { mtime: number; size: number };
 }
 
 interface ReadResult {
@@ -486,7 +488,17 @@ export class WorkspaceCache {
 	/** A whole file, read in chunks; concurrent reads of one file share the requests. */
 	async readFile(agentId: string, rawPath: string): Promise<Uint8Array> {
 		const path = normalizeWorkspacePath(rawPath);
-		return (await this.read(agentId, path, true)).content;
+		const { content, stat } = await this.read(agentId, path, true);
+		this.markOpened(this.agent(agentId), path, stat);
+		return content;
+	}
+
+	/** Remembers the version of a file VS Code now holds (see `writeFile`). */
+	private markOpened(a: AgentCache, path: string, stat: EntryStat): void {
+		const shown = a.shown.get(path);
+		if (shown && stat.type === 'file') {
+			shown.opened = { mtime: stat.mtime, size: stat.size };
+		}
 	}
 
 	private read(agentId: string, path: string, checkSize: boolean): Promise<ReadResult> {
@@ -590,6 +602,7 @@ export class WorkspaceCache {
 				throw new WorkspaceFsError('FileNotADirectory', p);
 			}
 		}
+		this.checkNotChangedSinceRead(a, path);
 		const started = this.opts.now();
 		const result = await this.getApi().writeWorkspaceFile(agentId, path, content);
 		const stat = this.learn(a, agentId, path, {
@@ -597,8 +610,30 @@ export class WorkspaceCache {
 			size: count(result.size) ?? content.byteLength,
 			mtime: count(result.mtime_unix_ms) ?? started,
 		}, this.opts.now(), false);
+		this.markOpened(a, path, stat);
 		this.fire([{ type: existed ? 'changed' : 'created', agentId, path }]);
 		return stat;
+	}
+
+	/**
+	 * Refuses (once) to overwrite a file whose service version changed since VS Code last read or
+	 * wrote it while its size stayed the same. VS Code's own save check ("the file is newer") needs
+	 * a newer mtime and another size; the reported mtime grows on any change (see `present`), so a
+	 * change with another size reaches VS Code's conflict dialog, and a write after it is the user's
+	 * "Overwrite". A same-size change (an mtime gone backwards, an edit of equal length) would slip
+	 * through, so it is refused here; the next save goes ahead (the user was told).
+	 */
+	private checkNotChangedSinceRead(a: AgentCache, path: string): void {
+		const current = a.known.get(path)?.stat;
+		const shown = a.shown.get(path);
+		const opened = shown?.opened;
+		if (!current || current.type !== 'file' || !shown || !opened) {
+			return;
+		}
+		if (current.mtime > opened.mtime && current.size === opened.size) {
+			shown.opened = { mtime: current.mtime, size: current.size };
+			throw new WorkspaceFsError('Conflict', path, `${baseName(path)} changed in the agent workspace since it was opened here (its modification time or content changed). Nothing was written. Save again to overwrite the agent's version, or revert the file to load it.`);
+		}
 	}
 
 	// ------------------------------------------------------------------ delete
@@ -820,7 +855,7 @@ export class WorkspaceCache {
 		if (last && mtime <= last.mtime) {
 			mtime = last.mtime + 1;
 		}
-		a.shown.set(path, { size: service.size, serviceMtime: service.mtime ?? last?.serviceMtime, mtime });
+		a.shown.set(path, { size: service.size, serviceMtime: service.mtime ?? last?.serviceMtime, mtime, opened: last?.opened });
 		if (last && notify) {
 			this.fire([{ type: 'changed', agentId, path }]);
 		}

@@ -101,6 +101,39 @@ suite('fs/WorkspaceCache against a hostile server', () => {
 		assert.equal(changes.length, 3);
 	});
 
+	test('a save over a file whose mtime went backwards at the same size is refused once, not written silently', async () => {
+		let current: { content: Buffer; mtime: number } = { content: Buffer.from('original\n'), mtime: MTIME };
+		const writes: string[] = [];
+		serve({
+			list: () => undefined,
+			file: (p) => (p === 'open.md' ? current : undefined),
+			write: (p, c) => {
+				writes.push(p);
+				current = { content: c, mtime: Date.now() };
+			},
+		});
+		const [opened] = await Promise.all([cache.stat(AGENT_ID, '/open.md'), cache.readFile(AGENT_ID, '/open.md')]);
+		current = { content: Buffer.from('theirs!!\n'), mtime: MTIME - 3_600_000 };
+		later(5_000);
+		// What VS Code does on save: a fresh stat (it sees a newer mtime but the same size, so no dialog), then the write.
+		const before = await cache.stat(AGENT_ID, '/open.md');
+		assert.ok(before.mtime > opened.mtime);
+		await assert.rejects(cache.writeFile(AGENT_ID, '/open.md', Buffer.from('mine: original\n'), { create: true, overwrite: true }), (err: unknown) =>
+			err instanceof WorkspaceFsError && err.code === 'Conflict' && /changed in the agent workspace since it was opened/.test(err.message));
+		assert.deepEqual(writes, []);
+		assert.equal(current.content.toString(), 'theirs!!\n');
+		// Saving again (the user was told) overwrites.
+		await cache.writeFile(AGENT_ID, '/open.md', Buffer.from('mine: original\n'), { create: true, overwrite: true });
+		assert.deepEqual(writes, ['open.md']);
+		// And an ordinary read-edit-save cycle is not refused.
+		later(5_000);
+		await cache.readFile(AGENT_ID, '/open.md');
+		later(5_000);
+		await cache.stat(AGENT_ID, '/open.md');
+		await cache.writeFile(AGENT_ID, '/open.md', Buffer.from('second save\n'), { create: true, overwrite: true });
+		assert.deepEqual(writes, ['open.md', 'open.md']);
+	});
+
 	test('copy and move of a folder deeper than the walk limit stop with a clear error after a bounded number of requests, changing nothing', async () => {
 		const writes: string[] = [];
 		const deletes: string[] = [];
