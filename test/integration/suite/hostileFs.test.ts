@@ -160,6 +160,24 @@ suite('Hostile server: local files and the agent workspace', () => {
 		assert.ok(workspaceRequests() <= 15, `${workspaceRequests()} requests`);
 	});
 
+	test('"Search Workspace…" skips matches with escaping paths and repairs bad positions', async () => {
+		use({
+			list: (p) => (p === '' ? [{ name: 'ok.txt', type: 'file', size: 6, mtime_unix_ms: MTIME }] : undefined),
+			file: (p) => (p === 'ok.txt' ? { content: Buffer.from('needle'), mtime: MTIME } : undefined),
+			search: () => [
+				{ path: '../../../etc/passwd', line: 1, column: 1, preview: 'root:x:0:0' },
+				{ path: 'a\\..\\..\\b', line: 1, column: 1 },
+				{ path: 42, line: 1, column: 1 },
+				{ path: 'ok.txt', line: 'one', column: -5, preview: 'needle' },
+			],
+		});
+		const opened = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.workspace.search', { agentId: AGENT_ID, query: 'needle', pick: 0 });
+		assert.equal(opened?.toString(), uri('ok.txt').toString());
+		const editor = vscode.window.activeTextEditor;
+		assert.equal(editor?.document.uri.toString(), uri('ok.txt').toString());
+		assert.equal(editor?.selection.active.line, 0);
+	});
+
 	test('an mtime going backwards on an open, edited file makes the save a conflict, not a silent overwrite', async function () {
 		this.timeout(30_000);
 		let current: { content: Buffer; mtime: number } = { content: Buffer.from('original\n'), mtime: MTIME };

@@ -19,6 +19,8 @@ export interface HostileTree {
 	write?(path: string, content: Buffer): void;
 	/** A delete (default: refused with 403). */
 	remove?(path: string, recursive: boolean): void;
+	/** The raw `matches` of a search (default: refused with 422). */
+	search?(query: string): unknown;
 }
 
 function body(raw: Buffer): Record<string, unknown> {
@@ -80,6 +82,11 @@ export function workspaceRoutes(tree: HostileTree, pageSize = 10_000): Record<st
 						eof: offset + chunk.byteLength >= file.content.byteLength, content_base64: chunk.toString('base64'),
 					});
 				}
+				case 'search':
+					if (tree.search) {
+						return json(res, 200, { op: 'search', query: b.query, matches: tree.search(typeof b.query === 'string' ? b.query : ''), truncated: false });
+					}
+					return errorEnvelope(res, 422, 'validation_error', 'unsupported op');
 				default:
 					return errorEnvelope(res, 422, 'validation_error', 'unsupported op');
 			}
