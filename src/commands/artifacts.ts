@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ARTIFACT_NAME, LIMITS } from '../api';
@@ -9,6 +11,42 @@ import type { CommandLogger } from './registry';
 import { registerCommand } from './registry';
 import type { FeatureDeps } from './support';
 import { argString, isAutomation, isStatus, pickRun, resolveAgent } from './support';
+import { resolveInsidePosix, safeFileName } from '../util/localName';
+
+/** globalState key: the folder the user last saved an artifact into (a URI string). */
+const LAST_SAVE_FOLDER_KEY = 'cloudAgents.artifacts.lastSaveFolder';
+
+/**
+ * Where "Open Artifact" keeps an image for the preview: `<globalStorage>/artifacts/<hash>/<name>`,
+ * where the hash (of agent and artifact id) keeps artifacts apart and the name is the artifact name
+ * made safe by `safeFileName`. Neither the id nor the name from the server becomes a path segment as
+ * sent; the result is checked to lie inside the storage folder (throws otherwise).
+ */
+export function artifactCacheUri(storage: vscode.Uri, agentId: string, artifact: Pick<Artifact, 'id' | 'name'>): vscode.Uri {
+	const key = createHash('sha256').update(`${agentId}\n${String(artifact.id)}`, 'utf8').digest('hex').slice(0, 24);
+	const folder = vscode.Uri.joinPath(storage, 'artifacts');
+	const inside = resolveInsidePosix(folder.path, key, safeFileName(artifact.name, 'artifact'));
+	return folder.with({ path: inside });
+}
+
+/**
+ * The Save dialog's starting point: the folder the user last saved an artifact into, else the first
+ * local workspace folder, else the home folder; the file name is the artifact name made safe. The
+ * server's name never chooses the folder.
+ */
+function saveDefaultUri(context: vscode.ExtensionContext, artifactName: string): vscode.Uri {
+	const remembered = context.globalState.get<unknown>(LAST_SAVE_FOLDER_KEY);
+	let folder: vscode.Uri | undefined;
+	if (typeof remembered === 'string') {
+		try {
+			folder = vscode.Uri.parse(remembered, true);
+		} catch {
+			folder = undefined;
+		}
+	}
+	folder ??= vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri ?? vscode.Uri.file(os.homedir());
+	return vscode.Uri.joinPath(folder, safeFileName(artifactName, 'artifact'));
+}
 
 /** A message when the artifact name breaks the pattern, else undefined. */
 export function artifactNameProblem(name: string): string | undefined {
@@ -111,12 +149,17 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			void vscode.window.showWarningMessage(tooLargeMessage(artifact));
 			return undefined;
 		}
-		const destination = file ?? (await vscode.window.showSaveDialog({
+		const chosen = file ? undefined : await vscode.window.showSaveDialog({
 			title: vscode.l10n.t('Save Artifact {0}', artifact.name),
-			defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? deps.context.globalStorageUri, artifact.name),
-		}));
+			defaultUri: saveDefaultUri(deps.context, artifact.name),
+		});
+		const destination = file ?? chosen;
 		if (!destination) {
 			return undefined;
+		}
+		if (chosen) {
+			// The next dialog starts where the user chose this time.
+			await deps.context.globalState.update(LAST_SAVE_FOLDER_KEY, vscode.Uri.joinPath(chosen, '..').toString());
 		}
 		const { content } = await readContent(agentId, artifact);
 		await vscode.workspace.fs.writeFile(destination, content);
@@ -157,9 +200,8 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			}
 			const { content } = await readContent(agentId, artifact);
 			if (kind === 'image') {
-				const folder = vscode.Uri.joinPath(deps.context.globalStorageUri, 'artifacts');
-				await vscode.workspace.fs.createDirectory(folder);
-				const file = vscode.Uri.joinPath(folder, `${artifact.id}-${toArtifactName(artifact.name)}`);
+				const file = artifactCacheUri(deps.context.globalStorageUri, agentId, artifact);
+				await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(file, '..'));
 				await vscode.workspace.fs.writeFile(file, content);
 				await vscode.commands.executeCommand('vscode.open', file, { preview: true });
 				return file;

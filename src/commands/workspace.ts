@@ -5,8 +5,8 @@
  * followed runs' `file.changed` events.
  */
 import * as vscode from 'vscode';
-import type { Agent, CloudAgentsClient, EventRecord } from '../api';
-import { LIMITS, utf8Length } from '../api';
+import type { Agent, CloudAgentsClient, EventRecord, WorkspaceSearchMatch } from '../api';
+import { LIMITS, SAFETY, isTerminalRunStatus, utf8Length } from '../api';
 import { workspaceUri, WorkspaceFileSystemProvider } from '../fs/workspaceFs';
 import { WALK_LIMITS, WorkspaceCache } from '../fs/workspaceCache';
 import { baseName, normalizeWorkspacePath, parentPath } from '../fs/paths';
@@ -60,7 +60,20 @@ interface FileItem extends vscode.QuickPickItem {
 /** How often the "Go to File" pick takes in the files listed so far while the walk runs. */
 const PICK_REFRESH_MS = 150;
 
-const TERMINAL_RUN_STATES = new Set(['succeeded', 'failed', 'cancelled', 'canceled', 'error', 'completed']);
+/** A search match from the server with a usable path and position, or undefined. */
+function usableMatch(m: WorkspaceSearchMatch): { path: string; line: number; column: number; preview: string } | undefined {
+	if (m === null || typeof m !== 'object' || typeof m.path !== 'string') {
+		return undefined;
+	}
+	let path: string;
+	try {
+		path = normalizeWorkspacePath(m.path);
+	} catch {
+		return undefined;
+	}
+	const position = (n: unknown): number => (typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 ? n : 1);
+	return { path, line: position(m.line), column: position(m.column), preview: typeof m.preview === 'string' ? m.preview : '' };
+}
 
 function largeFileBytes(): number {
 	const mb = vscode.workspace.getConfiguration('cloudAgents.workspace').get<number>('largeFileWarningMb', 16);
@@ -83,7 +96,7 @@ class WorkspaceFeature extends Disposable {
 
 	constructor(private readonly deps: WorkspaceFsDeps) {
 		super();
-		this.cache = new WorkspaceCache(() => deps.session.client, { largeFileBytes });
+		this.cache = new WorkspaceCache(() => deps.session.client, { largeFileBytes, log: deps.log });
 		const provider = this.register(new WorkspaceFileSystemProvider(this.cache));
 		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, provider, { isCaseSensitive: true }));
 		this.register(deps.session.onDidChange(() => this.cache.clear()));
@@ -105,7 +118,7 @@ class WorkspaceFeature extends Disposable {
 		const runs = this.activeRuns.get(agentId) ?? new Set<string>();
 		this.activeRuns.set(agentId, runs);
 		const status = typeof event.data?.status === 'string' ? event.data.status : undefined;
-		if (event.type === 'run.completed' || (status !== undefined && TERMINAL_RUN_STATES.has(status))) {
+		if (event.type === 'run.completed' || isTerminalRunStatus(status)) {
 			runs.delete(runId);
 		} else {
 			runs.add(runId);
@@ -250,10 +263,13 @@ class WorkspaceFeature extends Disposable {
 		}
 		// The client validates the query (1 to 256 bytes) before sending anything.
 		const result = await this.deps.session.client.searchWorkspace(agentId, query);
-		const matches = result.matches.map((m, index) => ({
+		// At most the documented maximum of matches is shown; unusable paths and positions are dropped.
+		const usable = (Array.isArray(result.matches) ? result.matches : []).slice(0, LIMITS.searchMaxResults.max).map(usableMatch).filter((m) => m !== undefined);
+		const truncated = result.truncated || (Array.isArray(result.matches) && result.matches.length > LIMITS.searchMaxResults.max);
+		const matches = usable.map((m, index) => ({
 			label: `${m.path}:${m.line}`,
 			description: vscode.l10n.t('column {0}', m.column),
-			detail: (m.preview ?? '').trim(),
+			detail: m.preview.trim().slice(0, SAFETY.descriptionMaxChars),
 			index,
 			match: m,
 		}));
@@ -269,7 +285,7 @@ class WorkspaceFeature extends Disposable {
 				return undefined;
 			}
 			chosen = await vscode.window.showQuickPick(matches, {
-				placeHolder: result.truncated ? vscode.l10n.t('{0} matches (more exist: refine the query)', matches.length) : vscode.l10n.t('{0} matches', matches.length),
+				placeHolder: truncated ? vscode.l10n.t('{0} matches (truncated: more exist, refine the query)', matches.length) : vscode.l10n.t('{0} matches', matches.length),
 				matchOnDetail: true,
 			});
 		}
@@ -277,7 +293,7 @@ class WorkspaceFeature extends Disposable {
 			return undefined;
 		}
 		const { match } = chosen;
-		const uri = workspaceUri(agentId, normalizeWorkspacePath(match.path));
+		const uri = workspaceUri(agentId, match.path);
 		const line = Math.max(0, match.line - 1);
 		const column = Math.max(0, match.column - 1);
 		const selection = new vscode.Range(line, column, line, column + query.length);
@@ -331,7 +347,7 @@ class WorkspaceFeature extends Disposable {
 		const { files, truncated } = await this.cache.walkFiles(agentId);
 		if (!files.includes(path)) {
 			throw new Error(truncated
-				? vscode.l10n.t('"{0}" is not among the {1} files listed in the workspace of agent {2} (the listing stops at {3} files and {4} folder levels).', path, files.length, agentId, WALK_LIMITS.maxFiles, WALK_LIMITS.maxDepth)
+				? vscode.l10n.t('"{0}" is not among the {1} files listed in the workspace of agent {2} (the listing stops at {3} files and folders and {4} folder levels).', path, files.length, agentId, WALK_LIMITS.maxEntries, WALK_LIMITS.maxDepth)
 				: vscode.l10n.t('"{0}" is not a file in the workspace of agent {1} ({2} files listed).', path, agentId, files.length));
 		}
 		await vscode.window.showTextDocument(workspaceUri(agentId, path), { preview: true });
@@ -398,7 +414,7 @@ class WorkspaceFeature extends Disposable {
 				pick.placeholder = items.length === 0
 					? vscode.l10n.t('The agent workspace has no files')
 					: truncated
-						? vscode.l10n.t('Type to filter the first {0} files (truncated: the listing stops at {1} files and {2} folder levels)', items.length, WALK_LIMITS.maxFiles, WALK_LIMITS.maxDepth)
+						? vscode.l10n.t('Type to filter the first {0} files (truncated: the listing stops at {1} files and folders and {2} folder levels)', items.length, WALK_LIMITS.maxEntries, WALK_LIMITS.maxDepth)
 						: vscode.l10n.t('Type to filter {0} files', items.length);
 			}, (err: unknown) => {
 				finish(() => reject(err instanceof Error ? err : new Error(String(err))));

@@ -37,6 +37,9 @@ export function toFileSystemError(err: unknown, uri: vscode.Uri, op: FsOperation
 				return vscode.FileSystemError.FileNotADirectory(message);
 			case 'Unavailable':
 				return vscode.FileSystemError.Unavailable(message);
+			case 'Conflict':
+				// Not FileExists: for a save that would read as "file exists" instead of the reason.
+				return new vscode.FileSystemError(message);
 			case 'NoPermissions':
 			case 'TooLarge':
 				return vscode.FileSystemError.NoPermissions(message);

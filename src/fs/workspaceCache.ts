@@ -7,15 +7,17 @@
  * No `vscode` import: the unit tests and the bench drive it in plain Node against the emulator;
  * `workspaceFs.ts` adapts it to `vscode.FileSystemProvider` and maps errors in `errors.ts`.
  */
-import { ApiError, LIMITS } from '../api';
+import { ApiError, LIMITS, SAFETY, sleep } from '../api';
 import type { CloudAgentsClient, WorkspaceEntry } from '../api';
+import { hasInvisibleCharacters } from '../util/localName';
 import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from './paths';
+import { type EntryType, type ListChildren, type WalkOptions, type WalkResult, WalkLimitError, collectTree, walkFiles } from './workspaceWalk';
+
+export type { EntryType, WalkOptions, WalkResult } from './workspaceWalk';
+export { WALK_LIMITS, WalkLimitError } from './workspaceWalk';
 
 /** The client methods this layer uses (a real `CloudAgentsClient` fits). */
 export type WorkspaceApi = Pick<CloudAgentsClient, 'listWorkspaceAll' | 'statWorkspace' | 'readWorkspaceFile' | 'readWorkspaceFileRest' | 'writeWorkspaceFile' | 'deleteWorkspacePath'>;
-
-/** Kind of a workspace entry. */
-export type EntryType = 'file' | 'directory';
 
 /** What `stat` answers: the service's type, size and modification time (ms since the epoch). */
 export interface EntryStat {
@@ -25,7 +27,7 @@ export interface EntryStat {
 }
 
 /** The failures this layer decides itself (`errors.ts` turns them into `FileSystemError`s). */
-export type WorkspaceFsErrorCode = 'FileNotFound' | 'FileExists' | 'FileNotADirectory' | 'FileIsADirectory' | 'NoPermissions' | 'Unavailable' | 'TooLarge';
+export type WorkspaceFsErrorCode = 'FileNotFound' | 'FileExists' | 'FileNotADirectory' | 'FileIsADirectory' | 'NoPermissions' | 'Unavailable' | 'TooLarge' | 'Conflict';
 
 /** A failure decided without (or after) asking the service, with a message fit for users. */
 export class WorkspaceFsError extends Error {
@@ -55,31 +57,6 @@ export interface LargeFileRefusal {
 	limit: number;
 }
 
-/** Bounds and hooks of `WorkspaceCache.walkFiles`. */
-export interface WalkOptions {
-	/** Stop after this many files (default 20,000). */
-	maxFiles?: number;
-	/** Do not list folders deeper than this many levels below the root (default 32). */
-	maxDepth?: number;
-	/** Folders listed at once (default 4). */
-	concurrency?: number;
-	/** Aborts the walk: it rejects with an `AbortError` and lists nothing more. */
-	signal?: AbortSignal;
-	/** Called with the files of each folder as soon as its listing arrives. */
-	onFiles?: (paths: string[]) => void;
-}
-
-/** What `WorkspaceCache.walkFiles` found. */
-export interface WalkResult {
-	/** Workspace paths of the files, in breadth-first order of their folders. */
-	files: string[];
-	/** True when a bound (files or depth) left part of the workspace out. */
-	truncated: boolean;
-}
-
-/** Defaults of `walkFiles`. */
-export const WALK_LIMITS = { maxFiles: 20_000, maxDepth: 32, concurrency: 4 } as const;
-
 /** Tuning of the cache; the defaults keep VS Code's call patterns at the request floors. */
 export interface WorkspaceCacheOptions {
 	/** A listing answers `stat` of folders and "not found" for missing names this long (default 30 s). */
@@ -99,6 +76,8 @@ export interface WorkspaceCacheOptions {
 	largeFileBytes?: () => number;
 	/** Clock (tests). */
 	now?: () => number;
+	/** Where dropped listing entries are reported (once per folder): the extension's log. */
+	log?: { warn(message: string): void };
 }
 
 interface Known {
@@ -110,6 +89,17 @@ interface Known {
 interface Listing {
 	names: Set<string>;
 	at: number;
+}
+
+/** What `stat` last answered for a file: the service's size and mtime, and the mtime shown for them. */
+interface Shown {
+	size: number;
+	/** The service's mtime, or undefined when it sent none. */
+	serviceMtime: number | undefined;
+	/** The mtime `stat` reported (never lower than any reported before for this path). */
+	mtime: number;
+	/** The version (reported mtime and size) VS Code last read or wrote: what an editor holds. */
+	opened?: { mtime: number; size: number };
 }
 
 interface ReadResult {
@@ -126,8 +116,17 @@ class AgentCache {
 	readonly listing = new Map<string, Promise<Array<[string, EntryType]>>>();
 	readonly reads = new Map<string, Promise<ReadResult>>();
 	readonly approvedLarge = new Set<string>();
+	/** Folders whose listings had entries dropped, already logged. */
+	readonly reportedFolders = new Set<string>();
 	rootMtime = 0;
 
+	constructor(
+		/**
+		 * Per file: what `stat` last reported. Outlives this cache (`clear`) and forgetting the file,
+		 * so the mtime reported for a path only grows while VS Code may hold it in an editor.
+		 */
+		readonly shown: Map<string, Shown>,
+	) {}
 	/** Drops everything at or below `path`. */
 	forgetBelow(path: string): void {
 		for (const map of [this.known, this.listings, this.virtualDirs] as Array<Map<string, unknown>>) {
@@ -155,32 +154,56 @@ function entryType(e: WorkspaceEntry): EntryType {
 	return e.type === 'directory' ? 'directory' : 'file';
 }
 
-function statOf(e: { type?: unknown; size?: unknown; mtime_unix_ms?: unknown }, fallbackMtime: number): EntryStat {
+/** A non-negative safe integer from the server, else undefined. */
+function count(value: unknown): number | undefined {
+	return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** What the service said about an entry, its numbers checked (`mtime` undefined when it sent none usable). */
+interface ServiceStat {
+	type: EntryType;
+	size: number;
+	mtime: number | undefined;
+}
+
+function statOf(e: { type?: unknown; size?: unknown; mtime_unix_ms?: unknown }): ServiceStat {
 	return {
 		type: e.type === 'directory' ? 'directory' : 'file',
-		size: typeof e.size === 'number' ? e.size : 0,
-		mtime: typeof e.mtime_unix_ms === 'number' ? e.mtime_unix_ms : fallbackMtime,
+		size: count(e.size) ?? 0,
+		mtime: count(e.mtime_unix_ms),
 	};
+}
+
+/** Why a listing entry is dropped, or undefined for a usable name. */
+export function entryNameProblem(name: unknown, seen: ReadonlySet<string>): string | undefined {
+	if (typeof name !== 'string' || name === '') {
+		return 'empty';
+	}
+	if (name === '.' || name === '..') {
+		return `"${name}"`;
+	}
+	if (name.includes('/') || name.includes('\\')) {
+		return 'a path separator';
+	}
+	if (name.length > SAFETY.entryNameMaxChars) {
+		return `longer than ${SAFETY.entryNameMaxChars} characters`;
+	}
+	if (hasInvisibleCharacters(name)) {
+		return 'control or invisible characters';
+	}
+	if (seen.has(name)) {
+		return 'a duplicate';
+	}
+	return undefined;
 }
 
 function isStatus(err: unknown, status: number): boolean {
 	return err instanceof ApiError && err.status === status;
 }
 
-/** `promise`, or a rejection with the signal's `AbortError` as soon as it aborts. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-	if (!signal) {
-		return promise;
-	}
-	signal.throwIfAborted();
-	return new Promise<T>((resolve, reject) => {
-		const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' }));
-		signal.addEventListener('abort', onAbort, { once: true });
-		promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-	});
+function isGone(err: unknown): boolean {
+	return isStatus(err, 404) || (err instanceof WorkspaceFsError && (err.code === 'FileNotFound' || err.code === 'FileNotADirectory'));
 }
-
-const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * File-system semantics over the workspace endpoints of one service, for every agent. Methods take
@@ -190,9 +213,12 @@ const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  */
 export class WorkspaceCache {
 	private readonly agents = new Map<string, AgentCache>();
+	/** What `stat` reported per agent and file; kept by `clear` (see `present`). */
+	private readonly shown = new Map<string, Map<string, Shown>>();
 	private readonly changeListeners = new Set<(changes: WorkspaceChange[]) => void>();
 	private readonly refusalListeners = new Set<(refusal: LargeFileRefusal) => void>();
-	private readonly opts: Required<Omit<WorkspaceCacheOptions, 'largeFileBytes'>> & { largeFileBytes: () => number };
+	private readonly opts: Required<Omit<WorkspaceCacheOptions, 'largeFileBytes' | 'log'>> & { largeFileBytes: () => number };
+	private readonly log: WorkspaceCacheOptions['log'];
 
 	constructor(
 		private readonly getApi: () => WorkspaceApi,
@@ -207,6 +233,7 @@ export class WorkspaceCache {
 			largeFileBytes: options.largeFileBytes ?? ((): number => 16 * 1024 * 1024),
 			now: options.now ?? Date.now,
 		};
+		this.log = options.log;
 	}
 
 	/** Listens for created, changed and deleted paths (our own writes and the agent's). */
@@ -271,7 +298,7 @@ export class WorkspaceCache {
 		// VS Code stats a file and reads it at (almost) the same time when it opens it: give the
 		// read a moment to start and take size and mtime from its answer instead of asking twice.
 		if (this.opts.coalesceMs > 0 && !a.reads.has(path)) {
-			await delay(this.opts.coalesceMs);
+			await sleep(this.opts.coalesceMs);
 		}
 		const reading = a.reads.get(path);
 		if (reading) {
@@ -285,9 +312,7 @@ export class WorkspaceCache {
 		const started = this.opts.now();
 		try {
 			const entry = await this.getApi().statWorkspace(agentId, path);
-			const stat = statOf(entry, started);
-			this.learn(a, path, stat, started);
-			return stat;
+			return this.learn(a, agentId, path, statOf(entry), started);
 		} catch (err) {
 			if (isStatus(err, 404)) {
 				this.forgetMissing(a, path);
@@ -403,20 +428,41 @@ export class WorkspaceCache {
 				a.known.delete(key);
 			}
 		}
+		const dropped = new Map<string, number>();
 		for (const e of entries) {
+			const problem = entryNameProblem((e as { name?: unknown } | null)?.name, names);
+			if (problem !== undefined) {
+				dropped.set(problem, (dropped.get(problem) ?? 0) + 1);
+				continue;
+			}
 			const child = joinPath(path, e.name);
 			names.add(e.name);
-			a.known.set(child, { stat: statOf(e, started), at: started });
-			out.push([e.name, entryType(e)]);
-			if (entryType(e) === 'directory') {
+			const stat = statOf(e);
+			a.known.set(child, { stat: stat.type === 'file' ? this.present(a, agentId, child, stat, started, true) : { ...stat, mtime: stat.mtime ?? started }, at: started });
+			out.push([e.name, stat.type]);
+			if (stat.type === 'directory') {
 				a.virtualDirs.delete(child);
 			}
+		}
+		if (dropped.size > 0) {
+			this.reportDropped(a, agentId, path, dropped);
 		}
 		a.listings.set(path, { names, at: started });
 		if (path !== '' && !a.known.has(path)) {
 			a.known.set(path, { stat: { type: 'directory', size: 0, mtime: started }, at: started });
 		}
 		return [...out, ...this.virtualChildren(a, path, names)];
+	}
+
+	/** Logs, once per folder, that a listing had unusable entries (never handed to VS Code). */
+	private reportDropped(a: AgentCache, agentId: string, path: string, dropped: Map<string, number>): void {
+		if (a.reportedFolders.has(path)) {
+			return;
+		}
+		a.reportedFolders.add(path);
+		const total = [...dropped.values()].reduce((sum, n) => sum + n, 0);
+		const why = [...dropped].map(([problem, n]) => `${n} ${problem}`).join(', ');
+		this.log?.warn(`Workspace listing of /${path} (agent ${agentId}): ignored ${total} ${total === 1 ? 'entry' : 'entries'} with unusable names (${why}).`);
 	}
 
 	private childrenFromCache(a: AgentCache, path: string, listing: Listing): Array<[string, EntryType]> {
@@ -442,7 +488,17 @@ export class WorkspaceCache {
 	/** A whole file, read in chunks; concurrent reads of one file share the requests. */
 	async readFile(agentId: string, rawPath: string): Promise<Uint8Array> {
 		const path = normalizeWorkspacePath(rawPath);
-		return (await this.read(agentId, path, true)).content;
+		const { content, stat } = await this.read(agentId, path, true);
+		this.markOpened(this.agent(agentId), path, stat);
+		return content;
+	}
+
+	/** Remembers the version of a file VS Code now holds (see `writeFile`). */
+	private markOpened(a: AgentCache, path: string, stat: EntryStat): void {
+		const shown = a.shown.get(path);
+		if (shown && stat.type === 'file') {
+			shown.opened = { mtime: stat.mtime, size: stat.size };
+		}
 	}
 
 	private read(agentId: string, path: string, checkSize: boolean): Promise<ReadResult> {
@@ -483,11 +539,11 @@ export class WorkspaceCache {
 			for (let attempt = 0; ; attempt++) {
 				const started = this.opts.now();
 				const first = await api.readWorkspaceFile(agentId, path, { length });
-				const stat: EntryStat = { type: 'file', size: first.size, mtime: first.mtime_unix_ms ?? started };
-				this.learn(a, path, stat, started);
 				if (first.eof) {
-					return { content: first.content, stat: { ...stat, size: first.content.byteLength } };
+					const whole = this.learn(a, agentId, path, { type: 'file', size: first.content.byteLength, mtime: count(first.mtime_unix_ms) }, started);
+					return { content: first.content, stat: whole };
 				}
+				const stat = this.learn(a, agentId, path, { type: 'file', size: count(first.size) ?? 0, mtime: count(first.mtime_unix_ms) }, started);
 				if (checkSize) {
 					this.checkLarge(a, agentId, path, first.size);
 				}
@@ -546,17 +602,38 @@ export class WorkspaceCache {
 				throw new WorkspaceFsError('FileNotADirectory', p);
 			}
 		}
+		this.checkNotChangedSinceRead(a, path);
 		const started = this.opts.now();
 		const result = await this.getApi().writeWorkspaceFile(agentId, path, content);
-		const previous = cached?.mtime ?? 0;
-		const stat: EntryStat = {
+		const stat = this.learn(a, agentId, path, {
 			type: 'file',
-			size: typeof result.size === 'number' ? result.size : content.byteLength,
-			mtime: typeof result.mtime_unix_ms === 'number' ? result.mtime_unix_ms : Math.max(started, previous + 1),
-		};
-		this.learn(a, path, stat, this.opts.now());
+			size: count(result.size) ?? content.byteLength,
+			mtime: count(result.mtime_unix_ms) ?? started,
+		}, this.opts.now(), false);
+		this.markOpened(a, path, stat);
 		this.fire([{ type: existed ? 'changed' : 'created', agentId, path }]);
 		return stat;
+	}
+
+	/**
+	 * Refuses (once) to overwrite a file whose service version changed since VS Code last read or
+	 * wrote it while its size stayed the same. VS Code's own save check ("the file is newer") needs
+	 * a newer mtime and another size; the reported mtime grows on any change (see `present`), so a
+	 * change with another size reaches VS Code's conflict dialog, and a write after it is the user's
+	 * "Overwrite". A same-size change (an mtime gone backwards, an edit of equal length) would slip
+	 * through, so it is refused here; the next save goes ahead (the user was told).
+	 */
+	private checkNotChangedSinceRead(a: AgentCache, path: string): void {
+		const current = a.known.get(path)?.stat;
+		const shown = a.shown.get(path);
+		const opened = shown?.opened;
+		if (!current || current.type !== 'file' || !shown || !opened) {
+			return;
+		}
+		if (current.mtime > opened.mtime && current.size === opened.size) {
+			shown.opened = { mtime: current.mtime, size: current.size };
+			throw new WorkspaceFsError('Conflict', path, `${baseName(path)} changed in the agent workspace since it was opened here (its modification time or content changed). Nothing was written. Save again to overwrite the agent's version, or revert the file to load it.`);
+		}
 	}
 
 	// ------------------------------------------------------------------ delete
@@ -646,13 +723,15 @@ export class WorkspaceCache {
 		if (target && !options.overwrite) {
 			throw new WorkspaceFsError('FileExists', to);
 		}
+		// The whole source tree is listed (within the walk limits) before anything is changed.
+		const tree = source.type === 'directory' ? await this.collectTree(agentId, from, move ? 'move' : 'copy') : undefined;
 		if (target && (target.type === 'directory' || source.type === 'directory')) {
 			await this.delete(agentId, to, { recursive: true });
 		}
-		if (source.type === 'file') {
+		if (!tree) {
 			await this.copyFileVerified(agentId, from, to);
 		} else {
-			const { files, emptyDirs } = await this.collectTree(agentId, from);
+			const { files, emptyDirs } = tree;
 			for (const file of files) {
 				await this.copyFileVerified(agentId, file, to + file.slice(from.length));
 			}
@@ -675,34 +754,29 @@ export class WorkspaceCache {
 		const a = this.agent(agentId);
 		// Verify from the service, not from what the write answered.
 		const check = await this.getApi().statWorkspace(agentId, to);
-		this.learn(a, to, statOf(check, this.opts.now()), this.opts.now());
+		this.learn(a, agentId, to, statOf(check), this.opts.now(), false);
 		if (entryType(check) !== 'file' || check.size !== content.byteLength) {
 			throw new WorkspaceFsError('Unavailable', to, `The copy at ${to} could not be verified (${check.size ?? '?'} of ${content.byteLength} bytes); ${from} was kept.`);
 		}
 	}
 
-	/** Every file (and empty folder) below a folder, from the service plus virtual folders. */
-	private async collectTree(agentId: string, root: string): Promise<{ files: string[]; emptyDirs: string[] }> {
-		const a = this.agent(agentId);
-		const files: string[] = [];
-		const emptyDirs: string[] = [];
-		const queue = [root];
-		while (queue.length > 0) {
-			const dir = queue.shift() as string;
-			const children = a.virtualDirs.has(dir) ? this.virtualChildren(a, dir, new Set()) : await this.readDirectory(agentId, dir);
-			if (children.length === 0 && dir !== root) {
-				emptyDirs.push(dir);
+	/**
+	 * Every file (and empty folder) below a folder, from the service plus virtual folders, within
+	 * `SAFETY.walkMaxDepth` and `SAFETY.walkMaxEntries`: a bigger tree is refused (TooLarge, naming
+	 * the limit) before anything is copied, moved or deleted.
+	 */
+	private async collectTree(agentId: string, root: string, op: 'copy' | 'move'): Promise<{ files: string[]; emptyDirs: string[] }> {
+		try {
+			return await collectTree((dir) => this.readDirectory(agentId, dir), root);
+		} catch (err) {
+			if (err instanceof WalkLimitError) {
+				const what = err.bound === 'depth'
+					? `is more than ${err.limit} folder levels deep`
+					: `holds more than ${err.limit} files and folders`;
+				throw new WorkspaceFsError('TooLarge', root, `Cannot ${op} ${root}: it ${what}, the limit of one ${op} in the agent workspace (walk limit). Nothing was changed.`);
 			}
-			for (const [name, type] of children) {
-				const child = joinPath(dir, name);
-				if (type === 'directory') {
-					queue.push(child);
-				} else {
-					files.push(child);
-				}
-			}
+			throw err;
 		}
-		return { files, emptyDirs };
 	}
 
 	// ------------------------------------------------------------------ walk
@@ -710,75 +784,21 @@ export class WorkspaceCache {
 	/**
 	 * Every file of an agent's workspace, by a breadth-first walk of folder listings through this
 	 * cache (so later `stat` and `readDirectory` calls are answered from what it learned). Bounded by
-	 * `maxFiles` and `maxDepth`; folders that vanish meanwhile are skipped; other failures reject.
+	 * `maxFiles`, `maxEntries` and `maxDepth` (default the SAFETY walk limits; `truncated` tells);
+	 * folders that vanish meanwhile are skipped; other failures reject.
 	 */
-	async walkFiles(agentId: string, options: WalkOptions = {}): Promise<WalkResult> {
-		const maxFiles = Math.max(0, options.maxFiles ?? WALK_LIMITS.maxFiles);
-		const maxDepth = Math.max(0, options.maxDepth ?? WALK_LIMITS.maxDepth);
-		const concurrency = Math.max(1, options.concurrency ?? WALK_LIMITS.concurrency);
-		const { signal, onFiles } = options;
-		const files: string[] = [];
-		let truncated = false;
-		const queue: Array<{ path: string; depth: number }> = [{ path: '', depth: 0 }];
-		const full = (): boolean => files.length >= maxFiles;
-
-		const listOne = async (dir: { path: string; depth: number }): Promise<void> => {
-			let children: Array<[string, EntryType]>;
+	walkFiles(agentId: string, options: WalkOptions = {}): Promise<WalkResult> {
+		const list: ListChildren = async (dir) => {
 			try {
-				children = await abortable(this.readDirectory(agentId, dir.path), signal);
+				return await this.readDirectory(agentId, dir);
 			} catch (err) {
-				const gone = dir.path !== '' && (isStatus(err, 404) || (err instanceof WorkspaceFsError && (err.code === 'FileNotFound' || err.code === 'FileNotADirectory')));
-				if (gone) {
-					return;
+				if (dir !== '' && isGone(err)) {
+					return undefined;
 				}
 				throw err;
 			}
-			const batch: string[] = [];
-			for (const [name, type] of children) {
-				const child = joinPath(dir.path, name);
-				if (type === 'directory') {
-					if (dir.depth + 1 > maxDepth) {
-						truncated = true;
-					} else {
-						queue.push({ path: child, depth: dir.depth + 1 });
-					}
-				} else if (full()) {
-					truncated = true;
-				} else {
-					files.push(child);
-					batch.push(child);
-				}
-			}
-			if (batch.length > 0) {
-				onFiles?.(batch);
-			}
 		};
-
-		const inFlight = new Set<Promise<void>>();
-		let failure: { err: unknown } | undefined;
-		while ((queue.length > 0 || inFlight.size > 0) && !failure) {
-			signal?.throwIfAborted();
-			if (full() && queue.length > 0) {
-				// Folders left unlisted may hold more files.
-				truncated = true;
-				queue.length = 0;
-			}
-			while (queue.length > 0 && inFlight.size < concurrency) {
-				const dir = queue.shift() as { path: string; depth: number };
-				const task: Promise<void> = listOne(dir).catch((err: unknown) => {
-					failure ??= { err };
-				}).finally(() => inFlight.delete(task));
-				inFlight.add(task);
-			}
-			if (inFlight.size > 0) {
-				await Promise.race(inFlight);
-			}
-		}
-		if (failure) {
-			throw failure.err;
-		}
-		signal?.throwIfAborted();
-		return { files, truncated };
+		return walkFiles(list, options);
 	}
 
 	// ------------------------------------------------------------------ bookkeeping
@@ -786,14 +806,24 @@ export class WorkspaceCache {
 	private agent(agentId: string): AgentCache {
 		let a = this.agents.get(agentId);
 		if (!a) {
-			a = new AgentCache();
+			let shown = this.shown.get(agentId);
+			if (!shown) {
+				shown = new Map();
+				this.shown.set(agentId, shown);
+			}
+			a = new AgentCache(shown);
 			this.agents.set(agentId, a);
 		}
 		return a;
 	}
 
-	/** Records what the service said about an existing path (and that its ancestors are real folders). */
-	private learn(a: AgentCache, path: string, stat: EntryStat, at: number): void {
+	/**
+	 * Records what the service said about an existing path (and that its ancestors are real
+	 * folders); returns the stat to report (see `present`). `notify` false: the caller changed the
+	 * file itself and reports that.
+	 */
+	private learn(a: AgentCache, agentId: string, path: string, service: ServiceStat, at: number, notify = true): EntryStat {
+		const stat: EntryStat = service.type === 'file' ? this.present(a, agentId, path, service, at, notify) : { ...service, mtime: service.mtime ?? at };
 		a.known.set(path, { stat, at });
 		a.virtualDirs.delete(path);
 		a.listings.get(parentPath(path))?.names.add(baseName(path));
@@ -804,6 +834,32 @@ export class WorkspaceCache {
 			}
 			a.listings.get(parentPath(p))?.names.add(baseName(p));
 		}
+		return stat;
+	}
+
+	/**
+	 * The stat VS Code gets for a file. VS Code decides "changed since you opened it" (the save
+	 * conflict) only when the mtime it holds is lower than the current one, so an mtime that goes
+	 * backwards, or a new size under the same mtime, would pass as unchanged and a save would
+	 * silently overwrite. Here any change of the service's size or mtime for a path makes the
+	 * reported mtime grow (the service's mtime when that is higher, else one more than the last
+	 * reported), and a change seen for a file reported before is announced as `changed` (unless
+	 * `notify` is false). Unchanged answers keep the reported mtime, so nothing loops.
+	 */
+	private present(a: AgentCache, agentId: string, path: string, service: ServiceStat, at: number, notify: boolean): EntryStat {
+		const last = a.shown.get(path);
+		if (last && last.size === service.size && (service.mtime === undefined || last.serviceMtime === service.mtime)) {
+			return { type: 'file', size: service.size, mtime: last.mtime };
+		}
+		let mtime = service.mtime ?? at;
+		if (last && mtime <= last.mtime) {
+			mtime = last.mtime + 1;
+		}
+		a.shown.set(path, { size: service.size, serviceMtime: service.mtime ?? last?.serviceMtime, mtime, opened: last?.opened });
+		if (last && notify) {
+			this.fire([{ type: 'changed', agentId, path }]);
+		}
+		return { type: 'file', size: service.size, mtime };
 	}
 
 	/** Records that a path no longer exists. */

@@ -1,6 +1,34 @@
+import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { EventRecord } from '../api';
+import { SAFETY } from '../api';
+import { hasInvisibleCharacters, resolveInside, safeFileName } from '../util/localName';
+
+/** Room kept for the `.jsonl` suffix within `SAFETY.localNameMaxChars`. */
+const SUFFIX_ROOM = '.jsonl'.length;
+
+/**
+ * The local name of an agent or run id: the id percent-encoded as before (so existing histories are
+ * found again; `.` becomes `%2E`, so no name is `.`, `..` or hidden), when that is already a safe
+ * file name of a sensible length; otherwise a safe, shortened form of it plus a hash of the whole
+ * id, so distinct ids never share a file and no id can name a device, a separator or a long path.
+ */
+export function localIdName(id: string): string {
+	let encoded: string | undefined;
+	try {
+		encoded = hasInvisibleCharacters(id) ? undefined : encodeURIComponent(id).replace(/\./g, '%2E');
+	} catch {
+		encoded = undefined; // a lone surrogate
+	}
+	const max = SAFETY.localNameMaxChars - SUFFIX_ROOM;
+	if (encoded !== undefined && encoded.length <= max && /^[A-Za-z0-9%_-]+$/.test(encoded) && safeFileName(encoded, '') === encoded) {
+		return encoded;
+	}
+	const hash = createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 16);
+	const stem = safeFileName(id, 'id').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, max - hash.length - 1);
+	return `${stem}~${hash}`;
+}
 
 /**
  * Run events on disk, one JSON record per line: `<root>/<agentId>/<runId>.jsonl`. Reopening a run
@@ -13,10 +41,12 @@ export class RunEventStore {
 	/** @param root a folder under the extension's global storage (a local file path). */
 	constructor(private readonly root: string) {}
 
-	/** The file of one run. Ids are validated by the API client; path separators are escaped anyway. */
+	/**
+	 * The file of one run: `<root>/<agent>/<run>.jsonl` with both ids made safe by `localIdName`, and
+	 * checked to lie inside the root (throws a LocalPathEscapeError otherwise).
+	 */
 	fileOf(agentId: string, runId: string): string {
-		const safe = (s: string): string => encodeURIComponent(s).replace(/\./g, '%2E');
-		return join(this.root, safe(agentId), `${safe(runId)}.jsonl`);
+		return resolveInside(this.root, localIdName(agentId), `${localIdName(runId)}.jsonl`);
 	}
 
 	/** The stored events of a run, in seq order without duplicates; empty when none are stored. */

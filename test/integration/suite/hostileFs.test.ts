@@ -1,0 +1,207 @@
+/**
+ * Local files and the `cloud-agent:` file system against a hostile server: crafted artifact ids and
+ * names, unusable listing names, trees too deep or too big to walk, and an mtime going backwards.
+ * The suite points `cloudAgents.apiUrl` at the hostile server and restores the emulator after.
+ */
+import * as assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { relative, sep } from 'node:path';
+import * as vscode from 'vscode';
+import type { CloudAgentsTestApi } from '../../../src/extension';
+import { CONFIG, FS_SCHEME } from '../../../src/ids';
+import { AGENT_ID, TOKEN, agent, artifact } from '../../hostile/fixtures';
+import { type HostileServer, type RouteHandler, json, startHostile } from '../../hostile/server';
+import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from '../../unit/fs/hostileWorkspace';
+import { restoreDevToken, testApi } from '../support/cloudAgents';
+
+const MTIME = 1_760_000_000_000;
+/** A 1×1 transparent PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+suite('Hostile server: local files and the agent workspace', () => {
+	let api: CloudAgentsTestApi;
+	let server: HostileServer;
+	let previousUrl: string | undefined;
+	let autoSave: string | undefined;
+
+	const uri = (path = ''): vscode.Uri => vscode.Uri.from({ scheme: FS_SCHEME, authority: AGENT_ID, path: `/${path}` });
+	const workspaceRequests = (): number => server.requestsTo('* /v2/agents/*/workspace').length + server.requestsTo('* /v2/agents/*/workspace/files').length;
+	/** Serves `tree` through the workspace routes, plus `routes`, plus what the views ask for. */
+	const use = (tree: HostileTree, routes: Record<string, RouteHandler> = {}): void => {
+		server.use({
+			description: 'hostile file-system suite',
+			routes: {
+				'GET /v2/me': (_req, res) => json(res, 200, { id: 'user_hostile', email: 'hostile@example.invalid' }),
+				'GET /v2/agents': (_req, res) => json(res, 200, { agents: [agent()] }),
+				...routes,
+				...workspaceRoutes(tree),
+			},
+		});
+	};
+
+	suiteSetup(async function () {
+		this.timeout(60_000);
+		api = await testApi();
+		server = await startHostile({ description: 'starting', routes: {} });
+		use({ list: () => undefined, file: () => undefined });
+		const files = vscode.workspace.getConfiguration('files');
+		autoSave = files.inspect<string>('autoSave')?.globalValue;
+		await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
+		const config = vscode.workspace.getConfiguration(CONFIG.section);
+		previousUrl = config.inspect<string>(CONFIG.apiUrl)?.globalValue;
+		await config.update(CONFIG.apiUrl, server.baseUrl, vscode.ConfigurationTarget.Global);
+		for (let i = 0; api.session.apiUrl !== server.baseUrl; i++) {
+			assert.ok(i < 100, `the API URL did not change to ${server.baseUrl}`);
+			await sleep(50);
+		}
+		// The hostile server accepts any token.
+		await api.session.storeToken(TOKEN);
+		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
+	});
+
+	suiteTeardown(async function () {
+		this.timeout(60_000);
+		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		if (api.session.apiUrl === server.baseUrl) {
+			await api.session.deleteToken();
+		}
+		await vscode.workspace.getConfiguration(CONFIG.section).update(CONFIG.apiUrl, previousUrl, vscode.ConfigurationTarget.Global);
+		for (let i = 0; api.session.apiUrl === server.baseUrl && i < 100; i++) {
+			await sleep(50);
+		}
+		await vscode.workspace.getConfiguration('files').update('autoSave', autoSave, vscode.ConfigurationTarget.Global);
+		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
+		await restoreDevToken();
+		await vscode.commands.executeCommand('notifications.clearAll');
+		await server.close();
+	});
+
+	setup(async () => {
+		server.requests.length = 0;
+		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
+	});
+
+	teardown(async () => {
+		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+	});
+
+	test('"Open Artifact" with a crafted id and name writes nothing outside the extension\'s storage', async () => {
+		const marker = `cloud-agents-pwned-${randomBytes(6).toString('hex')}`;
+		const craftedId = `${'../'.repeat(40)}tmp/${marker}`;
+		const crafted = artifact({ id: craftedId, name: '../../evil.txt', media_type: 'image/png', size: PNG.byteLength });
+		use({ list: () => undefined, file: () => undefined }, {
+			'GET /v2/agents/*/artifacts/**': (_req, res) => json(res, 200, { ...crafted, content_base64: PNG.toString('base64') }),
+		});
+		const written = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.artifacts.open', { agentId: AGENT_ID, artifactId: 'art_hostile0001' });
+		const outside = readdirSync(tmpdir()).filter((name) => name.startsWith(marker));
+		assert.deepEqual(outside, [], `written outside the storage folder: ${outside.join(', ')}`);
+		assert.equal(existsSync(`/tmp/${marker}`), false);
+		assert.ok(server.requestsTo('GET /v2/agents/*/artifacts/**').length >= 1, 'the crafted artifact was fetched');
+		if (written) {
+			// The file was written (the client let the id through): it must lie inside global storage.
+			const rel = relative(api.globalStorageUri.fsPath, written.fsPath);
+			assert.ok(rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep), `${written.fsPath} is outside ${api.globalStorageUri.fsPath}`);
+			assert.ok(existsSync(written.fsPath));
+			assert.ok(!written.path.split('/').includes('..'));
+			assert.match(written.path, /\/_\.\._evil\.txt$/, 'the artifact name, made safe, is the file name');
+		}
+	});
+
+	test('a listing with "a/b", "..", ".", "", duplicates and control characters shows only the valid entries', async () => {
+		const entries: RawEntry[] = [
+			{ name: 'good.txt', type: 'file', size: 5, mtime_unix_ms: MTIME },
+			{ name: 'a/b', type: 'file', size: 5, mtime_unix_ms: MTIME },
+			{ name: '..', type: 'directory', size: 0, mtime_unix_ms: MTIME },
+			{ name: '.', type: 'directory', size: 0, mtime_unix_ms: MTIME },
+			{ name: '', type: 'file', size: 5, mtime_unix_ms: MTIME },
+			{ name: 'good.txt', type: 'directory', size: 0, mtime_unix_ms: MTIME },
+			{ name: 'x\u0007y', type: 'file', size: 5, mtime_unix_ms: MTIME },
+			{ name: 'sub', type: 'directory', size: 0, mtime_unix_ms: MTIME },
+		];
+		use({ list: (p) => (p === '' ? entries : p === 'sub' ? [] : undefined), file: (p) => (p === 'good.txt' ? { content: Buffer.from('good\n'), mtime: MTIME } : undefined) });
+		const listed = await vscode.workspace.fs.readDirectory(uri());
+		assert.deepEqual(listed, [['good.txt', vscode.FileType.File], ['sub', vscode.FileType.Directory]]);
+		assert.equal(Buffer.from(await vscode.workspace.fs.readFile(uri('good.txt'))).toString(), 'good\n');
+	});
+
+	test('copy and move of a 100-level tree stop with an error naming the limit, after a bounded number of requests; delete is one request', async function () {
+		this.timeout(60_000);
+		const changed: string[] = [];
+		use({ ...deepTree('deep', 100), write: (p) => changed.push(`write ${p}`), remove: (p) => changed.push(`delete ${p}`) });
+		for (const op of ['copy', 'rename'] as const) {
+			await assert.rejects(
+				Promise.resolve(vscode.workspace.fs[op](uri('deep'), uri(`deep-${op}`), { overwrite: false })),
+				(err: unknown) => err instanceof vscode.FileSystemError && /more than \d+ folder levels deep/.test(err.message) && /Nothing was changed/.test(err.message),
+			);
+		}
+		assert.deepEqual(changed, []);
+		assert.ok(workspaceRequests() <= 60, `${workspaceRequests()} requests`);
+
+		server.requests.length = 0;
+		await vscode.workspace.fs.delete(uri('deep'), { recursive: true, useTrash: false });
+		assert.deepEqual(changed, ['delete deep']);
+		assert.equal(server.requestsTo('DELETE /v2/agents/*/workspace/files').length, 1);
+		assert.ok(workspaceRequests() <= 3, `${workspaceRequests()} requests`);
+	});
+
+	test('copy of a 50,000-entry folder stops with an error naming the limit before writing anything', async function () {
+		this.timeout(60_000);
+		const changed: string[] = [];
+		use({ ...wideTree('huge', 50_000), write: (p) => changed.push(`write ${p}`), remove: (p) => changed.push(`delete ${p}`) });
+		await assert.rejects(
+			Promise.resolve(vscode.workspace.fs.copy(uri('huge'), uri('huge-copy'), { overwrite: false })),
+			(err: unknown) => err instanceof vscode.FileSystemError && /more than \d+ files and folders/.test(err.message),
+		);
+		assert.deepEqual(changed, []);
+		assert.ok(workspaceRequests() <= 15, `${workspaceRequests()} requests`);
+	});
+
+	test('"Search Workspace…" skips matches with escaping paths and repairs bad positions', async () => {
+		use({
+			list: (p) => (p === '' ? [{ name: 'ok.txt', type: 'file', size: 6, mtime_unix_ms: MTIME }] : undefined),
+			file: (p) => (p === 'ok.txt' ? { content: Buffer.from('needle'), mtime: MTIME } : undefined),
+			search: () => [
+				{ path: '../../../etc/passwd', line: 1, column: 1, preview: 'root:x:0:0' },
+				{ path: 'a\\..\\..\\b', line: 1, column: 1 },
+				{ path: 42, line: 1, column: 1 },
+				{ path: 'ok.txt', line: 'one', column: -5, preview: 'needle' },
+			],
+		});
+		const opened = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.workspace.search', { agentId: AGENT_ID, query: 'needle', pick: 0 });
+		assert.equal(opened?.toString(), uri('ok.txt').toString());
+		const editor = vscode.window.activeTextEditor;
+		assert.equal(editor?.document.uri.toString(), uri('ok.txt').toString());
+		assert.equal(editor?.selection.active.line, 0);
+	});
+
+	test('an mtime going backwards on an open, edited file makes the save a conflict, not a silent overwrite', async function () {
+		this.timeout(30_000);
+		let current: { content: Buffer; mtime: number } = { content: Buffer.from('original\n'), mtime: MTIME };
+		const writes: string[] = [];
+		use({
+			list: (p) => (p === '' ? [{ name: 'open.md', type: 'file', size: current.content.byteLength, mtime_unix_ms: current.mtime }] : undefined),
+			file: (p) => (p === 'open.md' ? current : undefined),
+			write: (p, c) => {
+				writes.push(p);
+				current = { content: c, mtime: current.mtime + 1 };
+			},
+		});
+		const doc = await vscode.workspace.openTextDocument(uri('open.md'));
+		assert.equal(doc.getText(), 'original\n');
+		await vscode.window.showTextDocument(doc);
+		const edit = new vscode.WorkspaceEdit();
+		edit.insert(doc.uri, new vscode.Position(0, 0), 'mine: ');
+		assert.ok(await vscode.workspace.applyEdit(edit));
+		await sleep(1_200); // past the 1 s in which a read answers stat: the save asks the service
+		// The agent replaced the file; its mtime went backwards (same size, so only the mtime tells).
+		current = { content: Buffer.from('theirs!!\n'), mtime: MTIME - 3_600_000 };
+		assert.equal(await doc.save(), false, 'the save must stop at the conflict');
+		assert.equal(doc.isDirty, true);
+		assert.deepEqual(writes, [], 'nothing was written over the agent\'s version');
+		assert.equal(current.content.toString(), 'theirs!!\n');
+	});
+});
