@@ -102,5 +102,5 @@ export function eventText(record: EventRecord): string {
 		return text;
 	}
 	const json = compactJson(payload);
-	return json === '{}' || json === '' ? compactJson(record) : json;
+	return json === '' ? '{}' : json;
 }

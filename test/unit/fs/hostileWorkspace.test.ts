@@ -55,7 +55,8 @@ suite('fs/WorkspaceCache against a hostile server', () => {
 		assert.equal((await cache.stat(AGENT_ID, '/ok.txt')).size, 5, 'the first of two duplicates counts');
 		await assert.rejects(cache.stat(AGENT_ID, '/x\u0007y'), (err: unknown) => err instanceof WorkspaceFsError && err.code === 'FileNotFound');
 		assert.equal(warnings.length, 1, warnings.join('\n'));
-		assert.match(warnings[0] ?? '', /ignored 12 entries/);
+		// 12 bad entries: the client's parsing boundary already drops the one whose name is not a string.
+		assert.match(warnings[0] ?? '', /ignored 11 entries/);
 
 		later(5_000);
 		await cache.readDirectory(AGENT_ID, '/');
