@@ -47,7 +47,7 @@ class CloudAgentsExtension extends Disposable {
 		this.ready = this.session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
 			this.log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
 		});
-		this.register(registerWorkspaceFs({ session: this.session, log: this.log, runEvents: this.runFollower.onDidReceiveEvent }));
+		this.register(registerWorkspaceFs({ session: this.session, log: this.log, runEvents: this.runFollower.onDidReceiveEvent, onUnauthorized }));
 		// The four tree views (src/views) and their commands (src/commands/features.ts).
 		this.views = this.register(new CloudAgentViews(this.session, this.log, (err) => void this.session.reportError(err)));
 		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).

@@ -8,9 +8,10 @@ import { ARTIFACT_READ_CAP_BYTES, ArtifactNode, artifactKind } from '../views';
 import { formatBytes, joinParts, relativeTime } from '../views/format';
 import { recordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
-import { registerCommand } from './registry';
+import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { argString, isAutomation, isStatus, pickRun, resolveAgent } from './support';
+import { argString, displayName, isAutomation, isStatus, pickItem, pickRun, resolveAgent, showWarning } from './support';
+import { iconSafe, notificationText, singleLine } from '../util/text';
 import { resolveInsidePosix, safeFileName } from '../util/localName';
 
 /** globalState key: the folder the user last saved an artifact into (a URI string). */
@@ -112,13 +113,12 @@ async function resolveArtifact(deps: FeatureDeps, arg: unknown, title: string): 
 	if (!agent) {
 		return undefined;
 	}
-	const loading = deps.session.client.listArtifacts(agent.id).then((list) => list.map((artifact) => ({
+	const loading = deps.session.client.listArtifacts(agent.id).then((list) => list.map((artifact) => pickItem({
 		label: artifact.name,
 		description: joinParts(formatBytes(artifact.size), relativeTime(artifact.created_at)),
 		detail: artifact.id,
-		artifact,
-	})));
-	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick an artifact of {0}', agent.name) });
+	}, { artifact })));
+	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick an artifact of {0}', displayName(agent.name)) });
 	return pick ? { agentId: agent.id, artifact: pick.artifact } : undefined;
 }
 
@@ -142,15 +142,16 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 	const log: CommandLogger = deps.log;
 	const { views } = deps;
 	const client = () => deps.session.client;
+	const registerCommand = commandRegistrar(log, { onUnauthorized: deps.onUnauthorized });
 
 	const save = async (target: ArtifactTarget, file?: vscode.Uri): Promise<vscode.Uri | undefined> => {
 		const { agentId, artifact } = target;
 		if (exceedsReadCap(artifact.size)) {
-			void vscode.window.showWarningMessage(tooLargeMessage(artifact));
+			void showWarning(tooLargeMessage(artifact));
 			return undefined;
 		}
 		const chosen = file ? undefined : await vscode.window.showSaveDialog({
-			title: vscode.l10n.t('Save Artifact {0}', artifact.name),
+			title: vscode.l10n.t('Save Artifact {0}', displayName(artifact.name)),
 			defaultUri: saveDefaultUri(deps.context, artifact.name),
 		});
 		const destination = file ?? chosen;
@@ -179,7 +180,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 	};
 
 	return [
-		registerCommand('cloudAgents.artifacts.refresh', () => views.artifacts.refresh(), log),
+		registerCommand('cloudAgents.artifacts.refresh', () => views.artifacts.refresh()),
 		registerCommand('cloudAgents.artifacts.open', async (arg?: unknown) => {
 			const target = await resolveArtifact(deps, arg, vscode.l10n.t('Open Artifact'));
 			if (!target) {
@@ -189,7 +190,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			const kind = artifactKind(artifact);
 			if (exceedsReadCap(artifact.size) || kind === 'binary') {
 				const saveAs = vscode.l10n.t('Save As…');
-				const choice = await vscode.window.showWarningMessage(
+				const choice = await showWarning(
 					exceedsReadCap(artifact.size) ? tooLargeMessage(artifact) : vscode.l10n.t('The artifact {0} is binary ({1}); save it to open it with another program.', artifact.name, artifact.media_type ?? 'application/octet-stream'),
 					...(exceedsReadCap(artifact.size) ? [] : [saveAs]),
 				);
@@ -208,7 +209,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			}
 			// A read-only record; the name's extension picks the language, else the media type does.
 			return deps.records.show(recordUri('artifacts', agentId, artifact.id, artifact.name), new TextDecoder('utf-8').decode(content), languageOf(artifact));
-		}, log),
+		}),
 		registerCommand('cloudAgents.artifacts.save', async (arg?: unknown) => {
 			const target = await resolveArtifact(deps, arg, vscode.l10n.t('Save Artifact'));
 			if (!target) {
@@ -216,7 +217,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			}
 			const file = argString(arg, 'target');
 			return save(target, file ? vscode.Uri.file(file) : undefined);
-		}, log),
+		}),
 		registerCommand('cloudAgents.artifacts.upload', async (arg?: unknown) => {
 			const agent = await resolveAgent(deps, arg, vscode.l10n.t('Upload Artifact'), true);
 			if (!agent) {
@@ -225,7 +226,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			const filePath = argString(arg, 'file');
 			let file: vscode.Uri | undefined = filePath ? vscode.Uri.file(filePath) : undefined;
 			if (!file) {
-				const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: vscode.l10n.t('Upload'), title: vscode.l10n.t('Upload a file as an artifact of {0}', agent.name) });
+				const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: vscode.l10n.t('Upload'), title: vscode.l10n.t('Upload a file as an artifact of {0}', displayName(agent.name)) });
 				file = picked?.[0];
 			}
 			if (!file) {
@@ -254,7 +255,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			name ??= toArtifactName(path.basename(file.fsPath));
 			const problem = artifactNameProblem(name);
 			if (problem) {
-				void vscode.window.showWarningMessage(vscode.l10n.t('Not uploaded: the name "{0}" must be {1}', name, problem));
+				void showWarning(vscode.l10n.t('Not uploaded: the name "{0}" must be {1}', name, problem));
 				return undefined;
 			}
 			const content = await vscode.workspace.fs.readFile(file);
@@ -265,9 +266,9 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			if (views.selectedAgent?.id === agent.id) {
 				await views.artifacts.refresh();
 			}
-			vscode.window.setStatusBarMessage(vscode.l10n.t('Uploaded artifact {0}', artifact.name), 4000);
+			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Uploaded artifact {0}', artifact.name)), 4000);
 			return artifact;
-		}, log),
+		}),
 		registerCommand('cloudAgents.artifacts.delete', async (arg?: unknown) => {
 			const target = await resolveArtifact(deps, arg, vscode.l10n.t('Delete Artifact'));
 			if (!target) {
@@ -276,7 +277,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			if (!isAutomation(arg)) {
 				const del = vscode.l10n.t('Delete Artifact');
 				const choice = await vscode.window.showWarningMessage(
-					vscode.l10n.t('Delete the artifact "{0}"?', target.artifact.name),
+					notificationText(vscode.l10n.t('Delete the artifact "{0}"?', singleLine(target.artifact.name))),
 					{ modal: true, detail: vscode.l10n.t('This cannot be undone.') },
 					del,
 				);
@@ -287,6 +288,6 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			await client().deleteArtifact(target.agentId, target.artifact.id);
 			await views.artifacts.refresh();
 			return true;
-		}, log),
+		}),
 	];
 }

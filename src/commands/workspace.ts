@@ -6,13 +6,16 @@
  */
 import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient, EventRecord, WorkspaceSearchMatch } from '../api';
-import { LIMITS, SAFETY, isTerminalRunStatus, utf8Length } from '../api';
+import { LIMITS, isTerminalRunStatus, utf8Length } from '../api';
 import { workspaceUri, WorkspaceFileSystemProvider } from '../fs/workspaceFs';
 import { WALK_LIMITS, WorkspaceCache } from '../fs/workspaceCache';
 import { baseName, normalizeWorkspacePath, parentPath } from '../fs/paths';
 import { FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
+import type { UnauthorizedHandler } from '../util/errors';
 import { type CommandLogger, registerCommand } from './registry';
+import { pickItem, showInfo, showWarning } from './support';
+import { notificationText, singleLine } from '../util/text';
 
 /** One event of a followed run (what `RunFollower.onDidReceiveEvent` fires). */
 export interface WorkspaceRunEvent {
@@ -28,6 +31,8 @@ export interface WorkspaceFsDeps {
 	log: CommandLogger & { warn(message: string, ...args: unknown[]): void };
 	/** Events of followed runs (`RunFollower.onDidReceiveEvent`). */
 	runEvents?: vscode.Event<WorkspaceRunEvent>;
+	/** The session's single "sign in again" prompt for 401s. */
+	onUnauthorized?: UnauthorizedHandler;
 }
 
 /** Argument of `cloudAgents.agents.openWorkspace`: an agent tree node, or an id for automation. */
@@ -105,11 +110,11 @@ class WorkspaceFeature extends Disposable {
 			this.register(deps.runEvents((e) => this.onRunEvent(e)));
 		}
 		this.register(vscode.workspace.onWillSaveTextDocument((e) => this.warnIfAgentBusy(e.document)));
-		this.register(registerCommand('cloudAgents.agents.openWorkspace', (arg?: OpenWorkspaceArg) => this.openWorkspace(arg), deps.log));
+		this.register(registerCommand('cloudAgents.agents.openWorkspace', (arg?: OpenWorkspaceArg) => this.openWorkspace(arg), deps.log, { onUnauthorized: deps.onUnauthorized }));
 		// Internal (not contributed): lets the integration tests start from an empty cache.
 		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => this.cache.clear()));
-		this.register(registerCommand('cloudAgents.workspace.search', (arg?: SearchWorkspaceArg) => this.search(arg), deps.log));
-		this.register(registerCommand('cloudAgents.workspace.goToFile', (arg?: GoToFileArg) => this.goToFile(arg), deps.log, { rethrow: isAutomationArg }));
+		this.register(registerCommand('cloudAgents.workspace.search', (arg?: SearchWorkspaceArg) => this.search(arg), deps.log, { onUnauthorized: deps.onUnauthorized }));
+		this.register(registerCommand('cloudAgents.workspace.goToFile', (arg?: GoToFileArg) => this.goToFile(arg), deps.log, { rethrow: isAutomationArg, onUnauthorized: deps.onUnauthorized }));
 	}
 
 	// ------------------------------------------------------------------ run events
@@ -147,7 +152,7 @@ class WorkspaceFeature extends Disposable {
 			return;
 		}
 		this.warned.add(key);
-		void vscode.window.showWarningMessage(vscode.l10n.t('The agent is running ({0}) and may be editing {1} too. Your save went ahead; if the agent changes the file, VS Code will ask you to compare.', runId, document.uri.path.slice(1)));
+		void showWarning(vscode.l10n.t('The agent is running ({0}) and may be editing {1} too. Your save went ahead; if the agent changes the file, VS Code will ask you to compare.', runId, document.uri.path.slice(1)));
 	}
 
 	// ------------------------------------------------------------------ large files
@@ -161,7 +166,7 @@ class WorkspaceFeature extends Disposable {
 		this.asked.set(uri.toString(), Date.now());
 		const open = vscode.l10n.t('Open Anyway');
 		const answer = await vscode.window.showWarningMessage(
-			vscode.l10n.t('{0} is {1} MB. Opening it downloads the whole file from the agent workspace.', path, (size / (1024 * 1024)).toFixed(1)),
+			vscode.l10n.t('{0} is {1} MB. Opening it downloads the whole file from the agent workspace.', notificationText(path), (size / (1024 * 1024)).toFixed(1)),
 			{ modal: true, detail: vscode.l10n.t('The limit is set by cloudAgents.workspace.largeFileWarningMb.') },
 			open,
 		);
@@ -203,11 +208,11 @@ class WorkspaceFeature extends Disposable {
 		if (mode === undefined) {
 			const add = vscode.l10n.t('Add to Workspace');
 			const newWindow = vscode.l10n.t('Open in New Window');
-			const answer = await vscode.window.showInformationMessage(vscode.l10n.t('Open the workspace of "{0}"', name), { modal: true }, add, newWindow);
+			const answer = await vscode.window.showInformationMessage(notificationText(vscode.l10n.t('Open the workspace of "{0}"', singleLine(name))), { modal: true }, add, newWindow);
 			mode = answer === add ? 'add' : answer === newWindow ? 'newWindow' : undefined;
 		}
 		if (mode === 'add') {
-			const ok = vscode.workspace.updateWorkspaceFolders(folders.length, 0, { uri, name: vscode.l10n.t('Agent: {0}', name) });
+			const ok = vscode.workspace.updateWorkspaceFolders(folders.length, 0, { uri, name: vscode.l10n.t('Agent: {0}', singleLine(name)) });
 			if (!ok) {
 				throw new Error(vscode.l10n.t('VS Code refused to add the workspace folder of "{0}".', name));
 			}
@@ -222,7 +227,7 @@ class WorkspaceFeature extends Disposable {
 		const items = (async (): Promise<Array<vscode.QuickPickItem & { agent: Agent }>> => {
 			const out: Array<vscode.QuickPickItem & { agent: Agent }> = [];
 			for await (const agent of client.iterateAgents({ limit: 100 })) {
-				out.push({ label: agent.name, description: agent.status, detail: agent.id, agent });
+				out.push(pickItem({ label: agent.name, description: agent.status, detail: agent.id }, { agent }));
 			}
 			return out;
 		})();
@@ -266,13 +271,11 @@ class WorkspaceFeature extends Disposable {
 		// At most the documented maximum of matches is shown; unusable paths and positions are dropped.
 		const usable = (Array.isArray(result.matches) ? result.matches : []).slice(0, LIMITS.searchMaxResults.max).map(usableMatch).filter((m) => m !== undefined);
 		const truncated = result.truncated || (Array.isArray(result.matches) && result.matches.length > LIMITS.searchMaxResults.max);
-		const matches = usable.map((m, index) => ({
+		const matches = usable.map((m, index) => pickItem({
 			label: `${m.path}:${m.line}`,
 			description: vscode.l10n.t('column {0}', m.column),
-			detail: m.preview.trim().slice(0, SAFETY.descriptionMaxChars),
-			index,
-			match: m,
-		}));
+			detail: m.preview.trim(),
+		}, { index, match: m }));
 		let chosen: (typeof matches)[number] | undefined;
 		if (arg.pick !== undefined) {
 			chosen = matches[arg.pick];
@@ -281,7 +284,7 @@ class WorkspaceFeature extends Disposable {
 			}
 		} else {
 			if (matches.length === 0) {
-				void vscode.window.showInformationMessage(vscode.l10n.t('No matches for "{0}" in the agent workspace.', query));
+				void showInfo(vscode.l10n.t('No matches for "{0}" in the agent workspace.', query));
 				return undefined;
 			}
 			chosen = await vscode.window.showQuickPick(matches, {
