@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { Agent, Page } from '../api';
+import { ListingStoppedError, PageChain, SAFETY } from '../api';
+import { plainText, singleLine } from '../util/text';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import { describeError, isAuthFailure } from '../util/errors';
 import { safeTreeItem } from './format';
@@ -38,6 +40,8 @@ export class LoadMoreNode extends vscode.TreeItem {
 export interface Loaded<T> {
 	items: T[];
 	more: boolean;
+	/** Why the listing ended early (the server's paging went wrong): shown as a row after the items kept. */
+	notice?: string;
 }
 
 /** What a list needs from its host: sign-in state, 401 reporting and where to log. */
@@ -71,6 +75,8 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 	protected items: T[] = [];
 	/** Whether the service has more records than `items`. */
 	protected more = false;
+	/** Why the listing ended early, shown as a last row (see Loaded.notice). */
+	private notice: string | undefined;
 	/** How many pages the user asked for (1 + "Load more…" clicks). */
 	protected pages = 1;
 	private loaded = false;
@@ -157,9 +163,12 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 		if (this.error !== undefined) {
 			return this.errorRows(this.error);
 		}
-		const rows = this.items.map((item) => this.toNode(item));
+		const rows: vscode.TreeItem[] = this.items.map((item) => this.toNode(item));
 		if (this.more && this.commands.loadMore) {
 			rows.push(new LoadMoreNode(this.key, this.commands.loadMore));
+		}
+		if (this.notice !== undefined) {
+			rows.push(new MessageNode(`${this.key}/notice`, singleLine(this.notice, SAFETY.labelMaxChars), { icon: new vscode.ThemeIcon('warning'), tooltip: plainText(this.notice), contextValue: 'notice' }));
 		}
 		this.schedule();
 		return rows;
@@ -205,6 +214,7 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 		this.generation++;
 		this.items = [];
 		this.more = false;
+		this.notice = undefined;
 		this.pages = 1;
 		this.loaded = false;
 		this.error = undefined;
@@ -247,6 +257,7 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 					return true;
 				});
 				this.more = result.more;
+				this.notice = result.notice;
 				this.loaded = true;
 				this.error = undefined;
 				const signature = this.signature(this.items);
@@ -337,6 +348,8 @@ export interface PageRequest {
  */
 export abstract class CursorListTreeProvider<T> extends ListTreeProvider<T> {
 	private cursor: string | undefined;
+	/** The cursor chain of the pages shown: a repeated cursor or page, or endless pages, end it (src/api PageChain). */
+	private chain = new PageChain();
 
 	/** One page of the listing. */
 	protected abstract listPage(request: PageRequest): Promise<Page<T>>;
@@ -344,26 +357,54 @@ export abstract class CursorListTreeProvider<T> extends ListTreeProvider<T> {
 	protected override async fetch(pages: number, signal: AbortSignal): Promise<Loaded<T>> {
 		const items: T[] = [];
 		let cursor: string | undefined;
+		this.chain = new PageChain();
 		for (let i = 0; i < pages; i++) {
-			const page = await this.listPage({ cursor, limit: pageSize(), signal });
-			items.push(...page.items);
-			cursor = page.nextCursor;
+			const step = await this.step(cursor, signal);
+			items.push(...step.items);
+			cursor = step.next;
 			if (!cursor) {
-				break;
+				this.cursor = undefined;
+				return { items, more: false, notice: step.notice };
 			}
 		}
 		this.cursor = cursor;
-		return { items, more: cursor !== undefined };
+		return { items, more: true };
 	}
 
 	protected override async fetchMore(signal: AbortSignal): Promise<Loaded<T>> {
-		const page = await this.listPage({ cursor: this.cursor, limit: pageSize(), signal });
-		this.cursor = page.nextCursor;
-		return { items: page.items, more: page.nextCursor !== undefined };
+		const step = await this.step(this.cursor, signal);
+		this.cursor = step.next;
+		return { items: step.items, more: step.next !== undefined, notice: step.notice };
+	}
+
+	/**
+	 * One page through the chain. When the server's paging goes wrong (it ignores the cursor,
+	 * repeats a cursor or a page, or never ends) the items loaded so far stay, "Load more…" goes
+	 * away and a row says why: never an endless "Load more".
+	 */
+	private async step(cursor: string | undefined, signal: AbortSignal): Promise<{ items: T[]; next: string | undefined; notice?: string }> {
+		let page: Page<T>;
+		try {
+			page = await this.listPage({ cursor, limit: pageSize(), signal });
+		} catch (err) {
+			if (err instanceof ListingStoppedError) {
+				return { items: [], next: undefined, notice: err.message };
+			}
+			throw err;
+		}
+		try {
+			return { items: page.items, next: this.chain.accept(page, cursor) };
+		} catch (err) {
+			if (err instanceof ListingStoppedError) {
+				return { items: err.reason === 'repeated_page' ? [] : page.items, next: undefined, notice: err.message };
+			}
+			throw err;
+		}
 	}
 
 	override reset(): void {
 		this.cursor = undefined;
+		this.chain = new PageChain();
 		super.reset();
 	}
 }
