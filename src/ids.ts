@@ -77,5 +77,16 @@ export const FS_SCHEME = 'cloud-agent';
 /** URI scheme of the read-only documents that show server records (run results, runtime details, text artifacts). */
 export const RECORD_SCHEME = 'cloud-agents-record';
 
+/**
+ * Schemes of documents a prompt may be taken from ("Send Prompt…" with an editor active): files,
+ * untitled documents, remote files and our own; never an output channel, a log or settings.
+ */
+export const PROMPT_SOURCE_SCHEMES: ReadonlySet<string> = new Set(['file', 'untitled', 'vscode-remote', FS_SCHEME, RECORD_SCHEME]);
+
+/** True when a document of this URI scheme may be the source of a prompt. */
+export function isPromptSource(scheme: string): boolean {
+	return PROMPT_SOURCE_SCHEMES.has(scheme);
+}
+
 /** The extension's id in the marketplace sense: `<publisher>.<name>` from package.json. */
 export const EXTENSION_ID = 'cloud-agents.cloud-agents-vscode';

@@ -4,6 +4,7 @@ import type { Agent, PromptImage, Run } from '../api';
 import { AgentNode } from '../views';
 import { promptProblem } from './agents';
 import type { CommandLogger } from './registry';
+import { isPromptSource } from '../ids';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
 import { displayName, followRun, isAutomation, isStatus, pickAgent, rememberAgent, showModalWarning, showWarning, toAbortSignal, validationMessage } from './support';
@@ -108,7 +109,9 @@ export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run |
 }
 
 async function askPrompt(agent: Agent): Promise<string | undefined> {
-	const editor = vscode.window.activeTextEditor;
+	// Only real text documents: the Output panel and logs are text editors too, but never a prompt.
+	const active = vscode.window.activeTextEditor;
+	const editor = active && isPromptSource(active.document.uri.scheme) ? active : undefined;
 	interface SourcePick extends vscode.QuickPickItem {
 		source: 'type' | 'selection' | 'editor';
 	}

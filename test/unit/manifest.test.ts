@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, VIEW_CONTAINER_ID, VIEW_IDS, EXTENSION_ID, CONFIG } from '../../src/ids';
+import { COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, VIEW_CONTAINER_ID, VIEW_IDS, EXTENSION_ID, CONFIG, isPromptSource } from '../../src/ids';
 
 interface Manifest {
 	name: string;
@@ -66,5 +66,16 @@ suite('package.json manifest', () => {
 		assert.ok(`${CONFIG.section}.${CONFIG.apiUrl}` in manifest.contributes.configuration.properties);
 		assert.equal(`${manifest.publisher}.${manifest.name}`, EXTENSION_ID);
 		assert.equal(manifest.main, './dist/extension.js');
+	});
+});
+
+suite('prompt sources', () => {
+	test('only real text documents may be the source of a prompt, never the Output panel or logs', () => {
+		for (const scheme of ['file', 'untitled', 'vscode-remote', 'cloud-agent', 'cloud-agents-record']) {
+			assert.ok(isPromptSource(scheme), scheme);
+		}
+		for (const scheme of ['output', 'vscode-log', 'vscode-userdata', 'vscode-settings', 'git', 'debug', 'walkThrough']) {
+			assert.ok(!isPromptSource(scheme), scheme);
+		}
 	});
 });
