@@ -75,7 +75,12 @@ export class WorkspaceInterfaceError extends ApiError {
 
 /** True when `err` is an ApiError with status 401 (the one auth-failure check every layer uses). */
 export function isAuthFailure(err: unknown): err is ApiError {
-	return err instanceof ApiError && err.isAuthFailure;
+	if (err instanceof ApiError) {
+		return err.isAuthFailure;
+	}
+	// An ApiError from another bundle (a test runner, another copy of the client) counts too.
+	const e = err as { name?: unknown; status?: unknown } | undefined;
+	return e?.name === 'ApiError' && e.status === 401;
 }
 
 /**

@@ -300,8 +300,8 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 	private onMessage(msg: EventSourceMessage): void {
 		this.lastActivity = Date.now();
 		this.pendingIds.push(msg.id);
-		this.pendingTypes.push(msg.event);
-		this.pendingData.push(msg.data);
+		this.pendingTypes.push(msg.event === undefined ? undefined : this.p.transport.redactTokens(msg.event));
+		this.pendingData.push(this.p.transport.redactTokens(msg.data));
 		if (msg.event === 'error') {
 			this.pendingError = true;
 		}

@@ -122,9 +122,7 @@ export class Session extends Disposable {
 	 * Returns true when the error was a 401 and was handled here (callers then show nothing else).
 	 */
 	reportError(err: unknown): boolean {
-		// Duck-typed as well: an ApiError from another bundle (a test, another copy of the client) counts.
-		const e = err as { name?: unknown; status?: unknown } | undefined;
-		if (!isAuthFailure(err) && !(e?.name === 'ApiError' && e.status === 401)) {
+		if (!isAuthFailure(err)) {
 			return false;
 		}
 		this.handleUnauthorized();

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, isAbortError } from '../api';
+import { SAFETY, isAbortError, isAuthFailure } from '../api';
 import { notificationText, singleLine } from './text';
 
 /** Where failures are written; `vscode.LogOutputChannel` satisfies it. */
@@ -13,14 +13,8 @@ export interface ErrorLogger {
  */
 export type UnauthorizedHandler = (err: unknown) => boolean;
 
-/** True for a 401 (token missing, malformed or rejected), also for an ApiError from another bundle. */
-export function isAuthFailure(err: unknown): boolean {
-	if (err instanceof ApiError) {
-		return err.isAuthFailure;
-	}
-	const e = err as { name?: unknown; status?: unknown } | undefined;
-	return e?.name === 'ApiError' && e.status === 401;
-}
+/** True for a 401 (token missing, malformed or rejected), also for an ApiError from another bundle: the client's one check. */
+export { isAuthFailure };
 
 /** What an error says about its request id: none, one that can be shown and copied, or an implausible one. */
 export type RequestIdInfo = { kind: 'none' } | { kind: 'plausible'; id: string } | { kind: 'implausible' };

@@ -111,6 +111,31 @@ suite('hostile server: the API boundary', function () {
 			}
 		});
 
+		test('echoed in success bodies and events: no record, id or event text carries it (nothing to copy or show)', async () => {
+			const c = await scenario({
+				description: 'echoes the token in records and events',
+				routes: {
+					'GET /v2/agents': (req, res) => json(res, 200, { agents: [agent({ id: `${AGENT_ID}x`, name: `token is ${req.token}`, latest_reply: { run_id: RUN_ID, text: `${req.token}` } })] }),
+					'GET /v2/agents/*/runs/*/events': (req, res) => {
+						const write = sseStart(res);
+						write(`id: 0\nevent: log\ndata: ${JSON.stringify({ seq: 0, type: 'log', data: { text: `echo ${req.token}` } })}\n\n`);
+						write(`id: 1\nevent: ${req.token}\ndata: ${JSON.stringify({ seq: 1, type: 'run.completed', data: { status: 'succeeded', result: req.token } })}\n\n`);
+						res.end();
+					},
+				},
+			});
+			const page = await c.listAgents();
+			assert.equal(page.items.length, 1);
+			assert.ok(!JSON.stringify(page.items).includes(TOKEN), JSON.stringify(page.items));
+			assert.match(String(page.items[0]?.name), /<redacted>/);
+			const events = [];
+			for await (const ev of c.streamRunEvents(AGENT_ID, RUN_ID)) {
+				events.push(ev);
+			}
+			assert.equal(events.length, 2);
+			assert.ok(!JSON.stringify(events).includes(TOKEN), JSON.stringify(events));
+		});
+
 		test('an implausible request id (too long, odd characters) is not kept raw', async () => {
 			for (const rid of ['x'.repeat(500), '<script>', 'id with spaces', '[copy](command:evil)']) {
 				const c = await scenario({ description: 'odd request id', routes: { 'GET /v2/agents/*': (_q, res) => errorEnvelope(res, 404, 'not_found', 'gone', rid) } });
