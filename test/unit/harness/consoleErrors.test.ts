@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 type Source = 'console' | 'pageerror' | 'exthost' | 'ourlog';
 interface Entry { source: Source; text: string; url?: string }
 interface Expected { re: RegExp; why: string; seen?: number }
-interface Phase { strict: boolean; expected?: Expected[] }
+interface Phase { name?: string; strict: boolean; expected?: Expected[] }
 interface Verdict { verdict: string; why: string; fails: boolean }
 interface Judged extends Verdict { phase: string; source: Source; text: string }
 interface Check {
@@ -23,6 +23,7 @@ interface Check {
 interface Result { state: string; notes: string[]; error?: { message: string } }
 interface ConsoleErrorsModule {
 	classify(entry: Entry, phase: Phase): Verdict;
+	PENDING: { re: RegExp; phase?: RegExp; cause: string }[];
 	ourMarker(text: string, url?: string): string | undefined;
 	parseLogEntries(content: string): { time: number; level: string; text: string }[];
 	ConsoleErrorCheck: new (options: { userDataDir: string }) => Check;
@@ -110,6 +111,9 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			const text = '%c  ERR color: #f33 [text file model] handleSaveError(1) - exit - resulted in a save error: Error: Unable to write file \'cloud-agent://a1.main/x/shared.md\' (Error: File Modified Since) cloud-agent://a1.main/x/shared.md';
 			assert.equal(m.classify({ source: 'console', text }, IN_HOST).verdict, 'reported');
 			assert.equal(m.classify({ source: 'console', text }, UI).fails, true);
+			const shown = 'Failed to save \'flaky.md\': Unable to write file \'cloud-agent://a1.main/x/flaky.md\' (Unavailable (FileSystemError): injected fault: 503 for PUT /v2/agents/{agent_id}/workspace/files)';
+			assert.equal(m.classify({ source: 'console', text: shown }, IN_HOST).verdict, 'reported');
+			assert.equal(m.classify({ source: 'console', text: shown }, UI).fails, true);
 		});
 
 		test('an error notification (no source in the console) fails in the UI tests only', () => {
@@ -154,6 +158,18 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			assert.equal(phase.expected?.[0]?.seen, 1);
 			assert.equal(m.classify({ source: 'console', text: 'cloudAgents.x failed: other' }, phase).fails, true, 'only what was declared');
 		});
+	});
+
+	test('a PENDING-FIX entry lets its exact message through only in the phases it names', () => {
+		m.PENDING.push({ re: /^Cannot read properties of undefined \(reading 'id'\)$/, phase: /^UI a$/, cause: 'test entry' });
+		try {
+			const entry: Entry = { source: 'console', text: 'Cannot read properties of undefined (reading \'id\')' };
+			assert.equal(m.classify(entry, { name: 'UI a', strict: true }).verdict, 'pending');
+			assert.equal(m.classify(entry, { name: 'UI b', strict: true }).fails, true);
+			assert.equal(m.classify({ source: 'console', text: `${entry.text} at x` }, { name: 'UI a', strict: true }).fails, true, 'the exact message only');
+		} finally {
+			m.PENDING.pop();
+		}
 	});
 
 	test('parseLogEntries keeps a stack with its entry and reads the local timestamp', () => {
