@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
 import type { UiTest } from './support/workbench';
 
 const FAULTS = '/_emulator/faults';
@@ -25,6 +26,10 @@ const uiTest: UiTest = {
 	async run({ workbench, emulatorUrl, note, expectConsoleError }) {
 		expectConsoleError(/cloudAgents\.agents\.openWorkspace failed:[^]*injected fault: 400 for GET \/v2\/agents/, 'our log channel records the failed command');
 		expectConsoleError(/^injected fault: 400 for GET \/v2\/agents/, 'the error notification our command shows');
+		// Opening the view activates the extension (also when this test runs alone, --grep): signed
+		// in with the dev token, the Agents view lists agents and the palette offers the command.
+		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+		await workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 30_000 });
 		await emulator(emulatorUrl, 'PUT', { rules: [{ method: 'GET', route: '/v2/agents', status: 400 }] });
 		try {
 			await workbench.runCommand('Cloud Agents: Open Agent Workspace');
