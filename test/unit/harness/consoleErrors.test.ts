@@ -122,6 +122,15 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			assert.equal(m.classify({ source: 'console', text }, IN_HOST).fails, false);
 			assert.equal(m.classify({ source: 'pageerror', text: 'TypeError: e is undefined' }, UI).fails, true, 'an uncaught page error naming no one');
 		});
+
+		test('an error the workbench logs (an unhandled rejection naming no one) fails in the in-host suites too', () => {
+			// Seen when a picker's items promise rejected: the workbench got our ApiError without its message.
+			const text = '%c  ERR color: #f33 An unknown error occurred. Please consult the log for more details.';
+			assert.equal(m.classify({ source: 'console', text }, IN_HOST).fails, true);
+			assert.equal(m.classify({ source: 'pageerror', text: 'TypeError: e is undefined' }, IN_HOST).fails, true);
+			const githubNoise = '%c  ERR color: #f33 Error: Timed out waiting for authentication provider \'github\' to register.';
+			assert.equal(m.classify({ source: 'console', text: githubNoise }, IN_HOST).verdict, 'noise');
+		});
 	});
 
 	suite('what is not ours', () => {
