@@ -18,6 +18,7 @@ import {
 	installExtension, log, startCodeServer, startEmulator, waitForHttp, writeUserSettings,
 } from './lib/harness.mjs';
 import { buildRunnerExtension, buildUiTests, packageFolder } from './lib/bundle-tests.mjs';
+import { ConsoleErrorCheck, consoleCheckResult } from './lib/consoleErrors.mjs';
 
 const args = process.argv.slice(2);
 const grepIndex = args.indexOf('--grep');
@@ -91,6 +92,14 @@ function printResults(heading, results) {
 }
 printResults.failures = 0;
 
+/** Judges the errors collected over the run (scripts/lib/consoleErrors.mjs); returns a result row. */
+async function checkConsoleErrors(check) {
+	check.phase('after the UI tests', { strict: true });
+	// The extension host writes its log files asynchronously: give the last lines time to land.
+	await new Promise((r) => setTimeout(r, 1500));
+	return consoleCheckResult(check, join(LOGS, 'console-errors.log'));
+}
+
 async function main() {
 	const started = Date.now();
 	const cs = await ensureCodeServer();
@@ -160,6 +169,10 @@ async function main() {
 	const consoleLog = [];
 	page.on('console', (m) => consoleLog.push(`[${m.type()}] ${m.text()}`));
 	page.on('pageerror', (e) => consoleLog.push(`[pageerror] ${e.message}`));
+	// Zero console errors from our extension: collected for the whole run, judged at the end.
+	const consoleCheck = new ConsoleErrorCheck({ userDataDir: ud });
+	consoleCheck.attach(page);
+	consoleCheck.phase('in-host suites', { strict: false });
 	await page.goto(workbenchUrl);
 	log('workbench loading; waiting for the in-host report');
 
@@ -181,11 +194,12 @@ async function main() {
 			const t0 = Date.now();
 			const notes = [];
 			const note = (line) => { notes.push(String(line)); };
+			const expectConsoleError = consoleCheck.phase(`UI ${t.name}`, { strict: true });
 			try {
 				const workbench = new Workbench(page, SCREENSHOTS);
 				await workbench.ready();
 				await workbench.dismissDialogs();
-				await uiTest.run({ page, workbench, emulatorUrl, devToken: DEV_TOKEN, screenshotDir: SCREENSHOTS, note });
+				await uiTest.run({ page, workbench, emulatorUrl, devToken: DEV_TOKEN, screenshotDir: SCREENSHOTS, note, expectConsoleError });
 				uiResults.push({ titlePath: [t.name, uiTest.title], state: 'passed', durationMs: Date.now() - t0, notes });
 			} catch (err) {
 				await page.screenshot({ path: join(SCREENSHOTS, `FAILED-${t.name}.png`) }).catch(() => {});
@@ -194,6 +208,7 @@ async function main() {
 		}
 	}
 	writeFileSync(join(LOGS, 'browser-console.log'), consoleLog.join('\n'));
+	uiResults.push(await checkConsoleErrors(consoleCheck));
 
 	if (keep) {
 		console.log(`\n--keep: workbench at ${workbenchUrl} ; press Ctrl-C to stop`);
@@ -202,7 +217,7 @@ async function main() {
 
 	const h = report.host;
 	printResults(`In the extension host: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), Node ${h.node}`, report.tests);
-	if (uiTests.length > 0) { printResults('UI (Playwright + Chromium)', uiResults); }
+	if (uiResults.length > 0) { printResults('UI (Playwright + Chromium)', uiResults); }
 
 	const all = [...report.tests, ...uiResults];
 	const passes = all.filter((r) => r.state === 'passed').length;

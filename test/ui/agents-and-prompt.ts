@@ -76,8 +76,12 @@ const uiTest: UiTest = {
 		// Following the run shows its events in the Output panel.
 		const output = page.locator('.part.panel .monaco-editor .view-lines').first();
 		await output.waitFor({ state: 'visible', timeout: 20_000 });
+		// Wait for THIS run's channel: the panel may first show the channel of a run an in-host suite
+		// followed, which has run.completed too (seen: the test then read that run's events).
+		const short = prompt.replace(/\[\[[^\]]*\]\]/g, '').trim();
 		await page.waitForFunction(
-			"/run\\.completed/.test(document.querySelector('.part.panel .monaco-editor .view-lines')?.textContent ?? '')",
+			`((t) => t.includes(${JSON.stringify(`Looking into: ${short}`)}) && /run\\.completed/.test(t))` +
+				"((document.querySelector('.part.panel .monaco-editor .view-lines')?.textContent ?? '').replace(/\\u00a0/g, ' '))",
 			undefined,
 			{ timeout: 30_000 },
 		);

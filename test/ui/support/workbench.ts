@@ -16,6 +16,11 @@ export interface UiContext {
 	screenshotDir: string;
 	/** Adds a line the driver prints under the test's result (what the test saw). */
 	note: (line: string) => void;
+	/**
+	 * Declares an error this test provokes on purpose, so the run's console-error check
+	 * (scripts/lib/consoleErrors.mjs) lets it through; the check fails if it never sees it.
+	 */
+	expectConsoleError: (pattern: RegExp, why: string) => void;
 }
 
 /** A UI test file's default export. */
