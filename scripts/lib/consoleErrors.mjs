@@ -59,19 +59,7 @@ export const NOT_OURS = [
  * in the phases whose names match. Remove an entry with its fix.
  */
 export const PENDING = [
-	// PENDING-FIX: src/commands/workspace.ts pickAgent (line ~206, behind "Open Agent Workspace")
-	// hands showQuickPick an items promise that rejects when the agent listing fails. The extension
-	// host forwards the rejection to the workbench ($setError) as a plain object (our ApiError's
-	// enumerable fields, no message); the workbench's quick input leaves it unhandled and its
-	// unhandledrejection handler logs this line, on top of the error notification our command shows.
-	// Verified: with a busy createQuickPick that is disposed when the listing fails (the error then
-	// reaches the command's handler only) the line is gone. Same pattern, same fix: support.ts
-	// pickAgent and pickRun, artifacts.ts and runtimes.ts pickers.
-	{
-		re: /^%c\s+ERR color: #f33 An unknown error occurred\. Please consult the log for more details\.$/,
-		phase: /^UI console-errors-caught$/,
-		cause: 'showQuickPick given an items promise that rejects (src/commands/workspace.ts pickAgent)',
-	},
+	// None today. (Fixed: quick picks fed a rejecting items promise — src/commands/support.ts pickWhenLoaded.)
 ];
 
 /** The marker an entry's text (and source URL) matches, or undefined. */

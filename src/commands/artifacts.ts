@@ -10,7 +10,7 @@ import { recordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { argString, displayName, isAutomation, isStatus, pickItem, pickRun, resolveAgent, showWarning } from './support';
+import { argString, displayName, isAutomation, isStatus, pickItem, pickRun, pickWhenLoaded, resolveAgent, showWarning } from './support';
 import { iconSafe, notificationText, singleLine } from '../util/text';
 import { resolveInsidePosix, safeFileName } from '../util/localName';
 
@@ -118,7 +118,7 @@ async function resolveArtifact(deps: FeatureDeps, arg: unknown, title: string): 
 		description: joinParts(formatBytes(artifact.size), relativeTime(artifact.created_at)),
 		detail: artifact.id,
 	}, { artifact })));
-	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick an artifact of {0}', displayName(agent.name)) });
+	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick an artifact of {0}', displayName(agent.name)) });
 	return pick ? { agentId: agent.id, artifact: pick.artifact } : undefined;
 }
 

@@ -8,7 +8,7 @@ import { recordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { argString, displayName, isAutomation, isStatus, pickItem, showInfo, showWarning } from './support';
+import { argString, displayName, isAutomation, isStatus, pickItem, pickWhenLoaded, showInfo, showWarning } from './support';
 
 interface RuntimePick extends vscode.QuickPickItem {
 	runtime: Runtime;
@@ -34,7 +34,7 @@ async function pickRuntime(deps: FeatureDeps, title: string, filter: (r: Runtime
 		}
 		return out;
 	})();
-	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick a runtime'), matchOnDetail: true });
+	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick a runtime'), matchOnDetail: true });
 	return pick?.runtime;
 }
 

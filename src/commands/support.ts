@@ -35,6 +35,42 @@ export function pickItem<T extends object>(text: { label: string | undefined; de
 	};
 }
 
+/** Options of `pickWhenLoaded`. */
+export interface PickOptions {
+	title?: string;
+	placeHolder?: string;
+	matchOnDetail?: boolean;
+}
+
+/**
+ * A quick pick over items that are still loading: shown at once as busy, filled when they arrive.
+ * A load that fails closes the pick and rejects here, so the command shows the error once (a
+ * rejecting items promise handed to `showQuickPick` would also reach the workbench as an unhandled
+ * "unknown error"). Resolves with the accepted item, or undefined when dismissed.
+ */
+export async function pickWhenLoaded<T extends vscode.QuickPickItem>(loading: Promise<T[]>, options: PickOptions = {}): Promise<T | undefined> {
+	const pick = vscode.window.createQuickPick<T>();
+	pick.title = options.title;
+	pick.placeholder = options.placeHolder;
+	pick.matchOnDetail = options.matchOnDetail ?? false;
+	pick.busy = true;
+	pick.enabled = false;
+	try {
+		const chosen = new Promise<T | undefined>((resolve) => {
+			pick.onDidAccept(() => resolve(pick.selectedItems[0]));
+			pick.onDidHide(() => resolve(undefined));
+		});
+		pick.show();
+		const items = await loading;
+		pick.items = items;
+		pick.busy = false;
+		pick.enabled = true;
+		return await chosen;
+	} finally {
+		pick.dispose();
+	}
+}
+
 /** A server name (agent, runtime, run) for a quick-pick title or placeholder: one line, cut, icons shown as typed. */
 export function displayName(name: string | undefined, fallback = ''): string {
 	return iconSafe(name || fallback, SAFETY.labelMaxChars);
@@ -104,7 +140,7 @@ export async function pickAgent(deps: FeatureDeps, title: string): Promise<Agent
 			detail: agent.id,
 		}, { agent }));
 	});
-	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick an agent'), matchOnDetail: true });
+	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick an agent'), matchOnDetail: true });
 	return pick?.agent;
 }
 
@@ -137,7 +173,7 @@ export async function pickRun(deps: FeatureDeps, agent: Agent, title: string, fi
 		description: joinParts(run.status, relativeTime(run.created_at)),
 		detail: run.id,
 	}, { run })));
-	const pick = await vscode.window.showQuickPick(loading, { title, placeHolder: vscode.l10n.t('Pick a run of {0}', displayName(agent.name, agent.id)), matchOnDetail: true });
+	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick a run of {0}', displayName(agent.name, agent.id)), matchOnDetail: true });
 	return pick?.run;
 }
 

@@ -14,7 +14,7 @@ import { FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import type { UnauthorizedHandler } from '../util/errors';
 import { type CommandLogger, registerCommand } from './registry';
-import { pickItem, showInfo, showWarning } from './support';
+import { pickItem, pickWhenLoaded, showInfo, showWarning } from './support';
 import { notificationText, singleLine } from '../util/text';
 
 /** One event of a followed run (what `RunFollower.onDidReceiveEvent` fires). */
@@ -231,7 +231,7 @@ class WorkspaceFeature extends Disposable {
 			}
 			return out;
 		})();
-		const picked = await vscode.window.showQuickPick(items, { placeHolder, matchOnDetail: true });
+		const picked = await pickWhenLoaded(items, { placeHolder, matchOnDetail: true });
 		return picked?.agent;
 	}
 
