@@ -1,14 +1,21 @@
 // Integration tests inside a real VS Code (code-server) extension host, then Playwright UI tests
-// against the same workbench. Usage: npm run test:integration [-- --grep TEXT] [-- --keep]
+// against the same workbench, once per emulator profile.
+// Usage: npm run test:integration [-- --grep TEXT] [-- --keep] [-- --profiles standard,variant] [-- --variant-all]
 //
 //  1. installs what is missing into the cache outside the clone (Node 24, code-server, and as root
 //     Debian's chromium + libkrb5-dev): see scripts/lib/harness.mjs;
 //  2. builds the extension .vsix and the test-runner extension (mocha + test/integration/suite/**);
-//  3. starts the emulator, code-server (with CLOUD_AGENTS_TEST_REPORT in its environment) and
-//     Chromium on loopback ports; the runner extension runs the suites on startup and writes a report;
-//  4. runs every test/ui/*.ts against the open workbench; screenshots go to test-results/screenshots/;
-//  5. stops every process it started (also on failure and Ctrl-C), prints a summary, exits non-zero
-//     on any failure.
+//  3. per profile (default `standard,variant`; --profiles or CLOUD_AGENTS_TEST_PROFILES): starts the
+//     emulator in that profile, code-server (CLOUD_AGENTS_TEST_REPORT, CLOUD_AGENTS_EMULATOR_URL and
+//     CLOUD_AGENTS_EMULATOR_PROFILE in its environment, cloudAgents.apiUrl in its own user settings)
+//     and a fresh browser context on loopback ports; the runner extension runs the suites on startup
+//     and writes a report. The standard pass runs every test; a variant pass only the tests whose
+//     title contains "[variant]" (--variant-all: every test, to find candidates for the tag), and is
+//     skipped when the standard pass selected no tagged test. One code-server runs at a time;
+//  4. runs the test/ui/*.ts selected for the pass against its workbench; screenshots go to
+//     test-results/screenshots/ (FAILED-<profile>-<test>.png for a variant pass);
+//  5. stops every process it started (also on failure and Ctrl-C), prints every pass and ONE
+//     closing "N passed, N failed" line over all of them, exits non-zero on any failure.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -9,7 +9,9 @@ export const DEV_TOKEN = 'ca_dev_0123456789abcdef';
  * The profiles the client's emulator-backed suites run against: `standard` (the choices the
  * extension was written against) and `variant` (another reasonable choice at every "not shown"
  * point, docs/contract-choices.md "Profiles"). `CLOUD_AGENTS_TEST_PROFILES=standard` (a comma list)
- * narrows a local run; an unknown name fails loudly rather than running nothing.
+ * narrows a local run; an unknown name fails loudly rather than running nothing. The emulator's own
+ * tests (test/unit/emulator/) stay on `standard`: they validate answers against spec/openapi.yaml,
+ * which encodes the standard choices (variant.test.ts checks the variant itself).
  */
 export const CLIENT_PROFILES: readonly ProfileName[] = profilesFromEnv(process.env.CLOUD_AGENTS_TEST_PROFILES);
 
