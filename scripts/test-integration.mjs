@@ -1,14 +1,21 @@
 // Integration tests inside a real VS Code (code-server) extension host, then Playwright UI tests
-// against the same workbench. Usage: npm run test:integration [-- --grep TEXT] [-- --keep]
+// against the same workbench, once per emulator profile.
+// Usage: npm run test:integration [-- --grep TEXT] [-- --keep] [-- --profiles standard,variant] [-- --variant-all]
 //
 //  1. installs what is missing into the cache outside the clone (Node 24, code-server, and as root
 //     Debian's chromium + libkrb5-dev): see scripts/lib/harness.mjs;
 //  2. builds the extension .vsix and the test-runner extension (mocha + test/integration/suite/**);
-//  3. starts the emulator, code-server (with CLOUD_AGENTS_TEST_REPORT in its environment) and
-//     Chromium on loopback ports; the runner extension runs the suites on startup and writes a report;
-//  4. runs every test/ui/*.ts against the open workbench; screenshots go to test-results/screenshots/;
-//  5. stops every process it started (also on failure and Ctrl-C), prints a summary, exits non-zero
-//     on any failure.
+//  3. per profile (default `standard,variant`; --profiles or CLOUD_AGENTS_TEST_PROFILES): starts the
+//     emulator in that profile, code-server (CLOUD_AGENTS_TEST_REPORT, CLOUD_AGENTS_EMULATOR_URL and
+//     CLOUD_AGENTS_EMULATOR_PROFILE in its environment, cloudAgents.apiUrl in its own user settings)
+//     and a fresh browser context on loopback ports; the runner extension runs the suites on startup
+//     and writes a report. The standard pass runs every test; a variant pass only the tests whose
+//     title contains "[variant]" (--variant-all: every test, to find candidates for the tag), and is
+//     skipped when the standard pass selected no tagged test. One code-server runs at a time;
+//  4. runs the test/ui/*.ts selected for the pass against its workbench; screenshots go to
+//     test-results/screenshots/ (FAILED-<profile>-<test>.png for a variant pass);
+//  5. stops every process it started (also on failure and Ctrl-C), prints every pass and ONE
+//     closing "N passed, N failed" line over all of them, exits non-zero on any failure.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +31,28 @@ const args = process.argv.slice(2);
 const grepIndex = args.indexOf('--grep');
 const grep = grepIndex >= 0 ? args[grepIndex + 1] : undefined;
 const keep = args.includes('--keep');
+// The emulator profiles to run against, in order (emulator/README.md "Profiles"). The standard pass
+// runs every in-host and UI test (or those --grep selects); a variant pass runs only those whose
+// title (or a suite's) contains VARIANT_TAG, unless --variant-all (to find tests that could be tagged).
+const profilesIndex = args.indexOf('--profiles');
+const PROFILES = (profilesIndex >= 0 ? args[profilesIndex + 1] : process.env.CLOUD_AGENTS_TEST_PROFILES || 'standard,variant')
+	.split(',').map((p) => p.trim()).filter(Boolean);
+for (const p of PROFILES) {
+	if (!['standard', 'variant', 'variant-strict'].includes(p)) { throw new Error(`--profiles: unknown emulator profile ${JSON.stringify(p)}`); }
+}
+const variantAll = args.includes('--variant-all');
+const VARIANT_TAG = '[variant]';
+
+/**
+ * The mocha grep of a variant pass: titles containing VARIANT_TAG and, with --grep, matching it too
+ * (mocha reads the grep as a regular expression, `/source/flags` or a plain source).
+ */
+function variantGrep(userGrep) {
+	const tag = VARIANT_TAG.replace(/[[\]]/g, '\\$&');
+	if (!userGrep) { return tag; }
+	const m = userGrep.match(/^\/(.*)\/([a-z]*)$/);
+	return `/^(?=[\\s\\S]*${tag})(?=[\\s\\S]*(?:${m ? m[1] : userGrep}))/${m ? m[2] : ''}`;
+}
 const REPORT_TIMEOUT_MS = Number(process.env.CLOUD_AGENTS_REPORT_TIMEOUT_MS ?? 600_000);
 
 // One folder per run, so runs in parallel (several people in one checkout) do not collide.
@@ -92,12 +121,115 @@ function printResults(heading, results) {
 }
 printResults.failures = 0;
 
-/** Judges the errors collected over the run (scripts/lib/consoleErrors.mjs); returns a result row. */
-async function checkConsoleErrors(check) {
+/**
+ * One code-server session: an emulator in `profile` (the standard pass may use
+ * CLOUD_AGENTS_EMULATOR_URL instead), code-server with its own user data and workspace under `dir`
+ * (the extensions folder is shared), a fresh browser context on the workbench; resolves once the
+ * in-host report is written.
+ */
+async function startSession({ cs, ext, dir, logs, profile, grep }) {
+	const ud = join(dir, 'user-data');
+	const workspace = join(dir, 'workspace');
+	for (const d of [ud, workspace, logs]) { mkdirSync(d, { recursive: true }); }
+	writeFileSync(join(workspace, 'README.md'), '# Cloud Agents integration test workspace\n');
+	// A multi-root workspace file rather than a bare folder: adding an agent's workspace folder to a
+	// single-folder browser window turns it into an untitled workspace and reloads the page, which
+	// would cut the in-host run short; in a saved workspace it is a plain folder change.
+	const workspaceFile = join(dir, 'integration.code-workspace');
+	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: 'workspace' }] }, null, '\t'));
+
+	const session = { profile, consoleLog: [], children: [] };
+	// CLOUD_AGENTS_EMULATOR_URL points the standard pass at an emulator (or service) that is already running.
+	let emulatorUrl = profile === 'standard' ? process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '') : undefined;
+	if (emulatorUrl) {
+		await waitForHttp(`${emulatorUrl}/healthz`, 10_000);
+	} else {
+		emulatorUrl = await startEmulator(procs, { port: await freePort(), profile, logFile: join(logs, 'emulator.log'), onChild: (c) => session.children.push(c) });
+	}
+	session.emulatorUrl = emulatorUrl;
+	log(`emulator (${profile} profile) on ${emulatorUrl}`);
+	writeUserSettings(ud, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': emulatorUrl });
+
+	const codePort = await freePort();
+	session.reportPath = join(dir, 'report.json');
+	session.codeServer = await startCodeServer(procs, cs, {
+		port: codePort, extensionsDir: ext, userDataDir: ud, folder: workspaceFile, logFile: join(logs, 'code-server.log'),
+		env: {
+			CLOUD_AGENTS_TEST_REPORT: session.reportPath,
+			CLOUD_AGENTS_EMULATOR_URL: emulatorUrl,
+			CLOUD_AGENTS_EMULATOR_PROFILE: profile,
+			CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN,
+			...(grep ? { CLOUD_AGENTS_TEST_GREP: grep } : {}),
+		},
+	});
+	session.children.push(session.codeServer);
+	session.workbenchUrl = `http://127.0.0.1:${codePort}/?workspace=${encodeURIComponent(workspaceFile)}`;
+	log(`code-server on http://127.0.0.1:${codePort}`);
+
+	// A fresh context per session: no storage carried over from another pass.
+	session.context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+	session.page = await session.context.newPage();
+	session.page.on('console', (m) => session.consoleLog.push(`[${m.type()}] ${m.text()}`));
+	session.page.on('pageerror', (e) => session.consoleLog.push(`[pageerror] ${e.message}`));
+	// Zero console errors from our extension: collected for the whole session, judged after its UI tests.
+	session.consoleCheck = new ConsoleErrorCheck({ userDataDir: ud });
+	session.consoleCheck.attach(session.page);
+	session.consoleCheck.phase('in-host suites', { strict: false });
+	await session.page.goto(session.workbenchUrl);
+	log('workbench loading; waiting for the in-host report');
+	try {
+		session.report = await waitForReport(session.reportPath, () => !session.codeServer.exited);
+	} finally {
+		writeFileSync(join(logs, 'browser-console.log'), session.consoleLog.join('\n'));
+	}
+	log(`in-host tests (${profile} profile) done in ${ms(session.report.stats.durationMs)}`);
+	return session;
+}
+
+/** Closes a session's browser context and stops its code-server and emulator (by pid). */
+async function stopSession(session) {
+	await Promise.race([session.context.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
+	for (const child of session.children.reverse()) { await procs.stop(child); }
+}
+
+/** Runs the UI tests whose titles pass `keepTest` against the session's workbench. */
+/** Judges the errors collected over a session (scripts/lib/consoleErrors.mjs); returns a result row. */
+async function checkConsoleErrors(check, logs) {
 	check.phase('after the UI tests', { strict: true });
 	// The extension host writes its log files asynchronously: give the last lines time to land.
 	await new Promise((r) => setTimeout(r, 1500));
-	return consoleCheckResult(check, join(LOGS, 'console-errors.log'));
+	return consoleCheckResult(check, join(logs, 'console-errors.log'));
+}
+
+async function runUiTests(session, uiTests, keepTest) {
+	const uiResults = [];
+	if (session.report.fatal) { return uiResults; }
+	const { Workbench } = await import(pathToFileURL(join(WORK, 'ui', 'support', 'workbench.mjs')).href);
+	const { page } = session;
+	for (const t of uiTests) {
+		const mod = await import(pathToFileURL(t.file).href);
+		const uiTest = mod.default;
+		if (!keepTest(uiTest.title)) { continue; }
+		const t0 = Date.now();
+		const notes = [];
+		const note = (line) => { notes.push(String(line)); };
+		const shot = session.profile === 'standard' ? t.name : `${session.profile}-${t.name}`;
+		const expectConsoleError = session.consoleCheck.phase(`UI ${t.name}`, { strict: true });
+		try {
+			const workbench = new Workbench(page, SCREENSHOTS);
+			await workbench.ready();
+			await workbench.dismissDialogs();
+			await uiTest.run({ page, workbench, emulatorUrl: session.emulatorUrl, emulatorProfile: session.profile, devToken: DEV_TOKEN, screenshotDir: SCREENSHOTS, note, expectConsoleError });
+			uiResults.push({ titlePath: [t.name, uiTest.title], state: 'passed', durationMs: Date.now() - t0, notes });
+		} catch (err) {
+			await page.screenshot({ path: join(SCREENSHOTS, `FAILED-${shot}.png`) }).catch(() => {});
+			uiResults.push({ titlePath: [t.name, uiTest.title], state: 'failed', durationMs: Date.now() - t0, notes, error: { message: err.message, stack: err.stack } });
+		}
+	}
+	const logs = session.profile === 'standard' ? LOGS : join(LOGS, session.profile);
+	writeFileSync(join(logs, 'browser-console.log'), session.consoleLog.join('\n'));
+	uiResults.push(await checkConsoleErrors(session.consoleCheck, logs));
+	return uiResults;
 }
 
 async function main() {
@@ -108,51 +240,19 @@ async function main() {
 
 	rmSync(WORK, { recursive: true, force: true });
 	const ext = join(WORK, 'extensions');
-	const ud = join(WORK, 'user-data');
-	const workspace = join(WORK, 'workspace');
 	// Screenshots of an earlier run (a FAILED-… one especially) would mislead: start empty.
 	rmSync(SCREENSHOTS, { recursive: true, force: true });
-	for (const d of [ext, ud, workspace, LOGS, SCREENSHOTS]) { mkdirSync(d, { recursive: true }); }
-	writeFileSync(join(workspace, 'README.md'), '# Cloud Agents integration test workspace\n');
-	// A multi-root workspace file rather than a bare folder: adding an agent's workspace folder to a
-	// single-folder browser window turns it into an untitled workspace and reloads the page, which
-	// would cut the in-host run short; in a saved workspace it is a plain folder change.
-	const workspaceFile = join(WORK, 'integration.code-workspace');
-	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: 'workspace' }] }, null, '\t'));
+	for (const d of [ext, LOGS, SCREENSHOTS]) { mkdirSync(d, { recursive: true }); }
 
 	log('building the extension .vsix and the test runner');
 	const vsix = buildVsix(join(WORK, 'cloud-agents.vsix'));
 	const suiteFiles = await buildRunnerExtension(join(WORK, 'runner-extension'));
 	const runnerVsix = packageFolder(join(WORK, 'runner-extension'), join(WORK, 'cloud-agents-test-runner.vsix'));
 	const uiTests = await buildUiTests(join(WORK, 'ui'));
-	log(`${suiteFiles.length} in-host suite file(s), ${uiTests.length} UI test(s)`);
-
-	const [emulatorPort, codePort] = [await freePort(), await freePort()];
-	// CLOUD_AGENTS_EMULATOR_URL points the run at an emulator (or service) that is already running.
-	let emulatorUrl = process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '');
-	if (emulatorUrl) {
-		await waitForHttp(`${emulatorUrl}/healthz`, 10_000);
-	} else {
-		emulatorUrl = await startEmulator(procs, { port: emulatorPort, logFile: join(LOGS, 'emulator.log') });
-	}
-	log(`emulator on ${emulatorUrl}`);
-
-	installExtension(cs, ext, ud, vsix);
-	installExtension(cs, ext, ud, runnerVsix);
-	writeUserSettings(ud, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': emulatorUrl });
-
-	const reportPath = join(WORK, 'report.json');
-	const codeServer = await startCodeServer(procs, cs, {
-		port: codePort, extensionsDir: ext, userDataDir: ud, folder: workspaceFile, logFile: join(LOGS, 'code-server.log'),
-		env: {
-			CLOUD_AGENTS_TEST_REPORT: reportPath,
-			CLOUD_AGENTS_EMULATOR_URL: emulatorUrl,
-			CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN,
-			...(grep ? { CLOUD_AGENTS_TEST_GREP: grep } : {}),
-		},
-	});
-	const workbenchUrl = `http://127.0.0.1:${codePort}/?workspace=${encodeURIComponent(workspaceFile)}`;
-	log(`code-server on http://127.0.0.1:${codePort}`);
+	log(`${suiteFiles.length} in-host suite file(s), ${uiTests.length} UI test(s); emulator profiles: ${PROFILES.join(', ')}`);
+	// Installed once: every session's code-server reads the same extensions folder.
+	installExtension(cs, ext, join(WORK, 'user-data'), vsix);
+	installExtension(cs, ext, join(WORK, 'user-data'), runnerVsix);
 
 	// launchServer (rather than launch) exposes the browser's pid, so cleanup can stop it by pid.
 	// Playwright gives the browser a fresh temporary profile, removed when it closes.
@@ -164,79 +264,70 @@ async function main() {
 	});
 	browserPid = browserServer.process().pid;
 	browser = await chromium.connect(browserServer.wsEndpoint());
-	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-	const page = await context.newPage();
-	const consoleLog = [];
-	page.on('console', (m) => consoleLog.push(`[${m.type()}] ${m.text()}`));
-	page.on('pageerror', (e) => consoleLog.push(`[pageerror] ${e.message}`));
-	// Zero console errors from our extension: collected for the whole run, judged at the end.
-	const consoleCheck = new ConsoleErrorCheck({ userDataDir: ud });
-	consoleCheck.attach(page);
-	consoleCheck.phase('in-host suites', { strict: false });
-	await page.goto(workbenchUrl);
-	log('workbench loading; waiting for the in-host report');
 
-	let report;
-	try {
-		report = await waitForReport(reportPath, () => !codeServer.exited);
-	} finally {
-		writeFileSync(join(LOGS, 'browser-console.log'), consoleLog.join('\n'));
-	}
-	log(`in-host tests done in ${ms(report.stats.durationMs)}`);
-
-	const uiResults = [];
-	if (!report.fatal) {
-		const { Workbench } = await import(pathToFileURL(join(WORK, 'ui', 'support', 'workbench.mjs')).href);
-		for (const t of uiTests) {
-			const mod = await import(pathToFileURL(t.file).href);
-			const uiTest = mod.default;
-			if (grep && !uiTest.title.includes(grep)) { continue; }
-			const t0 = Date.now();
-			const notes = [];
-			const note = (line) => { notes.push(String(line)); };
-			const expectConsoleError = consoleCheck.phase(`UI ${t.name}`, { strict: true });
-			try {
-				const workbench = new Workbench(page, SCREENSHOTS);
-				await workbench.ready();
-				await workbench.dismissDialogs();
-				await uiTest.run({ page, workbench, emulatorUrl, devToken: DEV_TOKEN, screenshotDir: SCREENSHOTS, note, expectConsoleError });
-				uiResults.push({ titlePath: [t.name, uiTest.title], state: 'passed', durationMs: Date.now() - t0, notes });
-			} catch (err) {
-				await page.screenshot({ path: join(SCREENSHOTS, `FAILED-${t.name}.png`) }).catch(() => {});
-				uiResults.push({ titlePath: [t.name, uiTest.title], state: 'failed', durationMs: Date.now() - t0, notes, error: { message: err.message, stack: err.stack } });
+	/** Every pass's results, with the profile in front of the title path of the non-standard ones. */
+	const passes = [];
+	let last;
+	for (const profile of PROFILES) {
+		const standard = profile === 'standard';
+		if (!standard && passes.length > 0 && !variantAll) {
+			// Only tests tagged [variant] run against the variant; skip the session when none is among those the standard pass selected.
+			const tagged = passes[0].report.tests.filter((t) => t.titlePath.some((p) => p.includes(VARIANT_TAG)));
+			const taggedUi = passes[0].ui.filter((t) => t.titlePath.some((p) => p.includes(VARIANT_TAG)));
+			if (tagged.length === 0 && taggedUi.length === 0) {
+				log(`no in-host test tagged ${VARIANT_TAG}${grep ? ` matches --grep ${grep}` : ''}: the ${profile} pass is skipped`);
+				continue;
 			}
 		}
+		if (last && !keep) {
+			// One code-server at a time (the machine is shared): the next pass starts once this one is stopped.
+			await stopSession(last);
+		}
+		const t0 = Date.now();
+		const dir = standard ? WORK : join(WORK, profile);
+		const session = await startSession({ cs, ext, dir, logs: standard ? LOGS : join(LOGS, profile), profile, grep: standard || variantAll ? grep : variantGrep(grep) });
+		last = session;
+		const uiResults = await runUiTests(session, uiTests, (title) => (!grep || title.includes(grep)) && (standard || variantAll || title.includes(VARIANT_TAG)));
+		const prefix = standard ? [] : [`(emulator profile ${profile})`];
+		passes.push({
+			profile, report: session.report, durationMs: Date.now() - t0,
+			tests: session.report.tests.map((r) => ({ ...r, titlePath: [...prefix, ...r.titlePath] })),
+			ui: uiResults.map((r) => ({ ...r, titlePath: [...prefix, ...r.titlePath] })),
+		});
+		log(`${profile} pass done in ${ms(Date.now() - t0)}`);
 	}
-	writeFileSync(join(LOGS, 'browser-console.log'), consoleLog.join('\n'));
-	uiResults.push(await checkConsoleErrors(consoleCheck));
 
-	if (keep) {
-		console.log(`\n--keep: workbench at ${workbenchUrl} ; press Ctrl-C to stop`);
+	if (keep && last) {
+		console.log(`\n--keep: workbench (${last.profile} profile) at ${last.workbenchUrl} ; press Ctrl-C to stop`);
 		await new Promise(() => {});
 	}
 
-	const h = report.host;
-	printResults(`In the extension host: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), Node ${h.node}`, report.tests);
-	if (uiResults.length > 0) { printResults('UI (Playwright + Chromium)', uiResults); }
+	for (const pass of passes) {
+		const h = pass.report.host;
+		const against = pass.profile === 'standard' ? '' : ` against the emulator's ${pass.profile} profile${variantAll ? '' : ` (tests tagged ${VARIANT_TAG})`}`;
+		printResults(`In the extension host${against}: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), Node ${h.node}`, pass.tests);
+		if (pass.ui.length > 0 || (pass.profile === 'standard' && uiTests.length > 0)) { printResults(`UI (Playwright + Chromium)${against}`, pass.ui); }
+	}
 
-	const all = [...report.tests, ...uiResults];
-	const passes = all.filter((r) => r.state === 'passed').length;
+	const all = passes.flatMap((p) => [...p.tests, ...p.ui]);
+	const fatal = passes.filter((p) => p.report.fatal);
+	const passed = all.filter((r) => r.state === 'passed').length;
 	const pending = all.filter((r) => r.state === 'pending').length;
 	const failed = all.filter((r) => r.state === 'failed');
-	console.log(`\n  ${paint(32, `${passes} passing`)} (${ms(Date.now() - started)})`);
+	console.log(`\n  ${paint(32, `${passed} passing`)} (${ms(Date.now() - started)}; ${passes.map((p) => `${p.profile} pass ${ms(p.durationMs)}`).join(', ')})`);
 	if (pending) { console.log(`  ${paint(36, `${pending} pending`)}`); }
 	if (failed.length) { console.log(`  ${paint(31, `${failed.length} failing`)}`); }
 	for (const f of failed) {
 		console.log(`\n  ${f.failureNo}) ${f.titlePath.join('\n       ')}:\n     ${(f.error?.stack ?? f.error?.message ?? '').split('\n').join('\n     ')}`);
 	}
-	if (report.fatal) { console.log(`\n  fatal: ${report.fatal}`); }
-	if (all.length === 0 && !report.fatal) { console.log('  no tests ran'); }
+	for (const p of fatal) { console.log(`\n  fatal (${p.profile} profile): ${p.report.fatal}`); }
+	if (all.length === 0 && fatal.length === 0) { console.log('  no tests ran'); }
 	const shots = existsSync(SCREENSHOTS) ? (await import('node:fs')).readdirSync(SCREENSHOTS) : [];
 	if (shots.length) { console.log(`\n  screenshots: ${shots.map((s) => relative(ROOT, join(SCREENSHOTS, s))).join(', ')}`); }
 	console.log(`  logs: ${relative(ROOT, LOGS)}/\n`);
-	// The plain closing line CI reads in any language.
-	console.log(`${passes} passed, ${failed.length} failed${pending ? `, ${pending} skipped` : ''}`);
-	return failed.length > 0 || report.fatal || all.length === 0 ? 1 : 0;
+	// The plain closing line CI reads in any language: one summary over every pass.
+	console.log(`${passed} passed, ${failed.length} failed${pending ? `, ${pending} skipped` : ''}`);
+	return failed.length > 0 || fatal.length > 0 || all.length === 0 ? 1 : 0;
 }
 
 let code;

@@ -213,6 +213,21 @@ export class Processes {
 		return child;
 	}
 
+	/** Stops one child this object started (SIGTERM, then SIGKILL after 5 s) and forgets it. */
+	async stop(child) {
+		const i = this.children.findIndex((c) => c.child === child);
+		if (i < 0) { return; }
+		const [{ name }] = this.children.splice(i, 1);
+		if (child.exited || child.pid === undefined) { return; }
+		const gone = new Promise((r) => child.once('exit', r));
+		try { process.kill(-child.pid, 'SIGTERM'); } catch { try { child.kill('SIGTERM'); } catch { /* gone */ } }
+		if (!await Promise.race([gone.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))])) {
+			log(`${name} (pid ${child.pid}) ignored SIGTERM; sending SIGKILL`);
+			try { process.kill(-child.pid, 'SIGKILL'); } catch { try { child.kill('SIGKILL'); } catch { /* gone */ } }
+			await Promise.race([gone, new Promise((r) => setTimeout(r, 2000))]);
+		}
+	}
+
 	/** Registers a function to run at stop time (for in-process servers such as the emulator). */
 	onStop(fn) { this.cleanups.push(fn); }
 
@@ -238,13 +253,15 @@ export class Processes {
 }
 
 /**
- * Starts the emulator CLI (scripts/emulator.mjs) with the demo seed on 127.0.0.1:port; resolves
- * with its base URL once /healthz answers.
+ * Starts the emulator CLI (scripts/emulator.mjs) with the demo seed on 127.0.0.1:port, in `profile`
+ * (`standard`, `variant` or `variant-strict`: emulator/README.md "Profiles"); resolves with its base
+ * URL once /healthz answers. `onChild` receives the process (to stop it early with `procs.stop`).
  */
-export async function startEmulator(procs, { port, logFile, seed = 'demo' }) {
-	const child = procs.spawn('emulator', process.execPath, [join(ROOT, 'scripts', 'emulator.mjs'), '--port', String(port), '--seed', seed], {
-		logFile, cwd: ROOT,
-	});
+export async function startEmulator(procs, { port, logFile, seed = 'demo', profile = 'standard', onChild }) {
+	const child = procs.spawn(profile === 'standard' ? 'emulator' : `emulator (${profile})`, process.execPath, [
+		join(ROOT, 'scripts', 'emulator.mjs'), '--port', String(port), '--seed', seed, '--profile', profile,
+	], { logFile, cwd: ROOT });
+	onChild?.(child);
 	const url = `http://127.0.0.1:${port}`;
 	await waitForHttp(`${url}/healthz`, 60_000, () => !child.exited);
 	return url;

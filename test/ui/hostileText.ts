@@ -58,7 +58,12 @@ async function writeSettingsInEditor(workbench: Workbench, text: string): Promis
 
 const uiTest: UiTest = {
 	title: 'hostile server text: an agent name with bidi and control characters shows neutralised; an error\'s command link is not clickable; an implausible request id is not offered for copying',
-	async run({ page, workbench, note }) {
+	async run({ page, workbench, note, expectConsoleError }) {
+		// The hostile server's errors are shown on purpose: our log line and the notification, twice.
+		expectConsoleError(/cloudAgents\.runs\.openResult failed: Broken\. \[Open\]\(command:workbench\.action\.openSettings\)$/, 'our log channel records the failed command (first run)');
+		expectConsoleError(/^Broken\. \[Open\] \(command: workbench\.action\.openSettings\)$/, 'the error notification, its link broken (first run)');
+		expectConsoleError(/cloudAgents\.runs\.openResult failed: Broken\. \[Open\]\(command:workbench\.action\.openSettings\) again$/, 'our log channel records the failed command (second run)');
+		expectConsoleError(/^Broken\. \[Open\] \(command: workbench\.action\.openSettings\) again \(request /, 'the error notification of the second run, with its plausible request id');
 		// The checks of what a person sees are collected, so one run reports every one that fails.
 		const problems: string[] = [];
 		const check = (ok: boolean, what: string): void => {

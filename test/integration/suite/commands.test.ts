@@ -86,7 +86,7 @@ suite('Commands', () => {
 	});
 
 	suite('agents', () => {
-		test('create adds the agent on the service (name trimmed) and to the Agents view', async function () {
+		test('create adds the agent on the service (name trimmed) and to the Agents view [variant]', async function () {
 			this.timeout(20_000);
 			const name = `cmd-create-${Date.now()}`;
 			const agent = await run<AgentBody | undefined>('cloudAgents.agents.create', { name: `  ${name}  ` });
@@ -107,7 +107,7 @@ suite('Commands', () => {
 			assert.equal(await route('POST /v2/agents'), beforeRoute, 'no request was sent');
 		});
 
-		test('rename changes the name on the service', async function () {
+		test('rename changes the name on the service [variant]', async function () {
 			this.timeout(20_000);
 			const agent = await createIdleAgent(`cmd-rename-${Date.now()}`);
 			created.push(agent.id);
@@ -116,7 +116,7 @@ suite('Commands', () => {
 			assert.equal((await state()).agents.find((a) => a.id === agent.id)?.name, 'Renamed by the test');
 		});
 
-		test('delete with "Delete Agent and Runtime" waits until the runtime is gone', async function () {
+		test('delete with "Delete Agent and Runtime" waits until the runtime is gone [variant]', async function () {
 			this.timeout(30_000);
 			const agent = await createIdleAgent(`cmd-delete-${Date.now()}`);
 			const runtimeId = (await state()).agents.find((a) => a.id === agent.id)?.runtime_id;
@@ -131,7 +131,7 @@ suite('Commands', () => {
 			assert.equal(res.status, 404);
 		});
 
-		test('delete without the runtime keeps the runtime', async function () {
+		test('delete without the runtime keeps the runtime [variant]', async function () {
 			this.timeout(30_000);
 			const agent = await createIdleAgent(`cmd-delete-keep-${Date.now()}`);
 			const runtimeId = (await state()).agents.find((a) => a.id === agent.id)?.runtime_id;
@@ -173,7 +173,7 @@ suite('Commands', () => {
 			assert.equal(await route(RUNS_ROUTE), before, 'POST runs counter unchanged');
 		});
 
-		test('Send Prompt creates a run that the Runs view shows', async function () {
+		test('Send Prompt creates a run that the Runs view shows [variant]', async function () {
 			this.timeout(30_000);
 			const before = await mutations('runs.create');
 			const sent = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Say hello [[events:2]]' });
@@ -185,7 +185,7 @@ suite('Commands', () => {
 			await waitForRunStatus(sent.id, ['succeeded']);
 		});
 
-		test('with a run active (409), onConflict "followUp" steers it: no second run', async function () {
+		test('with a run active (409), onConflict "followUp" steers it: no second run [variant]', async function () {
 			this.timeout(30_000);
 			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Hold on [[hold]]' });
 			assert.ok(held?.id);
@@ -215,7 +215,7 @@ suite('Commands', () => {
 			await waitForRunStatus(sent.id, ['succeeded']);
 		});
 
-		test('with a run active, onConflict "cancel" sends nothing', async function () {
+		test('with a run active, onConflict "cancel" sends nothing [variant]', async function () {
 			this.timeout(30_000);
 			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Hold once more [[hold]]' });
 			assert.ok(held?.id);
@@ -229,7 +229,7 @@ suite('Commands', () => {
 			assert.equal((await runOf(held.id))?.status, 'running');
 		});
 
-		test('cancel sets the run cancelled; resume starts a new run in the same session', async function () {
+		test('cancel sets the run cancelled; resume starts a new run in the same session [variant]', async function () {
 			this.timeout(30_000);
 			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Wait for me [[hold]]' });
 			assert.ok(held?.id);
@@ -245,7 +245,7 @@ suite('Commands', () => {
 			await waitForRunStatus(resumed.id, ['succeeded']);
 		});
 
-		test('follow-up on a finished run starts a new run that continues it', async function () {
+		test('follow-up on a finished run starts a new run that continues it [variant]', async function () {
 			this.timeout(30_000);
 			const runs = (await state()).runs.filter((r) => r.agent_id === agent.id && r.status === 'succeeded');
 			const parent = runs[runs.length - 1]!;
@@ -375,7 +375,7 @@ suite('Commands', () => {
 	suite('runtimes', () => {
 		const resumable = async (): Promise<RuntimeBody[]> => (await state()).runtimes.filter((r) => (r.status === 'paused' || r.status === 'suspended') && r.desired_status === r.status);
 
-		test('resume sends expected_revision and the runtime\'s revision goes up by one', async function () {
+		test('resume sends expected_revision and the runtime\'s revision goes up by one [variant]', async function () {
 			this.timeout(20_000);
 			const runtime = (await resumable())[0];
 			assert.ok(runtime, 'the demo seed has a paused or suspended runtime');
@@ -384,7 +384,7 @@ suite('Commands', () => {
 			assert.equal((await state()).runtimes.find((r) => r.id === runtime.id)?.revision, runtime.revision + 1);
 		});
 
-		test('a stale revision gets 409; the command re-reads the runtime and resumes with the fresh revision', async function () {
+		test('a stale revision gets 409; the command re-reads the runtime and resumes with the fresh revision [variant]', async function () {
 			this.timeout(20_000);
 			const runtime = (await resumable())[0];
 			assert.ok(runtime, 'a second paused or suspended runtime');
@@ -397,7 +397,7 @@ suite('Commands', () => {
 			assert.equal((await state()).runtimes.find((r) => r.id === runtime.id)?.revision, runtime.revision + 1);
 		});
 
-		test('show details opens the whole record as JSON; VNC credentials are listed', async function () {
+		test('show details opens the whole record as JSON; VNC credentials are listed [variant]', async function () {
 			this.timeout(20_000);
 			const s = await state();
 			// A runtime that is not changing status, so the record stays the same while the test reads it.

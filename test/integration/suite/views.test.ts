@@ -100,7 +100,7 @@ suite('Views', () => {
 		}
 	});
 
-	test('the Runtimes view lists every runtime in order through "Load more…" and shows the degraded state', async function () {
+	test('the Runtimes view lists every runtime in order through "Load more…" and shows the degraded state [variant]', async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('cloudAgents.runtimes.refresh');
 		const expected = await allRuntimes();
@@ -124,7 +124,7 @@ suite('Views', () => {
 		assert.ok(row.tooltip?.includes('Degraded'), 'the tooltip explains the degraded state');
 	});
 
-	test('Runs and Artifacts follow the agent selected in the Agents view; runs page by a growing limit', async function () {
+	test('Runs and Artifacts follow the agent selected in the Agents view; runs page by a growing limit [variant]', async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
 		const none = await rows('runs');
@@ -160,7 +160,7 @@ suite('Views', () => {
 		assert.ok(artifacts.some((r) => r.contextValue === 'artifact:image'), 'the PNG artifact is an image row');
 	});
 
-	test('a failed listing shows an error row with the request id and a Retry row that recovers', async function () {
+	test('a failed listing shows an error row with the request id and a Retry row that recovers [variant]', async function () {
 		this.timeout(30_000);
 		const fault = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/runtimes', status: 500, count: 1 }] });
 		assert.equal(fault.status < 300, true, JSON.stringify(fault.body));
@@ -196,7 +196,7 @@ suite('Views', () => {
 		assert.ok(records(await rows('agents')).length > 0, 'signed in again, the agents come back');
 	});
 
-	test('row ids stay stable across a refresh', async function () {
+	test('row ids stay stable across a refresh [variant]', async function () {
 		this.timeout(30_000);
 		const before = await rows('agents');
 		await vscode.commands.executeCommand('cloudAgents.agents.refresh');

@@ -20,3 +20,16 @@ export function emulatorUrl(): string {
 export function devToken(): string {
 	return process.env.CLOUD_AGENTS_DEV_TOKEN ?? 'ca_dev_0123456789abcdef';
 }
+
+/**
+ * The emulator profile of this pass (`standard`, `variant` or `variant-strict`; emulator/README.md
+ * "Profiles"). The harness runs every test against `standard`, then the tests tagged `[variant]`
+ * against `variant`: a tagged test that expects a profile's own choice asks here.
+ */
+export function emulatorProfile(): 'standard' | 'variant' | 'variant-strict' {
+	const value = process.env.CLOUD_AGENTS_EMULATOR_PROFILE ?? 'standard';
+	if (value !== 'standard' && value !== 'variant' && value !== 'variant-strict') {
+		throw new Error(`CLOUD_AGENTS_EMULATOR_PROFILE: unknown profile ${JSON.stringify(value)}`);
+	}
+	return value;
+}

@@ -5,13 +5,45 @@
  */
 import assert from 'node:assert/strict';
 import { ApiError, CloudAgentsClient, OutcomeUnknownError, ValidationError, isTerminalRunStatus, type Agent, type EventRecord } from '../../../src/api';
-import { DEV_TOKEN, READONLY_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
+import { CLIENT_PROFILES, DEV_TOKEN, READONLY_TOKEN, RUN_VARIANT_PENDING, type TestEmulator, isVariant, startTestEmulator } from '../support/emulator';
 import { rejection, recordingLogger } from '../support/leaks';
+import { accountLabel } from '../../../src/auth/accountLabel';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201c9fa0ee40000000049454e44ae426082', 'hex');
 
-suite('client against the emulator', function () {
+// Once per emulator profile: the client must work against any server that follows the description.
+CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profile}]`, function () {
 	this.timeout(30_000);
+	const variant = isVariant(profile);
+	/** A fresh agent's first status (docs/contract-choices.md: the variant's agent statuses are its own). */
+	const STARTING = variant ? 'STARTING' : 'provisioning';
+	/** A run's end as the emulator profile says it (the variant's run statuses are its own; the client passes them through). */
+	const ended = (status: string | undefined): boolean => (variant ? ['completed', 'errored', 'canceled'].includes(status ?? '') : isTerminalRunStatus(status));
+	/** An agent id the emulator does not know, in the profile's id form. */
+	const MISSING_AGENT = variant ? '00000000-0000-7000-8000-000000000000:Main' : '00000000-0000-7000-8000-000000000000.main';
+	/**
+	 * The profile's test where the client must first learn the variant: a skip the lead removes once
+	 * src/api copes. Every use is marked `// VARIANT-PENDING: <what the client needs>`.
+	 */
+	const standardOnlyUntilClientCopes = variant && !RUN_VARIANT_PENDING ? test.skip : test;
+	/** Registers a test in the standard profile only: the variant's choice means another documented behaviour, tested by a `variantTest`. */
+	const standardTest = (title: string, fn: Mocha.AsyncFunc): void => {
+		if (!variant) {
+			test(title, fn);
+		}
+	};
+	/** Registers a test in the variant profiles only. */
+	const variantTest = (title: string, fn: Mocha.AsyncFunc): void => {
+		if (variant) {
+			test(title, fn);
+		}
+	};
+	/** A `variantTest` that waits for the client (VARIANT-PENDING): renamed to `variantTest` once src/api copes. */
+	const variantTestUntilClientCopes = (title: string, fn: Mocha.AsyncFunc): void => {
+		if (variant) {
+			(RUN_VARIANT_PENDING ? test : test.skip)(title, fn);
+		}
+	};
 	let emu: TestEmulator;
 	let client: CloudAgentsClient;
 	const clients: CloudAgentsClient[] = [];
@@ -26,7 +58,7 @@ suite('client against the emulator', function () {
 		const agent = await client.createAgent({ name });
 		for (let i = 0; i < 50; i++) {
 			const a = await client.getAgent(agent.id);
-			if (a.status !== 'provisioning') {
+			if (a.status !== STARTING) {
 				return a;
 			}
 			await new Promise((r) => setTimeout(r, 100));
@@ -42,8 +74,24 @@ suite('client against the emulator', function () {
 		return events;
 	}
 
+	/** Waits for a run to end where the stream is not what a test is about. */
+	async function settle(agentId: string, runId: string): Promise<void> {
+		if (!variant) {
+			await finish(agentId, runId);
+			return;
+		}
+		// VARIANT-PENDING: the stream ends on a clean close once the run is terminal (b); poll until then.
+		for (let i = 0; i < 100; i++) {
+			if (ended((await client.getRun(agentId, runId)).status)) {
+				return;
+			}
+			await new Promise((r) => setTimeout(r, 100));
+		}
+		assert.fail(`run ${runId} did not end`);
+	}
+
 	suiteSetup(async () => {
-		emu = await startTestEmulator();
+		emu = await startTestEmulator({ profile });
 		client = make();
 	});
 	suiteTeardown(async () => {
@@ -59,12 +107,15 @@ suite('client against the emulator', function () {
 			await client.health();
 			await client.healthHead();
 			const me = await client.getMe();
-			assert.equal(typeof me.id, 'string');
+			// The members of /v2/me are not shown: the client passes them through and the Accounts label takes the first plausible one.
+			const raw = me as unknown as Record<string, unknown>;
+			assert.equal(typeof (variant ? raw.user_id : me.id), 'string');
+			assert.equal(accountLabel(me, emu.url), variant ? raw.name : me.display_name);
 			const key = await client.getSshHostKey();
 			assert.ok(key && typeof key === 'object');
 		});
 
-		test('device flow: pending, slow-down, approved, denied, unknown code; revoke the issued token', async () => {
+		standardTest('device flow: pending, slow-down, approved, denied, unknown code; revoke the issued token', async () => {
 			const start = await client.startDeviceAuthorization({ client_id: 'vscode' });
 			assert.ok(start.device_code && start.user_code);
 			const first = await client.pollDeviceToken(start.device_code);
@@ -88,7 +139,35 @@ suite('client against the emulator', function () {
 			}
 		});
 
-		test('agents: list pages, iterate, create, get, rename, computer session, delete', async () => {
+		// The variant's device flow uses other member and error names (docs/contract-choices.md): the
+		// client reads the RFC 8628 names only, so a start still yields the codes (no verification URI),
+		// every error it does not know is an ApiError 400 (never "pending" forever, never a token), and
+		// an approved code still yields a token that works.
+		variantTest('device flow with other member names: codes without a verification URI, unknown errors are ApiError 400, approval yields a working token', async () => {
+			const start = await client.startDeviceAuthorization({ client_id: 'vscode' });
+			assert.ok(start.device_code && start.user_code);
+			assert.equal(start.verification_uri, undefined, 'verification_url is not read as verification_uri');
+			const pending = await rejection(client.pollDeviceToken(start.device_code));
+			assert.ok(pending instanceof ApiError && pending.status === 400, String(pending));
+			assert.match(pending.requestId ?? '', /^[0-9a-f-]{36}$/i);
+			await emu.admin('POST', '/device/approve', { user_code: start.user_code });
+			const done = await client.pollDeviceToken(start.device_code);
+			assert.equal(done.status, 'success');
+			const denied = await client.startDeviceAuthorization({ client_id: 'vscode' });
+			await emu.admin('POST', '/device/deny', { user_code: denied.user_code });
+			const refusal = await rejection(client.pollDeviceToken(denied.device_code));
+			assert.ok(refusal instanceof ApiError && refusal.status === 400, String(refusal));
+			if (done.status === 'success') {
+				const issued = make(done.token.access_token);
+				await issued.getMe();
+				await issued.revokeToken();
+				const after = await rejection(issued.getMe());
+				assert.ok(after instanceof ApiError && after.status === 401);
+			}
+		});
+
+		// VARIANT-PENDING: agents paging with another cursor parameter name (the variant reads `page_token`), found by (a).
+		standardOnlyUntilClientCopes('agents: list pages, iterate', async () => {
 			const page = await client.listAgents({ limit: 1 });
 			assert.equal(page.items.length, 1);
 			assert.ok(page.nextCursor);
@@ -99,6 +178,10 @@ suite('client against the emulator', function () {
 				all.push(a);
 			}
 			assert.equal(new Set(all.map((a) => a.id)).size, all.length);
+			assert.equal(all.length, (await client.listAgents({ limit: 100 })).items.length, 'every agent, once');
+		});
+
+		test('agents: create, get, rename, computer session, delete', async () => {
 			const agent = await newAgent('  round-trip agent  ');
 			assert.equal(agent.name, 'round-trip agent');
 			assert.equal((await client.getAgent(agent.id)).id, agent.id);
@@ -111,47 +194,61 @@ suite('client against the emulator', function () {
 			assert.equal((await client.deleteAgent(other.id)).runtimeDeletionRequested, false);
 		});
 
-		test('runs and events: create, list, get, stream to the end, session events, follow-up, resume, cancel', async () => {
+		// VARIANT-PENDING: run events end on a clean close (GET of the run, (b)); the variant has no run.completed and sends `log` data as plain text.
+		standardOnlyUntilClientCopes('runs: stream to the end', async () => {
+			const agent = await newAgent();
+			const run = await client.createRun(agent.id, { prompt: '[[events:5]]' });
+			const events = await finish(agent.id, run.id);
+			assert.equal(events.at(-1)?.type, variant ? 'status' : 'run.completed');
+			assert.ok(events.filter((e) => e.type === 'log').length >= 5);
+			assert.ok(ended((await client.getRun(agent.id, run.id)).status));
+		});
+
+		test('runs: create, list, get, session events, follow-up, resume, cancel', async () => {
 			const agent = await newAgent();
 			const run = await client.createRun(agent.id, { prompt: '[[events:5]]' });
 			assert.equal((await client.getRun(agent.id, run.id)).id, run.id);
 			assert.ok((await client.listRuns(agent.id, { limit: 10 })).some((r) => r.id === run.id));
-			const events = await finish(agent.id, run.id);
-			assert.equal(events.at(-1)?.type, 'run.completed');
-			assert.ok(events.filter((e) => e.type === 'log').length >= 5);
+			await settle(agent.id, run.id);
 			const session = await client.getAgentEvents(agent.id);
-			assert.ok(Array.isArray(session.events));
+			assert.ok(session.events.length >= 5, `${session.events.length} session events`);
 			const follow = await client.followUpRun(agent.id, run.id, { prompt: 'and then?' });
-			await finish(agent.id, follow.id);
+			await settle(agent.id, follow.id);
 			const resumed = await client.resumeRun(agent.id, follow.id, { prompt: 'more [[hold]]' });
 			const cancelled = await client.cancelRun(agent.id, resumed.id);
 			assert.equal(cancelled.id, resumed.id);
-			for (let i = 0; i < 30 && !isTerminalRunStatus((await client.getRun(agent.id, resumed.id)).status); i++) {
+			for (let i = 0; i < 30 && !ended((await client.getRun(agent.id, resumed.id)).status); i++) {
 				await new Promise((r) => setTimeout(r, 100));
 			}
-			assert.equal((await client.getRun(agent.id, resumed.id)).status, 'cancelled');
+			assert.equal((await client.getRun(agent.id, resumed.id)).status, variant ? 'canceled' : 'cancelled');
 		});
 
 		test('a run with an image (bytes) is accepted', async () => {
 			const agent = await newAgent();
 			const run = await client.createRun(agent.id, { prompt: '', images: [{ data: PNG }] });
-			await finish(agent.id, run.id);
+			await settle(agent.id, run.id);
 		});
 
 		test('artifacts: create, list, get with content, delete', async () => {
 			const agent = await newAgent();
 			const run = await client.createRun(agent.id, { prompt: '[[events:1]]' });
-			await finish(agent.id, run.id);
+			await settle(agent.id, run.id);
 			const content = new TextEncoder().encode('hello artifact');
 			const art = await client.createArtifact(agent.id, { run_id: run.id, name: 'notes.txt', media_type: 'text/plain', content });
 			assert.ok((await client.listArtifacts(agent.id)).some((a) => a.id === art.id));
-			const read = await client.readArtifactContent(agent.id, art.id);
-			assert.equal(Buffer.from(read.content).toString(), 'hello artifact');
+			if (variant) {
+				// VARIANT-PENDING: the content query parameter the variant reads (`include=content`); not among (a)-(d). Until then the missing content is an error, never empty bytes.
+				const err = await rejection(client.readArtifactContent(agent.id, art.id));
+				assert.ok(err instanceof ApiError && err.code === 'invalid_response', String(err));
+			} else {
+				const read = await client.readArtifactContent(agent.id, art.id);
+				assert.equal(Buffer.from(read.content).toString(), 'hello artifact');
+			}
 			await client.deleteArtifact(agent.id, art.id);
 			assert.ok(!(await client.listArtifacts(agent.id)).some((a) => a.id === art.id));
 		});
 
-		test('workspace: write, stat, list, read chunks, read all, search, delete', async () => {
+		standardTest('workspace: write, stat, list, read chunks, read all, search, delete', async () => {
 			const agent = await newAgent();
 			const big = Buffer.alloc(300_000, 'abcdefghij');
 			const w = await client.writeWorkspaceFile(agent.id, 'dir/big.txt', big);
@@ -177,7 +274,34 @@ suite('client against the emulator', function () {
 			assert.ok(gone instanceof ApiError && gone.status === 404);
 		});
 
-		test('model providers: list and update', async () => {
+		// The variant reads workspace operations in another body (`{operation, arguments}`) and answers in
+		// another shape; its lenient form still takes ours but answers in its own. The client must then
+		// say so (d): ApiError `workspace_interface_differs` with the request id, never a misread entry,
+		// an empty listing or empty content. Writes (PUT …/workspace/files) are documented and still work.
+		// VARIANT-PENDING: ApiError code workspace_interface_differs when the workspace answer lacks what the operation needs (d).
+		variantTestUntilClientCopes('workspace: the operation body differs: every query is workspace_interface_differs with the request id; writes still work', async () => {
+			const agent = await newAgent();
+			const w = await client.writeWorkspaceFile(agent.id, 'dir/needle.txt', new TextEncoder().encode('find the needle here\n'));
+			assert.equal(w.size, 21);
+			const queries: Array<[string, () => Promise<unknown>]> = [
+				['stat', () => client.statWorkspace(agent.id, 'dir/needle.txt')],
+				['list', () => client.listWorkspace(agent.id, 'dir')],
+				['list all', () => client.listWorkspaceAll(agent.id, 'dir')],
+				['read', () => client.readWorkspaceFile(agent.id, 'dir/needle.txt')],
+				['read all', () => client.readWorkspaceFileAll(agent.id, 'dir/needle.txt')],
+				['search', () => client.searchWorkspace(agent.id, 'needle')],
+			];
+			for (const [what, call] of queries) {
+				const err = await rejection(call());
+				assert.ok(err instanceof ApiError, `${what}: ${String(err)}`);
+				assert.equal(err.code, 'workspace_interface_differs', `${what}: ${err.message}`);
+				assert.match(err.requestId ?? '', /^[0-9a-f-]{36}$/i, `${what}: request id`);
+			}
+			await client.deleteWorkspacePath(agent.id, 'dir', { recursive: true });
+		});
+
+		// VARIANT-PENDING: model provider records under the variant's member names (`provider_id`, `name`, `base_url`, `default_model`, `is_enabled`); not among (a)-(d).
+		standardOnlyUntilClientCopes('model providers: list and update', async () => {
 			const list = await client.listModelProviders();
 			const p = list.model_providers[0];
 			assert.ok(p);
@@ -214,7 +338,7 @@ suite('client against the emulator', function () {
 			}
 		});
 
-		test('images and builds: list, delete an unused custom image, list/create/get builds', async () => {
+		test('images and builds: list, delete an unused custom image, list a page of builds', async () => {
 			const images = await client.listImages();
 			assert.ok(images.length > 0);
 			const unused = images.find((i) => i.kind === 'custom' && i.in_use === false);
@@ -223,8 +347,13 @@ suite('client against the emulator', function () {
 			}
 			const builds = await client.listImageBuilds({ limit: 1 });
 			assert.equal(builds.items.length, 1);
+		});
+
+		// VARIANT-PENDING: build records whose id member is `build_id`, and the idempotency header the variant reads (`X-Idempotency-Key`); not among (a)-(d).
+		standardOnlyUntilClientCopes('builds: create twice with one idempotency key, get, iterate', async () => {
 			const key = 'build-key-1';
 			const build = await client.createImageBuild({ display_name: 'test build', dockerfile: 'FROM scratch\n' }, { idempotencyKey: key });
+			assert.ok(build.id, 'the build has an id');
 			const again = await client.createImageBuild({ display_name: 'test build', dockerfile: 'FROM scratch\n' }, { idempotencyKey: key });
 			assert.equal(again.id, build.id);
 			assert.equal((await client.getImageBuild(build.id)).id, build.id);
@@ -236,7 +365,8 @@ suite('client against the emulator', function () {
 			assert.ok(n >= 2);
 		});
 
-		test('checkpoints: page and iterate', async () => {
+		// VARIANT-PENDING: checkpoints paging with another cursor parameter name (the variant reads `page_token`), found by (a).
+		standardOnlyUntilClientCopes('checkpoints: page and iterate', async () => {
 			const page = await client.listCheckpoints({ limit: 2 });
 			assert.equal(page.items.length, 2);
 			const all = [];
@@ -274,7 +404,8 @@ suite('client against the emulator', function () {
 			assert.deepEqual(bindings.map((b) => [b.repository_id, b.branch]), [[42, 'main']]);
 		});
 
-		test('account-wide token savings: page with totals and iterate', async () => {
+		// VARIANT-PENDING: account-wide token savings paging with another cursor parameter name (the variant reads `page_token`), found by (a).
+		standardOnlyUntilClientCopes('account-wide token savings: page with totals and iterate', async () => {
 			const page = await client.listTokenSavings({ limit: 2 });
 			assert.ok(page.totals);
 			let n = 0;
@@ -294,7 +425,7 @@ suite('client against the emulator', function () {
 			const checks: Array<[number, () => Promise<unknown>]> = [
 				[401, () => make('wrong-token').getMe()],
 				[403, () => make(READONLY_TOKEN).createAgent({ name: 'nope' })],
-				[404, () => client.getAgent('00000000-0000-7000-8000-000000000000.main')],
+				[404, () => client.getAgent(MISSING_AGENT)],
 				[409, () => client.createRun(agent.id, { prompt: 'second' })],
 				[409, () => client.writeWorkspaceFile(agent.id, 'folder', new Uint8Array(1))],
 				[422, () => client.statWorkspace(agent.id, 'a/../b')],
@@ -382,7 +513,7 @@ suite('client against the emulator', function () {
 		test('an artifact create whose answer never comes is reconciled', async () => {
 			const agent = await newAgent();
 			const run = await client.createRun(agent.id, { prompt: '[[events:1]]' });
-			await finish(agent.id, run.id);
+			await settle(agent.id, run.id);
 			await emu.faults([{ method: 'POST', route: '/v2/agents/{agent_id}/artifacts', ambiguous_timeout: true, count: 1 }]);
 			const art = await make().createArtifact(agent.id, { run_id: run.id, name: 'amb.bin', content: new Uint8Array([1, 2, 3]) });
 			assert.equal(art.name, 'amb.bin');
@@ -404,7 +535,8 @@ suite('client against the emulator', function () {
 	});
 
 	suite('event stream resilience', () => {
-		test('a stream dropped every 500 events over 20,000 events arrives complete, in order, without duplicates', async () => {
+		// VARIANT-PENDING: a clean close leads to a GET of the run and a reconnect while it is not terminal (b); `log` data arrives as plain text.
+		standardOnlyUntilClientCopes('a stream dropped every 500 events over 20,000 events arrives complete, in order, without duplicates', async () => {
 			const agent = await newAgent();
 			const run = await client.createRun(agent.id, { prompt: '[[events:20000]]' });
 			await emu.faults([{ method: 'GET', route: '/v2/agents/{agent_id}/runs/{run_id}/events', drop_sse_after_events: 500 }]);
@@ -422,11 +554,12 @@ suite('client against the emulator', function () {
 				last = ev;
 			}
 			assert.equal(logs, 20_000);
-			assert.equal(last?.type, 'run.completed');
+			assert.equal(last?.type, variant ? 'status' : 'run.completed');
 			assert.ok(stream.connections >= 40, `reconnected ${stream.connections} times`);
 		});
 
-		test('a cursor given by the caller resumes after it', async () => {
+		// VARIANT-PENDING: the stream ends on a clean close once the run is terminal (b).
+		standardOnlyUntilClientCopes('a cursor given by the caller resumes after it', async () => {
 			const agent = await newAgent();
 			const run = await client.createRun(agent.id, { prompt: '[[events:10]]' });
 			const all = await finish(agent.id, run.id);
@@ -501,4 +634,36 @@ suite('client against the emulator', function () {
 			assert.equal((await emu.counters()).requests.total, before, 'the emulator saw no request');
 		});
 	});
-});
+}));
+
+// The other half of (d): `variant-strict` refuses our workspace body with 400 invalid_argument.
+if (CLIENT_PROFILES.some(isVariant)) {
+	suite('client against the emulator [variant-strict]: workspace body refused', function () {
+		this.timeout(30_000);
+		let emu: TestEmulator;
+		let client: CloudAgentsClient;
+		suiteSetup(async () => {
+			emu = await startTestEmulator({ profile: 'variant-strict' });
+			client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, logger: recordingLogger, retry: { baseDelayMs: 10, maxDelayMs: 50 } });
+		});
+		suiteTeardown(async () => {
+			client?.close();
+			await emu?.close();
+		});
+
+		// VARIANT-PENDING: a 400/422 answer to a workspace operation is ApiError workspace_interface_differs with the request id (d).
+		(RUN_VARIANT_PENDING ? test : test.skip)('each workspace query answered 400 is workspace_interface_differs with the request id, sent once', async () => {
+			const agent = (await client.listAgents({ limit: 100 })).items.find((a) => a.name === 'Refactor billing module');
+			assert.ok(agent, 'the demo seed has the billing agent');
+			const route = 'POST /v2/agents/{agent_id}/workspace';
+			for (const call of [() => client.statWorkspace(agent.id, 'README.md'), () => client.listWorkspace(agent.id, ''), () => client.readWorkspaceFile(agent.id, 'README.md'), () => client.searchWorkspace(agent.id, 'invoice')]) {
+				const before = (await emu.counters()).requests.by_route[route] ?? 0;
+				const err = await rejection(call());
+				assert.ok(err instanceof ApiError, String(err));
+				assert.equal(err.code, 'workspace_interface_differs', err.message);
+				assert.match(err.requestId ?? '', /^[0-9a-f-]{36}$/i);
+				assert.equal((await emu.counters()).requests.by_route[route], before + 1, 'not retried');
+			}
+		});
+	});
+}

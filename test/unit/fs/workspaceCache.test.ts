@@ -1,15 +1,16 @@
 import * as assert from 'node:assert/strict';
-import { CloudAgentsClient } from '../../../src/api';
+import { ApiError, CloudAgentsClient } from '../../../src/api';
 import { WorkspacePathError } from '../../../src/fs/paths';
 import { WorkspaceCache, WorkspaceFsError } from '../../../src/fs/workspaceCache';
 import type { WorkspaceChange } from '../../../src/fs/workspaceCache';
-import { DEV_TOKEN, startTestEmulator } from '../support/emulator';
+import { CLIENT_PROFILES, DEV_TOKEN, RUN_VARIANT_PENDING, isVariant, startTestEmulator } from '../support/emulator';
 import type { TestEmulator } from '../support/emulator';
 
 const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64');
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');
 
-suite('fs/WorkspaceCache against the emulator', () => {
+// Once per emulator profile; the variant's workspace operations differ (docs/contract-choices.md), so it has its own tests.
+CLIENT_PROFILES.forEach((profile) => suite(`fs/WorkspaceCache against the emulator [${profile}]`, () => {
 	let emu: TestEmulator;
 	let client: CloudAgentsClient;
 	let agentId: string;
@@ -30,7 +31,7 @@ suite('fs/WorkspaceCache against the emulator', () => {
 	};
 
 	suiteSetup(async () => {
-		emu = await startTestEmulator();
+		emu = await startTestEmulator({ profile });
 		client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
 		const agents = await client.listAgents({ limit: 100 });
 		const billing = agents.items.find((a) => a.name === 'Refactor billing module');
@@ -49,6 +50,45 @@ suite('fs/WorkspaceCache against the emulator', () => {
 		changes = [];
 		cache.onDidChange((c) => changes.push(...c));
 	});
+
+	if (isVariant(profile)) {
+		variantTests();
+		return;
+	}
+
+	/**
+	 * The variant answers workspace queries in another shape (its lenient form still reads our body).
+	 * Whatever the client makes of that, the cache must never take it for a missing file or an empty
+	 * folder (VS Code would then offer to create, or overwrite, what is there) and must write nothing.
+	 */
+	function variantTests(): void {
+		const apiErrorOf = (err: unknown): ApiError | undefined => (err instanceof ApiError ? err : (err as { cause?: unknown } | undefined)?.cause instanceof ApiError ? ((err as { cause: ApiError }).cause) : undefined);
+		const puts = async (): Promise<number> => (await emu.counters()).requests.by_route['PUT /v2/agents/{agent_id}/workspace/files'] ?? 0;
+
+		// VARIANT-PENDING: the client refuses a workspace answer that lacks what the operation needs (d); today the root lists as an empty folder and README.md reads as missing.
+		(RUN_VARIANT_PENDING ? test : test.skip)('a workspace answer the client cannot read is an error: never a missing file, an empty folder or empty content, and nothing is written', async () => {
+			const notMissing = (err: unknown): boolean => !(err instanceof WorkspaceFsError && err.code === 'FileNotFound');
+			await assert.rejects(cache.stat(agentId, '/README.md'), notMissing);
+			await assert.rejects(cache.readDirectory(agentId, '/'), notMissing);
+			await assert.rejects(cache.readFile(agentId, '/README.md'), notMissing);
+			const before = await puts();
+			await assert.rejects(cache.writeFile(agentId, '/README.md', Buffer.from('x'), { create: true, overwrite: false }), notMissing);
+			await assert.rejects(cache.writeFile(agentId, '/new.txt', Buffer.from('x'), { create: true, overwrite: false }), notMissing);
+			assert.equal(await puts(), before, 'no write was sent');
+			assert.deepEqual(changes, []);
+		});
+
+		// VARIANT-PENDING: ApiError code workspace_interface_differs when the workspace answer lacks what the operation needs (d).
+		(RUN_VARIANT_PENDING ? test : test.skip)('the error says the workspace interface differs and names the request id', async () => {
+			for (const call of [() => cache.stat(agentId, '/README.md'), () => cache.readDirectory(agentId, '/src'), () => cache.readFile(agentId, '/package.json')]) {
+				const err = await call().then(() => undefined, (e: unknown) => e);
+				const api = apiErrorOf(err);
+				assert.ok(api, `an ApiError (or one as the cause): ${String(err)}`);
+				assert.equal(api.code, 'workspace_interface_differs', api.message);
+				assert.match(api.requestId ?? '', /^[0-9a-f-]{36}$/i);
+			}
+		});
+	}
 
 	test('adding the folder and showing its root costs 1 request; probes of missing names cost none', async () => {
 		const n = await count(async () => {
@@ -261,4 +301,4 @@ suite('fs/WorkspaceCache against the emulator', () => {
 		const aborted = cache.walkFiles(agentId, { signal: controller.signal, onFiles: () => controller.abort() });
 		await assert.rejects(aborted, (err: unknown) => (err as Error).name === 'AbortError');
 	});
-});
+}));

@@ -1,9 +1,45 @@
 /** Starts the emulator in-process for API tests and talks to its admin API. */
 import { request } from 'undici';
-import type { ProfileName } from '../../../emulator/src/profile';
+import { PROFILE_NAMES, type ProfileName } from '../../../emulator/src/profile';
 import { startEmulator } from '../../../emulator/src/server';
 
 export const DEV_TOKEN = 'ca_dev_0123456789abcdef';
+
+/**
+ * The profiles the client's emulator-backed suites run against: `standard` (the choices the
+ * extension was written against) and `variant` (another reasonable choice at every "not shown"
+ * point, docs/contract-choices.md "Profiles"). `CLOUD_AGENTS_TEST_PROFILES=standard` (a comma list)
+ * narrows a local run; an unknown name fails loudly rather than running nothing. The emulator's own
+ * tests (test/unit/emulator/) stay on `standard`: they validate answers against spec/openapi.yaml,
+ * which encodes the standard choices (variant.test.ts checks the variant itself).
+ */
+export const CLIENT_PROFILES: readonly ProfileName[] = profilesFromEnv(process.env.CLOUD_AGENTS_TEST_PROFILES);
+
+function profilesFromEnv(value: string | undefined): ProfileName[] {
+	const all: ProfileName[] = ['standard', 'variant'];
+	if (!value) {
+		return all;
+	}
+	const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+	for (const name of names) {
+		if (!PROFILE_NAMES.includes(name as ProfileName)) {
+			throw new Error(`CLOUD_AGENTS_TEST_PROFILES: unknown profile ${JSON.stringify(name)} (known: ${PROFILE_NAMES.join(', ')})`);
+		}
+	}
+	return names as ProfileName[];
+}
+
+/**
+ * `CLOUD_AGENTS_TEST_VARIANT_PENDING=1` runs the VARIANT-PENDING tests (skipped by default until the
+ * client copes with the variant) to see how far src/api has come.
+ */
+export const RUN_VARIANT_PENDING = process.env.CLOUD_AGENTS_TEST_VARIANT_PENDING === '1';
+
+/** True for the profiles that make the variant's choices (`variant`, `variant-strict`). */
+export function isVariant(profile: ProfileName): boolean {
+	return profile !== 'standard';
+}
+
 export const READONLY_TOKEN = 'ca_readonly_0123456789abcdef';
 
 export interface TestEmulator {
