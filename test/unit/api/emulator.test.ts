@@ -38,12 +38,6 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 			test(title, fn);
 		}
 	};
-	/** A `variantTest` that waits for the client (VARIANT-PENDING): renamed to `variantTest` once src/api copes. */
-	const variantTestUntilClientCopes = (title: string, fn: Mocha.AsyncFunc): void => {
-		if (variant) {
-			(RUN_VARIANT_PENDING ? test : test.skip)(title, fn);
-		}
-	};
 	let emu: TestEmulator;
 	let client: CloudAgentsClient;
 	const clients: CloudAgentsClient[] = [];
@@ -76,18 +70,8 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 
 	/** Waits for a run to end where the stream is not what a test is about. */
 	async function settle(agentId: string, runId: string): Promise<void> {
-		if (!variant) {
-			await finish(agentId, runId);
-			return;
-		}
-		// VARIANT-PENDING: the stream ends on a clean close once the run is terminal (b); poll until then.
-		for (let i = 0; i < 100; i++) {
-			if (ended((await client.getRun(agentId, runId)).status)) {
-				return;
-			}
-			await new Promise((r) => setTimeout(r, 100));
-		}
-		assert.fail(`run ${runId} did not end`);
+		// Both profiles: the stream ends on the run's end (run.completed, or a clean close of a terminal run).
+		await finish(agentId, runId);
 	}
 
 	suiteSetup(async () => {
@@ -140,23 +124,20 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 		});
 
 		// The variant's device flow uses other member and error names (docs/contract-choices.md): the
-		// client reads the RFC 8628 names only, so a start still yields the codes (no verification URI),
-		// every error it does not know is an ApiError 400 (never "pending" forever, never a token), and
-		// an approved code still yields a token that works.
-		variantTest('device flow with other member names: codes without a verification URI, unknown errors are ApiError 400, approval yields a working token', async () => {
+		// client reads the RFC 8628 names, then common variants (verification_url, polling_interval,
+		// expires_at; pending, polling_too_fast, expired, denied, invalid_device_code).
+		variantTest('device flow with other member names: verification URL, interval and lifetime understood; pending, denied and approval work', async () => {
 			const start = await client.startDeviceAuthorization({ client_id: 'vscode' });
 			assert.ok(start.device_code && start.user_code);
-			assert.equal(start.verification_uri, undefined, 'verification_url is not read as verification_uri');
-			const pending = await rejection(client.pollDeviceToken(start.device_code));
-			assert.ok(pending instanceof ApiError && pending.status === 400, String(pending));
-			assert.match(pending.requestId ?? '', /^[0-9a-f-]{36}$/i);
+			assert.match(start.verification_uri ?? '', /^https?:\/\//, 'verification_url is read as the verification URI');
+			assert.ok(start.interval >= 1 && start.expires_in > 0, JSON.stringify(start));
+			assert.equal((await client.pollDeviceToken(start.device_code)).status, 'pending');
 			await emu.admin('POST', '/device/approve', { user_code: start.user_code });
 			const done = await client.pollDeviceToken(start.device_code);
 			assert.equal(done.status, 'success');
 			const denied = await client.startDeviceAuthorization({ client_id: 'vscode' });
 			await emu.admin('POST', '/device/deny', { user_code: denied.user_code });
-			const refusal = await rejection(client.pollDeviceToken(denied.device_code));
-			assert.ok(refusal instanceof ApiError && refusal.status === 400, String(refusal));
+			assert.equal((await client.pollDeviceToken(denied.device_code)).status, 'denied');
 			if (done.status === 'success') {
 				const issued = make(done.token.access_token);
 				await issued.getMe();
@@ -166,8 +147,7 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 			}
 		});
 
-		// VARIANT-PENDING: agents paging with another cursor parameter name (the variant reads `page_token`), found by (a).
-		standardOnlyUntilClientCopes('agents: list pages, iterate', async () => {
+		test('agents: list pages, iterate', async () => {
 			const page = await client.listAgents({ limit: 1 });
 			assert.equal(page.items.length, 1);
 			assert.ok(page.nextCursor);
@@ -194,8 +174,7 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 			assert.equal((await client.deleteAgent(other.id)).runtimeDeletionRequested, false);
 		});
 
-		// VARIANT-PENDING: run events end on a clean close (GET of the run, (b)); the variant has no run.completed and sends `log` data as plain text.
-		standardOnlyUntilClientCopes('runs: stream to the end', async () => {
+		test('runs: stream to the end', async () => {
 			const agent = await newAgent();
 			const run = await client.createRun(agent.id, { prompt: '[[events:5]]' });
 			const events = await finish(agent.id, run.id);
@@ -236,14 +215,9 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 			const content = new TextEncoder().encode('hello artifact');
 			const art = await client.createArtifact(agent.id, { run_id: run.id, name: 'notes.txt', media_type: 'text/plain', content });
 			assert.ok((await client.listArtifacts(agent.id)).some((a) => a.id === art.id));
-			if (variant) {
-				// VARIANT-PENDING: the content query parameter the variant reads (`include=content`); not among (a)-(d). Until then the missing content is an error, never empty bytes.
-				const err = await rejection(client.readArtifactContent(agent.id, art.id));
-				assert.ok(err instanceof ApiError && err.code === 'invalid_response', String(err));
-			} else {
-				const read = await client.readArtifactContent(agent.id, art.id);
-				assert.equal(Buffer.from(read.content).toString(), 'hello artifact');
-			}
+			// Both profiles: the client asks for content with both spellings (include_content=true, include=content).
+			const read = await client.readArtifactContent(agent.id, art.id);
+			assert.equal(Buffer.from(read.content).toString(), 'hello artifact');
 			await client.deleteArtifact(agent.id, art.id);
 			assert.ok(!(await client.listArtifacts(agent.id)).some((a) => a.id === art.id));
 		});
@@ -278,8 +252,7 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 		// another shape; its lenient form still takes ours but answers in its own. The client must then
 		// say so (d): ApiError `workspace_interface_differs` with the request id, never a misread entry,
 		// an empty listing or empty content. Writes (PUT …/workspace/files) are documented and still work.
-		// VARIANT-PENDING: ApiError code workspace_interface_differs when the workspace answer lacks what the operation needs (d).
-		variantTestUntilClientCopes('workspace: the operation body differs: every query is workspace_interface_differs with the request id; writes still work', async () => {
+		variantTest('workspace: the operation body differs: every query is workspace_interface_differs with the request id; writes still work', async () => {
 			const agent = await newAgent();
 			const w = await client.writeWorkspaceFile(agent.id, 'dir/needle.txt', new TextEncoder().encode('find the needle here\n'));
 			assert.equal(w.size, 21);
@@ -365,8 +338,7 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 			assert.ok(n >= 2);
 		});
 
-		// VARIANT-PENDING: checkpoints paging with another cursor parameter name (the variant reads `page_token`), found by (a).
-		standardOnlyUntilClientCopes('checkpoints: page and iterate', async () => {
+		test('checkpoints: page and iterate', async () => {
 			const page = await client.listCheckpoints({ limit: 2 });
 			assert.equal(page.items.length, 2);
 			const all = [];
@@ -404,8 +376,7 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 			assert.deepEqual(bindings.map((b) => [b.repository_id, b.branch]), [[42, 'main']]);
 		});
 
-		// VARIANT-PENDING: account-wide token savings paging with another cursor parameter name (the variant reads `page_token`), found by (a).
-		standardOnlyUntilClientCopes('account-wide token savings: page with totals and iterate', async () => {
+		test('account-wide token savings: page with totals and iterate', async () => {
 			const page = await client.listTokenSavings({ limit: 2 });
 			assert.ok(page.totals);
 			let n = 0;
@@ -535,8 +506,7 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 	});
 
 	suite('event stream resilience', () => {
-		// VARIANT-PENDING: a clean close leads to a GET of the run and a reconnect while it is not terminal (b); `log` data arrives as plain text.
-		standardOnlyUntilClientCopes('a stream dropped every 500 events over 20,000 events arrives complete, in order, without duplicates', async () => {
+		test('a stream dropped every 500 events over 20,000 events arrives complete, in order, without duplicates', async () => {
 			const agent = await newAgent();
 			const run = await client.createRun(agent.id, { prompt: '[[events:20000]]' });
 			await emu.faults([{ method: 'GET', route: '/v2/agents/{agent_id}/runs/{run_id}/events', drop_sse_after_events: 500 }]);
@@ -558,8 +528,7 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 			assert.ok(stream.connections >= 40, `reconnected ${stream.connections} times`);
 		});
 
-		// VARIANT-PENDING: the stream ends on a clean close once the run is terminal (b).
-		standardOnlyUntilClientCopes('a cursor given by the caller resumes after it', async () => {
+		test('a cursor given by the caller resumes after it', async () => {
 			const agent = await newAgent();
 			const run = await client.createRun(agent.id, { prompt: '[[events:10]]' });
 			const all = await finish(agent.id, run.id);
@@ -651,8 +620,7 @@ if (CLIENT_PROFILES.some(isVariant)) {
 			await emu?.close();
 		});
 
-		// VARIANT-PENDING: a 400/422 answer to a workspace operation is ApiError workspace_interface_differs with the request id (d).
-		(RUN_VARIANT_PENDING ? test : test.skip)('each workspace query answered 400 is workspace_interface_differs with the request id, sent once', async () => {
+		test('each workspace query answered 400 is workspace_interface_differs with the request id, sent once', async () => {
 			const agent = (await client.listAgents({ limit: 100 })).items.find((a) => a.name === 'Refactor billing module');
 			assert.ok(agent, 'the demo seed has the billing agent');
 			const route = 'POST /v2/agents/{agent_id}/workspace';
