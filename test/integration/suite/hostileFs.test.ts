@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os';
 import { relative, sep } from 'node:path';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { CONFIG, FS_SCHEME } from '../../../src/ids';
-import { AGENT_ID, TOKEN, agent, artifact } from '../../hostile/fixtures';
-import { type HostileServer, type RouteHandler, json, startHostile } from '../../hostile/server';
+import { FS_SCHEME } from '../../../src/ids';
+import { AGENT_ID, agent, artifact } from '../../hostile/fixtures';
+import { type HostileServer, type RouteHandler, json } from '../../hostile/server';
 import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from '../../unit/fs/hostileWorkspace';
-import { restoreDevToken, testApi } from '../support/cloudAgents';
+import { testApi } from '../support/cloudAgents';
+import { type HostileSession, useHostileServer } from '../support/hostile';
 
 const MTIME = 1_760_000_000_000;
 /** A 1×1 transparent PNG. */
@@ -24,8 +25,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 suite('Hostile server: local files and the agent workspace', () => {
 	let api: CloudAgentsTestApi;
 	let server: HostileServer;
-	let previousUrl: string | undefined;
-	let autoSave: string | undefined;
+	let hostile: HostileSession;
 
 	const uri = (path = ''): vscode.Uri => vscode.Uri.from({ scheme: FS_SCHEME, authority: AGENT_ID, path: `/${path}` });
 	const workspaceRequests = (): number => server.requestsTo('* /v2/agents/*/workspace').length + server.requestsTo('* /v2/agents/*/workspace/files').length;
@@ -45,38 +45,18 @@ suite('Hostile server: local files and the agent workspace', () => {
 	suiteSetup(async function () {
 		this.timeout(60_000);
 		api = await testApi();
-		server = await startHostile({ description: 'starting', routes: {} });
+		hostile = await useHostileServer(api, { description: 'starting', routes: {} }, { settings: { 'files.autoSave': 'off' }, signIn: 'store' });
+		server = hostile.server;
 		use({ list: () => undefined, file: () => undefined });
-		const files = vscode.workspace.getConfiguration('files');
-		autoSave = files.inspect<string>('autoSave')?.globalValue;
-		await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
-		const config = vscode.workspace.getConfiguration(CONFIG.section);
-		previousUrl = config.inspect<string>(CONFIG.apiUrl)?.globalValue;
-		await config.update(CONFIG.apiUrl, server.baseUrl, vscode.ConfigurationTarget.Global);
-		for (let i = 0; api.session.apiUrl !== server.baseUrl; i++) {
-			assert.ok(i < 100, `the API URL did not change to ${server.baseUrl}`);
-			await sleep(50);
-		}
-		// The hostile server accepts any token.
-		await api.session.storeToken(TOKEN);
 		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
 	});
 
 	suiteTeardown(async function () {
 		this.timeout(60_000);
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-		if (api.session.apiUrl === server.baseUrl) {
-			await api.session.deleteToken();
-		}
-		await vscode.workspace.getConfiguration(CONFIG.section).update(CONFIG.apiUrl, previousUrl, vscode.ConfigurationTarget.Global);
-		for (let i = 0; api.session.apiUrl === server.baseUrl && i < 100; i++) {
-			await sleep(50);
-		}
-		await vscode.workspace.getConfiguration('files').update('autoSave', autoSave, vscode.ConfigurationTarget.Global);
+		await hostile.restore();
 		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
-		await restoreDevToken();
 		await vscode.commands.executeCommand('notifications.clearAll');
-		await server.close();
 	});
 
 	setup(async () => {

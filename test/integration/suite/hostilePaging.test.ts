@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { CloudAgentsTestApi } from '../../../src/extension';
 import type { RowSnapshot } from '../../../src/views';
-import { AGENT_ID, TOKEN, agent } from '../../hostile/fixtures';
-import { type HostileServer, type Scenario, json, startHostile } from '../../hostile/server';
-import { restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { AGENT_ID, agent } from '../../hostile/fixtures';
+import { type HostileServer, type Scenario, json } from '../../hostile/server';
+import { testApi } from '../support/cloudAgents';
+import { type HostileSession, useHostileServer } from '../support/hostile';
 
 /**
  * "Load more…" in the Agents view against servers whose paging goes wrong: one that ignores every
@@ -31,31 +31,18 @@ function firstPageForever(fresh: boolean): Scenario {
 }
 
 suite('Hostile server paging in the Agents view', () => {
-	let api: CloudAgentsTestApi;
+	let hostile: HostileSession;
 	let server: HostileServer;
-	let originalApiUrl: string | undefined;
 
 	suiteSetup(async function () {
 		this.timeout(30_000);
-		api = await testApi();
-		server = await startHostile(firstPageForever(false));
-		const config = vscode.workspace.getConfiguration('cloudAgents');
-		originalApiUrl = config.inspect<string>('apiUrl')?.globalValue;
-		await config.update('pageSize', 2, vscode.ConfigurationTarget.Global);
-		await config.update('apiUrl', server.baseUrl, vscode.ConfigurationTarget.Global);
-		await waitFor('the session to use the hostile server', async () => (api.session.apiUrl === server.baseUrl ? true : undefined));
-		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: TOKEN }), true, 'signed in to the hostile server');
+		hostile = await useHostileServer(await testApi(), firstPageForever(false), { settings: { 'cloudAgents.pageSize': 2 } });
+		server = hostile.server;
 	});
 
 	suiteTeardown(async function () {
 		this.timeout(30_000);
-		await api.session.deleteToken().catch(() => undefined);
-		const config = vscode.workspace.getConfiguration('cloudAgents');
-		await config.update('pageSize', undefined, vscode.ConfigurationTarget.Global);
-		await config.update('apiUrl', originalApiUrl, vscode.ConfigurationTarget.Global);
-		await waitFor('the session to use the emulator again', async () => (api.session.apiUrl !== server.baseUrl ? true : undefined));
-		await restoreDevToken();
-		await server.close();
+		await hostile.restore();
 	});
 
 	test('a server that ignores the cursor: "Load more…" ends at once, the first page stays, a row says why', async function () {

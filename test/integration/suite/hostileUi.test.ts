@@ -3,9 +3,10 @@ import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import type { RowSnapshot } from '../../../src/views';
 import { describeError, requestIdOf } from '../../../src/util/errors';
-import { AGENT_ID, RUN_ID, TOKEN, agent, run } from '../../hostile/fixtures';
-import { type HostileServer, errorEnvelope, json, sseStart, startHostile } from '../../hostile/server';
-import { restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { AGENT_ID, RUN_ID, agent, run } from '../../hostile/fixtures';
+import { errorEnvelope, json, sseStart } from '../../hostile/server';
+import { testApi, within, writtenText } from '../support/cloudAgents';
+import { type HostileSession, useHostileServer } from '../support/hostile';
 
 /**
  * Server text from a hostile server in a real VS Code: agent names and run prompts with bidi
@@ -36,13 +37,12 @@ const rows = async (key: 'agents' | 'runs'): Promise<RowSnapshot[]> => (await vs
 
 suite('Hostile server text in the UI', () => {
 	let api: CloudAgentsTestApi;
-	let server: HostileServer;
-	let originalApiUrl: string | undefined;
+	let hostile: HostileSession;
 
 	suiteSetup(async function () {
 		this.timeout(30_000);
 		api = await testApi();
-		server = await startHostile({
+		hostile = await useHostileServer(api, {
 			description: 'server text with bidi overrides, controls, line breaks and command links',
 			routes: {
 				'GET /v2/me': (_req, res) => json(res, 200, { id: 'user_hostile', display_name: 'Mallory' }),
@@ -67,23 +67,13 @@ suite('Hostile server text in the UI', () => {
 				'GET /v2/runtimes': (_req, res) => json(res, 200, { data: [] }),
 			},
 		});
-		const config = vscode.workspace.getConfiguration('cloudAgents');
-		originalApiUrl = config.inspect<string>('apiUrl')?.globalValue;
-		await config.update('apiUrl', server.baseUrl, vscode.ConfigurationTarget.Global);
-		await waitFor('the session to use the hostile server', async () => (api.session.apiUrl === server.baseUrl ? true : undefined));
-		const ok = await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: TOKEN });
-		assert.equal(ok, true, 'signed in to the hostile server');
 	});
 
 	suiteTeardown(async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-		await api.session.deleteToken().catch(() => undefined);
-		await vscode.workspace.getConfiguration('cloudAgents').update('apiUrl', originalApiUrl, vscode.ConfigurationTarget.Global);
-		await waitFor('the session to use the emulator again', async () => (api.session.apiUrl !== server.baseUrl ? true : undefined));
-		await restoreDevToken();
-		await server.close();
+		await hostile.restore();
 	});
 
 	test('an agent named with bidi overrides, control characters and line breaks appears neutralised in the Agents view', async function () {
