@@ -111,7 +111,7 @@ suite('Agent workspace (cloud-agent://)', () => {
 		assert.equal(await requests(), 1);
 	});
 
-	test('"Open Agent Workspace" adds the folder "Agent: <name>" to a multi-root window [variant]', async function () {
+	test('"Open Agent Workspace" adds the folder "Agent: <name>" to a multi-root window', async function () {
 		if (vscode.workspace.workspaceFile === undefined) {
 			// In a single-folder browser window, adding a folder enters a new (untitled) workspace,
 			// which reloads the page and would end this run: the Playwright test covers that path.
