@@ -141,7 +141,7 @@ suite('Auth', () => {
 		assert.equal(api.session.unauthorizedPrompts, before + 2);
 	});
 
-	test('no token appears in any log, output channel or event file', async () => {
+	test('no token appears in any log, output channel or event file [variant]', async () => {
 		const written = await writtenText(api);
 		assert.ok(written.some((w) => w.text.includes('Signed in to')), `the extension's log was not found (${written.length} files scanned)`);
 		for (const { file, text } of written) {
