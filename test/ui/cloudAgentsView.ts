@@ -7,7 +7,7 @@ interface AgentBody { id: string; name: string }
 const VIEWS = ['Agents', 'Runs', 'Runtimes', 'Artifacts'];
 
 const uiTest: UiTest = {
-	title: 'opens the Cloud Agents view from the activity bar, runs the Refresh Agents command and reads the signed-in rows',
+	title: 'opens the Cloud Agents view from the activity bar, runs the Refresh Agents command and reads the signed-in rows [variant]',
 	async run({ workbench, emulatorUrl, devToken, note }) {
 		// The harness signs in at startup with the emulator's dev token (CLOUD_AGENTS_DEV_TOKEN).
 		const res = await fetch(`${emulatorUrl}/v2/agents?limit=100`, { headers: { authorization: `Bearer ${devToken}` } });

@@ -7,7 +7,7 @@ import type { UiTest } from './support/workbench';
  * the token. The in-host suites check logs, output channels and stored run events the same way.
  */
 const uiTest: UiTest = {
-	title: 'no notification of the whole run and no text on the workbench page shows the token',
+	title: 'no notification of the whole run and no text on the workbench page shows the token [variant]',
 	async run({ page, workbench, devToken, note }) {
 		await workbench.dismissDialogs();
 		await workbench.runCommand('Notifications: Show Notifications');

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { accountLabel } from '../../../src/auth/accountLabel';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { counters, emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
 import { devToken } from '../support/env';
@@ -12,6 +13,18 @@ interface DeviceRow {
 
 async function deviceRows(): Promise<DeviceRow[]> {
 	return (await emu<{ devices?: DeviceRow[] }>('GET', '/_emulator/state')).body.devices ?? [];
+}
+
+/**
+ * The person's name as GET /v2/me answers it for `token`, raw from the emulator: its members are
+ * not shown in the description (standard profile `display_name`, variant `name`).
+ */
+async function personName(token: string): Promise<string> {
+	const me = await emu<{ display_name?: unknown; name?: unknown }>('GET', '/v2/me', undefined, token);
+	assert.equal(me.status, 200, JSON.stringify(me.body));
+	const name = me.body.display_name ?? me.body.name;
+	assert.ok(typeof name === 'string' && name.trim() !== '', `GET /v2/me has no name: ${JSON.stringify(me.body)}`);
+	return name.trim();
 }
 
 suite('Auth', () => {
@@ -48,7 +61,7 @@ suite('Auth', () => {
 		await vscode.commands.executeCommand('notifications.clearAll');
 	});
 
-	test('API-key sign-in keeps the key in SecretStorage, never in settings', async () => {
+	test('API-key sign-in keeps the key in SecretStorage, never in settings [variant]', async () => {
 		await api.session.deleteToken();
 		assert.equal(api.session.signedIn, false);
 		const before = (await counters()).requests.by_route['GET /v2/me'] ?? 0;
@@ -59,8 +72,8 @@ suite('Auth', () => {
 		assert.equal(api.session.signedIn, true);
 		assert.equal(await api.session.getToken(), devToken());
 		assert.ok(((await counters()).requests.by_route['GET /v2/me'] ?? 0) > before, 'the key was not checked with GET /v2/me');
-		const me = await api.session.client.getMe();
-		assert.ok(me.id);
+		// The Accounts menu's label: the person's name from the client's GET /v2/me, not the host fallback.
+		assert.equal(accountLabel(await api.session.client.getMe(), api.session.apiUrl), await personName(devToken()));
 		const settings = JSON.stringify(vscode.workspace.getConfiguration()) + JSON.stringify(vscode.workspace.getConfiguration('cloudAgents'));
 		assert.ok(!settings.includes(devToken()), 'the token appears in settings');
 		const inspected = vscode.workspace.getConfiguration('cloudAgents').inspect('apiUrl');
@@ -75,19 +88,19 @@ suite('Auth', () => {
 		assert.equal(api.session.signedIn, false);
 	});
 
-	test('the device flow signs in end to end', async () => {
+	test('the device flow signs in end to end [variant]', async () => {
 		await api.session.deleteToken();
 		const token = await deviceSignIn();
 		assert.notEqual(token, devToken());
 		assert.equal(api.session.signedIn, true);
-		const me = await emu<{ id?: string }>('GET', '/v2/me', undefined, token);
-		assert.equal(me.status, 200);
-		assert.ok(me.body.id);
+		// The new token is the same person's, and the client reads that person's name with it.
+		assert.equal(await personName(token), await personName(devToken()));
+		assert.equal(accountLabel(await api.session.client.getMe(), api.session.apiUrl), await personName(token));
 		const rows = await deviceRows();
 		assert.ok(rows.some((d) => d.client_id === 'cloud-agents-vscode' && d.state !== 'pending'), 'no device authorization left pending state');
 	});
 
-	test('sign-out revokes the token on the server and deletes it locally', async () => {
+	test('sign-out revokes the token on the server and deletes it locally [variant]', async () => {
 		const token = await deviceSignIn();
 		const revokesBefore = (await counters()).mutations.by_kind['auth.token.revoke'] ?? 0;
 
@@ -128,7 +141,7 @@ suite('Auth', () => {
 		assert.equal(api.session.unauthorizedPrompts, before + 2);
 	});
 
-	test('no token appears in any log, output channel or event file', async () => {
+	test('no token appears in any log, output channel or event file [variant]', async () => {
 		const written = await writtenText(api);
 		assert.ok(written.some((w) => w.text.includes('Signed in to')), `the extension's log was not found (${written.length} files scanned)`);
 		for (const { file, text } of written) {

@@ -67,7 +67,7 @@ suite('Views', () => {
 		await emu('DELETE', '/_emulator/faults');
 	});
 
-	test('the Agents view lists the emulator\'s agents in order, two per page, through "Load more…"', async function () {
+	test('the Agents view lists the emulator\'s agents in order, two per page, through "Load more…" [variant]', async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('cloudAgents.agents.refresh');
 		const expected = await allAgents();
@@ -90,7 +90,8 @@ suite('Views', () => {
 		assert.equal(hasLoadMore(list), false, 'no "Load more…" row after the last page');
 		for (const [i, agent] of expected.entries()) {
 			const row = records(list)[i]!;
-			assert.equal(row.contextValue, `agent:${agent.status}`);
+			// Menus match the lower-cased status (the variant's are upper case: READY, BUSY, …).
+			assert.equal(row.contextValue, `agent:${agent.status.toLowerCase()}`);
 			assert.ok(row.description?.startsWith(agent.status), `description "${row.description}" starts with the status`);
 			assert.ok(row.tooltip?.includes(agent.id), 'the tooltip carries the agent id');
 		}

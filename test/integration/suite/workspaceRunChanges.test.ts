@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { FS_SCHEME } from '../../../src/ids';
 import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
-import { devToken } from '../support/env';
+import { devToken, words } from '../support/env';
 
 /**
  * A followed run that changes a file of the agent's workspace updates an editor showing that file:
@@ -22,7 +22,7 @@ suite('Agent workspace follows the agent\'s runs', () => {
 		agentId = id;
 		await waitFor('the agent to become idle', async () => {
 			const agent = await emu<{ status: string }>('GET', `/v2/agents/${encodeURIComponent(id)}`, undefined, devToken());
-			return agent.body.status === 'idle' ? true : undefined;
+			return agent.body.status === words().agentIdle ? true : undefined;
 		});
 	});
 
@@ -57,8 +57,9 @@ suite('Agent workspace follows the agent\'s runs', () => {
 		}, 30_000);
 		assert.ok(text.startsWith('first line\n'), text);
 		assert.equal(doc.isDirty, false);
-		const server = await emu<{ content_base64: string }>('POST', `/v2/agents/${encodeURIComponent(id)}/workspace`, { op: 'read', path }, devToken());
-		assert.equal(Buffer.from(server.body.content_base64, 'base64').toString('utf8'), text);
+		// The read answer's members are not shown in the description (variant: result.data.content).
+		const server = await emu<{ content_base64?: string; result?: { data?: { content?: string } } }>('POST', `/v2/agents/${encodeURIComponent(id)}/workspace`, { op: 'read', path }, devToken());
+		assert.equal(Buffer.from(server.body.content_base64 ?? server.body.result?.data?.content ?? '', 'base64').toString('utf8'), text);
 		await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { agentId: id, runId: run.body.id });
 	});
 });

@@ -3,6 +3,8 @@
  * suites through the extension host's environment.
  */
 
+import { type ProfileWords, profileWords } from './profile';
+
 function required(name: string): string {
 	const value = process.env[name];
 	if (!value) {
@@ -32,4 +34,9 @@ export function emulatorProfile(): 'standard' | 'variant' | 'variant-strict' {
 		throw new Error(`CLOUD_AGENTS_EMULATOR_PROFILE: unknown profile ${JSON.stringify(value)}`);
 	}
 	return value;
+}
+
+/** The words of this pass's emulator profile at the "not shown" points the tests look at (support/profile.ts). */
+export function words(): ProfileWords {
+	return profileWords(emulatorProfile());
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import type { EmulatorProfile } from '../../integration/support/profile';
 
 /** What the driver hands each UI test. */
 export interface UiContext {
@@ -12,6 +13,8 @@ export interface UiContext {
 	emulatorUrl: string;
 	/** The emulator's dev token. */
 	devToken: string;
+	/** The emulator profile of this pass (test/integration/support/profile.ts has its words). */
+	emulatorProfile: EmulatorProfile;
 	/** Folder for screenshots (test-results/screenshots/, git-ignored). */
 	screenshotDir: string;
 	/** Adds a line the driver prints under the test's result (what the test saw). */
