@@ -109,15 +109,6 @@ class WorkspaceFeature extends Disposable {
 		this.register(deps.session.onDidChange(() => this.cache.clear()));
 		this.register(this.cache.onDidRefuseLargeFile((r) => void this.confirmLargeFile(r.agentId, r.path, r.size)));
 		this.register(this.cache.onDidDetectInterfaceDiffers((e) => void this.reportInterfaceDiffers(e)));
-		// Re-adding an agent's folder is a retry: its operations may be asked of the server again.
-		this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => {
-			for (const folder of e.added) {
-				const agentId = agentIdOf(folder.uri);
-				if (agentId !== undefined) {
-					this.retryInterface(agentId);
-				}
-			}
-		}));
 		if (deps.runEvents) {
 			this.register(deps.runEvents((e) => this.onRunEvent(e)));
 		}
