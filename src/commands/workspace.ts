@@ -92,6 +92,7 @@ export function registerWorkspaceFs(deps: WorkspaceFsDeps): vscode.Disposable {
 
 class WorkspaceFeature extends Disposable {
 	readonly cache: WorkspaceCache;
+	private readonly provider: WorkspaceFileSystemProvider;
 	/** Runs seen active per agent (from followed runs' events). */
 	private readonly activeRuns = new Map<string, Set<string>>();
 	/** `runId\nuri` pairs already warned about. */
@@ -104,8 +105,8 @@ class WorkspaceFeature extends Disposable {
 	constructor(private readonly deps: WorkspaceFsDeps) {
 		super();
 		this.cache = new WorkspaceCache(() => deps.session.client, { largeFileBytes, log: deps.log });
-		const provider = this.register(new WorkspaceFileSystemProvider(this.cache));
-		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, provider, { isCaseSensitive: true }));
+		this.provider = this.register(new WorkspaceFileSystemProvider(this.cache));
+		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, this.provider, { isCaseSensitive: true }));
 		this.register(deps.session.onDidChange(() => this.cache.clear()));
 		this.register(this.cache.onDidRefuseLargeFile((r) => void this.confirmLargeFile(r.agentId, r.path, r.size)));
 		this.register(this.cache.onDidDetectInterfaceDiffers((e) => void this.reportInterfaceDiffers(e)));
@@ -193,7 +194,7 @@ class WorkspaceFeature extends Disposable {
 	// ------------------------------------------------------------------ large files
 
 	private async confirmLargeFile(agentId: string, path: string, size: number): Promise<void> {
-		const uri = workspaceUri(agentId, path);
+		const uri = this.provider.uriFor(agentId, path);
 		const last = this.asked.get(uri.toString());
 		if (last !== undefined && Date.now() - last < 60_000) {
 			return;
@@ -338,7 +339,7 @@ class WorkspaceFeature extends Disposable {
 			return undefined;
 		}
 		const { match } = chosen;
-		const uri = workspaceUri(agentId, match.path);
+		const uri = this.provider.uriFor(agentId, match.path);
 		const line = Math.max(0, match.line - 1);
 		const column = Math.max(0, match.column - 1);
 		const selection = new vscode.Range(line, column, line, column + query.length);
@@ -395,7 +396,7 @@ class WorkspaceFeature extends Disposable {
 				? vscode.l10n.t('"{0}" is not among the {1} files listed in the workspace of agent {2} (the listing stops at {3} files and folders and {4} folder levels).', path, files.length, agentId, WALK_LIMITS.maxEntries, WALK_LIMITS.maxDepth)
 				: vscode.l10n.t('"{0}" is not a file in the workspace of agent {1} ({2} files listed).', path, agentId, files.length));
 		}
-		await vscode.window.showTextDocument(workspaceUri(agentId, path), { preview: true });
+		await vscode.window.showTextDocument(this.provider.uriFor(agentId, path), { preview: true });
 		return files;
 	}
 
@@ -442,7 +443,7 @@ class WorkspaceFeature extends Disposable {
 				onFiles: (paths) => {
 					for (const path of paths) {
 						const folder = parentPath(path);
-						items.push({ label: baseName(path), description: folder || undefined, uri: workspaceUri(agentId, path) });
+						items.push({ label: baseName(path), description: folder || undefined, uri: this.provider.uriFor(agentId, path) });
 					}
 					timer ??= setTimeout(refresh, PICK_REFRESH_MS);
 				},

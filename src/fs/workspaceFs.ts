@@ -58,6 +58,19 @@ export class WorkspaceFileSystemProvider extends Disposable implements vscode.Fi
 		this.register({ dispose: () => clearTimeout(this.timer) });
 	}
 
+	/**
+	 * The URI of a path in an agent's workspace as this window spells it: with the authority of an
+	 * open workspace folder of the agent, else of an old link VS Code used for it here, else the
+	 * encoded one. So files opened by commands land in the folder the user has open.
+	 */
+	uriFor(agentId: string, path = ''): vscode.Uri {
+		const uri = workspaceUri(agentId, path);
+		const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => agentIdOf(f.uri) === agentId);
+		const old = [...(this.oldAuthorities.get(agentId) ?? [])].pop();
+		const authority = folder?.uri.authority ?? old;
+		return authority === undefined ? uri : uri.with({ authority });
+	}
+
 	/** Nothing to set up: changes arrive from our own operations and from followed runs (no polling). */
 	watch(): vscode.Disposable {
 		return new vscode.Disposable(() => undefined);
@@ -111,6 +124,7 @@ export class WorkspaceFileSystemProvider extends Disposable implements vscode.Fi
 			const { agentId, path } = parseWorkspaceUri(uri);
 			if (uri.authority !== encodeAgentAuthority(agentId)) {
 				const seen = this.oldAuthorities.get(agentId) ?? new Set<string>();
+				seen.delete(uri.authority);
 				this.oldAuthorities.set(agentId, seen.add(uri.authority));
 			}
 			return await fn(agentId, path);
