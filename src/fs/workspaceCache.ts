@@ -312,6 +312,7 @@ export class WorkspaceCache {
 				for (const listener of this.interfaceListeners) {
 					listener({ agentId, error: err });
 				}
+				this.fire([{ type: 'changed', agentId, path: '' }]);
 			}
 			throw isConfigProbe(path) ? new WorkspaceFsError('FileNotFound', path) : err;
 		}
@@ -357,6 +358,9 @@ export class WorkspaceCache {
 	async stat(agentId: string, rawPath: string): Promise<EntryStat> {
 		const path = normalizeWorkspacePath(rawPath);
 		const a = this.agent(agentId);
+		if (path === '') {
+			return this.statRoot(a);
+		}
 		const cached = this.cachedStat(a, path);
 		if (cached) {
 			return cached;
@@ -413,6 +417,20 @@ export class WorkspaceCache {
 			}
 		}
 		return undefined;
+	}
+
+	/**
+	 * The root is a folder without asking (VS Code stats it when a window opens and answers a
+	 * failure with "Workspace does not exist", dropping the folder), except once the agent's
+	 * interface is known to differ: VS Code shows a failed root *listing* as an empty folder without
+	 * a word, but a failed root *stat* as an error on the folder, so the root then fails with the
+	 * error (a `changed` event for the root, fired when the state is entered, makes VS Code look again).
+	 */
+	private async statRoot(a: AgentCache): Promise<EntryStat> {
+		if (a.interfaceError) {
+			throw a.interfaceError;
+		}
+		return { type: 'directory', size: 0, mtime: a.rootMtime };
 	}
 
 	/** Like `stat`, but `undefined` when the path does not exist. */

@@ -68,10 +68,22 @@ for (const profile of ['variant', 'variant-strict'] as const) {
 				const probeErr = await failure(cache.stat(agentId, probe));
 				assert.ok(probeErr instanceof WorkspaceFsError && probeErr.code === 'FileNotFound', `${probe}: ${String(probeErr)}`);
 			}
-			// The folder itself still stats as a folder (its listing carries the error).
-			assert.equal((await cache.stat(agentId, '/')).type, 'directory');
+			// The folder's root fails too: VS Code shows a failed root stat as an error on the folder
+			// (a failed root listing would show as an empty folder).
+			assert.equal(await failure(cache.stat(agentId, '/')), err);
 			assert.equal(await operations(), 0);
 			assert.equal(notices.length, 1);
+		});
+
+		test('the root stats as a folder without a request until the interface is known to differ (a window opening on it keeps it)', async () => {
+			const changed: string[] = [];
+			cache.onDidChange((c) => changed.push(...c.map((x) => x.path)));
+			assert.equal((await cache.stat(agentId, '/')).type, 'directory');
+			assert.equal(await operations(), 0);
+			const err = await failure(cache.readDirectory(agentId, '/'));
+			assert.ok(changed.includes(''), 'the root is announced as changed so VS Code looks again');
+			assert.equal(await failure(cache.stat(agentId, '/')), err);
+			assert.equal(await operations(), 1);
 		});
 
 		test('probes while the root listing is on its way wait for it instead of asking', async () => {
