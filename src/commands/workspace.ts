@@ -7,8 +7,8 @@
 import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient, EventRecord, WorkspaceSearchMatch } from '../api';
 import { LIMITS, isTerminalRunStatus, utf8Length } from '../api';
-import { workspaceUri, WorkspaceFileSystemProvider } from '../fs/workspaceFs';
-import { WALK_LIMITS, WorkspaceCache } from '../fs/workspaceCache';
+import { agentIdOf, workspaceUri, WorkspaceFileSystemProvider } from '../fs/workspaceFs';
+import { type InterfaceDiffers, WALK_LIMITS, WorkspaceCache } from '../fs/workspaceCache';
 import { baseName, normalizeWorkspacePath, parentPath } from '../fs/paths';
 import { FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
@@ -92,20 +92,24 @@ export function registerWorkspaceFs(deps: WorkspaceFsDeps): vscode.Disposable {
 
 class WorkspaceFeature extends Disposable {
 	readonly cache: WorkspaceCache;
+	private readonly provider: WorkspaceFileSystemProvider;
 	/** Runs seen active per agent (from followed runs' events). */
 	private readonly activeRuns = new Map<string, Set<string>>();
 	/** `runId\nuri` pairs already warned about. */
 	private readonly warned = new Set<string>();
 	/** Large files the user was asked about recently (uri → time). */
 	private readonly asked = new Map<string, number>();
+	/** The "interface differs" messages shown in this window (internal command, for the tests). */
+	private readonly interfaceNotices: string[] = [];
 
 	constructor(private readonly deps: WorkspaceFsDeps) {
 		super();
 		this.cache = new WorkspaceCache(() => deps.session.client, { largeFileBytes, log: deps.log });
-		const provider = this.register(new WorkspaceFileSystemProvider(this.cache));
-		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, provider, { isCaseSensitive: true }));
+		this.provider = this.register(new WorkspaceFileSystemProvider(this.cache));
+		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, this.provider, { isCaseSensitive: true }));
 		this.register(deps.session.onDidChange(() => this.cache.clear()));
 		this.register(this.cache.onDidRefuseLargeFile((r) => void this.confirmLargeFile(r.agentId, r.path, r.size)));
+		this.register(this.cache.onDidDetectInterfaceDiffers((e) => void this.reportInterfaceDiffers(e)));
 		if (deps.runEvents) {
 			this.register(deps.runEvents((e) => this.onRunEvent(e)));
 		}
@@ -113,6 +117,9 @@ class WorkspaceFeature extends Disposable {
 		this.register(registerCommand('cloudAgents.agents.openWorkspace', (arg?: OpenWorkspaceArg) => this.openWorkspace(arg), deps.log, { onUnauthorized: deps.onUnauthorized }));
 		// Internal (not contributed): lets the integration tests start from an empty cache.
 		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => this.cache.clear()));
+		// Internal: the "interface differs" messages shown so far (tests), and a retry of one agent (or all).
+		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.interfaceNotices', () => this.interfaceNotices.slice()));
+		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) => this.retryInterface(agentId)));
 		this.register(registerCommand('cloudAgents.workspace.search', (arg?: SearchWorkspaceArg) => this.search(arg), deps.log, { onUnauthorized: deps.onUnauthorized }));
 		this.register(registerCommand('cloudAgents.workspace.goToFile', (arg?: GoToFileArg) => this.goToFile(arg), deps.log, { rethrow: isAutomationArg, onUnauthorized: deps.onUnauthorized }));
 	}
@@ -142,7 +149,8 @@ class WorkspaceFeature extends Disposable {
 		if (document.uri.scheme !== FS_SCHEME) {
 			return;
 		}
-		const runs = this.activeRuns.get(document.uri.authority);
+		const agentId = agentIdOf(document.uri);
+		const runs = agentId === undefined ? undefined : this.activeRuns.get(agentId);
 		const runId = runs ? [...runs][runs.size - 1] : undefined;
 		if (runId === undefined) {
 			return;
@@ -155,10 +163,38 @@ class WorkspaceFeature extends Disposable {
 		void showWarning(vscode.l10n.t('The agent is running ({0}) and may be editing {1} too. Your save went ahead; if the agent changes the file, VS Code will ask you to compare.', runId, document.uri.path.slice(1)));
 	}
 
+	// ------------------------------------------------------------------ interface differs
+
+	/**
+	 * One error notification per agent when the server rejected or misread our workspace operation
+	 * (the folder's root shows the same message); "Retry" lets the next listing ask again.
+	 */
+	private async reportInterfaceDiffers({ agentId, error }: InterfaceDiffers): Promise<void> {
+		const message = vscode.l10n.t('Agent workspace {0}: {1} (request {2}). Its files are not asked for again until you retry.', agentId, error.message, error.requestId ?? vscode.l10n.t('unknown'));
+		this.interfaceNotices.push(message);
+		this.deps.log.warn(message);
+		const retry = vscode.l10n.t('Retry');
+		const answer = await vscode.window.showErrorMessage(notificationText(message), retry);
+		if (answer === retry) {
+			this.retryInterface(agentId);
+		}
+	}
+
+	/** Lets an agent's (or every agent's) workspace operations reach the server again and refreshes its folder. */
+	private retryInterface(agentId?: string): void {
+		const ids = agentId !== undefined ? [agentId] : (vscode.workspace.workspaceFolders ?? []).map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
+		for (const id of ids) {
+			if (this.cache.retryInterface(id)) {
+				// A change of the root makes the Explorer list it again.
+				this.cache.invalidate(id, '');
+			}
+		}
+	}
+
 	// ------------------------------------------------------------------ large files
 
 	private async confirmLargeFile(agentId: string, path: string, size: number): Promise<void> {
-		const uri = workspaceUri(agentId, path);
+		const uri = this.provider.uriFor(agentId, path);
 		const last = this.asked.get(uri.toString());
 		if (last !== undefined && Date.now() - last < 60_000) {
 			return;
@@ -201,7 +237,9 @@ class WorkspaceFeature extends Disposable {
 		name ??= agentId;
 		const uri = workspaceUri(agentId);
 		const folders = vscode.workspace.workspaceFolders ?? [];
-		if (folders.some((f) => f.uri.toString() === uri.toString())) {
+		// Opening again is a retry of a workspace whose interface differed.
+		this.retryInterface(agentId);
+		if (folders.some((f) => agentIdOf(f.uri) === agentId && f.uri.path.replace(/\/+$/, '') === '')) {
 			await vscode.commands.executeCommand('workbench.view.explorer');
 			return;
 		}
@@ -242,10 +280,10 @@ class WorkspaceFeature extends Disposable {
 	private contextAgentId(): string | undefined {
 		const active = vscode.window.activeTextEditor?.document.uri;
 		if (active?.scheme === FS_SCHEME) {
-			return active.authority;
+			return agentIdOf(active);
 		}
 		const open = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FS_SCHEME);
-		return open.length === 1 ? open[0]?.uri.authority : undefined;
+		return open.length === 1 && open[0] ? agentIdOf(open[0].uri) : undefined;
 	}
 
 	// ------------------------------------------------------------------ search
@@ -265,6 +303,11 @@ class WorkspaceFeature extends Disposable {
 		}));
 		if (!query) {
 			return undefined;
+		}
+		// A server whose workspace interface differs is not asked again (until a retry).
+		const stopped = this.cache.interfaceError(agentId);
+		if (stopped) {
+			throw stopped;
 		}
 		// The client validates the query (1 to 256 bytes) before sending anything.
 		const result = await this.deps.session.client.searchWorkspace(agentId, query);
@@ -296,7 +339,7 @@ class WorkspaceFeature extends Disposable {
 			return undefined;
 		}
 		const { match } = chosen;
-		const uri = workspaceUri(agentId, match.path);
+		const uri = this.provider.uriFor(agentId, match.path);
 		const line = Math.max(0, match.line - 1);
 		const column = Math.max(0, match.column - 1);
 		const selection = new vscode.Range(line, column, line, column + query.length);
@@ -316,7 +359,7 @@ class WorkspaceFeature extends Disposable {
 		let name: string | undefined;
 		let path: string | undefined;
 		if (arg instanceof vscode.Uri) {
-			agentId = arg.scheme === FS_SCHEME ? arg.authority : undefined;
+			agentId = agentIdOf(arg);
 		} else if (arg && 'agent' in arg && arg.agent) {
 			agentId = arg.agent.id;
 			name = arg.agent.name;
@@ -336,7 +379,7 @@ class WorkspaceFeature extends Disposable {
 		if (path !== undefined) {
 			return this.openWalkedFile(agentId, path);
 		}
-		name ??= (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.scheme === FS_SCHEME && f.uri.authority === agentId)?.name ?? agentId;
+		name ??= (vscode.workspace.workspaceFolders ?? []).find((f) => agentIdOf(f.uri) === agentId)?.name ?? agentId;
 		const uri = await this.pickWorkspaceFile(agentId, name);
 		if (uri) {
 			await vscode.window.showTextDocument(uri, { preview: true });
@@ -353,7 +396,7 @@ class WorkspaceFeature extends Disposable {
 				? vscode.l10n.t('"{0}" is not among the {1} files listed in the workspace of agent {2} (the listing stops at {3} files and folders and {4} folder levels).', path, files.length, agentId, WALK_LIMITS.maxEntries, WALK_LIMITS.maxDepth)
 				: vscode.l10n.t('"{0}" is not a file in the workspace of agent {1} ({2} files listed).', path, agentId, files.length));
 		}
-		await vscode.window.showTextDocument(workspaceUri(agentId, path), { preview: true });
+		await vscode.window.showTextDocument(this.provider.uriFor(agentId, path), { preview: true });
 		return files;
 	}
 
@@ -400,7 +443,7 @@ class WorkspaceFeature extends Disposable {
 				onFiles: (paths) => {
 					for (const path of paths) {
 						const folder = parentPath(path);
-						items.push({ label: baseName(path), description: folder || undefined, uri: workspaceUri(agentId, path) });
+						items.push({ label: baseName(path), description: folder || undefined, uri: this.provider.uriFor(agentId, path) });
 					}
 					timer ??= setTimeout(refresh, PICK_REFRESH_MS);
 				},

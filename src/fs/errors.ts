@@ -3,7 +3,7 @@
  * VS Code shows these itself (Explorer, editor, save), so the provider never shows pop-ups.
  */
 import * as vscode from 'vscode';
-import { ApiError, ValidationError } from '../api';
+import { ApiError, ValidationError, WorkspaceInterfaceError } from '../api';
 import { WorkspacePathError } from './paths';
 import { WorkspaceFsError } from './workspaceCache';
 
@@ -18,7 +18,9 @@ function withRequest(err: ApiError): string {
  * Maps any failure to a FileSystemError: 404 → FileNotFound; 401/403 → NoPermissions; 409 →
  * FileExists, or FileIsADirectory / FileNotADirectory where that is what the service meant;
  * 429/503/504 and network failures (after the client's retries) → Unavailable; refused inputs
- * (too large, too long, escaping the root) → NoPermissions with the reason as the message.
+ * (too large, too long, escaping the root) → NoPermissions with the reason as the message; a
+ * WorkspaceInterfaceError (the server reads another workspace operation shape) → Unavailable with
+ * its message and request id.
  */
 export function toFileSystemError(err: unknown, uri: vscode.Uri, op: FsOperation): Error {
 	if (err instanceof vscode.FileSystemError) {
@@ -50,6 +52,10 @@ export function toFileSystemError(err: unknown, uri: vscode.Uri, op: FsOperation
 	}
 	if (err instanceof ValidationError) {
 		return vscode.FileSystemError.NoPermissions(vscode.l10n.t('Refused before sending: {0}', err.message));
+	}
+	if (err instanceof WorkspaceInterfaceError) {
+		// "This server's workspace interface differs: …" with the request id: shown on the folder.
+		return vscode.FileSystemError.Unavailable(withRequest(err));
 	}
 	if (err instanceof ApiError) {
 		switch (err.status) {

@@ -7,7 +7,7 @@
  * No `vscode` import: the unit tests and the bench drive it in plain Node against the emulator;
  * `workspaceFs.ts` adapts it to `vscode.FileSystemProvider` and maps errors in `errors.ts`.
  */
-import { ApiError, LIMITS, SAFETY, sleep } from '../api';
+import { ApiError, LIMITS, SAFETY, WorkspaceInterfaceError, sleep } from '../api';
 import type { CloudAgentsClient, WorkspaceEntry } from '../api';
 import { hasInvisibleCharacters } from '../util/localName';
 import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from './paths';
@@ -47,6 +47,21 @@ export interface WorkspaceChange {
 	type: 'created' | 'changed' | 'deleted';
 	agentId: string;
 	path: string;
+}
+
+/** The server rejected or misread our workspace operation for an agent (fired once until `retryInterface`). */
+export interface InterfaceDiffers {
+	agentId: string;
+	error: WorkspaceInterfaceError;
+}
+
+/**
+ * True for the paths VS Code probes in every folder it opens (`.vscode` and below: settings, tasks,
+ * launch, extensions). While an agent's workspace interface differs they are answered "not found"
+ * without a request; the folder's root carries the message.
+ */
+export function isConfigProbe(path: string): boolean {
+	return path === '.vscode' || path.startsWith('.vscode/');
 }
 
 /** A file read refused because it is over the large-file threshold and was not approved. */
@@ -119,6 +134,8 @@ class AgentCache {
 	/** Folders whose listings had entries dropped, already logged. */
 	readonly reportedFolders = new Set<string>();
 	rootMtime = 0;
+	/** Set when the server rejected or misread a workspace operation: no list, stat or read is sent until `retryInterface`. */
+	interfaceError: WorkspaceInterfaceError | undefined;
 
 	constructor(
 		/**
@@ -217,6 +234,7 @@ export class WorkspaceCache {
 	private readonly shown = new Map<string, Map<string, Shown>>();
 	private readonly changeListeners = new Set<(changes: WorkspaceChange[]) => void>();
 	private readonly refusalListeners = new Set<(refusal: LargeFileRefusal) => void>();
+	private readonly interfaceListeners = new Set<(e: InterfaceDiffers) => void>();
 	private readonly opts: Required<Omit<WorkspaceCacheOptions, 'largeFileBytes' | 'log'>> & { largeFileBytes: () => number };
 	private readonly log: WorkspaceCacheOptions['log'];
 
@@ -246,6 +264,58 @@ export class WorkspaceCache {
 	onDidRefuseLargeFile(listener: (refusal: LargeFileRefusal) => void): { dispose(): void } {
 		this.refusalListeners.add(listener);
 		return { dispose: () => this.refusalListeners.delete(listener) };
+	}
+
+	/**
+	 * Listens for an agent whose workspace operations the server rejected or misread (a
+	 * `WorkspaceInterfaceError`): fired once, when the agent enters that state; from then on its
+	 * lists, stats and reads fail fast with the same error (`.vscode/*` probes: not found) and send
+	 * nothing, until `retryInterface` or `clear`.
+	 */
+	onDidDetectInterfaceDiffers(listener: (e: InterfaceDiffers) => void): { dispose(): void } {
+		this.interfaceListeners.add(listener);
+		return { dispose: () => this.interfaceListeners.delete(listener) };
+	}
+
+	/** The error that stopped an agent's workspace operations, if any. */
+	interfaceError(agentId: string): WorkspaceInterfaceError | undefined {
+		return this.agents.get(agentId)?.interfaceError;
+	}
+
+	/** Lets the next operation of an agent ask the server again (the user retried); true when it was stopped. */
+	retryInterface(agentId: string): boolean {
+		const a = this.agents.get(agentId);
+		const was = a?.interfaceError !== undefined;
+		if (a) {
+			a.interfaceError = undefined;
+		}
+		return was;
+	}
+
+	/**
+	 * Sends one workspace operation (list, stat, read) for `path` unless the agent's interface is
+	 * known to differ; records a WorkspaceInterfaceError (and tells listeners the first time).
+	 * `.vscode/*` probes get "not found" instead of that error.
+	 */
+	private async operation<R>(a: AgentCache, agentId: string, path: string, fn: (api: WorkspaceApi) => Promise<R>): Promise<R> {
+		if (a.interfaceError) {
+			throw isConfigProbe(path) ? new WorkspaceFsError('FileNotFound', path) : a.interfaceError;
+		}
+		try {
+			return await fn(this.getApi());
+		} catch (err) {
+			if (!(err instanceof WorkspaceInterfaceError)) {
+				throw err;
+			}
+			if (!a.interfaceError && this.agents.get(agentId) === a) {
+				a.interfaceError = err;
+				for (const listener of this.interfaceListeners) {
+					listener({ agentId, error: err });
+				}
+				this.fire([{ type: 'changed', agentId, path: '' }]);
+			}
+			throw isConfigProbe(path) ? new WorkspaceFsError('FileNotFound', path) : err;
+		}
 	}
 
 	/** Allows reading one large file (after the user confirmed). */
@@ -288,12 +358,28 @@ export class WorkspaceCache {
 	async stat(agentId: string, rawPath: string): Promise<EntryStat> {
 		const path = normalizeWorkspacePath(rawPath);
 		const a = this.agent(agentId);
+		if (path === '') {
+			return this.statRoot(a);
+		}
 		const cached = this.cachedStat(a, path);
 		if (cached) {
 			return cached;
 		}
 		if (this.knownMissing(a, path)) {
 			throw new WorkspaceFsError('FileNotFound', path);
+		}
+		// A listing of a folder above is on its way (VS Code lists the root while it probes
+		// `.vscode/*`): its answer (or its failure) decides, without a request of our own.
+		const listing = this.pendingListingAbove(a, path);
+		if (listing) {
+			await listing.catch(() => undefined);
+			const listed = this.cachedStat(a, path);
+			if (listed) {
+				return listed;
+			}
+			if (this.knownMissing(a, path)) {
+				throw new WorkspaceFsError('FileNotFound', path);
+			}
 		}
 		// VS Code stats a file and reads it at (almost) the same time when it opens it: give the
 		// read a moment to start and take size and mtime from its answer instead of asking twice.
@@ -311,7 +397,7 @@ export class WorkspaceCache {
 		}
 		const started = this.opts.now();
 		try {
-			const entry = await this.getApi().statWorkspace(agentId, path);
+			const entry = await this.operation(a, agentId, path, (api) => api.statWorkspace(agentId, path));
 			return this.learn(a, agentId, path, statOf(entry), started);
 		} catch (err) {
 			if (isStatus(err, 404)) {
@@ -319,6 +405,32 @@ export class WorkspaceCache {
 			}
 			throw err;
 		}
+	}
+
+	/** The pending listing of the nearest folder above `path` that is being listed, if any. */
+	private pendingListingAbove(a: AgentCache, path: string): Promise<unknown> | undefined {
+		for (let p = path; p !== '';) {
+			p = parentPath(p);
+			const pending = a.listing.get(p);
+			if (pending) {
+				return pending;
+			}
+		}
+		return undefined;
+	}
+
+	/**
+	 * The root is a folder without asking (VS Code stats it when a window opens and answers a
+	 * failure with "Workspace does not exist", dropping the folder), except once the agent's
+	 * interface is known to differ: VS Code shows a failed root *listing* as an empty folder without
+	 * a word, but a failed root *stat* as an error on the folder, so the root then fails with the
+	 * error (a `changed` event for the root, fired when the state is entered, makes VS Code look again).
+	 */
+	private async statRoot(a: AgentCache): Promise<EntryStat> {
+		if (a.interfaceError) {
+			throw a.interfaceError;
+		}
+		return { type: 'directory', size: 0, mtime: a.rootMtime };
 	}
 
 	/** Like `stat`, but `undefined` when the path does not exist. */
@@ -413,7 +525,7 @@ export class WorkspaceCache {
 		const started = this.opts.now();
 		let entries: WorkspaceEntry[];
 		try {
-			entries = await this.getApi().listWorkspaceAll(agentId, path);
+			entries = await this.operation(a, agentId, path, (api) => api.listWorkspaceAll(agentId, path));
 		} catch (err) {
 			if (isStatus(err, 404)) {
 				this.forgetMissing(a, path);
@@ -533,12 +645,11 @@ export class WorkspaceCache {
 	}
 
 	private async fetchFile(a: AgentCache, agentId: string, path: string, checkSize: boolean): Promise<ReadResult> {
-		const api = this.getApi();
 		const length = this.opts.chunkLength;
 		try {
 			for (let attempt = 0; ; attempt++) {
 				const started = this.opts.now();
-				const first = await api.readWorkspaceFile(agentId, path, { length });
+				const first = await this.operation(a, agentId, path, (api) => api.readWorkspaceFile(agentId, path, { length }));
 				if (first.eof) {
 					const whole = this.learn(a, agentId, path, { type: 'file', size: first.content.byteLength, mtime: count(first.mtime_unix_ms) }, started);
 					return { content: first.content, stat: whole };
@@ -547,7 +658,7 @@ export class WorkspaceCache {
 				if (checkSize) {
 					this.checkLarge(a, agentId, path, first.size);
 				}
-				const content = await api.readWorkspaceFileRest(agentId, path, first, { chunkLength: length });
+				const content = await this.operation(a, agentId, path, (api) => api.readWorkspaceFileRest(agentId, path, first, { chunkLength: length }));
 				if (content) {
 					return { content, stat };
 				}
@@ -753,7 +864,7 @@ export class WorkspaceCache {
 		await this.writeFile(agentId, to, content, { create: true, overwrite: true });
 		const a = this.agent(agentId);
 		// Verify from the service, not from what the write answered.
-		const check = await this.getApi().statWorkspace(agentId, to);
+		const check = await this.operation(a, agentId, to, (api) => api.statWorkspace(agentId, to));
 		this.learn(a, agentId, to, statOf(check), this.opts.now(), false);
 		if (entryType(check) !== 'file' || check.size !== content.byteLength) {
 			throw new WorkspaceFsError('Unavailable', to, `The copy at ${to} could not be verified (${check.size ?? '?'} of ${content.byteLength} bytes); ${from} was kept.`);

@@ -1,25 +1,36 @@
 /**
- * `vscode.FileSystemProvider` for `cloud-agent://<agentId>/<path>`: an agent's remote workspace as a
+ * `vscode.FileSystemProvider` for `cloud-agent://agent-<base32 of the agent id>/<path>` (see
+ * `agentUri.ts`; old `cloud-agent://<agentId>/<path>` links still work): an agent's remote workspace as a
  * folder. Every call goes through `WorkspaceCache` (few round trips) and every failure through
  * `toFileSystemError`; the provider shows no UI.
  */
 import * as vscode from 'vscode';
 import { FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
+import { decodeAgentAuthority, encodeAgentAuthority } from './agentUri';
 import { type FsOperation, toFileSystemError } from './errors';
 import type { EntryStat, WorkspaceCache, WorkspaceChange } from './workspaceCache';
 
-/** The URI of a path in an agent's workspace (`path` relative to the root, `""` for the root). */
+/**
+ * The URI of a path in an agent's workspace (`path` relative to the root, `""` for the root). The
+ * agent id is encoded in the authority so that its case survives (see `agentUri.ts`).
+ */
 export function workspaceUri(agentId: string, path = ''): vscode.Uri {
-	return vscode.Uri.from({ scheme: FS_SCHEME, authority: agentId, path: `/${path.replace(/^\/+/, '')}` });
+	return vscode.Uri.from({ scheme: FS_SCHEME, authority: encodeAgentAuthority(agentId), path: `/${path.replace(/^\/+/, '')}` });
 }
 
-/** The agent id and raw workspace path of a `cloud-agent:` URI. */
+/** The agent id of a `cloud-agent:` URI (new or old form), or undefined for another scheme or an authority naming no agent. */
+export function agentIdOf(uri: vscode.Uri): string | undefined {
+	return uri.scheme === FS_SCHEME ? decodeAgentAuthority(uri.authority) : undefined;
+}
+
+/** The agent id and raw workspace path of a `cloud-agent:` URI; FileNotFound when it names no agent. */
 export function parseWorkspaceUri(uri: vscode.Uri): { agentId: string; path: string } {
-	if (uri.scheme !== FS_SCHEME || uri.authority === '') {
+	const agentId = agentIdOf(uri);
+	if (agentId === undefined) {
 		throw vscode.FileSystemError.FileNotFound(uri);
 	}
-	return { agentId: uri.authority, path: uri.path };
+	return { agentId, path: uri.path };
 }
 
 function toFileStat(s: EntryStat): vscode.FileStat {
@@ -37,12 +48,27 @@ export class WorkspaceFileSystemProvider extends Disposable implements vscode.Fi
 	/** Our own writes and deletes, and the agent's changes seen in followed runs (batched). */
 	readonly onDidChangeFile = this._onDidChangeFile.event;
 	private pending: vscode.FileChangeEvent[] = [];
+	/** Per agent, the authorities VS Code used for it besides the encoded one (old links), so changes reach those URIs too. */
+	private readonly oldAuthorities = new Map<string, Set<string>>();
 	private timer: ReturnType<typeof setTimeout> | undefined;
 
 	constructor(private readonly cache: WorkspaceCache) {
 		super();
 		this.register(cache.onDidChange((changes) => this.fireSoon(changes)));
 		this.register({ dispose: () => clearTimeout(this.timer) });
+	}
+
+	/**
+	 * The URI of a path in an agent's workspace as this window spells it: with the authority of an
+	 * open workspace folder of the agent, else of an old link VS Code used for it here, else the
+	 * encoded one. So files opened by commands land in the folder the user has open.
+	 */
+	uriFor(agentId: string, path = ''): vscode.Uri {
+		const uri = workspaceUri(agentId, path);
+		const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => agentIdOf(f.uri) === agentId);
+		const old = [...(this.oldAuthorities.get(agentId) ?? [])].pop();
+		const authority = folder?.uri.authority ?? old;
+		return authority === undefined ? uri : uri.with({ authority });
 	}
 
 	/** Nothing to set up: changes arrive from our own operations and from followed runs (no polling). */
@@ -96,6 +122,11 @@ export class WorkspaceFileSystemProvider extends Disposable implements vscode.Fi
 	private async call<R>(uri: vscode.Uri, op: FsOperation, fn: (agentId: string, path: string) => Promise<R>): Promise<R> {
 		try {
 			const { agentId, path } = parseWorkspaceUri(uri);
+			if (uri.authority !== encodeAgentAuthority(agentId)) {
+				const seen = this.oldAuthorities.get(agentId) ?? new Set<string>();
+				seen.delete(uri.authority);
+				this.oldAuthorities.set(agentId, seen.add(uri.authority));
+			}
 			return await fn(agentId, path);
 		} catch (err) {
 			throw toFileSystemError(err, uri, op);
@@ -105,7 +136,11 @@ export class WorkspaceFileSystemProvider extends Disposable implements vscode.Fi
 	private fireSoon(changes: WorkspaceChange[]): void {
 		for (const c of changes) {
 			const type = c.type === 'created' ? vscode.FileChangeType.Created : c.type === 'deleted' ? vscode.FileChangeType.Deleted : vscode.FileChangeType.Changed;
-			this.pending.push({ type, uri: workspaceUri(c.agentId, c.path) });
+			const uri = workspaceUri(c.agentId, c.path);
+			this.pending.push({ type, uri });
+			for (const authority of this.oldAuthorities.get(c.agentId) ?? []) {
+				this.pending.push({ type, uri: uri.with({ authority }) });
+			}
 		}
 		// Batch like the memfs sample: one event per burst of changes.
 		clearTimeout(this.timer);

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { encodeAgentAuthority } from '../../../src/fs/agentUri';
 import { EXTENSION_ID, FS_SCHEME } from '../../../src/ids';
 import { devToken, emulatorUrl } from '../support/env';
 
@@ -126,7 +127,7 @@ suite('Agent workspace (cloud-agent://)', () => {
 		});
 		await vscode.commands.executeCommand('cloudAgents.agents.openWorkspace', { agentId, name: agentName, mode: 'add' });
 		await changed;
-		const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.toString() === uri().toString());
+		const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === FS_SCHEME && f.uri.authority === encodeAgentAuthority(agentId) && f.uri.path === '/');
 		assert.ok(folder);
 		assert.equal(folder.name, `Agent: ${agentName}`);
 		vscode.workspace.updateWorkspaceFolders(before, 1);
