@@ -61,7 +61,11 @@ class CloudAgentsExtension extends Disposable {
 	}
 
 	private registerCommands(): void {
-		this.register(registerCommand('cloudAgents.refresh', () => this.views.refreshAll(), this.log, { onUnauthorized: (err) => this.session.reportError(err) }));
+		// Refresh also asks again an agent workspace that was found to speak another interface.
+		this.register(registerCommand('cloudAgents.refresh', async () => {
+			await vscode.commands.executeCommand('_cloudAgents.workspace.retry');
+			await this.views.refreshAll();
+		}, this.log, { onUnauthorized: (err) => this.session.reportError(err) }));
 	}
 
 	private async setContext(key: string, value: unknown): Promise<void> {
