@@ -104,3 +104,37 @@ export function eventText(record: EventRecord): string {
 	const json = compactJson(payload);
 	return json === '' ? '{}' : json;
 }
+
+/** Where a status may sit in an event of any envelope: the payload's `status` or `state`, else the record's. */
+export function eventStatus(record: EventRecord): string | undefined {
+	const r = record as Record<string, unknown>;
+	const payload = eventPayload(record);
+	const p = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
+	for (const v of [p.status, p.state, r.status, r.state]) {
+		if (typeof v === 'string' && v !== '') {
+			return v;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * A changed workspace file named by an event of any envelope: event types that mention a file
+ * (`file.changed`, `file_change`, …) with a path under the payload (`path`) or a `file` member
+ * (`file.path`), and the kind of change (`change`, `action`) when given.
+ */
+export function eventFileChange(record: EventRecord): { path: string; change: string | undefined } | undefined {
+	const type = typeof record.type === 'string' ? record.type : '';
+	if (!/file/i.test(type)) {
+		return undefined;
+	}
+	const payload = eventPayload(record);
+	const p = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
+	const file = p.file !== null && typeof p.file === 'object' ? (p.file as Record<string, unknown>) : {};
+	const path = [p.path, file.path].find((v): v is string => typeof v === 'string' && v !== '');
+	if (path === undefined) {
+		return undefined;
+	}
+	const change = [p.change, p.action, file.change, file.action].find((v): v is string => typeof v === 'string');
+	return { path, change };
+}

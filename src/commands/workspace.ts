@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient, EventRecord, WorkspaceSearchMatch } from '../api';
-import { LIMITS, isTerminalRunStatus, utf8Length } from '../api';
+import { LIMITS, eventFileChange, eventStatus, isTerminalRunStatus, utf8Length } from '../api';
 import { agentIdOf, workspaceUri, WorkspaceFileSystemProvider } from '../fs/workspaceFs';
 import { type InterfaceDiffers, WALK_LIMITS, WorkspaceCache } from '../fs/workspaceCache';
 import { baseName, normalizeWorkspacePath, parentPath } from '../fs/paths';
@@ -129,17 +129,19 @@ class WorkspaceFeature extends Disposable {
 	private onRunEvent({ agentId, runId, event }: WorkspaceRunEvent): void {
 		const runs = this.activeRuns.get(agentId) ?? new Set<string>();
 		this.activeRuns.set(agentId, runs);
-		const status = typeof event.data?.status === 'string' ? event.data.status : undefined;
+		// Event names and envelopes are not shown in the description: read them whatever the shape (src/api/events.ts).
+		const status = eventStatus(event);
 		if (event.type === 'run.completed' || isTerminalRunStatus(status)) {
 			runs.delete(runId);
 		} else {
 			runs.add(runId);
 		}
-		if (event.type === 'file.changed' && typeof event.data?.path === 'string') {
+		const changed = eventFileChange(event);
+		if (changed) {
 			try {
-				this.cache.invalidate(agentId, event.data.path, typeof event.data.change === 'string' ? event.data.change : undefined);
+				this.cache.invalidate(agentId, changed.path, changed.change);
 			} catch (err) {
-				this.deps.log.warn(`Ignored file.changed for an unusable path: ${err instanceof Error ? err.message : String(err)}`);
+				this.deps.log.warn(`Ignored a file change for an unusable path: ${err instanceof Error ? err.message : String(err)}`);
 			}
 		}
 	}

@@ -4,7 +4,7 @@
  * workspace operation body, device-flow members. Each server is a scenario of test/hostile/server.ts.
  */
 import assert from 'node:assert/strict';
-import { ApiError, CloudAgentsClient, type EventRecord, ListingStoppedError, WorkspaceInterfaceError, eventText } from '../../../src/api';
+import { ApiError, CloudAgentsClient, type EventRecord, ListingStoppedError, WorkspaceInterfaceError, eventFileChange, eventStatus, eventText } from '../../../src/api';
 import { AGENT_ID, RUN_ID, TOKEN, agent, run } from '../../hostile/fixtures';
 import { type HostileServer, type Scenario, json, sseFrame, sseStart, startHostile } from '../../hostile/server';
 import { recordingLogger } from '../support/leaks';
@@ -82,7 +82,14 @@ suite('servers that chose differently', function () {
 				assert.equal(eventText(record as EventRecord), text);
 			});
 		}
-		test('no readable text: compact JSON of the payload, never an empty line', () => {
+		test('status and file changes from any envelope', () => {
+			assert.equal(eventStatus({ seq: 1, type: 'run.status', data: { status: 'running' } }), 'running');
+			assert.equal(eventStatus({ sequence: 1, type: 'status', status: 'completed' } as unknown as EventRecord), 'completed');
+			assert.deepEqual(eventFileChange({ seq: 1, type: 'file.changed', data: { path: 'a.ts', change: 'modified' } }), { path: 'a.ts', change: 'modified' });
+			assert.deepEqual(eventFileChange({ sequence: 1, type: 'file_change', file: { path: 'b.ts', action: 'created' } } as unknown as EventRecord), { path: 'b.ts', change: 'created' });
+			assert.equal(eventFileChange({ seq: 1, type: 'log', data: { path: 'c.ts' } }), undefined);
+		});
+				test('no readable text: compact JSON of the payload, never an empty line', () => {
 			assert.equal(eventText({ seq: 1, type: 'x', data: { n: 3 } }), '{"n":3}');
 			assert.notEqual(eventText({ seq: 1, type: 'x', data: {} }), '');
 			assert.notEqual(eventText({ seq: 1, type: 'x' }), '');
