@@ -3,6 +3,6 @@
  * event it receives through `RunFollower.onDidReceiveEvent` (the file system uses it to invalidate
  * caches on `file.changed`).
  */
-export { RunFollower, toRunRef } from './runFollower';
-export type { FollowOutcome, FollowerSession, RunEventNotice, RunFollowerOptions, RunRef } from './runFollower';
-export { formatEvent, shortRunId, stripAnsi } from './format';
+export { RunFollower, endNotificationActions, followedRunActions, toRunRef } from './runFollower';
+export type { FollowOutcome, FollowedRunAction, FollowerSession, RunEventNotice, RunFollowerOptions, RunNameHint, RunRef, StatusRunInfo } from './runFollower';
+export { formatEvent, runChannelName, runTitle, shortRunId, stripAnsi } from './format';
