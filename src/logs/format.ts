@@ -147,3 +147,25 @@ export function runTitle(agentName: string | undefined, prompt: string | undefin
 export function runChannelName(title: string): string {
 	return `Cloud Agents: ${title}`.replace(/[/\\]/g, '-');
 }
+
+/** An action the status bar offers for the run it shows. */
+export type FollowedRunAction = 'showOutput' | 'openResult' | 'cancel' | 'stopFollowing' | 'dismiss';
+
+/** The actions that make sense for a run in this state (the status bar's menu). */
+export function followedRunActions(run: { active: boolean; ended: boolean; status: string | undefined }): FollowedRunAction[] {
+	const actions: FollowedRunAction[] = ['showOutput'];
+	if (run.ended) {
+		if (run.status !== 'cancelled') {
+			actions.push('openResult');
+		}
+	} else {
+		actions.push('cancel');
+	}
+	actions.push(run.active ? 'stopFollowing' : 'dismiss');
+	return actions;
+}
+
+/** The actions of an end-of-run notification, by final status: no "Open Result" for a cancelled run. */
+export function endNotificationActions(status: string | undefined): ('openResult' | 'showOutput')[] {
+	return status === 'cancelled' ? ['showOutput'] : status === 'failed' ? ['showOutput', 'openResult'] : ['openResult', 'showOutput'];
+}

@@ -3,6 +3,7 @@
  * event it receives through `RunFollower.onDidReceiveEvent` (the file system uses it to invalidate
  * caches on `file.changed`).
  */
-export { RunFollower, endNotificationActions, followedRunActions, toRunRef } from './runFollower';
-export type { FollowOutcome, FollowedRunAction, FollowerSession, RunEventNotice, RunFollowerOptions, RunNameHint, RunRef, StatusRunInfo } from './runFollower';
-export { formatEvent, runChannelName, runTitle, shortRunId, stripAnsi } from './format';
+export { RunFollower, toRunRef } from './runFollower';
+export type { FollowOutcome, FollowerSession, RunEventNotice, RunFollowerOptions, RunNameHint, RunRef, StatusRunInfo } from './runFollower';
+export { endNotificationActions, followedRunActions, formatEvent, runChannelName, runTitle, shortRunId, stripAnsi } from './format';
+export type { FollowedRunAction } from './format';

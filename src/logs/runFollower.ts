@@ -4,7 +4,8 @@ import type { CloudAgentsClient, EventRecord } from '../api';
 import { describeError, showApiError } from '../util/errors';
 import { Disposable } from '../util/lifecycle';
 import { iconSafe, notificationText, outputLine } from '../util/text';
-import { formatEvent, runChannelName, runTitle } from './format';
+import { endNotificationActions, followedRunActions, formatEvent, runChannelName, runTitle } from './format';
+import type { FollowedRunAction } from './format';
 import { RunEventStore } from './runStore';
 
 /** One event received while following a run. */
@@ -45,14 +46,19 @@ export interface RunFollowerOptions {
 	endedStatusMs?: number;
 }
 
+/** How following a run ended. */
+export interface FollowOutcome {
+	/** The run's final status when it ended, else undefined (stopped, failed or signed out). */
+	status: string | undefined;
+	/** Why it stopped without the run ending: `stopped`, `error`. */
+	reason?: 'stopped' | 'error';
+}
+
 /** What a caller already knows about a run, so its human name needs no request. */
 export interface RunNameHint {
 	agentName?: string;
 	prompt?: string;
 }
-
-/** An action the status bar offers for the run it shows. */
-export type FollowedRunAction = 'showOutput' | 'openResult' | 'cancel' | 'stopFollowing' | 'dismiss';
 
 /** The run the status bar shows, and what can be done with it. */
 export interface StatusRunInfo {
@@ -65,33 +71,6 @@ export interface StatusRunInfo {
 	active: boolean;
 	ended: boolean;
 	actions: FollowedRunAction[];
-}
-
-/** The actions that make sense for a run in this state (the status bar's menu). */
-export function followedRunActions(run: { active: boolean; ended: boolean; status: string | undefined }): FollowedRunAction[] {
-	const actions: FollowedRunAction[] = ['showOutput'];
-	if (run.ended) {
-		if (run.status !== 'cancelled') {
-			actions.push('openResult');
-		}
-	} else {
-		actions.push('cancel');
-	}
-	actions.push(run.active ? 'stopFollowing' : 'dismiss');
-	return actions;
-}
-
-/** The actions of an end-of-run notification, by final status: no "Open Result" for a cancelled run. */
-export function endNotificationActions(status: string | undefined): ('openResult' | 'showOutput')[] {
-	return status === 'cancelled' ? ['showOutput'] : status === 'failed' ? ['showOutput', 'openResult'] : ['openResult', 'showOutput'];
-}
-
-/** How following a run ended. */
-export interface FollowOutcome {
-	/** The run's final status when it ended, else undefined (stopped, failed or signed out). */
-	status: string | undefined;
-	/** Why it stopped without the run ending: `stopped`, `error`. */
-	reason?: 'stopped' | 'error';
 }
 
 /** Arguments that name a run: `{agentId, runId}` or a runs-tree node with `agentId` and `run.id`. */
