@@ -92,6 +92,8 @@ const MAX_NOTIFIED = 1000;
 const MAX_RESTARTS = 5;
 /** Longest run name in the status bar text (the tooltip has it whole). */
 const STATUS_TITLE_CHARS = 48;
+/** Delay before a channel closed by the bound on channels is disposed (ms). */
+const CHANNEL_CLOSE_DELAY_MS = 3_000;
 
 function keyOf(agentId: string, runId: string): string {
 	return `${agentId}/${runId}`;
@@ -151,6 +153,8 @@ export class RunFollower extends Disposable {
 	private readonly maxChannels: number;
 	private readonly endedStatusMs: number;
 	private hideTimer: ReturnType<typeof setTimeout> | undefined;
+	/** Channels closed by the bound, disposed after `CHANNEL_CLOSE_DELAY_MS`. */
+	private readonly closing = new Map<ReturnType<typeof setTimeout>, vscode.OutputChannel>();
 	/** Runs that signing out stopped while they streamed; signing in again resumes them. */
 	private suspended: { agentId: string; runId: string }[] = [];
 	/** How many end-of-run notifications this window showed (diagnostics and tests). */
@@ -178,6 +182,11 @@ export class RunFollower extends Disposable {
 		this.register({
 			dispose: () => {
 				clearTimeout(this.hideTimer);
+				for (const [timer, channel] of this.closing) {
+					clearTimeout(timer);
+					channel.dispose();
+				}
+				this.closing.clear();
 				for (const run of this.runs.values()) {
 					run.controller?.abort();
 					this.flush(run);
@@ -393,6 +402,18 @@ export class RunFollower extends Disposable {
 		return runTitle(agentName, prompt, runId);
 	}
 
+	/**
+	 * Disposes a channel a little later: the workbench applies appends asynchronously, and a channel
+	 * disposed right after its last append makes it log "Model is disposed!".
+	 */
+	private closeLater(channel: vscode.OutputChannel): void {
+		const timer = setTimeout(() => {
+			this.closing.delete(timer);
+			channel.dispose();
+		}, CHANNEL_CLOSE_DELAY_MS);
+		this.closing.set(timer, channel);
+	}
+
 	/** Closes the channels of the runs used longest ago that no longer stream, beyond `maxChannels`. */
 	private limitChannels(): void {
 		const idle = [...this.runs.entries()].filter(([, r]) => !r.active).sort(([, a], [, b]) => a.usedAt - b.usedAt);
@@ -405,7 +426,7 @@ export class RunFollower extends Disposable {
 			if (this.statusRun === run) {
 				this.dismissStatus();
 			}
-			run.channel.dispose();
+			this.closeLater(run.channel);
 			excess--;
 		}
 	}
