@@ -119,7 +119,8 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			}
 			const run = await client().cancelRun(target.agentId, target.run.id);
 			await views.runs.refresh();
-			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Run {0} is {1}', run.id, run.status)), 4000);
+			const name = runTitle(views.agents.find(target.agentId)?.name, run.prompt ?? target.run.prompt, run.id);
+			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('{0} — {1}', name, run.status)), 4000);
 			return run;
 		}),
 		registerCommand('cloudAgents.runs.resume', async (arg?: unknown) => {
