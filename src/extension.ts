@@ -50,6 +50,9 @@ class CloudAgentsExtension extends Disposable {
 		this.register(registerWorkspaceFs({ session: this.session, log: this.log, runEvents: this.runFollower.onDidReceiveEvent, onUnauthorized }));
 		// The four tree views (src/views) and their commands (src/commands/features.ts).
 		this.views = this.register(new CloudAgentViews(this.session, this.log, (err) => void this.session.reportError(err)));
+		// Followed runs get `:followed` in the Runs view (only Stop Following shows inline then).
+		this.views.runs.isFollowed = (agentId, runId) => this.runFollower.isFollowed(agentId, runId);
+		this.register(this.runFollower.onDidChangeFollowing(() => this.views.runs.redraw()));
 		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
 		const records = this.register(new RecordDocuments());
 		for (const d of registerFeatureCommands({ session: this.session, views: this.views, log: this.log, context, records, onUnauthorized })) {

@@ -38,6 +38,7 @@ export const COMMAND_IDS = [
 	'cloudAgents.artifacts.delete',
 	'cloudAgents.runs.follow',
 	'cloudAgents.runs.stopFollowing',
+	'cloudAgents.runs.followedRunActions',
 ] as const;
 
 /** A contributed command id. */

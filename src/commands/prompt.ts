@@ -7,8 +7,9 @@ import type { CommandLogger } from './registry';
 import { isPromptSource } from '../ids';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { displayName, followRun, isAutomation, isStatus, pickAgent, rememberAgent, showModalWarning, showWarning, toAbortSignal, validationMessage } from './support';
-import { notificationText } from '../util/text';
+import { displayName, isAutomation, isStatus, pickItem, pickWhenLoaded, recentAgentIds, rememberAgent, showModalWarning, showWarning, toAbortSignal, validationMessage } from './support';
+import { iconSafe, notificationText } from '../util/text';
+import { joinParts } from '../views/format';
 
 /** What to do when the agent already has an active run (the service answers 409). */
 export type ConflictChoice = 'followUp' | 'cancelAndSend' | 'cancel';
@@ -35,10 +36,15 @@ export function registerPromptCommands(deps: FeatureDeps): vscode.Disposable[] {
 }
 
 /**
- * Sends a prompt to an agent: picks the agent (recently used first), takes the prompt from an
- * input box or the active editor, optionally attaches images, checks every limit before sending,
- * handles an active run (409) with follow-up / cancel-and-send, then follows the new run.
- * Returns the run that received the prompt, or undefined when nothing was sent.
+ * Sends a prompt to an agent in at most three steps from the palette (command, agent, prompt) and
+ * one from an agent row (the prompt): the agent picker starts at the agent selected in the Agents
+ * view (then recently used ones); the prompt input shows at once whether the agent is busy (its
+ * active run is looked up while the input opens) and has buttons to attach images, to send the
+ * selection or the whole active editor (multi-line prompts), and, for a busy agent, to cancel the
+ * active run and start a new one instead of sending a follow-up. Every limit is checked before
+ * sending; a 409 that still happens (the agent became busy meanwhile) is handled as before. Then
+ * the new run is followed. Returns the run that received the prompt, or undefined when nothing was
+ * sent.
  */
 export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run | undefined> {
 	const args: SendPromptArgs = isAutomation(arg) ? arg : {};
@@ -49,23 +55,23 @@ export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run |
 	} else if (args.agentId) {
 		agent = deps.views.agents.find(args.agentId) ?? (await client.getAgent(args.agentId));
 	} else {
-		agent = await pickAgent(deps, vscode.l10n.t('Send Prompt: pick an agent'));
+		agent = await pickPromptAgent(deps, vscode.l10n.t('Send Prompt: pick an agent'));
 	}
 	if (!agent) {
 		return undefined;
 	}
 
-	const prompt = args.prompt ?? (await askPrompt(agent));
-	if (prompt === undefined) {
-		return undefined;
-	}
+	let prompt = args.prompt;
 	let imagePaths = args.images;
-	if (imagePaths === undefined && args.prompt === undefined) {
-		const attach = await askImages();
-		if (attach === undefined) {
+	let onConflict = args.onConflict;
+	if (prompt === undefined) {
+		const answer = await askPrompt(deps, agent);
+		if (!answer) {
 			return undefined;
 		}
-		imagePaths = attach;
+		prompt = answer.prompt;
+		imagePaths = imagePaths ?? answer.images;
+		onConflict = onConflict ?? answer.onConflict;
 	}
 	let images: PromptImage[] | undefined;
 	try {
@@ -94,7 +100,7 @@ export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run |
 		if (!isStatus(err, 409)) {
 			throw err;
 		}
-		run = await resolveConflict(deps, agent, prompt, images, args.onConflict);
+		run = await resolveConflict(deps, agent, prompt, images, onConflict);
 	}
 	if (!run) {
 		return undefined;
@@ -104,62 +110,170 @@ export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run |
 		await deps.views.selectAgentById(agent.id).catch(() => undefined);
 	}
 	await deps.views.runs.refresh();
-	await followRun(deps, agent.id, run.id);
+	try {
+		// The names let the follower title the run's channel and notifications without a request.
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId: agent.id, runId: run.id, agentName: agent.name, prompt: run.prompt ?? prompt });
+	} catch (err) {
+		deps.log.warn(`following run ${run.id} failed: ${err instanceof Error ? err.message : String(err)}`);
+	}
 	return run;
 }
 
-async function askPrompt(agent: Agent): Promise<string | undefined> {
+interface AgentPick extends vscode.QuickPickItem {
+	agent: Agent;
+}
+
+/** Asks for an agent: the one selected in the Agents view first (active), then recently used ones. */
+async function pickPromptAgent(deps: FeatureDeps, title: string): Promise<Agent | undefined> {
+	const selected = deps.views.selectedAgent?.id;
+	const loading = deps.session.client.listAgents({ limit: 100 }).then((page) => {
+		const recent = recentAgentIds(deps.context);
+		const rank = (a: Agent): number => {
+			if (a.id === selected) {
+				return -1;
+			}
+			const i = recent.indexOf(a.id);
+			return i < 0 ? recent.length : i;
+		};
+		return [...page.items].sort((a, b) => rank(a) - rank(b)).map((agent): AgentPick => pickItem({
+			label: agent.name || agent.id,
+			description: joinParts(agent.status, agent.id === selected ? vscode.l10n.t('selected') : recent.includes(agent.id) && vscode.l10n.t('recently used')),
+			detail: agent.id,
+		}, { agent }));
+	});
+	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick an agent'), matchOnDetail: true });
+	return pick?.agent;
+}
+
+/** What the prompt input returns. */
+interface PromptAnswer {
+	prompt: string;
+	images: string[];
+	/** Set when the agent was seen busy before sending: how to treat its active run. */
+	onConflict?: ConflictChoice;
+}
+
+/** The agent's active run, if any (undefined also when the lookup fails: the 409 path still applies). */
+async function activeRunOf(deps: FeatureDeps, agent: Agent): Promise<Run | undefined> {
+	try {
+		const runs = await deps.session.client.listRuns(agent.id, { limit: 20 });
+		return runs.find((r) => !isTerminalRunStatus(r.status));
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * The prompt step: one input box (VS Code's InputBox is single-line, as in the Azure and Coder
+ * extensions) with buttons for images, the active editor (multi-line prompts) and, for a busy
+ * agent, "cancel the active run and send". Enter sends.
+ */
+async function askPrompt(deps: FeatureDeps, agent: Agent): Promise<PromptAnswer | undefined> {
 	// Only real text documents: the Output panel and logs are text editors too, but never a prompt.
 	const active = vscode.window.activeTextEditor;
 	const editor = active && isPromptSource(active.document.uri.scheme) ? active : undefined;
-	interface SourcePick extends vscode.QuickPickItem {
-		source: 'type' | 'selection' | 'editor';
+	const name = displayName(agent.name, agent.id);
+	const input = vscode.window.createInputBox();
+	const attachButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('file-media'), tooltip: vscode.l10n.t('Attach Images…') };
+	const selectionButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('selection'), tooltip: vscode.l10n.t('Send the Selection of the Active Editor') };
+	const editorButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('file'), tooltip: vscode.l10n.t('Send the Whole Active Editor') };
+	const cancelActiveButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('debug-stop'), tooltip: vscode.l10n.t('Cancel the Active Run and Send as a New Run') };
+	const followUpButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('reply'), tooltip: vscode.l10n.t('Send as a Follow-up to the Active Run') };
+	let images: string[] = [];
+	let busy: Run | undefined;
+	let conflict: ConflictChoice | undefined;
+	let choosing = false;
+	const update = (): void => {
+		const buttons: vscode.QuickInputButton[] = [attachButton];
+		if (editor && !editor.selection.isEmpty) {
+			buttons.push(selectionButton);
+		}
+		if (editor) {
+			buttons.push(editorButton);
+		}
+		if (busy) {
+			buttons.push(conflict === 'cancelAndSend' ? followUpButton : cancelActiveButton);
+		}
+		input.buttons = buttons;
+		const attached = images.length > 0 ? ` ${vscode.l10n.t('({0} images attached)', images.length)}` : '';
+		if (busy) {
+			const runName = iconSafe(busy.prompt || busy.id, 60);
+			input.title = vscode.l10n.t('{0} is busy: "{1}" ({2})', name, runName, iconSafe(busy.status, 40));
+			input.prompt = (conflict === 'cancelAndSend'
+				? vscode.l10n.t('Enter cancels the active run, then sends this as a new run.')
+				: vscode.l10n.t('Enter sends this as a follow-up to the active run (the stop button cancels it and starts a new run instead).')) + attached;
+		} else {
+			input.title = vscode.l10n.t('Send Prompt to {0}', name);
+			input.prompt = vscode.l10n.t('What should the agent do? Enter sends. Buttons: attach images, or send the active editor for a multi-line prompt.') + attached;
+		}
+		input.validationMessage = input.value === '' ? undefined : promptProblem(input.value, images.length > 0);
+	};
+	input.placeholder = vscode.l10n.t('Prompt for {0}', name);
+	input.ignoreFocusOut = true;
+	input.busy = true;
+	update();
+	try {
+		return await new Promise<PromptAnswer | undefined>((resolve) => {
+			const done = (answer: PromptAnswer | undefined): void => {
+				resolve(answer);
+				input.hide();
+			};
+			const withConflict = (answer: PromptAnswer): PromptAnswer => (busy ? { ...answer, onConflict: conflict ?? 'followUp' } : answer);
+			input.onDidChangeValue(() => update());
+			input.onDidAccept(() => {
+				const problem = promptProblem(input.value, images.length > 0);
+				if (problem) {
+					input.validationMessage = problem;
+					return;
+				}
+				done(withConflict({ prompt: input.value, images }));
+			});
+			input.onDidTriggerButton(async (button) => {
+				if (button === selectionButton && editor) {
+					done(withConflict({ prompt: editor.document.getText(editor.selection), images }));
+				} else if (button === editorButton && editor) {
+					done(withConflict({ prompt: editor.document.getText(), images }));
+				} else if (button === cancelActiveButton || button === followUpButton) {
+					conflict = button === cancelActiveButton ? 'cancelAndSend' : 'followUp';
+					update();
+				} else if (button === attachButton) {
+					// The open dialog may itself be a quick input (code-server): the box hides meanwhile.
+					choosing = true;
+					const chosen = await askImages();
+					choosing = false;
+					if (chosen) {
+						images = chosen;
+					}
+					update();
+					input.show();
+				}
+			});
+			input.onDidHide(() => {
+				if (!choosing) {
+					resolve(undefined);
+				}
+			});
+			input.show();
+			// The busy check runs while the box is open, so it is known before the prompt is typed.
+			void activeRunOf(deps, agent).then((run) => {
+				busy = run;
+				input.busy = false;
+				update();
+			});
+		});
+	} finally {
+		input.dispose();
 	}
-	if (editor) {
-		const items: SourcePick[] = [{ label: vscode.l10n.t('$(edit) Type a prompt'), source: 'type' }];
-		if (!editor.selection.isEmpty) {
-			items.push({ label: vscode.l10n.t('$(selection) Use the selection in the active editor'), description: vscode.workspace.asRelativePath(editor.document.uri), source: 'selection' });
-		}
-		items.push({ label: vscode.l10n.t('$(file) Use the whole active editor'), description: vscode.workspace.asRelativePath(editor.document.uri), source: 'editor' });
-		const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Send Prompt to {0}', displayName(agent.name, agent.id)), placeHolder: vscode.l10n.t('Where does the prompt come from?') });
-		if (!pick) {
-			return undefined;
-		}
-		if (pick.source === 'selection') {
-			return editor.document.getText(editor.selection);
-		}
-		if (pick.source === 'editor') {
-			return editor.document.getText();
-		}
-	}
-	return vscode.window.showInputBox({
-		title: vscode.l10n.t('Send Prompt to {0}', displayName(agent.name, agent.id)),
-		prompt: vscode.l10n.t('What should the agent do? (For long prompts, write them in an editor and use "Send Prompt…" with the editor active.)'),
-		validateInput: (v) => promptProblem(v, false),
-		ignoreFocusOut: true,
-	});
 }
 
-/** Asks whether to attach images; [] to send without, undefined when dismissed. */
+/** Asks for image files; undefined when dismissed. */
 async function askImages(): Promise<string[] | undefined> {
-	const send = vscode.l10n.t('$(send) Send');
-	const attach = vscode.l10n.t('$(file-media) Attach Images…');
-	const choice = await vscode.window.showQuickPick([send, attach], { title: vscode.l10n.t('Send Prompt'), placeHolder: vscode.l10n.t('Send now, or attach images first?') });
-	if (choice === undefined) {
-		return undefined;
-	}
-	if (choice === send) {
-		return [];
-	}
 	const uris = await vscode.window.showOpenDialog({
 		canSelectMany: true,
 		openLabel: vscode.l10n.t('Attach'),
 		filters: { [vscode.l10n.t('Images')]: ['png', 'jpg', 'jpeg', 'gif', 'webp'] },
 	});
-	if (!uris) {
-		return undefined;
-	}
-	return uris.map((u) => u.fsPath);
+	return uris?.map((u) => u.fsPath);
 }
 
 /** Reads image files, refusing too many or too large ones before reading them. */

@@ -7,7 +7,25 @@ import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import { promptProblem } from './agents';
 import type { FeatureDeps } from './support';
-import { argString, followRun, rememberAgent, resolveRun, showValidation } from './support';
+import { argString, followRun, isAutomation, rememberAgent, resolveRun, showModalWarning, showValidation } from './support';
+import { runTitle } from '../logs/format';
+
+/** globalState key: true once the user chose "Don't Ask Again" when cancelling a run. */
+export const SKIP_CANCEL_CONFIRM_KEY = 'cloudAgents.skipCancelRunConfirmation';
+
+/**
+ * Whether Cancel Run asks first: always for a click (tree node, palette, status bar with
+ * `confirm: true`) unless the user chose "Don't Ask Again"; never for automation (`{agentId, runId}`).
+ */
+export function cancelNeedsConfirmation(arg: unknown, skipped: boolean): boolean {
+	if (skipped) {
+		return false;
+	}
+	if (isAutomation(arg) && (arg as { confirm?: unknown }).confirm !== true && (typeof arg.runId === 'string' || typeof arg.agentId === 'string')) {
+		return false;
+	}
+	return true;
+}
 
 /** One server field on one Markdown line: neutralised, cut, link syntax escaped. */
 function mdField(value: string | undefined | null): string {
@@ -81,9 +99,28 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			if (!target) {
 				return undefined;
 			}
+			if (cancelNeedsConfirmation(arg, deps.context.globalState.get<boolean>(SKIP_CANCEL_CONFIRM_KEY) === true)) {
+				const cancelRun = vscode.l10n.t('Cancel Run');
+				const dontAsk = vscode.l10n.t('Cancel Run, Don\'t Ask Again');
+				const title = runTitle(views.agents.find(target.agentId)?.name, target.run.prompt, target.run.id, 120);
+				// Server text (agent name, prompt) is made safe by showModalWarning (notificationText).
+				const choice = await showModalWarning(
+					vscode.l10n.t('Cancel the run "{0}"?', title),
+					vscode.l10n.t('The agent stops working on it now ({0}, run {1}). You can resume it later as a new run.', target.run.status, target.run.id),
+					cancelRun,
+					dontAsk,
+				);
+				if (choice === undefined) {
+					return undefined;
+				}
+				if (choice === dontAsk) {
+					await deps.context.globalState.update(SKIP_CANCEL_CONFIRM_KEY, true);
+				}
+			}
 			const run = await client().cancelRun(target.agentId, target.run.id);
 			await views.runs.refresh();
-			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Run {0} is {1}', run.id, run.status)), 4000);
+			const name = runTitle(views.agents.find(target.agentId)?.name, run.prompt ?? target.run.prompt, run.id);
+			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('{0} — {1}', name, run.status)), 4000);
 			return run;
 		}),
 		registerCommand('cloudAgents.runs.resume', async (arg?: unknown) => {

@@ -122,3 +122,50 @@ export function shortRunId(runId: string): string {
 	const bare = singleLine(runId, SAFETY.idMaxChars).replace(/^run_/, '');
 	return bare.length > 8 ? bare.slice(-8) : bare;
 }
+
+/** Longest agent name in a run's human name (characters). */
+export const RUN_TITLE_AGENT_CHARS = 32;
+/** Longest prompt excerpt in a run's human name (characters). */
+export const RUN_TITLE_PROMPT_CHARS = 40;
+
+/**
+ * A run's human name: `<agent>: <prompt excerpt>` (one line, neutralised, each part cut), for
+ * notifications, output channels and the status bar. Falls back to the short run id for a missing
+ * part, so the name is never empty: `<agent>: run ABCDEFGH`, `Run ABCDEFGH: <prompt>`.
+ */
+export function runTitle(agentName: string | undefined, prompt: string | undefined, runId: string, maxPrompt = RUN_TITLE_PROMPT_CHARS): string {
+	const agent = singleLine(agentName ?? '', RUN_TITLE_AGENT_CHARS);
+	const excerpt = singleLine(prompt ?? '', maxPrompt);
+	const left = agent || `Run ${shortRunId(runId)}`;
+	return excerpt ? `${left}: ${excerpt}` : agent ? `${agent}: run ${shortRunId(runId)}` : left;
+}
+
+/**
+ * An output channel name for a run: `Cloud Agents: <run title>`, with path separators replaced
+ * (VS Code names the channel's log file after it).
+ */
+export function runChannelName(title: string): string {
+	return `Cloud Agents: ${title}`.replace(/[/\\]/g, '-');
+}
+
+/** An action the status bar offers for the run it shows. */
+export type FollowedRunAction = 'showOutput' | 'openResult' | 'cancel' | 'stopFollowing' | 'dismiss';
+
+/** The actions that make sense for a run in this state (the status bar's menu). */
+export function followedRunActions(run: { active: boolean; ended: boolean; status: string | undefined }): FollowedRunAction[] {
+	const actions: FollowedRunAction[] = ['showOutput'];
+	if (run.ended) {
+		if (run.status !== 'cancelled') {
+			actions.push('openResult');
+		}
+	} else {
+		actions.push('cancel');
+	}
+	actions.push(run.active ? 'stopFollowing' : 'dismiss');
+	return actions;
+}
+
+/** The actions of an end-of-run notification, by final status: no "Open Result" for a cancelled run. */
+export function endNotificationActions(status: string | undefined): ('openResult' | 'showOutput')[] {
+	return status === 'cancelled' ? ['showOutput'] : status === 'failed' ? ['showOutput', 'openResult'] : ['openResult', 'showOutput'];
+}

@@ -4,5 +4,6 @@
  * caches on `file.changed`).
  */
 export { RunFollower, toRunRef } from './runFollower';
-export type { FollowOutcome, FollowerSession, RunEventNotice, RunFollowerOptions, RunRef } from './runFollower';
-export { formatEvent, shortRunId, stripAnsi } from './format';
+export type { FollowOutcome, FollowerSession, RunEventNotice, RunFollowerOptions, RunNameHint, RunRef, StatusRunInfo } from './runFollower';
+export { endNotificationActions, followedRunActions, formatEvent, runChannelName, runTitle, shortRunId, stripAnsi } from './format';
+export type { FollowedRunAction } from './format';

@@ -4,7 +4,8 @@ import type { CloudAgentsClient, EventRecord } from '../api';
 import { describeError, showApiError } from '../util/errors';
 import { Disposable } from '../util/lifecycle';
 import { iconSafe, notificationText, outputLine } from '../util/text';
-import { formatEvent, shortRunId } from './format';
+import { endNotificationActions, followedRunActions, formatEvent, runChannelName, runTitle } from './format';
+import type { FollowedRunAction } from './format';
 import { RunEventStore } from './runStore';
 
 /** One event received while following a run. */
@@ -35,6 +36,14 @@ export interface RunFollowerOptions {
 	flushMs?: number;
 	/** Most runs streamed at the same time; following one more stops the oldest. */
 	maxActive?: number;
+	/**
+	 * Most run output channels open at once; opening one more closes the channel of the run
+	 * followed longest ago that is no longer streaming (its events stay on disk: following or
+	 * showing it again re-reads them).
+	 */
+	maxChannels?: number;
+	/** How long the status bar keeps showing a run that ended (ms); then it hides. */
+	endedStatusMs?: number;
 }
 
 /** How following a run ended. */
@@ -43,6 +52,25 @@ export interface FollowOutcome {
 	status: string | undefined;
 	/** Why it stopped without the run ending: `stopped`, `error`. */
 	reason?: 'stopped' | 'error';
+}
+
+/** What a caller already knows about a run, so its human name needs no request. */
+export interface RunNameHint {
+	agentName?: string;
+	prompt?: string;
+}
+
+/** The run the status bar shows, and what can be done with it. */
+export interface StatusRunInfo {
+	agentId: string;
+	runId: string;
+	/** The run's human name (`<agent>: <prompt excerpt>`). */
+	title: string;
+	status: string | undefined;
+	/** True while its events are streamed. */
+	active: boolean;
+	ended: boolean;
+	actions: FollowedRunAction[];
 }
 
 /** Arguments that name a run: `{agentId, runId}` or a runs-tree node with `agentId` and `run.id`. */
@@ -62,6 +90,10 @@ export function toRunRef(arg: unknown): { agentId: string; runId: string } | und
 const NOTIFIED_KEY = 'cloudAgents.notifiedRuns';
 const MAX_NOTIFIED = 1000;
 const MAX_RESTARTS = 5;
+/** Longest run name in the status bar text (the tooltip has it whole). */
+const STATUS_TITLE_CHARS = 48;
+/** Delay before a channel closed by the bound on channels is disposed (ms). */
+const CHANNEL_CLOSE_DELAY_MS = 3_000;
 
 function keyOf(agentId: string, runId: string): string {
 	return `${agentId}/${runId}`;
@@ -78,10 +110,13 @@ class FollowedRun {
 	records: EventRecord[] = [];
 	timer: ReturnType<typeof setTimeout> | undefined;
 	startedAt = Date.now();
+	/** When its channel was last created or shown (the bound on channels closes the oldest). */
+	usedAt = Date.now();
 
 	constructor(
 		readonly agentId: string,
 		readonly runId: string,
+		readonly title: string,
 		readonly channel: vscode.OutputChannel,
 	) {}
 
@@ -91,10 +126,14 @@ class FollowedRun {
 }
 
 /**
- * Follows runs: streams each run's events into its own output channel ("Cloud Agents: Run
- * <short id>") and onto disk, shows the most recent run's status in the status bar, and announces
- * the end of a run once (across windows and restarts). Several runs can be followed at once; each
- * keeps its channel, so interleaved runs stay readable. `onDidReceiveEvent` publishes every event.
+ * Follows runs: streams each run's events into its own output channel, named after the run
+ * ("Cloud Agents: <agent>: <prompt excerpt>"), and onto disk; shows the followed run in the status
+ * bar (clicking it offers the run's actions); and announces the end of a run once (across windows
+ * and restarts), with actions that fit its final status. Several runs can be followed at once;
+ * each keeps its channel, so interleaved runs stay readable. At most `maxChannels` channels stay
+ * open: the oldest ended run's channel closes, its history stays on disk and reopens on demand.
+ * Signing out stops every stream; signing in again resumes the runs it stopped.
+ * `onDidReceiveEvent` publishes every event.
  */
 export class RunFollower extends Disposable {
 	private readonly _onDidReceiveEvent = this.register(new vscode.EventEmitter<RunEventNotice>());
@@ -111,24 +150,43 @@ export class RunFollower extends Disposable {
 	private readonly store: RunEventStore;
 	private readonly flushMs: number;
 	private readonly maxActive: number;
+	private readonly maxChannels: number;
+	private readonly endedStatusMs: number;
+	private hideTimer: ReturnType<typeof setTimeout> | undefined;
+	/** Channels closed by the bound, disposed after `CHANNEL_CLOSE_DELAY_MS`. */
+	private readonly closing = new Map<ReturnType<typeof setTimeout>, vscode.OutputChannel>();
+	/** Runs that signing out stopped while they streamed; signing in again resumes them. */
+	private suspended: { agentId: string; runId: string }[] = [];
 	/** How many end-of-run notifications this window showed (diagnostics and tests). */
 	notificationsShown = 0;
+	/** The text and action titles of the last end-of-run notification (diagnostics and tests). */
+	lastNotification: { text: string; actions: string[] } | undefined;
 
 	constructor(private readonly options: RunFollowerOptions) {
 		super();
 		this.store = new RunEventStore(vscode.Uri.joinPath(options.storageUri, 'runs').fsPath);
 		this.flushMs = options.flushMs ?? 100;
 		this.maxActive = options.maxActive ?? 5;
+		this.maxChannels = Math.max(options.maxChannels ?? 10, this.maxActive);
+		this.endedStatusMs = options.endedStatusMs ?? 30_000;
 		this.statusItem.name = vscode.l10n.t('Cloud Agents: Followed Run');
 		this.register(
 			options.session.onDidChange(() => {
 				if (!options.session.signedIn) {
-					this.stopAll();
+					this.suspendAll();
+				} else {
+					void this.resumeActive();
 				}
 			}),
 		);
 		this.register({
 			dispose: () => {
+				clearTimeout(this.hideTimer);
+				for (const [timer, channel] of this.closing) {
+					clearTimeout(timer);
+					channel.dispose();
+				}
+				this.closing.clear();
 				for (const run of this.runs.values()) {
 					run.controller?.abort();
 					this.flush(run);
@@ -142,6 +200,47 @@ export class RunFollower extends Disposable {
 	/** The runs currently streaming. */
 	get following(): { agentId: string; runId: string; status: string | undefined }[] {
 		return [...this.runs.values()].filter((r) => r.active).map((r) => ({ agentId: r.agentId, runId: r.runId, status: r.status }));
+	}
+
+	/** Whether the run's events are being streamed now. */
+	isFollowed(agentId: string, runId: string): boolean {
+		return this.runs.get(keyOf(agentId, runId))?.active ?? false;
+	}
+
+	/** The human name of a run this window knows (its channel's run), else undefined. */
+	titleOf(agentId: string, runId: string): string | undefined {
+		return this.runs.get(keyOf(agentId, runId))?.title;
+	}
+
+	/** The names of the run output channels open now, oldest first (diagnostics and tests). */
+	get channelNames(): string[] {
+		return [...this.runs.values()].map((r) => r.channel.name);
+	}
+
+	/** The status bar as shown: text, tooltip and command id; undefined when hidden. */
+	get statusBar(): { text: string; tooltip: string; command: string | undefined } | undefined {
+		const run = this.statusRun;
+		if (!run) {
+			return undefined;
+		}
+		const command = typeof this.statusItem.command === 'string' ? this.statusItem.command : this.statusItem.command?.command;
+		return { text: this.statusItem.text, tooltip: typeof this.statusItem.tooltip === 'string' ? this.statusItem.tooltip : '', command };
+	}
+
+	/** The run the status bar shows and its actions; undefined when it shows none. */
+	get statusRunInfo(): StatusRunInfo | undefined {
+		const run = this.statusRun;
+		if (!run) {
+			return undefined;
+		}
+		return { agentId: run.agentId, runId: run.runId, title: run.title, status: run.status, active: run.active, ended: run.ended, actions: followedRunActions(run) };
+	}
+
+	/** Hides the status bar until another run is followed. */
+	dismissStatus(): void {
+		clearTimeout(this.hideTimer);
+		this.statusRun = undefined;
+		this.statusItem.hide();
 	}
 
 	/** The event file of a run (for diagnostics and tests). */
@@ -168,20 +267,28 @@ export class RunFollower extends Disposable {
 	/**
 	 * Starts following a run (or shows it when already followed). Shows the stored history first,
 	 * then streams what came after it. Resolves once the history is shown; `whenDone` tells the end.
+	 * The run's human name comes from `hint`, else from the service (agent and run records).
 	 */
-	async follow(agentId: string, runId: string, options: { preserveFocus?: boolean } = {}): Promise<void> {
+	async follow(agentId: string, runId: string, options: { preserveFocus?: boolean } & RunNameHint = {}): Promise<void> {
 		const key = keyOf(agentId, runId);
 		let run = this.runs.get(key);
 		if (run?.active) {
+			run.usedAt = Date.now();
 			run.channel.show(options.preserveFocus ?? true);
 			this.showStatus(run);
 			return;
 		}
 		if (!run) {
-			run = new FollowedRun(agentId, runId, vscode.window.createOutputChannel(vscode.l10n.t('Cloud Agents: Run {0}', shortRunId(runId))));
+			const title = await this.nameOf(agentId, runId, options);
+			run = this.runs.get(key) ?? new FollowedRun(agentId, runId, title, vscode.window.createOutputChannel(runChannelName(title)));
+			if (this.runs.get(key) === run) {
+				run.channel.show(options.preserveFocus ?? true);
+				return;
+			}
 			this.runs.set(key, run);
+			this.limitChannels();
 			const history = await this.store.read(agentId, runId);
-			run.channel.appendLine(outputLine(vscode.l10n.t('Run {0} of agent {1}', runId, agentId)));
+			run.channel.appendLine(outputLine(vscode.l10n.t('{0} — run {1} of agent {2}', title, runId, agentId)));
 			if (history.length > 0) {
 				// A header, not a footer: the lines below it are the stored history, live events follow.
 				run.channel.appendLine(vscode.l10n.t('— {0} stored events, read from disk —', history.length));
@@ -191,10 +298,11 @@ export class RunFollower extends Disposable {
 				run.channel.appendLine(formatEvent(event));
 			}
 		}
+		run.usedAt = Date.now();
 		run.channel.show(options.preserveFocus ?? true);
 		this.limitActive();
-		this.showStatus(run);
 		if (run.ended) {
+			this.showStatus(run);
 			run.done = Promise.resolve({ status: run.status });
 			this._onDidChangeFollowing.fire();
 			void this.announceEnd(run);
@@ -204,6 +312,7 @@ export class RunFollower extends Disposable {
 		run.controller = controller;
 		run.startedAt = Date.now();
 		run.done = this.stream(run, controller.signal);
+		this.showStatus(run);
 		this._onDidChangeFollowing.fire();
 	}
 
@@ -217,11 +326,35 @@ export class RunFollower extends Disposable {
 		return true;
 	}
 
-	/** Stops every stream. */
+	/** Stops every stream (nothing resumes them; see `suspendAll`). */
 	stopAll(): void {
+		this.suspended = [];
 		for (const run of this.runs.values()) {
 			run.controller?.abort();
 		}
+	}
+
+	/**
+	 * Stops every stream and remembers the runs that were streaming, so `resumeActive` follows
+	 * them again (signing out; the follower does this itself on the session's change event).
+	 */
+	suspendAll(): void {
+		const active = [...this.runs.values()].filter((r) => r.active && !r.ended);
+		this.stopAll();
+		this.suspended = active.map((r) => ({ agentId: r.agentId, runId: r.runId }));
+		this.dismissStatus();
+	}
+
+	/** Follows again the runs `suspendAll` stopped (signing in again); returns how many. */
+	async resumeActive(): Promise<number> {
+		const runs = this.suspended.splice(0);
+		for (const r of runs) {
+			await Promise.resolve(this.runs.get(keyOf(r.agentId, r.runId))?.done);
+			await this.follow(r.agentId, r.runId).catch((err: unknown) => {
+				this.options.log.warn(outputLine(`Could not resume following run ${r.runId}: ${describeError(err)}`));
+			});
+		}
+		return runs.length;
 	}
 
 	/**
@@ -238,8 +371,7 @@ export class RunFollower extends Disposable {
 		await run.done;
 		this.runs.delete(key);
 		if (this.statusRun === run) {
-			this.statusRun = undefined;
-			this.statusItem.hide();
+			this.dismissStatus();
 		}
 		run.channel.dispose();
 	}
@@ -247,8 +379,56 @@ export class RunFollower extends Disposable {
 	/** Shows a run's output channel; false when this window has none for it. */
 	show(agentId: string, runId: string): boolean {
 		const run = this.runs.get(keyOf(agentId, runId));
-		run?.channel.show(true);
+		if (run) {
+			run.usedAt = Date.now();
+			run.channel.show(true);
+		}
 		return run !== undefined;
+	}
+
+	/** The run's human name: from the hint, else the agent's name and the run's prompt from the service. */
+	private async nameOf(agentId: string, runId: string, hint: RunNameHint): Promise<string> {
+		let { agentName, prompt } = hint;
+		if (agentName === undefined || prompt === undefined) {
+			const client = this.options.session.client;
+			const signal = AbortSignal.timeout(5_000);
+			const [agent, run] = await Promise.all([
+				agentName === undefined ? client.getAgent(agentId, { signal }).catch(() => undefined) : undefined,
+				prompt === undefined ? client.getRun(agentId, runId, { signal }).catch(() => undefined) : undefined,
+			]);
+			agentName ??= agent?.name;
+			prompt ??= run?.prompt ?? undefined;
+		}
+		return runTitle(agentName, prompt, runId);
+	}
+
+	/**
+	 * Disposes a channel a little later: the workbench applies appends asynchronously, and a channel
+	 * disposed right after its last append makes it log "Model is disposed!".
+	 */
+	private closeLater(channel: vscode.OutputChannel): void {
+		const timer = setTimeout(() => {
+			this.closing.delete(timer);
+			channel.dispose();
+		}, CHANNEL_CLOSE_DELAY_MS);
+		this.closing.set(timer, channel);
+	}
+
+	/** Closes the channels of the runs used longest ago that no longer stream, beyond `maxChannels`. */
+	private limitChannels(): void {
+		const idle = [...this.runs.entries()].filter(([, r]) => !r.active).sort(([, a], [, b]) => a.usedAt - b.usedAt);
+		let excess = this.runs.size - this.maxChannels;
+		for (const [key, run] of idle) {
+			if (excess <= 0) {
+				break;
+			}
+			this.runs.delete(key);
+			if (this.statusRun === run) {
+				this.dismissStatus();
+			}
+			this.closeLater(run.channel);
+			excess--;
+		}
 	}
 
 	private limitActive(): void {
@@ -302,7 +482,7 @@ export class RunFollower extends Disposable {
 			outcome = { status: undefined, reason: 'error' };
 			if (!isAbortError(err)) {
 				run.lines.push(outputLine(vscode.l10n.t('— following stopped: {0} —', describeError(err))));
-				void showApiError(err, log, vscode.l10n.t('Could not follow run {0}', shortRunId(run.runId)), (e) => session.reportError(e));
+				void showApiError(err, log, vscode.l10n.t('Could not follow {0}', run.title), (e) => session.reportError(e));
 			}
 		} finally {
 			if (outcome.reason === 'stopped') {
@@ -374,14 +554,29 @@ export class RunFollower extends Disposable {
 			this.statusItem.hide();
 			return;
 		}
+		clearTimeout(this.hideTimer);
+		if (!shown.active && !shown.ended) {
+			// No longer followed and not ended: its last status would be stale, so it is not shown.
+			this.dismissStatus();
+			return;
+		}
 		const status = shown.status !== undefined ? iconSafe(shown.status, SAFETY.labelMaxChars) : vscode.l10n.t('connecting');
-		const icon = shown.active && !shown.ended ? '$(sync~spin)' : shown.status === 'succeeded' ? '$(check)' : shown.status === 'failed' ? '$(error)' : '$(circle-slash)';
-		this.statusItem.text = `${icon} ${vscode.l10n.t('Run {0}: {1}', shortRunId(shown.runId), status)}`;
+		const icon = !shown.ended ? '$(sync~spin)' : shown.status === 'succeeded' ? '$(check)' : shown.status === 'failed' ? '$(error)' : '$(circle-slash)';
+		// The title is server text: one line, `$(` shown as typed; cut shorter for the status bar.
+		this.statusItem.text = `${icon} ${vscode.l10n.t('{0} — {1}', iconSafe(shown.title, STATUS_TITLE_CHARS), status)}`;
 		this.statusItem.tooltip = shown.active
-			? vscode.l10n.t('Following run {0}. Click to show its events.', shown.runId)
-			: vscode.l10n.t('Run {0}. Click to show its events.', shown.runId);
-		this.statusItem.command = { command: 'cloudAgents.runs.follow', title: vscode.l10n.t('Show Run Events'), arguments: [{ agentId: shown.agentId, runId: shown.runId }] };
+			? vscode.l10n.t('Following {0} (run {1}, {2}). Click for its actions: output, cancel, stop following.', shown.title, shown.runId, status)
+			: vscode.l10n.t('{0} (run {1}) {2}. Click for its actions: output, result.', shown.title, shown.runId, status);
+		this.statusItem.command = { command: 'cloudAgents.runs.followedRunActions', title: vscode.l10n.t('Followed Run Actions'), arguments: [] };
 		this.statusItem.show();
+		if (shown.ended && !shown.active) {
+			// An ended run is news for a while, then it goes (it stays in the Runs view and its channel).
+			this.hideTimer = setTimeout(() => {
+				if (this.statusRun === shown && !shown.active) {
+					this.dismissStatus();
+				}
+			}, this.endedStatusMs);
+		}
 	}
 
 	/** Shows "run ended" once per run: the id is recorded in global state before the message appears. */
@@ -393,18 +588,21 @@ export class RunFollower extends Disposable {
 		}
 		await state.update(NOTIFIED_KEY, [...notified, run.runId].slice(-MAX_NOTIFIED));
 		this.notificationsShown++;
-		const openResult = vscode.l10n.t('Open Result');
-		const showEvents = vscode.l10n.t('Show Events');
-		const short = shortRunId(run.runId);
+		const titles = { openResult: vscode.l10n.t('Open Result'), showOutput: vscode.l10n.t('Show Output') };
+		const actions = endNotificationActions(run.status).map((a) => ({ id: a, title: titles[a] }));
 		const status = run.status ?? 'ended';
-		const text = notificationText(vscode.l10n.t('Cloud Agents run {0} {1}.', short, status));
+		const text = notificationText(vscode.l10n.t('{0} — {1}.', run.title, status));
+		this.lastNotification = { text, actions: actions.map((a) => a.title) };
 		const show = status === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
 		// Not awaited: the message stays until dismissed, and following must end now.
-		void show(text, openResult, showEvents).then(async (choice) => {
-			if (choice === openResult) {
+		void show(text, ...actions.map((a) => a.title)).then(async (choice) => {
+			const action = actions.find((a) => a.title === choice)?.id;
+			if (action === 'openResult') {
 				await vscode.commands.executeCommand('cloudAgents.runs.openResult', { agentId: run.agentId, runId: run.runId });
-			} else if (choice === showEvents) {
-				run.channel.show(false);
+			} else if (action === 'showOutput') {
+				if (!this.show(run.agentId, run.runId)) {
+					await this.follow(run.agentId, run.runId, { preserveFocus: false });
+				}
 			}
 		});
 	}

@@ -63,7 +63,7 @@ const MAX_DELAY_MS = 30_000;
  * motion, with a delay that starts at 2 s and doubles up to 30 s while nothing changes.
  */
 export abstract class ListTreeProvider<T> extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
-	private readonly _onDidChangeTreeData = this.register(new vscode.EventEmitter<vscode.TreeItem | undefined>());
+	protected readonly _onDidChangeTreeData = this.register(new vscode.EventEmitter<vscode.TreeItem | undefined>());
 	/** Fires when the rows change. */
 	readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
 

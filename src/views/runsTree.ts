@@ -8,14 +8,14 @@ import type { ListHost, Loaded } from './listTree';
 
 /**
  * A row of the Runs view. `contextValue` is `run:<status>` plus `:active` for queued or running
- * runs and `:hasResult` when a result or error text exists.
+ * runs, `:hasResult` when a result or error text exists and `:followed` while its events stream.
  */
 export class RunNode extends vscode.TreeItem {
-	constructor(readonly agentId: string, readonly run: Run) {
+	constructor(readonly agentId: string, readonly run: Run, followed = false) {
 		super(oneLine(run.prompt, 60) || run.id, vscode.TreeItemCollapsibleState.None);
 		const terminal = isTerminalRunStatus(run.status);
 		this.id = `run/${agentId}/${run.id}`;
-		this.contextValue = joinFlags(`run:${contextToken(run.status)}`, !terminal && 'active', (run.result || run.error) ? 'hasResult' : false);
+		this.contextValue = joinFlags(`run:${contextToken(run.status)}`, !terminal && 'active', (run.result || run.error) ? 'hasResult' : false, followed && 'followed');
 		this.iconPath = runStatusIcon(run.status);
 		this.description = joinParts(run.status, relativeTime(run.created_at));
 		this.tooltip = plainTooltip(vscode.l10n.t('Run {0}', run.id), [
@@ -45,6 +45,8 @@ export class RunsTreeProvider extends AgentListTreeProvider<Run> {
 	/** Fires when a run that was active is seen terminal (artifacts may have appeared). */
 	readonly onDidSettle = this._onDidSettle.event;
 	private active = new Set<string>();
+	/** Whether a run's events are being followed (set by the extension; adds `:followed`). */
+	isFollowed: (agentId: string, runId: string) => boolean = () => false;
 
 	constructor(host: ListHost, private readonly client: () => CloudAgentsClient) {
 		super('runs', host, { refresh: 'cloudAgents.runs.refresh', loadMore: 'cloudAgents.runs.loadMore' });
@@ -77,7 +79,13 @@ export class RunsTreeProvider extends AgentListTreeProvider<Run> {
 	}
 
 	protected override toNode(run: Run): vscode.TreeItem {
-		return new RunNode(this.agent?.id ?? run.agent_id ?? '', run);
+		const agentId = this.agent?.id ?? run.agent_id ?? '';
+		return new RunNode(agentId, run, this.isFollowed(agentId, run.id));
+	}
+
+	/** Redraws the rows without fetching (a run started or stopped being followed). */
+	redraw(): void {
+		this._onDidChangeTreeData.fire(undefined);
 	}
 
 	protected override isChanging(): boolean {

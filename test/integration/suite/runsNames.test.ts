@@ -1,0 +1,158 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { CloudAgentsTestApi } from '../../../src/extension';
+import type { RowSnapshot } from '../../../src/views';
+import { emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { devToken } from '../support/env';
+
+interface RunBody { id: string; status: string }
+
+const enc = encodeURIComponent;
+const rows = async (): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'runs')) ?? [];
+
+/** Issue 12, items 4, 5 and 10: runs have human names; the status bar and rows offer only valid actions. */
+suite('Run names, status bar and run actions', () => {
+	let api: CloudAgentsTestApi;
+	let agentId: string;
+	const agentName = `Release helper ${Date.now()}`;
+
+	async function startRun(prompt: string): Promise<RunBody> {
+		const res = await emu<RunBody>('POST', `/v2/agents/${enc(agentId)}/runs`, { prompt }, devToken());
+		assert.equal(res.status, 202, JSON.stringify(res.body));
+		return res.body;
+	}
+
+	async function cancelQuietly(runId: string): Promise<void> {
+		await emu('DELETE', `/v2/agents/${enc(agentId)}/runs/${enc(runId)}`, undefined, devToken());
+	}
+
+	suiteSetup(async function () {
+		this.timeout(30_000);
+		api = await testApi();
+		await restoreDevToken();
+		const created = await emu<{ id: string }>('POST', '/v2/agents', { name: agentName }, devToken());
+		assert.equal(created.status, 201, JSON.stringify(created.body));
+		agentId = created.body.id;
+		await waitFor('the agent to become idle', async () => ((await emu<{ status: string }>('GET', `/v2/agents/${enc(agentId)}`, undefined, devToken())).body.status === 'idle' ? true : undefined));
+	});
+
+	suiteTeardown(async () => {
+		await vscode.commands.executeCommand('notifications.clearAll');
+		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
+		if (agentId) {
+			await emu('DELETE', `/v2/agents/${enc(agentId)}?delete_runtime=true`, undefined, devToken());
+		}
+	});
+
+	test('a followed run is named by its agent and prompt in its output channel, the status bar and the end notification', async function () {
+		this.timeout(45_000);
+		const run = await startRun('Summarise the release notes [[events:3]]');
+		// Only ids: the follower looks the names up itself.
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+		const title = `${agentName}: Summarise the release notes [[events:3]]`;
+		assert.ok(api.runFollower.channelNames.includes(`Cloud Agents: ${title}`), JSON.stringify(api.runFollower.channelNames));
+		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000)).status, 'succeeded');
+
+		const bar = api.runFollower.statusBar;
+		assert.ok(bar, 'the status bar shows the ended run');
+		assert.ok(bar.text.includes(`${agentName}: Summarise`), bar.text);
+		assert.ok(bar.text.includes('succeeded'), bar.text);
+		assert.equal(bar.command, 'cloudAgents.runs.followedRunActions');
+		const note = api.runFollower.lastNotification;
+		assert.ok(note, 'the end was announced');
+		assert.ok(note.text.includes(agentName) && note.text.includes('Summarise the release notes'), note.text);
+		assert.deepEqual(note.actions, ['Open Result', 'Show Output']);
+		// The channel's log file on disk carries the same name (VS Code names it after the channel).
+		const written = await writtenText(api);
+		assert.ok(written.some((w) => w.file.includes(agentName) && w.text.includes('run.completed')), `no output channel named after "${agentName}"`);
+		await api.runFollower.forget(agentId, run.id);
+	});
+
+	test('a cancelled run\'s notification offers its output, not "Open Result"', async function () {
+		this.timeout(45_000);
+		const run = await startRun('Wait for me [[hold]]');
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+		await waitFor('a first event', async () => ((await api.runFollower.storedEvents(agentId, run.id)).length > 0 ? true : undefined));
+		// Automation passes ids: no confirmation.
+		await vscode.commands.executeCommand('cloudAgents.runs.cancel', { agentId, runId: run.id });
+		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 20_000)).status, 'cancelled');
+		assert.deepEqual(api.runFollower.lastNotification?.actions, ['Show Output']);
+		assert.deepEqual(api.runFollower.statusRunInfo?.actions, ['showOutput', 'dismiss']);
+		await api.runFollower.forget(agentId, run.id);
+	});
+
+	test('the status bar offers a streaming run\'s actions; Stop Following through it hides it instead of showing a stale status', async function () {
+		this.timeout(45_000);
+		const run = await startRun('Hold on [[hold]]');
+		try {
+			await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', agentId);
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			const info = api.runFollower.statusRunInfo;
+			assert.equal(info?.runId, run.id);
+			assert.deepEqual(info?.actions, ['showOutput', 'cancel', 'stopFollowing']);
+			assert.ok(api.runFollower.statusBar?.text.includes(agentName), api.runFollower.statusBar?.text);
+
+			// The followed run's row says so: Stop Following replaces the inline Follow (package.json menus).
+			await vscode.commands.executeCommand('cloudAgents.runs.refresh');
+			const row = await waitFor('the followed row', async () => (await rows()).find((r) => r.id === `run/${agentId}/${run.id}` && r.contextValue?.includes(':followed')));
+			assert.match(row.contextValue ?? '', /^run:running:active.*:followed$/);
+
+			const chosen = await vscode.commands.executeCommand('cloudAgents.runs.followedRunActions', { action: 'stopFollowing' });
+			assert.equal(chosen, 'stopFollowing');
+			assert.equal((await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000)).reason, 'stopped');
+			assert.equal(api.runFollower.statusBar, undefined, 'a run no longer followed is not shown as running');
+			const after = await waitFor('the row without :followed', async () => (await rows()).find((r) => r.id === `run/${agentId}/${run.id}` && !r.contextValue?.includes(':followed')));
+			assert.match(after.contextValue ?? '', /^run:running:active/);
+		} finally {
+			await cancelQuietly(run.id);
+			await api.runFollower.forget(agentId, run.id);
+		}
+	});
+
+	test('signing out suspends following (status bar hidden); signing in again resumes it', async function () {
+		this.timeout(45_000);
+		const run = await startRun('Keep going [[hold]]');
+		try {
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			assert.ok(api.runFollower.isFollowed(agentId, run.id));
+			api.runFollower.suspendAll();
+			await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000);
+			assert.equal(api.runFollower.isFollowed(agentId, run.id), false);
+			assert.equal(api.runFollower.statusBar, undefined);
+			assert.equal(await api.runFollower.resumeActive(), 1);
+			assert.ok(api.runFollower.isFollowed(agentId, run.id), 'following resumed');
+			const bar = (): { text: string } | undefined => api.runFollower.statusBar;
+			assert.ok(bar()?.text.includes(agentName), bar()?.text);
+		} finally {
+			await cancelQuietly(run.id);
+			await within('the run to end', api.runFollower.whenDone(agentId, run.id), 20_000).catch(() => undefined);
+			await api.runFollower.forget(agentId, run.id);
+		}
+	});
+
+	test('run output channels are bounded; an older run\'s history reopens from disk', async function () {
+		this.timeout(120_000);
+		const runs: RunBody[] = [];
+		for (let i = 0; i < 12; i++) {
+			const run = await startRun(`Quick task ${i} [[events:1]]`);
+			runs.push(run);
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			await within('the run to end', api.runFollower.whenDone(agentId, run.id), 20_000);
+			// At a person's pace: the Output view switching channels mid-append logs "Model is disposed!".
+			await new Promise((r) => setTimeout(r, 700));
+			assert.ok(api.runFollower.channelNames.length <= 10, `${api.runFollower.channelNames.length} channels open`);
+		}
+		const first = runs[0]!;
+		assert.equal(api.runFollower.titleOf(agentId, first.id), undefined, 'the oldest run\'s channel was closed');
+		const stored = await api.runFollower.storedEvents(agentId, first.id);
+		assert.ok(stored.some((e) => e.type === 'run.completed'), 'its events stay on disk');
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: first.id });
+		assert.equal(api.runFollower.titleOf(agentId, first.id), `${agentName}: Quick task 0 [[events:1]]`);
+		assert.ok(api.runFollower.channelNames.length <= 10);
+		// Let the workbench apply the last appends before the channels go.
+		await new Promise((r) => setTimeout(r, 1500));
+		for (const run of runs) {
+			await api.runFollower.forget(agentId, run.id);
+		}
+	});
+});

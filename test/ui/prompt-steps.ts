@@ -1,0 +1,125 @@
+import * as assert from 'node:assert/strict';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
+import type { UiTest } from './support/workbench';
+
+interface AgentBody { id: string; name: string; status: string }
+interface RunBody { id: string; status: string; prompt?: string }
+
+/**
+ * Issue 12, items 7, 5 and 10: Send Prompt takes three steps from the palette (command, agent
+ * preselected from the tree, prompt) and one from an agent row; a busy agent is named before
+ * typing; the status bar names the run and its click offers the run's actions; Cancel Run asks.
+ */
+const uiTest: UiTest = {
+	title: 'Send Prompt in three steps from the palette and one from an agent row; the status bar names the run and offers Cancel, which asks first',
+	async run({ page, workbench, emulatorUrl, devToken, note }) {
+		const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+			const res = await fetch(`${emulatorUrl}${path}`, {
+				method,
+				headers: { authorization: `Bearer ${devToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+			assert.ok(res.status < 300, `${method} ${path} answered ${res.status}`);
+			const text = await res.text();
+			return (text ? JSON.parse(text) : undefined) as T;
+		};
+		const name = `Prompt steps ${Date.now()}`;
+		const agent = await call<AgentBody>('POST', '/v2/agents', { name });
+		const enc = encodeURIComponent(agent.id);
+		const runsOf = (): Promise<RunBody[]> => call<RunBody[]>('GET', `/v2/agents/${enc}/runs?limit=100`);
+		const waitForRun = async (prompt: string, what: string): Promise<RunBody> => {
+			for (let i = 0; i < 50; i++) {
+				const found = (await runsOf()).find((r) => r.prompt === prompt);
+				if (found) {
+					return found;
+				}
+				await page.waitForTimeout(200);
+			}
+			throw new Error(`no run was created ${what}`);
+		};
+		for (let i = 0; i < 100 && (await call<AgentBody>('GET', `/v2/agents/${enc}`)).status !== 'idle'; i++) {
+			await page.waitForTimeout(200);
+		}
+		const input = page.locator('.quick-input-widget input');
+		const title = page.locator('.quick-input-widget .quick-input-title');
+		const rowsOfPick = page.locator('.quick-input-list .monaco-list-row');
+		try {
+			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+			const agentsPane = workbench.pane(VIEW_CONTAINER_ID, 'Agents');
+			const row = agentsPane.locator('.monaco-list-row', { hasText: name }).first();
+			// The view loads when shown; a view loaded earlier in the run needs a refresh to list the new agent.
+			if (!(await row.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false))) {
+				await workbench.runCommand('Cloud Agents: Refresh Agents');
+				await row.waitFor({ state: 'visible', timeout: 30_000 });
+			}
+			await row.click();
+
+			// Palette: 1) the command, 2) the agent (the selected one is first: Enter), 3) the prompt.
+			await workbench.runCommand('Cloud Agents: Send Prompt');
+			await rowsOfPick.first().waitFor({ state: 'visible', timeout: 20_000 });
+			await page.waitForFunction(`!!document.querySelector('.quick-input-list .monaco-list-row')?.textContent?.includes(${JSON.stringify(name)})`, undefined, { timeout: 20_000 });
+			await page.keyboard.press('Enter');
+			await title.filter({ hasText: `Send Prompt to ${name}` }).first().waitFor({ state: 'visible', timeout: 10_000 });
+			const held = `Three steps ${Date.now()} [[hold]]`;
+			await input.fill(held);
+			await page.keyboard.press('Enter');
+			const run = await waitForRun(held, 'after three steps (a fourth step was asked?)');
+			// The input closes (its fade-out may still be running); a fourth step would keep it open.
+			const closed = await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false);
+			assert.ok(closed, 'no further step is shown');
+			note(`palette: run ${run.id} created after 3 steps`);
+
+			// The status bar names the followed run (agent and prompt); its click offers the run's actions.
+			const item = page.locator('.statusbar-item', { hasText: `${name}: Three steps` }).first();
+			await item.waitFor({ state: 'visible', timeout: 20_000 });
+			await workbench.screenshot('status-bar-run');
+			await item.click();
+			await rowsOfPick.first().waitFor({ state: 'visible', timeout: 10_000 });
+			const actions = (await rowsOfPick.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+			assert.deepEqual(actions, ['Show Output', 'Cancel Run…', 'Stop Following'], JSON.stringify(actions));
+			await input.fill('Cancel Run');
+			await page.keyboard.press('Enter');
+			// Cancel Run asks first (modal); "Cancel Run" confirms.
+			const dialog = page.locator('.monaco-dialog-box', { hasText: 'Cancel the run' });
+			await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+			assert.ok((await dialog.innerText()).includes(name), 'the confirmation names the agent');
+			await dialog.getByRole('button', { name: 'Cancel Run', exact: true }).click();
+			for (let i = 0; i < 50 && (await runsOf()).find((r) => r.id === run.id)?.status !== 'cancelled'; i++) {
+				await page.waitForTimeout(200);
+			}
+			assert.equal((await runsOf()).find((r) => r.id === run.id)?.status, 'cancelled', 'the run was cancelled after confirming');
+
+			// A busy agent is named before typing: start a held run behind the view's back.
+			const busy = await call<RunBody>('POST', `/v2/agents/${enc}/runs`, { prompt: 'Busy elsewhere [[hold]]' });
+			await row.hover();
+			await row.locator('.action-label[aria-label="Send Prompt…"]').click();
+			await title.filter({ hasText: 'is busy' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+			assert.equal(await input.inputValue(), '', 'nothing was typed yet');
+			await page.keyboard.press('Escape');
+			await call('DELETE', `/v2/agents/${enc}/runs/${encodeURIComponent(busy.id)}`);
+			for (let i = 0; i < 50 && (await runsOf()).find((r) => r.id === busy.id)?.status !== 'cancelled'; i++) {
+				await page.waitForTimeout(200);
+			}
+
+			// Agent row: one step, the prompt.
+			await row.hover();
+			await row.locator('.action-label[aria-label="Send Prompt…"]').click();
+			await title.filter({ hasText: `Send Prompt to ${name}` }).first().waitFor({ state: 'visible', timeout: 10_000 });
+			const quick = `One step ${Date.now()} [[events:1]]`;
+			await input.fill(quick);
+			await page.keyboard.press('Enter');
+			const last = await waitForRun(quick, 'after one step from the agent row');
+			note('agent row: run created after 1 step');
+			// Deleting the agent while its run is followed would (rightly) report an error: let it end.
+			for (let i = 0; i < 100 && (await runsOf()).find((r) => r.id === last.id)?.status !== 'succeeded'; i++) {
+				await page.waitForTimeout(200);
+			}
+			await page.waitForTimeout(500);
+		} finally {
+			await page.keyboard.press('Escape');
+			await call('DELETE', `/v2/agents/${enc}?delete_runtime=true`).catch(() => undefined);
+		}
+	},
+};
+
+export default uiTest;
