@@ -132,7 +132,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 				return undefined;
 			}
 			const run = await client().getRun(target.agentId, target.run.id);
-			const agentName = views.agents.find(target.agentId)?.name;
+			const agentName = views.agents.nameOf(target.agentId);
 			// Server text in a read-only Markdown record, link syntax escaped (runResultMarkdown).
 			return deps.records.show(runResultUri(target.agentId, agentName, run), runResultMarkdown(agentName, run), 'markdown', { forceLanguage: true, markdownPreview: true });
 		}),

@@ -65,6 +65,25 @@ export class AgentsTreeProvider extends CursorListTreeProvider<Agent> {
 		return this.items.find((a) => a.id === agentId);
 	}
 
+	/** Names of agents seen outside the loaded pages (selected by id, looked up): for titles. */
+	private readonly names = new Map<string, string>();
+
+	/** Remembers an agent's name (an agent selected or read outside the loaded pages). */
+	rememberName(agent: Agent): void {
+		if (agent.name) {
+			this.names.delete(agent.id);
+			this.names.set(agent.id, agent.name);
+			if (this.names.size > 100) {
+				this.names.delete(this.names.keys().next().value!);
+			}
+		}
+	}
+
+	/** The agent's name for titles: from the loaded rows, else as last seen; undefined when unknown. */
+	nameOf(agentId: string): string | undefined {
+		return this.find(agentId)?.name || this.names.get(agentId);
+	}
+
 	/** The row of an agent (for reveal and selection). */
 	nodeOf(agent: Agent): AgentNode {
 		return new AgentNode(agent, this.runtimeNameOf(agent));

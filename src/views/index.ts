@@ -113,6 +113,7 @@ export class CloudAgentViews extends Disposable {
 			}
 		}));
 		this.register(vscode.commands.registerCommand('_cloudAgents.views.rows', (key: ViewKey) => this.rows(key)));
+		this.register(vscode.commands.registerCommand('_cloudAgents.views.click', (key: ViewKey, rowId: string) => this.click(key, rowId)));
 		this.register(vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) => this.selectAgentById(agentId)));
 	}
 
@@ -146,6 +147,9 @@ export class CloudAgentViews extends Disposable {
 
 	/** Makes Runs and Artifacts follow `agent` (or nothing) and names it in their descriptions. */
 	selectAgent(agent: Agent | undefined): void {
+		if (agent) {
+			this.agents.rememberName(agent);
+		}
 		this.runs.setAgent(agent);
 		this.artifacts.setAgent(agent);
 		const description = agent ? singleLine(agent.name || agent.id, SAFETY.descriptionMaxChars) : undefined;
@@ -210,6 +214,20 @@ export class CloudAgentViews extends Disposable {
 				command: item.command?.command,
 			};
 		});
+	}
+
+	/**
+	 * Runs a row's default action as a click does: its `command` with its arguments (the test seam
+	 * `_cloudAgents.views.click`). Returns what the command returns; throws when the row has none.
+	 */
+	async click(key: ViewKey, rowId: string): Promise<unknown> {
+		const provider = this.provider(key);
+		const item = (await provider.getChildren()).map((n) => provider.getTreeItem(n)).find((n) => n.id === rowId);
+		if (!item?.command) {
+			throw new Error(`no row ${rowId} with a command in ${key}`);
+		}
+		const args: unknown[] = item.command.arguments ?? [];
+		return vscode.commands.executeCommand(item.command.command, ...args);
 	}
 
 	private createView(id: string, provider: AnyListProvider): vscode.TreeView<vscode.TreeItem> {

@@ -80,14 +80,17 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 	}
 }
 
-/** Shows the built-in Markdown preview of `uri`; false when that extension is not there. */
+/**
+ * Shows the built-in Markdown preview of `uri` (running the command activates that extension);
+ * false when it is not there (disabled), so the caller shows the source instead.
+ */
 async function showMarkdownPreview(uri: vscode.Uri): Promise<boolean> {
-	const commands = await vscode.commands.getCommands(true);
-	if (!commands.includes('markdown.showPreview')) {
+	try {
+		await vscode.commands.executeCommand('markdown.showPreview', uri);
+		return true;
+	} catch {
 		return false;
 	}
-	await vscode.commands.executeCommand('markdown.showPreview', uri);
-	return true;
 }
 
 function findOpen(uri: vscode.Uri): vscode.TextDocument | undefined {
