@@ -85,12 +85,37 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
  * false when it is not there (disabled), so the caller shows the source instead.
  */
 async function showMarkdownPreview(uri: vscode.Uri): Promise<boolean> {
+	const shown = nextPreviewTab(CHANGE_TIMEOUT_MS);
 	try {
 		await vscode.commands.executeCommand('markdown.showPreview', uri);
-		return true;
 	} catch {
+		shown.cancel();
 		return false;
 	}
+	// The command may settle before the preview's tab exists: wait for it, so callers find it active.
+	if (shown.isPreview()) {
+		shown.cancel();
+	}
+	await shown.done;
+	return true;
+}
+
+/** Settles when a Markdown preview tab is active, or after `timeoutMs`; `cancel` stops waiting. */
+function nextPreviewTab(timeoutMs: number): { done: Promise<void>; cancel: () => void; isPreview: () => boolean } {
+	const seen = new AbortController();
+	const isPreview = (): boolean => {
+		const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+		return input instanceof vscode.TabInputWebview && input.viewType.includes('markdown.preview');
+	};
+	const listener = vscode.window.tabGroups.onDidChangeTabs(() => {
+		if (isPreview()) {
+			seen.abort();
+		}
+	});
+	const done = sleepUntilAborted(timeoutMs, seen.signal).finally(() => {
+		listener.dispose();
+	});
+	return { done, cancel: () => seen.abort(), isPreview };
 }
 
 function findOpen(uri: vscode.Uri): vscode.TextDocument | undefined {
