@@ -73,17 +73,18 @@ suite('Views for daily use', () => {
 		this.timeout(60_000);
 		const agent = await createIdleAgent(`daily-status-${Date.now()}`);
 		created.push(agent.id);
-		// The Cloud Agents views hidden: nothing polls, so only the refresh after our action can update the row.
 		await vscode.commands.executeCommand('workbench.view.explorer');
 		await vscode.commands.executeCommand('cloudAgents.agents.refresh');
 		assert.match((await agentRow(agent.id))?.description ?? '', /^idle/, 'the new agent is idle before the prompt');
 
 		const run = await vscode.commands.executeCommand<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Stay busy [[hold]]' });
 		assert.ok(run?.id, 'the prompt was sent');
+		// At once: well before the automatic refresh's first tick (2 s after the view is shown, which
+		// Send Prompt's reveal of the agent does), so only the refresh after our own action passes.
 		const row = await waitFor('the Agents row to say running', async () => {
 			const r = await agentRow(agent.id);
 			return r?.description?.startsWith('running') ? r : undefined;
-		}, 3_000);
+		}, 1_000);
 		assert.equal(row.contextValue, 'agent:running');
 
 		// The run ends elsewhere (not through us): while the view is visible and the agent is active,
