@@ -62,6 +62,11 @@ export function registerAgentCommands(deps: FeatureDeps): vscode.Disposable[] {
 	];
 }
 
+/** A runtime as the Runtimes view names it (its display name when loaded there), else its id. */
+function runtimeLabel(deps: FeatureDeps, runtimeId: string): string {
+	return deps.views.runtimes.records.find((r) => r.id === runtimeId)?.display_name || runtimeId;
+}
+
 async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | undefined> {
 	let name = argString(arg, 'name');
 	let initialMessage = argString(arg, 'initialMessage');
@@ -147,7 +152,7 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 		const choice = await showModalWarning(
 			vscode.l10n.t('Delete the agent "{0}"?', agent.name),
 			agent.runtime_id
-				? vscode.l10n.t('"Delete Agent" keeps its runtime {0} and the runtime\'s other agents. "Delete Agent and Runtime" also deletes the runtime when no other agent uses it. This cannot be undone.', agent.runtime_id)
+				? vscode.l10n.t('"Delete Agent" keeps its runtime {0} and the runtime\'s other agents. "Delete Agent and Runtime" also deletes the runtime when no other agent uses it. This cannot be undone.', runtimeLabel(deps, agent.runtime_id))
 				: vscode.l10n.t('This cannot be undone.'),
 			agentOnly,
 			...(agent.runtime_id ? [withRuntime] : []),
@@ -187,7 +192,7 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 						}
 						progress.report({ message: notificationText(vscode.l10n.t('runtime is {0}', found.status)) });
 						if (Date.now() > deadline) {
-							void showWarning(vscode.l10n.t('The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.', runtimeId));
+							void showWarning(vscode.l10n.t('The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.', runtimeLabel(deps, runtimeId)));
 							return;
 						}
 						await sleep(RUNTIME_GONE_POLL_MS, abort.signal);

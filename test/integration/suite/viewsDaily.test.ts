@@ -180,7 +180,7 @@ suite('Views for daily use', () => {
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 
-	test('a text artifact\'s tab is titled by its name', async function () {
+	test('artifact tabs are titled by the artifact\'s name, with no ids in the breadcrumbs', async function () {
 		this.timeout(30_000);
 		const agent = await createIdleAgent(`daily-artifacts-${Date.now()}`);
 		created.push(agent.id);
@@ -194,6 +194,21 @@ suite('Views for daily use', () => {
 		await vscode.commands.executeCommand('cloudAgents.artifacts.refresh');
 		await click('artifacts', `artifact/${agent.id}/${artifact.body.id}`);
 		assert.equal(activeTabLabel(), 'coverage-notes.md');
+		// The breadcrumbs follow the URI's path: the name only, no ids of agent or artifact.
+		const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+		assert.ok(input instanceof vscode.TabInputText);
+		assert.equal(input.uri.path, '/coverage-notes.md');
+
+		// An image opens in the image preview, its tab titled by the artifact's name.
+		const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6300010000050001' + '0d0a2db40000000049454e44ae426082', 'hex');
+		const image = await emu<{ id: string }>('POST', `/v2/agents/${enc(agent.id)}/artifacts`, {
+			run_id: run.id, name: 'coverage-chart.png', media_type: 'image/png', content_base64: png.toString('base64'),
+		}, devToken());
+		assert.equal(image.status, 201, JSON.stringify(image.body));
+		await vscode.commands.executeCommand('cloudAgents.artifacts.refresh');
+		await click('artifacts', `artifact/${agent.id}/${image.body.id}`);
+		await waitFor('the image tab', async () => (activeTabLabel() === 'coverage-chart.png' ? true : undefined), 5_000)
+			.catch(() => assert.fail(`the active tab is "${activeTabLabel()}"`));
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 
