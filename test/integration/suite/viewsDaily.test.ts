@@ -13,7 +13,7 @@ import { devToken } from '../support/env';
 
 type ViewKey = 'agents' | 'runs' | 'runtimes' | 'artifacts';
 
-interface AgentBody { id: string; name: string; status: string; runtime_id?: string }
+interface AgentBody { id: string; name: string; status: string; runtime_id?: string; repositories?: Array<{ repository_id: number; branch: string }> }
 interface RunBody { id: string; agent_id?: string; status: string; prompt?: string; result?: string }
 interface RuntimeBody { id: string; display_name: string; status: string; desired_status?: string }
 interface State { agents: AgentBody[]; runs: RunBody[]; runtimes: RuntimeBody[] }
@@ -228,5 +228,19 @@ suite('Views for daily use', () => {
 			.contributes.viewsWelcome.filter((w) => w.view === 'cloudAgents.runs' && w.when?.startsWith('cloudAgents.signedIn'));
 		assert.equal(welcome.length, 1);
 		assert.match(welcome[0]!.contents, /\[Send Prompt…\]\(command:cloudAgents\.runs\.sendPrompt\)/);
+	});
+
+	test('Create Agent can add repositories (GitHub id@branch); a malformed entry is refused before sending', async function () {
+		this.timeout(30_000);
+		const name = `daily-repos-${Date.now()}`;
+		const agent = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', { name, repositories: '4242@main, 77@feature/x' });
+		assert.ok(agent?.id, 'the agent was created');
+		created.push(agent.id);
+		const stored = (await state()).agents.find((a) => a.id === agent.id);
+		assert.deepEqual(stored?.repositories, [{ repository_id: 4242, branch: 'main' }, { repository_id: 77, branch: 'feature/x' }]);
+
+		const refused = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', { name: `${name}-bad`, repositories: 'owner/repo' });
+		assert.equal(refused, undefined);
+		assert.equal((await state()).agents.some((a) => a.name === `${name}-bad`), false, 'nothing was sent');
 	});
 });
