@@ -31,6 +31,30 @@ export function promptProblem(text: string, allowEmpty: boolean): string | undef
 	return undefined;
 }
 
+/** A repository the new agent's runtime checks out: a GitHub repository id and a branch. */
+export interface RepositoryChoice {
+	repository_id: number;
+	branch: string;
+}
+
+/**
+ * Parses "id@branch" entries separated by commas or spaces (e.g. "123456@main, 789@develop"):
+ * the repositories of Create Agent's optional step. Returns the list, or a message for the first
+ * entry that is not a positive integer id with a 1–255 character branch.
+ */
+export function parseRepositories(text: string): { repositories: RepositoryChoice[] } | { problem: string } {
+	const repositories: RepositoryChoice[] = [];
+	for (const entry of text.split(/[\s,]+/).filter((e) => e !== '')) {
+		const match = /^(\d{1,15})@(\S{1,255})$/.exec(entry);
+		const id = match ? Number(match[1]) : 0;
+		if (!match || !Number.isSafeInteger(id) || id < 1) {
+			return { problem: vscode.l10n.t('"{0}" is not a repository: write the GitHub repository id and the branch, as in 123456789@main.', entry.slice(0, 60)) };
+		}
+		repositories.push({ repository_id: id, branch: match[2]! });
+	}
+	return { repositories };
+}
+
 const RUNTIME_GONE_POLL_MS = 500;
 const RUNTIME_GONE_TIMEOUT_MS = 120_000;
 
@@ -39,7 +63,7 @@ const RUNTIME_GONE_TIMEOUT_MS = 120_000;
  * runtime, waiting until the runtime is gone) and copy id.
  *
  * Automation (tests, other extensions) may pass an object instead of a tree node:
- * create `{name, initialMessage?}`, rename `{agentId, name}`, delete `{agentId, deleteRuntime}`
+ * create `{name, initialMessage?, repositories?}` (repositories as typed: "id@branch, …"), rename `{agentId, name}`, delete `{agentId, deleteRuntime}`
  * (the caller has decided, so no confirmation is asked), copy id `{agentId}`.
  */
 export function registerAgentCommands(deps: FeatureDeps): vscode.Disposable[] {
@@ -62,12 +86,18 @@ export function registerAgentCommands(deps: FeatureDeps): vscode.Disposable[] {
 	];
 }
 
+/** A runtime as the Runtimes view names it (its display name when loaded there), else its id. */
+function runtimeLabel(deps: FeatureDeps, runtimeId: string): string {
+	return deps.views.runtimes.records.find((r) => r.id === runtimeId)?.display_name || runtimeId;
+}
+
 async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | undefined> {
 	let name = argString(arg, 'name');
 	let initialMessage = argString(arg, 'initialMessage');
+	let repositoriesText = argString(arg, 'repositories');
 	if (name === undefined) {
 		name = await vscode.window.showInputBox({
-			title: vscode.l10n.t('Create Agent (1/2)'),
+			title: vscode.l10n.t('Create Agent (1/3)'),
 			prompt: vscode.l10n.t('Name of the new agent'),
 			placeHolder: vscode.l10n.t('e.g. Refactor billing module'),
 			validateInput: agentNameProblem,
@@ -76,8 +106,20 @@ async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 		if (name === undefined) {
 			return undefined;
 		}
+		repositoriesText = await vscode.window.showInputBox({
+			title: vscode.l10n.t('Create Agent (2/3)'),
+			prompt: vscode.l10n.t('Optional repositories for the new runtime: GitHub repository id and branch, comma-separated (e.g. 123456789@main). Leave empty for none.'),
+			validateInput: (v) => {
+				const parsed = parseRepositories(v);
+				return 'problem' in parsed ? parsed.problem : undefined;
+			},
+			ignoreFocusOut: true,
+		});
+		if (repositoriesText === undefined) {
+			return undefined;
+		}
 		initialMessage = await vscode.window.showInputBox({
-			title: vscode.l10n.t('Create Agent (2/2)'),
+			title: vscode.l10n.t('Create Agent (3/3)'),
 			prompt: vscode.l10n.t('Optional first message: the agent starts a run with it once it is ready. Leave empty for none.'),
 			validateInput: (v) => promptProblem(v, true),
 			ignoreFocusOut: true,
@@ -86,7 +128,9 @@ async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 			return undefined;
 		}
 	}
-	const problem = agentNameProblem(name) ?? (initialMessage ? promptProblem(initialMessage, true) : undefined);
+	const parsedRepositories = parseRepositories(repositoriesText ?? '');
+	const problem = agentNameProblem(name) ?? (initialMessage ? promptProblem(initialMessage, true) : undefined)
+		?? ('problem' in parsedRepositories ? parsedRepositories.problem : undefined);
 	if (problem) {
 		void showWarning(vscode.l10n.t('Not sent: {0}', problem));
 		return undefined;
@@ -94,7 +138,11 @@ async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 	const message = initialMessage?.trim();
 	const agent = await vscode.window.withProgress(
 		{ location: vscode.ProgressLocation.Notification, title: notificationText(vscode.l10n.t('Creating agent {0}…', name.trim())) },
-		() => deps.session.client.createAgent({ name: name.trim(), ...(message ? { initial_message: message } : {}) }),
+		() => deps.session.client.createAgent({
+			name: name.trim(),
+			...(message ? { initial_message: message } : {}),
+			...('repositories' in parsedRepositories && parsedRepositories.repositories.length > 0 ? { repositories: parsedRepositories.repositories } : {}),
+		}),
 	);
 	await rememberAgent(deps.context, agent.id);
 	await deps.views.agents.refresh();
@@ -147,7 +195,7 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 		const choice = await showModalWarning(
 			vscode.l10n.t('Delete the agent "{0}"?', agent.name),
 			agent.runtime_id
-				? vscode.l10n.t('"Delete Agent" keeps its runtime {0} and the runtime\'s other agents. "Delete Agent and Runtime" also deletes the runtime when no other agent uses it. This cannot be undone.', agent.runtime_id)
+				? vscode.l10n.t('"Delete Agent" keeps its runtime {0} and the runtime\'s other agents. "Delete Agent and Runtime" also deletes the runtime when no other agent uses it. This cannot be undone.', runtimeLabel(deps, agent.runtime_id))
 				: vscode.l10n.t('This cannot be undone.'),
 			agentOnly,
 			...(agent.runtime_id ? [withRuntime] : []),
@@ -187,7 +235,7 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 						}
 						progress.report({ message: notificationText(vscode.l10n.t('runtime is {0}', found.status)) });
 						if (Date.now() > deadline) {
-							void showWarning(vscode.l10n.t('The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.', runtimeId));
+							void showWarning(vscode.l10n.t('The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.', runtimeLabel(deps, runtimeId)));
 							return;
 						}
 						await sleep(RUNTIME_GONE_POLL_MS, abort.signal);

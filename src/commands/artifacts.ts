@@ -6,7 +6,7 @@ import { ARTIFACT_NAME, LIMITS } from '../api';
 import type { Artifact } from '../api';
 import { ARTIFACT_READ_CAP_BYTES, ArtifactNode, artifactKind } from '../views';
 import { formatBytes, joinParts, relativeTime } from '../views/format';
-import { recordUri } from '../views/recordDocuments';
+import { titledRecordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
@@ -208,7 +208,8 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 				return file;
 			}
 			// A read-only record; the name's extension picks the language, else the media type does.
-			return deps.records.show(recordUri('artifacts', agentId, artifact.id, artifact.name), new TextDecoder('utf-8').decode(content), languageOf(artifact));
+			// The tab is titled by the artifact's name (no ids in the title or breadcrumbs).
+			return deps.records.show(titledRecordUri(artifact.name, 'artifacts', agentId, artifact.id), new TextDecoder('utf-8').decode(content), languageOf(artifact));
 		}),
 		registerCommand('cloudAgents.artifacts.save', async (arg?: unknown) => {
 			const target = await resolveArtifact(deps, arg, vscode.l10n.t('Save Artifact'));

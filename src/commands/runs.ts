@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { SAFETY, isTerminalRunStatus } from '../api';
 import type { Run } from '../api';
 import { iconSafe, markdownText, singleLine } from '../util/text';
-import { recordUri } from '../views/recordDocuments';
+import { runResultUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import { promptProblem } from './agents';
@@ -169,9 +169,9 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 				return undefined;
 			}
 			const run = await client().getRun(target.agentId, target.run.id);
-			const agentName = views.agents.find(target.agentId)?.name;
+			const agentName = views.agents.nameOf(target.agentId);
 			// Server text in a read-only Markdown record, link syntax escaped (runResultMarkdown).
-			return deps.records.show(recordUri('runs', target.agentId, run.id, 'result.md'), runResultMarkdown(agentName, run));
+			return deps.records.show(runResultUri(target.agentId, agentName, run), runResultMarkdown(agentName, run), 'markdown', { forceLanguage: true, markdownPreview: true });
 		}),
 		registerCommand('cloudAgents.runs.copyId', async (arg?: unknown) => {
 			const target = await resolveRun(deps, arg, vscode.l10n.t('Copy Run ID'));

@@ -2,9 +2,9 @@ import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import type { Runtime } from '../api';
 import { RuntimeNode } from '../views';
-import { iconSafe, plainText } from '../util/text';
+import { notificationText, plainText } from '../util/text';
 import { joinParts } from '../views/format';
-import { recordUri } from '../views/recordDocuments';
+import { titledRecordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
@@ -79,9 +79,14 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 			const onConflict = automation?.onConflict === 'retry' || automation?.onConflict === 'cancel' ? automation.onConflict : undefined;
 			for (;;) {
 				try {
-					const resumed = await deps.session.client.resumeRuntime(runtime.id, { expectedRevision: expected });
+					const target = runtime;
+					const resumed = await vscode.window.withProgress(
+						{ location: vscode.ProgressLocation.Notification, title: notificationText(vscode.l10n.t('Resuming runtime {0}…', displayName(target.display_name, target.id))) },
+						() => deps.session.client.resumeRuntime(target.id, { expectedRevision: expected }),
+					);
 					await views.runtimes.refresh();
-					vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Resuming runtime {0}', resumed.display_name || runtime.id)), 4000);
+					// Visible feedback (a status-bar flash was easy to miss); the row keeps refreshing while it moves.
+					void showInfo(vscode.l10n.t('The runtime {0} is resuming. Its row in the Runtimes view shows when it is running.', displayName(resumed.display_name || target.display_name, target.id)));
 					return resumed;
 				} catch (err) {
 					if (!isStatus(err, 409)) {
@@ -122,7 +127,9 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 			}
 			const fresh = (await findRuntime(deps, runtime.id)) ?? runtime;
 			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
-			return deps.records.show(recordUri('runtimes', `${fresh.id}.json`), `${plainText(JSON.stringify(fresh, null, 2), SAFETY.documentMaxChars)}\n`, 'json');
+			// The tab is titled by the runtime's name (the Runtimes view's label), the id stays in the query.
+			const title = vscode.l10n.t('Runtime {0}', displayName(fresh.display_name, fresh.id));
+			return deps.records.show(titledRecordUri(title, 'runtimes', fresh.id), `${plainText(JSON.stringify(fresh, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
 		}),
 		registerCommand('cloudAgents.runtimes.listVncCredentials', async (arg?: unknown) => {
 			const runtime = await resolveRuntime(deps, arg, vscode.l10n.t('List VNC Credentials'), (r) => r.vnc_enabled === true);

@@ -10,7 +10,8 @@ const MOVING_AGENT_STATUSES = new Set(['provisioning', 'running', 'deleting']);
 
 /** A row of the Agents view; `contextValue` is `agent:<status>` (menus match `^agent:`). */
 export class AgentNode extends vscode.TreeItem {
-	constructor(readonly agent: Agent) {
+	/** @param runtimeName the display name of the agent's runtime, when the Runtimes view knows it. */
+	constructor(readonly agent: Agent, runtimeName?: string) {
 		super(agent.name || agent.id, vscode.TreeItemCollapsibleState.None);
 		const status = agent.status ?? 'unknown';
 		this.id = `agent/${agent.id}`;
@@ -20,7 +21,7 @@ export class AgentNode extends vscode.TreeItem {
 		this.tooltip = plainTooltip(agent.name, [
 			[vscode.l10n.t('Status'), status],
 			[vscode.l10n.t('ID'), agent.id],
-			[vscode.l10n.t('Runtime'), agent.runtime_id],
+			[vscode.l10n.t('Runtime'), runtimeName ? `${runtimeName} (${agent.runtime_id ?? ''})` : agent.runtime_id],
 			[vscode.l10n.t('Harness'), agent.harness_id],
 			[vscode.l10n.t('Created'), agent.created_at_unix_seconds !== undefined ? new Date(agent.created_at_unix_seconds * 1000).toLocaleString() : undefined],
 			[vscode.l10n.t('Updated'), agent.updated_at_unix_seconds !== undefined ? new Date(agent.updated_at_unix_seconds * 1000).toLocaleString() : undefined],
@@ -34,8 +35,29 @@ export class AgentNode extends vscode.TreeItem {
  * service's cursors. Selecting an agent drives the Runs and Artifacts views.
  */
 export class AgentsTreeProvider extends CursorListTreeProvider<Agent> {
+	/** Agents the Runs view has seen with a queued or running run: the list is in motion while any is. */
+	private readonly withActiveRuns = new Set<string>();
+	/** Resolves a runtime id to its display name (the Runtimes view's records); set by CloudAgentViews. */
+	runtimeName: (runtimeId: string) => string | undefined = () => undefined;
+
 	constructor(host: ListHost, private readonly client: () => CloudAgentsClient) {
 		super('agents', host, { refresh: 'cloudAgents.agents.refresh', loadMore: 'cloudAgents.agents.loadMore' });
+	}
+
+	/**
+	 * Records whether an agent has an active run (seen in the Runs view, or just started by us):
+	 * while one has, the list refreshes itself (when visible) so the agent's status follows.
+	 */
+	setHasActiveRuns(agentId: string, active: boolean): void {
+		const had = this.withActiveRuns.has(agentId);
+		if (active) {
+			this.withActiveRuns.add(agentId);
+		} else {
+			this.withActiveRuns.delete(agentId);
+		}
+		if (active && !had) {
+			this.redraw();
+		}
 	}
 
 	/** The agent with this id among the loaded rows. */
@@ -43,9 +65,28 @@ export class AgentsTreeProvider extends CursorListTreeProvider<Agent> {
 		return this.items.find((a) => a.id === agentId);
 	}
 
+	/** Names of agents seen outside the loaded pages (selected by id, looked up): for titles. */
+	private readonly names = new Map<string, string>();
+
+	/** Remembers an agent's name (an agent selected or read outside the loaded pages). */
+	rememberName(agent: Agent): void {
+		if (agent.name) {
+			this.names.delete(agent.id);
+			this.names.set(agent.id, agent.name);
+			if (this.names.size > 100) {
+				this.names.delete(this.names.keys().next().value!);
+			}
+		}
+	}
+
+	/** The agent's name for titles: from the loaded rows, else as last seen; undefined when unknown. */
+	nameOf(agentId: string): string | undefined {
+		return this.find(agentId)?.name || this.names.get(agentId);
+	}
+
 	/** The row of an agent (for reveal and selection). */
 	nodeOf(agent: Agent): AgentNode {
-		return new AgentNode(agent);
+		return new AgentNode(agent, this.runtimeNameOf(agent));
 	}
 
 	protected override listPage(request: PageRequest): Promise<Page<Agent>> {
@@ -57,11 +98,20 @@ export class AgentsTreeProvider extends CursorListTreeProvider<Agent> {
 	}
 
 	protected override toNode(agent: Agent): vscode.TreeItem {
-		return new AgentNode(agent);
+		return new AgentNode(agent, this.runtimeNameOf(agent));
 	}
 
 	protected override isChanging(): boolean {
-		return this.items.some((a) => a.status !== undefined && MOVING_AGENT_STATUSES.has(a.status));
+		return this.items.some((a) => (a.status !== undefined && MOVING_AGENT_STATUSES.has(a.status)) || this.withActiveRuns.has(a.id));
+	}
+
+	override reset(): void {
+		this.withActiveRuns.clear();
+		super.reset();
+	}
+
+	private runtimeNameOf(agent: Agent): string | undefined {
+		return agent.runtime_id ? this.runtimeName(agent.runtime_id) : undefined;
 	}
 
 	protected override signature(items: readonly Agent[]): string {

@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { plainText, singleLine } from '../util/text';
 
+export { formatBytes, formatMemoryMib } from './units';
+
 /**
  * Presentation helpers shared by the four trees: status icons with colour, relative times,
  * plain-string tooltips and `safeTreeItem`, the one place where a row's label, description and
@@ -9,10 +11,13 @@ import { plainText, singleLine } from '../util/text';
  */
 
 /** A status icon in the colour that says whether the thing is fine, busy, paused or broken. */
-export function statusIcon(kind: 'ok' | 'active' | 'waiting' | 'paused' | 'failed' | 'stopped' | 'warning' | 'unknown'): vscode.ThemeIcon {
+export function statusIcon(kind: 'ok' | 'ready' | 'active' | 'waiting' | 'paused' | 'failed' | 'stopped' | 'warning' | 'unknown'): vscode.ThemeIcon {
 	switch (kind) {
 		case 'ok':
 			return new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('charts.green'));
+		case 'ready':
+			// Waiting for work, not "succeeded": a plain outline circle, no green check.
+			return new vscode.ThemeIcon('circle-large-outline');
 		case 'active':
 			return new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('charts.blue'));
 		case 'waiting':
@@ -34,7 +39,7 @@ export function statusIcon(kind: 'ok' | 'active' | 'waiting' | 'paused' | 'faile
 export function agentStatusIcon(status: string | undefined): vscode.ThemeIcon {
 	switch (status) {
 		case 'idle':
-			return statusIcon('ok');
+			return statusIcon('ready');
 		case 'running':
 		case 'provisioning':
 		case 'deleting':
@@ -132,20 +137,6 @@ export function relativeTime(value: string | number | null | undefined, now = Da
 /** Joins the present parts of a description with " · ". */
 export function joinParts(...parts: Array<string | undefined | false>): string {
 	return parts.filter((p): p is string => typeof p === 'string' && p !== '').join(' · ');
-}
-
-/** A byte count for people: "512 B", "1.5 KiB", "2.0 MiB". */
-export function formatBytes(n: number | undefined): string | undefined {
-	if (n === undefined || !Number.isFinite(n)) {
-		return undefined;
-	}
-	if (n < 1024) {
-		return `${n} B`;
-	}
-	if (n < 1024 * 1024) {
-		return `${(n / 1024).toFixed(1)} KiB`;
-	}
-	return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 /** Shortens server text to one line of at most `max` characters (neutralised: see src/util/text.ts). */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { SAFETY } from '../api';
+import { SAFETY, isTerminalRunStatus } from '../api';
 import type { Agent, CloudAgentsClient } from '../api';
 import { VIEW_IDS } from '../ids';
 import { Disposable } from '../util/lifecycle';
@@ -84,6 +84,16 @@ export class CloudAgentViews extends Disposable {
 		}));
 		// A finished run may have produced artifacts.
 		this.register(this.runs.onDidSettle(() => void this.artifacts.refresh()));
+		// The agent's status follows its runs: a run we just started (or one that ended) refreshes
+		// the Agents view at once when its row disagrees, and the list keeps refreshing while active.
+		this.register(this.runs.onDidLoad(() => this.syncAgentWithRuns()));
+		this.register(this.runs.onDidRequestRefresh(() => {
+			// Our own action on the agent's runs changes its status: its row refreshes now.
+			void this.agents.refresh();
+		}));
+		// Tooltips name the runtime (as the Runtimes view does) instead of its id.
+		this.agents.runtimeName = (runtimeId) => this.runtimes.records.find((r) => r.id === runtimeId)?.display_name || undefined;
+		this.register(this.runtimes.onDidLoad(() => this.agents.redraw()));
 		// Keep the selected agent's record (name in the view descriptions) current.
 		this.register(this.agents.onDidLoad(() => {
 			const current = this.runs.agent;
@@ -103,7 +113,31 @@ export class CloudAgentViews extends Disposable {
 			}
 		}));
 		this.register(vscode.commands.registerCommand('_cloudAgents.views.rows', (key: ViewKey) => this.rows(key)));
+		this.register(vscode.commands.registerCommand('_cloudAgents.views.click', (key: ViewKey, rowId: string) => this.click(key, rowId)));
 		this.register(vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) => this.selectAgentById(agentId)));
+	}
+
+	/** The agent and active runs last compared with the Agents view (one refresh per change, no loop). */
+	private lastRunState = '';
+
+	/**
+	 * Compares the selected agent's runs with its row in the Agents view: an active run while the
+	 * row is not `running` (or the reverse) means the row is stale, so the Agents view refreshes now.
+	 */
+	private syncAgentWithRuns(): void {
+		const agent = this.runs.agent;
+		if (!agent) {
+			return;
+		}
+		const activeRuns = this.runs.records.filter((r) => !isTerminalRunStatus(r.status)).map((r) => r.id);
+		const active = activeRuns.length > 0;
+		this.agents.setHasActiveRuns(agent.id, active);
+		const row = this.agents.find(agent.id);
+		const state = `${agent.id}:${activeRuns.join(',')}`;
+		if (row && (row.status === 'running') !== active && state !== this.lastRunState) {
+			this.lastRunState = state;
+			void this.agents.refresh();
+		}
 	}
 
 	/** The agent the Runs and Artifacts views follow. */
@@ -113,6 +147,9 @@ export class CloudAgentViews extends Disposable {
 
 	/** Makes Runs and Artifacts follow `agent` (or nothing) and names it in their descriptions. */
 	selectAgent(agent: Agent | undefined): void {
+		if (agent) {
+			this.agents.rememberName(agent);
+		}
 		this.runs.setAgent(agent);
 		this.artifacts.setAgent(agent);
 		const description = agent ? singleLine(agent.name || agent.id, SAFETY.descriptionMaxChars) : undefined;
@@ -177,6 +214,20 @@ export class CloudAgentViews extends Disposable {
 				command: item.command?.command,
 			};
 		});
+	}
+
+	/**
+	 * Runs a row's default action as a click does: its `command` with its arguments (the test seam
+	 * `_cloudAgents.views.click`). Returns what the command returns; throws when the row has none.
+	 */
+	async click(key: ViewKey, rowId: string): Promise<unknown> {
+		const provider = this.provider(key);
+		const item = (await provider.getChildren()).map((n) => provider.getTreeItem(n)).find((n) => n.id === rowId);
+		if (!item?.command) {
+			throw new Error(`no row ${rowId} with a command in ${key}`);
+		}
+		const args: unknown[] = item.command.arguments ?? [];
+		return vscode.commands.executeCommand(item.command.command, ...args);
 	}
 
 	private createView(id: string, provider: AnyListProvider): vscode.TreeView<vscode.TreeItem> {

@@ -54,13 +54,18 @@ export interface ListHost {
 }
 
 const MIN_DELAY_MS = 2_000;
-const MAX_DELAY_MS = 30_000;
+/**
+ * The longest wait between two automatic refreshes while something is in motion. Short, so a status
+ * the server changed (an agent done provisioning) shows within seconds, not after a 30 s back-off;
+ * the polling still only runs while the view is visible and something is active.
+ */
+const MAX_DELAY_MS = 5_000;
 
 /**
  * A flat list of service records as a tree. Owns the loading state (not loaded, loaded, failed),
  * one in-flight fetch at a time (callers share it), the "Load more…" row, the error and Retry rows,
  * and automatic refresh: only while the view is visible and `isChanging()` says something is in
- * motion, with a delay that starts at 2 s and doubles up to 30 s while nothing changes.
+ * motion, with a delay that starts at 2 s and doubles up to 5 s while nothing changes.
  */
 export abstract class ListTreeProvider<T> extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
 	protected readonly _onDidChangeTreeData = this.register(new vscode.EventEmitter<vscode.TreeItem | undefined>());
@@ -179,6 +184,12 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 		return this.items;
 	}
 
+	/** Redraws the rows from the records held (something they show, such as a name, changed elsewhere). */
+	redraw(): void {
+		this._onDidChangeTreeData.fire(undefined);
+		this.schedule();
+	}
+
 	/**
 	 * Re-reads the records shown (keeping the pages loaded) and redraws. Shared while in flight.
 	 * While the view is hidden nothing is fetched: the list is only marked stale and reloads
@@ -283,10 +294,12 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 
 	private errorRows(err: unknown): vscode.TreeItem[] {
 		const auth = isAuthFailure(err);
+		// A short label that fits the default sidebar width; the reason in the description and tooltip.
 		const rows: vscode.TreeItem[] = [
-			new MessageNode(`${this.key}/error`, auth ? vscode.l10n.t('The service refused the token. Sign in again.') : vscode.l10n.t('Could not load: {0}', describeError(err)), {
+			new MessageNode(`${this.key}/error`, auth ? vscode.l10n.t('Sign in again') : vscode.l10n.t('Could not load'), {
 				icon: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
-				tooltip: describeError(err),
+				description: auth ? vscode.l10n.t('token refused') : undefined,
+				tooltip: auth ? vscode.l10n.t('The service refused the token. Sign in again.\n{0}', describeError(err)) : vscode.l10n.t('Could not load: {0}', describeError(err)),
 				contextValue: 'error',
 			}),
 		];
@@ -443,7 +456,7 @@ export abstract class AgentListTreeProvider<T> extends ListTreeProvider<T> {
 
 	protected override precondition(): vscode.TreeItem[] | undefined {
 		if (!this._agent) {
-			return [new MessageNode(`${this.key}/selectAgent`, this.selectAgentText(), { icon: new vscode.ThemeIcon('info') })];
+			return [new MessageNode(`${this.key}/selectAgent`, vscode.l10n.t('Select an agent'), { icon: new vscode.ThemeIcon('info'), tooltip: this.selectAgentText() })];
 		}
 		return undefined;
 	}

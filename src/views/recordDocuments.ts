@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { SAFETY, sleepUntilAborted } from '../api';
+import type { Run } from '../api';
 import { RECORD_SCHEME } from '../ids';
 import { singleLine } from '../util/text';
 import { Disposable } from '../util/lifecycle';
@@ -45,9 +46,12 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 
 	/**
 	 * Holds `content` for `uri`, opens it as a read-only document and shows it in a preview editor.
-	 * `language` applies when the URI's file extension gives none (VS Code detects plain text).
+	 * `language` applies when the URI's file extension gives none (VS Code detects plain text), or
+	 * always with `options.forceLanguage` (a title such as "Result — bot: fix a.ts" has an
+	 * "extension" by accident). `options.markdownPreview` shows a Markdown record rendered (the
+	 * built-in Markdown preview) instead of as source; the source stays one click away.
 	 */
-	async show(uri: vscode.Uri, content: string, language?: string): Promise<vscode.TextDocument> {
+	async show(uri: vscode.Uri, content: string, language?: string, options: { forceLanguage?: boolean; markdownPreview?: boolean } = {}): Promise<vscode.TextDocument> {
 		const key = uri.toString();
 		const previous = this.contents.get(key);
 		this.contents.set(key, content);
@@ -59,8 +63,11 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 				await updated;
 			}
 			let doc = await vscode.workspace.openTextDocument(uri);
-			if (language && language !== doc.languageId && doc.languageId === 'plaintext') {
+			if (language && language !== doc.languageId && (doc.languageId === 'plaintext' || options.forceLanguage)) {
 				doc = await vscode.languages.setTextDocumentLanguage(doc, language).then((d) => d, () => doc);
+			}
+			if (options.markdownPreview && doc.languageId === 'markdown' && await showMarkdownPreview(uri)) {
+				return doc;
 			}
 			await vscode.window.showTextDocument(doc, { preview: true });
 			return doc;
@@ -71,6 +78,44 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 			throw err;
 		}
 	}
+}
+
+/**
+ * Shows the built-in Markdown preview of `uri` (running the command activates that extension);
+ * false when it is not there (disabled), so the caller shows the source instead.
+ */
+async function showMarkdownPreview(uri: vscode.Uri): Promise<boolean> {
+	const shown = nextPreviewTab(CHANGE_TIMEOUT_MS);
+	try {
+		await vscode.commands.executeCommand('markdown.showPreview', uri);
+	} catch {
+		shown.cancel();
+		return false;
+	}
+	// The command may settle before the preview's tab exists: wait for it, so callers find it active.
+	if (shown.isPreview()) {
+		shown.cancel();
+	}
+	await shown.done;
+	return true;
+}
+
+/** Settles when a Markdown preview tab is active, or after `timeoutMs`; `cancel` stops waiting. */
+function nextPreviewTab(timeoutMs: number): { done: Promise<void>; cancel: () => void; isPreview: () => boolean } {
+	const seen = new AbortController();
+	const isPreview = (): boolean => {
+		const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+		return input instanceof vscode.TabInputWebview && input.viewType.includes('markdown.preview');
+	};
+	const listener = vscode.window.tabGroups.onDidChangeTabs(() => {
+		if (isPreview()) {
+			seen.abort();
+		}
+	});
+	const done = sleepUntilAborted(timeoutMs, seen.signal).finally(() => {
+		listener.dispose();
+	});
+	return { done, cancel: () => seen.abort(), isPreview };
 }
 
 function findOpen(uri: vscode.Uri): vscode.TextDocument | undefined {
@@ -106,4 +151,29 @@ function segment(part: string): string {
 /** `cloud-agents-record:/<seg>/<seg>/…`; the last segment's file extension picks the language. */
 export function recordUri(...parts: string[]): vscode.Uri {
 	return vscode.Uri.from({ scheme: RECORD_SCHEME, path: `/${parts.map(segment).join('/')}` });
+}
+
+/**
+ * A record URI whose editor tab names the thing: the path is only `title` (one segment, so the tab
+ * and breadcrumbs show the title, not ids), and the query holds the record's identity (`key` parts),
+ * so two records with the same title stay two documents. Server text in the title is neutralised and
+ * cut like any segment; `/` and `\` cannot split it.
+ */
+export function titledRecordUri(title: string, ...key: string[]): vscode.Uri {
+	return vscode.Uri.from({ scheme: RECORD_SCHEME, path: `/${segment(title)}`, query: key.map(segment).join('/') });
+}
+
+/** How much of the prompt a result's title shows. */
+const RESULT_TITLE_PROMPT_CHARS = 40;
+
+/** "Result — <agent>: <prompt…>": the title of a run's result (agent name, else id; prompt cut). */
+export function runResultTitle(agentName: string | undefined, run: Pick<Run, 'id' | 'agent_id' | 'prompt'>): string {
+	const agent = singleLine(agentName || run.agent_id || '', SAFETY.labelMaxChars / 2);
+	const prompt = singleLine(run.prompt, RESULT_TITLE_PROMPT_CHARS) || run.id;
+	return agent ? vscode.l10n.t('Result — {0}: {1}', agent, prompt) : vscode.l10n.t('Result — {0}', prompt);
+}
+
+/** The URI of a run's result record, titled by `runResultTitle`. */
+export function runResultUri(agentId: string, agentName: string | undefined, run: Pick<Run, 'id' | 'agent_id' | 'prompt'>): vscode.Uri {
+	return titledRecordUri(runResultTitle(agentName, run), 'runs', agentId, run.id);
 }

@@ -6,17 +6,21 @@ import { AgentListTreeProvider, pageSize } from './listTree';
 import { contextToken } from '../util/text';
 import type { ListHost, Loaded } from './listTree';
 
+/** How much of the prompt a run row shows: short enough that the status after it fits the default sidebar. */
+const RUN_LABEL_CHARS = 32;
+
 /**
  * A row of the Runs view. `contextValue` is `run:<status>` plus `:active` for queued or running
  * runs, `:hasResult` when a result or error text exists and `:followed` while its events stream.
  */
 export class RunNode extends vscode.TreeItem {
 	constructor(readonly agentId: string, readonly run: Run, followed = false) {
-		super(oneLine(run.prompt, 60) || run.id, vscode.TreeItemCollapsibleState.None);
+		super(oneLine(run.prompt, RUN_LABEL_CHARS) || run.id, vscode.TreeItemCollapsibleState.None);
 		const terminal = isTerminalRunStatus(run.status);
 		this.id = `run/${agentId}/${run.id}`;
 		this.contextValue = joinFlags(`run:${contextToken(run.status)}`, !terminal && 'active', (run.result || run.error) ? 'hasResult' : false, followed && 'followed');
 		this.iconPath = runStatusIcon(run.status);
+		// Status first, so a narrow sidebar still shows it after the short prompt (the icon also says it).
 		this.description = joinParts(run.status, relativeTime(run.created_at));
 		this.tooltip = plainTooltip(vscode.l10n.t('Run {0}', run.id), [
 			[vscode.l10n.t('Status'), run.status],
@@ -28,6 +32,10 @@ export class RunNode extends vscode.TreeItem {
 			[vscode.l10n.t('Result'), run.result ? oneLine(run.result, 300) : undefined],
 			[vscode.l10n.t('Error'), run.error ? oneLine(run.error, 300) : undefined],
 		]);
+		// Clicking a row: an active run opens its live output (following it), a finished one its result.
+		this.command = terminal
+			? { command: 'cloudAgents.runs.openResult', title: vscode.l10n.t('Open Result'), arguments: [this] }
+			: { command: 'cloudAgents.runs.follow', title: vscode.l10n.t('Show Run Output'), arguments: [{ agentId, runId: run.id }] };
 	}
 }
 
@@ -47,6 +55,12 @@ export class RunsTreeProvider extends AgentListTreeProvider<Run> {
 	private active = new Set<string>();
 	/** Whether a run's events are being followed (set by the extension; adds `:followed`). */
 	isFollowed: (agentId: string, runId: string) => boolean = () => false;
+	private readonly _onDidRequestRefresh = this.register(new vscode.EventEmitter<Agent>());
+	/**
+	 * Fires when the runs of an agent are refreshed on request: after one of our own actions on its
+	 * runs (send, resume, follow up, cancel) or the Refresh button, even while the view is hidden.
+	 */
+	readonly onDidRequestRefresh = this._onDidRequestRefresh.event;
 
 	constructor(host: ListHost, private readonly client: () => CloudAgentsClient) {
 		super('runs', host, { refresh: 'cloudAgents.runs.refresh', loadMore: 'cloudAgents.runs.loadMore' });
@@ -58,6 +72,13 @@ export class RunsTreeProvider extends AgentListTreeProvider<Run> {
 				this._onDidSettle.fire();
 			}
 		}));
+	}
+
+	override async refresh(): Promise<void> {
+		if (this.agent) {
+			this._onDidRequestRefresh.fire(this.agent);
+		}
+		await super.refresh();
 	}
 
 	protected override selectAgentText(): string {
@@ -81,11 +102,6 @@ export class RunsTreeProvider extends AgentListTreeProvider<Run> {
 	protected override toNode(run: Run): vscode.TreeItem {
 		const agentId = this.agent?.id ?? run.agent_id ?? '';
 		return new RunNode(agentId, run, this.isFollowed(agentId, run.id));
-	}
-
-	/** Redraws the rows without fetching (a run started or stopped being followed). */
-	redraw(): void {
-		this._onDidChangeTreeData.fire(undefined);
 	}
 
 	protected override isChanging(): boolean {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { CloudAgentsClient, Page, Runtime } from '../api';
-import { formatBytes, joinParts, plainTooltip, relativeTime, runtimeStatusIcon } from './format';
+import { formatMemoryMib, joinParts, plainTooltip, relativeTime, runtimeStatusIcon } from './format';
 import { CursorListTreeProvider } from './listTree';
 import { contextToken } from '../util/text';
 import type { ListHost, PageRequest } from './listTree';
@@ -39,13 +39,15 @@ export class RuntimeNode extends vscode.TreeItem {
 			[vscode.l10n.t('ID'), runtime.id],
 			[vscode.l10n.t('Revision'), runtime.revision],
 			[vscode.l10n.t('Image'), runtime.image_id],
-			[vscode.l10n.t('Memory'), runtime.resources?.requests?.memory_mib !== undefined ? formatBytes(runtime.resources.requests.memory_mib * 1024 * 1024) : undefined],
+			[vscode.l10n.t('Memory'), formatMemoryMib(runtime.resources?.requests?.memory_mib)],
 			[vscode.l10n.t('vCPUs'), runtime.resources?.requests?.vcpus],
 			[vscode.l10n.t('SSH'), runtime.ssh_enabled],
 			[vscode.l10n.t('VNC'), runtime.vnc_enabled ? (runtime.vnc_ready ? vscode.l10n.t('ready') : vscode.l10n.t('not ready')) : undefined],
 			[vscode.l10n.t('Can manage'), runtime.can_manage],
 			[vscode.l10n.t('Created'), runtime.created_at ? new Date(runtime.created_at).toLocaleString() : undefined],
 		]);
+		// Clicking a row shows the runtime's details.
+		this.command = { command: 'cloudAgents.runtimes.showDetails', title: vscode.l10n.t('Show Runtime Details'), arguments: [this] };
 	}
 }
 

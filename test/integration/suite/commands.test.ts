@@ -48,15 +48,26 @@ async function deleteAgentQuietly(agentId: string | undefined): Promise<void> {
 
 /**
  * Asserts that a command opened a read-only record (not an untitled document that asks to save on
- * close) at `path`, shown in the active editor.
+ * close) titled `title` (the URI path) for the record `key` (the URI query), shown in the active
+ * editor, or for Markdown results rendered in the active Markdown preview.
  */
-function assertRecord(doc: vscode.TextDocument | undefined, path: string): asserts doc is vscode.TextDocument {
+function assertRecord(doc: vscode.TextDocument | undefined, title: string | RegExp, key: string, shown: 'editor' | 'preview' = 'editor'): asserts doc is vscode.TextDocument {
 	assert.ok(doc, 'the command returned the document');
 	assert.equal(doc.uri.scheme, RECORD_SCHEME);
-	assert.equal(doc.uri.path, path);
+	if (typeof title === 'string') {
+		assert.equal(doc.uri.path, `/${title}`);
+	} else {
+		assert.match(doc.uri.path, title);
+	}
+	assert.equal(doc.uri.query, key);
 	assert.equal(doc.isUntitled, false, 'not an untitled document');
 	assert.equal(doc.isDirty, false, 'nothing to save');
-	assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString(), 'shown in the active editor');
+	if (shown === 'editor') {
+		assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString(), 'shown in the active editor');
+	} else {
+		const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+		assert.ok(tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.includes('markdown.preview'), `shown as a Markdown preview, not ${tab?.label}`);
+	}
 }
 
 /** Closes the editors the tests opened; records are read-only, so none may ask to save. */
@@ -261,7 +272,8 @@ suite('Commands', () => {
 			const done = (await state()).runs.find((r) => r.agent_id === agent.id && r.status === 'succeeded' && r.result);
 			assert.ok(done?.result);
 			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: done.id });
-			assertRecord(doc, `/runs/${agent.id}/${done.id}/result.md`);
+			const start = (done.prompt ?? '').slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+			assertRecord(doc, new RegExp(`^/Result — (${agent.name}|${agent.id}): ${start}`), `runs/${agent.id}/${done.id}`, 'preview');
 			assert.equal(doc.languageId, 'markdown');
 			const text = doc.getText();
 			assert.ok(text.includes(`## Result\n\n${done.result}\n`), 'the document carries the emulator\'s result text');
@@ -276,15 +288,16 @@ suite('Commands', () => {
 			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Hold for the record [[hold]]' });
 			assert.ok(held?.id);
 			await waitForRunStatus(held.id, ['running']);
-			const path = `/runs/${agent.id}/${held.id}/result.md`;
+			const title = new RegExp(`^/Result — (${agent.name}|${agent.id}): Hold for the record \\[\\[hold\\]\\]$`);
+			const key = `runs/${agent.id}/${held.id}`;
 			const first = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: held.id });
-			assertRecord(first, path);
+			assertRecord(first, title, key, 'preview');
 			assert.ok(first.getText().includes(`- Status: ${words().run.held}\n`), first.getText());
 
 			await run('cloudAgents.runs.cancel', { agentId: agent.id, runId: held.id });
 			await waitForRunStatus(held.id, ['cancelled']);
 			const second = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: held.id });
-			assertRecord(second, path);
+			assertRecord(second, title, key, 'preview');
 			assert.equal(second, first, 'the same document, updated in place');
 			assert.ok(second.getText().includes(`- Status: ${words().run.cancelled}\n`), second.getText());
 			assert.equal(second.getText().includes(`- Status: ${words().run.held}`), false);
@@ -331,7 +344,7 @@ suite('Commands', () => {
 			assert.ok(rows.some((r) => r.id === `artifact/${agent.id}/${artifact.id}`), 'the Artifacts view shows the upload');
 
 			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.artifacts.open', { agentId: agent.id, artifactId: artifact.id });
-			assertRecord(doc, `/artifacts/${agent.id}/${artifact.id}/test-notes.txt`);
+			assertRecord(doc, 'test-notes.txt', `artifacts/${agent.id}/${artifact.id}`);
 			assert.equal(doc.getText(), content, 'the document carries the emulator\'s content');
 			assert.equal(doc.languageId, 'plaintext');
 
@@ -405,7 +418,7 @@ suite('Commands', () => {
 			const runtime = s.runtimes.find((r) => (r.vnc_credentials?.length ?? 0) > 0 && r.status === r.desired_status);
 			assert.ok(runtime);
 			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', { runtimeId: runtime.id });
-			assertRecord(doc, `/runtimes/${runtime.id}.json`);
+			assertRecord(doc, `Runtime ${runtime.display_name}`, `runtimes/${runtime.id}`);
 			assert.equal(doc.languageId, 'json');
 			const record = JSON.parse(doc.getText()) as RuntimeBody;
 			assert.equal(record.id, runtime.id);

@@ -161,7 +161,7 @@ suite('Views', () => {
 		assert.ok(artifacts.some((r) => r.contextValue === 'artifact:image'), 'the PNG artifact is an image row');
 	});
 
-	test('a failed listing shows an error row with the request id and a Retry row that recovers [variant]', async function () {
+	test('a failed listing shows a short error row (the request id in its tooltip) and a Retry row that recovers [variant]', async function () {
 		this.timeout(30_000);
 		const fault = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/runtimes', status: 500, count: 1 }] });
 		assert.equal(fault.status < 300, true, JSON.stringify(fault.body));
@@ -169,7 +169,8 @@ suite('Views', () => {
 		const failed = await rows('runtimes');
 		const error = failed.find((r) => r.contextValue === 'error');
 		assert.ok(error, `an error row in ${JSON.stringify(failed)}`);
-		assert.match(error.label, /request [0-9a-f-]{8,}/i, 'the error row names the request id');
+		assert.match(error.tooltip ?? '', /request [0-9a-f-]{8,}/i, 'the error row\'s tooltip names the request id');
+		assert.ok(error.label.length <= 20, `the error row is short enough for the default sidebar: ${error.label}`);
 		const retry = failed.find((r) => r.contextValue === 'retry');
 		assert.equal(retry?.command, 'cloudAgents.runtimes.refresh');
 
