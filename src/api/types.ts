@@ -291,3 +291,33 @@ export const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(['succeeded', 
 export function isTerminalRunStatus(status: string | undefined): boolean {
 	return typeof status === 'string' && TERMINAL_RUN_STATUSES.has(status.toLowerCase());
 }
+
+/** What a run status means, whatever the server's spelling: the one classification views, notifications and the status bar use. */
+export type RunStatusClass = 'succeeded' | 'failed' | 'cancelled' | 'running' | 'waiting' | 'unknown';
+
+const RUN_STATUS_CLASSES: ReadonlyMap<string, RunStatusClass> = new Map([
+	...['succeeded', 'completed', 'complete', 'done', 'finished', 'success', 'successful'].map((s) => [s, 'succeeded'] as const),
+	...['failed', 'errored', 'error', 'timed_out', 'expired', 'aborted', 'rejected', 'failure'].map((s) => [s, 'failed'] as const),
+	...['cancelled', 'canceled'].map((s) => [s, 'cancelled'] as const),
+	...['running', 'in_progress', 'started', 'working', 'active', 'blocked'].map((s) => [s, 'running'] as const),
+	...['queued', 'pending', 'starting', 'scheduled', 'waiting'].map((s) => [s, 'waiting'] as const),
+]);
+
+/** The class of a run status (case-insensitive); `unknown` for words no list knows (shown as they are). */
+export function runStatusClass(status: string | undefined): RunStatusClass {
+	return (typeof status === 'string' ? RUN_STATUS_CLASSES.get(status.toLowerCase()) : undefined) ?? 'unknown';
+}
+
+/** What an agent status means, whatever the server's spelling. */
+export type AgentStatusClass = 'ready' | 'busy' | 'failed' | 'unknown';
+
+const AGENT_STATUS_CLASSES: ReadonlyMap<string, AgentStatusClass> = new Map([
+	...['idle', 'ready', 'available'].map((s) => [s, 'ready'] as const),
+	...['running', 'busy', 'provisioning', 'starting', 'deleting', 'working', 'creating'].map((s) => [s, 'busy'] as const),
+	...['error', 'failed', 'errored'].map((s) => [s, 'failed'] as const),
+]);
+
+/** The class of an agent status (case-insensitive); `unknown` for words no list knows. */
+export function agentStatusClass(status: string | undefined): AgentStatusClass {
+	return (typeof status === 'string' ? AGENT_STATUS_CLASSES.get(status.toLowerCase()) : undefined) ?? 'unknown';
+}

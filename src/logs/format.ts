@@ -6,7 +6,7 @@
  * stays on that line (its line breaks shown as ⏎) and payload lines are indented, so server text
  * cannot forge another event's header.
  */
-import { type EventRecord, eventText } from '../api';
+import { type EventRecord, eventText, runStatusClass } from '../api';
 import { SAFETY } from '../api/limits';
 import { cut, outputLine, singleLine, stripControls } from '../util/text';
 
@@ -155,7 +155,7 @@ export type FollowedRunAction = 'showOutput' | 'openResult' | 'cancel' | 'stopFo
 export function followedRunActions(run: { active: boolean; ended: boolean; status: string | undefined }): FollowedRunAction[] {
 	const actions: FollowedRunAction[] = ['showOutput'];
 	if (run.ended) {
-		if (run.status !== 'cancelled') {
+		if (runStatusClass(run.status) !== 'cancelled') {
 			actions.push('openResult');
 		}
 	} else {
@@ -167,5 +167,6 @@ export function followedRunActions(run: { active: boolean; ended: boolean; statu
 
 /** The actions of an end-of-run notification, by final status: no "Open Result" for a cancelled run. */
 export function endNotificationActions(status: string | undefined): ('openResult' | 'showOutput')[] {
-	return status === 'cancelled' ? ['showOutput'] : status === 'failed' ? ['showOutput', 'openResult'] : ['openResult', 'showOutput'];
+	const cls = runStatusClass(status);
+	return cls === 'cancelled' ? ['showOutput'] : cls === 'failed' ? ['showOutput', 'openResult'] : ['openResult', 'showOutput'];
 }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, isAbortError, sleepUntilAborted } from '../api';
+import { ApiError, SAFETY, eventStatus, isAbortError, isTerminalRunStatus, runStatusClass, sleepUntilAborted } from '../api';
 import type { CloudAgentsClient, EventRecord } from '../api';
 import { describeError, showApiError } from '../util/errors';
 import { Disposable } from '../util/lifecycle';
@@ -506,11 +506,14 @@ export class RunFollower extends Disposable {
 		if (typeof event.seq === 'number') {
 			run.cursor = Math.max(run.cursor, event.seq);
 		}
-		const data = (event.data ?? {}) as { status?: unknown };
-		if ((event.type === 'run.status' || event.type === 'run.completed') && typeof data.status === 'string') {
-			run.status = data.status;
+		// Event names and envelopes are not shown in the description: a status event is any whose type
+		// speaks of status, state or completion, its status wherever it sits (src/api/events.ts).
+		const type = typeof event.type === 'string' ? event.type : '';
+		const status = /status|state|complet/i.test(type) ? eventStatus(event) : undefined;
+		if (status !== undefined) {
+			run.status = status;
 		}
-		if (event.type === 'run.completed') {
+		if (type === 'run.completed' || (status !== undefined && isTerminalRunStatus(status))) {
 			run.ended = true;
 		}
 	}
@@ -561,7 +564,8 @@ export class RunFollower extends Disposable {
 			return;
 		}
 		const status = shown.status !== undefined ? iconSafe(shown.status, SAFETY.labelMaxChars) : vscode.l10n.t('connecting');
-		const icon = !shown.ended ? '$(sync~spin)' : shown.status === 'succeeded' ? '$(check)' : shown.status === 'failed' ? '$(error)' : '$(circle-slash)';
+		const cls = runStatusClass(shown.status);
+		const icon = !shown.ended ? '$(sync~spin)' : cls === 'succeeded' ? '$(check)' : cls === 'failed' ? '$(error)' : '$(circle-slash)';
 		// The title is server text: one line, `$(` shown as typed; cut shorter for the status bar.
 		this.statusItem.text = `${icon} ${vscode.l10n.t('{0} — {1}', iconSafe(shown.title, STATUS_TITLE_CHARS), status)}`;
 		this.statusItem.tooltip = shown.active
@@ -593,7 +597,7 @@ export class RunFollower extends Disposable {
 		const status = run.status ?? 'ended';
 		const text = notificationText(vscode.l10n.t('{0} — {1}.', run.title, status));
 		this.lastNotification = { text, actions: actions.map((a) => a.title) };
-		const show = status === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		const show = runStatusClass(status) === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
 		// Not awaited: the message stays until dismissed, and following must end now.
 		void show(text, ...actions.map((a) => a.title)).then(async (choice) => {
 			const action = actions.find((a) => a.title === choice)?.id;

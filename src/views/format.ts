@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { SAFETY } from '../api';
+import { SAFETY, agentStatusClass, runStatusClass } from '../api';
 import { plainText, singleLine } from '../util/text';
 
 export { formatBytes, formatMemoryMib } from './units';
@@ -37,28 +37,27 @@ export function statusIcon(kind: 'ok' | 'ready' | 'active' | 'waiting' | 'paused
 
 /** Icon of an agent status (provisioning, idle, running, error, deleting, or unknown). */
 export function agentStatusIcon(status: string | undefined): vscode.ThemeIcon {
-	switch (status) {
-		case 'idle':
+	// Compared by class (src/api runStatusClass/agentStatusClass): other servers spell statuses differently.
+	switch (agentStatusClass(status)) {
+		case 'ready':
 			return statusIcon('ready');
-		case 'running':
-		case 'provisioning':
-		case 'deleting':
+		case 'busy':
 			return statusIcon('active');
-		case 'error':
+		case 'failed':
 			return statusIcon('failed');
 		default:
 			return statusIcon('unknown');
 	}
 }
 
-/** Icon of a run status (queued, running, succeeded, failed, cancelled, or unknown). */
+/** Icon of a run status (succeeded, failed, cancelled, running, waiting, or unknown), whatever the spelling. */
 export function runStatusIcon(status: string | undefined): vscode.ThemeIcon {
-	switch (status) {
+	switch (runStatusClass(status)) {
 		case 'succeeded':
 			return statusIcon('ok');
 		case 'running':
 			return statusIcon('active');
-		case 'queued':
+		case 'waiting':
 			return statusIcon('waiting');
 		case 'failed':
 			return statusIcon('failed');

@@ -10,7 +10,7 @@ import type { ListHost, Loaded } from './listTree';
 const RUN_LABEL_CHARS = 32;
 
 /**
- * A row of the Runs view. `contextValue` is `run:<status>` plus `:active` for queued or running
+ * A row of the Runs view. `contextValue` is `run:<status>` plus `:active` for runs still going or `:terminal` for ended ones (TERMINAL_RUN_STATUSES, any spelling)
  * runs, `:hasResult` when a result or error text exists and `:followed` while its events stream.
  */
 export class RunNode extends vscode.TreeItem {
@@ -18,7 +18,7 @@ export class RunNode extends vscode.TreeItem {
 		super(oneLine(run.prompt, RUN_LABEL_CHARS) || run.id, vscode.TreeItemCollapsibleState.None);
 		const terminal = isTerminalRunStatus(run.status);
 		this.id = `run/${agentId}/${run.id}`;
-		this.contextValue = joinFlags(`run:${contextToken(run.status)}`, !terminal && 'active', (run.result || run.error) ? 'hasResult' : false, followed && 'followed');
+		this.contextValue = joinFlags(`run:${contextToken(run.status)}`, terminal ? 'terminal' : 'active', (run.result || run.error) ? 'hasResult' : false, followed && 'followed');
 		this.iconPath = runStatusIcon(run.status);
 		// Status first, so a narrow sidebar still shows it after the short prompt (the icon also says it).
 		this.description = joinParts(run.status, relativeTime(run.created_at));

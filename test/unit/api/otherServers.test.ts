@@ -4,7 +4,7 @@
  * workspace operation body, device-flow members. Each server is a scenario of test/hostile/server.ts.
  */
 import assert from 'node:assert/strict';
-import { ApiError, CloudAgentsClient, type EventRecord, ListingStoppedError, WorkspaceInterfaceError, eventFileChange, eventStatus, eventText } from '../../../src/api';
+import { ApiError, CloudAgentsClient, type EventRecord, ListingStoppedError, WorkspaceInterfaceError, agentStatusClass, eventFileChange, eventStatus, eventText, runStatusClass } from '../../../src/api';
 import { AGENT_ID, RUN_ID, TOKEN, agent, run } from '../../hostile/fixtures';
 import { type HostileServer, type Scenario, json, sseFrame, sseStart, startHostile } from '../../hostile/server';
 import { recordingLogger } from '../support/leaks';
@@ -88,6 +88,11 @@ suite('servers that chose differently', function () {
 			assert.deepEqual(eventFileChange({ seq: 1, type: 'file.changed', data: { path: 'a.ts', change: 'modified' } }), { path: 'a.ts', change: 'modified' });
 			assert.deepEqual(eventFileChange({ sequence: 1, type: 'file_change', file: { path: 'b.ts', action: 'created' } } as unknown as EventRecord), { path: 'b.ts', change: 'created' });
 			assert.equal(eventFileChange({ seq: 1, type: 'log', data: { path: 'c.ts' } }), undefined);
+		});
+				test('statuses are classified whatever the spelling; unknown words stay unknown', () => {
+			assert.deepEqual(['succeeded', 'completed', 'COMPLETED', 'errored', 'failed', 'canceled', 'cancelled', 'in_progress', 'blocked', 'pending', 'queued', 'wrapped_up'].map(runStatusClass),
+				['succeeded', 'succeeded', 'succeeded', 'failed', 'failed', 'cancelled', 'cancelled', 'running', 'running', 'waiting', 'waiting', 'unknown']);
+			assert.deepEqual(['idle', 'READY', 'BUSY', 'STARTING', 'FAILED', 'HIBERNATING'].map(agentStatusClass), ['ready', 'ready', 'busy', 'busy', 'failed', 'unknown']);
 		});
 				test('no readable text: compact JSON of the payload, never an empty line', () => {
 			assert.equal(eventText({ seq: 1, type: 'x', data: { n: 3 } }), '{"n":3}');
