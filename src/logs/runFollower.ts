@@ -108,6 +108,8 @@ export class RunFollower extends Disposable {
 	private readonly runs = new Map<string, FollowedRun>();
 	private readonly statusItem = this.register(vscode.window.createStatusBarItem('cloudAgents.followedRun', vscode.StatusBarAlignment.Left, 50));
 	private statusRun: FollowedRun | undefined;
+	/** Runs that were streaming when the user signed out: followed again on the next sign-in. */
+	private readonly pausedBySignOut = new Set<string>();
 	private readonly store: RunEventStore;
 	private readonly flushMs: number;
 	private readonly maxActive: number;
@@ -121,11 +123,7 @@ export class RunFollower extends Disposable {
 		this.maxActive = options.maxActive ?? 5;
 		this.statusItem.name = vscode.l10n.t('Cloud Agents: Followed Run');
 		this.register(
-			options.session.onDidChange(() => {
-				if (!options.session.signedIn) {
-					this.stopAll();
-				}
-			}),
+			options.session.onDidChange(() => this.signedInChanged(options.session.signedIn)),
 		);
 		this.register({
 			dispose: () => {
@@ -222,6 +220,45 @@ export class RunFollower extends Disposable {
 		for (const run of this.runs.values()) {
 			run.controller?.abort();
 		}
+	}
+
+	/**
+	 * Follows the session's sign-in state (called on every session change): signing out stops every
+	 * stream and remembers which runs were still active, and the status bar says "signed out" (click:
+	 * Sign In); signing in again resumes following those runs from where they stopped.
+	 */
+	signedInChanged(signedIn: boolean): void {
+		if (!signedIn) {
+			for (const run of this.runs.values()) {
+				if (run.active && !run.ended) {
+					this.pausedBySignOut.add(keyOf(run.agentId, run.runId));
+				}
+			}
+			this.stopAll();
+			if (this.statusRun) {
+				this.showStatus(this.statusRun);
+			}
+			return;
+		}
+		const paused = [...this.pausedBySignOut].map((key) => this.runs.get(key)).filter((run) => run !== undefined);
+		this.pausedBySignOut.clear();
+		for (const run of paused) {
+			if (!run.active && !run.ended) {
+				this.options.log.info(`Signed in again: following run ${run.runId} again.`);
+				void this.follow(run.agentId, run.runId).catch((err: unknown) => {
+					this.options.log.warn(outputLine(`Could not follow run ${run.runId} again: ${describeError(err)}`));
+				});
+			}
+		}
+		if (paused.length === 0 && this.statusRun) {
+			this.showStatus(this.statusRun);
+		}
+	}
+
+	/** The status bar item's text and tooltip (for tests and diagnostics). */
+	get statusBar(): { text: string; tooltip: string | undefined } {
+		const tooltip = this.statusItem.tooltip;
+		return { text: this.statusItem.text, tooltip: typeof tooltip === 'string' ? tooltip : tooltip?.value };
 	}
 
 	/**
@@ -365,6 +402,10 @@ export class RunFollower extends Disposable {
 	}
 
 	private showStatus(run: FollowedRun): void {
+		if (!this.options.session.signedIn) {
+			this.showSignedOut();
+			return;
+		}
 		// The status bar shows the most recently followed run, or another one still streaming.
 		if (run.active || !this.statusRun?.active) {
 			this.statusRun = run;
@@ -381,6 +422,17 @@ export class RunFollower extends Disposable {
 			? vscode.l10n.t('Following run {0}. Click to show its events.', shown.runId)
 			: vscode.l10n.t('Run {0}. Click to show its events.', shown.runId);
 		this.statusItem.command = { command: 'cloudAgents.runs.follow', title: vscode.l10n.t('Show Run Events'), arguments: [{ agentId: shown.agentId, runId: shown.runId }] };
+		this.statusItem.show();
+	}
+
+	/** Signed out: the status bar does not claim a run is running; clicking it signs in. */
+	private showSignedOut(): void {
+		const paused = this.pausedBySignOut.size;
+		this.statusItem.text = `$(debug-disconnect) ${vscode.l10n.t('Cloud Agents: signed out')}`;
+		this.statusItem.tooltip = paused > 0
+			? vscode.l10n.t('Signed out: following {0} run(s) stopped. Click to sign in; following resumes.', paused)
+			: vscode.l10n.t('Signed out of Cloud Agents. Click to sign in.');
+		this.statusItem.command = { command: 'cloudAgents.signIn', title: vscode.l10n.t('Sign In') };
 		this.statusItem.show();
 	}
 
