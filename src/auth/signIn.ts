@@ -204,24 +204,45 @@ async function showRejected(text: string, err: ApiError): Promise<void> {
 	}
 }
 
+/**
+ * The verification page's address as the user's browser reaches it. A loopback `http:` page (the
+ * local emulator) goes through `vscode.env.asExternalUri`, which maps it to what the browser can
+ * open: code-server's port proxy (`/proxy/<port>/…`) or a forwarded port in a remote window; other
+ * addresses are used as the service sent them. `undefined` when the address may not be opened
+ * (not `https:` and not loopback `http:`).
+ */
+export async function browserVerificationUrl(url: string): Promise<string | undefined> {
+	if (!isSafeExternalUrl(url)) {
+		return undefined;
+	}
+	if (!url.startsWith('https:') && isLoopbackUrl(url)) {
+		try {
+			return (await vscode.env.asExternalUri(vscode.Uri.parse(url, true))).toString(true);
+		} catch {
+			return url;
+		}
+	}
+	return url;
+}
+
 /** Offers to copy the user code and open the verification page (never blocks polling). */
-function offerVerificationPage(authorization: DeviceAuthorization): void {
+async function offerVerificationPage(authorization: DeviceAuthorization): Promise<void> {
 	const url = authorization.verification_uri_complete || authorization.verification_uri;
-	const canOpen = isSafeExternalUrl(url);
+	// Shown as the browser reaches it; opened as sent (openExternal maps a loopback address itself).
+	const shownUrl = isSafeExternalUrl(url) ? await browserVerificationUrl(authorization.verification_uri) ?? await browserVerificationUrl(url) : undefined;
 	const copyAndOpen = vscode.l10n.t('Copy Code and Open Browser');
 	const copy = vscode.l10n.t('Copy Code');
-	const actions = canOpen ? [copyAndOpen, copy] : [copy];
-	const text = canOpen
-		? vscode.l10n.t('To sign in, enter the code {0} at {1}.', authorization.user_code, authorization.verification_uri)
+	const actions = shownUrl !== undefined ? [copyAndOpen, copy] : [copy];
+	const text = shownUrl !== undefined
+		? vscode.l10n.t('To sign in, enter the code {0} at {1}.', authorization.user_code, shownUrl)
 		: vscode.l10n.t('To sign in, enter the code {0} at the verification page of your Cloud Agents service. (The service sent a verification address that is not https:, so it is not opened.)', authorization.user_code);
-	void vscode.window.showInformationMessage(notificationText(text), ...actions).then(async (choice) => {
-		if (choice === copy || choice === copyAndOpen) {
-			await vscode.env.clipboard.writeText(authorization.user_code);
-		}
-		if (choice === copyAndOpen && canOpen) {
-			await vscode.env.openExternal(vscode.Uri.parse(url, true));
-		}
-	});
+	const choice = await vscode.window.showInformationMessage(notificationText(text), ...actions);
+	if (choice === copy || choice === copyAndOpen) {
+		await vscode.env.clipboard.writeText(authorization.user_code);
+	}
+	if (choice === copyAndOpen && shownUrl !== undefined) {
+		await vscode.env.openExternal(vscode.Uri.parse(url, true));
+	}
 }
 
 async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: boolean): Promise<boolean> {
@@ -239,7 +260,9 @@ async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: b
 					log.info(`Device sign-in started at ${apiUrl}; waiting for approval.`);
 					progress.report({ message: vscode.l10n.t('waiting for approval of code {0}…', authorization.user_code) });
 					if (openBrowser) {
-						offerVerificationPage(authorization);
+						void offerVerificationPage(authorization).catch((err: unknown) => {
+							log.warn(`Could not offer the verification page: ${describeError(err)}`);
+						});
 					}
 					const result = await client.waitForDeviceToken(authorization, { signal: cancel.signal });
 					switch (result.status) {
