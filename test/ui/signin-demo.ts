@@ -60,22 +60,7 @@ const uiTest: UiTest = {
 		expectConsoleError(/The API key was not accepted: .*the token was revoked/, 'signing in with the revoked key is refused on purpose (error notification)');
 		const settingsFile = userSettingsFile();
 		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
-		const first = await mintKey(emulatorUrl);
-		await signInWithKey(workbench, first);
-		await page.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as Ada Lovelace' }).first().waitFor({ state: 'visible', timeout: 15_000 });
 		await waitForWelcome(workbench, false);
-		await page.keyboard.press('Escape');
-
-		// The Accounts menu names who is signed in, not the URL.
-		await page.locator('.activitybar [aria-label^="Accounts"]').first().click();
-		const menu = page.locator('.monaco-menu').first();
-		await menu.waitFor({ state: 'visible', timeout: 10_000 });
-		await menu.locator('.action-label', { hasText: 'Cloud Agents' }).first().waitFor({ state: 'visible', timeout: 10_000 });
-		const entries = (await menu.locator('.action-label').allInnerTexts()).map((t) => t.trim()).filter((t) => t.includes('Cloud Agents'));
-		note(`Accounts menu: ${JSON.stringify(entries)}`);
-		await page.keyboard.press('Escape');
-		assert.ok(entries.some((t) => t.includes('Ada Lovelace')), `the Accounts menu does not name the user: ${JSON.stringify(entries)}`);
-		assert.ok(!entries.some((t) => /https?:\/\/|127\.0\.0\.1/.test(t)), `the Accounts menu shows the URL: ${JSON.stringify(entries)}`);
 
 		// Sign Out asks first; Cancel keeps the session.
 		await workbench.runCommand('Cloud Agents: Sign Out');
@@ -88,6 +73,38 @@ const uiTest: UiTest = {
 		await dialog(page).locator('.dialog-buttons .monaco-button', { hasText: 'Cancel' }).click();
 		await page.waitForTimeout(1000);
 		assert.deepEqual(await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents'), [], 'Cancel signed out');
+
+		// Sign out of the dev token without revoking it (the service "cannot" revoke: later UI tests use it).
+		const fault = await fetch(`${emulatorUrl}/_emulator/faults`, {
+			method: 'PUT', headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ rules: [{ method: 'DELETE', route: '/v2/auth/token', status: 503 }] }),
+		});
+		assert.equal(fault.status, 200);
+		try {
+			await workbench.runCommand('Cloud Agents: Sign Out');
+			await dialog(page).waitFor({ state: 'visible', timeout: 10_000 });
+			await dialog(page).locator('.dialog-buttons .monaco-button', { hasText: /^Sign Out$/ }).click();
+			await waitForWelcome(workbench, true);
+		} finally {
+			await fetch(`${emulatorUrl}/_emulator/faults`, { method: 'DELETE' });
+		}
+		await workbench.runCommand('Notifications: Clear All Notifications');
+
+		const first = await mintKey(emulatorUrl);
+		await signInWithKey(workbench, first);
+		await page.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as Ada Lovelace' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+		await waitForWelcome(workbench, false);
+
+		// The Accounts menu names who is signed in, not the URL.
+		await page.locator('.activitybar [aria-label^="Accounts"]').first().click();
+		const menu = page.locator('.monaco-menu').first();
+		await menu.waitFor({ state: 'visible', timeout: 10_000 });
+		await menu.locator('.action-label', { hasText: 'Cloud Agents' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+		const entries = (await menu.locator('.action-label').allInnerTexts()).map((t) => t.trim()).filter((t) => t.includes('Cloud Agents'));
+		note(`Accounts menu: ${JSON.stringify(entries)}`);
+		await page.keyboard.press('Escape');
+		assert.ok(entries.some((t) => t.includes('Ada Lovelace')), `the Accounts menu does not name the user: ${JSON.stringify(entries)}`);
+		assert.ok(!entries.some((t) => /https?:\/\/|127\.0\.0\.1/.test(t)), `the Accounts menu shows the URL: ${JSON.stringify(entries)}`);
 
 		// Sign Out for real: the signed-out views show exactly one Sign In button (in the Agents view).
 		await workbench.runCommand('Cloud Agents: Sign Out');
@@ -134,7 +151,9 @@ const uiTest: UiTest = {
 		const search = page.locator('.settings-editor .suggest-input-container .monaco-editor textarea, .settings-editor input.input').first();
 		await search.waitFor({ state: 'visible', timeout: 15_000 });
 		await page.keyboard.insertText('cloudAgents.confirmSignOut');
-		const checkbox = page.locator('.settings-editor .setting-item-bool .setting-value-checkbox').first();
+		// Only this setting's row (the list shows every setting until the search applies).
+		await page.locator('.settings-editor', { hasText: '1 Setting Found' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+		const checkbox = page.locator('.settings-editor .setting-item-bool', { hasText: 'Confirm Sign Out' }).locator('.setting-value-checkbox').first();
 		await checkbox.waitFor({ state: 'visible', timeout: 15_000 });
 		await checkbox.click();
 		for (let i = 0; i < 50 && readFileSync(settingsFile, 'utf8').includes('"cloudAgents.confirmSignOut": false'); i++) {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import * as vscode from 'vscode';
 import { ApiError, CloudAgentsClient } from '../../../src/api';
-import { rejectedText } from '../../../src/auth/signIn';
+import { browserVerificationUrl, rejectedText } from '../../../src/auth/signIn';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
 import { devToken, emulatorUrl } from '../support/env';
@@ -141,6 +141,23 @@ suite('Auth demo', () => {
 		} finally {
 			proxy.server.close();
 		}
+	});
+
+	test('the device verification address is shown as the browser reaches it: code-server\'s port proxy for the loopback emulator', async () => {
+		const emulator = new URL(emulatorUrl());
+		const shown = await browserVerificationUrl(`${emulatorUrl()}/device?user_code=BCDF-GHJK`);
+		assert.ok(shown !== undefined);
+		const url = new URL(shown);
+		if (vscode.env.uiKind === vscode.UIKind.Web) {
+			// The browser may be on another machine: never the emulator's own loopback address.
+			assert.equal(url.pathname, `/proxy/${emulator.port}/device`, shown);
+		} else {
+			assert.equal(url.pathname, '/device', shown);
+		}
+		assert.equal(url.searchParams.get('user_code'), 'BCDF-GHJK');
+		assert.equal(await browserVerificationUrl('https://auth.example.com/device'), 'https://auth.example.com/device');
+		assert.equal(await browserVerificationUrl('http://auth.example.com/device'), undefined);
+		assert.equal(await browserVerificationUrl('javascript:alert(1)'), undefined);
 	});
 
 	test('after Sign Out revoked the key, signing in with it again says the server\'s reason; a freshly minted key signs in again', async function () {
