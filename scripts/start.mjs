@@ -45,6 +45,8 @@ try {
 	const emulatorUrl = process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '') ?? await startEmulator(procs, {
 		port: await portOr(Number(process.env.EMULATOR_PORT ?? 8787)), logFile: join(WORK, 'emulator.log'),
 	});
+	// For `npm run demo:key` (scripts/demo-key.mjs): which emulator to mint a fresh key in.
+	writeFileSync(join(WORK, 'emulator-url'), `${emulatorUrl}\n`);
 	log(`emulator on ${emulatorUrl}${process.env.CLOUD_AGENTS_EMULATOR_URL ? '' : ` with demo data (log: ${relative(ROOT, join(WORK, 'emulator.log'))})`}`);
 
 	installExtension(cs, ext, ud, vsix);
@@ -66,6 +68,7 @@ try {
     ${url}
 
   API (emulator): ${emulatorUrl}   dev token: ${DEV_TOKEN}
+  Signed out? Sign Out revokes the key; \`npm run demo:key\` prints a fresh one for Sign In → API key.
   Logs: ${relative(ROOT, WORK)}/   Press Ctrl-C to stop.
 `);
 	const [name, child] = await Promise.race(procs.children.map(({ name, child }) =>

@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Emulator } from './emulator';
 import { ApiError, invalid, notFound } from './errors';
 import { parseRules } from './faults';
-import { normalizeUserCode } from './routes/auth';
+import { ACCESS_TOKEN_TTL_SECONDS, normalizeUserCode } from './routes/auth';
+import { randomToken, sha256 } from './ids';
+import { CURRENT_USER_ID } from './seed';
 import { decodeBase64 } from './util';
 import { checkAgentId } from './validate';
 import { normalizePath } from './workspace';
@@ -53,6 +55,18 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 	app.post('/_emulator/device/deny', { config: cfg, schema: { body: userCodeBody } }, async (req) => setDevice((req.body as { user_code: string }).user_code, 'denied'));
 	app.post('/_emulator/device/expire', { config: cfg, schema: { body: userCodeBody } }, async (req) => setDevice((req.body as { user_code: string }).user_code, 'expired'));
 
+	// A fresh full-access API key for the current user (the demo's way back after Sign Out revoked
+	// the printed dev key: `npm run demo:key`). Loopback only, like every /_emulator/ route; the key
+	// is returned once and only its digest is kept.
+	app.post('/_emulator/keys', { config: { ...cfg, optionalBody: true } }, async (_req, reply) => {
+		const key = randomToken('ca_demo_');
+		const expiresMs = Date.now() + ACCESS_TOKEN_TTL_SECONDS * 1000;
+		emu.data.tokens.push({ hash: sha256(key), user_id: emu.data.users[0]?.id ?? CURRENT_USER_ID, can_write: true, revoked: false, expires_ms: expiresMs });
+		emu.markDirty();
+		reply.code(201);
+		return { api_key: key, expires_at: new Date(expiresMs).toISOString() };
+	});
+
 	app.post('/_emulator/workspace/:agent_id/write', {
 		config: cfg,
 		bodyLimit: 48 * 1024 * 1024,
@@ -99,13 +113,15 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 	});
 
 	// ---- the device verification page (where a person approves) -----------------------------------
+	// Links and the form action are relative ("device", never "/device"), so the page works under any
+	// path prefix, e.g. code-server's port proxy /proxy/<port>/device.
 	app.get('/device', { config: cfg, schema: { querystring: { type: 'object', properties: { user_code: { type: 'string' } } } } }, async (req, reply) => {
 		const code = (req.query as { user_code?: string }).user_code ?? '';
 		reply.type('text/html; charset=utf-8');
 		return page(
 			'Cloud Agents — connect a device',
 			`<p>Enter the code shown by the application, then approve or deny access.</p>
-<form method="post" action="/device"><p><input name="user_code" value="${esc(code)}" autocomplete="off" placeholder="XXXX-XXXX" required></p>
+<form method="post" action="device"><p><input name="user_code" value="${esc(code)}" autocomplete="off" placeholder="XXXX-XXXX" required></p>
 <button name="action" value="approve" type="submit">Approve</button><button name="action" value="deny" type="submit">Deny</button></form>`,
 		);
 	});
@@ -118,7 +134,7 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 			return page(r.state === 'approved' ? 'Device connected' : 'Access denied', `<p>Code <b>${esc(r.user_code)}</b>: ${r.state}. You can close this window.</p>`);
 		} catch (e) {
 			reply.code(e instanceof ApiError ? e.status : 400);
-			return page('Could not connect the device', `<p>${esc((e as Error).message)}</p><p><a href="/device">Try again</a></p>`);
+			return page('Could not connect the device', `<p>${esc((e as Error).message)}</p><p><a href="device">Try again</a></p>`);
 		}
 	});
 }

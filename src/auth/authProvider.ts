@@ -48,7 +48,8 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 	}
 
 	async removeSession(): Promise<void> {
-		await signOut({ session: this.session, log: this.log });
+		// VS Code's Accounts menu asks before it calls this: no second confirmation.
+		await signOut({ session: this.session, log: this.log }, { confirm: false });
 	}
 
 	/** The session for the stored token; the label is looked up once per token and URL. */
@@ -91,18 +92,28 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 			return;
 		}
 		const origin = new URL(this.session.apiUrl).origin;
-		// A cheap placeholder: VS Code calls getSessions for the full session (and label) itself.
-		const placeholder: vscode.AuthenticationSession = { id: origin, accessToken: token, account: { id: origin, label: before?.account.label ?? origin }, scopes: [] };
-		if (!before) {
-			this._onDidChangeSessions.fire({ added: [placeholder], removed: [], changed: [] });
-		} else if (before.id !== origin) {
-			this._onDidChangeSessions.fire({ added: [placeholder], removed: [before], changed: [] });
-		} else if (before.accessToken !== token) {
-			this._onDidChangeSessions.fire({ added: [], removed: [], changed: [placeholder] });
-		} else {
+		if (before?.id === origin && before.accessToken === token) {
 			return;
 		}
-		this.current = placeholder;
+		// The Accounts menu shows the label of the session in this event, so it must be who is
+		// signed in (GET /v2/me, looked up once per token), never the URL.
+		const next = await this.readSession();
+		if (!next || next.accessToken !== (await this.session.getToken()) || this.current !== before) {
+			return; // changed again meanwhile: that change reports itself
+		}
+		if (!before) {
+			this._onDidChangeSessions.fire({ added: [next], removed: [], changed: [] });
+		} else if (before.id !== next.id) {
+			this._onDidChangeSessions.fire({ added: [next], removed: [before], changed: [] });
+		} else {
+			this._onDidChangeSessions.fire({ added: [], removed: [], changed: [next] });
+		}
+		this.current = next;
+	}
+
+	/** The account label of the current session as last reported to VS Code (tests, diagnostics). */
+	get accountLabel(): string | undefined {
+		return this.current?.account.label;
 	}
 }
 

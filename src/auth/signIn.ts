@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { CloudAgentsClient, isAuthFailure } from '../api';
+import { CloudAgentsClient, isAuthFailure, isLoopbackUrl, SAFETY } from '../api';
 import type { DeviceAuthorization, Me , ApiError} from '../api';
 import { describeError, requestIdOf, showApiError } from '../util/errors';
 import type { ErrorLogger } from '../util/errors';
-import { notificationText, singleLine } from '../util/text';
+import { notificationText, outputLine, singleLine } from '../util/text';
 import { accountLabel } from './accountLabel';
 import { isSafeExternalUrl } from './session';
 import type { Session } from './session';
@@ -28,6 +28,41 @@ export interface SignInArgs {
 	method?: 'apiKey' | 'device';
 	/** Device flow: false skips the "copy code / open browser" prompt (tests approve through the emulator). */
 	openBrowser?: boolean;
+}
+
+/** Arguments of `cloudAgents.signOut` for automation (tests). */
+export interface SignOutArgs {
+	/** false signs out without the confirmation (the Accounts menu asks itself). */
+	confirm?: boolean;
+}
+
+/** The setting that turns the Sign Out confirmation off ("Don't Ask Again" sets it to false). */
+export const CONFIRM_SIGN_OUT_SETTING = 'confirmSignOut';
+
+/**
+ * Asks before signing out, as VS Code asks before deleting a file: a modal with "Sign Out" and
+ * "Sign Out and Don't Ask Again" (which sets `cloudAgents.confirmSignOut` to false, like the
+ * explorer's `explorer.confirmDelete`). Resolves to true when the user chose to sign out.
+ */
+async function confirmSignOut(apiUrl: string): Promise<boolean> {
+	if (!vscode.workspace.getConfiguration('cloudAgents').get<boolean>(CONFIRM_SIGN_OUT_SETTING, true)) {
+		return true;
+	}
+	const signOutItem = vscode.l10n.t('Sign Out');
+	const always = vscode.l10n.t("Sign Out and Don't Ask Again");
+	const choice = await vscode.window.showWarningMessage(
+		notificationText(vscode.l10n.t('Sign out of Cloud Agents at {0}?', new URL(apiUrl).host)),
+		{
+			modal: true,
+			detail: vscode.l10n.t('The API key is revoked on the service and deleted from this computer; runs you follow stop until you sign in again. To sign in again you need a new key or the device code.'),
+		},
+		signOutItem,
+		always,
+	);
+	if (choice === always) {
+		await vscode.workspace.getConfiguration('cloudAgents').update(CONFIRM_SIGN_OUT_SETTING, false, vscode.ConfigurationTarget.Global);
+	}
+	return choice === signOutItem || choice === always;
 }
 
 /** What the sign-in UI needs. */
@@ -132,13 +167,28 @@ async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): P
 		return true;
 	} catch (err) {
 		if (isAuthFailure(err)) {
-			log.warn(`The API key was rejected by ${apiUrl} (request ${err.requestId ?? 'unknown'}).`);
-			void showRejected(vscode.l10n.t('The API key was not accepted.'), err);
+			log.warn(outputLine(`The API key was rejected by ${apiUrl}: ${singleLine(err.message, SAFETY.descriptionMaxChars)} (request ${err.requestId ?? 'unknown'}).`));
+			void showRejected(rejectedText(err, apiUrl), err);
 			return false;
 		}
 		void showApiError(err, log, vscode.l10n.t('Could not sign in'));
 		return false;
 	}
+}
+
+/**
+ * "The API key was not accepted", with the server's reason when it gave one (server text: one line,
+ * cut) and, for a loopback API URL (the demo's emulator), how to get a fresh key.
+ */
+export function rejectedText(err: ApiError, apiUrl: string): string {
+	const reason = singleLine(err.message, SAFETY.descriptionMaxChars);
+	let text = reason === ''
+		? vscode.l10n.t('The API key was not accepted.')
+		: vscode.l10n.t('The API key was not accepted: {0}.', reason.replace(/[.\s]+$/, ''));
+	if (isLoopbackUrl(apiUrl)) {
+		text += ' ' + vscode.l10n.t('In the demo, `npm run demo:key` prints a fresh key.');
+	}
+	return text;
 }
 
 async function showRejected(text: string, err: ApiError): Promise<void> {
@@ -154,24 +204,45 @@ async function showRejected(text: string, err: ApiError): Promise<void> {
 	}
 }
 
+/**
+ * The verification page's address as the user's browser reaches it. A loopback `http:` page (the
+ * local emulator) goes through `vscode.env.asExternalUri`, which maps it to what the browser can
+ * open: code-server's port proxy (`/proxy/<port>/…`) or a forwarded port in a remote window; other
+ * addresses are used as the service sent them. `undefined` when the address may not be opened
+ * (not `https:` and not loopback `http:`).
+ */
+export async function browserVerificationUrl(url: string): Promise<string | undefined> {
+	if (!isSafeExternalUrl(url)) {
+		return undefined;
+	}
+	if (!url.startsWith('https:') && isLoopbackUrl(url)) {
+		try {
+			return (await vscode.env.asExternalUri(vscode.Uri.parse(url, true))).toString(true);
+		} catch {
+			return url;
+		}
+	}
+	return url;
+}
+
 /** Offers to copy the user code and open the verification page (never blocks polling). */
-function offerVerificationPage(authorization: DeviceAuthorization): void {
+async function offerVerificationPage(authorization: DeviceAuthorization): Promise<void> {
 	const url = authorization.verification_uri_complete || authorization.verification_uri;
-	const canOpen = isSafeExternalUrl(url);
+	// Shown as the browser reaches it; opened as sent (openExternal maps a loopback address itself).
+	const shownUrl = isSafeExternalUrl(url) ? await browserVerificationUrl(authorization.verification_uri) ?? await browserVerificationUrl(url) : undefined;
 	const copyAndOpen = vscode.l10n.t('Copy Code and Open Browser');
 	const copy = vscode.l10n.t('Copy Code');
-	const actions = canOpen ? [copyAndOpen, copy] : [copy];
-	const text = canOpen
-		? vscode.l10n.t('To sign in, enter the code {0} at {1}.', authorization.user_code, authorization.verification_uri)
+	const actions = shownUrl !== undefined ? [copyAndOpen, copy] : [copy];
+	const text = shownUrl !== undefined
+		? vscode.l10n.t('To sign in, enter the code {0} at {1}.', authorization.user_code, shownUrl)
 		: vscode.l10n.t('To sign in, enter the code {0} at the verification page of your Cloud Agents service. (The service sent a verification address that is not https:, so it is not opened.)', authorization.user_code);
-	void vscode.window.showInformationMessage(notificationText(text), ...actions).then(async (choice) => {
-		if (choice === copy || choice === copyAndOpen) {
-			await vscode.env.clipboard.writeText(authorization.user_code);
-		}
-		if (choice === copyAndOpen && canOpen) {
-			await vscode.env.openExternal(vscode.Uri.parse(url, true));
-		}
-	});
+	const choice = await vscode.window.showInformationMessage(notificationText(text), ...actions);
+	if (choice === copy || choice === copyAndOpen) {
+		await vscode.env.clipboard.writeText(authorization.user_code);
+	}
+	if (choice === copyAndOpen && shownUrl !== undefined) {
+		await vscode.env.openExternal(vscode.Uri.parse(url, true));
+	}
 }
 
 async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: boolean): Promise<boolean> {
@@ -189,7 +260,9 @@ async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: b
 					log.info(`Device sign-in started at ${apiUrl}; waiting for approval.`);
 					progress.report({ message: vscode.l10n.t('waiting for approval of code {0}…', authorization.user_code) });
 					if (openBrowser) {
-						offerVerificationPage(authorization);
+						void offerVerificationPage(authorization).catch((err: unknown) => {
+							log.warn(`Could not offer the verification page: ${describeError(err)}`);
+						});
 					}
 					const result = await client.waitForDeviceToken(authorization, { signal: cancel.signal });
 					switch (result.status) {
@@ -225,15 +298,20 @@ async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: b
 /**
  * Signs out: revokes the token on the server (DELETE /v2/auth/token), then deletes it locally —
  * also when the server cannot be reached, in which case a warning says the token may still be valid.
- * Resolves to true when the server confirmed the revocation (or already rejected the token).
+ * Asks first (modal) unless `args.confirm` is false or `cloudAgents.confirmSignOut` is off.
+ * Resolves to true when the server confirmed the revocation (or already rejected the token); false
+ * when the user cancelled or the server could not revoke it.
  */
-export async function signOut({ session, log }: SignInDeps): Promise<boolean> {
+export async function signOut({ session, log }: SignInDeps, args?: SignOutArgs): Promise<boolean> {
 	if ((await session.getToken()) === undefined) {
 		await session.refreshSignedIn();
 		void vscode.window.showInformationMessage(vscode.l10n.t('You are not signed in to Cloud Agents.'));
 		return true;
 	}
 	const apiUrl = session.apiUrl;
+	if (args?.confirm !== false && !(await confirmSignOut(apiUrl))) {
+		return false;
+	}
 	let failure: unknown;
 	await vscode.window.withProgress(
 		{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Signing out of Cloud Agents…') },

@@ -2,7 +2,7 @@ import type * as vscode from 'vscode';
 import { CloudAgentsAuthProvider } from '../auth/authProvider';
 import type { Session } from '../auth/session';
 import { signIn, signOut } from '../auth/signIn';
-import type { AuthLogger, SignInArgs } from '../auth/signIn';
+import type { AuthLogger, SignInArgs, SignOutArgs } from '../auth/signIn';
 import { commandRegistrar } from './registry';
 
 /** What the auth commands need. */
@@ -14,7 +14,8 @@ export interface AuthCommandDeps {
 /**
  * Registers `cloudAgents.signIn` (optional argument {@link SignInArgs}: `{apiKey}` signs in without
  * asking, `{method: 'device', openBrowser: false}` runs the device flow without the browser prompt;
- * resolves to whether a token is now stored), `cloudAgents.signOut` and the Accounts-menu
+ * resolves to whether a token is now stored), `cloudAgents.signOut` (asks first; `{confirm: false}`
+ * does not) and the Accounts-menu
  * authentication provider. A 401 of a failed command goes to the session's single "sign in again"
  * prompt.
  */
@@ -23,6 +24,6 @@ export function registerAuth(deps: AuthCommandDeps): vscode.Disposable[] {
 	return [
 		new CloudAgentsAuthProvider(deps.session, deps.log),
 		registerCommand('cloudAgents.signIn', (args?: SignInArgs) => signIn(deps, args)),
-		registerCommand('cloudAgents.signOut', () => signOut(deps)),
+		registerCommand('cloudAgents.signOut', (args?: SignOutArgs) => signOut(deps, args)),
 	];
 }

@@ -147,6 +147,7 @@ export class RunFollower extends Disposable {
 	private readonly runs = new Map<string, FollowedRun>();
 	private readonly statusItem = this.register(vscode.window.createStatusBarItem('cloudAgents.followedRun', vscode.StatusBarAlignment.Left, 50));
 	private statusRun: FollowedRun | undefined;
+	/** Runs that were streaming when the user signed out: followed again on the next sign-in. */
 	private readonly store: RunEventStore;
 	private readonly flushMs: number;
 	private readonly maxActive: number;
@@ -171,13 +172,7 @@ export class RunFollower extends Disposable {
 		this.endedStatusMs = options.endedStatusMs ?? 30_000;
 		this.statusItem.name = vscode.l10n.t('Cloud Agents: Followed Run');
 		this.register(
-			options.session.onDidChange(() => {
-				if (!options.session.signedIn) {
-					this.suspendAll();
-				} else {
-					void this.resumeActive();
-				}
-			}),
+			options.session.onDidChange(() => this.signedInChanged(options.session.signedIn)),
 		);
 		this.register({
 			dispose: () => {
@@ -212,6 +207,9 @@ export class RunFollower extends Disposable {
 		return this.runs.get(keyOf(agentId, runId))?.title;
 	}
 
+	/** The status bar shows the signed-out state (see showSignedOut). */
+	private signedOutShown = false;
+
 	/** The names of the run output channels open now, oldest first (diagnostics and tests). */
 	get channelNames(): string[] {
 		return [...this.runs.values()].map((r) => r.channel.name);
@@ -219,8 +217,7 @@ export class RunFollower extends Disposable {
 
 	/** The status bar as shown: text, tooltip and command id; undefined when hidden. */
 	get statusBar(): { text: string; tooltip: string; command: string | undefined } | undefined {
-		const run = this.statusRun;
-		if (!run) {
+		if (!this.statusRun && !this.signedOutShown) {
 			return undefined;
 		}
 		const command = typeof this.statusItem.command === 'string' ? this.statusItem.command : this.statusItem.command?.command;
@@ -240,6 +237,7 @@ export class RunFollower extends Disposable {
 	dismissStatus(): void {
 		clearTimeout(this.hideTimer);
 		this.statusRun = undefined;
+		this.signedOutShown = false;
 		this.statusItem.hide();
 	}
 
@@ -356,6 +354,29 @@ export class RunFollower extends Disposable {
 		}
 		return runs.length;
 	}
+
+	/**
+	 * Follows the session's sign-in state (called on every session change): signing out stops every
+	 * stream, remembers which runs were still active and the status bar says "signed out" (click:
+	 * Sign In); signing in again resumes following those runs from where they stopped.
+	 */
+	signedInChanged(signedIn: boolean): void {
+		if (!signedIn) {
+			if (this.suspended.length === 0) {
+				this.suspendAll();
+			}
+			this.showSignedOut();
+			return;
+		}
+		void this.resumeActive().then((n) => {
+			if (n === 0 && this.statusRun) {
+				this.showStatus(this.statusRun);
+			} else if (n === 0) {
+				this.statusItem.hide();
+			}
+		});
+	}
+
 
 	/**
 	 * Stops following a run and closes its output channel, forgetting it in this window (its events
@@ -548,6 +569,11 @@ export class RunFollower extends Disposable {
 	}
 
 	private showStatus(run: FollowedRun): void {
+		if (!this.options.session.signedIn) {
+			this.showSignedOut();
+			return;
+		}
+		this.signedOutShown = false;
 		// The status bar shows the most recently followed run, or another one still streaming.
 		if (run.active || !this.statusRun?.active) {
 			this.statusRun = run;
@@ -581,6 +607,18 @@ export class RunFollower extends Disposable {
 				}
 			}, this.endedStatusMs);
 		}
+	}
+
+	/** Signed out: the status bar does not claim a run is running; clicking it signs in. */
+	private showSignedOut(): void {
+		this.signedOutShown = true;
+		const paused = this.suspended.length;
+		this.statusItem.text = `$(debug-disconnect) ${vscode.l10n.t('Cloud Agents: signed out')}`;
+		this.statusItem.tooltip = paused > 0
+			? vscode.l10n.t('Signed out: following {0} run(s) stopped. Click to sign in; following resumes.', paused)
+			: vscode.l10n.t('Signed out of Cloud Agents. Click to sign in.');
+		this.statusItem.command = { command: 'cloudAgents.signIn', title: vscode.l10n.t('Sign In') };
+		this.statusItem.show();
 	}
 
 	/** Shows "run ended" once per run: the id is recorded in global state before the message appears. */

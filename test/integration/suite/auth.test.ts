@@ -104,7 +104,7 @@ suite('Auth', () => {
 		const token = await deviceSignIn();
 		const revokesBefore = (await counters()).mutations.by_kind['auth.token.revoke'] ?? 0;
 
-		const revoked = await vscode.commands.executeCommand<boolean>('cloudAgents.signOut');
+		const revoked = await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { confirm: false });
 
 		assert.equal(revoked, true);
 		assert.equal(await api.session.getToken(), undefined);
@@ -119,7 +119,7 @@ suite('Auth', () => {
 		const fault = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'DELETE', route: '/v2/auth/token', status: 503 }] });
 		assert.equal(fault.status, 200, JSON.stringify(fault.body));
 
-		const revoked = await vscode.commands.executeCommand<boolean>('cloudAgents.signOut');
+		const revoked = await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { confirm: false });
 
 		assert.equal(revoked, false);
 		assert.equal(await api.session.getToken(), undefined);

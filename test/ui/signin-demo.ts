@@ -1,0 +1,178 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
+import type { UiTest, Workbench } from './support/workbench';
+
+/**
+ * The demo's sign-out and sign-in journey as a person does it (code-server + Chromium): sign in with
+ * a key from the emulator's admin API (what `npm run demo:key` prints), the Accounts menu names the
+ * user, Sign Out asks first (Cancel keeps the session), the signed-out views show one Sign In button,
+ * the revoked key is refused with the server's reason, a fresh key signs in again, and "Sign Out and
+ * Don't Ask Again" turns the confirmation off (the setting is put back at the end). Ends signed in
+ * with the dev token, as the other UI tests expect.
+ */
+
+async function mintKey(emulatorUrl: string): Promise<string> {
+	const res = await fetch(`${emulatorUrl}/_emulator/keys`, { method: 'POST' });
+	assert.equal(res.status, 201, `POST /_emulator/keys answered ${res.status}`);
+	return ((await res.json()) as { api_key: string }).api_key;
+}
+
+/** The user settings file of the workbench the driver started (one folder per driver pid). */
+function userSettingsFile(): string {
+	const file = join(process.cwd(), '.vscode-test', 'integration', String(process.pid), 'user-data', 'User', 'settings.json');
+	assert.ok(existsSync(file), `the workbench's user settings file was not found at ${file}`);
+	return file;
+}
+
+async function signInWithKey(workbench: Workbench, key: string): Promise<void> {
+	const page = workbench.page;
+	await workbench.runCommand('Cloud Agents: Sign In');
+	const apiKeyItem = page.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' }).first();
+	await apiKeyItem.waitFor({ state: 'visible', timeout: 10_000 });
+	await apiKeyItem.click();
+	await page.locator('.quick-input-widget', { hasText: 'API key for' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+	await page.locator('.quick-input-widget input').fill(key);
+	await page.keyboard.press('Enter');
+}
+
+/** The modal dialog (VS Code's custom dialog in the browser). */
+function dialog(page: Page) {
+	return page.locator('.monaco-dialog-box').first();
+}
+
+async function waitForWelcome(workbench: Workbench, shown: boolean): Promise<void> {
+	for (let i = 0; i < 150; i++) {
+		const welcome = await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents');
+		if ((welcome.length > 0) === shown) {
+			return;
+		}
+		await workbench.page.waitForTimeout(100);
+	}
+	assert.fail(shown ? 'the Agents view shows no signed-out welcome' : 'the Agents view still shows the signed-out welcome');
+}
+
+const uiTest: UiTest = {
+	title: 'Auth demo (UI): the Accounts menu names the user; Sign Out asks first; one Sign In button; the revoked key is refused with the reason; a fresh key signs in again',
+	async run({ page, workbench, emulatorUrl, devToken, note, expectConsoleError }) {
+		expectConsoleError(/The API key was not accepted: .*the token was revoked/, 'signing in with the revoked key is refused on purpose (error notification)');
+		const settingsFile = userSettingsFile();
+		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+		await waitForWelcome(workbench, false);
+
+		// Sign Out asks first; Cancel keeps the session.
+		await workbench.runCommand('Cloud Agents: Sign Out');
+		await dialog(page).waitFor({ state: 'visible', timeout: 10_000 });
+		const question = (await dialog(page).innerText()).replace(/\s+/g, ' ');
+		note(`Sign Out asks: ${question.slice(0, 160)}`);
+		assert.match(question, /Sign out of Cloud Agents/);
+		const buttons = (await dialog(page).locator('.dialog-buttons .monaco-button').allInnerTexts()).map((t) => t.trim());
+		assert.ok(buttons.includes('Sign Out') && buttons.includes("Sign Out and Don't Ask Again") && buttons.includes('Cancel'), `dialog buttons: ${JSON.stringify(buttons)}`);
+		await dialog(page).locator('.dialog-buttons .monaco-button', { hasText: 'Cancel' }).click();
+		await page.waitForTimeout(1000);
+		assert.deepEqual(await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents'), [], 'Cancel signed out');
+
+		// Sign out of the dev token without revoking it (the service "cannot" revoke: later UI tests use it).
+		const fault = await fetch(`${emulatorUrl}/_emulator/faults`, {
+			method: 'PUT', headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ rules: [{ method: 'DELETE', route: '/v2/auth/token', status: 503 }] }),
+		});
+		assert.equal(fault.status, 200);
+		try {
+			await workbench.runCommand('Cloud Agents: Sign Out');
+			await dialog(page).waitFor({ state: 'visible', timeout: 10_000 });
+			await dialog(page).locator('.dialog-buttons .monaco-button', { hasText: /^Sign Out$/ }).click();
+			await waitForWelcome(workbench, true);
+		} finally {
+			await fetch(`${emulatorUrl}/_emulator/faults`, { method: 'DELETE' });
+		}
+		await workbench.runCommand('Notifications: Clear All Notifications');
+
+		const first = await mintKey(emulatorUrl);
+		await signInWithKey(workbench, first);
+		await page.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as Ada Lovelace' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+		await waitForWelcome(workbench, false);
+
+		// The Accounts menu names who is signed in, not the URL.
+		await page.locator('.activitybar [aria-label^="Accounts"]').first().click();
+		const menu = page.locator('.monaco-menu').first();
+		await menu.waitFor({ state: 'visible', timeout: 10_000 });
+		await menu.locator('.action-label', { hasText: 'Cloud Agents' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+		const entries = (await menu.locator('.action-label').allInnerTexts()).map((t) => t.trim()).filter((t) => t.includes('Cloud Agents'));
+		note(`Accounts menu: ${JSON.stringify(entries)}`);
+		await page.keyboard.press('Escape');
+		assert.ok(entries.some((t) => t.includes('Ada Lovelace')), `the Accounts menu does not name the user: ${JSON.stringify(entries)}`);
+		assert.ok(!entries.some((t) => /https?:\/\/|127\.0\.0\.1/.test(t)), `the Accounts menu shows the URL: ${JSON.stringify(entries)}`);
+
+		// Sign Out for real: the signed-out views show exactly one Sign In button (in the Agents view).
+		await workbench.runCommand('Cloud Agents: Sign Out');
+		await dialog(page).waitFor({ state: 'visible', timeout: 10_000 });
+		await dialog(page).locator('.dialog-buttons .monaco-button', { hasText: /^Sign Out$/ }).click();
+		await waitForWelcome(workbench, true);
+		const signInButtons = workbench.viewContainer(VIEW_CONTAINER_ID).locator('.welcome-view-content .monaco-button', { hasText: 'Sign In' });
+		const welcome = await workbench.welcomeTexts(VIEW_CONTAINER_ID);
+		note(`signed-out welcome: ${JSON.stringify(welcome)}`);
+		assert.equal(await signInButtons.count(), 1, `Sign In buttons when signed out: ${JSON.stringify(welcome)}`);
+		assert.equal(await workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.welcome-view-content .monaco-button', { hasText: 'Sign In' }).count(), 1);
+		await workbench.screenshot('signed-out-welcome');
+
+		// The revoked key is refused, and the notification says why and how to get a new one.
+		await signInWithKey(workbench, first);
+		const refused = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'not accepted' }).first();
+		await refused.waitFor({ state: 'visible', timeout: 15_000 });
+		const refusal = (await refused.innerText()).trim();
+		note(`refused: ${refusal}`);
+		assert.match(refusal, /the token was revoked/);
+		assert.match(refusal, /npm run demo:key/);
+		assert.ok(!refusal.includes(first));
+		await workbench.runCommand('Notifications: Clear All Notifications');
+
+		// A fresh key signs in again; "Sign Out and Don't Ask Again" turns the confirmation off.
+		await signInWithKey(workbench, await mintKey(emulatorUrl));
+		await waitForWelcome(workbench, false);
+		await workbench.runCommand('Cloud Agents: Sign Out');
+		await dialog(page).waitFor({ state: 'visible', timeout: 10_000 });
+		await dialog(page).locator('.dialog-buttons .monaco-button', { hasText: "Sign Out and Don't Ask Again" }).click();
+		await waitForWelcome(workbench, true);
+		for (let i = 0; i < 50 && !readFileSync(settingsFile, 'utf8').includes('"cloudAgents.confirmSignOut": false'); i++) {
+			await page.waitForTimeout(100);
+		}
+		assert.match(readFileSync(settingsFile, 'utf8'), /"cloudAgents\.confirmSignOut": false/);
+		await signInWithKey(workbench, await mintKey(emulatorUrl));
+		await waitForWelcome(workbench, false);
+		await workbench.runCommand('Cloud Agents: Sign Out');
+		await waitForWelcome(workbench, true);
+		assert.equal(await dialog(page).isVisible(), false, 'Sign Out asked although "Don\'t Ask Again" was chosen');
+
+		// Put things back: the confirmation on (Settings editor), signed in with the dev token.
+		await workbench.runCommand('Preferences: Open User Settings');
+		const search = page.locator('.settings-editor .suggest-input-container .monaco-editor textarea, .settings-editor input.input').first();
+		await search.waitFor({ state: 'visible', timeout: 15_000 });
+		await page.keyboard.insertText('cloudAgents.confirmSignOut');
+		// Only this setting's row (the list shows every setting until the search applies).
+		await page.locator('.settings-editor', { hasText: '1 Setting Found' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+		const checkbox = page.locator('.settings-editor .setting-item-bool', { hasText: 'Confirm Sign Out' }).locator('.setting-value-checkbox').first();
+		await checkbox.waitFor({ state: 'visible', timeout: 15_000 });
+		await checkbox.click();
+		for (let i = 0; i < 50 && readFileSync(settingsFile, 'utf8').includes('"cloudAgents.confirmSignOut": false'); i++) {
+			await page.waitForTimeout(100);
+		}
+		assert.doesNotMatch(readFileSync(settingsFile, 'utf8'), /"cloudAgents\.confirmSignOut": false/, 'the setting was not put back');
+		// This VS Code shows the Settings editor as a modal editor, which Escape closes.
+		for (let i = 0; i < 5 && (await page.locator('.modal-editor-part').isVisible().catch(() => false)); i++) {
+			await page.keyboard.press('Escape');
+			await page.waitForTimeout(300);
+		}
+		if (await page.locator('.settings-editor').first().isVisible().catch(() => false)) {
+			await workbench.runCommand('View: Close All Editors');
+		}
+		await signInWithKey(workbench, devToken);
+		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+		await waitForWelcome(workbench, false);
+		await workbench.runCommand('Notifications: Clear All Notifications');
+	},
+};
+
+export default uiTest;
