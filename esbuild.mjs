@@ -16,6 +16,7 @@
 //   node esbuild.mjs --watch       development build, rebuilt on change
 //   node esbuild.mjs --single      everything in one dist/extension.js, as before the split (the
 //                                  bench's activation baseline; combine with --production)
+//   node esbuild.mjs --outdir=DIR  write to DIR instead of dist/ (the unit test of the split)
 import * as esbuild from 'esbuild';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -24,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const single = process.argv.includes('--single');
+const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length) || 'dist';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const API = join(ROOT, 'src', 'api');
@@ -146,11 +148,11 @@ const common = {
 
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = single
-	? [{ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [problemMatcher] }]
+	? [{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher] }]
 	: [
-		{ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true })] },
-		{ ...common, entryPoints: ['core-entry'], outfile: 'dist/core.js', plugins: [problemMatcher, entry('core', CORE), split({ forbid: true })] },
-		{ ...common, entryPoints: ['client-entry'], outfile: 'dist/client.js', plugins: [problemMatcher, entry('client', HEAVY), split({ core: true })] },
+		{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true })] },
+		{ ...common, entryPoints: ['core-entry'], outfile: join(outdir, 'core.js'), plugins: [problemMatcher, entry('core', CORE), split({ forbid: true })] },
+		{ ...common, entryPoints: ['client-entry'], outfile: join(outdir, 'client.js'), plugins: [problemMatcher, entry('client', HEAVY), split({ core: true })] },
 	];
 
 if (watch) {
@@ -161,6 +163,6 @@ if (watch) {
 } else {
 	// A file left over from another build (a source map, or core.js / client.js after --single) must not be shipped.
 	const { rm } = await import('node:fs/promises');
-	await rm('dist', { recursive: true, force: true });
+	await rm(outdir, { recursive: true, force: true });
 	await Promise.all(builds.map((options) => esbuild.build(options)));
 }
