@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import Module from 'node:module';
+import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,6 +18,8 @@ const ROOT = join(__dirname, '..', '..', '..', '..');
 /** Strings of undici's and eventsource-parser's code that survive minification. */
 const UNDICI = 'llhttp';
 const PARSER = 'ParseError';
+/** Node's CommonJS loader, for loading the built files as the extension host does. */
+const load = createRequire(__filename);
 
 /**
  * A stand-in for the `vscode` module: every property, call and `new` yields another stand-in. Its
@@ -66,17 +68,17 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 	});
 
 	test('loading extension.js loads core.js but not client.js', () => {
-		const load = (Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown })._load;
-		const modules = Module as unknown as { _load: typeof load };
-		modules._load = (request, ...rest) => (request === 'vscode' ? vscodeStub() : load(request, ...rest));
+		const original = (Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown })._load;
+		const modules = Module as unknown as { _load: typeof original };
+		modules._load = (request, ...rest) => (request === 'vscode' ? vscodeStub() : original(request, ...rest));
 		try {
-			const ext = require(join(out, 'extension.js')) as { activate?: unknown };
+			const ext = load(join(out, 'extension.js')) as { activate?: unknown };
 			assert.equal(typeof ext.activate, 'function');
 		} finally {
-			modules._load = load;
+			modules._load = original;
 		}
-		assert.ok(require.cache[join(out, 'core.js')], 'core.js was not loaded');
-		assert.equal(require.cache[join(out, 'client.js')], undefined, 'client.js was loaded with extension.js');
+		assert.ok(load.cache[join(out, 'core.js')], 'core.js was not loaded');
+		assert.equal(load.cache[join(out, 'client.js')], undefined, 'client.js was loaded with extension.js');
 	});
 
 	test('an error from client.js is an instance of core.js\'s ApiError (one copy of the error classes)', async () => {
@@ -88,8 +90,8 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		try {
 			type Core = { errors: { ApiError: new (...a: never[]) => Error; isAuthFailure(e: unknown): boolean } };
 			type Client = { client: { CloudAgentsClient: new (o: object) => { listAgents(): Promise<unknown>; close(): void } } };
-			const core = require(join(out, 'core.js')) as Core;
-			const client = require(join(out, 'client.js')) as Client;
+			const core = load(join(out, 'core.js')) as Core;
+			const client = load(join(out, 'client.js')) as Client;
 			const c = new client.client.CloudAgentsClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, getToken: async () => 'ca_test_token' });
 			try {
 				const err = await c.listAgents().then(() => undefined, (e: unknown) => e);
