@@ -17,10 +17,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import type { BenchContext, Row } from '../report';
+import { type BenchContext, type Row, median } from '../report';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** The goal of the issue, in ms (load + activate). */
@@ -64,6 +65,8 @@ interface Variant {
 	/** dist/*.js sizes in bytes, by file name. */
 	bundles: Record<string, number>;
 	vsceWarnings: string[];
+	/** A copy of the variant's dist/ folder (for the plain-Node load measurement). */
+	dist: string;
 	samples: Array<{ loadMs: number; activateMs: number; totalMs: number; dist: string[] }>;
 }
 
@@ -99,19 +102,48 @@ function buildVariants(h: Harness, work: string): Variant[] {
 	const vsce = join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
 	const variants: Variant[] = [];
 	// Baseline first, so dist/ ends up holding the shipped (split) production build.
+	node([join(ROOT, 'esbuild.mjs'), '--production', '--single', `--outdir=${join(work, 'dist-baseline')}`]);
 	node([join(ROOT, 'esbuild.mjs'), '--production', '--single']);
 	const baseBundles = distSizes();
 	const baseVsix = join(work, 'baseline.vsix');
 	const baseOut = node([vsce, 'package', '--no-dependencies', '-o', baseVsix]);
-	variants.push({ name: 'baseline: one bundle', vsix: baseVsix, extensionsDir: join(work, 'ext-baseline'), bundles: baseBundles, vsceWarnings: warnings(baseOut), samples: [] });
+	variants.push({ name: 'baseline: one bundle', vsix: baseVsix, extensionsDir: join(work, 'ext-baseline'), bundles: baseBundles, vsceWarnings: warnings(baseOut), dist: join(work, 'dist-baseline'), samples: [] });
 	// The shipped build, as buildVsix of the harness makes it (and checked as it checks it).
+	node([join(ROOT, 'esbuild.mjs'), '--production', `--outdir=${join(work, 'dist-split')}`]);
 	node([join(ROOT, 'esbuild.mjs'), '--production']);
 	const splitBundles = distSizes();
 	const splitVsix = join(work, 'split.vsix');
 	const splitOut = node([vsce, 'package', '--no-dependencies', '-o', splitVsix]);
 	h.checkVsix(splitVsix);
-	variants.push({ name: 'split: extension.js + core.js, client.js on first use', vsix: splitVsix, extensionsDir: join(work, 'ext-split'), bundles: splitBundles, vsceWarnings: warnings(splitOut), samples: [] });
+	variants.push({ name: 'split: extension.js + core.js, client.js on first use', vsix: splitVsix, extensionsDir: join(work, 'ext-split'), bundles: splitBundles, vsceWarnings: warnings(splitOut), dist: join(work, 'dist-split'), samples: [] });
 	return variants;
+}
+
+/**
+ * Loads `<dist>/extension.js` in a fresh Node process (code-server's own Node, `vscode` stubbed as in
+ * test/unit/build/bundles.test.ts) and returns the CPU time and wall time of the `require`, which
+ * includes compiling the file. CPU time hardly moves with other processes' load.
+ */
+function loadInPlainNode(nodeBin: string, dist: string): { cpuMs: number; wallMs: number } {
+	const script = `
+const Module = require('node:module');
+const get = (_t, k) => (k === Symbol.toPrimitive ? () => '' : stub);
+const proto = new Proxy({}, { get });
+const stub = new Proxy(function vscode() {}, { get, getPrototypeOf: () => proto, apply: () => stub, construct: () => stub });
+const original = Module._load;
+Module._load = (request, ...rest) => (request === 'vscode' ? stub : original(request, ...rest));
+const c0 = process.cpuUsage();
+const t0 = performance.now();
+require(${JSON.stringify(join(dist, 'extension.js'))});
+const t1 = performance.now();
+const c = process.cpuUsage(c0);
+process.stdout.write(JSON.stringify({ cpuMs: (c.user + c.system) / 1000, wallMs: t1 - t0 }));
+`;
+	const r = spawnSync(nodeBin, ['-e', script], { encoding: 'utf8' });
+	if (r.status !== 0) {
+		throw new Error(`loading ${dist}/extension.js in Node failed: ${r.stderr}`);
+	}
+	return JSON.parse(r.stdout) as { cpuMs: number; wallMs: number };
 }
 
 /** One fresh code-server start with `variant` installed; resolves with the activation report. */
@@ -201,6 +233,18 @@ export async function run(ctx: BenchContext): Promise<void> {
 			}
 		}
 		const [base, split] = variants as [Variant, Variant];
+		// Plain Node: require() of each build's extension.js in fresh processes, alternating, after one warm-up each.
+		const plainRuns = 15;
+		const plain = new Map<Variant, Array<{ cpuMs: number; wallMs: number }>>(variants.map((v) => [v, []]));
+		for (let i = 0; i <= plainRuns; i++) {
+			for (const v of i % 2 === 0 ? variants : [...variants].reverse()) {
+				const r = loadInPlainNode(cs.node, v.dist);
+				if (i > 0) {
+					plain.get(v)?.push(r);
+				}
+			}
+		}
+		const plainMedian = (v: Variant, k: 'cpuMs' | 'wallMs'): number => median((plain.get(v) ?? []).map((x) => x[k]));
 		const stats = (v: Variant) => {
 			const totals = v.samples.map((s) => s.totalMs);
 			return { mean: mean(totals), min: Math.min(...totals), max: Math.max(...totals), load: mean(v.samples.map((s) => s.loadMs)), activate: mean(v.samples.map((s) => s.activateMs)) };
@@ -215,6 +259,8 @@ export async function run(ctx: BenchContext): Promise<void> {
 			{ metric: `activation, shipped split build: mean of ${starts} starts (load + activate)`, value: fmt(s), target: `< ${GOAL_MS} ms`, pass: s.mean < GOAL_MS },
 			{ metric: `activation, baseline one bundle, same run: mean of ${starts} starts`, value: fmt(b) },
 			{ metric: 'split ÷ baseline (means)', value: (s.mean / b.mean).toFixed(2) },
+			{ metric: `median of all ${starts} starts, split / baseline`, value: `${median(split.samples.map((x) => x.totalMs)).toFixed(1)} ms / ${median(base.samples.map((x) => x.totalMs)).toFixed(1)} ms` },
+			{ metric: `cross-check in plain Node 24 (code-server's): CPU time of require('extension.js'), median of ${plainRuns} fresh processes, split / baseline`, value: `${plainMedian(split, 'cpuMs').toFixed(1)} ms / ${plainMedian(base, 'cpuMs').toFixed(1)} ms (ratio ${(plainMedian(split, 'cpuMs') / plainMedian(base, 'cpuMs')).toFixed(2)}; wall ${plainMedian(split, 'wallMs').toFixed(1)} / ${plainMedian(base, 'wallMs').toFixed(1)} ms)` },
 			{ metric: 'starts whose activation loaded dist/client.js (HTTP client: undici, eventsource-parser)', value: `${clientAtActivation} of ${starts}`, target: '0', pass: clientAtActivation === 0 },
 			{ metric: 'code loaded at activation: dist/extension.js + dist/core.js', value: `${kib(loadedAtActivation)} (${kib(split.bundles['extension.js'] ?? 0)} + ${kib(split.bundles['core.js'] ?? 0)})` },
 			{ metric: 'dist/client.js (loaded on first use)', value: kib(split.bundles['client.js'] ?? 0) },
@@ -223,10 +269,12 @@ export async function run(ctx: BenchContext): Promise<void> {
 			{ metric: 'vsix, baseline one bundle', value: kib(statSync(base.vsix).size) },
 			{ metric: 'vsix entries, shipped split build', value: h.zipEntries(split.vsix).filter((e) => e.startsWith('extension/dist/')).map((e) => e.slice('extension/'.length)).join(', ') },
 		];
+		const load = loadavg().map((x) => x.toFixed(2)).join(', ');
 		ctx.addSection({
 			title,
 			rows,
 			notes: [
+				`Load average (1, 5, 15 min) after the starts: ${load} on ${cpus().length} cores. The code-server figures are wall-clock times inside an extension host that shares the machine; when the load exceeds the cores they grow with it, the ratio and the plain-Node CPU times much less.`,
 				`How it works: each start is a new code-server (so a new extension host) with a new user-data folder and a new Chromium context; a click on the Cloud Agents activity-bar entry activates the extension (onView), which, with CLOUD_AGENTS_ACTIVATION_REPORT set, writes the extension host's own marks around require(main) (load, ms resolution) and the duration of activate() (performance.now()). load + activate is the figure "Developer: Show Running Extensions" shows. Baseline and split build come from the same sources (esbuild.mjs --single vs the default), are installed side by side, and are started alternately, after one uncounted warm-up start each; the goal applies to the mean of the split build.`,
 				...(base.vsceWarnings.length > 0 ? [`vsce on the baseline: ${base.vsceWarnings.join(' / ')}`] : []),
 			],
