@@ -1,11 +1,43 @@
-// Bundles src/extension.ts into one CommonJS file, dist/extension.js, for the extension host.
+// Bundles the extension for the extension host as three CommonJS files in dist/, so that activation
+// loads only what draws the views and the HTTP client (undici, eventsource-parser: ~80% of the code)
+// is loaded on first use:
+//   dist/extension.js  src/extension.ts and everything it imports, except src/api (activation loads it);
+//   dist/core.js       the light modules of src/api (errors, limits, decode, validation, pagination, …),
+//                      required by both other files, so every class (ApiError, …) exists once and
+//                      `instanceof` holds across them (activation loads it);
+//   dist/client.js     src/api/client.ts, http.ts and sse.ts with undici and eventsource-parser; the
+//                      first access to one of their exports (e.g. `new CloudAgentsClient`) requires it.
+// In extension.js each import of a light module becomes `require('./core.js').<module>`, and each import
+// of a heavy module a stub whose exports are getters that require ./client.js when first read. The
+// sources are unchanged (tsc and the unit tests see plain modules). The build fails if undici or
+// eventsource-parser would end up in extension.js or core.js.
 //   node esbuild.mjs               development build with source maps
 //   node esbuild.mjs --production  minified, no source maps (what `npm run package` ships)
 //   node esbuild.mjs --watch       development build, rebuilt on change
+//   node esbuild.mjs --single      everything in one dist/extension.js, as before the split (the
+//                                  bench's activation baseline; combine with --production)
+//   node esbuild.mjs --outdir=DIR  write to DIR instead of dist/ (the unit test of the split)
 import * as esbuild from 'esbuild';
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+const single = process.argv.includes('--single');
+const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length) || 'dist';
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
+const API = join(ROOT, 'src', 'api');
+/** The src/api modules that need undici or eventsource-parser: they go to dist/client.js. */
+const HEAVY = ['client.ts', 'http.ts', 'sse.ts'].map((f) => join(API, f));
+/** Every other src/api module (not the index.ts facade): dist/core.js. */
+const CORE = readdirSync(API).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts')
+	.map((f) => join(API, f)).filter((f) => !HEAVY.includes(f));
+/** The name a module has in core.js / client.js exports: its file name as an identifier. */
+const key = (file) => basename(file, '.ts').replace(/[^A-Za-z0-9_$]/g, '_');
+/** Packages that only dist/client.js may contain. */
+const HEAVY_PACKAGES = /^(undici|eventsource-parser)(\/|$)/;
 
 /** @type {import('esbuild').Plugin} */
 const problemMatcher = {
@@ -25,10 +57,82 @@ const problemMatcher = {
 	},
 };
 
+/** The absolute .ts file a relative import of a file under src/ names, or undefined. */
+function sourceFile(args) {
+	if (!args.path.startsWith('.') || !args.resolveDir) { return undefined; }
+	const base = resolve(args.resolveDir, args.path);
+	for (const candidate of [base, `${base}.ts`, join(base, 'index.ts')]) {
+		if (CORE.includes(candidate) || HEAVY.includes(candidate)) { return candidate; }
+	}
+	return undefined;
+}
+
+/** Export names of a heavy module (for the lazy stub's getters), read by esbuild itself. */
+async function exportNames(file) {
+	const r = await esbuild.build({ entryPoints: [file], bundle: false, format: 'esm', write: false, metafile: true, outdir: 'out-names', logLevel: 'silent' });
+	return Object.values(r.metafile.outputs)[0].exports;
+}
+
+/**
+ * Resolves src/api modules across the three files. `core`: imports of core modules become
+ * `require('./core.js').<module>`. `lazy`: imports of heavy modules become a stub that requires
+ * ./client.js on the first read of an export. `forbid`: undici and eventsource-parser are an error.
+ * @returns {import('esbuild').Plugin}
+ */
+function split({ core = false, lazy = false, forbid = false }) {
+	return {
+		name: 'split',
+		setup(build) {
+			build.onResolve({ filter: /^\.\/(core|client)\.js$/, namespace: 'split' }, (args) => ({ path: args.path, external: true }));
+			if (forbid) {
+				build.onResolve({ filter: HEAVY_PACKAGES }, (args) => ({
+					errors: [{ text: `${args.path} must stay in dist/client.js (imported by ${args.importer}); import the client through src/api/index.ts` }],
+				}));
+			}
+			build.onResolve({ filter: /^\./ }, (args) => {
+				const file = sourceFile(args);
+				if (file === undefined || args.namespace === 'split') { return undefined; }
+				if (core && CORE.includes(file)) { return { path: `core:${key(file)}`, namespace: 'split' }; }
+				if (lazy && HEAVY.includes(file)) { return { path: `client:${key(file)}`, namespace: 'split', pluginData: { file } }; }
+				return undefined;
+			});
+			build.onLoad({ filter: /^core:/, namespace: 'split' }, (args) => ({
+				contents: `module.exports = require('./core.js').${args.path.slice('core:'.length)};\n`,
+				loader: 'js',
+				resolveDir: ROOT,
+			}));
+			build.onLoad({ filter: /^client:/, namespace: 'split' }, async (args) => {
+				const name = args.path.slice('client:'.length);
+				const names = await exportNames(args.pluginData.file);
+				const lines = [
+					`// ${name}: loaded from ./client.js on the first read of an export.`,
+					'let loaded;',
+					`const load = () => (loaded ??= require('./client.js').${name});`,
+					...names.map((n) => `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`),
+				];
+				return { contents: `${lines.join('\n')}\n`, loader: 'js', resolveDir: ROOT };
+			});
+		},
+	};
+}
+
+/** A virtual entry point re-exporting each of `files` as a namespace named by `key`. */
+function entry(name, files) {
+	return {
+		name: `${name}-entry`,
+		setup(build) {
+			build.onResolve({ filter: new RegExp(`^${name}-entry$`) }, () => ({ path: name, namespace: 'entry' }));
+			build.onLoad({ filter: /.*/, namespace: 'entry' }, () => ({
+				contents: files.map((f) => `export * as ${key(f)} from ${JSON.stringify(f)};`).join('\n'),
+				loader: 'ts',
+				resolveDir: API,
+			}));
+		},
+	};
+}
+
 /** @type {import('esbuild').BuildOptions} */
-const options = {
-	entryPoints: ['src/extension.ts'],
-	outfile: 'dist/extension.js',
+const common = {
 	bundle: true,
 	platform: 'node',
 	format: 'cjs',
@@ -40,17 +144,25 @@ const options = {
 	legalComments: production ? 'none' : 'inline',
 	logLevel: 'warning',
 	define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') },
-	plugins: [problemMatcher],
 };
 
+/** @type {import('esbuild').BuildOptions[]} */
+const builds = single
+	? [{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher] }]
+	: [
+		{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true })] },
+		{ ...common, entryPoints: ['core-entry'], outfile: join(outdir, 'core.js'), plugins: [problemMatcher, entry('core', CORE), split({ forbid: true })] },
+		{ ...common, entryPoints: ['client-entry'], outfile: join(outdir, 'client.js'), plugins: [problemMatcher, entry('client', HEAVY), split({ core: true })] },
+	];
+
 if (watch) {
-	const ctx = await esbuild.context(options);
-	await ctx.watch();
-} else {
-	if (production) {
-		// A source map left over from a development build must not be shipped.
-		const { rm } = await import('node:fs/promises');
-		await rm('dist', { recursive: true, force: true });
+	for (const options of builds) {
+		const ctx = await esbuild.context(options);
+		await ctx.watch();
 	}
-	await esbuild.build(options);
+} else {
+	// A file left over from another build (a source map, or core.js / client.js after --single) must not be shipped.
+	const { rm } = await import('node:fs/promises');
+	await rm(outdir, { recursive: true, force: true });
+	await Promise.all(builds.map((options) => esbuild.build(options)));
 }

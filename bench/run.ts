@@ -8,6 +8,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../emulator/src/server';
 import { type BenchContext, type Section, machine, renderTable, renderTargets } from './report';
+import * as activation from './sections/activation';
 import * as api from './sections/api';
 import * as hostile from './sections/hostile';
 import * as workspace from './sections/workspace';
@@ -16,6 +17,8 @@ import * as workspace from './sections/workspace';
 const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> }> = [
 	{ name: 'api', run: api.run },
 	{ name: 'workspace', run: workspace.run },
+	// After the timed sections: it starts code-server and Chromium a dozen times.
+	{ name: 'activation', run: activation.run },
 	{ name: 'hostile', run: hostile.run },
 ];
 

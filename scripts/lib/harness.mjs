@@ -296,15 +296,19 @@ export function zipEntries(path) {
 }
 
 /**
- * Checks what a packaged extension ships: under 1 MiB, and only the bundle, media and documents
+ * Checks what a packaged extension ships: under 1 MiB, the three bundles, and only those, media and documents
  * (no sources, tests, emulator, source maps or node_modules). Throws with the offending entries.
  */
 export function checkVsix(path) {
 	const size = statSync(path).size;
 	if (size >= 1024 * 1024) { throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`); }
-	const allowed = /^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/extension\.js|media\/[^/]+))$/i;
-	const unexpected = zipEntries(path).filter((name) => !allowed.test(name));
+	const allowed = /^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|client)\.js|media\/[^/]+))$/i;
+	const entries = zipEntries(path);
+	const unexpected = entries.filter((name) => !allowed.test(name));
 	if (unexpected.length > 0) { throw new Error(`${path} ships unexpected files: ${unexpected.join(', ')}`); }
+	// The three bundles of esbuild.mjs: extension.js requires core.js at activation and client.js on first use.
+	const missing = ['extension', 'core', 'client'].map((b) => `extension/dist/${b}.js`).filter((b) => !entries.includes(b));
+	if (missing.length > 0) { throw new Error(`${path} lacks ${missing.join(', ')}`); }
 	return size;
 }
 

@@ -1,0 +1,290 @@
+/**
+ * Activation in code-server: the time the extension host spends loading our code and calling
+ * `activate()` (what "Developer: Show Running Extensions" shows as "Activation: N ms"), as the mean
+ * of several fresh code-server starts with the built .vsix installed, next to the bundle and vsix
+ * sizes. The baseline is the same sources bundled into one file (`esbuild.mjs --single`, as before
+ * the split), measured in the same run, alternating start by start.
+ *
+ * Per start: a new user-data folder and a new code-server process (so a new extension host), a new
+ * browser context on its workbench, a click on the Cloud Agents activity-bar entry (onView
+ * activation), then the extension's activation report (CLOUD_AGENTS_ACTIVATION_REPORT, see
+ * src/extension.ts): load = the extension host's marks `code/extHost/didLoadExtensionCode/<id>` −
+ * `willLoadExtensionCode/<id>` around `require(main)` (ms resolution, Date.now, the same clock VS
+ * Code's own figure uses), activate = `activate()` measured with performance.now().
+ *
+ * BENCH_ACTIVATION_STARTS sets the measured starts per variant (default 5; one more warm-up start
+ * of each is not counted).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { type BenchContext, type Row, median } from '../report';
+
+const ROOT = join(__dirname, '..', '..', '..');
+/** The goal of the issue, in ms (load + activate). */
+const GOAL_MS = 50;
+const EXTENSION_ID = 'cloud-agents.cloud-agents-vscode';
+const REPORT_TIMEOUT_MS = 90_000;
+
+/** What src/extension.ts writes to CLOUD_AGENTS_ACTIVATION_REPORT. */
+interface ActivationReport {
+	willLoad?: number;
+	didLoad?: number;
+	activateMs: number;
+	activateEndEpochMs: number;
+	/** The files under dist/ in Node's module cache when activate() returned. */
+	dist: string[];
+}
+
+/** The parts of scripts/lib/harness.mjs this section uses. */
+interface CodeServer { node: string; entry: string; dir: string }
+interface ChildLike { exited: boolean }
+/** The harness's process bookkeeping: stops what it started by pid (also on Ctrl-C). */
+interface Procs { stop(child: ChildLike): Promise<void>; stopAll(): Promise<void> }
+interface Harness {
+	CALM_SETTINGS: Record<string, unknown>;
+	CHROMIUM: string;
+	Processes: new () => Procs;
+	ensureCodeServer(opts?: { browser?: boolean }): Promise<CodeServer>;
+	ensureSystemPackages(opts?: { browser?: boolean; build?: boolean }): void;
+	freePort(): Promise<number>;
+	checkVsix(path: string): number;
+	installExtension(cs: CodeServer, extensionsDir: string, userDataDir: string, vsix: string): void;
+	startCodeServer(procs: unknown, cs: CodeServer, opts: { port: number; extensionsDir: string; userDataDir: string; folder: string; env?: Record<string, string>; logFile?: string }): Promise<ChildLike>;
+	writeUserSettings(userDataDir: string, settings: Record<string, unknown>): void;
+	zipEntries(path: string): string[];
+}
+
+interface Variant {
+	name: string;
+	vsix: string;
+	extensionsDir: string;
+	/** dist/*.js sizes in bytes, by file name. */
+	bundles: Record<string, number>;
+	vsceWarnings: string[];
+	/** A copy of the variant's dist/ folder (for the plain-Node load measurement). */
+	dist: string;
+	samples: Array<{ loadMs: number; activateMs: number; totalMs: number; dist: string[] }>;
+}
+
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+function node(args: string[]): string {
+	const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+	if (r.status !== 0) {
+		throw new Error(`node ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
+	}
+	return `${r.stdout}\n${r.stderr}`;
+}
+
+function distSizes(): Record<string, number> {
+	const out: Record<string, number> = {};
+	for (const f of ['extension.js', 'core.js', 'client.js']) {
+		const p = join(ROOT, 'dist', f);
+		if (existsSync(p)) {
+			out[f] = statSync(p).size;
+		}
+	}
+	return out;
+}
+
+/** vsce's WARNING lines (e.g. about the bundle's size or file count). */
+function warnings(output: string): string[] {
+	return output.split('\n').filter((l) => /WARNING/i.test(l)).map((l) => l.trim());
+}
+
+/** Builds the baseline (one bundle) and the shipped split build, each as a .vsix in `work`. */
+function buildVariants(h: Harness, work: string): Variant[] {
+	const vsce = join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
+	const variants: Variant[] = [];
+	// Baseline first, so dist/ ends up holding the shipped (split) production build.
+	node([join(ROOT, 'esbuild.mjs'), '--production', '--single', `--outdir=${join(work, 'dist-baseline')}`]);
+	node([join(ROOT, 'esbuild.mjs'), '--production', '--single']);
+	const baseBundles = distSizes();
+	const baseVsix = join(work, 'baseline.vsix');
+	const baseOut = node([vsce, 'package', '--no-dependencies', '-o', baseVsix]);
+	variants.push({ name: 'baseline: one bundle', vsix: baseVsix, extensionsDir: join(work, 'ext-baseline'), bundles: baseBundles, vsceWarnings: warnings(baseOut), dist: join(work, 'dist-baseline'), samples: [] });
+	// The shipped build, as buildVsix of the harness makes it (and checked as it checks it).
+	node([join(ROOT, 'esbuild.mjs'), '--production', `--outdir=${join(work, 'dist-split')}`]);
+	node([join(ROOT, 'esbuild.mjs'), '--production']);
+	const splitBundles = distSizes();
+	const splitVsix = join(work, 'split.vsix');
+	const splitOut = node([vsce, 'package', '--no-dependencies', '-o', splitVsix]);
+	h.checkVsix(splitVsix);
+	variants.push({ name: 'split: extension.js + core.js, client.js on first use', vsix: splitVsix, extensionsDir: join(work, 'ext-split'), bundles: splitBundles, vsceWarnings: warnings(splitOut), dist: join(work, 'dist-split'), samples: [] });
+	return variants;
+}
+
+/**
+ * Loads `<dist>/extension.js` in a fresh Node process (code-server's own Node, `vscode` stubbed as in
+ * test/unit/build/bundles.test.ts) and returns the CPU time and wall time of the `require`, which
+ * includes compiling the file. CPU time hardly moves with other processes' load.
+ */
+function loadInPlainNode(nodeBin: string, dist: string): { cpuMs: number; wallMs: number } {
+	const script = `
+const Module = require('node:module');
+const get = (_t, k) => (k === Symbol.toPrimitive ? () => '' : stub);
+const proto = new Proxy({}, { get });
+const stub = new Proxy(function vscode() {}, { get, getPrototypeOf: () => proto, apply: () => stub, construct: () => stub });
+const original = Module._load;
+Module._load = (request, ...rest) => (request === 'vscode' ? stub : original(request, ...rest));
+const c0 = process.cpuUsage();
+const t0 = performance.now();
+require(${JSON.stringify(join(dist, 'extension.js'))});
+const t1 = performance.now();
+const c = process.cpuUsage(c0);
+process.stdout.write(JSON.stringify({ cpuMs: (c.user + c.system) / 1000, wallMs: t1 - t0 }));
+`;
+	const r = spawnSync(nodeBin, ['-e', script], { encoding: 'utf8' });
+	if (r.status !== 0) {
+		throw new Error(`loading ${dist}/extension.js in Node failed: ${r.stderr}`);
+	}
+	return JSON.parse(r.stdout) as { cpuMs: number; wallMs: number };
+}
+
+/** One fresh code-server start with `variant` installed; resolves with the activation report. */
+async function measureOnce(h: Harness, procs: Procs, cs: CodeServer, browser: Browser, variant: Variant, dir: string, apiUrl: string): Promise<ActivationReport> {
+	const ud = join(dir, 'user-data');
+	const folder = join(dir, 'workspace');
+	mkdirSync(folder, { recursive: true });
+	writeFileSync(join(folder, 'README.md'), '# activation bench\n');
+	h.writeUserSettings(ud, { ...h.CALM_SETTINGS, 'cloudAgents.apiUrl': apiUrl });
+	const reportPath = join(dir, 'activation.json');
+	const port = await h.freePort();
+	let child: ChildLike | undefined;
+	try {
+		child = await h.startCodeServer(procs, cs, {
+			port, extensionsDir: variant.extensionsDir, userDataDir: ud, folder, logFile: join(dir, 'code-server.log'),
+			env: { CLOUD_AGENTS_ACTIVATION_REPORT: reportPath },
+		});
+		const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+		try {
+			const page = await context.newPage();
+			await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
+			await page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 60_000 });
+			// Opening the view container activates the extension (onView:cloudAgents.agents).
+			await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click({ timeout: 60_000 });
+			const end = Date.now() + REPORT_TIMEOUT_MS;
+			while (!existsSync(reportPath)) {
+				if (child?.exited) {
+					throw new Error('code-server exited before the extension reported its activation');
+				}
+				if (Date.now() > end) {
+					throw new Error(`no activation report after ${REPORT_TIMEOUT_MS / 1000} s (see ${join(dir, 'code-server.log')})`);
+				}
+				await new Promise((r) => setTimeout(r, 100));
+			}
+			// Written in one call; give it a moment in case the read races the write.
+			await new Promise((r) => setTimeout(r, 50));
+			return JSON.parse(readFileSync(reportPath, 'utf8')) as ActivationReport;
+		} finally {
+			await context.close().catch(() => undefined);
+		}
+	} finally {
+		if (child) {
+			await procs.stop(child);
+		}
+	}
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+	const title = 'Activation in code-server (load + activate(), fresh extension-host starts)';
+	const starts = Math.max(1, Number(process.env.BENCH_ACTIVATION_STARTS ?? 5) || 5);
+	const h = (await import(pathToFileURL(join(ROOT, 'scripts', 'lib', 'harness.mjs')).href)) as Harness;
+	const work = join(ROOT, 'bench', '.tmp', `activation-${process.pid}`);
+	rmSync(work, { recursive: true, force: true });
+	mkdirSync(work, { recursive: true });
+	let browser: Browser | undefined;
+	const procs = new h.Processes();
+	try {
+		ctx.log('activation: installing/locating code-server and Chromium (cached after the first run)…');
+		const cs = await h.ensureCodeServer({ browser: true });
+		h.ensureSystemPackages({ browser: true, build: false });
+		ctx.log('activation: building the baseline (one bundle) and the split .vsix…');
+		const variants = buildVariants(h, work);
+		for (const v of variants) {
+			mkdirSync(v.extensionsDir, { recursive: true });
+			h.installExtension(cs, v.extensionsDir, join(work, 'install-user-data'), v.vsix);
+		}
+		browser = await chromium.launch({
+			executablePath: h.CHROMIUM,
+			headless: true,
+			args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+		});
+		// Round 0 warms the file cache and code-server itself for both; the order alternates per round.
+		for (let round = 0; round <= starts; round++) {
+			const order = round % 2 === 0 ? variants : [...variants].reverse();
+			for (const v of order) {
+				const dir = join(work, 'starts', `${round}-${v === variants[0] ? 'baseline' : 'split'}`);
+				const r = await measureOnce(h, procs, cs, browser, v, dir, ctx.emulatorUrl);
+				if (r.willLoad === undefined || r.didLoad === undefined) {
+					throw new Error(`the extension host gave no load marks for ${EXTENSION_ID} (got ${JSON.stringify(r)})`);
+				}
+				const loadMs = r.didLoad - r.willLoad;
+				const sample = { loadMs, activateMs: r.activateMs, totalMs: loadMs + r.activateMs, dist: r.dist };
+				ctx.log(`activation: ${round === 0 ? 'warm-up' : `start ${round}/${starts}`} ${v.name}: load ${loadMs} ms + activate ${r.activateMs.toFixed(1)} ms (${r.dist.join(', ')})`);
+				if (round > 0) {
+					v.samples.push(sample);
+				}
+			}
+		}
+		const [base, split] = variants as [Variant, Variant];
+		// Plain Node: require() of each build's extension.js in fresh processes, alternating, after one warm-up each.
+		const plainRuns = 15;
+		const plain = new Map<Variant, Array<{ cpuMs: number; wallMs: number }>>(variants.map((v) => [v, []]));
+		for (let i = 0; i <= plainRuns; i++) {
+			for (const v of i % 2 === 0 ? variants : [...variants].reverse()) {
+				const r = loadInPlainNode(cs.node, v.dist);
+				if (i > 0) {
+					plain.get(v)?.push(r);
+				}
+			}
+		}
+		const plainMedian = (v: Variant, k: 'cpuMs' | 'wallMs'): number => median((plain.get(v) ?? []).map((x) => x[k]));
+		const stats = (v: Variant) => {
+			const totals = v.samples.map((s) => s.totalMs);
+			return { mean: mean(totals), min: Math.min(...totals), max: Math.max(...totals), load: mean(v.samples.map((s) => s.loadMs)), activate: mean(v.samples.map((s) => s.activateMs)) };
+		};
+		const b = stats(base);
+		const s = stats(split);
+		const fmt = (x: { mean: number; min: number; max: number; load: number; activate: number }): string =>
+			`${x.mean.toFixed(1)} ms (min ${x.min.toFixed(1)}, max ${x.max.toFixed(1)}; load ${x.load.toFixed(1)} + activate ${x.activate.toFixed(1)})`;
+		const clientAtActivation = split.samples.filter((x) => x.dist.some((f) => f.endsWith('client.js'))).length;
+		const loadedAtActivation = (split.bundles['extension.js'] ?? 0) + (split.bundles['core.js'] ?? 0);
+		const rows: Row[] = [
+			{ metric: `activation, shipped split build: mean of ${starts} starts (load + activate)`, value: fmt(s), target: `< ${GOAL_MS} ms`, pass: s.mean < GOAL_MS },
+			{ metric: `activation, baseline one bundle, same run: mean of ${starts} starts`, value: fmt(b) },
+			{ metric: 'split ÷ baseline (means)', value: (s.mean / b.mean).toFixed(2) },
+			{ metric: `median of all ${starts} starts, split / baseline`, value: `${median(split.samples.map((x) => x.totalMs)).toFixed(1)} ms / ${median(base.samples.map((x) => x.totalMs)).toFixed(1)} ms` },
+			{ metric: `cross-check in plain Node 24 (code-server's): CPU time of require('extension.js'), median of ${plainRuns} fresh processes, split / baseline`, value: `${plainMedian(split, 'cpuMs').toFixed(1)} ms / ${plainMedian(base, 'cpuMs').toFixed(1)} ms (ratio ${(plainMedian(split, 'cpuMs') / plainMedian(base, 'cpuMs')).toFixed(2)}; wall ${plainMedian(split, 'wallMs').toFixed(1)} / ${plainMedian(base, 'wallMs').toFixed(1)} ms)` },
+			{ metric: 'starts whose activation loaded dist/client.js (HTTP client: undici, eventsource-parser)', value: `${clientAtActivation} of ${starts}`, target: '0', pass: clientAtActivation === 0 },
+			{ metric: 'code loaded at activation: dist/extension.js + dist/core.js', value: `${kib(loadedAtActivation)} (${kib(split.bundles['extension.js'] ?? 0)} + ${kib(split.bundles['core.js'] ?? 0)})` },
+			{ metric: 'dist/client.js (loaded on first use)', value: kib(split.bundles['client.js'] ?? 0) },
+			{ metric: 'baseline: the one bundle (dist/extension.js)', value: kib(base.bundles['extension.js'] ?? 0) },
+			{ metric: 'vsix, shipped split build', value: kib(statSync(split.vsix).size), target: '< 1024 KiB', pass: statSync(split.vsix).size < 1024 * 1024 },
+			{ metric: 'vsix, baseline one bundle', value: kib(statSync(base.vsix).size) },
+			{ metric: 'vsix entries, shipped split build', value: h.zipEntries(split.vsix).filter((e) => e.startsWith('extension/dist/')).map((e) => e.slice('extension/'.length)).join(', ') },
+		];
+		const load = loadavg().map((x) => x.toFixed(2)).join(', ');
+		ctx.addSection({
+			title,
+			rows,
+			notes: [
+				`Load average (1, 5, 15 min) after the starts: ${load} on ${cpus().length} cores. The code-server figures are wall-clock times inside an extension host that shares the machine; when the load exceeds the cores they grow with it, the ratio and the plain-Node CPU times much less.`,
+				`How it works: each start is a new code-server (so a new extension host) with a new user-data folder and a new Chromium context; a click on the Cloud Agents activity-bar entry activates the extension (onView), which, with CLOUD_AGENTS_ACTIVATION_REPORT set, writes the extension host's own marks around require(main) (load, ms resolution) and the duration of activate() (performance.now()). load + activate is the figure "Developer: Show Running Extensions" shows. Baseline and split build come from the same sources (esbuild.mjs --single vs the default), are installed side by side, and are started alternately, after one uncounted warm-up start each; the goal applies to the mean of the split build.`,
+				...(base.vsceWarnings.length > 0 ? [`vsce on the baseline: ${base.vsceWarnings.join(' / ')}`] : []),
+			],
+		});
+	} catch (err) {
+		ctx.log(`activation: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+		ctx.addSection({ title, rows: [{ metric: `activation, shipped split build: mean of ${starts} starts`, value: `not measured: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, target: `< ${GOAL_MS} ms`, pass: false }] });
+	} finally {
+		await browser?.close().catch(() => undefined);
+		await procs.stopAll();
+		rmSync(work, { recursive: true, force: true });
+	}
+}

@@ -1,0 +1,107 @@
+/**
+ * The production build (esbuild.mjs) split into three files so activation does not load the HTTP
+ * client: dist/extension.js and dist/core.js hold no undici or eventsource-parser, loading
+ * extension.js does not load client.js, and an error thrown inside client.js is an instance of the
+ * classes the rest of the extension checks against (one copy of src/api's light modules, in core.js).
+ * The activation time itself is measured in real code-server by `npm run bench activation`.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..', '..');
+/** Strings of undici's and eventsource-parser's code that survive minification. */
+const UNDICI = 'llhttp';
+const PARSER = 'ParseError';
+/** Node's CommonJS loader, for loading the built files as the extension host does. */
+const load = createRequire(__filename);
+
+/**
+ * A stand-in for the `vscode` module: every property, call and `new` yields another stand-in. Its
+ * prototype answers every name too, since esbuild's `__toESM` copies a module into an object created
+ * from the module's prototype (names it cannot list are then found there).
+ */
+function vscodeStub(): unknown {
+	const get = (_t: object, key: string | symbol): unknown => (key === Symbol.toPrimitive ? () => '' : stub);
+	const proto: object = new Proxy({}, { get });
+	const stub: object = new Proxy(function vscode() { /* stand-in */ }, {
+		get,
+		getPrototypeOf: () => proto,
+		apply: () => stub,
+		construct: () => stub,
+	});
+	return stub;
+}
+
+suite('build: the bundle split (esbuild.mjs)', function () {
+	this.timeout(120_000);
+	let out: string;
+
+	suiteSetup(() => {
+		out = mkdtempSync(join(tmpdir(), 'ca-bundles-'));
+		const r = spawnSync(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production', `--outdir=${out}`], { cwd: ROOT, encoding: 'utf8' });
+		assert.equal(r.status, 0, `esbuild.mjs failed:\n${r.stdout}\n${r.stderr}`);
+	});
+
+	suiteTeardown(() => {
+		rmSync(out, { recursive: true, force: true });
+	});
+
+	test('writes extension.js, core.js and client.js; only client.js holds undici and eventsource-parser', () => {
+		for (const f of ['extension.js', 'core.js', 'client.js']) {
+			assert.ok(existsSync(join(out, f)), `${f} was not written`);
+		}
+		const text = (f: string): string => readFileSync(join(out, f), 'utf8');
+		assert.ok(text('client.js').includes(UNDICI) && text('client.js').includes(PARSER), 'client.js should hold undici and eventsource-parser');
+		for (const f of ['extension.js', 'core.js']) {
+			assert.ok(!text(f).includes(UNDICI), `${f} holds undici`);
+			assert.ok(!text(f).includes(PARSER), `${f} holds eventsource-parser`);
+		}
+		// What activation loads is a fraction of the whole.
+		const size = (f: string): number => statSync(join(out, f)).size;
+		assert.ok(size('extension.js') + size('core.js') < size('client.js') / 2, `extension.js + core.js = ${size('extension.js') + size('core.js')} bytes`);
+	});
+
+	test('loading extension.js loads core.js but not client.js', () => {
+		const original = (Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown })._load;
+		const modules = Module as unknown as { _load: typeof original };
+		modules._load = (request, ...rest) => (request === 'vscode' ? vscodeStub() : original(request, ...rest));
+		try {
+			const ext = load(join(out, 'extension.js')) as { activate?: unknown };
+			assert.equal(typeof ext.activate, 'function');
+		} finally {
+			modules._load = original;
+		}
+		assert.ok(load.cache[join(out, 'core.js')], 'core.js was not loaded');
+		assert.equal(load.cache[join(out, 'client.js')], undefined, 'client.js was loaded with extension.js');
+	});
+
+	test('an error from client.js is an instance of core.js\'s ApiError (one copy of the error classes)', async () => {
+		const server: Server = createServer((_req, res) => {
+			res.writeHead(401, { 'content-type': 'application/json' });
+			res.end(JSON.stringify({ error: { code: 'unauthorized', message: 'no' } }));
+		});
+		await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+		try {
+			type Core = { errors: { ApiError: new (...a: never[]) => Error; isAuthFailure(e: unknown): boolean } };
+			type Client = { client: { CloudAgentsClient: new (o: object) => { listAgents(): Promise<unknown>; close(): void } } };
+			const core = load(join(out, 'core.js')) as Core;
+			const client = load(join(out, 'client.js')) as Client;
+			const c = new client.client.CloudAgentsClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, getToken: async () => 'ca_test_token' });
+			try {
+				const err = await c.listAgents().then(() => undefined, (e: unknown) => e);
+				assert.ok(err instanceof core.errors.ApiError, `not a core ApiError: ${String(err)}`);
+				assert.ok(core.errors.isAuthFailure(err));
+			} finally {
+				c.close();
+			}
+		} finally {
+			await new Promise((r) => server.close(r));
+		}
+	});
+});
