@@ -56,12 +56,14 @@ export interface InterfaceDiffers {
 }
 
 /**
- * True for the paths VS Code probes in every folder it opens (`.vscode` and below: settings, tasks,
- * launch, extensions). While an agent's workspace interface differs they are answered "not found"
+ * True for the paths VS Code and its extensions probe in every folder it opens: dot-folders and
+ * below (`.vscode` settings, tasks, launch; `.github` agents, prompts and instructions; `.git`,
+ * `.devcontainer`). While an agent's workspace interface differs they are answered "not found"
  * without a request; the folder's root carries the message.
  */
 export function isConfigProbe(path: string): boolean {
-	return path === '.vscode' || path.startsWith('.vscode/');
+	const first = path.replace(/^\/+/, '').split('/')[0] ?? '';
+	return first.length > 1 && first.startsWith('.') && first !== '..';
 }
 
 /** A file read refused because it is over the large-file threshold and was not approved. */

@@ -70,13 +70,14 @@ const uiTest: UiTest = {
 		const after = await api<RunBody[]>(`/v2/agents/${encodeURIComponent(agent.id)}/runs?limit=100`);
 		assert.equal(after.length, before.length + 1);
 
-		// The end of the run is announced with the service's final status ("Cloud Agents run <last 8
-		// characters of the id> succeeded."; the variant says "completed" and sends no run.completed
-		// event: its stream just closes after the final status). Toasts and the notification center
-		// use the same message class.
-		const ended = `Cloud Agents run ${created.id.replace(/^run_/, '').slice(-8)} ${profileWords(emulatorProfile).run.succeeded}.`;
+		// The end of the run is announced with the run's name (agent and prompt excerpt) and the
+		// service's final status ("<agent>: <prompt…> — succeeded."; the variant says "completed" and
+		// sends no run.completed event: its stream just closes after the final status). Toasts and the
+		// notification center use the same message class.
+		const named = `${target}: Outline the docs`;
+		const ended = ` — ${profileWords(emulatorProfile).run.succeeded}.`;
 		await page.waitForFunction(
-			`[...document.querySelectorAll('.notification-list-item-message')].some((m) => (m.textContent ?? '').replace(/\\u00a0/g, ' ').includes(${JSON.stringify(ended)}))`,
+			`[...document.querySelectorAll('.notification-list-item-message')].some((m) => { const t = (m.textContent ?? '').replace(/\\u00a0/g, ' '); return t.includes(${JSON.stringify(named)}) && t.includes(${JSON.stringify(ended)}); })`,
 			undefined,
 			{ timeout: 30_000 },
 		);

@@ -95,7 +95,7 @@ suite('Run names, status bar and run actions', () => {
 			// The followed run's row says so: Stop Following replaces the inline Follow (package.json menus).
 			await vscode.commands.executeCommand('cloudAgents.runs.refresh');
 			const row = await waitFor('the followed row', async () => (await rows()).find((r) => r.id === `run/${agentId}/${run.id}` && r.contextValue?.includes(':followed')));
-			assert.match(row.contextValue ?? '', /^run:running:active.*:followed$/);
+			assert.match(row.contextValue ?? '', /^run:(queued|running):active.*:followed$/);
 
 			const chosen = await vscode.commands.executeCommand('cloudAgents.runs.followedRunActions', { action: 'stopFollowing' });
 			assert.equal(chosen, 'stopFollowing');
