@@ -146,8 +146,15 @@ const uiTest: UiTest = {
 		await waitForWelcome(workbench, true);
 		assert.equal(await dialog(page).isVisible(), false, 'Sign Out asked although "Don\'t Ask Again" was chosen');
 
-		// Put things back: the confirmation on (Settings editor), signed in with the dev token.
-		await workbench.runCommand('Preferences: Open User Settings');
+		// Put things back: the confirmation on (Settings editor), signed in with the dev token. An
+		// earlier UI test may have left settings.json open in the modal editor part: close it first and
+		// ask for the Settings UI explicitly.
+		for (let i = 0; i < 5 && (await page.locator('.modal-editor-part').isVisible().catch(() => false)); i++) {
+			await page.keyboard.press('Escape');
+			await page.waitForTimeout(300);
+		}
+		await workbench.runCommand('View: Close All Editors');
+		await workbench.runCommand('Preferences: Open Settings (UI)');
 		const search = page.locator('.settings-editor .suggest-input-container .monaco-editor textarea, .settings-editor input.input').first();
 		await search.waitFor({ state: 'visible', timeout: 15_000 });
 		await page.keyboard.insertText('cloudAgents.confirmSignOut');
