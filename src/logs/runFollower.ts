@@ -394,7 +394,8 @@ export class RunFollower extends Disposable {
 		if (this.statusRun === run) {
 			this.dismissStatus();
 		}
-		run.channel.dispose();
+		// Not at once: a channel disposed right after its last append makes the workbench log "Model is disposed!".
+		this.closeLater(run.channel);
 	}
 
 	/** Shows a run's output channel; false when this window has none for it. */
