@@ -186,5 +186,9 @@ suite('Hostile server: local files and the agent workspace', () => {
 		assert.equal(doc.isDirty, true);
 		assert.deepEqual(writes, [], 'nothing was written over the agent\'s version');
 		assert.equal(current.content.toString(), 'theirs!!\n');
+		// Leave no dirty editor or save-conflict prompt behind for the teardown to close under it.
+		await vscode.commands.executeCommand('workbench.action.files.revert');
+		await vscode.commands.executeCommand('notifications.clearAll');
+		await sleep(300);
 	});
 });
