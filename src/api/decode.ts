@@ -138,6 +138,16 @@ class Fields {
 
 	/** The record with the checked members written over the originals (undefined ones removed). */
 	with<T>(checked: Obj): T {
+		let same = true;
+		for (const [k, v] of Object.entries(checked)) {
+			if (v === undefined ? k in this.o : this.o[k] !== v) {
+				same = false;
+				break;
+			}
+		}
+		if (same) {
+			return this.o as T; // Nothing to change: no copy (the common case, on every answer).
+		}
 		const out: Obj = { ...this.o };
 		for (const [k, v] of Object.entries(checked)) {
 			if (v === undefined) {

@@ -219,6 +219,11 @@ export async function readBounded(res: ResponseData, max: number, strict: boolea
 		res.body.destroy();
 		throw new BodyTooLargeError(max);
 	}
+	if (Number.isSafeInteger(declared) && declared >= 0 && declared <= max) {
+		// HTTP framing bounds a body with a Content-Length to that many bytes: undici's own reader
+		// (much cheaper than iterating the stream) cannot read more than was declared.
+		return Buffer.from(await res.body.arrayBuffer());
+	}
 	const chunks: Buffer[] = [];
 	let total = 0;
 	for await (const chunk of res.body as AsyncIterable<Buffer>) {
@@ -402,10 +407,11 @@ export class Transport {
 					headers,
 					body: payload,
 					dispatcher: this.dispatcher,
-					signal: deadline.signal,
+					signal: spec.signal,
 					headersTimeout: this.timeouts.headersMs,
 					bodyTimeout: this.timeouts.bodyMs,
 				});
+				deadline.watch(res.body);
 				const status = res.statusCode;
 				if ((status >= 200 && status < 300) || spec.acceptStatuses?.includes(status)) {
 					const body = await this.readJson<T>(res, spec.method);
@@ -472,49 +478,56 @@ export class Transport {
 	}
 
 	/**
-	 * An overall deadline for one attempt: a signal that aborts when the caller's signal aborts or
-	 * when the deadline passes, so a server that trickles its answer ends in a time-out.
+	 * An overall deadline for one attempt: when it passes, the response body being read is
+	 * destroyed, so a server that trickles its answer ends in a time-out (headers are bounded by
+	 * headersTimeout, which is shorter). No AbortController per request: the caller's signal, when
+	 * there is one, goes to undici as it is.
 	 */
-	private deadline(spec: Pick<RequestSpec, 'signal' | 'transfer'>): { signal: AbortSignal; ms: number; expired(): boolean; dispose(): void } {
+	private deadline(spec: Pick<RequestSpec, 'transfer'>): { ms: number; watch(body: ResponseData['body']): void; expired(): boolean; dispose(): void } {
 		const ms = spec.transfer ? this.timeouts.transferDeadlineMs : this.timeouts.deadlineMs;
-		const controller = new AbortController();
 		let expired = false;
+		let body: ResponseData['body'] | undefined;
 		const timer = setTimeout(() => {
 			expired = true;
-			controller.abort();
+			if (body && !body.destroyed) {
+				body.on('error', () => undefined);
+				body.destroy(new Error('The request passed its overall deadline'));
+			}
 		}, ms);
-		const onAbort = (): void => controller.abort(spec.signal?.reason);
-		spec.signal?.addEventListener('abort', onAbort, { once: true });
 		return {
-			signal: controller.signal,
 			ms,
-			expired: () => expired,
-			dispose: () => {
-				clearTimeout(timer);
-				spec.signal?.removeEventListener('abort', onAbort);
+			watch: (b) => {
+				body = b;
 			},
+			expired: () => expired,
+			dispose: () => clearTimeout(timer),
 		};
 	}
+
 
 	private async readJson<T>(res: ResponseData, method: HttpMethod): Promise<T> {
 		if (method === 'HEAD' || res.statusCode === 204 || res.statusCode === 205) {
 			await res.body.dump();
 			return undefined as T;
 		}
-		let bytes: Buffer;
+		let bytes: Buffer | string;
 		try {
-			bytes = await readBounded(res, SAFETY.jsonBodyMaxBytes, true);
+			// A declared length within the cap is read with undici's text reader (the common, fast case).
+			const declared = Number(header(res, 'content-length'));
+			bytes = Number.isSafeInteger(declared) && declared >= 0 && declared <= SAFETY.jsonBodyMaxBytes
+				? await res.body.text()
+				: await readBounded(res, SAFETY.jsonBodyMaxBytes, true);
 		} catch (err) {
 			if (err instanceof BodyTooLargeError) {
 				throw new ApiError(res.statusCode, 'response_too_large', `The server's answer is larger than ${SAFETY.jsonBodyMaxBytes} bytes; it was not read`, this.requestIdOf(res), undefined, undefined, this.seenTokens);
 			}
 			throw err;
 		}
-		if (bytes.byteLength === 0) {
+		if (bytes.length === 0) {
 			return undefined as T;
 		}
 		try {
-			return JSON.parse(this.redactTokens(bytes.toString('utf8'))) as T;
+			return JSON.parse(this.redactTokens(typeof bytes === 'string' ? bytes : bytes.toString('utf8'))) as T;
 		} catch (err) {
 			throw new ApiError(res.statusCode, 'invalid_response', 'The server sent a response that is not valid JSON', this.requestIdOf(res), undefined, { cause: err });
 		}
