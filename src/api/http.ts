@@ -281,6 +281,43 @@ export function errorFromBody(status: number, text: string, headerRequestId: str
 
 const RETRY_STATUSES = new Set([429, 503, 504]);
 
+/** One request's overall deadline (see Transport.deadline). */
+interface DeadlineEntry {
+	at: number;
+	body: Dispatcher.ResponseData['body'] | undefined;
+	expired: boolean;
+}
+/** Requests in flight with their deadlines; one sweep timer serves them all (no timer per request). */
+const deadlines = new Set<DeadlineEntry>();
+let sweep: ReturnType<typeof setInterval> | undefined;
+/** How often the deadline sweep runs: deadlines are met to within this. */
+const DEADLINE_SWEEP_MS = 250;
+
+function startDeadlineSweep(): void {
+	if (sweep !== undefined) {
+		return;
+	}
+	sweep = setInterval(() => {
+		const now = Date.now();
+		for (const entry of deadlines) {
+			if (entry.at <= now) {
+				entry.expired = true;
+				deadlines.delete(entry);
+				const body = entry.body;
+				if (body && !body.destroyed) {
+					body.on('error', () => undefined);
+					body.destroy(new Error('The request passed its overall deadline'));
+				}
+			}
+		}
+		if (deadlines.size === 0) {
+			clearInterval(sweep);
+			sweep = undefined;
+		}
+	}, DEADLINE_SWEEP_MS);
+	sweep.unref?.();
+}
+
 /** The HTTP layer of one client. */
 export class Transport {
 	readonly base: URL;
@@ -347,10 +384,20 @@ export class Transport {
 	}
 
 	/**
-	 * Replaces every token this transport has sent with `<redacted>` in server text (a body, an
-	 * event): a server that echoes the token back cannot get it into a record, a view, a copied
-	 * value or a document. One substring search per token when nothing matches.
+	 * True when server text (a body, a chunk of events) holds a token this transport has sent: a
+	 * server that echoes the token back must not get it into a record, a view, a copied value or a
+	 * document, so such text is redacted (redactTokens). One substring search per token.
 	 */
+	containsToken(text: string): boolean {
+		for (const token of this.seenTokens) {
+			if (token.length >= 4 && text.includes(token)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** Replaces every token this transport has sent with `<redacted>` (see containsToken). */
 	redactTokens(text: string): string {
 		for (const token of this.seenTokens) {
 			if (token.length >= 4 && text.includes(token)) {
@@ -485,24 +532,21 @@ export class Transport {
 	 */
 	private deadline(spec: Pick<RequestSpec, 'transfer'>): { ms: number; watch(body: ResponseData['body']): void; expired(): boolean; dispose(): void } {
 		const ms = spec.transfer ? this.timeouts.transferDeadlineMs : this.timeouts.deadlineMs;
-		let expired = false;
-		let body: ResponseData['body'] | undefined;
-		const timer = setTimeout(() => {
-			expired = true;
-			if (body && !body.destroyed) {
-				body.on('error', () => undefined);
-				body.destroy(new Error('The request passed its overall deadline'));
-			}
-		}, ms);
+		const entry: DeadlineEntry = { at: Date.now() + ms, body: undefined, expired: false };
+		deadlines.add(entry);
+		startDeadlineSweep();
 		return {
 			ms,
 			watch: (b) => {
-				body = b;
+				entry.body = b;
 			},
-			expired: () => expired,
-			dispose: () => clearTimeout(timer),
+			expired: () => entry.expired,
+			dispose: () => {
+				deadlines.delete(entry);
+			},
 		};
 	}
+
 
 
 	private async readJson<T>(res: ResponseData, method: HttpMethod): Promise<T> {

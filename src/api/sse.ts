@@ -254,6 +254,10 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 	private reconnectRequested = false;
 	/** When the current connection last delivered a whole event or a keep-alive comment. */
 	private lastActivity = 0;
+	/** The current chunk (with the previous tail) holds a token this transport sent. */
+	private tokenSeen = false;
+	/** The end of the previous chunk's text. */
+	private tail = '';
 	/** The run as read after the last clean end of the stream. */
 	private lastRun: Run | undefined;
 	/** Clean ends in a row that brought no new event. */
@@ -298,10 +302,10 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 
 	/** Collects a parsed SSE message; records are decoded per network chunk in flushPending. */
 	private onMessage(msg: EventSourceMessage): void {
-		this.lastActivity = Date.now();
 		this.pendingIds.push(msg.id);
-		this.pendingTypes.push(msg.event === undefined ? undefined : this.p.transport.redactTokens(msg.event));
-		this.pendingData.push(this.p.transport.redactTokens(msg.data));
+		// A token the server echoes is redacted, per message only when the chunk held one (see pull).
+		this.pendingTypes.push(msg.event !== undefined && this.tokenSeen ? this.p.transport.redactTokens(msg.event) : msg.event);
+		this.pendingData.push(this.tokenSeen ? this.p.transport.redactTokens(msg.data) : msg.data);
 		if (msg.event === 'error') {
 			this.pendingError = true;
 		}
@@ -474,7 +478,14 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 					}
 					continue;
 				}
-				this.parser.feed(this.decoder.decode(r.value));
+				const text = this.decoder.decode(r.value);
+				// One search per chunk (with the previous chunk's tail, for a token split across two).
+				this.tokenSeen = this.p.transport.containsToken(this.tail + text);
+				this.tail = text.slice(-64);
+				this.parser.feed(text);
+				if (this.pendingData.length > 0) {
+					this.lastActivity = Date.now();
+				}
 				this.flushPending();
 				if (this.buf.length === 0 && !this.streamError && Date.now() - this.lastActivity > this.p.transport.timeouts.streamIdleMs) {
 					// Bytes trickle in but no whole event or keep-alive: treat as dropped (then reconnect, bounded).
