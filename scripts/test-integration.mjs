@@ -214,12 +214,20 @@ async function runUiTests(session, uiTests, keepTest) {
 		const notes = [];
 		const note = (line) => { notes.push(String(line)); };
 		const shot = session.profile === 'standard' ? t.name : `${session.profile}-${t.name}`;
-		const expectConsoleError = session.consoleCheck.phase(`UI ${t.name}`, { strict: true });
+		let expectConsoleError = session.consoleCheck.phase(`UI ${t.name}`, { strict: true });
+		// Navigating away unloads the workbench: what it cancels then is judged in a phase of its own.
+		const leavePage = async (to, ready) => {
+			session.consoleCheck.phase(`UI ${t.name} (page unload)`, { strict: true, unload: true });
+			if (typeof to === 'string') { await page.goto(to); } else { await to(); }
+			await ready();
+			await new Promise((r) => setTimeout(r, 1000));
+			expectConsoleError = session.consoleCheck.phase(`UI ${t.name}`, { strict: true });
+		};
 		try {
 			const workbench = new Workbench(page, SCREENSHOTS);
 			await workbench.ready();
 			await workbench.dismissDialogs();
-			await uiTest.run({ page, workbench, emulatorUrl: session.emulatorUrl, emulatorProfile: session.profile, devToken: DEV_TOKEN, screenshotDir: SCREENSHOTS, note, expectConsoleError });
+			await uiTest.run({ page, workbench, emulatorUrl: session.emulatorUrl, emulatorProfile: session.profile, devToken: DEV_TOKEN, screenshotDir: SCREENSHOTS, note, expectConsoleError: (re, why) => expectConsoleError(re, why), leavePage: (to) => leavePage(to, () => workbench.ready()) });
 			uiResults.push({ titlePath: [t.name, uiTest.title], state: 'passed', durationMs: Date.now() - t0, notes });
 		} catch (err) {
 			await page.screenshot({ path: join(SCREENSHOTS, `FAILED-${shot}.png`) }).catch(() => {});

@@ -50,6 +50,8 @@ export const NOT_OURS = [
 	{ re: /Activating extension 'vscode\.[^']+' failed/, reason: 'a built-in vscode.* extension not shipped by code-server' },
 	{ re: /open-vsx\.org/, reason: 'extension gallery look-up (open-vsx) without internet' },
 	{ re: /^Failed to load resource: net::ERR_NAME_NOT_RESOLVED/, url: /open-vsx\.org/, reason: 'extension gallery look-up (open-vsx) without internet' },
+	{ re: /\[lifecycle\] Long running operations during shutdown are unsupported in the web \(id: (join\.disconnectRemote|join\.chat\w+|workbench\.contrib\.\w+)\)/, reason: 'the workbench\'s own shutdown participants when the page unloads (a reload into a workspace)' },
+	{ re: /Unable to write file 'vscode-log:\/[^']*' \(Error: IndexedDB database 'vscode-web-db' is closed\.\)/, reason: 'the workbench flushing its own log while the page unloads' },
 	{ re: /^Failed to load resource: the server responded with a status of 404/, url: /\/vsda\//, reason: 'code-server does not ship vsda (its log: "File not found: …/vsda/rust/web/vsda_bg.wasm")' },
 ];
 
@@ -83,6 +85,9 @@ export function classify(entry, phase) {
 		declared.seen = (declared.seen ?? 0) + 1;
 		return result('expected', `declared by the test: ${declared.why}`);
 	}
+	if (phase.unload && entry.source === 'console' && UNLOAD_CANCEL.test(text)) {
+		return result('noise', 'the workbench cancelling its pending reads as the page unloads (a UI test navigated away: leavePage)');
+	}
 	const pending = PENDING.find((p) => p.re.test(text) && (!p.phase || p.phase.test(phase.name ?? '')));
 	if (pending) { return result('pending', `PENDING-FIX: ${pending.cause}`); }
 	const marker = entry.source === 'ourlog' ? 'our own log channel' : ourMarker(text, url);
@@ -111,6 +116,13 @@ export function classify(entry, phase) {
 	}
 	return result('unattributed', 'in-host phase: names no extension (error notifications of provoked failures)');
 }
+
+/**
+ * What the workbench logs for the file reads and folder look-ups still pending when its page unloads
+ * (every scheme's, ours included: the extension host stops, pending calls reject with "Canceled" and
+ * late ones find no provider). Only in a phase a UI test opened with `leavePage`.
+ */
+export const UNLOAD_CANCEL = /^%c\s+ERR color: #f33 (Canceled: Canceled$|Canceled: Canceled\n|Failed to resolve files at location: \S+ (Canceled: Canceled|CodeExpectedError: ENOPRO: No file system provider found for resource '[^']*')|\w+: Unable to (read|write) file '[^']*' \(Canceled: Canceled\)|CodeExpectedError\n\s+at \w+\.withProvider \()/;
 
 /** How the workbench's log service prints an error in the browser console. */
 const UNEXPECTED = /^%c\s+ERR\b/;
@@ -187,9 +199,9 @@ export class ConsoleErrorCheck {
 		});
 	}
 
-	/** Starts a phase; `strict` for the UI tests. Returns a function the phase's test uses to declare an error it provokes. */
-	phase(name, { strict }) {
-		const p = { name, start: Date.now(), strict, expected: [] };
+	/** Starts a phase; `strict` for the UI tests, `unload` while a UI test's page navigates away. Returns a function the phase's test uses to declare an error it provokes. */
+	phase(name, { strict, unload = false }) {
+		const p = { name, start: Date.now(), strict, unload, expected: [] };
 		this.phases.push(p);
 		return (re, why) => { p.expected.push({ re, why, seen: 0 }); };
 	}

@@ -24,6 +24,13 @@ export interface UiContext {
 	 * (scripts/lib/consoleErrors.mjs) lets it through; the check fails if it never sees it.
 	 */
 	expectConsoleError: (pattern: RegExp, why: string) => void;
+	/**
+	 * Navigates the page to `to` (a URL, or an action after which the workbench reloads itself and
+	 * has loaded again) and waits for the workbench. Use it rather than `page.goto`: the reads the old
+	 * page had pending are cancelled as it unloads, and the console check judges what the workbench
+	 * logs for them apart (scripts/lib/consoleErrors.mjs `UNLOAD_CANCEL`).
+	 */
+	leavePage: (to: string | (() => Promise<void>)) => Promise<void>;
 }
 
 /** A UI test file's default export. */

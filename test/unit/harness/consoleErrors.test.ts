@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 type Source = 'console' | 'pageerror' | 'exthost' | 'ourlog';
 interface Entry { source: Source; text: string; url?: string }
 interface Expected { re: RegExp; why: string; seen?: number }
-interface Phase { name?: string; strict: boolean; expected?: Expected[] }
+interface Phase { name?: string; strict: boolean; unload?: boolean; expected?: Expected[] }
 interface Verdict { verdict: string; why: string; fails: boolean }
 interface Judged extends Verdict { phase: string; source: Source; text: string }
 interface Check {
@@ -146,6 +146,27 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 				assert.deepEqual([m.classify(entry, UI).verdict, m.classify(entry, UI).fails], ['noise', false]);
 			});
 		}
+
+		test('page unload: the workbench cancelling reads of our folder is noise only while a test leaves the page', () => {
+			const AUTH = 'cloud-agent://agent-hezdeyjqmqytkljvge3wiljugm3diljzmu2tgljzmi3tmmdcgrrdezryhexgi33dom';
+			const UNLOAD: Phase = { strict: true, unload: true };
+			const cancelled: Entry[] = [
+				{ source: 'console', text: `%c  ERR color: #f33 oa: Unable to read file '${AUTH}/.vscode/settings.json' (Canceled: Canceled)\n    at ume.restoreReadError (http://127.0.0.1:1/workbench.js:1:1)` },
+				{ source: 'console', text: `%c  ERR color: #f33 Failed to resolve files at location: ${AUTH}/.claude/agents Canceled: Canceled\n    at Rw (http://127.0.0.1:1/workbench.js:8:1620)` },
+				{ source: 'console', text: `%c  ERR color: #f33 Failed to resolve files at location: ${AUTH}/.claude/agents CodeExpectedError: ENOPRO: No file system provider found for resource '${AUTH}/.claude/agents'\n    at ume.withProvider (http://127.0.0.1:1/workbench.js:1:1)` },
+				{ source: 'console', text: '%c  ERR color: #f33 Canceled: Canceled\n    at Rw (http://127.0.0.1:1/workbench.js:8:1620)' },
+				{ source: 'console', text: '%c  ERR color: #f33 CodeExpectedError\n    at ume.withProvider (http://127.0.0.1:1/workbench.js:5225:122553)' },
+				{ source: 'console', text: "%c  ERR color: #f33 oa: Unable to write file 'vscode-remote:/x/User/caches/CachedConfigurations/folder/-1/configuration.json' (Canceled: Canceled)\n    at ume.writeFile (http://127.0.0.1:1/workbench.js:1:1)" },
+			];
+			for (const entry of cancelled) {
+				assert.deepEqual([m.classify(entry, UNLOAD).verdict, m.classify(entry, UNLOAD).fails], ['noise', false], entry.text);
+				assert.equal(m.classify(entry, UI).fails, true, `outside an unload it fails: ${entry.text}`);
+			}
+			// Anything else of ours still fails while the page unloads.
+			const notCancel: Entry = { source: 'console', text: `%c  ERR color: #f33 oa: Unable to read file '${AUTH}/.vscode/settings.json' (Error: EACCES)` };
+			assert.equal(m.classify(notCancel, UNLOAD).fails, true);
+			assert.equal(m.classify({ source: 'exthost', text: `Error: Canceled: Canceled\n\tat x (${INSTALL}:1:1)` }, UNLOAD).fails, true);
+		});
 
 		test('the noise list needs the right source URL: a 404 of another resource still fails', () => {
 			const entry: Entry = { source: 'console', text: 'Failed to load resource: the server responded with a status of 404 (Not Found)', url: 'http://127.0.0.1:1/v2/agents' };

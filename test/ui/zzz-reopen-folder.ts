@@ -1,0 +1,89 @@
+import * as assert from 'node:assert/strict';
+import { encodeAgentAuthority } from '../../src/fs/agentUri';
+import type { UiTest } from './support/workbench';
+
+async function api<T>(emulatorUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
+	const res = await fetch(`${emulatorUrl}${path}`, {
+		method,
+		headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
+	return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/**
+ * Issue 11: "Opening a remote folder in an empty window keeps the folders and restores the session."
+ * In an empty window, adding the first folder makes the workbench enter an untitled workspace, which in
+ * the browser reloads the page (a desktop window restarts its extension host): everything of ours starts
+ * again from nothing, and the workbench resolves `cloud-agent:` folders before our extension has
+ * activated. The folder must survive that, its files must be listed, the session must come back
+ * signed in from SecretStorage, and none of it may log an error of ours. Runs last (it leaves the page
+ * on another workspace and takes it back at the end).
+ */
+const uiTest: UiTest = {
+	title: 'opening an agent workspace in an empty window keeps the folder and the session after the reload',
+	async run({ page, workbench, emulatorUrl, devToken, note, leavePage }) {
+		const agents = await api<{ agents?: Array<{ id: string; name: string }> }>(emulatorUrl, devToken, 'GET', '/v2/agents?limit=100');
+		const agent = (agents.agents ?? []).find((a) => a.name === 'Docs writer');
+		assert.ok(agent, 'the demo seed has the docs agent');
+		await api(emulatorUrl, devToken, 'POST', `/_emulator/workspace/${agent.id}/write`, { path: 'reopened/hello.md', content_base64: Buffer.from('# Hello\n').toString('base64') });
+
+		const home = page.url();
+		const empty = new URL(home);
+		empty.search = '?ew=true';
+		try {
+			await leavePage(empty.toString());
+			assert.equal(await page.locator('.explorer-folders-view .monaco-list-row').count(), 0, 'the window starts empty');
+
+			// As a user would: the Cloud Agents view (which activates the extension; the palette shows
+			// its signed-in commands once it knows the session), then the palette command.
+			await workbench.openViewContainer('Cloud Agents', 'cloudAgents');
+			await workbench.pane('cloudAgents', 'Agents').locator('.monaco-list-row', { hasText: agent.name }).first().waitFor({ state: 'visible', timeout: 30_000 });
+			await workbench.runCommand('Cloud Agents: Open Agent Workspace');
+			const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: agent.name }).first();
+			await pick.waitFor({ state: 'visible', timeout: 30_000 });
+			await pick.click();
+			const add = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Add to Workspace' });
+			await add.waitFor({ state: 'visible', timeout: 15_000 });
+			// The page reloads into an untitled workspace holding the folder.
+			await leavePage(async () => {
+				await add.click();
+				await page.waitForURL((u) => u.searchParams.has('workspace'), { timeout: 60_000 });
+			});
+			note(`reloaded into ${new URL(page.url()).searchParams.get('workspace')}`);
+			await page.keyboard.press('Control+Shift+E');
+			const explorer = page.locator('.explorer-folders-view');
+			const folderRow = explorer.locator('.monaco-list-row', { hasText: `Agent: ${agent.name}` }).first();
+			await folderRow.waitFor({ state: 'visible', timeout: 60_000 });
+			for (let i = 0; i < 20 && (await folderRow.getAttribute('aria-expanded')) !== 'true'; i++) {
+				await folderRow.click();
+				await page.keyboard.press('ArrowRight');
+				await page.waitForTimeout(500);
+			}
+			await explorer.locator('.monaco-list-row', { hasText: /^\s*reopened\s*$/ }).first().waitFor({ state: 'visible', timeout: 30_000 });
+
+			// The session came back from SecretStorage: the Agents view lists agents, no Sign In.
+			await workbench.openViewContainer('Cloud Agents', 'cloudAgents');
+			const agentsPane = workbench.pane('cloudAgents', 'Agents');
+			await agentsPane.locator('.monaco-list-row', { hasText: agent.name }).first().waitFor({ state: 'visible', timeout: 30_000 });
+			assert.deepEqual(await workbench.welcomeTexts('cloudAgents'), [], 'no sign-in welcome after the reload');
+			await workbench.screenshot('reopened-folder');
+
+			// The same folder opened straight from a link (a recent folder, a bookmark): the workbench
+			// resolves it, and probes files in it, before anything of ours has run.
+			const direct = new URL(home);
+			direct.search = `?folder=${encodeURIComponent(`cloud-agent://${encodeAgentAuthority(agent.id)}/`)}`;
+			await leavePage(direct.toString());
+			await page.keyboard.press('Control+Shift+E');
+			const root = page.locator('.explorer-folders-view .monaco-list-row', { hasText: /^\s*reopened\s*$/ }).first();
+			await root.waitFor({ state: 'visible', timeout: 60_000 });
+			note('opened again from ?folder=: the files are listed');
+		} finally {
+			await leavePage(home);
+		}
+	},
+};
+
+export default uiTest;
