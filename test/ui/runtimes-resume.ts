@@ -1,0 +1,70 @@
+import * as assert from 'node:assert/strict';
+import type { UiTest } from './support/workbench';
+
+interface RuntimeBody { id: string; display_name: string; status: string; revision: number }
+
+/**
+ * Issue 12, item 11: "Resume Runtime gives no feedback". From a paused runtime's row (inline button),
+ * the user sees a progress toast, then a notification that names the runtime, and the row follows the
+ * runtime to "running" without a manual refresh; the emulator's runtime was resumed once.
+ */
+const uiTest: UiTest = {
+	title: 'Resume Runtime from a row: a notification names the runtime, and the row moves to running by itself',
+	async run({ page, workbench, emulatorUrl, devToken, note }) {
+		const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+			const res = await fetch(`${emulatorUrl}${path}`, {
+				method,
+				headers: { authorization: `Bearer ${devToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+			const text = await res.text();
+			assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
+			return (text ? JSON.parse(text) : undefined) as T;
+		};
+		const runtimes = async (): Promise<RuntimeBody[]> => (await call<{ runtimes: RuntimeBody[] }>('GET', '/_emulator/state')).runtimes;
+		let target = (await runtimes()).find((r) => r.status === 'paused' || r.status === 'suspended');
+		if (!target) {
+			// The in-host suites resumed the seed's paused runtimes: start again from the demo seed.
+			await call('POST', '/_emulator/reset', { seed: 'demo' });
+			target = (await runtimes()).find((r) => r.status === 'paused' || r.status === 'suspended');
+			note('emulator reset to the demo seed (the in-host suites had resumed its paused runtimes)');
+		}
+		assert.ok(target, 'the demo seed has a paused or suspended runtime');
+		const name = target.display_name;
+
+		await workbench.openViewContainer('Cloud Agents', 'cloudAgents');
+		const pane = workbench.pane('cloudAgents', 'Runtimes');
+		const header = pane.locator('.pane-header');
+		if ((await header.getAttribute('aria-expanded')) !== 'true') {
+			await header.click();
+		}
+		// The view's own Refresh (title bar): it may have loaded before the reset.
+		await header.hover();
+		await header.locator('.action-label[aria-label="Refresh Runtimes"]').click();
+		const row = pane.locator('.monaco-list-row', { hasText: name }).first();
+		await row.waitFor({ state: 'visible', timeout: 30_000 });
+		await page.waitForFunction(
+			([n, s]) => [...document.querySelectorAll('.monaco-list-row')].some((r) => r.textContent?.includes(n) && r.textContent.includes(s)),
+			[name, target.status] as const, { timeout: 30_000 },
+		);
+		await row.hover();
+		await row.locator('.action-label[aria-label="Resume Runtime"]').click();
+
+		const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: `The runtime ${name} is resuming` }).first();
+		await toast.waitFor({ state: 'visible', timeout: 20_000 });
+		note(`notification: ${(await toast.innerText()).trim()}`);
+		const after = (await runtimes()).find((r) => r.id === target.id);
+		assert.equal(after?.revision, target.revision + 1, 'the emulator resumed the runtime once');
+
+		// The row keeps refreshing while the runtime moves, and ends on "running" without a Refresh.
+		await page.waitForFunction(
+			(n) => [...document.querySelectorAll('.monaco-list-row')].some((r) => r.textContent?.includes(n) && /running/i.test(r.textContent)),
+			name, { timeout: 45_000 },
+		);
+		await workbench.screenshot('runtime-resumed');
+		await page.locator('.notifications-toasts .notification-list-item').first().hover().catch(() => {});
+		await page.keyboard.press('Escape');
+	},
+};
+
+export default uiTest;
