@@ -8,6 +8,7 @@ import { RunFollower } from './logs';
 import { registerAuth } from './commands/auth';
 import { registerFollowCommands } from './commands/follow';
 import { CloudAgentViews } from './views';
+import { ImageDocuments } from './views/imageDocuments';
 import { RecordDocuments } from './views/recordDocuments';
 import { registerFeatureCommands } from './commands/features';
 
@@ -55,7 +56,8 @@ class CloudAgentsExtension extends Disposable {
 		this.register(this.runFollower.onDidChangeFollowing(() => this.views.runs.redraw()));
 		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
 		const records = this.register(new RecordDocuments());
-		for (const d of registerFeatureCommands({ session: this.session, views: this.views, log: this.log, context, records, onUnauthorized })) {
+		const images = this.register(new ImageDocuments());
+		for (const d of registerFeatureCommands({ session: this.session, views: this.views, log: this.log, context, records, images, onUnauthorized })) {
 			this.register(d);
 		}
 		this.registerCommands();

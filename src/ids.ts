@@ -78,6 +78,9 @@ export const FS_SCHEME = 'cloud-agent';
 /** URI scheme of the read-only documents that show server records (run results, runtime details, text artifacts). */
 export const RECORD_SCHEME = 'cloud-agents-record';
 
+/** URI scheme of image artifacts shown in VS Code's image preview, from memory (src/views/imageDocuments.ts). */
+export const IMAGE_SCHEME = 'cloud-agents-image';
+
 /**
  * Schemes of documents a prompt may be taken from ("Send Prompt…" with an editor active): files,
  * untitled documents, remote files and our own; never an output channel, a log or settings.

@@ -37,6 +37,7 @@ export const OUR_MARKERS = [
 	{ name: 'view container', re: /workbench\.view\.extension\.cloudAgents\b/ },
 	{ name: 'URI scheme cloud-agent:', re: /\bcloud-agent:/ },
 	{ name: 'URI scheme cloud-agents-record:', re: /\bcloud-agents-record:/ },
+	{ name: 'URI scheme cloud-agents-image:', re: /\bcloud-agents-image:/ },
 	{ name: 'name "Cloud Agents"', re: /\bCloud Agents\b(?! integration test runner)/ },
 ];
 

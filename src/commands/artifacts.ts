@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -6,29 +5,17 @@ import { ARTIFACT_NAME, LIMITS } from '../api';
 import type { Artifact } from '../api';
 import { ARTIFACT_READ_CAP_BYTES, ArtifactNode, artifactKind } from '../views';
 import { formatBytes, joinParts, relativeTime } from '../views/format';
+import { ImageDocuments } from '../views/imageDocuments';
 import { titledRecordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
 import { argString, displayName, isAutomation, isStatus, pickItem, pickRun, pickWhenLoaded, resolveAgent, showWarning } from './support';
 import { iconSafe, notificationText, singleLine } from '../util/text';
-import { resolveInsidePosix, safeFileName } from '../util/localName';
+import { safeFileName } from '../util/localName';
 
 /** globalState key: the folder the user last saved an artifact into (a URI string). */
 const LAST_SAVE_FOLDER_KEY = 'cloudAgents.artifacts.lastSaveFolder';
-
-/**
- * Where "Open Artifact" keeps an image for the preview: `<globalStorage>/artifacts/<hash>/<name>`,
- * where the hash (of agent and artifact id) keeps artifacts apart and the name is the artifact name
- * made safe by `safeFileName`. Neither the id nor the name from the server becomes a path segment as
- * sent; the result is checked to lie inside the storage folder (throws otherwise).
- */
-export function artifactCacheUri(storage: vscode.Uri, agentId: string, artifact: Pick<Artifact, 'id' | 'name'>): vscode.Uri {
-	const key = createHash('sha256').update(`${agentId}\n${String(artifact.id)}`, 'utf8').digest('hex').slice(0, 24);
-	const folder = vscode.Uri.joinPath(storage, 'artifacts');
-	const inside = resolveInsidePosix(folder.path, key, safeFileName(artifact.name, 'artifact'));
-	return folder.with({ path: inside });
-}
 
 /**
  * The Save dialog's starting point: the folder the user last saved an artifact into, else the first
@@ -201,11 +188,8 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			}
 			const { content } = await readContent(agentId, artifact);
 			if (kind === 'image') {
-				const file = artifactCacheUri(deps.context.globalStorageUri, agentId, artifact);
-				await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(file, '..'));
-				await vscode.workspace.fs.writeFile(file, content);
-				await vscode.commands.executeCommand('vscode.open', file, { preview: true });
-				return file;
+				// From memory: the tab and breadcrumbs name the artifact; nothing is written to disk.
+				return deps.images.show(ImageDocuments.uri(artifact.name, agentId, artifact.id), content);
 			}
 			// A read-only record; the name's extension picks the language, else the media type does.
 			// The tab is titled by the artifact's name (no ids in the title or breadcrumbs).

@@ -6,6 +6,7 @@ import { iconSafe, notificationText, singleLine } from '../util/text';
 import type { CloudAgentViews } from '../views';
 import { AgentNode, RunNode } from '../views';
 import { formatBytes, joinParts, relativeTime } from '../views/format';
+import type { ImageDocuments } from '../views/imageDocuments';
 import type { RecordDocuments } from '../views/recordDocuments';
 
 /** What the feature commands (agents, runs, artifacts, runtimes, prompt) need. */
@@ -17,6 +18,8 @@ export interface FeatureDeps {
 	context: vscode.ExtensionContext;
 	/** The read-only record documents (run results, runtime details, text artifacts). */
 	records: RecordDocuments;
+	/** Image artifacts for the image preview, from memory. */
+	images: ImageDocuments;
 	/** The session's 401 handler (its single "sign in again" prompt), for failed commands. */
 	onUnauthorized?: UnauthorizedHandler;
 }

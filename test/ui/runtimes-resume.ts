@@ -43,10 +43,8 @@ const uiTest: UiTest = {
 		await header.locator('.action-label[aria-label="Refresh Runtimes"]').click();
 		const row = pane.locator('.monaco-list-row', { hasText: name }).first();
 		await row.waitFor({ state: 'visible', timeout: 30_000 });
-		await page.waitForFunction(
-			([n, s]) => [...document.querySelectorAll('.monaco-list-row')].some((r) => r.textContent?.includes(n) && r.textContent.includes(s)),
-			[name, target.status] as const, { timeout: 30_000 },
-		);
+		const rowWith = (status: string): string => `[...document.querySelectorAll('.monaco-list-row')].some((r) => r.textContent.includes(${JSON.stringify(name)}) && /${status}/i.test(r.textContent))`;
+		await page.waitForFunction(rowWith(target.status), undefined, { timeout: 30_000 });
 		await row.hover();
 		await row.locator('.action-label[aria-label="Resume Runtime"]').click();
 
@@ -57,10 +55,7 @@ const uiTest: UiTest = {
 		assert.equal(after?.revision, target.revision + 1, 'the emulator resumed the runtime once');
 
 		// The row keeps refreshing while the runtime moves, and ends on "running" without a Refresh.
-		await page.waitForFunction(
-			(n) => [...document.querySelectorAll('.monaco-list-row')].some((r) => r.textContent?.includes(n) && /running/i.test(r.textContent)),
-			name, { timeout: 45_000 },
-		);
+		await page.waitForFunction(rowWith('running'), undefined, { timeout: 45_000 });
 		await workbench.screenshot('runtime-resumed');
 		await page.locator('.notifications-toasts .notification-list-item').first().hover().catch(() => {});
 		await page.keyboard.press('Escape');

@@ -358,7 +358,7 @@ suite('Commands', () => {
 			await closeEditors();
 		});
 
-		test('an image artifact opens from a file under the extension\'s storage [variant]', async function () {
+		test('an image artifact opens in the image preview from memory, its tab named by the artifact [variant]', async function () {
 			this.timeout(20_000);
 			const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6300010000050001' + '0d0a2db40000000049454e44ae426082', 'hex');
 			const file = join(dir, 'dot.png');
@@ -367,9 +367,15 @@ suite('Commands', () => {
 			assert.equal(artifact?.name, 'dot.png');
 			assert.equal((await state()).artifacts.find((a) => a.id === artifact.id)?.media_type, 'image/png');
 			const opened = await run<vscode.Uri | undefined>('cloudAgents.artifacts.open', { agentId: agent.id, artifactId: artifact.id });
-			assert.ok(opened instanceof vscode.Uri, 'opened from a file');
-			assert.ok(opened.path.includes('/artifacts/'), opened.toString());
+			assert.ok(opened instanceof vscode.Uri, 'opened from a URI');
+			// Issue 12, item 8: no breadcrumbs into global storage; the path is the artifact's name only.
+			assert.equal(opened.scheme, 'cloud-agents-image');
+			assert.equal(opened.path, '/dot.png');
 			assert.deepEqual(Buffer.from(await vscode.workspace.fs.readFile(opened)), png);
+			const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+			assert.equal(tab?.label, 'dot.png');
+			assert.equal((tab?.input as { uri?: vscode.Uri } | undefined)?.uri?.toString(), opened.toString(), 'the image preview shows it');
+			await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(opened, new Uint8Array([1]))), 'read-only');
 			await run('cloudAgents.artifacts.delete', { agentId: agent.id, artifactId: artifact.id });
 			await closeEditors();
 		});
