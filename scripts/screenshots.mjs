@@ -1,0 +1,148 @@
+// npm run screenshots: the README's pictures, taken from what `npm start` serves. Starts
+// scripts/start.mjs (emulator with demo data + code-server with the extension, signed in), drives
+// the page with Playwright + Chromium like a person would, and writes docs/images/*.png.
+//   npm run screenshots              all pictures
+//   npm run screenshots -- views     only those whose name contains "views"
+// Each picture is one function below; a new surface adds one.
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, DEV_TOKEN, ROOT, ensureSystemPackages, freePort, log } from './lib/harness.mjs';
+
+const OUT = join(ROOT, 'docs', 'images');
+const only = process.argv[2];
+
+/** Starts `npm start` on free ports; resolves with its workbench and emulator URLs and the child. */
+async function startDemo() {
+	const [port, emulatorPort] = [await freePort(), await freePort()];
+	const child = spawn(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], {
+		cwd: ROOT, env: { ...process.env, PORT: String(port), EMULATOR_PORT: String(emulatorPort) }, stdio: ['ignore', 'pipe', 'inherit'], detached: true,
+	});
+	let out = '';
+	const url = await new Promise((resolve, reject) => {
+		const timer = setTimeout(() => reject(new Error(`npm start printed no URL in 5 min:\n${out}`)), 300_000);
+		child.stdout.on('data', (d) => {
+			out += d;
+			const m = /(http:\/\/127\.0\.0\.1:\d+\/\?workspace=\S+)/.exec(out);
+			if (m) { clearTimeout(timer); resolve(m[1]); }
+		});
+		child.once('exit', (c) => { clearTimeout(timer); reject(new Error(`npm start exited (${c}):\n${out}`)); });
+	});
+	const emulatorUrl = /API \(emulator\): (\S+)/.exec(out)?.[1];
+	return { url, emulatorUrl, stop: () => { try { process.kill(-child.pid, 'SIGINT'); } catch { /* gone */ } } };
+}
+
+async function api(emulatorUrl, method, path, body) {
+	const res = await fetch(`${emulatorUrl}${path}`, {
+		method, headers: { authorization: `Bearer ${DEV_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+	});
+	if (!res.ok) { throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`); }
+	return res.status === 204 ? undefined : res.json();
+}
+
+const container = (page) => page.locator('[id="workbench.view.extension.cloudAgents"]');
+const pane = (page, title) => container(page).locator('.pane', { has: page.locator('.pane-header h3.title', { hasText: title }) });
+
+async function openCloudAgents(page) {
+	if (!(await container(page).isVisible())) { await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click(); }
+	await pane(page, 'Agents').locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 60_000 });
+}
+
+async function palette(page, label) {
+	await page.keyboard.press('F1');
+	const input = page.locator('.quick-input-widget input');
+	await input.fill(`>${label}`);
+	await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ state: 'visible' });
+	await page.keyboard.press('Enter');
+}
+
+/** The pictures, in README order. */
+const SHOTS = {
+	/** The views, a followed run in the Output panel and its end notification (README's first picture). */
+	async screenshot(page, { emulatorUrl }) {
+		await openCloudAgents(page);
+		await pane(page, 'Agents').locator('.monaco-list-row', { hasText: 'Docs writer' }).first().click();
+		await palette(page, 'Cloud Agents: Send Prompt');
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Docs writer' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		await page.locator('.quick-input-widget input').fill('Docs writer');
+		await page.keyboard.press('Enter');
+		await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Send Prompt to Docs writer' }).first().waitFor({ state: 'visible' });
+		await page.locator('.quick-input-widget input').fill('Outline the getting-started guide');
+		await page.keyboard.press('Enter');
+		await page.locator('.notification-list-item-message', { hasText: 'Docs writer: Outline the getting-started guide' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+		await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'Outline the getting-started' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		void emulatorUrl;
+	},
+	/** Send Prompt from an agent row: one step, the multi-line box with its image buttons. */
+	async 'send-prompt'(page) {
+		await openCloudAgents(page);
+		const row = pane(page, 'Agents').locator('.monaco-list-row', { hasText: 'CI triage' }).first();
+		await row.hover();
+		await row.locator('.action-label[aria-label="Send Prompt…"]').click();
+		await page.locator('.quick-input-widget input').fill('Why did the nightly build fail?');
+	},
+	/** The agent's workspace in the Explorer, a file open from it. */
+	async workspace(page, { emulatorUrl }) {
+		const { agents } = await api(emulatorUrl, 'GET', '/v2/agents?limit=100');
+		const agent = agents.find((a) => a.name === 'Docs writer');
+		await openCloudAgents(page);
+		const row = pane(page, 'Agents').locator('.monaco-list-row', { hasText: agent.name }).first();
+		await row.click();
+		await palette(page, 'Cloud Agents: Open Agent Workspace');
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: agent.name }).first().click();
+		await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Add to Workspace' }).click();
+		const folder = page.locator('.explorer-folders-view .monaco-list-row', { hasText: `Agent: ${agent.name}` }).first();
+		await folder.waitFor({ state: 'visible', timeout: 60_000 });
+		for (let i = 0; i < 20 && (await folder.getAttribute('aria-expanded')) !== 'true'; i++) { await folder.click(); await page.waitForTimeout(300); }
+		const file = page.locator('.explorer-folders-view .monaco-list-row', { hasText: /\.md\s*$/ }).last();
+		await file.waitFor({ state: 'visible', timeout: 30_000 });
+		await file.dblclick();
+		await page.locator('.editor-instance .monaco-editor').first().waitFor({ state: 'visible', timeout: 30_000 });
+	},
+	/** Runtimes with names, status and resources; a runtime's details open by name. */
+	async runtimes(page) {
+		await openCloudAgents(page);
+		const p = pane(page, 'Runtimes');
+		const header = p.locator('.pane-header');
+		if ((await header.getAttribute('aria-expanded')) !== 'true') { await header.click(); }
+		const row = p.locator('.monaco-list-row', { hasText: 'atlas-dev' }).first();
+		await row.waitFor({ state: 'visible', timeout: 30_000 });
+		await row.click();
+		await page.locator('.tabs-container .tab', { hasText: 'atlas-dev' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+	},
+};
+
+const demo = await startDemo();
+let failed = 0;
+let browser;
+try {
+	ensureSystemPackages({ browser: true, build: false });
+	browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+	mkdirSync(OUT, { recursive: true });
+	for (const [name, take] of Object.entries(SHOTS)) {
+		if (only && !name.includes(only)) { continue; }
+		// A fresh page per picture (same demo): nothing left open from the one before.
+		const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+		const page = await context.newPage();
+		try {
+			await page.goto(demo.url);
+			await page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 120_000 });
+			await page.waitForTimeout(1500);
+			await take(page, { emulatorUrl: demo.emulatorUrl });
+			await page.waitForTimeout(800);
+			await page.screenshot({ path: join(OUT, `${name}.png`) });
+			log(`docs/images/${name}.png`);
+		} catch (err) {
+			failed++;
+			console.error(`${name}: ${err.message}`);
+			await page.screenshot({ path: join(ROOT, 'test-results', `FAILED-screenshot-${name}.png`) }).catch(() => {});
+		} finally {
+			await context.close();
+		}
+	}
+} finally {
+	await browser?.close();
+	demo.stop();
+}
+process.exit(failed ? 1 : 0);
