@@ -88,10 +88,22 @@ export class Session extends Disposable {
 		return this._client;
 	}
 
-	/** Reads the token for the current API URL from SecretStorage. */
+	/**
+	 * Reads the token for the current API URL from SecretStorage, once activation's `initialize` has
+	 * settled: a command run from the palette activates the extension and runs at once, and must not
+	 * send its first request before the stored (or development) token is in place.
+	 */
 	async getToken(): Promise<string | undefined> {
+		await this.initializing;
+		return this.readToken();
+	}
+
+	private readToken(): Thenable<string | undefined> {
 		return this.secrets.get(tokenKey(this.apiUrl));
 	}
+
+	/** Settles when `initialize` has (never rejects). */
+	private initializing: Promise<void> = Promise.resolve();
 
 	/** Stores a token for the current API URL (SecretStorage only). */
 	async storeToken(token: string): Promise<void> {
@@ -105,9 +117,15 @@ export class Session extends Disposable {
 	 * from the `CLOUD_AGENTS_DEV_TOKEN` environment variable) when the API URL is a loopback address
 	 * and no token is stored yet, then sets the `cloudAgents.signedIn` context key.
 	 */
-	async initialize(devToken: string | undefined): Promise<void> {
+	initialize(devToken: string | undefined): Promise<void> {
+		const done = this.doInitialize(devToken);
+		this.initializing = done.catch(() => undefined);
+		return done;
+	}
+
+	private async doInitialize(devToken: string | undefined): Promise<void> {
 		try {
-			if (devToken && isLoopbackUrl(this.apiUrl) && (await this.getToken()) === undefined) {
+			if (devToken && isLoopbackUrl(this.apiUrl) && (await this.readToken()) === undefined) {
 				await this.secrets.store(tokenKey(this.apiUrl), devToken.trim());
 				this.logger.debug('Stored the development token from CLOUD_AGENTS_DEV_TOKEN for the loopback API URL.');
 			}
@@ -150,7 +168,7 @@ export class Session extends Disposable {
 
 	/** Re-reads SecretStorage, updates the `cloudAgents.signedIn` context key and fires onDidChange. */
 	async refreshSignedIn(): Promise<void> {
-		this._signedIn = (await this.getToken()) !== undefined;
+		this._signedIn = (await this.readToken()) !== undefined;
 		await vscode.commands.executeCommand('setContext', 'cloudAgents.signedIn', this._signedIn);
 		this._onDidChange.fire();
 	}

@@ -65,6 +65,16 @@ suite('package.json manifest', () => {
 		assert.deepEqual(withButton, [VIEW_IDS.agents]);
 	});
 
+	test('the palette offers the signed-in commands before the extension has activated (running one activates it), and hides them once it knows you are signed out', () => {
+		// A context key the extension has not set yet reads as undefined: `!cloudAgents.loaded` is true.
+		const palette = (manifest.contributes.menus?.commandPalette ?? []) as Array<{ command: string; when?: string }>;
+		const signedIn = palette.filter((e) => e.when !== undefined && e.when.includes(CONTEXT_KEYS.signedIn) && e.when !== `!${CONTEXT_KEYS.signedIn}`);
+		assert.ok(signedIn.length >= 20, `${signedIn.length} signed-in palette entries`);
+		for (const e of signedIn) {
+			assert.equal(e.when, `!${CONTEXT_KEYS.loaded} || ${CONTEXT_KEYS.signedIn}`, e.command);
+		}
+	});
+
 	test('activates only on contributions and the workspace file system, never on startup', () => {
 		assert.deepEqual(manifest.activationEvents, [`onFileSystem:${FS_SCHEME}`]);
 	});

@@ -123,12 +123,26 @@ export class Workbench {
 
 	/** Runs a command from the palette by its "Category: Title" label. */
 	async runCommand(label: string): Promise<void> {
-		await this.page.keyboard.press('F1');
-		const input = this.page.locator('.quick-input-widget input');
-		await input.waitFor({ state: 'visible' });
-		await input.fill(`>${label}`);
-		await this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ state: 'visible' });
-		await this.page.keyboard.press('Enter');
+		// The palette lists the commands known when it opens: in a window that is still reading the
+		// extensions' contributions, close it and ask again (at most three times).
+		for (let attempt = 1; ; attempt++) {
+			await this.page.keyboard.press('F1');
+			const input = this.page.locator('.quick-input-widget input');
+			await input.waitFor({ state: 'visible' });
+			await input.fill(`>${label}`);
+			const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+			const shown = await row.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, (err: unknown) => {
+				if (attempt >= 3) {
+					throw err;
+				}
+				return false;
+			});
+			if (shown) {
+				await this.page.keyboard.press('Enter');
+				return;
+			}
+			await this.page.keyboard.press('Escape');
+		}
 	}
 
 	/** Texts of the notification toasts currently shown. */
