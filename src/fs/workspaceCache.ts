@@ -13,7 +13,7 @@ import { hasInvisibleCharacters } from '../util/localName';
 import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from './paths';
 import { type EntryStat, type WorkspaceChange, WorkspaceFsError } from './workspaceModel';
 import { type TransferHost, transfer } from './workspaceTransfer';
-import { type EntryType, type ListChildren, type WalkOptions, type WalkResult, walkFiles } from './workspaceWalk';
+import { type EntryType, type WalkOptions, type WalkResult, skippingVanished, walkFiles } from './workspaceWalk';
 
 export type { EntryStat, WorkspaceChange, WorkspaceFsErrorCode } from './workspaceModel';
 export { WorkspaceFsError } from './workspaceModel';
@@ -192,10 +192,6 @@ export function entryNameProblem(name: unknown, seen: ReadonlySet<string>): stri
 
 function isStatus(err: unknown, status: number): boolean {
 	return err instanceof ApiError && err.status === status;
-}
-
-function isGone(err: unknown): boolean {
-	return isStatus(err, 404) || (err instanceof WorkspaceFsError && (err.code === 'FileNotFound' || err.code === 'FileNotADirectory'));
 }
 
 /**
@@ -821,17 +817,7 @@ export class WorkspaceCache {
 	 * folders that vanish meanwhile are skipped; other failures reject.
 	 */
 	walkFiles(agentId: string, options: WalkOptions = {}): Promise<WalkResult> {
-		const list: ListChildren = async (dir) => {
-			try {
-				return await this.readDirectory(agentId, dir);
-			} catch (err) {
-				if (dir !== '' && isGone(err)) {
-					return undefined;
-				}
-				throw err;
-			}
-		};
-		return walkFiles(list, options);
+		return walkFiles(skippingVanished((dir) => this.readDirectory(agentId, dir)), options);
 	}
 
 	// ------------------------------------------------------------------ bookkeeping
