@@ -11,43 +11,17 @@ import { ApiError, LIMITS, SAFETY, WorkspaceInterfaceError, sleep } from '../api
 import type { CloudAgentsClient, WorkspaceEntry } from '../api';
 import { hasInvisibleCharacters } from '../util/localName';
 import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from './paths';
-import { type EntryType, type ListChildren, type WalkOptions, type WalkResult, WalkLimitError, collectTree, walkFiles } from './workspaceWalk';
+import { type EntryStat, type WorkspaceChange, WorkspaceFsError } from './workspaceModel';
+import { type TransferHost, transfer } from './workspaceTransfer';
+import { type EntryType, type WalkOptions, type WalkResult, skippingVanished, walkFiles } from './workspaceWalk';
 
+export type { EntryStat, WorkspaceChange, WorkspaceFsErrorCode } from './workspaceModel';
+export { WorkspaceFsError } from './workspaceModel';
 export type { EntryType, WalkOptions, WalkResult } from './workspaceWalk';
 export { WALK_LIMITS, WalkLimitError } from './workspaceWalk';
 
 /** The client methods this layer uses (a real `CloudAgentsClient` fits). */
 export type WorkspaceApi = Pick<CloudAgentsClient, 'listWorkspaceAll' | 'statWorkspace' | 'readWorkspaceFile' | 'readWorkspaceFileRest' | 'writeWorkspaceFile' | 'deleteWorkspacePath'>;
-
-/** What `stat` answers: the service's type, size and modification time (ms since the epoch). */
-export interface EntryStat {
-	type: EntryType;
-	size: number;
-	mtime: number;
-}
-
-/** The failures this layer decides itself (`errors.ts` turns them into `FileSystemError`s). */
-export type WorkspaceFsErrorCode = 'FileNotFound' | 'FileExists' | 'FileNotADirectory' | 'FileIsADirectory' | 'NoPermissions' | 'Unavailable' | 'TooLarge' | 'Conflict';
-
-/** A failure decided without (or after) asking the service, with a message fit for users. */
-export class WorkspaceFsError extends Error {
-	override readonly name = 'WorkspaceFsError';
-	constructor(
-		readonly code: WorkspaceFsErrorCode,
-		/** The workspace path concerned. */
-		readonly path: string,
-		message?: string,
-	) {
-		super(message ?? `${code}: ${path || '/'}`);
-	}
-}
-
-/** A change to notify (VS Code: `onDidChangeFile`). */
-export interface WorkspaceChange {
-	type: 'created' | 'changed' | 'deleted';
-	agentId: string;
-	path: string;
-}
 
 /** The server rejected or misread our workspace operation for an agent (fired once until `retryInterface`). */
 export interface InterfaceDiffers {
@@ -218,10 +192,6 @@ export function entryNameProblem(name: unknown, seen: ReadonlySet<string>): stri
 
 function isStatus(err: unknown, status: number): boolean {
 	return err instanceof ApiError && err.status === status;
-}
-
-function isGone(err: unknown): boolean {
-	return isStatus(err, 404) || (err instanceof WorkspaceFsError && (err.code === 'FileNotFound' || err.code === 'FileNotADirectory'));
 }
 
 /**
@@ -805,91 +775,37 @@ export class WorkspaceCache {
 
 	// ------------------------------------------------------------------ rename and copy
 
-	/** Copies a file or folder: writes every target file and verifies it; the source stays. */
+	/** Copies a file or folder: writes every target file and verifies it; the source stays (see workspaceTransfer.ts). */
 	async copy(agentId: string, rawFrom: string, rawTo: string, options: { overwrite: boolean }): Promise<void> {
-		await this.transfer(agentId, rawFrom, rawTo, options, false);
+		await transfer(this.transferHost(agentId), normalizeWorkspacePath(rawFrom), normalizeWorkspacePath(rawTo), { ...options, move: false });
 	}
 
 	/**
 	 * Moves a file or folder without losing data: writes every target file, verifies it (size
-	 * and type from a fresh stat), and only then deletes the source.
+	 * and type from a fresh stat), and only then deletes the source (see workspaceTransfer.ts).
 	 */
 	async rename(agentId: string, rawFrom: string, rawTo: string, options: { overwrite: boolean }): Promise<void> {
-		await this.transfer(agentId, rawFrom, rawTo, options, true);
+		await transfer(this.transferHost(agentId), normalizeWorkspacePath(rawFrom), normalizeWorkspacePath(rawTo), { ...options, move: true });
 	}
 
-	private async transfer(agentId: string, rawFrom: string, rawTo: string, options: { overwrite: boolean }, move: boolean): Promise<void> {
-		const from = normalizeWorkspacePath(rawFrom);
-		const to = normalizeWorkspacePath(rawTo);
-		const a = this.agent(agentId);
-		if (from === '' || to === '') {
-			throw new WorkspaceFsError('NoPermissions', from === '' ? from : to, 'The root of the agent workspace cannot be moved or replaced.');
-		}
-		if (from === to) {
-			return;
-		}
-		if (isSameOrBelow(to, from)) {
-			throw new WorkspaceFsError('NoPermissions', to, `Cannot ${move ? 'move' : 'copy'} ${from} into itself.`);
-		}
-		const source = await this.stat(agentId, from);
-		const target = await this.tryStat(agentId, to);
-		if (target && !options.overwrite) {
-			throw new WorkspaceFsError('FileExists', to);
-		}
-		// The whole source tree is listed (within the walk limits) before anything is changed.
-		const tree = source.type === 'directory' ? await this.collectTree(agentId, from, move ? 'move' : 'copy') : undefined;
-		if (target && (target.type === 'directory' || source.type === 'directory')) {
-			await this.delete(agentId, to, { recursive: true });
-		}
-		if (!tree) {
-			await this.copyFileVerified(agentId, from, to);
-		} else {
-			const { files, emptyDirs } = tree;
-			for (const file of files) {
-				await this.copyFileVerified(agentId, file, to + file.slice(from.length));
-			}
-			for (const dir of emptyDirs) {
-				a.virtualDirs.set(to + dir.slice(from.length), this.opts.now());
-			}
-			if (files.length === 0) {
-				a.virtualDirs.set(to, this.opts.now());
-			}
-			this.fire([{ type: 'created', agentId, path: to }]);
-		}
-		if (move) {
-			await this.delete(agentId, from, { recursive: true });
-		}
-	}
-
-	private async copyFileVerified(agentId: string, from: string, to: string): Promise<void> {
-		const { content } = await this.read(agentId, from, false);
-		await this.writeFile(agentId, to, content, { create: true, overwrite: true });
-		const a = this.agent(agentId);
-		// Verify from the service, not from what the write answered.
-		const check = await this.operation(a, agentId, to, (api) => api.statWorkspace(agentId, to));
-		this.learn(a, agentId, to, statOf(check), this.opts.now(), false);
-		if (entryType(check) !== 'file' || check.size !== content.byteLength) {
-			throw new WorkspaceFsError('Unavailable', to, `The copy at ${to} could not be verified (${check.size ?? '?'} of ${content.byteLength} bytes); ${from} was kept.`);
-		}
-	}
-
-	/**
-	 * Every file (and empty folder) below a folder, from the service plus virtual folders, within
-	 * `SAFETY.walkMaxDepth` and `SAFETY.walkMaxEntries`: a bigger tree is refused (TooLarge, naming
-	 * the limit) before anything is copied, moved or deleted.
-	 */
-	private async collectTree(agentId: string, root: string, op: 'copy' | 'move'): Promise<{ files: string[]; emptyDirs: string[] }> {
-		try {
-			return await collectTree((dir) => this.readDirectory(agentId, dir), root);
-		} catch (err) {
-			if (err instanceof WalkLimitError) {
-				const what = err.bound === 'depth'
-					? `is more than ${err.limit} folder levels deep`
-					: `holds more than ${err.limit} files and folders`;
-				throw new WorkspaceFsError('TooLarge', root, `Cannot ${op} ${root}: it ${what}, the limit of one ${op} in the agent workspace (walk limit). Nothing was changed.`);
-			}
-			throw err;
-		}
+	/** One agent's workspace as a copy or move sees it: through this cache, so what it learns stays. */
+	private transferHost(agentId: string): TransferHost {
+		return {
+			stat: (path) => this.stat(agentId, path),
+			tryStat: (path) => this.tryStat(agentId, path),
+			readDirectory: (path) => this.readDirectory(agentId, path),
+			readFile: async (path) => (await this.read(agentId, path, false)).content,
+			writeFile: (path, content) => this.writeFile(agentId, path, content, { create: true, overwrite: true }),
+			statAtService: async (path) => {
+				const a = this.agent(agentId);
+				const check = await this.operation(a, agentId, path, (api) => api.statWorkspace(agentId, path));
+				this.learn(a, agentId, path, statOf(check), this.opts.now(), false);
+				return { type: entryType(check), size: check.size };
+			},
+			delete: (path) => this.delete(agentId, path, { recursive: true }),
+			addVirtualDir: (path) => this.agent(agentId).virtualDirs.set(path, this.opts.now()),
+			created: (path) => this.fire([{ type: 'created', agentId, path }]),
+		};
 	}
 
 	// ------------------------------------------------------------------ walk
@@ -901,17 +817,7 @@ export class WorkspaceCache {
 	 * folders that vanish meanwhile are skipped; other failures reject.
 	 */
 	walkFiles(agentId: string, options: WalkOptions = {}): Promise<WalkResult> {
-		const list: ListChildren = async (dir) => {
-			try {
-				return await this.readDirectory(agentId, dir);
-			} catch (err) {
-				if (dir !== '' && isGone(err)) {
-					return undefined;
-				}
-				throw err;
-			}
-		};
-		return walkFiles(list, options);
+		return walkFiles(skippingVanished((dir) => this.readDirectory(agentId, dir)), options);
 	}
 
 	// ------------------------------------------------------------------ bookkeeping

@@ -4,10 +4,12 @@
  * are capped by `SAFETY.walkMaxDepth` and `SAFETY.walkMaxEntries`, so a hostile or broken server
  * (a folder 1,000 levels deep, a million entries) costs a bounded number of requests.
  *
- * No `vscode` import and no state: the cache passes its `readDirectory` in as `list`.
+ * No `vscode` import and no state: the cache passes its `readDirectory` in as `list`
+ * (through `skippingVanished` for the walk).
  */
-import { SAFETY } from '../api';
+import { ApiError, SAFETY } from '../api';
 import { joinPath } from './paths';
+import { WorkspaceFsError } from './workspaceModel';
 
 /** Kind of a workspace entry. */
 export type EntryType = 'file' | 'directory';
@@ -17,6 +19,28 @@ export type EntryType = 'file' | 'directory';
  * meanwhile (the walk skips it). Other failures reject the walk.
  */
 export type ListChildren = (path: string) => Promise<Array<[string, EntryType]> | undefined>;
+
+/** True for the failure of listing a folder that vanished meanwhile (404, not found, now a file). */
+function isGone(err: unknown): boolean {
+	return (err instanceof ApiError && err.status === 404) || (err instanceof WorkspaceFsError && (err.code === 'FileNotFound' || err.code === 'FileNotADirectory'));
+}
+
+/**
+ * A `ListChildren` over a folder reader that throws for missing folders: a folder below the root
+ * that vanished meanwhile is skipped; the root's failure, and any other, rejects the walk.
+ */
+export function skippingVanished(readDirectory: (path: string) => Promise<Array<[string, EntryType]>>): ListChildren {
+	return async (dir) => {
+		try {
+			return await readDirectory(dir);
+		} catch (err) {
+			if (dir !== '' && isGone(err)) {
+				return undefined;
+			}
+			throw err;
+		}
+	};
+}
 
 /** Bounds and hooks of `walkFiles`. */
 export interface WalkOptions {

@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, eventStatus, isAbortError, isTerminalRunStatus, runStatusClass, sleepUntilAborted } from '../api';
+import { SAFETY, eventStatus, isAbortError, isTerminalRunStatus, runStatusClass } from '../api';
 import type { CloudAgentsClient, EventRecord } from '../api';
 import { describeError, showApiError } from '../util/errors';
 import { Disposable } from '../util/lifecycle';
 import { iconSafe, notificationText, outputLine } from '../util/text';
 import { endNotificationActions, followedRunActions, formatEvent, runChannelName, runTitle } from './format';
 import type { FollowedRunAction } from './format';
+import { readRunEvents } from './runEvents';
 import { RunEventStore } from './runStore';
 
 /** One event received while following a run. */
@@ -89,7 +90,6 @@ export function toRunRef(arg: unknown): { agentId: string; runId: string } | und
 
 const NOTIFIED_KEY = 'cloudAgents.notifiedRuns';
 const MAX_NOTIFIED = 1000;
-const MAX_RESTARTS = 5;
 /** Longest run name in the status bar text (the tooltip has it whole). */
 const STATUS_TITLE_CHARS = 48;
 /** Delay before a channel closed by the bound on channels is disposed (ms). */
@@ -463,46 +463,23 @@ export class RunFollower extends Disposable {
 
 	private async stream(run: FollowedRun, signal: AbortSignal): Promise<FollowOutcome> {
 		const { log, session } = this.options;
-		let restarts = 0;
 		let outcome: FollowOutcome = { status: undefined, reason: 'stopped' };
 		try {
-			for (;;) {
-				try {
-					// The client's stream reconnects after drops with `after` = its last seq; the outer loop
-					// covers a stream that gave up, resuming from this run's own cursor.
-					const events = session.client.streamRunEvents(run.agentId, run.runId, { after: run.cursor, signal });
-					for await (const event of events) {
-						if (typeof event.seq === 'number' && event.seq <= run.cursor) {
-							continue;
-						}
-						restarts = 0;
-						this.receive(run, event);
-					}
-					if (!run.ended) {
-						// The stream ended without run.completed. It ends only when the run has: a terminal status,
-						// or (for a status no list knows) the server ending the stream again without news.
-						const current = events.finalRun ?? (await session.client.getRun(run.agentId, run.runId, { signal }));
-						run.status = current.status;
-						run.ended = true;
-					}
-					outcome = { status: run.status };
-					break;
-				} catch (err) {
-					if (signal.aborted || isAbortError(err)) {
-						break;
-					}
-					// 4xx, and a stream the client already gave up on for reconnecting too often, are not retried here.
-					const permanent = err instanceof ApiError && ((err.status >= 400 && err.status < 500 && err.status !== 429) || err.code === 'reconnect_limit');
-					if (permanent || ++restarts > MAX_RESTARTS) {
-						throw err;
-					}
-					log.warn(outputLine(`Run ${run.runId}: event stream failed (${describeError(err)}); resuming after seq ${run.cursor}.`));
-					await sleepUntilAborted(500 * 2 ** (restarts - 1), signal);
-				}
+			// The client's stream is the one reconnect policy (src/api/runEventStream.ts): when it gives up, following stops.
+			const finalRun = await readRunEvents(session.client, run.agentId, run.runId, {
+				after: run.cursor,
+				signal,
+				onEvent: (event) => this.receive(run, event),
+				ended: () => run.ended,
+			});
+			if (finalRun) {
+				run.status = finalRun.status;
+				run.ended = true;
 			}
+			outcome = { status: run.status };
 		} catch (err) {
-			outcome = { status: undefined, reason: 'error' };
-			if (!isAbortError(err)) {
+			if (!signal.aborted && !isAbortError(err)) {
+				outcome = { status: undefined, reason: 'error' };
 				run.lines.push(outputLine(vscode.l10n.t('— following stopped: {0} —', describeError(err))));
 				void showApiError(err, log, vscode.l10n.t('Could not follow {0}', run.title), (e) => session.reportError(e));
 			}

@@ -1,0 +1,36 @@
+/**
+ * The vocabulary the workspace modules share: what a stat answers, the failures they decide
+ * themselves, and the changes they report. No `vscode` import (`errors.ts` maps the failures to
+ * `FileSystemError`s).
+ */
+import type { EntryType } from './workspaceWalk';
+
+/** What `stat` answers: the service's type, size and modification time (ms since the epoch). */
+export interface EntryStat {
+	type: EntryType;
+	size: number;
+	mtime: number;
+}
+
+/** The failures this layer decides itself (`errors.ts` turns them into `FileSystemError`s). */
+export type WorkspaceFsErrorCode = 'FileNotFound' | 'FileExists' | 'FileNotADirectory' | 'FileIsADirectory' | 'NoPermissions' | 'Unavailable' | 'TooLarge' | 'Conflict';
+
+/** A failure decided without (or after) asking the service, with a message fit for users. */
+export class WorkspaceFsError extends Error {
+	override readonly name = 'WorkspaceFsError';
+	constructor(
+		readonly code: WorkspaceFsErrorCode,
+		/** The workspace path concerned. */
+		readonly path: string,
+		message?: string,
+	) {
+		super(message ?? `${code}: ${path || '/'}`);
+	}
+}
+
+/** A change to notify (VS Code: `onDidChangeFile`). */
+export interface WorkspaceChange {
+	type: 'created' | 'changed' | 'deleted';
+	agentId: string;
+	path: string;
+}

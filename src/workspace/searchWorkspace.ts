@@ -1,0 +1,75 @@
+/** "Search Workspace…": the service's text search over an agent workspace, a pick of the matches, the chosen one opened at its position. */
+import * as vscode from 'vscode';
+import { LIMITS, SAFETY, utf8Length } from '../api';
+import { iconSafe, notificationText } from '../util/text';
+import { usableMatches } from './searchMatches';
+import type { WorkspaceFeature } from './workspaceFeature';
+
+/** What to search: the query (asked when missing), and for automation the match to open without UI. */
+export interface SearchRequest {
+	query?: string;
+	/** Index of the match to open without showing the pick. */
+	pick?: number;
+}
+
+/**
+ * Searches an agent's workspace and opens the chosen match with its text selected. Resolves with
+ * the opened URI, undefined when the user cancelled or nothing matched. A workspace whose
+ * interface differs is not asked (its error is thrown).
+ */
+export async function searchAgentWorkspace(feature: WorkspaceFeature, agentId: string, request: SearchRequest = {}): Promise<vscode.Uri | undefined> {
+	const query = request.query ?? (await vscode.window.showInputBox({
+		prompt: vscode.l10n.t('Search the agent workspace'),
+		placeHolder: vscode.l10n.t('Text to find (at most {0} bytes)', LIMITS.searchQueryBytes.max),
+		validateInput: (value) => {
+			const bytes = utf8Length(value);
+			return bytes > LIMITS.searchQueryBytes.max ? vscode.l10n.t('At most {0} bytes (this is {1}).', LIMITS.searchQueryBytes.max, bytes) : undefined;
+		},
+	}));
+	if (!query) {
+		return undefined;
+	}
+	// A server whose workspace interface differs is not asked again (until a retry).
+	const stopped = feature.cache.interfaceError(agentId);
+	if (stopped) {
+		throw stopped;
+	}
+	// The client validates the query (1 to 256 bytes) before sending anything.
+	const result = await feature.client.searchWorkspace(agentId, query);
+	// At most the documented maximum of matches is shown; unusable paths and positions are dropped.
+	const { matches: usable, truncated } = usableMatches(result);
+	// Server text in the pick: one line, cut, `$(icon)` shown as typed.
+	const matches = usable.map((m, index) => ({
+		label: iconSafe(`${m.path}:${m.line}`, SAFETY.labelMaxChars),
+		description: iconSafe(vscode.l10n.t('column {0}', m.column), SAFETY.descriptionMaxChars),
+		detail: iconSafe(m.preview.trim(), SAFETY.descriptionMaxChars),
+		index,
+		match: m,
+	}));
+	let chosen: (typeof matches)[number] | undefined;
+	if (request.pick !== undefined) {
+		chosen = matches[request.pick];
+		if (!chosen) {
+			throw new Error(vscode.l10n.t('There is no match number {0} for "{1}" ({2} found).', request.pick, query, matches.length));
+		}
+	} else {
+		if (matches.length === 0) {
+			void vscode.window.showInformationMessage(notificationText(vscode.l10n.t('No matches for "{0}" in the agent workspace.', query)));
+			return undefined;
+		}
+		chosen = await vscode.window.showQuickPick(matches, {
+			placeHolder: truncated ? vscode.l10n.t('{0} matches (truncated: more exist, refine the query)', matches.length) : vscode.l10n.t('{0} matches', matches.length),
+			matchOnDetail: true,
+		});
+	}
+	if (!chosen) {
+		return undefined;
+	}
+	const { match } = chosen;
+	const uri = feature.uriFor(agentId, match.path);
+	const line = Math.max(0, match.line - 1);
+	const column = Math.max(0, match.column - 1);
+	const selection = new vscode.Range(line, column, line, column + query.length);
+	await vscode.window.showTextDocument(uri, { selection, preview: true });
+	return uri;
+}

@@ -1,0 +1,188 @@
+/**
+ * The agent workspace in VS Code: the `cloud-agent:` file system over the workspace cache, and what
+ * keeps it honest while agents work: cache invalidation from followed runs' `file.changed` events,
+ * the save warning while a run of the agent is active, the large-file confirmation, and the notice
+ * (with Retry) when a server's workspace interface differs. The commands that open, search and
+ * walk a workspace (`openWorkspace.ts`, `searchWorkspace.ts`, `goToFile.ts`) work through it;
+ * `commands/workspace.ts` registers them.
+ */
+import * as vscode from 'vscode';
+import type { CloudAgentsClient, EventRecord } from '../api';
+import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
+import { type InterfaceDiffers, WorkspaceCache } from '../fs/workspaceCache';
+import { WorkspaceFileSystemProvider, agentIdOf } from '../fs/workspaceFs';
+import { FS_SCHEME } from '../ids';
+import { Disposable } from '../util/lifecycle';
+import { notificationText } from '../util/text';
+
+/** One event of a followed run (what `RunFollower.onDidReceiveEvent` fires). */
+export interface WorkspaceRunEvent {
+	agentId: string;
+	runId: string;
+	event: EventRecord;
+}
+
+/** What the workspace feature needs from the rest of the extension. */
+export interface WorkspaceFeatureDeps {
+	/** The shared connection (`Session`): its client, and an event when URL or token change. */
+	session: { readonly client: CloudAgentsClient; readonly onDidChange: vscode.Event<void> };
+	log: { warn(message: string, ...args: unknown[]): void };
+	/** Events of followed runs (`RunFollower.onDidReceiveEvent`). */
+	runEvents?: vscode.Event<WorkspaceRunEvent>;
+}
+
+function largeFileBytes(): number {
+	const mb = vscode.workspace.getConfiguration('cloudAgents.workspace').get<number>('largeFileWarningMb', 16);
+	return Math.max(1, mb) * 1024 * 1024;
+}
+
+/**
+ * Owns the workspace cache and the registered `cloud-agent:` provider of this window; dispose it
+ * to unregister both.
+ */
+export class WorkspaceFeature extends Disposable {
+	/** What the window knows about agent workspaces (listings, stats, reads in flight). */
+	readonly cache: WorkspaceCache;
+	/** The registered `cloud-agent:` file system provider. */
+	readonly provider: WorkspaceFileSystemProvider;
+	/** Runs seen active per agent (from followed runs' events). */
+	private readonly activeRuns = new Map<string, Set<string>>();
+	/** `runId\nuri` pairs already warned about. */
+	private readonly warned = new Set<string>();
+	/** Large files the user was asked about recently (uri → time). */
+	private readonly asked = new Map<string, number>();
+	/** The "interface differs" messages shown in this window. */
+	private readonly notices: string[] = [];
+
+	constructor(private readonly deps: WorkspaceFeatureDeps) {
+		super();
+		this.cache = new WorkspaceCache(() => deps.session.client, { largeFileBytes, log: deps.log });
+		this.provider = this.register(new WorkspaceFileSystemProvider(this.cache));
+		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, this.provider, { isCaseSensitive: true }));
+		this.register(deps.session.onDidChange(() => this.cache.clear()));
+		this.register(this.cache.onDidRefuseLargeFile((r) => void this.confirmLargeFile(r.agentId, r.path, r.size)));
+		this.register(this.cache.onDidDetectInterfaceDiffers((e) => void this.reportInterfaceDiffers(e)));
+		if (deps.runEvents) {
+			this.register(deps.runEvents((e) => this.onRunEvent(e)));
+		}
+		this.register(vscode.workspace.onWillSaveTextDocument((e) => this.warnIfAgentBusy(e.document)));
+	}
+
+	/** The client of the current session. */
+	get client(): CloudAgentsClient {
+		return this.deps.session.client;
+	}
+
+	/** The "interface differs" messages shown in this window so far (diagnostics and tests). */
+	get interfaceNotices(): string[] {
+		return this.notices.slice();
+	}
+
+	/** A `cloud-agent:` URI of a workspace path, under the agent's workspace folder when the window has one. */
+	uriFor(agentId: string, path = ''): vscode.Uri {
+		return this.provider.uriFor(agentId, path);
+	}
+
+	/**
+	 * The agent the window points at: the one of the active `cloud-agent:` editor, else the only
+	 * agent workspace folder of the window. Undefined when that is not clear.
+	 */
+	contextAgentId(): string | undefined {
+		const active = vscode.window.activeTextEditor?.document.uri;
+		if (active?.scheme === FS_SCHEME) {
+			return agentIdOf(active);
+		}
+		const open = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FS_SCHEME);
+		return open.length === 1 && open[0] ? agentIdOf(open[0].uri) : undefined;
+	}
+
+	/** Lets an agent's (or every open agent folder's) workspace operations reach the server again and refreshes its folder. */
+	retryInterface(agentId?: string): void {
+		const ids = agentId !== undefined ? [agentId] : (vscode.workspace.workspaceFolders ?? []).map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
+		for (const id of ids) {
+			if (this.cache.retryInterface(id)) {
+				// A change of the root makes the Explorer list it again.
+				this.cache.invalidate(id, '');
+			}
+		}
+	}
+
+	// ------------------------------------------------------------------ run events
+
+	private onRunEvent({ agentId, runId, event }: WorkspaceRunEvent): void {
+		const runs = this.activeRuns.get(agentId) ?? new Set<string>();
+		this.activeRuns.set(agentId, runs);
+		// Event names and envelopes are not shown in the description: read them whatever the shape (src/api/events.ts).
+		const status = eventStatus(event);
+		if (event.type === 'run.completed' || isTerminalRunStatus(status)) {
+			runs.delete(runId);
+		} else {
+			runs.add(runId);
+		}
+		const changed = eventFileChange(event);
+		if (changed) {
+			try {
+				this.cache.invalidate(agentId, changed.path, changed.change);
+			} catch (err) {
+				this.deps.log.warn(`Ignored a file change for an unusable path: ${err instanceof Error ? err.message : String(err)}`);
+			}
+		}
+	}
+
+	/** Non-modal warning, once per file per run, when saving while a run of the agent is active. */
+	private warnIfAgentBusy(document: vscode.TextDocument): void {
+		if (document.uri.scheme !== FS_SCHEME) {
+			return;
+		}
+		const agentId = agentIdOf(document.uri);
+		const runs = agentId === undefined ? undefined : this.activeRuns.get(agentId);
+		const runId = runs ? [...runs][runs.size - 1] : undefined;
+		if (runId === undefined) {
+			return;
+		}
+		const key = `${runId}\n${document.uri.toString()}`;
+		if (this.warned.has(key)) {
+			return;
+		}
+		this.warned.add(key);
+		void vscode.window.showWarningMessage(notificationText(vscode.l10n.t('The agent is running ({0}) and may be editing {1} too. Your save went ahead; if the agent changes the file, VS Code will ask you to compare.', runId, document.uri.path.slice(1))));
+	}
+
+	// ------------------------------------------------------------------ interface differs
+
+	/**
+	 * One error notification per agent when the server rejected or misread our workspace operation
+	 * (the folder's root shows the same message); "Retry" lets the next listing ask again.
+	 */
+	private async reportInterfaceDiffers({ agentId, error }: InterfaceDiffers): Promise<void> {
+		const message = vscode.l10n.t('Agent workspace {0}: {1} (request {2}). Its files are not asked for again until you retry.', agentId, error.message, error.requestId ?? vscode.l10n.t('unknown'));
+		this.notices.push(message);
+		this.deps.log.warn(message);
+		const retry = vscode.l10n.t('Retry');
+		const answer = await vscode.window.showErrorMessage(notificationText(message), retry);
+		if (answer === retry) {
+			this.retryInterface(agentId);
+		}
+	}
+
+	// ------------------------------------------------------------------ large files
+
+	private async confirmLargeFile(agentId: string, path: string, size: number): Promise<void> {
+		const uri = this.provider.uriFor(agentId, path);
+		const last = this.asked.get(uri.toString());
+		if (last !== undefined && Date.now() - last < 60_000) {
+			return;
+		}
+		this.asked.set(uri.toString(), Date.now());
+		const open = vscode.l10n.t('Open Anyway');
+		const answer = await vscode.window.showWarningMessage(
+			vscode.l10n.t('{0} is {1} MB. Opening it downloads the whole file from the agent workspace.', notificationText(path), (size / (1024 * 1024)).toFixed(1)),
+			{ modal: true, detail: vscode.l10n.t('The limit is set by cloudAgents.workspace.largeFileWarningMb.') },
+			open,
+		);
+		if (answer === open) {
+			this.cache.approveLargeFile(agentId, path);
+			await vscode.commands.executeCommand('vscode.open', uri);
+		}
+	}
+}

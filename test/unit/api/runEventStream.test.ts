@@ -1,0 +1,88 @@
+/**
+ * The run-event stream's layers meeting: bounds of the raw stream (one connection, bounded reading)
+ * and token redaction per network chunk, seen through the reconnect layer, against a hostile server.
+ */
+import assert from 'node:assert/strict';
+import { ApiError, CloudAgentsClient, SAFETY } from '../../../src/api';
+import type { EventRecord } from '../../../src/api';
+import { AGENT_ID, RUN_ID, TOKEN, run } from '../../hostile/fixtures';
+import { type HostileServer, type Scenario, json, sseFrame, sseStart, startHostile } from '../../hostile/server';
+
+const EVENTS_ROUTE = 'GET /v2/agents/*/runs/*/events';
+
+suite('api/runEventStream: the raw stream under the reconnect layer', function () {
+	this.timeout(60_000);
+	let server: HostileServer | undefined;
+	let client: CloudAgentsClient | undefined;
+
+	async function start(s: Scenario): Promise<CloudAgentsClient> {
+		server = await startHostile(s);
+		client = new CloudAgentsClient({ baseUrl: server.baseUrl, getToken: () => TOKEN, stream: { reconnectMinMs: 5, reconnectBaseMs: 5 } });
+		return client;
+	}
+
+	async function drain(c: CloudAgentsClient): Promise<{ events: EventRecord[]; error: unknown }> {
+		const events: EventRecord[] = [];
+		try {
+			for await (const e of c.streamRunEvents(AGENT_ID, RUN_ID)) {
+				events.push(e);
+			}
+			return { events, error: undefined };
+		} catch (error) {
+			return { events, error };
+		}
+	}
+
+	teardown(async () => {
+		client?.close();
+		client = undefined;
+		await server?.close();
+		server = undefined;
+	});
+
+	test('an event longer than the bound ends the stream with event_too_large after the events before it, without a reconnect', async () => {
+		const c = await start({
+			description: 'one event, then one that never ends',
+			routes: {
+				[EVENTS_ROUTE]: (_q, res) => {
+					const write = sseStart(res);
+					write(sseFrame(0, 'log', {}));
+					const slice = 'x'.repeat(1024 * 1024);
+					write('data: ');
+					for (let sent = 0; sent <= SAFETY.sseEventMaxChars; sent += slice.length) {
+						write(slice);
+					}
+					res.end();
+				},
+				'GET /v2/agents/*/runs/*': (_q, res) => json(res, 200, run({ status: 'running' })),
+			},
+		});
+		const { events, error } = await drain(c);
+		assert.deepEqual(events.map((e) => e.seq), [0]);
+		assert.ok(error instanceof ApiError && error.code === 'event_too_large', String(error));
+		assert.equal(server?.requestsTo(EVENTS_ROUTE).length, 1);
+	});
+
+	test('a token the server echoes split across two network chunks is still redacted', async () => {
+		const c = await start({
+			description: 'echoes the token, cut in two writes',
+			routes: {
+				[EVENTS_ROUTE]: (req, res) => {
+					const write = sseStart(res);
+					const frame = sseFrame(0, 'run.completed', { text: `echo ${req.token ?? ''} done` });
+					const cut = frame.indexOf(TOKEN) + 6;
+					write(frame.slice(0, cut));
+					setTimeout(() => {
+						write(frame.slice(cut));
+						res.end();
+					}, 50);
+				},
+			},
+		});
+		const { events, error } = await drain(c);
+		assert.equal(error, undefined);
+		assert.equal(events.length, 1);
+		assert.ok(!JSON.stringify(events).includes(TOKEN), JSON.stringify(events));
+		assert.match(JSON.stringify(events[0]?.data), /echo <redacted> done/);
+	});
+});
