@@ -51,7 +51,7 @@ class CloudAgentsExtension extends Disposable {
 		// The four tree views (src/views) and their commands (src/commands/features.ts).
 		this.views = this.register(new CloudAgentViews(this.session, this.log, (err) => void this.session.reportError(err)));
 		// Followed runs get `:followed` in the Runs view (only Stop Following shows inline then).
-		this.views.runs.isFollowed = (agentId, runId) => this.runFollower.isFollowed(agentId, runId);
+		this.views.setFlag('followed', (runId, agentId) => this.runFollower.isFollowed(agentId ?? '', runId));
 		this.register(this.runFollower.onDidChangeFollowing(() => this.views.runs.redraw()));
 		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
 		const records = this.register(new RecordDocuments());
