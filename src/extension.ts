@@ -40,7 +40,7 @@ class CloudAgentsExtension extends Disposable {
 		}
 		// A 401 of a failed command goes to the session's single "sign in again" prompt.
 		const onUnauthorized = (err: unknown): boolean => this.session.reportError(err);
-		for (const d of registerFollowCommands({ session: this.session, follower: this.runFollower, log: this.log, onUnauthorized })) {
+		for (const d of registerFollowCommands({ session: this.session, follower: this.runFollower, log: this.log, onUnauthorized, targets: () => ({ views: this.views, context }) })) {
 			this.register(d);
 		}
 		// No network here: only stores CLOUD_AGENTS_DEV_TOKEN for a loopback URL and sets the context key.

@@ -77,7 +77,8 @@ interface ParentRef {
 /**
  * A row of a record, built from its descriptor. Besides the TreeItem it carries the record, its
  * parent and the descriptor's `fields` as its own properties (`{agentId, run}` for a run), so a
- * command run on the row reads the same members an automation object has.
+ * command run on the row reads the same members an automation object has (a field named like a
+ * member of the row, such as `id` or `label`, is only in `target`).
  */
 export class RecordNode<T = unknown, F extends object = object> extends vscode.TreeItem {
 	/** The fields a command receives for this row (the descriptor's `fields`). */
@@ -103,7 +104,12 @@ export class RecordNode<T = unknown, F extends object = object> extends vscode.T
 			this.command = { command: spec.command.command, title: spec.command.title, arguments: spec.command.arguments ?? [this] };
 		}
 		this.target = descriptor.fields(record, ctx.parentKey);
-		Object.assign(this, this.target);
+		// The fields as own properties, never over a member of the row itself (`id`, `label`, …).
+		for (const [name, value] of Object.entries(this.target)) {
+			if (!(name in this)) {
+				(this as Record<string, unknown>)[name] = value;
+			}
+		}
 	}
 }
 

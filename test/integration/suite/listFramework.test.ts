@@ -165,11 +165,6 @@ suite('List descriptors: subtrees and command targets', () => {
 		const byObject = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', { runtimeId: runtime.id });
 		assert.equal((JSON.parse(byObject!.getText()) as Runtime).id, runtime.id);
 
-		const agent = (await state()).agents[0]!;
-		await vscode.env.clipboard.writeText('');
-		await vscode.commands.executeCommand('cloudAgents.agents.copyId', agent.id);
-		assert.equal(await vscode.env.clipboard.readText(), agent.id, 'Copy Agent ID with the id as a string copied that agent');
-
 		// An id that names nothing: the command shows an error (handled) and opens nothing.
 		const before = vscode.window.tabGroups.all.flatMap((g) => g.tabs).length;
 		const none = await vscode.commands.executeCommand('cloudAgents.runtimes.showDetails', '00000000-0000-4000-8000-000000000000');
