@@ -41,7 +41,7 @@ class CloudAgentsExtension extends Disposable {
 		}
 		// A 401 of a failed command goes to the session's single "sign in again" prompt.
 		const onUnauthorized = (err: unknown): boolean => this.session.reportError(err);
-		for (const d of registerFollowCommands({ session: this.session, follower: this.runFollower, log: this.log, onUnauthorized })) {
+		for (const d of registerFollowCommands({ session: this.session, follower: this.runFollower, log: this.log, onUnauthorized, targets: () => ({ views: this.views, context }) })) {
 			this.register(d);
 		}
 		// No network here: only stores CLOUD_AGENTS_DEV_TOKEN for a loopback URL and sets the context key.
@@ -52,7 +52,7 @@ class CloudAgentsExtension extends Disposable {
 		// The four tree views (src/views) and their commands (src/commands/features.ts).
 		this.views = this.register(new CloudAgentViews(this.session, this.log, (err) => void this.session.reportError(err)));
 		// Followed runs get `:followed` in the Runs view (only Stop Following shows inline then).
-		this.views.runs.isFollowed = (agentId, runId) => this.runFollower.isFollowed(agentId, runId);
+		this.views.setFlag('followed', (runId, agentId) => this.runFollower.isFollowed(agentId ?? '', runId));
 		this.register(this.runFollower.onDidChangeFollowing(() => this.views.runs.redraw()));
 		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
 		const records = this.register(new RecordDocuments());

@@ -3,43 +3,14 @@
  * URI scheme. This module must not import `vscode`, so plain-Node unit tests can compare it with
  * the manifest.
  */
+import { MANIFEST_COMMAND_IDS, MANIFEST_VIEW_IDS } from './manifestIds.gen';
 
-/** Every command the extension contributes; `test/unit/manifest.test.ts` checks it equals package.json. */
-export const COMMAND_IDS = [
-	'cloudAgents.signIn',
-	'cloudAgents.signOut',
-	'cloudAgents.refresh',
-	'cloudAgents.agents.openWorkspace',
-	'cloudAgents.workspace.search',
-	'cloudAgents.workspace.goToFile',
-	'cloudAgents.agents.refresh',
-	'cloudAgents.agents.loadMore',
-	'cloudAgents.agents.create',
-	'cloudAgents.agents.rename',
-	'cloudAgents.agents.delete',
-	'cloudAgents.agents.copyId',
-	'cloudAgents.runs.refresh',
-	'cloudAgents.runs.loadMore',
-	'cloudAgents.runs.sendPrompt',
-	'cloudAgents.runs.cancel',
-	'cloudAgents.runs.resume',
-	'cloudAgents.runs.followUp',
-	'cloudAgents.runs.openResult',
-	'cloudAgents.runs.copyId',
-	'cloudAgents.runtimes.refresh',
-	'cloudAgents.runtimes.loadMore',
-	'cloudAgents.runtimes.resume',
-	'cloudAgents.runtimes.showDetails',
-	'cloudAgents.runtimes.listVncCredentials',
-	'cloudAgents.artifacts.refresh',
-	'cloudAgents.artifacts.open',
-	'cloudAgents.artifacts.save',
-	'cloudAgents.artifacts.upload',
-	'cloudAgents.artifacts.delete',
-	'cloudAgents.runs.follow',
-	'cloudAgents.runs.stopFollowing',
-	'cloudAgents.runs.followedRunActions',
-] as const;
+/**
+ * Every command the extension contributes, in package.json's order: generated from the manifest
+ * (src/manifestIds.gen.ts, `npm run ids:gen`), so a command added to package.json is a `CommandId`
+ * without an edit here. `test/unit/manifest.test.ts` fails when the generated file is stale.
+ */
+export const COMMAND_IDS = MANIFEST_COMMAND_IDS;
 
 /** A contributed command id. */
 export type CommandId = (typeof COMMAND_IDS)[number];
@@ -47,7 +18,10 @@ export type CommandId = (typeof COMMAND_IDS)[number];
 /** The activity-bar view container (`workbench.view.extension.<id>` in the workbench DOM). */
 export const VIEW_CONTAINER_ID = 'cloudAgents';
 
-/** The tree views inside the container, in display order. */
+/** Every view package.json contributes, in display order (generated: see COMMAND_IDS). */
+export const ALL_VIEW_IDS = MANIFEST_VIEW_IDS;
+
+/** The tree views code refers to by name (views built from descriptors need no entry: src/views/lists). */
 export const VIEW_IDS = {
 	agents: 'cloudAgents.agents',
 	runs: 'cloudAgents.runs',
@@ -55,8 +29,8 @@ export const VIEW_IDS = {
 	artifacts: 'cloudAgents.artifacts',
 } as const;
 
-/** A contributed view id. */
-export type ViewId = (typeof VIEW_IDS)[keyof typeof VIEW_IDS];
+/** A contributed view id (generated from package.json, like `CommandId`). */
+export type ViewId = (typeof MANIFEST_VIEW_IDS)[number];
 
 /** Context keys used in `when` clauses of package.json. */
 export const CONTEXT_KEYS = {

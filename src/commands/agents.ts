@@ -5,7 +5,9 @@ import { iconSafe, notificationText } from '../util/text';
 import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { argString, displayName, isAutomation, rememberAgent, resolveAgent, showInfo, showModalWarning, showWarning, toAbortSignal } from './support';
+import { argString, displayName, isAutomation, rememberAgent, showInfo, showModalWarning, showWarning, toAbortSignal } from './support';
+import { resolveTarget } from './targets';
+import { agentsList } from '../views';
 
 /** Checks an agent name as the service will (1–255 UTF-8 bytes after trimming); a message or undefined. */
 export function agentNameProblem(name: string): string | undefined {
@@ -69,15 +71,12 @@ const RUNTIME_GONE_TIMEOUT_MS = 120_000;
 export function registerAgentCommands(deps: FeatureDeps): vscode.Disposable[] {
 	const log: CommandLogger = deps.log;
 	const registerCommand = commandRegistrar(log, { onUnauthorized: deps.onUnauthorized });
-	const { views } = deps;
 	return [
-		registerCommand('cloudAgents.agents.refresh', () => views.agents.refresh()),
-		registerCommand('cloudAgents.agents.loadMore', () => views.agents.loadMore()),
 		registerCommand('cloudAgents.agents.create', (arg?: unknown) => createAgent(deps, arg)),
 		registerCommand('cloudAgents.agents.rename', (arg?: unknown) => renameAgent(deps, arg)),
 		registerCommand('cloudAgents.agents.delete', (arg?: unknown) => deleteAgent(deps, arg)),
 		registerCommand('cloudAgents.agents.copyId', async (arg?: unknown) => {
-			const agent = await resolveAgent(deps, arg, vscode.l10n.t('Copy Agent ID'), true);
+			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Copy Agent ID'), useSelection: true }))?.agent;
 			if (agent) {
 				await vscode.env.clipboard.writeText(agent.id);
 				vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the agent ID {0}', agent.id)), 3000);
@@ -151,7 +150,7 @@ async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 }
 
 async function renameAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | undefined> {
-	const agent = await resolveAgent(deps, arg, vscode.l10n.t('Rename Agent'), true);
+	const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Rename Agent'), useSelection: true }))?.agent;
 	if (!agent) {
 		return undefined;
 	}
@@ -181,7 +180,7 @@ async function renameAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 }
 
 async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
-	const agent = await resolveAgent(deps, arg, vscode.l10n.t('Delete Agent'), true);
+	const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Delete Agent'), useSelection: true }))?.agent;
 	if (!agent) {
 		return false;
 	}

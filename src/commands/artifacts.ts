@@ -3,14 +3,17 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ARTIFACT_NAME, LIMITS } from '../api';
 import type { Artifact } from '../api';
-import { ARTIFACT_READ_CAP_BYTES, ArtifactNode, artifactKind } from '../views';
-import { formatBytes, joinParts, relativeTime } from '../views/format';
+import { ARTIFACT_READ_CAP_BYTES, artifactKind, artifactsList, runsList } from '../views';
+import type { ArtifactTarget } from '../views';
+import { resolveTarget } from './targets';
+import { formatBytes } from '../views/format';
 import { ImageDocuments } from '../views/imageDocuments';
 import { titledRecordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { argString, displayName, isAutomation, isStatus, pickItem, pickRun, pickWhenLoaded, resolveAgent, showWarning } from './support';
+import { argString, displayName, isAutomation, isStatus, showWarning } from './support';
+import { agentsList } from '../views';
 import { iconSafe, notificationText, singleLine } from '../util/text';
 import { safeFileName } from '../util/localName';
 
@@ -82,33 +85,6 @@ export function exceedsReadCap(size: number | undefined): boolean {
 	return size !== undefined && Math.ceil(size / 3) * 4 > ARTIFACT_READ_CAP_BYTES;
 }
 
-interface ArtifactTarget {
-	agentId: string;
-	artifact: Artifact;
-}
-
-async function resolveArtifact(deps: FeatureDeps, arg: unknown, title: string): Promise<ArtifactTarget | undefined> {
-	if (arg instanceof ArtifactNode) {
-		return { agentId: arg.agentId, artifact: arg.artifact };
-	}
-	const agentId = argString(arg, 'agentId');
-	const artifactId = argString(arg, 'artifactId');
-	if (agentId && artifactId) {
-		return { agentId, artifact: await deps.session.client.getArtifact(agentId, artifactId) };
-	}
-	const agent = await resolveAgent(deps, arg, title, true);
-	if (!agent) {
-		return undefined;
-	}
-	const loading = deps.session.client.listArtifacts(agent.id).then((list) => list.map((artifact) => pickItem({
-		label: artifact.name,
-		description: joinParts(formatBytes(artifact.size), relativeTime(artifact.created_at)),
-		detail: artifact.id,
-	}, { artifact })));
-	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick an artifact of {0}', displayName(agent.name)) });
-	return pick ? { agentId: agent.id, artifact: pick.artifact } : undefined;
-}
-
 function tooLargeMessage(artifact: Artifact): string {
 	return vscode.l10n.t(
 		'The artifact {0} ({1}) is larger than the service returns in one answer (2 MiB output cap), so it cannot be opened here.',
@@ -167,9 +143,8 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 	};
 
 	return [
-		registerCommand('cloudAgents.artifacts.refresh', () => views.artifacts.refresh()),
 		registerCommand('cloudAgents.artifacts.open', async (arg?: unknown) => {
-			const target = await resolveArtifact(deps, arg, vscode.l10n.t('Open Artifact'));
+			const target = await resolveTarget(deps, artifactsList, arg, { title: vscode.l10n.t('Open Artifact') });
 			if (!target) {
 				return undefined;
 			}
@@ -196,7 +171,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			return deps.records.show(titledRecordUri(artifact.name, 'artifacts', agentId, artifact.id), new TextDecoder('utf-8').decode(content), languageOf(artifact));
 		}),
 		registerCommand('cloudAgents.artifacts.save', async (arg?: unknown) => {
-			const target = await resolveArtifact(deps, arg, vscode.l10n.t('Save Artifact'));
+			const target = await resolveTarget(deps, artifactsList, arg, { title: vscode.l10n.t('Save Artifact') });
 			if (!target) {
 				return undefined;
 			}
@@ -204,7 +179,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			return save(target, file ? vscode.Uri.file(file) : undefined);
 		}),
 		registerCommand('cloudAgents.artifacts.upload', async (arg?: unknown) => {
-			const agent = await resolveAgent(deps, arg, vscode.l10n.t('Upload Artifact'), true);
+			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Upload Artifact'), useSelection: true }))?.agent;
 			if (!agent) {
 				return undefined;
 			}
@@ -222,7 +197,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 				void vscode.window.showWarningMessage(vscode.l10n.t('Not uploaded: {0} is {1}; artifacts may be at most 32 MiB.', path.basename(file.fsPath), formatBytes(stat.size) ?? ''));
 				return undefined;
 			}
-			const runId = argString(arg, 'runId') ?? (await pickRun(deps, agent, vscode.l10n.t('Upload Artifact: pick the run it belongs to')))?.id;
+			const runId = argString(arg, 'runId') ?? (await resolveTarget(deps, runsList, { agentId: agent.id }, { title: vscode.l10n.t('Upload Artifact: pick the run it belongs to') }))?.run.id;
 			if (!runId) {
 				return undefined;
 			}
@@ -255,7 +230,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			return artifact;
 		}),
 		registerCommand('cloudAgents.artifacts.delete', async (arg?: unknown) => {
-			const target = await resolveArtifact(deps, arg, vscode.l10n.t('Delete Artifact'));
+			const target = await resolveTarget(deps, artifactsList, arg, { title: vscode.l10n.t('Delete Artifact') });
 			if (!target) {
 				return false;
 			}

@@ -2,15 +2,18 @@ import type * as vscode from 'vscode';
 import { registerAgentCommands } from './agents';
 import { registerArtifactCommands } from './artifacts';
 import { registerPromptCommands } from './prompt';
+import { registerListCommands } from './listActions';
 import { registerRunCommands } from './runs';
 import { registerRuntimeCommands } from './runtimes';
 import type { FeatureDeps } from './support';
 
 export type { FeatureDeps } from './support';
+export { registerListCommands } from './listActions';
 
-/** Registers the commands of the four views and "Send Prompt…"; the caller owns the disposables. */
+/** Registers the commands of the lists and their features and "Send Prompt…"; the caller owns the disposables. */
 export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] {
 	return [
+		...registerListCommands(deps),
 		...registerAgentCommands(deps),
 		...registerRunCommands(deps),
 		...registerPromptCommands(deps),

@@ -7,6 +7,9 @@ import { commandRegistrar } from './registry';
 import type { CommandLogger } from './registry';
 import type { UnauthorizedHandler } from '../util/errors';
 import { displayName, pickItem } from './support';
+import { resolveTarget } from './targets';
+import type { TargetDeps } from './targets';
+import { runsList } from '../views';
 
 /** What the run-following commands need. */
 export interface FollowCommandDeps {
@@ -15,30 +18,8 @@ export interface FollowCommandDeps {
 	log: CommandLogger;
 	/** The session's 401 handler (its single "sign in again" prompt), for failed commands. */
 	onUnauthorized?: UnauthorizedHandler;
-}
-
-/** Asks for an agent, then one of its runs (newest first). */
-async function pickRun(session: Session): Promise<{ agentId: string; runId: string } | undefined> {
-	const agents = await vscode.window.withProgress(
-		{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Loading agents…') },
-		() => session.client.listAgents({ limit: 100 }),
-	);
-	const agent = await vscode.window.showQuickPick(
-		agents.items.map((a) => pickItem({ label: a.name || a.id, description: a.status, detail: a.id }, { agentId: a.id, name: displayName(a.name, a.id) })),
-		{ title: vscode.l10n.t('Follow a Run'), placeHolder: vscode.l10n.t('Choose an agent') },
-	);
-	if (!agent) {
-		return undefined;
-	}
-	const runs = await vscode.window.withProgress(
-		{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Loading runs…') },
-		() => session.client.listRuns(agent.agentId, { limit: 50 }),
-	);
-	const run = await vscode.window.showQuickPick(
-		runs.map((r) => pickItem({ label: (r.prompt || r.id).split('\n')[0] || r.id, description: r.status, detail: r.id }, { runId: r.id })),
-		{ title: vscode.l10n.t('Follow a Run'), placeHolder: vscode.l10n.t('Choose a run of {0}', agent.name) },
-	);
-	return run ? { agentId: agent.agentId, runId: run.runId } : undefined;
+	/** What the command-target resolver needs (the views exist after these commands are registered). */
+	targets: () => TargetDeps;
 }
 
 /** What the argument of a follow command tells about the run's name (a runs-tree node has the prompt). */
@@ -81,7 +62,12 @@ export function registerFollowCommands(deps: FollowCommandDeps): vscode.Disposab
 	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized });
 	return [
 		registerCommand('cloudAgents.runs.follow', async (arg?: unknown) => {
-			const ref = toRunRef(arg) ?? (await pickRun(deps.session));
+			// A run row or `{agentId, runId}` (toRunRef reads both), else the resolver's pick.
+			let ref = toRunRef(arg);
+			if (!ref) {
+				const target = await resolveTarget(deps.targets(), runsList, arg, { title: vscode.l10n.t('Follow a Run') });
+				ref = target && { agentId: target.agentId, runId: target.run.id };
+			}
 			if (ref) {
 				await deps.follower.follow(ref.agentId, ref.runId, toRunRef(arg) ? nameHint(arg) : {});
 			}

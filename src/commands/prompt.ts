@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { LIMITS, ValidationError, isTerminalRunStatus, sleep } from '../api';
 import type { Agent, PromptImage, Run } from '../api';
-import { AgentNode } from '../views';
+import { agentsList } from '../views';
+import { resolveTarget } from './targets';
 import { promptProblem } from './agents';
 import type { CommandLogger } from './registry';
 import { isPromptSource } from '../ids';
@@ -49,14 +50,11 @@ export function registerPromptCommands(deps: FeatureDeps): vscode.Disposable[] {
 export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run | undefined> {
 	const args: SendPromptArgs = isAutomation(arg) ? arg : {};
 	const client = deps.session.client;
-	let agent: Agent | undefined;
-	if (arg instanceof AgentNode) {
-		agent = arg.agent;
-	} else if (args.agentId) {
-		agent = deps.views.agents.find(args.agentId) ?? (await client.getAgent(args.agentId));
-	} else {
-		agent = await pickPromptAgent(deps, vscode.l10n.t('Send Prompt: pick an agent'));
-	}
+	// A row, `{agentId}`, or Send Prompt's own agent pick (the selected agent first).
+	const agent: Agent | undefined = (await resolveTarget(deps, agentsList, arg, {
+		title: vscode.l10n.t('Send Prompt: pick an agent'),
+		pick: () => pickPromptAgent(deps, vscode.l10n.t('Send Prompt: pick an agent')),
+	}))?.agent;
 	if (!agent) {
 		return undefined;
 	}

@@ -7,7 +7,9 @@ import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import { promptProblem } from './agents';
 import type { FeatureDeps } from './support';
-import { argString, followRun, isAutomation, rememberAgent, resolveRun, showModalWarning, showValidation } from './support';
+import { argString, followRun, isAutomation, rememberAgent, showModalWarning, showValidation } from './support';
+import { resolveTarget } from './targets';
+import { runsList } from '../views';
 import { runTitle } from '../logs/format';
 
 /** globalState key: true once the user chose "Don't Ask Again" when cancelling a run. */
@@ -92,10 +94,8 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 		}
 	};
 	return [
-		registerCommand('cloudAgents.runs.refresh', () => views.runs.refresh()),
-		registerCommand('cloudAgents.runs.loadMore', () => views.runs.loadMore()),
 		registerCommand('cloudAgents.runs.cancel', async (arg?: unknown) => {
-			const target = await resolveRun(deps, arg, vscode.l10n.t('Cancel Run'), (r) => !isTerminalRunStatus(r.status));
+			const target = await resolveTarget(deps, runsList, arg, { title: vscode.l10n.t('Cancel Run'), filter: (r) => !isTerminalRunStatus(r.status) });
 			if (!target) {
 				return undefined;
 			}
@@ -124,7 +124,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			return run;
 		}),
 		registerCommand('cloudAgents.runs.resume', async (arg?: unknown) => {
-			const target = await resolveRun(deps, arg, vscode.l10n.t('Resume Run'), (r) => isTerminalRunStatus(r.status));
+			const target = await resolveTarget(deps, runsList, arg, { title: vscode.l10n.t('Resume Run'), filter: (r) => isTerminalRunStatus(r.status) });
 			if (!target) {
 				return undefined;
 			}
@@ -143,7 +143,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			return startFollowed(target.agentId, () => client().resumeRun(target.agentId, target.run.id, prompt?.trim() ? { prompt } : {}));
 		}),
 		registerCommand('cloudAgents.runs.followUp', async (arg?: unknown) => {
-			const target = await resolveRun(deps, arg, vscode.l10n.t('Send Follow-up'));
+			const target = await resolveTarget(deps, runsList, arg, { title: vscode.l10n.t('Send Follow-up') });
 			if (!target) {
 				return undefined;
 			}
@@ -164,7 +164,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			return startFollowed(target.agentId, () => client().followUpRun(target.agentId, target.run.id, { prompt }));
 		}),
 		registerCommand('cloudAgents.runs.openResult', async (arg?: unknown) => {
-			const target = await resolveRun(deps, arg, vscode.l10n.t('Open Run Result'));
+			const target = await resolveTarget(deps, runsList, arg, { title: vscode.l10n.t('Open Run Result') });
 			if (!target) {
 				return undefined;
 			}
@@ -174,7 +174,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			return deps.records.show(runResultUri(target.agentId, agentName, run), runResultMarkdown(agentName, run), 'markdown', { forceLanguage: true, markdownPreview: true });
 		}),
 		registerCommand('cloudAgents.runs.copyId', async (arg?: unknown) => {
-			const target = await resolveRun(deps, arg, vscode.l10n.t('Copy Run ID'));
+			const target = await resolveTarget(deps, runsList, arg, { title: vscode.l10n.t('Copy Run ID') });
 			if (target) {
 				await vscode.env.clipboard.writeText(target.run.id);
 				vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the run ID {0}', target.run.id)), 3000);

@@ -1,18 +1,13 @@
 import * as vscode from 'vscode';
-import { SAFETY } from '../api';
 import type { Runtime } from '../api';
-import { RuntimeNode } from '../views';
-import { notificationText, plainText } from '../util/text';
+import { runtimesList } from '../views';
+import { resolveTarget } from './targets';
+import { notificationText } from '../util/text';
 import { joinParts } from '../views/format';
-import { titledRecordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { argString, displayName, isAutomation, isStatus, pickItem, pickWhenLoaded, showInfo, showWarning } from './support';
-
-interface RuntimePick extends vscode.QuickPickItem {
-	runtime: Runtime;
-}
+import { displayName, isAutomation, isStatus, pickItem, showInfo, showWarning } from './support';
 
 /** Finds a runtime by id, page by page (the service has no single-runtime read). */
 export async function findRuntime(deps: FeatureDeps, runtimeId: string): Promise<Runtime | undefined> {
@@ -24,40 +19,12 @@ export async function findRuntime(deps: FeatureDeps, runtimeId: string): Promise
 	return undefined;
 }
 
-async function pickRuntime(deps: FeatureDeps, title: string, filter: (r: Runtime) => boolean = () => true): Promise<Runtime | undefined> {
-	const loading = (async () => {
-		const out: RuntimePick[] = [];
-		for await (const runtime of deps.session.client.iterateRuntimes({ limit: 100 })) {
-			if (filter(runtime)) {
-				out.push(pickItem({ label: runtime.display_name || runtime.id, description: joinParts(runtime.status, runtime.degraded === true && vscode.l10n.t('degraded')), detail: runtime.id }, { runtime }));
-			}
-		}
-		return out;
-	})();
-	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick a runtime'), matchOnDetail: true });
-	return pick?.runtime;
-}
-
-async function resolveRuntime(deps: FeatureDeps, arg: unknown, title: string, filter?: (r: Runtime) => boolean): Promise<Runtime | undefined> {
-	if (arg instanceof RuntimeNode) {
-		return arg.runtime;
-	}
-	const runtimeId = argString(arg, 'runtimeId');
-	if (runtimeId) {
-		const runtime = await findRuntime(deps, runtimeId);
-		if (!runtime) {
-			throw new Error(vscode.l10n.t('The runtime {0} was not found.', runtimeId));
-		}
-		return runtime;
-	}
-	return pickRuntime(deps, title, filter);
-}
-
 const resumable = (r: Runtime): boolean => r.status === 'paused' || r.status === 'suspended';
 
 /**
  * Registers the runtime commands: refresh, load more, resume (with `expected_revision`, offering a
- * retry with the fresh revision after a 409), show details (read-only JSON) and VNC credentials.
+ * retry with the fresh revision after a 409) and VNC credentials (Show Details is an action of the
+ * Runtimes list: src/views/lists/runtimes.ts).
  *
  * Automation may pass `{runtimeId}` instead of a tree node; resume also takes `expectedRevision`
  * (default: the revision read) and `onConflict: 'retry' | 'cancel'` (skips the question after a 409).
@@ -67,10 +34,8 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 	const registerCommand = commandRegistrar(log, { onUnauthorized: deps.onUnauthorized });
 	const { views } = deps;
 	return [
-		registerCommand('cloudAgents.runtimes.refresh', () => views.runtimes.refresh()),
-		registerCommand('cloudAgents.runtimes.loadMore', () => views.runtimes.loadMore()),
 		registerCommand('cloudAgents.runtimes.resume', async (arg?: unknown) => {
-			let runtime = await resolveRuntime(deps, arg, vscode.l10n.t('Resume Runtime'), resumable);
+			let runtime = (await resolveTarget(deps, runtimesList, arg, { title: vscode.l10n.t('Resume Runtime'), filter: resumable }))?.runtime;
 			if (!runtime) {
 				return undefined;
 			}
@@ -120,19 +85,8 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 				}
 			}
 		}),
-		registerCommand('cloudAgents.runtimes.showDetails', async (arg?: unknown) => {
-			const runtime = await resolveRuntime(deps, arg, vscode.l10n.t('Show Runtime Details'));
-			if (!runtime) {
-				return undefined;
-			}
-			const fresh = (await findRuntime(deps, runtime.id)) ?? runtime;
-			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
-			// The tab is titled by the runtime's name (the Runtimes view's label), the id stays in the query.
-			const title = vscode.l10n.t('Runtime {0}', displayName(fresh.display_name, fresh.id));
-			return deps.records.show(titledRecordUri(title, 'runtimes', fresh.id), `${plainText(JSON.stringify(fresh, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
-		}),
 		registerCommand('cloudAgents.runtimes.listVncCredentials', async (arg?: unknown) => {
-			const runtime = await resolveRuntime(deps, arg, vscode.l10n.t('List VNC Credentials'), (r) => r.vnc_enabled === true);
+			const runtime = (await resolveTarget(deps, runtimesList, arg, { title: vscode.l10n.t('List VNC Credentials'), filter: (r) => r.vnc_enabled === true }))?.runtime;
 			if (!runtime) {
 				return undefined;
 			}

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { ApiError, SAFETY, ValidationError } from '../api';
-import type { Agent, CloudAgentsClient, Run } from '../api';
+import type { CloudAgentsClient } from '../api';
 import type { UnauthorizedHandler } from '../util/errors';
-import { iconSafe, notificationText, singleLine } from '../util/text';
+import { iconSafe, notificationText } from '../util/text';
 import type { CloudAgentViews } from '../views';
-import { AgentNode, RunNode } from '../views';
-import { formatBytes, joinParts, relativeTime } from '../views/format';
+import { RECENT_AGENTS_KEY } from '../views';
+import { formatBytes } from '../views/format';
 import type { ImageDocuments } from '../views/imageDocuments';
 import type { RecordDocuments } from '../views/recordDocuments';
 
@@ -98,7 +98,6 @@ export function showModalWarning(message: string, detail: string | undefined, ..
 	);
 }
 
-const RECENT_AGENTS_KEY = 'cloudAgents.recentAgents';
 const RECENT_MAX = 10;
 
 /** Agent ids used recently, most recent first (globalState). */
@@ -122,80 +121,6 @@ export function argString(arg: unknown, name: string): string | undefined {
 /** True when the argument is a plain automation object (not a tree node, not undefined). */
 export function isAutomation(arg: unknown): arg is Record<string, unknown> {
 	return arg !== null && typeof arg === 'object' && !(arg instanceof vscode.TreeItem) && !(arg instanceof vscode.Uri);
-}
-
-interface AgentPick extends vscode.QuickPickItem {
-	agent: Agent;
-}
-
-/** Asks for an agent (recently used first). Undefined when dismissed. */
-export async function pickAgent(deps: FeatureDeps, title: string): Promise<Agent | undefined> {
-	const loading = deps.session.client.listAgents({ limit: 100 }).then((page) => {
-		const recent = recentAgentIds(deps.context);
-		const rank = (a: Agent): number => {
-			const i = recent.indexOf(a.id);
-			return i < 0 ? recent.length : i;
-		};
-		const agents = [...page.items].sort((a, b) => rank(a) - rank(b));
-		return agents.map((agent): AgentPick => pickItem({
-			label: agent.name || agent.id,
-			description: joinParts(agent.status, recent.includes(agent.id) && vscode.l10n.t('recently used')),
-			detail: agent.id,
-		}, { agent }));
-	});
-	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick an agent'), matchOnDetail: true });
-	return pick?.agent;
-}
-
-/**
- * The agent a command acts on: the tree node it was invoked on, `{agentId}` from automation, the
- * agent selected in the Agents view when `useSelection`, or one the user picks.
- */
-export async function resolveAgent(deps: FeatureDeps, arg: unknown, title: string, useSelection = false): Promise<Agent | undefined> {
-	if (arg instanceof AgentNode) {
-		return arg.agent;
-	}
-	const agentId = argString(arg, 'agentId');
-	if (agentId) {
-		return deps.views.agents.find(agentId) ?? (await deps.session.client.getAgent(agentId));
-	}
-	if (useSelection && deps.views.selectedAgent) {
-		return deps.views.selectedAgent;
-	}
-	return pickAgent(deps, title);
-}
-
-interface RunPick extends vscode.QuickPickItem {
-	run: Run;
-}
-
-/** Asks for a run of an agent (newest first); `filter` narrows the choice. */
-export async function pickRun(deps: FeatureDeps, agent: Agent, title: string, filter: (run: Run) => boolean = () => true): Promise<Run | undefined> {
-	const loading = deps.session.client.listRuns(agent.id, { limit: 100 }).then((runs) => runs.filter(filter).map((run): RunPick => pickItem({
-		label: singleLine(run.prompt, 80) || run.id,
-		description: joinParts(run.status, relativeTime(run.created_at)),
-		detail: run.id,
-	}, { run })));
-	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick a run of {0}', displayName(agent.name, agent.id)), matchOnDetail: true });
-	return pick?.run;
-}
-
-/** The run a command acts on: the tree node, `{agentId, runId}` from automation, or a pick. */
-export async function resolveRun(deps: FeatureDeps, arg: unknown, title: string, filter?: (run: Run) => boolean): Promise<{ agentId: string; run: Run } | undefined> {
-	if (arg instanceof RunNode) {
-		return { agentId: arg.agentId, run: arg.run };
-	}
-	const agentId = argString(arg, 'agentId');
-	const runId = argString(arg, 'runId');
-	if (agentId && runId) {
-		return { agentId, run: await deps.session.client.getRun(agentId, runId) };
-	}
-	const agent = await resolveAgent(deps, arg, title, true);
-	if (!agent) {
-		return undefined;
-	}
-	const run = await pickRun(deps, agent, title, filter);
-	return run ? { agentId: agent.id, run } : undefined;
 }
 
 /** Follows a run's events in the output (the auth engineer's `cloudAgents.runs.follow`), when available. */

@@ -162,7 +162,7 @@ export function plainTooltip(title: string | undefined, lines: Array<[string, st
  * Makes a row safe to show, in place (idempotent): the label and description on one line and cut
  * to `SAFETY.labelMaxChars` / `descriptionMaxChars`, the tooltip as plain text cut to
  * `tooltipMaxChars` (a MarkdownString tooltip becomes its plain value, never trusted). Every tree
- * of the extension returns its rows through this (`ListTreeProvider.getTreeItem`).
+ * of the extension returns its rows through this (`DescriptorTreeProvider.getTreeItem`, listTree.ts).
  */
 export function safeTreeItem<T extends vscode.TreeItem>(item: T): T {
 	if (typeof item.label === 'string') {

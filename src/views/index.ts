@@ -1,23 +1,18 @@
 import * as vscode from 'vscode';
 import { SAFETY, isTerminalRunStatus } from '../api';
-import type { Agent, CloudAgentsClient } from '../api';
-import { VIEW_IDS } from '../ids';
+import type { Agent, Artifact, CloudAgentsClient, Run, Runtime } from '../api';
 import { Disposable } from '../util/lifecycle';
 import { singleLine } from '../util/text';
-import { AgentNode, AgentsTreeProvider } from './agentsTree';
-import { ArtifactsTreeProvider } from './artifactsTree';
+import type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
+import { DescriptorTreeProvider, RecordNode } from './listTree';
 import type { ListHost } from './listTree';
+import { LIST_DESCRIPTORS, agentsList, artifactsList, runsList, runtimesList } from './lists';
+import type { AgentTarget, ArtifactTarget, RunTarget, RuntimeTarget } from './lists';
 
-/** Any of the four list providers, without its record type. */
-type AnyListProvider = AgentsTreeProvider | RunsTreeProvider | RuntimesTreeProvider | ArtifactsTreeProvider;
-import { RunsTreeProvider } from './runsTree';
-import { RuntimesTreeProvider } from './runtimesTree';
-
-export { AgentNode } from './agentsTree';
-export { ArtifactNode, ARTIFACT_READ_CAP_BYTES, artifactKind } from './artifactsTree';
-export { RunNode } from './runsTree';
-export { RuntimeNode, runtimeInTransition } from './runtimesTree';
-export { pageSize } from './listTree';
+export { ARTIFACT_READ_CAP_BYTES, LIST_DESCRIPTORS, RECENT_AGENTS_KEY, agentsList, artifactKind, artifactsList, runsList, runtimeInTransition, runtimesList } from './lists';
+export type { AgentTarget, ArtifactTarget, RunTarget, RuntimeTarget } from './lists';
+export { DescriptorTreeProvider, RecordNode, pageSize } from './listTree';
+export type { ActionKit, ActionSpec, AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
 
 /** What the views need from the session: sign-in state, its change event and the shared client. */
 export interface ViewSession {
@@ -37,23 +32,26 @@ export interface RowSnapshot {
 	command: string | undefined;
 }
 
-/** The view keys used by the test seam and the refresh commands. */
-export type ViewKey = 'agents' | 'runs' | 'runtimes' | 'artifacts';
+/** The key of a list (`agents`, `runs`, …: a descriptor's `key`), used by the test seams. */
+export type ViewKey = string;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyProvider = DescriptorTreeProvider<any, any, any>;
 
 /**
- * The four tree views of the Cloud Agents container and their providers. Runs and Artifacts follow
- * the agent selected in the Agents view; each list keeps its own paging, scroll and refresh.
+ * The tree views of the Cloud Agents container, one per descriptor of the registry
+ * (`LIST_DESCRIPTORS`, src/views/lists) that names a view id, each with the subtrees of the
+ * descriptors nested under its rows. A list whose parent is a `selection` follows the record
+ * selected in its parent's view (Runs and Artifacts follow the agent selected in Agents); each
+ * list keeps its own paging, scroll and refresh.
  */
 export class CloudAgentViews extends Disposable {
-	readonly agents: AgentsTreeProvider;
-	readonly runs: RunsTreeProvider;
-	readonly runtimes: RuntimesTreeProvider;
-	readonly artifacts: ArtifactsTreeProvider;
-	readonly agentsView: vscode.TreeView<vscode.TreeItem>;
-	readonly runsView: vscode.TreeView<vscode.TreeItem>;
-	readonly runtimesView: vscode.TreeView<vscode.TreeItem>;
-	readonly artifactsView: vscode.TreeView<vscode.TreeItem>;
+	private readonly providers = new Map<AnyListDescriptor, AnyProvider>();
+	private readonly views = new Map<AnyListDescriptor, vscode.TreeView<vscode.TreeItem>>();
+	private readonly flags = new Map<string, (key: string, parentKey: string | undefined) => boolean>();
 	private readonly client: () => CloudAgentsClient;
+	/** What the descriptors' functions use: the client, other lists' records, flags. */
+	readonly ctx: ListContext;
 
 	constructor(session: ViewSession, log: vscode.LogOutputChannel, reportError: (err: unknown) => void) {
 		super();
@@ -67,21 +65,37 @@ export class CloudAgentViews extends Disposable {
 		};
 		const client = (): CloudAgentsClient => session.client;
 		this.client = client;
-		this.agents = this.register(new AgentsTreeProvider(host, client));
-		this.runs = this.register(new RunsTreeProvider(host, client));
-		this.runtimes = this.register(new RuntimesTreeProvider(host, client));
-		this.artifacts = this.register(new ArtifactsTreeProvider(host, client));
-		this.agentsView = this.createView(VIEW_IDS.agents, this.agents);
-		this.runsView = this.createView(VIEW_IDS.runs, this.runs);
-		this.runtimesView = this.createView(VIEW_IDS.runtimes, this.runtimes);
-		this.artifactsView = this.createView(VIEW_IDS.artifacts, this.artifacts);
-
-		this.register(this.agentsView.onDidChangeSelection((e) => {
-			const node = e.selection.find((n): n is AgentNode => n instanceof AgentNode);
-			if (node) {
-				this.selectAgent(node.agent);
+		this.ctx = {
+			client,
+			lookup: <U>(descriptor: ListDescriptor<U, object, unknown>, key: string): U | undefined => this.providers.get(descriptor)?.find(key) as U | undefined,
+			flag: (name, key, parentKey) => this.flags.get(name)?.(key, parentKey) ?? false,
+		};
+		for (const descriptor of LIST_DESCRIPTORS) {
+			if (descriptor.parent?.as === 'children') {
+				continue;
 			}
-		}));
+			const children = LIST_DESCRIPTORS.filter((d) => d.parent?.as === 'children' && d.parent.of === descriptor);
+			this.providers.set(descriptor, this.register(new DescriptorTreeProvider(descriptor, host, this.ctx, children)));
+		}
+		for (const [descriptor, provider] of this.providers) {
+			if (descriptor.viewId) {
+				const view = this.register(vscode.window.createTreeView(descriptor.viewId, { treeDataProvider: provider, showCollapseAll: false }));
+				provider.attach(view);
+				this.views.set(descriptor, view);
+			}
+		}
+		// Selecting a row drives the lists that follow its kind (Runs and Artifacts follow Agents).
+		for (const [descriptor, view] of this.views) {
+			if (LIST_DESCRIPTORS.some((d) => d.parent?.as === 'selection' && d.parent.of === descriptor)) {
+				this.register(view.onDidChangeSelection((e) => {
+					const node = e.selection.find((n): n is RecordNode => n instanceof RecordNode && n.descriptor === descriptor);
+					if (node) {
+						this.select(descriptor, node.record);
+					}
+				}));
+			}
+		}
+
 		// A finished run may have produced artifacts.
 		this.register(this.runs.onDidSettle(() => void this.artifacts.refresh()));
 		// The agent's status follows its runs: a run we just started (or one that ended) refreshes
@@ -92,11 +106,10 @@ export class CloudAgentViews extends Disposable {
 			void this.agents.refresh();
 		}));
 		// Tooltips name the runtime (as the Runtimes view does) instead of its id.
-		this.agents.runtimeName = (runtimeId) => this.runtimes.records.find((r) => r.id === runtimeId)?.display_name || undefined;
 		this.register(this.runtimes.onDidLoad(() => this.agents.redraw()));
 		// Keep the selected agent's record (name in the view descriptions) current.
 		this.register(this.agents.onDidLoad(() => {
-			const current = this.runs.agent;
+			const current = this.runs.parent;
 			const fresh = current && this.agents.find(current.id);
 			if (fresh && fresh.name !== current.name) {
 				this.selectAgent(fresh);
@@ -104,7 +117,9 @@ export class CloudAgentViews extends Disposable {
 		}));
 		this.register(session.onDidChange(() => {
 			if (!session.signedIn) {
-				this.selectAgent(undefined);
+				for (const descriptor of this.views.keys()) {
+					this.select(descriptor, undefined);
+				}
 			}
 		}));
 		this.register(vscode.workspace.onDidChangeConfiguration((e) => {
@@ -112,9 +127,58 @@ export class CloudAgentViews extends Disposable {
 				this.resetAll();
 			}
 		}));
-		this.register(vscode.commands.registerCommand('_cloudAgents.views.rows', (key: ViewKey) => this.rows(key)));
-		this.register(vscode.commands.registerCommand('_cloudAgents.views.click', (key: ViewKey, rowId: string) => this.click(key, rowId)));
+		this.register(vscode.commands.registerCommand('_cloudAgents.views.rows', (key: ViewKey, parentRowId?: string) => this.rows(key, parentRowId)));
+		this.register(vscode.commands.registerCommand('_cloudAgents.views.click', (key: ViewKey, rowId: string, parentRowId?: string) => this.click(key, rowId, parentRowId)));
 		this.register(vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) => this.selectAgentById(agentId)));
+	}
+
+	/** The Agents view's list. */
+	get agents(): DescriptorTreeProvider<Agent, AgentTarget> {
+		return this.providerOf(agentsList);
+	}
+
+	/** The Runs view's list (runs of the selected agent). */
+	get runs(): DescriptorTreeProvider<Run, RunTarget, Agent> {
+		return this.providerOf(runsList);
+	}
+
+	/** The Runtimes view's list. */
+	get runtimes(): DescriptorTreeProvider<Runtime, RuntimeTarget> {
+		return this.providerOf(runtimesList);
+	}
+
+	/** The Artifacts view's list (artifacts of the selected agent). */
+	get artifacts(): DescriptorTreeProvider<Artifact, ArtifactTarget, Agent> {
+		return this.providerOf(artifactsList);
+	}
+
+	/** The provider of a list (top-level; a subtree's rows are served by its parent's provider). */
+	providerOf<T, F extends object, P>(descriptor: ListDescriptor<T, F, P>): DescriptorTreeProvider<T, F, P> {
+		const provider = this.providers.get(descriptor) ?? (descriptor.parent?.as === 'children' ? this.providers.get(descriptor.parent.of) : undefined);
+		if (!provider) {
+			throw new Error(`no list ${descriptor.key}`);
+		}
+		return provider as DescriptorTreeProvider<T, F, P>;
+	}
+
+	/** The tree view of a list, when it is a view. */
+	viewOf(descriptor: AnyListDescriptor): vscode.TreeView<vscode.TreeItem> | undefined {
+		return this.views.get(descriptor);
+	}
+
+	/**
+	 * Sets a flag the rows read through `ctx.flag` (e.g. `followed` for runs whose events stream);
+	 * whoever changes what it says redraws the list.
+	 */
+	setFlag(name: string, test: (key: string, parentKey: string | undefined) => boolean): void {
+		this.flags.set(name, test);
+	}
+
+	/** Redraws every list from the records held. */
+	redrawAll(): void {
+		for (const provider of this.providers.values()) {
+			provider.redraw();
+		}
 	}
 
 	/** The agent and active runs last compared with the Agents view (one refresh per change, no loop). */
@@ -125,13 +189,13 @@ export class CloudAgentViews extends Disposable {
 	 * row is not `running` (or the reverse) means the row is stale, so the Agents view refreshes now.
 	 */
 	private syncAgentWithRuns(): void {
-		const agent = this.runs.agent;
+		const agent = this.runs.parent;
 		if (!agent) {
 			return;
 		}
 		const activeRuns = this.runs.records.filter((r) => !isTerminalRunStatus(r.status)).map((r) => r.id);
 		const active = activeRuns.length > 0;
-		this.agents.setHasActiveRuns(agent.id, active);
+		this.agents.markActive(agent.id, active);
 		const row = this.agents.find(agent.id);
 		const state = `${agent.id}:${activeRuns.join(',')}`;
 		if (row && (row.status === 'running') !== active && state !== this.lastRunState) {
@@ -140,21 +204,41 @@ export class CloudAgentViews extends Disposable {
 		}
 	}
 
+	/** The record selected in a list's view that the lists following it show (the agent of Runs). */
+	selected<T>(descriptor: ListDescriptor<T, object, unknown>): T | undefined {
+		for (const [d, provider] of this.providers) {
+			if (d.parent?.as === 'selection' && d.parent.of === descriptor) {
+				return provider.parent as T | undefined;
+			}
+		}
+		return undefined;
+	}
+
+	/** Makes the lists that follow `descriptor`'s view show the records of `record` (or nothing) and names it in their descriptions. */
+	select<T>(descriptor: ListDescriptor<T, object, unknown>, record: T | undefined): void {
+		if (record !== undefined) {
+			this.providers.get(descriptor)?.rememberName(record);
+		}
+		const description = record !== undefined ? singleLine(descriptor.name?.(record) || descriptor.keyOf(record), SAFETY.descriptionMaxChars) : undefined;
+		for (const [d, provider] of this.providers) {
+			if (d.parent?.as === 'selection' && d.parent.of === descriptor) {
+				provider.setParent(record);
+				const view = this.views.get(d);
+				if (view) {
+					view.description = description;
+				}
+			}
+		}
+	}
+
 	/** The agent the Runs and Artifacts views follow. */
 	get selectedAgent(): Agent | undefined {
-		return this.runs.agent;
+		return this.selected(agentsList);
 	}
 
 	/** Makes Runs and Artifacts follow `agent` (or nothing) and names it in their descriptions. */
 	selectAgent(agent: Agent | undefined): void {
-		if (agent) {
-			this.agents.rememberName(agent);
-		}
-		this.runs.setAgent(agent);
-		this.artifacts.setAgent(agent);
-		const description = agent ? singleLine(agent.name || agent.id, SAFETY.descriptionMaxChars) : undefined;
-		this.runsView.description = description;
-		this.artifactsView.description = description;
+		this.select(agentsList, agent);
 	}
 
 	/** Selects an agent by id: reveals its row when loaded, else looks it up. Undefined clears. */
@@ -166,7 +250,7 @@ export class CloudAgentViews extends Disposable {
 		let agent = this.agents.find(agentId);
 		if (agent) {
 			try {
-				await this.agentsView.reveal(this.agents.nodeOf(agent), { select: true, focus: false });
+				await this.viewOf(agentsList)?.reveal(this.agents.nodeOf(agent), { select: true, focus: false });
 			} catch {
 				// Not rendered yet (view hidden): selecting the data is enough.
 			}
@@ -178,27 +262,34 @@ export class CloudAgentViews extends Disposable {
 	}
 
 	/** The provider of a view by key. */
-	provider(key: ViewKey): AnyListProvider {
-		return this[key];
+	provider(key: ViewKey): AnyProvider {
+		for (const [descriptor, provider] of this.providers) {
+			if (descriptor.key === key) {
+				return provider;
+			}
+		}
+		throw new Error(`no view ${key}`);
 	}
 
 	/** Refreshes every view (the `cloudAgents.refresh` command). */
 	async refreshAll(): Promise<void> {
-		await Promise.all([this.agents.refresh(), this.runtimes.refresh(), this.runs.refresh(), this.artifacts.refresh()]);
+		await Promise.all([...this.providers.values()].map((p) => p.refresh()));
 	}
 
 	/** Forgets every list (page size changed) so each reloads from page one. */
 	resetAll(): void {
-		this.agents.reset();
-		this.runtimes.reset();
-		this.runs.reset();
-		this.artifacts.reset();
+		for (const provider of this.providers.values()) {
+			provider.reset();
+		}
 	}
 
-	/** The rows of a view as plain data (the test seam `_cloudAgents.views.rows`). */
-	async rows(key: ViewKey): Promise<RowSnapshot[]> {
+	/**
+	 * The rows of a view as plain data (the test seam `_cloudAgents.views.rows`); with a row id,
+	 * the rows under that row (a subtree).
+	 */
+	async rows(key: ViewKey, parentRowId?: string): Promise<RowSnapshot[]> {
 		const provider = this.provider(key);
-		const nodes = await provider.getChildren();
+		const nodes = await this.childrenOf(provider, parentRowId);
 		return nodes.map((n) => {
 			const item = provider.getTreeItem(n);
 			const label = typeof item.label === 'string' ? item.label : item.label?.label ?? '';
@@ -220,9 +311,9 @@ export class CloudAgentViews extends Disposable {
 	 * Runs a row's default action as a click does: its `command` with its arguments (the test seam
 	 * `_cloudAgents.views.click`). Returns what the command returns; throws when the row has none.
 	 */
-	async click(key: ViewKey, rowId: string): Promise<unknown> {
+	async click(key: ViewKey, rowId: string, parentRowId?: string): Promise<unknown> {
 		const provider = this.provider(key);
-		const item = (await provider.getChildren()).map((n) => provider.getTreeItem(n)).find((n) => n.id === rowId);
+		const item = (await this.childrenOf(provider, parentRowId)).map((n) => provider.getTreeItem(n)).find((n) => n.id === rowId);
 		if (!item?.command) {
 			throw new Error(`no row ${rowId} with a command in ${key}`);
 		}
@@ -230,9 +321,22 @@ export class CloudAgentViews extends Disposable {
 		return vscode.commands.executeCommand(item.command.command, ...args);
 	}
 
-	private createView(id: string, provider: AnyListProvider): vscode.TreeView<vscode.TreeItem> {
-		const view = this.register(vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: false }));
-		provider.attach(view);
-		return view;
+	/** The rows under a row given by id (searched breadth-first among the rows drawn), or the top rows. */
+	private async childrenOf(provider: AnyProvider, parentRowId: string | undefined): Promise<vscode.TreeItem[]> {
+		const top = await provider.getChildren();
+		if (parentRowId === undefined) {
+			return top;
+		}
+		const queue = [...top];
+		for (let i = 0; i < queue.length && i < SAFETY.pageMaxItems; i++) {
+			const node = queue[i]!;
+			if (node.id === parentRowId) {
+				return provider.getChildren(node);
+			}
+			if (node.collapsibleState !== undefined && node.collapsibleState !== vscode.TreeItemCollapsibleState.None) {
+				queue.push(...(await provider.getChildren(node)));
+			}
+		}
+		throw new Error(`no row ${parentRowId} in ${provider.key}`);
 	}
 }

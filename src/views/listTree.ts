@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import type { Agent, Page } from '../api';
+import type { Page } from '../api';
 import { ListingStoppedError, PageChain, SAFETY } from '../api';
 import { plainText, singleLine } from '../util/text';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import { describeError, isAuthFailure } from '../util/errors';
 import { safeTreeItem } from './format';
+import type { ListContext, ListDescriptor, RowContext } from './descriptor';
 
 /** The configured page size (`cloudAgents.pageSize`, 1–100, default 50). */
 export function pageSize(): number {
@@ -61,47 +62,327 @@ const MIN_DELAY_MS = 2_000;
  */
 const MAX_DELAY_MS = 5_000;
 
+// ---------------------------------------------------------------------------------------------
+// Lists from descriptors (descriptor.ts): one provider for every list view and subtree.
+// ---------------------------------------------------------------------------------------------
+
+/** A parent record and its key (the selected agent of Runs; the row a subtree hangs under). */
+interface ParentRef {
+	readonly record: unknown;
+	readonly key: string;
+	/** The row the list hangs under (subtrees), for `getParent`. */
+	readonly node?: vscode.TreeItem;
+}
+
 /**
- * A flat list of service records as a tree. Owns the loading state (not loaded, loaded, failed),
- * one in-flight fetch at a time (callers share it), the "Load more…" row, the error and Retry rows,
- * and automatic refresh: only while the view is visible and `isChanging()` says something is in
- * motion, with a delay that starts at 2 s and doubles up to 5 s while nothing changes.
+ * A row of a record, built from its descriptor. Besides the TreeItem it carries the record, its
+ * parent and the descriptor's `fields` as its own properties (`{agentId, run}` for a run), so a
+ * command run on the row reads the same members an automation object has (a field named like a
+ * member of the row, such as `id` or `label`, is only in `target`).
  */
-export abstract class ListTreeProvider<T> extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
+export class RecordNode<T = unknown, F extends object = object> extends vscode.TreeItem {
+	/** The fields a command receives for this row (the descriptor's `fields`). */
+	readonly target: F;
+	constructor(
+		readonly descriptor: ListDescriptor<T, F, unknown>,
+		readonly record: T,
+		/** The parent record, when the list has one. */
+		readonly parentRecord: unknown,
+		/** The row this one hangs under (subtrees). */
+		readonly parentNode: vscode.TreeItem | undefined,
+		ctx: RowContext<unknown>,
+		hasChildren: boolean,
+	) {
+		const spec = descriptor.row(record, ctx);
+		super(spec.label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+		this.id = rowId(descriptor, descriptor.keyOf(record), ctx.parentKey);
+		this.description = spec.description;
+		this.iconPath = spec.icon;
+		this.tooltip = spec.tooltip;
+		this.contextValue = spec.contextValue;
+		if (spec.command) {
+			this.command = { command: spec.command.command, title: spec.command.title, arguments: spec.command.arguments ?? [this] };
+		}
+		this.target = descriptor.fields(record, ctx.parentKey);
+		// The fields as own properties, never over a member of the row itself (`id`, `label`, …).
+		for (const [name, value] of Object.entries(this.target)) {
+			if (!(name in this)) {
+				(this as Record<string, unknown>)[name] = value;
+			}
+		}
+	}
+}
+
+/** The id of a record's row: `<kind>/<parent key>/<key>`, or `<kind>/<key>` without a parent. */
+export function rowId(descriptor: { kind: string }, key: string, parentKey: string | undefined): string {
+	return parentKey === undefined ? `${descriptor.kind}/${key}` : `${descriptor.kind}/${parentKey}/${key}`;
+}
+
+/** The row that groups one child list of a row, when the row has several. */
+class GroupNode extends vscode.TreeItem {
+	constructor(readonly model: ListModel<unknown>, readonly parentNode: vscode.TreeItem) {
+		super(model.descriptor.title?.() ?? model.descriptor.key, vscode.TreeItemCollapsibleState.Collapsed);
+		this.id = `${parentNode.id ?? ''}/${model.descriptor.key}`;
+		this.contextValue = `group:${model.descriptor.kind}`;
+	}
+}
+
+/** What a model needs from its provider. */
+interface ModelHost {
+	readonly ctx: ListContext;
+	readonly log: vscode.LogOutputChannel;
+	reportError(err: unknown): void;
+	/** Redraws the rows of the model (the whole tree for the root list). */
+	changed(model: ListModel<unknown>): void;
+	/** Fired after a successful fetch of the model. */
+	loaded(model: ListModel<unknown>): void;
+}
+
+/**
+ * The state of one list (a view's records, or the records under one row): loading, one fetch in
+ * flight at a time (callers share it), the pages asked for, the cursor chain of a paged source,
+ * the error of the last fetch, the delay of the automatic refresh.
+ */
+class ListModel<T> {
+	items: T[] = [];
+	more = false;
+	notice: string | undefined;
+	pages = 1;
+	loaded = false;
+	error: unknown;
+	delayMs = MIN_DELAY_MS;
+	private pending: Promise<void> | undefined;
+	private controller: AbortController | undefined;
+	private generation = 0;
+	private lastSignature = '';
+	private cursor: string | undefined;
+	/** The cursor chain of the pages shown: a repeated cursor or page, or endless pages, end it (src/api PageChain). */
+	private chain = new PageChain();
+
+	constructor(
+		/** Prefix of the message rows' ids (`agents`, `resources/runtime/<id>`). */
+		readonly id: string,
+		readonly descriptor: ListDescriptor<T, object, unknown>,
+		public parent: ParentRef | undefined,
+		private readonly host: ModelHost,
+	) {}
+
+	/** Whether a record is in motion (its descriptor says so, or it was marked from outside). */
+	isChanging(marked: ReadonlySet<string>): boolean {
+		return this.items.some((item) => this.descriptor.isActive?.(item) === true || marked.has(this.descriptor.keyOf(item)));
+	}
+
+	load(): Promise<void> {
+		return this.run((signal) => this.fetch(this.pages, signal), false);
+	}
+
+	loadMore(): Promise<void> {
+		return this.run(async (signal) => {
+			const next = await this.fetchMore(signal);
+			this.pages++;
+			return next;
+		}, true);
+	}
+
+	/** Forgets everything: the next read starts from the first page. */
+	reset(): void {
+		this.generation++;
+		this.controller?.abort();
+		this.controller = undefined;
+		this.items = [];
+		this.more = false;
+		this.notice = undefined;
+		this.pages = 1;
+		this.loaded = false;
+		this.error = undefined;
+		this.pending = undefined;
+		this.lastSignature = '';
+		this.delayMs = MIN_DELAY_MS;
+		this.cursor = undefined;
+		this.chain = new PageChain();
+	}
+
+	private async fetch(pages: number, signal: AbortSignal): Promise<Loaded<T>> {
+		const source = this.descriptor.source;
+		const parent = this.parent?.record;
+		if ('list' in source) {
+			return source.list(this.host.ctx, { pages, pageSize: pageSize(), signal }, parent);
+		}
+		const items: T[] = [];
+		let cursor: string | undefined;
+		this.chain = new PageChain();
+		for (let i = 0; i < pages; i++) {
+			const step = await this.step(cursor, signal);
+			items.push(...step.items);
+			cursor = step.next;
+			if (!cursor) {
+				this.cursor = undefined;
+				return { items, more: false, notice: step.notice };
+			}
+		}
+		this.cursor = cursor;
+		return { items, more: true };
+	}
+
+	private async fetchMore(signal: AbortSignal): Promise<Loaded<T>> {
+		if ('list' in this.descriptor.source) {
+			return this.fetch(this.pages + 1, signal);
+		}
+		const step = await this.step(this.cursor, signal);
+		this.cursor = step.next;
+		return { items: step.items, more: step.next !== undefined, notice: step.notice };
+	}
+
+	/**
+	 * One page through the chain. When the server's paging goes wrong (it ignores the cursor,
+	 * repeats a cursor or a page, or never ends) the items loaded so far stay, "Load more…" goes
+	 * away and a row says why: never an endless "Load more".
+	 */
+	private async step(cursor: string | undefined, signal: AbortSignal): Promise<{ items: T[]; next: string | undefined; notice?: string }> {
+		const source = this.descriptor.source;
+		if ('list' in source) {
+			return { items: [], next: undefined };
+		}
+		let page: Page<T>;
+		try {
+			page = await source.page(this.host.ctx, { cursor, limit: pageSize(), signal }, this.parent?.record);
+		} catch (err) {
+			if (err instanceof ListingStoppedError) {
+				return { items: [], next: undefined, notice: err.message };
+			}
+			throw err;
+		}
+		try {
+			return { items: page.items, next: this.chain.accept(page, cursor) };
+		} catch (err) {
+			if (err instanceof ListingStoppedError) {
+				return { items: err.reason === 'repeated_page' ? [] : page.items, next: undefined, notice: err.message };
+			}
+			throw err;
+		}
+	}
+
+	private signatureOf(items: readonly T[]): string {
+		const sign = this.descriptor.signature;
+		return JSON.stringify(sign ? items.map((item) => sign(item)) : items);
+	}
+
+	private run(fetcher: (signal: AbortSignal) => Promise<Loaded<T>>, append: boolean): Promise<void> {
+		if (this.pending) {
+			return this.pending;
+		}
+		const generation = this.generation;
+		const controller = new AbortController();
+		this.controller = controller;
+		this.pending = (async () => {
+			try {
+				const result = await fetcher(controller.signal);
+				if (this.generation !== generation) {
+					return;
+				}
+				const merged = append ? [...this.items, ...result.items] : result.items;
+				const seen = new Set<string>();
+				this.items = merged.filter((item) => {
+					const k = this.descriptor.keyOf(item);
+					if (seen.has(k)) {
+						return false;
+					}
+					seen.add(k);
+					return true;
+				});
+				this.more = result.more;
+				this.notice = result.notice;
+				this.loaded = true;
+				this.error = undefined;
+				const signature = this.signatureOf(this.items);
+				this.delayMs = signature === this.lastSignature ? Math.min(this.delayMs * 2, MAX_DELAY_MS) : MIN_DELAY_MS;
+				this.lastSignature = signature;
+				this.host.loaded(this);
+			} catch (err) {
+				if (this.generation !== generation) {
+					return;
+				}
+				this.error = err;
+				this.host.log.warn(`${this.id}: loading failed: ${describeError(err)}`);
+				this.host.reportError(err);
+			} finally {
+				if (this.generation === generation) {
+					this.pending = undefined;
+					this.controller = undefined;
+				}
+			}
+		})();
+		return this.pending;
+	}
+}
+
+/**
+ * A list view from a descriptor (descriptor.ts), with the subtrees of the descriptors whose
+ * parent is `children` of it. Owns the loading state of each list (not loaded, loaded, failed),
+ * the "Load more…" row, the error and Retry rows, the empty row, and automatic refresh: only while
+ * the view is visible and a record is in motion (`isActive`, or marked with `markActive`), with a
+ * delay that starts at 2 s and doubles up to 5 s while nothing changes.
+ */
+export class DescriptorTreeProvider<T, F extends object = object, P = unknown> extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
 	protected readonly _onDidChangeTreeData = this.register(new vscode.EventEmitter<vscode.TreeItem | undefined>());
 	/** Fires when the rows change. */
 	readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
 
 	private readonly _onDidLoad = this.register(new vscode.EventEmitter<void>());
-	/** Fires after each successful fetch. */
+	/** Fires after each successful fetch of the list (not of its subtrees). */
 	readonly onDidLoad = this._onDidLoad.event;
 
-	/** The records shown, in display order, de-duplicated by key. */
-	protected items: T[] = [];
-	/** Whether the service has more records than `items`. */
-	protected more = false;
-	/** Why the listing ended early, shown as a last row (see Loaded.notice). */
-	private notice: string | undefined;
-	/** How many pages the user asked for (1 + "Load more…" clicks). */
-	protected pages = 1;
-	private loaded = false;
-	private error: unknown;
-	private pending: Promise<void> | undefined;
-	private generation = 0;
+	private readonly _onDidSettle = this.register(new vscode.EventEmitter<void>());
+	/** Fires when a record that was in motion (`isActive`) is seen at rest or gone. */
+	readonly onDidSettle = this._onDidSettle.event;
+
+	private readonly _onDidRequestRefresh = this.register(new vscode.EventEmitter<P | undefined>());
+	/**
+	 * Fires when the list is refreshed on request (a command, the Refresh button), with its parent
+	 * record, even while the view is hidden.
+	 */
+	readonly onDidRequestRefresh = this._onDidRequestRefresh.event;
+
+	private readonly root: ListModel<T>;
+	/** The child lists of rows, by `<row id>/<child key>`; created when a row is expanded. */
+	private readonly childModels = new Map<string, ListModel<unknown>>();
+	/** Keys of records known elsewhere to be in motion (an agent with a run just started). */
+	private readonly marked = new Set<string>();
+	/** Keys of the records that were in motion at the last load. */
+	private active = new Set<string>();
+	/** Names of records seen outside the loaded pages (selected by id, looked up): for titles. */
+	private readonly names = new Map<string, string>();
 	private view: vscode.TreeView<vscode.TreeItem> | undefined;
 	private timer: ReturnType<typeof setTimeout> | undefined;
-	private delayMs = MIN_DELAY_MS;
-	private lastSignature = '';
+	private readonly modelHost: ModelHost;
 
 	constructor(
-		/** Short name used in row ids (`agents`, `runs`, …). */
-		protected readonly key: string,
-		protected readonly host: ListHost,
-		private readonly commands: { refresh: string; loadMore?: string },
+		readonly descriptor: ListDescriptor<T, F, P>,
+		private readonly host: ListHost,
+		readonly ctx: ListContext,
+		/** The descriptors of the lists nested under this list's rows. */
+		private readonly childLists: readonly ListDescriptor<unknown, object, T>[] = [],
 	) {
 		super();
+		this.modelHost = {
+			ctx,
+			log: host.log,
+			reportError: (err) => host.reportError(err),
+			changed: () => this._onDidChangeTreeData.fire(undefined),
+			loaded: (model) => {
+				if (model === this.root) {
+					this.afterRootLoad();
+				}
+			},
+		};
+		this.root = new ListModel<T>(descriptor.key, descriptor, undefined, this.modelHost);
 		this.register(host.onDidChange(() => this.reset()));
 		this.register(toDisposable(() => this.stopTimer()));
+	}
+
+	/** The list's short name (`agents`, `runs`, …). */
+	get key(): string {
+		return this.descriptor.key;
 	}
 
 	/** Connects the tree view, so refreshes follow its visibility. */
@@ -121,27 +402,79 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 		return this.view;
 	}
 
-	/** Fetches the first `pages` pages (the records shown), replacing `items`. */
-	protected abstract fetch(pages: number, signal: AbortSignal): Promise<Loaded<T>>;
-	/** Fetches one more page and appends it; by default re-fetches with one page more. */
-	protected async fetchMore(signal: AbortSignal): Promise<Loaded<T>> {
-		return this.fetch(this.pages + 1, signal);
+	/** The records shown, in display order. */
+	get records(): readonly T[] {
+		return this.root.items;
 	}
-	/** The stable key of a record (its id). */
-	protected abstract keyOf(item: T): string;
-	/** The row of a record. */
-	protected abstract toNode(item: T): vscode.TreeItem;
-	/** Whether the list is in motion, so it should refresh itself while visible. */
-	protected isChanging(): boolean {
-		return false;
+
+	/** The parent record the list shows the records of (`selection` lists), if any. */
+	get parent(): P | undefined {
+		return this.root.parent?.record as P | undefined;
 	}
-	/** Rows shown instead of the list when it cannot load (no agent selected…); undefined to load. */
-	protected precondition(): vscode.TreeItem[] | undefined {
-		return undefined;
+
+	/**
+	 * Shows the records of another parent (or none) — a `selection` list following the record
+	 * selected in another view. The same parent again only updates the record.
+	 */
+	setParent(record: P | undefined): void {
+		const spec = this.descriptor.parent;
+		if (!spec) {
+			return;
+		}
+		const key = record === undefined ? undefined : spec.of.keyOf(record);
+		const next = record === undefined || key === undefined ? undefined : { record, key };
+		if (key === this.root.parent?.key) {
+			this.root.parent = next;
+			return;
+		}
+		this.root.parent = next;
+		this.active.clear();
+		this.reset();
 	}
-	/** A fingerprint of the records, compared between refreshes to adapt the delay. */
-	protected signature(items: readonly T[]): string {
-		return JSON.stringify(items);
+
+	/** The record with this key among the loaded rows. */
+	find(key: string): T | undefined {
+		return this.root.items.find((item) => this.descriptor.keyOf(item) === key);
+	}
+
+	/** Remembers a record's name (a record selected or read outside the loaded pages). */
+	rememberName(item: T): void {
+		const name = this.descriptor.name?.(item);
+		if (name) {
+			const key = this.descriptor.keyOf(item);
+			this.names.delete(key);
+			this.names.set(key, name);
+			if (this.names.size > REMEMBERED_NAMES) {
+				this.names.delete(this.names.keys().next().value!);
+			}
+		}
+	}
+
+	/** A record's name for titles: from the loaded rows, else as last seen; undefined when unknown. */
+	nameOf(key: string): string | undefined {
+		const item = this.find(key);
+		return (item !== undefined ? this.descriptor.name?.(item) : undefined) || this.names.get(key);
+	}
+
+	/** The row of a record (for reveal and selection). */
+	nodeOf(item: T): RecordNode<T, F> {
+		return this.toNode(this.root, item) as RecordNode<T, F>;
+	}
+
+	/**
+	 * Records whether a record is in motion as seen from elsewhere (an agent whose run the Runs
+	 * view shows active): while one is, the list refreshes itself (when visible).
+	 */
+	markActive(key: string, active: boolean): void {
+		const had = this.marked.has(key);
+		if (active) {
+			this.marked.add(key);
+		} else {
+			this.marked.delete(key);
+		}
+		if (active && !had) {
+			this.redraw();
+		}
 	}
 
 	/** The row as shown: every row passes `safeTreeItem` here (server text on one line, cut, neutralised). */
@@ -149,39 +482,37 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 		return safeTreeItem(element);
 	}
 
-	getParent(): vscode.TreeItem | undefined {
+	getParent(element: vscode.TreeItem): vscode.TreeItem | undefined {
+		if (element instanceof RecordNode || element instanceof GroupNode) {
+			return element.parentNode;
+		}
 		return undefined;
 	}
 
 	/** The rows: records then "Load more…", or a message row; signed out, none (welcome content). */
 	async getChildren(element?: vscode.TreeItem): Promise<vscode.TreeItem[]> {
-		if (element || !this.host.signedIn) {
+		if (!this.host.signedIn) {
 			return [];
 		}
-		const pre = this.precondition();
-		if (pre) {
-			return pre;
+		if (!element) {
+			const spec = this.descriptor.parent;
+			if (spec?.as === 'selection' && !this.root.parent) {
+				const kind = spec.of.kind;
+				return [new MessageNode(`${this.key}/select${kind.charAt(0).toUpperCase()}${kind.slice(1)}`, spec.selectLabel(), { icon: new vscode.ThemeIcon('info'), tooltip: spec.selectTooltip() })];
+			}
+			return this.rowsOf(this.root);
 		}
-		if (!this.loaded && this.error === undefined) {
-			await this.load();
+		if (element instanceof GroupNode) {
+			return this.rowsOf(element.model);
 		}
-		if (this.error !== undefined) {
-			return this.errorRows(this.error);
+		if (element instanceof RecordNode && element.descriptor === this.descriptor && this.childLists.length > 0) {
+			const models = this.childLists.map((child) => this.childModel(element as RecordNode<T, F>, child));
+			if (models.length === 1) {
+				return this.rowsOf(models[0]!);
+			}
+			return models.map((model) => new GroupNode(model, element));
 		}
-		const rows: vscode.TreeItem[] = this.items.map((item) => this.toNode(item));
-		if (this.more && this.commands.loadMore) {
-			rows.push(new LoadMoreNode(this.key, this.commands.loadMore));
-		}
-		if (this.notice !== undefined) {
-			rows.push(new MessageNode(`${this.key}/notice`, singleLine(this.notice, SAFETY.labelMaxChars), { icon: new vscode.ThemeIcon('warning'), tooltip: plainText(this.notice), contextValue: 'notice' }));
-		}
-		this.schedule();
-		return rows;
-	}
-
-	/** The records currently shown. */
-	get records(): readonly T[] {
-		return this.items;
+		return [];
 	}
 
 	/** Redraws the rows from the records held (something they show, such as a name, changed elsewhere). */
@@ -191,125 +522,157 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 	}
 
 	/**
-	 * Re-reads the records shown (keeping the pages loaded) and redraws. Shared while in flight.
-	 * While the view is hidden nothing is fetched: the list is only marked stale and reloads
-	 * when it is next shown.
+	 * Re-reads the records shown (keeping the pages loaded) and redraws; with the id of a subtree
+	 * (its Retry row) only that subtree. Shared while in flight. While the view is hidden nothing is
+	 * fetched: the list is only marked stale and reloads when it is next shown.
 	 */
-	async refresh(): Promise<void> {
-		this.error = undefined;
-		this.delayMs = MIN_DELAY_MS;
-		if (this.view && !this.view.visible) {
-			this.loaded = false;
+	async refresh(listId?: unknown): Promise<void> {
+		const model = typeof listId === 'string' ? this.childModels.get(listId) : undefined;
+		if (model) {
+			model.error = undefined;
+			await model.load();
 			this._onDidChangeTreeData.fire(undefined);
 			return;
 		}
-		await this.load();
-		this._onDidChangeTreeData.fire(undefined);
-	}
-
-	/** Loads the next page (the "Load more…" row). Concurrent clicks share one request. */
-	async loadMore(): Promise<void> {
-		if (!this.more) {
+		if (this.descriptor.parent === undefined || this.root.parent) {
+			this._onDidRequestRefresh.fire(this.root.parent?.record as P | undefined);
+		}
+		this.root.error = undefined;
+		this.root.delayMs = MIN_DELAY_MS;
+		for (const child of this.childModels.values()) {
+			// Subtrees reload when next expanded or drawn.
+			child.reset();
+		}
+		if (this.view && !this.view.visible) {
+			this.root.loaded = false;
+			this._onDidChangeTreeData.fire(undefined);
 			return;
 		}
-		await this.run(async (signal) => {
-			const next = await this.fetchMore(signal);
-			this.pages++;
-			return next;
-		}, true);
+		await this.root.load();
 		this._onDidChangeTreeData.fire(undefined);
 	}
 
-	/** Forgets everything (sign-in change, another agent selected) and redraws from scratch. */
+	/** Loads the next page (the "Load more…" row; with a subtree's id, of that subtree). Concurrent clicks share one request. */
+	async loadMore(listId?: unknown): Promise<void> {
+		const model = (typeof listId === 'string' ? this.childModels.get(listId) : undefined) ?? this.root;
+		if (!model.more) {
+			return;
+		}
+		await model.loadMore();
+		this._onDidChangeTreeData.fire(undefined);
+	}
+
+	/** Forgets everything (sign-in change, another parent selected) and redraws from scratch. */
 	reset(): void {
-		this.generation++;
-		this.items = [];
-		this.more = false;
-		this.notice = undefined;
-		this.pages = 1;
-		this.loaded = false;
-		this.error = undefined;
-		this.pending = undefined;
-		this.lastSignature = '';
-		this.delayMs = MIN_DELAY_MS;
+		this.root.reset();
+		for (const child of this.childModels.values()) {
+			child.reset();
+		}
+		this.childModels.clear();
+		this.marked.clear();
 		this.stopTimer();
 		this._onDidChangeTreeData.fire(undefined);
 	}
 
-	private load(): Promise<void> {
-		return this.run((signal) => this.fetch(this.pages, signal), false);
-	}
-
-	private run(fetcher: (signal: AbortSignal) => Promise<Loaded<T>>, append: boolean): Promise<void> {
-		if (this.pending) {
-			return this.pending;
+	private afterRootLoad(): void {
+		const isActive = this.descriptor.isActive;
+		if (isActive) {
+			const nowActive = new Set(this.root.items.filter((item) => isActive(item)).map((item) => this.descriptor.keyOf(item)));
+			const settled = [...this.active].some((key) => !nowActive.has(key));
+			this.active = nowActive;
+			if (settled) {
+				this._onDidSettle.fire();
+			}
 		}
-		const generation = this.generation;
-		const controller = new AbortController();
-		const cancelOnReset = this.onDidChangeTreeData(() => {
-			if (this.generation !== generation) {
-				controller.abort();
-			}
-		});
-		this.pending = (async () => {
-			try {
-				const result = await fetcher(controller.signal);
-				if (this.generation !== generation) {
-					return;
-				}
-				const merged = append ? [...this.items, ...result.items] : result.items;
-				const seen = new Set<string>();
-				this.items = merged.filter((item) => {
-					const k = this.keyOf(item);
-					if (seen.has(k)) {
-						return false;
-					}
-					seen.add(k);
-					return true;
-				});
-				this.more = result.more;
-				this.notice = result.notice;
-				this.loaded = true;
-				this.error = undefined;
-				const signature = this.signature(this.items);
-				this.delayMs = signature === this.lastSignature ? Math.min(this.delayMs * 2, MAX_DELAY_MS) : MIN_DELAY_MS;
-				this.lastSignature = signature;
-				this._onDidLoad.fire();
-			} catch (err) {
-				if (this.generation !== generation) {
-					return;
-				}
-				this.error = err;
-				this.host.log.warn(`${this.key}: loading failed: ${describeError(err)}`);
-				this.host.reportError(err);
-			} finally {
-				cancelOnReset.dispose();
-				if (this.generation === generation) {
-					this.pending = undefined;
-				}
-			}
-		})();
-		return this.pending;
+		this._onDidLoad.fire();
 	}
 
-	private errorRows(err: unknown): vscode.TreeItem[] {
+	private childModel(node: RecordNode<T, F>, child: ListDescriptor<unknown, object, T>): ListModel<unknown> {
+		const id = `${node.id ?? ''}/${child.key}`;
+		let model = this.childModels.get(id);
+		const parent: ParentRef = { record: node.record, key: this.descriptor.keyOf(node.record), node };
+		if (!model) {
+			model = new ListModel<unknown>(`${child.key}/${node.id ?? ''}`, child, parent, this.modelHost);
+			this.childModels.set(id, model);
+		} else {
+			model.parent = parent;
+		}
+		return model;
+	}
+
+	private async rowsOf<U>(model: ListModel<U>): Promise<vscode.TreeItem[]> {
+		if (!model.loaded && model.error === undefined) {
+			await model.load();
+		}
+		if (model.error !== undefined) {
+			return this.errorRows(model, model.error);
+		}
+		const rows: vscode.TreeItem[] = model.items.map((item) => this.toNode(model, item));
+		const isRoot = (model as ListModel<unknown>) === (this.root as ListModel<unknown>);
+		const commands = this.commandsOf(model);
+		if (model.more && commands.loadMore) {
+			const more = new LoadMoreNode(model.id, commands.loadMore);
+			if (!isRoot && more.command) {
+				more.command.arguments = [this.childIdOf(model)];
+			}
+			rows.push(more);
+		}
+		if (model.notice !== undefined) {
+			rows.push(new MessageNode(`${model.id}/notice`, singleLine(model.notice, SAFETY.labelMaxChars), { icon: new vscode.ThemeIcon('warning'), tooltip: plainText(model.notice), contextValue: 'notice' }));
+		}
+		const empty = model.descriptor.empty;
+		if (rows.length === 0 && empty) {
+			const spec = empty();
+			rows.push(new MessageNode(`${model.id}/empty`, spec.label, { icon: spec.icon ?? new vscode.ThemeIcon('info'), tooltip: spec.tooltip, command: spec.command && { ...spec.command }, contextValue: 'empty' }));
+		}
+		this.schedule();
+		return rows;
+	}
+
+	private toNode<U>(model: ListModel<U>, item: U): vscode.TreeItem {
+		const parent = model.parent;
+		const ctx: RowContext<unknown> = { ...this.ctx, parent: parent?.record, parentKey: parent?.key };
+		const isRoot = (model as ListModel<unknown>) === (this.root as ListModel<unknown>);
+		return new RecordNode<U, object>(model.descriptor, item, parent?.record, parent?.node, ctx, isRoot && this.childLists.length > 0);
+	}
+
+	/** The key under which a child model is kept (the argument of its Load more and Retry rows). */
+	private childIdOf(model: ListModel<unknown>): string | undefined {
+		for (const [id, m] of this.childModels) {
+			if (m === model) {
+				return id;
+			}
+		}
+		return undefined;
+	}
+
+	/** The refresh and load-more commands of a list: its own, else the view's (with the subtree's id). */
+	private commandsOf(model: ListModel<unknown> | ListModel<T>): { refresh?: string; loadMore?: string } {
+		return { refresh: model.descriptor.commands?.refresh ?? this.descriptor.commands?.refresh, loadMore: model.descriptor.commands?.loadMore ?? this.descriptor.commands?.loadMore };
+	}
+
+	private errorRows<U>(model: ListModel<U>, err: unknown): vscode.TreeItem[] {
 		const auth = isAuthFailure(err);
+		const isRoot = (model as ListModel<unknown>) === (this.root as ListModel<unknown>);
 		// A short label that fits the default sidebar width; the reason in the description and tooltip.
 		const rows: vscode.TreeItem[] = [
-			new MessageNode(`${this.key}/error`, auth ? vscode.l10n.t('Sign in again') : vscode.l10n.t('Could not load'), {
+			new MessageNode(`${model.id}/error`, auth ? vscode.l10n.t('Sign in again') : vscode.l10n.t('Could not load'), {
 				icon: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
 				description: auth ? vscode.l10n.t('token refused') : undefined,
 				tooltip: auth ? vscode.l10n.t('The service refused the token. Sign in again.\n{0}', describeError(err)) : vscode.l10n.t('Could not load: {0}', describeError(err)),
 				contextValue: 'error',
 			}),
 		];
-		rows.push(new MessageNode(`${this.key}/retry`, vscode.l10n.t('Retry'), {
-			icon: new vscode.ThemeIcon('refresh'),
-			command: { command: this.commands.refresh, title: vscode.l10n.t('Retry') },
-			contextValue: 'retry',
-		}));
+		const refresh = this.commandsOf(model).refresh;
+		if (refresh) {
+			rows.push(new MessageNode(`${model.id}/retry`, vscode.l10n.t('Retry'), {
+				icon: new vscode.ThemeIcon('refresh'),
+				command: { command: refresh, title: vscode.l10n.t('Retry'), ...(isRoot ? {} : { arguments: [this.childIdOf(model)] }) },
+				contextValue: 'retry',
+			}));
+		}
 		if (auth) {
-			rows.push(new MessageNode(`${this.key}/signIn`, vscode.l10n.t('Sign In…'), {
+			rows.push(new MessageNode(`${model.id}/signIn`, vscode.l10n.t('Sign In…'), {
 				icon: new vscode.ThemeIcon('sign-in'),
 				command: { command: 'cloudAgents.signIn', title: vscode.l10n.t('Sign In') },
 				contextValue: 'signIn',
@@ -318,24 +681,35 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 		return rows;
 	}
 
-	/** Arms the automatic refresh when the view is visible and the list is in motion. */
+	/** The lists in motion: the view's, and the loaded subtrees'. */
+	private changingModels(): ListModel<unknown>[] {
+		const all: ListModel<unknown>[] = [this.root, ...this.childModels.values()];
+		return all.filter((m) => m.loaded && m.isChanging(m === (this.root as ListModel<unknown>) ? this.marked : EMPTY));
+	}
+
+	/** Arms the automatic refresh when the view is visible and a list is in motion. */
 	private schedule(): void {
-		if (this.timer || this.isDisposed || !this.loaded || !this.host.signedIn) {
+		if (this.timer || this.isDisposed || !this.root.loaded || !this.host.signedIn) {
 			return;
 		}
-		if (!this.view?.visible || !this.isChanging()) {
+		if (!this.view?.visible) {
+			return;
+		}
+		const changing = this.changingModels();
+		if (changing.length === 0) {
 			return;
 		}
 		this.timer = setTimeout(() => {
 			this.timer = undefined;
-			if (!this.view?.visible || !this.isChanging()) {
+			const now = this.view?.visible ? this.changingModels() : [];
+			if (now.length === 0) {
 				return;
 			}
-			void this.load().then(() => {
+			void Promise.all(now.map((m) => m.load())).then(() => {
 				this._onDidChangeTreeData.fire(undefined);
 				this.schedule();
 			});
-		}, this.delayMs);
+		}, Math.min(...changing.map((m) => m.delayMs)));
 	}
 
 	private stopTimer(): void {
@@ -346,126 +720,6 @@ export abstract class ListTreeProvider<T> extends Disposable implements vscode.T
 	}
 }
 
-/** What `CursorListTreeProvider.listPage` is asked for: where to start, how many, and when to stop. */
-export interface PageRequest {
-	/** The cursor of the previous page; undefined for the first page. */
-	cursor: string | undefined;
-	/** The page size (`cloudAgents.pageSize`). */
-	limit: number;
-	signal: AbortSignal;
-}
-
-/**
- * A list over a cursor-paginated listing: a refresh re-reads the pages shown from the first one,
- * "Load more…" reads one page from the cursor where the last read stopped, and `reset` forgets it.
- */
-export abstract class CursorListTreeProvider<T> extends ListTreeProvider<T> {
-	private cursor: string | undefined;
-	/** The cursor chain of the pages shown: a repeated cursor or page, or endless pages, end it (src/api PageChain). */
-	private chain = new PageChain();
-
-	/** One page of the listing. */
-	protected abstract listPage(request: PageRequest): Promise<Page<T>>;
-
-	protected override async fetch(pages: number, signal: AbortSignal): Promise<Loaded<T>> {
-		const items: T[] = [];
-		let cursor: string | undefined;
-		this.chain = new PageChain();
-		for (let i = 0; i < pages; i++) {
-			const step = await this.step(cursor, signal);
-			items.push(...step.items);
-			cursor = step.next;
-			if (!cursor) {
-				this.cursor = undefined;
-				return { items, more: false, notice: step.notice };
-			}
-		}
-		this.cursor = cursor;
-		return { items, more: true };
-	}
-
-	protected override async fetchMore(signal: AbortSignal): Promise<Loaded<T>> {
-		const step = await this.step(this.cursor, signal);
-		this.cursor = step.next;
-		return { items: step.items, more: step.next !== undefined, notice: step.notice };
-	}
-
-	/**
-	 * One page through the chain. When the server's paging goes wrong (it ignores the cursor,
-	 * repeats a cursor or a page, or never ends) the items loaded so far stay, "Load more…" goes
-	 * away and a row says why: never an endless "Load more".
-	 */
-	private async step(cursor: string | undefined, signal: AbortSignal): Promise<{ items: T[]; next: string | undefined; notice?: string }> {
-		let page: Page<T>;
-		try {
-			page = await this.listPage({ cursor, limit: pageSize(), signal });
-		} catch (err) {
-			if (err instanceof ListingStoppedError) {
-				return { items: [], next: undefined, notice: err.message };
-			}
-			throw err;
-		}
-		try {
-			return { items: page.items, next: this.chain.accept(page, cursor) };
-		} catch (err) {
-			if (err instanceof ListingStoppedError) {
-				return { items: err.reason === 'repeated_page' ? [] : page.items, next: undefined, notice: err.message };
-			}
-			throw err;
-		}
-	}
-
-	override reset(): void {
-		this.cursor = undefined;
-		this.chain = new PageChain();
-		super.reset();
-	}
-}
-
-/**
- * A list of records of the agent selected in the Agents view (its runs, its artifacts). Until an
- * agent is selected it shows a single "Select an agent…" row; selecting another agent starts over.
- */
-export abstract class AgentListTreeProvider<T> extends ListTreeProvider<T> {
-	private _agent: Agent | undefined;
-
-	/** The agent whose records are shown. */
-	get agent(): Agent | undefined {
-		return this._agent;
-	}
-
-	/** Shows the records of another agent (or none); the same agent again only updates the record. */
-	setAgent(agent: Agent | undefined): void {
-		if (agent?.id === this._agent?.id) {
-			this._agent = agent;
-			return;
-		}
-		this._agent = agent;
-		this.agentChanged();
-		this.reset();
-	}
-
-	/** The text of the row shown while no agent is selected. */
-	protected abstract selectAgentText(): string;
-	/** Fetches the first `pages` pages of the records of `agent` (the agent selected). */
-	protected abstract fetchOf(agent: Agent, pages: number, signal: AbortSignal): Promise<Loaded<T>>;
-	/** Called when another agent is selected, just before the list starts over. */
-	protected agentChanged(): void {
-		// Nothing by default.
-	}
-
-	protected override precondition(): vscode.TreeItem[] | undefined {
-		if (!this._agent) {
-			return [new MessageNode(`${this.key}/selectAgent`, vscode.l10n.t('Select an agent'), { icon: new vscode.ThemeIcon('info'), tooltip: this.selectAgentText() })];
-		}
-		return undefined;
-	}
-
-	protected override async fetch(pages: number, signal: AbortSignal): Promise<Loaded<T>> {
-		const agent = this._agent;
-		if (!agent) {
-			return { items: [], more: false };
-		}
-		return this.fetchOf(agent, pages, signal);
-	}
-}
+const EMPTY: ReadonlySet<string> = new Set();
+/** How many names of records seen outside the loaded pages a list remembers. */
+const REMEMBERED_NAMES = 100;

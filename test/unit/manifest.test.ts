@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, VIEW_CONTAINER_ID, VIEW_IDS, EXTENSION_ID, CONFIG, isPromptSource } from '../../src/ids';
+import { ALL_VIEW_IDS, COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, VIEW_CONTAINER_ID, VIEW_IDS, EXTENSION_ID, CONFIG, isPromptSource } from '../../src/ids';
 
 interface Manifest {
 	name: string;
@@ -23,8 +23,8 @@ const root = join(__dirname, '..', '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
 
 suite('package.json manifest', () => {
-	test('contributes exactly the commands listed in COMMAND_IDS, in the same order', () => {
-		assert.deepEqual(manifest.contributes.commands.map((c) => c.command), [...COMMAND_IDS]);
+	test('contributes exactly the commands listed in COMMAND_IDS, in the same order (generated: npm run ids:gen)', () => {
+		assert.deepEqual(manifest.contributes.commands.map((c) => c.command), [...COMMAND_IDS], 'src/manifestIds.gen.ts is stale: run npm run ids:gen');
 	});
 
 	test('gives every command the Cloud Agents category', () => {
@@ -44,15 +44,18 @@ suite('package.json manifest', () => {
 		}
 	});
 
-	test('contributes the view container and the views listed in VIEW_IDS', () => {
+	test('contributes the view container and the views listed in ALL_VIEW_IDS (generated: npm run ids:gen), VIEW_IDS among them', () => {
 		assert.deepEqual(manifest.contributes.viewsContainers.activitybar.map((c) => c.id), [VIEW_CONTAINER_ID]);
-		assert.deepEqual((manifest.contributes.views[VIEW_CONTAINER_ID] ?? []).map((v) => v.id), Object.values(VIEW_IDS));
+		assert.deepEqual(Object.values(manifest.contributes.views).flat().map((v) => v.id), [...ALL_VIEW_IDS], 'src/manifestIds.gen.ts is stale: run npm run ids:gen');
+		for (const id of Object.values(VIEW_IDS)) {
+			assert.ok((ALL_VIEW_IDS as readonly string[]).includes(id), id);
+		}
 	});
 
 	test('every view has a signed-out welcome, and only the first (Agents) has the Sign In button', () => {
 		const signInButton = /\[Sign In\]\(command:cloudAgents\.signIn\)/;
 		const withButton: string[] = [];
-		for (const view of Object.values(VIEW_IDS)) {
+		for (const view of ALL_VIEW_IDS) {
 			const welcome = manifest.contributes.viewsWelcome.find((w) => w.view === view
 				&& w.when === `!${CONTEXT_KEYS.signedIn} && ${CONTEXT_KEYS.loaded}`);
 			assert.ok(welcome, `no signed-out welcome for ${view}`);

@@ -1,0 +1,117 @@
+import * as vscode from 'vscode';
+import type { CloudAgentViews, ListDescriptor } from '../views';
+import { RecordNode } from '../views';
+import { joinParts } from '../views/format';
+import { argString, pickItem, pickWhenLoaded } from './support';
+
+/** What the resolver needs: the views (their loaded rows, the selection, the descriptors' context) and globalState. */
+export interface TargetDeps {
+	views: CloudAgentViews;
+	context: vscode.ExtensionContext;
+}
+
+/** Options of `resolveTarget`. */
+export interface ResolveOptions<T> {
+	/** The quick pick's title (the command's name). */
+	title: string;
+	/** Narrows what the quick pick offers (e.g. only active runs for Cancel Run). */
+	filter?: (item: T) => boolean;
+	/** Take the record selected in the UI (the agent the Runs view follows) before asking. */
+	useSelection?: boolean;
+	/** The command's own picker, instead of the descriptor's quick pick (Send Prompt's agent pick). */
+	pick?: () => Promise<T | undefined>;
+}
+
+/** A record found, with the key of its parent (the agent of a run), when its list has one. */
+interface Found<T> {
+	record: T;
+	parentKey: string | undefined;
+}
+
+/**
+ * The one place where a command finds what it acts on, the same way for every list descriptor
+ * (src/views/lists) that declares a `target`:
+ * 1. a row of that list (tree click, context menu, inline button): its fields;
+ * 2. a link or another command: the id as a string argument, or an automation object naming it
+ *    (`{agentId}`, `{agentId, runId}`): read through `target.get` (the loaded row first when the
+ *    descriptor says `preferLoaded`); a record under a parent takes the parent from the same
+ *    object, else the selection, else asks for it;
+ * 3. with `useSelection`, the record selected in the UI (the agent the Runs view follows);
+ * 4. the palette: a quick pick (busy while loading; recently used first), narrowed by `filter`.
+ * Resolves with the descriptor's fields (`{agent}`, `{agentId, run}`, …), or undefined when the
+ * user dismissed a pick.
+ */
+export async function resolveTarget<T, F extends object, P>(deps: TargetDeps, descriptor: ListDescriptor<T, F, P>, arg: unknown, options: ResolveOptions<T>): Promise<F | undefined> {
+	if (arg instanceof RecordNode && arg.descriptor === descriptor) {
+		return arg.target as F;
+	}
+	const found = await findRecord(deps, descriptor, arg, options);
+	return found && descriptor.fields(found.record, found.parentKey);
+}
+
+async function findRecord<T, P>(deps: TargetDeps, descriptor: ListDescriptor<T, object, P>, arg: unknown, options: ResolveOptions<T>): Promise<Found<T> | undefined> {
+	if (arg instanceof RecordNode && arg.descriptor === descriptor) {
+		return { record: arg.record as T, parentKey: arg.parentRecord === undefined || !descriptor.parent ? undefined : descriptor.parent.of.keyOf(arg.parentRecord as P) };
+	}
+	const spec = descriptor.target;
+	if (!spec) {
+		throw new Error(`the list ${descriptor.key} declares no target`);
+	}
+	const ctx = deps.views.ctx;
+	const id = typeof arg === 'string' ? arg : argString(arg, spec.idField);
+	const parentSpec = descriptor.parent;
+	// The parent: named in the same object (read only when its record is needed: to pick from
+	// its records), else the selection, else a pick.
+	let parentKey = parentSpec?.of.target ? argString(arg, parentSpec.of.target.idField) : undefined;
+	let parentRecord: P | undefined;
+	if (parentSpec && (parentKey === undefined || !id)) {
+		const parent = await findRecord(deps, parentSpec.of, typeof arg === 'string' ? undefined : arg, { title: options.title, useSelection: true });
+		if (!parent) {
+			return undefined;
+		}
+		parentRecord = parent.record;
+		parentKey = parentSpec.of.keyOf(parent.record);
+	}
+	if (id) {
+		const provider = deps.views.providerOf(descriptor);
+		const loaded = spec.preferLoaded && (!parentSpec || parentKey === (provider.parent === undefined ? undefined : parentSpec.of.keyOf(provider.parent)))
+			? provider.find(id)
+			: undefined;
+		const record = loaded ?? (await spec.get(ctx, id, parentKey));
+		if (record === undefined) {
+			throw new Error(spec.notFound?.(id) ?? vscode.l10n.t('{0} {1} was not found.', descriptor.kind, id));
+		}
+		return { record, parentKey };
+	}
+	if (options.useSelection) {
+		const selected = deps.views.selected(descriptor);
+		if (selected !== undefined) {
+			return { record: selected, parentKey };
+		}
+	}
+	if (options.pick) {
+		const picked = await options.pick();
+		return picked === undefined ? undefined : { record: picked, parentKey };
+	}
+	const recent = spec.recentKey ? recentIds(deps.context, spec.recentKey) : [];
+	const filter = options.filter ?? ((): boolean => true);
+	const loading = spec.choices(ctx, parentKey).then((items) => {
+		const rank = (item: T): number => {
+			const i = recent.indexOf(descriptor.keyOf(item));
+			return i < 0 ? recent.length : i;
+		};
+		return items.filter(filter).sort((a, b) => rank(a) - rank(b)).map((record) => {
+			const text = spec.pickText(record);
+			const isRecent = recent.includes(descriptor.keyOf(record));
+			return pickItem({ ...text, description: isRecent ? joinParts(text.description, vscode.l10n.t('recently used')) : text.description }, { record });
+		});
+	});
+	const pick = await pickWhenLoaded(loading, { title: options.title, placeHolder: spec.placeholder(parentRecord), matchOnDetail: spec.matchOnDetail ?? true });
+	return pick ? { record: pick.record, parentKey } : undefined;
+}
+
+/** Ids used recently (a globalState list of strings), most recent first. */
+function recentIds(context: vscode.ExtensionContext, key: string): string[] {
+	const ids = context.globalState.get<unknown>(key);
+	return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [];
+}

@@ -1,0 +1,85 @@
+/**
+ * Where each operation of spec/openapi.yaml is reached in the UI: a contributed command id, a
+ * contributed view id, or a flow (`flow:<name>`, listed in FLOWS) that is neither. One line per
+ * operation, keyed by its operationId; `operationMap.test.ts` fails when an operation of the spec
+ * has no line here or in PENDING_OPERATIONS, when a line names an operation the spec lacks, or a
+ * command or view package.json does not contribute.
+ *
+ * Adding a surface: add (or change) its operation's line in OPERATION_MAP and delete it from
+ * PENDING_OPERATIONS.
+ */
+
+/** A place in the UI: a command id, a view id (both `cloudAgents.*`), or a flow of FLOWS. */
+export type Surface = `cloudAgents.${string}` | `flow:${string}`;
+
+/** Flows that reach operations without a command or view of their own. */
+export const FLOWS: Readonly<Record<`flow:${string}`, string>> = {
+	'flow:workspaceFs': 'the cloud-agent: file system (Explorer, editors, search) over an agent workspace',
+	'flow:commandTarget': 'a command run with an id (a link, another command, automation): the resolver reads the record',
+	'flow:accountLabel': 'the Accounts menu entry, labelled from the profile',
+};
+
+/** operationId → where it is reached (more than one place: the first is the main one). */
+export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]>> = {
+	getMe: ['cloudAgents.signIn', 'flow:accountLabel'], // GET /v2/me
+	startDeviceAuthorization: 'cloudAgents.signIn', // POST /v2/auth/device/authorization
+	exchangeDeviceToken: 'cloudAgents.signIn', // POST /v2/auth/device/token
+	revokeToken: 'cloudAgents.signOut', // DELETE /v2/auth/token
+	listAgents: 'cloudAgents.agents', // GET /v2/agents
+	createAgent: 'cloudAgents.agents.create', // POST /v2/agents
+	getAgent: 'flow:commandTarget', // GET /v2/agents/{agent_id}
+	updateAgent: 'cloudAgents.agents.rename', // PATCH /v2/agents/{agent_id}
+	deleteAgent: 'cloudAgents.agents.delete', // DELETE /v2/agents/{agent_id}
+	listRuns: 'cloudAgents.runs', // GET /v2/agents/{agent_id}/runs
+	createRun: 'cloudAgents.runs.sendPrompt', // POST /v2/agents/{agent_id}/runs
+	getRun: 'cloudAgents.runs.openResult', // GET /v2/agents/{agent_id}/runs/{run_id}
+	cancelRun: 'cloudAgents.runs.cancel', // DELETE /v2/agents/{agent_id}/runs/{run_id}
+	resumeRun: 'cloudAgents.runs.resume', // POST /v2/agents/{agent_id}/runs/{run_id}/resume
+	createFollowUp: 'cloudAgents.runs.followUp', // POST /v2/agents/{agent_id}/runs/{run_id}/follow-ups
+	streamRunEvents: 'cloudAgents.runs.follow', // GET /v2/agents/{agent_id}/runs/{run_id}/events
+	listArtifacts: 'cloudAgents.artifacts', // GET /v2/agents/{agent_id}/artifacts
+	createArtifact: 'cloudAgents.artifacts.upload', // POST /v2/agents/{agent_id}/artifacts
+	getArtifact: 'cloudAgents.artifacts.open', // GET /v2/agents/{agent_id}/artifacts/{artifact_id}
+	deleteArtifact: 'cloudAgents.artifacts.delete', // DELETE /v2/agents/{agent_id}/artifacts/{artifact_id}
+	queryWorkspace: ['flow:workspaceFs', 'cloudAgents.workspace.search', 'cloudAgents.workspace.goToFile'], // POST /v2/agents/{agent_id}/workspace
+	writeWorkspaceFile: 'flow:workspaceFs', // PUT /v2/agents/{agent_id}/workspace/files
+	deleteWorkspaceFile: 'flow:workspaceFs', // DELETE /v2/agents/{agent_id}/workspace/files
+	listRuntimes: 'cloudAgents.runtimes', // GET /v2/runtimes
+	resumeRuntime: 'cloudAgents.runtimes.resume', // POST /v2/runtimes/{runtime_id}/resume
+	listVncCredentials: 'cloudAgents.runtimes.listVncCredentials', // GET /v2/runtimes/{runtime_id}/vnc-credentials
+};
+
+/**
+ * Operations with no surface yet: the surfaces of issue 13 being built in parallel (images, image
+ * builds, checkpoints, secrets, secret stubs, SSH, GitHub, model providers, agent events, health,
+ * token savings, computer sessions). The test passes while they are listed here; when a surface
+ * lands, its operations move to OPERATION_MAP (an operation in both fails the test). Nothing is
+ * added here except by the lead.
+ */
+export const PENDING_OPERATIONS: readonly string[] = [
+	'healthz', // GET /healthz — health: "Check Connection"
+	'healthzHead', // HEAD /healthz — health: "Check Connection"
+	'getSshHostKey', // GET /v2/ssh-host-key — SSH
+	'createComputerSession', // POST /v2/agents/{agent_id}/computer-sessions — computer sessions
+	'getAgentEvents', // GET /v2/agents/{agent_id}/events — agent session history
+	'listModelProviders', // GET /v2/model-providers — model providers
+	'updateModelProvider', // PATCH /v2/model-providers/{provider_id} — model providers
+	'detachRuntimeSshKey', // DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id} — SSH
+	'listRuntimeTokenSavings', // GET /v1/runtimes/{runtime_id}/tokensaver/savings — token savings
+	'listImages', // GET /v2/images — images
+	'deleteImage', // DELETE /v2/images/{image_id} — images
+	'listImageBuilds', // GET /v2/images/builds — image builds
+	'createImageBuild', // POST /v2/images/builds — image builds
+	'getImageBuild', // GET /v2/images/builds/{build_id} — image builds
+	'listCheckpoints', // GET /v2/checkpoints — checkpoints
+	'getSecret', // GET /v2/secrets/{secret_id} — secrets
+	'deleteSecret', // DELETE /v2/secrets/{secret_id} — secrets
+	'createSecretStub', // POST /v1/runtimes/{runtime_id}/secret-stubs — secret stubs
+	'deleteRuntimeSecretStub', // DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id} — secret stubs
+	'listSecretStubs', // GET /v1/secret-stubs — secret stubs
+	'deleteSecretStub', // DELETE /v1/secret-stubs/{stub_id} — secret stubs
+	'deleteSshKey', // DELETE /v2/ssh-keys/{ssh_key_id} — SSH
+	'listGithubAuthorizationRequests', // GET /v2/github/authorization-requests — GitHub
+	'putGithubRuntimeBindings', // PUT /v2/github/runtime-bindings/{runtime_id} — GitHub
+	'listTokenSavings', // GET /v2/token-savings — token savings
+];
