@@ -39,6 +39,12 @@ export const COMMAND_IDS = [
 	'cloudAgents.runs.follow',
 	'cloudAgents.runs.stopFollowing',
 	'cloudAgents.runs.followedRunActions',
+	'cloudAgents.checkConnection',
+	'cloudAgents.ssh.showGatewayHostKey',
+	'cloudAgents.ssh.copyGatewayHostKey',
+	'cloudAgents.ssh.addGatewayHostKeyToKnownHosts',
+	'cloudAgents.secrets.open',
+	'cloudAgents.secrets.delete',
 ] as const;
 
 /** A contributed command id. */
@@ -64,6 +70,8 @@ export const CONTEXT_KEYS = {
 	signedIn: 'cloudAgents.signedIn',
 	/** True once activation has set the other keys, so welcome content does not flash. */
 	loaded: 'cloudAgents.loaded',
+	/** `reachable` or `unreachable` after a health check (the signed-out welcome says which); unset before. */
+	serverReachable: 'cloudAgents.serverReachable',
 } as const;
 
 /** The configuration section and keys under it. */
