@@ -114,19 +114,21 @@ export class Emulator {
 	 * (a build that starts on the way also finishes on the way when its steps fit in the span).
 	 */
 	advanceClock(ms: number): void {
-		const target = this.now() + Math.max(0, ms);
+		const targetOffset = this.clockOffsetMs + Math.max(0, ms);
+		this.tick();
 		for (let i = 0; i < 10_000; i++) {
-			const due = this.nextDue();
-			if (due === undefined || due > target) break;
-			if (due > this.now()) this.clockOffsetMs += due - this.now();
+			// The next change still ahead (what is due now was applied, or waits for something else).
+			const due = this.nextDue(this.now());
+			if (due === undefined || due - Date.now() > targetOffset) break;
+			this.clockOffsetMs = Math.min(targetOffset, Math.max(this.clockOffsetMs, due - Date.now()));
 			this.tick();
 		}
-		if (target > this.now()) this.clockOffsetMs += target - this.now();
+		this.clockOffsetMs = targetOffset;
 		this.tick();
 	}
 
-	/** The earliest time (emulator clock) at which tick() has something to do, if any. */
-	private nextDue(): number | undefined {
+	/** The earliest time (emulator clock) after `after` at which tick() has something to do, if any. */
+	private nextDue(after: number): number | undefined {
 		const times: number[] = [];
 		for (const rt of this.data.runtimes) {
 			if (rt.pending) times.push(rt.pending.at);
@@ -135,7 +137,8 @@ export class Emulator {
 		for (const a of this.data.agents) if (a.status === 'provisioning' && a.ready_at !== undefined) times.push(a.ready_at);
 		for (const b of this.data.builds) if (b.next_at !== undefined) times.push(b.next_at);
 		for (const c of this.data.checkpoints) if (c.settle) times.push(c.settle.at);
-		return times.length === 0 ? undefined : Math.min(...times);
+		const ahead = times.filter((t) => t > after);
+		return ahead.length === 0 ? undefined : Math.min(...ahead);
 	}
 
 	/** setTimeout that close() cancels. */

@@ -377,6 +377,30 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			assert.ok(days.size >= 6, `events on ${days.size} days`);
 		});
 
+		test('the emulator log never carries a secret value (a logging emulator, every secret route)', async () => {
+			await emu.close();
+			const written: string[] = [];
+			const original = process.stdout.write.bind(process.stdout);
+			process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+				written.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+				return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
+			}) as typeof process.stdout.write;
+			try {
+				({ emu, c } = await boot({ profile, quiet: false }));
+				const value = 'sk-log-check-THIS-MUST-NOT-BE-LOGGED-42';
+				await c.admin('POST', '/secrets', { display_name: 'log-check', value });
+				await get('/v2/secrets/log-check');
+				await call('POST', `/v1/runtimes/atlas-dev/secret-stubs`, { json: { host: 'api.example.com', config: { headerName: 'X-Key' }, stub_value: 'log-check' } });
+				await del('/v2/secrets/log-check');
+				const log = written.join('');
+				assert.match(log, /GET \/v2\/secrets\/log-check 200/, 'the emulator did log the requests');
+				assert.ok(!log.includes(value) && !log.includes('THIS-MUST-NOT'), 'no value in the log');
+				for (const s of emu.emulator.data.secrets) assert.ok(!log.includes(s.value));
+			} finally {
+				process.stdout.write = original;
+			}
+		});
+
 		test('admin clock: GET reports the offset; advance moves it; reset returns to the wall clock', async () => {
 			const before = (await c.admin('GET', '/clock')).body;
 			assert.equal(before.offset_ms, 0);
