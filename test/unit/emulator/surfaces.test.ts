@@ -384,7 +384,7 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
 				written.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
 				return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-			}) as typeof process.stdout.write;
+			});
 			try {
 				({ emu, c } = await boot({ profile, quiet: false }));
 				const value = 'sk-log-check-THIS-MUST-NOT-BE-LOGGED-42';
