@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import { registerAgentCommands } from './agents';
 import { registerArtifactCommands } from './artifacts';
+import { registerPlatformCommands } from './platform';
 import { registerPromptCommands } from './prompt';
 import { registerListCommands } from './listActions';
 import { registerRunCommands } from './runs';
@@ -19,5 +20,6 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerPromptCommands(deps),
 		...registerRuntimeCommands(deps),
 		...registerArtifactCommands(deps),
+		...registerPlatformCommands(deps),
 	];
 }
