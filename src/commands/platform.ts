@@ -68,7 +68,16 @@ export async function probeConnection(deps: Pick<FeatureDeps, 'session'>, signal
 	const bounded = (): AbortSignal => (signal ? AbortSignal.any([signal, AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs)]) : AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs));
 	let t0 = performance.now();
 	try {
-		await deps.session.client.healthHead({ signal: bounded() });
+		try {
+			await deps.session.client.healthHead({ signal: bounded() });
+		} catch (err) {
+			// A server (or proxy) that does not allow HEAD: ask with GET, as the description also offers.
+			if (!(err instanceof ApiError && (err.status === 405 || err.status === 501))) {
+				throw err;
+			}
+			t0 = performance.now();
+			await deps.session.client.health({ signal: bounded() });
+		}
 		report.healthMs = performance.now() - t0;
 		report.reachable = true;
 	} catch (err) {

@@ -55,6 +55,18 @@ suite('Platform commands', () => {
 		assert.equal(await route('GET /v2/me'), mes + 1, 'one /v2/me reached the emulator');
 	});
 
+	test('Check Connection: a server that refuses HEAD is asked with GET /healthz [variant]', async () => {
+		const gets = await route('GET /healthz');
+		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'HEAD', route: '/healthz', status: 405 }] });
+		try {
+			const report = await run<ConnectionReport>('cloudAgents.checkConnection', { quiet: true });
+			assert.equal(report.reachable, true, report.error);
+			assert.equal(await route('GET /healthz'), gets + 1, 'one GET /healthz after the refused HEAD');
+		} finally {
+			await emu('DELETE', '/_emulator/faults');
+		}
+	});
+
 	test('Check Connection: a server that does not answer is reported, not thrown [variant]', async () => {
 		const config = vscode.workspace.getConfiguration('cloudAgents');
 		await config.update('apiUrl', 'http://127.0.0.1:9', vscode.ConfigurationTarget.Global);

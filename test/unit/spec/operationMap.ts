@@ -47,6 +47,11 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
 	listRuntimes: 'cloudAgents.runtimes', // GET /v2/runtimes
 	resumeRuntime: 'cloudAgents.runtimes.resume', // POST /v2/runtimes/{runtime_id}/resume
 	listVncCredentials: 'cloudAgents.runtimes.listVncCredentials', // GET /v2/runtimes/{runtime_id}/vnc-credentials
+	healthz: 'cloudAgents.checkConnection', // GET /healthz
+	healthzHead: ['cloudAgents.checkConnection', 'cloudAgents.agents'], // HEAD /healthz — also the signed-out welcome's probe
+	getSshHostKey: ['cloudAgents.ssh.showGatewayHostKey', 'cloudAgents.ssh.copyGatewayHostKey', 'cloudAgents.ssh.addGatewayHostKeyToKnownHosts'], // GET /v2/ssh-host-key
+	getSecret: 'cloudAgents.secrets.open', // GET /v2/secrets/{secret_id}
+	deleteSecret: 'cloudAgents.secrets.delete', // DELETE /v2/secrets/{secret_id}
 };
 
 /**
@@ -57,9 +62,6 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
  * added here except by the lead.
  */
 export const PENDING_OPERATIONS: readonly string[] = [
-	'healthz', // GET /healthz — health: "Check Connection"
-	'healthzHead', // HEAD /healthz — health: "Check Connection"
-	'getSshHostKey', // GET /v2/ssh-host-key — SSH
 	'createComputerSession', // POST /v2/agents/{agent_id}/computer-sessions — computer sessions
 	'getAgentEvents', // GET /v2/agents/{agent_id}/events — agent session history
 	'listModelProviders', // GET /v2/model-providers — model providers
@@ -72,8 +74,6 @@ export const PENDING_OPERATIONS: readonly string[] = [
 	'createImageBuild', // POST /v2/images/builds — image builds
 	'getImageBuild', // GET /v2/images/builds/{build_id} — image builds
 	'listCheckpoints', // GET /v2/checkpoints — checkpoints
-	'getSecret', // GET /v2/secrets/{secret_id} — secrets
-	'deleteSecret', // DELETE /v2/secrets/{secret_id} — secrets
 	'createSecretStub', // POST /v1/runtimes/{runtime_id}/secret-stubs — secret stubs
 	'deleteRuntimeSecretStub', // DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id} — secret stubs
 	'listSecretStubs', // GET /v1/secret-stubs — secret stubs
