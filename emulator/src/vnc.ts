@@ -8,7 +8,8 @@ import { RfbConnection } from './rfb/server';
 import type { ComputerSessionRow } from './state';
 import { nowIso } from './util';
 
-const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC11B65';
+/** RFC 6455 §1.3: the GUID appended to Sec-WebSocket-Key for Sec-WebSocket-Accept. */
+export const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 
 /** The synthetic desktop's size (RFB ServerInit). */
 export const DESKTOP_SIZE = { width: 1280, height: 800 } as const;

@@ -3,7 +3,7 @@
  * RFB 3.8 client on top of it (RFC 6143), for tests and the bench to speak to the emulator's
  * computer-session socket exactly as a viewer does. Reads are bounded by timeouts.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -28,7 +28,10 @@ export class WsClient {
 	readonly pongs: Buffer[] = [];
 	readonly closed: Promise<CloseInfo>;
 	private resolveClosed!: (c: CloseInfo) => void;
-	private raw: Buffer = Buffer.alloc(0);
+	/** Received bytes not yet parsed into frames, and how many the next frame needs. */
+	private chunks: Buffer[] = [];
+	private chunkBytes = 0;
+	private need = 0;
 	private data: Buffer[] = [];
 	private dataBytes = 0;
 	private waiter: (() => void) | undefined;
@@ -46,6 +49,7 @@ export class WsClient {
 	/** Opens `url` (ws://) offering `protocols`; rejects with {@link UpgradeRefused} on an HTTP answer. */
 	static connect(url: string, protocols: string[], timeoutMs = 5000): Promise<WsClient> {
 		const u = new URL(url);
+		const key = randomBytes(16).toString('base64');
 		return new Promise((resolve, reject) => {
 			const req = request({
 				host: u.hostname,
@@ -55,12 +59,20 @@ export class WsClient {
 					connection: 'Upgrade',
 					upgrade: 'websocket',
 					'sec-websocket-version': '13',
-					'sec-websocket-key': randomBytes(16).toString('base64'),
+					'sec-websocket-key': key,
 					'sec-websocket-protocol': protocols.join(', '),
 				},
 				timeout: timeoutMs,
 			});
 			req.on('upgrade', (res, socket: Socket, head: Buffer) => {
+				// What a browser checks (RFC 6455 §4.1): the accept value and a protocol we offered.
+				const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+				const chosen = res.headers['sec-websocket-protocol'];
+				if (res.headers['sec-websocket-accept'] !== accept || (chosen !== undefined && !protocols.includes(chosen))) {
+					socket.destroy();
+					reject(new Error(`bad WebSocket handshake: accept ${String(res.headers['sec-websocket-accept'])}, protocol ${String(chosen)}`));
+					return;
+				}
 				socket.setNoDelay(true);
 				const c = new WsClient(socket);
 				c.protocol = String(res.headers['sec-websocket-protocol'] ?? '');
@@ -163,26 +175,35 @@ export class WsClient {
 	}
 
 	private onData(d: Buffer): void {
-		this.raw = this.raw.length === 0 ? d : Buffer.concat([this.raw, d]);
+		// Chunks of a large frame are kept as a list and joined once the frame is complete.
+		this.chunks.push(d);
+		this.chunkBytes += d.length;
+		if (this.chunkBytes < this.need) return;
+		let b = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.chunkBytes);
+		this.chunks = [];
+		this.chunkBytes = 0;
+		this.need = 0;
 		for (;;) {
-			const b = this.raw;
-			if (b.length < 2) return;
+			if (b.length < 2) break;
 			let len = b[1]! & 0x7f;
 			let off = 2;
 			if (len === 126) {
-				if (b.length < 4) return;
+				if (b.length < 4) break;
 				len = b.readUInt16BE(2);
 				off = 4;
 			} else if (len === 127) {
-				if (b.length < 10) return;
+				if (b.length < 10) break;
 				len = b.readUInt32BE(2) * 0x1_0000_0000 + b.readUInt32BE(6);
 				off = 10;
 			}
 			if ((b[1]! & 0x80) !== 0) throw new Error('server frames must not be masked');
-			if (b.length < off + len) return;
+			if (b.length < off + len) {
+				this.need = off + len;
+				break;
+			}
 			const opcode = b[0]! & 0x0f;
 			const payload = b.subarray(off, off + len);
-			this.raw = b.subarray(off + len);
+			b = b.subarray(off + len);
 			if (opcode === 0x2 || opcode === 0x0) {
 				this.messages++;
 				this.data.push(payload);
@@ -195,6 +216,10 @@ export class WsClient {
 				this.finish({ code, reason: payload.subarray(2).toString('utf8'), frame: true });
 				this.socket.end();
 			}
+		}
+		if (b.length > 0) {
+			this.chunks.push(b);
+			this.chunkBytes = b.length;
 		}
 	}
 }
