@@ -36,7 +36,8 @@ interface Entry {
  * and its `session.<token>` subprotocol before the upgrade (404 unknown or expired, 403 wrong
  * token), then serves an RFB 3.8 desktop (emulator/src/rfb/). Also registers the admin routes
  * under /_emulator/computer-sessions/{id}/ (loopback only): `input` (what viewers sent),
- * `desktop` (`{animated}`: the bench's changing full-screen pattern) and `expire`.
+ * `desktop` (`{animated, tight_png}`: the bench's changing full-screen pattern, TightPNG for viewers
+ * that list it) and `expire`.
  */
 export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
 	const open = new Set<Duplex>();
@@ -146,7 +147,7 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
 		agent_id: e.agentId,
 		expires_at: nowIso(row?.expires_ms ?? e.expiresMs),
 		active: row !== undefined && row.expires_ms > Date.now(),
-		desktop: { width: e.desktop.width, height: e.desktop.height, animated: e.desktop.animated, frame: e.desktop.frame },
+		desktop: { width: e.desktop.width, height: e.desktop.height, animated: e.desktop.animated, tight_png: e.desktop.tightPng, frame: e.desktop.frame },
 	});
 
 	app.get('/_emulator/computer-sessions/:id/input', { config: cfg, schema: { params: idParams } }, async (req) => {
@@ -157,11 +158,13 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
 
 	app.put('/_emulator/computer-sessions/:id/desktop', {
 		config: cfg,
-		schema: { params: idParams, body: { type: 'object', required: ['animated'], additionalProperties: false, properties: { animated: { type: 'boolean' } } } },
+		schema: { params: idParams, body: { type: 'object', additionalProperties: false, properties: { animated: { type: 'boolean' }, tight_png: { type: 'boolean' } } } },
 	}, async (req) => {
 		const { id } = req.params as { id: string };
 		const { row, entry } = known(id);
-		entry.desktop.setAnimated((req.body as { animated: boolean }).animated);
+		const body = req.body as { animated?: boolean; tight_png?: boolean };
+		if (body.tight_png !== undefined) entry.desktop.tightPng = body.tight_png;
+		if (body.animated !== undefined) entry.desktop.setAnimated(body.animated);
 		return describe(id, row, entry);
 	});
 

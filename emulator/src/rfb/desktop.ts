@@ -52,6 +52,8 @@ export interface InputLog {
 	pixel_format: unknown;
 	encodings: number[];
 	updates_sent: number;
+	/** Updates sent in TightPNG (the rest are Raw). */
+	tight_png_updates: number;
 	rects_sent: number;
 	bytes_sent: number;
 }
@@ -157,11 +159,14 @@ export class Desktop {
 		pixel_format: null,
 		encodings: [],
 		updates_sent: 0,
+		tight_png_updates: 0,
 		rects_sent: 0,
 		bytes_sent: 0,
 	};
 	/** The bench mode: the whole screen changes every frame. */
 	animated = false;
+	/** Send TightPNG to viewers that list it (off: Raw only, the default). */
+	tightPng = false;
 	frame = 0;
 	private readonly viewers = new Set<DesktopViewer>();
 	private readonly wallpaper: Uint32Array;
