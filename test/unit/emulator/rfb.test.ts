@@ -304,6 +304,33 @@ suite('emulator: computer-session RFB details (standard)', () => {
 		assert.deepEqual([refused.frame, refused.code], [true, 1002]);
 	});
 
+	test('TightPNG, when the desktop allows it and the viewer lists it, shows the same pixels as Raw', async () => {
+		const s = await openSession(emu, c);
+		const v = await RfbClient.connect(s.url, s.protocols);
+		try {
+			v.setPixelFormat(NOVNC_FORMAT);
+			v.setEncodings([-260, 0]);
+			v.requestUpdate(false, 0, 40, 1280, 700);
+			const rawRects = await v.readUpdate();
+			assert.ok(rawRects.every((r) => r.encoding === 0), 'Raw until the desktop allows TightPNG');
+			const raw = region(v, 0, 40, 1280, 700);
+			assert.equal((await c.admin('PUT', `/computer-sessions/${s.id}/desktop`, { tight_png: true })).body.desktop.tight_png, true);
+			v.rgb.fill(0);
+			v.requestUpdate(false, 0, 40, 1280, 700);
+			const pngRects = await v.readUpdate();
+			assert.ok(pngRects.length > 0 && pngRects.every((r) => r.encoding === -260));
+			assert.ok(region(v, 0, 40, 1280, 700).equals(raw), 'the PNG decodes to the Raw pixels');
+			const input = (await c.admin('GET', `/computer-sessions/${s.id}/input`)).body;
+			assert.equal(input.tight_png_updates, 1);
+			// A viewer in another pixel format gets Raw even so.
+			v.setPixelFormat({ ...NOVNC_FORMAT, bitsPerPixel: 16, depth: 16, redMax: 31, greenMax: 63, blueMax: 31, redShift: 11, greenShift: 5, blueShift: 0 });
+			v.requestUpdate(false, 0, 40, 64, 64);
+			assert.ok((await v.readUpdate()).every((r) => r.encoding === 0));
+		} finally {
+			v.ws.destroy();
+		}
+	});
+
 	test('the bench mode changes every tile each frame', async () => {
 		const s = await openSession(emu, c);
 		const set = (await c.admin('PUT', `/computer-sessions/${s.id}/desktop`, { animated: true })).body;

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
+import { inflateSync } from 'node:zlib';
 
 /** The upgrade was answered with an HTTP status instead of 101. */
 export class UpgradeRefused extends Error {
@@ -378,7 +379,22 @@ export class RfbClient {
 				const rects: RawRect[] = [];
 				for (let i = 0; i < n; i++) {
 					const h = await this.ws.read(12, timeoutMs);
-					const r = { x: h.readUInt16BE(0), y: h.readUInt16BE(2), w: h.readUInt16BE(4), h: h.readUInt16BE(6), encoding: h.readInt32BE(8) };
+					const r: RawRect = { x: h.readUInt16BE(0), y: h.readUInt16BE(2), w: h.readUInt16BE(4), h: h.readUInt16BE(6), encoding: h.readInt32BE(8) };
+					if (r.encoding === -260) {
+						// TightPNG: compression control 0xA0, a compact length, a PNG.
+						const ctl = (await this.ws.read(1, timeoutMs))[0];
+						if (ctl !== 0xa0) throw new Error(`TightPNG: control byte ${String(ctl)}, expected 0xa0`);
+						let len = 0;
+						for (let i = 0, more = true; more && i < 3; i++) {
+							const b = (await this.ws.read(1, timeoutMs))[0]!;
+							len |= (i < 2 ? b & 0x7f : b) << (7 * i);
+							more = i < 2 && (b & 0x80) !== 0;
+						}
+						const png = await this.ws.read(len, timeoutMs);
+						if (decode) this.applyPng(r, png);
+						rects.push(r);
+						continue;
+					}
 					if (r.encoding !== 0) throw new Error(`unexpected encoding ${r.encoding}`);
 					const data = await this.ws.read(r.w * r.h * (this.format.bitsPerPixel >> 3), timeoutMs);
 					if (decode) this.apply(r, data);
@@ -412,6 +428,44 @@ export class RfbClient {
 			}
 		}
 		return out;
+	}
+
+	/** Decodes an 8-bit RGB PNG (filters None, Sub and Up) into the screen at `r`. */
+	private applyPng(r: RawRect, png: Buffer): void {
+		if (!png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) throw new Error('TightPNG: not a PNG');
+		let off = 8;
+		const idat: Buffer[] = [];
+		let w = 0;
+		let h = 0;
+		while (off + 8 <= png.length) {
+			const len = png.readUInt32BE(off);
+			const type = png.toString('ascii', off + 4, off + 8);
+			const body = png.subarray(off + 8, off + 8 + len);
+			if (type === 'IHDR') {
+				w = body.readUInt32BE(0);
+				h = body.readUInt32BE(4);
+				if (body[8] !== 8 || body[9] !== 2) throw new Error('TightPNG: only 8-bit RGB is decoded here');
+			} else if (type === 'IDAT') {
+				idat.push(body);
+			}
+			off += 12 + len;
+		}
+		if (w !== r.w || h !== r.h) throw new Error(`TightPNG: image ${w}×${h} for a ${r.w}×${r.h} rectangle`);
+		const raw = inflateSync(Buffer.concat(idat));
+		const row = w * 3;
+		const prev = new Uint8Array(row);
+		const cur = new Uint8Array(row);
+		for (let y = 0; y < h; y++) {
+			const f = raw[y * (row + 1)];
+			const line = raw.subarray(y * (row + 1) + 1, (y + 1) * (row + 1));
+			for (let i = 0; i < row; i++) {
+				const left = i >= 3 ? cur[i - 3]! : 0;
+				cur[i] = f === 0 ? line[i]! : f === 1 ? (line[i]! + left) & 0xff : f === 2 ? (line[i]! + prev[i]!) & 0xff : -1;
+				if (f !== 0 && f !== 1 && f !== 2) throw new Error(`TightPNG: filter ${String(f)} not decoded here`);
+			}
+			this.rgb.set(cur, ((r.y + y) * this.init.width + r.x) * 3);
+			prev.set(cur);
+		}
 	}
 
 	private apply(r: RawRect, data: Buffer): void {
