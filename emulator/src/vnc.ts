@@ -15,8 +15,11 @@ export const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 export const DESKTOP_SIZE = { width: 1280, height: 800 } as const;
 /** WebSocket close codes the emulator uses when a session ends under an open connection. */
 export const SESSION_CLOSE = { expired: 4001, ended: 4002 } as const;
-/** Desktops (with their input logs) kept for sessions; the oldest without connections go first. */
-const MAX_DESKTOPS = 64;
+/**
+ * Desktops (with their input logs) kept for sessions, about 8 MB each; past this the oldest without
+ * connections go first (their input log with them).
+ */
+const MAX_DESKTOPS = 16;
 /** Events of the latest run the terminal considers (it shows the tail that fits). */
 const RUN_EVENTS_SHOWN = 60;
 

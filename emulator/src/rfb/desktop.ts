@@ -140,11 +140,34 @@ const FRAME_MS = 1000 / 60;
 /** How often the clock, the run output and the session's validity are checked (ms). */
 const POLL_MS = 250;
 
+const wallpapers = new Map<string, Uint32Array>();
+
+/** The wallpaper (a vertical gradient), drawn once per size and shared by every desktop. */
+function wallpaper(width: number, height: number): Uint32Array {
+	const key = `${width}x${height}`;
+	let w = wallpapers.get(key);
+	if (!w) {
+		w = new Uint32Array(width * height);
+		for (let y = 0; y < height; y++) {
+			const t = y / (height - 1);
+			const [r0, g0, b0] = C.wallTop;
+			const [r1, g1, b1] = C.wallBottom;
+			w.fill(rgb(Math.round(r0 + (r1 - r0) * t), Math.round(g0 + (g1 - g0) * t), Math.round(b0 + (b1 - b0) * t)), y * width, (y + 1) * width);
+		}
+		wallpapers.set(key, w);
+	}
+	return w;
+}
+
 /** A connection's side of the desktop: told when tiles changed. */
 export interface DesktopViewer {
 	onDesktopChanged(): void;
 }
 
+/**
+ * One session's desktop: its tiled screen (two 32-bit buffers, about 8 MB at 1280×800), its input
+ * log and the timers that redraw it while viewers are attached.
+ */
 export class Desktop {
 	readonly screen: TiledScreen;
 	readonly input: InputLog = {
@@ -189,13 +212,7 @@ export class Desktop {
 		private readonly onEnded: (reason: string) => void,
 	) {
 		this.screen = new TiledScreen(width, height);
-		this.wallpaper = new Uint32Array(width * height);
-		for (let y = 0; y < height; y++) {
-			const t = y / (height - 1);
-			const [r0, g0, b0] = C.wallTop;
-			const [r1, g1, b1] = C.wallBottom;
-			this.wallpaper.fill(rgb(Math.round(r0 + (r1 - r0) * t), Math.round(g0 + (g1 - g0) * t), Math.round(b0 + (b1 - b0) * t)), y * width, (y + 1) * width);
-		}
+		this.wallpaper = wallpaper(width, height);
 		this.redraw();
 	}
 

@@ -33,6 +33,7 @@ interface Pending {
 	full: boolean;
 }
 
+/** One viewer's RFB connection to a session's {@link Desktop}, over an upgraded socket. */
 export class RfbConnection implements DesktopViewer {
 	private readonly ws: WsConnection;
 	private state: State = 'version';
