@@ -279,6 +279,16 @@ suite('emulator: computer-session RFB details (standard)', () => {
 		assert.deepEqual([closed2.frame, closed2.code], [true, 4001]);
 	});
 
+	test('a session removed by an emulator reset closes its socket with 4002', async () => {
+		const s = await openSession(emu, c);
+		const v = await RfbClient.connect(s.url, s.protocols);
+		v.requestUpdate(false);
+		await v.readUpdate();
+		await c.admin('POST', '/reset', { seed: 'demo' });
+		const closed = await v.ws.closed;
+		assert.deepEqual([closed.frame, closed.code, closed.reason], [true, 4002, 'session ended']);
+	});
+
 	test('WebSocket framing: fragmented messages, ping/pong, client close, unmasked frames refused', async () => {
 		const s = await openSession(emu, c);
 		const v = await RfbClient.connect(s.url, s.protocols);
