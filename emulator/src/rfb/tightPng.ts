@@ -25,21 +25,24 @@ const IEND = chunk('IEND', Buffer.alloc(0));
 /** A PNG (8-bit RGB, "Sub" filter on every row, fast deflate) of one framebuffer rectangle. */
 export function pngOf(fb: Framebuffer, r: Rect): Buffer {
 	const src = fb.bytes;
-	const stride = fb.width * 4;
+	const px = fb.pixels;
 	const rowBytes = r.w * 3 + 1;
-	const raw = Buffer.allocUnsafe(rowBytes * r.h);
+	// Zeroed: a pixel equal to its left neighbour (most of them) is three zeros and is skipped.
+	const raw = Buffer.alloc(rowBytes * r.h);
 	for (let y = 0; y < r.h; y++) {
 		let o = y * rowBytes;
-		let p = (r.y + y) * stride + r.x * 4;
+		const i0 = (r.y + y) * fb.width + r.x;
+		let p = i0 * 4;
 		raw[o++] = 1; // Sub: each byte minus the one a pixel to the left; runs of one colour become zeros.
 		raw[o++] = src[p]!;
 		raw[o++] = src[p + 1]!;
 		raw[o++] = src[p + 2]!;
 		p += 4;
-		for (let x = 1; x < r.w; x++, p += 4) {
-			raw[o++] = (src[p]! - src[p - 4]!) & 0xff;
-			raw[o++] = (src[p + 1]! - src[p - 3]!) & 0xff;
-			raw[o++] = (src[p + 2]! - src[p - 2]!) & 0xff;
+		for (let i = i0 + 1; i < i0 + r.w; i++, p += 4, o += 3) {
+			if (px[i] === px[i - 1]) continue;
+			raw[o] = (src[p]! - src[p - 4]!) & 0xff;
+			raw[o + 1] = (src[p + 1]! - src[p - 3]!) & 0xff;
+			raw[o + 2] = (src[p + 2]! - src[p - 2]!) & 0xff;
 		}
 	}
 	const ihdr = Buffer.alloc(13);
