@@ -306,7 +306,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			);
 			if (m.problems.length > 0) notes.push(`vnc ${name}: errors in the page: ${m.problems.slice(0, 5).join(' | ')}`);
 		}
-		notes.push(`vnc: load average during the section ${loadavg().map((x) => x.toFixed(1)).join(', ')} on ${String(cpus)} cores; the figures are wall-clock rates, so they fall as other processes take the CPU (the CPU per frame rows do not).`);
+		notes.push(`vnc: load average during the section ${loadavg().map((x) => x.toFixed(1)).join(', ')} on ${String(cpus)} cores; the fps figures are wall-clock rates and fall as other processes take the cores; the CPU-per-frame rows move less (they grow somewhat under contention too).`);
 		notes.push('vnc: the animated desktop makes at most 60 frames a second, a new one whenever the viewer asks; frames are counted as noVNC\'s full-screen drawImage of its back buffer onto the visible canvas.');
 		ctx.log(`vnc: noVNC ${pngRun.fps.toFixed(1)} fps TightPNG, ${rawRun.fps.toFixed(1)} fps Raw; Node client ${base.fps.toFixed(1)} updates/s Raw`);
 	} finally {
