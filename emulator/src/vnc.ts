@@ -11,7 +11,7 @@ import { nowIso } from './util';
 /** RFC 6455 §1.3: the GUID appended to Sec-WebSocket-Key for Sec-WebSocket-Accept. */
 export const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 
-/** The synthetic desktop's size (RFB ServerInit). */
+/** The synthetic desktop's default size (RFB ServerInit). */
 export const DESKTOP_SIZE = { width: 1280, height: 800 } as const;
 /** WebSocket close codes the emulator uses when a session ends under an open connection. */
 export const SESSION_CLOSE = { expired: 4001, ended: 4002 } as const;
@@ -42,7 +42,7 @@ interface Entry {
  * `desktop` (`{animated, tight_png}`: the bench's changing full-screen pattern, TightPNG for viewers
  * that list it) and `expire`.
  */
-export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
+export function attachVncUpgrade(app: FastifyInstance, emu: Emulator, size: { width: number; height: number } = DESKTOP_SIZE): void {
 	const open = new Set<Duplex>();
 	const desktops = new Map<string, Entry>();
 	app.addHook('onClose', async () => {
@@ -80,8 +80,8 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
 			expiresMs: s.expires_ms,
 			conns: new Set(),
 			desktop: new Desktop(
-				DESKTOP_SIZE.width,
-				DESKTOP_SIZE.height,
+				size.width,
+				size.height,
 				infoFor(s.agent_id),
 				() => {
 					const row = sessionOf(s.id);

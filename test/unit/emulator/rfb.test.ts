@@ -159,6 +159,22 @@ suite('emulator: computer-session RFB details (standard)', () => {
 		await emu.close();
 	});
 
+	test('the desktop size is an emulator option (at least 1024×768)', async () => {
+		const small = await boot({ desktop: { width: 1024, height: 768 } });
+		try {
+			const s = await openSession(small.emu, small.c);
+			const v = await RfbClient.connect(s.url, s.protocols);
+			assert.deepEqual([v.init.width, v.init.height], [1024, 768]);
+			v.requestUpdate(false);
+			const rects = await v.readUpdate();
+			assert.equal(area(rects), 1024 * 768);
+			assert.ok(v.colours().size >= 12);
+			v.ws.destroy();
+		} finally {
+			await small.emu.close();
+		}
+	});
+
 	test('an incremental request is held until its region changes, then answered with that region only', async () => {
 		const s = await openSession(emu, c);
 		const v = await RfbClient.connect(s.url, s.protocols);
