@@ -126,4 +126,19 @@ export const SAFETY = {
 	documentMaxChars: 4 * 1024 * 1024,
 	/** An event type in an output channel line. */
 	eventTypeMaxChars: 64,
+
+	// ---------------------------------------------------------------- token-savings dashboard
+	/** Most account-wide savings events the dashboard reads for one filter; it says so when it stops there. */
+	savingsMaxEvents: 100_000,
+	/** Methods read from one savings event. */
+	savingsMethodsPerEvent: 32,
+	/** Distinct methods (and distinct runtimes) the dashboard's breakdowns keep; the rest are added up under "other". */
+	savingsMaxKeys: 200,
+	/** Rows of the dashboard's recent-events table. */
+	savingsRecentRows: 100,
+	/** Runtimes whose savings summary the dashboard asks for (four at a time). */
+	savingsMaxRuntimeSummaries: 200,
+	/** Savings events observed before this time (2000-01-01) or more than a day ahead are malformed. */
+	savingsEarliestMs: 946_684_800_000,
+	savingsFutureSlackMs: 24 * 60 * 60 * 1000,
 } as const;
