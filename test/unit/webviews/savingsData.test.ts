@@ -105,7 +105,7 @@ suite('token-savings dashboard data', () => {
 		test('ignores malformed values: bad counts add 0 and count as malformed, unreadable or implausible times are left out', () => {
 			const agg = new SavingsAggregator(NOW - DAY, NOW);
 			agg.add(ev({ saved_estimated_tokens: 10, saved_wire_bytes: 10 }));
-			agg.add(ev({ saved_estimated_tokens: -5 as number, saved_wire_bytes: 10 }));
+			agg.add(ev({ saved_estimated_tokens: -5, saved_wire_bytes: 10 }));
 			agg.add(ev({ saved_estimated_tokens: 1.5, saved_wire_bytes: Number.NaN }));
 			agg.add(ev({ saved_estimated_tokens: undefined, saved_wire_bytes: 7 }));
 			agg.add(ev({ observed_at: 'yesterday-ish' }));
