@@ -126,4 +126,12 @@ export const SAFETY = {
 	documentMaxChars: 4 * 1024 * 1024,
 	/** An event type in an output channel line. */
 	eventTypeMaxChars: 64,
+
+	// ---------------------------------------------------------------- computer sessions (webview)
+	/** Most WebSocket subprotocols a computer session may name (the service sends two). */
+	sessionProtocolsMax: 8,
+	/** Longest subprotocol of a computer session (a `session.<token>` entry included). */
+	sessionProtocolMaxChars: 512,
+	/** Longest computer-session socket URL handed to the page. */
+	sessionUrlMaxChars: 2_048,
 } as const;
