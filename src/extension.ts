@@ -10,6 +10,7 @@ import { registerFollowCommands } from './commands/follow';
 import { CloudAgentViews } from './views';
 import { RecordDocuments } from './views/recordDocuments';
 import { registerFeatureCommands } from './commands/features';
+import { registerComputerCommands } from './commands/computer';
 
 /**
  * Everything the extension creates while active. Activation does no network I/O: views fetch when
@@ -56,6 +57,9 @@ class CloudAgentsExtension extends Disposable {
 		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
 		const records = this.register(new RecordDocuments());
 		for (const d of registerFeatureCommands({ session: this.session, views: this.views, log: this.log, context, records, onUnauthorized })) {
+			this.register(d);
+		}
+		for (const d of registerComputerCommands({ session: this.session, views: this.views, log: this.log, context, records, onUnauthorized })) {
 			this.register(d);
 		}
 		this.registerCommands();

@@ -39,6 +39,7 @@ export const COMMAND_IDS = [
 	'cloudAgents.runs.follow',
 	'cloudAgents.runs.stopFollowing',
 	'cloudAgents.runs.followedRunActions',
+	'cloudAgents.agents.openComputer',
 ] as const;
 
 /** A contributed command id. */
@@ -91,3 +92,8 @@ export function isPromptSource(scheme: string): boolean {
 
 /** The extension's id in the marketplace sense: `<publisher>.<name>` from package.json. */
 export const EXTENSION_ID = 'cloud-agents.cloud-agents-vscode';
+
+/** Webview panel types (package.json `onWebviewPanel:<type>` activation restores their panels). */
+export const WEBVIEW_TYPES = {
+	computer: 'cloudAgents.computer',
+} as const;

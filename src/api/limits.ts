@@ -127,6 +127,14 @@ export const SAFETY = {
 	/** An event type in an output channel line. */
 	eventTypeMaxChars: 64,
 
+	// ---------------------------------------------------------------- computer sessions (webview)
+	/** Most WebSocket subprotocols a computer session may name (the service sends two). */
+	sessionProtocolsMax: 8,
+	/** Longest subprotocol of a computer session (a `session.<token>` entry included). */
+	sessionProtocolMaxChars: 512,
+	/** Longest computer-session socket URL handed to the page. */
+	sessionUrlMaxChars: 2_048,
+
 	// ---------------------------------------------------------------- token-savings dashboard
 	/** Most account-wide savings events the dashboard reads for one filter; it says so when it stops there. */
 	savingsMaxEvents: 100_000,
