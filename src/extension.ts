@@ -11,6 +11,7 @@ import { CloudAgentViews } from './views';
 import { RecordDocuments } from './views/recordDocuments';
 import { registerFeatureCommands } from './commands/features';
 import { registerComputerCommands } from './commands/computer';
+import { registerSavingsCommands } from './commands/savings';
 
 /**
  * Everything the extension creates while active. Activation does no network I/O: views fetch when
@@ -60,6 +61,9 @@ class CloudAgentsExtension extends Disposable {
 			this.register(d);
 		}
 		for (const d of registerComputerCommands({ session: this.session, views: this.views, log: this.log, context, records, onUnauthorized })) {
+			this.register(d);
+		}
+		for (const d of registerSavingsCommands({ session: this.session, views: this.views, log: this.log, context, records, onUnauthorized })) {
 			this.register(d);
 		}
 		this.registerCommands();

@@ -40,6 +40,8 @@ export const COMMAND_IDS = [
 	'cloudAgents.runs.stopFollowing',
 	'cloudAgents.runs.followedRunActions',
 	'cloudAgents.agents.openComputer',
+	'cloudAgents.savings.open',
+	'cloudAgents.savings.showSummary',
 ] as const;
 
 /** A contributed command id. */
@@ -96,4 +98,5 @@ export const EXTENSION_ID = 'cloud-agents.cloud-agents-vscode';
 /** Webview panel types (package.json `onWebviewPanel:<type>` activation restores their panels). */
 export const WEBVIEW_TYPES = {
 	computer: 'cloudAgents.computer',
+	savings: 'cloudAgents.savings',
 } as const;
