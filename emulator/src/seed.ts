@@ -1,5 +1,6 @@
 import { stableUuid } from './ids';
 import { makePng } from './png';
+import { seedSavingsHistory } from './seedSavings';
 import type {
 	AgentRow,
 	ArtifactRow,
@@ -360,6 +361,7 @@ export function seedDemo(): Data {
 		if (i === 9) row.methods.push({ method: 'log', blocks: 0, input_units: 3, output_units: 0, parse_error: 'unterminated JSON array at byte 4096' });
 		d.tokenSavings.push(row);
 	}
+	seedSavingsHistory(d, t0, [atlas, borealis, delta, cobalt]);
 
 	// ---- agents, runs, artifacts, workspaces -----------------------------------------------------
 	const agent = (rt: RuntimeRow, harness: string, name: string, minutes: number, status: AgentRow['status'] = 'idle'): AgentRow => ({

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { request } from 'undici';
 import { CloudAgentsClient } from '../../../src/api/client';
+import type { TokenSavingEventRecord } from '../../../src/api/types';
 import { loadSavings } from '../../../src/webviews/savings/data';
 import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
 import { type Served, serve } from '../support/serve';
@@ -36,7 +37,15 @@ CLIENT_PROFILES.forEach((profile) => suite(`token savings through the client [${
 		assert.equal(page.totals?.applied_events, rawTotals.applied_events ?? rawTotals.events);
 		assert.equal(page.totals?.saved_estimated_tokens, rawTotals.saved_estimated_tokens ?? rawTotals.tokens_saved);
 		assert.equal(page.totals?.saved_wire_bytes, rawTotals.saved_wire_bytes ?? rawTotals.bytes_saved);
-		assert.equal(page.items.reduce((a, e) => a + count(e.saved_estimated_tokens), 0), page.totals?.saved_estimated_tokens);
+		let sum = 0;
+		let n = 0;
+		for await (const ev of client.iterateTokenSavings({ limit: 100 })) {
+			sum += count(ev.saved_estimated_tokens);
+			n++;
+		}
+		assert.ok(n > 100, 'more than one page');
+		assert.equal(n, page.totals?.applied_events);
+		assert.equal(sum, page.totals?.saved_estimated_tokens);
 		for (const ev of page.items) {
 			assert.equal(typeof ev.runtime_id, 'string');
 			assert.equal(typeof ev.runtime_name, 'string');
@@ -47,9 +56,13 @@ CLIENT_PROFILES.forEach((profile) => suite(`token savings through the client [${
 	});
 
 	test('the runtime filter selects one runtime (the variant\'s parameter name is found and remembered)', async () => {
-		const all = await client.listTokenSavings({ limit: 100 });
-		const runtimeId = all.items[0]!.runtime_id!;
-		const expected = all.items.filter((e) => e.runtime_id === runtimeId);
+		const all: TokenSavingEventRecord[] = [];
+		for await (const ev of client.iterateTokenSavings({ limit: 100 })) {
+			all.push(ev);
+		}
+		const runtimeId = all[0]!.runtime_id!;
+		const expected = all.filter((e) => e.runtime_id === runtimeId);
+		assert.ok(expected.length > 0 && expected.length <= 100 && expected.length < all.length);
 		const fresh = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN });
 		try {
 			await emu.admin('POST', '/counters/reset');
@@ -76,9 +89,8 @@ CLIENT_PROFILES.forEach((profile) => suite(`token savings through the client [${
 	});
 
 	test('a runtime\'s savings summary is decoded (applied, saved bytes and tokens, malformed)', async () => {
-		const all = await client.listTokenSavings({ limit: 100 });
 		const withMalformed = new Map<string, number>();
-		for (const e of all.items) {
+		for await (const e of client.iterateTokenSavings({ limit: 100 })) {
 			withMalformed.set(e.runtime_id!, (withMalformed.get(e.runtime_id!) ?? 0) + 1);
 		}
 		for (const [runtimeId, events] of withMalformed) {
