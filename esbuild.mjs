@@ -21,7 +21,7 @@
 // dist/webviews/<name>.js in ESM format (loaded with <script type="module" nonce=…>: @novnc/novnc has
 // a top-level await, which esbuild refuses in iife format).
 import * as esbuild from 'esbuild';
-import { readdirSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -162,8 +162,10 @@ const pageNames = readdirSync(PAGES, { withFileTypes: true })
 const novncFiles = {
 	name: 'novnc-files',
 	setup(build) {
+		// The real path, as esbuild resolves noVNC's own relative imports: a symlinked node_modules
+		// would otherwise give the same module two paths and the bundle two copies of it.
 		build.onResolve({ filter: /^@novnc\/novnc\/core\/[A-Za-z0-9_/.-]+\.js$/ }, (args) => ({
-			path: join(ROOT, 'node_modules', '@novnc', 'novnc', args.path.slice('@novnc/novnc/'.length)),
+			path: realpathSync(join(ROOT, 'node_modules', '@novnc', 'novnc', args.path.slice('@novnc/novnc/'.length))),
 		}));
 	},
 };

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Emulator } from './emulator';
 
-const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC11B65';
+const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 
 function refuse(socket: Duplex, status: number, text: string): void {
 	socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);

@@ -60,7 +60,7 @@ export function registerComputerCommands(deps: FeatureDeps): vscode.Disposable[]
 	return [
 		panels,
 		registerCommand('cloudAgents.agents.openComputer', async (arg?: unknown) => {
-			const agent = await resolveAgent(deps, arg, vscode.l10n.t('Open Computer'), true);
+			const agent = await resolveAgent(deps, arg, vscode.l10n.t('Open Computer'));
 			if (!agent) {
 				return undefined;
 			}

@@ -77,8 +77,10 @@ export function contentSecurityPolicy(options: CspOptions): string {
 	if (!/^[A-Za-z0-9+/=]+$/.test(nonce)) {
 		throw new Error('nonce must be base64');
 	}
-	if (/[;,\s'"]/.test(cspSource)) {
-		throw new Error('unexpected cspSource');
+	// cspSource may list several sources (VS Code for the web: the webview origin and its CDN);
+	// it must not end the directive or start another.
+	if (/[;,\r\n]/.test(cspSource) || cspSource.trim() === '') {
+		throw new Error('unexpected webview cspSource');
 	}
 	const connect = options.connectSrc ?? [];
 	for (const origin of connect) {

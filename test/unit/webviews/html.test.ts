@@ -64,6 +64,12 @@ suite('webview HTML helper', () => {
 		}
 	});
 
+	test('accepts a cspSource of several sources but not one that would end the directive', () => {
+		const csp = contentSecurityPolicy({ cspSource: '\'self\' https://*.vscode-cdn.net', nonce: 'abc' });
+		assert.match(csp, /; style-src 'self' https:\/\/\*\.vscode-cdn\.net; /);
+		assert.throws(() => contentSecurityPolicy({ cspSource: 'https://a; script-src *', nonce: 'abc' }));
+	});
+
 	test('escapes the title', () => {
 		const { html } = render();
 		assert.match(html, /<title>Computer — &#60;b&#62;&#34;x&#34;&#60;\/b&#62;<\/title>/);

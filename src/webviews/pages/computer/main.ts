@@ -123,7 +123,15 @@ function connect(session: ComputerSessionInfo): void {
 	}
 	show(text('connecting'));
 	reconnectButton.disabled = false;
-	const client = new RFB(screen, session.url, { wsProtocols: [...session.protocols], shared: true });
+	// The page opens the socket itself (noVNC takes it as its channel) to read the close code and
+	// reason, which noVNC does not report: they tell an expired session from a lost connection.
+	const socket = new WebSocket(session.url, [...session.protocols]);
+	socket.binaryType = 'arraybuffer';
+	let closed: { code: number; reason: string } | undefined;
+	socket.addEventListener('close', (event) => {
+		closed = { code: event.code, reason: event.reason };
+	});
+	const client = new RFB(screen, socket, { shared: true });
 	rfb = client;
 	client.focusOnClick = true;
 	client.background = 'transparent';
@@ -139,6 +147,9 @@ function connect(session: ComputerSessionInfo): void {
 	client.addEventListener('disconnect', (event) => {
 		if (mine !== generation) { return; }
 		const clean = (event as CustomEvent<{ clean?: boolean }>).detail?.clean === true;
+		if (!expired && (isExpiryClose(closed) || (expiresAtMs !== undefined && expiresAtMs - Date.now() <= EXPIRY_SLACK_MS))) {
+			expired = true;
+		}
 		rfb = undefined;
 		setConnected(false);
 		stopTicker();
@@ -165,6 +176,16 @@ function connect(session: ComputerSessionInfo): void {
 		client.disconnect();
 		window.setTimeout(() => show(text('credentials'), 'error'), 0);
 	});
+}
+
+/** A disconnect this close to `expires_at` is the session's end. */
+const EXPIRY_SLACK_MS = 2_000;
+/** The close code the service uses for an expired session (docs/contract-choices.md). */
+const CLOSE_EXPIRED = 4001;
+
+/** True when the socket's close says the session expired (code 4001, or a reason naming expiry). */
+function isExpiryClose(close: { code: number; reason: string } | undefined): boolean {
+	return close !== undefined && (close.code === CLOSE_EXPIRED || /expire/i.test(close.reason));
 }
 
 function handle(message: ComputerHostMessage): void {
