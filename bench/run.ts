@@ -11,12 +11,14 @@ import { type BenchContext, type Section, machine, renderTable, renderTargets } 
 import * as activation from './sections/activation';
 import * as api from './sections/api';
 import * as hostile from './sections/hostile';
+import * as savings from './sections/savings';
 import * as workspace from './sections/workspace';
 
 // hostile last: its child process would otherwise share the cores with the timed sections.
 const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> }> = [
 	{ name: 'api', run: api.run },
 	{ name: 'workspace', run: workspace.run },
+	{ name: 'savings', run: savings.run },
 	// After the timed sections: it starts code-server and Chromium a dozen times.
 	{ name: 'activation', run: activation.run },
 	{ name: 'hostile', run: hostile.run },

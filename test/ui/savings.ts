@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { ConsoleMessage, Frame, Page } from 'playwright-core';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
 import type { UiTest } from './support/workbench';
 
 interface Totals { applied_events?: number; saved_wire_bytes?: number; saved_estimated_tokens?: number; events?: number; bytes_saved?: number; tokens_saved?: number }
@@ -52,6 +53,9 @@ const uiTest: UiTest = {
 		};
 		page.on('console', onConsole);
 		try {
+			// Opening the view container activates the extension (the command is in the palette once signed in).
+			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+			await workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 30_000 });
 			await workbench.runCommand('Cloud Agents: Open Token Savings');
 			await page.locator('.tabs-container .tab', { hasText: 'Token Savings' }).first().waitFor({ state: 'visible', timeout: 20_000 });
 			const frame = await savingsFrame(page);
