@@ -80,13 +80,15 @@ export class SavingsChart {
 		const tokens = cssColor(el, '--savings-tokens', '#3794ff');
 		const bytes = cssColor(el, '--savings-bytes', '#d18616');
 		const few = this.series.t.length <= 60;
+		const bars = uPlot.paths.bars?.({ size: [0.7, 48], align: 1 });
 		const opts: uPlot.Options = {
 			width: Math.max(el.clientWidth, 200),
 			height: this.height,
 			scales: { x: { time: true }, tokens: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, bytes: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
 			series: [
 				{},
-				{ label: this.labels.tokens, scale: 'tokens', stroke: tokens, width: 2, points: { show: few }, value: (_u, v) => (v == null ? '–' : v.toLocaleString()) },
+				// Tokens as bars, bytes as a dashed line: the two often move together, and must stay apart.
+				{ label: this.labels.tokens, scale: 'tokens', stroke: tokens, fill: tokens, alpha: 0.55, width: 1, paths: bars, points: { show: false }, value: (_u, v) => (v == null ? '–' : v.toLocaleString()) },
 				{ label: this.labels.bytes, scale: 'bytes', stroke: bytes, width: 2, dash: [6, 3], points: { show: few }, value: (_u, v) => (v == null ? '–' : bytesText(v)) },
 			],
 			axes: [
