@@ -98,6 +98,11 @@ async function exportCsv(deps: FeatureDeps, filter: SavingsFilter): Promise<stri
 	if (!target) {
 		return undefined;
 	}
+	return exportTo(deps, filter, target);
+}
+
+/** Streams the filter's events as CSV into `target` with a cancellable progress notification; returns the status text. */
+async function exportTo(deps: FeatureDeps, filter: SavingsFilter, target: vscode.Uri): Promise<string> {
 	const sink = target.scheme === 'file' ? fileSink(target.fsPath) : memorySink(target);
 	try {
 		const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Exporting token savings'), cancellable: true }, async (progress, token) => {
@@ -185,6 +190,8 @@ export function registerSavingsCommands(deps: FeatureDeps): vscode.Disposable[] 
 			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
 			return deps.records.show(titledRecordUri(vscode.l10n.t('Token Savings Summary'), 'token-savings', 'summary'), `${plainText(JSON.stringify(record, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
 		}),
+		// Test seam (not contributed): the export without its save dialog.
+		vscode.commands.registerCommand('_cloudAgents.savings.exportTo', (range: RangeId, runtimeId: string | undefined, target: vscode.Uri) => exportTo(deps, { range, runtimeId }, target)),
 		vscode.window.registerWebviewPanelSerializer(WEBVIEW_TYPES.savings, {
 			deserializeWebviewPanel: async (panel: vscode.WebviewPanel, raw: unknown) => {
 				const state = parseSavingsPageState(raw) ?? { range: '7d' as RangeId, runtimeId: '' };

@@ -146,7 +146,7 @@ export function savingsModel(data: SavingsData, summaries: readonly RuntimeSumma
 	const names = new Map(runtimes.map((r) => [r.id, r.name]));
 	const rows = new Map<string, PageRuntimeRow>();
 	for (const r of a.runtimes) {
-		rows.set(r.runtimeId, { runtimeId: r.runtimeId, name: text(names.get(r.runtimeId) ?? r.runtimeName ?? r.runtimeId), inRange: { events: r.events, tokens: r.tokens, bytes: r.bytes } });
+		rows.set(r.runtimeId, { runtimeId: r.runtimeId, name: text(names.get(r.runtimeId) || r.runtimeName || r.runtimeId), inRange: { events: r.events, tokens: r.tokens, bytes: r.bytes } });
 	}
 	for (const s of summaries) {
 		const row = rows.get(s.runtimeId) ?? { runtimeId: s.runtimeId, name: text(s.runtimeName || s.runtimeId), inRange: { events: 0, tokens: 0, bytes: 0 } };
@@ -163,7 +163,7 @@ export function savingsModel(data: SavingsData, summaries: readonly RuntimeSumma
 		range: { ...a.totals },
 		methods: a.methods.map((m) => ({ method: text(m.method), events: m.events, tokens: m.tokens, bytes: m.bytes })),
 		runtimes: [...rows.values()].sort((x, y) => y.inRange.tokens - x.inRange.tokens || (y.summary?.tokens ?? 0) - (x.summary?.tokens ?? 0)),
-		recent: a.recent.map((r) => ({ id: text(r.eventId || r.id), observedMs: r.observedMs, runtime: text(names.get(r.runtimeId) ?? r.runtimeName ?? r.runtimeId), methods: text(r.methods.join(', ')), tokens: r.tokens, bytes: r.bytes })),
+		recent: a.recent.map((r) => ({ id: text(r.eventId || r.id), observedMs: r.observedMs, runtime: text(names.get(r.runtimeId) || r.runtimeName || r.runtimeId), methods: text(r.methods.join(', ')), tokens: r.tokens, bytes: r.bytes })),
 		notes: notesOf(data),
 		loadedAt: data.now,
 	};

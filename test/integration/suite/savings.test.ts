@@ -1,4 +1,7 @@
 import * as assert from 'node:assert/strict';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { RECORD_SCHEME } from '../../../src/ids';
 import { emu, testApi } from '../support/cloudAgents';
@@ -43,5 +46,26 @@ suite('Token savings', () => {
 		assert.equal(applied, record.account_totals.applied_events, 'the runtimes\' applied events add up to the account\'s');
 		assert.ok(record.runtimes.some((r) => (r.malformed_events ?? 0) > 0), 'the seed\'s malformed events show');
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+	});
+
+	test('the CSV export writes every event of the filter, one row each, with the service\'s sums [variant]', async function () {
+		this.timeout(30_000);
+		const dir = await mkdtemp(join(tmpdir(), 'savings-csv-'));
+		try {
+			const target = vscode.Uri.file(join(dir, 'savings.csv'));
+			const status = await vscode.commands.executeCommand<string>('_cloudAgents.savings.exportTo', 'all', undefined, target);
+			const text = await readFile(target.fsPath, 'utf8');
+			const lines = text.split('\r\n').filter(Boolean);
+			assert.equal(lines[0], '"observed_at","event_id","id","runtime_name","runtime_id","methods","saved_estimated_tokens","saved_wire_bytes"');
+			const totals = (await emu<{ data: { totals: Totals } }>('GET', '/v2/token-savings?page_size=1', undefined, devToken())).body.data.totals;
+			const events = totals.applied_events ?? totals.events ?? -1;
+			assert.equal(lines.length - 1, events, 'one row per event');
+			const tokens = lines.slice(1).reduce((sum, line) => sum + Number(line.split(',').at(-2)), 0);
+			assert.equal(tokens, totals.saved_estimated_tokens ?? totals.tokens_saved);
+			assert.match(status, new RegExp(`Exported ${events.toLocaleString()} events`));
+			assert.deepEqual((await readdir(dir)).sort(), ['savings.csv'], 'no .part file left behind');
+		} finally {
+			await rm(dir, { recursive: true, force: true });
+		}
 	});
 });
