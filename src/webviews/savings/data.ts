@@ -101,12 +101,65 @@ export interface SavingsAggregate {
 	recent: RecentRow[];
 }
 
+function digitsAt(s: string, at: number, n: number): number {
+	let v = 0;
+	for (let i = at; i < at + n; i++) {
+		const d = s.charCodeAt(i) - 48;
+		if (d < 0 || d > 9) {
+			return -1;
+		}
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+/**
+ * Milliseconds of an RFC 3339 time: the common `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` read digit by
+ * digit (several times faster than Date.parse, which dominated the aggregation), anything else
+ * through Date.parse. NaN when unreadable.
+ */
+export function parseTime(s: string): number {
+	if (s.length >= 20 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && (s.charCodeAt(10) === 84 || s.charCodeAt(10) === 116) && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58) {
+		const y = digitsAt(s, 0, 4);
+		const mo = digitsAt(s, 5, 2);
+		const d = digitsAt(s, 8, 2);
+		const h = digitsAt(s, 11, 2);
+		const mi = digitsAt(s, 14, 2);
+		const sec = digitsAt(s, 17, 2);
+		let i = 19;
+		let ms = 0;
+		if (s.charCodeAt(i) === 46) {
+			const start = ++i;
+			while (i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) {
+				i++;
+			}
+			const frac = s.slice(start, Math.min(i, start + 3)).padEnd(3, '0');
+			ms = i > start ? digitsAt(frac, 0, 3) : -1;
+		}
+		let offset = -1;
+		const zone = s.charCodeAt(i);
+		if ((zone === 90 || zone === 122) && i + 1 === s.length) {
+			offset = 0;
+		} else if ((zone === 43 || zone === 45) && i + 6 === s.length && s.charCodeAt(i + 3) === 58) {
+			const oh = digitsAt(s, i + 1, 2);
+			const om = digitsAt(s, i + 4, 2);
+			if (oh >= 0 && om >= 0) {
+				offset = (oh * 60 + om) * 60_000 * (zone === 43 ? 1 : -1);
+			}
+		}
+		if (y >= 0 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 60 && ms >= 0 && offset !== -1) {
+			return Date.UTC(y, mo - 1, d, h, mi, sec, ms) - offset;
+		}
+	}
+	return Date.parse(s);
+}
+
 /** The time of an event in ms, or undefined when missing, unreadable or outside the plausible window. */
 export function eventTime(ev: Pick<TokenSavingEventRecord, 'observed_at'>, now: number): number | undefined {
 	if (ev.observed_at === undefined) {
 		return undefined;
 	}
-	const t = Date.parse(ev.observed_at);
+	const t = parseTime(ev.observed_at);
 	return Number.isFinite(t) && t >= SAFETY.savingsEarliestMs && t <= now + SAFETY.savingsFutureSlackMs ? t : undefined;
 }
 

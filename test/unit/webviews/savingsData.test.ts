@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { SAFETY } from '../../../src/api/limits';
 import type { AccountTokenSavingsPage, TokenSavingEventRecord, TokenSavingsQuery } from '../../../src/api/types';
-import { CSV_HEADER, SavingsAggregator, csvCell, csvEventRow, csvRow, exportSavingsCsv, loadRuntimeSummaries, loadSavings, streamSavings } from '../../../src/webviews/savings/data';
+import { CSV_HEADER, SavingsAggregator, parseTime, csvCell, csvEventRow, csvRow, exportSavingsCsv, loadRuntimeSummaries, loadSavings, streamSavings } from '../../../src/webviews/savings/data';
 import type { SavingsSource } from '../../../src/webviews/savings/data';
 
 const HOUR = 3_600_000;
@@ -152,6 +152,16 @@ suite('token-savings dashboard data', () => {
 			assert.equal(recent.length, SAFETY.savingsRecentRows);
 			const expected = [...times].sort((a, b) => b - a).slice(0, SAFETY.savingsRecentRows);
 			assert.deepEqual(recent.map((r) => r.observedMs), expected);
+		});
+
+		test('reads RFC 3339 times digit by digit exactly as Date.parse does, and falls back to it for other forms', () => {
+			for (const s of ['2026-11-23T10:00:00Z', '2026-11-23T10:00:00.123Z', '2026-11-23T10:00:00.1Z', '2026-11-23T10:00:00.123456789Z', '2026-11-23t10:00:00z',
+				'2026-11-23T10:00:00+05:30', '2026-11-23T10:00:00.5-08:00', '2024-02-29T23:59:59Z', '2026-11-23', 'Mon, 23 Nov 2026 10:00:00 GMT', '2026-11-23T10:00:00']) {
+				assert.equal(parseTime(s), Date.parse(s), s);
+			}
+			for (const bad of ['', 'yesterday', '2026-13-01T00:00:00Z', '2026-11-23T25:00:00Z', '2026-11-23T10:00:00.Z', '2026-11-23T10:00:00+0530x']) {
+				assert.ok(Number.isNaN(parseTime(bad)), bad);
+			}
 		});
 
 		test('aggregates 100,000 events in well under a second', () => {
