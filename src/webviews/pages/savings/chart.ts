@@ -81,10 +81,13 @@ export class SavingsChart {
 		const bytes = cssColor(el, '--savings-bytes', '#d18616');
 		const few = this.series.t.length <= 60;
 		const bars = uPlot.paths.bars?.({ size: [0.7, 48], align: 1 });
+		const t = this.series.t;
+		const step = t.length >= 2 ? t[t.length - 1]! - t[t.length - 2]! : 3600;
 		const opts: uPlot.Options = {
 			width: Math.max(el.clientWidth, 200),
 			height: this.height,
-			scales: { x: { time: true }, tokens: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, bytes: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+			// Each bar covers its bucket [start, next start): the x range ends one bucket after the last start, so the last bar shows.
+			scales: { x: { time: true, range: (_u, min, max) => [min, max + step] }, tokens: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, bytes: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
 			series: [
 				{},
 				// Tokens as bars, bytes as a dashed line: the two often move together, and must stay apart.
