@@ -18,8 +18,11 @@
 //   node esbuild.mjs --single      everything in one dist/extension.js, as before the split (the
 //                                  bench's activation baseline; combine with --production)
 //   node esbuild.mjs --outdir=DIR  write to DIR instead of dist/ (the unit test of the split)
+// Each webview page, src/webviews/pages/<name>/main.ts, is a separate browser bundle
+// dist/webviews/<name>.js in ESM format (loaded with <script type="module" nonce=…>: @novnc/novnc has
+// a top-level await, which esbuild refuses in iife format).
 import * as esbuild from 'esbuild';
-import { readdirSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -147,13 +150,51 @@ const common = {
 	define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') },
 };
 
+const PAGES = join(ROOT, 'src', 'webviews', 'pages');
+/** The webview pages: every folder of src/webviews/pages with a main.ts. */
+const pageNames = readdirSync(PAGES, { withFileTypes: true })
+	.filter((d) => d.isDirectory() && readdirSync(join(PAGES, d.name)).includes('main.ts')).map((d) => d.name);
+
+/**
+ * @novnc/novnc exports only its root (core/rfb.js); the pages import its modules by file
+ * (`@novnc/novnc/core/rfb.js`, `…/core/util/logging.js`), resolved here inside the package.
+ * @type {import('esbuild').Plugin}
+ */
+const novncFiles = {
+	name: 'novnc-files',
+	setup(build) {
+		// The real path, as esbuild resolves noVNC's own relative imports: a symlinked node_modules
+		// would otherwise give the same module two paths and the bundle two copies of it.
+		build.onResolve({ filter: /^@novnc\/novnc\/core\/[A-Za-z0-9_/.-]+\.js$/ }, (args) => ({
+			path: realpathSync(join(ROOT, 'node_modules', '@novnc', 'novnc', args.path.slice('@novnc/novnc/'.length))),
+		}));
+	},
+};
+
+/** @type {import('esbuild').BuildOptions[]} */
+const pageBuilds = pageNames.map((name) => ({
+	bundle: true,
+	platform: 'browser',
+	format: 'esm',
+	target: ['chrome120'],
+	entryPoints: [join(PAGES, name, 'main.ts')],
+	outfile: join(outdir, 'webviews', `${name}.js`),
+	minify: production,
+	sourcemap: production ? false : 'linked',
+	sourcesContent: false,
+	legalComments: production ? 'none' : 'inline',
+	logLevel: 'warning',
+	plugins: [problemMatcher, novncFiles],
+}));
+
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = single
-	? [{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher] }]
+	? [{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher] }, ...pageBuilds]
 	: [
 		{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true })] },
 		{ ...common, entryPoints: ['core-entry'], outfile: join(outdir, 'core.js'), plugins: [problemMatcher, entry('core', CORE), split({ forbid: true })] },
 		{ ...common, entryPoints: ['client-entry'], outfile: join(outdir, 'client.js'), plugins: [problemMatcher, entry('client', HEAVY), split({ core: true })] },
+		...pageBuilds,
 	];
 
 if (watch) {

@@ -11,6 +11,7 @@ import { type BenchContext, type Section, machine, renderTable, renderTargets } 
 import * as activation from './sections/activation';
 import * as api from './sections/api';
 import * as hostile from './sections/hostile';
+import * as savings from './sections/savings';
 import * as workspace from './sections/workspace';
 import * as vnc from './sections/vnc';
 
@@ -18,6 +19,7 @@ import * as vnc from './sections/vnc';
 const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> }> = [
 	{ name: 'api', run: api.run },
 	{ name: 'workspace', run: workspace.run },
+	{ name: 'savings', run: savings.run },
 	// After the timed sections: it starts code-server and Chromium a dozen times.
 	{ name: 'activation', run: activation.run },
 	// Headless Chromium running noVNC against the emulator's animated desktop.

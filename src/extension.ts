@@ -11,6 +11,8 @@ import { CloudAgentViews } from './views';
 import { ImageDocuments } from './views/imageDocuments';
 import { RecordDocuments } from './views/recordDocuments';
 import { registerFeatureCommands } from './commands/features';
+import { registerComputerCommands } from './commands/computer';
+import { registerSavingsCommands } from './commands/savings';
 
 /**
  * Everything the extension creates while active. Activation does no network I/O: views fetch when
@@ -58,6 +60,12 @@ class CloudAgentsExtension extends Disposable {
 		const records = this.register(new RecordDocuments());
 		const images = this.register(new ImageDocuments());
 		for (const d of registerFeatureCommands({ session: this.session, views: this.views, log: this.log, context, records, images, onUnauthorized })) {
+			this.register(d);
+		}
+		for (const d of registerComputerCommands({ session: this.session, views: this.views, log: this.log, context, records, images, onUnauthorized })) {
+			this.register(d);
+		}
+		for (const d of registerSavingsCommands({ session: this.session, views: this.views, log: this.log, context, records, images, onUnauthorized })) {
 			this.register(d);
 		}
 		this.registerCommands();

@@ -70,3 +70,9 @@ export function isPromptSource(scheme: string): boolean {
 
 /** The extension's id in the marketplace sense: `<publisher>.<name>` from package.json. */
 export const EXTENSION_ID = 'cloud-agents.cloud-agents-vscode';
+
+/** Webview panel types (package.json `onWebviewPanel:<type>` activation restores their panels). */
+export const WEBVIEW_TYPES = {
+	computer: 'cloudAgents.computer',
+	savings: 'cloudAgents.savings',
+} as const;

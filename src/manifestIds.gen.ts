@@ -41,6 +41,9 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.ssh.addGatewayHostKeyToKnownHosts',
 	'cloudAgents.secrets.open',
 	'cloudAgents.secrets.delete',
+	'cloudAgents.agents.openComputer',
+	'cloudAgents.savings.open',
+	'cloudAgents.savings.showSummary',
 ] as const;
 
 /** Every view package.json contributes, in its order. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stableUuid } from './ids';
 import { makePng } from './png';
+import { SAVINGS_HISTORY_EVENTS, seedSavingsHistory } from './seedSavings';
 import type {
 	AgentRow,
 	ArtifactRow,
@@ -25,8 +26,10 @@ export const OTHER_USER_ID = 'usr_grace_hopper';
 export const ORGANIZATION_ID = 'org_analytical_engines';
 /** The distinctive word in the demo workspace (search tests). */
 export const DEMO_SEARCH_WORD = 'quetzalcoatl';
-/** Token-saving events of the demo seed (over the last seven days). */
-export const TOKEN_SAVING_EVENTS = 42;
+/** Token-saving events of the demo seed over the last seven days. */
+const RECENT_TOKEN_SAVING_EVENTS = 42;
+/** All token-saving events of the demo seed: the last seven days plus the three weeks of `seedSavingsHistory`. */
+export const TOKEN_SAVING_EVENTS = RECENT_TOKEN_SAVING_EVENTS + SAVINGS_HISTORY_EVENTS;
 
 function base(): Data {
 	const d = emptyData();
@@ -429,7 +432,7 @@ export function seedDemo(): Data {
 	const methods = ['json_array', 'log', 'search_results', 'git_diff'];
 	const rts = [atlas, borealis, delta, atlas, cobalt];
 	// Spread over the last seven days (about six events a day, newest first at i = 0 … oldest last).
-	for (let i = 0; i < TOKEN_SAVING_EVENTS; i++) {
+	for (let i = 0; i < RECENT_TOKEN_SAVING_EVENTS; i++) {
 		const rt = rts[i % rts.length]!;
 		const before = 40_000 + ((i * 7919) % 30_000);
 		const after = Math.round(before * (0.35 + (i % 4) * 0.1));
@@ -460,6 +463,7 @@ export function seedDemo(): Data {
 		if (i === 9 || i === 33) row.methods.push({ method: 'log', blocks: 0, input_units: 3, output_units: 0, parse_error: 'unterminated JSON array at byte 4096' });
 		d.tokenSavings.push(row);
 	}
+	seedSavingsHistory(d, t0, [atlas, borealis, delta, cobalt]);
 
 	// ---- agents, runs, artifacts, workspaces -----------------------------------------------------
 	const agent = (rt: RuntimeRow, harness: string, name: string, minutes: number, status: AgentRow['status'] = 'idle'): AgentRow => ({

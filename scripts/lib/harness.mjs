@@ -296,13 +296,14 @@ export function zipEntries(path) {
 }
 
 /**
- * Checks what a packaged extension ships: under 1 MiB, the three bundles, and only those, media and documents
+ * Checks what a packaged extension ships: under 1 MiB, the three bundles, the webview pages
+ * (dist/webviews/*.js|css, media/webviews/*.css), and only those, media and documents
  * (no sources, tests, emulator, source maps or node_modules). Throws with the offending entries.
  */
 export function checkVsix(path) {
 	const size = statSync(path).size;
 	if (size >= 1024 * 1024) { throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`); }
-	const allowed = /^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|client)\.js|media\/[^/]+))$/i;
+	const allowed = /^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|client)\.js|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css))$/i;
 	const entries = zipEntries(path);
 	const unexpected = entries.filter((name) => !allowed.test(name));
 	if (unexpected.length > 0) { throw new Error(`${path} ships unexpected files: ${unexpected.join(', ')}`); }

@@ -122,6 +122,12 @@ function isAmbiguous(err: unknown): boolean {
  */
 export const CURSOR_PARAMETER_NAMES: readonly string[] = ['cursor', 'page_token', 'after', 'next_cursor', 'starting_after', 'page', 'continuation_token'];
 
+/**
+ * Query parameter names a server may use for the runtime filter of GET /v2/token-savings (not
+ * shown), tried in this order when a page shows the server ignored the one sent.
+ */
+export const RUNTIME_FILTER_PARAMETER_NAMES: readonly string[] = ['runtime_id', 'runtime'];
+
 /** Identity of a page for cursor-ignored detection: its first item's id (or the JSON of it). */
 function firstKey(items: readonly unknown[]): string | undefined {
 	if (items.length === 0) {
@@ -139,6 +145,8 @@ export class CloudAgentsClient {
 	private readonly cursorParams = new Map<string, string>();
 	/** Per listing: the identity of its first page, to tell when a server ignored a cursor. */
 	private readonly firstPages = new Map<string, string | undefined>();
+	/** The runtime filter parameter of GET /v2/token-savings found to work on this server. */
+	private runtimeFilterParam: string = RUNTIME_FILTER_PARAMETER_NAMES[0] ?? 'runtime_id';
 
 	constructor(private readonly options: CloudAgentsClientOptions) {
 		this.transport = new Transport(options);
@@ -813,7 +821,7 @@ export class CloudAgentsClient {
 		V.checkRange('limit', options.limit, V.LIMITS.runtimeTokenSavingsLimit);
 		const body = await this.call({ method: 'GET', path: `/v1/runtimes/${e(runtimeId)}/tokensaver/savings`, route: 'GET /v1/runtimes/{runtime_id}/tokensaver/savings', query: { limit: options.limit, after: options.cursor }, idempotent: true, signal: options.signal });
 		const summary = obj(body).summary;
-		return { ...dataPage<T.TokenSavingRecord>(body), summary: summary ? (summary as T.TokenSavingSummary) : undefined };
+		return { ...dataPage<T.TokenSavingRecord>(body), summary: summary ? D.decodeTokenSavingSummary(summary) : undefined };
 	}
 
 	/** Every runtime token-saving record, page by page. */
@@ -938,18 +946,56 @@ export class CloudAgentsClient {
 
 	// ------------------------------------------------------------------ token savings
 
-	/** GET /v2/token-savings: one account-wide page with totals over the whole filter. */
+	/**
+	 * GET /v2/token-savings: one account-wide page with totals over the whole filter, events decoded
+	 * (decodeTokenSavingEvent). The runtime filter's parameter name is not shown: `runtime_id` is
+	 * sent; a page holding another runtime's events means the server ignored it, and the other
+	 * RUNTIME_FILTER_PARAMETER_NAMES are tried (one request each) and the one that works remembered.
+	 * When none works the page says so (`runtimeFilterIgnored`).
+	 */
 	async listTokenSavings(options: T.TokenSavingsQuery = {}): Promise<T.AccountTokenSavingsPage> {
 		V.checkRange('limit', options.limit, V.LIMITS.tokenSavingsPageSize);
+		const runtimeId = options.runtimeId;
+		if (runtimeId !== undefined) {
+			V.checkOpaqueId('runtimeId', runtimeId);
+		}
 		return this.pageWithCursor('token-savings', options.cursor, async (param, cursor) => {
-			const body = await this.call({ method: 'GET', path: '/v2/token-savings', route: 'GET /v2/token-savings', query: { page_size: options.limit, [param]: cursor, runtime_id: options.runtimeId, method: options.method }, idempotent: true, signal: options.signal });
-			const totals = obj(obj(body).data).totals;
-			return { ...dataPage<T.TokenSavingEvent>(body, 'events'), totals: totals ? (totals as T.TokenSavingTotals) : undefined };
+			const fetch = async (runtimeParam: string): Promise<T.AccountTokenSavingsPage> => {
+				const res = await this.transport.send<unknown>({ method: 'GET', path: '/v2/token-savings', route: 'GET /v2/token-savings', query: { page_size: options.limit, [param]: cursor, [runtimeParam]: runtimeId, method: options.method }, idempotent: true, signal: options.signal });
+				const data = obj(obj(res.body).data);
+				const raw = rawArrayOf(res.body, ['events']);
+				checkPageSize(raw, res.requestId);
+				let dropped = 0;
+				const items = D.decodeList(raw, D.decodeTokenSavingEvent, { requestId: res.requestId }, (count, first) => {
+					dropped = count;
+					this.transport.debug(`dropped ${count} invalid token-saving event(s): ${first.message}`);
+				});
+				const totals = data.totals;
+				const page = dataPage<unknown>(res.body, 'events');
+				return { items, nextCursor: page.nextCursor, totals: totals ? D.decodeTokenSavingTotals(totals) : undefined, dropped, runtimeFilterIgnored: false };
+			};
+			const known = this.runtimeFilterParam;
+			const first = await fetch(known);
+			if (runtimeId === undefined || !first.items.some((ev) => ev.runtime_id !== undefined && ev.runtime_id !== runtimeId)) {
+				return first;
+			}
+			for (const name of RUNTIME_FILTER_PARAMETER_NAMES) {
+				if (name === known) {
+					continue;
+				}
+				const candidate = await fetch(name);
+				if (!candidate.items.some((ev) => ev.runtime_id !== undefined && ev.runtime_id !== runtimeId)) {
+					this.transport.debug(`token-savings: the server ignores "${known}"; its runtime filter parameter is "${name}"`);
+					this.runtimeFilterParam = name;
+					return candidate;
+				}
+			}
+			return { ...first, runtimeFilterIgnored: true };
 		});
 	}
 
 	/** Every account-wide token-saving record, page by page. */
-	iterateTokenSavings(options: Omit<T.TokenSavingsQuery, 'cursor'> = {}): AsyncGenerator<T.TokenSavingEvent, void, undefined> {
+	iterateTokenSavings(options: Omit<T.TokenSavingsQuery, 'cursor'> = {}): AsyncGenerator<T.TokenSavingEventRecord, void, undefined> {
 		V.checkRange('limit', options.limit, V.LIMITS.tokenSavingsPageSize);
 		return paginate((cursor) => this.listTokenSavings({ ...options, cursor }));
 	}

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from './errors';
 import { SAFETY } from './limits';
+import type { TokenSavingEventRecord, TokenSavingSummaryCounts, TokenSavingTotalsCounts } from './types';
 
 /** Where a value came from, for error messages. */
 export interface DecodeContext {
@@ -460,4 +461,75 @@ export function decodeGatewayHostKey(value: unknown, ctx: DecodeContext): Gatewa
 		out.port = port as number;
 	}
 	return out;
+}
+
+// ---------------------------------------------------------------- token savings
+
+/** A count from the server: a non-negative safe integer, else undefined (the caller counts it as malformed). */
+export function countOf(value: unknown): number | undefined {
+	return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+function textOf(value: unknown, max: number): string | undefined {
+	return typeof value === 'string' ? (value.length > max ? value.slice(0, max) : value) : undefined;
+}
+
+function objOf(value: unknown): Obj {
+	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : {};
+}
+
+/**
+ * An account-wide token-saving event (GET /v2/token-savings), rebuilt with the documented member
+ * names (the service's names are "not shown": `runtime: {id, name}`, `bytes_saved` and
+ * `tokens_saved` are read too). Only what the dashboard uses is kept, so 100,000 events stay small.
+ * The id must be safe when present (it is shown and exported); a count that is not a non-negative
+ * integer, a time that does not parse, or a method that is not a string is left out, and the
+ * dashboard counts the event as malformed instead of dropping it.
+ */
+export function decodeTokenSavingEvent(value: unknown, ctx: DecodeContext): TokenSavingEventRecord {
+	const o = asObject(value, 'token-saving event', ctx);
+	const f = new Fields('token-saving event', o, ctx);
+	const runtime = objOf(o.runtime);
+	const runtimeId = o.runtime_id ?? runtime.id;
+	const methods: string[] = [];
+	if (Array.isArray(o.methods)) {
+		for (const m of o.methods.slice(0, SAFETY.savingsMethodsPerEvent)) {
+			const name = typeof m === 'string' ? m : objOf(m).method;
+			if (typeof name === 'string' && name.length > 0) {
+				methods.push(name.length > SAFETY.labelMaxChars ? name.slice(0, SAFETY.labelMaxChars) : name);
+			}
+		}
+	}
+	const observed = o.observed_at;
+	return {
+		id: f.optId('id'),
+		event_id: isSafeId(o.event_id) ? o.event_id : undefined,
+		runtime_id: isSafeId(runtimeId) ? runtimeId : undefined,
+		runtime_name: textOf(o.runtime_name ?? runtime.name, SAFETY.labelMaxChars),
+		observed_at: typeof observed === 'string' && observed.length <= 64 ? observed : undefined,
+		saved_wire_bytes: countOf(o.saved_wire_bytes ?? o.bytes_saved),
+		saved_estimated_tokens: countOf(o.saved_estimated_tokens ?? o.tokens_saved),
+		methods,
+	};
+}
+
+/** Account totals over the whole filter (`applied_events`, `saved_wire_bytes`, `saved_estimated_tokens`; `events`, `bytes_saved`, `tokens_saved` read too); malformed counts left out. */
+export function decodeTokenSavingTotals(value: unknown): TokenSavingTotalsCounts {
+	const o = objOf(value);
+	return {
+		applied_events: countOf(o.applied_events ?? o.events),
+		saved_wire_bytes: countOf(o.saved_wire_bytes ?? o.bytes_saved),
+		saved_estimated_tokens: countOf(o.saved_estimated_tokens ?? o.tokens_saved),
+	};
+}
+
+/** A runtime's savings summary (applied events, saved bytes and tokens, malformed events); malformed counts left out. */
+export function decodeTokenSavingSummary(value: unknown): TokenSavingSummaryCounts {
+	const o = objOf(value);
+	return {
+		applied_events: countOf(o.applied_events ?? o.events),
+		saved_wire_bytes: countOf(o.saved_wire_bytes ?? o.bytes_saved),
+		saved_estimated_tokens: countOf(o.saved_estimated_tokens ?? o.tokens_saved),
+		malformed_events: countOf(o.malformed_events),
+	};
 }

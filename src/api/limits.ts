@@ -134,4 +134,27 @@ export const SAFETY = {
 	hostKeyMaxBase64Chars: 16_384,
 	/** Largest known_hosts file read before adding a line (larger: refused, nothing written). */
 	knownHostsMaxBytes: 4 * 1024 * 1024,
+
+	// ---------------------------------------------------------------- computer sessions (webview)
+	/** Most WebSocket subprotocols a computer session may name (the service sends two). */
+	sessionProtocolsMax: 8,
+	/** Longest subprotocol of a computer session (a `session.<token>` entry included). */
+	sessionProtocolMaxChars: 512,
+	/** Longest computer-session socket URL handed to the page. */
+	sessionUrlMaxChars: 2_048,
+
+	// ---------------------------------------------------------------- token-savings dashboard
+	/** Most account-wide savings events the dashboard reads for one filter; it says so when it stops there. */
+	savingsMaxEvents: 100_000,
+	/** Methods read from one savings event. */
+	savingsMethodsPerEvent: 32,
+	/** Distinct methods (and distinct runtimes) the dashboard's breakdowns keep; the rest are added up under "other". */
+	savingsMaxKeys: 200,
+	/** Rows of the dashboard's recent-events table. */
+	savingsRecentRows: 100,
+	/** Runtimes whose savings summary the dashboard asks for (four at a time). */
+	savingsMaxRuntimeSummaries: 200,
+	/** Savings events observed before this time (2000-01-01) or more than a day ahead are malformed. */
+	savingsEarliestMs: 946_684_800_000,
+	savingsFutureSlackMs: 24 * 60 * 60 * 1000,
 } as const;

@@ -233,9 +233,35 @@ export type TokenSavingSummary = Wire<S['TokenSavingSummary']>;
 export type TokenSavingEvent = Wire<S['TokenSavingEvent']>;
 export type TokenSavingTotals = Wire<S['TokenSavingTotals']>;
 
+/**
+ * A runtime's savings summary as decoded (src/api/decode.ts): each count undefined when the
+ * server's value is not a non-negative integer.
+ */
+export type TokenSavingSummaryCounts = { [K in keyof S['TokenSavingSummary']]: number | undefined };
+
+/** Account totals over the whole filter as decoded; each count undefined when malformed. */
+export type TokenSavingTotalsCounts = { [K in keyof S['TokenSavingTotals']]: number | undefined };
+
+/**
+ * An account-wide token-saving event as decoded (src/api/decode.ts `decodeTokenSavingEvent`): the
+ * documented member names whatever the server called them, only the members the dashboard uses,
+ * malformed members undefined (the event is counted as malformed, not dropped).
+ */
+export interface TokenSavingEventRecord {
+	id: string | undefined;
+	event_id: string | undefined;
+	runtime_id: string | undefined;
+	runtime_name: string | undefined;
+	observed_at: string | undefined;
+	saved_wire_bytes: number | undefined;
+	saved_estimated_tokens: number | undefined;
+	/** The names of the methods applied (bounded by SAFETY.savingsMethodsPerEvent). */
+	methods: string[];
+}
+
 /** A page of runtime-scoped token savings with the listing's summary. */
 export interface TokenSavingsPage extends Page<TokenSavingRecord> {
-	summary: TokenSavingSummary | undefined;
+	summary: TokenSavingSummaryCounts | undefined;
 }
 
 export interface TokenSavingsQuery extends PageOptions {
@@ -244,8 +270,15 @@ export interface TokenSavingsQuery extends PageOptions {
 }
 
 /** A page of account-wide token savings with totals over the whole filter. */
-export interface AccountTokenSavingsPage extends Page<TokenSavingEvent> {
-	totals: TokenSavingTotals | undefined;
+export interface AccountTokenSavingsPage extends Page<TokenSavingEventRecord> {
+	totals: TokenSavingTotalsCounts | undefined;
+	/** Events the decoder refused (an unsafe id, not an object). */
+	dropped: number;
+	/**
+	 * True when a runtime filter was asked for and this server ignored every parameter name tried
+	 * for it (the page holds other runtimes' events, and the totals are not the runtime's).
+	 */
+	runtimeFilterIgnored: boolean;
 }
 
 // ---------------------------------------------------------------- images, builds, checkpoints

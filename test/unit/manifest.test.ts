@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ALL_VIEW_IDS, COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, VIEW_CONTAINER_ID, VIEW_IDS, EXTENSION_ID, CONFIG, isPromptSource } from '../../src/ids';
+import { ALL_VIEW_IDS, COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, VIEW_CONTAINER_ID, VIEW_IDS, EXTENSION_ID, CONFIG, WEBVIEW_TYPES, isPromptSource } from '../../src/ids';
 
 interface Manifest {
 	name: string;
@@ -78,8 +78,8 @@ suite('package.json manifest', () => {
 		}
 	});
 
-	test('activates only on contributions and the workspace file system, never on startup', () => {
-		assert.deepEqual(manifest.activationEvents, [`onFileSystem:${FS_SCHEME}`]);
+	test('activates only on contributions, the workspace file system and restored webview panels, never on startup', () => {
+		assert.deepEqual(manifest.activationEvents, [`onFileSystem:${FS_SCHEME}`, ...Object.values(WEBVIEW_TYPES).map((t) => `onWebviewPanel:${t}`)]);
 	});
 
 	test('declares the apiUrl setting and the extension id used by tests', () => {

@@ -52,6 +52,9 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
 	getSshHostKey: ['cloudAgents.ssh.showGatewayHostKey', 'cloudAgents.ssh.copyGatewayHostKey', 'cloudAgents.ssh.addGatewayHostKeyToKnownHosts'], // GET /v2/ssh-host-key
 	getSecret: 'cloudAgents.secrets.open', // GET /v2/secrets/{secret_id}
 	deleteSecret: 'cloudAgents.secrets.delete', // DELETE /v2/secrets/{secret_id}
+	createComputerSession: 'cloudAgents.agents.openComputer', // POST /v2/agents/{agent_id}/computer-sessions
+	listTokenSavings: ['cloudAgents.savings.open', 'cloudAgents.savings.showSummary'], // GET /v2/token-savings
+	listRuntimeTokenSavings: ['cloudAgents.savings.open', 'cloudAgents.savings.showSummary'], // GET /v1/runtimes/{runtime_id}/tokensaver/savings
 };
 
 /**
@@ -62,12 +65,10 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
  * added here except by the lead.
  */
 export const PENDING_OPERATIONS: readonly string[] = [
-	'createComputerSession', // POST /v2/agents/{agent_id}/computer-sessions — computer sessions
 	'getAgentEvents', // GET /v2/agents/{agent_id}/events — agent session history
 	'listModelProviders', // GET /v2/model-providers — model providers
 	'updateModelProvider', // PATCH /v2/model-providers/{provider_id} — model providers
 	'detachRuntimeSshKey', // DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id} — SSH
-	'listRuntimeTokenSavings', // GET /v1/runtimes/{runtime_id}/tokensaver/savings — token savings
 	'listImages', // GET /v2/images — images
 	'deleteImage', // DELETE /v2/images/{image_id} — images
 	'listImageBuilds', // GET /v2/images/builds — image builds
@@ -81,5 +82,4 @@ export const PENDING_OPERATIONS: readonly string[] = [
 	'deleteSshKey', // DELETE /v2/ssh-keys/{ssh_key_id} — SSH
 	'listGithubAuthorizationRequests', // GET /v2/github/authorization-requests — GitHub
 	'putGithubRuntimeBindings', // PUT /v2/github/runtime-bindings/{runtime_id} — GitHub
-	'listTokenSavings', // GET /v2/token-savings — token savings
 ];

@@ -1,0 +1,202 @@
+/**
+ * Token savings: "Open Token Savings" (the dashboard panel, one per window, restored after a
+ * reload with its filter), its CSV export, and "Show Token Savings Summary" (the account totals
+ * and each runtime's savings summary as a read-only JSON record, no chart needed).
+ */
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import { SAFETY } from '../api';
+import { WEBVIEW_TYPES } from '../ids';
+import { describeError } from '../util/errors';
+import { plainText } from '../util/text';
+import { titledRecordUri } from '../views/recordDocuments';
+import { PanelManager } from '../webviews/panel';
+import type { CsvSink, RangeId, SavingsFilter } from '../webviews/savings/data';
+import { exportSavingsCsv, loadRuntimeSummaries } from '../webviews/savings/data';
+import { parseSavingsPageState } from '../webviews/savings/protocol';
+import type { SavingsPanelHost } from '../webviews/savings/savingsPanel';
+import { SavingsPanel } from '../webviews/savings/savingsPanel';
+import { commandRegistrar } from './registry';
+import type { FeatureDeps } from './support';
+import { isAutomation, showInfo, toAbortSignal } from './support';
+
+/** A CSV sink over a local file written to `<file>.part` and renamed on success, so a failed export never leaves half a file in place of an old one. */
+function fileSink(path: string): CsvSink & { commit(): Promise<void>; abandon(): Promise<void> } {
+	const part = `${path}.part`;
+	const stream = createWriteStream(part, { encoding: 'utf8' });
+	let failure: Error | undefined;
+	stream.on('error', (err) => {
+		failure = err;
+	});
+	return {
+		write: (chunk) => new Promise<void>((resolve, reject) => {
+			if (failure) {
+				reject(failure);
+				return;
+			}
+			if (stream.write(chunk)) {
+				resolve();
+			} else {
+				stream.once('drain', resolve);
+				stream.once('error', reject);
+			}
+		}),
+		commit: async () => {
+			await new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+			if (failure) {
+				throw failure;
+			}
+			await rename(part, path);
+		},
+		abandon: async () => {
+			stream.destroy();
+			await rm(part, { force: true });
+		},
+	};
+}
+
+/** A CSV sink for a non-file URI (a remote file system): chunks kept and written at the end (bounded by SAFETY.savingsMaxEvents rows). */
+function memorySink(uri: vscode.Uri): CsvSink & { commit(): Promise<void>; abandon(): Promise<void> } {
+	const encoder = new TextEncoder();
+	let chunks: Uint8Array[] = [];
+	return {
+		write: async (chunk) => {
+			chunks.push(encoder.encode(chunk));
+		},
+		commit: async () => {
+			const size = chunks.reduce((n, c) => n + c.byteLength, 0);
+			const all = new Uint8Array(size);
+			let at = 0;
+			for (const c of chunks) {
+				all.set(c, at);
+				at += c.byteLength;
+			}
+			chunks = [];
+			await vscode.workspace.fs.writeFile(uri, all);
+		},
+		abandon: async () => {
+			chunks = [];
+		},
+	};
+}
+
+/**
+ * Asks where to save, then streams the filter's events from the service into the file as CSV with
+ * a cancellable progress notification. Returns the status text, or undefined when dismissed.
+ */
+async function exportCsv(deps: FeatureDeps, filter: SavingsFilter): Promise<string | undefined> {
+	const day = new Date().toISOString().slice(0, 10);
+	const base = vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file' ? vscode.workspace.workspaceFolders[0].uri : undefined;
+	const name = `token-savings-${filter.range}-${day}.csv`;
+	const target = await vscode.window.showSaveDialog({
+		title: vscode.l10n.t('Export Token Savings as CSV'),
+		saveLabel: vscode.l10n.t('Export'),
+		filters: { [vscode.l10n.t('CSV files')]: ['csv'] },
+		defaultUri: base ? vscode.Uri.joinPath(base, name) : undefined,
+	});
+	if (!target) {
+		return undefined;
+	}
+	return exportTo(deps, filter, target);
+}
+
+/** Streams the filter's events as CSV into `target` with a cancellable progress notification; returns the status text. */
+async function exportTo(deps: FeatureDeps, filter: SavingsFilter, target: vscode.Uri): Promise<string> {
+	const sink = target.scheme === 'file' ? fileSink(target.fsPath) : memorySink(target);
+	try {
+		const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Exporting token savings'), cancellable: true }, async (progress, token) => {
+			const abort = toAbortSignal(token);
+			try {
+				return await exportSavingsCsv(deps.session.client, filter, sink, {
+					signal: abort.signal,
+					onProgress: (p) => progress.report({ message: vscode.l10n.t('{0} events read', p.events.toLocaleString()) }),
+				});
+			} finally {
+				abort.dispose();
+			}
+		});
+		await sink.commit();
+		const capped = result.capped ? ` ${vscode.l10n.t('(stopped at {0} events)', SAFETY.savingsMaxEvents.toLocaleString())}` : '';
+		const status = vscode.l10n.t('Exported {0} events to {1}.', result.rows.toLocaleString(), target.scheme === 'file' ? target.fsPath : target.toString()) + capped;
+		void showInfo(status);
+		return status;
+	} catch (err) {
+		await sink.abandon().catch(() => undefined);
+		throw err;
+	}
+}
+
+/** The JSON record of "Show Token Savings Summary": the account totals and every runtime's summary. */
+async function summaryRecord(deps: FeatureDeps, signal: AbortSignal): Promise<Record<string, unknown>> {
+	const client = deps.session.client;
+	const runtimes: Array<{ id: string; name: string }> = [];
+	for await (const r of client.iterateRuntimes({ limit: 100 })) {
+		runtimes.push({ id: r.id, name: r.display_name || r.id });
+		if (runtimes.length >= SAFETY.savingsMaxRuntimeSummaries) {
+			break;
+		}
+	}
+	const [account, rows] = await Promise.all([
+		client.listTokenSavings({ limit: 1, signal }),
+		loadRuntimeSummaries(client, runtimes, describeError, signal),
+	]);
+	return {
+		read_at: new Date().toISOString(),
+		account_totals: account.totals ?? null,
+		runtimes: rows.map((r) => ({
+			runtime: r.runtimeName,
+			runtime_id: r.runtimeId,
+			...(r.summary ?? {}),
+			...(r.error !== undefined ? { error: r.error } : {}),
+		})),
+	};
+}
+
+/** Registers the token-savings commands and the panel's serializer; the caller owns the disposables. */
+export function registerSavingsCommands(deps: FeatureDeps): vscode.Disposable[] {
+	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized });
+	const panels = new PanelManager<SavingsPanel>();
+	const host: SavingsPanelHost = {
+		extensionUri: deps.context.extensionUri,
+		log: deps.log,
+		client: () => deps.session.client,
+		exportCsv: (filter) => exportCsv(deps, filter).catch((err: unknown) => {
+			deps.log.error('Exporting token savings failed:', err instanceof Error ? err : String(err));
+			return vscode.l10n.t('The export failed: {0}', describeError(err));
+		}),
+	};
+	return [
+		panels,
+		registerCommand('cloudAgents.savings.open', async (arg?: unknown) => {
+			const range = isAutomation(arg) && typeof arg.range === 'string' ? parseSavingsPageState({ range: arg.range })?.range : undefined;
+			const open = panels.get('savings');
+			if (open) {
+				open.reveal();
+				return undefined;
+			}
+			panels.show('savings', () => SavingsPanel.create(host, { range: range ?? '7d', runtimeId: '' }));
+			return undefined;
+		}),
+		registerCommand('cloudAgents.savings.showSummary', async () => {
+			const record = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading token savings'), cancellable: true }, async (_progress, token) => {
+				const abort = toAbortSignal(token);
+				try {
+					return await summaryRecord(deps, abort.signal);
+				} finally {
+					abort.dispose();
+				}
+			});
+			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
+			return deps.records.show(titledRecordUri(vscode.l10n.t('Token Savings Summary'), 'token-savings', 'summary'), `${plainText(JSON.stringify(record, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
+		}),
+		// Test seam (not contributed): the export without its save dialog.
+		vscode.commands.registerCommand('_cloudAgents.savings.exportTo', (range: RangeId, runtimeId: string | undefined, target: vscode.Uri) => exportTo(deps, { range, runtimeId }, target)),
+		vscode.window.registerWebviewPanelSerializer(WEBVIEW_TYPES.savings, {
+			deserializeWebviewPanel: async (panel: vscode.WebviewPanel, raw: unknown) => {
+				const state = parseSavingsPageState(raw) ?? { range: '7d' as RangeId, runtimeId: '' };
+				panels.add('savings', SavingsPanel.restore(panel, host, state));
+			},
+		}),
+	];
+}

@@ -1,0 +1,189 @@
+import * as assert from 'node:assert/strict';
+import type { Frame, Page } from 'playwright-core';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
+import type { UiTest } from './support/workbench';
+
+interface SessionRow { id: string; agent_id: string; expires_ms: number }
+interface InputLog {
+	text: string;
+	clicks: Array<{ x: number; y: number; button: number }>;
+	cut_texts: Array<{ text: string }>;
+	ctrl_alt_del: number;
+	connections: number;
+	desktop: { width: number; height: number };
+}
+
+async function call<T>(url: string, init: RequestInit = {}): Promise<T> {
+	const res = await fetch(url, init);
+	const text = await res.text();
+	assert.ok(res.ok, `${init.method ?? 'GET'} ${url}: ${res.status} ${text.slice(0, 200)}`);
+	return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** Polls `probe` until it returns a value other than undefined (or times out with `what`). */
+async function until<T>(page: Page, what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+	const end = Date.now() + timeoutMs;
+	let last: unknown;
+	for (;;) {
+		try {
+			const v = await probe();
+			if (v !== undefined) { return v; }
+		} catch (err) {
+			last = err;
+		}
+		if (Date.now() > end) { throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`); }
+		await page.waitForTimeout(250);
+	}
+}
+
+/**
+ * The page frame of the webview whose document title starts with `title` (VS Code nests each
+ * webview as `iframe.webview` → `#active-frame`; the inner frame is the page we rendered).
+ */
+async function pageFrame(page: Page, title: string, not?: Frame): Promise<Frame> {
+	return until(page, `the webview page "${title}"`, async () => {
+		for (const frame of page.frames()) {
+			if (frame === not || frame.isDetached() || frame.parentFrame() === null) { continue; }
+			const t = await frame.title().catch(() => '');
+			if (t.startsWith(title) && (await frame.locator('#screen').count()) === 1) { return frame; }
+		}
+		return undefined;
+	}, 30_000);
+}
+
+/** The rendered document's CSP meta tag, as directive → values. */
+async function policy(frame: Frame): Promise<Map<string, string[]>> {
+	const content = await frame.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+	assert.ok(content, 'the page carries a CSP meta tag');
+	return new Map(content.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+}
+
+const uiTest: UiTest = {
+	title: 'computer panel: Open Computer on an agent row shows the emulator desktop in noVNC; keys, clicks, Ctrl+Alt+Del and paste reach it; expiry and Reconnect; strict CSP; no token in the webview',
+	async run({ page, workbench, emulatorUrl, devToken, note }) {
+		const admin = (path: string, init?: RequestInit) => call<unknown>(`${emulatorUrl}${path}`, init);
+		const { agents } = await call<{ agents: Array<{ id: string; name: string }> }>(`${emulatorUrl}/v2/agents?limit=100`, { headers: { authorization: `Bearer ${devToken}` } });
+		const agent = agents.find((a) => a.name === 'Refactor billing module');
+		assert.ok(agent, 'the demo seed has the billing agent (runtime running)');
+		const sessions = async () => ((await admin('/_emulator/state')) as { computer_sessions: SessionRow[] }).computer_sessions.filter((s) => s.agent_id === agent.id);
+		const input = (id: string) => admin(`/_emulator/computer-sessions/${encodeURIComponent(id)}/input`) as Promise<InputLog>;
+		const before = (await sessions()).length;
+		const origin = new URL(emulatorUrl.replace(/^http/, 'ws')).origin;
+
+		// "Open Computer" from the agent row's context menu.
+		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+		const row = workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.monaco-list-row', { hasText: agent.name }).first();
+		await row.waitFor({ state: 'visible', timeout: 30_000 });
+		await row.click({ button: 'right' });
+		const item = page.locator('.monaco-menu .action-item', { hasText: 'Open Computer' }).first();
+		await item.waitFor({ state: 'visible', timeout: 10_000 });
+		await item.click();
+		const first = await until(page, 'a new computer session on the emulator', async () => {
+			const all = await sessions();
+			return all.length > before ? all[all.length - 1] : undefined;
+		});
+		await page.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		let frame = await pageFrame(page, `Computer — ${agent.name}`);
+		const outer = frame.parentFrame()!;
+
+		// The page's policy: nonce scripts only, no unsafe-*, connect-src exactly the session's origin.
+		const checkPolicy = async (f: Frame) => {
+			const html = String(await f.evaluate('document.documentElement.outerHTML'));
+			assert.doesNotMatch(html, /unsafe-inline|unsafe-eval/);
+			const csp = await policy(f);
+			assert.deepEqual(csp.get('default-src'), ["'none'"]);
+			assert.equal(csp.get('script-src')?.length, 1);
+			assert.match(csp.get('script-src')![0]!, /^'nonce-[A-Za-z0-9+/=]{16,}'$/);
+			assert.deepEqual(csp.get('connect-src'), [origin]);
+			assert.ok(!html.includes(devToken), 'the webview HTML holds the token');
+			return csp.get('script-src')![0]!;
+		};
+		const firstNonce = await checkPolicy(frame);
+
+		// Connected: the canvas has the emulator desktop's size and is not blank.
+		await frame.locator('#status', { hasText: 'Connected.' }).waitFor({ state: 'visible', timeout: 30_000 });
+		const canvas = frame.locator('#screen canvas').first();
+		const desktop = (await input(first.id)).desktop;
+		const drawn = await until(page, 'a drawn desktop', async () => {
+			const d = await frame.evaluate<{ width: number; height: number; colours: number }>(`(() => {
+				const c = document.querySelector('#screen canvas');
+				const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+				const colours = new Set();
+				for (let i = 0; i < data.length; i += 4 * 97) { colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]); }
+				return { width: c.width, height: c.height, colours: colours.size };
+			})()`);
+			return d.colours >= 3 ? d : undefined;
+		});
+		note(`canvas ${drawn.width}×${drawn.height}, ${drawn.colours} colours sampled; desktop ${desktop.width}×${desktop.height}`);
+		assert.deepEqual([drawn.width, drawn.height], [desktop.width, desktop.height]);
+		assert.ok(desktop.width >= 1024 && desktop.height >= 768);
+		await workbench.screenshot('computer-panel');
+
+		// A click and typed keys reach the emulator.
+		await canvas.click({ position: { x: 40, y: 40 } });
+		const typed = `hello${Date.now() % 1000}`;
+		await page.keyboard.type(typed);
+		const got = await until(page, 'the typed text and the click on the emulator', async () => {
+			const log = await input(first.id);
+			return log.text.includes(typed) && log.clicks.length > 0 ? log : undefined;
+		});
+		note(`emulator saw text …${JSON.stringify(got.text.slice(-20))}, ${got.clicks.length} click(s)`);
+
+		// Toolbar: Ctrl+Alt+Del and Paste Clipboard (the extension reads the clipboard and sends it on).
+		await frame.locator('#ctrl-alt-del').click();
+		await until(page, 'Ctrl+Alt+Del on the emulator', async () => ((await input(first.id)).ctrl_alt_del > 0 ? true : undefined));
+		const clip = `pasted ${Date.now()}`;
+		await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+		await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(clip)})`);
+		await frame.locator('#paste').click();
+		await until(page, 'the pasted text on the emulator', async () => ((await input(first.id)).cut_texts.some((c) => c.text === clip) ? true : undefined));
+
+		// Record every message through the webview host frame (both directions) from here on.
+		await outer.evaluate(`(() => {
+			window.__caMessages = [];
+			window.addEventListener('message', (e) => {
+				try { window.__caMessages.push(JSON.stringify(e.data)); } catch { window.__caMessages.push(String(e.data)); }
+			}, true);
+		})()`);
+
+		// The service ends the session: the panel says it expired; Reconnect mints a new one.
+		await admin(`/_emulator/computer-sessions/${encodeURIComponent(first.id)}/expire`, { method: 'POST' });
+		await frame.locator('#status', { hasText: 'The session expired' }).waitFor({ state: 'visible', timeout: 20_000 });
+		await workbench.screenshot('computer-expired');
+		await frame.locator('#reconnect').click();
+		const second = await until(page, 'a second computer session', async () => {
+			const all = await sessions();
+			const last = all[all.length - 1];
+			return last && last.id !== first.id ? last : undefined;
+		});
+		frame = await pageFrame(page, `Computer — ${agent.name}`, frame);
+		await frame.locator('#status', { hasText: 'Connected.' }).waitFor({ state: 'visible', timeout: 30_000 });
+		const secondNonce = await checkPolicy(frame);
+		assert.notEqual(secondNonce, firstNonce, 'a new render draws a new nonce');
+		assert.equal((await input(second.id)).connections, 1);
+
+		// No message of the exchange carried the token; the session did go through (not vacuous).
+		const messages = await outer.evaluate<string[]>('window.__caMessages');
+		note(`${messages.length} webview message(s) recorded`);
+		assert.ok(messages.some((m) => m.includes('session.') && m.includes(second.id)), 'the new session reached the page');
+		for (const m of messages) {
+			assert.ok(!m.includes(devToken), `a webview message holds the token: ${m.slice(0, 80)}`);
+		}
+		const outerHtml = String(await outer.evaluate('document.documentElement.outerHTML'));
+		assert.ok(!outerHtml.includes(devToken));
+
+		// Closing the panel closes the socket.
+		await page.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` }).first().click();
+		await workbench.runCommand('View: Close Editor');
+		await until(page, 'the socket closed', async () => ((await input(second.id)).connections === 0 ? true : undefined));
+
+		// From the palette, an agent whose runtime is paused: the 409 is explained.
+		await workbench.runCommand('Cloud Agents: Open Computer');
+		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Sandbox explorer' }).first();
+		await pick.waitFor({ state: 'visible', timeout: 20_000 });
+		await pick.click();
+		await page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'cannot open now' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+	},
+};
+
+export default uiTest;

@@ -1,0 +1,81 @@
+import * as assert from 'node:assert/strict';
+import { messageValidator } from '../../../src/webviews/messages';
+import { COMPUTER_PAGE_SPEC, parseComputerPageState, validateComputerPageMessage } from '../../../src/webviews/computer/protocol';
+
+suite('webview message validator', () => {
+	type Msg = { type: 'a' } | { type: 'b'; n: number; s?: string; e: 'x' | 'y'; f: boolean };
+	const validate = messageValidator<Msg>({
+		a: {},
+		b: { n: { kind: 'number', min: 0, max: 10, integer: true }, s: { kind: 'string', maxLength: 3, optional: true }, e: { kind: 'enum', values: ['x', 'y'] }, f: { kind: 'boolean' } },
+	});
+
+	test('accepts each declared message and returns it', () => {
+		assert.deepEqual(validate({ type: 'a' }), { ok: true, message: { type: 'a' } });
+		const b = { type: 'b', n: 3, e: 'y', f: false };
+		assert.deepEqual(validate(b), { ok: true, message: b });
+		assert.equal(validate({ ...b, s: 'abc' }).ok, true);
+	});
+
+	const refused: [string, unknown, RegExp][] = [
+		['null', null, /not a plain object/],
+		['a string', 'ready', /not a plain object/],
+		['an array', [{ type: 'a' }], /not a plain object/],
+		['a class instance', new Date(), /not a plain object/],
+		['no type', {}, /no message type/],
+		['a non-string type', { type: 1 }, /no message type/],
+		['an unknown type', { type: 'evil' }, /unknown message type "evil"/],
+		['an inherited name as type', { type: 'toString' }, /unknown message type/],
+		['an extra field', { type: 'a', token: 'x' }, /unexpected field "token"/],
+		['a missing field', { type: 'b', e: 'x', f: true }, /missing field "n"/],
+		['a wrong kind', { type: 'b', n: '3', e: 'x', f: true }, /"n" is not a finite number/],
+		['NaN', { type: 'b', n: Number.NaN, e: 'x', f: true }, /"n" is not a finite number/],
+		['a fraction', { type: 'b', n: 1.5, e: 'x', f: true }, /"n" is not an integer/],
+		['out of range', { type: 'b', n: 11, e: 'x', f: true }, /outside 0\.\.10/],
+		['a long string', { type: 'b', n: 1, s: 'abcd', e: 'x', f: true }, /longer than 3/],
+		['an unknown enum value', { type: 'b', n: 1, e: 'z', f: true }, /"e" is not one of x, y/],
+		['a non-boolean', { type: 'b', n: 1, e: 'x', f: 1 }, /"f" is not a boolean/],
+	];
+	for (const [what, raw, reason] of refused) {
+		test(`drops ${what}, saying why`, () => {
+			const r = validate(raw);
+			assert.equal(r.ok, false);
+			assert.match((r as { reason: string }).reason, reason);
+		});
+	}
+
+	test('reasons never echo a long value back (they are logged)', () => {
+		const r = validate({ type: 'x'.repeat(10_000) });
+		assert.equal(r.ok, false);
+		assert.ok((r as { reason: string }).reason.length < 100);
+	});
+});
+
+suite('computer page protocol', () => {
+	test('accepts every message the page sends', () => {
+		const samples = [
+			{ type: 'ready' }, { type: 'reconnect' }, { type: 'requestPaste' },
+			{ type: 'connected', width: 1280, height: 800 },
+			{ type: 'disconnected', clean: false, expired: true },
+			{ type: 'securityFailure', status: 1, reason: 'Authentication failure' },
+		];
+		assert.deepEqual(samples.map((s) => s.type).sort(), Object.keys(COMPUTER_PAGE_SPEC).sort());
+		for (const s of samples) {
+			assert.deepEqual(validateComputerPageMessage(s), { ok: true, message: s }, s.type);
+		}
+	});
+
+	test('drops page messages that would carry data the extension did not ask for', () => {
+		assert.equal(validateComputerPageMessage({ type: 'reconnect', url: 'wss://elsewhere' }).ok, false);
+		assert.equal(validateComputerPageMessage({ type: 'securityFailure', status: 1, reason: 'x'.repeat(501) }).ok, false);
+		assert.equal(validateComputerPageMessage({ type: 'connected', width: -1, height: 2 }).ok, false);
+		assert.equal(validateComputerPageMessage({ type: 'openExternal', url: 'https://x' }).ok, false);
+	});
+
+	test('reads a saved page state, defaulting the view options and refusing one without an agent', () => {
+		assert.deepEqual(parseComputerPageState({ agentId: 'a1', agentName: 'Build bot', scale: 'native', viewOnly: true }), { agentId: 'a1', agentName: 'Build bot', scale: 'native', viewOnly: true });
+		assert.deepEqual(parseComputerPageState({ agentId: 'a1', agentName: 'B', scale: 'huge', viewOnly: 'yes' }), { agentId: 'a1', agentName: 'B', scale: 'fit', viewOnly: false });
+		for (const bad of [undefined, null, 'a1', {}, { agentId: '', agentName: 'x' }, { agentId: 'a'.repeat(256), agentName: 'x' }, { agentId: 'a1' }]) {
+			assert.equal(parseComputerPageState(bad), undefined, JSON.stringify(bad));
+		}
+	});
+});
