@@ -367,13 +367,19 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			const span = Math.max(...all.map((t) => t.observed_unix_ms)) - Math.min(...all.map((t) => t.observed_unix_ms));
 			assert.ok(span > 5 * DAY_MS, `atlas events span ${(span / DAY_MS).toFixed(1)} days`);
 
-			const account = (await get('/v2/token-savings?page_size=100')).body.data;
+			// Every page of the account listing (more than one page: the seed has three weeks of history).
+			const first = (await get('/v2/token-savings?page_size=100')).body.data;
+			const events: any[] = [...first.events];
+			for (let page = first, n = 0; page.pagination?.has_more && n < 20; n++) {
+				page = (await get(`/v2/token-savings?page_size=100&${std ? 'cursor' : 'page_token'}=${encodeURIComponent(page.pagination.next_cursor)}`)).body.data;
+				events.push(...page.events);
+			}
 			const tokensOf = (e: any) => (std ? e.saved_estimated_tokens : e.tokens_saved);
-			const totals = std ? account.totals : { applied_events: account.totals.events, saved_estimated_tokens: account.totals.tokens_saved };
+			const totals = std ? first.totals : { applied_events: first.totals.events, saved_estimated_tokens: first.totals.tokens_saved };
 			assert.equal(totals.applied_events, TOKEN_SAVING_EVENTS);
-			assert.equal(account.events.length, TOKEN_SAVING_EVENTS);
-			assert.equal(totals.saved_estimated_tokens, account.events.reduce((n: number, e: any) => n + tokensOf(e), 0));
-			const days = new Set(account.events.map((e: any) => e.observed_at.slice(0, 10)));
+			assert.equal(events.length, TOKEN_SAVING_EVENTS);
+			assert.equal(totals.saved_estimated_tokens, events.reduce((n: number, e: any) => n + tokensOf(e), 0));
+			const days = new Set(events.map((e: any) => e.observed_at.slice(0, 10)));
 			assert.ok(days.size >= 6, `events on ${days.size} days`);
 		});
 
