@@ -2,32 +2,107 @@ import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Emulator } from './emulator';
+import { notFound } from './errors';
+import { Desktop, type DesktopInfo } from './rfb/desktop';
+import { RfbConnection } from './rfb/server';
+import type { ComputerSessionRow } from './state';
+import { nowIso } from './util';
 
 const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+
+/** The synthetic desktop's size (RFB ServerInit). */
+export const DESKTOP_SIZE = { width: 1280, height: 800 } as const;
+/** WebSocket close codes the emulator uses when a session ends under an open connection. */
+export const SESSION_CLOSE = { expired: 4001, ended: 4002 } as const;
+/** Desktops (with their input logs) kept for sessions; the oldest without connections go first. */
+const MAX_DESKTOPS = 64;
+/** Events of the latest run the terminal considers (it shows the tail that fits). */
+const RUN_EVENTS_SHOWN = 60;
 
 function refuse(socket: Duplex, status: number, text: string): void {
 	socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
-function binaryFrame(payload: Buffer): Buffer {
-	const head = payload.length < 126 ? Buffer.from([0x82, payload.length]) : Buffer.from([0x82, 126, payload.length >> 8, payload.length & 0xff]);
-	return Buffer.concat([head, payload]);
+interface Entry {
+	desktop: Desktop;
+	agentId: string;
+	expiresMs: number;
+	conns: Set<RfbConnection>;
 }
 
 /**
- * The computer-session websocket_url points here: a minimal WebSocket endpoint that checks the
- * session and its `session.<token>` subprotocol, then greets with an RFB 3.8 version banner.
+ * The computer-session websocket_url points here: a WebSocket endpoint that checks the session
+ * and its `session.<token>` subprotocol before the upgrade (404 unknown or expired, 403 wrong
+ * token), then serves an RFB 3.8 desktop (emulator/src/rfb/). Also registers the admin routes
+ * under /_emulator/computer-sessions/{id}/ (loopback only): `input` (what viewers sent),
+ * `desktop` (`{animated}`: the bench's changing full-screen pattern) and `expire`.
  */
 export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
 	const open = new Set<Duplex>();
+	const desktops = new Map<string, Entry>();
 	app.addHook('onClose', async () => {
+		for (const e of desktops.values()) e.desktop.stop();
 		for (const s of open) s.destroy();
 		open.clear();
 	});
+
+	const sessionOf = (id: string): ComputerSessionRow | undefined => emu.data.computerSessions.find((s) => s.id === id);
+
+	const infoFor = (agentId: string) => (): DesktopInfo => {
+		const agent = emu.data.agents.find((a) => a.id === agentId);
+		const rt = agent ? emu.data.runtimes.find((r) => r.id === agent.runtime_id) : undefined;
+		let run: (typeof emu.data.runs)[number] | undefined;
+		for (const r of emu.data.runs) if (r.agent_id === agentId && (!run || r.created_ms >= run.created_ms)) run = r;
+		const info: DesktopInfo = {
+			agentName: agent?.name ?? '(agent deleted)',
+			runtimeName: rt?.display_name ?? 'runtime',
+			signature: `${agent?.name}|${rt?.display_name}|${run?.id}|${run?.status}|${run?.events.length}`,
+		};
+		if (run) info.run = { id: run.id, status: run.status, prompt: run.prompt, events: run.events.slice(-RUN_EVENTS_SHOWN) };
+		return info;
+	};
+
+	const endAll = (e: Entry, reason: string): void => {
+		const code = reason === 'session expired' ? SESSION_CLOSE.expired : SESSION_CLOSE.ended;
+		for (const c of e.conns) c.close(code, reason);
+	};
+
+	const entryFor = (s: ComputerSessionRow): Entry => {
+		let e = desktops.get(s.id);
+		if (e) return e;
+		const created: Entry = {
+			agentId: s.agent_id,
+			expiresMs: s.expires_ms,
+			conns: new Set(),
+			desktop: new Desktop(
+				DESKTOP_SIZE.width,
+				DESKTOP_SIZE.height,
+				infoFor(s.agent_id),
+				() => {
+					const row = sessionOf(s.id);
+					if (!row) return 'session ended';
+					return row.expires_ms <= Date.now() ? 'session expired' : undefined;
+				},
+				(reason) => endAll(created, reason),
+			),
+		};
+		e = created;
+		desktops.set(s.id, e);
+		if (desktops.size > MAX_DESKTOPS) {
+			for (const [id, old] of desktops) {
+				if (desktops.size <= MAX_DESKTOPS) break;
+				if (old.conns.size === 0) {
+					old.desktop.stop();
+					desktops.delete(id);
+				}
+			}
+		}
+		return e;
+	};
+
 	app.server.on('upgrade', (req, socket: Duplex) => {
 		open.add(socket);
 		socket.on('close', () => open.delete(socket));
-		socket.on('end', () => socket.end());
 		socket.on('error', () => socket.destroy());
 		const m = /^\/_emulator\/vnc\/([A-Za-z0-9_]+)$/.exec((req.url ?? '').split('?')[0] ?? '');
 		if (!m) return refuse(socket, 404, 'Not Found');
@@ -36,16 +111,66 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
 		const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
 		if (!protocols.includes(`session.${session.token}`) || !protocols.includes('binary')) return refuse(socket, 403, 'Forbidden');
 		const key = req.headers['sec-websocket-key'];
-		if (typeof key !== 'string') return refuse(socket, 400, 'Bad Request');
+		if (typeof key !== 'string' || String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return refuse(socket, 400, 'Bad Request');
+		if (req.headers['sec-websocket-version'] !== '13') {
+			socket.end('HTTP/1.1 426 Upgrade Required\r\nSec-WebSocket-Version: 13\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+			return;
+		}
 		const accept = createHash('sha1').update(key + WS_GUID).digest('base64');
 		socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: binary\r\n\r\n`);
-		socket.write(binaryFrame(Buffer.from('RFB 003.008\n', 'latin1')));
-		socket.on('data', (chunk: Buffer) => {
-			// A close frame (opcode 8) is echoed and the socket closed; other frames are ignored.
-			if (chunk.length > 0 && (chunk[0]! & 0x0f) === 0x8) socket.end(Buffer.from([0x88, 0x00]));
+		(socket as Duplex & { setNoDelay?: (b: boolean) => void }).setNoDelay?.(true);
+		const e = entryFor(session);
+		const agent = emu.data.agents.find((a) => a.id === session.agent_id);
+		const name = `Cloud Agent: ${agent?.name ?? session.agent_id}`.slice(0, 120);
+		const conn = new RfbConnection(socket, e.desktop, name, (c) => {
+			e.conns.delete(c);
+			clearTimeout(t);
 		});
-		const t = setTimeout(() => socket.destroy(), Math.max(session.expires_ms - Date.now(), 0));
+		e.conns.add(conn);
+		const t = setTimeout(() => conn.close(SESSION_CLOSE.expired, 'session expired'), Math.max(session.expires_ms - Date.now(), 0));
 		t.unref();
-		socket.on('close', () => clearTimeout(t));
+	});
+
+	// ---- admin routes (loopback only: the `admin` config goes through server.ts's check) ----------
+	const cfg = { auth: 'none' as const, admin: true };
+	const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_]{1,64}$' } } } as const;
+	const known = (id: string): { row: ComputerSessionRow | undefined; entry: Entry } => {
+		const row = sessionOf(id);
+		const entry = row ? entryFor(row) : desktops.get(id);
+		if (!entry) throw notFound('computer session', id);
+		return { row, entry };
+	};
+	const describe = (id: string, row: ComputerSessionRow | undefined, e: Entry) => ({
+		session_id: id,
+		agent_id: e.agentId,
+		expires_at: nowIso(row?.expires_ms ?? e.expiresMs),
+		active: row !== undefined && row.expires_ms > Date.now(),
+		desktop: { width: e.desktop.width, height: e.desktop.height, animated: e.desktop.animated, frame: e.desktop.frame },
+	});
+
+	app.get('/_emulator/computer-sessions/:id/input', { config: cfg, schema: { params: idParams } }, async (req) => {
+		const { id } = req.params as { id: string };
+		const { row, entry } = known(id);
+		return { ...describe(id, row, entry), ...entry.desktop.input };
+	});
+
+	app.put('/_emulator/computer-sessions/:id/desktop', {
+		config: cfg,
+		schema: { params: idParams, body: { type: 'object', required: ['animated'], additionalProperties: false, properties: { animated: { type: 'boolean' } } } },
+	}, async (req) => {
+		const { id } = req.params as { id: string };
+		const { row, entry } = known(id);
+		entry.desktop.setAnimated((req.body as { animated: boolean }).animated);
+		return describe(id, row, entry);
+	});
+
+	app.post('/_emulator/computer-sessions/:id/expire', { config: { ...cfg, optionalBody: true }, schema: { params: idParams } }, async (req) => {
+		const { id } = req.params as { id: string };
+		const { row, entry } = known(id);
+		if (row) row.expires_ms = Math.min(row.expires_ms, Date.now());
+		entry.expiresMs = Math.min(entry.expiresMs, Date.now());
+		endAll(entry, 'session expired');
+		emu.markDirty();
+		return describe(id, row, entry);
 	});
 }
