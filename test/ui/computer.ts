@@ -70,6 +70,26 @@ const uiTest: UiTest = {
 		const before = (await sessions()).length;
 		const origin = new URL(emulatorUrl.replace(/^http/, 'ws')).origin;
 
+		// Every message through a webview frame (both directions) is recorded from the frames' start:
+		// window messages (page → host) and MessagePort messages (host → webview), before VS Code's
+		// own listeners see them.
+		await page.context().addInitScript(`(() => {
+			if (window === window.top) { return; }
+			const log = (window.__caMessages = window.__caMessages || []);
+			const record = (data) => { try { log.push(JSON.stringify(data) ?? String(data)); } catch { log.push(String(data)); } };
+			window.addEventListener('message', (e) => record(e.data), true);
+			const add = MessagePort.prototype.addEventListener;
+			MessagePort.prototype.addEventListener = function (type, fn, opts) {
+				return add.call(this, type, type === 'message' && typeof fn === 'function' ? function (e) { record(e.data); return fn.call(this, e); } : fn, opts);
+			};
+			const on = Object.getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage');
+			Object.defineProperty(MessagePort.prototype, 'onmessage', {
+				configurable: true,
+				get() { return on.get.call(this); },
+				set(fn) { on.set.call(this, typeof fn === 'function' ? function (e) { record(e.data); return fn.call(this, e); } : fn); },
+			});
+		})()`);
+
 		// "Open Computer" from the agent row's context menu.
 		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
 		const row = workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.monaco-list-row', { hasText: agent.name }).first();
@@ -84,7 +104,6 @@ const uiTest: UiTest = {
 		});
 		await page.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` }).first().waitFor({ state: 'visible', timeout: 20_000 });
 		let frame = await pageFrame(page, `Computer — ${agent.name}`);
-		const outer = frame.parentFrame()!;
 
 		// The page's policy: nonce scripts only, no unsafe-*, connect-src exactly the session's origin.
 		const checkPolicy = async (f: Frame) => {
@@ -138,14 +157,6 @@ const uiTest: UiTest = {
 		await frame.locator('#paste').click();
 		await until(page, 'the pasted text on the emulator', async () => ((await input(first.id)).cut_texts.some((c) => c.text === clip) ? true : undefined));
 
-		// Record every message through the webview host frame (both directions) from here on.
-		await outer.evaluate(`(() => {
-			window.__caMessages = [];
-			window.addEventListener('message', (e) => {
-				try { window.__caMessages.push(JSON.stringify(e.data)); } catch { window.__caMessages.push(String(e.data)); }
-			}, true);
-		})()`);
-
 		// The service ends the session: the panel says it expired; Reconnect mints a new one.
 		await admin(`/_emulator/computer-sessions/${encodeURIComponent(first.id)}/expire`, { method: 'POST' });
 		await frame.locator('#status', { hasText: 'The session expired' }).waitFor({ state: 'visible', timeout: 20_000 });
@@ -163,13 +174,16 @@ const uiTest: UiTest = {
 		assert.equal((await input(second.id)).connections, 1);
 
 		// No message of the exchange carried the token; the session did go through (not vacuous).
-		const messages = await outer.evaluate<string[]>('window.__caMessages');
+		const messages: string[] = [];
+		for (const f of page.frames()) {
+			if (!f.isDetached()) { messages.push(...((await f.evaluate<string[] | undefined>('window.__caMessages').catch(() => undefined)) ?? [])); }
+		}
 		note(`${messages.length} webview message(s) recorded`);
 		assert.ok(messages.some((m) => m.includes('session.') && m.includes(second.id)), 'the new session reached the page');
 		for (const m of messages) {
 			assert.ok(!m.includes(devToken), `a webview message holds the token: ${m.slice(0, 80)}`);
 		}
-		const outerHtml = String(await outer.evaluate('document.documentElement.outerHTML'));
+		const outerHtml = String(await frame.parentFrame()!.evaluate('document.documentElement.outerHTML'));
 		assert.ok(!outerHtml.includes(devToken));
 
 		// Closing the panel closes the socket.
