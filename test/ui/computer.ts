@@ -6,6 +6,7 @@ import type { UiTest } from './support/workbench';
 interface SessionRow { id: string; agent_id: string; expires_ms: number }
 interface InputLog {
 	text: string;
+	keys: unknown[];
 	clicks: Array<{ x: number; y: number; button: number }>;
 	cut_texts: Array<{ text: string }>;
 	ctrl_alt_del: number;
@@ -156,6 +157,33 @@ const uiTest: UiTest = {
 		await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(clip)})`);
 		await frame.locator('#paste').click();
 		await until(page, 'the pasted text on the emulator', async () => ((await input(first.id)).cut_texts.some((c) => c.text === clip) ? true : undefined));
+
+		// 1:1 shows the desktop unscaled; Scale to Fit (the default) shrinks it into the panel.
+		const shownWidth = () => frame.evaluate<number>(`document.querySelector('#screen canvas').getBoundingClientRect().width`);
+		const fitWidth = await shownWidth();
+		await frame.locator('#scale').click();
+		assert.equal(await frame.locator('#scale').getAttribute('aria-pressed'), 'false');
+		const nativeWidth = await until(page, 'the desktop at 1:1', async () => {
+			const w = Math.round(await shownWidth());
+			return w === desktop.width ? w : undefined;
+		});
+		note(`shown ${Math.round(fitWidth)} px wide scaled to fit, ${nativeWidth} px at 1:1`);
+		assert.ok(fitWidth < desktop.width, 'scaled to fit, the desktop is narrower than 1:1 in this panel');
+		await frame.locator('#scale').click();
+		assert.equal(await frame.locator('#scale').getAttribute('aria-pressed'), 'true');
+
+		// View Only: keys typed on the desktop are not sent.
+		await frame.locator('#view-only').click();
+		assert.equal(await frame.locator('#view-only').getAttribute('aria-pressed'), 'true');
+		const keysBefore = (await input(first.id)).keys.length;
+		await canvas.focus();
+		await page.keyboard.type('qqq');
+		await page.waitForTimeout(1_500);
+		const viewOnly = await input(first.id);
+		assert.equal(viewOnly.keys.length, keysBefore, 'view only sent keys');
+		assert.ok(!viewOnly.text.includes('qqq'));
+		await frame.locator('#view-only').click();
+		assert.equal(await frame.locator('#view-only').getAttribute('aria-pressed'), 'false');
 
 		// The service ends the session: the panel says it expired; Reconnect mints a new one.
 		await admin(`/_emulator/computer-sessions/${encodeURIComponent(first.id)}/expire`, { method: 'POST' });
