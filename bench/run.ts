@@ -12,6 +12,7 @@ import * as activation from './sections/activation';
 import * as api from './sections/api';
 import * as hostile from './sections/hostile';
 import * as workspace from './sections/workspace';
+import * as vnc from './sections/vnc';
 
 // hostile last: its child process would otherwise share the cores with the timed sections.
 const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> }> = [
@@ -19,6 +20,8 @@ const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> 
 	{ name: 'workspace', run: workspace.run },
 	// After the timed sections: it starts code-server and Chromium a dozen times.
 	{ name: 'activation', run: activation.run },
+	// Headless Chromium running noVNC against the emulator's animated desktop.
+	{ name: 'vnc', run: vnc.run },
 	{ name: 'hostile', run: hostile.run },
 ];
 

@@ -18,6 +18,7 @@ Usage: npm run emulator -- [options]
                     variant-strict also refuses the standard request bodies (emulator/README.md)
   --state FILE      load state from FILE if present and persist it there across restarts
   --faults PROFILE  ${Object.keys(PROFILES).join(', ')}, or a JSON file {rules:[...]}
+  --desktop WxH     the computer-session desktop's size (default 1280x800; 1024x768 to 4096x4096)
   --quiet           no request log
   -h, --help        this help
 `;
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
 				profile: { type: 'string', default: 'standard' },
 				state: { type: 'string' },
 				faults: { type: 'string' },
+				desktop: { type: 'string', default: '1280x800' },
 				quiet: { type: 'boolean', default: false },
 				help: { type: 'boolean', short: 'h', default: false },
 			},
@@ -65,6 +67,12 @@ async function main(): Promise<void> {
 		process.stderr.write('--token: must be at least 8 printable ASCII characters without spaces\n');
 		process.exit(2);
 	}
+	const size = /^(\d{4})x(\d{3,4})$/.exec(values.desktop);
+	const desktop = size ? { width: Number(size[1]), height: Number(size[2]) } : undefined;
+	if (!desktop || desktop.width < 1024 || desktop.height < 768 || desktop.width > 4096 || desktop.height > 4096) {
+		process.stderr.write(`--desktop: must be WIDTHxHEIGHT from 1024x768 to 4096x4096 (got ${JSON.stringify(values.desktop)})\n`);
+		process.exit(2);
+	}
 	const em = await startEmulator({
 		port,
 		host: values.host,
@@ -74,6 +82,7 @@ async function main(): Promise<void> {
 		stateFile: values.state,
 		faults: values.faults,
 		quiet: values.quiet,
+		desktop,
 	});
 	// Never print a user-supplied token; the default dev key is public.
 	const tokenNote = values.token !== undefined ? 'token: the value given with --token' : `token: ${DEFAULT_TOKEN} (default dev key)`;

@@ -47,6 +47,8 @@ export interface StartOptions {
 	stateFile?: string;
 	faults?: string;
 	quiet?: boolean;
+	/** The computer-session desktop's size (default 1280×800). */
+	desktop?: { width: number; height: number };
 	/** Test hooks. */
 	keepAliveMs?: number;
 	deviceInterval?: number;
@@ -322,7 +324,7 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 
 	registerApi(app, emu);
 	registerAdmin(app, emu);
-	attachVncUpgrade(app, emu);
+	attachVncUpgrade(app, emu, opts.desktop);
 
 	const address = await app.listen({ port: opts.port ?? 8787, host: opts.host ?? '127.0.0.1' });
 	const port = (app.server.address() as { port: number }).port;

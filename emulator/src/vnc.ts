@@ -8,14 +8,18 @@ import { RfbConnection } from './rfb/server';
 import type { ComputerSessionRow } from './state';
 import { nowIso } from './util';
 
-const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+/** RFC 6455 §1.3: the GUID appended to Sec-WebSocket-Key for Sec-WebSocket-Accept. */
+export const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 
-/** The synthetic desktop's size (RFB ServerInit). */
+/** The synthetic desktop's default size (RFB ServerInit). */
 export const DESKTOP_SIZE = { width: 1280, height: 800 } as const;
 /** WebSocket close codes the emulator uses when a session ends under an open connection. */
 export const SESSION_CLOSE = { expired: 4001, ended: 4002 } as const;
-/** Desktops (with their input logs) kept for sessions; the oldest without connections go first. */
-const MAX_DESKTOPS = 64;
+/**
+ * Desktops (with their input logs) kept for sessions, about 8 MB each; past this the oldest without
+ * connections go first (their input log with them).
+ */
+const MAX_DESKTOPS = 16;
 /** Events of the latest run the terminal considers (it shows the tail that fits). */
 const RUN_EVENTS_SHOWN = 60;
 
@@ -35,9 +39,10 @@ interface Entry {
  * and its `session.<token>` subprotocol before the upgrade (404 unknown or expired, 403 wrong
  * token), then serves an RFB 3.8 desktop (emulator/src/rfb/). Also registers the admin routes
  * under /_emulator/computer-sessions/{id}/ (loopback only): `input` (what viewers sent),
- * `desktop` (`{animated}`: the bench's changing full-screen pattern) and `expire`.
+ * `desktop` (`{animated, tight_png}`: the bench's changing full-screen pattern, TightPNG for viewers
+ * that list it) and `expire`.
  */
-export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
+export function attachVncUpgrade(app: FastifyInstance, emu: Emulator, size: { width: number; height: number } = DESKTOP_SIZE): void {
 	const open = new Set<Duplex>();
 	const desktops = new Map<string, Entry>();
 	app.addHook('onClose', async () => {
@@ -75,8 +80,8 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
 			expiresMs: s.expires_ms,
 			conns: new Set(),
 			desktop: new Desktop(
-				DESKTOP_SIZE.width,
-				DESKTOP_SIZE.height,
+				size.width,
+				size.height,
 				infoFor(s.agent_id),
 				() => {
 					const row = sessionOf(s.id);
@@ -145,7 +150,7 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
 		agent_id: e.agentId,
 		expires_at: nowIso(row?.expires_ms ?? e.expiresMs),
 		active: row !== undefined && row.expires_ms > Date.now(),
-		desktop: { width: e.desktop.width, height: e.desktop.height, animated: e.desktop.animated, frame: e.desktop.frame },
+		desktop: { width: e.desktop.width, height: e.desktop.height, animated: e.desktop.animated, tight_png: e.desktop.tightPng, frame: e.desktop.frame },
 	});
 
 	app.get('/_emulator/computer-sessions/:id/input', { config: cfg, schema: { params: idParams } }, async (req) => {
@@ -156,11 +161,13 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator): void {
 
 	app.put('/_emulator/computer-sessions/:id/desktop', {
 		config: cfg,
-		schema: { params: idParams, body: { type: 'object', required: ['animated'], additionalProperties: false, properties: { animated: { type: 'boolean' } } } },
+		schema: { params: idParams, body: { type: 'object', additionalProperties: false, properties: { animated: { type: 'boolean' }, tight_png: { type: 'boolean' } } } },
 	}, async (req) => {
 		const { id } = req.params as { id: string };
 		const { row, entry } = known(id);
-		entry.desktop.setAnimated((req.body as { animated: boolean }).animated);
+		const body = req.body as { animated?: boolean; tight_png?: boolean };
+		if (body.tight_png !== undefined) entry.desktop.tightPng = body.tight_png;
+		if (body.animated !== undefined) entry.desktop.setAnimated(body.animated);
 		return describe(id, row, entry);
 	});
 

@@ -52,6 +52,8 @@ export interface InputLog {
 	pixel_format: unknown;
 	encodings: number[];
 	updates_sent: number;
+	/** Updates sent in TightPNG (the rest are Raw). */
+	tight_png_updates: number;
 	rects_sent: number;
 	bytes_sent: number;
 }
@@ -138,11 +140,34 @@ const FRAME_MS = 1000 / 60;
 /** How often the clock, the run output and the session's validity are checked (ms). */
 const POLL_MS = 250;
 
+const wallpapers = new Map<string, Uint32Array>();
+
+/** The wallpaper (a vertical gradient), drawn once per size and shared by every desktop. */
+function wallpaper(width: number, height: number): Uint32Array {
+	const key = `${width}x${height}`;
+	let w = wallpapers.get(key);
+	if (!w) {
+		w = new Uint32Array(width * height);
+		for (let y = 0; y < height; y++) {
+			const t = y / (height - 1);
+			const [r0, g0, b0] = C.wallTop;
+			const [r1, g1, b1] = C.wallBottom;
+			w.fill(rgb(Math.round(r0 + (r1 - r0) * t), Math.round(g0 + (g1 - g0) * t), Math.round(b0 + (b1 - b0) * t)), y * width, (y + 1) * width);
+		}
+		wallpapers.set(key, w);
+	}
+	return w;
+}
+
 /** A connection's side of the desktop: told when tiles changed. */
 export interface DesktopViewer {
 	onDesktopChanged(): void;
 }
 
+/**
+ * One session's desktop: its tiled screen (two 32-bit buffers, about 8 MB at 1280×800), its input
+ * log and the timers that redraw it while viewers are attached.
+ */
 export class Desktop {
 	readonly screen: TiledScreen;
 	readonly input: InputLog = {
@@ -157,11 +182,14 @@ export class Desktop {
 		pixel_format: null,
 		encodings: [],
 		updates_sent: 0,
+		tight_png_updates: 0,
 		rects_sent: 0,
 		bytes_sent: 0,
 	};
 	/** The bench mode: the whole screen changes every frame. */
 	animated = false;
+	/** Send TightPNG to viewers that list it (off: Raw only, the default). */
+	tightPng = false;
 	frame = 0;
 	private readonly viewers = new Set<DesktopViewer>();
 	private readonly wallpaper: Uint32Array;
@@ -184,13 +212,7 @@ export class Desktop {
 		private readonly onEnded: (reason: string) => void,
 	) {
 		this.screen = new TiledScreen(width, height);
-		this.wallpaper = new Uint32Array(width * height);
-		for (let y = 0; y < height; y++) {
-			const t = y / (height - 1);
-			const [r0, g0, b0] = C.wallTop;
-			const [r1, g1, b1] = C.wallBottom;
-			this.wallpaper.fill(rgb(Math.round(r0 + (r1 - r0) * t), Math.round(g0 + (g1 - g0) * t), Math.round(b0 + (b1 - b0) * t)), y * width, (y + 1) * width);
-		}
+		this.wallpaper = wallpaper(width, height);
 		this.redraw();
 	}
 

@@ -3,7 +3,7 @@
  * are served too), security type None (the session's subprotocol was checked before the upgrade),
  * ClientInit/ServerInit, then the client's messages: SetPixelFormat (true colour, 8/16/32 bpp, any
  * shifts and byte order), SetEncodings (recorded; rectangles are always Raw, which every client
- * supports), FramebufferUpdateRequest (incremental: only tiles changed since this connection last
+ * supports; TightPNG when the session's desktop allows it and the client lists it), FramebufferUpdateRequest (incremental: only tiles changed since this connection last
  * saw them, held until something changes; non-incremental: the whole region at once), KeyEvent,
  * PointerEvent and ClientCutText (to the desktop and its input log). Anything else closes the
  * connection, since its length cannot be known.
@@ -11,6 +11,7 @@
 import type { Duplex } from 'node:stream';
 import type { Desktop, DesktopViewer } from './desktop';
 import { changedRects, decodePixelFormat, encodePixelFormat, NATIVE_FORMAT, PixelEncoder, type PixelFormat, type Rect, unsupportedFormat } from './framebuffer';
+import { ENCODING_TIGHT_PNG, tightPngRect } from './tightPng';
 import { CLOSE, frameHeader, frameHeaderSize, WsConnection } from './websocket';
 
 /** Bounds of one connection. */
@@ -32,6 +33,7 @@ interface Pending {
 	full: boolean;
 }
 
+/** One viewer's RFB connection to a session's {@link Desktop}, over an upgraded socket. */
 export class RfbConnection implements DesktopViewer {
 	private readonly ws: WsConnection;
 	private state: State = 'version';
@@ -42,6 +44,7 @@ export class RfbConnection implements DesktopViewer {
 	private readonly sent: Uint32Array;
 	private pending: Pending | undefined;
 	private waitingForDrain = false;
+	private encodings: number[] = [];
 
 	constructor(
 		socket: Duplex,
@@ -177,6 +180,7 @@ export class RfbConnection implements DesktopViewer {
 				if (b.length < 4 + 4 * n) return 0;
 				const list: number[] = [];
 				for (let i = 0; i < n; i++) list.push(b.readInt32BE(4 + 4 * i));
+				this.encodings = list;
 				this.desktop.input.encodings = list;
 				return 4 + 4 * n;
 			}
@@ -258,8 +262,29 @@ export class RfbConnection implements DesktopViewer {
 		this.send(rects);
 	}
 
+	/** TightPNG when the desktop allows it, the client listed it, and its format is 24-bit true colour (noVNC's). */
+	private usesTightPng(): boolean {
+		const f = this.format;
+		return this.desktop.tightPng && this.encodings.includes(ENCODING_TIGHT_PNG) && f.bitsPerPixel === 32 && f.depth === 24;
+	}
+
 	private send(rects: Rect[]): void {
 		const fb = this.desktop.screen.current;
+		const log = this.desktop.input;
+		if (this.usesTightPng()) {
+			const parts: Buffer[] = [Buffer.from([0, 0, rects.length >> 8, rects.length & 0xff])];
+			for (const r of rects) {
+				const body = tightPngRect(fb, r);
+				const raw = body ? undefined : Buffer.alloc(this.encoder.size(r));
+				if (raw) this.encoder.write(fb, r, raw, 0);
+				parts.push(rectHeader(r, body ? ENCODING_TIGHT_PNG : 0), body ?? raw!);
+			}
+			const payload = Buffer.concat(parts);
+			this.ws.sendFrame(Buffer.concat([frameHeader(0x2, payload.length), payload]));
+			log.tight_png_updates++;
+			this.count(rects.length, payload.length);
+			return;
+		}
 		let size = 4;
 		for (const r of rects) size += 12 + this.encoder.size(r);
 		const hs = frameHeaderSize(size);
@@ -271,19 +296,29 @@ export class RfbConnection implements DesktopViewer {
 		out.writeUInt16BE(rects.length, off + 2);
 		off += 4;
 		for (const r of rects) {
-			out.writeUInt16BE(r.x, off);
-			out.writeUInt16BE(r.y, off + 2);
-			out.writeUInt16BE(r.w, off + 4);
-			out.writeUInt16BE(r.h, off + 6);
-			out.writeInt32BE(0, off + 8);
+			rectHeader(r, 0).copy(out, off);
 			off = this.encoder.write(fb, r, out, off + 12);
 		}
 		this.ws.sendFrame(out);
+		this.count(rects.length, size);
+	}
+
+	private count(rects: number, bytes: number): void {
 		const log = this.desktop.input;
 		log.updates_sent++;
-		log.rects_sent += rects.length;
-		log.bytes_sent += size;
+		log.rects_sent += rects;
+		log.bytes_sent += bytes;
 	}
+}
+
+function rectHeader(r: Rect, encoding: number): Buffer {
+	const b = Buffer.alloc(12);
+	b.writeUInt16BE(r.x, 0);
+	b.writeUInt16BE(r.y, 2);
+	b.writeUInt16BE(r.w, 4);
+	b.writeUInt16BE(r.h, 6);
+	b.writeInt32BE(encoding, 8);
+	return b;
 }
 
 function u32(v: number): Buffer {

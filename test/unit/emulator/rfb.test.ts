@@ -159,6 +159,22 @@ suite('emulator: computer-session RFB details (standard)', () => {
 		await emu.close();
 	});
 
+	test('the desktop size is an emulator option (at least 1024×768)', async () => {
+		const small = await boot({ desktop: { width: 1024, height: 768 } });
+		try {
+			const s = await openSession(small.emu, small.c);
+			const v = await RfbClient.connect(s.url, s.protocols);
+			assert.deepEqual([v.init.width, v.init.height], [1024, 768]);
+			v.requestUpdate(false);
+			const rects = await v.readUpdate();
+			assert.equal(area(rects), 1024 * 768);
+			assert.ok(v.colours().size >= 12);
+			v.ws.destroy();
+		} finally {
+			await small.emu.close();
+		}
+	});
+
 	test('an incremental request is held until its region changes, then answered with that region only', async () => {
 		const s = await openSession(emu, c);
 		const v = await RfbClient.connect(s.url, s.protocols);
@@ -279,6 +295,16 @@ suite('emulator: computer-session RFB details (standard)', () => {
 		assert.deepEqual([closed2.frame, closed2.code], [true, 4001]);
 	});
 
+	test('a session removed by an emulator reset closes its socket with 4002', async () => {
+		const s = await openSession(emu, c);
+		const v = await RfbClient.connect(s.url, s.protocols);
+		v.requestUpdate(false);
+		await v.readUpdate();
+		await c.admin('POST', '/reset', { seed: 'demo' });
+		const closed = await v.ws.closed;
+		assert.deepEqual([closed.frame, closed.code, closed.reason], [true, 4002, 'session ended']);
+	});
+
 	test('WebSocket framing: fragmented messages, ping/pong, client close, unmasked frames refused', async () => {
 		const s = await openSession(emu, c);
 		const v = await RfbClient.connect(s.url, s.protocols);
@@ -302,6 +328,33 @@ suite('emulator: computer-session RFB details (standard)', () => {
 		w.ws.frame(0x2, Buffer.from([3, 0, 0, 0, 0, 0, 0, 10, 0, 10]), true, false);
 		const refused = await w.ws.closed;
 		assert.deepEqual([refused.frame, refused.code], [true, 1002]);
+	});
+
+	test('TightPNG, when the desktop allows it and the viewer lists it, shows the same pixels as Raw', async () => {
+		const s = await openSession(emu, c);
+		const v = await RfbClient.connect(s.url, s.protocols);
+		try {
+			v.setPixelFormat(NOVNC_FORMAT);
+			v.setEncodings([-260, 0]);
+			v.requestUpdate(false, 0, 40, 1280, 700);
+			const rawRects = await v.readUpdate();
+			assert.ok(rawRects.every((r) => r.encoding === 0), 'Raw until the desktop allows TightPNG');
+			const raw = region(v, 0, 40, 1280, 700);
+			assert.equal((await c.admin('PUT', `/computer-sessions/${s.id}/desktop`, { tight_png: true })).body.desktop.tight_png, true);
+			v.rgb.fill(0);
+			v.requestUpdate(false, 0, 40, 1280, 700);
+			const pngRects = await v.readUpdate();
+			assert.ok(pngRects.length > 0 && pngRects.every((r) => r.encoding === -260));
+			assert.ok(region(v, 0, 40, 1280, 700).equals(raw), 'the PNG decodes to the Raw pixels');
+			const input = (await c.admin('GET', `/computer-sessions/${s.id}/input`)).body;
+			assert.equal(input.tight_png_updates, 1);
+			// A viewer in another pixel format gets Raw even so.
+			v.setPixelFormat({ ...NOVNC_FORMAT, bitsPerPixel: 16, depth: 16, redMax: 31, greenMax: 63, blueMax: 31, redShift: 11, greenShift: 5, blueShift: 0 });
+			v.requestUpdate(false, 0, 40, 64, 64);
+			assert.ok((await v.readUpdate()).every((r) => r.encoding === 0));
+		} finally {
+			v.ws.destroy();
+		}
 	});
 
 	test('the bench mode changes every tile each frame', async () => {

@@ -3,9 +3,10 @@
  * RFB 3.8 client on top of it (RFC 6143), for tests and the bench to speak to the emulator's
  * computer-session socket exactly as a viewer does. Reads are bounded by timeouts.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
+import { inflateSync } from 'node:zlib';
 
 /** The upgrade was answered with an HTTP status instead of 101. */
 export class UpgradeRefused extends Error {
@@ -28,7 +29,10 @@ export class WsClient {
 	readonly pongs: Buffer[] = [];
 	readonly closed: Promise<CloseInfo>;
 	private resolveClosed!: (c: CloseInfo) => void;
-	private raw: Buffer = Buffer.alloc(0);
+	/** Received bytes not yet parsed into frames, and how many the next frame needs. */
+	private chunks: Buffer[] = [];
+	private chunkBytes = 0;
+	private need = 0;
 	private data: Buffer[] = [];
 	private dataBytes = 0;
 	private waiter: (() => void) | undefined;
@@ -46,6 +50,7 @@ export class WsClient {
 	/** Opens `url` (ws://) offering `protocols`; rejects with {@link UpgradeRefused} on an HTTP answer. */
 	static connect(url: string, protocols: string[], timeoutMs = 5000): Promise<WsClient> {
 		const u = new URL(url);
+		const key = randomBytes(16).toString('base64');
 		return new Promise((resolve, reject) => {
 			const req = request({
 				host: u.hostname,
@@ -55,12 +60,20 @@ export class WsClient {
 					connection: 'Upgrade',
 					upgrade: 'websocket',
 					'sec-websocket-version': '13',
-					'sec-websocket-key': randomBytes(16).toString('base64'),
+					'sec-websocket-key': key,
 					'sec-websocket-protocol': protocols.join(', '),
 				},
 				timeout: timeoutMs,
 			});
 			req.on('upgrade', (res, socket: Socket, head: Buffer) => {
+				// What a browser checks (RFC 6455 §4.1): the accept value and a protocol we offered.
+				const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+				const chosen = res.headers['sec-websocket-protocol'];
+				if (res.headers['sec-websocket-accept'] !== accept || (chosen !== undefined && !protocols.includes(chosen))) {
+					socket.destroy();
+					reject(new Error(`bad WebSocket handshake: accept ${String(res.headers['sec-websocket-accept'])}, protocol ${String(chosen)}`));
+					return;
+				}
 				socket.setNoDelay(true);
 				const c = new WsClient(socket);
 				c.protocol = String(res.headers['sec-websocket-protocol'] ?? '');
@@ -163,26 +176,35 @@ export class WsClient {
 	}
 
 	private onData(d: Buffer): void {
-		this.raw = this.raw.length === 0 ? d : Buffer.concat([this.raw, d]);
+		// Chunks of a large frame are kept as a list and joined once the frame is complete.
+		this.chunks.push(d);
+		this.chunkBytes += d.length;
+		if (this.chunkBytes < this.need) return;
+		let b = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.chunkBytes);
+		this.chunks = [];
+		this.chunkBytes = 0;
+		this.need = 0;
 		for (;;) {
-			const b = this.raw;
-			if (b.length < 2) return;
+			if (b.length < 2) break;
 			let len = b[1]! & 0x7f;
 			let off = 2;
 			if (len === 126) {
-				if (b.length < 4) return;
+				if (b.length < 4) break;
 				len = b.readUInt16BE(2);
 				off = 4;
 			} else if (len === 127) {
-				if (b.length < 10) return;
+				if (b.length < 10) break;
 				len = b.readUInt32BE(2) * 0x1_0000_0000 + b.readUInt32BE(6);
 				off = 10;
 			}
 			if ((b[1]! & 0x80) !== 0) throw new Error('server frames must not be masked');
-			if (b.length < off + len) return;
+			if (b.length < off + len) {
+				this.need = off + len;
+				break;
+			}
 			const opcode = b[0]! & 0x0f;
 			const payload = b.subarray(off, off + len);
-			this.raw = b.subarray(off + len);
+			b = b.subarray(off + len);
 			if (opcode === 0x2 || opcode === 0x0) {
 				this.messages++;
 				this.data.push(payload);
@@ -195,6 +217,10 @@ export class WsClient {
 				this.finish({ code, reason: payload.subarray(2).toString('utf8'), frame: true });
 				this.socket.end();
 			}
+		}
+		if (b.length > 0) {
+			this.chunks.push(b);
+			this.chunkBytes = b.length;
 		}
 	}
 }
@@ -353,7 +379,22 @@ export class RfbClient {
 				const rects: RawRect[] = [];
 				for (let i = 0; i < n; i++) {
 					const h = await this.ws.read(12, timeoutMs);
-					const r = { x: h.readUInt16BE(0), y: h.readUInt16BE(2), w: h.readUInt16BE(4), h: h.readUInt16BE(6), encoding: h.readInt32BE(8) };
+					const r: RawRect = { x: h.readUInt16BE(0), y: h.readUInt16BE(2), w: h.readUInt16BE(4), h: h.readUInt16BE(6), encoding: h.readInt32BE(8) };
+					if (r.encoding === -260) {
+						// TightPNG: compression control 0xA0, a compact length, a PNG.
+						const ctl = (await this.ws.read(1, timeoutMs))[0];
+						if (ctl !== 0xa0) throw new Error(`TightPNG: control byte ${String(ctl)}, expected 0xa0`);
+						let len = 0;
+						for (let i = 0, more = true; more && i < 3; i++) {
+							const b = (await this.ws.read(1, timeoutMs))[0]!;
+							len |= (i < 2 ? b & 0x7f : b) << (7 * i);
+							more = i < 2 && (b & 0x80) !== 0;
+						}
+						const png = await this.ws.read(len, timeoutMs);
+						if (decode) this.applyPng(r, png);
+						rects.push(r);
+						continue;
+					}
 					if (r.encoding !== 0) throw new Error(`unexpected encoding ${r.encoding}`);
 					const data = await this.ws.read(r.w * r.h * (this.format.bitsPerPixel >> 3), timeoutMs);
 					if (decode) this.apply(r, data);
@@ -387,6 +428,44 @@ export class RfbClient {
 			}
 		}
 		return out;
+	}
+
+	/** Decodes an 8-bit RGB PNG (filters None, Sub and Up) into the screen at `r`. */
+	private applyPng(r: RawRect, png: Buffer): void {
+		if (!png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) throw new Error('TightPNG: not a PNG');
+		let off = 8;
+		const idat: Buffer[] = [];
+		let w = 0;
+		let h = 0;
+		while (off + 8 <= png.length) {
+			const len = png.readUInt32BE(off);
+			const type = png.toString('ascii', off + 4, off + 8);
+			const body = png.subarray(off + 8, off + 8 + len);
+			if (type === 'IHDR') {
+				w = body.readUInt32BE(0);
+				h = body.readUInt32BE(4);
+				if (body[8] !== 8 || body[9] !== 2) throw new Error('TightPNG: only 8-bit RGB is decoded here');
+			} else if (type === 'IDAT') {
+				idat.push(body);
+			}
+			off += 12 + len;
+		}
+		if (w !== r.w || h !== r.h) throw new Error(`TightPNG: image ${w}×${h} for a ${r.w}×${r.h} rectangle`);
+		const raw = inflateSync(Buffer.concat(idat));
+		const row = w * 3;
+		const prev = new Uint8Array(row);
+		const cur = new Uint8Array(row);
+		for (let y = 0; y < h; y++) {
+			const f = raw[y * (row + 1)];
+			const line = raw.subarray(y * (row + 1) + 1, (y + 1) * (row + 1));
+			for (let i = 0; i < row; i++) {
+				const left = i >= 3 ? cur[i - 3]! : 0;
+				cur[i] = f === 0 ? line[i]! : f === 1 ? (line[i]! + left) & 0xff : f === 2 ? (line[i]! + prev[i]!) & 0xff : -1;
+				if (f !== 0 && f !== 1 && f !== 2) throw new Error(`TightPNG: filter ${String(f)} not decoded here`);
+			}
+			this.rgb.set(cur, ((r.y + y) * this.init.width + r.x) * 3);
+			prev.set(cur);
+		}
 	}
 
 	private apply(r: RawRect, data: Buffer): void {
