@@ -171,8 +171,17 @@ const novncFiles = {
 	},
 };
 
+/**
+ * Notices kept at the top of a page bundle, even minified: where the source of bundled code under a
+ * file-level copyleft licence can be had (MPL-2.0 §3.2).
+ */
+const PAGE_NOTICES = {
+	computer: '/*! Includes noVNC 1.7.0 (https://github.com/novnc/noVNC), MPL-2.0; its source: https://www.npmjs.com/package/@novnc/novnc/v/1.7.0 */',
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const pageBuilds = pageNames.map((name) => ({
+	banner: PAGE_NOTICES[name] ? { js: PAGE_NOTICES[name] } : undefined,
 	bundle: true,
 	platform: 'browser',
 	format: 'esm',

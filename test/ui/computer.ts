@@ -6,6 +6,7 @@ import type { UiTest } from './support/workbench';
 interface SessionRow { id: string; agent_id: string; expires_ms: number }
 interface InputLog {
 	text: string;
+	keys: unknown[];
 	clicks: Array<{ x: number; y: number; button: number }>;
 	cut_texts: Array<{ text: string }>;
 	ctrl_alt_del: number;
@@ -70,21 +71,50 @@ const uiTest: UiTest = {
 		const before = (await sessions()).length;
 		const origin = new URL(emulatorUrl.replace(/^http/, 'ws')).origin;
 
+		// Every message through a webview frame (both directions) is recorded from the frames' start:
+		// window messages (page → host) and MessagePort messages (host → webview), before VS Code's
+		// own listeners see them.
+		await page.context().addInitScript(`(() => {
+			if (window === window.top) { return; }
+			const log = (window.__caMessages = window.__caMessages || []);
+			const record = (data) => { try { log.push(JSON.stringify(data) ?? String(data)); } catch { log.push(String(data)); } };
+			window.addEventListener('message', (e) => record(e.data), true);
+			const add = MessagePort.prototype.addEventListener;
+			MessagePort.prototype.addEventListener = function (type, fn, opts) {
+				return add.call(this, type, type === 'message' && typeof fn === 'function' ? function (e) { record(e.data); return fn.call(this, e); } : fn, opts);
+			};
+			const on = Object.getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage');
+			Object.defineProperty(MessagePort.prototype, 'onmessage', {
+				configurable: true,
+				get() { return on.get.call(this); },
+				set(fn) { on.set.call(this, typeof fn === 'function' ? function (e) { record(e.data); return fn.call(this, e); } : fn); },
+			});
+		})()`);
+
 		// "Open Computer" from the agent row's context menu.
 		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
 		const row = workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.monaco-list-row', { hasText: agent.name }).first();
 		await row.waitFor({ state: 'visible', timeout: 30_000 });
-		await row.click({ button: 'right' });
-		const item = page.locator('.monaco-menu .action-item', { hasText: 'Open Computer' }).first();
-		await item.waitFor({ state: 'visible', timeout: 10_000 });
-		await item.click();
-		const first = await until(page, 'a new computer session on the emulator', async () => {
-			const all = await sessions();
-			return all.length > before ? all[all.length - 1] : undefined;
-		});
+		// A tree refresh between the right-click and the menu click leaves VS Code with a stale row
+		// handle: the command then runs without its row and asks for the agent. Retried once.
+		let first: SessionRow | undefined;
+		for (let attempt = 0; attempt < 2 && !first; attempt++) {
+			await row.click({ button: 'right' });
+			const item = page.locator('.monaco-menu .action-item', { hasText: 'Open Computer' }).first();
+			await item.waitFor({ state: 'visible', timeout: 10_000 });
+			await item.click();
+			first = await until(page, 'a new computer session on the emulator', async () => {
+				const all = await sessions();
+				return all.length > before ? all[all.length - 1] : undefined;
+			}, 10_000).catch(async (err: unknown) => {
+				note(`attempt ${attempt + 1}: ${err instanceof Error ? err.message : String(err)}`);
+				await workbench.dismissDialogs();
+				return undefined;
+			});
+		}
+		assert.ok(first, 'Open Computer on the row minted a session');
 		await page.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` }).first().waitFor({ state: 'visible', timeout: 20_000 });
 		let frame = await pageFrame(page, `Computer — ${agent.name}`);
-		const outer = frame.parentFrame()!;
 
 		// The page's policy: nonce scripts only, no unsafe-*, connect-src exactly the session's origin.
 		const checkPolicy = async (f: Frame) => {
@@ -138,13 +168,32 @@ const uiTest: UiTest = {
 		await frame.locator('#paste').click();
 		await until(page, 'the pasted text on the emulator', async () => ((await input(first.id)).cut_texts.some((c) => c.text === clip) ? true : undefined));
 
-		// Record every message through the webview host frame (both directions) from here on.
-		await outer.evaluate(`(() => {
-			window.__caMessages = [];
-			window.addEventListener('message', (e) => {
-				try { window.__caMessages.push(JSON.stringify(e.data)); } catch { window.__caMessages.push(String(e.data)); }
-			}, true);
-		})()`);
+		// 1:1 shows the desktop unscaled; Scale to Fit (the default) shrinks it into the panel.
+		const shownWidth = () => frame.evaluate<number>(`document.querySelector('#screen canvas').getBoundingClientRect().width`);
+		const fitWidth = await shownWidth();
+		await frame.locator('#scale').click();
+		assert.equal(await frame.locator('#scale').getAttribute('aria-pressed'), 'false');
+		const nativeWidth = await until(page, 'the desktop at 1:1', async () => {
+			const w = Math.round(await shownWidth());
+			return w === desktop.width ? w : undefined;
+		});
+		note(`shown ${Math.round(fitWidth)} px wide scaled to fit, ${nativeWidth} px at 1:1`);
+		assert.ok(fitWidth < desktop.width, 'scaled to fit, the desktop is narrower than 1:1 in this panel');
+		await frame.locator('#scale').click();
+		assert.equal(await frame.locator('#scale').getAttribute('aria-pressed'), 'true');
+
+		// View Only: keys typed on the desktop are not sent.
+		await frame.locator('#view-only').click();
+		assert.equal(await frame.locator('#view-only').getAttribute('aria-pressed'), 'true');
+		const keysBefore = (await input(first.id)).keys.length;
+		await canvas.focus();
+		await page.keyboard.type('qqq');
+		await page.waitForTimeout(1_500);
+		const viewOnly = await input(first.id);
+		assert.equal(viewOnly.keys.length, keysBefore, 'view only sent keys');
+		assert.ok(!viewOnly.text.includes('qqq'));
+		await frame.locator('#view-only').click();
+		assert.equal(await frame.locator('#view-only').getAttribute('aria-pressed'), 'false');
 
 		// The service ends the session: the panel says it expired; Reconnect mints a new one.
 		await admin(`/_emulator/computer-sessions/${encodeURIComponent(first.id)}/expire`, { method: 'POST' });
@@ -163,21 +212,24 @@ const uiTest: UiTest = {
 		assert.equal((await input(second.id)).connections, 1);
 
 		// No message of the exchange carried the token; the session did go through (not vacuous).
-		const messages = await outer.evaluate<string[]>('window.__caMessages');
+		const messages: string[] = [];
+		for (const f of page.frames()) {
+			if (!f.isDetached()) { messages.push(...((await f.evaluate<string[] | undefined>('window.__caMessages').catch(() => undefined)) ?? [])); }
+		}
 		note(`${messages.length} webview message(s) recorded`);
 		assert.ok(messages.some((m) => m.includes('session.') && m.includes(second.id)), 'the new session reached the page');
 		for (const m of messages) {
 			assert.ok(!m.includes(devToken), `a webview message holds the token: ${m.slice(0, 80)}`);
 		}
-		const outerHtml = String(await outer.evaluate('document.documentElement.outerHTML'));
+		const outerHtml = String(await frame.parentFrame()!.evaluate('document.documentElement.outerHTML'));
 		assert.ok(!outerHtml.includes(devToken));
 
 		// Closing the panel closes the socket.
-		await page.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` }).first().click();
-		await workbench.runCommand('View: Close Editor');
+		await page.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` }).first().locator('.tab-actions .action-label').click();
 		await until(page, 'the socket closed', async () => ((await input(second.id)).connections === 0 ? true : undefined));
 
 		// From the palette, an agent whose runtime is paused: the 409 is explained.
+		await workbench.runCommand('Notifications: Clear All Notifications');
 		await workbench.runCommand('Cloud Agents: Open Computer');
 		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Sandbox explorer' }).first();
 		await pick.waitFor({ state: 'visible', timeout: 20_000 });

@@ -153,6 +153,7 @@ function connect(session: ComputerSessionInfo): void {
 		rfb = undefined;
 		setConnected(false);
 		stopTicker();
+		timeLeft.hidden = true;
 		if (expired) {
 			show(text('expired'), 'warning');
 		} else if (clean) {
