@@ -111,6 +111,28 @@ const SHOTS = {
 		await row.click();
 		await page.locator('.tabs-container .tab', { hasText: 'atlas-dev' }).first().waitFor({ state: 'visible', timeout: 20_000 });
 	},
+	/** The agent's computer in an editor tab (noVNC against the emulator's desktop). */
+	async computer(page) {
+		await openCloudAgents(page);
+		const row = pane(page, 'Agents').locator('.monaco-list-row', { hasText: 'Refactor billing module' }).first();
+		await row.click();
+		await palette(page, 'Cloud Agents: Open Computer');
+		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Refactor billing module' }).first();
+		if (await pick.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) {
+			await page.locator('.quick-input-widget input').fill('Refactor billing module');
+			await page.keyboard.press('Enter');
+		}
+		await page.locator('.tabs-container .tab', { hasText: 'Computer — Refactor billing module' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+		await page.locator('iframe.webview').first().waitFor({ state: 'attached', timeout: 30_000 });
+		await page.waitForTimeout(4000);
+	},
+	/** The Token Savings dashboard. */
+	async 'token-savings'(page) {
+		await openCloudAgents(page);
+		await palette(page, 'Cloud Agents: Open Token Savings');
+		await page.locator('.tabs-container .tab', { hasText: 'Token Savings' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+		await page.waitForTimeout(4000);
+	},
 };
 
 const demo = await startDemo();
