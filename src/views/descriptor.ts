@@ -69,6 +69,11 @@ export type ParentSpec<P> =
 	| {
 		readonly as: 'children';
 		readonly of: ListDescriptor<P, object, unknown>;
+		/**
+		 * Only under the row of `of` with this key (a fixed group row, such as a group of the
+		 * Account view); under every row when absent.
+		 */
+		readonly only?: string;
 	};
 
 /** Where a list's records come from. */
