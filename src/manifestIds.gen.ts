@@ -41,6 +41,11 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.ssh.addGatewayHostKeyToKnownHosts',
 	'cloudAgents.secrets.open',
 	'cloudAgents.secrets.delete',
+	'cloudAgents.account.refresh',
+	'cloudAgents.account.loadMore',
+	'cloudAgents.secretStubs.create',
+	'cloudAgents.secretStubs.delete',
+	'cloudAgents.secretStubs.showDetails',
 ] as const;
 
 /** Every view package.json contributes, in its order. */
@@ -49,4 +54,5 @@ export const MANIFEST_VIEW_IDS = [
 	'cloudAgents.runs',
 	'cloudAgents.runtimes',
 	'cloudAgents.artifacts',
+	'cloudAgents.account',
 ] as const;

@@ -38,6 +38,13 @@ export const LIMITS = {
 	runBodyBytes: 72 * 1024 * 1024,
 	/** The service's JSON output cap for run and artifact helpers (content included). */
 	outputCapBytes: 2 * 1024 * 1024,
+	/**
+	 * Secret stub create (service-api.md "Secret stub"): headerName, paramName and filePath at least
+	 * 1 character, filePath absolute. The host pattern's 253-character bound is assumed (a DNS name's
+	 * length; the emulator refuses longer).
+	 */
+	secretStubNameMinChars: 1,
+	secretStubHostMaxChars: 253,
 } as const;
 
 /** Bounds on what a server may send and on how the client reacts to it. */
@@ -134,4 +141,12 @@ export const SAFETY = {
 	hostKeyMaxBase64Chars: 16_384,
 	/** Largest known_hosts file read before adding a line (larger: refused, nothing written). */
 	knownHostsMaxBytes: 4 * 1024 * 1024,
+
+	// ---------------------------------------------------------------- secret stubs and the secrets they use
+	/** Longest `stub_config_json` parsed to show a stub's shape (longer: shown as "unreadable"). */
+	stubConfigMaxChars: 16_384,
+	/** How many distinct secrets the "Secrets" group reads (one GET each); the rest are listed unread. */
+	secretsFromStubsMax: 50,
+	/** How many of those reads run at once. */
+	secretReadConcurrency: 4,
 } as const;

@@ -7,6 +7,7 @@ import { registerPromptCommands } from './prompt';
 import { commandRegistrar } from './registry';
 import { registerRunCommands } from './runs';
 import { registerRuntimeCommands } from './runtimes';
+import { registerSecretStubCommands } from './secretStubs';
 import type { FeatureDeps } from './support';
 
 export type { FeatureDeps } from './support';
@@ -41,5 +42,6 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerRuntimeCommands(deps),
 		...registerArtifactCommands(deps),
 		...registerPlatformCommands(deps),
+		...registerSecretStubCommands(deps),
 	];
 }

@@ -1,8 +1,10 @@
 import type { AnyListDescriptor } from '../descriptor';
+import { accountList } from './account';
 import { agentsList } from './agents';
 import { artifactsList } from './artifacts';
 import { runsList } from './runs';
 import { runtimesList } from './runtimes';
+import { runtimeSecretStubsList, secretStubsList, secretsList } from './secretStubs';
 
 export { agentsList, RECENT_AGENTS_KEY } from './agents';
 export type { AgentTarget } from './agents';
@@ -12,6 +14,10 @@ export { runsList } from './runs';
 export type { RunTarget } from './runs';
 export { runtimesList, runtimeInTransition } from './runtimes';
 export type { RuntimeTarget } from './runtimes';
+export { ACCOUNT_GROUPS, accountList } from './account';
+export type { AccountGroup, AccountGroupTarget } from './account';
+export { runtimeSecretStubsList, secretStubsList, secretsList, stubShape, stubsOfRuntime } from './secretStubs';
+export type { SecretRef, SecretRefTarget, SecretStubTarget, StubShape } from './secretStubs';
 
 /**
  * Every list of the extension: `CloudAgentViews` creates a tree view for each one with a `viewId`
@@ -25,4 +31,8 @@ export const LIST_DESCRIPTORS: readonly AnyListDescriptor[] = [
 	runsList,
 	runtimesList,
 	artifactsList,
+	accountList,
+	runtimeSecretStubsList,
+	secretStubsList,
+	secretsList,
 ];

@@ -47,6 +47,12 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
 	listRuntimes: 'cloudAgents.runtimes', // GET /v2/runtimes
 	resumeRuntime: 'cloudAgents.runtimes.resume', // POST /v2/runtimes/{runtime_id}/resume
 	listVncCredentials: 'cloudAgents.runtimes.listVncCredentials', // GET /v2/runtimes/{runtime_id}/vnc-credentials
+	getSecret: ['cloudAgents.secrets.open', 'cloudAgents.account'], // GET /v2/secrets/{secret_id}
+	deleteSecret: 'cloudAgents.secrets.delete', // DELETE /v2/secrets/{secret_id}
+	createSecretStub: 'cloudAgents.secretStubs.create', // POST /v1/runtimes/{runtime_id}/secret-stubs
+	deleteRuntimeSecretStub: 'cloudAgents.secretStubs.delete', // DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}
+	listSecretStubs: ['cloudAgents.account', 'cloudAgents.runtimes'], // GET /v1/secret-stubs
+	deleteSecretStub: 'cloudAgents.secretStubs.delete', // DELETE /v1/secret-stubs/{stub_id}
 };
 
 /**
@@ -72,12 +78,6 @@ export const PENDING_OPERATIONS: readonly string[] = [
 	'createImageBuild', // POST /v2/images/builds — image builds
 	'getImageBuild', // GET /v2/images/builds/{build_id} — image builds
 	'listCheckpoints', // GET /v2/checkpoints — checkpoints
-	'getSecret', // GET /v2/secrets/{secret_id} — secrets
-	'deleteSecret', // DELETE /v2/secrets/{secret_id} — secrets
-	'createSecretStub', // POST /v1/runtimes/{runtime_id}/secret-stubs — secret stubs
-	'deleteRuntimeSecretStub', // DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id} — secret stubs
-	'listSecretStubs', // GET /v1/secret-stubs — secret stubs
-	'deleteSecretStub', // DELETE /v1/secret-stubs/{stub_id} — secret stubs
 	'deleteSshKey', // DELETE /v2/ssh-keys/{ssh_key_id} — SSH
 	'listGithubAuthorizationRequests', // GET /v2/github/authorization-requests — GitHub
 	'putGithubRuntimeBindings', // PUT /v2/github/runtime-bindings/{runtime_id} — GitHub
