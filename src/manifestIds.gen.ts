@@ -46,6 +46,9 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.secretStubs.create',
 	'cloudAgents.secretStubs.delete',
 	'cloudAgents.secretStubs.showDetails',
+	'cloudAgents.sshKeys.detach',
+	'cloudAgents.sshKeys.delete',
+	'cloudAgents.sshKeys.showDetails',
 ] as const;
 
 /** Every view package.json contributes, in its order. */

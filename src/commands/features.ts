@@ -8,6 +8,7 @@ import { commandRegistrar } from './registry';
 import { registerRunCommands } from './runs';
 import { registerRuntimeCommands } from './runtimes';
 import { registerSecretStubCommands } from './secretStubs';
+import { registerSshKeyCommands } from './sshKeys';
 import type { FeatureDeps } from './support';
 
 export type { FeatureDeps } from './support';
@@ -43,5 +44,6 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerArtifactCommands(deps),
 		...registerPlatformCommands(deps),
 		...registerSecretStubCommands(deps),
+		...registerSshKeyCommands(deps),
 	];
 }

@@ -5,6 +5,7 @@ import { artifactsList } from './artifacts';
 import { runsList } from './runs';
 import { runtimesList } from './runtimes';
 import { runtimeSecretStubsList, secretStubsList, secretsList } from './secretStubs';
+import { runtimeSshKeysList } from './sshKeys';
 
 export { agentsList, RECENT_AGENTS_KEY } from './agents';
 export type { AgentTarget } from './agents';
@@ -18,6 +19,8 @@ export { ACCOUNT_GROUPS, accountList } from './account';
 export type { AccountGroup, AccountGroupTarget } from './account';
 export { runtimeSecretStubsList, secretStubsList, secretsList, stubShape, stubsOfRuntime } from './secretStubs';
 export type { SecretRef, SecretRefTarget, SecretStubTarget, StubShape } from './secretStubs';
+export { attachedSshKeys, runtimeSshKeysList } from './sshKeys';
+export type { SshKeyTarget } from './sshKeys';
 
 /**
  * Every list of the extension: `CloudAgentViews` creates a tree view for each one with a `viewId`
@@ -35,4 +38,5 @@ export const LIST_DESCRIPTORS: readonly AnyListDescriptor[] = [
 	runtimeSecretStubsList,
 	secretStubsList,
 	secretsList,
+	runtimeSshKeysList,
 ];

@@ -53,6 +53,8 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
 	deleteRuntimeSecretStub: 'cloudAgents.secretStubs.delete', // DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}
 	listSecretStubs: ['cloudAgents.account', 'cloudAgents.runtimes'], // GET /v1/secret-stubs
 	deleteSecretStub: 'cloudAgents.secretStubs.delete', // DELETE /v1/secret-stubs/{stub_id}
+	detachRuntimeSshKey: 'cloudAgents.sshKeys.detach', // DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id}
+	deleteSshKey: 'cloudAgents.sshKeys.delete', // DELETE /v2/ssh-keys/{ssh_key_id}
 };
 
 /**
@@ -70,7 +72,6 @@ export const PENDING_OPERATIONS: readonly string[] = [
 	'getAgentEvents', // GET /v2/agents/{agent_id}/events — agent session history
 	'listModelProviders', // GET /v2/model-providers — model providers
 	'updateModelProvider', // PATCH /v2/model-providers/{provider_id} — model providers
-	'detachRuntimeSshKey', // DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id} — SSH
 	'listRuntimeTokenSavings', // GET /v1/runtimes/{runtime_id}/tokensaver/savings — token savings
 	'listImages', // GET /v2/images — images
 	'deleteImage', // DELETE /v2/images/{image_id} — images
@@ -78,7 +79,6 @@ export const PENDING_OPERATIONS: readonly string[] = [
 	'createImageBuild', // POST /v2/images/builds — image builds
 	'getImageBuild', // GET /v2/images/builds/{build_id} — image builds
 	'listCheckpoints', // GET /v2/checkpoints — checkpoints
-	'deleteSshKey', // DELETE /v2/ssh-keys/{ssh_key_id} — SSH
 	'listGithubAuthorizationRequests', // GET /v2/github/authorization-requests — GitHub
 	'putGithubRuntimeBindings', // PUT /v2/github/runtime-bindings/{runtime_id} — GitHub
 	'listTokenSavings', // GET /v2/token-savings — token savings
