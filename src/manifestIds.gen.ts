@@ -49,6 +49,8 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.sshKeys.detach',
 	'cloudAgents.sshKeys.delete',
 	'cloudAgents.sshKeys.showDetails',
+	'cloudAgents.github.authorize',
+	'cloudAgents.github.editBindings',
 ] as const;
 
 /** Every view package.json contributes, in its order. */

@@ -9,6 +9,7 @@ import { registerRunCommands } from './runs';
 import { registerRuntimeCommands } from './runtimes';
 import { registerSecretStubCommands } from './secretStubs';
 import { registerSshKeyCommands } from './sshKeys';
+import { registerGitHubCommands } from './github';
 import type { FeatureDeps } from './support';
 
 export type { FeatureDeps } from './support';
@@ -45,5 +46,6 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerPlatformCommands(deps),
 		...registerSecretStubCommands(deps),
 		...registerSshKeyCommands(deps),
+		...registerGitHubCommands(deps),
 	];
 }

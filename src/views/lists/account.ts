@@ -17,6 +17,7 @@ export interface AccountGroup {
 export const ACCOUNT_GROUPS: readonly AccountGroup[] = [
 	{ key: 'secretStubs', title: () => vscode.l10n.t('Secret Stubs'), icon: 'key', tooltip: () => vscode.l10n.t('Every secret stub of the organization: which host and path get which secret, and how.') },
 	{ key: 'secrets', title: () => vscode.l10n.t('Secrets'), icon: 'lock', tooltip: () => vscode.l10n.t('The secrets secret stubs refer to (the service has no list of secrets): masked previews and cache TTLs, never a value.') },
+	{ key: 'githubRequests', title: () => vscode.l10n.t('GitHub Requests'), icon: 'github', tooltip: () => vscode.l10n.t('Pending GitHub authorization requests of agents: who asked, why, and how long is left.') },
 ];
 
 /** What an Account group command receives. */

@@ -1,6 +1,7 @@
 import type { AnyListDescriptor } from '../descriptor';
 import { accountList } from './account';
 import { agentsList } from './agents';
+import { githubRequestsList } from './github';
 import { artifactsList } from './artifacts';
 import { runsList } from './runs';
 import { runtimesList } from './runtimes';
@@ -21,6 +22,8 @@ export { runtimeSecretStubsList, secretStubsList, secretsList, stubShape, stubsO
 export type { SecretRef, SecretRefTarget, SecretStubTarget, StubShape } from './secretStubs';
 export { attachedSshKeys, runtimeSshKeysList } from './sshKeys';
 export type { SshKeyTarget } from './sshKeys';
+export { authorizationUrl, githubRequestsList, isOpenRequest, requestExpiry } from './github';
+export type { GitHubRequestTarget } from './github';
 
 /**
  * Every list of the extension: `CloudAgentViews` creates a tree view for each one with a `viewId`
@@ -39,4 +42,5 @@ export const LIST_DESCRIPTORS: readonly AnyListDescriptor[] = [
 	secretStubsList,
 	secretsList,
 	runtimeSshKeysList,
+	githubRequestsList,
 ];

@@ -55,6 +55,8 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
 	deleteSecretStub: 'cloudAgents.secretStubs.delete', // DELETE /v1/secret-stubs/{stub_id}
 	detachRuntimeSshKey: 'cloudAgents.sshKeys.detach', // DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id}
 	deleteSshKey: 'cloudAgents.sshKeys.delete', // DELETE /v2/ssh-keys/{ssh_key_id}
+	listGithubAuthorizationRequests: ['cloudAgents.account', 'cloudAgents.github.authorize'], // GET /v2/github/authorization-requests
+	putGithubRuntimeBindings: 'cloudAgents.github.editBindings', // PUT /v2/github/runtime-bindings/{runtime_id}
 };
 
 /**
@@ -79,7 +81,5 @@ export const PENDING_OPERATIONS: readonly string[] = [
 	'createImageBuild', // POST /v2/images/builds — image builds
 	'getImageBuild', // GET /v2/images/builds/{build_id} — image builds
 	'listCheckpoints', // GET /v2/checkpoints — checkpoints
-	'listGithubAuthorizationRequests', // GET /v2/github/authorization-requests — GitHub
-	'putGithubRuntimeBindings', // PUT /v2/github/runtime-bindings/{runtime_id} — GitHub
 	'listTokenSavings', // GET /v2/token-savings — token savings
 ];
