@@ -51,6 +51,7 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.sshKeys.showDetails',
 	'cloudAgents.github.authorize',
 	'cloudAgents.github.editBindings',
+	'cloudAgents.agents.showSessionHistory',
 ] as const;
 
 /** Every view package.json contributes, in its order. */

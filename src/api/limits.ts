@@ -149,4 +149,14 @@ export const SAFETY = {
 	secretsFromStubsMax: 50,
 	/** How many of those reads run at once. */
 	secretReadConcurrency: 4,
+
+	// ---------------------------------------------------------------- agent session history
+	/** Most new events one "Show Session History" stores and shows (run it again for more). */
+	sessionHistoryMaxEvents: 100_000,
+	/** How many stored events the output shows when it opens (the file keeps every one). */
+	sessionHistoryShownEvents: 5_000,
+	/** Events written to the file and the output at a time. */
+	sessionHistoryBatch: 200,
+	/** Session output channels kept open at once (the oldest is closed). */
+	sessionChannelsMax: 10,
 } as const;

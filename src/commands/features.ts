@@ -10,6 +10,7 @@ import { registerRuntimeCommands } from './runtimes';
 import { registerSecretStubCommands } from './secretStubs';
 import { registerSshKeyCommands } from './sshKeys';
 import { registerGitHubCommands } from './github';
+import { registerSessionHistoryCommands } from './sessionHistory';
 import type { FeatureDeps } from './support';
 
 export type { FeatureDeps } from './support';
@@ -47,5 +48,6 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerSecretStubCommands(deps),
 		...registerSshKeyCommands(deps),
 		...registerGitHubCommands(deps),
+		...registerSessionHistoryCommands(deps),
 	];
 }

@@ -57,6 +57,7 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
 	deleteSshKey: 'cloudAgents.sshKeys.delete', // DELETE /v2/ssh-keys/{ssh_key_id}
 	listGithubAuthorizationRequests: ['cloudAgents.account', 'cloudAgents.github.authorize'], // GET /v2/github/authorization-requests
 	putGithubRuntimeBindings: 'cloudAgents.github.editBindings', // PUT /v2/github/runtime-bindings/{runtime_id}
+	getAgentEvents: 'cloudAgents.agents.showSessionHistory', // GET /v2/agents/{agent_id}/events
 };
 
 /**
@@ -71,7 +72,6 @@ export const PENDING_OPERATIONS: readonly string[] = [
 	'healthzHead', // HEAD /healthz — health: "Check Connection"
 	'getSshHostKey', // GET /v2/ssh-host-key — SSH
 	'createComputerSession', // POST /v2/agents/{agent_id}/computer-sessions — computer sessions
-	'getAgentEvents', // GET /v2/agents/{agent_id}/events — agent session history
 	'listModelProviders', // GET /v2/model-providers — model providers
 	'updateModelProvider', // PATCH /v2/model-providers/{provider_id} — model providers
 	'listRuntimeTokenSavings', // GET /v1/runtimes/{runtime_id}/tokensaver/savings — token savings
