@@ -338,7 +338,10 @@ export function registerSecretStubCommands(deps: FeatureDeps): vscode.Disposable
 	};
 	return [
 		registerCommand('cloudAgents.secretStubs.create', async (arg?: unknown) => {
-			const runtime = (await resolveTarget(deps, runtimesList, arg, { title: vscode.l10n.t('Add Secret Stub'), filter: (r) => r.can_manage !== false }))?.runtime;
+			// From a runtime's "Secret Stubs" group row: the runtime it hangs under.
+			const parentNode = arg instanceof vscode.TreeItem && !(arg instanceof RecordNode) ? (arg as { parentNode?: unknown }).parentNode : undefined;
+			const on = parentNode instanceof RecordNode && parentNode.descriptor === runtimesList ? parentNode : arg;
+			const runtime = (await resolveTarget(deps, runtimesList, on, { title: vscode.l10n.t('Add Secret Stub'), filter: (r) => r.can_manage !== false }))?.runtime;
 			if (!runtime) {
 				return undefined;
 			}
