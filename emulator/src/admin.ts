@@ -3,7 +3,8 @@ import type { Emulator } from './emulator';
 import { ApiError, invalid, notFound } from './errors';
 import { parseRules } from './faults';
 import { ACCESS_TOKEN_TTL_SECONDS, normalizeUserCode } from './routes/auth';
-import { randomToken, sha256 } from './ids';
+import { randomToken, sha256, uuid } from './ids';
+import { secretView } from './views';
 import { CURRENT_USER_ID } from './seed';
 import { decodeBase64 } from './util';
 import { checkAgentId } from './validate';
@@ -88,9 +89,43 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 		return { seed };
 	});
 
+	// ---- the emulator clock (time-driven state: builds, checkpoints, GitHub request expiry) ---------
+	const clock = () => ({ now: new Date(emu.now()).toISOString(), now_ms: emu.now(), offset_ms: emu.clockOffsetMs });
+	app.get('/_emulator/clock', { config: cfg }, async () => clock());
+	app.post('/_emulator/clock/advance', {
+		config: cfg,
+		schema: { body: { type: 'object', properties: { ms: { type: 'integer', minimum: 0, maximum: 31 * 86_400_000 }, seconds: { type: 'integer', minimum: 0, maximum: 31 * 86_400 } } } },
+	}, async (req) => {
+		const b = req.body as { ms?: number; seconds?: number };
+		emu.advanceClock((b.ms ?? 0) + (b.seconds ?? 0) * 1000);
+		emu.markDirty();
+		return clock();
+	});
+
+	// A secret for tests (the public interface has no create): the value is kept, never answered or logged.
+	app.post('/_emulator/secrets', {
+		config: cfg,
+		schema: {
+			body: {
+				type: 'object',
+				required: ['display_name', 'value'],
+				properties: { display_name: { type: 'string', minLength: 1, maxLength: 255 }, value: { type: 'string', minLength: 1, maxLength: 65_536 }, cache_ttl_secs: { type: 'integer', minimum: 0, maximum: 4_294_967_295 } },
+			},
+		},
+	}, async (req, reply) => {
+		const b = req.body as { display_name: string; value: string; cache_ttl_secs?: number };
+		if (emu.data.secrets.some((s) => s.display_name === b.display_name)) throw new ApiError('already_exists', `secret ${JSON.stringify(b.display_name)} already exists`);
+		const row = { id: uuid(), display_name: b.display_name, cache_ttl_secs: b.cache_ttl_secs ?? 300, value: b.value };
+		emu.data.secrets.push(row);
+		emu.markDirty();
+		reply.code(201);
+		return secretView(row);
+	});
+
 	app.get('/_emulator/state', { config: cfg }, async () => {
 		const d = emu.data;
 		return {
+			clock: clock(),
 			users: d.users,
 			runtimes: d.runtimes,
 			agents: d.agents,

@@ -52,6 +52,8 @@ export class Emulator {
 	readonly profile: Profile;
 	counters: Counters = newCounters();
 	baseUrl = 'http://127.0.0.1';
+	/** How far the emulator clock runs ahead of the wall clock (`POST /_emulator/clock/advance`). */
+	clockOffsetMs = 0;
 	private readonly timers = new Set<NodeJS.Timeout>();
 	private ticker: NodeJS.Timeout | undefined;
 	private saveTimer: NodeJS.Timeout | undefined;
@@ -92,10 +94,48 @@ export class Emulator {
 		this.runs.stopAll();
 		for (const t of this.timers) clearTimeout(t);
 		this.timers.clear();
+		this.clockOffsetMs = 0;
 		this.data = this.freshData(seed);
 		this.installBuiltinTokens();
 		this.counters = newCounters();
 		this.markDirty();
+	}
+
+	/**
+	 * The emulator clock (epoch ms): the wall clock plus what `POST /_emulator/clock/advance` added.
+	 * Time-driven state (image builds, checkpoints, GitHub request expiry, runtime transitions) follows it.
+	 */
+	now(): number {
+		return Date.now() + this.clockOffsetMs;
+	}
+
+	/**
+	 * Moves the emulator clock forward by `ms`, applying every transition in the order it falls due
+	 * (a build that starts on the way also finishes on the way when its steps fit in the span).
+	 */
+	advanceClock(ms: number): void {
+		const target = this.now() + Math.max(0, ms);
+		for (let i = 0; i < 10_000; i++) {
+			const due = this.nextDue();
+			if (due === undefined || due > target) break;
+			if (due > this.now()) this.clockOffsetMs += due - this.now();
+			this.tick();
+		}
+		if (target > this.now()) this.clockOffsetMs += target - this.now();
+		this.tick();
+	}
+
+	/** The earliest time (emulator clock) at which tick() has something to do, if any. */
+	private nextDue(): number | undefined {
+		const times: number[] = [];
+		for (const rt of this.data.runtimes) {
+			if (rt.pending) times.push(rt.pending.at);
+			if (rt.delete_at !== undefined) times.push(rt.delete_at);
+		}
+		for (const a of this.data.agents) if (a.status === 'provisioning' && a.ready_at !== undefined) times.push(a.ready_at);
+		for (const b of this.data.builds) if (b.next_at !== undefined) times.push(b.next_at);
+		for (const c of this.data.checkpoints) if (c.settle) times.push(c.settle.at);
+		return times.length === 0 ? undefined : Math.min(...times);
 	}
 
 	/** setTimeout that close() cancels. */
@@ -218,7 +258,7 @@ export class Emulator {
 	/** Applies every transition that is due (runtimes, agents, builds, sessions, device codes). */
 	tick(): void {
 		if (this.closed) return;
-		const now = Date.now();
+		const now = this.now();
 		let changed = false;
 		for (const rt of [...this.data.runtimes]) {
 			if (rt.pending && rt.pending.at <= now) {
@@ -253,6 +293,13 @@ export class Emulator {
 				changed = true;
 			}
 		}
+		for (const c of this.data.checkpoints) {
+			if (c.settle && c.settle.at <= now) {
+				c.state = { status: c.settle.status, failure_reason: c.settle.failure_reason ?? null };
+				c.settle = undefined;
+				changed = true;
+			}
+		}
 		const sessions = this.data.computerSessions.filter((s) => s.expires_ms > now);
 		if (sessions.length !== this.data.computerSessions.length) this.data.computerSessions = sessions;
 		const devices = this.data.devices.filter((d) => d.expires_ms > now - 3600_000);
@@ -264,7 +311,7 @@ export class Emulator {
 		this.data.runtimes = this.data.runtimes.filter((x) => x !== rt);
 		for (const a of this.data.agents.filter((x) => x.runtime_id === rt.id)) this.removeAgent(a);
 		this.data.stubs = this.data.stubs.filter((s) => s.runtime_id !== rt.id);
-		for (const c of this.data.checkpoints) if (c.source_runtime.id === rt.id) c.source_runtime.id = null;
+		for (const c of this.data.checkpoints) if (c.source_runtime.id === rt.id) c.source_runtime = { ...c.source_runtime, id: null };
 	}
 
 	removeAgent(a: AgentRow): void {
@@ -294,26 +341,41 @@ function newCounters(): Counters {
 	return { requests: { total: 0, by_route: {} }, mutations: { total: 0, by_kind: {} } };
 }
 
-/** Image builds move pending → running → succeeded|failed, one step about every second. */
+/** How long each build step takes on the emulator clock (pending → running → an attempt's outcome). */
+export const BUILD_STEP_MS = 1000;
+
+/**
+ * Image builds move pending → running → succeeded|failed, one step every BUILD_STEP_MS of the emulator
+ * clock. A Dockerfile line `FAIL` fails every attempt (two attempts, then the build fails); `FLAKY`
+ * fails the first attempt only (a second attempt runs and succeeds).
+ */
 export function advanceBuild(emu: Emulator, b: BuildRow): void {
-	const now = Date.now();
+	const now = emu.now();
 	const iso = nowIso(now);
 	b.updated_at = iso;
+	const step = b.step_ms ?? BUILD_STEP_MS;
 	if (b.status === 'pending') {
 		b.status = 'running';
 		b.attempts.push({ number: b.attempts.length + 1, outcome: 'running', started_at: iso, finished_at: null });
-		b.next_at = now + 1000;
+		b.next_at = now + step;
 		return;
 	}
 	if (b.status === 'running') {
 		const attempt = b.attempts[b.attempts.length - 1];
-		const fails = /\bFAIL\b/.test(b.dockerfile);
-		b.status = fails ? 'failed' : 'succeeded';
+		const failsAlways = /\bFAIL\b/.test(b.dockerfile);
+		const flaky = /\bFLAKY\b/.test(b.dockerfile);
+		const attemptFails = failsAlways || (flaky && (attempt?.number ?? 1) === 1);
 		if (attempt) {
-			attempt.outcome = fails ? 'failed' : 'succeeded';
+			attempt.outcome = attemptFails ? 'failed' : 'succeeded';
 			attempt.finished_at = iso;
 		}
-		if (!fails) {
+		if (attemptFails && b.attempts.length < MAX_BUILD_ATTEMPTS) {
+			b.attempts.push({ number: b.attempts.length + 1, outcome: 'running', started_at: iso, finished_at: null });
+			b.next_at = now + step;
+			return;
+		}
+		b.status = attemptFails ? 'failed' : 'succeeded';
+		if (!attemptFails) {
 			const base = emu.data.images.find((i) => i.kind === 'builtin');
 			const id = `img_${b.id.slice(0, 8)}`;
 			emu.data.images.push({
@@ -334,3 +396,6 @@ export function advanceBuild(emu: Emulator, b: BuildRow): void {
 	}
 	b.next_at = undefined;
 }
+
+/** A build whose attempts fail is tried at most this many times. */
+export const MAX_BUILD_ATTEMPTS = 2;

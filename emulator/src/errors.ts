@@ -58,18 +58,32 @@ export function codeForStatus(status: number): ErrorCode {
 	}
 }
 
+/** One field-level problem of a request (`error.details[]`, an assumed member of the envelope). */
+export interface FieldDetail {
+	/** The member's path in the request, e.g. `endpoint` or `repositories[2].branch`. */
+	field: string;
+	message: string;
+}
+
 /** An error that the error handler turns into the documented envelope. */
 export class ApiError extends Error {
 	readonly status: number;
 	readonly code: ErrorCode;
 	readonly headers: Record<string, string>;
-	constructor(code: ErrorCode, message: string, opts: { status?: number; headers?: Record<string, string> } = {}) {
+	/** Field-level problems, sent as `error.details` (docs/contract-choices.md, "General"). */
+	readonly details: FieldDetail[] | undefined;
+	constructor(code: ErrorCode, message: string, opts: { status?: number; headers?: Record<string, string>; details?: FieldDetail[] } = {}) {
 		super(message);
 		this.code = code;
 		this.status = opts.status ?? STATUS_BY_CODE[code];
 		this.headers = opts.headers ?? {};
+		this.details = opts.details;
 	}
 }
+
+/** A 422 invalid_argument naming every field that failed (message: the problems joined by "; "). */
+export const invalidFields = (details: FieldDetail[]): ApiError =>
+	new ApiError('invalid_argument', details.map((d) => `${d.field}: ${d.message}`).join('; '), { details });
 
 export const notFound = (what: string, id: string): ApiError =>
 	new ApiError('not_found', `${what} ${JSON.stringify(id)} not found`);
@@ -78,13 +92,14 @@ export const conflict = (message: string): ApiError => new ApiError('failed_prec
 export const forbidden = (message: string): ApiError => new ApiError('permission_denied', message);
 
 export interface Envelope {
-	error: { code: string; message: string };
+	error: { code: string; message: string; details?: FieldDetail[] };
 	request_id?: string;
 }
 
-/** /v1 error bodies carry no request_id (the header is always sent). */
-export function envelope(code: string, message: string, requestId: string, url: string): Envelope {
+/** /v1 error bodies carry no request_id (the header is always sent); `details` only when there are field problems. */
+export function envelope(code: string, message: string, requestId: string, url: string, details?: FieldDetail[]): Envelope {
 	const body: Envelope = { error: { code, message } };
+	if (details && details.length > 0) body.error.details = details.map((d) => ({ ...d }));
 	if (!url.startsWith('/v1/')) body.request_id = requestId;
 	return body;
 }

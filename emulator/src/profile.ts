@@ -39,13 +39,16 @@ export interface EdgeRequest {
 	body: unknown;
 }
 
-/** An answer as the edge hook sees it (before serialisation). */
+/** An answer as the edge hook sees it (before serialisation); the hook may change `status`. */
 export interface EdgeResponse {
 	method: string;
 	route: string;
 	status: number;
 	payload: unknown;
 }
+
+/** Variant field names of the model-provider PATCH body (standard name → variant name), for field details. */
+const PROVIDER_FIELD: Readonly<Record<string, string>> = { display_name: 'name', endpoint: 'base_url', model: 'default_model', enabled: 'is_enabled' };
 
 /** How run events are written to text/event-stream. */
 export interface SseEncoding {
@@ -480,6 +483,25 @@ function variantProvider(p: unknown): unknown {
 const withoutMembers = (v: unknown, names: readonly string[]): unknown => (isObj(v) ? Object.fromEntries(Object.entries(v).filter(([k]) => !names.includes(k))) : v);
 const mapData = (p: Obj, fn: (x: unknown) => unknown): Obj => ({ ...p, data: Array.isArray(p.data) ? p.data.map(fn) : fn(p.data) });
 
+/**
+ * Field-level details: the standard's `error.details: [{field, message}]` become
+ * `error.field_violations: [{field_path, description}]`, named as the variant's bodies name them; a
+ * model-provider PATCH the server refuses for its fields answers 400 (the standard: 422).
+ */
+function variantErrorDetails(res: EdgeResponse): unknown {
+	const p = res.payload;
+	if (!isObj(p) || !isObj(p.error) || !Array.isArray(p.error.details)) return p;
+	const provider = res.route === '/v2/model-providers/{provider_id}';
+	const { details, ...error } = p.error;
+	const violations = (details as unknown[]).map((d) => {
+		if (!isObj(d)) return d;
+		const field = typeof d.field === 'string' ? d.field : '';
+		return { field_path: provider ? (PROVIDER_FIELD[field] ?? field) : field, description: d.message };
+	});
+	if (provider && res.status === 422) res.status = 400;
+	return { ...p, error: { ...error, field_violations: violations } };
+}
+
 function variantAnswer(res: EdgeResponse, emu: Emulator): unknown {
 	const p = res.payload;
 	if (!isObj(p) && !Array.isArray(p)) return p;
@@ -488,7 +510,7 @@ function variantAnswer(res: EdgeResponse, emu: Emulator): unknown {
 			const error = VARIANT_DEVICE_ERROR[p.error] ?? p.error;
 			return compact({ error, interval: p.error === 'slow_down' ? p.interval : undefined });
 		}
-		return p;
+		return variantErrorDetails(res);
 	}
 	const o = isObj(p) ? p : {};
 	switch (`${res.method} ${res.route}`) {
@@ -501,7 +523,16 @@ function variantAnswer(res: EdgeResponse, emu: Emulator): unknown {
 				organization: { id: o.organization_id, name: o.organization_name },
 			};
 		case 'GET /v2/ssh-host-key':
-			return isObj(o.data) ? { data: { algorithm: o.data.key_type, key: o.data.public_key, fingerprints: { sha256: o.data.fingerprint_sha256 } } } : p;
+			if (!isObj(o.data)) return p;
+			// The key is the bare base64 blob (no type prefix); the gateway is an ssh:// URL.
+			return {
+				data: compact({
+					algorithm: o.data.key_type,
+					key: typeof o.data.public_key === 'string' ? (o.data.public_key.split(' ')[1] ?? o.data.public_key) : o.data.public_key,
+					fingerprints: { sha256: o.data.fingerprint_sha256 },
+					endpoint: typeof o.data.host === 'string' ? `ssh://${o.data.host}${typeof o.data.port === 'number' ? `:${o.data.port}` : ''}` : undefined,
+				}),
+			};
 		case 'POST /v2/auth/device/authorization':
 			return {
 				device_code: o.device_code,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { stableUuid } from './ids';
 import { makePng } from './png';
 import type {
@@ -24,6 +25,8 @@ export const OTHER_USER_ID = 'usr_grace_hopper';
 export const ORGANIZATION_ID = 'org_analytical_engines';
 /** The distinctive word in the demo workspace (search tests). */
 export const DEMO_SEARCH_WORD = 'quetzalcoatl';
+/** Token-saving events of the demo seed (over the last seven days). */
+export const TOKEN_SAVING_EVENTS = 42;
 
 function base(): Data {
 	const d = emptyData();
@@ -32,13 +35,31 @@ function base(): Data {
 		{ id: CURRENT_USER_ID, email: 'ada@analytical-engines.example', display_name: 'Ada Lovelace', organization_id: ORGANIZATION_ID, organization_name: 'Analytical Engines Ltd' },
 		{ id: OTHER_USER_ID, email: 'grace@analytical-engines.example', display_name: 'Grace Hopper', organization_id: ORGANIZATION_ID, organization_name: 'Analytical Engines Ltd' },
 	];
-	d.host_key = {
-		key_type: 'ssh-ed25519',
-		public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHq0cm5lZW11bGF0b3Job3N0a2V5Zm9yY2xvdWRhZ2VudHM gateway.cloud-agents.example',
-		fingerprint_sha256: 'SHA256:3pZ8yJ0w0mKk7bq3E1mF5x9cV2n4sYkqTtQe1uWzR8c',
-	};
+	d.host_key = gatewayHostKey();
 	d.images = builtinImages();
 	return d;
+}
+
+/** The SSH wire encoding of a string (uint32 length, bytes). */
+const sshString = (b: Buffer): Buffer => {
+	const len = Buffer.alloc(4);
+	len.writeUInt32BE(b.length);
+	return Buffer.concat([len, b]);
+};
+
+/** Host and port of the demo SSH gateway (a non-standard port: known_hosts needs `[host]:port`). */
+export const GATEWAY_HOST = 'gateway.cloud-agents.example';
+export const GATEWAY_PORT = 2222;
+
+/**
+ * A well-formed ed25519 host key (a fixed 32-byte point; the emulator never signs with it) with its
+ * real OpenSSH SHA256 fingerprint, so a known_hosts line made from it is what ssh-keygen would accept.
+ */
+export function gatewayHostKey(): Data['host_key'] {
+	const point = createHash('sha256').update('cloud-agents emulator gateway host key').digest();
+	const blob = Buffer.concat([sshString(Buffer.from('ssh-ed25519')), sshString(point)]);
+	const fp = createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
+	return { key_type: 'ssh-ed25519', public_key: `ssh-ed25519 ${blob.toString('base64')}`, fingerprint_sha256: `SHA256:${fp}`, host: GATEWAY_HOST, port: GATEWAY_PORT };
 }
 
 export function seedEmpty(): Data {
@@ -110,6 +131,8 @@ export function seedDemo(): Data {
 		secret('npm-token', 'npm_demoA1b2C3d4E5f6G7h8', 600),
 		secret('sentry-dsn', 'https://demo123@o42.ingest.sentry.example/7', 3600),
 		secret('anthropic-api-key', 'sk-ant-demo-9e8d7c6b5a4f3e2d'),
+		secret('pypi-token', 'pypi-demoAgEIcHlwaS5vcmcCJGRlbW8', 86_400),
+		secret('datadog-api-key', 'dd-demo-0a1b2c3d4e5f6a7b8c9d', 900),
 	];
 	const sid = (name: string): string => d.secrets.find((s) => s.display_name === name)!.id;
 
@@ -154,6 +177,37 @@ export function seedDemo(): Data {
 			created_at: iso(9001),
 			updated_at: iso(8992),
 			dockerfile: 'FROM cloud-agent-standard\nRUN n 18\n',
+		},
+		{
+			// Moves on by itself in the demo: running in 10 s, done 20 s later.
+			id: stableUuid('build:go-toolchain'),
+			display_name: 'Go 1.23 toolchain',
+			architecture: 'x86_64',
+			status: 'pending',
+			image_id: null,
+			attempts: [],
+			created_at: iso(1),
+			updated_at: iso(1),
+			dockerfile: 'FROM cloud-agent-standard\nRUN curl -fsSL https://go.dev/dl/go1.23.linux-amd64.tar.gz | tar -C /usr/local -xz\n',
+			next_at: t0 + 10_000,
+			step_ms: 20_000,
+		},
+		{
+			// A second attempt after a failed first one; succeeds 25 s after start.
+			id: stableUuid('build:java-21'),
+			display_name: 'Java 21 + Gradle',
+			architecture: 'x86_64',
+			status: 'running',
+			image_id: null,
+			attempts: [
+				{ number: 1, outcome: 'failed', started_at: iso(6), finished_at: iso(3) },
+				{ number: 2, outcome: 'running', started_at: iso(2), finished_at: null },
+			],
+			created_at: iso(7),
+			updated_at: iso(2),
+			dockerfile: 'FROM cloud-agent-standard\n# FLAKY: the mirror timed out on the first attempt\nRUN apt-get install -y openjdk-21-jdk gradle\n',
+			next_at: t0 + 25_000,
+			step_ms: 20_000,
 		},
 	];
 
@@ -290,6 +344,22 @@ export function seedDemo(): Data {
 			created_at_unix_seconds: Math.floor(ago(3) / 1000),
 			lifecycle: { status: 'pending', authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8Q9Z8X7C6V5B4N3M2L1K0J', expires_at_unix_seconds: Math.floor((t0 + 57 * 60_000) / 1000) },
 		},
+		{
+			// Drops off the list two minutes after start.
+			request_id: 'ghreq_01JC8R0S1D2F3G4H5J6K7L8M9N',
+			requested_by: 'agent:Nightly dependency bump',
+			reason: 'Open a pull request with the dependency updates in analytical-engines/billing',
+			created_at_unix_seconds: Math.floor(ago(58) / 1000),
+			lifecycle: { status: 'pending', authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8R0S1D2F3G4H5J6K7L8M9N', expires_at_unix_seconds: Math.floor((t0 + 2 * 60_000) / 1000) },
+		},
+		{
+			// Already expired: stored, never listed.
+			request_id: 'ghreq_01JC8P7O6I5U4Y3T2R1E0W9Q8A',
+			requested_by: 'agent:Docs writer',
+			reason: 'Push the docs branch',
+			created_at_unix_seconds: Math.floor(ago(180) / 1000),
+			lifecycle: { status: 'pending', authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8P7O6I5U4Y3T2R1E0W9Q8A', expires_at_unix_seconds: Math.floor(ago(120) / 1000) },
+		},
 	];
 
 	// ---- stubs, checkpoints, model providers -----------------------------------------------------
@@ -312,13 +382,42 @@ export function seedDemo(): Data {
 			stub_config_json: JSON.stringify({ filePath: '/home/service/.npm-token' }),
 			stub_value_display_name: 'npm-token',
 		},
+		{
+			id: stableUuid('stub:atlas:github'),
+			runtime_id: atlas.id,
+			host_pattern: 'api.github.com',
+			path_pattern: '*',
+			runtime_display_name: atlas.display_name,
+			stub_config_json: JSON.stringify({ headerName: 'Authorization', value: 'token ${credential}' }),
+			stub_value_display_name: 'github-token',
+		},
+		{
+			id: stableUuid('stub:cobalt:datadog'),
+			runtime_id: cobalt.id,
+			host_pattern: '*.datadoghq.example',
+			path_pattern: '/api/v2/*',
+			runtime_display_name: cobalt.display_name,
+			stub_config_json: JSON.stringify({ paramName: 'api_key', paramFormat: '{value}' }),
+			stub_value_display_name: 'datadog-api-key',
+		},
+		{
+			id: stableUuid('stub:delta:sentry'),
+			runtime_id: delta.id,
+			host_pattern: 'o42.ingest.sentry.example',
+			path_pattern: '/api/*/envelope/',
+			runtime_display_name: delta.display_name,
+			stub_config_json: JSON.stringify({ headerName: 'X-Sentry-Auth', valueFormat: 'Sentry sentry_key=${credential}' }),
+			stub_value_display_name: 'sentry-dsn',
+		},
 	];
 	d.checkpoints = [
 		{ id: stableUuid('ckpt:1'), display_name: 'before-billing-refactor', kind: 'full', created_at: iso(3000), resources: atlas.resources, state: { status: 'ready', failure_reason: null }, source_runtime: { id: atlas.id, display_name: atlas.display_name } },
 		{ id: stableUuid('ckpt:2'), display_name: 'ci-baseline', kind: 'cold', created_at: iso(2500), resources: borealis.resources, state: { status: 'ready', failure_reason: null }, source_runtime: { id: borealis.id, display_name: borealis.display_name } },
 		{ id: stableUuid('ckpt:3'), display_name: 'sandbox-snapshot', kind: 'full', created_at: iso(1500), resources: cobalt.resources, state: { status: 'failed', failure_reason: 'disk_snapshot_timeout' }, source_runtime: { id: cobalt.id, display_name: cobalt.display_name } },
 		{ id: stableUuid('ckpt:4'), display_name: 'retired-runtime-final', created_at: iso(40000), resources: resources(2048, 1, 16), state: { status: 'ready', failure_reason: null }, source_runtime: { id: null, display_name: 'iris-retired' } },
-		{ id: stableUuid('ckpt:5'), display_name: 'nightly-pre-upgrade', kind: 'full', created_at: iso(2), resources: ember.resources, state: { status: 'creating', failure_reason: null }, source_runtime: { id: ember.id, display_name: ember.display_name } },
+		{ id: stableUuid('ckpt:5'), display_name: 'nightly-pre-upgrade', kind: 'full', created_at: iso(2), resources: ember.resources, state: { status: 'creating', failure_reason: null }, source_runtime: { id: ember.id, display_name: ember.display_name }, settle: { at: t0 + 45_000, status: 'ready' } },
+		{ id: stableUuid('ckpt:6'), display_name: 'gpu-warm-cache', kind: 'cold', created_at: iso(1), resources: harbor.resources, state: { status: 'creating', failure_reason: null }, source_runtime: { id: harbor.id, display_name: harbor.display_name }, settle: { at: t0 + 60_000, status: 'failed', failure_reason: 'runtime_stopped_during_snapshot' } },
+		{ id: stableUuid('ckpt:7'), display_name: 'iris-before-retire', kind: 'full', created_at: iso(41000), resources: resources(2048, 1, 16), state: { status: 'failed', failure_reason: 'checkpoint_storage_quota_exceeded' }, source_runtime: { id: null, display_name: 'iris-retired' } },
 	];
 	d.modelProviders = [
 		{ id: 'mp_openai', display_name: 'OpenAI', kind: 'openai', endpoint: 'https://api.openai.example/v1', model: 'gpt-4.1', enabled: true, updated_at: iso(10000) },
@@ -329,13 +428,14 @@ export function seedDemo(): Data {
 	// ---- token savings ---------------------------------------------------------------------------
 	const methods = ['json_array', 'log', 'search_results', 'git_diff'];
 	const rts = [atlas, borealis, delta, atlas, cobalt];
-	for (let i = 0; i < 14; i++) {
+	// Spread over the last seven days (about six events a day, newest first at i = 0 … oldest last).
+	for (let i = 0; i < TOKEN_SAVING_EVENTS; i++) {
 		const rt = rts[i % rts.length]!;
 		const before = 40_000 + ((i * 7919) % 30_000);
 		const after = Math.round(before * (0.35 + (i % 4) * 0.1));
 		const tb = Math.round(before / 4);
 		const ta = Math.round(after / 4);
-		const observed = ago(600 - i * 37);
+		const observed = ago(25 + i * 233);
 		const m = methods[i % methods.length]!;
 		const row: TokenSavingRow = {
 			id: stableUuid(`ts:${i}`),
@@ -357,7 +457,7 @@ export function seedDemo(): Data {
 			elapsed_micros: 300 + i * 41,
 			methods: [{ method: m, blocks: 1 + (i % 3), input_units: 120 + i, output_units: 40 + i }],
 		};
-		if (i === 9) row.methods.push({ method: 'log', blocks: 0, input_units: 3, output_units: 0, parse_error: 'unterminated JSON array at byte 4096' });
+		if (i === 9 || i === 33) row.methods.push({ method: 'log', blocks: 0, input_units: 3, output_units: 0, parse_error: 'unterminated JSON array at byte 4096' });
 		d.tokenSavings.push(row);
 	}
 
@@ -384,7 +484,7 @@ export function seedDemo(): Data {
 	d.agents = [billing, docs, triage, sandbox, reviewer, nightly, legacy];
 
 	let seqRun = 0;
-	const run = (a: AgentRow, minutes: number, prompt: string, status: RunRow['status'], opts: { result?: string; error?: string; session?: boolean; parent?: string; hold?: boolean; session_id?: string } = {}): RunRow => {
+	const run = (a: AgentRow, minutes: number, prompt: string, status: RunRow['status'], opts: { result?: string; error?: string; session?: boolean; parent?: string; hold?: boolean; session_id?: string; steps?: number } = {}): RunRow => {
 		seqRun++;
 		const created = ago(minutes);
 		const id = `run_01JC${String(seqRun).padStart(4, '0')}${stableUuid(`run:${seqRun}`).replace(/-/g, '').slice(0, 18).toUpperCase()}`;
@@ -415,6 +515,13 @@ export function seedDemo(): Data {
 		ev('message', { role: 'assistant', text: `Looking into: ${prompt.slice(0, 80)}` }, 4);
 		ev('tool.call', { tool: 'workspace.search', input: { query: 'invoice' } }, 10);
 		ev('tool.result', { tool: 'workspace.search', output: '7 match(es)' }, 12);
+		// A long session: one tool call, its result and a progress message per step.
+		for (let i = 1; i <= (opts.steps ?? 0); i++) {
+			const file = `samples/query-${String(i).padStart(2, '0')}.sql`;
+			ev('tool.call', { tool: 'sql.parse', input: { path: file } }, 12 + i);
+			ev('tool.result', { tool: 'sql.parse', output: i % 16 === 0 ? `${file}: parsed after normalising a trailing semicolon` : `${file}: ok (${3 + (i % 7)} statements)` }, 12 + i);
+			if (i % 8 === 0) ev('message', { role: 'assistant', text: `${i} of ${opts.steps} sample queries parsed so far.` }, 12 + i);
+		}
 		if (status === 'running') {
 			ev('log', { level: 'info', text: 'Waiting for the CI job to finish (held until cancelled)' }, 20);
 		} else {
@@ -449,7 +556,7 @@ export function seedDemo(): Data {
 	run(docs, 2000, 'Draft the API overview in docs/api/endpoints.md', 'succeeded', { result: ok('Drafted the overview of 12 endpoints.') });
 	run(triage, 900, 'Why does the e2e job time out on main?', 'succeeded', { result: 'The e2e job waits for a port that never opens; see `ci/e2e.yml` line 42.' });
 	run(triage, 20, 'Watch the CI pipeline and report failures', 'running', { hold: true });
-	run(sandbox, 5000, 'Try the new SQL parser on the sample queries', 'succeeded', { result: 'All 48 sample queries parse.' });
+	run(sandbox, 5000, 'Try the new SQL parser on the sample queries', 'succeeded', { result: 'All 48 sample queries parse.', steps: 48 });
 	run(reviewer, 4500, 'Review PR #4312', 'succeeded', { result: 'Two blocking comments: missing null check, flaky test.' });
 	run(nightly, 3900, 'Bump dependencies and open a PR', 'failed', { error: 'Lockfile conflict in package-lock.json' });
 	run(legacy, 2900, 'Migrate the CommonJS modules to ESM', 'failed', { error: 'Runtime setup failed: image_pull_failed', session: false });

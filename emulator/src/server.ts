@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { registerAdmin } from './admin';
 import type { Caller, EmulatorConfig } from './emulator';
 import { DEFAULT_TOKEN, Emulator } from './emulator';
+import type { FieldDetail } from './errors';
 import { ApiError, codeForStatus, envelope } from './errors';
 import type { FaultDecision } from './faults';
 import { loadProfile } from './faults';
@@ -91,6 +92,13 @@ export function validationMessage(context: string, err: AjvLikeError): string {
 	if (err.keyword === 'enum' && Array.isArray(err.params.allowedValues)) msg = `must be one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
 	if (err.keyword === 'additionalProperties') msg = `unknown member ${JSON.stringify(err.params.additionalProperty)}`;
 	return `${field}${where}: ${msg}`;
+}
+
+/** The field-level detail of an ajv error: `{field, message}` (the field as in validationMessage). */
+export function validationDetail(context: string, err: AjvLikeError): FieldDetail {
+	const text = validationMessage(context, err);
+	const i = text.indexOf(': ');
+	return i < 0 ? { field: context, message: text } : { field: text.slice(0, i).replace(/ \((query|path) parameter\)$| \(header\)$/, ''), message: text.slice(i + 2) };
 }
 
 function isLoopback(ip: string): boolean {
@@ -226,7 +234,10 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 		const translate = profile.response.bind(profile);
 		app.addHook('preSerialization', async (request, reply, payload) => {
 			if (request.routeOptions.config.admin) return payload;
-			return translate({ method: request.method, route: request.routeTemplate, status: reply.statusCode, payload }, emu);
+			const edge = { method: request.method, route: request.routeTemplate, status: reply.statusCode, payload };
+			const out = translate(edge, emu);
+			if (edge.status !== reply.statusCode) reply.code(edge.status);
+			return out;
 		});
 	}
 
@@ -268,10 +279,12 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 		let status = 500;
 		let code: string = 'internal';
 		let message = 'internal error';
+		let details: FieldDetail[] | undefined;
 		if (error instanceof ApiError) {
 			status = error.status;
 			code = error.code;
 			message = error.message;
+			details = error.details;
 			for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
 		} else {
 			const fe = error as FastifyError & { validation?: AjvLikeError[]; validationContext?: string };
@@ -279,6 +292,7 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 				status = 422;
 				code = 'invalid_argument';
 				message = validationMessage(fe.validationContext ?? 'body', fe.validation[0]!);
+				details = fe.validation.slice(0, 20).map((v) => validationDetail(fe.validationContext ?? 'body', v));
 			} else if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
 				status = 413;
 				code = 'invalid_argument';
@@ -305,7 +319,7 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 			}
 		}
 		if (status === 429 && !reply.getHeader('retry-after')) reply.header('Retry-After', '1');
-		reply.code(status).type('application/json; charset=utf-8').send(envelope(code, message, request.id, request.url));
+		reply.code(status).type('application/json; charset=utf-8').send(envelope(code, message, request.id, request.url, details));
 	});
 
 	app.setNotFoundHandler((request, reply) => {

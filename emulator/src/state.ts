@@ -159,7 +159,10 @@ export interface BuildRow {
 	updated_at: string;
 	dockerfile: string;
 	idempotency_key?: string | undefined;
+	/** When the build takes its next step (emulator clock, epoch ms). */
 	next_at?: number | undefined;
+	/** How long each step takes (default BUILD_STEP_MS). */
+	step_ms?: number | undefined;
 }
 
 export interface CheckpointRow {
@@ -170,6 +173,8 @@ export interface CheckpointRow {
 	resources: Resources;
 	state: { status: 'creating' | 'ready' | 'failed'; failure_reason: string | null };
 	source_runtime: { id: string | null; display_name: string };
+	/** Emulator-internal: a creating checkpoint ends in this state at `at` (emulator clock, epoch ms). */
+	settle?: { at: number; status: 'ready' | 'failed'; failure_reason?: string } | undefined;
 }
 
 export interface SecretRow {
@@ -297,7 +302,17 @@ export interface Data {
 	tokenSavings: TokenSavingRow[];
 	computerSessions: ComputerSessionRow[];
 	organization_id: string;
-	host_key: { key_type: string; public_key: string; fingerprint_sha256: string };
+	host_key: HostKey;
+}
+
+/** The SSH gateway's host key and where the gateway listens (host and port are assumed members). */
+export interface HostKey {
+	key_type: string;
+	/** `<key_type> <base64 blob>` (OpenSSH public key format, no comment). */
+	public_key: string;
+	fingerprint_sha256: string;
+	host?: string;
+	port?: number;
 }
 
 export function emptyData(): Data {

@@ -762,6 +762,15 @@ export interface components {
             code: components["schemas"]["ErrorCode"];
             /** @description Human-readable message. */
             message: string;
+            /** @description Field-level problems of the request (validation errors), one per field that failed; absent when the error is not about fields. */
+            details?: components["schemas"]["FieldViolation"][];
+        };
+        /** @description One field of the request that failed validation. */
+        FieldViolation: {
+            /** @description The member's path in the request, for example endpoint or repositories[2].branch. */
+            field: string;
+            /** @description What is wrong with it. */
+            message: string;
         };
         /** @description Error body of the /v2 endpoints and /healthz. */
         ErrorEnvelope: {
@@ -830,10 +839,14 @@ export interface components {
         SshHostKey: {
             /** @description Key algorithm, for example ssh-ed25519. */
             key_type: string;
-            /** @description Public key in OpenSSH authorized_keys format. */
+            /** @description Public key in OpenSSH format: `<key_type> <base64 blob>`, no comment. */
             public_key: string;
             /** @description SHA256 fingerprint, for example SHA256:... */
             fingerprint_sha256: string;
+            /** @description Host name of the SSH gateway this key belongs to (the known_hosts host). */
+            host?: string;
+            /** @description Port of the SSH gateway (known_hosts writes [host]:port unless it is 22). */
+            port?: number;
         };
         /** @description Host key response `{data: host key}`. */
         SshHostKeyData: {

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Emulator } from '../emulator';
-import { ApiError, conflict, forbidden, invalid, notFound } from '../errors';
+import { BUILD_STEP_MS } from '../emulator';
+import type { FieldDetail } from '../errors';
+import { ApiError, conflict, forbidden, invalid, invalidFields, notFound } from '../errors';
 import { uuid, UUID_RE } from '../ids';
-import type { BuildRow, RuntimeRow } from '../state';
+import type { BuildRow, ModelProviderRow, RuntimeRow } from '../state';
 import { RUNTIME_STATUSES } from '../state';
 import { nowIso, paginate } from '../util';
 import { checkName, checkUuid } from '../validate';
@@ -29,6 +31,46 @@ function checkRevision(rt: RuntimeRow, expected: number | undefined): void {
 	if (expected !== undefined && expected !== rt.revision) {
 		throw new ApiError('failed_precondition', `expected_revision: ${expected} does not match the current revision ${rt.revision} of runtime ${rt.display_name}; re-read the runtime and retry`);
 	}
+}
+
+/** Kinds whose endpoint may be plain http: (self-hosted servers on a private network). */
+const HTTP_ALLOWED_KINDS = new Set(['openai_compatible']);
+const MODEL_RE = /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,199}$/;
+
+/**
+ * Server-side validation of a model provider PATCH: every problem, each naming its field (sent as
+ * `error.details`, the message joins them). Rules (assumed; docs/contract-choices.md): display_name
+ * 1–255 bytes after trimming and unique among the organization's providers; endpoint an absolute
+ * https: URL without credentials, query or fragment (http: only for `openai_compatible`); model 1–200
+ * characters of letters, digits and `._:/@-`; an enabled provider needs a model.
+ */
+export function checkProvider(emu: Emulator, p: ModelProviderRow, b: { display_name: string; endpoint: string; model: string; enabled: boolean }): FieldDetail[] {
+	const out: FieldDetail[] = [];
+	const name = b.display_name.trim();
+	const bytes = Buffer.byteLength(name, 'utf8');
+	if (bytes < 1 || bytes > 255) out.push({ field: 'display_name', message: `must be 1 to 255 bytes after trimming (got ${bytes})` });
+	else if (emu.data.modelProviders.some((x) => x !== p && x.display_name.toLowerCase() === name.toLowerCase())) {
+		out.push({ field: 'display_name', message: `another model provider is already called ${JSON.stringify(name)}` });
+	}
+	let url: URL | undefined;
+	try {
+		url = new URL(b.endpoint);
+	} catch {
+		url = undefined;
+	}
+	const shown = JSON.stringify(b.endpoint.slice(0, 80));
+	if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) out.push({ field: 'endpoint', message: `must be an absolute https URL (got ${shown})` });
+	else if (url.protocol === 'http:' && !HTTP_ALLOWED_KINDS.has(p.kind)) out.push({ field: 'endpoint', message: `must use https for a provider of kind ${p.kind} (got ${shown})` });
+	else if (url.username !== '' || url.password !== '') out.push({ field: 'endpoint', message: 'must not contain credentials; store them as a secret' });
+	else if (url.search !== '' || url.hash !== '') out.push({ field: 'endpoint', message: 'must not have a query or fragment' });
+	const model = b.model.trim();
+	if (model === '') {
+		if (b.enabled) out.push({ field: 'model', message: 'is required for an enabled provider' });
+		else out.push({ field: 'model', message: 'must not be empty' });
+	} else if (!MODEL_RE.test(model)) {
+		out.push({ field: 'model', message: `must be 1 to 200 letters, digits or ._:/@- starting with a letter or digit (got ${JSON.stringify(model.slice(0, 80))})` });
+	}
+	return out;
 }
 
 export function registerPlatform(app: FastifyInstance, emu: Emulator): void {
@@ -75,7 +117,7 @@ export function registerPlatform(app: FastifyInstance, emu: Emulator): void {
 		if (rt.status !== 'paused' && rt.status !== 'suspended') throw conflict(`runtime ${rt.display_name} is ${rt.status}; only paused or suspended runtimes can be resumed`);
 		if (rt.desired_status !== 'running') {
 			rt.desired_status = 'running';
-			rt.pending = { status: 'running', at: Date.now() + 2000 };
+			rt.pending = { status: 'running', at: emu.now() + 2000 };
 			emu.bumpRuntime(rt);
 		}
 		emu.mutation('runtimes.resume');
@@ -174,7 +216,7 @@ export function registerPlatform(app: FastifyInstance, emu: Emulator): void {
 	});
 
 	const buildView = (b: BuildRow): Record<string, unknown> => {
-		const { dockerfile: _d, idempotency_key: _k, next_at: _n, ...pub } = b;
+		const { dockerfile: _d, idempotency_key: _k, next_at: _n, step_ms: _s, ...pub } = b;
 		return { ...pub, attempts: b.attempts.map((a) => ({ ...a })) };
 	};
 
@@ -199,7 +241,7 @@ export function registerPlatform(app: FastifyInstance, emu: Emulator): void {
 			if (prior) return { data: buildView(prior) };
 		}
 		const b = body<{ display_name: string; dockerfile: string; architecture?: 'x86_64' }>(req);
-		const now = Date.now();
+		const now = emu.now();
 		const build: BuildRow = {
 			id: uuid(),
 			display_name: checkName('display_name', b.display_name),
@@ -211,7 +253,7 @@ export function registerPlatform(app: FastifyInstance, emu: Emulator): void {
 			updated_at: nowIso(now),
 			dockerfile: b.dockerfile,
 			idempotency_key: idem,
-			next_at: now + 1000,
+			next_at: now + BUILD_STEP_MS,
 		};
 		emu.data.builds.push(build);
 		emu.mutation('images.builds.create');
@@ -229,7 +271,7 @@ export function registerPlatform(app: FastifyInstance, emu: Emulator): void {
 		const q = query<{ limit: number; cursor?: string }>(req);
 		const rows = [...emu.data.checkpoints].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
 		const page = paginate(rows, (c) => c.id, q.limit, q.cursor);
-		return { data: page.items.map((c) => structuredClone(c)), pagination: pagination(page.nextCursor) };
+		return { data: page.items.map(({ settle: _s, ...c }) => structuredClone(c)), pagination: pagination(page.nextCursor) };
 	});
 
 	// ---- secrets and stubs -----------------------------------------------------------------------
@@ -345,7 +387,7 @@ export function registerPlatform(app: FastifyInstance, emu: Emulator): void {
 	});
 
 	app.get('/v2/github/authorization-requests', { config: { auth: 'read' } }, async () => {
-		const now = Math.floor(Date.now() / 1000);
+		const now = Math.floor(emu.now() / 1000);
 		return { data: { requests: emu.data.githubRequests.filter((r) => r.lifecycle.expires_at_unix_seconds > now).map((r) => structuredClone(r)) } };
 	});
 
@@ -369,12 +411,16 @@ export function registerPlatform(app: FastifyInstance, emu: Emulator): void {
 		const rt = emu.runtime(params<{ runtime_id: string }>(req).runtime_id);
 		manage(emu, req, rt, 'change its GitHub bindings');
 		const repos = body<{ repositories: { repository_id: number; branch: string }[] }>(req).repositories;
+		// Atomic: every problem is found before anything changes.
 		const seen = new Set<string>();
+		const problems: FieldDetail[] = [];
 		repos.forEach((r, i) => {
 			const k = `${r.repository_id}@${r.branch}`;
-			if (seen.has(k)) throw invalid(`repositories[${i}]: duplicate binding of repository ${r.repository_id} branch ${r.branch}`);
+			if (seen.has(k)) problems.push({ field: `repositories[${i}]`, message: `duplicate binding of repository ${r.repository_id} branch ${r.branch}` });
+			if (r.branch.trim() !== r.branch || /[\s~^:?*[\\]|\.\.|^\/|\/$/.test(r.branch)) problems.push({ field: `repositories[${i}].branch`, message: `not a valid git branch name (got ${JSON.stringify(r.branch.slice(0, 80))})` });
 			seen.add(k);
 		});
+		if (problems.length > 0) throw invalidFields(problems);
 		rt.bindings = repos.map((r, i) => ({ id: uuid(), tenant_id: emu.data.organization_id, runtime_id: rt.id, repository_id: r.repository_id, branch: r.branch, sort_order: i }));
 		emu.bumpRuntime(rt);
 		emu.mutation('github.bindings.replace');
@@ -398,15 +444,10 @@ export function registerPlatform(app: FastifyInstance, emu: Emulator): void {
 		const p = emu.data.modelProviders.find((x) => x.id === id);
 		if (!p) throw notFound('model provider', id);
 		const b = body<{ display_name: string; endpoint: string; model: string; enabled: boolean }>(req);
-		const display = checkName('display_name', b.display_name);
-		const model = checkName('model', b.model);
-		let url: URL | undefined;
-		try {
-			url = new URL(b.endpoint);
-		} catch {
-			url = undefined;
-		}
-		if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw invalid(`endpoint: must be an absolute http(s) URL (got ${JSON.stringify(b.endpoint.slice(0, 80))})`);
+		const problems = checkProvider(emu, p, b);
+		if (problems.length > 0) throw invalidFields(problems);
+		const display = b.display_name.trim();
+		const model = b.model.trim();
 		Object.assign(p, { display_name: display, endpoint: b.endpoint, model, enabled: b.enabled, updated_at: nowIso() });
 		emu.mutation('model_providers.update');
 		return { ...p };
