@@ -38,6 +38,8 @@ export const CONTEXT_KEYS = {
 	signedIn: 'cloudAgents.signedIn',
 	/** True once activation has set the other keys, so welcome content does not flash. */
 	loaded: 'cloudAgents.loaded',
+	/** `reachable` or `unreachable` after a health check (the signed-out welcome says which); unset before. */
+	serverReachable: 'cloudAgents.serverReachable',
 } as const;
 
 /** The configuration section and keys under it. */

@@ -35,6 +35,12 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.runs.follow',
 	'cloudAgents.runs.stopFollowing',
 	'cloudAgents.runs.followedRunActions',
+	'cloudAgents.checkConnection',
+	'cloudAgents.ssh.showGatewayHostKey',
+	'cloudAgents.ssh.copyGatewayHostKey',
+	'cloudAgents.ssh.addGatewayHostKeyToKnownHosts',
+	'cloudAgents.secrets.open',
+	'cloudAgents.secrets.delete',
 ] as const;
 
 /** Every view package.json contributes, in its order. */

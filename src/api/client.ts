@@ -281,6 +281,11 @@ export class CloudAgentsClient {
 		return unwrap<T.SshHostKey>(await this.call({ method: 'GET', path: '/v2/ssh-host-key', route: 'GET /v2/ssh-host-key', idempotent: true, signal: options.signal }));
 	}
 
+	/** GET /v2/ssh-host-key, checked and normalised (key blob, its fingerprint, the gateway host and port). */
+	async getGatewayHostKey(options: T.CallOptions = {}): Promise<D.GatewayHostKey> {
+		return this.decoded({ method: 'GET', path: '/v2/ssh-host-key', route: 'GET /v2/ssh-host-key', idempotent: true, signal: options.signal }, this.one<D.GatewayHostKey>(D.decodeGatewayHostKey, true));
+	}
+
 	// ------------------------------------------------------------------ auth and device flow
 
 	/** POST /v2/auth/device/authorization (no token): starts the device flow. */
@@ -875,7 +880,7 @@ export class CloudAgentsClient {
 	/** GET /v2/secrets/{secret_id} (UUID or display name). */
 	async getSecret(secretId: string, options: T.CallOptions = {}): Promise<T.Secret> {
 		V.checkOpaqueId('secretId', secretId);
-		return unwrap(await this.call({ method: 'GET', path: `/v2/secrets/${e(secretId)}`, route: 'GET /v2/secrets/{secret_id}', idempotent: true, signal: options.signal }));
+		return this.decoded({ method: 'GET', path: `/v2/secrets/${e(secretId)}`, route: 'GET /v2/secrets/{secret_id}', idempotent: true, signal: options.signal }, this.one<T.Secret>(D.decodeSecret, true));
 	}
 
 	/** DELETE /v2/secrets/{secret_id}. */

@@ -9,6 +9,7 @@
  * A small field table rather than a schema library: the records must stay open (extra members,
  * unknown enum values) and the event decoder sits on the SSE hot path.
  */
+import { createHash } from 'node:crypto';
 import { ApiError } from './errors';
 import { SAFETY } from './limits';
 
@@ -317,4 +318,146 @@ export function decodeBase64Strict(text: unknown, field: string, ctx: DecodeCont
 	}
 	const buf = Buffer.from(text, 'base64');
 	return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+}
+
+// ---------------------------------------------------------------- secrets
+
+/** Characters a server uses to mask a secret preview; a preview without a run of them is not shown. */
+const MASK_RUN = /[•*●·…]{3,}/;
+/** Members that would carry a secret's value: never kept from a secret record. */
+const SECRET_VALUE_MEMBERS = ['value', 'secret_value', 'plaintext', 'value_plaintext', 'secret'];
+
+/**
+ * A secret's metadata: id and display name, `cache_ttl_secs` a uint32, `value_preview` kept only
+ * when it looks masked (a run of at least three mask characters); members that could carry the
+ * value itself are removed, so a server that sends a full value never has it shown or kept.
+ */
+export const decodeSecret = record<Record<string, unknown>>('secret', (f) => {
+	const preview = f.optText('value_preview');
+	const checked: Obj = {
+		id: f.id('id'),
+		display_name: f.optText('display_name'),
+		cache_ttl_secs: f.optInt('cache_ttl_secs', 0, 4_294_967_295),
+		value_preview: preview !== undefined && MASK_RUN.test(preview) ? preview : undefined,
+	};
+	for (const m of SECRET_VALUE_MEMBERS) checked[m] = undefined;
+	return checked;
+});
+
+// ---------------------------------------------------------------- SSH gateway host key
+
+/** The SSH gateway host key, checked and normalised from whichever member names the server uses. */
+export interface GatewayHostKey {
+	/** e.g. `ssh-ed25519`: letters, digits and `@.+-` only. */
+	keyType: string;
+	/** The public key blob, strict standard base64 (its first SSH string is `keyType`). */
+	keyBase64: string;
+	/** `SHA256:<unpadded base64>` computed from the blob (the server's, when sent, must match). */
+	fingerprintSha256: string;
+	/** The gateway's host name (letters, digits, `.`, `-`) or IP address, when the server names it. */
+	host?: string;
+	/** The gateway's port (1–65535), when the server names it. */
+	port?: number;
+}
+
+const KEY_TYPE = /^[A-Za-z0-9][A-Za-z0-9@.+-]{0,63}$/;
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.?$/;
+const IPV6 = /^[0-9A-Fa-f:.]{2,45}$/;
+
+/** True for a host that may go into a known_hosts line as is: a DNS name, an IPv4 or an IPv6 address. */
+export function isKnownHostsHost(host: string): boolean {
+	return HOST_NAME.test(host) || (host.includes(':') && IPV6.test(host));
+}
+
+/** The first of several members that is present (not undefined or null). */
+function firstOf(o: Obj, names: readonly string[]): unknown {
+	for (const n of names) {
+		if (o[n] !== undefined && o[n] !== null) {
+			return o[n];
+		}
+	}
+	return undefined;
+}
+
+/**
+ * Decodes the SSH gateway host key (`GET /v2/ssh-host-key`, unwrapped from `data`). Member names are
+ * not shown, so several are read: the type from `key_type`/`algorithm`/`type`; the key from
+ * `public_key`/`key` as `<type> <base64> [comment]` or the bare base64 blob; the fingerprint from
+ * `fingerprint_sha256`/`fingerprints.sha256`/`fingerprint`; the gateway from `host`/`hostname` and
+ * `port`, or an `endpoint`/`gateway` of the form `ssh://host:port` or `host:port`. The blob must be
+ * strict base64 whose first SSH string is the key type, and a fingerprint the server sends must be
+ * the blob's: what ends up in known_hosts is exactly the key that was checked.
+ */
+export function decodeGatewayHostKey(value: unknown, ctx: DecodeContext): GatewayHostKey {
+	const o = asObject(value, 'ssh host key', ctx);
+	const fail = (field: string, expected: string): never => {
+		throw new InvalidResponseError(`ssh host key.${field}`, expected, ctx.requestId);
+	};
+	const typeMember = firstOf(o, ['key_type', 'algorithm', 'type']);
+	if (typeMember !== undefined && (typeof typeMember !== 'string' || !KEY_TYPE.test(typeMember))) {
+		fail('key_type', 'a key type such as ssh-ed25519');
+	}
+	const keyText = firstOf(o, ['public_key', 'key']);
+	if (typeof keyText !== 'string') {
+		return fail('public_key', 'an OpenSSH public key');
+	}
+	const parts = keyText.trim().split(/[ \t]+/);
+	let keyType = typeof typeMember === 'string' ? typeMember : undefined;
+	let b64: string;
+	if (parts.length >= 2) {
+		if (!KEY_TYPE.test(parts[0]!) || (keyType !== undefined && parts[0] !== keyType)) {
+			fail('public_key', `a key of type ${keyType ?? 'ssh-…'}`);
+		}
+		keyType = parts[0]!;
+		b64 = parts[1]!;
+	} else {
+		b64 = parts[0] ?? '';
+	}
+	if (b64.length === 0 || b64.length > SAFETY.hostKeyMaxBase64Chars) {
+		fail('public_key', `a base64 key of 1 to ${SAFETY.hostKeyMaxBase64Chars} characters`);
+	}
+	const blob = Buffer.from(decodeBase64Strict(b64, 'ssh host key.public_key', ctx));
+	const nameLength = blob.length >= 4 ? blob.readUInt32BE(0) : -1;
+	if (nameLength < 1 || nameLength > 64 || 4 + nameLength > blob.length) {
+		fail('public_key', 'an SSH public key blob');
+	}
+	const blobType = blob.subarray(4, 4 + nameLength).toString('latin1');
+	if (!KEY_TYPE.test(blobType) || (keyType !== undefined && blobType !== keyType)) {
+		fail('public_key', `a key blob of type ${keyType ?? 'ssh-…'}`);
+	}
+	const fingerprintSha256 = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+	const fps = o.fingerprints;
+	const sent = firstOf(o, ['fingerprint_sha256', 'fingerprint']) ?? (fps !== null && typeof fps === 'object' ? (fps as Obj).sha256 : undefined);
+	if (sent !== undefined) {
+		const text = typeof sent === 'string' ? sent.trim() : '';
+		const normal = text.startsWith('SHA256:') ? text : `SHA256:${text}`;
+		if (normal.replace(/=+$/, '') !== fingerprintSha256) {
+			fail('fingerprint_sha256', `the SHA256 fingerprint of the key sent (${fingerprintSha256})`);
+		}
+	}
+	const out: GatewayHostKey = { keyType: blobType, keyBase64: b64, fingerprintSha256 };
+	let host = firstOf(o, ['host', 'hostname']);
+	let port = o.port;
+	const endpoint = firstOf(o, ['endpoint', 'gateway']);
+	if (host === undefined && typeof endpoint === 'string') {
+		const m = /^(?:ssh:\/\/)?(\[[^\]]+\]|[^:/\s]+)(?::(\d{1,5}))?\/?$/.exec(endpoint.trim());
+		if (!m) {
+			fail('endpoint', 'ssh://host:port or host:port');
+		}
+		host = m![1]!.replace(/^\[|\]$/g, '');
+		port = m![2] === undefined ? port : Number(m![2]);
+	}
+	if (host !== undefined) {
+		if (typeof host !== 'string' || !isKnownHostsHost(host)) {
+			fail('host', 'a host name or IP address');
+		}
+		out.host = (host as string).toLowerCase().replace(/\.$/, '');
+	}
+	if (port !== undefined && port !== null) {
+		if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65_535) {
+			fail('port', 'a port from 1 to 65535');
+		}
+		out.port = port as number;
+	}
+	return out;
 }

@@ -6,6 +6,7 @@ export { CloudAgentsClient } from './client';
 export type { CloudAgentsClientOptions, StreamRunEventsOptions, ListWorkspaceOptions, ReadChunkOptions } from './client';
 export { ApiError, ValidationError, OutcomeUnknownError, WorkspaceInterfaceError, isAbortError, isAuthFailure, plausibleRequestId, STATUS_BY_CODE } from './errors';
 export { InvalidResponseError, isSafeId } from './decode';
+export type { GatewayHostKey } from './decode';
 export { ListingStoppedError, PageChain } from './pagination';
 export type { ApiErrorCode } from './errors';
 export type { Logger } from './logger';

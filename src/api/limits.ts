@@ -126,4 +126,12 @@ export const SAFETY = {
 	documentMaxChars: 4 * 1024 * 1024,
 	/** An event type in an output channel line. */
 	eventTypeMaxChars: 64,
+
+	// ---------------------------------------------------------------- platform (health, SSH gateway, secrets)
+	/** "Check Connection": each of its two requests (HEAD /healthz, GET /v2/me) gives up after this long. */
+	connectionCheckTimeoutMs: 10_000,
+	/** Longest base64 public key blob accepted for the SSH gateway host key (RSA 16384 fits). */
+	hostKeyMaxBase64Chars: 16_384,
+	/** Largest known_hosts file read before adding a line (larger: refused, nothing written). */
+	knownHostsMaxBytes: 4 * 1024 * 1024,
 } as const;

@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import { LIST_DESCRIPTORS } from '../views';
 import { registerAgentCommands } from './agents';
 import { registerArtifactCommands } from './artifacts';
+import { registerPlatformCommands } from './platform';
 import { registerPromptCommands } from './prompt';
 import { commandRegistrar } from './registry';
 import { registerRunCommands } from './runs';
@@ -39,5 +40,6 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerPromptCommands(deps),
 		...registerRuntimeCommands(deps),
 		...registerArtifactCommands(deps),
+		...registerPlatformCommands(deps),
 	];
 }

@@ -10,8 +10,8 @@ import type { RecordDocuments } from '../views/recordDocuments';
 
 /** What the feature commands (agents, runs, artifacts, runtimes, prompt) need. */
 export interface FeatureDeps {
-	/** The shared session; `client` reads the token per request. */
-	session: { readonly client: CloudAgentsClient; readonly signedIn: boolean };
+	/** The shared session; `client` reads the token per request; `onDidChange` fires on a new URL or token. */
+	session: { readonly client: CloudAgentsClient; readonly signedIn: boolean; readonly apiUrl: string; readonly onDidChange: vscode.Event<void> };
 	views: CloudAgentViews;
 	log: vscode.LogOutputChannel;
 	context: vscode.ExtensionContext;

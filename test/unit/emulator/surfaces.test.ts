@@ -383,7 +383,7 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			await advance(90);
 			const after = (await c.admin('GET', '/clock')).body;
 			assert.equal(after.offset_ms, 90_000);
-			assert.ok(after.now_ms - Date.now() > 89_000);
+			assert.ok(after.now_ms - Date.now() > 80_000, 'about 90 s ahead of the wall clock');
 			assert.equal((await c.admin('POST', '/clock/advance', { seconds: -1 })).status, 422);
 			await c.admin('POST', '/reset', { seed: 'demo' });
 			assert.equal((await c.admin('GET', '/clock')).body.offset_ms, 0);
