@@ -12,7 +12,7 @@ import type { AgentTarget, ArtifactTarget, RunTarget, RuntimeTarget } from './li
 export { ARTIFACT_READ_CAP_BYTES, LIST_DESCRIPTORS, RECENT_AGENTS_KEY, agentsList, artifactKind, artifactsList, runsList, runtimeInTransition, runtimesList } from './lists';
 export type { AgentTarget, ArtifactTarget, RunTarget, RuntimeTarget } from './lists';
 export { DescriptorTreeProvider, RecordNode, pageSize } from './listTree';
-export type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
+export type { ActionKit, ActionSpec, AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
 
 /** What the views need from the session: sign-in state, its change event and the shared client. */
 export interface ViewSession {
