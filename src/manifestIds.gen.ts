@@ -41,6 +41,21 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.ssh.addGatewayHostKeyToKnownHosts',
 	'cloudAgents.secrets.open',
 	'cloudAgents.secrets.delete',
+	'cloudAgents.images.refresh',
+	'cloudAgents.images.showDetails',
+	'cloudAgents.images.delete',
+	'cloudAgents.imageBuilds.refresh',
+	'cloudAgents.imageBuilds.loadMore',
+	'cloudAgents.imageBuilds.showDetails',
+	'cloudAgents.imageBuilds.start',
+	'cloudAgents.imageBuilds.startFromEditor',
+	'cloudAgents.imageBuilds.follow',
+	'cloudAgents.checkpoints.refresh',
+	'cloudAgents.checkpoints.loadMore',
+	'cloudAgents.checkpoints.showDetails',
+	'cloudAgents.modelProviders.refresh',
+	'cloudAgents.modelProviders.edit',
+	'cloudAgents.modelProviders.save',
 ] as const;
 
 /** Every view package.json contributes, in its order. */
@@ -49,4 +64,5 @@ export const MANIFEST_VIEW_IDS = [
 	'cloudAgents.runs',
 	'cloudAgents.runtimes',
 	'cloudAgents.artifacts',
+	'cloudAgents.account',
 ] as const;

@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import { registerAccountResourceCommands } from './accountResources';
 import { registerAgentCommands } from './agents';
 import { registerArtifactCommands } from './artifacts';
 import { registerPlatformCommands } from './platform';
@@ -21,5 +22,6 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerRuntimeCommands(deps),
 		...registerArtifactCommands(deps),
 		...registerPlatformCommands(deps),
+		...registerAccountResourceCommands(deps),
 	];
 }

@@ -1,6 +1,11 @@
 import type { AnyListDescriptor } from '../descriptor';
+import { accountList } from './account';
 import { agentsList } from './agents';
 import { artifactsList } from './artifacts';
+import { checkpointsList } from './checkpoints';
+import { buildAttemptsList, imageBuildsList } from './imageBuilds';
+import { imagesList } from './images';
+import { modelProvidersList } from './modelProviders';
 import { runsList } from './runs';
 import { runtimesList } from './runtimes';
 
@@ -12,6 +17,16 @@ export { runsList } from './runs';
 export type { RunTarget } from './runs';
 export { runtimesList, runtimeInTransition } from './runtimes';
 export type { RuntimeTarget } from './runtimes';
+export { ACCOUNT_GROUPS, accountList } from './account';
+export type { AccountGroup } from './account';
+export { imagesList } from './images';
+export type { DeleteImageResult, ImageTarget } from './images';
+export { buildAttemptsList, buildIcon, imageBuildsList } from './imageBuilds';
+export type { BuildAttemptTarget, ImageBuildTarget } from './imageBuilds';
+export { checkpointsList, sourceRuntimeText } from './checkpoints';
+export type { CheckpointTarget } from './checkpoints';
+export { modelProvidersList, readProviders } from './modelProviders';
+export type { ModelProviderTarget } from './modelProviders';
 
 /**
  * Every list of the extension: `CloudAgentViews` creates a tree view for each one with a `viewId`
@@ -25,4 +40,10 @@ export const LIST_DESCRIPTORS: readonly AnyListDescriptor[] = [
 	runsList,
 	runtimesList,
 	artifactsList,
+	accountList,
+	imagesList,
+	imageBuildsList,
+	buildAttemptsList,
+	checkpointsList,
+	modelProvidersList,
 ];

@@ -47,6 +47,14 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
 	listRuntimes: 'cloudAgents.runtimes', // GET /v2/runtimes
 	resumeRuntime: 'cloudAgents.runtimes.resume', // POST /v2/runtimes/{runtime_id}/resume
 	listVncCredentials: 'cloudAgents.runtimes.listVncCredentials', // GET /v2/runtimes/{runtime_id}/vnc-credentials
+	listImages: 'cloudAgents.account', // GET /v2/images — the Images group
+	deleteImage: 'cloudAgents.images.delete', // DELETE /v2/images/{image_id}
+	listImageBuilds: 'cloudAgents.account', // GET /v2/images/builds — the Image builds group
+	createImageBuild: ['cloudAgents.imageBuilds.startFromEditor', 'cloudAgents.imageBuilds.start'], // POST /v2/images/builds
+	getImageBuild: ['cloudAgents.imageBuilds.follow', 'cloudAgents.imageBuilds.showDetails'], // GET /v2/images/builds/{build_id}
+	listCheckpoints: 'cloudAgents.account', // GET /v2/checkpoints — the Checkpoints group
+	listModelProviders: ['cloudAgents.account', 'cloudAgents.modelProviders.edit'], // GET /v2/model-providers — the Model providers group
+	updateModelProvider: 'cloudAgents.modelProviders.save', // PATCH /v2/model-providers/{provider_id} (also on saving the document)
 };
 
 /**
@@ -62,16 +70,8 @@ export const PENDING_OPERATIONS: readonly string[] = [
 	'getSshHostKey', // GET /v2/ssh-host-key — SSH
 	'createComputerSession', // POST /v2/agents/{agent_id}/computer-sessions — computer sessions
 	'getAgentEvents', // GET /v2/agents/{agent_id}/events — agent session history
-	'listModelProviders', // GET /v2/model-providers — model providers
-	'updateModelProvider', // PATCH /v2/model-providers/{provider_id} — model providers
 	'detachRuntimeSshKey', // DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id} — SSH
 	'listRuntimeTokenSavings', // GET /v1/runtimes/{runtime_id}/tokensaver/savings — token savings
-	'listImages', // GET /v2/images — images
-	'deleteImage', // DELETE /v2/images/{image_id} — images
-	'listImageBuilds', // GET /v2/images/builds — image builds
-	'createImageBuild', // POST /v2/images/builds — image builds
-	'getImageBuild', // GET /v2/images/builds/{build_id} — image builds
-	'listCheckpoints', // GET /v2/checkpoints — checkpoints
 	'getSecret', // GET /v2/secrets/{secret_id} — secrets
 	'deleteSecret', // DELETE /v2/secrets/{secret_id} — secrets
 	'createSecretStub', // POST /v1/runtimes/{runtime_id}/secret-stubs — secret stubs
