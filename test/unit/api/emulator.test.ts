@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { ApiError, CloudAgentsClient, OutcomeUnknownError, ValidationError, isTerminalRunStatus, providerConfiguration, readBuild, readProvider, type Agent, type EventRecord } from '../../../src/api';
-import { CLIENT_PROFILES, DEV_TOKEN, READONLY_TOKEN, RUN_VARIANT_PENDING, type TestEmulator, isVariant, startTestEmulator } from '../support/emulator';
+import { CLIENT_PROFILES, DEV_TOKEN, READONLY_TOKEN, type TestEmulator, isVariant, startTestEmulator } from '../support/emulator';
 import { rejection, recordingLogger } from '../support/leaks';
 import { accountLabel } from '../../../src/auth/accountLabel';
 
@@ -21,11 +21,6 @@ CLIENT_PROFILES.forEach((profile) => suite(`client against the emulator [${profi
 	const ended = (status: string | undefined): boolean => (variant ? ['completed', 'errored', 'canceled'].includes(status ?? '') : isTerminalRunStatus(status));
 	/** An agent id the emulator does not know, in the profile's id form. */
 	const MISSING_AGENT = variant ? '00000000-0000-7000-8000-000000000000:Main' : '00000000-0000-7000-8000-000000000000.main';
-	/**
-	 * The profile's test where the client must first learn the variant: a skip the lead removes once
-	 * src/api copes. Every use is marked `// VARIANT-PENDING: <what the client needs>`.
-	 */
-	const standardOnlyUntilClientCopes = variant && !RUN_VARIANT_PENDING ? test.skip : test;
 	/** Registers a test in the standard profile only: the variant's choice means another documented behaviour, tested by a `variantTest`. */
 	const standardTest = (title: string, fn: Mocha.AsyncFunc): void => {
 		if (!variant) {

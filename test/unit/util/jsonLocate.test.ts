@@ -22,7 +22,7 @@ suite('locating a member of a JSON text (src/util/jsonLocate.ts)', () => {
 	test('a member that is not there: the deepest one on the way, or the start; text that is not JSON: nothing', () => {
 		const missing = locate(text, ['repos', 1, 'nope']);
 		assert.equal(missing?.exact, false);
-		assert.equal(text.slice(missing!.span.offset, missing!.span.offset + 3), '{"b');
+		assert.equal(text.slice(missing.span.offset, missing.span.offset + 3), '{"b');
 		const top = locate(text, ['model']);
 		assert.deepEqual(top, { span: { offset: 0, length: 1 }, exact: false });
 		assert.equal(locate('{"a": ', ['a']), undefined);
