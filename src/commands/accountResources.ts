@@ -145,7 +145,7 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 					delay = Math.min(delay * 1.5, SAFETY.buildPollMaxMs);
 				}
 			}
-			void buildsProvider().refresh();
+			await buildsProvider().refresh();
 			if (!announced.has(current.id)) {
 				announced.add(current.id);
 				const name = current.name ?? current.id;

@@ -32,6 +32,11 @@ export interface ListDescriptor<T, F extends object = { record: T }, P = undefin
 	 * its group row (src/views/groupTree.ts). The Account view (lists/account.ts).
 	 */
 	readonly groups?: readonly AnyListDescriptor[];
+	/**
+	 * The records come from the parent record itself (a build's attempts), with no request: the
+	 * list is read again whenever its parent's list has read that record again.
+	 */
+	readonly fromParent?: boolean;
 	/** The group row's label when a row has several child lists (each under a group row). */
 	title?(this: void): string;
 	/** Commands of the list, registered from the descriptor: `refresh` re-reads, `loadMore` reads one page more. */

@@ -97,6 +97,7 @@ export const buildAttemptsList: ListDescriptor<BuildAttemptInfo, BuildAttemptTar
 	key: 'buildAttempts',
 	kind: 'buildAttempt',
 	parent: { as: 'children', of: imageBuildsList },
+	fromParent: true,
 	title: () => vscode.l10n.t('Attempts'),
 	source: {
 		list: async (_ctx, _request, build) => ({ items: build.attempts, more: false }),
