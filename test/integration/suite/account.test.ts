@@ -89,6 +89,33 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		assert.ok(!(await rows('images')).some((r) => r.id === `image/${built.image_id}`), 'and from the list');
 	});
 
+	test('Start Build from the request document: when every try of the first attempt dies after the service acted, "Start Build" again reuses the attempt\'s key and the service keeps one build [variant]', async function () {
+		this.timeout(90_000);
+		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.imageBuilds.start');
+		assert.match(doc.uri.path, /^image-build-\d+\.json$/);
+		const template = JSON.parse(doc.getText()) as Record<string, unknown>;
+		assert.deepEqual(Object.keys(template).sort(), ['architecture', 'display_name', 'dockerfile']);
+		const name = `surf-doc-build-${Date.now()}`;
+		const edit = new vscode.WorkspaceEdit();
+		edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), JSON.stringify({ ...template, display_name: name }, null, '\t'));
+		assert.ok(await vscode.workspace.applyEdit(edit));
+		await vscode.window.showTextDocument(doc);
+		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 10 }] });
+		try {
+			// As a user runs it: the failure is shown (with its request id), the command resolves with nothing.
+			assert.equal(await vscode.commands.executeCommand('cloudAgents.imageBuilds.startFromEditor'), undefined);
+		} finally {
+			await emu('DELETE', '/_emulator/faults');
+		}
+		const afterFailure = (await state()).builds.filter((b) => b.display_name === name);
+		assert.equal(afterFailure.length, 1, 'the service acted on the first try; the client\'s own retries carried the same key');
+		const retried = await vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>('cloudAgents.imageBuilds.startFromEditor', { rethrow: true });
+		assert.equal(retried.id, afterFailure[0]!.id, 'the retry got the build the first attempt made');
+		assert.equal(retried.idempotencyKey, afterFailure[0]!.idempotency_key);
+		assert.equal((await state()).builds.filter((b) => b.display_name === name).length, 1);
+		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+	});
+
 	test('Delete Image… of an image in use: refused with the service\'s conflict explained, the image stays [variant]', async function () {
 		this.timeout(30_000);
 		const result = await vscode.commands.executeCommand<{ deleted: boolean; reason?: string; requestId?: string }>('cloudAgents.images.delete', { imageId: 'img_custom_python_ml', rethrow: true });
