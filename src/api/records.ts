@@ -275,6 +275,9 @@ export function providerConfiguration(raw: Obj): Obj {
 	return out;
 }
 
+/** What a secret value is shown as (`redactSecrets`). */
+export const SECRET_MASK = '••••';
+
 /** Member names whose values are secret: replaced before a record is shown. */
 const SECRET_MEMBER = /(secret|token|password|api_?key|credential_value|private_key|authorization)/i;
 
@@ -294,7 +297,7 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
 	}
 	const out: Obj = {};
 	for (const [k, v] of Object.entries(value)) {
-		out[k] = SECRET_MEMBER.test(k) && !k.endsWith('_preview') && typeof v === 'string' && v !== '' ? '••••' : redactSecrets(v, depth + 1);
+		out[k] = SECRET_MEMBER.test(k) && !k.endsWith('_preview') && typeof v === 'string' && v !== '' ? SECRET_MASK : redactSecrets(v, depth + 1);
 	}
 	return out;
 }

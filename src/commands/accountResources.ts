@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, buildStatusClass, providerConfiguration, readBuild, readProvider, redactSecrets, sleepUntilAborted } from '../api';
+import { ApiError, SAFETY, SECRET_MASK, buildStatusClass, providerConfiguration, readBuild, readProvider, redactSecrets, sleepUntilAborted } from '../api';
 import type { BuildInfo, ProviderInfo } from '../api';
 import { describeError } from '../util/errors';
 import { parseFieldPath, locate } from '../util/jsonLocate';
@@ -252,6 +252,16 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 		}
 		if (config === null || typeof config !== 'object' || Array.isArray(config)) {
 			throw new Error(vscode.l10n.t('The provider configuration must be a JSON object.'));
+		}
+		// Secret values were shown masked: a member still masked keeps the service's value, read
+		// again now (never kept in the document or in memory between saves).
+		const masked = Object.entries(config).filter(([, v]) => v === SECRET_MASK).map(([k]) => k);
+		if (masked.length > 0) {
+			const list = await deps.session.client.listModelProviders();
+			const current = list.model_providers.map(readProvider).find((p) => p?.id === providerId);
+			for (const k of masked) {
+				(config as Record<string, unknown>)[k] = current?.raw[k];
+			}
 		}
 		try {
 			const raw = await vscode.window.withProgress(
