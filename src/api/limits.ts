@@ -159,4 +159,19 @@ export const SAFETY = {
 	sessionHistoryBatch: 200,
 	/** Session output channels kept open at once (the oldest is closed). */
 	sessionChannelsMax: 10,
+	// ---------------------------------------------------------------- images, builds, checkpoints, model providers
+	/** One text member read from an image, build, checkpoint or provider record (names, reasons). */
+	recordTextMaxChars: 2_000,
+	/** Items read from an array member of such a record (attempts, tags, architectures). */
+	recordArrayMaxItems: 1_000,
+	/** Nesting levels walked when secret-named members are masked in a record shown as JSON. */
+	recordDepthMax: 16,
+	/** Field-level problems read from one error body (`error.details`, `error.field_violations`). */
+	fieldErrorsMax: 100,
+	/** Following a build: the first wait between two reads of it. */
+	buildPollMinMs: 2_000,
+	/** Following a build: the longest wait between two reads (the wait grows ×1.5 while nothing changes). */
+	buildPollMaxMs: 30_000,
+	/** Following a build: reads of it before following stops (with a message; the list still shows it). */
+	buildPollMaxReads: 2_000,
 } as const;

@@ -184,7 +184,7 @@ export function registerGitHubCommands(deps: FeatureDeps): vscode.Disposable[] {
 			const expiry = requestExpiry(request);
 			if (expiry !== undefined && expiry <= Date.now()) {
 				void showWarning(vscode.l10n.t('This request has expired; ask the agent again.'));
-				await vscode.commands.executeCommand('cloudAgents.account.refresh');
+				await vscode.commands.executeCommand('cloudAgents.github.refreshRequests');
 				return undefined;
 			}
 			const uri = authorizationUrl(request);

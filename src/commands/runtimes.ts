@@ -1,11 +1,9 @@
 import * as vscode from 'vscode';
-import { SAFETY } from '../api';
 import type { Runtime } from '../api';
 import { runtimesList } from '../views';
 import { resolveTarget } from './targets';
-import { notificationText, plainText } from '../util/text';
+import { notificationText } from '../util/text';
 import { joinParts } from '../views/format';
-import { titledRecordUri } from '../views/recordDocuments';
 import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
@@ -25,7 +23,8 @@ const resumable = (r: Runtime): boolean => r.status === 'paused' || r.status ===
 
 /**
  * Registers the runtime commands: refresh, load more, resume (with `expected_revision`, offering a
- * retry with the fresh revision after a 409), show details (read-only JSON) and VNC credentials.
+ * retry with the fresh revision after a 409) and VNC credentials (Show Details is an action of the
+ * Runtimes list: src/views/lists/runtimes.ts).
  *
  * Automation may pass `{runtimeId}` instead of a tree node; resume also takes `expectedRevision`
  * (default: the revision read) and `onConflict: 'retry' | 'cancel'` (skips the question after a 409).
@@ -85,17 +84,6 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 					expected = fresh.revision;
 				}
 			}
-		}),
-		registerCommand('cloudAgents.runtimes.showDetails', async (arg?: unknown) => {
-			const runtime = (await resolveTarget(deps, runtimesList, arg, { title: vscode.l10n.t('Show Runtime Details') }))?.runtime;
-			if (!runtime) {
-				return undefined;
-			}
-			const fresh = (await findRuntime(deps, runtime.id)) ?? runtime;
-			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
-			// The tab is titled by the runtime's name (the Runtimes view's label), the id stays in the query.
-			const title = vscode.l10n.t('Runtime {0}', displayName(fresh.display_name, fresh.id));
-			return deps.records.show(titledRecordUri(title, 'runtimes', fresh.id), `${plainText(JSON.stringify(fresh, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
 		}),
 		registerCommand('cloudAgents.runtimes.listVncCredentials', async (arg?: unknown) => {
 			const runtime = (await resolveTarget(deps, runtimesList, arg, { title: vscode.l10n.t('List VNC Credentials'), filter: (r) => r.vnc_enabled === true }))?.runtime;

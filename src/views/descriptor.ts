@@ -26,6 +26,17 @@ export interface ListDescriptor<T, F extends object = { record: T }, P = undefin
 	 * its own view (Runs of the selected agent); `children` — rows nested under each row of `of`.
 	 */
 	readonly parent?: ParentSpec<P>;
+	/**
+	 * A view of group rows: its records are the groups (drawn by `row`), one per list named here,
+	 * in this order; each list is a top-level list of its own (no parent, no `viewId`) shown under
+	 * its group row (src/views/groupTree.ts). The Account view (lists/account.ts).
+	 */
+	readonly groups?: readonly AnyListDescriptor[];
+	/**
+	 * The records come from the parent record itself (a build's attempts), with no request: the
+	 * list is read again whenever its parent's list has read that record again.
+	 */
+	readonly fromParent?: boolean;
 	/** The group row's label when a row has several child lists (each under a group row). */
 	title?(this: void): string;
 	/** Commands of the list, registered from the descriptor: `refresh` re-reads, `loadMore` reads one page more. */
@@ -51,6 +62,48 @@ export interface ListDescriptor<T, F extends object = { record: T }, P = undefin
 	empty?(this: void): MessageSpec;
 	/** How a command run from the palette or a link finds a record of this kind (src/commands/targets.ts). */
 	readonly target?: TargetSpec<T, P>;
+	/**
+	 * Commands acting on one record, registered from the descriptor (src/commands/listActions.ts):
+	 * the resolver finds the record (row, link, automation object, pick), then `run` acts on it.
+	 */
+	readonly actions?: Readonly<Partial<Record<CommandId, ActionSpec<T, F>>>>;
+}
+
+/** A command acting on one record of a list (see `ListDescriptor.actions`). */
+export interface ActionSpec<T, F> {
+	/** The quick pick's title when the record is picked (the command's name). */
+	title(this: void): string;
+	/** Narrows what the pick offers (e.g. only paused runtimes for Resume). */
+	filter?(this: void, item: T): boolean;
+	/** Take the record selected in the UI before asking. */
+	readonly useSelection?: boolean;
+	/** Acts on the record; what it returns is the command's result (for automation and tests). */
+	run(this: void, target: F, kit: ActionKit): Promise<unknown>;
+}
+
+/**
+ * What an action may do besides calling the client, implemented by the commands layer: every
+ * piece of server text passed in is made safe there (notificationText, plainText).
+ */
+export interface ActionKit {
+	/** The shared client. */
+	client(this: void): CloudAgentsClient;
+	/** The command's argument (a row, an id, an automation object, or nothing). */
+	readonly arg: unknown;
+	/** True when the argument is an automation object: the caller has decided, so no confirmation. */
+	readonly automation: boolean;
+	/** A modal warning with one action: true when the user chose it (always true for automation). */
+	confirm(this: void, message: string, detail: string | undefined, action: string): Promise<boolean>;
+	/** Runs work under a cancellable progress notification. */
+	progress<R>(this: void, title: string, work: (signal: AbortSignal) => Promise<R>): Promise<R>;
+	/** An information message. */
+	info(this: void, message: string): void;
+	/** A warning message. */
+	warn(this: void, message: string): void;
+	/** A read-only JSON document of a record, titled by `title`, its tab reused for the same `key`. */
+	showJson(this: void, title: string, key: string[], value: unknown): Promise<vscode.TextDocument>;
+	/** Re-reads the list the action belongs to (its view; a subtree through its parent's view). */
+	refresh(this: void): Promise<void>;
 }
 
 /** A descriptor of any record type (the registry holds these). */
@@ -69,11 +122,6 @@ export type ParentSpec<P> =
 	| {
 		readonly as: 'children';
 		readonly of: ListDescriptor<P, object, unknown>;
-		/**
-		 * Only under the row of `of` with this key (a fixed group row, such as a group of the
-		 * Account view); under every row when absent.
-		 */
-		readonly only?: string;
 	};
 
 /** Where a list's records come from. */

@@ -506,8 +506,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 			return this.rowsOf(element.model);
 		}
 		if (element instanceof RecordNode && element.descriptor === this.descriptor && this.childLists.length > 0) {
-			const key = this.descriptor.keyOf(element.record as T);
-			const models = this.childLists.filter((child) => this.hangsUnder(child, key)).map((child) => this.childModel(element as RecordNode<T, F>, child));
+			const models = this.childLists.map((child) => this.childModel(element as RecordNode<T, F>, child));
 			if (models.length === 1) {
 				return this.rowsOf(models[0]!);
 			}
@@ -588,12 +587,6 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 		this._onDidLoad.fire();
 	}
 
-	/** Whether a child list hangs under the row with this key (a list with `parent.only` under that row only). */
-	private hangsUnder(child: ListDescriptor<unknown, object, T>, key: string): boolean {
-		const only = child.parent?.as === 'children' ? child.parent.only : undefined;
-		return only === undefined || only === key;
-	}
-
 	private childModel(node: RecordNode<T, F>, child: ListDescriptor<unknown, object, T>): ListModel<unknown> {
 		const id = `${node.id ?? ''}/${child.key}`;
 		let model = this.childModels.get(id);
@@ -602,6 +595,10 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 			model = new ListModel<unknown>(`${child.key}/${node.id ?? ''}`, child, parent, this.modelHost);
 			this.childModels.set(id, model);
 		} else {
+			// A list read from its parent record (`fromParent`) is read again when that record is new.
+			if (child.fromParent === true && model.parent?.record !== node.record) {
+				model.loaded = false;
+			}
 			model.parent = parent;
 		}
 		return model;
@@ -640,8 +637,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 		const parent = model.parent;
 		const ctx: RowContext<unknown> = { ...this.ctx, parent: parent?.record, parentKey: parent?.key };
 		const isRoot = (model as ListModel<unknown>) === (this.root as ListModel<unknown>);
-		const hasChildren = isRoot && this.childLists.some((child) => this.hangsUnder(child, model.descriptor.keyOf(item)));
-		return new RecordNode<U, object>(model.descriptor, item, parent?.record, parent?.node, ctx, hasChildren);
+		return new RecordNode<U, object>(model.descriptor, item, parent?.record, parent?.node, ctx, isRoot && this.childLists.length > 0);
 	}
 
 	/** The key under which a child model is kept (the argument of its Load more and Retry rows). */

@@ -1,47 +1,47 @@
 import * as vscode from 'vscode';
-import type { ListDescriptor } from '../descriptor';
+import type { AnyListDescriptor, ListDescriptor } from '../descriptor';
+import { checkpointsList } from './checkpoints';
+import { imageBuildsList } from './imageBuilds';
+import { imagesList } from './images';
+import { githubRequestsList } from './github';
+import { modelProvidersList } from './modelProviders';
+import { secretStubsList, secretsList } from './secretStubs';
 
-/** A group row of the Account view: its key (the `parent.only` of the list under it), title and icon. */
+/** One group row of the Account view: a list of its own (no parent, no view) and the row's codicon. */
 export interface AccountGroup {
-	readonly key: string;
-	title(this: void): string;
+	readonly list: AnyListDescriptor;
 	readonly icon: string;
-	/** What the group holds, in a sentence (the row's tooltip). */
-	tooltip?(this: void): string;
 }
 
 /**
- * The Account view's groups, in display order: one line per group. A group's records are a list
- * descriptor of its own (in its module) declaring `parent: {as: 'children', of: accountList, only: '<key>'}`.
+ * The Account view's groups, top to bottom: account-wide resources that belong to no runtime.
+ * A new group is one line here (its list module registered in lists/index.ts).
  */
 export const ACCOUNT_GROUPS: readonly AccountGroup[] = [
-	{ key: 'secretStubs', title: () => vscode.l10n.t('Secret Stubs'), icon: 'key', tooltip: () => vscode.l10n.t('Every secret stub of the organization: which host and path get which secret, and how.') },
-	{ key: 'secrets', title: () => vscode.l10n.t('Secrets'), icon: 'lock', tooltip: () => vscode.l10n.t('The secrets secret stubs refer to (the service has no list of secrets): masked previews and cache TTLs, never a value.') },
-	{ key: 'githubRequests', title: () => vscode.l10n.t('GitHub Requests'), icon: 'github', tooltip: () => vscode.l10n.t('Pending GitHub authorization requests of agents: who asked, why, and how long is left.') },
+	{ list: imagesList, icon: 'package' },
+	{ list: imageBuildsList, icon: 'tools' },
+	{ list: checkpointsList, icon: 'history' },
+	{ list: modelProvidersList, icon: 'hubot' },
+	{ list: secretStubsList, icon: 'key' },
+	{ list: secretsList, icon: 'lock' },
+	{ list: githubRequestsList, icon: 'github' },
 ];
 
-/** What an Account group command receives. */
-export interface AccountGroupTarget {
-	group: AccountGroup;
-}
-
 /**
- * The Account view (`cloudAgents.account`): resources of the organization and the user that belong
- * to no runtime, one collapsed group row per entry of ACCOUNT_GROUPS (`contextValue`
- * `accountGroup:<key>`), each with its list under it (paged where the service pages).
+ * The Account view (`cloudAgents.account`): one collapsed group row per ACCOUNT_GROUPS entry,
+ * each list's rows under it (src/views/groupTree.ts). A group row's `contextValue` is `group:<kind>`.
  */
-export const accountList: ListDescriptor<AccountGroup, AccountGroupTarget> = {
+export const accountList: ListDescriptor<AccountGroup, { group: AccountGroup }> = {
 	key: 'account',
-	kind: 'accountGroup',
+	kind: 'account',
 	viewId: 'cloudAgents.account',
-	commands: { refresh: 'cloudAgents.account.refresh', loadMore: 'cloudAgents.account.loadMore' },
-	source: { list: async () => ({ items: [...ACCOUNT_GROUPS], more: false }) },
-	keyOf: (group) => group.key,
+	groups: ACCOUNT_GROUPS.map((g) => g.list),
+	source: { list: () => Promise.resolve({ items: [...ACCOUNT_GROUPS], more: false }) },
+	keyOf: (group) => group.list.key,
 	fields: (group) => ({ group }),
 	row: (group) => ({
-		label: group.title(),
+		label: group.list.title?.() ?? group.list.key,
 		icon: new vscode.ThemeIcon(group.icon),
-		tooltip: group.tooltip?.(),
-		contextValue: `accountGroup:${group.key}`,
+		contextValue: `group:${group.list.kind}`,
 	}),
 };

@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import type { GitHubAuthorizationRequest } from '../../api';
 import type { ListDescriptor } from '../descriptor';
 import { joinParts, plainTooltip } from '../format';
-import { accountList } from './account';
 
 /** When a pending request expires (ms since the epoch); undefined when it does not say. */
 export function requestExpiry(request: GitHubAuthorizationRequest): number | undefined {
@@ -65,12 +64,9 @@ function refreshAtNextExpiry(requests: readonly GitHubAuthorizationRequest[]): v
 	const delay = Math.min(MAX_TIMER_MS, Math.max(1_000, next - Date.now() + 500));
 	expiryTimer = setTimeout(() => {
 		expiryTimer = undefined;
-		void vscode.commands.executeCommand('cloudAgents.account.refresh', GITHUB_REQUESTS_LIST_ID);
+		void vscode.commands.executeCommand('cloudAgents.github.refreshRequests');
 	}, delay);
 }
-
-/** The id the Account view keeps the group's list under (its row id and the list key): its Retry and refresh argument. */
-export const GITHUB_REQUESTS_LIST_ID = 'accountGroup/githubRequests/githubRequests';
 
 /** What a GitHub request command receives. */
 export interface GitHubRequestTarget {
@@ -90,7 +86,8 @@ const str = (r: GitHubAuthorizationRequest, name: string): string | undefined =>
 export const githubRequestsList: ListDescriptor<GitHubAuthorizationRequest, GitHubRequestTarget, unknown> = {
 	key: 'githubRequests',
 	kind: 'githubRequest',
-	parent: { as: 'children', of: accountList, only: 'githubRequests' },
+	title: () => vscode.l10n.t('GitHub Requests'),
+	commands: { refresh: 'cloudAgents.github.refreshRequests' },
 	source: {
 		list: async (ctx, request) => {
 			const all = await ctx.client().listGitHubAuthorizationRequests({ signal: request.signal });

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Runtime } from '../../api';
-import { contextToken } from '../../util/text';
+import { contextToken, iconSafe } from '../../util/text';
 import type { ListDescriptor } from '../descriptor';
 import { formatMemoryMib, joinParts, plainTooltip, relativeTime, runtimeStatusIcon } from '../format';
 
@@ -89,5 +89,15 @@ export const runtimesList: ListDescriptor<Runtime, RuntimeTarget> = {
 		pickText: (runtime) => ({ label: runtime.display_name || runtime.id, description: joinParts(runtime.status, runtime.degraded === true && vscode.l10n.t('degraded')), detail: runtime.id }),
 		placeholder: () => vscode.l10n.t('Pick a runtime'),
 		notFound: (id) => vscode.l10n.t('The runtime {0} was not found.', id),
+	},
+	actions: {
+		'cloudAgents.runtimes.showDetails': {
+			title: () => vscode.l10n.t('Show Runtime Details'),
+			// The whole record, read again, as read-only JSON in a tab titled by the runtime's name.
+			run: async ({ runtime }, kit) => {
+				const fresh = (await findRuntime(kit.client(), runtime.id)) ?? runtime;
+				return kit.showJson(vscode.l10n.t('Runtime {0}', iconSafe(fresh.display_name || fresh.id)), ['runtimes', fresh.id], fresh);
+			},
+		},
 	},
 };

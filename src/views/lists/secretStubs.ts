@@ -4,7 +4,6 @@ import type { CloudAgentsClient, Runtime, Secret, SecretStub } from '../../api';
 import { describeError } from '../../util/errors';
 import type { ListDescriptor } from '../descriptor';
 import { joinParts, plainTooltip } from '../format';
-import { accountList } from './account';
 import { runtimesList } from './runtimes';
 
 /** How a secret stub injects its secret, read from its `stub_config_json`. */
@@ -135,7 +134,8 @@ export const runtimeSecretStubsList: ListDescriptor<SecretStub, SecretStubTarget
 export const secretStubsList: ListDescriptor<SecretStub, SecretStubTarget, unknown> = {
 	key: 'secretStubs',
 	kind: 'secretStub',
-	parent: { as: 'children', of: accountList, only: 'secretStubs' },
+	title: () => vscode.l10n.t('Secret Stubs'),
+	commands: { refresh: 'cloudAgents.secretStubs.refresh' },
 	source: { list: async (ctx, request) => ({ items: await ctx.client().listSecretStubs({ signal: request.signal }), more: false }) },
 	keyOf: (stub) => stub.id,
 	fields: (stub) => ({ stub }),
@@ -253,7 +253,8 @@ export interface SecretRefTarget {
 export const secretsList: ListDescriptor<SecretRef, SecretRefTarget, unknown> = {
 	key: 'secrets',
 	kind: 'secret',
-	parent: { as: 'children', of: accountList, only: 'secrets' },
+	title: () => vscode.l10n.t('Secrets'),
+	commands: { refresh: 'cloudAgents.secrets.refresh' },
 	source: { list: async (ctx, request) => ({ items: await secretsFromStubs(ctx.client(), request.signal), more: false }) },
 	keyOf: (ref) => ref.name,
 	fields: (ref) => {

@@ -25,7 +25,7 @@ suite('GitHub requests and bindings', () => {
 		this.timeout(30_000);
 		await testApi();
 		await restoreDevToken();
-		await run('cloudAgents.account.refresh');
+		await run('cloudAgents.github.refreshRequests');
 	});
 
 	teardown(async () => {
@@ -39,8 +39,8 @@ suite('GitHub requests and bindings', () => {
 	test('the Account view lists the pending requests (who, time left); one drops off when the clock passes its expiry', async () => {
 		const s = await state();
 		const open = s.github_requests.filter((r) => r.lifecycle.expires_at_unix_seconds * 1000 > s.clock.now_ms && r.lifecycle.expires_at_unix_seconds * 1000 > Date.now());
-		const shown = await rows('account', 'accountGroup/githubRequests');
-		assert.deepEqual(shown.map((r) => r.id).sort(), open.map((r) => `githubRequest/githubRequests/${r.request_id}`).sort());
+		const shown = await rows('account', 'account/githubRequests');
+		assert.deepEqual(shown.map((r) => r.id).sort(), open.map((r) => `githubRequest/${r.request_id}`).sort());
 		for (const r of shown) {
 			const req = open.find((x) => r.id?.endsWith(x.request_id))!;
 			assert.ok(r.description?.includes(req.requested_by), r.description);
@@ -51,9 +51,9 @@ suite('GitHub requests and bindings', () => {
 		const soonest = [...open].sort((a, b) => a.lifecycle.expires_at_unix_seconds - b.lifecycle.expires_at_unix_seconds)[0]!;
 		const seconds = Math.max(1, soonest.lifecycle.expires_at_unix_seconds - Math.floor((await state()).clock.now_ms / 1000) + 1);
 		await emu('POST', '/_emulator/clock/advance', { seconds });
-		await run('cloudAgents.account.refresh');
+		await run('cloudAgents.github.refreshRequests');
 		const after = await waitFor('the expired request gone', async () => {
-			const r = await rows('account', 'accountGroup/githubRequests');
+			const r = await rows('account', 'account/githubRequests');
 			return r.some((x) => x.id?.endsWith(soonest.request_id)) ? undefined : r;
 		});
 		assert.equal(after.filter((r) => r.contextValue?.startsWith('githubRequest:')).length, shown.length - 1);
@@ -61,7 +61,7 @@ suite('GitHub requests and bindings', () => {
 
 	test('Authorize… yields the request\'s https address (confirmation skipped by automation)', async () => {
 		const s = await state();
-		const shown = await rows('account', 'accountGroup/githubRequests');
+		const shown = await rows('account', 'account/githubRequests');
 		const first = shown.find((r) => r.contextValue?.startsWith('githubRequest:'));
 		assert.ok(first, 'a pending request');
 		const req = s.github_requests.find((r) => first.id?.endsWith(r.request_id))!;

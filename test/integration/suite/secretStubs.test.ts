@@ -40,7 +40,8 @@ suite('Secret stubs and secrets', () => {
 		runtimeId = rt.id;
 		runtimeName = rt.display_name;
 		await run('cloudAgents.runtimes.refresh');
-		await run('cloudAgents.account.refresh');
+		await run('cloudAgents.secretStubs.refresh');
+		await run('cloudAgents.secrets.refresh');
 	});
 
 	suiteTeardown(async () => {
@@ -49,11 +50,10 @@ suite('Secret stubs and secrets', () => {
 
 	test('the Account view shows the groups, and its Secret Stubs group every stub of the service', async () => {
 		const groups = await rows('account');
-		assert.deepEqual(groups.slice(0, 2).map((g) => g.id), ['accountGroup/secretStubs', 'accountGroup/secrets']);
-		assert.equal(groups[0]!.contextValue, 'accountGroup:secretStubs');
-		const stubs = await rows('account', 'accountGroup/secretStubs');
+		assert.deepEqual(groups.filter((g) => ['account/secretStubs', 'account/secrets'].includes(g.id ?? '')).map((g) => g.contextValue), ['group:secretStub', 'group:secret']);
+		const stubs = await rows('account', 'account/secretStubs');
 		const s = await state();
-		assert.deepEqual(stubs.map((r) => r.id).sort(), s.stubs.map((x) => `secretStub/secretStubs/${x.id}`).sort());
+		assert.deepEqual(stubs.map((r) => r.id).sort(), s.stubs.map((x) => `secretStub/${x.id}`).sort());
 		for (const r of stubs) {
 			assert.equal(r.contextValue, 'secretStub:global');
 			assert.equal(r.command, 'cloudAgents.secretStubs.showDetails');
@@ -114,8 +114,8 @@ suite('Secret stubs and secrets', () => {
 	});
 
 	test('the Secrets group lists the secrets stubs use, masked, and a click opens the metadata without the value', async () => {
-		await run('cloudAgents.account.refresh');
-		const secrets = await rows('account', 'accountGroup/secrets');
+		await run('cloudAgents.secrets.refresh');
+		const secrets = await rows('account', 'account/secrets');
 		const s = await state();
 		const used = [...new Set(s.stubs.map((x) => x.stub_value_display_name))].sort();
 		assert.deepEqual(secrets.map((r) => r.label).sort(), used);
@@ -126,7 +126,7 @@ suite('Secret stubs and secrets', () => {
 		for (const r of secrets) {
 			assert.ok(!JSON.stringify(r).includes(SECRET_VALUE), 'no row carries the value');
 		}
-		await run('_cloudAgents.views.click', 'account', mine.id, 'accountGroup/secrets');
+		await run('_cloudAgents.views.click', 'secrets', mine.id);
 		const doc = await waitFor('the secret document', async () => vscode.window.activeTextEditor?.document.getText().includes(secretName) ? vscode.window.activeTextEditor.document.getText() : undefined);
 		assert.match(doc, /"value_preview": ".*•/);
 		assert.ok(!doc.includes(SECRET_VALUE));

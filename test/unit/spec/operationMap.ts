@@ -58,6 +58,14 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
 	listGithubAuthorizationRequests: ['cloudAgents.account', 'cloudAgents.github.authorize'], // GET /v2/github/authorization-requests
 	putGithubRuntimeBindings: 'cloudAgents.github.editBindings', // PUT /v2/github/runtime-bindings/{runtime_id}
 	getAgentEvents: 'cloudAgents.agents.showSessionHistory', // GET /v2/agents/{agent_id}/events
+	listImages: 'cloudAgents.account', // GET /v2/images — the Images group
+	deleteImage: 'cloudAgents.images.delete', // DELETE /v2/images/{image_id}
+	listImageBuilds: 'cloudAgents.account', // GET /v2/images/builds — the Image builds group
+	createImageBuild: ['cloudAgents.imageBuilds.startFromEditor', 'cloudAgents.imageBuilds.start'], // POST /v2/images/builds
+	getImageBuild: ['cloudAgents.imageBuilds.follow', 'cloudAgents.imageBuilds.showDetails'], // GET /v2/images/builds/{build_id}
+	listCheckpoints: 'cloudAgents.account', // GET /v2/checkpoints — the Checkpoints group
+	listModelProviders: ['cloudAgents.account', 'cloudAgents.modelProviders.edit'], // GET /v2/model-providers — the Model providers group
+	updateModelProvider: 'cloudAgents.modelProviders.save', // PATCH /v2/model-providers/{provider_id} (also on saving the document)
 };
 
 /**
@@ -72,14 +80,6 @@ export const PENDING_OPERATIONS: readonly string[] = [
 	'healthzHead', // HEAD /healthz — health: "Check Connection"
 	'getSshHostKey', // GET /v2/ssh-host-key — SSH
 	'createComputerSession', // POST /v2/agents/{agent_id}/computer-sessions — computer sessions
-	'listModelProviders', // GET /v2/model-providers — model providers
-	'updateModelProvider', // PATCH /v2/model-providers/{provider_id} — model providers
 	'listRuntimeTokenSavings', // GET /v1/runtimes/{runtime_id}/tokensaver/savings — token savings
-	'listImages', // GET /v2/images — images
-	'deleteImage', // DELETE /v2/images/{image_id} — images
-	'listImageBuilds', // GET /v2/images/builds — image builds
-	'createImageBuild', // POST /v2/images/builds — image builds
-	'getImageBuild', // GET /v2/images/builds/{build_id} — image builds
-	'listCheckpoints', // GET /v2/checkpoints — checkpoints
 	'listTokenSavings', // GET /v2/token-savings — token savings
 ];
