@@ -772,7 +772,7 @@ export class CloudAgentsClient {
 	}
 
 	/** PATCH /v2/model-providers/{provider_id} (every configuration field required). */
-	async updateModelProvider(providerId: string, request: T.UpdateModelProviderRequest, options: T.CallOptions = {}): Promise<T.ModelProvider> {
+	async updateModelProvider(providerId: string, request: T.UpdateModelProviderRequest | Record<string, unknown>, options: T.CallOptions = {}): Promise<T.ModelProvider> {
 		V.checkOpaqueId('providerId', providerId);
 		return unwrap(await this.call({ method: 'PATCH', path: `/v2/model-providers/${e(providerId)}`, route: 'PATCH /v2/model-providers/{provider_id}', body: request, idempotent: false, signal: options.signal }));
 	}
@@ -856,11 +856,12 @@ export class CloudAgentsClient {
 
 	/**
 	 * POST /v2/images/builds with an Idempotency-Key (generated unless given): the one create the
-	 * service makes safe to repeat, so it is retried like a read.
+	 * service makes safe to repeat, so it is retried like a read. The header's name is not shown:
+	 * the key goes as `Idempotency-Key` and `X-Idempotency-Key` (the same value).
 	 */
-	async createImageBuild(request: T.CreateImageBuildRequest, options: T.CallOptions & { idempotencyKey?: string } = {}): Promise<T.ImageBuild> {
+	async createImageBuild(request: T.CreateImageBuildRequest | Record<string, unknown>, options: T.CallOptions & { idempotencyKey?: string } = {}): Promise<T.ImageBuild> {
 		const key = options.idempotencyKey ?? randomUUID();
-		return unwrap(await this.call({ method: 'POST', path: '/v2/images/builds', route: 'POST /v2/images/builds', body: request, headers: { 'idempotency-key': key }, idempotent: true, signal: options.signal }));
+		return unwrap(await this.call({ method: 'POST', path: '/v2/images/builds', route: 'POST /v2/images/builds', body: request, headers: { 'idempotency-key': key, 'x-idempotency-key': key }, idempotent: true, signal: options.signal }));
 	}
 
 	/** GET /v2/images/builds/{build_id}. */

@@ -52,6 +52,12 @@ export class ApiError extends Error {
 		this.requestId = plausibleRequestId(requestId, secrets);
 		this.requestIdRejected = requestId !== undefined && requestId !== '' && this.requestId === undefined;
 	}
+	/**
+	 * The request's fields the service refused (`error.details: [{field, message}]`, or
+	 * `error.field_violations: [{field_path, description}]`), at most SAFETY.fieldErrorsMax; empty
+	 * when the error is not about fields. Set by the transport when it reads the error body.
+	 */
+	fieldErrors: readonly FieldError[] = [];
 	/** 401: the token is missing, malformed or rejected: sign in again. */
 	get isAuthFailure(): boolean {
 		return this.status === 401;
@@ -60,6 +66,33 @@ export class ApiError extends Error {
 	get isRetryable(): boolean {
 		return this.status === 0 || this.status === 429 || this.status === 503 || this.status === 504;
 	}
+}
+
+/** One field of a request the service refused: its path in the request body (`endpoint`, `repositories[2].branch`) and why. */
+export interface FieldError {
+	readonly field: string;
+	readonly message: string;
+}
+
+/**
+ * The field-level problems of an error body's `error` object, in either spelling, secrets
+ * scrubbed, paths and messages cut: at most SAFETY.fieldErrorsMax.
+ */
+export function readFieldErrors(error: Record<string, unknown>, secrets: ReadonlyArray<string | undefined> = []): FieldError[] {
+	const list = Array.isArray(error.details) ? error.details : Array.isArray(error.field_violations) ? error.field_violations : Array.isArray(error.errors) ? error.errors : [];
+	const out: FieldError[] = [];
+	for (const item of list.slice(0, SAFETY.fieldErrorsMax)) {
+		if (!item || typeof item !== 'object') {
+			continue;
+		}
+		const d = item as Record<string, unknown>;
+		const field = [d.field, d.field_path, d.path, d.pointer].find((v): v is string => typeof v === 'string' && v !== '');
+		const message = [d.message, d.description, d.reason].find((v): v is string => typeof v === 'string' && v !== '');
+		if (field !== undefined && field.length <= SAFETY.idMaxChars) {
+			out.push({ field: scrub(field, secrets), message: cleanMessage(message ?? '', secrets) });
+		}
+	}
+	return out;
 }
 
 /**

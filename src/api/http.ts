@@ -5,7 +5,8 @@
  */
 import { Agent, EnvHttpProxyAgent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { abortError, isAbortError } from './async';
-import { ApiError, ValidationError, plausibleRequestId } from './errors';
+import { ApiError, ValidationError, plausibleRequestId, readFieldErrors } from './errors';
+import type { FieldError } from './errors';
 import { SAFETY } from './limits';
 import { type Logger, scrub } from './logger';
 import { isLoopbackHost } from './loopback';
@@ -248,6 +249,7 @@ export function errorFromBody(status: number, text: string, headerRequestId: str
 	let code: string | undefined;
 	let message: string | undefined;
 	let requestId = headerRequestId;
+	let fieldErrors: FieldError[] = [];
 	const trimmed = text.trim();
 	if (trimmed.startsWith('{')) {
 		try {
@@ -257,6 +259,7 @@ export function errorFromBody(status: number, text: string, headerRequestId: str
 				const e = error as Record<string, unknown>;
 				code = typeof e.code === 'string' ? e.code : undefined;
 				message = typeof e.message === 'string' ? e.message : undefined;
+				fieldErrors = readFieldErrors(e, secrets);
 			} else if (typeof error === 'string') {
 				code = error;
 				message = typeof body.error_description === 'string' ? body.error_description : undefined;
@@ -276,7 +279,9 @@ export function errorFromBody(status: number, text: string, headerRequestId: str
 		const snippet = trimmed.startsWith('<') ? '' : trimmed.replace(/\s+/g, ' ').slice(0, 200);
 		message = `HTTP ${status}${snippet ? `: ${snippet}` : ' (no error details in the response)'}`;
 	}
-	return new ApiError(status, code ?? `http_${status}`, message, requestId, retryAfter, undefined, secrets);
+	const err = new ApiError(status, code ?? `http_${status}`, message, requestId, retryAfter, undefined, secrets);
+	err.fieldErrors = fieldErrors;
+	return err;
 }
 
 const RETRY_STATUSES = new Set([429, 503, 504]);

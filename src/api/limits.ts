@@ -38,6 +38,13 @@ export const LIMITS = {
 	runBodyBytes: 72 * 1024 * 1024,
 	/** The service's JSON output cap for run and artifact helpers (content included). */
 	outputCapBytes: 2 * 1024 * 1024,
+	/**
+	 * Secret stub create (service-api.md "Secret stub"): headerName, paramName and filePath at least
+	 * 1 character, filePath absolute. The host pattern's 253-character bound is assumed (a DNS name's
+	 * length; the emulator refuses longer).
+	 */
+	secretStubNameMinChars: 1,
+	secretStubHostMaxChars: 253,
 } as const;
 
 /** Bounds on what a server may send and on how the client reacts to it. */
@@ -157,4 +164,37 @@ export const SAFETY = {
 	/** Savings events observed before this time (2000-01-01) or more than a day ahead are malformed. */
 	savingsEarliestMs: 946_684_800_000,
 	savingsFutureSlackMs: 24 * 60 * 60 * 1000,
+
+	// ---------------------------------------------------------------- secret stubs and the secrets they use
+	/** Longest `stub_config_json` parsed to show a stub's shape (longer: shown as "unreadable"). */
+	stubConfigMaxChars: 16_384,
+	/** How many distinct secrets the "Secrets" group reads (one GET each); the rest are listed unread. */
+	secretsFromStubsMax: 50,
+	/** How many of those reads run at once. */
+	secretReadConcurrency: 4,
+
+	// ---------------------------------------------------------------- agent session history
+	/** Most new events one "Show Session History" stores and shows (run it again for more). */
+	sessionHistoryMaxEvents: 100_000,
+	/** How many stored events the output shows when it opens (the file keeps every one). */
+	sessionHistoryShownEvents: 5_000,
+	/** Events written to the file and the output at a time. */
+	sessionHistoryBatch: 200,
+	/** Session output channels kept open at once (the oldest is closed). */
+	sessionChannelsMax: 10,
+	// ---------------------------------------------------------------- images, builds, checkpoints, model providers
+	/** One text member read from an image, build, checkpoint or provider record (names, reasons). */
+	recordTextMaxChars: 2_000,
+	/** Items read from an array member of such a record (attempts, tags, architectures). */
+	recordArrayMaxItems: 1_000,
+	/** Nesting levels walked when secret-named members are masked in a record shown as JSON. */
+	recordDepthMax: 16,
+	/** Field-level problems read from one error body (`error.details`, `error.field_violations`). */
+	fieldErrorsMax: 100,
+	/** Following a build: the first wait between two reads of it. */
+	buildPollMinMs: 2_000,
+	/** Following a build: the longest wait between two reads (the wait grows ×1.5 while nothing changes). */
+	buildPollMaxMs: 30_000,
+	/** Following a build: reads of it before following stops (with a message; the list still shows it). */
+	buildPollMaxReads: 2_000,
 } as const;

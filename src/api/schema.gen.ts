@@ -1543,6 +1543,10 @@ export interface components {
              */
             revision: number;
             secret_configuration: components["schemas"]["SecretConfiguration"][];
+            /** @description The SSH keys attached to the runtime (optional; absent on servers that do not say). */
+            ssh_keys?: components["schemas"]["SshKey"][];
+            /** @description The runtime's GitHub repository bindings in order (optional; absent on servers that do not say). */
+            github_bindings?: components["schemas"]["GithubRuntimeBinding"][];
         };
         RuntimeList: {
             data: components["schemas"]["Runtime"][];

@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import { registerAccountResourceCommands } from './accountResources';
 import { registerAgentCommands } from './agents';
 import { registerArtifactCommands } from './artifacts';
 import { registerPlatformCommands } from './platform';
@@ -6,6 +7,10 @@ import { registerPromptCommands } from './prompt';
 import { registerListCommands } from './listActions';
 import { registerRunCommands } from './runs';
 import { registerRuntimeCommands } from './runtimes';
+import { registerSecretStubCommands } from './secretStubs';
+import { registerSshKeyCommands } from './sshKeys';
+import { registerGitHubCommands } from './github';
+import { registerSessionHistoryCommands } from './sessionHistory';
 import type { FeatureDeps } from './support';
 
 export type { FeatureDeps } from './support';
@@ -21,5 +26,10 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerRuntimeCommands(deps),
 		...registerArtifactCommands(deps),
 		...registerPlatformCommands(deps),
+		...registerSecretStubCommands(deps),
+		...registerSshKeyCommands(deps),
+		...registerGitHubCommands(deps),
+		...registerSessionHistoryCommands(deps),
+		...registerAccountResourceCommands(deps),
 	];
 }

@@ -26,6 +26,17 @@ export interface ListDescriptor<T, F extends object = { record: T }, P = undefin
 	 * its own view (Runs of the selected agent); `children` — rows nested under each row of `of`.
 	 */
 	readonly parent?: ParentSpec<P>;
+	/**
+	 * A view of group rows: its records are the groups (drawn by `row`), one per list named here,
+	 * in this order; each list is a top-level list of its own (no parent, no `viewId`) shown under
+	 * its group row (src/views/groupTree.ts). The Account view (lists/account.ts).
+	 */
+	readonly groups?: readonly AnyListDescriptor[];
+	/**
+	 * The records come from the parent record itself (a build's attempts), with no request: the
+	 * list is read again whenever its parent's list has read that record again.
+	 */
+	readonly fromParent?: boolean;
 	/** The group row's label when a row has several child lists (each under a group row). */
 	title?(this: void): string;
 	/** Commands of the list, registered from the descriptor: `refresh` re-reads, `loadMore` reads one page more. */

@@ -4,11 +4,13 @@ import type { Agent, Artifact, CloudAgentsClient, Run, Runtime } from '../api';
 import { Disposable } from '../util/lifecycle';
 import { singleLine } from '../util/text';
 import type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
+import { GroupedTreeProvider } from './groupTree';
 import { DescriptorTreeProvider, RecordNode } from './listTree';
 import type { ListHost } from './listTree';
 import { LIST_DESCRIPTORS, agentsList, artifactsList, runsList, runtimesList } from './lists';
 import type { AgentTarget, ArtifactTarget, RunTarget, RuntimeTarget } from './lists';
 
+export { ACCOUNT_GROUPS, accountList, checkpointsList, imageBuildsList, imagesList, modelProvidersList } from './lists';
 export { ARTIFACT_READ_CAP_BYTES, LIST_DESCRIPTORS, RECENT_AGENTS_KEY, agentsList, artifactKind, artifactsList, runsList, runtimeInTransition, runtimesList } from './lists';
 export type { AgentTarget, ArtifactTarget, RunTarget, RuntimeTarget } from './lists';
 export { DescriptorTreeProvider, RecordNode, pageSize } from './listTree';
@@ -49,6 +51,8 @@ export class CloudAgentViews extends Disposable {
 	private readonly providers = new Map<AnyListDescriptor, AnyProvider>();
 	private readonly views = new Map<AnyListDescriptor, vscode.TreeView<vscode.TreeItem>>();
 	private readonly flags = new Map<string, (key: string, parentKey: string | undefined) => boolean>();
+	/** Views of group rows (`groups`), by their descriptor. */
+	private readonly groupedViews = new Map<AnyListDescriptor, GroupedTreeProvider<unknown>>();
 	private readonly client: () => CloudAgentsClient;
 	/** What the descriptors' functions use: the client, other lists' records, flags. */
 	readonly ctx: ListContext;
@@ -71,7 +75,7 @@ export class CloudAgentViews extends Disposable {
 			flag: (name, key, parentKey) => this.flags.get(name)?.(key, parentKey) ?? false,
 		};
 		for (const descriptor of LIST_DESCRIPTORS) {
-			if (descriptor.parent?.as === 'children') {
+			if (descriptor.parent?.as === 'children' || descriptor.groups) {
 				continue;
 			}
 			const children = LIST_DESCRIPTORS.filter((d) => d.parent?.as === 'children' && d.parent.of === descriptor);
@@ -82,6 +86,16 @@ export class CloudAgentViews extends Disposable {
 				const view = this.register(vscode.window.createTreeView(descriptor.viewId, { treeDataProvider: provider, showCollapseAll: false }));
 				provider.attach(view);
 				this.views.set(descriptor, view);
+			}
+		}
+		// Views of group rows (Account): each group is a list above, shown under its group row.
+		for (const descriptor of LIST_DESCRIPTORS) {
+			if (descriptor.groups && descriptor.viewId) {
+				const lists = descriptor.groups.map((d) => this.providerOf(d));
+				const grouped = this.register(new GroupedTreeProvider(descriptor as ListDescriptor<unknown, object, undefined>, this.ctx, lists, () => session.signedIn));
+				const view = this.register(vscode.window.createTreeView(descriptor.viewId, { treeDataProvider: grouped, showCollapseAll: true }));
+				grouped.attach(view);
+				this.groupedViews.set(descriptor, grouped);
 			}
 		}
 		// Selecting a row drives the lists that follow its kind (Runs and Artifacts follow Agents).
@@ -261,9 +275,14 @@ export class CloudAgentViews extends Disposable {
 		return agent;
 	}
 
-	/** The provider of a view by key. */
-	provider(key: ViewKey): AnyProvider {
+	/** The provider of a view by key (a list's, or a view of group rows). */
+	provider(key: ViewKey): AnyProvider | GroupedTreeProvider<unknown> {
 		for (const [descriptor, provider] of this.providers) {
+			if (descriptor.key === key) {
+				return provider;
+			}
+		}
+		for (const [descriptor, provider] of this.groupedViews) {
 			if (descriptor.key === key) {
 				return provider;
 			}
@@ -322,7 +341,7 @@ export class CloudAgentViews extends Disposable {
 	}
 
 	/** The rows under a row given by id (searched breadth-first among the rows drawn), or the top rows. */
-	private async childrenOf(provider: AnyProvider, parentRowId: string | undefined): Promise<vscode.TreeItem[]> {
+	private async childrenOf(provider: AnyProvider | GroupedTreeProvider<unknown>, parentRowId: string | undefined): Promise<vscode.TreeItem[]> {
 		const top = await provider.getChildren();
 		if (parentRowId === undefined) {
 			return top;

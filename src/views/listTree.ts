@@ -595,6 +595,10 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 			model = new ListModel<unknown>(`${child.key}/${node.id ?? ''}`, child, parent, this.modelHost);
 			this.childModels.set(id, model);
 		} else {
+			// A list read from its parent record (`fromParent`) is read again when that record is new.
+			if (child.fromParent === true && model.parent?.record !== node.record) {
+				model.loaded = false;
+			}
 			model.parent = parent;
 		}
 		return model;

@@ -50,11 +50,28 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
 	healthz: 'cloudAgents.checkConnection', // GET /healthz
 	healthzHead: ['cloudAgents.checkConnection', 'cloudAgents.agents'], // HEAD /healthz — also the signed-out welcome's probe
 	getSshHostKey: ['cloudAgents.ssh.showGatewayHostKey', 'cloudAgents.ssh.copyGatewayHostKey', 'cloudAgents.ssh.addGatewayHostKeyToKnownHosts'], // GET /v2/ssh-host-key
-	getSecret: 'cloudAgents.secrets.open', // GET /v2/secrets/{secret_id}
-	deleteSecret: 'cloudAgents.secrets.delete', // DELETE /v2/secrets/{secret_id}
 	createComputerSession: 'cloudAgents.agents.openComputer', // POST /v2/agents/{agent_id}/computer-sessions
 	listTokenSavings: ['cloudAgents.savings.open', 'cloudAgents.savings.showSummary'], // GET /v2/token-savings
 	listRuntimeTokenSavings: ['cloudAgents.savings.open', 'cloudAgents.savings.showSummary'], // GET /v1/runtimes/{runtime_id}/tokensaver/savings
+	getSecret: ['cloudAgents.secrets.open', 'cloudAgents.account'], // GET /v2/secrets/{secret_id}
+	deleteSecret: 'cloudAgents.secrets.delete', // DELETE /v2/secrets/{secret_id}
+	createSecretStub: 'cloudAgents.secretStubs.create', // POST /v1/runtimes/{runtime_id}/secret-stubs
+	deleteRuntimeSecretStub: 'cloudAgents.secretStubs.delete', // DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}
+	listSecretStubs: ['cloudAgents.account', 'cloudAgents.runtimes'], // GET /v1/secret-stubs
+	deleteSecretStub: 'cloudAgents.secretStubs.delete', // DELETE /v1/secret-stubs/{stub_id}
+	detachRuntimeSshKey: 'cloudAgents.sshKeys.detach', // DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id}
+	deleteSshKey: 'cloudAgents.sshKeys.delete', // DELETE /v2/ssh-keys/{ssh_key_id}
+	listGithubAuthorizationRequests: ['cloudAgents.account', 'cloudAgents.github.authorize'], // GET /v2/github/authorization-requests
+	putGithubRuntimeBindings: 'cloudAgents.github.editBindings', // PUT /v2/github/runtime-bindings/{runtime_id}
+	getAgentEvents: 'cloudAgents.agents.showSessionHistory', // GET /v2/agents/{agent_id}/events
+	listImages: 'cloudAgents.account', // GET /v2/images — the Images group
+	deleteImage: 'cloudAgents.images.delete', // DELETE /v2/images/{image_id}
+	listImageBuilds: 'cloudAgents.account', // GET /v2/images/builds — the Image builds group
+	createImageBuild: ['cloudAgents.imageBuilds.startFromEditor', 'cloudAgents.imageBuilds.start'], // POST /v2/images/builds
+	getImageBuild: ['cloudAgents.imageBuilds.follow', 'cloudAgents.imageBuilds.showDetails'], // GET /v2/images/builds/{build_id}
+	listCheckpoints: 'cloudAgents.account', // GET /v2/checkpoints — the Checkpoints group
+	listModelProviders: ['cloudAgents.account', 'cloudAgents.modelProviders.edit'], // GET /v2/model-providers — the Model providers group
+	updateModelProvider: 'cloudAgents.modelProviders.save', // PATCH /v2/model-providers/{provider_id} (also on saving the document)
 };
 
 /**
@@ -65,21 +82,4 @@ export const OPERATION_MAP: Readonly<Record<string, Surface | readonly Surface[]
  * added here except by the lead.
  */
 export const PENDING_OPERATIONS: readonly string[] = [
-	'getAgentEvents', // GET /v2/agents/{agent_id}/events — agent session history
-	'listModelProviders', // GET /v2/model-providers — model providers
-	'updateModelProvider', // PATCH /v2/model-providers/{provider_id} — model providers
-	'detachRuntimeSshKey', // DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id} — SSH
-	'listImages', // GET /v2/images — images
-	'deleteImage', // DELETE /v2/images/{image_id} — images
-	'listImageBuilds', // GET /v2/images/builds — image builds
-	'createImageBuild', // POST /v2/images/builds — image builds
-	'getImageBuild', // GET /v2/images/builds/{build_id} — image builds
-	'listCheckpoints', // GET /v2/checkpoints — checkpoints
-	'createSecretStub', // POST /v1/runtimes/{runtime_id}/secret-stubs — secret stubs
-	'deleteRuntimeSecretStub', // DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id} — secret stubs
-	'listSecretStubs', // GET /v1/secret-stubs — secret stubs
-	'deleteSecretStub', // DELETE /v1/secret-stubs/{stub_id} — secret stubs
-	'deleteSshKey', // DELETE /v2/ssh-keys/{ssh_key_id} — SSH
-	'listGithubAuthorizationRequests', // GET /v2/github/authorization-requests — GitHub
-	'putGithubRuntimeBindings', // PUT /v2/github/runtime-bindings/{runtime_id} — GitHub
 ];

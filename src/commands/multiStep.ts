@@ -1,0 +1,179 @@
+import * as vscode from 'vscode';
+
+/** Thrown by a step's input when the user pressed Back. */
+class BackAction extends Error {
+	constructor() {
+		super('back');
+	}
+}
+
+/** Thrown by a step's input when the user dismissed it (Escape, focus lost). */
+class CancelAction extends Error {
+	constructor() {
+		super('cancelled');
+	}
+}
+
+/** One step: asks (through `input`), records the answer in the state, returns the next step or undefined at the end. */
+export type InputStep<S> = (input: MultiStepInput, state: S) => Promise<InputStep<S> | undefined>;
+
+/** What every step shows: the flow's title and where it is ("2/6"). */
+export interface StepHeader {
+	title: string;
+	step: number;
+	totalSteps: number;
+}
+
+/** An input box step. */
+export interface InputBoxStep extends StepHeader {
+	value: string;
+	prompt: string;
+	placeholder?: string;
+	/** Checked on every keystroke and again on Enter: a message blocks the step, undefined lets it pass. */
+	validate(value: string): string | undefined;
+}
+
+/** A quick-pick step. */
+export interface QuickPickStep<T extends vscode.QuickPickItem> extends StepHeader {
+	items: T[];
+	placeholder: string;
+	activeItem?: T;
+	busy?: boolean;
+	/** Called once the pick shows, to fill it (items loading in the background) or react to typing. */
+	onShow?(pick: vscode.QuickPick<T>): void;
+	/** What Enter yields when no item is selected (a typed value), or undefined to keep the pick open. */
+	acceptTyped?(value: string): T | undefined;
+}
+
+/**
+ * A multi-step input (one quick input reused from step to step) with a Back button from the second
+ * step on: `MultiStepInput.run(first, state)` resolves true when the last step finished, false when
+ * the user dismissed it. Each step validates its own answer before the next one shows.
+ */
+export class MultiStepInput {
+	private readonly history: InputStep<never>[] = [];
+	private current: vscode.QuickInput | undefined;
+
+	/** Runs the steps from `start`; true when every step was answered. */
+	static async run<S>(start: InputStep<S>, state: S): Promise<boolean> {
+		const input = new MultiStepInput();
+		try {
+			return await input.stepThrough(start, state);
+		} finally {
+			input.current?.dispose();
+		}
+	}
+
+	private async stepThrough<S>(start: InputStep<S>, state: S): Promise<boolean> {
+		let step: InputStep<S> | undefined = start;
+		while (step) {
+			this.history.push(step);
+			if (this.current) {
+				this.current.enabled = false;
+				this.current.busy = true;
+			}
+			try {
+				step = await step(this, state);
+			} catch (err) {
+				if (err instanceof BackAction) {
+					this.history.pop();
+					step = this.history.pop() as InputStep<S> | undefined;
+				} else if (err instanceof CancelAction) {
+					return false;
+				} else {
+					throw err;
+				}
+			}
+		}
+		return true;
+	}
+
+	private show(input: vscode.QuickInput): void {
+		this.current?.dispose();
+		this.current = input;
+		input.show();
+	}
+
+	/** Shows an input box step; resolves with the (valid) value, or throws Back / Cancel. */
+	async showInputBox(spec: InputBoxStep): Promise<string> {
+		const box = vscode.window.createInputBox();
+		const disposables: vscode.Disposable[] = [];
+		try {
+			box.title = spec.title;
+			box.step = spec.step;
+			box.totalSteps = spec.totalSteps;
+			box.value = spec.value;
+			box.prompt = spec.prompt;
+			box.placeholder = spec.placeholder;
+			box.ignoreFocusOut = true;
+			box.buttons = this.history.length > 1 ? [vscode.QuickInputButtons.Back] : [];
+			box.validationMessage = spec.value === '' ? undefined : spec.validate(spec.value);
+			return await new Promise<string>((resolve, reject) => {
+				disposables.push(
+					box.onDidTriggerButton((button) => {
+						if (button === vscode.QuickInputButtons.Back) {
+							reject(new BackAction());
+						}
+					}),
+					box.onDidChangeValue((value) => {
+						box.validationMessage = spec.validate(value);
+					}),
+					box.onDidAccept(() => {
+						const message = spec.validate(box.value);
+						box.validationMessage = message;
+						if (message === undefined) {
+							resolve(box.value);
+						}
+					}),
+					box.onDidHide(() => reject(new CancelAction())),
+				);
+				this.show(box);
+			});
+		} finally {
+			for (const d of disposables) {
+				d.dispose();
+			}
+		}
+	}
+
+	/** Shows a quick-pick step; resolves with the item accepted, or throws Back / Cancel. */
+	async showQuickPick<T extends vscode.QuickPickItem>(spec: QuickPickStep<T>): Promise<T> {
+		const pick = vscode.window.createQuickPick<T>();
+		const disposables: vscode.Disposable[] = [];
+		try {
+			pick.title = spec.title;
+			pick.step = spec.step;
+			pick.totalSteps = spec.totalSteps;
+			pick.placeholder = spec.placeholder;
+			pick.items = spec.items;
+			pick.ignoreFocusOut = true;
+			pick.busy = spec.busy ?? false;
+			if (spec.activeItem) {
+				pick.activeItems = [spec.activeItem];
+			}
+			pick.buttons = this.history.length > 1 ? [vscode.QuickInputButtons.Back] : [];
+			return await new Promise<T>((resolve, reject) => {
+				disposables.push(
+					pick.onDidTriggerButton((button) => {
+						if (button === vscode.QuickInputButtons.Back) {
+							reject(new BackAction());
+						}
+					}),
+					pick.onDidAccept(() => {
+						const chosen = pick.selectedItems[0] ?? pick.activeItems[0] ?? spec.acceptTyped?.(pick.value);
+						if (chosen) {
+							resolve(chosen);
+						}
+					}),
+					pick.onDidHide(() => reject(new CancelAction())),
+				);
+				this.show(pick);
+				spec.onShow?.(pick);
+			});
+		} finally {
+			for (const d of disposables) {
+				d.dispose();
+			}
+		}
+	}
+}

@@ -1,0 +1,191 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RowSnapshot } from '../../../src/views';
+import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
+
+/**
+ * The Account view (issue 13): images, image builds, checkpoints and model providers, each a
+ * group row with its list under it. Every test acts through the extension's commands and checks
+ * the emulator's state afterwards (`/_emulator/state` keeps the standard names in every profile),
+ * in both profiles: the variant names every one of these records differently.
+ */
+
+interface State {
+	images: Array<{ id: string; kind: string; display_name: string }>;
+	builds: Array<{ id: string; display_name: string; status: string; image_id: string | null; idempotency_key?: string; attempts: unknown[] }>;
+	checkpoints: Array<{ id: string; display_name: string }>;
+	model_providers: Array<{ id: string; display_name: string; endpoint: string; model: string; enabled: boolean }>;
+}
+
+const rows = async (key: string, parentRowId?: string): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parentRowId)) ?? [];
+const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
+const advance = (seconds: number): Promise<unknown> => emu('POST', '/_emulator/clock/advance', { seconds });
+
+suite('Account view: images, builds, checkpoints, model providers [variant]', () => {
+	suiteSetup(async function () {
+		this.timeout(30_000);
+		await testApi();
+		await restoreDevToken();
+		await vscode.workspace.getConfiguration('cloudAgents').update('pageSize', undefined, vscode.ConfigurationTarget.Global);
+		await vscode.commands.executeCommand('workbench.view.extension.cloudAgents');
+		await vscode.commands.executeCommand('cloudAgents.account.focus');
+	});
+
+	suiteTeardown(async function () {
+		this.timeout(30_000);
+		await emu('DELETE', '/_emulator/faults');
+		await vscode.workspace.getConfiguration('cloudAgents').update('pageSize', undefined, vscode.ConfigurationTarget.Global);
+		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+	});
+
+	test('the view\'s group rows come in order, each opening its list [variant]', async function () {
+		this.timeout(30_000);
+		const groups = await rows('account');
+		assert.deepEqual(groups.map((g) => g.label), ['Images', 'Image builds', 'Checkpoints', 'Model providers', 'Secret Stubs', 'Secrets', 'GitHub Requests']);
+		assert.deepEqual(groups.map((g) => g.contextValue), ['group:image', 'group:imageBuild', 'group:checkpoint', 'group:modelProvider', 'group:secretStub', 'group:secret', 'group:githubRequest']);
+		const images = await rows('account', 'account/images');
+		const python = images.find((r) => r.label === 'Python ML toolchain');
+		assert.ok(python, images.map((r) => r.label).join(', '));
+		assert.match(python.contextValue ?? '', /^image:custom:inUse$/);
+		assert.equal(python.command, 'cloudAgents.images.showDetails');
+		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('_cloudAgents.views.click', 'images', python.id);
+		assert.equal(doc.isDirty, false);
+		assert.equal((JSON.parse(doc.getText()) as { id: string }).id, 'img_custom_python_ml');
+	});
+
+	test('Start Build: the first POST dies after the service acted; the retry sends the same idempotency key, so one build exists; following it ends with the image, which Delete Image… then removes [variant]', async function () {
+		this.timeout(90_000);
+		const name = `surf-build-${Date.now()}`;
+		// The handler runs (the build is created) but the answer never comes: the client retries.
+		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 1 }] });
+		let started: { id: string; idempotencyKey: string };
+		try {
+			started = await within('the build to start', vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>('cloudAgents.imageBuilds.start', { request: { display_name: name, dockerfile: 'FROM scratch\nFLAKY\n' }, rethrow: true }), 60_000);
+		} finally {
+			await emu('DELETE', '/_emulator/faults');
+		}
+		const mine = (await state()).builds.filter((b) => b.display_name === name);
+		assert.equal(mine.length, 1, 'exactly one build: the retry carried the first attempt\'s key');
+		assert.equal(mine[0]!.id, started.id);
+		assert.equal(mine[0]!.idempotency_key, started.idempotencyKey);
+
+		// The build's row is in the list; the clock moves it along: a failed attempt, then a good one.
+		const buildRow = await waitFor('the build row', async () => (await rows('imageBuilds')).find((r) => r.id === `imageBuild/${started.id}`));
+		assert.match(buildRow.contextValue ?? '', /:active$/);
+		await advance(10);
+		const ended = await within('the build to end', vscode.commands.executeCommand<{ status: string; imageId?: string; attempts: unknown[] }>('cloudAgents.imageBuilds.follow', { buildId: started.id, wait: true, quiet: true, rethrow: true }), 40_000);
+		assert.match(ended.status, /^(succeeded|ready)$/);
+		assert.equal(ended.attempts.length, 2);
+		const built = (await state()).builds.find((b) => b.id === started.id);
+		assert.equal(built?.status, 'succeeded');
+		assert.ok(built?.image_id);
+		const attempts = await rows('imageBuilds', `imageBuild/${started.id}`);
+		assert.deepEqual(attempts.map((r) => r.label), ['Attempt 1', 'Attempt 2']);
+
+		// The new custom image is used by no runtime: Delete Image… removes it.
+		const result = await vscode.commands.executeCommand<{ deleted: boolean }>('cloudAgents.images.delete', { imageId: built.image_id, rethrow: true });
+		assert.deepEqual(result, { deleted: true });
+		assert.ok(!(await state()).images.some((i) => i.id === built.image_id), 'the image is gone from the service');
+		assert.ok(!(await rows('images')).some((r) => r.id === `image/${built.image_id}`), 'and from the list');
+	});
+
+	test('Start Build from the request document: when every try of the first attempt dies after the service acted, "Start Build" again reuses the attempt\'s key and the service keeps one build [variant]', async function () {
+		this.timeout(90_000);
+		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.imageBuilds.start');
+		assert.match(doc.uri.path, /^image-build-\d+\.json$/);
+		const template = JSON.parse(doc.getText()) as Record<string, unknown>;
+		assert.deepEqual(Object.keys(template).sort(), ['architecture', 'display_name', 'dockerfile']);
+		const name = `surf-doc-build-${Date.now()}`;
+		const edit = new vscode.WorkspaceEdit();
+		edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), JSON.stringify({ ...template, display_name: name }, null, '\t'));
+		assert.ok(await vscode.workspace.applyEdit(edit));
+		await vscode.window.showTextDocument(doc);
+		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 10 }] });
+		try {
+			// As a user runs it: the failure is shown (with its request id), the command resolves with nothing.
+			assert.equal(await vscode.commands.executeCommand('cloudAgents.imageBuilds.startFromEditor'), undefined);
+		} finally {
+			await emu('DELETE', '/_emulator/faults');
+		}
+		const afterFailure = (await state()).builds.filter((b) => b.display_name === name);
+		assert.equal(afterFailure.length, 1, 'the service acted on the first try; the client\'s own retries carried the same key');
+		const retried = await vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>('cloudAgents.imageBuilds.startFromEditor', { rethrow: true });
+		assert.equal(retried.id, afterFailure[0]!.id, 'the retry got the build the first attempt made');
+		assert.equal(retried.idempotencyKey, afterFailure[0]!.idempotency_key);
+		assert.equal((await state()).builds.filter((b) => b.display_name === name).length, 1);
+		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+	});
+
+	test('Delete Image… of an image in use: refused with the service\'s conflict explained, the image stays [variant]', async function () {
+		this.timeout(30_000);
+		const result = await vscode.commands.executeCommand<{ deleted: boolean; reason?: string; requestId?: string }>('cloudAgents.images.delete', { imageId: 'img_custom_python_ml', rethrow: true });
+		assert.equal(result.deleted, false);
+		assert.equal(result.reason, 'in_use');
+		assert.ok(result.requestId, 'the request id of the refusal');
+		assert.ok((await state()).images.some((i) => i.id === 'img_custom_python_ml'));
+	});
+
+	test('checkpoints page through the server\'s cursor (its name found by the client), showing state, failure reason and a deleted source runtime [variant]', async function () {
+		this.timeout(30_000);
+		await vscode.workspace.getConfiguration('cloudAgents').update('pageSize', 2, vscode.ConfigurationTarget.Global);
+		try {
+			await waitFor('the first page', async () => ((await rows('checkpoints')).some((r) => r.contextValue === 'loadMore') ? true : undefined));
+			for (let i = 0; i < 10 && (await rows('checkpoints')).some((r) => r.contextValue === 'loadMore'); i++) {
+				await vscode.commands.executeCommand('cloudAgents.checkpoints.loadMore');
+			}
+			const all = await rows('checkpoints');
+			assert.ok(!all.some((r) => r.contextValue === 'notice'), 'no paging notice');
+			const total = (await state()).checkpoints.length;
+			assert.equal(all.filter((r) => r.contextValue?.startsWith('checkpoint:')).length, total);
+			const failed = all.find((r) => r.label === 'iris-before-retire');
+			assert.ok(failed);
+			assert.match(failed.contextValue ?? '', /^checkpoint:failed$/);
+			assert.match(failed.description ?? '', /checkpoint_storage_quota_exceeded/);
+			assert.match(failed.description ?? '', /iris-retired \(deleted\)/);
+			const doc = await vscode.commands.executeCommand<vscode.TextDocument>('_cloudAgents.views.click', 'checkpoints', failed.id);
+			const shown = JSON.parse(doc.getText()) as { state: string; failure_reason: string; source_runtime: string };
+			assert.match(shown.state, /^failed$/i);
+			assert.equal(shown.failure_reason, 'checkpoint_storage_quota_exceeded');
+			assert.equal(shown.source_runtime, 'deleted');
+		} finally {
+			await vscode.workspace.getConfiguration('cloudAgents').update('pageSize', undefined, vscode.ConfigurationTarget.Global);
+		}
+	});
+
+	test('a model provider edited as JSON: the server\'s field errors become diagnostics on the members; a good save sends the PATCH, clears them and refreshes the row [variant]', async function () {
+		this.timeout(40_000);
+		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.modelProviders.edit', { providerId: 'mp_openai', rethrow: true });
+		const text = doc.getText();
+		const endpointKey = text.includes('"base_url"') ? 'base_url' : 'endpoint';
+		const modelKey = text.includes('"default_model"') ? 'default_model' : 'model';
+		const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as Record<string, unknown>;
+		assert.equal(body[endpointKey], 'https://api.openai.example/v1');
+
+		const replaceAll = async (next: Record<string, unknown>): Promise<void> => {
+			const edit = new vscode.WorkspaceEdit();
+			edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), `${text.slice(0, text.indexOf('\n') + 1)}${JSON.stringify(next, null, '\t')}\n`);
+			assert.ok(await vscode.workspace.applyEdit(edit));
+		};
+		// http: is refused for an OpenAI provider: the service names the endpoint member.
+		await replaceAll({ ...body, [endpointKey]: 'http://api.openai.example/v1' });
+		const refused = await vscode.commands.executeCommand<{ saved: boolean; diagnostics?: number; requestId?: string }>('cloudAgents.modelProviders.save', { uri: doc.uri.toString(), rethrow: true });
+		assert.equal(refused.saved, false);
+		assert.ok(refused.requestId);
+		const diagnostics = vscode.languages.getDiagnostics(doc.uri);
+		assert.equal(diagnostics.length, 1, JSON.stringify(diagnostics));
+		assert.match(doc.getText(diagnostics[0]!.range), new RegExp(`^"${endpointKey}": "http://`));
+		assert.match(diagnostics[0]!.message, /https/);
+		assert.equal((await state()).model_providers.find((p) => p.id === 'mp_openai')?.endpoint, 'https://api.openai.example/v1', 'nothing changed');
+
+		const model = `gpt-surf-${Date.now()}`;
+		await replaceAll({ ...body, [modelKey]: model });
+		const saved = await vscode.commands.executeCommand<{ saved: boolean }>('cloudAgents.modelProviders.save', { uri: doc.uri.toString(), rethrow: true });
+		assert.equal(saved.saved, true);
+		assert.equal(vscode.languages.getDiagnostics(doc.uri).length, 0);
+		const after = (await state()).model_providers.find((p) => p.id === 'mp_openai');
+		assert.equal(after?.model, model);
+		assert.equal(after?.endpoint, 'https://api.openai.example/v1');
+		const row = (await rows('modelProviders')).find((r) => r.id === 'modelProvider/mp_openai');
+		assert.match(row?.description ?? '', new RegExp(`^${model}`));
+	});
+});

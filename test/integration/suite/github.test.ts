@@ -1,0 +1,95 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RowSnapshot } from '../../../src/views';
+import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+
+/**
+ * GitHub (src/views/lists/github.ts, src/commands/github.ts) against the emulator inside VS Code:
+ * pending authorization requests in the Account view (expired ones drop off when the emulator's
+ * clock passes them), "Authorize…" yielding only the https address, and the bindings PUT
+ * (reorder, add, remove; checked before sending; a refusal explained) asserted on the emulator's state.
+ */
+
+interface State {
+	clock: { now_ms: number };
+	runtimes: Array<{ id: string; display_name: string; can_manage?: boolean; bindings: Array<{ repository_id: number; branch: string; sort_order: number }> }>;
+	github_requests: Array<{ request_id: string; requested_by: string; lifecycle: { authorization_url: string; expires_at_unix_seconds: number } }>;
+}
+const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
+const rows = async (key: string, parent?: string): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parent)) ?? [];
+const run = <T>(command: string, ...args: unknown[]): Thenable<T> => vscode.commands.executeCommand<T>(command, ...args);
+const PUT = 'PUT /v2/github/runtime-bindings/{runtime_id}';
+
+suite('GitHub requests and bindings', () => {
+	suiteSetup(async function () {
+		this.timeout(30_000);
+		await testApi();
+		await restoreDevToken();
+		await run('cloudAgents.github.refreshRequests');
+	});
+
+	teardown(async () => {
+		await emu('DELETE', '/_emulator/faults');
+	});
+
+	suiteTeardown(async () => {
+		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+	});
+
+	test('the Account view lists the pending requests (who, time left); one drops off when the clock passes its expiry', async () => {
+		const s = await state();
+		const open = s.github_requests.filter((r) => r.lifecycle.expires_at_unix_seconds * 1000 > s.clock.now_ms && r.lifecycle.expires_at_unix_seconds * 1000 > Date.now());
+		const shown = await rows('account', 'account/githubRequests');
+		assert.deepEqual(shown.map((r) => r.id).sort(), open.map((r) => `githubRequest/${r.request_id}`).sort());
+		for (const r of shown) {
+			const req = open.find((x) => r.id?.endsWith(x.request_id))!;
+			assert.ok(r.description?.includes(req.requested_by), r.description);
+			assert.match(r.description ?? '', /left/);
+			assert.equal(r.command, 'cloudAgents.github.authorize');
+		}
+		// The soonest expires within minutes: past it, the server no longer lists it and the row goes.
+		const soonest = [...open].sort((a, b) => a.lifecycle.expires_at_unix_seconds - b.lifecycle.expires_at_unix_seconds)[0]!;
+		const seconds = Math.max(1, soonest.lifecycle.expires_at_unix_seconds - Math.floor((await state()).clock.now_ms / 1000) + 1);
+		await emu('POST', '/_emulator/clock/advance', { seconds });
+		await run('cloudAgents.github.refreshRequests');
+		const after = await waitFor('the expired request gone', async () => {
+			const r = await rows('account', 'account/githubRequests');
+			return r.some((x) => x.id?.endsWith(soonest.request_id)) ? undefined : r;
+		});
+		assert.equal(after.filter((r) => r.contextValue?.startsWith('githubRequest:')).length, shown.length - 1);
+	});
+
+	test('Authorize… yields the request\'s https address (confirmation skipped by automation)', async () => {
+		const s = await state();
+		const shown = await rows('account', 'account/githubRequests');
+		const first = shown.find((r) => r.contextValue?.startsWith('githubRequest:'));
+		assert.ok(first, 'a pending request');
+		const req = s.github_requests.find((r) => first.id?.endsWith(r.request_id))!;
+		const url = await run<string>('cloudAgents.github.authorize', { requestId: req.request_id, confirm: false, dryRun: true, rethrow: true });
+		assert.equal(url, req.lifecycle.authorization_url);
+		assert.ok(url.startsWith('https://'));
+	});
+
+	test('the bindings PUT replaces them in the order given; a bad branch is not sent; a refusal changes nothing', async () => {
+		const s = await state();
+		const rt = s.runtimes.find((r) => r.bindings.length >= 2) ?? s.runtimes.find((r) => r.can_manage !== false)!;
+		const before = (await counters()).requests.by_route[PUT] ?? 0;
+		// Reordered, one removed, one added.
+		const wanted = [...rt.bindings].sort((a, b) => a.sort_order - b.sort_order).reverse().slice(0, 1).map((b) => ({ repository_id: b.repository_id, branch: b.branch }));
+		wanted.push({ repository_id: 990001, branch: 'feature/surf' });
+		const result = await run<Array<{ repository_id: number; branch: string; sort_order: number }>>('cloudAgents.github.editBindings', { runtimeId: rt.id, repositories: wanted, quiet: true, rethrow: true });
+		assert.deepEqual(result.map((b) => [b.repository_id, b.branch]), wanted.map((b) => [b.repository_id, b.branch]));
+		const after = (await state()).runtimes.find((r) => r.id === rt.id)!;
+		assert.deepEqual([...after.bindings].sort((a, b) => a.sort_order - b.sort_order).map((b) => [b.repository_id, b.branch]), wanted.map((b) => [b.repository_id, b.branch]));
+		assert.equal((await counters()).requests.by_route[PUT], before + 1);
+
+		await assert.rejects(Promise.resolve(run('cloudAgents.github.editBindings', { runtimeId: rt.id, repositories: [{ repository_id: 5, branch: 'bad..name' }], quiet: true, rethrow: true })), /Not sent/);
+		await assert.rejects(Promise.resolve(run('cloudAgents.github.editBindings', { runtimeId: rt.id, repositories: [...wanted, wanted[0]], quiet: true, rethrow: true })), /twice/);
+		assert.equal((await counters()).requests.by_route[PUT], before + 1, 'nothing sent');
+
+		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'PUT', route: '/v2/github/runtime-bindings/{runtime_id}', status: 422, count: 1 }] });
+		await assert.rejects(Promise.resolve(run('cloudAgents.github.editBindings', { runtimeId: rt.id, repositories: [{ repository_id: 77, branch: 'main' }], quiet: true, rethrow: true })), /refused the bindings; nothing was changed/);
+		const unchanged = (await state()).runtimes.find((r) => r.id === rt.id)!;
+		assert.deepEqual(unchanged.bindings.map((b) => [b.repository_id, b.branch]).sort(), after.bindings.map((b) => [b.repository_id, b.branch]).sort());
+	});
+});
