@@ -62,7 +62,7 @@ export function registerComputerCommands(deps: FeatureDeps): vscode.Disposable[]
 	return [
 		panels,
 		registerCommand('cloudAgents.agents.openComputer', async (arg?: unknown) => {
-			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Open Computer'), useSelection: true }))?.agent;
+			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Open Computer') }))?.agent;
 			if (!agent) {
 				return undefined;
 			}
