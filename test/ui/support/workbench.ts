@@ -56,6 +56,9 @@ export class Workbench {
 	 * click). The driver calls it before each UI test.
 	 */
 	async dismissDialogs(): Promise<void> {
+		// Keys typed while a webview (an iframe) has focus go to its page, not to the workbench: give
+		// the focus back to the workbench first (a test that failed inside a panel leaves it there).
+		await this.page.evaluate('document.activeElement instanceof HTMLIFrameElement && document.activeElement.blur()');
 		for (let i = 0; i < 5; i++) {
 			const blocking = this.page.locator('.monaco-dialog-modal-block, .quick-input-widget:visible');
 			if ((await blocking.count()) === 0) {
