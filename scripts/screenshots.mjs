@@ -111,6 +111,25 @@ const SHOTS = {
 		await row.click();
 		await page.locator('.tabs-container .tab', { hasText: 'atlas-dev' }).first().waitFor({ state: 'visible', timeout: 20_000 });
 	},
+	/** The Account view's groups opened, and a runtime's resources (secret stubs, SSH keys). */
+	async account(page) {
+		await openCloudAgents(page);
+		for (const title of ['Agents', 'Runs', 'Artifacts']) {
+			const header = pane(page, title).locator('.pane-header');
+			if ((await header.getAttribute('aria-expanded')) === 'true') { await header.click(); }
+		}
+		const p = pane(page, 'Account');
+		const header = p.locator('.pane-header');
+		if ((await header.getAttribute('aria-expanded')) !== 'true') { await header.click(); }
+		for (const group of ['Images', 'Image builds', 'Checkpoints']) {
+			const row = p.locator('.monaco-list-row', { hasText: group }).first();
+			await row.waitFor({ state: 'visible', timeout: 30_000 });
+			if ((await row.getAttribute('aria-expanded')) !== 'true') { await row.click(); await page.waitForTimeout(1500); }
+		}
+		const rt = pane(page, 'Runtimes').locator('.monaco-list-row', { hasText: 'atlas-dev' }).first();
+		await rt.waitFor({ state: 'visible', timeout: 30_000 });
+		if ((await rt.getAttribute('aria-expanded')) !== 'true') { await rt.locator('.monaco-tl-twistie').click(); await page.waitForTimeout(1500); }
+	},
 	/** The agent's computer in an editor tab (noVNC against the emulator's desktop). */
 	async computer(page) {
 		await openCloudAgents(page);
