@@ -167,7 +167,7 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 	log(`code-server on http://127.0.0.1:${codePort}`);
 
 	// A fresh context per session: no storage carried over from another pass.
-	session.context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+	session.context = await browser.newContext({ viewport: { width: 1280, height: 1024 } });
 	session.page = await session.context.newPage();
 	session.page.on('console', (m) => session.consoleLog.push(`[${m.type()}] ${m.text()}`));
 	session.page.on('pageerror', (e) => session.consoleLog.push(`[pageerror] ${e.message}`));
