@@ -123,7 +123,7 @@ export function classify(entry, phase) {
  * (every scheme's, ours included: the extension host stops, pending calls reject with "Canceled" and
  * late ones find no provider). Only in a phase a UI test opened with `leavePage`.
  */
-export const UNLOAD_CANCEL = /^%c\s+ERR color: #f33 (Canceled: Canceled$|Canceled: Canceled\n|Failed to resolve files at location: \S+ (Canceled: Canceled|CodeExpectedError: ENOPRO: No file system provider found for resource '[^']*')|\w+: Unable to (read|write) file '[^']*' \(Canceled: Canceled\)|CodeExpectedError\n\s+at \w+\.withProvider \(|Error: Throttler is disposed\n)/;
+export const UNLOAD_CANCEL = /^%c\s+ERR color: #f33 (Canceled: Canceled$|Canceled: Canceled\n|Failed to resolve files at location: \S+ (Canceled: Canceled|CodeExpectedError: ENOPRO: No file system provider found for resource '[^']*')|\w+: Unable to (read|write) file '[^']*' \(Canceled: Canceled\)|CodeExpectedError\n\s+at \w+\.withProvider \(|Error: Throttler is disposed\n|Error: Unable to resolve resource output:)/;
 
 /** How the workbench's log service prints an error in the browser console. */
 const UNEXPECTED = /^%c\s+ERR\b/;

@@ -103,6 +103,14 @@ const uiTest: UiTest = {
 			const item = page.locator('.monaco-menu .action-item', { hasText: 'Open Computer' }).first();
 			await item.waitFor({ state: 'visible', timeout: 10_000 });
 			await item.click();
+			// Without its row the command asks which agent (the Agents view polls while CI triage runs,
+			// so the race is common here): answer the pick as a person would.
+			const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: agent.name }).first();
+			if (await pick.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)) {
+				note(`attempt ${attempt + 1}: the command asked for the agent (VS Code passed no row)`);
+				await page.locator('.quick-input-widget input').fill(agent.name);
+				await page.keyboard.press('Enter');
+			}
 			first = await until(page, 'a new computer session on the emulator', async () => {
 				const all = await sessions();
 				return all.length > before ? all[all.length - 1] : undefined;

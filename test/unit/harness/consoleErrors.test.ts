@@ -157,6 +157,7 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 				{ source: 'console', text: '%c  ERR color: #f33 Canceled: Canceled\n    at Rw (http://127.0.0.1:1/workbench.js:8:1620)' },
 				{ source: 'console', text: '%c  ERR color: #f33 CodeExpectedError\n    at ume.withProvider (http://127.0.0.1:1/workbench.js:5225:122553)' },
 				{ source: 'console', text: '%c  ERR color: #f33 Error: Throttler is disposed\n    at Tp.queue (http://127.0.0.1:1/workbench.js:31:73445)' },
+				{ source: 'console', text: '%c  ERR color: #f33 Error: Unable to resolve resource output:tasks\n    at Fmt.doCreateReferencedObject (http://127.0.0.1:1/workbench.js:1598:28745)' },
 				{ source: 'console', text: "%c  ERR color: #f33 oa: Unable to write file 'vscode-remote:/x/User/caches/CachedConfigurations/folder/-1/configuration.json' (Canceled: Canceled)\n    at ume.writeFile (http://127.0.0.1:1/workbench.js:1:1)" },
 			];
 			for (const entry of cancelled) {
