@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
-import { VIEW_CONTAINER_ID } from '../../src/ids';
-import type { UiTest } from './support/workbench';
+import { VIEW_CONTAINER_ID } from '../../../src/ids';
+import type { UiTest } from '../support/workbench';
 
 interface SessionRow { id: string; agent_id: string; expires_ms: number }
 interface InputLog {
