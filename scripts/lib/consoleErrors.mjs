@@ -105,6 +105,9 @@ export function classify(entry, phase) {
 		return result('ours', marker, true);
 	}
 	if (entry.source === 'exthost') { return result('other', 'extension-host entry of another extension'); }
+	if (phase.unload && entry.source === 'console') {
+		return result('noise', 'the workbench tearing down the page while a UI test leaves it (names no extension)');
+	}
 	const noise = NOT_OURS.find((n) => n.re.test(text) && (!n.url || n.url.test(url)));
 	if (noise) { return result('noise', noise.reason); }
 	if (phase.strict) {

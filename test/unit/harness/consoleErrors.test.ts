@@ -164,6 +164,10 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 				assert.deepEqual([m.classify(entry, UNLOAD).verdict, m.classify(entry, UNLOAD).fails], ['noise', false], entry.text);
 				assert.equal(m.classify(entry, UI).fails, true, `outside an unload it fails: ${entry.text}`);
 			}
+			// What the workbench logs while tearing the page down, naming no extension, is noise there only.
+			const teardown: Entry = { source: 'console', text: "%c  ERR color: #f33 InvalidStateError: Failed to execute 'abort' on 'IDBTransaction': The transaction has finished.\n    at s.close (http://127.0.0.1:1/workbench.js:1:1)" };
+			assert.deepEqual([m.classify(teardown, UNLOAD).verdict, m.classify(teardown, UNLOAD).fails], ['noise', false]);
+			assert.equal(m.classify(teardown, UI).fails, true);
 			// Anything else of ours still fails while the page unloads.
 			const notCancel: Entry = { source: 'console', text: `%c  ERR color: #f33 oa: Unable to read file '${AUTH}/.vscode/settings.json' (Error: EACCES)` };
 			assert.equal(m.classify(notCancel, UNLOAD).fails, true);
