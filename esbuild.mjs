@@ -196,11 +196,93 @@ const pageBuilds = pageNames.map((name) => ({
 	plugins: [problemMatcher, novncFiles],
 }));
 
+/** The entry of the commands loaded on first use (dist/features.js); src/extension.ts requires it. */
+const FEATURES = join(ROOT, 'src', 'commands', 'featureEntry.ts');
+/** A module's name among extension.js's exports for features.js: its path under src/ as an identifier. */
+const sharedKey = (file) => `__src_${file.slice(join(ROOT, 'src').length + 1).replace(/\.ts$/, '').replace(/[^A-Za-z0-9_$]/g, '_')}`;
+
+/**
+ * extension.js requires the features entry as ./features.js (external), so it is loaded on first use.
+ * @type {import('esbuild').Plugin}
+ */
+const featuresExternal = {
+	name: 'features-external',
+	setup(build) {
+		build.onResolve({ filter: /featureEntry$/ }, (args) => (
+			resolve(args.resolveDir, `${args.path}.ts`) === FEATURES ? { path: './features.js', external: true } : undefined
+		));
+	},
+};
+
+/**
+ * Modules both extension.js and features.js use exist once, in extension.js: features.js reads them
+ * from extension.js's exports (one copy of each class and of each module's state: `instanceof` on a
+ * tree row holds, a registry is the same). `shared`: absolute .ts paths.
+ * @returns {import('esbuild').Plugin}
+ */
+function fromExtension(shared) {
+	return {
+		name: 'from-extension',
+		setup(build) {
+			build.onResolve({ filter: /^\./ }, (args) => {
+				if (!args.resolveDir || args.namespace === 'split') { return undefined; }
+				const base = resolve(args.resolveDir, args.path);
+				const file = [base, `${base}.ts`, join(base, 'index.ts')].find((f) => shared.has(f));
+				return file === undefined ? undefined : { path: `extension:${sharedKey(file)}`, namespace: 'split' };
+			});
+			build.onLoad({ filter: /^extension:/, namespace: 'split' }, (args) => ({
+				contents: `module.exports = require('./extension.js').${args.path.slice('extension:'.length)};\n`,
+				loader: 'js',
+				resolveDir: ROOT,
+			}));
+			build.onResolve({ filter: /^\.\/extension\.js$/, namespace: 'split' }, (args) => ({ path: args.path, external: true }));
+		},
+	};
+}
+
+/** The .ts files under src/ a build's metafile lists as inputs. */
+function sourcesOf(metafile) {
+	return new Set(Object.keys(metafile.inputs).map((f) => resolve(ROOT, f)).filter((f) => f.startsWith(join(ROOT, 'src')) && f.endsWith('.ts')));
+}
+
+/**
+ * The activation bundle and the features bundle, in two passes: the first finds which modules both
+ * use (metafiles, nothing written); the second writes extension.js exporting those modules and
+ * features.js importing them from it.
+ * @returns {Promise<import('esbuild').BuildOptions[]>}
+ */
+async function extensionBuilds() {
+	const extensionOptions = { ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true }), featuresExternal] };
+	const featuresOptions = { ...common, entryPoints: [FEATURES], outfile: join(outdir, 'features.js'), plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true })] };
+	const probe = { write: false, metafile: true, logLevel: 'silent', sourcemap: false, minify: false };
+	const [e, f] = await Promise.all([esbuild.build({ ...extensionOptions, ...probe }), esbuild.build({ ...featuresOptions, ...probe })]);
+	const inExtension = sourcesOf(e.metafile);
+	const shared = new Set([...sourcesOf(f.metafile)].filter((file) => inExtension.has(file) && file !== FEATURES));
+	const exportsEntry = {
+		name: 'extension-entry',
+		setup(build) {
+			build.onResolve({ filter: /^extension-entry$/ }, () => ({ path: 'extension', namespace: 'entry' }));
+			build.onLoad({ filter: /.*/, namespace: 'entry' }, () => ({
+				contents: [
+					`export * from ${JSON.stringify(join(ROOT, 'src', 'extension.ts'))};`,
+					...[...shared].sort().map((file) => `export * as ${sharedKey(file)} from ${JSON.stringify(file)};`),
+				].join('\n'),
+				loader: 'ts',
+				resolveDir: ROOT,
+			}));
+		},
+	};
+	return [
+		{ ...extensionOptions, entryPoints: ['extension-entry'], plugins: [...extensionOptions.plugins, exportsEntry] },
+		{ ...featuresOptions, plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true }), fromExtension(shared)] },
+	];
+}
+
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = single
 	? [{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher] }, ...pageBuilds]
 	: [
-		{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true })] },
+		...await extensionBuilds(),
 		{ ...common, entryPoints: ['core-entry'], outfile: join(outdir, 'core.js'), plugins: [problemMatcher, entry('core', CORE), split({ forbid: true })] },
 		{ ...common, entryPoints: ['client-entry'], outfile: join(outdir, 'client.js'), plugins: [problemMatcher, entry('client', HEAVY), split({ core: true })] },
 		...pageBuilds,

@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { registerCommand } from './commands/registry';
 import { registerWorkspaceFs } from './commands/workspace';
-import { CONTEXT_KEYS } from './ids';
 import { Disposable } from './util/lifecycle';
 import { Session } from './auth/session';
 import { RunFollower } from './logs';
@@ -10,9 +9,14 @@ import { registerFollowCommands } from './commands/follow';
 import { CloudAgentViews } from './views';
 import { ImageDocuments } from './views/imageDocuments';
 import { RecordDocuments } from './views/recordDocuments';
-import { registerFeatureCommands } from './commands/features';
-import { registerComputerCommands } from './commands/computer';
-import { registerSavingsCommands } from './commands/savings';
+import type { loadFeatures } from './commands/featureEntry';
+import { LazyFeatures } from './commands/lazy';
+import { isRegistered } from './commands/registry';
+import { registerWelcomeProbe } from './commands/welcomeProbe';
+import { COMMAND_IDS, CONTEXT_KEYS, WEBVIEW_TYPES } from './ids';
+
+/** Commands not in package.json (test seams) that the lazily loaded features register. */
+const LAZY_SEAMS = ['_cloudAgents.savings.exportTo'];
 
 /**
  * Everything the extension creates while active. Activation does no network I/O: views fetch when
@@ -28,6 +32,8 @@ class CloudAgentsExtension extends Disposable {
 	readonly ready: Promise<void>;
 	/** The Agents, Runs, Runtimes and Artifacts views. */
 	readonly views: CloudAgentViews;
+	/** The commands whose code loads on first use. */
+	readonly features: LazyFeatures;
 
 	constructor(readonly context: vscode.ExtensionContext) {
 		super();
@@ -59,16 +65,19 @@ class CloudAgentsExtension extends Disposable {
 		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
 		const records = this.register(new RecordDocuments());
 		const images = this.register(new ImageDocuments());
-		for (const d of registerFeatureCommands({ session: this.session, views: this.views, log: this.log, context, records, images, onUnauthorized })) {
-			this.register(d);
-		}
-		for (const d of registerComputerCommands({ session: this.session, views: this.views, log: this.log, context, records, images, onUnauthorized })) {
-			this.register(d);
-		}
-		for (const d of registerSavingsCommands({ session: this.session, views: this.views, log: this.log, context, records, images, onUnauthorized })) {
-			this.register(d);
-		}
 		this.registerCommands();
+		for (const d of registerWelcomeProbe({ session: this.session, views: this.views, log: this.log })) {
+			this.register(d);
+		}
+		// The lists' and features' commands load on first use (src/commands/featureEntry.ts, in
+		// dist/features.js): until then each contributed command not registered above is a stand-in.
+		const deps = { session: this.session, views: this.views, log: this.log, context, records, images, onUnauthorized };
+		const lazyIds = [...COMMAND_IDS.filter((id) => !isRegistered(id)), ...LAZY_SEAMS];
+		this.features = this.register(new LazyFeatures(lazyIds, Object.values(WEBVIEW_TYPES), () => {
+			// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see esbuild.mjs
+			const entry = require('./commands/featureEntry') as { loadFeatures: typeof loadFeatures };
+			return entry.loadFeatures(deps);
+		}, this.log));
 		void this.ready.then(() => this.setContext(CONTEXT_KEYS.loaded, true));
 		this.log.info(`Cloud Agents activated in ${vscode.env.appName} ${vscode.version}`);
 	}
@@ -96,6 +105,8 @@ export interface CloudAgentsTestApi {
 	ready: Promise<void>;
 	logUri: vscode.Uri;
 	globalStorageUri: vscode.Uri;
+	/** The commands loaded on first use: whether they are, and loading them now. */
+	features: Pick<LazyFeatures, 'isLoaded' | 'load'>;
 }
 
 /**
@@ -133,7 +144,7 @@ export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi |
 	reportActivation(context, activateStart, performance.now());
 	const testing = process.env.CLOUD_AGENTS_TEST_REPORT !== undefined || context.extensionMode !== vscode.ExtensionMode.Production;
 	return testing
-		? { session: extension.session, runFollower: extension.runFollower, ready: extension.ready, logUri: context.logUri, globalStorageUri: context.globalStorageUri }
+		? { session: extension.session, runFollower: extension.runFollower, ready: extension.ready, logUri: context.logUri, globalStorageUri: context.globalStorageUri, features: extension.features }
 		: undefined;
 }
 

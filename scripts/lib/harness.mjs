@@ -296,19 +296,19 @@ export function zipEntries(path) {
 }
 
 /**
- * Checks what a packaged extension ships: under 1 MiB, the three bundles, the webview pages
+ * Checks what a packaged extension ships: under 1 MiB, the four bundles, the webview pages
  * (dist/webviews/*.js|css, media/webviews/*.css), and only those, media and documents
  * (no sources, tests, emulator, source maps or node_modules). Throws with the offending entries.
  */
 export function checkVsix(path) {
 	const size = statSync(path).size;
 	if (size >= 1024 * 1024) { throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`); }
-	const allowed = /^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|client)\.js|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css))$/i;
+	const allowed = /^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client)\.js|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css))$/i;
 	const entries = zipEntries(path);
 	const unexpected = entries.filter((name) => !allowed.test(name));
 	if (unexpected.length > 0) { throw new Error(`${path} ships unexpected files: ${unexpected.join(', ')}`); }
-	// The three bundles of esbuild.mjs: extension.js requires core.js at activation and client.js on first use.
-	const missing = ['extension', 'core', 'client'].map((b) => `extension/dist/${b}.js`).filter((b) => !entries.includes(b));
+	// The four bundles of esbuild.mjs: extension.js requires core.js at activation, features.js and client.js on first use.
+	const missing = ['extension', 'core', 'features', 'client'].map((b) => `extension/dist/${b}.js`).filter((b) => !entries.includes(b));
 	if (missing.length > 0) { throw new Error(`${path} lacks ${missing.join(', ')}`); }
 	return size;
 }

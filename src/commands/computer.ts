@@ -5,12 +5,12 @@
  */
 import * as vscode from 'vscode';
 import type { ComputerSession } from '../api';
-import { WEBVIEW_TYPES } from '../ids';
 import { describeError } from '../util/errors';
 import type { ComputerAgent, ComputerPanelHost } from '../webviews/computer/computerPanel';
 import { ComputerPanel } from '../webviews/computer/computerPanel';
 import { parseComputerPageState } from '../webviews/computer/protocol';
 import { PanelManager } from '../webviews/panel';
+import type { PanelFeature } from './lazy';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
 import { displayName, isStatus, rememberAgent, showWarning, toAbortSignal } from './support';
@@ -43,8 +43,8 @@ async function mintSession(deps: FeatureDeps, agent: ComputerAgent): Promise<Com
 	}
 }
 
-/** Registers "Open Computer" and the computer panel's serializer; the caller owns the disposables. */
-export function registerComputerCommands(deps: FeatureDeps): vscode.Disposable[] {
+/** Registers "Open Computer" and says how to restore a computer panel; the caller owns the disposables. */
+export function registerComputerCommands(deps: FeatureDeps): PanelFeature {
 	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized });
 	const panels = new PanelManager<ComputerPanel>();
 	const host: ComputerPanelHost = {
@@ -59,38 +59,40 @@ export function registerComputerCommands(deps: FeatureDeps): vscode.Disposable[]
 			return session;
 		},
 	};
-	return [
-		panels,
-		registerCommand('cloudAgents.agents.openComputer', async (arg?: unknown) => {
-			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Open Computer') }))?.agent;
-			if (!agent) {
-				return undefined;
-			}
-			void rememberAgent(deps.context, agent.id);
-			const open = panels.get(agent.id);
-			if (open) {
-				open.reveal();
-				return undefined;
-			}
-			const target: ComputerAgent = { id: agent.id, name: agent.name || agent.id };
-			const session = await mintSession(deps, target);
-			if (!session) {
-				return undefined;
-			}
-			// Another invocation may have opened the panel while this one waited for the service.
-			panels.show(agent.id, () => ComputerPanel.create(host, target, session));
-			return undefined;
-		}),
-		vscode.window.registerWebviewPanelSerializer(WEBVIEW_TYPES.computer, {
-			deserializeWebviewPanel: async (panel: vscode.WebviewPanel, raw: unknown) => {
-				const state = parseComputerPageState(raw);
-				if (!state) {
-					// Nothing to show without an agent; a panel we cannot restore is closed.
-					panel.dispose();
-					return;
+	/** Restores a panel VS Code brings back after a reload (src/commands/lazy.ts registers the serializer). */
+	const restore = async (panel: vscode.WebviewPanel, raw: unknown): Promise<void> => {
+		const state = parseComputerPageState(raw);
+		if (!state) {
+			// Nothing to show without an agent; a panel we cannot restore is closed.
+			panel.dispose();
+			return;
+		}
+		panels.add(state.agentId, ComputerPanel.restore(panel, host, { id: state.agentId, name: state.agentName }));
+	};
+	return {
+		restorePanel: restore,
+		disposables: [
+			panels,
+			registerCommand('cloudAgents.agents.openComputer', async (arg?: unknown) => {
+				const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Open Computer') }))?.agent;
+				if (!agent) {
+					return undefined;
 				}
-				panels.add(state.agentId, ComputerPanel.restore(panel, host, { id: state.agentId, name: state.agentName }));
-			},
-		}),
-	];
+				void rememberAgent(deps.context, agent.id);
+				const open = panels.get(agent.id);
+				if (open) {
+					open.reveal();
+					return undefined;
+				}
+				const target: ComputerAgent = { id: agent.id, name: agent.name || agent.id };
+				const session = await mintSession(deps, target);
+				if (!session) {
+					return undefined;
+				}
+				// Another invocation may have opened the panel while this one waited for the service.
+				panels.show(agent.id, () => ComputerPanel.create(host, target, session));
+				return undefined;
+			}),
+		],
+	};
 }

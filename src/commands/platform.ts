@@ -12,13 +12,13 @@ import { ApiError, isAuthFailure, SAFETY } from '../api';
 import type { GatewayHostKey, Secret } from '../api';
 import { isKnownHostsHost } from '../api/decode';
 import { accountLabel } from '../auth/accountLabel';
-import { CONFIG, CONTEXT_KEYS } from '../ids';
+import { CONFIG } from '../ids';
 import { describeError } from '../util/errors';
-import { agentsList } from '../views';
 import { addKnownHost, hasKnownHost, knownHostsLine } from '../util/knownHosts';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
 import { commandRegistrar } from './registry';
+import { hostOf, setReachability } from './welcomeProbe';
 import type { FeatureDeps } from './support';
 import { argString, displayName, isAutomation, pickItem, showInfo, showModalWarning, showWarning } from './support';
 
@@ -42,21 +42,8 @@ export interface ConnectionReport {
 	tokenRejected?: boolean;
 }
 
-/** The host shown for an API URL (no path, no credentials). */
-function hostOf(apiUrl: string): string {
-	try {
-		return new URL(apiUrl).host;
-	} catch {
-		return apiUrl;
-	}
-}
-
 const roundTrip = (ms: number): string => vscode.l10n.t('{0} ms', Math.max(0, Math.round(ms)));
 
-/** Sets the context key the signed-out welcome view reads: `reachable` or `unreachable`. */
-async function setReachability(reachable: boolean): Promise<void> {
-	await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.serverReachable, reachable ? 'reachable' : 'unreachable');
-}
 
 /**
  * HEAD /healthz, then (signed in) GET /v2/me, each timed and bounded by
@@ -235,31 +222,6 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized, rethrow: (arg) => isAutomation(arg) && arg.rethrow === true });
 	const quiet = (arg: unknown): boolean => isAutomation(arg) && arg.quiet === true;
 	const disposables: vscode.Disposable[] = [];
-
-	// The signed-out welcome view says whether the server answers: probe it (HEAD /healthz only)
-	// when the Agents view shows while signed out, and again when the URL or the token changes.
-	let probing: Promise<void> | undefined;
-	const probeForWelcome = (): void => {
-		const agentsView = deps.views.viewOf(agentsList);
-		if (deps.session.signedIn || probing || !agentsView?.visible) {
-			return;
-		}
-		probing = deps.session.client.healthHead({ signal: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs) }).then(
-			() => setReachability(true),
-			(err: unknown) => {
-				deps.log.info(`The service at ${hostOf(deps.session.apiUrl)} is not reachable: ${describeError(err)}`);
-				return setReachability(false);
-			},
-		).finally(() => {
-			probing = undefined;
-		});
-	};
-	disposables.push(
-		deps.views.viewOf(agentsList)?.onDidChangeVisibility(() => probeForWelcome()) ?? new vscode.Disposable(() => undefined),
-		deps.session.onDidChange(() => {
-			void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.serverReachable, undefined).then(() => probeForWelcome());
-		}),
-	);
 
 	disposables.push(
 		/**

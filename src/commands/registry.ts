@@ -16,6 +16,14 @@ export function describeError(err: unknown): string {
 	return describe(err);
 }
 
+/** The commands `registerCommand` registered and did not dispose (see src/commands/lazy.ts). */
+const registered = new Set<string>();
+
+/** Whether `registerCommand` registered `id` (and it is not disposed). */
+export function isRegistered(id: string): boolean {
+	return registered.has(id);
+}
+
 /** Options of `registerCommand`. */
 export interface RegisterCommandOptions {
 	/**
@@ -36,7 +44,7 @@ export interface RegisterCommandOptions {
  * says so for the arguments, rethrown to the caller).
  */
 export function registerCommand(id: CommandId, handler: CommandHandler, log: CommandLogger, options: RegisterCommandOptions = {}): vscode.Disposable {
-	return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+	const registration = vscode.commands.registerCommand(id, async (...args: unknown[]) => {
 		try {
 			return await (handler as (...a: unknown[]) => unknown)(...args);
 		} catch (err) {
@@ -50,6 +58,11 @@ export function registerCommand(id: CommandId, handler: CommandHandler, log: Com
 			void showApiError(err, undefined, undefined, options.onUnauthorized);
 			return undefined;
 		}
+	});
+	registered.add(id);
+	return new vscode.Disposable(() => {
+		registered.delete(id);
+		registration.dispose();
 	});
 }
 

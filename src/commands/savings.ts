@@ -7,7 +7,6 @@ import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { SAFETY } from '../api';
-import { WEBVIEW_TYPES } from '../ids';
 import { describeError } from '../util/errors';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
@@ -17,6 +16,7 @@ import { exportSavingsCsv, loadRuntimeSummaries } from '../webviews/savings/data
 import { parseSavingsPageState } from '../webviews/savings/protocol';
 import type { SavingsPanelHost } from '../webviews/savings/savingsPanel';
 import { SavingsPanel } from '../webviews/savings/savingsPanel';
+import type { PanelFeature } from './lazy';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
 import { isAutomation, showInfo, toAbortSignal } from './support';
@@ -153,8 +153,8 @@ async function summaryRecord(deps: FeatureDeps, signal: AbortSignal): Promise<Re
 	};
 }
 
-/** Registers the token-savings commands and the panel's serializer; the caller owns the disposables. */
-export function registerSavingsCommands(deps: FeatureDeps): vscode.Disposable[] {
+/** Registers the token-savings commands and says how to restore the panel; the caller owns the disposables. */
+export function registerSavingsCommands(deps: FeatureDeps): PanelFeature {
 	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized });
 	const panels = new PanelManager<SavingsPanel>();
 	const host: SavingsPanelHost = {
@@ -166,37 +166,39 @@ export function registerSavingsCommands(deps: FeatureDeps): vscode.Disposable[] 
 			return vscode.l10n.t('The export failed: {0}', describeError(err));
 		}),
 	};
-	return [
-		panels,
-		registerCommand('cloudAgents.savings.open', async (arg?: unknown) => {
-			const range = isAutomation(arg) && typeof arg.range === 'string' ? parseSavingsPageState({ range: arg.range })?.range : undefined;
-			const open = panels.get('savings');
-			if (open) {
-				open.reveal();
-				return undefined;
-			}
-			panels.show('savings', () => SavingsPanel.create(host, { range: range ?? '7d', runtimeId: '' }));
-			return undefined;
-		}),
-		registerCommand('cloudAgents.savings.showSummary', async () => {
-			const record = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading token savings'), cancellable: true }, async (_progress, token) => {
-				const abort = toAbortSignal(token);
-				try {
-					return await summaryRecord(deps, abort.signal);
-				} finally {
-					abort.dispose();
+	/** Restores a panel VS Code brings back after a reload (src/commands/lazy.ts registers the serializer). */
+	const restore = async (panel: vscode.WebviewPanel, raw: unknown): Promise<void> => {
+		const state = parseSavingsPageState(raw) ?? { range: '7d' as RangeId, runtimeId: '' };
+		panels.add('savings', SavingsPanel.restore(panel, host, state));
+	};
+	return {
+		restorePanel: restore,
+		disposables: [
+			panels,
+			registerCommand('cloudAgents.savings.open', async (arg?: unknown) => {
+				const range = isAutomation(arg) && typeof arg.range === 'string' ? parseSavingsPageState({ range: arg.range })?.range : undefined;
+				const open = panels.get('savings');
+				if (open) {
+					open.reveal();
+					return undefined;
 				}
-			});
-			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
-			return deps.records.show(titledRecordUri(vscode.l10n.t('Token Savings Summary'), 'token-savings', 'summary'), `${plainText(JSON.stringify(record, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
-		}),
-		// Test seam (not contributed): the export without its save dialog.
-		vscode.commands.registerCommand('_cloudAgents.savings.exportTo', (range: RangeId, runtimeId: string | undefined, target: vscode.Uri) => exportTo(deps, { range, runtimeId }, target)),
-		vscode.window.registerWebviewPanelSerializer(WEBVIEW_TYPES.savings, {
-			deserializeWebviewPanel: async (panel: vscode.WebviewPanel, raw: unknown) => {
-				const state = parseSavingsPageState(raw) ?? { range: '7d' as RangeId, runtimeId: '' };
-				panels.add('savings', SavingsPanel.restore(panel, host, state));
-			},
-		}),
-	];
+				panels.show('savings', () => SavingsPanel.create(host, { range: range ?? '7d', runtimeId: '' }));
+				return undefined;
+			}),
+			registerCommand('cloudAgents.savings.showSummary', async () => {
+				const record = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading token savings'), cancellable: true }, async (_progress, token) => {
+					const abort = toAbortSignal(token);
+					try {
+						return await summaryRecord(deps, abort.signal);
+					} finally {
+						abort.dispose();
+					}
+				});
+				// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
+				return deps.records.show(titledRecordUri(vscode.l10n.t('Token Savings Summary'), 'token-savings', 'summary'), `${plainText(JSON.stringify(record, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
+			}),
+			// Test seam (not contributed): the export without its save dialog.
+			vscode.commands.registerCommand('_cloudAgents.savings.exportTo', (range: RangeId, runtimeId: string | undefined, target: vscode.Uri) => exportTo(deps, { range, runtimeId }, target)),
+		],
+	};
 }

@@ -50,7 +50,8 @@ suite('Manifest both ways (package.json ↔ the running extension)', () => {
 
 	suiteSetup(async function () {
 		this.timeout(30_000);
-		await testApi();
+		// The real commands, not the stand-ins activation registers (src/commands/lazy.ts).
+		(await testApi()).features.load();
 		registered = new Set(await vscode.commands.getCommands(true));
 		contributed = new Set(manifest().contributes.commands.map((c) => c.command));
 		views = new Set(Object.values(manifest().contributes.views).flat().map((v) => v.id));

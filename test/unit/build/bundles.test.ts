@@ -52,19 +52,34 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		rmSync(out, { recursive: true, force: true });
 	});
 
-	test('writes extension.js, core.js and client.js; only client.js holds undici and eventsource-parser', () => {
-		for (const f of ['extension.js', 'core.js', 'client.js']) {
+	test('writes extension.js, core.js, features.js and client.js; only client.js holds undici and eventsource-parser', () => {
+		for (const f of ['extension.js', 'core.js', 'features.js', 'client.js']) {
 			assert.ok(existsSync(join(out, f)), `${f} was not written`);
 		}
 		const text = (f: string): string => readFileSync(join(out, f), 'utf8');
 		assert.ok(text('client.js').includes(UNDICI) && text('client.js').includes(PARSER), 'client.js should hold undici and eventsource-parser');
-		for (const f of ['extension.js', 'core.js']) {
+		for (const f of ['extension.js', 'core.js', 'features.js']) {
 			assert.ok(!text(f).includes(UNDICI), `${f} holds undici`);
 			assert.ok(!text(f).includes(PARSER), `${f} holds eventsource-parser`);
 		}
 		// What activation loads is a fraction of the whole.
 		const size = (f: string): number => statSync(join(out, f)).size;
 		assert.ok(size('extension.js') + size('core.js') < size('client.js') / 2, `extension.js + core.js = ${size('extension.js') + size('core.js')} bytes`);
+	});
+
+	test('the features\' code is in features.js only, which takes the modules it shares from extension.js', () => {
+		const text = (f: string): string => readFileSync(join(out, f), 'utf8');
+		// Strings of command modules that only features.js should hold (they survive minification).
+		for (const marker of ['cloudAgents.secretStubs.create', 'cloudAgents.agents.openComputer', '_cloudAgents.savings.exportTo']) {
+			assert.ok(text('features.js').includes(marker), `features.js lacks ${marker}`);
+			assert.ok(!text('extension.js').includes(`registerCommand("${marker}"`) && !text('extension.js').includes(`"${marker}",async`), `extension.js registers ${marker}`);
+		}
+		// One copy of each shared class: the tree rows' class (instanceof RecordNode in the command
+		// target resolver) and the command registry are defined in extension.js and read from it.
+		assert.ok(text('features.js').includes('require("./extension.js")'), 'features.js does not read extension.js');
+		for (const shared of ['__src_views_index', '__src_commands_registry', '__src_commands_targets']) {
+			assert.ok(text('features.js').includes(`require("./extension.js").${shared}`), `features.js does not read ${shared} from extension.js`);
+		}
 	});
 
 	test('loading extension.js loads core.js but not client.js', () => {
@@ -79,6 +94,25 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		}
 		assert.ok(load.cache[join(out, 'core.js')], 'core.js was not loaded');
 		assert.equal(load.cache[join(out, 'client.js')], undefined, 'client.js was loaded with extension.js');
+		assert.equal(load.cache[join(out, 'features.js')], undefined, 'features.js was loaded with extension.js');
+	});
+
+	test('features.js loads beside extension.js without the HTTP client, reading the shared modules from its exports', () => {
+		const original = (Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown })._load;
+		const modules = Module as unknown as { _load: typeof original };
+		modules._load = (request, ...rest) => (request === 'vscode' ? vscodeStub() : original(request, ...rest));
+		try {
+			type Shared = Record<string, Record<string, unknown>>;
+			const ext = load(join(out, 'extension.js')) as Shared;
+			const features = load(join(out, 'features.js')) as { loadFeatures?: unknown };
+			assert.equal(typeof features.loadFeatures, 'function');
+			// Loading features.js added no second copy: extension.js's module objects are the ones it reads.
+			const registry = ext['__src_commands_registry'];
+			assert.equal(typeof registry?.['isRegistered'], 'function');
+			assert.equal(load.cache[join(out, 'client.js')], undefined, 'features.js loaded the HTTP client');
+		} finally {
+			modules._load = original;
+		}
 	});
 
 	test('an error from client.js is an instance of core.js\'s ApiError (one copy of the error classes)', async () => {

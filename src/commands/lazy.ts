@@ -1,0 +1,120 @@
+/**
+ * Commands whose code loads on first use. Activation registers, for each of their ids, a stand-in
+ * that loads the real code (dist/features.js in the bundle, see esbuild.mjs), which disposes every
+ * stand-in, registers the real commands under the same ids, and runs the invoked command again with
+ * the same arguments (`executeCommand` hands a command registered in this extension host its
+ * arguments as they are: a tree row stays the same object). Webview panels VS Code restores after a
+ * reload are handed to the loaded code the same way (see `LazyFeatures.serializers`).
+ */
+import * as vscode from 'vscode';
+import { Disposable } from '../util/lifecycle';
+import { describeError } from '../util/errors';
+import { notificationText } from '../util/text';
+
+/** What loading the features gives back: their registrations, and how to restore a panel of a type. */
+export interface LoadedFeatures {
+	disposables: vscode.Disposable[];
+	/** Restores a webview panel VS Code brings back after a reload (by its view type). */
+	restorePanel: (viewType: string, panel: vscode.WebviewPanel, state: unknown) => Promise<void>;
+}
+
+/** Where `LazyFeatures` writes why loading failed. */
+export interface LazyLogger {
+	info(message: string): void;
+	error(message: string | Error, ...args: unknown[]): void;
+}
+
+/**
+ * The stand-ins for lazily loaded commands and panel serializers; loads the features at most once
+ * (on the first command or restored panel, or `load()`), and owns what they register.
+ */
+export class LazyFeatures extends Disposable {
+	private loaded: LoadedFeatures | undefined;
+	private readonly stubs: vscode.Disposable[] = [];
+
+	/**
+	 * @param ids the command ids the features register (each gets a stand-in now)
+	 * @param viewTypes the webview panel types whose serializer is the features'
+	 * @param loadCode loads and runs the features' registration (synchronously: a `require`)
+	 * @param report tells the user that loading failed (an error notification unless given)
+	 */
+	constructor(
+		private readonly ids: readonly string[],
+		viewTypes: readonly string[],
+		private readonly loadCode: () => LoadedFeatures,
+		private readonly log: LazyLogger,
+		private readonly report: (message: string) => void = (message) => void vscode.window.showErrorMessage(notificationText(message)),
+	) {
+		super();
+		this.installStubs();
+		for (const viewType of viewTypes) {
+			// Serializers stay registered: VS Code keeps one per view type for the whole session.
+			this.register(vscode.window.registerWebviewPanelSerializer(viewType, {
+				deserializeWebviewPanel: async (panel, state: unknown) => this.load().restorePanel(viewType, panel, state),
+			}));
+		}
+		this.register({ dispose: () => this.disposeStubs() });
+	}
+
+	/** Whether the features' code has been loaded. */
+	get isLoaded(): boolean {
+		return this.loaded !== undefined;
+	}
+
+	/** Loads the features (once): the stand-ins give way to the real commands. */
+	load(): LoadedFeatures {
+		if (this.loaded) {
+			return this.loaded;
+		}
+		const started = performance.now();
+		// The stand-ins go first: the real commands take the same ids.
+		this.disposeStubs();
+		let loaded: LoadedFeatures;
+		try {
+			loaded = this.loadCode();
+		} catch (err) {
+			this.installStubs();
+			throw err;
+		}
+		this.loaded = loaded;
+		for (const d of loaded.disposables) {
+			this.register(d);
+		}
+		this.log.info(`Loaded the commands' code in ${(performance.now() - started).toFixed(1)} ms`);
+		return loaded;
+	}
+
+	private async runLoaded(id: string, args: unknown[]): Promise<unknown> {
+		try {
+			this.load();
+		} catch (err) {
+			// Without its code no command can run: say so once per attempt, keep the extension up.
+			this.log.error('Loading the commands\' code failed:', err instanceof Error ? err : String(err));
+			this.report(vscode.l10n.t('Cloud Agents could not load its commands: {0}', describeError(err)));
+			return undefined;
+		}
+		return vscode.commands.executeCommand(id, ...args);
+	}
+
+	private installStubs(): void {
+		for (const id of this.ids) {
+			try {
+				this.stubs.push(vscode.commands.registerCommand(id, (...args: unknown[]) => this.runLoaded(id, args)));
+			} catch {
+				// Already registered (a failed load got that far): the real command answers.
+			}
+		}
+	}
+
+	private disposeStubs(): void {
+		for (const stub of this.stubs.splice(0)) {
+			stub.dispose();
+		}
+	}
+}
+
+/** A feature with webview panels: its registrations and how it restores one of its panels. */
+export interface PanelFeature {
+	disposables: vscode.Disposable[];
+	restorePanel: (panel: vscode.WebviewPanel, state: unknown) => Promise<void>;
+}
