@@ -44,8 +44,22 @@ async function api(emulatorUrl, method, path, body) {
 const container = (page) => page.locator('[id="workbench.view.extension.cloudAgents"]');
 const pane = (page, title) => container(page).locator('.pane', { has: page.locator('.pane-header h3.title', { hasText: title }) });
 
+/** Expands (or collapses) a view of the container by its header. */
+async function setExpanded(page, title, expanded) {
+	const header = pane(page, title).locator('.pane-header');
+	await header.waitFor({ state: 'visible', timeout: 60_000 });
+	if (((await header.getAttribute('aria-expanded')) === 'true') !== expanded) { await header.click(); }
+}
+
+/**
+ * Opens the Cloud Agents container in its first-run layout: the four lists open, Account collapsed
+ * (the workbench keeps a view's state across the pages of one demo, so a picture that changed it
+ * does not leak into the next).
+ */
 async function openCloudAgents(page) {
 	if (!(await container(page).isVisible())) { await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click(); }
+	await setExpanded(page, 'Account', false);
+	for (const title of ['Agents', 'Runs', 'Runtimes', 'Artifacts']) { await setExpanded(page, title, true); }
 	await pane(page, 'Agents').locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 60_000 });
 }
 
@@ -71,7 +85,9 @@ const SHOTS = {
 		await page.locator('.quick-input-widget input').fill('Outline the getting-started guide');
 		await page.keyboard.press('Enter');
 		await page.locator('.notification-list-item-message', { hasText: 'Docs writer: Outline the getting-started guide' }).first().waitFor({ state: 'visible', timeout: 60_000 });
-		await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'Outline the getting-started' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		// The rows catch up with the end without a refresh: the run succeeded, the agent is idle again.
+		await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'Outline the getting-started' }).filter({ hasText: 'succeeded' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		await pane(page, 'Agents').locator('.monaco-list-row', { hasText: 'Docs writer' }).filter({ hasText: 'idle' }).first().waitFor({ state: 'visible', timeout: 20_000 });
 		void emulatorUrl;
 	},
 	/** Send Prompt from an agent row: one step, the multi-line box with its image buttons. */
@@ -104,44 +120,40 @@ const SHOTS = {
 	async runtimes(page) {
 		await openCloudAgents(page);
 		const p = pane(page, 'Runtimes');
-		const header = p.locator('.pane-header');
-		if ((await header.getAttribute('aria-expanded')) !== 'true') { await header.click(); }
 		const row = p.locator('.monaco-list-row', { hasText: 'atlas-dev' }).first();
 		await row.waitFor({ state: 'visible', timeout: 30_000 });
 		await row.click();
 		await page.locator('.tabs-container .tab', { hasText: 'atlas-dev' }).first().waitFor({ state: 'visible', timeout: 20_000 });
 	},
-	/** The Account view's groups opened, and a runtime's resources (secret stubs, SSH keys). */
+	/** The Account view with its groups opened (the other views collapsed), an image's details open. */
 	async account(page) {
 		await openCloudAgents(page);
-		for (const title of ['Agents', 'Runs', 'Artifacts']) {
-			const header = pane(page, title).locator('.pane-header');
-			if ((await header.getAttribute('aria-expanded')) === 'true') { await header.click(); }
-		}
+		for (const title of ['Agents', 'Runs', 'Runtimes', 'Artifacts']) { await setExpanded(page, title, false); }
+		await setExpanded(page, 'Account', true);
 		const p = pane(page, 'Account');
-		const header = p.locator('.pane-header');
-		if ((await header.getAttribute('aria-expanded')) !== 'true') { await header.click(); }
-		for (const group of ['Images', 'Image builds', 'Checkpoints']) {
+		// Bottom up, so that opening a group does not push the next one out of sight.
+		for (const group of ['GitHub Requests', 'Checkpoints', 'Image builds', 'Images']) {
 			const row = p.locator('.monaco-list-row', { hasText: group }).first();
 			await row.waitFor({ state: 'visible', timeout: 30_000 });
 			if ((await row.getAttribute('aria-expanded')) !== 'true') { await row.click(); await page.waitForTimeout(1500); }
 		}
-		const rt = pane(page, 'Runtimes').locator('.monaco-list-row', { hasText: 'atlas-dev' }).first();
-		await rt.waitFor({ state: 'visible', timeout: 30_000 });
-		if ((await rt.getAttribute('aria-expanded')) !== 'true') { await rt.locator('.monaco-tl-twistie').click(); await page.waitForTimeout(1500); }
+		const image = p.locator('.monaco-list-row', { hasText: 'Python ML toolchain' }).first();
+		await image.waitFor({ state: 'visible', timeout: 30_000 });
+		await image.click();
+		await page.locator('.tabs-container .tab', { hasText: 'Python ML toolchain' }).first().waitFor({ state: 'visible', timeout: 20_000 });
 	},
 	/** The agent's computer in an editor tab (noVNC against the emulator's desktop). */
 	async computer(page) {
 		await openCloudAgents(page);
-		const row = pane(page, 'Agents').locator('.monaco-list-row', { hasText: 'Refactor billing module' }).first();
+		const row = pane(page, 'Agents').locator('.monaco-list-row', { hasText: 'Docs writer' }).first();
 		await row.click();
 		await palette(page, 'Cloud Agents: Open Computer');
-		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Refactor billing module' }).first();
+		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Docs writer' }).first();
 		if (await pick.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) {
-			await page.locator('.quick-input-widget input').fill('Refactor billing module');
+			await page.locator('.quick-input-widget input').fill('Docs writer');
 			await page.keyboard.press('Enter');
 		}
-		await page.locator('.tabs-container .tab', { hasText: 'Computer — Refactor billing module' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+		await page.locator('.tabs-container .tab', { hasText: 'Computer — Docs writer' }).first().waitFor({ state: 'visible', timeout: 60_000 });
 		await page.locator('iframe.webview').first().waitFor({ state: 'attached', timeout: 30_000 });
 		await page.waitForTimeout(4000);
 	},

@@ -45,8 +45,8 @@ async function savingsFrame(page: Page): Promise<Frame> {
 const digits = (text: string): number => Number(text.replace(/[^0-9]/g, ''));
 
 const uiTest: UiTest = {
-	title: 'token savings panel: totals and chart match the service for all time and for one runtime, tables and keyboard, strict CSP, no token in the page [variant]',
-	async run({ page, workbench, emulatorUrl, devToken, note }) {
+	title: 'token savings panel: totals and chart match the service for all time and for one runtime, tables and keyboard, strict CSP, no token in the page, restored with its filters after a reload [variant]',
+	async run({ page, workbench, emulatorUrl, devToken, note, leavePage }) {
 		const violations: string[] = [];
 		const onConsole = (m: ConsoleMessage): void => {
 			if (/Content[- ]Security[- ]Policy|Refused to (apply|execute|load|connect)/i.test(m.text())) { violations.push(m.text()); }
@@ -146,6 +146,19 @@ const uiTest: UiTest = {
 			await until(page, 'the refreshed data', async () => ((await status.innerText()).includes(mine.events.toLocaleString('en-US')) ? true : undefined), 30_000);
 			assert.equal(await frame.locator('#runtimes thead th[scope="col"]').count(), 8, 'table headers are column headers');
 			assert.ok(!String(await frame.evaluate('document.documentElement.outerHTML')).includes(devToken));
+
+			// A reload (a new extension host): VS Code brings the tab back and our serializer, registered
+			// at activation, hands it to the commands' code loaded on first use (src/commands/lazy.ts);
+			// the page comes back with its filters and the data they select.
+			await leavePage(page.url());
+			await page.locator('.tabs-container .tab', { hasText: 'Token Savings' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+			await page.locator('.tabs-container .tab', { hasText: 'Token Savings' }).first().click();
+			const restored = await savingsFrame(page);
+			await until(page, 'the restored filters and totals', async () => (
+				(await restored.locator('#runtime').inputValue()) === one.value && (await restored.locator('#range').inputValue()) === 'all'
+					&& digits(await restored.locator('#account-events').innerText()) === mine.events ? true : undefined
+			), 30_000);
+			note(`after a reload: the panel is back with ${one.text}, all time, ${mine.events} events`);
 			assert.deepEqual(violations, [], 'no CSP violation in the console');
 		} finally {
 			page.off('console', onConsole);
