@@ -147,17 +147,22 @@ const uiTest: UiTest = {
 			assert.equal(await frame.locator('#runtimes thead th[scope="col"]').count(), 8, 'table headers are column headers');
 			assert.ok(!String(await frame.evaluate('document.documentElement.outerHTML')).includes(devToken));
 
-			// A reload (a new extension host): VS Code brings the tab back and our serializer, registered
+			// A window reload (a new extension host): VS Code brings the tab back and our serializer, registered
 			// at activation, hands it to the commands' code loaded on first use (src/commands/lazy.ts);
 			// the page comes back with its filters and the data they select.
-			await leavePage(page.url());
+			// "Developer: Reload Window", as a person would (an orderly shutdown saves the editors' state).
+			await leavePage(() => workbench.runCommand('Developer: Reload Window'));
 			await page.locator('.tabs-container .tab', { hasText: 'Token Savings' }).first().waitFor({ state: 'visible', timeout: 60_000 });
 			await page.locator('.tabs-container .tab', { hasText: 'Token Savings' }).first().click();
 			const restored = await savingsFrame(page);
-			await until(page, 'the restored filters and totals', async () => (
-				(await restored.locator('#runtime').inputValue()) === one.value && (await restored.locator('#range').inputValue()) === 'all'
-					&& digits(await restored.locator('#account-events').innerText()) === mine.events ? true : undefined
-			), 30_000);
+			let seen = '';
+			await until(page, 'the restored filters and totals', async () => {
+				const now = { runtime: await restored.locator('#runtime').inputValue(), range: await restored.locator('#range').inputValue(), events: digits(await restored.locator('#account-events').innerText()) };
+				seen = JSON.stringify(now);
+				return now.runtime === one.value && now.range === 'all' && now.events === mine.events ? true : undefined;
+			}, 30_000).catch((err: unknown) => {
+				throw new Error(`${err instanceof Error ? err.message : String(err)}; last seen ${seen}, expected ${JSON.stringify({ runtime: one.value, range: 'all', events: mine.events })}`);
+			});
 			note(`after a reload: the panel is back with ${one.text}, all time, ${mine.events} events`);
 			assert.deepEqual(violations, [], 'no CSP violation in the console');
 		} finally {
