@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stableUuid } from './ids';
 import { makePng } from './png';
-import { SAVINGS_HISTORY_EVENTS, seedSavingsHistory } from './seedSavings';
+import { SAVINGS_HISTORY_EVENTS, savingsRow, seedSavingsHistory } from './seedSavings';
 import type {
 	AgentRow,
 	ArtifactRow,
@@ -13,8 +13,7 @@ import type {
 	RuntimeRow,
 	RuntimeStatus,
 	DesiredStatus,
-	SecretConfiguration,
-	TokenSavingRow } from './state';
+	SecretConfiguration } from './state';
 import {
 	emptyData
 } from './state';
@@ -436,30 +435,19 @@ export function seedDemo(): Data {
 		const rt = rts[i % rts.length]!;
 		const before = 40_000 + ((i * 7919) % 30_000);
 		const after = Math.round(before * (0.35 + (i % 4) * 0.1));
-		const tb = Math.round(before / 4);
-		const ta = Math.round(after / 4);
 		const observed = ago(25 + i * 233);
 		const m = methods[i % methods.length]!;
-		const row: TokenSavingRow = {
+		const row = savingsRow({
 			id: stableUuid(`ts:${i}`),
-			event_id: `evt_${String(i + 1).padStart(4, '0')}`,
-			runtime_id: rt.id,
-			runtime_name: rt.display_name,
-			provider: i % 2 === 0 ? 'openai' : 'anthropic',
-			endpoint: i % 2 === 0 ? 'https://api.openai.example/v1/chat/completions' : 'https://api.anthropic.example/v1/messages',
-			transport: 'https',
-			model: i % 2 === 0 ? 'gpt-4.1' : 'claude-sonnet-4',
-			observed_at: nowIso(observed),
-			observed_unix_ms: observed,
-			wire_bytes_before: before,
-			wire_bytes_after: after,
-			saved_wire_bytes: before - after,
-			estimated_tokens_before: tb,
-			estimated_tokens_after: ta,
-			saved_estimated_tokens: tb - ta,
-			elapsed_micros: 300 + i * 41,
-			methods: [{ method: m, blocks: 1 + (i % 3), input_units: 120 + i, output_units: 40 + i }],
-		};
+			eventId: `evt_${String(i + 1).padStart(4, '0')}`,
+			runtime: rt,
+			anthropic: i % 2 !== 0,
+			observed,
+			before,
+			after,
+			elapsedMicros: 300 + i * 41,
+			method: { method: m, blocks: 1 + (i % 3), input_units: 120 + i, output_units: 40 + i },
+		});
 		if (i === 9 || i === 33) row.methods.push({ method: 'log', blocks: 0, input_units: 3, output_units: 0, parse_error: 'unterminated JSON array at byte 4096' });
 		d.tokenSavings.push(row);
 	}

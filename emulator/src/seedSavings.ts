@@ -8,6 +8,48 @@ import { stableUuid } from './ids';
 import type { Data, RuntimeRow, TokenSavingRow } from './state';
 import { nowIso } from './util';
 
+/** What varies between two seeded savings events. */
+export interface SavingsRowSpec {
+	id: string;
+	eventId: string;
+	runtime: RuntimeRow;
+	/** The Anthropic provider and model (else OpenAI's). */
+	anthropic: boolean;
+	/** When the event was observed (ms since the epoch). */
+	observed: number;
+	/** Wire bytes before and after (estimated tokens are a quarter of each). */
+	before: number;
+	after: number;
+	elapsedMicros: number;
+	method: TokenSavingRow['methods'][number];
+}
+
+/** One seeded token-savings event (the demo's recent events and its history). */
+export function savingsRow(spec: SavingsRowSpec): TokenSavingRow {
+	const tb = Math.round(spec.before / 4);
+	const ta = Math.round(spec.after / 4);
+	return {
+		id: spec.id,
+		event_id: spec.eventId,
+		runtime_id: spec.runtime.id,
+		runtime_name: spec.runtime.display_name,
+		provider: spec.anthropic ? 'anthropic' : 'openai',
+		endpoint: spec.anthropic ? 'https://api.anthropic.example/v1/messages' : 'https://api.openai.example/v1/chat/completions',
+		transport: 'https',
+		model: spec.anthropic ? 'claude-sonnet-4' : 'gpt-4.1',
+		observed_at: nowIso(spec.observed),
+		observed_unix_ms: spec.observed,
+		wire_bytes_before: spec.before,
+		wire_bytes_after: spec.after,
+		saved_wire_bytes: spec.before - spec.after,
+		estimated_tokens_before: tb,
+		estimated_tokens_after: ta,
+		saved_estimated_tokens: tb - ta,
+		elapsed_micros: spec.elapsedMicros,
+		methods: [spec.method],
+	};
+}
+
 /** Events added by `seedSavingsHistory`. */
 export const SAVINGS_HISTORY_EVENTS = 180;
 
@@ -22,29 +64,18 @@ export function seedSavingsHistory(d: Data, t0: number, runtimes: readonly Runti
 		const weekday = day % 7 < 5 ? 1 : 0.35; // quieter "weekends"
 		const before = Math.round((20_000 + ((i * 4099) % 60_000)) * weekday) + 2_000;
 		const after = Math.round(before * (0.3 + ((i * 13) % 5) * 0.08));
-		const tb = Math.round(before / 4);
-		const ta = Math.round(after / 4);
 		const m = methods[(i * 3) % methods.length]!;
-		const row: TokenSavingRow = {
+		const row = savingsRow({
 			id: stableUuid(`ts-history:${i}`),
-			event_id: `evt_h${String(i + 1).padStart(4, '0')}`,
-			runtime_id: rt.id,
-			runtime_name: rt.display_name,
-			provider: i % 3 === 0 ? 'anthropic' : 'openai',
-			endpoint: i % 3 === 0 ? 'https://api.anthropic.example/v1/messages' : 'https://api.openai.example/v1/chat/completions',
-			transport: 'https',
-			model: i % 3 === 0 ? 'claude-sonnet-4' : 'gpt-4.1',
-			observed_at: nowIso(observed),
-			observed_unix_ms: observed,
-			wire_bytes_before: before,
-			wire_bytes_after: after,
-			saved_wire_bytes: before - after,
-			estimated_tokens_before: tb,
-			estimated_tokens_after: ta,
-			saved_estimated_tokens: tb - ta,
-			elapsed_micros: 250 + ((i * 37) % 900),
-			methods: [{ method: m, blocks: 1 + (i % 4), input_units: 80 + (i % 50), output_units: 20 + (i % 30) }],
-		};
+			eventId: `evt_h${String(i + 1).padStart(4, '0')}`,
+			runtime: rt,
+			anthropic: i % 3 === 0,
+			observed,
+			before,
+			after,
+			elapsedMicros: 250 + ((i * 37) % 900),
+			method: { method: m, blocks: 1 + (i % 4), input_units: 80 + (i % 50), output_units: 20 + (i % 30) },
+		});
 		if (i % 11 === 5) {
 			row.methods.push({ method: 'search_results', blocks: 1, input_units: 12, output_units: 9 });
 		}
