@@ -119,8 +119,18 @@ export class CloudAgentViews extends Disposable {
 			// Our own action on the agent's runs changes its status: its row refreshes now.
 			void this.agents.refresh();
 		}));
-		// Tooltips name the runtime (as the Runtimes view does) instead of its id.
-		this.register(this.runtimes.onDidLoad(() => this.agents.redraw()));
+		// Tooltips name the runtime (as the Runtimes view does) instead of its id: redrawn when a name
+		// changed, not on every load (the Runtimes view polls while a runtime is in motion, and a
+		// redraw makes VS Code drop the agent rows' handles until it has read them again: a row's
+		// context menu used meanwhile would run without its row).
+		let runtimeNames = '';
+		this.register(this.runtimes.onDidLoad(() => {
+			const names = JSON.stringify(this.runtimes.records.map((r) => [r.id, r.display_name]));
+			if (names !== runtimeNames) {
+				runtimeNames = names;
+				this.agents.redraw();
+			}
+		}));
 		// Keep the selected agent's record (name in the view descriptions) current.
 		this.register(this.agents.onDidLoad(() => {
 			const current = this.runs.parent;

@@ -155,6 +155,11 @@ class ListModel<T> {
 	private controller: AbortController | undefined;
 	private generation = 0;
 	private lastSignature = '';
+	/**
+	 * Counts the fetches that changed what the rows are drawn from (`shown`): the automatic refresh
+	 * redraws only when it moved.
+	 */
+	revision = 0;
 	private cursor: string | undefined;
 	/** The cursor chain of the pages shown: a repeated cursor or page, or endless pages, end it (src/api PageChain). */
 	private chain = new PageChain();
@@ -262,6 +267,15 @@ class ListModel<T> {
 		}
 	}
 
+	/**
+	 * What the rows of the list are drawn from, as one string compared before and after a fetch: the
+	 * records as read (all of them: `signature` may leave out what a row shows), "Load more…", the
+	 * notice and the error.
+	 */
+	private shown(): string {
+		return JSON.stringify([this.loaded, this.items, this.more, this.notice ?? null, this.error === undefined ? null : describeError(this.error)]);
+	}
+
 	private signatureOf(items: readonly T[]): string {
 		const sign = this.descriptor.signature;
 		return JSON.stringify(sign ? items.map((item) => sign(item)) : items);
@@ -280,6 +294,7 @@ class ListModel<T> {
 				if (this.generation !== generation) {
 					return;
 				}
+				const shownBefore = this.shown();
 				const merged = append ? [...this.items, ...result.items] : result.items;
 				const seen = new Set<string>();
 				this.items = merged.filter((item) => {
@@ -297,12 +312,19 @@ class ListModel<T> {
 				const signature = this.signatureOf(this.items);
 				this.delayMs = signature === this.lastSignature ? Math.min(this.delayMs * 2, MAX_DELAY_MS) : MIN_DELAY_MS;
 				this.lastSignature = signature;
+				if (this.shown() !== shownBefore) {
+					this.revision++;
+				}
 				this.host.loaded(this);
 			} catch (err) {
 				if (this.generation !== generation) {
 					return;
 				}
+				const shownBefore = this.shown();
 				this.error = err;
+				if (this.shown() !== shownBefore) {
+					this.revision++;
+				}
 				this.host.log.warn(`${this.id}: loading failed: ${describeError(err)}`);
 				this.host.reportError(err);
 			} finally {
@@ -709,8 +731,15 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 			if (now.length === 0) {
 				return;
 			}
+			// A poll that brings nothing new leaves the rows alone: a redraw makes VS Code drop every
+			// row's handle until it has read the rows again, so a row's context menu or inline action
+			// used meanwhile would run without its row (Open Computer on an agent row then asked
+			// which agent).
+			const revisions = now.map((m) => m.revision);
 			void Promise.all(now.map((m) => m.load())).then(() => {
-				this._onDidChangeTreeData.fire(undefined);
+				if (now.some((m, i) => m.revision !== revisions[i])) {
+					this._onDidChangeTreeData.fire(undefined);
+				}
 				this.schedule();
 			});
 		}, Math.min(...changing.map((m) => m.delayMs)));

@@ -157,6 +157,31 @@ export class Workbench {
 		}
 	}
 
+	/**
+	 * Right-clicks `row` and runs the context-menu item labelled `label`. A menu item of the
+	 * workbench takes clicks only once a 100 ms timer after it was drawn has run (its mouse-up
+	 * listener is added then: `runOnceToEnableMouseUp` in VS Code's menu.ts); on a busy machine that
+	 * timer runs late and a click as soon as the item shows is dropped: no command runs and the menu
+	 * stays open. So the item is clicked again while the menu stays open (a click it took closes it
+	 * before the command runs, so a command never runs twice).
+	 */
+	async runContextMenuItem(row: Locator, label: string): Promise<void> {
+		await row.click({ button: 'right' });
+		const menu = this.page.locator('.context-view.monaco-menu-container');
+		const item = menu.locator('.action-item', { hasText: label }).first();
+		await item.waitFor({ state: 'visible', timeout: 10_000 });
+		for (let attempt = 1; ; attempt++) {
+			await item.click();
+			const closed = await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(() => true, () => false);
+			if (closed) {
+				return;
+			}
+			if (attempt >= 5) {
+				throw new Error(`the context menu item "${label}" took no click (${attempt} tries)`);
+			}
+		}
+	}
+
 	/** Texts of the notification toasts currently shown. */
 	async notifications(): Promise<string[]> {
 		return this.page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts();

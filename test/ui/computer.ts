@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
-import { VIEW_CONTAINER_ID } from '../../../src/ids';
-import type { UiTest } from '../support/workbench';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
+import type { UiTest } from './support/workbench';
 
 interface SessionRow { id: string; agent_id: string; expires_ms: number }
 interface InputLog {
@@ -95,32 +95,15 @@ const uiTest: UiTest = {
 		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
 		const row = workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.monaco-list-row', { hasText: agent.name }).first();
 		await row.waitFor({ state: 'visible', timeout: 30_000 });
-		// A tree refresh between the right-click and the menu click leaves VS Code with a stale row
-		// handle: the command then runs without its row and asks for the agent. Retried once.
-		let first: SessionRow | undefined;
-		for (let attempt = 0; attempt < 2 && !first; attempt++) {
-			await row.click({ button: 'right' });
-			const item = page.locator('.monaco-menu .action-item', { hasText: 'Open Computer' }).first();
-			await item.waitFor({ state: 'visible', timeout: 10_000 });
-			await item.click();
-			// Without its row the command asks which agent (the Agents view polls while CI triage runs,
-			// so the race is common here): answer the pick as a person would.
-			const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: agent.name }).first();
-			if (await pick.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)) {
-				note(`attempt ${attempt + 1}: the command asked for the agent (VS Code passed no row)`);
-				await page.locator('.quick-input-widget input').fill(agent.name);
-				await page.keyboard.press('Enter');
-			}
-			first = await until(page, 'a new computer session on the emulator', async () => {
-				const all = await sessions();
-				return all.length > before ? all[all.length - 1] : undefined;
-			}, 10_000).catch(async (err: unknown) => {
-				note(`attempt ${attempt + 1}: ${err instanceof Error ? err.message : String(err)}`);
-				await workbench.dismissDialogs();
-				return undefined;
-			});
-		}
-		assert.ok(first, 'Open Computer on the row minted a session');
+		// The command receives its row: no agent pick (the Agents view polls while CI triage runs; a
+		// poll that brings nothing new must not redraw the tree, which would drop the row's handle).
+		await workbench.runContextMenuItem(row, 'Open Computer');
+		const picked = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open Computer' });
+		const first = await until(page, 'a new computer session on the emulator', async () => {
+			assert.equal(await picked.isVisible(), false, 'Open Computer on the row asked which agent: it ran without its row');
+			const all = await sessions();
+			return all.length > before ? all[all.length - 1] : undefined;
+		});
 		await page.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` }).first().waitFor({ state: 'visible', timeout: 20_000 });
 		let frame = await pageFrame(page, `Computer — ${agent.name}`);
 
@@ -236,13 +219,23 @@ const uiTest: UiTest = {
 		await page.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` }).first().locator('.tab-actions .action-label').click();
 		await until(page, 'the socket closed', async () => ((await input(second.id)).connections === 0 ? true : undefined));
 
-		// From the palette, an agent whose runtime is paused: the 409 is explained.
+		// From the palette, an agent whose runtime is not running: the 409 is explained. (The seed's
+		// Sandbox explorer is on a paused runtime, but an in-host suite may have resumed it: the agent
+		// is chosen from the emulator's state now.)
+		const world = (await admin('/_emulator/state')) as { agents: Array<{ id: string; name: string; runtime_id: string }>; runtimes: Array<{ id: string; status: string }> };
+		const asleep = new Set(world.runtimes.filter((r) => r.status !== 'running').map((r) => r.id));
+		const sleeper = world.agents.find((a) => a.name === 'Sandbox explorer' && asleep.has(a.runtime_id)) ?? world.agents.find((a) => a.name && asleep.has(a.runtime_id));
+		assert.ok(sleeper, 'an agent whose runtime is not running');
+		note(`palette: Open Computer on ${sleeper.name} (runtime not running)`);
+		const sessionsBefore = ((await admin('/_emulator/state')) as { computer_sessions: SessionRow[] }).computer_sessions.length;
 		await workbench.runCommand('Notifications: Clear All Notifications');
 		await workbench.runCommand('Cloud Agents: Open Computer');
-		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Sandbox explorer' }).first();
+		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: sleeper.name }).first();
 		await pick.waitFor({ state: 'visible', timeout: 20_000 });
-		await pick.click();
+		await page.locator('.quick-input-widget input').fill(sleeper.name);
+		await page.keyboard.press('Enter');
 		await page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'cannot open now' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		assert.equal(((await admin('/_emulator/state')) as { computer_sessions: SessionRow[] }).computer_sessions.length, sessionsBefore, 'no session for an agent whose runtime is not running');
 	},
 };
 

@@ -1,0 +1,85 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Agent } from '../../../src/api';
+import type { CloudAgentsTestApi } from '../../../src/extension';
+import type { ListContext } from '../../../src/views/descriptor';
+import { DescriptorTreeProvider } from '../../../src/views/listTree';
+import type { ListHost } from '../../../src/views/listTree';
+import { agentsList } from '../../../src/views/lists';
+import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+
+/**
+ * The automatic refresh of a list (src/views/listTree.ts) against the emulator. Every redraw of a
+ * tree (`onDidChangeTreeData` without an element) makes VS Code drop the handles of all its rows
+ * until it has read them again; a row's context menu or inline action used in that moment runs
+ * without its row (Open Computer then asked which agent) or not at all. So a poll that brings
+ * nothing new must not redraw.
+ */
+suite('Automatic refresh of a list', () => {
+	let api: CloudAgentsTestApi;
+	const disposables: vscode.Disposable[] = [];
+
+	suiteSetup(async function () {
+		this.timeout(30_000);
+		api = await testApi();
+		await restoreDevToken();
+	});
+
+	suiteTeardown(() => {
+		for (const d of disposables.splice(0)) {
+			d.dispose();
+		}
+	});
+
+	test('a poll that brings nothing new leaves the rows alone (Open Computer from an agent row\'s context menu keeps its row); a change on the service redraws', async function () {
+		this.timeout(60_000);
+		const signedIn = new vscode.EventEmitter<void>();
+		const visibility = new vscode.EventEmitter<vscode.TreeViewVisibilityChangeEvent>();
+		const log = vscode.window.createOutputChannel('Cloud Agents polling test', { log: true });
+		const host: ListHost = { signedIn: true, onDidChange: signedIn.event, log, reportError: () => undefined };
+		const ctx: ListContext = { client: () => api.session.client, lookup: () => undefined, flag: () => false };
+		const tree = new DescriptorTreeProvider(agentsList, host, ctx);
+		disposables.push(tree, signedIn, visibility, log);
+		// The provider polls only while its view is visible: a visible stand-in for the view.
+		tree.attach({ visible: true, onDidChangeVisibility: visibility.event } as unknown as vscode.TreeView<vscode.TreeItem>);
+
+		const { agents } = (await emu<{ agents: Agent[] }>('GET', '/_emulator/state')).body;
+		const agent = agents.find((a) => a.name === 'Shared reviewer');
+		assert.ok(agent, 'the demo seed has the "Shared reviewer" agent');
+		const rows = await tree.getChildren();
+		assert.ok(rows.some((r) => r.id === `agent/${agent.id}`), 'the agent has a row');
+
+		// In motion as seen from elsewhere (a run just started on it): the list polls while visible.
+		tree.markActive(agent.id, true);
+		let redraws = 0;
+		let loads = 0;
+		let changedLoads = 0;
+		let last = JSON.stringify(tree.records);
+		disposables.push(tree.onDidChangeTreeData(() => redraws++));
+		disposables.push(tree.onDidLoad(() => {
+			loads++;
+			const now = JSON.stringify(tree.records);
+			if (now !== last) {
+				changedLoads++;
+				last = now;
+			}
+		}));
+		const newName = `Shared reviewer ${Date.now()}`;
+		try {
+			// Two polls that found the list as it was (other suites' runs may change it meanwhile:
+			// those polls count as changed and may redraw).
+			await waitFor('two automatic refreshes that change nothing', async () => (loads - changedLoads >= 2 ? true : undefined), 30_000);
+			assert.ok(redraws <= changedLoads, `${redraws} redraw(s) over ${loads} automatic refreshes of which ${changedLoads} changed the list`);
+
+			// The service renames the agent: the next poll redraws and the row has the new name.
+			const before = redraws;
+			await api.session.client.renameAgent(agent.id, newName);
+			await waitFor('a redraw after the rename', async () => (redraws > before ? true : undefined), 20_000);
+			const row = (await tree.getChildren()).find((r) => r.id === `agent/${agent.id}`);
+			assert.equal(row?.label, newName);
+		} finally {
+			tree.markActive(agent.id, false);
+			await api.session.client.renameAgent(agent.id, agent.name);
+		}
+	});
+});
