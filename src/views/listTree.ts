@@ -61,6 +61,11 @@ const MIN_DELAY_MS = 2_000;
  * the polling still only runs while the view is visible and something is active.
  */
 const MAX_DELAY_MS = 5_000;
+/**
+ * While polling, rows are redrawn at least this often even when nothing changed, so their relative
+ * times ("just now", "2 min ago") stay true (a redraw is otherwise avoided: see `schedule`).
+ */
+const RELATIVE_TIME_REDRAW_MS = 60_000;
 
 // ---------------------------------------------------------------------------------------------
 // Lists from descriptors (descriptor.ts): one provider for every list view and subtree.
@@ -376,6 +381,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 	private readonly names = new Map<string, string>();
 	private view: vscode.TreeView<vscode.TreeItem> | undefined;
 	private timer: ReturnType<typeof setTimeout> | undefined;
+	/** When the automatic refresh last redrew the rows (or the provider was made). */
+	private polledRedrawAt = Date.now();
 	private readonly modelHost: ModelHost;
 
 	constructor(
@@ -737,7 +744,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 			// which agent).
 			const revisions = now.map((m) => m.revision);
 			void Promise.all(now.map((m) => m.load())).then(() => {
-				if (now.some((m, i) => m.revision !== revisions[i])) {
+				if (now.some((m, i) => m.revision !== revisions[i]) || Date.now() - this.polledRedrawAt >= RELATIVE_TIME_REDRAW_MS) {
+					this.polledRedrawAt = Date.now();
 					this._onDidChangeTreeData.fire(undefined);
 				}
 				this.schedule();

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
+import { until, webviewFrame } from './support/webviewPage';
 import type { UiTest } from './support/workbench';
 
 interface SessionRow { id: string; agent_id: string; expires_ms: number }
@@ -21,36 +22,8 @@ async function call<T>(url: string, init: RequestInit = {}): Promise<T> {
 	return (text ? JSON.parse(text) : undefined) as T;
 }
 
-/** Polls `probe` until it returns a value other than undefined (or times out with `what`). */
-async function until<T>(page: Page, what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-	const end = Date.now() + timeoutMs;
-	let last: unknown;
-	for (;;) {
-		try {
-			const v = await probe();
-			if (v !== undefined) { return v; }
-		} catch (err) {
-			last = err;
-		}
-		if (Date.now() > end) { throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`); }
-		await page.waitForTimeout(250);
-	}
-}
-
-/**
- * The page frame of the webview whose document title starts with `title` (VS Code nests each
- * webview as `iframe.webview` → `#active-frame`; the inner frame is the page we rendered).
- */
-async function pageFrame(page: Page, title: string, not?: Frame): Promise<Frame> {
-	return until(page, `the webview page "${title}"`, async () => {
-		for (const frame of page.frames()) {
-			if (frame === not || frame.isDetached() || frame.parentFrame() === null) { continue; }
-			const t = await frame.title().catch(() => '');
-			if (t.startsWith(title) && (await frame.locator('#screen').count()) === 1) { return frame; }
-		}
-		return undefined;
-	}, 30_000);
-}
+/** The computer panel's page for `title` (skipping `not`, the page before a reconnect). */
+const pageFrame = (page: Page, title: string, not?: Frame): Promise<Frame> => webviewFrame(page, title, '#screen', not);
 
 /** The rendered document's CSP meta tag, as directive → values. */
 async function policy(frame: Frame): Promise<Map<string, string[]>> {
