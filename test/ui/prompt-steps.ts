@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
+import { emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
 interface AgentBody { id: string; name: string; status: string }
@@ -13,16 +14,7 @@ interface RunBody { id: string; status: string; prompt?: string }
 const uiTest: UiTest = {
 	title: 'Send Prompt in three steps from the palette and one from an agent row; the status bar names the run and offers Cancel, which asks first',
 	async run({ page, workbench, emulatorUrl, devToken, note }) {
-		const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-			const res = await fetch(`${emulatorUrl}${path}`, {
-				method,
-				headers: { authorization: `Bearer ${devToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-				body: body === undefined ? undefined : JSON.stringify(body),
-			});
-			assert.ok(res.status < 300, `${method} ${path} answered ${res.status}`);
-			const text = await res.text();
-			return (text ? JSON.parse(text) : undefined) as T;
-		};
+		const call = <T>(method: string, path: string, body?: unknown): Promise<T> => emulatorCall<T>(emulatorUrl, devToken, method, path, body);
 		const name = `Prompt steps ${Date.now()}`;
 		const agent = await call<AgentBody>('POST', '/v2/agents', { name });
 		const enc = encodeURIComponent(agent.id);

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
 interface RuntimeBody { id: string; display_name: string; status: string; revision: number }
@@ -11,16 +12,7 @@ interface RuntimeBody { id: string; display_name: string; status: string; revisi
 const uiTest: UiTest = {
 	title: 'Resume Runtime from a row: a notification names the runtime, and the row moves to running by itself',
 	async run({ page, workbench, emulatorUrl, devToken, note }) {
-		const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-			const res = await fetch(`${emulatorUrl}${path}`, {
-				method,
-				headers: { authorization: `Bearer ${devToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-				body: body === undefined ? undefined : JSON.stringify(body),
-			});
-			const text = await res.text();
-			assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-			return (text ? JSON.parse(text) : undefined) as T;
-		};
+		const call = <T>(method: string, path: string, body?: unknown): Promise<T> => emulatorCall<T>(emulatorUrl, devToken, method, path, body);
 		const runtimes = async (): Promise<RuntimeBody[]> => (await call<{ runtimes: RuntimeBody[] }>('GET', '/_emulator/state')).runtimes;
 		let target = (await runtimes()).find((r) => r.status === 'paused' || r.status === 'suspended');
 		if (!target) {

@@ -1,17 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { encodeAgentAuthority } from '../../src/fs/agentUri';
+import { emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
-async function api<T>(emulatorUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
-	const res = await fetch(`${emulatorUrl}${path}`, {
-		method,
-		headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.text();
-	assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-	return (text ? JSON.parse(text) : undefined) as T;
-}
+const api = emulatorCall;
 
 /**
  * Issue 11: "Opening a remote folder in an empty window keeps the folders and restores the session."
