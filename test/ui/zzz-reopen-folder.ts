@@ -7,15 +7,6 @@ import type { UiTest, Workbench } from './support/workbench';
 const api = emulatorCall;
 
 /**
- * Issue 11: "Opening a remote folder in an empty window keeps the folders and restores the session."
- * In an empty window, adding the first folder makes the workbench enter an untitled workspace, which in
- * the browser reloads the page (a desktop window restarts its extension host): everything of ours starts
- * again from nothing, and the workbench resolves `cloud-agent:` folders before our extension has
- * activated. The folder must survive that, its files must be listed, the session must come back
- * signed in from SecretStorage, and none of it may log an error of ours. Runs last (it leaves the page
- * on another workspace and takes it back at the end).
- */
-/**
  * Shows the Explorer and returns its folders view. A key pressed while the reloaded workbench is still
  * restoring its layout can be lost, so this runs "View: Show Explorer" from the palette until the
  * Explorer is in the side bar; a failure names what the side bar showed instead.
@@ -34,6 +25,15 @@ async function showExplorer(page: Page, workbench: Workbench): Promise<Locator> 
 	return container.locator('.explorer-folders-view');
 }
 
+/**
+ * Issue 11: "Opening a remote folder in an empty window keeps the folders and restores the session."
+ * In an empty window, adding the first folder makes the workbench enter an untitled workspace, which in
+ * the browser reloads the page (a desktop window restarts its extension host): everything of ours starts
+ * again from nothing, and the workbench resolves `cloud-agent:` folders before our extension has
+ * activated. The folder must survive that, its files must be listed, the session must come back
+ * signed in from SecretStorage, and none of it may log an error of ours. Runs last (it leaves the page
+ * on another workspace and takes it back at the end).
+ */
 const uiTest: UiTest = {
 	title: 'opening an agent workspace in an empty window keeps the folder and the session after the reload',
 	async run({ page, workbench, emulatorUrl, devToken, note, leavePage }) {
@@ -64,18 +64,19 @@ const uiTest: UiTest = {
 				await page.waitForURL((u) => u.searchParams.has('workspace'), { timeout: 60_000 });
 			});
 			note(`reloaded into ${new URL(page.url()).searchParams.get('workspace')}`);
+			const folderRowIn = (explorer: Locator): Locator => explorer.locator('.monaco-list-row', { hasText: `Agent: ${agent.name}` }).first();
 			let explorer = await showExplorer(page, workbench);
-			let folderRow = explorer.locator('.monaco-list-row', { hasText: `Agent: ${agent.name}` }).first();
+			let folderRow = folderRowIn(explorer);
 			const shown = await folderRow.waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false);
 			if (!shown && (await page.locator('.part.sidebar', { hasText: 'You have not yet added a folder to the workspace' }).count()) > 0) {
 				// The workbench (not our extension, which this window has not even activated) first reads a
 				// remote .code-workspace file from its configuration cache, empty for a new workspace, and now
-				// and then never takes in the file it wrote (the file holds the folder; 1 in 3 local runs). A
-				// reload reads the file. README "Limits" tells users the same.
+				// and then never takes in the file it wrote (the file holds the folder; 2 of 13 local runs). A
+				// reload reads the file. The README's workspace section tells users the same.
 				note('the workbench showed the new untitled workspace without its folder (its configuration-cache race); reloaded once');
 				await leavePage(async () => { await page.reload(); });
 				explorer = await showExplorer(page, workbench);
-				folderRow = explorer.locator('.monaco-list-row', { hasText: `Agent: ${agent.name}` }).first();
+				folderRow = folderRowIn(explorer);
 			}
 			await folderRow.waitFor({ state: 'visible', timeout: 60_000 });
 			for (let i = 0; i < 20 && (await folderRow.getAttribute('aria-expanded')) !== 'true'; i++) {
