@@ -86,7 +86,7 @@ export function classify(entry, phase) {
 		declared.seen = (declared.seen ?? 0) + 1;
 		return result('expected', `declared by the test: ${declared.why}`);
 	}
-	if (phase.unload && entry.source === 'console' && UNLOAD_CANCEL.test(text)) {
+	if (phase.unload && (entry.source === 'console' ? UNLOAD_CANCEL : UNLOAD_CANCEL_EXTHOST).test(text)) {
 		return result('noise', 'the workbench cancelling its pending reads as the page unloads (a UI test navigated away: leavePage)');
 	}
 	const pending = PENDING.find((p) => p.re.test(text) && (!p.phase || p.phase.test(phase.name ?? '')));
@@ -127,6 +127,13 @@ export function classify(entry, phase) {
  * late ones find no provider). Only in a phase a UI test opened with `leavePage`.
  */
 export const UNLOAD_CANCEL = /^%c\s+ERR color: #f33 (Canceled: Canceled$|Canceled: Canceled\n|Failed to resolve files at location: \S+ (Canceled: Canceled|CodeExpectedError: ENOPRO: No file system provider found for resource '[^']*')|\w+: Unable to (read|write) file '[^']*' \(Canceled: Canceled\)|CodeExpectedError\n\s+at \w+\.withProvider \(|Error: Throttler is disposed\n|Error: Unable to resolve resource output:)/;
+
+/**
+ * The extension host's twin of UNLOAD_CANCEL: its tree-view service logs this, with no stack, when a
+ * refresh it had sent to the workbench (`$refresh`) is rejected because the page is going away (seen
+ * when a test left a window right after our views loaded in it). Only in a `leavePage` phase.
+ */
+export const UNLOAD_CANCEL_EXTHOST = /^Unable to refresh tree view [\w.-]+: Canceled$/;
 
 /** How the workbench's log service prints an error in the browser console. */
 const UNEXPECTED = /^%c\s+ERR\b/;

@@ -174,6 +174,16 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			assert.equal(m.classify({ source: 'exthost', text: `Error: Canceled: Canceled\n\tat x (${INSTALL}:1:1)` }, UNLOAD).fails, true);
 		});
 
+		test('page unload: the extension host logging a tree refresh the leaving page cancelled is noise only then', () => {
+			const UNLOAD: Phase = { strict: true, unload: true };
+			const cancelled: Entry = { source: 'exthost', text: 'Unable to refresh tree view cloudAgents.account: Canceled' };
+			assert.deepEqual([m.classify(cancelled, UNLOAD).verdict, m.classify(cancelled, UNLOAD).fails], ['noise', false]);
+			assert.deepEqual([m.classify(cancelled, UI).verdict, m.classify(cancelled, UI).fails], ['ours', true]);
+			// Another reason, or a stack of ours after it, still fails while the page unloads.
+			assert.equal(m.classify({ source: 'exthost', text: 'Unable to refresh tree view cloudAgents.account: Error: boom' }, UNLOAD).fails, true);
+			assert.equal(m.classify({ source: 'exthost', text: `Unable to refresh tree view cloudAgents.account: Canceled\n\tat x (${INSTALL}:1:1)` }, UNLOAD).fails, true);
+		});
+
 		test('the noise list needs the right source URL: a 404 of another resource still fails', () => {
 			const entry: Entry = { source: 'console', text: 'Failed to load resource: the server responded with a status of 404 (Not Found)', url: 'http://127.0.0.1:1/v2/agents' };
 			assert.equal(m.classify(entry, UI).fails, true);
