@@ -36,8 +36,10 @@ const API = join(ROOT, 'src', 'api');
 /** The src/api modules that need undici or eventsource-parser: they go to dist/client.js. */
 const HEAVY = ['client.ts', 'http.ts', 'sse.ts', 'sseStream.ts', 'runEventStream.ts'].map((f) => join(API, f));
 /** Every other src/api module (not the index.ts facade): dist/core.js. */
-const CORE = readdirSync(API).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts')
-	.map((f) => join(API, f)).filter((f) => !HEAVY.includes(f));
+const CORE = readdirSync(API)
+	.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts')
+	.map((f) => join(API, f))
+	.filter((f) => !HEAVY.includes(f));
 /** The name a module has in core.js / client.js exports: its file name as an identifier. */
 const key = (file) => basename(file, '.ts').replace(/[^A-Za-z0-9_$]/g, '_');
 /** Packages that only dist/client.js may contain. */
@@ -49,31 +51,49 @@ const problemMatcher = {
 	name: 'problem-matcher',
 	setup(build) {
 		build.onStart(() => {
-			if (watch) { console.log('[watch] build started'); }
+			if (watch) {
+				console.log('[watch] build started');
+			}
 		});
 		build.onEnd((result) => {
 			for (const { text, location } of result.errors) {
 				console.error(`✘ [ERROR] ${text}`);
-				if (location) { console.error(`    ${location.file}:${location.line}:${location.column}:`); }
+				if (location) {
+					console.error(`    ${location.file}:${location.line}:${location.column}:`);
+				}
 			}
-			if (watch) { console.log('[watch] build finished'); }
+			if (watch) {
+				console.log('[watch] build finished');
+			}
 		});
 	},
 };
 
 /** The absolute .ts file a relative import of a file under src/ names, or undefined. */
 function sourceFile(args) {
-	if (!args.path.startsWith('.') || !args.resolveDir) { return undefined; }
+	if (!args.path.startsWith('.') || !args.resolveDir) {
+		return undefined;
+	}
 	const base = resolve(args.resolveDir, args.path);
 	for (const candidate of [base, `${base}.ts`, join(base, 'index.ts')]) {
-		if (CORE.includes(candidate) || HEAVY.includes(candidate)) { return candidate; }
+		if (CORE.includes(candidate) || HEAVY.includes(candidate)) {
+			return candidate;
+		}
 	}
 	return undefined;
 }
 
 /** Export names of a heavy module (for the lazy stub's getters), read by esbuild itself. */
 async function exportNames(file) {
-	const r = await esbuild.build({ entryPoints: [file], bundle: false, format: 'esm', write: false, metafile: true, outdir: 'out-names', logLevel: 'silent' });
+	const r = await esbuild.build({
+		entryPoints: [file],
+		bundle: false,
+		format: 'esm',
+		write: false,
+		metafile: true,
+		outdir: 'out-names',
+		logLevel: 'silent',
+	});
 	return Object.values(r.metafile.outputs)[0].exports;
 }
 
@@ -90,14 +110,24 @@ function split({ core = false, lazy = false, forbid = false }) {
 			build.onResolve({ filter: /^\.\/(core|client)\.js$/, namespace: 'split' }, (args) => ({ path: args.path, external: true }));
 			if (forbid) {
 				build.onResolve({ filter: HEAVY_PACKAGES }, (args) => ({
-					errors: [{ text: `${args.path} must stay in dist/client.js (imported by ${args.importer}); import the client through src/api/index.ts` }],
+					errors: [
+						{
+							text: `${args.path} must stay in dist/client.js (imported by ${args.importer}); import the client through src/api/index.ts`,
+						},
+					],
 				}));
 			}
 			build.onResolve({ filter: /^\./ }, (args) => {
 				const file = sourceFile(args);
-				if (file === undefined || args.namespace === 'split') { return undefined; }
-				if (core && CORE.includes(file)) { return { path: `core:${key(file)}`, namespace: 'split' }; }
-				if (lazy && HEAVY.includes(file)) { return { path: `client:${key(file)}`, namespace: 'split', pluginData: { file } }; }
+				if (file === undefined || args.namespace === 'split') {
+					return undefined;
+				}
+				if (core && CORE.includes(file)) {
+					return { path: `core:${key(file)}`, namespace: 'split' };
+				}
+				if (lazy && HEAVY.includes(file)) {
+					return { path: `client:${key(file)}`, namespace: 'split', pluginData: { file } };
+				}
 				return undefined;
 			});
 			build.onLoad({ filter: /^core:/, namespace: 'split' }, (args) => ({
@@ -112,7 +142,10 @@ function split({ core = false, lazy = false, forbid = false }) {
 					`// ${name}: loaded from ./client.js on the first read of an export.`,
 					'let loaded;',
 					`const load = () => (loaded ??= require('./client.js').${name});`,
-					...names.map((n) => `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`),
+					...names.map(
+						(n) =>
+							`Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`,
+					),
 				];
 				return { contents: `${lines.join('\n')}\n`, loader: 'js', resolveDir: ROOT };
 			});
@@ -153,7 +186,8 @@ const common = {
 const PAGES = join(ROOT, 'src', 'webviews', 'pages');
 /** The webview pages: every folder of src/webviews/pages with a main.ts. */
 const pageNames = readdirSync(PAGES, { withFileTypes: true })
-	.filter((d) => d.isDirectory() && readdirSync(join(PAGES, d.name)).includes('main.ts')).map((d) => d.name);
+	.filter((d) => d.isDirectory() && readdirSync(join(PAGES, d.name)).includes('main.ts'))
+	.map((d) => d.name);
 
 /**
  * @novnc/novnc exports only its root (core/rfb.js); the pages import its modules by file
@@ -176,7 +210,8 @@ const novncFiles = {
  * file-level copyleft licence can be had (MPL-2.0 §3.2).
  */
 const PAGE_NOTICES = {
-	computer: '/*! Includes noVNC 1.7.0 (https://github.com/novnc/noVNC), MPL-2.0; its source: https://www.npmjs.com/package/@novnc/novnc/v/1.7.0 */',
+	computer:
+		'/*! Includes noVNC 1.7.0 (https://github.com/novnc/noVNC), MPL-2.0; its source: https://www.npmjs.com/package/@novnc/novnc/v/1.7.0 */',
 };
 
 /** @type {import('esbuild').BuildOptions[]} */
@@ -199,7 +234,11 @@ const pageBuilds = pageNames.map((name) => ({
 /** The entry of the commands loaded on first use (dist/features.js); src/extension.ts requires it. */
 const FEATURES = join(ROOT, 'src', 'commands', 'featureEntry.ts');
 /** A module's name among extension.js's exports for features.js: its path under src/ as an identifier. */
-const sharedKey = (file) => `__src_${file.slice(join(ROOT, 'src').length + 1).replace(/\.ts$/, '').replace(/[^A-Za-z0-9_$]/g, '_')}`;
+const sharedKey = (file) =>
+	`__src_${file
+		.slice(join(ROOT, 'src').length + 1)
+		.replace(/\.ts$/, '')
+		.replace(/[^A-Za-z0-9_$]/g, '_')}`;
 
 /**
  * extension.js requires the features entry as ./features.js (external), so it is loaded on first use.
@@ -208,9 +247,9 @@ const sharedKey = (file) => `__src_${file.slice(join(ROOT, 'src').length + 1).re
 const featuresExternal = {
 	name: 'features-external',
 	setup(build) {
-		build.onResolve({ filter: /featureEntry$/ }, (args) => (
-			resolve(args.resolveDir, `${args.path}.ts`) === FEATURES ? { path: './features.js', external: true } : undefined
-		));
+		build.onResolve({ filter: /featureEntry$/ }, (args) =>
+			resolve(args.resolveDir, `${args.path}.ts`) === FEATURES ? { path: './features.js', external: true } : undefined,
+		);
 	},
 };
 
@@ -225,7 +264,9 @@ function fromExtension(shared) {
 		name: 'from-extension',
 		setup(build) {
 			build.onResolve({ filter: /^\./ }, (args) => {
-				if (!args.resolveDir || args.namespace === 'split') { return undefined; }
+				if (!args.resolveDir || args.namespace === 'split') {
+					return undefined;
+				}
 				const base = resolve(args.resolveDir, args.path);
 				const file = [base, `${base}.ts`, join(base, 'index.ts')].find((f) => shared.has(f));
 				return file === undefined ? undefined : { path: `extension:${sharedKey(file)}`, namespace: 'split' };
@@ -242,7 +283,11 @@ function fromExtension(shared) {
 
 /** The .ts files under src/ a build's metafile lists as inputs. */
 function sourcesOf(metafile) {
-	return new Set(Object.keys(metafile.inputs).map((f) => resolve(ROOT, f)).filter((f) => f.startsWith(join(ROOT, 'src')) && f.endsWith('.ts')));
+	return new Set(
+		Object.keys(metafile.inputs)
+			.map((f) => resolve(ROOT, f))
+			.filter((f) => f.startsWith(join(ROOT, 'src')) && f.endsWith('.ts')),
+	);
 }
 
 /**
@@ -252,8 +297,18 @@ function sourcesOf(metafile) {
  * @returns {Promise<import('esbuild').BuildOptions[]>}
  */
 async function extensionBuilds() {
-	const extensionOptions = { ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true }), featuresExternal] };
-	const featuresOptions = { ...common, entryPoints: [FEATURES], outfile: join(outdir, 'features.js'), plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true })] };
+	const extensionOptions = {
+		...common,
+		entryPoints: ['src/extension.ts'],
+		outfile: join(outdir, 'extension.js'),
+		plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true }), featuresExternal],
+	};
+	const featuresOptions = {
+		...common,
+		entryPoints: [FEATURES],
+		outfile: join(outdir, 'features.js'),
+		plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true })],
+	};
 	const probe = { write: false, metafile: true, logLevel: 'silent', sourcemap: false, minify: false };
 	const [e, f] = await Promise.all([esbuild.build({ ...extensionOptions, ...probe }), esbuild.build({ ...featuresOptions, ...probe })]);
 	const inExtension = sourcesOf(e.metafile);
@@ -282,11 +337,21 @@ async function extensionBuilds() {
 const builds = single
 	? [{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher] }, ...pageBuilds]
 	: [
-		...await extensionBuilds(),
-		{ ...common, entryPoints: ['core-entry'], outfile: join(outdir, 'core.js'), plugins: [problemMatcher, entry('core', CORE), split({ forbid: true })] },
-		{ ...common, entryPoints: ['client-entry'], outfile: join(outdir, 'client.js'), plugins: [problemMatcher, entry('client', HEAVY), split({ core: true })] },
-		...pageBuilds,
-	];
+			...(await extensionBuilds()),
+			{
+				...common,
+				entryPoints: ['core-entry'],
+				outfile: join(outdir, 'core.js'),
+				plugins: [problemMatcher, entry('core', CORE), split({ forbid: true })],
+			},
+			{
+				...common,
+				entryPoints: ['client-entry'],
+				outfile: join(outdir, 'client.js'),
+				plugins: [problemMatcher, entry('client', HEAVY), split({ core: true })],
+			},
+			...pageBuilds,
+		];
 
 if (watch) {
 	for (const options of builds) {

@@ -5,19 +5,60 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** Node's globals for .js/.mjs scripts (the `globals` package is not a dependency). */
-const nodeGlobals = Object.fromEntries([
-	'process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'fetch', 'Response', 'Request', 'Headers',
-	'AbortController', 'AbortSignal', 'TextDecoder', 'TextEncoder', 'structuredClone', 'queueMicrotask',
-	'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate',
-	'globalThis', 'performance', 'require', 'module', 'exports', '__dirname', '__filename', 'crypto',
-	'EventTarget', 'Event', 'Blob', 'FormData', 'WebSocket', 'DOMException', 'navigator',
-].map((name) => [name, 'readonly']));
+const nodeGlobals = Object.fromEntries(
+	[
+		'process',
+		'console',
+		'Buffer',
+		'URL',
+		'URLSearchParams',
+		'fetch',
+		'Response',
+		'Request',
+		'Headers',
+		'AbortController',
+		'AbortSignal',
+		'TextDecoder',
+		'TextEncoder',
+		'structuredClone',
+		'queueMicrotask',
+		'setTimeout',
+		'clearTimeout',
+		'setInterval',
+		'clearInterval',
+		'setImmediate',
+		'clearImmediate',
+		'globalThis',
+		'performance',
+		'require',
+		'module',
+		'exports',
+		'__dirname',
+		'__filename',
+		'crypto',
+		'EventTarget',
+		'Event',
+		'Blob',
+		'FormData',
+		'WebSocket',
+		'DOMException',
+		'navigator',
+	].map((name) => [name, 'readonly']),
+);
 
 export default tseslint.config(
 	{
 		ignores: [
-			'**/node_modules/**', 'out/**', 'dist/**', '.cache/**', '.vscode-test/**', 'test-results/**',
-			'bench/.tmp/**', 'src/api/schema.gen.ts', '**/*.d.ts', '**/dist/**',
+			'**/node_modules/**',
+			'out/**',
+			'dist/**',
+			'.cache/**',
+			'.vscode-test/**',
+			'test-results/**',
+			'bench/.tmp/**',
+			'src/api/schema.gen.ts',
+			'**/*.d.ts',
+			'**/dist/**',
 		],
 	},
 	{
@@ -75,10 +116,18 @@ export default tseslint.config(
 		// `import type`), and nothing from the layers above it.
 		files: ['src/api/**/*.ts'],
 		rules: {
-			'no-restricted-imports': ['error', {
-				paths: [{ name: 'vscode', message: 'src/api/ must not depend on vscode: take an AbortSignal and a Logger instead.' }],
-				patterns: [{ group: ['vscode/*', '**/extension', '**/commands/**', '**/views/**', '**/fs/**', '**/logs/**', '**/auth/**'], message: 'src/api/ sits at the bottom of the dependency graph.' }],
-			}],
+			'no-restricted-imports': [
+				'error',
+				{
+					paths: [{ name: 'vscode', message: 'src/api/ must not depend on vscode: take an AbortSignal and a Logger instead.' }],
+					patterns: [
+						{
+							group: ['vscode/*', '**/extension', '**/commands/**', '**/views/**', '**/fs/**', '**/logs/**', '**/auth/**'],
+							message: 'src/api/ sits at the bottom of the dependency graph.',
+						},
+					],
+				},
+			],
 		},
 	},
 );

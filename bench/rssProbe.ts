@@ -34,7 +34,14 @@ function line(event: ProbeLine['event'], exitCode?: number): ProbeLine {
 	} catch {
 		// Not Linux: maxRSS alone.
 	}
-	return { event, pid: process.pid, rssKb: procStatusKb(status, 'VmRSS'), hwmKb: procStatusKb(status, 'VmHWM'), maxRssKb: process.resourceUsage().maxRSS, exitCode };
+	return {
+		event,
+		pid: process.pid,
+		rssKb: procStatusKb(status, 'VmRSS'),
+		hwmKb: procStatusKb(status, 'VmHWM'),
+		maxRssKb: process.resourceUsage().maxRSS,
+		exitCode,
+	};
 }
 
 const target = process.env.BENCH_RSS_REPORT;

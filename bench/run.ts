@@ -59,7 +59,9 @@ async function main(): Promise<void> {
 		const load = `load average (1, 5, 15 min) at the start: ${fmt(startLoad)}, at the end: ${fmt(end)}`;
 		// The bench itself keeps about one core busy; more than a quarter of the cores on top of that is load from others.
 		const busy = (startLoad[0] ?? 0) > cores * 0.25 || (end[1] ?? 0) - 1 > cores * 0.25;
-		const busyNote = busy ? ` The machine was under load from other processes during this run: ratios are paired within interleaved rounds and so hold up best, absolute latencies and rates are not comparable across runs.` : '';
+		const busyNote = busy
+			? ` The machine was under load from other processes during this run: ratios are paired within interleaved rounds and so hold up best, absolute latencies and rates are not comparable across runs.`
+			: '';
 		const md = `# Bench results\n\nLatest run of \`npm run bench\`: ${when}\n\nMachine: ${machine()}; ${load}.${busyNote}\n\nHow the bench measures, and what the hostile section does: bench/README.md.\n\n${targets}\n${table}`;
 		writeFileSync(join(__dirname, '..', '..', 'bench', 'RESULTS.md'), md);
 	}

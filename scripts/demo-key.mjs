@@ -9,8 +9,9 @@ import { ROOT } from './lib/harness.mjs';
 /** Written by `npm start` (scripts/start.mjs): the URL of the emulator it started. */
 const URL_FILE = join(ROOT, '.vscode-test', 'start', 'emulator-url');
 
-const base = (process.env.CLOUD_AGENTS_EMULATOR_URL
-	?? (existsSync(URL_FILE) ? readFileSync(URL_FILE, 'utf8').trim() : 'http://127.0.0.1:8787')).replace(/\/+$/, '');
+const base = (
+	process.env.CLOUD_AGENTS_EMULATOR_URL ?? (existsSync(URL_FILE) ? readFileSync(URL_FILE, 'utf8').trim() : 'http://127.0.0.1:8787')
+).replace(/\/+$/, '');
 try {
 	const res = await fetch(`${base}/_emulator/keys`, { method: 'POST' });
 	const body = await res.json().catch(() => ({}));

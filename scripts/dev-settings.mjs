@@ -8,7 +8,11 @@ const ud = join(ROOT, '.vscode-test', 'f5-user-data');
 const file = join(ud, 'User', 'settings.json');
 let current = {};
 if (existsSync(file)) {
-	try { current = JSON.parse(readFileSync(file, 'utf8')); } catch { /* comments or a broken file: start over */ }
+	try {
+		current = JSON.parse(readFileSync(file, 'utf8'));
+	} catch {
+		/* comments or a broken file: start over */
+	}
 }
 const apiUrl = `http://127.0.0.1:${process.env.EMULATOR_PORT ?? 8787}`;
 writeUserSettings(ud, { ...CALM_SETTINGS, ...current, 'cloudAgents.apiUrl': apiUrl });

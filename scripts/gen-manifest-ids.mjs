@@ -13,8 +13,10 @@ const target = path.join(root, 'src', 'manifestIds.gen.ts');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 const commands = manifest.contributes.commands.map((c) => c.command);
-const views = Object.values(manifest.contributes.views).flat().map((v) => v.id);
-const list = (ids) => ids.map((id) => `\t${JSON.stringify(id).replace(/"/g, '\'')},\n`).join('');
+const views = Object.values(manifest.contributes.views)
+	.flat()
+	.map((v) => v.id);
+const list = (ids) => ids.map((id) => `\t${JSON.stringify(id).replace(/"/g, "'")},\n`).join('');
 const text = `// Generated from package.json by scripts/gen-manifest-ids.mjs (npm run ids:gen): do not edit.
 
 /** Every command package.json contributes, in its order. */

@@ -17,7 +17,10 @@ const only = process.argv[2];
 async function startDemo() {
 	const [port, emulatorPort] = [await freePort(), await freePort()];
 	const child = spawn(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], {
-		cwd: ROOT, env: { ...process.env, PORT: String(port), EMULATOR_PORT: String(emulatorPort) }, stdio: ['ignore', 'pipe', 'inherit'], detached: true,
+		cwd: ROOT,
+		env: { ...process.env, PORT: String(port), EMULATOR_PORT: String(emulatorPort) },
+		stdio: ['ignore', 'pipe', 'inherit'],
+		detached: true,
 	});
 	let out = '';
 	const url = await new Promise((resolve, reject) => {
@@ -25,19 +28,39 @@ async function startDemo() {
 		child.stdout.on('data', (d) => {
 			out += d;
 			const m = /(http:\/\/127\.0\.0\.1:\d+\/\?workspace=\S+)/.exec(out);
-			if (m) { clearTimeout(timer); resolve(m[1]); }
+			if (m) {
+				clearTimeout(timer);
+				resolve(m[1]);
+			}
 		});
-		child.once('exit', (c) => { clearTimeout(timer); reject(new Error(`npm start exited (${c}):\n${out}`)); });
+		child.once('exit', (c) => {
+			clearTimeout(timer);
+			reject(new Error(`npm start exited (${c}):\n${out}`));
+		});
 	});
 	const emulatorUrl = /API \(emulator\): (\S+)/.exec(out)?.[1];
-	return { url, emulatorUrl, stop: () => { try { process.kill(-child.pid, 'SIGINT'); } catch { /* gone */ } } };
+	return {
+		url,
+		emulatorUrl,
+		stop: () => {
+			try {
+				process.kill(-child.pid, 'SIGINT');
+			} catch {
+				/* gone */
+			}
+		},
+	};
 }
 
 async function api(emulatorUrl, method, path, body) {
 	const res = await fetch(`${emulatorUrl}${path}`, {
-		method, headers: { authorization: `Bearer ${DEV_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+		method,
+		headers: { authorization: `Bearer ${DEV_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+		body: body ? JSON.stringify(body) : undefined,
 	});
-	if (!res.ok) { throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`); }
+	if (!res.ok) {
+		throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+	}
 	return res.status === 204 ? undefined : res.json();
 }
 
@@ -48,7 +71,9 @@ const pane = (page, title) => container(page).locator('.pane', { has: page.locat
 async function setExpanded(page, title, expanded) {
 	const header = pane(page, title).locator('.pane-header');
 	await header.waitFor({ state: 'visible', timeout: 60_000 });
-	if (((await header.getAttribute('aria-expanded')) === 'true') !== expanded) { await header.click(); }
+	if (((await header.getAttribute('aria-expanded')) === 'true') !== expanded) {
+		await header.click();
+	}
 }
 
 /**
@@ -57,9 +82,13 @@ async function setExpanded(page, title, expanded) {
  * does not leak into the next).
  */
 async function openCloudAgents(page) {
-	if (!(await container(page).isVisible())) { await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click(); }
+	if (!(await container(page).isVisible())) {
+		await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click();
+	}
 	await setExpanded(page, 'Account', false);
-	for (const title of ['Agents', 'Runs', 'Runtimes', 'Artifacts']) { await setExpanded(page, title, true); }
+	for (const title of ['Agents', 'Runs', 'Runtimes', 'Artifacts']) {
+		await setExpanded(page, title, true);
+	}
 	await pane(page, 'Agents').locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 60_000 });
 }
 
@@ -78,16 +107,33 @@ const SHOTS = {
 		await openCloudAgents(page);
 		await pane(page, 'Agents').locator('.monaco-list-row', { hasText: 'Docs writer' }).first().click();
 		await palette(page, 'Cloud Agents: Send Prompt');
-		await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Docs writer' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		await page
+			.locator('.quick-input-list .monaco-list-row', { hasText: 'Docs writer' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 20_000 });
 		await page.locator('.quick-input-widget input').fill('Docs writer');
 		await page.keyboard.press('Enter');
-		await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Send Prompt to Docs writer' }).first().waitFor({ state: 'visible' });
+		await page
+			.locator('.quick-input-widget .quick-input-title', { hasText: 'Send Prompt to Docs writer' })
+			.first()
+			.waitFor({ state: 'visible' });
 		await page.locator('.quick-input-widget input').fill('Outline the getting-started guide');
 		await page.keyboard.press('Enter');
-		await page.locator('.notification-list-item-message', { hasText: 'Docs writer: Outline the getting-started guide' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+		await page
+			.locator('.notification-list-item-message', { hasText: 'Docs writer: Outline the getting-started guide' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 60_000 });
 		// The rows catch up with the end without a refresh: the run succeeded, the agent is idle again.
-		await pane(page, 'Runs').locator('.monaco-list-row', { hasText: 'Outline the getting-started' }).filter({ hasText: 'succeeded' }).first().waitFor({ state: 'visible', timeout: 20_000 });
-		await pane(page, 'Agents').locator('.monaco-list-row', { hasText: 'Docs writer' }).filter({ hasText: 'idle' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		await pane(page, 'Runs')
+			.locator('.monaco-list-row', { hasText: 'Outline the getting-started' })
+			.filter({ hasText: 'succeeded' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 20_000 });
+		await pane(page, 'Agents')
+			.locator('.monaco-list-row', { hasText: 'Docs writer' })
+			.filter({ hasText: 'idle' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 20_000 });
 		void emulatorUrl;
 	},
 	/** Send Prompt from an agent row: one step, the multi-line box with its image buttons. */
@@ -110,7 +156,10 @@ const SHOTS = {
 		await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Add to Workspace' }).click();
 		const folder = page.locator('.explorer-folders-view .monaco-list-row', { hasText: `Agent: ${agent.name}` }).first();
 		await folder.waitFor({ state: 'visible', timeout: 60_000 });
-		for (let i = 0; i < 20 && (await folder.getAttribute('aria-expanded')) !== 'true'; i++) { await folder.click(); await page.waitForTimeout(300); }
+		for (let i = 0; i < 20 && (await folder.getAttribute('aria-expanded')) !== 'true'; i++) {
+			await folder.click();
+			await page.waitForTimeout(300);
+		}
 		const file = page.locator('.explorer-folders-view .monaco-list-row', { hasText: /\.md\s*$/ }).last();
 		await file.waitFor({ state: 'visible', timeout: 30_000 });
 		await file.dblclick();
@@ -128,19 +177,27 @@ const SHOTS = {
 	/** The Account view with its groups opened (the other views collapsed), an image's details open. */
 	async account(page) {
 		await openCloudAgents(page);
-		for (const title of ['Agents', 'Runs', 'Runtimes', 'Artifacts']) { await setExpanded(page, title, false); }
+		for (const title of ['Agents', 'Runs', 'Runtimes', 'Artifacts']) {
+			await setExpanded(page, title, false);
+		}
 		await setExpanded(page, 'Account', true);
 		const p = pane(page, 'Account');
 		// Bottom up, so that opening a group does not push the next one out of sight.
 		for (const group of ['GitHub Requests', 'Checkpoints', 'Image builds', 'Images']) {
 			const row = p.locator('.monaco-list-row', { hasText: group }).first();
 			await row.waitFor({ state: 'visible', timeout: 30_000 });
-			if ((await row.getAttribute('aria-expanded')) !== 'true') { await row.click(); await page.waitForTimeout(1500); }
+			if ((await row.getAttribute('aria-expanded')) !== 'true') {
+				await row.click();
+				await page.waitForTimeout(1500);
+			}
 		}
 		const image = p.locator('.monaco-list-row', { hasText: 'Python ML toolchain' }).first();
 		await image.waitFor({ state: 'visible', timeout: 30_000 });
 		await image.click();
-		await page.locator('.tabs-container .tab', { hasText: 'Python ML toolchain' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		await page
+			.locator('.tabs-container .tab', { hasText: 'Python ML toolchain' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 20_000 });
 	},
 	/** The agent's computer in an editor tab (noVNC against the emulator's desktop). */
 	async computer(page) {
@@ -149,11 +206,19 @@ const SHOTS = {
 		await row.click();
 		await palette(page, 'Cloud Agents: Open Computer');
 		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Docs writer' }).first();
-		if (await pick.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) {
+		if (
+			await pick.waitFor({ state: 'visible', timeout: 10_000 }).then(
+				() => true,
+				() => false,
+			)
+		) {
 			await page.locator('.quick-input-widget input').fill('Docs writer');
 			await page.keyboard.press('Enter');
 		}
-		await page.locator('.tabs-container .tab', { hasText: 'Computer — Docs writer' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+		await page
+			.locator('.tabs-container .tab', { hasText: 'Computer — Docs writer' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 60_000 });
 		await page.locator('iframe.webview').first().waitFor({ state: 'attached', timeout: 30_000 });
 		await page.waitForTimeout(4000);
 	},
@@ -174,7 +239,9 @@ try {
 	browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
 	mkdirSync(OUT, { recursive: true });
 	for (const [name, take] of Object.entries(SHOTS)) {
-		if (only && !name.includes(only)) { continue; }
+		if (only && !name.includes(only)) {
+			continue;
+		}
 		// A fresh page per picture (same demo): nothing left open from the one before.
 		const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 		const page = await context.newPage();

@@ -7,8 +7,18 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import {
-	CALM_SETTINGS, DEV_TOKEN, ROOT, Processes, buildVsix, ensureCodeServer, freePort, installExtension, log,
-	startCodeServer, startEmulator, writeUserSettings,
+	CALM_SETTINGS,
+	DEV_TOKEN,
+	ROOT,
+	Processes,
+	buildVsix,
+	ensureCodeServer,
+	freePort,
+	installExtension,
+	log,
+	startCodeServer,
+	startEmulator,
+	writeUserSettings,
 } from './lib/harness.mjs';
 
 const WORK = join(ROOT, '.vscode-test', 'start');
@@ -31,7 +41,9 @@ try {
 	const ext = join(WORK, 'extensions');
 	const ud = join(WORK, 'user-data');
 	const workspace = join(WORK, 'workspace');
-	for (const d of [ext, ud, workspace]) { mkdirSync(d, { recursive: true }); }
+	for (const d of [ext, ud, workspace]) {
+		mkdirSync(d, { recursive: true });
+	}
 	writeFileSync(join(workspace, 'README.md'), '# Cloud Agents playground\n\nOpen the Cloud Agents view in the activity bar.\n');
 	// A saved multi-root workspace, so "Open Agent Workspace → Add to Workspace" adds a folder
 	// without turning the window into an untitled workspace (which reloads the page).
@@ -42,12 +54,17 @@ try {
 	const vsix = buildVsix(join(WORK, 'cloud-agents.vsix'));
 
 	// CLOUD_AGENTS_EMULATOR_URL uses an emulator (or service) that is already running.
-	const emulatorUrl = process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '') ?? await startEmulator(procs, {
-		port: await portOr(Number(process.env.EMULATOR_PORT ?? 8787)), logFile: join(WORK, 'emulator.log'),
-	});
+	const emulatorUrl =
+		process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '') ??
+		(await startEmulator(procs, {
+			port: await portOr(Number(process.env.EMULATOR_PORT ?? 8787)),
+			logFile: join(WORK, 'emulator.log'),
+		}));
 	// For `npm run demo:key` (scripts/demo-key.mjs): which emulator to mint a fresh key in.
 	writeFileSync(join(WORK, 'emulator-url'), `${emulatorUrl}\n`);
-	log(`emulator on ${emulatorUrl}${process.env.CLOUD_AGENTS_EMULATOR_URL ? '' : ` with demo data (log: ${relative(ROOT, join(WORK, 'emulator.log'))})`}`);
+	log(
+		`emulator on ${emulatorUrl}${process.env.CLOUD_AGENTS_EMULATOR_URL ? '' : ` with demo data (log: ${relative(ROOT, join(WORK, 'emulator.log'))})`}`,
+	);
 
 	installExtension(cs, ext, ud, vsix);
 	writeUserSettings(ud, {
@@ -57,7 +74,11 @@ try {
 	});
 	const port = await portOr(Number(process.env.PORT ?? 8080));
 	await startCodeServer(procs, cs, {
-		port, extensionsDir: ext, userDataDir: ud, folder: workspaceFile, logFile: join(WORK, 'code-server.log'),
+		port,
+		extensionsDir: ext,
+		userDataDir: ud,
+		folder: workspaceFile,
+		logFile: join(WORK, 'code-server.log'),
 		// The extension signs in with this token when it finds it (development only).
 		env: { CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN },
 	});
@@ -71,9 +92,12 @@ try {
   Signed out? Sign Out revokes the key; \`npm run demo:key\` prints a fresh one for Sign In → API key.
   Logs: ${relative(ROOT, WORK)}/   Press Ctrl-C to stop.
 `);
-	const [name, child] = await Promise.race(procs.children.map(({ name, child }) =>
-		new Promise((res) => child.once('exit', () => res([name, child])))));
-	if (!procs.stopping) { log(`${name} exited (${JSON.stringify(child.exitInfo)}); stopping`); }
+	const [name, child] = await Promise.race(
+		procs.children.map(({ name, child }) => new Promise((res) => child.once('exit', () => res([name, child])))),
+	);
+	if (!procs.stopping) {
+		log(`${name} exited (${JSON.stringify(child.exitInfo)}); stopping`);
+	}
 	code = 1;
 } catch (err) {
 	console.error(`npm start failed: ${err.stack ?? err}`);

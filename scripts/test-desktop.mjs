@@ -19,11 +19,14 @@ try {
 	const workspace = join(WORK, 'workspace');
 	mkdirSync(workspace, { recursive: true });
 	const build = spawnSync(process.execPath, [join(ROOT, 'esbuild.mjs')], { cwd: ROOT, stdio: 'inherit' });
-	if (build.status !== 0) { throw new Error('esbuild failed'); }
+	if (build.status !== 0) {
+		throw new Error('esbuild failed');
+	}
 	// The runner bundle lives inside the extension under development so `require('vscode')` resolves.
 	await buildRunnerExtension(join(WORK, 'runner'));
-	const emulatorUrl = process.env.CLOUD_AGENTS_EMULATOR_URL
-		?? await startEmulator(procs, { port: await freePort(), logFile: join(WORK, 'emulator.log') });
+	const emulatorUrl =
+		process.env.CLOUD_AGENTS_EMULATOR_URL ??
+		(await startEmulator(procs, { port: await freePort(), logFile: join(WORK, 'emulator.log') }));
 	log(`emulator on ${emulatorUrl}`);
 	writeUserSettings(ud, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': emulatorUrl });
 	await runTests({

@@ -21,8 +21,21 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import {
-	CALM_SETTINGS, CHROMIUM, DEV_TOKEN, ROOT, Processes, buildVsix, ensureCodeServer, ensureSystemPackages, freePort,
-	installExtension, log, startCodeServer, startEmulator, waitForHttp, writeUserSettings,
+	CALM_SETTINGS,
+	CHROMIUM,
+	DEV_TOKEN,
+	ROOT,
+	Processes,
+	buildVsix,
+	ensureCodeServer,
+	ensureSystemPackages,
+	freePort,
+	installExtension,
+	log,
+	startCodeServer,
+	startEmulator,
+	waitForHttp,
+	writeUserSettings,
 } from './lib/harness.mjs';
 import { buildRunnerExtension, buildUiTests, packageFolder } from './lib/bundle-tests.mjs';
 import { ConsoleErrorCheck, consoleCheckResult } from './lib/consoleErrors.mjs';
@@ -36,9 +49,13 @@ const keep = args.includes('--keep');
 // title (or a suite's) contains VARIANT_TAG, unless --variant-all (to find tests that could be tagged).
 const profilesIndex = args.indexOf('--profiles');
 const PROFILES = (profilesIndex >= 0 ? args[profilesIndex + 1] : process.env.CLOUD_AGENTS_TEST_PROFILES || 'standard,variant')
-	.split(',').map((p) => p.trim()).filter(Boolean);
+	.split(',')
+	.map((p) => p.trim())
+	.filter(Boolean);
 for (const p of PROFILES) {
-	if (!['standard', 'variant', 'variant-strict'].includes(p)) { throw new Error(`--profiles: unknown emulator profile ${JSON.stringify(p)}`); }
+	if (!['standard', 'variant', 'variant-strict'].includes(p)) {
+		throw new Error(`--profiles: unknown emulator profile ${JSON.stringify(p)}`);
+	}
 }
 const variantAll = args.includes('--variant-all');
 const VARIANT_TAG = '[variant]';
@@ -49,7 +66,9 @@ const VARIANT_TAG = '[variant]';
  */
 function variantGrep(userGrep) {
 	const tag = VARIANT_TAG.replace(/[[\]]/g, '\\$&');
-	if (!userGrep) { return tag; }
+	if (!userGrep) {
+		return tag;
+	}
 	const m = userGrep.match(/^\/(.*)\/([a-z]*)$/);
 	return `/^(?=[\\s\\S]*${tag})(?=[\\s\\S]*(?:${m ? m[1] : userGrep}))/${m ? m[2] : ''}`;
 }
@@ -67,9 +86,19 @@ let browser;
 let browserPid;
 procs.onStop(async () => {
 	const timeout = () => new Promise((r) => setTimeout(r, 5000));
-	if (browser) { await Promise.race([browser.close().catch(() => {}), timeout()]); }
-	if (browserServer) { await Promise.race([browserServer.close().catch(() => {}), timeout()]); }
-	if (browserPid) { try { process.kill(browserPid, 'SIGKILL'); } catch { /* already gone */ } }
+	if (browser) {
+		await Promise.race([browser.close().catch(() => {}), timeout()]);
+	}
+	if (browserServer) {
+		await Promise.race([browserServer.close().catch(() => {}), timeout()]);
+	}
+	if (browserPid) {
+		try {
+			process.kill(browserPid, 'SIGKILL');
+		} catch {
+			/* already gone */
+		}
+	}
 });
 
 /** Waits for the runner's report, printing each finished test from its progress file as it comes. */
@@ -79,10 +108,17 @@ async function waitForReport(path, isAlive) {
 	let current;
 	const follow = () => {
 		let lines;
-		try { lines = readFileSync(`${path}.progress`, 'utf8').split('\n').filter(Boolean); } catch { return; }
+		try {
+			lines = readFileSync(`${path}.progress`, 'utf8').split('\n').filter(Boolean);
+		} catch {
+			return;
+		}
 		for (const line of lines.slice(seen)) {
 			const p = JSON.parse(line);
-			if (p.event === 'start') { current = p.titlePath.join(' › '); continue; }
+			if (p.event === 'start') {
+				current = p.titlePath.join(' › ');
+				continue;
+			}
 			current = undefined;
 			log(`  ${p.event === 'passed' ? '\u2714' : p.event === 'pending' ? '-' : '\u2717'} ${p.titlePath.join(' › ')}`);
 		}
@@ -90,12 +126,18 @@ async function waitForReport(path, isAlive) {
 	};
 	while (Date.now() < end) {
 		follow();
-		if (existsSync(path)) { return JSON.parse(readFileSync(path, 'utf8')); }
-		if (!isAlive()) { throw new Error('code-server exited before the in-host tests reported'); }
+		if (existsSync(path)) {
+			return JSON.parse(readFileSync(path, 'utf8'));
+		}
+		if (!isAlive()) {
+			throw new Error('code-server exited before the in-host tests reported');
+		}
 		await new Promise((r) => setTimeout(r, 250));
 	}
 	follow();
-	throw new Error(`no in-host test report after ${REPORT_TIMEOUT_MS / 1000}s${current ? `; still running: ${current}` : ''} (see ${relative(ROOT, LOGS)}/; CLOUD_AGENTS_REPORT_TIMEOUT_MS raises the limit)`);
+	throw new Error(
+		`no in-host test report after ${REPORT_TIMEOUT_MS / 1000}s${current ? `; still running: ${current}` : ''} (see ${relative(ROOT, LOGS)}/; CLOUD_AGENTS_REPORT_TIMEOUT_MS raises the limit)`,
+	);
 }
 
 const paint = (code, text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[${code}m${text}\x1b[0m` : text);
@@ -108,15 +150,26 @@ function printResults(heading, results) {
 	for (const r of results) {
 		const suites = r.titlePath.slice(0, -1);
 		let same = 0;
-		while (same < suites.length && suites[same] === previous[same]) { same++; }
-		for (let i = same; i < suites.length; i++) { console.log(`${'  '.repeat(i + 2)}${suites[i]}`); }
+		while (same < suites.length && suites[same] === previous[same]) {
+			same++;
+		}
+		for (let i = same; i < suites.length; i++) {
+			console.log(`${'  '.repeat(i + 2)}${suites[i]}`);
+		}
 		previous = suites;
 		const indent = '  '.repeat(suites.length + 2);
 		const title = r.titlePath[r.titlePath.length - 1];
-		if (r.state === 'passed') { console.log(`${indent}\u2714 ${title}${r.durationMs > 75 ? ` (${ms(r.durationMs)})` : ''}`); }
-		else if (r.state === 'pending') { console.log(`${indent}- ${title}`); }
-		else { r.failureNo = ++printResults.failures; console.log(`${indent}${r.failureNo}) ${title}`); }
-		for (const n of r.notes ?? []) { console.log(`${indent}    ${paint(90, n.replace(ROOT + '/', ''))}`); }
+		if (r.state === 'passed') {
+			console.log(`${indent}\u2714 ${title}${r.durationMs > 75 ? ` (${ms(r.durationMs)})` : ''}`);
+		} else if (r.state === 'pending') {
+			console.log(`${indent}- ${title}`);
+		} else {
+			r.failureNo = ++printResults.failures;
+			console.log(`${indent}${r.failureNo}) ${title}`);
+		}
+		for (const n of r.notes ?? []) {
+			console.log(`${indent}    ${paint(90, n.replace(ROOT + '/', ''))}`);
+		}
 	}
 }
 printResults.failures = 0;
@@ -130,7 +183,9 @@ printResults.failures = 0;
 async function startSession({ cs, ext, dir, logs, profile, grep }) {
 	const ud = join(dir, 'user-data');
 	const workspace = join(dir, 'workspace');
-	for (const d of [ud, workspace, logs]) { mkdirSync(d, { recursive: true }); }
+	for (const d of [ud, workspace, logs]) {
+		mkdirSync(d, { recursive: true });
+	}
 	writeFileSync(join(workspace, 'README.md'), '# Cloud Agents integration test workspace\n');
 	// A multi-root workspace file rather than a bare folder: adding an agent's workspace folder to a
 	// single-folder browser window turns it into an untitled workspace and reloads the page, which
@@ -144,7 +199,12 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 	if (emulatorUrl) {
 		await waitForHttp(`${emulatorUrl}/healthz`, 10_000);
 	} else {
-		emulatorUrl = await startEmulator(procs, { port: await freePort(), profile, logFile: join(logs, 'emulator.log'), onChild: (c) => session.children.push(c) });
+		emulatorUrl = await startEmulator(procs, {
+			port: await freePort(),
+			profile,
+			logFile: join(logs, 'emulator.log'),
+			onChild: (c) => session.children.push(c),
+		});
 	}
 	session.emulatorUrl = emulatorUrl;
 	log(`emulator (${profile} profile) on ${emulatorUrl}`);
@@ -153,7 +213,11 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 	const codePort = await freePort();
 	session.reportPath = join(dir, 'report.json');
 	session.codeServer = await startCodeServer(procs, cs, {
-		port: codePort, extensionsDir: ext, userDataDir: ud, folder: workspaceFile, logFile: join(logs, 'code-server.log'),
+		port: codePort,
+		extensionsDir: ext,
+		userDataDir: ud,
+		folder: workspaceFile,
+		logFile: join(logs, 'code-server.log'),
 		env: {
 			CLOUD_AGENTS_TEST_REPORT: session.reportPath,
 			CLOUD_AGENTS_EMULATOR_URL: emulatorUrl,
@@ -189,7 +253,9 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 /** Closes a session's browser context and stops its code-server and emulator (by pid). */
 async function stopSession(session) {
 	await Promise.race([session.context.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
-	for (const child of session.children.reverse()) { await procs.stop(child); }
+	for (const child of session.children.reverse()) {
+		await procs.stop(child);
+	}
 }
 
 /** Runs the UI tests whose titles pass `keepTest` against the session's workbench. */
@@ -203,22 +269,32 @@ async function checkConsoleErrors(check, logs) {
 
 async function runUiTests(session, uiTests, keepTest) {
 	const uiResults = [];
-	if (session.report.fatal) { return uiResults; }
+	if (session.report.fatal) {
+		return uiResults;
+	}
 	const { Workbench } = await import(pathToFileURL(join(WORK, 'ui', 'support', 'workbench.mjs')).href);
 	const { page } = session;
 	for (const t of uiTests) {
 		const mod = await import(pathToFileURL(t.file).href);
 		const uiTest = mod.default;
-		if (!keepTest(uiTest.title)) { continue; }
+		if (!keepTest(uiTest.title)) {
+			continue;
+		}
 		const t0 = Date.now();
 		const notes = [];
-		const note = (line) => { notes.push(String(line)); };
+		const note = (line) => {
+			notes.push(String(line));
+		};
 		const shot = session.profile === 'standard' ? t.name : `${session.profile}-${t.name}`;
 		let expectConsoleError = session.consoleCheck.phase(`UI ${t.name}`, { strict: true });
 		// Navigating away unloads the workbench: what it cancels then is judged in a phase of its own.
 		const leavePage = async (to, ready) => {
 			session.consoleCheck.phase(`UI ${t.name} (page unload)`, { strict: true, unload: true });
-			if (typeof to === 'string') { await page.goto(to); } else { await to(); }
+			if (typeof to === 'string') {
+				await page.goto(to);
+			} else {
+				await to();
+			}
 			await ready();
 			await new Promise((r) => setTimeout(r, 1000));
 			expectConsoleError = session.consoleCheck.phase(`UI ${t.name}`, { strict: true });
@@ -227,11 +303,27 @@ async function runUiTests(session, uiTests, keepTest) {
 			const workbench = new Workbench(page, SCREENSHOTS);
 			await workbench.ready();
 			await workbench.dismissDialogs();
-			await uiTest.run({ page, workbench, emulatorUrl: session.emulatorUrl, emulatorProfile: session.profile, devToken: DEV_TOKEN, screenshotDir: SCREENSHOTS, note, expectConsoleError: (re, why) => expectConsoleError(re, why), leavePage: (to) => leavePage(to, () => workbench.ready()) });
+			await uiTest.run({
+				page,
+				workbench,
+				emulatorUrl: session.emulatorUrl,
+				emulatorProfile: session.profile,
+				devToken: DEV_TOKEN,
+				screenshotDir: SCREENSHOTS,
+				note,
+				expectConsoleError: (re, why) => expectConsoleError(re, why),
+				leavePage: (to) => leavePage(to, () => workbench.ready()),
+			});
 			uiResults.push({ titlePath: [t.name, uiTest.title], state: 'passed', durationMs: Date.now() - t0, notes });
 		} catch (err) {
 			await page.screenshot({ path: join(SCREENSHOTS, `FAILED-${shot}.png`) }).catch(() => {});
-			uiResults.push({ titlePath: [t.name, uiTest.title], state: 'failed', durationMs: Date.now() - t0, notes, error: { message: err.message, stack: err.stack } });
+			uiResults.push({
+				titlePath: [t.name, uiTest.title],
+				state: 'failed',
+				durationMs: Date.now() - t0,
+				notes,
+				error: { message: err.message, stack: err.stack },
+			});
 		}
 	}
 	const logs = session.profile === 'standard' ? LOGS : join(LOGS, session.profile);
@@ -250,7 +342,9 @@ async function main() {
 	const ext = join(WORK, 'extensions');
 	// Screenshots of an earlier run (a FAILED-… one especially) would mislead: start empty.
 	rmSync(SCREENSHOTS, { recursive: true, force: true });
-	for (const d of [ext, LOGS, SCREENSHOTS]) { mkdirSync(d, { recursive: true }); }
+	for (const d of [ext, LOGS, SCREENSHOTS]) {
+		mkdirSync(d, { recursive: true });
+	}
 
 	log('building the extension .vsix and the test runner');
 	const vsix = buildVsix(join(WORK, 'cloud-agents.vsix'));
@@ -267,8 +361,15 @@ async function main() {
 	browserServer = await chromium.launchServer({
 		executablePath: CHROMIUM,
 		headless: true,
-		args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-			'--disable-component-update', '--disable-sync'],
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-quic',
+			'--no-first-run',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+		],
 	});
 	browserPid = browserServer.process().pid;
 	browser = await chromium.connect(browserServer.wsEndpoint());
@@ -293,12 +394,25 @@ async function main() {
 		}
 		const t0 = Date.now();
 		const dir = standard ? WORK : join(WORK, profile);
-		const session = await startSession({ cs, ext, dir, logs: standard ? LOGS : join(LOGS, profile), profile, grep: standard || variantAll ? grep : variantGrep(grep) });
+		const session = await startSession({
+			cs,
+			ext,
+			dir,
+			logs: standard ? LOGS : join(LOGS, profile),
+			profile,
+			grep: standard || variantAll ? grep : variantGrep(grep),
+		});
 		last = session;
-		const uiResults = await runUiTests(session, uiTests, (title) => (!grep || title.includes(grep)) && (standard || variantAll || title.includes(VARIANT_TAG)));
+		const uiResults = await runUiTests(
+			session,
+			uiTests,
+			(title) => (!grep || title.includes(grep)) && (standard || variantAll || title.includes(VARIANT_TAG)),
+		);
 		const prefix = standard ? [] : [`(emulator profile ${profile})`];
 		passes.push({
-			profile, report: session.report, durationMs: Date.now() - t0,
+			profile,
+			report: session.report,
+			durationMs: Date.now() - t0,
 			tests: session.report.tests.map((r) => ({ ...r, titlePath: [...prefix, ...r.titlePath] })),
 			ui: uiResults.map((r) => ({ ...r, titlePath: [...prefix, ...r.titlePath] })),
 		});
@@ -312,9 +426,17 @@ async function main() {
 
 	for (const pass of passes) {
 		const h = pass.report.host;
-		const against = pass.profile === 'standard' ? '' : ` against the emulator's ${pass.profile} profile${variantAll ? '' : ` (tests tagged ${VARIANT_TAG})`}`;
-		printResults(`In the extension host${against}: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), Node ${h.node}`, pass.tests);
-		if (pass.ui.length > 0 || (pass.profile === 'standard' && uiTests.length > 0)) { printResults(`UI (Playwright + Chromium)${against}`, pass.ui); }
+		const against =
+			pass.profile === 'standard'
+				? ''
+				: ` against the emulator's ${pass.profile} profile${variantAll ? '' : ` (tests tagged ${VARIANT_TAG})`}`;
+		printResults(
+			`In the extension host${against}: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), Node ${h.node}`,
+			pass.tests,
+		);
+		if (pass.ui.length > 0 || (pass.profile === 'standard' && uiTests.length > 0)) {
+			printResults(`UI (Playwright + Chromium)${against}`, pass.ui);
+		}
 	}
 
 	const all = passes.flatMap((p) => [...p.tests, ...p.ui]);
@@ -322,16 +444,30 @@ async function main() {
 	const passed = all.filter((r) => r.state === 'passed').length;
 	const pending = all.filter((r) => r.state === 'pending').length;
 	const failed = all.filter((r) => r.state === 'failed');
-	console.log(`\n  ${paint(32, `${passed} passing`)} (${ms(Date.now() - started)}; ${passes.map((p) => `${p.profile} pass ${ms(p.durationMs)}`).join(', ')})`);
-	if (pending) { console.log(`  ${paint(36, `${pending} pending`)}`); }
-	if (failed.length) { console.log(`  ${paint(31, `${failed.length} failing`)}`); }
-	for (const f of failed) {
-		console.log(`\n  ${f.failureNo}) ${f.titlePath.join('\n       ')}:\n     ${(f.error?.stack ?? f.error?.message ?? '').split('\n').join('\n     ')}`);
+	console.log(
+		`\n  ${paint(32, `${passed} passing`)} (${ms(Date.now() - started)}; ${passes.map((p) => `${p.profile} pass ${ms(p.durationMs)}`).join(', ')})`,
+	);
+	if (pending) {
+		console.log(`  ${paint(36, `${pending} pending`)}`);
 	}
-	for (const p of fatal) { console.log(`\n  fatal (${p.profile} profile): ${p.report.fatal}`); }
-	if (all.length === 0 && fatal.length === 0) { console.log('  no tests ran'); }
+	if (failed.length) {
+		console.log(`  ${paint(31, `${failed.length} failing`)}`);
+	}
+	for (const f of failed) {
+		console.log(
+			`\n  ${f.failureNo}) ${f.titlePath.join('\n       ')}:\n     ${(f.error?.stack ?? f.error?.message ?? '').split('\n').join('\n     ')}`,
+		);
+	}
+	for (const p of fatal) {
+		console.log(`\n  fatal (${p.profile} profile): ${p.report.fatal}`);
+	}
+	if (all.length === 0 && fatal.length === 0) {
+		console.log('  no tests ran');
+	}
 	const shots = existsSync(SCREENSHOTS) ? (await import('node:fs')).readdirSync(SCREENSHOTS) : [];
-	if (shots.length) { console.log(`\n  screenshots: ${shots.map((s) => relative(ROOT, join(SCREENSHOTS, s))).join(', ')}`); }
+	if (shots.length) {
+		console.log(`\n  screenshots: ${shots.map((s) => relative(ROOT, join(SCREENSHOTS, s))).join(', ')}`);
+	}
 	console.log(`  logs: ${relative(ROOT, LOGS)}/\n`);
 	// The plain closing line CI reads in any language: one summary over every pass.
 	console.log(`${passed} passed, ${failed.length} failed${pending ? `, ${pending} skipped` : ''}`);
@@ -349,5 +485,7 @@ try {
 	await procs.stopAll();
 }
 // Keep the run folder (extensions, user data, report) only when something failed.
-if (code === 0 && !keep) { rmSync(WORK, { recursive: true, force: true }); }
+if (code === 0 && !keep) {
+	rmSync(WORK, { recursive: true, force: true });
+}
 process.exit(code);

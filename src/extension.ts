@@ -38,25 +38,35 @@ class CloudAgentsExtension extends Disposable {
 	constructor(readonly context: vscode.ExtensionContext) {
 		super();
 		this.session = this.register(new Session(context.secrets, this.log));
-		this.runFollower = this.register(new RunFollower({
-			session: this.session,
-			storageUri: context.globalStorageUri,
-			globalState: context.globalState,
-			log: this.log,
-		}));
+		this.runFollower = this.register(
+			new RunFollower({
+				session: this.session,
+				storageUri: context.globalStorageUri,
+				globalState: context.globalState,
+				log: this.log,
+			}),
+		);
 		for (const d of registerAuth({ session: this.session, log: this.log })) {
 			this.register(d);
 		}
 		// A 401 of a failed command goes to the session's single "sign in again" prompt.
 		const onUnauthorized = (err: unknown): boolean => this.session.reportError(err);
-		for (const d of registerFollowCommands({ session: this.session, follower: this.runFollower, log: this.log, onUnauthorized, targets: () => ({ views: this.views, context }) })) {
+		for (const d of registerFollowCommands({
+			session: this.session,
+			follower: this.runFollower,
+			log: this.log,
+			onUnauthorized,
+			targets: () => ({ views: this.views, context }),
+		})) {
 			this.register(d);
 		}
 		// No network here: only stores CLOUD_AGENTS_DEV_TOKEN for a loopback URL and sets the context key.
 		this.ready = this.session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
 			this.log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
 		});
-		this.register(registerWorkspaceFs({ session: this.session, log: this.log, runEvents: this.runFollower.onDidReceiveEvent, onUnauthorized }));
+		this.register(
+			registerWorkspaceFs({ session: this.session, log: this.log, runEvents: this.runFollower.onDidReceiveEvent, onUnauthorized }),
+		);
 		// The four tree views (src/views) and their commands (src/commands/features.ts).
 		this.views = this.register(new CloudAgentViews(this.session, this.log, (err) => void this.session.reportError(err)));
 		// Followed runs get `:followed` in the Runs view (only Stop Following shows inline then).
@@ -73,21 +83,35 @@ class CloudAgentsExtension extends Disposable {
 		// dist/features.js): until then each contributed command not registered above is a stand-in.
 		const deps = { session: this.session, views: this.views, log: this.log, context, records, images, onUnauthorized };
 		const lazyIds = [...COMMAND_IDS.filter((id) => !isRegistered(id)), ...LAZY_SEAMS];
-		this.features = this.register(new LazyFeatures(lazyIds, Object.values(WEBVIEW_TYPES), () => {
-			// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see esbuild.mjs
-			const entry = require('./commands/featureEntry') as { loadFeatures: typeof loadFeatures };
-			return entry.loadFeatures(deps);
-		}, this.log));
+		this.features = this.register(
+			new LazyFeatures(
+				lazyIds,
+				Object.values(WEBVIEW_TYPES),
+				() => {
+					// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see esbuild.mjs
+					const entry = require('./commands/featureEntry') as { loadFeatures: typeof loadFeatures };
+					return entry.loadFeatures(deps);
+				},
+				this.log,
+			),
+		);
 		void this.ready.then(() => this.setContext(CONTEXT_KEYS.loaded, true));
 		this.log.info(`Cloud Agents activated in ${vscode.env.appName} ${vscode.version}`);
 	}
 
 	private registerCommands(): void {
 		// Refresh also asks again an agent workspace that was found to speak another interface.
-		this.register(registerCommand('cloudAgents.refresh', async () => {
-			await vscode.commands.executeCommand('_cloudAgents.workspace.retry');
-			await this.views.refreshAll();
-		}, this.log, { onUnauthorized: (err) => this.session.reportError(err) }));
+		this.register(
+			registerCommand(
+				'cloudAgents.refresh',
+				async () => {
+					await vscode.commands.executeCommand('_cloudAgents.workspace.retry');
+					await this.views.refreshAll();
+				},
+				this.log,
+				{ onUnauthorized: (err) => this.session.reportError(err) },
+			),
+		);
 	}
 
 	private async setContext(key: string, value: unknown): Promise<void> {
@@ -122,10 +146,13 @@ function reportActivation(context: vscode.ExtensionContext, activateStart: numbe
 	}
 	type Marks = { getMarks(): Array<{ name: string; startTime: number }> };
 	const marks = (globalThis as { MonacoPerformanceMarks?: Marks }).MonacoPerformanceMarks?.getMarks() ?? [];
-	const mark = (name: string): number | undefined => marks.find((m) => m.name === `code/extHost/${name}/${context.extension.id}`)?.startTime;
+	const mark = (name: string): number | undefined =>
+		marks.find((m) => m.name === `code/extHost/${name}/${context.extension.id}`)?.startTime;
 	// Our own files only (other extensions share the extension host and its module cache).
 	const ours = vscode.Uri.joinPath(context.extensionUri, 'dist').fsPath;
-	const loaded = Object.keys(require.cache).filter((f) => f.startsWith(ours)).map((f) => `dist/${f.slice(ours.length + 1)}`);
+	const loaded = Object.keys(require.cache)
+		.filter((f) => f.startsWith(ours))
+		.map((f) => `dist/${f.slice(ours.length + 1)}`);
 	const report = {
 		willLoad: mark('willLoadExtensionCode'),
 		didLoad: mark('didLoadExtensionCode'),
@@ -144,7 +171,14 @@ export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi |
 	reportActivation(context, activateStart, performance.now());
 	const testing = process.env.CLOUD_AGENTS_TEST_REPORT !== undefined || context.extensionMode !== vscode.ExtensionMode.Production;
 	return testing
-		? { session: extension.session, runFollower: extension.runFollower, ready: extension.ready, logUri: context.logUri, globalStorageUri: context.globalStorageUri, features: extension.features }
+		? {
+				session: extension.session,
+				runFollower: extension.runFollower,
+				ready: extension.ready,
+				logUri: context.logUri,
+				globalStorageUri: context.globalStorageUri,
+				features: extension.features,
+			}
 		: undefined;
 }
 

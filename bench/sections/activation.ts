@@ -42,10 +42,19 @@ interface ActivationReport {
 }
 
 /** The parts of scripts/lib/harness.mjs this section uses. */
-interface CodeServer { node: string; entry: string; dir: string }
-interface ChildLike { exited: boolean }
+interface CodeServer {
+	node: string;
+	entry: string;
+	dir: string;
+}
+interface ChildLike {
+	exited: boolean;
+}
 /** The harness's process bookkeeping: stops what it started by pid (also on Ctrl-C). */
-interface Procs { stop(child: ChildLike): Promise<void>; stopAll(): Promise<void> }
+interface Procs {
+	stop(child: ChildLike): Promise<void>;
+	stopAll(): Promise<void>;
+}
 interface Harness {
 	CALM_SETTINGS: Record<string, unknown>;
 	CHROMIUM: string;
@@ -55,7 +64,11 @@ interface Harness {
 	freePort(): Promise<number>;
 	checkVsix(path: string): number;
 	installExtension(cs: CodeServer, extensionsDir: string, userDataDir: string, vsix: string): void;
-	startCodeServer(procs: unknown, cs: CodeServer, opts: { port: number; extensionsDir: string; userDataDir: string; folder: string; env?: Record<string, string>; logFile?: string }): Promise<ChildLike>;
+	startCodeServer(
+		procs: unknown,
+		cs: CodeServer,
+		opts: { port: number; extensionsDir: string; userDataDir: string; folder: string; env?: Record<string, string>; logFile?: string },
+	): Promise<ChildLike>;
 	writeUserSettings(userDataDir: string, settings: Record<string, unknown>): void;
 	zipEntries(path: string): string[];
 }
@@ -96,7 +109,10 @@ function distSizes(): Record<string, number> {
 
 /** vsce's WARNING lines (e.g. about the bundle's size or file count). */
 function warnings(output: string): string[] {
-	return output.split('\n').filter((l) => /WARNING/i.test(l)).map((l) => l.trim());
+	return output
+		.split('\n')
+		.filter((l) => /WARNING/i.test(l))
+		.map((l) => l.trim());
 }
 
 /** Builds the baseline (one bundle) and the shipped split build, each as a .vsix in `work`. */
@@ -109,7 +125,15 @@ function buildVariants(h: Harness, work: string): Variant[] {
 	const baseBundles = distSizes();
 	const baseVsix = join(work, 'baseline.vsix');
 	const baseOut = node([vsce, 'package', '--no-dependencies', '-o', baseVsix]);
-	variants.push({ name: 'baseline: one bundle', vsix: baseVsix, extensionsDir: join(work, 'ext-baseline'), bundles: baseBundles, vsceWarnings: warnings(baseOut), dist: join(work, 'dist-baseline'), samples: [] });
+	variants.push({
+		name: 'baseline: one bundle',
+		vsix: baseVsix,
+		extensionsDir: join(work, 'ext-baseline'),
+		bundles: baseBundles,
+		vsceWarnings: warnings(baseOut),
+		dist: join(work, 'dist-baseline'),
+		samples: [],
+	});
 	// The shipped build, as buildVsix of the harness makes it (and checked as it checks it).
 	node([join(ROOT, 'esbuild.mjs'), '--production', `--outdir=${join(work, 'dist-split')}`]);
 	node([join(ROOT, 'esbuild.mjs'), '--production']);
@@ -117,7 +141,15 @@ function buildVariants(h: Harness, work: string): Variant[] {
 	const splitVsix = join(work, 'split.vsix');
 	const splitOut = node([vsce, 'package', '--no-dependencies', '-o', splitVsix]);
 	h.checkVsix(splitVsix);
-	variants.push({ name: 'split: extension.js + core.js, features.js and client.js on first use', vsix: splitVsix, extensionsDir: join(work, 'ext-split'), bundles: splitBundles, vsceWarnings: warnings(splitOut), dist: join(work, 'dist-split'), samples: [] });
+	variants.push({
+		name: 'split: extension.js + core.js, features.js and client.js on first use',
+		vsix: splitVsix,
+		extensionsDir: join(work, 'ext-split'),
+		bundles: splitBundles,
+		vsceWarnings: warnings(splitOut),
+		dist: join(work, 'dist-split'),
+		samples: [],
+	});
 	return variants;
 }
 
@@ -149,7 +181,15 @@ process.stdout.write(JSON.stringify({ cpuMs: (c.user + c.system) / 1000, wallMs:
 }
 
 /** One fresh code-server start with `variant` installed; resolves with the activation report. */
-async function measureOnce(h: Harness, procs: Procs, cs: CodeServer, browser: Browser, variant: Variant, dir: string, apiUrl: string): Promise<ActivationReport> {
+async function measureOnce(
+	h: Harness,
+	procs: Procs,
+	cs: CodeServer,
+	browser: Browser,
+	variant: Variant,
+	dir: string,
+	apiUrl: string,
+): Promise<ActivationReport> {
 	const ud = join(dir, 'user-data');
 	const folder = join(dir, 'workspace');
 	mkdirSync(folder, { recursive: true });
@@ -160,7 +200,11 @@ async function measureOnce(h: Harness, procs: Procs, cs: CodeServer, browser: Br
 	let child: ChildLike | undefined;
 	try {
 		child = await h.startCodeServer(procs, cs, {
-			port, extensionsDir: variant.extensionsDir, userDataDir: ud, folder, logFile: join(dir, 'code-server.log'),
+			port,
+			extensionsDir: variant.extensionsDir,
+			userDataDir: ud,
+			folder,
+			logFile: join(dir, 'code-server.log'),
 			env: { CLOUD_AGENTS_ACTIVATION_REPORT: reportPath },
 		});
 		const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -218,7 +262,15 @@ export async function run(ctx: BenchContext): Promise<void> {
 		browser = await chromium.launch({
 			executablePath: h.CHROMIUM,
 			headless: true,
-			args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+			args: [
+				'--no-sandbox',
+				'--disable-gpu',
+				'--disable-quic',
+				'--no-first-run',
+				'--disable-background-networking',
+				'--disable-component-update',
+				'--disable-sync',
+			],
 		});
 		// Round 0 warms the file cache and code-server itself for both; the order alternates per round.
 		for (let round = 0; round <= starts; round++) {
@@ -231,7 +283,9 @@ export async function run(ctx: BenchContext): Promise<void> {
 				}
 				const loadMs = r.didLoad - r.willLoad;
 				const sample = { loadMs, activateMs: r.activateMs, totalMs: loadMs + r.activateMs, dist: r.dist };
-				ctx.log(`activation: ${round === 0 ? 'warm-up' : `start ${round}/${starts}`} ${v.name}: load ${loadMs} ms + activate ${r.activateMs.toFixed(1)} ms (${r.dist.join(', ')})`);
+				ctx.log(
+					`activation: ${round === 0 ? 'warm-up' : `start ${round}/${starts}`} ${v.name}: load ${loadMs} ms + activate ${r.activateMs.toFixed(1)} ms (${r.dist.join(', ')})`,
+				);
 				if (round > 0) {
 					v.samples.push(sample);
 				}
@@ -252,7 +306,13 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const plainMedian = (v: Variant, k: 'cpuMs' | 'wallMs'): number => median((plain.get(v) ?? []).map((x) => x[k]));
 		const stats = (v: Variant) => {
 			const totals = v.samples.map((s) => s.totalMs);
-			return { mean: mean(totals), min: Math.min(...totals), max: Math.max(...totals), load: mean(v.samples.map((s) => s.loadMs)), activate: mean(v.samples.map((s) => s.activateMs)) };
+			return {
+				mean: mean(totals),
+				min: Math.min(...totals),
+				max: Math.max(...totals),
+				load: mean(v.samples.map((s) => s.loadMs)),
+				activate: mean(v.samples.map((s) => s.activateMs)),
+			};
 		};
 		const b = stats(base);
 		const s = stats(split);
@@ -262,22 +322,60 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const featuresAtActivation = split.samples.filter((x) => x.dist.some((f) => f.endsWith('features.js'))).length;
 		const loadedAtActivation = (split.bundles['extension.js'] ?? 0) + (split.bundles['core.js'] ?? 0);
 		const rows: Row[] = [
-			{ metric: `activation, shipped split build: mean of ${starts} starts (load + activate)`, value: fmt(s), target: `< ${GOAL_MS} ms`, pass: s.mean < GOAL_MS },
+			{
+				metric: `activation, shipped split build: mean of ${starts} starts (load + activate)`,
+				value: fmt(s),
+				target: `< ${GOAL_MS} ms`,
+				pass: s.mean < GOAL_MS,
+			},
 			{ metric: `activation, baseline one bundle, same run: mean of ${starts} starts`, value: fmt(b) },
 			{ metric: 'split ÷ baseline (means)', value: (s.mean / b.mean).toFixed(2) },
-			{ metric: `median of all ${starts} starts, split / baseline`, value: `${median(split.samples.map((x) => x.totalMs)).toFixed(1)} ms / ${median(base.samples.map((x) => x.totalMs)).toFixed(1)} ms` },
-			{ metric: `cross-check in plain Node 24 (code-server's): CPU time of require('extension.js'), median of ${plainRuns} fresh processes, split / baseline`, value: `${plainMedian(split, 'cpuMs').toFixed(1)} ms / ${plainMedian(base, 'cpuMs').toFixed(1)} ms (ratio ${(plainMedian(split, 'cpuMs') / plainMedian(base, 'cpuMs')).toFixed(2)}; wall ${plainMedian(split, 'wallMs').toFixed(1)} / ${plainMedian(base, 'wallMs').toFixed(1)} ms)` },
-			{ metric: 'starts whose activation loaded dist/client.js (HTTP client: undici, eventsource-parser)', value: `${clientAtActivation} of ${starts}`, target: '0', pass: clientAtActivation === 0 },
-			{ metric: 'starts whose activation loaded dist/features.js (the commands\' code)', value: `${featuresAtActivation} of ${starts}`, target: '0', pass: featuresAtActivation === 0 },
-			{ metric: 'code loaded at activation: dist/extension.js + dist/core.js', value: `${kib(loadedAtActivation)} (${kib(split.bundles['extension.js'] ?? 0)} + ${kib(split.bundles['core.js'] ?? 0)})` },
+			{
+				metric: `median of all ${starts} starts, split / baseline`,
+				value: `${median(split.samples.map((x) => x.totalMs)).toFixed(1)} ms / ${median(base.samples.map((x) => x.totalMs)).toFixed(1)} ms`,
+			},
+			{
+				metric: `cross-check in plain Node 24 (code-server's): CPU time of require('extension.js'), median of ${plainRuns} fresh processes, split / baseline`,
+				value: `${plainMedian(split, 'cpuMs').toFixed(1)} ms / ${plainMedian(base, 'cpuMs').toFixed(1)} ms (ratio ${(plainMedian(split, 'cpuMs') / plainMedian(base, 'cpuMs')).toFixed(2)}; wall ${plainMedian(split, 'wallMs').toFixed(1)} / ${plainMedian(base, 'wallMs').toFixed(1)} ms)`,
+			},
+			{
+				metric: 'starts whose activation loaded dist/client.js (HTTP client: undici, eventsource-parser)',
+				value: `${clientAtActivation} of ${starts}`,
+				target: '0',
+				pass: clientAtActivation === 0,
+			},
+			{
+				metric: "starts whose activation loaded dist/features.js (the commands' code)",
+				value: `${featuresAtActivation} of ${starts}`,
+				target: '0',
+				pass: featuresAtActivation === 0,
+			},
+			{
+				metric: 'code loaded at activation: dist/extension.js + dist/core.js',
+				value: `${kib(loadedAtActivation)} (${kib(split.bundles['extension.js'] ?? 0)} + ${kib(split.bundles['core.js'] ?? 0)})`,
+			},
 			{ metric: 'dist/features.js (the commands, loaded on first use)', value: kib(split.bundles['features.js'] ?? 0) },
 			{ metric: 'dist/client.js (loaded on first use)', value: kib(split.bundles['client.js'] ?? 0) },
 			{ metric: 'baseline: the one bundle (dist/extension.js)', value: kib(base.bundles['extension.js'] ?? 0) },
-			{ metric: 'vsix, shipped split build', value: kib(statSync(split.vsix).size), target: '< 1024 KiB', pass: statSync(split.vsix).size < 1024 * 1024 },
+			{
+				metric: 'vsix, shipped split build',
+				value: kib(statSync(split.vsix).size),
+				target: '< 1024 KiB',
+				pass: statSync(split.vsix).size < 1024 * 1024,
+			},
 			{ metric: 'vsix, baseline one bundle', value: kib(statSync(base.vsix).size) },
-			{ metric: 'vsix entries, shipped split build', value: h.zipEntries(split.vsix).filter((e) => e.startsWith('extension/dist/')).map((e) => e.slice('extension/'.length)).join(', ') },
+			{
+				metric: 'vsix entries, shipped split build',
+				value: h
+					.zipEntries(split.vsix)
+					.filter((e) => e.startsWith('extension/dist/'))
+					.map((e) => e.slice('extension/'.length))
+					.join(', '),
+			},
 		];
-		const load = loadavg().map((x) => x.toFixed(2)).join(', ');
+		const load = loadavg()
+			.map((x) => x.toFixed(2))
+			.join(', ');
 		ctx.addSection({
 			title,
 			rows,
@@ -289,7 +387,17 @@ export async function run(ctx: BenchContext): Promise<void> {
 		});
 	} catch (err) {
 		ctx.log(`activation: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-		ctx.addSection({ title, rows: [{ metric: `activation, shipped split build: mean of ${starts} starts`, value: `not measured: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, target: `< ${GOAL_MS} ms`, pass: false }] });
+		ctx.addSection({
+			title,
+			rows: [
+				{
+					metric: `activation, shipped split build: mean of ${starts} starts`,
+					value: `not measured: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+					target: `< ${GOAL_MS} ms`,
+					pass: false,
+				},
+			],
+		});
 	} finally {
 		await browser?.close().catch(() => undefined);
 		await procs.stopAll();

@@ -19,7 +19,13 @@ function frame(seq: number, last: boolean): string {
 	const type = last ? 'run.completed' : 'log';
 	const data = last
 		? { seq, run_id: RUN, type, created_at: '2025-11-21T10:00:00.000Z', data: { status: 'succeeded' } }
-		: { seq, run_id: RUN, type, created_at: '2025-11-21T10:00:00.000Z', data: { level: 'info', text: `step ${seq}: compiled module ${seq % 97} in ${seq % 13} ms` } };
+		: {
+				seq,
+				run_id: RUN,
+				type,
+				created_at: '2025-11-21T10:00:00.000Z',
+				data: { level: 'info', text: `step ${seq}: compiled module ${seq % 97} in ${seq % 13} ms` },
+			};
 	return `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
@@ -68,7 +74,11 @@ async function requestOverhead(ctx: BenchContext): Promise<{ client: number; bar
 	const dispatcher = new Agent({ connect: { timeout: 10_000 }, keepAliveTimeout: 4_000 });
 	const url = `${ctx.emulatorUrl}/v2/agents/${encodeURIComponent(agent.id)}`;
 	const bare = async (): Promise<unknown> => {
-		const res = await request(url, { method: 'GET', dispatcher, headers: { accept: 'application/json', authorization: `Bearer ${ctx.token}`, 'user-agent': 'bench' } });
+		const res = await request(url, {
+			method: 'GET',
+			dispatcher,
+			headers: { accept: 'application/json', authorization: `Bearer ${ctx.token}`, 'user-agent': 'bench' },
+		});
 		return res.body.json();
 	};
 	const viaClient = (): Promise<unknown> => client.getAgent(agent.id);
@@ -137,8 +147,15 @@ async function throughput(consume: (sink: Sink) => Promise<void>, expected: numb
 	await consume(sink);
 	const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
 	const cpu = process.cpuUsage(cpu0);
-	if (sink.count !== expected || sink.completed !== 1 || sink.dataMembers !== expected || sink.seqSum !== (expected * (expected - 1)) / 2) {
-		throw new Error(`consumed ${sink.count} events (${sink.dataMembers} with data, ${sink.completed} completions), expected ${expected}`);
+	if (
+		sink.count !== expected ||
+		sink.completed !== 1 ||
+		sink.dataMembers !== expected ||
+		sink.seqSum !== (expected * (expected - 1)) / 2
+	) {
+		throw new Error(
+			`consumed ${sink.count} events (${sink.dataMembers} with data, ${sink.completed} completions), expected ${expected}`,
+		);
 	}
 	return { wall: expected / seconds, cpu: expected / ((cpu.user + cpu.system) / 1e6) };
 }
@@ -168,7 +185,11 @@ export async function run(ctx: BenchContext): Promise<void> {
 		}
 	};
 	const viaParser = async (sink: Sink): Promise<void> => {
-		const res = await request(`${url}${EVENTS_PATH}?after=-1`, { method: 'GET', dispatcher: rawDispatcher, headers: { accept: 'text/event-stream' } });
+		const res = await request(`${url}${EVENTS_PATH}?after=-1`, {
+			method: 'GET',
+			dispatcher: rawDispatcher,
+			headers: { accept: 'text/event-stream' },
+		});
 		const decoder = new TextDecoder();
 		const parser = createParser({
 			onEvent: (m) => {
@@ -276,15 +297,41 @@ export async function run(ctx: BenchContext): Promise<void> {
 		rows: [
 			{ metric: 'GET /v2/agents/{id}: median latency, client', value: `${overhead.client.toFixed(1)} µs` },
 			{ metric: 'GET /v2/agents/{id}: median latency, bare undici.request + JSON', value: `${overhead.bare.toFixed(1)} µs` },
-			{ metric: 'request overhead: client ÷ bare undici (median latencies)', value: ratio.toFixed(3), target: '≤ 1.10', pass: ratio <= 1.1 },
+			{
+				metric: 'request overhead: client ÷ bare undici (median latencies)',
+				value: ratio.toFixed(3),
+				target: '≤ 1.10',
+				pass: ratio <= 1.1,
+			},
 			{ metric: `run events, client stream (${COUNT.toLocaleString('en-US')} events; seq, type, parsed data)`, value: fmt(c) },
 			{ metric: 'run events, raw eventsource-parser + JSON.parse (same work)', value: fmt(p) },
 			{ metric: 'run events, `eventsource` package (default fetch) + JSON.parse (same work)', value: fmt(es) },
-			{ metric: `SSE: client ÷ raw eventsource-parser (median of ${ROUNDS} paired rounds, wall clock; ${spread(clientOverParser)})`, value: cp.toFixed(2), target: '≥ 0.8', pass: cp >= 0.8 },
-			{ metric: `SSE: client ÷ \`eventsource\` package (median of ${ROUNDS} paired rounds, wall clock; ${spread(clientOverEs)})`, value: ces.toFixed(2), target: '≥ 1.5', pass: ces >= 1.5 },
-			{ metric: `cross-check, per CPU second of the bench process: client ÷ raw eventsource-parser (${spread(cpuClientOverParser)})`, value: median(cpuClientOverParser).toFixed(2) },
-			{ metric: `cross-check, per CPU second of the bench process: client ÷ \`eventsource\` package (${spread(cpuClientOverEs)})`, value: median(cpuClientOverEs).toFixed(2) },
-			{ metric: `extra heap while consuming ${HEAP_EVENTS.toLocaleString('en-US')} events (max, after gc)`, value: `${extraMb.toFixed(1)} MB`, target: '< 50 MB', pass: extraMb < 50 },
+			{
+				metric: `SSE: client ÷ raw eventsource-parser (median of ${ROUNDS} paired rounds, wall clock; ${spread(clientOverParser)})`,
+				value: cp.toFixed(2),
+				target: '≥ 0.8',
+				pass: cp >= 0.8,
+			},
+			{
+				metric: `SSE: client ÷ \`eventsource\` package (median of ${ROUNDS} paired rounds, wall clock; ${spread(clientOverEs)})`,
+				value: ces.toFixed(2),
+				target: '≥ 1.5',
+				pass: ces >= 1.5,
+			},
+			{
+				metric: `cross-check, per CPU second of the bench process: client ÷ raw eventsource-parser (${spread(cpuClientOverParser)})`,
+				value: median(cpuClientOverParser).toFixed(2),
+			},
+			{
+				metric: `cross-check, per CPU second of the bench process: client ÷ \`eventsource\` package (${spread(cpuClientOverEs)})`,
+				value: median(cpuClientOverEs).toFixed(2),
+			},
+			{
+				metric: `extra heap while consuming ${HEAP_EVENTS.toLocaleString('en-US')} events (max, after gc)`,
+				value: `${extraMb.toFixed(1)} MB`,
+				target: '< 50 MB',
+				pass: extraMb < 50,
+			},
 		],
 		notes: [
 			`Streaming: ${ROUNDS} rounds (after ${WARMUP} warm-up rounds) over the same bytes (${(bytes.length / 1e6).toFixed(1)} MB) from one loopback server; each round runs the three contenders back to back in a rotating order, each after a 20 ms pause and a full gc() outside its timing, and every contender does the same work per event (takes the parsed record's seq, type and data). Rates are medians over rounds; ratios are medians of the per-round ratios (the targets use wall-clock time; the CPU-second ratios count only this process's user + system time, which other processes' load does not inflate, and are shown as a cross-check). Per-round client ÷ eventsource: ${clientOverEs.map((x) => x.toFixed(2)).join(', ')}.`,

@@ -125,7 +125,11 @@ async function runChild(files: string[]): Promise<ChildResult> {
 	const probe = join(ROOT, 'out', 'bench', 'rssProbe.js');
 	const args = [mocha, '--no-config', ...mocharcFlags(), '--reporter', 'dot', '--require', probe, ...files];
 	const t0 = performance.now();
-	const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, BENCH_RSS_REPORT: report }, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(process.execPath, args, {
+		cwd: ROOT,
+		env: { ...process.env, BENCH_RSS_REPORT: report },
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	let output = '';
 	const keep = (chunk: Buffer): void => {
 		output = (output + chunk.toString('utf8')).slice(-20_000);
@@ -212,7 +216,14 @@ export async function run(ctx: BenchContext): Promise<void> {
 		ctx.log(`hostile: no test file matches ${selection}`);
 		ctx.addSection({
 			title,
-			rows: [{ metric: `peak RSS of the test process while the hostile tests run`, value: `not measured: no compiled test matches ${selection}`, target: `< ${GOAL_MB} MB`, pass: false }],
+			rows: [
+				{
+					metric: `peak RSS of the test process while the hostile tests run`,
+					value: `not measured: no compiled test matches ${selection}`,
+					target: `< ${GOAL_MB} MB`,
+					pass: false,
+				},
+			],
 			notes,
 		});
 		return;
@@ -224,7 +235,9 @@ export async function run(ctx: BenchContext): Promise<void> {
 	const c = counts(r.output);
 	const testsOk = r.exitCode === 0 && !r.timedOut && c.failing === 0 && c.passing > 0;
 	if (!testsOk) {
-		ctx.log(`hostile: the tests did not pass (exit ${r.exitCode ?? r.signal}${r.timedOut ? ', timed out' : ''}); last output:\n${r.output.slice(-4000)}`);
+		ctx.log(
+			`hostile: the tests did not pass (exit ${r.exitCode ?? r.signal}${r.timedOut ? ', timed out' : ''}); last output:\n${r.output.slice(-4000)}`,
+		);
 	}
 
 	// VmHWM only grows, so the latest of its readings (the exit handler's, or the parent's last sample
@@ -249,7 +262,12 @@ export async function run(ctx: BenchContext): Promise<void> {
 			target: 'all pass',
 			pass: testsOk,
 		},
-		{ metric: `peak RSS of the test process while the ${override ? `selected tests (stand-in, BENCH_HOSTILE_TESTS=${override})` : 'hostile tests'} run (${source})`, value: peakKb > 0 ? `${peakMb.toFixed(1)} MB` : 'not measured', target: `< ${GOAL_MB} MB`, pass: peakKb > 0 && peakMb < GOAL_MB },
+		{
+			metric: `peak RSS of the test process while the ${override ? `selected tests (stand-in, BENCH_HOSTILE_TESTS=${override})` : 'hostile tests'} run (${source})`,
+			value: peakKb > 0 ? `${peakMb.toFixed(1)} MB` : 'not measured',
+			target: `< ${GOAL_MB} MB`,
+			pass: peakKb > 0 && peakMb < GOAL_MB,
+		},
 	];
 	if (start?.rssKb !== undefined) {
 		rows.push({ metric: 'RSS when the probe loaded (Node + mocha, before any test file)', value: `${mb(start.rssKb).toFixed(1)} MB` });
@@ -260,6 +278,9 @@ export async function run(ctx: BenchContext): Promise<void> {
 	if (exit?.hwmKb !== undefined) {
 		rows.push({ metric: 'VmHWM read by the exit handler', value: `${mb(exit.hwmKb).toFixed(1)} MB` });
 	}
-	rows.push({ metric: `parent's samples every ${SAMPLE_MS} ms (${r.samples}): max VmRSS / last VmHWM`, value: `${mb(r.sampledRssKb).toFixed(1)} MB / ${mb(r.sampledHwmKb).toFixed(1)} MB` });
+	rows.push({
+		metric: `parent's samples every ${SAMPLE_MS} ms (${r.samples}): max VmRSS / last VmHWM`,
+		value: `${mb(r.sampledRssKb).toFixed(1)} MB / ${mb(r.sampledHwmKb).toFixed(1)} MB`,
+	});
 	ctx.addSection({ title, rows, notes: [...notes, `Files: ${files.join(', ')}.`] });
 }

@@ -30,7 +30,10 @@ const GOAL_HEAP_MB = 50;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const METHODS = ['json_array', 'log', 'search_results', 'git_diff'];
-const RUNTIMES = Array.from({ length: 12 }, (_, i) => ({ id: `0190a1b2-0000-7000-8000-${String(i).padStart(12, '0')}`, name: `runtime-${i}` }));
+const RUNTIMES = Array.from({ length: 12 }, (_, i) => ({
+	id: `0190a1b2-0000-7000-8000-${String(i).padStart(12, '0')}`,
+	name: `runtime-${i}`,
+}));
 
 /** The pages of `count` events spread over `spanMs` before `now`, newest first, as JSON texts of 100 events (made before the clock starts). */
 function syntheticPages(count: number, spanMs: number, now: number): string[] {
@@ -65,7 +68,13 @@ function pageSource(pages: readonly string[], count: number, spent: { parseMs: n
 			const body = JSON.parse(pages[index]!) as { data: { events: unknown[] } };
 			spent.parseMs += performance.now() - t0;
 			const items = body.data.events.map((e) => decodeTokenSavingEvent(e, {}));
-			return { items, nextCursor: index + 1 < pages.length ? String(index + 1) : undefined, totals: { applied_events: count, saved_wire_bytes: undefined, saved_estimated_tokens: undefined }, dropped: 0, runtimeFilterIgnored: false };
+			return {
+				items,
+				nextCursor: index + 1 < pages.length ? String(index + 1) : undefined,
+				totals: { applied_events: count, saved_wire_bytes: undefined, saved_estimated_tokens: undefined },
+				dropped: 0,
+				runtimeFilterIgnored: false,
+			};
 		},
 		async listRuntimeTokenSavings() {
 			throw new Error('not used');
@@ -73,7 +82,13 @@ function pageSource(pages: readonly string[], count: number, spent: { parseMs: n
 	};
 }
 
-interface Measured { ms: number; parseMs: number; heapMb: number; retainedMb: number; series: SavingsData['aggregate']['series'] }
+interface Measured {
+	ms: number;
+	parseMs: number;
+	heapMb: number;
+	retainedMb: number;
+	series: SavingsData['aggregate']['series'];
+}
 
 async function aggregate(count: number, range: '90d' | '7d', gc: () => void): Promise<Measured> {
 	const now = Date.now();
@@ -85,15 +100,21 @@ async function aggregate(count: number, range: '90d' | '7d', gc: () => void): Pr
 	let peak = base;
 	let n = 0;
 	const t0 = performance.now();
-	let data: SavingsData | undefined = await loadSavings(source, { range }, {
-		now,
-		onProgress: () => {
-			if (++n % 10 === 0) {
-				const h = process.memoryUsage().heapUsed;
-				if (h > peak) { peak = h; }
-			}
+	let data: SavingsData | undefined = await loadSavings(
+		source,
+		{ range },
+		{
+			now,
+			onProgress: () => {
+				if (++n % 10 === 0) {
+					const h = process.memoryUsage().heapUsed;
+					if (h > peak) {
+						peak = h;
+					}
+				}
+			},
 		},
-	});
+	);
 	const ms = performance.now() - t0 - spent.parseMs;
 	const end = process.memoryUsage().heapUsed;
 	if (data.aggregate.totals.events !== count) {
@@ -108,14 +129,28 @@ async function aggregate(count: number, range: '90d' | '7d', gc: () => void): Pr
 	data = undefined;
 	gc();
 	const retained = withData - process.memoryUsage().heapUsed;
-	return { ms, parseMs: spent.parseMs, heapMb: (Math.max(peak, end) - base) / (1024 * 1024), retainedMb: retained / (1024 * 1024), series };
+	return {
+		ms,
+		parseMs: spent.parseMs,
+		heapMb: (Math.max(peak, end) - base) / (1024 * 1024),
+		retainedMb: retained / (1024 * 1024),
+		series,
+	};
 }
 
 /** Median draw time (ms) of `series` with the page's chart module in headless Chromium. */
-async function drawTimes(browser: Browser, bundle: string, css: string, series: SavingsData['aggregate']['series'], rounds: number): Promise<{ ms: number; buckets: number }> {
+async function drawTimes(
+	browser: Browser,
+	bundle: string,
+	css: string,
+	series: SavingsData['aggregate']['series'],
+	rounds: number,
+): Promise<{ ms: number; buckets: number }> {
 	const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 	try {
-		await page.setContent(`<!DOCTYPE html><html><head><style>${css}</style></head><body><div id="chart" style="width:1200px"></div></body></html>`);
+		await page.setContent(
+			`<!DOCTYPE html><html><head><style>${css}</style></head><body><div id="chart" style="width:1200px"></div></body></html>`,
+		);
 		await page.addScriptTag({ content: bundle });
 		const input = { t: series.t.map((ms) => ms / 1000), tokens: series.tokens, bytes: series.bytes };
 		await page.evaluate(`window.__series = ${JSON.stringify(input)};`);
@@ -167,11 +202,23 @@ export async function run(ctx: BenchContext): Promise<void> {
 	ctx.log('savings: drawing with uPlot in headless Chromium…');
 	const built = await esbuild.build({
 		entryPoints: [join(ROOT, 'src', 'webviews', 'pages', 'savings', 'chart.ts')],
-		bundle: true, format: 'iife', globalName: 'SavingsBench', platform: 'browser', target: ['chrome120'], minify: true, write: false, outdir: 'out-bench', logLevel: 'silent',
+		bundle: true,
+		format: 'iife',
+		globalName: 'SavingsBench',
+		platform: 'browser',
+		target: ['chrome120'],
+		minify: true,
+		write: false,
+		outdir: 'out-bench',
+		logLevel: 'silent',
 	});
 	const js = built.outputFiles.find((f) => f.path.endsWith('.js'))?.text ?? '';
 	const css = built.outputFiles.find((f) => f.path.endsWith('.css'))?.text ?? '';
-	const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+	const browser: Browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		headless: true,
+		args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+	});
 	let draws: Array<{ ms: number; buckets: number }>;
 	try {
 		draws = [
@@ -182,24 +229,52 @@ export async function run(ctx: BenchContext): Promise<void> {
 	} finally {
 		await browser.close();
 	}
-	const [smallDraw, daily, hourlyDraw] = draws as [{ ms: number; buckets: number }, { ms: number; buckets: number }, { ms: number; buckets: number }];
+	const [smallDraw, daily, hourlyDraw] = draws as [
+		{ ms: number; buckets: number },
+		{ ms: number; buckets: number },
+		{ ms: number; buckets: number },
+	];
 	const total = aggMs + daily.ms;
 	const totalHourly = hourly.ms + hourlyDraw.ms;
 	const totalSmall = smallMs + smallDraw.ms;
 	const rows: Row[] = [
-		{ metric: 'aggregate + draw 100,000 savings events, 90 days by day (ms)', value: `${total.toFixed(0)} (decode + aggregate ${aggMs.toFixed(0)}, draw ${daily.ms.toFixed(1)}, ${daily.buckets} buckets)`, target: `< ${GOAL_MS}`, pass: total < GOAL_MS },
-		{ metric: 'aggregate + draw 100,000 savings events, 7 days by hour (ms)', value: `${totalHourly.toFixed(0)} (decode + aggregate ${hourly.ms.toFixed(0)}, draw ${hourlyDraw.ms.toFixed(1)}, ${hourlyDraw.buckets} buckets)`, target: `< ${GOAL_MS}`, pass: totalHourly < GOAL_MS },
-		{ metric: 'JSON parsing of the 1,000 pages, the transport\'s share of reading them (ms; not in the rows above)', value: med(full, 'parseMs').toFixed(0) },
-		{ metric: 'heap while aggregating 100,000 savings events (MB, peak above the start)', value: aggHeap.toFixed(1), target: `< ${GOAL_HEAP_MB}`, pass: aggHeap < GOAL_HEAP_MB },
-		{ metric: 'heap the dashboard keeps after aggregating 100,000 events (KB, after gc)', value: Math.max(0, full[0]!.retainedMb * 1024).toFixed(0) },
-		{ metric: 'baseline: aggregate + draw 10,000 events (ms)', value: `${totalSmall.toFixed(0)} (aggregate ${smallMs.toFixed(0)}, draw ${smallDraw.ms.toFixed(1)})` },
+		{
+			metric: 'aggregate + draw 100,000 savings events, 90 days by day (ms)',
+			value: `${total.toFixed(0)} (decode + aggregate ${aggMs.toFixed(0)}, draw ${daily.ms.toFixed(1)}, ${daily.buckets} buckets)`,
+			target: `< ${GOAL_MS}`,
+			pass: total < GOAL_MS,
+		},
+		{
+			metric: 'aggregate + draw 100,000 savings events, 7 days by hour (ms)',
+			value: `${totalHourly.toFixed(0)} (decode + aggregate ${hourly.ms.toFixed(0)}, draw ${hourlyDraw.ms.toFixed(1)}, ${hourlyDraw.buckets} buckets)`,
+			target: `< ${GOAL_MS}`,
+			pass: totalHourly < GOAL_MS,
+		},
+		{
+			metric: "JSON parsing of the 1,000 pages, the transport's share of reading them (ms; not in the rows above)",
+			value: med(full, 'parseMs').toFixed(0),
+		},
+		{
+			metric: 'heap while aggregating 100,000 savings events (MB, peak above the start)',
+			value: aggHeap.toFixed(1),
+			target: `< ${GOAL_HEAP_MB}`,
+			pass: aggHeap < GOAL_HEAP_MB,
+		},
+		{
+			metric: 'heap the dashboard keeps after aggregating 100,000 events (KB, after gc)',
+			value: Math.max(0, full[0]!.retainedMb * 1024).toFixed(0),
+		},
+		{
+			metric: 'baseline: aggregate + draw 10,000 events (ms)',
+			value: `${totalSmall.toFixed(0)} (aggregate ${smallMs.toFixed(0)}, draw ${smallDraw.ms.toFixed(1)})`,
+		},
 		{ metric: 'aggregation time ratio 100,000 / 10,000 events (10 = linear)', value: (aggMs / smallMs).toFixed(2) },
 	];
 	ctx.addSection({
 		title: 'Token savings dashboard (aggregate in Node, draw with uPlot in headless Chromium)',
 		rows,
 		notes: [
-			'Aggregation runs the dashboard\'s own loadSavings over pages of 100 events as JSON texts (made before the clock starts; each parsed and decoded per page like the client does; no HTTP). The timed rows count what the dashboard does with the events it receives (the client\'s decoder, the aggregation, the drawing); the JSON parsing that the transport does on every response is timed apart. Heap: the highest heapUsed sampled every ten pages and at the end, above the heap after a gc before the run. The chart draws the aggregate, never the raw events: 100,000 events over 90 days are 90 daily buckets, over 7 days 169 hourly buckets. Medians of three aggregation runs (alternating with the baseline) and seven draws.',
+			"Aggregation runs the dashboard's own loadSavings over pages of 100 events as JSON texts (made before the clock starts; each parsed and decoded per page like the client does; no HTTP). The timed rows count what the dashboard does with the events it receives (the client's decoder, the aggregation, the drawing); the JSON parsing that the transport does on every response is timed apart. Heap: the highest heapUsed sampled every ten pages and at the end, above the heap after a gc before the run. The chart draws the aggregate, never the raw events: 100,000 events over 90 days are 90 daily buckets, over 7 days 169 hourly buckets. Medians of three aggregation runs (alternating with the baseline) and seven draws.",
 		],
 	});
 }

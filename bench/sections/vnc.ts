@@ -113,7 +113,11 @@ async function animatedSession(ctx: BenchContext, tightPng = false): Promise<Ses
 	const agents = (await api<{ agents: Array<{ id: string; name: string }> }>(ctx, 'GET', '/v2/agents?limit=100')).agents;
 	const agent = agents.find((a) => a.name === 'Refactor billing module') ?? agents[0];
 	if (!agent) throw new Error('the emulator has no agent to open a computer session on');
-	const s = await api<{ channels: { vnc: { websocket_url: string; protocols: string[] } } }>(ctx, 'POST', `/v2/agents/${encodeURIComponent(agent.id)}/computer-sessions`);
+	const s = await api<{ channels: { vnc: { websocket_url: string; protocols: string[] } } }>(
+		ctx,
+		'POST',
+		`/v2/agents/${encodeURIComponent(agent.id)}/computer-sessions`,
+	);
 	const url = s.channels.vnc.websocket_url;
 	const id = /\/_emulator\/vnc\/([A-Za-z0-9_]+)$/.exec(url)?.[1];
 	if (!id) throw new Error(`unexpected websocket_url ${url}`);
@@ -125,7 +129,18 @@ async function animatedSession(ctx: BenchContext, tightPng = false): Promise<Ses
 async function rawBaseline(s: Session, seconds: number): Promise<{ fps: number; mbps: number }> {
 	const v = await RfbClient.connect(s.url, s.protocols);
 	try {
-		v.setPixelFormat({ bitsPerPixel: 32, depth: 24, bigEndian: false, trueColour: true, redMax: 255, greenMax: 255, blueMax: 255, redShift: 0, greenShift: 8, blueShift: 16 });
+		v.setPixelFormat({
+			bitsPerPixel: 32,
+			depth: 24,
+			bigEndian: false,
+			trueColour: true,
+			redMax: 255,
+			greenMax: 255,
+			blueMax: 255,
+			redShift: 0,
+			greenShift: 8,
+			blueShift: 16,
+		});
 		v.requestUpdate(false);
 		await v.readUpdate(5000, false);
 		const warmEnd = Date.now() + 1000;
@@ -154,7 +169,12 @@ async function rawBaseline(s: Session, seconds: number): Promise<{ fps: number; 
 async function bundleNoVnc(): Promise<string> {
 	const esbuild = await import('esbuild');
 	const out = await esbuild.build({
-		stdin: { contents: "import RFB from '@novnc/novnc';\nglobalThis.RFB = RFB;\n", resolveDir: ROOT, sourcefile: 'vnc-bench-entry.js', loader: 'js' },
+		stdin: {
+			contents: "import RFB from '@novnc/novnc';\nglobalThis.RFB = RFB;\n",
+			resolveDir: ROOT,
+			sourcefile: 'vnc-bench-entry.js',
+			loader: 'js',
+		},
 		bundle: true,
 		format: 'esm',
 		platform: 'browser',
@@ -169,12 +189,26 @@ async function bundleNoVnc(): Promise<string> {
 }
 
 /** Runs in the page: connects noVNC and counts canvas flips for `seconds` after a 1 s warm-up. */
-async function measureInPage(args: { url: string; protocols: string[]; seconds: number; width: number; height: number }): Promise<PageResult> {
+async function measureInPage(args: {
+	url: string;
+	protocols: string[];
+	seconds: number;
+	width: number;
+	height: number;
+}): Promise<PageResult> {
 	interface El {
 		querySelector(s: string): unknown;
 	}
-	type RfbCtor = new (target: El, url: string, opts: { wsProtocols: string[]; shared: boolean }) => EventTarget & { disconnect(): void; scaleViewport: boolean; viewOnly: boolean };
-	const g = globalThis as unknown as { RFB: RfbCtor; document: { getElementById(id: string): El }; CanvasRenderingContext2D: { prototype: Record<string, unknown> } };
+	type RfbCtor = new (
+		target: El,
+		url: string,
+		opts: { wsProtocols: string[]; shared: boolean },
+	) => EventTarget & { disconnect(): void; scaleViewport: boolean; viewOnly: boolean };
+	const g = globalThis as unknown as {
+		RFB: RfbCtor;
+		document: { getElementById(id: string): El };
+		CanvasRenderingContext2D: { prototype: Record<string, unknown> };
+	};
 	const errors: string[] = [];
 	const proto = g.CanvasRenderingContext2D.prototype;
 	const orig = proto.drawImage as (...a: unknown[]) => unknown;
@@ -195,7 +229,9 @@ async function measureInPage(args: { url: string; protocols: string[]; seconds: 
 	rfb.viewOnly = true;
 	rfb.scaleViewport = false;
 	rfb.addEventListener('disconnect', (e) => errors.push(`disconnected: ${JSON.stringify((e as unknown as { detail: unknown }).detail)}`));
-	rfb.addEventListener('securityfailure', (e) => errors.push(`security failure: ${JSON.stringify((e as unknown as { detail: unknown }).detail)}`));
+	rfb.addEventListener('securityfailure', (e) =>
+		errors.push(`security failure: ${JSON.stringify((e as unknown as { detail: unknown }).detail)}`),
+	);
 	await new Promise<void>((resolve, reject) => {
 		rfb.addEventListener('connect', () => resolve());
 		setTimeout(() => reject(new Error(`noVNC did not connect: ${errors.join('; ')}`)), 10_000);
@@ -242,7 +278,17 @@ export async function run(ctx: BenchContext): Promise<void> {
 		browser = await chromium.launch({
 			executablePath: h.CHROMIUM,
 			headless: true,
-			args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-background-timer-throttling', '--disable-renderer-backgrounding', ...(process.env.BENCH_VNC_CHROMIUM_ARGS ?? '').split(' ').filter(Boolean)],
+			args: [
+				'--no-sandbox',
+				'--disable-gpu',
+				'--no-first-run',
+				'--disable-background-networking',
+				'--disable-component-update',
+				'--disable-sync',
+				'--disable-background-timer-throttling',
+				'--disable-renderer-backgrounding',
+				...(process.env.BENCH_VNC_CHROMIUM_ARGS ?? '').split(' ').filter(Boolean),
+			],
 		});
 		// The page comes from a loopback server of its own: Chromium's local-network-access checks
 		// refuse a socket to loopback from a page that did not itself come from a local address.
@@ -256,7 +302,16 @@ export async function run(ctx: BenchContext): Promise<void> {
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		const pageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
-		const measure = async (tightPng: boolean): Promise<{ fps: number; r: PageResult; cpu: { browser: number; node: number }; updates: number; bytes: number; problems: string[] }> => {
+		const measure = async (
+			tightPng: boolean,
+		): Promise<{
+			fps: number;
+			r: PageResult;
+			cpu: { browser: number; node: number };
+			updates: number;
+			bytes: number;
+			problems: string[];
+		}> => {
 			const s = await animatedSession(ctx, tightPng);
 			sessions.push(s);
 			const page = await browser!.newPage({ viewport: { width: WIDTH + 40, height: HEIGHT + 40 } });
@@ -267,21 +322,40 @@ export async function run(ctx: BenchContext): Promise<void> {
 			page.on('pageerror', (e) => consoleErrors.push(e.message));
 			try {
 				await page.goto(pageUrl);
-				await page.waitForFunction(() => typeof (globalThis as { RFB?: unknown }).RFB === 'function', undefined, { timeout: 15_000 });
+				await page.waitForFunction(() => typeof (globalThis as { RFB?: unknown }).RFB === 'function', undefined, {
+					timeout: 15_000,
+				});
 				ctx.log(`vnc: noVNC (${tightPng ? 'TightPNG' : 'Raw'}) in headless Chromium for ${seconds} s…`);
 				const browserPids = descendants(process.pid);
 				// The page warms up for 1 s before it counts; CPU is sampled over the same window.
 				let cpu0 = { browser: 0, node: process.cpuUsage() };
 				const started = setTimeout(() => (cpu0 = { browser: cpuMs(browserPids), node: process.cpuUsage() }), 1000);
-				const r = await page.evaluate(measureInPage, { url: s.url, protocols: s.protocols, seconds, width: WIDTH, height: HEIGHT }).catch((e: unknown) => {
-					throw new Error(`${e instanceof Error ? e.message : String(e)}\npage console:\n${consoleErrors.slice(-20).join('\n')}`);
-				});
+				const r = await page
+					.evaluate(measureInPage, { url: s.url, protocols: s.protocols, seconds, width: WIDTH, height: HEIGHT })
+					.catch((e: unknown) => {
+						throw new Error(
+							`${e instanceof Error ? e.message : String(e)}\npage console:\n${consoleErrors.slice(-20).join('\n')}`,
+						);
+					});
 				clearTimeout(started);
 				const nodeCpu = process.cpuUsage(cpu0.node);
 				const cpu = { browser: cpuMs(browserPids) - cpu0.browser, node: (nodeCpu.user + nodeCpu.system) / 1000 };
-				const input = await api<{ updates_sent: number; tight_png_updates: number; bytes_sent: number }>(ctx, 'GET', `/_emulator/computer-sessions/${s.id}/input`, undefined, true);
+				const input = await api<{ updates_sent: number; tight_png_updates: number; bytes_sent: number }>(
+					ctx,
+					'GET',
+					`/_emulator/computer-sessions/${s.id}/input`,
+					undefined,
+					true,
+				);
 				if (tightPng && input.tight_png_updates === 0) throw new Error('the TightPNG run received no TightPNG update');
-				return { fps: r.fullFlips / r.seconds, r, cpu, updates: input.updates_sent, bytes: input.bytes_sent, problems: [...r.errors, ...consoleErrors] };
+				return {
+					fps: r.fullFlips / r.seconds,
+					r,
+					cpu,
+					updates: input.updates_sent,
+					bytes: input.bytes_sent,
+					problems: [...r.errors, ...consoleErrors],
+				};
 			} finally {
 				await page.close();
 			}
@@ -290,29 +364,57 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const pngRun = await measure(true);
 		const ok = (m: { r: PageResult; problems: string[] }): boolean => m.problems.length === 0 && m.r.lastFrame > m.r.firstFrame;
 		rows.push(
-			{ metric: `noVNC canvas frames/s, ${WIDTH}×${HEIGHT} changing everywhere, TightPNG (noVNC's preferred encodings include it)`, value: pngRun.fps.toFixed(1), target: `≥ ${GOAL_FPS}`, pass: pngRun.fps >= GOAL_FPS && ok(pngRun) },
+			{
+				metric: `noVNC canvas frames/s, ${WIDTH}×${HEIGHT} changing everywhere, TightPNG (noVNC's preferred encodings include it)`,
+				value: pngRun.fps.toFixed(1),
+				target: `≥ ${GOAL_FPS}`,
+				pass: pngRun.fps >= GOAL_FPS && ok(pngRun),
+			},
 			{ metric: `noVNC canvas frames/s, the same desktop in Raw (the emulator's default encoding)`, value: rawRun.fps.toFixed(1) },
-			{ metric: `baseline: Node RFB client full-screen Raw updates/s (no browser, no decoding)`, value: `${base.fps.toFixed(1)} (${base.mbps.toFixed(0)} MB/s)` },
+			{
+				metric: `baseline: Node RFB client full-screen Raw updates/s (no browser, no decoding)`,
+				value: `${base.fps.toFixed(1)} (${base.mbps.toFixed(0)} MB/s)`,
+			},
 			{ metric: 'noVNC Raw ÷ baseline', value: (rawRun.fps / base.fps).toFixed(2) },
-			...([['TightPNG', pngRun], ['Raw', rawRun]] as const).map(([name, m]) => ({
+			...(
+				[
+					['TightPNG', pngRun],
+					['Raw', rawRun],
+				] as const
+			).map(([name, m]) => ({
 				metric: `CPU per frame shown, ${name}: Chromium (all processes) + emulator process`,
 				value: `${(m.cpu.browser / Math.max(1, m.r.fullFlips)).toFixed(0)} + ${(m.cpu.node / Math.max(1, m.r.fullFlips)).toFixed(0)} ms`,
 			})),
 			{ metric: 'noVNC bundle (esbuild, esm, minified)', value: `${(Buffer.byteLength(bundle) / 1024).toFixed(1)} KiB` },
 		);
-		for (const [name, m] of [['TightPNG', pngRun], ['Raw', rawRun]] as const) {
+		for (const [name, m] of [
+			['TightPNG', pngRun],
+			['Raw', rawRun],
+		] as const) {
 			notes.push(
 				`vnc ${name}: over ${m.r.seconds.toFixed(1)} s noVNC drew ${m.r.flips} updates onto its visible canvas (${m.r.fullFlips} full-screen); the desktop frame shown on the canvas went from ${m.r.firstFrame} to ${m.r.lastFrame}; the emulator sent this viewer ${m.updates} updates, ${(m.bytes / 1e6).toFixed(1)} MB in all (${(m.bytes / Math.max(1, m.updates) / 1024).toFixed(0)} KiB each).`,
 			);
 			if (m.problems.length > 0) notes.push(`vnc ${name}: errors in the page: ${m.problems.slice(0, 5).join(' | ')}`);
 		}
-		notes.push(`vnc: load average during the section ${loadavg().map((x) => x.toFixed(1)).join(', ')} on ${String(cpus)} cores; the fps figures are wall-clock rates and fall as other processes take the cores; the CPU-per-frame rows move less (they grow somewhat under contention too).`);
-		notes.push('vnc: the animated desktop makes at most 60 frames a second, a new one whenever the viewer asks; frames are counted as noVNC\'s full-screen drawImage of its back buffer onto the visible canvas.');
-		ctx.log(`vnc: noVNC ${pngRun.fps.toFixed(1)} fps TightPNG, ${rawRun.fps.toFixed(1)} fps Raw; Node client ${base.fps.toFixed(1)} updates/s Raw`);
+		notes.push(
+			`vnc: load average during the section ${loadavg()
+				.map((x) => x.toFixed(1))
+				.join(
+					', ',
+				)} on ${String(cpus)} cores; the fps figures are wall-clock rates and fall as other processes take the cores; the CPU-per-frame rows move less (they grow somewhat under contention too).`,
+		);
+		notes.push(
+			"vnc: the animated desktop makes at most 60 frames a second, a new one whenever the viewer asks; frames are counted as noVNC's full-screen drawImage of its back buffer onto the visible canvas.",
+		);
+		ctx.log(
+			`vnc: noVNC ${pngRun.fps.toFixed(1)} fps TightPNG, ${rawRun.fps.toFixed(1)} fps Raw; Node client ${base.fps.toFixed(1)} updates/s Raw`,
+		);
 	} finally {
 		await browser?.close();
 		pageServer?.close();
-		for (const x of sessions) await api(ctx, 'POST', `/_emulator/computer-sessions/${x.id}/expire`, undefined, true).catch(() => undefined);
+		for (const x of sessions) {
+			await api(ctx, 'POST', `/_emulator/computer-sessions/${x.id}/expire`, undefined, true).catch(() => undefined);
+		}
 	}
 	ctx.addSection({ title: 'Computer session (noVNC frame rate)', rows, notes });
 }

@@ -52,9 +52,15 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 		return { user_code: userCode, state: state === 'expired' ? 'expired' : d.state };
 	};
 	const userCodeBody = { type: 'object', required: ['user_code'], properties: { user_code: { type: 'string' } } } as const;
-	app.post('/_emulator/device/approve', { config: cfg, schema: { body: userCodeBody } }, async (req) => setDevice((req.body as { user_code: string }).user_code, 'approved'));
-	app.post('/_emulator/device/deny', { config: cfg, schema: { body: userCodeBody } }, async (req) => setDevice((req.body as { user_code: string }).user_code, 'denied'));
-	app.post('/_emulator/device/expire', { config: cfg, schema: { body: userCodeBody } }, async (req) => setDevice((req.body as { user_code: string }).user_code, 'expired'));
+	app.post('/_emulator/device/approve', { config: cfg, schema: { body: userCodeBody } }, async (req) =>
+		setDevice((req.body as { user_code: string }).user_code, 'approved'),
+	);
+	app.post('/_emulator/device/deny', { config: cfg, schema: { body: userCodeBody } }, async (req) =>
+		setDevice((req.body as { user_code: string }).user_code, 'denied'),
+	);
+	app.post('/_emulator/device/expire', { config: cfg, schema: { body: userCodeBody } }, async (req) =>
+		setDevice((req.body as { user_code: string }).user_code, 'expired'),
+	);
 
 	// A fresh full-access API key for the current user (the demo's way back after Sign Out revoked
 	// the printed dev key: `npm run demo:key`). Loopback only, like every /_emulator/ route; the key
@@ -62,65 +68,107 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 	app.post('/_emulator/keys', { config: { ...cfg, optionalBody: true } }, async (_req, reply) => {
 		const key = randomToken('ca_demo_');
 		const expiresMs = Date.now() + ACCESS_TOKEN_TTL_SECONDS * 1000;
-		emu.data.tokens.push({ hash: sha256(key), user_id: emu.data.users[0]?.id ?? CURRENT_USER_ID, can_write: true, revoked: false, expires_ms: expiresMs });
+		emu.data.tokens.push({
+			hash: sha256(key),
+			user_id: emu.data.users[0]?.id ?? CURRENT_USER_ID,
+			can_write: true,
+			revoked: false,
+			expires_ms: expiresMs,
+		});
 		emu.markDirty();
 		reply.code(201);
 		return { api_key: key, expires_at: new Date(expiresMs).toISOString() };
 	});
 
-	app.post('/_emulator/workspace/:agent_id/write', {
-		config: cfg,
-		bodyLimit: 48 * 1024 * 1024,
-		schema: { body: { type: 'object', required: ['path', 'content_base64'], properties: { path: { type: 'string' }, content_base64: { type: 'string' } } } },
-	}, async (req) => {
-		const agent = emu.agent(checkAgentId((req.params as { agent_id: string }).agent_id, emu.profile));
-		const b = req.body as { path: string; content_base64: string };
-		const out = emu.workspace(agent.id).write(normalizePath('path', b.path), decodeBase64('content_base64', b.content_base64));
-		emu.markDirty();
-		return out;
-	});
+	app.post(
+		'/_emulator/workspace/:agent_id/write',
+		{
+			config: cfg,
+			bodyLimit: 48 * 1024 * 1024,
+			schema: {
+				body: {
+					type: 'object',
+					required: ['path', 'content_base64'],
+					properties: { path: { type: 'string' }, content_base64: { type: 'string' } },
+				},
+			},
+		},
+		async (req) => {
+			const agent = emu.agent(checkAgentId((req.params as { agent_id: string }).agent_id, emu.profile));
+			const b = req.body as { path: string; content_base64: string };
+			const out = emu.workspace(agent.id).write(normalizePath('path', b.path), decodeBase64('content_base64', b.content_base64));
+			emu.markDirty();
+			return out;
+		},
+	);
 
-	app.post('/_emulator/reset', {
-		config: { ...cfg, optionalBody: true },
-		schema: { body: { type: 'object', properties: { seed: { type: 'string', enum: ['demo', 'empty'] } } } },
-	}, async (req) => {
-		const seed = (req.body as { seed?: 'demo' | 'empty' }).seed ?? emu.config.seed;
-		emu.reset(seed);
-		return { seed };
-	});
+	app.post(
+		'/_emulator/reset',
+		{
+			config: { ...cfg, optionalBody: true },
+			schema: { body: { type: 'object', properties: { seed: { type: 'string', enum: ['demo', 'empty'] } } } },
+		},
+		async (req) => {
+			const seed = (req.body as { seed?: 'demo' | 'empty' }).seed ?? emu.config.seed;
+			emu.reset(seed);
+			return { seed };
+		},
+	);
 
 	// ---- the emulator clock (time-driven state: builds, checkpoints, GitHub request expiry) ---------
 	const clock = () => ({ now: new Date(emu.now()).toISOString(), now_ms: emu.now(), offset_ms: emu.clockOffsetMs });
 	app.get('/_emulator/clock', { config: cfg }, async () => clock());
-	app.post('/_emulator/clock/advance', {
-		config: cfg,
-		schema: { body: { type: 'object', properties: { ms: { type: 'integer', minimum: 0, maximum: 31 * 86_400_000 }, seconds: { type: 'integer', minimum: 0, maximum: 31 * 86_400 } } } },
-	}, async (req) => {
-		const b = req.body as { ms?: number; seconds?: number };
-		emu.advanceClock((b.ms ?? 0) + (b.seconds ?? 0) * 1000);
-		emu.markDirty();
-		return clock();
-	});
-
-	// A secret for tests (the public interface has no create): the value is kept, never answered or logged.
-	app.post('/_emulator/secrets', {
-		config: cfg,
-		schema: {
-			body: {
-				type: 'object',
-				required: ['display_name', 'value'],
-				properties: { display_name: { type: 'string', minLength: 1, maxLength: 255 }, value: { type: 'string', minLength: 1, maxLength: 65_536 }, cache_ttl_secs: { type: 'integer', minimum: 0, maximum: 4_294_967_295 } },
+	app.post(
+		'/_emulator/clock/advance',
+		{
+			config: cfg,
+			schema: {
+				body: {
+					type: 'object',
+					properties: {
+						ms: { type: 'integer', minimum: 0, maximum: 31 * 86_400_000 },
+						seconds: { type: 'integer', minimum: 0, maximum: 31 * 86_400 },
+					},
+				},
 			},
 		},
-	}, async (req, reply) => {
-		const b = req.body as { display_name: string; value: string; cache_ttl_secs?: number };
-		if (emu.data.secrets.some((s) => s.display_name === b.display_name)) throw new ApiError('already_exists', `secret ${JSON.stringify(b.display_name)} already exists`);
-		const row = { id: uuid(), display_name: b.display_name, cache_ttl_secs: b.cache_ttl_secs ?? 300, value: b.value };
-		emu.data.secrets.push(row);
-		emu.markDirty();
-		reply.code(201);
-		return secretView(row);
-	});
+		async (req) => {
+			const b = req.body as { ms?: number; seconds?: number };
+			emu.advanceClock((b.ms ?? 0) + (b.seconds ?? 0) * 1000);
+			emu.markDirty();
+			return clock();
+		},
+	);
+
+	// A secret for tests (the public interface has no create): the value is kept, never answered or logged.
+	app.post(
+		'/_emulator/secrets',
+		{
+			config: cfg,
+			schema: {
+				body: {
+					type: 'object',
+					required: ['display_name', 'value'],
+					properties: {
+						display_name: { type: 'string', minLength: 1, maxLength: 255 },
+						value: { type: 'string', minLength: 1, maxLength: 65_536 },
+						cache_ttl_secs: { type: 'integer', minimum: 0, maximum: 4_294_967_295 },
+					},
+				},
+			},
+		},
+		async (req, reply) => {
+			const b = req.body as { display_name: string; value: string; cache_ttl_secs?: number };
+			if (emu.data.secrets.some((s) => s.display_name === b.display_name)) {
+				throw new ApiError('already_exists', `secret ${JSON.stringify(b.display_name)} already exists`);
+			}
+			const row = { id: uuid(), display_name: b.display_name, cache_ttl_secs: b.cache_ttl_secs ?? 300, value: b.value };
+			emu.data.secrets.push(row);
+			emu.markDirty();
+			reply.code(201);
+			return secretView(row);
+		},
+	);
 
 	app.get('/_emulator/state', { config: cfg }, async () => {
 		const d = emu.data;
@@ -141,7 +189,13 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 			github_requests: d.githubRequests,
 			model_providers: d.modelProviders,
 			token_savings: d.tokenSavings.length,
-			devices: d.devices.map((x) => ({ user_code: x.user_code, client_id: x.client_id, state: x.state, expires_ms: x.expires_ms, interval: x.interval })),
+			devices: d.devices.map((x) => ({
+				user_code: x.user_code,
+				client_id: x.client_id,
+				state: x.state,
+				expires_ms: x.expires_ms,
+				interval: x.interval,
+			})),
 			tokens: d.tokens.length,
 			computer_sessions: d.computerSessions.map(({ token: _t, ...s }) => s),
 		};
@@ -150,23 +204,30 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 	// ---- the device verification page (where a person approves) -----------------------------------
 	// Links and the form action are relative ("device", never "/device"), so the page works under any
 	// path prefix, e.g. code-server's port proxy /proxy/<port>/device.
-	app.get('/device', { config: cfg, schema: { querystring: { type: 'object', properties: { user_code: { type: 'string' } } } } }, async (req, reply) => {
-		const code = (req.query as { user_code?: string }).user_code ?? '';
-		reply.type('text/html; charset=utf-8');
-		return page(
-			'Cloud Agents — connect a device',
-			`<p>Enter the code shown by the application, then approve or deny access.</p>
+	app.get(
+		'/device',
+		{ config: cfg, schema: { querystring: { type: 'object', properties: { user_code: { type: 'string' } } } } },
+		async (req, reply) => {
+			const code = (req.query as { user_code?: string }).user_code ?? '';
+			reply.type('text/html; charset=utf-8');
+			return page(
+				'Cloud Agents — connect a device',
+				`<p>Enter the code shown by the application, then approve or deny access.</p>
 <form method="post" action="device"><p><input name="user_code" value="${esc(code)}" autocomplete="off" placeholder="XXXX-XXXX" required></p>
 <button name="action" value="approve" type="submit">Approve</button><button name="action" value="deny" type="submit">Deny</button></form>`,
-		);
-	});
+			);
+		},
+	);
 
 	app.post('/device', { config: cfg }, async (req, reply) => {
 		const b = (req.body ?? {}) as { user_code?: string; action?: string };
 		reply.type('text/html; charset=utf-8');
 		try {
 			const r = setDevice(b.user_code, b.action === 'deny' ? 'denied' : 'approved');
-			return page(r.state === 'approved' ? 'Device connected' : 'Access denied', `<p>Code <b>${esc(r.user_code)}</b>: ${r.state}. You can close this window.</p>`);
+			return page(
+				r.state === 'approved' ? 'Device connected' : 'Access denied',
+				`<p>Code <b>${esc(r.user_code)}</b>: ${r.state}. You can close this window.</p>`,
+			);
 		} catch (e) {
 			reply.code(e instanceof ApiError ? e.status : 400);
 			return page('Could not connect the device', `<p>${esc((e as Error).message)}</p><p><a href="device">Try again</a></p>`);

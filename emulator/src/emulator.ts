@@ -185,7 +185,9 @@ export class Emulator {
 	authenticate(header: string | undefined): Caller {
 		const www = { 'WWW-Authenticate': 'Bearer realm="cloud-agents"' };
 		if (header === undefined || header === '') {
-			throw new ApiError('unauthenticated', 'missing bearer token: send Authorization: Bearer <API_KEY_OR_ACCESS_TOKEN>', { headers: www });
+			throw new ApiError('unauthenticated', 'missing bearer token: send Authorization: Bearer <API_KEY_OR_ACCESS_TOKEN>', {
+				headers: www,
+			});
 		}
 		const m = /^Bearer ([\x21-\x7e]+)$/i.exec(header.trim());
 		if (!m) throw new ApiError('unauthenticated', 'malformed Authorization header: expected "Bearer <token>"', { headers: www });
@@ -223,7 +225,9 @@ export class Emulator {
 	}
 
 	secret(ref: string): SecretRow {
-		const s = UUID_RE.test(ref) ? this.data.secrets.find((x) => x.id.toLowerCase() === ref.toLowerCase()) : this.data.secrets.find((x) => x.display_name === ref);
+		const s = UUID_RE.test(ref)
+			? this.data.secrets.find((x) => x.id.toLowerCase() === ref.toLowerCase())
+			: this.data.secrets.find((x) => x.display_name === ref);
 		if (!s) throw notFound('secret', ref);
 		return s;
 	}
@@ -243,7 +247,11 @@ export class Emulator {
 		for (const a of this.data.artifacts) total += a.content.length;
 		for (const w of this.data.workspaces.values()) total += w.totalBytes();
 		if (total > this.config.maxStoredBytes) {
-			throw new ApiError('failed_precondition', `content_base64: the emulator keeps at most ${this.config.maxStoredBytes} bytes of artifacts and workspace files; delete some first`, { status: 422 });
+			throw new ApiError(
+				'failed_precondition',
+				`content_base64: the emulator keeps at most ${this.config.maxStoredBytes} bytes of artifacts and workspace files; delete some first`,
+				{ status: 422 },
+			);
 		}
 	}
 

@@ -72,7 +72,11 @@ export class ApiError extends Error {
 	readonly headers: Record<string, string>;
 	/** Field-level problems, sent as `error.details` (docs/contract-choices.md, "General"). */
 	readonly details: FieldDetail[] | undefined;
-	constructor(code: ErrorCode, message: string, opts: { status?: number; headers?: Record<string, string>; details?: FieldDetail[] } = {}) {
+	constructor(
+		code: ErrorCode,
+		message: string,
+		opts: { status?: number; headers?: Record<string, string>; details?: FieldDetail[] } = {},
+	) {
 		super(message);
 		this.code = code;
 		this.status = opts.status ?? STATUS_BY_CODE[code];
@@ -85,8 +89,7 @@ export class ApiError extends Error {
 export const invalidFields = (details: FieldDetail[]): ApiError =>
 	new ApiError('invalid_argument', details.map((d) => `${d.field}: ${d.message}`).join('; '), { details });
 
-export const notFound = (what: string, id: string): ApiError =>
-	new ApiError('not_found', `${what} ${JSON.stringify(id)} not found`);
+export const notFound = (what: string, id: string): ApiError => new ApiError('not_found', `${what} ${JSON.stringify(id)} not found`);
 export const invalid = (message: string): ApiError => new ApiError('invalid_argument', message);
 export const conflict = (message: string): ApiError => new ApiError('failed_precondition', message);
 export const forbidden = (message: string): ApiError => new ApiError('permission_denied', message);

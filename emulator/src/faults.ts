@@ -41,7 +41,19 @@ export interface FaultDecision {
 	ambiguousTimeout: boolean;
 }
 
-const ALLOWED_KEYS = new Set(['method', 'route', 'status', 'rate', 'count', 'every', 'retry_after', 'latency_ms', 'drop_sse_after_events', 'close_connection', 'ambiguous_timeout']);
+const ALLOWED_KEYS = new Set([
+	'method',
+	'route',
+	'status',
+	'rate',
+	'count',
+	'every',
+	'retry_after',
+	'latency_ms',
+	'drop_sse_after_events',
+	'close_connection',
+	'ambiguous_timeout',
+]);
 
 /** Validates a `{rules: [...]}` document; returns an error message or the rules. */
 export function parseRules(doc: unknown): FaultRule[] | string {
@@ -61,7 +73,9 @@ export function parseRules(doc: unknown): FaultRule[] | string {
 		const int = (k: string, min: number, max: number): number | undefined => {
 			const v = o[k];
 			if (v === undefined) return undefined;
-			if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new Error(`${f}.${k}: must be an integer from ${min} to ${max}`);
+			if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+				throw new Error(`${f}.${k}: must be an integer from ${min} to ${max}`);
+			}
 			return v;
 		};
 		const bool = (k: string): boolean | undefined => {
@@ -118,7 +132,9 @@ export function loadProfile(profile: string): FaultRule[] {
 	try {
 		text = readFileSync(profile, 'utf8');
 	} catch {
-		throw new Error(`--faults: ${JSON.stringify(profile)} is neither a profile (${Object.keys(PROFILES).join(', ')}) nor a readable JSON file`);
+		throw new Error(
+			`--faults: ${JSON.stringify(profile)} is neither a profile (${Object.keys(PROFILES).join(', ')}) nor a readable JSON file`,
+		);
 	}
 	const rules = parseRules(JSON.parse(text));
 	if (typeof rules === 'string') throw new Error(`--faults ${profile}: ${rules}`);
@@ -159,7 +175,9 @@ export class Faults {
 				const ra = r.retry_after ?? (r.status === 429 || r.status === 503 ? 1 : undefined);
 				if (ra !== undefined) d.retryAfter = ra;
 			}
-			if (r.drop_sse_after_events !== undefined) d.dropSseAfterEvents = Math.min(d.dropSseAfterEvents ?? Infinity, r.drop_sse_after_events);
+			if (r.drop_sse_after_events !== undefined) {
+				d.dropSseAfterEvents = Math.min(d.dropSseAfterEvents ?? Infinity, r.drop_sse_after_events);
+			}
 			if (r.close_connection) d.closeConnection = true;
 			if (r.ambiguous_timeout) d.ambiguousTimeout = true;
 		}

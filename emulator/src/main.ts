@@ -86,7 +86,9 @@ async function main(): Promise<void> {
 	});
 	// Never print a user-supplied token; the default dev key is public.
 	const tokenNote = values.token !== undefined ? 'token: the value given with --token' : `token: ${DEFAULT_TOKEN} (default dev key)`;
-	process.stdout.write(`Cloud Agents emulator listening on ${em.url} (${tokenNote}; seed: ${values.seed}${profile !== 'standard' ? `; profile: ${profile}` : ''}${values.state ? `; state: ${values.state}` : ''}${values.faults ? `; faults: ${values.faults}` : ''})\n`);
+	process.stdout.write(
+		`Cloud Agents emulator listening on ${em.url} (${tokenNote}; seed: ${values.seed}${profile !== 'standard' ? `; profile: ${profile}` : ''}${values.state ? `; state: ${values.state}` : ''}${values.faults ? `; faults: ${values.faults}` : ''})\n`,
+	);
 	let closing = false;
 	const stop = (): void => {
 		if (closing) return;

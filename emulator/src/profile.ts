@@ -48,7 +48,12 @@ export interface EdgeResponse {
 }
 
 /** Variant field names of the model-provider PATCH body (standard name → variant name), for field details. */
-const PROVIDER_FIELD: Readonly<Record<string, string>> = { display_name: 'name', endpoint: 'base_url', model: 'default_model', enabled: 'is_enabled' };
+const PROVIDER_FIELD: Readonly<Record<string, string>> = {
+	display_name: 'name',
+	endpoint: 'base_url',
+	model: 'default_model',
+	enabled: 'is_enabled',
+};
 
 /** How run events are written to text/event-stream. */
 export interface SseEncoding {
@@ -138,7 +143,12 @@ export const VARIANT_AGENT_STATUS: Readonly<Record<string, string>> = {
 	error: 'FAILED',
 	deleting: 'DELETING',
 };
-const VARIANT_BUILD_STATUS: Readonly<Record<string, string>> = { pending: 'pending', running: 'building', succeeded: 'ready', failed: 'error' };
+const VARIANT_BUILD_STATUS: Readonly<Record<string, string>> = {
+	pending: 'pending',
+	running: 'building',
+	succeeded: 'ready',
+	failed: 'error',
+};
 const VARIANT_ATTEMPT_OUTCOME: Readonly<Record<string, string>> = { running: 'in_progress', succeeded: 'succeeded', failed: 'error' };
 const VARIANT_CHECKPOINT_STATE: Readonly<Record<string, string>> = { creating: 'CREATING', ready: 'AVAILABLE', failed: 'FAILED' };
 const VARIANT_FILE_ACTION: Readonly<Record<string, string>> = { created: 'added', modified: 'changed', deleted: 'removed' };
@@ -157,7 +167,9 @@ export const VARIANT_WORKSPACE_OPS: Readonly<Record<string, string>> = {
 	read_file: 'read',
 	search_text: 'search',
 };
-const WORKSPACE_OP_NAME: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(VARIANT_WORKSPACE_OPS).map(([k, v]) => [v, k]));
+const WORKSPACE_OP_NAME: Readonly<Record<string, string>> = Object.fromEntries(
+	Object.entries(VARIANT_WORKSPACE_OPS).map(([k, v]) => [v, k]),
+);
 
 const mapped = (table: Readonly<Record<string, string>>, v: unknown): unknown => (typeof v === 'string' ? (table[v] ?? v) : v);
 const capitalise = (s: string): string => (s === '' ? s : s[0]!.toUpperCase() + s.slice(1));
@@ -211,7 +223,9 @@ function variantFrame(ev: RunEvent): string | undefined {
 function variantReplayItem(ev: RunEvent): Obj | undefined {
 	const enc = variantEvent(ev);
 	if (!enc) return undefined;
-	if (typeof enc.data === 'string') return { event: enc.name, sequence: ev.seq, run: { id: ev.run_id }, at: ev.created_at, body: enc.data };
+	if (typeof enc.data === 'string') {
+		return { event: enc.name, sequence: ev.seq, run: { id: ev.run_id }, at: ev.created_at, body: enc.data };
+	}
 	return { event: enc.name, ...enc.data };
 }
 
@@ -233,7 +247,11 @@ function renameBody(raw: unknown, map: Readonly<Record<string, string>>, require
 	const out: Obj = { ...raw };
 	for (const [theirs, ours] of Object.entries(map)) {
 		if (strict && ours in raw && !(ours in map)) {
-			throw invalid(`${ours}: unknown member; this server expects ${Object.keys(map).map((k) => JSON.stringify(k)).join(', ')}`);
+			throw invalid(
+				`${ours}: unknown member; this server expects ${Object.keys(map)
+					.map((k) => JSON.stringify(k))
+					.join(', ')}`,
+			);
 		}
 		if (theirs in raw) {
 			out[ours] = raw[theirs];
@@ -284,7 +302,14 @@ function workspaceBody(raw: unknown, strict: boolean): unknown {
 const PROVIDER_BODY = { name: 'display_name', base_url: 'endpoint', default_model: 'model', is_enabled: 'enabled' } as const;
 const BUILD_BODY = { name: 'display_name', dockerfile_content: 'dockerfile', platform: 'architecture' } as const;
 /** Agent create: name, initial_message and repositories are documented; the other members are renamed. */
-const AGENT_BODY = { name: 'name', initial_message: 'initial_message', repositories: 'repositories', runtime: 'runtime_id', harness: 'harness_id', model_provider: 'model_provider_id' } as const;
+const AGENT_BODY = {
+	name: 'name',
+	initial_message: 'initial_message',
+	repositories: 'repositories',
+	runtime: 'runtime_id',
+	harness: 'harness_id',
+	model_provider: 'model_provider_id',
+} as const;
 
 function variantRequest(strict: boolean) {
 	return (req: EdgeRequest): void => {
@@ -364,7 +389,12 @@ function variantWorkspaceEntry(dir: string, e: unknown): unknown {
 	if (!isObj(e)) return e;
 	const name = typeof e.name === 'string' ? e.name : '';
 	const path = dir === '' ? name : name === '' ? dir : `${dir}/${name}`;
-	return compact({ path, kind: e.type === 'directory' ? 'dir' : 'file', size_bytes: e.type === 'file' ? e.size : undefined, modified_at: iso(e.mtime_unix_ms) });
+	return compact({
+		path,
+		kind: e.type === 'directory' ? 'dir' : 'file',
+		size_bytes: e.type === 'file' ? e.size : undefined,
+		modified_at: iso(e.mtime_unix_ms),
+	});
 }
 
 function variantWorkspaceResult(p: Obj): unknown {
@@ -401,7 +431,9 @@ function variantWorkspaceResult(p: Obj): unknown {
 				operation,
 				result: compact({
 					hits: Array.isArray(p.matches)
-						? p.matches.map((m: unknown) => (isObj(m) ? { file: m.path, line_number: m.line, column_number: m.column, text: m.preview } : m))
+						? p.matches.map((m: unknown) =>
+								isObj(m) ? { file: m.path, line_number: m.line, column_number: m.column, text: m.preview } : m,
+							)
 						: [],
 					incomplete: p.truncated === true ? true : undefined,
 				}),
@@ -418,7 +450,10 @@ function variantRuntime(rt: unknown): unknown {
 	if (isObj(egress) && egress.mode === 'allowlist') out.egress_policy = { mode: 'allow_only', hosts: egress.allowed_hosts };
 	const idle = rt.idle_policy;
 	if (isObj(idle) && idle.mode !== 'disabled') {
-		out.idle_policy = { mode: idle.mode === 'wake_on_activity' ? 'suspend_wake_on_activity' : 'suspend', idle_after_seconds: idle.idle_timeout_seconds };
+		out.idle_policy = {
+			mode: idle.mode === 'wake_on_activity' ? 'suspend_wake_on_activity' : 'suspend',
+			idle_after_seconds: idle.idle_timeout_seconds,
+		};
 	}
 	if (out.vnc_error_code === null) delete out.vnc_error_code;
 	if (out.error_code === null) delete out.error_code;
@@ -434,7 +469,16 @@ function variantBuild(b: unknown): unknown {
 		architecture: b.architecture,
 		status: mapped(VARIANT_BUILD_STATUS, b.status),
 		attempts: Array.isArray(b.attempts)
-			? b.attempts.map((a: unknown) => (isObj(a) ? compact({ attempt: a.number, outcome: mapped(VARIANT_ATTEMPT_OUTCOME, a.outcome), began_at: a.started_at, ended_at: a.finished_at ?? undefined }) : a))
+			? b.attempts.map((a: unknown) =>
+					isObj(a)
+						? compact({
+								attempt: a.number,
+								outcome: mapped(VARIANT_ATTEMPT_OUTCOME, a.outcome),
+								began_at: a.started_at,
+								ended_at: a.finished_at ?? undefined,
+							})
+						: a,
+				)
 			: [],
 		image: typeof b.image_id === 'string' ? { id: b.image_id } : undefined,
 		created_at: b.created_at,
@@ -464,12 +508,16 @@ function variantImage(i: unknown): unknown {
 		name: i.display_name,
 		type: i.kind,
 		architectures: i.architectures,
-		protocols: Array.isArray(i.onboarding) ? i.onboarding.map((o: unknown) => (isObj(o) ? { protocol: o.protocol, instructions: o.description } : o)) : i.onboarding,
+		protocols: Array.isArray(i.onboarding)
+			? i.onboarding.map((o: unknown) => (isObj(o) ? { protocol: o.protocol, instructions: o.description } : o))
+			: i.onboarding,
 		credential_env_var: i.credential_variable,
 		default_endpoint: i.default_endpoint,
 		managed_credentials: i.subscription_credentials,
 		endpoint_override_allowed: i.endpoint_overridable,
-		browser_surfaces: Array.isArray(i.browser_surfaces) ? i.browser_surfaces.map((s: unknown) => (isObj(s) ? { name: s.name, port: s.guest_port } : s)) : i.browser_surfaces,
+		browser_surfaces: Array.isArray(i.browser_surfaces)
+			? i.browser_surfaces.map((s: unknown) => (isObj(s) ? { name: s.name, port: s.guest_port } : s))
+			: i.browser_surfaces,
 		tcp_ports: i.tcp_ports,
 		in_use: i.in_use,
 	};
@@ -477,10 +525,19 @@ function variantImage(i: unknown): unknown {
 
 function variantProvider(p: unknown): unknown {
 	if (!isObj(p)) return p;
-	return { provider_id: p.id, name: p.display_name, type: p.kind, base_url: p.endpoint, default_model: p.model, is_enabled: p.enabled, modified_at: p.updated_at };
+	return {
+		provider_id: p.id,
+		name: p.display_name,
+		type: p.kind,
+		base_url: p.endpoint,
+		default_model: p.model,
+		is_enabled: p.enabled,
+		modified_at: p.updated_at,
+	};
 }
 
-const withoutMembers = (v: unknown, names: readonly string[]): unknown => (isObj(v) ? Object.fromEntries(Object.entries(v).filter(([k]) => !names.includes(k))) : v);
+const withoutMembers = (v: unknown, names: readonly string[]): unknown =>
+	isObj(v) ? Object.fromEntries(Object.entries(v).filter(([k]) => !names.includes(k))) : v;
 const mapData = (p: Obj, fn: (x: unknown) => unknown): Obj => ({ ...p, data: Array.isArray(p.data) ? p.data.map(fn) : fn(p.data) });
 
 /**
@@ -530,7 +587,10 @@ function variantAnswer(res: EdgeResponse, emu: Emulator): unknown {
 					algorithm: o.data.key_type,
 					key: typeof o.data.public_key === 'string' ? (o.data.public_key.split(' ')[1] ?? o.data.public_key) : o.data.public_key,
 					fingerprints: { sha256: o.data.fingerprint_sha256 },
-					endpoint: typeof o.data.host === 'string' ? `ssh://${o.data.host}${typeof o.data.port === 'number' ? `:${o.data.port}` : ''}` : undefined,
+					endpoint:
+						typeof o.data.host === 'string'
+							? `ssh://${o.data.host}${typeof o.data.port === 'number' ? `:${o.data.port}` : ''}`
+							: undefined,
 				}),
 			};
 		case 'POST /v2/auth/device/authorization':
@@ -560,7 +620,9 @@ function variantAnswer(res: EdgeResponse, emu: Emulator): unknown {
 		case 'POST /v2/agents/{agent_id}/runs/{run_id}/follow-ups':
 			return variantRun(p, emu);
 		case 'GET /v2/agents/{agent_id}/events': {
-			const events = Array.isArray(o.events) ? (o.events as RunEvent[]).map(variantReplayItem).filter((e) => e !== undefined) : o.events;
+			const events = Array.isArray(o.events)
+				? (o.events as RunEvent[]).map(variantReplayItem).filter((e) => e !== undefined)
+				: o.events;
 			return { ...o, events };
 		}
 		case 'POST /v2/agents/{agent_id}/workspace':
@@ -581,7 +643,9 @@ function variantAnswer(res: EdgeResponse, emu: Emulator): unknown {
 		case 'GET /v2/secrets/{secret_id}':
 			return mapData(o, (s) => withoutMembers(s, ['value_preview']));
 		case 'GET /v2/github/authorization-requests':
-			return isObj(o.data) && Array.isArray(o.data.requests) ? { ...o, data: { ...o.data, requests: o.data.requests.map((r) => withoutMembers(r, ['reason'])) } } : p;
+			return isObj(o.data) && Array.isArray(o.data.requests)
+				? { ...o, data: { ...o.data, requests: o.data.requests.map((r) => withoutMembers(r, ['reason'])) } }
+				: p;
 		case 'GET /v1/runtimes/{runtime_id}/tokensaver/savings':
 			return mapData(o, (t) => withoutMembers(t, ['provider', 'endpoint', 'transport', 'model']));
 		case 'GET /v2/token-savings': {
@@ -591,7 +655,19 @@ function variantAnswer(res: EdgeResponse, emu: Emulator): unknown {
 			return {
 				data: {
 					events: Array.isArray(d.events)
-						? d.events.map((e: unknown) => (isObj(e) ? { id: e.id, event_id: e.event_id, runtime: { id: e.runtime_id, name: e.runtime_name }, observed_at: e.observed_at, bytes_saved: e.saved_wire_bytes, tokens_saved: e.saved_estimated_tokens, methods: e.methods } : e))
+						? d.events.map((e: unknown) =>
+								isObj(e)
+									? {
+											id: e.id,
+											event_id: e.event_id,
+											runtime: { id: e.runtime_id, name: e.runtime_name },
+											observed_at: e.observed_at,
+											bytes_saved: e.saved_wire_bytes,
+											tokens_saved: e.saved_estimated_tokens,
+											methods: e.methods,
+										}
+									: e,
+							)
 						: d.events,
 					totals: { events: t.applied_events, bytes_saved: t.saved_wire_bytes, tokens_saved: t.saved_estimated_tokens },
 					pagination: d.pagination,

@@ -70,7 +70,10 @@ export class RunEngine {
 		return this.emu.data.runs.find((r) => r.agent_id === agentId && !TERMINAL.has(r.status));
 	}
 
-	create(agent: AgentRow, opts: { prompt: string; imageCount: number; parentRunId?: string | undefined; sessionId?: string | undefined }): RunRow {
+	create(
+		agent: AgentRow,
+		opts: { prompt: string; imageCount: number; parentRunId?: string | undefined; sessionId?: string | undefined },
+	): RunRow {
 		const now = Date.now();
 		const directives = parseDirectives(opts.prompt);
 		const iso = nowIso(now);
@@ -105,7 +108,11 @@ export class RunEngine {
 		const doStep = (fn: (run: RunRow) => void): void => {
 			steps.push({ kind: 'do', fn });
 		};
-		const short = run.prompt.replace(/\[\[[^\]]*\]\]/g, '').trim().slice(0, 80) || '(images only)';
+		const short =
+			run.prompt
+				.replace(/\[\[[^\]]*\]\]/g, '')
+				.trim()
+				.slice(0, 80) || '(images only)';
 		doStep((r) => this.setStatus(r, 'running'));
 		doStep((r) => this.emit(r, 'message', { role: 'assistant', text: `Looking into: ${short}` }));
 		const changed: string[] = [];
@@ -135,7 +142,11 @@ export class RunEngine {
 			}
 			for (const n of d.artifacts) {
 				doStep((r) => {
-					if (this.createArtifact(agent, r, n, n.endsWith('.md') ? 'text/markdown' : 'text/plain', `Artifact ${n } from ${r.id}\n`)) made.push(n);
+					if (
+						this.createArtifact(agent, r, n, n.endsWith('.md') ? 'text/markdown' : 'text/plain', `Artifact ${n} from ${r.id}\n`)
+					) {
+						made.push(n);
+					}
 				});
 			}
 			if (d.hold) steps.push({ kind: 'hold' });
@@ -267,7 +278,12 @@ export class RunEngine {
 			agent.updated_at_ms = now;
 			if (result !== undefined) {
 				const iso = nowIso(now);
-				agent.latest_reply = { run_id: run.id, text: result, created_at: agent.latest_reply?.run_id === run.id ? agent.latest_reply.created_at : iso, updated_at: iso };
+				agent.latest_reply = {
+					run_id: run.id,
+					text: result,
+					created_at: agent.latest_reply?.run_id === run.id ? agent.latest_reply.created_at : iso,
+					updated_at: iso,
+				};
 			}
 		}
 		this.enforceCaps(run.agent_id);

@@ -13,10 +13,9 @@ import type {
 	RuntimeRow,
 	RuntimeStatus,
 	DesiredStatus,
-	SecretConfiguration } from './state';
-import {
-	emptyData
+	SecretConfiguration,
 } from './state';
+import { emptyData } from './state';
 import { nowIso } from './util';
 import { Workspace } from './workspace';
 
@@ -34,8 +33,20 @@ function base(): Data {
 	const d = emptyData();
 	d.organization_id = ORGANIZATION_ID;
 	d.users = [
-		{ id: CURRENT_USER_ID, email: 'ada@analytical-engines.example', display_name: 'Ada Lovelace', organization_id: ORGANIZATION_ID, organization_name: 'Analytical Engines Ltd' },
-		{ id: OTHER_USER_ID, email: 'grace@analytical-engines.example', display_name: 'Grace Hopper', organization_id: ORGANIZATION_ID, organization_name: 'Analytical Engines Ltd' },
+		{
+			id: CURRENT_USER_ID,
+			email: 'ada@analytical-engines.example',
+			display_name: 'Ada Lovelace',
+			organization_id: ORGANIZATION_ID,
+			organization_name: 'Analytical Engines Ltd',
+		},
+		{
+			id: OTHER_USER_ID,
+			email: 'grace@analytical-engines.example',
+			display_name: 'Grace Hopper',
+			organization_id: ORGANIZATION_ID,
+			organization_name: 'Analytical Engines Ltd',
+		},
 	];
 	d.host_key = gatewayHostKey();
 	d.images = builtinImages();
@@ -61,7 +72,13 @@ export function gatewayHostKey(): Data['host_key'] {
 	const point = createHash('sha256').update('cloud-agents emulator gateway host key').digest();
 	const blob = Buffer.concat([sshString(Buffer.from('ssh-ed25519')), sshString(point)]);
 	const fp = createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
-	return { key_type: 'ssh-ed25519', public_key: `ssh-ed25519 ${blob.toString('base64')}`, fingerprint_sha256: `SHA256:${fp}`, host: GATEWAY_HOST, port: GATEWAY_PORT };
+	return {
+		key_type: 'ssh-ed25519',
+		public_key: `ssh-ed25519 ${blob.toString('base64')}`,
+		fingerprint_sha256: `SHA256:${fp}`,
+		host: GATEWAY_HOST,
+		port: GATEWAY_PORT,
+	};
 }
 
 export function seedEmpty(): Data {
@@ -70,7 +87,10 @@ export function seedEmpty(): Data {
 
 function builtinImages(): ImageRow[] {
 	const onboarding = [
-		{ protocol: 'openai', description: 'Set the API key as MODEL_API_KEY; requests go to the default endpoint through the egress proxy.' },
+		{
+			protocol: 'openai',
+			description: 'Set the API key as MODEL_API_KEY; requests go to the default endpoint through the egress proxy.',
+		},
 		{ protocol: 'anthropic', description: 'Set the API key as MODEL_API_KEY; the proxy adds the x-api-key header.' },
 	];
 	return [
@@ -115,7 +135,9 @@ const resources = (mem: number, vcpus: number, disk: number): Resources => ({
 const secretConf = (secretId: string, envName: string, host: string): SecretConfiguration => ({
 	secret_id: secretId,
 	environment: [{ name: envName, value_template: '${credential}' }],
-	egress_rules: [{ host_pattern: host, path_pattern: null, action: 'header', name: 'Authorization', value_template: 'Bearer ${credential}' }],
+	egress_rules: [
+		{ host_pattern: host, path_pattern: null, action: 'header', name: 'Authorization', value_template: 'Bearer ${credential}' },
+	],
 	files: [],
 });
 
@@ -126,7 +148,12 @@ export function seedDemo(): Data {
 	const iso = (minutes: number): string => nowIso(ago(minutes));
 
 	// ---- secrets ---------------------------------------------------------------------------------
-	const secret = (name: string, value: string, ttl = 300) => ({ id: stableUuid(`secret:${name}`), display_name: name, cache_ttl_secs: ttl, value });
+	const secret = (name: string, value: string, ttl = 300) => ({
+		id: stableUuid(`secret:${name}`),
+		display_name: name,
+		cache_ttl_secs: ttl,
+		value,
+	});
 	d.secrets = [
 		secret('openai-api-key', 'sk-demo-4f9a0c1e7b2d48e6a3c5'),
 		secret('github-token', 'ghp_demo7Yq2Lr5Xz8Kp1Vb4Nm6Tc9Wd3'),
@@ -140,8 +167,22 @@ export function seedDemo(): Data {
 
 	// ---- images, builds ------------------------------------------------------------------------
 	d.images.push(
-		{ ...d.images[0]!, id: 'img_custom_python_ml', display_name: 'Python ML toolchain', kind: 'custom', subscription_credentials: [], tcp_ports: [8888] },
-		{ ...d.images[0]!, id: 'img_custom_node18_legacy', display_name: 'Node 18 legacy toolchain', kind: 'custom', subscription_credentials: [], tcp_ports: [] },
+		{
+			...d.images[0]!,
+			id: 'img_custom_python_ml',
+			display_name: 'Python ML toolchain',
+			kind: 'custom',
+			subscription_credentials: [],
+			tcp_ports: [8888],
+		},
+		{
+			...d.images[0]!,
+			id: 'img_custom_node18_legacy',
+			display_name: 'Node 18 legacy toolchain',
+			kind: 'custom',
+			subscription_credentials: [],
+			tcp_ports: [],
+		},
 	);
 	d.builds = [
 		{
@@ -207,19 +248,15 @@ export function seedDemo(): Data {
 			],
 			created_at: iso(7),
 			updated_at: iso(2),
-			dockerfile: 'FROM cloud-agent-standard\n# FLAKY: the mirror timed out on the first attempt\nRUN apt-get install -y openjdk-21-jdk gradle\n',
+			dockerfile:
+				'FROM cloud-agent-standard\n# FLAKY: the mirror timed out on the first attempt\nRUN apt-get install -y openjdk-21-jdk gradle\n',
 			next_at: t0 + 25_000,
 			step_ms: 20_000,
 		},
 	];
 
 	// ---- runtimes ------------------------------------------------------------------------------
-	const runtime = (
-		name: string,
-		status: RuntimeStatus,
-		desired: DesiredStatus,
-		extra: Partial<RuntimeRow> = {},
-	): RuntimeRow => ({
+	const runtime = (name: string, status: RuntimeStatus, desired: DesiredStatus, extra: Partial<RuntimeRow> = {}): RuntimeRow => ({
 		id: stableUuid(`runtime:${name}`),
 		display_name: name,
 		environment_variables: { NODE_ENV: 'development', TZ: 'UTC' },
@@ -254,14 +291,23 @@ export function seedDemo(): Data {
 		vnc_enabled: true,
 		vnc_ready: true,
 		revision: 12,
-		secret_configuration: [secretConf(sid('openai-api-key'), 'OPENAI_API_KEY', 'api.openai.example'), secretConf(sid('github-token'), 'GITHUB_TOKEN', 'api.github.com')],
+		secret_configuration: [
+			secretConf(sid('openai-api-key'), 'OPENAI_API_KEY', 'api.openai.example'),
+			secretConf(sid('github-token'), 'GITHUB_TOKEN', 'api.github.com'),
+		],
 	});
 	const borealis = runtime('borealis-ci', 'running', 'running', {
 		heartbeat_stalled: true,
 		image_id: 'img_browser_2025_11',
 		revision: 7,
 		egress_policy: { mode: 'allowlist', allowed_hosts: ['api.github.com', 'registry.npmjs.org', '*.anthropic.example'] },
-		secret_configuration: [secretConf(sid('anthropic-api-key'), 'ANTHROPIC_API_KEY', 'api.anthropic.example'), { ...secretConf(sid('npm-token'), 'NPM_TOKEN', 'registry.npmjs.org'), files: [{ path: '.npmrc', value_template: '//registry.npmjs.org/:_authToken=${credential}' }] }],
+		secret_configuration: [
+			secretConf(sid('anthropic-api-key'), 'ANTHROPIC_API_KEY', 'api.anthropic.example'),
+			{
+				...secretConf(sid('npm-token'), 'NPM_TOKEN', 'registry.npmjs.org'),
+				files: [{ path: '.npmrc', value_template: '//registry.npmjs.org/:_authToken=${credential}' }],
+			},
+		],
 	});
 	const cobalt = runtime('cobalt-sandbox', 'paused', 'paused', {
 		revision: 5,
@@ -313,7 +359,11 @@ export function seedDemo(): Data {
 		fingerprint: `SHA256:${Buffer.from(`fp:${name}`).toString('base64').replace(/=/g, '')}`,
 		created_at: iso(minutes),
 	});
-	d.sshKeys = [sshKey('ada-laptop', CURRENT_USER_ID, 30000), sshKey('ada-desktop', CURRENT_USER_ID, 12000), sshKey('grace-workstation', OTHER_USER_ID, 25000)];
+	d.sshKeys = [
+		sshKey('ada-laptop', CURRENT_USER_ID, 30000),
+		sshKey('ada-desktop', CURRENT_USER_ID, 12000),
+		sshKey('grace-workstation', OTHER_USER_ID, 25000),
+	];
 	atlas.ssh_key_ids = [d.sshKeys[0]!.id, d.sshKeys[1]!.id];
 	borealis.ssh_key_ids = [d.sshKeys[0]!.id];
 	delta.ssh_key_ids = [d.sshKeys[2]!.id];
@@ -329,8 +379,22 @@ export function seedDemo(): Data {
 	atlas.vnc_credentials = [vnc(atlas, 'ada-viewer', 5000, false), vnc(atlas, 'old-viewer', 9000, true)];
 	delta.vnc_credentials = [vnc(delta, 'grace-viewer', 7000, false)];
 	atlas.bindings = [
-		{ id: stableUuid('binding:atlas:1'), tenant_id: ORGANIZATION_ID, runtime_id: atlas.id, repository_id: 781234501, branch: 'main', sort_order: 0 },
-		{ id: stableUuid('binding:atlas:2'), tenant_id: ORGANIZATION_ID, runtime_id: atlas.id, repository_id: 781234502, branch: 'develop', sort_order: 1 },
+		{
+			id: stableUuid('binding:atlas:1'),
+			tenant_id: ORGANIZATION_ID,
+			runtime_id: atlas.id,
+			repository_id: 781234501,
+			branch: 'main',
+			sort_order: 0,
+		},
+		{
+			id: stableUuid('binding:atlas:2'),
+			tenant_id: ORGANIZATION_ID,
+			runtime_id: atlas.id,
+			repository_id: 781234502,
+			branch: 'develop',
+			sort_order: 1,
+		},
 	];
 	d.githubRequests = [
 		{
@@ -338,13 +402,21 @@ export function seedDemo(): Data {
 			requested_by: 'agent:Refactor billing module',
 			reason: 'Push the refactoring branch and open a pull request in analytical-engines/billing',
 			created_at_unix_seconds: Math.floor(ago(12) / 1000),
-			lifecycle: { status: 'pending', authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8Q2W3E4R5T6Y7U8I9O0P1A', expires_at_unix_seconds: Math.floor((t0 + 48 * 60_000) / 1000) },
+			lifecycle: {
+				status: 'pending',
+				authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8Q2W3E4R5T6Y7U8I9O0P1A',
+				expires_at_unix_seconds: Math.floor((t0 + 48 * 60_000) / 1000),
+			},
 		},
 		{
 			request_id: 'ghreq_01JC8Q9Z8X7C6V5B4N3M2L1K0J',
 			requested_by: 'agent:CI triage',
 			created_at_unix_seconds: Math.floor(ago(3) / 1000),
-			lifecycle: { status: 'pending', authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8Q9Z8X7C6V5B4N3M2L1K0J', expires_at_unix_seconds: Math.floor((t0 + 57 * 60_000) / 1000) },
+			lifecycle: {
+				status: 'pending',
+				authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8Q9Z8X7C6V5B4N3M2L1K0J',
+				expires_at_unix_seconds: Math.floor((t0 + 57 * 60_000) / 1000),
+			},
 		},
 		{
 			// Drops off the list two minutes after start.
@@ -352,7 +424,11 @@ export function seedDemo(): Data {
 			requested_by: 'agent:Nightly dependency bump',
 			reason: 'Open a pull request with the dependency updates in analytical-engines/billing',
 			created_at_unix_seconds: Math.floor(ago(58) / 1000),
-			lifecycle: { status: 'pending', authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8R0S1D2F3G4H5J6K7L8M9N', expires_at_unix_seconds: Math.floor((t0 + 2 * 60_000) / 1000) },
+			lifecycle: {
+				status: 'pending',
+				authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8R0S1D2F3G4H5J6K7L8M9N',
+				expires_at_unix_seconds: Math.floor((t0 + 2 * 60_000) / 1000),
+			},
 		},
 		{
 			// Already expired: stored, never listed.
@@ -360,7 +436,11 @@ export function seedDemo(): Data {
 			requested_by: 'agent:Docs writer',
 			reason: 'Push the docs branch',
 			created_at_unix_seconds: Math.floor(ago(180) / 1000),
-			lifecycle: { status: 'pending', authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8P7O6I5U4Y3T2R1E0W9Q8A', expires_at_unix_seconds: Math.floor(ago(120) / 1000) },
+			lifecycle: {
+				status: 'pending',
+				authorization_url: 'https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=ghreq_01JC8P7O6I5U4Y3T2R1E0W9Q8A',
+				expires_at_unix_seconds: Math.floor(ago(120) / 1000),
+			},
 		},
 	];
 
@@ -413,18 +493,99 @@ export function seedDemo(): Data {
 		},
 	];
 	d.checkpoints = [
-		{ id: stableUuid('ckpt:1'), display_name: 'before-billing-refactor', kind: 'full', created_at: iso(3000), resources: atlas.resources, state: { status: 'ready', failure_reason: null }, source_runtime: { id: atlas.id, display_name: atlas.display_name } },
-		{ id: stableUuid('ckpt:2'), display_name: 'ci-baseline', kind: 'cold', created_at: iso(2500), resources: borealis.resources, state: { status: 'ready', failure_reason: null }, source_runtime: { id: borealis.id, display_name: borealis.display_name } },
-		{ id: stableUuid('ckpt:3'), display_name: 'sandbox-snapshot', kind: 'full', created_at: iso(1500), resources: cobalt.resources, state: { status: 'failed', failure_reason: 'disk_snapshot_timeout' }, source_runtime: { id: cobalt.id, display_name: cobalt.display_name } },
-		{ id: stableUuid('ckpt:4'), display_name: 'retired-runtime-final', created_at: iso(40000), resources: resources(2048, 1, 16), state: { status: 'ready', failure_reason: null }, source_runtime: { id: null, display_name: 'iris-retired' } },
-		{ id: stableUuid('ckpt:5'), display_name: 'nightly-pre-upgrade', kind: 'full', created_at: iso(2), resources: ember.resources, state: { status: 'creating', failure_reason: null }, source_runtime: { id: ember.id, display_name: ember.display_name }, settle: { at: t0 + 45_000, status: 'ready' } },
-		{ id: stableUuid('ckpt:6'), display_name: 'gpu-warm-cache', kind: 'cold', created_at: iso(1), resources: harbor.resources, state: { status: 'creating', failure_reason: null }, source_runtime: { id: harbor.id, display_name: harbor.display_name }, settle: { at: t0 + 60_000, status: 'failed', failure_reason: 'runtime_stopped_during_snapshot' } },
-		{ id: stableUuid('ckpt:7'), display_name: 'iris-before-retire', kind: 'full', created_at: iso(41000), resources: resources(2048, 1, 16), state: { status: 'failed', failure_reason: 'checkpoint_storage_quota_exceeded' }, source_runtime: { id: null, display_name: 'iris-retired' } },
+		{
+			id: stableUuid('ckpt:1'),
+			display_name: 'before-billing-refactor',
+			kind: 'full',
+			created_at: iso(3000),
+			resources: atlas.resources,
+			state: { status: 'ready', failure_reason: null },
+			source_runtime: { id: atlas.id, display_name: atlas.display_name },
+		},
+		{
+			id: stableUuid('ckpt:2'),
+			display_name: 'ci-baseline',
+			kind: 'cold',
+			created_at: iso(2500),
+			resources: borealis.resources,
+			state: { status: 'ready', failure_reason: null },
+			source_runtime: { id: borealis.id, display_name: borealis.display_name },
+		},
+		{
+			id: stableUuid('ckpt:3'),
+			display_name: 'sandbox-snapshot',
+			kind: 'full',
+			created_at: iso(1500),
+			resources: cobalt.resources,
+			state: { status: 'failed', failure_reason: 'disk_snapshot_timeout' },
+			source_runtime: { id: cobalt.id, display_name: cobalt.display_name },
+		},
+		{
+			id: stableUuid('ckpt:4'),
+			display_name: 'retired-runtime-final',
+			created_at: iso(40000),
+			resources: resources(2048, 1, 16),
+			state: { status: 'ready', failure_reason: null },
+			source_runtime: { id: null, display_name: 'iris-retired' },
+		},
+		{
+			id: stableUuid('ckpt:5'),
+			display_name: 'nightly-pre-upgrade',
+			kind: 'full',
+			created_at: iso(2),
+			resources: ember.resources,
+			state: { status: 'creating', failure_reason: null },
+			source_runtime: { id: ember.id, display_name: ember.display_name },
+			settle: { at: t0 + 45_000, status: 'ready' },
+		},
+		{
+			id: stableUuid('ckpt:6'),
+			display_name: 'gpu-warm-cache',
+			kind: 'cold',
+			created_at: iso(1),
+			resources: harbor.resources,
+			state: { status: 'creating', failure_reason: null },
+			source_runtime: { id: harbor.id, display_name: harbor.display_name },
+			settle: { at: t0 + 60_000, status: 'failed', failure_reason: 'runtime_stopped_during_snapshot' },
+		},
+		{
+			id: stableUuid('ckpt:7'),
+			display_name: 'iris-before-retire',
+			kind: 'full',
+			created_at: iso(41000),
+			resources: resources(2048, 1, 16),
+			state: { status: 'failed', failure_reason: 'checkpoint_storage_quota_exceeded' },
+			source_runtime: { id: null, display_name: 'iris-retired' },
+		},
 	];
 	d.modelProviders = [
-		{ id: 'mp_openai', display_name: 'OpenAI', kind: 'openai', endpoint: 'https://api.openai.example/v1', model: 'gpt-4.1', enabled: true, updated_at: iso(10000) },
-		{ id: 'mp_anthropic', display_name: 'Anthropic', kind: 'anthropic', endpoint: 'https://api.anthropic.example/v1', model: 'claude-sonnet-4', enabled: true, updated_at: iso(9000) },
-		{ id: 'mp_local_vllm', display_name: 'Local vLLM', kind: 'openai_compatible', endpoint: 'http://vllm.internal.example:8000/v1', model: 'qwen2.5-coder-32b', enabled: false, updated_at: iso(8000) },
+		{
+			id: 'mp_openai',
+			display_name: 'OpenAI',
+			kind: 'openai',
+			endpoint: 'https://api.openai.example/v1',
+			model: 'gpt-4.1',
+			enabled: true,
+			updated_at: iso(10000),
+		},
+		{
+			id: 'mp_anthropic',
+			display_name: 'Anthropic',
+			kind: 'anthropic',
+			endpoint: 'https://api.anthropic.example/v1',
+			model: 'claude-sonnet-4',
+			enabled: true,
+			updated_at: iso(9000),
+		},
+		{
+			id: 'mp_local_vllm',
+			display_name: 'Local vLLM',
+			kind: 'openai_compatible',
+			endpoint: 'http://vllm.internal.example:8000/v1',
+			model: 'qwen2.5-coder-32b',
+			enabled: false,
+			updated_at: iso(8000),
+		},
 	];
 
 	// ---- token savings ---------------------------------------------------------------------------
@@ -448,7 +609,15 @@ export function seedDemo(): Data {
 			elapsedMicros: 300 + i * 41,
 			method: { method: m, blocks: 1 + (i % 3), input_units: 120 + i, output_units: 40 + i },
 		});
-		if (i === 9 || i === 33) row.methods.push({ method: 'log', blocks: 0, input_units: 3, output_units: 0, parse_error: 'unterminated JSON array at byte 4096' });
+		if (i === 9 || i === 33) {
+			row.methods.push({
+				method: 'log',
+				blocks: 0,
+				input_units: 3,
+				output_units: 0,
+				parse_error: 'unterminated JSON array at byte 4096',
+			});
+		}
 		d.tokenSavings.push(row);
 	}
 	seedSavingsHistory(d, t0, [atlas, borealis, delta, cobalt]);
@@ -476,7 +645,21 @@ export function seedDemo(): Data {
 	d.agents = [billing, docs, triage, sandbox, reviewer, nightly, legacy];
 
 	let seqRun = 0;
-	const run = (a: AgentRow, minutes: number, prompt: string, status: RunRow['status'], opts: { result?: string; error?: string; session?: boolean; parent?: string; hold?: boolean; session_id?: string; steps?: number } = {}): RunRow => {
+	const run = (
+		a: AgentRow,
+		minutes: number,
+		prompt: string,
+		status: RunRow['status'],
+		opts: {
+			result?: string;
+			error?: string;
+			session?: boolean;
+			parent?: string;
+			hold?: boolean;
+			session_id?: string;
+			steps?: number;
+		} = {},
+	): RunRow => {
 		seqRun++;
 		const created = ago(minutes);
 		const id = `run_01JC${String(seqRun).padStart(4, '0')}${stableUuid(`run:${seqRun}`).replace(/-/g, '').slice(0, 18).toUpperCase()}`;
@@ -486,7 +669,10 @@ export function seedDemo(): Data {
 			status,
 			prompt,
 			parent_run_id: opts.parent,
-			dsh_session_id: opts.session === false ? undefined : (opts.session_id ?? `ses_01JC${stableUuid(`ses:${seqRun}`).replace(/-/g, '').slice(0, 22).toUpperCase()}`),
+			dsh_session_id:
+				opts.session === false
+					? undefined
+					: (opts.session_id ?? `ses_01JC${stableUuid(`ses:${seqRun}`).replace(/-/g, '').slice(0, 22).toUpperCase()}`),
 			created_at: nowIso(created),
 			updated_at: nowIso(created + 95_000),
 			created_ms: created,
@@ -511,7 +697,15 @@ export function seedDemo(): Data {
 		for (let i = 1; i <= (opts.steps ?? 0); i++) {
 			const file = `samples/query-${String(i).padStart(2, '0')}.sql`;
 			ev('tool.call', { tool: 'sql.parse', input: { path: file } }, 12 + i);
-			ev('tool.result', { tool: 'sql.parse', output: i % 16 === 0 ? `${file}: parsed after normalising a trailing semicolon` : `${file}: ok (${3 + (i % 7)} statements)` }, 12 + i);
+			ev(
+				'tool.result',
+				{
+					tool: 'sql.parse',
+					output:
+						i % 16 === 0 ? `${file}: parsed after normalising a trailing semicolon` : `${file}: ok (${3 + (i % 7)} statements)`,
+				},
+				12 + i,
+			);
 			if (i % 8 === 0) ev('message', { role: 'assistant', text: `${i} of ${opts.steps} sample queries parsed so far.` }, 12 + i);
 		}
 		if (status === 'running') {
@@ -535,23 +729,48 @@ export function seedDemo(): Data {
 		return r;
 	};
 	const ok = (what: string): string => `## Done\n\n${what}\n\n### Files changed\n- \`src/lib/billing.ts\``;
-	const r1 = run(billing, 8900, 'Map the billing module and list its public functions', 'succeeded', { result: ok('Listed 14 public functions in `src/lib/billing.ts`.') });
-	run(billing, 8000, 'Extract invoice rounding into src/lib/util.ts', 'succeeded', { result: ok('Moved `roundInvoice` into `util.ts` and updated 3 callers.'), parent: r1.id, session_id: r1.dsh_session_id });
-	run(billing, 7000, 'Run the test suite and fix failures', 'failed', { error: 'npm test exited with code 1 (2 failing tests in billing.test.ts)' });
+	const r1 = run(billing, 8900, 'Map the billing module and list its public functions', 'succeeded', {
+		result: ok('Listed 14 public functions in `src/lib/billing.ts`.'),
+	});
+	run(billing, 8000, 'Extract invoice rounding into src/lib/util.ts', 'succeeded', {
+		result: ok('Moved `roundInvoice` into `util.ts` and updated 3 callers.'),
+		parent: r1.id,
+		session_id: r1.dsh_session_id,
+	});
+	run(billing, 7000, 'Run the test suite and fix failures', 'failed', {
+		error: 'npm test exited with code 1 (2 failing tests in billing.test.ts)',
+	});
 	run(billing, 6000, 'Rename Customer.taxId to Customer.vatId everywhere', 'cancelled', { error: 'Cancelled by the caller' });
 	run(billing, 5000, 'Add JSDoc to every exported function', 'succeeded', { result: ok('Documented 14 exported functions.') });
 	run(billing, 4000, 'Write a migration note in docs/guide.md', 'succeeded', { result: ok('Added a "Migrating to v2" section.') });
-	const lastBilling = run(billing, 300, 'Summarise the refactoring for the pull request', 'succeeded', { result: '## Summary\n\n- Invoice rounding lives in `util.ts`\n- `vatId` replaces `taxId`\n- Exported functions are documented' });
-	billing.latest_reply = { run_id: lastBilling.id, text: lastBilling.result ?? '', created_at: lastBilling.updated_at, updated_at: lastBilling.updated_at };
-	const docsRun = run(docs, 7900, 'Bootstrap the docs agent', 'succeeded', { result: 'Hello! I am ready to write documentation.', session: false });
+	const lastBilling = run(billing, 300, 'Summarise the refactoring for the pull request', 'succeeded', {
+		result: '## Summary\n\n- Invoice rounding lives in `util.ts`\n- `vatId` replaces `taxId`\n- Exported functions are documented',
+	});
+	billing.latest_reply = {
+		run_id: lastBilling.id,
+		text: lastBilling.result ?? '',
+		created_at: lastBilling.updated_at,
+		updated_at: lastBilling.updated_at,
+	};
+	const docsRun = run(docs, 7900, 'Bootstrap the docs agent', 'succeeded', {
+		result: 'Hello! I am ready to write documentation.',
+		session: false,
+	});
 	docs.latest_reply = { run_id: docsRun.id, text: docsRun.result ?? '', created_at: docsRun.updated_at, updated_at: docsRun.updated_at };
-	run(docs, 2000, 'Draft the API overview in docs/api/endpoints.md', 'succeeded', { result: ok('Drafted the overview of 12 endpoints.') });
-	run(triage, 900, 'Why does the e2e job time out on main?', 'succeeded', { result: 'The e2e job waits for a port that never opens; see `ci/e2e.yml` line 42.' });
+	run(docs, 2000, 'Draft the API overview in docs/api/endpoints.md', 'succeeded', {
+		result: ok('Drafted the overview of 12 endpoints.'),
+	});
+	run(triage, 900, 'Why does the e2e job time out on main?', 'succeeded', {
+		result: 'The e2e job waits for a port that never opens; see `ci/e2e.yml` line 42.',
+	});
 	run(triage, 20, 'Watch the CI pipeline and report failures', 'running', { hold: true });
 	run(sandbox, 5000, 'Try the new SQL parser on the sample queries', 'succeeded', { result: 'All 48 sample queries parse.', steps: 48 });
 	run(reviewer, 4500, 'Review PR #4312', 'succeeded', { result: 'Two blocking comments: missing null check, flaky test.' });
 	run(nightly, 3900, 'Bump dependencies and open a PR', 'failed', { error: 'Lockfile conflict in package-lock.json' });
-	run(legacy, 2900, 'Migrate the CommonJS modules to ESM', 'failed', { error: 'Runtime setup failed: image_pull_failed', session: false });
+	run(legacy, 2900, 'Migrate the CommonJS modules to ESM', 'failed', {
+		error: 'Runtime setup failed: image_pull_failed',
+		session: false,
+	});
 
 	// artifacts of the billing agent
 	const art = (a: AgentRow, r: RunRow, name: string, media: string, content: Buffer, minutes: number): ArtifactRow => ({
@@ -566,8 +785,22 @@ export function seedDemo(): Data {
 	});
 	const png = makePng(24, 24);
 	d.artifacts = [
-		art(billing, r1, 'public-functions.txt', 'text/plain', Buffer.from('createInvoice\nroundInvoice\napplyDiscount\nvoidInvoice\n'), 8850),
-		art(billing, lastBilling, 'pr-summary.md', 'text/markdown', Buffer.from('# Billing refactor\n\n* rounding moved to `util.ts`\n* `vatId` replaces `taxId`\n'), 290),
+		art(
+			billing,
+			r1,
+			'public-functions.txt',
+			'text/plain',
+			Buffer.from('createInvoice\nroundInvoice\napplyDiscount\nvoidInvoice\n'),
+			8850,
+		),
+		art(
+			billing,
+			lastBilling,
+			'pr-summary.md',
+			'text/markdown',
+			Buffer.from('# Billing refactor\n\n* rounding moved to `util.ts`\n* `vatId` replaces `taxId`\n'),
+			290,
+		),
 		art(billing, lastBilling, 'coverage-chart.png', 'image/png', png, 289),
 		art(docs, docsRun, 'outline.md', 'text/markdown', Buffer.from('# Docs outline\n\n1. Getting started\n2. API\n'), 7850),
 	];
@@ -577,12 +810,24 @@ export function seedDemo(): Data {
 	const put = (p: string, s: string | Buffer): void => {
 		ws.write(p, typeof s === 'string' ? Buffer.from(s, 'utf8') : s);
 	};
-	put('README.md', `# Billing service\n\nInvoices, discounts and tax handling for Analytical Engines.\n\nRun \`npm test\` before pushing. TODO: document the ${DEMO_SEARCH_WORD} rollout flag.\n`);
+	put(
+		'README.md',
+		`# Billing service\n\nInvoices, discounts and tax handling for Analytical Engines.\n\nRun \`npm test\` before pushing. TODO: document the ${DEMO_SEARCH_WORD} rollout flag.\n`,
+	);
 	put('package.json', JSON.stringify({ name: 'billing', version: '2.3.0', scripts: { test: 'node --test' } }, null, 2) + '\n');
 	put('src/index.ts', "export { createInvoice, voidInvoice } from './lib/billing';\nexport { roundInvoice } from './lib/util';\n");
-	put('src/lib/util.ts', `/** Rounds half away from zero to cents. */\nexport function roundInvoice(amount: number): number {\n\treturn Math.sign(amount) * Math.round(Math.abs(amount) * 100) / 100;\n}\n\n// The ${DEMO_SEARCH_WORD} flag enables the experimental ledger path.\nexport const LEDGER_FLAG = '${DEMO_SEARCH_WORD}';\n`);
-	put('src/lib/billing.ts', "import { roundInvoice } from './util';\n\nexport interface Invoice {\n\tid: string;\n\ttotal: number;\n}\n\n// TODO: support credit notes\nexport function createInvoice(id: string, total: number): Invoice {\n\treturn { id, total: roundInvoice(total) };\n}\n\nexport function voidInvoice(inv: Invoice): Invoice {\n\treturn { ...inv, total: 0 };\n}\n");
-	put('src/lib/billing.test.ts', "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { createInvoice } from './billing';\n\ntest('rounds', () => assert.equal(createInvoice('a', 1.005).total, 1.01));\n");
+	put(
+		'src/lib/util.ts',
+		`/** Rounds half away from zero to cents. */\nexport function roundInvoice(amount: number): number {\n\treturn Math.sign(amount) * Math.round(Math.abs(amount) * 100) / 100;\n}\n\n// The ${DEMO_SEARCH_WORD} flag enables the experimental ledger path.\nexport const LEDGER_FLAG = '${DEMO_SEARCH_WORD}';\n`,
+	);
+	put(
+		'src/lib/billing.ts',
+		"import { roundInvoice } from './util';\n\nexport interface Invoice {\n\tid: string;\n\ttotal: number;\n}\n\n// TODO: support credit notes\nexport function createInvoice(id: string, total: number): Invoice {\n\treturn { id, total: roundInvoice(total) };\n}\n\nexport function voidInvoice(inv: Invoice): Invoice {\n\treturn { ...inv, total: 0 };\n}\n",
+	);
+	put(
+		'src/lib/billing.test.ts',
+		"import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { createInvoice } from './billing';\n\ntest('rounds', () => assert.equal(createInvoice('a', 1.005).total, 1.01));\n",
+	);
 	put('docs/guide.md', '# Guide\n\n## Migrating to v2\n\n`Customer.taxId` is now `Customer.vatId`.\n');
 	put('docs/api/endpoints.md', '# Endpoints\n\n| Method | Path |\n|---|---|\n| POST | /invoices |\n| DELETE | /invoices/{id} |\n');
 	put('assets/logo.png', makePng(16, 16));

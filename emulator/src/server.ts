@@ -88,10 +88,19 @@ interface AjvLikeError {
 export function validationMessage(context: string, err: AjvLikeError): string {
 	const missing = err.keyword === 'required' ? String(err.params.missingProperty) : undefined;
 	const field = fieldOf(err.instancePath, missing) || (context === 'body' ? 'body' : context);
-	const where = context === 'querystring' ? ' (query parameter)' : context === 'params' ? ' (path parameter)' : context === 'headers' ? ' (header)' : '';
+	const where =
+		context === 'querystring'
+			? ' (query parameter)'
+			: context === 'params'
+				? ' (path parameter)'
+				: context === 'headers'
+					? ' (header)'
+					: '';
 	if (missing) return `${field}${where}: is required`;
 	let msg = err.message ?? 'is invalid';
-	if (err.keyword === 'enum' && Array.isArray(err.params.allowedValues)) msg = `must be one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+	if (err.keyword === 'enum' && Array.isArray(err.params.allowedValues)) {
+		msg = `must be one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+	}
 	if (err.keyword === 'additionalProperties') msg = `unknown member ${JSON.stringify(err.params.additionalProperty)}`;
 	return `${field}${where}: ${msg}`;
 }
@@ -100,7 +109,9 @@ export function validationMessage(context: string, err: AjvLikeError): string {
 export function validationDetail(context: string, err: AjvLikeError): FieldDetail {
 	const text = validationMessage(context, err);
 	const i = text.indexOf(': ');
-	return i < 0 ? { field: context, message: text } : { field: text.slice(0, i).replace(/ \((query|path) parameter\)$| \(header\)$/, ''), message: text.slice(i + 2) };
+	return i < 0
+		? { field: context, message: text }
+		: { field: text.slice(0, i).replace(/ \((query|path) parameter\)$| \(header\)$/, ''), message: text.slice(i + 2) };
 }
 
 function isLoopback(ip: string): boolean {
@@ -140,7 +151,16 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 				.code(tooLong ? 414 : 400)
 				.header('X-Request-Id', request.id)
 				.type('application/json; charset=utf-8')
-				.send(envelope('invalid_argument', tooLong ? 'path: a path parameter is longer than 8192 characters' : `path: malformed URL (bad percent-encoding) in ${JSON.stringify(path.slice(0, 200))}`, request.id, path));
+				.send(
+					envelope(
+						'invalid_argument',
+						tooLong
+							? 'path: a path parameter is longer than 8192 characters'
+							: `path: malformed URL (bad percent-encoding) in ${JSON.stringify(path.slice(0, 200))}`,
+						request.id,
+						path,
+					),
+				);
 		},
 	});
 
@@ -188,7 +208,9 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 		const matched = request.routeOptions.url !== undefined;
 		request.routeTemplate = matched ? toTemplate(request.routeOptions.url) : '<unmatched>';
 		if (cfg.admin) {
-			if (request.url.startsWith('/_emulator/') && !isLoopback(request.ip)) throw new ApiError('permission_denied', 'the emulator admin API only answers loopback clients');
+			if (request.url.startsWith('/_emulator/') && !isLoopback(request.ip)) {
+				throw new ApiError('permission_denied', 'the emulator admin API only answers loopback clients');
+			}
 			return;
 		}
 		emu.countRequest(request.method, request.routeTemplate);
@@ -200,13 +222,19 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 				const code = codeForStatus(fault.status);
 				const headers: Record<string, string> = {};
 				if (fault.retryAfter !== undefined) headers['Retry-After'] = String(fault.retryAfter);
-				throw new ApiError(code, `injected fault: ${fault.status} for ${request.method} ${request.routeTemplate}`, { status: fault.status, headers });
+				throw new ApiError(code, `injected fault: ${fault.status} for ${request.method} ${request.routeTemplate}`, {
+					status: fault.status,
+					headers,
+				});
 			}
 		}
 		if (cfg.auth === 'read' || cfg.auth === 'write') {
 			request.caller = emu.authenticate(request.headers.authorization);
 			if (cfg.auth === 'write' && !request.caller.canWrite) {
-				throw new ApiError('permission_denied', `this token is read-only: ${request.method} ${request.routeTemplate} needs write permission`);
+				throw new ApiError(
+					'permission_denied',
+					`this token is read-only: ${request.method} ${request.routeTemplate} needs write permission`,
+				);
 			}
 		}
 	});
@@ -273,7 +301,9 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 		app.addHook('onResponse', async (request, reply) => {
 			// Never log headers or bodies: tokens and device codes stay out of the log.
 			const path = request.url.split('?')[0];
-			process.stdout.write(`${new Date().toISOString()} ${request.method} ${path} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms\n`);
+			process.stdout.write(
+				`${new Date().toISOString()} ${request.method} ${path} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms\n`,
+			);
 		});
 	}
 
@@ -300,7 +330,11 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 				code = 'invalid_argument';
 				const limit = request.routeOptions.bodyLimit ?? ORDINARY_BODY_LIMIT;
 				message = `request body: larger than the ${limit} byte (${(limit / MiB).toFixed(0)} MiB) limit of ${request.method} ${request.routeTemplate}`;
-			} else if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
+			} else if (
+				fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+				fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+				error instanceof SyntaxError
+			) {
 				status = 400;
 				code = 'invalid_argument';
 				message = 'request body: malformed JSON';
@@ -317,11 +351,16 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 				code = codeForStatus(status);
 				message = fe.message;
 			} else if (!quiet) {
-				process.stderr.write(`emulator: internal error on ${request.method} ${request.routeTemplate}: ${error.stack ?? error.message}\n`);
+				process.stderr.write(
+					`emulator: internal error on ${request.method} ${request.routeTemplate}: ${error.stack ?? error.message}\n`,
+				);
 			}
 		}
 		if (status === 429 && !reply.getHeader('retry-after')) reply.header('Retry-After', '1');
-		reply.code(status).type('application/json; charset=utf-8').send(envelope(code, message, request.id, request.url, details));
+		reply
+			.code(status)
+			.type('application/json; charset=utf-8')
+			.send(envelope(code, message, request.id, request.url, details));
 	});
 
 	app.setNotFoundHandler((request, reply) => {
@@ -330,7 +369,16 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 		for (const r of routeTable) if (r.re.test(path)) for (const m of r.methods) allowed.add(m);
 		if (allowed.size > 0) {
 			reply.header('Allow', [...allowed].sort().join(', '));
-			reply.code(405).send(envelope('unimplemented', `method ${request.method} is not allowed on ${path}; allowed: ${[...allowed].sort().join(', ')}`, request.id, path));
+			reply
+				.code(405)
+				.send(
+					envelope(
+						'unimplemented',
+						`method ${request.method} is not allowed on ${path}; allowed: ${[...allowed].sort().join(', ')}`,
+						request.id,
+						path,
+					),
+				);
 			return;
 		}
 		reply.code(404).send(envelope('not_found', `no route ${request.method} ${path}`, request.id, path));

@@ -2,7 +2,17 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { SerializedWorkspace } from './workspace';
 import { Workspace } from './workspace';
 
-export const RUNTIME_STATUSES = ['running', 'paused', 'shutdown', 'creating', 'deleting', 'error', 'crashed', 'suspended', 'unavailable'] as const;
+export const RUNTIME_STATUSES = [
+	'running',
+	'paused',
+	'shutdown',
+	'creating',
+	'deleting',
+	'error',
+	'crashed',
+	'suspended',
+	'unavailable',
+] as const;
 export type RuntimeStatus = (typeof RUNTIME_STATUSES)[number];
 export type DesiredStatus = 'running' | 'paused' | 'suspended' | 'shutdown' | 'deleting';
 
@@ -45,7 +55,12 @@ export interface RuntimeRow {
 	egress_policy: { mode: 'denylist'; denied_hosts: string[] } | { mode: 'allowlist'; allowed_hosts: string[] };
 	llm_tool_io_capture_enabled: boolean;
 	llm_session_content_capture_enabled: boolean;
-	llm_token_saving_policy: { json_array_enabled: boolean; log_enabled: boolean; search_results_enabled: boolean; git_diff_enabled: boolean };
+	llm_token_saving_policy: {
+		json_array_enabled: boolean;
+		log_enabled: boolean;
+		search_results_enabled: boolean;
+		git_diff_enabled: boolean;
+	};
 	idle_policy: { mode: 'disabled' } | { mode: 'suspend_on_idle' | 'wake_on_activity'; idle_timeout_seconds: number };
 	created_at: string;
 	updated_at: string;
@@ -379,7 +394,9 @@ export function loadStateFile(file: string): Data | undefined {
 	try {
 		return deserialize(text);
 	} catch (e) {
-		throw new Error(`--state ${file}: not a usable emulator state file (${(e as Error).message}); delete it or pick another path`, { cause: e });
+		throw new Error(`--state ${file}: not a usable emulator state file (${(e as Error).message}); delete it or pick another path`, {
+			cause: e,
+		});
 	}
 }
 

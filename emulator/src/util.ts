@@ -46,7 +46,13 @@ export interface Page<T> {
 }
 
 /** Cursor pagination over an already ordered list; cursors survive insertions and deletions. */
-export function paginate<T>(items: readonly T[], key: (t: T) => string, limit: number, cursor: string | undefined, field = 'cursor'): Page<T> {
+export function paginate<T>(
+	items: readonly T[],
+	key: (t: T) => string,
+	limit: number,
+	cursor: string | undefined,
+	field = 'cursor',
+): Page<T> {
 	let start = 0;
 	if (cursor !== undefined && cursor !== '') {
 		const c = decodeCursor(field, cursor);

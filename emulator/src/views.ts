@@ -3,15 +3,7 @@ import type { AgentRow, ArtifactRow, RunRow, RuntimeRow, SecretRow, StubRow, Tok
 import { unixSeconds } from './util';
 
 export function runtimeView(emu: Emulator, rt: RuntimeRow, caller: Caller): Record<string, unknown> {
-	const {
-		heartbeat_stalled,
-		ssh_key_ids,
-		vnc_credentials: _v,
-		bindings,
-		pending: _p,
-		delete_at: _d,
-		...pub
-	} = rt;
+	const { heartbeat_stalled, ssh_key_ids, vnc_credentials: _v, bindings, pending: _p, delete_at: _d, ...pub } = rt;
 	return {
 		...pub,
 		environment_variables: { ...rt.environment_variables },
@@ -19,7 +11,10 @@ export function runtimeView(emu: Emulator, rt: RuntimeRow, caller: Caller): Reco
 		can_manage: emu.canManage(rt, caller),
 		// Not shown in the contract (docs/contract-choices.md): the SSH keys attached to the runtime
 		// and its GitHub bindings (in order) ride on the runtime record.
-		ssh_keys: ssh_key_ids.map((id) => emu.data.sshKeys.find((k) => k.id === id)).filter((k) => k !== undefined).map((k) => ({ ...k })),
+		ssh_keys: ssh_key_ids
+			.map((id) => emu.data.sshKeys.find((k) => k.id === id))
+			.filter((k) => k !== undefined)
+			.map((k) => ({ ...k })),
 		github_bindings: [...bindings].sort((a, b) => a.sort_order - b.sort_order).map((x) => ({ ...x })),
 	};
 }

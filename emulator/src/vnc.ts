@@ -113,16 +113,24 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator, size: { wi
 		if (!m) return refuse(socket, 404, 'Not Found');
 		const session = emu.data.computerSessions.find((s) => s.id === m[1] && s.expires_ms > Date.now());
 		if (!session) return refuse(socket, 404, 'Not Found');
-		const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
+		const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
+			.split(',')
+			.map((s) => s.trim());
 		if (!protocols.includes(`session.${session.token}`) || !protocols.includes('binary')) return refuse(socket, 403, 'Forbidden');
 		const key = req.headers['sec-websocket-key'];
-		if (typeof key !== 'string' || String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return refuse(socket, 400, 'Bad Request');
+		if (typeof key !== 'string' || String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+			return refuse(socket, 400, 'Bad Request');
+		}
 		if (req.headers['sec-websocket-version'] !== '13') {
 			socket.end('HTTP/1.1 426 Upgrade Required\r\nSec-WebSocket-Version: 13\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
 			return;
 		}
-		const accept = createHash('sha1').update(key + WS_GUID).digest('base64');
-		socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: binary\r\n\r\n`);
+		const accept = createHash('sha1')
+			.update(key + WS_GUID)
+			.digest('base64');
+		socket.write(
+			`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: binary\r\n\r\n`,
+		);
 		(socket as Duplex & { setNoDelay?: (b: boolean) => void }).setNoDelay?.(true);
 		const e = entryFor(session);
 		const agent = emu.data.agents.find((a) => a.id === session.agent_id);
@@ -150,7 +158,13 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator, size: { wi
 		agent_id: e.agentId,
 		expires_at: nowIso(row?.expires_ms ?? e.expiresMs),
 		active: row !== undefined && row.expires_ms > Date.now(),
-		desktop: { width: e.desktop.width, height: e.desktop.height, animated: e.desktop.animated, tight_png: e.desktop.tightPng, frame: e.desktop.frame },
+		desktop: {
+			width: e.desktop.width,
+			height: e.desktop.height,
+			animated: e.desktop.animated,
+			tight_png: e.desktop.tightPng,
+			frame: e.desktop.frame,
+		},
 	});
 
 	app.get('/_emulator/computer-sessions/:id/input', { config: cfg, schema: { params: idParams } }, async (req) => {
@@ -159,25 +173,40 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator, size: { wi
 		return { ...describe(id, row, entry), ...entry.desktop.input };
 	});
 
-	app.put('/_emulator/computer-sessions/:id/desktop', {
-		config: cfg,
-		schema: { params: idParams, body: { type: 'object', additionalProperties: false, properties: { animated: { type: 'boolean' }, tight_png: { type: 'boolean' } } } },
-	}, async (req) => {
-		const { id } = req.params as { id: string };
-		const { row, entry } = known(id);
-		const body = req.body as { animated?: boolean; tight_png?: boolean };
-		if (body.tight_png !== undefined) entry.desktop.tightPng = body.tight_png;
-		if (body.animated !== undefined) entry.desktop.setAnimated(body.animated);
-		return describe(id, row, entry);
-	});
+	app.put(
+		'/_emulator/computer-sessions/:id/desktop',
+		{
+			config: cfg,
+			schema: {
+				params: idParams,
+				body: {
+					type: 'object',
+					additionalProperties: false,
+					properties: { animated: { type: 'boolean' }, tight_png: { type: 'boolean' } },
+				},
+			},
+		},
+		async (req) => {
+			const { id } = req.params as { id: string };
+			const { row, entry } = known(id);
+			const body = req.body as { animated?: boolean; tight_png?: boolean };
+			if (body.tight_png !== undefined) entry.desktop.tightPng = body.tight_png;
+			if (body.animated !== undefined) entry.desktop.setAnimated(body.animated);
+			return describe(id, row, entry);
+		},
+	);
 
-	app.post('/_emulator/computer-sessions/:id/expire', { config: { ...cfg, optionalBody: true }, schema: { params: idParams } }, async (req) => {
-		const { id } = req.params as { id: string };
-		const { row, entry } = known(id);
-		if (row) row.expires_ms = Math.min(row.expires_ms, Date.now());
-		entry.expiresMs = Math.min(entry.expiresMs, Date.now());
-		endAll(entry, 'session expired');
-		emu.markDirty();
-		return describe(id, row, entry);
-	});
+	app.post(
+		'/_emulator/computer-sessions/:id/expire',
+		{ config: { ...cfg, optionalBody: true }, schema: { params: idParams } },
+		async (req) => {
+			const { id } = req.params as { id: string };
+			const { row, entry } = known(id);
+			if (row) row.expires_ms = Math.min(row.expires_ms, Date.now());
+			entry.expiresMs = Math.min(entry.expiresMs, Date.now());
+			endAll(entry, 'session expired');
+			emu.markDirty();
+			return describe(id, row, entry);
+		},
+	);
 }

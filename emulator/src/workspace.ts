@@ -63,7 +63,12 @@ export class Workspace {
 		const ws = new Workspace();
 		for (const [p, n] of Object.entries(data)) {
 			observeMtime(n.mtime);
-			ws.nodes.set(p, n.type === 'file' ? { type: 'file', data: Buffer.from(n.content_base64 ?? '', 'base64'), mtime: n.mtime } : { type: 'directory', mtime: n.mtime });
+			ws.nodes.set(
+				p,
+				n.type === 'file'
+					? { type: 'file', data: Buffer.from(n.content_base64 ?? '', 'base64'), mtime: n.mtime }
+					: { type: 'directory', mtime: n.mtime },
+			);
 		}
 		return ws;
 	}
@@ -71,7 +76,10 @@ export class Workspace {
 	toJSON(): SerializedWorkspace {
 		const out: SerializedWorkspace = {};
 		for (const [p, n] of this.nodes) {
-			out[p] = n.type === 'file' ? { type: 'file', mtime: n.mtime, content_base64: n.data.toString('base64') } : { type: 'directory', mtime: n.mtime };
+			out[p] =
+				n.type === 'file'
+					? { type: 'file', mtime: n.mtime, content_base64: n.data.toString('base64') }
+					: { type: 'directory', mtime: n.mtime };
 		}
 		return out;
 	}

@@ -12,11 +12,18 @@ import { ROOT } from './harness.mjs';
 export function findFiles(dir, suffix) {
 	let out = [];
 	let entries;
-	try { entries = readdirSync(dir, { withFileTypes: true }); } catch { return out; }
+	try {
+		entries = readdirSync(dir, { withFileTypes: true });
+	} catch {
+		return out;
+	}
 	for (const e of entries) {
 		const p = join(dir, e.name);
-		if (e.isDirectory()) { out = out.concat(findFiles(p, suffix)); }
-		else if (e.name.endsWith(suffix)) { out.push(p); }
+		if (e.isDirectory()) {
+			out = out.concat(findFiles(p, suffix));
+		} else if (e.name.endsWith(suffix)) {
+			out.push(p);
+		}
 	}
 	return out.sort();
 }
@@ -61,11 +68,22 @@ export async function buildRunnerExtension(outDir) {
 
 /** Packages an extension folder into a .vsix with vsce. */
 export function packageFolder(folder, vsixPath) {
-	const r = spawnSync(process.execPath, [
-		join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies',
-		'--allow-missing-repository', '--skip-license', '-o', vsixPath,
-	], { cwd: folder, encoding: 'utf8' });
-	if (r.status !== 0) { throw new Error(`vsce package in ${folder} failed:\n${r.stdout}\n${r.stderr}`); }
+	const r = spawnSync(
+		process.execPath,
+		[
+			join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'),
+			'package',
+			'--no-dependencies',
+			'--allow-missing-repository',
+			'--skip-license',
+			'-o',
+			vsixPath,
+		],
+		{ cwd: folder, encoding: 'utf8' },
+	);
+	if (r.status !== 0) {
+		throw new Error(`vsce package in ${folder} failed:\n${r.stdout}\n${r.stderr}`);
+	}
 	return vsixPath;
 }
 
@@ -73,7 +91,9 @@ export function packageFolder(folder, vsixPath) {
 export async function buildUiTests(outDir) {
 	const files = findFiles(join(ROOT, 'test', 'ui'), '.ts').filter((f) => relative(join(ROOT, 'test', 'ui'), f) === basename(f));
 	rmSync(outDir, { recursive: true, force: true });
-	if (files.length === 0) { return []; }
+	if (files.length === 0) {
+		return [];
+	}
 	await esbuild.build({
 		// The page object is built too: the driver constructs it and hands it to each test.
 		entryPoints: [...files, join(ROOT, 'test', 'ui', 'support', 'workbench.ts')],

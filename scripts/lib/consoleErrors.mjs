@@ -47,13 +47,30 @@ export const OUR_MARKERS = [
  * `url` (optional) must match the console message's source URL as well.
  */
 export const NOT_OURS = [
-	{ re: /Timed out waiting for authentication provider 'github' to register/, reason: 'built-in GitHub authentication: no GitHub in code-server' },
+	{
+		re: /Timed out waiting for authentication provider 'github' to register/,
+		reason: 'built-in GitHub authentication: no GitHub in code-server',
+	},
 	{ re: /Activating extension 'vscode\.[^']+' failed/, reason: 'a built-in vscode.* extension not shipped by code-server' },
 	{ re: /open-vsx\.org/, reason: 'extension gallery look-up (open-vsx) without internet' },
-	{ re: /^Failed to load resource: net::ERR_NAME_NOT_RESOLVED/, url: /open-vsx\.org/, reason: 'extension gallery look-up (open-vsx) without internet' },
-	{ re: /\[lifecycle\] Long running operations during shutdown are unsupported in the web \(id: (join\.disconnectRemote|join\.chat\w+|workbench\.contrib\.\w+)\)/, reason: 'the workbench\'s own shutdown participants when the page unloads (a reload into a workspace)' },
-	{ re: /Unable to write file 'vscode-log:\/[^']*' \(Error: IndexedDB database 'vscode-web-db' is closed\.\)/, reason: 'the workbench flushing its own log while the page unloads' },
-	{ re: /^Failed to load resource: the server responded with a status of 404/, url: /\/vsda\//, reason: 'code-server does not ship vsda (its log: "File not found: …/vsda/rust/web/vsda_bg.wasm")' },
+	{
+		re: /^Failed to load resource: net::ERR_NAME_NOT_RESOLVED/,
+		url: /open-vsx\.org/,
+		reason: 'extension gallery look-up (open-vsx) without internet',
+	},
+	{
+		re: /\[lifecycle\] Long running operations during shutdown are unsupported in the web \(id: (join\.disconnectRemote|join\.chat\w+|workbench\.contrib\.\w+)\)/,
+		reason: "the workbench's own shutdown participants when the page unloads (a reload into a workspace)",
+	},
+	{
+		re: /Unable to write file 'vscode-log:\/[^']*' \(Error: IndexedDB database 'vscode-web-db' is closed\.\)/,
+		reason: 'the workbench flushing its own log while the page unloads',
+	},
+	{
+		re: /^Failed to load resource: the server responded with a status of 404/,
+		url: /\/vsda\//,
+		reason: 'code-server does not ship vsda (its log: "File not found: …/vsda/rust/web/vsda_bg.wasm")',
+	},
 ];
 
 /**
@@ -90,11 +107,15 @@ export function classify(entry, phase) {
 		return result('noise', 'the workbench cancelling its pending reads as the page unloads (a UI test navigated away: leavePage)');
 	}
 	const pending = PENDING.find((p) => p.re.test(text) && (!p.phase || p.phase.test(phase.name ?? '')));
-	if (pending) { return result('pending', `PENDING-FIX: ${pending.cause}`); }
+	if (pending) {
+		return result('pending', `PENDING-FIX: ${pending.cause}`);
+	}
 	const marker = entry.source === 'ourlog' ? 'our own log channel' : ourMarker(text, url);
 	if (marker) {
 		if (!phase.strict) {
-			if (entry.source === 'ourlog') { return result('reported', 'in-host phase: a failure our extension reported in its log channel'); }
+			if (entry.source === 'ourlog') {
+				return result('reported', 'in-host phase: a failure our extension reported in its log channel');
+			}
 			if (entry.source === 'console' && /^(%c\s+ERR color: #f33 \[text file model\] handleSaveError|Failed to save ')/.test(text)) {
 				return result('reported', 'in-host phase: the workbench logs and shows a save our file system provider refused');
 			}
@@ -104,19 +125,27 @@ export function classify(entry, phase) {
 		}
 		return result('ours', marker, true);
 	}
-	if (entry.source === 'exthost') { return result('other', 'extension-host entry of another extension'); }
+	if (entry.source === 'exthost') {
+		return result('other', 'extension-host entry of another extension');
+	}
 	if (phase.unload && entry.source === 'console') {
 		return result('noise', 'the workbench tearing down the page while a UI test leaves it (names no extension)');
 	}
 	const noise = NOT_OURS.find((n) => n.re.test(text) && (!n.url || n.url.test(url)));
-	if (noise) { return result('noise', noise.reason); }
+	if (noise) {
+		return result('noise', noise.reason);
+	}
 	if (phase.strict) {
 		return result('unattributed', 'names no extension (an error notification shows no source): counted as ours in the UI tests', true);
 	}
 	// The workbench's own error log ("ERR …": its unexpected-error and unhandled-rejection handler)
 	// and uncaught page errors are never a notification of a provoked failure: they fail here too.
 	if (entry.source === 'pageerror' || UNEXPECTED.test(text)) {
-		return result('unattributed', 'in-host phase: an error the workbench logged (unhandled error or rejection) naming no extension', true);
+		return result(
+			'unattributed',
+			'in-host phase: an error the workbench logged (unhandled error or rejection) naming no extension',
+			true,
+		);
 	}
 	return result('unattributed', 'in-host phase: names no extension (error notifications of provoked failures)');
 }
@@ -126,7 +155,8 @@ export function classify(entry, phase) {
  * (every scheme's, ours included: the extension host stops, pending calls reject with "Canceled" and
  * late ones find no provider). Only in a phase a UI test opened with `leavePage`.
  */
-export const UNLOAD_CANCEL = /^%c\s+ERR color: #f33 (Canceled: Canceled$|Canceled: Canceled\n|Failed to resolve files at location: \S+ (Canceled: Canceled|CodeExpectedError: ENOPRO: No file system provider found for resource '[^']*')|\w+: Unable to (read|write) file '[^']*' \(Canceled: Canceled\)|CodeExpectedError\n\s+at \w+\.withProvider \(|Error: Throttler is disposed\n|Error: Unable to resolve resource output:)/;
+export const UNLOAD_CANCEL =
+	/^%c\s+ERR color: #f33 (Canceled: Canceled$|Canceled: Canceled\n|Failed to resolve files at location: \S+ (Canceled: Canceled|CodeExpectedError: ENOPRO: No file system provider found for resource '[^']*')|\w+: Unable to (read|write) file '[^']*' \(Canceled: Canceled\)|CodeExpectedError\n\s+at \w+\.withProvider \(|Error: Throttler is disposed\n|Error: Unable to resolve resource output:)/;
 
 /**
  * The extension host's twin of UNLOAD_CANCEL: its tree-view service logs this, with no stack, when a
@@ -166,17 +196,33 @@ export function parseLogEntries(content) {
 export function findLogFiles(userDataDir) {
 	const out = [];
 	const logs = join(userDataDir, 'logs');
-	const dirs = (p) => { try { return readdirSync(p, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name); } catch { return []; } };
+	const dirs = (p) => {
+		try {
+			return readdirSync(p, { withFileTypes: true })
+				.filter((d) => d.isDirectory())
+				.map((d) => d.name);
+		} catch {
+			return [];
+		}
+	};
 	for (const session of dirs(logs)) {
 		for (const host of dirs(join(logs, session)).filter((d) => /^exthost\d*$/.test(d))) {
 			const hostDir = join(logs, session, host);
 			for (const name of ['remoteexthost.log', 'exthost.log']) {
-				if (existsSync(join(hostDir, name))) { out.push({ path: join(hostDir, name), source: 'exthost' }); }
+				if (existsSync(join(hostDir, name))) {
+					out.push({ path: join(hostDir, name), source: 'exthost' });
+				}
 			}
 			const ours = join(hostDir, EXTENSION_ID);
 			let files = [];
-			try { files = readdirSync(ours).filter((f) => f.endsWith('.log')); } catch { /* not created */ }
-			for (const f of files) { out.push({ path: join(ours, f), source: 'ourlog' }); }
+			try {
+				files = readdirSync(ours).filter((f) => f.endsWith('.log'));
+			} catch {
+				/* not created */
+			}
+			for (const f of files) {
+				out.push({ path: join(ours, f), source: 'ourlog' });
+			}
 		}
 	}
 	return out;
@@ -202,7 +248,9 @@ export class ConsoleErrorCheck {
 	/** Listens to a Playwright page's console errors and uncaught errors. */
 	attach(page) {
 		page.on('console', (m) => {
-			if (m.type() !== 'error') { return; }
+			if (m.type() !== 'error') {
+				return;
+			}
 			this.entries.push({ source: 'console', text: m.text(), url: m.location()?.url ?? '', time: Date.now() });
 		});
 		page.on('pageerror', (e) => {
@@ -214,18 +262,28 @@ export class ConsoleErrorCheck {
 	phase(name, { strict, unload = false }) {
 		const p = { name, start: Date.now(), strict, unload, expected: [] };
 		this.phases.push(p);
-		return (re, why) => { p.expected.push({ re, why, seen: 0 }); };
+		return (re, why) => {
+			p.expected.push({ re, why, seen: 0 });
+		};
 	}
 
 	/** Reads the log files' error entries (once, at the end: later calls do nothing). */
 	readLogs() {
-		if (this.logsRead) { return; }
+		if (this.logsRead) {
+			return;
+		}
 		this.logsRead = true;
 		for (const { path, source } of findLogFiles(this.userDataDir)) {
 			let content;
-			try { content = readFileSync(path, 'utf8'); } catch { continue; }
+			try {
+				content = readFileSync(path, 'utf8');
+			} catch {
+				continue;
+			}
 			for (const e of parseLogEntries(content)) {
-				if (e.level === 'error' || e.level === 'critical') { this.entries.push({ source, text: e.text, time: e.time, file: path }); }
+				if (e.level === 'error' || e.level === 'critical') {
+					this.entries.push({ source, text: e.text, time: e.time, file: path });
+				}
 			}
 		}
 	}
@@ -240,11 +298,20 @@ export class ConsoleErrorCheck {
 		const phaseAt = (t) => this.phases.filter((p) => p.start <= t).pop() ?? firstPhase;
 		const judged = this.entries
 			.sort((a, b) => a.time - b.time)
-			.map((e) => { const phase = phaseAt(e.time); return { ...e, phase: phase.name, ...classify(e, phase) }; });
-		const failures = judged.filter((j) => j.fails).map((j) => `[${j.phase}] ${SOURCE_NAMES[j.source]} (${j.verdict}: ${j.why}):\n${indent(j.text)}`);
+			.map((e) => {
+				const phase = phaseAt(e.time);
+				return { ...e, phase: phase.name, ...classify(e, phase) };
+			});
+		const failures = judged
+			.filter((j) => j.fails)
+			.map((j) => `[${j.phase}] ${SOURCE_NAMES[j.source]} (${j.verdict}: ${j.why}):\n${indent(j.text)}`);
 		for (const p of this.phases) {
 			for (const e of p.expected) {
-				if (!e.seen) { failures.push(`[${p.name}] the test declared an error it provokes (${e.why}: ${e.re}) but the check never saw it: is the collection broken?`); }
+				if (!e.seen) {
+					failures.push(
+						`[${p.name}] the test declared an error it provokes (${e.why}: ${e.re}) but the check never saw it: is the collection broken?`,
+					);
+				}
 			}
 		}
 		return { judged, failures };
@@ -252,14 +319,24 @@ export class ConsoleErrorCheck {
 
 	/** Writes every collected entry with its verdict to `path` (test-results/logs/console-errors.log). */
 	static write(path, judged) {
-		writeFileSync(path, judged.map((j) => `${new Date(j.time).toISOString()} [${j.phase}] ${SOURCE_NAMES[j.source]}${j.url ? ` ${j.url}` : ''} → ${j.verdict} (${j.why})\n${indent(j.text)}`).join('\n\n') + '\n');
+		writeFileSync(
+			path,
+			judged
+				.map(
+					(j) =>
+						`${new Date(j.time).toISOString()} [${j.phase}] ${SOURCE_NAMES[j.source]}${j.url ? ` ${j.url}` : ''} → ${j.verdict} (${j.why})\n${indent(j.text)}`,
+				)
+				.join('\n\n') + '\n',
+		);
 	}
 }
 
 function indent(text) {
 	const lines = String(text).split('\n');
 	const shown = lines.slice(0, 12).map((l) => `      ${l.length > 400 ? `${l.slice(0, 400)}…` : l}`);
-	if (lines.length > 12) { shown.push(`      … (${lines.length - 12} more lines)`); }
+	if (lines.length > 12) {
+		shown.push(`      … (${lines.length - 12} more lines)`);
+	}
 	return shown.join('\n');
 }
 
@@ -271,11 +348,19 @@ export function consoleCheckResult(check, logFile) {
 	const { judged, failures } = check.judge();
 	ConsoleErrorCheck.write(logFile, judged);
 	const count = (v) => judged.filter((j) => j.verdict === v).length;
-	const notes = [`${judged.length} error entr${judged.length === 1 ? 'y' : 'ies'} checked over ${check.phases.length} phase(s): ` +
-		`${count('noise')} workbench noise, ${count('other')} of other extensions, ${count('reported')} reported failures of provoked faults (in-host), ` +
-		`${count('unattributed')} unattributed, ${count('expected')} declared by a test, ${count('pending')} pending fixes; details in ${logFile}`];
+	const notes = [
+		`${judged.length} error entr${judged.length === 1 ? 'y' : 'ies'} checked over ${check.phases.length} phase(s): ` +
+			`${count('noise')} workbench noise, ${count('other')} of other extensions, ${count('reported')} reported failures of provoked faults (in-host), ` +
+			`${count('unattributed')} unattributed, ${count('expected')} declared by a test, ${count('pending')} pending fixes; details in ${logFile}`,
+	];
 	const titlePath = ['console', 'no console or extension-host error from Cloud Agents over the whole run'];
 	return failures.length === 0
 		? { titlePath, state: 'passed', durationMs: 0, notes }
-		: { titlePath, state: 'failed', durationMs: 0, notes, error: { message: `${failures.length} error(s) of ours:\n\n${failures.join('\n\n')}` } };
+		: {
+				titlePath,
+				state: 'failed',
+				durationMs: 0,
+				notes,
+				error: { message: `${failures.length} error(s) of ours:\n\n${failures.join('\n\n')}` },
+			};
 }

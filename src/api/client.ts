@@ -54,7 +54,11 @@ interface Call {
  */
 function e(id: string): string {
 	if (!isSafeId(id)) {
-		throw new ValidationError('id', `an id of 1 to ${SAFETY.idMaxChars} characters without control characters, not "." or ".."`, `Refused to send a request for the id ${JSON.stringify(String(id).slice(0, 40))}: not a valid id`);
+		throw new ValidationError(
+			'id',
+			`an id of 1 to ${SAFETY.idMaxChars} characters without control characters, not "." or ".."`,
+			`Refused to send a request for the id ${JSON.stringify(String(id).slice(0, 40))}: not a valid id`,
+		);
 	}
 	return encodeURIComponent(id);
 }
@@ -120,7 +124,15 @@ function isAmbiguous(err: unknown): boolean {
  * Query parameter names a server may use for an opaque page cursor, tried in this order when the
  * name a listing uses is not shown in the description and the server ignores the one sent.
  */
-export const CURSOR_PARAMETER_NAMES: readonly string[] = ['cursor', 'page_token', 'after', 'next_cursor', 'starting_after', 'page', 'continuation_token'];
+export const CURSOR_PARAMETER_NAMES: readonly string[] = [
+	'cursor',
+	'page_token',
+	'after',
+	'next_cursor',
+	'starting_after',
+	'page',
+	'continuation_token',
+];
 
 /**
  * Query parameter names a server may use for the runtime filter of GET /v2/token-savings (not
@@ -134,7 +146,9 @@ function firstKey(items: readonly unknown[]): string | undefined {
 		return undefined;
 	}
 	const first = items[0] as { id?: unknown } | null;
-	return first && typeof first === 'object' && (typeof first.id === 'string' || typeof first.id === 'number') ? `id:${first.id}` : JSON.stringify(first)?.slice(0, 512);
+	return first && typeof first === 'object' && (typeof first.id === 'string' || typeof first.id === 'number')
+		? `id:${first.id}`
+		: JSON.stringify(first)?.slice(0, 512);
 }
 
 /** Client of the Cloud Agents API. Create one per base URL; `close()` when done. */
@@ -174,14 +188,20 @@ export class CloudAgentsClient {
 	 * each) and the one that works is remembered. When none does, ListingStoppedError
 	 * (`cursor_ignored`) says so: the caller keeps what it loaded, and "Load more" ends.
 	 */
-	private async pageWithCursor<I, P extends T.Page<I> = T.Page<I>>(listing: string, cursor: string | undefined, fetch: (param: string, cursor: string | undefined) => Promise<P>): Promise<P> {
+	private async pageWithCursor<I, P extends T.Page<I> = T.Page<I>>(
+		listing: string,
+		cursor: string | undefined,
+		fetch: (param: string, cursor: string | undefined) => Promise<P>,
+	): Promise<P> {
 		const known = this.cursorParams.get(listing) ?? 'cursor';
 		if (cursor === undefined) {
 			const page = await fetch(known, undefined);
 			this.firstPages.set(listing, firstKey(page.items));
 			return page;
 		}
-		const ignored = (page: P): boolean => page.nextCursor === cursor || (page.items.length > 0 && this.firstPages.has(listing) && firstKey(page.items) === this.firstPages.get(listing));
+		const ignored = (page: P): boolean =>
+			page.nextCursor === cursor ||
+			(page.items.length > 0 && this.firstPages.has(listing) && firstKey(page.items) === this.firstPages.get(listing));
 		const page = await fetch(known, cursor);
 		if (!ignored(page)) {
 			this.cursorParams.set(listing, known);
@@ -198,7 +218,11 @@ export class CloudAgentsClient {
 				return candidate;
 			}
 		}
-		throw new ListingStoppedError('cursor_ignored', `This server ignored the page cursor (tried ${CURSOR_PARAMETER_NAMES.join(', ')}); only the first page can be shown`, 0);
+		throw new ListingStoppedError(
+			'cursor_ignored',
+			`This server ignored the page cursor (tried ${CURSOR_PARAMETER_NAMES.join(', ')}); only the first page can be shown`,
+			0,
+		);
 	}
 
 	/** Sends a call and passes its body through a decoder of the parsing boundary (src/api/decode.ts). */
@@ -212,7 +236,9 @@ export class CloudAgentsClient {
 		return (body, ctx) => {
 			const items = rawArrayOf(body, keys);
 			checkPageSize(items, ctx.requestId);
-			return D.decodeList(items, decode, ctx, (count, first) => this.transport.debug(`dropped ${count} invalid record(s) from a listing: ${first.message}`)) as R[];
+			return D.decodeList(items, decode, ctx, (count, first) =>
+				this.transport.debug(`dropped ${count} invalid record(s) from a listing: ${first.message}`),
+			) as R[];
 		};
 	}
 
@@ -239,7 +265,12 @@ export class CloudAgentsClient {
 			try {
 				found = await find(started - RECONCILE_SKEW_MS);
 			} catch (reconcileErr) {
-				throw new OutcomeUnknownError(kind, `Creating the ${kind} failed without an answer, and checking whether it was created failed too; refresh before trying again.`, [], { cause: reconcileErr });
+				throw new OutcomeUnknownError(
+					kind,
+					`Creating the ${kind} failed without an answer, and checking whether it was created failed too; refresh before trying again.`,
+					[],
+					{ cause: reconcileErr },
+				);
 			}
 			if (found.length === 1) {
 				return found[0] as R;
@@ -261,7 +292,12 @@ export class CloudAgentsClient {
 			return await send();
 		} catch (err) {
 			if (isAmbiguous(err)) {
-				throw new OutcomeUnknownError(kind, `The request for the ${kind} failed without an answer; it may or may not have been applied. Refresh before trying again.`, [], { cause: err });
+				throw new OutcomeUnknownError(
+					kind,
+					`The request for the ${kind} failed without an answer; it may or may not have been applied. Refresh before trying again.`,
+					[],
+					{ cause: err },
+				);
 			}
 			throw err;
 		}
@@ -276,29 +312,60 @@ export class CloudAgentsClient {
 
 	/** HEAD /healthz. */
 	async healthHead(options: T.CallOptions = {}): Promise<void> {
-		await this.call({ method: 'HEAD', path: '/healthz', route: 'HEAD /healthz', idempotent: true, auth: false, signal: options.signal });
+		await this.call({
+			method: 'HEAD',
+			path: '/healthz',
+			route: 'HEAD /healthz',
+			idempotent: true,
+			auth: false,
+			signal: options.signal,
+		});
 	}
 
 	/** GET /v2/me: the current user profile. */
 	async getMe(options: T.CallOptions = {}): Promise<T.Me> {
-		return unwrap<T.Me>(await this.call({ method: 'GET', path: '/v2/me', route: 'GET /v2/me', idempotent: true, signal: options.signal }));
+		return unwrap<T.Me>(
+			await this.call({ method: 'GET', path: '/v2/me', route: 'GET /v2/me', idempotent: true, signal: options.signal }),
+		);
 	}
 
 	/** GET /v2/ssh-host-key: the SSH gateway host key. */
 	async getSshHostKey(options: T.CallOptions = {}): Promise<T.SshHostKey> {
-		return unwrap<T.SshHostKey>(await this.call({ method: 'GET', path: '/v2/ssh-host-key', route: 'GET /v2/ssh-host-key', idempotent: true, signal: options.signal }));
+		return unwrap<T.SshHostKey>(
+			await this.call({
+				method: 'GET',
+				path: '/v2/ssh-host-key',
+				route: 'GET /v2/ssh-host-key',
+				idempotent: true,
+				signal: options.signal,
+			}),
+		);
 	}
 
 	/** GET /v2/ssh-host-key, checked and normalised (key blob, its fingerprint, the gateway host and port). */
 	async getGatewayHostKey(options: T.CallOptions = {}): Promise<D.GatewayHostKey> {
-		return this.decoded({ method: 'GET', path: '/v2/ssh-host-key', route: 'GET /v2/ssh-host-key', idempotent: true, signal: options.signal }, this.one<D.GatewayHostKey>(D.decodeGatewayHostKey, true));
+		return this.decoded(
+			{ method: 'GET', path: '/v2/ssh-host-key', route: 'GET /v2/ssh-host-key', idempotent: true, signal: options.signal },
+			this.one<D.GatewayHostKey>(D.decodeGatewayHostKey, true),
+		);
 	}
 
 	// ------------------------------------------------------------------ auth and device flow
 
 	/** POST /v2/auth/device/authorization (no token): starts the device flow. */
 	async startDeviceAuthorization(request: T.DeviceAuthorizationRequest, options: T.CallOptions = {}): Promise<T.DeviceAuthorization> {
-		return this.decoded({ method: 'POST', path: '/v2/auth/device/authorization', route: 'POST /v2/auth/device/authorization', body: request, idempotent: false, auth: false, signal: options.signal }, this.one<T.DeviceAuthorization>(D.decodeDeviceAuthorization));
+		return this.decoded(
+			{
+				method: 'POST',
+				path: '/v2/auth/device/authorization',
+				route: 'POST /v2/auth/device/authorization',
+				body: request,
+				idempotent: false,
+				auth: false,
+				signal: options.signal,
+			},
+			this.one<T.DeviceAuthorization>(D.decodeDeviceAuthorization),
+		);
 	}
 
 	/**
@@ -306,12 +373,27 @@ export class CloudAgentsClient {
 	 * results, not errors; other failures throw ApiError.
 	 */
 	async pollDeviceToken(deviceCode: string, options: T.CallOptions = {}): Promise<T.DeviceTokenResult> {
-		const res = await this.transport.send<unknown>({ method: 'POST', path: '/v2/auth/device/token', route: 'POST /v2/auth/device/token', body: { device_code: deviceCode }, idempotent: false, auth: false, signal: options.signal, acceptStatuses: [400] });
+		const res = await this.transport.send<unknown>({
+			method: 'POST',
+			path: '/v2/auth/device/token',
+			route: 'POST /v2/auth/device/token',
+			body: { device_code: deviceCode },
+			idempotent: false,
+			auth: false,
+			signal: options.signal,
+			acceptStatuses: [400],
+		});
 		const b = obj(res.body);
 		if (res.status !== 400) {
-			return { status: 'success', token: { ...b, access_token: D.checkAccessToken(b.access_token, { requestId: res.requestId }) } as T.DeviceToken };
+			return {
+				status: 'success',
+				token: { ...b, access_token: D.checkAccessToken(b.access_token, { requestId: res.requestId }) } as T.DeviceToken,
+			};
 		}
-		const interval = b.interval === undefined ? undefined : D.clampSeconds(b.interval, SAFETY.devicePollMinMs, SAFETY.devicePollMaxMs, SAFETY.devicePollDefaultMs);
+		const interval =
+			b.interval === undefined
+				? undefined
+				: D.clampSeconds(b.interval, SAFETY.devicePollMinMs, SAFETY.devicePollMaxMs, SAFETY.devicePollDefaultMs);
 		// Values of `error` are not shown: RFC 8628's names, then common variants.
 		switch (b.error) {
 			case 'authorization_pending':
@@ -336,12 +418,16 @@ export class CloudAgentsClient {
 	 * Polls the device flow until it succeeds, expires or is denied, waiting `interval` seconds
 	 * between polls (raised on slow_down). Cancel with the signal.
 	 */
-	async waitForDeviceToken(authorization: Pick<T.DeviceAuthorization, 'device_code' | 'interval' | 'expires_in'>, options: T.CallOptions & { minIntervalMs?: number } = {}): Promise<T.DeviceTokenResult & { status: 'success' | 'expired' | 'denied' }> {
+	async waitForDeviceToken(
+		authorization: Pick<T.DeviceAuthorization, 'device_code' | 'interval' | 'expires_in'>,
+		options: T.CallOptions & { minIntervalMs?: number } = {},
+	): Promise<T.DeviceTokenResult & { status: 'success' | 'expired' | 'denied' }> {
 		// The server's numbers are clamped (SAFETY.devicePoll*): an absurd interval can neither hammer the server nor stall sign-in.
 		const minMs = options.minIntervalMs ?? SAFETY.devicePollMinMs;
 		const bound = (ms: number): number => Math.min(SAFETY.devicePollMaxMs, Math.max(minMs, ms));
 		let intervalMs = bound(D.clampSeconds(authorization.interval, minMs, SAFETY.devicePollMaxMs, SAFETY.devicePollDefaultMs) * 1000);
-		const deadline = Date.now() + D.clampSeconds(authorization.expires_in, SAFETY.devicePollMinMs, SAFETY.deviceExpiryMaxMs, 900_000) * 1000;
+		const deadline =
+			Date.now() + D.clampSeconds(authorization.expires_in, SAFETY.devicePollMinMs, SAFETY.deviceExpiryMaxMs, 900_000) * 1000;
 		for (;;) {
 			await sleep(intervalMs, options.signal);
 			const result = await this.pollDeviceToken(authorization.device_code, options);
@@ -361,7 +447,13 @@ export class CloudAgentsClient {
 
 	/** DELETE /v2/auth/token: revokes the token used for the call. */
 	async revokeToken(options: T.CallOptions = {}): Promise<void> {
-		await this.call({ method: 'DELETE', path: '/v2/auth/token', route: 'DELETE /v2/auth/token', idempotent: false, signal: options.signal });
+		await this.call({
+			method: 'DELETE',
+			path: '/v2/auth/token',
+			route: 'DELETE /v2/auth/token',
+			idempotent: false,
+			signal: options.signal,
+		});
 	}
 
 	// ------------------------------------------------------------------ agents
@@ -370,9 +462,19 @@ export class CloudAgentsClient {
 	async listAgents(options: T.PageOptions = {}): Promise<T.Page<T.Agent>> {
 		V.checkRange('limit', options.limit, V.LIMITS.agentListLimit);
 		return this.pageWithCursor('agents', options.cursor, async (param, cursor) => {
-			const res = await this.transport.send<unknown>({ method: 'GET', path: '/v2/agents', route: 'GET /v2/agents', query: { limit: options.limit, [param]: cursor }, idempotent: true, signal: options.signal });
+			const res = await this.transport.send<unknown>({
+				method: 'GET',
+				path: '/v2/agents',
+				route: 'GET /v2/agents',
+				query: { limit: options.limit, [param]: cursor },
+				idempotent: true,
+				signal: options.signal,
+			});
 			const body = obj(res.body);
-			return { items: this.listOf<T.Agent>(D.decodeAgent, 'agents')(body, { requestId: res.requestId }), nextCursor: nextCursorOf(body) };
+			return {
+				items: this.listOf<T.Agent>(D.decodeAgent, 'agents')(body, { requestId: res.requestId }),
+				nextCursor: nextCursorOf(body),
+			};
 		});
 	}
 
@@ -394,7 +496,11 @@ export class CloudAgentsClient {
 		const body = { ...request, name };
 		return this.createOnce(
 			'agent',
-			() => this.decoded({ method: 'POST', path: '/v2/agents', route: 'POST /v2/agents', body, idempotent: false, signal: options.signal }, this.one<T.Agent>(D.decodeAgent)),
+			() =>
+				this.decoded(
+					{ method: 'POST', path: '/v2/agents', route: 'POST /v2/agents', body, idempotent: false, signal: options.signal },
+					this.one<T.Agent>(D.decodeAgent),
+				),
 			async (since) => {
 				const page = await this.listAgents({ limit: V.LIMITS.agentListLimit.max, signal: options.signal });
 				return page.items.filter((a) => a.name === name && (timeOf(a.created_at_unix_seconds) ?? since) >= since);
@@ -405,28 +511,69 @@ export class CloudAgentsClient {
 	/** GET /v2/agents/{agent_id}. */
 	async getAgent(agentId: string, options: T.CallOptions = {}): Promise<T.Agent> {
 		V.checkAgentId(agentId);
-		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}`, route: 'GET /v2/agents/{agent_id}', idempotent: true, signal: options.signal }, this.one<T.Agent>(D.decodeAgent));
+		return this.decoded(
+			{
+				method: 'GET',
+				path: `/v2/agents/${e(agentId)}`,
+				route: 'GET /v2/agents/{agent_id}',
+				idempotent: true,
+				signal: options.signal,
+			},
+			this.one<T.Agent>(D.decodeAgent),
+		);
 	}
 
 	/** PATCH /v2/agents/{agent_id} {name}. */
 	async renameAgent(agentId: string, name: string, options: T.CallOptions = {}): Promise<T.Agent> {
 		V.checkAgentId(agentId);
 		const trimmed = V.checkAgentName(name);
-		return this.decoded({ method: 'PATCH', path: `/v2/agents/${e(agentId)}`, route: 'PATCH /v2/agents/{agent_id}', body: { name: trimmed }, idempotent: false, signal: options.signal }, this.one<T.Agent>(D.decodeAgent));
+		return this.decoded(
+			{
+				method: 'PATCH',
+				path: `/v2/agents/${e(agentId)}`,
+				route: 'PATCH /v2/agents/{agent_id}',
+				body: { name: trimmed },
+				idempotent: false,
+				signal: options.signal,
+			},
+			this.one<T.Agent>(D.decodeAgent),
+		);
 	}
 
 	/** DELETE /v2/agents/{agent_id}[?delete_runtime=true]. */
 	async deleteAgent(agentId: string, options: T.CallOptions & { deleteRuntime?: boolean } = {}): Promise<T.DeleteAgentResult> {
 		V.checkAgentId(agentId);
-		const res = await this.transport.send<unknown>({ method: 'DELETE', path: `/v2/agents/${e(agentId)}`, route: 'DELETE /v2/agents/{agent_id}', query: { delete_runtime: options.deleteRuntime ? 'true' : undefined }, idempotent: false, signal: options.signal });
+		const res = await this.transport.send<unknown>({
+			method: 'DELETE',
+			path: `/v2/agents/${e(agentId)}`,
+			route: 'DELETE /v2/agents/{agent_id}',
+			query: { delete_runtime: options.deleteRuntime ? 'true' : undefined },
+			idempotent: false,
+			signal: options.signal,
+		});
 		const b = obj(res.body);
-		return { runtimeDeletionRequested: res.status === 202, runtime_id: typeof b.runtime_id === 'string' ? b.runtime_id : undefined, status: typeof b.status === 'string' ? b.status : undefined };
+		return {
+			runtimeDeletionRequested: res.status === 202,
+			runtime_id: typeof b.runtime_id === 'string' ? b.runtime_id : undefined,
+			status: typeof b.status === 'string' ? b.status : undefined,
+		};
 	}
 
 	/** POST /v2/agents/{agent_id}/computer-sessions: a short-lived VNC session. */
 	async createComputerSession(agentId: string, options: T.CallOptions = {}): Promise<T.ComputerSession> {
 		V.checkAgentId(agentId);
-		return this.mutateOnce('computer session', () => this.decoded({ method: 'POST', path: `/v2/agents/${e(agentId)}/computer-sessions`, route: 'POST /v2/agents/{agent_id}/computer-sessions', idempotent: false, signal: options.signal }, this.one<T.ComputerSession>(D.decodeComputerSession)));
+		return this.mutateOnce('computer session', () =>
+			this.decoded(
+				{
+					method: 'POST',
+					path: `/v2/agents/${e(agentId)}/computer-sessions`,
+					route: 'POST /v2/agents/{agent_id}/computer-sessions',
+					idempotent: false,
+					signal: options.signal,
+				},
+				this.one<T.ComputerSession>(D.decodeComputerSession),
+			),
+		);
 	}
 
 	// ------------------------------------------------------------------ runs and events
@@ -435,7 +582,17 @@ export class CloudAgentsClient {
 	async listRuns(agentId: string, options: T.CallOptions & { limit?: number } = {}): Promise<T.Run[]> {
 		V.checkAgentId(agentId);
 		V.checkRange('limit', options.limit, V.LIMITS.runListLimit);
-		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}/runs`, route: 'GET /v2/agents/{agent_id}/runs', query: { limit: options.limit }, idempotent: true, signal: options.signal }, this.listOf<T.Run>(D.decodeRun, 'runs'));
+		return this.decoded(
+			{
+				method: 'GET',
+				path: `/v2/agents/${e(agentId)}/runs`,
+				route: 'GET /v2/agents/{agent_id}/runs',
+				query: { limit: options.limit },
+				idempotent: true,
+				signal: options.signal,
+			},
+			this.listOf<T.Run>(D.decodeRun, 'runs'),
+		);
 	}
 
 	/**
@@ -455,10 +612,28 @@ export class CloudAgentsClient {
 		const body = { ...request, prompt, images };
 		return this.createOnce(
 			'run',
-			() => this.decoded({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs`, route: 'POST /v2/agents/{agent_id}/runs', body, idempotent: false, signal: options.signal }, this.one<T.Run>(D.decodeRun)),
+			() =>
+				this.decoded(
+					{
+						method: 'POST',
+						path: `/v2/agents/${e(agentId)}/runs`,
+						route: 'POST /v2/agents/{agent_id}/runs',
+						body,
+						idempotent: false,
+						signal: options.signal,
+					},
+					this.one<T.Run>(D.decodeRun),
+				),
 			async (since) => {
 				const runs = await this.listRuns(agentId, { limit: 20, signal: options.signal });
-				return runs.filter((r) => (r.prompt === undefined || r.prompt.trim() === prompt) && (timeOf(r.created_at) ?? since) >= since && (request.parent_run_id === undefined || r.parent_run_id === request.parent_run_id)).slice(0, runs.length);
+				return runs
+					.filter(
+						(r) =>
+							(r.prompt === undefined || r.prompt.trim() === prompt) &&
+							(timeOf(r.created_at) ?? since) >= since &&
+							(request.parent_run_id === undefined || r.parent_run_id === request.parent_run_id),
+					)
+					.slice(0, runs.length);
 			},
 		);
 	}
@@ -467,14 +642,32 @@ export class CloudAgentsClient {
 	async getRun(agentId: string, runId: string, options: T.CallOptions = {}): Promise<T.Run> {
 		V.checkAgentId(agentId);
 		V.checkIdentifier('runId', runId);
-		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}`, route: 'GET /v2/agents/{agent_id}/runs/{run_id}', idempotent: true, signal: options.signal }, this.one<T.Run>(D.decodeRun));
+		return this.decoded(
+			{
+				method: 'GET',
+				path: `/v2/agents/${e(agentId)}/runs/${e(runId)}`,
+				route: 'GET /v2/agents/{agent_id}/runs/{run_id}',
+				idempotent: true,
+				signal: options.signal,
+			},
+			this.one<T.Run>(D.decodeRun),
+		);
 	}
 
 	/** DELETE /v2/agents/{agent_id}/runs/{run_id}: cancels the run (idempotent, so retried). */
 	async cancelRun(agentId: string, runId: string, options: T.CallOptions = {}): Promise<T.Run> {
 		V.checkAgentId(agentId);
 		V.checkIdentifier('runId', runId);
-		return this.decoded({ method: 'DELETE', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}`, route: 'DELETE /v2/agents/{agent_id}/runs/{run_id}', idempotent: true, signal: options.signal }, this.one<T.Run>(D.decodeRun));
+		return this.decoded(
+			{
+				method: 'DELETE',
+				path: `/v2/agents/${e(agentId)}/runs/${e(runId)}`,
+				route: 'DELETE /v2/agents/{agent_id}/runs/{run_id}',
+				idempotent: true,
+				signal: options.signal,
+			},
+			this.one<T.Run>(D.decodeRun),
+		);
 	}
 
 	/** POST …/runs/{run_id}/resume: a new run in the same session. Never retried. */
@@ -483,7 +676,19 @@ export class CloudAgentsClient {
 		V.checkIdentifier('runId', runId);
 		const body = request.prompt === undefined ? {} : { prompt: V.checkPrompt(request.prompt, 1) };
 		V.checkBodySize('prompt', body, V.LIMITS.ordinaryBodyBytes);
-		return this.mutateOnce('run', () => this.decoded({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}/resume`, route: 'POST /v2/agents/{agent_id}/runs/{run_id}/resume', body, idempotent: false, signal: options.signal }, this.one<T.Run>(D.decodeRun)));
+		return this.mutateOnce('run', () =>
+			this.decoded(
+				{
+					method: 'POST',
+					path: `/v2/agents/${e(agentId)}/runs/${e(runId)}/resume`,
+					route: 'POST /v2/agents/{agent_id}/runs/{run_id}/resume',
+					body,
+					idempotent: false,
+					signal: options.signal,
+				},
+				this.one<T.Run>(D.decodeRun),
+			),
+		);
 	}
 
 	/** POST …/runs/{run_id}/follow-ups: steers the active run or starts a new one. Never retried. */
@@ -492,7 +697,19 @@ export class CloudAgentsClient {
 		V.checkIdentifier('runId', runId);
 		const images = V.checkImages(request.images);
 		const prompt = V.checkPrompt(request.prompt, images?.length ?? 0);
-		return this.mutateOnce('run', () => this.decoded({ method: 'POST', path: `/v2/agents/${e(agentId)}/runs/${e(runId)}/follow-ups`, route: 'POST /v2/agents/{agent_id}/runs/{run_id}/follow-ups', body: { prompt, images }, idempotent: false, signal: options.signal }, this.one<T.Run>(D.decodeRun)));
+		return this.mutateOnce('run', () =>
+			this.decoded(
+				{
+					method: 'POST',
+					path: `/v2/agents/${e(agentId)}/runs/${e(runId)}/follow-ups`,
+					route: 'POST /v2/agents/{agent_id}/runs/{run_id}/follow-ups',
+					body: { prompt, images },
+					idempotent: false,
+					signal: options.signal,
+				},
+				this.one<T.Run>(D.decodeRun),
+			),
+		);
 	}
 
 	/**
@@ -521,12 +738,29 @@ export class CloudAgentsClient {
 			V.checkIdentifier('sessionId', options.sessionId);
 		}
 		V.checkEventCursor(options.after);
-		const body = obj(await this.call({ method: 'GET', path: `/v2/agents/${e(agentId)}/events`, route: 'GET /v2/agents/{agent_id}/events', query: { session_id: options.sessionId, after: options.after }, idempotent: true, signal: options.signal }));
-		return { ...body, agent_id: typeof body.agent_id === 'string' ? body.agent_id : agentId, session_id: typeof body.session_id === 'string' ? body.session_id : '', events: arrayOf<T.EventRecord>(body, 'events') };
+		const body = obj(
+			await this.call({
+				method: 'GET',
+				path: `/v2/agents/${e(agentId)}/events`,
+				route: 'GET /v2/agents/{agent_id}/events',
+				query: { session_id: options.sessionId, after: options.after },
+				idempotent: true,
+				signal: options.signal,
+			}),
+		);
+		return {
+			...body,
+			agent_id: typeof body.agent_id === 'string' ? body.agent_id : agentId,
+			session_id: typeof body.session_id === 'string' ? body.session_id : '',
+			events: arrayOf<T.EventRecord>(body, 'events'),
+		};
 	}
 
 	/** A raw single-connection SSE stream at a path below the base URL (diagnostics, conformance tests). */
-	streamSse(path: string, options: T.CallOptions & { query?: Record<string, string | number | undefined> } = {}): AsyncIterableIterator<SseMessage> {
+	streamSse(
+		path: string,
+		options: T.CallOptions & { query?: Record<string, string | number | undefined> } = {},
+	): AsyncIterableIterator<SseMessage> {
 		return streamSse(this.transport, path, options);
 	}
 
@@ -535,7 +769,16 @@ export class CloudAgentsClient {
 	/** GET /v2/agents/{agent_id}/artifacts. */
 	async listArtifacts(agentId: string, options: T.CallOptions = {}): Promise<T.Artifact[]> {
 		V.checkAgentId(agentId);
-		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}/artifacts`, route: 'GET /v2/agents/{agent_id}/artifacts', idempotent: true, signal: options.signal }, this.listOf<T.Artifact>(D.decodeArtifact, 'artifacts'));
+		return this.decoded(
+			{
+				method: 'GET',
+				path: `/v2/agents/${e(agentId)}/artifacts`,
+				route: 'GET /v2/agents/{agent_id}/artifacts',
+				idempotent: true,
+				signal: options.signal,
+			},
+			this.listOf<T.Artifact>(D.decodeArtifact, 'artifacts'),
+		);
 	}
 
 	/**
@@ -547,13 +790,36 @@ export class CloudAgentsClient {
 		V.checkIdentifier('run_id', request.run_id);
 		V.checkArtifactName(request.name);
 		V.checkWriteSize('content', request.content);
-		const body = { run_id: request.run_id, name: request.name, media_type: request.media_type, content_base64: V.base64(request.content) };
+		const body = {
+			run_id: request.run_id,
+			name: request.name,
+			media_type: request.media_type,
+			content_base64: V.base64(request.content),
+		};
 		return this.createOnce(
 			'artifact',
-			() => this.decoded({ method: 'POST', path: `/v2/agents/${e(agentId)}/artifacts`, route: 'POST /v2/agents/{agent_id}/artifacts', body, idempotent: false, transfer: true, signal: options.signal }, this.one<T.Artifact>(D.decodeArtifact)),
+			() =>
+				this.decoded(
+					{
+						method: 'POST',
+						path: `/v2/agents/${e(agentId)}/artifacts`,
+						route: 'POST /v2/agents/{agent_id}/artifacts',
+						body,
+						idempotent: false,
+						transfer: true,
+						signal: options.signal,
+					},
+					this.one<T.Artifact>(D.decodeArtifact),
+				),
 			async (since) => {
 				const all = await this.listArtifacts(agentId, options);
-				return all.filter((a) => a.name === request.name && (a.run_id === undefined || a.run_id === request.run_id) && (a.size === undefined || a.size === request.content.byteLength) && (timeOf(a.created_at) ?? since) >= since);
+				return all.filter(
+					(a) =>
+						a.name === request.name &&
+						(a.run_id === undefined || a.run_id === request.run_id) &&
+						(a.size === undefined || a.size === request.content.byteLength) &&
+						(timeOf(a.created_at) ?? since) >= since,
+				);
 			},
 		);
 	}
@@ -562,14 +828,36 @@ export class CloudAgentsClient {
 	 * GET …/artifacts/{artifact_id}. How content is requested is not shown: both common spellings
 	 * (`include_content=true`, `include=content`) are sent; a server ignores the one it does not know.
 	 */
-	async getArtifact(agentId: string, artifactId: string, options: T.CallOptions & { includeContent?: boolean } = {}): Promise<T.Artifact> {
+	async getArtifact(
+		agentId: string,
+		artifactId: string,
+		options: T.CallOptions & { includeContent?: boolean } = {},
+	): Promise<T.Artifact> {
 		V.checkAgentId(agentId);
 		V.checkOpaqueId('artifactId', artifactId);
-		return this.decoded({ method: 'GET', path: `/v2/agents/${e(agentId)}/artifacts/${e(artifactId)}`, route: 'GET /v2/agents/{agent_id}/artifacts/{artifact_id}', query: { include_content: options.includeContent ? 'true' : undefined, include: options.includeContent ? 'content' : undefined }, idempotent: true, transfer: options.includeContent === true, signal: options.signal }, this.one<T.Artifact>(D.decodeArtifact));
+		return this.decoded(
+			{
+				method: 'GET',
+				path: `/v2/agents/${e(agentId)}/artifacts/${e(artifactId)}`,
+				route: 'GET /v2/agents/{agent_id}/artifacts/{artifact_id}',
+				query: {
+					include_content: options.includeContent ? 'true' : undefined,
+					include: options.includeContent ? 'content' : undefined,
+				},
+				idempotent: true,
+				transfer: options.includeContent === true,
+				signal: options.signal,
+			},
+			this.one<T.Artifact>(D.decodeArtifact),
+		);
 	}
 
 	/** The artifact with its decoded content. */
-	async readArtifactContent(agentId: string, artifactId: string, options: T.CallOptions = {}): Promise<{ artifact: T.Artifact; content: Uint8Array }> {
+	async readArtifactContent(
+		agentId: string,
+		artifactId: string,
+		options: T.CallOptions = {},
+	): Promise<{ artifact: T.Artifact; content: Uint8Array }> {
 		const artifact = await this.getArtifact(agentId, artifactId, { ...options, includeContent: true });
 		const content = D.decodeBase64Strict(artifact.content_base64 ?? '', 'artifact.content_base64', {});
 		if (artifact.size !== undefined && artifact.size !== content.byteLength) {
@@ -582,19 +870,36 @@ export class CloudAgentsClient {
 	async deleteArtifact(agentId: string, artifactId: string, options: T.CallOptions = {}): Promise<void> {
 		V.checkAgentId(agentId);
 		V.checkOpaqueId('artifactId', artifactId);
-		await this.call({ method: 'DELETE', path: `/v2/agents/${e(agentId)}/artifacts/${e(artifactId)}`, route: 'DELETE /v2/agents/{agent_id}/artifacts/{artifact_id}', idempotent: true, signal: options.signal });
+		await this.call({
+			method: 'DELETE',
+			path: `/v2/agents/${e(agentId)}/artifacts/${e(artifactId)}`,
+			route: 'DELETE /v2/agents/{agent_id}/artifacts/{artifact_id}',
+			idempotent: true,
+			signal: options.signal,
+		});
 	}
 
 	// ------------------------------------------------------------------ workspace
 
 	/** POST /v2/agents/{agent_id}/workspace with any operation body (list, stat, read, search: all reads, so retried). */
-	async workspaceOperation<R = Record<string, unknown>>(agentId: string, body: { op: string; [member: string]: unknown }, options: T.CallOptions = {}): Promise<R> {
+	async workspaceOperation<R = Record<string, unknown>>(
+		agentId: string,
+		body: { op: string; [member: string]: unknown },
+		options: T.CallOptions = {},
+	): Promise<R> {
 		V.checkAgentId(agentId);
 		if (typeof body.path === 'string') {
 			V.checkWorkspacePath(body.path);
 		}
 		try {
-			const res = await this.transport.send<R>({ method: 'POST', path: `/v2/agents/${e(agentId)}/workspace`, route: 'POST /v2/agents/{agent_id}/workspace', body, idempotent: ['list', 'stat', 'read', 'search'].includes(body.op), signal: options.signal });
+			const res = await this.transport.send<R>({
+				method: 'POST',
+				path: `/v2/agents/${e(agentId)}/workspace`,
+				route: 'POST /v2/agents/{agent_id}/workspace',
+				body,
+				idempotent: ['list', 'stat', 'read', 'search'].includes(body.op),
+				signal: options.signal,
+			});
 			this.lastWorkspaceRequestId = res.requestId;
 			return res.body;
 		} catch (err) {
@@ -623,11 +928,18 @@ export class CloudAgentsClient {
 		const raw = await this.workspaceOperation(agentId, { op: 'list', path, cursor: options.cursor, limit: options.limit }, options);
 		const body = obj(raw);
 		this.expectWorkspace(Array.isArray(raw) || Array.isArray(body.entries), 'list', 'entries array');
-		return { items: this.listOf<T.WorkspaceEntry>(D.decodeWorkspaceEntry, 'entries')(body, {}), nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined };
+		return {
+			items: this.listOf<T.WorkspaceEntry>(D.decodeWorkspaceEntry, 'entries')(body, {}),
+			nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined,
+		};
 	}
 
 	/** Every entry of a workspace folder, page by page. */
-	iterateWorkspace(agentId: string, path: string, options: Omit<ListWorkspaceOptions, 'cursor'> = {}): AsyncGenerator<T.WorkspaceEntry, void, undefined> {
+	iterateWorkspace(
+		agentId: string,
+		path: string,
+		options: Omit<ListWorkspaceOptions, 'cursor'> = {},
+	): AsyncGenerator<T.WorkspaceEntry, void, undefined> {
 		V.checkWorkspacePath(path);
 		return paginate((cursor) => this.listWorkspace(agentId, path, { ...options, cursor }));
 	}
@@ -654,7 +966,9 @@ export class CloudAgentsClient {
 		V.checkWorkspacePath(path);
 		V.checkRange('length', options.length, V.LIMITS.workspaceReadLength);
 		V.checkRange('offset', options.offset, { min: 0, max: Number.MAX_SAFE_INTEGER });
-		const b = obj(await this.workspaceOperation(agentId, { op: 'read', path, offset: options.offset, length: options.length }, options));
+		const b = obj(
+			await this.workspaceOperation(agentId, { op: 'read', path, offset: options.offset, length: options.length }, options),
+		);
 		this.expectWorkspace(typeof b.content_base64 === 'string', 'read', 'content_base64');
 		const content = D.decodeBase64Strict(b.content_base64 ?? '', 'workspace read.content_base64', {});
 		const requested = options.offset ?? 0;
@@ -665,10 +979,18 @@ export class CloudAgentsClient {
 			throw new D.InvalidResponseError('workspace read.offset', `the requested offset ${requested}`, undefined);
 		}
 		if (!Number.isSafeInteger(size) || size < offset + content.byteLength || size > SAFETY.readMaxBytes) {
-			throw new D.InvalidResponseError('workspace read.size', `an integer from ${offset + content.byteLength} to ${SAFETY.readMaxBytes}`, undefined);
+			throw new D.InvalidResponseError(
+				'workspace read.size',
+				`an integer from ${offset + content.byteLength} to ${SAFETY.readMaxBytes}`,
+				undefined,
+			);
 		}
 		if (content.byteLength > (options.length ?? V.LIMITS.workspaceReadLength.max)) {
-			throw new D.InvalidResponseError('workspace read.content_base64', `at most the ${options.length ?? V.LIMITS.workspaceReadLength.max} bytes asked for`, undefined);
+			throw new D.InvalidResponseError(
+				'workspace read.content_base64',
+				`at most the ${options.length ?? V.LIMITS.workspaceReadLength.max} bytes asked for`,
+				undefined,
+			);
 		}
 		if (b.mtime_unix_ms !== undefined && !Number.isSafeInteger(b.mtime_unix_ms)) {
 			throw new D.InvalidResponseError('workspace read.mtime_unix_ms', 'an integer', undefined);
@@ -689,7 +1011,12 @@ export class CloudAgentsClient {
 	 * from where that chunk stopped: the whole content, or undefined when the file changed between
 	 * chunks (another size or mtime, or an empty chunk) so the caller can start over.
 	 */
-	async readWorkspaceFileRest(agentId: string, path: string, first: T.WorkspaceReadChunk, options: T.CallOptions & { chunkLength?: number } = {}): Promise<Uint8Array | undefined> {
+	async readWorkspaceFileRest(
+		agentId: string,
+		path: string,
+		first: T.WorkspaceReadChunk,
+		options: T.CallOptions & { chunkLength?: number } = {},
+	): Promise<Uint8Array | undefined> {
 		const content = new Uint8Array(first.size);
 		content.set(first.content.subarray(0, first.size), 0);
 		let offset = first.content.byteLength;
@@ -698,7 +1025,11 @@ export class CloudAgentsClient {
 		const minChunk = Math.min(SAFETY.readChunkMinBytes, options.chunkLength ?? SAFETY.readChunkMinBytes);
 		const tooSmall = (n: number, at: number): boolean => n < minChunk && at + n < first.size;
 		if (tooSmall(first.content.byteLength, 0)) {
-			throw new D.InvalidResponseError('workspace read', `chunks of at least ${minChunk} bytes before the end of the file (got ${first.content.byteLength})`, undefined);
+			throw new D.InvalidResponseError(
+				'workspace read',
+				`chunks of at least ${minChunk} bytes before the end of the file (got ${first.content.byteLength})`,
+				undefined,
+			);
 		}
 		while (offset < first.size) {
 			const chunk = await this.readWorkspaceFile(agentId, path, { signal: options.signal, offset, length: options.chunkLength });
@@ -706,7 +1037,11 @@ export class CloudAgentsClient {
 				return undefined;
 			}
 			if (tooSmall(chunk.content.byteLength, offset)) {
-				throw new D.InvalidResponseError('workspace read', `chunks of at least ${minChunk} bytes before the end of the file (got ${chunk.content.byteLength})`, undefined);
+				throw new D.InvalidResponseError(
+					'workspace read',
+					`chunks of at least ${minChunk} bytes before the end of the file (got ${chunk.content.byteLength})`,
+					undefined,
+				);
 			}
 			content.set(chunk.content.subarray(0, first.size - offset), offset);
 			offset += chunk.content.byteLength;
@@ -718,7 +1053,11 @@ export class CloudAgentsClient {
 	 * A whole file, read chunk by chunk. Restarts (up to 3 times) when the file changes between
 	 * chunks, so the result is never a mix of two versions.
 	 */
-	async readWorkspaceFileAll(agentId: string, path: string, options: T.CallOptions & { chunkLength?: number } = {}): Promise<T.WorkspaceFile> {
+	async readWorkspaceFileAll(
+		agentId: string,
+		path: string,
+		options: T.CallOptions & { chunkLength?: number } = {},
+	): Promise<T.WorkspaceFile> {
 		for (let attempt = 0; ; attempt++) {
 			const first = await this.readWorkspaceFile(agentId, path, { signal: options.signal, length: options.chunkLength });
 			if (first.eof) {
@@ -741,17 +1080,36 @@ export class CloudAgentsClient {
 			V.checkWorkspacePath(options.path);
 		}
 		V.checkRange('maxResults', options.maxResults, V.LIMITS.searchMaxResults);
-		const b = obj(await this.workspaceOperation(agentId, { op: 'search', query, path: options.path, max_results: options.maxResults, case_sensitive: options.caseSensitive }, options));
+		const b = obj(
+			await this.workspaceOperation(
+				agentId,
+				{ op: 'search', query, path: options.path, max_results: options.maxResults, case_sensitive: options.caseSensitive },
+				options,
+			),
+		);
 		this.expectWorkspace(Array.isArray(b.matches), 'search', 'matches array');
 		return { query, matches: arrayOf<T.WorkspaceSearchMatch>(b, 'matches'), truncated: b.truncated === true };
 	}
 
 	/** PUT …/workspace/files: writes a whole file (creating parent folders). Idempotent, so retried. */
-	async writeWorkspaceFile(agentId: string, path: string, bytes: Uint8Array, options: T.CallOptions = {}): Promise<T.WorkspaceWriteResult> {
+	async writeWorkspaceFile(
+		agentId: string,
+		path: string,
+		bytes: Uint8Array,
+		options: T.CallOptions = {},
+	): Promise<T.WorkspaceWriteResult> {
 		V.checkAgentId(agentId);
 		V.checkWorkspacePath(path);
 		V.checkWriteSize('content', bytes);
-		const body = await this.call<T.WorkspaceWriteResult>({ method: 'PUT', path: `/v2/agents/${e(agentId)}/workspace/files`, route: 'PUT /v2/agents/{agent_id}/workspace/files', body: { path, content_base64: V.base64(bytes) }, idempotent: true, transfer: true, signal: options.signal });
+		const body = await this.call<T.WorkspaceWriteResult>({
+			method: 'PUT',
+			path: `/v2/agents/${e(agentId)}/workspace/files`,
+			route: 'PUT /v2/agents/{agent_id}/workspace/files',
+			body: { path, content_base64: V.base64(bytes) },
+			idempotent: true,
+			transfer: true,
+			signal: options.signal,
+		});
 		const b = obj(body);
 		return { ...b, path: typeof b.path === 'string' ? b.path : path, size: typeof b.size === 'number' ? b.size : bytes.byteLength };
 	}
@@ -760,21 +1118,54 @@ export class CloudAgentsClient {
 	async deleteWorkspacePath(agentId: string, path: string, options: T.CallOptions & { recursive?: boolean } = {}): Promise<void> {
 		V.checkAgentId(agentId);
 		V.checkWorkspacePath(path);
-		await this.call({ method: 'DELETE', path: `/v2/agents/${e(agentId)}/workspace/files`, route: 'DELETE /v2/agents/{agent_id}/workspace/files', body: { path, recursive: options.recursive ?? false }, idempotent: true, signal: options.signal });
+		await this.call({
+			method: 'DELETE',
+			path: `/v2/agents/${e(agentId)}/workspace/files`,
+			route: 'DELETE /v2/agents/{agent_id}/workspace/files',
+			body: { path, recursive: options.recursive ?? false },
+			idempotent: true,
+			signal: options.signal,
+		});
 	}
 
 	// ------------------------------------------------------------------ model providers
 
 	/** GET /v2/model-providers. */
 	async listModelProviders(options: T.CallOptions = {}): Promise<T.ModelProviderList> {
-		const b = obj(unwrap(await this.call({ method: 'GET', path: '/v2/model-providers', route: 'GET /v2/model-providers', idempotent: true, signal: options.signal })));
-		return { organization_id: typeof b.organization_id === 'string' ? b.organization_id : '', model_providers: arrayOf<T.ModelProvider>(b, 'model_providers') };
+		const b = obj(
+			unwrap(
+				await this.call({
+					method: 'GET',
+					path: '/v2/model-providers',
+					route: 'GET /v2/model-providers',
+					idempotent: true,
+					signal: options.signal,
+				}),
+			),
+		);
+		return {
+			organization_id: typeof b.organization_id === 'string' ? b.organization_id : '',
+			model_providers: arrayOf<T.ModelProvider>(b, 'model_providers'),
+		};
 	}
 
 	/** PATCH /v2/model-providers/{provider_id} (every configuration field required). */
-	async updateModelProvider(providerId: string, request: T.UpdateModelProviderRequest | Record<string, unknown>, options: T.CallOptions = {}): Promise<T.ModelProvider> {
+	async updateModelProvider(
+		providerId: string,
+		request: T.UpdateModelProviderRequest | Record<string, unknown>,
+		options: T.CallOptions = {},
+	): Promise<T.ModelProvider> {
 		V.checkOpaqueId('providerId', providerId);
-		return unwrap(await this.call({ method: 'PATCH', path: `/v2/model-providers/${e(providerId)}`, route: 'PATCH /v2/model-providers/{provider_id}', body: request, idempotent: false, signal: options.signal }));
+		return unwrap(
+			await this.call({
+				method: 'PATCH',
+				path: `/v2/model-providers/${e(providerId)}`,
+				route: 'PATCH /v2/model-providers/{provider_id}',
+				body: request,
+				idempotent: false,
+				signal: options.signal,
+			}),
+		);
 	}
 
 	// ------------------------------------------------------------------ runtimes
@@ -782,10 +1173,20 @@ export class CloudAgentsClient {
 	/** GET /v2/runtimes: one page (cursor sent as `after`). */
 	async listRuntimes(options: T.RuntimeListOptions = {}): Promise<T.Page<T.Runtime>> {
 		V.checkRange('limit', options.limit, V.LIMITS.runtimeListLimit);
-		return this.decoded({ method: 'GET', path: '/v2/runtimes', route: 'GET /v2/runtimes', query: { status: options.status?.join(','), limit: options.limit, after: options.cursor }, idempotent: true, signal: options.signal }, (body, ctx) => {
-			const page = dataPage<unknown>(body);
-			return { items: this.listOf<T.Runtime>(D.decodeRuntime)(page.items, ctx), nextCursor: page.nextCursor };
-		});
+		return this.decoded(
+			{
+				method: 'GET',
+				path: '/v2/runtimes',
+				route: 'GET /v2/runtimes',
+				query: { status: options.status?.join(','), limit: options.limit, after: options.cursor },
+				idempotent: true,
+				signal: options.signal,
+			},
+			(body, ctx) => {
+				const page = dataPage<unknown>(body);
+				return { items: this.listOf<T.Runtime>(D.decodeRuntime)(page.items, ctx), nextCursor: page.nextCursor };
+			},
+		);
 	}
 
 	/** Every runtime, page by page. */
@@ -798,34 +1199,77 @@ export class CloudAgentsClient {
 	async resumeRuntime(runtimeId: string, options: T.CallOptions & { expectedRevision?: number } = {}): Promise<T.Runtime> {
 		V.checkOpaqueId('runtimeId', runtimeId);
 		V.checkRevision(options.expectedRevision, false);
-		return this.mutateOnce('runtime resume', () => this.decoded({ method: 'POST', path: `/v2/runtimes/${e(runtimeId)}/resume`, route: 'POST /v2/runtimes/{runtime_id}/resume', query: { expected_revision: options.expectedRevision }, idempotent: false, signal: options.signal }, this.one<T.Runtime>(D.decodeRuntime, true)));
+		return this.mutateOnce('runtime resume', () =>
+			this.decoded(
+				{
+					method: 'POST',
+					path: `/v2/runtimes/${e(runtimeId)}/resume`,
+					route: 'POST /v2/runtimes/{runtime_id}/resume',
+					query: { expected_revision: options.expectedRevision },
+					idempotent: false,
+					signal: options.signal,
+				},
+				this.one<T.Runtime>(D.decodeRuntime, true),
+			),
+		);
 	}
 
 	/** GET /v2/runtimes/{runtime_id}/vnc-credentials. */
 	async listVncCredentials(runtimeId: string, options: T.CallOptions = {}): Promise<T.VncCredential[]> {
 		V.checkOpaqueId('runtimeId', runtimeId);
-		return arrayOf(await this.call({ method: 'GET', path: `/v2/runtimes/${e(runtimeId)}/vnc-credentials`, route: 'GET /v2/runtimes/{runtime_id}/vnc-credentials', idempotent: true, signal: options.signal }));
+		return arrayOf(
+			await this.call({
+				method: 'GET',
+				path: `/v2/runtimes/${e(runtimeId)}/vnc-credentials`,
+				route: 'GET /v2/runtimes/{runtime_id}/vnc-credentials',
+				idempotent: true,
+				signal: options.signal,
+			}),
+		);
 	}
 
 	/** DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id}?expected_revision= (required): detaches a key. */
-	async detachRuntimeSshKey(runtimeId: string, sshKeyId: string, options: T.CallOptions & { expectedRevision: number }): Promise<T.SshKey> {
+	async detachRuntimeSshKey(
+		runtimeId: string,
+		sshKeyId: string,
+		options: T.CallOptions & { expectedRevision: number },
+	): Promise<T.SshKey> {
 		V.checkOpaqueId('runtimeId', runtimeId);
 		V.checkOpaqueId('sshKeyId', sshKeyId);
 		V.checkRevision(options.expectedRevision, true);
-		return unwrap(await this.call({ method: 'DELETE', path: `/v2/runtimes/${e(runtimeId)}/ssh-keys/${e(sshKeyId)}`, route: 'DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id}', query: { expected_revision: options.expectedRevision }, idempotent: false, signal: options.signal }));
+		return unwrap(
+			await this.call({
+				method: 'DELETE',
+				path: `/v2/runtimes/${e(runtimeId)}/ssh-keys/${e(sshKeyId)}`,
+				route: 'DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id}',
+				query: { expected_revision: options.expectedRevision },
+				idempotent: false,
+				signal: options.signal,
+			}),
+		);
 	}
 
 	/** GET /v1/runtimes/{runtime_id}/tokensaver/savings: one page with the summary. */
 	async listRuntimeTokenSavings(runtimeId: string, options: T.PageOptions = {}): Promise<T.TokenSavingsPage> {
 		V.checkOpaqueId('runtimeId', runtimeId);
 		V.checkRange('limit', options.limit, V.LIMITS.runtimeTokenSavingsLimit);
-		const body = await this.call({ method: 'GET', path: `/v1/runtimes/${e(runtimeId)}/tokensaver/savings`, route: 'GET /v1/runtimes/{runtime_id}/tokensaver/savings', query: { limit: options.limit, after: options.cursor }, idempotent: true, signal: options.signal });
+		const body = await this.call({
+			method: 'GET',
+			path: `/v1/runtimes/${e(runtimeId)}/tokensaver/savings`,
+			route: 'GET /v1/runtimes/{runtime_id}/tokensaver/savings',
+			query: { limit: options.limit, after: options.cursor },
+			idempotent: true,
+			signal: options.signal,
+		});
 		const summary = obj(body).summary;
 		return { ...dataPage<T.TokenSavingRecord>(body), summary: summary ? D.decodeTokenSavingSummary(summary) : undefined };
 	}
 
 	/** Every runtime token-saving record, page by page. */
-	iterateRuntimeTokenSavings(runtimeId: string, options: Omit<T.PageOptions, 'cursor'> = {}): AsyncGenerator<T.TokenSavingRecord, void, undefined> {
+	iterateRuntimeTokenSavings(
+		runtimeId: string,
+		options: Omit<T.PageOptions, 'cursor'> = {},
+	): AsyncGenerator<T.TokenSavingRecord, void, undefined> {
 		return paginate((cursor) => this.listRuntimeTokenSavings(runtimeId, { ...options, cursor }));
 	}
 
@@ -833,19 +1277,38 @@ export class CloudAgentsClient {
 
 	/** GET /v2/images. */
 	async listImages(options: T.CallOptions = {}): Promise<T.ImageVariant[]> {
-		return arrayOf(await this.call({ method: 'GET', path: '/v2/images', route: 'GET /v2/images', idempotent: true, signal: options.signal }), 'images');
+		return arrayOf(
+			await this.call({ method: 'GET', path: '/v2/images', route: 'GET /v2/images', idempotent: true, signal: options.signal }),
+			'images',
+		);
 	}
 
 	/** DELETE /v2/images/{image_id}: deletes an unused custom image. */
 	async deleteImage(imageId: string, options: T.CallOptions = {}): Promise<void> {
 		V.checkOpaqueId('imageId', imageId);
-		await this.call({ method: 'DELETE', path: `/v2/images/${e(imageId)}`, route: 'DELETE /v2/images/{image_id}', idempotent: false, signal: options.signal });
+		await this.call({
+			method: 'DELETE',
+			path: `/v2/images/${e(imageId)}`,
+			route: 'DELETE /v2/images/{image_id}',
+			idempotent: false,
+			signal: options.signal,
+		});
 	}
 
 	/** GET /v2/images/builds: one page. */
 	async listImageBuilds(options: T.PageOptions = {}): Promise<T.Page<T.ImageBuild>> {
 		V.checkRange('limit', options.limit, V.LIMITS.imageBuildListLimit);
-		return dataPage<T.ImageBuild>(await this.call({ method: 'GET', path: '/v2/images/builds', route: 'GET /v2/images/builds', query: { limit: options.limit, after: options.cursor }, idempotent: true, signal: options.signal }), 'builds');
+		return dataPage<T.ImageBuild>(
+			await this.call({
+				method: 'GET',
+				path: '/v2/images/builds',
+				route: 'GET /v2/images/builds',
+				query: { limit: options.limit, after: options.cursor },
+				idempotent: true,
+				signal: options.signal,
+			}),
+			'builds',
+		);
 	}
 
 	/** Every image build, page by page. */
@@ -859,15 +1322,36 @@ export class CloudAgentsClient {
 	 * service makes safe to repeat, so it is retried like a read. The header's name is not shown:
 	 * the key goes as `Idempotency-Key` and `X-Idempotency-Key` (the same value).
 	 */
-	async createImageBuild(request: T.CreateImageBuildRequest | Record<string, unknown>, options: T.CallOptions & { idempotencyKey?: string } = {}): Promise<T.ImageBuild> {
+	async createImageBuild(
+		request: T.CreateImageBuildRequest | Record<string, unknown>,
+		options: T.CallOptions & { idempotencyKey?: string } = {},
+	): Promise<T.ImageBuild> {
 		const key = options.idempotencyKey ?? randomUUID();
-		return unwrap(await this.call({ method: 'POST', path: '/v2/images/builds', route: 'POST /v2/images/builds', body: request, headers: { 'idempotency-key': key, 'x-idempotency-key': key }, idempotent: true, signal: options.signal }));
+		return unwrap(
+			await this.call({
+				method: 'POST',
+				path: '/v2/images/builds',
+				route: 'POST /v2/images/builds',
+				body: request,
+				headers: { 'idempotency-key': key, 'x-idempotency-key': key },
+				idempotent: true,
+				signal: options.signal,
+			}),
+		);
 	}
 
 	/** GET /v2/images/builds/{build_id}. */
 	async getImageBuild(buildId: string, options: T.CallOptions = {}): Promise<T.ImageBuild> {
 		V.checkOpaqueId('buildId', buildId);
-		return unwrap(await this.call({ method: 'GET', path: `/v2/images/builds/${e(buildId)}`, route: 'GET /v2/images/builds/{build_id}', idempotent: true, signal: options.signal }));
+		return unwrap(
+			await this.call({
+				method: 'GET',
+				path: `/v2/images/builds/${e(buildId)}`,
+				route: 'GET /v2/images/builds/{build_id}',
+				idempotent: true,
+				signal: options.signal,
+			}),
+		);
 	}
 
 	// ------------------------------------------------------------------ checkpoints
@@ -875,7 +1359,18 @@ export class CloudAgentsClient {
 	/** GET /v2/checkpoints: one page of user-created checkpoints. */
 	async listCheckpoints(options: T.PageOptions = {}): Promise<T.Page<T.Checkpoint>> {
 		V.checkRange('limit', options.limit, V.LIMITS.checkpointListLimit);
-		return this.pageWithCursor('checkpoints', options.cursor, async (param, cursor) => dataPage<T.Checkpoint>(await this.call({ method: 'GET', path: '/v2/checkpoints', route: 'GET /v2/checkpoints', query: { limit: options.limit, [param]: cursor }, idempotent: true, signal: options.signal })));
+		return this.pageWithCursor('checkpoints', options.cursor, async (param, cursor) =>
+			dataPage<T.Checkpoint>(
+				await this.call({
+					method: 'GET',
+					path: '/v2/checkpoints',
+					route: 'GET /v2/checkpoints',
+					query: { limit: options.limit, [param]: cursor },
+					idempotent: true,
+					signal: options.signal,
+				}),
+			),
+		);
 	}
 
 	/** Every checkpoint, page by page. */
@@ -889,13 +1384,28 @@ export class CloudAgentsClient {
 	/** GET /v2/secrets/{secret_id} (UUID or display name). */
 	async getSecret(secretId: string, options: T.CallOptions = {}): Promise<T.Secret> {
 		V.checkOpaqueId('secretId', secretId);
-		return this.decoded({ method: 'GET', path: `/v2/secrets/${e(secretId)}`, route: 'GET /v2/secrets/{secret_id}', idempotent: true, signal: options.signal }, this.one<T.Secret>(D.decodeSecret, true));
+		return this.decoded(
+			{
+				method: 'GET',
+				path: `/v2/secrets/${e(secretId)}`,
+				route: 'GET /v2/secrets/{secret_id}',
+				idempotent: true,
+				signal: options.signal,
+			},
+			this.one<T.Secret>(D.decodeSecret, true),
+		);
 	}
 
 	/** DELETE /v2/secrets/{secret_id}. */
 	async deleteSecret(secretId: string, options: T.CallOptions = {}): Promise<void> {
 		V.checkOpaqueId('secretId', secretId);
-		await this.call({ method: 'DELETE', path: `/v2/secrets/${e(secretId)}`, route: 'DELETE /v2/secrets/{secret_id}', idempotent: false, signal: options.signal });
+		await this.call({
+			method: 'DELETE',
+			path: `/v2/secrets/${e(secretId)}`,
+			route: 'DELETE /v2/secrets/{secret_id}',
+			idempotent: false,
+			signal: options.signal,
+		});
 	}
 
 	// ------------------------------------------------------------------ secret stubs
@@ -903,25 +1413,51 @@ export class CloudAgentsClient {
 	/** POST /v1/runtimes/{runtime_id}/secret-stubs. Not retried. */
 	async createSecretStub(runtimeId: string, request: T.CreateSecretStubRequest, options: T.CallOptions = {}): Promise<T.SecretStub> {
 		V.checkOpaqueId('runtimeId', runtimeId);
-		return unwrap(await this.mutateOnce('secret stub', () => this.call({ method: 'POST', path: `/v1/runtimes/${e(runtimeId)}/secret-stubs`, route: 'POST /v1/runtimes/{runtime_id}/secret-stubs', body: request, idempotent: false, signal: options.signal })));
+		return unwrap(
+			await this.mutateOnce('secret stub', () =>
+				this.call({
+					method: 'POST',
+					path: `/v1/runtimes/${e(runtimeId)}/secret-stubs`,
+					route: 'POST /v1/runtimes/{runtime_id}/secret-stubs',
+					body: request,
+					idempotent: false,
+					signal: options.signal,
+				}),
+			),
+		);
 	}
 
 	/** DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}. */
 	async deleteRuntimeSecretStub(runtimeId: string, stubId: string, options: T.CallOptions = {}): Promise<void> {
 		V.checkOpaqueId('runtimeId', runtimeId);
 		V.checkOpaqueId('stubId', stubId);
-		await this.call({ method: 'DELETE', path: `/v1/runtimes/${e(runtimeId)}/secret-stubs/${e(stubId)}`, route: 'DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}', idempotent: false, signal: options.signal });
+		await this.call({
+			method: 'DELETE',
+			path: `/v1/runtimes/${e(runtimeId)}/secret-stubs/${e(stubId)}`,
+			route: 'DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}',
+			idempotent: false,
+			signal: options.signal,
+		});
 	}
 
 	/** GET /v1/secret-stubs. */
 	async listSecretStubs(options: T.CallOptions = {}): Promise<T.SecretStub[]> {
-		return this.decoded({ method: 'GET', path: '/v1/secret-stubs', route: 'GET /v1/secret-stubs', idempotent: true, signal: options.signal }, this.listOf<T.SecretStub>(D.decodeWithId('secret stub')));
+		return this.decoded(
+			{ method: 'GET', path: '/v1/secret-stubs', route: 'GET /v1/secret-stubs', idempotent: true, signal: options.signal },
+			this.listOf<T.SecretStub>(D.decodeWithId('secret stub')),
+		);
 	}
 
 	/** DELETE /v1/secret-stubs/{stub_id}. */
 	async deleteSecretStub(stubId: string, options: T.CallOptions = {}): Promise<void> {
 		V.checkOpaqueId('stubId', stubId);
-		await this.call({ method: 'DELETE', path: `/v1/secret-stubs/${e(stubId)}`, route: 'DELETE /v1/secret-stubs/{stub_id}', idempotent: false, signal: options.signal });
+		await this.call({
+			method: 'DELETE',
+			path: `/v1/secret-stubs/${e(stubId)}`,
+			route: 'DELETE /v1/secret-stubs/{stub_id}',
+			idempotent: false,
+			signal: options.signal,
+		});
 	}
 
 	// ------------------------------------------------------------------ SSH keys
@@ -929,20 +1465,51 @@ export class CloudAgentsClient {
 	/** DELETE /v2/ssh-keys/{ssh_key_id}: deletes one of the current user's keys. */
 	async deleteSshKey(sshKeyId: string, options: T.CallOptions = {}): Promise<T.SshKey> {
 		V.checkOpaqueId('sshKeyId', sshKeyId);
-		return unwrap(await this.call({ method: 'DELETE', path: `/v2/ssh-keys/${e(sshKeyId)}`, route: 'DELETE /v2/ssh-keys/{ssh_key_id}', idempotent: false, signal: options.signal }));
+		return unwrap(
+			await this.call({
+				method: 'DELETE',
+				path: `/v2/ssh-keys/${e(sshKeyId)}`,
+				route: 'DELETE /v2/ssh-keys/{ssh_key_id}',
+				idempotent: false,
+				signal: options.signal,
+			}),
+		);
 	}
 
 	// ------------------------------------------------------------------ GitHub
 
 	/** GET /v2/github/authorization-requests. */
 	async listGitHubAuthorizationRequests(options: T.CallOptions = {}): Promise<T.GitHubAuthorizationRequest[]> {
-		return this.decoded({ method: 'GET', path: '/v2/github/authorization-requests', route: 'GET /v2/github/authorization-requests', idempotent: true, signal: options.signal }, this.listOf<T.GitHubAuthorizationRequest>(D.decodeGitHubAuthorizationRequest, 'requests'));
+		return this.decoded(
+			{
+				method: 'GET',
+				path: '/v2/github/authorization-requests',
+				route: 'GET /v2/github/authorization-requests',
+				idempotent: true,
+				signal: options.signal,
+			},
+			this.listOf<T.GitHubAuthorizationRequest>(D.decodeGitHubAuthorizationRequest, 'requests'),
+		);
 	}
 
 	/** PUT /v2/github/runtime-bindings/{runtime_id}: atomically replaces the bindings (idempotent, so retried). */
-	async setGitHubRuntimeBindings(runtimeId: string, repositories: T.RepositoryRef[], options: T.CallOptions = {}): Promise<T.GitHubRuntimeBinding[]> {
+	async setGitHubRuntimeBindings(
+		runtimeId: string,
+		repositories: T.RepositoryRef[],
+		options: T.CallOptions = {},
+	): Promise<T.GitHubRuntimeBinding[]> {
 		V.checkOpaqueId('runtimeId', runtimeId);
-		return arrayOf(await this.call({ method: 'PUT', path: `/v2/github/runtime-bindings/${e(runtimeId)}`, route: 'PUT /v2/github/runtime-bindings/{runtime_id}', body: { repositories }, idempotent: true, signal: options.signal }), 'bindings');
+		return arrayOf(
+			await this.call({
+				method: 'PUT',
+				path: `/v2/github/runtime-bindings/${e(runtimeId)}`,
+				route: 'PUT /v2/github/runtime-bindings/{runtime_id}',
+				body: { repositories },
+				idempotent: true,
+				signal: options.signal,
+			}),
+			'bindings',
+		);
 	}
 
 	// ------------------------------------------------------------------ token savings
@@ -962,7 +1529,14 @@ export class CloudAgentsClient {
 		}
 		return this.pageWithCursor('token-savings', options.cursor, async (param, cursor) => {
 			const fetch = async (runtimeParam: string): Promise<T.AccountTokenSavingsPage> => {
-				const res = await this.transport.send<unknown>({ method: 'GET', path: '/v2/token-savings', route: 'GET /v2/token-savings', query: { page_size: options.limit, [param]: cursor, [runtimeParam]: runtimeId, method: options.method }, idempotent: true, signal: options.signal });
+				const res = await this.transport.send<unknown>({
+					method: 'GET',
+					path: '/v2/token-savings',
+					route: 'GET /v2/token-savings',
+					query: { page_size: options.limit, [param]: cursor, [runtimeParam]: runtimeId, method: options.method },
+					idempotent: true,
+					signal: options.signal,
+				});
 				const data = obj(obj(res.body).data);
 				const raw = rawArrayOf(res.body, ['events']);
 				checkPageSize(raw, res.requestId);
@@ -973,7 +1547,13 @@ export class CloudAgentsClient {
 				});
 				const totals = data.totals;
 				const page = dataPage<unknown>(res.body, 'events');
-				return { items, nextCursor: page.nextCursor, totals: totals ? D.decodeTokenSavingTotals(totals) : undefined, dropped, runtimeFilterIgnored: false };
+				return {
+					items,
+					nextCursor: page.nextCursor,
+					totals: totals ? D.decodeTokenSavingTotals(totals) : undefined,
+					dropped,
+					runtimeFilterIgnored: false,
+				};
 			};
 			const known = this.runtimeFilterParam;
 			const first = await fetch(known);
@@ -1001,4 +1581,3 @@ export class CloudAgentsClient {
 		return paginate((cursor) => this.listTokenSavings({ ...options, cursor }));
 	}
 }
-

@@ -36,7 +36,14 @@ export class InvalidResponseError extends ApiError {
 
 /** True for an id that may go into a route segment or a local name: 1–255 characters, no control characters, not `.` or `..`. */
 export function isSafeId(value: unknown): value is string {
-	return typeof value === 'string' && value.length > 0 && value.length <= SAFETY.idMaxChars && value !== '.' && value !== '..' && !CONTROL.test(value);
+	return (
+		typeof value === 'string' &&
+		value.length > 0 &&
+		value.length <= SAFETY.idMaxChars &&
+		value !== '.' &&
+		value !== '..' &&
+		!CONTROL.test(value)
+	);
 }
 
 type Obj = Record<string, unknown>;
@@ -176,7 +183,12 @@ function record<T>(what: string, check: (f: Fields) => Obj): Decoder<T> {
  * Decodes every item of a listing. Items that fail are dropped and counted (one bad record does
  * not hide the rest); `onDropped` hears how many and the first error.
  */
-export function decodeList<T>(items: readonly unknown[], decode: Decoder<T>, ctx: DecodeContext, onDropped?: (count: number, first: InvalidResponseError) => void): T[] {
+export function decodeList<T>(
+	items: readonly unknown[],
+	decode: Decoder<T>,
+	ctx: DecodeContext,
+	onDropped?: (count: number, first: InvalidResponseError) => void,
+): T[] {
 	const out: T[] = [];
 	let dropped = 0;
 	let first: InvalidResponseError | undefined;
@@ -285,13 +297,24 @@ export const decodeDeviceAuthorization = record<Record<string, unknown>>('device
 		throw new InvalidResponseError('device authorization.device_code', 'a non-empty code without control characters', undefined);
 	}
 	// The start response's members are not shown: RFC 8628 names first, then common variants.
-	const expiresAt = typeof f.o.expires_at === 'string' ? (Date.parse(f.o.expires_at) - Date.now()) / 1000 : typeof f.o.expires_at === 'number' ? f.o.expires_at - Date.now() / 1000 : undefined;
+	const expiresAt =
+		typeof f.o.expires_at === 'string'
+			? (Date.parse(f.o.expires_at) - Date.now()) / 1000
+			: typeof f.o.expires_at === 'number'
+				? f.o.expires_at - Date.now() / 1000
+				: undefined;
 	return {
 		device_code: deviceCode,
 		user_code: f.optText('user_code'),
 		verification_uri: f.optUrl('verification_uri', ['https:', 'http:']) ?? f.optUrl('verification_url', ['https:', 'http:']),
-		verification_uri_complete: f.optUrl('verification_uri_complete', ['https:', 'http:']) ?? f.optUrl('verification_url_complete', ['https:', 'http:']),
-		interval: clampSeconds(f.o.interval ?? f.o.polling_interval, SAFETY.devicePollMinMs, SAFETY.devicePollMaxMs, SAFETY.devicePollDefaultMs),
+		verification_uri_complete:
+			f.optUrl('verification_uri_complete', ['https:', 'http:']) ?? f.optUrl('verification_url_complete', ['https:', 'http:']),
+		interval: clampSeconds(
+			f.o.interval ?? f.o.polling_interval,
+			SAFETY.devicePollMinMs,
+			SAFETY.devicePollMaxMs,
+			SAFETY.devicePollDefaultMs,
+		),
 		expires_in: clampSeconds(f.o.expires_in ?? expiresAt, SAFETY.devicePollMinMs, SAFETY.deviceExpiryMaxMs, 900_000),
 	};
 });
@@ -428,7 +451,8 @@ export function decodeGatewayHostKey(value: unknown, ctx: DecodeContext): Gatewa
 	}
 	const fingerprintSha256 = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 	const fps = o.fingerprints;
-	const sent = firstOf(o, ['fingerprint_sha256', 'fingerprint']) ?? (fps !== null && typeof fps === 'object' ? (fps as Obj).sha256 : undefined);
+	const sent =
+		firstOf(o, ['fingerprint_sha256', 'fingerprint']) ?? (fps !== null && typeof fps === 'object' ? (fps as Obj).sha256 : undefined);
 	if (sent !== undefined) {
 		const text = typeof sent === 'string' ? sent.trim() : '';
 		const normal = text.startsWith('SHA256:') ? text : `SHA256:${text}`;

@@ -79,7 +79,13 @@ export interface FieldError {
  * scrubbed, paths and messages cut: at most SAFETY.fieldErrorsMax.
  */
 export function readFieldErrors(error: Record<string, unknown>, secrets: ReadonlyArray<string | undefined> = []): FieldError[] {
-	const list = Array.isArray(error.details) ? error.details : Array.isArray(error.field_violations) ? error.field_violations : Array.isArray(error.errors) ? error.errors : [];
+	const list = Array.isArray(error.details)
+		? error.details
+		: Array.isArray(error.field_violations)
+			? error.field_violations
+			: Array.isArray(error.errors)
+				? error.errors
+				: [];
 	const out: FieldError[] = [];
 	for (const item of list.slice(0, SAFETY.fieldErrorsMax)) {
 		if (!item || typeof item !== 'object') {
@@ -102,7 +108,14 @@ export function readFieldErrors(error: Record<string, unknown>, secrets: Readonl
  */
 export class WorkspaceInterfaceError extends ApiError {
 	constructor(detail: string, requestId: string | undefined, cause?: unknown) {
-		super(200, 'workspace_interface_differs', `This server's workspace interface differs: ${detail}`, requestId, undefined, cause === undefined ? undefined : { cause });
+		super(
+			200,
+			'workspace_interface_differs',
+			`This server's workspace interface differs: ${detail}`,
+			requestId,
+			undefined,
+			cause === undefined ? undefined : { cause },
+		);
 	}
 }
 
@@ -153,7 +166,9 @@ function cleanCause(cause: unknown, secrets: ReadonlyArray<string | undefined>):
 		}
 		return copy;
 	}
-	return cause === undefined ? undefined : cleanMessage(typeof cause === 'string' ? cause : JSON.stringify(cause) ?? typeof cause, secrets);
+	return cause === undefined
+		? undefined
+		: cleanMessage(typeof cause === 'string' ? cause : (JSON.stringify(cause) ?? typeof cause), secrets);
 }
 
 /** Raised before anything is sent when an input breaks a documented limit. */

@@ -8,7 +8,21 @@
 import type { EventRecord } from './types';
 
 /** Members that hold readable text, most specific first (emulator: `text`; others: content, message, …). */
-export const EVENT_TEXT_MEMBERS: readonly string[] = ['text', 'content', 'message', 'output', 'body', 'value', 'result', 'error', 'summary', 'description', 'detail', 'line', 'msg'];
+export const EVENT_TEXT_MEMBERS: readonly string[] = [
+	'text',
+	'content',
+	'message',
+	'output',
+	'body',
+	'value',
+	'result',
+	'error',
+	'summary',
+	'description',
+	'detail',
+	'line',
+	'msg',
+];
 
 /** Members that hold the payload itself when the record is not an `{type, data}` envelope. */
 const PAYLOAD_MEMBERS: readonly string[] = ['data', 'payload', 'body', 'event'];

@@ -10,7 +10,15 @@ import type { FieldError } from './errors';
 import { SAFETY } from './limits';
 import { type Logger, scrub } from './logger';
 import { isLoopbackHost } from './loopback';
-import { type ResolvedRetryOptions, type RetryOptions, RetryBudget, parseRetryAfter, resolveRetryOptions, retryDelay, sleep } from './retry';
+import {
+	type ResolvedRetryOptions,
+	type RetryOptions,
+	RetryBudget,
+	parseRetryAfter,
+	resolveRetryOptions,
+	retryDelay,
+	sleep,
+} from './retry';
 
 /** Time-outs in milliseconds. */
 export interface Timeouts {
@@ -102,10 +110,18 @@ export function checkBaseUrl(baseUrl: string | URL): URL {
 		throw new ValidationError('baseUrl', 'an absolute http(s) URL', 'baseUrl: not a valid URL');
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-		throw new ValidationError('baseUrl', 'https: (http: only for loopback hosts)', `baseUrl: protocol ${url.protocol} is not supported`);
+		throw new ValidationError(
+			'baseUrl',
+			'https: (http: only for loopback hosts)',
+			`baseUrl: protocol ${url.protocol} is not supported`,
+		);
 	}
 	if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-		throw new ValidationError('baseUrl', 'https: (http: only for loopback hosts)', `baseUrl: http: is refused for the non-loopback host ${url.hostname}; use https:`);
+		throw new ValidationError(
+			'baseUrl',
+			'https: (http: only for loopback hosts)',
+			`baseUrl: http: is refused for the non-loopback host ${url.hostname}; use https:`,
+		);
 	}
 	if (url.username || url.password) {
 		throw new ValidationError('baseUrl', 'no credentials in the URL', 'baseUrl: must not carry credentials');
@@ -128,7 +144,7 @@ const dispatchers = new Map<string, SharedDispatcher>();
 function acquireDispatcher(base: URL, proxyUrl: string | undefined, connectMs: number): { dispatcher: Dispatcher; release: () => void } {
 	const useEnvProxy = !proxyUrl && hasEnvProxy();
 	const loopback = isLoopbackHost(base.hostname);
-	const key = `${base.origin}|${loopback ? '' : proxyUrl ?? (useEnvProxy ? 'env' : '')}|${connectMs}`;
+	const key = `${base.origin}|${loopback ? '' : (proxyUrl ?? (useEnvProxy ? 'env' : ''))}|${connectMs}`;
 	let shared = dispatchers.get(key);
 	if (!shared) {
 		const common = { connect: { timeout: connectMs }, keepAliveTimeout: 4_000 };
@@ -165,7 +181,16 @@ function hasEnvProxy(): boolean {
 	return Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'ENETDOWN',
+	'EHOSTDOWN',
+	'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** Turns an undici/socket error into a NetworkError, telling whether the request may have been sent. */
 export function toNetworkError(err: unknown): NetworkError {
@@ -181,7 +206,9 @@ export function toNetworkError(err: unknown): NetworkError {
 		return new NetworkError('timeout', `The server did not answer in time (${message})`, true, { cause: err });
 	}
 	const sent = !(typeof code === 'string' && NOT_SENT_CODES.has(code));
-	return new NetworkError('network_error', `Network error: ${message}${typeof code === 'string' ? ` [${code}]` : ''}`, sent, { cause: err });
+	return new NetworkError('network_error', `Network error: ${message}${typeof code === 'string' ? ` [${code}]` : ''}`, sent, {
+		cause: err,
+	});
 }
 
 type ResponseData = Dispatcher.ResponseData;
@@ -245,7 +272,13 @@ export async function readBounded(res: ResponseData, max: number, strict: boolea
 }
 
 /** Builds an ApiError from a status and raw body text (JSON envelope, device-flow body or anything else). */
-export function errorFromBody(status: number, text: string, headerRequestId: string | undefined, retryAfter: number | undefined, secrets: ReadonlyArray<string | undefined> = []): ApiError {
+export function errorFromBody(
+	status: number,
+	text: string,
+	headerRequestId: string | undefined,
+	retryAfter: number | undefined,
+	secrets: ReadonlyArray<string | undefined> = [],
+): ApiError {
 	let code: string | undefined;
 	let message: string | undefined;
 	let requestId = headerRequestId;
@@ -476,7 +509,9 @@ export class Transport {
 				}
 				error = await toApiError(res, this.seenTokens);
 				if (this.logger) {
-					this.debug(`${route} → ${status} ${error.code} in ${Date.now() - started} ms (request ${error.requestId ?? '-'}, attempt ${attempt})`);
+					this.debug(
+						`${route} → ${status} ${error.code} in ${Date.now() - started} ms (request ${error.requestId ?? '-'}, attempt ${attempt})`,
+					);
 				}
 				if (!spec.idempotent || !RETRY_STATUSES.has(status)) {
 					throw error;
@@ -490,7 +525,12 @@ export class Transport {
 					throw abortError(spec.signal);
 				}
 				if (deadline.expired()) {
-					err = new NetworkError('timeout', `No complete answer within ${Math.round(deadline.ms / 1000)} s (the request's overall deadline)`, true, { cause: err });
+					err = new NetworkError(
+						'timeout',
+						`No complete answer within ${Math.round(deadline.ms / 1000)} s (the request's overall deadline)`,
+						true,
+						{ cause: err },
+					);
 				} else if (isAbortError(err)) {
 					throw err;
 				}
@@ -535,7 +575,12 @@ export class Transport {
 	 * headersTimeout, which is shorter). No AbortController per request: the caller's signal, when
 	 * there is one, goes to undici as it is.
 	 */
-	private deadline(spec: Pick<RequestSpec, 'transfer'>): { ms: number; watch(body: ResponseData['body']): void; expired(): boolean; dispose(): void } {
+	private deadline(spec: Pick<RequestSpec, 'transfer'>): {
+		ms: number;
+		watch(body: ResponseData['body']): void;
+		expired(): boolean;
+		dispose(): void;
+	} {
 		const ms = spec.transfer ? this.timeouts.transferDeadlineMs : this.timeouts.deadlineMs;
 		const entry: DeadlineEntry = { at: Date.now() + ms, body: undefined, expired: false };
 		deadlines.add(entry);
@@ -552,8 +597,6 @@ export class Transport {
 		};
 	}
 
-
-
 	private async readJson<T>(res: ResponseData, method: HttpMethod): Promise<T> {
 		if (method === 'HEAD' || res.statusCode === 204 || res.statusCode === 205) {
 			await res.body.dump();
@@ -563,12 +606,21 @@ export class Transport {
 		try {
 			// A declared length within the cap is read with undici's text reader (the common, fast case).
 			const declared = Number(header(res, 'content-length'));
-			bytes = Number.isSafeInteger(declared) && declared >= 0 && declared <= SAFETY.jsonBodyMaxBytes
-				? await res.body.text()
-				: await readBounded(res, SAFETY.jsonBodyMaxBytes, true);
+			bytes =
+				Number.isSafeInteger(declared) && declared >= 0 && declared <= SAFETY.jsonBodyMaxBytes
+					? await res.body.text()
+					: await readBounded(res, SAFETY.jsonBodyMaxBytes, true);
 		} catch (err) {
 			if (err instanceof BodyTooLargeError) {
-				throw new ApiError(res.statusCode, 'response_too_large', `The server's answer is larger than ${SAFETY.jsonBodyMaxBytes} bytes; it was not read`, this.requestIdOf(res), undefined, undefined, this.seenTokens);
+				throw new ApiError(
+					res.statusCode,
+					'response_too_large',
+					`The server's answer is larger than ${SAFETY.jsonBodyMaxBytes} bytes; it was not read`,
+					this.requestIdOf(res),
+					undefined,
+					undefined,
+					this.seenTokens,
+				);
 			}
 			throw err;
 		}
@@ -578,7 +630,14 @@ export class Transport {
 		try {
 			return JSON.parse(this.redactTokens(typeof bytes === 'string' ? bytes : bytes.toString('utf8'))) as T;
 		} catch (err) {
-			throw new ApiError(res.statusCode, 'invalid_response', 'The server sent a response that is not valid JSON', this.requestIdOf(res), undefined, { cause: err });
+			throw new ApiError(
+				res.statusCode,
+				'invalid_response',
+				'The server sent a response that is not valid JSON',
+				this.requestIdOf(res),
+				undefined,
+				{ cause: err },
+			);
 		}
 	}
 

@@ -4,9 +4,28 @@
  */
 export { CloudAgentsClient } from './client';
 export type { CloudAgentsClientOptions, StreamRunEventsOptions, ListWorkspaceOptions, ReadChunkOptions } from './client';
-export { ApiError, ValidationError, OutcomeUnknownError, WorkspaceInterfaceError, isAbortError, isAuthFailure, plausibleRequestId, STATUS_BY_CODE } from './errors';
+export {
+	ApiError,
+	ValidationError,
+	OutcomeUnknownError,
+	WorkspaceInterfaceError,
+	isAbortError,
+	isAuthFailure,
+	plausibleRequestId,
+	STATUS_BY_CODE,
+} from './errors';
 export type { FieldError } from './errors';
-export { buildStatusClass, providerConfiguration, readBuild, readCheckpoint, readImage, readProvider, redactSecrets, PROVIDER_READ_ONLY_MEMBERS, SECRET_MASK } from './records';
+export {
+	buildStatusClass,
+	providerConfiguration,
+	readBuild,
+	readCheckpoint,
+	readImage,
+	readProvider,
+	redactSecrets,
+	PROVIDER_READ_ONLY_MEMBERS,
+	SECRET_MASK,
+} from './records';
 export type { BuildAttemptInfo, BuildInfo, CheckpointInfo, ImageInfo, ProviderInfo } from './records';
 export { InvalidResponseError, isSafeId } from './decode';
 export type { GatewayHostKey } from './decode';

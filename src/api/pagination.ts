@@ -64,21 +64,36 @@ export class PageChain {
 		if (cursorUsed !== undefined) {
 			this.cursors.add(cursorUsed);
 		}
-		const key = page.items.length > 0 ? `${page.items.length}|${itemKey(page.items[0])}|${itemKey(page.items[page.items.length - 1])}` : undefined;
+		const key =
+			page.items.length > 0
+				? `${page.items.length}|${itemKey(page.items[0])}|${itemKey(page.items[page.items.length - 1])}`
+				: undefined;
 		if (key !== undefined && key === this.lastPageKey) {
-			throw new ListingStoppedError('repeated_page', 'The server sent the same page again; the listing stops here (the server may not support this paging)', this.items);
+			throw new ListingStoppedError(
+				'repeated_page',
+				'The server sent the same page again; the listing stops here (the server may not support this paging)',
+				this.items,
+			);
 		}
 		this.lastPageKey = key;
 		this.items += page.items.length;
 		if (this.items > this.maxItems) {
-			throw new ListingStoppedError('too_many_items', `The listing has more than ${this.maxItems} items; it stops here`, this.items - page.items.length);
+			throw new ListingStoppedError(
+				'too_many_items',
+				`The listing has more than ${this.maxItems} items; it stops here`,
+				this.items - page.items.length,
+			);
 		}
 		const next = page.nextCursor;
 		if (next === undefined) {
 			return undefined;
 		}
 		if (this.cursors.has(next)) {
-			throw new ListingStoppedError('repeated_cursor', 'The server repeated a page cursor; the listing stops here (the server may not support this paging)', this.items);
+			throw new ListingStoppedError(
+				'repeated_cursor',
+				'The server repeated a page cursor; the listing stops here (the server may not support this paging)',
+				this.items,
+			);
 		}
 		if (this.pages >= this.maxPages) {
 			throw new ListingStoppedError('too_many_pages', `The listing has more than ${this.maxPages} pages; it stops here`, this.items);
@@ -92,7 +107,10 @@ export class PageChain {
  * is consumed. Yields what arrived, then throws ListingStoppedError when the server's paging goes
  * wrong (see PageChain).
  */
-export async function* paginate<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>, startCursor?: string): AsyncGenerator<T, void, undefined> {
+export async function* paginate<T>(
+	fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
+	startCursor?: string,
+): AsyncGenerator<T, void, undefined> {
 	const chain = new PageChain();
 	let cursor = startCursor;
 	for (;;) {
@@ -120,7 +138,12 @@ export async function* paginate<T>(fetchPage: (cursor: string | undefined) => Pr
 /** Refuses a page with more than SAFETY.pageMaxItems items. */
 export function checkPageSize(items: readonly unknown[], requestId?: string): void {
 	if (items.length > SAFETY.pageMaxItems) {
-		throw new ApiError(200, 'response_too_large', `The server sent ${items.length} items in one page; at most ${SAFETY.pageMaxItems} are accepted`, requestId);
+		throw new ApiError(
+			200,
+			'response_too_large',
+			`The server sent ${items.length} items in one page; at most ${SAFETY.pageMaxItems} are accepted`,
+			requestId,
+		);
 	}
 }
 
@@ -133,7 +156,11 @@ export function dataPage<T>(body: unknown, itemsKey?: string): Page<T> {
 	}
 	const items = Array.isArray(container) ? (container as T[]) : [];
 	checkPageSize(items);
-	const pagination = (b.pagination ?? ((b.data as Record<string, unknown> | undefined)?.pagination)) as { next_cursor?: unknown; has_more?: unknown } | undefined;
-	const next = typeof pagination?.next_cursor === 'string' && pagination.next_cursor !== '' && pagination.has_more !== false ? pagination.next_cursor : undefined;
+	const pagination = (b.pagination ?? (b.data as Record<string, unknown> | undefined)?.pagination) as
+		{ next_cursor?: unknown; has_more?: unknown } | undefined;
+	const next =
+		typeof pagination?.next_cursor === 'string' && pagination.next_cursor !== '' && pagination.has_more !== false
+			? pagination.next_cursor
+			: undefined;
 	return { items, nextCursor: next };
 }

@@ -167,7 +167,24 @@ export function readBuild(raw: unknown): BuildInfo | undefined {
 }
 
 /** Build statuses (any spelling, any case) after which nothing more happens. */
-const TERMINAL_BUILD_STATUSES = new Set(['succeeded', 'success', 'ready', 'completed', 'complete', 'done', 'failed', 'failure', 'error', 'errored', 'cancelled', 'canceled', 'aborted', 'timed_out', 'expired', 'rejected']);
+const TERMINAL_BUILD_STATUSES = new Set([
+	'succeeded',
+	'success',
+	'ready',
+	'completed',
+	'complete',
+	'done',
+	'failed',
+	'failure',
+	'error',
+	'errored',
+	'cancelled',
+	'canceled',
+	'aborted',
+	'timed_out',
+	'expired',
+	'rejected',
+]);
 /** Build statuses (any case) that mean the build produced an image. */
 const SUCCESS_BUILD_STATUSES = new Set(['succeeded', 'success', 'ready', 'completed', 'complete', 'done']);
 
@@ -237,7 +254,16 @@ export interface ProviderInfo {
 }
 
 /** Members of a provider record that are not configuration: never sent back in the PATCH. */
-export const PROVIDER_READ_ONLY_MEMBERS: readonly string[] = ['id', 'provider_id', 'kind', 'type', 'created_at', 'updated_at', 'modified_at', 'organization_id'];
+export const PROVIDER_READ_ONLY_MEMBERS: readonly string[] = [
+	'id',
+	'provider_id',
+	'kind',
+	'type',
+	'created_at',
+	'updated_at',
+	'modified_at',
+	'organization_id',
+];
 
 /** Reads a model provider (`id`|`provider_id`, `display_name`|`name`, `endpoint`|`base_url`, `model`|`default_model`, `enabled`|`is_enabled`). */
 export function readProvider(raw: unknown): ProviderInfo | undefined {
@@ -297,7 +323,10 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
 	}
 	const out: Obj = {};
 	for (const [k, v] of Object.entries(value)) {
-		out[k] = SECRET_MEMBER.test(k) && !k.endsWith('_preview') && typeof v === 'string' && v !== '' ? SECRET_MASK : redactSecrets(v, depth + 1);
+		out[k] =
+			SECRET_MEMBER.test(k) && !k.endsWith('_preview') && typeof v === 'string' && v !== ''
+				? SECRET_MASK
+				: redactSecrets(v, depth + 1);
 	}
 	return out;
 }

@@ -91,7 +91,10 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
  */
 export class RetryBudget {
 	private tokens: number;
-	constructor(private readonly capacity: number, private readonly refill: number) {
+	constructor(
+		private readonly capacity: number,
+		private readonly refill: number,
+	) {
 		this.tokens = capacity;
 	}
 	/** Takes one token when available. */

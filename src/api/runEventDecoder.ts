@@ -47,7 +47,10 @@ export class RunEventDecoder {
 	reconnectRequested = false;
 
 	/** `after`: the sequence the stream starts after (records at or below it are replays). */
-	constructor(after: number, private readonly source: FrameSource) {
+	constructor(
+		after: number,
+		private readonly source: FrameSource,
+	) {
 		this.lastSeq = after;
 	}
 
@@ -124,7 +127,11 @@ export class RunEventDecoder {
 			}
 			const id = ids[i];
 			if (id !== undefined && id !== '' && !(PLAIN_DECIMAL.test(id) && Number.isSafeInteger(Number(id)))) {
-				this.error = new InvalidResponseError('event id', `a plain decimal sequence number (got ${JSON.stringify(id.slice(0, 40))})`, this.source.requestId());
+				this.error = new InvalidResponseError(
+					'event id',
+					`a plain decimal sequence number (got ${JSON.stringify(id.slice(0, 40))})`,
+					this.source.requestId(),
+				);
 				break;
 			}
 			let seq = id !== undefined && id !== '' ? Number(id) : NaN;

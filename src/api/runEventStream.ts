@@ -154,7 +154,9 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 					if (signal?.aborted || isAbortError(err)) {
 						throw signal?.aborted ? abortError(signal) : err;
 					}
-					this.p.transport.debug(`events ${this.p.runId}: stream dropped after seq ${this.decoder.last} (${toNetworkError(err).message})`);
+					this.p.transport.debug(
+						`events ${this.p.runId}: stream dropped after seq ${this.decoder.last} (${toNetworkError(err).message})`,
+					);
 					this.dropConnection();
 					continue;
 				}
@@ -172,7 +174,9 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				this.streamError = this.decoder.error ?? conn.error ?? this.streamError;
 				if (this.buf.length === 0 && !this.streamError && conn.stalled()) {
 					// Bytes trickle in but no whole event or keep-alive: treat as dropped (then reconnect, bounded).
-					this.p.transport.debug(`events ${this.p.runId}: no complete event for ${this.p.transport.timeouts.streamIdleMs} ms; reconnecting`);
+					this.p.transport.debug(
+						`events ${this.p.runId}: no complete event for ${this.p.transport.timeouts.streamIdleMs} ms; reconnecting`,
+					);
 					this.dropConnection();
 					continue;
 				}
@@ -215,7 +219,9 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 		}
 		const known = typeof run.status === 'string' && ACTIVE_RUN_STATUSES.has(run.status.toLowerCase());
 		if (!known && !this.progress && this.quietCleanEnds >= 1 && previous?.status === run.status) {
-			this.p.transport.debug(`events ${this.p.runId}: the server ended the stream again without news (run status ${String(run.status)}); treating the run as ended`);
+			this.p.transport.debug(
+				`events ${this.p.runId}: the server ended the stream again without news (run status ${String(run.status)}); treating the run as ended`,
+			);
 			this.decoder.ended = true;
 			return;
 		}
@@ -230,7 +236,11 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 			if (this.connections > 0) {
 				this.failures++;
 				if (this.failures > (opts.maxReconnectAttempts ?? 8)) {
-					throw new NetworkError('network_error', `The event stream of run ${this.p.runId} kept failing; gave up after ${this.failures - 1} reconnects`, true);
+					throw new NetworkError(
+						'network_error',
+						`The event stream of run ${this.p.runId} kept failing; gave up after ${this.failures - 1} reconnects`,
+						true,
+					);
 				}
 				// Never more than SAFETY.streamReconnectsPerMinute reconnects a minute, however much each connection delivered.
 				const now = Date.now();
@@ -238,25 +248,42 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 					this.reconnectTimes.shift();
 				}
 				if (this.reconnectTimes.length >= (opts.reconnectsPerMinute ?? SAFETY.streamReconnectsPerMinute)) {
-					throw new ApiError(0, 'reconnect_limit', `The event stream of run ${this.p.runId} was dropped ${this.reconnectTimes.length} times within a minute; stopped following`, this.requestId());
+					throw new ApiError(
+						0,
+						'reconnect_limit',
+						`The event stream of run ${this.p.runId} was dropped ${this.reconnectTimes.length} times within a minute; stopped following`,
+						this.requestId(),
+					);
 				}
 				this.reconnectTimes.push(now);
 				// The first reconnect after a connection that delivered events waits only the minimum; later ones back off.
 				const minMs = opts.reconnectMinMs ?? SAFETY.streamReconnectMinMs;
-				const delay = this.failures === 1 && this.progress
-					? minMs
-					: Math.max(minMs, backoffDelay(this.failures, { baseDelayMs: opts.reconnectBaseMs ?? this.serverRetry ?? 1000, maxDelayMs: opts.reconnectMaxMs ?? 30_000, random: opts.random ?? Math.random }));
+				const delay =
+					this.failures === 1 && this.progress
+						? minMs
+						: Math.max(
+								minMs,
+								backoffDelay(this.failures, {
+									baseDelayMs: opts.reconnectBaseMs ?? this.serverRetry ?? 1000,
+									maxDelayMs: opts.reconnectMaxMs ?? 30_000,
+									random: opts.random ?? Math.random,
+								}),
+							);
 				await sleep(delay, signal);
 			}
 			this.connections++;
 			this.progress = false;
 			try {
-				this.conn = await SseConnection.open(this.p.transport, {
-					path: `/v2/agents/${encodeURIComponent(this.p.agentId)}/runs/${encodeURIComponent(this.p.runId)}/events`,
-					query: { after: this.decoder.last },
-					route: 'GET /v2/agents/{agent_id}/runs/{run_id}/events',
-					signal,
-				}, this.sink);
+				this.conn = await SseConnection.open(
+					this.p.transport,
+					{
+						path: `/v2/agents/${encodeURIComponent(this.p.agentId)}/runs/${encodeURIComponent(this.p.runId)}/events`,
+						query: { after: this.decoder.last },
+						route: 'GET /v2/agents/{agent_id}/runs/{run_id}/events',
+						signal,
+					},
+					this.sink,
+				);
 				this.decoder.reset();
 				return;
 			} catch (err) {

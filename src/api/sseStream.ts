@@ -70,7 +70,12 @@ export function checkEventStreamResponse(res: Dispatcher.ResponseData): void {
 	if (type !== undefined && !MEDIA_TYPE.test(type)) {
 		discard(res);
 		const id = res.headers['x-request-id'];
-		throw new ApiError(res.statusCode, 'invalid_content_type', `Expected an event stream, got Content-Type ${type}`, Array.isArray(id) ? id[0] : id);
+		throw new ApiError(
+			res.statusCode,
+			'invalid_content_type',
+			`Expected an event stream, got Content-Type ${type}`,
+			Array.isArray(id) ? id[0] : id,
+		);
 	}
 }
 
@@ -101,7 +106,11 @@ class SseMessageStream implements AsyncIterableIterator<SseMessage> {
 	private parseError: Error | undefined;
 	private endsWithCr = false;
 
-	constructor(private readonly transport: Transport, private readonly path: string, private readonly options: SseStreamOptions) {
+	constructor(
+		private readonly transport: Transport,
+		private readonly path: string,
+		private readonly options: SseStreamOptions,
+	) {
 		this.parser = createParser({
 			maxBufferSize: MAX_EVENT_CHARS,
 			onEvent: (msg: EventSourceMessage) => {
@@ -137,7 +146,12 @@ class SseMessageStream implements AsyncIterableIterator<SseMessage> {
 		this.index = 0;
 		try {
 			if (!this.body && !this.finished) {
-				const res = await this.transport.openStream({ method: 'GET', path: this.path, query: this.options.query, signal: this.options.signal });
+				const res = await this.transport.openStream({
+					method: 'GET',
+					path: this.path,
+					query: this.options.query,
+					signal: this.options.signal,
+				});
 				checkEventStreamResponse(res);
 				this.res = res;
 				this.body = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
@@ -226,13 +240,27 @@ export class SseConnection {
 	 * Opens `GET path` as an event stream. Throws the ApiError of a non-200 answer or of another
 	 * Content-Type, a NetworkError when the connection fails, an AbortError when `signal` aborts.
 	 */
-	static async open(transport: Transport, request: { path: string; query?: Record<string, string | number | undefined>; route?: string; signal: AbortSignal | undefined }, sink: SseSink): Promise<SseConnection> {
-		const res = await transport.openStream({ method: 'GET', path: request.path, query: request.query, signal: request.signal, route: request.route });
+	static async open(
+		transport: Transport,
+		request: { path: string; query?: Record<string, string | number | undefined>; route?: string; signal: AbortSignal | undefined },
+		sink: SseSink,
+	): Promise<SseConnection> {
+		const res = await transport.openStream({
+			method: 'GET',
+			path: request.path,
+			query: request.query,
+			signal: request.signal,
+			route: request.route,
+		});
 		checkEventStreamResponse(res);
 		return new SseConnection(transport, res, sink);
 	}
 
-	private constructor(private readonly transport: Transport, private readonly res: Dispatcher.ResponseData, private readonly sink: SseSink) {
+	private constructor(
+		private readonly transport: Transport,
+		private readonly res: Dispatcher.ResponseData,
+		private readonly sink: SseSink,
+	) {
 		this.body = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
 		this.parser = createParser({
 			maxBufferSize: MAX_EVENT_CHARS,

@@ -128,14 +128,19 @@ export type Run = Wire<With<S['Run'], { status: RunStatus }>>;
  * A prompt image as the client accepts it: the wire form `{data: base64, media_type?}`, or raw
  * bytes the client encodes. The media type is checked against the bytes (case-insensitively).
  */
-export type PromptImage = With<S['PromptImage'], { data: S['PromptImage']['data'] | Uint8Array; media_type?: OpenString<NonNullable<S['PromptImage']['media_type']>> }>;
+export type PromptImage = With<
+	S['PromptImage'],
+	{ data: S['PromptImage']['data'] | Uint8Array; media_type?: OpenString<NonNullable<S['PromptImage']['media_type']>> }
+>;
 
 export type CreateRunRequest = With<S['RunCreateRequest'], { images?: PromptImage[] }>;
 export type FollowUpRequest = With<S['FollowUpRequest'], { images?: PromptImage[] }>;
 export type ResumeRunRequest = S['RunResumeRequest'];
 
 /** Event type (spec x-known-values); other values may appear and are to be ignored. */
-export type EventType = OpenString<'run.status' | 'message' | 'tool.call' | 'tool.result' | 'log' | 'file.changed' | 'artifact.created' | 'run.completed'>;
+export type EventType = OpenString<
+	'run.status' | 'message' | 'tool.call' | 'tool.result' | 'log' | 'file.changed' | 'artifact.created' | 'run.completed'
+>;
 
 /**
  * One run event record, as carried in SSE `data:` and in session replays. `run_id`,
@@ -153,10 +158,13 @@ export type AgentEvents = Wire<With<S['AgentEvents'], { events: EventRecord[] }>
 export type Artifact = Wire<S['Artifact']>;
 
 /** Input of createArtifact: the wire body with raw bytes in place of `content_base64`. */
-export type CreateArtifactRequest = With<Omit<S['ArtifactCreateRequest'], 'content_base64'>, {
-	/** Raw bytes; the client base64-encodes them. */
-	content: Uint8Array;
-}>;
+export type CreateArtifactRequest = With<
+	Omit<S['ArtifactCreateRequest'], 'content_base64'>,
+	{
+		/** Raw bytes; the client base64-encodes them. */
+		content: Uint8Array;
+	}
+>;
 
 // ---------------------------------------------------------------- workspace
 
@@ -170,12 +178,15 @@ export type WorkspaceRequest = S['WorkspaceRequest'];
 export type WorkspaceStat = With<Omit<S['WorkspaceStatResult'], 'op'>, { entry: WorkspaceEntry }>;
 
 /** One decoded chunk of a read operation (`content` in place of `content_base64`). */
-export type WorkspaceReadChunk = With<Omit<S['WorkspaceReadResult'], 'op' | 'content_base64'>, {
-	/** Absent only when a server leaves it out. */
-	mtime_unix_ms?: number;
-	/** Decoded content of this chunk. */
-	content: Uint8Array;
-}>;
+export type WorkspaceReadChunk = With<
+	Omit<S['WorkspaceReadResult'], 'op' | 'content_base64'>,
+	{
+		/** Absent only when a server leaves it out. */
+		mtime_unix_ms?: number;
+		/** Decoded content of this chunk. */
+		content: Uint8Array;
+	}
+>;
 
 /** A whole file read chunk by chunk (client-side result). */
 export interface WorkspaceFile {
@@ -215,7 +226,9 @@ export type EgressPolicy = S['EgressPolicy'] | { mode: string; [extra: string]: 
 /** Idle policy: the spec's variants, plus any other `mode` a newer server sends. */
 export type IdlePolicy = S['IdlePolicy'] | { mode: string; [extra: string]: unknown };
 
-export type Runtime = Open<Tolerant<Omit<S['Runtime'], 'egress_policy' | 'idle_policy'>> & { egress_policy: EgressPolicy; idle_policy: IdlePolicy }>;
+export type Runtime = Open<
+	Tolerant<Omit<S['Runtime'], 'egress_policy' | 'idle_policy'>> & { egress_policy: EgressPolicy; idle_policy: IdlePolicy }
+>;
 
 export interface RuntimeListOptions extends PageOptions {
 	/** Public status aliases, sent comma-separated. */
@@ -318,7 +331,22 @@ export type UpdateModelProviderRequest = S['ModelProviderUpdateRequest'];
  * are not terminal by this list: whether such a run still runs comes from what the server does
  * (RunEventStream ends when the server ends the stream again without news).
  */
-export const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled', 'canceled', 'completed', 'complete', 'errored', 'error', 'done', 'finished', 'timed_out', 'expired', 'aborted', 'rejected']);
+export const TERMINAL_RUN_STATUSES: ReadonlySet<string> = new Set([
+	'succeeded',
+	'failed',
+	'cancelled',
+	'canceled',
+	'completed',
+	'complete',
+	'errored',
+	'error',
+	'done',
+	'finished',
+	'timed_out',
+	'expired',
+	'aborted',
+	'rejected',
+]);
 
 /** True when the run status is one of TERMINAL_RUN_STATUSES (compared case-insensitively). */
 export function isTerminalRunStatus(status: string | undefined): boolean {

@@ -49,11 +49,12 @@ export function checkIdentifier(field: string, value: string): void {
  * `-`), optionally after one separator character. Case is kept as sent.
  */
 export function checkAgentId(value: string): void {
-	const ok = typeof value === 'string'
-		&& UUID.test(value.slice(0, 36))
-		&& AGENT_ID_REST.test(value.slice(36));
+	const ok = typeof value === 'string' && UUID.test(value.slice(0, 36)) && AGENT_ID_REST.test(value.slice(36));
 	if (!ok) {
-		fail('agentId', 'a runtime UUID followed by a harness identifier of 1 to 160 ASCII letters, digits, "_" or "-" (optionally after one separator)');
+		fail(
+			'agentId',
+			'a runtime UUID followed by a harness identifier of 1 to 160 ASCII letters, digits, "_" or "-" (optionally after one separator)',
+		);
 	}
 }
 
@@ -97,16 +98,44 @@ export function checkPrompt(prompt: string | undefined, imageCount: number, fiel
 /** Media type judged from the first bytes, or undefined when not PNG, JPEG, GIF or WebP. */
 export function sniffImageType(head: Uint8Array): string | undefined {
 	const b = head;
-	if (b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47 && b[4] === 0x0d && b[5] === 0x0a && b[6] === 0x1a && b[7] === 0x0a) {
+	if (
+		b.length >= 8 &&
+		b[0] === 0x89 &&
+		b[1] === 0x50 &&
+		b[2] === 0x4e &&
+		b[3] === 0x47 &&
+		b[4] === 0x0d &&
+		b[5] === 0x0a &&
+		b[6] === 0x1a &&
+		b[7] === 0x0a
+	) {
 		return 'image/png';
 	}
 	if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) {
 		return 'image/jpeg';
 	}
-	if (b.length >= 6 && b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38 && (b[4] === 0x37 || b[4] === 0x39) && b[5] === 0x61) {
+	if (
+		b.length >= 6 &&
+		b[0] === 0x47 &&
+		b[1] === 0x49 &&
+		b[2] === 0x46 &&
+		b[3] === 0x38 &&
+		(b[4] === 0x37 || b[4] === 0x39) &&
+		b[5] === 0x61
+	) {
 		return 'image/gif';
 	}
-	if (b.length >= 12 && b[0] === 0x52 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x46 && b[8] === 0x57 && b[9] === 0x45 && b[10] === 0x42 && b[11] === 0x50) {
+	if (
+		b.length >= 12 &&
+		b[0] === 0x52 &&
+		b[1] === 0x49 &&
+		b[2] === 0x46 &&
+		b[3] === 0x46 &&
+		b[8] === 0x57 &&
+		b[9] === 0x45 &&
+		b[10] === 0x42 &&
+		b[11] === 0x50
+	) {
 		return 'image/webp';
 	}
 	return undefined;

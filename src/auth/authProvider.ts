@@ -16,7 +16,9 @@ export const AUTH_PROVIDER_ID = 'cloudAgents';
  * URL changes.
  */
 export class CloudAgentsAuthProvider extends Disposable implements vscode.AuthenticationProvider {
-	private readonly _onDidChangeSessions = this.register(new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>());
+	private readonly _onDidChangeSessions = this.register(
+		new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>(),
+	);
 	/** Fires when the stored token appears, disappears or changes. */
 	readonly onDidChangeSessions = this._onDidChangeSessions.event;
 
@@ -28,7 +30,11 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 		private readonly log: AuthLogger,
 	) {
 		super();
-		this.register(vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Cloud Agents', this, { supportsMultipleAccounts: false }));
+		this.register(
+			vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Cloud Agents', this, {
+				supportsMultipleAccounts: false,
+			}),
+		);
 		this.register(session.onDidChange(() => void this.checkForChanges()));
 	}
 
@@ -70,7 +76,9 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 				value: this.session.client.getMe({ signal: AbortSignal.timeout(10_000) }).then(
 					(me) => accountLabel(me, apiUrl),
 					(err: unknown) => {
-						this.log.warn(`Could not read the account name for the Accounts menu: ${err instanceof Error ? err.message : String(err)}`);
+						this.log.warn(
+							`Could not read the account name for the Accounts menu: ${err instanceof Error ? err.message : String(err)}`,
+						);
 						this.label = undefined; // try again next time
 						return fallback;
 					},

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CloudAgentsClient, isAuthFailure, isLoopbackUrl, SAFETY } from '../api';
-import type { DeviceAuthorization, Me , ApiError} from '../api';
+import type { DeviceAuthorization, Me, ApiError } from '../api';
 import { describeError, requestIdOf, showApiError } from '../util/errors';
 import type { ErrorLogger } from '../util/errors';
 import { notificationText, outputLine, singleLine } from '../util/text';
@@ -54,7 +54,9 @@ async function confirmSignOut(apiUrl: string): Promise<boolean> {
 		notificationText(vscode.l10n.t('Sign out of Cloud Agents at {0}?', new URL(apiUrl).host)),
 		{
 			modal: true,
-			detail: vscode.l10n.t('The API key is revoked on the service and deleted from this computer; runs you follow stop until you sign in again. To sign in again you need a new key or the device code.'),
+			detail: vscode.l10n.t(
+				'The API key is revoked on the service and deleted from this computer; runs you follow stop until you sign in again. To sign in again you need a new key or the device code.',
+			),
 		},
 		signOutItem,
 		always,
@@ -74,7 +76,6 @@ export interface SignInDeps {
 function userAgent(): string {
 	return `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`;
 }
-
 
 /**
  * Checks a token with GET /v2/me using a short-lived client that holds only this token, so a
@@ -114,8 +115,16 @@ export async function signIn(deps: SignInDeps, args?: SignInArgs): Promise<boole
 	let method = args?.method;
 	if (method === undefined) {
 		const items: (vscode.QuickPickItem & { method: 'apiKey' | 'device' })[] = [
-			{ label: vscode.l10n.t('$(key) API key'), description: vscode.l10n.t('Paste a key from your account settings'), method: 'apiKey' },
-			{ label: vscode.l10n.t('$(device-mobile) Device code'), description: vscode.l10n.t('Approve this editor in your browser'), method: 'device' },
+			{
+				label: vscode.l10n.t('$(key) API key'),
+				description: vscode.l10n.t('Paste a key from your account settings'),
+				method: 'apiKey',
+			},
+			{
+				label: vscode.l10n.t('$(device-mobile) Device code'),
+				description: vscode.l10n.t('Approve this editor in your browser'),
+				method: 'device',
+			},
 		];
 		const picked = await vscode.window.showQuickPick(items, {
 			title: vscode.l10n.t('Sign in to Cloud Agents ({0})', deps.session.apiUrl),
@@ -163,11 +172,17 @@ async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): P
 		);
 		await session.storeToken(key);
 		log.info(`Signed in to ${apiUrl} with an API key.`);
-		void vscode.window.showInformationMessage(notificationText(vscode.l10n.t('Signed in to Cloud Agents as {0}.', singleLine(accountLabel(me, apiUrl)))));
+		void vscode.window.showInformationMessage(
+			notificationText(vscode.l10n.t('Signed in to Cloud Agents as {0}.', singleLine(accountLabel(me, apiUrl)))),
+		);
 		return true;
 	} catch (err) {
 		if (isAuthFailure(err)) {
-			log.warn(outputLine(`The API key was rejected by ${apiUrl}: ${singleLine(err.message, SAFETY.descriptionMaxChars)} (request ${err.requestId ?? 'unknown'}).`));
+			log.warn(
+				outputLine(
+					`The API key was rejected by ${apiUrl}: ${singleLine(err.message, SAFETY.descriptionMaxChars)} (request ${err.requestId ?? 'unknown'}).`,
+				),
+			);
 			void showRejected(rejectedText(err, apiUrl), err);
 			return false;
 		}
@@ -182,9 +197,10 @@ async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): P
  */
 export function rejectedText(err: ApiError, apiUrl: string): string {
 	const reason = singleLine(err.message, SAFETY.descriptionMaxChars);
-	let text = reason === ''
-		? vscode.l10n.t('The API key was not accepted.')
-		: vscode.l10n.t('The API key was not accepted: {0}.', reason.replace(/[.\s]+$/, ''));
+	let text =
+		reason === ''
+			? vscode.l10n.t('The API key was not accepted.')
+			: vscode.l10n.t('The API key was not accepted: {0}.', reason.replace(/[.\s]+$/, ''));
 	if (isLoopbackUrl(apiUrl)) {
 		text += ' ' + vscode.l10n.t('In the demo, `npm run demo:key` prints a fresh key.');
 	}
@@ -229,13 +245,19 @@ export async function browserVerificationUrl(url: string): Promise<string | unde
 async function offerVerificationPage(authorization: DeviceAuthorization): Promise<void> {
 	const url = authorization.verification_uri_complete || authorization.verification_uri;
 	// Shown as the browser reaches it; opened as sent (openExternal maps a loopback address itself).
-	const shownUrl = isSafeExternalUrl(url) ? await browserVerificationUrl(authorization.verification_uri) ?? await browserVerificationUrl(url) : undefined;
+	const shownUrl = isSafeExternalUrl(url)
+		? ((await browserVerificationUrl(authorization.verification_uri)) ?? (await browserVerificationUrl(url)))
+		: undefined;
 	const copyAndOpen = vscode.l10n.t('Copy Code and Open Browser');
 	const copy = vscode.l10n.t('Copy Code');
 	const actions = shownUrl !== undefined ? [copyAndOpen, copy] : [copy];
-	const text = shownUrl !== undefined
-		? vscode.l10n.t('To sign in, enter the code {0} at {1}.', authorization.user_code, shownUrl)
-		: vscode.l10n.t('To sign in, enter the code {0} at the verification page of your Cloud Agents service. (The service sent a verification address that is not https:, so it is not opened.)', authorization.user_code);
+	const text =
+		shownUrl !== undefined
+			? vscode.l10n.t('To sign in, enter the code {0} at {1}.', authorization.user_code, shownUrl)
+			: vscode.l10n.t(
+					'To sign in, enter the code {0} at the verification page of your Cloud Agents service. (The service sent a verification address that is not https:, so it is not opened.)',
+					authorization.user_code,
+				);
 	const choice = await vscode.window.showInformationMessage(notificationText(text), ...actions);
 	if (choice === copy || choice === copyAndOpen) {
 		await vscode.env.clipboard.writeText(authorization.user_code);

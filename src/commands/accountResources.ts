@@ -1,6 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, SECRET_MASK, buildStatusClass, providerConfiguration, readBuild, readProvider, redactSecrets, sleepUntilAborted } from '../api';
+import {
+	ApiError,
+	SAFETY,
+	SECRET_MASK,
+	buildStatusClass,
+	providerConfiguration,
+	readBuild,
+	readProvider,
+	redactSecrets,
+	sleepUntilAborted,
+} from '../api';
 import type { BuildInfo, ProviderInfo } from '../api';
 import { describeError } from '../util/errors';
 import { parseFieldPath, locate } from '../util/jsonLocate';
@@ -13,11 +23,16 @@ import { resolveTarget } from './targets';
 
 /** The body members of a build request are not shown: the template uses ours (docs/contract-choices.md). */
 function buildTemplate(dockerfile: string | undefined): string {
-	return `${JSON.stringify({
-		display_name: 'my-image',
-		dockerfile: dockerfile ?? 'FROM ubuntu:24.04\nRUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates\n',
-		architecture: 'x86_64',
-	}, null, '\t')}\n`;
+	return `${JSON.stringify(
+		{
+			display_name: 'my-image',
+			dockerfile:
+				dockerfile ?? 'FROM ubuntu:24.04\nRUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates\n',
+			architecture: 'x86_64',
+		},
+		null,
+		'\t',
+	)}\n`;
 }
 
 /** The folder (global storage) of the model provider documents being edited. */
@@ -38,7 +53,10 @@ const PROVIDER_HEADER = /^\/\/ cloud-agents model provider: (\S+)\n/;
  * service's field errors become diagnostics on the members they name).
  */
 export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Disposable[] {
-	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized, rethrow: (arg) => isAutomation(arg) && arg.rethrow === true });
+	const registerCommand = commandRegistrar(deps.log, {
+		onUnauthorized: deps.onUnauthorized,
+		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,
+	});
 	const out: vscode.Disposable[] = [];
 	const buildsProvider = (): ReturnType<FeatureDeps['views']['providerOf']> => deps.views.providerOf(imageBuildsList);
 
@@ -100,10 +118,14 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 					resolve();
 				}
 			});
-			signal.addEventListener('abort', () => {
-				sub.dispose();
-				resolve();
-			}, { once: true });
+			signal.addEventListener(
+				'abort',
+				() => {
+					sub.dispose();
+					resolve();
+				},
+				{ once: true },
+			);
 		});
 	};
 
@@ -150,15 +172,23 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 				announced.add(current.id);
 				const name = current.name ?? current.id;
 				const show = vscode.l10n.t('Show Details');
-				const message = buildStatusClass(current.status) === 'succeeded'
-					? vscode.l10n.t('The image build "{0}" succeeded.', name)
-					: vscode.l10n.t('The image build "{0}" ended: {1} after {2} attempt(s).', name, current.status ?? '', current.attempts.length);
+				const message =
+					buildStatusClass(current.status) === 'succeeded'
+						? vscode.l10n.t('The image build "{0}" succeeded.', name)
+						: vscode.l10n.t(
+								'The image build "{0}" ended: {1} after {2} attempt(s).',
+								name,
+								current.status ?? '',
+								current.attempts.length,
+							);
 				if (!quiet) {
-					void (buildStatusClass(current.status) === 'succeeded' ? showInfo(message, show) : showWarning(message, show)).then((choice) => {
-						if (choice === show) {
-							void vscode.commands.executeCommand('cloudAgents.imageBuilds.showDetails', { buildId: current.id });
-						}
-					});
+					void (buildStatusClass(current.status) === 'succeeded' ? showInfo(message, show) : showWarning(message, show)).then(
+						(choice) => {
+							if (choice === show) {
+								void vscode.commands.executeCommand('cloudAgents.imageBuilds.showDetails', { buildId: current.id });
+							}
+						},
+					);
 				} else {
 					deps.log.info(notificationText(message));
 				}
@@ -184,7 +214,8 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 				return startBuild(arg.request as Record<string, unknown>, true);
 			}
 			const active = vscode.window.activeTextEditor?.document;
-			const dockerfile = active && (active.languageId === 'dockerfile' || /Dockerfile$/i.test(active.fileName)) ? active.getText() : undefined;
+			const dockerfile =
+				active && (active.languageId === 'dockerfile' || /Dockerfile$/i.test(active.fileName)) ? active.getText() : undefined;
 			let n = 1;
 			const names = new Set(vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled').map((d) => d.uri.path));
 			while (names.has(`image-build-${n}.json`) && n < 1000) {
@@ -199,7 +230,10 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 		}),
 		/** "Start Build": sends the request in the active JSON document (the same key when retried). */
 		registerCommand('cloudAgents.imageBuilds.startFromEditor', async (arg?: unknown) => {
-			const doc = arg instanceof vscode.Uri ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === arg.toString()) : vscode.window.activeTextEditor?.document;
+			const doc =
+				arg instanceof vscode.Uri
+					? vscode.workspace.textDocuments.find((d) => d.uri.toString() === arg.toString())
+					: vscode.window.activeTextEditor?.document;
 			if (!doc) {
 				throw new Error(vscode.l10n.t('Open a build request document first ("Start Image Build…").'));
 			}
@@ -207,7 +241,10 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 			try {
 				request = JSON.parse(doc.getText());
 			} catch (err) {
-				throw new Error(vscode.l10n.t('The build request is not valid JSON: {0}', err instanceof Error ? err.message : String(err)), { cause: err });
+				throw new Error(
+					vscode.l10n.t('The build request is not valid JSON: {0}', err instanceof Error ? err.message : String(err)),
+					{ cause: err },
+				);
 			}
 			if (request === null || typeof request !== 'object' || Array.isArray(request)) {
 				throw new Error(vscode.l10n.t('The build request must be a JSON object.'));
@@ -220,7 +257,10 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 		 * Automation: `{buildId, wait: true}` resolves with the build at its end.
 		 */
 		registerCommand('cloudAgents.imageBuilds.follow', async (arg?: unknown) => {
-			const target = await resolveTarget(deps, imageBuildsList, arg, { title: vscode.l10n.t('Follow Image Build'), filter: (b) => buildStatusClass(b.status) === 'active' });
+			const target = await resolveTarget(deps, imageBuildsList, arg, {
+				title: vscode.l10n.t('Follow Image Build'),
+				filter: (b) => buildStatusClass(b.status) === 'active',
+			});
 			if (!target) {
 				return undefined;
 			}
@@ -233,10 +273,13 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 	const diagnostics = vscode.languages.createDiagnosticCollection('cloudAgents.modelProviders');
 	out.push(diagnostics);
 	const folder = vscode.Uri.joinPath(deps.context.globalStorageUri, PROVIDER_FOLDER);
-	const isProviderDoc = (doc: vscode.TextDocument): boolean => doc.uri.scheme === folder.scheme && doc.uri.path.startsWith(`${folder.path}/`);
+	const isProviderDoc = (doc: vscode.TextDocument): boolean =>
+		doc.uri.scheme === folder.scheme && doc.uri.path.startsWith(`${folder.path}/`);
 
 	/** Sends a provider document's configuration as the PATCH; field errors become diagnostics. */
-	const saveProvider = async (doc: vscode.TextDocument): Promise<{ saved: boolean; provider?: ProviderInfo; diagnostics?: number; requestId?: string }> => {
+	const saveProvider = async (
+		doc: vscode.TextDocument,
+	): Promise<{ saved: boolean; provider?: ProviderInfo; diagnostics?: number; requestId?: string }> => {
 		const text = doc.getText();
 		const header = PROVIDER_HEADER.exec(text);
 		const providerId = header?.[1];
@@ -248,14 +291,19 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 		try {
 			config = JSON.parse(body);
 		} catch (err) {
-			throw new Error(vscode.l10n.t('The provider configuration is not valid JSON: {0}', err instanceof Error ? err.message : String(err)), { cause: err });
+			throw new Error(
+				vscode.l10n.t('The provider configuration is not valid JSON: {0}', err instanceof Error ? err.message : String(err)),
+				{ cause: err },
+			);
 		}
 		if (config === null || typeof config !== 'object' || Array.isArray(config)) {
 			throw new Error(vscode.l10n.t('The provider configuration must be a JSON object.'));
 		}
 		// Secret values were shown masked: a member still masked keeps the service's value, read
 		// again now (never kept in the document or in memory between saves).
-		const masked = Object.entries(config).filter(([, v]) => v === SECRET_MASK).map(([k]) => k);
+		const masked = Object.entries(config)
+			.filter(([, v]) => v === SECRET_MASK)
+			.map(([k]) => k);
 		if (masked.length > 0) {
 			const list = await deps.session.client.listModelProviders();
 			const current = list.model_providers.map(readProvider).find((p) => p?.id === providerId);
@@ -279,16 +327,27 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 					const found = path ? locate(body, path) : undefined;
 					const start = doc.positionAt(offset + (found?.span.offset ?? 0));
 					const end = doc.positionAt(offset + (found ? found.span.offset + found.span.length : 0));
-					const message = found?.exact === false || !found
-						? vscode.l10n.t('{0}: {1}', singleLine(f.field, SAFETY.labelMaxChars), plainText(f.message, SAFETY.notificationMaxChars))
-						: plainText(f.message, SAFETY.notificationMaxChars);
+					const message =
+						found?.exact === false || !found
+							? vscode.l10n.t(
+									'{0}: {1}',
+									singleLine(f.field, SAFETY.labelMaxChars),
+									plainText(f.message, SAFETY.notificationMaxChars),
+								)
+							: plainText(f.message, SAFETY.notificationMaxChars);
 					const d = new vscode.Diagnostic(new vscode.Range(start, end), message, vscode.DiagnosticSeverity.Error);
 					d.source = 'Cloud Agents';
 					d.code = singleLine(f.field, SAFETY.labelMaxChars);
 					return d;
 				});
 				diagnostics.set(doc.uri, items);
-				void showWarning(vscode.l10n.t('The service refused {0} field(s) of the provider; see the Problems panel. {1}', items.length, describeError(err)));
+				void showWarning(
+					vscode.l10n.t(
+						'The service refused {0} field(s) of the provider; see the Problems panel. {1}',
+						items.length,
+						describeError(err),
+					),
+				);
 				return { saved: false, diagnostics: items.length, requestId: err.requestId };
 			}
 			throw err;
@@ -306,10 +365,11 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 			if (!target) {
 				return undefined;
 			}
-			const fresh = (await (async () => {
-				const list = await deps.session.client.listModelProviders();
-				return list.model_providers.map(readProvider).find((p) => p?.id === target.provider.id);
-			})()) ?? target.provider;
+			const fresh =
+				(await (async () => {
+					const list = await deps.session.client.listModelProviders();
+					return list.model_providers.map(readProvider).find((p) => p?.id === target.provider.id);
+				})()) ?? target.provider;
 			const uri = vscode.Uri.joinPath(folder, providerFileName(fresh.id));
 			await vscode.workspace.fs.createDirectory(folder);
 			const config = redactSecrets(providerConfiguration(fresh.raw));
@@ -329,14 +389,23 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 			await vscode.languages.setTextDocumentLanguage(doc, 'jsonc');
 			await vscode.window.showTextDocument(doc, { preview: false });
 			if (!isAutomation(arg)) {
-				void showInfo(vscode.l10n.t('Editing the model provider "{0}": save the document to send every configuration field to the service.', iconSafe(fresh.name ?? fresh.id)));
+				void showInfo(
+					vscode.l10n.t(
+						'Editing the model provider "{0}": save the document to send every configuration field to the service.',
+						iconSafe(fresh.name ?? fresh.id),
+					),
+				);
 			}
 			return doc;
 		}),
 		/** "Save Model Provider to the Service": saves the document (which sends the PATCH). Automation: `{uri}` returns the outcome. */
 		registerCommand('cloudAgents.modelProviders.save', async (arg?: unknown) => {
 			const uriText = argString(arg, 'uri');
-			const doc = uriText ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uriText) : arg instanceof vscode.Uri ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === arg.toString()) : vscode.window.activeTextEditor?.document;
+			const doc = uriText
+				? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uriText)
+				: arg instanceof vscode.Uri
+					? vscode.workspace.textDocuments.find((d) => d.uri.toString() === arg.toString())
+					: vscode.window.activeTextEditor?.document;
 			if (!doc || !isProviderDoc(doc)) {
 				throw new Error(vscode.l10n.t('Open a model provider with "Edit Model Provider" first.'));
 			}
@@ -352,7 +421,9 @@ export function registerAccountResourceCommands(deps: FeatureDeps): vscode.Dispo
 			}
 			void saveProvider(doc).catch((err: unknown) => {
 				deps.log.warn(`model provider save: ${describeError(err)}`);
-				void vscode.window.showErrorMessage(notificationText(vscode.l10n.t('Could not save the model provider: {0}', describeError(err))));
+				void vscode.window.showErrorMessage(
+					notificationText(vscode.l10n.t('Could not save the model provider: {0}', describeError(err))),
+				);
 			});
 		}),
 		vscode.workspace.onDidCloseTextDocument((doc) => {

@@ -16,7 +16,11 @@ export function agentNameProblem(name: string): string | undefined {
 		return vscode.l10n.t('Enter a name.');
 	}
 	if (bytes > LIMITS.agentNameBytes.max) {
-		return vscode.l10n.t('The name is {0} bytes long; the limit is {1} bytes (UTF-8, after trimming).', bytes, LIMITS.agentNameBytes.max);
+		return vscode.l10n.t(
+			'The name is {0} bytes long; the limit is {1} bytes (UTF-8, after trimming).',
+			bytes,
+			LIMITS.agentNameBytes.max,
+		);
 	}
 	return undefined;
 }
@@ -50,7 +54,12 @@ export function parseRepositories(text: string): { repositories: RepositoryChoic
 		const match = /^(\d{1,15})@(\S{1,255})$/.exec(entry);
 		const id = match ? Number(match[1]) : 0;
 		if (!match || !Number.isSafeInteger(id) || id < 1) {
-			return { problem: vscode.l10n.t('"{0}" is not a repository: write the GitHub repository id and the branch, as in 123456789@main.', entry.slice(0, 60)) };
+			return {
+				problem: vscode.l10n.t(
+					'"{0}" is not a repository: write the GitHub repository id and the branch, as in 123456789@main.',
+					entry.slice(0, 60),
+				),
+			};
 		}
 		repositories.push({ repository_id: id, branch: match[2]! });
 	}
@@ -76,7 +85,8 @@ export function registerAgentCommands(deps: FeatureDeps): vscode.Disposable[] {
 		registerCommand('cloudAgents.agents.rename', (arg?: unknown) => renameAgent(deps, arg)),
 		registerCommand('cloudAgents.agents.delete', (arg?: unknown) => deleteAgent(deps, arg)),
 		registerCommand('cloudAgents.agents.copyId', async (arg?: unknown) => {
-			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Copy Agent ID'), useSelection: true }))?.agent;
+			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Copy Agent ID'), useSelection: true }))
+				?.agent;
 			if (agent) {
 				await vscode.env.clipboard.writeText(agent.id);
 				vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the agent ID {0}', agent.id)), 3000);
@@ -107,7 +117,9 @@ async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 		}
 		repositoriesText = await vscode.window.showInputBox({
 			title: vscode.l10n.t('Create Agent (2/3)'),
-			prompt: vscode.l10n.t('Optional repositories for the new runtime: GitHub repository id and branch, comma-separated (e.g. 123456789@main). Leave empty for none.'),
+			prompt: vscode.l10n.t(
+				'Optional repositories for the new runtime: GitHub repository id and branch, comma-separated (e.g. 123456789@main). Leave empty for none.',
+			),
 			validateInput: (v) => {
 				const parsed = parseRepositories(v);
 				return 'problem' in parsed ? parsed.problem : undefined;
@@ -128,8 +140,10 @@ async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 		}
 	}
 	const parsedRepositories = parseRepositories(repositoriesText ?? '');
-	const problem = agentNameProblem(name) ?? (initialMessage ? promptProblem(initialMessage, true) : undefined)
-		?? ('problem' in parsedRepositories ? parsedRepositories.problem : undefined);
+	const problem =
+		agentNameProblem(name) ??
+		(initialMessage ? promptProblem(initialMessage, true) : undefined) ??
+		('problem' in parsedRepositories ? parsedRepositories.problem : undefined);
 	if (problem) {
 		void showWarning(vscode.l10n.t('Not sent: {0}', problem));
 		return undefined;
@@ -137,11 +151,14 @@ async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 	const message = initialMessage?.trim();
 	const agent = await vscode.window.withProgress(
 		{ location: vscode.ProgressLocation.Notification, title: notificationText(vscode.l10n.t('Creating agent {0}…', name.trim())) },
-		() => deps.session.client.createAgent({
-			name: name.trim(),
-			...(message ? { initial_message: message } : {}),
-			...('repositories' in parsedRepositories && parsedRepositories.repositories.length > 0 ? { repositories: parsedRepositories.repositories } : {}),
-		}),
+		() =>
+			deps.session.client.createAgent({
+				name: name.trim(),
+				...(message ? { initial_message: message } : {}),
+				...('repositories' in parsedRepositories && parsedRepositories.repositories.length > 0
+					? { repositories: parsedRepositories.repositories }
+					: {}),
+			}),
 	);
 	await rememberAgent(deps.context, agent.id);
 	await deps.views.agents.refresh();
@@ -194,7 +211,10 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 		const choice = await showModalWarning(
 			vscode.l10n.t('Delete the agent "{0}"?', agent.name),
 			agent.runtime_id
-				? vscode.l10n.t('"Delete Agent" keeps its runtime {0} and the runtime\'s other agents. "Delete Agent and Runtime" also deletes the runtime when no other agent uses it. This cannot be undone.', runtimeLabel(deps, agent.runtime_id))
+				? vscode.l10n.t(
+						'"Delete Agent" keeps its runtime {0} and the runtime\'s other agents. "Delete Agent and Runtime" also deletes the runtime when no other agent uses it. This cannot be undone.',
+						runtimeLabel(deps, agent.runtime_id),
+					)
 				: vscode.l10n.t('This cannot be undone.'),
 			agentOnly,
 			...(agent.runtime_id ? [withRuntime] : []),
@@ -213,7 +233,11 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 	const runtimeId = result.runtime_id ?? agent.runtime_id;
 	if (deleteRuntime && result.runtimeDeletionRequested && runtimeId) {
 		await vscode.window.withProgress(
-			{ location: vscode.ProgressLocation.Notification, title: notificationText(vscode.l10n.t('Deleting the runtime of {0}…', agent.name)), cancellable: true },
+			{
+				location: vscode.ProgressLocation.Notification,
+				title: notificationText(vscode.l10n.t('Deleting the runtime of {0}…', agent.name)),
+				cancellable: true,
+			},
 			async (progress, token) => {
 				const abort = toAbortSignal(token);
 				try {
@@ -234,7 +258,12 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 						}
 						progress.report({ message: notificationText(vscode.l10n.t('runtime is {0}', found.status)) });
 						if (Date.now() > deadline) {
-							void showWarning(vscode.l10n.t('The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.', runtimeLabel(deps, runtimeId)));
+							void showWarning(
+								vscode.l10n.t(
+									'The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.',
+									runtimeLabel(deps, runtimeId),
+								),
+							);
 							return;
 						}
 						await sleep(RUNTIME_GONE_POLL_MS, abort.signal);

@@ -48,15 +48,37 @@ export function artifactNameProblem(name: string): string | undefined {
 
 /** A file name turned into a valid artifact name (invalid characters become "-"). */
 export function toArtifactName(fileName: string): string {
-	const cleaned = fileName.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 255);
+	const cleaned = fileName
+		.replace(/[^A-Za-z0-9._-]/g, '-')
+		.replace(/^[^A-Za-z0-9]+/, '')
+		.slice(0, 255);
 	return cleaned || 'artifact';
 }
 
 const MEDIA_TYPES: Record<string, string> = {
-	'.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.svg': 'image/svg+xml',
-	'.md': 'text/markdown', '.txt': 'text/plain', '.log': 'text/plain', '.csv': 'text/csv', '.html': 'text/html', '.json': 'application/json',
-	'.yaml': 'application/yaml', '.yml': 'application/yaml', '.xml': 'application/xml', '.js': 'text/javascript', '.ts': 'text/typescript',
-	'.py': 'text/x-python', '.sh': 'application/x-sh', '.diff': 'text/x-diff', '.patch': 'text/x-diff', '.pdf': 'application/pdf', '.zip': 'application/zip',
+	'.png': 'image/png',
+	'.jpg': 'image/jpeg',
+	'.jpeg': 'image/jpeg',
+	'.gif': 'image/gif',
+	'.webp': 'image/webp',
+	'.svg': 'image/svg+xml',
+	'.md': 'text/markdown',
+	'.txt': 'text/plain',
+	'.log': 'text/plain',
+	'.csv': 'text/csv',
+	'.html': 'text/html',
+	'.json': 'application/json',
+	'.yaml': 'application/yaml',
+	'.yml': 'application/yaml',
+	'.xml': 'application/xml',
+	'.js': 'text/javascript',
+	'.ts': 'text/typescript',
+	'.py': 'text/x-python',
+	'.sh': 'application/x-sh',
+	'.diff': 'text/x-diff',
+	'.patch': 'text/x-diff',
+	'.pdf': 'application/pdf',
+	'.zip': 'application/zip',
 };
 
 /** A media type from a file name's extension (application/octet-stream when unknown). */
@@ -68,15 +90,35 @@ export function mediaTypeOf(fileName: string): string {
 export function languageOf(artifact: Pick<Artifact, 'media_type' | 'name'>): string {
 	const type = (artifact.media_type ?? '').toLowerCase();
 	const byType: Array<[RegExp, string]> = [
-		[/markdown/, 'markdown'], [/json/, 'json'], [/yaml/, 'yaml'], [/xml/, 'xml'], [/html/, 'html'], [/typescript/, 'typescript'],
-		[/javascript/, 'javascript'], [/x-python/, 'python'], [/x-sh/, 'shellscript'], [/x-diff/, 'diff'], [/csv/, 'plaintext'],
+		[/markdown/, 'markdown'],
+		[/json/, 'json'],
+		[/yaml/, 'yaml'],
+		[/xml/, 'xml'],
+		[/html/, 'html'],
+		[/typescript/, 'typescript'],
+		[/javascript/, 'javascript'],
+		[/x-python/, 'python'],
+		[/x-sh/, 'shellscript'],
+		[/x-diff/, 'diff'],
+		[/csv/, 'plaintext'],
 	];
 	for (const [re, language] of byType) {
 		if (re.test(type)) {
 			return language;
 		}
 	}
-	const byExt: Record<string, string> = { '.md': 'markdown', '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml', '.ts': 'typescript', '.js': 'javascript', '.py': 'python', '.sh': 'shellscript', '.diff': 'diff', '.patch': 'diff' };
+	const byExt: Record<string, string> = {
+		'.md': 'markdown',
+		'.json': 'json',
+		'.yaml': 'yaml',
+		'.yml': 'yaml',
+		'.ts': 'typescript',
+		'.js': 'javascript',
+		'.py': 'python',
+		'.sh': 'shellscript',
+		'.diff': 'diff',
+		'.patch': 'diff',
+	};
 	return byExt[path.extname(artifact.name).toLowerCase()] ?? 'plaintext';
 }
 
@@ -113,10 +155,12 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			void showWarning(tooLargeMessage(artifact));
 			return undefined;
 		}
-		const chosen = file ? undefined : await vscode.window.showSaveDialog({
-			title: vscode.l10n.t('Save Artifact {0}', displayName(artifact.name)),
-			defaultUri: saveDefaultUri(deps.context, artifact.name),
-		});
+		const chosen = file
+			? undefined
+			: await vscode.window.showSaveDialog({
+					title: vscode.l10n.t('Save Artifact {0}', displayName(artifact.name)),
+					defaultUri: saveDefaultUri(deps.context, artifact.name),
+				});
 		const destination = file ?? chosen;
 		if (!destination) {
 			return undefined;
@@ -153,7 +197,13 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			if (exceedsReadCap(artifact.size) || kind === 'binary') {
 				const saveAs = vscode.l10n.t('Save As…');
 				const choice = await showWarning(
-					exceedsReadCap(artifact.size) ? tooLargeMessage(artifact) : vscode.l10n.t('The artifact {0} is binary ({1}); save it to open it with another program.', artifact.name, artifact.media_type ?? 'application/octet-stream'),
+					exceedsReadCap(artifact.size)
+						? tooLargeMessage(artifact)
+						: vscode.l10n.t(
+								'The artifact {0} is binary ({1}); save it to open it with another program.',
+								artifact.name,
+								artifact.media_type ?? 'application/octet-stream',
+							),
 					...(exceedsReadCap(artifact.size) ? [] : [saveAs]),
 				);
 				if (choice === saveAs) {
@@ -168,7 +218,11 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			}
 			// A read-only record; the name's extension picks the language, else the media type does.
 			// The tab is titled by the artifact's name (no ids in the title or breadcrumbs).
-			return deps.records.show(titledRecordUri(artifact.name, 'artifacts', agentId, artifact.id), new TextDecoder('utf-8').decode(content), languageOf(artifact));
+			return deps.records.show(
+				titledRecordUri(artifact.name, 'artifacts', agentId, artifact.id),
+				new TextDecoder('utf-8').decode(content),
+				languageOf(artifact),
+			);
 		}),
 		registerCommand('cloudAgents.artifacts.save', async (arg?: unknown) => {
 			const target = await resolveTarget(deps, artifactsList, arg, { title: vscode.l10n.t('Save Artifact') });
@@ -179,14 +233,19 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			return save(target, file ? vscode.Uri.file(file) : undefined);
 		}),
 		registerCommand('cloudAgents.artifacts.upload', async (arg?: unknown) => {
-			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Upload Artifact'), useSelection: true }))?.agent;
+			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Upload Artifact'), useSelection: true }))
+				?.agent;
 			if (!agent) {
 				return undefined;
 			}
 			const filePath = argString(arg, 'file');
 			let file: vscode.Uri | undefined = filePath ? vscode.Uri.file(filePath) : undefined;
 			if (!file) {
-				const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: vscode.l10n.t('Upload'), title: vscode.l10n.t('Upload a file as an artifact of {0}', displayName(agent.name)) });
+				const picked = await vscode.window.showOpenDialog({
+					canSelectMany: false,
+					openLabel: vscode.l10n.t('Upload'),
+					title: vscode.l10n.t('Upload a file as an artifact of {0}', displayName(agent.name)),
+				});
 				file = picked?.[0];
 			}
 			if (!file) {
@@ -194,10 +253,25 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 			}
 			const stat = await vscode.workspace.fs.stat(file);
 			if (stat.size > LIMITS.writeBytes) {
-				void vscode.window.showWarningMessage(vscode.l10n.t('Not uploaded: {0} is {1}; artifacts may be at most 32 MiB.', path.basename(file.fsPath), formatBytes(stat.size) ?? ''));
+				void vscode.window.showWarningMessage(
+					vscode.l10n.t(
+						'Not uploaded: {0} is {1}; artifacts may be at most 32 MiB.',
+						path.basename(file.fsPath),
+						formatBytes(stat.size) ?? '',
+					),
+				);
 				return undefined;
 			}
-			const runId = argString(arg, 'runId') ?? (await resolveTarget(deps, runsList, { agentId: agent.id }, { title: vscode.l10n.t('Upload Artifact: pick the run it belongs to') }))?.run.id;
+			const runId =
+				argString(arg, 'runId') ??
+				(
+					await resolveTarget(
+						deps,
+						runsList,
+						{ agentId: agent.id },
+						{ title: vscode.l10n.t('Upload Artifact: pick the run it belongs to') },
+					)
+				)?.run.id;
 			if (!runId) {
 				return undefined;
 			}

@@ -21,22 +21,31 @@ import { agentsList } from '../views';
 async function mintSession(deps: FeatureDeps, agent: ComputerAgent): Promise<ComputerSession | undefined> {
 	const name = displayName(agent.name, agent.id);
 	try {
-		return await vscode.window.withProgress({
-			location: vscode.ProgressLocation.Notification,
-			title: vscode.l10n.t('Opening the computer of {0}', name),
-			cancellable: true,
-		}, async (progress, token) => {
-			progress.report({ message: vscode.l10n.t('the service is readying the desktop…') });
-			const abort = toAbortSignal(token);
-			try {
-				return await deps.session.client.createComputerSession(agent.id, { signal: abort.signal });
-			} finally {
-				abort.dispose();
-			}
-		});
+		return await vscode.window.withProgress(
+			{
+				location: vscode.ProgressLocation.Notification,
+				title: vscode.l10n.t('Opening the computer of {0}', name),
+				cancellable: true,
+			},
+			async (progress, token) => {
+				progress.report({ message: vscode.l10n.t('the service is readying the desktop…') });
+				const abort = toAbortSignal(token);
+				try {
+					return await deps.session.client.createComputerSession(agent.id, { signal: abort.signal });
+				} finally {
+					abort.dispose();
+				}
+			},
+		);
 	} catch (err) {
 		if (isStatus(err, 409)) {
-			void showWarning(vscode.l10n.t('The computer of {0} cannot open now: its runtime is not running or is still starting. Resume the runtime (Runtimes view) or wait until the agent is idle, then try again. {1}', name, describeError(err)));
+			void showWarning(
+				vscode.l10n.t(
+					'The computer of {0} cannot open now: its runtime is not running or is still starting. Resume the runtime (Runtimes view) or wait until the agent is idle, then try again. {1}',
+					name,
+					describeError(err),
+				),
+			);
 			return undefined;
 		}
 		throw err;

@@ -48,7 +48,10 @@ async function pickFollowedRunAction(follower: RunFollower): Promise<FollowedRun
 	const pick = await vscode.window.showQuickPick(
 		info.actions.map((action) => ({ label: items[action], action })),
 		// The title is server text: one line, `$(` shown as typed (displayName).
-		{ title: displayName(info.title), placeHolder: vscode.l10n.t('Run {0}: {1}', info.runId, info.status ?? vscode.l10n.t('connecting')) },
+		{
+			title: displayName(info.title),
+			placeHolder: vscode.l10n.t('Run {0}: {1}', info.runId, info.status ?? vscode.l10n.t('connecting')),
+		},
 	);
 	return pick?.action;
 }
@@ -114,12 +117,22 @@ export function registerFollowCommands(deps: FollowCommandDeps): vscode.Disposab
 					void vscode.window.showInformationMessage(vscode.l10n.t('No run is being followed.'));
 					return;
 				}
-				ref = following.length === 1
-					? following[0]
-					: await vscode.window.showQuickPick(
-						following.map((f) => pickItem({ label: deps.follower.titleOf(f.agentId, f.runId) ?? runTitle(undefined, undefined, f.runId), description: f.status, detail: f.runId }, { agentId: f.agentId, runId: f.runId })),
-						{ title: vscode.l10n.t('Stop Following'), placeHolder: vscode.l10n.t('Which run?') },
-					);
+				ref =
+					following.length === 1
+						? following[0]
+						: await vscode.window.showQuickPick(
+								following.map((f) =>
+									pickItem(
+										{
+											label: deps.follower.titleOf(f.agentId, f.runId) ?? runTitle(undefined, undefined, f.runId),
+											description: f.status,
+											detail: f.runId,
+										},
+										{ agentId: f.agentId, runId: f.runId },
+									),
+								),
+								{ title: vscode.l10n.t('Stop Following'), placeHolder: vscode.l10n.t('Which run?') },
+							);
 			}
 			if (ref) {
 				deps.follower.stop(ref.agentId, ref.runId);

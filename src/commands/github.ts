@@ -10,7 +10,17 @@ import { commandRegistrar } from './registry';
 import { findRuntime } from './runtimes';
 import { resolveTarget } from './targets';
 import type { FeatureDeps } from './support';
-import { argString, displayName, isAutomation, isStatus, pickItem, pickWhenLoaded, showInfo, showModalWarning, showWarning } from './support';
+import {
+	argString,
+	displayName,
+	isAutomation,
+	isStatus,
+	pickItem,
+	pickWhenLoaded,
+	showInfo,
+	showModalWarning,
+	showWarning,
+} from './support';
 
 /** The most bindings the editor keeps (the emulator's bound; the contract names none). */
 const MAX_BINDINGS = 100;
@@ -29,7 +39,9 @@ export function checkBranch(this: void, value: string): string | undefined {
 
 /** Checks a repository id: a positive integer. */
 export function checkRepositoryId(this: void, value: string): string | undefined {
-	return /^[1-9][0-9]{0,15}$/.test(value.trim()) && Number.isSafeInteger(Number(value.trim())) ? undefined : vscode.l10n.t('Enter the numeric GitHub repository id (a positive integer).');
+	return /^[1-9][0-9]{0,15}$/.test(value.trim()) && Number.isSafeInteger(Number(value.trim()))
+		? undefined
+		: vscode.l10n.t('Enter the numeric GitHub repository id (a positive integer).');
 }
 
 /** Checks a whole list before the PUT: each item, and no repository and branch twice. Throws the first problem. */
@@ -63,7 +75,13 @@ export function runtimeBindings(runtime: Runtime): RepositoryRef[] | undefined {
 		return undefined;
 	}
 	return list
-		.filter((b): b is Record<string, unknown> => b !== null && typeof b === 'object' && typeof (b as Record<string, unknown>).repository_id === 'number' && typeof (b as Record<string, unknown>).branch === 'string')
+		.filter(
+			(b): b is Record<string, unknown> =>
+				b !== null &&
+				typeof b === 'object' &&
+				typeof (b as Record<string, unknown>).repository_id === 'number' &&
+				typeof (b as Record<string, unknown>).branch === 'string',
+		)
 		.sort((a, b) => (typeof a.sort_order === 'number' ? a.sort_order : 0) - (typeof b.sort_order === 'number' ? b.sort_order : 0))
 		.slice(0, MAX_BINDINGS)
 		.map((b) => ({ repository_id: b.repository_id as number, branch: b.branch as string }));
@@ -80,11 +98,23 @@ const REMOVE: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'
 
 /** Asks for a new binding (repository id, then branch); undefined when dismissed. */
 async function askBinding(title: string): Promise<RepositoryRef | undefined> {
-	const id = await vscode.window.showInputBox({ title, prompt: vscode.l10n.t('The GitHub repository id (numeric).'), placeHolder: '781234501', validateInput: checkRepositoryId, ignoreFocusOut: true });
+	const id = await vscode.window.showInputBox({
+		title,
+		prompt: vscode.l10n.t('The GitHub repository id (numeric).'),
+		placeHolder: '781234501',
+		validateInput: checkRepositoryId,
+		ignoreFocusOut: true,
+	});
 	if (id === undefined) {
 		return undefined;
 	}
-	const branch = await vscode.window.showInputBox({ title, prompt: vscode.l10n.t('The branch.'), value: 'main', validateInput: checkBranch, ignoreFocusOut: true });
+	const branch = await vscode.window.showInputBox({
+		title,
+		prompt: vscode.l10n.t('The branch.'),
+		value: 'main',
+		validateInput: checkBranch,
+		ignoreFocusOut: true,
+	});
 	return branch === undefined ? undefined : { repository_id: Number(id.trim()), branch };
 }
 
@@ -103,10 +133,21 @@ async function editBindings(runtime: Runtime, initial: RepositoryRef[], known: b
 			: vscode.l10n.t('The service did not list the current bindings: Save replaces them with this list');
 		qp.ignoreFocusOut = true;
 		qp.items = [
-			...list.map((b, i): EditorItem => ({ label: `${i + 1}. ${b.repository_id}`, description: b.branch, action: 'binding', index: i, buttons: [...(i > 0 ? [UP] : []), ...(i < list.length - 1 ? [DOWN] : []), REMOVE] })),
+			...list.map((b, i): EditorItem => ({
+				label: `${i + 1}. ${b.repository_id}`,
+				description: b.branch,
+				action: 'binding',
+				index: i,
+				buttons: [...(i > 0 ? [UP] : []), ...(i < list.length - 1 ? [DOWN] : []), REMOVE],
+			})),
 			{ label: '', kind: vscode.QuickPickItemKind.Separator, action: 'add' },
 			{ label: `$(add) ${vscode.l10n.t('Add Repository…')}`, action: 'add', alwaysShow: true },
-			{ label: `$(check) ${vscode.l10n.t('Save ({0} bindings)', list.length)}`, description: vscode.l10n.t('replaces the bindings of the runtime'), action: 'save', alwaysShow: true },
+			{
+				label: `$(check) ${vscode.l10n.t('Save ({0} bindings)', list.length)}`,
+				description: vscode.l10n.t('replaces the bindings of the runtime'),
+				action: 'save',
+				alwaysShow: true,
+			},
 		];
 		const outcome = await new Promise<'add' | 'save' | 'changed' | undefined>((resolve) => {
 			qp.onDidTriggerItemButton((e) => {
@@ -157,10 +198,22 @@ async function resolveRequest(deps: FeatureDeps, arg: unknown): Promise<GitHubAu
 		}
 		return found;
 	}
-	const pick = await pickWhenLoaded(loading.then((all) => all.map((r) => {
-		const s = r as Record<string, unknown>;
-		return pickItem({ label: typeof s.reason === 'string' ? s.reason : r.request_id, description: typeof s.requested_by === 'string' ? s.requested_by : undefined, detail: timeLeft(requestExpiry(r)) }, { request: r });
-	})), { title: vscode.l10n.t('Authorize GitHub Request'), placeHolder: vscode.l10n.t('Pick a pending request') });
+	const pick = await pickWhenLoaded(
+		loading.then((all) =>
+			all.map((r) => {
+				const s = r as Record<string, unknown>;
+				return pickItem(
+					{
+						label: typeof s.reason === 'string' ? s.reason : r.request_id,
+						description: typeof s.requested_by === 'string' ? s.requested_by : undefined,
+						detail: timeLeft(requestExpiry(r)),
+					},
+					{ request: r },
+				);
+			}),
+		),
+		{ title: vscode.l10n.t('Authorize GitHub Request'), placeHolder: vscode.l10n.t('Pick a pending request') },
+	);
 	return pick?.request;
 }
 
@@ -174,7 +227,10 @@ async function resolveRequest(deps: FeatureDeps, arg: unknown): Promise<GitHubAu
  * edit `{runtimeId, repositories: [{repository_id, branch}], quiet?}` returns the bindings.
  */
 export function registerGitHubCommands(deps: FeatureDeps): vscode.Disposable[] {
-	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized, rethrow: (arg) => isAutomation(arg) && arg.rethrow === true });
+	const registerCommand = commandRegistrar(deps.log, {
+		onUnauthorized: deps.onUnauthorized,
+		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,
+	});
 	return [
 		registerCommand('cloudAgents.github.authorize', async (arg?: unknown) => {
 			const request = await resolveRequest(deps, arg);
@@ -201,7 +257,7 @@ export function registerGitHubCommands(deps: FeatureDeps): vscode.Disposable[] {
 					'',
 					vscode.l10n.t('GitHub opens at {0}. Grant access only if you expected this request.', uri.authority),
 				].join('\n');
-				if (await showModalWarning(vscode.l10n.t('Authorize GitHub access for this agent?'), detail, open) !== open) {
+				if ((await showModalWarning(vscode.l10n.t('Authorize GitHub access for this agent?'), detail, open)) !== open) {
 					return undefined;
 				}
 			}
@@ -211,14 +267,21 @@ export function registerGitHubCommands(deps: FeatureDeps): vscode.Disposable[] {
 			return uri.toString(true);
 		}),
 		registerCommand('cloudAgents.github.editBindings', async (arg?: unknown) => {
-			let runtime = (await resolveTarget(deps, runtimesList, arg, { title: vscode.l10n.t('Edit GitHub Bindings'), filter: (r) => r.can_manage !== false }))?.runtime;
+			let runtime = (
+				await resolveTarget(deps, runtimesList, arg, {
+					title: vscode.l10n.t('Edit GitHub Bindings'),
+					filter: (r) => r.can_manage !== false,
+				})
+			)?.runtime;
 			if (!runtime) {
 				return undefined;
 			}
 			runtime = (await findRuntime(deps, runtime.id)) ?? runtime;
 			const current = runtimeBindings(runtime);
 			const automation = isAutomation(arg) && Array.isArray(arg.repositories) ? arg : undefined;
-			const wanted = automation ? (automation.repositories as RepositoryRef[]) : await editBindings(runtime, current ?? [], current !== undefined);
+			const wanted = automation
+				? (automation.repositories as RepositoryRef[])
+				: await editBindings(runtime, current ?? [], current !== undefined);
 			if (!wanted) {
 				return undefined;
 			}
@@ -227,24 +290,46 @@ export function registerGitHubCommands(deps: FeatureDeps): vscode.Disposable[] {
 			let bindings: GitHubRuntimeBinding[];
 			try {
 				bindings = await vscode.window.withProgress(
-					{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Saving the GitHub bindings of {0}…', displayName(target.display_name, target.id)) },
+					{
+						location: vscode.ProgressLocation.Notification,
+						title: vscode.l10n.t('Saving the GitHub bindings of {0}…', displayName(target.display_name, target.id)),
+					},
 					() => deps.session.client.setGitHubRuntimeBindings(target.id, repositories),
 				);
 			} catch (err) {
 				// Explained, as a new error of this command (its request id kept).
 				if (isStatus(err, 422)) {
-					throw new ApiError(err.status, err.code, vscode.l10n.t('The service refused the bindings; nothing was changed. {0}', err.message), err.requestId);
+					throw new ApiError(
+						err.status,
+						err.code,
+						vscode.l10n.t('The service refused the bindings; nothing was changed. {0}', err.message),
+						err.requestId,
+					);
 				}
 				if (isStatus(err, 409)) {
 					await deps.views.runtimes.refresh();
-					throw new ApiError(err.status, err.code, vscode.l10n.t('The runtime {0} cannot take new bindings now (it changed or is not ready); nothing was changed. Refresh and try again. {1}', target.display_name, err.message), err.requestId);
+					throw new ApiError(
+						err.status,
+						err.code,
+						vscode.l10n.t(
+							'The runtime {0} cannot take new bindings now (it changed or is not ready); nothing was changed. Refresh and try again. {1}',
+							target.display_name,
+							err.message,
+						),
+						err.requestId,
+					);
 				}
 				throw err;
 			}
 			await deps.views.runtimes.refresh();
 			if (!(automation?.quiet === true)) {
 				const title = vscode.l10n.t('GitHub Bindings of {0}', displayName(target.display_name, target.id));
-				await deps.records.show(titledRecordUri(title, 'github-bindings', target.id), `${plainText(JSON.stringify({ runtime: target.display_name, bindings }, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
+				await deps.records.show(
+					titledRecordUri(title, 'github-bindings', target.id),
+					`${plainText(JSON.stringify({ runtime: target.display_name, bindings }, null, 2), SAFETY.documentMaxChars)}\n`,
+					'json',
+					{ forceLanguage: true },
+				);
 				void showInfo(vscode.l10n.t('The runtime {0} now has {1} GitHub binding(s).', target.display_name, bindings.length));
 			}
 			return bindings;

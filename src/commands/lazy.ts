@@ -49,9 +49,11 @@ export class LazyFeatures extends Disposable {
 		this.installStubs();
 		for (const viewType of viewTypes) {
 			// Serializers stay registered: VS Code keeps one per view type for the whole session.
-			this.register(vscode.window.registerWebviewPanelSerializer(viewType, {
-				deserializeWebviewPanel: async (panel, state: unknown) => this.load().restorePanel(viewType, panel, state),
-			}));
+			this.register(
+				vscode.window.registerWebviewPanelSerializer(viewType, {
+					deserializeWebviewPanel: async (panel, state: unknown) => this.load().restorePanel(viewType, panel, state),
+				}),
+			);
 		}
 		this.register({ dispose: () => this.disposeStubs() });
 	}
@@ -89,7 +91,7 @@ export class LazyFeatures extends Disposable {
 			this.load();
 		} catch (err) {
 			// Without its code no command can run: say so once per attempt, keep the extension up.
-			this.log.error('Loading the commands\' code failed:', err instanceof Error ? err : String(err));
+			this.log.error("Loading the commands' code failed:", err instanceof Error ? err : String(err));
 			this.report(vscode.l10n.t('Cloud Agents could not load its commands: {0}', describeError(err)));
 			return undefined;
 		}

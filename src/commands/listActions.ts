@@ -31,10 +31,16 @@ export function registerListCommands(deps: FeatureDeps): vscode.Disposable[] {
 			if (!action) {
 				continue;
 			}
-			out.push(registerCommand(id as CommandId, async (arg?: unknown) => {
-				const target = await resolveTarget(deps, descriptor, arg, { title: action.title(), filter: action.filter, useSelection: action.useSelection });
-				return target === undefined ? undefined : action.run(target, kit(deps, descriptor, arg));
-			}));
+			out.push(
+				registerCommand(id as CommandId, async (arg?: unknown) => {
+					const target = await resolveTarget(deps, descriptor, arg, {
+						title: action.title(),
+						filter: action.filter,
+						useSelection: action.useSelection,
+					});
+					return target === undefined ? undefined : action.run(target, kit(deps, descriptor, arg));
+				}),
+			);
 		}
 	}
 	return out;
@@ -48,21 +54,28 @@ function kit(deps: FeatureDeps, descriptor: AnyListDescriptor, arg: unknown): Ac
 		arg,
 		automation,
 		confirm: async (message, detail, action) => automation || (await showModalWarning(message, detail, action)) === action,
-		progress: async (title, work) => vscode.window.withProgress(
-			{ location: vscode.ProgressLocation.Notification, title: notificationText(title), cancellable: true },
-			async (_progress, token) => {
-				const abort = toAbortSignal(token);
-				try {
-					return await work(abort.signal);
-				} finally {
-					abort.dispose();
-				}
-			},
-		),
+		progress: async (title, work) =>
+			vscode.window.withProgress(
+				{ location: vscode.ProgressLocation.Notification, title: notificationText(title), cancellable: true },
+				async (_progress, token) => {
+					const abort = toAbortSignal(token);
+					try {
+						return await work(abort.signal);
+					} finally {
+						abort.dispose();
+					}
+				},
+			),
 		info: (message) => void showInfo(message),
 		warn: (message) => void showWarning(message),
 		// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
-		showJson: (title, key, value) => deps.records.show(titledRecordUri(title, ...key), `${plainText(JSON.stringify(value, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true }),
+		showJson: (title, key, value) =>
+			deps.records.show(
+				titledRecordUri(title, ...key),
+				`${plainText(JSON.stringify(value, null, 2), SAFETY.documentMaxChars)}\n`,
+				'json',
+				{ forceLanguage: true },
+			),
 		refresh: () => deps.views.providerOf(descriptor).refresh(),
 	};
 }

@@ -44,7 +44,6 @@ export interface ConnectionReport {
 
 const roundTrip = (ms: number): string => vscode.l10n.t('{0} ms', Math.max(0, Math.round(ms)));
 
-
 /**
  * HEAD /healthz, then (signed in) GET /v2/me, each timed and bounded by
  * SAFETY.connectionCheckTimeoutMs. Never throws for an unreachable server: the report says so.
@@ -52,7 +51,10 @@ const roundTrip = (ms: number): string => vscode.l10n.t('{0} ms', Math.max(0, Ma
 export async function probeConnection(deps: Pick<FeatureDeps, 'session'>, signal?: AbortSignal): Promise<ConnectionReport> {
 	const apiUrl = deps.session.apiUrl;
 	const report: ConnectionReport = { apiUrl, reachable: false, signedIn: deps.session.signedIn };
-	const bounded = (): AbortSignal => (signal ? AbortSignal.any([signal, AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs)]) : AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs));
+	const bounded = (): AbortSignal =>
+		signal
+			? AbortSignal.any([signal, AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs)])
+			: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs);
 	let t0 = performance.now();
 	try {
 		try {
@@ -122,7 +124,11 @@ function ttlWords(secs: number | undefined): string | undefined {
 	if (secs === undefined) {
 		return undefined;
 	}
-	const units: Array<[number, string, string]> = [[86_400, 'day', 'days'], [3600, 'hour', 'hours'], [60, 'minute', 'minutes']];
+	const units: Array<[number, string, string]> = [
+		[86_400, 'day', 'days'],
+		[3600, 'hour', 'hours'],
+		[60, 'minute', 'minutes'],
+	];
 	for (const [size, one, many] of units) {
 		if (secs >= size && secs % size === 0) {
 			const n = secs / size;
@@ -161,31 +167,48 @@ async function askSecret(deps: FeatureDeps, title: string): Promise<string | und
 	qp.matchOnDescription = true;
 	qp.busy = true;
 	let referenced: SecretRefItem[] = [];
-	const typed = (value: string): SecretRefItem => pickItem({ label: value, description: vscode.l10n.t('the name or UUID you typed') }, { ref: value, alwaysShow: true });
+	const typed = (value: string): SecretRefItem =>
+		pickItem({ label: value, description: vscode.l10n.t('the name or UUID you typed') }, { ref: value, alwaysShow: true });
 	const refill = (): void => {
 		const v = qp.value.trim();
 		qp.items = v !== '' && !referenced.some((r) => r.ref === v) ? [typed(v), ...referenced] : referenced;
 	};
 	qp.onDidChangeValue(refill);
-	deps.session.client.listSecretStubs().then((stubs) => {
-		const uses = new Map<string, string[]>();
-		for (const stub of stubs) {
-			const name = typeof stub.stub_value_display_name === 'string' ? stub.stub_value_display_name : undefined;
-			if (name) {
-				uses.set(name, [...(uses.get(name) ?? []), `${String(stub.runtime_display_name ?? '')} ${String(stub.host_pattern ?? '')}`.trim()]);
-			}
-		}
-		referenced = [...uses].sort(([a], [b]) => a.localeCompare(b)).map(([name, where]) => pickItem({
-			label: name,
-			description: vscode.l10n.t('used by {0} secret stub(s): {1}', where.length, where.join(', ')),
-		}, { ref: name }));
-	}, (err: unknown) => {
-		deps.log.warn(`Listing secret stubs for the secret picker failed: ${describeError(err)}`);
-		qp.placeholder = vscode.l10n.t("Type a secret's name or UUID (the secret stubs could not be listed)");
-	}).finally(() => {
-		qp.busy = false;
-		refill();
-	});
+	deps.session.client
+		.listSecretStubs()
+		.then(
+			(stubs) => {
+				const uses = new Map<string, string[]>();
+				for (const stub of stubs) {
+					const name = typeof stub.stub_value_display_name === 'string' ? stub.stub_value_display_name : undefined;
+					if (name) {
+						uses.set(name, [
+							...(uses.get(name) ?? []),
+							`${String(stub.runtime_display_name ?? '')} ${String(stub.host_pattern ?? '')}`.trim(),
+						]);
+					}
+				}
+				referenced = [...uses]
+					.sort(([a], [b]) => a.localeCompare(b))
+					.map(([name, where]) =>
+						pickItem(
+							{
+								label: name,
+								description: vscode.l10n.t('used by {0} secret stub(s): {1}', where.length, where.join(', ')),
+							},
+							{ ref: name },
+						),
+					);
+			},
+			(err: unknown) => {
+				deps.log.warn(`Listing secret stubs for the secret picker failed: ${describeError(err)}`);
+				qp.placeholder = vscode.l10n.t("Type a secret's name or UUID (the secret stubs could not be listed)");
+			},
+		)
+		.finally(() => {
+			qp.busy = false;
+			refill();
+		});
 	try {
 		return await new Promise<string | undefined>((resolve) => {
 			qp.onDidAccept(() => resolve(qp.selectedItems[0]?.ref ?? (qp.value.trim() || undefined)));
@@ -212,14 +235,22 @@ async function resolveSecretRef(deps: FeatureDeps, arg: unknown, title: string):
 /** A 404 for a secret, explained (the service addresses secrets by UUID or display name). */
 function secretNotFound(err: unknown, ref: string): Error {
 	if (err instanceof ApiError && err.status === 404) {
-		return new ApiError(404, err.code, vscode.l10n.t('No secret is called "{0}" or has that UUID. Secrets are found by their exact display name or UUID.', ref), err.requestId);
+		return new ApiError(
+			404,
+			err.code,
+			vscode.l10n.t('No secret is called "{0}" or has that UUID. Secrets are found by their exact display name or UUID.', ref),
+			err.requestId,
+		);
 	}
 	return err as Error;
 }
 
 /** Registers the platform commands (health, SSH gateway host key, secrets). */
 export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[] {
-	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized, rethrow: (arg) => isAutomation(arg) && arg.rethrow === true });
+	const registerCommand = commandRegistrar(deps.log, {
+		onUnauthorized: deps.onUnauthorized,
+		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,
+	});
 	const quiet = (arg: unknown): boolean => isAutomation(arg) && arg.quiet === true;
 	const disposables: vscode.Disposable[] = [];
 
@@ -233,15 +264,19 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 			const report = quiet(arg)
 				? await probeConnection(deps)
 				: await vscode.window.withProgress<ConnectionReport>(
-					{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the connection to {0}…', host), cancellable: true },
-					(_progress, token) => {
-						const abort = new AbortController();
-						const sub = token.onCancellationRequested(() => abort.abort());
-						return probeConnection(deps, abort.signal).finally(() => {
-							sub.dispose();
-						});
-					},
-				);
+						{
+							location: vscode.ProgressLocation.Notification,
+							title: vscode.l10n.t('Checking the connection to {0}…', host),
+							cancellable: true,
+						},
+						(_progress, token) => {
+							const abort = new AbortController();
+							const sub = token.onCancellationRequested(() => abort.abort());
+							return probeConnection(deps, abort.signal).finally(() => {
+								sub.dispose();
+							});
+						},
+					);
 			await setReachability(report.reachable);
 			if (quiet(arg)) {
 				return report;
@@ -250,7 +285,14 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 			if (!report.reachable) {
 				const configure = vscode.l10n.t('Configure API URL');
 				const retry = vscode.l10n.t('Retry');
-				const choice = await vscode.window.showErrorMessage(plainText(vscode.l10n.t('Cannot reach the Cloud Agents service at {0}: {1}', host, report.error ?? ''), SAFETY.notificationMaxChars), retry, configure);
+				const choice = await vscode.window.showErrorMessage(
+					plainText(
+						vscode.l10n.t('Cannot reach the Cloud Agents service at {0}: {1}', host, report.error ?? ''),
+						SAFETY.notificationMaxChars,
+					),
+					retry,
+					configure,
+				);
 				if (choice === retry) {
 					await vscode.commands.executeCommand('cloudAgents.checkConnection');
 				} else if (choice === configure) {
@@ -260,13 +302,18 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 			}
 			const health = vscode.l10n.t('{0} answers (health check {1}).', host, roundTrip(report.healthMs ?? 0));
 			if (!report.signedIn) {
-				if (await showInfo(`${health} ${vscode.l10n.t('You are not signed in.')}`, signIn) === signIn) {
+				if ((await showInfo(`${health} ${vscode.l10n.t('You are not signed in.')}`, signIn)) === signIn) {
 					await vscode.commands.executeCommand('cloudAgents.signIn');
 				}
 			} else if (report.account !== undefined) {
 				void showInfo(`${health} ${vscode.l10n.t('Signed in as {0} (/v2/me {1}).', report.account, roundTrip(report.meMs ?? 0))}`);
 			} else if (report.tokenRejected) {
-				if (await showWarning(`${health} ${vscode.l10n.t('The service rejected the stored token: {0}', report.error ?? '')}`, signIn) === signIn) {
+				if (
+					(await showWarning(
+						`${health} ${vscode.l10n.t('The service rejected the stored token: {0}', report.error ?? '')}`,
+						signIn,
+					)) === signIn
+				) {
 					await vscode.commands.executeCommand('cloudAgents.signIn');
 				}
 			} else {
@@ -278,7 +325,9 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 		/** "Show Gateway Host Key": the key, its fingerprint and its known_hosts line as a read-only JSON document. */
 		registerCommand('cloudAgents.ssh.showGatewayHostKey', async () => {
 			const key = await deps.session.client.getGatewayHostKey();
-			const title = key.host ? vscode.l10n.t('SSH Gateway Host Key — {0}', displayName(key.host)) : vscode.l10n.t('SSH Gateway Host Key');
+			const title = key.host
+				? vscode.l10n.t('SSH Gateway Host Key — {0}', displayName(key.host))
+				: vscode.l10n.t('SSH Gateway Host Key');
 			return deps.records.show(titledRecordUri(title, 'ssh-host-key'), hostKeyDocument(key), 'json', { forceLanguage: true });
 		}),
 
@@ -316,7 +365,9 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 				const fallback = hostOf(deps.session.apiUrl).replace(/:\d+$/, '');
 				host = await vscode.window.showInputBox({
 					title: vscode.l10n.t('Add Gateway Host Key to known_hosts'),
-					prompt: vscode.l10n.t('The service did not say which host its SSH gateway is. Enter the host name you connect to with ssh.'),
+					prompt: vscode.l10n.t(
+						'The service did not say which host its SSH gateway is. Enter the host name you connect to with ssh.',
+					),
 					value: fallback,
 					validateInput: (v) => (isKnownHostsHost(v.trim()) ? undefined : vscode.l10n.t('Enter a host name or IP address')),
 				});
@@ -328,7 +379,10 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 			const line = knownHostsLine(key, host, host === key.host ? key.port : undefined);
 			const file = knownHostsFile();
 			// A file that cannot be read (missing) has no line yet; addKnownHost reads it again before writing.
-			const existing = await vscode.workspace.fs.readFile(vscode.Uri.file(file)).then((b) => new TextDecoder().decode(b), () => '');
+			const existing = await vscode.workspace.fs.readFile(vscode.Uri.file(file)).then(
+				(b) => new TextDecoder().decode(b),
+				() => '',
+			);
 			if (hasKnownHost(existing, line)) {
 				if (!quiet(arg)) {
 					void showInfo(vscode.l10n.t('{0} already trusts this host key for {1}.', file, line.split(' ')[0]!));
@@ -342,17 +396,26 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 					vscode.l10n.t('Key type: {0}', key.keyType),
 					vscode.l10n.t('Fingerprint: {0}', key.fingerprintSha256),
 					'',
-					vscode.l10n.t('Compare the fingerprint with the one your administrator published before you trust it. This line is added:'),
+					vscode.l10n.t(
+						'Compare the fingerprint with the one your administrator published before you trust it. This line is added:',
+					),
 					line,
 				].join('\n');
-				if (await showModalWarning(vscode.l10n.t('Trust the SSH gateway host key in {0}?', file), detail, add) !== add) {
+				if ((await showModalWarning(vscode.l10n.t('Trust the SSH gateway host key in {0}?', file), detail, add)) !== add) {
 					return undefined;
 				}
 			}
 			const result = await addKnownHost(file, line);
 			if (!quiet(arg)) {
 				const open = vscode.l10n.t('Open File');
-				if (await showInfo(result === 'added' ? vscode.l10n.t('Added the SSH gateway host key for {0} to {1}.', line.split(' ')[0]!, file) : vscode.l10n.t('{0} already trusts this host key.', file), open) === open) {
+				if (
+					(await showInfo(
+						result === 'added'
+							? vscode.l10n.t('Added the SSH gateway host key for {0} to {1}.', line.split(' ')[0]!, file)
+							: vscode.l10n.t('{0} already trusts this host key.', file),
+						open,
+					)) === open
+				) {
 					await vscode.window.showTextDocument(vscode.Uri.file(file));
 				}
 			}
@@ -375,7 +438,10 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 			if (quiet(arg)) {
 				return secret;
 			}
-			const title = vscode.l10n.t('Secret {0}', displayName(typeof secret.display_name === 'string' ? secret.display_name : undefined, secret.id));
+			const title = vscode.l10n.t(
+				'Secret {0}',
+				displayName(typeof secret.display_name === 'string' ? secret.display_name : undefined, secret.id),
+			);
 			await deps.records.show(titledRecordUri(title, 'secrets', secret.id), secretDocument(secret), 'json', { forceLanguage: true });
 			return secret;
 		}),
@@ -396,8 +462,11 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 			const name = typeof secret.display_name === 'string' && secret.display_name !== '' ? secret.display_name : secret.id;
 			if (!(isAutomation(arg) && arg.confirm === false)) {
 				const del = vscode.l10n.t('Delete Secret');
-				const detail = vscode.l10n.t('Runtimes and secret stubs that use it can no longer inject it. This cannot be undone.\n\nUUID: {0}', secret.id);
-				if (await showModalWarning(vscode.l10n.t('Delete the secret "{0}"?', name), detail, del) !== del) {
+				const detail = vscode.l10n.t(
+					'Runtimes and secret stubs that use it can no longer inject it. This cannot be undone.\n\nUUID: {0}',
+					secret.id,
+				);
+				if ((await showModalWarning(vscode.l10n.t('Delete the secret "{0}"?', name), detail, del)) !== del) {
 					return undefined;
 				}
 			}

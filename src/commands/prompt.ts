@@ -8,7 +8,19 @@ import type { CommandLogger } from './registry';
 import { isPromptSource } from '../ids';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
-import { displayName, isAutomation, isStatus, pickItem, pickWhenLoaded, recentAgentIds, rememberAgent, showModalWarning, showWarning, toAbortSignal, validationMessage } from './support';
+import {
+	displayName,
+	isAutomation,
+	isStatus,
+	pickItem,
+	pickWhenLoaded,
+	recentAgentIds,
+	rememberAgent,
+	showModalWarning,
+	showWarning,
+	toAbortSignal,
+	validationMessage,
+} from './support';
 import { iconSafe, notificationText } from '../util/text';
 import { joinParts } from '../views/format';
 
@@ -51,10 +63,12 @@ export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run |
 	const args: SendPromptArgs = isAutomation(arg) ? arg : {};
 	const client = deps.session.client;
 	// A row, `{agentId}`, or Send Prompt's own agent pick (the selected agent first).
-	const agent: Agent | undefined = (await resolveTarget(deps, agentsList, arg, {
-		title: vscode.l10n.t('Send Prompt: pick an agent'),
-		pick: () => pickPromptAgent(deps, vscode.l10n.t('Send Prompt: pick an agent')),
-	}))?.agent;
+	const agent: Agent | undefined = (
+		await resolveTarget(deps, agentsList, arg, {
+			title: vscode.l10n.t('Send Prompt: pick an agent'),
+			pick: () => pickPromptAgent(deps, vscode.l10n.t('Send Prompt: pick an agent')),
+		})
+	)?.agent;
 	if (!agent) {
 		return undefined;
 	}
@@ -110,7 +124,12 @@ export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run |
 	await deps.views.runs.refresh();
 	try {
 		// The names let the follower title the run's channel and notifications without a request.
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId: agent.id, runId: run.id, agentName: agent.name, prompt: run.prompt ?? prompt });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', {
+			agentId: agent.id,
+			runId: run.id,
+			agentName: agent.name,
+			prompt: run.prompt ?? prompt,
+		});
 	} catch (err) {
 		deps.log.warn(`following run ${run.id} failed: ${err instanceof Error ? err.message : String(err)}`);
 	}
@@ -133,11 +152,21 @@ async function pickPromptAgent(deps: FeatureDeps, title: string): Promise<Agent 
 			const i = recent.indexOf(a.id);
 			return i < 0 ? recent.length : i;
 		};
-		return [...page.items].sort((a, b) => rank(a) - rank(b)).map((agent): AgentPick => pickItem({
-			label: agent.name || agent.id,
-			description: joinParts(agent.status, agent.id === selected ? vscode.l10n.t('selected') : recent.includes(agent.id) && vscode.l10n.t('recently used')),
-			detail: agent.id,
-		}, { agent }));
+		return [...page.items]
+			.sort((a, b) => rank(a) - rank(b))
+			.map((agent): AgentPick =>
+				pickItem(
+					{
+						label: agent.name || agent.id,
+						description: joinParts(
+							agent.status,
+							agent.id === selected ? vscode.l10n.t('selected') : recent.includes(agent.id) && vscode.l10n.t('recently used'),
+						),
+						detail: agent.id,
+					},
+					{ agent },
+				),
+			);
 	});
 	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick an agent'), matchOnDetail: true });
 	return pick?.agent;
@@ -172,11 +201,26 @@ async function askPrompt(deps: FeatureDeps, agent: Agent): Promise<PromptAnswer 
 	const editor = active && isPromptSource(active.document.uri.scheme) ? active : undefined;
 	const name = displayName(agent.name, agent.id);
 	const input = vscode.window.createInputBox();
-	const attachButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('file-media'), tooltip: vscode.l10n.t('Attach Images…') };
-	const selectionButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('selection'), tooltip: vscode.l10n.t('Send the Selection of the Active Editor') };
-	const editorButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('file'), tooltip: vscode.l10n.t('Send the Whole Active Editor') };
-	const cancelActiveButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('debug-stop'), tooltip: vscode.l10n.t('Cancel the Active Run and Send as a New Run') };
-	const followUpButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('reply'), tooltip: vscode.l10n.t('Send as a Follow-up to the Active Run') };
+	const attachButton: vscode.QuickInputButton = {
+		iconPath: new vscode.ThemeIcon('file-media'),
+		tooltip: vscode.l10n.t('Attach Images…'),
+	};
+	const selectionButton: vscode.QuickInputButton = {
+		iconPath: new vscode.ThemeIcon('selection'),
+		tooltip: vscode.l10n.t('Send the Selection of the Active Editor'),
+	};
+	const editorButton: vscode.QuickInputButton = {
+		iconPath: new vscode.ThemeIcon('file'),
+		tooltip: vscode.l10n.t('Send the Whole Active Editor'),
+	};
+	const cancelActiveButton: vscode.QuickInputButton = {
+		iconPath: new vscode.ThemeIcon('debug-stop'),
+		tooltip: vscode.l10n.t('Cancel the Active Run and Send as a New Run'),
+	};
+	const followUpButton: vscode.QuickInputButton = {
+		iconPath: new vscode.ThemeIcon('reply'),
+		tooltip: vscode.l10n.t('Send as a Follow-up to the Active Run'),
+	};
 	let images: string[] = [];
 	let busy: Run | undefined;
 	let conflict: ConflictChoice | undefined;
@@ -197,12 +241,18 @@ async function askPrompt(deps: FeatureDeps, agent: Agent): Promise<PromptAnswer 
 		if (busy) {
 			const runName = iconSafe(busy.prompt || busy.id, 60);
 			input.title = vscode.l10n.t('{0} is busy: "{1}" ({2})', name, runName, iconSafe(busy.status, 40));
-			input.prompt = (conflict === 'cancelAndSend'
-				? vscode.l10n.t('Enter cancels the active run, then sends this as a new run.')
-				: vscode.l10n.t('Enter sends this as a follow-up to the active run (the stop button cancels it and starts a new run instead).')) + attached;
+			input.prompt =
+				(conflict === 'cancelAndSend'
+					? vscode.l10n.t('Enter cancels the active run, then sends this as a new run.')
+					: vscode.l10n.t(
+							'Enter sends this as a follow-up to the active run (the stop button cancels it and starts a new run instead).',
+						)) + attached;
 		} else {
 			input.title = vscode.l10n.t('Send Prompt to {0}', name);
-			input.prompt = vscode.l10n.t('What should the agent do? Enter sends. Buttons: attach images, or send the active editor for a multi-line prompt.') + attached;
+			input.prompt =
+				vscode.l10n.t(
+					'What should the agent do? Enter sends. Buttons: attach images, or send the active editor for a multi-line prompt.',
+				) + attached;
 		}
 		input.validationMessage = input.value === '' ? undefined : promptProblem(input.value, images.length > 0);
 	};
@@ -216,7 +266,8 @@ async function askPrompt(deps: FeatureDeps, agent: Agent): Promise<PromptAnswer 
 				resolve(answer);
 				input.hide();
 			};
-			const withConflict = (answer: PromptAnswer): PromptAnswer => (busy ? { ...answer, onConflict: conflict ?? 'followUp' } : answer);
+			const withConflict = (answer: PromptAnswer): PromptAnswer =>
+				busy ? { ...answer, onConflict: conflict ?? 'followUp' } : answer;
 			input.onDidChangeValue(() => update());
 			input.onDidAccept(() => {
 				const problem = promptProblem(input.value, images.length > 0);
@@ -297,7 +348,13 @@ function describeImageField(err: ValidationError, paths: string[] | undefined): 
 	return path ? vscode.l10n.t('Not sent: the image {0} must be {1}.', path, err.limit) : validationMessage(err);
 }
 
-async function resolveConflict(deps: FeatureDeps, agent: Agent, prompt: string, images: PromptImage[] | undefined, given: ConflictChoice | undefined): Promise<Run | undefined> {
+async function resolveConflict(
+	deps: FeatureDeps,
+	agent: Agent,
+	prompt: string,
+	images: PromptImage[] | undefined,
+	given: ConflictChoice | undefined,
+): Promise<Run | undefined> {
 	const client = deps.session.client;
 	const runs = await client.listRuns(agent.id, { limit: 20 });
 	const active = runs.find((r) => !isTerminalRunStatus(r.status));
@@ -307,7 +364,14 @@ async function resolveConflict(deps: FeatureDeps, agent: Agent, prompt: string, 
 		const cancelAndSend = vscode.l10n.t('Cancel Active Run and Send');
 		const picked = await showModalWarning(
 			vscode.l10n.t('{0} already has an active run.', agent.name),
-			active ? vscode.l10n.t('Run {0} is {1}: "{2}". Send the prompt to it as a follow-up, or cancel it and start a new run?', active.id, active.status, (active.prompt ?? '').slice(0, 120)) : undefined,
+			active
+				? vscode.l10n.t(
+						'Run {0} is {1}: "{2}". Send the prompt to it as a follow-up, or cancel it and start a new run?',
+						active.id,
+						active.status,
+						(active.prompt ?? '').slice(0, 120),
+					)
+				: undefined,
 			followUp,
 			cancelAndSend,
 		);
@@ -324,7 +388,11 @@ async function resolveConflict(deps: FeatureDeps, agent: Agent, prompt: string, 
 		return client.followUpRun(agent.id, active.id, { prompt, images });
 	}
 	await vscode.window.withProgress(
-		{ location: vscode.ProgressLocation.Notification, title: notificationText(vscode.l10n.t('Cancelling run {0}…', active.id)), cancellable: true },
+		{
+			location: vscode.ProgressLocation.Notification,
+			title: notificationText(vscode.l10n.t('Cancelling run {0}…', active.id)),
+			cancellable: true,
+		},
 		async (progress, token) => {
 			const abort = toAbortSignal(token);
 			try {
@@ -337,7 +405,13 @@ async function resolveConflict(deps: FeatureDeps, agent: Agent, prompt: string, 
 					}
 					progress.report({ message: notificationText(run.status) });
 					if (Date.now() > deadline) {
-						throw new Error(vscode.l10n.t('Run {0} did not stop within {1} seconds; the prompt was not sent.', active.id, CANCEL_TIMEOUT_MS / 1000));
+						throw new Error(
+							vscode.l10n.t(
+								'Run {0} did not stop within {1} seconds; the prompt was not sent.',
+								active.id,
+								CANCEL_TIMEOUT_MS / 1000,
+							),
+						);
 					}
 					await sleep(CANCEL_POLL_MS, abort.signal);
 				}
@@ -348,4 +422,3 @@ async function resolveConflict(deps: FeatureDeps, agent: Agent, prompt: string, 
 	);
 	return client.createRun(agent.id, { prompt, images });
 }
-

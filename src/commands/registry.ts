@@ -43,7 +43,12 @@ export interface RegisterCommandOptions {
  * and shown once as an error message, so handlers can simply throw (or, when `options.rethrow`
  * says so for the arguments, rethrown to the caller).
  */
-export function registerCommand(id: CommandId, handler: CommandHandler, log: CommandLogger, options: RegisterCommandOptions = {}): vscode.Disposable {
+export function registerCommand(
+	id: CommandId,
+	handler: CommandHandler,
+	log: CommandLogger,
+	options: RegisterCommandOptions = {},
+): vscode.Disposable {
 	const registration = vscode.commands.registerCommand(id, async (...args: unknown[]) => {
 		try {
 			return await (handler as (...a: unknown[]) => unknown)(...args);

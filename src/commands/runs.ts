@@ -23,7 +23,11 @@ export function cancelNeedsConfirmation(arg: unknown, skipped: boolean): boolean
 	if (skipped) {
 		return false;
 	}
-	if (isAutomation(arg) && (arg as { confirm?: unknown }).confirm !== true && (typeof arg.runId === 'string' || typeof arg.agentId === 'string')) {
+	if (
+		isAutomation(arg) &&
+		(arg as { confirm?: unknown }).confirm !== true &&
+		(typeof arg.runId === 'string' || typeof arg.agentId === 'string')
+	) {
 		return false;
 	}
 	return true;
@@ -60,7 +64,12 @@ export function runResultMarkdown(agentName: string | undefined, run: Run): stri
 		lines.push(`## ${vscode.l10n.t('Error')}`, '', markdownText(run.error), '');
 	}
 	if (!run.result && !run.error) {
-		lines.push(isTerminalRunStatus(run.status) ? vscode.l10n.t('_The run ended without a result._') : vscode.l10n.t('_The run has no result yet ({0})._', mdField(run.status)), '');
+		lines.push(
+			isTerminalRunStatus(run.status)
+				? vscode.l10n.t('_The run ended without a result._')
+				: vscode.l10n.t('_The run has no result yet ({0})._', mdField(run.status)),
+			'',
+		);
 	}
 	return lines.join('\n');
 }
@@ -95,18 +104,25 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 	};
 	return [
 		registerCommand('cloudAgents.runs.cancel', async (arg?: unknown) => {
-			const target = await resolveTarget(deps, runsList, arg, { title: vscode.l10n.t('Cancel Run'), filter: (r) => !isTerminalRunStatus(r.status) });
+			const target = await resolveTarget(deps, runsList, arg, {
+				title: vscode.l10n.t('Cancel Run'),
+				filter: (r) => !isTerminalRunStatus(r.status),
+			});
 			if (!target) {
 				return undefined;
 			}
 			if (cancelNeedsConfirmation(arg, deps.context.globalState.get<boolean>(SKIP_CANCEL_CONFIRM_KEY) === true)) {
 				const cancelRun = vscode.l10n.t('Cancel Run');
-				const dontAsk = vscode.l10n.t('Cancel Run, Don\'t Ask Again');
+				const dontAsk = vscode.l10n.t("Cancel Run, Don't Ask Again");
 				const title = runTitle(views.agents.find(target.agentId)?.name, target.run.prompt, target.run.id, 120);
 				// Server text (agent name, prompt) is made safe by showModalWarning (notificationText).
 				const choice = await showModalWarning(
 					vscode.l10n.t('Cancel the run "{0}"?', title),
-					vscode.l10n.t('The agent stops working on it now ({0}, run {1}). You can resume it later as a new run.', target.run.status, target.run.id),
+					vscode.l10n.t(
+						'The agent stops working on it now ({0}, run {1}). You can resume it later as a new run.',
+						target.run.status,
+						target.run.id,
+					),
 					cancelRun,
 					dontAsk,
 				);
@@ -124,7 +140,10 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			return run;
 		}),
 		registerCommand('cloudAgents.runs.resume', async (arg?: unknown) => {
-			const target = await resolveTarget(deps, runsList, arg, { title: vscode.l10n.t('Resume Run'), filter: (r) => isTerminalRunStatus(r.status) });
+			const target = await resolveTarget(deps, runsList, arg, {
+				title: vscode.l10n.t('Resume Run'),
+				filter: (r) => isTerminalRunStatus(r.status),
+			});
 			if (!target) {
 				return undefined;
 			}
@@ -171,7 +190,10 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			const run = await client().getRun(target.agentId, target.run.id);
 			const agentName = views.agents.nameOf(target.agentId);
 			// Server text in a read-only Markdown record, link syntax escaped (runResultMarkdown).
-			return deps.records.show(runResultUri(target.agentId, agentName, run), runResultMarkdown(agentName, run), 'markdown', { forceLanguage: true, markdownPreview: true });
+			return deps.records.show(runResultUri(target.agentId, agentName, run), runResultMarkdown(agentName, run), 'markdown', {
+				forceLanguage: true,
+				markdownPreview: true,
+			});
 		}),
 		registerCommand('cloudAgents.runs.copyId', async (arg?: unknown) => {
 			const target = await resolveTarget(deps, runsList, arg, { title: vscode.l10n.t('Copy Run ID') });

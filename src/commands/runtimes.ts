@@ -35,23 +35,33 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 	const { views } = deps;
 	return [
 		registerCommand('cloudAgents.runtimes.resume', async (arg?: unknown) => {
-			let runtime = (await resolveTarget(deps, runtimesList, arg, { title: vscode.l10n.t('Resume Runtime'), filter: resumable }))?.runtime;
+			let runtime = (await resolveTarget(deps, runtimesList, arg, { title: vscode.l10n.t('Resume Runtime'), filter: resumable }))
+				?.runtime;
 			if (!runtime) {
 				return undefined;
 			}
 			const automation = isAutomation(arg) ? arg : undefined;
 			let expected = typeof automation?.expectedRevision === 'number' ? automation.expectedRevision : runtime.revision;
-			const onConflict = automation?.onConflict === 'retry' || automation?.onConflict === 'cancel' ? automation.onConflict : undefined;
+			const onConflict =
+				automation?.onConflict === 'retry' || automation?.onConflict === 'cancel' ? automation.onConflict : undefined;
 			for (;;) {
 				try {
 					const target = runtime;
 					const resumed = await vscode.window.withProgress(
-						{ location: vscode.ProgressLocation.Notification, title: notificationText(vscode.l10n.t('Resuming runtime {0}…', displayName(target.display_name, target.id))) },
+						{
+							location: vscode.ProgressLocation.Notification,
+							title: notificationText(vscode.l10n.t('Resuming runtime {0}…', displayName(target.display_name, target.id))),
+						},
 						() => deps.session.client.resumeRuntime(target.id, { expectedRevision: expected }),
 					);
 					await views.runtimes.refresh();
 					// Visible feedback (a status-bar flash was easy to miss); the row keeps refreshing while it moves.
-					void showInfo(vscode.l10n.t('The runtime {0} is resuming. Its row in the Runtimes view shows when it is running.', displayName(resumed.display_name || target.display_name, target.id)));
+					void showInfo(
+						vscode.l10n.t(
+							'The runtime {0} is resuming. Its row in the Runtimes view shows when it is running.',
+							displayName(resumed.display_name || target.display_name, target.id),
+						),
+					);
 					return resumed;
 				} catch (err) {
 					if (!isStatus(err, 409)) {
@@ -65,14 +75,21 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 						return undefined;
 					}
 					if (!resumable(fresh)) {
-						void showInfo(vscode.l10n.t('The runtime {0} is {1} now; there is nothing to resume.', fresh.display_name, fresh.status));
+						void showInfo(
+							vscode.l10n.t('The runtime {0} is {1} now; there is nothing to resume.', fresh.display_name, fresh.status),
+						);
 						return undefined;
 					}
 					let retry = onConflict === 'retry';
 					if (onConflict === undefined) {
 						const again = vscode.l10n.t('Resume Revision {0}', fresh.revision ?? '?');
 						const choice = await showWarning(
-							vscode.l10n.t('The runtime {0} changed since it was shown (revision {1}, now {2}). Resume it as it is now?', fresh.display_name, expected ?? '?', fresh.revision ?? '?'),
+							vscode.l10n.t(
+								'The runtime {0} changed since it was shown (revision {1}, now {2}). Resume it as it is now?',
+								fresh.display_name,
+								expected ?? '?',
+								fresh.revision ?? '?',
+							),
 							again,
 						);
 						retry = choice === again;
@@ -86,7 +103,12 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 			}
 		}),
 		registerCommand('cloudAgents.runtimes.listVncCredentials', async (arg?: unknown) => {
-			const runtime = (await resolveTarget(deps, runtimesList, arg, { title: vscode.l10n.t('List VNC Credentials'), filter: (r) => r.vnc_enabled === true }))?.runtime;
+			const runtime = (
+				await resolveTarget(deps, runtimesList, arg, {
+					title: vscode.l10n.t('List VNC Credentials'),
+					filter: (r) => r.vnc_enabled === true,
+				})
+			)?.runtime;
 			if (!runtime) {
 				return undefined;
 			}
@@ -99,12 +121,23 @@ export function registerRuntimeCommands(deps: FeatureDeps): vscode.Disposable[] 
 				return credentials;
 			}
 			const pick = await vscode.window.showQuickPick(
-				credentials.map((c) => pickItem({
-					label: c.display_name || c.id,
-					description: joinParts(c.revoked_at ? vscode.l10n.t('revoked') : vscode.l10n.t('active'), c.last_used_at ? vscode.l10n.t('last used {0}', c.last_used_at) : undefined),
-					detail: c.locator,
-				}, { credential: c })),
-				{ title: vscode.l10n.t('VNC credentials of {0}', displayName(runtime.display_name, runtime.id)), placeHolder: vscode.l10n.t('Pick one to copy its locator') },
+				credentials.map((c) =>
+					pickItem(
+						{
+							label: c.display_name || c.id,
+							description: joinParts(
+								c.revoked_at ? vscode.l10n.t('revoked') : vscode.l10n.t('active'),
+								c.last_used_at ? vscode.l10n.t('last used {0}', c.last_used_at) : undefined,
+							),
+							detail: c.locator,
+						},
+						{ credential: c },
+					),
+				),
+				{
+					title: vscode.l10n.t('VNC credentials of {0}', displayName(runtime.display_name, runtime.id)),
+					placeHolder: vscode.l10n.t('Pick one to copy its locator'),
+				},
 			);
 			if (pick?.credential.locator) {
 				await vscode.env.clipboard.writeText(pick.credential.locator);

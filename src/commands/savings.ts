@@ -30,18 +30,19 @@ function fileSink(path: string): CsvSink & { commit(): Promise<void>; abandon():
 		failure = err;
 	});
 	return {
-		write: (chunk) => new Promise<void>((resolve, reject) => {
-			if (failure) {
-				reject(failure);
-				return;
-			}
-			if (stream.write(chunk)) {
-				resolve();
-			} else {
-				stream.once('drain', resolve);
-				stream.once('error', reject);
-			}
-		}),
+		write: (chunk) =>
+			new Promise<void>((resolve, reject) => {
+				if (failure) {
+					reject(failure);
+					return;
+				}
+				if (stream.write(chunk)) {
+					resolve();
+				} else {
+					stream.once('drain', resolve);
+					stream.once('error', reject);
+				}
+			}),
 		commit: async () => {
 			await new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
 			if (failure) {
@@ -105,20 +106,28 @@ async function exportCsv(deps: FeatureDeps, filter: SavingsFilter): Promise<stri
 async function exportTo(deps: FeatureDeps, filter: SavingsFilter, target: vscode.Uri): Promise<string> {
 	const sink = target.scheme === 'file' ? fileSink(target.fsPath) : memorySink(target);
 	try {
-		const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Exporting token savings'), cancellable: true }, async (progress, token) => {
-			const abort = toAbortSignal(token);
-			try {
-				return await exportSavingsCsv(deps.session.client, filter, sink, {
-					signal: abort.signal,
-					onProgress: (p) => progress.report({ message: vscode.l10n.t('{0} events read', p.events.toLocaleString()) }),
-				});
-			} finally {
-				abort.dispose();
-			}
-		});
+		const result = await vscode.window.withProgress(
+			{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Exporting token savings'), cancellable: true },
+			async (progress, token) => {
+				const abort = toAbortSignal(token);
+				try {
+					return await exportSavingsCsv(deps.session.client, filter, sink, {
+						signal: abort.signal,
+						onProgress: (p) => progress.report({ message: vscode.l10n.t('{0} events read', p.events.toLocaleString()) }),
+					});
+				} finally {
+					abort.dispose();
+				}
+			},
+		);
 		await sink.commit();
 		const capped = result.capped ? ` ${vscode.l10n.t('(stopped at {0} events)', SAFETY.savingsMaxEvents.toLocaleString())}` : '';
-		const status = vscode.l10n.t('Exported {0} events to {1}.', result.rows.toLocaleString(), target.scheme === 'file' ? target.fsPath : target.toString()) + capped;
+		const status =
+			vscode.l10n.t(
+				'Exported {0} events to {1}.',
+				result.rows.toLocaleString(),
+				target.scheme === 'file' ? target.fsPath : target.toString(),
+			) + capped;
 		void showInfo(status);
 		return status;
 	} catch (err) {
@@ -161,10 +170,11 @@ export function registerSavingsCommands(deps: FeatureDeps): PanelFeature {
 		extensionUri: deps.context.extensionUri,
 		log: deps.log,
 		client: () => deps.session.client,
-		exportCsv: (filter) => exportCsv(deps, filter).catch((err: unknown) => {
-			deps.log.error('Exporting token savings failed:', err instanceof Error ? err : String(err));
-			return vscode.l10n.t('The export failed: {0}', describeError(err));
-		}),
+		exportCsv: (filter) =>
+			exportCsv(deps, filter).catch((err: unknown) => {
+				deps.log.error('Exporting token savings failed:', err instanceof Error ? err : String(err));
+				return vscode.l10n.t('The export failed: {0}', describeError(err));
+			}),
 	};
 	/** Restores a panel VS Code brings back after a reload (src/commands/lazy.ts registers the serializer). */
 	const restore = async (panel: vscode.WebviewPanel, raw: unknown): Promise<void> => {
@@ -176,7 +186,8 @@ export function registerSavingsCommands(deps: FeatureDeps): PanelFeature {
 		disposables: [
 			panels,
 			registerCommand('cloudAgents.savings.open', async (arg?: unknown) => {
-				const range = isAutomation(arg) && typeof arg.range === 'string' ? parseSavingsPageState({ range: arg.range })?.range : undefined;
+				const range =
+					isAutomation(arg) && typeof arg.range === 'string' ? parseSavingsPageState({ range: arg.range })?.range : undefined;
 				const open = panels.get('savings');
 				if (open) {
 					open.reveal();
@@ -186,19 +197,30 @@ export function registerSavingsCommands(deps: FeatureDeps): PanelFeature {
 				return undefined;
 			}),
 			registerCommand('cloudAgents.savings.showSummary', async () => {
-				const record = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading token savings'), cancellable: true }, async (_progress, token) => {
-					const abort = toAbortSignal(token);
-					try {
-						return await summaryRecord(deps, abort.signal);
-					} finally {
-						abort.dispose();
-					}
-				});
+				const record = await vscode.window.withProgress(
+					{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading token savings'), cancellable: true },
+					async (_progress, token) => {
+						const abort = toAbortSignal(token);
+						try {
+							return await summaryRecord(deps, abort.signal);
+						} finally {
+							abort.dispose();
+						}
+					},
+				);
 				// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
-				return deps.records.show(titledRecordUri(vscode.l10n.t('Token Savings Summary'), 'token-savings', 'summary'), `${plainText(JSON.stringify(record, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
+				return deps.records.show(
+					titledRecordUri(vscode.l10n.t('Token Savings Summary'), 'token-savings', 'summary'),
+					`${plainText(JSON.stringify(record, null, 2), SAFETY.documentMaxChars)}\n`,
+					'json',
+					{ forceLanguage: true },
+				);
 			}),
 			// Test seam (not contributed): the export without its save dialog.
-			vscode.commands.registerCommand('_cloudAgents.savings.exportTo', (range: RangeId, runtimeId: string | undefined, target: vscode.Uri) => exportTo(deps, { range, runtimeId }, target)),
+			vscode.commands.registerCommand(
+				'_cloudAgents.savings.exportTo',
+				(range: RangeId, runtimeId: string | undefined, target: vscode.Uri) => exportTo(deps, { range, runtimeId }, target),
+			),
 		],
 	};
 }

@@ -84,14 +84,18 @@ export const checkStub = {
 		if (v.length < LIMITS.secretStubNameMinChars) {
 			return vscode.l10n.t('Enter the header name, for example Authorization.');
 		}
-		return TOKEN.test(v) ? undefined : vscode.l10n.t('A header name has letters, digits and !#$%&\'*+.^_`|~- only (no spaces or colons).');
+		return TOKEN.test(v)
+			? undefined
+			: vscode.l10n.t("A header name has letters, digits and !#$%&'*+.^_`|~- only (no spaces or colons).");
 	},
 	paramName(this: void, value: string): string | undefined {
 		const v = value.trim();
 		if (v.length < LIMITS.secretStubNameMinChars) {
 			return vscode.l10n.t('Enter the query parameter name, for example api_key.');
 		}
-		return /[\s&=#?]/.test(v) || CONTROL.test(v) ? vscode.l10n.t('A query parameter name has no spaces and none of & = # ?.') : undefined;
+		return /[\s&=#?]/.test(v) || CONTROL.test(v)
+			? vscode.l10n.t('A query parameter name has no spaces and none of & = # ?.')
+			: undefined;
 	},
 	template(this: void, value: string): string | undefined {
 		if (value === '') {
@@ -100,12 +104,20 @@ export const checkStub = {
 		if (CONTROL.test(value)) {
 			return vscode.l10n.t('A value template has no line breaks or control characters.');
 		}
-		return PLACEHOLDERS.some((p) => value.includes(p)) ? undefined : vscode.l10n.t('Put ${credential} (or {value}) where the secret goes, for example Bearer ${credential}; leave it empty to send the secret as is.');
+		return PLACEHOLDERS.some((p) => value.includes(p))
+			? undefined
+			: vscode.l10n.t(
+					'Put ${credential} (or {value}) where the secret goes, for example Bearer ${credential}; leave it empty to send the secret as is.',
+				);
 	},
 	filePath(this: void, value: string, required: boolean): string | undefined {
 		const v = value.trim();
 		if (v === '') {
-			return required ? vscode.l10n.t('Enter the absolute path in the runtime where the secret is written, for example /home/agent/.config/token.') : undefined;
+			return required
+				? vscode.l10n.t(
+						'Enter the absolute path in the runtime where the secret is written, for example /home/agent/.config/token.',
+					)
+				: undefined;
 		}
 		if (!v.startsWith('/')) {
 			return vscode.l10n.t('The delivery path is an absolute path in the runtime (it starts with /).');
@@ -127,8 +139,18 @@ export function stubRequest(a: StubAnswers): CreateSecretStubRequest {
 		['host', checkStub.host(a.host)],
 		['path', checkStub.path(a.path)],
 		['shape', ['header', 'query', 'file'].includes(a.shape) ? undefined : vscode.l10n.t('The shape is header, query or file.')],
-		...(a.shape === 'header' ? [['headerName', checkStub.headerName(a.headerName)], ['valueFormat', checkStub.template(a.valueFormat)]] as Array<[string, string | undefined]> : []),
-		...(a.shape === 'query' ? [['paramName', checkStub.paramName(a.paramName)], ['paramFormat', checkStub.template(a.paramFormat)]] as Array<[string, string | undefined]> : []),
+		...(a.shape === 'header'
+			? ([
+					['headerName', checkStub.headerName(a.headerName)],
+					['valueFormat', checkStub.template(a.valueFormat)],
+				] as Array<[string, string | undefined]>)
+			: []),
+		...(a.shape === 'query'
+			? ([
+					['paramName', checkStub.paramName(a.paramName)],
+					['paramFormat', checkStub.template(a.paramFormat)],
+				] as Array<[string, string | undefined]>)
+			: []),
 		['filePath', checkStub.filePath(a.filePath, a.shape === 'file')],
 		['secret', checkStub.secret(a.secret)],
 	];
@@ -139,9 +161,17 @@ export function stubRequest(a: StubAnswers): CreateSecretStubRequest {
 	const filePath = a.filePath.trim();
 	let config: CreateSecretStubRequest['config'];
 	if (a.shape === 'header') {
-		config = { headerName: a.headerName.trim(), ...(a.valueFormat !== '' ? { valueFormat: a.valueFormat } : {}), ...(filePath !== '' ? { filePath } : {}) };
+		config = {
+			headerName: a.headerName.trim(),
+			...(a.valueFormat !== '' ? { valueFormat: a.valueFormat } : {}),
+			...(filePath !== '' ? { filePath } : {}),
+		};
 	} else if (a.shape === 'query') {
-		config = { paramName: a.paramName.trim(), ...(a.paramFormat !== '' ? { paramFormat: a.paramFormat } : {}), ...(filePath !== '' ? { filePath } : {}) };
+		config = {
+			paramName: a.paramName.trim(),
+			...(a.paramFormat !== '' ? { paramFormat: a.paramFormat } : {}),
+			...(filePath !== '' ? { filePath } : {}),
+		};
 	} else {
 		config = { filePath };
 	}
@@ -172,28 +202,51 @@ interface SecretItem extends vscode.QuickPickItem {
 /** Asks for the answers step by step, each checked before the next shows; undefined when dismissed. */
 async function askStub(deps: FeatureDeps, runtime: Runtime): Promise<StubAnswers | undefined> {
 	const title = vscode.l10n.t('Add Secret Stub to {0}', displayName(runtime.display_name, runtime.id));
-	const a: StubAnswers = { host: '', path: '', shape: 'header', headerName: '', valueFormat: '', paramName: '', paramFormat: '', filePath: '', secret: '' };
+	const a: StubAnswers = {
+		host: '',
+		path: '',
+		shape: 'header',
+		headerName: '',
+		valueFormat: '',
+		paramName: '',
+		paramFormat: '',
+		filePath: '',
+		secret: '',
+	};
 	const total = (): number => (a.shape === 'file' ? 5 : 7);
 	// The secrets stubs already use, loaded once in the background for the last step.
-	const known = deps.session.client.listSecretStubs().then((stubs) => {
-		const names = new Map<string, number>();
-		for (const stub of stubs) {
-			const name = (stub as Record<string, unknown>).stub_value_display_name;
-			if (typeof name === 'string' && name !== '') {
-				names.set(name, (names.get(name) ?? 0) + 1);
+	const known = deps.session.client.listSecretStubs().then(
+		(stubs) => {
+			const names = new Map<string, number>();
+			for (const stub of stubs) {
+				const name = (stub as Record<string, unknown>).stub_value_display_name;
+				if (typeof name === 'string' && name !== '') {
+					names.set(name, (names.get(name) ?? 0) + 1);
+				}
 			}
-		}
-		return [...names].sort(([x], [y]) => x.localeCompare(y));
-	}, (err: unknown) => {
-		deps.log.warn(`Listing secret stubs for the secret step failed: ${describeError(err)}`);
-		return [] as Array<[string, number]>;
-	});
+			return [...names].sort(([x], [y]) => x.localeCompare(y));
+		},
+		(err: unknown) => {
+			deps.log.warn(`Listing secret stubs for the secret step failed: ${describeError(err)}`);
+			return [] as Array<[string, number]>;
+		},
+	);
 
 	const secretStep: InputStep<StubAnswers> = async (input) => {
-		const typed = (value: string): SecretItem | undefined => (checkStub.secret(value) === undefined ? pickItem({ label: value.trim(), description: vscode.l10n.t('the name or UUID you typed') }, { ref: value.trim(), alwaysShow: true }) : undefined);
+		const typed = (value: string): SecretItem | undefined =>
+			checkStub.secret(value) === undefined
+				? pickItem(
+						{ label: value.trim(), description: vscode.l10n.t('the name or UUID you typed') },
+						{ ref: value.trim(), alwaysShow: true },
+					)
+				: undefined;
 		const picked = await input.showQuickPick<SecretItem>({
-			title, step: total(), totalSteps: total(), items: [], busy: true,
-			placeholder: vscode.l10n.t("The secret: type its display name or UUID, or pick one other stubs use"),
+			title,
+			step: total(),
+			totalSteps: total(),
+			items: [],
+			busy: true,
+			placeholder: vscode.l10n.t('The secret: type its display name or UUID, or pick one other stubs use'),
 			acceptTyped: typed,
 			onShow: (pick) => {
 				let used: SecretItem[] = [];
@@ -206,7 +259,9 @@ async function askStub(deps: FeatureDeps, runtime: Runtime): Promise<StubAnswers
 					pick.value = a.secret;
 				}
 				void known.then((names) => {
-					used = names.map(([name, n]) => pickItem({ label: name, description: vscode.l10n.t('used by {0} secret stub(s)', n) }, { ref: name }));
+					used = names.map(([name, n]) =>
+						pickItem({ label: name, description: vscode.l10n.t('used by {0} secret stub(s)', n) }, { ref: name }),
+					);
 					pick.busy = false;
 					refill();
 				});
@@ -217,20 +272,34 @@ async function askStub(deps: FeatureDeps, runtime: Runtime): Promise<StubAnswers
 	};
 	const fileStep: InputStep<StubAnswers> = async (input) => {
 		const required = a.shape === 'file';
-		a.filePath = (await input.showInputBox({
-			title, step: required ? 4 : 6, totalSteps: total(), value: a.filePath,
-			prompt: required ? vscode.l10n.t('The absolute path in the runtime where the decrypted secret is written.') : vscode.l10n.t('Optional: also write the decrypted secret to this absolute path in the runtime. Leave empty for none.'),
-			placeholder: '/home/agent/.config/token',
-			validate: (v) => checkStub.filePath(v, required),
-		})).trim();
+		a.filePath = (
+			await input.showInputBox({
+				title,
+				step: required ? 4 : 6,
+				totalSteps: total(),
+				value: a.filePath,
+				prompt: required
+					? vscode.l10n.t('The absolute path in the runtime where the decrypted secret is written.')
+					: vscode.l10n.t(
+							'Optional: also write the decrypted secret to this absolute path in the runtime. Leave empty for none.',
+						),
+				placeholder: '/home/agent/.config/token',
+				validate: (v) => checkStub.filePath(v, required),
+			})
+		).trim();
 		return secretStep;
 	};
 	const templateStep: InputStep<StubAnswers> = async (input) => {
 		const header = a.shape === 'header';
 		const value = await input.showInputBox({
-			title, step: 5, totalSteps: total(), value: header ? a.valueFormat : a.paramFormat,
+			title,
+			step: 5,
+			totalSteps: total(),
+			value: header ? a.valueFormat : a.paramFormat,
 			prompt: header
-				? vscode.l10n.t('Optional: the header value, with ${credential} where the secret goes (e.g. Bearer ${credential}). Empty sends the secret as is.')
+				? vscode.l10n.t(
+						'Optional: the header value, with ${credential} where the secret goes (e.g. Bearer ${credential}). Empty sends the secret as is.',
+					)
 				: vscode.l10n.t('Optional: the parameter value, with ${credential} where the secret goes. Empty sends the secret as is.'),
 			placeholder: header ? 'Bearer ${credential}' : '${credential}',
 			validate: checkStub.template,
@@ -244,12 +313,19 @@ async function askStub(deps: FeatureDeps, runtime: Runtime): Promise<StubAnswers
 	};
 	const nameStep: InputStep<StubAnswers> = async (input) => {
 		const header = a.shape === 'header';
-		const value = (await input.showInputBox({
-			title, step: 4, totalSteps: total(), value: header ? a.headerName : a.paramName,
-			prompt: header ? vscode.l10n.t('The header that carries the secret.') : vscode.l10n.t('The query parameter that carries the secret.'),
-			placeholder: header ? 'Authorization' : 'api_key',
-			validate: header ? checkStub.headerName : checkStub.paramName,
-		})).trim();
+		const value = (
+			await input.showInputBox({
+				title,
+				step: 4,
+				totalSteps: total(),
+				value: header ? a.headerName : a.paramName,
+				prompt: header
+					? vscode.l10n.t('The header that carries the secret.')
+					: vscode.l10n.t('The query parameter that carries the secret.'),
+				placeholder: header ? 'Authorization' : 'api_key',
+				validate: header ? checkStub.headerName : checkStub.paramName,
+			})
+		).trim();
 		if (header) {
 			a.headerName = value;
 		} else {
@@ -261,28 +337,49 @@ async function askStub(deps: FeatureDeps, runtime: Runtime): Promise<StubAnswers
 		const items: Array<vscode.QuickPickItem & { shape: StubShapeKind }> = [
 			{ label: vscode.l10n.t('Header'), description: vscode.l10n.t('a request header carries the secret'), shape: 'header' },
 			{ label: vscode.l10n.t('Query parameter'), description: vscode.l10n.t('a query parameter carries the secret'), shape: 'query' },
-			{ label: vscode.l10n.t('File only'), description: vscode.l10n.t('the secret is written to a file in the runtime'), shape: 'file' },
+			{
+				label: vscode.l10n.t('File only'),
+				description: vscode.l10n.t('the secret is written to a file in the runtime'),
+				shape: 'file',
+			},
 		];
-		const picked = await input.showQuickPick({ title, step: 3, totalSteps: total(), items, activeItem: items.find((i) => i.shape === a.shape), placeholder: vscode.l10n.t('How is the secret injected?') });
+		const picked = await input.showQuickPick({
+			title,
+			step: 3,
+			totalSteps: total(),
+			items,
+			activeItem: items.find((i) => i.shape === a.shape),
+			placeholder: vscode.l10n.t('How is the secret injected?'),
+		});
 		a.shape = picked.shape;
 		return a.shape === 'file' ? fileStep : nameStep;
 	};
 	const pathStep: InputStep<StubAnswers> = async (input) => {
-		a.path = (await input.showInputBox({
-			title, step: 2, totalSteps: total(), value: a.path,
-			prompt: vscode.l10n.t('Optional: the path pattern requests must also match (e.g. /v1/*). Leave empty for every path.'),
-			placeholder: '/v1/*',
-			validate: checkStub.path,
-		})).trim();
+		a.path = (
+			await input.showInputBox({
+				title,
+				step: 2,
+				totalSteps: total(),
+				value: a.path,
+				prompt: vscode.l10n.t('Optional: the path pattern requests must also match (e.g. /v1/*). Leave empty for every path.'),
+				placeholder: '/v1/*',
+				validate: checkStub.path,
+			})
+		).trim();
 		return shapeStep;
 	};
 	const hostStep: InputStep<StubAnswers> = async (input) => {
-		a.host = (await input.showInputBox({
-			title, step: 1, totalSteps: total(), value: a.host,
-			prompt: vscode.l10n.t('The host pattern egress requests must match before the secret is injected.'),
-			placeholder: 'api.example.com',
-			validate: checkStub.host,
-		})).trim();
+		a.host = (
+			await input.showInputBox({
+				title,
+				step: 1,
+				totalSteps: total(),
+				value: a.host,
+				prompt: vscode.l10n.t('The host pattern egress requests must match before the secret is injected.'),
+				placeholder: 'api.example.com',
+				validate: checkStub.host,
+			})
+		).trim();
 		return pathStep;
 	};
 	return (await MultiStepInput.run(hostStep, a)) ? a : undefined;
@@ -316,9 +413,21 @@ async function resolveStub(deps: FeatureDeps, arg: unknown, title: string): Prom
 		}
 		return { stub, runtimeId };
 	}
-	const pick = await pickWhenLoaded(loading.then((stubs) => stubs.map((stub) => {
-		return pickItem({ label: stubWords(stub), description: joinParts(member(stub, 'stub_value_display_name'), member(stub, 'runtime_display_name')), detail: stub.id }, { stub });
-	})), { title, placeHolder: vscode.l10n.t('Pick a secret stub') });
+	const pick = await pickWhenLoaded(
+		loading.then((stubs) =>
+			stubs.map((stub) => {
+				return pickItem(
+					{
+						label: stubWords(stub),
+						description: joinParts(member(stub, 'stub_value_display_name'), member(stub, 'runtime_display_name')),
+						detail: stub.id,
+					},
+					{ stub },
+				);
+			}),
+		),
+		{ title, placeHolder: vscode.l10n.t('Pick a secret stub') },
+	);
 	return pick ? { stub: pick.stub } : undefined;
 }
 
@@ -332,16 +441,25 @@ async function resolveStub(deps: FeatureDeps, arg: unknown, title: string): Prom
  * `{stubId, runtimeId?, confirm?: false}`; all return the stub.
  */
 export function registerSecretStubCommands(deps: FeatureDeps): vscode.Disposable[] {
-	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized, rethrow: (arg) => isAutomation(arg) && arg.rethrow === true });
+	const registerCommand = commandRegistrar(deps.log, {
+		onUnauthorized: deps.onUnauthorized,
+		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,
+	});
 	const refresh = async (): Promise<void> => {
 		await Promise.all([deps.views.runtimes.refresh(), deps.views.providerOf(secretStubsList).refresh()]);
 	};
 	return [
 		registerCommand('cloudAgents.secretStubs.create', async (arg?: unknown) => {
 			// From a runtime's "Secret Stubs" group row: the runtime it hangs under.
-			const parentNode = arg instanceof vscode.TreeItem && !(arg instanceof RecordNode) ? (arg as { parentNode?: unknown }).parentNode : undefined;
+			const parentNode =
+				arg instanceof vscode.TreeItem && !(arg instanceof RecordNode) ? (arg as { parentNode?: unknown }).parentNode : undefined;
 			const on = parentNode instanceof RecordNode && parentNode.descriptor === runtimesList ? parentNode : arg;
-			const runtime = (await resolveTarget(deps, runtimesList, on, { title: vscode.l10n.t('Add Secret Stub'), filter: (r) => r.can_manage !== false }))?.runtime;
+			const runtime = (
+				await resolveTarget(deps, runtimesList, on, {
+					title: vscode.l10n.t('Add Secret Stub'),
+					filter: (r) => r.can_manage !== false,
+				})
+			)?.runtime;
 			if (!runtime) {
 				return undefined;
 			}
@@ -351,12 +469,22 @@ export function registerSecretStubCommands(deps: FeatureDeps): vscode.Disposable
 			}
 			const request = stubRequest(answers);
 			const stub = await vscode.window.withProgress(
-				{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Adding a secret stub to {0}…', displayName(runtime.display_name, runtime.id)) },
+				{
+					location: vscode.ProgressLocation.Notification,
+					title: vscode.l10n.t('Adding a secret stub to {0}…', displayName(runtime.display_name, runtime.id)),
+				},
 				() => deps.session.client.createSecretStub(runtime.id, request),
 			);
 			await refresh();
 			if (!(isAutomation(arg) && arg.quiet === true)) {
-				void showInfo(vscode.l10n.t('Added the secret stub {0} to {1}: it injects the secret "{2}".', stubWords(stub), runtime.display_name, member(stub, 'stub_value_display_name') || request.stub_value));
+				void showInfo(
+					vscode.l10n.t(
+						'Added the secret stub {0} to {1}: it injects the secret "{2}".',
+						stubWords(stub),
+						runtime.display_name,
+						member(stub, 'stub_value_display_name') || request.stub_value,
+					),
+				);
 			}
 			return stub;
 		}),
@@ -368,14 +496,23 @@ export function registerSecretStubCommands(deps: FeatureDeps): vscode.Disposable
 			const { stub, runtimeId } = target;
 			if (!(isAutomation(arg) && arg.confirm === false)) {
 				const del = vscode.l10n.t('Delete Secret Stub');
-				const detail = vscode.l10n.t('Requests of the runtime {0} to {1} no longer get the secret "{2}". The secret itself is kept.', member(stub, 'runtime_display_name'), stubWords(stub), member(stub, 'stub_value_display_name'));
-				if (await showModalWarning(vscode.l10n.t('Delete the secret stub {0}?', stubWords(stub)), detail, del) !== del) {
+				const detail = vscode.l10n.t(
+					'Requests of the runtime {0} to {1} no longer get the secret "{2}". The secret itself is kept.',
+					member(stub, 'runtime_display_name'),
+					stubWords(stub),
+					member(stub, 'stub_value_display_name'),
+				);
+				if ((await showModalWarning(vscode.l10n.t('Delete the secret stub {0}?', stubWords(stub)), detail, del)) !== del) {
 					return undefined;
 				}
 			}
-			await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Deleting the secret stub {0}…', stubWords(stub)) }, () => (runtimeId !== undefined
-				? deps.session.client.deleteRuntimeSecretStub(runtimeId, stub.id)
-				: deps.session.client.deleteSecretStub(stub.id)));
+			await vscode.window.withProgress(
+				{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Deleting the secret stub {0}…', stubWords(stub)) },
+				() =>
+					runtimeId !== undefined
+						? deps.session.client.deleteRuntimeSecretStub(runtimeId, stub.id)
+						: deps.session.client.deleteSecretStub(stub.id),
+			);
 			await refresh();
 			if (!(isAutomation(arg) && arg.quiet === true)) {
 				void showInfo(vscode.l10n.t('Deleted the secret stub {0}.', stubWords(stub)));
@@ -399,7 +536,12 @@ export function registerSecretStubCommands(deps: FeatureDeps): vscode.Disposable
 			}
 			const doc = { ...s, config };
 			const title = vscode.l10n.t('Secret Stub {0}', displayName(stubWords(stub)));
-			return deps.records.show(titledRecordUri(title, 'secret-stubs', stub.id), `${plainText(JSON.stringify(doc, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
+			return deps.records.show(
+				titledRecordUri(title, 'secret-stubs', stub.id),
+				`${plainText(JSON.stringify(doc, null, 2), SAFETY.documentMaxChars)}\n`,
+				'json',
+				{ forceLanguage: true },
+			);
 		}),
 	];
 }

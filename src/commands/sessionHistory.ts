@@ -99,7 +99,10 @@ const sessionKey = (sessionId: string): string => `session-${sessionId}`;
  * Automation: `{agentId, quiet?: true}` (quiet: no output channel shown); returns a SessionHistoryResult.
  */
 export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Disposable[] {
-	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized, rethrow: (arg) => isAutomation(arg) && arg.rethrow === true });
+	const registerCommand = commandRegistrar(deps.log, {
+		onUnauthorized: deps.onUnauthorized,
+		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,
+	});
 	const store = new RunEventStore(vscode.Uri.joinPath(deps.context.globalStorageUri, 'sessions').fsPath);
 	/** The session last shown per agent (bounded), so the next call resumes after the stored events. */
 	const lastSession = new Map<string, string>();
@@ -107,7 +110,9 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 	const channelOf = (agent: Agent): vscode.OutputChannel => {
 		let channel = channels.get(agent.id);
 		if (!channel) {
-			channel = vscode.window.createOutputChannel(outputLine(vscode.l10n.t('Cloud Agents Session: {0}', displayName(agent.name, agent.id)), SAFETY.labelMaxChars));
+			channel = vscode.window.createOutputChannel(
+				outputLine(vscode.l10n.t('Cloud Agents Session: {0}', displayName(agent.name, agent.id)), SAFETY.labelMaxChars),
+			);
 			channels.set(agent.id, channel);
 			if (channels.size > SAFETY.sessionChannelsMax) {
 				const [oldest, ch] = channels.entries().next().value!;
@@ -118,7 +123,12 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 		return channel;
 	};
 
-	const show = async (agent: Agent, channel: vscode.OutputChannel | undefined, signal: AbortSignal, progress: vscode.Progress<{ message?: string }>): Promise<SessionHistoryResult> => {
+	const show = async (
+		agent: Agent,
+		channel: vscode.OutputChannel | undefined,
+		signal: AbortSignal,
+		progress: vscode.Progress<{ message?: string }>,
+	): Promise<SessionHistoryResult> => {
 		const write = (events: readonly EventRecord[]): void => {
 			if (channel && events.length > 0) {
 				channel.append(`${events.map((e) => formatEvent(e)).join('\n')}\n`);
@@ -133,7 +143,16 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 				return;
 			}
 			channel.clear();
-			channel.appendLine(outputLine(vscode.l10n.t('Session {0} of {1}; stored in {2}', sessionId, agent.name || agent.id, store.fileOf(agent.id, sessionKey(sessionId)))));
+			channel.appendLine(
+				outputLine(
+					vscode.l10n.t(
+						'Session {0} of {1}; stored in {2}',
+						sessionId,
+						agent.name || agent.id,
+						store.fileOf(agent.id, sessionKey(sessionId)),
+					),
+				),
+			);
 			if (prior.count > prior.tail.length) {
 				channel.appendLine(vscode.l10n.t('… {0} earlier events are in the file', prior.count - prior.tail.length));
 			}
@@ -141,7 +160,9 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 		};
 		header();
 		const keep = async (events: EventRecord[]): Promise<void> => {
-			const fresh = events.filter((e) => prior === undefined || e.seq > prior.lastSeq).slice(0, Math.max(0, SAFETY.sessionHistoryMaxEvents - added));
+			const fresh = events
+				.filter((e) => prior === undefined || e.seq > prior.lastSeq)
+				.slice(0, Math.max(0, SAFETY.sessionHistoryMaxEvents - added));
 			if (fresh.length === 0 || !sessionId) {
 				return;
 			}
@@ -154,7 +175,11 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 			progress.report({ message: vscode.l10n.t('{0} events', added) });
 		};
 		try {
-			const answer = await deps.session.client.getAgentEvents(agent.id, { signal, sessionId, after: prior && prior.lastSeq >= 0 ? prior.lastSeq : undefined });
+			const answer = await deps.session.client.getAgentEvents(agent.id, {
+				signal,
+				sessionId,
+				after: prior && prior.lastSeq >= 0 ? prior.lastSeq : undefined,
+			});
 			if (!answer.session_id) {
 				channel?.appendLine(vscode.l10n.t('The agent {0} has no session yet.', agent.name || agent.id));
 				return { agentId: agent.id, sessionId: undefined, file: undefined, stored: 0, added: 0, via: 'none' };
@@ -169,7 +194,10 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 				prior = await readTail(store.fileOf(agent.id, sessionKey(sessionId)), SAFETY.sessionHistoryShownEvents);
 				header();
 			}
-			const events = answer.events.map(sessionEvent).filter((e): e is EventRecord => e !== undefined).sort((a, b) => a.seq - b.seq);
+			const events = answer.events
+				.map(sessionEvent)
+				.filter((e): e is EventRecord => e !== undefined)
+				.sort((a, b) => a.seq - b.seq);
 			// In batches, so the output grows as it is written.
 			for (let i = 0; i < events.length && !signal.aborted; i += SAFETY.sessionHistoryBatch) {
 				await keep(events.slice(i, i + SAFETY.sessionHistoryBatch));
@@ -180,7 +208,13 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 			}
 			// Over the output cap: the session's newest run streams its events instead.
 			const runs = await deps.session.client.listRuns(agent.id, { signal });
-			const run = runs.filter((r) => typeof r.dsh_session_id === 'string' && r.dsh_session_id !== '' && (sessionId === undefined || r.dsh_session_id === sessionId))
+			const run = runs
+				.filter(
+					(r) =>
+						typeof r.dsh_session_id === 'string' &&
+						r.dsh_session_id !== '' &&
+						(sessionId === undefined || r.dsh_session_id === sessionId),
+				)
 				.sort((a, b) => String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')))[0];
 			if (!run) {
 				throw err;
@@ -192,9 +226,14 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 				prior = await readTail(store.fileOf(agent.id, sessionKey(sessionId)), SAFETY.sessionHistoryShownEvents);
 				header();
 			}
-			channel?.appendLine(vscode.l10n.t('(The history is larger than one answer can carry: reading the event stream of run {0}.)', run.id));
+			channel?.appendLine(
+				vscode.l10n.t('(The history is larger than one answer can carry: reading the event stream of run {0}.)', run.id),
+			);
 			let batch: EventRecord[] = [];
-			const stream = deps.session.client.streamRunEvents(agent.id, run.id, { after: prior && prior.lastSeq >= 0 ? prior.lastSeq : -1, signal });
+			const stream = deps.session.client.streamRunEvents(agent.id, run.id, {
+				after: prior && prior.lastSeq >= 0 ? prior.lastSeq : -1,
+				signal,
+			});
 			for await (const event of stream) {
 				batch.push(event);
 				if (batch.length >= SAFETY.sessionHistoryBatch) {
@@ -208,13 +247,28 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 			}
 			await keep(batch);
 		}
-		return { agentId: agent.id, sessionId, file: sessionId ? store.fileOf(agent.id, sessionKey(sessionId)) : undefined, stored: prior?.count ?? 0, added, via: streamed ? 'stream' : 'replay' };
+		return {
+			agentId: agent.id,
+			sessionId,
+			file: sessionId ? store.fileOf(agent.id, sessionKey(sessionId)) : undefined,
+			stored: prior?.count ?? 0,
+			added,
+			via: streamed ? 'stream' : 'replay',
+		};
 	};
 
 	return [
-		{ dispose: () => { for (const c of channels.values()) { c.dispose(); } channels.clear(); } },
+		{
+			dispose: () => {
+				for (const c of channels.values()) {
+					c.dispose();
+				}
+				channels.clear();
+			},
+		},
 		registerCommand('cloudAgents.agents.showSessionHistory', async (arg?: unknown) => {
-			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Show Session History'), useSelection: true }))?.agent;
+			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Show Session History'), useSelection: true }))
+				?.agent;
 			if (!agent) {
 				return undefined;
 			}
@@ -222,7 +276,11 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 			const channel = quiet ? undefined : channelOf(agent);
 			channel?.show(true);
 			return vscode.window.withProgress(
-				{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading the session history of {0}…', displayName(agent.name, agent.id)), cancellable: true },
+				{
+					location: vscode.ProgressLocation.Notification,
+					title: vscode.l10n.t('Reading the session history of {0}…', displayName(agent.name, agent.id)),
+					cancellable: true,
+				},
 				async (progress, token) => {
 					const abort = toAbortSignal(token);
 					try {

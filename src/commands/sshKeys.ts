@@ -27,7 +27,8 @@ async function resolveKey(deps: FeatureDeps, arg: unknown, title: string): Promi
 	if (arg instanceof RecordNode && arg.descriptor === runtimeSshKeysList) {
 		return { runtime: arg.parentRecord as Runtime, sshKey: arg.record as SshKey };
 	}
-	const runtime = (await resolveTarget(deps, runtimesList, arg, { title, filter: (r) => (attachedSshKeys(r)?.length ?? 0) > 0 }))?.runtime;
+	const runtime = (await resolveTarget(deps, runtimesList, arg, { title, filter: (r) => (attachedSshKeys(r)?.length ?? 0) > 0 }))
+		?.runtime;
 	if (!runtime) {
 		return undefined;
 	}
@@ -44,7 +45,10 @@ async function resolveKey(deps: FeatureDeps, arg: unknown, title: string): Promi
 		void showInfo(vscode.l10n.t('No SSH key is attached to the runtime {0}.', runtime.display_name));
 		return undefined;
 	}
-	const pick = await vscode.window.showQuickPick(keys.map((k) => pickItem({ label: keyName(k), description: str(k, 'fingerprint'), detail: k.id }, { sshKey: k })), { title, placeHolder: vscode.l10n.t('Pick an SSH key of {0}', displayName(runtime.display_name, runtime.id)) });
+	const pick = await vscode.window.showQuickPick(
+		keys.map((k) => pickItem({ label: keyName(k), description: str(k, 'fingerprint'), detail: k.id }, { sshKey: k })),
+		{ title, placeHolder: vscode.l10n.t('Pick an SSH key of {0}', displayName(runtime.display_name, runtime.id)) },
+	);
 	return pick ? { runtime, sshKey: pick.sshKey } : undefined;
 }
 
@@ -56,7 +60,10 @@ async function resolveKey(deps: FeatureDeps, arg: unknown, title: string): Promi
  * Automation: `{runtimeId, sshKeyId, confirm?: false, expectedRevision?, onConflict?: 'retry'|'cancel', quiet?}`.
  */
 export function registerSshKeyCommands(deps: FeatureDeps): vscode.Disposable[] {
-	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized, rethrow: (arg) => isAutomation(arg) && arg.rethrow === true });
+	const registerCommand = commandRegistrar(deps.log, {
+		onUnauthorized: deps.onUnauthorized,
+		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,
+	});
 	const confirmed = async (arg: unknown, message: string, detail: string, action: string): Promise<boolean> =>
 		(isAutomation(arg) && arg.confirm === false) || (await showModalWarning(message, detail, action)) === action;
 	return [
@@ -68,22 +75,38 @@ export function registerSshKeyCommands(deps: FeatureDeps): vscode.Disposable[] {
 			let { runtime } = found;
 			const { sshKey } = found;
 			const automation = isAutomation(arg) ? arg : undefined;
-			const onConflict = automation?.onConflict === 'retry' || automation?.onConflict === 'cancel' ? automation.onConflict : undefined;
+			const onConflict =
+				automation?.onConflict === 'retry' || automation?.onConflict === 'cancel' ? automation.onConflict : undefined;
 			let expected = typeof automation?.expectedRevision === 'number' ? automation.expectedRevision : runtime.revision;
 			const action = vscode.l10n.t('Detach');
-			if (!(await confirmed(arg, vscode.l10n.t('Detach the SSH key "{0}" from the runtime {1}?', keyName(sshKey), runtime.display_name), vscode.l10n.t('Its holder can no longer connect to this runtime with it. The key itself is kept.\n\nFingerprint: {0}', str(sshKey, 'fingerprint')), action))) {
+			if (
+				!(await confirmed(
+					arg,
+					vscode.l10n.t('Detach the SSH key "{0}" from the runtime {1}?', keyName(sshKey), runtime.display_name),
+					vscode.l10n.t(
+						'Its holder can no longer connect to this runtime with it. The key itself is kept.\n\nFingerprint: {0}',
+						str(sshKey, 'fingerprint'),
+					),
+					action,
+				))
+			) {
 				return undefined;
 			}
 			for (;;) {
 				try {
 					const target = runtime;
 					const detached = await vscode.window.withProgress(
-						{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Detaching the SSH key {0}…', keyName(sshKey)) },
+						{
+							location: vscode.ProgressLocation.Notification,
+							title: vscode.l10n.t('Detaching the SSH key {0}…', keyName(sshKey)),
+						},
 						() => deps.session.client.detachRuntimeSshKey(target.id, sshKey.id, { expectedRevision: expected }),
 					);
 					await deps.views.runtimes.refresh();
 					if (!automation?.quiet) {
-						void showInfo(vscode.l10n.t('Detached the SSH key "{0}" from the runtime {1}.', keyName(sshKey), runtime.display_name));
+						void showInfo(
+							vscode.l10n.t('Detached the SSH key "{0}" from the runtime {1}.', keyName(sshKey), runtime.display_name),
+						);
 					}
 					return detached;
 				} catch (err) {
@@ -99,13 +122,24 @@ export function registerSshKeyCommands(deps: FeatureDeps): vscode.Disposable[] {
 					}
 					const keys = attachedSshKeys(fresh);
 					if (keys !== undefined && !keys.some((k) => k.id === sshKey.id)) {
-						void showInfo(vscode.l10n.t('The SSH key "{0}" is no longer attached to {1}.', keyName(sshKey), fresh.display_name));
+						void showInfo(
+							vscode.l10n.t('The SSH key "{0}" is no longer attached to {1}.', keyName(sshKey), fresh.display_name),
+						);
 						return undefined;
 					}
 					let retry = onConflict === 'retry';
 					if (onConflict === undefined) {
 						const again = vscode.l10n.t('Detach at Revision {0}', fresh.revision ?? '?');
-						retry = (await showWarning(vscode.l10n.t('The runtime {0} changed since it was shown (revision {1}, now {2}). Detach the key from it as it is now?', fresh.display_name, expected ?? '?', fresh.revision ?? '?'), again)) === again;
+						retry =
+							(await showWarning(
+								vscode.l10n.t(
+									'The runtime {0} changed since it was shown (revision {1}, now {2}). Detach the key from it as it is now?',
+									fresh.display_name,
+									expected ?? '?',
+									fresh.revision ?? '?',
+								),
+								again,
+							)) === again;
 					}
 					if (!retry || fresh.revision === expected) {
 						return undefined;
@@ -122,15 +156,35 @@ export function registerSshKeyCommands(deps: FeatureDeps): vscode.Disposable[] {
 			}
 			const { sshKey } = found;
 			const action = vscode.l10n.t('Delete SSH Key');
-			if (!(await confirmed(arg, vscode.l10n.t('Delete your SSH key "{0}"?', keyName(sshKey)), vscode.l10n.t('It is removed from every runtime it is attached to. This cannot be undone.\n\nFingerprint: {0}', str(sshKey, 'fingerprint')), action))) {
+			if (
+				!(await confirmed(
+					arg,
+					vscode.l10n.t('Delete your SSH key "{0}"?', keyName(sshKey)),
+					vscode.l10n.t(
+						'It is removed from every runtime it is attached to. This cannot be undone.\n\nFingerprint: {0}',
+						str(sshKey, 'fingerprint'),
+					),
+					action,
+				))
+			) {
 				return undefined;
 			}
-			const deleted = await Promise.resolve(vscode.window.withProgress(
-				{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Deleting the SSH key {0}…', keyName(sshKey)) },
-				() => deps.session.client.deleteSshKey(sshKey.id),
-			)).catch((err: unknown) => {
+			const deleted = await Promise.resolve(
+				vscode.window.withProgress(
+					{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Deleting the SSH key {0}…', keyName(sshKey)) },
+					() => deps.session.client.deleteSshKey(sshKey.id),
+				),
+			).catch((err: unknown) => {
 				if (err instanceof ApiError && err.status === 404) {
-					throw new ApiError(404, err.code, vscode.l10n.t('The SSH key "{0}" is not one of your keys (only its owner can delete it), or it was already deleted.', keyName(sshKey)), err.requestId);
+					throw new ApiError(
+						404,
+						err.code,
+						vscode.l10n.t(
+							'The SSH key "{0}" is not one of your keys (only its owner can delete it), or it was already deleted.',
+							keyName(sshKey),
+						),
+						err.requestId,
+					);
 				}
 				throw err;
 			});
@@ -146,7 +200,12 @@ export function registerSshKeyCommands(deps: FeatureDeps): vscode.Disposable[] {
 				return undefined;
 			}
 			const title = vscode.l10n.t('SSH Key {0}', displayName(keyName(found.sshKey)));
-			return deps.records.show(titledRecordUri(title, 'ssh-keys', found.sshKey.id), `${plainText(JSON.stringify(found.sshKey, null, 2), SAFETY.documentMaxChars)}\n`, 'json', { forceLanguage: true });
+			return deps.records.show(
+				titledRecordUri(title, 'ssh-keys', found.sshKey.id),
+				`${plainText(JSON.stringify(found.sshKey, null, 2), SAFETY.documentMaxChars)}\n`,
+				'json',
+				{ forceLanguage: true },
+			);
 		}),
 	];
 }

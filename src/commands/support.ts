@@ -12,7 +12,12 @@ import type { RecordDocuments } from '../views/recordDocuments';
 /** What the feature commands (agents, runs, artifacts, runtimes, prompt) need. */
 export interface FeatureDeps {
 	/** The shared session; `client` reads the token per request; `onDidChange` fires on a new URL or token. */
-	session: { readonly client: CloudAgentsClient; readonly signedIn: boolean; readonly apiUrl: string; readonly onDidChange: vscode.Event<void> };
+	session: {
+		readonly client: CloudAgentsClient;
+		readonly signedIn: boolean;
+		readonly apiUrl: string;
+		readonly onDidChange: vscode.Event<void>;
+	};
 	views: CloudAgentViews;
 	log: vscode.LogOutputChannel;
 	context: vscode.ExtensionContext;
@@ -29,7 +34,10 @@ export interface FeatureDeps {
  * cut to the UI limits, with `$(icon)` syntax shown as typed. Every pick list of server records
  * builds its items through this.
  */
-export function pickItem<T extends object>(text: { label: string | undefined; description?: string; detail?: string }, extra: T): vscode.QuickPickItem & T {
+export function pickItem<T extends object>(
+	text: { label: string | undefined; description?: string; detail?: string },
+	extra: T,
+): vscode.QuickPickItem & T {
 	return {
 		...extra,
 		label: iconSafe(text.label, SAFETY.labelMaxChars),
@@ -51,7 +59,10 @@ export interface PickOptions {
  * rejecting items promise handed to `showQuickPick` would also reach the workbench as an unhandled
  * "unknown error"). Resolves with the accepted item, or undefined when dismissed.
  */
-export async function pickWhenLoaded<T extends vscode.QuickPickItem>(loading: Promise<T[]>, options: PickOptions = {}): Promise<T | undefined> {
+export async function pickWhenLoaded<T extends vscode.QuickPickItem>(
+	loading: Promise<T[]>,
+	options: PickOptions = {},
+): Promise<T | undefined> {
 	const pick = vscode.window.createQuickPick<T>();
 	pick.title = options.title;
 	pick.placeholder = options.placeHolder;
@@ -163,7 +174,12 @@ export function toAbortSignal(token: vscode.CancellationToken): { signal: AbortS
 	if (token.isCancellationRequested) {
 		controller.abort();
 	}
-	return { signal: controller.signal, dispose: (): void => { sub.dispose(); } };
+	return {
+		signal: controller.signal,
+		dispose: (): void => {
+			sub.dispose();
+		},
+	};
 }
 
 export { formatBytes };

@@ -41,7 +41,12 @@ interface Found<T> {
  * Resolves with the descriptor's fields (`{agent}`, `{agentId, run}`, …), or undefined when the
  * user dismissed a pick.
  */
-export async function resolveTarget<T, F extends object, P>(deps: TargetDeps, descriptor: ListDescriptor<T, F, P>, arg: unknown, options: ResolveOptions<T>): Promise<F | undefined> {
+export async function resolveTarget<T, F extends object, P>(
+	deps: TargetDeps,
+	descriptor: ListDescriptor<T, F, P>,
+	arg: unknown,
+	options: ResolveOptions<T>,
+): Promise<F | undefined> {
 	if (arg instanceof RecordNode && arg.descriptor === descriptor) {
 		return arg.target as F;
 	}
@@ -49,9 +54,17 @@ export async function resolveTarget<T, F extends object, P>(deps: TargetDeps, de
 	return found && descriptor.fields(found.record, found.parentKey);
 }
 
-async function findRecord<T, P>(deps: TargetDeps, descriptor: ListDescriptor<T, object, P>, arg: unknown, options: ResolveOptions<T>): Promise<Found<T> | undefined> {
+async function findRecord<T, P>(
+	deps: TargetDeps,
+	descriptor: ListDescriptor<T, object, P>,
+	arg: unknown,
+	options: ResolveOptions<T>,
+): Promise<Found<T> | undefined> {
 	if (arg instanceof RecordNode && arg.descriptor === descriptor) {
-		return { record: arg.record as T, parentKey: arg.parentRecord === undefined || !descriptor.parent ? undefined : descriptor.parent.of.keyOf(arg.parentRecord as P) };
+		return {
+			record: arg.record as T,
+			parentKey: arg.parentRecord === undefined || !descriptor.parent ? undefined : descriptor.parent.of.keyOf(arg.parentRecord as P),
+		};
 	}
 	const spec = descriptor.target;
 	if (!spec) {
@@ -65,7 +78,10 @@ async function findRecord<T, P>(deps: TargetDeps, descriptor: ListDescriptor<T, 
 	let parentKey = parentSpec?.of.target ? argString(arg, parentSpec.of.target.idField) : undefined;
 	let parentRecord: P | undefined;
 	if (parentSpec && (parentKey === undefined || !id)) {
-		const parent = await findRecord(deps, parentSpec.of, typeof arg === 'string' ? undefined : arg, { title: options.title, useSelection: true });
+		const parent = await findRecord(deps, parentSpec.of, typeof arg === 'string' ? undefined : arg, {
+			title: options.title,
+			useSelection: true,
+		});
 		if (!parent) {
 			return undefined;
 		}
@@ -74,9 +90,11 @@ async function findRecord<T, P>(deps: TargetDeps, descriptor: ListDescriptor<T, 
 	}
 	if (id) {
 		const provider = deps.views.providerOf(descriptor);
-		const loaded = spec.preferLoaded && (!parentSpec || parentKey === (provider.parent === undefined ? undefined : parentSpec.of.keyOf(provider.parent)))
-			? provider.find(id)
-			: undefined;
+		const loaded =
+			spec.preferLoaded &&
+			(!parentSpec || parentKey === (provider.parent === undefined ? undefined : parentSpec.of.keyOf(provider.parent)))
+				? provider.find(id)
+				: undefined;
 		const record = loaded ?? (await spec.get(ctx, id, parentKey));
 		if (record === undefined) {
 			throw new Error(spec.notFound?.(id) ?? vscode.l10n.t('{0} {1} was not found.', descriptor.kind, id));
@@ -100,13 +118,23 @@ async function findRecord<T, P>(deps: TargetDeps, descriptor: ListDescriptor<T, 
 			const i = recent.indexOf(descriptor.keyOf(item));
 			return i < 0 ? recent.length : i;
 		};
-		return items.filter(filter).sort((a, b) => rank(a) - rank(b)).map((record) => {
-			const text = spec.pickText(record);
-			const isRecent = recent.includes(descriptor.keyOf(record));
-			return pickItem({ ...text, description: isRecent ? joinParts(text.description, vscode.l10n.t('recently used')) : text.description }, { record });
-		});
+		return items
+			.filter(filter)
+			.sort((a, b) => rank(a) - rank(b))
+			.map((record) => {
+				const text = spec.pickText(record);
+				const isRecent = recent.includes(descriptor.keyOf(record));
+				return pickItem(
+					{ ...text, description: isRecent ? joinParts(text.description, vscode.l10n.t('recently used')) : text.description },
+					{ record },
+				);
+			});
 	});
-	const pick = await pickWhenLoaded(loading, { title: options.title, placeHolder: spec.placeholder(parentRecord), matchOnDetail: spec.matchOnDetail ?? true });
+	const pick = await pickWhenLoaded(loading, {
+		title: options.title,
+		placeHolder: spec.placeholder(parentRecord),
+		matchOnDetail: spec.matchOnDetail ?? true,
+	});
 	return pick ? { record: pick.record, parentKey } : undefined;
 }
 

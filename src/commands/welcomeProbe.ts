@@ -32,15 +32,18 @@ export function registerWelcomeProbe(deps: Pick<FeatureDeps, 'session' | 'views'
 		if (deps.session.signedIn || probing || !agentsView?.visible) {
 			return;
 		}
-		probing = deps.session.client.healthHead({ signal: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs) }).then(
-			() => setReachability(true),
-			(err: unknown) => {
-				deps.log.info(`The service at ${hostOf(deps.session.apiUrl)} is not reachable: ${describeError(err)}`);
-				return setReachability(false);
-			},
-		).finally(() => {
-			probing = undefined;
-		});
+		probing = deps.session.client
+			.healthHead({ signal: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs) })
+			.then(
+				() => setReachability(true),
+				(err: unknown) => {
+					deps.log.info(`The service at ${hostOf(deps.session.apiUrl)} is not reachable: ${describeError(err)}`);
+					return setReachability(false);
+				},
+			)
+			.finally(() => {
+				probing = undefined;
+			});
 	};
 	return [
 		deps.views.viewOf(agentsList)?.onDidChangeVisibility(() => probeForWelcome()) ?? new vscode.Disposable(() => undefined),

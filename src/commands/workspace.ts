@@ -26,7 +26,8 @@ export interface WorkspaceFsDeps extends WorkspaceFeatureDeps {
 }
 
 /** Argument of `cloudAgents.agents.openWorkspace`: an agent tree node, or an id for automation. */
-export type OpenWorkspaceArg = { agent?: Pick<Agent, 'id' | 'name'> } | { agentId: string; name?: string; mode?: OpenWorkspaceMode } | undefined;
+export type OpenWorkspaceArg =
+	{ agent?: Pick<Agent, 'id' | 'name'> } | { agentId: string; name?: string; mode?: OpenWorkspaceMode } | undefined;
 
 /** Argument of `cloudAgents.workspace.search` for automation: `pick` opens that match without UI. */
 export interface SearchWorkspaceArg {
@@ -44,7 +45,12 @@ export type GoToFileArg = { agent?: Pick<Agent, 'id' | 'name'> } | { agentId: st
 
 /** True for the automation form `{agentId, …}` of a command argument (its failures go back to the caller). */
 function isAutomationArg(arg: unknown): boolean {
-	return arg !== null && typeof arg === 'object' && !(arg instanceof vscode.Uri) && typeof (arg as { agentId?: unknown }).agentId === 'string';
+	return (
+		arg !== null &&
+		typeof arg === 'object' &&
+		!(arg instanceof vscode.Uri) &&
+		typeof (arg as { agentId?: unknown }).agentId === 'string'
+	);
 }
 
 /** Registers the workspace feature and its commands; dispose the result to undo it. */
@@ -59,14 +65,23 @@ class WorkspaceCommands extends Disposable {
 		super();
 		const feature = (this.feature = this.register(new WorkspaceFeature(deps)));
 		const options = { onUnauthorized: deps.onUnauthorized };
-		this.register(registerCommand('cloudAgents.agents.openWorkspace', (arg?: OpenWorkspaceArg) => this.openWorkspace(arg), deps.log, options));
+		this.register(
+			registerCommand('cloudAgents.agents.openWorkspace', (arg?: OpenWorkspaceArg) => this.openWorkspace(arg), deps.log, options),
+		);
 		this.register(registerCommand('cloudAgents.workspace.search', (arg?: SearchWorkspaceArg) => this.search(arg), deps.log, options));
-		this.register(registerCommand('cloudAgents.workspace.goToFile', (arg?: GoToFileArg) => this.goToFile(arg), deps.log, { ...options, rethrow: isAutomationArg }));
+		this.register(
+			registerCommand('cloudAgents.workspace.goToFile', (arg?: GoToFileArg) => this.goToFile(arg), deps.log, {
+				...options,
+				rethrow: isAutomationArg,
+			}),
+		);
 		// Internal (not contributed): lets the integration tests start from an empty cache.
 		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => feature.cache.clear()));
 		// Internal: the "interface differs" messages shown so far (tests), and a retry of one agent (or all).
 		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.interfaceNotices', () => feature.interfaceNotices));
-		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) => feature.retryInterface(agentId)));
+		this.register(
+			vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) => feature.retryInterface(agentId)),
+		);
 	}
 
 	private async openWorkspace(arg: OpenWorkspaceArg): Promise<void> {
@@ -93,7 +108,10 @@ class WorkspaceCommands extends Disposable {
 	}
 
 	private async search(arg: SearchWorkspaceArg = {}): Promise<vscode.Uri | undefined> {
-		const agentId = arg.agentId ?? this.feature.contextAgentId() ?? (await this.pickAgent(vscode.l10n.t('Search the workspace of which agent?')))?.id;
+		const agentId =
+			arg.agentId ??
+			this.feature.contextAgentId() ??
+			(await this.pickAgent(vscode.l10n.t('Search the workspace of which agent?')))?.id;
 		if (agentId === undefined) {
 			return undefined;
 		}

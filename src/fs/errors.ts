@@ -76,7 +76,9 @@ export function toFileSystemError(err: unknown, uri: vscode.Uri, op: FsOperation
 				}
 				return vscode.FileSystemError.FileExists(uri);
 			default:
-				return err.isRetryable || err.status >= 500 ? vscode.FileSystemError.Unavailable(withRequest(err)) : new vscode.FileSystemError(withRequest(err));
+				return err.isRetryable || err.status >= 500
+					? vscode.FileSystemError.Unavailable(withRequest(err))
+					: new vscode.FileSystemError(withRequest(err));
 		}
 	}
 	const code = (err as { code?: unknown } | undefined)?.code;

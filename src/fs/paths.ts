@@ -41,7 +41,11 @@ export function normalizeWorkspacePath(raw: string): string {
 	const path = parts.join('/');
 	const bytes = utf8Length(path);
 	if (bytes > LIMITS.workspacePathBytes) {
-		throw new WorkspacePathError(raw, 'too_long', `The path is ${bytes} bytes long; the service accepts at most ${LIMITS.workspacePathBytes}.`);
+		throw new WorkspacePathError(
+			raw,
+			'too_long',
+			`The path is ${bytes} bytes long; the service accepts at most ${LIMITS.workspacePathBytes}.`,
+		);
 	}
 	return path;
 }

@@ -21,7 +21,10 @@ export type { EntryType, WalkOptions, WalkResult } from './workspaceWalk';
 export { WALK_LIMITS, WalkLimitError } from './workspaceWalk';
 
 /** The client methods this layer uses (a real `CloudAgentsClient` fits). */
-export type WorkspaceApi = Pick<CloudAgentsClient, 'listWorkspaceAll' | 'statWorkspace' | 'readWorkspaceFile' | 'readWorkspaceFileRest' | 'writeWorkspaceFile' | 'deleteWorkspacePath'>;
+export type WorkspaceApi = Pick<
+	CloudAgentsClient,
+	'listWorkspaceAll' | 'statWorkspace' | 'readWorkspaceFile' | 'readWorkspaceFileRest' | 'writeWorkspaceFile' | 'deleteWorkspacePath'
+>;
 
 /** The server rejected or misread our workspace operation for an agent (fired once until `retryInterface`). */
 export interface InterfaceDiffers {
@@ -522,7 +525,11 @@ export class WorkspaceCache {
 			const child = joinPath(path, e.name);
 			names.add(e.name);
 			const stat = statOf(e);
-			a.known.set(child, { stat: stat.type === 'file' ? this.present(a, agentId, child, stat, started, true) : { ...stat, mtime: stat.mtime ?? started }, at: started });
+			a.known.set(child, {
+				stat:
+					stat.type === 'file' ? this.present(a, agentId, child, stat, started, true) : { ...stat, mtime: stat.mtime ?? started },
+				at: started,
+			});
 			out.push([e.name, stat.type]);
 			if (stat.type === 'directory') {
 				a.virtualDirs.delete(child);
@@ -546,7 +553,9 @@ export class WorkspaceCache {
 		a.reportedFolders.add(path);
 		const total = [...dropped.values()].reduce((sum, n) => sum + n, 0);
 		const why = [...dropped].map(([problem, n]) => `${n} ${problem}`).join(', ');
-		this.log?.warn(`Workspace listing of /${path} (agent ${agentId}): ignored ${total} ${total === 1 ? 'entry' : 'entries'} with unusable names (${why}).`);
+		this.log?.warn(
+			`Workspace listing of /${path} (agent ${agentId}): ignored ${total} ${total === 1 ? 'entry' : 'entries'} with unusable names (${why}).`,
+		);
 	}
 
 	private childrenFromCache(a: AgentCache, path: string, listing: Listing): Array<[string, EntryType]> {
@@ -612,7 +621,11 @@ export class WorkspaceCache {
 				listener({ agentId, path, size, limit });
 			}
 			const mb = (n: number): string => (n / (1024 * 1024)).toFixed(1);
-			throw new WorkspaceFsError('TooLarge', path, `${baseName(path)} is ${mb(size)} MB, more than the ${mb(limit)} MB set in cloudAgents.workspace.largeFileWarningMb; confirm to open it.`);
+			throw new WorkspaceFsError(
+				'TooLarge',
+				path,
+				`${baseName(path)} is ${mb(size)} MB, more than the ${mb(limit)} MB set in cloudAgents.workspace.largeFileWarningMb; confirm to open it.`,
+			);
 		}
 	}
 
@@ -623,14 +636,28 @@ export class WorkspaceCache {
 				const started = this.opts.now();
 				const first = await this.operation(a, agentId, path, (api) => api.readWorkspaceFile(agentId, path, { length }));
 				if (first.eof) {
-					const whole = this.learn(a, agentId, path, { type: 'file', size: first.content.byteLength, mtime: count(first.mtime_unix_ms) }, started);
+					const whole = this.learn(
+						a,
+						agentId,
+						path,
+						{ type: 'file', size: first.content.byteLength, mtime: count(first.mtime_unix_ms) },
+						started,
+					);
 					return { content: first.content, stat: whole };
 				}
-				const stat = this.learn(a, agentId, path, { type: 'file', size: count(first.size) ?? 0, mtime: count(first.mtime_unix_ms) }, started);
+				const stat = this.learn(
+					a,
+					agentId,
+					path,
+					{ type: 'file', size: count(first.size) ?? 0, mtime: count(first.mtime_unix_ms) },
+					started,
+				);
 				if (checkSize) {
 					this.checkLarge(a, agentId, path, first.size);
 				}
-				const content = await this.operation(a, agentId, path, (api) => api.readWorkspaceFileRest(agentId, path, first, { chunkLength: length }));
+				const content = await this.operation(a, agentId, path, (api) =>
+					api.readWorkspaceFileRest(agentId, path, first, { chunkLength: length }),
+				);
 				if (content) {
 					return { content, stat };
 				}
@@ -652,7 +679,12 @@ export class WorkspaceCache {
 	 * Writes a whole file with PUT …/workspace/files, honouring `create` and `overwrite` exactly.
 	 * Over 32 MiB is refused before sending. Parent folders are created by the service.
 	 */
-	async writeFile(agentId: string, rawPath: string, content: Uint8Array, flags: { create: boolean; overwrite: boolean }): Promise<EntryStat> {
+	async writeFile(
+		agentId: string,
+		rawPath: string,
+		content: Uint8Array,
+		flags: { create: boolean; overwrite: boolean },
+	): Promise<EntryStat> {
 		const path = normalizeWorkspacePath(rawPath);
 		const a = this.agent(agentId);
 		if (path === '' || a.virtualDirs.has(path)) {
@@ -660,7 +692,11 @@ export class WorkspaceCache {
 		}
 		if (content.byteLength > LIMITS.writeBytes) {
 			const mib = (content.byteLength / (1024 * 1024)).toFixed(1);
-			throw new WorkspaceFsError('TooLarge', path, `${baseName(path)} is ${mib} MiB; the service accepts files of at most 32 MiB. Nothing was written.`);
+			throw new WorkspaceFsError(
+				'TooLarge',
+				path,
+				`${baseName(path)} is ${mib} MiB; the service accepts files of at most 32 MiB. Nothing was written.`,
+			);
 		}
 		const cached = a.known.get(path)?.stat;
 		if (cached?.type === 'directory') {
@@ -688,11 +724,18 @@ export class WorkspaceCache {
 		this.checkNotChangedSinceRead(a, path);
 		const started = this.opts.now();
 		const result = await this.getApi().writeWorkspaceFile(agentId, path, content);
-		const stat = this.learn(a, agentId, path, {
-			type: 'file',
-			size: count(result.size) ?? content.byteLength,
-			mtime: count(result.mtime_unix_ms) ?? started,
-		}, this.opts.now(), false);
+		const stat = this.learn(
+			a,
+			agentId,
+			path,
+			{
+				type: 'file',
+				size: count(result.size) ?? content.byteLength,
+				mtime: count(result.mtime_unix_ms) ?? started,
+			},
+			this.opts.now(),
+			false,
+		);
 		this.markOpened(a, path, stat);
 		this.fire([{ type: existed ? 'changed' : 'created', agentId, path }]);
 		return stat;
@@ -715,7 +758,11 @@ export class WorkspaceCache {
 		}
 		if (current.mtime > opened.mtime && current.size === opened.size) {
 			shown.opened = { mtime: current.mtime, size: current.size };
-			throw new WorkspaceFsError('Conflict', path, `${baseName(path)} changed in the agent workspace since it was opened here (its modification time or content changed). Nothing was written. Save again to overwrite the agent's version, or revert the file to load it.`);
+			throw new WorkspaceFsError(
+				'Conflict',
+				path,
+				`${baseName(path)} changed in the agent workspace since it was opened here (its modification time or content changed). Nothing was written. Save again to overwrite the agent's version, or revert the file to load it.`,
+			);
 		}
 	}
 
@@ -777,7 +824,10 @@ export class WorkspaceCache {
 
 	/** Copies a file or folder: writes every target file and verifies it; the source stays (see workspaceTransfer.ts). */
 	async copy(agentId: string, rawFrom: string, rawTo: string, options: { overwrite: boolean }): Promise<void> {
-		await transfer(this.transferHost(agentId), normalizeWorkspacePath(rawFrom), normalizeWorkspacePath(rawTo), { ...options, move: false });
+		await transfer(this.transferHost(agentId), normalizeWorkspacePath(rawFrom), normalizeWorkspacePath(rawTo), {
+			...options,
+			move: false,
+		});
 	}
 
 	/**
@@ -785,7 +835,10 @@ export class WorkspaceCache {
 	 * and type from a fresh stat), and only then deletes the source (see workspaceTransfer.ts).
 	 */
 	async rename(agentId: string, rawFrom: string, rawTo: string, options: { overwrite: boolean }): Promise<void> {
-		await transfer(this.transferHost(agentId), normalizeWorkspacePath(rawFrom), normalizeWorkspacePath(rawTo), { ...options, move: true });
+		await transfer(this.transferHost(agentId), normalizeWorkspacePath(rawFrom), normalizeWorkspacePath(rawTo), {
+			...options,
+			move: true,
+		});
 	}
 
 	/** One agent's workspace as a copy or move sees it: through this cache, so what it learns stays. */
@@ -817,7 +870,10 @@ export class WorkspaceCache {
 	 * folders that vanish meanwhile are skipped; other failures reject.
 	 */
 	walkFiles(agentId: string, options: WalkOptions = {}): Promise<WalkResult> {
-		return walkFiles(skippingVanished((dir) => this.readDirectory(agentId, dir)), options);
+		return walkFiles(
+			skippingVanished((dir) => this.readDirectory(agentId, dir)),
+			options,
+		);
 	}
 
 	// ------------------------------------------------------------------ bookkeeping
@@ -842,7 +898,8 @@ export class WorkspaceCache {
 	 * file itself and reports that.
 	 */
 	private learn(a: AgentCache, agentId: string, path: string, service: ServiceStat, at: number, notify = true): EntryStat {
-		const stat: EntryStat = service.type === 'file' ? this.present(a, agentId, path, service, at, notify) : { ...service, mtime: service.mtime ?? at };
+		const stat: EntryStat =
+			service.type === 'file' ? this.present(a, agentId, path, service, at, notify) : { ...service, mtime: service.mtime ?? at };
 		a.known.set(path, { stat, at });
 		a.virtualDirs.delete(path);
 		a.listings.get(parentPath(path))?.names.add(baseName(path));

@@ -82,7 +82,11 @@ export class WorkspaceFileSystemProvider extends Disposable implements vscode.Fi
 
 	readDirectory(uri: vscode.Uri): Promise<Array<[string, vscode.FileType]>> {
 		return this.call(uri, 'readDirectory', async (agentId, path) =>
-			(await this.cache.readDirectory(agentId, path)).map(([name, type]): [string, vscode.FileType] => [name, type === 'directory' ? vscode.FileType.Directory : vscode.FileType.File]));
+			(await this.cache.readDirectory(agentId, path)).map(([name, type]): [string, vscode.FileType] => [
+				name,
+				type === 'directory' ? vscode.FileType.Directory : vscode.FileType.File,
+			]),
+		);
 	}
 
 	readFile(uri: vscode.Uri): Promise<Uint8Array> {
@@ -104,11 +108,15 @@ export class WorkspaceFileSystemProvider extends Disposable implements vscode.Fi
 	}
 
 	rename(oldUri: vscode.Uri, newUri: vscode.Uri, options: { readonly overwrite: boolean }): Promise<void> {
-		return this.call(newUri, 'rename', (agentId, path) => this.cache.rename(agentId, this.sameAgent(oldUri, agentId), path, { overwrite: options.overwrite }));
+		return this.call(newUri, 'rename', (agentId, path) =>
+			this.cache.rename(agentId, this.sameAgent(oldUri, agentId), path, { overwrite: options.overwrite }),
+		);
 	}
 
 	copy(source: vscode.Uri, destination: vscode.Uri, options: { readonly overwrite: boolean }): Promise<void> {
-		return this.call(destination, 'copy', (agentId, path) => this.cache.copy(agentId, this.sameAgent(source, agentId), path, { overwrite: options.overwrite }));
+		return this.call(destination, 'copy', (agentId, path) =>
+			this.cache.copy(agentId, this.sameAgent(source, agentId), path, { overwrite: options.overwrite }),
+		);
 	}
 
 	private sameAgent(uri: vscode.Uri, agentId: string): string {
@@ -135,7 +143,12 @@ export class WorkspaceFileSystemProvider extends Disposable implements vscode.Fi
 
 	private fireSoon(changes: WorkspaceChange[]): void {
 		for (const c of changes) {
-			const type = c.type === 'created' ? vscode.FileChangeType.Created : c.type === 'deleted' ? vscode.FileChangeType.Deleted : vscode.FileChangeType.Changed;
+			const type =
+				c.type === 'created'
+					? vscode.FileChangeType.Created
+					: c.type === 'deleted'
+						? vscode.FileChangeType.Deleted
+						: vscode.FileChangeType.Changed;
 			const uri = workspaceUri(c.agentId, c.path);
 			this.pending.push({ type, uri });
 			for (const authority of this.oldAuthorities.get(c.agentId) ?? []) {

@@ -13,7 +13,8 @@ export interface EntryStat {
 }
 
 /** The failures this layer decides itself (`errors.ts` turns them into `FileSystemError`s). */
-export type WorkspaceFsErrorCode = 'FileNotFound' | 'FileExists' | 'FileNotADirectory' | 'FileIsADirectory' | 'NoPermissions' | 'Unavailable' | 'TooLarge' | 'Conflict';
+export type WorkspaceFsErrorCode =
+	'FileNotFound' | 'FileExists' | 'FileNotADirectory' | 'FileIsADirectory' | 'NoPermissions' | 'Unavailable' | 'TooLarge' | 'Conflict';
 
 /** A failure decided without (or after) asking the service, with a message fit for users. */
 export class WorkspaceFsError extends Error {

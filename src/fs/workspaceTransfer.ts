@@ -38,10 +38,19 @@ export interface TransferHost {
  * Copies (or, with `move`, moves) `from` to `to`. Refuses the root, a target inside the source and
  * an existing target without `overwrite`; lists a folder's whole tree before changing anything.
  */
-export async function transfer(host: TransferHost, from: string, to: string, options: { overwrite: boolean; move: boolean }): Promise<void> {
+export async function transfer(
+	host: TransferHost,
+	from: string,
+	to: string,
+	options: { overwrite: boolean; move: boolean },
+): Promise<void> {
 	const { move } = options;
 	if (from === '' || to === '') {
-		throw new WorkspaceFsError('NoPermissions', from === '' ? from : to, 'The root of the agent workspace cannot be moved or replaced.');
+		throw new WorkspaceFsError(
+			'NoPermissions',
+			from === '' ? from : to,
+			'The root of the agent workspace cannot be moved or replaced.',
+		);
 	}
 	if (from === to) {
 		return;
@@ -85,7 +94,11 @@ async function copyFileVerified(host: TransferHost, from: string, to: string): P
 	await host.writeFile(to, content);
 	const check = await host.statAtService(to);
 	if (check.type !== 'file' || check.size !== content.byteLength) {
-		throw new WorkspaceFsError('Unavailable', to, `The copy at ${to} could not be verified (${check.size ?? '?'} of ${content.byteLength} bytes); ${from} was kept.`);
+		throw new WorkspaceFsError(
+			'Unavailable',
+			to,
+			`The copy at ${to} could not be verified (${check.size ?? '?'} of ${content.byteLength} bytes); ${from} was kept.`,
+		);
 	}
 }
 
@@ -99,10 +112,13 @@ async function listTree(host: TransferHost, root: string, op: 'copy' | 'move'): 
 		return await collectTree((dir) => host.readDirectory(dir), root);
 	} catch (err) {
 		if (err instanceof WalkLimitError) {
-			const what = err.bound === 'depth'
-				? `is more than ${err.limit} folder levels deep`
-				: `holds more than ${err.limit} files and folders`;
-			throw new WorkspaceFsError('TooLarge', root, `Cannot ${op} ${root}: it ${what}, the limit of one ${op} in the agent workspace (walk limit). Nothing was changed.`);
+			const what =
+				err.bound === 'depth' ? `is more than ${err.limit} folder levels deep` : `holds more than ${err.limit} files and folders`;
+			throw new WorkspaceFsError(
+				'TooLarge',
+				root,
+				`Cannot ${op} ${root}: it ${what}, the limit of one ${op} in the agent workspace (walk limit). Nothing was changed.`,
+			);
 		}
 		throw err;
 	}

@@ -22,7 +22,10 @@ export type ListChildren = (path: string) => Promise<Array<[string, EntryType]> 
 
 /** True for the failure of listing a folder that vanished meanwhile (404, not found, now a file). */
 function isGone(err: unknown): boolean {
-	return (err instanceof ApiError && err.status === 404) || (err instanceof WorkspaceFsError && (err.code === 'FileNotFound' || err.code === 'FileNotADirectory'));
+	return (
+		(err instanceof ApiError && err.status === 404) ||
+		(err instanceof WorkspaceFsError && (err.code === 'FileNotFound' || err.code === 'FileNotADirectory'))
+	);
 }
 
 /**
@@ -67,7 +70,12 @@ export interface WalkResult {
 }
 
 /** Defaults of the walks (the SAFETY bounds). */
-export const WALK_LIMITS = { maxFiles: SAFETY.walkMaxEntries, maxEntries: SAFETY.walkMaxEntries, maxDepth: SAFETY.walkMaxDepth, concurrency: 4 } as const;
+export const WALK_LIMITS = {
+	maxFiles: SAFETY.walkMaxEntries,
+	maxEntries: SAFETY.walkMaxEntries,
+	maxDepth: SAFETY.walkMaxDepth,
+	concurrency: 4,
+} as const;
 
 /** `promise`, or a rejection with the signal's `AbortError` as soon as it aborts. */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -76,7 +84,12 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 	}
 	signal.throwIfAborted();
 	return new Promise<T>((resolve, reject) => {
-		const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' }));
+		const onAbort = (): void =>
+			reject(
+				signal.reason instanceof Error
+					? signal.reason
+					: Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' }),
+			);
 		signal.addEventListener('abort', onAbort, { once: true });
 		promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
 	});
@@ -138,9 +151,11 @@ export async function walkFiles(list: ListChildren, options: WalkOptions = {}): 
 		}
 		while (queue.length > 0 && inFlight.size < concurrency) {
 			const dir = queue.shift() as { path: string; depth: number };
-			const task: Promise<void> = listOne(dir).catch((err: unknown) => {
-				failure ??= { err };
-			}).finally(() => inFlight.delete(task));
+			const task: Promise<void> = listOne(dir)
+				.catch((err: unknown) => {
+					failure ??= { err };
+				})
+				.finally(() => inFlight.delete(task));
 			inFlight.add(task);
 		}
 		if (inFlight.size > 0) {
@@ -165,9 +180,11 @@ export class WalkLimitError extends Error {
 		/** The folder the walk started from. */
 		readonly root: string,
 	) {
-		super(bound === 'depth'
-			? `${root || '/'} is more than ${limit} folder levels deep (the walk limit)`
-			: `${root || '/'} holds more than ${limit} entries (the walk limit)`);
+		super(
+			bound === 'depth'
+				? `${root || '/'} is more than ${limit} folder levels deep (the walk limit)`
+				: `${root || '/'} holds more than ${limit} entries (the walk limit)`,
+		);
 	}
 }
 
@@ -183,7 +200,11 @@ export interface TreeContents {
  * `maxEntries` entries (files and folders), so a caller that collects before it changes anything
  * changes nothing. A folder that vanished meanwhile counts as empty.
  */
-export async function collectTree(list: ListChildren, root: string, limits: { maxDepth?: number; maxEntries?: number } = {}): Promise<TreeContents> {
+export async function collectTree(
+	list: ListChildren,
+	root: string,
+	limits: { maxDepth?: number; maxEntries?: number } = {},
+): Promise<TreeContents> {
 	const maxDepth = Math.max(0, limits.maxDepth ?? WALK_LIMITS.maxDepth);
 	const maxEntries = Math.max(0, limits.maxEntries ?? WALK_LIMITS.maxEntries);
 	const files: string[] = [];

@@ -133,7 +133,12 @@ export const RUN_TITLE_PROMPT_CHARS = 40;
  * notifications, output channels and the status bar. Falls back to the short run id for a missing
  * part, so the name is never empty: `<agent>: run ABCDEFGH`, `Run ABCDEFGH: <prompt>`.
  */
-export function runTitle(agentName: string | undefined, prompt: string | undefined, runId: string, maxPrompt = RUN_TITLE_PROMPT_CHARS): string {
+export function runTitle(
+	agentName: string | undefined,
+	prompt: string | undefined,
+	runId: string,
+	maxPrompt = RUN_TITLE_PROMPT_CHARS,
+): string {
 	const agent = singleLine(agentName ?? '', RUN_TITLE_AGENT_CHARS);
 	const excerpt = singleLine(prompt ?? '', maxPrompt);
 	const left = agent || `Run ${shortRunId(runId)}`;

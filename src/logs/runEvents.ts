@@ -28,7 +28,12 @@ export interface ReadRunEventsOptions {
  * on), else with undefined. Rejects with the stream's error (4xx, `reconnect_limit`, a stream that
  * kept failing) or an AbortError.
  */
-export async function readRunEvents(client: RunEventsClient, agentId: string, runId: string, options: ReadRunEventsOptions): Promise<Run | undefined> {
+export async function readRunEvents(
+	client: RunEventsClient,
+	agentId: string,
+	runId: string,
+	options: ReadRunEventsOptions,
+): Promise<Run | undefined> {
 	const { signal, onEvent } = options;
 	let cursor = options.after;
 	const events = client.streamRunEvents(agentId, runId, { after: cursor, signal });

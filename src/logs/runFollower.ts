@@ -145,7 +145,9 @@ export class RunFollower extends Disposable {
 	readonly onDidChangeFollowing = this._onDidChangeFollowing.event;
 
 	private readonly runs = new Map<string, FollowedRun>();
-	private readonly statusItem = this.register(vscode.window.createStatusBarItem('cloudAgents.followedRun', vscode.StatusBarAlignment.Left, 50));
+	private readonly statusItem = this.register(
+		vscode.window.createStatusBarItem('cloudAgents.followedRun', vscode.StatusBarAlignment.Left, 50),
+	);
 	private statusRun: FollowedRun | undefined;
 	/** Runs that were streaming when the user signed out: followed again on the next sign-in. */
 	private readonly store: RunEventStore;
@@ -171,9 +173,7 @@ export class RunFollower extends Disposable {
 		this.maxChannels = Math.max(options.maxChannels ?? 10, this.maxActive);
 		this.endedStatusMs = options.endedStatusMs ?? 30_000;
 		this.statusItem.name = vscode.l10n.t('Cloud Agents: Followed Run');
-		this.register(
-			options.session.onDidChange(() => this.signedInChanged(options.session.signedIn)),
-		);
+		this.register(options.session.onDidChange(() => this.signedInChanged(options.session.signedIn)));
 		this.register({
 			dispose: () => {
 				clearTimeout(this.hideTimer);
@@ -230,7 +230,15 @@ export class RunFollower extends Disposable {
 		if (!run) {
 			return undefined;
 		}
-		return { agentId: run.agentId, runId: run.runId, title: run.title, status: run.status, active: run.active, ended: run.ended, actions: followedRunActions(run) };
+		return {
+			agentId: run.agentId,
+			runId: run.runId,
+			title: run.title,
+			status: run.status,
+			active: run.active,
+			ended: run.ended,
+			actions: followedRunActions(run),
+		};
 	}
 
 	/** Hides the status bar until another run is followed. */
@@ -376,7 +384,6 @@ export class RunFollower extends Disposable {
 			}
 		});
 	}
-
 
 	/**
 	 * Stops following a run and closes its output channel, forgetting it in this window (its events
@@ -573,9 +580,18 @@ export class RunFollower extends Disposable {
 		// The title is server text: one line, `$(` shown as typed; cut shorter for the status bar.
 		this.statusItem.text = `${icon} ${vscode.l10n.t('{0} — {1}', iconSafe(shown.title, STATUS_TITLE_CHARS), status)}`;
 		this.statusItem.tooltip = shown.active
-			? vscode.l10n.t('Following {0} (run {1}, {2}). Click for its actions: output, cancel, stop following.', shown.title, shown.runId, status)
+			? vscode.l10n.t(
+					'Following {0} (run {1}, {2}). Click for its actions: output, cancel, stop following.',
+					shown.title,
+					shown.runId,
+					status,
+				)
 			: vscode.l10n.t('{0} (run {1}) {2}. Click for its actions: output, result.', shown.title, shown.runId, status);
-		this.statusItem.command = { command: 'cloudAgents.runs.followedRunActions', title: vscode.l10n.t('Followed Run Actions'), arguments: [] };
+		this.statusItem.command = {
+			command: 'cloudAgents.runs.followedRunActions',
+			title: vscode.l10n.t('Followed Run Actions'),
+			arguments: [],
+		};
 		this.statusItem.show();
 		if (shown.ended && !shown.active) {
 			// An ended run is news for a while, then it goes (it stays in the Runs view and its channel).
@@ -592,9 +608,10 @@ export class RunFollower extends Disposable {
 		this.signedOutShown = true;
 		const paused = this.suspended.length;
 		this.statusItem.text = `$(debug-disconnect) ${vscode.l10n.t('Cloud Agents: signed out')}`;
-		this.statusItem.tooltip = paused > 0
-			? vscode.l10n.t('Signed out: following {0} run(s) stopped. Click to sign in; following resumes.', paused)
-			: vscode.l10n.t('Signed out of Cloud Agents. Click to sign in.');
+		this.statusItem.tooltip =
+			paused > 0
+				? vscode.l10n.t('Signed out: following {0} run(s) stopped. Click to sign in; following resumes.', paused)
+				: vscode.l10n.t('Signed out of Cloud Agents. Click to sign in.');
 		this.statusItem.command = { command: 'cloudAgents.signIn', title: vscode.l10n.t('Sign In') };
 		this.statusItem.show();
 	}

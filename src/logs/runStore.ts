@@ -26,7 +26,9 @@ export function localIdName(id: string): string {
 		return encoded;
 	}
 	const hash = createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 16);
-	const stem = safeFileName(id, 'id').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, max - hash.length - 1);
+	const stem = safeFileName(id, 'id')
+		.replace(/[^A-Za-z0-9_-]/g, '_')
+		.slice(0, max - hash.length - 1);
 	return `${stem}~${hash}`;
 }
 

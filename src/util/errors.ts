@@ -25,7 +25,9 @@ export function requestIdInfo(err: unknown): RequestIdInfo {
 	if (requestId === undefined || requestId === null || requestId === '') {
 		return { kind: 'none' };
 	}
-	return typeof requestId === 'string' && SAFETY.requestIdPattern.test(requestId) ? { kind: 'plausible', id: requestId } : { kind: 'implausible' };
+	return typeof requestId === 'string' && SAFETY.requestIdPattern.test(requestId)
+		? { kind: 'plausible', id: requestId }
+		: { kind: 'implausible' };
 }
 
 /** The service's request id carried by an error (ApiError.requestId), only when it is plausible (safe to show and copy). */
@@ -69,7 +71,12 @@ export function describeError(err: unknown): string {
  * @param prefix optional context such as "Could not load agents"
  * @param onUnauthorized the session's 401 handler; true when it handled the error
  */
-export async function showApiError(err: unknown, log: ErrorLogger | undefined, prefix?: string, onUnauthorized?: UnauthorizedHandler): Promise<void> {
+export async function showApiError(
+	err: unknown,
+	log: ErrorLogger | undefined,
+	prefix?: string,
+	onUnauthorized?: UnauthorizedHandler,
+): Promise<void> {
 	if (isCancellation(err)) {
 		return;
 	}

@@ -15,7 +15,11 @@ type Key = string | number;
 /** Splits a field path into member names and array indexes; undefined when it is not one. */
 export function parseFieldPath(path: string): Key[] | undefined {
 	if (path.startsWith('/')) {
-		return path.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+		return path
+			.slice(1)
+			.split('/')
+			.map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+			.map((p) => (/^\d+$/.test(p) ? Number(p) : p));
 	}
 	const keys: Key[] = [];
 	const re = /([^.[\]]+)|\[(\d+)\]/g;

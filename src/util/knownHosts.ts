@@ -42,7 +42,15 @@ export function hasKnownHost(content: string, line: string): boolean {
 			fields.shift();
 		}
 		const [hosts, t, k] = fields;
-		if (t === type && k === key && hosts !== undefined && hosts.split(',').map((h) => h.toLowerCase()).includes(host!)) {
+		if (
+			t === type &&
+			k === key &&
+			hosts !== undefined &&
+			hosts
+				.split(',')
+				.map((h) => h.toLowerCase())
+				.includes(host!)
+		) {
 			return true;
 		}
 	}

@@ -23,8 +23,9 @@ export class LocalPathEscapeError extends Error {
  * C0 and C1 control characters, DEL, bidi controls (U+061C, U+200E/F, U+202A–U+202E,
  * U+2066–U+2069), zero-width and other invisible formatting characters, and lone surrogates.
  */
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const INVISIBLE =
+	// eslint-disable-next-line no-control-regex
+	/[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** Characters no file name may hold on some supported system (separators and Windows' reserved characters). */
 const RESERVED_CHARS = /[/\\<>:"|?*]/g;
 /** Windows device names, reserved with any extension and in any case (`con`, `NUL.txt`, `com1.tar.gz`). */

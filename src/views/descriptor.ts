@@ -112,31 +112,31 @@ export type AnyListDescriptor = ListDescriptor<unknown, object, unknown>;
 /** The parent of a list: see `ListDescriptor.parent`. */
 export type ParentSpec<P> =
 	| {
-		readonly as: 'selection';
-		readonly of: ListDescriptor<P, object, unknown>;
-		/** The short label of the row shown while nothing is selected ("Select an agent"). */
-		selectLabel(this: void): string;
-		/** Its tooltip: the whole sentence. */
-		selectTooltip(this: void): string;
-	}
+			readonly as: 'selection';
+			readonly of: ListDescriptor<P, object, unknown>;
+			/** The short label of the row shown while nothing is selected ("Select an agent"). */
+			selectLabel(this: void): string;
+			/** Its tooltip: the whole sentence. */
+			selectTooltip(this: void): string;
+	  }
 	| {
-		readonly as: 'children';
-		readonly of: ListDescriptor<P, object, unknown>;
-	};
+			readonly as: 'children';
+			readonly of: ListDescriptor<P, object, unknown>;
+	  };
 
 /** Where a list's records come from. */
 export type ListSource<T, P> =
 	| {
-		/** One page of a cursor-paginated listing; the provider walks the cursors (PageChain). */
-		page(this: void, ctx: ListContext, request: PageRequest, parent: P): Promise<Page<T>>;
-	}
+			/** One page of a cursor-paginated listing; the provider walks the cursors (PageChain). */
+			page(this: void, ctx: ListContext, request: PageRequest, parent: P): Promise<Page<T>>;
+	  }
 	| {
-		/**
-		 * The first `pages` pages at once (a listing with no cursor: a growing `limit`, or everything):
-		 * "Load more…" asks again with one page more.
-		 */
-		list(this: void, ctx: ListContext, request: ListRequest, parent: P): Promise<{ items: T[]; more: boolean }>;
-	};
+			/**
+			 * The first `pages` pages at once (a listing with no cursor: a growing `limit`, or everything):
+			 * "Load more…" asks again with one page more.
+			 */
+			list(this: void, ctx: ListContext, request: ListRequest, parent: P): Promise<{ items: T[]; more: boolean }>;
+	  };
 
 /** What `source.page` is asked for: where to start, how many, and when to stop. */
 export interface PageRequest {

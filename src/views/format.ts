@@ -11,7 +11,9 @@ export { formatBytes, formatMemoryMib } from './units';
  */
 
 /** A status icon in the colour that says whether the thing is fine, busy, paused or broken. */
-export function statusIcon(kind: 'ok' | 'ready' | 'active' | 'waiting' | 'paused' | 'failed' | 'stopped' | 'warning' | 'unknown'): vscode.ThemeIcon {
+export function statusIcon(
+	kind: 'ok' | 'ready' | 'active' | 'waiting' | 'paused' | 'failed' | 'stopped' | 'warning' | 'unknown',
+): vscode.ThemeIcon {
 	switch (kind) {
 		case 'ok':
 			return new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('charts.green'));

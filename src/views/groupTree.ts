@@ -14,7 +14,12 @@ export interface GroupList {
 
 /** A group row: one list of the view (Images, Image builds, …), collapsed until opened. */
 export class GroupRowNode extends vscode.TreeItem {
-	constructor(readonly list: GroupList, id: string, label: string, options: { icon?: vscode.ThemeIcon; tooltip?: string; contextValue: string; description?: string }) {
+	constructor(
+		readonly list: GroupList,
+		id: string,
+		label: string,
+		options: { icon?: vscode.ThemeIcon; tooltip?: string; contextValue: string; description?: string },
+	) {
 		super(label, vscode.TreeItemCollapsibleState.Collapsed);
 		this.id = id;
 		this.iconPath = options.icon;
@@ -105,9 +110,11 @@ export class GroupedTreeProvider<G> extends Disposable implements vscode.TreeDat
 			return this.groupRows;
 		}
 		const source = this.descriptor.source;
-		const records = 'list' in source
-			? (await source.list(this.ctx, { pages: 1, pageSize: this.lists.length, signal: new AbortController().signal }, undefined)).items
-			: [];
+		const records =
+			'list' in source
+				? (await source.list(this.ctx, { pages: 1, pageSize: this.lists.length, signal: new AbortController().signal }, undefined))
+						.items
+				: [];
 		const rows: GroupRowNode[] = [];
 		records.forEach((record, i) => {
 			const list = this.lists[i];
@@ -116,7 +123,14 @@ export class GroupedTreeProvider<G> extends Disposable implements vscode.TreeDat
 			}
 			const rowCtx: RowContext<undefined> = { ...this.ctx, parent: undefined, parentKey: undefined };
 			const spec = this.descriptor.row(record, rowCtx);
-			rows.push(new GroupRowNode(list, `${this.descriptor.kind}/${this.descriptor.keyOf(record)}`, spec.label, { icon: spec.icon, tooltip: spec.tooltip, contextValue: spec.contextValue, description: spec.description }));
+			rows.push(
+				new GroupRowNode(list, `${this.descriptor.kind}/${this.descriptor.keyOf(record)}`, spec.label, {
+					icon: spec.icon,
+					tooltip: spec.tooltip,
+					contextValue: spec.contextValue,
+					description: spec.description,
+				}),
+			);
 		});
 		this.groupRows = rows;
 		return rows;

@@ -65,7 +65,9 @@ export class ImageDocuments extends Disposable implements vscode.FileSystemProvi
 	private entry(uri: vscode.Uri): { bytes: Uint8Array; mtime: number } {
 		const e = this.images.get(uri.toString());
 		if (!e) {
-			throw vscode.FileSystemError.FileNotFound(vscode.l10n.t('This image is no longer held; run "Open Artifact" again to read it from the service.'));
+			throw vscode.FileSystemError.FileNotFound(
+				vscode.l10n.t('This image is no longer held; run "Open Artifact" again to read it from the service.'),
+			);
 		}
 		return e;
 	}
@@ -75,7 +77,13 @@ export class ImageDocuments extends Disposable implements vscode.FileSystemProvi
 			return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0, permissions: vscode.FilePermission.Readonly };
 		}
 		const e = this.entry(uri);
-		return { type: vscode.FileType.File, ctime: e.mtime, mtime: e.mtime, size: e.bytes.byteLength, permissions: vscode.FilePermission.Readonly };
+		return {
+			type: vscode.FileType.File,
+			ctime: e.mtime,
+			mtime: e.mtime,
+			size: e.bytes.byteLength,
+			permissions: vscode.FilePermission.Readonly,
+		};
 	}
 
 	readFile(uri: vscode.Uri): Uint8Array {

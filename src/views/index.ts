@@ -11,7 +11,17 @@ import { LIST_DESCRIPTORS, agentsList, artifactsList, runsList, runtimesList } f
 import type { AgentTarget, ArtifactTarget, RunTarget, RuntimeTarget } from './lists';
 
 export { ACCOUNT_GROUPS, accountList, checkpointsList, imageBuildsList, imagesList, modelProvidersList } from './lists';
-export { ARTIFACT_READ_CAP_BYTES, LIST_DESCRIPTORS, RECENT_AGENTS_KEY, agentsList, artifactKind, artifactsList, runsList, runtimeInTransition, runtimesList } from './lists';
+export {
+	ARTIFACT_READ_CAP_BYTES,
+	LIST_DESCRIPTORS,
+	RECENT_AGENTS_KEY,
+	agentsList,
+	artifactKind,
+	artifactsList,
+	runsList,
+	runtimeInTransition,
+	runtimesList,
+} from './lists';
 export type { AgentTarget, ArtifactTarget, RunTarget, RuntimeTarget } from './lists';
 export { DescriptorTreeProvider, RecordNode, pageSize } from './listTree';
 export type { ActionKit, ActionSpec, AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
@@ -71,7 +81,8 @@ export class CloudAgentViews extends Disposable {
 		this.client = client;
 		this.ctx = {
 			client,
-			lookup: <U>(descriptor: ListDescriptor<U, object, unknown>, key: string): U | undefined => this.providers.get(descriptor)?.find(key) as U | undefined,
+			lookup: <U>(descriptor: ListDescriptor<U, object, unknown>, key: string): U | undefined =>
+				this.providers.get(descriptor)?.find(key) as U | undefined,
 			flag: (name, key, parentKey) => this.flags.get(name)?.(key, parentKey) ?? false,
 		};
 		for (const descriptor of LIST_DESCRIPTORS) {
@@ -83,7 +94,9 @@ export class CloudAgentViews extends Disposable {
 		}
 		for (const [descriptor, provider] of this.providers) {
 			if (descriptor.viewId) {
-				const view = this.register(vscode.window.createTreeView(descriptor.viewId, { treeDataProvider: provider, showCollapseAll: false }));
+				const view = this.register(
+					vscode.window.createTreeView(descriptor.viewId, { treeDataProvider: provider, showCollapseAll: false }),
+				);
 				provider.attach(view);
 				this.views.set(descriptor, view);
 			}
@@ -92,8 +105,17 @@ export class CloudAgentViews extends Disposable {
 		for (const descriptor of LIST_DESCRIPTORS) {
 			if (descriptor.groups && descriptor.viewId) {
 				const lists = descriptor.groups.map((d) => this.providerOf(d));
-				const grouped = this.register(new GroupedTreeProvider(descriptor as ListDescriptor<unknown, object, undefined>, this.ctx, lists, () => session.signedIn));
-				const view = this.register(vscode.window.createTreeView(descriptor.viewId, { treeDataProvider: grouped, showCollapseAll: true }));
+				const grouped = this.register(
+					new GroupedTreeProvider(
+						descriptor as ListDescriptor<unknown, object, undefined>,
+						this.ctx,
+						lists,
+						() => session.signedIn,
+					),
+				);
+				const view = this.register(
+					vscode.window.createTreeView(descriptor.viewId, { treeDataProvider: grouped, showCollapseAll: true }),
+				);
 				grouped.attach(view);
 				this.groupedViews.set(descriptor, grouped);
 			}
@@ -101,12 +123,14 @@ export class CloudAgentViews extends Disposable {
 		// Selecting a row drives the lists that follow its kind (Runs and Artifacts follow Agents).
 		for (const [descriptor, view] of this.views) {
 			if (LIST_DESCRIPTORS.some((d) => d.parent?.as === 'selection' && d.parent.of === descriptor)) {
-				this.register(view.onDidChangeSelection((e) => {
-					const node = e.selection.find((n): n is RecordNode => n instanceof RecordNode && n.descriptor === descriptor);
-					if (node) {
-						this.select(descriptor, node.record);
-					}
-				}));
+				this.register(
+					view.onDidChangeSelection((e) => {
+						const node = e.selection.find((n): n is RecordNode => n instanceof RecordNode && n.descriptor === descriptor);
+						if (node) {
+							this.select(descriptor, node.record);
+						}
+					}),
+				);
 			}
 		}
 
@@ -115,45 +139,65 @@ export class CloudAgentViews extends Disposable {
 		// The agent's status follows its runs: a run we just started (or one that ended) refreshes
 		// the Agents view at once when its row disagrees, and the list keeps refreshing while active.
 		this.register(this.runs.onDidLoad(() => this.syncAgentWithRuns()));
-		this.register(this.runs.onDidRequestRefresh(() => {
-			// Our own action on the agent's runs changes its status: its row refreshes now.
-			void this.agents.refresh();
-		}));
+		this.register(
+			this.runs.onDidRequestRefresh(() => {
+				// Our own action on the agent's runs changes its status: its row refreshes now.
+				void this.agents.refresh();
+			}),
+		);
 		// Tooltips name the runtime (as the Runtimes view does) instead of its id: redrawn when a name
 		// changed, not on every load (the Runtimes view polls while a runtime is in motion, and a
 		// redraw makes VS Code drop the agent rows' handles until it has read them again: a row's
 		// context menu used meanwhile would run without its row).
 		let runtimeNames = '';
-		this.register(this.runtimes.onDidLoad(() => {
-			const names = JSON.stringify(this.runtimes.records.map((r) => [r.id, r.display_name]));
-			if (names !== runtimeNames) {
-				runtimeNames = names;
-				this.agents.redraw();
-			}
-		}));
-		// Keep the selected agent's record (name in the view descriptions) current.
-		this.register(this.agents.onDidLoad(() => {
-			const current = this.runs.parent;
-			const fresh = current && this.agents.find(current.id);
-			if (fresh && fresh.name !== current.name) {
-				this.selectAgent(fresh);
-			}
-		}));
-		this.register(session.onDidChange(() => {
-			if (!session.signedIn) {
-				for (const descriptor of this.views.keys()) {
-					this.select(descriptor, undefined);
+		this.register(
+			this.runtimes.onDidLoad(() => {
+				const names = JSON.stringify(this.runtimes.records.map((r) => [r.id, r.display_name]));
+				if (names !== runtimeNames) {
+					runtimeNames = names;
+					this.agents.redraw();
 				}
-			}
-		}));
-		this.register(vscode.workspace.onDidChangeConfiguration((e) => {
-			if (e.affectsConfiguration('cloudAgents.pageSize')) {
-				this.resetAll();
-			}
-		}));
-		this.register(vscode.commands.registerCommand('_cloudAgents.views.rows', (key: ViewKey, parentRowId?: string) => this.rows(key, parentRowId)));
-		this.register(vscode.commands.registerCommand('_cloudAgents.views.click', (key: ViewKey, rowId: string, parentRowId?: string) => this.click(key, rowId, parentRowId)));
-		this.register(vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) => this.selectAgentById(agentId)));
+			}),
+		);
+		// Keep the selected agent's record (name in the view descriptions) current.
+		this.register(
+			this.agents.onDidLoad(() => {
+				const current = this.runs.parent;
+				const fresh = current && this.agents.find(current.id);
+				if (fresh && fresh.name !== current.name) {
+					this.selectAgent(fresh);
+				}
+			}),
+		);
+		this.register(
+			session.onDidChange(() => {
+				if (!session.signedIn) {
+					for (const descriptor of this.views.keys()) {
+						this.select(descriptor, undefined);
+					}
+				}
+			}),
+		);
+		this.register(
+			vscode.workspace.onDidChangeConfiguration((e) => {
+				if (e.affectsConfiguration('cloudAgents.pageSize')) {
+					this.resetAll();
+				}
+			}),
+		);
+		this.register(
+			vscode.commands.registerCommand('_cloudAgents.views.rows', (key: ViewKey, parentRowId?: string) => this.rows(key, parentRowId)),
+		);
+		this.register(
+			vscode.commands.registerCommand('_cloudAgents.views.click', (key: ViewKey, rowId: string, parentRowId?: string) =>
+				this.click(key, rowId, parentRowId),
+			),
+		);
+		this.register(
+			vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) =>
+				this.selectAgentById(agentId),
+			),
+		);
 	}
 
 	/** The Agents view's list. */
@@ -178,7 +222,8 @@ export class CloudAgentViews extends Disposable {
 
 	/** The provider of a list (top-level; a subtree's rows are served by its parent's provider). */
 	providerOf<T, F extends object, P>(descriptor: ListDescriptor<T, F, P>): DescriptorTreeProvider<T, F, P> {
-		const provider = this.providers.get(descriptor) ?? (descriptor.parent?.as === 'children' ? this.providers.get(descriptor.parent.of) : undefined);
+		const provider =
+			this.providers.get(descriptor) ?? (descriptor.parent?.as === 'children' ? this.providers.get(descriptor.parent.of) : undefined);
 		if (!provider) {
 			throw new Error(`no list ${descriptor.key}`);
 		}
@@ -243,7 +288,10 @@ export class CloudAgentViews extends Disposable {
 		if (record !== undefined) {
 			this.providers.get(descriptor)?.rememberName(record);
 		}
-		const description = record !== undefined ? singleLine(descriptor.name?.(record) || descriptor.keyOf(record), SAFETY.descriptionMaxChars) : undefined;
+		const description =
+			record !== undefined
+				? singleLine(descriptor.name?.(record) || descriptor.keyOf(record), SAFETY.descriptionMaxChars)
+				: undefined;
 		for (const [d, provider] of this.providers) {
 			if (d.parent?.as === 'selection' && d.parent.of === descriptor) {
 				provider.setParent(record);
@@ -321,7 +369,7 @@ export class CloudAgentViews extends Disposable {
 		const nodes = await this.childrenOf(provider, parentRowId);
 		return nodes.map((n) => {
 			const item = provider.getTreeItem(n);
-			const label = typeof item.label === 'string' ? item.label : item.label?.label ?? '';
+			const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
 			const tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : item.tooltip;
 			const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined;
 			return {
@@ -351,7 +399,10 @@ export class CloudAgentViews extends Disposable {
 	}
 
 	/** The rows under a row given by id (searched breadth-first among the rows drawn), or the top rows. */
-	private async childrenOf(provider: AnyProvider | GroupedTreeProvider<unknown>, parentRowId: string | undefined): Promise<vscode.TreeItem[]> {
+	private async childrenOf(
+		provider: AnyProvider | GroupedTreeProvider<unknown>,
+		parentRowId: string | undefined,
+	): Promise<vscode.TreeItem[]> {
 		const top = await provider.getChildren();
 		if (parentRowId === undefined) {
 			return top;

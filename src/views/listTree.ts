@@ -15,7 +15,11 @@ export function pageSize(): number {
 
 /** A row that is a message, not a record: empty, error, "Select an agent", and so on. */
 export class MessageNode extends vscode.TreeItem {
-	constructor(id: string, label: string, options: { icon?: vscode.ThemeIcon; command?: vscode.Command; tooltip?: string; contextValue?: string; description?: string } = {}) {
+	constructor(
+		id: string,
+		label: string,
+		options: { icon?: vscode.ThemeIcon; command?: vscode.Command; tooltip?: string; contextValue?: string; description?: string } = {},
+	) {
 		super(label, vscode.TreeItemCollapsibleState.None);
 		this.id = id;
 		this.iconPath = options.icon;
@@ -125,7 +129,10 @@ export function rowId(descriptor: { kind: string }, key: string, parentKey: stri
 
 /** The row that groups one child list of a row, when the row has several. */
 class GroupNode extends vscode.TreeItem {
-	constructor(readonly model: ListModel<unknown>, readonly parentNode: vscode.TreeItem) {
+	constructor(
+		readonly model: ListModel<unknown>,
+		readonly parentNode: vscode.TreeItem,
+	) {
 		super(model.descriptor.title?.() ?? model.descriptor.key, vscode.TreeItemCollapsibleState.Collapsed);
 		this.id = `${parentNode.id ?? ''}/${model.descriptor.key}`;
 		this.contextValue = `group:${model.descriptor.kind}`;
@@ -248,7 +255,10 @@ class ListModel<T> {
 	 * repeats a cursor or a page, or never ends) the items loaded so far stay, "Load more…" goes
 	 * away and a row says why: never an endless "Load more".
 	 */
-	private async step(cursor: string | undefined, signal: AbortSignal): Promise<{ items: T[]; next: string | undefined; notice?: string }> {
+	private async step(
+		cursor: string | undefined,
+		signal: AbortSignal,
+	): Promise<{ items: T[]; next: string | undefined; notice?: string }> {
 		const source = this.descriptor.source;
 		if ('list' in source) {
 			return { items: [], next: undefined };
@@ -278,7 +288,13 @@ class ListModel<T> {
 	 * notice and the error.
 	 */
 	private shown(): string {
-		return JSON.stringify([this.loaded, this.items, this.more, this.notice ?? null, this.error === undefined ? null : describeError(this.error)]);
+		return JSON.stringify([
+			this.loaded,
+			this.items,
+			this.more,
+			this.notice ?? null,
+			this.error === undefined ? null : describeError(this.error),
+		]);
 	}
 
 	private signatureOf(items: readonly T[]): string {
@@ -350,7 +366,10 @@ class ListModel<T> {
  * the view is visible and a record is in motion (`isActive`, or marked with `markActive`), with a
  * delay that starts at 2 s and doubles up to 5 s while nothing changes.
  */
-export class DescriptorTreeProvider<T, F extends object = object, P = unknown> extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
+export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
+	extends Disposable
+	implements vscode.TreeDataProvider<vscode.TreeItem>
+{
 	protected readonly _onDidChangeTreeData = this.register(new vscode.EventEmitter<vscode.TreeItem | undefined>());
 	/** Fires when the rows change. */
 	readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
@@ -417,13 +436,15 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 	/** Connects the tree view, so refreshes follow its visibility. */
 	attach(view: vscode.TreeView<vscode.TreeItem>): void {
 		this.view = view;
-		this.register(view.onDidChangeVisibility((e) => {
-			if (e.visible) {
-				this.schedule();
-			} else {
-				this.stopTimer();
-			}
-		}));
+		this.register(
+			view.onDidChangeVisibility((e) => {
+				if (e.visible) {
+					this.schedule();
+				} else {
+					this.stopTimer();
+				}
+			}),
+		);
 	}
 
 	/** The view this provider is attached to. */
@@ -527,7 +548,12 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 			const spec = this.descriptor.parent;
 			if (spec?.as === 'selection' && !this.root.parent) {
 				const kind = spec.of.kind;
-				return [new MessageNode(`${this.key}/select${kind.charAt(0).toUpperCase()}${kind.slice(1)}`, spec.selectLabel(), { icon: new vscode.ThemeIcon('info'), tooltip: spec.selectTooltip() })];
+				return [
+					new MessageNode(`${this.key}/select${kind.charAt(0).toUpperCase()}${kind.slice(1)}`, spec.selectLabel(), {
+						icon: new vscode.ThemeIcon('info'),
+						tooltip: spec.selectTooltip(),
+					}),
+				];
 			}
 			return this.rowsOf(this.root);
 		}
@@ -651,12 +677,25 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 			rows.push(more);
 		}
 		if (model.notice !== undefined) {
-			rows.push(new MessageNode(`${model.id}/notice`, singleLine(model.notice, SAFETY.labelMaxChars), { icon: new vscode.ThemeIcon('warning'), tooltip: plainText(model.notice), contextValue: 'notice' }));
+			rows.push(
+				new MessageNode(`${model.id}/notice`, singleLine(model.notice, SAFETY.labelMaxChars), {
+					icon: new vscode.ThemeIcon('warning'),
+					tooltip: plainText(model.notice),
+					contextValue: 'notice',
+				}),
+			);
 		}
 		const empty = model.descriptor.empty;
 		if (rows.length === 0 && empty) {
 			const spec = empty();
-			rows.push(new MessageNode(`${model.id}/empty`, spec.label, { icon: spec.icon ?? new vscode.ThemeIcon('info'), tooltip: spec.tooltip, command: spec.command && { ...spec.command }, contextValue: 'empty' }));
+			rows.push(
+				new MessageNode(`${model.id}/empty`, spec.label, {
+					icon: spec.icon ?? new vscode.ThemeIcon('info'),
+					tooltip: spec.tooltip,
+					command: spec.command && { ...spec.command },
+					contextValue: 'empty',
+				}),
+			);
 		}
 		this.schedule();
 		return rows;
@@ -681,7 +720,10 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 
 	/** The refresh and load-more commands of a list: its own, else the view's (with the subtree's id). */
 	private commandsOf(model: ListModel<unknown> | ListModel<T>): { refresh?: string; loadMore?: string } {
-		return { refresh: model.descriptor.commands?.refresh ?? this.descriptor.commands?.refresh, loadMore: model.descriptor.commands?.loadMore ?? this.descriptor.commands?.loadMore };
+		return {
+			refresh: model.descriptor.commands?.refresh ?? this.descriptor.commands?.refresh,
+			loadMore: model.descriptor.commands?.loadMore ?? this.descriptor.commands?.loadMore,
+		};
 	}
 
 	private errorRows<U>(model: ListModel<U>, err: unknown): vscode.TreeItem[] {
@@ -692,24 +734,30 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 			new MessageNode(`${model.id}/error`, auth ? vscode.l10n.t('Sign in again') : vscode.l10n.t('Could not load'), {
 				icon: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
 				description: auth ? vscode.l10n.t('token refused') : undefined,
-				tooltip: auth ? vscode.l10n.t('The service refused the token. Sign in again.\n{0}', describeError(err)) : vscode.l10n.t('Could not load: {0}', describeError(err)),
+				tooltip: auth
+					? vscode.l10n.t('The service refused the token. Sign in again.\n{0}', describeError(err))
+					: vscode.l10n.t('Could not load: {0}', describeError(err)),
 				contextValue: 'error',
 			}),
 		];
 		const refresh = this.commandsOf(model).refresh;
 		if (refresh) {
-			rows.push(new MessageNode(`${model.id}/retry`, vscode.l10n.t('Retry'), {
-				icon: new vscode.ThemeIcon('refresh'),
-				command: { command: refresh, title: vscode.l10n.t('Retry'), ...(isRoot ? {} : { arguments: [this.childIdOf(model)] }) },
-				contextValue: 'retry',
-			}));
+			rows.push(
+				new MessageNode(`${model.id}/retry`, vscode.l10n.t('Retry'), {
+					icon: new vscode.ThemeIcon('refresh'),
+					command: { command: refresh, title: vscode.l10n.t('Retry'), ...(isRoot ? {} : { arguments: [this.childIdOf(model)] }) },
+					contextValue: 'retry',
+				}),
+			);
 		}
 		if (auth) {
-			rows.push(new MessageNode(`${model.id}/signIn`, vscode.l10n.t('Sign In…'), {
-				icon: new vscode.ThemeIcon('sign-in'),
-				command: { command: 'cloudAgents.signIn', title: vscode.l10n.t('Sign In') },
-				contextValue: 'signIn',
-			}));
+			rows.push(
+				new MessageNode(`${model.id}/signIn`, vscode.l10n.t('Sign In…'), {
+					icon: new vscode.ThemeIcon('sign-in'),
+					command: { command: 'cloudAgents.signIn', title: vscode.l10n.t('Sign In') },
+					contextValue: 'signIn',
+				}),
+			);
 		}
 		return rows;
 	}
@@ -732,25 +780,28 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown> e
 		if (changing.length === 0) {
 			return;
 		}
-		this.timer = setTimeout(() => {
-			this.timer = undefined;
-			const now = this.view?.visible ? this.changingModels() : [];
-			if (now.length === 0) {
-				return;
-			}
-			// A poll that brings nothing new leaves the rows alone: a redraw makes VS Code drop every
-			// row's handle until it has read the rows again, so a row's context menu or inline action
-			// used meanwhile would run without its row (Open Computer on an agent row then asked
-			// which agent).
-			const revisions = now.map((m) => m.revision);
-			void Promise.all(now.map((m) => m.load())).then(() => {
-				if (now.some((m, i) => m.revision !== revisions[i]) || Date.now() - this.polledRedrawAt >= RELATIVE_TIME_REDRAW_MS) {
-					this.polledRedrawAt = Date.now();
-					this._onDidChangeTreeData.fire(undefined);
+		this.timer = setTimeout(
+			() => {
+				this.timer = undefined;
+				const now = this.view?.visible ? this.changingModels() : [];
+				if (now.length === 0) {
+					return;
 				}
-				this.schedule();
-			});
-		}, Math.min(...changing.map((m) => m.delayMs)));
+				// A poll that brings nothing new leaves the rows alone: a redraw makes VS Code drop every
+				// row's handle until it has read the rows again, so a row's context menu or inline action
+				// used meanwhile would run without its row (Open Computer on an agent row then asked
+				// which agent).
+				const revisions = now.map((m) => m.revision);
+				void Promise.all(now.map((m) => m.load())).then(() => {
+					if (now.some((m, i) => m.revision !== revisions[i]) || Date.now() - this.polledRedrawAt >= RELATIVE_TIME_REDRAW_MS) {
+						this.polledRedrawAt = Date.now();
+						this._onDidChangeTreeData.fire(undefined);
+					}
+					this.schedule();
+				});
+			},
+			Math.min(...changing.map((m) => m.delayMs)),
+		);
 	}
 
 	private stopTimer(): void {

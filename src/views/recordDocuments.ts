@@ -30,18 +30,22 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 	constructor() {
 		super();
 		this.register(vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, this));
-		this.register(vscode.workspace.onDidCloseTextDocument((doc) => {
-			// A language change also "closes" and reopens the document; it stays in textDocuments then.
-			if (doc.uri.scheme === RECORD_SCHEME && !isOpen(doc.uri)) {
-				this.contents.delete(doc.uri.toString());
-			}
-		}));
+		this.register(
+			vscode.workspace.onDidCloseTextDocument((doc) => {
+				// A language change also "closes" and reopens the document; it stays in textDocuments then.
+				if (doc.uri.scheme === RECORD_SCHEME && !isOpen(doc.uri)) {
+					this.contents.delete(doc.uri.toString());
+				}
+			}),
+		);
 		this.register({ dispose: () => this.contents.clear() });
 	}
 
 	provideTextDocumentContent(uri: vscode.Uri): string {
-		return this.contents.get(uri.toString())
-			?? vscode.l10n.t('This record is no longer available. Run the command that opened it again to read it from the service.');
+		return (
+			this.contents.get(uri.toString()) ??
+			vscode.l10n.t('This record is no longer available. Run the command that opened it again to read it from the service.')
+		);
 	}
 
 	/**
@@ -51,7 +55,12 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 	 * "extension" by accident). `options.markdownPreview` shows a Markdown record rendered (the
 	 * built-in Markdown preview) instead of as source; the source stays one click away.
 	 */
-	async show(uri: vscode.Uri, content: string, language?: string, options: { forceLanguage?: boolean; markdownPreview?: boolean } = {}): Promise<vscode.TextDocument> {
+	async show(
+		uri: vscode.Uri,
+		content: string,
+		language?: string,
+		options: { forceLanguage?: boolean; markdownPreview?: boolean } = {},
+	): Promise<vscode.TextDocument> {
 		const key = uri.toString();
 		const previous = this.contents.get(key);
 		this.contents.set(key, content);
@@ -64,9 +73,12 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 			}
 			let doc = await vscode.workspace.openTextDocument(uri);
 			if (language && language !== doc.languageId && (doc.languageId === 'plaintext' || options.forceLanguage)) {
-				doc = await vscode.languages.setTextDocumentLanguage(doc, language).then((d) => d, () => doc);
+				doc = await vscode.languages.setTextDocumentLanguage(doc, language).then(
+					(d) => d,
+					() => doc,
+				);
 			}
-			if (options.markdownPreview && doc.languageId === 'markdown' && await showMarkdownPreview(uri)) {
+			if (options.markdownPreview && doc.languageId === 'markdown' && (await showMarkdownPreview(uri))) {
 				return doc;
 			}
 			await vscode.window.showTextDocument(doc, { preview: true });

@@ -35,16 +35,24 @@ function checkField(name: string, spec: FieldSpec, value: unknown): string | und
 	}
 	switch (spec.kind) {
 		case 'string':
-			if (typeof value !== 'string') { return `field ${quote(name)} is not a string`; }
+			if (typeof value !== 'string') {
+				return `field ${quote(name)} is not a string`;
+			}
 			return value.length > spec.maxLength ? `field ${quote(name)} is longer than ${spec.maxLength} characters` : undefined;
 		case 'number':
-			if (typeof value !== 'number' || !Number.isFinite(value)) { return `field ${quote(name)} is not a finite number`; }
-			if (spec.integer && !Number.isSafeInteger(value)) { return `field ${quote(name)} is not an integer`; }
+			if (typeof value !== 'number' || !Number.isFinite(value)) {
+				return `field ${quote(name)} is not a finite number`;
+			}
+			if (spec.integer && !Number.isSafeInteger(value)) {
+				return `field ${quote(name)} is not an integer`;
+			}
 			return value < spec.min || value > spec.max ? `field ${quote(name)} is outside ${spec.min}..${spec.max}` : undefined;
 		case 'boolean':
 			return typeof value === 'boolean' ? undefined : `field ${quote(name)} is not a boolean`;
 		case 'enum':
-			return typeof value === 'string' && spec.values.includes(value) ? undefined : `field ${quote(name)} is not one of ${spec.values.join(', ')}`;
+			return typeof value === 'string' && spec.values.includes(value)
+				? undefined
+				: `field ${quote(name)} is not one of ${spec.values.join(', ')}`;
 	}
 }
 

@@ -27,8 +27,17 @@ export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
  * resources only from `webviewRoots`, no command links. `retainContextWhenHidden` keeps a live page
  * (a VNC socket) running while its tab is in the background.
  */
-export function webviewPanelOptions(extensionUri: vscode.Uri, retainContextWhenHidden = false): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-	return { enableScripts: true, enableCommandUris: false, enableForms: false, localResourceRoots: webviewRoots(extensionUri), retainContextWhenHidden };
+export function webviewPanelOptions(
+	extensionUri: vscode.Uri,
+	retainContextWhenHidden = false,
+): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+	return {
+		enableScripts: true,
+		enableCommandUris: false,
+		enableForms: false,
+		localResourceRoots: webviewRoots(extensionUri),
+		retainContextWhenHidden,
+	};
 }
 
 /** What one render of a page loads. */
@@ -64,9 +73,18 @@ export abstract class WebviewPanelBase<In extends { type: string }, Out extends 
 	 * @param panel a panel made with `webviewPanelOptions` (new, or handed over by a serializer)
 	 * @param validate the protocol's validator of page messages
 	 */
-	protected constructor(readonly panel: vscode.WebviewPanel, protected readonly host: PanelHost, private readonly validate: MessageValidator<In>) {
+	protected constructor(
+		readonly panel: vscode.WebviewPanel,
+		protected readonly host: PanelHost,
+		private readonly validate: MessageValidator<In>,
+	) {
 		super();
-		panel.webview.options = { enableScripts: true, enableCommandUris: false, enableForms: false, localResourceRoots: webviewRoots(host.extensionUri) };
+		panel.webview.options = {
+			enableScripts: true,
+			enableCommandUris: false,
+			enableForms: false,
+			localResourceRoots: webviewRoots(host.extensionUri),
+		};
 		this.register(panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
 		this.register(panel.onDidDispose(() => this.dispose()));
 	}
@@ -114,7 +132,12 @@ export abstract class WebviewPanelBase<In extends { type: string }, Out extends 
 		}
 		Promise.resolve()
 			.then(() => this.onMessage(result.message))
-			.catch((err: unknown) => this.host.log.error(`webview ${this.panel.viewType}: handling "${result.message.type}" failed:`, err instanceof Error ? err : String(err)));
+			.catch((err: unknown) =>
+				this.host.log.error(
+					`webview ${this.panel.viewType}: handling "${result.message.type}" failed:`,
+					err instanceof Error ? err : String(err),
+				),
+			);
 	}
 
 	override dispose(): void {

@@ -30,9 +30,18 @@ export async function openWalkedFile(feature: WorkspaceFeature, agentId: string,
 	const path = normalizeWorkspacePath(rawPath);
 	const { files, truncated } = await feature.cache.walkFiles(agentId);
 	if (!files.includes(path)) {
-		throw new Error(truncated
-			? vscode.l10n.t('"{0}" is not among the {1} files listed in the workspace of agent {2} (the listing stops at {3} files and folders and {4} folder levels).', path, files.length, agentId, WALK_LIMITS.maxEntries, WALK_LIMITS.maxDepth)
-			: vscode.l10n.t('"{0}" is not a file in the workspace of agent {1} ({2} files listed).', path, agentId, files.length));
+		throw new Error(
+			truncated
+				? vscode.l10n.t(
+						'"{0}" is not among the {1} files listed in the workspace of agent {2} (the listing stops at {3} files and folders and {4} folder levels).',
+						path,
+						files.length,
+						agentId,
+						WALK_LIMITS.maxEntries,
+						WALK_LIMITS.maxDepth,
+					)
+				: vscode.l10n.t('"{0}" is not a file in the workspace of agent {1} ({2} files listed).', path, agentId, files.length),
+		);
 	}
 	await vscode.window.showTextDocument(feature.uriFor(agentId, path), { preview: true });
 	return files;
@@ -76,32 +85,43 @@ function pickWorkspaceFile(feature: WorkspaceFeature, agentId: string, name: str
 		});
 		pick.onDidHide(() => finish(() => resolve(undefined)));
 		pick.show();
-		feature.cache.walkFiles(agentId, {
-			signal: controller.signal,
-			onFiles: (paths) => {
-				for (const path of paths) {
-					const folder = parentPath(path);
-					items.push({ label: baseName(path), description: folder || undefined, uri: feature.uriFor(agentId, path) });
-				}
-				timer ??= setTimeout(refresh, PICK_REFRESH_MS);
-			},
-		}).then(({ truncated }) => {
-			if (done) {
-				return;
-			}
-			if (timer !== undefined) {
-				clearTimeout(timer);
-				timer = undefined;
-			}
-			pick.items = items;
-			pick.busy = false;
-			pick.placeholder = items.length === 0
-				? vscode.l10n.t('The agent workspace has no files')
-				: truncated
-					? vscode.l10n.t('Type to filter the first {0} files (truncated: the listing stops at {1} files and folders and {2} folder levels)', items.length, WALK_LIMITS.maxEntries, WALK_LIMITS.maxDepth)
-					: vscode.l10n.t('Type to filter {0} files', items.length);
-		}, (err: unknown) => {
-			finish(() => reject(err instanceof Error ? err : new Error(String(err))));
-		});
+		feature.cache
+			.walkFiles(agentId, {
+				signal: controller.signal,
+				onFiles: (paths) => {
+					for (const path of paths) {
+						const folder = parentPath(path);
+						items.push({ label: baseName(path), description: folder || undefined, uri: feature.uriFor(agentId, path) });
+					}
+					timer ??= setTimeout(refresh, PICK_REFRESH_MS);
+				},
+			})
+			.then(
+				({ truncated }) => {
+					if (done) {
+						return;
+					}
+					if (timer !== undefined) {
+						clearTimeout(timer);
+						timer = undefined;
+					}
+					pick.items = items;
+					pick.busy = false;
+					pick.placeholder =
+						items.length === 0
+							? vscode.l10n.t('The agent workspace has no files')
+							: truncated
+								? vscode.l10n.t(
+										'Type to filter the first {0} files (truncated: the listing stops at {1} files and folders and {2} folder levels)',
+										items.length,
+										WALK_LIMITS.maxEntries,
+										WALK_LIMITS.maxDepth,
+									)
+								: vscode.l10n.t('Type to filter {0} files', items.length);
+				},
+				(err: unknown) => {
+					finish(() => reject(err instanceof Error ? err : new Error(String(err))));
+				},
+			);
 	});
 }

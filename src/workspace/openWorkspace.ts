@@ -11,7 +11,12 @@ export type OpenWorkspaceMode = 'add' | 'newWindow';
  * Opens an agent's workspace. Opening it again retries a workspace whose interface differed; when
  * the window already shows it, the Explorer comes to the front. Without `mode` a modal asks how.
  */
-export async function openAgentWorkspace(feature: WorkspaceFeature, agentId: string, name: string, mode: OpenWorkspaceMode | undefined): Promise<void> {
+export async function openAgentWorkspace(
+	feature: WorkspaceFeature,
+	agentId: string,
+	name: string,
+	mode: OpenWorkspaceMode | undefined,
+): Promise<void> {
 	const uri = workspaceUri(agentId);
 	const folders = vscode.workspace.workspaceFolders ?? [];
 	// Opening again is a retry of a workspace whose interface differed.
@@ -23,7 +28,12 @@ export async function openAgentWorkspace(feature: WorkspaceFeature, agentId: str
 	if (mode === undefined) {
 		const add = vscode.l10n.t('Add to Workspace');
 		const newWindow = vscode.l10n.t('Open in New Window');
-		const answer = await vscode.window.showInformationMessage(notificationText(vscode.l10n.t('Open the workspace of "{0}"', singleLine(name))), { modal: true }, add, newWindow);
+		const answer = await vscode.window.showInformationMessage(
+			notificationText(vscode.l10n.t('Open the workspace of "{0}"', singleLine(name))),
+			{ modal: true },
+			add,
+			newWindow,
+		);
 		mode = answer === add ? 'add' : answer === newWindow ? 'newWindow' : undefined;
 	}
 	if (mode === 'add') {

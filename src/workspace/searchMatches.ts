@@ -34,10 +34,16 @@ export function usableMatch(m: WorkspaceSearchMatch): UsableMatch | undefined {
  * The usable matches of a search answer: at most `LIMITS.searchMaxResults.max` are considered,
  * unusable paths dropped; `truncated` when the server said so or sent more than that maximum.
  */
-export function usableMatches(result: Pick<WorkspaceSearchResult, 'matches' | 'truncated'>): { matches: UsableMatch[]; truncated: boolean } {
+export function usableMatches(result: Pick<WorkspaceSearchResult, 'matches' | 'truncated'>): {
+	matches: UsableMatch[];
+	truncated: boolean;
+} {
 	const all: unknown = result.matches;
 	const list = Array.isArray(all) ? (all as WorkspaceSearchMatch[]) : [];
-	const matches = list.slice(0, LIMITS.searchMaxResults.max).map(usableMatch).filter((m) => m !== undefined);
+	const matches = list
+		.slice(0, LIMITS.searchMaxResults.max)
+		.map(usableMatch)
+		.filter((m) => m !== undefined);
 	const truncated = Boolean(result.truncated) || list.length > LIMITS.searchMaxResults.max;
 	return { matches, truncated };
 }

@@ -17,15 +17,23 @@ export interface SearchRequest {
  * the opened URI, undefined when the user cancelled or nothing matched. A workspace whose
  * interface differs is not asked (its error is thrown).
  */
-export async function searchAgentWorkspace(feature: WorkspaceFeature, agentId: string, request: SearchRequest = {}): Promise<vscode.Uri | undefined> {
-	const query = request.query ?? (await vscode.window.showInputBox({
-		prompt: vscode.l10n.t('Search the agent workspace'),
-		placeHolder: vscode.l10n.t('Text to find (at most {0} bytes)', LIMITS.searchQueryBytes.max),
-		validateInput: (value) => {
-			const bytes = utf8Length(value);
-			return bytes > LIMITS.searchQueryBytes.max ? vscode.l10n.t('At most {0} bytes (this is {1}).', LIMITS.searchQueryBytes.max, bytes) : undefined;
-		},
-	}));
+export async function searchAgentWorkspace(
+	feature: WorkspaceFeature,
+	agentId: string,
+	request: SearchRequest = {},
+): Promise<vscode.Uri | undefined> {
+	const query =
+		request.query ??
+		(await vscode.window.showInputBox({
+			prompt: vscode.l10n.t('Search the agent workspace'),
+			placeHolder: vscode.l10n.t('Text to find (at most {0} bytes)', LIMITS.searchQueryBytes.max),
+			validateInput: (value) => {
+				const bytes = utf8Length(value);
+				return bytes > LIMITS.searchQueryBytes.max
+					? vscode.l10n.t('At most {0} bytes (this is {1}).', LIMITS.searchQueryBytes.max, bytes)
+					: undefined;
+			},
+		}));
 	if (!query) {
 		return undefined;
 	}
@@ -54,11 +62,15 @@ export async function searchAgentWorkspace(feature: WorkspaceFeature, agentId: s
 		}
 	} else {
 		if (matches.length === 0) {
-			void vscode.window.showInformationMessage(notificationText(vscode.l10n.t('No matches for "{0}" in the agent workspace.', query)));
+			void vscode.window.showInformationMessage(
+				notificationText(vscode.l10n.t('No matches for "{0}" in the agent workspace.', query)),
+			);
 			return undefined;
 		}
 		chosen = await vscode.window.showQuickPick(matches, {
-			placeHolder: truncated ? vscode.l10n.t('{0} matches (truncated: more exist, refine the query)', matches.length) : vscode.l10n.t('{0} matches', matches.length),
+			placeHolder: truncated
+				? vscode.l10n.t('{0} matches (truncated: more exist, refine the query)', matches.length)
+				: vscode.l10n.t('{0} matches', matches.length),
 			matchOnDetail: true,
 		});
 	}

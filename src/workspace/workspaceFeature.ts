@@ -98,7 +98,10 @@ export class WorkspaceFeature extends Disposable {
 
 	/** Lets an agent's (or every open agent folder's) workspace operations reach the server again and refreshes its folder. */
 	retryInterface(agentId?: string): void {
-		const ids = agentId !== undefined ? [agentId] : (vscode.workspace.workspaceFolders ?? []).map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
+		const ids =
+			agentId !== undefined
+				? [agentId]
+				: (vscode.workspace.workspaceFolders ?? []).map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
 		for (const id of ids) {
 			if (this.cache.retryInterface(id)) {
 				// A change of the root makes the Explorer list it again.
@@ -145,7 +148,15 @@ export class WorkspaceFeature extends Disposable {
 			return;
 		}
 		this.warned.add(key);
-		void vscode.window.showWarningMessage(notificationText(vscode.l10n.t('The agent is running ({0}) and may be editing {1} too. Your save went ahead; if the agent changes the file, VS Code will ask you to compare.', runId, document.uri.path.slice(1))));
+		void vscode.window.showWarningMessage(
+			notificationText(
+				vscode.l10n.t(
+					'The agent is running ({0}) and may be editing {1} too. Your save went ahead; if the agent changes the file, VS Code will ask you to compare.',
+					runId,
+					document.uri.path.slice(1),
+				),
+			),
+		);
 	}
 
 	// ------------------------------------------------------------------ interface differs
@@ -155,7 +166,12 @@ export class WorkspaceFeature extends Disposable {
 	 * (the folder's root shows the same message); "Retry" lets the next listing ask again.
 	 */
 	private async reportInterfaceDiffers({ agentId, error }: InterfaceDiffers): Promise<void> {
-		const message = vscode.l10n.t('Agent workspace {0}: {1} (request {2}). Its files are not asked for again until you retry.', agentId, error.message, error.requestId ?? vscode.l10n.t('unknown'));
+		const message = vscode.l10n.t(
+			'Agent workspace {0}: {1} (request {2}). Its files are not asked for again until you retry.',
+			agentId,
+			error.message,
+			error.requestId ?? vscode.l10n.t('unknown'),
+		);
 		this.notices.push(message);
 		this.deps.log.warn(message);
 		const retry = vscode.l10n.t('Retry');
@@ -176,7 +192,11 @@ export class WorkspaceFeature extends Disposable {
 		this.asked.set(uri.toString(), Date.now());
 		const open = vscode.l10n.t('Open Anyway');
 		const answer = await vscode.window.showWarningMessage(
-			vscode.l10n.t('{0} is {1} MB. Opening it downloads the whole file from the agent workspace.', notificationText(path), (size / (1024 * 1024)).toFixed(1)),
+			vscode.l10n.t(
+				'{0} is {1} MB. Opening it downloads the whole file from the agent workspace.',
+				notificationText(path),
+				(size / (1024 * 1024)).toFixed(1),
+			),
 			{ modal: true, detail: vscode.l10n.t('The limit is set by cloudAgents.workspace.largeFileWarningMb.') },
 			open,
 		);

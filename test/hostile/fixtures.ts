@@ -46,6 +46,10 @@ export function artifact(overrides: Record<string, unknown> = {}): Record<string
 	};
 }
 
-export function workspaceEntry(name: string, type: 'file' | 'directory' = 'file', overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function workspaceEntry(
+	name: string,
+	type: 'file' | 'directory' = 'file',
+	overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
 	return { name, type, size: type === 'file' ? 5 : 0, mtime_unix_ms: 1_760_000_000_000, ...overrides };
 }

@@ -125,7 +125,10 @@ export async function startHostile(initial: Scenario): Promise<HostileServer> {
 				},
 			};
 			if (!handler) {
-				json(res, 404, { error: { code: 'not_found', message: `hostile server: no route for ${seen.method} ${seen.path}` }, request_id: '0192f1a0-0000-7000-8000-000000000404' });
+				json(res, 404, {
+					error: { code: 'not_found', message: `hostile server: no route for ${seen.method} ${seen.path}` },
+					request_id: '0192f1a0-0000-7000-8000-000000000404',
+				});
 				return;
 			}
 			Promise.resolve(handler(seen, res, ctx)).catch((err: unknown) => {
@@ -169,17 +172,36 @@ export const REQUEST_ID = '0192f1a0-1234-7abc-8def-0123456789ab';
 /** Sends a JSON answer (with an X-Request-Id unless the headers name one). */
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number | string[]> = {}): void {
 	const text = body === undefined ? '' : JSON.stringify(body);
-	res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': REQUEST_ID, ...headers, 'content-length': Buffer.byteLength(text) });
+	res.writeHead(status, {
+		'content-type': 'application/json',
+		'x-request-id': REQUEST_ID,
+		...headers,
+		'content-length': Buffer.byteLength(text),
+	});
 	res.end(text);
 }
 
 /** The service's error envelope. */
-export function errorEnvelope(res: ServerResponse, status: number, code: string, message: string, requestId: string = REQUEST_ID, headers: Record<string, string | number> = {}): void {
+export function errorEnvelope(
+	res: ServerResponse,
+	status: number,
+	code: string,
+	message: string,
+	requestId: string = REQUEST_ID,
+	headers: Record<string, string | number> = {},
+): void {
 	json(res, status, { error: { code, message }, request_id: requestId }, { 'x-request-id': requestId, ...headers });
 }
 
 /** Sends `text` one slice at a time, `bytesPerTick` every `intervalMs`, until done or the client goes away. */
-export function trickle(res: ServerResponse, status: number, contentType: string, text: string, intervalMs: number, bytesPerTick = 1): void {
+export function trickle(
+	res: ServerResponse,
+	status: number,
+	contentType: string,
+	text: string,
+	intervalMs: number,
+	bytesPerTick = 1,
+): void {
 	res.writeHead(status, { 'content-type': contentType, 'x-request-id': REQUEST_ID });
 	let offset = 0;
 	const timer = setInterval(() => {

@@ -3,8 +3,16 @@ import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { profileWords } from '../integration/support/profile';
 import type { UiTest } from './support/workbench';
 
-interface AgentBody { id: string; name: string; status: string }
-interface RunBody { id: string; status: string; prompt?: string }
+interface AgentBody {
+	id: string;
+	name: string;
+	status: string;
+}
+interface RunBody {
+	id: string;
+	status: string;
+	prompt?: string;
+}
 
 const uiTest: UiTest = {
 	title: 'the Agents view shows the demo agents; "Send Prompt…" from the palette sends a run whose events show in the Output panel; its end is announced [variant]',
@@ -17,7 +25,10 @@ const uiTest: UiTest = {
 		const { agents } = await api<{ agents: AgentBody[] }>('/v2/agents?limit=100');
 		const demo = ['Refactor billing module', 'Docs writer', 'CI triage'];
 		for (const name of demo) {
-			assert.ok(agents.some((a) => a.name === name), `the emulator has the demo agent "${name}"`);
+			assert.ok(
+				agents.some((a) => a.name === name),
+				`the emulator has the demo agent "${name}"`,
+			);
 		}
 
 		// Signed in (the harness stores the dev token), the Agents view lists the agents as rows.
@@ -27,12 +38,19 @@ const uiTest: UiTest = {
 		await billingRow.waitFor({ state: 'visible', timeout: 30_000 });
 		const rows = (await agentsPane.locator('.monaco-list-row').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
 		for (const name of demo) {
-			assert.ok(rows.some((r) => r.startsWith(name)), `no row for "${name}" in ${JSON.stringify(rows)}`);
+			assert.ok(
+				rows.some((r) => r.startsWith(name)),
+				`no row for "${name}" in ${JSON.stringify(rows)}`,
+			);
 		}
 		// Rows are in the service's order (newest first).
 		const shown = agents.filter((a) => rows.some((r) => r.startsWith(a.name)));
 		const positions = shown.map((a) => rows.findIndex((r) => r.startsWith(a.name)));
-		assert.deepEqual(positions, [...positions].sort((x, y) => x - y), 'rows follow the service order');
+		assert.deepEqual(
+			positions,
+			[...positions].sort((x, y) => x - y),
+			'rows follow the service order',
+		);
 		// Selecting an agent makes the Runs view follow it. An in-host suite may have left this row
 		// selected in the tree (`_cloudAgents.views.selectAgent` reveals and selects, and clearing the
 		// Runs view does not clear the tree's selection): a click on it would change nothing, so
@@ -40,7 +58,10 @@ const uiTest: UiTest = {
 		await agentsPane.locator('.monaco-list-row', { hasText: 'Docs writer' }).first().click();
 		await billingRow.click();
 		const runsPane = workbench.pane(VIEW_CONTAINER_ID, 'Runs');
-		await runsPane.locator('.monaco-list-row', { hasText: 'Summarise the refactoring' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		await runsPane
+			.locator('.monaco-list-row', { hasText: 'Summarise the refactoring' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 20_000 });
 		await workbench.screenshot('agents-view');
 
 		// "Send Prompt…" from the palette: pick the agent, type the prompt; Enter sends.
@@ -50,10 +71,16 @@ const uiTest: UiTest = {
 		const prompt = `Outline the docs for the UI test ${Date.now()} [[events:3]]`;
 		await workbench.runCommand('Cloud Agents: Send Prompt');
 		const input = page.locator('.quick-input-widget input');
-		await page.locator('.quick-input-list .monaco-list-row', { hasText: target }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		await page
+			.locator('.quick-input-list .monaco-list-row', { hasText: target })
+			.first()
+			.waitFor({ state: 'visible', timeout: 20_000 });
 		await input.fill(target);
 		await page.keyboard.press('Enter');
-		await page.locator('.quick-input-widget .quick-input-title', { hasText: `Send Prompt to ${target}` }).first().waitFor({ state: 'visible', timeout: 10_000 });
+		await page
+			.locator('.quick-input-widget .quick-input-title', { hasText: `Send Prompt to ${target}` })
+			.first()
+			.waitFor({ state: 'visible', timeout: 10_000 });
 		await input.fill(prompt);
 		await page.keyboard.press('Enter');
 

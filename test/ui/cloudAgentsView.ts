@@ -2,7 +2,10 @@ import * as assert from 'node:assert/strict';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
 import type { UiTest } from './support/workbench';
 
-interface AgentBody { id: string; name: string }
+interface AgentBody {
+	id: string;
+	name: string;
+}
 
 const VIEWS = ['Agents', 'Runs', 'Runtimes', 'Artifacts'];
 
@@ -19,7 +22,10 @@ const uiTest: UiTest = {
 		await container.locator('.pane-header').first().waitFor({ state: 'visible' });
 		const titles = await workbench.paneTitles(VIEW_CONTAINER_ID);
 		for (const name of VIEWS) {
-			assert.ok(titles.some((t) => t.toLowerCase() === name.toLowerCase()), `no "${name}" view in ${JSON.stringify(titles)}`);
+			assert.ok(
+				titles.some((t) => t.toLowerCase() === name.toLowerCase()),
+				`no "${name}" view in ${JSON.stringify(titles)}`,
+			);
 		}
 
 		// Earlier tests may have changed the agents behind the view's back: refresh it, then wait for
@@ -40,7 +46,9 @@ const uiTest: UiTest = {
 		for (const name of VIEWS.slice(1)) {
 			const paneRows = await workbench.paneRows(VIEW_CONTAINER_ID, name);
 			const welcome = await workbench.paneWelcome(VIEW_CONTAINER_ID, name);
-			note(`${name}: ${paneRows.length > 0 ? `${paneRows.length} row(s): ${paneRows.slice(0, 3).join(' | ')}` : `welcome: ${welcome.join(' / ')}`}`);
+			note(
+				`${name}: ${paneRows.length > 0 ? `${paneRows.length} row(s): ${paneRows.slice(0, 3).join(' | ')}` : `welcome: ${welcome.join(' / ')}`}`,
+			);
 		}
 		const shot = await workbench.screenshot('cloud-agents-view');
 		note(`screenshot: ${shot}`);

@@ -4,7 +4,11 @@ import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { until, webviewFrame } from './support/webviewPage';
 import type { UiTest } from './support/workbench';
 
-interface SessionRow { id: string; agent_id: string; expires_ms: number }
+interface SessionRow {
+	id: string;
+	agent_id: string;
+	expires_ms: number;
+}
 interface InputLog {
 	text: string;
 	keys: unknown[];
@@ -29,17 +33,27 @@ const pageFrame = (page: Page, title: string, not?: Frame): Promise<Frame> => we
 async function policy(frame: Frame): Promise<Map<string, string[]>> {
 	const content = await frame.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
 	assert.ok(content, 'the page carries a CSP meta tag');
-	return new Map(content.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+	return new Map(
+		content
+			.split(';')
+			.map((d) => d.trim().split(/\s+/))
+			.map(([name, ...values]) => [name!, values]),
+	);
 }
 
 const uiTest: UiTest = {
 	title: 'computer panel: Open Computer on an agent row shows the emulator desktop in noVNC; keys, clicks, Ctrl+Alt+Del and paste reach it; expiry and Reconnect; strict CSP; no token in the webview',
 	async run({ page, workbench, emulatorUrl, devToken, note }) {
 		const admin = (path: string, init?: RequestInit) => call<unknown>(`${emulatorUrl}${path}`, init);
-		const { agents } = await call<{ agents: Array<{ id: string; name: string }> }>(`${emulatorUrl}/v2/agents?limit=100`, { headers: { authorization: `Bearer ${devToken}` } });
+		const { agents } = await call<{ agents: Array<{ id: string; name: string }> }>(`${emulatorUrl}/v2/agents?limit=100`, {
+			headers: { authorization: `Bearer ${devToken}` },
+		});
 		const agent = agents.find((a) => a.name === 'Refactor billing module');
 		assert.ok(agent, 'the demo seed has the billing agent (runtime running)');
-		const sessions = async () => ((await admin('/_emulator/state')) as { computer_sessions: SessionRow[] }).computer_sessions.filter((s) => s.agent_id === agent.id);
+		const sessions = async () =>
+			((await admin('/_emulator/state')) as { computer_sessions: SessionRow[] }).computer_sessions.filter(
+				(s) => s.agent_id === agent.id,
+			);
 		const input = (id: string) => admin(`/_emulator/computer-sessions/${encodeURIComponent(id)}/input`) as Promise<InputLog>;
 		const before = (await sessions()).length;
 		const origin = new URL(emulatorUrl.replace(/^http/, 'ws')).origin;
@@ -77,7 +91,10 @@ const uiTest: UiTest = {
 			const all = await sessions();
 			return all.length > before ? all[all.length - 1] : undefined;
 		});
-		await page.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		await page
+			.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` })
+			.first()
+			.waitFor({ state: 'visible', timeout: 20_000 });
 		let frame = await pageFrame(page, `Computer — ${agent.name}`);
 
 		// The page's policy: nonce scripts only, no unsafe-*, connect-src exactly the session's origin.
@@ -130,7 +147,9 @@ const uiTest: UiTest = {
 		await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
 		await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(clip)})`);
 		await frame.locator('#paste').click();
-		await until(page, 'the pasted text on the emulator', async () => ((await input(first.id)).cut_texts.some((c) => c.text === clip) ? true : undefined));
+		await until(page, 'the pasted text on the emulator', async () =>
+			(await input(first.id)).cut_texts.some((c) => c.text === clip) ? true : undefined,
+		);
 
 		// 1:1 shows the desktop unscaled; Scale to Fit (the default) shrinks it into the panel.
 		const shownWidth = () => frame.evaluate<number>(`document.querySelector('#screen canvas').getBoundingClientRect().width`);
@@ -178,10 +197,15 @@ const uiTest: UiTest = {
 		// No message of the exchange carried the token; the session did go through (not vacuous).
 		const messages: string[] = [];
 		for (const f of page.frames()) {
-			if (!f.isDetached()) { messages.push(...((await f.evaluate<string[] | undefined>('window.__caMessages').catch(() => undefined)) ?? [])); }
+			if (!f.isDetached()) {
+				messages.push(...((await f.evaluate<string[] | undefined>('window.__caMessages').catch(() => undefined)) ?? []));
+			}
 		}
 		note(`${messages.length} webview message(s) recorded`);
-		assert.ok(messages.some((m) => m.includes('session.') && m.includes(second.id)), 'the new session reached the page');
+		assert.ok(
+			messages.some((m) => m.includes('session.') && m.includes(second.id)),
+			'the new session reached the page',
+		);
 		for (const m of messages) {
 			assert.ok(!m.includes(devToken), `a webview message holds the token: ${m.slice(0, 80)}`);
 		}
@@ -189,15 +213,24 @@ const uiTest: UiTest = {
 		assert.ok(!outerHtml.includes(devToken));
 
 		// Closing the panel closes the socket.
-		await page.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` }).first().locator('.tab-actions .action-label').click();
+		await page
+			.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` })
+			.first()
+			.locator('.tab-actions .action-label')
+			.click();
 		await until(page, 'the socket closed', async () => ((await input(second.id)).connections === 0 ? true : undefined));
 
 		// From the palette, an agent whose runtime is not running: the 409 is explained. (The seed's
 		// Sandbox explorer is on a paused runtime, but an in-host suite may have resumed it: the agent
 		// is chosen from the emulator's state now.)
-		const world = (await admin('/_emulator/state')) as { agents: Array<{ id: string; name: string; runtime_id: string }>; runtimes: Array<{ id: string; status: string }> };
+		const world = (await admin('/_emulator/state')) as {
+			agents: Array<{ id: string; name: string; runtime_id: string }>;
+			runtimes: Array<{ id: string; status: string }>;
+		};
 		const asleep = new Set(world.runtimes.filter((r) => r.status !== 'running').map((r) => r.id));
-		const sleeper = world.agents.find((a) => a.name === 'Sandbox explorer' && asleep.has(a.runtime_id)) ?? world.agents.find((a) => a.name && asleep.has(a.runtime_id));
+		const sleeper =
+			world.agents.find((a) => a.name === 'Sandbox explorer' && asleep.has(a.runtime_id)) ??
+			world.agents.find((a) => a.name && asleep.has(a.runtime_id));
 		assert.ok(sleeper, 'an agent whose runtime is not running');
 		note(`palette: Open Computer on ${sleeper.name} (runtime not running)`);
 		const sessionsBefore = ((await admin('/_emulator/state')) as { computer_sessions: SessionRow[] }).computer_sessions.length;
@@ -207,8 +240,15 @@ const uiTest: UiTest = {
 		await pick.waitFor({ state: 'visible', timeout: 20_000 });
 		await page.locator('.quick-input-widget input').fill(sleeper.name);
 		await page.keyboard.press('Enter');
-		await page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'cannot open now' }).first().waitFor({ state: 'visible', timeout: 20_000 });
-		assert.equal(((await admin('/_emulator/state')) as { computer_sessions: SessionRow[] }).computer_sessions.length, sessionsBefore, 'no session for an agent whose runtime is not running');
+		await page
+			.locator('.notifications-toasts .notification-list-item-message', { hasText: 'cannot open now' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 20_000 });
+		assert.equal(
+			((await admin('/_emulator/state')) as { computer_sessions: SessionRow[] }).computer_sessions.length,
+			sessionsBefore,
+			'no session for an agent whose runtime is not running',
+		);
 	},
 };
 

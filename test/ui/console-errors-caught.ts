@@ -24,16 +24,25 @@ async function emulator(emulatorUrl: string, method: 'PUT' | 'DELETE', body?: un
 const uiTest: UiTest = {
 	title: 'the console-error check sees an error our extension logs and shows (a command failing on a 400)',
 	async run({ workbench, emulatorUrl, note, expectConsoleError }) {
-		expectConsoleError(/cloudAgents\.agents\.openWorkspace failed:[^]*injected fault: 400 for GET \/v2\/agents/, 'our log channel records the failed command');
+		expectConsoleError(
+			/cloudAgents\.agents\.openWorkspace failed:[^]*injected fault: 400 for GET \/v2\/agents/,
+			'our log channel records the failed command',
+		);
 		expectConsoleError(/^injected fault: 400 for GET \/v2\/agents/, 'the error notification our command shows');
 		// Opening the view activates the extension (also when this test runs alone, --grep): signed
 		// in with the dev token, the Agents view lists agents and the palette offers the command.
 		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
-		await workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 30_000 });
+		await workbench
+			.pane(VIEW_CONTAINER_ID, 'Agents')
+			.locator('.monaco-list-row')
+			.first()
+			.waitFor({ state: 'visible', timeout: 30_000 });
 		await emulator(emulatorUrl, 'PUT', { rules: [{ method: 'GET', route: '/v2/agents', status: 400 }] });
 		try {
 			await workbench.runCommand('Cloud Agents: Open Agent Workspace');
-			const toast = workbench.page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'injected fault: 400' });
+			const toast = workbench.page.locator('.notifications-toasts .notification-list-item-message', {
+				hasText: 'injected fault: 400',
+			});
 			await toast.first().waitFor({ state: 'visible', timeout: 30_000 });
 			note(`error notification: ${(await toast.first().innerText()).slice(0, 120)}`);
 		} finally {
@@ -43,8 +52,11 @@ const uiTest: UiTest = {
 		// Hide the toast (Escape = notifications.hideToasts) so it covers nothing in later tests; it
 		// stays in the notification center, which the last test reads.
 		await workbench.page.keyboard.press('Escape');
-		await workbench.page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'injected fault: 400' })
-			.first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+		await workbench.page
+			.locator('.notifications-toasts .notification-list-item-message', { hasText: 'injected fault: 400' })
+			.first()
+			.waitFor({ state: 'hidden', timeout: 5_000 })
+			.catch(() => undefined);
 	},
 };
 

@@ -51,19 +51,37 @@ async function writeSettingsInEditor(workbench: Workbench, text: string): Promis
 		await page.keyboard.press('Escape');
 		await page.waitForTimeout(300);
 	}
-	if (await page.locator('.editor-instance .monaco-editor').first().isVisible().catch(() => false)) {
+	if (
+		await page
+			.locator('.editor-instance .monaco-editor')
+			.first()
+			.isVisible()
+			.catch(() => false)
+	) {
 		await workbench.runCommand('View: Close All Editors');
 	}
 }
 
 const uiTest: UiTest = {
-	title: 'hostile server text: an agent name with bidi and control characters shows neutralised; an error\'s command link is not clickable; an implausible request id is not offered for copying',
+	title: "hostile server text: an agent name with bidi and control characters shows neutralised; an error's command link is not clickable; an implausible request id is not offered for copying",
 	async run({ page, workbench, note, expectConsoleError }) {
 		// The hostile server's errors are shown on purpose: our log line and the notification, twice.
-		expectConsoleError(/cloudAgents\.runs\.openResult failed: Broken\. \[Open\]\(command:workbench\.action\.openSettings\)$/, 'our log channel records the failed command (first run)');
-		expectConsoleError(/^Broken\. \[Open\] \(command: workbench\.action\.openSettings\)$/, 'the error notification, its link broken (first run)');
-		expectConsoleError(/cloudAgents\.runs\.openResult failed: Broken\. \[Open\]\(command:workbench\.action\.openSettings\) again$/, 'our log channel records the failed command (second run)');
-		expectConsoleError(/^Broken\. \[Open\] \(command: workbench\.action\.openSettings\) again \(request /, 'the error notification of the second run, with its plausible request id');
+		expectConsoleError(
+			/cloudAgents\.runs\.openResult failed: Broken\. \[Open\]\(command:workbench\.action\.openSettings\)$/,
+			'our log channel records the failed command (first run)',
+		);
+		expectConsoleError(
+			/^Broken\. \[Open\] \(command: workbench\.action\.openSettings\)$/,
+			'the error notification, its link broken (first run)',
+		);
+		expectConsoleError(
+			/cloudAgents\.runs\.openResult failed: Broken\. \[Open\]\(command:workbench\.action\.openSettings\) again$/,
+			'our log channel records the failed command (second run)',
+		);
+		expectConsoleError(
+			/^Broken\. \[Open\] \(command: workbench\.action\.openSettings\) again \(request /,
+			'the error notification of the second run, with its plausible request id',
+		);
 		// The checks of what a person sees are collected, so one run reports every one that fails.
 		const problems: string[] = [];
 		const check = (ok: boolean, what: string): void => {
@@ -71,7 +89,10 @@ const uiTest: UiTest = {
 				problems.push(what);
 			}
 		};
-		const isEqual = (actual: unknown, expected: unknown, what = `expected ${JSON.stringify(expected)}`): [boolean, string] => [actual === expected, `${what}; got ${JSON.stringify(actual)}`];
+		const isEqual = (actual: unknown, expected: unknown, what = `expected ${JSON.stringify(expected)}`): [boolean, string] => [
+			actual === expected,
+			`${what}; got ${JSON.stringify(actual)}`,
+		];
 		const settingsFile = userSettingsFile();
 		const originalSettings = readFileSync(settingsFile, 'utf8');
 		let server: HostileServer | undefined;
@@ -81,9 +102,14 @@ const uiTest: UiTest = {
 				routes: {
 					'GET /v2/me': (_req, res) => json(res, 200, { id: 'user_hostile', display_name: 'Mallory' }),
 					'GET /v2/agents': (_req, res) => json(res, 200, { agents: [agent({ name: HOSTILE_NAME })] }),
-					[`GET /v2/agents/*/runs/${RUN_ID}`]: (_req, res) => errorEnvelope(res, 500, 'internal', LINK_MESSAGE, IMPLAUSIBLE_REQUEST_ID, { 'x-request-id': IMPLAUSIBLE_REQUEST_ID }),
-					[`GET /v2/agents/*/runs/${RUN_TWO}`]: (_req, res) => errorEnvelope(res, 500, 'internal', `${LINK_MESSAGE} again`, PLAUSIBLE_REQUEST_ID),
-					'GET /v2/agents/*/runs': (_req, res) => json(res, 200, { runs: [run({ id: RUN_ID, prompt: 'first run' }), run({ id: RUN_TWO, prompt: 'second run' })] }),
+					[`GET /v2/agents/*/runs/${RUN_ID}`]: (_req, res) =>
+						errorEnvelope(res, 500, 'internal', LINK_MESSAGE, IMPLAUSIBLE_REQUEST_ID, {
+							'x-request-id': IMPLAUSIBLE_REQUEST_ID,
+						}),
+					[`GET /v2/agents/*/runs/${RUN_TWO}`]: (_req, res) =>
+						errorEnvelope(res, 500, 'internal', `${LINK_MESSAGE} again`, PLAUSIBLE_REQUEST_ID),
+					'GET /v2/agents/*/runs': (_req, res) =>
+						json(res, 200, { runs: [run({ id: RUN_ID, prompt: 'first run' }), run({ id: RUN_TWO, prompt: 'second run' })] }),
 					'GET /v2/agents/*/artifacts': (_req, res) => json(res, 200, { artifacts: [] }),
 					'GET /v2/runtimes': (_req, res) => json(res, 200, { data: [] }),
 				},
@@ -97,9 +123,15 @@ const uiTest: UiTest = {
 			for (let i = 0; i < 150 && (await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents')).length === 0; i++) {
 				await page.waitForTimeout(100);
 			}
-			assert.ok((await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents')).length > 0, 'the extension did not switch to the hostile server (still signed in)');
+			assert.ok(
+				(await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents')).length > 0,
+				'the extension did not switch to the hostile server (still signed in)',
+			);
 			await workbench.runCommand('Cloud Agents: Sign In');
-			await page.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+			await page
+				.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' })
+				.first()
+				.waitFor({ state: 'visible', timeout: 10_000 });
 			await page.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' }).first().click();
 			const input = page.locator('.quick-input-widget input');
 			await page.locator('.quick-input-widget', { hasText: server.baseUrl }).first().waitFor({ state: 'visible', timeout: 10_000 });
@@ -127,12 +159,21 @@ const uiTest: UiTest = {
 				await agentPick.or(runPick).first().waitFor({ state: 'visible', timeout: 15_000 });
 				if (await agentPick.isVisible()) {
 					const pickText = (await agentPick.textContent()) ?? '';
-					check(!BIDI_OR_CONTROL.test(pickText), `the agent quick pick shows a bidi or control character: ${JSON.stringify(pickText)}`);
+					check(
+						!BIDI_OR_CONTROL.test(pickText),
+						`the agent quick pick shows a bidi or control character: ${JSON.stringify(pickText)}`,
+					);
 					await page.keyboard.press('Enter');
 				}
-				await page.locator('.quick-input-list .monaco-list-row', { hasText: 'second run' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+				await page
+					.locator('.quick-input-list .monaco-list-row', { hasText: 'second run' })
+					.first()
+					.waitFor({ state: 'visible', timeout: 15_000 });
 				await input.fill(runId);
-				await page.locator('.quick-input-list .monaco-list-row', { hasText: runId }).first().waitFor({ state: 'visible', timeout: 10_000 });
+				await page
+					.locator('.quick-input-list .monaco-list-row', { hasText: runId })
+					.first()
+					.waitFor({ state: 'visible', timeout: 10_000 });
 				await page.keyboard.press('Enter');
 				const toast = page.locator('.notifications-toasts .notification-toast', { hasText: expected }).first();
 				await toast.waitFor({ state: 'visible', timeout: 15_000 });
@@ -144,9 +185,18 @@ const uiTest: UiTest = {
 			const message = (await toast.locator('.notification-list-item-message').innerText()).trim();
 			note(`error toast: ${JSON.stringify(message)}`);
 			check(...isEqual(await toast.locator('.notification-list-item-message a').count(), 0, 'the message has a link'));
-			check(...isEqual(await page.locator('.notifications-toasts a[href^="command:"], .notifications-center a[href^="command:"]').count(), 0, 'a command link is shown'));
+			check(
+				...isEqual(
+					await page.locator('.notifications-toasts a[href^="command:"], .notifications-center a[href^="command:"]').count(),
+					0,
+					'a command link is shown',
+				),
+			);
 			check(message.includes('[Open]'), `the link text is shown as text: ${message}`);
-			check(!message.includes(IMPLAUSIBLE_REQUEST_ID) && !message.includes('zzzzzzzz'), `the implausible request id is shown: ${message}`);
+			check(
+				!message.includes(IMPLAUSIBLE_REQUEST_ID) && !message.includes('zzzzzzzz'),
+				`the implausible request id is shown: ${message}`,
+			);
 			const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
 			note(`buttons: ${JSON.stringify(buttons)}`);
 			check(!buttons.includes('Copy Request ID'), `"Copy Request ID" is offered for an implausible id: ${JSON.stringify(buttons)}`);
@@ -155,7 +205,10 @@ const uiTest: UiTest = {
 			// A plausible request id is offered for copying (so the check above can fail), and its link is not clickable either.
 			const second = await openResultOf(RUN_TWO, 'again');
 			const secondButtons = (await second.locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
-			assert.ok(secondButtons.includes('Copy Request ID'), `no "Copy Request ID" for a plausible id: ${JSON.stringify(secondButtons)}`);
+			assert.ok(
+				secondButtons.includes('Copy Request ID'),
+				`no "Copy Request ID" for a plausible id: ${JSON.stringify(secondButtons)}`,
+			);
 			assert.ok((await second.locator('.notification-list-item-message').innerText()).includes(PLAUSIBLE_REQUEST_ID));
 			check(...isEqual(await second.locator('.notification-list-item-message a').count(), 0, 'the second message has a link'));
 			// Hide the toasts so they do not cover later tests (the notification center keeps them).
@@ -171,7 +224,11 @@ const uiTest: UiTest = {
 		}
 		// Back on the emulator: its agents show again (the dev token is still stored for its origin).
 		await workbench.runCommand('Cloud Agents: Refresh Agents').catch(() => undefined);
-		await workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.monaco-list-row', { hasNotText: 'Invoice' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+		await workbench
+			.pane(VIEW_CONTAINER_ID, 'Agents')
+			.locator('.monaco-list-row', { hasNotText: 'Invoice' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 30_000 });
 	},
 };
 

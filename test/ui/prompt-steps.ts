@@ -3,8 +3,16 @@ import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
-interface AgentBody { id: string; name: string; status: string }
-interface RunBody { id: string; status: string; prompt?: string }
+interface AgentBody {
+	id: string;
+	name: string;
+	status: string;
+}
+interface RunBody {
+	id: string;
+	status: string;
+	prompt?: string;
+}
 
 /**
  * Issue 12, items 7, 5 and 10: Send Prompt takes three steps from the palette (command, agent
@@ -14,7 +22,8 @@ interface RunBody { id: string; status: string; prompt?: string }
 const uiTest: UiTest = {
 	title: 'Send Prompt in three steps from the palette and one from an agent row; the status bar names the run and offers Cancel, which asks first',
 	async run({ page, workbench, emulatorUrl, devToken, note }) {
-		const call = <T>(method: string, path: string, body?: unknown): Promise<T> => emulatorCall<T>(emulatorUrl, devToken, method, path, body);
+		const call = <T>(method: string, path: string, body?: unknown): Promise<T> =>
+			emulatorCall<T>(emulatorUrl, devToken, method, path, body);
 		const name = `Prompt steps ${Date.now()}`;
 		const agent = await call<AgentBody>('POST', '/v2/agents', { name });
 		const enc = encodeURIComponent(agent.id);
@@ -40,7 +49,12 @@ const uiTest: UiTest = {
 			const agentsPane = workbench.pane(VIEW_CONTAINER_ID, 'Agents');
 			const row = agentsPane.locator('.monaco-list-row', { hasText: name }).first();
 			// The view loads when shown; a view loaded earlier in the run needs a refresh to list the new agent.
-			if (!(await row.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false))) {
+			if (
+				!(await row.waitFor({ state: 'visible', timeout: 5_000 }).then(
+					() => true,
+					() => false,
+				))
+			) {
 				await workbench.runCommand('Cloud Agents: Refresh Agents');
 				await row.waitFor({ state: 'visible', timeout: 30_000 });
 			}
@@ -49,15 +63,28 @@ const uiTest: UiTest = {
 			// Palette: 1) the command, 2) the agent (the selected one is first: Enter), 3) the prompt.
 			await workbench.runCommand('Cloud Agents: Send Prompt');
 			await rowsOfPick.first().waitFor({ state: 'visible', timeout: 20_000 });
-			await page.waitForFunction(`!!document.querySelector('.quick-input-list .monaco-list-row')?.textContent?.includes(${JSON.stringify(name)})`, undefined, { timeout: 20_000 });
+			await page.waitForFunction(
+				`!!document.querySelector('.quick-input-list .monaco-list-row')?.textContent?.includes(${JSON.stringify(name)})`,
+				undefined,
+				{ timeout: 20_000 },
+			);
 			await page.keyboard.press('Enter');
-			await title.filter({ hasText: `Send Prompt to ${name}` }).first().waitFor({ state: 'visible', timeout: 10_000 });
+			await title
+				.filter({ hasText: `Send Prompt to ${name}` })
+				.first()
+				.waitFor({ state: 'visible', timeout: 10_000 });
 			const held = `Three steps ${Date.now()} [[hold]]`;
 			await input.fill(held);
 			await page.keyboard.press('Enter');
 			const run = await waitForRun(held, 'after three steps (a fourth step was asked?)');
 			// The input closes (its fade-out may still be running); a fourth step would keep it open.
-			const closed = await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false);
+			const closed = await page
+				.locator('.quick-input-widget')
+				.waitFor({ state: 'hidden', timeout: 3_000 })
+				.then(
+					() => true,
+					() => false,
+				);
 			assert.ok(closed, 'no further step is shown');
 			note(`palette: run ${run.id} created after 3 steps`);
 
@@ -96,7 +123,10 @@ const uiTest: UiTest = {
 			// Agent row: one step, the prompt.
 			await row.hover();
 			await row.locator('.action-label[aria-label="Send Prompt…"]').click();
-			await title.filter({ hasText: `Send Prompt to ${name}` }).first().waitFor({ state: 'visible', timeout: 10_000 });
+			await title
+				.filter({ hasText: `Send Prompt to ${name}` })
+				.first()
+				.waitFor({ state: 'visible', timeout: 10_000 });
 			const quick = `One step ${Date.now()} [[events:1]]`;
 			await input.fill(quick);
 			await page.keyboard.press('Enter');

@@ -2,7 +2,12 @@ import * as assert from 'node:assert/strict';
 import { emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
-interface RuntimeBody { id: string; display_name: string; status: string; revision: number }
+interface RuntimeBody {
+	id: string;
+	display_name: string;
+	status: string;
+	revision: number;
+}
 
 /**
  * Issue 12, item 11: "Resume Runtime gives no feedback". From a paused runtime's row (inline button),
@@ -12,7 +17,8 @@ interface RuntimeBody { id: string; display_name: string; status: string; revisi
 const uiTest: UiTest = {
 	title: 'Resume Runtime from a row: a notification names the runtime, and the row moves to running by itself',
 	async run({ page, workbench, emulatorUrl, devToken, note }) {
-		const call = <T>(method: string, path: string, body?: unknown): Promise<T> => emulatorCall<T>(emulatorUrl, devToken, method, path, body);
+		const call = <T>(method: string, path: string, body?: unknown): Promise<T> =>
+			emulatorCall<T>(emulatorUrl, devToken, method, path, body);
 		const runtimes = async (): Promise<RuntimeBody[]> => (await call<{ runtimes: RuntimeBody[] }>('GET', '/_emulator/state')).runtimes;
 		let target = (await runtimes()).find((r) => r.status === 'paused' || r.status === 'suspended');
 		if (!target) {
@@ -35,12 +41,15 @@ const uiTest: UiTest = {
 		await header.locator('.action-label[aria-label="Refresh Runtimes"]').click();
 		const row = pane.locator('.monaco-list-row', { hasText: name }).first();
 		await row.waitFor({ state: 'visible', timeout: 30_000 });
-		const rowWith = (status: string): string => `[...document.querySelectorAll('.monaco-list-row')].some((r) => r.textContent.includes(${JSON.stringify(name)}) && /${status}/i.test(r.textContent))`;
+		const rowWith = (status: string): string =>
+			`[...document.querySelectorAll('.monaco-list-row')].some((r) => r.textContent.includes(${JSON.stringify(name)}) && /${status}/i.test(r.textContent))`;
 		await page.waitForFunction(rowWith(target.status), undefined, { timeout: 30_000 });
 		await row.hover();
 		await row.locator('.action-label[aria-label="Resume Runtime"]').click();
 
-		const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: `The runtime ${name} is resuming` }).first();
+		const toast = page
+			.locator('.notifications-toasts .notification-list-item-message', { hasText: `The runtime ${name} is resuming` })
+			.first();
 		await toast.waitFor({ state: 'visible', timeout: 20_000 });
 		note(`notification: ${(await toast.innerText()).trim()}`);
 		const after = (await runtimes()).find((r) => r.id === target.id);
@@ -49,7 +58,11 @@ const uiTest: UiTest = {
 		// The row keeps refreshing while the runtime moves, and ends on "running" without a Refresh.
 		await page.waitForFunction(rowWith('running'), undefined, { timeout: 45_000 });
 		await workbench.screenshot('runtime-resumed');
-		await page.locator('.notifications-toasts .notification-list-item').first().hover().catch(() => {});
+		await page
+			.locator('.notifications-toasts .notification-list-item')
+			.first()
+			.hover()
+			.catch(() => {});
 		await page.keyboard.press('Escape');
 	},
 };

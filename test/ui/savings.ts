@@ -4,14 +4,29 @@ import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { until, webviewFrame } from './support/webviewPage';
 import type { UiTest } from './support/workbench';
 
-interface Totals { applied_events?: number; saved_wire_bytes?: number; saved_estimated_tokens?: number; events?: number; bytes_saved?: number; tokens_saved?: number }
+interface Totals {
+	applied_events?: number;
+	saved_wire_bytes?: number;
+	saved_estimated_tokens?: number;
+	events?: number;
+	bytes_saved?: number;
+	tokens_saved?: number;
+}
 
 /** The service's account totals for a query, read with plain HTTP (either profile's member names). */
-async function serviceTotals(emulatorUrl: string, devToken: string, query = ''): Promise<{ events: number; tokens: number; bytes: number }> {
+async function serviceTotals(
+	emulatorUrl: string,
+	devToken: string,
+	query = '',
+): Promise<{ events: number; tokens: number; bytes: number }> {
 	const res = await fetch(`${emulatorUrl}/v2/token-savings?page_size=1${query}`, { headers: { authorization: `Bearer ${devToken}` } });
 	assert.ok(res.ok, `GET /v2/token-savings: ${res.status}`);
 	const t = ((await res.json()) as { data: { totals: Totals } }).data.totals;
-	return { events: t.applied_events ?? t.events ?? -1, tokens: t.saved_estimated_tokens ?? t.tokens_saved ?? -1, bytes: t.saved_wire_bytes ?? t.bytes_saved ?? -1 };
+	return {
+		events: t.applied_events ?? t.events ?? -1,
+		tokens: t.saved_estimated_tokens ?? t.tokens_saved ?? -1,
+		bytes: t.saved_wire_bytes ?? t.bytes_saved ?? -1,
+	};
 }
 
 /** The Token Savings page frame. */
@@ -25,13 +40,19 @@ const uiTest: UiTest = {
 	async run({ page, workbench, emulatorUrl, emulatorProfile, devToken, note, leavePage }) {
 		const violations: string[] = [];
 		const onConsole = (m: ConsoleMessage): void => {
-			if (/Content[- ]Security[- ]Policy|Refused to (apply|execute|load|connect)/i.test(m.text())) { violations.push(m.text()); }
+			if (/Content[- ]Security[- ]Policy|Refused to (apply|execute|load|connect)/i.test(m.text())) {
+				violations.push(m.text());
+			}
 		};
 		page.on('console', onConsole);
 		try {
 			// Opening the view container activates the extension (the command is in the palette once signed in).
 			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
-			await workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 30_000 });
+			await workbench
+				.pane(VIEW_CONTAINER_ID, 'Agents')
+				.locator('.monaco-list-row')
+				.first()
+				.waitFor({ state: 'visible', timeout: 30_000 });
 			await workbench.runCommand('Cloud Agents: Open Token Savings');
 			await page.locator('.tabs-container .tab', { hasText: 'Token Savings' }).first().waitFor({ state: 'visible', timeout: 20_000 });
 			const frame = await savingsFrame(page);
@@ -52,11 +73,26 @@ const uiTest: UiTest = {
 			assert.ok(all.events > 100, `the seed has a history (${all.events} events)`);
 			await frame.locator('#range').selectOption('all');
 			const status = frame.locator('#status');
-			await until(page, 'the all-time data', async () => ((await status.innerText()).includes(all.events.toLocaleString('en-US')) || digits(await frame.locator('#range-events').innerText()) === all.events ? true : undefined), 30_000);
+			await until(
+				page,
+				'the all-time data',
+				async () =>
+					(await status.innerText()).includes(all.events.toLocaleString('en-US')) ||
+					digits(await frame.locator('#range-events').innerText()) === all.events
+						? true
+						: undefined,
+				30_000,
+			);
 			const chart = frame.locator('#chart');
 			await chart.locator('canvas').first().waitFor({ state: 'visible' });
-			const drawn = { tokens: Number(await chart.getAttribute('data-tokens')), bytes: Number(await chart.getAttribute('data-bytes')), buckets: Number(await chart.getAttribute('data-buckets')) };
-			note(`service: ${all.events} events, ${all.tokens} tokens, ${all.bytes} bytes; chart: ${drawn.buckets} buckets, ${drawn.tokens} tokens, ${drawn.bytes} bytes`);
+			const drawn = {
+				tokens: Number(await chart.getAttribute('data-tokens')),
+				bytes: Number(await chart.getAttribute('data-bytes')),
+				buckets: Number(await chart.getAttribute('data-buckets')),
+			};
+			note(
+				`service: ${all.events} events, ${all.tokens} tokens, ${all.bytes} bytes; chart: ${drawn.buckets} buckets, ${drawn.tokens} tokens, ${drawn.bytes} bytes`,
+			);
 			assert.equal(drawn.tokens, all.tokens, 'the chart draws every saved token');
 			assert.equal(drawn.bytes, all.bytes, 'the chart draws every saved byte');
 			assert.ok(drawn.buckets >= 20, 'a three-week history drawn by day');
@@ -75,29 +111,39 @@ const uiTest: UiTest = {
 
 			// The runtime table: each runtime's all-time applied events are its savings summary's.
 			const runtimeRows = frame.locator('#runtimes tbody tr');
-			assert.ok(await runtimeRows.count() >= 3);
+			assert.ok((await runtimeRows.count()) >= 3);
 			const summaries = await until(page, 'runtime summaries in the table', async () => {
-				const rows = await frame.evaluate<Array<Array<{ text: string; title: string }>>>(`[...document.querySelectorAll('#runtimes tbody tr')].map((tr) => [...tr.children].map((c) => ({ text: c.textContent || '', title: c.getAttribute('title') || '' })))`);
+				const rows = await frame.evaluate<Array<Array<{ text: string; title: string }>>>(
+					`[...document.querySelectorAll('#runtimes tbody tr')].map((tr) => [...tr.children].map((c) => ({ text: c.textContent || '', title: c.getAttribute('title') || '' })))`,
+				);
 				return rows.every((r) => r.length === 8 && r[4]!.text !== '') ? rows : undefined;
 			});
 			for (const cells of summaries) {
 				const runtimeId = cells[0]!.title;
-				const res = await fetch(`${emulatorUrl}/v1/runtimes/${encodeURIComponent(runtimeId)}/tokensaver/savings?limit=1`, { headers: { authorization: `Bearer ${devToken}` } });
+				const res = await fetch(`${emulatorUrl}/v1/runtimes/${encodeURIComponent(runtimeId)}/tokensaver/savings?limit=1`, {
+					headers: { authorization: `Bearer ${devToken}` },
+				});
 				const summary = ((await res.json()) as { summary: { applied_events: number; malformed_events: number } }).summary;
 				assert.equal(digits(cells[4]!.text), summary.applied_events, `applied events of ${cells[0]!.text}`);
 				assert.equal(digits(cells[7]!.text), summary.malformed_events, `malformed events of ${cells[0]!.text}`);
 			}
-			assert.ok(await frame.locator('#methods tbody tr').count() >= 4, 'every method of the seed');
+			assert.ok((await frame.locator('#methods tbody tr').count()) >= 4, 'every method of the seed');
 			assert.equal(await frame.locator('#recent tbody tr').count(), 100, 'the hundred newest events');
 			await workbench.screenshot('token-savings-panel');
 
 			// One runtime: the service's totals for it, and the chart's sums follow.
-			const options = await frame.evaluate<Array<{ value: string; text: string }>>(`[...document.querySelectorAll('#runtime option')].map((o) => ({ value: o.value, text: o.textContent || '' }))`);
+			const options = await frame.evaluate<Array<{ value: string; text: string }>>(
+				`[...document.querySelectorAll('#runtime option')].map((o) => ({ value: o.value, text: o.textContent || '' }))`,
+			);
 			assert.ok(options.length > 2, 'the runtime filter lists runtimes');
 			let one: { value: string; text: string } | undefined;
 			let mine = { events: 0, tokens: 0, bytes: 0 };
 			for (const o of options.filter((x) => x.value !== '')) {
-				mine = await serviceTotals(emulatorUrl, devToken, `&runtime_id=${encodeURIComponent(o.value)}&runtime=${encodeURIComponent(o.value)}`);
+				mine = await serviceTotals(
+					emulatorUrl,
+					devToken,
+					`&runtime_id=${encodeURIComponent(o.value)}&runtime=${encodeURIComponent(o.value)}`,
+				);
 				if (mine.events > 0) {
 					one = o;
 					break;
@@ -105,7 +151,12 @@ const uiTest: UiTest = {
 			}
 			assert.ok(one && mine.events < all.events, 'a runtime with savings of its own');
 			await frame.locator('#runtime').selectOption(one.value);
-			await until(page, `the totals of ${one.text}`, async () => (digits(await frame.locator('#account-events').innerText()) === mine.events ? true : undefined), 30_000);
+			await until(
+				page,
+				`the totals of ${one.text}`,
+				async () => (digits(await frame.locator('#account-events').innerText()) === mine.events ? true : undefined),
+				30_000,
+			);
 			assert.equal(Number(await chart.getAttribute('data-tokens')), mine.tokens);
 			assert.equal(digits(await frame.locator('#range-tokens').innerText()), mine.tokens);
 
@@ -119,7 +170,12 @@ const uiTest: UiTest = {
 			assert.deepEqual(order, ['runtime', 'refresh', 'export']);
 			await frame.locator('#refresh').focus();
 			await page.keyboard.press('Enter');
-			await until(page, 'the refreshed data', async () => ((await status.innerText()).includes(mine.events.toLocaleString('en-US')) ? true : undefined), 30_000);
+			await until(
+				page,
+				'the refreshed data',
+				async () => ((await status.innerText()).includes(mine.events.toLocaleString('en-US')) ? true : undefined),
+				30_000,
+			);
 			assert.equal(await frame.locator('#runtimes thead th[scope="col"]').count(), 8, 'table headers are column headers');
 			assert.ok(!String(await frame.evaluate('document.documentElement.outerHTML')).includes(devToken));
 
@@ -138,12 +194,23 @@ const uiTest: UiTest = {
 			await page.locator('.tabs-container .tab', { hasText: 'Token Savings' }).first().click();
 			const restored = await savingsFrame(page);
 			let seen = '';
-			await until(page, 'the restored filters and totals', async () => {
-				const now = { runtime: await restored.locator('#runtime').inputValue(), range: await restored.locator('#range').inputValue(), events: digits(await restored.locator('#account-events').innerText()) };
-				seen = JSON.stringify(now);
-				return now.runtime === one.value && now.range === 'all' && now.events === mine.events ? true : undefined;
-			}, 30_000).catch((err: unknown) => {
-				throw new Error(`${err instanceof Error ? err.message : String(err)}; last seen ${seen}, expected ${JSON.stringify({ runtime: one.value, range: 'all', events: mine.events })}`);
+			await until(
+				page,
+				'the restored filters and totals',
+				async () => {
+					const now = {
+						runtime: await restored.locator('#runtime').inputValue(),
+						range: await restored.locator('#range').inputValue(),
+						events: digits(await restored.locator('#account-events').innerText()),
+					};
+					seen = JSON.stringify(now);
+					return now.runtime === one.value && now.range === 'all' && now.events === mine.events ? true : undefined;
+				},
+				30_000,
+			).catch((err: unknown) => {
+				throw new Error(
+					`${err instanceof Error ? err.message : String(err)}; last seen ${seen}, expected ${JSON.stringify({ runtime: one.value, range: 'all', events: mine.events })}`,
+				);
 			});
 			note(`after a reload: the panel is back with ${one.text}, all time, ${mine.events} events`);
 			assert.deepEqual(violations, [], 'no CSP violation in the console');

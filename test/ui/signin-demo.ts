@@ -57,7 +57,7 @@ function dialog(page: Page) {
 async function waitForWelcome(workbench: Workbench, shown: boolean): Promise<void> {
 	for (let i = 0; i < 150; i++) {
 		const welcome = await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents');
-		if ((welcome.length > 0) === shown) {
+		if (welcome.length > 0 === shown) {
 			return;
 		}
 		await workbench.page.waitForTimeout(100);
@@ -68,7 +68,10 @@ async function waitForWelcome(workbench: Workbench, shown: boolean): Promise<voi
 const uiTest: UiTest = {
 	title: 'XYZ Auth demo (UI): the Accounts menu names the user; Sign Out asks first; one Sign In button; the revoked key is refused with the reason; a fresh key signs in again',
 	async run({ page, workbench, emulatorUrl, devToken, note, expectConsoleError }) {
-		expectConsoleError(/The API key was not accepted: .*the token was revoked/, 'signing in with the revoked key is refused on purpose (error notification)');
+		expectConsoleError(
+			/The API key was not accepted: .*the token was revoked/,
+			'signing in with the revoked key is refused on purpose (error notification)',
+		);
 		const settingsFile = userSettingsFile();
 		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
 		await waitForWelcome(workbench, false);
@@ -80,21 +83,27 @@ const uiTest: UiTest = {
 		note(`Sign Out asks: ${question.slice(0, 160)}`);
 		assert.match(question, /Sign out of Cloud Agents/);
 		const buttons = (await dialog(page).locator('.dialog-buttons .monaco-button').allInnerTexts()).map((t) => t.trim());
-		assert.ok(buttons.includes('Sign Out') && buttons.includes("Sign Out and Don't Ask Again") && buttons.includes('Cancel'), `dialog buttons: ${JSON.stringify(buttons)}`);
+		assert.ok(
+			buttons.includes('Sign Out') && buttons.includes("Sign Out and Don't Ask Again") && buttons.includes('Cancel'),
+			`dialog buttons: ${JSON.stringify(buttons)}`,
+		);
 		await dialog(page).locator('.dialog-buttons .monaco-button', { hasText: 'Cancel' }).click();
 		await page.waitForTimeout(1000);
 		assert.deepEqual(await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents'), [], 'Cancel signed out');
 
 		// Sign out of the dev token without revoking it (the service "cannot" revoke: later UI tests use it).
 		const fault = await fetch(`${emulatorUrl}/_emulator/faults`, {
-			method: 'PUT', headers: { 'content-type': 'application/json' },
+			method: 'PUT',
+			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify({ rules: [{ method: 'DELETE', route: '/v2/auth/token', status: 503 }] }),
 		});
 		assert.equal(fault.status, 200);
 		try {
 			await workbench.runCommand('Cloud Agents: Sign Out');
 			await dialog(page).waitFor({ state: 'visible', timeout: 10_000 });
-			await dialog(page).locator('.dialog-buttons .monaco-button', { hasText: /^Sign Out$/ }).click();
+			await dialog(page)
+				.locator('.dialog-buttons .monaco-button', { hasText: /^Sign Out$/ })
+				.click();
 			await waitForWelcome(workbench, true);
 		} finally {
 			await fetch(`${emulatorUrl}/_emulator/faults`, { method: 'DELETE' });
@@ -103,7 +112,10 @@ const uiTest: UiTest = {
 
 		const first = await mintKey(emulatorUrl);
 		await signInWithKey(workbench, first);
-		await page.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as Ada Lovelace' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+		await page
+			.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as Ada Lovelace' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 15_000 });
 		await waitForWelcome(workbench, false);
 
 		// The Accounts menu names who is signed in, not the URL.
@@ -111,22 +123,37 @@ const uiTest: UiTest = {
 		const menu = page.locator('.monaco-menu').first();
 		await menu.waitFor({ state: 'visible', timeout: 10_000 });
 		await menu.locator('.action-label', { hasText: 'Cloud Agents' }).first().waitFor({ state: 'visible', timeout: 10_000 });
-		const entries = (await menu.locator('.action-label').allInnerTexts()).map((t) => t.trim()).filter((t) => t.includes('Cloud Agents'));
+		const entries = (await menu.locator('.action-label').allInnerTexts())
+			.map((t) => t.trim())
+			.filter((t) => t.includes('Cloud Agents'));
 		note(`Accounts menu: ${JSON.stringify(entries)}`);
 		await page.keyboard.press('Escape');
-		assert.ok(entries.some((t) => t.includes('Ada Lovelace')), `the Accounts menu does not name the user: ${JSON.stringify(entries)}`);
+		assert.ok(
+			entries.some((t) => t.includes('Ada Lovelace')),
+			`the Accounts menu does not name the user: ${JSON.stringify(entries)}`,
+		);
 		assert.ok(!entries.some((t) => /https?:\/\/|127\.0\.0\.1/.test(t)), `the Accounts menu shows the URL: ${JSON.stringify(entries)}`);
 
 		// Sign Out for real: the signed-out views show exactly one Sign In button (in the Agents view).
 		await workbench.runCommand('Cloud Agents: Sign Out');
 		await dialog(page).waitFor({ state: 'visible', timeout: 10_000 });
-		await dialog(page).locator('.dialog-buttons .monaco-button', { hasText: /^Sign Out$/ }).click();
+		await dialog(page)
+			.locator('.dialog-buttons .monaco-button', { hasText: /^Sign Out$/ })
+			.click();
 		await waitForWelcome(workbench, true);
-		const signInButtons = workbench.viewContainer(VIEW_CONTAINER_ID).locator('.welcome-view-content .monaco-button', { hasText: 'Sign In' });
+		const signInButtons = workbench
+			.viewContainer(VIEW_CONTAINER_ID)
+			.locator('.welcome-view-content .monaco-button', { hasText: 'Sign In' });
 		const welcome = await workbench.welcomeTexts(VIEW_CONTAINER_ID);
 		note(`signed-out welcome: ${JSON.stringify(welcome)}`);
 		assert.equal(await signInButtons.count(), 1, `Sign In buttons when signed out: ${JSON.stringify(welcome)}`);
-		assert.equal(await workbench.pane(VIEW_CONTAINER_ID, 'Agents').locator('.welcome-view-content .monaco-button', { hasText: 'Sign In' }).count(), 1);
+		assert.equal(
+			await workbench
+				.pane(VIEW_CONTAINER_ID, 'Agents')
+				.locator('.welcome-view-content .monaco-button', { hasText: 'Sign In' })
+				.count(),
+			1,
+		);
 		await workbench.screenshot('signed-out-welcome');
 
 		// The revoked key is refused, and the notification says why and how to get a new one.
@@ -160,18 +187,31 @@ const uiTest: UiTest = {
 		// Put things back: the confirmation on (Settings editor), signed in with the dev token. An
 		// earlier UI test may have left settings.json open in the modal editor part: close it first and
 		// ask for the Settings UI explicitly.
-		for (let i = 0; i < 5 && (await page.locator('.modal-editor-part').isVisible().catch(() => false)); i++) {
+		for (
+			let i = 0;
+			i < 5 &&
+			(await page
+				.locator('.modal-editor-part')
+				.isVisible()
+				.catch(() => false));
+			i++
+		) {
 			await page.keyboard.press('Escape');
 			await page.waitForTimeout(300);
 		}
 		await workbench.runCommand('View: Close All Editors');
 		await workbench.runCommand('Preferences: Open Settings (UI)');
-		const search = page.locator('.settings-editor .suggest-input-container .monaco-editor textarea, .settings-editor input.input').first();
+		const search = page
+			.locator('.settings-editor .suggest-input-container .monaco-editor textarea, .settings-editor input.input')
+			.first();
 		await search.waitFor({ state: 'visible', timeout: 15_000 });
 		await page.keyboard.insertText('cloudAgents.confirmSignOut');
 		// Only this setting's row (the list shows every setting until the search applies).
 		await page.locator('.settings-editor', { hasText: '1 Setting Found' }).first().waitFor({ state: 'visible', timeout: 15_000 });
-		const checkbox = page.locator('.settings-editor .setting-item-bool', { hasText: 'Confirm Sign Out' }).locator('.setting-value-checkbox').first();
+		const checkbox = page
+			.locator('.settings-editor .setting-item-bool', { hasText: 'Confirm Sign Out' })
+			.locator('.setting-value-checkbox')
+			.first();
 		await checkbox.waitFor({ state: 'visible', timeout: 15_000 });
 		await checkbox.click();
 		for (let i = 0; i < 50 && readFileSync(settingsFile, 'utf8').includes('"cloudAgents.confirmSignOut": false'); i++) {
@@ -179,11 +219,25 @@ const uiTest: UiTest = {
 		}
 		assert.doesNotMatch(readFileSync(settingsFile, 'utf8'), /"cloudAgents\.confirmSignOut": false/, 'the setting was not put back');
 		// This VS Code shows the Settings editor as a modal editor, which Escape closes.
-		for (let i = 0; i < 5 && (await page.locator('.modal-editor-part').isVisible().catch(() => false)); i++) {
+		for (
+			let i = 0;
+			i < 5 &&
+			(await page
+				.locator('.modal-editor-part')
+				.isVisible()
+				.catch(() => false));
+			i++
+		) {
 			await page.keyboard.press('Escape');
 			await page.waitForTimeout(300);
 		}
-		if (await page.locator('.settings-editor').first().isVisible().catch(() => false)) {
+		if (
+			await page
+				.locator('.settings-editor')
+				.first()
+				.isVisible()
+				.catch(() => false)
+		) {
 			await workbench.runCommand('View: Close All Editors');
 		}
 		await signInWithKey(workbench, devToken);

@@ -10,7 +10,10 @@ const uiTest: UiTest = {
 		const agents = await api<{ agents?: Array<{ id: string; name: string }> }>(emulatorUrl, devToken, 'GET', '/v2/agents?limit=100');
 		const agent = (agents.agents ?? []).find((a) => a.name === 'Docs writer');
 		assert.ok(agent, 'the demo seed has the docs agent');
-		await api(emulatorUrl, devToken, 'POST', `/_emulator/workspace/${agent.id}/write`, { path: 'ui/edit-me.md', content_base64: Buffer.from('# Edit me\n').toString('base64') });
+		await api(emulatorUrl, devToken, 'POST', `/_emulator/workspace/${agent.id}/write`, {
+			path: 'ui/edit-me.md',
+			content_base64: Buffer.from('# Edit me\n').toString('base64'),
+		});
 
 		// Palette → agent quick pick → "Add to Workspace" (the harness opens a saved multi-root
 		// workspace, so adding a folder does not reload the page).
@@ -52,7 +55,10 @@ const uiTest: UiTest = {
 
 		let content = '';
 		for (let i = 0; i < 40; i++) {
-			const read = await api<{ content_base64: string }>(emulatorUrl, devToken, 'POST', `/v2/agents/${agent.id}/workspace`, { op: 'read', path: 'ui/edit-me.md' });
+			const read = await api<{ content_base64: string }>(emulatorUrl, devToken, 'POST', `/v2/agents/${agent.id}/workspace`, {
+				op: 'read',
+				path: 'ui/edit-me.md',
+			});
 			content = Buffer.from(read.content_base64, 'base64').toString('utf8');
 			if (content.includes('Saved from the UI test.')) {
 				break;

@@ -1,7 +1,18 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ALL_VIEW_IDS, COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, VIEW_CONTAINER_ID, VIEW_IDS, EXTENSION_ID, CONFIG, WEBVIEW_TYPES, isPromptSource } from '../../src/ids';
+import {
+	ALL_VIEW_IDS,
+	COMMAND_IDS,
+	CONTEXT_KEYS,
+	FS_SCHEME,
+	VIEW_CONTAINER_ID,
+	VIEW_IDS,
+	EXTENSION_ID,
+	CONFIG,
+	WEBVIEW_TYPES,
+	isPromptSource,
+} from '../../src/ids';
 
 interface Manifest {
 	name: string;
@@ -24,7 +35,11 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 
 suite('package.json manifest', () => {
 	test('contributes exactly the commands listed in COMMAND_IDS, in the same order (generated: npm run ids:gen)', () => {
-		assert.deepEqual(manifest.contributes.commands.map((c) => c.command), [...COMMAND_IDS], 'src/manifestIds.gen.ts is stale: run npm run ids:gen');
+		assert.deepEqual(
+			manifest.contributes.commands.map((c) => c.command),
+			[...COMMAND_IDS],
+			'src/manifestIds.gen.ts is stale: run npm run ids:gen',
+		);
 	});
 
 	test('gives every command the Cloud Agents category', () => {
@@ -45,8 +60,17 @@ suite('package.json manifest', () => {
 	});
 
 	test('contributes the view container and the views listed in ALL_VIEW_IDS (generated: npm run ids:gen), VIEW_IDS among them', () => {
-		assert.deepEqual(manifest.contributes.viewsContainers.activitybar.map((c) => c.id), [VIEW_CONTAINER_ID]);
-		assert.deepEqual(Object.values(manifest.contributes.views).flat().map((v) => v.id), [...ALL_VIEW_IDS], 'src/manifestIds.gen.ts is stale: run npm run ids:gen');
+		assert.deepEqual(
+			manifest.contributes.viewsContainers.activitybar.map((c) => c.id),
+			[VIEW_CONTAINER_ID],
+		);
+		assert.deepEqual(
+			Object.values(manifest.contributes.views)
+				.flat()
+				.map((v) => v.id),
+			[...ALL_VIEW_IDS],
+			'src/manifestIds.gen.ts is stale: run npm run ids:gen',
+		);
 		for (const id of Object.values(VIEW_IDS)) {
 			assert.ok((ALL_VIEW_IDS as readonly string[]).includes(id), id);
 		}
@@ -56,8 +80,9 @@ suite('package.json manifest', () => {
 		const signInButton = /\[Sign In\]\(command:cloudAgents\.signIn\)/;
 		const withButton: string[] = [];
 		for (const view of ALL_VIEW_IDS) {
-			const welcome = manifest.contributes.viewsWelcome.find((w) => w.view === view
-				&& w.when === `!${CONTEXT_KEYS.signedIn} && ${CONTEXT_KEYS.loaded}`);
+			const welcome = manifest.contributes.viewsWelcome.find(
+				(w) => w.view === view && w.when === `!${CONTEXT_KEYS.signedIn} && ${CONTEXT_KEYS.loaded}`,
+			);
 			assert.ok(welcome, `no signed-out welcome for ${view}`);
 			assert.ok(welcome.contents.trim() !== '', `empty signed-out welcome for ${view}`);
 			if (signInButton.test(welcome.contents)) {
@@ -73,13 +98,20 @@ suite('package.json manifest', () => {
 		const palette = (manifest.contributes.menus?.commandPalette ?? []) as Array<{ command: string; when?: string }>;
 		// (Entries with more conditions, e.g. an editor of ours being active, only arise after activation.)
 		const gated = palette.filter((e) => e.when === CONTEXT_KEYS.signedIn);
-		assert.deepEqual(gated.map((e) => e.command), [], 'hidden until activation');
+		assert.deepEqual(
+			gated.map((e) => e.command),
+			[],
+			'hidden until activation',
+		);
 		const offered = palette.filter((e) => e.when === `!${CONTEXT_KEYS.loaded} || ${CONTEXT_KEYS.signedIn}`);
 		assert.ok(offered.length >= 20, `${offered.length} signed-in palette entries`);
 	});
 
 	test('activates only on contributions, the workspace file system and restored webview panels, never on startup', () => {
-		assert.deepEqual(manifest.activationEvents, [`onFileSystem:${FS_SCHEME}`, ...Object.values(WEBVIEW_TYPES).map((t) => `onWebviewPanel:${t}`)]);
+		assert.deepEqual(manifest.activationEvents, [
+			`onFileSystem:${FS_SCHEME}`,
+			...Object.values(WEBVIEW_TYPES).map((t) => `onWebviewPanel:${t}`),
+		]);
 	});
 
 	test('declares the apiUrl setting and the extension id used by tests', () => {

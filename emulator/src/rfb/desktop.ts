@@ -126,7 +126,16 @@ const C = {
 
 const DOCK_COLORS = [rgb(66, 133, 244), rgb(52, 168, 83), rgb(251, 188, 5), rgb(234, 67, 53), rgb(171, 71, 188), rgb(0, 172, 193)];
 /** The bench pattern's palette: neighbours differ in every channel, so every pixel changes each frame. */
-const PATTERN = [rgb(230, 60, 60), rgb(60, 200, 90), rgb(70, 110, 240), rgb(240, 200, 40), rgb(40, 210, 220), rgb(200, 70, 220), rgb(250, 140, 30), rgb(90, 90, 90)];
+const PATTERN = [
+	rgb(230, 60, 60),
+	rgb(60, 200, 90),
+	rgb(70, 110, 240),
+	rgb(240, 200, 40),
+	rgb(40, 210, 220),
+	rgb(200, 70, 220),
+	rgb(250, 140, 30),
+	rgb(90, 90, 90),
+];
 
 /** Text scale and cell size of the terminal and panels. */
 const SCALE = 2;
@@ -152,7 +161,11 @@ function wallpaper(width: number, height: number): Uint32Array {
 			const t = y / (height - 1);
 			const [r0, g0, b0] = C.wallTop;
 			const [r1, g1, b1] = C.wallBottom;
-			w.fill(rgb(Math.round(r0 + (r1 - r0) * t), Math.round(g0 + (g1 - g0) * t), Math.round(b0 + (b1 - b0) * t)), y * width, (y + 1) * width);
+			w.fill(
+				rgb(Math.round(r0 + (r1 - r0) * t), Math.round(g0 + (g1 - g0) * t), Math.round(b0 + (b1 - b0) * t)),
+				y * width,
+				(y + 1) * width,
+			);
 		}
 		wallpapers.set(key, w);
 	}
@@ -364,7 +377,7 @@ export class Desktop {
 		const f = this.frame;
 		for (let y = 0; y < height; y++) {
 			// Diagonal bands 32 px wide; each frame moves every band to the next colour.
-			for (let x = 0; x < width; ) {
+			for (let x = 0; x < width;) {
 				const band = (x + y) >> 5;
 				const end = Math.min(width, ((band + 1) << 5) - y);
 				fb.pixels.fill(PATTERN[(band + f) % PATTERN.length]!, y * width + x, y * width + end);
@@ -426,7 +439,10 @@ export class Desktop {
 						add(`< ${str(d.tool)}: ${oneLine(str(d.output), 160)}`, C.tool);
 						break;
 					case 'log':
-						add(`[${str(d.level) || 'info'}] ${oneLine(str(d.text), 200)}`, str(d.level) === 'warn' || str(d.level) === 'error' ? C.error : C.log);
+						add(
+							`[${str(d.level) || 'info'}] ${oneLine(str(d.text), 200)}`,
+							str(d.level) === 'warn' || str(d.level) === 'error' ? C.error : C.log,
+						);
 						break;
 					case 'file.changed':
 						add(`~ ${str(d.path)} (${str(d.change)})`, C.file);

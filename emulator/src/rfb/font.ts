@@ -111,7 +111,9 @@ const BITMAPS: Uint8Array = (() => {
 	const out = new Uint8Array(95 * GLYPH_H);
 	for (let code = 32; code <= 126; code++) {
 		const rows = (GLYPHS[String.fromCharCode(code)] ?? GLYPHS['?']!).split(' ');
-		if (rows.length !== GLYPH_H || rows.some((r) => r.length !== GLYPH_W)) throw new Error(`font: glyph ${code} is not ${GLYPH_W}×${GLYPH_H}`);
+		if (rows.length !== GLYPH_H || rows.some((r) => r.length !== GLYPH_W)) {
+			throw new Error(`font: glyph ${code} is not ${GLYPH_W}×${GLYPH_H}`);
+		}
 		rows.forEach((r, y) => {
 			let bits = 0;
 			for (let x = 0; x < GLYPH_W; x++) bits = (bits << 1) | (r[x] === '#' ? 1 : 0);

@@ -79,7 +79,9 @@ export function unsupportedFormat(pf: PixelFormat): string | undefined {
 		[pf.blueMax, pf.blueShift, 'blue'],
 	] as const) {
 		if (max === 0 || max > 0xffff) return `${name}-max ${max}`;
-		if (shift + Math.ceil(Math.log2(max + 1)) > pf.bitsPerPixel) return `${name}-shift ${shift} with ${name}-max ${max} does not fit ${pf.bitsPerPixel} bits`;
+		if (shift + Math.ceil(Math.log2(max + 1)) > pf.bitsPerPixel) {
+			return `${name}-shift ${shift} with ${name}-max ${max} does not fit ${pf.bitsPerPixel} bits`;
+		}
 	}
 	return undefined;
 }
@@ -199,7 +201,9 @@ export class TiledScreen {
 				const s = tx * TILE * 4;
 				const e = Math.min(this.width, (tx + 1) * TILE) * 4;
 				let differs = all;
-				for (let y = y0; !differs && y < y1; y++) differs = a.compare(b, y * stride + s, y * stride + e, y * stride + s, y * stride + e) !== 0;
+				for (let y = y0; !differs && y < y1; y++) {
+					differs = a.compare(b, y * stride + s, y * stride + e, y * stride + s, y * stride + e) !== 0;
+				}
 				if (differs) {
 					this.versions[ty * this.tilesX + tx] = this.counter;
 					changed++;

@@ -10,7 +10,16 @@
  */
 import type { Duplex } from 'node:stream';
 import type { Desktop, DesktopViewer } from './desktop';
-import { changedRects, decodePixelFormat, encodePixelFormat, NATIVE_FORMAT, PixelEncoder, type PixelFormat, type Rect, unsupportedFormat } from './framebuffer';
+import {
+	changedRects,
+	decodePixelFormat,
+	encodePixelFormat,
+	NATIVE_FORMAT,
+	PixelEncoder,
+	type PixelFormat,
+	type Rect,
+	unsupportedFormat,
+} from './framebuffer';
 import { ENCODING_TIGHT_PNG, tightPngRect } from './tightPng';
 import { CLOSE, frameHeader, frameHeaderSize, WsConnection } from './websocket';
 
@@ -193,7 +202,12 @@ export class RfbConnection implements DesktopViewer {
 					const x0 = Math.min(p.x, region.x);
 					const y0 = Math.min(p.y, region.y);
 					this.pending = {
-						region: { x: x0, y: y0, w: Math.max(p.x + p.w, region.x + region.w) - x0, h: Math.max(p.y + p.h, region.y + region.h) - y0 },
+						region: {
+							x: x0,
+							y: y0,
+							w: Math.max(p.x + p.w, region.x + region.w) - x0,
+							h: Math.max(p.y + p.h, region.y + region.h) - y0,
+						},
 						full: this.pending.full || full,
 					};
 				} else {
@@ -218,7 +232,12 @@ export class RfbConnection implements DesktopViewer {
 				if (b.length < 8) return 0;
 				const len = b.readInt32BE(4);
 				if (len < 0 || len > RFB_LIMITS.maxCutText) {
-					this.fail(len < 0 ? 'ClientCutText: extended clipboard was not offered' : `ClientCutText: longer than ${RFB_LIMITS.maxCutText} bytes`, len < 0 ? CLOSE.protocolError : CLOSE.tooBig);
+					this.fail(
+						len < 0
+							? 'ClientCutText: extended clipboard was not offered'
+							: `ClientCutText: longer than ${RFB_LIMITS.maxCutText} bytes`,
+						len < 0 ? CLOSE.protocolError : CLOSE.tooBig,
+					);
 					return 0;
 				}
 				if (b.length < 8 + len) return 0;

@@ -74,7 +74,11 @@ export const artifactsList: ListDescriptor<Artifact, ArtifactTarget, Agent> = {
 		idField: 'artifactId',
 		get: (ctx, id, agentId) => ctx.client().getArtifact(agentId ?? '', id),
 		choices: (ctx, agentId) => ctx.client().listArtifacts(agentId ?? ''),
-		pickText: (artifact) => ({ label: artifact.name, description: joinParts(formatBytes(artifact.size), relativeTime(artifact.created_at)), detail: artifact.id }),
+		pickText: (artifact) => ({
+			label: artifact.name,
+			description: joinParts(formatBytes(artifact.size), relativeTime(artifact.created_at)),
+			detail: artifact.id,
+		}),
 		placeholder: (agent) => vscode.l10n.t('Pick an artifact of {0}', iconSafe(agent?.name || '')),
 		matchOnDetail: false,
 	},

@@ -45,7 +45,10 @@ export const checkpointsList: ListDescriptor<CheckpointInfo, CheckpointTarget> =
 	source: {
 		async page(ctx, { cursor, limit, signal }) {
 			const page = await ctx.client().listCheckpoints({ cursor, limit, signal });
-			return { items: page.items.map(readCheckpoint).filter((c): c is CheckpointInfo => c !== undefined), nextCursor: page.nextCursor };
+			return {
+				items: page.items.map(readCheckpoint).filter((c): c is CheckpointInfo => c !== undefined),
+				nextCursor: page.nextCursor,
+			};
 		},
 	},
 	keyOf: (c) => c.id,
@@ -84,7 +87,10 @@ export const checkpointsList: ListDescriptor<CheckpointInfo, CheckpointTarget> =
 			}
 			return undefined;
 		},
-		choices: async (ctx) => (await ctx.client().listCheckpoints({ limit: 100 })).items.map(readCheckpoint).filter((c): c is CheckpointInfo => c !== undefined),
+		choices: async (ctx) =>
+			(await ctx.client().listCheckpoints({ limit: 100 })).items
+				.map(readCheckpoint)
+				.filter((c): c is CheckpointInfo => c !== undefined),
 		pickText: (c) => ({ label: c.name ?? c.id, description: joinParts(c.state, relativeTime(c.createdAt)), detail: c.id }),
 		placeholder: () => vscode.l10n.t('Pick a checkpoint'),
 		notFound: (id) => vscode.l10n.t('The checkpoint {0} was not found.', id),
@@ -94,14 +100,15 @@ export const checkpointsList: ListDescriptor<CheckpointInfo, CheckpointTarget> =
 		'cloudAgents.checkpoints.showDetails': {
 			title: () => vscode.l10n.t('Show Checkpoint Details'),
 			// A summary first (state, failure reason, source runtime or "deleted"), then the record as sent.
-			run: ({ checkpoint: c }, kit) => kit.showJson(vscode.l10n.t('Checkpoint {0}', iconSafe(c.name ?? c.id)), ['checkpoints', c.id], {
-				name: c.name ?? null,
-				state: c.state ?? null,
-				failure_reason: c.failureReason ?? null,
-				source_runtime: c.sourceRuntimeId === undefined ? 'deleted' : sourceRuntimeText(c),
-				source_runtime_id: c.sourceRuntimeId ?? null,
-				record: redactSecrets(c.raw),
-			}),
+			run: ({ checkpoint: c }, kit) =>
+				kit.showJson(vscode.l10n.t('Checkpoint {0}', iconSafe(c.name ?? c.id)), ['checkpoints', c.id], {
+					name: c.name ?? null,
+					state: c.state ?? null,
+					failure_reason: c.failureReason ?? null,
+					source_runtime: c.sourceRuntimeId === undefined ? 'deleted' : sourceRuntimeText(c),
+					source_runtime_id: c.sourceRuntimeId ?? null,
+					record: redactSecrets(c.raw),
+				}),
 		},
 	},
 };

@@ -6,7 +6,8 @@ import { joinParts, plainTooltip } from '../format';
 /** When a pending request expires (ms since the epoch); undefined when it does not say. */
 export function requestExpiry(request: GitHubAuthorizationRequest): number | undefined {
 	const lifecycle = (request as Record<string, unknown>).lifecycle;
-	const at = lifecycle !== null && typeof lifecycle === 'object' ? (lifecycle as Record<string, unknown>).expires_at_unix_seconds : undefined;
+	const at =
+		lifecycle !== null && typeof lifecycle === 'object' ? (lifecycle as Record<string, unknown>).expires_at_unix_seconds : undefined;
 	return typeof at === 'number' && Number.isFinite(at) ? at * 1000 : undefined;
 }
 
@@ -19,7 +20,9 @@ export function authorizationUrl(request: GitHubAuthorizationRequest): vscode.Ur
 	}
 	try {
 		const parsed = new URL(url);
-		return parsed.protocol === 'https:' && parsed.username === '' && parsed.password === '' ? vscode.Uri.parse(parsed.toString(), true) : undefined;
+		return parsed.protocol === 'https:' && parsed.username === '' && parsed.password === ''
+			? vscode.Uri.parse(parsed.toString(), true)
+			: undefined;
 	} catch {
 		return undefined;
 	}
@@ -110,12 +113,18 @@ export const githubRequestsList: ListDescriptor<GitHubAuthorizationRequest, GitH
 				[vscode.l10n.t('Requested by'), str(r, 'requested_by')],
 				[vscode.l10n.t('Reason'), str(r, 'reason')],
 				[vscode.l10n.t('Requested'), typeof created === 'number' ? new Date(created * 1000).toLocaleString() : undefined],
-				[vscode.l10n.t('Expires'), expiry !== undefined ? `${new Date(expiry).toLocaleString()} (${timeLeft(expiry) ?? ''})` : undefined],
+				[
+					vscode.l10n.t('Expires'),
+					expiry !== undefined ? `${new Date(expiry).toLocaleString()} (${timeLeft(expiry) ?? ''})` : undefined,
+				],
 				[vscode.l10n.t('Opens'), authorizationUrl(r)?.authority],
 				[vscode.l10n.t('ID'), r.request_id],
 			]),
 			command: { command: 'cloudAgents.github.authorize', title: vscode.l10n.t('Authorize…') },
 		};
 	},
-	empty: () => ({ label: vscode.l10n.t('No pending GitHub requests'), tooltip: vscode.l10n.t('When an agent asks for access to GitHub, its request shows here until it is authorized or expires.') }),
+	empty: () => ({
+		label: vscode.l10n.t('No pending GitHub requests'),
+		tooltip: vscode.l10n.t('When an agent asks for access to GitHub, its request shows here until it is authorized or expires.'),
+	}),
 };

@@ -47,14 +47,21 @@ export const imageBuildsList: ListDescriptor<BuildInfo, ImageBuildTarget> = {
 	fields: (build) => ({ build }),
 	isActive: (build) => buildStatusClass(build.status) === 'active',
 	signature: (b) => [b.id, b.status, b.attempts.length, b.attempts.at(-1)?.outcome, b.imageId],
-	empty: () => ({ label: vscode.l10n.t('No image builds'), tooltip: vscode.l10n.t('Start one with "Cloud Agents: Start Image Build…".') }),
+	empty: () => ({
+		label: vscode.l10n.t('No image builds'),
+		tooltip: vscode.l10n.t('Start one with "Cloud Agents: Start Image Build…".'),
+	}),
 	row(build) {
 		const cls = buildStatusClass(build.status);
 		return {
 			label: build.name ?? build.id,
 			contextValue: `imageBuild:${contextToken(build.status ?? 'unknown')}:${cls}`,
 			icon: buildIcon(build.status),
-			description: joinParts(build.status, build.attempts.length > 1 && vscode.l10n.t('{0} attempts', build.attempts.length), relativeTime(build.updatedAt ?? build.createdAt)),
+			description: joinParts(
+				build.status,
+				build.attempts.length > 1 && vscode.l10n.t('{0} attempts', build.attempts.length),
+				relativeTime(build.updatedAt ?? build.createdAt),
+			),
 			tooltip: plainTooltip(build.name, [
 				[vscode.l10n.t('Status'), build.status],
 				[vscode.l10n.t('ID'), build.id],
@@ -70,8 +77,13 @@ export const imageBuildsList: ListDescriptor<BuildInfo, ImageBuildTarget> = {
 	target: {
 		idField: 'buildId',
 		get: async (ctx, id) => readBuild(await ctx.client().getImageBuild(id)),
-		choices: async (ctx) => (await ctx.client().listImageBuilds({ limit: 100 })).items.map(readBuild).filter((b): b is BuildInfo => b !== undefined),
-		pickText: (build) => ({ label: build.name ?? build.id, description: joinParts(build.status, relativeTime(build.updatedAt ?? build.createdAt)), detail: build.id }),
+		choices: async (ctx) =>
+			(await ctx.client().listImageBuilds({ limit: 100 })).items.map(readBuild).filter((b): b is BuildInfo => b !== undefined),
+		pickText: (build) => ({
+			label: build.name ?? build.id,
+			description: joinParts(build.status, relativeTime(build.updatedAt ?? build.createdAt)),
+			detail: build.id,
+		}),
 		placeholder: () => vscode.l10n.t('Pick an image build'),
 		preferLoaded: true,
 	},
@@ -80,7 +92,11 @@ export const imageBuildsList: ListDescriptor<BuildInfo, ImageBuildTarget> = {
 			title: () => vscode.l10n.t('Show Image Build Details'),
 			run: async ({ build }, kit) => {
 				const fresh = readBuild(await kit.client().getImageBuild(build.id)) ?? build;
-				return kit.showJson(vscode.l10n.t('Image build {0}', iconSafe(fresh.name ?? fresh.id)), ['imageBuilds', fresh.id], redactSecrets(fresh.raw));
+				return kit.showJson(
+					vscode.l10n.t('Image build {0}', iconSafe(fresh.name ?? fresh.id)),
+					['imageBuilds', fresh.id],
+					redactSecrets(fresh.raw),
+				);
 			},
 		},
 	},

@@ -19,7 +19,10 @@ export interface DeleteImageResult {
 	requestId?: string;
 }
 
-async function readImages(ctx: { client(): { listImages(o: { signal?: AbortSignal }): Promise<unknown[]> } }, signal?: AbortSignal): Promise<ImageInfo[]> {
+async function readImages(
+	ctx: { client(): { listImages(o: { signal?: AbortSignal }): Promise<unknown[]> } },
+	signal?: AbortSignal,
+): Promise<ImageInfo[]> {
 	return (await ctx.client().listImages({ signal })).map(readImage).filter((i): i is ImageInfo => i !== undefined);
 }
 
@@ -46,9 +49,16 @@ export const imagesList: ListDescriptor<ImageInfo, ImageTarget> = {
 	row(image) {
 		return {
 			label: image.name ?? image.id,
-			contextValue: [`image:${contextToken(image.kind ?? 'unknown')}`, image.inUse === true && 'inUse'].filter((p): p is string => typeof p === 'string').join(':'),
+			contextValue: [`image:${contextToken(image.kind ?? 'unknown')}`, image.inUse === true && 'inUse']
+				.filter((p): p is string => typeof p === 'string')
+				.join(':'),
 			icon: new vscode.ThemeIcon(image.kind === 'custom' ? 'package' : 'archive'),
-			description: joinParts(image.kind, image.inUse === true && vscode.l10n.t('in use'), image.tags.length > 0 && image.tags.join(', '), image.description),
+			description: joinParts(
+				image.kind,
+				image.inUse === true && vscode.l10n.t('in use'),
+				image.tags.length > 0 && image.tags.join(', '),
+				image.description,
+			),
 			tooltip: plainTooltip(image.name, [
 				[vscode.l10n.t('ID'), image.id],
 				[vscode.l10n.t('Kind'), image.kind],
@@ -64,7 +74,11 @@ export const imagesList: ListDescriptor<ImageInfo, ImageTarget> = {
 		idField: 'imageId',
 		get: async (ctx, id) => (await readImages(ctx)).find((image) => image.id === id),
 		choices: (ctx) => readImages(ctx),
-		pickText: (image) => ({ label: image.name ?? image.id, description: joinParts(image.kind, image.inUse === true && vscode.l10n.t('in use')), detail: image.id }),
+		pickText: (image) => ({
+			label: image.name ?? image.id,
+			description: joinParts(image.kind, image.inUse === true && vscode.l10n.t('in use')),
+			detail: image.id,
+		}),
 		placeholder: () => vscode.l10n.t('Pick an image'),
 		notFound: (id) => vscode.l10n.t('The image {0} was not found.', id),
 		preferLoaded: true,
@@ -72,7 +86,8 @@ export const imagesList: ListDescriptor<ImageInfo, ImageTarget> = {
 	actions: {
 		'cloudAgents.images.showDetails': {
 			title: () => vscode.l10n.t('Show Image Details'),
-			run: ({ image }, kit) => kit.showJson(vscode.l10n.t('Image {0}', iconSafe(image.name ?? image.id)), ['images', image.id], redactSecrets(image.raw)),
+			run: ({ image }, kit) =>
+				kit.showJson(vscode.l10n.t('Image {0}', iconSafe(image.name ?? image.id)), ['images', image.id], redactSecrets(image.raw)),
 		},
 		'cloudAgents.images.delete': {
 			title: () => vscode.l10n.t('Delete Image…'),
@@ -81,18 +96,29 @@ export const imagesList: ListDescriptor<ImageInfo, ImageTarget> = {
 				const name = image.name ?? image.id;
 				const ok = await kit.confirm(
 					vscode.l10n.t('Delete the image "{0}"?', name),
-					vscode.l10n.t('The custom image {0} is deleted for good; new runtimes can no longer use it. The service refuses while a runtime uses it.', image.id),
+					vscode.l10n.t(
+						'The custom image {0} is deleted for good; new runtimes can no longer use it. The service refuses while a runtime uses it.',
+						image.id,
+					),
 					vscode.l10n.t('Delete Image'),
 				);
 				if (!ok) {
 					return { deleted: false, reason: 'cancelled' };
 				}
 				try {
-					await kit.progress(vscode.l10n.t('Deleting image {0}…', name), (signal) => kit.client().deleteImage(image.id, { signal }));
+					await kit.progress(vscode.l10n.t('Deleting image {0}…', name), (signal) =>
+						kit.client().deleteImage(image.id, { signal }),
+					);
 				} catch (err) {
 					if (err instanceof ApiError && err.status === 409) {
 						// The documented conflict: a runtime still uses the image (or it is built in).
-						kit.warn(vscode.l10n.t('The image "{0}" was not deleted: it is in use. Delete or recreate the runtimes that use it, then try again. The service said: {1}', name, describeError(err)));
+						kit.warn(
+							vscode.l10n.t(
+								'The image "{0}" was not deleted: it is in use. Delete or recreate the runtimes that use it, then try again. The service said: {1}',
+								name,
+								describeError(err),
+							),
+						);
 						await kit.refresh();
 						return { deleted: false, reason: 'in_use', requestId: err.requestId };
 					}

@@ -55,7 +55,12 @@ export const runsList: ListDescriptor<Run, RunTarget, Agent> = {
 		const followed = ctx.flag('followed', run.id, agentId);
 		return {
 			label: oneLine(run.prompt, RUN_LABEL_CHARS) || run.id,
-			contextValue: joinFlags(`run:${contextToken(run.status)}`, terminal ? 'terminal' : 'active', (run.result || run.error) ? 'hasResult' : false, followed && 'followed'),
+			contextValue: joinFlags(
+				`run:${contextToken(run.status)}`,
+				terminal ? 'terminal' : 'active',
+				run.result || run.error ? 'hasResult' : false,
+				followed && 'followed',
+			),
 			icon: runStatusIcon(run.status),
 			// Status first, so a narrow sidebar still shows it after the short prompt (the icon also says it).
 			description: joinParts(run.status, relativeTime(run.created_at)),
@@ -79,7 +84,11 @@ export const runsList: ListDescriptor<Run, RunTarget, Agent> = {
 		idField: 'runId',
 		get: (ctx, id, agentId) => ctx.client().getRun(agentId ?? '', id),
 		choices: (ctx, agentId) => ctx.client().listRuns(agentId ?? '', { limit: 100 }),
-		pickText: (run) => ({ label: singleLine(run.prompt, 80) || run.id, description: joinParts(run.status, relativeTime(run.created_at)), detail: run.id }),
+		pickText: (run) => ({
+			label: singleLine(run.prompt, 80) || run.id,
+			description: joinParts(run.status, relativeTime(run.created_at)),
+			detail: run.id,
+		}),
 		placeholder: (agent) => vscode.l10n.t('Pick a run of {0}', iconSafe(agent?.name || agent?.id || '')),
 	},
 };

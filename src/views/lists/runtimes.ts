@@ -9,8 +9,11 @@ export function runtimeInTransition(runtime: Runtime): boolean {
 	if (runtime.status === 'creating' || runtime.status === 'deleting') {
 		return true;
 	}
-	return runtime.desired_status !== undefined && runtime.desired_status !== runtime.status
-		&& !['error', 'crashed', 'unavailable'].includes(runtime.status);
+	return (
+		runtime.desired_status !== undefined &&
+		runtime.desired_status !== runtime.status &&
+		!['error', 'crashed', 'unavailable'].includes(runtime.status)
+	);
 }
 
 /** What a runtime command receives: `{runtime}` (a row, the resolver). */
@@ -19,7 +22,10 @@ export interface RuntimeTarget {
 }
 
 /** Walks the runtimes for one id (the service has no single-runtime read); bounded by the client's walk. */
-async function findRuntime(client: { iterateRuntimes(o: { limit: number }): AsyncIterable<Runtime> }, runtimeId: string): Promise<Runtime | undefined> {
+async function findRuntime(
+	client: { iterateRuntimes(o: { limit: number }): AsyncIterable<Runtime> },
+	runtimeId: string,
+): Promise<Runtime | undefined> {
 	for await (const runtime of client.iterateRuntimes({ limit: 100 })) {
 		if (runtime.id === runtimeId) {
 			return runtime;
@@ -48,19 +54,29 @@ export const runtimesList: ListDescriptor<Runtime, RuntimeTarget> = {
 	row(runtime) {
 		const degraded = runtime.degraded === true;
 		const transition = runtimeInTransition(runtime);
-		const statusText = transition && runtime.desired_status && runtime.desired_status !== runtime.status
-			? `${runtime.status} → ${runtime.desired_status}`
-			: runtime.status;
+		const statusText =
+			transition && runtime.desired_status && runtime.desired_status !== runtime.status
+				? `${runtime.status} → ${runtime.desired_status}`
+				: runtime.status;
 		return {
 			label: runtime.display_name || runtime.id,
-			contextValue: [`runtime:${contextToken(runtime.status)}`, degraded && 'degraded', transition && 'transition', runtime.vnc_enabled && 'vnc']
-				.filter((p): p is string => typeof p === 'string').join(':'),
+			contextValue: [
+				`runtime:${contextToken(runtime.status)}`,
+				degraded && 'degraded',
+				transition && 'transition',
+				runtime.vnc_enabled && 'vnc',
+			]
+				.filter((p): p is string => typeof p === 'string')
+				.join(':'),
 			icon: runtimeStatusIcon(runtime.status, degraded, transition),
 			description: joinParts(statusText, degraded && vscode.l10n.t('degraded'), relativeTime(runtime.updated_at)),
 			tooltip: plainTooltip(runtime.display_name, [
 				[vscode.l10n.t('Status'), runtime.status],
 				[vscode.l10n.t('Desired status'), runtime.desired_status],
-				[vscode.l10n.t('Degraded'), degraded ? vscode.l10n.t('yes: the runtime is running but its heartbeat has stalled') : undefined],
+				[
+					vscode.l10n.t('Degraded'),
+					degraded ? vscode.l10n.t('yes: the runtime is running but its heartbeat has stalled') : undefined,
+				],
 				[vscode.l10n.t('Error'), runtime.error_code ?? undefined],
 				[vscode.l10n.t('ID'), runtime.id],
 				[vscode.l10n.t('Revision'), runtime.revision],
@@ -68,7 +84,10 @@ export const runtimesList: ListDescriptor<Runtime, RuntimeTarget> = {
 				[vscode.l10n.t('Memory'), formatMemoryMib(runtime.resources?.requests?.memory_mib)],
 				[vscode.l10n.t('vCPUs'), runtime.resources?.requests?.vcpus],
 				[vscode.l10n.t('SSH'), runtime.ssh_enabled],
-				[vscode.l10n.t('VNC'), runtime.vnc_enabled ? (runtime.vnc_ready ? vscode.l10n.t('ready') : vscode.l10n.t('not ready')) : undefined],
+				[
+					vscode.l10n.t('VNC'),
+					runtime.vnc_enabled ? (runtime.vnc_ready ? vscode.l10n.t('ready') : vscode.l10n.t('not ready')) : undefined,
+				],
 				[vscode.l10n.t('Can manage'), runtime.can_manage],
 				[vscode.l10n.t('Created'), runtime.created_at ? new Date(runtime.created_at).toLocaleString() : undefined],
 			]),
@@ -86,7 +105,11 @@ export const runtimesList: ListDescriptor<Runtime, RuntimeTarget> = {
 			}
 			return out;
 		},
-		pickText: (runtime) => ({ label: runtime.display_name || runtime.id, description: joinParts(runtime.status, runtime.degraded === true && vscode.l10n.t('degraded')), detail: runtime.id }),
+		pickText: (runtime) => ({
+			label: runtime.display_name || runtime.id,
+			description: joinParts(runtime.status, runtime.degraded === true && vscode.l10n.t('degraded')),
+			detail: runtime.id,
+		}),
 		placeholder: () => vscode.l10n.t('Pick a runtime'),
 		notFound: (id) => vscode.l10n.t('The runtime {0} was not found.', id),
 	},

@@ -50,9 +50,15 @@ export function stubShape(stub: SecretStub): StubShape {
 export function stubShapeText(shape: StubShape): string {
 	switch (shape.kind) {
 		case 'header':
-			return joinParts(vscode.l10n.t('header {0}', shape.headerName ?? ''), shape.filePath !== undefined && vscode.l10n.t('file {0}', shape.filePath));
+			return joinParts(
+				vscode.l10n.t('header {0}', shape.headerName ?? ''),
+				shape.filePath !== undefined && vscode.l10n.t('file {0}', shape.filePath),
+			);
 		case 'query':
-			return joinParts(vscode.l10n.t('query ?{0}', shape.paramName ?? ''), shape.filePath !== undefined && vscode.l10n.t('file {0}', shape.filePath));
+			return joinParts(
+				vscode.l10n.t('query ?{0}', shape.paramName ?? ''),
+				shape.filePath !== undefined && vscode.l10n.t('file {0}', shape.filePath),
+			);
 		case 'file':
 			return vscode.l10n.t('file {0}', shape.filePath ?? '');
 		case 'other':
@@ -115,14 +121,19 @@ export const runtimeSecretStubsList: ListDescriptor<SecretStub, SecretStubTarget
 	parent: { as: 'children', of: runtimesList },
 	title: () => vscode.l10n.t('Secret Stubs'),
 	source: {
-		list: async (ctx, request, runtime) => ({ items: stubsOfRuntime(await ctx.client().listSecretStubs({ signal: request.signal }), runtime), more: false }),
+		list: async (ctx, request, runtime) => ({
+			items: stubsOfRuntime(await ctx.client().listSecretStubs({ signal: request.signal }), runtime),
+			more: false,
+		}),
 	},
 	keyOf: (stub) => stub.id,
 	fields: (stub, parentKey) => ({ stub, runtimeId: parentKey }),
 	row: (stub) => stubRow(stub, 'runtime'),
 	empty: () => ({
 		label: vscode.l10n.t('No secret stubs'),
-		tooltip: vscode.l10n.t('Secret stubs inject a secret into matching egress requests of this runtime. Use "Add Secret Stub…" on the runtime.'),
+		tooltip: vscode.l10n.t(
+			'Secret stubs inject a secret into matching egress requests of this runtime. Use "Add Secret Stub…" on the runtime.',
+		),
 		command: { command: 'cloudAgents.secretStubs.create', title: vscode.l10n.t('Add Secret Stub…') },
 	}),
 };
@@ -142,7 +153,9 @@ export const secretStubsList: ListDescriptor<SecretStub, SecretStubTarget, unkno
 	row: (stub) => stubRow(stub, 'global'),
 	empty: () => ({
 		label: vscode.l10n.t('No secret stubs'),
-		tooltip: vscode.l10n.t('Secret stubs inject a secret into matching egress requests of a runtime. Add one with "Add Secret Stub…" on a runtime.'),
+		tooltip: vscode.l10n.t(
+			'Secret stubs inject a secret into matching egress requests of a runtime. Add one with "Add Secret Stub…" on a runtime.',
+		),
 		command: { command: 'cloudAgents.secretStubs.create', title: vscode.l10n.t('Add Secret Stub…') },
 	}),
 };
@@ -193,7 +206,10 @@ export async function secretsFromStubs(client: CloudAgentsClient, signal: AbortS
 				if (signal.aborted) {
 					throw err;
 				}
-				ref.problem = err instanceof ApiError && err.status === 404 ? vscode.l10n.t('not found: the stubs refer to a secret that no longer exists') : describeError(err);
+				ref.problem =
+					err instanceof ApiError && err.status === 404
+						? vscode.l10n.t('not found: the stubs refer to a secret that no longer exists')
+						: describeError(err);
 			}
 		}
 	};
@@ -225,8 +241,14 @@ export function secretRefRow(ref: SecretRef): ReturnType<ListDescriptor<SecretRe
 	const ttl = ttlText(s?.cache_ttl_secs);
 	return {
 		label: ref.name,
-		description: ref.problem !== undefined ? ref.problem : joinParts(preview, ttl && vscode.l10n.t('cache {0}', ttl), vscode.l10n.t('{0} stub(s)', ref.stubs)),
-		icon: ref.problem !== undefined ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon('lock'),
+		description:
+			ref.problem !== undefined
+				? ref.problem
+				: joinParts(preview, ttl && vscode.l10n.t('cache {0}', ttl), vscode.l10n.t('{0} stub(s)', ref.stubs)),
+		icon:
+			ref.problem !== undefined
+				? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
+				: new vscode.ThemeIcon('lock'),
 		contextValue: ref.secret ? 'secret:read' : 'secret:unread',
 		tooltip: plainTooltip(ref.name, [
 			[vscode.l10n.t('Preview (masked by the service)'), preview],
@@ -235,7 +257,11 @@ export function secretRefRow(ref: SecretRef): ReturnType<ListDescriptor<SecretRe
 			[vscode.l10n.t('ID'), typeof s?.id === 'string' ? s.id : undefined],
 			[vscode.l10n.t('Problem'), ref.problem],
 		]),
-		command: { command: 'cloudAgents.secrets.open', title: vscode.l10n.t('Open Secret'), arguments: [{ secret: typeof s?.id === 'string' ? s.id : ref.name }] },
+		command: {
+			command: 'cloudAgents.secrets.open',
+			title: vscode.l10n.t('Open Secret'),
+			arguments: [{ secret: typeof s?.id === 'string' ? s.id : ref.name }],
+		},
 	};
 }
 

@@ -16,7 +16,13 @@ export function attachedSshKeys(runtime: Runtime): SshKey[] | undefined {
 		return undefined;
 	}
 	return keys
-		.filter((k): k is SshKey => k !== null && typeof k === 'object' && typeof (k as Record<string, unknown>).id === 'string' && ((k as Record<string, unknown>).id as string).length <= SAFETY.idMaxChars)
+		.filter(
+			(k): k is SshKey =>
+				k !== null &&
+				typeof k === 'object' &&
+				typeof (k as Record<string, unknown>).id === 'string' &&
+				((k as Record<string, unknown>).id as string).length <= SAFETY.idMaxChars,
+		)
 		.slice(0, SAFETY.pageMaxItems);
 }
 

@@ -49,9 +49,11 @@ function pageStrings(): ComputerStrings {
 		disconnected: vscode.l10n.t('Disconnected. Reconnect opens a new session.'),
 		lost: vscode.l10n.t('The connection to the computer was lost. Reconnect opens a new session.'),
 		securityFailure: vscode.l10n.t('The computer refused the connection: {0}'),
-		credentials: vscode.l10n.t('The computer asked for a password, which sessions opened here do not carry. Reconnect opens a new session.'),
+		credentials: vscode.l10n.t(
+			'The computer asked for a password, which sessions opened here do not carry. Reconnect opens a new session.',
+		),
 		minting: vscode.l10n.t('Opening a new session; the service is readying the desktop…'),
-		pasted: vscode.l10n.t('Sent {0} characters to the computer\'s clipboard.'),
+		pasted: vscode.l10n.t("Sent {0} characters to the computer's clipboard."),
 		pasteEmpty: vscode.l10n.t('The clipboard holds no text.'),
 		notConnected: vscode.l10n.t('Not connected: Reconnect first.'),
 	};
@@ -63,7 +65,7 @@ function pageBody(): string {
 		<button id="scale" class="secondary" aria-pressed="true" title="${t(vscode.l10n.t('Scale the desktop to fit the panel, or show it 1:1'))}">${t(vscode.l10n.t('Scale to Fit'))}</button>
 		<button id="view-only" class="secondary" aria-pressed="false" title="${t(vscode.l10n.t('Watch without sending keys or clicks'))}">${t(vscode.l10n.t('View Only'))}</button>
 		<button id="ctrl-alt-del" class="secondary">${t(vscode.l10n.t('Send Ctrl+Alt+Del'))}</button>
-		<button id="paste" class="secondary" title="${t(vscode.l10n.t('Put the text of your clipboard on the computer\'s clipboard'))}">${t(vscode.l10n.t('Paste Clipboard'))}</button>
+		<button id="paste" class="secondary" title="${t(vscode.l10n.t("Put the text of your clipboard on the computer's clipboard"))}">${t(vscode.l10n.t('Paste Clipboard'))}</button>
 		<span class="spacer"></span>
 		<span id="time-left" class="muted" hidden></span>
 		<button id="reconnect">${t(vscode.l10n.t('Reconnect'))}</button>
@@ -80,17 +82,31 @@ export class ComputerPanel extends WebviewPanelBase<ComputerPageMessage, Compute
 	/** Opens a new panel on a freshly minted session (checked here: a refused one throws before any page exists). */
 	static create(host: ComputerPanelHost, agent: ComputerAgent, session: ComputerSession): ComputerPanel {
 		const checked = pageSession(session);
-		const panel = vscode.window.createWebviewPanel(WEBVIEW_TYPES.computer, computerTitle(agent.name), vscode.ViewColumn.Active, webviewPanelOptions(host.extensionUri, true));
+		const panel = vscode.window.createWebviewPanel(
+			WEBVIEW_TYPES.computer,
+			computerTitle(agent.name),
+			vscode.ViewColumn.Active,
+			webviewPanelOptions(host.extensionUri, true),
+		);
 		return new ComputerPanel(panel, host, agent, { kind: 'session', session: checked });
 	}
 
 	/** Adopts a panel VS Code restores after a reload: it shows the agent with Reconnect (the old session is gone). */
 	static restore(panel: vscode.WebviewPanel, host: ComputerPanelHost, agent: ComputerAgent): ComputerPanel {
 		panel.title = computerTitle(agent.name);
-		return new ComputerPanel(panel, host, agent, { kind: 'ended', reason: 'restored', message: vscode.l10n.t('The session ended when the window was reloaded. Reconnect opens a new one.') });
+		return new ComputerPanel(panel, host, agent, {
+			kind: 'ended',
+			reason: 'restored',
+			message: vscode.l10n.t('The session ended when the window was reloaded. Reconnect opens a new one.'),
+		});
 	}
 
-	private constructor(panel: vscode.WebviewPanel, private readonly computer: ComputerPanelHost, readonly agent: ComputerAgent, start: Start) {
+	private constructor(
+		panel: vscode.WebviewPanel,
+		private readonly computer: ComputerPanelHost,
+		readonly agent: ComputerAgent,
+		start: Start,
+	) {
 		super(panel, computer, validateComputerPageMessage);
 		this.start = start;
 		this.draw();
@@ -110,8 +126,17 @@ export class ComputerPanel extends WebviewPanelBase<ComputerPageMessage, Compute
 		const log = this.host.log;
 		switch (message.type) {
 			case 'ready':
-				await this.post({ type: 'agent', agentId: this.agent.id, agentName: singleLine(this.agent.name, 255), strings: pageStrings() });
-				await this.post(this.start.kind === 'session' ? { type: 'session', session: this.start.session.info } : { type: 'ended', reason: this.start.reason, message: this.start.message });
+				await this.post({
+					type: 'agent',
+					agentId: this.agent.id,
+					agentName: singleLine(this.agent.name, 255),
+					strings: pageStrings(),
+				});
+				await this.post(
+					this.start.kind === 'session'
+						? { type: 'session', session: this.start.session.info }
+						: { type: 'ended', reason: this.start.reason, message: this.start.message },
+				);
 				return;
 			case 'reconnect':
 				return this.reconnect();
@@ -124,7 +149,9 @@ export class ComputerPanel extends WebviewPanelBase<ComputerPageMessage, Compute
 				log.info(`computer ${this.agent.id}: connected, desktop ${message.width}×${message.height}`);
 				return;
 			case 'disconnected':
-				log.info(`computer ${this.agent.id}: disconnected (${message.expired ? 'session expired' : message.clean ? 'clean' : 'error'})`);
+				log.info(
+					`computer ${this.agent.id}: disconnected (${message.expired ? 'session expired' : message.clean ? 'clean' : 'error'})`,
+				);
 				return;
 			case 'securityFailure':
 				log.warn(`computer ${this.agent.id}: security failure ${message.status}: ${outputLine(message.reason, 500)}`);
@@ -145,7 +172,11 @@ export class ComputerPanel extends WebviewPanelBase<ComputerPageMessage, Compute
 				session = await this.computer.mint(this.agent);
 			} catch (err) {
 				this.host.log.error(`computer ${this.agent.id}: opening a session failed:`, err instanceof Error ? err : String(err));
-				await this.post({ type: 'ended', reason: 'failed', message: notificationText(vscode.l10n.t('Could not open a session: {0}', describeError(err))) });
+				await this.post({
+					type: 'ended',
+					reason: 'failed',
+					message: notificationText(vscode.l10n.t('Could not open a session: {0}', describeError(err))),
+				});
 				return;
 			}
 			if (this.isDisposed) {

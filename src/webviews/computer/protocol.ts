@@ -18,8 +18,18 @@ export interface ComputerSessionInfo {
 
 /** The page's texts, localised by the extension (`vscode.l10n.t`); `{0}` is filled in by the page. */
 export const COMPUTER_STRING_KEYS = [
-	'connecting', 'connected', 'timeLeft', 'expired', 'disconnected', 'lost', 'securityFailure',
-	'credentials', 'minting', 'pasted', 'pasteEmpty', 'notConnected',
+	'connecting',
+	'connected',
+	'timeLeft',
+	'expired',
+	'disconnected',
+	'lost',
+	'securityFailure',
+	'credentials',
+	'minting',
+	'pasted',
+	'pasteEmpty',
+	'notConnected',
 ] as const;
 
 /** The localised texts of the page, by key. */
@@ -64,9 +74,15 @@ export const COMPUTER_PAGE_SPEC: MessageSpec = {
 	ready: {},
 	reconnect: {},
 	requestPaste: {},
-	connected: { width: { kind: 'number', min: 0, max: 65535, integer: true }, height: { kind: 'number', min: 0, max: 65535, integer: true } },
+	connected: {
+		width: { kind: 'number', min: 0, max: 65535, integer: true },
+		height: { kind: 'number', min: 0, max: 65535, integer: true },
+	},
 	disconnected: { clean: { kind: 'boolean' }, expired: { kind: 'boolean' } },
-	securityFailure: { status: { kind: 'number', min: -1, max: 0xffffffff, integer: true }, reason: { kind: 'string', maxLength: REASON_MAX_CHARS } },
+	securityFailure: {
+		status: { kind: 'number', min: -1, max: 0xffffffff, integer: true },
+		reason: { kind: 'string', maxLength: REASON_MAX_CHARS },
+	},
 };
 
 /** Validates a message from the computer page. */

@@ -34,8 +34,12 @@ export function pageSession(session: ComputerSession): PageSession {
 	}
 	const origin = webSocketOrigin(url);
 	const protocols = vnc.protocols;
-	if (!Array.isArray(protocols) || protocols.length === 0 || protocols.length > SAFETY.sessionProtocolsMax
-		|| !protocols.every((p): p is string => typeof p === 'string' && p.length <= SAFETY.sessionProtocolMaxChars && SUBPROTOCOL.test(p))) {
+	if (
+		!Array.isArray(protocols) ||
+		protocols.length === 0 ||
+		protocols.length > SAFETY.sessionProtocolsMax ||
+		!protocols.every((p): p is string => typeof p === 'string' && p.length <= SAFETY.sessionProtocolMaxChars && SUBPROTOCOL.test(p))
+	) {
 		throw new ConnectOriginError('the session names no usable WebSocket subprotocols');
 	}
 	const expires = typeof session.expires_at === 'string' ? Date.parse(session.expires_at) : Number.NaN;

@@ -12,7 +12,14 @@
 import { ListingStoppedError, PageChain } from '../../api/pagination';
 import { SAFETY } from '../../api/limits';
 import { isSafeId } from '../../api/decode';
-import type { AccountTokenSavingsPage, TokenSavingEventRecord, TokenSavingSummaryCounts, TokenSavingTotalsCounts, TokenSavingsPage, TokenSavingsQuery } from '../../api/types';
+import type {
+	AccountTokenSavingsPage,
+	TokenSavingEventRecord,
+	TokenSavingSummaryCounts,
+	TokenSavingTotalsCounts,
+	TokenSavingsPage,
+	TokenSavingsQuery,
+} from '../../api/types';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -119,7 +126,14 @@ function digitsAt(s: string, at: number, n: number): number {
  * through Date.parse. NaN when unreadable.
  */
 export function parseTime(s: string): number {
-	if (s.length >= 20 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && (s.charCodeAt(10) === 84 || s.charCodeAt(10) === 116) && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58) {
+	if (
+		s.length >= 20 &&
+		s.charCodeAt(4) === 45 &&
+		s.charCodeAt(7) === 45 &&
+		(s.charCodeAt(10) === 84 || s.charCodeAt(10) === 116) &&
+		s.charCodeAt(13) === 58 &&
+		s.charCodeAt(16) === 58
+	) {
 		const y = digitsAt(s, 0, 4);
 		const mo = digitsAt(s, 5, 2);
 		const d = digitsAt(s, 8, 2);
@@ -147,7 +161,21 @@ export function parseTime(s: string): number {
 				offset = (oh * 60 + om) * 60_000 * (zone === 43 ? 1 : -1);
 			}
 		}
-		if (y >= 0 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 60 && ms >= 0 && offset !== -1) {
+		if (
+			y >= 0 &&
+			mo >= 1 &&
+			mo <= 12 &&
+			d >= 1 &&
+			d <= 31 &&
+			h >= 0 &&
+			h <= 23 &&
+			mi >= 0 &&
+			mi <= 59 &&
+			sec >= 0 &&
+			sec <= 60 &&
+			ms >= 0 &&
+			offset !== -1
+		) {
 			return Date.UTC(y, mo - 1, d, h, mi, sec, ms) - offset;
 		}
 	}
@@ -443,18 +471,37 @@ export function rangeStart(range: RangeId, now: number): number | undefined {
  * page that passes the range's start; otherwise it reads to the end. Events of other runtimes
  * (a server that ignored the runtime filter) never reach `visit`.
  */
-export async function streamSavings(source: SavingsSource, filter: SavingsFilter, visit: (ev: TokenSavingEventRecord, t: number | undefined) => void, options: StreamSavingsOptions = {}): Promise<SavingsStreamResult> {
+export async function streamSavings(
+	source: SavingsSource,
+	filter: SavingsFilter,
+	visit: (ev: TokenSavingEventRecord, t: number | undefined) => void,
+	options: StreamSavingsOptions = {},
+): Promise<SavingsStreamResult> {
 	const now = options.now ?? Date.now();
 	const maxEvents = options.maxEvents ?? SAFETY.savingsMaxEvents;
 	const from = rangeStart(filter.range, now);
 	const chain = new PageChain(SAFETY.listingMaxPages, Number.MAX_SAFE_INTEGER);
-	const result: SavingsStreamResult = { accountTotals: undefined, pages: 0, events: 0, dropped: 0, capped: false, stoppedAtRangeStart: false, runtimeFilterIgnored: false, listingStopped: undefined };
+	const result: SavingsStreamResult = {
+		accountTotals: undefined,
+		pages: 0,
+		events: 0,
+		dropped: 0,
+		capped: false,
+		stoppedAtRangeStart: false,
+		runtimeFilterIgnored: false,
+		listingStopped: undefined,
+	};
 	let cursor: string | undefined;
 	let newestFirst = true;
 	let last = Infinity;
 	for (;;) {
 		options.signal?.throwIfAborted();
-		const page = await source.listTokenSavings({ limit: SAVINGS_PAGE_SIZE, cursor, runtimeId: filter.runtimeId, signal: options.signal });
+		const page = await source.listTokenSavings({
+			limit: SAVINGS_PAGE_SIZE,
+			cursor,
+			runtimeId: filter.runtimeId,
+			signal: options.signal,
+		});
 		if (result.pages === 0) {
 			result.accountTotals = page.totals;
 		}
@@ -550,7 +597,12 @@ export interface RuntimeSummaryRow {
  * summary covers all its records), four at a time, at most SAFETY.savingsMaxRuntimeSummaries
  * runtimes. A failure is that runtime's row, not the whole table's; an abort ends it all.
  */
-export async function loadRuntimeSummaries(source: SavingsSource, runtimes: readonly RuntimeRef[], describe: (err: unknown) => string, signal?: AbortSignal): Promise<RuntimeSummaryRow[]> {
+export async function loadRuntimeSummaries(
+	source: SavingsSource,
+	runtimes: readonly RuntimeRef[],
+	describe: (err: unknown) => string,
+	signal?: AbortSignal,
+): Promise<RuntimeSummaryRow[]> {
 	const list = runtimes.filter((r) => isSafeId(r.id)).slice(0, SAFETY.savingsMaxRuntimeSummaries);
 	const rows: RuntimeSummaryRow[] = list.map((r) => ({ runtimeId: r.id, runtimeName: r.name, summary: undefined, error: undefined }));
 	let next = 0;
@@ -600,7 +652,16 @@ export function csvRow(cells: ReadonlyArray<string | number | undefined>): strin
 }
 
 /** The header of the events export. */
-export const CSV_HEADER = ['observed_at', 'event_id', 'id', 'runtime_name', 'runtime_id', 'methods', 'saved_estimated_tokens', 'saved_wire_bytes'] as const;
+export const CSV_HEADER = [
+	'observed_at',
+	'event_id',
+	'id',
+	'runtime_name',
+	'runtime_id',
+	'methods',
+	'saved_estimated_tokens',
+	'saved_wire_bytes',
+] as const;
 
 /** One event as a CSV line (in the order of CSV_HEADER); the time as ISO 8601 UTC when readable. */
 export function csvEventRow(ev: TokenSavingEventRecord, t: number | undefined): string {
@@ -626,7 +687,12 @@ export interface CsvSink {
  * page (the same bounds as the dashboard); a page's lines are written as one chunk. Returns how
  * the stream ended and the number of rows written.
  */
-export async function exportSavingsCsv(source: SavingsSource, filter: SavingsFilter, sink: CsvSink, options: StreamSavingsOptions = {}): Promise<SavingsStreamResult & { rows: number }> {
+export async function exportSavingsCsv(
+	source: SavingsSource,
+	filter: SavingsFilter,
+	sink: CsvSink,
+	options: StreamSavingsOptions = {},
+): Promise<SavingsStreamResult & { rows: number }> {
 	const now = options.now ?? Date.now();
 	const from = rangeStart(filter.range, now);
 	await sink.write(csvRow(CSV_HEADER));
@@ -639,13 +705,18 @@ export async function exportSavingsCsv(source: SavingsSource, filter: SavingsFil
 			await sink.write(text);
 		}
 	};
-	const result = await streamSavings(source, filter, (ev, t) => {
-		if (from !== undefined && (t === undefined || t < from)) {
-			return;
-		}
-		chunk.push(csvEventRow(ev, t));
-		rows++;
-	}, { ...options, now, afterPage: flush });
+	const result = await streamSavings(
+		source,
+		filter,
+		(ev, t) => {
+			if (from !== undefined && (t === undefined || t < from)) {
+				return;
+			}
+			chunk.push(csvEventRow(ev, t));
+			rows++;
+		},
+		{ ...options, now, afterPage: flush },
+	);
 	await flush();
 	return { ...result, rows };
 }

@@ -32,7 +32,9 @@ export interface PageRuntimeRow {
 	name: string;
 	inRange: PageSums;
 	/** The runtime's savings summary (all time), when read. */
-	summary?: { applied?: number | undefined; tokens?: number | undefined; bytes?: number | undefined; malformed?: number | undefined } | undefined;
+	summary?:
+		| { applied?: number | undefined; tokens?: number | undefined; bytes?: number | undefined; malformed?: number | undefined }
+		| undefined;
 	/** Why the summary could not be read (with the request id). */
 	summaryError?: string | undefined;
 }
@@ -49,7 +51,14 @@ export interface SavingsModel {
 	range: PageSums;
 	methods: Array<PageSums & { method: string }>;
 	runtimes: PageRuntimeRow[];
-	recent: Array<{ id: string; observedMs: number; runtime: string; methods: string; tokens?: number | undefined; bytes?: number | undefined }>;
+	recent: Array<{
+		id: string;
+		observedMs: number;
+		runtime: string;
+		methods: string;
+		tokens?: number | undefined;
+		bytes?: number | undefined;
+	}>;
 	/** Notes for the user (cap reached, malformed values ignored, filter ignored by the server, …), localised. */
 	notes: string[];
 	/** When the data was read (Unix ms). */
@@ -58,7 +67,19 @@ export interface SavingsModel {
 
 /** The page's texts, localised by the extension. */
 export const SAVINGS_STRING_KEYS = [
-	'loading', 'loaded', 'tokens', 'bytes', 'events', 'empty', 'other', 'allRuntimes', 'chartLabel', 'noSummary', 'hour', 'day', 'cancelled',
+	'loading',
+	'loaded',
+	'tokens',
+	'bytes',
+	'events',
+	'empty',
+	'other',
+	'allRuntimes',
+	'chartLabel',
+	'noSummary',
+	'hour',
+	'day',
+	'cancelled',
 ] as const;
 
 /** The localised texts of the page, by key (`{0}`, `{1}` filled in by the page). */

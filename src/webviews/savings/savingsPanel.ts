@@ -52,11 +52,16 @@ function pageStrings(): SavingsStrings {
 
 function rangeLabel(range: RangeId): string {
 	switch (range) {
-		case '24h': return vscode.l10n.t('Last 24 hours');
-		case '7d': return vscode.l10n.t('Last 7 days');
-		case '30d': return vscode.l10n.t('Last 30 days');
-		case '90d': return vscode.l10n.t('Last 90 days');
-		case 'all': return vscode.l10n.t('All time');
+		case '24h':
+			return vscode.l10n.t('Last 24 hours');
+		case '7d':
+			return vscode.l10n.t('Last 7 days');
+		case '30d':
+			return vscode.l10n.t('Last 30 days');
+		case '90d':
+			return vscode.l10n.t('Last 90 days');
+		case 'all':
+			return vscode.l10n.t('All time');
 	}
 }
 
@@ -122,19 +127,33 @@ function notesOf(data: SavingsData): string[] {
 	const notes: string[] = [];
 	const n = (x: number): string => x.toLocaleString();
 	if (data.capped) {
-		notes.push(vscode.l10n.t('Showing the newest {0} events: the dashboard reads at most {0} for one filter. Narrow the range or pick a runtime to see the rest.', n(data.events)));
+		notes.push(
+			vscode.l10n.t(
+				'Showing the newest {0} events: the dashboard reads at most {0} for one filter. Narrow the range or pick a runtime to see the rest.',
+				n(data.events),
+			),
+		);
 	}
 	if (data.listingStopped !== undefined) {
-		notes.push(vscode.l10n.t('The service\'s paging stopped early: {0}', singleLine(data.listingStopped, SAFETY.notificationMaxChars)));
+		notes.push(vscode.l10n.t("The service's paging stopped early: {0}", singleLine(data.listingStopped, SAFETY.notificationMaxChars)));
 	}
 	if (data.aggregate.malformed > 0) {
-		notes.push(vscode.l10n.t('{0} events carried malformed values (a count that is not a whole number, or no readable time); those values were ignored.', n(data.aggregate.malformed)));
+		notes.push(
+			vscode.l10n.t(
+				'{0} events carried malformed values (a count that is not a whole number, or no readable time); those values were ignored.',
+				n(data.aggregate.malformed),
+			),
+		);
 	}
 	if (data.dropped > 0) {
 		notes.push(vscode.l10n.t('{0} events could not be read and were left out.', n(data.dropped)));
 	}
 	if (data.runtimeFilterIgnored) {
-		notes.push(vscode.l10n.t('This server ignored the runtime filter: other runtimes\' events were left out here, and the account totals are the whole account\'s.'));
+		notes.push(
+			vscode.l10n.t(
+				"This server ignored the runtime filter: other runtimes' events were left out here, and the account totals are the whole account's.",
+			),
+		);
 	}
 	return notes;
 }
@@ -146,11 +165,26 @@ export function savingsModel(data: SavingsData, summaries: readonly RuntimeSumma
 	const names = new Map(runtimes.map((r) => [r.id, r.name]));
 	const rows = new Map<string, PageRuntimeRow>();
 	for (const r of a.runtimes) {
-		rows.set(r.runtimeId, { runtimeId: r.runtimeId, name: text(names.get(r.runtimeId) || r.runtimeName || r.runtimeId), inRange: { events: r.events, tokens: r.tokens, bytes: r.bytes } });
+		rows.set(r.runtimeId, {
+			runtimeId: r.runtimeId,
+			name: text(names.get(r.runtimeId) || r.runtimeName || r.runtimeId),
+			inRange: { events: r.events, tokens: r.tokens, bytes: r.bytes },
+		});
 	}
 	for (const s of summaries) {
-		const row = rows.get(s.runtimeId) ?? { runtimeId: s.runtimeId, name: text(s.runtimeName || s.runtimeId), inRange: { events: 0, tokens: 0, bytes: 0 } };
-		row.summary = s.summary ? { applied: s.summary.applied_events, tokens: s.summary.saved_estimated_tokens, bytes: s.summary.saved_wire_bytes, malformed: s.summary.malformed_events } : undefined;
+		const row = rows.get(s.runtimeId) ?? {
+			runtimeId: s.runtimeId,
+			name: text(s.runtimeName || s.runtimeId),
+			inRange: { events: 0, tokens: 0, bytes: 0 },
+		};
+		row.summary = s.summary
+			? {
+					applied: s.summary.applied_events,
+					tokens: s.summary.saved_estimated_tokens,
+					bytes: s.summary.saved_wire_bytes,
+					malformed: s.summary.malformed_events,
+				}
+			: undefined;
 		row.summaryError = s.error === undefined ? undefined : singleLine(s.error, SAFETY.descriptionMaxChars);
 		rows.set(s.runtimeId, row);
 	}
@@ -159,11 +193,22 @@ export function savingsModel(data: SavingsData, summaries: readonly RuntimeSumma
 		filter: { range: data.filter.range, runtimeId: data.filter.runtimeId ?? '' },
 		unit: a.series.unit,
 		series: { t: a.series.t.map((ms) => ms / 1000), tokens: a.series.tokens, bytes: a.series.bytes, events: a.series.events },
-		account: account ? { events: account.applied_events, tokens: account.saved_estimated_tokens, bytes: account.saved_wire_bytes } : undefined,
+		account: account
+			? { events: account.applied_events, tokens: account.saved_estimated_tokens, bytes: account.saved_wire_bytes }
+			: undefined,
 		range: { ...a.totals },
 		methods: a.methods.map((m) => ({ method: text(m.method), events: m.events, tokens: m.tokens, bytes: m.bytes })),
-		runtimes: [...rows.values()].sort((x, y) => y.inRange.tokens - x.inRange.tokens || (y.summary?.tokens ?? 0) - (x.summary?.tokens ?? 0)),
-		recent: a.recent.map((r) => ({ id: text(r.eventId || r.id), observedMs: r.observedMs, runtime: text(names.get(r.runtimeId) || r.runtimeName || r.runtimeId), methods: text(r.methods.join(', ')), tokens: r.tokens, bytes: r.bytes })),
+		runtimes: [...rows.values()].sort(
+			(x, y) => y.inRange.tokens - x.inRange.tokens || (y.summary?.tokens ?? 0) - (x.summary?.tokens ?? 0),
+		),
+		recent: a.recent.map((r) => ({
+			id: text(r.eventId || r.id),
+			observedMs: r.observedMs,
+			runtime: text(names.get(r.runtimeId) || r.runtimeName || r.runtimeId),
+			methods: text(r.methods.join(', ')),
+			tokens: r.tokens,
+			bytes: r.bytes,
+		})),
 		notes: notesOf(data),
 		loadedAt: data.now,
 	};
@@ -179,7 +224,12 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 
 	/** Opens the panel. */
 	static create(host: SavingsPanelHost, filter: SavingsPageFilter = { range: '7d', runtimeId: '' }): SavingsPanel {
-		const panel = vscode.window.createWebviewPanel(WEBVIEW_TYPES.savings, savingsTitle(), vscode.ViewColumn.Active, webviewPanelOptions(host.extensionUri));
+		const panel = vscode.window.createWebviewPanel(
+			WEBVIEW_TYPES.savings,
+			savingsTitle(),
+			vscode.ViewColumn.Active,
+			webviewPanelOptions(host.extensionUri),
+		);
 		return new SavingsPanel(panel, host, filter);
 	}
 
@@ -189,7 +239,11 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 		return new SavingsPanel(panel, host, filter);
 	}
 
-	private constructor(panel: vscode.WebviewPanel, private readonly savings: SavingsPanelHost, filter: SavingsPageFilter) {
+	private constructor(
+		panel: vscode.WebviewPanel,
+		private readonly savings: SavingsPanelHost,
+		filter: SavingsPageFilter,
+	) {
 		super(panel, savings, validateSavingsPageMessage);
 		this.filter = filter;
 		this.register({ dispose: () => this.reading?.abort() });
@@ -208,7 +262,12 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 				if (this.filter.runtimeId !== '' && !runtimes.some((r) => r.id === this.filter.runtimeId)) {
 					this.filter = { ...this.filter, runtimeId: '' };
 				}
-				await this.post({ type: 'init', strings: pageStrings(), runtimes: runtimes.map((r) => ({ id: r.id, name: singleLine(r.name, SAFETY.labelMaxChars) })), filter: this.filter });
+				await this.post({
+					type: 'init',
+					strings: pageStrings(),
+					runtimes: runtimes.map((r) => ({ id: r.id, name: singleLine(r.name, SAFETY.labelMaxChars) })),
+					filter: this.filter,
+				});
 				return this.load();
 			}
 			case 'setFilter': {
@@ -269,10 +328,17 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 			const client = this.savings.client();
 			const runtimes = await this.listRuntimes();
 			const wanted = filter.runtimeId === undefined ? runtimes : runtimes.filter((r) => r.id === filter.runtimeId);
-			const [data, summaries] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Reading token savings…') }, () => Promise.all([
-				loadSavings(client, filter, { signal: controller.signal, onProgress: (p) => void this.post({ type: 'progress', events: p.events, pages: p.pages }) }),
-				loadRuntimeSummaries(client, wanted, describeError, controller.signal),
-			]));
+			const [data, summaries] = await vscode.window.withProgress(
+				{ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Reading token savings…') },
+				() =>
+					Promise.all([
+						loadSavings(client, filter, {
+							signal: controller.signal,
+							onProgress: (p) => void this.post({ type: 'progress', events: p.events, pages: p.pages }),
+						}),
+						loadRuntimeSummaries(client, wanted, describeError, controller.signal),
+					]),
+			);
 			if (this.reading !== controller || this.isDisposed) {
 				return;
 			}
@@ -287,7 +353,13 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 				return;
 			}
 			this.host.log.error('webview savings: reading failed:', err instanceof Error ? err : String(err));
-			await this.post({ type: 'error', message: singleLine(vscode.l10n.t('Could not read the token savings: {0}', describeError(err)), SAFETY.notificationMaxChars) });
+			await this.post({
+				type: 'error',
+				message: singleLine(
+					vscode.l10n.t('Could not read the token savings: {0}', describeError(err)),
+					SAFETY.notificationMaxChars,
+				),
+			});
 		} finally {
 			if (this.reading === controller) {
 				this.reading = undefined;

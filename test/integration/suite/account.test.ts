@@ -12,12 +12,20 @@ import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloud
 
 interface State {
 	images: Array<{ id: string; kind: string; display_name: string }>;
-	builds: Array<{ id: string; display_name: string; status: string; image_id: string | null; idempotency_key?: string; attempts: unknown[] }>;
+	builds: Array<{
+		id: string;
+		display_name: string;
+		status: string;
+		image_id: string | null;
+		idempotency_key?: string;
+		attempts: unknown[];
+	}>;
 	checkpoints: Array<{ id: string; display_name: string }>;
 	model_providers: Array<{ id: string; display_name: string; endpoint: string; model: string; enabled: boolean }>;
 }
 
-const rows = async (key: string, parentRowId?: string): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parentRowId)) ?? [];
+const rows = async (key: string, parentRowId?: string): Promise<RowSnapshot[]> =>
+	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parentRowId)) ?? [];
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
 const advance = (seconds: number): Promise<unknown> => emu('POST', '/_emulator/clock/advance', { seconds });
 
@@ -38,11 +46,25 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 
-	test('the view\'s group rows come in order, each opening its list [variant]', async function () {
+	test("the view's group rows come in order, each opening its list [variant]", async function () {
 		this.timeout(30_000);
 		const groups = await rows('account');
-		assert.deepEqual(groups.map((g) => g.label), ['Images', 'Image builds', 'Checkpoints', 'Model providers', 'Secret Stubs', 'Secrets', 'GitHub Requests']);
-		assert.deepEqual(groups.map((g) => g.contextValue), ['group:image', 'group:imageBuild', 'group:checkpoint', 'group:modelProvider', 'group:secretStub', 'group:secret', 'group:githubRequest']);
+		assert.deepEqual(
+			groups.map((g) => g.label),
+			['Images', 'Image builds', 'Checkpoints', 'Model providers', 'Secret Stubs', 'Secrets', 'GitHub Requests'],
+		);
+		assert.deepEqual(
+			groups.map((g) => g.contextValue),
+			[
+				'group:image',
+				'group:imageBuild',
+				'group:checkpoint',
+				'group:modelProvider',
+				'group:secretStub',
+				'group:secret',
+				'group:githubRequest',
+			],
+		);
 		const images = await rows('account', 'account/images');
 		const python = images.find((r) => r.label === 'Python ML toolchain');
 		assert.ok(python, images.map((r) => r.label).join(', '));
@@ -57,33 +79,59 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		this.timeout(90_000);
 		const name = `surf-build-${Date.now()}`;
 		// The handler runs (the build is created) but the answer never comes: the client retries.
-		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 1 }] });
+		await emu('PUT', '/_emulator/faults', {
+			rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 1 }],
+		});
 		let started: { id: string; idempotencyKey: string };
 		try {
-			started = await within('the build to start', vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>('cloudAgents.imageBuilds.start', { request: { display_name: name, dockerfile: 'FROM scratch\nFLAKY\n' }, rethrow: true }), 60_000);
+			started = await within(
+				'the build to start',
+				vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>('cloudAgents.imageBuilds.start', {
+					request: { display_name: name, dockerfile: 'FROM scratch\nFLAKY\n' },
+					rethrow: true,
+				}),
+				60_000,
+			);
 		} finally {
 			await emu('DELETE', '/_emulator/faults');
 		}
 		const mine = (await state()).builds.filter((b) => b.display_name === name);
-		assert.equal(mine.length, 1, 'exactly one build: the retry carried the first attempt\'s key');
+		assert.equal(mine.length, 1, "exactly one build: the retry carried the first attempt's key");
 		assert.equal(mine[0]!.id, started.id);
 		assert.equal(mine[0]!.idempotency_key, started.idempotencyKey);
 
 		// The build's row is in the list; the clock moves it along: a failed attempt, then a good one.
-		const buildRow = await waitFor('the build row', async () => (await rows('imageBuilds')).find((r) => r.id === `imageBuild/${started.id}`));
+		const buildRow = await waitFor('the build row', async () =>
+			(await rows('imageBuilds')).find((r) => r.id === `imageBuild/${started.id}`),
+		);
 		assert.match(buildRow.contextValue ?? '', /:active$/);
 		await advance(10);
-		const ended = await within('the build to end', vscode.commands.executeCommand<{ status: string; imageId?: string; attempts: unknown[] }>('cloudAgents.imageBuilds.follow', { buildId: started.id, wait: true, quiet: true, rethrow: true }), 40_000);
+		const ended = await within(
+			'the build to end',
+			vscode.commands.executeCommand<{ status: string; imageId?: string; attempts: unknown[] }>('cloudAgents.imageBuilds.follow', {
+				buildId: started.id,
+				wait: true,
+				quiet: true,
+				rethrow: true,
+			}),
+			40_000,
+		);
 		assert.match(ended.status, /^(succeeded|ready)$/);
 		assert.equal(ended.attempts.length, 2);
 		const built = (await state()).builds.find((b) => b.id === started.id);
 		assert.equal(built?.status, 'succeeded');
 		assert.ok(built?.image_id);
 		const attempts = await rows('imageBuilds', `imageBuild/${started.id}`);
-		assert.deepEqual(attempts.map((r) => r.label), ['Attempt 1', 'Attempt 2']);
+		assert.deepEqual(
+			attempts.map((r) => r.label),
+			['Attempt 1', 'Attempt 2'],
+		);
 
 		// The new custom image is used by no runtime: Delete Image… removes it.
-		const result = await vscode.commands.executeCommand<{ deleted: boolean }>('cloudAgents.images.delete', { imageId: built.image_id, rethrow: true });
+		const result = await vscode.commands.executeCommand<{ deleted: boolean }>('cloudAgents.images.delete', {
+			imageId: built.image_id,
+			rethrow: true,
+		});
 		assert.deepEqual(result, { deleted: true });
 		assert.ok(!(await state()).images.some((i) => i.id === built.image_id), 'the image is gone from the service');
 		assert.ok(!(await rows('images')).some((r) => r.id === `image/${built.image_id}`), 'and from the list');
@@ -97,10 +145,16 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		assert.deepEqual(Object.keys(template).sort(), ['architecture', 'display_name', 'dockerfile']);
 		const name = `surf-doc-build-${Date.now()}`;
 		const edit = new vscode.WorkspaceEdit();
-		edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), JSON.stringify({ ...template, display_name: name }, null, '\t'));
+		edit.replace(
+			doc.uri,
+			new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)),
+			JSON.stringify({ ...template, display_name: name }, null, '\t'),
+		);
 		assert.ok(await vscode.workspace.applyEdit(edit));
 		await vscode.window.showTextDocument(doc);
-		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 10 }] });
+		await emu('PUT', '/_emulator/faults', {
+			rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 10 }],
+		});
 		try {
 			// As a user runs it: the failure is shown (with its request id), the command resolves with nothing.
 			assert.equal(await vscode.commands.executeCommand('cloudAgents.imageBuilds.startFromEditor'), undefined);
@@ -108,28 +162,36 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 			await emu('DELETE', '/_emulator/faults');
 		}
 		const afterFailure = (await state()).builds.filter((b) => b.display_name === name);
-		assert.equal(afterFailure.length, 1, 'the service acted on the first try; the client\'s own retries carried the same key');
-		const retried = await vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>('cloudAgents.imageBuilds.startFromEditor', { rethrow: true });
+		assert.equal(afterFailure.length, 1, "the service acted on the first try; the client's own retries carried the same key");
+		const retried = await vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>(
+			'cloudAgents.imageBuilds.startFromEditor',
+			{ rethrow: true },
+		);
 		assert.equal(retried.id, afterFailure[0]!.id, 'the retry got the build the first attempt made');
 		assert.equal(retried.idempotencyKey, afterFailure[0]!.idempotency_key);
 		assert.equal((await state()).builds.filter((b) => b.display_name === name).length, 1);
 		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 	});
 
-	test('Delete Image… of an image in use: refused with the service\'s conflict explained, the image stays [variant]', async function () {
+	test("Delete Image… of an image in use: refused with the service's conflict explained, the image stays [variant]", async function () {
 		this.timeout(30_000);
-		const result = await vscode.commands.executeCommand<{ deleted: boolean; reason?: string; requestId?: string }>('cloudAgents.images.delete', { imageId: 'img_custom_python_ml', rethrow: true });
+		const result = await vscode.commands.executeCommand<{ deleted: boolean; reason?: string; requestId?: string }>(
+			'cloudAgents.images.delete',
+			{ imageId: 'img_custom_python_ml', rethrow: true },
+		);
 		assert.equal(result.deleted, false);
 		assert.equal(result.reason, 'in_use');
 		assert.ok(result.requestId, 'the request id of the refusal');
 		assert.ok((await state()).images.some((i) => i.id === 'img_custom_python_ml'));
 	});
 
-	test('checkpoints page through the server\'s cursor (its name found by the client), showing state, failure reason and a deleted source runtime [variant]', async function () {
+	test("checkpoints page through the server's cursor (its name found by the client), showing state, failure reason and a deleted source runtime [variant]", async function () {
 		this.timeout(30_000);
 		await vscode.workspace.getConfiguration('cloudAgents').update('pageSize', 2, vscode.ConfigurationTarget.Global);
 		try {
-			await waitFor('the first page', async () => ((await rows('checkpoints')).some((r) => r.contextValue === 'loadMore') ? true : undefined));
+			await waitFor('the first page', async () =>
+				(await rows('checkpoints')).some((r) => r.contextValue === 'loadMore') ? true : undefined,
+			);
 			for (let i = 0; i < 10 && (await rows('checkpoints')).some((r) => r.contextValue === 'loadMore'); i++) {
 				await vscode.commands.executeCommand('cloudAgents.checkpoints.loadMore');
 			}
@@ -152,9 +214,12 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		}
 	});
 
-	test('a model provider edited as JSON: the server\'s field errors become diagnostics on the members; a good save sends the PATCH, clears them and refreshes the row [variant]', async function () {
+	test("a model provider edited as JSON: the server's field errors become diagnostics on the members; a good save sends the PATCH, clears them and refreshes the row [variant]", async function () {
 		this.timeout(40_000);
-		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.modelProviders.edit', { providerId: 'mp_openai', rethrow: true });
+		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.modelProviders.edit', {
+			providerId: 'mp_openai',
+			rethrow: true,
+		});
 		const text = doc.getText();
 		const endpointKey = text.includes('"base_url"') ? 'base_url' : 'endpoint';
 		const modelKey = text.includes('"default_model"') ? 'default_model' : 'model';
@@ -163,23 +228,37 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 
 		const replaceAll = async (next: Record<string, unknown>): Promise<void> => {
 			const edit = new vscode.WorkspaceEdit();
-			edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), `${text.slice(0, text.indexOf('\n') + 1)}${JSON.stringify(next, null, '\t')}\n`);
+			edit.replace(
+				doc.uri,
+				new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)),
+				`${text.slice(0, text.indexOf('\n') + 1)}${JSON.stringify(next, null, '\t')}\n`,
+			);
 			assert.ok(await vscode.workspace.applyEdit(edit));
 		};
 		// http: is refused for an OpenAI provider: the service names the endpoint member.
 		await replaceAll({ ...body, [endpointKey]: 'http://api.openai.example/v1' });
-		const refused = await vscode.commands.executeCommand<{ saved: boolean; diagnostics?: number; requestId?: string }>('cloudAgents.modelProviders.save', { uri: doc.uri.toString(), rethrow: true });
+		const refused = await vscode.commands.executeCommand<{ saved: boolean; diagnostics?: number; requestId?: string }>(
+			'cloudAgents.modelProviders.save',
+			{ uri: doc.uri.toString(), rethrow: true },
+		);
 		assert.equal(refused.saved, false);
 		assert.ok(refused.requestId);
 		const diagnostics = vscode.languages.getDiagnostics(doc.uri);
 		assert.equal(diagnostics.length, 1, JSON.stringify(diagnostics));
 		assert.match(doc.getText(diagnostics[0]!.range), new RegExp(`^"${endpointKey}": "http://`));
 		assert.match(diagnostics[0]!.message, /https/);
-		assert.equal((await state()).model_providers.find((p) => p.id === 'mp_openai')?.endpoint, 'https://api.openai.example/v1', 'nothing changed');
+		assert.equal(
+			(await state()).model_providers.find((p) => p.id === 'mp_openai')?.endpoint,
+			'https://api.openai.example/v1',
+			'nothing changed',
+		);
 
 		const model = `gpt-surf-${Date.now()}`;
 		await replaceAll({ ...body, [modelKey]: model });
-		const saved = await vscode.commands.executeCommand<{ saved: boolean }>('cloudAgents.modelProviders.save', { uri: doc.uri.toString(), rethrow: true });
+		const saved = await vscode.commands.executeCommand<{ saved: boolean }>('cloudAgents.modelProviders.save', {
+			uri: doc.uri.toString(),
+			rethrow: true,
+		});
 		assert.equal(saved.saved, true);
 		assert.equal(vscode.languages.getDiagnostics(doc.uri).length, 0);
 		const after = (await state()).model_providers.find((p) => p.id === 'mp_openai');

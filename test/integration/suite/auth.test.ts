@@ -37,7 +37,8 @@ suite('Auth', () => {
 		const before = new Set((await deviceRows()).map((d) => d.user_code));
 		const result = vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { method: 'device', openBrowser: false });
 		const row = await waitFor('a new device authorization', async () =>
-			(await deviceRows()).find((d) => !before.has(d.user_code) && d.client_id === 'cloud-agents-vscode' && d.state === 'pending'));
+			(await deviceRows()).find((d) => !before.has(d.user_code) && d.client_id === 'cloud-agents-vscode' && d.state === 'pending'),
+		);
 		const approved = await emu('POST', '/_emulator/device/approve', { user_code: row.user_code });
 		assert.equal(approved.status, 200, JSON.stringify(approved.body));
 		assert.equal(await within('device sign-in to finish', result, 25_000), true);
@@ -74,7 +75,8 @@ suite('Auth', () => {
 		assert.ok(((await counters()).requests.by_route['GET /v2/me'] ?? 0) > before, 'the key was not checked with GET /v2/me');
 		// The Accounts menu's label: the person's name from the client's GET /v2/me, not the host fallback.
 		assert.equal(accountLabel(await api.session.client.getMe(), api.session.apiUrl), await personName(devToken()));
-		const settings = JSON.stringify(vscode.workspace.getConfiguration()) + JSON.stringify(vscode.workspace.getConfiguration('cloudAgents'));
+		const settings =
+			JSON.stringify(vscode.workspace.getConfiguration()) + JSON.stringify(vscode.workspace.getConfiguration('cloudAgents'));
 		assert.ok(!settings.includes(devToken()), 'the token appears in settings');
 		const inspected = vscode.workspace.getConfiguration('cloudAgents').inspect('apiUrl');
 		assert.ok(!JSON.stringify(inspected).includes(devToken()));
@@ -97,7 +99,10 @@ suite('Auth', () => {
 		assert.equal(await personName(token), await personName(devToken()));
 		assert.equal(accountLabel(await api.session.client.getMe(), api.session.apiUrl), await personName(token));
 		const rows = await deviceRows();
-		assert.ok(rows.some((d) => d.client_id === 'cloud-agents-vscode' && d.state !== 'pending'), 'no device authorization left pending state');
+		assert.ok(
+			rows.some((d) => d.client_id === 'cloud-agents-vscode' && d.state !== 'pending'),
+			'no device authorization left pending state',
+		);
 	});
 
 	test('sign-out revokes the token on the server and deletes it locally [variant]', async () => {
@@ -143,7 +148,10 @@ suite('Auth', () => {
 
 	test('no token appears in any log, output channel or event file [variant]', async () => {
 		const written = await writtenText(api);
-		assert.ok(written.some((w) => w.text.includes('Signed in to')), `the extension's log was not found (${written.length} files scanned)`);
+		assert.ok(
+			written.some((w) => w.text.includes('Signed in to')),
+			`the extension's log was not found (${written.length} files scanned)`,
+		);
 		for (const { file, text } of written) {
 			for (const token of seenTokens) {
 				assert.ok(!text.includes(token), `a token appears in ${file}`);

@@ -47,7 +47,13 @@ async function startPortProxy(target: URL): Promise<{ server: Server; base: stri
 			return;
 		}
 		const upstream = request(
-			{ host: target.hostname, port: target.port, method: req.method, path: url.slice(prefix.length), headers: { ...req.headers, host: target.host } },
+			{
+				host: target.hostname,
+				port: target.port,
+				method: req.method,
+				path: url.slice(prefix.length),
+				headers: { ...req.headers, host: target.host },
+			},
 			(up) => {
 				res.writeHead(up.statusCode ?? 502, up.headers);
 				up.pipe(res);
@@ -99,7 +105,10 @@ suite('Auth demo', () => {
 			const before = new Set((await deviceRows()).map((d) => d.user_code));
 			const result = vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { method: 'device', openBrowser: false });
 			const row = await waitFor('a new device authorization', async () =>
-				(await deviceRows()).find((d) => !before.has(d.user_code) && d.client_id === 'cloud-agents-vscode' && d.state === 'pending'));
+				(await deviceRows()).find(
+					(d) => !before.has(d.user_code) && d.client_id === 'cloud-agents-vscode' && d.state === 'pending',
+				),
+			);
 
 			// What a browser does with the approval page reached through the proxy.
 			const pageUrl = `${proxy.base}${proxy.prefix}/device?user_code=${encodeURIComponent(row.user_code)}`;
@@ -143,7 +152,7 @@ suite('Auth demo', () => {
 		}
 	});
 
-	test('the device verification address is shown as the browser reaches it: code-server\'s port proxy for the loopback emulator', async () => {
+	test("the device verification address is shown as the browser reaches it: code-server's port proxy for the loopback emulator", async () => {
 		const emulator = new URL(emulatorUrl());
 		const shown = await browserVerificationUrl(`${emulatorUrl()}/device?user_code=BCDF-GHJK`);
 		assert.ok(shown !== undefined);
@@ -160,14 +169,18 @@ suite('Auth demo', () => {
 		assert.equal(await browserVerificationUrl('javascript:alert(1)'), undefined);
 	});
 
-	test('after Sign Out revoked the key, signing in with it again says the server\'s reason; a freshly minted key signs in again', async function () {
+	test("after Sign Out revoked the key, signing in with it again says the server's reason; a freshly minted key signs in again", async function () {
 		this.timeout(40_000);
 		const key = await freshKey();
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: key }), true);
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { confirm: false }), true);
 		assert.equal(api.session.signedIn, false);
 
-		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: key }), false, 'the revoked key was accepted');
+		assert.equal(
+			await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: key }),
+			false,
+			'the revoked key was accepted',
+		);
 		assert.equal(api.session.signedIn, false);
 		// The message shown for this rejection (the same function the command uses, with the real error).
 		const client = new CloudAgentsClient({ baseUrl: emulatorUrl(), getToken: () => key, userAgent: 'auth-demo-test' });
@@ -187,10 +200,17 @@ suite('Auth demo', () => {
 		assert.ok(!text.includes(key));
 		// The log says it too.
 		await waitFor('the rejection reason in the log', async () =>
-			(await writtenText(api)).some((w) => w.text.includes('was rejected by') && w.text.includes('the token was revoked')) ? true : undefined);
+			(await writtenText(api)).some((w) => w.text.includes('was rejected by') && w.text.includes('the token was revoked'))
+				? true
+				: undefined,
+		);
 
 		const fresh = await freshKey();
-		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: fresh }), true, 'a freshly minted key was not accepted');
+		assert.equal(
+			await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: fresh }),
+			true,
+			'a freshly minted key was not accepted',
+		);
 		assert.equal(api.session.signedIn, true);
 		assert.ok((await api.session.client.getMe()).id, 'the session cannot read /v2/me with the fresh key');
 		const me = await emu<{ id?: string }>('GET', '/v2/me', undefined, fresh);
@@ -212,9 +232,21 @@ suite('Auth demo', () => {
 		assert.equal(created.status, 201, JSON.stringify(created.body));
 		const agentId = created.body.id;
 		try {
-			await waitFor('the agent to become idle', async () =>
-				(await emu<{ status: string }>('GET', `/v2/agents/${encodeURIComponent(agentId)}`, undefined, devToken())).body.status === 'idle' ? true : undefined, 30_000);
-			const started = await emu<{ id: string }>('POST', `/v2/agents/${encodeURIComponent(agentId)}/runs`, { prompt: '[[hold]] follow across a sign-out' }, devToken());
+			await waitFor(
+				'the agent to become idle',
+				async () =>
+					(await emu<{ status: string }>('GET', `/v2/agents/${encodeURIComponent(agentId)}`, undefined, devToken())).body
+						.status === 'idle'
+						? true
+						: undefined,
+				30_000,
+			);
+			const started = await emu<{ id: string }>(
+				'POST',
+				`/v2/agents/${encodeURIComponent(agentId)}/runs`,
+				{ prompt: '[[hold]] follow across a sign-out' },
+				devToken(),
+			);
 			assert.equal(started.status, 202, JSON.stringify(started.body));
 			const runId = started.body.id;
 			const seqs: number[] = [];
@@ -225,21 +257,40 @@ suite('Auth demo', () => {
 			});
 			try {
 				await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId });
-				await waitFor('the run to be running', async () => (/running/.test((api.runFollower.statusBar?.text ?? '')) ? true : undefined), 20_000);
+				await waitFor(
+					'the run to be running',
+					async () => (/running/.test(api.runFollower.statusBar?.text ?? '') ? true : undefined),
+					20_000,
+				);
 				assert.ok(api.runFollower.following.some((f) => f.runId === runId));
 
 				assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { confirm: false }), true);
 				await waitFor('following to stop', async () => (api.runFollower.following.length === 0 ? true : undefined));
-				await waitFor('the status bar to say signed out', async () => (/signed out/i.test((api.runFollower.statusBar?.text ?? '')) ? true : undefined), 5_000)
-					.catch(() => assert.fail(`status bar after sign-out: "${(api.runFollower.statusBar?.text ?? '')}"`));
-				assert.doesNotMatch((api.runFollower.statusBar?.text ?? ''), /running/);
+				await waitFor(
+					'the status bar to say signed out',
+					async () => (/signed out/i.test(api.runFollower.statusBar?.text ?? '') ? true : undefined),
+					5_000,
+				).catch(() => assert.fail(`status bar after sign-out: "${api.runFollower.statusBar?.text ?? ''}"`));
+				assert.doesNotMatch(api.runFollower.statusBar?.text ?? '', /running/);
 				const seenWhileSignedOut = seqs.length;
 
 				assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: await freshKey() }), true);
-				await waitFor('following to resume', async () => (api.runFollower.following.some((f) => f.runId === runId) ? true : undefined), 10_000)
-					.catch(() => assert.fail(`following did not resume after signing in again (following: ${JSON.stringify(api.runFollower.following)})`));
-				assert.doesNotMatch((api.runFollower.statusBar?.text ?? ''), /signed out/i);
-				const cancelled = await emu('DELETE', `/v2/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`, undefined, devToken());
+				await waitFor(
+					'following to resume',
+					async () => (api.runFollower.following.some((f) => f.runId === runId) ? true : undefined),
+					10_000,
+				).catch(() =>
+					assert.fail(
+						`following did not resume after signing in again (following: ${JSON.stringify(api.runFollower.following)})`,
+					),
+				);
+				assert.doesNotMatch(api.runFollower.statusBar?.text ?? '', /signed out/i);
+				const cancelled = await emu(
+					'DELETE',
+					`/v2/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`,
+					undefined,
+					devToken(),
+				);
 				assert.ok(cancelled.status < 300, `cancel answered ${cancelled.status}`);
 				const outcome = await within('the run to end', api.runFollower.whenDone(agentId, runId), 20_000);
 				assert.equal(outcome.status, 'cancelled');

@@ -7,11 +7,44 @@ import { RECORD_SCHEME } from '../../../src/ids';
 import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import { devToken, words } from '../support/env';
 
-interface AgentBody { id: string; name: string; status: string; runtime_id?: string }
-interface RunBody { id: string; agent_id?: string; status: string; prompt?: string; result?: string; parent_run_id?: string; dsh_session_id?: string; event_count?: number }
-interface RuntimeBody { id: string; display_name: string; status: string; desired_status?: string; revision: number; vnc_credentials?: Array<{ id: string }> }
-interface ArtifactBody { id: string; agent_id: string; run_id: string; name: string; size: number; media_type?: string }
-interface State { agents: AgentBody[]; runs: RunBody[]; runtimes: RuntimeBody[]; artifacts: ArtifactBody[] }
+interface AgentBody {
+	id: string;
+	name: string;
+	status: string;
+	runtime_id?: string;
+}
+interface RunBody {
+	id: string;
+	agent_id?: string;
+	status: string;
+	prompt?: string;
+	result?: string;
+	parent_run_id?: string;
+	dsh_session_id?: string;
+	event_count?: number;
+}
+interface RuntimeBody {
+	id: string;
+	display_name: string;
+	status: string;
+	desired_status?: string;
+	revision: number;
+	vnc_credentials?: Array<{ id: string }>;
+}
+interface ArtifactBody {
+	id: string;
+	agent_id: string;
+	run_id: string;
+	name: string;
+	size: number;
+	media_type?: string;
+}
+interface State {
+	agents: AgentBody[];
+	runs: RunBody[];
+	runtimes: RuntimeBody[];
+	artifacts: ArtifactBody[];
+}
 
 const RUNS_ROUTE = 'POST /v2/agents/{agent_id}/runs';
 const enc = encodeURIComponent;
@@ -26,17 +59,23 @@ async function runOf(runId: string): Promise<RunBody | undefined> {
 }
 
 async function waitForRunStatus(runId: string, statuses: string[], timeoutMs = 20_000): Promise<RunBody> {
-	return waitFor(`run ${runId} to be ${statuses.join(' or ')}`, async () => {
-		const r = await runOf(runId);
-		return r && statuses.includes(r.status) ? r : undefined;
-	}, timeoutMs);
+	return waitFor(
+		`run ${runId} to be ${statuses.join(' or ')}`,
+		async () => {
+			const r = await runOf(runId);
+			return r && statuses.includes(r.status) ? r : undefined;
+		},
+		timeoutMs,
+	);
 }
 
 /** Creates an agent through the command and waits until the emulator has it idle. */
 async function createIdleAgent(name: string): Promise<AgentBody> {
 	const agent = await run<AgentBody | undefined>('cloudAgents.agents.create', { name });
 	assert.ok(agent?.id, 'the create command returned the agent');
-	await waitFor(`agent ${name} to become idle`, async () => ((await state()).agents.find((a) => a.id === agent.id)?.status === 'idle' ? true : undefined));
+	await waitFor(`agent ${name} to become idle`, async () =>
+		(await state()).agents.find((a) => a.id === agent.id)?.status === 'idle' ? true : undefined,
+	);
 	return agent;
 }
 
@@ -51,7 +90,12 @@ async function deleteAgentQuietly(agentId: string | undefined): Promise<void> {
  * close) titled `title` (the URI path) for the record `key` (the URI query), shown in the active
  * editor, or for Markdown results rendered in the active Markdown preview.
  */
-function assertRecord(doc: vscode.TextDocument | undefined, title: string | RegExp, key: string, shown: 'editor' | 'preview' = 'editor'): asserts doc is vscode.TextDocument {
+function assertRecord(
+	doc: vscode.TextDocument | undefined,
+	title: string | RegExp,
+	key: string,
+	shown: 'editor' | 'preview' = 'editor',
+): asserts doc is vscode.TextDocument {
 	assert.ok(doc, 'the command returned the document');
 	assert.equal(doc.uri.scheme, RECORD_SCHEME);
 	if (typeof title === 'string') {
@@ -66,13 +110,19 @@ function assertRecord(doc: vscode.TextDocument | undefined, title: string | RegE
 		assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString(), 'shown in the active editor');
 	} else {
 		const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-		assert.ok(tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.includes('markdown.preview'), `shown as a Markdown preview, not ${tab?.label}`);
+		assert.ok(
+			tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.includes('markdown.preview'),
+			`shown as a Markdown preview, not ${tab?.label}`,
+		);
 	}
 }
 
 /** Closes the editors the tests opened; records are read-only, so none may ask to save. */
 async function closeEditors(): Promise<void> {
-	const dirty = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.isDirty).map((t) => t.label);
+	const dirty = vscode.window.tabGroups.all
+		.flatMap((g) => g.tabs)
+		.filter((t) => t.isDirty)
+		.map((t) => t.label);
 	assert.deepEqual(dirty, [], 'no editor has unsaved changes (closing it would ask to save)');
 	await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 }
@@ -106,7 +156,10 @@ suite('Commands', () => {
 			const onService = (await state()).agents.find((a) => a.id === agent.id);
 			assert.equal(onService?.name, name);
 			const rows = await run<Array<{ id: string }>>('_cloudAgents.views.rows', 'agents');
-			assert.ok(rows.some((r) => r.id === `agent/${agent.id}`), 'the new agent is a row of the Agents view');
+			assert.ok(
+				rows.some((r) => r.id === `agent/${agent.id}`),
+				'the new agent is a row of the Agents view',
+			);
 		});
 
 		test('create refuses a name over 255 bytes before sending anything', async function () {
@@ -122,7 +175,10 @@ suite('Commands', () => {
 			this.timeout(20_000);
 			const agent = await createIdleAgent(`cmd-rename-${Date.now()}`);
 			created.push(agent.id);
-			const renamed = await run<AgentBody | undefined>('cloudAgents.agents.rename', { agentId: agent.id, name: 'Renamed by the test' });
+			const renamed = await run<AgentBody | undefined>('cloudAgents.agents.rename', {
+				agentId: agent.id,
+				name: 'Renamed by the test',
+			});
 			assert.equal(renamed?.name, 'Renamed by the test');
 			assert.equal((await state()).agents.find((a) => a.id === agent.id)?.name, 'Renamed by the test');
 		});
@@ -136,8 +192,16 @@ suite('Commands', () => {
 			assert.equal(ok, true);
 			// The command returned only once the runtime disappeared from the listing.
 			const s = await state();
-			assert.equal(s.agents.some((a) => a.id === agent.id), false, 'the agent is gone');
-			assert.equal(s.runtimes.some((r) => r.id === runtimeId), false, 'the runtime is gone');
+			assert.equal(
+				s.agents.some((a) => a.id === agent.id),
+				false,
+				'the agent is gone',
+			);
+			assert.equal(
+				s.runtimes.some((r) => r.id === runtimeId),
+				false,
+				'the runtime is gone',
+			);
 			const res = await emu('GET', `/v2/agents/${enc(agent.id)}`, undefined, devToken());
 			assert.equal(res.status, 404);
 		});
@@ -148,12 +212,26 @@ suite('Commands', () => {
 			const runtimeId = (await state()).agents.find((a) => a.id === agent.id)?.runtime_id;
 			await run<boolean>('cloudAgents.agents.delete', { agentId: agent.id, deleteRuntime: false });
 			const s = await state();
-			assert.equal(s.agents.some((a) => a.id === agent.id), false);
-			assert.equal(s.runtimes.some((r) => r.id === runtimeId), true, 'the runtime stays');
+			assert.equal(
+				s.agents.some((a) => a.id === agent.id),
+				false,
+			);
+			assert.equal(
+				s.runtimes.some((r) => r.id === runtimeId),
+				true,
+				'the runtime stays',
+			);
 			// Clean up: a second agent on the kept runtime, deleted with the runtime.
-			const cleanup = await emu<AgentBody>('POST', '/v2/agents', { name: 'cleanup', runtime_id: runtimeId, harness_id: 'cleanup' }, devToken());
+			const cleanup = await emu<AgentBody>(
+				'POST',
+				'/v2/agents',
+				{ name: 'cleanup', runtime_id: runtimeId, harness_id: 'cleanup' },
+				devToken(),
+			);
 			if (cleanup.status === 201) {
-				await waitFor('the cleanup agent to become idle', async () => ((await state()).agents.find((a) => a.id === cleanup.body.id)?.status === 'idle' ? true : undefined));
+				await waitFor('the cleanup agent to become idle', async () =>
+					(await state()).agents.find((a) => a.id === cleanup.body.id)?.status === 'idle' ? true : undefined,
+				);
 				await deleteAgentQuietly(cleanup.body.id);
 			}
 		});
@@ -171,7 +249,9 @@ suite('Commands', () => {
 		teardown(async function () {
 			this.timeout(20_000);
 			// Leave no active run behind for the next test.
-			for (const r of (await state()).runs.filter((x) => x.agent_id === agent.id && (x.status === 'queued' || x.status === 'running'))) {
+			for (const r of (await state()).runs.filter(
+				(x) => x.agent_id === agent.id && (x.status === 'queued' || x.status === 'running'),
+			)) {
 				await emu('DELETE', `/v2/agents/${enc(agent.id)}/runs/${enc(r.id)}`, undefined, devToken());
 				await waitForRunStatus(r.id, ['cancelled', 'succeeded', 'failed']);
 			}
@@ -187,12 +267,18 @@ suite('Commands', () => {
 		test('Send Prompt creates a run that the Runs view shows [variant]', async function () {
 			this.timeout(30_000);
 			const before = await mutations('runs.create');
-			const sent = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Say hello [[events:2]]' });
+			const sent = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				agentId: agent.id,
+				prompt: 'Say hello [[events:2]]',
+			});
 			assert.ok(sent?.id);
 			assert.equal(await mutations('runs.create'), before + 1);
 			assert.equal((await runOf(sent.id))?.prompt, 'Say hello [[events:2]]');
 			const rows = await run<Array<{ id: string }>>('_cloudAgents.views.rows', 'runs');
-			assert.ok(rows.some((r) => r.id === `run/${agent.id}/${sent.id}`), 'the Runs view follows the agent and shows the run');
+			assert.ok(
+				rows.some((r) => r.id === `run/${agent.id}/${sent.id}`),
+				'the Runs view follows the agent and shows the run',
+			);
 			await waitForRunStatus(sent.id, ['succeeded']);
 		});
 
@@ -206,7 +292,11 @@ suite('Commands', () => {
 			const createsBefore = await mutations('runs.create');
 			const followUpsBefore = await mutations('runs.follow_up');
 
-			const steered = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Also check the README', onConflict: 'followUp' });
+			const steered = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				agentId: agent.id,
+				prompt: 'Also check the README',
+				onConflict: 'followUp',
+			});
 			assert.equal(steered?.id, held.id, 'the follow-up went to the active run');
 			assert.equal(await mutations('runs.follow_up'), followUpsBefore + 1);
 			assert.equal(await mutations('runs.create'), createsBefore, 'no run was created');
@@ -216,9 +306,16 @@ suite('Commands', () => {
 
 		test('with a run active, onConflict "cancelAndSend" cancels it, waits, then creates the run [variant]', async function () {
 			this.timeout(30_000);
-			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Hold again [[hold]]' });
+			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				agentId: agent.id,
+				prompt: 'Hold again [[hold]]',
+			});
 			assert.ok(held?.id);
-			const sent = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Start over [[events:1]]', onConflict: 'cancelAndSend' });
+			const sent = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				agentId: agent.id,
+				prompt: 'Start over [[events:1]]',
+				onConflict: 'cancelAndSend',
+			});
 			assert.ok(sent?.id);
 			assert.notEqual(sent.id, held.id);
 			assert.equal((await runOf(held.id))?.status, 'cancelled');
@@ -228,12 +325,19 @@ suite('Commands', () => {
 
 		test('with a run active, onConflict "cancel" sends nothing [variant]', async function () {
 			this.timeout(30_000);
-			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Hold once more [[hold]]' });
+			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				agentId: agent.id,
+				prompt: 'Hold once more [[hold]]',
+			});
 			assert.ok(held?.id);
 			await waitForRunStatus(held.id, ['running']);
 			const creates = await mutations('runs.create');
 			const followUps = await mutations('runs.follow_up');
-			const result = await run<unknown>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'never sent', onConflict: 'cancel' });
+			const result = await run<unknown>('cloudAgents.runs.sendPrompt', {
+				agentId: agent.id,
+				prompt: 'never sent',
+				onConflict: 'cancel',
+			});
 			assert.equal(result, undefined);
 			assert.equal(await mutations('runs.create'), creates);
 			assert.equal(await mutations('runs.follow_up'), followUps);
@@ -242,7 +346,10 @@ suite('Commands', () => {
 
 		test('cancel sets the run cancelled; resume starts a new run in the same session [variant]', async function () {
 			this.timeout(30_000);
-			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Wait for me [[hold]]' });
+			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				agentId: agent.id,
+				prompt: 'Wait for me [[hold]]',
+			});
 			assert.ok(held?.id);
 			await run('cloudAgents.runs.cancel', { agentId: agent.id, runId: held.id });
 			const cancelled = await waitForRunStatus(held.id, ['cancelled']);
@@ -260,14 +367,18 @@ suite('Commands', () => {
 			this.timeout(30_000);
 			const runs = (await state()).runs.filter((r) => r.agent_id === agent.id && r.status === 'succeeded');
 			const parent = runs[runs.length - 1]!;
-			const next = await run<RunBody | undefined>('cloudAgents.runs.followUp', { agentId: agent.id, runId: parent.id, prompt: 'And now the tests [[events:1]]' });
+			const next = await run<RunBody | undefined>('cloudAgents.runs.followUp', {
+				agentId: agent.id,
+				runId: parent.id,
+				prompt: 'And now the tests [[events:1]]',
+			});
 			assert.ok(next?.id);
 			assert.notEqual(next.id, parent.id);
 			assert.equal((await runOf(next.id))?.parent_run_id, parent.id);
 			await waitForRunStatus(next.id, ['succeeded']);
 		});
 
-		test('open result shows the run\'s result in a read-only Markdown record [variant]', async function () {
+		test("open result shows the run's result in a read-only Markdown record [variant]", async function () {
 			this.timeout(20_000);
 			const done = (await state()).runs.find((r) => r.agent_id === agent.id && r.status === 'succeeded' && r.result);
 			assert.ok(done?.result);
@@ -276,7 +387,7 @@ suite('Commands', () => {
 			assertRecord(doc, new RegExp(`^/Result — (${agent.name}|${agent.id}): ${start}`), `runs/${agent.id}/${done.id}`, 'preview');
 			assert.equal(doc.languageId, 'markdown');
 			const text = doc.getText();
-			assert.ok(text.includes(`## Result\n\n${done.result}\n`), 'the document carries the emulator\'s result text');
+			assert.ok(text.includes(`## Result\n\n${done.result}\n`), "the document carries the emulator's result text");
 			assert.ok(text.includes(`# Run ${done.id}`));
 			// The status as the service words it (the emulator's state keeps the standard word).
 			assert.ok(text.includes(`- Status: ${words().run.succeeded}\n`), text);
@@ -285,7 +396,10 @@ suite('Commands', () => {
 
 		test('open result again after the run changed shows the fresh record in the same document [variant]', async function () {
 			this.timeout(30_000);
-			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Hold for the record [[hold]]' });
+			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				agentId: agent.id,
+				prompt: 'Hold for the record [[hold]]',
+			});
 			assert.ok(held?.id);
 			await waitForRunStatus(held.id, ['running']);
 			const title = new RegExp(`^/Result — (${agent.name}|${agent.id}): Hold for the record \\[\\[hold\\]\\]$`);
@@ -315,7 +429,12 @@ suite('Commands', () => {
 			dir = await mkdtemp(join(tmpdir(), 'cloud-agents-artifacts-'));
 			agent = await createIdleAgent(`cmd-artifacts-${Date.now()}`);
 			created.push(agent.id);
-			const res = await emu<RunBody>('POST', `/v2/agents/${enc(agent.id)}/runs`, { prompt: 'Produce nothing [[events:1]]' }, devToken());
+			const res = await emu<RunBody>(
+				'POST',
+				`/v2/agents/${enc(agent.id)}/runs`,
+				{ prompt: 'Produce nothing [[events:1]]' },
+				devToken(),
+			);
 			assert.equal(res.status, 202);
 			runId = res.body.id;
 			await waitForRunStatus(runId, ['succeeded', 'failed']);
@@ -332,20 +451,36 @@ suite('Commands', () => {
 			const content = `notes from the test ${Date.now()}\nline two\n`;
 			const file = join(dir, 'notes.txt');
 			await writeFile(file, content);
-			const artifact = await run<ArtifactBody | undefined>('cloudAgents.artifacts.upload', { agentId: agent.id, runId, file, name: 'test-notes.txt' });
+			const artifact = await run<ArtifactBody | undefined>('cloudAgents.artifacts.upload', {
+				agentId: agent.id,
+				runId,
+				file,
+				name: 'test-notes.txt',
+			});
 			assert.ok(artifact?.id);
 			const onService = (await state()).artifacts.find((a) => a.id === artifact.id);
 			assert.equal(onService?.name, 'test-notes.txt');
 			assert.equal(onService?.run_id, runId);
 			assert.equal(onService?.size, Buffer.byteLength(content));
-			const withContent = await emu<{ content_base64: string }>('GET', `/v2/agents/${enc(agent.id)}/artifacts/${enc(artifact.id)}?${words().artifactContentQuery}`, undefined, devToken());
+			const withContent = await emu<{ content_base64: string }>(
+				'GET',
+				`/v2/agents/${enc(agent.id)}/artifacts/${enc(artifact.id)}?${words().artifactContentQuery}`,
+				undefined,
+				devToken(),
+			);
 			assert.equal(Buffer.from(withContent.body.content_base64, 'base64').toString('utf8'), content);
 			const rows = await run<Array<{ id: string }>>('_cloudAgents.views.rows', 'artifacts');
-			assert.ok(rows.some((r) => r.id === `artifact/${agent.id}/${artifact.id}`), 'the Artifacts view shows the upload');
+			assert.ok(
+				rows.some((r) => r.id === `artifact/${agent.id}/${artifact.id}`),
+				'the Artifacts view shows the upload',
+			);
 
-			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.artifacts.open', { agentId: agent.id, artifactId: artifact.id });
+			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.artifacts.open', {
+				agentId: agent.id,
+				artifactId: artifact.id,
+			});
 			assertRecord(doc, 'test-notes.txt', `artifacts/${agent.id}/${artifact.id}`);
-			assert.equal(doc.getText(), content, 'the document carries the emulator\'s content');
+			assert.equal(doc.getText(), content, "the document carries the emulator's content");
 			assert.equal(doc.languageId, 'plaintext');
 
 			const target = join(dir, 'saved.txt');
@@ -354,13 +489,21 @@ suite('Commands', () => {
 
 			const deleted = await run<boolean>('cloudAgents.artifacts.delete', { agentId: agent.id, artifactId: artifact.id });
 			assert.equal(deleted, true);
-			assert.equal((await state()).artifacts.some((a) => a.id === artifact.id), false);
+			assert.equal(
+				(await state()).artifacts.some((a) => a.id === artifact.id),
+				false,
+			);
 			await closeEditors();
 		});
 
 		test('an image artifact opens in the image preview from memory, its tab named by the artifact [variant]', async function () {
 			this.timeout(20_000);
-			const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6300010000050001' + '0d0a2db40000000049454e44ae426082', 'hex');
+			const png = Buffer.from(
+				'89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+					'1f15c4890000000d49444154789c6300010000050001' +
+					'0d0a2db40000000049454e44ae426082',
+				'hex',
+			);
 			const file = join(dir, 'dot.png');
 			await writeFile(file, png);
 			const artifact = await run<ArtifactBody | undefined>('cloudAgents.artifacts.upload', { agentId: agent.id, runId, file });
@@ -374,7 +517,11 @@ suite('Commands', () => {
 			assert.deepEqual(Buffer.from(await vscode.workspace.fs.readFile(opened)), png);
 			const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
 			assert.equal(tab?.label, 'dot.png');
-			assert.equal((tab?.input as { uri?: vscode.Uri } | undefined)?.uri?.toString(), opened.toString(), 'the image preview shows it');
+			assert.equal(
+				(tab?.input as { uri?: vscode.Uri } | undefined)?.uri?.toString(),
+				opened.toString(),
+				'the image preview shows it',
+			);
 			await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(opened, new Uint8Array([1]))), 'read-only');
 			await run('cloudAgents.artifacts.delete', { agentId: agent.id, artifactId: artifact.id });
 			await closeEditors();
@@ -393,9 +540,10 @@ suite('Commands', () => {
 	});
 
 	suite('runtimes', () => {
-		const resumable = async (): Promise<RuntimeBody[]> => (await state()).runtimes.filter((r) => (r.status === 'paused' || r.status === 'suspended') && r.desired_status === r.status);
+		const resumable = async (): Promise<RuntimeBody[]> =>
+			(await state()).runtimes.filter((r) => (r.status === 'paused' || r.status === 'suspended') && r.desired_status === r.status);
 
-		test('resume sends expected_revision and the runtime\'s revision goes up by one [variant]', async function () {
+		test("resume sends expected_revision and the runtime's revision goes up by one [variant]", async function () {
 			this.timeout(20_000);
 			const runtime = (await resumable())[0];
 			assert.ok(runtime, 'the demo seed has a paused or suspended runtime');
@@ -410,7 +558,11 @@ suite('Commands', () => {
 			assert.ok(runtime, 'a second paused or suspended runtime');
 			const reads = await route('GET /v2/runtimes');
 			const resumes = await route('POST /v2/runtimes/{runtime_id}/resume');
-			const resumed = await run<RuntimeBody | undefined>('cloudAgents.runtimes.resume', { runtimeId: runtime.id, expectedRevision: runtime.revision - 1, onConflict: 'retry' });
+			const resumed = await run<RuntimeBody | undefined>('cloudAgents.runtimes.resume', {
+				runtimeId: runtime.id,
+				expectedRevision: runtime.revision - 1,
+				onConflict: 'retry',
+			});
 			assert.equal(resumed?.revision, runtime.revision + 1);
 			assert.equal(await route('POST /v2/runtimes/{runtime_id}/resume'), resumes + 2, 'one 409, then one success');
 			assert.ok((await route('GET /v2/runtimes')) > reads + 1, 'the runtime was read again after the 409');
@@ -430,8 +582,15 @@ suite('Commands', () => {
 			assert.equal(record.id, runtime.id);
 			assert.equal(record.revision, runtime.revision);
 			const listed = await emu<{ data: RuntimeBody[] }>('GET', '/v2/runtimes?limit=100', undefined, devToken());
-			assert.deepEqual(record, listed.body.data.find((r) => r.id === runtime.id), 'the whole record as the service returns it');
-			const credentials = await run<Array<{ id: string }>>('cloudAgents.runtimes.listVncCredentials', { runtimeId: runtime.id, quiet: true });
+			assert.deepEqual(
+				record,
+				listed.body.data.find((r) => r.id === runtime.id),
+				'the whole record as the service returns it',
+			);
+			const credentials = await run<Array<{ id: string }>>('cloudAgents.runtimes.listVncCredentials', {
+				runtimeId: runtime.id,
+				quiet: true,
+			});
 			assert.deepEqual(credentials.map((c) => c.id).sort(), runtime.vnc_credentials!.map((c) => c.id).sort());
 			await closeEditors();
 		});

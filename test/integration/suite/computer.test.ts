@@ -3,15 +3,25 @@ import * as vscode from 'vscode';
 import { WEBVIEW_TYPES } from '../../../src/ids';
 import { emu, testApi, waitFor } from '../support/cloudAgents';
 
-interface AgentBody { id: string; name: string }
-interface SessionRow { id: string; agent_id: string }
-interface State { agents: AgentBody[]; computer_sessions: SessionRow[] }
+interface AgentBody {
+	id: string;
+	name: string;
+}
+interface SessionRow {
+	id: string;
+	agent_id: string;
+}
+interface State {
+	agents: AgentBody[];
+	computer_sessions: SessionRow[];
+}
 
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
 
 /** The open computer panels' tabs (a webview tab's viewType carries a workbench prefix). */
 function computerTabs(): vscode.Tab[] {
-	return vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+	return vscode.window.tabGroups.all
+		.flatMap((g) => g.tabs)
 		.filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(WEBVIEW_TYPES.computer));
 }
 

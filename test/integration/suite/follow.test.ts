@@ -65,9 +65,11 @@ suite('Run following', () => {
 		await emu('DELETE', '/_emulator/faults');
 	});
 
-	test('follows a run through stream drops: exactly the emulator\'s events, in order [variant]', async function () {
+	test("follows a run through stream drops: exactly the emulator's events, in order [variant]", async function () {
 		this.timeout(45_000);
-		const fault = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/agents/{agent_id}/runs/{run_id}/events', drop_sse_after_events: 4 }] });
+		const fault = await emu('PUT', '/_emulator/faults', {
+			rules: [{ method: 'GET', route: '/v2/agents/{agent_id}/runs/{run_id}/events', drop_sse_after_events: 4 }],
+		});
 		assert.equal(fault.status, 200, JSON.stringify(fault.body));
 		const connectionsBefore = (await counters()).requests.by_route[EVENTS_ROUTE] ?? 0;
 		const notificationsBefore = api.runFollower.notificationsShown;
@@ -90,8 +92,12 @@ suite('Run following', () => {
 		const expected = (await emulatorEvents(run)).map((e) => [e.seq, e.type]);
 		const stored = (await api.runFollower.storedEvents(agentId, run.id)).map((e) => [e.seq, e.type]);
 		assert.ok(expected.length > 25, `the emulator has only ${expected.length} events`);
-		assert.deepEqual(stored, expected, 'the event file differs from the emulator\'s events');
-		assert.deepEqual(received, expected.map(([seq]) => seq), 'onDidReceiveEvent differs from the emulator\'s events');
+		assert.deepEqual(stored, expected, "the event file differs from the emulator's events");
+		assert.deepEqual(
+			received,
+			expected.map(([seq]) => seq),
+			"onDidReceiveEvent differs from the emulator's events",
+		);
 		if (emulatorProfile() === 'standard') {
 			assert.equal(stored.at(-1)?.[1], 'run.completed'); // the variant has no completion event
 		}
@@ -127,21 +133,40 @@ suite('Run following', () => {
 		const run = await startRun('[[hold]] stop following');
 		try {
 			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
-			await waitFor('a first event', async () => ((await api.runFollower.storedEvents(agentId, run.id)).length > 0 ? true : undefined));
-			assert.equal(api.runFollower.following.some((f) => f.runId === run.id), true);
+			await waitFor('a first event', async () =>
+				(await api.runFollower.storedEvents(agentId, run.id)).length > 0 ? true : undefined,
+			);
+			assert.equal(
+				api.runFollower.following.some((f) => f.runId === run.id),
+				true,
+			);
 
 			await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { agentId, runId: run.id });
 			const outcome = await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000);
 
 			assert.equal(outcome.reason, 'stopped');
-			assert.equal(api.runFollower.following.some((f) => f.runId === run.id), false);
-			const cancelled = await emu('DELETE', `/v2/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(run.id)}`, undefined, devToken());
+			assert.equal(
+				api.runFollower.following.some((f) => f.runId === run.id),
+				false,
+			);
+			const cancelled = await emu(
+				'DELETE',
+				`/v2/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(run.id)}`,
+				undefined,
+				devToken(),
+			);
 			assert.ok(cancelled.status < 300, `cancel answered ${cancelled.status}`);
 
 			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
-			assert.equal((await within('the cancelled run to end', api.runFollower.whenDone(agentId, run.id), 20_000)).status, words().run.cancelled);
+			assert.equal(
+				(await within('the cancelled run to end', api.runFollower.whenDone(agentId, run.id), 20_000)).status,
+				words().run.cancelled,
+			);
 			const expected = (await emulatorEvents(run)).map((e) => e.seq);
-			assert.deepEqual((await api.runFollower.storedEvents(agentId, run.id)).map((e) => e.seq), expected);
+			assert.deepEqual(
+				(await api.runFollower.storedEvents(agentId, run.id)).map((e) => e.seq),
+				expected,
+			);
 		} finally {
 			await emu('DELETE', `/v2/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(run.id)}`, undefined, devToken());
 			await api.runFollower.forget(agentId, run.id);
@@ -150,9 +175,15 @@ suite('Run following', () => {
 
 	test('the token appears in no output channel, log or event file [variant]', async () => {
 		const written = await writtenText(api);
-		assert.ok(written.some((w) => w.file.endsWith('.jsonl')), 'no run event file was scanned');
+		assert.ok(
+			written.some((w) => w.file.endsWith('.jsonl')),
+			'no run event file was scanned',
+		);
 		// The scripted agent's first message of the runs above ("Looking into: reopen", …).
-		assert.ok(written.some((w) => !w.file.endsWith('.jsonl') && w.text.includes('Looking into: ')), 'no run output was scanned');
+		assert.ok(
+			written.some((w) => !w.file.endsWith('.jsonl') && w.text.includes('Looking into: ')),
+			'no run output was scanned',
+		);
 		for (const { file, text } of written) {
 			assert.ok(!text.includes(devToken()), `the token appears in ${file}`);
 		}

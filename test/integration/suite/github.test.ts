@@ -12,11 +12,21 @@ import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/clo
 
 interface State {
 	clock: { now_ms: number };
-	runtimes: Array<{ id: string; display_name: string; can_manage?: boolean; bindings: Array<{ repository_id: number; branch: string; sort_order: number }> }>;
-	github_requests: Array<{ request_id: string; requested_by: string; lifecycle: { authorization_url: string; expires_at_unix_seconds: number } }>;
+	runtimes: Array<{
+		id: string;
+		display_name: string;
+		can_manage?: boolean;
+		bindings: Array<{ repository_id: number; branch: string; sort_order: number }>;
+	}>;
+	github_requests: Array<{
+		request_id: string;
+		requested_by: string;
+		lifecycle: { authorization_url: string; expires_at_unix_seconds: number };
+	}>;
 }
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
-const rows = async (key: string, parent?: string): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parent)) ?? [];
+const rows = async (key: string, parent?: string): Promise<RowSnapshot[]> =>
+	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parent)) ?? [];
 const run = <T>(command: string, ...args: unknown[]): Thenable<T> => vscode.commands.executeCommand<T>(command, ...args);
 const PUT = 'PUT /v2/github/runtime-bindings/{runtime_id}';
 
@@ -38,7 +48,9 @@ suite('GitHub requests and bindings', () => {
 
 	test('the Account view lists the pending requests (who, time left); one drops off when the clock passes its expiry', async () => {
 		const s = await state();
-		const open = s.github_requests.filter((r) => r.lifecycle.expires_at_unix_seconds * 1000 > s.clock.now_ms && r.lifecycle.expires_at_unix_seconds * 1000 > Date.now());
+		const open = s.github_requests.filter(
+			(r) => r.lifecycle.expires_at_unix_seconds * 1000 > s.clock.now_ms && r.lifecycle.expires_at_unix_seconds * 1000 > Date.now(),
+		);
 		const shown = await rows('account', 'account/githubRequests');
 		assert.deepEqual(shown.map((r) => r.id).sort(), open.map((r) => `githubRequest/${r.request_id}`).sort());
 		for (const r of shown) {
@@ -59,13 +71,18 @@ suite('GitHub requests and bindings', () => {
 		assert.equal(after.filter((r) => r.contextValue?.startsWith('githubRequest:')).length, shown.length - 1);
 	});
 
-	test('Authorize… yields the request\'s https address (confirmation skipped by automation)', async () => {
+	test("Authorize… yields the request's https address (confirmation skipped by automation)", async () => {
 		const s = await state();
 		const shown = await rows('account', 'account/githubRequests');
 		const first = shown.find((r) => r.contextValue?.startsWith('githubRequest:'));
 		assert.ok(first, 'a pending request');
 		const req = s.github_requests.find((r) => first.id?.endsWith(r.request_id))!;
-		const url = await run<string>('cloudAgents.github.authorize', { requestId: req.request_id, confirm: false, dryRun: true, rethrow: true });
+		const url = await run<string>('cloudAgents.github.authorize', {
+			requestId: req.request_id,
+			confirm: false,
+			dryRun: true,
+			rethrow: true,
+		});
 		assert.equal(url, req.lifecycle.authorization_url);
 		assert.ok(url.startsWith('https://'));
 	});
@@ -75,21 +92,71 @@ suite('GitHub requests and bindings', () => {
 		const rt = s.runtimes.find((r) => r.bindings.length >= 2) ?? s.runtimes.find((r) => r.can_manage !== false)!;
 		const before = (await counters()).requests.by_route[PUT] ?? 0;
 		// Reordered, one removed, one added.
-		const wanted = [...rt.bindings].sort((a, b) => a.sort_order - b.sort_order).reverse().slice(0, 1).map((b) => ({ repository_id: b.repository_id, branch: b.branch }));
+		const wanted = [...rt.bindings]
+			.sort((a, b) => a.sort_order - b.sort_order)
+			.reverse()
+			.slice(0, 1)
+			.map((b) => ({ repository_id: b.repository_id, branch: b.branch }));
 		wanted.push({ repository_id: 990001, branch: 'feature/surf' });
-		const result = await run<Array<{ repository_id: number; branch: string; sort_order: number }>>('cloudAgents.github.editBindings', { runtimeId: rt.id, repositories: wanted, quiet: true, rethrow: true });
-		assert.deepEqual(result.map((b) => [b.repository_id, b.branch]), wanted.map((b) => [b.repository_id, b.branch]));
+		const result = await run<Array<{ repository_id: number; branch: string; sort_order: number }>>('cloudAgents.github.editBindings', {
+			runtimeId: rt.id,
+			repositories: wanted,
+			quiet: true,
+			rethrow: true,
+		});
+		assert.deepEqual(
+			result.map((b) => [b.repository_id, b.branch]),
+			wanted.map((b) => [b.repository_id, b.branch]),
+		);
 		const after = (await state()).runtimes.find((r) => r.id === rt.id)!;
-		assert.deepEqual([...after.bindings].sort((a, b) => a.sort_order - b.sort_order).map((b) => [b.repository_id, b.branch]), wanted.map((b) => [b.repository_id, b.branch]));
+		assert.deepEqual(
+			[...after.bindings].sort((a, b) => a.sort_order - b.sort_order).map((b) => [b.repository_id, b.branch]),
+			wanted.map((b) => [b.repository_id, b.branch]),
+		);
 		assert.equal((await counters()).requests.by_route[PUT], before + 1);
 
-		await assert.rejects(Promise.resolve(run('cloudAgents.github.editBindings', { runtimeId: rt.id, repositories: [{ repository_id: 5, branch: 'bad..name' }], quiet: true, rethrow: true })), /Not sent/);
-		await assert.rejects(Promise.resolve(run('cloudAgents.github.editBindings', { runtimeId: rt.id, repositories: [...wanted, wanted[0]], quiet: true, rethrow: true })), /twice/);
+		await assert.rejects(
+			Promise.resolve(
+				run('cloudAgents.github.editBindings', {
+					runtimeId: rt.id,
+					repositories: [{ repository_id: 5, branch: 'bad..name' }],
+					quiet: true,
+					rethrow: true,
+				}),
+			),
+			/Not sent/,
+		);
+		await assert.rejects(
+			Promise.resolve(
+				run('cloudAgents.github.editBindings', {
+					runtimeId: rt.id,
+					repositories: [...wanted, wanted[0]],
+					quiet: true,
+					rethrow: true,
+				}),
+			),
+			/twice/,
+		);
 		assert.equal((await counters()).requests.by_route[PUT], before + 1, 'nothing sent');
 
-		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'PUT', route: '/v2/github/runtime-bindings/{runtime_id}', status: 422, count: 1 }] });
-		await assert.rejects(Promise.resolve(run('cloudAgents.github.editBindings', { runtimeId: rt.id, repositories: [{ repository_id: 77, branch: 'main' }], quiet: true, rethrow: true })), /refused the bindings; nothing was changed/);
+		await emu('PUT', '/_emulator/faults', {
+			rules: [{ method: 'PUT', route: '/v2/github/runtime-bindings/{runtime_id}', status: 422, count: 1 }],
+		});
+		await assert.rejects(
+			Promise.resolve(
+				run('cloudAgents.github.editBindings', {
+					runtimeId: rt.id,
+					repositories: [{ repository_id: 77, branch: 'main' }],
+					quiet: true,
+					rethrow: true,
+				}),
+			),
+			/refused the bindings; nothing was changed/,
+		);
 		const unchanged = (await state()).runtimes.find((r) => r.id === rt.id)!;
-		assert.deepEqual(unchanged.bindings.map((b) => [b.repository_id, b.branch]).sort(), after.bindings.map((b) => [b.repository_id, b.branch]).sort());
+		assert.deepEqual(
+			unchanged.bindings.map((b) => [b.repository_id, b.branch]).sort(),
+			after.bindings.map((b) => [b.repository_id, b.branch]).sort(),
+		);
 	});
 });

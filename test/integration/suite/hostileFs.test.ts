@@ -27,7 +27,8 @@ suite('Hostile server: local files and the agent workspace', () => {
 	let hostile: HostileSession;
 
 	const uri = (path = ''): vscode.Uri => workspaceUri(AGENT_ID, path);
-	const workspaceRequests = (): number => server.requestsTo('* /v2/agents/*/workspace').length + server.requestsTo('* /v2/agents/*/workspace/files').length;
+	const workspaceRequests = (): number =>
+		server.requestsTo('* /v2/agents/*/workspace').length + server.requestsTo('* /v2/agents/*/workspace/files').length;
 	/** Serves `tree` through the workspace routes, plus `routes`, plus what the views ask for. */
 	const use = (tree: HostileTree, routes: Record<string, RouteHandler> = {}): void => {
 		server.use({
@@ -44,7 +45,11 @@ suite('Hostile server: local files and the agent workspace', () => {
 	suiteSetup(async function () {
 		this.timeout(60_000);
 		api = await testApi();
-		hostile = await useHostileServer(api, { description: 'starting', routes: {} }, { settings: { 'files.autoSave': 'off' }, signIn: 'store' });
+		hostile = await useHostileServer(
+			api,
+			{ description: 'starting', routes: {} },
+			{ settings: { 'files.autoSave': 'off' }, signIn: 'store' },
+		);
 		server = hostile.server;
 		use({ list: () => undefined, file: () => undefined });
 		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
@@ -72,10 +77,16 @@ suite('Hostile server: local files and the agent workspace', () => {
 		const marker = `cloud-agents-pwned-${randomBytes(6).toString('hex')}`;
 		const craftedId = `${'../'.repeat(40)}tmp/${marker}`;
 		const crafted = artifact({ id: craftedId, name: '../../evil.txt', media_type: 'image/png', size: PNG.byteLength });
-		use({ list: () => undefined, file: () => undefined }, {
-			'GET /v2/agents/*/artifacts/**': (_req, res) => json(res, 200, { ...crafted, content_base64: PNG.toString('base64') }),
+		use(
+			{ list: () => undefined, file: () => undefined },
+			{
+				'GET /v2/agents/*/artifacts/**': (_req, res) => json(res, 200, { ...crafted, content_base64: PNG.toString('base64') }),
+			},
+		);
+		const written = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.artifacts.open', {
+			agentId: AGENT_ID,
+			artifactId: 'art_hostile0001',
 		});
-		const written = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.artifacts.open', { agentId: AGENT_ID, artifactId: 'art_hostile0001' });
 		const outside = readdirSync(tmpdir()).filter((name) => name.startsWith(marker));
 		assert.deepEqual(outside, [], `written outside the storage folder: ${outside.join(', ')}`);
 		assert.equal(existsSync(`/tmp/${marker}`), false);
@@ -99,9 +110,15 @@ suite('Hostile server: local files and the agent workspace', () => {
 			{ name: 'x\u0007y', type: 'file', size: 5, mtime_unix_ms: MTIME },
 			{ name: 'sub', type: 'directory', size: 0, mtime_unix_ms: MTIME },
 		];
-		use({ list: (p) => (p === '' ? entries : p === 'sub' ? [] : undefined), file: (p) => (p === 'good.txt' ? { content: Buffer.from('good\n'), mtime: MTIME } : undefined) });
+		use({
+			list: (p) => (p === '' ? entries : p === 'sub' ? [] : undefined),
+			file: (p) => (p === 'good.txt' ? { content: Buffer.from('good\n'), mtime: MTIME } : undefined),
+		});
 		const listed = await vscode.workspace.fs.readDirectory(uri());
-		assert.deepEqual(listed, [['good.txt', vscode.FileType.File], ['sub', vscode.FileType.Directory]]);
+		assert.deepEqual(listed, [
+			['good.txt', vscode.FileType.File],
+			['sub', vscode.FileType.Directory],
+		]);
 		assert.equal(Buffer.from(await vscode.workspace.fs.readFile(uri('good.txt'))).toString(), 'good\n');
 	});
 
@@ -112,7 +129,10 @@ suite('Hostile server: local files and the agent workspace', () => {
 		for (const op of ['copy', 'rename'] as const) {
 			await assert.rejects(
 				Promise.resolve(vscode.workspace.fs[op](uri('deep'), uri(`deep-${op}`), { overwrite: false })),
-				(err: unknown) => err instanceof vscode.FileSystemError && /more than \d+ folder levels deep/.test(err.message) && /Nothing was changed/.test(err.message),
+				(err: unknown) =>
+					err instanceof vscode.FileSystemError &&
+					/more than \d+ folder levels deep/.test(err.message) &&
+					/Nothing was changed/.test(err.message),
 			);
 		}
 		assert.deepEqual(changed, []);
@@ -148,7 +168,11 @@ suite('Hostile server: local files and the agent workspace', () => {
 				{ path: 'ok.txt', line: 'one', column: -5, preview: 'needle' },
 			],
 		});
-		const opened = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.workspace.search', { agentId: AGENT_ID, query: 'needle', pick: 0 });
+		const opened = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.workspace.search', {
+			agentId: AGENT_ID,
+			query: 'needle',
+			pick: 0,
+		});
 		// Compared by agent and path: the command opens under whichever authority the window uses for the agent.
 		assert.ok(opened, 'a match was opened');
 		assert.deepEqual(parseWorkspaceUri(opened), { agentId: AGENT_ID, path: '/ok.txt' });
@@ -163,7 +187,8 @@ suite('Hostile server: local files and the agent workspace', () => {
 		let current: { content: Buffer; mtime: number } = { content: Buffer.from('original\n'), mtime: MTIME };
 		const writes: string[] = [];
 		use({
-			list: (p) => (p === '' ? [{ name: 'open.md', type: 'file', size: current.content.byteLength, mtime_unix_ms: current.mtime }] : undefined),
+			list: (p) =>
+				p === '' ? [{ name: 'open.md', type: 'file', size: current.content.byteLength, mtime_unix_ms: current.mtime }] : undefined,
 			file: (p) => (p === 'open.md' ? current : undefined),
 			write: (p, c) => {
 				writes.push(p);
@@ -181,7 +206,7 @@ suite('Hostile server: local files and the agent workspace', () => {
 		current = { content: Buffer.from('theirs!!\n'), mtime: MTIME - 3_600_000 };
 		assert.equal(await doc.save(), false, 'the save must stop at the conflict');
 		assert.equal(doc.isDirty, true);
-		assert.deepEqual(writes, [], 'nothing was written over the agent\'s version');
+		assert.deepEqual(writes, [], "nothing was written over the agent's version");
 		assert.equal(current.content.toString(), 'theirs!!\n');
 		// Leave no dirty editor or save-conflict prompt behind for the teardown to close under it.
 		await vscode.commands.executeCommand('workbench.action.files.revert');

@@ -13,7 +13,8 @@ import { type HostileSession, useHostileServer } from '../support/hostile';
  * endless "Load more", never a silent stop.
  */
 
-const rows = async (): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'agents')) ?? [];
+const rows = async (): Promise<RowSnapshot[]> =>
+	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'agents')) ?? [];
 const agentRows = (list: RowSnapshot[]): RowSnapshot[] => list.filter((r) => r.id?.startsWith('agent/'));
 const loadMore = (list: RowSnapshot[]): RowSnapshot | undefined => list.find((r) => r.contextValue === 'loadMore');
 const notice = (list: RowSnapshot[]): RowSnapshot | undefined => list.find((r) => r.contextValue === 'notice');
@@ -24,7 +25,11 @@ function firstPageForever(fresh: boolean): Scenario {
 		description: fresh ? 'same page under new cursors' : 'ignores every cursor parameter',
 		routes: {
 			'GET /v2/me': (_q, res) => json(res, 200, { id: 'u1', display_name: 'Pager' }),
-			'GET /v2/agents': (_q, res, ctx) => json(res, 200, { agents: [agent({ id: `${AGENT_ID}0`, name: 'first' }), agent({ id: `${AGENT_ID}1`, name: 'second' })], next_cursor: fresh ? `c${ctx.hits}` : 'c1' }),
+			'GET /v2/agents': (_q, res, ctx) =>
+				json(res, 200, {
+					agents: [agent({ id: `${AGENT_ID}0`, name: 'first' }), agent({ id: `${AGENT_ID}1`, name: 'second' })],
+					next_cursor: fresh ? `c${ctx.hits}` : 'c1',
+				}),
 			'GET /v2/runtimes': (_q, res) => json(res, 200, { data: [] }),
 		},
 	};
@@ -55,7 +60,11 @@ suite('Hostile server paging in the Agents view', () => {
 		const sent = server.requestsTo('GET /v2/agents').length;
 		await vscode.commands.executeCommand('cloudAgents.agents.loadMore');
 		const after = await rows();
-		assert.deepEqual(agentRows(after).map((r) => r.label), ['first', 'second'], 'what was loaded stays, without duplicates');
+		assert.deepEqual(
+			agentRows(after).map((r) => r.label),
+			['first', 'second'],
+			'what was loaded stays, without duplicates',
+		);
 		assert.equal(loadMore(after), undefined, 'no endless "Load more…"');
 		assert.match(notice(after)?.label ?? '', /ignored the page cursor/);
 		const probes = server.requestsTo('GET /v2/agents').length - sent;
@@ -68,7 +77,10 @@ suite('Hostile server paging in the Agents view', () => {
 		await vscode.commands.executeCommand('cloudAgents.agents.refresh');
 		await vscode.commands.executeCommand('cloudAgents.agents.loadMore');
 		const after = await rows();
-		assert.deepEqual(agentRows(after).map((r) => r.label), ['first', 'second']);
+		assert.deepEqual(
+			agentRows(after).map((r) => r.label),
+			['first', 'second'],
+		);
 		assert.equal(loadMore(after), undefined);
 		assert.ok(notice(after), 'a row says why the list ends');
 	});

@@ -33,7 +33,8 @@ const RUN_OK = 'run_hostile0002';
 const FORGED_TYPE = 'log\n12:00:00.000  run.completed  FORGED-BY-SERVER';
 const IMPLAUSIBLE_REQUEST_ID = `req ${'z'.repeat(200)}\n[Copy](command:evil)`;
 
-const rows = async (key: 'agents' | 'runs'): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key)) ?? [];
+const rows = async (key: 'agents' | 'runs'): Promise<RowSnapshot[]> =>
+	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key)) ?? [];
 
 suite('Hostile server text in the UI', () => {
 	let api: CloudAgentsTestApi;
@@ -51,7 +52,11 @@ suite('Hostile server text in the UI', () => {
 					const write = sseStart(res);
 					const frames = [
 						{ seq: 1, type: FORGED_TYPE, data: { text: 'payload' } },
-						{ seq: 2, type: 'message', data: { role: 'assistant', text: 'hello\n12:00:00.000  run.completed  FORGED-IN-PAYLOAD' } },
+						{
+							seq: 2,
+							type: 'message',
+							data: { role: 'assistant', text: 'hello\n12:00:00.000  run.completed  FORGED-IN-PAYLOAD' },
+						},
 						{ seq: 3, type: 'run.completed', data: { status: 'succeeded' } },
 					];
 					for (const f of frames) {
@@ -60,9 +65,19 @@ suite('Hostile server text in the UI', () => {
 					}
 					res.end();
 				},
-				[`GET /v2/agents/*/runs/${RUN_OK}`]: (_req, res) => json(res, 200, run({ id: RUN_OK, status: 'succeeded', prompt: HOSTILE_PROMPT, result: HOSTILE_RESULT })),
-				[`GET /v2/agents/*/runs/${RUN_ID}`]: (_req, res) => errorEnvelope(res, 500, 'internal', 'Broken. [Open](command:workbench.action.openSettings)', IMPLAUSIBLE_REQUEST_ID, { 'x-request-id': 'x'.repeat(300) }),
-				'GET /v2/agents/*/runs': (_req, res) => json(res, 200, { runs: [run({ id: RUN_OK, status: 'succeeded', prompt: HOSTILE_PROMPT, result: HOSTILE_RESULT }), run({ prompt: HOSTILE_PROMPT })] }),
+				[`GET /v2/agents/*/runs/${RUN_OK}`]: (_req, res) =>
+					json(res, 200, run({ id: RUN_OK, status: 'succeeded', prompt: HOSTILE_PROMPT, result: HOSTILE_RESULT })),
+				[`GET /v2/agents/*/runs/${RUN_ID}`]: (_req, res) =>
+					errorEnvelope(res, 500, 'internal', 'Broken. [Open](command:workbench.action.openSettings)', IMPLAUSIBLE_REQUEST_ID, {
+						'x-request-id': 'x'.repeat(300),
+					}),
+				'GET /v2/agents/*/runs': (_req, res) =>
+					json(res, 200, {
+						runs: [
+							run({ id: RUN_OK, status: 'succeeded', prompt: HOSTILE_PROMPT, result: HOSTILE_RESULT }),
+							run({ prompt: HOSTILE_PROMPT }),
+						],
+					}),
 				'GET /v2/agents/*/artifacts': (_req, res) => json(res, 200, { artifacts: [] }),
 				'GET /v2/runtimes': (_req, res) => json(res, 200, { data: [] }),
 			},
@@ -83,11 +98,21 @@ suite('Hostile server text in the UI', () => {
 		assert.ok(row, 'the hostile agent has a row');
 		assert.ok(!BIDI_OR_CONTROL.test(row.label), `the label keeps a bidi or control character: ${JSON.stringify(row.label)}`);
 		assert.ok(!row.label.includes('\n') && !row.label.includes('\r'), 'the label is one line');
-		assert.ok(row.label.startsWith('Invoice fdp.exe [31m red SECOND LINE isolated') || row.label.startsWith('Invoice fdp.exe red SECOND LINE isolated'), JSON.stringify(row.label));
+		assert.ok(
+			row.label.startsWith('Invoice fdp.exe [31m red SECOND LINE isolated') ||
+				row.label.startsWith('Invoice fdp.exe red SECOND LINE isolated'),
+			JSON.stringify(row.label),
+		);
 		assert.ok(row.label.length <= 120 && row.label.endsWith('…'), `the label is cut: ${row.label.length} characters`);
-		assert.ok(row.description !== undefined && !BIDI_OR_CONTROL.test(row.description) && !row.description.includes('\n'), JSON.stringify(row.description));
+		assert.ok(
+			row.description !== undefined && !BIDI_OR_CONTROL.test(row.description) && !row.description.includes('\n'),
+			JSON.stringify(row.description),
+		);
 		assert.equal(typeof row.tooltip, 'string', 'the tooltip is plain text');
-		assert.ok(!BIDI_OR_CONTROL.test(row.tooltip ?? ''), `the tooltip keeps a bidi or control character: ${JSON.stringify(row.tooltip)}`);
+		assert.ok(
+			!BIDI_OR_CONTROL.test(row.tooltip ?? ''),
+			`the tooltip keeps a bidi or control character: ${JSON.stringify(row.tooltip)}`,
+		);
 		assert.ok((row.tooltip ?? '').length <= 2_000);
 	});
 
@@ -106,7 +131,10 @@ suite('Hostile server text in the UI', () => {
 
 	test('a run result with command links opens as a Markdown record whose link syntax is escaped', async function () {
 		this.timeout(20_000);
-		const doc = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: AGENT_ID, runId: RUN_OK });
+		const doc = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', {
+			agentId: AGENT_ID,
+			runId: RUN_OK,
+		});
 		assert.ok(doc, 'the record opened');
 		const text = doc.getText();
 		assert.ok(text.includes('## Result heading'), 'the result is there');
@@ -118,7 +146,7 @@ suite('Hostile server text in the UI', () => {
 		assert.ok(text.includes('\\[Open settings\\](command:workbench.action.openSettings)'), 'the link text is shown escaped');
 	});
 
-	test('an event type with a line break cannot forge a header line in the run\'s output', async function () {
+	test("an event type with a line break cannot forge a header line in the run's output", async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId: AGENT_ID, runId: RUN_OK });
 		const outcome = await within('following the hostile run to end', api.runFollower.whenDone(AGENT_ID, RUN_OK), 20_000);
@@ -137,12 +165,20 @@ suite('Hostile server text in the UI', () => {
 	});
 
 	test('an implausible request id is described as such and never offered for copying; a plausible one is kept exactly', () => {
-		const implausible = Object.assign(new Error('Broken. [Open](command:workbench.action.openSettings)'), { name: 'ApiError', status: 500, requestId: IMPLAUSIBLE_REQUEST_ID });
+		const implausible = Object.assign(new Error('Broken. [Open](command:workbench.action.openSettings)'), {
+			name: 'ApiError',
+			status: 500,
+			requestId: IMPLAUSIBLE_REQUEST_ID,
+		});
 		assert.equal(requestIdOf(implausible), undefined, 'nothing to copy');
 		const text = describeError(implausible);
 		assert.ok(text.includes('request id not shown: implausible value'), text);
 		assert.ok(!text.includes('zzzz') && !text.includes('\n'), text);
-		const plausible = Object.assign(new Error('Broken'), { name: 'ApiError', status: 500, requestId: '0192f1a0-1234-7abc-8def-0123456789ab' });
+		const plausible = Object.assign(new Error('Broken'), {
+			name: 'ApiError',
+			status: 500,
+			requestId: '0192f1a0-1234-7abc-8def-0123456789ab',
+		});
 		assert.equal(requestIdOf(plausible), '0192f1a0-1234-7abc-8def-0123456789ab');
 		assert.ok(describeError(plausible).includes('(request 0192f1a0-1234-7abc-8def-0123456789ab)'));
 	});

@@ -15,7 +15,10 @@ import { emu, restoreDevToken, testApi } from '../support/cloudAgents';
  * descriptors defined in the test, the way a new subtree module would declare them.
  */
 
-interface State { runtimes: Array<Runtime & { vnc_credentials: VncCredential[] }>; agents: Agent[] }
+interface State {
+	runtimes: Array<Runtime & { vnc_credentials: VncCredential[] }>;
+	agents: Agent[];
+}
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
 
 /** VNC credentials nested under each runtime (a `children` list over a real endpoint). */
@@ -24,7 +27,9 @@ const vncChildren: ListDescriptor<VncCredential, { runtimeId: string; credential
 	kind: 'testVnc',
 	parent: { as: 'children', of: runtimesList },
 	title: () => 'VNC credentials',
-	source: { list: async (ctx, { signal }, runtime) => ({ items: await ctx.client().listVncCredentials(runtime.id, { signal }), more: false }) },
+	source: {
+		list: async (ctx, { signal }, runtime) => ({ items: await ctx.client().listVncCredentials(runtime.id, { signal }), more: false }),
+	},
 	keyOf: (c) => c.id,
 	fields: (credential, runtimeId) => ({ runtimeId: runtimeId ?? '', credential }),
 	row: (c) => ({ label: c.display_name || c.id, contextValue: `testVnc:${c.revoked_at ? 'revoked' : 'active'}` }),
@@ -45,7 +50,7 @@ const agentChildren: ListDescriptor<Agent, { agent: Agent }, Runtime> = {
 };
 
 function label(item: vscode.TreeItem): string {
-	return typeof item.label === 'string' ? item.label : item.label?.label ?? '';
+	return typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
 }
 
 suite('List descriptors: subtrees and command targets', () => {
@@ -92,8 +97,14 @@ suite('List descriptors: subtrees and command targets', () => {
 		assert.equal(parentRow.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
 
 		const children = await tree.getChildren(parentRow);
-		assert.deepEqual(children.map((n) => n.id), withCredentials.vnc_credentials.map((c) => `testVnc/${withCredentials.id}/${c.id}`));
-		assert.deepEqual(children.map((n) => n.contextValue), withCredentials.vnc_credentials.map((c) => `testVnc:${c.revoked_at ? 'revoked' : 'active'}`));
+		assert.deepEqual(
+			children.map((n) => n.id),
+			withCredentials.vnc_credentials.map((c) => `testVnc/${withCredentials.id}/${c.id}`),
+		);
+		assert.deepEqual(
+			children.map((n) => n.contextValue),
+			withCredentials.vnc_credentials.map((c) => `testVnc:${c.revoked_at ? 'revoked' : 'active'}`),
+		);
 		for (const child of children) {
 			assert.equal(tree.getParent(child), parentRow, 'getParent returns the row the child hangs under (reveal)');
 			assert.ok(child instanceof RecordNode);
@@ -103,7 +114,10 @@ suite('List descriptors: subtrees and command targets', () => {
 
 		const emptyParent = top.find((n) => n.id === `runtime/${without.id}`)!;
 		const empty = await tree.getChildren(emptyParent);
-		assert.deepEqual(empty.map((n) => [label(n), n.contextValue]), [['No VNC credentials', 'empty']]);
+		assert.deepEqual(
+			empty.map((n) => [label(n), n.contextValue]),
+			[['No VNC credentials', 'empty']],
+		);
 	});
 
 	test('a subtree that fails shows its own error and Retry rows (Retry names the subtree) and recovers alone', async function () {
@@ -112,21 +126,29 @@ suite('List descriptors: subtrees and command targets', () => {
 		const runtime = (await state()).runtimes.find((r) => r.vnc_credentials.length > 0)!;
 		const top = await tree.getChildren();
 		const parentRow = top.find((n) => n.id === `runtime/${runtime.id}`)!;
-		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/runtimes/{runtime_id}/vnc-credentials', status: 500, count: 1 }] });
+		await emu('PUT', '/_emulator/faults', {
+			rules: [{ method: 'GET', route: '/v2/runtimes/{runtime_id}/vnc-credentials', status: 500, count: 1 }],
+		});
 		const failed = await tree.getChildren(parentRow);
 		const error = failed.find((n) => n.contextValue === 'error');
 		assert.ok(error, `an error row: ${failed.map((n) => n.contextValue).join(', ')}`);
 		assert.match(typeof error.tooltip === 'string' ? error.tooltip : '', /request [0-9a-f-]{8,}/i, 'the error names the request id');
 		const retry = failed.find((n) => n.contextValue === 'retry');
-		assert.equal(retry?.command?.command, 'cloudAgents.runtimes.refresh', 'the subtree retries through its view\'s refresh command');
+		assert.equal(retry?.command?.command, 'cloudAgents.runtimes.refresh', "the subtree retries through its view's refresh command");
 		const listId = retry.command.arguments?.[0] as string;
 		assert.equal(listId, `runtime/${runtime.id}/testVnc`);
 		// The top list is untouched by the subtree's failure.
-		assert.equal((await tree.getChildren()).some((n) => n.contextValue === 'error'), false);
+		assert.equal(
+			(await tree.getChildren()).some((n) => n.contextValue === 'error'),
+			false,
+		);
 
 		await tree.refresh(listId);
 		const recovered = await tree.getChildren(parentRow);
-		assert.deepEqual(recovered.map((n) => n.id), runtime.vnc_credentials.map((c) => `testVnc/${runtime.id}/${c.id}`));
+		assert.deepEqual(
+			recovered.map((n) => n.id),
+			runtime.vnc_credentials.map((c) => `testVnc/${runtime.id}/${c.id}`),
+		);
 	});
 
 	test('several child lists hang under group rows; a paged child has its own "Load more…" naming the subtree', async function () {
@@ -137,7 +159,10 @@ suite('List descriptors: subtrees and command targets', () => {
 		const parentRow = top.find((n) => n instanceof RecordNode)!;
 		const groups = await tree.getChildren(parentRow);
 		assert.deepEqual(groups.map(label), ['VNC credentials', 'Agents']);
-		assert.deepEqual(groups.map((g) => g.collapsibleState), [vscode.TreeItemCollapsibleState.Collapsed, vscode.TreeItemCollapsibleState.Collapsed]);
+		assert.deepEqual(
+			groups.map((g) => g.collapsibleState),
+			[vscode.TreeItemCollapsibleState.Collapsed, vscode.TreeItemCollapsibleState.Collapsed],
+		);
 		assert.equal(tree.getParent(groups[1]!), parentRow);
 
 		const agents = (await state()).agents;
@@ -159,10 +184,15 @@ suite('List descriptors: subtrees and command targets', () => {
 	test('the resolver takes a string id (a link) and an automation object the same way, and refuses an unknown id', async function () {
 		this.timeout(30_000);
 		const runtime = (await state()).runtimes[0]!;
-		const byString = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', runtime.id);
-		assert.ok(byString, 'a string argument opened the runtime\'s details');
+		const byString = await vscode.commands.executeCommand<vscode.TextDocument | undefined>(
+			'cloudAgents.runtimes.showDetails',
+			runtime.id,
+		);
+		assert.ok(byString, "a string argument opened the runtime's details");
 		assert.equal((JSON.parse(byString.getText()) as Runtime).id, runtime.id);
-		const byObject = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', { runtimeId: runtime.id });
+		const byObject = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', {
+			runtimeId: runtime.id,
+		});
 		assert.equal((JSON.parse(byObject!.getText()) as Runtime).id, runtime.id);
 
 		// An id that names nothing: the command shows an error (handled) and opens nothing.

@@ -31,7 +31,7 @@ suite('Automatic refresh of a list', () => {
 		}
 	});
 
-	test('a poll that brings nothing new leaves the rows alone (Open Computer from an agent row\'s context menu keeps its row); a change on the service redraws', async function () {
+	test("a poll that brings nothing new leaves the rows alone (Open Computer from an agent row's context menu keeps its row); a change on the service redraws", async function () {
 		this.timeout(60_000);
 		const signedIn = new vscode.EventEmitter<void>();
 		const visibility = new vscode.EventEmitter<vscode.TreeViewVisibilityChangeEvent>();
@@ -47,7 +47,10 @@ suite('Automatic refresh of a list', () => {
 		const agent = agents.find((a) => a.name === 'Shared reviewer');
 		assert.ok(agent, 'the demo seed has the "Shared reviewer" agent');
 		const rows = await tree.getChildren();
-		assert.ok(rows.some((r) => r.id === `agent/${agent.id}`), 'the agent has a row');
+		assert.ok(
+			rows.some((r) => r.id === `agent/${agent.id}`),
+			'the agent has a row',
+		);
 
 		// In motion as seen from elsewhere (a run just started on it): the list polls while visible.
 		tree.markActive(agent.id, true);
@@ -56,20 +59,29 @@ suite('Automatic refresh of a list', () => {
 		let changedLoads = 0;
 		let last = JSON.stringify(tree.records);
 		disposables.push(tree.onDidChangeTreeData(() => redraws++));
-		disposables.push(tree.onDidLoad(() => {
-			loads++;
-			const now = JSON.stringify(tree.records);
-			if (now !== last) {
-				changedLoads++;
-				last = now;
-			}
-		}));
+		disposables.push(
+			tree.onDidLoad(() => {
+				loads++;
+				const now = JSON.stringify(tree.records);
+				if (now !== last) {
+					changedLoads++;
+					last = now;
+				}
+			}),
+		);
 		const newName = `Shared reviewer ${Date.now()}`;
 		try {
 			// Two polls that found the list as it was (other suites' runs may change it meanwhile:
 			// those polls count as changed and may redraw).
-			await waitFor('two automatic refreshes that change nothing', async () => (loads - changedLoads >= 2 ? true : undefined), 30_000);
-			assert.ok(redraws <= changedLoads, `${redraws} redraw(s) over ${loads} automatic refreshes of which ${changedLoads} changed the list`);
+			await waitFor(
+				'two automatic refreshes that change nothing',
+				async () => (loads - changedLoads >= 2 ? true : undefined),
+				30_000,
+			);
+			assert.ok(
+				redraws <= changedLoads,
+				`${redraws} redraw(s) over ${loads} automatic refreshes of which ${changedLoads} changed the list`,
+			);
 
 			// The service renames the agent: the next poll redraws and the row has the new name.
 			const before = redraws;

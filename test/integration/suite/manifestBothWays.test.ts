@@ -10,7 +10,12 @@ import { testApi } from '../support/cloudAgents';
  * `when` clause naming a view that does not exist fails here rather than silently in the UI.
  */
 
-interface MenuEntry { command?: string; submenu?: string; when?: string; alt?: string }
+interface MenuEntry {
+	command?: string;
+	submenu?: string;
+	when?: string;
+	alt?: string;
+}
 interface Manifest {
 	contributes: {
 		commands: Array<{ command: string; enablement?: string }>;
@@ -54,7 +59,11 @@ suite('Manifest both ways (package.json ↔ the running extension)', () => {
 		(await testApi()).features.load();
 		registered = new Set(await vscode.commands.getCommands(true));
 		contributed = new Set(manifest().contributes.commands.map((c) => c.command));
-		views = new Set(Object.values(manifest().contributes.views).flat().map((v) => v.id));
+		views = new Set(
+			Object.values(manifest().contributes.views)
+				.flat()
+				.map((v) => v.id),
+		);
 	});
 
 	test('every contributed command is registered', () => {
@@ -98,9 +107,14 @@ suite('Manifest both ways (package.json ↔ the running extension)', () => {
 	test('every when clause and welcome that names a view names a contributed view', () => {
 		const m = manifest().contributes;
 		const clauses: Array<[string, string]> = [
-			...Object.entries(m.menus).flatMap(([menu, entries]) => entries.filter((e) => e.when).map((e): [string, string] => [`${menu} ${e.command ?? e.submenu ?? ''}`, e.when!])),
+			...Object.entries(m.menus).flatMap(([menu, entries]) =>
+				entries.filter((e) => e.when).map((e): [string, string] => [`${menu} ${e.command ?? e.submenu ?? ''}`, e.when!]),
+			),
 			...m.viewsWelcome.filter((w) => w.when).map((w): [string, string] => [`viewsWelcome ${w.view}`, w.when!]),
-			...Object.values(m.views).flat().filter((v) => v.when).map((v): [string, string] => [`views ${v.id}`, v.when!]),
+			...Object.values(m.views)
+				.flat()
+				.filter((v) => v.when)
+				.map((v): [string, string] => [`views ${v.id}`, v.when!]),
 			...(m.keybindings ?? []).filter((k) => k.when).map((k): [string, string] => [`keybinding ${k.command}`, k.when!]),
 			...m.commands.filter((c) => c.enablement).map((c): [string, string] => [`enablement ${c.command}`, c.enablement!]),
 		];
@@ -126,7 +140,10 @@ suite('Manifest both ways (package.json ↔ the running extension)', () => {
 
 	test('the checks catch a wrong name (the when-clause parser reads the forms package.json uses)', () => {
 		assert.deepEqual(viewsNamedIn('view == cloudAgents.agents && viewItem =~ /^agent:/'), ['cloudAgents.agents']);
-		assert.deepEqual(viewsNamedIn("focusedView == 'cloudAgents.runs' || view != cloudAgents.runtimez"), ['cloudAgents.runs', 'cloudAgents.runtimez']);
+		assert.deepEqual(viewsNamedIn("focusedView == 'cloudAgents.runs' || view != cloudAgents.runtimez"), [
+			'cloudAgents.runs',
+			'cloudAgents.runtimez',
+		]);
 		assert.deepEqual(viewsNamedIn('view =~ /^cloudAgents\\.artifacts$/'), ['cloudAgents.artifacts']);
 		assert.equal(views.has('cloudAgents.runtimez'), false);
 	});

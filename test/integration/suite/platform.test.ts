@@ -13,9 +13,21 @@ import { RECORD_SCHEME } from '../../../src/ids';
 import { counters, emu, testApi, waitFor } from '../support/cloudAgents';
 import { devToken, emulatorProfile, emulatorUrl } from '../support/env';
 
-interface ConnectionReport { apiUrl: string; reachable: boolean; healthMs?: number; meMs?: number; signedIn: boolean; account?: string; error?: string }
-interface HostKeyAnswer { data: Record<string, unknown> }
-interface StateSecrets { secrets: Array<{ id: string; display_name: string; cache_ttl_secs: number }> }
+interface ConnectionReport {
+	apiUrl: string;
+	reachable: boolean;
+	healthMs?: number;
+	meMs?: number;
+	signedIn: boolean;
+	account?: string;
+	error?: string;
+}
+interface HostKeyAnswer {
+	data: Record<string, unknown>;
+}
+interface StateSecrets {
+	secrets: Array<{ id: string; display_name: string; cache_ttl_secs: number }>;
+}
 
 const run = async <T>(command: string, ...args: unknown[]): Promise<T> => vscode.commands.executeCommand<T>(command, ...args);
 const route = async (key: string): Promise<number> => (await counters()).requests.by_route[key] ?? 0;
@@ -26,12 +38,17 @@ async function emulatorPublicKey(): Promise<{ publicKey: string; fingerprint: st
 	if (emulatorProfile() === 'standard') {
 		return { publicKey: String(k.public_key), fingerprint: String(k.fingerprint_sha256) };
 	}
-	return { publicKey: `${String(k.algorithm)} ${String(k.key)}`, fingerprint: String((k.fingerprints as Record<string, unknown>).sha256) };
+	return {
+		publicKey: `${String(k.algorithm)} ${String(k.key)}`,
+		fingerprint: String((k.fingerprints as Record<string, unknown>).sha256),
+	};
 }
 
 async function setKnownHostsFile(file: string | undefined): Promise<void> {
 	await vscode.workspace.getConfiguration('cloudAgents').update('ssh.knownHostsFile', file, vscode.ConfigurationTarget.Global);
-	await waitFor('the known_hosts setting', async () => (vscode.workspace.getConfiguration('cloudAgents').get<string>('ssh.knownHostsFile', '') === (file ?? '') ? true : undefined));
+	await waitFor('the known_hosts setting', async () =>
+		vscode.workspace.getConfiguration('cloudAgents').get<string>('ssh.knownHostsFile', '') === (file ?? '') ? true : undefined,
+	);
 }
 
 suite('Platform commands', () => {
@@ -78,7 +95,11 @@ suite('Platform commands', () => {
 			assert.ok(report.error && report.error.length > 0, 'says why');
 		} finally {
 			await config.update('apiUrl', emulatorUrl(), vscode.ConfigurationTarget.Global);
-			await waitFor('the emulator API URL again', async () => ((await testApi()).session.signedIn && (await testApi()).session.apiUrl === emulatorUrl().replace(/\/+$/, '') ? true : undefined));
+			await waitFor('the emulator API URL again', async () =>
+				(await testApi()).session.signedIn && (await testApi()).session.apiUrl === emulatorUrl().replace(/\/+$/, '')
+					? true
+					: undefined,
+			);
 		}
 	});
 
@@ -96,7 +117,10 @@ suite('Platform commands', () => {
 			const file = join(dir, 'nested', 'known_hosts');
 			await setKnownHostsFile(file);
 			const { publicKey } = await emulatorPublicKey();
-			const first = await run<{ file: string; line: string; result: string }>('cloudAgents.ssh.addGatewayHostKeyToKnownHosts', { confirm: false, quiet: true });
+			const first = await run<{ file: string; line: string; result: string }>('cloudAgents.ssh.addGatewayHostKeyToKnownHosts', {
+				confirm: false,
+				quiet: true,
+			});
 			assert.equal(first.file, file, 'the overridden path, not ~/.ssh');
 			assert.equal(first.result, 'added');
 			const expected = `[gateway.cloud-agents.example]:2222 ${publicKey}\n`;
@@ -152,7 +176,10 @@ suite('Platform commands', () => {
 		});
 
 		test('Open Secret by Name or ID… explains a name that matches nothing [variant]', async () => {
-			await assert.rejects(run('cloudAgents.secrets.open', { secret: 'no-such-secret-anywhere', rethrow: true }), /No secret is called "no-such-secret-anywhere"/);
+			await assert.rejects(
+				run('cloudAgents.secrets.open', { secret: 'no-such-secret-anywhere', rethrow: true }),
+				/No secret is called "no-such-secret-anywhere"/,
+			);
 		});
 
 		test('Delete Secret… removes it from the service [variant]', async () => {

@@ -5,10 +5,14 @@ import type { RowSnapshot } from '../../../src/views';
 import { emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 
-interface RunBody { id: string; status: string }
+interface RunBody {
+	id: string;
+	status: string;
+}
 
 const enc = encodeURIComponent;
-const rows = async (): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'runs')) ?? [];
+const rows = async (): Promise<RowSnapshot[]> =>
+	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'runs')) ?? [];
 
 /** Issue 12, items 4, 5 and 10: runs have human names; the status bar and rows offer only valid actions. */
 suite('Run names, status bar and run actions', () => {
@@ -33,7 +37,11 @@ suite('Run names, status bar and run actions', () => {
 		const created = await emu<{ id: string }>('POST', '/v2/agents', { name: agentName }, devToken());
 		assert.equal(created.status, 201, JSON.stringify(created.body));
 		agentId = created.body.id;
-		await waitFor('the agent to become idle', async () => ((await emu<{ status: string }>('GET', `/v2/agents/${enc(agentId)}`, undefined, devToken())).body.status === 'idle' ? true : undefined));
+		await waitFor('the agent to become idle', async () =>
+			(await emu<{ status: string }>('GET', `/v2/agents/${enc(agentId)}`, undefined, devToken())).body.status === 'idle'
+				? true
+				: undefined,
+		);
 	});
 
 	suiteTeardown(async () => {
@@ -64,7 +72,10 @@ suite('Run names, status bar and run actions', () => {
 		assert.deepEqual(note.actions, ['Open Result', 'Show Output']);
 		// The channel's log file on disk carries the same name (VS Code names it after the channel).
 		const written = await writtenText(api);
-		assert.ok(written.some((w) => w.file.includes(agentName) && w.text.includes('run.completed')), `no output channel named after "${agentName}"`);
+		assert.ok(
+			written.some((w) => w.file.includes(agentName) && w.text.includes('run.completed')),
+			`no output channel named after "${agentName}"`,
+		);
 		await api.runFollower.forget(agentId, run.id);
 	});
 
@@ -81,7 +92,7 @@ suite('Run names, status bar and run actions', () => {
 		await api.runFollower.forget(agentId, run.id);
 	});
 
-	test('the status bar offers a streaming run\'s actions; Stop Following through it hides it instead of showing a stale status', async function () {
+	test("the status bar offers a streaming run's actions; Stop Following through it hides it instead of showing a stale status", async function () {
 		this.timeout(45_000);
 		const run = await startRun('Hold on [[hold]]');
 		try {
@@ -94,14 +105,18 @@ suite('Run names, status bar and run actions', () => {
 
 			// The followed run's row says so: Stop Following replaces the inline Follow (package.json menus).
 			await vscode.commands.executeCommand('cloudAgents.runs.refresh');
-			const row = await waitFor('the followed row', async () => (await rows()).find((r) => r.id === `run/${agentId}/${run.id}` && r.contextValue?.includes(':followed')));
+			const row = await waitFor('the followed row', async () =>
+				(await rows()).find((r) => r.id === `run/${agentId}/${run.id}` && r.contextValue?.includes(':followed')),
+			);
 			assert.match(row.contextValue ?? '', /^run:(queued|running):active.*:followed$/);
 
 			const chosen = await vscode.commands.executeCommand('cloudAgents.runs.followedRunActions', { action: 'stopFollowing' });
 			assert.equal(chosen, 'stopFollowing');
 			assert.equal((await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000)).reason, 'stopped');
 			assert.equal(api.runFollower.statusBar, undefined, 'a run no longer followed is not shown as running');
-			const after = await waitFor('the row without :followed', async () => (await rows()).find((r) => r.id === `run/${agentId}/${run.id}` && !r.contextValue?.includes(':followed')));
+			const after = await waitFor('the row without :followed', async () =>
+				(await rows()).find((r) => r.id === `run/${agentId}/${run.id}` && !r.contextValue?.includes(':followed')),
+			);
 			assert.match(after.contextValue ?? '', /^run:(queued|running):active/);
 		} finally {
 			await cancelQuietly(run.id);
@@ -130,7 +145,7 @@ suite('Run names, status bar and run actions', () => {
 		}
 	});
 
-	test('run output channels are bounded; an older run\'s history reopens from disk', async function () {
+	test("run output channels are bounded; an older run's history reopens from disk", async function () {
 		this.timeout(120_000);
 		const runs: RunBody[] = [];
 		for (let i = 0; i < 12; i++) {
@@ -143,9 +158,12 @@ suite('Run names, status bar and run actions', () => {
 			assert.ok(api.runFollower.channelNames.length <= 10, `${api.runFollower.channelNames.length} channels open`);
 		}
 		const first = runs[0]!;
-		assert.equal(api.runFollower.titleOf(agentId, first.id), undefined, 'the oldest run\'s channel was closed');
+		assert.equal(api.runFollower.titleOf(agentId, first.id), undefined, "the oldest run's channel was closed");
 		const stored = await api.runFollower.storedEvents(agentId, first.id);
-		assert.ok(stored.some((e) => e.type === 'run.completed'), 'its events stay on disk');
+		assert.ok(
+			stored.some((e) => e.type === 'run.completed'),
+			'its events stay on disk',
+		);
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: first.id });
 		assert.equal(api.runFollower.titleOf(agentId, first.id), `${agentName}: Quick task 0 [[events:1]]`);
 		assert.ok(api.runFollower.channelNames.length <= 10);

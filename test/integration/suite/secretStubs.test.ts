@@ -10,10 +10,23 @@ import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/clo
  * the emulator's state after the action.
  */
 
-interface StubRow { id: string; runtime_id: string; host_pattern: string; path_pattern: string; stub_config_json: string; stub_value_display_name: string }
-interface State { runtimes: Array<{ id: string; display_name: string; can_manage?: boolean; owner_user_id: string }>; stubs: StubRow[]; secrets: Array<{ id: string; display_name: string }>; users: Array<{ id: string }> }
+interface StubRow {
+	id: string;
+	runtime_id: string;
+	host_pattern: string;
+	path_pattern: string;
+	stub_config_json: string;
+	stub_value_display_name: string;
+}
+interface State {
+	runtimes: Array<{ id: string; display_name: string; can_manage?: boolean; owner_user_id: string }>;
+	stubs: StubRow[];
+	secrets: Array<{ id: string; display_name: string }>;
+	users: Array<{ id: string }>;
+}
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
-const rows = async (key: string, parent?: string): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parent)) ?? [];
+const rows = async (key: string, parent?: string): Promise<RowSnapshot[]> =>
+	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parent)) ?? [];
 const run = <T>(command: string, ...args: unknown[]): Thenable<T> => vscode.commands.executeCommand<T>(command, ...args);
 
 /** The stub rows under a runtime's row (directly, or under its "Secret Stubs" group when it has several). */
@@ -50,7 +63,10 @@ suite('Secret stubs and secrets', () => {
 
 	test('the Account view shows the groups, and its Secret Stubs group every stub of the service', async () => {
 		const groups = await rows('account');
-		assert.deepEqual(groups.filter((g) => ['account/secretStubs', 'account/secrets'].includes(g.id ?? '')).map((g) => g.contextValue), ['group:secretStub', 'group:secret']);
+		assert.deepEqual(
+			groups.filter((g) => ['account/secretStubs', 'account/secrets'].includes(g.id ?? '')).map((g) => g.contextValue),
+			['group:secretStub', 'group:secret'],
+		);
 		const stubs = await rows('account', 'account/secretStubs');
 		const s = await state();
 		assert.deepEqual(stubs.map((r) => r.id).sort(), s.stubs.map((x) => `secretStub/${x.id}`).sort());
@@ -62,9 +78,27 @@ suite('Secret stubs and secrets', () => {
 
 	test('create checks every answer before sending: a bad host, header name or template sends nothing', async () => {
 		const before = (await counters()).requests.by_route['POST /v1/runtimes/{runtime_id}/secret-stubs'] ?? 0;
-		const base = { runtimeId, host: 'api.example.com', shape: 'header', headerName: 'X-Api-Key', secret: secretName, rethrow: true, quiet: true };
-		for (const bad of [{ host: 'https://api.example.com' }, { headerName: 'X Api Key' }, { valueFormat: 'Bearer token' }, { shape: 'file', filePath: 'relative/path' }, { path: 'v1/*' }]) {
-			await assert.rejects(Promise.resolve(run('cloudAgents.secretStubs.create', { ...base, ...bad })), /Not sent/, JSON.stringify(bad));
+		const base = {
+			runtimeId,
+			host: 'api.example.com',
+			shape: 'header',
+			headerName: 'X-Api-Key',
+			secret: secretName,
+			rethrow: true,
+			quiet: true,
+		};
+		for (const bad of [
+			{ host: 'https://api.example.com' },
+			{ headerName: 'X Api Key' },
+			{ valueFormat: 'Bearer token' },
+			{ shape: 'file', filePath: 'relative/path' },
+			{ path: 'v1/*' },
+		]) {
+			await assert.rejects(
+				Promise.resolve(run('cloudAgents.secretStubs.create', { ...base, ...bad })),
+				/Not sent/,
+				JSON.stringify(bad),
+			);
 		}
 		assert.equal((await counters()).requests.by_route['POST /v1/runtimes/{runtime_id}/secret-stubs'] ?? 0, before);
 	});
@@ -73,7 +107,16 @@ suite('Secret stubs and secrets', () => {
 	test('create on a runtime sends the header shape and the stub appears in the emulator and under the runtime', async () => {
 		const count = (await state()).stubs.length;
 		const stub = await run<{ id: string }>('cloudAgents.secretStubs.create', {
-			runtimeId, host: 'api.surf.example', path: '/v1/*', shape: 'header', headerName: 'X-Api-Key', valueFormat: 'Key ${credential}', filePath: '/home/service/.surf-key', secret: secretName, quiet: true, rethrow: true,
+			runtimeId,
+			host: 'api.surf.example',
+			path: '/v1/*',
+			shape: 'header',
+			headerName: 'X-Api-Key',
+			valueFormat: 'Key ${credential}',
+			filePath: '/home/service/.surf-key',
+			secret: secretName,
+			quiet: true,
+			rethrow: true,
 		});
 		assert.ok(stub?.id);
 		createdId = stub.id;
@@ -84,7 +127,11 @@ suite('Secret stubs and secrets', () => {
 		assert.equal(row.host_pattern, 'api.surf.example');
 		assert.equal(row.path_pattern, '/v1/*');
 		assert.equal(row.stub_value_display_name, secretName);
-		assert.deepEqual(JSON.parse(row.stub_config_json), { headerName: 'X-Api-Key', valueFormat: 'Key ${credential}', filePath: '/home/service/.surf-key' });
+		assert.deepEqual(JSON.parse(row.stub_config_json), {
+			headerName: 'X-Api-Key',
+			valueFormat: 'Key ${credential}',
+			filePath: '/home/service/.surf-key',
+		});
 		const under = await waitFor('the new stub under its runtime', async () => {
 			const r = await stubRowsOf(runtimeId);
 			return r.some((x) => x.id === `secretStub/${runtimeId}/${createdId}`) ? r : undefined;
@@ -94,15 +141,44 @@ suite('Secret stubs and secrets', () => {
 		assert.match(mine.label, /api\.surf\.example \/v1\/\*/);
 		assert.match(mine.description ?? '', /header X-Api-Key/);
 		// Only this runtime's stubs hang under it.
-		const others = s.stubs.filter((x) => x.runtime_id === runtimeId).map((x) => `secretStub/${runtimeId}/${x.id}`).sort();
-		assert.deepEqual(under.filter((x) => x.contextValue === 'secretStub:runtime').map((x) => x.id).sort(), others);
+		const others = s.stubs
+			.filter((x) => x.runtime_id === runtimeId)
+			.map((x) => `secretStub/${runtimeId}/${x.id}`)
+			.sort();
+		assert.deepEqual(
+			under
+				.filter((x) => x.contextValue === 'secretStub:runtime')
+				.map((x) => x.id)
+				.sort(),
+			others,
+		);
 	});
 
 	test('a query-parameter stub and a file-only stub are sent in their shapes', async () => {
-		const q = await run<{ id: string }>('cloudAgents.secretStubs.create', { runtimeId, host: '*.surf.example', shape: 'query', paramName: 'api_key', paramFormat: '{value}', secret: secretName, quiet: true, rethrow: true });
-		const f = await run<{ id: string }>('cloudAgents.secretStubs.create', { runtimeId, host: 'files.surf.example', shape: 'file', filePath: '/home/service/.surf', secret: secretName, quiet: true, rethrow: true });
+		const q = await run<{ id: string }>('cloudAgents.secretStubs.create', {
+			runtimeId,
+			host: '*.surf.example',
+			shape: 'query',
+			paramName: 'api_key',
+			paramFormat: '{value}',
+			secret: secretName,
+			quiet: true,
+			rethrow: true,
+		});
+		const f = await run<{ id: string }>('cloudAgents.secretStubs.create', {
+			runtimeId,
+			host: 'files.surf.example',
+			shape: 'file',
+			filePath: '/home/service/.surf',
+			secret: secretName,
+			quiet: true,
+			rethrow: true,
+		});
 		const s = await state();
-		assert.deepEqual(JSON.parse(s.stubs.find((x) => x.id === q.id)!.stub_config_json), { paramName: 'api_key', paramFormat: '{value}' });
+		assert.deepEqual(JSON.parse(s.stubs.find((x) => x.id === q.id)!.stub_config_json), {
+			paramName: 'api_key',
+			paramFormat: '{value}',
+		});
 		assert.deepEqual(JSON.parse(s.stubs.find((x) => x.id === f.id)!.stub_config_json), { filePath: '/home/service/.surf' });
 		// Global delete of the file stub: the /v1/secret-stubs route.
 		const before = (await counters()).requests.by_route['DELETE /v1/secret-stubs/{stub_id}'] ?? 0;
@@ -127,14 +203,29 @@ suite('Secret stubs and secrets', () => {
 			assert.ok(!JSON.stringify(r).includes(SECRET_VALUE), 'no row carries the value');
 		}
 		await run('_cloudAgents.views.click', 'secrets', mine.id);
-		const doc = await waitFor('the secret document', async () => vscode.window.activeTextEditor?.document.getText().includes(secretName) ? vscode.window.activeTextEditor.document.getText() : undefined);
+		const doc = await waitFor('the secret document', async () =>
+			vscode.window.activeTextEditor?.document.getText().includes(secretName)
+				? vscode.window.activeTextEditor.document.getText()
+				: undefined,
+		);
 		assert.match(doc, /"value_preview": ".*•/);
 		assert.ok(!doc.includes(SECRET_VALUE));
 	});
 
 	test('a stub row opens its record; delete from a runtime uses the runtime route and the stub is gone', async () => {
-		await run('_cloudAgents.views.click', 'runtimes', `secretStub/${runtimeId}/${createdId}`, (await rows('runtimes', `runtime/${runtimeId}`)).some((r) => r.id === `runtime/${runtimeId}/runtimeSecretStubs`) ? `runtime/${runtimeId}/runtimeSecretStubs` : `runtime/${runtimeId}`);
-		const doc = await waitFor('the stub document', async () => vscode.window.activeTextEditor?.document.getText().includes('api.surf.example') ? vscode.window.activeTextEditor.document.getText() : undefined);
+		await run(
+			'_cloudAgents.views.click',
+			'runtimes',
+			`secretStub/${runtimeId}/${createdId}`,
+			(await rows('runtimes', `runtime/${runtimeId}`)).some((r) => r.id === `runtime/${runtimeId}/runtimeSecretStubs`)
+				? `runtime/${runtimeId}/runtimeSecretStubs`
+				: `runtime/${runtimeId}`,
+		);
+		const doc = await waitFor('the stub document', async () =>
+			vscode.window.activeTextEditor?.document.getText().includes('api.surf.example')
+				? vscode.window.activeTextEditor.document.getText()
+				: undefined,
+		);
 		assert.match(doc, /"headerName": "X-Api-Key"/);
 		assert.ok(!doc.includes(SECRET_VALUE));
 		const before = (await counters()).requests.by_route['DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}'] ?? 0;

@@ -12,7 +12,9 @@ import { devToken } from '../support/env';
  * event stream instead.
  */
 
-interface State { runs: Array<{ id: string; agent_id: string; dsh_session_id?: string; created_ms: number; event_count: number }> }
+interface State {
+	runs: Array<{ id: string; agent_id: string; dsh_session_id?: string; created_ms: number; event_count: number }>;
+}
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
 const run = <T>(command: string, ...args: unknown[]): Thenable<T> => vscode.commands.executeCommand<T>(command, ...args);
 const ROUTE = 'GET /v2/agents/{agent_id}/events';
@@ -24,7 +26,11 @@ async function replayed(agentId: string): Promise<number> {
 	return answer.body.events.length;
 }
 
-const lines = async (file: string): Promise<Array<{ seq: number }>> => (await readFile(file, 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { seq: number });
+const lines = async (file: string): Promise<Array<{ seq: number }>> =>
+	(await readFile(file, 'utf8'))
+		.split('\n')
+		.filter((l) => l.trim() !== '')
+		.map((l) => JSON.parse(l) as { seq: number });
 
 suite('Agent session history [variant]', () => {
 	let agents: string[];
@@ -57,7 +63,11 @@ suite('Agent session history [variant]', () => {
 		const stored = await lines(first.file);
 		assert.equal(stored.length, first.stored + first.added);
 		assert.ok(stored.length >= expected, `${stored.length} stored, ${expected} replayed`);
-		assert.deepEqual(stored.map((e) => e.seq), [...stored.map((e) => e.seq)].sort((a, b) => a - b), 'in sequence order');
+		assert.deepEqual(
+			stored.map((e) => e.seq),
+			[...stored.map((e) => e.seq)].sort((a, b) => a - b),
+			'in sequence order',
+		);
 		assert.equal(new Set(stored.map((e) => e.seq)).size, stored.length, 'no event twice');
 		const second = await run<SessionHistoryResult>('cloudAgents.agents.showSessionHistory', { agentId, quiet: true, rethrow: true });
 		assert.equal(second.added, 0);
@@ -66,14 +76,18 @@ suite('Agent session history [variant]', () => {
 		assert.equal((await counters()).requests.by_route[ROUTE], before + 2);
 	});
 
-	test('a replay over the output cap (422) is read from the run\'s event stream instead', async function () {
+	test("a replay over the output cap (422) is read from the run's event stream instead", async function () {
 		this.timeout(60_000);
 		const agentId = agents[1]!;
 		const s = await state();
 		const sessionRun = s.runs.filter((r) => r.agent_id === agentId && r.dsh_session_id).sort((a, b) => b.created_ms - a.created_ms)[0]!;
 		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/agents/{agent_id}/events', status: 422, count: 1 }] });
 		try {
-			const result = await run<SessionHistoryResult>('cloudAgents.agents.showSessionHistory', { agentId, quiet: true, rethrow: true });
+			const result = await run<SessionHistoryResult>('cloudAgents.agents.showSessionHistory', {
+				agentId,
+				quiet: true,
+				rethrow: true,
+			});
 			assert.equal(result.via, 'stream');
 			assert.equal(result.sessionId, sessionRun.dsh_session_id);
 			const stored = await lines(result.file!);

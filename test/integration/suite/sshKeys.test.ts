@@ -15,7 +15,8 @@ interface State {
 	ssh_keys: Array<{ id: string; display_name: string; user_id: string }>;
 }
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
-const rows = async (key: string, parent?: string): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parent)) ?? [];
+const rows = async (key: string, parent?: string): Promise<RowSnapshot[]> =>
+	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parent)) ?? [];
 const run = <T>(command: string, ...args: unknown[]): Thenable<T> => vscode.commands.executeCommand<T>(command, ...args);
 const DETACH = 'DELETE /v2/runtimes/{runtime_id}/ssh-keys/{ssh_key_id}';
 
@@ -41,7 +42,10 @@ suite('SSH keys of runtimes', () => {
 	test('a runtime row has an "SSH Keys" group listing exactly its attached keys', async () => {
 		const rt = await withKeys();
 		const groups = await rows('runtimes', `runtime/${rt.id}`);
-		assert.ok(groups.some((g) => g.id === `runtime/${rt.id}/runtimeSshKeys` && g.label === 'SSH Keys'), JSON.stringify(groups.map((g) => g.id)));
+		assert.ok(
+			groups.some((g) => g.id === `runtime/${rt.id}/runtimeSshKeys` && g.label === 'SSH Keys'),
+			JSON.stringify(groups.map((g) => g.id)),
+		);
 		assert.ok(groups.some((g) => g.id === `runtime/${rt.id}/runtimeSecretStubs`));
 		const keys = await rows('runtimes', `runtime/${rt.id}/runtimeSshKeys`);
 		assert.deepEqual(keys.map((k) => k.id).sort(), rt.ssh_key_ids.map((id) => `sshKey/${rt.id}/${id}`).sort());
@@ -52,7 +56,15 @@ suite('SSH keys of runtimes', () => {
 		const rt = await withKeys();
 		const keyId = rt.ssh_key_ids[0]!;
 		const before = (await counters()).requests.by_route[DETACH] ?? 0;
-		const result = await run('cloudAgents.sshKeys.detach', { runtimeId: rt.id, sshKeyId: keyId, expectedRevision: rt.revision + 7, onConflict: 'cancel', confirm: false, quiet: true, rethrow: true });
+		const result = await run('cloudAgents.sshKeys.detach', {
+			runtimeId: rt.id,
+			sshKeyId: keyId,
+			expectedRevision: rt.revision + 7,
+			onConflict: 'cancel',
+			confirm: false,
+			quiet: true,
+			rethrow: true,
+		});
 		assert.equal(result, undefined);
 		assert.equal((await counters()).requests.by_route[DETACH], before + 1);
 		assert.ok((await state()).runtimes.find((r) => r.id === rt.id)!.ssh_key_ids.includes(keyId));
@@ -62,7 +74,15 @@ suite('SSH keys of runtimes', () => {
 		const rt = await withKeys();
 		const keyId = rt.ssh_key_ids[0]!;
 		const before = (await counters()).requests.by_route[DETACH] ?? 0;
-		const detached = await run<{ id: string }>('cloudAgents.sshKeys.detach', { runtimeId: rt.id, sshKeyId: keyId, expectedRevision: rt.revision + 7, onConflict: 'retry', confirm: false, quiet: true, rethrow: true });
+		const detached = await run<{ id: string }>('cloudAgents.sshKeys.detach', {
+			runtimeId: rt.id,
+			sshKeyId: keyId,
+			expectedRevision: rt.revision + 7,
+			onConflict: 'retry',
+			confirm: false,
+			quiet: true,
+			rethrow: true,
+		});
 		assert.equal(detached?.id, keyId);
 		assert.equal((await counters()).requests.by_route[DETACH], before + 2);
 		const after = (await state()).runtimes.find((r) => r.id === rt.id)!;
@@ -76,7 +96,11 @@ suite('SSH keys of runtimes', () => {
 
 	test("delete one of my keys removes it everywhere; another user's key is refused and kept", async () => {
 		const s = await state();
-		const mine = [...new Map(s.runtimes.flatMap((r) => r.ssh_key_ids.map((k) => [k, { rt: r, key: s.ssh_keys.find((x) => x.id === k)! }] as const))).values()];
+		const mine = [
+			...new Map(
+				s.runtimes.flatMap((r) => r.ssh_key_ids.map((k) => [k, { rt: r, key: s.ssh_keys.find((x) => x.id === k)! }] as const)),
+			).values(),
+		];
 		const users = new Set(s.ssh_keys.map((k) => k.user_id));
 		assert.ok(users.size >= 2, 'keys of two users in the seed');
 		// Whose keys are mine: the delete of another user's key is refused (404), mine succeeds.
@@ -92,7 +116,10 @@ suite('SSH keys of runtimes', () => {
 			} catch (err) {
 				assert.match(String(err), /not one of your keys/);
 				refused = true;
-				assert.ok((await state()).ssh_keys.some((k) => k.id === key.id), 'a refused key is kept');
+				assert.ok(
+					(await state()).ssh_keys.some((k) => k.id === key.id),
+					'a refused key is kept',
+				);
 			}
 			if (deleted && refused) {
 				break;

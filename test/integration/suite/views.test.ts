@@ -10,10 +10,26 @@ type Row = RowSnapshot;
 
 type ViewKey = 'agents' | 'runs' | 'runtimes' | 'artifacts';
 
-interface AgentBody { id: string; name: string; status: string }
-interface RuntimeBody { id: string; display_name: string; status: string; degraded?: boolean }
-interface RunBody { id: string; status: string; prompt?: string }
-interface ArtifactBody { id: string; name: string }
+interface AgentBody {
+	id: string;
+	name: string;
+	status: string;
+}
+interface RuntimeBody {
+	id: string;
+	display_name: string;
+	status: string;
+	degraded?: boolean;
+}
+interface RunBody {
+	id: string;
+	status: string;
+	prompt?: string;
+}
+interface ArtifactBody {
+	id: string;
+	name: string;
+}
 
 const rows = async (key: ViewKey): Promise<Row[]> => (await vscode.commands.executeCommand<Row[]>('_cloudAgents.views.rows', key)) ?? [];
 const records = (list: Row[]): Row[] => list.filter((r) => r.contextValue !== 'loadMore');
@@ -54,7 +70,9 @@ suite('Views', () => {
 		api = await testApi();
 		await restoreDevToken();
 		await vscode.workspace.getConfiguration('cloudAgents').update('pageSize', 2, vscode.ConfigurationTarget.Global);
-		await waitFor('the page size setting', async () => (vscode.workspace.getConfiguration('cloudAgents').get('pageSize') === 2 ? true : undefined));
+		await waitFor('the page size setting', async () =>
+			vscode.workspace.getConfiguration('cloudAgents').get('pageSize') === 2 ? true : undefined,
+		);
 	});
 
 	suiteTeardown(async () => {
@@ -74,8 +92,14 @@ suite('Views', () => {
 		assert.ok(expected.length > 4, `the demo seed should have more than 4 agents, has ${expected.length}`);
 
 		const first = await rows('agents');
-		assert.deepEqual(records(first).map((r) => r.id), expected.slice(0, 2).map((a) => `agent/${a.id}`));
-		assert.deepEqual(records(first).map((r) => r.label), expected.slice(0, 2).map((a) => a.name));
+		assert.deepEqual(
+			records(first).map((r) => r.id),
+			expected.slice(0, 2).map((a) => `agent/${a.id}`),
+		);
+		assert.deepEqual(
+			records(first).map((r) => r.label),
+			expected.slice(0, 2).map((a) => a.name),
+		);
 		const more = first[first.length - 1]!;
 		assert.equal(more.contextValue, 'loadMore');
 		assert.equal(more.label, 'Load more…');
@@ -83,10 +107,16 @@ suite('Views', () => {
 
 		await vscode.commands.executeCommand('cloudAgents.agents.loadMore');
 		const second = await rows('agents');
-		assert.deepEqual(records(second).map((r) => r.id), expected.slice(0, 4).map((a) => `agent/${a.id}`));
+		assert.deepEqual(
+			records(second).map((r) => r.id),
+			expected.slice(0, 4).map((a) => `agent/${a.id}`),
+		);
 
 		const { list } = await loadAll('agents', 'cloudAgents.agents.loadMore');
-		assert.deepEqual(records(list).map((r) => r.id), expected.map((a) => `agent/${a.id}`));
+		assert.deepEqual(
+			records(list).map((r) => r.id),
+			expected.map((a) => `agent/${a.id}`),
+		);
 		assert.equal(hasLoadMore(list), false, 'no "Load more…" row after the last page');
 		for (const [i, agent] of expected.entries()) {
 			const row = records(list)[i]!;
@@ -106,13 +136,19 @@ suite('Views', () => {
 		await vscode.commands.executeCommand('cloudAgents.runtimes.refresh');
 		const expected = await allRuntimes();
 		const first = await rows('runtimes');
-		assert.deepEqual(records(first).map((r) => r.id), expected.slice(0, 2).map((r) => `runtime/${r.id}`));
+		assert.deepEqual(
+			records(first).map((r) => r.id),
+			expected.slice(0, 2).map((r) => `runtime/${r.id}`),
+		);
 		assert.equal(first[first.length - 1]!.command, 'cloudAgents.runtimes.loadMore');
 
 		const before = (await counters()).requests.by_route['GET /v2/runtimes'] ?? 0;
 		const { list, clicks } = await loadAll('runtimes', 'cloudAgents.runtimes.loadMore');
 		const after = (await counters()).requests.by_route['GET /v2/runtimes'] ?? 0;
-		assert.deepEqual(records(list).map((r) => r.id), expected.map((r) => `runtime/${r.id}`));
+		assert.deepEqual(
+			records(list).map((r) => r.id),
+			expected.map((r) => `runtime/${r.id}`),
+		);
 		// Each "Load more…" asks for exactly one page, through the cursor.
 		assert.equal(after - before, clicks);
 
@@ -141,24 +177,44 @@ suite('Views', () => {
 		const expectedRuns = runsRes.body;
 		assert.ok(expectedRuns.length > 4);
 		const first = await rows('runs');
-		assert.deepEqual(records(first).map((r) => r.id), expectedRuns.slice(0, 2).map((r) => `run/${agent.id}/${r.id}`));
+		assert.deepEqual(
+			records(first).map((r) => r.id),
+			expectedRuns.slice(0, 2).map((r) => `run/${agent.id}/${r.id}`),
+		);
 		assert.ok(hasLoadMore(first));
 		assert.ok(records(first)[0]!.contextValue?.startsWith(`run:${expectedRuns[0]!.status}`));
 
 		await vscode.commands.executeCommand('cloudAgents.runs.loadMore');
 		const second = await rows('runs');
-		assert.deepEqual(records(second).map((r) => r.id), expectedRuns.slice(0, 4).map((r) => `run/${agent.id}/${r.id}`));
+		assert.deepEqual(
+			records(second).map((r) => r.id),
+			expectedRuns.slice(0, 4).map((r) => `run/${agent.id}/${r.id}`),
+		);
 		const { list } = await loadAll('runs', 'cloudAgents.runs.loadMore');
-		assert.deepEqual(records(list).map((r) => r.id), expectedRuns.map((r) => `run/${agent.id}/${r.id}`));
+		assert.deepEqual(
+			records(list).map((r) => r.id),
+			expectedRuns.map((r) => `run/${agent.id}/${r.id}`),
+		);
 
-		const artifactsRes = await emu<{ artifacts?: ArtifactBody[]; data?: ArtifactBody[] } | ArtifactBody[]>('GET', `/v2/agents/${encodeURIComponent(agent.id)}/artifacts`, undefined, devToken());
+		const artifactsRes = await emu<{ artifacts?: ArtifactBody[]; data?: ArtifactBody[] } | ArtifactBody[]>(
+			'GET',
+			`/v2/agents/${encodeURIComponent(agent.id)}/artifacts`,
+			undefined,
+			devToken(),
+		);
 		const body = artifactsRes.body;
 		const expectedArtifacts = Array.isArray(body) ? body : (body.artifacts ?? body.data ?? []);
 		assert.ok(expectedArtifacts.length > 0);
 		const artifacts = await rows('artifacts');
-		assert.deepEqual(artifacts.map((r) => r.id), expectedArtifacts.map((a) => `artifact/${agent.id}/${a.id}`));
+		assert.deepEqual(
+			artifacts.map((r) => r.id),
+			expectedArtifacts.map((a) => `artifact/${agent.id}/${a.id}`),
+		);
 		assert.equal(hasLoadMore(artifacts), false, 'the artifacts listing has no paging');
-		assert.ok(artifacts.some((r) => r.contextValue === 'artifact:image'), 'the PNG artifact is an image row');
+		assert.ok(
+			artifacts.some((r) => r.contextValue === 'artifact:image'),
+			'the PNG artifact is an image row',
+		);
 	});
 
 	test('a failed listing shows a short error row (the request id in its tooltip) and a Retry row that recovers [variant]', async function () {
@@ -169,18 +225,24 @@ suite('Views', () => {
 		const failed = await rows('runtimes');
 		const error = failed.find((r) => r.contextValue === 'error');
 		assert.ok(error, `an error row in ${JSON.stringify(failed)}`);
-		assert.match(error.tooltip ?? '', /request [0-9a-f-]{8,}/i, 'the error row\'s tooltip names the request id');
+		assert.match(error.tooltip ?? '', /request [0-9a-f-]{8,}/i, "the error row's tooltip names the request id");
 		assert.ok(error.label.length <= 20, `the error row is short enough for the default sidebar: ${error.label}`);
 		const retry = failed.find((r) => r.contextValue === 'retry');
 		assert.equal(retry?.command, 'cloudAgents.runtimes.refresh');
 
 		await vscode.commands.executeCommand(retry.command);
 		const recovered = await rows('runtimes');
-		assert.equal(recovered.some((r) => r.contextValue === 'error'), false);
+		assert.equal(
+			recovered.some((r) => r.contextValue === 'error'),
+			false,
+		);
 		// The pages loaded before stay loaded: the retry re-reads all of them.
 		const expected = await allRuntimes();
 		assert.ok(records(recovered).length >= 2);
-		assert.deepEqual(records(recovered).map((r) => r.id), expected.slice(0, records(recovered).length).map((r) => `runtime/${r.id}`));
+		assert.deepEqual(
+			records(recovered).map((r) => r.id),
+			expected.slice(0, records(recovered).length).map((r) => `runtime/${r.id}`),
+		);
 	});
 
 	test('signed out, the views have no rows (the welcome content shows) and fetch nothing', async function () {
@@ -203,6 +265,9 @@ suite('Views', () => {
 		const before = await rows('agents');
 		await vscode.commands.executeCommand('cloudAgents.agents.refresh');
 		const after = await rows('agents');
-		assert.deepEqual(after.map((r) => r.id), before.map((r) => r.id));
+		assert.deepEqual(
+			after.map((r) => r.id),
+			before.map((r) => r.id),
+		);
 	});
 });

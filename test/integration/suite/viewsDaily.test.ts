@@ -13,13 +13,35 @@ import { devToken } from '../support/env';
 
 type ViewKey = 'agents' | 'runs' | 'runtimes' | 'artifacts';
 
-interface AgentBody { id: string; name: string; status: string; runtime_id?: string; repositories?: Array<{ repository_id: number; branch: string }> }
-interface RunBody { id: string; agent_id?: string; status: string; prompt?: string; result?: string }
-interface RuntimeBody { id: string; display_name: string; status: string; desired_status?: string }
-interface State { agents: AgentBody[]; runs: RunBody[]; runtimes: RuntimeBody[] }
+interface AgentBody {
+	id: string;
+	name: string;
+	status: string;
+	runtime_id?: string;
+	repositories?: Array<{ repository_id: number; branch: string }>;
+}
+interface RunBody {
+	id: string;
+	agent_id?: string;
+	status: string;
+	prompt?: string;
+	result?: string;
+}
+interface RuntimeBody {
+	id: string;
+	display_name: string;
+	status: string;
+	desired_status?: string;
+}
+interface State {
+	agents: AgentBody[];
+	runs: RunBody[];
+	runtimes: RuntimeBody[];
+}
 
 const enc = encodeURIComponent;
-const rows = async (key: ViewKey): Promise<RowSnapshot[]> => (await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key)) ?? [];
+const rows = async (key: ViewKey): Promise<RowSnapshot[]> =>
+	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key)) ?? [];
 const click = <T>(key: ViewKey, rowId: string): Thenable<T> => vscode.commands.executeCommand<T>('_cloudAgents.views.click', key, rowId);
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
 const activeTabLabel = (): string | undefined => vscode.window.tabGroups.activeTabGroup.activeTab?.label;
@@ -27,7 +49,9 @@ const activeTabLabel = (): string | undefined => vscode.window.tabGroups.activeT
 async function createIdleAgent(name: string): Promise<AgentBody> {
 	const created = await emu<AgentBody>('POST', '/v2/agents', { name }, devToken());
 	assert.equal(created.status, 201, JSON.stringify(created.body));
-	await waitFor(`agent ${name} to become idle`, async () => ((await state()).agents.find((a) => a.id === created.body.id)?.status === 'idle' ? true : undefined));
+	await waitFor(`agent ${name} to become idle`, async () =>
+		(await state()).agents.find((a) => a.id === created.body.id)?.status === 'idle' ? true : undefined,
+	);
 	return created.body;
 }
 
@@ -38,10 +62,14 @@ async function startRun(agentId: string, prompt: string): Promise<RunBody> {
 }
 
 async function waitForRunStatus(runId: string, statuses: string[]): Promise<RunBody> {
-	return waitFor(`run ${runId} to be ${statuses.join(' or ')}`, async () => {
-		const r = (await state()).runs.find((x) => x.id === runId);
-		return r && statuses.includes(r.status) ? r : undefined;
-	}, 20_000);
+	return waitFor(
+		`run ${runId} to be ${statuses.join(' or ')}`,
+		async () => {
+			const r = (await state()).runs.find((x) => x.id === runId);
+			return r && statuses.includes(r.status) ? r : undefined;
+		},
+		20_000,
+	);
 }
 
 /** The row of the Agents view for an agent, read as the view has it (no refresh). */
@@ -69,7 +97,7 @@ suite('Views for daily use', () => {
 		}
 	});
 
-	test('the agent\'s row says running right after Send Prompt, without a manual refresh', async function () {
+	test("the agent's row says running right after Send Prompt, without a manual refresh", async function () {
 		this.timeout(60_000);
 		const agent = await createIdleAgent(`daily-status-${Date.now()}`);
 		created.push(agent.id);
@@ -77,14 +105,21 @@ suite('Views for daily use', () => {
 		await vscode.commands.executeCommand('cloudAgents.agents.refresh');
 		assert.match((await agentRow(agent.id))?.description ?? '', /^idle/, 'the new agent is idle before the prompt');
 
-		const run = await vscode.commands.executeCommand<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Stay busy [[hold]]' });
+		const run = await vscode.commands.executeCommand<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+			agentId: agent.id,
+			prompt: 'Stay busy [[hold]]',
+		});
 		assert.ok(run?.id, 'the prompt was sent');
 		// At once: well before the automatic refresh's first tick (2 s after the view is shown, which
 		// Send Prompt's reveal of the agent does), so only the refresh after our own action passes.
-		const row = await waitFor('the Agents row to say running', async () => {
-			const r = await agentRow(agent.id);
-			return r?.description?.startsWith('running') ? r : undefined;
-		}, 1_000);
+		const row = await waitFor(
+			'the Agents row to say running',
+			async () => {
+				const r = await agentRow(agent.id);
+				return r?.description?.startsWith('running') ? r : undefined;
+			},
+			1_000,
+		);
 		assert.equal(row.contextValue, 'agent:running');
 
 		// The run ends elsewhere (not through us): while the view is visible and the agent is active,
@@ -92,7 +127,11 @@ suite('Views for daily use', () => {
 		await vscode.commands.executeCommand('workbench.view.extension.cloudAgents');
 		await emu('DELETE', `/v2/agents/${enc(agent.id)}/runs/${enc(run.id)}`, undefined, devToken());
 		await waitForRunStatus(run.id, ['cancelled']);
-		await waitFor('the Agents row to say idle again', async () => ((await agentRow(agent.id))?.description?.startsWith('idle') ? true : undefined), 12_000);
+		await waitFor(
+			'the Agents row to say idle again',
+			async () => ((await agentRow(agent.id))?.description?.startsWith('idle') ? true : undefined),
+			12_000,
+		);
 	});
 
 	test('idle agents show a neutral icon, not the green check of "succeeded"; tooltips name the runtime', async function () {
@@ -114,7 +153,11 @@ suite('Views for daily use', () => {
 		assert.ok(withRuntime, 'an agent on a named runtime is listed');
 		const agent = agents.find((x) => `agent/${x.id}` === withRuntime.id)!;
 		const runtime = runtimes.find((rt) => rt.id === agent.runtime_id)!;
-		assert.match(withRuntime.tooltip ?? '', new RegExp(`Runtime: ${runtime.display_name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), withRuntime.tooltip);
+		assert.match(
+			withRuntime.tooltip ?? '',
+			new RegExp(`Runtime: ${runtime.display_name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+			withRuntime.tooltip,
+		);
 	});
 
 	test('run rows fit the sidebar: a short prompt, the status first; clicking opens the result or the live output', async function () {
@@ -145,21 +188,30 @@ suite('Views for daily use', () => {
 		const doc = await click<vscode.TextDocument | undefined>('runs', doneRow.id!);
 		assert.ok(doc, 'the result record was opened');
 		assert.match(doc.getText(), /## Result/);
-		await waitFor('the result tab', async () => (activeTabLabel()?.includes(`Result — ${agent.name}: Refactor the billing`) ? true : undefined), 5_000)
-			.catch(() => assert.fail(`the active tab is "${activeTabLabel()}"`));
+		await waitFor(
+			'the result tab',
+			async () => (activeTabLabel()?.includes(`Result — ${agent.name}: Refactor the billing`) ? true : undefined),
+			5_000,
+		).catch(() => assert.fail(`the active tab is "${activeTabLabel()}"`));
 		assert.equal(activeTabLabel()?.includes('result.md'), false);
 		const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-		assert.ok(tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.includes('markdown.preview'), `rendered as a Markdown preview: ${tab?.label}`);
+		assert.ok(
+			tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.includes('markdown.preview'),
+			`rendered as a Markdown preview: ${tab?.label}`,
+		);
 
 		// Clicking the active run follows it (its live output).
 		await click('runs', heldRow.id!);
-		assert.ok(api.runFollower.following.some((f) => f.runId === held.id), 'the active run is followed');
+		assert.ok(
+			api.runFollower.following.some((f) => f.runId === held.id),
+			'the active run is followed',
+		);
 		await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { agentId: agent.id, runId: held.id });
 		await emu('DELETE', `/v2/agents/${enc(agent.id)}/runs/${enc(held.id)}`, undefined, devToken());
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 
-	test('clicking a runtime opens its details in a tab titled by the runtime\'s name', async function () {
+	test("clicking a runtime opens its details in a tab titled by the runtime's name", async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('cloudAgents.runtimes.refresh');
 		const list = (await rows('runtimes')).filter((r) => r.id?.startsWith('runtime/'));
@@ -180,15 +232,23 @@ suite('Views for daily use', () => {
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 
-	test('artifact tabs are titled by the artifact\'s name, with no ids in the breadcrumbs', async function () {
+	test("artifact tabs are titled by the artifact's name, with no ids in the breadcrumbs", async function () {
 		this.timeout(30_000);
 		const agent = await createIdleAgent(`daily-artifacts-${Date.now()}`);
 		created.push(agent.id);
 		const run = await startRun(agent.id, 'Produce notes [[events:1]]');
 		await waitForRunStatus(run.id, ['succeeded', 'failed']);
-		const artifact = await emu<{ id: string; name: string }>('POST', `/v2/agents/${enc(agent.id)}/artifacts`, {
-			run_id: run.id, name: 'coverage-notes.md', media_type: 'text/markdown', content_base64: Buffer.from('# Coverage\n').toString('base64'),
-		}, devToken());
+		const artifact = await emu<{ id: string; name: string }>(
+			'POST',
+			`/v2/agents/${enc(agent.id)}/artifacts`,
+			{
+				run_id: run.id,
+				name: 'coverage-notes.md',
+				media_type: 'text/markdown',
+				content_base64: Buffer.from('# Coverage\n').toString('base64'),
+			},
+			devToken(),
+		);
 		assert.equal(artifact.status, 201, JSON.stringify(artifact.body));
 		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', agent.id);
 		await vscode.commands.executeCommand('cloudAgents.artifacts.refresh');
@@ -200,15 +260,29 @@ suite('Views for daily use', () => {
 		assert.equal(input.uri.path, '/coverage-notes.md');
 
 		// An image opens in the image preview, its tab titled by the artifact's name.
-		const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6300010000050001' + '0d0a2db40000000049454e44ae426082', 'hex');
-		const image = await emu<{ id: string }>('POST', `/v2/agents/${enc(agent.id)}/artifacts`, {
-			run_id: run.id, name: 'coverage-chart.png', media_type: 'image/png', content_base64: png.toString('base64'),
-		}, devToken());
+		const png = Buffer.from(
+			'89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+				'1f15c4890000000d49444154789c6300010000050001' +
+				'0d0a2db40000000049454e44ae426082',
+			'hex',
+		);
+		const image = await emu<{ id: string }>(
+			'POST',
+			`/v2/agents/${enc(agent.id)}/artifacts`,
+			{
+				run_id: run.id,
+				name: 'coverage-chart.png',
+				media_type: 'image/png',
+				content_base64: png.toString('base64'),
+			},
+			devToken(),
+		);
 		assert.equal(image.status, 201, JSON.stringify(image.body));
 		await vscode.commands.executeCommand('cloudAgents.artifacts.refresh');
 		await click('artifacts', `artifact/${agent.id}/${image.body.id}`);
-		await waitFor('the image tab', async () => (activeTabLabel() === 'coverage-chart.png' ? true : undefined), 5_000)
-			.catch(() => assert.fail(`the active tab is "${activeTabLabel()}"`));
+		await waitFor('the image tab', async () => (activeTabLabel() === 'coverage-chart.png' ? true : undefined), 5_000).catch(() =>
+			assert.fail(`the active tab is "${activeTabLabel()}"`),
+		);
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 
@@ -224,8 +298,11 @@ suite('Views for daily use', () => {
 		created.push(agent.id);
 		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', agent.id);
 		assert.deepEqual(await rows('runs'), [], 'no rows, so the welcome content shows');
-		const welcome = (vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as { contributes: { viewsWelcome: Array<{ view: string; contents: string; when?: string }> } })
-			.contributes.viewsWelcome.filter((w) => w.view === 'cloudAgents.runs' && w.when?.startsWith('cloudAgents.signedIn'));
+		const welcome = (
+			vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as {
+				contributes: { viewsWelcome: Array<{ view: string; contents: string; when?: string }> };
+			}
+		).contributes.viewsWelcome.filter((w) => w.view === 'cloudAgents.runs' && w.when?.startsWith('cloudAgents.signedIn'));
 		assert.equal(welcome.length, 1);
 		assert.match(welcome[0]!.contents, /\[Send Prompt…\]\(command:cloudAgents\.runs\.sendPrompt\)/);
 	});
@@ -233,14 +310,27 @@ suite('Views for daily use', () => {
 	test('Create Agent can add repositories (GitHub id@branch); a malformed entry is refused before sending', async function () {
 		this.timeout(30_000);
 		const name = `daily-repos-${Date.now()}`;
-		const agent = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', { name, repositories: '4242@main, 77@feature/x' });
+		const agent = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', {
+			name,
+			repositories: '4242@main, 77@feature/x',
+		});
 		assert.ok(agent?.id, 'the agent was created');
 		created.push(agent.id);
 		const stored = (await state()).agents.find((a) => a.id === agent.id);
-		assert.deepEqual(stored?.repositories, [{ repository_id: 4242, branch: 'main' }, { repository_id: 77, branch: 'feature/x' }]);
+		assert.deepEqual(stored?.repositories, [
+			{ repository_id: 4242, branch: 'main' },
+			{ repository_id: 77, branch: 'feature/x' },
+		]);
 
-		const refused = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', { name: `${name}-bad`, repositories: 'owner/repo' });
+		const refused = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', {
+			name: `${name}-bad`,
+			repositories: 'owner/repo',
+		});
 		assert.equal(refused, undefined);
-		assert.equal((await state()).agents.some((a) => a.name === `${name}-bad`), false, 'nothing was sent');
+		assert.equal(
+			(await state()).agents.some((a) => a.name === `${name}-bad`),
+			false,
+			'nothing was sent',
+		);
 	});
 });

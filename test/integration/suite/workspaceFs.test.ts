@@ -39,15 +39,22 @@ suite('Agent workspace (cloud-agent://)', () => {
 	const uri = (path = ''): vscode.Uri => vscode.Uri.from({ scheme: FS_SCHEME, authority: agentId, path: `/${path}` });
 	/** The file's content on the emulator. */
 	const serverText = async (path: string): Promise<string> =>
-		Buffer.from((await api<{ content_base64: string }>('POST', `/v2/agents/${agentId}/workspace`, { op: 'read', path })).content_base64, 'base64').toString('utf8');
+		Buffer.from(
+			(await api<{ content_base64: string }>('POST', `/v2/agents/${agentId}/workspace`, { op: 'read', path })).content_base64,
+			'base64',
+		).toString('utf8');
 	const serverHas = async (path: string): Promise<boolean> =>
-		api('POST', `/v2/agents/${agentId}/workspace`, { op: 'stat', path }).then(() => true, (err: Error & { status?: number }) => {
-			if (err.status === 404) {
-				return false;
-			}
-			throw err;
-		});
-	const agentWrites = (path: string, text: string): Promise<unknown> => admin('POST', `/workspace/${agentId}/write`, { path, content_base64: b64(text) });
+		api('POST', `/v2/agents/${agentId}/workspace`, { op: 'stat', path }).then(
+			() => true,
+			(err: Error & { status?: number }) => {
+				if (err.status === 404) {
+					return false;
+				}
+				throw err;
+			},
+		);
+	const agentWrites = (path: string, text: string): Promise<unknown> =>
+		admin('POST', `/workspace/${agentId}/write`, { path, content_base64: b64(text) });
 	let n = 0;
 	/** A folder no test has used, seeded by the agent before anything lists it. */
 	const freshFolder = async (files: Record<string, string>): Promise<string> => {
@@ -71,7 +78,10 @@ suite('Agent workspace (cloud-agent://)', () => {
 		autoSave = files.inspect<string>('autoSave')?.globalValue;
 		await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
 		await vscode.extensions.getExtension(EXTENSION_ID)?.activate();
-		const agents = await api<{ agents?: Array<{ id: string; name: string }>; data?: Array<{ id: string; name: string }> }>('GET', '/v2/agents?limit=100');
+		const agents = await api<{ agents?: Array<{ id: string; name: string }>; data?: Array<{ id: string; name: string }> }>(
+			'GET',
+			'/v2/agents?limit=100',
+		);
 		const billing = (agents.agents ?? agents.data ?? []).find((a) => a.name === 'Refactor billing module');
 		assert.ok(billing, 'the demo seed has the billing agent');
 		agentId = billing.id;
@@ -107,7 +117,10 @@ suite('Agent workspace (cloud-agent://)', () => {
 			assert.ok(names.includes(expected), `${expected} in ${names.join(', ')}`);
 		}
 		for (const probe of ['.vscode/settings.json', '.vscode/tasks.json', '.vscode/launch.json', '.vscode']) {
-			await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(uri(probe))), (err: unknown) => err instanceof vscode.FileSystemError && err.code === 'FileNotFound');
+			await assert.rejects(
+				Promise.resolve(vscode.workspace.fs.stat(uri(probe))),
+				(err: unknown) => err instanceof vscode.FileSystemError && err.code === 'FileNotFound',
+			);
 		}
 		assert.equal(await requests(), 1);
 	});
@@ -127,7 +140,9 @@ suite('Agent workspace (cloud-agent://)', () => {
 		});
 		await vscode.commands.executeCommand('cloudAgents.agents.openWorkspace', { agentId, name: agentName, mode: 'add' });
 		await changed;
-		const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === FS_SCHEME && f.uri.authority === encodeAgentAuthority(agentId) && f.uri.path === '/');
+		const folder = vscode.workspace.workspaceFolders?.find(
+			(f) => f.uri.scheme === FS_SCHEME && f.uri.authority === encodeAgentAuthority(agentId) && f.uri.path === '/',
+		);
 		assert.ok(folder);
 		assert.equal(folder.name, `Agent: ${agentName}`);
 		vscode.workspace.updateWorkspaceFolders(before, 1);
@@ -165,7 +180,10 @@ suite('Agent workspace (cloud-agent://)', () => {
 		assert.equal(await serverHas(`${dir}/renamed.txt`), false);
 		await fs.delete(uri(dir), { recursive: true });
 		assert.equal(await serverHas(dir), false);
-		await assert.rejects(Promise.resolve(fs.stat(uri(`${dir}/a-copy.txt`))), (err: unknown) => err instanceof vscode.FileSystemError && err.code === 'FileNotFound');
+		await assert.rejects(
+			Promise.resolve(fs.stat(uri(`${dir}/a-copy.txt`))),
+			(err: unknown) => err instanceof vscode.FileSystemError && err.code === 'FileNotFound',
+		);
 	});
 
 	test('request floors: expand a folder = 1, open a listed file = 1, save = 2', async () => {
@@ -225,8 +243,18 @@ suite('Agent workspace (cloud-agent://)', () => {
 
 	test('an over-limit write and a path escape are refused with no request sent', async () => {
 		await resetCounters();
-		await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(uri('huge.bin'), new Uint8Array(32 * 1024 * 1024 + 1))), (err: unknown) => err instanceof Error && /32 MiB/.test(err.message));
-		await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(vscode.Uri.from({ scheme: FS_SCHEME, authority: agentId, path: '/../escape.txt' }), Buffer.from('x'))));
+		await assert.rejects(
+			Promise.resolve(vscode.workspace.fs.writeFile(uri('huge.bin'), new Uint8Array(32 * 1024 * 1024 + 1))),
+			(err: unknown) => err instanceof Error && /32 MiB/.test(err.message),
+		);
+		await assert.rejects(
+			Promise.resolve(
+				vscode.workspace.fs.writeFile(
+					vscode.Uri.from({ scheme: FS_SCHEME, authority: agentId, path: '/../escape.txt' }),
+					Buffer.from('x'),
+				),
+			),
+		);
 		await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(uri(`${'d/'.repeat(2100)}x.txt`), Buffer.from('x'))));
 		assert.equal(await requests(), 0);
 		assert.equal(await serverHas('escape.txt'), false);
@@ -234,7 +262,11 @@ suite('Agent workspace (cloud-agent://)', () => {
 	});
 
 	test('"Search Workspace…" opens the file of the chosen match at its line', async () => {
-		const expected = await api<{ matches: Array<{ path: string; line: number; column: number }> }>('POST', `/v2/agents/${agentId}/workspace`, { op: 'search', query: 'roundInvoice' });
+		const expected = await api<{ matches: Array<{ path: string; line: number; column: number }> }>(
+			'POST',
+			`/v2/agents/${agentId}/workspace`,
+			{ op: 'search', query: 'roundInvoice' },
+		);
 		assert.ok(expected.matches.length >= 2);
 		const pick = 1;
 		const target = expected.matches[pick];
@@ -249,7 +281,10 @@ suite('Agent workspace (cloud-agent://)', () => {
 
 	test('"Go to File in Agent Workspace…" walks every file and opens the one asked for; an unknown path is rejected', async () => {
 		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
-		const files = await vscode.commands.executeCommand<string[]>('cloudAgents.workspace.goToFile', { agentId, path: 'src/lib/util.ts' });
+		const files = await vscode.commands.executeCommand<string[]>('cloudAgents.workspace.goToFile', {
+			agentId,
+			path: 'src/lib/util.ts',
+		});
 		const editor = vscode.window.activeTextEditor;
 		assert.ok(editor);
 		assert.equal(editor.document.uri.toString(), uri('src/lib/util.ts').toString());
@@ -257,7 +292,10 @@ suite('Agent workspace (cloud-agent://)', () => {
 		for (const expected of ['README.md', 'src/index.ts', 'docs/guide.md', 'src/lib/util.ts']) {
 			assert.ok(files.includes(expected), `${expected} in ${files.join(', ')}`);
 		}
-		assert.ok(files.every((f) => !f.startsWith('/')), 'workspace paths, relative to the root');
+		assert.ok(
+			files.every((f) => !f.startsWith('/')),
+			'workspace paths, relative to the root',
+		);
 		await assert.rejects(
 			Promise.resolve(vscode.commands.executeCommand('cloudAgents.workspace.goToFile', { agentId, path: 'src/no-such-file.ts' })),
 			(err: unknown) => err instanceof Error && /no-such-file\.ts/.test(err.message),

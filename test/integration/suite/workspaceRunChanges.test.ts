@@ -9,7 +9,7 @@ import { devToken, words } from '../support/env';
  * the run's `file.changed` event invalidates the file system's cache and fires onDidChangeFile, and
  * VS Code reloads the (clean) document from the service.
  */
-suite('Agent workspace follows the agent\'s runs', () => {
+suite("Agent workspace follows the agent's runs", () => {
 	let agentId: string | undefined;
 
 	suiteSetup(async function () {
@@ -38,7 +38,10 @@ suite('Agent workspace follows the agent\'s runs', () => {
 		this.timeout(45_000);
 		const id = agentId ?? assert.fail('no agent');
 		const path = 'notes/watched.md';
-		const seeded = await emu('POST', `/_emulator/workspace/${encodeURIComponent(id)}/write`, { path, content_base64: Buffer.from('first line\n').toString('base64') });
+		const seeded = await emu('POST', `/_emulator/workspace/${encodeURIComponent(id)}/write`, {
+			path,
+			content_base64: Buffer.from('first line\n').toString('base64'),
+		});
 		assert.equal(seeded.status, 200, JSON.stringify(seeded.body));
 
 		const uri = vscode.Uri.from({ scheme: FS_SCHEME, authority: id, path: `/${path}` });
@@ -46,19 +49,36 @@ suite('Agent workspace follows the agent\'s runs', () => {
 		await vscode.window.showTextDocument(doc);
 		assert.equal(doc.getText(), 'first line\n');
 
-		const run = await emu<{ id: string }>('POST', `/v2/agents/${encodeURIComponent(id)}/runs`, { prompt: `[[write:${path}]] update the notes` }, devToken());
+		const run = await emu<{ id: string }>(
+			'POST',
+			`/v2/agents/${encodeURIComponent(id)}/runs`,
+			{ prompt: `[[write:${path}]] update the notes` },
+			devToken(),
+		);
 		assert.equal(run.status, 202, JSON.stringify(run.body));
-		await within('following the run', Promise.resolve(vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId: id, runId: run.body.id })));
+		await within(
+			'following the run',
+			Promise.resolve(vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId: id, runId: run.body.id })),
+		);
 
 		// The emulator appends a line naming the run; the editor must show it without any action.
-		const text = await waitFor('the open document to show the run\'s change', async () => {
-			const current = doc.getText();
-			return current.includes(run.body.id) ? current : undefined;
-		}, 30_000);
+		const text = await waitFor(
+			"the open document to show the run's change",
+			async () => {
+				const current = doc.getText();
+				return current.includes(run.body.id) ? current : undefined;
+			},
+			30_000,
+		);
 		assert.ok(text.startsWith('first line\n'), text);
 		assert.equal(doc.isDirty, false);
 		// The read answer's members are not shown in the description (variant: result.data.content).
-		const server = await emu<{ content_base64?: string; result?: { data?: { content?: string } } }>('POST', `/v2/agents/${encodeURIComponent(id)}/workspace`, { op: 'read', path }, devToken());
+		const server = await emu<{ content_base64?: string; result?: { data?: { content?: string } } }>(
+			'POST',
+			`/v2/agents/${encodeURIComponent(id)}/workspace`,
+			{ op: 'read', path },
+			devToken(),
+		);
 		assert.equal(Buffer.from(server.body.content_base64 ?? server.body.result?.data?.content ?? '', 'base64').toString('utf8'), text);
 		await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { agentId: id, runId: run.body.id });
 	});

@@ -8,10 +8,13 @@ import { devToken } from '../support/env';
 /** Workspace operations the emulator received since the last counter reset (views poll other routes meanwhile). */
 async function workspaceRequests(): Promise<number> {
 	const byRoute = (await counters()).requests.by_route;
-	return Object.entries(byRoute).filter(([route]) => route.includes('/v2/agents/{agent_id}/workspace')).reduce((sum, [, n]) => sum + n, 0);
+	return Object.entries(byRoute)
+		.filter(([route]) => route.includes('/v2/agents/{agent_id}/workspace'))
+		.reduce((sum, [, n]) => sum + n, 0);
 }
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const notices = async (): Promise<string[]> => (await vscode.commands.executeCommand<string[]>('_cloudAgents.workspace.interfaceNotices')) ?? [];
+const notices = async (): Promise<string[]> =>
+	(await vscode.commands.executeCommand<string[]>('_cloudAgents.workspace.interfaceNotices')) ?? [];
 
 /**
  * Runs against the standard emulator and (tagged `[variant]`) again against the variant profile,
@@ -29,7 +32,12 @@ suite('Agent workspace on a server that chose differently', () => {
 		const billing = agents.items.find((a) => a.name === 'Refactor billing module');
 		assert.ok(billing, 'the demo seed has the billing agent');
 		agentId = billing.id;
-		const probe = await emu<{ entries?: unknown }>('POST', `/v2/agents/${encodeURIComponent(agentId)}/workspace`, { op: 'list', path: '' }, devToken());
+		const probe = await emu<{ entries?: unknown }>(
+			'POST',
+			`/v2/agents/${encodeURIComponent(agentId)}/workspace`,
+			{ op: 'list', path: '' },
+			devToken(),
+		);
 		standardInterface = probe.status === 200 && Array.isArray(probe.body?.entries);
 	});
 	teardown(async () => {
@@ -54,8 +62,13 @@ suite('Agent workspace on a server that chose differently', () => {
 		await vscode.commands.executeCommand('cloudAgents.agents.openWorkspace', { agentId, name: 'variant test', mode: 'add' });
 		await added;
 		try {
-			const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === FS_SCHEME && decodeAgentAuthority(f.uri.authority) === agentId);
-			assert.ok(folder, `a folder for ${agentId} among ${(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()).join(', ')}`);
+			const folder = vscode.workspace.workspaceFolders?.find(
+				(f) => f.uri.scheme === FS_SCHEME && decodeAgentAuthority(f.uri.authority) === agentId,
+			);
+			assert.ok(
+				folder,
+				`a folder for ${agentId} among ${(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()).join(', ')}`,
+			);
 			// VS Code lower-cases authorities when it writes a URI out (workspace files, reloads): the id survives.
 			const reparsed = vscode.Uri.parse(folder.uri.toString());
 			assert.equal(reparsed.authority, reparsed.authority.toLowerCase());
@@ -70,11 +83,18 @@ suite('Agent workspace on a server that chose differently', () => {
 				assert.equal((await vscode.workspace.fs.stat(reparsed)).type, vscode.FileType.Directory);
 				const names = (await vscode.workspace.fs.readDirectory(reparsed)).map(([name]) => name);
 				assert.ok(names.includes('README.md'), `README.md in ${names.join(', ')}`);
-				assert.equal((await notices()).length, noticesBefore, 'no "interface differs" message on a server that reads our operations');
+				assert.equal(
+					(await notices()).length,
+					noticesBefore,
+					'no "interface differs" message on a server that reads our operations',
+				);
 				return;
 			}
 
-			const err = await Promise.resolve(vscode.workspace.fs.readDirectory(reparsed)).then(() => assert.fail('the listing of a server whose interface differs must not succeed (an empty folder)'), (e: unknown) => e);
+			const err = await Promise.resolve(vscode.workspace.fs.readDirectory(reparsed)).then(
+				() => assert.fail('the listing of a server whose interface differs must not succeed (an empty folder)'),
+				(e: unknown) => e,
+			);
 			assert.ok(err instanceof vscode.FileSystemError, String(err));
 			assert.equal(err.code, 'Unavailable');
 			assert.match(err.message, /This server's workspace interface differs: /);
@@ -84,13 +104,29 @@ suite('Agent workspace on a server that chose differently', () => {
 			// Let VS Code's own probes of the new folder settle, then nothing more reaches the server.
 			await sleep(500);
 			await emu('POST', '/_emulator/counters/reset');
-			await assert.rejects(Promise.resolve(vscode.workspace.fs.readDirectory(folder.uri)), (e: unknown) => e instanceof vscode.FileSystemError && /interface differs/.test(e.message));
+			await assert.rejects(
+				Promise.resolve(vscode.workspace.fs.readDirectory(folder.uri)),
+				(e: unknown) => e instanceof vscode.FileSystemError && /interface differs/.test(e.message),
+			);
 			// The root itself now carries the error (VS Code shows a failed root listing as an empty folder).
-			await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(folder.uri)), (e: unknown) => e instanceof vscode.FileSystemError && /interface differs/.test(e.message));
-			await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(folder.uri, 'README.md'))), (e: unknown) => e instanceof vscode.FileSystemError && /interface differs/.test(e.message));
-			await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.uri, 'src/index.ts'))), (e: unknown) => e instanceof vscode.FileSystemError && /interface differs/.test(e.message));
+			await assert.rejects(
+				Promise.resolve(vscode.workspace.fs.stat(folder.uri)),
+				(e: unknown) => e instanceof vscode.FileSystemError && /interface differs/.test(e.message),
+			);
+			await assert.rejects(
+				Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(folder.uri, 'README.md'))),
+				(e: unknown) => e instanceof vscode.FileSystemError && /interface differs/.test(e.message),
+			);
+			await assert.rejects(
+				Promise.resolve(vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.uri, 'src/index.ts'))),
+				(e: unknown) => e instanceof vscode.FileSystemError && /interface differs/.test(e.message),
+			);
 			for (const probe of ['.vscode/settings.json', '.vscode/tasks.json', '.vscode/launch.json', '.vscode']) {
-				await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(folder.uri, probe))), (e: unknown) => e instanceof vscode.FileSystemError && e.code === 'FileNotFound', probe);
+				await assert.rejects(
+					Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(folder.uri, probe))),
+					(e: unknown) => e instanceof vscode.FileSystemError && e.code === 'FileNotFound',
+					probe,
+				);
 			}
 			assert.equal(await workspaceRequests(), 0, 'no workspace operation is sent once the interface is known to differ');
 
@@ -100,7 +136,9 @@ suite('Agent workspace on a server that chose differently', () => {
 			assert.ok(shown[0]?.includes(requestId), shown[0]);
 			assert.match(shown[0] ?? '', /workspace interface differs/);
 		} finally {
-			const index = (vscode.workspace.workspaceFolders ?? []).findIndex((f) => f.uri.scheme === FS_SCHEME && decodeAgentAuthority(f.uri.authority) === agentId);
+			const index = (vscode.workspace.workspaceFolders ?? []).findIndex(
+				(f) => f.uri.scheme === FS_SCHEME && decodeAgentAuthority(f.uri.authority) === agentId,
+			);
 			if (index >= before) {
 				vscode.workspace.updateWorkspaceFolders(index, 1);
 			}

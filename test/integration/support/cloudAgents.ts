@@ -52,8 +52,16 @@ export async function emu<T = unknown>(method: string, path: string, body?: unkn
 }
 
 /** The emulator's request counters. */
-export async function counters(): Promise<{ requests: { by_route: Record<string, number> }; mutations: { by_kind: Record<string, number> } }> {
-	return (await emu<{ requests: { by_route: Record<string, number> }; mutations: { by_kind: Record<string, number> } }>('GET', '/_emulator/counters')).body;
+export async function counters(): Promise<{
+	requests: { by_route: Record<string, number> };
+	mutations: { by_kind: Record<string, number> };
+}> {
+	return (
+		await emu<{ requests: { by_route: Record<string, number> }; mutations: { by_kind: Record<string, number> } }>(
+			'GET',
+			'/_emulator/counters',
+		)
+	).body;
 }
 
 /** Polls `fn` until it returns a value other than undefined. */

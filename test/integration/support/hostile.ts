@@ -21,7 +21,11 @@ export interface HostileSession {
  * and `cloudAgents.apiUrl`, waits until the session uses it and signs in there: through the Sign In
  * command (`signIn: 'command'`, the default) or by storing the token directly (`'store'`).
  */
-export async function useHostileServer(api: CloudAgentsTestApi, scenario: Scenario, options: { settings?: Record<string, unknown>; signIn?: 'command' | 'store' } = {}): Promise<HostileSession> {
+export async function useHostileServer(
+	api: CloudAgentsTestApi,
+	scenario: Scenario,
+	options: { settings?: Record<string, unknown>; signIn?: 'command' | 'store' } = {},
+): Promise<HostileSession> {
 	const server = await startHostile(scenario);
 	const previous = new Map<string, unknown>();
 	const update = async (key: string, value: unknown): Promise<void> => {
@@ -38,7 +42,11 @@ export async function useHostileServer(api: CloudAgentsTestApi, scenario: Scenar
 	if (options.signIn === 'store') {
 		await api.session.storeToken(TOKEN);
 	} else {
-		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: TOKEN }), true, 'signed in to the hostile server');
+		assert.equal(
+			await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: TOKEN }),
+			true,
+			'signed in to the hostile server',
+		);
 	}
 	return {
 		server,

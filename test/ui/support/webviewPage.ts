@@ -7,11 +7,15 @@ export async function until<T>(page: Page, what: string, probe: () => Promise<T 
 	for (;;) {
 		try {
 			const v = await probe();
-			if (v !== undefined) { return v; }
+			if (v !== undefined) {
+				return v;
+			}
 		} catch (err) {
 			last = err;
 		}
-		if (Date.now() > end) { throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`); }
+		if (Date.now() > end) {
+			throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+		}
 		await page.waitForTimeout(250);
 	}
 }
@@ -22,12 +26,21 @@ export async function until<T>(page: Page, what: string, probe: () => Promise<T 
  * the inner frame is the page we rendered. `not`: a frame to skip (the page before a reconnect).
  */
 export async function webviewFrame(page: Page, title: string, marker: string, not?: Frame): Promise<Frame> {
-	return until(page, `the webview page "${title}"`, async () => {
-		for (const frame of page.frames()) {
-			if (frame === not || frame.isDetached() || frame.parentFrame() === null) { continue; }
-			const t = await frame.title().catch(() => '');
-			if (t.startsWith(title) && (await frame.locator(marker).count()) === 1) { return frame; }
-		}
-		return undefined;
-	}, 30_000);
+	return until(
+		page,
+		`the webview page "${title}"`,
+		async () => {
+			for (const frame of page.frames()) {
+				if (frame === not || frame.isDetached() || frame.parentFrame() === null) {
+					continue;
+				}
+				const t = await frame.title().catch(() => '');
+				if (t.startsWith(title) && (await frame.locator(marker).count()) === 1) {
+					return frame;
+				}
+			}
+			return undefined;
+		},
+		30_000,
+	);
 }

@@ -44,7 +44,10 @@ export interface UiTest {
  * docs (vscode-web-testing.md): activity-bar entries by aria-label, tree rows as `.monaco-list-row`.
  */
 export class Workbench {
-	constructor(readonly page: Page, private readonly screenshotDir: string) {}
+	constructor(
+		readonly page: Page,
+		private readonly screenshotDir: string,
+	) {}
 
 	/** Waits until the workbench has rendered its activity bar. */
 	async ready(timeoutMs = 60_000): Promise<void> {
@@ -60,7 +63,9 @@ export class Workbench {
 		// the focus back to the workbench first (a test that failed inside a panel leaves it there).
 		await this.page.evaluate('document.activeElement instanceof HTMLIFrameElement && document.activeElement.blur()');
 		for (let i = 0; i < 5; i++) {
-			const blocking = this.page.locator('.monaco-dialog-modal-block, .quick-input-widget:visible, .context-view.monaco-menu-container');
+			const blocking = this.page.locator(
+				'.monaco-dialog-modal-block, .quick-input-widget:visible, .context-view.monaco-menu-container',
+			);
 			if ((await blocking.count()) === 0) {
 				return;
 			}
@@ -123,13 +128,17 @@ export class Workbench {
 
 	/** Texts of the welcome content (text and buttons) of one view, by its title. */
 	async paneWelcome(containerId: string, title: string): Promise<string[]> {
-		const parts = await this.pane(containerId, title).locator('.welcome-view-content p, .welcome-view-content .monaco-button').allInnerTexts();
+		const parts = await this.pane(containerId, title)
+			.locator('.welcome-view-content p, .welcome-view-content .monaco-button')
+			.allInnerTexts();
 		return parts.map((t) => t.trim()).filter((t) => t !== '');
 	}
 
 	/** Texts of the welcome content (text and buttons) shown in a container. */
 	async welcomeTexts(containerId: string): Promise<string[]> {
-		const parts = await this.viewContainer(containerId).locator('.welcome-view-content p, .welcome-view-content .monaco-button').allInnerTexts();
+		const parts = await this.viewContainer(containerId)
+			.locator('.welcome-view-content p, .welcome-view-content .monaco-button')
+			.allInnerTexts();
 		return parts.map((t) => t.trim()).filter((t) => t !== '');
 	}
 
@@ -143,12 +152,15 @@ export class Workbench {
 			await input.waitFor({ state: 'visible' });
 			await input.fill(`>${label}`);
 			const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-			const shown = await row.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, (err: unknown) => {
-				if (attempt >= 3) {
-					throw err;
-				}
-				return false;
-			});
+			const shown = await row.waitFor({ state: 'visible', timeout: 10_000 }).then(
+				() => true,
+				(err: unknown) => {
+					if (attempt >= 3) {
+						throw err;
+					}
+					return false;
+				},
+			);
 			if (shown) {
 				await this.page.keyboard.press('Enter');
 				return;
@@ -172,7 +184,10 @@ export class Workbench {
 		await item.waitFor({ state: 'visible', timeout: 10_000 });
 		for (let attempt = 1; ; attempt++) {
 			await item.click();
-			const closed = await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(() => true, () => false);
+			const closed = await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(
+				() => true,
+				() => false,
+			);
 			if (closed) {
 				return;
 			}

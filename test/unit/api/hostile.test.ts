@@ -8,7 +8,18 @@ import { clampSeconds, decodeBase64Strict, decodeDeviceAuthorization } from '../
 import { checkBaseUrl } from '../../../src/api/http';
 import { ListingStoppedError } from '../../../src/api/pagination';
 import { AGENT_ID, RUN_ID, TOKEN, agent, artifact, run } from '../../hostile/fixtures';
-import { type HostileServer, REQUEST_ID, type Scenario, errorEnvelope, json, peakRate, sseFrame, sseStart, startHostile, trickle } from '../../hostile/server';
+import {
+	type HostileServer,
+	REQUEST_ID,
+	type Scenario,
+	errorEnvelope,
+	json,
+	peakRate,
+	sseFrame,
+	sseStart,
+	startHostile,
+	trickle,
+} from '../../hostile/server';
 import { collected, recordError, recordingLogger } from '../support/leaks';
 
 type ClientOptions = Partial<ConstructorParameters<typeof CloudAgentsClient>[0]>;
@@ -48,7 +59,11 @@ suite('hostile server: the API boundary', function () {
 	suite('route confusion via ids', () => {
 		for (const bad of ['..', '.', '', 'a\u0000b', 'line\nbreak', 'x'.repeat(SAFETY.idMaxChars + 1)]) {
 			test(`artifact id ${JSON.stringify(bad.slice(0, 12))} is refused before anything is sent`, async () => {
-				const c = await scenario({ description: 'accepts anything', routes: {}, fallback: (_req, res) => json(res, 204, undefined) });
+				const c = await scenario({
+					description: 'accepts anything',
+					routes: {},
+					fallback: (_req, res) => json(res, 204, undefined),
+				});
 				const err = await failure(c.deleteArtifact(AGENT_ID, bad));
 				assert.ok(err instanceof ValidationError, String(err));
 				assert.equal(server.requests.length, 0, 'no request reached the server');
@@ -65,14 +80,29 @@ suite('hostile server: the API boundary', function () {
 		test('a listing of artifacts whose ids are "..", "." or carry control characters delivers only the valid ones', async () => {
 			const c = await scenario({
 				description: 'artifact ids that would turn into other routes',
-				routes: { 'GET /v2/agents/*/artifacts': (_q, res) => json(res, 200, [artifact({ id: '..' }), artifact({ id: '.' }), artifact({ id: 'ok\u0007' }), artifact({ id: 'art_good' }), artifact({ id: 42 })]) },
+				routes: {
+					'GET /v2/agents/*/artifacts': (_q, res) =>
+						json(res, 200, [
+							artifact({ id: '..' }),
+							artifact({ id: '.' }),
+							artifact({ id: 'ok\u0007' }),
+							artifact({ id: 'art_good' }),
+							artifact({ id: 42 }),
+						]),
+				},
 			});
 			const items = await c.listArtifacts(AGENT_ID);
-			assert.deepEqual(items.map((a) => a.id), ['art_good']);
+			assert.deepEqual(
+				items.map((a) => a.id),
+				['art_good'],
+			);
 		});
 
 		test('a single record with an id of ".." is an error naming the field and the request id', async () => {
-			const c = await scenario({ description: 'agent id ..', routes: { 'GET /v2/agents/*': (_q, res) => json(res, 200, agent({ id: '..' })) } });
+			const c = await scenario({
+				description: 'agent id ..',
+				routes: { 'GET /v2/agents/*': (_q, res) => json(res, 200, agent({ id: '..' })) },
+			});
 			const err = await failure(c.getAgent(AGENT_ID));
 			assert.ok(err instanceof ApiError);
 			assert.equal(err.code, 'invalid_response');
@@ -88,12 +118,25 @@ suite('hostile server: the API boundary', function () {
 			const c = await scenario({
 				description: 'echoes the bearer token everywhere',
 				routes: {
-					'GET /v2/agents/*': (req, res) => json(res, 400, { error: { code: req.token, message: `bad token ${req.token} (Bearer ${req.token})` }, request_id: req.token }, { 'x-request-id': req.token ?? '' }),
+					'GET /v2/agents/*': (req, res) =>
+						json(
+							res,
+							400,
+							{ error: { code: req.token, message: `bad token ${req.token} (Bearer ${req.token})` }, request_id: req.token },
+							{ 'x-request-id': req.token ?? '' },
+						),
 				},
 			});
 			const err = await failure(c.getAgent(AGENT_ID));
 			assert.ok(err instanceof ApiError);
-			const fields = [err.message, err.code, String(err.requestId), String(err.stack), JSON.stringify(err), String((err.cause as Error | undefined)?.message)];
+			const fields = [
+				err.message,
+				err.code,
+				String(err.requestId),
+				String(err.stack),
+				JSON.stringify(err),
+				String((err.cause as Error | undefined)?.message),
+			];
 			for (const f of fields) {
 				assert.ok(!f.includes(TOKEN), `token in ${f.slice(0, 120)}`);
 			}
@@ -102,7 +145,10 @@ suite('hostile server: the API boundary', function () {
 		});
 
 		test('echoed in the X-Request-Id of a success: the logged request id is not the token', async () => {
-			const c = await scenario({ description: 'token as request id', routes: { 'GET /v2/agents/*': (req, res) => json(res, 200, agent(), { 'x-request-id': req.token ?? '' }) } });
+			const c = await scenario({
+				description: 'token as request id',
+				routes: { 'GET /v2/agents/*': (req, res) => json(res, 200, agent(), { 'x-request-id': req.token ?? '' }) },
+			});
 			const before = collected.length;
 			await c.getAgent(AGENT_ID);
 			assert.ok(collected.length > before, 'the transport logged the call');
@@ -115,11 +161,24 @@ suite('hostile server: the API boundary', function () {
 			const c = await scenario({
 				description: 'echoes the token in records and events',
 				routes: {
-					'GET /v2/agents': (req, res) => json(res, 200, { agents: [agent({ id: `${AGENT_ID}x`, name: `token is ${req.token}`, latest_reply: { run_id: RUN_ID, text: `${req.token}` } })] }),
+					'GET /v2/agents': (req, res) =>
+						json(res, 200, {
+							agents: [
+								agent({
+									id: `${AGENT_ID}x`,
+									name: `token is ${req.token}`,
+									latest_reply: { run_id: RUN_ID, text: `${req.token}` },
+								}),
+							],
+						}),
 					'GET /v2/agents/*/runs/*/events': (req, res) => {
 						const write = sseStart(res);
-						write(`id: 0\nevent: log\ndata: ${JSON.stringify({ seq: 0, type: 'log', data: { text: `echo ${req.token}` } })}\n\n`);
-						write(`id: 1\nevent: ${req.token}\ndata: ${JSON.stringify({ seq: 1, type: 'run.completed', data: { status: 'succeeded', result: req.token } })}\n\n`);
+						write(
+							`id: 0\nevent: log\ndata: ${JSON.stringify({ seq: 0, type: 'log', data: { text: `echo ${req.token}` } })}\n\n`,
+						);
+						write(
+							`id: 1\nevent: ${req.token}\ndata: ${JSON.stringify({ seq: 1, type: 'run.completed', data: { status: 'succeeded', result: req.token } })}\n\n`,
+						);
 						res.end();
 					},
 				},
@@ -138,7 +197,10 @@ suite('hostile server: the API boundary', function () {
 
 		test('an implausible request id (too long, odd characters) is not kept raw', async () => {
 			for (const rid of ['x'.repeat(500), '<script>', 'id with spaces', '[copy](command:evil)']) {
-				const c = await scenario({ description: 'odd request id', routes: { 'GET /v2/agents/*': (_q, res) => errorEnvelope(res, 404, 'not_found', 'gone', rid) } });
+				const c = await scenario({
+					description: 'odd request id',
+					routes: { 'GET /v2/agents/*': (_q, res) => errorEnvelope(res, 404, 'not_found', 'gone', rid) },
+				});
 				const err = await failure(c.getAgent(AGENT_ID));
 				assert.ok(err instanceof ApiError);
 				assert.equal(err.requestId, undefined, rid);
@@ -148,7 +210,12 @@ suite('hostile server: the API boundary', function () {
 		});
 
 		test('an absurd error code is replaced, a huge message is cut', async () => {
-			const c = await scenario({ description: 'absurd error fields', routes: { 'GET /v2/agents/*': (_q, res) => errorEnvelope(res, 422, 'x'.repeat(300) + '\n[a](command:b)', 'm'.repeat(50_000)) } });
+			const c = await scenario({
+				description: 'absurd error fields',
+				routes: {
+					'GET /v2/agents/*': (_q, res) => errorEnvelope(res, 422, 'x'.repeat(300) + '\n[a](command:b)', 'm'.repeat(50_000)),
+				},
+			});
 			const err = await failure(c.getAgent(AGENT_ID));
 			assert.ok(err instanceof ApiError);
 			assert.equal(err.code, 'invalid_code');
@@ -160,16 +227,33 @@ suite('hostile server: the API boundary', function () {
 
 	suite('absurd numbers', () => {
 		test('Retry-After: 0 on every answer: retries keep a minimum delay (a few requests per second at most)', async () => {
-			const c = await scenario({ description: '503 with Retry-After 0', routes: { 'GET /v2/agents/*': (_q, res) => errorEnvelope(res, 503, 'unavailable', 'busy', REQUEST_ID, { 'retry-after': '0' }) } }, { retry: { maxAttempts: 6 } });
+			const c = await scenario(
+				{
+					description: '503 with Retry-After 0',
+					routes: {
+						'GET /v2/agents/*': (_q, res) => errorEnvelope(res, 503, 'unavailable', 'busy', REQUEST_ID, { 'retry-after': '0' }),
+					},
+				},
+				{ retry: { maxAttempts: 6 } },
+			);
 			await failure(c.getAgent(AGENT_ID));
 			assert.equal(server.requests.length, 6);
 			const gaps = server.requests.slice(1).map((r, i) => r.at - (server.requests[i]?.at ?? 0));
-			assert.ok(gaps.every((g) => g >= SAFETY.retryMinDelayMs - 20), `gaps ${gaps.join(', ')}`);
+			assert.ok(
+				gaps.every((g) => g >= SAFETY.retryMinDelayMs - 20),
+				`gaps ${gaps.join(', ')}`,
+			);
 		});
 
 		for (const value of ['-5', '1e9', '99999999999999999999', 'NaN']) {
 			test(`Retry-After: ${value} neither hammers nor stalls`, async () => {
-				const c = await scenario({ description: 'odd Retry-After', routes: { 'GET /v2/agents/*': (_q, res) => errorEnvelope(res, 429, 'rate_limited', 'slow down', REQUEST_ID, { 'retry-after': value }) } });
+				const c = await scenario({
+					description: 'odd Retry-After',
+					routes: {
+						'GET /v2/agents/*': (_q, res) =>
+							errorEnvelope(res, 429, 'rate_limited', 'slow down', REQUEST_ID, { 'retry-after': value }),
+					},
+				});
 				const started = Date.now();
 				await failure(c.getAgent(AGENT_ID));
 				assert.ok(Date.now() - started < 25_000, 'did not wait for an absurd time');
@@ -181,8 +265,20 @@ suite('hostile server: the API boundary', function () {
 			const c = await scenario({
 				description: 'device flow with absurd intervals',
 				routes: {
-					'POST /v2/auth/device/authorization': (_q, res) => json(res, 200, { device_code: 'dc', user_code: 'ABCD', verification_uri: 'https://example.test/device', interval: 0, expires_in: 1e15 }),
-					'POST /v2/auth/device/token': (_q, res, ctx) => json(res, 400, ctx.hits % 2 ? { error: 'authorization_pending', interval: 0 } : { error: 'slow_down', interval: -100 }),
+					'POST /v2/auth/device/authorization': (_q, res) =>
+						json(res, 200, {
+							device_code: 'dc',
+							user_code: 'ABCD',
+							verification_uri: 'https://example.test/device',
+							interval: 0,
+							expires_in: 1e15,
+						}),
+					'POST /v2/auth/device/token': (_q, res, ctx) =>
+						json(
+							res,
+							400,
+							ctx.hits % 2 ? { error: 'authorization_pending', interval: 0 } : { error: 'slow_down', interval: -100 },
+						),
 				},
 			});
 			const start = await c.startDeviceAuthorization({ client_id: 'vscode' });
@@ -204,7 +300,13 @@ suite('hostile server: the API boundary', function () {
 		});
 
 		test('device flow: an access token with spaces or control characters is refused (it would become a header)', async () => {
-			const c = await scenario({ description: 'odd token', routes: { 'POST /v2/auth/device/token': (_q, res) => json(res, 200, { access_token: 'abc\r\nX-Evil: 1', token_type: 'Bearer', expires_in: 10 }) } });
+			const c = await scenario({
+				description: 'odd token',
+				routes: {
+					'POST /v2/auth/device/token': (_q, res) =>
+						json(res, 200, { access_token: 'abc\r\nX-Evil: 1', token_type: 'Bearer', expires_in: 10 }),
+				},
+			});
 			const err = await failure(c.pollDeviceToken('dc'));
 			assert.ok(err instanceof ApiError && err.code === 'invalid_response', String(err));
 		});
@@ -213,14 +315,40 @@ suite('hostile server: the API boundary', function () {
 			const c = await scenario({
 				description: 'out-of-range numbers',
 				routes: {
-					'GET /v2/agents/*/artifacts': (_q, res) => json(res, 200, [artifact({ id: 'neg', size: -1 }), artifact({ id: 'huge', size: 1e300 }), artifact({ id: 'fine', size: 3 })]),
-					'GET /v2/runtimes': (_q, res) => json(res, 200, { data: [{ id: 'r0', revision: 0 }, { id: 'r1', revision: 1.5 }, { id: 'r2', revision: 2 }], pagination: { has_more: false } }),
-					'POST /v2/agents/*/computer-sessions': (_q, res) => json(res, 201, { agent_id: AGENT_ID, runtime_id: 'r', expires_at: 'whenever', channels: { vnc: { websocket_url: 'wss://x.test/s', protocols: ['a'] } } }),
-					'POST /v2/agents/*/workspace': (_q, res) => json(res, 200, { op: 'read', path: 'f', offset: 0, length: 1, size: 1e18, content_base64: 'YQ==' }),
+					'GET /v2/agents/*/artifacts': (_q, res) =>
+						json(res, 200, [
+							artifact({ id: 'neg', size: -1 }),
+							artifact({ id: 'huge', size: 1e300 }),
+							artifact({ id: 'fine', size: 3 }),
+						]),
+					'GET /v2/runtimes': (_q, res) =>
+						json(res, 200, {
+							data: [
+								{ id: 'r0', revision: 0 },
+								{ id: 'r1', revision: 1.5 },
+								{ id: 'r2', revision: 2 },
+							],
+							pagination: { has_more: false },
+						}),
+					'POST /v2/agents/*/computer-sessions': (_q, res) =>
+						json(res, 201, {
+							agent_id: AGENT_ID,
+							runtime_id: 'r',
+							expires_at: 'whenever',
+							channels: { vnc: { websocket_url: 'wss://x.test/s', protocols: ['a'] } },
+						}),
+					'POST /v2/agents/*/workspace': (_q, res) =>
+						json(res, 200, { op: 'read', path: 'f', offset: 0, length: 1, size: 1e18, content_base64: 'YQ==' }),
 				},
 			});
-			assert.deepEqual((await c.listArtifacts(AGENT_ID)).map((a) => a.id), ['fine']);
-			assert.deepEqual((await c.listRuntimes()).items.map((r) => r.id), ['r2']);
+			assert.deepEqual(
+				(await c.listArtifacts(AGENT_ID)).map((a) => a.id),
+				['fine'],
+			);
+			assert.deepEqual(
+				(await c.listRuntimes()).items.map((r) => r.id),
+				['r2'],
+			);
 			const session = await failure(c.createComputerSession(AGENT_ID));
 			assert.match(session.message, /expires_at/);
 			const read = await failure(c.readWorkspaceFile(AGENT_ID, 'f'));
@@ -245,13 +373,17 @@ suite('hostile server: the API boundary', function () {
 
 		for (const id of ['1e3', '0x10', '-1', '12abc', ' 7', '99999999999999999']) {
 			test(`an SSE id of ${JSON.stringify(id)} is not a sequence number: the stream fails cleanly`, async () => {
-				const c = await scenario(streamScenario(sseFrame(0, 'log', { text: 'first' }) + `id: ${id}\nevent: log\ndata: {"type":"log","data":{}}\n\n`));
+				const c = await scenario(
+					streamScenario(sseFrame(0, 'log', { text: 'first' }) + `id: ${id}\nevent: log\ndata: {"type":"log","data":{}}\n\n`),
+				);
 				const seen: number[] = [];
-				const err = await failure((async () => {
-					for await (const ev of c.streamRunEvents(AGENT_ID, RUN_ID)) {
-						seen.push(ev.seq);
-					}
-				})());
+				const err = await failure(
+					(async () => {
+						for await (const ev of c.streamRunEvents(AGENT_ID, RUN_ID)) {
+							seen.push(ev.seq);
+						}
+					})(),
+				);
 				assert.deepEqual(seen, [0], 'the valid event before it was delivered');
 				assert.ok(err instanceof ApiError && err.code === 'invalid_response', String(err));
 				assert.match(err.message, /event id/);
@@ -259,7 +391,17 @@ suite('hostile server: the API boundary', function () {
 		}
 
 		test('sequence numbers that go backwards or repeat are never delivered twice', async () => {
-			const c = await scenario(streamScenario([sseFrame(0, 'log', {}), sseFrame(1, 'log', {}), sseFrame(1, 'log', { dup: true }), sseFrame(0, 'log', {}), sseFrame(2, 'run.completed', {})].join('')));
+			const c = await scenario(
+				streamScenario(
+					[
+						sseFrame(0, 'log', {}),
+						sseFrame(1, 'log', {}),
+						sseFrame(1, 'log', { dup: true }),
+						sseFrame(0, 'log', {}),
+						sseFrame(2, 'run.completed', {}),
+					].join(''),
+				),
+			);
 			const seen: number[] = [];
 			for await (const ev of c.streamRunEvents(AGENT_ID, RUN_ID)) {
 				seen.push(ev.seq);
@@ -281,11 +423,13 @@ suite('hostile server: the API boundary', function () {
 				},
 			});
 			const started = Date.now();
-			const err = await failure((async () => {
-				for await (const ev of c.streamRunEvents(AGENT_ID, RUN_ID)) {
-					void ev;
-				}
-			})());
+			const err = await failure(
+				(async () => {
+					for await (const ev of c.streamRunEvents(AGENT_ID, RUN_ID)) {
+						void ev;
+					}
+				})(),
+			);
 			const elapsed = Date.now() - started;
 			assert.ok(err instanceof ApiError && err.code === 'reconnect_limit', String(err));
 			const connects = server.requestsTo('GET /v2/agents/*/runs/*/events');
@@ -295,16 +439,24 @@ suite('hostile server: the API boundary', function () {
 		});
 
 		test('a stream that trickles bytes but never completes an event is dropped, and reconnects are bounded', async () => {
-			const c = await scenario({
-				description: 'a byte every 20 ms, never a whole event',
-				routes: { 'GET /v2/agents/*/runs/*/events': (_q, res) => trickle(res, 200, 'text/event-stream', `data: ${'x'.repeat(100_000)}`, 20) },
-			}, { timeouts: { streamIdleMs: 300 }, stream: { maxReconnectAttempts: 2, reconnectBaseMs: 10 } });
+			const c = await scenario(
+				{
+					description: 'a byte every 20 ms, never a whole event',
+					routes: {
+						'GET /v2/agents/*/runs/*/events': (_q, res) =>
+							trickle(res, 200, 'text/event-stream', `data: ${'x'.repeat(100_000)}`, 20),
+					},
+				},
+				{ timeouts: { streamIdleMs: 300 }, stream: { maxReconnectAttempts: 2, reconnectBaseMs: 10 } },
+			);
 			const started = Date.now();
-			const err = await failure((async () => {
-				for await (const ev of c.streamRunEvents(AGENT_ID, RUN_ID)) {
-					void ev;
-				}
-			})());
+			const err = await failure(
+				(async () => {
+					for await (const ev of c.streamRunEvents(AGENT_ID, RUN_ID)) {
+						void ev;
+					}
+				})(),
+			);
 			assert.ok(err instanceof NetworkError, String(err));
 			assert.ok(Date.now() - started < 15_000);
 			assert.equal(server.requestsTo('GET /v2/agents/*/runs/*/events').length, 3);
@@ -316,7 +468,15 @@ suite('hostile server: the API boundary', function () {
 	suite('bounded bodies, listings and time', () => {
 		test('a JSON body larger than the cap is refused (declared length)', async () => {
 			const big = JSON.stringify(agent({ name: 'x'.repeat(SAFETY.jsonBodyMaxBytes) }));
-			const c = await scenario({ description: 'huge body', routes: { 'GET /v2/agents/*': (_q, res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) }); res.end(big); } } });
+			const c = await scenario({
+				description: 'huge body',
+				routes: {
+					'GET /v2/agents/*': (_q, res) => {
+						res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) });
+						res.end(big);
+					},
+				},
+			});
 			const err = await failure(c.getAgent(AGENT_ID));
 			assert.ok(err instanceof ApiError && err.code === 'response_too_large', String(err));
 		});
@@ -350,53 +510,92 @@ suite('hostile server: the API boundary', function () {
 
 		test('a listing page with more items than allowed is refused', async () => {
 			const items = Array.from({ length: SAFETY.pageMaxItems + 1 }, (_, i) => ({ id: `a${i}` }));
-			const c = await scenario({ description: 'huge page', routes: { 'GET /v2/agents/*/artifacts': (_q, res) => json(res, 200, items) } });
+			const c = await scenario({
+				description: 'huge page',
+				routes: { 'GET /v2/agents/*/artifacts': (_q, res) => json(res, 200, items) },
+			});
 			const err = await failure(c.listArtifacts(AGENT_ID));
 			assert.ok(err instanceof ApiError && err.code === 'response_too_large', String(err));
 		});
 
 		test('a repeated cursor ends the walk after the second page, with what was loaded delivered', async () => {
-			const c = await scenario({ description: 'always the same cursor', routes: { 'GET /v2/runtimes': (_q, res, ctx) => json(res, 200, { data: [{ id: `rt${ctx.hits}`, revision: 1 }], pagination: { next_cursor: 'same', has_more: true } }) } });
+			const c = await scenario({
+				description: 'always the same cursor',
+				routes: {
+					'GET /v2/runtimes': (_q, res, ctx) =>
+						json(res, 200, {
+							data: [{ id: `rt${ctx.hits}`, revision: 1 }],
+							pagination: { next_cursor: 'same', has_more: true },
+						}),
+				},
+			});
 			const got: string[] = [];
-			const err = await failure((async () => {
-				for await (const r of c.iterateRuntimes()) {
-					got.push(r.id);
-				}
-			})());
+			const err = await failure(
+				(async () => {
+					for await (const r of c.iterateRuntimes()) {
+						got.push(r.id);
+					}
+				})(),
+			);
 			assert.ok(err instanceof ListingStoppedError && err.reason === 'repeated_cursor', String(err));
 			assert.equal(server.requests.length, 2);
 			assert.deepEqual(got, ['rt1', 'rt2']);
 		});
 
 		test('the same page under new cursors ends the walk', async () => {
-			const c = await scenario({ description: 'ignores the cursor', routes: { 'GET /v2/runtimes': (_q, res, ctx) => json(res, 200, { data: [{ id: 'rt', revision: 1 }], pagination: { next_cursor: `c${ctx.hits}`, has_more: true } }) } });
+			const c = await scenario({
+				description: 'ignores the cursor',
+				routes: {
+					'GET /v2/runtimes': (_q, res, ctx) =>
+						json(res, 200, { data: [{ id: 'rt', revision: 1 }], pagination: { next_cursor: `c${ctx.hits}`, has_more: true } }),
+				},
+			});
 			const got: string[] = [];
-			const err = await failure((async () => {
-				for await (const r of c.iterateRuntimes()) {
-					got.push(r.id);
-				}
-			})());
+			const err = await failure(
+				(async () => {
+					for await (const r of c.iterateRuntimes()) {
+						got.push(r.id);
+					}
+				})(),
+			);
 			assert.ok(err instanceof ListingStoppedError && err.reason === 'repeated_page', String(err));
 			assert.equal(server.requests.length, 2);
 			assert.deepEqual(got, ['rt']);
 		});
 
 		test('endless pages stop after the page cap', async () => {
-			const c = await scenario({ description: 'new cursor and items forever', routes: { 'GET /v2/runtimes': (_q, res, ctx) => json(res, 200, { data: [{ id: `rt${ctx.hits}`, revision: 1 }], pagination: { next_cursor: `c${ctx.hits}`, has_more: true } }) } });
+			const c = await scenario({
+				description: 'new cursor and items forever',
+				routes: {
+					'GET /v2/runtimes': (_q, res, ctx) =>
+						json(res, 200, {
+							data: [{ id: `rt${ctx.hits}`, revision: 1 }],
+							pagination: { next_cursor: `c${ctx.hits}`, has_more: true },
+						}),
+				},
+			});
 			let n = 0;
-			const err = await failure((async () => {
-				for await (const r of c.iterateRuntimes()) {
-					void r;
-					n++;
-				}
-			})());
+			const err = await failure(
+				(async () => {
+					for await (const r of c.iterateRuntimes()) {
+						void r;
+						n++;
+					}
+				})(),
+			);
 			assert.ok(err instanceof ListingStoppedError && err.reason === 'too_many_pages', String(err));
 			assert.equal(server.requests.length, SAFETY.listingMaxPages);
 			assert.equal(n, SAFETY.listingMaxPages);
 		});
 
 		test('a body trickling one byte at a time ends at the overall deadline', async () => {
-			const c = await scenario({ description: 'trickle', routes: { 'GET /v2/agents/*': (_q, res) => trickle(res, 200, 'application/json', JSON.stringify(agent()), 100) } }, { timeouts: { deadlineMs: 800, bodyMs: 30_000 }, retry: { maxAttempts: 1 } });
+			const c = await scenario(
+				{
+					description: 'trickle',
+					routes: { 'GET /v2/agents/*': (_q, res) => trickle(res, 200, 'application/json', JSON.stringify(agent()), 100) },
+				},
+				{ timeouts: { deadlineMs: 800, bodyMs: 30_000 }, retry: { maxAttempts: 1 } },
+			);
 			const started = Date.now();
 			const err = await failure(c.getAgent(AGENT_ID));
 			assert.ok(err instanceof NetworkError && err.code === 'timeout', String(err));
@@ -407,7 +606,21 @@ suite('hostile server: the API boundary', function () {
 			const size = 1024 * 1024;
 			const c = await scenario({
 				description: 'one byte per chunk',
-				routes: { 'POST /v2/agents/*/workspace': (_q, res, ctx) => { const b = ctx.json() as { offset?: number }; json(res, 200, { op: 'read', path: 'f', offset: b.offset ?? 0, length: 1, size, mtime_unix_ms: 1, eof: false, content_base64: 'YQ==' }); } },
+				routes: {
+					'POST /v2/agents/*/workspace': (_q, res, ctx) => {
+						const b = ctx.json() as { offset?: number };
+						json(res, 200, {
+							op: 'read',
+							path: 'f',
+							offset: b.offset ?? 0,
+							length: 1,
+							size,
+							mtime_unix_ms: 1,
+							eof: false,
+							content_base64: 'YQ==',
+						});
+					},
+				},
 			});
 			const err = await failure(c.readWorkspaceFileAll(AGENT_ID, 'f'));
 			assert.ok(err instanceof ApiError && err.code === 'invalid_response', String(err));
@@ -420,7 +633,12 @@ suite('hostile server: the API boundary', function () {
 	suite('strict base64', () => {
 		for (const bad of ['YWJj$A==', 'YW Jj', 'YQ', 'YQ=a', 'Y===', 'YWJj\nZA==']) {
 			test(`artifact content ${JSON.stringify(bad)} is an error, never silently skipped`, async () => {
-				const c = await scenario({ description: 'bad base64', routes: { 'GET /v2/agents/*/artifacts/*': (_q, res) => json(res, 200, artifact({ content_base64: bad, size: undefined })) } });
+				const c = await scenario({
+					description: 'bad base64',
+					routes: {
+						'GET /v2/agents/*/artifacts/*': (_q, res) => json(res, 200, artifact({ content_base64: bad, size: undefined })),
+					},
+				});
 				const err = await failure(c.readArtifactContent(AGENT_ID, 'art_hostile0001'));
 				assert.ok(err instanceof ApiError && err.code === 'invalid_response', String(err));
 			});
@@ -430,7 +648,13 @@ suite('hostile server: the API boundary', function () {
 			assert.equal(decodeBase64Strict('', 'f', {}).byteLength, 0);
 		});
 		test('workspace chunk content with invalid base64 is an error', async () => {
-			const c = await scenario({ description: 'bad chunk', routes: { 'POST /v2/agents/*/workspace': (_q, res) => json(res, 200, { op: 'read', path: 'f', offset: 0, length: 3, size: 3, eof: true, content_base64: 'YW*j' }) } });
+			const c = await scenario({
+				description: 'bad chunk',
+				routes: {
+					'POST /v2/agents/*/workspace': (_q, res) =>
+						json(res, 200, { op: 'read', path: 'f', offset: 0, length: 3, size: 3, eof: true, content_base64: 'YW*j' }),
+				},
+			});
 			const err = await failure(c.readWorkspaceFile(AGENT_ID, 'f'));
 			assert.ok(err instanceof ApiError && err.code === 'invalid_response', String(err));
 		});
@@ -441,12 +665,27 @@ suite('hostile server: the API boundary', function () {
 			for (const host of ['localhost', 'LOCALHOST', '127.0.0.1', '127.255.3.4', '::1', '[::1]']) {
 				assert.ok(isLoopbackHost(host), host);
 			}
-			for (const host of ['evil.localhost', 'localhost.evil.test', '127.0.0.1.nip.io', '128.0.0.1', '127.0.0.256', '0.0.0.0', '::ffff:127.0.0.1', 'localhost.', '10.0.0.1']) {
+			for (const host of [
+				'evil.localhost',
+				'localhost.evil.test',
+				'127.0.0.1.nip.io',
+				'128.0.0.1',
+				'127.0.0.256',
+				'0.0.0.0',
+				'::ffff:127.0.0.1',
+				'localhost.',
+				'10.0.0.1',
+			]) {
 				assert.ok(!isLoopbackHost(host), host);
 			}
 		});
 		test('plain http to a look-alike host is refused before any request', () => {
-			for (const url of ['http://evil.localhost:8787', 'http://localhost.evil.test', 'http://127.0.0.1.nip.io/', 'http://[::ffff:7f00:1]/']) {
+			for (const url of [
+				'http://evil.localhost:8787',
+				'http://localhost.evil.test',
+				'http://127.0.0.1.nip.io/',
+				'http://[::ffff:7f00:1]/',
+			]) {
 				assert.throws(() => checkBaseUrl(url), ValidationError, url);
 				assert.ok(!isLoopbackUrl(url), url);
 			}

@@ -25,7 +25,14 @@ suite('api/runEventDecoder', () => {
 		}
 		const out: EventRecord[] = [];
 		assert.equal(d.flush(out), 3);
-		assert.deepEqual(out.map((r) => [r.seq, r.type]), [[0, 'log'], [1, 'status'], [2, 'log']]);
+		assert.deepEqual(
+			out.map((r) => [r.seq, r.type]),
+			[
+				[0, 'log'],
+				[1, 'status'],
+				[2, 'log'],
+			],
+		);
 		assert.deepEqual(out[1]?.data, { status: 'running' });
 		assert.equal(d.last, 2);
 		assert.equal(d.pending, 0);
@@ -38,7 +45,10 @@ suite('api/runEventDecoder', () => {
 		d.push(...frame(2));
 		const out: EventRecord[] = [];
 		d.flush(out);
-		assert.deepEqual(out.map((r) => r.seq), [0, 1, 2]);
+		assert.deepEqual(
+			out.map((r) => r.seq),
+			[0, 1, 2],
+		);
 		assert.deepEqual(out[1]?.data, { raw: '{not json' });
 	});
 
@@ -64,7 +74,10 @@ suite('api/runEventDecoder', () => {
 		d.push(...frame(4));
 		d.push(...frame(5));
 		d.flush(out);
-		assert.deepEqual(out.map((r) => r.seq), [4, 5]);
+		assert.deepEqual(
+			out.map((r) => r.seq),
+			[4, 5],
+		);
 	});
 
 	test('nothing after run.completed is delivered', () => {
@@ -74,7 +87,10 @@ suite('api/runEventDecoder', () => {
 		d.push(...frame(2));
 		const out: EventRecord[] = [];
 		d.flush(out);
-		assert.deepEqual(out.map((r) => r.seq), [0, 1]);
+		assert.deepEqual(
+			out.map((r) => r.seq),
+			[0, 1],
+		);
 		assert.equal(d.ended, true);
 	});
 
@@ -85,7 +101,10 @@ suite('api/runEventDecoder', () => {
 		d.push(...frame(2));
 		const out: EventRecord[] = [];
 		d.flush(out);
-		assert.deepEqual(out.map((r) => r.seq), [0]);
+		assert.deepEqual(
+			out.map((r) => r.seq),
+			[0],
+		);
 		assert.ok(d.error instanceof InvalidResponseError, String(d.error));
 		assert.equal(d.error.requestId, REQUEST_ID);
 	});

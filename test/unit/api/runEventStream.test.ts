@@ -17,7 +17,11 @@ suite('api/runEventStream: the raw stream under the reconnect layer', function (
 
 	async function start(s: Scenario): Promise<CloudAgentsClient> {
 		server = await startHostile(s);
-		client = new CloudAgentsClient({ baseUrl: server.baseUrl, getToken: () => TOKEN, stream: { reconnectMinMs: 5, reconnectBaseMs: 5 } });
+		client = new CloudAgentsClient({
+			baseUrl: server.baseUrl,
+			getToken: () => TOKEN,
+			stream: { reconnectMinMs: 5, reconnectBaseMs: 5 },
+		});
 		return client;
 	}
 
@@ -58,7 +62,10 @@ suite('api/runEventStream: the raw stream under the reconnect layer', function (
 			},
 		});
 		const { events, error } = await drain(c);
-		assert.deepEqual(events.map((e) => e.seq), [0]);
+		assert.deepEqual(
+			events.map((e) => e.seq),
+			[0],
+		);
 		assert.ok(error instanceof ApiError && error.code === 'event_too_large', String(error));
 		assert.equal(server?.requestsTo(EVENTS_ROUTE).length, 1);
 	});

@@ -24,21 +24,66 @@ const long = 'x'.repeat(2 * 1024);
 const CASES: Case[] = [
 	{ name: 'format-bom', wire: '\uFEFFdata:1\n\n\uFEFFdata:2\n\ndata:3\n\n', want: [{ data: '1' }, { data: '3' }] },
 	{ name: 'format-bom-2', wire: '\uFEFF\uFEFFdata:1\n\ndata:2\n\n', want: [{ data: '2' }] },
-	{ name: 'format-comments', wire: `data:1\r:\0\n:\r\ndata:2\n:${long}\rdata:3\n:data:fail\r:${long}\ndata:4\n\n`, want: [{ data: '1\n2\n3\n4' }] },
+	{
+		name: 'format-comments',
+		wire: `data:1\r:\0\n:\r\ndata:2\n:${long}\rdata:3\n:data:fail\r:${long}\ndata:4\n\n`,
+		want: [{ data: '1\n2\n3\n4' }],
+	},
 	{ name: 'format-data-before-final-empty-line', wire: 'retry:1000\ndata:test1\n\nid:test\ndata:test2', want: [{ data: 'test1' }] },
 	{ name: 'format-field-data', wire: 'data:\n\ndata\ndata\n\ndata:test\n\n', want: [{ data: '' }, { data: '\n' }, { data: 'test' }] },
-	{ name: 'format-field-event', wire: 'event:test\ndata:x\n\ndata:x\n\n', want: [{ data: 'x', event: 'test' }, { data: 'x', event: 'message' }] },
+	{
+		name: 'format-field-event',
+		wire: 'event:test\ndata:x\n\ndata:x\n\n',
+		want: [
+			{ data: 'x', event: 'test' },
+			{ data: 'x', event: 'message' },
+		],
+	},
 	{ name: 'format-field-event-empty', wire: 'event: \ndata:data\n\n', want: [{ data: 'data', event: 'message' }] },
-	{ name: 'format-field-id (sticky)', wire: 'id: 1\ndata: 1\n\ndata: 2\n\n', want: [{ data: '1', id: '1' }, { data: '2', id: '1' }] },
-	{ name: 'format-field-id-3 (empty id resets)', wire: 'id: 1\ndata: 1\n\nid:\ndata:2\n\ndata:3\n\n', want: [{ data: '1', id: '1' }, { data: '2', id: '' }, { data: '3', id: '' }] },
-	{ name: 'format-field-id-3 (bare id resets)', wire: 'id: 1\ndata: 1\n\nid\ndata:2\n\ndata:3\n\n', want: [{ data: '1', id: '1' }, { data: '2', id: '' }, { data: '3', id: '' }] },
+	{
+		name: 'format-field-id (sticky)',
+		wire: 'id: 1\ndata: 1\n\ndata: 2\n\n',
+		want: [
+			{ data: '1', id: '1' },
+			{ data: '2', id: '1' },
+		],
+	},
+	{
+		name: 'format-field-id-3 (empty id resets)',
+		wire: 'id: 1\ndata: 1\n\nid:\ndata:2\n\ndata:3\n\n',
+		want: [
+			{ data: '1', id: '1' },
+			{ data: '2', id: '' },
+			{ data: '3', id: '' },
+		],
+	},
+	{
+		name: 'format-field-id-3 (bare id resets)',
+		wire: 'id: 1\ndata: 1\n\nid\ndata:2\n\ndata:3\n\n',
+		want: [
+			{ data: '1', id: '1' },
+			{ data: '2', id: '' },
+			{ data: '3', id: '' },
+		],
+	},
 	{
 		name: 'format-field-id-null',
 		wire: 'id:\0\0\ndata:1\n\nid:x\0\ndata:2\n\nid:\0x\ndata:3\n\nid:x\0x\ndata:4\n\nid: \0\ndata:5\n\n',
 		want: [1, 2, 3, 4, 5].map((n) => ({ data: String(n), id: '' })),
 	},
-	{ name: 'format-field-id-null keeps the previous id', wire: 'id: 1\ndata: a\n\nid: bad\0value\ndata: b\n\n', want: [{ data: 'a', id: '1' }, { data: 'b', id: '1' }] },
-	{ name: 'format-field-parsing', wire: 'data:\0\ndata:  2\rData:1\ndata\0:2\ndata:1\r\0data:4\nda-ta:3\rdata_5\ndata:3\rdata:\r\n data:32\ndata:4\n\n', want: [{ data: '\0\n 2\n1\n3\n\n4' }] },
+	{
+		name: 'format-field-id-null keeps the previous id',
+		wire: 'id: 1\ndata: a\n\nid: bad\0value\ndata: b\n\n',
+		want: [
+			{ data: 'a', id: '1' },
+			{ data: 'b', id: '1' },
+		],
+	},
+	{
+		name: 'format-field-parsing',
+		wire: 'data:\0\ndata:  2\rData:1\ndata\0:2\ndata:1\r\0data:4\nda-ta:3\rdata_5\ndata:3\rdata:\r\n data:32\ndata:4\n\n',
+		want: [{ data: '\0\n 2\n1\n3\n\n4' }],
+	},
 	{ name: 'format-field-retry', wire: 'retry:03000\ndata:x\n\n', want: [{ data: 'x' }], retry: 3000 },
 	{ name: 'format-field-retry-bogus', wire: 'retry:3000\nretry:1000x\ndata:x\n\n', want: [{ data: 'x' }], retry: 3000 },
 	{ name: 'format-field-retry-empty', wire: 'retry\ndata:test\n\n', want: [{ data: 'test' }], retry: undefined },

@@ -13,102 +13,110 @@ async function rawEvents(emu: TestEmulator): Promise<{ totals: Record<string, nu
 	return body.data;
 }
 
-CLIENT_PROFILES.forEach((profile) => suite(`token savings through the client [${profile}]`, () => {
-	let emu: TestEmulator;
-	let client: CloudAgentsClient;
+CLIENT_PROFILES.forEach((profile) =>
+	suite(`token savings through the client [${profile}]`, () => {
+		let emu: TestEmulator;
+		let client: CloudAgentsClient;
 
-	suiteSetup(async () => {
-		emu = await startTestEmulator({ profile });
-		client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, retry: { baseDelayMs: 10, maxDelayMs: 50 } });
-	});
-	suiteTeardown(async () => {
-		client?.close();
-		await emu?.close();
-	});
+		suiteSetup(async () => {
+			emu = await startTestEmulator({ profile });
+			client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, retry: { baseDelayMs: 10, maxDelayMs: 50 } });
+		});
+		suiteTeardown(async () => {
+			client?.close();
+			await emu?.close();
+		});
 
-	test('account-wide events and totals arrive with the documented names and match the service', async () => {
-		const raw = await rawEvents(emu);
-		const page = await client.listTokenSavings({ limit: 100 });
-		assert.ok(page.items.length > 0);
-		assert.equal(page.items.length, raw.events.length);
-		const count = (v: unknown): number => (typeof v === 'number' ? v : 0);
-		const rawTotals = raw.totals;
-		// The standard names the totals applied_events/saved_*; the variant events/bytes_saved/tokens_saved.
-		assert.equal(page.totals?.applied_events, rawTotals.applied_events ?? rawTotals.events);
-		assert.equal(page.totals?.saved_estimated_tokens, rawTotals.saved_estimated_tokens ?? rawTotals.tokens_saved);
-		assert.equal(page.totals?.saved_wire_bytes, rawTotals.saved_wire_bytes ?? rawTotals.bytes_saved);
-		let sum = 0;
-		let n = 0;
-		for await (const ev of client.iterateTokenSavings({ limit: 100 })) {
-			sum += count(ev.saved_estimated_tokens);
-			n++;
-		}
-		assert.ok(n > 100, 'more than one page');
-		assert.equal(n, page.totals?.applied_events);
-		assert.equal(sum, page.totals?.saved_estimated_tokens);
-		for (const ev of page.items) {
-			assert.equal(typeof ev.runtime_id, 'string');
-			assert.equal(typeof ev.runtime_name, 'string');
-			assert.ok(!Number.isNaN(Date.parse(ev.observed_at ?? '')));
-			assert.ok(ev.methods.length > 0 && ev.methods.every((m) => typeof m === 'string'));
-		}
-		assert.equal(page.dropped, 0);
-	});
-
-	test('the runtime filter selects one runtime (the variant\'s parameter name is found and remembered)', async () => {
-		const all: TokenSavingEventRecord[] = [];
-		for await (const ev of client.iterateTokenSavings({ limit: 100 })) {
-			all.push(ev);
-		}
-		const runtimeId = all[0]!.runtime_id!;
-		const expected = all.filter((e) => e.runtime_id === runtimeId);
-		assert.ok(expected.length > 0 && expected.length <= 100 && expected.length < all.length);
-		const fresh = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN });
-		try {
-			await emu.admin('POST', '/counters/reset');
-			const page = await fresh.listTokenSavings({ limit: 100, runtimeId });
-			assert.equal(page.runtimeFilterIgnored, false);
-			assert.deepEqual(page.items.map((e) => e.id), expected.map((e) => e.id));
-			assert.equal(page.totals?.applied_events, expected.length);
-			await fresh.listTokenSavings({ limit: 100, runtimeId });
-			const counters = await emu.counters();
-			// Standard: one request per page. Variant: `runtime_id` ignored once, `runtime` then, and remembered.
-			assert.equal(counters.requests.by_route['GET /v2/token-savings'], profile === 'standard' ? 2 : 3);
-		} finally {
-			fresh.close();
-		}
-	});
-
-	test('the dashboard\'s totals over everything equal the service\'s account totals', async () => {
-		const data = await loadSavings(client, { range: 'all' });
-		assert.equal(data.aggregate.totals.events, data.accountTotals?.applied_events);
-		assert.equal(data.aggregate.totals.tokens, data.accountTotals?.saved_estimated_tokens);
-		assert.equal(data.aggregate.totals.bytes, data.accountTotals?.saved_wire_bytes);
-		assert.equal(data.aggregate.series.tokens.reduce((a, b) => a + b, 0), data.accountTotals?.saved_estimated_tokens);
-		assert.equal(data.aggregate.malformed, 0);
-	});
-
-	test('a runtime\'s savings summary is decoded (applied, saved bytes and tokens, malformed)', async () => {
-		const withMalformed = new Map<string, number>();
-		for await (const e of client.iterateTokenSavings({ limit: 100 })) {
-			withMalformed.set(e.runtime_id!, (withMalformed.get(e.runtime_id!) ?? 0) + 1);
-		}
-		for (const [runtimeId, events] of withMalformed) {
-			const page = await client.listRuntimeTokenSavings(runtimeId, { limit: 1 });
-			assert.equal(page.summary?.applied_events, events);
-			assert.equal(typeof page.summary?.saved_estimated_tokens, 'number');
-			assert.equal(typeof page.summary?.malformed_events, 'number');
-		}
-		const sum = async (key: 'malformed_events'): Promise<number> => {
+		test('account-wide events and totals arrive with the documented names and match the service', async () => {
+			const raw = await rawEvents(emu);
+			const page = await client.listTokenSavings({ limit: 100 });
+			assert.ok(page.items.length > 0);
+			assert.equal(page.items.length, raw.events.length);
+			const count = (v: unknown): number => (typeof v === 'number' ? v : 0);
+			const rawTotals = raw.totals;
+			// The standard names the totals applied_events/saved_*; the variant events/bytes_saved/tokens_saved.
+			assert.equal(page.totals?.applied_events, rawTotals.applied_events ?? rawTotals.events);
+			assert.equal(page.totals?.saved_estimated_tokens, rawTotals.saved_estimated_tokens ?? rawTotals.tokens_saved);
+			assert.equal(page.totals?.saved_wire_bytes, rawTotals.saved_wire_bytes ?? rawTotals.bytes_saved);
+			let sum = 0;
 			let n = 0;
-			for (const id of withMalformed.keys()) {
-				n += (await client.listRuntimeTokenSavings(id, { limit: 1 })).summary?.[key] ?? 0;
+			for await (const ev of client.iterateTokenSavings({ limit: 100 })) {
+				sum += count(ev.saved_estimated_tokens);
+				n++;
 			}
-			return n;
-		};
-		assert.ok(await sum('malformed_events') >= 1, 'the seed has an event with a parse error');
-	});
-}));
+			assert.ok(n > 100, 'more than one page');
+			assert.equal(n, page.totals?.applied_events);
+			assert.equal(sum, page.totals?.saved_estimated_tokens);
+			for (const ev of page.items) {
+				assert.equal(typeof ev.runtime_id, 'string');
+				assert.equal(typeof ev.runtime_name, 'string');
+				assert.ok(!Number.isNaN(Date.parse(ev.observed_at ?? '')));
+				assert.ok(ev.methods.length > 0 && ev.methods.every((m) => typeof m === 'string'));
+			}
+			assert.equal(page.dropped, 0);
+		});
+
+		test("the runtime filter selects one runtime (the variant's parameter name is found and remembered)", async () => {
+			const all: TokenSavingEventRecord[] = [];
+			for await (const ev of client.iterateTokenSavings({ limit: 100 })) {
+				all.push(ev);
+			}
+			const runtimeId = all[0]!.runtime_id!;
+			const expected = all.filter((e) => e.runtime_id === runtimeId);
+			assert.ok(expected.length > 0 && expected.length <= 100 && expected.length < all.length);
+			const fresh = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN });
+			try {
+				await emu.admin('POST', '/counters/reset');
+				const page = await fresh.listTokenSavings({ limit: 100, runtimeId });
+				assert.equal(page.runtimeFilterIgnored, false);
+				assert.deepEqual(
+					page.items.map((e) => e.id),
+					expected.map((e) => e.id),
+				);
+				assert.equal(page.totals?.applied_events, expected.length);
+				await fresh.listTokenSavings({ limit: 100, runtimeId });
+				const counters = await emu.counters();
+				// Standard: one request per page. Variant: `runtime_id` ignored once, `runtime` then, and remembered.
+				assert.equal(counters.requests.by_route['GET /v2/token-savings'], profile === 'standard' ? 2 : 3);
+			} finally {
+				fresh.close();
+			}
+		});
+
+		test("the dashboard's totals over everything equal the service's account totals", async () => {
+			const data = await loadSavings(client, { range: 'all' });
+			assert.equal(data.aggregate.totals.events, data.accountTotals?.applied_events);
+			assert.equal(data.aggregate.totals.tokens, data.accountTotals?.saved_estimated_tokens);
+			assert.equal(data.aggregate.totals.bytes, data.accountTotals?.saved_wire_bytes);
+			assert.equal(
+				data.aggregate.series.tokens.reduce((a, b) => a + b, 0),
+				data.accountTotals?.saved_estimated_tokens,
+			);
+			assert.equal(data.aggregate.malformed, 0);
+		});
+
+		test("a runtime's savings summary is decoded (applied, saved bytes and tokens, malformed)", async () => {
+			const withMalformed = new Map<string, number>();
+			for await (const e of client.iterateTokenSavings({ limit: 100 })) {
+				withMalformed.set(e.runtime_id!, (withMalformed.get(e.runtime_id!) ?? 0) + 1);
+			}
+			for (const [runtimeId, events] of withMalformed) {
+				const page = await client.listRuntimeTokenSavings(runtimeId, { limit: 1 });
+				assert.equal(page.summary?.applied_events, events);
+				assert.equal(typeof page.summary?.saved_estimated_tokens, 'number');
+				assert.equal(typeof page.summary?.malformed_events, 'number');
+			}
+			const sum = async (key: 'malformed_events'): Promise<number> => {
+				let n = 0;
+				for (const id of withMalformed.keys()) {
+					n += (await client.listRuntimeTokenSavings(id, { limit: 1 })).summary?.[key] ?? 0;
+				}
+				return n;
+			};
+			assert.ok((await sum('malformed_events')) >= 1, 'the seed has an event with a parse error');
+		});
+	}),
+);
 
 suite('token savings from a broken server', () => {
 	let served: Served;
@@ -131,10 +139,32 @@ suite('token savings from a broken server', () => {
 		body = {
 			data: {
 				events: [
-					{ id: 'ok', runtime_id: 'rt', runtime_name: 'a', observed_at: '2026-11-23T10:00:00Z', saved_wire_bytes: -1, saved_estimated_tokens: '12', methods: [{ method: 'log' }, { method: 7 }, 'json_array', null] },
-					{ id: '..', runtime_id: 'rt', observed_at: '2026-11-23T10:00:00Z', saved_wire_bytes: 1, saved_estimated_tokens: 1, methods: [] },
+					{
+						id: 'ok',
+						runtime_id: 'rt',
+						runtime_name: 'a',
+						observed_at: '2026-11-23T10:00:00Z',
+						saved_wire_bytes: -1,
+						saved_estimated_tokens: '12',
+						methods: [{ method: 'log' }, { method: 7 }, 'json_array', null],
+					},
+					{
+						id: '..',
+						runtime_id: 'rt',
+						observed_at: '2026-11-23T10:00:00Z',
+						saved_wire_bytes: 1,
+						saved_estimated_tokens: 1,
+						methods: [],
+					},
 					'not an object',
-					{ id: 'ok2', runtime_id: 'bad\u0000id', observed_at: 5, saved_wire_bytes: 1.5, saved_estimated_tokens: 2 ** 60, methods: 'log' },
+					{
+						id: 'ok2',
+						runtime_id: 'bad\u0000id',
+						observed_at: 5,
+						saved_wire_bytes: 1.5,
+						saved_estimated_tokens: 2 ** 60,
+						methods: 'log',
+					},
 				],
 				totals: { applied_events: 'many', saved_wire_bytes: 10, saved_estimated_tokens: -3 },
 				pagination: { has_more: false },
@@ -142,15 +172,36 @@ suite('token savings from a broken server', () => {
 		};
 		const page = await client.listTokenSavings();
 		assert.equal(page.dropped, 2);
-		assert.deepEqual(page.items.map((e) => e.id), ['ok', 'ok2']);
+		assert.deepEqual(
+			page.items.map((e) => e.id),
+			['ok', 'ok2'],
+		);
 		const [a, b] = page.items;
 		assert.deepEqual([a!.saved_wire_bytes, a!.saved_estimated_tokens, a!.methods], [undefined, undefined, ['log', 'json_array']]);
-		assert.deepEqual([b!.runtime_id, b!.observed_at, b!.saved_wire_bytes, b!.saved_estimated_tokens, b!.methods], [undefined, undefined, undefined, undefined, []]);
+		assert.deepEqual(
+			[b!.runtime_id, b!.observed_at, b!.saved_wire_bytes, b!.saved_estimated_tokens, b!.methods],
+			[undefined, undefined, undefined, undefined, []],
+		);
 		assert.deepEqual(page.totals, { applied_events: undefined, saved_wire_bytes: 10, saved_estimated_tokens: undefined });
 	});
 
 	test('a runtime filter the server ignores under every name is reported, not hidden', async () => {
-		body = { data: { events: [{ id: 'x', runtime_id: 'other', observed_at: '2026-11-23T10:00:00Z', saved_wire_bytes: 1, saved_estimated_tokens: 1, methods: [] }], totals: {}, pagination: { has_more: false } } };
+		body = {
+			data: {
+				events: [
+					{
+						id: 'x',
+						runtime_id: 'other',
+						observed_at: '2026-11-23T10:00:00Z',
+						saved_wire_bytes: 1,
+						saved_estimated_tokens: 1,
+						methods: [],
+					},
+				],
+				totals: {},
+				pagination: { has_more: false },
+			},
+		};
 		const page = await client.listTokenSavings({ runtimeId: 'mine' });
 		assert.equal(page.runtimeFilterIgnored, true);
 	});

@@ -45,7 +45,10 @@ suite('transport', () => {
 	});
 
 	test('turns an error envelope into ApiError with status, code, message and request id', async () => {
-		handler = (_req, res) => res.writeHead(404, { 'content-type': 'application/json', 'x-request-id': 'header-id' }).end(JSON.stringify({ error: { code: 'not_found', message: 'no such agent' }, request_id: RID }));
+		handler = (_req, res) =>
+			res
+				.writeHead(404, { 'content-type': 'application/json', 'x-request-id': 'header-id' })
+				.end(JSON.stringify({ error: { code: 'not_found', message: 'no such agent' }, request_id: RID }));
 		const err = await rejection(client().getAgent(AGENT));
 		assert.ok(err instanceof ApiError);
 		assert.equal(err.status, 404);
@@ -55,7 +58,8 @@ suite('transport', () => {
 	});
 
 	test('handles non-JSON error bodies (HTML from a gateway) and takes the request id from X-Request-Id', async () => {
-		handler = (_req, res) => res.writeHead(502, { 'content-type': 'text/html', 'x-request-id': RID }).end('<html><body>Bad gateway</body></html>');
+		handler = (_req, res) =>
+			res.writeHead(502, { 'content-type': 'text/html', 'x-request-id': RID }).end('<html><body>Bad gateway</body></html>');
 		const err = await rejection(client().getAgent(AGENT));
 		assert.ok(err instanceof ApiError);
 		assert.equal(err.status, 502);
@@ -74,14 +78,16 @@ suite('transport', () => {
 	});
 
 	test('retries a GET on 503 and succeeds', async () => {
-		handler = (_req, res, n) => (n < 3 ? res.writeHead(503).end() : res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"u1"}'));
+		handler = (_req, res, n) =>
+			n < 3 ? res.writeHead(503).end() : res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"u1"}');
 		const me = await client().getMe();
 		assert.equal(me.id, 'u1');
 		assert.equal(hits, 3);
 	});
 
 	test('never retries a POST create on 503', async () => {
-		handler = (_req, res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"unavailable","message":"down"}}');
+		handler = (_req, res) =>
+			res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"unavailable","message":"down"}}');
 		const err = await rejection(client().createAgent({ name: 'x' }));
 		assert.ok(err instanceof ApiError);
 		assert.equal(err.status, 503);
@@ -107,7 +113,8 @@ suite('transport', () => {
 	});
 
 	test('a network failure on an idempotent GET is retried', async () => {
-		handler = (req, res, n) => (n === 1 ? req.socket.destroy() : res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"u2"}'));
+		handler = (req, res, n) =>
+			n === 1 ? req.socket.destroy() : res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"u2"}');
 		assert.equal((await client().getMe()).id, 'u2');
 		assert.equal(hits, 2);
 	});
@@ -147,7 +154,10 @@ suite('transport', () => {
 	});
 
 	test('scrubs a token the server echoes into an error message', async () => {
-		handler = (req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'unauthenticated', message: `bad token ${String(req.headers.authorization)}` } }));
+		handler = (req, res) =>
+			res
+				.writeHead(401, { 'content-type': 'application/json' })
+				.end(JSON.stringify({ error: { code: 'unauthenticated', message: `bad token ${String(req.headers.authorization)}` } }));
 		const err = await rejection(client().getMe());
 		assert.ok(err instanceof ApiError && err.isAuthFailure);
 		assert.ok(!err.message.includes(TOKEN), err.message);
@@ -202,7 +212,8 @@ suite('transport', () => {
 			assert.deepEqual(seqs, [0, 1, 2]);
 
 			hits = 0;
-			handler = (_req, res) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found","message":"no run"}}');
+			handler = (_req, res) =>
+				res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found","message":"no run"}}');
 			const err = await rejection(c.streamRunEvents(AGENT, 'run_1').next());
 			assert.ok(err instanceof ApiError);
 			assert.equal(err.status, 404);
@@ -210,7 +221,10 @@ suite('transport', () => {
 		});
 
 		test('an error event after headers with a non-retryable code ends the stream with ApiError', async () => {
-			handler = (_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`${frames(0, 1, false)}event: error\ndata: {"error":{"code":"permission_denied","message":"nope"}}\n\n`);
+			handler = (_req, res) =>
+				res
+					.writeHead(200, { 'content-type': 'text/event-stream' })
+					.end(`${frames(0, 1, false)}event: error\ndata: {"error":{"code":"permission_denied","message":"nope"}}\n\n`);
 			const seqs: number[] = [];
 			const err = await rejection(
 				(async () => {

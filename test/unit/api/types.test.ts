@@ -5,7 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import type { components } from '../../../src/api/schema.gen';
-import { type Agent, type Checkpoint, type EgressPolicy, type EventRecord, type Run, type Runtime, type WorkspaceEntry, isTerminalRunStatus } from '../../../src/api';
+import {
+	type Agent,
+	type Checkpoint,
+	type EgressPolicy,
+	type EventRecord,
+	type Run,
+	type Runtime,
+	type WorkspaceEntry,
+	isTerminalRunStatus,
+} from '../../../src/api';
 
 type S = components['schemas'];
 
@@ -17,7 +26,15 @@ suite('api types (from spec/openapi.yaml)', () => {
 	test('records of the spec are records of the client', () => {
 		const run: S['Run'] = { id: 'run_1', agent_id: 'a.b', status: 'running', prompt: 'p', created_at: 't', updated_at: 't' };
 		const asClient: Run = run;
-		const agent: S['Agent'] = { id: 'a.b', runtime_id: 'r', harness_id: 'b', name: 'n', status: 'idle', created_at_unix_seconds: 1, updated_at_unix_seconds: 2 };
+		const agent: S['Agent'] = {
+			id: 'a.b',
+			runtime_id: 'r',
+			harness_id: 'b',
+			name: 'n',
+			status: 'idle',
+			created_at_unix_seconds: 1,
+			updated_at_unix_seconds: 2,
+		};
 		const asAgent: Agent = agent;
 		// Field types come from the spec, not from a hand-written copy.
 		assert.ok(same<Run['prompt'], S['Run']['prompt']>(true));
@@ -31,7 +48,15 @@ suite('api types (from spec/openapi.yaml)', () => {
 		// Closed enums of the spec (Runtime.status, Checkpoint.kind, …) are widened.
 		const status: Runtime['status'] = 'hibernating';
 		const kind: NonNullable<Checkpoint['kind']> = 'warm';
-		const run = { id: 'run_1', agent_id: 'a.b', status: 'paused_by_policy', prompt: '', created_at: 't', updated_at: 't', cost_usd: 0.5 } satisfies Run;
+		const run = {
+			id: 'run_1',
+			agent_id: 'a.b',
+			status: 'paused_by_policy',
+			prompt: '',
+			created_at: 't',
+			updated_at: 't',
+			cost_usd: 0.5,
+		} satisfies Run;
 		const entry: WorkspaceEntry = { name: 'x', type: 'symlink', size: 0, mtime_unix_ms: 0 };
 		const event: EventRecord = { seq: 3, type: 'custom.thing', data: { a: 1 }, trace_id: 'z' };
 		const policy: EgressPolicy = { mode: 'proxy_only', proxy: 'p' };

@@ -18,7 +18,10 @@ suite('accountLabel', () => {
 		assert.equal(accountLabel(me({ data: { login: 'nested' } })), 'nested');
 	});
 	test('never "undefined": falls back to the host of the API URL', () => {
-		assert.equal(accountLabel(me({ organization: 'acme', display_name: '  ' }), 'https://api.example.test:8443/v2'), 'api.example.test:8443');
+		assert.equal(
+			accountLabel(me({ organization: 'acme', display_name: '  ' }), 'https://api.example.test:8443/v2'),
+			'api.example.test:8443',
+		);
 		assert.equal(accountLabel(undefined, 'http://127.0.0.1:8787'), '127.0.0.1:8787');
 		assert.notEqual(accountLabel(me({})), 'undefined');
 	});

@@ -29,12 +29,17 @@ const load = createRequire(__filename);
 function vscodeStub(): unknown {
 	const get = (_t: object, key: string | symbol): unknown => (key === Symbol.toPrimitive ? () => '' : stub);
 	const proto: object = new Proxy({}, { get });
-	const stub: object = new Proxy(function vscode() { /* stand-in */ }, {
-		get,
-		getPrototypeOf: () => proto,
-		apply: () => stub,
-		construct: () => stub,
-	});
+	const stub: object = new Proxy(
+		function vscode() {
+			/* stand-in */
+		},
+		{
+			get,
+			getPrototypeOf: () => proto,
+			apply: () => stub,
+			construct: () => stub,
+		},
+	);
 	return stub;
 }
 
@@ -44,7 +49,10 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 
 	suiteSetup(() => {
 		out = mkdtempSync(join(tmpdir(), 'ca-bundles-'));
-		const r = spawnSync(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production', `--outdir=${out}`], { cwd: ROOT, encoding: 'utf8' });
+		const r = spawnSync(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production', `--outdir=${out}`], {
+			cwd: ROOT,
+			encoding: 'utf8',
+		});
 		assert.equal(r.status, 0, `esbuild.mjs failed:\n${r.stdout}\n${r.stderr}`);
 	});
 
@@ -57,28 +65,40 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			assert.ok(existsSync(join(out, f)), `${f} was not written`);
 		}
 		const text = (f: string): string => readFileSync(join(out, f), 'utf8');
-		assert.ok(text('client.js').includes(UNDICI) && text('client.js').includes(PARSER), 'client.js should hold undici and eventsource-parser');
+		assert.ok(
+			text('client.js').includes(UNDICI) && text('client.js').includes(PARSER),
+			'client.js should hold undici and eventsource-parser',
+		);
 		for (const f of ['extension.js', 'core.js', 'features.js']) {
 			assert.ok(!text(f).includes(UNDICI), `${f} holds undici`);
 			assert.ok(!text(f).includes(PARSER), `${f} holds eventsource-parser`);
 		}
 		// What activation loads is a fraction of the whole.
 		const size = (f: string): number => statSync(join(out, f)).size;
-		assert.ok(size('extension.js') + size('core.js') < size('client.js') / 2, `extension.js + core.js = ${size('extension.js') + size('core.js')} bytes`);
+		assert.ok(
+			size('extension.js') + size('core.js') < size('client.js') / 2,
+			`extension.js + core.js = ${size('extension.js') + size('core.js')} bytes`,
+		);
 	});
 
-	test('the features\' code is in features.js only, which takes the modules it shares from extension.js', () => {
+	test("the features' code is in features.js only, which takes the modules it shares from extension.js", () => {
 		const text = (f: string): string => readFileSync(join(out, f), 'utf8');
 		// Strings of command modules that only features.js should hold (they survive minification).
 		for (const marker of ['cloudAgents.secretStubs.create', 'cloudAgents.agents.openComputer', '_cloudAgents.savings.exportTo']) {
 			assert.ok(text('features.js').includes(marker), `features.js lacks ${marker}`);
-			assert.ok(!text('extension.js').includes(`registerCommand("${marker}"`) && !text('extension.js').includes(`"${marker}",async`), `extension.js registers ${marker}`);
+			assert.ok(
+				!text('extension.js').includes(`registerCommand("${marker}"`) && !text('extension.js').includes(`"${marker}",async`),
+				`extension.js registers ${marker}`,
+			);
 		}
 		// One copy of each shared class: the tree rows' class (instanceof RecordNode in the command
 		// target resolver) and the command registry are defined in extension.js and read from it.
 		assert.ok(text('features.js').includes('require("./extension.js")'), 'features.js does not read extension.js');
 		for (const shared of ['__src_views_index', '__src_commands_registry', '__src_commands_targets']) {
-			assert.ok(text('features.js').includes(`require("./extension.js").${shared}`), `features.js does not read ${shared} from extension.js`);
+			assert.ok(
+				text('features.js').includes(`require("./extension.js").${shared}`),
+				`features.js does not read ${shared} from extension.js`,
+			);
 		}
 	});
 
@@ -115,7 +135,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		}
 	});
 
-	test('an error from client.js is an instance of core.js\'s ApiError (one copy of the error classes)', async () => {
+	test("an error from client.js is an instance of core.js's ApiError (one copy of the error classes)", async () => {
 		const server: Server = createServer((_req, res) => {
 			res.writeHead(401, { 'content-type': 'application/json' });
 			res.end(JSON.stringify({ error: { code: 'unauthorized', message: 'no' } }));
@@ -126,9 +146,15 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			type Client = { client: { CloudAgentsClient: new (o: object) => { listAgents(): Promise<unknown>; close(): void } } };
 			const core = load(join(out, 'core.js')) as Core;
 			const client = load(join(out, 'client.js')) as Client;
-			const c = new client.client.CloudAgentsClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, getToken: async () => 'ca_test_token' });
+			const c = new client.client.CloudAgentsClient({
+				baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+				getToken: async () => 'ca_test_token',
+			});
 			try {
-				const err = await c.listAgents().then(() => undefined, (e: unknown) => e);
+				const err = await c.listAgents().then(
+					() => undefined,
+					(e: unknown) => e,
+				);
 				assert.ok(err instanceof core.errors.ApiError, `not a core ApiError: ${String(err)}`);
 				assert.ok(core.errors.isAuthFailure(err));
 			} finally {

@@ -106,7 +106,14 @@ suite('emulator: contract (every operation, validated against the spec)', () => 
 
 		const sse = await readSse(emu.url, `/v2/agents/${ctx.agent}/runs/${run.body.id}/events?after=-1`);
 		assert.equal(sse.status, 200);
-		const problems = validateResponse({ method: 'GET', pathTemplate: '/v2/agents/{agent_id}/runs/{run_id}/events', status: sse.status, headers: sse.headers, body: sse.text, contentType: sse.headers.get('content-type') ?? '' });
+		const problems = validateResponse({
+			method: 'GET',
+			pathTemplate: '/v2/agents/{agent_id}/runs/{run_id}/events',
+			status: sse.status,
+			headers: sse.headers,
+			body: sse.text,
+			contentType: sse.headers.get('content-type') ?? '',
+		});
 		assert.deepEqual(problems, []);
 		exercised.add('GET /v2/agents/{agent_id}/runs/{run_id}/events');
 		assert.match(sse.text, /event: run.completed/);
@@ -141,7 +148,12 @@ suite('emulator: contract (every operation, validated against the spec)', () => 
 		const list = await c.get(`/v2/agents/${ctx.agent}/artifacts`);
 		assert.equal(list.status, 200);
 		assert.ok(list.body.length >= 1, 'the scripted run created an artifact');
-		const created = await c.post(`/v2/agents/${ctx.agent}/artifacts`, { run_id: ctx.run, name: 'notes.v1_final-2.txt', media_type: 'text/plain', content_base64: b64('hello artifact') });
+		const created = await c.post(`/v2/agents/${ctx.agent}/artifacts`, {
+			run_id: ctx.run,
+			name: 'notes.v1_final-2.txt',
+			media_type: 'text/plain',
+			content_base64: b64('hello artifact'),
+		});
 		assert.equal(created.status, 201);
 		assert.equal(created.body.size, 14);
 		assert.equal(created.body.content_base64, undefined);
@@ -156,7 +168,10 @@ suite('emulator: contract (every operation, validated against the spec)', () => 
 	});
 
 	test('workspace: write, list, stat, read, search, delete', async () => {
-		const w = await c.put(`/v2/agents/${ctx.agent}/workspace/files`, { path: '/src/app/main.ts', content_base64: b64('export const answer = 42;\n') });
+		const w = await c.put(`/v2/agents/${ctx.agent}/workspace/files`, {
+			path: '/src/app/main.ts',
+			content_base64: b64('export const answer = 42;\n'),
+		});
 		assert.equal(w.status, 200);
 		assert.deepEqual([w.body.path, w.body.size], ['src/app/main.ts', 26]);
 		const ls = await c.post(`/v2/agents/${ctx.agent}/workspace`, { op: 'list', path: 'src' });
@@ -177,7 +192,12 @@ suite('emulator: contract (every operation, validated against the spec)', () => 
 		const l = await c.get('/v2/model-providers');
 		assert.equal(l.status, 200);
 		const p = l.body.model_providers[2];
-		const u = await c.patch(`/v2/model-providers/${p.id}`, { display_name: 'Local vLLM', endpoint: 'http://vllm.internal.example:8001/v1', model: 'qwen2.5-coder-32b', enabled: true });
+		const u = await c.patch(`/v2/model-providers/${p.id}`, {
+			display_name: 'Local vLLM',
+			endpoint: 'http://vllm.internal.example:8001/v1',
+			model: 'qwen2.5-coder-32b',
+			enabled: true,
+		});
 		assert.equal(u.status, 200);
 		assert.equal(u.body.enabled, true);
 	});
@@ -216,10 +236,18 @@ suite('emulator: contract (every operation, validated against the spec)', () => 
 		const builds = await c.get('/v2/images/builds?limit=2');
 		assert.equal(builds.status, 200);
 		assert.equal(builds.body.pagination.has_more, true);
-		const b = await c.post('/v2/images/builds', { display_name: 'Go toolchain', dockerfile: 'FROM cloud-agent-standard\nRUN apt-get install -y golang\n' }, { headers: { 'Idempotency-Key': 'contract-build-1' } });
+		const b = await c.post(
+			'/v2/images/builds',
+			{ display_name: 'Go toolchain', dockerfile: 'FROM cloud-agent-standard\nRUN apt-get install -y golang\n' },
+			{ headers: { 'Idempotency-Key': 'contract-build-1' } },
+		);
 		assert.equal(b.status, 200);
 		assert.equal(b.body.data.status, 'pending');
-		const again = await c.post('/v2/images/builds', { display_name: 'Go toolchain', dockerfile: 'FROM x' }, { headers: { 'Idempotency-Key': 'contract-build-1' } });
+		const again = await c.post(
+			'/v2/images/builds',
+			{ display_name: 'Go toolchain', dockerfile: 'FROM x' },
+			{ headers: { 'Idempotency-Key': 'contract-build-1' } },
+		);
 		assert.equal(again.body.data.id, b.body.data.id);
 		const got = await c.get(`/v2/images/builds/${b.body.data.id}`);
 		assert.equal(got.status, 200);
@@ -235,7 +263,12 @@ suite('emulator: contract (every operation, validated against the spec)', () => 
 		assert.ok(!s.body.data.value_preview.includes('4f9a0c1e7b2d48e6'), 'only a masked preview');
 		const byId = await c.get(`/v2/secrets/${s.body.data.id}`);
 		assert.equal(byId.body.data.display_name, 'openai-api-key');
-		const stub = await c.post(`/v1/runtimes/atlas-dev/secret-stubs`, { host: 'api.example.com', path: null, config: { headerName: 'X-Api-Key', valueFormat: '${credential}' }, stub_value: 'openai-api-key' });
+		const stub = await c.post(`/v1/runtimes/atlas-dev/secret-stubs`, {
+			host: 'api.example.com',
+			path: null,
+			config: { headerName: 'X-Api-Key', valueFormat: '${credential}' },
+			stub_value: 'openai-api-key',
+		});
 		assert.equal(stub.status, 200);
 		const list = await c.get('/v1/secret-stubs');
 		assert.equal(list.status, 200);
@@ -258,9 +291,17 @@ suite('emulator: contract (every operation, validated against the spec)', () => 
 		const gh = await c.get('/v2/github/authorization-requests');
 		assert.equal(gh.status, 200);
 		assert.equal(gh.body.data.requests.length, 3, 'the expired request is not listed');
-		const b = await c.put(`/v2/github/runtime-bindings/${ctx.atlas}`, { repositories: [{ repository_id: 7, branch: 'main' }, { repository_id: 8, branch: 'dev' }] });
+		const b = await c.put(`/v2/github/runtime-bindings/${ctx.atlas}`, {
+			repositories: [
+				{ repository_id: 7, branch: 'main' },
+				{ repository_id: 8, branch: 'dev' },
+			],
+		});
 		assert.equal(b.status, 200);
-		assert.deepEqual(b.body.data.bindings.map((x: { sort_order: number }) => x.sort_order), [0, 1]);
+		assert.deepEqual(
+			b.body.data.bindings.map((x: { sort_order: number }) => x.sort_order),
+			[0, 1],
+		);
 	});
 
 	test('token savings (account-wide): totals cover the whole filter', async () => {

@@ -42,7 +42,9 @@ export class Client {
 		let body: string | undefined;
 		if (opts.json !== undefined) body = JSON.stringify(opts.json);
 		if (opts.raw !== undefined) body = opts.raw;
-		if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+		if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+			headers['content-type'] = 'application/json';
+		}
 		const res = await fetch(this.base + path, { method, headers, body });
 		const text = await res.text();
 		const contentType = res.headers.get('content-type') ?? '';
@@ -51,8 +53,19 @@ export class Client {
 		const m = opts.validate === false ? undefined : matchPath(method, path);
 		const out: Res<T> = { status: res.status, headers: res.headers, contentType, text, body: parsed as T, template: m?.pathTemplate };
 		if (opts.validate !== false && m && !path.startsWith('/_emulator')) {
-			const problems = validateResponse({ method, pathTemplate: m.pathTemplate, status: res.status, headers: res.headers, body: text === '' ? undefined : parsed, contentType });
-			assert.deepEqual(problems, [], `${method} ${path} → ${res.status} does not match the spec:\n${problems.join('\n')}\n${text.slice(0, 500)}`);
+			const problems = validateResponse({
+				method,
+				pathTemplate: m.pathTemplate,
+				status: res.status,
+				headers: res.headers,
+				body: text === '' ? undefined : parsed,
+				contentType,
+			});
+			assert.deepEqual(
+				problems,
+				[],
+				`${method} ${path} → ${res.status} does not match the spec:\n${problems.join('\n')}\n${text.slice(0, 500)}`,
+			);
 			if (res.status >= 200 && res.status < 300) exercised.add(`${method} ${m.pathTemplate}`);
 		}
 		return out;
@@ -133,7 +146,11 @@ export function parseSse(text: string): { events: SseEvent[]; comments: string[]
 }
 
 /** Reads an SSE stream to its end (or until the connection is cut); cut = ended without a clean end. */
-export async function readSse(base: string, path: string, token = DEV_TOKEN): Promise<{ status: number; headers: Headers; text: string; cut: boolean }> {
+export async function readSse(
+	base: string,
+	path: string,
+	token = DEV_TOKEN,
+): Promise<{ status: number; headers: Headers; text: string; cut: boolean }> {
 	const res = await fetch(base + path, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
 	let text = '';
 	let cut = false;

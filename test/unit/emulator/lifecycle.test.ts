@@ -21,10 +21,11 @@ suite('emulator: run lifecycle and agents', () => {
 	});
 
 	const getRun = async (id: string) => (await c.get(`/v2/agents/${agent}/runs/${id}`)).body;
-	const finished = (id: string) => until(async () => {
-		const r = await getRun(id);
-		return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-	});
+	const finished = (id: string) =>
+		until(async () => {
+			const r = await getRun(id);
+			return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+		});
 
 	test('queued → running → succeeded with a result; the run changes a file and creates an artifact', async function () {
 		this.timeout(15_000);
@@ -41,9 +42,19 @@ suite('emulator: run lifecycle and agents', () => {
 		assert.equal(done.status, 'succeeded');
 		assert.match(done.result, /^## Done/);
 		assert.ok(Date.now() - t0 > 1000, 'the run takes a few seconds');
-		const evs = parseSse((await readSse(emu.url, `/v2/agents/${agent}/runs/${created.body.id}/events`)).text).events.map((e) => JSON.parse(e.data));
-		assert.deepEqual(evs.filter((e) => e.type === 'run.status').map((e) => e.data.status), ['queued', 'running', 'succeeded']);
-		for (const t of ['message', 'tool.call', 'tool.result', 'log', 'file.changed', 'artifact.created', 'run.completed']) assert.ok(evs.some((e) => e.type === t), t);
+		const evs = parseSse((await readSse(emu.url, `/v2/agents/${agent}/runs/${created.body.id}/events`)).text).events.map((e) =>
+			JSON.parse(e.data),
+		);
+		assert.deepEqual(
+			evs.filter((e) => e.type === 'run.status').map((e) => e.data.status),
+			['queued', 'running', 'succeeded'],
+		);
+		for (const t of ['message', 'tool.call', 'tool.result', 'log', 'file.changed', 'artifact.created', 'run.completed']) {
+			assert.ok(
+				evs.some((e) => e.type === t),
+				t,
+			);
+		}
 		const changed = evs.find((e) => e.type === 'file.changed').data;
 		const read = await c.post(`/v2/agents/${agent}/workspace`, { op: 'read', path: changed.path });
 		assert.match(unb64(read.body.content_base64), new RegExp(created.body.id));
@@ -58,7 +69,9 @@ suite('emulator: run lifecycle and agents', () => {
 	});
 
 	test('[[fail]] ends failed with an error; [[write:]] and [[artifact:]] act on the workspace and artifacts', async () => {
-		const r = await c.post(`/v2/agents/${agent}/runs`, { prompt: '[[delay:1]] [[write:docs/new/page.md]] [[artifact:report-1.md]] [[fail]]' });
+		const r = await c.post(`/v2/agents/${agent}/runs`, {
+			prompt: '[[delay:1]] [[write:docs/new/page.md]] [[artifact:report-1.md]] [[fail]]',
+		});
 		const done = await finished(r.body.id);
 		assert.equal(done.status, 'failed');
 		assert.match(done.error, /\[\[fail\]\]/);
@@ -96,7 +109,9 @@ suite('emulator: run lifecycle and agents', () => {
 		assert.equal(steer.status, 202);
 		assert.equal(steer.body.id, held.body.id, 'the active run is steered');
 		await c.del(`/v2/agents/${agent}/runs/${held.body.id}`);
-		const evs = parseSse((await readSse(emu.url, `/v2/agents/${agent}/runs/${held.body.id}/events`)).text).events.map((e) => JSON.parse(e.data));
+		const evs = parseSse((await readSse(emu.url, `/v2/agents/${agent}/runs/${held.body.id}/events`)).text).events.map((e) =>
+			JSON.parse(e.data),
+		);
 		assert.ok(evs.some((e) => e.type === 'message' && e.data.role === 'user' && e.data.text === 'also update the changelog'));
 
 		const fresh = await c.post(`/v2/agents/${agent}/runs/${first.body.id}/follow-ups`, { prompt: 'one more thing [[delay:1]]' });
@@ -121,7 +136,10 @@ suite('emulator: run lifecycle and agents', () => {
 		const all = (await c.get(`/v2/agents/${agent}/runs`)).body as { created_at: string }[];
 		assert.ok(all.length >= 5);
 		const sorted = [...all].sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
-		assert.deepEqual(all.map((r) => r.created_at), sorted.map((r) => r.created_at));
+		assert.deepEqual(
+			all.map((r) => r.created_at),
+			sorted.map((r) => r.created_at),
+		);
 		assert.equal((await c.get(`/v2/agents/${agent}/runs?limit=2`)).body.length, 2);
 	});
 
@@ -161,7 +179,11 @@ suite('emulator: run lifecycle and agents', () => {
 		await c.admin('POST', '/counters/reset');
 		await c.admin('PUT', '/faults', { rules: [{ method: 'POST', route: '/v2/agents', ambiguous_timeout: true, count: 1 }] });
 		await assert.rejects(
-			fetch(`${emu.url}/v2/agents`, { method: 'POST', headers: { authorization: `Bearer ${DEV_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ambiguous one' }) }).then((r) => r.text()),
+			fetch(`${emu.url}/v2/agents`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${DEV_TOKEN}`, 'content-type': 'application/json' },
+				body: JSON.stringify({ name: 'Ambiguous one' }),
+			}).then((r) => r.text()),
 		);
 		const counters = (await c.admin('GET', '/counters')).body;
 		assert.equal(counters.mutations.by_kind['agents.create'], 1);
@@ -175,11 +197,18 @@ suite('emulator: run lifecycle and agents', () => {
 		const w1 = await c.put(`/v2/agents/${agent}/workspace/files`, { path: 'deep/a/b/c.txt', content_base64: b64('1') });
 		const w2 = await c.put(`/v2/agents/${agent}/workspace/files`, { path: 'deep/a/b/c.txt', content_base64: b64('22') });
 		assert.ok(w2.body.mtime_unix_ms > w1.body.mtime_unix_ms);
-		for (const n of ['x1', 'x2', 'x3', 'x4', 'x5']) await c.put(`/v2/agents/${agent}/workspace/files`, { path: `deep/${n}`, content_base64: '' });
+		for (const n of ['x1', 'x2', 'x3', 'x4', 'x5']) {
+			await c.put(`/v2/agents/${agent}/workspace/files`, { path: `deep/${n}`, content_base64: '' });
+		}
 		const names: string[] = [];
 		let cursor: string | null = null;
 		do {
-			const page: any = await c.post(`/v2/agents/${agent}/workspace`, { op: 'list', path: 'deep', limit: 2, ...(cursor ? { cursor } : {}) });
+			const page: any = await c.post(`/v2/agents/${agent}/workspace`, {
+				op: 'list',
+				path: 'deep',
+				limit: 2,
+				...(cursor ? { cursor } : {}),
+			});
 			names.push(...page.body.entries.map((e: { name: string }) => e.name));
 			cursor = page.body.next_cursor;
 		} while (cursor);

@@ -23,8 +23,15 @@ suite('emulator: faults, counters, persistence and operations', () => {
 	test('close_connection cuts the response mid-body; latency_ms delays it', async () => {
 		const { emu, c } = await boot();
 		try {
-			await c.admin('PUT', '/faults', { rules: [{ method: 'GET', route: '/v2/runtimes', close_connection: true, count: 1 }, { route: '/v2/me', latency_ms: 250 }] });
-			await assert.rejects(fetch(`${emu.url}/v2/runtimes`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } }).then((r) => r.text()));
+			await c.admin('PUT', '/faults', {
+				rules: [
+					{ method: 'GET', route: '/v2/runtimes', close_connection: true, count: 1 },
+					{ route: '/v2/me', latency_ms: 250 },
+				],
+			});
+			await assert.rejects(
+				fetch(`${emu.url}/v2/runtimes`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } }).then((r) => r.text()),
+			);
 			assert.equal((await c.get('/v2/runtimes')).status, 200);
 			const t0 = Date.now();
 			assert.equal((await c.get('/v2/me')).status, 200);
@@ -46,7 +53,12 @@ suite('emulator: faults, counters, persistence and operations', () => {
 	test('rate on a rule: rate 0 never fires, rate 1 always does', async () => {
 		const { emu, c } = await boot();
 		try {
-			await c.admin('PUT', '/faults', { rules: [{ route: '/v2/me', status: 503, rate: 0 }, { route: '/v2/ssh-host-key', status: 503, rate: 1 }] });
+			await c.admin('PUT', '/faults', {
+				rules: [
+					{ route: '/v2/me', status: 503, rate: 0 },
+					{ route: '/v2/ssh-host-key', status: 503, rate: 1 },
+				],
+			});
 			for (let i = 0; i < 5; i++) assert.equal((await c.get('/v2/me')).status, 200);
 			for (let i = 0; i < 3; i++) assert.equal((await c.get('/v2/ssh-host-key')).status, 503);
 		} finally {
@@ -98,13 +110,20 @@ suite('emulator: faults, counters, persistence and operations', () => {
 			let { emu, c } = await boot({ stateFile: file });
 			const a = (await c.post('/v2/agents', { name: 'Persistent agent' })).body;
 			await until(async () => (await c.get(`/v2/agents/${a.id}`)).body.status === 'idle');
-			await c.put(`/v2/agents/${a.id}/workspace/files`, { path: 'kept.txt', content_base64: Buffer.from('still here').toString('base64') });
+			await c.put(`/v2/agents/${a.id}/workspace/files`, {
+				path: 'kept.txt',
+				content_base64: Buffer.from('still here').toString('base64'),
+			});
 			const start = await c.post('/v2/auth/device/authorization', { client_id: 'x' }, { token: null });
 			await c.admin('POST', '/device/approve', { user_code: start.body.user_code });
-			const tok = (await c.post('/v2/auth/device/token', { device_code: start.body.device_code }, { token: null })).body.access_token as string;
+			const tok = (await c.post('/v2/auth/device/token', { device_code: start.body.device_code }, { token: null })).body
+				.access_token as string;
 			await emu.close();
 			const text = readFileSync(file, 'utf8');
-			assert.ok(!text.includes(DEV_TOKEN) && !text.includes(tok) && !text.includes(start.body.device_code), 'tokens are stored hashed');
+			assert.ok(
+				!text.includes(DEV_TOKEN) && !text.includes(tok) && !text.includes(start.body.device_code),
+				'tokens are stored hashed',
+			);
 
 			({ emu, c } = await boot({ stateFile: file }));
 			const again = await c.get(`/v2/agents/${a.id}`);
@@ -164,14 +183,28 @@ suite('emulator: faults, counters, persistence and operations', () => {
 				assert.equal(ids.length, 8);
 				assert.equal(new Set(ids).size, 8);
 			}
-			const rts = (await c.get('/v2/runtimes?limit=100')).body.data as { status: string; degraded: boolean; can_manage: boolean; secret_configuration: { secret_id: string }[] }[];
+			const rts = (await c.get('/v2/runtimes?limit=100')).body.data as {
+				status: string;
+				degraded: boolean;
+				can_manage: boolean;
+				secret_configuration: { secret_id: string }[];
+			}[];
 			assert.ok(rts.some((r) => r.degraded));
 			assert.ok(rts.some((r) => r.status === 'paused'));
 			assert.ok(rts.some((r) => !r.can_manage));
-			for (const r of rts) for (const s of r.secret_configuration) assert.equal((await c.get(`/v2/secrets/${s.secret_id}`)).status, 200);
-			const search = await c.post(`/v2/agents/${(await c.get('/v2/agents?limit=100')).body.agents.find((a: { name: string }) => a.name === 'Refactor billing module').id}/workspace`, { op: 'search', query: 'quetzalcoatl' });
+			for (const r of rts) {
+				for (const s of r.secret_configuration) assert.equal((await c.get(`/v2/secrets/${s.secret_id}`)).status, 200);
+			}
+			const search = await c.post(
+				`/v2/agents/${(await c.get('/v2/agents?limit=100')).body.agents.find((a: { name: string }) => a.name === 'Refactor billing module').id}/workspace`,
+				{ op: 'search', query: 'quetzalcoatl' },
+			);
 			assert.ok(search.body.matches.length >= 2);
-			const arts = (await c.get(`/v2/agents/${(await c.get('/v2/agents?limit=100')).body.agents.find((a: { name: string }) => a.name === 'Refactor billing module').id}/artifacts`)).body as { media_type: string }[];
+			const arts = (
+				await c.get(
+					`/v2/agents/${(await c.get('/v2/agents?limit=100')).body.agents.find((a: { name: string }) => a.name === 'Refactor billing module').id}/artifacts`,
+				)
+			).body as { media_type: string }[];
 			assert.deepEqual(new Set(arts.map((x) => x.media_type)), new Set(['text/plain', 'text/markdown', 'image/png']));
 		} finally {
 			await emu.close();
@@ -189,9 +222,17 @@ suite('emulator: faults, counters, persistence and operations', () => {
 		try {
 			await fetch(`${emu.url}/v2/me`, { headers: { authorization: 'Bearer ca_custom_secret_token_123' } });
 			await fetch(`${emu.url}/v2/me`, { headers: { authorization: 'Bearer wrong_token_456' } });
-			const s = await fetch(`${emu.url}/v2/auth/device/authorization`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"client_id":"x"}' });
+			const s = await fetch(`${emu.url}/v2/auth/device/authorization`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: '{"client_id":"x"}',
+			});
 			const dc = ((await s.json()) as { device_code: string }).device_code;
-			await fetch(`${emu.url}/v2/auth/device/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device_code: dc }) });
+			await fetch(`${emu.url}/v2/auth/device/token`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ device_code: dc }),
+			});
 		} finally {
 			(process.stdout as unknown as { write: typeof orig }).write = orig;
 			await emu.close();
@@ -204,7 +245,9 @@ suite('emulator: faults, counters, persistence and operations', () => {
 	test('the CLI never prints a --token value', async function () {
 		this.timeout(10_000);
 		const main = join(__dirname, '..', '..', '..', 'emulator', 'src', 'main.js');
-		const child = spawn(process.execPath, [main, '--port', '0', '--token', 'ca_cli_secret_value_789', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(process.execPath, [main, '--port', '0', '--token', 'ca_cli_secret_value_789', '--quiet'], {
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let out = '';
 		child.stdout.on('data', (d: Buffer) => (out += d.toString()));
 		await until(async () => out.includes('listening on'), 8000, 20);
@@ -222,7 +265,18 @@ suite('emulator: faults, counters, persistence and operations', () => {
 			const url = new URL(s.channels.vnc.websocket_url);
 			const handshake = (protocols: string[]) =>
 				new Promise<{ status: number; first?: Buffer }>((resolve, reject) => {
-					const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': protocols.join(', ') } });
+					const req = httpRequest({
+						host: url.hostname,
+						port: url.port,
+						path: url.pathname,
+						headers: {
+							connection: 'Upgrade',
+							upgrade: 'websocket',
+							'sec-websocket-version': '13',
+							'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+							'sec-websocket-protocol': protocols.join(', '),
+						},
+					});
 					req.on('upgrade', (res, socket, head: Buffer) => {
 						const done = (d: Buffer) => {
 							socket.destroy();
@@ -270,7 +324,9 @@ suite('emulator: faults, counters, persistence and operations', () => {
 			const r = (await c.post(`/v2/runtimes/${rt.id}/resume?expected_revision=${rt.revision}`)).body.data;
 			assert.equal(r.status, 'paused');
 			assert.equal(r.desired_status, 'running');
-			await until(async () => ((await c.get('/v2/runtimes?status=running&limit=100')).body.data as { id: string }[]).some((x) => x.id === rt.id));
+			await until(async () =>
+				((await c.get('/v2/runtimes?status=running&limit=100')).body.data as { id: string }[]).some((x) => x.id === rt.id),
+			);
 		} finally {
 			await emu.close();
 		}

@@ -34,7 +34,8 @@ async function openSession(emu: RunningEmulator, c: Client, profile: ProfileName
 }
 
 const area = (rects: RawRect[]): number => rects.reduce((n, r) => n + r.w * r.h, 0);
-const intersects = (r: RawRect, x: number, y: number, w: number, h: number): boolean => r.x < x + w && x < r.x + r.w && r.y < y + h && y < r.y + r.h;
+const intersects = (r: RawRect, x: number, y: number, w: number, h: number): boolean =>
+	r.x < x + w && x < r.x + r.w && r.y < y + h && y < r.y + r.h;
 
 /** Reads incremental updates (asking again after each) until `ok` accepts one; returns the rectangles seen. */
 async function updatesUntil(v: RfbClient, ok: (rects: RawRect[]) => boolean, timeoutMs = 5000): Promise<RawRect[]> {
@@ -123,16 +124,30 @@ for (const profile of ['standard', 'variant'] as const) {
 					const b = (await c.admin('GET', `/computer-sessions/${s.id}/input`)).body;
 					return b.text === 'hello desktop' && b.clicks.length === 1 && b.cut_texts.length === 1 ? b : undefined;
 				});
-				assert.deepEqual(input.clicks.map((k: any) => [k.x, k.y, k.button]), [[1100, 700, 1]]);
+				assert.deepEqual(
+					input.clicks.map((k: any) => [k.x, k.y, k.button]),
+					[[1100, 700, 1]],
+				);
 				assert.equal(input.cut_texts[0].text, 'pasted from the panel');
 				assert.equal(input.keys.filter((k: any) => k.down).length, 'hello desktop'.length);
 				assert.equal(input.keys[0].keysym, 'h'.charCodeAt(0));
 
 				// Incremental updates bring the typed line (terminal), the click mark and the clipboard panel, not the whole screen.
-				const seen = await updatesUntil(v, () => !region(v, TERMINAL.x, TERMINAL.y, TERMINAL.w, TERMINAL.h).equals(before) && v.pixel(1100, 691).join() === '255,80,160');
-				assert.ok(seen.some((r) => intersects(r, TERMINAL.x, TERMINAL.y, TERMINAL.w, TERMINAL.h)), 'the terminal area was updated');
-				assert.ok(seen.some((r) => intersects(r, 1091, 691, 19, 19)), 'the click mark was updated');
-				assert.ok(area(seen) < 1280 * 800 / 2, `incremental updates covered ${area(seen)} pixels`);
+				const seen = await updatesUntil(
+					v,
+					() =>
+						!region(v, TERMINAL.x, TERMINAL.y, TERMINAL.w, TERMINAL.h).equals(before) &&
+						v.pixel(1100, 691).join() === '255,80,160',
+				);
+				assert.ok(
+					seen.some((r) => intersects(r, TERMINAL.x, TERMINAL.y, TERMINAL.w, TERMINAL.h)),
+					'the terminal area was updated',
+				);
+				assert.ok(
+					seen.some((r) => intersects(r, 1091, 691, 19, 19)),
+					'the click mark was updated',
+				);
+				assert.ok(area(seen) < (1280 * 800) / 2, `incremental updates covered ${area(seen)} pixels`);
 				// The click mark is drawn in its colour (255, 80, 160) around the click.
 				assert.deepEqual(v.pixel(1100, 691), [255, 80, 160]);
 
@@ -183,7 +198,10 @@ suite('emulator: computer-session RFB details (standard)', () => {
 			await v.readUpdate();
 			// The dock area: nothing changes there by itself (the clock is in the top bar).
 			v.requestUpdate(true, 300, 700, 600, 90);
-			const early = await v.readUpdate(1300).then(() => 'answered', () => 'held');
+			const early = await v.readUpdate(1300).then(
+				() => 'answered',
+				() => 'held',
+			);
 			assert.equal(early, 'held', 'no update while nothing in the region changed (the clock ticked meanwhile)');
 			v.pointer(500, 740, 1);
 			const rects = await v.readUpdate();
@@ -221,7 +239,18 @@ suite('emulator: computer-session RFB details (standard)', () => {
 			await v.readUpdate();
 			const native = region(v, area0.x, 40, area0.w, 360);
 			v.rgb.fill(0);
-			v.setPixelFormat({ bitsPerPixel: 16, depth: 16, bigEndian: true, trueColour: true, redMax: 31, greenMax: 63, blueMax: 31, redShift: 11, greenShift: 5, blueShift: 0 });
+			v.setPixelFormat({
+				bitsPerPixel: 16,
+				depth: 16,
+				bigEndian: true,
+				trueColour: true,
+				redMax: 31,
+				greenMax: 63,
+				blueMax: 31,
+				redShift: 11,
+				greenShift: 5,
+				blueShift: 0,
+			});
 			v.requestUpdate(false, 0, 40, 1280, 360);
 			await v.readUpdate();
 			const rgb565 = region(v, area0.x, 40, area0.w, 360);
@@ -229,7 +258,18 @@ suite('emulator: computer-session RFB details (standard)', () => {
 			for (let i = 0; i < native.length; i++) worst = Math.max(worst, Math.abs(native[i]! - rgb565[i]!));
 			assert.ok(worst <= 5, `RGB565 differs by up to ${worst}`);
 			v.rgb.fill(0);
-			v.setPixelFormat({ bitsPerPixel: 32, depth: 24, bigEndian: false, trueColour: true, redMax: 255, greenMax: 255, blueMax: 255, redShift: 16, greenShift: 8, blueShift: 0 });
+			v.setPixelFormat({
+				bitsPerPixel: 32,
+				depth: 24,
+				bigEndian: false,
+				trueColour: true,
+				redMax: 255,
+				greenMax: 255,
+				blueMax: 255,
+				redShift: 16,
+				greenShift: 8,
+				blueShift: 0,
+			});
 			v.requestUpdate(false, 0, 40, 1280, 360);
 			await v.readUpdate();
 			assert.ok(region(v, area0.x, 40, area0.w, 360).equals(native), 'BGRX decodes to the same pixels');
@@ -252,13 +292,23 @@ suite('emulator: computer-session RFB details (standard)', () => {
 
 	test('unknown, wrong-token and expired sessions are refused before the upgrade', async () => {
 		const s = await openSession(emu, c);
-		const refused = (url: string, protocols: string[]) => WsClient.connect(url, protocols).then((w) => {
-			w.destroy();
-			return 101;
-		}, (e: unknown) => (e instanceof UpgradeRefused ? e.status : -1));
+		const refused = (url: string, protocols: string[]) =>
+			WsClient.connect(url, protocols).then(
+				(w) => {
+					w.destroy();
+					return 101;
+				},
+				(e: unknown) => (e instanceof UpgradeRefused ? e.status : -1),
+			);
 		assert.equal(await refused(s.url.replace(s.id, 'cs_UNKNOWN0000'), s.protocols), 404);
 		assert.equal(await refused(s.url, ['binary', 'session.wrong']), 403);
-		assert.equal(await refused(s.url, s.protocols.filter((p) => p !== 'binary')), 403);
+		assert.equal(
+			await refused(
+				s.url,
+				s.protocols.filter((p) => p !== 'binary'),
+			),
+			403,
+		);
 		assert.equal(await refused(s.url, ['binary']), 403);
 		await c.admin('POST', `/computer-sessions/${s.id}/expire`);
 		assert.equal(await refused(s.url, s.protocols), 404);
@@ -338,7 +388,10 @@ suite('emulator: computer-session RFB details (standard)', () => {
 			v.setEncodings([-260, 0]);
 			v.requestUpdate(false, 0, 40, 1280, 700);
 			const rawRects = await v.readUpdate();
-			assert.ok(rawRects.every((r) => r.encoding === 0), 'Raw until the desktop allows TightPNG');
+			assert.ok(
+				rawRects.every((r) => r.encoding === 0),
+				'Raw until the desktop allows TightPNG',
+			);
 			const raw = region(v, 0, 40, 1280, 700);
 			assert.equal((await c.admin('PUT', `/computer-sessions/${s.id}/desktop`, { tight_png: true })).body.desktop.tight_png, true);
 			v.rgb.fill(0);
@@ -349,7 +402,17 @@ suite('emulator: computer-session RFB details (standard)', () => {
 			const input = (await c.admin('GET', `/computer-sessions/${s.id}/input`)).body;
 			assert.equal(input.tight_png_updates, 1);
 			// A viewer in another pixel format gets Raw even so.
-			v.setPixelFormat({ ...NOVNC_FORMAT, bitsPerPixel: 16, depth: 16, redMax: 31, greenMax: 63, blueMax: 31, redShift: 11, greenShift: 5, blueShift: 0 });
+			v.setPixelFormat({
+				...NOVNC_FORMAT,
+				bitsPerPixel: 16,
+				depth: 16,
+				redMax: 31,
+				greenMax: 63,
+				blueMax: 31,
+				redShift: 11,
+				greenShift: 5,
+				blueShift: 0,
+			});
 			v.requestUpdate(false, 0, 40, 64, 64);
 			assert.ok((await v.readUpdate()).every((r) => r.encoding === 0));
 		} finally {
@@ -372,7 +435,7 @@ suite('emulator: computer-session RFB details (standard)', () => {
 			const b = region(v, 0, 40, 1280, 760);
 			let same = 0;
 			for (let i = 0; i < a.length; i += 3) if (a[i] === b[i] && a[i + 1] === b[i + 1] && a[i + 2] === b[i + 2]) same++;
-			assert.ok(same < 0.05 * a.length / 3, `${same} pixels unchanged between frames`);
+			assert.ok(same < (0.05 * a.length) / 3, `${same} pixels unchanged between frames`);
 		} finally {
 			v.ws.destroy();
 		}

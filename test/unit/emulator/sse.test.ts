@@ -23,7 +23,10 @@ const events = (text: string): Ev[] =>
 	});
 
 function assertContiguous(seqs: number[], from: number, to: number): void {
-	assert.deepEqual(seqs, Array.from({ length: to - from + 1 }, (_, i) => from + i));
+	assert.deepEqual(
+		seqs,
+		Array.from({ length: to - from + 1 }, (_, i) => from + i),
+	);
 }
 
 suite('emulator: run event streams (SSE)', () => {
@@ -47,7 +50,8 @@ suite('emulator: run event streams (SSE)', () => {
 		assert.equal(r.status, 202, r.text);
 		return r.body.id;
 	};
-	const finished = (run: string) => until(async () => ['succeeded', 'failed', 'cancelled'].includes((await c.get(`/v2/agents/${agent}/runs/${run}`)).body.status));
+	const finished = (run: string) =>
+		until(async () => ['succeeded', 'failed', 'cancelled'].includes((await c.get(`/v2/agents/${agent}/runs/${run}`)).body.status));
 
 	test('after=-1 replays everything, with retry first, and the stream ends after run.completed', async () => {
 		const run = await newRun('replay me [[delay:2]] [[events:5]]');
@@ -56,10 +60,24 @@ suite('emulator: run event streams (SSE)', () => {
 		assert.equal(s.status, 200);
 		assert.equal(s.cut, false);
 		assert.match(s.headers.get('content-type') ?? '', /^text\/event-stream/);
-		assert.deepEqual(validateResponse({ method: 'GET', pathTemplate: '/v2/agents/{agent_id}/runs/{run_id}/events', status: 200, headers: s.headers, body: s.text, contentType: s.headers.get('content-type') ?? '' }), []);
+		assert.deepEqual(
+			validateResponse({
+				method: 'GET',
+				pathTemplate: '/v2/agents/{agent_id}/runs/{run_id}/events',
+				status: 200,
+				headers: s.headers,
+				body: s.text,
+				contentType: s.headers.get('content-type') ?? '',
+			}),
+			[],
+		);
 		assert.ok(s.text.startsWith('retry: 3000\n\n'));
 		const evs = events(s.text);
-		assertContiguous(evs.map((e) => e.seq), 0, evs.length - 1);
+		assertContiguous(
+			evs.map((e) => e.seq),
+			0,
+			evs.length - 1,
+		);
 		assert.equal(evs[0]!.type, 'run.status');
 		assert.deepEqual(evs[0]!.data, { status: 'queued' });
 		assert.equal(evs.at(-1)!.type, 'run.completed');
@@ -75,7 +93,11 @@ suite('emulator: run event streams (SSE)', () => {
 		const all = events((await readSse(emu.url, path(run, -1))).text);
 		for (const k of [0, 1, 17, all.length - 2, all.length - 1]) {
 			const rest = events((await readSse(emu.url, path(run, k))).text);
-			assertContiguous(rest.map((e) => e.seq), k + 1, all.length - 1);
+			assertContiguous(
+				rest.map((e) => e.seq),
+				k + 1,
+				all.length - 1,
+			);
 			assert.deepEqual([...all.slice(0, k + 1), ...rest], all);
 		}
 	});
@@ -109,10 +131,16 @@ suite('emulator: run event streams (SSE)', () => {
 	test('drop_sse_after_events closes the stream after exactly N events', async () => {
 		const run = await newRun('drop [[delay:1]] [[events:30]]');
 		await finished(run);
-		await c.admin('PUT', '/faults', { rules: [{ route: '/v2/agents/{agent_id}/runs/{run_id}/events', drop_sse_after_events: 7, count: 1 }] });
+		await c.admin('PUT', '/faults', {
+			rules: [{ route: '/v2/agents/{agent_id}/runs/{run_id}/events', drop_sse_after_events: 7, count: 1 }],
+		});
 		const s = await readSse(emu.url, path(run, -1));
 		assert.equal(s.cut, true, 'the connection is cut, not ended cleanly');
-		assertContiguous(events(s.text).map((e) => e.seq), 0, 6);
+		assertContiguous(
+			events(s.text).map((e) => e.seq),
+			0,
+			6,
+		);
 		const again = await readSse(emu.url, path(run, 6));
 		assert.equal(again.cut, false);
 		assert.equal(events(again.text)[0]!.seq, 7);
@@ -124,12 +152,20 @@ suite('emulator: run event streams (SSE)', () => {
 		const run = await newRun('many [[events:20000]] [[delay:1]]');
 		const s = await readSse(emu.url, path(run, -1));
 		const evs = events(s.text);
-		assertContiguous(evs.map((e) => e.seq), 0, evs.length - 1);
+		assertContiguous(
+			evs.map((e) => e.seq),
+			0,
+			evs.length - 1,
+		);
 		assert.equal(evs.filter((e) => e.type === 'log').length, 20000);
 		assert.equal(evs.at(-1)!.type, 'run.completed');
 		// and the history stays replayable
 		const tail = events((await readSse(emu.url, path(run, 19990))).text);
-		assertContiguous(tail.map((e) => e.seq), 19991, evs.length - 1);
+		assertContiguous(
+			tail.map((e) => e.seq),
+			19991,
+			evs.length - 1,
+		);
 	});
 
 	test('keep-alive comments while a run is quiet; cancellation ends the stream', async () => {

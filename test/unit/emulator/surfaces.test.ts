@@ -26,7 +26,8 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 		let emu: RunningEmulator;
 		let c: Client;
 		/** Standard answers are checked against the spec; the variant's are not (the spec records the standard choices). */
-		const call = (method: string, path: string, opts: CallOptions = {}): Promise<Res> => c.call(method, path, { ...opts, validate: std && opts.validate !== false });
+		const call = (method: string, path: string, opts: CallOptions = {}): Promise<Res> =>
+			c.call(method, path, { ...opts, validate: std && opts.validate !== false });
 		const get = (path: string, opts: CallOptions = {}) => call('GET', path, opts);
 		const del = (path: string, opts: CallOptions = {}) => call('DELETE', path, opts);
 		const state = async (): Promise<any> => (await c.admin('GET', '/state')).body;
@@ -104,8 +105,13 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			assert.equal(statusOf(await byName('Rust nightly')), FAILED);
 
 			// A build that fails every attempt, created now (1 s steps).
-			const body = std ? { display_name: 'Broken toolchain', dockerfile: 'FROM x\nRUN FAIL\n' } : { name: 'Broken toolchain', dockerfile_content: 'FROM x\nRUN FAIL\n' };
-			const created = await call('POST', '/v2/images/builds', { json: body, headers: { [std ? 'Idempotency-Key' : 'X-Idempotency-Key']: `surfaces-${profile}` } });
+			const body = std
+				? { display_name: 'Broken toolchain', dockerfile: 'FROM x\nRUN FAIL\n' }
+				: { name: 'Broken toolchain', dockerfile_content: 'FROM x\nRUN FAIL\n' };
+			const created = await call('POST', '/v2/images/builds', {
+				json: body,
+				headers: { [std ? 'Idempotency-Key' : 'X-Idempotency-Key']: `surfaces-${profile}` },
+			});
 			assert.equal(created.status, 200, created.text);
 			const brokenId = idOf(created.body.data);
 
@@ -122,7 +128,10 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			assert.equal(statusOf(broken), FAILED);
 			assert.deepEqual(broken.attempts.map(attemptOutcome), [A_FAILED, A_FAILED]);
 			const imageOfGo = std ? goDone.image_id : goDone.image.id;
-			assert.ok((await state()).images.some((i: any) => i.id === imageOfGo), 'a succeeded build made an image');
+			assert.ok(
+				(await state()).images.some((i: any) => i.id === imageOfGo),
+				'a succeeded build made an image',
+			);
 		});
 
 		test('checkpoints: creating, failed with a reason, a deleted source runtime; creating ones settle with the clock', async () => {
@@ -142,7 +151,11 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			assert.equal(source(failed).display_name, 'cobalt-sandbox');
 			const orphan = by(first, 'iris-before-retire');
 			assert.equal(status(orphan), FAILED);
-			assert.deepEqual(source(orphan), { id: null, display_name: 'iris-retired' }, 'the source runtime was deleted: id null, name kept');
+			assert.deepEqual(
+				source(orphan),
+				{ id: null, display_name: 'iris-retired' },
+				'the source runtime was deleted: id null, name kept',
+			);
 			if (!std) assert.equal(by(first, 'retired-runtime-final').kind, undefined, 'kind absent in the variant');
 
 			await advance(61);
@@ -179,7 +192,9 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 				seen.push(byId.text);
 			}
 			seen.push((await c.admin('GET', '/state')).text, JSON.stringify(stubs));
-			for (const text of seen) for (const v of values) assert.ok(!text.includes(v), 'no full secret value in any answer or the state dump');
+			for (const text of seen) {
+				for (const v of values) assert.ok(!text.includes(v), 'no full secret value in any answer or the state dump');
+			}
 
 			const atlasBefore = (await state()).runtimes.find((r: any) => r.display_name === 'atlas-dev');
 			assert.equal((await del('/v2/secrets/openai-api-key')).status, 200);
@@ -191,7 +206,11 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 		});
 
 		test('admin: a test secret can be created; its value is never answered', async () => {
-			const r = await c.admin('POST', '/secrets', { display_name: 'test-secret', value: 'sk-test-SUPERSECRETVALUE-1234', cache_ttl_secs: 60 });
+			const r = await c.admin('POST', '/secrets', {
+				display_name: 'test-secret',
+				value: 'sk-test-SUPERSECRETVALUE-1234',
+				cache_ttl_secs: 60,
+			});
 			assert.equal(r.status, 201);
 			assert.ok(!r.text.includes('SUPERSECRETVALUE'));
 			const g = await get('/v2/secrets/test-secret');
@@ -200,7 +219,7 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			assert.equal((await c.admin('POST', '/secrets', { display_name: 'test-secret', value: 'x' })).status, 409);
 		});
 
-		test('secret stubs: header, query and file shapes; runtime-scoped and global delete; another owner\'s runtime is 403', async () => {
+		test("secret stubs: header, query and file shapes; runtime-scoped and global delete; another owner's runtime is 403", async () => {
 			const stubs = (await get('/v1/secret-stubs')).body.data as any[];
 			const shapes = stubs.map((s) => Object.keys(JSON.parse(s.stub_config_json)).sort().join(','));
 			assert.ok(shapes.some((k) => k.includes('headerName')));
@@ -227,7 +246,11 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			assert.equal(stale.status, 409);
 			assert.equal(stale.body.error.code, 'failed_precondition');
 			assert.match(stale.body.error.message, /re-read/);
-			assert.deepEqual((await state()).runtimes.find((r: any) => r.id === atlas.id).ssh_key_ids, atlas.ssh_key_ids, 'nothing changed');
+			assert.deepEqual(
+				(await state()).runtimes.find((r: any) => r.id === atlas.id).ssh_key_ids,
+				atlas.ssh_key_ids,
+				'nothing changed',
+			);
 			const ok = await del(`/v2/runtimes/${atlas.id}/ssh-keys/${key}?expected_revision=${atlas.revision}`);
 			assert.equal(ok.status, 200);
 			assert.equal(ok.body.data.id, key);
@@ -238,7 +261,7 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			assert.equal((await del(`/v2/ssh-keys/${mine.id}`)).status, 200);
 			assert.ok(!(await state()).ssh_keys.some((k: any) => k.id === mine.id));
 			const theirs = st.ssh_keys.find((k: any) => k.display_name === 'grace-workstation');
-			assert.equal((await del(`/v2/ssh-keys/${theirs.id}`)).status, 404, 'only the current user\'s keys');
+			assert.equal((await del(`/v2/ssh-keys/${theirs.id}`)).status, 404, "only the current user's keys");
 		});
 
 		test('gateway host key: a well-formed ed25519 key whose SHA256 fingerprint matches, with the gateway host and port', async () => {
@@ -287,16 +310,42 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			const atlas = await runtimeId('atlas-dev');
 			const before = (await state()).runtimes.find((r: any) => r.id === atlas).bindings;
 			assert.equal(before.length, 2);
-			const bad = await call('PUT', `/v2/github/runtime-bindings/${atlas}`, { json: { repositories: [{ repository_id: 1, branch: 'main' }, { repository_id: 1, branch: 'main' }, { repository_id: 2, branch: 'feature..x' }] } });
+			const bad = await call('PUT', `/v2/github/runtime-bindings/${atlas}`, {
+				json: {
+					repositories: [
+						{ repository_id: 1, branch: 'main' },
+						{ repository_id: 1, branch: 'main' },
+						{ repository_id: 2, branch: 'feature..x' },
+					],
+				},
+			});
 			const fields = fieldErrors(bad, 422);
 			assert.ok(fields.has('repositories[1]'));
 			assert.ok(fields.has('repositories[2].branch'));
 			assert.deepEqual((await state()).runtimes.find((r: any) => r.id === atlas).bindings, before, 'nothing changed');
-			const ok = await call('PUT', `/v2/github/runtime-bindings/${atlas}`, { json: { repositories: [{ repository_id: 781234502, branch: 'develop' }, { repository_id: 9, branch: 'release/2.x' }, { repository_id: 781234501, branch: 'main' }] } });
+			const ok = await call('PUT', `/v2/github/runtime-bindings/${atlas}`, {
+				json: {
+					repositories: [
+						{ repository_id: 781234502, branch: 'develop' },
+						{ repository_id: 9, branch: 'release/2.x' },
+						{ repository_id: 781234501, branch: 'main' },
+					],
+				},
+			});
 			assert.equal(ok.status, 200, ok.text);
 			const now = (await state()).runtimes.find((r: any) => r.id === atlas).bindings;
-			assert.deepEqual(now.map((b: any) => [b.repository_id, b.branch, b.sort_order]), [[781234502, 'develop', 0], [9, 'release/2.x', 1], [781234501, 'main', 2]]);
-			assert.deepEqual(ok.body.data.bindings.map((b: any) => b.id), now.map((b: any) => b.id));
+			assert.deepEqual(
+				now.map((b: any) => [b.repository_id, b.branch, b.sort_order]),
+				[
+					[781234502, 'develop', 0],
+					[9, 'release/2.x', 1],
+					[781234501, 'main', 2],
+				],
+			);
+			assert.deepEqual(
+				ok.body.data.bindings.map((b: any) => b.id),
+				now.map((b: any) => b.id),
+			);
 		});
 
 		test('model providers: server-side validation names every bad field in the error envelope; nothing changes', async () => {
@@ -313,21 +362,38 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			assert.match(fields.get(nameF) ?? '', /already called "Anthropic"/);
 			assert.match(fields.get(endpointF) ?? '', /https/);
 			assert.ok(fields.has(modelF));
-			for (const f of [nameF, endpointF, modelF]) assert.ok(r.body.error.message.includes(std ? f : f === nameF ? 'display_name' : f === endpointF ? 'endpoint' : 'model'));
+			for (const f of [nameF, endpointF, modelF]) {
+				assert.ok(r.body.error.message.includes(std ? f : f === nameF ? 'display_name' : f === endpointF ? 'endpoint' : 'model'));
+			}
 			const stored = (await state()).model_providers.find((p: any) => p.id === 'mp_openai');
 			assert.equal(stored.endpoint, std ? openai.endpoint : openai.base_url, 'nothing changed');
 			// A missing member is caught by the schema, with its field.
-			const missing = std ? { display_name: 'OpenAI', endpoint: 'https://api.openai.example/v1', model: 'gpt-4.1' } : { name: 'OpenAI', base_url: 'https://api.openai.example/v1', default_model: 'gpt-4.1' };
+			const missing = std
+				? { display_name: 'OpenAI', endpoint: 'https://api.openai.example/v1', model: 'gpt-4.1' }
+				: { name: 'OpenAI', base_url: 'https://api.openai.example/v1', default_model: 'gpt-4.1' };
 			const m = await call('PATCH', '/v2/model-providers/mp_openai', { json: missing });
 			assert.equal(m.status, std ? 422 : 400);
 			assert.match(m.body.error.message, /enabled/);
 			// http: is fine for a self-hosted OpenAI-compatible server; a valid PATCH is stored.
 			const good = std
-				? { display_name: 'Local vLLM', endpoint: 'http://vllm.internal.example:8001/v1', model: 'qwen2.5-coder-32b', enabled: true }
-				: { name: 'Local vLLM', base_url: 'http://vllm.internal.example:8001/v1', default_model: 'qwen2.5-coder-32b', is_enabled: true };
+				? {
+						display_name: 'Local vLLM',
+						endpoint: 'http://vllm.internal.example:8001/v1',
+						model: 'qwen2.5-coder-32b',
+						enabled: true,
+					}
+				: {
+						name: 'Local vLLM',
+						base_url: 'http://vllm.internal.example:8001/v1',
+						default_model: 'qwen2.5-coder-32b',
+						is_enabled: true,
+					};
 			const g = await call('PATCH', '/v2/model-providers/mp_local_vllm', { json: good });
 			assert.equal(g.status, 200, g.text);
-			assert.equal((await state()).model_providers.find((p: any) => p.id === 'mp_local_vllm').endpoint, 'http://vllm.internal.example:8001/v1');
+			assert.equal(
+				(await state()).model_providers.find((p: any) => p.id === 'mp_local_vllm').endpoint,
+				'http://vllm.internal.example:8001/v1',
+			);
 		});
 
 		test('agent session history: a long session replays in order, and from an exclusive after', async () => {
@@ -339,9 +405,14 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			assert.equal(typeof r.body.session_id, 'string');
 			const seqs = r.body.events.map((e: any) => (std ? e.seq : e.sequence));
 			assert.ok(seqs.length > 100, `a long session (${seqs.length} events)`);
-			assert.deepEqual(seqs, [...seqs].sort((a: number, b: number) => a - b));
+			assert.deepEqual(
+				seqs,
+				[...seqs].sort((a: number, b: number) => a - b),
+			);
 			const from = seqs[50];
-			const rest = await get(`/v2/agents/${enc(sandbox.id)}/events?${std ? 'session_id' : 'session'}=${enc(r.body.session_id)}&after=${from}`);
+			const rest = await get(
+				`/v2/agents/${enc(sandbox.id)}/events?${std ? 'session_id' : 'session'}=${enc(r.body.session_id)}&after=${from}`,
+			);
 			const restSeqs = rest.body.events.map((e: any) => (std ? e.seq : e.sequence));
 			assert.equal(restSeqs[0], from + 1);
 		});
@@ -354,14 +425,23 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 				const r = await get(`/v1/runtimes/${atlas}/tokensaver/savings?limit=5${after ? `&after=${enc(after)}` : ''}`);
 				assert.equal(r.status, 200);
 				all.push(...r.body.data);
-				assert.equal(r.body.summary.applied_events, all.length + (r.body.pagination.has_more ? r.body.summary.applied_events - all.length : 0));
+				assert.equal(
+					r.body.summary.applied_events,
+					all.length + (r.body.pagination.has_more ? r.body.summary.applied_events - all.length : 0),
+				);
 				if (!r.body.pagination.has_more) break;
 				after = r.body.pagination.next_cursor;
 			}
 			const summary = (await get(`/v1/runtimes/${atlas}/tokensaver/savings?limit=1`)).body.summary;
 			assert.equal(summary.applied_events, all.length);
-			assert.equal(summary.saved_wire_bytes, all.reduce((n, t) => n + t.saved_wire_bytes, 0));
-			assert.equal(summary.saved_estimated_tokens, all.reduce((n, t) => n + t.saved_estimated_tokens, 0));
+			assert.equal(
+				summary.saved_wire_bytes,
+				all.reduce((n, t) => n + t.saved_wire_bytes, 0),
+			);
+			assert.equal(
+				summary.saved_estimated_tokens,
+				all.reduce((n, t) => n + t.saved_estimated_tokens, 0),
+			);
 			assert.equal(summary.malformed_events, all.filter((t) => t.methods.some((m: any) => typeof m.parse_error === 'string')).length);
 			assert.ok(summary.malformed_events >= 1);
 			const span = Math.max(...all.map((t) => t.observed_unix_ms)) - Math.min(...all.map((t) => t.observed_unix_ms));
@@ -371,14 +451,21 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			const first = (await get('/v2/token-savings?page_size=100')).body.data;
 			const events: any[] = [...first.events];
 			for (let page = first, n = 0; page.pagination?.has_more && n < 20; n++) {
-				page = (await get(`/v2/token-savings?page_size=100&${std ? 'cursor' : 'page_token'}=${encodeURIComponent(page.pagination.next_cursor)}`)).body.data;
+				page = (
+					await get(
+						`/v2/token-savings?page_size=100&${std ? 'cursor' : 'page_token'}=${encodeURIComponent(page.pagination.next_cursor)}`,
+					)
+				).body.data;
 				events.push(...page.events);
 			}
 			const tokensOf = (e: any) => (std ? e.saved_estimated_tokens : e.tokens_saved);
 			const totals = std ? first.totals : { applied_events: first.totals.events, saved_estimated_tokens: first.totals.tokens_saved };
 			assert.equal(totals.applied_events, TOKEN_SAVING_EVENTS);
 			assert.equal(events.length, TOKEN_SAVING_EVENTS);
-			assert.equal(totals.saved_estimated_tokens, events.reduce((n: number, e: any) => n + tokensOf(e), 0));
+			assert.equal(
+				totals.saved_estimated_tokens,
+				events.reduce((n: number, e: any) => n + tokensOf(e), 0),
+			);
 			const days = new Set(events.map((e: any) => e.observed_at.slice(0, 10)));
 			assert.ok(days.size >= 6, `events on ${days.size} days`);
 		});
@@ -387,16 +474,18 @@ for (const profile of ['standard', 'variant'] as const satisfies readonly Profil
 			await emu.close();
 			const written: string[] = [];
 			const original = process.stdout.write.bind(process.stdout);
-			process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+			process.stdout.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
 				written.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
 				return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-			});
+			};
 			try {
 				({ emu, c } = await boot({ profile, quiet: false }));
 				const value = 'sk-log-check-THIS-MUST-NOT-BE-LOGGED-42';
 				await c.admin('POST', '/secrets', { display_name: 'log-check', value });
 				await get('/v2/secrets/log-check');
-				await call('POST', `/v1/runtimes/atlas-dev/secret-stubs`, { json: { host: 'api.example.com', config: { headerName: 'X-Key' }, stub_value: 'log-check' } });
+				await call('POST', `/v1/runtimes/atlas-dev/secret-stubs`, {
+					json: { host: 'api.example.com', config: { headerName: 'X-Key' }, stub_value: 'log-check' },
+				});
 				await del('/v2/secrets/log-check');
 				const log = written.join('');
 				assert.match(log, /GET \/v2\/secrets\/log-check 200/, 'the emulator did log the requests');

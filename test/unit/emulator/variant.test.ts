@@ -13,7 +13,16 @@ import { boot, Client, DEV_TOKEN, parseSse, READONLY_TOKEN, readSse, until, UUID
 
 const STANDARD_RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 const STANDARD_AGENT_STATUSES = ['provisioning', 'idle', 'running', 'error', 'deleting'];
-const STANDARD_EVENT_NAMES = ['run.status', 'message', 'tool.call', 'tool.result', 'log', 'file.changed', 'artifact.created', 'run.completed'];
+const STANDARD_EVENT_NAMES = [
+	'run.status',
+	'message',
+	'tool.call',
+	'tool.result',
+	'log',
+	'file.changed',
+	'artifact.created',
+	'run.completed',
+];
 const VARIANT_AGENT_ID_RE = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}:[A-Za-z0-9_-]+$/;
 
 /** A client that never validates against the spec (the spec records the standard choices). */
@@ -128,7 +137,11 @@ suite('emulator: variant profile', () => {
 			assert.equal(new Set(seen).size, 7);
 			const first = await v.get('/v2/agents?limit=3');
 			const withOurs = await v.get(`/v2/agents?limit=3&cursor=${enc(first.body.next_cursor)}`);
-			assert.deepEqual(withOurs.body.agents.map((a: any) => a.id), first.body.agents.map((a: any) => a.id), 'cursor= does not page');
+			assert.deepEqual(
+				withOurs.body.agents.map((a: any) => a.id),
+				first.body.agents.map((a: any) => a.id),
+				'cursor= does not page',
+			);
 		});
 
 		test('agent statuses are another vocabulary, HIBERNATING included; latest_reply is absent', async () => {
@@ -175,10 +188,11 @@ suite('emulator: variant profile', () => {
 			assert.equal(r.status, 202, r.text);
 			return r.body;
 		};
-		const ended = (run: string) => until(async () => {
-			const s = (await v.get(runPath(run))).body.status as string;
-			return ['completed', 'errored', 'canceled'].includes(s) ? s : undefined;
-		});
+		const ended = (run: string) =>
+			until(async () => {
+				const s = (await v.get(runPath(run))).body.status as string;
+				return ['completed', 'errored', 'canceled'].includes(s) ? s : undefined;
+			});
 
 		test('run statuses are another vocabulary; a held run is "blocked", which no list knows', async () => {
 			const created = await newRun('statuses [[delay:1]]');
@@ -206,13 +220,18 @@ suite('emulator: variant profile', () => {
 			assert.ok(!s.text.startsWith('retry:'), 'no retry preamble');
 			const evs = parseSse(s.text).events;
 			const names = evs.map((e) => e.event);
-			for (const n of names) assert.ok(n === 'log' || (n !== undefined && !STANDARD_EVENT_NAMES.includes(n)), `${n} is another event name`);
+			for (const n of names) {
+				assert.ok(n === 'log' || (n !== undefined && !STANDARD_EVENT_NAMES.includes(n)), `${n} is another event name`);
+			}
 			assert.ok(!names.includes('run.completed'));
 			const ids = evs.map((e) => Number(e.id));
 			for (let i = 1; i < ids.length; i++) assert.ok(ids[i]! > ids[i - 1]!, 'ids increase');
 			// status: flat, another vocabulary, the seq under "sequence", the run nested
 			const statuses = evs.filter((e) => e.event === 'status').map((e) => JSON.parse(e.data));
-			assert.deepEqual(statuses.map((d) => d.status), ['pending', 'in_progress', 'completed']);
+			assert.deepEqual(
+				statuses.map((d) => d.status),
+				['pending', 'in_progress', 'completed'],
+			);
 			assert.equal(statuses[0].run.id, run.id);
 			assert.equal(String(statuses[0].sequence), evs[0]!.id);
 			assert.ok('x_extra' in statuses[0], 'extra members in event payloads');
@@ -235,7 +254,10 @@ suite('emulator: variant profile', () => {
 			const all = parseSse((await readSse(emu.url, `${runPath(run.id)}/events?after=-1`)).text).events;
 			const k = Number(all[4]!.id);
 			const rest = parseSse((await readSse(emu.url, `${runPath(run.id)}/events?after=${k}`)).text).events;
-			assert.deepEqual(rest.map((e) => e.id), all.slice(5).map((e) => e.id));
+			assert.deepEqual(
+				rest.map((e) => e.id),
+				all.slice(5).map((e) => e.id),
+			);
 			const other = await newRun('other run [[delay:1]]');
 			await ended(other.id);
 			const otherAll = parseSse((await readSse(emu.url, `${runPath(other.id)}/events?after=-1`)).text).events;
@@ -245,7 +267,10 @@ suite('emulator: variant profile', () => {
 		test('a quiet stream gets "ping" events instead of comments; cancellation ends it', async () => {
 			const run = await newRun('quiet [[hold]] [[delay:1]]');
 			const ctrl = new AbortController();
-			const res = await fetch(emu.url + `${runPath(run.id)}/events`, { headers: { authorization: `Bearer ${DEV_TOKEN}` }, signal: ctrl.signal });
+			const res = await fetch(emu.url + `${runPath(run.id)}/events`, {
+				headers: { authorization: `Bearer ${DEV_TOKEN}` },
+				signal: ctrl.signal,
+			});
 			const reader = res.body!.getReader();
 			const dec = new TextDecoder();
 			let text = '';
@@ -265,7 +290,9 @@ suite('emulator: variant profile', () => {
 			} finally {
 				ctrl.abort();
 			}
-			const last = parseSse(text).events.filter((e) => e.event !== 'ping').at(-1)!;
+			const last = parseSse(text)
+				.events.filter((e) => e.event !== 'ping')
+				.at(-1)!;
 			assert.equal(JSON.parse(last.data).status, 'canceled');
 		});
 
@@ -286,7 +313,7 @@ suite('emulator: variant profile', () => {
 				assert.ok(!('type' in e) && !('seq' in e));
 			}
 			const ours = await v.get(`/v2/agents/${enc(billing.id)}/events?session_id=${older}`);
-			assert.equal(ours.body.session_id, newest, 'session_id= is not this server\'s parameter');
+			assert.equal(ours.body.session_id, newest, "session_id= is not this server's parameter");
 		});
 
 		test('resume and follow-up bodies use "message" (the standard "prompt" is still accepted here)', async () => {
@@ -317,7 +344,10 @@ suite('emulator: variant profile', () => {
 			const list = (await v.get(`/v2/agents/${enc(billing.id)}/artifacts`)).body as any[];
 			const txt = list.find((a) => a.name === 'public-functions.txt');
 			const base = `/v2/agents/${enc(billing.id)}/artifacts/${txt.id}`;
-			assert.match(Buffer.from((await v.get(`${base}?include=content`)).body.content_base64, 'base64').toString('utf8'), /createInvoice/);
+			assert.match(
+				Buffer.from((await v.get(`${base}?include=content`)).body.content_base64, 'base64').toString('utf8'),
+				/createInvoice/,
+			);
 			assert.ok(!('content_base64' in (await v.get(`${base}?include_content=true`)).body));
 		});
 
@@ -327,7 +357,10 @@ suite('emulator: variant profile', () => {
 			assert.equal(list.body.operation, 'list_directory');
 			assert.ok(!('entries' in list.body.result));
 			const items = list.body.result.items as any[];
-			assert.deepEqual(items.map((i) => i.path), ['src/lib/billing.test.ts', 'src/lib/billing.ts', 'src/lib/util.ts']);
+			assert.deepEqual(
+				items.map((i) => i.path),
+				['src/lib/billing.test.ts', 'src/lib/billing.ts', 'src/lib/util.ts'],
+			);
 			assert.equal(items[0].kind, 'file');
 			assert.equal(typeof items[0].size_bytes, 'number');
 			assert.match(items[0].modified_at, /^\d{4}-\d\d-\d\dT/);
@@ -338,7 +371,10 @@ suite('emulator: variant profile', () => {
 			// paging with page_size / page_token
 			const p1 = await ws({ operation: 'list_directory', arguments: { path: '', page_size: 2 } });
 			assert.equal(p1.body.result.items.length, 2);
-			const p2 = await ws({ operation: 'list_directory', arguments: { path: '', page_size: 100, page_token: p1.body.result.next_page_token } });
+			const p2 = await ws({
+				operation: 'list_directory',
+				arguments: { path: '', page_size: 100, page_token: p1.body.result.next_page_token },
+			});
 			assert.ok(!('next_page_token' in p2.body.result), 'absent on the last page');
 			assert.equal(p1.body.result.items.length + p2.body.result.items.length, root.length);
 			// stat, read, search
@@ -367,7 +403,10 @@ suite('emulator: variant profile', () => {
 		});
 
 		test('a workspace write answers {path, size} without the assumed mtime', async () => {
-			const r = await v.put(`/v2/agents/${enc(billing.id)}/workspace/files`, { path: 'notes/variant.txt', content_base64: Buffer.from('hi').toString('base64') });
+			const r = await v.put(`/v2/agents/${enc(billing.id)}/workspace/files`, {
+				path: 'notes/variant.txt',
+				content_base64: Buffer.from('hi').toString('base64'),
+			});
 			assert.equal(r.status, 200);
 			assert.equal(r.body.path, 'notes/variant.txt');
 			assert.equal(r.body.size, 2);
@@ -417,8 +456,22 @@ suite('emulator: variant profile', () => {
 			const list = await v.get('/v2/model-providers');
 			assert.equal(list.body.organization_id, 'org_analytical_engines');
 			const p = list.body.model_providers[0];
-			assert.deepEqual(Object.keys(p).sort(), ['base_url', 'default_model', 'is_enabled', 'modified_at', 'name', 'provider_id', 'type', 'x_extra']);
-			const r = await v.patch(`/v2/model-providers/${p.provider_id}`, { name: 'Renamed', base_url: 'https://llm.example/v1', default_model: 'm-2', is_enabled: false });
+			assert.deepEqual(Object.keys(p).sort(), [
+				'base_url',
+				'default_model',
+				'is_enabled',
+				'modified_at',
+				'name',
+				'provider_id',
+				'type',
+				'x_extra',
+			]);
+			const r = await v.patch(`/v2/model-providers/${p.provider_id}`, {
+				name: 'Renamed',
+				base_url: 'https://llm.example/v1',
+				default_model: 'm-2',
+				is_enabled: false,
+			});
 			assert.equal(r.status, 200, r.text);
 			assert.equal(r.body.name, 'Renamed');
 			assert.equal(r.body.is_enabled, false);
@@ -438,7 +491,7 @@ suite('emulator: variant profile', () => {
 			assert.equal(again.body.data.build_id, build.build_id);
 			const ours1 = await v.post('/v2/images/builds', body, { headers: { 'idempotency-key': 'our-key' } });
 			const ours2 = await v.post('/v2/images/builds', body, { headers: { 'idempotency-key': 'our-key' } });
-			assert.notEqual(ours1.body.data.build_id, ours2.body.data.build_id, 'our header is not this server\'s');
+			assert.notEqual(ours1.body.data.build_id, ours2.body.data.build_id, "our header is not this server's");
 			const done = await until(async () => {
 				const g = await v.get(`/v2/images/builds/${build.build_id}`);
 				return g.body.data.status === 'ready' ? g.body.data : undefined;
@@ -459,7 +512,16 @@ suite('emulator: variant profile', () => {
 			assert.deepEqual(browser.architectures, ['x86_64']);
 			assert.equal(typeof browser.browser_surfaces[0].port, 'number');
 			assert.equal(typeof browser.protocols[0].instructions, 'string');
-			for (const m of ['display_name', 'kind', 'onboarding', 'credential_variable', 'subscription_credentials', 'endpoint_overridable']) assert.ok(!(m in browser), m);
+			for (const m of [
+				'display_name',
+				'kind',
+				'onboarding',
+				'credential_variable',
+				'subscription_credentials',
+				'endpoint_overridable',
+			]) {
+				assert.ok(!(m in browser), m);
+			}
 		});
 
 		test('checkpoints page with page_token and have other member names', async () => {
@@ -501,7 +563,11 @@ suite('emulator: variant profile', () => {
 			assert.ok('x_extra' in r.body.pagination);
 			const rt = r.body.data[0];
 			assert.ok('x_extra' in rt && 'x_extra' in rt.resources && 'x_extra' in rt.resources.current);
-			const types = new Set([r.body.x_extra, r.body.pagination.x_extra, rt.x_extra, rt.resources.current.x_extra].map((x) => (x === null ? 'null' : Array.isArray(x) ? 'array' : typeof x)));
+			const types = new Set(
+				[r.body.x_extra, r.body.pagination.x_extra, rt.x_extra, rt.resources.current.x_extra].map((x) =>
+					x === null ? 'null' : Array.isArray(x) ? 'array' : typeof x,
+				),
+			);
 			assert.ok(types.size >= 3, [...types].join(','));
 			for (const x of r.body.data) {
 				if ('environment_variables' in x) assert.ok(!('x_extra' in x.environment_variables), 'maps stay maps');
@@ -590,7 +656,11 @@ suite('emulator: variant-strict profile', () => {
 	});
 
 	test('our workspace body {op, path} is refused with 400 and a message naming the expected shape', async () => {
-		for (const body of [{ op: 'list', path: '' }, { op: 'read', path: 'README.md', offset: 0, length: 10 }, { op: 'search', query: 'TODO' }]) {
+		for (const body of [
+			{ op: 'list', path: '' },
+			{ op: 'read', path: 'README.md', offset: 0, length: 10 },
+			{ op: 'search', query: 'TODO' },
+		]) {
 			const r = await v.post(`/v2/agents/${enc(billing.id)}/workspace`, body);
 			assertEnvelope(r, 400, 'invalid_argument');
 			assert.match(r.body.error.message, /\{operation, arguments\}/);
@@ -603,7 +673,12 @@ suite('emulator: variant-strict profile', () => {
 
 	test('our member names in other bodies are refused with 422', async () => {
 		const providers = (await v.get('/v2/model-providers')).body.model_providers as any[];
-		const patch = await v.patch(`/v2/model-providers/${providers[0].provider_id}`, { display_name: 'x', endpoint: 'https://e.example', model: 'm', enabled: true });
+		const patch = await v.patch(`/v2/model-providers/${providers[0].provider_id}`, {
+			display_name: 'x',
+			endpoint: 'https://e.example',
+			model: 'm',
+			enabled: true,
+		});
 		assertEnvelope(patch, 422, 'invalid_argument');
 		assert.match(patch.body.error.message, /^display_name: unknown member/);
 		const build = await v.post('/v2/images/builds', { display_name: 'x', dockerfile: 'FROM scratch' });

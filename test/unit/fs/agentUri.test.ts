@@ -9,7 +9,12 @@ suite('fs/agentUri: agent ids in cloud-agent: authorities', () => {
 	const STANDARD = 'c19b1983-412f-41b5-81cc-ec71fa626645.main';
 
 	test('case survives VS Code lower-casing the authority (upper-case ids, mixed-case harness ids)', () => {
-		for (const id of [VARIANT, STANDARD, 'C19B1983-412F-41B5-81CC-EC71FA626645.MyHarness_2', 'c19b1983-412f-41b5-81cc-ec71fa626645ReviewBot']) {
+		for (const id of [
+			VARIANT,
+			STANDARD,
+			'C19B1983-412F-41B5-81CC-EC71FA626645.MyHarness_2',
+			'c19b1983-412f-41b5-81cc-ec71fa626645ReviewBot',
+		]) {
 			const authority = encodeAgentAuthority(id);
 			assert.ok(authority.startsWith(AGENT_AUTHORITY_PREFIX), authority);
 			assert.match(authority, /^[a-z2-7-]+$/, 'only characters that survive lower-casing and need no escaping');
@@ -31,7 +36,10 @@ suite('fs/agentUri: agent ids in cloud-agent: authorities', () => {
 
 	test('old links that carried the id as is still work, as the id they were', () => {
 		assert.equal(decodeAgentAuthority(STANDARD), STANDARD);
-		assert.equal(decodeAgentAuthority('c19b1983-412f-41b5-81cc-ec71fa626645.review-bot'), 'c19b1983-412f-41b5-81cc-ec71fa626645.review-bot');
+		assert.equal(
+			decodeAgentAuthority('c19b1983-412f-41b5-81cc-ec71fa626645.review-bot'),
+			'c19b1983-412f-41b5-81cc-ec71fa626645.review-bot',
+		);
 		// An old link of an upper-case id was already lower-cased by VS Code: it decodes as spelled.
 		assert.equal(decodeAgentAuthority(VARIANT.toLowerCase()), VARIANT.toLowerCase());
 	});

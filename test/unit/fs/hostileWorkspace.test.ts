@@ -24,7 +24,9 @@ suite('fs/WorkspaceCache against a hostile server', () => {
 		server.requests.length = 0;
 	};
 	const sent = (key: string): number => server.requestsTo(key).length;
-	const ops = (op: string): number => server.requestsTo('POST /v2/agents/*/workspace').filter((r) => (JSON.parse(r.body.toString('utf8')) as { op?: string }).op === op).length;
+	const ops = (op: string): number =>
+		server.requestsTo('POST /v2/agents/*/workspace').filter((r) => (JSON.parse(r.body.toString('utf8')) as { op?: string }).op === op)
+			.length;
 
 	suiteSetup(async () => {
 		server = await startHostile({ description: 'empty', routes: {} });
@@ -44,16 +46,41 @@ suite('fs/WorkspaceCache against a hostile server', () => {
 
 	test('listing entries named with separators, ".", "..", "", duplicates, control characters or too long are dropped and logged once per folder', async () => {
 		const bad: RawEntry[] = [
-			file('a/b'), file('a\\b'), file('..'), file('.'), file(''), file('x\u0007y'), file('tab\there'), file('rtl\u202Etxt.exe'),
-			file('z'.repeat(SAFETY.entryNameMaxChars + 1)), { type: 'file', size: 1 }, { name: 42, type: 'file' },
+			file('a/b'),
+			file('a\\b'),
+			file('..'),
+			file('.'),
+			file(''),
+			file('x\u0007y'),
+			file('tab\there'),
+			file('rtl\u202Etxt.exe'),
+			file('z'.repeat(SAFETY.entryNameMaxChars + 1)),
+			{ type: 'file', size: 1 },
+			{ name: 42, type: 'file' },
 		];
-		const root: RawEntry[] = [file('ok.txt'), ...bad, file('ok.txt', { size: 99 }), { name: 'dir', type: 'directory' }, file('ünïcode name.md')];
-		serve({ list: (p) => (p === '' ? root : p === 'dir' ? [file('..'), file('inner.txt'), file('inner.txt')] : undefined), file: () => undefined });
+		const root: RawEntry[] = [
+			file('ok.txt'),
+			...bad,
+			file('ok.txt', { size: 99 }),
+			{ name: 'dir', type: 'directory' },
+			file('ünïcode name.md'),
+		];
+		serve({
+			list: (p) => (p === '' ? root : p === 'dir' ? [file('..'), file('inner.txt'), file('inner.txt')] : undefined),
+			file: () => undefined,
+		});
 
 		const children = await cache.readDirectory(AGENT_ID, '/');
-		assert.deepEqual(children, [['ok.txt', 'file'], ['dir', 'directory'], ['ünïcode name.md', 'file']]);
+		assert.deepEqual(children, [
+			['ok.txt', 'file'],
+			['dir', 'directory'],
+			['ünïcode name.md', 'file'],
+		]);
 		assert.equal((await cache.stat(AGENT_ID, '/ok.txt')).size, 5, 'the first of two duplicates counts');
-		await assert.rejects(cache.stat(AGENT_ID, '/x\u0007y'), (err: unknown) => err instanceof WorkspaceFsError && err.code === 'FileNotFound');
+		await assert.rejects(
+			cache.stat(AGENT_ID, '/x\u0007y'),
+			(err: unknown) => err instanceof WorkspaceFsError && err.code === 'FileNotFound',
+		);
 		assert.equal(warnings.length, 1, warnings.join('\n'));
 		// 12 bad entries: the client's parsing boundary already drops the one whose name is not a string.
 		assert.match(warnings[0] ?? '', /ignored 11 entries/);
@@ -70,7 +97,10 @@ suite('fs/WorkspaceCache against a hostile server', () => {
 
 	test('an mtime going backwards, or a new size under the same mtime, is a change: the reported mtime grows and listeners hear of it', async () => {
 		let current = { content: Buffer.from('hello'), mtime: MTIME };
-		serve({ list: (p) => (p === '' ? [file('open.md', { size: current.content.byteLength, mtime_unix_ms: current.mtime })] : undefined), file: (p) => (p === 'open.md' ? current : undefined) });
+		serve({
+			list: (p) => (p === '' ? [file('open.md', { size: current.content.byteLength, mtime_unix_ms: current.mtime })] : undefined),
+			file: (p) => (p === 'open.md' ? current : undefined),
+		});
 		const first = await cache.stat(AGENT_ID, '/open.md');
 		assert.equal(first.mtime, MTIME);
 		assert.equal(new TextDecoder().decode(await cache.readFile(AGENT_ID, '/open.md')), 'hello');
@@ -119,8 +149,13 @@ suite('fs/WorkspaceCache against a hostile server', () => {
 		// What VS Code does on save: a fresh stat (it sees a newer mtime but the same size, so no dialog), then the write.
 		const before = await cache.stat(AGENT_ID, '/open.md');
 		assert.ok(before.mtime > opened.mtime);
-		await assert.rejects(cache.writeFile(AGENT_ID, '/open.md', Buffer.from('mine: original\n'), { create: true, overwrite: true }), (err: unknown) =>
-			err instanceof WorkspaceFsError && err.code === 'Conflict' && /changed in the agent workspace since it was opened/.test(err.message));
+		await assert.rejects(
+			cache.writeFile(AGENT_ID, '/open.md', Buffer.from('mine: original\n'), { create: true, overwrite: true }),
+			(err: unknown) =>
+				err instanceof WorkspaceFsError &&
+				err.code === 'Conflict' &&
+				/changed in the agent workspace since it was opened/.test(err.message),
+		);
 		assert.deepEqual(writes, []);
 		assert.equal(current.content.toString(), 'theirs!!\n');
 		// Saving again (the user was told) overwrites.
@@ -142,8 +177,14 @@ suite('fs/WorkspaceCache against a hostile server', () => {
 		serve({ ...tree, write: (p) => writes.push(p), remove: (p) => deletes.push(p) });
 		const started = Date.now();
 		for (const op of ['copy', 'rename'] as const) {
-			await assert.rejects(cache[op](AGENT_ID, '/deep', '/elsewhere', { overwrite: true }), (err: unknown) =>
-				err instanceof WorkspaceFsError && err.code === 'TooLarge' && err.message.includes(`more than ${SAFETY.walkMaxDepth} folder levels deep`) && /Nothing was changed/.test(err.message));
+			await assert.rejects(
+				cache[op](AGENT_ID, '/deep', '/elsewhere', { overwrite: true }),
+				(err: unknown) =>
+					err instanceof WorkspaceFsError &&
+					err.code === 'TooLarge' &&
+					err.message.includes(`more than ${SAFETY.walkMaxDepth} folder levels deep`) &&
+					/Nothing was changed/.test(err.message),
+			);
 		}
 		assert.ok(Date.now() - started < 10_000);
 		assert.deepEqual([writes, deletes], [[], []]);
@@ -156,14 +197,27 @@ suite('fs/WorkspaceCache against a hostile server', () => {
 		const deletes: string[] = [];
 		const huge = wideTree('huge', 50_000);
 		const tree: HostileTree = {
-			list: (p) => (p === '' ? [{ name: 'huge', type: 'directory' }, { name: 'target', type: 'directory' }] : p === 'target' ? [file('keep.txt')] : huge.list(p)),
+			list: (p) =>
+				p === ''
+					? [
+							{ name: 'huge', type: 'directory' },
+							{ name: 'target', type: 'directory' },
+						]
+					: p === 'target'
+						? [file('keep.txt')]
+						: huge.list(p),
 			file: (p) => (p === 'target/keep.txt' ? { content: Buffer.from('keep!'), mtime: MTIME } : huge.file(p)),
 			write: (p) => writes.push(p),
 			remove: (p) => deletes.push(p),
 		};
 		serve(tree);
-		await assert.rejects(cache.copy(AGENT_ID, '/huge', '/target', { overwrite: true }), (err: unknown) =>
-			err instanceof WorkspaceFsError && err.code === 'TooLarge' && err.message.includes(`more than ${SAFETY.walkMaxEntries} files and folders`));
+		await assert.rejects(
+			cache.copy(AGENT_ID, '/huge', '/target', { overwrite: true }),
+			(err: unknown) =>
+				err instanceof WorkspaceFsError &&
+				err.code === 'TooLarge' &&
+				err.message.includes(`more than ${SAFETY.walkMaxEntries} files and folders`),
+		);
 		assert.deepEqual(deletes, [], 'the target was not deleted');
 		assert.deepEqual(writes, []);
 		assert.ok(server.requests.length <= 10, `${server.requests.length} requests`);

@@ -78,13 +78,24 @@ export function workspaceRoutes(tree: HostileTree, pageSize = 10_000): Record<st
 					const length = typeof b.length === 'number' ? b.length : 1_048_576;
 					const chunk = file.content.subarray(offset, offset + length);
 					return json(res, 200, {
-						op: 'read', path, offset, length: chunk.byteLength, size: file.content.byteLength, mtime_unix_ms: file.mtime,
-						eof: offset + chunk.byteLength >= file.content.byteLength, content_base64: chunk.toString('base64'),
+						op: 'read',
+						path,
+						offset,
+						length: chunk.byteLength,
+						size: file.content.byteLength,
+						mtime_unix_ms: file.mtime,
+						eof: offset + chunk.byteLength >= file.content.byteLength,
+						content_base64: chunk.toString('base64'),
 					});
 				}
 				case 'search':
 					if (tree.search) {
-						return json(res, 200, { op: 'search', query: b.query, matches: tree.search(typeof b.query === 'string' ? b.query : ''), truncated: false });
+						return json(res, 200, {
+							op: 'search',
+							query: b.query,
+							matches: tree.search(typeof b.query === 'string' ? b.query : ''),
+							truncated: false,
+						});
 					}
 					return errorEnvelope(res, 422, 'validation_error', 'unsupported op');
 				default:
@@ -140,14 +151,22 @@ export function deepTree(root: string, depth: number): HostileTree {
 			}
 			return out;
 		},
-		file: (path) => (path.endsWith('/f.txt') && level(path.slice(0, -'/f.txt'.length)) !== undefined ? { content: Buffer.from('x'), mtime: 1_760_000_000_000 } : undefined),
+		file: (path) =>
+			path.endsWith('/f.txt') && level(path.slice(0, -'/f.txt'.length)) !== undefined
+				? { content: Buffer.from('x'), mtime: 1_760_000_000_000 }
+				: undefined,
 	};
 }
 
 /** A folder `root` holding `count` entries (files, or empty folders when `folders`). */
 export function wideTree(root: string, count: number, folders = false): HostileTree {
 	const names = Array.from({ length: count }, (_, i) => `e${String(i).padStart(6, '0')}${folders ? '' : '.txt'}`);
-	const entries = names.map((name) => ({ name, type: folders ? 'directory' : 'file', size: folders ? 0 : 1, mtime_unix_ms: 1_760_000_000_000 }));
+	const entries = names.map((name) => ({
+		name,
+		type: folders ? 'directory' : 'file',
+		size: folders ? 0 : 1,
+		mtime_unix_ms: 1_760_000_000_000,
+	}));
 	return {
 		list: (path) => {
 			if (path === root) {
@@ -158,6 +177,9 @@ export function wideTree(root: string, count: number, folders = false): HostileT
 			}
 			return folders && path.startsWith(root === '' ? '' : `${root}/`) ? [] : undefined;
 		},
-		file: (path) => (!folders && path.startsWith(root === '' ? '' : `${root}/`) ? { content: Buffer.from('x'), mtime: 1_760_000_000_000 } : undefined),
+		file: (path) =>
+			!folders && path.startsWith(root === '' ? '' : `${root}/`)
+				? { content: Buffer.from('x'), mtime: 1_760_000_000_000 }
+				: undefined,
 	};
 }

@@ -18,9 +18,15 @@ for (const profile of ['variant', 'variant-strict'] as const) {
 		/** Workspace operations the emulator received since the last reset. */
 		const operations = async (): Promise<number> => {
 			const byRoute = (await emu.counters()).requests.by_route;
-			return Object.entries(byRoute).filter(([route]) => route.includes(WORKSPACE_ROUTE)).reduce((sum, [, n]) => sum + n, 0);
+			return Object.entries(byRoute)
+				.filter(([route]) => route.includes(WORKSPACE_ROUTE))
+				.reduce((sum, [, n]) => sum + n, 0);
 		};
-		const failure = (p: Promise<unknown>): Promise<unknown> => p.then(() => assert.fail('expected a failure'), (err: unknown) => err);
+		const failure = (p: Promise<unknown>): Promise<unknown> =>
+			p.then(
+				() => assert.fail('expected a failure'),
+				(err: unknown) => err,
+			);
 
 		suiteSetup(async () => {
 			emu = await startTestEmulator({ profile });
@@ -60,11 +66,22 @@ for (const profile of ['variant', 'variant-strict'] as const) {
 
 			// Later listings, stats and reads fail fast with the same error, with no request and no new notice.
 			await emu.admin('POST', '/counters/reset');
-			for (const call of [() => cache.readDirectory(agentId, '/'), () => cache.readDirectory(agentId, '/src'), () => cache.stat(agentId, '/README.md'), () => cache.readFile(agentId, '/README.md')]) {
+			for (const call of [
+				() => cache.readDirectory(agentId, '/'),
+				() => cache.readDirectory(agentId, '/src'),
+				() => cache.stat(agentId, '/README.md'),
+				() => cache.readFile(agentId, '/README.md'),
+			]) {
 				assert.equal(await failure(call()), err);
 			}
 			// VS Code's `.vscode/*` probes: not found, from no request.
-			for (const probe of ['/.vscode', '/.vscode/settings.json', '/.vscode/tasks.json', '/.vscode/launch.json', '/.vscode/extensions.json']) {
+			for (const probe of [
+				'/.vscode',
+				'/.vscode/settings.json',
+				'/.vscode/tasks.json',
+				'/.vscode/launch.json',
+				'/.vscode/extensions.json',
+			]) {
 				const probeErr = await failure(cache.stat(agentId, probe));
 				assert.ok(probeErr instanceof WorkspaceFsError && probeErr.code === 'FileNotFound', `${probe}: ${String(probeErr)}`);
 			}
@@ -88,7 +105,9 @@ for (const profile of ['variant', 'variant-strict'] as const) {
 
 		test('probes while the root listing is on its way wait for it instead of asking', async () => {
 			const listing = failure(cache.readDirectory(agentId, '/'));
-			const probes = ['/.vscode/settings.json', '/.vscode/tasks.json', '/.vscode/launch.json'].map((p) => failure(cache.stat(agentId, p)));
+			const probes = ['/.vscode/settings.json', '/.vscode/tasks.json', '/.vscode/launch.json'].map((p) =>
+				failure(cache.stat(agentId, p)),
+			);
 			assert.ok((await listing) instanceof WorkspaceInterfaceError);
 			for (const probe of await Promise.all(probes)) {
 				assert.ok(probe instanceof WorkspaceFsError && probe.code === 'FileNotFound', String(probe));
@@ -99,12 +118,15 @@ for (const profile of ['variant', 'variant-strict'] as const) {
 
 		test('a first probe that meets the error is "not found" but stops the agent all the same', async () => {
 			// The file exists (the variant answers a stat of a missing path with a plain 404).
-			await emu.admin('POST', `/workspace/${encodeURIComponent(agentId)}/write`, { path: '.vscode/settings.json', content_base64: Buffer.from('{}').toString('base64') });
+			await emu.admin('POST', `/workspace/${encodeURIComponent(agentId)}/write`, {
+				path: '.vscode/settings.json',
+				content_base64: Buffer.from('{}').toString('base64'),
+			});
 			await emu.admin('POST', '/counters/reset');
 			const probe = await failure(cache.stat(agentId, '/.vscode/settings.json'));
 			assert.ok(probe instanceof WorkspaceFsError && probe.code === 'FileNotFound', String(probe));
 			assert.equal(notices.length, 1);
-			assert.ok(await failure(cache.readDirectory(agentId, '/')) instanceof WorkspaceInterfaceError);
+			assert.ok((await failure(cache.readDirectory(agentId, '/'))) instanceof WorkspaceInterfaceError);
 			assert.equal(await operations(), 1);
 		});
 
@@ -112,7 +134,7 @@ for (const profile of ['variant', 'variant-strict'] as const) {
 			await failure(cache.readDirectory(agentId, '/'));
 			assert.equal(cache.retryInterface(agentId), true);
 			assert.equal(cache.retryInterface(agentId), false, 'nothing left to retry');
-			assert.ok(await failure(cache.readDirectory(agentId, '/')) instanceof WorkspaceInterfaceError);
+			assert.ok((await failure(cache.readDirectory(agentId, '/'))) instanceof WorkspaceInterfaceError);
 			assert.equal(await operations(), 2);
 			assert.equal(notices.length, 2, 'said again after the retry failed again');
 		});

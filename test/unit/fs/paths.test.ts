@@ -30,7 +30,10 @@ suite('fs/paths', () => {
 
 	test('refuses paths over 4,096 UTF-8 bytes and accepts exactly 4,096', () => {
 		assert.equal(normalizeWorkspacePath(`/${'a'.repeat(4096)}`).length, 4096);
-		assert.throws(() => normalizeWorkspacePath(`/${'a'.repeat(4097)}`), (err: unknown) => err instanceof WorkspacePathError && err.problem === 'too_long');
+		assert.throws(
+			() => normalizeWorkspacePath(`/${'a'.repeat(4097)}`),
+			(err: unknown) => err instanceof WorkspacePathError && err.problem === 'too_long',
+		);
 		// 2,049 two-byte characters are 4,098 bytes.
 		assert.throws(() => normalizeWorkspacePath(`/${'é'.repeat(2049)}`), WorkspacePathError);
 	});

@@ -9,12 +9,20 @@ import { type TransferHost, transfer } from '../../../src/fs/workspaceTransfer';
 import type { EntryType } from '../../../src/fs/workspaceWalk';
 
 /** A flat map of files (folders implied by paths); `shortBy` makes the service report copies smaller. */
-function memoryHost(files: Record<string, string>, shortBy = 0): TransferHost & { files: Map<string, Uint8Array>; calls: string[]; virtual: string[] } {
+function memoryHost(
+	files: Record<string, string>,
+	shortBy = 0,
+): TransferHost & { files: Map<string, Uint8Array>; calls: string[]; virtual: string[] } {
 	const map = new Map<string, Uint8Array>(Object.entries(files).map(([k, v]) => [k, new TextEncoder().encode(v)]));
 	const calls: string[] = [];
 	const virtual: string[] = [];
 	const isDir = (path: string): boolean => [...map.keys()].some((k) => k.startsWith(`${path}/`));
-	const stat = async (path: string) => (map.has(path) ? { type: 'file' as const, size: map.get(path)?.byteLength ?? 0, mtime: 1 } : isDir(path) ? { type: 'directory' as const, size: 0, mtime: 1 } : undefined);
+	const stat = async (path: string) =>
+		map.has(path)
+			? { type: 'file' as const, size: map.get(path)?.byteLength ?? 0, mtime: 1 }
+			: isDir(path)
+				? { type: 'directory' as const, size: 0, mtime: 1 }
+				: undefined;
 	return {
 		files: map,
 		calls,
@@ -54,8 +62,14 @@ function memoryHost(files: Record<string, string>, shortBy = 0): TransferHost & 
 suite('fs/workspaceTransfer', () => {
 	test('a move whose copy the service reports with another size keeps the source and says so', async () => {
 		const host = memoryHost({ 'src/a.txt': 'hello' }, 1);
-		await assert.rejects(transfer(host, 'src/a.txt', 'dst/a.txt', { overwrite: false, move: true }), (err: unknown) =>
-			err instanceof WorkspaceFsError && err.code === 'Unavailable' && /4 of 5 bytes/.test(err.message) && /src\/a\.txt was kept/.test(err.message));
+		await assert.rejects(
+			transfer(host, 'src/a.txt', 'dst/a.txt', { overwrite: false, move: true }),
+			(err: unknown) =>
+				err instanceof WorkspaceFsError &&
+				err.code === 'Unavailable' &&
+				/4 of 5 bytes/.test(err.message) &&
+				/src\/a\.txt was kept/.test(err.message),
+		);
 		assert.ok(host.files.has('src/a.txt'), 'the source is still there');
 		assert.ok(!host.calls.some((c) => c.startsWith('delete')), host.calls.join(', '));
 	});
@@ -70,8 +84,16 @@ suite('fs/workspaceTransfer', () => {
 
 	test('refused before anything is read: the root, a target inside the source, an existing target without overwrite', async () => {
 		const host = memoryHost({ 'src/a.txt': 'a', 'dst.txt': 'x' });
-		for (const [from, to, code] of [['', 'x', 'NoPermissions'], ['src', 'src/inner', 'NoPermissions'], ['src/a.txt', 'dst.txt', 'FileExists']] as const) {
-			await assert.rejects(transfer(host, from, to, { overwrite: false, move: false }), (err: unknown) => err instanceof WorkspaceFsError && err.code === code, `${from} → ${to}`);
+		for (const [from, to, code] of [
+			['', 'x', 'NoPermissions'],
+			['src', 'src/inner', 'NoPermissions'],
+			['src/a.txt', 'dst.txt', 'FileExists'],
+		] as const) {
+			await assert.rejects(
+				transfer(host, from, to, { overwrite: false, move: false }),
+				(err: unknown) => err instanceof WorkspaceFsError && err.code === code,
+				`${from} → ${to}`,
+			);
 		}
 		assert.deepEqual(host.calls, []);
 	});

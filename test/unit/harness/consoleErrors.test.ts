@@ -9,18 +9,43 @@ import { pathToFileURL } from 'node:url';
 // fed with messages and log lines as code-server 4.139 writes them (taken from real runs).
 
 type Source = 'console' | 'pageerror' | 'exthost' | 'ourlog';
-interface Entry { source: Source; text: string; url?: string }
-interface Expected { re: RegExp; why: string; seen?: number }
-interface Phase { name?: string; strict: boolean; unload?: boolean; expected?: Expected[] }
-interface Verdict { verdict: string; why: string; fails: boolean }
-interface Judged extends Verdict { phase: string; source: Source; text: string }
+interface Entry {
+	source: Source;
+	text: string;
+	url?: string;
+}
+interface Expected {
+	re: RegExp;
+	why: string;
+	seen?: number;
+}
+interface Phase {
+	name?: string;
+	strict: boolean;
+	unload?: boolean;
+	expected?: Expected[];
+}
+interface Verdict {
+	verdict: string;
+	why: string;
+	fails: boolean;
+}
+interface Judged extends Verdict {
+	phase: string;
+	source: Source;
+	text: string;
+}
 interface Check {
 	phases: { name: string; start: number }[];
 	attach(page: unknown): void;
 	phase(name: string, options: { strict: boolean }): (re: RegExp, why: string) => void;
 	judge(): { judged: Judged[]; failures: string[] };
 }
-interface Result { state: string; notes: string[]; error?: { message: string } }
+interface Result {
+	state: string;
+	notes: string[];
+	error?: { message: string };
+}
 interface ConsoleErrorsModule {
 	classify(entry: Entry, phase: Phase): Verdict;
 	PENDING: { re: RegExp; phase?: RegExp; cause: string }[];
@@ -39,12 +64,15 @@ const HOST = 'file:///root/.cache/code-server/lib/vscode/out/vs/workbench/api/no
 
 /** A failed command as the extension host logs it (called from the palette, or from a test). */
 function commandFailure(caller: 'palette' | 'test'): string {
-	return [
-		'Error: "src/no-such-file.ts" is not a file in the workspace of agent a1.main (13 files listed).',
-		`\tat sE.openWalkedFile (${INSTALL}:142:4272)`,
-		`\tat async bf._executeContributedCommand (${HOST}:164:48874)`,
-		...(caller === 'test' ? [`\tat async Context2.<anonymous> (${RUNNER}:1274:9)`] : []),
-	].join('\n') + ' cloudAgents.workspace.goToFile {"value":"cloud-agents.cloud-agents-vscode","_lower":"cloud-agents.cloud-agents-vscode"}';
+	return (
+		[
+			'Error: "src/no-such-file.ts" is not a file in the workspace of agent a1.main (13 files listed).',
+			`\tat sE.openWalkedFile (${INSTALL}:142:4272)`,
+			`\tat async bf._executeContributedCommand (${HOST}:164:48874)`,
+			...(caller === 'test' ? [`\tat async Context2.<anonymous> (${RUNNER}:1274:9)`] : []),
+		].join('\n') +
+		' cloudAgents.workspace.goToFile {"value":"cloud-agents.cloud-agents-vscode","_lower":"cloud-agents.cloud-agents-vscode"}'
+	);
 }
 
 const UI: Phase = { strict: true };
@@ -64,18 +92,24 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 
 	suite('what counts as ours', () => {
 		const ours: [string, string][] = [
-			['extension runtime error (renderer)', '[cloud-agents.cloud-agents-vscode]Cannot read properties of undefined (reading \'id\')'],
-			['console.error from our bundle', `%c[Extension Host] %cTypeError: x is not a function\n\tat t.refresh (${INSTALL}:12:34) color: blue color: `],
-			['command id', 'command \'cloudAgents.runs.follow\' not found'],
+			['extension runtime error (renderer)', "[cloud-agents.cloud-agents-vscode]Cannot read properties of undefined (reading 'id')"],
+			[
+				'console.error from our bundle',
+				`%c[Extension Host] %cTypeError: x is not a function\n\tat t.refresh (${INSTALL}:12:34) color: blue color: `,
+			],
+			['command id', "command 'cloudAgents.runs.follow' not found"],
 			['view id', 'No view is registered with id: cloudAgents.artifacts'],
 			['view container', 'Cannot open workbench.view.extension.cloudAgents'],
 			['workspace URI', 'Unable to resolve resource cloud-agent://a1.main/src/x.ts'],
-			['record URI', 'Unable to open \'cloud-agents-record:/run/r1.md\''],
+			['record URI', "Unable to open 'cloud-agents-record:/run/r1.md'"],
 		];
 		for (const [what, text] of ours) {
 			test(`${what} is ours and fails in the UI tests and in the in-host suites`, () => {
 				assert.ok(m.ourMarker(text), text);
-				assert.deepEqual([m.classify({ source: 'console', text }, UI).verdict, m.classify({ source: 'console', text }, UI).fails], ['ours', true]);
+				assert.deepEqual(
+					[m.classify({ source: 'console', text }, UI).verdict, m.classify({ source: 'console', text }, UI).fails],
+					['ours', true],
+				);
 				assert.equal(m.classify({ source: 'console', text }, IN_HOST).fails, true);
 			});
 		}
@@ -98,29 +132,43 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			const byTest = m.classify({ source: 'exthost', text: commandFailure('test') }, IN_HOST);
 			assert.equal(byTest.verdict, 'reported');
 			assert.equal(byTest.fails, false);
-			assert.equal(m.classify({ source: 'exthost', text: commandFailure('test') }, UI).fails, true, 'the UI tests have no such exemption');
+			assert.equal(
+				m.classify({ source: 'exthost', text: commandFailure('test') }, UI).fails,
+				true,
+				'the UI tests have no such exemption',
+			);
 		});
 
-		test('our log channel\'s error lines fail in the UI tests; in the in-host suites they report provoked faults', () => {
+		test("our log channel's error lines fail in the UI tests; in the in-host suites they report provoked faults", () => {
 			const text = 'cloudAgents.agents.openWorkspace failed: injected fault: 400 for GET /v2/agents';
 			assert.equal(m.classify({ source: 'ourlog', text: 'anything at all' }, UI).fails, true);
 			assert.equal(m.classify({ source: 'ourlog', text }, IN_HOST).verdict, 'reported');
 		});
 
 		test('a refused save of a cloud-agent: file is reported in the in-host suites, an error in the UI tests', () => {
-			const text = '%c  ERR color: #f33 [text file model] handleSaveError(1) - exit - resulted in a save error: Error: Unable to write file \'cloud-agent://a1.main/x/shared.md\' (Error: File Modified Since) cloud-agent://a1.main/x/shared.md';
+			const text =
+				"%c  ERR color: #f33 [text file model] handleSaveError(1) - exit - resulted in a save error: Error: Unable to write file 'cloud-agent://a1.main/x/shared.md' (Error: File Modified Since) cloud-agent://a1.main/x/shared.md";
 			assert.equal(m.classify({ source: 'console', text }, IN_HOST).verdict, 'reported');
 			assert.equal(m.classify({ source: 'console', text }, UI).fails, true);
-			const shown = 'Failed to save \'flaky.md\': Unable to write file \'cloud-agent://a1.main/x/flaky.md\' (Unavailable (FileSystemError): injected fault: 503 for PUT /v2/agents/{agent_id}/workspace/files)';
+			const shown =
+				"Failed to save 'flaky.md': Unable to write file 'cloud-agent://a1.main/x/flaky.md' (Unavailable (FileSystemError): injected fault: 503 for PUT /v2/agents/{agent_id}/workspace/files)";
 			assert.equal(m.classify({ source: 'console', text: shown }, IN_HOST).verdict, 'reported');
 			assert.equal(m.classify({ source: 'console', text: shown }, UI).fails, true);
 		});
 
 		test('an error notification (no source in the console) fails in the UI tests only', () => {
 			const text = 'The API key was not accepted. (request 01a20889-9b5b-711a-a920-1aeefad9ff01)';
-			assert.deepEqual(m.classify({ source: 'console', text }, UI), { verdict: 'unattributed', why: m.classify({ source: 'console', text }, UI).why, fails: true });
+			assert.deepEqual(m.classify({ source: 'console', text }, UI), {
+				verdict: 'unattributed',
+				why: m.classify({ source: 'console', text }, UI).why,
+				fails: true,
+			});
 			assert.equal(m.classify({ source: 'console', text }, IN_HOST).fails, false);
-			assert.equal(m.classify({ source: 'pageerror', text: 'TypeError: e is undefined' }, UI).fails, true, 'an uncaught page error naming no one');
+			assert.equal(
+				m.classify({ source: 'pageerror', text: 'TypeError: e is undefined' }, UI).fails,
+				true,
+				'an uncaught page error naming no one',
+			);
 		});
 
 		test('an error the workbench logs (an unhandled rejection naming no one) fails in the in-host suites too', () => {
@@ -128,18 +176,47 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			const text = '%c  ERR color: #f33 An unknown error occurred. Please consult the log for more details.';
 			assert.equal(m.classify({ source: 'console', text }, IN_HOST).fails, true);
 			assert.equal(m.classify({ source: 'pageerror', text: 'TypeError: e is undefined' }, IN_HOST).fails, true);
-			const githubNoise = '%c  ERR color: #f33 Error: Timed out waiting for authentication provider \'github\' to register.';
+			const githubNoise = "%c  ERR color: #f33 Error: Timed out waiting for authentication provider 'github' to register.";
 			assert.equal(m.classify({ source: 'console', text: githubNoise }, IN_HOST).verdict, 'noise');
 		});
 	});
 
 	suite('what is not ours', () => {
 		const noise: [string, Entry][] = [
-			['GitHub authentication time-out', { source: 'console', text: '%c  ERR color: #f33 Error: Timed out waiting for authentication provider \'github\' to register.' }],
-			['a vscode.* extension not shipped', { source: 'console', text: 'Activating extension \'vscode.github-authentication\' failed: Not Found.' }],
-			['open-vsx look-up', { source: 'console', text: '%c  ERR color: #f33 Failed: getaddrinfo ENOTFOUND open-vsx.org\n    at egt.queryRawGalleryExtensions (http://127.0.0.1:1/workbench.js:1:1)' }],
-			['open-vsx resource', { source: 'console', text: 'Failed to load resource: net::ERR_NAME_NOT_RESOLVED', url: 'https://open-vsx.org/vscode/gallery/extensionquery' }],
-			['vsda 404', { source: 'console', text: 'Failed to load resource: the server responded with a status of 404 (Not Found)', url: 'http://127.0.0.1:1/stable-1/static/node_modules/vsda/rust/web/vsda_bg.wasm' }],
+			[
+				'GitHub authentication time-out',
+				{
+					source: 'console',
+					text: "%c  ERR color: #f33 Error: Timed out waiting for authentication provider 'github' to register.",
+				},
+			],
+			[
+				'a vscode.* extension not shipped',
+				{ source: 'console', text: "Activating extension 'vscode.github-authentication' failed: Not Found." },
+			],
+			[
+				'open-vsx look-up',
+				{
+					source: 'console',
+					text: '%c  ERR color: #f33 Failed: getaddrinfo ENOTFOUND open-vsx.org\n    at egt.queryRawGalleryExtensions (http://127.0.0.1:1/workbench.js:1:1)',
+				},
+			],
+			[
+				'open-vsx resource',
+				{
+					source: 'console',
+					text: 'Failed to load resource: net::ERR_NAME_NOT_RESOLVED',
+					url: 'https://open-vsx.org/vscode/gallery/extensionquery',
+				},
+			],
+			[
+				'vsda 404',
+				{
+					source: 'console',
+					text: 'Failed to load resource: the server responded with a status of 404 (Not Found)',
+					url: 'http://127.0.0.1:1/stable-1/static/node_modules/vsda/rust/web/vsda_bg.wasm',
+				},
+			],
 		];
 		for (const [what, entry] of noise) {
 			test(`${what} is workbench noise, also in the UI tests`, () => {
@@ -151,25 +228,52 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			const AUTH = 'cloud-agent://agent-hezdeyjqmqytkljvge3wiljugm3diljzmu2tgljzmi3tmmdcgrrdezryhexgi33dom';
 			const UNLOAD: Phase = { strict: true, unload: true };
 			const cancelled: Entry[] = [
-				{ source: 'console', text: `%c  ERR color: #f33 oa: Unable to read file '${AUTH}/.vscode/settings.json' (Canceled: Canceled)\n    at ume.restoreReadError (http://127.0.0.1:1/workbench.js:1:1)` },
-				{ source: 'console', text: `%c  ERR color: #f33 Failed to resolve files at location: ${AUTH}/.claude/agents Canceled: Canceled\n    at Rw (http://127.0.0.1:1/workbench.js:8:1620)` },
-				{ source: 'console', text: `%c  ERR color: #f33 Failed to resolve files at location: ${AUTH}/.claude/agents CodeExpectedError: ENOPRO: No file system provider found for resource '${AUTH}/.claude/agents'\n    at ume.withProvider (http://127.0.0.1:1/workbench.js:1:1)` },
+				{
+					source: 'console',
+					text: `%c  ERR color: #f33 oa: Unable to read file '${AUTH}/.vscode/settings.json' (Canceled: Canceled)\n    at ume.restoreReadError (http://127.0.0.1:1/workbench.js:1:1)`,
+				},
+				{
+					source: 'console',
+					text: `%c  ERR color: #f33 Failed to resolve files at location: ${AUTH}/.claude/agents Canceled: Canceled\n    at Rw (http://127.0.0.1:1/workbench.js:8:1620)`,
+				},
+				{
+					source: 'console',
+					text: `%c  ERR color: #f33 Failed to resolve files at location: ${AUTH}/.claude/agents CodeExpectedError: ENOPRO: No file system provider found for resource '${AUTH}/.claude/agents'\n    at ume.withProvider (http://127.0.0.1:1/workbench.js:1:1)`,
+				},
 				{ source: 'console', text: '%c  ERR color: #f33 Canceled: Canceled\n    at Rw (http://127.0.0.1:1/workbench.js:8:1620)' },
-				{ source: 'console', text: '%c  ERR color: #f33 CodeExpectedError\n    at ume.withProvider (http://127.0.0.1:1/workbench.js:5225:122553)' },
-				{ source: 'console', text: '%c  ERR color: #f33 Error: Throttler is disposed\n    at Tp.queue (http://127.0.0.1:1/workbench.js:31:73445)' },
-				{ source: 'console', text: '%c  ERR color: #f33 Error: Unable to resolve resource output:tasks\n    at Fmt.doCreateReferencedObject (http://127.0.0.1:1/workbench.js:1598:28745)' },
-				{ source: 'console', text: "%c  ERR color: #f33 oa: Unable to write file 'vscode-remote:/x/User/caches/CachedConfigurations/folder/-1/configuration.json' (Canceled: Canceled)\n    at ume.writeFile (http://127.0.0.1:1/workbench.js:1:1)" },
+				{
+					source: 'console',
+					text: '%c  ERR color: #f33 CodeExpectedError\n    at ume.withProvider (http://127.0.0.1:1/workbench.js:5225:122553)',
+				},
+				{
+					source: 'console',
+					text: '%c  ERR color: #f33 Error: Throttler is disposed\n    at Tp.queue (http://127.0.0.1:1/workbench.js:31:73445)',
+				},
+				{
+					source: 'console',
+					text: '%c  ERR color: #f33 Error: Unable to resolve resource output:tasks\n    at Fmt.doCreateReferencedObject (http://127.0.0.1:1/workbench.js:1598:28745)',
+				},
+				{
+					source: 'console',
+					text: "%c  ERR color: #f33 oa: Unable to write file 'vscode-remote:/x/User/caches/CachedConfigurations/folder/-1/configuration.json' (Canceled: Canceled)\n    at ume.writeFile (http://127.0.0.1:1/workbench.js:1:1)",
+				},
 			];
 			for (const entry of cancelled) {
 				assert.deepEqual([m.classify(entry, UNLOAD).verdict, m.classify(entry, UNLOAD).fails], ['noise', false], entry.text);
 				assert.equal(m.classify(entry, UI).fails, true, `outside an unload it fails: ${entry.text}`);
 			}
 			// What the workbench logs while tearing the page down, naming no extension, is noise there only.
-			const teardown: Entry = { source: 'console', text: "%c  ERR color: #f33 InvalidStateError: Failed to execute 'abort' on 'IDBTransaction': The transaction has finished.\n    at s.close (http://127.0.0.1:1/workbench.js:1:1)" };
+			const teardown: Entry = {
+				source: 'console',
+				text: "%c  ERR color: #f33 InvalidStateError: Failed to execute 'abort' on 'IDBTransaction': The transaction has finished.\n    at s.close (http://127.0.0.1:1/workbench.js:1:1)",
+			};
 			assert.deepEqual([m.classify(teardown, UNLOAD).verdict, m.classify(teardown, UNLOAD).fails], ['noise', false]);
 			assert.equal(m.classify(teardown, UI).fails, true);
 			// Anything else of ours still fails while the page unloads.
-			const notCancel: Entry = { source: 'console', text: `%c  ERR color: #f33 oa: Unable to read file '${AUTH}/.vscode/settings.json' (Error: EACCES)` };
+			const notCancel: Entry = {
+				source: 'console',
+				text: `%c  ERR color: #f33 oa: Unable to read file '${AUTH}/.vscode/settings.json' (Error: EACCES)`,
+			};
 			assert.equal(m.classify(notCancel, UNLOAD).fails, true);
 			assert.equal(m.classify({ source: 'exthost', text: `Error: Canceled: Canceled\n\tat x (${INSTALL}:1:1)` }, UNLOAD).fails, true);
 		});
@@ -180,65 +284,104 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			assert.deepEqual([m.classify(cancelled, UNLOAD).verdict, m.classify(cancelled, UNLOAD).fails], ['noise', false]);
 			assert.deepEqual([m.classify(cancelled, UI).verdict, m.classify(cancelled, UI).fails], ['ours', true]);
 			// Another reason, or a stack of ours after it, still fails while the page unloads.
-			assert.equal(m.classify({ source: 'exthost', text: 'Unable to refresh tree view cloudAgents.account: Error: boom' }, UNLOAD).fails, true);
-			assert.equal(m.classify({ source: 'exthost', text: `Unable to refresh tree view cloudAgents.account: Canceled\n\tat x (${INSTALL}:1:1)` }, UNLOAD).fails, true);
+			assert.equal(
+				m.classify({ source: 'exthost', text: 'Unable to refresh tree view cloudAgents.account: Error: boom' }, UNLOAD).fails,
+				true,
+			);
+			assert.equal(
+				m.classify(
+					{ source: 'exthost', text: `Unable to refresh tree view cloudAgents.account: Canceled\n\tat x (${INSTALL}:1:1)` },
+					UNLOAD,
+				).fails,
+				true,
+			);
 		});
 
 		test('the noise list needs the right source URL: a 404 of another resource still fails', () => {
-			const entry: Entry = { source: 'console', text: 'Failed to load resource: the server responded with a status of 404 (Not Found)', url: 'http://127.0.0.1:1/v2/agents' };
+			const entry: Entry = {
+				source: 'console',
+				text: 'Failed to load resource: the server responded with a status of 404 (Not Found)',
+				url: 'http://127.0.0.1:1/v2/agents',
+			};
 			assert.equal(m.classify(entry, UI).fails, true);
 		});
 
 		test('a noise text that also names us is ours', () => {
-			assert.equal(m.classify({ source: 'console', text: 'getaddrinfo ENOTFOUND open-vsx.org while resolving cloudAgents.signIn' }, UI).verdict, 'ours');
+			assert.equal(
+				m.classify({ source: 'console', text: 'getaddrinfo ENOTFOUND open-vsx.org while resolving cloudAgents.signIn' }, UI)
+					.verdict,
+				'ours',
+			);
 		});
 
 		test('extension-host errors of other extensions never fail', () => {
 			const text = `Error: spawn git ENOENT\n\tat ChildProcess._handle.onexit (node:internal/child_process:286:19) git.refresh {"value":"vscode.git","_lower":"vscode.git"}`;
-			assert.deepEqual([m.classify({ source: 'exthost', text }, UI).verdict, m.classify({ source: 'exthost', text }, UI).fails], ['other', false]);
+			assert.deepEqual(
+				[m.classify({ source: 'exthost', text }, UI).verdict, m.classify({ source: 'exthost', text }, UI).fails],
+				['other', false],
+			);
 		});
 
 		test('an error the running test declared is let through and counted as seen', () => {
 			const phase: Phase = { strict: true, expected: [{ re: /^injected fault: 400/, why: 'provoked' }] };
 			assert.equal(m.classify({ source: 'console', text: 'injected fault: 400 for GET /v2/agents' }, phase).verdict, 'expected');
 			assert.equal(phase.expected?.[0]?.seen, 1);
-			assert.equal(m.classify({ source: 'console', text: 'cloudAgents.x failed: other' }, phase).fails, true, 'only what was declared');
+			assert.equal(
+				m.classify({ source: 'console', text: 'cloudAgents.x failed: other' }, phase).fails,
+				true,
+				'only what was declared',
+			);
 		});
 	});
 
 	test('a PENDING-FIX entry lets its exact message through only in the phases it names', () => {
 		m.PENDING.push({ re: /^Cannot read properties of undefined \(reading 'id'\)$/, phase: /^UI a$/, cause: 'test entry' });
 		try {
-			const entry: Entry = { source: 'console', text: 'Cannot read properties of undefined (reading \'id\')' };
+			const entry: Entry = { source: 'console', text: "Cannot read properties of undefined (reading 'id')" };
 			assert.equal(m.classify(entry, { name: 'UI a', strict: true }).verdict, 'pending');
 			assert.equal(m.classify(entry, { name: 'UI b', strict: true }).fails, true);
-			assert.equal(m.classify({ source: 'console', text: `${entry.text} at x` }, { name: 'UI a', strict: true }).fails, true, 'the exact message only');
+			assert.equal(
+				m.classify({ source: 'console', text: `${entry.text} at x` }, { name: 'UI a', strict: true }).fails,
+				true,
+				'the exact message only',
+			);
 		} finally {
 			m.PENDING.pop();
 		}
 	});
 
 	test('parseLogEntries keeps a stack with its entry and reads the local timestamp', () => {
-		const entries = m.parseLogEntries([
-			'2026-11-23 13:12:45.007 [info] ExtensionService#_doActivateExtension cloud-agents.cloud-agents-vscode, startup: false',
-			`2026-11-23 13:13:36.150 [error] ${commandFailure('palette')}`,
-			'2026-11-23 13:13:45.731 [info] ExtensionService#_doActivateExtension vscode.tunnel-forwarding',
-			'',
-		].join('\n'));
-		assert.deepEqual(entries.map((e) => e.level), ['info', 'error', 'info']);
+		const entries = m.parseLogEntries(
+			[
+				'2026-11-23 13:12:45.007 [info] ExtensionService#_doActivateExtension cloud-agents.cloud-agents-vscode, startup: false',
+				`2026-11-23 13:13:36.150 [error] ${commandFailure('palette')}`,
+				'2026-11-23 13:13:45.731 [info] ExtensionService#_doActivateExtension vscode.tunnel-forwarding',
+				'',
+			].join('\n'),
+		);
+		assert.deepEqual(
+			entries.map((e) => e.level),
+			['info', 'error', 'info'],
+		);
 		assert.equal(entries[1]?.text, commandFailure('palette'));
 		assert.equal(entries[1]?.time, new Date(2026, 10, 23, 13, 13, 36, 150).getTime());
 	});
 
 	suite('ConsoleErrorCheck over a run', () => {
 		let dir: string;
-		setup(() => { dir = mkdtempSync(join(tmpdir(), 'console-check-')); });
-		teardown(() => { rmSync(dir, { recursive: true, force: true }); });
+		setup(() => {
+			dir = mkdtempSync(join(tmpdir(), 'console-check-'));
+		});
+		teardown(() => {
+			rmSync(dir, { recursive: true, force: true });
+		});
 
 		/** A Playwright page stand-in that emits console messages and page errors. */
 		function fakePage(): EventEmitter & { error(text: string, url?: string): void } {
 			const page = new EventEmitter() as EventEmitter & { error(text: string, url?: string): void };
-			page.error = (text, url = '') => { page.emit('console', { type: () => 'error', text: () => text, location: () => ({ url }) }); };
+			page.error = (text, url = '') => {
+				page.emit('console', { type: () => 'error', text: () => text, location: () => ({ url }) });
+			};
 			return page;
 		}
 
@@ -258,27 +401,33 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			check.phase('UI cloudAgentsView', { strict: true });
 			check.phases[0]!.start = now - 10_000;
 			check.phases[1]!.start = now - 5_000;
-			writeLogs([
-				`${logTime(now - 9_000)} [info] Extension host with pid 1 started`,
-				`${logTime(now - 8_000)} [error] ${commandFailure('test')}`,
-				`${logTime(now - 3_000)} [error] Error: rejected promise not handled within 1 second: boom\n\tat x (${INSTALL}:1:1)`,
-			], [
-				`${logTime(now - 8_000)} [error] cloudAgents.workspace.goToFile failed: "src/no-such-file.ts" is not a file`,
-				`${logTime(now - 8_000)} [warning] runtimes: loading failed`,
-			]);
+			writeLogs(
+				[
+					`${logTime(now - 9_000)} [info] Extension host with pid 1 started`,
+					`${logTime(now - 8_000)} [error] ${commandFailure('test')}`,
+					`${logTime(now - 3_000)} [error] Error: rejected promise not handled within 1 second: boom\n\tat x (${INSTALL}:1:1)`,
+				],
+				[
+					`${logTime(now - 8_000)} [error] cloudAgents.workspace.goToFile failed: "src/no-such-file.ts" is not a file`,
+					`${logTime(now - 8_000)} [warning] runtimes: loading failed`,
+				],
+			);
 			page.error('Failed to load resource: net::ERR_NAME_NOT_RESOLVED', 'https://open-vsx.org/x');
 			page.error('Could not refresh the agents. (request 01a2)');
 			page.emit('pageerror', new Error('boom in cloud-agent://a1.main/x'));
 
 			const { judged, failures } = check.judge();
-			assert.deepEqual(judged.map((j) => [j.phase, j.source, j.verdict]), [
-				['in-host suites', 'exthost', 'reported'],
-				['in-host suites', 'ourlog', 'reported'],
-				['UI cloudAgentsView', 'exthost', 'ours'],
-				['UI cloudAgentsView', 'console', 'noise'],
-				['UI cloudAgentsView', 'console', 'unattributed'],
-				['UI cloudAgentsView', 'pageerror', 'ours'],
-			]);
+			assert.deepEqual(
+				judged.map((j) => [j.phase, j.source, j.verdict]),
+				[
+					['in-host suites', 'exthost', 'reported'],
+					['in-host suites', 'ourlog', 'reported'],
+					['UI cloudAgentsView', 'exthost', 'ours'],
+					['UI cloudAgentsView', 'console', 'noise'],
+					['UI cloudAgentsView', 'console', 'unattributed'],
+					['UI cloudAgentsView', 'pageerror', 'ours'],
+				],
+			);
 			assert.equal(failures.length, 3);
 			assert.match(failures[0]!, /^\[UI cloudAgentsView\] extension host log \(ours: extension id[^]*rejected promise not handled/);
 			assert.match(failures[1]!, /Could not refresh the agents/);
@@ -297,7 +446,7 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			check.phase('in-host suites', { strict: false });
 			const expectA = check.phase('UI a', { strict: true });
 			expectA(/^injected fault: 400/, 'provoked by a');
-			page.error('%c  ERR color: #f33 Error: Timed out waiting for authentication provider \'github\' to register.');
+			page.error("%c  ERR color: #f33 Error: Timed out waiting for authentication provider 'github' to register.");
 			page.error('injected fault: 400 for GET /v2/agents (request 1)');
 			const clean = m.consoleCheckResult(check, join(dir, 'console-errors.log'));
 			assert.equal(clean.state, 'passed', clean.error?.message);

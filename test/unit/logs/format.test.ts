@@ -10,13 +10,34 @@ suite('Run event formatting', () => {
 	});
 
 	test('writes one line per event: time, type, payload text', () => {
-		assert.equal(formatEvent({ seq: 1, type: 'message', created_at: at, data: { role: 'assistant', text: 'Hello' } }), `${time}  message  assistant: Hello`);
-		assert.equal(formatEvent({ seq: 2, type: 'log', created_at: at, data: { level: 'info', text: 'step 1' } }), `${time}  log  [info] step 1`);
-		assert.equal(formatEvent({ seq: 3, type: 'tool.call', created_at: at, data: { tool: 'bash', input: { cmd: 'ls -la' } } }), `${time}  tool.call  bash {"cmd":"ls -la"}`);
-		assert.equal(formatEvent({ seq: 4, type: 'file.changed', created_at: at, data: { path: 'src/a.ts', change: 'modified' } }), `${time}  file.changed  modified src/a.ts`);
-		assert.equal(formatEvent({ seq: 5, type: 'run.status', created_at: at, data: { status: 'running' } }), `${time}  run.status  running`);
-		assert.equal(formatEvent({ seq: 6, type: 'run.completed', created_at: at, data: { status: 'succeeded', result: '# Done\n\nmore' } }), `${time}  run.completed  succeeded: # Done …`);
-		assert.equal(formatEvent({ seq: 7, type: 'run.completed', created_at: at, data: { status: 'failed', error: 'boom' } }), `${time}  run.completed  failed: boom`);
+		assert.equal(
+			formatEvent({ seq: 1, type: 'message', created_at: at, data: { role: 'assistant', text: 'Hello' } }),
+			`${time}  message  assistant: Hello`,
+		);
+		assert.equal(
+			formatEvent({ seq: 2, type: 'log', created_at: at, data: { level: 'info', text: 'step 1' } }),
+			`${time}  log  [info] step 1`,
+		);
+		assert.equal(
+			formatEvent({ seq: 3, type: 'tool.call', created_at: at, data: { tool: 'bash', input: { cmd: 'ls -la' } } }),
+			`${time}  tool.call  bash {"cmd":"ls -la"}`,
+		);
+		assert.equal(
+			formatEvent({ seq: 4, type: 'file.changed', created_at: at, data: { path: 'src/a.ts', change: 'modified' } }),
+			`${time}  file.changed  modified src/a.ts`,
+		);
+		assert.equal(
+			formatEvent({ seq: 5, type: 'run.status', created_at: at, data: { status: 'running' } }),
+			`${time}  run.status  running`,
+		);
+		assert.equal(
+			formatEvent({ seq: 6, type: 'run.completed', created_at: at, data: { status: 'succeeded', result: '# Done\n\nmore' } }),
+			`${time}  run.completed  succeeded: # Done …`,
+		);
+		assert.equal(
+			formatEvent({ seq: 7, type: 'run.completed', created_at: at, data: { status: 'failed', error: 'boom' } }),
+			`${time}  run.completed  failed: boom`,
+		);
 		assert.equal(formatEvent({ seq: 8, type: 'custom.thing', created_at: at, data: { a: 1 } }), `${time}  custom.thing  {"a":1}`);
 	});
 
@@ -47,7 +68,10 @@ suite('Run event formatting', () => {
 			assert.equal(lines.filter((l) => HEADER.test(l)).length, 1, `${what}: ${JSON.stringify(text)}`);
 			assert.ok(HEADER.test(lines[0]!), `${what}: the first line is the real header`);
 			for (const line of lines.slice(1)) {
-				assert.ok(line === '' || line.startsWith(' '), `${what}: a continuation line starts at the margin: ${JSON.stringify(line)}`);
+				assert.ok(
+					line === '' || line.startsWith(' '),
+					`${what}: a continuation line starts at the margin: ${JSON.stringify(line)}`,
+				);
 			}
 		}
 

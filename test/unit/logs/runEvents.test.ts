@@ -33,7 +33,12 @@ suite('logs/runEvents: one reconnect policy', function () {
 		// Bounds the test however the code under test behaves (an outer retry loop would run long).
 		const guard = setTimeout(() => controller.abort(), 45_000);
 		try {
-			await readRunEvents(c, AGENT_ID, RUN_ID, { after: -1, signal: controller.signal, onEvent: (e) => events.push(e), ended: () => false });
+			await readRunEvents(c, AGENT_ID, RUN_ID, {
+				after: -1,
+				signal: controller.signal,
+				onEvent: (e) => events.push(e),
+				ended: () => false,
+			});
 			return { events, error: undefined };
 		} catch (error) {
 			return { events, error };
@@ -49,7 +54,7 @@ suite('logs/runEvents: one reconnect policy', function () {
 		server = undefined;
 	});
 
-	test('a stream that drops every connection before any event: 1 + the stream\'s attempts in total, then its error ends following', async () => {
+	test("a stream that drops every connection before any event: 1 + the stream's attempts in total, then its error ends following", async () => {
 		const c = await start({
 			description: 'headers, then the connection drops',
 			routes: {
@@ -88,8 +93,14 @@ suite('logs/runEvents: one reconnect policy', function () {
 		assert.ok(error instanceof ApiError && error.code === 'reconnect_limit', String(error));
 		assert.equal(connects.length, SAFETY.streamReconnectsPerMinute + 1, `${connects.length} connections`);
 		// Each connection resumed after the last event delivered, none twice.
-		assert.deepEqual(connects.map((r) => r.query.get('after')), connects.map((_r, i) => String(i - 1)));
-		assert.deepEqual(events.map((e) => e.seq), connects.map((_r, i) => i));
+		assert.deepEqual(
+			connects.map((r) => r.query.get('after')),
+			connects.map((_r, i) => String(i - 1)),
+		);
+		assert.deepEqual(
+			events.map((e) => e.seq),
+			connects.map((_r, i) => i),
+		);
 	});
 
 	test('an error event the stream does not retry ends following: one connection, no second try around it', async () => {
@@ -106,7 +117,10 @@ suite('logs/runEvents: one reconnect policy', function () {
 			},
 		});
 		const { events, error } = await follow(c);
-		assert.deepEqual(events.map((e) => e.seq), [0]);
+		assert.deepEqual(
+			events.map((e) => e.seq),
+			[0],
+		);
 		assert.ok(error instanceof ApiError && error.code === 'quota_burnt', String(error));
 		assert.equal(server?.requestsTo(EVENTS_ROUTE).length, 1);
 	});
@@ -124,9 +138,18 @@ suite('logs/runEvents: one reconnect policy', function () {
 			},
 		});
 		const events: EventRecord[] = [];
-		const final = await readRunEvents(c, AGENT_ID, RUN_ID, { after: 0, signal: new AbortController().signal, onEvent: (e) => events.push(e), ended: () => false });
+		const final = await readRunEvents(c, AGENT_ID, RUN_ID, {
+			after: 0,
+			signal: new AbortController().signal,
+			onEvent: (e) => events.push(e),
+			ended: () => false,
+		});
 		assert.equal(final?.status, 'succeeded');
-		assert.deepEqual(events.map((e) => e.seq), [1], 'only events after `after`');
+		assert.deepEqual(
+			events.map((e) => e.seq),
+			[1],
+			'only events after `after`',
+		);
 		assert.equal(server?.requestsTo(EVENTS_ROUTE).length, 1);
 		assert.equal(server?.requestsTo(EVENTS_ROUTE)[0]?.query.get('after'), '0');
 	});

@@ -26,7 +26,7 @@ suite('Run names and actions', () => {
 		assert.equal(runChannelName('a/b\\c: d'), 'Cloud Agents: a-b-c: d');
 	});
 
-	test('the status bar offers only the actions valid for the run\'s state', () => {
+	test("the status bar offers only the actions valid for the run's state", () => {
 		assert.deepEqual(followedRunActions({ active: true, ended: false, status: 'running' }), ['showOutput', 'cancel', 'stopFollowing']);
 		assert.deepEqual(followedRunActions({ active: false, ended: true, status: 'succeeded' }), ['showOutput', 'openResult', 'dismiss']);
 		assert.deepEqual(followedRunActions({ active: false, ended: true, status: 'cancelled' }), ['showOutput', 'dismiss']);

@@ -20,7 +20,10 @@ function profilesFromEnv(value: string | undefined): ProfileName[] {
 	if (!value) {
 		return all;
 	}
-	const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+	const names = value
+		.split(',')
+		.map((s) => s.trim())
+		.filter(Boolean);
 	for (const name of names) {
 		if (!PROFILE_NAMES.includes(name as ProfileName)) {
 			throw new Error(`CLOUD_AGENTS_TEST_PROFILES: unknown profile ${JSON.stringify(name)} (known: ${PROFILE_NAMES.join(', ')})`);
@@ -47,7 +50,10 @@ export interface TestEmulator {
 	close(): Promise<void>;
 	admin<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T>;
 	faults(rules: Array<Record<string, unknown>>): Promise<void>;
-	counters(): Promise<{ requests: { total: number; by_route: Record<string, number> }; mutations: { total: number; by_kind: Record<string, number> } }>;
+	counters(): Promise<{
+		requests: { total: number; by_route: Record<string, number> };
+		mutations: { total: number; by_kind: Record<string, number> };
+	}>;
 }
 
 /** Starts the emulator on a free port with the demo seed; `profile` picks its choices where the description is silent. */

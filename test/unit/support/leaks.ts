@@ -29,7 +29,7 @@ export function recordError(err: unknown): void {
 			}
 			e = e.cause;
 		} else {
-			collected.push(typeof e === 'string' ? e : JSON.stringify(e) ?? '');
+			collected.push(typeof e === 'string' ? e : (JSON.stringify(e) ?? ''));
 			break;
 		}
 	}

@@ -28,9 +28,7 @@ export interface PathMatch extends OperationRef {
 }
 
 /** Node's IncomingHttpHeaders, a plain record, or a fetch `Headers` object. */
-export type HeadersLike =
-	| Record<string, string | string[] | number | undefined>
-	| { get(name: string): string | null };
+export type HeadersLike = Record<string, string | string[] | number | undefined> | { get(name: string): string | null };
 
 export interface ResponseToValidate {
 	method: string;
@@ -293,8 +291,7 @@ export function validateResponse(res: ResponseToValidate): string[] {
 	const responses = (op.node['responses'] ?? {}) as Json;
 	const code = String(res.status);
 	const range = `${code[0] ?? ''}XX`;
-	const key =
-		code in responses ? code : range in responses ? range : res.status >= 400 && 'default' in responses ? 'default' : undefined;
+	const key = code in responses ? code : range in responses ? range : res.status >= 400 && 'default' in responses ? 'default' : undefined;
 	if (key === undefined) {
 		return [`${where}: status ${code} is not declared (declared: ${Object.keys(responses).join(', ')})`];
 	}
@@ -349,7 +346,13 @@ export function validateRequestBody(req: RequestBodyToValidate): string[] {
 	if (req.body === undefined) {
 		return requestBody.node['required'] === true ? [`${where}: the body is required`] : [];
 	}
-	return checkContent(where, requestBody.node['content'] as Json | undefined, [...requestBody.segments, 'content'], req.body, req.contentType);
+	return checkContent(
+		where,
+		requestBody.node['content'] as Json | undefined,
+		[...requestBody.segments, 'content'],
+		req.body,
+		req.contentType,
+	);
 }
 
 /** Validates a value against `#/components/schemas/<name>`. Returns the problems found; empty = valid. */

@@ -71,7 +71,11 @@ export class WsClient {
 				const chosen = res.headers['sec-websocket-protocol'];
 				if (res.headers['sec-websocket-accept'] !== accept || (chosen !== undefined && !protocols.includes(chosen))) {
 					socket.destroy();
-					reject(new Error(`bad WebSocket handshake: accept ${String(res.headers['sec-websocket-accept'])}, protocol ${String(chosen)}`));
+					reject(
+						new Error(
+							`bad WebSocket handshake: accept ${String(res.headers['sec-websocket-accept'])}, protocol ${String(chosen)}`,
+						),
+					);
 					return;
 				}
 				socket.setNoDelay(true);
@@ -139,7 +143,11 @@ export class WsClient {
 	async read(n: number, timeoutMs = 5000): Promise<Buffer> {
 		const end = Date.now() + timeoutMs;
 		while (this.dataBytes < n) {
-			if (this.closeInfo) throw new Error(`socket closed (${this.closeInfo.code} ${this.closeInfo.reason}) while waiting for ${n} bytes (have ${this.dataBytes})`);
+			if (this.closeInfo) {
+				throw new Error(
+					`socket closed (${this.closeInfo.code} ${this.closeInfo.reason}) while waiting for ${n} bytes (have ${this.dataBytes})`,
+				);
+			}
 			const left = end - Date.now();
 			if (left <= 0) throw new Error(`timed out waiting for ${n} bytes (have ${this.dataBytes})`);
 			await new Promise<void>((resolve) => {
@@ -240,7 +248,18 @@ export interface RfbPixelFormat {
 }
 
 /** What noVNC asks for (core/rfb.js RFB.messages.pixelFormat with depth 24). */
-export const NOVNC_FORMAT: RfbPixelFormat = { bitsPerPixel: 32, depth: 24, bigEndian: false, trueColour: true, redMax: 255, greenMax: 255, blueMax: 255, redShift: 0, greenShift: 8, blueShift: 16 };
+export const NOVNC_FORMAT: RfbPixelFormat = {
+	bitsPerPixel: 32,
+	depth: 24,
+	bigEndian: false,
+	trueColour: true,
+	redMax: 255,
+	greenMax: 255,
+	blueMax: 255,
+	redShift: 0,
+	greenShift: 8,
+	blueShift: 16,
+};
 
 export interface ServerInit {
 	width: number;
@@ -379,7 +398,13 @@ export class RfbClient {
 				const rects: RawRect[] = [];
 				for (let i = 0; i < n; i++) {
 					const h = await this.ws.read(12, timeoutMs);
-					const r: RawRect = { x: h.readUInt16BE(0), y: h.readUInt16BE(2), w: h.readUInt16BE(4), h: h.readUInt16BE(6), encoding: h.readInt32BE(8) };
+					const r: RawRect = {
+						x: h.readUInt16BE(0),
+						y: h.readUInt16BE(2),
+						w: h.readUInt16BE(4),
+						h: h.readUInt16BE(6),
+						encoding: h.readInt32BE(8),
+					};
 					if (r.encoding === -260) {
 						// TightPNG: compression control 0xA0, a compact length, a PNG.
 						const ctl = (await this.ws.read(1, timeoutMs))[0];
@@ -432,7 +457,9 @@ export class RfbClient {
 
 	/** Decodes an 8-bit RGB PNG (filters None, Sub and Up) into the screen at `r`. */
 	private applyPng(r: RawRect, png: Buffer): void {
-		if (!png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) throw new Error('TightPNG: not a PNG');
+		if (!png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
+			throw new Error('TightPNG: not a PNG');
+		}
 		let off = 8;
 		const idat: Buffer[] = [];
 		let w = 0;

@@ -55,7 +55,9 @@ suite('known_hosts lines (src/util/knownHosts.ts)', () => {
 
 	test('present means: same host (in a host list, any case), same type and key; comments, @revoked and other keys do not count', () => {
 		const line = knownHostsLine(KEY, 'gw.example.com', 2222);
-		assert.ok(hasKnownHost(`other.example ssh-rsa AAAA\n[GW.example.com]:2222,10.0.0.1 ssh-ed25519 ${KEY.keyBase64} a comment\n`, line));
+		assert.ok(
+			hasKnownHost(`other.example ssh-rsa AAAA\n[GW.example.com]:2222,10.0.0.1 ssh-ed25519 ${KEY.keyBase64} a comment\n`, line),
+		);
 		assert.ok(hasKnownHost(`@cert-authority [gw.example.com]:2222 ssh-ed25519 ${KEY.keyBase64}\n`, line));
 		assert.ok(!hasKnownHost(`# [gw.example.com]:2222 ssh-ed25519 ${KEY.keyBase64}\n`, line));
 		assert.ok(!hasKnownHost(`@revoked [gw.example.com]:2222 ssh-ed25519 ${KEY.keyBase64}\n`, line));

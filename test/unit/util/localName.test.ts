@@ -14,7 +14,21 @@ const inside = (folder: string, file: string): boolean => {
 
 suite('util/localName', () => {
 	test('safeFileName never yields a separator, "." or "..", a hidden or empty name', () => {
-		const hostile = ['../../../../tmp/pwned', '..\\..\\windows\\system32', '/etc/passwd', 'a/b\\c', '..', '.', '', '...', '   ', '.bashrc', '. .', '\\', '/'];
+		const hostile = [
+			'../../../../tmp/pwned',
+			'..\\..\\windows\\system32',
+			'/etc/passwd',
+			'a/b\\c',
+			'..',
+			'.',
+			'',
+			'...',
+			'   ',
+			'.bashrc',
+			'. .',
+			'\\',
+			'/',
+		];
 		for (const raw of hostile) {
 			const name = safeFileName(raw, 'artifact');
 			assert.ok(name.length > 0, JSON.stringify(raw));
@@ -88,12 +102,30 @@ suite('logs/RunEventStore file names from server ids', () => {
 	test('ordinary ids keep the names earlier versions used', () => {
 		const agentId = '3f0c1d2e-4b5a-4c6d-8e7f-0a1b2c3d4e5f.claude';
 		assert.equal(basename(new RunEventStore(root).fileOf(agentId, 'run_0001')), 'run_0001.jsonl');
-		assert.equal(basename(dirname(new RunEventStore(root).fileOf(agentId, 'run_0001'))), '3f0c1d2e-4b5a-4c6d-8e7f-0a1b2c3d4e5f%2Eclaude');
+		assert.equal(
+			basename(dirname(new RunEventStore(root).fileOf(agentId, 'run_0001'))),
+			'3f0c1d2e-4b5a-4c6d-8e7f-0a1b2c3d4e5f%2Eclaude',
+		);
 	});
 
 	test('hostile ids become safe, distinct, short names inside the root, and appends land there', async () => {
 		const store = new RunEventStore(root);
-		const ids = ['../../../../tmp/pwned', '..', '.', '', 'CON', 'nul.txt', 'a/b', 'a\\b', 'x'.repeat(300), 'y'.repeat(300), 'lone\uD800', 'bidi\u202Eexe', "it's(*)!", 'a%2Fb'];
+		const ids = [
+			'../../../../tmp/pwned',
+			'..',
+			'.',
+			'',
+			'CON',
+			'nul.txt',
+			'a/b',
+			'a\\b',
+			'x'.repeat(300),
+			'y'.repeat(300),
+			'lone\uD800',
+			'bidi\u202Eexe',
+			"it's(*)!",
+			'a%2Fb',
+		];
 		const files = new Set<string>();
 		for (const id of ids) {
 			const file = store.fileOf(id, id);

@@ -1,13 +1,29 @@
 import * as assert from 'node:assert/strict';
 import { SAFETY } from '../../../src/api/limits';
-import { ELLIPSIS, NEWLINE_MARK, cut, iconSafe, markdownText, notificationText, outputLine, plainText, singleLine, unlink } from '../../../src/util/text';
+import {
+	ELLIPSIS,
+	NEWLINE_MARK,
+	cut,
+	iconSafe,
+	markdownText,
+	notificationText,
+	outputLine,
+	plainText,
+	singleLine,
+	unlink,
+} from '../../../src/util/text';
 
 /** Every bidi control the module promises to remove. */
 const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'];
 /** C0 (without tab and newline), DEL and C1 controls. */
-const CONTROLS = [...Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).filter((c) => c !== '\t' && c !== '\n'), '\u007f',
-	...Array.from({ length: 32 }, (_, i) => String.fromCharCode(0x80 + i))];
-const FORBIDDEN = new RegExp(`[${[...BIDI, ...CONTROLS.filter((c) => c !== '\r')].join('').replace(/[\]\\^-]/g, '\\$&')}\\r\\u200b\\ufeff\\u2028\\u2029]`);
+const CONTROLS = [
+	...Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).filter((c) => c !== '\t' && c !== '\n'),
+	'\u007f',
+	...Array.from({ length: 32 }, (_, i) => String.fromCharCode(0x80 + i)),
+];
+const FORBIDDEN = new RegExp(
+	`[${[...BIDI, ...CONTROLS.filter((c) => c !== '\r')].join('').replace(/[\]\\^-]/g, '\\$&')}\\r\\u200b\\ufeff\\u2028\\u2029]`,
+);
 
 suite('Server text made safe (src/util/text.ts)', () => {
 	test('removes every bidi override, embedding, isolate and mark', () => {
@@ -68,7 +84,10 @@ suite('Server text made safe (src/util/text.ts)', () => {
 			assert.equal(safe.match(linkPattern), null, `${JSON.stringify(text)} still forms a link: ${JSON.stringify(safe)}`);
 			assert.ok(!/command:\S/i.test(safe), `a bare command URI survives in ${JSON.stringify(safe)}`);
 		}
-		assert.equal(notificationText('Failed. [Open](command:workbench.action.openSettings)'), 'Failed. [Open] (command: workbench.action.openSettings)');
+		assert.equal(
+			notificationText('Failed. [Open](command:workbench.action.openSettings)'),
+			'Failed. [Open] (command: workbench.action.openSettings)',
+		);
 		assert.equal(notificationText('plain message'), 'plain message');
 		assert.equal(notificationText('n'.repeat(5000)).length, SAFETY.notificationMaxChars);
 		assert.equal(unlink('a](b'), 'a] (b');
@@ -86,7 +105,9 @@ suite('Server text made safe (src/util/text.ts)', () => {
 	});
 
 	test('markdownText escapes everything that starts a link, image, autolink, HTML or entity', () => {
-		const text = markdownText('See [docs](command:workbench.action.openSettings) ![i](https://t.example/p.png) <a href="command:x">y</a> &#99;ommand: \\[x](command:y)\n# Heading');
+		const text = markdownText(
+			'See [docs](command:workbench.action.openSettings) ![i](https://t.example/p.png) <a href="command:x">y</a> &#99;ommand: \\[x](command:y)\n# Heading',
+		);
 		assert.ok(!/(^|[^\\])\[/.test(text.replace(/\\\\/g, '')), `an unescaped [ in ${text}`);
 		assert.ok(!/(^|[^\\])</.test(text), `an unescaped < in ${text}`);
 		assert.ok(!/(^|[^\\])&/.test(text), `an unescaped & in ${text}`);

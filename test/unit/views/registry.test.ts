@@ -27,7 +27,12 @@ suite('list registry (src/views/lists)', () => {
 	test('every descriptor module of the folder is registered in LIST_DESCRIPTORS', () => {
 		assert.ok(modules.length >= 4, modules.join(', '));
 		const list = /LIST_DESCRIPTORS[^=]*=\s*\[([^\]]*)\]/.exec(registry)?.[1] ?? '';
-		const registered = new Set(list.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+		const registered = new Set(
+			list
+				.split(',')
+				.map((s) => s.trim())
+				.filter((s) => s !== ''),
+		);
 		const missing: string[] = [];
 		for (const file of modules) {
 			const names = descriptorsOf(readFileSync(join(folder, file), 'utf8'));
@@ -48,13 +53,19 @@ suite('list registry (src/views/lists)', () => {
 				named.push(m[1]!);
 			}
 		}
-		const trees = Object.values(manifest.contributes.views).flat().filter((v) => v.type === undefined || v.type === 'tree').map((v) => v.id);
+		const trees = Object.values(manifest.contributes.views)
+			.flat()
+			.filter((v) => v.type === undefined || v.type === 'tree')
+			.map((v) => v.id);
 		assert.deepEqual([...named].sort(), [...new Set(named)].sort(), 'a view served by two descriptors');
 		assert.deepEqual([...named].sort(), [...trees].sort());
 	});
 
 	test('the check reads the forms the modules use (a descriptor constant and its viewId)', () => {
-		assert.deepEqual(descriptorsOf("export const imagesList: ListDescriptor<Image, { image: Image }> = {\n\tviewId: 'cloudAgents.images',"), ['imagesList']);
+		assert.deepEqual(
+			descriptorsOf("export const imagesList: ListDescriptor<Image, { image: Image }> = {\n\tviewId: 'cloudAgents.images',"),
+			['imagesList'],
+		);
 		assert.deepEqual(descriptorsOf('const notExported: ListDescriptor<X> = {'), []);
 	});
 });

@@ -20,8 +20,13 @@ function render(connectSrc?: string[]) {
 function policyOf(html: string): Map<string, string[]> {
 	const m = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html);
 	assert.ok(m, 'no CSP meta tag');
-	const policy = m[1]!.replace(/&#39;/g, '\'');
-	return new Map(policy.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+	const policy = m[1]!.replace(/&#39;/g, "'");
+	return new Map(
+		policy
+			.split(';')
+			.map((d) => d.trim().split(/\s+/))
+			.map(([name, ...values]) => [name!, values]),
+	);
 }
 
 suite('webview HTML helper', () => {
@@ -29,14 +34,14 @@ suite('webview HTML helper', () => {
 		const { html, nonce } = render(['ws://127.0.0.1:4010']);
 		assert.doesNotMatch(html, /unsafe-/);
 		const policy = policyOf(html);
-		assert.deepEqual(policy.get('default-src'), ['\'none\'']);
+		assert.deepEqual(policy.get('default-src'), ["'none'"]);
 		assert.deepEqual(policy.get('script-src'), [`'nonce-${nonce}'`]);
 		assert.deepEqual(policy.get('style-src'), [CSP_SOURCE]);
 		assert.deepEqual(policy.get('img-src'), [CSP_SOURCE, 'data:']);
 		assert.deepEqual(policy.get('font-src'), [CSP_SOURCE]);
 	});
 
-	test('loads the script as a module carrying the render\'s nonce, and no inline script or style', () => {
+	test("loads the script as a module carrying the render's nonce, and no inline script or style", () => {
 		const { html, nonce } = render();
 		const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
 		assert.equal(scripts.length, 1);
@@ -55,17 +60,24 @@ suite('webview HTML helper', () => {
 
 	test('connect-src names exactly the origins the caller passes, or none', () => {
 		assert.deepEqual(policyOf(render(['wss://vnc.example.com:8443']).html).get('connect-src'), ['wss://vnc.example.com:8443']);
-		assert.deepEqual(policyOf(render().html).get('connect-src'), ['\'none\'']);
+		assert.deepEqual(policyOf(render().html).get('connect-src'), ["'none'"]);
 	});
 
 	test('refuses a connect-src entry that is not a plain origin (a wildcard, a path, a second directive)', () => {
-		for (const bad of ['*', 'wss:', 'wss://a.example/path', 'wss://a.example; script-src *', 'https://*.example.com', '\'unsafe-inline\'']) {
+		for (const bad of [
+			'*',
+			'wss:',
+			'wss://a.example/path',
+			'wss://a.example; script-src *',
+			'https://*.example.com',
+			"'unsafe-inline'",
+		]) {
 			assert.throws(() => contentSecurityPolicy({ cspSource: CSP_SOURCE, nonce: 'abc', connectSrc: [bad] }), ConnectOriginError, bad);
 		}
 	});
 
 	test('accepts a cspSource of several sources but not one that would end the directive', () => {
-		const csp = contentSecurityPolicy({ cspSource: '\'self\' https://*.vscode-cdn.net', nonce: 'abc' });
+		const csp = contentSecurityPolicy({ cspSource: "'self' https://*.vscode-cdn.net", nonce: 'abc' });
 		assert.match(csp, /; style-src 'self' https:\/\/\*\.vscode-cdn\.net; /);
 		assert.throws(() => contentSecurityPolicy({ cspSource: 'https://a; script-src *', nonce: 'abc' }));
 	});
@@ -92,20 +104,34 @@ suite('webview socket origins', () => {
 	});
 
 	test('refuses other schemes, credentials in the URL and non-URLs', () => {
-		for (const bad of ['https://vnc.example.com/', 'http://127.0.0.1/', 'javascript:alert(1)', 'wss://user:pw@vnc.example.com/', 'not a url', '']) {
+		for (const bad of [
+			'https://vnc.example.com/',
+			'http://127.0.0.1/',
+			'javascript:alert(1)',
+			'wss://user:pw@vnc.example.com/',
+			'not a url',
+			'',
+		]) {
 			assert.throws(() => webSocketOrigin(bad), ConnectOriginError, bad);
 		}
 	});
 });
 
 suite('computer session check', () => {
-	const session = (vnc: unknown, expires_at: unknown = '2026-11-23T16:00:00Z') => ({ agent_id: 'a', runtime_id: 'r', expires_at, channels: { vnc } }) as unknown as ComputerSession;
+	const session = (vnc: unknown, expires_at: unknown = '2026-11-23T16:00:00Z') =>
+		({ agent_id: 'a', runtime_id: 'r', expires_at, channels: { vnc } }) as unknown as ComputerSession;
 
 	test('passes the URL, every subprotocol and the expiry, with the socket origin for connect-src', () => {
-		const checked = pageSession(session({ websocket_url: 'ws://127.0.0.1:4010/_emulator/vnc/cs_1', protocols: ['binary', 'session.abc'] }));
+		const checked = pageSession(
+			session({ websocket_url: 'ws://127.0.0.1:4010/_emulator/vnc/cs_1', protocols: ['binary', 'session.abc'] }),
+		);
 		assert.deepEqual(checked, {
 			origin: 'ws://127.0.0.1:4010',
-			info: { url: 'ws://127.0.0.1:4010/_emulator/vnc/cs_1', protocols: ['binary', 'session.abc'], expiresAtMs: Date.parse('2026-11-23T16:00:00Z') },
+			info: {
+				url: 'ws://127.0.0.1:4010/_emulator/vnc/cs_1',
+				protocols: ['binary', 'session.abc'],
+				expiresAtMs: Date.parse('2026-11-23T16:00:00Z'),
+			},
 		});
 	});
 
@@ -116,11 +142,18 @@ suite('computer session check', () => {
 	test('refuses missing channels and unusable subprotocols', () => {
 		assert.throws(() => pageSession({ agent_id: 'a', channels: {} } as unknown as ComputerSession), ConnectOriginError);
 		for (const protocols of [[], ['a b'], ['ok', 3], 'binary', Array.from({ length: 9 }, () => 'p'), ['x'.repeat(513)]]) {
-			assert.throws(() => pageSession(session({ websocket_url: 'wss://h.example/s', protocols })), ConnectOriginError, JSON.stringify(protocols).slice(0, 40));
+			assert.throws(
+				() => pageSession(session({ websocket_url: 'wss://h.example/s', protocols })),
+				ConnectOriginError,
+				JSON.stringify(protocols).slice(0, 40),
+			);
 		}
 	});
 
 	test('an unreadable expiry leaves the countdown out instead of failing', () => {
-		assert.equal(pageSession(session({ websocket_url: 'wss://h.example/s', protocols: ['binary'] }, 'soon')).info.expiresAtMs, undefined);
+		assert.equal(
+			pageSession(session({ websocket_url: 'wss://h.example/s', protocols: ['binary'] }, 'soon')).info.expiresAtMs,
+			undefined,
+		);
 	});
 });

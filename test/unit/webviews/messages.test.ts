@@ -6,7 +6,12 @@ suite('webview message validator', () => {
 	type Msg = { type: 'a' } | { type: 'b'; n: number; s?: string; e: 'x' | 'y'; f: boolean };
 	const validate = messageValidator<Msg>({
 		a: {},
-		b: { n: { kind: 'number', min: 0, max: 10, integer: true }, s: { kind: 'string', maxLength: 3, optional: true }, e: { kind: 'enum', values: ['x', 'y'] }, f: { kind: 'boolean' } },
+		b: {
+			n: { kind: 'number', min: 0, max: 10, integer: true },
+			s: { kind: 'string', maxLength: 3, optional: true },
+			e: { kind: 'enum', values: ['x', 'y'] },
+			f: { kind: 'boolean' },
+		},
 	});
 
 	test('accepts each declared message and returns it', () => {
@@ -53,7 +58,9 @@ suite('webview message validator', () => {
 suite('computer page protocol', () => {
 	test('accepts every message the page sends', () => {
 		const samples = [
-			{ type: 'ready' }, { type: 'reconnect' }, { type: 'requestPaste' },
+			{ type: 'ready' },
+			{ type: 'reconnect' },
+			{ type: 'requestPaste' },
 			{ type: 'connected', width: 1280, height: 800 },
 			{ type: 'disconnected', clean: false, expired: true },
 			{ type: 'securityFailure', status: 1, reason: 'Authentication failure' },
@@ -72,9 +79,27 @@ suite('computer page protocol', () => {
 	});
 
 	test('reads a saved page state, defaulting the view options and refusing one without an agent', () => {
-		assert.deepEqual(parseComputerPageState({ agentId: 'a1', agentName: 'Build bot', scale: 'native', viewOnly: true }), { agentId: 'a1', agentName: 'Build bot', scale: 'native', viewOnly: true });
-		assert.deepEqual(parseComputerPageState({ agentId: 'a1', agentName: 'B', scale: 'huge', viewOnly: 'yes' }), { agentId: 'a1', agentName: 'B', scale: 'fit', viewOnly: false });
-		for (const bad of [undefined, null, 'a1', {}, { agentId: '', agentName: 'x' }, { agentId: 'a'.repeat(256), agentName: 'x' }, { agentId: 'a1' }]) {
+		assert.deepEqual(parseComputerPageState({ agentId: 'a1', agentName: 'Build bot', scale: 'native', viewOnly: true }), {
+			agentId: 'a1',
+			agentName: 'Build bot',
+			scale: 'native',
+			viewOnly: true,
+		});
+		assert.deepEqual(parseComputerPageState({ agentId: 'a1', agentName: 'B', scale: 'huge', viewOnly: 'yes' }), {
+			agentId: 'a1',
+			agentName: 'B',
+			scale: 'fit',
+			viewOnly: false,
+		});
+		for (const bad of [
+			undefined,
+			null,
+			'a1',
+			{},
+			{ agentId: '', agentName: 'x' },
+			{ agentId: 'a'.repeat(256), agentName: 'x' },
+			{ agentId: 'a1' },
+		]) {
 			assert.equal(parseComputerPageState(bad), undefined, JSON.stringify(bad));
 		}
 	});

@@ -1,7 +1,18 @@
 import * as assert from 'node:assert/strict';
 import { SAFETY } from '../../../src/api/limits';
 import type { AccountTokenSavingsPage, TokenSavingEventRecord, TokenSavingsQuery } from '../../../src/api/types';
-import { CSV_HEADER, SavingsAggregator, parseTime, csvCell, csvEventRow, csvRow, exportSavingsCsv, loadRuntimeSummaries, loadSavings, streamSavings } from '../../../src/webviews/savings/data';
+import {
+	CSV_HEADER,
+	SavingsAggregator,
+	parseTime,
+	csvCell,
+	csvEventRow,
+	csvRow,
+	exportSavingsCsv,
+	loadRuntimeSummaries,
+	loadSavings,
+	streamSavings,
+} from '../../../src/webviews/savings/data';
 import type { SavingsSource } from '../../../src/webviews/savings/data';
 
 const HOUR = 3_600_000;
@@ -25,7 +36,10 @@ function ev(overrides: Partial<TokenSavingEventRecord> & { t?: number } = {}): T
 }
 
 /** A SavingsSource over an in-memory list of events, paged like the service (newest first unless told), recording queries. */
-function memorySource(events: TokenSavingEventRecord[], opts: { pageSize?: number; ignoreRuntime?: boolean } = {}): SavingsSource & { queries: TokenSavingsQuery[] } {
+function memorySource(
+	events: TokenSavingEventRecord[],
+	opts: { pageSize?: number; ignoreRuntime?: boolean } = {},
+): SavingsSource & { queries: TokenSavingsQuery[] } {
 	const queries: TokenSavingsQuery[] = [];
 	return {
 		queries,
@@ -36,14 +50,28 @@ function memorySource(events: TokenSavingEventRecord[], opts: { pageSize?: numbe
 			const start = q.cursor ? Number(q.cursor) : 0;
 			const items = selected.slice(start, start + size);
 			const next = start + size < selected.length ? String(start + size) : undefined;
-			const totals = { applied_events: selected.length, saved_wire_bytes: selected.reduce((a, e) => a + (e.saved_wire_bytes ?? 0), 0), saved_estimated_tokens: selected.reduce((a, e) => a + (e.saved_estimated_tokens ?? 0), 0) };
-			return { items, nextCursor: next, totals, dropped: 0, runtimeFilterIgnored: q.runtimeId !== undefined && opts.ignoreRuntime === true };
+			const totals = {
+				applied_events: selected.length,
+				saved_wire_bytes: selected.reduce((a, e) => a + (e.saved_wire_bytes ?? 0), 0),
+				saved_estimated_tokens: selected.reduce((a, e) => a + (e.saved_estimated_tokens ?? 0), 0),
+			};
+			return {
+				items,
+				nextCursor: next,
+				totals,
+				dropped: 0,
+				runtimeFilterIgnored: q.runtimeId !== undefined && opts.ignoreRuntime === true,
+			};
 		},
 		async listRuntimeTokenSavings(runtimeId: string) {
 			if (runtimeId === 'rt-broken') {
 				throw new Error('boom (request 0192)');
 			}
-			return { items: [], nextCursor: undefined, summary: { applied_events: 3, saved_wire_bytes: 30, saved_estimated_tokens: 9, malformed_events: 1 } };
+			return {
+				items: [],
+				nextCursor: undefined,
+				summary: { applied_events: 3, saved_wire_bytes: 30, saved_estimated_tokens: 9, malformed_events: 1 },
+			};
 		},
 	};
 }
@@ -64,7 +92,10 @@ suite('token-savings dashboard data', () => {
 			assert.equal(r.series.bytes[at(NOW - 2 * HOUR)], 60);
 			assert.equal(r.series.events[at(NOW - 2 * HOUR)], 2);
 			assert.equal(r.series.tokens[at(NOW - HOUR)], 7);
-			assert.equal(r.series.tokens.reduce((a, b) => a + b, 0), 22);
+			assert.equal(
+				r.series.tokens.reduce((a, b) => a + b, 0),
+				22,
+			);
 			assert.equal(r.series.tokens.filter((x) => x === 0).length, 23);
 			assert.deepEqual(r.totals, { events: 3, tokens: 22, bytes: 61 });
 		});
@@ -82,9 +113,16 @@ suite('token-savings dashboard data', () => {
 				const d = new Date(t);
 				assert.deepEqual([d.getHours(), d.getMinutes()], [0, 0], 'each bucket starts at local midnight');
 			}
-			const dayOf = (ms: number): number => { const d = new Date(ms); d.setHours(0, 0, 0, 0); return d.getTime(); };
+			const dayOf = (ms: number): number => {
+				const d = new Date(ms);
+				d.setHours(0, 0, 0, 0);
+				return d.getTime();
+			};
 			assert.equal(r.series.tokens[r.series.t.indexOf(dayOf(NOW - 10 * DAY))], 4);
-			assert.equal(r.series.tokens.reduce((a, b) => a + b, 0), 7);
+			assert.equal(
+				r.series.tokens.reduce((a, b) => a + b, 0),
+				7,
+			);
 			assert.equal(r.outOfRange, 1);
 			assert.deepEqual(r.totals, { events: 3, tokens: 7, bytes: 300 });
 		});
@@ -99,7 +137,10 @@ suite('token-savings dashboard data', () => {
 			long.add(ev({ t: NOW - 40 * DAY }));
 			long.add(ev({ t: NOW - HOUR }));
 			assert.equal(long.result().series.unit, 'day');
-			assert.equal(long.result().series.tokens.reduce((a, b) => a + b, 0), 50);
+			assert.equal(
+				long.result().series.tokens.reduce((a, b) => a + b, 0),
+				50,
+			);
 		});
 
 		test('ignores malformed values: bad counts add 0 and count as malformed, unreadable or implausible times are left out', () => {
@@ -115,7 +156,10 @@ suite('token-savings dashboard data', () => {
 			const r = agg.result();
 			assert.equal(r.malformed, 7);
 			assert.deepEqual(r.totals, { events: 4, tokens: 10 + 5 * 0, bytes: 27 + 10 - 10 });
-			assert.equal(r.series.tokens.reduce((a, b) => a + b, 0), 10);
+			assert.equal(
+				r.series.tokens.reduce((a, b) => a + b, 0),
+				10,
+			);
 			assert.ok(r.series.t.every((t) => Number.isFinite(t)));
 		});
 
@@ -125,8 +169,20 @@ suite('token-savings dashboard data', () => {
 			agg.add(ev({ methods: ['log'], saved_estimated_tokens: 30, runtime_id: 'rt-b', runtime_name: 'borealis' }));
 			agg.add(ev({ methods: [], saved_estimated_tokens: 1 }));
 			const r = agg.result();
-			assert.deepEqual(r.methods.map((m) => [m.method, m.events, m.tokens]), [['log', 2, 40], ['json_array', 1, 10]]);
-			assert.deepEqual(r.runtimes.map((x) => [x.runtimeId, x.runtimeName, x.events, x.tokens]), [['rt-b', 'borealis', 1, 30], ['rt-a', 'atlas', 2, 11]]);
+			assert.deepEqual(
+				r.methods.map((m) => [m.method, m.events, m.tokens]),
+				[
+					['log', 2, 40],
+					['json_array', 1, 10],
+				],
+			);
+			assert.deepEqual(
+				r.runtimes.map((x) => [x.runtimeId, x.runtimeName, x.events, x.tokens]),
+				[
+					['rt-b', 'borealis', 1, 30],
+					['rt-a', 'atlas', 2, 11],
+				],
+			);
 		});
 
 		test('bounds the breakdowns: keys past SAFETY.savingsMaxKeys add up under ""', () => {
@@ -139,7 +195,10 @@ suite('token-savings dashboard data', () => {
 			assert.equal(r.methods.length, SAFETY.savingsMaxKeys + 1);
 			assert.equal(r.methods.find((m) => m.method === '')?.events, 50);
 			assert.equal(r.runtimes.length, SAFETY.savingsMaxKeys + 1);
-			assert.equal(r.methods.reduce((a, m) => a + m.events, 0), n);
+			assert.equal(
+				r.methods.reduce((a, m) => a + m.events, 0),
+				n,
+			);
 		});
 
 		test('keeps the newest events for the recent table, newest first, whatever the order they arrive in', () => {
@@ -151,15 +210,36 @@ suite('token-savings dashboard data', () => {
 			const recent = agg.result().recent;
 			assert.equal(recent.length, SAFETY.savingsRecentRows);
 			const expected = [...times].sort((a, b) => b - a).slice(0, SAFETY.savingsRecentRows);
-			assert.deepEqual(recent.map((r) => r.observedMs), expected);
+			assert.deepEqual(
+				recent.map((r) => r.observedMs),
+				expected,
+			);
 		});
 
 		test('reads RFC 3339 times digit by digit exactly as Date.parse does, and falls back to it for other forms', () => {
-			for (const s of ['2026-11-23T10:00:00Z', '2026-11-23T10:00:00.123Z', '2026-11-23T10:00:00.1Z', '2026-11-23T10:00:00.123456789Z', '2026-11-23t10:00:00z',
-				'2026-11-23T10:00:00+05:30', '2026-11-23T10:00:00.5-08:00', '2024-02-29T23:59:59Z', '2026-11-23', 'Mon, 23 Nov 2026 10:00:00 GMT', '2026-11-23T10:00:00']) {
+			for (const s of [
+				'2026-11-23T10:00:00Z',
+				'2026-11-23T10:00:00.123Z',
+				'2026-11-23T10:00:00.1Z',
+				'2026-11-23T10:00:00.123456789Z',
+				'2026-11-23t10:00:00z',
+				'2026-11-23T10:00:00+05:30',
+				'2026-11-23T10:00:00.5-08:00',
+				'2024-02-29T23:59:59Z',
+				'2026-11-23',
+				'Mon, 23 Nov 2026 10:00:00 GMT',
+				'2026-11-23T10:00:00',
+			]) {
 				assert.equal(parseTime(s), Date.parse(s), s);
 			}
-			for (const bad of ['', 'yesterday', '2026-13-01T00:00:00Z', '2026-11-23T25:00:00Z', '2026-11-23T10:00:00.Z', '2026-11-23T10:00:00+0530x']) {
+			for (const bad of [
+				'',
+				'yesterday',
+				'2026-13-01T00:00:00Z',
+				'2026-11-23T25:00:00Z',
+				'2026-11-23T10:00:00.Z',
+				'2026-11-23T10:00:00+0530x',
+			]) {
 				assert.ok(Number.isNaN(parseTime(bad)), bad);
 			}
 		});
@@ -167,7 +247,9 @@ suite('token-savings dashboard data', () => {
 		test('aggregates 100,000 events in well under a second', () => {
 			const agg = new SavingsAggregator(NOW - 90 * DAY, NOW);
 			const methods = ['json_array', 'log', 'search_results', 'git_diff'];
-			const events = Array.from({ length: 100_000 }, (_, i) => ev({ id: `e${i}`, t: NOW - (i * 77_760), methods: [methods[i % 4]!], saved_estimated_tokens: i % 1000 }));
+			const events = Array.from({ length: 100_000 }, (_, i) =>
+				ev({ id: `e${i}`, t: NOW - i * 77_760, methods: [methods[i % 4]!], saved_estimated_tokens: i % 1000 }),
+			);
 			const start = performance.now();
 			for (const e of events) {
 				agg.add(e);
@@ -175,13 +257,17 @@ suite('token-savings dashboard data', () => {
 			const r = agg.result();
 			const ms = performance.now() - start;
 			assert.equal(r.totals.events, 100_000);
-			assert.equal(r.series.events.reduce((a, b) => a + b, 0), 100_000);
+			assert.equal(
+				r.series.events.reduce((a, b) => a + b, 0),
+				100_000,
+			);
 			assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
 		});
 	});
 
 	suite('streaming', () => {
-		const many = (n: number, step = 10 * 60_000): TokenSavingEventRecord[] => Array.from({ length: n }, (_, i) => ev({ id: `e${i}`, t: NOW - i * step }));
+		const many = (n: number, step = 10 * 60_000): TokenSavingEventRecord[] =>
+			Array.from({ length: n }, (_, i) => ev({ id: `e${i}`, t: NOW - i * step }));
 
 		test('reads every page with progress, and the account totals come from the first page', async () => {
 			const source = memorySource(many(250));
@@ -192,7 +278,10 @@ suite('token-savings dashboard data', () => {
 			assert.deepEqual(progress, [100, 200, 250]);
 			assert.equal(data.accountTotals?.applied_events, 250);
 			assert.equal(data.aggregate.totals.tokens, data.accountTotals?.saved_estimated_tokens);
-			assert.deepEqual(source.queries.map((q) => q.limit), [100, 100, 100]);
+			assert.deepEqual(
+				source.queries.map((q) => q.limit),
+				[100, 100, 100],
+			);
 		});
 
 		test('stops at the cap and says so', async () => {
@@ -221,7 +310,7 @@ suite('token-savings dashboard data', () => {
 			assert.equal(data.aggregate.totals.events, 25);
 		});
 
-		test('sends the runtime filter, and skips other runtimes\' events when the server ignored it', async () => {
+		test("sends the runtime filter, and skips other runtimes' events when the server ignored it", async () => {
 			const events = [ev({ id: 'a', runtime_id: 'rt-a' }), ev({ id: 'b', runtime_id: 'rt-b' }), ev({ id: 'c', runtime_id: 'rt-a' })];
 			const honest = memorySource(events);
 			const d1 = await loadSavings(honest, { range: 'all', runtimeId: 'rt-a' }, { now: NOW });
@@ -237,9 +326,17 @@ suite('token-savings dashboard data', () => {
 		test('a server repeating its cursor ends the stream with what arrived and the reason', async () => {
 			const source: SavingsSource = {
 				async listTokenSavings(q) {
-					return { items: [ev({ id: `x${q.cursor ?? 0}`, t: NOW - 1000 * Number(q.cursor ?? 0) })], nextCursor: '1', totals: undefined, dropped: 0, runtimeFilterIgnored: false };
+					return {
+						items: [ev({ id: `x${q.cursor ?? 0}`, t: NOW - 1000 * Number(q.cursor ?? 0) })],
+						nextCursor: '1',
+						totals: undefined,
+						dropped: 0,
+						runtimeFilterIgnored: false,
+					};
 				},
-				async listRuntimeTokenSavings() { throw new Error('unused'); },
+				async listRuntimeTokenSavings() {
+					throw new Error('unused');
+				},
 			};
 			const data = await loadSavings(source, { range: 'all' }, { now: NOW });
 			assert.equal(data.events, 2);
@@ -249,14 +346,31 @@ suite('token-savings dashboard data', () => {
 		test('an abort stops the stream', async () => {
 			const controller = new AbortController();
 			const source = memorySource(many(1000));
-			await assert.rejects(streamSavings(source, { range: 'all' }, () => controller.abort(), { now: NOW, signal: controller.signal }), (err: Error) => err.name === 'AbortError');
+			await assert.rejects(
+				streamSavings(source, { range: 'all' }, () => controller.abort(), { now: NOW, signal: controller.signal }),
+				(err: Error) => err.name === 'AbortError',
+			);
 			assert.equal(source.queries.length, 1);
 		});
 
 		test('runtime summaries: one row per runtime, a failure stays in its row', async () => {
 			const source = memorySource([]);
-			const rows = await loadRuntimeSummaries(source, [{ id: 'rt-a', name: 'atlas' }, { id: 'rt-broken', name: 'broken' }, { id: '..', name: 'unsafe' }], (err) => String((err as Error).message));
-			assert.deepEqual(rows.map((r) => [r.runtimeName, r.summary?.applied_events, r.error]), [['atlas', 3, undefined], ['broken', undefined, 'boom (request 0192)']]);
+			const rows = await loadRuntimeSummaries(
+				source,
+				[
+					{ id: 'rt-a', name: 'atlas' },
+					{ id: 'rt-broken', name: 'broken' },
+					{ id: '..', name: 'unsafe' },
+				],
+				(err) => String((err as Error).message),
+			);
+			assert.deepEqual(
+				rows.map((r) => [r.runtimeName, r.summary?.applied_events, r.error]),
+				[
+					['atlas', 3, undefined],
+					['broken', undefined, 'boom (request 0192)'],
+				],
+			);
 		});
 	});
 
@@ -288,7 +402,16 @@ suite('token-savings dashboard data', () => {
 		test('the export streams the events in range to the sink page by page', async () => {
 			const events = Array.from({ length: 250 }, (_, i) => ev({ id: `e${i}`, t: NOW - i * 10 * 60_000 }));
 			const chunks: string[] = [];
-			const result = await exportSavingsCsv(memorySource(events), { range: '24h' }, { write: async (c) => { chunks.push(c); } }, { now: NOW });
+			const result = await exportSavingsCsv(
+				memorySource(events),
+				{ range: '24h' },
+				{
+					write: async (c) => {
+						chunks.push(c);
+					},
+				},
+				{ now: NOW },
+			);
 			const lines = chunks.join('').split('\r\n').filter(Boolean);
 			assert.equal(lines[0], CSV_HEADER.map((h) => `"${h}"`).join(','));
 			assert.equal(result.rows, 145, 'one every ten minutes from now back to the range start, both ends included');

@@ -1,6 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { RANGE_IDS } from '../../../src/webviews/savings/data';
-import { SAVINGS_RANGES, isSavingsHostMessage, parseSavingsPageState, validateSavingsPageMessage } from '../../../src/webviews/savings/protocol';
+import {
+	SAVINGS_RANGES,
+	isSavingsHostMessage,
+	parseSavingsPageState,
+	validateSavingsPageMessage,
+} from '../../../src/webviews/savings/protocol';
 
 suite('token-savings page messages', () => {
 	test('the page offers exactly the ranges the data layer knows', () => {
@@ -41,7 +46,7 @@ suite('token-savings page messages', () => {
 		}
 	});
 
-	test('the page accepts only the extension\'s message types', () => {
+	test("the page accepts only the extension's message types", () => {
 		assert.ok(isSavingsHostMessage({ type: 'data' }));
 		assert.ok(!isSavingsHostMessage({ type: 'eval' }));
 	});

@@ -7,7 +7,13 @@ import { LIMITS } from '../../../src/api';
 import type { WorkspaceSearchMatch } from '../../../src/api';
 import { usableMatch, usableMatches } from '../../../src/workspace/searchMatches';
 
-const match = (overrides: Record<string, unknown>): WorkspaceSearchMatch => ({ path: 'src/a.ts', line: 3, column: 7, preview: 'const a = 1;', ...overrides });
+const match = (overrides: Record<string, unknown>): WorkspaceSearchMatch => ({
+	path: 'src/a.ts',
+	line: 3,
+	column: 7,
+	preview: 'const a = 1;',
+	...overrides,
+});
 
 suite('workspace/searchMatches', () => {
 	test('paths are normalised; escapes, NULs and backslashes drop the match', () => {
@@ -30,8 +36,11 @@ suite('workspace/searchMatches', () => {
 		const { matches, truncated } = usableMatches({ matches: many, truncated: false });
 		assert.equal(matches.length, LIMITS.searchMaxResults.max);
 		assert.equal(truncated, true);
-		assert.deepEqual(usableMatches({ matches: [match({}), match({ path: '..' })], truncated: false }), { matches: [{ path: 'src/a.ts', line: 3, column: 7, preview: 'const a = 1;' }], truncated: false });
-		assert.equal(usableMatches({ matches: [match({})], truncated: true }).truncated, true, 'the server\'s own flag is kept');
+		assert.deepEqual(usableMatches({ matches: [match({}), match({ path: '..' })], truncated: false }), {
+			matches: [{ path: 'src/a.ts', line: 3, column: 7, preview: 'const a = 1;' }],
+			truncated: false,
+		});
+		assert.equal(usableMatches({ matches: [match({})], truncated: true }).truncated, true, "the server's own flag is kept");
 		assert.deepEqual(usableMatches({ matches: 'nope' as unknown as WorkspaceSearchMatch[], truncated: false }).matches, []);
 	});
 });

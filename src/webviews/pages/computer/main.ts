@@ -5,7 +5,13 @@
  */
 import RFB from '@novnc/novnc/core/rfb.js';
 import { initLogging } from '@novnc/novnc/core/util/logging.js';
-import type { ComputerHostMessage, ComputerPageMessage, ComputerPageState, ComputerSessionInfo, ComputerStrings } from '../../computer/protocol';
+import type {
+	ComputerHostMessage,
+	ComputerPageMessage,
+	ComputerPageState,
+	ComputerSessionInfo,
+	ComputerStrings,
+} from '../../computer/protocol';
 import { isComputerHostMessage } from '../../computer/protocol';
 import { byId, hostApi, onHostMessage } from '../shared/host';
 
@@ -137,7 +143,9 @@ function connect(session: ComputerSessionInfo): void {
 	client.background = 'transparent';
 	renderToggles();
 	client.addEventListener('connect', () => {
-		if (mine !== generation) { return; }
+		if (mine !== generation) {
+			return;
+		}
 		setConnected(true);
 		show(text('connected'));
 		const canvas = screen.querySelector('canvas');
@@ -145,7 +153,9 @@ function connect(session: ComputerSessionInfo): void {
 		client.focus();
 	});
 	client.addEventListener('disconnect', (event) => {
-		if (mine !== generation) { return; }
+		if (mine !== generation) {
+			return;
+		}
 		const clean = (event as CustomEvent<{ clean?: boolean }>).detail?.clean === true;
 		if (!expired && (isExpiryClose(closed) || (expiresAtMs !== undefined && expiresAtMs - Date.now() <= EXPIRY_SLACK_MS))) {
 			expired = true;
@@ -165,15 +175,24 @@ function connect(session: ComputerSessionInfo): void {
 		reconnectButton.focus();
 	});
 	client.addEventListener('securityfailure', (event) => {
-		if (mine !== generation) { return; }
+		if (mine !== generation) {
+			return;
+		}
 		const detail = (event as CustomEvent<{ status?: number; reason?: string }>).detail ?? {};
-		const reason = typeof detail.reason === 'string' && detail.reason !== '' ? detail.reason.slice(0, 500) : String(detail.status ?? '');
+		const reason =
+			typeof detail.reason === 'string' && detail.reason !== '' ? detail.reason.slice(0, 500) : String(detail.status ?? '');
 		// Shown after the disconnect event that follows, so it is not overwritten.
 		window.setTimeout(() => show(text('securityFailure', reason), 'error'), 0);
-		host.postMessage({ type: 'securityFailure', status: typeof detail.status === 'number' && Number.isSafeInteger(detail.status) ? detail.status : -1, reason });
+		host.postMessage({
+			type: 'securityFailure',
+			status: typeof detail.status === 'number' && Number.isSafeInteger(detail.status) ? detail.status : -1,
+			reason,
+		});
 	});
 	client.addEventListener('credentialsrequired', () => {
-		if (mine !== generation) { return; }
+		if (mine !== generation) {
+			return;
+		}
 		client.disconnect();
 		window.setTimeout(() => show(text('credentials'), 'error'), 0);
 	});

@@ -27,9 +27,15 @@ function cssColor(el: HTMLElement, name: string, fallback: string): string {
 /** 1234 → "1.2K", 5_600_000 → "5.6M" (axis ticks). */
 export function compact(n: number): string {
 	const abs = Math.abs(n);
-	if (abs >= 1e9) { return `${(n / 1e9).toFixed(abs >= 1e10 ? 0 : 1)}G`; }
-	if (abs >= 1e6) { return `${(n / 1e6).toFixed(abs >= 1e7 ? 0 : 1)}M`; }
-	if (abs >= 1e3) { return `${(n / 1e3).toFixed(abs >= 1e4 ? 0 : 1)}K`; }
+	if (abs >= 1e9) {
+		return `${(n / 1e9).toFixed(abs >= 1e10 ? 0 : 1)}G`;
+	}
+	if (abs >= 1e6) {
+		return `${(n / 1e6).toFixed(abs >= 1e7 ? 0 : 1)}M`;
+	}
+	if (abs >= 1e3) {
+		return `${(n / 1e3).toFixed(abs >= 1e4 ? 0 : 1)}K`;
+	}
 	return String(Math.round(n));
 }
 
@@ -87,17 +93,54 @@ export class SavingsChart {
 			width: Math.max(el.clientWidth, 200),
 			height: this.height,
 			// Each bar covers its bucket [start, next start): the x range ends one bucket after the last start, so the last bar shows.
-			scales: { x: { time: true, range: (_u, min, max) => [min, max + step] }, tokens: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, bytes: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+			scales: {
+				x: { time: true, range: (_u, min, max) => [min, max + step] },
+				tokens: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+				bytes: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+			},
 			series: [
 				{},
 				// Tokens as bars, bytes as a dashed line: the two often move together, and must stay apart.
-				{ label: this.labels.tokens, scale: 'tokens', stroke: tokens, fill: tokens, alpha: 0.55, width: 1, paths: bars, points: { show: false }, value: (_u, v) => (v == null ? '–' : v.toLocaleString()) },
-				{ label: this.labels.bytes, scale: 'bytes', stroke: bytes, width: 2, dash: [6, 3], points: { show: few }, value: (_u, v) => (v == null ? '–' : bytesText(v)) },
+				{
+					label: this.labels.tokens,
+					scale: 'tokens',
+					stroke: tokens,
+					fill: tokens,
+					alpha: 0.55,
+					width: 1,
+					paths: bars,
+					points: { show: false },
+					value: (_u, v) => (v == null ? '–' : v.toLocaleString()),
+				},
+				{
+					label: this.labels.bytes,
+					scale: 'bytes',
+					stroke: bytes,
+					width: 2,
+					dash: [6, 3],
+					points: { show: few },
+					value: (_u, v) => (v == null ? '–' : bytesText(v)),
+				},
 			],
 			axes: [
 				{ stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } },
-				{ scale: 'tokens', stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, values: (_u, ticks) => ticks.map(compact), size: 60 },
-				{ scale: 'bytes', side: 1, stroke: fg, grid: { show: false }, ticks: { stroke: grid, width: 1 }, values: (_u, ticks) => ticks.map(bytesText), size: 70 },
+				{
+					scale: 'tokens',
+					stroke: fg,
+					grid: { stroke: grid, width: 1 },
+					ticks: { stroke: grid, width: 1 },
+					values: (_u, ticks) => ticks.map(compact),
+					size: 60,
+				},
+				{
+					scale: 'bytes',
+					side: 1,
+					stroke: fg,
+					grid: { show: false },
+					ticks: { stroke: grid, width: 1 },
+					values: (_u, ticks) => ticks.map(bytesText),
+					size: 70,
+				},
 			],
 			legend: { show: true },
 			cursor: { drag: { x: false, y: false } },

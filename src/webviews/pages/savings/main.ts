@@ -91,43 +91,75 @@ function drawModel(model: SavingsModel): void {
 	setText('account-tokens', num(model.account?.tokens));
 	setText('account-bytes', model.account?.bytes === undefined ? '–' : bytesText(model.account.bytes));
 	setText('account-events', num(model.account?.events));
-	notesList.replaceChildren(...model.notes.map((n) => {
-		const li = document.createElement('li');
-		li.textContent = n;
-		return li;
-	}));
+	notesList.replaceChildren(
+		...model.notes.map((n) => {
+			const li = document.createElement('li');
+			li.textContent = n;
+			return li;
+		}),
+	);
 	notesList.hidden = model.notes.length === 0;
 
 	const labels = { tokens: text('tokens'), bytes: text('bytes') };
 	chart ??= new SavingsChart(chartBox, labels);
 	chart.draw(model.series, labels);
 	chartEmpty.hidden = model.range.events > 0;
-	chartBox.setAttribute('aria-label', text('chartLabel', text(model.unit), model.range.tokens.toLocaleString(), bytesText(model.range.bytes), String(model.series.t.length)));
+	chartBox.setAttribute(
+		'aria-label',
+		text(
+			'chartLabel',
+			text(model.unit),
+			model.range.tokens.toLocaleString(),
+			bytesText(model.range.bytes),
+			String(model.series.t.length),
+		),
+	);
 
-	fillTable('runtimes', model.runtimes.map((r) => row([
-		{ text: r.name, header: true, title: r.runtimeId },
-		{ text: num(r.inRange.events), numeric: true },
-		{ text: num(r.inRange.tokens), numeric: true },
-		{ text: bytesText(r.inRange.bytes), numeric: true },
-		{ text: r.summary ? num(r.summary.applied) : text('noSummary'), numeric: true, title: r.summaryError },
-		{ text: r.summary ? num(r.summary.tokens) : '–', numeric: true },
-		{ text: r.summary?.bytes === undefined ? '–' : bytesText(r.summary.bytes), numeric: true },
-		{ text: r.summary ? num(r.summary.malformed) : '–', numeric: true },
-	])), text('empty'), 8);
-	fillTable('methods', model.methods.map((m) => row([
-		{ text: m.method === '' ? text('other') : m.method, header: true },
-		{ text: num(m.events), numeric: true },
-		{ text: num(m.tokens), numeric: true },
-		{ text: bytesText(m.bytes), numeric: true },
-	])), text('empty'), 4);
-	fillTable('recent', model.recent.map((r) => row([
-		{ text: when(r.observedMs), header: true },
-		{ text: r.runtime },
-		{ text: r.methods },
-		{ text: num(r.tokens), numeric: true },
-		{ text: r.bytes === undefined ? '–' : bytesText(r.bytes), numeric: true },
-		{ text: r.id },
-	])), text('empty'), 6);
+	fillTable(
+		'runtimes',
+		model.runtimes.map((r) =>
+			row([
+				{ text: r.name, header: true, title: r.runtimeId },
+				{ text: num(r.inRange.events), numeric: true },
+				{ text: num(r.inRange.tokens), numeric: true },
+				{ text: bytesText(r.inRange.bytes), numeric: true },
+				{ text: r.summary ? num(r.summary.applied) : text('noSummary'), numeric: true, title: r.summaryError },
+				{ text: r.summary ? num(r.summary.tokens) : '–', numeric: true },
+				{ text: r.summary?.bytes === undefined ? '–' : bytesText(r.summary.bytes), numeric: true },
+				{ text: r.summary ? num(r.summary.malformed) : '–', numeric: true },
+			]),
+		),
+		text('empty'),
+		8,
+	);
+	fillTable(
+		'methods',
+		model.methods.map((m) =>
+			row([
+				{ text: m.method === '' ? text('other') : m.method, header: true },
+				{ text: num(m.events), numeric: true },
+				{ text: num(m.tokens), numeric: true },
+				{ text: bytesText(m.bytes), numeric: true },
+			]),
+		),
+		text('empty'),
+		4,
+	);
+	fillTable(
+		'recent',
+		model.recent.map((r) =>
+			row([
+				{ text: when(r.observedMs), header: true },
+				{ text: r.runtime },
+				{ text: r.methods },
+				{ text: num(r.tokens), numeric: true },
+				{ text: r.bytes === undefined ? '–' : bytesText(r.bytes), numeric: true },
+				{ text: r.id },
+			]),
+		),
+		text('empty'),
+		6,
+	);
 }
 
 function setBusy(busy: boolean): void {

@@ -24,10 +24,18 @@ export function hostApi<State, Out>(): HostApi<State, Out> {
  * Calls `handler` with each message from the extension whose `type` is one `isKnown` accepts.
  * Only the extension can post into a webview, but the page still checks the shape it relies on.
  */
-export function onHostMessage<In extends { type: string }>(isKnown: (message: { type: string }) => message is In, handler: (message: In) => void): void {
+export function onHostMessage<In extends { type: string }>(
+	isKnown: (message: { type: string }) => message is In,
+	handler: (message: In) => void,
+): void {
 	window.addEventListener('message', (event: MessageEvent<unknown>) => {
 		const data = event.data;
-		if (data !== null && typeof data === 'object' && typeof (data as { type?: unknown }).type === 'string' && isKnown(data as { type: string })) {
+		if (
+			data !== null &&
+			typeof data === 'object' &&
+			typeof (data as { type?: unknown }).type === 'string' &&
+			isKnown(data as { type: string })
+		) {
 			handler(data as In);
 		}
 	});

@@ -86,11 +86,18 @@ export async function runSuites(): Promise<TestReport> {
 	await new Promise<void>((resolve) => {
 		const runner = mocha.run(() => resolve());
 		const add = (t: RunnableLike, state: TestResult['state'], err?: unknown): void => {
-			report.tests.push({ titlePath: t.titlePath(), state, durationMs: t.duration ?? 0, error: err === undefined ? undefined : describeError(err) });
+			report.tests.push({
+				titlePath: t.titlePath(),
+				state,
+				durationMs: t.duration ?? 0,
+				error: err === undefined ? undefined : describeError(err),
+			});
 			progress(state, t);
 		};
 		runner.on('test', (t: RunnableLike) => progress('start', t));
-		runner.on('suite', () => { report.stats.suites++; });
+		runner.on('suite', () => {
+			report.stats.suites++;
+		});
 		runner.on('pass', (t: RunnableLike) => add(t, 'passed'));
 		runner.on('pending', (t: RunnableLike) => add(t, 'pending'));
 		runner.on('fail', (t: RunnableLike, err: unknown) => add(t, 'failed', err));
@@ -118,7 +125,13 @@ export function activate(): void {
 	started = true;
 	void runSuites()
 		.catch((err: unknown): TestReport => ({
-			host: { vscodeVersion: vscode.version, node: process.version, appName: vscode.env.appName, appHost: vscode.env.appHost, uiKind: String(vscode.env.uiKind) },
+			host: {
+				vscodeVersion: vscode.version,
+				node: process.version,
+				appName: vscode.env.appName,
+				appHost: vscode.env.appHost,
+				uiKind: String(vscode.env.uiKind),
+			},
 			stats: { suites: 0, tests: 0, passes: 0, pending: 0, failures: 0, durationMs: 0 },
 			tests: [],
 			fatal: describeError(err).stack ?? String(err),
