@@ -233,6 +233,8 @@ const pageBuilds = pageNames.map((name) => ({
 
 /** The entry of the commands loaded on first use (dist/features.js); src/extension.ts requires it. */
 const FEATURES = join(ROOT, 'src', 'commands', 'featureEntry.ts');
+/** The resource modules: one per resource, each with its lists and its actions (see `extensionBuilds`). */
+const RESOURCES = join(ROOT, 'src', 'resources') + '/';
 /** A module's name among extension.js's exports for features.js: its path under src/ as an identifier. */
 const sharedKey = (file) =>
 	`__src_${file
@@ -312,7 +314,13 @@ async function extensionBuilds() {
 	const probe = { write: false, metafile: true, logLevel: 'silent', sourcemap: false, minify: false };
 	const [e, f] = await Promise.all([esbuild.build({ ...extensionOptions, ...probe }), esbuild.build({ ...featuresOptions, ...probe })]);
 	const inExtension = sourcesOf(e.metafile);
-	const shared = new Set([...sourcesOf(f.metafile)].filter((file) => inExtension.has(file) && file !== FEATURES));
+	// The resource modules (src/resources) are not shared: extension.js keeps of them only what
+	// activation reads (the list descriptors; esbuild drops the unused actions), features.js has its
+	// own whole copy (descriptors and actions). The two copies of a descriptor are told apart by
+	// nothing but identity, so the views and the action registry match lists by their `key`.
+	const shared = new Set(
+		[...sourcesOf(f.metafile)].filter((file) => inExtension.has(file) && file !== FEATURES && !file.startsWith(RESOURCES)),
+	);
 	const exportsEntry = {
 		name: 'extension-entry',
 		setup(build) {

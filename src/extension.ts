@@ -9,14 +9,15 @@ import { registerFollowCommands } from './commands/follow';
 import { CloudAgentViews } from './views';
 import { ImageDocuments } from './views/imageDocuments';
 import { RecordDocuments } from './views/recordDocuments';
+import type { Services } from './views/actions';
 import type { loadFeatures } from './commands/featureEntry';
 import { LazyFeatures } from './commands/lazy';
 import { isRegistered } from './commands/registry';
 import { registerWelcomeProbe } from './commands/welcomeProbe';
 import { COMMAND_IDS, CONTEXT_KEYS, WEBVIEW_TYPES } from './ids';
-
-/** Commands not in package.json (test seams) that the lazily loaded features register. */
-const LAZY_SEAMS = ['_cloudAgents.savings.exportTo'];
+import { LIST_DESCRIPTORS, agentsList, connectLists, runsList } from './resources';
+import { registerTestSeams } from './testing';
+import { signIn } from './auth/signIn';
 
 /**
  * Everything the extension creates while active. Activation does no network I/O: views fetch when
@@ -30,59 +31,92 @@ class CloudAgentsExtension extends Disposable {
 	readonly runFollower: RunFollower;
 	/** Settles once activation-time setup (the signed-in context key) is done. */
 	readonly ready: Promise<void>;
-	/** The Agents, Runs, Runtimes and Artifacts views. */
+	/** The tree views (every list of src/resources). */
 	readonly views: CloudAgentViews;
 	/** The commands whose code loads on first use. */
 	readonly features: LazyFeatures;
 
 	constructor(readonly context: vscode.ExtensionContext) {
 		super();
-		this.session = this.register(new Session(context.secrets, this.log));
+		const log = this.log;
+		this.session = this.register(new Session(context.secrets, log));
+		const session = this.session;
+		// A 401 of a failed command goes to the session's single "sign in again" prompt.
+		const onUnauthorized = (err: unknown): boolean => session.reportError(err);
+		// The sign-in flow, as the Sign In command runs it (for "Sign In" buttons of our messages).
+		const runSignIn = (): Promise<unknown> => signIn({ session, log });
+		session.setSignInFlow(runSignIn);
+		// The commands' code loads on first use: the run follower's "Open Result" loads it then.
 		this.runFollower = this.register(
 			new RunFollower({
-				session: this.session,
+				session,
 				storageUri: context.globalStorageUri,
 				globalState: context.globalState,
-				log: this.log,
+				log,
+				openResult: (agentId, runId) => this.features.load().openRunResult(agentId, runId),
 			}),
 		);
-		for (const d of registerAuth({ session: this.session, log: this.log })) {
-			this.register(d);
-		}
-		// A 401 of a failed command goes to the session's single "sign in again" prompt.
-		const onUnauthorized = (err: unknown): boolean => this.session.reportError(err);
-		for (const d of registerFollowCommands({
-			session: this.session,
-			follower: this.runFollower,
-			log: this.log,
-			onUnauthorized,
-			targets: () => ({ views: this.views, context }),
-		})) {
+		for (const d of registerAuth({ session, log })) {
 			this.register(d);
 		}
 		// No network here: only stores CLOUD_AGENTS_DEV_TOKEN for a loopback URL and sets the context key.
-		this.ready = this.session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
-			this.log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
+		this.ready = session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
+			log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
 		});
-		this.register(
-			registerWorkspaceFs({ session: this.session, log: this.log, runEvents: this.runFollower.onDidReceiveEvent, onUnauthorized }),
+		const workspace = this.register(
+			registerWorkspaceFs({ session, log, runEvents: this.runFollower.onDidReceiveEvent, onUnauthorized }),
 		);
-		// The four tree views (src/views) and their commands (src/commands/features.ts).
-		this.views = this.register(new CloudAgentViews(this.session, this.log, (err) => void this.session.reportError(err)));
+		// The tree views of every list (src/resources), and how the lists follow one another.
+		const views = (this.views = this.register(
+			new CloudAgentViews(session, log, (err) => void session.reportError(err), LIST_DESCRIPTORS),
+		));
+		for (const d of connectLists(views)) {
+			this.register(d);
+		}
 		// Followed runs get `:followed` in the Runs view (only Stop Following shows inline then).
-		this.views.setFlag('followed', (runId, agentId) => this.runFollower.isFollowed(agentId ?? '', runId));
-		this.register(this.runFollower.onDidChangeFollowing(() => this.views.runs.redraw()));
+		views.setFlag('followed', (runId, agentId) => this.runFollower.isFollowed(agentId ?? '', runId));
+		this.register(this.runFollower.onDidChangeFollowing(() => views.providerOf(runsList).redraw()));
 		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
 		const records = this.register(new RecordDocuments());
 		const images = this.register(new ImageDocuments());
-		this.registerCommands();
-		for (const d of registerWelcomeProbe({ session: this.session, views: this.views, log: this.log })) {
+		const services: Services = {
+			session,
+			views,
+			log,
+			context,
+			records,
+			images,
+			follower: this.runFollower,
+			signIn: runSignIn,
+			onUnauthorized,
+		};
+		for (const d of registerFollowCommands({
+			session,
+			follower: this.runFollower,
+			log,
+			onUnauthorized,
+			targets: () => ({ views, context }),
+		})) {
+			this.register(d);
+		}
+		// Refresh also asks again an agent workspace that was found to speak another interface.
+		this.register(
+			registerCommand(
+				'cloudAgents.refresh',
+				async () => {
+					workspace.feature.retryInterface(undefined);
+					await views.refreshAll();
+				},
+				log,
+				{ onUnauthorized },
+			),
+		);
+		for (const d of registerWelcomeProbe({ session, views, log })) {
 			this.register(d);
 		}
 		// The lists' and features' commands load on first use (src/commands/featureEntry.ts, in
 		// dist/features.js): until then each contributed command not registered above is a stand-in.
-		const deps = { session: this.session, views: this.views, log: this.log, context, records, images, onUnauthorized };
-		const lazyIds = [...COMMAND_IDS.filter((id) => !isRegistered(id)), ...LAZY_SEAMS];
+		const lazyIds = COMMAND_IDS.filter((id) => !isRegistered(id));
 		this.features = this.register(
 			new LazyFeatures(
 				lazyIds,
@@ -90,32 +124,17 @@ class CloudAgentsExtension extends Disposable {
 				() => {
 					// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see esbuild.mjs
 					const entry = require('./commands/featureEntry') as { loadFeatures: typeof loadFeatures };
-					return entry.loadFeatures(deps);
+					return entry.loadFeatures(services);
 				},
-				this.log,
+				log,
 			),
 		);
-		void this.ready.then(() => this.setContext(CONTEXT_KEYS.loaded, true));
-		this.log.info(`Cloud Agents activated in ${vscode.env.appName} ${vscode.version}`);
-	}
-
-	private registerCommands(): void {
-		// Refresh also asks again an agent workspace that was found to speak another interface.
-		this.register(
-			registerCommand(
-				'cloudAgents.refresh',
-				async () => {
-					await vscode.commands.executeCommand('_cloudAgents.workspace.retry');
-					await this.views.refreshAll();
-				},
-				this.log,
-				{ onUnauthorized: (err) => this.session.reportError(err) },
-			),
-		);
-	}
-
-	private async setContext(key: string, value: unknown): Promise<void> {
-		await vscode.commands.executeCommand('setContext', key, value);
+		// Seams for the test harness only (src/testing.ts): nothing is registered outside it.
+		for (const d of registerTestSeams({ views, agents: agentsList, workspace: workspace.feature, features: this.features })) {
+			this.register(d);
+		}
+		void this.ready.then(() => vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, true));
+		log.info(`Cloud Agents activated in ${vscode.env.appName} ${vscode.version}`);
 	}
 }
 

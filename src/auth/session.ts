@@ -37,6 +37,8 @@ export class Session extends Disposable {
 	private _signedIn = false;
 	/** Set once the "sign in again" prompt was shown; cleared by the next stored token. */
 	private unauthorizedLatch = false;
+	/** The sign-in flow the "Sign In" button of the expiry prompt runs (set by the extension). */
+	private signInFlow: (() => Promise<unknown>) | undefined;
 	/** How many "sign in again" prompts this window showed (diagnostics and tests). */
 	unauthorizedPrompts = 0;
 
@@ -147,6 +149,11 @@ export class Session extends Disposable {
 		return true;
 	}
 
+	/** Sets the sign-in flow the expiry prompt's "Sign In" runs (src/auth/signIn.ts, wired by the extension). */
+	setSignInFlow(flow: () => Promise<unknown>): void {
+		this.signInFlow = flow;
+	}
+
 	/** Shows the "session expired, sign in again" prompt unless it was shown since the last sign-in. */
 	handleUnauthorized(): void {
 		if (this.unauthorizedLatch) {
@@ -157,7 +164,7 @@ export class Session extends Disposable {
 		const signIn = vscode.l10n.t('Sign In');
 		void vscode.window
 			.showWarningMessage(vscode.l10n.t('Your Cloud Agents session expired or the token was rejected. Sign in again.'), signIn)
-			.then((choice) => (choice === signIn ? vscode.commands.executeCommand('cloudAgents.signIn') : undefined));
+			.then((choice) => (choice === signIn ? this.signInFlow?.() : undefined));
 	}
 
 	/** Deletes the token for the current API URL. */

@@ -15,11 +15,11 @@ import type { BuildInfo, ProviderInfo } from '../api';
 import { describeError } from '../util/errors';
 import { parseFieldPath, locate } from '../util/jsonLocate';
 import { iconSafe, notificationText, plainText, singleLine } from '../util/text';
-import { imageBuildsList, modelProvidersList } from '../views';
+import { imageBuildsList, modelProvidersList } from '../resources';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
 import { argString, isAutomation, showInfo, showWarning } from './support';
-import { resolveTarget } from './targets';
+import { resolveTarget } from '../views/targets';
 
 /** The body members of a build request are not shown: the template uses ours (docs/contract-choices.md). */
 function buildTemplate(dockerfile: string | undefined): string {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { runtimesList } from '../resources';
 import { LIMITS, sleep, utf8Length } from '../api';
 import type { Agent } from '../api';
 import { iconSafe, notificationText } from '../util/text';
@@ -6,8 +7,8 @@ import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
 import { argString, displayName, isAutomation, rememberAgent, showInfo, showModalWarning, showWarning, toAbortSignal } from './support';
-import { resolveTarget } from './targets';
-import { agentsList } from '../views';
+import { resolveTarget } from '../views/targets';
+import { agentsList } from '../resources';
 
 /** Checks an agent name as the service will (1–255 UTF-8 bytes after trimming); a message or undefined. */
 export function agentNameProblem(name: string): string | undefined {
@@ -97,7 +98,7 @@ export function registerAgentCommands(deps: FeatureDeps): vscode.Disposable[] {
 
 /** A runtime as the Runtimes view names it (its display name when loaded there), else its id. */
 function runtimeLabel(deps: FeatureDeps, runtimeId: string): string {
-	return deps.views.runtimes.records.find((r) => r.id === runtimeId)?.display_name || runtimeId;
+	return deps.views.providerOf(runtimesList).records.find((r) => r.id === runtimeId)?.display_name || runtimeId;
 }
 
 async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | undefined> {
@@ -161,7 +162,7 @@ async function createAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 			}),
 	);
 	await rememberAgent(deps.context, agent.id);
-	await deps.views.agents.refresh();
+	await deps.views.providerOf(agentsList).refresh();
 	void vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Created agent {0}', agent.name)), 4000);
 	return agent;
 }
@@ -189,9 +190,9 @@ async function renameAgent(deps: FeatureDeps, arg: unknown): Promise<Agent | und
 		return undefined;
 	}
 	const renamed = await deps.session.client.renameAgent(agent.id, name.trim());
-	await deps.views.agents.refresh();
-	if (deps.views.selectedAgent?.id === agent.id) {
-		deps.views.selectAgent({ ...agent, ...renamed });
+	await deps.views.providerOf(agentsList).refresh();
+	if (deps.views.selected(agentsList)?.id === agent.id) {
+		deps.views.select(agentsList, { ...agent, ...renamed });
 	}
 	return renamed;
 }
@@ -226,10 +227,10 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 	}
 	const client = deps.session.client;
 	const result = await client.deleteAgent(agent.id, { deleteRuntime });
-	if (deps.views.selectedAgent?.id === agent.id) {
-		deps.views.selectAgent(undefined);
+	if (deps.views.selected(agentsList)?.id === agent.id) {
+		deps.views.select(agentsList, undefined);
 	}
-	await deps.views.agents.refresh();
+	await deps.views.providerOf(agentsList).refresh();
 	const runtimeId = result.runtime_id ?? agent.runtime_id;
 	if (deleteRuntime && result.runtimeDeletionRequested && runtimeId) {
 		await vscode.window.withProgress(
@@ -273,10 +274,10 @@ async function deleteAgent(deps: FeatureDeps, arg: unknown): Promise<boolean> {
 				}
 			},
 		);
-		void deps.views.runtimes.refresh();
+		void deps.views.providerOf(runtimesList).refresh();
 		void vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Deleted agent {0} and its runtime', agent.name)), 4000);
 	} else {
-		void deps.views.runtimes.refresh();
+		void deps.views.providerOf(runtimesList).refresh();
 		if (deleteRuntime && !result.runtimeDeletionRequested) {
 			void showInfo(vscode.l10n.t('Deleted agent {0}. Its runtime was kept because other agents use it.', agent.name));
 		} else {

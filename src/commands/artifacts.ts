@@ -3,9 +3,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ARTIFACT_NAME, LIMITS } from '../api';
 import type { Artifact } from '../api';
-import { ARTIFACT_READ_CAP_BYTES, artifactKind, artifactsList, runsList } from '../views';
-import type { ArtifactTarget } from '../views';
-import { resolveTarget } from './targets';
+import { ARTIFACT_READ_CAP_BYTES, artifactKind, artifactsList, runsList } from '../resources';
+import type { ArtifactTarget } from '../resources';
+import { resolveTarget } from '../views/targets';
 import { formatBytes } from '../views/format';
 import { ImageDocuments } from '../views/imageDocuments';
 import { titledRecordUri } from '../views/recordDocuments';
@@ -13,7 +13,7 @@ import type { CommandLogger } from './registry';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
 import { argString, displayName, isAutomation, isStatus, showWarning } from './support';
-import { agentsList } from '../views';
+import { agentsList } from '../resources';
 import { iconSafe, notificationText, singleLine } from '../util/text';
 import { safeFileName } from '../util/localName';
 
@@ -297,8 +297,8 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 				{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Uploading {0}…', name) },
 				() => client().createArtifact(agent.id, { run_id: runId, name: name, media_type: mediaTypeOf(file.fsPath), content }),
 			);
-			if (views.selectedAgent?.id === agent.id) {
-				await views.artifacts.refresh();
+			if (views.selected(agentsList)?.id === agent.id) {
+				await views.providerOf(artifactsList).refresh();
 			}
 			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Uploaded artifact {0}', artifact.name)), 4000);
 			return artifact;
@@ -320,7 +320,7 @@ export function registerArtifactCommands(deps: FeatureDeps): vscode.Disposable[]
 				}
 			}
 			await client().deleteArtifact(target.agentId, target.artifact.id);
-			await views.artifacts.refresh();
+			await views.providerOf(artifactsList).refresh();
 			return true;
 		}),
 	];

@@ -14,8 +14,8 @@ import type { PanelFeature } from './lazy';
 import { commandRegistrar } from './registry';
 import type { FeatureDeps } from './support';
 import { displayName, isStatus, rememberAgent, showWarning, toAbortSignal } from './support';
-import { resolveTarget } from './targets';
-import { agentsList } from '../views';
+import { resolveTarget } from '../views/targets';
+import { agentsList } from '../resources';
 
 /** Mints a session with a cancellable progress notification; a 409 is explained, not thrown. */
 async function mintSession(deps: FeatureDeps, agent: ComputerAgent): Promise<ComputerSession | undefined> {

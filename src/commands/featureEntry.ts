@@ -1,18 +1,22 @@
 /**
  * The commands loaded on first use (dist/features.js; see src/commands/lazy.ts and esbuild.mjs):
- * the lists' and features' commands, "Open Computer" and "Token Savings". Activation registers a
- * stand-in for each of their ids; the first one invoked (or a panel VS Code restores) loads this.
+ * every resource's actions and the lists' commands (through the action registry), the flows that
+ * act on no single record, "Open Computer" and "Token Savings". Activation registers a stand-in
+ * for each of their ids; the first one invoked (or a panel VS Code restores) loads this.
  */
-import type * as vscode from 'vscode';
 import { WEBVIEW_TYPES } from '../ids';
+import * as vscode from 'vscode';
+import { LIST_DESCRIPTORS, RESOURCE_ACTIONS } from '../resources';
+import { ActionRegistry } from '../views/actionRegistry';
 import { registerComputerCommands } from './computer';
 import { registerFeatureCommands } from './features';
 import type { LoadedFeatures } from './lazy';
-import { registerSavingsCommands } from './savings';
+import { exportTo, registerSavingsCommands } from './savings';
 import type { FeatureDeps } from './support';
 
 /** Registers the features' commands; the caller owns the disposables. */
 export function loadFeatures(deps: FeatureDeps): LoadedFeatures {
+	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, RESOURCE_ACTIONS);
 	const computer = registerComputerCommands(deps);
 	const savings = registerSavingsCommands(deps);
 	const restorers = new Map<string, (panel: vscode.WebviewPanel, state: unknown) => Promise<void>>([
@@ -20,7 +24,7 @@ export function loadFeatures(deps: FeatureDeps): LoadedFeatures {
 		[WEBVIEW_TYPES.savings, savings.restorePanel],
 	]);
 	return {
-		disposables: [...registerFeatureCommands(deps), ...computer.disposables, ...savings.disposables],
+		disposables: [...actions.register(), ...registerFeatureCommands(deps), ...computer.disposables, ...savings.disposables],
 		restorePanel: async (viewType, panel, state) => {
 			const restore = restorers.get(viewType);
 			if (!restore) {
@@ -30,5 +34,10 @@ export function loadFeatures(deps: FeatureDeps): LoadedFeatures {
 			}
 			await restore(panel, state);
 		},
+		openRunResult: async (agentId, runId) => {
+			// TODO(runs resource): actions.invoke(runActions.openResult, { agentId, runId }) once runs are a resource.
+			await vscode.commands.executeCommand('cloudAgents.runs.openResult', { agentId, runId });
+		},
+		exportSavings: (filter, target) => exportTo(deps, filter, target),
 	};
 }

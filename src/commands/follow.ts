@@ -7,9 +7,9 @@ import { commandRegistrar } from './registry';
 import type { CommandLogger } from './registry';
 import type { UnauthorizedHandler } from '../util/errors';
 import { displayName, pickItem } from './support';
-import { resolveTarget } from './targets';
-import type { TargetDeps } from './targets';
-import { runsList } from '../views';
+import { resolveTarget } from '../views/targets';
+import type { TargetDeps } from '../views/targets';
+import { runsList } from '../resources';
 
 /** What the run-following commands need. */
 export interface FollowCommandDeps {

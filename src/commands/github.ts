@@ -2,13 +2,14 @@ import * as vscode from 'vscode';
 import { ApiError, SAFETY } from '../api';
 import type { GitHubAuthorizationRequest, GitHubRuntimeBinding, RepositoryRef, Runtime } from '../api';
 import { plainText } from '../util/text';
-import { RecordNode, runtimesList } from '../views';
-import { authorizationUrl, githubRequestsList, isOpenRequest, requestExpiry } from '../views/lists';
-import { timeLeft } from '../views/lists/github';
+import { RecordNode } from '../views';
+import { runtimesList } from '../resources';
+import { authorizationUrl, githubRequestsList, isOpenRequest, requestExpiry } from '../resources';
+import { timeLeft } from '../resources/github';
 import { titledRecordUri } from '../views/recordDocuments';
 import { commandRegistrar } from './registry';
-import { findRuntime } from './runtimes';
-import { resolveTarget } from './targets';
+import { findRuntime } from '../resources/runtimes';
+import { resolveTarget } from '../views/targets';
 import type { FeatureDeps } from './support';
 import {
 	argString,
@@ -276,7 +277,7 @@ export function registerGitHubCommands(deps: FeatureDeps): vscode.Disposable[] {
 			if (!runtime) {
 				return undefined;
 			}
-			runtime = (await findRuntime(deps, runtime.id)) ?? runtime;
+			runtime = (await findRuntime(deps.session.client, runtime.id)) ?? runtime;
 			const current = runtimeBindings(runtime);
 			const automation = isAutomation(arg) && Array.isArray(arg.repositories) ? arg : undefined;
 			const wanted = automation
@@ -307,7 +308,7 @@ export function registerGitHubCommands(deps: FeatureDeps): vscode.Disposable[] {
 					);
 				}
 				if (isStatus(err, 409)) {
-					await deps.views.runtimes.refresh();
+					await deps.views.providerOf(runtimesList).refresh();
 					throw new ApiError(
 						err.status,
 						err.code,
@@ -321,7 +322,7 @@ export function registerGitHubCommands(deps: FeatureDeps): vscode.Disposable[] {
 				}
 				throw err;
 			}
-			await deps.views.runtimes.refresh();
+			await deps.views.providerOf(runtimesList).refresh();
 			if (!(automation?.quiet === true)) {
 				const title = vscode.l10n.t('GitHub Bindings of {0}', displayName(target.display_name, target.id));
 				await deps.records.show(

@@ -10,12 +10,17 @@ import * as vscode from 'vscode';
 import { Disposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
 import { notificationText } from '../util/text';
+import type { RangeId } from '../webviews/savings/data';
 
 /** What loading the features gives back: their registrations, and how to restore a panel of a type. */
 export interface LoadedFeatures {
 	disposables: vscode.Disposable[];
 	/** Restores a webview panel VS Code brings back after a reload (by its view type). */
 	restorePanel: (viewType: string, panel: vscode.WebviewPanel, state: unknown) => Promise<void>;
+	/** Opens a run's result (the run follower's "Open Result"), as the Runs view's action does. */
+	openRunResult: (agentId: string, runId: string) => Promise<void>;
+	/** Exports token savings to a file without the save dialog (the test harness's seam: src/testing.ts). */
+	exportSavings: (filter: { range: RangeId; runtimeId: string | undefined }, target: vscode.Uri) => Promise<string>;
 }
 
 /** Where `LazyFeatures` writes why loading failed. */

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
+import { runsList } from '../resources';
 import { LIMITS, ValidationError, isTerminalRunStatus, sleep } from '../api';
 import type { Agent, PromptImage, Run } from '../api';
-import { agentsList } from '../views';
-import { resolveTarget } from './targets';
+import { agentsList } from '../resources';
+import { resolveTarget } from '../views/targets';
 import { promptProblem } from './agents';
 import type { CommandLogger } from './registry';
 import { isPromptSource } from '../ids';
@@ -118,10 +119,10 @@ export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run |
 		return undefined;
 	}
 	await rememberAgent(deps.context, agent.id);
-	if (deps.views.selectedAgent?.id !== agent.id) {
-		await deps.views.selectAgentById(agent.id).catch(() => undefined);
+	if (deps.views.selected(agentsList)?.id !== agent.id) {
+		await deps.views.selectById(agentsList, agent.id).catch(() => undefined);
 	}
-	await deps.views.runs.refresh();
+	await deps.views.providerOf(runsList).refresh();
 	try {
 		// The names let the follower title the run's channel and notifications without a request.
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', {
@@ -142,7 +143,7 @@ interface AgentPick extends vscode.QuickPickItem {
 
 /** Asks for an agent: the one selected in the Agents view first (active), then recently used ones. */
 async function pickPromptAgent(deps: FeatureDeps, title: string): Promise<Agent | undefined> {
-	const selected = deps.views.selectedAgent?.id;
+	const selected = deps.views.selected(agentsList)?.id;
 	const loading = deps.session.client.listAgents({ limit: 100 }).then((page) => {
 		const recent = recentAgentIds(deps.context);
 		const rank = (a: Agent): number => {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { agentsList } from '../resources';
 import { SAFETY, isTerminalRunStatus } from '../api';
 import type { Run } from '../api';
 import { iconSafe, markdownText, singleLine } from '../util/text';
@@ -8,8 +9,8 @@ import { commandRegistrar } from './registry';
 import { promptProblem } from './agents';
 import type { FeatureDeps } from './support';
 import { argString, followRun, isAutomation, rememberAgent, showModalWarning, showValidation } from './support';
-import { resolveTarget } from './targets';
-import { runsList } from '../views';
+import { resolveTarget } from '../views/targets';
+import { runsList } from '../resources';
 import { runTitle } from '../logs/format';
 
 /** globalState key: true once the user chose "Don't Ask Again" when cancelling a run. */
@@ -94,7 +95,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 		try {
 			const run = await start();
 			await rememberAgent(deps.context, agentId);
-			await views.runs.refresh();
+			await views.providerOf(runsList).refresh();
 			await followRun(deps, agentId, run.id);
 			return run;
 		} catch (err) {
@@ -114,7 +115,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 			if (cancelNeedsConfirmation(arg, deps.context.globalState.get<boolean>(SKIP_CANCEL_CONFIRM_KEY) === true)) {
 				const cancelRun = vscode.l10n.t('Cancel Run');
 				const dontAsk = vscode.l10n.t("Cancel Run, Don't Ask Again");
-				const title = runTitle(views.agents.find(target.agentId)?.name, target.run.prompt, target.run.id, 120);
+				const title = runTitle(views.providerOf(agentsList).find(target.agentId)?.name, target.run.prompt, target.run.id, 120);
 				// Server text (agent name, prompt) is made safe by showModalWarning (notificationText).
 				const choice = await showModalWarning(
 					vscode.l10n.t('Cancel the run "{0}"?', title),
@@ -134,8 +135,8 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 				}
 			}
 			const run = await client().cancelRun(target.agentId, target.run.id);
-			await views.runs.refresh();
-			const name = runTitle(views.agents.find(target.agentId)?.name, run.prompt ?? target.run.prompt, run.id);
+			await views.providerOf(runsList).refresh();
+			const name = runTitle(views.providerOf(agentsList).find(target.agentId)?.name, run.prompt ?? target.run.prompt, run.id);
 			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('{0} — {1}', name, run.status)), 4000);
 			return run;
 		}),
@@ -188,7 +189,7 @@ export function registerRunCommands(deps: FeatureDeps): vscode.Disposable[] {
 				return undefined;
 			}
 			const run = await client().getRun(target.agentId, target.run.id);
-			const agentName = views.agents.nameOf(target.agentId);
+			const agentName = views.providerOf(agentsList).nameOf(target.agentId);
 			// Server text in a read-only Markdown record, link syntax escaped (runResultMarkdown).
 			return deps.records.show(runResultUri(target.agentId, agentName, run), runResultMarkdown(agentName, run), 'markdown', {
 				forceLanguage: true,

@@ -103,7 +103,7 @@ async function exportCsv(deps: FeatureDeps, filter: SavingsFilter): Promise<stri
 }
 
 /** Streams the filter's events as CSV into `target` with a cancellable progress notification; returns the status text. */
-async function exportTo(deps: FeatureDeps, filter: SavingsFilter, target: vscode.Uri): Promise<string> {
+export async function exportTo(deps: FeatureDeps, filter: SavingsFilter, target: vscode.Uri): Promise<string> {
 	const sink = target.scheme === 'file' ? fileSink(target.fsPath) : memorySink(target);
 	try {
 		const result = await vscode.window.withProgress(
@@ -216,11 +216,6 @@ export function registerSavingsCommands(deps: FeatureDeps): PanelFeature {
 					{ forceLanguage: true },
 				);
 			}),
-			// Test seam (not contributed): the export without its save dialog.
-			vscode.commands.registerCommand(
-				'_cloudAgents.savings.exportTo',
-				(range: RangeId, runtimeId: string | undefined, target: vscode.Uri) => exportTo(deps, { range, runtimeId }, target),
-			),
 		],
 	};
 }

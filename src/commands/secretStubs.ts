@@ -3,16 +3,17 @@ import { LIMITS, SAFETY } from '../api';
 import type { CreateSecretStubRequest, Runtime, SecretStub } from '../api';
 import { describeError } from '../util/errors';
 import { plainText } from '../util/text';
-import { RecordNode, runtimesList } from '../views';
+import { RecordNode } from '../views';
+import { runtimesList } from '../resources';
 import { joinParts } from '../views/format';
-import { runtimeSecretStubsList, secretStubsList, stubShape } from '../views/lists';
-import type { SecretStubTarget } from '../views/lists';
-import { stubShapeText } from '../views/lists/secretStubs';
+import { runtimeSecretStubsList, secretStubsList, stubShape } from '../resources';
+import type { SecretStubTarget } from '../resources';
+import { stubShapeText } from '../resources/secretStubs';
 import { titledRecordUri } from '../views/recordDocuments';
 import { MultiStepInput } from './multiStep';
 import type { InputStep } from './multiStep';
 import { commandRegistrar } from './registry';
-import { resolveTarget } from './targets';
+import { resolveTarget } from '../views/targets';
 import type { FeatureDeps } from './support';
 import { argString, displayName, isAutomation, pickItem, pickWhenLoaded, showInfo, showModalWarning } from './support';
 
@@ -446,7 +447,7 @@ export function registerSecretStubCommands(deps: FeatureDeps): vscode.Disposable
 		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,
 	});
 	const refresh = async (): Promise<void> => {
-		await Promise.all([deps.views.runtimes.refresh(), deps.views.providerOf(secretStubsList).refresh()]);
+		await Promise.all([deps.views.providerOf(runtimesList).refresh(), deps.views.providerOf(secretStubsList).refresh()]);
 	};
 	return [
 		registerCommand('cloudAgents.secretStubs.create', async (arg?: unknown) => {

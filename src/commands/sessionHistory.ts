@@ -6,9 +6,9 @@ import type { Agent, EventRecord } from '../api';
 import { formatEvent } from '../logs';
 import { RunEventStore } from '../logs/runStore';
 import { outputLine } from '../util/text';
-import { agentsList } from '../views';
+import { agentsList } from '../resources';
 import { commandRegistrar } from './registry';
-import { resolveTarget } from './targets';
+import { resolveTarget } from '../views/targets';
 import type { FeatureDeps } from './support';
 import { displayName, isAutomation, isStatus, toAbortSignal } from './support';
 

@@ -2,12 +2,13 @@ import * as vscode from 'vscode';
 import { ApiError, SAFETY } from '../api';
 import type { Runtime, SshKey } from '../api';
 import { plainText } from '../util/text';
-import { RecordNode, runtimesList } from '../views';
-import { attachedSshKeys, runtimeSshKeysList } from '../views/lists';
+import { RecordNode } from '../views';
+import { runtimesList } from '../resources';
+import { attachedSshKeys, runtimeSshKeysList } from '../resources';
 import { titledRecordUri } from '../views/recordDocuments';
 import { commandRegistrar } from './registry';
-import { findRuntime } from './runtimes';
-import { resolveTarget } from './targets';
+import { findRuntime } from '../resources/runtimes';
+import { resolveTarget } from '../views/targets';
 import type { FeatureDeps } from './support';
 import { argString, displayName, isAutomation, isStatus, pickItem, showInfo, showModalWarning, showWarning } from './support';
 
@@ -32,7 +33,7 @@ async function resolveKey(deps: FeatureDeps, arg: unknown, title: string): Promi
 	if (!runtime) {
 		return undefined;
 	}
-	const keys = attachedSshKeys((await findRuntime(deps, runtime.id)) ?? runtime) ?? [];
+	const keys = attachedSshKeys((await findRuntime(deps.session.client, runtime.id)) ?? runtime) ?? [];
 	const keyId = argString(arg, 'sshKeyId');
 	if (keyId !== undefined) {
 		const sshKey = keys.find((k) => k.id === keyId);
@@ -102,7 +103,7 @@ export function registerSshKeyCommands(deps: FeatureDeps): vscode.Disposable[] {
 						},
 						() => deps.session.client.detachRuntimeSshKey(target.id, sshKey.id, { expectedRevision: expected }),
 					);
-					await deps.views.runtimes.refresh();
+					await deps.views.providerOf(runtimesList).refresh();
 					if (!automation?.quiet) {
 						void showInfo(
 							vscode.l10n.t('Detached the SSH key "{0}" from the runtime {1}.', keyName(sshKey), runtime.display_name),
@@ -114,8 +115,8 @@ export function registerSshKeyCommands(deps: FeatureDeps): vscode.Disposable[] {
 						throw err;
 					}
 					// Someone changed the runtime since it was shown: re-read and offer again.
-					const fresh = await findRuntime(deps, runtime.id);
-					await deps.views.runtimes.refresh();
+					const fresh = await findRuntime(deps.session.client, runtime.id);
+					await deps.views.providerOf(runtimesList).refresh();
 					if (!fresh) {
 						void showWarning(vscode.l10n.t('The runtime {0} no longer exists.', runtime.display_name));
 						return undefined;
@@ -188,7 +189,7 @@ export function registerSshKeyCommands(deps: FeatureDeps): vscode.Disposable[] {
 				}
 				throw err;
 			});
-			await deps.views.runtimes.refresh();
+			await deps.views.providerOf(runtimesList).refresh();
 			if (!(isAutomation(arg) && arg.quiet === true)) {
 				void showInfo(vscode.l10n.t('Deleted the SSH key "{0}".', keyName(sshKey)));
 			}

@@ -1,185 +1,33 @@
-import * as vscode from 'vscode';
-import { ApiError, SAFETY, ValidationError } from '../api';
-import type { CloudAgentsClient } from '../api';
-import type { UnauthorizedHandler } from '../util/errors';
-import { iconSafe, notificationText } from '../util/text';
-import type { CloudAgentViews } from '../views';
-import { RECENT_AGENTS_KEY } from '../views';
+import type { Services } from '../views/actions';
 import { formatBytes } from '../views/format';
-import type { ImageDocuments } from '../views/imageDocuments';
-import type { RecordDocuments } from '../views/recordDocuments';
 
-/** What the feature commands (agents, runs, artifacts, runtimes, prompt) need. */
-export interface FeatureDeps {
-	/** The shared session; `client` reads the token per request; `onDidChange` fires on a new URL or token. */
-	session: {
-		readonly client: CloudAgentsClient;
-		readonly signedIn: boolean;
-		readonly apiUrl: string;
-		readonly onDidChange: vscode.Event<void>;
-	};
-	views: CloudAgentViews;
-	log: vscode.LogOutputChannel;
-	context: vscode.ExtensionContext;
-	/** The read-only record documents (run results, runtime details, text artifacts). */
-	records: RecordDocuments;
-	/** Image artifacts for the image preview, from memory. */
-	images: ImageDocuments;
-	/** The session's 401 handler (its single "sign in again" prompt), for failed commands. */
-	onUnauthorized?: UnauthorizedHandler;
-}
+/** What the feature commands need: the extension's services (src/views/actions.ts). */
+export type FeatureDeps = Services;
 
-/**
- * A quick-pick item from server text: label, description and detail on one line, neutralised,
- * cut to the UI limits, with `$(icon)` syntax shown as typed. Every pick list of server records
- * builds its items through this.
- */
-export function pickItem<T extends object>(
-	text: { label: string | undefined; description?: string; detail?: string },
-	extra: T,
-): vscode.QuickPickItem & T {
-	return {
-		...extra,
-		label: iconSafe(text.label, SAFETY.labelMaxChars),
-		description: text.description === undefined ? undefined : iconSafe(text.description, SAFETY.descriptionMaxChars),
-		detail: text.detail === undefined ? undefined : iconSafe(text.detail, SAFETY.descriptionMaxChars),
-	};
-}
+export {
+	argString,
+	displayName,
+	isAutomation,
+	isStatus,
+	pickItem,
+	pickWhenLoaded,
+	showInfo,
+	showModalWarning,
+	showValidation,
+	showWarning,
+	toAbortSignal,
+	validationMessage,
+} from '../views/ui';
+export type { PickOptions } from '../views/ui';
+export { rememberAgent, recentAgentIds } from '../resources/agents';
 
-/** Options of `pickWhenLoaded`. */
-export interface PickOptions {
-	title?: string;
-	placeHolder?: string;
-	matchOnDetail?: boolean;
-}
-
-/**
- * A quick pick over items that are still loading: shown at once as busy, filled when they arrive.
- * A load that fails closes the pick and rejects here, so the command shows the error once (a
- * rejecting items promise handed to `showQuickPick` would also reach the workbench as an unhandled
- * "unknown error"). Resolves with the accepted item, or undefined when dismissed.
- */
-export async function pickWhenLoaded<T extends vscode.QuickPickItem>(
-	loading: Promise<T[]>,
-	options: PickOptions = {},
-): Promise<T | undefined> {
-	const pick = vscode.window.createQuickPick<T>();
-	pick.title = options.title;
-	pick.placeholder = options.placeHolder;
-	pick.matchOnDetail = options.matchOnDetail ?? false;
-	pick.busy = true;
-	pick.enabled = false;
-	try {
-		const chosen = new Promise<T | undefined>((resolve) => {
-			pick.onDidAccept(() => resolve(pick.selectedItems[0]));
-			pick.onDidHide(() => resolve(undefined));
-		});
-		pick.show();
-		const items = await loading;
-		pick.items = items;
-		pick.busy = false;
-		pick.enabled = true;
-		return await chosen;
-	} finally {
-		pick.dispose();
-	}
-}
-
-/** A server name (agent, runtime, run) for a quick-pick title or placeholder: one line, cut, icons shown as typed. */
-export function displayName(name: string | undefined, fallback = ''): string {
-	return iconSafe(name || fallback, SAFETY.labelMaxChars);
-}
-
-/** Shows an information message whose text may carry server text (made safe: no links, no controls, cut). */
-export function showInfo(message: string, ...items: string[]): Thenable<string | undefined> {
-	return vscode.window.showInformationMessage(notificationText(message), ...items);
-}
-
-/** Shows a warning whose text may carry server text (made safe: no links, no controls, cut). */
-export function showWarning(message: string, ...items: string[]): Thenable<string | undefined> {
-	return vscode.window.showWarningMessage(notificationText(message), ...items);
-}
-
-/** Shows a modal warning; message and detail may carry server text (made safe, detail may keep lines). */
-export function showModalWarning(message: string, detail: string | undefined, ...items: string[]): Thenable<string | undefined> {
-	return vscode.window.showWarningMessage(
-		notificationText(message),
-		{ modal: true, detail: detail === undefined ? undefined : notificationText(detail) },
-		...items,
-	);
-}
-
-const RECENT_MAX = 10;
-
-/** Agent ids used recently, most recent first (globalState). */
-export function recentAgentIds(context: vscode.ExtensionContext): string[] {
-	const ids = context.globalState.get<unknown>(RECENT_AGENTS_KEY);
-	return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [];
-}
-
-/** Moves an agent id to the front of the recently used list. */
-export async function rememberAgent(context: vscode.ExtensionContext, agentId: string): Promise<void> {
-	const ids = [agentId, ...recentAgentIds(context).filter((id) => id !== agentId)].slice(0, RECENT_MAX);
-	await context.globalState.update(RECENT_AGENTS_KEY, ids);
-}
-
-/** The string field `name` of an automation argument, when it is one. */
-export function argString(arg: unknown, name: string): string | undefined {
-	const v = arg !== null && typeof arg === 'object' ? (arg as Record<string, unknown>)[name] : undefined;
-	return typeof v === 'string' ? v : undefined;
-}
-
-/** True when the argument is a plain automation object (not a tree node, not undefined). */
-export function isAutomation(arg: unknown): arg is Record<string, unknown> {
-	return arg !== null && typeof arg === 'object' && !(arg instanceof vscode.TreeItem) && !(arg instanceof vscode.Uri);
-}
-
-/** Follows a run's events in the output (the auth engineer's `cloudAgents.runs.follow`), when available. */
+/** Follows a run in its output channel (the run follower; failures are logged, not shown). */
 export async function followRun(deps: FeatureDeps, agentId: string, runId: string): Promise<void> {
-	const commands = await vscode.commands.getCommands(true);
-	if (!commands.includes('cloudAgents.runs.follow')) {
-		deps.log.info(`run ${runId}: following is not available in this build`);
-		return;
-	}
 	try {
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId });
+		await deps.follower.follow(agentId, runId);
 	} catch (err) {
 		deps.log.warn(`following run ${runId} failed: ${err instanceof Error ? err.message : String(err)}`);
 	}
-}
-
-/** A user-facing sentence for a limit broken before sending (ValidationError). */
-export function validationMessage(err: ValidationError): string {
-	return vscode.l10n.t('Not sent: {0} must be {1}.', err.field, err.limit);
-}
-
-/** Shows a ValidationError as a warning (nothing was sent); other errors are rethrown. */
-export async function showValidation(err: unknown): Promise<void> {
-	if (err instanceof ValidationError) {
-		await showWarning(validationMessage(err));
-		return;
-	}
-	throw err;
-}
-
-/** True for an ApiError with this HTTP status. */
-export function isStatus(err: unknown, status: number): err is ApiError {
-	return err instanceof ApiError && err.status === status;
-}
-
-/** An AbortSignal that aborts when the VS Code token is cancelled. */
-export function toAbortSignal(token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } {
-	const controller = new AbortController();
-	const sub = token.onCancellationRequested(() => controller.abort());
-	if (token.isCancellationRequested) {
-		controller.abort();
-	}
-	return {
-		signal: controller.signal,
-		dispose: (): void => {
-			sub.dispose();
-		},
-	};
 }
 
 export { formatBytes };

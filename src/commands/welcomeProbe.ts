@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { CONTEXT_KEYS } from '../ids';
 import { describeError } from '../util/errors';
-import { agentsList } from '../views';
+import { agentsList } from '../resources';
 import type { FeatureDeps } from './support';
 
 /** The host shown for an API URL (no path, no credentials). */

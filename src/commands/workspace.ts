@@ -1,6 +1,6 @@
 /**
  * The commands of the agent workspace: "Open Agent Workspace", "Search Workspace…" and "Go to File
- * in Agent Workspace…", plus the internal seams the integration tests use. Each finds its agent
+ * in Agent Workspace…" (the integration tests' seams are in src/testing.ts). Each finds its agent
  * (the argument, the window's agent workspace, or a pick) and hands over to the workspace feature
  * (`src/workspace/`), which owns the `cloud-agent:` file system and the flows.
  */
@@ -14,7 +14,7 @@ import { type OpenWorkspaceMode, openAgentWorkspace } from '../workspace/openWor
 import { searchAgentWorkspace } from '../workspace/searchWorkspace';
 import { WorkspaceFeature, type WorkspaceFeatureDeps } from '../workspace/workspaceFeature';
 import { type CommandLogger, registerCommand } from './registry';
-import { pickItem, pickWhenLoaded } from './support';
+import { pickItem, pickWhenLoaded } from '../views/ui';
 
 export type { WorkspaceRunEvent } from '../workspace/workspaceFeature';
 
@@ -54,16 +54,18 @@ function isAutomationArg(arg: unknown): boolean {
 }
 
 /** Registers the workspace feature and its commands; dispose the result to undo it. */
-export function registerWorkspaceFs(deps: WorkspaceFsDeps): vscode.Disposable {
+export function registerWorkspaceFs(deps: WorkspaceFsDeps): WorkspaceCommands {
 	return new WorkspaceCommands(deps);
 }
 
-class WorkspaceCommands extends Disposable {
-	private readonly feature: WorkspaceFeature;
+/** The workspace feature (the `cloud-agent:` file system) and its commands. */
+export class WorkspaceCommands extends Disposable {
+	/** The file system, its cache and the interface check. */
+	readonly feature: WorkspaceFeature;
 
 	constructor(private readonly deps: WorkspaceFsDeps) {
 		super();
-		const feature = (this.feature = this.register(new WorkspaceFeature(deps)));
+		this.feature = this.register(new WorkspaceFeature(deps));
 		const options = { onUnauthorized: deps.onUnauthorized };
 		this.register(
 			registerCommand('cloudAgents.agents.openWorkspace', (arg?: OpenWorkspaceArg) => this.openWorkspace(arg), deps.log, options),
@@ -74,13 +76,6 @@ class WorkspaceCommands extends Disposable {
 				...options,
 				rethrow: isAutomationArg,
 			}),
-		);
-		// Internal (not contributed): lets the integration tests start from an empty cache.
-		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => feature.cache.clear()));
-		// Internal: the "interface differs" messages shown so far (tests), and a retry of one agent (or all).
-		this.register(vscode.commands.registerCommand('_cloudAgents.workspace.interfaceNotices', () => feature.interfaceNotices));
-		this.register(
-			vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) => feature.retryInterface(agentId)),
 		);
 	}
 

@@ -33,6 +33,8 @@ export interface RunFollowerOptions {
 	/** Where ended runs are remembered, so each is announced once (context.globalState). */
 	globalState: vscode.Memento;
 	log: vscode.LogOutputChannel;
+	/** Opens a run's result (the end-of-run notification's "Open Result"). */
+	openResult?: (agentId: string, runId: string) => Promise<void>;
 	/** Flush period of the channel and disk buffers (ms). */
 	flushMs?: number;
 	/** Most runs streamed at the same time; following one more stops the oldest. */
@@ -635,7 +637,7 @@ export class RunFollower extends Disposable {
 		void show(text, ...actions.map((a) => a.title)).then(async (choice) => {
 			const action = actions.find((a) => a.title === choice)?.id;
 			if (action === 'openResult') {
-				await vscode.commands.executeCommand('cloudAgents.runs.openResult', { agentId: run.agentId, runId: run.runId });
+				await this.options.openResult?.(run.agentId, run.runId);
 			} else if (action === 'showOutput') {
 				if (!this.show(run.agentId, run.runId)) {
 					await this.follow(run.agentId, run.runId, { preserveFocus: false });

@@ -70,12 +70,14 @@ export function describeError(err: unknown): string {
  * @param log where to write the failure; pass `undefined` to skip logging
  * @param prefix optional context such as "Could not load agents"
  * @param onUnauthorized the session's 401 handler; true when it handled the error
+ * @param signIn the sign-in flow, offered as "Sign In" for a 401 no handler took
  */
 export async function showApiError(
 	err: unknown,
 	log: ErrorLogger | undefined,
 	prefix?: string,
 	onUnauthorized?: UnauthorizedHandler,
+	signIn?: () => Promise<unknown>,
 ): Promise<void> {
 	if (isCancellation(err)) {
 		return;
@@ -91,14 +93,14 @@ export async function showApiError(
 	if (requestId !== undefined) {
 		actions.push(copy);
 	}
-	const signIn = vscode.l10n.t('Sign In');
-	if (isAuthFailure(err) && onUnauthorized === undefined) {
-		actions.push(signIn);
+	const signInTitle = vscode.l10n.t('Sign In');
+	if (isAuthFailure(err) && onUnauthorized === undefined && signIn !== undefined) {
+		actions.push(signInTitle);
 	}
 	const choice = await vscode.window.showErrorMessage(text, ...actions);
 	if (choice === copy && requestId !== undefined) {
 		await vscode.env.clipboard.writeText(requestId);
-	} else if (choice === signIn) {
-		await vscode.commands.executeCommand('cloudAgents.signIn');
+	} else if (choice === signInTitle) {
+		await signIn?.();
 	}
 }

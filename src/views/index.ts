@@ -1,30 +1,16 @@
 import * as vscode from 'vscode';
-import { SAFETY, isTerminalRunStatus } from '../api';
-import type { Agent, Artifact, CloudAgentsClient, Run, Runtime } from '../api';
+import { SAFETY } from '../api';
+import type { CloudAgentsClient } from '../api';
 import { Disposable } from '../util/lifecycle';
 import { singleLine } from '../util/text';
 import type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
 import { GroupedTreeProvider } from './groupTree';
 import { DescriptorTreeProvider, RecordNode } from './listTree';
 import type { ListHost } from './listTree';
-import { LIST_DESCRIPTORS, agentsList, artifactsList, runsList, runtimesList } from './lists';
-import type { AgentTarget, ArtifactTarget, RunTarget, RuntimeTarget } from './lists';
 
-export { ACCOUNT_GROUPS, accountList, checkpointsList, imageBuildsList, imagesList, modelProvidersList } from './lists';
-export {
-	ARTIFACT_READ_CAP_BYTES,
-	LIST_DESCRIPTORS,
-	RECENT_AGENTS_KEY,
-	agentsList,
-	artifactKind,
-	artifactsList,
-	runsList,
-	runtimeInTransition,
-	runtimesList,
-} from './lists';
-export type { AgentTarget, ArtifactTarget, RunTarget, RuntimeTarget } from './lists';
 export { DescriptorTreeProvider, RecordNode, pageSize } from './listTree';
-export type { ActionKit, ActionSpec, AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
+export type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
+export type { Action, ActionKit, RecordAction, ResourceAction, ResourceActions, Services } from './actions';
 
 /** What the views need from the session: sign-in state, its change event and the shared client. */
 export interface ViewSession {
@@ -52,13 +38,15 @@ type AnyProvider = DescriptorTreeProvider<any, any, any>;
 
 /**
  * The tree views of the Cloud Agents container, one per descriptor of the registry
- * (`LIST_DESCRIPTORS`, src/views/lists) that names a view id, each with the subtrees of the
+ * (`LIST_DESCRIPTORS`, src/resources/index.ts, handed in by src/extension.ts) that names a view id, each with the subtrees of the
  * descriptors nested under its rows. A list whose parent is a `selection` follows the record
  * selected in its parent's view (Runs and Artifacts follow the agent selected in Agents); each
  * list keeps its own paging, scroll and refresh.
  */
 export class CloudAgentViews extends Disposable {
 	private readonly providers = new Map<AnyListDescriptor, AnyProvider>();
+	/** The same providers by their list's key (a descriptor may be a copy: see esbuild.mjs). */
+	private readonly providersByKey = new Map<string, AnyProvider>();
 	private readonly views = new Map<AnyListDescriptor, vscode.TreeView<vscode.TreeItem>>();
 	private readonly flags = new Map<string, (key: string, parentKey: string | undefined) => boolean>();
 	/** Views of group rows (`groups`), by their descriptor. */
@@ -67,7 +55,13 @@ export class CloudAgentViews extends Disposable {
 	/** What the descriptors' functions use: the client, other lists' records, flags. */
 	readonly ctx: ListContext;
 
-	constructor(session: ViewSession, log: vscode.LogOutputChannel, reportError: (err: unknown) => void) {
+	constructor(
+		session: ViewSession,
+		log: vscode.LogOutputChannel,
+		reportError: (err: unknown) => void,
+		/** Every list of the extension (src/resources/index.ts), in the order of their views. */
+		lists: readonly AnyListDescriptor[],
+	) {
 		super();
 		const host: ListHost = {
 			get signedIn() {
@@ -82,15 +76,17 @@ export class CloudAgentViews extends Disposable {
 		this.ctx = {
 			client,
 			lookup: <U>(descriptor: ListDescriptor<U, object, unknown>, key: string): U | undefined =>
-				this.providers.get(descriptor)?.find(key) as U | undefined,
+				this.providersByKey.get(descriptor.key)?.find(key) as U | undefined,
 			flag: (name, key, parentKey) => this.flags.get(name)?.(key, parentKey) ?? false,
 		};
-		for (const descriptor of LIST_DESCRIPTORS) {
+		for (const descriptor of lists) {
 			if (descriptor.parent?.as === 'children' || descriptor.groups) {
 				continue;
 			}
-			const children = LIST_DESCRIPTORS.filter((d) => d.parent?.as === 'children' && d.parent.of === descriptor);
-			this.providers.set(descriptor, this.register(new DescriptorTreeProvider(descriptor, host, this.ctx, children)));
+			const children = lists.filter((d) => d.parent?.as === 'children' && d.parent.of.key === descriptor.key);
+			const provider = this.register(new DescriptorTreeProvider(descriptor, host, this.ctx, children));
+			this.providers.set(descriptor, provider);
+			this.providersByKey.set(descriptor.key, provider);
 		}
 		for (const [descriptor, provider] of this.providers) {
 			if (descriptor.viewId) {
@@ -102,14 +98,14 @@ export class CloudAgentViews extends Disposable {
 			}
 		}
 		// Views of group rows (Account): each group is a list above, shown under its group row.
-		for (const descriptor of LIST_DESCRIPTORS) {
+		for (const descriptor of lists) {
 			if (descriptor.groups && descriptor.viewId) {
-				const lists = descriptor.groups.map((d) => this.providerOf(d));
+				const groupLists = descriptor.groups.map((d) => this.providerOf(d));
 				const grouped = this.register(
 					new GroupedTreeProvider(
 						descriptor as ListDescriptor<unknown, object, undefined>,
 						this.ctx,
-						lists,
+						groupLists,
 						() => session.signedIn,
 					),
 				);
@@ -122,10 +118,12 @@ export class CloudAgentViews extends Disposable {
 		}
 		// Selecting a row drives the lists that follow its kind (Runs and Artifacts follow Agents).
 		for (const [descriptor, view] of this.views) {
-			if (LIST_DESCRIPTORS.some((d) => d.parent?.as === 'selection' && d.parent.of === descriptor)) {
+			if (lists.some((d) => d.parent?.as === 'selection' && d.parent.of.key === descriptor.key)) {
 				this.register(
 					view.onDidChangeSelection((e) => {
-						const node = e.selection.find((n): n is RecordNode => n instanceof RecordNode && n.descriptor === descriptor);
+						const node = e.selection.find(
+							(n): n is RecordNode => n instanceof RecordNode && n.descriptor.key === descriptor.key,
+						);
 						if (node) {
 							this.select(descriptor, node.record);
 						}
@@ -134,41 +132,6 @@ export class CloudAgentViews extends Disposable {
 			}
 		}
 
-		// A finished run may have produced artifacts.
-		this.register(this.runs.onDidSettle(() => void this.artifacts.refresh()));
-		// The agent's status follows its runs: a run we just started (or one that ended) refreshes
-		// the Agents view at once when its row disagrees, and the list keeps refreshing while active.
-		this.register(this.runs.onDidLoad(() => this.syncAgentWithRuns()));
-		this.register(
-			this.runs.onDidRequestRefresh(() => {
-				// Our own action on the agent's runs changes its status: its row refreshes now.
-				void this.agents.refresh();
-			}),
-		);
-		// Tooltips name the runtime (as the Runtimes view does) instead of its id: redrawn when a name
-		// changed, not on every load (the Runtimes view polls while a runtime is in motion, and a
-		// redraw makes VS Code drop the agent rows' handles until it has read them again: a row's
-		// context menu used meanwhile would run without its row).
-		let runtimeNames = '';
-		this.register(
-			this.runtimes.onDidLoad(() => {
-				const names = JSON.stringify(this.runtimes.records.map((r) => [r.id, r.display_name]));
-				if (names !== runtimeNames) {
-					runtimeNames = names;
-					this.agents.redraw();
-				}
-			}),
-		);
-		// Keep the selected agent's record (name in the view descriptions) current.
-		this.register(
-			this.agents.onDidLoad(() => {
-				const current = this.runs.parent;
-				const fresh = current && this.agents.find(current.id);
-				if (fresh && fresh.name !== current.name) {
-					this.selectAgent(fresh);
-				}
-			}),
-		);
 		this.register(
 			session.onDidChange(() => {
 				if (!session.signedIn) {
@@ -185,45 +148,13 @@ export class CloudAgentViews extends Disposable {
 				}
 			}),
 		);
-		this.register(
-			vscode.commands.registerCommand('_cloudAgents.views.rows', (key: ViewKey, parentRowId?: string) => this.rows(key, parentRowId)),
-		);
-		this.register(
-			vscode.commands.registerCommand('_cloudAgents.views.click', (key: ViewKey, rowId: string, parentRowId?: string) =>
-				this.click(key, rowId, parentRowId),
-			),
-		);
-		this.register(
-			vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) =>
-				this.selectAgentById(agentId),
-			),
-		);
-	}
-
-	/** The Agents view's list. */
-	get agents(): DescriptorTreeProvider<Agent, AgentTarget> {
-		return this.providerOf(agentsList);
-	}
-
-	/** The Runs view's list (runs of the selected agent). */
-	get runs(): DescriptorTreeProvider<Run, RunTarget, Agent> {
-		return this.providerOf(runsList);
-	}
-
-	/** The Runtimes view's list. */
-	get runtimes(): DescriptorTreeProvider<Runtime, RuntimeTarget> {
-		return this.providerOf(runtimesList);
-	}
-
-	/** The Artifacts view's list (artifacts of the selected agent). */
-	get artifacts(): DescriptorTreeProvider<Artifact, ArtifactTarget, Agent> {
-		return this.providerOf(artifactsList);
 	}
 
 	/** The provider of a list (top-level; a subtree's rows are served by its parent's provider). */
 	providerOf<T, F extends object, P>(descriptor: ListDescriptor<T, F, P>): DescriptorTreeProvider<T, F, P> {
 		const provider =
-			this.providers.get(descriptor) ?? (descriptor.parent?.as === 'children' ? this.providers.get(descriptor.parent.of) : undefined);
+			this.providersByKey.get(descriptor.key) ??
+			(descriptor.parent?.as === 'children' ? this.providersByKey.get(descriptor.parent.of.key) : undefined);
 		if (!provider) {
 			throw new Error(`no list ${descriptor.key}`);
 		}
@@ -232,7 +163,7 @@ export class CloudAgentViews extends Disposable {
 
 	/** The tree view of a list, when it is a view. */
 	viewOf(descriptor: AnyListDescriptor): vscode.TreeView<vscode.TreeItem> | undefined {
-		return this.views.get(descriptor);
+		return [...this.views].find(([d]) => d.key === descriptor.key)?.[1];
 	}
 
 	/**
@@ -250,33 +181,10 @@ export class CloudAgentViews extends Disposable {
 		}
 	}
 
-	/** The agent and active runs last compared with the Agents view (one refresh per change, no loop). */
-	private lastRunState = '';
-
-	/**
-	 * Compares the selected agent's runs with its row in the Agents view: an active run while the
-	 * row is not `running` (or the reverse) means the row is stale, so the Agents view refreshes now.
-	 */
-	private syncAgentWithRuns(): void {
-		const agent = this.runs.parent;
-		if (!agent) {
-			return;
-		}
-		const activeRuns = this.runs.records.filter((r) => !isTerminalRunStatus(r.status)).map((r) => r.id);
-		const active = activeRuns.length > 0;
-		this.agents.markActive(agent.id, active);
-		const row = this.agents.find(agent.id);
-		const state = `${agent.id}:${activeRuns.join(',')}`;
-		if (row && (row.status === 'running') !== active && state !== this.lastRunState) {
-			this.lastRunState = state;
-			void this.agents.refresh();
-		}
-	}
-
 	/** The record selected in a list's view that the lists following it show (the agent of Runs). */
 	selected<T>(descriptor: ListDescriptor<T, object, unknown>): T | undefined {
 		for (const [d, provider] of this.providers) {
-			if (d.parent?.as === 'selection' && d.parent.of === descriptor) {
+			if (d.parent?.as === 'selection' && d.parent.of.key === descriptor.key) {
 				return provider.parent as T | undefined;
 			}
 		}
@@ -286,14 +194,14 @@ export class CloudAgentViews extends Disposable {
 	/** Makes the lists that follow `descriptor`'s view show the records of `record` (or nothing) and names it in their descriptions. */
 	select<T>(descriptor: ListDescriptor<T, object, unknown>, record: T | undefined): void {
 		if (record !== undefined) {
-			this.providers.get(descriptor)?.rememberName(record);
+			this.providersByKey.get(descriptor.key)?.rememberName(record);
 		}
 		const description =
 			record !== undefined
 				? singleLine(descriptor.name?.(record) || descriptor.keyOf(record), SAFETY.descriptionMaxChars)
 				: undefined;
 		for (const [d, provider] of this.providers) {
-			if (d.parent?.as === 'selection' && d.parent.of === descriptor) {
+			if (d.parent?.as === 'selection' && d.parent.of.key === descriptor.key) {
 				provider.setParent(record);
 				const view = this.views.get(d);
 				if (view) {
@@ -303,34 +211,25 @@ export class CloudAgentViews extends Disposable {
 		}
 	}
 
-	/** The agent the Runs and Artifacts views follow. */
-	get selectedAgent(): Agent | undefined {
-		return this.selected(agentsList);
-	}
-
-	/** Makes Runs and Artifacts follow `agent` (or nothing) and names it in their descriptions. */
-	selectAgent(agent: Agent | undefined): void {
-		this.select(agentsList, agent);
-	}
-
-	/** Selects an agent by id: reveals its row when loaded, else looks it up. Undefined clears. */
-	async selectAgentById(agentId: string | undefined): Promise<Agent | undefined> {
-		if (!agentId) {
-			this.selectAgent(undefined);
+	/** Selects a record of `descriptor` by id: reveals its row when loaded, else reads it. Undefined clears. */
+	async selectById<T>(descriptor: ListDescriptor<T, object, unknown>, id: string | undefined): Promise<T | undefined> {
+		if (!id) {
+			this.select(descriptor, undefined);
 			return undefined;
 		}
-		let agent = this.agents.find(agentId);
-		if (agent) {
+		const provider = this.providerOf(descriptor);
+		let record = provider.find(id);
+		if (record !== undefined) {
 			try {
-				await this.viewOf(agentsList)?.reveal(this.agents.nodeOf(agent), { select: true, focus: false });
+				await this.viewOf(descriptor)?.reveal(provider.nodeOf(record), { select: true, focus: false });
 			} catch {
 				// Not rendered yet (view hidden): selecting the data is enough.
 			}
 		} else {
-			agent = await this.client().getAgent(agentId);
+			record = await descriptor.target?.get(this.ctx, id, undefined);
 		}
-		this.selectAgent(agent);
-		return agent;
+		this.select(descriptor, record);
+		return record;
 	}
 
 	/** The provider of a view by key (a list's, or a view of group rows). */

@@ -29,6 +29,8 @@ suite('Commands loaded on first use', () => {
 						}),
 					),
 					restorePanel: async () => undefined,
+					openRunResult: async () => undefined,
+					exportSavings: async () => '',
 				};
 			},
 			log,
@@ -75,6 +77,8 @@ suite('Commands loaded on first use', () => {
 				return {
 					disposables: ids.map((id) => vscode.commands.registerCommand(id, () => 'real')),
 					restorePanel: async () => undefined,
+					openRunResult: async () => undefined,
+					exportSavings: async () => '',
 				};
 			},
 			log,

@@ -5,7 +5,7 @@ import type { CloudAgentsTestApi } from '../../../src/extension';
 import type { ListContext } from '../../../src/views/descriptor';
 import { DescriptorTreeProvider } from '../../../src/views/listTree';
 import type { ListHost } from '../../../src/views/listTree';
-import { agentsList } from '../../../src/views/lists';
+import { agentsList } from '../../../src/resources';
 import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 
 /**

@@ -84,17 +84,23 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 	test("the features' code is in features.js only, which takes the modules it shares from extension.js", () => {
 		const text = (f: string): string => readFileSync(join(out, f), 'utf8');
 		// Strings of command modules that only features.js should hold (they survive minification).
-		for (const marker of ['cloudAgents.secretStubs.create', 'cloudAgents.agents.openComputer', '_cloudAgents.savings.exportTo']) {
+		for (const marker of ['cloudAgents.secretStubs.create', 'cloudAgents.agents.openComputer']) {
 			assert.ok(text('features.js').includes(marker), `features.js lacks ${marker}`);
 			assert.ok(
 				!text('extension.js').includes(`registerCommand("${marker}"`) && !text('extension.js').includes(`"${marker}",async`),
 				`extension.js registers ${marker}`,
 			);
 		}
+		// The resources' actions (src/resources/<kind>.ts) are in features.js only: activation's bundle
+		// keeps of a resource module just the list descriptors it draws (texts only the actions show).
+		for (const marker of ['Resume Revision {0}', 'VNC credentials of {0}', 'Deleting image {0}']) {
+			assert.ok(text('features.js').includes(marker), `features.js lacks the action text ${marker}`);
+			assert.ok(!text('extension.js').includes(marker), `extension.js holds the action text ${marker}`);
+		}
 		// One copy of each shared class: the tree rows' class (instanceof RecordNode in the command
 		// target resolver) and the command registry are defined in extension.js and read from it.
 		assert.ok(text('features.js').includes('require("./extension.js")'), 'features.js does not read extension.js');
-		for (const shared of ['__src_views_index', '__src_commands_registry', '__src_commands_targets']) {
+		for (const shared of ['__src_views_index', '__src_commands_registry', '__src_views_targets']) {
 			assert.ok(
 				text('features.js').includes(`require("./extension.js").${shared}`),
 				`features.js does not read ${shared} from extension.js`,

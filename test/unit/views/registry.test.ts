@@ -3,47 +3,65 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The list registry (src/views/lists/index.ts) and the manifest agree. The descriptor modules
- * import `vscode`, so this plain-Node test reads their source: every module of the folder is
- * registered in LIST_DESCRIPTORS, every `viewId` a descriptor names is a contributed tree view,
- * and every contributed tree view of ours is served by exactly one descriptor.
+ * The resource registry (src/resources/index.ts) and the manifest agree. The resource modules
+ * import `vscode`, so this plain-Node test reads their source: every list descriptor of the folder
+ * is registered in LIST_DESCRIPTORS and every resource's actions in RESOURCE_ACTIONS, every `viewId`
+ * a descriptor names is a contributed tree view, and every contributed tree view of ours is served
+ * by exactly one descriptor.
  */
 
 // Compiled to out/test/unit/views/, so the repository root is four levels up.
 const root = join(__dirname, '..', '..', '..', '..');
-const folder = join(root, 'src', 'views', 'lists');
+const folder = join(root, 'src', 'resources');
 const registry = readFileSync(join(folder, 'index.ts'), 'utf8');
 const modules = readdirSync(folder).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 	contributes: { views: Record<string, Array<{ id: string; type?: string }>> };
 };
 
+/** The exported action objects of a module: `export const <name>Actions = {`. */
+function actionsOf(source: string): string[] {
+	return [...source.matchAll(/^export const (\w+Actions) = \{/gm)].map((m) => m[1]!);
+}
+
+/** The names listed in one of the registry's arrays. */
+function registered(name: string): Set<string> {
+	const list = new RegExp(`^export const ${name}[^=]*=\\s*\\[([^\\]]*)\\]`, 'm').exec(registry)?.[1] ?? '';
+	return new Set(
+		list
+			.split(',')
+			.map((s) => s.trim())
+			.filter((s) => s !== ''),
+	);
+}
+
 /** The exported descriptor constants of a module: `export const <name>: ListDescriptor<…> = {`. */
 function descriptorsOf(source: string): string[] {
 	return [...source.matchAll(/^export const (\w+): ListDescriptor</gm)].map((m) => m[1]!);
 }
 
-suite('list registry (src/views/lists)', () => {
-	test('every descriptor module of the folder is registered in LIST_DESCRIPTORS', () => {
+suite('resource registry (src/resources)', () => {
+	test('every list and every set of actions of the folder is registered', () => {
 		assert.ok(modules.length >= 4, modules.join(', '));
-		const list = /LIST_DESCRIPTORS[^=]*=\s*\[([^\]]*)\]/.exec(registry)?.[1] ?? '';
-		const registered = new Set(
-			list
-				.split(',')
-				.map((s) => s.trim())
-				.filter((s) => s !== ''),
-		);
+		const lists = registered('LIST_DESCRIPTORS');
+		const actions = registered('RESOURCE_ACTIONS');
 		const missing: string[] = [];
 		for (const file of modules) {
-			const names = descriptorsOf(readFileSync(join(folder, file), 'utf8'));
-			assert.ok(names.length > 0, `${file} exports no ListDescriptor`);
+			const source = readFileSync(join(folder, file), 'utf8');
+			const names = descriptorsOf(source);
+			assert.ok(names.length + actionsOf(source).length > 0, `${file} exports no ListDescriptor and no actions`);
 			for (const name of names) {
-				if (!registered.has(name)) {
-					missing.push(`${name} (${file})`);
+				if (!lists.has(name)) {
+					missing.push(`${name} (${file}, LIST_DESCRIPTORS)`);
+				}
+			}
+			for (const name of actionsOf(source)) {
+				if (!actions.has(name)) {
+					missing.push(`${name} (${file}, RESOURCE_ACTIONS)`);
 				}
 			}
 		}
-		assert.deepEqual(missing, [], `descriptors not in LIST_DESCRIPTORS: ${missing.join(', ')}`);
+		assert.deepEqual(missing, [], `not registered: ${missing.join(', ')}`);
 	});
 
 	test('the views descriptors name are exactly the contributed tree views', () => {

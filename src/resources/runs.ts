@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { LIMITS, isTerminalRunStatus } from '../../api';
-import type { Agent, Run } from '../../api';
-import { contextToken, iconSafe, singleLine } from '../../util/text';
-import type { ListDescriptor } from '../descriptor';
-import { joinParts, oneLine, plainTooltip, relativeTime, runStatusIcon } from '../format';
+import { LIMITS, isTerminalRunStatus } from '../api';
+import type { Agent, Run } from '../api';
+import { contextToken, iconSafe, singleLine } from '../util/text';
+import type { ListDescriptor } from '../views/descriptor';
+import { joinParts, oneLine, plainTooltip, relativeTime, runStatusIcon } from '../views/format';
 import { agentsList } from './agents';
 
 /** How much of the prompt a run row shows: short enough that the status after it fits the default sidebar. */

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import type { GitHubAuthorizationRequest } from '../../api';
-import type { ListDescriptor } from '../descriptor';
-import { joinParts, plainTooltip } from '../format';
+import type { GitHubAuthorizationRequest } from '../api';
+import type { ListDescriptor } from '../views/descriptor';
+import { joinParts, plainTooltip } from '../views/format';
 
 /** When a pending request expires (ms since the epoch); undefined when it does not say. */
 export function requestExpiry(request: GitHubAuthorizationRequest): number | undefined {

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { Agent, Artifact } from '../../api';
-import { iconSafe } from '../../util/text';
-import type { ListDescriptor } from '../descriptor';
-import { formatBytes, joinParts, plainTooltip, relativeTime } from '../format';
+import type { Agent, Artifact } from '../api';
+import { iconSafe } from '../util/text';
+import type { ListDescriptor } from '../views/descriptor';
+import { formatBytes, joinParts, plainTooltip, relativeTime } from '../views/format';
 import { agentsList } from './agents';
 
 /** The output cap of a single answer: an artifact larger than this cannot be read back whole. */

@@ -1,25 +1,15 @@
 import * as vscode from 'vscode';
-import type { CloudAgentViews, ListDescriptor } from '../views';
-import { RecordNode } from '../views';
-import { joinParts } from '../views/format';
-import { argString, pickItem, pickWhenLoaded } from './support';
+import type { ResolveOptions } from './actions';
+import type { ListDescriptor } from './descriptor';
+import { joinParts } from './format';
+import type { CloudAgentViews } from './index';
+import { RecordNode } from './listTree';
+import { argString, pickItem, pickWhenLoaded } from './ui';
 
 /** What the resolver needs: the views (their loaded rows, the selection, the descriptors' context) and globalState. */
 export interface TargetDeps {
 	views: CloudAgentViews;
 	context: vscode.ExtensionContext;
-}
-
-/** Options of `resolveTarget`. */
-export interface ResolveOptions<T> {
-	/** The quick pick's title (the command's name). */
-	title: string;
-	/** Narrows what the quick pick offers (e.g. only active runs for Cancel Run). */
-	filter?: (item: T) => boolean;
-	/** Take the record selected in the UI (the agent the Runs view follows) before asking. */
-	useSelection?: boolean;
-	/** The command's own picker, instead of the descriptor's quick pick (Send Prompt's agent pick). */
-	pick?: () => Promise<T | undefined>;
 }
 
 /** A record found, with the key of its parent (the agent of a run), when its list has one. */
@@ -30,7 +20,7 @@ interface Found<T> {
 
 /**
  * The one place where a command finds what it acts on, the same way for every list descriptor
- * (src/views/lists) that declares a `target`:
+ * (src/resources) that declares a `target`:
  * 1. a row of that list (tree click, context menu, inline button): its fields;
  * 2. a link or another command: the id as a string argument, or an automation object naming it
  *    (`{agentId}`, `{agentId, runId}`): read through `target.get` (the loaded row first when the
@@ -47,7 +37,7 @@ export async function resolveTarget<T, F extends object, P>(
 	arg: unknown,
 	options: ResolveOptions<T>,
 ): Promise<F | undefined> {
-	if (arg instanceof RecordNode && arg.descriptor === descriptor) {
+	if (arg instanceof RecordNode && arg.descriptor.key === descriptor.key) {
 		return arg.target as F;
 	}
 	const found = await findRecord(deps, descriptor, arg, options);
@@ -60,7 +50,7 @@ async function findRecord<T, P>(
 	arg: unknown,
 	options: ResolveOptions<T>,
 ): Promise<Found<T> | undefined> {
-	if (arg instanceof RecordNode && arg.descriptor === descriptor) {
+	if (arg instanceof RecordNode && arg.descriptor.key === descriptor.key) {
 		return {
 			record: arg.record as T,
 			parentKey: arg.parentRecord === undefined || !descriptor.parent ? undefined : descriptor.parent.of.keyOf(arg.parentRecord as P),

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
-import { readCheckpoint, redactSecrets } from '../../api';
-import type { CheckpointInfo } from '../../api';
-import { contextToken, iconSafe } from '../../util/text';
-import type { ListContext, ListDescriptor } from '../descriptor';
-import { joinParts, plainTooltip, relativeTime, statusIcon } from '../format';
+import type { RecordAction } from '../views/actions';
+import { readCheckpoint, redactSecrets } from '../api';
+import type { CheckpointInfo } from '../api';
+import { contextToken, iconSafe } from '../util/text';
+import type { ListContext, ListDescriptor } from '../views/descriptor';
+import { joinParts, plainTooltip, relativeTime, statusIcon } from '../views/format';
 import { runtimesList } from './runtimes';
 
 /** What a checkpoint command receives: `{checkpoint}` (a row, the resolver). */
@@ -96,19 +97,23 @@ export const checkpointsList: ListDescriptor<CheckpointInfo, CheckpointTarget> =
 		notFound: (id) => vscode.l10n.t('The checkpoint {0} was not found.', id),
 		preferLoaded: true,
 	},
-	actions: {
-		'cloudAgents.checkpoints.showDetails': {
-			title: () => vscode.l10n.t('Show Checkpoint Details'),
-			// A summary first (state, failure reason, source runtime or "deleted"), then the record as sent.
-			run: ({ checkpoint: c }, kit) =>
-				kit.showJson(vscode.l10n.t('Checkpoint {0}', iconSafe(c.name ?? c.id)), ['checkpoints', c.id], {
-					name: c.name ?? null,
-					state: c.state ?? null,
-					failure_reason: c.failureReason ?? null,
-					source_runtime: c.sourceRuntimeId === undefined ? 'deleted' : sourceRuntimeText(c),
-					source_runtime_id: c.sourceRuntimeId ?? null,
-					record: redactSecrets(c.raw),
-				}),
-		},
-	},
+};
+
+/** What a user can do with checkpoints. */
+export const checkpointActions = {
+	showDetails: {
+		on: checkpointsList,
+		command: 'cloudAgents.checkpoints.showDetails',
+		title: () => vscode.l10n.t('Show Checkpoint Details'),
+		// A summary first (state, failure reason, source runtime or "deleted"), then the record as sent.
+		run: ({ checkpoint: c }, kit) =>
+			kit.showJson(vscode.l10n.t('Checkpoint {0}', iconSafe(c.name ?? c.id)), ['checkpoints', c.id], {
+				name: c.name ?? null,
+				state: c.state ?? null,
+				failure_reason: c.failureReason ?? null,
+				source_runtime: c.sourceRuntimeId === undefined ? 'deleted' : sourceRuntimeText(c),
+				source_runtime_id: c.sourceRuntimeId ?? null,
+				record: redactSecrets(c.raw),
+			}),
+	} satisfies RecordAction<CheckpointInfo, CheckpointTarget>,
 };

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AnyListDescriptor, ListDescriptor } from '../descriptor';
+import type { AnyListDescriptor, ListDescriptor } from '../views/descriptor';
 import { checkpointsList } from './checkpoints';
 import { imageBuildsList } from './imageBuilds';
 import { imagesList } from './images';

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import { ApiError, readImage, redactSecrets } from '../../api';
-import type { ImageInfo } from '../../api';
-import { describeError } from '../../util/errors';
-import { contextToken, iconSafe } from '../../util/text';
-import type { ListDescriptor } from '../descriptor';
-import { joinParts, plainTooltip } from '../format';
+import { ApiError, readImage, redactSecrets } from '../api';
+import type { ImageInfo } from '../api';
+import { describeError } from '../util/errors';
+import { contextToken, iconSafe } from '../util/text';
+import type { ListDescriptor } from '../views/descriptor';
+import type { RecordAction } from '../views/actions';
+import { joinParts, plainTooltip } from '../views/format';
 
 /** What an image command receives: `{image}` (a row, the resolver). */
 export interface ImageTarget {
@@ -83,51 +84,55 @@ export const imagesList: ListDescriptor<ImageInfo, ImageTarget> = {
 		notFound: (id) => vscode.l10n.t('The image {0} was not found.', id),
 		preferLoaded: true,
 	},
-	actions: {
-		'cloudAgents.images.showDetails': {
-			title: () => vscode.l10n.t('Show Image Details'),
-			run: ({ image }, kit) =>
-				kit.showJson(vscode.l10n.t('Image {0}', iconSafe(image.name ?? image.id)), ['images', image.id], redactSecrets(image.raw)),
-		},
-		'cloudAgents.images.delete': {
-			title: () => vscode.l10n.t('Delete Image…'),
-			filter: (image) => image.kind === 'custom',
-			async run({ image }, kit): Promise<DeleteImageResult> {
-				const name = image.name ?? image.id;
-				const ok = await kit.confirm(
-					vscode.l10n.t('Delete the image "{0}"?', name),
-					vscode.l10n.t(
-						'The custom image {0} is deleted for good; new runtimes can no longer use it. The service refuses while a runtime uses it.',
-						image.id,
-					),
-					vscode.l10n.t('Delete Image'),
-				);
-				if (!ok) {
-					return { deleted: false, reason: 'cancelled' };
-				}
-				try {
-					await kit.progress(vscode.l10n.t('Deleting image {0}…', name), (signal) =>
-						kit.client().deleteImage(image.id, { signal }),
+};
+
+/** What a user can do with images. */
+export const imageActions = {
+	showDetails: {
+		on: imagesList,
+		command: 'cloudAgents.images.showDetails',
+		title: () => vscode.l10n.t('Show Image Details'),
+		run: ({ image }, kit) =>
+			kit.showJson(vscode.l10n.t('Image {0}', iconSafe(image.name ?? image.id)), ['images', image.id], redactSecrets(image.raw)),
+	} satisfies RecordAction<ImageInfo, ImageTarget>,
+	delete: {
+		on: imagesList,
+		command: 'cloudAgents.images.delete',
+		title: () => vscode.l10n.t('Delete Image…'),
+		filter: (image) => image.kind === 'custom',
+		async run({ image }, kit): Promise<DeleteImageResult> {
+			const name = image.name ?? image.id;
+			const ok = await kit.confirm(
+				vscode.l10n.t('Delete the image "{0}"?', name),
+				vscode.l10n.t(
+					'The custom image {0} is deleted for good; new runtimes can no longer use it. The service refuses while a runtime uses it.',
+					image.id,
+				),
+				vscode.l10n.t('Delete Image'),
+			);
+			if (!ok) {
+				return { deleted: false, reason: 'cancelled' };
+			}
+			try {
+				await kit.progress(vscode.l10n.t('Deleting image {0}…', name), (signal) => kit.client().deleteImage(image.id, { signal }));
+			} catch (err) {
+				if (err instanceof ApiError && err.status === 409) {
+					// The documented conflict: a runtime still uses the image (or it is built in).
+					kit.warn(
+						vscode.l10n.t(
+							'The image "{0}" was not deleted: it is in use. Delete or recreate the runtimes that use it, then try again. The service said: {1}',
+							name,
+							describeError(err),
+						),
 					);
-				} catch (err) {
-					if (err instanceof ApiError && err.status === 409) {
-						// The documented conflict: a runtime still uses the image (or it is built in).
-						kit.warn(
-							vscode.l10n.t(
-								'The image "{0}" was not deleted: it is in use. Delete or recreate the runtimes that use it, then try again. The service said: {1}',
-								name,
-								describeError(err),
-							),
-						);
-						await kit.refresh();
-						return { deleted: false, reason: 'in_use', requestId: err.requestId };
-					}
-					throw err;
+					await kit.refresh();
+					return { deleted: false, reason: 'in_use', requestId: err.requestId };
 				}
-				kit.info(vscode.l10n.t('Deleted the image "{0}".', name));
-				await kit.refresh();
-				return { deleted: true };
-			},
+				throw err;
+			}
+			kit.info(vscode.l10n.t('Deleted the image "{0}".', name));
+			await kit.refresh();
+			return { deleted: true };
 		},
-	},
+	} satisfies RecordAction<ImageInfo, ImageTarget>,
 };

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { Agent } from '../../api';
-import { contextToken } from '../../util/text';
-import type { ListDescriptor } from '../descriptor';
-import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from '../format';
+import type { Agent } from '../api';
+import { contextToken } from '../util/text';
+import type { ListDescriptor } from '../views/descriptor';
+import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from '../views/format';
 import { runtimesList } from './runtimes';
 
 /** Agent statuses that change on their own, so the list refreshes itself while one is shown. */
@@ -10,6 +10,20 @@ const MOVING_AGENT_STATUSES = new Set(['provisioning', 'running', 'deleting']);
 
 /** globalState key: agent ids used recently, most recent first (the agent pick lists them first). */
 export const RECENT_AGENTS_KEY = 'cloudAgents.recentAgents';
+
+const RECENT_MAX = 10;
+
+/** Agent ids used recently, most recent first (globalState). */
+export function recentAgentIds(context: vscode.ExtensionContext): string[] {
+	const ids = context.globalState.get<unknown>(RECENT_AGENTS_KEY);
+	return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** Moves an agent id to the front of the recently used list. */
+export async function rememberAgent(context: vscode.ExtensionContext, agentId: string): Promise<void> {
+	const ids = [agentId, ...recentAgentIds(context).filter((id) => id !== agentId)].slice(0, RECENT_MAX);
+	await context.globalState.update(RECENT_AGENTS_KEY, ids);
+}
 
 /** What an agent command receives: `{agent}` (a row, the resolver). */
 export interface AgentTarget {

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { readProvider } from '../../api';
-import type { ProviderInfo } from '../../api';
-import { contextToken } from '../../util/text';
-import type { ListContext, ListDescriptor } from '../descriptor';
-import { joinParts, plainTooltip, relativeTime, statusIcon } from '../format';
+import { readProvider } from '../api';
+import type { ProviderInfo } from '../api';
+import { contextToken } from '../util/text';
+import type { ListContext, ListDescriptor } from '../views/descriptor';
+import { joinParts, plainTooltip, relativeTime, statusIcon } from '../views/format';
 
 /** What a model provider command receives: `{provider}` (a row, the resolver). */
 export interface ModelProviderTarget {

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { SAFETY } from '../../api';
-import type { Runtime, SshKey } from '../../api';
-import type { ListDescriptor } from '../descriptor';
-import { joinParts, plainTooltip, relativeTime } from '../format';
+import { SAFETY } from '../api';
+import type { Runtime, SshKey } from '../api';
+import type { ListDescriptor } from '../views/descriptor';
+import { joinParts, plainTooltip, relativeTime } from '../views/format';
 import { runtimesList } from './runtimes';
 
 /**

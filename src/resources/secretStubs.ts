@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY } from '../../api';
-import type { CloudAgentsClient, Runtime, Secret, SecretStub } from '../../api';
-import { describeError } from '../../util/errors';
-import type { ListDescriptor } from '../descriptor';
-import { joinParts, plainTooltip } from '../format';
+import { ApiError, SAFETY } from '../api';
+import type { CloudAgentsClient, Runtime, Secret, SecretStub } from '../api';
+import { describeError } from '../util/errors';
+import type { ListDescriptor } from '../views/descriptor';
+import { joinParts, plainTooltip } from '../views/format';
 import { runtimesList } from './runtimes';
 
 /** How a secret stub injects its secret, read from its `stub_config_json`. */

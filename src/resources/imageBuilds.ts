@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
-import { buildStatusClass, readBuild, redactSecrets } from '../../api';
-import type { BuildAttemptInfo, BuildInfo } from '../../api';
-import { contextToken, iconSafe } from '../../util/text';
-import type { ListDescriptor } from '../descriptor';
-import { joinParts, plainTooltip, relativeTime, statusIcon } from '../format';
+import { buildStatusClass, readBuild, redactSecrets } from '../api';
+import type { BuildAttemptInfo, BuildInfo } from '../api';
+import { contextToken, iconSafe } from '../util/text';
+import type { ListDescriptor } from '../views/descriptor';
+import type { RecordAction } from '../views/actions';
+import { joinParts, plainTooltip, relativeTime, statusIcon } from '../views/format';
 
 /** What an image build command receives: `{build}` (a row, the resolver). */
 export interface ImageBuildTarget {
@@ -87,19 +88,6 @@ export const imageBuildsList: ListDescriptor<BuildInfo, ImageBuildTarget> = {
 		placeholder: () => vscode.l10n.t('Pick an image build'),
 		preferLoaded: true,
 	},
-	actions: {
-		'cloudAgents.imageBuilds.showDetails': {
-			title: () => vscode.l10n.t('Show Image Build Details'),
-			run: async ({ build }, kit) => {
-				const fresh = readBuild(await kit.client().getImageBuild(build.id)) ?? build;
-				return kit.showJson(
-					vscode.l10n.t('Image build {0}', iconSafe(fresh.name ?? fresh.id)),
-					['imageBuilds', fresh.id],
-					redactSecrets(fresh.raw),
-				);
-			},
-		},
-	},
 };
 
 /** What an attempt row carries: `{buildId, attempt}`. */
@@ -134,4 +122,21 @@ export const buildAttemptsList: ListDescriptor<BuildAttemptInfo, BuildAttemptTar
 			]),
 		};
 	},
+};
+
+/** What a user can do with imageBuilds. */
+export const imageBuildActions = {
+	showDetails: {
+		on: imageBuildsList,
+		command: 'cloudAgents.imageBuilds.showDetails',
+		title: () => vscode.l10n.t('Show Image Build Details'),
+		run: async ({ build }, kit) => {
+			const fresh = readBuild(await kit.client().getImageBuild(build.id)) ?? build;
+			return kit.showJson(
+				vscode.l10n.t('Image build {0}', iconSafe(fresh.name ?? fresh.id)),
+				['imageBuilds', fresh.id],
+				redactSecrets(fresh.raw),
+			);
+		},
+	} satisfies RecordAction<BuildInfo, ImageBuildTarget>,
 };

@@ -1,0 +1,137 @@
+/**
+ * The registry of resources: every list of the extension (`LIST_DESCRIPTORS`, drawn at activation)
+ * and every resource's actions (`RESOURCE_ACTIONS`, loaded on first use with the commands' code), and
+ * how the lists follow one another (`connectLists`). A new resource is one module in this folder
+ * (its list descriptors and its actions), one line in each array, and its package.json entries
+ * (`test/unit/views/registry.test.ts` checks that the folder and these lists agree).
+ *
+ * The two arrays are separate so that activation, which imports only `LIST_DESCRIPTORS`, does not
+ * load the actions' code: esbuild leaves out what the activation bundle never reads (esbuild.mjs).
+ */
+import { isTerminalRunStatus } from '../api';
+import type * as vscode from 'vscode';
+import type { CloudAgentViews } from '../views';
+import type { AnyListDescriptor } from '../views/descriptor';
+import type { ResourceActions } from '../views/actions';
+import { accountList } from './account';
+import { agentsList } from './agents';
+import { artifactsList } from './artifacts';
+import { checkpointActions, checkpointsList } from './checkpoints';
+import { githubRequestsList } from './github';
+import { buildAttemptsList, imageBuildActions, imageBuildsList } from './imageBuilds';
+import { imageActions, imagesList } from './images';
+import { modelProvidersList } from './modelProviders';
+import { runsList } from './runs';
+import { runtimeActions, runtimesList } from './runtimes';
+import { runtimeSecretStubsList, secretStubsList, secretsList } from './secretStubs';
+import { runtimeSshKeysList } from './sshKeys';
+
+export { agentsList, RECENT_AGENTS_KEY } from './agents';
+export type { AgentTarget } from './agents';
+export { artifactsList, ARTIFACT_READ_CAP_BYTES, artifactKind } from './artifacts';
+export type { ArtifactTarget } from './artifacts';
+export { runsList } from './runs';
+export type { RunTarget } from './runs';
+export { runtimesList, runtimeInTransition } from './runtimes';
+export type { RuntimeTarget } from './runtimes';
+export { ACCOUNT_GROUPS, accountList } from './account';
+export { runtimeSecretStubsList, secretStubsList, secretsList, stubShape, stubsOfRuntime } from './secretStubs';
+export type { SecretRef, SecretRefTarget, SecretStubTarget, StubShape } from './secretStubs';
+export { attachedSshKeys, runtimeSshKeysList } from './sshKeys';
+export type { SshKeyTarget } from './sshKeys';
+export { authorizationUrl, githubRequestsList, isOpenRequest, requestExpiry } from './github';
+export type { GitHubRequestTarget } from './github';
+export type { AccountGroup } from './account';
+export { imagesList } from './images';
+export type { DeleteImageResult, ImageTarget } from './images';
+export { buildAttemptsList, buildIcon, imageBuildsList } from './imageBuilds';
+export type { BuildAttemptTarget, ImageBuildTarget } from './imageBuilds';
+export { checkpointsList, sourceRuntimeText } from './checkpoints';
+export type { CheckpointTarget } from './checkpoints';
+export { modelProvidersList, readProviders } from './modelProviders';
+export type { ModelProviderTarget } from './modelProviders';
+export { findRuntime, runtimeActions } from './runtimes';
+
+/**
+ * Every list of the extension: `CloudAgentViews` creates a tree view for each one with a `viewId`
+ * (in this order), nests each one whose parent is `children` under the rows of its parent, and the
+ * action registry registers each one's refresh and load-more commands.
+ */
+export const LIST_DESCRIPTORS: readonly AnyListDescriptor[] = [
+	agentsList,
+	runsList,
+	runtimesList,
+	artifactsList,
+	accountList,
+	runtimeSecretStubsList,
+	secretStubsList,
+	secretsList,
+	runtimeSshKeysList,
+	githubRequestsList,
+	imagesList,
+	imageBuildsList,
+	buildAttemptsList,
+	checkpointsList,
+	modelProvidersList,
+];
+
+/** Every resource's actions (each registered as its command by src/views/actionRegistry.ts). */
+export const RESOURCE_ACTIONS: readonly ResourceActions[] = [runtimeActions, imageActions, imageBuildActions, checkpointActions];
+
+/**
+ * How the lists follow one another: a finished run refreshes the artifacts; the agent's row follows
+ * its runs' state; tooltips naming a runtime redraw when a runtime's name changes; the agent the Runs
+ * and Artifacts views follow keeps its current name. The caller owns the disposables.
+ */
+export function connectLists(views: CloudAgentViews): vscode.Disposable[] {
+	const agents = views.providerOf(agentsList);
+	const runs = views.providerOf(runsList);
+	const runtimes = views.providerOf(runtimesList);
+	const artifacts = views.providerOf(artifactsList);
+	// The agent and active runs last compared with the Agents view (one refresh per change, no loop).
+	let lastRunState = '';
+	// Tooltips name the runtime (as the Runtimes view does) instead of its id: redrawn when a name
+	// changed, not on every load (the Runtimes view polls while a runtime is in motion, and a
+	// redraw makes VS Code drop the agent rows' handles until it has read them again: a row's
+	// context menu used meanwhile would run without its row).
+	let runtimeNames = '';
+	return [
+		// A finished run may have produced artifacts.
+		runs.onDidSettle(() => void artifacts.refresh()),
+		// The agent's status follows its runs: an active run while the agent's row is not `running`
+		// (or the reverse) means the row is stale, so the Agents view refreshes now, and the list
+		// keeps refreshing while active.
+		runs.onDidLoad(() => {
+			const agent = runs.parent;
+			if (!agent) {
+				return;
+			}
+			const activeRuns = runs.records.filter((r) => !isTerminalRunStatus(r.status)).map((r) => r.id);
+			const active = activeRuns.length > 0;
+			agents.markActive(agent.id, active);
+			const row = agents.find(agent.id);
+			const state = `${agent.id}:${activeRuns.join(',')}`;
+			if (row && (row.status === 'running') !== active && state !== lastRunState) {
+				lastRunState = state;
+				void agents.refresh();
+			}
+		}),
+		// Our own action on the agent's runs changes its status: its row refreshes now.
+		runs.onDidRequestRefresh(() => void agents.refresh()),
+		runtimes.onDidLoad(() => {
+			const names = JSON.stringify(runtimes.records.map((r) => [r.id, r.display_name]));
+			if (names !== runtimeNames) {
+				runtimeNames = names;
+				agents.redraw();
+			}
+		}),
+		// Keep the selected agent's record (name in the view descriptions) current.
+		agents.onDidLoad(() => {
+			const current = runs.parent;
+			const fresh = current && agents.find(current.id);
+			if (fresh && fresh.name !== current.name) {
+				views.select(agentsList, fresh);
+			}
+		}),
+	];
+}

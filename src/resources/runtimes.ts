@@ -1,0 +1,257 @@
+import * as vscode from 'vscode';
+import type { Runtime } from '../api';
+import { contextToken, iconSafe, notificationText } from '../util/text';
+import type { ListDescriptor } from '../views/descriptor';
+import type { ActionKit, RecordAction } from '../views/actions';
+import { displayName, isStatus, pickItem } from '../views/ui';
+import { formatMemoryMib, joinParts, plainTooltip, relativeTime, runtimeStatusIcon } from '../views/format';
+
+/** True when the runtime is on its way somewhere: creating, deleting, or status ≠ desired status. */
+export function runtimeInTransition(runtime: Runtime): boolean {
+	if (runtime.status === 'creating' || runtime.status === 'deleting') {
+		return true;
+	}
+	return (
+		runtime.desired_status !== undefined &&
+		runtime.desired_status !== runtime.status &&
+		!['error', 'crashed', 'unavailable'].includes(runtime.status)
+	);
+}
+
+/** What a runtime command receives: `{runtime}` (a row, the resolver). */
+export interface RuntimeTarget {
+	runtime: Runtime;
+}
+
+/** Walks the runtimes for one id (the service has no single-runtime read); bounded by the client's walk. */
+export async function findRuntime(
+	client: { iterateRuntimes(o: { limit: number }): AsyncIterable<Runtime> },
+	runtimeId: string,
+): Promise<Runtime | undefined> {
+	for await (const runtime of client.iterateRuntimes({ limit: 100 })) {
+		if (runtime.id === runtimeId) {
+			return runtime;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * The Runtimes view: every runtime, a page (`cloudAgents.pageSize`) at a time through the service's
+ * cursors; it refreshes itself while a runtime is in transition. A row's `contextValue` is
+ * `runtime:<status>` plus `:degraded`, `:transition` and `:vnc` (VNC enabled); a click shows the
+ * runtime's details.
+ */
+export const runtimesList: ListDescriptor<Runtime, RuntimeTarget> = {
+	key: 'runtimes',
+	kind: 'runtime',
+	viewId: 'cloudAgents.runtimes',
+	commands: { refresh: 'cloudAgents.runtimes.refresh', loadMore: 'cloudAgents.runtimes.loadMore' },
+	source: { page: (ctx, request) => ctx.client().listRuntimes(request) },
+	keyOf: (runtime) => runtime.id,
+	name: (runtime) => runtime.display_name || undefined,
+	fields: (runtime) => ({ runtime }),
+	isActive: runtimeInTransition,
+	signature: (r) => [r.id, r.status, r.desired_status, r.revision, r.degraded],
+	row(runtime) {
+		const degraded = runtime.degraded === true;
+		const transition = runtimeInTransition(runtime);
+		const statusText =
+			transition && runtime.desired_status && runtime.desired_status !== runtime.status
+				? `${runtime.status} → ${runtime.desired_status}`
+				: runtime.status;
+		return {
+			label: runtime.display_name || runtime.id,
+			contextValue: [
+				`runtime:${contextToken(runtime.status)}`,
+				degraded && 'degraded',
+				transition && 'transition',
+				runtime.vnc_enabled && 'vnc',
+			]
+				.filter((p): p is string => typeof p === 'string')
+				.join(':'),
+			icon: runtimeStatusIcon(runtime.status, degraded, transition),
+			description: joinParts(statusText, degraded && vscode.l10n.t('degraded'), relativeTime(runtime.updated_at)),
+			tooltip: plainTooltip(runtime.display_name, [
+				[vscode.l10n.t('Status'), runtime.status],
+				[vscode.l10n.t('Desired status'), runtime.desired_status],
+				[
+					vscode.l10n.t('Degraded'),
+					degraded ? vscode.l10n.t('yes: the runtime is running but its heartbeat has stalled') : undefined,
+				],
+				[vscode.l10n.t('Error'), runtime.error_code ?? undefined],
+				[vscode.l10n.t('ID'), runtime.id],
+				[vscode.l10n.t('Revision'), runtime.revision],
+				[vscode.l10n.t('Image'), runtime.image_id],
+				[vscode.l10n.t('Memory'), formatMemoryMib(runtime.resources?.requests?.memory_mib)],
+				[vscode.l10n.t('vCPUs'), runtime.resources?.requests?.vcpus],
+				[vscode.l10n.t('SSH'), runtime.ssh_enabled],
+				[
+					vscode.l10n.t('VNC'),
+					runtime.vnc_enabled ? (runtime.vnc_ready ? vscode.l10n.t('ready') : vscode.l10n.t('not ready')) : undefined,
+				],
+				[vscode.l10n.t('Can manage'), runtime.can_manage],
+				[vscode.l10n.t('Created'), runtime.created_at ? new Date(runtime.created_at).toLocaleString() : undefined],
+			]),
+			// Clicking a row shows the runtime's details.
+			command: { command: 'cloudAgents.runtimes.showDetails', title: vscode.l10n.t('Show Runtime Details') },
+		};
+	},
+	target: {
+		idField: 'runtimeId',
+		get: (ctx, id) => findRuntime(ctx.client(), id),
+		choices: async (ctx) => {
+			const out: Runtime[] = [];
+			for await (const runtime of ctx.client().iterateRuntimes({ limit: 100 })) {
+				out.push(runtime);
+			}
+			return out;
+		},
+		pickText: (runtime) => ({
+			label: runtime.display_name || runtime.id,
+			description: joinParts(runtime.status, runtime.degraded === true && vscode.l10n.t('degraded')),
+			detail: runtime.id,
+		}),
+		placeholder: () => vscode.l10n.t('Pick a runtime'),
+		notFound: (id) => vscode.l10n.t('The runtime {0} was not found.', id),
+	},
+};
+
+const resumable = (r: Runtime): boolean => r.status === 'paused' || r.status === 'suspended';
+
+/**
+ * Resumes a runtime with `expected_revision`, offering a retry with the fresh revision after a 409.
+ * Automation may also pass `expectedRevision` (default: the revision read) and
+ * `onConflict: 'retry' | 'cancel'` (skips the question after a 409).
+ */
+async function resumeRuntime(first: Runtime, kit: ActionKit): Promise<Runtime | undefined> {
+	const given = kit.automation ? (kit.arg as { expectedRevision?: unknown; onConflict?: unknown }) : {};
+	let runtime = first;
+	let expected = typeof given.expectedRevision === 'number' ? given.expectedRevision : runtime.revision;
+	const onConflict = given.onConflict === 'retry' || given.onConflict === 'cancel' ? given.onConflict : undefined;
+	const runtimes = kit.list(runtimesList);
+	for (;;) {
+		try {
+			const target = runtime;
+			const resumed = await vscode.window.withProgress(
+				{
+					location: vscode.ProgressLocation.Notification,
+					title: notificationText(vscode.l10n.t('Resuming runtime {0}…', displayName(target.display_name, target.id))),
+				},
+				() => kit.client().resumeRuntime(target.id, { expectedRevision: expected }),
+			);
+			await runtimes.refresh();
+			// Visible feedback (a status-bar flash was easy to miss); the row keeps refreshing while it moves.
+			kit.info(
+				vscode.l10n.t(
+					'The runtime {0} is resuming. Its row in the Runtimes view shows when it is running.',
+					displayName(resumed.display_name || target.display_name, target.id),
+				),
+			);
+			return resumed;
+		} catch (err) {
+			if (!isStatus(err, 409)) {
+				throw err;
+			}
+			// Someone changed the runtime (or it is no longer paused): re-read and offer again.
+			const fresh = await findRuntime(kit.client(), runtime.id);
+			await runtimes.refresh();
+			if (!fresh) {
+				kit.warn(vscode.l10n.t('The runtime {0} no longer exists.', runtime.display_name));
+				return undefined;
+			}
+			if (!resumable(fresh)) {
+				kit.info(vscode.l10n.t('The runtime {0} is {1} now; there is nothing to resume.', fresh.display_name, fresh.status));
+				return undefined;
+			}
+			let retry = onConflict === 'retry';
+			if (onConflict === undefined) {
+				const again = vscode.l10n.t('Resume Revision {0}', fresh.revision ?? '?');
+				const choice = await vscode.window.showWarningMessage(
+					notificationText(
+						vscode.l10n.t(
+							'The runtime {0} changed since it was shown (revision {1}, now {2}). Resume it as it is now?',
+							fresh.display_name,
+							expected ?? '?',
+							fresh.revision ?? '?',
+						),
+					),
+					again,
+				);
+				retry = choice === again;
+			}
+			if (!retry || fresh.revision === expected) {
+				return undefined;
+			}
+			runtime = fresh;
+			expected = fresh.revision;
+		}
+	}
+}
+
+/** Lists a runtime's VNC credentials and copies the locator of the one picked (`{quiet: true}`: only returns them). */
+async function listVncCredentials(runtime: Runtime, kit: ActionKit): Promise<unknown> {
+	const credentials = await kit.client().listVncCredentials(runtime.id);
+	if (kit.automation && (kit.arg as { quiet?: unknown }).quiet === true) {
+		return credentials;
+	}
+	if (credentials.length === 0) {
+		kit.info(vscode.l10n.t('The runtime {0} has no VNC credentials.', runtime.display_name));
+		return credentials;
+	}
+	const pick = await vscode.window.showQuickPick(
+		credentials.map((c) =>
+			pickItem(
+				{
+					label: c.display_name || c.id,
+					description: joinParts(
+						c.revoked_at ? vscode.l10n.t('revoked') : vscode.l10n.t('active'),
+						c.last_used_at ? vscode.l10n.t('last used {0}', c.last_used_at) : undefined,
+					),
+					detail: c.locator,
+				},
+				{ credential: c },
+			),
+		),
+		{
+			title: vscode.l10n.t('VNC credentials of {0}', displayName(runtime.display_name, runtime.id)),
+			placeHolder: vscode.l10n.t('Pick one to copy its locator'),
+		},
+	);
+	if (pick?.credential.locator) {
+		await vscode.env.clipboard.writeText(pick.credential.locator);
+		vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the VNC locator of {0}', pick.label), 3000);
+	}
+	return credentials;
+}
+
+/**
+ * What a user can do with a runtime. Automation may pass `{runtimeId}` instead of a row (plus the
+ * options each action names).
+ */
+export const runtimeActions = {
+	showDetails: {
+		on: runtimesList,
+		command: 'cloudAgents.runtimes.showDetails',
+		title: () => vscode.l10n.t('Show Runtime Details'),
+		// The whole record, read again, as read-only JSON in a tab titled by the runtime's name.
+		run: async ({ runtime }, kit) => {
+			const fresh = (await findRuntime(kit.client(), runtime.id)) ?? runtime;
+			return kit.showJson(vscode.l10n.t('Runtime {0}', iconSafe(fresh.display_name || fresh.id)), ['runtimes', fresh.id], fresh);
+		},
+	} satisfies RecordAction<Runtime, RuntimeTarget>,
+	resume: {
+		on: runtimesList,
+		command: 'cloudAgents.runtimes.resume',
+		title: () => vscode.l10n.t('Resume Runtime'),
+		filter: resumable,
+		run: ({ runtime }, kit) => resumeRuntime(runtime, kit),
+	} satisfies RecordAction<Runtime, RuntimeTarget>,
+	listVncCredentials: {
+		on: runtimesList,
+		command: 'cloudAgents.runtimes.listVncCredentials',
+		title: () => vscode.l10n.t('List VNC Credentials'),
+		filter: (r) => r.vnc_enabled === true,
+		run: ({ runtime }, kit) => listVncCredentials(runtime, kit),
+	} satisfies RecordAction<Runtime, RuntimeTarget>,
+};

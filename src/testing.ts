@@ -1,0 +1,61 @@
+/**
+ * The test harness's seams: commands that are not contributed, registered only when the extension
+ * runs under the harness (scripts/test-integration.mjs and scripts/test-desktop.mjs set
+ * CLOUD_AGENTS_TEST_REPORT). Everything the integration and UI tests reach that a user cannot is
+ * here, in one place:
+ * - `_cloudAgents.views.rows(key, parentRowId?)`: a view's rows as plain data;
+ * - `_cloudAgents.views.click(key, rowId, parentRowId?)`: a row's default action, as a click runs it;
+ * - `_cloudAgents.views.selectAgent(agentId?)`: the agent the Runs and Artifacts views follow;
+ * - `_cloudAgents.workspace.clearCache()`: the `cloud-agent:` file system starts from an empty cache;
+ * - `_cloudAgents.workspace.interfaceNotices()`: the "interface differs" messages shown so far;
+ * - `_cloudAgents.workspace.retry(agentId?)`: asks an agent's workspace interface again;
+ * - `_cloudAgents.savings.exportTo(range, runtimeId, target)`: the CSV export without its dialog.
+ */
+import * as vscode from 'vscode';
+import type { LazyFeatures } from './commands/lazy';
+import type { WorkspaceFeature } from './workspace/workspaceFeature';
+import type { CloudAgentViews } from './views';
+import type { AnyListDescriptor } from './views/descriptor';
+import type { RangeId } from './webviews/savings/data';
+
+/** The environment variable the harness sets; without it no seam is registered. */
+export const TEST_HARNESS_ENV = 'CLOUD_AGENTS_TEST_REPORT';
+
+/** Whether the extension runs under the test harness. */
+export function underTestHarness(): boolean {
+	return process.env[TEST_HARNESS_ENV] !== undefined;
+}
+
+/** What the seams reach. */
+export interface TestSeamDeps {
+	views: CloudAgentViews;
+	/** The list whose selection `_cloudAgents.views.selectAgent` sets (the Agents list). */
+	agents: AnyListDescriptor;
+	workspace: WorkspaceFeature;
+	features: Pick<LazyFeatures, 'load'>;
+}
+
+/** Registers the seams (only under the harness); the caller owns the disposables. */
+export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
+	if (!underTestHarness()) {
+		return [];
+	}
+	const { views, workspace } = deps;
+	return [
+		vscode.commands.registerCommand('_cloudAgents.views.rows', (key: string, parentRowId?: string) => views.rows(key, parentRowId)),
+		vscode.commands.registerCommand('_cloudAgents.views.click', (key: string, rowId: string, parentRowId?: string) =>
+			views.click(key, rowId, parentRowId),
+		),
+		vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) =>
+			views.selectById(deps.agents, agentId),
+		),
+		vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => workspace.cache.clear()),
+		vscode.commands.registerCommand('_cloudAgents.workspace.interfaceNotices', () => workspace.interfaceNotices),
+		vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) => workspace.retryInterface(agentId)),
+		vscode.commands.registerCommand(
+			'_cloudAgents.savings.exportTo',
+			(range: RangeId, runtimeId: string | undefined, target: vscode.Uri) =>
+				deps.features.load().exportSavings({ range, runtimeId }, target),
+		),
+	];
+}

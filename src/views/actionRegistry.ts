@@ -1,0 +1,127 @@
+import * as vscode from 'vscode';
+import { SAFETY } from '../api';
+import { registerCommand } from '../commands/registry';
+import { notificationText, plainText } from '../util/text';
+import type { Action, ActionKit, ResourceActions, Services } from './actions';
+import type { AnyListDescriptor } from './descriptor';
+import { titledRecordUri } from './recordDocuments';
+import { resolveTarget } from './targets';
+import { isAutomation, showInfo, showModalWarning, showWarning, toAbortSignal } from './ui';
+
+/**
+ * The one place that registers the commands of the lists and of the resources' actions, finds the
+ * record an action acts on, and handles what fails:
+ * - each list's `refresh` re-reads it (with a subtree's id, from its Retry row, only that subtree)
+ *   and `loadMore` reads one page more;
+ * - each action resolves its record through the command-target resolver (a row, a link or an
+ *   automation object naming it, the selection, or a quick pick) and runs with a kit;
+ * - the automation contract: an automation caller (an object argument) gets the error thrown; a
+ *   person gets it once as a message (a 401 goes to the session's single sign-in prompt);
+ *   cancellations are silent.
+ */
+export class ActionRegistry {
+	constructor(
+		private readonly services: Services,
+		private readonly lists: readonly AnyListDescriptor[],
+		private readonly resources: readonly ResourceActions[],
+	) {}
+
+	/** Registers every list command and action; the caller owns the disposables. */
+	register(): vscode.Disposable[] {
+		const out: vscode.Disposable[] = [];
+		const { log, views } = this.services;
+		const options = { onUnauthorized: this.services.onUnauthorized, rethrow: (arg?: unknown) => isAutomation(arg) };
+		for (const descriptor of this.lists) {
+			const { refresh, loadMore } = descriptor.commands ?? {};
+			if (refresh) {
+				out.push(registerCommand(refresh, (listId?: unknown) => views.providerOf(descriptor).refresh(listId), log, options));
+			}
+			if (loadMore) {
+				out.push(registerCommand(loadMore, (listId?: unknown) => views.providerOf(descriptor).loadMore(listId), log, options));
+			}
+		}
+		for (const actions of this.resources) {
+			for (const action of Object.values(actions)) {
+				out.push(registerCommand(action.command, (...args: unknown[]) => this.invokeWith(action, args), log, options));
+			}
+		}
+		return out;
+	}
+
+	/** Runs an action as its command would, with `arg` as the command's argument; failures are thrown. */
+	invoke(action: Action, arg?: unknown): Promise<unknown> {
+		return this.invokeWith(action, arg === undefined ? [] : [arg]);
+	}
+
+	private async invokeWith(action: Action, args: readonly unknown[]): Promise<unknown> {
+		const arg = args[0];
+		const kit = this.kit(action, arg, args);
+		if (action.on === undefined) {
+			return action.run(kit);
+		}
+		const target: unknown = await resolveTarget(this.services, action.on, action.targetArg ? action.targetArg(arg) : arg, {
+			title: action.title(),
+			filter: action.filter,
+			useSelection: action.useSelection,
+		});
+		return target === undefined ? undefined : action.run(target, kit);
+	}
+
+	/** The kit of one invocation. */
+	private kit(action: Action, arg: unknown, args: readonly unknown[]): ActionKit {
+		const services = this.services;
+		const { views } = services;
+		const automation = isAutomation(arg);
+		return {
+			arg,
+			args,
+			automation,
+			client: () => services.session.client,
+			session: services.session,
+			signIn: () => services.signIn(),
+			list: (descriptor) => views.providerOf(descriptor),
+			refresh: async () => {
+				if (action.on !== undefined) {
+					await views.providerOf(action.on).refresh();
+				}
+			},
+			selected: (descriptor) => views.selected(descriptor),
+			select: (descriptor, record) => views.select(descriptor, record),
+			resolve: (descriptor, target, options) => resolveTarget(services, descriptor, target, options),
+			invoke: (other, otherArg) => this.invoke(other, otherArg),
+			follow: async (agentId, runId, hint) => {
+				await services.follower.follow(agentId, runId, hint ?? {});
+			},
+			follower: services.follower,
+			records: services.records,
+			images: services.images,
+			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
+			showJson: (title, key, value) =>
+				services.records.show(
+					titledRecordUri(title, ...key),
+					`${plainText(JSON.stringify(value, null, 2), SAFETY.documentMaxChars)}\n`,
+					'json',
+					{
+						forceLanguage: true,
+					},
+				),
+			context: services.context,
+			log: services.log,
+			confirm: async (message, detail, choice) => automation || (await showModalWarning(message, detail, choice)) === choice,
+			progress: async (title, work) =>
+				vscode.window.withProgress(
+					{ location: vscode.ProgressLocation.Notification, title: notificationText(title), cancellable: true },
+					async (_progress, token) => {
+						const abort = toAbortSignal(token);
+						try {
+							return await work(abort.signal);
+						} finally {
+							abort.dispose();
+						}
+					},
+				),
+			info: (message) => void showInfo(message),
+			warn: (message) => void showWarning(message),
+		};
+	}
+}

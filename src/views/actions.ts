@@ -1,0 +1,157 @@
+/**
+ * Actions: what a user can do with a record of a list (or with a resource as a whole), as data.
+ * Each resource module (src/resources/<kind>.ts) exports its list descriptors and one object of
+ * actions; the registry (src/views/actionRegistry.ts) registers every action as a command, finds
+ * the record it acts on, hands it a kit (`ActionKit`) and applies one error rule to all of them.
+ */
+import type * as vscode from 'vscode';
+import type { CloudAgentsClient } from '../api';
+import type { CommandId } from '../ids';
+import type { RunFollower } from '../logs';
+import type { RunNameHint } from '../logs';
+import type { UnauthorizedHandler } from '../util/errors';
+import type { ListDescriptor } from './descriptor';
+import type { ImageDocuments } from './imageDocuments';
+import type { CloudAgentViews } from './index';
+import type { DescriptorTreeProvider } from './listTree';
+import type { RecordDocuments } from './recordDocuments';
+
+/** The session as actions and flows see it; `client` reads the token per request. */
+export interface ActionSession {
+	readonly client: CloudAgentsClient;
+	readonly signedIn: boolean;
+	readonly apiUrl: string;
+	readonly onDidChange: vscode.Event<void>;
+}
+
+/**
+ * The services of the extension, handed to the action registry and to the flows that act on no
+ * single record (src/commands): objects, never our own command ids.
+ */
+export interface Services {
+	session: ActionSession;
+	views: CloudAgentViews;
+	log: vscode.LogOutputChannel;
+	context: vscode.ExtensionContext;
+	/** The read-only record documents (run results, runtime details, text artifacts). */
+	records: RecordDocuments;
+	/** Image artifacts for the image preview, from memory. */
+	images: ImageDocuments;
+	/** Follows runs into output channels and the status bar. */
+	follower: RunFollower;
+	/** Runs the sign-in flow (the Sign In command's flow); resolves when it ends. */
+	signIn(this: void): Promise<unknown>;
+	/** The session's 401 handler (its single "sign in again" prompt), for failed commands. */
+	onUnauthorized?: UnauthorizedHandler;
+}
+
+/** How the quick pick (or the command's own picker) finds a record when none is given. */
+export interface ResolveOptions<T> {
+	/** The quick pick's title (the command's name). */
+	title: string;
+	/** Narrows what the quick pick offers (e.g. only active runs for Cancel Run). */
+	filter?: (item: T) => boolean;
+	/** Take the record selected in the UI (the agent the Runs view follows) before asking. */
+	useSelection?: boolean;
+	/** The command's own picker, instead of the descriptor's quick pick (Send Prompt's agent pick). */
+	pick?: () => Promise<T | undefined>;
+}
+
+/**
+ * A command acting on one record of the list `on`: the registry resolves the record, then `run`
+ * acts on it. A resource module writes its actions as plain object literals checked with
+ * `satisfies RecordAction<T, F>` (no call at module level, so the activation bundle, which reads
+ * only the list descriptors, leaves the actions out: see esbuild.mjs and test/unit/build/bundles.test.ts).
+ */
+export interface RecordAction<T, F extends object> {
+	/** The list whose records the action acts on (usually the resource's own). */
+	readonly on: ListDescriptor<T, F, unknown>;
+	/** The contributed command (package.json `contributes.commands`). */
+	readonly command: CommandId;
+	/** The quick pick's title when the record is picked (the command's name). */
+	title(this: void): string;
+	/** Narrows what the pick offers (e.g. only paused runtimes for Resume). */
+	filter?(this: void, item: T): boolean;
+	/** Take the record selected in the UI before asking. */
+	readonly useSelection?: boolean;
+	/**
+	 * The argument the record is resolved from, when it is not the command's own argument (a row of
+	 * another list the record hangs under); undefined falls back to the argument.
+	 */
+	targetArg?(this: void, arg: unknown): unknown;
+	/** Acts on the record; what it returns is the command's result (for automation and tests). */
+	run(this: void, target: F, kit: ActionKit): Promise<unknown>;
+}
+
+/** A command of a resource that acts on no one record (create, upload from the editor): `satisfies ResourceAction`. */
+export interface ResourceAction {
+	readonly command: CommandId;
+	readonly on?: undefined;
+	/** Acts; what it returns is the command's result. */
+	run(this: void, kit: ActionKit): Promise<unknown>;
+}
+
+/** Any action of a resource. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Action = RecordAction<any, any> | ResourceAction;
+
+/** The actions of one resource, by a name its own module and the flows can refer to. */
+export type ResourceActions = Readonly<Record<string, Action>>;
+
+/**
+ * What an action may use besides its record: the services, as functions and objects (never a
+ * command id of ours). Server text passed to `confirm`, `info`, `warn` and `progress` is made safe
+ * there (notificationText).
+ */
+export interface ActionKit {
+	/** The command's first argument (a row, an id, an automation object, or nothing). */
+	readonly arg: unknown;
+	/** Every argument of the command (an Explorer menu passes the resource and the selection). */
+	readonly args: readonly unknown[];
+	/** True when the argument is an automation object: the caller has decided, so no confirmation. */
+	readonly automation: boolean;
+	/** The shared client. */
+	client(this: void): CloudAgentsClient;
+	/** The session (sign-in state, API URL). */
+	readonly session: ActionSession;
+	/** Runs the sign-in flow. */
+	signIn(this: void): Promise<unknown>;
+	/** The loaded list of a descriptor: its records, `find`, `nameOf`, `refresh`. */
+	list<T, F extends object, P>(this: void, descriptor: ListDescriptor<T, F, P>): DescriptorTreeProvider<T, F, P>;
+	/** Re-reads the list the action belongs to (its view; a subtree through its parent's view). */
+	refresh(this: void): Promise<void>;
+	/** The record selected in `descriptor`'s view that other lists follow (the agent of Runs). */
+	selected<T>(this: void, descriptor: ListDescriptor<T, object, unknown>): T | undefined;
+	/** Makes the lists following `descriptor`'s view show `record` (or nothing). */
+	select<T>(this: void, descriptor: ListDescriptor<T, object, unknown>, record: T | undefined): void;
+	/** Finds a further record (the run an upload belongs to) the way commands find theirs. */
+	resolve<T, F extends object, P>(
+		this: void,
+		descriptor: ListDescriptor<T, F, P>,
+		arg: unknown,
+		options: ResolveOptions<T>,
+	): Promise<F | undefined>;
+	/** Runs another action with its own kit, as its command would (no command bus). */
+	invoke(this: void, action: Action, arg?: unknown): Promise<unknown>;
+	/** Follows a run in its output channel (the Runs view marks it). */
+	follow(this: void, agentId: string, runId: string, hint?: RunNameHint): Promise<void>;
+	/** The run follower (what is followed, the status bar's run). */
+	readonly follower: RunFollower;
+	/** The read-only record documents. */
+	readonly records: RecordDocuments;
+	/** The image documents. */
+	readonly images: ImageDocuments;
+	/** A read-only JSON document of a record, titled by `title`, its tab reused for the same `key`. */
+	showJson(this: void, title: string, key: string[], value: unknown): Promise<vscode.TextDocument>;
+	/** The extension's global state and storage. */
+	readonly context: vscode.ExtensionContext;
+	readonly log: vscode.LogOutputChannel;
+	/** A modal warning with one action: true when the user chose it (always true for automation). */
+	confirm(this: void, message: string, detail: string | undefined, action: string): Promise<boolean>;
+	/** Runs work under a cancellable progress notification. */
+	progress<R>(this: void, title: string, work: (signal: AbortSignal) => Promise<R>): Promise<R>;
+	/** An information message. */
+	info(this: void, message: string): void;
+	/** A warning message. */
+	warn(this: void, message: string): void;
+}
