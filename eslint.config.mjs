@@ -1,6 +1,6 @@
 // Lint for the whole repository. TypeScript gets typescript-eslint's type-checked rules (errors for
 // real bugs: floating promises, unsafe any flows, non-exhaustive switches); scripts get ESLint's
-// recommended rules. No formatting rules. src/api/ must stay free of `vscode` (see docs/style).
+// recommended rules. No formatting rules. src/api/ must stay free of `vscode` (README "Developing": the layers).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

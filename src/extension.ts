@@ -16,7 +16,7 @@ import { isRegistered } from './commands/registry';
 import { registerWelcomeProbe } from './commands/welcomeProbe';
 import { COMMAND_IDS, CONTEXT_KEYS, WEBVIEW_TYPES } from './ids';
 import { LIST_DESCRIPTORS, agentsList, connectLists, runsList } from './resources';
-import { registerTestSeams } from './testing';
+import { TestRecorder, registerTestSeams, underTestHarness } from './testing';
 import { signIn } from './auth/signIn';
 
 /**
@@ -35,6 +35,8 @@ class CloudAgentsExtension extends Disposable {
 	readonly views: CloudAgentViews;
 	/** The commands whose code loads on first use. */
 	readonly features: LazyFeatures;
+	/** What the tests count (filled only under the test harness: src/testing.ts). */
+	readonly recorder = new TestRecorder();
 
 	constructor(readonly context: vscode.ExtensionContext) {
 		super();
@@ -130,7 +132,16 @@ class CloudAgentsExtension extends Disposable {
 			),
 		);
 		// Seams for the test harness only (src/testing.ts): nothing is registered outside it.
-		for (const d of registerTestSeams({ views, agents: agentsList, workspace: workspace.feature, features: this.features })) {
+		const seams = {
+			views,
+			agents: agentsList,
+			workspace: workspace.feature,
+			features: this.features,
+			follower: this.runFollower,
+			session,
+			recorder: this.recorder,
+		};
+		for (const d of registerTestSeams(seams)) {
 			this.register(d);
 		}
 		void this.ready.then(() => vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, true));
@@ -150,6 +161,8 @@ export interface CloudAgentsTestApi {
 	globalStorageUri: vscode.Uri;
 	/** The commands loaded on first use: whether they are, and loading them now. */
 	features: Pick<LazyFeatures, 'isLoaded' | 'load'>;
+	/** Notifications and prompts shown (src/testing.ts). */
+	recorder: TestRecorder;
 }
 
 /**
@@ -188,7 +201,7 @@ export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi |
 	const extension = new CloudAgentsExtension(context);
 	context.subscriptions.push(extension);
 	reportActivation(context, activateStart, performance.now());
-	const testing = process.env.CLOUD_AGENTS_TEST_REPORT !== undefined || context.extensionMode !== vscode.ExtensionMode.Production;
+	const testing = underTestHarness() || context.extensionMode !== vscode.ExtensionMode.Production;
 	return testing
 		? {
 				session: extension.session,
@@ -197,6 +210,7 @@ export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi |
 				logUri: context.logUri,
 				globalStorageUri: context.globalStorageUri,
 				features: extension.features,
+				recorder: extension.recorder,
 			}
 		: undefined;
 }

@@ -10,9 +10,12 @@
  * - `_cloudAgents.workspace.interfaceNotices()`: the "interface differs" messages shown so far;
  * - `_cloudAgents.workspace.retry(agentId?)`: asks an agent's workspace interface again;
  * - `_cloudAgents.savings.exportTo(range, runtimeId, target)`: the CSV export without its dialog.
+ * And what the tests read from `activate`'s result (`TestRecorder`: notifications and prompts shown).
  */
 import * as vscode from 'vscode';
+import type { Session } from './auth/session';
 import type { LazyFeatures } from './commands/lazy';
+import type { RunFollower } from './logs';
 import type { WorkspaceFeature } from './workspace/workspaceFeature';
 import type { CloudAgentViews } from './views';
 import type { AnyListDescriptor } from './views/descriptor';
@@ -26,6 +29,16 @@ export function underTestHarness(): boolean {
 	return process.env[TEST_HARNESS_ENV] !== undefined;
 }
 
+/** What the tests count that the user saw: read through the test API (`activate`'s result). */
+export class TestRecorder {
+	/** How many end-of-run notifications this window showed. */
+	notificationsShown = 0;
+	/** The text and action titles of the last end-of-run notification. */
+	lastNotification: { text: string; actions: string[] } | undefined;
+	/** How many "sign in again" prompts this window showed. */
+	unauthorizedPrompts = 0;
+}
+
 /** What the seams reach. */
 export interface TestSeamDeps {
 	views: CloudAgentViews;
@@ -33,6 +46,10 @@ export interface TestSeamDeps {
 	agents: AnyListDescriptor;
 	workspace: WorkspaceFeature;
 	features: Pick<LazyFeatures, 'load'>;
+	follower: Pick<RunFollower, 'onDidAnnounceEnd'>;
+	session: Pick<Session, 'onDidPromptSignIn'>;
+	/** Filled from the follower's and the session's events. */
+	recorder: TestRecorder;
 }
 
 /** Registers the seams (only under the harness); the caller owns the disposables. */
@@ -40,8 +57,13 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 	if (!underTestHarness()) {
 		return [];
 	}
-	const { views, workspace } = deps;
+	const { views, workspace, recorder } = deps;
 	return [
+		deps.follower.onDidAnnounceEnd((notice) => {
+			recorder.notificationsShown++;
+			recorder.lastNotification = { text: notice.text, actions: notice.actions };
+		}),
+		deps.session.onDidPromptSignIn(() => recorder.unauthorizedPrompts++),
 		vscode.commands.registerCommand('_cloudAgents.views.rows', (key: string, parentRowId?: string) => views.rows(key, parentRowId)),
 		vscode.commands.registerCommand('_cloudAgents.views.click', (key: string, rowId: string, parentRowId?: string) =>
 			views.click(key, rowId, parentRowId),

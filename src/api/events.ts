@@ -152,3 +152,49 @@ export function eventFileChange(record: EventRecord): { path: string; change: st
 	const change = [p.change, p.action, file.change, file.action].find((v): v is string => typeof v === 'string');
 	return { path, change };
 }
+
+/**
+ * The members of an event's `data` object that the output channel shows, read as checked values:
+ * strings stay strings, anything else of those names is dropped; `input` and `output` stay as sent
+ * (the caller prints them as JSON). Undefined when `data` is not an object (another envelope).
+ */
+export interface EventDataFields {
+	role?: string;
+	text?: string;
+	level?: string;
+	tool?: string;
+	input?: unknown;
+	output?: unknown;
+	change?: string;
+	path?: string;
+	name?: string;
+	artifact_id?: string;
+	status?: string;
+	error?: string;
+	result?: string;
+	/** The whole object as sent (for a compact JSON fallback). */
+	raw: object;
+}
+
+const EVENT_DATA_STRINGS = ['role', 'text', 'level', 'tool', 'change', 'path', 'name', 'artifact_id', 'status', 'error', 'result'] as const;
+
+/** Reads an event's `data` object into `EventDataFields` (see there). */
+export function eventDataFields(data: unknown): EventDataFields | undefined {
+	if (data === undefined || data === null || typeof data !== 'object' || Array.isArray(data)) {
+		return undefined;
+	}
+	const fields: EventDataFields = { raw: data };
+	for (const name of EVENT_DATA_STRINGS) {
+		const value: unknown = Reflect.get(data, name);
+		if (typeof value === 'string') {
+			fields[name] = value;
+		}
+	}
+	if (Object.hasOwn(data, 'input')) {
+		fields.input = Reflect.get(data, 'input') as unknown;
+	}
+	if (Object.hasOwn(data, 'output')) {
+		fields.output = Reflect.get(data, 'output') as unknown;
+	}
+	return fields;
+}

@@ -44,5 +44,7 @@ export { abortError, clamp, sleep, sleepUntilAborted, throwIfAborted } from './a
 export { isLoopbackHost, isLoopbackUrl } from './loopback';
 export type { SseMessage } from './sse';
 export { paginate } from './pagination';
-export { EVENT_TEXT_MEMBERS, eventFileChange, eventPayload, eventStatus, eventText, findText } from './events';
+export { EVENT_TEXT_MEMBERS, eventDataFields, eventFileChange, eventPayload, eventStatus, eventText, findText } from './events';
+export type { EventDataFields } from './events';
 export * from './types';
+export { meLabel } from './identity';

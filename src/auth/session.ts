@@ -39,8 +39,9 @@ export class Session extends Disposable {
 	private unauthorizedLatch = false;
 	/** The sign-in flow the "Sign In" button of the expiry prompt runs (set by the extension). */
 	private signInFlow: (() => Promise<unknown>) | undefined;
-	/** How many "sign in again" prompts this window showed (diagnostics and tests). */
-	unauthorizedPrompts = 0;
+	private readonly _onDidPromptSignIn = this.register(new vscode.EventEmitter<void>());
+	/** Fires when the "sign in again" prompt is shown (at most once between two sign-ins). */
+	readonly onDidPromptSignIn = this._onDidPromptSignIn.event;
 
 	constructor(
 		private readonly secrets: vscode.SecretStorage,
@@ -160,7 +161,7 @@ export class Session extends Disposable {
 			return;
 		}
 		this.unauthorizedLatch = true;
-		this.unauthorizedPrompts++;
+		this._onDidPromptSignIn.fire();
 		const signIn = vscode.l10n.t('Sign In');
 		void vscode.window
 			.showWarningMessage(vscode.l10n.t('Your Cloud Agents session expired or the token was rejected. Sign in again.'), signIn)

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { CommandId } from '../ids';
-import { describeError as describe, isCancellation, showApiError } from '../util/errors';
+import { isCancellation, showApiError } from '../util/errors';
 import type { UnauthorizedHandler } from '../util/errors';
 
 /** Where command failures are written; `vscode.LogOutputChannel` satisfies it. */
@@ -10,11 +10,6 @@ export interface CommandLogger {
 
 /** A command handler; tree commands receive the node they were invoked on. */
 export type CommandHandler = (...args: never[]) => unknown;
-
-/** The text shown to the user for a failed command; includes the request id when the error has one. */
-export function describeError(err: unknown): string {
-	return describe(err);
-}
 
 /** The commands `registerCommand` registered and did not dispose (see src/commands/lazy.ts). */
 const registered = new Set<string>();

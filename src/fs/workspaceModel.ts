@@ -3,7 +3,9 @@
  * themselves, and the changes they report. No `vscode` import (`errors.ts` maps the failures to
  * `FileSystemError`s).
  */
-import type { EntryType } from './workspaceWalk';
+
+/** Kind of a workspace entry. */
+export type EntryType = 'file' | 'directory';
 
 /** What `stat` answers: the service's type, size and modification time (ms since the epoch). */
 export interface EntryStat {

@@ -10,9 +10,9 @@
 import { ApiError, SAFETY } from '../api';
 import { joinPath } from './paths';
 import { WorkspaceFsError } from './workspaceModel';
+import type { EntryType } from './workspaceModel';
 
-/** Kind of a workspace entry. */
-export type EntryType = 'file' | 'directory';
+export type { EntryType } from './workspaceModel';
 
 /**
  * Lists one folder: its children's names and types, or `undefined` when the folder vanished

@@ -6,7 +6,7 @@
  * stays on that line (its line breaks shown as ⏎) and payload lines are indented, so server text
  * cannot forge another event's header.
  */
-import { type EventRecord, eventText, runStatusClass } from '../api';
+import { type EventRecord, eventDataFields, eventText, runStatusClass } from '../api';
 import { SAFETY } from '../api/limits';
 import { cut, outputLine, singleLine, stripControls } from '../util/text';
 
@@ -16,10 +16,6 @@ export const MAX_PAYLOAD_CHARS = 2000;
 /** Removes ANSI escape sequences and control characters except tab and newline (see `stripControls`). */
 export function stripAnsi(text: string): string {
 	return stripControls(text);
-}
-
-function str(value: unknown): string | undefined {
-	return typeof value === 'string' ? value : undefined;
 }
 
 /** JSON on one line, shortened to `max` characters. */
@@ -50,39 +46,36 @@ export function formatTime(createdAt: string | undefined, fallback: Date = new D
 
 /** The payload text of one event: message → text, log → text, tool.call → tool + input, and so on. */
 export function payloadText(event: EventRecord): string {
-	const raw: unknown = event.data;
-	if (raw === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+	const data = eventDataFields(event.data);
+	if (data === undefined) {
 		// Another envelope (flat record, plain-string data): the text is wherever it is (src/api/events.ts).
 		return eventText(event);
 	}
-	const data = raw as Record<string, unknown>;
 	switch (event.type) {
 		case 'message': {
-			const role = str(data.role);
-			const text = str(data.text) ?? eventText(event);
-			return role ? `${role}: ${text}` : text;
+			const text = data.text ?? eventText(event);
+			return data.role ? `${data.role}: ${text}` : text;
 		}
 		case 'log': {
-			const level = str(data.level);
-			const text = str(data.text) ?? eventText(event);
-			return level ? `[${level}] ${text}` : text;
+			const text = data.text ?? eventText(event);
+			return data.level ? `[${data.level}] ${text}` : text;
 		}
 		case 'tool.call':
-			return `${str(data.tool) ?? '?'} ${compactJson(data.input ?? {})}`;
+			return `${data.tool ?? '?'} ${compactJson(data.input ?? {})}`;
 		case 'tool.result': {
 			const output = typeof data.output === 'string' ? data.output : compactJson(data.output ?? null);
-			return `${str(data.tool) ?? '?'} → ${output}`;
+			return `${data.tool ?? '?'} → ${output}`;
 		}
 		case 'file.changed':
-			return `${str(data.change) ?? 'changed'} ${str(data.path) ?? ''}`.trim();
+			return `${data.change ?? 'changed'} ${data.path ?? ''}`.trim();
 		case 'artifact.created':
-			return `${str(data.name) ?? ''} (${str(data.artifact_id) ?? '?'})`.trim();
+			return `${data.name ?? ''} (${data.artifact_id ?? '?'})`.trim();
 		case 'run.status':
-			return str(data.status) ?? compactJson(data);
+			return data.status ?? compactJson(data.raw);
 		case 'run.completed': {
-			const status = str(data.status) ?? 'completed';
-			const error = str(data.error);
-			const result = str(data.result);
+			const status = data.status ?? 'completed';
+			const error = data.error;
+			const result = data.result;
 			if (error) {
 				return `${status}: ${error}`;
 			}

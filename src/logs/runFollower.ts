@@ -26,6 +26,14 @@ export interface FollowerSession {
 }
 
 /** What a RunFollower needs. */
+/** An end-of-run notification as shown: its text and the titles of its actions. */
+export interface RunEndNotice {
+	agentId: string;
+	runId: string;
+	text: string;
+	actions: string[];
+}
+
 export interface RunFollowerOptions {
 	session: FollowerSession;
 	/** Folder for the per-run event files (context.globalStorageUri; must be a file: URI). */
@@ -146,12 +154,16 @@ export class RunFollower extends Disposable {
 	/** Fires when a run starts or stops being followed, or its status changes. */
 	readonly onDidChangeFollowing = this._onDidChangeFollowing.event;
 
+	private readonly _onDidAnnounceEnd = this.register(new vscode.EventEmitter<RunEndNotice>());
+	/** Fires when the end of a followed run is announced (once per run): the text and action titles shown. */
+	readonly onDidAnnounceEnd = this._onDidAnnounceEnd.event;
+
 	private readonly runs = new Map<string, FollowedRun>();
 	private readonly statusItem = this.register(
 		vscode.window.createStatusBarItem('cloudAgents.followedRun', vscode.StatusBarAlignment.Left, 50),
 	);
 	private statusRun: FollowedRun | undefined;
-	/** Runs that were streaming when the user signed out: followed again on the next sign-in. */
+	/** Every followed run's events on disk (one file per run: resumed from its last seq). */
 	private readonly store: RunEventStore;
 	private readonly flushMs: number;
 	private readonly maxActive: number;
@@ -162,10 +174,6 @@ export class RunFollower extends Disposable {
 	private readonly closing = new Map<ReturnType<typeof setTimeout>, vscode.OutputChannel>();
 	/** Runs that signing out stopped while they streamed; signing in again resumes them. */
 	private suspended: { agentId: string; runId: string }[] = [];
-	/** How many end-of-run notifications this window showed (diagnostics and tests). */
-	notificationsShown = 0;
-	/** The text and action titles of the last end-of-run notification (diagnostics and tests). */
-	lastNotification: { text: string; actions: string[] } | undefined;
 
 	constructor(private readonly options: RunFollowerOptions) {
 		super();
@@ -626,12 +634,11 @@ export class RunFollower extends Disposable {
 			return;
 		}
 		await state.update(NOTIFIED_KEY, [...notified, run.runId].slice(-MAX_NOTIFIED));
-		this.notificationsShown++;
 		const titles = { openResult: vscode.l10n.t('Open Result'), showOutput: vscode.l10n.t('Show Output') };
 		const actions = endNotificationActions(run.status).map((a) => ({ id: a, title: titles[a] }));
 		const status = run.status ?? 'ended';
 		const text = notificationText(vscode.l10n.t('{0} — {1}.', run.title, status));
-		this.lastNotification = { text, actions: actions.map((a) => a.title) };
+		this._onDidAnnounceEnd.fire({ agentId: run.agentId, runId: run.runId, text, actions: actions.map((a) => a.title) });
 		const show = runStatusClass(status) === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
 		// Not awaited: the message stays until dismissed, and following must end now.
 		void show(text, ...actions.map((a) => a.title)).then(async (choice) => {

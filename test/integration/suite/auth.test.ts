@@ -133,17 +133,17 @@ suite('Auth', () => {
 
 	test('many 401s lead to one "sign in again" prompt until the next sign-in', async () => {
 		const unauthorized = Object.assign(new Error('token rejected'), { name: 'ApiError', status: 401, requestId: 'req_test' });
-		const before = api.session.unauthorizedPrompts;
+		const before = api.recorder.unauthorizedPrompts;
 		for (let i = 0; i < 5; i++) {
 			assert.equal(api.session.reportError(unauthorized), true);
 		}
-		assert.equal(api.session.unauthorizedPrompts, before + 1);
+		assert.equal(api.recorder.unauthorizedPrompts, before + 1);
 		assert.equal(api.session.reportError(Object.assign(new Error('nope'), { name: 'ApiError', status: 403 })), false);
 
 		await restoreDevToken();
 		api.session.reportError(unauthorized);
 		api.session.reportError(unauthorized);
-		assert.equal(api.session.unauthorizedPrompts, before + 2);
+		assert.equal(api.recorder.unauthorizedPrompts, before + 2);
 	});
 
 	test('no token appears in any log, output channel or event file [variant]', async () => {

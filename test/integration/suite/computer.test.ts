@@ -54,8 +54,17 @@ suite('Computer panel (in the extension host)', () => {
 	test('an agent whose runtime is paused (409) gets an explanation and no panel', async () => {
 		const { agents, computer_sessions: before } = await state();
 		const agent = agents.find((a) => a.name === 'Sandbox explorer');
-		assert.ok(agent, 'the demo seed has the sandbox agent (runtime paused)');
-		await vscode.commands.executeCommand('cloudAgents.agents.openComputer', { agentId: agent.id });
+		assert.ok(agent, 'the demo seed has the sandbox agent');
+		// The service's answer for a runtime that is not running, whatever other tests did to the
+		// seed's runtimes before this one (a resume test may have woken this agent's runtime).
+		await emu('PUT', '/_emulator/faults', {
+			rules: [{ method: 'POST', route: '/v2/agents/{agent_id}/computer-sessions', status: 409, count: 1 }],
+		});
+		try {
+			await vscode.commands.executeCommand('cloudAgents.agents.openComputer', { agentId: agent.id });
+		} finally {
+			await emu('DELETE', '/_emulator/faults');
+		}
 		assert.equal(computerTabs().length, 0);
 		assert.equal((await state()).computer_sessions.length, before.length);
 	});

@@ -72,7 +72,7 @@ suite('Run following', () => {
 		});
 		assert.equal(fault.status, 200, JSON.stringify(fault.body));
 		const connectionsBefore = (await counters()).requests.by_route[EVENTS_ROUTE] ?? 0;
-		const notificationsBefore = api.runFollower.notificationsShown;
+		const notificationsBefore = api.recorder.notificationsShown;
 		const run = await startRun('[[events:25]] [[delay:20]] follow through drops');
 		const received: number[] = [];
 		const sub = api.runFollower.onDidReceiveEvent((e) => {
@@ -104,7 +104,7 @@ suite('Run following', () => {
 		const connections = ((await counters()).requests.by_route[EVENTS_ROUTE] ?? 0) - connectionsBefore;
 		assert.ok(connections >= 3, `only ${connections} stream connection(s): the drops did not happen`);
 		assert.equal(api.runFollower.wasNotified(run.id), true);
-		assert.equal(api.runFollower.notificationsShown, notificationsBefore + 1);
+		assert.equal(api.recorder.notificationsShown, notificationsBefore + 1);
 		await api.runFollower.forget(agentId, run.id);
 	});
 
@@ -115,7 +115,7 @@ suite('Run following', () => {
 		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000)).status, words().run.succeeded);
 		const first = await api.runFollower.storedEvents(agentId, run.id);
 		await api.runFollower.forget(agentId, run.id);
-		const notifications = api.runFollower.notificationsShown;
+		const notifications = api.recorder.notificationsShown;
 		const connections = (await counters()).requests.by_route[EVENTS_ROUTE] ?? 0;
 
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
@@ -124,7 +124,7 @@ suite('Run following', () => {
 		assert.equal(outcome.status, words().run.succeeded);
 		assert.equal((await counters()).requests.by_route[EVENTS_ROUTE] ?? 0, connections, 'the events were fetched again');
 		assert.deepEqual(await api.runFollower.storedEvents(agentId, run.id), first, 'the event file changed');
-		assert.equal(api.runFollower.notificationsShown, notifications, 'the end of the run was announced twice');
+		assert.equal(api.recorder.notificationsShown, notifications, 'the end of the run was announced twice');
 		await api.runFollower.forget(agentId, run.id);
 	});
 

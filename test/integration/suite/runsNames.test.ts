@@ -66,7 +66,7 @@ suite('Run names, status bar and run actions', () => {
 		assert.ok(bar.text.includes(`${agentName}: Summarise`), bar.text);
 		assert.ok(bar.text.includes('succeeded'), bar.text);
 		assert.equal(bar.command, 'cloudAgents.runs.followedRunActions');
-		const note = api.runFollower.lastNotification;
+		const note = api.recorder.lastNotification;
 		assert.ok(note, 'the end was announced');
 		assert.ok(note.text.includes(agentName) && note.text.includes('Summarise the release notes'), note.text);
 		assert.deepEqual(note.actions, ['Open Result', 'Show Output']);
@@ -87,7 +87,7 @@ suite('Run names, status bar and run actions', () => {
 		// Automation passes ids: no confirmation.
 		await vscode.commands.executeCommand('cloudAgents.runs.cancel', { agentId, runId: run.id });
 		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 20_000)).status, 'cancelled');
-		assert.deepEqual(api.runFollower.lastNotification?.actions, ['Show Output']);
+		assert.deepEqual(api.recorder.lastNotification?.actions, ['Show Output']);
 		assert.deepEqual(api.runFollower.statusRunInfo?.actions, ['showOutput', 'dismiss']);
 		await api.runFollower.forget(agentId, run.id);
 	});
