@@ -130,4 +130,28 @@ export default tseslint.config(
 			],
 		},
 	},
+	{
+		// The list model of the views is plain TypeScript, unit-tested in Node without VS Code
+		// (test/unit/views/listModel.test.ts): no `vscode`, not even as a type, so none of the views'
+		// other modules either (they use it); from below it only takes src/api and util/text.
+		files: ['src/views/listModel.ts'],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{
+					paths: [{ name: 'vscode', message: 'src/views/listModel.ts must not depend on vscode: listTree.ts draws its rows.' }],
+					patterns: [
+						{
+							group: ['vscode/*'],
+							message: 'src/views/listModel.ts must not depend on vscode.',
+						},
+						{
+							regex: '^\\.{1,2}/(?!api(/|$)|util/text$)',
+							message: 'src/views/listModel.ts imports only src/api and src/util/text (the other modules use vscode).',
+						},
+					],
+				},
+			],
+		},
+	},
 );

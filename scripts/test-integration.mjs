@@ -1,6 +1,7 @@
 // Integration tests inside a real VS Code (code-server) extension host, then Playwright UI tests
 // against the same workbench, once per emulator profile.
 // Usage: npm run test:integration [-- --grep TEXT] [-- --keep] [-- --profiles standard,variant] [-- --variant-all]
+//                                  [-- --reverse] [-- --ui-only]
 //
 //  1. installs what is missing into the cache outside the clone (Node 24, code-server, and as root
 //     Debian's chromium + libkrb5-dev): see scripts/lib/harness.mjs;
@@ -9,10 +10,16 @@
 //     emulator in that profile, code-server (CLOUD_AGENTS_TEST_REPORT, CLOUD_AGENTS_EMULATOR_URL and
 //     CLOUD_AGENTS_EMULATOR_PROFILE in its environment, cloudAgents.apiUrl in its own user settings)
 //     and a fresh browser context on loopback ports; the runner extension runs the suites on startup
-//     and writes a report. The standard pass runs every test; a variant pass only the tests whose
-//     title contains "[variant]" (--variant-all: every test, to find candidates for the tag), and is
-//     skipped when the standard pass selected no tagged test. One code-server runs at a time;
-//  4. runs the test/ui/*.ts selected for the pass against its workbench; screenshots go to
+//     and writes a report (--ui-only or CLOUD_AGENTS_TEST_UI_ONLY=1: no suite runs and the report is
+//     empty, for a quicker round of UI tests). The standard pass runs every test; a variant pass only
+//     the tests whose title contains "[variant]" (--variant-all: every test, to find candidates for
+//     the tag), and is skipped when the standard pass selected no tagged test. One code-server runs
+//     at a time;
+//  4. runs the test/ui/*.ts selected for the pass against its workbench, one after the other in
+//     file-name order; --reverse (or CLOUD_AGENTS_TEST_ORDER=reverse) runs them in the reverse order.
+//     No UI test relies on another having run before it: each sets up what it needs, and one that
+//     reloads the page or opens another window leaves the workbench usable (or takes it back) for
+//     the next; a reversed run shows it. The in-host suites keep their order. Screenshots go to
 //     test-results/screenshots/ (FAILED-<profile>-<test>.png for a variant pass);
 //  5. stops every process it started (also on failure and Ctrl-C), prints every pass and ONE
 //     closing "N passed, N failed" line over all of them, exits non-zero on any failure.
@@ -58,6 +65,14 @@ for (const p of PROFILES) {
 	}
 }
 const variantAll = args.includes('--variant-all');
+// The order of the UI tests: file-name order, or its reverse (to show that none depends on another).
+const ORDER = args.includes('--reverse') ? 'reverse' : process.env.CLOUD_AGENTS_TEST_ORDER || 'normal';
+if (!['normal', 'reverse'].includes(ORDER)) {
+	throw new Error(`CLOUD_AGENTS_TEST_ORDER: ${JSON.stringify(ORDER)} is neither "normal" nor "reverse"`);
+}
+// Only the UI tests: the runner extension skips the in-host suites (the extension still signs in with
+// the dev token at start-up, as in a full run).
+const uiOnly = args.includes('--ui-only') || process.env.CLOUD_AGENTS_TEST_UI_ONLY === '1';
 const VARIANT_TAG = '[variant]';
 
 /**
@@ -224,6 +239,7 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 			CLOUD_AGENTS_EMULATOR_PROFILE: profile,
 			CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN,
 			...(grep ? { CLOUD_AGENTS_TEST_GREP: grep } : {}),
+			...(uiOnly ? { CLOUD_AGENTS_TEST_SKIP_SUITES: '1' } : {}),
 		},
 	});
 	session.children.push(session.codeServer);
@@ -351,7 +367,12 @@ async function main() {
 	const suiteFiles = await buildRunnerExtension(join(WORK, 'runner-extension'));
 	const runnerVsix = packageFolder(join(WORK, 'runner-extension'), join(WORK, 'cloud-agents-test-runner.vsix'));
 	const uiTests = await buildUiTests(join(WORK, 'ui'));
-	log(`${suiteFiles.length} in-host suite file(s), ${uiTests.length} UI test(s); emulator profiles: ${PROFILES.join(', ')}`);
+	if (ORDER === 'reverse') {
+		uiTests.reverse();
+	}
+	log(
+		`${uiOnly ? 'in-host suites skipped (--ui-only)' : `${suiteFiles.length} in-host suite file(s)`}, ${uiTests.length} UI test(s) in ${ORDER === 'reverse' ? 'reverse ' : ''}file-name order (${uiTests.map((t) => t.name).join(', ')}); emulator profiles: ${PROFILES.join(', ')}`,
+	);
 	// Installed once: every session's code-server reads the same extensions folder.
 	installExtension(cs, ext, join(WORK, 'user-data'), vsix);
 	installExtension(cs, ext, join(WORK, 'user-data'), runnerVsix);
@@ -431,7 +452,7 @@ async function main() {
 				? ''
 				: ` against the emulator's ${pass.profile} profile${variantAll ? '' : ` (tests tagged ${VARIANT_TAG})`}`;
 		printResults(
-			`In the extension host${against}: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), Node ${h.node}`,
+			`In the extension host${against}: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), Node ${h.node}${uiOnly ? ' (suites skipped: --ui-only)' : ''}`,
 			pass.tests,
 		);
 		if (pass.ui.length > 0 || (pass.profile === 'standard' && uiTests.length > 0)) {

@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
-import type { Page } from '../api';
-import { ListingStoppedError, PageChain, SAFETY } from '../api';
+import { SAFETY } from '../api';
 import { plainText, singleLine } from '../util/text';
 import { Disposable, toDisposable } from '../util/lifecycle';
-import { describeError, isAuthFailure } from '../util/errors';
+import { describeError } from '../util/errors';
 import { safeTreeItem } from './format';
 import type { ListContext, ListDescriptor, RowContext } from './descriptor';
+import { ListModel as BaseListModel, MIN_DELAY_MS, RELATIVE_TIME_REDRAW_MS } from './listModel';
+import type { ListModelHost, ListRow } from './listModel';
 
 /** The configured page size (`cloudAgents.pageSize`, 1–100, default 50). */
 export function pageSize(): number {
@@ -41,14 +42,6 @@ export class LoadMoreNode extends vscode.TreeItem {
 	}
 }
 
-/** What one fetch produced: the records in display order and whether more exist. */
-export interface Loaded<T> {
-	items: T[];
-	more: boolean;
-	/** Why the listing ended early (the server's paging went wrong): shown as a row after the items kept. */
-	notice?: string;
-}
-
 /** What a list needs from its host: sign-in state, 401 reporting and where to log. */
 export interface ListHost {
 	readonly signedIn: boolean;
@@ -57,19 +50,6 @@ export interface ListHost {
 	/** Reports an error of a background fetch (the session's single 401 prompt, when it has one). */
 	reportError(err: unknown): void;
 }
-
-const MIN_DELAY_MS = 2_000;
-/**
- * The longest wait between two automatic refreshes while something is in motion. Short, so a status
- * the server changed (an agent done provisioning) shows within seconds, not after a 30 s back-off;
- * the polling still only runs while the view is visible and something is active.
- */
-const MAX_DELAY_MS = 5_000;
-/**
- * While polling, rows are redrawn at least this often even when nothing changed, so their relative
- * times ("just now", "2 min ago") stay true (a redraw is otherwise avoided: see `schedule`).
- */
-const RELATIVE_TIME_REDRAW_MS = 60_000;
 
 // ---------------------------------------------------------------------------------------------
 // Lists from descriptors (descriptor.ts): one provider for every list view and subtree.
@@ -140,224 +120,10 @@ class GroupNode extends vscode.TreeItem {
 }
 
 /** What a model needs from its provider. */
-interface ModelHost {
-	readonly ctx: ListContext;
-	readonly log: vscode.LogOutputChannel;
-	reportError(err: unknown): void;
-	/** Redraws the rows of the model (the whole tree for the root list). */
-	changed(model: ListModel<unknown>): void;
-	/** Fired after a successful fetch of the model. */
-	loaded(model: ListModel<unknown>): void;
-}
+type ModelHost = ListModelHost<ListContext, ListModel<unknown>>;
 
-/**
- * The state of one list (a view's records, or the records under one row): loading, one fetch in
- * flight at a time (callers share it), the pages asked for, the cursor chain of a paged source,
- * the error of the last fetch, the delay of the automatic refresh.
- */
-class ListModel<T> {
-	items: T[] = [];
-	more = false;
-	notice: string | undefined;
-	pages = 1;
-	loaded = false;
-	error: unknown;
-	delayMs = MIN_DELAY_MS;
-	private pending: Promise<void> | undefined;
-	private controller: AbortController | undefined;
-	private generation = 0;
-	private lastSignature = '';
-	/**
-	 * Counts the fetches that changed what the rows are drawn from (`shown`): the automatic refresh
-	 * redraws only when it moved.
-	 */
-	revision = 0;
-	private cursor: string | undefined;
-	/** The cursor chain of the pages shown: a repeated cursor or page, or endless pages, end it (src/api PageChain). */
-	private chain = new PageChain();
-
-	constructor(
-		/** Prefix of the message rows' ids (`agents`, `resources/runtime/<id>`). */
-		readonly id: string,
-		readonly descriptor: ListDescriptor<T, object, unknown>,
-		public parent: ParentRef | undefined,
-		private readonly host: ModelHost,
-	) {}
-
-	/** Whether a record is in motion (its descriptor says so, or it was marked from outside). */
-	isChanging(marked: ReadonlySet<string>): boolean {
-		return this.items.some((item) => this.descriptor.isActive?.(item) === true || marked.has(this.descriptor.keyOf(item)));
-	}
-
-	load(): Promise<void> {
-		return this.run((signal) => this.fetch(this.pages, signal), false);
-	}
-
-	loadMore(): Promise<void> {
-		return this.run(async (signal) => {
-			const next = await this.fetchMore(signal);
-			this.pages++;
-			return next;
-		}, true);
-	}
-
-	/** Forgets everything: the next read starts from the first page. */
-	reset(): void {
-		this.generation++;
-		this.controller?.abort();
-		this.controller = undefined;
-		this.items = [];
-		this.more = false;
-		this.notice = undefined;
-		this.pages = 1;
-		this.loaded = false;
-		this.error = undefined;
-		this.pending = undefined;
-		this.lastSignature = '';
-		this.delayMs = MIN_DELAY_MS;
-		this.cursor = undefined;
-		this.chain = new PageChain();
-	}
-
-	private async fetch(pages: number, signal: AbortSignal): Promise<Loaded<T>> {
-		const source = this.descriptor.source;
-		const parent = this.parent?.record;
-		if ('list' in source) {
-			return source.list(this.host.ctx, { pages, pageSize: pageSize(), signal }, parent);
-		}
-		const items: T[] = [];
-		let cursor: string | undefined;
-		this.chain = new PageChain();
-		for (let i = 0; i < pages; i++) {
-			const step = await this.step(cursor, signal);
-			items.push(...step.items);
-			cursor = step.next;
-			if (!cursor) {
-				this.cursor = undefined;
-				return { items, more: false, notice: step.notice };
-			}
-		}
-		this.cursor = cursor;
-		return { items, more: true };
-	}
-
-	private async fetchMore(signal: AbortSignal): Promise<Loaded<T>> {
-		if ('list' in this.descriptor.source) {
-			return this.fetch(this.pages + 1, signal);
-		}
-		const step = await this.step(this.cursor, signal);
-		this.cursor = step.next;
-		return { items: step.items, more: step.next !== undefined, notice: step.notice };
-	}
-
-	/**
-	 * One page through the chain. When the server's paging goes wrong (it ignores the cursor,
-	 * repeats a cursor or a page, or never ends) the items loaded so far stay, "Load more…" goes
-	 * away and a row says why: never an endless "Load more".
-	 */
-	private async step(
-		cursor: string | undefined,
-		signal: AbortSignal,
-	): Promise<{ items: T[]; next: string | undefined; notice?: string }> {
-		const source = this.descriptor.source;
-		if ('list' in source) {
-			return { items: [], next: undefined };
-		}
-		let page: Page<T>;
-		try {
-			page = await source.page(this.host.ctx, { cursor, limit: pageSize(), signal }, this.parent?.record);
-		} catch (err) {
-			if (err instanceof ListingStoppedError) {
-				return { items: [], next: undefined, notice: err.message };
-			}
-			throw err;
-		}
-		try {
-			return { items: page.items, next: this.chain.accept(page, cursor) };
-		} catch (err) {
-			if (err instanceof ListingStoppedError) {
-				return { items: err.reason === 'repeated_page' ? [] : page.items, next: undefined, notice: err.message };
-			}
-			throw err;
-		}
-	}
-
-	/**
-	 * What the rows of the list are drawn from, as one string compared before and after a fetch: the
-	 * records as read (all of them: `signature` may leave out what a row shows), "Load more…", the
-	 * notice and the error.
-	 */
-	private shown(): string {
-		return JSON.stringify([
-			this.loaded,
-			this.items,
-			this.more,
-			this.notice ?? null,
-			this.error === undefined ? null : describeError(this.error),
-		]);
-	}
-
-	private signatureOf(items: readonly T[]): string {
-		const sign = this.descriptor.signature;
-		return JSON.stringify(sign ? items.map((item) => sign(item)) : items);
-	}
-
-	private run(fetcher: (signal: AbortSignal) => Promise<Loaded<T>>, append: boolean): Promise<void> {
-		if (this.pending) {
-			return this.pending;
-		}
-		const generation = this.generation;
-		const controller = new AbortController();
-		this.controller = controller;
-		this.pending = (async () => {
-			try {
-				const result = await fetcher(controller.signal);
-				if (this.generation !== generation) {
-					return;
-				}
-				const shownBefore = this.shown();
-				const merged = append ? [...this.items, ...result.items] : result.items;
-				const seen = new Set<string>();
-				this.items = merged.filter((item) => {
-					const k = this.descriptor.keyOf(item);
-					if (seen.has(k)) {
-						return false;
-					}
-					seen.add(k);
-					return true;
-				});
-				this.more = result.more;
-				this.notice = result.notice;
-				this.loaded = true;
-				this.error = undefined;
-				const signature = this.signatureOf(this.items);
-				this.delayMs = signature === this.lastSignature ? Math.min(this.delayMs * 2, MAX_DELAY_MS) : MIN_DELAY_MS;
-				this.lastSignature = signature;
-				if (this.shown() !== shownBefore) {
-					this.revision++;
-				}
-				this.host.loaded(this);
-			} catch (err) {
-				if (this.generation !== generation) {
-					return;
-				}
-				const shownBefore = this.shown();
-				this.error = err;
-				if (this.shown() !== shownBefore) {
-					this.revision++;
-				}
-				this.host.log.warn(`${this.id}: loading failed: ${describeError(err)}`);
-				this.host.reportError(err);
-			} finally {
-				if (this.generation === generation) {
-					this.pending = undefined;
-					this.controller = undefined;
-				}
-			}
-		})();
-		return this.pending;
-	}
-}
+/** The state of one list (listModel.ts) with this provider's descriptors, context and parent rows. */
+class ListModel<T> extends BaseListModel<T, ListDescriptor<T, object, unknown>, ListContext, ParentRef> {}
 
 /**
  * A list view from a descriptor (descriptor.ts), with the subtrees of the descriptors whose
@@ -416,7 +182,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			ctx,
 			log: host.log,
 			reportError: (err) => host.reportError(err),
-			changed: () => this._onDidChangeTreeData.fire(undefined),
+			pageSize,
+			describeError,
 			loaded: (model) => {
 				if (model === this.root) {
 					this.afterRootLoad();
@@ -663,42 +430,71 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		if (!model.loaded && model.error === undefined) {
 			await model.load();
 		}
-		if (model.error !== undefined) {
-			return this.errorRows(model, model.error);
-		}
-		const rows: vscode.TreeItem[] = model.items.map((item) => this.toNode(model, item));
-		const isRoot = (model as ListModel<unknown>) === (this.root as ListModel<unknown>);
 		const commands = this.commandsOf(model);
-		if (model.more && commands.loadMore) {
-			const more = new LoadMoreNode(model.id, commands.loadMore);
-			if (!isRoot && more.command) {
-				more.command.arguments = [this.childIdOf(model)];
+		const rows = model
+			.rows({ loadMore: Boolean(commands.loadMore), retry: Boolean(commands.refresh), empty: model.descriptor.empty !== undefined })
+			.map((row) => this.rowNode(model, row, commands));
+		if (model.error === undefined) {
+			this.schedule();
+		}
+		return rows;
+	}
+
+	/** The tree item of one row of a list (listModel.ts decides which rows a list shows). */
+	private rowNode<U>(model: ListModel<U>, row: ListRow<U>, commands: { refresh?: string; loadMore?: string }): vscode.TreeItem {
+		const isRoot = (model as ListModel<unknown>) === (this.root as ListModel<unknown>);
+		switch (row.kind) {
+			case 'record':
+				return this.toNode(model, row.item);
+			case 'loadMore': {
+				const more = new LoadMoreNode(model.id, commands.loadMore!);
+				if (!isRoot && more.command) {
+					more.command.arguments = [this.childIdOf(model)];
+				}
+				return more;
 			}
-			rows.push(more);
-		}
-		if (model.notice !== undefined) {
-			rows.push(
-				new MessageNode(`${model.id}/notice`, singleLine(model.notice, SAFETY.labelMaxChars), {
+			case 'notice':
+				return new MessageNode(`${model.id}/notice`, singleLine(row.text, SAFETY.labelMaxChars), {
 					icon: new vscode.ThemeIcon('warning'),
-					tooltip: plainText(model.notice),
+					tooltip: plainText(row.text),
 					contextValue: 'notice',
-				}),
-			);
-		}
-		const empty = model.descriptor.empty;
-		if (rows.length === 0 && empty) {
-			const spec = empty();
-			rows.push(
-				new MessageNode(`${model.id}/empty`, spec.label, {
+				});
+			case 'empty': {
+				const spec = model.descriptor.empty!();
+				return new MessageNode(`${model.id}/empty`, spec.label, {
 					icon: spec.icon ?? new vscode.ThemeIcon('info'),
 					tooltip: spec.tooltip,
 					command: spec.command && { ...spec.command },
 					contextValue: 'empty',
-				}),
-			);
+				});
+			}
+			case 'error':
+				// A short label that fits the default sidebar width; the reason in the description and tooltip.
+				return new MessageNode(`${model.id}/error`, row.auth ? vscode.l10n.t('Sign in again') : vscode.l10n.t('Could not load'), {
+					icon: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
+					description: row.auth ? vscode.l10n.t('token refused') : undefined,
+					tooltip: row.auth
+						? vscode.l10n.t('The service refused the token. Sign in again.\n{0}', describeError(row.error))
+						: vscode.l10n.t('Could not load: {0}', describeError(row.error)),
+					contextValue: 'error',
+				});
+			case 'retry':
+				return new MessageNode(`${model.id}/retry`, vscode.l10n.t('Retry'), {
+					icon: new vscode.ThemeIcon('refresh'),
+					command: {
+						command: commands.refresh!,
+						title: vscode.l10n.t('Retry'),
+						...(isRoot ? {} : { arguments: [this.childIdOf(model)] }),
+					},
+					contextValue: 'retry',
+				});
+			case 'signIn':
+				return new MessageNode(`${model.id}/signIn`, vscode.l10n.t('Sign In…'), {
+					icon: new vscode.ThemeIcon('sign-in'),
+					command: { command: 'cloudAgents.signIn', title: vscode.l10n.t('Sign In') },
+					contextValue: 'signIn',
+				});
 		}
-		this.schedule();
-		return rows;
 	}
 
 	private toNode<U>(model: ListModel<U>, item: U): vscode.TreeItem {
@@ -724,42 +520,6 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			refresh: model.descriptor.commands?.refresh ?? this.descriptor.commands?.refresh,
 			loadMore: model.descriptor.commands?.loadMore ?? this.descriptor.commands?.loadMore,
 		};
-	}
-
-	private errorRows<U>(model: ListModel<U>, err: unknown): vscode.TreeItem[] {
-		const auth = isAuthFailure(err);
-		const isRoot = (model as ListModel<unknown>) === (this.root as ListModel<unknown>);
-		// A short label that fits the default sidebar width; the reason in the description and tooltip.
-		const rows: vscode.TreeItem[] = [
-			new MessageNode(`${model.id}/error`, auth ? vscode.l10n.t('Sign in again') : vscode.l10n.t('Could not load'), {
-				icon: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
-				description: auth ? vscode.l10n.t('token refused') : undefined,
-				tooltip: auth
-					? vscode.l10n.t('The service refused the token. Sign in again.\n{0}', describeError(err))
-					: vscode.l10n.t('Could not load: {0}', describeError(err)),
-				contextValue: 'error',
-			}),
-		];
-		const refresh = this.commandsOf(model).refresh;
-		if (refresh) {
-			rows.push(
-				new MessageNode(`${model.id}/retry`, vscode.l10n.t('Retry'), {
-					icon: new vscode.ThemeIcon('refresh'),
-					command: { command: refresh, title: vscode.l10n.t('Retry'), ...(isRoot ? {} : { arguments: [this.childIdOf(model)] }) },
-					contextValue: 'retry',
-				}),
-			);
-		}
-		if (auth) {
-			rows.push(
-				new MessageNode(`${model.id}/signIn`, vscode.l10n.t('Sign In…'), {
-					icon: new vscode.ThemeIcon('sign-in'),
-					command: { command: 'cloudAgents.signIn', title: vscode.l10n.t('Sign In') },
-					contextValue: 'signIn',
-				}),
-			);
-		}
-		return rows;
 	}
 
 	/** The lists in motion: the view's, and the loaded subtrees'. */

@@ -50,7 +50,7 @@ const uiTest: UiTest = {
 			await workbench.dismissDialogs();
 		}
 		// Hide the toast (Escape = notifications.hideToasts) so it covers nothing in later tests; it
-		// stays in the notification center, which the last test reads.
+		// stays in the notification center.
 		await workbench.page.keyboard.press('Escape');
 		await workbench.page
 			.locator('.notifications-toasts .notification-list-item-message', { hasText: 'injected fault: 400' })

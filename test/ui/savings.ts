@@ -183,8 +183,8 @@ const uiTest: UiTest = {
 			// at activation, hands it to the commands' code loaded on first use (src/commands/lazy.ts);
 			// the page comes back with its filters and the data they select. "Developer: Reload Window",
 			// as a person would (an orderly shutdown saves the editors' state). Once, in the standard
-			// pass: a reload empties the notification center, which zz-token-never-shown reads after the
-			// variant pass's few UI tests.
+			// pass: the variant pass checks the panel's data against the other dialect and stays short.
+			// The reload empties the notification center; no other UI test relies on what is in it.
 			if (emulatorProfile !== 'standard') {
 				assert.deepEqual(violations, [], 'no CSP violation in the console');
 				return;

@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
-import type { UiTest, Workbench } from './support/workbench';
+import { signInWithKey, waitForWelcome } from './support/session';
+import type { UiTest } from './support/workbench';
 
 /**
  * The demo's sign-out and sign-in journey as a person does it (code-server + Chromium): sign in with
@@ -27,42 +28,9 @@ function userSettingsFile(): string {
 	return file;
 }
 
-/**
- * The workbench toasts at most 3 notifications in an 800 ms window and only lists the rest in the
- * notification center (`NotificationsToasts.SPAM_PROTECTION` in VS Code's notificationsToasts.ts; the window
- * starts at its first toast). A sign-out shows two (its progress and, here, the failed revoke); signing in
- * right after adds the "Checking the API key…" progress and the outcome, which then came 4th inside the
- * window and was never toasted (seen after a window reload, when sign-in answers fastest). Signing in
- * after the window has passed keeps the test at a pace a person could sign out and in again.
- */
-const TOAST_SPAM_WINDOW_MS = 800;
-
-async function signInWithKey(workbench: Workbench, key: string): Promise<void> {
-	const page = workbench.page;
-	await page.waitForTimeout(TOAST_SPAM_WINDOW_MS + 200);
-	await workbench.runCommand('Cloud Agents: Sign In');
-	const apiKeyItem = page.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' }).first();
-	await apiKeyItem.waitFor({ state: 'visible', timeout: 10_000 });
-	await apiKeyItem.click();
-	await page.locator('.quick-input-widget', { hasText: 'API key for' }).first().waitFor({ state: 'visible', timeout: 10_000 });
-	await page.locator('.quick-input-widget input').fill(key);
-	await page.keyboard.press('Enter');
-}
-
 /** The modal dialog (VS Code's custom dialog in the browser). */
 function dialog(page: Page) {
 	return page.locator('.monaco-dialog-box').first();
-}
-
-async function waitForWelcome(workbench: Workbench, shown: boolean): Promise<void> {
-	for (let i = 0; i < 150; i++) {
-		const welcome = await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents');
-		if (welcome.length > 0 === shown) {
-			return;
-		}
-		await workbench.page.waitForTimeout(100);
-	}
-	assert.fail(shown ? 'the Agents view shows no signed-out welcome' : 'the Agents view still shows the signed-out welcome');
 }
 
 const uiTest: UiTest = {

@@ -34,8 +34,9 @@ async function showExplorer(page: Page, workbench: Workbench): Promise<Locator> 
  * the browser reloads the page (a desktop window restarts its extension host): everything of ours starts
  * again from nothing, and the workbench resolves `cloud-agent:` folders before our extension has
  * activated. The folder must survive that, its files must be listed, the session must come back
- * signed in from SecretStorage, and none of it may log an error of ours. Runs last (it leaves the page
- * on another workspace and takes it back at the end).
+ * signed in from SecretStorage, and none of it may log an error of ours. The test's windows are
+ * workspaces of their own: at the end (also on failure) it takes the page back to the window it found
+ * and waits until our views are there again, so the tests after it find the workbench they expect.
  */
 const uiTest: UiTest = {
 	title: 'opening an agent workspace in an empty window keeps the folder and the session after the reload',
@@ -121,6 +122,9 @@ const uiTest: UiTest = {
 			note('opened again from ?folder=: the files are listed');
 		} finally {
 			await leavePage(home);
+			// Back in the test run's own workspace: wait for our contributions, as after start-up.
+			await workbench.dismissDialogs();
+			await workbench.activityBarItem('Cloud Agents').waitFor({ state: 'visible', timeout: 60_000 });
 		}
 	},
 };

@@ -1,0 +1,74 @@
+import * as assert from 'node:assert/strict';
+import type { Locator } from 'playwright-core';
+import { VIEW_CONTAINER_ID } from '../../../src/ids';
+import type { Workbench } from './workbench';
+
+/**
+ * The workbench toasts at most 3 notifications in an 800 ms window and only lists the rest in the
+ * notification center (`NotificationsToasts.SPAM_PROTECTION` in VS Code's notificationsToasts.ts; the window
+ * starts at its first toast). A sign-out shows two (its progress and, with the revoke refused, a warning);
+ * signing in right after adds the "Checking the API key…" progress and the outcome, which then came 4th
+ * inside the window and was never toasted (seen after a window reload, when sign-in answers fastest).
+ * Signing in after the window has passed keeps a test at a pace a person could sign out and in again.
+ */
+export const TOAST_SPAM_WINDOW_MS = 800;
+
+/**
+ * Signs in from the palette with an API key, typed into the key's input box (as a person pastes it);
+ * `beforeEnter` sees the input box holding the key.
+ */
+export async function signInWithKey(workbench: Workbench, key: string, beforeEnter?: (input: Locator) => Promise<void>): Promise<void> {
+	const page = workbench.page;
+	await page.waitForTimeout(TOAST_SPAM_WINDOW_MS + 200);
+	await workbench.runCommand('Cloud Agents: Sign In');
+	const apiKeyItem = page.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' }).first();
+	await apiKeyItem.waitFor({ state: 'visible', timeout: 10_000 });
+	await apiKeyItem.click();
+	await page.locator('.quick-input-widget', { hasText: 'API key for' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+	const input = page.locator('.quick-input-widget input');
+	await input.fill(key);
+	await beforeEnter?.(input);
+	await page.keyboard.press('Enter');
+}
+
+/** Waits until the Agents view shows (`shown`) or no longer shows its signed-out welcome content. */
+export async function waitForWelcome(workbench: Workbench, shown: boolean): Promise<void> {
+	for (let i = 0; i < 150; i++) {
+		const welcome = await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents');
+		if (welcome.length > 0 === shown) {
+			return;
+		}
+		await workbench.page.waitForTimeout(100);
+	}
+	assert.fail(shown ? 'the Agents view shows no signed-out welcome' : 'the Agents view still shows the signed-out welcome');
+}
+
+/**
+ * Signs out from the palette (confirming when asked) while the emulator refuses to revoke the token
+ * (a 503 for DELETE /v2/auth/token), so the token stays valid for signing in again and for the tests
+ * after this one. Ends signed out.
+ */
+export async function signOutKeepingToken(workbench: Workbench, emulatorUrl: string): Promise<void> {
+	const page = workbench.page;
+	const fault = await fetch(`${emulatorUrl}/_emulator/faults`, {
+		method: 'PUT',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ rules: [{ method: 'DELETE', route: '/v2/auth/token', status: 503 }] }),
+	});
+	assert.equal(fault.status, 200);
+	try {
+		await workbench.runCommand('Cloud Agents: Sign Out');
+		// The confirmation, unless it was turned off ("Sign Out and Don't Ask Again").
+		const dialog = page.locator('.monaco-dialog-box').first();
+		const signOut = dialog.locator('.dialog-buttons .monaco-button', { hasText: /^Sign Out$/ });
+		for (let i = 0; i < 100 && (await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents')).length === 0; i++) {
+			if (await signOut.isVisible().catch(() => false)) {
+				await signOut.click();
+			}
+			await page.waitForTimeout(100);
+		}
+		await waitForWelcome(workbench, true);
+	} finally {
+		await fetch(`${emulatorUrl}/_emulator/faults`, { method: 'DELETE' });
+	}
+}
