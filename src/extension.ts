@@ -48,14 +48,12 @@ class CloudAgentsExtension extends Disposable {
 		// The sign-in flow, as the Sign In command runs it (for "Sign In" buttons of our messages).
 		const runSignIn = (): Promise<unknown> => signIn({ session, log });
 		session.setSignInFlow(runSignIn);
-		// The commands' code loads on first use: the run follower's "Open Result" loads it then.
 		this.runFollower = this.register(
 			new RunFollower({
 				session,
 				storageUri: context.globalStorageUri,
 				globalState: context.globalState,
 				log,
-				openResult: (agentId, runId) => this.features.load().openRunResult(agentId, runId),
 			}),
 		);
 		for (const d of registerAuth({ session, log })) {
@@ -131,6 +129,9 @@ class CloudAgentsExtension extends Disposable {
 				log,
 			),
 		);
+		// The end-of-run notification's "Open Result" runs the Runs view's action (loaded on first use).
+		const features = this.features;
+		this.runFollower.setResultOpener((agentId, runId) => features.load().openRunResult(agentId, runId));
 		// Seams for the test harness only (src/testing.ts): nothing is registered outside it.
 		const seams = {
 			views,

@@ -41,8 +41,6 @@ export interface RunFollowerOptions {
 	/** Where ended runs are remembered, so each is announced once (context.globalState). */
 	globalState: vscode.Memento;
 	log: vscode.LogOutputChannel;
-	/** Opens a run's result (the end-of-run notification's "Open Result"). */
-	openResult?: (agentId: string, runId: string) => Promise<void>;
 	/** Flush period of the channel and disk buffers (ms). */
 	flushMs?: number;
 	/** Most runs streamed at the same time; following one more stops the oldest. */
@@ -172,8 +170,15 @@ export class RunFollower extends Disposable {
 	private hideTimer: ReturnType<typeof setTimeout> | undefined;
 	/** Channels closed by the bound, disposed after `CHANNEL_CLOSE_DELAY_MS`. */
 	private readonly closing = new Map<ReturnType<typeof setTimeout>, vscode.OutputChannel>();
+	/** Opens a run's result (the end-of-run notification's "Open Result"); see `setResultOpener`. */
+	private openResult: ((agentId: string, runId: string) => Promise<void>) | undefined;
 	/** Runs that signing out stopped while they streamed; signing in again resumes them. */
 	private suspended: { agentId: string; runId: string }[] = [];
+
+	/** Sets what the end-of-run notification's "Open Result" runs (the Runs view's action, loaded on first use). */
+	setResultOpener(open: (agentId: string, runId: string) => Promise<void>): void {
+		this.openResult = open;
+	}
 
 	constructor(private readonly options: RunFollowerOptions) {
 		super();
@@ -644,7 +649,7 @@ export class RunFollower extends Disposable {
 		void show(text, ...actions.map((a) => a.title)).then(async (choice) => {
 			const action = actions.find((a) => a.title === choice)?.id;
 			if (action === 'openResult') {
-				await this.options.openResult?.(run.agentId, run.runId);
+				await this.openResult?.(run.agentId, run.runId);
 			} else if (action === 'showOutput') {
 				if (!this.show(run.agentId, run.runId)) {
 					await this.follow(run.agentId, run.runId, { preserveFocus: false });
