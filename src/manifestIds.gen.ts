@@ -27,6 +27,7 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.runtimes.resume',
 	'cloudAgents.runtimes.showDetails',
 	'cloudAgents.runtimes.listVncCredentials',
+	'cloudAgents.runtimes.copyId',
 	'cloudAgents.artifacts.refresh',
 	'cloudAgents.artifacts.open',
 	'cloudAgents.artifacts.save',

@@ -254,4 +254,14 @@ export const runtimeActions = {
 		filter: (r) => r.vnc_enabled === true,
 		run: ({ runtime }, kit) => listVncCredentials(runtime, kit),
 	} satisfies RecordAction<Runtime, RuntimeTarget>,
+	copyId: {
+		on: runtimesList,
+		command: 'cloudAgents.runtimes.copyId',
+		title: () => vscode.l10n.t('Copy Runtime ID'),
+		run: async ({ runtime }) => {
+			await vscode.env.clipboard.writeText(runtime.id);
+			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the runtime ID {0}', runtime.id)), 3000);
+			return runtime.id;
+		},
+	} satisfies RecordAction<Runtime, RuntimeTarget>,
 };
