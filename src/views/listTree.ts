@@ -96,7 +96,7 @@ export class RecordNode<T = unknown, F extends object = object> extends vscode.T
 		// The fields as own properties, never over a member of the row itself (`id`, `label`, …).
 		for (const [name, value] of Object.entries(this.target)) {
 			if (!(name in this)) {
-				(this as Record<string, unknown>)[name] = value;
+				Reflect.set(this, name, value);
 			}
 		}
 	}
