@@ -594,14 +594,5 @@ suite('Commands', () => {
 			assert.deepEqual(credentials.map((c) => c.id).sort(), runtime.vnc_credentials!.map((c) => c.id).sort());
 			await closeEditors();
 		});
-
-		test('Copy Runtime ID puts the id of the runtime named on the clipboard [variant]', async () => {
-			const runtime = (await state()).runtimes[0];
-			assert.ok(runtime, 'the demo seed has runtimes');
-			await vscode.env.clipboard.writeText('before');
-			const copied = await run<string | undefined>('cloudAgents.runtimes.copyId', { runtimeId: runtime.id });
-			assert.equal(copied, runtime.id);
-			assert.equal(await vscode.env.clipboard.readText(), runtime.id);
-		});
 	});
 });

@@ -11,7 +11,8 @@ suite('Test seams (src/testing.ts)', () => {
 	});
 
 	test('under the harness every seam is registered [variant]', async () => {
-		const commands = await vscode.commands.getCommands(true);
+		// `getCommands(true)` hides internal commands (a leading underscore): ask for all.
+		const commands = await vscode.commands.getCommands(false);
 		for (const id of [
 			'_cloudAgents.views.rows',
 			'_cloudAgents.views.click',

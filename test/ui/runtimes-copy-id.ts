@@ -1,0 +1,42 @@
+import * as assert from 'node:assert/strict';
+import { emulatorCall } from './support/emulatorApi';
+import type { UiTest } from './support/workbench';
+
+interface RuntimeBody {
+	id: string;
+	display_name: string;
+}
+
+/**
+ * Copy Runtime ID (the README's example of adding an action: one entry in src/resources/runtimes.ts
+ * plus its package.json lines) from a runtime row's context menu puts that runtime's id on the
+ * clipboard. A UI test because the clipboard of code-server is the browser's, which only a page the
+ * test granted the permission to answers.
+ */
+const uiTest: UiTest = {
+	title: "Copy Runtime ID from a runtime row's context menu puts its id on the clipboard [variant]",
+	async run({ page, workbench, emulatorUrl, devToken, note }) {
+		const { runtimes } = await emulatorCall<{ runtimes: RuntimeBody[] }>(emulatorUrl, devToken, 'GET', '/_emulator/state');
+		const target = runtimes.find((r) => r.display_name);
+		assert.ok(target, 'the seed has a named runtime');
+		await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+		await page.evaluate(`navigator.clipboard.writeText('before')`);
+
+		await workbench.openViewContainer('Cloud Agents', 'cloudAgents');
+		const pane = workbench.pane('cloudAgents', 'Runtimes');
+		const header = pane.locator('.pane-header');
+		if ((await header.getAttribute('aria-expanded')) !== 'true') {
+			await header.click();
+		}
+		const row = pane.locator('.monaco-list-row', { hasText: target.display_name }).first();
+		await row.waitFor({ state: 'visible', timeout: 30_000 });
+		await workbench.runContextMenuItem(row, 'Copy Runtime ID');
+		await page.waitForFunction(`navigator.clipboard.readText().then((t) => t === ${JSON.stringify(target.id)})`, undefined, {
+			timeout: 15_000,
+			polling: 250,
+		});
+		note(`copied ${target.id} (${target.display_name})`);
+	},
+};
+
+export default uiTest;
