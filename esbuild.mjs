@@ -243,6 +243,18 @@ const sharedKey = (file) =>
 		.replace(/[^A-Za-z0-9_$]/g, '_')}`;
 
 /**
+ * `vscode` is provided by the host and loading it does nothing: an import of it whose bindings go
+ * unused is dropped, so a module of which activation uses nothing leaves no code in extension.js.
+ * @type {import('esbuild').Plugin}
+ */
+const vscodeApi = {
+	name: 'vscode-api',
+	setup(build) {
+		build.onResolve({ filter: /^vscode$/ }, () => ({ path: 'vscode', external: true, sideEffects: false }));
+	},
+};
+
+/**
  * extension.js requires the features entry as ./features.js (external), so it is loaded on first use.
  * @type {import('esbuild').Plugin}
  */
@@ -292,6 +304,20 @@ function sourcesOf(metafile) {
 	);
 }
 
+/** The .ts files under src/ of which a build's output holds code (tree shaking may drop all of an imported module). */
+function usedSourcesOf(metafile) {
+	const used = new Set();
+	for (const output of Object.values(metafile.outputs)) {
+		for (const [file, { bytesInOutput }] of Object.entries(output.inputs)) {
+			const path = resolve(ROOT, file);
+			if (bytesInOutput > 0 && path.startsWith(join(ROOT, 'src')) && path.endsWith('.ts')) {
+				used.add(path);
+			}
+		}
+	}
+	return used;
+}
+
 /**
  * The activation bundle and the features bundle, in two passes: the first finds which modules both
  * use (metafiles, nothing written); the second writes extension.js exporting those modules and
@@ -303,25 +329,50 @@ async function extensionBuilds() {
 		...common,
 		entryPoints: ['src/extension.ts'],
 		outfile: join(outdir, 'extension.js'),
-		plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true }), featuresExternal],
+		plugins: [problemMatcher, vscodeApi, split({ core: true, lazy: true, forbid: true }), featuresExternal],
 	};
 	const featuresOptions = {
 		...common,
 		entryPoints: [FEATURES],
 		outfile: join(outdir, 'features.js'),
-		plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true })],
+		plugins: [problemMatcher, vscodeApi, split({ core: true, lazy: true, forbid: true })],
 	};
 	const probe = { write: false, metafile: true, logLevel: 'silent', sourcemap: false, minify: false };
 	const [e, f] = await Promise.all([esbuild.build({ ...extensionOptions, ...probe }), esbuild.build({ ...featuresOptions, ...probe })]);
-	const inExtension = sourcesOf(e.metafile);
+	const inFeatures = sourcesOf(f.metafile);
 	// The resource modules (src/resources) are not shared: extension.js keeps of them only what
 	// activation reads (the list descriptors; esbuild drops the unused actions), features.js has its
 	// own whole copy (descriptors and actions). The two copies of a descriptor are told apart by
 	// nothing but identity, so the views and the action registry match lists by their `key`.
-	const shared = new Set(
-		[...sourcesOf(f.metafile)].filter((file) => inExtension.has(file) && file !== FEATURES && !file.startsWith(RESOURCES)),
-	);
-	const exportsEntry = {
+	// A module is shared when extension.js really holds code of it, not when it is merely imported:
+	// what only a resource's actions import (a multi-step input) stays out of activation. Exporting
+	// the shared modules whole can bring in more of their imports, so the set grows until it holds
+	// every module of features.js that extension.js holds code of (no module is ever in both).
+	const sharedOf = (metafile) =>
+		new Set([...usedSourcesOf(metafile)].filter((file) => inFeatures.has(file) && file !== FEATURES && !file.startsWith(RESOURCES)));
+	let shared = sharedOf(e.metafile);
+	for (;;) {
+		const probeShared = await esbuild.build({
+			...extensionOptions,
+			...probe,
+			entryPoints: ['extension-entry'],
+			plugins: [...extensionOptions.plugins, exportsEntryOf(shared)],
+		});
+		const next = sharedOf(probeShared.metafile);
+		if ([...next].every((file) => shared.has(file))) {
+			break;
+		}
+		shared = new Set([...shared, ...next]);
+	}
+	return [
+		{ ...extensionOptions, entryPoints: ['extension-entry'], plugins: [...extensionOptions.plugins, exportsEntryOf(shared)] },
+		{ ...featuresOptions, plugins: [...featuresOptions.plugins, fromExtension(shared)] },
+	];
+}
+
+/** The extension's entry: src/extension.ts's exports, and each shared module whole, under its `sharedKey`. */
+function exportsEntryOf(shared) {
+	return {
 		name: 'extension-entry',
 		setup(build) {
 			build.onResolve({ filter: /^extension-entry$/ }, () => ({ path: 'extension', namespace: 'entry' }));
@@ -335,10 +386,6 @@ async function extensionBuilds() {
 			}));
 		},
 	};
-	return [
-		{ ...extensionOptions, entryPoints: ['extension-entry'], plugins: [...extensionOptions.plugins, exportsEntry] },
-		{ ...featuresOptions, plugins: [problemMatcher, split({ core: true, lazy: true, forbid: true }), fromExtension(shared)] },
-	];
 }
 
 /** @type {import('esbuild').BuildOptions[]} */

@@ -1413,16 +1413,17 @@ export class CloudAgentsClient {
 	/** POST /v1/runtimes/{runtime_id}/secret-stubs. Not retried. */
 	async createSecretStub(runtimeId: string, request: T.CreateSecretStubRequest, options: T.CallOptions = {}): Promise<T.SecretStub> {
 		V.checkOpaqueId('runtimeId', runtimeId);
-		return unwrap(
-			await this.mutateOnce('secret stub', () =>
-				this.call({
+		return this.mutateOnce('secret stub', () =>
+			this.decoded(
+				{
 					method: 'POST',
 					path: `/v1/runtimes/${e(runtimeId)}/secret-stubs`,
 					route: 'POST /v1/runtimes/{runtime_id}/secret-stubs',
 					body: request,
 					idempotent: false,
 					signal: options.signal,
-				}),
+				},
+				this.one<T.SecretStub>(D.decodeSecretStub, true),
 			),
 		);
 	}
@@ -1444,7 +1445,7 @@ export class CloudAgentsClient {
 	async listSecretStubs(options: T.CallOptions = {}): Promise<T.SecretStub[]> {
 		return this.decoded(
 			{ method: 'GET', path: '/v1/secret-stubs', route: 'GET /v1/secret-stubs', idempotent: true, signal: options.signal },
-			this.listOf<T.SecretStub>(D.decodeWithId('secret stub')),
+			this.listOf<T.SecretStub>(D.decodeSecretStub),
 		);
 	}
 

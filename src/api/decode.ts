@@ -60,7 +60,7 @@ class Fields {
 	constructor(
 		private readonly what: string,
 		readonly o: Obj,
-		private readonly ctx: DecodeContext,
+		readonly ctx: DecodeContext,
 	) {}
 
 	private fail(field: string, expected: string): never {
@@ -256,6 +256,9 @@ export const decodeRuntime = record<Record<string, unknown>>('runtime', (f) => (
 	revision: f.optInt('revision', 1),
 	can_manage: f.optBool('can_manage'),
 	image_id: f.optText('image_id'),
+	// Platform members riding on the runtime record (decoded in the platform block below).
+	ssh_keys: runtimeSshKeys(f.o.ssh_keys, f.ctx),
+	github_bindings: runtimeGitHubBindings(f.o.github_bindings, f.ctx),
 }));
 
 export const decodeWorkspaceEntry = record<Record<string, unknown>>('workspace entry', (f) => ({
@@ -278,16 +281,6 @@ export const decodeComputerSession = record<Record<string, unknown>>('computer s
 		v.optUrl('websocket_url', ['ws:', 'wss:']);
 	}
 	return { agent_id: f.optId('agent_id'), runtime_id: f.optId('runtime_id'), expires_at: f.optTime('expires_at') };
-});
-
-export const decodeGitHubAuthorizationRequest = record<Record<string, unknown>>('GitHub authorization request', (f) => {
-	const lifecycle = f.o.lifecycle;
-	if (lifecycle !== undefined && lifecycle !== null) {
-		const l = new Fields('GitHub authorization request.lifecycle', asObject(lifecycle, 'lifecycle', {}), {});
-		l.optUrl('authorization_url', ['https:']);
-		l.optInt('expires_at_unix_seconds', 0);
-	}
-	return { request_id: f.id('request_id'), created_at_unix_seconds: f.optInt('created_at_unix_seconds', 0) };
 });
 
 /** Device authorization start: codes checked, the polling interval and lifetime clamped (seconds). */
@@ -556,4 +549,160 @@ export function decodeTokenSavingSummary(value: unknown): TokenSavingSummaryCoun
 		saved_estimated_tokens: countOf(o.saved_estimated_tokens ?? o.tokens_saved),
 		malformed_events: countOf(o.malformed_events),
 	};
+}
+
+// ---------------------------------------------------------------- secret stubs, SSH keys, GitHub (platform resources)
+
+/**
+ * A text member of a platform record: a string of at most SAFETY.recordTextMaxChars, else left out.
+ * Never cut: these texts are names that are looked up (a stub's secret, the runtime it belongs to).
+ * Display code neutralises control and bidi characters.
+ */
+function platformText(o: Obj, field: string): string | undefined {
+	const v = o[field];
+	return typeof v === 'string' && v.length <= SAFETY.recordTextMaxChars ? v : undefined;
+}
+
+/** A list member decoded item by item (bad items dropped, at most SAFETY.pageMaxItems); the original array when nothing changed. */
+function platformList(value: unknown, decode: Decoder<Obj>, ctx: DecodeContext): Obj[] | undefined {
+	if (!Array.isArray(value)) {
+		return undefined;
+	}
+	const out = decodeList(value.slice(0, SAFETY.pageMaxItems), decode, ctx);
+	return out.length === value.length && out.every((item, i) => item === value[i]) ? (value as Obj[]) : out;
+}
+
+/**
+ * A secret stub (GET /v1/secret-stubs, the create answer): a safe `id` (it goes into the delete
+ * routes); the patterns, the runtime's and the secret's names as text (another type, or longer
+ * than SAFETY.recordTextMaxChars, left out); `stub_config_json` kept only as a string of at most
+ * SAFETY.stubConfigMaxChars (read with decodeStubConfig).
+ */
+export const decodeSecretStub = record<Record<string, unknown>>('secret stub', (f) => {
+	const config = f.o.stub_config_json;
+	return {
+		id: f.id('id'),
+		host_pattern: platformText(f.o, 'host_pattern'),
+		path_pattern: platformText(f.o, 'path_pattern'),
+		runtime_display_name: platformText(f.o, 'runtime_display_name'),
+		stub_value_display_name: platformText(f.o, 'stub_value_display_name'),
+		stub_config_json: typeof config === 'string' && config.length <= SAFETY.stubConfigMaxChars ? config : undefined,
+	};
+});
+
+/** A secret stub's configuration as read from its `stub_config_json`: the string members the UI uses. */
+export interface StubConfig {
+	headerName?: string;
+	valueFormat?: string;
+	paramName?: string;
+	paramFormat?: string;
+	/** The value template some servers send instead of `valueFormat`/`paramFormat`. */
+	value?: string;
+	filePath?: string;
+}
+
+const STUB_CONFIG_MEMBERS = ['headerName', 'valueFormat', 'paramName', 'paramFormat', 'value', 'filePath'] as const;
+
+/**
+ * Parses a stub's `stub_config_json` (at most SAFETY.stubConfigMaxChars): the JSON value, or
+ * undefined when absent, too long or not JSON. For the stub's record document.
+ */
+export function parseStubConfig(json: string | undefined): unknown {
+	if (json === undefined || json.length > SAFETY.stubConfigMaxChars) {
+		return undefined;
+	}
+	try {
+		return JSON.parse(json) as unknown;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * A stub's configuration: the string members of the JSON object (members of another type left
+ * out); undefined when the JSON is absent, unreadable or not an object. Never throws.
+ */
+export function decodeStubConfig(json: string | undefined): StubConfig | undefined {
+	const parsed = parseStubConfig(json);
+	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+		return undefined;
+	}
+	const out: StubConfig = {};
+	for (const name of STUB_CONFIG_MEMBERS) {
+		const v = (parsed as Obj)[name];
+		if (typeof v === 'string') {
+			out[name] = v;
+		}
+	}
+	return out;
+}
+
+/** An SSH key (on a runtime record): a safe `id` (it goes into the detach and delete routes); the other members as text. */
+export const decodeSshKey = record<Record<string, unknown>>('SSH key', (f) => ({
+	id: f.id('id'),
+	display_name: platformText(f.o, 'display_name'),
+	fingerprint: platformText(f.o, 'fingerprint'),
+	user_id: platformText(f.o, 'user_id'),
+	organization_id: platformText(f.o, 'organization_id'),
+	public_key: platformText(f.o, 'public_key'),
+	created_at: platformText(f.o, 'created_at'),
+}));
+
+/** The SSH keys a runtime record lists as attached (`ssh_keys`, docs/contract-choices.md); not an array: left out. */
+function runtimeSshKeys(value: unknown, ctx: DecodeContext): Obj[] | undefined {
+	return platformList(value, decodeSshKey, ctx);
+}
+
+/**
+ * One GitHub binding of a runtime record: a repository id (a safe integer ≥ 0) and a branch (text)
+ * are required, `sort_order` kept when a safe integer; the ids as text.
+ */
+export const decodeGitHubBinding = record<Record<string, unknown>>('GitHub binding', (f) => {
+	const repositoryId = f.optInt('repository_id', 0);
+	const branch = platformText(f.o, 'branch');
+	if (repositoryId === undefined || branch === undefined) {
+		throw new InvalidResponseError('GitHub binding', 'a repository_id and a branch', f.ctx.requestId);
+	}
+	const order = f.o.sort_order;
+	return {
+		repository_id: repositoryId,
+		branch,
+		sort_order: typeof order === 'number' && Number.isSafeInteger(order) ? order : undefined,
+		id: platformText(f.o, 'id'),
+		tenant_id: platformText(f.o, 'tenant_id'),
+		runtime_id: platformText(f.o, 'runtime_id'),
+	};
+});
+
+/** The GitHub bindings a runtime record carries (`github_bindings`, in any order); not an array: left out. */
+function runtimeGitHubBindings(value: unknown, ctx: DecodeContext): Obj[] | undefined {
+	return platformList(value, decodeGitHubBinding, ctx);
+}
+
+/**
+ * A GitHub authorization request: a safe `request_id`; who asked and why as text; `lifecycle`, when
+ * present, an object whose `status` is text, whose `authorization_url` is https (it is opened in
+ * the browser) and whose `expires_at_unix_seconds` is a non-negative integer — anything else there
+ * is an error (the request is dropped from its listing: a request of unknown state is never offered).
+ */
+export function decodeGitHubAuthorizationRequest(value: unknown, ctx: DecodeContext): Record<string, unknown> {
+	const what = 'GitHub authorization request';
+	const f = new Fields(what, asObject(value, what, ctx), ctx);
+	const raw = f.o.lifecycle;
+	let lifecycle: Obj | undefined;
+	if (raw !== undefined && raw !== null) {
+		const l = new Fields(`${what}.lifecycle`, asObject(raw, `${what}.lifecycle`, ctx), ctx);
+		lifecycle = l.with({
+			status: l.optText('status'),
+			authorization_url: l.optUrl('authorization_url', ['https:']),
+			expires_at_unix_seconds: l.optInt('expires_at_unix_seconds', 0),
+		});
+	}
+	return f.with({
+		request_id: f.id('request_id'),
+		created_at_unix_seconds: f.optInt('created_at_unix_seconds', 0),
+		requested_by: platformText(f.o, 'requested_by'),
+		reason: platformText(f.o, 'reason'),
+		lifecycle,
+	});
 }

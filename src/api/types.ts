@@ -226,8 +226,17 @@ export type EgressPolicy = S['EgressPolicy'] | { mode: string; [extra: string]: 
 /** Idle policy: the spec's variants, plus any other `mode` a newer server sends. */
 export type IdlePolicy = S['IdlePolicy'] | { mode: string; [extra: string]: unknown };
 
+/**
+ * A runtime as decoded (src/api/decode.ts `decodeRuntime`): its attached SSH keys and GitHub
+ * bindings, when the record carries them, are decoded like the records of their own kind.
+ */
 export type Runtime = Open<
-	Tolerant<Omit<S['Runtime'], 'egress_policy' | 'idle_policy'>> & { egress_policy: EgressPolicy; idle_policy: IdlePolicy }
+	Tolerant<Omit<S['Runtime'], 'egress_policy' | 'idle_policy' | 'ssh_keys' | 'github_bindings'>> & {
+		egress_policy: EgressPolicy;
+		idle_policy: IdlePolicy;
+		ssh_keys?: SshKey[];
+		github_bindings?: GitHubRuntimeBinding[];
+	}
 >;
 
 export interface RuntimeListOptions extends PageOptions {
@@ -236,7 +245,10 @@ export interface RuntimeListOptions extends PageOptions {
 }
 
 export type VncCredential = Wire<S['VncCredential']>;
-export type SshKey = Wire<S['SshKey']>;
+/** An SSH key as decoded (`decodeSshKey`): a checked id; the other members only when they are text. */
+export type SshKey = Wire<
+	Optional<S['SshKey'], 'organization_id' | 'user_id' | 'display_name' | 'public_key' | 'fingerprint' | 'created_at'>
+>;
 
 export type TokenSavingMethod = Wire<S['TokenSavingMethod']>;
 /** A runtime-scoped token-saving record (GET /v1/runtimes/{id}/tokensaver/savings). */
@@ -311,14 +323,26 @@ export type Checkpoint = Wire<S['Checkpoint']>;
 
 // ---------------------------------------------------------------- secrets, stubs, GitHub, providers
 
-export type Secret = Wire<S['Secret']>;
-export type SecretStub = Wire<S['SecretStub']>;
+/** A secret's metadata as decoded (`decodeSecret`): name and TTL only when the server sent them well-formed. */
+export type Secret = Wire<Optional<S['Secret'], 'cache_ttl_secs' | 'display_name'>>;
+/** A secret stub as decoded (`decodeSecretStub`): a checked id; the other members only when they are (bounded) text. */
+export type SecretStub = Wire<
+	Optional<S['SecretStub'], 'host_pattern' | 'path_pattern' | 'runtime_display_name' | 'stub_config_json' | 'stub_value_display_name'>
+>;
 export type SecretStubConfig = S['SecretStubCreateRequest']['config'];
 export type CreateSecretStubRequest = S['SecretStubCreateRequest'];
 
-export type GitHubAuthorizationLifecycle = Wire<S['GithubAuthorizationLifecycle']>;
-export type GitHubAuthorizationRequest = Wire<S['GithubAuthorizationRequest']>;
-export type GitHubRuntimeBinding = Wire<S['GithubRuntimeBinding']>;
+/** A request's lifecycle as decoded (`decodeGitHubAuthorizationRequest`): the URL https, the expiry a non-negative integer. */
+export type GitHubAuthorizationLifecycle = Wire<Optional<S['GithubAuthorizationLifecycle'], 'status'>>;
+/** A GitHub authorization request as decoded: a checked id; who asked only when it is text; the lifecycle when sent. */
+export type GitHubAuthorizationRequest = Wire<
+	With<
+		Optional<S['GithubAuthorizationRequest'], 'requested_by' | 'created_at_unix_seconds' | 'lifecycle'>,
+		{ lifecycle?: GitHubAuthorizationLifecycle }
+	>
+>;
+/** A GitHub binding; on a runtime record decoded by `decodeGitHubBinding` (repository id and branch checked). */
+export type GitHubRuntimeBinding = Wire<Optional<S['GithubRuntimeBinding'], 'id' | 'tenant_id' | 'runtime_id' | 'sort_order'>>;
 export type GitHubRuntimeBindingsRequest = S['GithubRuntimeBindingsRequest'];
 
 export type ModelProvider = Wire<S['ModelProvider']>;

@@ -5,9 +5,6 @@ import { registerArtifactCommands } from './artifacts';
 import { registerPlatformCommands } from './platform';
 import { registerPromptCommands } from './prompt';
 import { registerRunCommands } from './runs';
-import { registerSecretStubCommands } from './secretStubs';
-import { registerSshKeyCommands } from './sshKeys';
-import { registerGitHubCommands } from './github';
 import { registerSessionHistoryCommands } from './sessionHistory';
 import type { FeatureDeps } from './support';
 
@@ -21,9 +18,6 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerPromptCommands(deps),
 		...registerArtifactCommands(deps),
 		...registerPlatformCommands(deps),
-		...registerSecretStubCommands(deps),
-		...registerSshKeyCommands(deps),
-		...registerGitHubCommands(deps),
 		...registerSessionHistoryCommands(deps),
 		...registerAccountResourceCommands(deps),
 	];

@@ -1,6 +1,6 @@
 /**
- * Service-wide commands that need no list view: "Check Connection" (health and identity), the SSH
- * gateway host key (show, copy, add to known_hosts) and secrets by name or id (open, delete).
+ * Service-wide commands that act on no record: "Check Connection" (health and identity) and the SSH
+ * gateway host key (show, copy, add to known_hosts). (Secrets by name or id: src/resources/secrets.ts.)
  *
  * Every command also takes a plain automation object (see each handler's TSDoc); automation that
  * passes `confirm: false` skips the modal question, `quiet: true` the notifications.
@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ApiError, isAuthFailure, SAFETY } from '../api';
-import type { GatewayHostKey, Secret } from '../api';
+import type { GatewayHostKey } from '../api';
 import { isKnownHostsHost } from '../api/decode';
 import { accountLabel } from '../auth/accountLabel';
 import { CONFIG } from '../ids';
@@ -20,7 +20,7 @@ import { titledRecordUri } from '../views/recordDocuments';
 import { commandRegistrar } from './registry';
 import { hostOf, setReachability } from './welcomeProbe';
 import type { FeatureDeps } from './support';
-import { argString, displayName, isAutomation, pickItem, showInfo, showModalWarning, showWarning } from './support';
+import { argString, displayName, isAutomation, showInfo, showModalWarning, showWarning } from './support';
 
 /** The setting that overrides where "Add Gateway Host Key to known_hosts…" writes (default ~/.ssh/known_hosts). */
 export const KNOWN_HOSTS_SETTING = 'ssh.knownHostsFile';
@@ -119,133 +119,74 @@ function hostKeyDocument(key: GatewayHostKey): string {
 	return `${plainText(JSON.stringify(doc, null, 2), SAFETY.documentMaxChars)}\n`;
 }
 
-/** A secret's cache TTL in words ("5 minutes", "1 day"), for the metadata document. */
-function ttlWords(secs: number | undefined): string | undefined {
-	if (secs === undefined) {
-		return undefined;
-	}
-	const units: Array<[number, string, string]> = [
-		[86_400, 'day', 'days'],
-		[3600, 'hour', 'hours'],
-		[60, 'minute', 'minutes'],
-	];
-	for (const [size, one, many] of units) {
-		if (secs >= size && secs % size === 0) {
-			const n = secs / size;
-			return `${n} ${n === 1 ? one : many}`;
-		}
-	}
-	return `${secs} ${secs === 1 ? 'second' : 'seconds'}`;
-}
-
-/** The secret's metadata as a JSON record document: never a value, only the server's masked preview. */
-function secretDocument(secret: Secret): string {
-	const s = secret as Record<string, unknown>;
-	const ttl = typeof s.cache_ttl_secs === 'number' ? s.cache_ttl_secs : undefined;
-	const doc = {
-		display_name: s.display_name ?? null,
-		id: s.id,
-		cache_ttl_secs: ttl ?? null,
-		cache_ttl: ttlWords(ttl) ?? null,
-		value_preview: typeof s.value_preview === 'string' ? s.value_preview : null,
-	};
-	return `${plainText(JSON.stringify(doc, null, 2), SAFETY.documentMaxChars)}\n`;
-}
-
-interface SecretRefItem extends vscode.QuickPickItem {
-	ref: string;
-}
-
 /**
- * Asks for a secret: the names that secret stubs refer to (loaded in the background), or whatever
- * name or UUID the user types. Undefined when dismissed.
+ * "Check Connection": the probe under a cancellable progress notification, the welcome's
+ * reachability updated, then one message saying what was found (with Retry, Configure API URL or
+ * Sign In as fits). Automation: `{quiet: true}` shows nothing. Returns the report.
  */
-async function askSecret(deps: FeatureDeps, title: string): Promise<string | undefined> {
-	const qp = vscode.window.createQuickPick<SecretRefItem>();
-	qp.title = title;
-	qp.placeholder = vscode.l10n.t("Type a secret's name or UUID, or pick one a secret stub uses");
-	qp.matchOnDescription = true;
-	qp.busy = true;
-	let referenced: SecretRefItem[] = [];
-	const typed = (value: string): SecretRefItem =>
-		pickItem({ label: value, description: vscode.l10n.t('the name or UUID you typed') }, { ref: value, alwaysShow: true });
-	const refill = (): void => {
-		const v = qp.value.trim();
-		qp.items = v !== '' && !referenced.some((r) => r.ref === v) ? [typed(v), ...referenced] : referenced;
-	};
-	qp.onDidChangeValue(refill);
-	deps.session.client
-		.listSecretStubs()
-		.then(
-			(stubs) => {
-				const uses = new Map<string, string[]>();
-				for (const stub of stubs) {
-					const name = typeof stub.stub_value_display_name === 'string' ? stub.stub_value_display_name : undefined;
-					if (name) {
-						uses.set(name, [
-							...(uses.get(name) ?? []),
-							`${String(stub.runtime_display_name ?? '')} ${String(stub.host_pattern ?? '')}`.trim(),
-						]);
-					}
-				}
-				referenced = [...uses]
-					.sort(([a], [b]) => a.localeCompare(b))
-					.map(([name, where]) =>
-						pickItem(
-							{
-								label: name,
-								description: vscode.l10n.t('used by {0} secret stub(s): {1}', where.length, where.join(', ')),
-							},
-							{ ref: name },
-						),
-					);
-			},
-			(err: unknown) => {
-				deps.log.warn(`Listing secret stubs for the secret picker failed: ${describeError(err)}`);
-				qp.placeholder = vscode.l10n.t("Type a secret's name or UUID (the secret stubs could not be listed)");
-			},
-		)
-		.finally(() => {
-			qp.busy = false;
-			refill();
-		});
-	try {
-		return await new Promise<string | undefined>((resolve) => {
-			qp.onDidAccept(() => resolve(qp.selectedItems[0]?.ref ?? (qp.value.trim() || undefined)));
-			qp.onDidHide(() => resolve(undefined));
-			qp.show();
-		});
-	} finally {
-		qp.dispose();
+async function checkConnection(deps: FeatureDeps, arg: unknown): Promise<ConnectionReport> {
+	const quiet = isAutomation(arg) && arg.quiet === true;
+	const host = hostOf(deps.session.apiUrl);
+	const report = quiet
+		? await probeConnection(deps)
+		: await vscode.window.withProgress<ConnectionReport>(
+				{
+					location: vscode.ProgressLocation.Notification,
+					title: vscode.l10n.t('Checking the connection to {0}…', host),
+					cancellable: true,
+				},
+				(_progress, token) => {
+					const abort = new AbortController();
+					const sub = token.onCancellationRequested(() => abort.abort());
+					return probeConnection(deps, abort.signal).finally(() => {
+						sub.dispose();
+					});
+				},
+			);
+	await setReachability(report.reachable);
+	if (quiet) {
+		return report;
 	}
-}
-
-/** The secret a command acts on: a string argument, `{secret}` / `{secretId}` from automation, or one the user picks or types. */
-async function resolveSecretRef(deps: FeatureDeps, arg: unknown, title: string): Promise<string | undefined> {
-	if (typeof arg === 'string' && arg.trim() !== '') {
-		return arg.trim();
-	}
-	const fromArg = argString(arg, 'secret') ?? argString(arg, 'secretId');
-	if (fromArg !== undefined && fromArg.trim() !== '') {
-		return fromArg.trim();
-	}
-	return askSecret(deps, title);
-}
-
-/** A 404 for a secret, explained (the service addresses secrets by UUID or display name). */
-function secretNotFound(err: unknown, ref: string): Error {
-	if (err instanceof ApiError && err.status === 404) {
-		return new ApiError(
-			404,
-			err.code,
-			vscode.l10n.t('No secret is called "{0}" or has that UUID. Secrets are found by their exact display name or UUID.', ref),
-			err.requestId,
+	const signIn = vscode.l10n.t('Sign In');
+	if (!report.reachable) {
+		const configure = vscode.l10n.t('Configure API URL');
+		const retry = vscode.l10n.t('Retry');
+		const choice = await vscode.window.showErrorMessage(
+			plainText(
+				vscode.l10n.t('Cannot reach the Cloud Agents service at {0}: {1}', host, report.error ?? ''),
+				SAFETY.notificationMaxChars,
+			),
+			retry,
+			configure,
 		);
+		if (choice === retry) {
+			await checkConnection(deps, undefined);
+		} else if (choice === configure) {
+			await vscode.commands.executeCommand('workbench.action.openSettings', `${CONFIG.section}.${CONFIG.apiUrl}`);
+		}
+		return report;
 	}
-	return err as Error;
+	const health = vscode.l10n.t('{0} answers (health check {1}).', host, roundTrip(report.healthMs ?? 0));
+	if (!report.signedIn) {
+		if ((await showInfo(`${health} ${vscode.l10n.t('You are not signed in.')}`, signIn)) === signIn) {
+			await deps.signIn();
+		}
+	} else if (report.account !== undefined) {
+		void showInfo(`${health} ${vscode.l10n.t('Signed in as {0} (/v2/me {1}).', report.account, roundTrip(report.meMs ?? 0))}`);
+	} else if (report.tokenRejected) {
+		if (
+			(await showWarning(`${health} ${vscode.l10n.t('The service rejected the stored token: {0}', report.error ?? '')}`, signIn)) ===
+			signIn
+		) {
+			await deps.signIn();
+		}
+	} else {
+		void showWarning(`${health} ${vscode.l10n.t('Reading who is signed in failed: {0}', report.error ?? '')}`);
+	}
+	return report;
 }
 
-/** Registers the platform commands (health, SSH gateway host key, secrets). */
+/** Registers the platform commands (health, SSH gateway host key). */
 export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[] {
 	const registerCommand = commandRegistrar(deps.log, {
 		onUnauthorized: deps.onUnauthorized,
@@ -259,68 +200,7 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 		 * "Cloud Agents: Check Connection": HEAD /healthz, then GET /v2/me when signed in, with round
 		 * trips. Automation: `{quiet: true}` shows nothing and returns the ConnectionReport.
 		 */
-		registerCommand('cloudAgents.checkConnection', async (arg?: unknown) => {
-			const host = hostOf(deps.session.apiUrl);
-			const report = quiet(arg)
-				? await probeConnection(deps)
-				: await vscode.window.withProgress<ConnectionReport>(
-						{
-							location: vscode.ProgressLocation.Notification,
-							title: vscode.l10n.t('Checking the connection to {0}…', host),
-							cancellable: true,
-						},
-						(_progress, token) => {
-							const abort = new AbortController();
-							const sub = token.onCancellationRequested(() => abort.abort());
-							return probeConnection(deps, abort.signal).finally(() => {
-								sub.dispose();
-							});
-						},
-					);
-			await setReachability(report.reachable);
-			if (quiet(arg)) {
-				return report;
-			}
-			const signIn = vscode.l10n.t('Sign In');
-			if (!report.reachable) {
-				const configure = vscode.l10n.t('Configure API URL');
-				const retry = vscode.l10n.t('Retry');
-				const choice = await vscode.window.showErrorMessage(
-					plainText(
-						vscode.l10n.t('Cannot reach the Cloud Agents service at {0}: {1}', host, report.error ?? ''),
-						SAFETY.notificationMaxChars,
-					),
-					retry,
-					configure,
-				);
-				if (choice === retry) {
-					await vscode.commands.executeCommand('cloudAgents.checkConnection');
-				} else if (choice === configure) {
-					await vscode.commands.executeCommand('workbench.action.openSettings', `${CONFIG.section}.${CONFIG.apiUrl}`);
-				}
-				return report;
-			}
-			const health = vscode.l10n.t('{0} answers (health check {1}).', host, roundTrip(report.healthMs ?? 0));
-			if (!report.signedIn) {
-				if ((await showInfo(`${health} ${vscode.l10n.t('You are not signed in.')}`, signIn)) === signIn) {
-					await vscode.commands.executeCommand('cloudAgents.signIn');
-				}
-			} else if (report.account !== undefined) {
-				void showInfo(`${health} ${vscode.l10n.t('Signed in as {0} (/v2/me {1}).', report.account, roundTrip(report.meMs ?? 0))}`);
-			} else if (report.tokenRejected) {
-				if (
-					(await showWarning(
-						`${health} ${vscode.l10n.t('The service rejected the stored token: {0}', report.error ?? '')}`,
-						signIn,
-					)) === signIn
-				) {
-					await vscode.commands.executeCommand('cloudAgents.signIn');
-				}
-			} else {
-				void showWarning(`${health} ${vscode.l10n.t('Reading who is signed in failed: {0}', report.error ?? '')}`);
-			}
-			return report;
-		}),
+		registerCommand('cloudAgents.checkConnection', (arg?: unknown) => checkConnection(deps, arg)),
 
 		/** "Show Gateway Host Key": the key, its fingerprint and its known_hosts line as a read-only JSON document. */
 		registerCommand('cloudAgents.ssh.showGatewayHostKey', async () => {
@@ -420,61 +300,6 @@ export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[]
 				}
 			}
 			return { file, line, result };
-		}),
-
-		/**
-		 * "Open Secret by Name or ID…": the secret's metadata (masked preview, cache TTL) as a read-only
-		 * JSON document. Automation: a string or `{secret}` / `{secretId}`; `{quiet: true}` returns the
-		 * metadata without opening a document.
-		 */
-		registerCommand('cloudAgents.secrets.open', async (arg?: unknown) => {
-			const ref = await resolveSecretRef(deps, arg, vscode.l10n.t('Open Secret by Name or ID'));
-			if (ref === undefined) {
-				return undefined;
-			}
-			const secret = await deps.session.client.getSecret(ref).catch((err: unknown) => {
-				throw secretNotFound(err, ref);
-			});
-			if (quiet(arg)) {
-				return secret;
-			}
-			const title = vscode.l10n.t(
-				'Secret {0}',
-				displayName(typeof secret.display_name === 'string' ? secret.display_name : undefined, secret.id),
-			);
-			await deps.records.show(titledRecordUri(title, 'secrets', secret.id), secretDocument(secret), 'json', { forceLanguage: true });
-			return secret;
-		}),
-
-		/**
-		 * "Delete Secret…": reads the secret (so the question names it), asks (modal), deletes it.
-		 * Automation: a string or `{secret}` / `{secretId}`, `{confirm: false}`; returns the deleted
-		 * secret's metadata, or undefined when not confirmed.
-		 */
-		registerCommand('cloudAgents.secrets.delete', async (arg?: unknown) => {
-			const ref = await resolveSecretRef(deps, arg, vscode.l10n.t('Delete Secret'));
-			if (ref === undefined) {
-				return undefined;
-			}
-			const secret = await deps.session.client.getSecret(ref).catch((err: unknown) => {
-				throw secretNotFound(err, ref);
-			});
-			const name = typeof secret.display_name === 'string' && secret.display_name !== '' ? secret.display_name : secret.id;
-			if (!(isAutomation(arg) && arg.confirm === false)) {
-				const del = vscode.l10n.t('Delete Secret');
-				const detail = vscode.l10n.t(
-					'Runtimes and secret stubs that use it can no longer inject it. This cannot be undone.\n\nUUID: {0}',
-					secret.id,
-				);
-				if ((await showModalWarning(vscode.l10n.t('Delete the secret "{0}"?', name), detail, del)) !== del) {
-					return undefined;
-				}
-			}
-			await deps.session.client.deleteSecret(secret.id);
-			if (!quiet(arg)) {
-				void showInfo(vscode.l10n.t('Deleted the secret "{0}".', name));
-			}
-			return secret;
 		}),
 	);
 	return disposables;

@@ -5,7 +5,8 @@ import { imageBuildsList } from './imageBuilds';
 import { imagesList } from './images';
 import { githubRequestsList } from './github';
 import { modelProvidersList } from './modelProviders';
-import { secretStubsList, secretsList } from './secretStubs';
+import { secretsList } from './secrets';
+import { secretStubsList } from './secretStubs';
 
 /** One group row of the Account view: a list of its own (no parent, no view) and the row's codicon. */
 export interface AccountGroup {

@@ -17,14 +17,15 @@ import { accountList } from './account';
 import { agentsList } from './agents';
 import { artifactsList } from './artifacts';
 import { checkpointActions, checkpointsList } from './checkpoints';
-import { githubRequestsList } from './github';
+import { GitHubRequestExpiry, githubActions, githubRequestsList } from './github';
 import { buildAttemptsList, imageBuildActions, imageBuildsList } from './imageBuilds';
 import { imageActions, imagesList } from './images';
 import { modelProvidersList } from './modelProviders';
 import { runsList } from './runs';
 import { runtimeActions, runtimesList } from './runtimes';
-import { runtimeSecretStubsList, secretStubsList, secretsList } from './secretStubs';
-import { runtimeSshKeysList } from './sshKeys';
+import { secretActions, secretsList } from './secrets';
+import { runtimeSecretStubsList, secretStubActions, secretStubsList } from './secretStubs';
+import { runtimeSshKeysList, sshKeyActions } from './sshKeys';
 
 export { agentsList, RECENT_AGENTS_KEY } from './agents';
 export type { AgentTarget } from './agents';
@@ -35,12 +36,6 @@ export type { RunTarget } from './runs';
 export { runtimesList, runtimeInTransition } from './runtimes';
 export type { RuntimeTarget } from './runtimes';
 export { ACCOUNT_GROUPS, accountList } from './account';
-export { runtimeSecretStubsList, secretStubsList, secretsList, stubShape, stubsOfRuntime } from './secretStubs';
-export type { SecretRef, SecretRefTarget, SecretStubTarget, StubShape } from './secretStubs';
-export { attachedSshKeys, runtimeSshKeysList } from './sshKeys';
-export type { SshKeyTarget } from './sshKeys';
-export { authorizationUrl, githubRequestsList, isOpenRequest, requestExpiry } from './github';
-export type { GitHubRequestTarget } from './github';
 export type { AccountGroup } from './account';
 export { imagesList } from './images';
 export type { DeleteImageResult, ImageTarget } from './images';
@@ -76,10 +71,20 @@ export const LIST_DESCRIPTORS: readonly AnyListDescriptor[] = [
 ];
 
 /** Every resource's actions (each registered as its command by src/views/actionRegistry.ts). */
-export const RESOURCE_ACTIONS: readonly ResourceActions[] = [runtimeActions, imageActions, imageBuildActions, checkpointActions];
+export const RESOURCE_ACTIONS: readonly ResourceActions[] = [
+	runtimeActions,
+	imageActions,
+	imageBuildActions,
+	checkpointActions,
+	secretStubActions,
+	secretActions,
+	sshKeyActions,
+	githubActions,
+];
 
 /**
- * How the lists follow one another: a finished run refreshes the artifacts; the agent's row follows
+ * How the lists follow one another: pending GitHub requests are read again when one expires; a
+ * finished run refreshes the artifacts; the agent's row follows
  * its runs' state; tooltips naming a runtime redraw when a runtime's name changes; the agent the Runs
  * and Artifacts views follow keeps its current name. The caller owns the disposables.
  */
@@ -96,6 +101,8 @@ export function connectLists(views: CloudAgentViews): vscode.Disposable[] {
 	// context menu used meanwhile would run without its row).
 	let runtimeNames = '';
 	return [
+		// An expired GitHub request drops off when its expiry passes.
+		new GitHubRequestExpiry(views.providerOf(githubRequestsList)),
 		// A finished run may have produced artifacts.
 		runs.onDidSettle(() => void artifacts.refresh()),
 		// The agent's status follows its runs: an active run while the agent's row is not `running`

@@ -1,10 +1,17 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY } from '../api';
-import type { CloudAgentsClient, Runtime, Secret, SecretStub } from '../api';
+import { LIMITS, SAFETY } from '../api';
+import type { CreateSecretStubRequest, Runtime, SecretStub } from '../api';
+import { decodeStubConfig, parseStubConfig } from '../api/decode';
+import { MultiStepInput } from '../commands/multiStep';
+import type { InputStep } from '../commands/multiStep';
 import { describeError } from '../util/errors';
+import type { ActionKit, RecordAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { joinParts, plainTooltip } from '../views/format';
+import { RecordNode } from '../views';
+import { argFlag, argString, confirmUnlessTold, displayName, pickItem } from '../views/ui';
 import { runtimesList } from './runtimes';
+import type { RuntimeTarget } from './runtimes';
 
 /** How a secret stub injects its secret, read from its `stub_config_json`. */
 export interface StubShape {
@@ -16,29 +23,18 @@ export interface StubShape {
 	template?: string;
 }
 
-/** Reads a stub's configuration (bounded: SAFETY.stubConfigMaxChars); never throws. */
+/** Reads a stub's configuration (decoded by src/api/decode.ts `decodeStubConfig`); never throws. */
 export function stubShape(stub: SecretStub): StubShape {
-	const json = (stub as Record<string, unknown>).stub_config_json;
-	if (typeof json !== 'string' || json.length > SAFETY.stubConfigMaxChars) {
+	const config = decodeStubConfig(stub.stub_config_json);
+	if (!config) {
 		return { kind: 'unreadable' };
 	}
-	let config: unknown;
-	try {
-		config = JSON.parse(json);
-	} catch {
-		return { kind: 'unreadable' };
+	const { filePath } = config;
+	if (config.headerName !== undefined) {
+		return { kind: 'header', headerName: config.headerName, filePath, template: config.valueFormat ?? config.value };
 	}
-	if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-		return { kind: 'unreadable' };
-	}
-	const c = config as Record<string, unknown>;
-	const str = (name: string): string | undefined => (typeof c[name] === 'string' ? c[name] : undefined);
-	const filePath = str('filePath');
-	if (str('headerName') !== undefined) {
-		return { kind: 'header', headerName: str('headerName'), filePath, template: str('valueFormat') ?? str('value') };
-	}
-	if (str('paramName') !== undefined) {
-		return { kind: 'query', paramName: str('paramName'), filePath, template: str('paramFormat') ?? str('value') };
+	if (config.paramName !== undefined) {
+		return { kind: 'query', paramName: config.paramName, filePath, template: config.paramFormat ?? config.value };
 	}
 	if (filePath !== undefined) {
 		return { kind: 'file', filePath };
@@ -68,10 +64,11 @@ export function stubShapeText(shape: StubShape): string {
 	}
 }
 
-const text = (stub: SecretStub, name: string): string | undefined => {
-	const v = (stub as Record<string, unknown>)[name];
-	return typeof v === 'string' ? v : undefined;
-};
+/** A stub in a few words for picks, questions and messages: "api.example.com /v1/* (header Authorization)". */
+function stubWords(stub: SecretStub): string {
+	const path = stub.path_pattern !== undefined && stub.path_pattern !== '*' ? ` ${stub.path_pattern}` : '';
+	return `${stub.host_pattern || stub.id}${path} (${stubShapeText(stubShape(stub))})`;
+}
 
 /** What a secret stub command receives: the stub, and the runtime when the row hangs under one. */
 export interface SecretStubTarget {
@@ -83,10 +80,10 @@ export interface SecretStubTarget {
 /** The row of a stub: host and path patterns; the secret and the shape in the description. */
 function stubRow(stub: SecretStub, scope: 'runtime' | 'global'): ReturnType<ListDescriptor<SecretStub, SecretStubTarget, unknown>['row']> {
 	const shape = stubShape(stub);
-	const host = text(stub, 'host_pattern') ?? '';
-	const path = text(stub, 'path_pattern');
-	const secret = text(stub, 'stub_value_display_name');
-	const runtime = text(stub, 'runtime_display_name');
+	const host = stub.host_pattern ?? '';
+	const path = stub.path_pattern;
+	const secret = stub.stub_value_display_name;
+	const runtime = stub.runtime_display_name;
 	return {
 		label: path && path !== '*' ? `${host} ${path}` : host || stub.id,
 		description: joinParts(secret, stubShapeText(shape), scope === 'global' && runtime),
@@ -107,7 +104,7 @@ function stubRow(stub: SecretStub, scope: 'runtime' | 'global'): ReturnType<List
 
 /** The stubs of one runtime: the service lists every stub with its runtime's name (no runtime id). */
 export function stubsOfRuntime(stubs: readonly SecretStub[], runtime: Pick<Runtime, 'display_name'>): SecretStub[] {
-	return stubs.filter((s) => text(s, 'runtime_display_name') === runtime.display_name);
+	return stubs.filter((s) => s.runtime_display_name === runtime.display_name);
 }
 
 /**
@@ -140,7 +137,8 @@ export const runtimeSecretStubsList: ListDescriptor<SecretStub, SecretStubTarget
 
 /**
  * Every secret stub of the organization (the Account view's "Secret Stubs" group, GET
- * /v1/secret-stubs): rows `secretStub:global`, deleted through the global route.
+ * /v1/secret-stubs): rows `secretStub:global`, deleted through the global route. The palette and
+ * automation (`{stubId}`, or the id as a string) find a stub in the same listing.
  */
 export const secretStubsList: ListDescriptor<SecretStub, SecretStubTarget, unknown> = {
 	key: 'secretStubs',
@@ -158,139 +156,511 @@ export const secretStubsList: ListDescriptor<SecretStub, SecretStubTarget, unkno
 		),
 		command: { command: 'cloudAgents.secretStubs.create', title: vscode.l10n.t('Add Secret Stub…') },
 	}),
+	target: {
+		idField: 'stubId',
+		// The service has no read of one stub: the listing (a single request) is searched.
+		get: async (ctx, id) => (await ctx.client().listSecretStubs()).find((s) => s.id === id),
+		choices: (ctx) => ctx.client().listSecretStubs(),
+		pickText: (stub) => ({
+			label: stubWords(stub),
+			description: joinParts(stub.stub_value_display_name, stub.runtime_display_name),
+			detail: stub.id,
+		}),
+		placeholder: () => vscode.l10n.t('Pick a secret stub'),
+		matchOnDetail: false,
+		notFound: (id) => vscode.l10n.t('The secret stub {0} was not found.', id),
+	},
 };
 
-/** A secret that stubs refer to, with its metadata when it could be read. */
-export interface SecretRef {
-	/** The name stubs use (`stub_value_display_name`). */
-	name: string;
-	/** How many stubs use it, and on which runtimes. */
-	stubs: number;
-	runtimes: string[];
-	/** The metadata (masked preview, TTL), when read. */
-	secret?: Secret;
-	/** Why it could not be read ("not found": the stubs refer to a deleted secret). */
-	problem?: string;
+/** How a stub injects its secret. */
+export type StubShapeKind = 'header' | 'query' | 'file';
+
+/** The answers of "Add Secret Stub…" (also the automation object's members). */
+export interface StubAnswers {
+	host: string;
+	/** Empty: no path pattern (null is sent). */
+	path: string;
+	shape: StubShapeKind;
+	headerName: string;
+	/** The header value template; empty: the secret as is. */
+	valueFormat: string;
+	paramName: string;
+	/** The query parameter value template; empty: the secret as is. */
+	paramFormat: string;
+	/** Where the runtime gets the decrypted secret as a file; empty: no file (required for `file`). */
+	filePath: string;
+	/** The secret's display name or UUID. */
+	secret: string;
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** A header field name (RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A host pattern: names, wildcards, IPv4/IPv6 literals and a port. No scheme, path or space. */
+const HOST_PATTERN = /^[A-Za-z0-9.*\-_:[\]]+$/;
+const PLACEHOLDERS = ['${credential}', '{value}'];
+
+/**
+ * The checks of each answer, step by step, before anything is sent (service-api.md "Secret stub"
+ * and LIMITS): a message for the user, or undefined when the answer may be sent.
+ */
+export const checkStub = {
+	host(this: void, value: string): string | undefined {
+		const v = value.trim();
+		if (v.length === 0) {
+			return vscode.l10n.t('Enter the host pattern requests must match, for example api.example.com or *.example.com.');
+		}
+		if (v.length > LIMITS.secretStubHostMaxChars) {
+			return vscode.l10n.t('A host pattern has at most {0} characters.', LIMITS.secretStubHostMaxChars);
+		}
+		if (v.includes('://') || v.includes('/')) {
+			return vscode.l10n.t('Only the host: no scheme (https://) and no path (the next step asks for the path).');
+		}
+		if (!HOST_PATTERN.test(v)) {
+			return vscode.l10n.t('A host pattern has letters, digits, dots, dashes, * wildcards and an optional :port, no spaces.');
+		}
+		return undefined;
+	},
+	path(this: void, value: string): string | undefined {
+		const v = value.trim();
+		if (v === '') {
+			return undefined;
+		}
+		if (!v.startsWith('/') && !v.startsWith('*')) {
+			return vscode.l10n.t('A path pattern starts with / (or * for any path); leave it empty to match every path.');
+		}
+		if (/\s/.test(v) || CONTROL.test(v)) {
+			return vscode.l10n.t('A path pattern has no spaces or control characters.');
+		}
+		return undefined;
+	},
+	headerName(this: void, value: string): string | undefined {
+		const v = value.trim();
+		if (v.length < LIMITS.secretStubNameMinChars) {
+			return vscode.l10n.t('Enter the header name, for example Authorization.');
+		}
+		return TOKEN.test(v)
+			? undefined
+			: vscode.l10n.t("A header name has letters, digits and !#$%&'*+.^_`|~- only (no spaces or colons).");
+	},
+	paramName(this: void, value: string): string | undefined {
+		const v = value.trim();
+		if (v.length < LIMITS.secretStubNameMinChars) {
+			return vscode.l10n.t('Enter the query parameter name, for example api_key.');
+		}
+		return /[\s&=#?]/.test(v) || CONTROL.test(v)
+			? vscode.l10n.t('A query parameter name has no spaces and none of & = # ?.')
+			: undefined;
+	},
+	template(this: void, value: string): string | undefined {
+		if (value === '') {
+			return undefined;
+		}
+		if (CONTROL.test(value)) {
+			return vscode.l10n.t('A value template has no line breaks or control characters.');
+		}
+		return PLACEHOLDERS.some((p) => value.includes(p))
+			? undefined
+			: vscode.l10n.t(
+					'Put ${credential} (or {value}) where the secret goes, for example Bearer ${credential}; leave it empty to send the secret as is.',
+				);
+	},
+	filePath(this: void, value: string, required: boolean): string | undefined {
+		const v = value.trim();
+		if (v === '') {
+			return required
+				? vscode.l10n.t(
+						'Enter the absolute path in the runtime where the secret is written, for example /home/agent/.config/token.',
+					)
+				: undefined;
+		}
+		if (!v.startsWith('/')) {
+			return vscode.l10n.t('The delivery path is an absolute path in the runtime (it starts with /).');
+		}
+		return CONTROL.test(v) ? vscode.l10n.t('A path has no control characters.') : undefined;
+	},
+	secret(this: void, value: string): string | undefined {
+		const v = value.trim();
+		if (v === '') {
+			return vscode.l10n.t("Enter the secret's display name or UUID.");
+		}
+		return v.length > SAFETY.idMaxChars || CONTROL.test(v) ? vscode.l10n.t('Not a secret name or UUID.') : undefined;
+	},
+};
+
+/** Checks every answer (automation, and once more after the steps); throws the first problem. */
+export function stubRequest(a: StubAnswers): CreateSecretStubRequest {
+	const problems: Array<[string, string | undefined]> = [
+		['host', checkStub.host(a.host)],
+		['path', checkStub.path(a.path)],
+		['shape', ['header', 'query', 'file'].includes(a.shape) ? undefined : vscode.l10n.t('The shape is header, query or file.')],
+		...(a.shape === 'header'
+			? ([
+					['headerName', checkStub.headerName(a.headerName)],
+					['valueFormat', checkStub.template(a.valueFormat)],
+				] as Array<[string, string | undefined]>)
+			: []),
+		...(a.shape === 'query'
+			? ([
+					['paramName', checkStub.paramName(a.paramName)],
+					['paramFormat', checkStub.template(a.paramFormat)],
+				] as Array<[string, string | undefined]>)
+			: []),
+		['filePath', checkStub.filePath(a.filePath, a.shape === 'file')],
+		['secret', checkStub.secret(a.secret)],
+	];
+	const bad = problems.find(([, m]) => m !== undefined);
+	if (bad) {
+		throw new Error(vscode.l10n.t('Not sent: {0}: {1}', bad[0], bad[1]!));
+	}
+	const filePath = a.filePath.trim();
+	let config: CreateSecretStubRequest['config'];
+	if (a.shape === 'header') {
+		config = {
+			headerName: a.headerName.trim(),
+			...(a.valueFormat !== '' ? { valueFormat: a.valueFormat } : {}),
+			...(filePath !== '' ? { filePath } : {}),
+		};
+	} else if (a.shape === 'query') {
+		config = {
+			paramName: a.paramName.trim(),
+			...(a.paramFormat !== '' ? { paramFormat: a.paramFormat } : {}),
+			...(filePath !== '' ? { filePath } : {}),
+		};
+	} else {
+		config = { filePath };
+	}
+	const path = a.path.trim();
+	return { host: a.host.trim(), path: path === '' ? null : path, config, stub_value: a.secret.trim() };
+}
+
+/** The answers an automation object gives (missing members empty); `stubRequest` checks them all. */
+function answersFrom(arg: unknown): StubAnswers {
+	const s = (name: string): string => argString(arg, name) ?? '';
+	return {
+		host: s('host'),
+		path: s('path'),
+		// Checked by stubRequest (an unknown shape is refused there, with the others' problems).
+		shape: (s('shape') || 'header') as StubShapeKind,
+		headerName: s('headerName'),
+		valueFormat: s('valueFormat'),
+		paramName: s('paramName'),
+		paramFormat: s('paramFormat'),
+		filePath: s('filePath'),
+		secret: s('secret'),
+	};
+}
+
+interface SecretItem extends vscode.QuickPickItem {
+	ref: string;
+}
+
+/** Asks for the answers step by step, each checked before the next shows; undefined when dismissed. */
+async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | undefined> {
+	const title = vscode.l10n.t('Add Secret Stub to {0}', displayName(runtime.display_name, runtime.id));
+	const a: StubAnswers = {
+		host: '',
+		path: '',
+		shape: 'header',
+		headerName: '',
+		valueFormat: '',
+		paramName: '',
+		paramFormat: '',
+		filePath: '',
+		secret: '',
+	};
+	const total = (): number => (a.shape === 'file' ? 5 : 7);
+	// The secrets stubs already use, loaded once in the background for the last step.
+	const known = kit
+		.client()
+		.listSecretStubs()
+		.then(
+			(stubs) => {
+				const names = new Map<string, number>();
+				for (const stub of stubs) {
+					const name = stub.stub_value_display_name;
+					if (name !== undefined && name !== '') {
+						names.set(name, (names.get(name) ?? 0) + 1);
+					}
+				}
+				return [...names].sort(([x], [y]) => x.localeCompare(y));
+			},
+			(err: unknown) => {
+				kit.log.warn(`Listing secret stubs for the secret step failed: ${describeError(err)}`);
+				return [] as Array<[string, number]>;
+			},
+		);
+
+	const secretStep: InputStep<StubAnswers> = async (input) => {
+		const typed = (value: string): SecretItem | undefined =>
+			checkStub.secret(value) === undefined
+				? pickItem(
+						{ label: value.trim(), description: vscode.l10n.t('the name or UUID you typed') },
+						{ ref: value.trim(), alwaysShow: true },
+					)
+				: undefined;
+		const picked = await input.showQuickPick<SecretItem>({
+			title,
+			step: total(),
+			totalSteps: total(),
+			items: [],
+			busy: true,
+			placeholder: vscode.l10n.t('The secret: type its display name or UUID, or pick one other stubs use'),
+			acceptTyped: typed,
+			onShow: (pick) => {
+				let used: SecretItem[] = [];
+				const refill = (): void => {
+					const t = typed(pick.value);
+					pick.items = t && !used.some((u) => u.ref === t.ref) ? [t, ...used] : used;
+				};
+				pick.onDidChangeValue(refill);
+				if (a.secret !== '') {
+					pick.value = a.secret;
+				}
+				void known.then((names) => {
+					used = names.map(([name, n]) =>
+						pickItem({ label: name, description: vscode.l10n.t('used by {0} secret stub(s)', n) }, { ref: name }),
+					);
+					pick.busy = false;
+					refill();
+				});
+			},
+		});
+		a.secret = picked.ref;
+		return undefined;
+	};
+	const fileStep: InputStep<StubAnswers> = async (input) => {
+		const required = a.shape === 'file';
+		a.filePath = (
+			await input.showInputBox({
+				title,
+				step: required ? 4 : 6,
+				totalSteps: total(),
+				value: a.filePath,
+				prompt: required
+					? vscode.l10n.t('The absolute path in the runtime where the decrypted secret is written.')
+					: vscode.l10n.t(
+							'Optional: also write the decrypted secret to this absolute path in the runtime. Leave empty for none.',
+						),
+				placeholder: '/home/agent/.config/token',
+				validate: (v) => checkStub.filePath(v, required),
+			})
+		).trim();
+		return secretStep;
+	};
+	const templateStep: InputStep<StubAnswers> = async (input) => {
+		const header = a.shape === 'header';
+		const value = await input.showInputBox({
+			title,
+			step: 5,
+			totalSteps: total(),
+			value: header ? a.valueFormat : a.paramFormat,
+			prompt: header
+				? vscode.l10n.t(
+						'Optional: the header value, with ${credential} where the secret goes (e.g. Bearer ${credential}). Empty sends the secret as is.',
+					)
+				: vscode.l10n.t('Optional: the parameter value, with ${credential} where the secret goes. Empty sends the secret as is.'),
+			placeholder: header ? 'Bearer ${credential}' : '${credential}',
+			validate: checkStub.template,
+		});
+		if (header) {
+			a.valueFormat = value;
+		} else {
+			a.paramFormat = value;
+		}
+		return fileStep;
+	};
+	const nameStep: InputStep<StubAnswers> = async (input) => {
+		const header = a.shape === 'header';
+		const value = (
+			await input.showInputBox({
+				title,
+				step: 4,
+				totalSteps: total(),
+				value: header ? a.headerName : a.paramName,
+				prompt: header
+					? vscode.l10n.t('The header that carries the secret.')
+					: vscode.l10n.t('The query parameter that carries the secret.'),
+				placeholder: header ? 'Authorization' : 'api_key',
+				validate: header ? checkStub.headerName : checkStub.paramName,
+			})
+		).trim();
+		if (header) {
+			a.headerName = value;
+		} else {
+			a.paramName = value;
+		}
+		return templateStep;
+	};
+	const shapeStep: InputStep<StubAnswers> = async (input) => {
+		const items: Array<vscode.QuickPickItem & { shape: StubShapeKind }> = [
+			{ label: vscode.l10n.t('Header'), description: vscode.l10n.t('a request header carries the secret'), shape: 'header' },
+			{ label: vscode.l10n.t('Query parameter'), description: vscode.l10n.t('a query parameter carries the secret'), shape: 'query' },
+			{
+				label: vscode.l10n.t('File only'),
+				description: vscode.l10n.t('the secret is written to a file in the runtime'),
+				shape: 'file',
+			},
+		];
+		const picked = await input.showQuickPick({
+			title,
+			step: 3,
+			totalSteps: total(),
+			items,
+			activeItem: items.find((i) => i.shape === a.shape),
+			placeholder: vscode.l10n.t('How is the secret injected?'),
+		});
+		a.shape = picked.shape;
+		return a.shape === 'file' ? fileStep : nameStep;
+	};
+	const pathStep: InputStep<StubAnswers> = async (input) => {
+		a.path = (
+			await input.showInputBox({
+				title,
+				step: 2,
+				totalSteps: total(),
+				value: a.path,
+				prompt: vscode.l10n.t('Optional: the path pattern requests must also match (e.g. /v1/*). Leave empty for every path.'),
+				placeholder: '/v1/*',
+				validate: checkStub.path,
+			})
+		).trim();
+		return shapeStep;
+	};
+	const hostStep: InputStep<StubAnswers> = async (input) => {
+		a.host = (
+			await input.showInputBox({
+				title,
+				step: 1,
+				totalSteps: total(),
+				value: a.host,
+				prompt: vscode.l10n.t('The host pattern egress requests must match before the secret is injected.'),
+				placeholder: 'api.example.com',
+				validate: checkStub.host,
+			})
+		).trim();
+		return pathStep;
+	};
+	return (await MultiStepInput.run(hostStep, a)) ? a : undefined;
+}
+
+/** Re-reads the lists a stub shows in: under its runtime, and the Account view's. */
+async function refreshStubLists(kit: ActionKit): Promise<void> {
+	await Promise.all([kit.list(runtimesList).refresh(), kit.list(secretStubsList).refresh()]);
 }
 
 /**
- * The secrets stubs refer to (there is no list endpoint): the distinct `stub_value_display_name`s,
- * each read by name (GET /v2/secrets/{name}, SAFETY.secretReadConcurrency at once, at most
- * SAFETY.secretsFromStubsMax read; the rest listed unread).
+ * The runtime row a "Secret Stubs" group row hangs under (the group's inline "Add Secret Stub…"),
+ * else the argument as it is.
  */
-export async function secretsFromStubs(client: CloudAgentsClient, signal: AbortSignal): Promise<SecretRef[]> {
-	const stubs = await client.listSecretStubs({ signal });
-	const byName = new Map<string, SecretRef>();
-	for (const stub of stubs) {
-		const name = text(stub, 'stub_value_display_name');
-		if (!name) {
-			continue;
+function runtimeRowOf(arg: unknown): unknown {
+	if (arg instanceof vscode.TreeItem && !(arg instanceof RecordNode) && 'parentNode' in arg) {
+		const parent = arg.parentNode;
+		if (parent instanceof RecordNode && parent.descriptor.key === runtimesList.key) {
+			return parent;
 		}
-		const ref = byName.get(name) ?? { name, stubs: 0, runtimes: [] };
-		ref.stubs++;
-		const runtime = text(stub, 'runtime_display_name');
-		if (runtime && !ref.runtimes.includes(runtime)) {
-			ref.runtimes.push(runtime);
-		}
-		byName.set(name, ref);
 	}
-	const refs = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
-	const toRead = refs.slice(0, SAFETY.secretsFromStubsMax);
-	let next = 0;
-	const worker = async (): Promise<void> => {
-		while (next < toRead.length && !signal.aborted) {
-			const ref = toRead[next++]!;
-			try {
-				ref.secret = await client.getSecret(ref.name, { signal });
-			} catch (err) {
-				if (signal.aborted) {
-					throw err;
-				}
-				ref.problem =
-					err instanceof ApiError && err.status === 404
-						? vscode.l10n.t('not found: the stubs refer to a secret that no longer exists')
-						: describeError(err);
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(SAFETY.secretReadConcurrency, toRead.length) }, worker));
-	for (const ref of refs.slice(SAFETY.secretsFromStubsMax)) {
-		ref.problem = vscode.l10n.t('not read (only the first {0} secrets are read)', SAFETY.secretsFromStubsMax);
-	}
-	return refs;
+	return arg;
 }
 
-/** A cache TTL in short words (300 → "5 min"). */
-export function ttlText(secs: unknown): string | undefined {
-	if (typeof secs !== 'number' || !Number.isFinite(secs)) {
+/**
+ * "Add Secret Stub…": the answers from automation (when it names a `host`) or a multi-step input
+ * checked step by step, checked once more, then one POST. Returns the stub.
+ */
+async function createStub(runtime: Runtime, kit: ActionKit): Promise<SecretStub | undefined> {
+	const answers = kit.automation && argString(kit.arg, 'host') !== undefined ? answersFrom(kit.arg) : await askStub(kit, runtime);
+	if (!answers) {
 		return undefined;
 	}
-	if (secs >= 3600 && secs % 3600 === 0) {
-		return vscode.l10n.t('{0} h', secs / 3600);
-	}
-	if (secs >= 60 && secs % 60 === 0) {
-		return vscode.l10n.t('{0} min', secs / 60);
-	}
-	return vscode.l10n.t('{0} s', secs);
-}
-
-/** The row of a secret that stubs refer to: name, masked preview and TTL; never a value. */
-export function secretRefRow(ref: SecretRef): ReturnType<ListDescriptor<SecretRef, object, unknown>['row']> {
-	const s = ref.secret as Record<string, unknown> | undefined;
-	const preview = typeof s?.value_preview === 'string' ? s.value_preview : undefined;
-	const ttl = ttlText(s?.cache_ttl_secs);
-	return {
-		label: ref.name,
-		description:
-			ref.problem !== undefined
-				? ref.problem
-				: joinParts(preview, ttl && vscode.l10n.t('cache {0}', ttl), vscode.l10n.t('{0} stub(s)', ref.stubs)),
-		icon:
-			ref.problem !== undefined
-				? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
-				: new vscode.ThemeIcon('lock'),
-		contextValue: ref.secret ? 'secret:read' : 'secret:unread',
-		tooltip: plainTooltip(ref.name, [
-			[vscode.l10n.t('Preview (masked by the service)'), preview],
-			[vscode.l10n.t('Cache TTL'), ttl],
-			[vscode.l10n.t('Used by'), vscode.l10n.t('{0} secret stub(s) on {1}', ref.stubs, ref.runtimes.join(', ') || '—')],
-			[vscode.l10n.t('ID'), typeof s?.id === 'string' ? s.id : undefined],
-			[vscode.l10n.t('Problem'), ref.problem],
-		]),
-		command: {
-			command: 'cloudAgents.secrets.open',
-			title: vscode.l10n.t('Open Secret'),
-			arguments: [{ secret: typeof s?.id === 'string' ? s.id : ref.name }],
+	const request = stubRequest(answers);
+	const stub = await vscode.window.withProgress(
+		{
+			location: vscode.ProgressLocation.Notification,
+			title: vscode.l10n.t('Adding a secret stub to {0}…', displayName(runtime.display_name, runtime.id)),
 		},
-	};
-}
-
-/** What a secret command receives from a row: `{secret}` (the UUID when read, else the name stubs use). */
-export interface SecretRefTarget {
-	secret: string;
-	ref: SecretRef;
+		() => kit.client().createSecretStub(runtime.id, request),
+	);
+	await refreshStubLists(kit);
+	if (!argFlag(kit.arg, 'quiet')) {
+		kit.info(
+			vscode.l10n.t(
+				'Added the secret stub {0} to {1}: it injects the secret "{2}".',
+				stubWords(stub),
+				runtime.display_name,
+				stub.stub_value_display_name || request.stub_value,
+			),
+		);
+	}
+	return stub;
 }
 
 /**
- * The secrets secret stubs refer to (the Account view's "Secrets" group; the service has no list of
- * secrets): masked preview and cache TTL from GET /v2/secrets/{name}; a click opens the metadata
- * record (`cloudAgents.secrets.open`), "Delete Secret…" asks first. Rows `secret:read` or `secret:unread`.
+ * "Delete Secret Stub…": asks (modal), then deletes through the runtime route when the stub's
+ * runtime is known (its row under a runtime, or `runtimeId` from automation), else the global one.
  */
-export const secretsList: ListDescriptor<SecretRef, SecretRefTarget, unknown> = {
-	key: 'secrets',
-	kind: 'secret',
-	title: () => vscode.l10n.t('Secrets'),
-	commands: { refresh: 'cloudAgents.secrets.refresh' },
-	source: { list: async (ctx, request) => ({ items: await secretsFromStubs(ctx.client(), request.signal), more: false }) },
-	keyOf: (ref) => ref.name,
-	fields: (ref) => {
-		const id = (ref.secret as Record<string, unknown> | undefined)?.id;
-		return { secret: typeof id === 'string' ? id : ref.name, ref };
-	},
-	row: secretRefRow,
-	empty: () => ({
-		label: vscode.l10n.t('No secrets in use'),
-		tooltip: vscode.l10n.t('No secret stub refers to a secret. Use "Open Secret by Name or ID…" to read any secret.'),
-		command: { command: 'cloudAgents.secrets.open', title: vscode.l10n.t('Open Secret by Name or ID…') },
-	}),
+async function deleteStub(target: SecretStubTarget, kit: ActionKit): Promise<SecretStub | undefined> {
+	const { stub } = target;
+	const runtimeId = target.runtimeId ?? argString(kit.arg, 'runtimeId');
+	const del = vscode.l10n.t('Delete Secret Stub');
+	const detail = vscode.l10n.t(
+		'Requests of the runtime {0} to {1} no longer get the secret "{2}". The secret itself is kept.',
+		stub.runtime_display_name ?? '',
+		stubWords(stub),
+		stub.stub_value_display_name ?? '',
+	);
+	if (!(await confirmUnlessTold(kit.arg, vscode.l10n.t('Delete the secret stub {0}?', stubWords(stub)), detail, del))) {
+		return undefined;
+	}
+	await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Deleting the secret stub {0}…', stubWords(stub)) },
+		() => (runtimeId !== undefined ? kit.client().deleteRuntimeSecretStub(runtimeId, stub.id) : kit.client().deleteSecretStub(stub.id)),
+	);
+	await refreshStubLists(kit);
+	if (!argFlag(kit.arg, 'quiet')) {
+		kit.info(vscode.l10n.t('Deleted the secret stub {0}.', stubWords(stub)));
+	}
+	return stub;
+}
+
+/** "Show Secret Stub Details": the record as read-only JSON, its configuration parsed (`config`). */
+function showStubDetails(stub: SecretStub, kit: ActionKit): Promise<vscode.TextDocument> {
+	const parsed = parseStubConfig(stub.stub_config_json);
+	const doc = { ...stub, config: parsed === undefined ? stub.stub_config_json : parsed };
+	return kit.showJson(vscode.l10n.t('Secret Stub {0}', displayName(stubWords(stub))), ['secret-stubs', stub.id], doc);
+}
+
+/**
+ * What a user can do with secret stubs: "Add Secret Stub…" on a runtime (its row, its "Secret
+ * Stubs" group row, or a pick), "Delete Secret Stub…" (modal; the runtime route from a runtime's
+ * row, the global route elsewhere) and "Show Secret Stub Details" (read-only JSON), on a row of
+ * either stub list, `{stubId, runtimeId?}` from automation, or a pick.
+ *
+ * Automation: create takes `{runtimeId, host, path?, shape: 'header'|'query'|'file', headerName?,
+ * valueFormat?, paramName?, paramFormat?, filePath?, secret, quiet?}` (checked like the steps);
+ * delete takes `{stubId, runtimeId?, confirm?: false, quiet?}`; both return the stub.
+ */
+export const secretStubActions = {
+	create: {
+		on: runtimesList,
+		command: 'cloudAgents.secretStubs.create',
+		title: () => vscode.l10n.t('Add Secret Stub'),
+		filter: (r) => r.can_manage !== false,
+		targetArg: runtimeRowOf,
+		run: ({ runtime }, kit) => createStub(runtime, kit),
+	} satisfies RecordAction<Runtime, RuntimeTarget>,
+	delete: {
+		on: secretStubsList,
+		alsoOn: [runtimeSecretStubsList],
+		command: 'cloudAgents.secretStubs.delete',
+		title: () => vscode.l10n.t('Delete Secret Stub'),
+		run: deleteStub,
+	} satisfies RecordAction<SecretStub, SecretStubTarget>,
+	showDetails: {
+		on: secretStubsList,
+		alsoOn: [runtimeSecretStubsList],
+		command: 'cloudAgents.secretStubs.showDetails',
+		title: () => vscode.l10n.t('Show Secret Stub Details'),
+		run: ({ stub }, kit) => showStubDetails(stub, kit),
+	} satisfies RecordAction<SecretStub, SecretStubTarget>,
 };

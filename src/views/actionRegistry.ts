@@ -63,6 +63,8 @@ export class ActionRegistry {
 			title: action.title(),
 			filter: action.filter,
 			useSelection: action.useSelection,
+			alsoOn: action.alsoOn,
+			pick: action.pick && ((): Promise<unknown> => action.pick!(kit)),
 		});
 		return target === undefined ? undefined : action.run(target, kit);
 	}

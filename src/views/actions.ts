@@ -55,6 +55,11 @@ export interface ResolveOptions<T> {
 	useSelection?: boolean;
 	/** The command's own picker, instead of the descriptor's quick pick (Send Prompt's agent pick). */
 	pick?: () => Promise<T | undefined>;
+	/**
+	 * Further lists showing the same records with the same fields (a runtime's secret stubs beside
+	 * the Account view's): a row of one of them is taken as it is.
+	 */
+	alsoOn?: readonly ListDescriptor<T, object, unknown>[];
 }
 
 /**
@@ -74,6 +79,14 @@ export interface RecordAction<T, F extends object> {
 	filter?(this: void, item: T): boolean;
 	/** Take the record selected in the UI before asking. */
 	readonly useSelection?: boolean;
+	/** Further lists whose rows are the same records with the same fields: their rows are taken as they are (ResolveOptions.alsoOn). */
+	// eslint-disable-next-line @typescript-eslint/no-explicit-any
+	readonly alsoOn?: readonly ListDescriptor<T, F, any>[];
+	/**
+	 * The action's own picker, instead of the descriptor's quick pick, when nothing names the record
+	 * (a secret: one a stub uses, or any name or UUID typed).
+	 */
+	pick?(this: void, kit: ActionKit): Promise<T | undefined>;
 	/**
 	 * The argument the record is resolved from, when it is not the command's own argument (a row of
 	 * another list the record hangs under); undefined falls back to the argument.

@@ -218,4 +218,6 @@ export interface TargetSpec<T, P> {
 	readonly preferLoaded?: boolean;
 	/** The globalState key of the ids used recently, most recent first: the pick lists them first. */
 	readonly recentKey?: string;
+	/** Which parents the pick offers when the parent is asked for first (only runtimes with SSH keys); default all. */
+	parentFilter?(this: void, parent: P): boolean;
 }

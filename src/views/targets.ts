@@ -21,11 +21,12 @@ interface Found<T> {
 /**
  * The one place where a command finds what it acts on, the same way for every list descriptor
  * (src/resources) that declares a `target`:
- * 1. a row of that list (tree click, context menu, inline button): its fields;
+ * 1. a row of that list (tree click, context menu, inline button), or of a list `options.alsoOn`
+ *    names (the same records with the same fields): its fields;
  * 2. a link or another command: the id as a string argument, or an automation object naming it
  *    (`{agentId}`, `{agentId, runId}`): read through `target.get` (the loaded row first when the
  *    descriptor says `preferLoaded`); a record under a parent takes the parent from the same
- *    object, else the selection, else asks for it;
+ *    object, else the selection, else asks for it (offering the parents `target.parentFilter` keeps);
  * 3. with `useSelection`, the record selected in the UI (the agent the Runs view follows);
  * 4. the palette: a quick pick (busy while loading; recently used first), narrowed by `filter`.
  * Resolves with the descriptor's fields (`{agent}`, `{agentId, run}`, …), or undefined when the
@@ -37,7 +38,7 @@ export async function resolveTarget<T, F extends object, P>(
 	arg: unknown,
 	options: ResolveOptions<T>,
 ): Promise<F | undefined> {
-	if (arg instanceof RecordNode && arg.descriptor.key === descriptor.key) {
+	if (arg instanceof RecordNode && (arg.descriptor.key === descriptor.key || options.alsoOn?.some((d) => d.key === arg.descriptor.key))) {
 		return arg.target as F;
 	}
 	const found = await findRecord(deps, descriptor, arg, options);
@@ -71,6 +72,7 @@ async function findRecord<T, P>(
 		const parent = await findRecord(deps, parentSpec.of, typeof arg === 'string' ? undefined : arg, {
 			title: options.title,
 			useSelection: true,
+			filter: spec.parentFilter,
 		});
 		if (!parent) {
 			return undefined;

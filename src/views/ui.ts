@@ -96,6 +96,24 @@ export function isAutomation(arg: unknown): arg is Record<string, unknown> {
 	return arg !== null && typeof arg === 'object' && !(arg instanceof vscode.TreeItem) && !(arg instanceof vscode.Uri);
 }
 
+/** A member of an automation argument (a number, a list, an option word), to be read with typeof checks. */
+export function argValue(arg: unknown, name: string): unknown {
+	return isAutomation(arg) ? arg[name] : undefined;
+}
+
+/** True when the argument is an automation object whose member `name` is `true` (`quiet`, `dryRun`). */
+export function argFlag(arg: unknown, name: string): boolean {
+	return argValue(arg, name) === true;
+}
+
+/**
+ * A modal question with one action, skipped when an automation object says `confirm: false`: true
+ * to go on. (An automation caller that does not say so is asked, as a person is.)
+ */
+export async function confirmUnlessTold(arg: unknown, message: string, detail: string | undefined, action: string): Promise<boolean> {
+	return argValue(arg, 'confirm') === false || (await showModalWarning(message, detail, action)) === action;
+}
+
 /** A user-facing sentence for a limit broken before sending (ValidationError). */
 export function validationMessage(err: ValidationError): string {
 	return vscode.l10n.t('Not sent: {0} must be {1}.', err.field, err.limit);

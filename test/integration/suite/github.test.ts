@@ -4,7 +4,7 @@ import type { RowSnapshot } from '../../../src/views';
 import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 
 /**
- * GitHub (src/views/lists/github.ts, src/commands/github.ts) against the emulator inside VS Code:
+ * GitHub (src/resources/github.ts) against the emulator inside VS Code:
  * pending authorization requests in the Account view (expired ones drop off when the emulator's
  * clock passes them), "Authorize…" yielding only the https address, and the bindings PUT
  * (reorder, add, remove; checked before sending; a refusal explained) asserted on the emulator's state.

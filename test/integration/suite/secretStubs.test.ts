@@ -4,7 +4,7 @@ import type { RowSnapshot } from '../../../src/views';
 import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 
 /**
- * Secret stubs and the secrets they use (src/views/lists/secretStubs.ts, src/commands/secretStubs.ts)
+ * Secret stubs and the secrets they use (src/resources/secretStubs.ts, src/resources/secrets.ts)
  * against the emulator inside VS Code: the Account view's groups, the stubs under a runtime, create
  * (checked before sending), delete through both routes, and secrets shown masked — each asserted on
  * the emulator's state after the action.

@@ -4,7 +4,7 @@ import type { RowSnapshot } from '../../../src/views';
 import { counters, emu, restoreDevToken, testApi } from '../support/cloudAgents';
 
 /**
- * SSH keys under each runtime (src/views/lists/sshKeys.ts, src/commands/sshKeys.ts) against the
+ * SSH keys under each runtime (src/resources/sshKeys.ts) against the
  * emulator inside VS Code: the rows, detaching with `expected_revision` (a 409 re-reads the runtime
  * and tries again, or stops), deleting one of my keys and refusing another user's — each asserted
  * on the emulator's state after the action.
