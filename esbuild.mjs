@@ -293,6 +293,37 @@ function sourcesOf(metafile) {
 }
 
 /**
+ * The .ts files under src/ the activation build reaches from src/extension.ts without passing
+ * through a resource module. A resource module's imports serve its list descriptors (reached
+ * through other paths too: src/views, src/util) and its actions, which activation drops; a flow
+ * only an action calls (src/commands/prompt.ts, computer.ts and what they import) is therefore not
+ * activation's: features.js keeps its own copy rather than reading it from extension.js, which
+ * would put it there whole.
+ */
+function activationSourcesOf(metafile) {
+	const inSrc = (f) => f.startsWith(join(ROOT, 'src')) && f.endsWith('.ts');
+	const byPath = new Map(Object.entries(metafile.inputs).map(([f, input]) => [resolve(ROOT, f), input]));
+	const reached = new Set();
+	const queue = [join(ROOT, 'src', 'extension.ts')];
+	while (queue.length > 0) {
+		const file = queue.pop();
+		if (reached.has(file) || !byPath.has(file)) {
+			continue;
+		}
+		reached.add(file);
+		if (file.startsWith(RESOURCES)) {
+			continue;
+		}
+		for (const imported of byPath.get(file).imports) {
+			if (!imported.external) {
+				queue.push(resolve(ROOT, imported.path));
+			}
+		}
+	}
+	return new Set([...reached].filter(inSrc));
+}
+
+/**
  * The activation bundle and the features bundle, in two passes: the first finds which modules both
  * use (metafiles, nothing written); the second writes extension.js exporting those modules and
  * features.js importing them from it.
@@ -313,7 +344,7 @@ async function extensionBuilds() {
 	};
 	const probe = { write: false, metafile: true, logLevel: 'silent', sourcemap: false, minify: false };
 	const [e, f] = await Promise.all([esbuild.build({ ...extensionOptions, ...probe }), esbuild.build({ ...featuresOptions, ...probe })]);
-	const inExtension = sourcesOf(e.metafile);
+	const inExtension = activationSourcesOf(e.metafile);
 	// The resource modules (src/resources) are not shared: extension.js keeps of them only what
 	// activation reads (the list descriptors; esbuild drops the unused actions), features.js has its
 	// own whole copy (descriptors and actions). The two copies of a descriptor are told apart by

@@ -79,6 +79,11 @@ export interface RecordAction<T, F extends object> {
 	 * another list the record hangs under); undefined falls back to the argument.
 	 */
 	targetArg?(this: void, arg: unknown): unknown;
+	/**
+	 * The action's own picker, asked instead of the list's quick pick when the argument names no
+	 * record (Send Prompt's agent pick, which starts at the selected agent).
+	 */
+	pick?(this: void, kit: ActionKit): Promise<T | undefined>;
 	/** Acts on the record; what it returns is the command's result (for automation and tests). */
 	run(this: void, target: F, kit: ActionKit): Promise<unknown>;
 }
@@ -124,6 +129,11 @@ export interface ActionKit {
 	selected<T>(this: void, descriptor: ListDescriptor<T, object, unknown>): T | undefined;
 	/** Makes the lists following `descriptor`'s view show `record` (or nothing). */
 	select<T>(this: void, descriptor: ListDescriptor<T, object, unknown>, record: T | undefined): void;
+	/**
+	 * Selects the record `id` of `descriptor`'s view, revealing its row when it is loaded (read
+	 * otherwise), and makes the lists following the view show it; resolves with the record.
+	 */
+	selectById<T>(this: void, descriptor: ListDescriptor<T, object, unknown>, id: string): Promise<T | undefined>;
 	/** Finds a further record (the run an upload belongs to) the way commands find theirs. */
 	resolve<T, F extends object, P>(
 		this: void,
