@@ -14,16 +14,17 @@ import type { CloudAgentViews } from '../views';
 import type { AnyListDescriptor } from '../views/descriptor';
 import type { ResourceActions } from '../views/actions';
 import { accountList } from './account';
-import { agentsList } from './agents';
+import { agentActions, agentsList } from './agents';
 import { artifactsList } from './artifacts';
 import { checkpointActions, checkpointsList } from './checkpoints';
 import { githubRequestsList } from './github';
 import { buildAttemptsList, imageBuildActions, imageBuildsList } from './imageBuilds';
 import { imageActions, imagesList } from './images';
 import { modelProvidersList } from './modelProviders';
-import { runsList } from './runs';
+import { runActions, runsList } from './runs';
 import { runtimeActions, runtimesList } from './runtimes';
 import { runtimeSecretStubsList, secretStubsList, secretsList } from './secretStubs';
+import { sessionHistoryActions } from './sessionHistory';
 import { runtimeSshKeysList } from './sshKeys';
 
 export { agentsList, RECENT_AGENTS_KEY } from './agents';
@@ -76,7 +77,15 @@ export const LIST_DESCRIPTORS: readonly AnyListDescriptor[] = [
 ];
 
 /** Every resource's actions (each registered as its command by src/views/actionRegistry.ts). */
-export const RESOURCE_ACTIONS: readonly ResourceActions[] = [runtimeActions, imageActions, imageBuildActions, checkpointActions];
+export const RESOURCE_ACTIONS: readonly ResourceActions[] = [
+	agentActions,
+	runActions,
+	sessionHistoryActions,
+	runtimeActions,
+	imageActions,
+	imageBuildActions,
+	checkpointActions,
+];
 
 /**
  * How the lists follow one another: a finished run refreshes the artifacts; the agent's row follows
