@@ -319,6 +319,37 @@ function usedSourcesOf(metafile) {
 }
 
 /**
+ * The .ts files under src/ the activation build reaches from src/extension.ts without passing
+ * through a resource module. A resource module's imports serve its list descriptors (reached
+ * through other paths too: src/views, src/util) and its actions, which activation drops; a flow
+ * only an action calls (src/commands/prompt.ts, computer.ts and what they import) is therefore not
+ * activation's: features.js keeps its own copy rather than reading it from extension.js, which
+ * would put it there whole.
+ */
+function activationSourcesOf(metafile, roots = []) {
+	const inSrc = (f) => f.startsWith(join(ROOT, 'src')) && f.endsWith('.ts');
+	const byPath = new Map(Object.entries(metafile.inputs).map(([f, input]) => [resolve(ROOT, f), input]));
+	const reached = new Set();
+	const queue = [join(ROOT, 'src', 'extension.ts'), ...roots];
+	while (queue.length > 0) {
+		const file = queue.pop();
+		if (reached.has(file) || !byPath.has(file)) {
+			continue;
+		}
+		reached.add(file);
+		if (file.startsWith(RESOURCES)) {
+			continue;
+		}
+		for (const imported of byPath.get(file).imports) {
+			if (!imported.external) {
+				queue.push(resolve(ROOT, imported.path));
+			}
+		}
+	}
+	return new Set([...reached].filter(inSrc));
+}
+
+/**
  * The activation bundle and the features bundle, in two passes: the first finds which modules both
  * use (metafiles, nothing written); the second writes extension.js exporting those modules and
  * features.js importing them from it.
@@ -348,9 +379,17 @@ async function extensionBuilds() {
 	// what only a resource's actions import (a multi-step input) stays out of activation. Exporting
 	// the shared modules whole can bring in more of their imports, so the set grows until it holds
 	// every module of features.js that extension.js holds code of (no module is ever in both).
-	const sharedOf = (metafile) =>
-		new Set([...usedSourcesOf(metafile)].filter((file) => inFeatures.has(file) && file !== FEATURES && !file.startsWith(RESOURCES)));
-	let shared = sharedOf(e.metafile);
+	// And only what activation reaches without passing through a resource module (see
+	// activationSourcesOf), counting the modules already shared as reached.
+	const sharedOf = (metafile, roots) => {
+		const reached = activationSourcesOf(metafile, roots);
+		return new Set(
+			[...usedSourcesOf(metafile)].filter(
+				(file) => inFeatures.has(file) && reached.has(file) && file !== FEATURES && !file.startsWith(RESOURCES),
+			),
+		);
+	};
+	let shared = sharedOf(e.metafile, []);
 	for (;;) {
 		const probeShared = await esbuild.build({
 			...extensionOptions,
@@ -358,7 +397,7 @@ async function extensionBuilds() {
 			entryPoints: ['extension-entry'],
 			plugins: [...extensionOptions.plugins, exportsEntryOf(shared)],
 		});
-		const next = sharedOf(probeShared.metafile);
+		const next = sharedOf(probeShared.metafile, [...shared]);
 		if ([...next].every((file) => shared.has(file))) {
 			break;
 		}

@@ -5,7 +5,6 @@ import { Disposable } from './util/lifecycle';
 import { Session } from './auth/session';
 import { RunFollower } from './logs';
 import { registerAuth } from './commands/auth';
-import { registerFollowCommands } from './commands/follow';
 import { CloudAgentViews } from './views';
 import { ImageDocuments } from './views/imageDocuments';
 import { RecordDocuments } from './views/recordDocuments';
@@ -90,15 +89,6 @@ class CloudAgentsExtension extends Disposable {
 			signIn: runSignIn,
 			onUnauthorized,
 		};
-		for (const d of registerFollowCommands({
-			session,
-			follower: this.runFollower,
-			log,
-			onUnauthorized,
-			targets: () => ({ views, context }),
-		})) {
-			this.register(d);
-		}
 		// Refresh also asks again an agent workspace that was found to speak another interface.
 		this.register(
 			registerCommand(

@@ -731,7 +731,7 @@ export class CloudAgentsClient {
 		});
 	}
 
-	/** GET /v2/agents/{agent_id}/events: a session's events in one answer. */
+	/** GET /v2/agents/{agent_id}/events: a session's events in one answer, each decoded (decodeSessionEvent). */
 	async getAgentEvents(agentId: string, options: T.CallOptions & { sessionId?: string; after?: number } = {}): Promise<T.AgentEvents> {
 		V.checkAgentId(agentId);
 		if (options.sessionId !== undefined) {
@@ -752,7 +752,10 @@ export class CloudAgentsClient {
 			...body,
 			agent_id: typeof body.agent_id === 'string' ? body.agent_id : agentId,
 			session_id: typeof body.session_id === 'string' ? body.session_id : '',
-			events: arrayOf<T.EventRecord>(body, 'events'),
+			// Items that are not events (no usable sequence number) are dropped: see decodeSessionEvent.
+			events: arrayOf<unknown>(body, 'events')
+				.map(D.decodeSessionEvent)
+				.filter((event): event is T.EventRecord => event !== undefined),
 		};
 	}
 

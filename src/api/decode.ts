@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from './errors';
 import { SAFETY } from './limits';
-import type { TokenSavingEventRecord, TokenSavingSummaryCounts, TokenSavingTotalsCounts } from './types';
+import type { EventRecord, TokenSavingEventRecord, TokenSavingSummaryCounts, TokenSavingTotalsCounts } from './types';
 
 /** Where a value came from, for error messages. */
 export interface DecodeContext {
@@ -705,4 +705,45 @@ export function decodeGitHubAuthorizationRequest(value: unknown, ctx: DecodeCont
 		reason: platformText(f.o, 'reason'),
 		lifecycle,
 	});
+}
+
+// ---------------------------------------------------------------- session history (agents and runs resources)
+
+/** Longest event type kept; a longer one (or one with control characters) reads as `event`. */
+const SESSION_EVENT_TYPE_MAX_CHARS = 200;
+/** Longest `created_at` kept (an RFC 3339 time is about 30 characters). */
+const SESSION_EVENT_TIME_MAX_CHARS = 64;
+
+/**
+ * One item of an agent's session replay (GET /v2/agents/{id}/events) as an event record, or
+ * undefined when it is not one: an object with a sequence number (`seq`, or the variant's
+ * `sequence`: a non-negative safe integer). The type is `type` (or `event`), else `event`; the
+ * time `created_at` (or `at`), left out unless a short string; a `run_id` that is not a safe id is
+ * left out. Other members are kept as they are (display code neutralises server text). Also reads
+ * back the records the session history stores as JSON Lines.
+ */
+export function decodeSessionEvent(value: unknown): EventRecord | undefined {
+	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+		return undefined;
+	}
+	const { run_id: runId, ...o } = value as Obj;
+	const seq = typeof o.seq === 'number' ? o.seq : o.sequence;
+	if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
+		return undefined;
+	}
+	const typeText = typeof o.type === 'string' ? o.type : typeof o.event === 'string' ? o.event : undefined;
+	const type =
+		typeText !== undefined && typeText !== '' && typeText.length <= SESSION_EVENT_TYPE_MAX_CHARS && !CONTROL.test(typeText)
+			? typeText
+			: 'event';
+	const at = typeof o.created_at === 'string' ? o.created_at : typeof o.at === 'string' ? o.at : undefined;
+	const createdAt = at !== undefined && at.length <= SESSION_EVENT_TIME_MAX_CHARS && !CONTROL.test(at) ? at : undefined;
+	delete o.created_at;
+	return {
+		...o,
+		seq,
+		type,
+		...(isSafeId(runId) ? { run_id: runId } : {}),
+		...(createdAt !== undefined ? { created_at: createdAt } : {}),
+	};
 }

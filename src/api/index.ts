@@ -27,7 +27,7 @@ export {
 	SECRET_MASK,
 } from './records';
 export type { BuildAttemptInfo, BuildInfo, CheckpointInfo, ImageInfo, ProviderInfo } from './records';
-export { InvalidResponseError, isSafeId } from './decode';
+export { InvalidResponseError, decodeSessionEvent, isSafeId } from './decode';
 export type { GatewayHostKey } from './decode';
 export { ListingStoppedError, PageChain } from './pagination';
 export type { ApiErrorCode } from './errors';

@@ -1,24 +1,29 @@
 /**
  * "Open Computer": mints a computer session for an agent (with progress while the service readies
  * the desktop) and shows it in the agent's computer panel, one panel per agent. Also restores the
- * panels VS Code brings back after a reload.
+ * panels VS Code brings back after a reload. The command is an action of the agents resource
+ * (src/resources/agents.ts), which finds the agent, remembers it and calls `openComputer`.
  */
 import * as vscode from 'vscode';
-import type { ComputerSession } from '../api';
+import type { Agent, CloudAgentsClient, ComputerSession } from '../api';
 import { describeError } from '../util/errors';
+import { displayName, isStatus, showWarning, toAbortSignal } from '../views/ui';
 import type { ComputerAgent, ComputerPanelHost } from '../webviews/computer/computerPanel';
 import { ComputerPanel } from '../webviews/computer/computerPanel';
 import { parseComputerPageState } from '../webviews/computer/protocol';
 import { PanelManager } from '../webviews/panel';
 import type { PanelFeature } from './lazy';
-import { commandRegistrar } from './registry';
-import type { FeatureDeps } from './support';
-import { displayName, isStatus, rememberAgent, showWarning, toAbortSignal } from './support';
-import { resolveTarget } from '../views/targets';
-import { agentsList } from '../resources';
+
+/** What the computer panels need: the extension's context and log, and the shared client. */
+export interface ComputerDeps {
+	readonly context: vscode.ExtensionContext;
+	readonly log: vscode.LogOutputChannel;
+	/** The shared client (read per call: it follows the session). */
+	client(this: void): CloudAgentsClient;
+}
 
 /** Mints a session with a cancellable progress notification; a 409 is explained, not thrown. */
-async function mintSession(deps: FeatureDeps, agent: ComputerAgent): Promise<ComputerSession | undefined> {
+async function mintSession(client: CloudAgentsClient, agent: ComputerAgent): Promise<ComputerSession | undefined> {
 	const name = displayName(agent.name, agent.id);
 	try {
 		return await vscode.window.withProgress(
@@ -31,7 +36,7 @@ async function mintSession(deps: FeatureDeps, agent: ComputerAgent): Promise<Com
 				progress.report({ message: vscode.l10n.t('the service is readying the desktop…') });
 				const abort = toAbortSignal(token);
 				try {
-					return await deps.session.client.createComputerSession(agent.id, { signal: abort.signal });
+					return await client.createComputerSession(agent.id, { signal: abort.signal });
 				} finally {
 					abort.dispose();
 				}
@@ -52,56 +57,95 @@ async function mintSession(deps: FeatureDeps, agent: ComputerAgent): Promise<Com
 	}
 }
 
-/** Registers "Open Computer" and says how to restore a computer panel; the caller owns the disposables. */
-export function registerComputerCommands(deps: FeatureDeps): PanelFeature {
-	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized });
-	const panels = new PanelManager<ComputerPanel>();
-	const host: ComputerPanelHost = {
-		extensionUri: deps.context.extensionUri,
-		log: deps.log,
-		readClipboard: () => vscode.env.clipboard.readText(),
-		mint: async (agent) => {
-			const session = await mintSession(deps, agent);
-			if (!session) {
-				throw new Error(vscode.l10n.t('the runtime is not running'));
-			}
-			return session;
-		},
-	};
+/** The open computer panels, one per agent, and the host they share (clipboard, log, minting sessions). */
+class ComputerPanels implements vscode.Disposable {
+	private readonly panels = new PanelManager<ComputerPanel>();
+	private readonly host: ComputerPanelHost;
+
+	constructor(
+		private readonly deps: ComputerDeps,
+		private readonly onDispose: () => void,
+	) {
+		this.host = {
+			extensionUri: deps.context.extensionUri,
+			log: deps.log,
+			readClipboard: () => vscode.env.clipboard.readText(),
+			mint: async (agent) => {
+				const session = await mintSession(deps.client(), agent);
+				if (!session) {
+					throw new Error(vscode.l10n.t('the runtime is not running'));
+				}
+				return session;
+			},
+		};
+	}
+
+	/** Reveals the agent's panel, or mints a session and opens one. */
+	async open(agent: Agent): Promise<void> {
+		const open = this.panels.get(agent.id);
+		if (open) {
+			open.reveal();
+			return;
+		}
+		const target: ComputerAgent = { id: agent.id, name: agent.name || agent.id };
+		const session = await mintSession(this.deps.client(), target);
+		if (!session) {
+			return;
+		}
+		// Another invocation may have opened the panel while this one waited for the service.
+		this.panels.show(agent.id, () => ComputerPanel.create(this.host, target, session));
+	}
+
 	/** Restores a panel VS Code brings back after a reload (src/commands/lazy.ts registers the serializer). */
-	const restore = async (panel: vscode.WebviewPanel, raw: unknown): Promise<void> => {
+	restore(panel: vscode.WebviewPanel, raw: unknown): void {
 		const state = parseComputerPageState(raw);
 		if (!state) {
 			// Nothing to show without an agent; a panel we cannot restore is closed.
 			panel.dispose();
 			return;
 		}
-		panels.add(state.agentId, ComputerPanel.restore(panel, host, { id: state.agentId, name: state.agentName }));
-	};
+		this.panels.add(state.agentId, ComputerPanel.restore(panel, this.host, { id: state.agentId, name: state.agentName }));
+	}
+
+	dispose(): void {
+		this.onDispose();
+		this.panels.dispose();
+	}
+}
+
+/** The computer panels of each extension context (one while the features are loaded); filled on first use. */
+let panelsByContext: WeakMap<vscode.ExtensionContext, ComputerPanels> | undefined;
+
+/** The computer panels of the extension (created on first use; disposed with the features). */
+function computerPanels(deps: ComputerDeps): ComputerPanels {
+	panelsByContext ??= new WeakMap();
+	let panels = panelsByContext.get(deps.context);
+	if (!panels) {
+		const created = new ComputerPanels(deps, () => {
+			if (panelsByContext?.get(deps.context) === created) {
+				panelsByContext.delete(deps.context);
+			}
+		});
+		panelsByContext.set(deps.context, created);
+		panels = created;
+	}
+	return panels;
+}
+
+/** Opens the computer panel of an agent (the "Open Computer" action): reveals it when open, else mints a session. */
+export async function openComputer(agent: Agent, deps: ComputerDeps): Promise<undefined> {
+	await computerPanels(deps).open(agent);
+	return undefined;
+}
+
+/**
+ * The computer panels as a feature: how to restore a panel VS Code brings back after a reload, and
+ * the panels to dispose with the features; the caller owns the disposables.
+ */
+export function computerPanelFeature(deps: ComputerDeps): PanelFeature {
+	const panels = computerPanels(deps);
 	return {
-		restorePanel: restore,
-		disposables: [
-			panels,
-			registerCommand('cloudAgents.agents.openComputer', async (arg?: unknown) => {
-				const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Open Computer') }))?.agent;
-				if (!agent) {
-					return undefined;
-				}
-				void rememberAgent(deps.context, agent.id);
-				const open = panels.get(agent.id);
-				if (open) {
-					open.reveal();
-					return undefined;
-				}
-				const target: ComputerAgent = { id: agent.id, name: agent.name || agent.id };
-				const session = await mintSession(deps, target);
-				if (!session) {
-					return undefined;
-				}
-				// Another invocation may have opened the panel while this one waited for the service.
-				panels.show(agent.id, () => ComputerPanel.create(host, target, session));
-				return undefined;
-			}),
-		],
+		restorePanel: async (panel, raw) => panels.restore(panel, raw),
+		disposables: [panels],
 	};
 }

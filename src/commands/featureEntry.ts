@@ -1,14 +1,16 @@
 /**
  * The commands loaded on first use (dist/features.js; see src/commands/lazy.ts and esbuild.mjs):
  * every resource's actions and the lists' commands (through the action registry), the flows that
- * act on no single record, "Open Computer" and "Token Savings". Activation registers a stand-in
- * for each of their ids; the first one invoked (or a panel VS Code restores) loads this.
+ * act on no single record, "Token Savings", and the computer and savings panels VS Code restores.
+ * Activation registers a stand-in for each of their ids; the first one invoked (or a panel VS Code
+ * restores) loads this.
  */
 import { WEBVIEW_TYPES } from '../ids';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { LIST_DESCRIPTORS, RESOURCE_ACTIONS } from '../resources';
+import { runActions } from '../resources/runs';
 import { ActionRegistry } from '../views/actionRegistry';
-import { registerComputerCommands } from './computer';
+import { computerPanelFeature } from './computer';
 import { registerFeatureCommands } from './features';
 import type { LoadedFeatures } from './lazy';
 import { exportTo, registerSavingsCommands } from './savings';
@@ -17,7 +19,7 @@ import type { FeatureDeps } from './support';
 /** Registers the features' commands; the caller owns the disposables. */
 export function loadFeatures(deps: FeatureDeps): LoadedFeatures {
 	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, RESOURCE_ACTIONS);
-	const computer = registerComputerCommands(deps);
+	const computer = computerPanelFeature({ context: deps.context, log: deps.log, client: () => deps.session.client });
 	const savings = registerSavingsCommands(deps);
 	const restorers = new Map<string, (panel: vscode.WebviewPanel, state: unknown) => Promise<void>>([
 		[WEBVIEW_TYPES.computer, computer.restorePanel],
@@ -34,9 +36,9 @@ export function loadFeatures(deps: FeatureDeps): LoadedFeatures {
 			}
 			await restore(panel, state);
 		},
+		// The end-of-run notification's button: a person's click, so a failure is shown, not thrown.
 		openRunResult: async (agentId, runId) => {
-			// TODO(runs resource): actions.invoke(runActions.openResult, { agentId, runId }) once runs are a resource.
-			await vscode.commands.executeCommand('cloudAgents.runs.openResult', { agentId, runId });
+			await actions.invokeShown(runActions.openResult, { agentId, runId });
 		},
 		exportSavings: (filter, target) => exportTo(deps, filter, target),
 	};

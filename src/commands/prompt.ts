@@ -1,29 +1,29 @@
+/**
+ * "Send Prompt…" (`cloudAgents.runs.sendPrompt`), the flow: its agent step, the prompt step with
+ * its busy check, images and editor buttons, the limits, and the conflict with an active run. The
+ * command is an action of the runs resource on an agent (src/resources/runs.ts): it finds the
+ * agent (a row, `{agentId}`, or this flow's agent step, `pickPromptAgent`), calls `sendPrompt`,
+ * and then shows and follows the new run.
+ */
 import * as vscode from 'vscode';
-import { runsList } from '../resources';
 import { LIMITS, ValidationError, isTerminalRunStatus, sleep } from '../api';
 import type { Agent, PromptImage, Run } from '../api';
-import { agentsList } from '../resources';
-import { resolveTarget } from '../views/targets';
-import { promptProblem } from './agents';
-import type { CommandLogger } from './registry';
 import { isPromptSource } from '../ids';
-import { commandRegistrar } from './registry';
-import type { FeatureDeps } from './support';
+import { agentsList, promptProblem, recentAgentIds } from '../resources/agents';
+import { iconSafe, notificationText } from '../util/text';
+import type { ActionKit } from '../views/actions';
+import { joinParts } from '../views/format';
 import {
+	argString,
 	displayName,
-	isAutomation,
 	isStatus,
 	pickItem,
 	pickWhenLoaded,
-	recentAgentIds,
-	rememberAgent,
 	showModalWarning,
 	showWarning,
 	toAbortSignal,
 	validationMessage,
-} from './support';
-import { iconSafe, notificationText } from '../util/text';
-import { joinParts } from '../views/format';
+} from '../views/ui';
 
 /** What to do when the agent already has an active run (the service answers 409). */
 export type ConflictChoice = 'followUp' | 'cancelAndSend' | 'cancel';
@@ -37,48 +37,50 @@ export interface SendPromptArgs {
 	onConflict?: ConflictChoice;
 }
 
-/** Decoded size that base64-encodes to the per-image limit. */
-const MAX_IMAGE_FILE_BYTES = Math.floor(LIMITS.imageEncodedBytes / 4) * 3;
+/** What Send Prompt sent: the run that received the prompt (new, or the active run followed up) and the prompt. */
+export interface SentPrompt {
+	run: Run;
+	prompt: string;
+}
+
+/** Decoded size that base64-encodes to the per-image limit (a function: nothing runs when the module loads). */
+const maxImageFileBytes = (): number => Math.floor(LIMITS.imageEncodedBytes / 4) * 3;
 const CANCEL_POLL_MS = 500;
 const CANCEL_TIMEOUT_MS = 60_000;
 
-/** Registers "Cloud Agents: Send Prompt…" (`cloudAgents.runs.sendPrompt`). */
-export function registerPromptCommands(deps: FeatureDeps): vscode.Disposable[] {
-	const log: CommandLogger = deps.log;
-	const registerCommand = commandRegistrar(log, { onUnauthorized: deps.onUnauthorized });
-	return [registerCommand('cloudAgents.runs.sendPrompt', (arg?: unknown) => sendPrompt(deps, arg))];
+/** The automation argument's fields (each skips its step); anything else in it is ignored. */
+function sendPromptArgs(kit: ActionKit): Omit<SendPromptArgs, 'agentId'> {
+	if (!kit.automation) {
+		return {};
+	}
+	const given = kit.arg as { images?: unknown };
+	const onConflict = argString(kit.arg, 'onConflict');
+	return {
+		prompt: argString(kit.arg, 'prompt'),
+		images: Array.isArray(given.images) ? given.images.filter((p): p is string => typeof p === 'string') : undefined,
+		onConflict: onConflict === 'followUp' || onConflict === 'cancelAndSend' || onConflict === 'cancel' ? onConflict : undefined,
+	};
 }
 
 /**
  * Sends a prompt to an agent in at most three steps from the palette (command, agent, prompt) and
- * one from an agent row (the prompt): the agent picker starts at the agent selected in the Agents
- * view (then recently used ones); the prompt input shows at once whether the agent is busy (its
- * active run is looked up while the input opens) and has buttons to attach images, to send the
- * selection or the whole active editor (multi-line prompts), and, for a busy agent, to cancel the
- * active run and start a new one instead of sending a follow-up. Every limit is checked before
- * sending; a 409 that still happens (the agent became busy meanwhile) is handled as before. Then
- * the new run is followed. Returns the run that received the prompt, or undefined when nothing was
- * sent.
+ * one from an agent row (the prompt): the agent picker (`pickPromptAgent`) starts at the agent
+ * selected in the Agents view (then recently used ones); the prompt input shows at once whether
+ * the agent is busy (its active run is looked up while the input opens) and has buttons to attach
+ * images, to send the selection or the whole active editor (multi-line prompts), and, for a busy
+ * agent, to cancel the active run and start a new one instead of sending a follow-up. Every limit
+ * is checked before sending; a 409 that still happens (the agent became busy meanwhile) is handled
+ * as before. Returns the run that received the prompt and the prompt, or undefined when nothing
+ * was sent.
  */
-export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run | undefined> {
-	const args: SendPromptArgs = isAutomation(arg) ? arg : {};
-	const client = deps.session.client;
-	// A row, `{agentId}`, or Send Prompt's own agent pick (the selected agent first).
-	const agent: Agent | undefined = (
-		await resolveTarget(deps, agentsList, arg, {
-			title: vscode.l10n.t('Send Prompt: pick an agent'),
-			pick: () => pickPromptAgent(deps, vscode.l10n.t('Send Prompt: pick an agent')),
-		})
-	)?.agent;
-	if (!agent) {
-		return undefined;
-	}
-
+export async function sendPrompt(agent: Agent, kit: ActionKit): Promise<SentPrompt | undefined> {
+	const args = sendPromptArgs(kit);
+	const client = kit.client();
 	let prompt = args.prompt;
 	let imagePaths = args.images;
 	let onConflict = args.onConflict;
 	if (prompt === undefined) {
-		const answer = await askPrompt(deps, agent);
+		const answer = await askPrompt(kit, agent);
 		if (!answer) {
 			return undefined;
 		}
@@ -113,62 +115,51 @@ export async function sendPrompt(deps: FeatureDeps, arg: unknown): Promise<Run |
 		if (!isStatus(err, 409)) {
 			throw err;
 		}
-		run = await resolveConflict(deps, agent, prompt, images, onConflict);
+		run = await resolveConflict(kit, agent, prompt, images, onConflict);
 	}
-	if (!run) {
-		return undefined;
-	}
-	await rememberAgent(deps.context, agent.id);
-	if (deps.views.selected(agentsList)?.id !== agent.id) {
-		await deps.views.selectById(agentsList, agent.id).catch(() => undefined);
-	}
-	await deps.views.providerOf(runsList).refresh();
-	try {
-		// The names let the follower title the run's channel and notifications without a request.
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', {
-			agentId: agent.id,
-			runId: run.id,
-			agentName: agent.name,
-			prompt: run.prompt ?? prompt,
-		});
-	} catch (err) {
-		deps.log.warn(`following run ${run.id} failed: ${err instanceof Error ? err.message : String(err)}`);
-	}
-	return run;
+	return run && { run, prompt };
 }
 
 interface AgentPick extends vscode.QuickPickItem {
 	agent: Agent;
 }
 
-/** Asks for an agent: the one selected in the Agents view first (active), then recently used ones. */
-async function pickPromptAgent(deps: FeatureDeps, title: string): Promise<Agent | undefined> {
-	const selected = deps.views.selected(agentsList)?.id;
-	const loading = deps.session.client.listAgents({ limit: 100 }).then((page) => {
-		const recent = recentAgentIds(deps.context);
-		const rank = (a: Agent): number => {
-			if (a.id === selected) {
-				return -1;
-			}
-			const i = recent.indexOf(a.id);
-			return i < 0 ? recent.length : i;
-		};
-		return [...page.items]
-			.sort((a, b) => rank(a) - rank(b))
-			.map((agent): AgentPick =>
-				pickItem(
-					{
-						label: agent.name || agent.id,
-						description: joinParts(
-							agent.status,
-							agent.id === selected ? vscode.l10n.t('selected') : recent.includes(agent.id) && vscode.l10n.t('recently used'),
-						),
-						detail: agent.id,
-					},
-					{ agent },
-				),
-			);
-	});
+/**
+ * Send Prompt's agent step: the agent selected in the Agents view first (active), then recently
+ * used ones.
+ */
+export async function pickPromptAgent(kit: ActionKit, title: string): Promise<Agent | undefined> {
+	const selected = kit.selected(agentsList)?.id;
+	const loading = kit
+		.client()
+		.listAgents({ limit: 100 })
+		.then((page) => {
+			const recent = recentAgentIds(kit.context);
+			const rank = (a: Agent): number => {
+				if (a.id === selected) {
+					return -1;
+				}
+				const i = recent.indexOf(a.id);
+				return i < 0 ? recent.length : i;
+			};
+			return [...page.items]
+				.sort((a, b) => rank(a) - rank(b))
+				.map((agent): AgentPick =>
+					pickItem(
+						{
+							label: agent.name || agent.id,
+							description: joinParts(
+								agent.status,
+								agent.id === selected
+									? vscode.l10n.t('selected')
+									: recent.includes(agent.id) && vscode.l10n.t('recently used'),
+							),
+							detail: agent.id,
+						},
+						{ agent },
+					),
+				);
+		});
 	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick an agent'), matchOnDetail: true });
 	return pick?.agent;
 }
@@ -182,9 +173,9 @@ interface PromptAnswer {
 }
 
 /** The agent's active run, if any (undefined also when the lookup fails: the 409 path still applies). */
-async function activeRunOf(deps: FeatureDeps, agent: Agent): Promise<Run | undefined> {
+async function activeRunOf(kit: ActionKit, agent: Agent): Promise<Run | undefined> {
 	try {
-		const runs = await deps.session.client.listRuns(agent.id, { limit: 20 });
+		const runs = await kit.client().listRuns(agent.id, { limit: 20 });
 		return runs.find((r) => !isTerminalRunStatus(r.status));
 	} catch {
 		return undefined;
@@ -196,7 +187,7 @@ async function activeRunOf(deps: FeatureDeps, agent: Agent): Promise<Run | undef
  * extensions) with buttons for images, the active editor (multi-line prompts) and, for a busy
  * agent, "cancel the active run and send". Enter sends.
  */
-async function askPrompt(deps: FeatureDeps, agent: Agent): Promise<PromptAnswer | undefined> {
+async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | undefined> {
 	// Only real text documents: the Output panel and logs are text editors too, but never a prompt.
 	const active = vscode.window.activeTextEditor;
 	const editor = active && isPromptSource(active.document.uri.scheme) ? active : undefined;
@@ -305,7 +296,7 @@ async function askPrompt(deps: FeatureDeps, agent: Agent): Promise<PromptAnswer 
 			});
 			input.show();
 			// The busy check runs while the box is open, so it is known before the prompt is typed.
-			void activeRunOf(deps, agent).then((run) => {
+			void activeRunOf(kit, agent).then((run) => {
 				busy = run;
 				input.busy = false;
 				update();
@@ -335,8 +326,8 @@ async function readImages(paths: string[]): Promise<PromptImage[]> {
 	for (const [i, path] of paths.entries()) {
 		const uri = vscode.Uri.file(path);
 		const stat = await vscode.workspace.fs.stat(uri);
-		if (stat.size > MAX_IMAGE_FILE_BYTES) {
-			throw new ValidationError(`images[${i}] (${path})`, vscode.l10n.t('at most {0} bytes per image file', MAX_IMAGE_FILE_BYTES));
+		if (stat.size > maxImageFileBytes()) {
+			throw new ValidationError(`images[${i}] (${path})`, vscode.l10n.t('at most {0} bytes per image file', maxImageFileBytes()));
 		}
 		out.push({ data: await vscode.workspace.fs.readFile(uri) });
 	}
@@ -350,13 +341,13 @@ function describeImageField(err: ValidationError, paths: string[] | undefined): 
 }
 
 async function resolveConflict(
-	deps: FeatureDeps,
+	kit: ActionKit,
 	agent: Agent,
 	prompt: string,
 	images: PromptImage[] | undefined,
 	given: ConflictChoice | undefined,
 ): Promise<Run | undefined> {
-	const client = deps.session.client;
+	const client = kit.client();
 	const runs = await client.listRuns(agent.id, { limit: 20 });
 	const active = runs.find((r) => !isTerminalRunStatus(r.status));
 	let choice = given;

@@ -14,17 +14,18 @@ import type { CloudAgentViews } from '../views';
 import type { AnyListDescriptor } from '../views/descriptor';
 import type { ResourceActions } from '../views/actions';
 import { accountList } from './account';
-import { agentsList } from './agents';
+import { agentActions, agentsList } from './agents';
 import { artifactsList } from './artifacts';
 import { checkpointActions, checkpointsList } from './checkpoints';
 import { GitHubRequestExpiry, githubActions, githubRequestsList } from './github';
 import { buildAttemptsList, imageBuildActions, imageBuildsList } from './imageBuilds';
 import { imageActions, imagesList } from './images';
 import { modelProvidersList } from './modelProviders';
-import { runsList } from './runs';
+import { runActions, runsList } from './runs';
 import { runtimeActions, runtimesList } from './runtimes';
 import { secretActions, secretsList } from './secrets';
 import { runtimeSecretStubsList, secretStubActions, secretStubsList } from './secretStubs';
+import { sessionHistoryActions } from './sessionHistory';
 import { runtimeSshKeysList, sshKeyActions } from './sshKeys';
 
 export { agentsList, RECENT_AGENTS_KEY } from './agents';
@@ -72,6 +73,9 @@ export const LIST_DESCRIPTORS: readonly AnyListDescriptor[] = [
 
 /** Every resource's actions (each registered as its command by src/views/actionRegistry.ts). */
 export const RESOURCE_ACTIONS: readonly ResourceActions[] = [
+	agentActions,
+	runActions,
+	sessionHistoryActions,
 	runtimeActions,
 	imageActions,
 	imageBuildActions,

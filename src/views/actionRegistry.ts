@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { registerCommand } from '../commands/registry';
+import { isCancellation, showApiError } from '../util/errors';
 import { notificationText, plainText } from '../util/text';
 import type { Action, ActionKit, ResourceActions, Services } from './actions';
 import type { AnyListDescriptor } from './descriptor';
@@ -53,18 +54,37 @@ export class ActionRegistry {
 		return this.invokeWith(action, arg === undefined ? [] : [arg]);
 	}
 
+	/**
+	 * Runs an action for a person outside a command (a button of our own notification: the run
+	 * follower's "Open Result"): as for a click on its command, a failure is logged and shown once
+	 * (a 401 goes to the session's sign-in prompt) and cancellations are silent.
+	 */
+	async invokeShown(action: Action, arg?: unknown): Promise<unknown> {
+		try {
+			return await this.invoke(action, arg);
+		} catch (err) {
+			if (isCancellation(err)) {
+				return undefined;
+			}
+			this.services.log.error(`${action.command} failed:`, err instanceof Error ? err : String(err));
+			void showApiError(err, undefined, undefined, this.services.onUnauthorized);
+			return undefined;
+		}
+	}
+
 	private async invokeWith(action: Action, args: readonly unknown[]): Promise<unknown> {
 		const arg = args[0];
 		const kit = this.kit(action, arg, args);
 		if (action.on === undefined) {
 			return action.run(kit);
 		}
+		const pick = action.pick;
 		const target: unknown = await resolveTarget(this.services, action.on, action.targetArg ? action.targetArg(arg) : arg, {
 			title: action.title(),
 			filter: action.filter,
 			useSelection: action.useSelection,
 			alsoOn: action.alsoOn,
-			pick: action.pick && ((): Promise<unknown> => action.pick!(kit)),
+			pick: pick && ((): Promise<unknown> => pick(kit)),
 		});
 		return target === undefined ? undefined : action.run(target, kit);
 	}
@@ -89,6 +109,7 @@ export class ActionRegistry {
 			},
 			selected: (descriptor) => views.selected(descriptor),
 			select: (descriptor, record) => views.select(descriptor, record),
+			selectById: (descriptor, id) => views.selectById(descriptor, id),
 			resolve: (descriptor, target, options) => resolveTarget(services, descriptor, target, options),
 			invoke: (other, otherArg) => this.invoke(other, otherArg),
 			follow: async (agentId, runId, hint) => {

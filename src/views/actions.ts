@@ -83,8 +83,9 @@ export interface RecordAction<T, F extends object> {
 	// eslint-disable-next-line @typescript-eslint/no-explicit-any
 	readonly alsoOn?: readonly ListDescriptor<T, F, any>[];
 	/**
-	 * The action's own picker, instead of the descriptor's quick pick, when nothing names the record
-	 * (a secret: one a stub uses, or any name or UUID typed).
+	 * The action's own picker, asked instead of the list's quick pick when the argument names no
+	 * record (Send Prompt's agent pick, which starts at the selected agent; a secret: one a stub
+	 * uses, or any name or UUID typed).
 	 */
 	pick?(this: void, kit: ActionKit): Promise<T | undefined>;
 	/**
@@ -137,6 +138,11 @@ export interface ActionKit {
 	selected<T>(this: void, descriptor: ListDescriptor<T, object, unknown>): T | undefined;
 	/** Makes the lists following `descriptor`'s view show `record` (or nothing). */
 	select<T>(this: void, descriptor: ListDescriptor<T, object, unknown>, record: T | undefined): void;
+	/**
+	 * Selects the record `id` of `descriptor`'s view, revealing its row when it is loaded (read
+	 * otherwise), and makes the lists following the view show it; resolves with the record.
+	 */
+	selectById<T>(this: void, descriptor: ListDescriptor<T, object, unknown>, id: string): Promise<T | undefined>;
 	/** Finds a further record (the run an upload belongs to) the way commands find theirs. */
 	resolve<T, F extends object, P>(
 		this: void,

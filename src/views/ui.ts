@@ -91,6 +91,12 @@ export function argString(arg: unknown, name: string): string | undefined {
 	return typeof v === 'string' ? v : undefined;
 }
 
+/** The boolean field `name` of an automation argument, when it is one. */
+export function argBoolean(arg: unknown, name: string): boolean | undefined {
+	const v = arg !== null && typeof arg === 'object' ? (arg as Record<string, unknown>)[name] : undefined;
+	return typeof v === 'boolean' ? v : undefined;
+}
+
 /** True when the argument is a plain automation object (not a tree node, not undefined). */
 export function isAutomation(arg: unknown): arg is Record<string, unknown> {
 	return arg !== null && typeof arg === 'object' && !(arg instanceof vscode.TreeItem) && !(arg instanceof vscode.Uri);

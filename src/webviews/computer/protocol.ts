@@ -85,8 +85,12 @@ export const COMPUTER_PAGE_SPEC: MessageSpec = {
 	},
 };
 
-/** Validates a message from the computer page. */
-export const validateComputerPageMessage = messageValidator<ComputerPageMessage>(COMPUTER_PAGE_SPEC);
+/**
+ * Validates a message from the computer page. Building it has no side effects (`@__PURE__`): a
+ * bundle that imports this module without reading the validator (the activation bundle, through
+ * the Open Computer action it drops) leaves it out.
+ */
+export const validateComputerPageMessage = /* @__PURE__ */ messageValidator<ComputerPageMessage>(COMPUTER_PAGE_SPEC);
 
 const HOST_TYPES: ReadonlySet<string> = new Set<ComputerHostMessage['type']>(['agent', 'session', 'ended', 'minting', 'paste']);
 

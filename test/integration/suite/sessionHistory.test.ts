@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import type { SessionHistoryResult } from '../../../src/commands/sessionHistory';
+import type { SessionHistoryResult } from '../../../src/resources/sessionHistory';
 import { counters, emu, restoreDevToken, testApi } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 
 /**
- * "Show Session History" (src/commands/sessionHistory.ts) against the emulator inside VS Code, in
+ * "Show Session History" (src/resources/sessionHistory.ts) against the emulator inside VS Code, in
  * both profiles (the replay's items differ): the session's events are stored as JSON Lines, a
  * second call adds nothing twice, and a replay over the output cap (422) is read from the run's
  * event stream instead.

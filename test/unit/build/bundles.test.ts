@@ -92,15 +92,26 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			);
 		}
 		// The resources' actions (src/resources/<kind>.ts) are in features.js only: activation's bundle
-		// keeps of a resource module just the list descriptors it draws (texts only the actions show).
-		for (const marker of ['Resume Revision {0}', 'VNC credentials of {0}', 'Deleting image {0}', 'Detach at Revision {0}']) {
+		// keeps of a resource module just the list descriptors it draws (texts only the actions show),
+		// and nothing of the flows only actions call (Send Prompt's, Open Computer's: src/commands).
+		for (const marker of [
+			'Resume Revision {0}',
+			'VNC credentials of {0}',
+			'Deleting image {0}',
+			'Delete Agent and Runtime',
+			'Copied the run ID {0}',
+			'The agent {0} has no session yet.',
+			'Send the Whole Active Editor',
+			'Opening the computer of {0}',
+			'Detach at Revision {0}',
+		]) {
 			assert.ok(text('features.js').includes(marker), `features.js lacks the action text ${marker}`);
 			assert.ok(!text('extension.js').includes(marker), `extension.js holds the action text ${marker}`);
 		}
 		// One copy of each shared class: the tree rows' class (instanceof RecordNode in the command
 		// target resolver) and the command registry are defined in extension.js and read from it.
 		assert.ok(text('features.js').includes('require("./extension.js")'), 'features.js does not read extension.js');
-		for (const shared of ['__src_views_index', '__src_commands_registry', '__src_views_targets']) {
+		for (const shared of ['__src_views_index', '__src_commands_registry', '__src_views_listTree']) {
 			assert.ok(
 				text('features.js').includes(`require("./extension.js").${shared}`),
 				`features.js does not read ${shared} from extension.js`,

@@ -1,16 +1,15 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import * as vscode from 'vscode';
-import { SAFETY } from '../api';
-import type { Agent, EventRecord } from '../api';
+import { SAFETY, decodeSessionEvent } from '../api';
+import type { Agent, CloudAgentsClient, EventRecord } from '../api';
 import { formatEvent } from '../logs';
 import { RunEventStore } from '../logs/runStore';
 import { outputLine } from '../util/text';
-import { agentsList } from '../resources';
-import { commandRegistrar } from './registry';
-import { resolveTarget } from '../views/targets';
-import type { FeatureDeps } from './support';
-import { displayName, isAutomation, isStatus, toAbortSignal } from './support';
+import type { ActionKit, RecordAction } from '../views/actions';
+import { argBoolean, displayName, isStatus, toAbortSignal } from '../views/ui';
+import { agentsList } from './agents';
+import type { AgentTarget } from './agents';
 
 /** What "Show Session History" did (its result for automation and tests). */
 export interface SessionHistoryResult {
@@ -23,25 +22,6 @@ export interface SessionHistoryResult {
 	added: number;
 	/** How the new events came: the session replay, or (over the output cap) the run's event stream. */
 	via: 'replay' | 'stream' | 'none';
-}
-
-/**
- * A session replay item as an event record: `seq` (or the variant's `sequence`), `type` (or
- * `event`), `created_at` (or `at`); items that are not objects or carry no usable sequence are
- * skipped (undefined).
- */
-export function sessionEvent(item: unknown): EventRecord | undefined {
-	if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-		return undefined;
-	}
-	const o = item as Record<string, unknown>;
-	const seq = typeof o.seq === 'number' ? o.seq : o.sequence;
-	if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
-		return undefined;
-	}
-	const type = typeof o.type === 'string' ? o.type : typeof o.event === 'string' ? o.event : 'event';
-	const createdAt = typeof o.created_at === 'string' ? o.created_at : typeof o.at === 'string' ? o.at : undefined;
-	return { ...o, seq, type, ...(createdAt !== undefined ? { created_at: createdAt } : {}) };
 }
 
 /**
@@ -67,9 +47,14 @@ async function readTail(file: string, keep: number): Promise<{ tail: EventRecord
 		if (line.trim() === '' || line.length > SAFETY.outputLineMaxChars * 10) {
 			continue;
 		}
+		let event: EventRecord | undefined;
 		try {
-			const event = JSON.parse(line) as EventRecord;
-			if (typeof event.seq === 'number' && event.seq > lastSeq) {
+			event = decodeSessionEvent(JSON.parse(line));
+		} catch {
+			// A torn line from an interrupted write: skipped.
+		}
+		{
+			if (event !== undefined && event.seq > lastSeq) {
 				lastSeq = event.seq;
 				count++;
 				tail.push(event);
@@ -77,8 +62,6 @@ async function readTail(file: string, keep: number): Promise<{ tail: EventRecord
 					tail.shift();
 				}
 			}
-		} catch {
-			// A torn line from an interrupted write: skipped.
 		}
 	}
 	return { tail, count, lastSeq };
@@ -88,26 +71,22 @@ async function readTail(file: string, keep: number): Promise<{ tail: EventRecord
 const sessionKey = (sessionId: string): string => `session-${sessionId}`;
 
 /**
- * Registers "Show Session History" (agent rows, palette): the agent's session events
- * (GET /v2/agents/{id}/events) into an output channel, appended as they arrive and stored as
- * JSON Lines like run events (`<global storage>/sessions/<agent>/session-<id>.jsonl`). A second
- * call asks only for events after the last stored one. A history over the service's 2 MiB output
- * cap (422) is read from the session run's event stream instead, batch by batch. Bounded: at most
- * SAFETY.sessionHistoryMaxEvents new events per call, and the output shows the last
- * SAFETY.sessionHistoryShownEvents stored ones (the file has all). Cancellable.
- *
- * Automation: `{agentId, quiet?: true}` (quiet: no output channel shown); returns a SessionHistoryResult.
+ * The session histories read so far: where they are stored, the session last shown per agent (so
+ * the next call resumes after the stored events) and one output channel per agent (bounded). One
+ * per extension context, made on first use and disposed with the context's subscriptions.
  */
-export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Disposable[] {
-	const registerCommand = commandRegistrar(deps.log, {
-		onUnauthorized: deps.onUnauthorized,
-		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,
-	});
-	const store = new RunEventStore(vscode.Uri.joinPath(deps.context.globalStorageUri, 'sessions').fsPath);
-	/** The session last shown per agent (bounded), so the next call resumes after the stored events. */
-	const lastSession = new Map<string, string>();
-	const channels = new Map<string, vscode.OutputChannel>();
-	const channelOf = (agent: Agent): vscode.OutputChannel => {
+class SessionHistories implements vscode.Disposable {
+	private readonly store: RunEventStore;
+	private readonly lastSession = new Map<string, string>();
+	private readonly channels = new Map<string, vscode.OutputChannel>();
+
+	constructor(context: vscode.ExtensionContext) {
+		this.store = new RunEventStore(vscode.Uri.joinPath(context.globalStorageUri, 'sessions').fsPath);
+	}
+
+	/** The agent's output channel (the oldest is closed past SAFETY.sessionChannelsMax). */
+	channelOf(agent: Agent): vscode.OutputChannel {
+		const channels = this.channels;
 		let channel = channels.get(agent.id);
 		if (!channel) {
 			channel = vscode.window.createOutputChannel(
@@ -121,14 +100,25 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 			}
 		}
 		return channel;
-	};
+	}
 
-	const show = async (
+	/** Resolves when every event appended so far is on disk. */
+	flushed(): Promise<void> {
+		return this.store.flushed();
+	}
+
+	/**
+	 * Reads the agent's session events after the stored ones into the store and the channel (none
+	 * with `quiet`); over the output cap (422) from the session run's event stream, batch by batch.
+	 */
+	async show(
+		client: CloudAgentsClient,
 		agent: Agent,
 		channel: vscode.OutputChannel | undefined,
 		signal: AbortSignal,
 		progress: vscode.Progress<{ message?: string }>,
-	): Promise<SessionHistoryResult> => {
+	): Promise<SessionHistoryResult> {
+		const { store, lastSession } = this;
 		const write = (events: readonly EventRecord[]): void => {
 			if (channel && events.length > 0) {
 				channel.append(`${events.map((e) => formatEvent(e)).join('\n')}\n`);
@@ -175,7 +165,7 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 			progress.report({ message: vscode.l10n.t('{0} events', added) });
 		};
 		try {
-			const answer = await deps.session.client.getAgentEvents(agent.id, {
+			const answer = await client.getAgentEvents(agent.id, {
 				signal,
 				sessionId,
 				after: prior && prior.lastSeq >= 0 ? prior.lastSeq : undefined,
@@ -194,10 +184,7 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 				prior = await readTail(store.fileOf(agent.id, sessionKey(sessionId)), SAFETY.sessionHistoryShownEvents);
 				header();
 			}
-			const events = answer.events
-				.map(sessionEvent)
-				.filter((e): e is EventRecord => e !== undefined)
-				.sort((a, b) => a.seq - b.seq);
+			const events = [...answer.events].sort((a, b) => a.seq - b.seq);
 			// In batches, so the output grows as it is written.
 			for (let i = 0; i < events.length && !signal.aborted; i += SAFETY.sessionHistoryBatch) {
 				await keep(events.slice(i, i + SAFETY.sessionHistoryBatch));
@@ -207,7 +194,7 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 				throw err;
 			}
 			// Over the output cap: the session's newest run streams its events instead.
-			const runs = await deps.session.client.listRuns(agent.id, { signal });
+			const runs = await client.listRuns(agent.id, { signal });
 			const run = runs
 				.filter(
 					(r) =>
@@ -230,7 +217,7 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 				vscode.l10n.t('(The history is larger than one answer can carry: reading the event stream of run {0}.)', run.id),
 			);
 			let batch: EventRecord[] = [];
-			const stream = deps.session.client.streamRunEvents(agent.id, run.id, {
+			const stream = client.streamRunEvents(agent.id, run.id, {
 				after: prior && prior.lastSeq >= 0 ? prior.lastSeq : -1,
 				signal,
 			});
@@ -255,42 +242,73 @@ export function registerSessionHistoryCommands(deps: FeatureDeps): vscode.Dispos
 			added,
 			via: streamed ? 'stream' : 'replay',
 		};
-	};
+	}
 
-	return [
-		{
-			dispose: () => {
-				for (const c of channels.values()) {
-					c.dispose();
-				}
-				channels.clear();
-			},
-		},
-		registerCommand('cloudAgents.agents.showSessionHistory', async (arg?: unknown) => {
-			const agent = (await resolveTarget(deps, agentsList, arg, { title: vscode.l10n.t('Show Session History'), useSelection: true }))
-				?.agent;
-			if (!agent) {
-				return undefined;
-			}
-			const quiet = isAutomation(arg) && arg.quiet === true;
-			const channel = quiet ? undefined : channelOf(agent);
-			channel?.show(true);
-			return vscode.window.withProgress(
-				{
-					location: vscode.ProgressLocation.Notification,
-					title: vscode.l10n.t('Reading the session history of {0}…', displayName(agent.name, agent.id)),
-					cancellable: true,
-				},
-				async (progress, token) => {
-					const abort = toAbortSignal(token);
-					try {
-						return await show(agent, channel, abort.signal, progress);
-					} finally {
-						abort.dispose();
-						await store.flushed();
-					}
-				},
-			);
-		}),
-	];
+	dispose(): void {
+		for (const c of this.channels.values()) {
+			c.dispose();
+		}
+		this.channels.clear();
+	}
 }
+
+/** The session histories of each extension context; filled on first use (nothing runs when the module loads). */
+let historiesByContext: WeakMap<vscode.ExtensionContext, SessionHistories> | undefined;
+
+/** The session histories of the extension, made on first use and disposed with the context. */
+function historiesOf(context: vscode.ExtensionContext): SessionHistories {
+	historiesByContext ??= new WeakMap();
+	let histories = historiesByContext.get(context);
+	if (!histories) {
+		histories = new SessionHistories(context);
+		historiesByContext.set(context, histories);
+		context.subscriptions.push(histories);
+	}
+	return histories;
+}
+
+/**
+ * Show Session History: the agent's session events (GET /v2/agents/{id}/events) into an output
+ * channel, appended as they arrive and stored as JSON Lines like run events
+ * (`<global storage>/sessions/<agent>/session-<id>.jsonl`). A second call asks only for events
+ * after the last stored one. A history over the service's 2 MiB output cap (422) is read from the
+ * session run's event stream instead, batch by batch. Bounded: at most
+ * SAFETY.sessionHistoryMaxEvents new events per call, and the output shows the last
+ * SAFETY.sessionHistoryShownEvents stored ones (the file has all). Cancellable.
+ */
+async function showSessionHistory(agent: Agent, kit: ActionKit): Promise<SessionHistoryResult> {
+	const histories = historiesOf(kit.context);
+	const quiet = kit.automation && argBoolean(kit.arg, 'quiet') === true;
+	const channel = quiet ? undefined : histories.channelOf(agent);
+	channel?.show(true);
+	return vscode.window.withProgress(
+		{
+			location: vscode.ProgressLocation.Notification,
+			title: vscode.l10n.t('Reading the session history of {0}…', displayName(agent.name, agent.id)),
+			cancellable: true,
+		},
+		async (progress, token) => {
+			const abort = toAbortSignal(token);
+			try {
+				return await histories.show(kit.client(), agent, channel, abort.signal, progress);
+			} finally {
+				abort.dispose();
+				await histories.flushed();
+			}
+		},
+	);
+}
+
+/**
+ * What a user can do with an agent's session history (agent rows, the palette). Automation:
+ * `{agentId, quiet?: true}` (quiet: no output channel shown); returns a SessionHistoryResult.
+ */
+export const sessionHistoryActions = {
+	show: {
+		on: agentsList,
+		command: 'cloudAgents.agents.showSessionHistory',
+		title: () => vscode.l10n.t('Show Session History'),
+		useSelection: true,
+		run: ({ agent }, kit) => showSessionHistory(agent, kit),
+	} satisfies RecordAction<Agent, AgentTarget>,
+};
