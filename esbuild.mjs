@@ -313,7 +313,14 @@ async function extensionBuilds() {
 	};
 	const probe = { write: false, metafile: true, logLevel: 'silent', sourcemap: false, minify: false };
 	const [e, f] = await Promise.all([esbuild.build({ ...extensionOptions, ...probe }), esbuild.build({ ...featuresOptions, ...probe })]);
-	const inExtension = sourcesOf(e.metafile);
+	// A module counts as in extension.js only when some of its code is there: one imported only by
+	// the resources' actions, which esbuild drops from extension.js, stays features.js's own.
+	const inExtension = new Set(
+		Object.values(e.metafile.outputs)
+			.flatMap((output) => Object.entries(output.inputs))
+			.filter(([, input]) => input.bytesInOutput > 0)
+			.map(([f]) => resolve(ROOT, f)),
+	);
 	// The resource modules (src/resources) are not shared: extension.js keeps of them only what
 	// activation reads (the list descriptors; esbuild drops the unused actions), features.js has its
 	// own whole copy (descriptors and actions). The two copies of a descriptor are told apart by
