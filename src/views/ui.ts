@@ -96,6 +96,22 @@ export function isAutomation(arg: unknown): arg is Record<string, unknown> {
 	return arg !== null && typeof arg === 'object' && !(arg instanceof vscode.TreeItem) && !(arg instanceof vscode.Uri);
 }
 
+/** True for a JSON object (not null, not an array): what a request document or an automation member must be to be sent. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+	return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The object field `name` of an automation argument (a JSON object, not an array), when it is one. */
+export function argObject(arg: unknown, name: string): Record<string, unknown> | undefined {
+	const v = isAutomation(arg) ? arg[name] : undefined;
+	return isJsonObject(v) ? v : undefined;
+}
+
+/** True when the automation argument's field `name` is `true` (an option such as `{quiet: true}`). */
+export function argFlag(arg: unknown, name: string): boolean {
+	return isAutomation(arg) && arg[name] === true;
+}
+
 /** A user-facing sentence for a limit broken before sending (ValidationError). */
 export function validationMessage(err: ValidationError): string {
 	return vscode.l10n.t('Not sent: {0} must be {1}.', err.field, err.limit);
