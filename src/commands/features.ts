@@ -1,7 +1,6 @@
 import type * as vscode from 'vscode';
 import { registerAccountResourceCommands } from './accountResources';
 import { registerAgentCommands } from './agents';
-import { registerArtifactCommands } from './artifacts';
 import { registerPlatformCommands } from './platform';
 import { registerPromptCommands } from './prompt';
 import { registerRunCommands } from './runs';
@@ -19,7 +18,6 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerAgentCommands(deps),
 		...registerRunCommands(deps),
 		...registerPromptCommands(deps),
-		...registerArtifactCommands(deps),
 		...registerPlatformCommands(deps),
 		...registerSecretStubCommands(deps),
 		...registerSshKeyCommands(deps),

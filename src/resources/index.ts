@@ -15,7 +15,7 @@ import type { AnyListDescriptor } from '../views/descriptor';
 import type { ResourceActions } from '../views/actions';
 import { accountList } from './account';
 import { agentsList } from './agents';
-import { artifactsList } from './artifacts';
+import { artifactActions, artifactsList } from './artifacts';
 import { checkpointActions, checkpointsList } from './checkpoints';
 import { githubRequestsList } from './github';
 import { buildAttemptsList, imageBuildActions, imageBuildsList } from './imageBuilds';
@@ -28,8 +28,6 @@ import { runtimeSshKeysList } from './sshKeys';
 
 export { agentsList, RECENT_AGENTS_KEY } from './agents';
 export type { AgentTarget } from './agents';
-export { artifactsList, ARTIFACT_READ_CAP_BYTES, artifactKind } from './artifacts';
-export type { ArtifactTarget } from './artifacts';
 export { runsList } from './runs';
 export type { RunTarget } from './runs';
 export { runtimesList, runtimeInTransition } from './runtimes';
@@ -76,7 +74,13 @@ export const LIST_DESCRIPTORS: readonly AnyListDescriptor[] = [
 ];
 
 /** Every resource's actions (each registered as its command by src/views/actionRegistry.ts). */
-export const RESOURCE_ACTIONS: readonly ResourceActions[] = [runtimeActions, imageActions, imageBuildActions, checkpointActions];
+export const RESOURCE_ACTIONS: readonly ResourceActions[] = [
+	runtimeActions,
+	artifactActions,
+	imageActions,
+	imageBuildActions,
+	checkpointActions,
+];
 
 /**
  * How the lists follow one another: a finished run refreshes the artifacts; the agent's row follows

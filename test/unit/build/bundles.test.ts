@@ -93,7 +93,12 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		}
 		// The resources' actions (src/resources/<kind>.ts) are in features.js only: activation's bundle
 		// keeps of a resource module just the list descriptors it draws (texts only the actions show).
-		for (const marker of ['Resume Revision {0}', 'VNC credentials of {0}', 'Deleting image {0}']) {
+		for (const marker of [
+			'Resume Revision {0}',
+			'VNC credentials of {0}',
+			'Deleting image {0}',
+			'Upload Artifact: pick the run it belongs to',
+		]) {
 			assert.ok(text('features.js').includes(marker), `features.js lacks the action text ${marker}`);
 			assert.ok(!text('extension.js').includes(marker), `extension.js holds the action text ${marker}`);
 		}
