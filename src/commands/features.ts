@@ -1,5 +1,4 @@
 import type * as vscode from 'vscode';
-import { registerAccountResourceCommands } from './accountResources';
 import { registerAgentCommands } from './agents';
 import { registerPlatformCommands } from './platform';
 import { registerPromptCommands } from './prompt';
@@ -23,6 +22,5 @@ export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] 
 		...registerSshKeyCommands(deps),
 		...registerGitHubCommands(deps),
 		...registerSessionHistoryCommands(deps),
-		...registerAccountResourceCommands(deps),
 	];
 }

@@ -20,7 +20,7 @@ import { checkpointActions, checkpointsList } from './checkpoints';
 import { githubRequestsList } from './github';
 import { buildAttemptsList, imageBuildActions, imageBuildsList } from './imageBuilds';
 import { imageActions, imagesList } from './images';
-import { modelProvidersList } from './modelProviders';
+import { modelProviderActions, modelProvidersList } from './modelProviders';
 import { runsList } from './runs';
 import { runtimeActions, runtimesList } from './runtimes';
 import { runtimeSecretStubsList, secretStubsList, secretsList } from './secretStubs';
@@ -40,14 +40,6 @@ export type { SshKeyTarget } from './sshKeys';
 export { authorizationUrl, githubRequestsList, isOpenRequest, requestExpiry } from './github';
 export type { GitHubRequestTarget } from './github';
 export type { AccountGroup } from './account';
-export { imagesList } from './images';
-export type { DeleteImageResult, ImageTarget } from './images';
-export { buildAttemptsList, buildIcon, imageBuildsList } from './imageBuilds';
-export type { BuildAttemptTarget, ImageBuildTarget } from './imageBuilds';
-export { checkpointsList, sourceRuntimeText } from './checkpoints';
-export type { CheckpointTarget } from './checkpoints';
-export { modelProvidersList, readProviders } from './modelProviders';
-export type { ModelProviderTarget } from './modelProviders';
 export { findRuntime, runtimeActions } from './runtimes';
 
 /**
@@ -80,6 +72,7 @@ export const RESOURCE_ACTIONS: readonly ResourceActions[] = [
 	imageActions,
 	imageBuildActions,
 	checkpointActions,
+	modelProviderActions,
 ];
 
 /**

@@ -98,6 +98,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			'VNC credentials of {0}',
 			'Deleting image {0}',
 			'Upload Artifact: pick the run it belongs to',
+			'The build request must be a JSON object.',
 		]) {
 			assert.ok(text('features.js').includes(marker), `features.js lacks the action text ${marker}`);
 			assert.ok(!text('extension.js').includes(marker), `extension.js holds the action text ${marker}`);
