@@ -21,7 +21,7 @@ export const VIEW_CONTAINER_ID = 'cloudAgents';
 /** Every view package.json contributes, in display order (generated: see COMMAND_IDS). */
 export const ALL_VIEW_IDS = MANIFEST_VIEW_IDS;
 
-/** The tree views code refers to by name (views built from descriptors need no entry: src/views/lists). */
+/** The tree views code refers to by name (views built from descriptors need no entry: src/resources). */
 export const VIEW_IDS = {
 	agents: 'cloudAgents.agents',
 	runs: 'cloudAgents.runs',

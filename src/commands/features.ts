@@ -1,12 +1,14 @@
 import type * as vscode from 'vscode';
-import { registerAccountResourceCommands } from './accountResources';
-import { registerArtifactCommands } from './artifacts';
 import { registerPlatformCommands } from './platform';
 import type { FeatureDeps } from './support';
 
 export type { FeatureDeps } from './support';
 
-/** Registers the commands of the flows and features not yet moved to a resource module; the caller owns the disposables. */
+/**
+ * Registers the flows that act on no single record and are loaded on first use (Check Connection,
+ * the SSH gateway host key); the caller owns the disposables. Every action on a record is a
+ * resource's (src/resources), registered by the action registry.
+ */
 export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] {
-	return [...registerArtifactCommands(deps), ...registerPlatformCommands(deps), ...registerAccountResourceCommands(deps)];
+	return [...registerPlatformCommands(deps)];
 }

@@ -16,7 +16,7 @@ export interface AccountGroup {
 
 /**
  * The Account view's groups, top to bottom: account-wide resources that belong to no runtime.
- * A new group is one line here (its list module registered in lists/index.ts).
+ * A new group is one line here (its list registered in src/resources/index.ts).
  */
 export const ACCOUNT_GROUPS: readonly AccountGroup[] = [
 	{ list: imagesList, icon: 'package' },

@@ -15,12 +15,12 @@ import type { AnyListDescriptor } from '../views/descriptor';
 import type { ResourceActions } from '../views/actions';
 import { accountList } from './account';
 import { agentActions, agentsList } from './agents';
-import { artifactsList } from './artifacts';
+import { artifactActions, artifactsList } from './artifacts';
 import { checkpointActions, checkpointsList } from './checkpoints';
 import { GitHubRequestExpiry, githubActions, githubRequestsList } from './github';
 import { buildAttemptsList, imageBuildActions, imageBuildsList } from './imageBuilds';
 import { imageActions, imagesList } from './images';
-import { modelProvidersList } from './modelProviders';
+import { modelProviderActions, modelProvidersList } from './modelProviders';
 import { runActions, runsList } from './runs';
 import { runtimeActions, runtimesList } from './runtimes';
 import { secretActions, secretsList } from './secrets';
@@ -30,22 +30,12 @@ import { runtimeSshKeysList, sshKeyActions } from './sshKeys';
 
 export { agentsList, RECENT_AGENTS_KEY } from './agents';
 export type { AgentTarget } from './agents';
-export { artifactsList, ARTIFACT_READ_CAP_BYTES, artifactKind } from './artifacts';
-export type { ArtifactTarget } from './artifacts';
 export { runsList } from './runs';
 export type { RunTarget } from './runs';
 export { runtimesList, runtimeInTransition } from './runtimes';
 export type { RuntimeTarget } from './runtimes';
 export { ACCOUNT_GROUPS, accountList } from './account';
 export type { AccountGroup } from './account';
-export { imagesList } from './images';
-export type { DeleteImageResult, ImageTarget } from './images';
-export { buildAttemptsList, buildIcon, imageBuildsList } from './imageBuilds';
-export type { BuildAttemptTarget, ImageBuildTarget } from './imageBuilds';
-export { checkpointsList, sourceRuntimeText } from './checkpoints';
-export type { CheckpointTarget } from './checkpoints';
-export { modelProvidersList, readProviders } from './modelProviders';
-export type { ModelProviderTarget } from './modelProviders';
 export { findRuntime, runtimeActions } from './runtimes';
 
 /**
@@ -77,9 +67,11 @@ export const RESOURCE_ACTIONS: readonly ResourceActions[] = [
 	runActions,
 	sessionHistoryActions,
 	runtimeActions,
+	artifactActions,
 	imageActions,
 	imageBuildActions,
 	checkpointActions,
+	modelProviderActions,
 	secretStubActions,
 	secretActions,
 	sshKeyActions,

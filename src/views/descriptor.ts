@@ -7,8 +7,8 @@ import type { CommandId, ViewId } from '../ids';
  * come from, how one record looks as a row, what a command run on it receives, and how the
  * palette finds one. `DescriptorTreeProvider` (listTree.ts) turns a descriptor into a tree with
  * loading, "Load more…", error and Retry rows and polling while visible; `CloudAgentViews`
- * (index.ts) creates a view for every descriptor of the registry (lists/index.ts) that names a
- * `viewId`; the command-target resolver (src/commands/targets.ts) reads `target`.
+ * (index.ts) creates a view for every descriptor of the registry (src/resources/index.ts) that names a
+ * `viewId`; the command-target resolver (src/views/targets.ts) reads `target`.
  *
  * Type parameters: `T` the record, `F` the fields a command receives for a row (the row node
  * carries them as its own properties, and the resolver returns them), `P` the parent record
@@ -60,50 +60,8 @@ export interface ListDescriptor<T, F extends object = { record: T }, P = undefin
 	signature?(this: void, item: T): unknown;
 	/** The row shown when the list is empty; none by default (a view's welcome content shows). */
 	empty?(this: void): MessageSpec;
-	/** How a command run from the palette or a link finds a record of this kind (src/commands/targets.ts). */
+	/** How a command run from the palette or a link finds a record of this kind (src/views/targets.ts). */
 	readonly target?: TargetSpec<T, P>;
-	/**
-	 * Commands acting on one record, registered from the descriptor (src/commands/listActions.ts):
-	 * the resolver finds the record (row, link, automation object, pick), then `run` acts on it.
-	 */
-	readonly actions?: Readonly<Partial<Record<CommandId, ActionSpec<T, F>>>>;
-}
-
-/** A command acting on one record of a list (see `ListDescriptor.actions`). */
-export interface ActionSpec<T, F> {
-	/** The quick pick's title when the record is picked (the command's name). */
-	title(this: void): string;
-	/** Narrows what the pick offers (e.g. only paused runtimes for Resume). */
-	filter?(this: void, item: T): boolean;
-	/** Take the record selected in the UI before asking. */
-	readonly useSelection?: boolean;
-	/** Acts on the record; what it returns is the command's result (for automation and tests). */
-	run(this: void, target: F, kit: ActionKit): Promise<unknown>;
-}
-
-/**
- * What an action may do besides calling the client, implemented by the commands layer: every
- * piece of server text passed in is made safe there (notificationText, plainText).
- */
-export interface ActionKit {
-	/** The shared client. */
-	client(this: void): CloudAgentsClient;
-	/** The command's argument (a row, an id, an automation object, or nothing). */
-	readonly arg: unknown;
-	/** True when the argument is an automation object: the caller has decided, so no confirmation. */
-	readonly automation: boolean;
-	/** A modal warning with one action: true when the user chose it (always true for automation). */
-	confirm(this: void, message: string, detail: string | undefined, action: string): Promise<boolean>;
-	/** Runs work under a cancellable progress notification. */
-	progress<R>(this: void, title: string, work: (signal: AbortSignal) => Promise<R>): Promise<R>;
-	/** An information message. */
-	info(this: void, message: string): void;
-	/** A warning message. */
-	warn(this: void, message: string): void;
-	/** A read-only JSON document of a record, titled by `title`, its tab reused for the same `key`. */
-	showJson(this: void, title: string, key: string[], value: unknown): Promise<vscode.TextDocument>;
-	/** Re-reads the list the action belongs to (its view; a subtree through its parent's view). */
-	refresh(this: void): Promise<void>;
 }
 
 /** A descriptor of any record type (the registry holds these). */

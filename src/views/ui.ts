@@ -120,6 +120,17 @@ export async function confirmUnlessTold(arg: unknown, message: string, detail: s
 	return argValue(arg, 'confirm') === false || (await showModalWarning(message, detail, action)) === action;
 }
 
+/** True for a JSON object (not null, not an array): what a request document or an automation member must be to be sent. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+	return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The object field `name` of an automation argument (a JSON object, not an array), when it is one. */
+export function argObject(arg: unknown, name: string): Record<string, unknown> | undefined {
+	const v = isAutomation(arg) ? arg[name] : undefined;
+	return isJsonObject(v) ? v : undefined;
+}
+
 /** A user-facing sentence for a limit broken before sending (ValidationError). */
 export function validationMessage(err: ValidationError): string {
 	return vscode.l10n.t('Not sent: {0} must be {1}.', err.field, err.limit);

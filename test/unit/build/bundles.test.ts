@@ -104,6 +104,8 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			'Send the Whole Active Editor',
 			'Opening the computer of {0}',
 			'Detach at Revision {0}',
+			'Upload Artifact: pick the run it belongs to',
+			'The build request must be a JSON object.',
 		]) {
 			assert.ok(text('features.js').includes(marker), `features.js lacks the action text ${marker}`);
 			assert.ok(!text('extension.js').includes(marker), `extension.js holds the action text ${marker}`);
