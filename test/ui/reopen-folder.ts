@@ -1,10 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { encodeAgentAuthority } from '../../src/fs/agentUri';
-import { emulatorCall } from './support/emulatorApi';
+import { seedWorkspaceFile } from './support/emulatorApi';
 import type { Locator, Page } from 'playwright-core';
 import type { UiTest, Workbench } from './support/workbench';
-
-const api = emulatorCall;
 
 /**
  * Shows the Explorer and returns its folders view. A key pressed while the reloaded workbench is still
@@ -41,13 +39,7 @@ async function showExplorer(page: Page, workbench: Workbench): Promise<Locator> 
 const uiTest: UiTest = {
 	title: 'opening an agent workspace in an empty window keeps the folder and the session after the reload',
 	async run({ page, workbench, emulatorUrl, devToken, note, leavePage }) {
-		const agents = await api<{ agents?: Array<{ id: string; name: string }> }>(emulatorUrl, devToken, 'GET', '/v2/agents?limit=100');
-		const agent = (agents.agents ?? []).find((a) => a.name === 'Docs writer');
-		assert.ok(agent, 'the demo seed has the docs agent');
-		await api(emulatorUrl, devToken, 'POST', `/_emulator/workspace/${agent.id}/write`, {
-			path: 'reopened/hello.md',
-			content_base64: Buffer.from('# Hello\n').toString('base64'),
-		});
+		const agent = await seedWorkspaceFile(emulatorUrl, devToken, 'Docs writer', 'reopened/hello.md', '# Hello\n');
 
 		const home = page.url();
 		const empty = new URL(home);

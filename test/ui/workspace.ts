@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { emulatorCall } from './support/emulatorApi';
+import { emulatorCall, seedWorkspaceFile } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
 const api = emulatorCall;
@@ -7,13 +7,7 @@ const api = emulatorCall;
 const uiTest: UiTest = {
 	title: 'opens an agent workspace in the Explorer, edits and saves a file, and the change is on the emulator',
 	async run({ page, workbench, emulatorUrl, devToken }) {
-		const agents = await api<{ agents?: Array<{ id: string; name: string }> }>(emulatorUrl, devToken, 'GET', '/v2/agents?limit=100');
-		const agent = (agents.agents ?? []).find((a) => a.name === 'Docs writer');
-		assert.ok(agent, 'the demo seed has the docs agent');
-		await api(emulatorUrl, devToken, 'POST', `/_emulator/workspace/${agent.id}/write`, {
-			path: 'ui/edit-me.md',
-			content_base64: Buffer.from('# Edit me\n').toString('base64'),
-		});
+		const agent = await seedWorkspaceFile(emulatorUrl, devToken, 'Docs writer', 'ui/edit-me.md', '# Edit me\n');
 
 		// Palette → agent quick pick → "Add to Workspace" (the harness opens a saved multi-root
 		// workspace, so adding a folder does not reload the page).

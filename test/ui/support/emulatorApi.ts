@@ -11,3 +11,21 @@ export async function emulatorCall<T>(emulatorUrl: string, token: string, method
 	assert.ok(res.ok, `${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
 	return (text ? JSON.parse(text) : undefined) as T;
 }
+
+/** Writes a file into the workspace of the demo seed's agent named `agentName` (it must exist); returns the agent. */
+export async function seedWorkspaceFile(
+	emulatorUrl: string,
+	token: string,
+	agentName: string,
+	path: string,
+	content: string,
+): Promise<{ id: string; name: string }> {
+	const agents = await emulatorCall<{ agents?: Array<{ id: string; name: string }> }>(emulatorUrl, token, 'GET', '/v2/agents?limit=100');
+	const agent = (agents.agents ?? []).find((a) => a.name === agentName);
+	assert.ok(agent, `the demo seed has the agent ${agentName}`);
+	await emulatorCall(emulatorUrl, token, 'POST', `/_emulator/workspace/${agent.id}/write`, {
+		path,
+		content_base64: Buffer.from(content).toString('base64'),
+	});
+	return agent;
+}
