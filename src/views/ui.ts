@@ -87,13 +87,13 @@ export function showModalWarning(message: string, detail: string | undefined, ..
 
 /** The string field `name` of an automation argument, when it is one. */
 export function argString(arg: unknown, name: string): string | undefined {
-	const v = arg !== null && typeof arg === 'object' ? (arg as Record<string, unknown>)[name] : undefined;
+	const v: unknown = arg !== null && typeof arg === 'object' ? Reflect.get(arg, name) : undefined;
 	return typeof v === 'string' ? v : undefined;
 }
 
 /** The boolean field `name` of an automation argument, when it is one. */
 export function argBoolean(arg: unknown, name: string): boolean | undefined {
-	const v = arg !== null && typeof arg === 'object' ? (arg as Record<string, unknown>)[name] : undefined;
+	const v: unknown = arg !== null && typeof arg === 'object' ? Reflect.get(arg, name) : undefined;
 	return typeof v === 'boolean' ? v : undefined;
 }
 
