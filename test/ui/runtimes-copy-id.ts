@@ -20,7 +20,8 @@ const uiTest: UiTest = {
 		const target = runtimes.find((r) => r.display_name);
 		assert.ok(target, 'the seed has a named runtime');
 		await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
-		await page.evaluate(`navigator.clipboard.writeText('before')`);
+		await page.bringToFront();
+		await workbench.dismissDialogs();
 
 		await workbench.openViewContainer('Cloud Agents', 'cloudAgents');
 		const pane = workbench.pane('cloudAgents', 'Runtimes');
@@ -30,6 +31,11 @@ const uiTest: UiTest = {
 		}
 		const row = pane.locator('.monaco-list-row', { hasText: target.display_name }).first();
 		await row.waitFor({ state: 'visible', timeout: 30_000 });
+		// A click on the row gives the page the focus the browser's clipboard wants (a test before this
+		// one may have left it in a webview or the palette); then a value that is not the id.
+		await row.click();
+		await page.waitForFunction(`document.hasFocus()`, undefined, { timeout: 10_000 });
+		await page.evaluate(`navigator.clipboard.writeText('before')`);
 		await workbench.runContextMenuItem(row, 'Copy Runtime ID');
 		await page.waitForFunction(`navigator.clipboard.readText().then((t) => t === ${JSON.stringify(target.id)})`, undefined, {
 			timeout: 15_000,
