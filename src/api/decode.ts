@@ -268,11 +268,6 @@ export const decodeWorkspaceEntry = record<Record<string, unknown>>('workspace e
 	mtime_unix_ms: f.optInt('mtime_unix_ms', Number.MIN_SAFE_INTEGER),
 }));
 
-/** An id-bearing record of any other kind (SSH keys, stubs, secrets, builds, checkpoints, …): its `id` checked when present. */
-export function decodeWithId(what: string): Decoder<Record<string, unknown>> {
-	return record(what, (f) => ({ id: f.optId('id') }));
-}
-
 export const decodeComputerSession = record<Record<string, unknown>>('computer session', (f) => {
 	const channels = f.o.channels;
 	const vnc = channels && typeof channels === 'object' ? (channels as Obj).vnc : undefined;
