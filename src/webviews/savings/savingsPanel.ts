@@ -102,23 +102,23 @@ function pageBody(): string {
 	</section>
 	<section aria-labelledby="runtimes-heading">
 		<h2 id="runtimes-heading">${t(vscode.l10n.t('By runtime'))}</h2>
-		<table id="runtimes" aria-labelledby="runtimes-heading"><thead><tr>
+		<div class="table-scroll"><table id="runtimes" aria-labelledby="runtimes-heading"><thead><tr>
 			${th(vscode.l10n.t('Runtime'))}${th(vscode.l10n.t('Events in range'), true)}${th(vscode.l10n.t('Tokens in range'), true)}${th(vscode.l10n.t('Bytes in range'), true)}
 			${th(vscode.l10n.t('Applied events (all time)'), true)}${th(vscode.l10n.t('Saved tokens (all time)'), true)}${th(vscode.l10n.t('Saved bytes (all time)'), true)}${th(vscode.l10n.t('Malformed events'), true)}
-		</tr></thead><tbody></tbody></table>
+		</tr></thead><tbody></tbody></table></div>
 	</section>
 	<section aria-labelledby="methods-heading">
 		<h2 id="methods-heading">${t(vscode.l10n.t('By method'))}</h2>
 		<p class="muted">${t(vscode.l10n.t('An event that applied several methods counts under each.'))}</p>
-		<table id="methods" aria-labelledby="methods-heading"><thead><tr>
+		<div class="table-scroll"><table id="methods" aria-labelledby="methods-heading"><thead><tr>
 			${th(vscode.l10n.t('Method'))}${th(vscode.l10n.t('Events'), true)}${th(vscode.l10n.t('Saved tokens'), true)}${th(vscode.l10n.t('Saved bytes'), true)}
-		</tr></thead><tbody></tbody></table>
+		</tr></thead><tbody></tbody></table></div>
 	</section>
 	<section aria-labelledby="recent-heading">
 		<h2 id="recent-heading">${t(vscode.l10n.t('Recent events'))}</h2>
-		<table id="recent" aria-labelledby="recent-heading"><thead><tr>
+		<div class="table-scroll"><table id="recent" aria-labelledby="recent-heading"><thead><tr>
 			${th(vscode.l10n.t('Observed'))}${th(vscode.l10n.t('Runtime'))}${th(vscode.l10n.t('Methods'))}${th(vscode.l10n.t('Saved tokens'), true)}${th(vscode.l10n.t('Saved bytes'), true)}${th(vscode.l10n.t('Event'))}
-		</tr></thead><tbody></tbody></table>
+		</tr></thead><tbody></tbody></table></div>
 	</section>`;
 }
 
@@ -149,11 +149,7 @@ function notesOf(data: SavingsData): string[] {
 		notes.push(vscode.l10n.t('{0} events could not be read and were left out.', n(data.dropped)));
 	}
 	if (data.runtimeFilterIgnored) {
-		notes.push(
-			vscode.l10n.t(
-				"This server ignored the runtime filter: other runtimes' events were left out here, and the account totals are the whole account's.",
-			),
-		);
+		notes.push(vscode.l10n.t("This server ignored the runtime filter: other runtimes' events were left out here."));
 	}
 	return notes;
 }
