@@ -8,8 +8,8 @@
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../api';
 import { SAFETY } from '../../api/limits';
-import { WEBVIEW_TYPES } from '../../ids';
-import { describeError, isCancellation } from '../../util/errors';
+import { AUTH_PROVIDER_ID, WEBVIEW_TYPES } from '../../ids';
+import { describeError, isAuthFailure, isCancellation } from '../../util/errors';
 import { singleLine } from '../../util/text';
 import { escapeHtml } from '../html';
 import type { PanelHost } from '../panel';
@@ -215,6 +215,8 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 	private filter: SavingsPageFilter;
 	private runtimes: RuntimeRef[] | undefined;
 	private reading: AbortController | undefined;
+	/** True once the page said it is ready (it has been sent its texts and runtimes). */
+	private started = false;
 	/** The last model sent (tests and the summary command read it). */
 	lastModel: SavingsModel | undefined;
 
@@ -243,6 +245,16 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 		super(panel, savings, validateSavingsPageMessage);
 		this.filter = filter;
 		this.register({ dispose: () => this.reading?.abort() });
+		// Signing in, out or as someone else (here or in another window) changes what the service
+		// answers: read everything again, so an error of the old session (a sign-out's "missing
+		// bearer token") does not stay after signing in, and the runtimes are the new session's.
+		this.register(
+			vscode.authentication.onDidChangeSessions((e) => {
+				if (e.provider.id === AUTH_PROVIDER_ID && this.started && !this.isDisposed) {
+					void this.start(true);
+				}
+			}),
+		);
 		this.render({ title: savingsTitle(), script: 'savings', styles: ['savings.css'], bundledCss: true, body: pageBody() });
 	}
 
@@ -253,19 +265,9 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 
 	protected async onMessage(message: SavingsPageMessage): Promise<void> {
 		switch (message.type) {
-			case 'ready': {
-				const runtimes = await this.listRuntimes();
-				if (this.filter.runtimeId !== '' && !runtimes.some((r) => r.id === this.filter.runtimeId)) {
-					this.filter = { ...this.filter, runtimeId: '' };
-				}
-				await this.post({
-					type: 'init',
-					strings: pageStrings(),
-					runtimes: runtimes.map((r) => ({ id: r.id, name: singleLine(r.name, SAFETY.labelMaxChars) })),
-					filter: this.filter,
-				});
-				return this.load();
-			}
+			case 'ready':
+				this.started = true;
+				return this.start(false);
 			case 'setFilter': {
 				// Only a runtime this panel offered (or '' for all): the page cannot make the extension ask for anything else.
 				if (message.runtimeId !== '' && !(this.runtimes ?? []).some((r) => r.id === message.runtimeId)) {
@@ -288,6 +290,25 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 				return;
 			}
 		}
+	}
+
+	/**
+	 * Sends the page its texts, the runtimes of the filter and the filter, then reads the data.
+	 * `fresh` lists the runtimes again (after a session change: the list read while signed out is
+	 * empty, and then the filter's runtime is kept for when the list is back).
+	 */
+	private async start(fresh: boolean): Promise<void> {
+		const runtimes = await this.listRuntimes(fresh);
+		if (this.filter.runtimeId !== '' && runtimes.length > 0 && !runtimes.some((r) => r.id === this.filter.runtimeId)) {
+			this.filter = { ...this.filter, runtimeId: '' };
+		}
+		await this.post({
+			type: 'init',
+			strings: pageStrings(),
+			runtimes: runtimes.map((r) => ({ id: r.id, name: singleLine(r.name, SAFETY.labelMaxChars) })),
+			filter: this.filter,
+		});
+		return this.load();
 	}
 
 	private dataFilter(): SavingsFilter {
@@ -348,11 +369,18 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 				await this.post({ type: 'error', message: pageStrings().cancelled });
 				return;
 			}
-			this.host.log.error('webview savings: reading failed:', err instanceof Error ? err : String(err));
+			if (isAuthFailure(err)) {
+				// Signed out (or the token was refused): a state the page explains, not a failure of ours.
+				this.host.log.warn(`webview savings: not signed in: ${describeError(err)}`);
+			} else {
+				this.host.log.error('webview savings: reading failed:', err instanceof Error ? err : String(err));
+			}
 			await this.post({
 				type: 'error',
 				message: singleLine(
-					vscode.l10n.t('Could not read the token savings: {0}', describeError(err)),
+					isAuthFailure(err)
+						? vscode.l10n.t('Sign in to Cloud Agents to see the token savings: the panel reads them again once you have.')
+						: vscode.l10n.t('Could not read the token savings: {0}', describeError(err)),
 					SAFETY.notificationMaxChars,
 				),
 			});
