@@ -22,9 +22,9 @@ async function expandedPane(workbench: Workbench, title: string): Promise<Locato
 	return pane;
 }
 
-/** The labels of the editor tabs. */
+/** The labels of the editor tabs (their text: the rendered text breaks "pr-summary.md" before ".md"). */
 async function tabLabels(page: Page): Promise<string[]> {
-	return (await page.locator('.tabs-container .tab').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+	return (await page.locator('.tabs-container .tab').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
 }
 
 /** True when a frame of the page (the Markdown preview's webview) shows `text`. */
