@@ -92,6 +92,9 @@ const uiTest: UiTest = {
 		await until(page, "the result's text in its tab", async () => ((await someFrameShows(page, RESULT_LINE)) ? true : undefined));
 		await workbench.screenshot('result-and-artifact-tabs');
 		await workbench.runCommand('View: Close All Editors');
+		// The focus may still be in the preview's webview, now closed: give it back to the workbench page (a
+		// tree row), as the next test may need a focused document (the clipboard does).
+		await billing.click();
 	},
 };
 
