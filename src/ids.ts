@@ -48,6 +48,9 @@ export const CONFIG = {
 	apiUrl: 'apiUrl',
 } as const;
 
+/** Id of the authentication provider (package.json `contributes.authentication`): its session changes tell every part of the extension about sign-in and sign-out. */
+export const AUTH_PROVIDER_ID = 'cloudAgents';
+
 /** URI scheme of an agent's remote workspace: `cloud-agent://<agentId>/<path>`. */
 export const FS_SCHEME = 'cloud-agent';
 

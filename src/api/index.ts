@@ -27,6 +27,8 @@ export {
 	SECRET_MASK,
 } from './records';
 export type { BuildAttemptInfo, BuildInfo, CheckpointInfo, ImageInfo, ProviderInfo } from './records';
+export type { EpochMillis } from './time';
+export { fromRfc3339, fromUnixMillis, fromUnixSeconds, readTimeMember } from './time';
 export { InvalidResponseError, decodeSessionEvent, isSafeId } from './decode';
 export type { GatewayHostKey } from './decode';
 export { ListingStoppedError, PageChain } from './pagination';

@@ -7,6 +7,8 @@
  */
 import { isSafeId } from './decode';
 import { SAFETY } from './limits';
+import type { EpochMillis } from './time';
+import { readTimeMember } from './time';
 
 type Obj = Record<string, unknown>;
 
@@ -54,17 +56,12 @@ function strings(o: Obj, ...names: string[]): string[] {
 	return [];
 }
 
-/** An RFC 3339 time or Unix seconds/milliseconds as epoch milliseconds. */
-function time(o: Obj, ...names: string[]): number | undefined {
+/** The first of `names` that holds a time (RFC 3339, Unix seconds or milliseconds: `readTimeMember`). */
+function time(o: Obj, ...names: string[]): EpochMillis | undefined {
 	for (const name of names) {
-		const v = o[name];
-		if (typeof v === 'string') {
-			const ms = Date.parse(v);
-			if (Number.isFinite(ms)) {
-				return ms;
-			}
-		} else if (typeof v === 'number' && Number.isFinite(v) && v > 0) {
-			return v < 1e11 ? v * 1000 : v;
+		const t = readTimeMember(o[name]);
+		if (t !== undefined) {
+			return t;
 		}
 	}
 	return undefined;
@@ -110,8 +107,8 @@ export function readImage(raw: unknown): ImageInfo | undefined {
 export interface BuildAttemptInfo {
 	number: number;
 	outcome: string | undefined;
-	startedAt: number | undefined;
-	finishedAt: number | undefined;
+	startedAt: EpochMillis | undefined;
+	finishedAt: EpochMillis | undefined;
 	raw: Obj;
 }
 
@@ -124,8 +121,8 @@ export interface BuildInfo {
 	/** The image the build produced, once it has. */
 	imageId: string | undefined;
 	attempts: BuildAttemptInfo[];
-	createdAt: number | undefined;
-	updatedAt: number | undefined;
+	createdAt: EpochMillis | undefined;
+	updatedAt: EpochMillis | undefined;
 	raw: Obj;
 }
 
@@ -210,7 +207,7 @@ export interface CheckpointInfo {
 	sourceRuntimeId: string | undefined;
 	/** The source runtime's name captured when the checkpoint was made. */
 	sourceRuntimeName: string | undefined;
-	createdAt: number | undefined;
+	createdAt: EpochMillis | undefined;
 	raw: Obj;
 }
 
@@ -249,7 +246,7 @@ export interface ProviderInfo {
 	endpoint: string | undefined;
 	model: string | undefined;
 	enabled: boolean | undefined;
-	updatedAt: number | undefined;
+	updatedAt: EpochMillis | undefined;
 	raw: Obj;
 }
 

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
+import { AUTH_PROVIDER_ID } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import type { Session } from './session';
 import { accountLabel } from './accountLabel';
 import { signIn, signOut } from './signIn';
 import type { AuthLogger } from './signIn';
 
-/** Id of the authentication provider (package.json `contributes.authentication`). */
-export const AUTH_PROVIDER_ID = 'cloudAgents';
+export { AUTH_PROVIDER_ID };
 
 /**
  * Shows the Cloud Agents account in VS Code's Accounts menu. There is at most one session: the

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
-import { SAFETY, agentStatusClass, runStatusClass } from '../api';
+import type { EpochMillis } from '../api';
+import { SAFETY, agentStatusClass, readTimeMember, runStatusClass } from '../api';
 import { plainText, singleLine } from '../util/text';
+import { relativeTimeText } from './timeText';
 
 export { formatBytes, formatMemoryMib } from './units';
 
@@ -98,41 +100,21 @@ export function runtimeStatusIcon(status: string | undefined, degraded: boolean,
 	}
 }
 
-/** Milliseconds since the epoch from an ISO string or unix seconds; undefined when absent or bad. */
-export function toMillis(value: string | number | null | undefined): number | undefined {
-	if (typeof value === 'number') {
-		return Number.isFinite(value) ? value * 1000 : undefined;
-	}
-	if (typeof value === 'string') {
-		const t = Date.parse(value);
-		return Number.isNaN(t) ? undefined : t;
-	}
-	return undefined;
-}
-
-/** "just now", "5 min ago", "3 h ago", "2 d ago", or a date for older times. */
-export function relativeTime(value: string | number | null | undefined, now = Date.now()): string | undefined {
-	const t = toMillis(value);
-	if (t === undefined) {
-		return undefined;
-	}
-	const s = Math.max(0, Math.round((now - t) / 1000));
-	if (s < 45) {
-		return vscode.l10n.t('just now');
-	}
-	const m = Math.round(s / 60);
-	if (m < 60) {
-		return vscode.l10n.t('{0} min ago', m);
-	}
-	const h = Math.round(m / 60);
-	if (h < 24) {
-		return vscode.l10n.t('{0} h ago', h);
-	}
-	const d = Math.round(h / 24);
-	if (d < 30) {
-		return vscode.l10n.t('{0} d ago', d);
-	}
-	return new Date(t).toISOString().slice(0, 10);
+/**
+ * "just now", "5 mins ago", "3 hrs ago", "2 days ago", or the date for older times
+ * (src/views/timeText.ts), localised; undefined when there is no time.
+ */
+export function relativeTime(value: EpochMillis | undefined, now?: number): string | undefined;
+/**
+ * @deprecated A wire value instead of a decoded time: an RFC 3339 string, or a bare number read
+ * as Unix seconds (below 1e11) or milliseconds (`readTimeMember`). For the rows that still hand
+ * `run.created_at` or `agent.updated_at_unix_seconds` as sent; convert with `fromRfc3339` /
+ * `fromUnixSeconds` (src/api/time.ts) and pass the `EpochMillis` instead.
+ */
+export function relativeTime(value: string | number | null | undefined, now?: number): string | undefined;
+export function relativeTime(value: EpochMillis | string | number | null | undefined, now = Date.now()): string | undefined {
+	const t = readTimeMember(value);
+	return t === undefined ? undefined : relativeTimeText(t, now, vscode.l10n.t);
 }
 
 /** Joins the present parts of a description with " · ". */

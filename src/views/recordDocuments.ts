@@ -53,7 +53,8 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 	 * `language` applies when the URI's file extension gives none (VS Code detects plain text), or
 	 * always with `options.forceLanguage` (a title such as "Result — bot: fix a.ts" has an
 	 * "extension" by accident). `options.markdownPreview` shows a Markdown record rendered (the
-	 * built-in Markdown preview) instead of as source; the source stays one click away.
+	 * built-in Markdown preview) instead of as source, in a tab of its own that nothing else takes
+	 * over (see `showMarkdownPreview`); the source stays one click away.
 	 */
 	async show(
 		uri: vscode.Uri,
@@ -81,7 +82,9 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 			if (options.markdownPreview && doc.languageId === 'markdown' && (await showMarkdownPreview(uri))) {
 				return doc;
 			}
-			await vscode.window.showTextDocument(doc, { preview: true });
+			// A record meant to be read rendered keeps its own tab as source too: the next record
+			// opened in preview mode would otherwise replace it.
+			await vscode.window.showTextDocument(doc, { preview: !options.markdownPreview });
 			return doc;
 		} catch (err) {
 			if (!isOpen(uri)) {
@@ -95,11 +98,17 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 /**
  * Shows the built-in Markdown preview of `uri` (running the command activates that extension);
  * false when it is not there (disabled), so the caller shows the source instead.
+ *
+ * The preview is a locked one (`markdown.showPreview`'s third argument, what "Toggle Preview
+ * Locking" sets): an unlocked preview follows the active Markdown editor, and the built-in
+ * extension hands any further preview in the same column to it, so opening a Markdown artifact
+ * after a run's result turned the result's tab into the artifact's and the result was gone. A
+ * locked preview shows its record only; showing the same record again reveals its tab.
  */
 async function showMarkdownPreview(uri: vscode.Uri): Promise<boolean> {
 	const shown = nextPreviewTab(CHANGE_TIMEOUT_MS);
 	try {
-		await vscode.commands.executeCommand('markdown.showPreview', uri);
+		await vscode.commands.executeCommand('markdown.showPreview', uri, undefined, { locked: true });
 	} catch {
 		shown.cancel();
 		return false;

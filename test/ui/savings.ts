@@ -36,7 +36,7 @@ const savingsFrame = (page: Page): Promise<Frame> => webviewFrame(page, 'Token S
 const digits = (text: string): number => Number(text.replace(/[^0-9]/g, ''));
 
 const uiTest: UiTest = {
-	title: 'token savings panel: totals and chart match the service for all time and for one runtime, tables and keyboard, strict CSP, no token in the page, restored with its filters after a window reload (standard pass) [variant]',
+	title: "token savings panel: totals and chart match the service for all time and for one runtime (the account totals stay the account's), an empty range's axes read 0, tables fit, keyboard, strict CSP, no token in the page, restored with its filters after a window reload (standard pass) [variant]",
 	async run({ page, workbench, emulatorUrl, emulatorProfile, devToken, note, leavePage }) {
 		const violations: string[] = [];
 		const onConsole = (m: ConsoleMessage): void => {
@@ -127,6 +127,21 @@ const uiTest: UiTest = {
 				assert.equal(digits(cells[4]!.text), summary.applied_events, `applied events of ${cells[0]!.text}`);
 				assert.equal(digits(cells[7]!.text), summary.malformed_events, `malformed events of ${cells[0]!.text}`);
 			}
+			// The runtime table fits: names whole on one line (not broken at a hyphen), and the last
+			// column either in view or reachable by scrolling the table (never cut off).
+			const layout = await frame.evaluate<{ wrapped: string[]; lastCut: boolean }>(`(() => {
+				const lineHeight = parseFloat(getComputedStyle(document.body).lineHeight) || 1.4 * parseFloat(getComputedStyle(document.body).fontSize);
+				const wrapped = [...document.querySelectorAll('#runtimes tbody th')]
+					.filter((th) => { const r = document.createRange(); r.selectNodeContents(th); return r.getClientRects().length > 1 || r.getBoundingClientRect().height > 1.6 * lineHeight; })
+					.map((th) => th.textContent);
+				const last = document.querySelector('#runtimes thead th:last-child');
+				let scroller = last.parentElement;
+				while (scroller && !/auto|scroll/.test(getComputedStyle(scroller).overflowX)) { scroller = scroller.parentElement; }
+				const lastCut = last.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !scroller;
+				return { wrapped, lastCut };
+			})()`);
+			assert.deepEqual(layout.wrapped, [], 'runtime names wrap');
+			assert.equal(layout.lastCut, false, "the runtime table's last column is cut off");
 			assert.ok((await frame.locator('#methods tbody tr').count()) >= 4, 'every method of the seed');
 			assert.equal(await frame.locator('#recent tbody tr').count(), 100, 'the hundred newest events');
 			await workbench.screenshot('token-savings-panel');
@@ -154,11 +169,56 @@ const uiTest: UiTest = {
 			await until(
 				page,
 				`the totals of ${one.text}`,
-				async () => (digits(await frame.locator('#account-events').innerText()) === mine.events ? true : undefined),
+				async () => (digits(await frame.locator('#range-events').innerText()) === mine.events ? true : undefined),
 				30_000,
 			);
 			assert.equal(Number(await chart.getAttribute('data-tokens')), mine.tokens);
 			assert.equal(digits(await frame.locator('#range-tokens').innerText()), mine.tokens);
+			// The account totals are the account's, whatever runtime the filter picks.
+			assert.equal(digits(await frame.locator('#account-events').innerText()), all.events, 'account events with a runtime picked');
+			assert.equal(digits(await frame.locator('#account-tokens').innerText()), all.tokens, 'account tokens with a runtime picked');
+
+			// A runtime without savings: an empty chart whose axes read 0, not "1, 1, 1, 0, 0, 0".
+			let idle: { value: string; text: string } | undefined;
+			for (const o of options.filter((x) => x.value !== '' && x.value !== one.value)) {
+				if (
+					(
+						await serviceTotals(
+							emulatorUrl,
+							devToken,
+							`&runtime_id=${encodeURIComponent(o.value)}&runtime=${encodeURIComponent(o.value)}`,
+						)
+					).events === 0
+				) {
+					idle = o;
+					break;
+				}
+			}
+			if (idle) {
+				await frame.locator('#runtime').selectOption(idle.value);
+				await until(
+					page,
+					`the empty chart of ${idle.text}`,
+					async () =>
+						(await status.innerText()).startsWith('0 ') && Number(await chart.getAttribute('data-tokens')) === 0
+							? true
+							: undefined,
+					30_000,
+				);
+				assert.equal(await chart.getAttribute('data-token-ticks'), '0', 'the token axis of an empty range');
+				assert.equal(await chart.getAttribute('data-byte-ticks'), '0 B', 'the byte axis of an empty range');
+				assert.equal(digits(await frame.locator('#account-events').innerText()), all.events, 'account events for an idle runtime');
+				note(
+					`empty range (${idle.text}): axes ${await chart.getAttribute('data-token-ticks')} / ${await chart.getAttribute('data-byte-ticks')}`,
+				);
+				await frame.locator('#runtime').selectOption(one.value);
+				await until(
+					page,
+					`the totals of ${one.text} again`,
+					async () => (digits(await frame.locator('#range-events').innerText()) === mine.events ? true : undefined),
+					30_000,
+				);
+			}
 
 			// Keyboard: the filters and buttons are reachable with Tab in order, and Refresh works from the keyboard.
 			await frame.locator('#range').focus();
@@ -201,15 +261,18 @@ const uiTest: UiTest = {
 					const now = {
 						runtime: await restored.locator('#runtime').inputValue(),
 						range: await restored.locator('#range').inputValue(),
-						events: digits(await restored.locator('#account-events').innerText()),
+						events: digits(await restored.locator('#range-events').innerText()),
+						account: digits(await restored.locator('#account-events').innerText()),
 					};
 					seen = JSON.stringify(now);
-					return now.runtime === one.value && now.range === 'all' && now.events === mine.events ? true : undefined;
+					return now.runtime === one.value && now.range === 'all' && now.events === mine.events && now.account === all.events
+						? true
+						: undefined;
 				},
 				30_000,
 			).catch((err: unknown) => {
 				throw new Error(
-					`${err instanceof Error ? err.message : String(err)}; last seen ${seen}, expected ${JSON.stringify({ runtime: one.value, range: 'all', events: mine.events })}`,
+					`${err instanceof Error ? err.message : String(err)}; last seen ${seen}, expected ${JSON.stringify({ runtime: one.value, range: 'all', events: mine.events, account: all.events })}`,
 				);
 			});
 			note(`after a reload: the panel is back with ${one.text}, all time, ${mine.events} events`);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
 	ALL_VIEW_IDS,
+	AUTH_PROVIDER_ID,
 	COMMAND_IDS,
 	CONTEXT_KEYS,
 	FS_SCHEME,
@@ -25,6 +26,7 @@ interface Manifest {
 		viewsContainers: { activitybar: { id: string }[] };
 		viewsWelcome: { view: string; contents: string; when?: string }[];
 		configuration: { properties: Record<string, unknown> };
+		authentication: { id: string; label: string }[];
 		menus?: Record<string, { command?: string }[]>;
 	};
 }
@@ -118,6 +120,13 @@ suite('package.json manifest', () => {
 		assert.ok(`${CONFIG.section}.${CONFIG.apiUrl}` in manifest.contributes.configuration.properties);
 		assert.equal(`${manifest.publisher}.${manifest.name}`, EXTENSION_ID);
 		assert.equal(manifest.main, './dist/extension.js');
+	});
+
+	test('contributes the one authentication provider whose session changes the extension listens to', () => {
+		assert.deepEqual(
+			manifest.contributes.authentication.map((a) => a.id),
+			[AUTH_PROVIDER_ID],
+		);
 	});
 });
 

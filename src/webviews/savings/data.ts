@@ -430,8 +430,8 @@ export interface SavingsProgress {
 
 /** How a stream of savings pages ended. */
 export interface SavingsStreamResult {
-	/** The account totals of the first page: everything the filter (runtime) selects, all time. */
-	accountTotals: TokenSavingTotalsCounts | undefined;
+	/** The totals of the first page: everything the filter's runtime (or the account, without one) saved, all time. */
+	filterTotals: TokenSavingTotalsCounts | undefined;
 	pages: number;
 	events: number;
 	/** Events the client's decoder refused (not counted in `events`). */
@@ -482,7 +482,7 @@ export async function streamSavings(
 	const from = rangeStart(filter.range, now);
 	const chain = new PageChain(SAFETY.listingMaxPages, Number.MAX_SAFE_INTEGER);
 	const result: SavingsStreamResult = {
-		accountTotals: undefined,
+		filterTotals: undefined,
 		pages: 0,
 		events: 0,
 		dropped: 0,
@@ -503,7 +503,7 @@ export async function streamSavings(
 			signal: options.signal,
 		});
 		if (result.pages === 0) {
-			result.accountTotals = page.totals;
+			result.filterTotals = page.totals;
 		}
 		result.pages++;
 		result.dropped += page.dropped;
@@ -566,14 +566,29 @@ export interface SavingsData extends SavingsStreamResult {
 	/** When the data was read (ms). */
 	now: number;
 	aggregate: SavingsAggregate;
+	/** The whole account's totals (all time, from the service), whatever runtime the filter picks. */
+	accountTotals: TokenSavingTotalsCounts | undefined;
 }
 
-/** Streams and aggregates the savings events of `filter` (see `streamSavings`). */
+/**
+ * Streams and aggregates the savings events of `filter` (see `streamSavings`). The account totals
+ * are the first page's when the filter takes every runtime; with a runtime, that page's totals are
+ * the runtime's, and one more request (a page of one event, no runtime) reads the account's.
+ */
 export async function loadSavings(source: SavingsSource, filter: SavingsFilter, options: StreamSavingsOptions = {}): Promise<SavingsData> {
 	const now = options.now ?? Date.now();
 	const aggregator = new SavingsAggregator(rangeStart(filter.range, now), now);
-	const stream = await streamSavings(source, filter, (ev) => aggregator.add(ev), { ...options, now });
-	return { ...stream, filter, now, aggregate: aggregator.result() };
+	const [stream, account] = await Promise.all([
+		streamSavings(source, filter, (ev) => aggregator.add(ev), { ...options, now }),
+		filter.runtimeId === undefined ? undefined : source.listTokenSavings({ limit: 1, signal: options.signal }),
+	]);
+	return {
+		...stream,
+		filter,
+		now,
+		aggregate: aggregator.result(),
+		accountTotals: account === undefined ? stream.filterTotals : account.totals,
+	};
 }
 
 /** A runtime whose savings summary the dashboard shows. */

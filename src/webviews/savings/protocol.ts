@@ -45,7 +45,7 @@ export interface SavingsModel {
 	unit: 'hour' | 'day';
 	/** Bucket starts in seconds (uPlot's x values) and the sums per bucket. */
 	series: { t: number[]; tokens: number[]; bytes: number[]; events: number[] };
-	/** The service's totals over everything the filter's runtime selects (all time); undefined members were malformed. */
+	/** The service's totals of the whole account (all time), whatever the filter; undefined members were malformed. */
 	account: { events?: number | undefined; tokens?: number | undefined; bytes?: number | undefined } | undefined;
 	/** Sums over the events in the range. */
 	range: PageSums;

@@ -8,8 +8,8 @@
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../api';
 import { SAFETY } from '../../api/limits';
-import { WEBVIEW_TYPES } from '../../ids';
-import { describeError, isCancellation } from '../../util/errors';
+import { AUTH_PROVIDER_ID, WEBVIEW_TYPES } from '../../ids';
+import { describeError, isAuthFailure, isCancellation } from '../../util/errors';
 import { singleLine } from '../../util/text';
 import { escapeHtml } from '../html';
 import type { PanelHost } from '../panel';
@@ -102,23 +102,23 @@ function pageBody(): string {
 	</section>
 	<section aria-labelledby="runtimes-heading">
 		<h2 id="runtimes-heading">${t(vscode.l10n.t('By runtime'))}</h2>
-		<table id="runtimes" aria-labelledby="runtimes-heading"><thead><tr>
+		<div class="table-scroll"><table id="runtimes" aria-labelledby="runtimes-heading"><thead><tr>
 			${th(vscode.l10n.t('Runtime'))}${th(vscode.l10n.t('Events in range'), true)}${th(vscode.l10n.t('Tokens in range'), true)}${th(vscode.l10n.t('Bytes in range'), true)}
 			${th(vscode.l10n.t('Applied events (all time)'), true)}${th(vscode.l10n.t('Saved tokens (all time)'), true)}${th(vscode.l10n.t('Saved bytes (all time)'), true)}${th(vscode.l10n.t('Malformed events'), true)}
-		</tr></thead><tbody></tbody></table>
+		</tr></thead><tbody></tbody></table></div>
 	</section>
 	<section aria-labelledby="methods-heading">
 		<h2 id="methods-heading">${t(vscode.l10n.t('By method'))}</h2>
 		<p class="muted">${t(vscode.l10n.t('An event that applied several methods counts under each.'))}</p>
-		<table id="methods" aria-labelledby="methods-heading"><thead><tr>
+		<div class="table-scroll"><table id="methods" aria-labelledby="methods-heading"><thead><tr>
 			${th(vscode.l10n.t('Method'))}${th(vscode.l10n.t('Events'), true)}${th(vscode.l10n.t('Saved tokens'), true)}${th(vscode.l10n.t('Saved bytes'), true)}
-		</tr></thead><tbody></tbody></table>
+		</tr></thead><tbody></tbody></table></div>
 	</section>
 	<section aria-labelledby="recent-heading">
 		<h2 id="recent-heading">${t(vscode.l10n.t('Recent events'))}</h2>
-		<table id="recent" aria-labelledby="recent-heading"><thead><tr>
+		<div class="table-scroll"><table id="recent" aria-labelledby="recent-heading"><thead><tr>
 			${th(vscode.l10n.t('Observed'))}${th(vscode.l10n.t('Runtime'))}${th(vscode.l10n.t('Methods'))}${th(vscode.l10n.t('Saved tokens'), true)}${th(vscode.l10n.t('Saved bytes'), true)}${th(vscode.l10n.t('Event'))}
-		</tr></thead><tbody></tbody></table>
+		</tr></thead><tbody></tbody></table></div>
 	</section>`;
 }
 
@@ -149,11 +149,7 @@ function notesOf(data: SavingsData): string[] {
 		notes.push(vscode.l10n.t('{0} events could not be read and were left out.', n(data.dropped)));
 	}
 	if (data.runtimeFilterIgnored) {
-		notes.push(
-			vscode.l10n.t(
-				"This server ignored the runtime filter: other runtimes' events were left out here, and the account totals are the whole account's.",
-			),
-		);
+		notes.push(vscode.l10n.t("This server ignored the runtime filter: other runtimes' events were left out here."));
 	}
 	return notes;
 }
@@ -219,6 +215,8 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 	private filter: SavingsPageFilter;
 	private runtimes: RuntimeRef[] | undefined;
 	private reading: AbortController | undefined;
+	/** True once the page said it is ready (it has been sent its texts and runtimes). */
+	private started = false;
 	/** The last model sent (tests and the summary command read it). */
 	lastModel: SavingsModel | undefined;
 
@@ -247,6 +245,16 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 		super(panel, savings, validateSavingsPageMessage);
 		this.filter = filter;
 		this.register({ dispose: () => this.reading?.abort() });
+		// Signing in, out or as someone else (here or in another window) changes what the service
+		// answers: read everything again, so an error of the old session (a sign-out's "missing
+		// bearer token") does not stay after signing in, and the runtimes are the new session's.
+		this.register(
+			vscode.authentication.onDidChangeSessions((e) => {
+				if (e.provider.id === AUTH_PROVIDER_ID && this.started && !this.isDisposed) {
+					void this.start(true);
+				}
+			}),
+		);
 		this.render({ title: savingsTitle(), script: 'savings', styles: ['savings.css'], bundledCss: true, body: pageBody() });
 	}
 
@@ -257,19 +265,9 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 
 	protected async onMessage(message: SavingsPageMessage): Promise<void> {
 		switch (message.type) {
-			case 'ready': {
-				const runtimes = await this.listRuntimes();
-				if (this.filter.runtimeId !== '' && !runtimes.some((r) => r.id === this.filter.runtimeId)) {
-					this.filter = { ...this.filter, runtimeId: '' };
-				}
-				await this.post({
-					type: 'init',
-					strings: pageStrings(),
-					runtimes: runtimes.map((r) => ({ id: r.id, name: singleLine(r.name, SAFETY.labelMaxChars) })),
-					filter: this.filter,
-				});
-				return this.load();
-			}
+			case 'ready':
+				this.started = true;
+				return this.start(false);
 			case 'setFilter': {
 				// Only a runtime this panel offered (or '' for all): the page cannot make the extension ask for anything else.
 				if (message.runtimeId !== '' && !(this.runtimes ?? []).some((r) => r.id === message.runtimeId)) {
@@ -292,6 +290,25 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 				return;
 			}
 		}
+	}
+
+	/**
+	 * Sends the page its texts, the runtimes of the filter and the filter, then reads the data.
+	 * `fresh` lists the runtimes again (after a session change: the list read while signed out is
+	 * empty, and then the filter's runtime is kept for when the list is back).
+	 */
+	private async start(fresh: boolean): Promise<void> {
+		const runtimes = await this.listRuntimes(fresh);
+		if (this.filter.runtimeId !== '' && runtimes.length > 0 && !runtimes.some((r) => r.id === this.filter.runtimeId)) {
+			this.filter = { ...this.filter, runtimeId: '' };
+		}
+		await this.post({
+			type: 'init',
+			strings: pageStrings(),
+			runtimes: runtimes.map((r) => ({ id: r.id, name: singleLine(r.name, SAFETY.labelMaxChars) })),
+			filter: this.filter,
+		});
+		return this.load();
 	}
 
 	private dataFilter(): SavingsFilter {
@@ -352,11 +369,18 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 				await this.post({ type: 'error', message: pageStrings().cancelled });
 				return;
 			}
-			this.host.log.error('webview savings: reading failed:', err instanceof Error ? err : String(err));
+			if (isAuthFailure(err)) {
+				// Signed out (or the token was refused): a state the page explains, not a failure of ours.
+				this.host.log.warn(`webview savings: not signed in: ${describeError(err)}`);
+			} else {
+				this.host.log.error('webview savings: reading failed:', err instanceof Error ? err : String(err));
+			}
 			await this.post({
 				type: 'error',
 				message: singleLine(
-					vscode.l10n.t('Could not read the token savings: {0}', describeError(err)),
+					isAuthFailure(err)
+						? vscode.l10n.t('Sign in to Cloud Agents to see the token savings: the panel reads them again once you have.')
+						: vscode.l10n.t('Could not read the token savings: {0}', describeError(err)),
 					SAFETY.notificationMaxChars,
 				),
 			});

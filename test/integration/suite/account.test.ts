@@ -267,4 +267,75 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		const row = (await rows('modelProviders')).find((r) => r.id === 'modelProvider/mp_openai');
 		assert.match(row?.description ?? '', new RegExp(`^${model}`));
 	});
+
+	test('times of records days old read "N days ago" (not "just now") in every Account list, the build attempts and the Agents view [variant]', async function () {
+		this.timeout(60_000);
+		const DAY = 86_400_000;
+		const now = Date.now();
+		// The demo seed dates records days back from the emulator's start (emulator/src/seed.ts). A
+		// record an earlier test changed (or stamped with an advanced emulator clock) is left out.
+		const daysOld = (ms: number): boolean => now - ms >= 1.6 * DAY && now - ms < 29 * DAY;
+		const t = (iso: string | null | undefined): number => (iso ? Date.parse(iso) : Number.NaN);
+		const expectDaysAgo = (what: string, text: string | undefined, ms: number): void => {
+			const m = /\b(\d+) days ago\b/.exec(text ?? '');
+			assert.ok(m, `${what}: "${text}" does not say "N days ago" for a time ${((now - ms) / DAY).toFixed(2)} days back`);
+			assert.ok(Math.abs(Number(m[1]) - (now - ms) / DAY) < 1, `${what}: "${m[0]}" for ${((now - ms) / DAY).toFixed(2)} days`);
+			assert.doesNotMatch(text ?? '', /just now/);
+		};
+		const s = (await emu<Record<string, Array<Record<string, unknown>>>>('GET', '/_emulator/state')).body;
+		let checked = 0;
+		const each = async (
+			list: string,
+			records: Array<Record<string, unknown>>,
+			time: (r: Record<string, unknown>) => number,
+			rowOf: (all: RowSnapshot[], r: Record<string, unknown>) => RowSnapshot | undefined,
+			text: (row: RowSnapshot) => string | undefined,
+			parent?: string,
+		): Promise<void> => {
+			const old = records.filter((r) => daysOld(time(r)));
+			assert.ok(old.length > 0, `the seed has a ${list} record days old`);
+			const all = await waitFor(`the ${list} rows of the records days old`, async () => {
+				const shown = await rows(list, parent);
+				return old.every((r) => rowOf(shown, r)) ? shown : undefined;
+			});
+			for (const r of old) {
+				const row = rowOf(all, r);
+				assert.ok(row, `${list}: no row for ${String(r.id)} in ${all.map((x) => x.id).join(', ')}`);
+				expectDaysAgo(`${list} ${row.label}`, text(row), time(r));
+				checked++;
+			}
+		};
+		const byId = (kind: string) => (all: RowSnapshot[], r: Record<string, unknown>) =>
+			all.find((x) => x.id === `${kind}/${String(r.id)}`);
+		const description = (row: RowSnapshot): string | undefined => row.description;
+
+		await each('imageBuilds', s.builds!, (b) => t((b.updated_at ?? b.created_at) as string), byId('imageBuild'), description);
+		const build = s.builds!.find((b) => (b.attempts as unknown[]).length > 0 && daysOld(t(b.updated_at as string)))!;
+		await each(
+			'imageBuilds',
+			build.attempts as Array<Record<string, unknown>>,
+			(a) => t((a.finished_at ?? a.started_at) as string),
+			(all, a) => all.find((x) => x.label === `Attempt ${String(a.number)}`),
+			description,
+			`imageBuild/${String(build.id)}`,
+		);
+		await each('checkpoints', s.checkpoints!, (c) => t(c.created_at as string), byId('checkpoint'), description);
+		// A provider's time is in its tooltip ("Updated: …").
+		await each(
+			'modelProviders',
+			s.model_providers!,
+			(p) => t(p.updated_at as string),
+			byId('modelProvider'),
+			(row) => /^Updated: (.*)$/m.exec(row.tooltip ?? '')?.[1],
+		);
+		// Agents carry Unix seconds on the wire (updated_at_unix_seconds): the same words.
+		await each(
+			'agents',
+			s.agents!,
+			(a) => a.updated_at_ms as number,
+			(all, a) => all.find((x) => x.label === a.name),
+			description,
+		);
+		assert.ok(checked >= 10, `${checked} rows checked`);
+	});
 });

@@ -284,6 +284,34 @@ suite('token-savings dashboard data', () => {
 			);
 		});
 
+		test("the account totals stay the whole account's when the filter picks a runtime; the runtime's are its own", async () => {
+			const events = [
+				...Array.from({ length: 30 }, (_, i) => ev({ id: `a${i}`, runtime_id: 'rt-a', t: NOW - i * HOUR })),
+				...Array.from({ length: 12 }, (_, i) =>
+					ev({ id: `b${i}`, runtime_id: 'rt-b', runtime_name: 'borealis', t: NOW - i * HOUR }),
+				),
+			];
+			const all = await loadSavings(memorySource(events), { range: 'all' }, { now: NOW });
+			const source = memorySource(events);
+			const one = await loadSavings(source, { range: 'all', runtimeId: 'rt-a' }, { now: NOW });
+			assert.equal(one.aggregate.totals.events, 30);
+			assert.equal(one.filterTotals?.applied_events, 30);
+			assert.deepEqual(one.accountTotals, all.accountTotals);
+			assert.equal(one.accountTotals?.applied_events, 42);
+			assert.equal(one.accountTotals?.saved_estimated_tokens, 42 * 25);
+			assert.deepEqual(
+				source.queries.map((q) => [q.runtimeId, q.limit]),
+				[
+					['rt-a', 100],
+					[undefined, 1],
+				],
+				"one page of the runtime's events and one event of the account's, for its totals",
+			);
+			const plain = memorySource(events);
+			await loadSavings(plain, { range: '7d' }, { now: NOW });
+			assert.equal(plain.queries.length, 1, 'without a runtime the first page carries the account totals');
+		});
+
 		test('stops at the cap and says so', async () => {
 			const source = memorySource(many(1000));
 			const data = await loadSavings(source, { range: 'all' }, { now: NOW, maxEvents: 250 });

@@ -6,6 +6,7 @@
  * it runs under the page's CSP without `unsafe-inline`. Used by the page and by the bench.
  */
 import uPlot from 'uplot';
+import { byteAxis, countAxis } from '../../savings/axis';
 
 /** What the chart draws: bucket starts in seconds and the sums per bucket. */
 export interface ChartSeries {
@@ -89,14 +90,17 @@ export class SavingsChart {
 		const bars = uPlot.paths.bars?.({ size: [0.7, 48], align: 1 });
 		const t = this.series.t;
 		const step = t.length >= 2 ? t[t.length - 1]! - t[t.length - 2]! : 3600;
+		// Whole-number ticks (src/webviews/savings/axis.ts): uPlot's own would split 0..1 into fifths.
+		const tokenAxis = countAxis(this.series.tokens.reduce((a, b) => Math.max(a, b), 0));
+		const byteScale = byteAxis(this.series.bytes.reduce((a, b) => Math.max(a, b), 0));
 		const opts: uPlot.Options = {
 			width: Math.max(el.clientWidth, 200),
 			height: this.height,
 			// Each bar covers its bucket [start, next start): the x range ends one bucket after the last start, so the last bar shows.
 			scales: {
 				x: { time: true, range: (_u, min, max) => [min, max + step] },
-				tokens: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
-				bytes: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+				tokens: { auto: true, range: () => [0, tokenAxis.max] },
+				bytes: { auto: true, range: () => [0, byteScale.max] },
 			},
 			series: [
 				{},
@@ -129,6 +133,7 @@ export class SavingsChart {
 					stroke: fg,
 					grid: { stroke: grid, width: 1 },
 					ticks: { stroke: grid, width: 1 },
+					splits: () => tokenAxis.ticks,
 					values: (_u, ticks) => ticks.map(compact),
 					size: 60,
 				},
@@ -138,6 +143,7 @@ export class SavingsChart {
 					stroke: fg,
 					grid: { show: false },
 					ticks: { stroke: grid, width: 1 },
+					splits: () => byteScale.ticks,
 					values: (_u, ticks) => ticks.map(bytesText),
 					size: 70,
 				},
@@ -158,6 +164,9 @@ export class SavingsChart {
 		el.dataset.buckets = String(data[0].length);
 		el.dataset.tokens = String(sum(data[1] ?? []));
 		el.dataset.bytes = String(sum(data[2] ?? []));
+		// The labels of the two y axes, as drawn (the canvas holds no text to read).
+		el.dataset.tokenTicks = tokenAxis.ticks.map(compact).join(',');
+		el.dataset.byteTicks = byteScale.ticks.map(bytesText).join(',');
 	}
 
 	dispose(): void {

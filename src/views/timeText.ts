@@ -1,0 +1,37 @@
+/**
+ * "3 days ago" for a decoded time (no `vscode` import, so plain-Node unit tests run it; format.ts
+ * passes `vscode.l10n.t` as the translator). It takes only `EpochMillis`, the type the decoders in
+ * src/api produce, so a wire number in seconds cannot reach it unconverted.
+ */
+import type { EpochMillis } from '../api';
+
+/** Fills a message's `{0}` placeholders (and localises it): `vscode.l10n.t` in the extension. */
+export type Translate = (message: string, ...args: number[]) => string;
+
+/** Fills `{0}` without translating (tests, and any caller without a translator). */
+export const untranslated: Translate = (message, ...args) => message.replace(/\{(\d+)\}/g, (m, i: string) => String(args[Number(i)] ?? m));
+
+/**
+ * "just now" (under 45 s, or in the future: clocks disagree), "1 min ago", "5 mins ago",
+ * "1 hr ago", "3 hrs ago", "1 day ago", "3 days ago", and the date (YYYY-MM-DD, UTC) from 30
+ * days on. The words are VS Code's own short ones (its `fromNow`).
+ */
+export function relativeTimeText(t: EpochMillis, now: number, translate: Translate = untranslated): string {
+	const s = Math.max(0, Math.round((now - t) / 1000));
+	if (s < 45) {
+		return translate('just now');
+	}
+	const m = Math.round(s / 60);
+	if (m < 60) {
+		return m === 1 ? translate('1 min ago') : translate('{0} mins ago', m);
+	}
+	const h = Math.round(m / 60);
+	if (h < 24) {
+		return h === 1 ? translate('1 hr ago') : translate('{0} hrs ago', h);
+	}
+	const d = Math.round(h / 24);
+	if (d < 30) {
+		return d === 1 ? translate('1 day ago') : translate('{0} days ago', d);
+	}
+	return new Date(t).toISOString().slice(0, 10);
+}

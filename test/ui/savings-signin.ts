@@ -1,0 +1,54 @@
+import * as assert from 'node:assert/strict';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
+import { signInWithKey, signOutKeepingToken, waitForWelcome } from './support/session';
+import { until, webviewFrame } from './support/webviewPage';
+import type { UiTest } from './support/workbench';
+
+/**
+ * The Token Savings panel across a sign-out and a sign-in: signed out, it says to sign in (no
+ * mangled "missing bearer <redacted>" text); after signing in again it reads the savings by itself,
+ * without Refresh, and its error is gone.
+ */
+const uiTest: UiTest = {
+	title: 'token savings panel after a sign-out: it asks to sign in, and reads the savings again by itself once signed in',
+	async run({ page, workbench, emulatorUrl, devToken, note }) {
+		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+		await waitForWelcome(workbench, false);
+		await workbench.runCommand('Cloud Agents: Open Token Savings');
+		await page.locator('.tabs-container .tab', { hasText: 'Token Savings' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+		const frame = await webviewFrame(page, 'Token Savings', '#chart');
+		const status = frame.locator('#status');
+		const read = async (): Promise<true | undefined> => {
+			const text = await status.innerText();
+			return /events read at/.test(text) && !(await status.getAttribute('class'))?.includes('error') ? true : undefined;
+		};
+		try {
+			await until(page, 'the savings read while signed in', read, 30_000);
+
+			await signOutKeepingToken(workbench, emulatorUrl);
+			// Signed out, a refresh (the panel may have read again by itself already) ends in an error that says what to do.
+			await frame.locator('#refresh').click();
+			const signedOut = await until(
+				page,
+				'the signed-out message',
+				async () => ((await status.getAttribute('class'))?.includes('error') ? await status.innerText() : undefined),
+				30_000,
+			);
+			note(`signed out: ${JSON.stringify(signedOut)}`);
+			assert.match(signedOut, /Sign in/);
+			assert.doesNotMatch(signedOut, /<redacted>/);
+
+			// Signing in again: the panel reads by itself; nobody presses Refresh.
+			await signInWithKey(workbench, devToken);
+			await waitForWelcome(workbench, false);
+			await until(page, 'the savings read again after signing in', read, 30_000);
+			const after = await status.innerText();
+			note(`signed in again: ${JSON.stringify(after)}`);
+			assert.ok((await frame.locator('#runtime option').count()) > 1, 'the runtime filter lists the runtimes again');
+		} finally {
+			await workbench.runCommand('View: Close All Editors').catch(() => undefined);
+		}
+	},
+};
+
+export default uiTest;

@@ -1,0 +1,69 @@
+import * as assert from 'node:assert/strict';
+import type { EpochMillis } from '../../../src/api';
+import { fromRfc3339, fromUnixSeconds, readBuild, readCheckpoint, readProvider, readTimeMember } from '../../../src/api';
+import { relativeTimeText } from '../../../src/views/timeText';
+
+const NOW = Date.parse('2026-03-10T12:00:00Z');
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const iso = (ms: number): string => new Date(ms).toISOString();
+const ago = (t: EpochMillis | undefined): string => {
+	assert.ok(t !== undefined, 'the record has a time');
+	return relativeTimeText(t, NOW);
+};
+
+suite('views/timeText: relative times of decoded records', () => {
+	test('records decoded from the wire days ago read "N days ago", in every spelling of their times', () => {
+		// What the service sends (RFC 3339) and what other servers send (Unix seconds, Unix milliseconds).
+		const checkpoint = readCheckpoint({ id: 'c1', created_at: iso(NOW - 3 * DAY) });
+		const provider = readProvider({ id: 'p1', updated_at: iso(NOW - 6 * DAY - 20 * MINUTE) });
+		const build = readBuild({
+			id: 'b1',
+			created_at: Math.floor((NOW - 5 * DAY) / 1000),
+			updated_at: NOW - 4 * DAY,
+			attempts: [{ number: 1, started_at: iso(NOW - 4 * DAY - 10 * MINUTE), finished_at: iso(NOW - 4 * DAY) }],
+		});
+		assert.equal(ago(checkpoint?.createdAt), '3 days ago');
+		assert.equal(ago(provider?.updatedAt), '6 days ago');
+		assert.equal(ago(build?.createdAt), '5 days ago');
+		assert.equal(ago(build?.updatedAt), '4 days ago');
+		assert.equal(ago(build?.attempts[0]?.finishedAt), '4 days ago');
+		assert.equal(ago(build?.attempts[0]?.startedAt), '4 days ago');
+	});
+
+	test('every decoded time is epoch milliseconds, whatever unit the wire used', () => {
+		const t = NOW - 2 * DAY;
+		assert.equal(fromRfc3339(iso(t)), t);
+		assert.equal(fromUnixSeconds(t / 1000), t);
+		assert.equal(readTimeMember(t / 1000), t);
+		assert.equal(readTimeMember(t), t);
+		assert.equal(readTimeMember(iso(t)), t);
+		assert.equal(readTimeMember('not a time'), undefined);
+		assert.equal(readTimeMember(0), undefined);
+		assert.equal(fromUnixSeconds(Number.NaN), undefined);
+		assert.equal(fromRfc3339(''), undefined);
+	});
+
+	test('the steps: just now, minutes, hours, days, then the date; a time ahead of the clock is "just now"', () => {
+		const at = (ms: number): string => relativeTimeText((NOW - ms) as EpochMillis, NOW);
+		assert.equal(at(0), 'just now');
+		assert.equal(at(44_000), 'just now');
+		assert.equal(at(-5 * MINUTE), 'just now');
+		assert.equal(at(MINUTE), '1 min ago');
+		assert.equal(at(5 * MINUTE), '5 mins ago');
+		assert.equal(at(60 * MINUTE), '1 hr ago');
+		assert.equal(at(3 * 60 * MINUTE), '3 hrs ago');
+		assert.equal(at(DAY), '1 day ago');
+		assert.equal(at(29 * DAY), '29 days ago');
+		assert.equal(at(45 * DAY), iso(NOW - 45 * DAY).slice(0, 10));
+	});
+
+	test('the translator gets each message and its count', () => {
+		const seen: Array<[string, number[]]> = [];
+		relativeTimeText((NOW - 3 * DAY) as EpochMillis, NOW, (message, ...args) => {
+			seen.push([message, args]);
+			return message;
+		});
+		assert.deepEqual(seen, [['{0} days ago', [3]]]);
+	});
+});
