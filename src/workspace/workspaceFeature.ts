@@ -13,7 +13,7 @@ import type { CloudAgentsClient, EventRecord } from '../api';
 import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
 import { type AvailabilityChange, type InterfaceDiffers, WorkspaceCache } from '../fs/workspaceCache';
 import { WorkspaceFileSystemProvider, agentIdOf } from '../fs/workspaceFs';
-import { FS_SCHEME } from '../ids';
+import { CONTEXT_KEYS, FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { notificationText } from '../util/text';
 
@@ -36,7 +36,12 @@ export interface WorkspaceFeatureDeps {
 	log: { warn(message: string, ...args: unknown[]): void };
 	/** Events of followed runs (`RunFollower.onDidReceiveEvent`). */
 	runEvents?: vscode.Event<WorkspaceRunEvent>;
+	/** Where the search hint is remembered as shown (context.globalState: once per machine); no hint without it. */
+	globalState?: vscode.Memento;
 }
+
+/** globalState key: the hint that VS Code's search cannot read agent files was shown on this machine. */
+export const SEARCH_HINT_KEY = 'cloudAgents.workspace.searchHintShown';
 
 /** Waits before asking an unreachable service again for an open agent folder: doubling from the first, up to the last. */
 export const UNAVAILABLE_RETRY_MS = { first: 2_000, max: 30_000 } as const;
@@ -76,6 +81,9 @@ export class WorkspaceFeature extends Disposable {
 	private sessionState: string | undefined;
 	/** Per open agent folder whose service cannot be reached: the pending retry and the wait before it. */
 	private readonly retries = new Map<string, { timer: ReturnType<typeof setTimeout>; waitMs: number }>();
+	private readonly _onDidShowSearchHint = this.register(new vscode.EventEmitter<string>());
+	/** Fires with the text of the search hint when it is shown (once per machine). */
+	readonly onDidShowSearchHint = this._onDidShowSearchHint.event;
 
 	constructor(private readonly deps: WorkspaceFeatureDeps) {
 		super();
@@ -144,14 +152,63 @@ export class WorkspaceFeature extends Disposable {
 
 	// ------------------------------------------------------------------ workspace folders
 
-	/** Folders added (or those the window opened with): retries an added agent folder whose service could not be reached. */
+	/**
+	 * Folders added (or those the window opened with): sets `cloudAgents.agentWorkspace`, shows the
+	 * search hint when an agent folder is among them, and retries an added agent folder whose
+	 * service could not be reached.
+	 */
 	private onFoldersChange(added: readonly vscode.WorkspaceFolder[]): void {
-		for (const agentId of added.map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined)) {
+		const folders = vscode.workspace.workspaceFolders ?? [];
+		const allAgents = folders.length > 0 && folders.every((f) => f.uri.scheme === FS_SCHEME);
+		void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.agentWorkspace, allAgents);
+		const agents = added.map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
+		if (agents.length > 0) {
+			this.showSearchHint(allAgents);
+		}
+		for (const agentId of agents) {
 			const reason = this.cache.unavailableError(agentId)?.reason;
 			if (reason === 'unreachable' || reason === 'failing') {
 				this.scheduleRetry(agentId, UNAVAILABLE_RETRY_MS.first);
 			}
 		}
+	}
+
+	/**
+	 * Once per machine, when an agent folder is first opened: VS Code's Quick Open and Search find
+	 * nothing in agent files (their search provider APIs are proposed), so say which commands do,
+	 * and which keys reach them in this window (ours only while every folder is an agent's).
+	 */
+	private showSearchHint(keysAreOurs: boolean): void {
+		const state = this.deps.globalState;
+		if (!state || state.get<boolean>(SEARCH_HINT_KEY) === true) {
+			return;
+		}
+		void state.update(SEARCH_HINT_KEY, true);
+		const mod = process.platform === 'darwin' && vscode.env.uiKind === vscode.UIKind.Desktop ? 'Cmd' : 'Ctrl';
+		const text = keysAreOurs
+			? vscode.l10n.t(
+					"VS Code's search cannot read agent files; use Go to File ({0}+P) and Search Workspace ({0}+Shift+F) of Cloud Agents.",
+					mod,
+				)
+			: vscode.l10n.t(
+					"VS Code's search cannot read agent files, and in this window {0}+P and {0}+Shift+F search only your other folders; use Go to File and Search Workspace of Cloud Agents (Command Palette) for the agent's files.",
+					mod,
+				);
+		this._onDidShowSearchHint.fire(text);
+		const goToFile = vscode.l10n.t('Go to File');
+		const search = vscode.l10n.t('Search Workspace');
+		void vscode.window.showInformationMessage(text, goToFile, search).then((answer) => {
+			if (answer === goToFile) {
+				void vscode.commands.executeCommand('cloudAgents.workspace.goToFile');
+			} else if (answer === search) {
+				void vscode.commands.executeCommand('cloudAgents.workspace.search');
+			}
+		});
+	}
+
+	/** Lets the search hint show again (the test harness). */
+	resetSearchHint(): Thenable<void> {
+		return this.deps.globalState?.update(SEARCH_HINT_KEY, undefined) ?? Promise.resolve();
 	}
 
 	// ------------------------------------------------------------------ availability
