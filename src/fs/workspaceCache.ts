@@ -228,9 +228,9 @@ export class WorkspaceCache {
 	private readonly interfaceListeners = new Set<(e: InterfaceDiffers) => void>();
 	private readonly availabilityListeners = new Set<(e: AvailabilityChange) => void>();
 	/**
-	 * Per agent, why its workspace cannot be reached now (an `Unavailable` error): set by a failed
-	 * listing, stat or read (or `markUnavailable`), cleared by the next answer from the service or
-	 * `clear`. While set, the root's `stat` fails with it.
+	 * Per agent, why its workspace cannot be used now: set by a failed listing, stat or read (or
+	 * `markSignedOut`), cleared by the next answer from the service or `clear`. While set, the root's
+	 * `stat` fails with it.
 	 */
 	private readonly unavailable = new Map<string, WorkspaceUnavailableError>();
 	private readonly opts: Required<Omit<WorkspaceCacheOptions, 'largeFileBytes' | 'log' | 'signedIn' | 'serviceHost'>> & {
@@ -380,8 +380,8 @@ export class WorkspaceCache {
 	/**
 	 * Sends one request for `path`: refused with `Unavailable` ("Signed out…") without sending
 	 * while signed out; a failure that means the service cannot be reached or used now (no answer,
-	 * 5xx, 429, 401) becomes an `Unavailable` WorkspaceFsError that says why and what to do. Any
-	 * answer from the service brings an unavailable agent back.
+	 * 5xx, 429, 401) becomes a WorkspaceUnavailableError that says why and what to do. Any answer
+	 * from the service brings an unavailable agent back.
 	 */
 	private async send<R>(a: AgentCache, agentId: string, path: string, fn: (api: WorkspaceApi) => Promise<R>): Promise<R> {
 		const signedOut = this.signedOutError(path);

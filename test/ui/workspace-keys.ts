@@ -13,7 +13,7 @@ const api = emulatorCall;
  * and at the end (also on failure) takes the page back to the window it found.
  */
 const uiTest: UiTest = {
-	title: 'in a window whose only folder is an agent folder, Ctrl+P opens our Go to File and Ctrl+Shift+F our Search Workspace',
+	title: 'in a window whose only folder is an agent folder (a virtual workspace), Ctrl+P opens our Go to File and Ctrl+Shift+F our Search Workspace',
 	async run({ page, workbench, emulatorUrl, devToken, note, leavePage }) {
 		const agents = await api<{ agents?: Array<{ id: string; name: string }> }>(emulatorUrl, devToken, 'GET', '/v2/agents?limit=100');
 		const agent = (agents.agents ?? []).find((a) => a.name === 'Docs writer');

@@ -52,7 +52,7 @@ async function hoverText(page: Page, target: Locator, timeoutMs = 5_000): Promis
  * files back with no Refresh Explorer and no other click in the Explorer.
  */
 const uiTest: UiTest = {
-	title: 'an agent folder in the Explorer shows why when signed out (not an empty folder) and its files come back by themselves after signing in',
+	title: 'an agent folder in the Explorer says why while signed out (not an empty workspace folder) and its files come back by themselves after signing in',
 	async run({ page, workbench, emulatorUrl, devToken, note }) {
 		const agents = await api<{ agents?: Array<{ id: string; name: string }> }>(emulatorUrl, devToken, 'GET', '/v2/agents?limit=100');
 		const agent = (agents.agents ?? []).find((a) => a.name === 'Docs writer');
@@ -68,12 +68,11 @@ const uiTest: UiTest = {
 		await pick.waitFor({ state: 'visible', timeout: 30_000 });
 		await pick.click();
 		const add = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Add to Workspace' });
-		if (
-			await add.waitFor({ state: 'visible', timeout: 5_000 }).then(
-				() => true,
-				() => false,
-			)
-		) {
+		const adding = await add.waitFor({ state: 'visible', timeout: 5_000 }).then(
+			() => true,
+			() => false,
+		);
+		if (adding) {
 			await add.click();
 		}
 		const explorer = await showExplorer(page, workbench);
@@ -129,6 +128,12 @@ const uiTest: UiTest = {
 				await workbench.dismissDialogs();
 				await signInWithKey(workbench, devToken).catch(() => {});
 				await page.waitForTimeout(2_000);
+			}
+			// The window as this test found it: without the folder it added.
+			if (adding) {
+				await workbench.dismissDialogs();
+				await workbench.runContextMenuItem(folderRow, 'Remove Folder from Workspace');
+				await folderRow.waitFor({ state: 'hidden', timeout: 15_000 });
 			}
 		}
 	},

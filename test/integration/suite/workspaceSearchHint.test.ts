@@ -14,26 +14,25 @@ suite('Agent workspace search hint', () => {
 	let root: vscode.Uri;
 
 	const folderIndex = (): number => vscode.workspace.workspaceFolders?.findIndex((f) => f.uri.toString() === root.toString()) ?? -1;
-	const changeFolders = async (change: () => boolean): Promise<void> => {
-		const changed = new Promise<void>((resolve) => {
-			const sub = vscode.workspace.onDidChangeWorkspaceFolders(() => {
-				sub.dispose();
-				resolve();
-			});
-		});
+	/** Makes a folder change and waits until the folder is there (or gone), not just for the next change event. */
+	const changeFolders = async (change: () => boolean, present: boolean): Promise<void> => {
 		assert.ok(change(), 'VS Code took the folder change');
-		await changed;
+		await waitFor(present ? 'the folder to be added' : 'the folder to be removed', () =>
+			Promise.resolve(folderIndex() >= 0 === present ? true : undefined),
+		);
 	};
 	const add = (): Promise<void> =>
-		changeFolders(() =>
-			vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders?.length ?? 0, 0, {
-				uri: root,
-				name: 'Agent: hint test',
-			}),
+		changeFolders(
+			() =>
+				vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders?.length ?? 0, 0, {
+					uri: root,
+					name: 'Agent: hint test',
+				}),
+			true,
 		);
 	const remove = async (): Promise<void> => {
 		if (folderIndex() >= 0) {
-			await changeFolders(() => vscode.workspace.updateWorkspaceFolders(folderIndex(), 1));
+			await changeFolders(() => vscode.workspace.updateWorkspaceFolders(folderIndex(), 1), false);
 		}
 	};
 

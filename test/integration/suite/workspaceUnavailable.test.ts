@@ -41,15 +41,12 @@ suite('Agent workspace while signed out or the service is unavailable', () => {
 		if (vscode.workspace.workspaceFolders?.some((f) => isRoot(f.uri))) {
 			return;
 		}
-		const changed = new Promise<void>((resolve) => {
-			const sub = vscode.workspace.onDidChangeWorkspaceFolders(() => {
-				sub.dispose();
-				resolve();
-			});
-		});
 		const at = vscode.workspace.workspaceFolders?.length ?? 0;
 		assert.ok(vscode.workspace.updateWorkspaceFolders(at, 0, { uri: root, name: 'Agent: unavailable test' }));
-		await changed;
+		// Waits for this folder rather than for the next change event (an earlier suite's removal may still be on its way).
+		await waitFor('the agent folder to be added', () =>
+			Promise.resolve(vscode.workspace.workspaceFolders?.some((f) => isRoot(f.uri)) ? true : undefined),
+		);
 		added = true;
 	};
 
@@ -82,11 +79,13 @@ suite('Agent workspace while signed out or the service is unavailable', () => {
 		watcher?.dispose();
 		await emu('DELETE', '/_emulator/faults');
 		await restoreDevToken();
-		if (added) {
-			const index = vscode.workspace.workspaceFolders?.findIndex((f) => isRoot(f.uri)) ?? -1;
-			if (index >= 0) {
-				vscode.workspace.updateWorkspaceFolders(index, 1);
-			}
+		const index = vscode.workspace.workspaceFolders?.findIndex((f) => isRoot(f.uri)) ?? -1;
+		if (added && index >= 0) {
+			assert.ok(vscode.workspace.updateWorkspaceFolders(index, 1));
+			// Waits until it is gone: a suite after this one that adds a folder waits for the next change event.
+			await waitFor('the agent folder to be removed', () =>
+				Promise.resolve(vscode.workspace.workspaceFolders?.some((f) => isRoot(f.uri)) ? undefined : true),
+			);
 		}
 		await vscode.commands.executeCommand('notifications.clearAll');
 	});
