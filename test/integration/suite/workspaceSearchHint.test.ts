@@ -4,6 +4,7 @@ import { encodeAgentAuthority } from '../../../src/fs/agentUri';
 import { FS_SCHEME } from '../../../src/ids';
 import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import { devToken } from '../support/env';
+import { addFolder, removeFolder } from '../support/folders';
 
 /**
  * Issue 20 (3): VS Code's Quick Open and Search find nothing in agent files (their search provider
@@ -13,28 +14,8 @@ import { devToken } from '../support/env';
 suite('Agent workspace search hint', () => {
 	let root: vscode.Uri;
 
-	const folderIndex = (): number => vscode.workspace.workspaceFolders?.findIndex((f) => f.uri.toString() === root.toString()) ?? -1;
-	/** Makes a folder change and waits until the folder is there (or gone), not just for the next change event. */
-	const changeFolders = async (change: () => boolean, present: boolean): Promise<void> => {
-		assert.ok(change(), 'VS Code took the folder change');
-		await waitFor(present ? 'the folder to be added' : 'the folder to be removed', () =>
-			Promise.resolve(folderIndex() >= 0 === present ? true : undefined),
-		);
-	};
-	const add = (): Promise<void> =>
-		changeFolders(
-			() =>
-				vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders?.length ?? 0, 0, {
-					uri: root,
-					name: 'Agent: hint test',
-				}),
-			true,
-		);
-	const remove = async (): Promise<void> => {
-		if (folderIndex() >= 0) {
-			await changeFolders(() => vscode.workspace.updateWorkspaceFolders(folderIndex(), 1), false);
-		}
-	};
+	const add = (): Promise<unknown> => addFolder(root, 'Agent: hint test');
+	const remove = (): Promise<void> => removeFolder(root);
 
 	suiteSetup(async function () {
 		this.timeout(30_000);

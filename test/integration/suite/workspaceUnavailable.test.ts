@@ -4,6 +4,7 @@ import { decodeAgentAuthority, encodeAgentAuthority } from '../../../src/fs/agen
 import { FS_SCHEME } from '../../../src/ids';
 import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import { devToken } from '../support/env';
+import { addFolder, removeFolder } from '../support/folders';
 
 const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
 
@@ -37,17 +38,8 @@ suite('Agent workspace while signed out or the service is unavailable', () => {
 			assert.match(err.message, pattern);
 			return true;
 		};
-	const addFolder = async (): Promise<void> => {
-		if (vscode.workspace.workspaceFolders?.some((f) => isRoot(f.uri))) {
-			return;
-		}
-		const at = vscode.workspace.workspaceFolders?.length ?? 0;
-		assert.ok(vscode.workspace.updateWorkspaceFolders(at, 0, { uri: root, name: 'Agent: unavailable test' }));
-		// Waits for this folder rather than for the next change event (an earlier suite's removal may still be on its way).
-		await waitFor('the agent folder to be added', () =>
-			Promise.resolve(vscode.workspace.workspaceFolders?.some((f) => isRoot(f.uri)) ? true : undefined),
-		);
-		added = true;
+	const addAgentFolder = async (): Promise<void> => {
+		added = (await addFolder(root, 'Agent: unavailable test')) || added;
 	};
 
 	suiteSetup(async function () {
@@ -79,13 +71,9 @@ suite('Agent workspace while signed out or the service is unavailable', () => {
 		watcher?.dispose();
 		await emu('DELETE', '/_emulator/faults');
 		await restoreDevToken();
-		const index = vscode.workspace.workspaceFolders?.findIndex((f) => isRoot(f.uri)) ?? -1;
-		if (added && index >= 0) {
-			assert.ok(vscode.workspace.updateWorkspaceFolders(index, 1));
-			// Waits until it is gone: a suite after this one that adds a folder waits for the next change event.
-			await waitFor('the agent folder to be removed', () =>
-				Promise.resolve(vscode.workspace.workspaceFolders?.some((f) => isRoot(f.uri)) ? undefined : true),
-			);
+		if (added) {
+			// Confirmed before the next suite, which may add a folder and wait for the next change event.
+			await removeFolder(root);
 		}
 		await vscode.commands.executeCommand('notifications.clearAll');
 	});
@@ -96,7 +84,7 @@ suite('Agent workspace while signed out or the service is unavailable', () => {
 	test('signed out, an agent folder fails with "Signed out of Cloud Agents…" (not an empty listing); signing in announces its root and lists the files', async function () {
 		this.timeout(60_000);
 		const api = await testApi();
-		await addFolder();
+		await addAgentFolder();
 		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
 		assert.ok((await listing()).includes('README.md'));
 
@@ -123,12 +111,13 @@ suite('Agent workspace while signed out or the service is unavailable', () => {
 
 	test('the service failing (503): an agent folder fails naming the host, and comes back by itself once the service answers', async function () {
 		this.timeout(60_000);
-		await addFolder();
-		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
+		await addAgentFolder();
 		const fault = await emu('PUT', '/_emulator/faults', {
 			rules: [{ method: 'POST', route: WORKSPACE_ROUTE, status: 503, retry_after: 0 }],
 		});
 		assert.equal(fault.status, 200);
+		// After the fault: no listing from before it (reused for 2 s) answers the one below.
+		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
 		let seen = rootEvents.length;
 		const host = new URL(vscode.workspace.getConfiguration('cloudAgents').get<string>('apiUrl') ?? '').host;
 		await assert.rejects(
