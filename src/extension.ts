@@ -63,7 +63,13 @@ class CloudAgentsExtension extends Disposable {
 			log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
 		});
 		const workspace = this.register(
-			registerWorkspaceFs({ session, log, runEvents: this.runFollower.onDidReceiveEvent, onUnauthorized }),
+			registerWorkspaceFs({
+				session,
+				log,
+				runEvents: this.runFollower.onDidReceiveEvent,
+				onUnauthorized,
+				globalState: context.globalState,
+			}),
 		);
 		// The tree views of every list (src/resources), and how the lists follow one another.
 		const views = (this.views = this.register(

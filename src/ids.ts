@@ -40,6 +40,12 @@ export const CONTEXT_KEYS = {
 	loaded: 'cloudAgents.loaded',
 	/** `reachable` or `unreachable` after a health check (the signed-out welcome says which); unset before. */
 	serverReachable: 'cloudAgents.serverReachable',
+	/**
+	 * True while the window has workspace folders and every one is an agent workspace
+	 * (`cloud-agent:`): then Ctrl+P and Ctrl+Shift+F run our Go to File and Search Workspace (VS
+	 * Code's own search finds nothing there). With a local folder beside them, the keys stay VS Code's.
+	 */
+	agentWorkspace: 'cloudAgents.agentWorkspace',
 } as const;
 
 /** The configuration section and keys under it. */

@@ -9,6 +9,7 @@
  * - `_cloudAgents.workspace.clearCache()`: the `cloud-agent:` file system starts from an empty cache;
  * - `_cloudAgents.workspace.interfaceNotices()`: the "interface differs" messages shown so far;
  * - `_cloudAgents.workspace.retry(agentId?)`: asks an agent's workspace interface again;
+ * - `_cloudAgents.workspace.resetSearchHint()`: the once-per-machine search hint may show again;
  * - `_cloudAgents.savings.exportTo(range, runtimeId, target)`: the CSV export without its dialog.
  * And what the tests read from `activate`'s result (`TestRecorder`: notifications and prompts shown).
  */
@@ -37,6 +38,8 @@ export class TestRecorder {
 	lastNotification: { text: string; actions: string[] } | undefined;
 	/** How many "sign in again" prompts this window showed. */
 	unauthorizedPrompts = 0;
+	/** The texts of the search hints this window showed (once per machine: src/workspace/workspaceFeature.ts). */
+	searchHints: string[] = [];
 }
 
 /** What the seams reach. */
@@ -64,6 +67,7 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 			recorder.lastNotification = { text: notice.text, actions: notice.actions };
 		}),
 		deps.session.onDidPromptSignIn(() => recorder.unauthorizedPrompts++),
+		workspace.onDidShowSearchHint((text) => recorder.searchHints.push(text)),
 		vscode.commands.registerCommand('_cloudAgents.views.rows', (key: string, parentRowId?: string) => views.rows(key, parentRowId)),
 		vscode.commands.registerCommand('_cloudAgents.views.click', (key: string, rowId: string, parentRowId?: string) =>
 			views.click(key, rowId, parentRowId),
@@ -74,6 +78,7 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 		vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => workspace.cache.clear()),
 		vscode.commands.registerCommand('_cloudAgents.workspace.interfaceNotices', () => workspace.interfaceNotices),
 		vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) => workspace.retryInterface(agentId)),
+		vscode.commands.registerCommand('_cloudAgents.workspace.resetSearchHint', () => workspace.resetSearchHint()),
 		vscode.commands.registerCommand(
 			'_cloudAgents.savings.exportTo',
 			(range: RangeId, runtimeId: string | undefined, target: vscode.Uri) =>

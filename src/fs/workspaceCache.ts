@@ -3,6 +3,9 @@
  * `stat` from folder listings where it can (including "not found" for names a fresh listing lacks),
  * shares concurrent requests, reads big files in 1 MiB chunks, keeps virtual empty folders (the
  * service has no mkdir) and is invalidated by its own writes and deletes and by the agent's runs.
+ * While no one is signed in, or the service cannot be reached, it fails with `Unavailable` errors
+ * that say why (never an empty listing), makes the folder's root fail with them too, and announces
+ * the root as changed when the agent's workspace becomes unavailable and again when it is back.
  *
  * No `vscode` import: the unit tests and the bench drive it in plain Node against the emulator;
  * `workspaceFs.ts` adapts it to `vscode.FileSystemProvider` and maps errors in `errors.ts`.
@@ -11,12 +14,12 @@ import { ApiError, LIMITS, SAFETY, WorkspaceInterfaceError, sleep } from '../api
 import type { CloudAgentsClient, WorkspaceEntry } from '../api';
 import { hasInvisibleCharacters } from '../util/localName';
 import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from './paths';
-import { type EntryStat, type WorkspaceChange, WorkspaceFsError } from './workspaceModel';
+import { type EntryStat, type WorkspaceChange, WorkspaceFsError, WorkspaceUnavailableError } from './workspaceModel';
 import { type TransferHost, transfer } from './workspaceTransfer';
 import { type EntryType, type WalkOptions, type WalkResult, skippingVanished, walkFiles } from './workspaceWalk';
 
-export type { EntryStat, WorkspaceChange, WorkspaceFsErrorCode } from './workspaceModel';
-export { WorkspaceFsError } from './workspaceModel';
+export type { EntryStat, UnavailableReason, WorkspaceChange, WorkspaceFsErrorCode } from './workspaceModel';
+export { WorkspaceFsError, WorkspaceUnavailableError } from './workspaceModel';
 export type { EntryType, WalkOptions, WalkResult } from './workspaceWalk';
 export { WALK_LIMITS, WalkLimitError } from './workspaceWalk';
 
@@ -72,6 +75,19 @@ export interface WorkspaceCacheOptions {
 	now?: () => number;
 	/** Where dropped listing entries are reported (once per folder): the extension's log. */
 	log?: { warn(message: string): void };
+	/**
+	 * False while no one is signed in: then every operation fails with `Unavailable` ("Signed out
+	 * of Cloud Agents…") and sends nothing. Default: always signed in.
+	 */
+	signedIn?: () => boolean;
+	/** The service's `host[:port]`, named in the messages of `Unavailable` errors. Default: "the configured API URL". */
+	serviceHost?: () => string;
+}
+
+/** An agent's workspace became unavailable (`error` says why) or is back (`error` undefined). */
+export interface AvailabilityChange {
+	agentId: string;
+	error: WorkspaceUnavailableError | undefined;
 }
 
 interface Known {
@@ -210,8 +226,19 @@ export class WorkspaceCache {
 	private readonly changeListeners = new Set<(changes: WorkspaceChange[]) => void>();
 	private readonly refusalListeners = new Set<(refusal: LargeFileRefusal) => void>();
 	private readonly interfaceListeners = new Set<(e: InterfaceDiffers) => void>();
-	private readonly opts: Required<Omit<WorkspaceCacheOptions, 'largeFileBytes' | 'log'>> & { largeFileBytes: () => number };
+	private readonly availabilityListeners = new Set<(e: AvailabilityChange) => void>();
+	/**
+	 * Per agent, why its workspace cannot be used now: set by a failed listing, stat or read (or
+	 * `markSignedOut`), cleared by the next answer from the service or `clear`. While set, the root's
+	 * `stat` fails with it.
+	 */
+	private readonly unavailable = new Map<string, WorkspaceUnavailableError>();
+	private readonly opts: Required<Omit<WorkspaceCacheOptions, 'largeFileBytes' | 'log' | 'signedIn' | 'serviceHost'>> & {
+		largeFileBytes: () => number;
+	};
 	private readonly log: WorkspaceCacheOptions['log'];
+	private readonly signedIn: () => boolean;
+	private readonly serviceHost: () => string;
 
 	constructor(
 		private readonly getApi: () => WorkspaceApi,
@@ -227,6 +254,8 @@ export class WorkspaceCache {
 			now: options.now ?? Date.now,
 		};
 		this.log = options.log;
+		this.signedIn = options.signedIn ?? ((): boolean => true);
+		this.serviceHost = options.serviceHost ?? ((): string => 'the configured API URL');
 	}
 
 	/** Listens for created, changed and deleted paths (our own writes and the agent's). */
@@ -250,6 +279,53 @@ export class WorkspaceCache {
 	onDidDetectInterfaceDiffers(listener: (e: InterfaceDiffers) => void): { dispose(): void } {
 		this.interfaceListeners.add(listener);
 		return { dispose: () => this.interfaceListeners.delete(listener) };
+	}
+
+	/**
+	 * Listens for agents whose workspace became unavailable (signed out, the service unreachable or
+	 * failing) and for those that are back: fired once per change, with the root announced as
+	 * changed at the same time (see `onDidChange`).
+	 */
+	onDidChangeAvailability(listener: (e: AvailabilityChange) => void): { dispose(): void } {
+		this.availabilityListeners.add(listener);
+		return { dispose: () => this.availabilityListeners.delete(listener) };
+	}
+
+	/** Why an agent's workspace cannot be reached now, or undefined when nothing says so. */
+	unavailableError(agentId: string): WorkspaceUnavailableError | undefined {
+		return this.unavailable.get(agentId);
+	}
+
+	/**
+	 * While signed out: marks these agents' workspaces unavailable ("Signed out…") and announces
+	 * their roots, so folders that show them fail with the reason at once (the sign-out). Does
+	 * nothing while signed in.
+	 */
+	markSignedOut(agentIds: Iterable<string>): void {
+		for (const agentId of agentIds) {
+			const error = this.signedOutError('');
+			if (error) {
+				this.setUnavailable(agentId, this.agent(agentId), error);
+			}
+		}
+	}
+
+	/**
+	 * Asks the service for the root listing of an agent whose workspace is unavailable (the
+	 * feature's retry while the service cannot be reached); true when it answered, which brings the
+	 * folder back. Sends nothing while signed out.
+	 */
+	async probe(agentId: string): Promise<boolean> {
+		if (this.signedOutError('')) {
+			return false;
+		}
+		this.agent(agentId).listings.delete('');
+		try {
+			await this.readDirectory(agentId, '');
+			return true;
+		} catch {
+			return !this.unavailable.has(agentId);
+		}
 	}
 
 	/** The error that stopped an agent's workspace operations, if any. */
@@ -277,8 +353,16 @@ export class WorkspaceCache {
 			throw isConfigProbe(path) ? new WorkspaceFsError('FileNotFound', path) : a.interfaceError;
 		}
 		try {
-			return await fn(this.getApi());
+			return await this.send(a, agentId, path, fn);
 		} catch (err) {
+			if (err instanceof WorkspaceUnavailableError) {
+				// VS Code's probes of `.vscode/*` and the like: "not found", and the folder keeps showing.
+				if (isConfigProbe(path)) {
+					throw new WorkspaceFsError('FileNotFound', path);
+				}
+				this.setUnavailable(agentId, a, err);
+				throw err;
+			}
 			if (!(err instanceof WorkspaceInterfaceError)) {
 				throw err;
 			}
@@ -293,14 +377,129 @@ export class WorkspaceCache {
 		}
 	}
 
+	/**
+	 * Sends one request for `path`: refused with `Unavailable` ("Signed out…") without sending
+	 * while signed out; a failure that means the service cannot be reached or used now (no answer,
+	 * 5xx, 429, 401) becomes a WorkspaceUnavailableError that says why and what to do. Any answer
+	 * from the service brings an unavailable agent back.
+	 */
+	private async send<R>(a: AgentCache, agentId: string, path: string, fn: (api: WorkspaceApi) => Promise<R>): Promise<R> {
+		const signedOut = this.signedOutError(path);
+		if (signedOut) {
+			throw signedOut;
+		}
+		let result: R;
+		try {
+			result = await fn(this.getApi());
+		} catch (err) {
+			const unavailable = this.unavailableFrom(err, path);
+			if (unavailable) {
+				throw unavailable;
+			}
+			if (err instanceof ApiError && err.status > 0) {
+				this.setAvailable(agentId, a);
+			}
+			throw err;
+		}
+		this.setAvailable(agentId, a);
+		return result;
+	}
+
+	/** The "signed out" error while no one is signed in, else undefined. */
+	private signedOutError(path: string): WorkspaceUnavailableError | undefined {
+		return this.signedIn()
+			? undefined
+			: new WorkspaceUnavailableError('signedOut', path, "Signed out of Cloud Agents: sign in to see this agent's files.");
+	}
+
+	/** An `Unavailable` error saying why, for a failure that means the service cannot be used now; else undefined. */
+	private unavailableFrom(err: unknown, path: string): WorkspaceUnavailableError | undefined {
+		if (!(err instanceof ApiError) || err instanceof WorkspaceInterfaceError) {
+			return undefined;
+		}
+		const host = this.serviceHost();
+		const detail = `${err.message} [${err.code}${err.requestId ? `, request ${err.requestId}` : ''}]`;
+		const cause = { cause: err };
+		if (err.status === 0) {
+			return new WorkspaceUnavailableError(
+				'unreachable',
+				path,
+				`The Cloud Agents service cannot be reached at ${host} (${err.message}). The folder comes back by itself once the service answers; check the cloudAgents.apiUrl setting and your connection.`,
+				cause,
+			);
+		}
+		if (err.status === 401) {
+			return new WorkspaceUnavailableError(
+				'unauthenticated',
+				path,
+				`Cloud Agents at ${host} did not accept the sign-in (${detail}): sign in again to see this agent's files.`,
+				cause,
+			);
+		}
+		if (err.isRetryable || err.status >= 500) {
+			return new WorkspaceUnavailableError(
+				'failing',
+				path,
+				`The Cloud Agents service at ${host} is unavailable (${detail}). The folder comes back by itself once the service answers.`,
+				cause,
+			);
+		}
+		return undefined;
+	}
+
+	/**
+	 * Records why an agent's workspace is unavailable (only for the cache of the current session: a
+	 * request that outlived `clear` says nothing about the new one); the first time, tells listeners
+	 * and announces the root as changed, so a folder showing it reads it again and fails with the reason.
+	 */
+	private setUnavailable(agentId: string, a: AgentCache, error: WorkspaceUnavailableError): void {
+		if (this.agents.get(agentId) !== a) {
+			return;
+		}
+		const was = this.unavailable.get(agentId);
+		this.unavailable.set(agentId, error);
+		if (!was) {
+			this.announceAvailability(agentId, error);
+		}
+	}
+
+	/** Clears an agent's unavailability after an answer from the service; tells listeners and announces the root. */
+	private setAvailable(agentId: string, a: AgentCache): void {
+		if (this.agents.get(agentId) !== a || !this.unavailable.delete(agentId)) {
+			return;
+		}
+		this.announceAvailability(agentId, undefined);
+	}
+
+	private announceAvailability(agentId: string, error: WorkspaceUnavailableError | undefined): void {
+		for (const listener of this.availabilityListeners) {
+			listener({ agentId, error });
+		}
+		this.fire([{ type: 'changed', agentId, path: '' }]);
+	}
+
 	/** Allows reading one large file (after the user confirmed). */
 	approveLargeFile(agentId: string, rawPath: string): void {
 		this.agent(agentId).approvedLarge.add(normalizeWorkspacePath(rawPath));
 	}
 
-	/** Forgets everything (sign-out, another API URL). */
+	/**
+	 * Forgets everything (sign-in, sign-out, another API URL), also why workspaces were unavailable,
+	 * except "signed out" while that still holds: the agents that were unavailable are announced as
+	 * back (their roots changed), so folders showing an error read them again.
+	 */
 	clear(): void {
+		const signedOut = !this.signedIn();
+		const kept = [...this.unavailable].filter(([, error]) => signedOut && error.reason === 'signedOut');
+		const back = [...this.unavailable.keys()].filter((agentId) => !kept.some(([id]) => id === agentId));
 		this.agents.clear();
+		this.unavailable.clear();
+		for (const [agentId, error] of kept) {
+			this.unavailable.set(agentId, error);
+		}
+		for (const agentId of back) {
+			this.announceAvailability(agentId, undefined);
+		}
 	}
 
 	/**
@@ -334,7 +533,7 @@ export class WorkspaceCache {
 		const path = normalizeWorkspacePath(rawPath);
 		const a = this.agent(agentId);
 		if (path === '') {
-			return this.statRoot(a);
+			return this.statRoot(agentId, a);
 		}
 		const cached = this.cachedStat(a, path);
 		if (cached) {
@@ -400,10 +599,16 @@ export class WorkspaceCache {
 	 * interface is known to differ: VS Code shows a failed root *listing* as an empty folder without
 	 * a word, but a failed root *stat* as an error on the folder, so the root then fails with the
 	 * error (a `changed` event for the root, fired when the state is entered, makes VS Code look again).
+	 * The same holds while the agent's workspace is unavailable (signed out, the service unreachable):
+	 * the root fails with the reason until the service answers again.
 	 */
-	private async statRoot(a: AgentCache): Promise<EntryStat> {
+	private async statRoot(agentId: string, a: AgentCache): Promise<EntryStat> {
 		if (a.interfaceError) {
 			throw a.interfaceError;
+		}
+		const unavailable = this.unavailable.get(agentId);
+		if (unavailable) {
+			throw unavailable;
 		}
 		return { type: 'directory', size: 0, mtime: a.rootMtime };
 	}
@@ -723,7 +928,7 @@ export class WorkspaceCache {
 		}
 		this.checkNotChangedSinceRead(a, path);
 		const started = this.opts.now();
-		const result = await this.getApi().writeWorkspaceFile(agentId, path, content);
+		const result = await this.send(a, agentId, path, (api) => api.writeWorkspaceFile(agentId, path, content));
 		const stat = this.learn(
 			a,
 			agentId,
@@ -785,7 +990,7 @@ export class WorkspaceCache {
 			return;
 		}
 		try {
-			await this.getApi().deleteWorkspacePath(agentId, path, { recursive: options.recursive });
+			await this.send(a, agentId, path, (api) => api.deleteWorkspacePath(agentId, path, { recursive: options.recursive }));
 		} catch (err) {
 			if (isStatus(err, 404)) {
 				this.forgetMissing(a, path);

@@ -45,7 +45,10 @@ function toFileStat(s: EntryStat): vscode.FileStat {
 /** The agent-workspace file system. */
 export class WorkspaceFileSystemProvider extends Disposable implements vscode.FileSystemProvider {
 	private readonly _onDidChangeFile = this.register(new vscode.EventEmitter<vscode.FileChangeEvent[]>());
-	/** Our own writes and deletes, and the agent's changes seen in followed runs (batched). */
+	/**
+	 * Our own writes and deletes, the agent's changes seen in followed runs, and each root whose
+	 * workspace became unavailable or is back (batched).
+	 */
 	readonly onDidChangeFile = this._onDidChangeFile.event;
 	private pending: vscode.FileChangeEvent[] = [];
 	/** Per agent, the authorities VS Code used for it besides the encoded one (old links), so changes reach those URIs too. */
@@ -150,9 +153,16 @@ export class WorkspaceFileSystemProvider extends Disposable implements vscode.Fi
 						? vscode.FileChangeType.Deleted
 						: vscode.FileChangeType.Changed;
 			const uri = workspaceUri(c.agentId, c.path);
-			this.pending.push({ type, uri });
-			for (const authority of this.oldAuthorities.get(c.agentId) ?? []) {
-				this.pending.push({ type, uri: uri.with({ authority }) });
+			// A changed root (the folder became unavailable, is back, or must be listed again) is also
+			// announced as created: VS Code's Explorer reads a folder it shows again only for a Deleted
+			// item it shows, a Changed one while sorted by modification time, or a Created one it does
+			// not have, and a root is never its own child. (Deleted would mark open editors as deleted.)
+			const types = c.path === '' && type === vscode.FileChangeType.Changed ? [type, vscode.FileChangeType.Created] : [type];
+			for (const t of types) {
+				this.pending.push({ type: t, uri });
+				for (const authority of this.oldAuthorities.get(c.agentId) ?? []) {
+					this.pending.push({ type: t, uri: uri.with({ authority }) });
+				}
 			}
 		}
 		// Batch like the memfs sample: one event per burst of changes.

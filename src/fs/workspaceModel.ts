@@ -31,6 +31,27 @@ export class WorkspaceFsError extends Error {
 	}
 }
 
+/** Why an agent's workspace cannot be used now: signed out, the sign-in refused (401), no answer from the service, or the service failing (5xx, 429). */
+export type UnavailableReason = 'signedOut' | 'unauthenticated' | 'unreachable' | 'failing';
+
+/**
+ * `Unavailable` because of the session or the service rather than the path: the message says why
+ * and what to do. The folder's root fails with it until the service answers again.
+ */
+export class WorkspaceUnavailableError extends WorkspaceFsError {
+	constructor(
+		readonly reason: UnavailableReason,
+		path: string,
+		message: string,
+		options?: { cause?: unknown },
+	) {
+		super('Unavailable', path, message);
+		if (options?.cause !== undefined) {
+			this.cause = options.cause;
+		}
+	}
+}
+
 /** A change to notify (VS Code: `onDidChangeFile`). */
 export interface WorkspaceChange {
 	type: 'created' | 'changed' | 'deleted';

@@ -1,17 +1,19 @@
 /**
  * The agent workspace in VS Code: the `cloud-agent:` file system over the workspace cache, and what
  * keeps it honest while agents work: cache invalidation from followed runs' `file.changed` events,
- * the save warning while a run of the agent is active, the large-file confirmation, and the notice
- * (with Retry) when a server's workspace interface differs. The commands that open, search and
- * walk a workspace (`openWorkspace.ts`, `searchWorkspace.ts`, `goToFile.ts`) work through it;
- * `commands/workspace.ts` registers them.
+ * the save warning while a run of the agent is active, the large-file confirmation, the notice
+ * (with Retry) when a server's workspace interface differs, and folders that say why they are
+ * unavailable (signed out, the service unreachable) and come back by themselves (a sign-in, or a
+ * retry the service answers). The commands that open, search and walk a workspace
+ * (`openWorkspace.ts`, `searchWorkspace.ts`, `goToFile.ts`) work through it; `commands/workspace.ts`
+ * registers them.
  */
 import * as vscode from 'vscode';
 import type { CloudAgentsClient, EventRecord } from '../api';
 import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
-import { type InterfaceDiffers, WorkspaceCache } from '../fs/workspaceCache';
+import { type AvailabilityChange, type InterfaceDiffers, WorkspaceCache } from '../fs/workspaceCache';
 import { WorkspaceFileSystemProvider, agentIdOf } from '../fs/workspaceFs';
-import { FS_SCHEME } from '../ids';
+import { CONTEXT_KEYS, FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { notificationText } from '../util/text';
 
@@ -24,11 +26,33 @@ export interface WorkspaceRunEvent {
 
 /** What the workspace feature needs from the rest of the extension. */
 export interface WorkspaceFeatureDeps {
-	/** The shared connection (`Session`): its client, and an event when URL or token change. */
-	session: { readonly client: CloudAgentsClient; readonly onDidChange: vscode.Event<void> };
+	/** The shared connection (`Session`): its client, URL and sign-in state, and an event when URL or token change. */
+	session: {
+		readonly client: CloudAgentsClient;
+		readonly apiUrl: string;
+		readonly signedIn: boolean;
+		readonly onDidChange: vscode.Event<void>;
+	};
 	log: { warn(message: string, ...args: unknown[]): void };
 	/** Events of followed runs (`RunFollower.onDidReceiveEvent`). */
 	runEvents?: vscode.Event<WorkspaceRunEvent>;
+	/** Where the search hint is remembered as shown (context.globalState: once per machine); no hint without it. */
+	globalState?: vscode.Memento;
+}
+
+/** globalState key: the hint that VS Code's search cannot read agent files was shown on this machine. */
+export const SEARCH_HINT_KEY = 'cloudAgents.workspace.searchHintShown';
+
+/** Waits before asking an unreachable service again for an open agent folder: doubling from the first, up to the last. */
+export const UNAVAILABLE_RETRY_MS = { first: 2_000, max: 30_000 } as const;
+
+/** `host[:port]` of an API URL, for messages; the URL itself when it does not parse. */
+function hostOf(apiUrl: string): string {
+	try {
+		return new URL(apiUrl).host;
+	} catch {
+		return apiUrl;
+	}
 }
 
 function largeFileBytes(): number {
@@ -53,19 +77,35 @@ export class WorkspaceFeature extends Disposable {
 	private readonly asked = new Map<string, number>();
 	/** The "interface differs" messages shown in this window. */
 	private readonly notices: string[] = [];
+	/** Sign-in state and API URL at the last session change (undefined before the first). */
+	private sessionState: string | undefined;
+	/** Per open agent folder whose service cannot be reached: the pending retry and the wait before it. */
+	private readonly retries = new Map<string, { timer: ReturnType<typeof setTimeout>; waitMs: number }>();
+	private readonly _onDidShowSearchHint = this.register(new vscode.EventEmitter<string>());
+	/** Fires with the text of the search hint when it is shown (once per machine). */
+	readonly onDidShowSearchHint = this._onDidShowSearchHint.event;
 
 	constructor(private readonly deps: WorkspaceFeatureDeps) {
 		super();
-		this.cache = new WorkspaceCache(() => deps.session.client, { largeFileBytes, log: deps.log });
+		this.cache = new WorkspaceCache(() => deps.session.client, {
+			largeFileBytes,
+			log: deps.log,
+			signedIn: () => deps.session.signedIn,
+			serviceHost: () => hostOf(deps.session.apiUrl),
+		});
 		this.provider = this.register(new WorkspaceFileSystemProvider(this.cache));
 		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, this.provider, { isCaseSensitive: true }));
-		this.register(deps.session.onDidChange(() => this.cache.clear()));
+		this.register(deps.session.onDidChange(() => this.onSessionChange()));
+		this.register(this.cache.onDidChangeAvailability((e) => this.onAvailabilityChange(e)));
+		this.register({ dispose: () => this.stopRetries() });
 		this.register(this.cache.onDidRefuseLargeFile((r) => void this.confirmLargeFile(r.agentId, r.path, r.size)));
 		this.register(this.cache.onDidDetectInterfaceDiffers((e) => void this.reportInterfaceDiffers(e)));
 		if (deps.runEvents) {
 			this.register(deps.runEvents((e) => this.onRunEvent(e)));
 		}
 		this.register(vscode.workspace.onWillSaveTextDocument((e) => this.warnIfAgentBusy(e.document)));
+		this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => this.onFoldersChange(e.added)));
+		this.onFoldersChange(vscode.workspace.workspaceFolders ?? []);
 	}
 
 	/** The client of the current session. */
@@ -107,6 +147,148 @@ export class WorkspaceFeature extends Disposable {
 				// A change of the root makes the Explorer list it again.
 				this.cache.invalidate(id, '');
 			}
+		}
+	}
+
+	// ------------------------------------------------------------------ workspace folders
+
+	/**
+	 * Folders added (or those the window opened with): sets `cloudAgents.agentWorkspace`, shows the
+	 * search hint when an agent folder is among them, and retries an added agent folder whose
+	 * service could not be reached.
+	 */
+	private onFoldersChange(added: readonly vscode.WorkspaceFolder[]): void {
+		const folders = vscode.workspace.workspaceFolders ?? [];
+		const allAgents = folders.length > 0 && folders.every((f) => f.uri.scheme === FS_SCHEME);
+		void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.agentWorkspace, allAgents);
+		const agents = added.map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
+		if (agents.length > 0) {
+			this.showSearchHint(allAgents);
+		}
+		for (const agentId of agents) {
+			const reason = this.cache.unavailableError(agentId)?.reason;
+			if (reason === 'unreachable' || reason === 'failing') {
+				this.scheduleRetry(agentId, UNAVAILABLE_RETRY_MS.first);
+			}
+		}
+	}
+
+	/**
+	 * Once per machine, when an agent folder is first opened: VS Code's Quick Open and Search find
+	 * nothing in agent files (their search provider APIs are proposed), so say which commands do,
+	 * and which keys reach them in this window (ours only while every folder is an agent's).
+	 */
+	private showSearchHint(keysAreOurs: boolean): void {
+		const state = this.deps.globalState;
+		if (!state || state.get<boolean>(SEARCH_HINT_KEY) === true) {
+			return;
+		}
+		void state.update(SEARCH_HINT_KEY, true);
+		const mod = process.platform === 'darwin' && vscode.env.uiKind === vscode.UIKind.Desktop ? 'Cmd' : 'Ctrl';
+		const text = keysAreOurs
+			? vscode.l10n.t(
+					"VS Code's search cannot read agent files; use Go to File ({0}+P) and Search Workspace ({0}+Shift+F) of Cloud Agents.",
+					mod,
+				)
+			: vscode.l10n.t(
+					"VS Code's search cannot read agent files, and in this window {0}+P and {0}+Shift+F search only your other folders; use Go to File and Search Workspace of Cloud Agents (Command Palette) for the agent's files.",
+					mod,
+				);
+		this._onDidShowSearchHint.fire(text);
+		const goToFile = vscode.l10n.t('Go to File');
+		const search = vscode.l10n.t('Search Workspace');
+		void vscode.window.showInformationMessage(text, goToFile, search).then((answer) => {
+			if (answer === goToFile) {
+				void vscode.commands.executeCommand('cloudAgents.workspace.goToFile');
+			} else if (answer === search) {
+				void vscode.commands.executeCommand('cloudAgents.workspace.search');
+			}
+		});
+	}
+
+	/** Lets the search hint show again (the test harness). */
+	resetSearchHint(): Thenable<void> {
+		return this.deps.globalState?.update(SEARCH_HINT_KEY, undefined) ?? Promise.resolve();
+	}
+
+	// ------------------------------------------------------------------ availability
+
+	/** The agents of this window's `cloud-agent:` workspace folders. */
+	private openAgentIds(): string[] {
+		return (vscode.workspace.workspaceFolders ?? []).map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
+	}
+
+	/**
+	 * Signed in, signed out or another API URL: the cache starts again (folders that showed an
+	 * error read their agent again). On a sign-out, every open agent folder fails with "Signed out…"
+	 * at once; on a sign-in or another URL, every open agent folder is listed again. The first
+	 * change (activation reading the stored token) only records the state: a folder whose root
+	 * fails while the window opens is dropped by VS Code ("Workspace does not exist").
+	 */
+	private onSessionChange(): void {
+		const { signedIn, apiUrl } = this.deps.session;
+		const state = `${signedIn}\n${apiUrl}`;
+		const changed = this.sessionState !== undefined && this.sessionState !== state;
+		this.sessionState = state;
+		this.stopRetries();
+		this.cache.clear();
+		if (!changed) {
+			return;
+		}
+		const open = this.openAgentIds();
+		if (signedIn) {
+			for (const agentId of open) {
+				this.cache.invalidate(agentId, '');
+			}
+		} else {
+			this.cache.markSignedOut(open);
+		}
+	}
+
+	/**
+	 * While an open agent folder's service cannot be reached (no answer, 5xx, 429), asks it again
+	 * after 2 s, 4 s, 8 s… up to 30 s; an answer brings the folder back. Signed out or a refused
+	 * sign-in wait for the next sign-in instead.
+	 */
+	private onAvailabilityChange({ agentId, error }: AvailabilityChange): void {
+		if (!error) {
+			this.stopRetry(agentId);
+			return;
+		}
+		if (error.reason === 'unreachable' || error.reason === 'failing') {
+			this.scheduleRetry(agentId, UNAVAILABLE_RETRY_MS.first);
+		}
+	}
+
+	private scheduleRetry(agentId: string, waitMs: number): void {
+		if (this.retries.has(agentId) || !this.openAgentIds().includes(agentId)) {
+			return;
+		}
+		const timer = setTimeout(() => {
+			void this.cache.probe(agentId).then((back) => {
+				if (this.retries.get(agentId)?.timer !== timer) {
+					return; // Stopped meanwhile (a session change, the folder back, disposal).
+				}
+				this.retries.delete(agentId);
+				if (!back && this.cache.unavailableError(agentId)) {
+					this.scheduleRetry(agentId, Math.min(waitMs * 2, UNAVAILABLE_RETRY_MS.max));
+				}
+			});
+		}, waitMs);
+		this.retries.set(agentId, { timer, waitMs });
+	}
+
+	private stopRetry(agentId: string): void {
+		const retry = this.retries.get(agentId);
+		if (retry) {
+			clearTimeout(retry.timer);
+			this.retries.delete(agentId);
+		}
+	}
+
+	private stopRetries(): void {
+		for (const agentId of [...this.retries.keys()]) {
+			this.stopRetry(agentId);
 		}
 	}
 

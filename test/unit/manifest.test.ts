@@ -28,6 +28,7 @@ interface Manifest {
 		configuration: { properties: Record<string, unknown> };
 		authentication: { id: string; label: string }[];
 		menus?: Record<string, { command?: string }[]>;
+		keybindings?: { command: string; key: string; mac?: string; when?: string }[];
 	};
 }
 
@@ -114,6 +115,24 @@ suite('package.json manifest', () => {
 			`onFileSystem:${FS_SCHEME}`,
 			...Object.values(WEBVIEW_TYPES).map((t) => `onWebviewPanel:${t}`),
 		]);
+	});
+
+	test('Ctrl+P and Ctrl+Shift+F run our Go to File and Search Workspace only in windows whose folders are all agent workspaces', () => {
+		// VS Code's own Quick Open and Search cannot read `cloud-agent:` files (the search provider APIs
+		// are proposed); in a window with a local folder they still find its files, so the keys stay theirs.
+		const bindings = manifest.contributes.keybindings ?? [];
+		assert.deepEqual(
+			bindings.map((b) => [b.command, b.key, b.mac, b.when]),
+			[
+				['cloudAgents.workspace.goToFile', 'ctrl+p', 'cmd+p', CONTEXT_KEYS.agentWorkspace],
+				['cloudAgents.workspace.search', 'ctrl+shift+f', 'cmd+shift+f', CONTEXT_KEYS.agentWorkspace],
+			],
+		);
+		const known = new Set<string>(COMMAND_IDS);
+		for (const b of bindings) {
+			assert.ok(known.has(b.command), `keybinding for unknown command ${b.command}`);
+			assert.ok(b.when?.trim(), `${b.key} must be scoped with a when clause: it replaces one of VS Code's own keys`);
+		}
 	});
 
 	test('declares the apiUrl setting and the extension id used by tests', () => {

@@ -20,6 +20,7 @@ suite('Test seams (src/testing.ts)', () => {
 			'_cloudAgents.workspace.clearCache',
 			'_cloudAgents.workspace.interfaceNotices',
 			'_cloudAgents.workspace.retry',
+			'_cloudAgents.workspace.resetSearchHint',
 			'_cloudAgents.savings.exportTo',
 		]) {
 			assert.ok(commands.includes(id), `${id} is not registered`);

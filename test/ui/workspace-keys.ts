@@ -1,0 +1,72 @@
+import * as assert from 'node:assert/strict';
+import { encodeAgentAuthority } from '../../src/fs/agentUri';
+import { emulatorCall } from './support/emulatorApi';
+import type { UiTest } from './support/workbench';
+
+const api = emulatorCall;
+
+/**
+ * Issue 20 (3): "VS Code's own search misses the agent's files. Ctrl+Shift+F finds only open
+ * editors, Ctrl+P says No matching results." In a window whose folder is an agent's workspace the
+ * keys people press lead to ours: Ctrl+P opens Go to File in Agent Workspace (its pick lists the
+ * agent's files) and Ctrl+Shift+F opens Search Workspace. The test opens such a window (`?folder=`)
+ * and at the end (also on failure) takes the page back to the window it found.
+ */
+const uiTest: UiTest = {
+	title: 'in a window whose only folder is an agent folder (a virtual workspace), Ctrl+P opens our Go to File and Ctrl+Shift+F our Search Workspace',
+	async run({ page, workbench, emulatorUrl, devToken, note, leavePage }) {
+		const agents = await api<{ agents?: Array<{ id: string; name: string }> }>(emulatorUrl, devToken, 'GET', '/v2/agents?limit=100');
+		const agent = (agents.agents ?? []).find((a) => a.name === 'Docs writer');
+		assert.ok(agent, 'the demo seed has the docs agent');
+		await api(emulatorUrl, devToken, 'POST', `/_emulator/workspace/${agent.id}/write`, {
+			path: 'keys/find-me-by-name.md',
+			content_base64: Buffer.from('# Find me\n').toString('base64'),
+		});
+
+		const home = page.url();
+		const direct = new URL(home);
+		direct.search = `?folder=${encodeURIComponent(`cloud-agent://${encodeAgentAuthority(agent.id)}/`)}`;
+		try {
+			await leavePage(direct.toString());
+			// The folder is listed: the extension is active and has set its context keys.
+			const explorer = page.locator('[id="workbench.view.explorer"] .explorer-folders-view');
+			await explorer
+				.locator('.monaco-list-row', { hasText: /^\s*keys\s*$/ })
+				.first()
+				.waitFor({ state: 'visible', timeout: 60_000 });
+			await workbench.dismissDialogs();
+
+			const widget = page.locator('.quick-input-widget');
+			await page.keyboard.press('Control+P');
+			await widget.waitFor({ state: 'visible', timeout: 15_000 });
+			const title = (
+				await widget
+					.locator('.quick-input-title')
+					.innerText()
+					.catch(() => '')
+			).trim();
+			note(`Ctrl+P opened: ${JSON.stringify(title)}`);
+			assert.match(title, /^Go to File in /, 'our Go to File pick, not VS Code\u2019s Quick Open');
+			await page.keyboard.type('find-me-by');
+			await widget
+				.locator('.quick-input-list .monaco-list-row', { hasText: 'find-me-by-name.md' })
+				.first()
+				.waitFor({ state: 'visible', timeout: 30_000 });
+			await workbench.screenshot('workspace-ctrl-p');
+			await page.keyboard.press('Escape');
+			await widget.waitFor({ state: 'hidden', timeout: 5_000 });
+
+			await page.keyboard.press('Control+Shift+F');
+			await widget.waitFor({ state: 'visible', timeout: 15_000 });
+			await widget.locator('text=Search the agent workspace').first().waitFor({ state: 'visible', timeout: 10_000 });
+			note('Ctrl+Shift+F asks "Search the agent workspace"');
+			await page.keyboard.press('Escape');
+		} finally {
+			await leavePage(home);
+			await workbench.dismissDialogs();
+			await workbench.activityBarItem('Cloud Agents').waitFor({ state: 'visible', timeout: 60_000 });
+		}
+	},
+};
+
+export default uiTest;
