@@ -85,3 +85,18 @@ export const WEBVIEW_TYPES = {
 	computer: 'cloudAgents.computer',
 	savings: 'cloudAgents.savings',
 } as const;
+
+/** Command id → title of the commands a manifest (package.json) contributes. */
+export function manifestCommandTitles(manifest: unknown): ReadonlyMap<string, string> {
+	const titles = new Map<string, string>();
+	const contributes: unknown = typeof manifest === 'object' && manifest !== null ? Reflect.get(manifest, 'contributes') : undefined;
+	const commands: unknown = typeof contributes === 'object' && contributes !== null ? Reflect.get(contributes, 'commands') : undefined;
+	for (const entry of Array.isArray(commands) ? (commands as unknown[]) : []) {
+		const command: unknown = typeof entry === 'object' && entry !== null ? Reflect.get(entry, 'command') : undefined;
+		const title: unknown = typeof entry === 'object' && entry !== null ? Reflect.get(entry, 'title') : undefined;
+		if (typeof command === 'string' && typeof title === 'string') {
+			titles.set(command, title);
+		}
+	}
+	return titles;
+}

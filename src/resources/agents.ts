@@ -351,28 +351,22 @@ async function deleteAgent(agent: Agent, kit: ActionKit): Promise<boolean> {
  * History is its own resource (src/resources/sessionHistory.ts).
  */
 export const agentActions = {
-	create: {
-		command: 'cloudAgents.agents.create',
-		run: createAgent,
-	} satisfies ResourceAction,
+	create: { command: 'cloudAgents.agents.create', run: createAgent } satisfies ResourceAction,
 	rename: {
 		on: agentsList,
 		command: 'cloudAgents.agents.rename',
-		title: () => vscode.l10n.t('Rename Agent'),
 		useSelection: true,
 		run: ({ agent }, kit) => renameAgent(agent, kit),
 	} satisfies RecordAction<Agent, AgentTarget>,
 	delete: {
 		on: agentsList,
 		command: 'cloudAgents.agents.delete',
-		title: () => vscode.l10n.t('Delete Agent'),
 		useSelection: true,
 		run: ({ agent }, kit) => deleteAgent(agent, kit),
 	} satisfies RecordAction<Agent, AgentTarget>,
 	copyId: {
 		on: agentsList,
 		command: 'cloudAgents.agents.copyId',
-		title: () => vscode.l10n.t('Copy Agent ID'),
 		useSelection: true,
 		run: async ({ agent }) => {
 			await vscode.env.clipboard.writeText(agent.id);
@@ -383,7 +377,6 @@ export const agentActions = {
 	openComputer: {
 		on: agentsList,
 		command: 'cloudAgents.agents.openComputer',
-		title: () => vscode.l10n.t('Open Computer'),
 		// The panel flow (one panel per agent, restored after a reload) is src/commands/computer.ts.
 		run: ({ agent }, kit) => {
 			void rememberAgent(kit.context, agent.id);

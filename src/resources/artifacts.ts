@@ -360,7 +360,6 @@ export const artifactActions = {
 	open: {
 		on: artifactsList,
 		command: 'cloudAgents.artifacts.open',
-		title: () => vscode.l10n.t('Open Artifact'),
 		run: (target, kit) => openArtifact(target, kit),
 	} satisfies RecordAction<Artifact, ArtifactTarget>,
 	save: {
@@ -376,14 +375,12 @@ export const artifactActions = {
 	upload: {
 		on: agentsList,
 		command: 'cloudAgents.artifacts.upload',
-		title: () => vscode.l10n.t('Upload Artifact'),
 		useSelection: true,
 		run: ({ agent }, kit) => uploadArtifact(agent, kit),
 	} satisfies RecordAction<Agent, AgentTarget>,
 	delete: {
 		on: artifactsList,
 		command: 'cloudAgents.artifacts.delete',
-		title: () => vscode.l10n.t('Delete Artifact'),
 		async run({ agentId, artifact }, kit): Promise<boolean> {
 			const ok = await kit.confirm(
 				vscode.l10n.t('Delete the artifact "{0}"?', singleLine(artifact.name)),

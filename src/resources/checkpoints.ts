@@ -104,7 +104,6 @@ export const checkpointActions = {
 	showDetails: {
 		on: checkpointsList,
 		command: 'cloudAgents.checkpoints.showDetails',
-		title: () => vscode.l10n.t('Show Checkpoint Details'),
 		// A summary first (state, failure reason, source runtime or "deleted"), then the record as sent.
 		run: ({ checkpoint: c }, kit) =>
 			kit.showJson(vscode.l10n.t('Checkpoint {0}', iconSafe(c.name ?? c.id)), ['checkpoints', c.id], {

@@ -426,13 +426,11 @@ export const githubActions = {
 	authorize: {
 		on: githubRequestsList,
 		command: 'cloudAgents.github.authorize',
-		title: () => vscode.l10n.t('Authorize GitHub Request'),
 		run: ({ request }, kit) => authorizeRequest(request, kit),
 	} satisfies RecordAction<GitHubAuthorizationRequest, GitHubRequestTarget>,
 	editBindings: {
 		on: runtimesList,
 		command: 'cloudAgents.github.editBindings',
-		title: () => vscode.l10n.t('Edit GitHub Bindings'),
 		filter: (r) => r.can_manage !== false,
 		run: ({ runtime }, kit) => editRuntimeBindings(runtime, kit),
 	} satisfies RecordAction<Runtime, RuntimeTarget>,

@@ -398,7 +398,6 @@ export const imageBuildActions = {
 	showDetails: {
 		on: imageBuildsList,
 		command: 'cloudAgents.imageBuilds.showDetails',
-		title: () => vscode.l10n.t('Show Image Build Details'),
 		run: async ({ build }, kit): Promise<vscode.TextDocument> => {
 			const fresh = readBuild(await kit.client().getImageBuild(build.id)) ?? build;
 			return kit.showJson(
@@ -434,7 +433,6 @@ export const imageBuildActions = {
 	follow: {
 		on: imageBuildsList,
 		command: 'cloudAgents.imageBuilds.follow',
-		title: () => vscode.l10n.t('Follow Image Build'),
 		filter: (build) => buildStatusClass(build.status) === 'active',
 		run: ({ build }, kit): Promise<BuildInfo | { following: string }> => {
 			const end = buildFollower(kit).follow(build, argFlag(kit.arg, 'quiet'));

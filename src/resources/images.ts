@@ -91,14 +91,12 @@ export const imageActions = {
 	showDetails: {
 		on: imagesList,
 		command: 'cloudAgents.images.showDetails',
-		title: () => vscode.l10n.t('Show Image Details'),
 		run: ({ image }, kit) =>
 			kit.showJson(vscode.l10n.t('Image {0}', iconSafe(image.name ?? image.id)), ['images', image.id], redactSecrets(image.raw)),
 	} satisfies RecordAction<ImageInfo, ImageTarget>,
 	delete: {
 		on: imagesList,
 		command: 'cloudAgents.images.delete',
-		title: () => vscode.l10n.t('Delete Image…'),
 		filter: (image) => image.kind === 'custom',
 		async run({ image }, kit): Promise<DeleteImageResult> {
 			const name = image.name ?? image.id;

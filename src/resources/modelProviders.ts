@@ -328,12 +328,8 @@ export const modelProviderActions = {
 	edit: {
 		on: modelProvidersList,
 		command: 'cloudAgents.modelProviders.edit',
-		title: () => vscode.l10n.t('Edit Model Provider'),
 		run: ({ provider }, kit) => editProvider(provider, kit),
 	} satisfies RecordAction<ProviderInfo, ModelProviderTarget>,
 	/** "Save Model Provider to the Service": saves the document (which sends the PATCH). Automation: `{uri}` returns the outcome. */
-	save: {
-		command: 'cloudAgents.modelProviders.save',
-		run: (kit) => saveProvider(kit),
-	} satisfies ResourceAction,
+	save: { command: 'cloudAgents.modelProviders.save', run: (kit) => saveProvider(kit) } satisfies ResourceAction,
 };

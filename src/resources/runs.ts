@@ -414,33 +414,20 @@ export const runActions = {
 	cancel: {
 		on: runsList,
 		command: 'cloudAgents.runs.cancel',
-		title: () => vscode.l10n.t('Cancel Run'),
 		filter: (r) => !isTerminalRunStatus(r.status),
 		run: cancelRun,
 	} satisfies RecordAction<Run, RunTarget>,
 	resume: {
 		on: runsList,
 		command: 'cloudAgents.runs.resume',
-		title: () => vscode.l10n.t('Resume Run'),
 		filter: (r) => isTerminalRunStatus(r.status),
 		run: resumeRun,
 	} satisfies RecordAction<Run, RunTarget>,
-	followUp: {
-		on: runsList,
-		command: 'cloudAgents.runs.followUp',
-		title: () => vscode.l10n.t('Send Follow-up'),
-		run: followUpRun,
-	} satisfies RecordAction<Run, RunTarget>,
-	openResult: {
-		on: runsList,
-		command: 'cloudAgents.runs.openResult',
-		title: () => vscode.l10n.t('Open Run Result'),
-		run: openResult,
-	} satisfies RecordAction<Run, RunTarget>,
+	followUp: { on: runsList, command: 'cloudAgents.runs.followUp', run: followUpRun } satisfies RecordAction<Run, RunTarget>,
+	openResult: { on: runsList, command: 'cloudAgents.runs.openResult', run: openResult } satisfies RecordAction<Run, RunTarget>,
 	copyId: {
 		on: runsList,
 		command: 'cloudAgents.runs.copyId',
-		title: () => vscode.l10n.t('Copy Run ID'),
 		run: async ({ run }) => {
 			await vscode.env.clipboard.writeText(run.id);
 			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the run ID {0}', run.id)), 3000);
@@ -449,16 +436,7 @@ export const runActions = {
 	} satisfies RecordAction<Run, RunTarget>,
 	// Following acts on a run named by ids without reading it first (the follower reads its events):
 	// a command of the resource that resolves the run itself only when it has to pick one.
-	follow: {
-		command: 'cloudAgents.runs.follow',
-		run: followRun,
-	} satisfies ResourceAction,
-	followedRunActions: {
-		command: 'cloudAgents.runs.followedRunActions',
-		run: followedRunActions,
-	} satisfies ResourceAction,
-	stopFollowing: {
-		command: 'cloudAgents.runs.stopFollowing',
-		run: stopFollowing,
-	} satisfies ResourceAction,
+	follow: { command: 'cloudAgents.runs.follow', run: followRun } satisfies ResourceAction,
+	followedRunActions: { command: 'cloudAgents.runs.followedRunActions', run: followedRunActions } satisfies ResourceAction,
+	stopFollowing: { command: 'cloudAgents.runs.stopFollowing', run: stopFollowing } satisfies ResourceAction,
 };

@@ -233,7 +233,6 @@ export const runtimeActions = {
 	showDetails: {
 		on: runtimesList,
 		command: 'cloudAgents.runtimes.showDetails',
-		title: () => vscode.l10n.t('Show Runtime Details'),
 		// The whole record, read again, as read-only JSON in a tab titled by the runtime's name.
 		run: async ({ runtime }, kit) => {
 			const fresh = (await findRuntime(kit.client(), runtime.id)) ?? runtime;
@@ -243,21 +242,18 @@ export const runtimeActions = {
 	resume: {
 		on: runtimesList,
 		command: 'cloudAgents.runtimes.resume',
-		title: () => vscode.l10n.t('Resume Runtime'),
 		filter: resumable,
 		run: ({ runtime }, kit) => resumeRuntime(runtime, kit),
 	} satisfies RecordAction<Runtime, RuntimeTarget>,
 	listVncCredentials: {
 		on: runtimesList,
 		command: 'cloudAgents.runtimes.listVncCredentials',
-		title: () => vscode.l10n.t('List VNC Credentials'),
 		filter: (r) => r.vnc_enabled === true,
 		run: ({ runtime }, kit) => listVncCredentials(runtime, kit),
 	} satisfies RecordAction<Runtime, RuntimeTarget>,
 	copyId: {
 		on: runtimesList,
 		command: 'cloudAgents.runtimes.copyId',
-		title: () => vscode.l10n.t('Copy Runtime ID'),
 		run: async ({ runtime }) => {
 			await vscode.env.clipboard.writeText(runtime.id);
 			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the runtime ID {0}', runtime.id)), 3000);

@@ -644,7 +644,6 @@ export const secretStubActions = {
 	create: {
 		on: runtimesList,
 		command: 'cloudAgents.secretStubs.create',
-		title: () => vscode.l10n.t('Add Secret Stub'),
 		filter: (r) => r.can_manage !== false,
 		targetArg: runtimeRowOf,
 		run: ({ runtime }, kit) => createStub(runtime, kit),
@@ -653,14 +652,12 @@ export const secretStubActions = {
 		on: secretStubsList,
 		alsoOn: [runtimeSecretStubsList],
 		command: 'cloudAgents.secretStubs.delete',
-		title: () => vscode.l10n.t('Delete Secret Stub'),
 		run: deleteStub,
 	} satisfies RecordAction<SecretStub, SecretStubTarget>,
 	showDetails: {
 		on: secretStubsList,
 		alsoOn: [runtimeSecretStubsList],
 		command: 'cloudAgents.secretStubs.showDetails',
-		title: () => vscode.l10n.t('Show Secret Stub Details'),
 		run: ({ stub }, kit) => showStubDetails(stub, kit),
 	} satisfies RecordAction<SecretStub, SecretStubTarget>,
 };

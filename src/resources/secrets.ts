@@ -312,7 +312,6 @@ export const secretActions = {
 	open: {
 		on: secretsList,
 		command: 'cloudAgents.secrets.open',
-		title: () => vscode.l10n.t('Open Secret by Name or ID'),
 		targetArg: secretArg,
 		pick: (kit) => askSecret(kit, vscode.l10n.t('Open Secret by Name or ID')),
 		run: ({ secret }, kit) => openSecret(secret, kit),
@@ -320,7 +319,6 @@ export const secretActions = {
 	delete: {
 		on: secretsList,
 		command: 'cloudAgents.secrets.delete',
-		title: () => vscode.l10n.t('Delete Secret'),
 		targetArg: secretArg,
 		pick: (kit) => askSecret(kit, vscode.l10n.t('Delete Secret')),
 		run: ({ secret }, kit) => deleteSecret(secret, kit),

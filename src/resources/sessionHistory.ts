@@ -307,7 +307,6 @@ export const sessionHistoryActions = {
 	show: {
 		on: agentsList,
 		command: 'cloudAgents.agents.showSessionHistory',
-		title: () => vscode.l10n.t('Show Session History'),
 		useSelection: true,
 		run: ({ agent }, kit) => showSessionHistory(agent, kit),
 	} satisfies RecordAction<Agent, AgentTarget>,

@@ -223,22 +223,11 @@ async function deleteKey({ sshKey }: SshKeyTarget, kit: ActionKit): Promise<unkn
  * Automation: `{runtimeId, sshKeyId, confirm?: false, expectedRevision?, onConflict?: 'retry'|'cancel', quiet?}`.
  */
 export const sshKeyActions = {
-	detach: {
-		on: runtimeSshKeysList,
-		command: 'cloudAgents.sshKeys.detach',
-		title: () => vscode.l10n.t('Detach SSH Key'),
-		run: detachKey,
-	} satisfies RecordAction<SshKey, SshKeyTarget>,
-	delete: {
-		on: runtimeSshKeysList,
-		command: 'cloudAgents.sshKeys.delete',
-		title: () => vscode.l10n.t('Delete SSH Key'),
-		run: deleteKey,
-	} satisfies RecordAction<SshKey, SshKeyTarget>,
+	detach: { on: runtimeSshKeysList, command: 'cloudAgents.sshKeys.detach', run: detachKey } satisfies RecordAction<SshKey, SshKeyTarget>,
+	delete: { on: runtimeSshKeysList, command: 'cloudAgents.sshKeys.delete', run: deleteKey } satisfies RecordAction<SshKey, SshKeyTarget>,
 	showDetails: {
 		on: runtimeSshKeysList,
 		command: 'cloudAgents.sshKeys.showDetails',
-		title: () => vscode.l10n.t('Show SSH Key Details'),
 		run: ({ sshKey }, kit) => kit.showJson(vscode.l10n.t('SSH Key {0}', displayName(keyName(sshKey))), ['ssh-keys', sshKey.id], sshKey),
 	} satisfies RecordAction<SshKey, SshKeyTarget>,
 };

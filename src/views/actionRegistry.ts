@@ -5,6 +5,7 @@ import { isCancellation, showApiError } from '../util/errors';
 import { notificationText, plainText } from '../util/text';
 import type { Action, ActionKit, ResourceActions, Services } from './actions';
 import type { AnyListDescriptor } from './descriptor';
+import { manifestCommandTitles } from '../ids';
 import { titledRecordUri } from './recordDocuments';
 import { resolveTarget } from './targets';
 import { isAutomation, showInfo, showModalWarning, showWarning, toAbortSignal } from './ui';
@@ -21,6 +22,8 @@ import { isAutomation, showInfo, showModalWarning, showWarning, toAbortSignal } 
  *   cancellations are silent.
  */
 export class ActionRegistry {
+	private titles: ReadonlyMap<string, string> | undefined;
+
 	constructor(
 		private readonly services: Services,
 		private readonly lists: readonly AnyListDescriptor[],
@@ -47,6 +50,15 @@ export class ActionRegistry {
 			}
 		}
 		return out;
+	}
+
+	/**
+	 * The command's title as package.json contributes it, without a trailing "…" (the quick pick it
+	 * titles is the rest of the command), so an action does not write its name a second time.
+	 */
+	private commandTitle(command: string): string {
+		this.titles ??= manifestCommandTitles(this.services.context.extension.packageJSON);
+		return this.titles.get(command)?.replace(/…$/, '') ?? command;
 	}
 
 	/** Runs an action as its command would, with `arg` as the command's argument; failures are thrown. */
@@ -80,7 +92,7 @@ export class ActionRegistry {
 		}
 		const pick = action.pick;
 		const target: unknown = await resolveTarget(this.services, action.on, action.targetArg ? action.targetArg(arg) : arg, {
-			title: action.title(),
+			title: action.title?.() ?? this.commandTitle(action.command),
 			filter: action.filter,
 			useSelection: action.useSelection,
 			alsoOn: action.alsoOn,

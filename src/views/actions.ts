@@ -73,8 +73,11 @@ export interface RecordAction<T, F extends object> {
 	readonly on: ListDescriptor<T, F, unknown>;
 	/** The contributed command (package.json `contributes.commands`). */
 	readonly command: CommandId;
-	/** The quick pick's title when the record is picked (the command's name). */
-	title(this: void): string;
+	/**
+	 * The quick pick's title when the record is picked, where it is not the command's own title in
+	 * package.json (which the registry takes otherwise, without a trailing "…").
+	 */
+	title?(this: void): string;
 	/** Narrows what the pick offers (e.g. only paused runtimes for Resume). */
 	filter?(this: void, item: T): boolean;
 	/** Take the record selected in the UI before asking. */

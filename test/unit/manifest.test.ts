@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
 	ALL_VIEW_IDS,
@@ -13,6 +13,7 @@ import {
 	CONFIG,
 	WEBVIEW_TYPES,
 	isPromptSource,
+	manifestCommandTitles,
 } from '../../src/ids';
 
 interface Manifest {
@@ -157,5 +158,40 @@ suite('prompt sources', () => {
 		for (const scheme of ['output', 'vscode-log', 'vscode-userdata', 'vscode-settings', 'git', 'debug', 'walkThrough']) {
 			assert.ok(!isPromptSource(scheme), scheme);
 		}
+	});
+});
+
+suite('action titles from the manifest', () => {
+	test('manifestCommandTitles reads each contributed command title, and nothing from a malformed manifest', () => {
+		const titles = manifestCommandTitles(manifest);
+		assert.equal(titles.size, manifest.contributes.commands.length);
+		assert.equal(titles.get('cloudAgents.runs.cancel'), 'Cancel Run');
+		assert.equal(titles.get('cloudAgents.images.delete'), 'Delete Image…');
+		for (const junk of [
+			undefined,
+			null,
+			'x',
+			{},
+			{ contributes: { commands: 'no' } },
+			{ contributes: { commands: [null, 1, { command: 2 }] } },
+		]) {
+			assert.equal(manifestCommandTitles(junk).size, 0);
+		}
+	});
+
+	test('every command an action in src/resources names is contributed with a title (the quick pick takes it when the action sets none)', () => {
+		const titles = manifestCommandTitles(manifest);
+		const dir = join(root, 'src', 'resources');
+		const named: string[] = [];
+		for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+			for (const m of readFileSync(join(dir, file), 'utf8').matchAll(/\bcommand: '(cloudAgents\.[\w.]+)'/g)) {
+				named.push(m[1] ?? '');
+			}
+		}
+		assert.ok(named.length > 40, `found ${named.length} action commands`);
+		assert.deepEqual(
+			named.filter((id) => !titles.get(id)),
+			[],
+		);
 	});
 });
