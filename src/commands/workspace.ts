@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { Agent } from '../api';
 import { agentIdOf } from '../fs/workspaceFs';
 import { Disposable } from '../util/lifecycle';
-import type { UnauthorizedHandler } from '../util/errors';
+import { type UnauthorizedHandler, showApiError } from '../util/errors';
 import { goToWorkspaceFile, openWalkedFile } from '../workspace/goToFile';
 import { type OpenWorkspaceMode, openAgentWorkspace } from '../workspace/openWorkspace';
 import { searchAgentWorkspace } from '../workspace/searchWorkspace';
@@ -65,7 +65,15 @@ export class WorkspaceCommands extends Disposable {
 
 	constructor(private readonly deps: WorkspaceFsDeps) {
 		super();
-		this.feature = this.register(new WorkspaceFeature(deps));
+		this.feature = this.register(
+			new WorkspaceFeature({
+				...deps,
+				searchActions: {
+					goToFile: () => this.goToFile().catch((err: unknown) => showApiError(err, deps.log, undefined, deps.onUnauthorized)),
+					search: () => this.search().catch((err: unknown) => showApiError(err, deps.log, undefined, deps.onUnauthorized)),
+				},
+			}),
+		);
 		const options = { onUnauthorized: deps.onUnauthorized };
 		this.register(
 			registerCommand('cloudAgents.agents.openWorkspace', (arg?: OpenWorkspaceArg) => this.openWorkspace(arg), deps.log, options),

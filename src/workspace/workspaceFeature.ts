@@ -38,6 +38,8 @@ export interface WorkspaceFeatureDeps {
 	runEvents?: vscode.Event<WorkspaceRunEvent>;
 	/** Where the search hint is remembered as shown (context.globalState: once per machine); no hint without it. */
 	globalState?: vscode.Memento;
+	/** Go to File and Search Workspace (the hint's buttons run them); no buttons without them. */
+	searchActions?: { goToFile(this: void): unknown; search(this: void): unknown };
 }
 
 /** globalState key: the hint that VS Code's search cannot read agent files was shown on this machine. */
@@ -195,13 +197,14 @@ export class WorkspaceFeature extends Disposable {
 					mod,
 				);
 		this._onDidShowSearchHint.fire(text);
+		const actions = this.deps.searchActions;
 		const goToFile = vscode.l10n.t('Go to File');
 		const search = vscode.l10n.t('Search Workspace');
-		void vscode.window.showInformationMessage(text, goToFile, search).then((answer) => {
+		void vscode.window.showInformationMessage(text, ...(actions ? [goToFile, search] : [])).then((answer) => {
 			if (answer === goToFile) {
-				void vscode.commands.executeCommand('cloudAgents.workspace.goToFile');
+				void actions?.goToFile();
 			} else if (answer === search) {
-				void vscode.commands.executeCommand('cloudAgents.workspace.search');
+				void actions?.search();
 			}
 		});
 	}
