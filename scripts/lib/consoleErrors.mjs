@@ -153,10 +153,14 @@ export function classify(entry, phase) {
 /**
  * What the workbench logs for the file reads and folder look-ups still pending when its page unloads
  * (every scheme's, ours included: the extension host stops, pending calls reject with "Canceled" and
- * late ones find no provider). Only in a phase a UI test opened with `leavePage`.
+ * late ones find no provider). Only in a phase a UI test opened with `leavePage`. That phase also
+ * covers the page it lands on: there the workbench reads a `cloud-agent:` folder's configuration
+ * files (.vscode/settings.json, tasks.json, launch.json, mcp.json) before the extension host has
+ * registered any extension (its activateByEvent only records the event then), so they find no
+ * provider yet; it reads them again once ours registers.
  */
 export const UNLOAD_CANCEL =
-	/^%c\s+ERR color: #f33 (Canceled: Canceled$|Canceled: Canceled\n|Failed to resolve files at location: \S+ (Canceled: Canceled|CodeExpectedError: ENOPRO: No file system provider found for resource '[^']*')|\w+: Unable to (read|write) file '[^']*' \(Canceled: Canceled\)|CodeExpectedError\n\s+at \w+\.withProvider \(|Error: Throttler is disposed\n|Error: Unable to resolve resource output:)/;
+	/^%c\s+ERR color: #f33 (Canceled: Canceled$|Canceled: Canceled\n|Failed to resolve files at location: \S+ (Canceled: Canceled|CodeExpectedError: ENOPRO: No file system provider found for resource '[^']*')|\w+: Unable to (read|write) file '[^']*' \(Canceled: Canceled\)|CodeExpectedError(: ENOPRO: No file system provider found for resource '[^']*')?\n\s+at \w+\.withProvider \(|Error: Throttler is disposed\n|Error: Unable to resolve resource output:)/;
 
 /**
  * The extension host's twin of UNLOAD_CANCEL: its tree-view service logs this, with no stack, when a
