@@ -1,30 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { encodeAgentAuthority } from '../../src/fs/agentUri';
 import { seedWorkspaceFile } from './support/emulatorApi';
-import type { Locator, Page } from 'playwright-core';
-import type { UiTest, Workbench } from './support/workbench';
-
-/**
- * Shows the Explorer and returns its folders view. A key pressed while the reloaded workbench is still
- * restoring its layout can be lost, so this runs "View: Show Explorer" from the palette until the
- * Explorer is in the side bar; a failure names what the side bar showed instead.
- */
-async function showExplorer(page: Page, workbench: Workbench): Promise<Locator> {
-	const container = page.locator('[id="workbench.view.explorer"]');
-	for (let i = 0; i < 5 && !(await container.isVisible()); i++) {
-		await workbench.dismissDialogs();
-		await workbench.runCommand('View: Show Explorer').catch(() => {});
-		await container.waitFor({ state: 'visible', timeout: 3_000 }).catch(() => {});
-	}
-	if (!(await container.isVisible())) {
-		const sideBar = await page
-			.locator('.part.sidebar')
-			.innerText()
-			.catch(() => '(no side bar)');
-		throw new Error(`the Explorer is not shown; the side bar reads: ${JSON.stringify(sideBar.slice(0, 300))}`);
-	}
-	return container.locator('.explorer-folders-view');
-}
+import type { Locator } from 'playwright-core';
+import { addToWorkspaceButton, expandRow, showExplorer } from './support/explorer';
+import type { UiTest } from './support/workbench';
 
 /**
  * Issue 11: "Opening a remote folder in an empty window keeps the folders and restores the session."
@@ -51,12 +30,7 @@ const uiTest: UiTest = {
 			// Straight from the palette: nothing of ours has activated in this window yet (the command
 			// is offered anyway, and running it activates the extension).
 			await workbench.activityBarItem('Cloud Agents').waitFor({ state: 'visible', timeout: 60_000 }); // contributions read
-			await workbench.runCommand('Cloud Agents: Open Agent Workspace');
-			const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: agent.name }).first();
-			await pick.waitFor({ state: 'visible', timeout: 30_000 });
-			await pick.click();
-			const add = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Add to Workspace' });
-			await add.waitFor({ state: 'visible', timeout: 15_000 });
+			const add = await addToWorkspaceButton(page, workbench, agent.name);
 			// The page reloads into an untitled workspace holding the folder.
 			await leavePage(async () => {
 				await add.click();
@@ -87,11 +61,7 @@ const uiTest: UiTest = {
 				folderRow = folderRowIn(explorer);
 			}
 			await folderRow.waitFor({ state: 'visible', timeout: 60_000 });
-			for (let i = 0; i < 20 && (await folderRow.getAttribute('aria-expanded')) !== 'true'; i++) {
-				await folderRow.click();
-				await page.keyboard.press('ArrowRight');
-				await page.waitForTimeout(500);
-			}
+			await expandRow(page, folderRow);
 			await explorer
 				.locator('.monaco-list-row', { hasText: /^\s*reopened\s*$/ })
 				.first()

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { until } from './support/webviewPage';
-import type { UiTest, Workbench } from './support/workbench';
+import type { UiTest } from './support/workbench';
 
 const AGENT = 'Refactor billing module';
 /** The demo seed's last run of the billing agent: its result is Markdown, and it made a Markdown artifact. */
@@ -11,16 +11,6 @@ const RESULT_TAB = `Result — ${AGENT}: ${RUN}`;
 const ARTIFACT = 'pr-summary.md';
 /** A line of the run's result (the artifact says "rounding moved to", never this). */
 const RESULT_LINE = 'Invoice rounding lives in';
-
-/** Expands a view pane of the Cloud Agents container when it is collapsed; returns it. */
-async function expandedPane(workbench: Workbench, title: string): Promise<Locator> {
-	const pane = workbench.pane(VIEW_CONTAINER_ID, title);
-	const header = pane.locator('.pane-header');
-	if ((await header.getAttribute('aria-expanded')) !== 'true') {
-		await header.click();
-	}
-	return pane;
-}
 
 /** The labels of the editor tabs (their text: the rendered text breaks "pr-summary.md" before ".md"). */
 async function tabLabels(page: Page): Promise<string[]> {
@@ -46,7 +36,7 @@ const uiTest: UiTest = {
 	async run({ page, workbench, note }) {
 		await workbench.runCommand('View: Close All Editors');
 		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
-		const agents = await expandedPane(workbench, 'Agents');
+		const agents = await workbench.expandedPane(VIEW_CONTAINER_ID, 'Agents');
 		const billing = agents.locator('.monaco-list-row', { hasText: AGENT }).first();
 		await billing.waitFor({ state: 'visible', timeout: 30_000 });
 		// Another agent first, so the click on the billing agent changes the selection (an in-host
@@ -55,7 +45,7 @@ const uiTest: UiTest = {
 		await billing.click();
 
 		// The run's result: a click on the finished run opens it rendered.
-		const runs = await expandedPane(workbench, 'Runs');
+		const runs = await workbench.expandedPane(VIEW_CONTAINER_ID, 'Runs');
 		const run = runs.locator('.monaco-list-row', { hasText: RUN }).first();
 		await run.waitFor({ state: 'visible', timeout: 30_000 });
 		await run.click();
@@ -63,7 +53,7 @@ const uiTest: UiTest = {
 		await until(page, 'the rendered result', async () => ((await someFrameShows(page, RESULT_LINE)) ? true : undefined));
 
 		// Then the Markdown artifact of the same run.
-		const artifacts = await expandedPane(workbench, 'Artifacts');
+		const artifacts = await workbench.expandedPane(VIEW_CONTAINER_ID, 'Artifacts');
 		const artifact = artifacts.locator('.monaco-list-row', { hasText: ARTIFACT }).first();
 		await artifact.waitFor({ state: 'visible', timeout: 30_000 });
 		await artifact.click();

@@ -24,11 +24,7 @@ const uiTest: UiTest = {
 		await workbench.dismissDialogs();
 
 		await workbench.openViewContainer('Cloud Agents', 'cloudAgents');
-		const pane = workbench.pane('cloudAgents', 'Runtimes');
-		const header = pane.locator('.pane-header');
-		if ((await header.getAttribute('aria-expanded')) !== 'true') {
-			await header.click();
-		}
+		const pane = await workbench.expandedPane('cloudAgents', 'Runtimes');
 		const row = pane.locator('.monaco-list-row', { hasText: target.display_name }).first();
 		await row.waitFor({ state: 'visible', timeout: 30_000 });
 		// A click on the row gives the page the focus the browser's clipboard wants (a test before this

@@ -31,11 +31,8 @@ const uiTest: UiTest = {
 		const name = target.display_name;
 
 		await workbench.openViewContainer('Cloud Agents', 'cloudAgents');
-		const pane = workbench.pane('cloudAgents', 'Runtimes');
+		const pane = await workbench.expandedPane('cloudAgents', 'Runtimes');
 		const header = pane.locator('.pane-header');
-		if ((await header.getAttribute('aria-expanded')) !== 'true') {
-			await header.click();
-		}
 		// The view's own Refresh (title bar): it may have loaded before the reset.
 		await header.hover();
 		await header.locator('.action-label[aria-label="Refresh Runtimes"]').click();

@@ -2,30 +2,10 @@ import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { emulatorCall } from './support/emulatorApi';
 import { signInWithKey } from './support/session';
-import type { UiTest, Workbench } from './support/workbench';
+import { expandRow, showExplorer } from './support/explorer';
+import type { UiTest } from './support/workbench';
 
 const api = emulatorCall;
-
-/** Shows the Explorer (from the palette, until it is in the side bar) and returns its folders view. */
-async function showExplorer(page: Page, workbench: Workbench): Promise<Locator> {
-	const container = page.locator('[id="workbench.view.explorer"]');
-	for (let i = 0; i < 5 && !(await container.isVisible()); i++) {
-		await workbench.dismissDialogs();
-		await workbench.runCommand('View: Show Explorer').catch(() => {});
-		await container.waitFor({ state: 'visible', timeout: 3_000 }).catch(() => {});
-	}
-	await container.waitFor({ state: 'visible', timeout: 5_000 });
-	return container.locator('.explorer-folders-view');
-}
-
-/** Expands a folder row of the Explorer. */
-async function expand(page: Page, row: Locator): Promise<void> {
-	for (let i = 0; i < 20 && (await row.getAttribute('aria-expanded')) !== 'true'; i++) {
-		await row.click();
-		await page.keyboard.press('ArrowRight');
-		await page.waitForTimeout(500);
-	}
-}
 
 /** The text of the hover the workbench shows over `target` (empty when none shows within `timeoutMs`). */
 async function hoverText(page: Page, target: Locator, timeoutMs = 5_000): Promise<string> {
@@ -78,7 +58,7 @@ const uiTest: UiTest = {
 		const explorer = await showExplorer(page, workbench);
 		const folderRow = explorer.locator('.monaco-list-row', { hasText: `Agent: ${agent.name}` }).first();
 		await folderRow.waitFor({ state: 'visible', timeout: 60_000 });
-		await expand(page, folderRow);
+		await expandRow(page, folderRow);
 		const child = explorer.locator('.monaco-list-row', { hasText: /^\s*kept-while-signed-out\s*$/ }).first();
 		await child.waitFor({ state: 'visible', timeout: 30_000 });
 

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { emulatorCall, seedWorkspaceFile } from './support/emulatorApi';
+import { addToWorkspaceButton, expandRow } from './support/explorer';
 import type { UiTest } from './support/workbench';
 
 const api = emulatorCall;
@@ -11,12 +12,7 @@ const uiTest: UiTest = {
 
 		// Palette → agent quick pick → "Add to Workspace" (the harness opens a saved multi-root
 		// workspace, so adding a folder does not reload the page).
-		await workbench.runCommand('Cloud Agents: Open Agent Workspace');
-		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: agent.name }).first();
-		await pick.waitFor({ state: 'visible', timeout: 30_000 });
-		await pick.click();
-		const add = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Add to Workspace' });
-		await add.waitFor({ state: 'visible', timeout: 15_000 });
+		const add = await addToWorkspaceButton(page, workbench, agent.name);
 		await add.click();
 
 		// The Explorer shows the folder; expand it and open the file.
@@ -24,17 +20,10 @@ const uiTest: UiTest = {
 		const explorer = page.locator('.explorer-folders-view');
 		const folderRow = explorer.locator('.monaco-list-row', { hasText: `Agent: ${agent.name}` }).first();
 		await folderRow.waitFor({ state: 'visible', timeout: 60_000 });
-		const expand = async (row: typeof folderRow): Promise<void> => {
-			for (let i = 0; i < 20 && (await row.getAttribute('aria-expanded')) !== 'true'; i++) {
-				await row.click();
-				await page.keyboard.press('ArrowRight');
-				await page.waitForTimeout(500);
-			}
-		};
-		await expand(folderRow);
+		await expandRow(page, folderRow);
 		const uiRow = explorer.locator('.monaco-list-row', { hasText: /^\s*ui\s*$/ }).first();
 		await uiRow.waitFor({ state: 'visible', timeout: 30_000 });
-		await expand(uiRow);
+		await expandRow(page, uiRow);
 		const fileRow = explorer.locator('.monaco-list-row', { hasText: 'edit-me.md' }).first();
 		await fileRow.waitFor({ state: 'visible', timeout: 30_000 });
 		await fileRow.dblclick();

@@ -2,8 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { encodeAgentAuthority } from '../../../src/fs/agentUri';
 import { FS_SCHEME } from '../../../src/ids';
-import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
-import { devToken } from '../support/env';
+import { restoreDevToken, seedAgent, testApi, waitFor } from '../support/cloudAgents';
 import { addFolder, removeFolder } from '../support/folders';
 
 /**
@@ -21,14 +20,7 @@ suite('Agent workspace search hint', () => {
 		this.timeout(30_000);
 		await testApi();
 		await restoreDevToken();
-		const agents = await emu<{ agents?: Array<{ id: string; name: string }>; data?: Array<{ id: string; name: string }> }>(
-			'GET',
-			'/v2/agents?limit=100',
-			undefined,
-			devToken(),
-		);
-		const agent = (agents.body.agents ?? agents.body.data ?? []).find((a) => a.name === 'Refactor billing module');
-		assert.ok(agent, 'the demo seed has the billing agent');
+		const agent = await seedAgent('Refactor billing module');
 		root = vscode.Uri.from({ scheme: FS_SCHEME, authority: encodeAgentAuthority(agent.id), path: '/' });
 	});
 	suiteTeardown(async () => {

@@ -2,8 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { decodeAgentAuthority, encodeAgentAuthority } from '../../../src/fs/agentUri';
 import { FS_SCHEME } from '../../../src/ids';
-import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
-import { devToken } from '../support/env';
+import { emu, restoreDevToken, seedAgent, testApi, waitFor } from '../support/cloudAgents';
 import { addFolder, removeFolder } from '../support/folders';
 
 const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
@@ -46,14 +45,7 @@ suite('Agent workspace while signed out or the service is unavailable', () => {
 		this.timeout(60_000);
 		await testApi();
 		await restoreDevToken();
-		const agents = await emu<{ agents?: Array<{ id: string; name: string }>; data?: Array<{ id: string; name: string }> }>(
-			'GET',
-			'/v2/agents?limit=100',
-			undefined,
-			devToken(),
-		);
-		const billing = (agents.body.agents ?? agents.body.data ?? []).find((a) => a.name === 'Refactor billing module');
-		assert.ok(billing, 'the demo seed has the billing agent');
+		const billing = await seedAgent('Refactor billing module');
 		agentId = billing.id;
 		root = vscode.Uri.from({ scheme: FS_SCHEME, authority: encodeAgentAuthority(agentId), path: '/' });
 		rootEvents = [];

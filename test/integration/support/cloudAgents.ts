@@ -51,6 +51,21 @@ export async function emu<T = unknown>(method: string, path: string, body?: unkn
 	return { status: res.status, body: parsed as T };
 }
 
+/** An agent of the demo seed, by name (the standard profile lists `agents`, the variant `data`), read with the dev token. */
+export async function seedAgent(name: string): Promise<{ id: string; name: string }> {
+	const res = await emu<{ agents?: Array<{ id: string; name: string }>; data?: Array<{ id: string; name: string }> }>(
+		'GET',
+		'/v2/agents?limit=100',
+		undefined,
+		devToken(),
+	);
+	const agent = (res.body.agents ?? res.body.data ?? []).find((a) => a.name === name);
+	if (!agent) {
+		throw new Error(`the demo seed has no agent named ${JSON.stringify(name)} (HTTP ${res.status})`);
+	}
+	return agent;
+}
+
 /** The emulator's request counters. */
 export async function counters(): Promise<{
 	requests: { by_route: Record<string, number> };

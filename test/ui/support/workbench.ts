@@ -114,6 +114,16 @@ export class Workbench {
 		return this.viewContainer(containerId).locator('.pane', { has: this.page.locator('.pane-header h3.title', { hasText: title }) });
 	}
 
+	/** The pane of one view by its title, expanded (its header clicked when it is collapsed). */
+	async expandedPane(containerId: string, title: string): Promise<Locator> {
+		const pane = this.pane(containerId, title);
+		const header = pane.locator('.pane-header');
+		if ((await header.getAttribute('aria-expanded')) !== 'true') {
+			await header.click();
+		}
+		return pane;
+	}
+
 	/** Inner texts of the tree rows in a container (label and description of each row). */
 	async treeRows(containerId: string): Promise<string[]> {
 		const rows = await this.viewContainer(containerId).locator('.monaco-list-row').allInnerTexts();

@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { CloudAgentsClient, WorkspaceInterfaceError } from '../../../src/api';
+import type { CloudAgentsClient } from '../../../src/api';
+import { WorkspaceInterfaceError } from '../../../src/api';
 import { decodeAgentAuthority, encodeAgentAuthority } from '../../../src/fs/agentUri';
 import { type InterfaceDiffers, WorkspaceCache, WorkspaceFsError } from '../../../src/fs/workspaceCache';
-import { DEV_TOKEN, startTestEmulator } from '../support/emulator';
+import { startWorkspaceEmulator } from '../support/emulator';
 import type { TestEmulator } from '../support/emulator';
 
 const WORKSPACE_ROUTE = 'POST /v2/agents/{agent_id}/workspace';
@@ -29,12 +30,7 @@ for (const profile of ['variant', 'variant-strict'] as const) {
 			);
 
 		suiteSetup(async () => {
-			emu = await startTestEmulator({ profile });
-			client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
-			const agents = await client.listAgents({ limit: 100 });
-			const billing = agents.items.find((a) => a.name === 'Refactor billing module');
-			assert.ok(billing, 'the demo seed has the billing agent');
-			agentId = billing.id;
+			({ emu, client, agentId } = await startWorkspaceEmulator(profile));
 		});
 		suiteTeardown(async () => {
 			client.close();

@@ -9,7 +9,7 @@ import {
 	WorkspaceFsError,
 	WorkspaceUnavailableError,
 } from '../../../src/fs/workspaceCache';
-import { DEV_TOKEN, startTestEmulator } from '../support/emulator';
+import { DEV_TOKEN, startWorkspaceEmulator } from '../support/emulator';
 import type { TestEmulator } from '../support/emulator';
 
 const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
@@ -50,12 +50,7 @@ suite('fs/WorkspaceCache while signed out or the service cannot be used', () => 
 	const host = (): string => new URL(emu.url).host;
 
 	suiteSetup(async () => {
-		emu = await startTestEmulator();
-		client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
-		const agents = await client.listAgents({ limit: 100 });
-		const billing = agents.items.find((a) => a.name === 'Refactor billing module');
-		assert.ok(billing, 'the demo seed has the billing agent');
-		agentId = billing.id;
+		({ emu, client, agentId } = await startWorkspaceEmulator());
 	});
 	suiteTeardown(async () => {
 		client.close();

@@ -1,9 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { ApiError, CloudAgentsClient } from '../../../src/api';
+import type { CloudAgentsClient } from '../../../src/api';
+import { ApiError } from '../../../src/api';
 import { WorkspacePathError } from '../../../src/fs/paths';
 import { WorkspaceCache, WorkspaceFsError } from '../../../src/fs/workspaceCache';
 import type { WorkspaceChange } from '../../../src/fs/workspaceCache';
-import { CLIENT_PROFILES, DEV_TOKEN, RUN_VARIANT_PENDING, isVariant, startTestEmulator } from '../support/emulator';
+import { CLIENT_PROFILES, RUN_VARIANT_PENDING, isVariant, startWorkspaceEmulator } from '../support/emulator';
 import type { TestEmulator } from '../support/emulator';
 
 const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64');
@@ -32,12 +33,7 @@ CLIENT_PROFILES.forEach((profile) =>
 		};
 
 		suiteSetup(async () => {
-			emu = await startTestEmulator({ profile });
-			client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
-			const agents = await client.listAgents({ limit: 100 });
-			const billing = agents.items.find((a) => a.name === 'Refactor billing module');
-			assert.ok(billing, 'the demo seed has the billing agent');
-			agentId = billing.id;
+			({ emu, client, agentId } = await startWorkspaceEmulator(profile));
 		});
 		suiteTeardown(async () => {
 			client.close();

@@ -2,6 +2,7 @@
 import { request } from 'undici';
 import { PROFILE_NAMES, type ProfileName } from '../../../emulator/src/profile';
 import { startEmulator } from '../../../emulator/src/server';
+import { CloudAgentsClient } from '../../../src/api';
 
 export const DEV_TOKEN = 'ca_dev_0123456789abcdef';
 
@@ -80,4 +81,21 @@ export async function startTestEmulator(opts: { profile?: ProfileName } = {}): P
 		},
 		counters: () => admin('GET', '/counters'),
 	};
+}
+
+/**
+ * The emulator (demo seed, `profile`), a client of it with the dev token and short retries, and
+ * the id of the seed's billing agent, whose workspace the file-system suites use.
+ */
+export async function startWorkspaceEmulator(
+	profile: ProfileName = 'standard',
+): Promise<{ emu: TestEmulator; client: CloudAgentsClient; agentId: string }> {
+	const emu = await startTestEmulator({ profile });
+	const client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+	const agents = await client.listAgents({ limit: 100 });
+	const billing = agents.items.find((a) => a.name === 'Refactor billing module');
+	if (!billing) {
+		throw new Error('the demo seed has no billing agent');
+	}
+	return { emu, client, agentId: billing.id };
 }
