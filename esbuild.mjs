@@ -33,8 +33,15 @@ const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--out
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const API = join(ROOT, 'src', 'api');
-/** The src/api modules that need undici or eventsource-parser: they go to dist/client.js. */
-const HEAVY = ['client.ts', 'http.ts', 'sse.ts', 'sseStream.ts', 'runEventStream.ts'].map((f) => join(API, f));
+/**
+ * The src/api modules that go to dist/client.js, loaded on the first request: those that need undici
+ * or eventsource-parser, and the decoders of the service's answers (decode.ts, records.ts,
+ * runEventDecoder.ts), which nothing needs before an answer arrives. No dist/core.js module may
+ * import one of them (core.js would hold a second copy).
+ */
+const HEAVY = ['client.ts', 'http.ts', 'sse.ts', 'sseStream.ts', 'runEventStream.ts', 'decode.ts', 'records.ts', 'runEventDecoder.ts'].map(
+	(f) => join(API, f),
+);
 /** Every other src/api module (not the index.ts facade): dist/core.js. */
 const CORE = readdirSync(API)
 	.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts')

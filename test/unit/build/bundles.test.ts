@@ -121,6 +121,18 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		}
 	});
 
+	test('activation loads at most 171 KiB (extension.js + core.js), and the decoders of answers are in client.js, not core.js', () => {
+		const size = (name: string): number => statSync(join(out, name)).size;
+		const atActivation = size('extension.js') + size('core.js');
+		assert.ok(atActivation <= 171 * 1024, `extension.js + core.js = ${(atActivation / 1024).toFixed(1)} KiB (bound 171 KiB)`);
+		// A message of src/api/decode.ts that minification keeps.
+		const DECODER = 'a key type such as ssh-ed25519';
+		assert.ok(readFileSync(join(out, 'client.js'), 'utf8').includes(DECODER), 'client.js holds the decoders');
+		for (const name of ['core.js', 'extension.js', 'features.js']) {
+			assert.ok(!readFileSync(join(out, name), 'utf8').includes(DECODER), `${name} holds no copy of the decoders`);
+		}
+	});
+
 	test('loading extension.js loads core.js but not client.js', () => {
 		const original = (Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown })._load;
 		const modules = Module as unknown as { _load: typeof original };
