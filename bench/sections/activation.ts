@@ -227,9 +227,18 @@ async function measureOnce(
 				}
 				await new Promise((r) => setTimeout(r, 100));
 			}
-			// Written in one call; give it a moment in case the read races the write.
-			await new Promise((r) => setTimeout(r, 50));
-			return JSON.parse(readFileSync(reportPath, 'utf8')) as ActivationReport;
+			// Written in one call, but the file can exist before its text is in it (seen on a loaded
+			// machine: "Unexpected end of JSON input"): read until it parses, within the same deadline.
+			for (;;) {
+				await new Promise((r) => setTimeout(r, 50));
+				try {
+					return JSON.parse(readFileSync(reportPath, 'utf8')) as ActivationReport;
+				} catch (err) {
+					if (Date.now() > end) {
+						throw err;
+					}
+				}
+			}
 		} finally {
 			await context.close().catch(() => undefined);
 		}
