@@ -14,7 +14,9 @@ import { LazyFeatures } from './commands/lazy';
 import { isRegistered } from './commands/registry';
 import { registerWelcomeProbe } from './commands/welcomeProbe';
 import { COMMAND_IDS, CONTEXT_KEYS, WEBVIEW_TYPES } from './ids';
-import { LIST_DESCRIPTORS, agentsList, connectLists, runsList } from './resources';
+import { LIST_DESCRIPTORS, connectLists } from './resources';
+import { agentsList } from './resources/agents';
+import { runsList } from './resources/runs';
 import { TestRecorder, registerTestSeams, underTestHarness } from './testing';
 import { signIn } from './auth/signIn';
 

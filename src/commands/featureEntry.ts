@@ -14,10 +14,10 @@ import { computerPanelFeature } from './computer';
 import { registerFeatureCommands } from './features';
 import type { LoadedFeatures } from './lazy';
 import { exportTo, registerSavingsCommands } from './savings';
-import type { FeatureDeps } from './support';
+import type { Services } from '../views/actions';
 
 /** Registers the features' commands; the caller owns the disposables. */
-export function loadFeatures(deps: FeatureDeps): LoadedFeatures {
+export function loadFeatures(deps: Services): LoadedFeatures {
 	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, RESOURCE_ACTIONS);
 	const computer = computerPanelFeature({ context: deps.context, log: deps.log, client: () => deps.session.client });
 	const savings = registerSavingsCommands(deps);

@@ -1,14 +1,12 @@
 import type * as vscode from 'vscode';
 import { registerPlatformCommands } from './platform';
-import type { FeatureDeps } from './support';
-
-export type { FeatureDeps } from './support';
+import type { Services } from '../views/actions';
 
 /**
  * Registers the flows that act on no single record and are loaded on first use (Check Connection,
  * the SSH gateway host key); the caller owns the disposables. Every action on a record is a
  * resource's (src/resources), registered by the action registry.
  */
-export function registerFeatureCommands(deps: FeatureDeps): vscode.Disposable[] {
+export function registerFeatureCommands(deps: Services): vscode.Disposable[] {
 	return [...registerPlatformCommands(deps)];
 }

@@ -19,8 +19,8 @@ import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
 import { commandRegistrar } from './registry';
 import { hostOf, setReachability } from './welcomeProbe';
-import type { FeatureDeps } from './support';
-import { argString, displayName, isAutomation, showInfo, showModalWarning, showWarning } from './support';
+import type { Services } from '../views/actions';
+import { argString, displayName, isAutomation, showInfo, showModalWarning, showWarning } from '../views/ui';
 
 /** The setting that overrides where "Add Gateway Host Key to known_hosts…" writes (default ~/.ssh/known_hosts). */
 export const KNOWN_HOSTS_SETTING = 'ssh.knownHostsFile';
@@ -48,7 +48,7 @@ const roundTrip = (ms: number): string => vscode.l10n.t('{0} ms', Math.max(0, Ma
  * HEAD /healthz, then (signed in) GET /v2/me, each timed and bounded by
  * SAFETY.connectionCheckTimeoutMs. Never throws for an unreachable server: the report says so.
  */
-export async function probeConnection(deps: Pick<FeatureDeps, 'session'>, signal?: AbortSignal): Promise<ConnectionReport> {
+export async function probeConnection(deps: Pick<Services, 'session'>, signal?: AbortSignal): Promise<ConnectionReport> {
 	const apiUrl = deps.session.apiUrl;
 	const report: ConnectionReport = { apiUrl, reachable: false, signedIn: deps.session.signedIn };
 	const bounded = (): AbortSignal =>
@@ -124,7 +124,7 @@ function hostKeyDocument(key: GatewayHostKey): string {
  * reachability updated, then one message saying what was found (with Retry, Configure API URL or
  * Sign In as fits). Automation: `{quiet: true}` shows nothing. Returns the report.
  */
-async function checkConnection(deps: FeatureDeps, arg: unknown): Promise<ConnectionReport> {
+async function checkConnection(deps: Services, arg: unknown): Promise<ConnectionReport> {
 	const quiet = isAutomation(arg) && arg.quiet === true;
 	const host = hostOf(deps.session.apiUrl);
 	const report = quiet
@@ -187,7 +187,7 @@ async function checkConnection(deps: FeatureDeps, arg: unknown): Promise<Connect
 }
 
 /** Registers the platform commands (health, SSH gateway host key). */
-export function registerPlatformCommands(deps: FeatureDeps): vscode.Disposable[] {
+export function registerPlatformCommands(deps: Services): vscode.Disposable[] {
 	const registerCommand = commandRegistrar(deps.log, {
 		onUnauthorized: deps.onUnauthorized,
 		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,

@@ -18,8 +18,8 @@ import type { SavingsPanelHost } from '../webviews/savings/savingsPanel';
 import { SavingsPanel } from '../webviews/savings/savingsPanel';
 import type { PanelFeature } from './lazy';
 import { commandRegistrar } from './registry';
-import type { FeatureDeps } from './support';
-import { isAutomation, showInfo, toAbortSignal } from './support';
+import type { Services } from '../views/actions';
+import { isAutomation, showInfo, toAbortSignal } from '../views/ui';
 
 /** A CSV sink over a local file written to `<file>.part` and renamed on success, so a failed export never leaves half a file in place of an old one. */
 function fileSink(path: string): CsvSink & { commit(): Promise<void>; abandon(): Promise<void> } {
@@ -86,7 +86,7 @@ function memorySink(uri: vscode.Uri): CsvSink & { commit(): Promise<void>; aband
  * Asks where to save, then streams the filter's events from the service into the file as CSV with
  * a cancellable progress notification. Returns the status text, or undefined when dismissed.
  */
-async function exportCsv(deps: FeatureDeps, filter: SavingsFilter): Promise<string | undefined> {
+async function exportCsv(deps: Services, filter: SavingsFilter): Promise<string | undefined> {
 	const day = new Date().toISOString().slice(0, 10);
 	const base = vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file' ? vscode.workspace.workspaceFolders[0].uri : undefined;
 	const name = `token-savings-${filter.range}-${day}.csv`;
@@ -103,7 +103,7 @@ async function exportCsv(deps: FeatureDeps, filter: SavingsFilter): Promise<stri
 }
 
 /** Streams the filter's events as CSV into `target` with a cancellable progress notification; returns the status text. */
-export async function exportTo(deps: FeatureDeps, filter: SavingsFilter, target: vscode.Uri): Promise<string> {
+export async function exportTo(deps: Services, filter: SavingsFilter, target: vscode.Uri): Promise<string> {
 	const sink = target.scheme === 'file' ? fileSink(target.fsPath) : memorySink(target);
 	try {
 		const result = await vscode.window.withProgress(
@@ -137,7 +137,7 @@ export async function exportTo(deps: FeatureDeps, filter: SavingsFilter, target:
 }
 
 /** The JSON record of "Show Token Savings Summary": the account totals and every runtime's summary. */
-async function summaryRecord(deps: FeatureDeps, signal: AbortSignal): Promise<Record<string, unknown>> {
+async function summaryRecord(deps: Services, signal: AbortSignal): Promise<Record<string, unknown>> {
 	const client = deps.session.client;
 	const runtimes: Array<{ id: string; name: string }> = [];
 	for await (const r of client.iterateRuntimes({ limit: 100 })) {
@@ -163,7 +163,7 @@ async function summaryRecord(deps: FeatureDeps, signal: AbortSignal): Promise<Re
 }
 
 /** Registers the token-savings commands and says how to restore the panel; the caller owns the disposables. */
-export function registerSavingsCommands(deps: FeatureDeps): PanelFeature {
+export function registerSavingsCommands(deps: Services): PanelFeature {
 	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized });
 	const panels = new PanelManager<SavingsPanel>();
 	const host: SavingsPanelHost = {

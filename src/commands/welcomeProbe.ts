@@ -7,8 +7,8 @@ import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { CONTEXT_KEYS } from '../ids';
 import { describeError } from '../util/errors';
-import { agentsList } from '../resources';
-import type { FeatureDeps } from './support';
+import { agentsList } from '../resources/agents';
+import type { Services } from '../views/actions';
 
 /** The host shown for an API URL (no path, no credentials). */
 export function hostOf(apiUrl: string): string {
@@ -25,7 +25,7 @@ export async function setReachability(reachable: boolean): Promise<void> {
 }
 
 /** Starts probing for the signed-out welcome; the caller owns the disposables. */
-export function registerWelcomeProbe(deps: Pick<FeatureDeps, 'session' | 'views' | 'log'>): vscode.Disposable[] {
+export function registerWelcomeProbe(deps: Pick<Services, 'session' | 'views' | 'log'>): vscode.Disposable[] {
 	let probing: Promise<void> | undefined;
 	const probeForWelcome = (): void => {
 		const agentsView = deps.views.viewOf(agentsList);

@@ -28,16 +28,6 @@ import { runtimeSecretStubsList, secretStubActions, secretStubsList } from './se
 import { sessionHistoryActions } from './sessionHistory';
 import { runtimeSshKeysList, sshKeyActions } from './sshKeys';
 
-export { agentsList, RECENT_AGENTS_KEY } from './agents';
-export type { AgentTarget } from './agents';
-export { runsList } from './runs';
-export type { RunTarget } from './runs';
-export { runtimesList, runtimeInTransition } from './runtimes';
-export type { RuntimeTarget } from './runtimes';
-export { ACCOUNT_GROUPS, accountList } from './account';
-export type { AccountGroup } from './account';
-export { findRuntime, runtimeActions } from './runtimes';
-
 /**
  * Every list of the extension: `CloudAgentViews` creates a tree view for each one with a `viewId`
  * (in this order), nests each one whose parent is `children` under the rows of its parent, and the

@@ -20,7 +20,7 @@ const CHANGE_TIMEOUT_MS = 3000;
  * link syntax is escaped so the preview shows no links at all).
  *
  * One instance lives for the extension's lifetime; extension.ts creates it and hands it to the
- * commands that show records (`FeatureDeps.records`).
+ * commands that show records (`Services.records`).
  */
 export class RecordDocuments extends Disposable implements vscode.TextDocumentContentProvider {
 	private readonly contents = new Map<string, string>();

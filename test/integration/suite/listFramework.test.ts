@@ -5,7 +5,7 @@ import type { CloudAgentsTestApi } from '../../../src/extension';
 import type { ListContext, ListDescriptor } from '../../../src/views/descriptor';
 import { DescriptorTreeProvider, RecordNode } from '../../../src/views/listTree';
 import type { ListHost } from '../../../src/views/listTree';
-import { runtimesList } from '../../../src/resources';
+import { runtimesList } from '../../../src/resources/runtimes';
 import { emu, restoreDevToken, testApi } from '../support/cloudAgents';
 
 /**

@@ -5,7 +5,7 @@ import type { CloudAgentsTestApi } from '../../../src/extension';
 import type { ListContext } from '../../../src/views/descriptor';
 import { DescriptorTreeProvider } from '../../../src/views/listTree';
 import type { ListHost } from '../../../src/views/listTree';
-import { agentsList } from '../../../src/resources';
+import { agentsList } from '../../../src/resources/agents';
 import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 
 /**
