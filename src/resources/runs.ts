@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { LIMITS, SAFETY, isTerminalRunStatus } from '../api';
+import { LIMITS, SAFETY, fromRfc3339, isTerminalRunStatus } from '../api';
 import type { Agent, Run } from '../api';
 import { pickPromptAgent, sendPrompt } from '../commands/prompt';
 import { toRunRef } from '../logs';
@@ -71,7 +71,7 @@ export const runsList: ListDescriptor<Run, RunTarget, Agent> = {
 			),
 			icon: runStatusIcon(run.status),
 			// Status first, so a narrow sidebar still shows it after the short prompt (the icon also says it).
-			description: joinParts(run.status, relativeTime(run.created_at)),
+			description: joinParts(run.status, relativeTime(fromRfc3339(run.created_at))),
 			tooltip: plainTooltip(vscode.l10n.t('Run {0}', run.id), [
 				[vscode.l10n.t('Status'), run.status],
 				[vscode.l10n.t('Created'), run.created_at ? new Date(run.created_at).toLocaleString() : undefined],
@@ -94,7 +94,7 @@ export const runsList: ListDescriptor<Run, RunTarget, Agent> = {
 		choices: (ctx, agentId) => ctx.client().listRuns(agentId ?? '', { limit: 100 }),
 		pickText: (run) => ({
 			label: singleLine(run.prompt, 80) || run.id,
-			description: joinParts(run.status, relativeTime(run.created_at)),
+			description: joinParts(run.status, relativeTime(fromRfc3339(run.created_at))),
 			detail: run.id,
 		}),
 		placeholder: (agent) => vscode.l10n.t('Pick a run of {0}', iconSafe(agent?.name || agent?.id || '')),

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { fromRfc3339 } from '../api';
 import type { Runtime } from '../api';
 import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ListDescriptor } from '../views/descriptor';
@@ -71,7 +72,7 @@ export const runtimesList: ListDescriptor<Runtime, RuntimeTarget> = {
 				.filter((p): p is string => typeof p === 'string')
 				.join(':'),
 			icon: runtimeStatusIcon(runtime.status, degraded, transition),
-			description: joinParts(statusText, degraded && vscode.l10n.t('degraded'), relativeTime(runtime.updated_at)),
+			description: joinParts(statusText, degraded && vscode.l10n.t('degraded'), relativeTime(fromRfc3339(runtime.updated_at))),
 			tooltip: plainTooltip(runtime.display_name, [
 				[vscode.l10n.t('Status'), runtime.status],
 				[vscode.l10n.t('Desired status'), runtime.desired_status],

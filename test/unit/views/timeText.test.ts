@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { EpochMillis } from '../../../src/api';
 import { fromRfc3339, fromUnixSeconds, readBuild, readCheckpoint, readProvider, readTimeMember } from '../../../src/api';
+import type { relativeTime } from '../../../src/views/format';
 import { relativeTimeText } from '../../../src/views/timeText';
 
 const NOW = Date.parse('2026-03-10T12:00:00Z');
@@ -65,5 +66,19 @@ suite('views/timeText: relative times of decoded records', () => {
 			return message;
 		});
 		assert.deepEqual(seen, [['{0} days ago', [3]]]);
+	});
+});
+
+suite('views/format: relativeTime takes only decoded times', () => {
+	test('a wire value (RFC 3339 text, Unix seconds) is not accepted: the rows convert with the named readers', () => {
+		// Compile-time checks: the deprecated overload that took wire values is gone, so each line
+		// below is a type error (tsc fails on an unused @ts-expect-error if one is accepted again).
+		type Arg = Parameters<typeof relativeTime>[0];
+		// @ts-expect-error RFC 3339 text as sent
+		const text: Arg = '2026-03-07T12:00:00Z';
+		// @ts-expect-error Unix seconds as sent
+		const seconds: Arg = 1_772_884_800;
+		const decoded: Arg = fromRfc3339('2026-03-07T12:00:00Z');
+		assert.deepEqual([text, seconds, decoded], ['2026-03-07T12:00:00Z', 1_772_884_800, Date.parse('2026-03-07T12:00:00Z')]);
 	});
 });
