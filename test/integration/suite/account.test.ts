@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RowSnapshot } from '../../../src/views';
-import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
+import { counters, emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 
 /**
  * The Account view (issue 13): images, image builds, checkpoints and model providers, each a
@@ -173,15 +173,16 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 	});
 
-	test("Delete Image… of an image in use: refused with the service's conflict explained, the image stays [variant]", async function () {
+	test('Delete Image… of an image marked in use says why it cannot be deleted before asking, and sends nothing; the image stays [variant]', async function () {
 		this.timeout(30_000);
+		await emu('POST', '/_emulator/counters/reset');
 		const result = await vscode.commands.executeCommand<{ deleted: boolean; reason?: string; requestId?: string }>(
 			'cloudAgents.images.delete',
 			{ imageId: 'img_custom_python_ml', rethrow: true },
 		);
-		assert.equal(result.deleted, false);
-		assert.equal(result.reason, 'in_use');
-		assert.ok(result.requestId, 'the request id of the refusal');
+		assert.deepEqual(result, { deleted: false, reason: 'in_use' }, 'refused here, not by the service (no request id)');
+		const deletes = Object.entries((await counters()).requests.by_route).filter(([route]) => route.startsWith('DELETE '));
+		assert.deepEqual(deletes, [], 'no DELETE was sent');
 		assert.ok((await state()).images.some((i) => i.id === 'img_custom_python_ml'));
 	});
 
