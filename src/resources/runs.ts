@@ -8,7 +8,7 @@ import { runTitle } from '../logs/format';
 import { contextToken, iconSafe, markdownText, singleLine } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
-import { joinParts, oneLine, plainTooltip, relativeTime, runStatusIcon } from '../views/format';
+import { joinParts, localTime, oneLine, plainTooltip, relativeTime, runStatusIcon } from '../views/format';
 import { runResultUri } from '../views/recordDocuments';
 import { argBoolean, argString, displayName, pickItem, showModalWarning, showValidation } from '../views/ui';
 import { agentsList, promptProblem, rememberAgent } from './agents';
@@ -132,8 +132,8 @@ export function runResultMarkdown(agentName: string | undefined, run: Run): stri
 		'',
 		`- ${vscode.l10n.t('Agent')}: ${mdField(agentName ?? run.agent_id ?? '')}`,
 		`- ${vscode.l10n.t('Status')}: ${mdField(run.status)}`,
-		...(run.created_at ? [`- ${vscode.l10n.t('Created')}: ${mdField(run.created_at)}`] : []),
-		...(run.updated_at ? [`- ${vscode.l10n.t('Updated')}: ${mdField(run.updated_at)}`] : []),
+		...(run.created_at ? [`- ${vscode.l10n.t('Created')}: ${mdField(localTime(fromRfc3339(run.created_at)) ?? run.created_at)}`] : []),
+		...(run.updated_at ? [`- ${vscode.l10n.t('Updated')}: ${mdField(localTime(fromRfc3339(run.updated_at)) ?? run.updated_at)}`] : []),
 		'',
 		`## ${vscode.l10n.t('Prompt')}`,
 		'',

@@ -5,7 +5,7 @@ import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ListDescriptor } from '../views/descriptor';
 import type { ActionKit, RecordAction } from '../views/actions';
 import { displayName, isStatus, pickItem, toAbortSignal } from '../views/ui';
-import { formatMemoryMib, joinParts, plainTooltip, relativeTime, runtimeStatusIcon } from '../views/format';
+import { formatMemoryMib, joinParts, localTime, plainTooltip, relativeTime, runtimeStatusIcon } from '../views/format';
 
 /** True when the runtime is on its way somewhere: creating, deleting, or status ≠ desired status. */
 export function runtimeInTransition(runtime: Runtime): boolean {
@@ -262,7 +262,9 @@ async function listVncCredentials(runtime: Runtime, kit: ActionKit): Promise<unk
 					label: c.display_name || c.id,
 					description: joinParts(
 						c.revoked_at ? vscode.l10n.t('revoked') : vscode.l10n.t('active'),
-						c.last_used_at ? vscode.l10n.t('last used {0}', c.last_used_at) : undefined,
+						c.last_used_at
+							? vscode.l10n.t('last used {0}', localTime(fromRfc3339(c.last_used_at)) ?? c.last_used_at)
+							: undefined,
 					),
 					detail: c.locator,
 				},

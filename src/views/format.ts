@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { EpochMillis } from '../api';
 import { SAFETY, agentStatusClass, runStatusClass } from '../api';
 import { plainText, singleLine } from '../util/text';
-import { relativeTimeText } from './timeText';
+import { localTimeText, relativeTimeText } from './timeText';
 
 export { formatBytes, formatMemoryMib } from './units';
 
@@ -106,6 +106,11 @@ export function runtimeStatusIcon(status: string | undefined, degraded: boolean,
  */
 export function relativeTime(value: EpochMillis | undefined, now = Date.now()): string | undefined {
 	return value === undefined ? undefined : relativeTimeText(value, now, vscode.l10n.t);
+}
+
+/** "Mar 7, 2026, 12:00 PM (3 days ago)": local date and time, then how long ago (src/views/timeText.ts); undefined when there is no time. */
+export function localTime(value: EpochMillis | undefined, now = Date.now()): string | undefined {
+	return value === undefined ? undefined : localTimeText(value, now, vscode.l10n.t, vscode.env.language);
 }
 
 /** Joins the present parts of a description with " · ". */
