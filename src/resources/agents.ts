@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { LIMITS, sleep, utf8Length } from '../api';
+import { LIMITS, fromUnixSeconds, sleep, utf8Length } from '../api';
 import type { Agent } from '../api';
 import { openComputer } from '../commands/computer';
 import { contextToken, iconSafe, notificationText } from '../util/text';
@@ -57,7 +57,7 @@ export const agentsList: ListDescriptor<Agent, AgentTarget> = {
 			label: agent.name || agent.id,
 			contextValue: `agent:${contextToken(status)}`,
 			icon: agentStatusIcon(agent.status),
-			description: joinParts(status, relativeTime(agent.updated_at_unix_seconds ?? agent.created_at_unix_seconds)),
+			description: joinParts(status, relativeTime(fromUnixSeconds(agent.updated_at_unix_seconds ?? agent.created_at_unix_seconds))),
 			tooltip: plainTooltip(agent.name, [
 				[vscode.l10n.t('Status'), status],
 				[vscode.l10n.t('ID'), agent.id],

@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ARTIFACT_NAME, LIMITS } from '../api';
+import { ARTIFACT_NAME, LIMITS, fromRfc3339 } from '../api';
 import type { Agent, Artifact } from '../api';
 import { safeFileName } from '../util/localName';
 import { iconSafe, singleLine } from '../util/text';
@@ -69,7 +69,7 @@ export const artifactsList: ListDescriptor<Artifact, ArtifactTarget, Agent> = {
 			label: artifact.name,
 			contextValue: `artifact:${kind}${(artifact.size ?? 0) > ARTIFACT_READ_CAP_BYTES ? ':large' : ''}`,
 			icon: new vscode.ThemeIcon(kind === 'image' ? 'file-media' : kind === 'text' ? 'file-text' : 'file-binary'),
-			description: joinParts(formatBytes(artifact.size), relativeTime(artifact.created_at)),
+			description: joinParts(formatBytes(artifact.size), relativeTime(fromRfc3339(artifact.created_at))),
 			tooltip: plainTooltip(artifact.name, [
 				[vscode.l10n.t('ID'), artifact.id],
 				[vscode.l10n.t('Run'), artifact.run_id],
@@ -86,7 +86,7 @@ export const artifactsList: ListDescriptor<Artifact, ArtifactTarget, Agent> = {
 		choices: (ctx, agentId) => ctx.client().listArtifacts(agentId ?? ''),
 		pickText: (artifact) => ({
 			label: artifact.name,
-			description: joinParts(formatBytes(artifact.size), relativeTime(artifact.created_at)),
+			description: joinParts(formatBytes(artifact.size), relativeTime(fromRfc3339(artifact.created_at))),
 			detail: artifact.id,
 		}),
 		placeholder: (agent) => vscode.l10n.t('Pick an artifact of {0}', iconSafe(agent?.name || '')),

@@ -31,7 +31,8 @@ async function readImages(
  * Images (a group of the Account view): the runtime image variants, built-in and custom. The
  * record's members are not shown in the description, so a row shows what is there (name, kind,
  * "in use", description, tags) and a click opens the whole record as read-only JSON. A row's
- * `contextValue` is `image:<kind>` plus `:inUse`; "Delete Image…" is offered on custom ones.
+ * `contextValue` is `image:<kind>` plus `:inUse`; "Delete Image…" is offered on custom ones no
+ * runtime uses.
  */
 export const imagesList: ListDescriptor<ImageInfo, ImageTarget> = {
 	key: 'images',
@@ -97,9 +98,20 @@ export const imageActions = {
 	delete: {
 		on: imagesList,
 		command: 'cloudAgents.images.delete',
-		filter: (image) => image.kind === 'custom',
+		// Offered on custom images no runtime uses (the menu: `image:custom` without `:inUse`).
+		filter: (image) => image.kind === 'custom' && image.inUse !== true,
 		async run({ image }, kit): Promise<DeleteImageResult> {
 			const name = image.name ?? image.id;
+			if (image.inUse === true) {
+				// Said before asking: the service refuses while a runtime uses the image, so nothing is sent.
+				kit.warn(
+					vscode.l10n.t(
+						'The image "{0}" cannot be deleted: a runtime uses it. Delete or recreate the runtimes that use it, then try again.',
+						name,
+					),
+				);
+				return { deleted: false, reason: 'in_use' };
+			}
 			const ok = await kit.confirm(
 				vscode.l10n.t('Delete the image "{0}"?', name),
 				vscode.l10n.t(

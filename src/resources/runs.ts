@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { LIMITS, SAFETY, isTerminalRunStatus } from '../api';
+import { LIMITS, SAFETY, fromRfc3339, isTerminalRunStatus } from '../api';
 import type { Agent, Run } from '../api';
 import { pickPromptAgent, sendPrompt } from '../commands/prompt';
 import { toRunRef } from '../logs';
@@ -8,7 +8,7 @@ import { runTitle } from '../logs/format';
 import { contextToken, iconSafe, markdownText, singleLine } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
-import { joinParts, oneLine, plainTooltip, relativeTime, runStatusIcon } from '../views/format';
+import { joinParts, localTime, oneLine, plainTooltip, relativeTime, runStatusIcon } from '../views/format';
 import { runResultUri } from '../views/recordDocuments';
 import { argBoolean, argString, displayName, pickItem, showModalWarning, showValidation } from '../views/ui';
 import { agentsList, promptProblem, rememberAgent } from './agents';
@@ -71,7 +71,7 @@ export const runsList: ListDescriptor<Run, RunTarget, Agent> = {
 			),
 			icon: runStatusIcon(run.status),
 			// Status first, so a narrow sidebar still shows it after the short prompt (the icon also says it).
-			description: joinParts(run.status, relativeTime(run.created_at)),
+			description: joinParts(run.status, relativeTime(fromRfc3339(run.created_at))),
 			tooltip: plainTooltip(vscode.l10n.t('Run {0}', run.id), [
 				[vscode.l10n.t('Status'), run.status],
 				[vscode.l10n.t('Created'), run.created_at ? new Date(run.created_at).toLocaleString() : undefined],
@@ -94,7 +94,7 @@ export const runsList: ListDescriptor<Run, RunTarget, Agent> = {
 		choices: (ctx, agentId) => ctx.client().listRuns(agentId ?? '', { limit: 100 }),
 		pickText: (run) => ({
 			label: singleLine(run.prompt, 80) || run.id,
-			description: joinParts(run.status, relativeTime(run.created_at)),
+			description: joinParts(run.status, relativeTime(fromRfc3339(run.created_at))),
 			detail: run.id,
 		}),
 		placeholder: (agent) => vscode.l10n.t('Pick a run of {0}', iconSafe(agent?.name || agent?.id || '')),
@@ -132,8 +132,8 @@ export function runResultMarkdown(agentName: string | undefined, run: Run): stri
 		'',
 		`- ${vscode.l10n.t('Agent')}: ${mdField(agentName ?? run.agent_id ?? '')}`,
 		`- ${vscode.l10n.t('Status')}: ${mdField(run.status)}`,
-		...(run.created_at ? [`- ${vscode.l10n.t('Created')}: ${mdField(run.created_at)}`] : []),
-		...(run.updated_at ? [`- ${vscode.l10n.t('Updated')}: ${mdField(run.updated_at)}`] : []),
+		...(run.created_at ? [`- ${vscode.l10n.t('Created')}: ${mdField(localTime(fromRfc3339(run.created_at)) ?? run.created_at)}`] : []),
+		...(run.updated_at ? [`- ${vscode.l10n.t('Updated')}: ${mdField(localTime(fromRfc3339(run.updated_at)) ?? run.updated_at)}`] : []),
 		'',
 		`## ${vscode.l10n.t('Prompt')}`,
 		'',

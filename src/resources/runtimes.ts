@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
+import { fromRfc3339, sleep } from '../api';
 import type { Runtime } from '../api';
 import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ListDescriptor } from '../views/descriptor';
 import type { ActionKit, RecordAction } from '../views/actions';
-import { displayName, isStatus, pickItem } from '../views/ui';
-import { formatMemoryMib, joinParts, plainTooltip, relativeTime, runtimeStatusIcon } from '../views/format';
+import { displayName, isStatus, pickItem, toAbortSignal } from '../views/ui';
+import { formatMemoryMib, joinParts, localTime, plainTooltip, relativeTime, runtimeStatusIcon } from '../views/format';
 
 /** True when the runtime is on its way somewhere: creating, deleting, or status ≠ desired status. */
 export function runtimeInTransition(runtime: Runtime): boolean {
@@ -71,7 +72,7 @@ export const runtimesList: ListDescriptor<Runtime, RuntimeTarget> = {
 				.filter((p): p is string => typeof p === 'string')
 				.join(':'),
 			icon: runtimeStatusIcon(runtime.status, degraded, transition),
-			description: joinParts(statusText, degraded && vscode.l10n.t('degraded'), relativeTime(runtime.updated_at)),
+			description: joinParts(statusText, degraded && vscode.l10n.t('degraded'), relativeTime(fromRfc3339(runtime.updated_at))),
 			tooltip: plainTooltip(runtime.display_name, [
 				[vscode.l10n.t('Status'), runtime.status],
 				[vscode.l10n.t('Desired status'), runtime.desired_status],
@@ -141,13 +142,10 @@ async function resumeRuntime(first: Runtime, kit: ActionKit): Promise<Runtime | 
 				() => kit.client().resumeRuntime(target.id, { expectedRevision: expected }),
 			);
 			await runtimes.refresh();
-			// Visible feedback (a status-bar flash was easy to miss); the row keeps refreshing while it moves.
-			kit.info(
-				vscode.l10n.t(
-					'The runtime {0} is resuming. Its row in the Runtimes view shows when it is running.',
-					displayName(resumed.display_name || target.display_name, target.id),
-				),
-			);
+			// Visible feedback that ends with the transition: a progress notification while the runtime
+			// moves, closed when its row says running (a lasting "is resuming" message contradicted the row).
+			// Not awaited: the command returns the resumed record at once.
+			void followResume(resumed, kit);
 			return resumed;
 		} catch (err) {
 			if (!isStatus(err, 409)) {
@@ -189,6 +187,64 @@ async function resumeRuntime(first: Runtime, kit: ActionKit): Promise<Runtime | 
 	}
 }
 
+/** How often, and how long at most, a resume is followed to its end. */
+const RESUME_FOLLOW = { intervalMs: 1500, maxMs: 10 * 60_000 };
+
+/**
+ * Shows "The runtime … is resuming" as a progress notification until the runtime is no longer in
+ * transition: on running, the list is refreshed (the row says running) and the notification closes
+ * with a short status-bar message; on another status (error, crashed…) a warning says so. The user
+ * may cancel the notification (the runtime keeps resuming); a failed read ends it quietly.
+ */
+async function followResume(first: Runtime, kit: ActionKit): Promise<void> {
+	const name = displayName(first.display_name, first.id);
+	const runtimes = kit.list(runtimesList);
+	const settled = await vscode.window.withProgress(
+		{
+			location: vscode.ProgressLocation.Notification,
+			title: notificationText(vscode.l10n.t('The runtime {0} is resuming', name)),
+			cancellable: true,
+		},
+		async (progress, token) => {
+			const abort = toAbortSignal(token);
+			try {
+				const end = Date.now() + RESUME_FOLLOW.maxMs;
+				let runtime: Runtime | undefined = first;
+				while (!token.isCancellationRequested && Date.now() < end) {
+					// Settled: no longer moving, and moved (a service may answer the resume before it says so).
+					if (runtime && !runtimeInTransition(runtime) && (runtime.status !== first.status || runtime.status === 'running')) {
+						return runtime;
+					}
+					progress.report({
+						message: runtime ? notificationText(`${runtime.status} → ${runtime.desired_status ?? 'running'}`) : undefined,
+					});
+					await sleep(RESUME_FOLLOW.intervalMs, abort.signal).catch(() => undefined);
+					if (token.isCancellationRequested) {
+						break;
+					}
+					runtime = await findRuntime(kit.client(), first.id).catch(() => undefined);
+					if (!runtime) {
+						return undefined;
+					}
+				}
+				return undefined;
+			} finally {
+				abort.dispose();
+			}
+		},
+	);
+	if (!settled) {
+		return;
+	}
+	// The row says what the notification said last before it closes.
+	await runtimes.refresh();
+	if (settled.status === 'running') {
+		vscode.window.setStatusBarMessage(notificationText(vscode.l10n.t('The runtime {0} is running.', name)), 5000);
+	} else {
+		kit.warn(vscode.l10n.t('The runtime {0} did not resume: it is {1}.', name, settled.status));
+	}
+}
+
 /** Lists a runtime's VNC credentials and copies the locator of the one picked (`{quiet: true}`: only returns them). */
 async function listVncCredentials(runtime: Runtime, kit: ActionKit): Promise<unknown> {
 	const credentials = await kit.client().listVncCredentials(runtime.id);
@@ -206,7 +262,9 @@ async function listVncCredentials(runtime: Runtime, kit: ActionKit): Promise<unk
 					label: c.display_name || c.id,
 					description: joinParts(
 						c.revoked_at ? vscode.l10n.t('revoked') : vscode.l10n.t('active'),
-						c.last_used_at ? vscode.l10n.t('last used {0}', c.last_used_at) : undefined,
+						c.last_used_at
+							? vscode.l10n.t('last used {0}', localTime(fromRfc3339(c.last_used_at)) ?? c.last_used_at)
+							: undefined,
 					),
 					detail: c.locator,
 				},

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ApiError } from '../api';
+import { ApiError, fromRfc3339 } from '../api';
 import type { CloudAgentsClient, Runtime, SshKey } from '../api';
 import type { ActionKit, RecordAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
@@ -51,7 +51,7 @@ export const runtimeSshKeysList: ListDescriptor<SshKey, SshKeyTarget, Runtime> =
 	fields: (sshKey, runtimeId) => ({ sshKey, runtimeId }),
 	row: (key, ctx) => ({
 		label: key.display_name || key.id,
-		description: joinParts(key.fingerprint, relativeTime(key.created_at)),
+		description: joinParts(key.fingerprint, relativeTime(fromRfc3339(key.created_at))),
 		icon: new vscode.ThemeIcon('key'),
 		contextValue: 'sshKey:attached',
 		tooltip: plainTooltip(key.display_name, [

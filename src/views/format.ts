@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { EpochMillis } from '../api';
-import { SAFETY, agentStatusClass, readTimeMember, runStatusClass } from '../api';
+import { SAFETY, agentStatusClass, runStatusClass } from '../api';
 import { plainText, singleLine } from '../util/text';
-import { relativeTimeText } from './timeText';
+import { localTimeText, relativeTimeText } from './timeText';
 
 export { formatBytes, formatMemoryMib } from './units';
 
@@ -104,17 +104,13 @@ export function runtimeStatusIcon(status: string | undefined, degraded: boolean,
  * "just now", "5 mins ago", "3 hrs ago", "2 days ago", or the date for older times
  * (src/views/timeText.ts), localised; undefined when there is no time.
  */
-export function relativeTime(value: EpochMillis | undefined, now?: number): string | undefined;
-/**
- * @deprecated A wire value instead of a decoded time: an RFC 3339 string, or a bare number read
- * as Unix seconds (below 1e11) or milliseconds (`readTimeMember`). For the rows that still hand
- * `run.created_at` or `agent.updated_at_unix_seconds` as sent; convert with `fromRfc3339` /
- * `fromUnixSeconds` (src/api/time.ts) and pass the `EpochMillis` instead.
- */
-export function relativeTime(value: string | number | null | undefined, now?: number): string | undefined;
-export function relativeTime(value: EpochMillis | string | number | null | undefined, now = Date.now()): string | undefined {
-	const t = readTimeMember(value);
-	return t === undefined ? undefined : relativeTimeText(t, now, vscode.l10n.t);
+export function relativeTime(value: EpochMillis | undefined, now = Date.now()): string | undefined {
+	return value === undefined ? undefined : relativeTimeText(value, now, vscode.l10n.t);
+}
+
+/** "Mar 7, 2026, 12:00 PM (3 days ago)": local date and time, then how long ago (src/views/timeText.ts); undefined when there is no time. */
+export function localTime(value: EpochMillis | undefined, now = Date.now()): string | undefined {
+	return value === undefined ? undefined : localTimeText(value, now, vscode.l10n.t, vscode.env.language);
 }
 
 /** Joins the present parts of a description with " · ". */

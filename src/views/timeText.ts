@@ -35,3 +35,20 @@ export function relativeTimeText(t: EpochMillis, now: number, translate: Transla
 	}
 	return new Date(t).toISOString().slice(0, 10);
 }
+
+/**
+ * A time as the user reads a record: the local date and time, then how long ago ("Mar 7, 2026,
+ * 12:00 PM (3 days ago)"); from 30 days on only the local date and time (the relative part would be
+ * the date again). `locale` is VS Code's display language (format.ts passes `vscode.env.language`).
+ */
+export function localTimeText(t: EpochMillis, now: number, translate: Translate = untranslated, locale?: string): string {
+	let local: string;
+	try {
+		local = new Date(t).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
+	} catch {
+		// An unknown locale tag: the runtime's own.
+		local = new Date(t).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+	}
+	const ago = relativeTimeText(t, now, translate);
+	return /^\d{4}-\d{2}-\d{2}$/.test(ago) ? local : `${local} (${ago})`;
+}

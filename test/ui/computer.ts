@@ -42,7 +42,7 @@ async function policy(frame: Frame): Promise<Map<string, string[]>> {
 }
 
 const uiTest: UiTest = {
-	title: 'computer panel: Open Computer on an agent row shows the emulator desktop in noVNC; keys, clicks, Ctrl+Alt+Del and paste reach it; expiry and Reconnect; strict CSP; no token in the webview',
+	title: 'computer panel: Open Computer on an agent row shows the emulator desktop in noVNC; keys, clicks, Ctrl+Alt+Del (with feedback) and paste reach it; expiry offers Start a New Session; strict CSP; no token in the webview',
 	async run({ page, workbench, emulatorUrl, devToken, note }) {
 		const admin = (path: string, init?: RequestInit) => call<unknown>(`${emulatorUrl}${path}`, init);
 		const { agents } = await call<{ agents: Array<{ id: string; name: string }> }>(`${emulatorUrl}/v2/agents?limit=100`, {
@@ -143,6 +143,9 @@ const uiTest: UiTest = {
 		// Toolbar: Ctrl+Alt+Del and Paste Clipboard (the extension reads the clipboard and sends it on).
 		await frame.locator('#ctrl-alt-del').click();
 		await until(page, 'Ctrl+Alt+Del on the emulator', async () => ((await input(first.id)).ctrl_alt_del > 0 ? true : undefined));
+		// The panel says it was sent (issue 20, item 14: it gave no feedback).
+		await frame.locator('#status', { hasText: 'Sent Ctrl+Alt+Del to the computer.' }).waitFor({ state: 'visible', timeout: 10_000 });
+		assert.equal(await frame.locator('#new-session').isVisible(), false, 'no "Start a New Session" while connected');
 		const clip = `pasted ${Date.now()}`;
 		await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
 		await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(clip)})`);
@@ -178,11 +181,14 @@ const uiTest: UiTest = {
 		await frame.locator('#view-only').click();
 		assert.equal(await frame.locator('#view-only').getAttribute('aria-pressed'), 'false');
 
-		// The service ends the session: the panel says it expired; Reconnect mints a new one.
+		// The service ends the session: the panel says it expired and offers a new session beside the
+		// reason (issue 20, item 14), which mints a new one.
 		await admin(`/_emulator/computer-sessions/${encodeURIComponent(first.id)}/expire`, { method: 'POST' });
 		await frame.locator('#status', { hasText: 'The session expired' }).waitFor({ state: 'visible', timeout: 20_000 });
+		const offer = frame.locator('#new-session', { hasText: 'Start a New Session' });
+		await offer.waitFor({ state: 'visible', timeout: 10_000 });
 		await workbench.screenshot('computer-expired');
-		await frame.locator('#reconnect').click();
+		await offer.click();
 		const second = await until(page, 'a second computer session', async () => {
 			const all = await sessions();
 			const last = all[all.length - 1];
@@ -249,6 +255,28 @@ const uiTest: UiTest = {
 			sessionsBefore,
 			'no session for an agent whose runtime is not running',
 		);
+
+		// An agent whose runtime is in error: the advice is not "Resume the runtime" (its menu has no
+		// Resume), it says the runtime cannot be resumed from here (issue 20, item 10).
+		const broken = world.agents.find((a) => a.name && world.runtimes.some((r) => r.id === a.runtime_id && r.status === 'error'));
+		assert.ok(broken, 'the demo seed has an agent on a runtime in error');
+		note(`palette: Open Computer on ${broken.name} (runtime in error)`);
+		await workbench.runCommand('Notifications: Clear All Notifications');
+		await workbench.runCommand('Cloud Agents: Open Computer');
+		await page
+			.locator('.quick-input-list .monaco-list-row', { hasText: broken.name })
+			.first()
+			.waitFor({ state: 'visible', timeout: 20_000 });
+		await page.locator('.quick-input-widget input').fill(broken.name);
+		await page.keyboard.press('Enter');
+		const advice = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'cannot open now' }).first();
+		await advice.waitFor({ state: 'visible', timeout: 20_000 });
+		const said = (await advice.innerText()).trim();
+		note(`advice: ${said}`);
+		assert.match(said, /is in error/);
+		assert.match(said, /cannot be resumed from here/);
+		assert.doesNotMatch(said, /Resume (the runtime|it)/, 'no Resume advice for a runtime whose menu has no Resume');
+		await workbench.runCommand('Notifications: Clear All Notifications');
 	},
 };
 

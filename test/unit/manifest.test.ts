@@ -136,6 +136,29 @@ suite('package.json manifest', () => {
 		}
 	});
 
+	test('Delete Image… is offered on the rows of custom images no runtime uses, not on an image in use (the service refuses it)', () => {
+		// A small reader of the clauses these menus use: `a == b`, `a =~ /re/`, joined with `&&`.
+		const holds = (when: string, keys: Record<string, string>): boolean =>
+			when.split('&&').every((clause) => {
+				const eq = /^\s*(\S+)\s*==\s*(\S+)\s*$/.exec(clause);
+				if (eq) {
+					return keys[eq[1]!] === eq[2];
+				}
+				const re = /^\s*(\S+)\s*=~\s*\/(.*)\/\s*$/.exec(clause);
+				assert.ok(re, `clause not read by this test: ${clause}`);
+				return new RegExp(re[2]!).test(keys[re[1]!] ?? '');
+			});
+		const entries = ((manifest.contributes.menus?.['view/item/context'] ?? []) as { command?: string; when?: string }[]).filter(
+			(m) => m.command === 'cloudAgents.images.delete',
+		);
+		assert.equal(entries.length, 1);
+		const when = entries[0]!.when ?? '';
+		const row = (viewItem: string): Record<string, string> => ({ view: 'cloudAgents.account', viewItem });
+		assert.equal(holds(when, row('image:custom')), true, 'a custom image no runtime uses');
+		assert.equal(holds(when, row('image:custom:inUse')), false, 'a custom image in use');
+		assert.equal(holds(when, row('image:builtin')), false, 'a built-in image');
+	});
+
 	test('declares the apiUrl setting and the extension id used by tests', () => {
 		assert.ok(`${CONFIG.section}.${CONFIG.apiUrl}` in manifest.contributes.configuration.properties);
 		assert.equal(`${manifest.publisher}.${manifest.name}`, EXTENSION_ID);

@@ -22,6 +22,8 @@ export interface ComputerAgent {
 	id: string;
 	/** Display name (server text: made single-line here). */
 	name: string;
+	/** The agent's runtime, when known (a restored panel reads it from the service when needed). */
+	runtimeId?: string;
 }
 
 /** What the panel needs from the extension. */
@@ -56,6 +58,7 @@ function pageStrings(): ComputerStrings {
 		pasted: vscode.l10n.t("Sent {0} characters to the computer's clipboard."),
 		pasteEmpty: vscode.l10n.t('The clipboard holds no text.'),
 		notConnected: vscode.l10n.t('Not connected: Reconnect first.'),
+		ctrlAltDelSent: vscode.l10n.t('Sent Ctrl+Alt+Del to the computer.'),
 	};
 }
 
@@ -70,7 +73,10 @@ function pageBody(): string {
 		<span id="time-left" class="muted" hidden></span>
 		<button id="reconnect">${t(vscode.l10n.t('Reconnect'))}</button>
 	</div>
-	<div id="status" class="message" role="status" aria-live="polite"></div>
+	<div class="status-line">
+		<div id="status" class="message" role="status" aria-live="polite"></div>
+		<button id="new-session" hidden>${t(vscode.l10n.t('Start a New Session'))}</button>
+	</div>
 	<div id="screen" aria-label="${t(vscode.l10n.t('Remote desktop'))}"></div>`;
 }
 

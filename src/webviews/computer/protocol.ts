@@ -30,6 +30,7 @@ export const COMPUTER_STRING_KEYS = [
 	'pasted',
 	'pasteEmpty',
 	'notConnected',
+	'ctrlAltDelSent',
 ] as const;
 
 /** The localised texts of the page, by key. */

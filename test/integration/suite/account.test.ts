@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RowSnapshot } from '../../../src/views';
-import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
+import { counters, emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 
 /**
  * The Account view (issue 13): images, image builds, checkpoints and model providers, each a
@@ -173,15 +173,16 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 	});
 
-	test("Delete Image… of an image in use: refused with the service's conflict explained, the image stays [variant]", async function () {
+	test('Delete Image… of an image marked in use says why it cannot be deleted before asking, and sends nothing; the image stays [variant]', async function () {
 		this.timeout(30_000);
+		await emu('POST', '/_emulator/counters/reset');
 		const result = await vscode.commands.executeCommand<{ deleted: boolean; reason?: string; requestId?: string }>(
 			'cloudAgents.images.delete',
 			{ imageId: 'img_custom_python_ml', rethrow: true },
 		);
-		assert.equal(result.deleted, false);
-		assert.equal(result.reason, 'in_use');
-		assert.ok(result.requestId, 'the request id of the refusal');
+		assert.deepEqual(result, { deleted: false, reason: 'in_use' }, 'refused here, not by the service (no request id)');
+		const deletes = Object.entries((await counters()).requests.by_route).filter(([route]) => route.startsWith('DELETE '));
+		assert.deepEqual(deletes, [], 'no DELETE was sent');
 		assert.ok((await state()).images.some((i) => i.id === 'img_custom_python_ml'));
 	});
 
@@ -268,7 +269,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		assert.match(row?.description ?? '', new RegExp(`^${model}`));
 	});
 
-	test('times of records days old read "N days ago" (not "just now") in every Account list, the build attempts and the Agents view [variant]', async function () {
+	test('times of records days old read "N days ago" (not "just now") in every Account list, the build attempts, the Agents, Runs and Artifacts views and SSH keys [variant]', async function () {
 		this.timeout(60_000);
 		const DAY = 86_400_000;
 		const now = Date.now();
@@ -336,6 +337,56 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 			(all, a) => all.find((x) => x.label === a.name),
 			description,
 		);
-		assert.ok(checked >= 10, `${checked} rows checked`);
+		// Runs, artifacts (the billing agent's), SSH keys (under their runtime): RFC 3339 on the wire.
+		const billing = s.agents!.find((a) => a.name === 'Refactor billing module')!;
+		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', billing.id);
+		try {
+			const shownOnly = async (list: string, records: Array<Record<string, unknown>>, parent?: string): Promise<void> => {
+				const shown = await waitFor(`the ${list} rows`, async () => {
+					const all = await rows(list, parent);
+					return all.some((x) => records.some((r) => x.id?.endsWith(`/${String(r.id)}`))) ? all : undefined;
+				});
+				const present = records.filter(
+					(r) => daysOld(t(r.created_at as string)) && shown.some((x) => x.id?.endsWith(`/${String(r.id)}`)),
+				);
+				await each(
+					list,
+					present,
+					(r) => t(r.created_at as string),
+					(all, r) => all.find((x) => x.id?.endsWith(`/${String(r.id)}`)),
+					description,
+					parent,
+				);
+			};
+			await shownOnly(
+				'runs',
+				s.runs!.filter((r) => r.agent_id === billing.id),
+			);
+			await shownOnly(
+				'artifacts',
+				s.artifacts!.filter((a) => a.agent_id === billing.id),
+			);
+		} finally {
+			await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
+		}
+		const withKeys = s.runtimes!.find((r) => Array.isArray(r.ssh_key_ids) && (r.ssh_key_ids as unknown[]).length > 1)!;
+		await each(
+			'runtimes',
+			s.ssh_keys!.filter((k) => (withKeys.ssh_key_ids as unknown[]).includes(k.id)),
+			(k) => t(k.created_at as string),
+			(all, k) => all.find((x) => x.id?.endsWith(`/${String(k.id)}`)),
+			description,
+			`runtime/${String(withKeys.id)}/runtimeSshKeys`,
+		);
+		// A runtime's row says when it last changed (the seed: an hour ago; a runtime an earlier test changed is left out).
+		const runtimeRows = await rows('runtimes');
+		for (const rt of s.runtimes!.filter((r) => now - t(r.updated_at as string) >= 3_600_000)) {
+			const row = runtimeRows.find((x) => x.id === `runtime/${String(rt.id)}`);
+			if (row) {
+				assert.match(row.description ?? '', /\b\d+ (hrs?|days?) ago\b/, `runtime ${String(rt.display_name)}`);
+				checked++;
+			}
+		}
+		assert.ok(checked >= 16, `${checked} rows checked`);
 	});
 });

@@ -391,6 +391,13 @@ suite('Commands', () => {
 			assert.ok(text.includes(`# Run ${done.id}`));
 			// The status as the service words it (the emulator's state keeps the standard word).
 			assert.ok(text.includes(`- Status: ${words().run.succeeded}\n`), text);
+			// Times as the user reads them: local date and time, then how long ago; not the wire's ISO text.
+			for (const label of ['Created', 'Updated']) {
+				const line = new RegExp(`^- ${label}: (.*)$`, 'm').exec(text)?.[1];
+				assert.ok(line, `a ${label} line in ${text}`);
+				assert.doesNotMatch(line, /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/, `${label}: ${line}`);
+				assert.match(line, /\((just now|\d+ (min|mins|hr|hrs|day|days) ago)\)$/, `${label}: ${line}`);
+			}
 			await closeEditors();
 		});
 

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type { EpochMillis } from '../../../src/api';
 import { fromRfc3339, fromUnixSeconds, readBuild, readCheckpoint, readProvider, readTimeMember } from '../../../src/api';
-import { relativeTimeText } from '../../../src/views/timeText';
+import type { relativeTime } from '../../../src/views/format';
+import { localTimeText, relativeTimeText } from '../../../src/views/timeText';
 
 const NOW = Date.parse('2026-03-10T12:00:00Z');
 const MINUTE = 60_000;
@@ -65,5 +66,39 @@ suite('views/timeText: relative times of decoded records', () => {
 			return message;
 		});
 		assert.deepEqual(seen, [['{0} days ago', [3]]]);
+	});
+});
+
+suite('views/format: relativeTime takes only decoded times', () => {
+	test('a wire value (RFC 3339 text, Unix seconds) is not accepted: the rows convert with the named readers', () => {
+		// Compile-time checks: the deprecated overload that took wire values is gone, so each line
+		// below is a type error (tsc fails on an unused @ts-expect-error if one is accepted again).
+		type Arg = Parameters<typeof relativeTime>[0];
+		// @ts-expect-error RFC 3339 text as sent
+		const text: Arg = '2026-03-07T12:00:00Z';
+		// @ts-expect-error Unix seconds as sent
+		const seconds: Arg = 1_772_884_800;
+		const decoded: Arg = fromRfc3339('2026-03-07T12:00:00Z');
+		assert.deepEqual([text, seconds, decoded], ['2026-03-07T12:00:00Z', 1_772_884_800, Date.parse('2026-03-07T12:00:00Z')]);
+	});
+});
+
+suite('views/timeText: local date and time with how long ago', () => {
+	test('a record time reads as the local date and time, then "N days ago"; never the wire\'s ISO text', () => {
+		const t = fromRfc3339(iso(NOW - 3 * DAY))!;
+		const text = localTimeText(t, NOW, undefined, 'en-US');
+		const local = new Date(t).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+		assert.equal(text, `${local} (3 days ago)`);
+		assert.doesNotMatch(text, /\d{4}-\d{2}-\d{2}T/);
+		assert.match(localTimeText((NOW - 5 * MINUTE) as EpochMillis, NOW, undefined, 'en-US'), / \(5 mins ago\)$/);
+	});
+
+	test('from 30 days on only the local date and time; an unknown locale falls back to the default one', () => {
+		const old = (NOW - 45 * DAY) as EpochMillis;
+		assert.equal(
+			localTimeText(old, NOW, undefined, 'en-US'),
+			new Date(old).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' }),
+		);
+		assert.match(localTimeText((NOW - DAY) as EpochMillis, NOW, undefined, 'not a locale!'), / \(1 day ago\)$/);
 	});
 });

@@ -27,6 +27,7 @@ const viewOnlyButton = byId('view-only', HTMLButtonElement);
 const cadButton = byId('ctrl-alt-del', HTMLButtonElement);
 const pasteButton = byId('paste', HTMLButtonElement);
 const reconnectButton = byId('reconnect', HTMLButtonElement);
+const newSessionButton = byId('new-session', HTMLButtonElement);
 
 let state: ComputerPageState | undefined = host.getState();
 let strings: ComputerStrings | undefined;
@@ -46,6 +47,14 @@ function show(message: string, kind: 'info' | 'warning' | 'error' = 'info'): voi
 	statusLine.textContent = message;
 	statusLine.className = kind === 'info' ? 'message' : `message ${kind}`;
 	statusLine.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+}
+
+/** Offers (or withdraws) "Start a New Session" beside the status: shown once a session has ended. */
+function offerNewSession(offer: boolean): void {
+	newSessionButton.hidden = !offer;
+	if (offer) {
+		newSessionButton.focus();
+	}
 }
 
 function save(patch: Partial<ComputerPageState>): void {
@@ -96,6 +105,7 @@ function tick(): void {
 			rfb.disconnect();
 		} else {
 			show(text('expired'), 'warning');
+			offerNewSession(true);
 		}
 	}
 }
@@ -128,6 +138,7 @@ function connect(session: ComputerSessionInfo): void {
 		return;
 	}
 	show(text('connecting'));
+	offerNewSession(false);
 	reconnectButton.disabled = false;
 	// The page opens the socket itself (noVNC takes it as its channel) to read the close code and
 	// reason, which noVNC does not report: they tell an expired session from a lost connection.
@@ -172,7 +183,7 @@ function connect(session: ComputerSessionInfo): void {
 			show(text('lost'), 'error');
 		}
 		host.postMessage({ type: 'disconnected', clean, expired });
-		reconnectButton.focus();
+		offerNewSession(true);
 	});
 	client.addEventListener('securityfailure', (event) => {
 		if (mine !== generation) {
@@ -223,6 +234,7 @@ function handle(message: ComputerHostMessage): void {
 			stopTicker();
 			timeLeft.hidden = true;
 			reconnectButton.disabled = true;
+			offerNewSession(false);
 			show(text('minting'));
 			break;
 		case 'ended':
@@ -231,6 +243,7 @@ function handle(message: ComputerHostMessage): void {
 			timeLeft.hidden = true;
 			reconnectButton.disabled = false;
 			show(message.message, message.reason === 'restored' ? 'info' : 'error');
+			offerNewSession(true);
 			break;
 		case 'paste':
 			if (!rfb) {
@@ -255,11 +268,17 @@ viewOnlyButton.addEventListener('click', () => {
 	renderToggles();
 });
 cadButton.addEventListener('click', () => {
-	rfb?.sendCtrlAltDel();
-	rfb?.focus();
+	if (!rfb) {
+		show(text('notConnected'), 'warning');
+		return;
+	}
+	rfb.sendCtrlAltDel();
+	show(text('ctrlAltDelSent'));
+	rfb.focus();
 });
 pasteButton.addEventListener('click', () => host.postMessage({ type: 'requestPaste' }));
 reconnectButton.addEventListener('click', () => host.postMessage({ type: 'reconnect' }));
+newSessionButton.addEventListener('click', () => host.postMessage({ type: 'reconnect' }));
 
 setConnected(false);
 renderToggles();
