@@ -38,6 +38,23 @@ export async function findRuntime(
 }
 
 /**
+ * After the service refused a change of `runtime` with 409 (someone changed it since it was shown):
+ * the runtime as it is now, the Runtimes view refreshed; undefined, with a warning, when it is gone.
+ * Any other failure is thrown again.
+ */
+export async function rereadAfterConflict(err: unknown, runtime: Runtime, kit: ActionKit): Promise<Runtime | undefined> {
+	if (!isStatus(err, 409)) {
+		throw err;
+	}
+	const fresh = await findRuntime(kit.client(), runtime.id);
+	await kit.list(runtimesList).refresh();
+	if (!fresh) {
+		kit.warn(vscode.l10n.t('The runtime {0} no longer exists.', runtime.display_name));
+	}
+	return fresh;
+}
+
+/**
  * The Runtimes view: every runtime, a page (`cloudAgents.pageSize`) at a time through the service's
  * cursors; it refreshes itself while a runtime is in transition. A row's `contextValue` is
  * `runtime:<status>` plus `:degraded`, `:transition` and `:vnc` (VNC enabled); a click shows the
@@ -148,14 +165,9 @@ async function resumeRuntime(first: Runtime, kit: ActionKit): Promise<Runtime | 
 			void followResume(resumed, kit);
 			return resumed;
 		} catch (err) {
-			if (!isStatus(err, 409)) {
-				throw err;
-			}
 			// Someone changed the runtime (or it is no longer paused): re-read and offer again.
-			const fresh = await findRuntime(kit.client(), runtime.id);
-			await runtimes.refresh();
+			const fresh = await rereadAfterConflict(err, runtime, kit);
 			if (!fresh) {
-				kit.warn(vscode.l10n.t('The runtime {0} no longer exists.', runtime.display_name));
 				return undefined;
 			}
 			if (!resumable(fresh)) {

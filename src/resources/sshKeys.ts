@@ -4,8 +4,8 @@ import type { CloudAgentsClient, Runtime, SshKey } from '../api';
 import type { ActionKit, RecordAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { joinParts, plainTooltip, relativeTime } from '../views/format';
-import { argFlag, argValue, confirmUnlessTold, displayName, isStatus, showWarning } from '../views/ui';
-import { findRuntime, runtimesList } from './runtimes';
+import { argFlag, argValue, confirmUnlessTold, displayName, showWarning } from '../views/ui';
+import { findRuntime, rereadAfterConflict, runtimesList } from './runtimes';
 
 /**
  * The SSH keys a runtime record lists as attached (`ssh_keys`, an assumed member: the contract has
@@ -135,14 +135,9 @@ async function detachKey(target: SshKeyTarget, kit: ActionKit): Promise<unknown>
 			}
 			return detached;
 		} catch (err) {
-			if (!isStatus(err, 409)) {
-				throw err;
-			}
 			// Someone changed the runtime since it was shown: re-read and offer again.
-			const fresh = await findRuntime(kit.client(), runtime.id);
-			await runtimes.refresh();
+			const fresh = await rereadAfterConflict(err, runtime, kit);
 			if (!fresh) {
-				kit.warn(vscode.l10n.t('The runtime {0} no longer exists.', runtime.display_name));
 				return undefined;
 			}
 			const keys = attachedSshKeys(fresh);
