@@ -85,6 +85,28 @@ export function showModalWarning(message: string, detail: string | undefined, ..
 	);
 }
 
+/**
+ * A modal warning whose dismiss button says `dismiss` instead of VS Code's "Cancel" (the close
+ * affordance, also what Escape answers): for a question whose action is itself called "Cancel …"
+ * (Cancel Run), where "Cancel" beside it could be read either way. Resolves with the chosen action,
+ * or undefined when dismissed.
+ */
+export async function showModalQuestion(
+	message: string,
+	detail: string | undefined,
+	dismiss: string,
+	...actions: string[]
+): Promise<string | undefined> {
+	const close: vscode.MessageItem = { title: dismiss, isCloseAffordance: true };
+	const choice = await vscode.window.showWarningMessage(
+		notificationText(message),
+		{ modal: true, detail: detail === undefined ? undefined : notificationText(detail) },
+		...actions.map((title): vscode.MessageItem => ({ title })),
+		close,
+	);
+	return choice === undefined || choice === close ? undefined : choice.title;
+}
+
 /** The string field `name` of an automation argument, when it is one. */
 export function argString(arg: unknown, name: string): string | undefined {
 	const v: unknown = arg !== null && typeof arg === 'object' ? Reflect.get(arg, name) : undefined;

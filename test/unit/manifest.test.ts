@@ -194,4 +194,62 @@ suite('action titles from the manifest', () => {
 			[],
 		);
 	});
+
+	test('the inline buttons one row can show have distinct icons (Cancel Run and Stop Following on a followed running run)', () => {
+		const icons = new Map(
+			(manifest.contributes.commands as Array<{ command: string; icon?: string }>).map((c) => [c.command, c.icon ?? ''] as const),
+		);
+		const inline = (
+			(manifest.contributes.menus?.['view/item/context'] ?? []) as Array<{ command: string; when?: string; group?: string }>
+		)
+			.filter((e) => (e.group ?? '').startsWith('inline'))
+			.map((e) => {
+				const when = e.when ?? '';
+				const view = /view == (\S+)/.exec(when)?.[1] ?? '';
+				const re = /viewItem =~ \/(.+)\/(\w*)/.exec(when);
+				const eq = /viewItem == (\S+)/.exec(when)?.[1];
+				const matches = (contextValue: string): boolean =>
+					re ? new RegExp(re[1] ?? '', re[2]).test(contextValue) : eq === undefined || eq === contextValue;
+				return { command: e.command, view, matches, literal: eq };
+			});
+		// Rows as the lists draw them (`<kind>:<state>:<flags>`), every run combination among them.
+		const rows: string[] = [
+			'agent:idle',
+			'artifact:file',
+			'runtime:paused',
+			'runtime:running',
+			'imageBuild:running:active',
+			'modelProvider:openai',
+		];
+		rows.push('githubRequest:pending:https');
+		for (const status of ['queued', 'running', 'succeeded', 'failed', 'cancelled']) {
+			const state = ['queued', 'running'].includes(status) ? 'active' : 'terminal';
+			for (const result of ['', ':hasResult']) {
+				for (const followed of ['', ':followed']) {
+					rows.push(`run:${status}:${state}${result}${followed}`);
+				}
+			}
+		}
+		rows.push(...inline.flatMap((e) => (e.literal === undefined ? [] : [e.literal])));
+		const clashes: string[] = [];
+		let checked = 0;
+		for (const view of new Set(inline.map((e) => e.view))) {
+			for (const row of rows) {
+				const shown = inline.filter((e) => e.view === view && e.matches(row));
+				checked += shown.length > 1 ? 1 : 0;
+				const seen = new Map<string, string>();
+				for (const { command } of shown) {
+					const icon = icons.get(command) ?? '';
+					const other = seen.get(icon);
+					if (other !== undefined && other !== command) {
+						clashes.push(`${view} ${row}: ${other} and ${command} both show ${icon}`);
+					}
+					seen.set(icon, command);
+				}
+			}
+		}
+		assert.ok(checked > 5, `${checked} rows show more than one inline button`);
+		assert.deepEqual(clashes, []);
+		assert.notEqual(icons.get('cloudAgents.runs.cancel'), icons.get('cloudAgents.runs.stopFollowing'));
+	});
 });
