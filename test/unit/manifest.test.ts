@@ -80,21 +80,45 @@ suite('package.json manifest', () => {
 		}
 	});
 
-	test('every view has a signed-out welcome, and only the first (Agents) has the Sign In button', () => {
+	test('signed out, the Agents view says first why (unreachable: Check Connection; else Sign In); the other views one short line, no button', () => {
+		const signedOut = `!${CONTEXT_KEYS.signedIn} && ${CONTEXT_KEYS.loaded}`;
+		const welcomes = manifest.contributes.viewsWelcome;
 		const signInButton = /\[Sign In\]\(command:cloudAgents\.signIn\)/;
-		const withButton: string[] = [];
+		const withButton = new Set<string>();
 		for (const view of ALL_VIEW_IDS) {
-			const welcome = manifest.contributes.viewsWelcome.find(
-				(w) => w.view === view && w.when === `!${CONTEXT_KEYS.signedIn} && ${CONTEXT_KEYS.loaded}`,
+			const shown = welcomes.filter((w) => w.view === view && (w.when ?? '').startsWith(signedOut));
+			assert.ok(shown.length > 0, `no signed-out welcome for ${view}`);
+			assert.ok(
+				shown.every((w) => w.contents.trim() !== ''),
+				`empty signed-out welcome for ${view}`,
 			);
-			assert.ok(welcome, `no signed-out welcome for ${view}`);
-			assert.ok(welcome.contents.trim() !== '', `empty signed-out welcome for ${view}`);
-			if (signInButton.test(welcome.contents)) {
-				withButton.push(view);
+			if (shown.some((w) => signInButton.test(w.contents))) {
+				withButton.add(view);
+			}
+			if (view !== VIEW_IDS.agents) {
+				// One short line: the reason and the buttons are in the Agents view above.
+				assert.equal(shown.length, 1, view);
+				const text = shown[0]!.contents;
+				assert.ok(!text.includes('\n') && !text.includes('](command:') && text.length <= 40, `${view}: ${JSON.stringify(text)}`);
 			}
 		}
 		// Four stacked "Sign In" buttons read as four different sign-ins: one is enough.
-		assert.deepEqual(withButton, [VIEW_IDS.agents]);
+		assert.deepEqual([...withButton], [VIEW_IDS.agents]);
+		// In the Agents view (welcome content shows in contribution order), the first entry says why:
+		// unreachable first, with Check Connection and Configure API URL and no Sign In; else Sign In.
+		const agents = welcomes.filter((w) => w.view === VIEW_IDS.agents && (w.when ?? '').startsWith(signedOut));
+		const unreachable = `${CONTEXT_KEYS.serverReachable} == 'unreachable'`;
+		assert.ok(agents[0]?.when?.endsWith(unreachable), `first: ${agents[0]?.when}`);
+		assert.match(agents[0]!.contents, /^The Cloud Agents service cannot be reached/);
+		assert.match(agents[0]!.contents, /\[Check Connection\]\(command:cloudAgents\.checkConnection\)/);
+		assert.match(agents[0]!.contents, /\[Configure API URL\]/);
+		assert.doesNotMatch(agents[0]!.contents, signInButton);
+		assert.ok(agents[1]?.when?.endsWith(`${CONTEXT_KEYS.serverReachable} != 'unreachable'`), `second: ${agents[1]?.when}`);
+		assert.match(agents[1]!.contents, signInButton);
+		assert.ok(
+			agents.slice(1).every((w) => !w.when?.endsWith(unreachable)),
+			'the unreachable reason shows once, first',
+		);
 	});
 
 	test('the palette offers the signed-in commands before the extension has activated (running one activates it), and hides them once it knows you are signed out', () => {
