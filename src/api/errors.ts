@@ -129,6 +129,21 @@ export function isAuthFailure(err: unknown): err is ApiError {
 	return e?.name === 'ApiError' && e.status === 401;
 }
 
+/** The codes of a transport failure (NetworkError): no answer came from the service. */
+const NO_ANSWER_CODES: ReadonlySet<string> = new Set(['network_error', 'timeout', 'connect_timeout', 'connection_refused']);
+
+/**
+ * True when the service gave no answer at all (refused, unknown host, time-out, connection cut: a
+ * NetworkError, status 0), also for one from another bundle; false for any answer, an abort, and a
+ * mutation whose outcome is unknown (OutcomeUnknownError). What "Retry" and "Configure API URL" help with.
+ */
+export function isUnreachable(err: unknown): boolean {
+	const e = err as { name?: unknown; status?: unknown; code?: unknown } | undefined;
+	return (
+		(err instanceof ApiError || e?.name === 'ApiError') && e?.status === 0 && typeof e.code === 'string' && NO_ANSWER_CODES.has(e.code)
+	);
+}
+
 /**
  * The request id when it is plausible (SAFETY.requestIdPattern) and carries no secret; otherwise
  * undefined, so an odd or echoed value is never shown or copied raw.

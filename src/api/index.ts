@@ -11,6 +11,7 @@ export {
 	WorkspaceInterfaceError,
 	isAbortError,
 	isAuthFailure,
+	isUnreachable,
 	plausibleRequestId,
 	STATUS_BY_CODE,
 } from './errors';

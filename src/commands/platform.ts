@@ -13,7 +13,7 @@ import type { GatewayHostKey } from '../api';
 import { isKnownHostsHost } from '../api/decode';
 import { accountLabel } from '../auth/accountLabel';
 import { CONFIG } from '../ids';
-import { describeError } from '../util/errors';
+import { describeError, showUnreachable } from '../util/errors';
 import { addKnownHost, hasKnownHost, knownHostsLine } from '../util/knownHosts';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
@@ -149,21 +149,9 @@ async function checkConnection(deps: Services, arg: unknown): Promise<Connection
 	}
 	const signIn = vscode.l10n.t('Sign In');
 	if (!report.reachable) {
-		const configure = vscode.l10n.t('Configure API URL');
-		const retry = vscode.l10n.t('Retry');
-		const choice = await vscode.window.showErrorMessage(
-			plainText(
-				vscode.l10n.t('Cannot reach the Cloud Agents service at {0}: {1}', host, report.error ?? ''),
-				SAFETY.notificationMaxChars,
-			),
-			retry,
-			configure,
+		await showUnreachable(vscode.l10n.t('Cannot reach the Cloud Agents service at {0}: {1}', host, report.error ?? ''), () =>
+			checkConnection(deps, undefined),
 		);
-		if (choice === retry) {
-			await checkConnection(deps, undefined);
-		} else if (choice === configure) {
-			await vscode.commands.executeCommand('workbench.action.openSettings', `${CONFIG.section}.${CONFIG.apiUrl}`);
-		}
 		return report;
 	}
 	const health = vscode.l10n.t('{0} answers (health check {1}).', host, roundTrip(report.healthMs ?? 0));

@@ -130,36 +130,37 @@ interface AgentPick extends vscode.QuickPickItem {
  */
 export async function pickPromptAgent(kit: ActionKit, title: string): Promise<Agent | undefined> {
 	const selected = kit.selected(agentsList)?.id;
-	const loading = kit
-		.client()
-		.listAgents({ limit: 100 })
-		.then((page) => {
-			const recent = recentAgentIds(kit.context);
-			const rank = (a: Agent): number => {
-				if (a.id === selected) {
-					return -1;
-				}
-				const i = recent.indexOf(a.id);
-				return i < 0 ? recent.length : i;
-			};
-			return [...page.items]
-				.sort((a, b) => rank(a) - rank(b))
-				.map((agent): AgentPick =>
-					pickItem(
-						{
-							label: agent.name || agent.id,
-							description: joinParts(
-								agent.status,
-								agent.id === selected
-									? vscode.l10n.t('selected')
-									: recent.includes(agent.id) && vscode.l10n.t('recently used'),
-							),
-							detail: agent.id,
-						},
-						{ agent },
-					),
-				);
-		});
+	const loading = (): Promise<AgentPick[]> =>
+		kit
+			.client()
+			.listAgents({ limit: 100 })
+			.then((page) => {
+				const recent = recentAgentIds(kit.context);
+				const rank = (a: Agent): number => {
+					if (a.id === selected) {
+						return -1;
+					}
+					const i = recent.indexOf(a.id);
+					return i < 0 ? recent.length : i;
+				};
+				return [...page.items]
+					.sort((a, b) => rank(a) - rank(b))
+					.map((agent): AgentPick =>
+						pickItem(
+							{
+								label: agent.name || agent.id,
+								description: joinParts(
+									agent.status,
+									agent.id === selected
+										? vscode.l10n.t('selected')
+										: recent.includes(agent.id) && vscode.l10n.t('recently used'),
+								),
+								detail: agent.id,
+							},
+							{ agent },
+						),
+					);
+			});
 	const pick = await pickWhenLoaded(loading, { title, placeHolder: vscode.l10n.t('Pick an agent'), matchOnDetail: true });
 	return pick?.agent;
 }

@@ -36,7 +36,8 @@ export interface RegisterCommandOptions {
 /**
  * Registers a contributed command. Cancellations and aborts are ignored; any other error is logged
  * and shown once as an error message, so handlers can simply throw (or, when `options.rethrow`
- * says so for the arguments, rethrown to the caller).
+ * says so for the arguments, rethrown to the caller). When the service gave no answer at all, the
+ * message offers "Retry" (the command again, same arguments) and "Configure API URL".
  */
 export function registerCommand(
 	id: CommandId,
@@ -44,7 +45,7 @@ export function registerCommand(
 	log: CommandLogger,
 	options: RegisterCommandOptions = {},
 ): vscode.Disposable {
-	const registration = vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+	const run = async (...args: unknown[]): Promise<unknown> => {
 		try {
 			return await (handler as (...a: unknown[]) => unknown)(...args);
 		} catch (err) {
@@ -55,10 +56,12 @@ export function registerCommand(
 			if (options.rethrow?.(...args)) {
 				throw err;
 			}
-			void showApiError(err, undefined, undefined, options.onUnauthorized);
+			// No answer from the service: "Retry" runs the command again with the same arguments.
+			void showApiError(err, undefined, undefined, options.onUnauthorized, undefined, () => run(...args));
 			return undefined;
 		}
-	});
+	};
+	const registration = vscode.commands.registerCommand(id, run);
 	registered.add(id);
 	return new vscode.Disposable(() => {
 		registered.delete(id);

@@ -10,7 +10,7 @@ import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { joinParts, localTime, oneLine, plainTooltip, relativeTime, runStatusIcon } from '../views/format';
 import { runResultUri } from '../views/recordDocuments';
-import { argBoolean, argString, displayName, pickItem, showModalWarning, showValidation } from '../views/ui';
+import { argBoolean, argString, displayName, pickItem, showModalQuestion, showValidation } from '../views/ui';
 import { agentsList, promptProblem, rememberAgent } from './agents';
 import type { AgentTarget } from './agents';
 
@@ -185,14 +185,16 @@ async function cancelRun({ agentId, run: target }: RunTarget, kit: ActionKit): P
 		const cancel = vscode.l10n.t('Cancel Run');
 		const dontAsk = vscode.l10n.t("Cancel Run, Don't Ask Again");
 		const title = runTitle(kit.list(agentsList).find(agentId)?.name, target.prompt, target.id, 120);
-		// Server text (agent name, prompt) is made safe by showModalWarning (notificationText).
-		const choice = await showModalWarning(
+		// Server text (agent name, prompt) is made safe by showModalQuestion (notificationText). Its
+		// dismiss button says "Keep Running": VS Code's own "Cancel" beside "Cancel Run" reads both ways.
+		const choice = await showModalQuestion(
 			vscode.l10n.t('Cancel the run "{0}"?', title),
 			vscode.l10n.t(
 				'The agent stops working on it now ({0}, run {1}). You can resume it later as a new run.',
 				target.status,
 				target.id,
 			),
+			vscode.l10n.t('Keep Running'),
 			cancel,
 			dontAsk,
 		);

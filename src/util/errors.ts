@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { SAFETY, isAbortError, isAuthFailure } from '../api';
+import { SAFETY, isAbortError, isAuthFailure, isUnreachable } from '../api';
+import { CONFIG } from '../ids';
 import { notificationText, singleLine } from './text';
 
 /** Where failures are written; `vscode.LogOutputChannel` satisfies it. */
@@ -14,7 +15,7 @@ export interface ErrorLogger {
 export type UnauthorizedHandler = (err: unknown) => boolean;
 
 /** True for a 401 (token missing, malformed or rejected), also for an ApiError from another bundle: the client's one check. */
-export { isAuthFailure };
+export { isAuthFailure, isUnreachable };
 
 /** What an error says about its request id: none, one that can be shown and copied, or an implausible one. */
 export type RequestIdInfo = { kind: 'none' } | { kind: 'plausible'; id: string } | { kind: 'implausible' };
@@ -58,6 +59,28 @@ export function describeError(err: unknown): string {
 	}
 }
 
+/** Opens the Settings editor at `cloudAgents.apiUrl` (VS Code's command, not one of ours). */
+export function openApiUrlSetting(): Thenable<unknown> {
+	return vscode.commands.executeCommand('workbench.action.openSettings', `${CONFIG.section}.${CONFIG.apiUrl}`);
+}
+
+/**
+ * Shows that the service cannot be reached (`message`, made safe) with what helps: "Retry" (when
+ * `retry` is given: runs it, which shows its own outcome) and "Configure API URL". Check Connection
+ * and every command a person ran that got no answer from the service show it. Resolves when the
+ * message is dismissed or the chosen action has run.
+ */
+export async function showUnreachable(message: string, retry?: () => unknown): Promise<void> {
+	const retryTitle = vscode.l10n.t('Retry');
+	const configure = vscode.l10n.t('Configure API URL');
+	const choice = await vscode.window.showErrorMessage(notificationText(message), ...(retry ? [retryTitle] : []), configure);
+	if (choice === retryTitle) {
+		await retry?.();
+	} else if (choice === configure) {
+		await openApiUrlSetting();
+	}
+}
+
 /**
  * Logs an error and shows it once as an error message: `<prefix: >message (request <id>)`, with a
  * "Copy Request ID" action when the service sent a plausible request id (copied exactly). The
@@ -71,6 +94,8 @@ export function describeError(err: unknown): string {
  * @param prefix optional context such as "Could not load agents"
  * @param onUnauthorized the session's 401 handler; true when it handled the error
  * @param signIn the sign-in flow, offered as "Sign In" for a 401 no handler took
+ * @param retry runs what failed again (the command with the same arguments), offered as "Retry"
+ *   with "Configure API URL" when the service gave no answer at all (`isUnreachable`)
  */
 export async function showApiError(
 	err: unknown,
@@ -78,6 +103,7 @@ export async function showApiError(
 	prefix?: string,
 	onUnauthorized?: UnauthorizedHandler,
 	signIn?: () => Promise<unknown>,
+	retry?: () => unknown,
 ): Promise<void> {
 	if (isCancellation(err)) {
 		return;
@@ -85,6 +111,10 @@ export async function showApiError(
 	log?.error(prefix ?? 'Cloud Agents error:', err instanceof Error ? err : String(err));
 	if (isAuthFailure(err) && onUnauthorized?.(err) === true) {
 		return;
+	}
+	if (isUnreachable(err)) {
+		const reason = vscode.l10n.t('Cannot reach the Cloud Agents service: {0}', describeError(err));
+		return showUnreachable(prefix ? `${prefix}: ${reason}` : reason, retry);
 	}
 	const text = notificationText(prefix ? `${prefix}: ${describeError(err)}` : describeError(err));
 	const actions: string[] = [];

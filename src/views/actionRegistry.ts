@@ -79,7 +79,7 @@ export class ActionRegistry {
 				return undefined;
 			}
 			this.services.log.error(`${action.command} failed:`, err instanceof Error ? err : String(err));
-			void showApiError(err, undefined, undefined, this.services.onUnauthorized);
+			void showApiError(err, undefined, undefined, this.services.onUnauthorized, undefined, () => this.invokeShown(action, arg));
 			return undefined;
 		}
 	}
@@ -90,6 +90,9 @@ export class ActionRegistry {
 		if (action.on === undefined) {
 			return action.run(kit);
 		}
+		if (!kit.automation && !this.services.session.signedIn && !(await this.signInFirst(action))) {
+			return undefined;
+		}
 		const pick = action.pick;
 		const target: unknown = await resolveTarget(this.services, action.on, action.targetArg ? action.targetArg(arg) : arg, {
 			title: action.title?.() ?? this.commandTitle(action.command),
@@ -99,6 +102,24 @@ export class ActionRegistry {
 			pick: pick && ((): Promise<unknown> => pick(kit)),
 		});
 		return target === undefined ? undefined : action.run(target, kit);
+	}
+
+	/**
+	 * A person ran an action on a record while signed out (Send Prompt stays in the palette): says
+	 * so and offers Sign In; true when the sign-in succeeded, so the action goes on (to its pick).
+	 * Otherwise nothing more happens, and the message said why.
+	 */
+	private async signInFirst(action: Action): Promise<boolean> {
+		const signIn = vscode.l10n.t('Sign In');
+		const choice = await showInfo(
+			vscode.l10n.t('You are signed out of Cloud Agents. Sign in to use {0}.', this.commandTitle(action.command)),
+			signIn,
+		);
+		if (choice !== signIn) {
+			return false;
+		}
+		await this.services.signIn();
+		return this.services.session.signedIn;
 	}
 
 	/** The kit of one invocation. */

@@ -105,23 +105,24 @@ async function findRecord<T, P>(
 	}
 	const recent = spec.recentKey ? recentIds(deps.context, spec.recentKey) : [];
 	const filter = options.filter ?? ((): boolean => true);
-	const loading = spec.choices(ctx, parentKey).then((items) => {
-		const rank = (item: T): number => {
-			const i = recent.indexOf(descriptor.keyOf(item));
-			return i < 0 ? recent.length : i;
-		};
-		return items
-			.filter(filter)
-			.sort((a, b) => rank(a) - rank(b))
-			.map((record) => {
-				const text = spec.pickText(record);
-				const isRecent = recent.includes(descriptor.keyOf(record));
-				return pickItem(
-					{ ...text, description: isRecent ? joinParts(text.description, vscode.l10n.t('recently used')) : text.description },
-					{ record },
-				);
-			});
-	});
+	const loading = (): Promise<Array<vscode.QuickPickItem & { record: T }>> =>
+		spec.choices(ctx, parentKey).then((items) => {
+			const rank = (item: T): number => {
+				const i = recent.indexOf(descriptor.keyOf(item));
+				return i < 0 ? recent.length : i;
+			};
+			return items
+				.filter(filter)
+				.sort((a, b) => rank(a) - rank(b))
+				.map((record) => {
+					const text = spec.pickText(record);
+					const isRecent = recent.includes(descriptor.keyOf(record));
+					return pickItem(
+						{ ...text, description: isRecent ? joinParts(text.description, vscode.l10n.t('recently used')) : text.description },
+						{ record },
+					);
+				});
+		});
 	const pick = await pickWhenLoaded(loading, {
 		title: options.title,
 		placeHolder: spec.placeholder(parentRecord),

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, ValidationError } from '../api';
+import { ApiError, SAFETY, ValidationError, isUnreachable } from '../api';
+import { describeError, openApiUrlSetting } from '../util/errors';
 import { iconSafe, notificationText } from '../util/text';
 
 // UI helpers every action and flow shares: quick picks and messages that make server text safe,
@@ -31,31 +32,91 @@ export interface PickOptions {
 
 /**
  * A quick pick over items that are still loading: shown at once as busy, filled when they arrive.
- * A load that fails closes the pick and rejects here, so the command shows the error once (a
- * rejecting items promise handed to `showQuickPick` would also reach the workbench as an unhandled
- * "unknown error"). Resolves with the accepted item, or undefined when dismissed.
+ * When the service gives no answer (`isUnreachable`) and `loading` is a function, the pick shows
+ * the failure in place of the items, with "Retry" (loads again in the same pick) and "Configure
+ * API URL" (opens the setting; the pick resolves undefined): no empty pick before a bare error.
+ * Any other failure (or one of a plain promise) closes the pick and rejects here, so the command
+ * shows the error once (a rejecting items promise handed to `showQuickPick` would also reach the
+ * workbench as an unhandled "unknown error"). Resolves with the accepted item, or undefined when
+ * dismissed.
  */
 export async function pickWhenLoaded<T extends vscode.QuickPickItem>(
-	loading: Promise<T[]>,
+	loading: Promise<T[]> | (() => Promise<T[]>),
 	options: PickOptions = {},
 ): Promise<T | undefined> {
-	const pick = vscode.window.createQuickPick<T>();
+	const load = typeof loading === 'function' ? loading : undefined;
+	const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
 	pick.title = options.title;
-	pick.placeholder = options.placeHolder;
 	pick.matchOnDetail = options.matchOnDetail ?? false;
-	pick.busy = true;
-	pick.enabled = false;
+	/** The items that stand for the failure, and what accepting each does. */
+	const failure = new Map<vscode.QuickPickItem, 'retry' | 'configure'>();
+	let attempt = 0;
 	try {
-		const chosen = new Promise<T | undefined>((resolve) => {
-			pick.onDidAccept(() => resolve(pick.selectedItems[0]));
+		return await new Promise<T | undefined>((resolve, reject) => {
+			const fill = (items: Promise<T[]>): void => {
+				const current = ++attempt;
+				failure.clear();
+				pick.items = [];
+				pick.placeholder = options.placeHolder;
+				pick.busy = true;
+				pick.enabled = false;
+				items.then(
+					(list) => {
+						if (current === attempt) {
+							pick.items = list;
+							pick.busy = false;
+							pick.enabled = true;
+						}
+					},
+					(err: unknown) => {
+						if (current !== attempt) {
+							return;
+						}
+						if (!load || !isUnreachable(err)) {
+							// The load's own failure, as it came (the command shows it once).
+							// eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+							reject(err);
+							return;
+						}
+						const cannot = pickItem(
+							{ label: vscode.l10n.t('Cannot reach the Cloud Agents service'), detail: describeError(err) },
+							{ iconPath: new vscode.ThemeIcon('error'), alwaysShow: true },
+						);
+						const retry: vscode.QuickPickItem = {
+							label: vscode.l10n.t('Retry'),
+							iconPath: new vscode.ThemeIcon('refresh'),
+							alwaysShow: true,
+						};
+						const configure: vscode.QuickPickItem = {
+							label: vscode.l10n.t('Configure API URL'),
+							iconPath: new vscode.ThemeIcon('gear'),
+							alwaysShow: true,
+						};
+						failure.set(cannot, 'retry').set(retry, 'retry').set(configure, 'configure');
+						pick.placeholder = vscode.l10n.t('Cannot reach the Cloud Agents service: Retry, or check the API URL');
+						pick.items = [cannot, retry, configure];
+						pick.activeItems = [retry];
+						pick.busy = false;
+						pick.enabled = true;
+					},
+				);
+			};
+			pick.onDidAccept(() => {
+				const item = pick.selectedItems[0];
+				const fix = item && failure.get(item);
+				if (fix === 'retry' && load) {
+					fill(load());
+				} else if (fix === 'configure') {
+					resolve(undefined);
+					void openApiUrlSetting();
+				} else {
+					resolve(item as T | undefined);
+				}
+			});
 			pick.onDidHide(() => resolve(undefined));
+			pick.show();
+			fill(load ? load() : (loading as Promise<T[]>));
 		});
-		pick.show();
-		const items = await loading;
-		pick.items = items;
-		pick.busy = false;
-		pick.enabled = true;
-		return await chosen;
 	} finally {
 		pick.dispose();
 	}
@@ -83,6 +144,28 @@ export function showModalWarning(message: string, detail: string | undefined, ..
 		{ modal: true, detail: detail === undefined ? undefined : notificationText(detail) },
 		...items,
 	);
+}
+
+/**
+ * A modal warning whose dismiss button says `dismiss` instead of VS Code's "Cancel" (the close
+ * affordance, also what Escape answers): for a question whose action is itself called "Cancel …"
+ * (Cancel Run), where "Cancel" beside it could be read either way. Resolves with the chosen action,
+ * or undefined when dismissed.
+ */
+export async function showModalQuestion(
+	message: string,
+	detail: string | undefined,
+	dismiss: string,
+	...actions: string[]
+): Promise<string | undefined> {
+	const close: vscode.MessageItem = { title: dismiss, isCloseAffordance: true };
+	const choice = await vscode.window.showWarningMessage(
+		notificationText(message),
+		{ modal: true, detail: detail === undefined ? undefined : notificationText(detail) },
+		...actions.map((title): vscode.MessageItem => ({ title })),
+		close,
+	);
+	return choice === undefined || choice === close ? undefined : choice.title;
 }
 
 /** The string field `name` of an automation argument, when it is one. */

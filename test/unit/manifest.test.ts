@@ -80,21 +80,45 @@ suite('package.json manifest', () => {
 		}
 	});
 
-	test('every view has a signed-out welcome, and only the first (Agents) has the Sign In button', () => {
+	test('signed out, the Agents view says first why (unreachable: Check Connection; else Sign In); the other views one short line, no button', () => {
+		const signedOut = `!${CONTEXT_KEYS.signedIn} && ${CONTEXT_KEYS.loaded}`;
+		const welcomes = manifest.contributes.viewsWelcome;
 		const signInButton = /\[Sign In\]\(command:cloudAgents\.signIn\)/;
-		const withButton: string[] = [];
+		const withButton = new Set<string>();
 		for (const view of ALL_VIEW_IDS) {
-			const welcome = manifest.contributes.viewsWelcome.find(
-				(w) => w.view === view && w.when === `!${CONTEXT_KEYS.signedIn} && ${CONTEXT_KEYS.loaded}`,
+			const shown = welcomes.filter((w) => w.view === view && (w.when ?? '').startsWith(signedOut));
+			assert.ok(shown.length > 0, `no signed-out welcome for ${view}`);
+			assert.ok(
+				shown.every((w) => w.contents.trim() !== ''),
+				`empty signed-out welcome for ${view}`,
 			);
-			assert.ok(welcome, `no signed-out welcome for ${view}`);
-			assert.ok(welcome.contents.trim() !== '', `empty signed-out welcome for ${view}`);
-			if (signInButton.test(welcome.contents)) {
-				withButton.push(view);
+			if (shown.some((w) => signInButton.test(w.contents))) {
+				withButton.add(view);
+			}
+			if (view !== VIEW_IDS.agents) {
+				// One short line: the reason and the buttons are in the Agents view above.
+				assert.equal(shown.length, 1, view);
+				const text = shown[0]!.contents;
+				assert.ok(!text.includes('\n') && !text.includes('](command:') && text.length <= 40, `${view}: ${JSON.stringify(text)}`);
 			}
 		}
 		// Four stacked "Sign In" buttons read as four different sign-ins: one is enough.
-		assert.deepEqual(withButton, [VIEW_IDS.agents]);
+		assert.deepEqual([...withButton], [VIEW_IDS.agents]);
+		// In the Agents view (welcome content shows in contribution order), the first entry says why:
+		// unreachable first, with Check Connection and Configure API URL and no Sign In; else Sign In.
+		const agents = welcomes.filter((w) => w.view === VIEW_IDS.agents && (w.when ?? '').startsWith(signedOut));
+		const unreachable = `${CONTEXT_KEYS.serverReachable} == 'unreachable'`;
+		assert.ok(agents[0]?.when?.endsWith(unreachable), `first: ${agents[0]?.when}`);
+		assert.match(agents[0]!.contents, /^The Cloud Agents service cannot be reached/);
+		assert.match(agents[0]!.contents, /\[Check Connection\]\(command:cloudAgents\.checkConnection\)/);
+		assert.match(agents[0]!.contents, /\[Configure API URL\]/);
+		assert.doesNotMatch(agents[0]!.contents, signInButton);
+		assert.ok(agents[1]?.when?.endsWith(`${CONTEXT_KEYS.serverReachable} != 'unreachable'`), `second: ${agents[1]?.when}`);
+		assert.match(agents[1]!.contents, signInButton);
+		assert.ok(
+			agents.slice(1).every((w) => !w.when?.endsWith(unreachable)),
+			'the unreachable reason shows once, first',
+		);
 	});
 
 	test('the palette offers the signed-in commands before the extension has activated (running one activates it), and hides them once it knows you are signed out', () => {
@@ -216,5 +240,63 @@ suite('action titles from the manifest', () => {
 			named.filter((id) => !titles.get(id)),
 			[],
 		);
+	});
+
+	test('the inline buttons one row can show have distinct icons (Cancel Run and Stop Following on a followed running run)', () => {
+		const icons = new Map(
+			(manifest.contributes.commands as Array<{ command: string; icon?: string }>).map((c) => [c.command, c.icon ?? ''] as const),
+		);
+		const inline = (
+			(manifest.contributes.menus?.['view/item/context'] ?? []) as Array<{ command: string; when?: string; group?: string }>
+		)
+			.filter((e) => (e.group ?? '').startsWith('inline'))
+			.map((e) => {
+				const when = e.when ?? '';
+				const view = /view == (\S+)/.exec(when)?.[1] ?? '';
+				const re = /viewItem =~ \/(.+)\/(\w*)/.exec(when);
+				const eq = /viewItem == (\S+)/.exec(when)?.[1];
+				const matches = (contextValue: string): boolean =>
+					re ? new RegExp(re[1] ?? '', re[2]).test(contextValue) : eq === undefined || eq === contextValue;
+				return { command: e.command, view, matches, literal: eq };
+			});
+		// Rows as the lists draw them (`<kind>:<state>:<flags>`), every run combination among them.
+		const rows: string[] = [
+			'agent:idle',
+			'artifact:file',
+			'runtime:paused',
+			'runtime:running',
+			'imageBuild:running:active',
+			'modelProvider:openai',
+		];
+		rows.push('githubRequest:pending:https');
+		for (const status of ['queued', 'running', 'succeeded', 'failed', 'cancelled']) {
+			const state = ['queued', 'running'].includes(status) ? 'active' : 'terminal';
+			for (const result of ['', ':hasResult']) {
+				for (const followed of ['', ':followed']) {
+					rows.push(`run:${status}:${state}${result}${followed}`);
+				}
+			}
+		}
+		rows.push(...inline.flatMap((e) => (e.literal === undefined ? [] : [e.literal])));
+		const clashes: string[] = [];
+		let checked = 0;
+		for (const view of new Set(inline.map((e) => e.view))) {
+			for (const row of rows) {
+				const shown = inline.filter((e) => e.view === view && e.matches(row));
+				checked += shown.length > 1 ? 1 : 0;
+				const seen = new Map<string, string>();
+				for (const { command } of shown) {
+					const icon = icons.get(command) ?? '';
+					const other = seen.get(icon);
+					if (other !== undefined && other !== command) {
+						clashes.push(`${view} ${row}: ${other} and ${command} both show ${icon}`);
+					}
+					seen.set(icon, command);
+				}
+			}
+		}
+		assert.ok(checked > 5, `${checked} rows show more than one inline button`);
+		assert.deepEqual(clashes, []);
+		assert.notEqual(icons.get('cloudAgents.runs.cancel'), icons.get('cloudAgents.runs.stopFollowing'));
 	});
 });
