@@ -5,7 +5,7 @@
 //   dist/core.js       the light modules of src/api (errors, limits, decode, validation, pagination, …),
 //                      required by both other files, so every class (ApiError, …) exists once and
 //                      `instanceof` holds across them (activation loads it);
-//   dist/client.js     src/api/client.ts, http.ts and the event streams (sse.ts, sseStream.ts,
+//   dist/client.js     src/api/client.ts, http.ts, githubResolver.ts and the event streams (sse.ts, sseStream.ts,
 //                      runEventStream.ts) with undici and eventsource-parser; the
 //                      first access to one of their exports (e.g. `new CloudAgentsClient`) requires it.
 // In extension.js each import of a light module becomes `require('./core.js').<module>`, and each import
@@ -35,13 +35,21 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 const API = join(ROOT, 'src', 'api');
 /**
  * The src/api modules that go to dist/client.js, loaded on the first request: those that need undici
- * or eventsource-parser, and the decoders of the service's answers (decode.ts, records.ts,
+ * or eventsource-parser (with the GitHub look-up of Create Agent), and the decoders of the service's answers (decode.ts, records.ts,
  * runEventDecoder.ts), which nothing needs before an answer arrives. No dist/core.js module may
  * import one of them (core.js would hold a second copy).
  */
-const HEAVY = ['client.ts', 'http.ts', 'sse.ts', 'sseStream.ts', 'runEventStream.ts', 'decode.ts', 'records.ts', 'runEventDecoder.ts'].map(
-	(f) => join(API, f),
-);
+const HEAVY = [
+	'client.ts',
+	'http.ts',
+	'sse.ts',
+	'sseStream.ts',
+	'runEventStream.ts',
+	'githubResolver.ts',
+	'decode.ts',
+	'records.ts',
+	'runEventDecoder.ts',
+].map((f) => join(API, f));
 /** Every other src/api module (not the index.ts facade): dist/core.js. */
 const CORE = readdirSync(API)
 	.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts')

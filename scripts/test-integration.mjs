@@ -226,6 +226,9 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 	writeUserSettings(ud, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': emulatorUrl });
 
 	const codePort = await freePort();
+	// GitHub lookups (Create Agent's owner/name) go to a stub a UI test serves on this port while it
+	// runs (UiContext.githubStubUrl); nothing listens otherwise, so no test reaches the real GitHub.
+	session.githubStubUrl = `http://127.0.0.1:${await freePort()}`;
 	session.reportPath = join(dir, 'report.json');
 	session.codeServer = await startCodeServer(procs, cs, {
 		port: codePort,
@@ -238,6 +241,7 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 			CLOUD_AGENTS_EMULATOR_URL: emulatorUrl,
 			CLOUD_AGENTS_EMULATOR_PROFILE: profile,
 			CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN,
+			CLOUD_AGENTS_GITHUB_API_URL: session.githubStubUrl,
 			...(grep ? { CLOUD_AGENTS_TEST_GREP: grep } : {}),
 			...(uiOnly ? { CLOUD_AGENTS_TEST_SKIP_SUITES: '1' } : {}),
 		},
@@ -324,6 +328,7 @@ async function runUiTests(session, uiTests, keepTest) {
 				workbench,
 				emulatorUrl: session.emulatorUrl,
 				emulatorProfile: session.profile,
+				githubStubUrl: session.githubStubUrl,
 				devToken: DEV_TOKEN,
 				screenshotDir: SCREENSHOTS,
 				note,

@@ -30,6 +30,14 @@ export function underTestHarness(): boolean {
 	return process.env[TEST_HARNESS_ENV] !== undefined;
 }
 
+/** The environment variable that points GitHub lookups (Create Agent's owner/name) at a stub; read only under the harness. */
+export const GITHUB_API_URL_ENV = 'CLOUD_AGENTS_GITHUB_API_URL';
+
+/** The GitHub REST API base the tests set (GITHUB_API_URL_ENV, read at each lookup), else undefined (GitHub's own). */
+export function githubApiUrlForTests(): string | undefined {
+	return underTestHarness() ? process.env[GITHUB_API_URL_ENV] || undefined : undefined;
+}
+
 /** What the tests count that the user saw: read through the test API (`activate`'s result). */
 export class TestRecorder {
 	/** How many end-of-run notifications this window showed. */

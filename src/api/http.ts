@@ -70,6 +70,8 @@ export interface RequestSpec {
 	signal?: AbortSignal;
 	/** Non-2xx statuses returned as results instead of thrown (the device flow's 400). */
 	acceptStatuses?: readonly number[];
+	/** Largest body read (default SAFETY.jsonBodyMaxBytes); a larger one is a `response_too_large` ApiError. */
+	maxBodyBytes?: number;
 	/** Route template for logs, e.g. `GET /v2/agents/{agent_id}`. */
 	route?: string;
 	/** The request moves file content (uploads or chunked reads): the longer transfer deadline applies. */
@@ -499,7 +501,7 @@ export class Transport {
 				deadline.watch(res.body);
 				const status = res.statusCode;
 				if ((status >= 200 && status < 300) || spec.acceptStatuses?.includes(status)) {
-					const body = await this.readJson<T>(res, spec.method);
+					const body = await this.readJson<T>(res, spec.method, spec.maxBodyBytes ?? SAFETY.jsonBodyMaxBytes);
 					this.budget.onSuccess();
 					const requestId = this.requestIdOf(res);
 					if (this.logger) {
@@ -597,7 +599,7 @@ export class Transport {
 		};
 	}
 
-	private async readJson<T>(res: ResponseData, method: HttpMethod): Promise<T> {
+	private async readJson<T>(res: ResponseData, method: HttpMethod, maxBytes: number): Promise<T> {
 		if (method === 'HEAD' || res.statusCode === 204 || res.statusCode === 205) {
 			await res.body.dump();
 			return undefined as T;
@@ -607,15 +609,15 @@ export class Transport {
 			// A declared length within the cap is read with undici's text reader (the common, fast case).
 			const declared = Number(header(res, 'content-length'));
 			bytes =
-				Number.isSafeInteger(declared) && declared >= 0 && declared <= SAFETY.jsonBodyMaxBytes
+				Number.isSafeInteger(declared) && declared >= 0 && declared <= maxBytes
 					? await res.body.text()
-					: await readBounded(res, SAFETY.jsonBodyMaxBytes, true);
+					: await readBounded(res, maxBytes, true);
 		} catch (err) {
 			if (err instanceof BodyTooLargeError) {
 				throw new ApiError(
 					res.statusCode,
 					'response_too_large',
-					`The server's answer is larger than ${SAFETY.jsonBodyMaxBytes} bytes; it was not read`,
+					`The server's answer is larger than ${maxBytes} bytes; it was not read`,
 					this.requestIdOf(res),
 					undefined,
 					undefined,

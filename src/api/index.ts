@@ -51,3 +51,15 @@ export { EVENT_TEXT_MEMBERS, eventDataFields, eventFileChange, eventPayload, eve
 export type { EventDataFields } from './events';
 export * from './types';
 export { meLabel } from './identity';
+export { GitHubResolver } from './githubResolver';
+export type { GitHubResolverOptions } from './githubResolver';
+export {
+	GITHUB_API_URL,
+	GitHubLookupError,
+	decodeGitHubRepository,
+	isBranchName,
+	needsLookup,
+	parseRepositoryRef,
+	parseRepositoryRefs,
+} from './github';
+export type { GitHubLookupFailure, GitHubRepository, RepositoryEntry, RepositoryRefProblem, ResolvedRepository } from './github';

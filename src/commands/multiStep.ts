@@ -31,6 +31,13 @@ export interface InputBoxStep extends StepHeader {
 	placeholder?: string;
 	/** Checked on every keystroke and again on Enter: a message blocks the step, undefined lets it pass. */
 	validate(value: string): string | undefined;
+	/**
+	 * Run on Enter once `validate` passes (the box busy meanwhile; its signal aborts when the box is
+	 * dismissed): a message keeps the step open with the value as typed, undefined lets it pass.
+	 */
+	accept?(value: string, signal: AbortSignal): Promise<string | undefined>;
+	/** Told each value typed, so that the text survives Back (the step shows it again when reached anew). */
+	remember?(value: string): void;
 }
 
 /** A quick-pick step. */
@@ -98,6 +105,7 @@ export class MultiStepInput {
 	async showInputBox(spec: InputBoxStep): Promise<string> {
 		const box = vscode.window.createInputBox();
 		const disposables: vscode.Disposable[] = [];
+		const hidden = new AbortController();
 		try {
 			box.title = spec.title;
 			box.step = spec.step;
@@ -116,16 +124,45 @@ export class MultiStepInput {
 						}
 					}),
 					box.onDidChangeValue((value) => {
+						spec.remember?.(value);
 						box.validationMessage = spec.validate(value);
 					}),
 					box.onDidAccept(() => {
-						const message = spec.validate(box.value);
+						const value = box.value;
+						const message = spec.validate(value);
 						box.validationMessage = message;
-						if (message === undefined) {
-							resolve(box.value);
+						if (message !== undefined) {
+							return;
 						}
+						if (!spec.accept) {
+							resolve(value);
+							return;
+						}
+						if (box.busy) {
+							return;
+						}
+						box.busy = true;
+						box.enabled = false;
+						spec.accept(value, hidden.signal).then(
+							(problem) => {
+								box.busy = false;
+								box.enabled = true;
+								box.validationMessage = problem;
+								if (problem === undefined) {
+									resolve(value);
+								}
+							},
+							(err: unknown) => {
+								box.busy = false;
+								box.enabled = true;
+								reject(err instanceof Error ? err : new Error(String(err)));
+							},
+						);
 					}),
-					box.onDidHide(() => reject(new CancelAction())),
+					box.onDidHide(() => {
+						hidden.abort();
+						reject(new CancelAction());
+					}),
 				);
 				this.show(box);
 			});

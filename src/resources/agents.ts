@@ -1,13 +1,15 @@
 import * as vscode from 'vscode';
-import { LIMITS, fromUnixSeconds, sleep, utf8Length } from '../api';
-import type { Agent } from '../api';
+import { GitHubLookupError, GitHubResolver, LIMITS, fromUnixSeconds, needsLookup, parseRepositoryRefs, sleep, utf8Length } from '../api';
+import type { Agent, RepositoryEntry, RepositoryRefProblem, ResolvedRepository } from '../api';
 import { openComputer } from '../commands/computer';
+import { type InputStep, MultiStepInput } from '../commands/multiStep';
+import { githubApiUrlForTests } from '../testing';
 import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from '../views/format';
 import { argBoolean, argString, displayName, showModalWarning, toAbortSignal } from '../views/ui';
-import { runtimesList } from './runtimes';
+import { findRuntime, runtimesList } from './runtimes';
 
 /** Agent statuses that change on their own, so the list refreshes itself while one is shown. */
 const MOVING_AGENT_STATUSES = new Set(['provisioning', 'running', 'deleting']);
@@ -118,35 +120,6 @@ export function promptProblem(text: string, allowEmpty: boolean): string | undef
 	return undefined;
 }
 
-/** A repository the new agent's runtime checks out: a GitHub repository id and a branch. */
-export interface RepositoryChoice {
-	repository_id: number;
-	branch: string;
-}
-
-/**
- * Parses "id@branch" entries separated by commas or spaces (e.g. "123456@main, 789@develop"):
- * the repositories of Create Agent's optional step. Returns the list, or a message for the first
- * entry that is not a positive integer id with a 1–255 character branch.
- */
-export function parseRepositories(text: string): { repositories: RepositoryChoice[] } | { problem: string } {
-	const repositories: RepositoryChoice[] = [];
-	for (const entry of text.split(/[\s,]+/).filter((e) => e !== '')) {
-		const match = /^(\d{1,15})@(\S{1,255})$/.exec(entry);
-		const id = match ? Number(match[1]) : 0;
-		if (!match || !Number.isSafeInteger(id) || id < 1) {
-			return {
-				problem: vscode.l10n.t(
-					'"{0}" is not a repository: write the GitHub repository id and the branch, as in 123456789@main.',
-					entry.slice(0, 60),
-				),
-			};
-		}
-		repositories.push({ repository_id: id, branch: match[2]! });
-	}
-	return { repositories };
-}
-
 const RUNTIME_GONE_POLL_MS = 500;
 const RUNTIME_GONE_TIMEOUT_MS = 120_000;
 
@@ -155,57 +128,245 @@ function runtimeLabel(kit: ActionKit, runtimeId: string): string {
 	return kit.list(runtimesList).records.find((r) => r.id === runtimeId)?.display_name || runtimeId;
 }
 
+/** How long the delete confirmation waits for a runtime's name before naming it by id. */
+const RUNTIME_NAME_WAIT_MS = 3_000;
+
 /**
- * Create Agent: name, optional repositories ("id@branch, …") and optional first message, in three
- * steps; automation passes `{name, initialMessage?, repositories?}` (repositories as typed).
+ * A runtime's display name: from the Runtimes view when loaded there, else read from the service
+ * (at most RUNTIME_NAME_WAIT_MS); its id when it has no name or none came in time.
+ */
+async function runtimeName(kit: ActionKit, runtimeId: string): Promise<string> {
+	const loaded = kit.list(runtimesList).records.find((r) => r.id === runtimeId)?.display_name;
+	if (loaded) {
+		return loaded;
+	}
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	try {
+		const found = await Promise.race([
+			findRuntime(kit.client(), runtimeId).catch(() => undefined),
+			new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), RUNTIME_NAME_WAIT_MS))),
+		]);
+		return found?.display_name || runtimeId;
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+/** Words a repository entry's shape problem (before anything is sent). */
+function repositoryProblemText(entry: string, problem: RepositoryRefProblem): string {
+	switch (problem) {
+		case 'owner':
+			return vscode.l10n.t('"{0}": not a GitHub owner (letters, digits and single hyphens, at most 39 characters).', entry);
+		case 'name':
+			return vscode.l10n.t('"{0}": not a GitHub repository name (letters, digits, ".", "_" and "-", at most 100 characters).', entry);
+		case 'id':
+			return vscode.l10n.t('"{0}": a repository id is a positive whole number.', entry);
+		case 'branch':
+			return vscode.l10n.t('"{0}": the branch after @ is not one git accepts (no spaces, "..", ~ ^ : ? * [ \\).', entry);
+		default:
+			return vscode.l10n.t(
+				'"{0}" is not a repository: write owner/name or the GitHub repository id, optionally with @branch (e.g. octocat/hello-world, 123456789@main).',
+				entry,
+			);
+	}
+}
+
+/** Parses Create Agent's repositories ("owner/name[@branch]" or "id[@branch]", comma- or space-separated): the entries, or a message. */
+export function parseRepositories(text: string): { refs: RepositoryEntry[] } | { problem: string } {
+	const parsed = parseRepositoryRefs(text);
+	return 'problem' in parsed ? { problem: repositoryProblemText(parsed.entry, parsed.problem) } : parsed;
+}
+
+/**
+ * A GitHub token from VS Code's GitHub account, for a repository GitHub does not show without
+ * one: the session already granted to this extension, else (`ask`) VS Code's own sign-in consent.
+ * Never the Cloud Agents token. Undefined when declined or when there is no GitHub account provider.
+ */
+async function githubToken(ask: boolean): Promise<string | undefined> {
+	const scopes = ['repo'];
+	try {
+		const granted = await vscode.authentication.getSession('github', scopes, { silent: true });
+		if (granted || !ask) {
+			return granted?.accessToken;
+		}
+		return (await vscode.authentication.getSession('github', scopes, { createIfNone: true })).accessToken;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Words a failed GitHub lookup. */
+function lookupProblemText(err: GitHubLookupError): string {
+	const entry = err.entry.slice(0, 60);
+	switch (err.failure) {
+		case 'not_found':
+			return err.signedIn
+				? vscode.l10n.t('GitHub has no repository {0}, or your GitHub account cannot see it.', entry)
+				: vscode.l10n.t(
+						"GitHub shows no public repository {0}. For a private one, allow VS Code's GitHub sign-in when asked, or type its numeric id and branch (e.g. 123456789@main).",
+						entry,
+					);
+		case 'rate_limited':
+			return err.signedIn
+				? vscode.l10n.t("GitHub's rate limit was reached while looking up {0}; try again later.", entry)
+				: vscode.l10n.t(
+						"GitHub's rate limit was reached while looking up {0}; try again later, or sign in to GitHub when asked.",
+						entry,
+					);
+		case 'invalid_response':
+			return vscode.l10n.t(
+				"GitHub's answer about {0} is not a repository ({1}); type its numeric id and branch instead.",
+				entry,
+				err.message,
+			);
+		case 'unreachable':
+			return vscode.l10n.t(
+				'GitHub could not be reached to look up {0} ({1}); check the connection, or type its numeric id and branch (e.g. 123456789@main).',
+				entry,
+				err.message,
+			);
+		default:
+			return vscode.l10n.t('GitHub refused to look up {0} ({1}).', entry, err.message);
+	}
+}
+
+/**
+ * Resolves typed repositories to the service's ids and branches: names through GitHub's REST API
+ * (anonymously first; VS Code's GitHub account only for what GitHub does not show anonymously,
+ * asking for it when `ask`), an id without a branch to its default branch, an id with one as it is.
+ */
+export async function resolveRepositories(
+	refs: readonly RepositoryEntry[],
+	ask: boolean,
+	signal?: AbortSignal,
+): Promise<{ repositories: ResolvedRepository[] } | { problem: string }> {
+	if (!refs.some(needsLookup)) {
+		return { repositories: refs.map((r) => ({ repository_id: (r as { id: number }).id, branch: r.branch ?? '' })) };
+	}
+	let resolver: GitHubResolver;
+	try {
+		resolver = new GitHubResolver({
+			baseUrl: githubApiUrlForTests(),
+			getToken: () => githubToken(ask),
+			userAgent: `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`,
+			proxyUrl: vscode.workspace.getConfiguration('http').get<string>('proxy') || undefined,
+		});
+	} catch (err) {
+		return { problem: vscode.l10n.t('The GitHub API address is not usable: {0}', err instanceof Error ? err.message : String(err)) };
+	}
+	try {
+		return { repositories: await resolver.resolveAll(refs, signal) };
+	} catch (err) {
+		if (err instanceof GitHubLookupError) {
+			return { problem: lookupProblemText(err) };
+		}
+		if (signal?.aborted) {
+			return { problem: vscode.l10n.t('Cancelled.') };
+		}
+		return { problem: vscode.l10n.t('GitHub could not be asked: {0}', err instanceof Error ? err.message : String(err)) };
+	} finally {
+		resolver.close();
+	}
+}
+
+/** Create Agent's answers, kept from step to step (Back shows them again). */
+interface CreateAgentAnswers {
+	name: string;
+	repositoriesText: string;
+	/** The repositories `repositoriesText` resolved to (set when step 2 is accepted). */
+	repositories: ResolvedRepository[];
+	resolvedFor: string | undefined;
+	initialMessage: string;
+}
+
+/** Asks Create Agent's three steps (Back from the second on keeps what was typed); undefined when dismissed. */
+async function askCreateAgent(): Promise<CreateAgentAnswers | undefined> {
+	const a: CreateAgentAnswers = { name: '', repositoriesText: '', repositories: [], resolvedFor: undefined, initialMessage: '' };
+	const title = vscode.l10n.t('Create Agent');
+	const messageStep: InputStep<CreateAgentAnswers> = async (input) => {
+		a.initialMessage = await input.showInputBox({
+			title,
+			step: 3,
+			totalSteps: 3,
+			value: a.initialMessage,
+			prompt: vscode.l10n.t('Optional first message: the agent starts a run with it once it is ready. Leave empty for none.'),
+			validate: (v) => promptProblem(v, true),
+			remember: (v) => (a.initialMessage = v),
+		});
+		return undefined;
+	};
+	const repositoriesStep: InputStep<CreateAgentAnswers> = async (input) => {
+		a.repositoriesText = await input.showInputBox({
+			title,
+			step: 2,
+			totalSteps: 3,
+			value: a.repositoriesText,
+			prompt: vscode.l10n.t(
+				'Optional repositories for the new runtime: owner/name or GitHub repository id, @branch for another than the default branch, comma-separated. Leave empty for none.',
+			),
+			placeholder: vscode.l10n.t('e.g. octocat/hello-world, octocat/spoon-knife@dev, 123456789@main'),
+			remember: (v) => (a.repositoriesText = v),
+			validate: (v) => {
+				const parsed = parseRepositories(v);
+				return 'problem' in parsed ? parsed.problem : undefined;
+			},
+			accept: async (v, signal) => {
+				if (a.resolvedFor === v) {
+					return undefined;
+				}
+				const parsed = parseRepositories(v);
+				const resolved = 'problem' in parsed ? parsed : await resolveRepositories(parsed.refs, true, signal);
+				if ('problem' in resolved) {
+					return resolved.problem;
+				}
+				a.repositories = resolved.repositories;
+				a.resolvedFor = v;
+				return undefined;
+			},
+		});
+		return messageStep;
+	};
+	const nameStep: InputStep<CreateAgentAnswers> = async (input) => {
+		a.name = await input.showInputBox({
+			title,
+			step: 1,
+			totalSteps: 3,
+			value: a.name,
+			prompt: vscode.l10n.t('Name of the new agent'),
+			placeholder: vscode.l10n.t('e.g. Refactor billing module'),
+			validate: agentNameProblem,
+			remember: (v) => (a.name = v),
+		});
+		return repositoriesStep;
+	};
+	return (await MultiStepInput.run(nameStep, a)) ? a : undefined;
+}
+
+/**
+ * Create Agent: name, optional repositories ("owner/name[@branch]" or "id[@branch]", resolved
+ * through GitHub on their step) and optional first message, in three steps; automation passes
+ * `{name, initialMessage?, repositories?}` (repositories as typed; GitHub's sign-in is not asked for
+ * then, only a session already granted is used).
  */
 async function createAgent(kit: ActionKit): Promise<Agent | undefined> {
 	let name = argString(kit.arg, 'name');
 	let initialMessage = argString(kit.arg, 'initialMessage');
-	let repositoriesText = argString(kit.arg, 'repositories');
+	let repositories: ResolvedRepository[];
 	if (name === undefined) {
-		name = await vscode.window.showInputBox({
-			title: vscode.l10n.t('Create Agent (1/3)'),
-			prompt: vscode.l10n.t('Name of the new agent'),
-			placeHolder: vscode.l10n.t('e.g. Refactor billing module'),
-			validateInput: agentNameProblem,
-			ignoreFocusOut: true,
-		});
-		if (name === undefined) {
+		const answers = await askCreateAgent();
+		if (!answers) {
 			return undefined;
 		}
-		repositoriesText = await vscode.window.showInputBox({
-			title: vscode.l10n.t('Create Agent (2/3)'),
-			prompt: vscode.l10n.t(
-				'Optional repositories for the new runtime: GitHub repository id and branch, comma-separated (e.g. 123456789@main). Leave empty for none.',
-			),
-			validateInput: (v) => {
-				const parsed = parseRepositories(v);
-				return 'problem' in parsed ? parsed.problem : undefined;
-			},
-			ignoreFocusOut: true,
-		});
-		if (repositoriesText === undefined) {
+		({ name, initialMessage, repositories } = answers);
+	} else {
+		const problem = agentNameProblem(name) ?? (initialMessage ? promptProblem(initialMessage, true) : undefined);
+		const parsed = parseRepositories(argString(kit.arg, 'repositories') ?? '');
+		const resolved = problem ? { problem } : 'problem' in parsed ? parsed : await resolveRepositories(parsed.refs, false);
+		if ('problem' in resolved) {
+			kit.warn(vscode.l10n.t('Not sent: {0}', resolved.problem));
 			return undefined;
 		}
-		initialMessage = await vscode.window.showInputBox({
-			title: vscode.l10n.t('Create Agent (3/3)'),
-			prompt: vscode.l10n.t('Optional first message: the agent starts a run with it once it is ready. Leave empty for none.'),
-			validateInput: (v) => promptProblem(v, true),
-			ignoreFocusOut: true,
-		});
-		if (initialMessage === undefined) {
-			return undefined;
-		}
-	}
-	const parsedRepositories = parseRepositories(repositoriesText ?? '');
-	const problem =
-		agentNameProblem(name) ??
-		(initialMessage ? promptProblem(initialMessage, true) : undefined) ??
-		('problem' in parsedRepositories ? parsedRepositories.problem : undefined);
-	if (problem) {
-		kit.warn(vscode.l10n.t('Not sent: {0}', problem));
-		return undefined;
+		repositories = resolved.repositories;
 	}
 	const message = initialMessage?.trim();
 	const trimmed = name.trim();
@@ -215,9 +376,7 @@ async function createAgent(kit: ActionKit): Promise<Agent | undefined> {
 			kit.client().createAgent({
 				name: trimmed,
 				...(message ? { initial_message: message } : {}),
-				...('repositories' in parsedRepositories && parsedRepositories.repositories.length > 0
-					? { repositories: parsedRepositories.repositories }
-					: {}),
+				...(repositories.length > 0 ? { repositories } : {}),
 			}),
 	);
 	await rememberAgent(kit.context, agent.id);
@@ -270,7 +429,7 @@ async function deleteAgent(agent: Agent, kit: ActionKit): Promise<boolean> {
 			agent.runtime_id
 				? vscode.l10n.t(
 						'"Delete Agent" keeps its runtime {0} and the runtime\'s other agents. "Delete Agent and Runtime" also deletes the runtime when no other agent uses it. This cannot be undone.',
-						runtimeLabel(kit, agent.runtime_id),
+						await runtimeName(kit, agent.runtime_id),
 					)
 				: vscode.l10n.t('This cannot be undone.'),
 			agentOnly,

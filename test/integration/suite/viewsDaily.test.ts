@@ -1,7 +1,10 @@
 import * as assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { EXTENSION_ID } from '../../../src/ids';
+import { GITHUB_API_URL_ENV } from '../../../src/testing';
 import type { RowSnapshot } from '../../../src/views';
 import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import { devToken } from '../support/env';
@@ -307,6 +310,67 @@ suite('Views for daily use', () => {
 		assert.match(welcome[0]!.contents, /\[Send Prompt…\]\(command:cloudAgents\.runs\.sendPrompt\)/);
 	});
 
+	test('Create Agent takes owner/name[@branch]: the id and default branch come from GitHub (a stub), asked without a token; not found is refused before sending', async function () {
+		this.timeout(60_000);
+		const asked: Array<{ url: string; authorization: string | undefined }> = [];
+		const github = createServer((req, res) => {
+			asked.push({ url: req.url ?? '', authorization: req.headers.authorization });
+			const repos: Record<string, unknown> = {
+				'/repos/octocat/hello-world': { id: 1296269, full_name: 'octocat/Hello-World', default_branch: 'master' },
+				'/repos/octocat/Spoon-Knife': { id: 1300192, full_name: 'octocat/Spoon-Knife', default_branch: 'main' },
+			};
+			const found = repos[req.url ?? ''];
+			res.writeHead(found ? 200 : 404, { 'content-type': 'application/json' });
+			res.end(JSON.stringify(found ?? { message: 'Not Found' }));
+		});
+		await new Promise<void>((resolve) => github.listen(0, '127.0.0.1', resolve));
+		const previous = process.env[GITHUB_API_URL_ENV];
+		process.env[GITHUB_API_URL_ENV] = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
+		try {
+			const name = `daily-gh-${Date.now()}`;
+			const agent = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', {
+				name,
+				repositories: 'octocat/hello-world, octocat/Spoon-Knife@dev 4242@main',
+			});
+			assert.ok(agent?.id, 'the agent was created');
+			created.push(agent.id);
+			const stored = (await state()).agents.find((a) => a.id === agent.id);
+			assert.deepEqual(stored?.repositories, [
+				{ repository_id: 1296269, branch: 'master' },
+				{ repository_id: 1300192, branch: 'dev' },
+				{ repository_id: 4242, branch: 'main' },
+			]);
+			assert.deepEqual(
+				asked.map((a) => a.authorization),
+				[undefined, undefined],
+				'GitHub is asked twice (not for 4242@main), without any token',
+			);
+
+			const refused = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', {
+				name: `${name}-missing`,
+				repositories: 'octocat/no-such-repo',
+			});
+			assert.equal(refused, undefined);
+			assert.equal(
+				(await state()).agents.some((a) => a.name === `${name}-missing`),
+				false,
+				'nothing was sent',
+			);
+			assert.ok(
+				asked.every((a) => a.authorization === undefined || !a.authorization.includes(devToken())),
+				'our own token never goes to GitHub',
+			);
+		} finally {
+			if (previous === undefined) {
+				delete process.env[GITHUB_API_URL_ENV];
+			} else {
+				process.env[GITHUB_API_URL_ENV] = previous;
+			}
+			github.closeAllConnections();
+			await new Promise<void>((resolve) => github.close(() => resolve()));
+		}
+	});
+
 	test('Create Agent can add repositories (GitHub id@branch); a malformed entry is refused before sending', async function () {
 		this.timeout(30_000);
 		const name = `daily-repos-${Date.now()}`;
@@ -324,7 +388,7 @@ suite('Views for daily use', () => {
 
 		const refused = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', {
 			name: `${name}-bad`,
-			repositories: 'owner/repo',
+			repositories: 'owner/repo/extra',
 		});
 		assert.equal(refused, undefined);
 		assert.equal(

@@ -13,6 +13,11 @@ export interface UiContext {
 	emulatorUrl: string;
 	/** The emulator's dev token. */
 	devToken: string;
+	/**
+	 * Where the extension sends GitHub lookups (CLOUD_AGENTS_GITHUB_API_URL, a loopback URL): nothing
+	 * listens there unless a test serves its stub GitHub on that port while it runs.
+	 */
+	githubStubUrl: string;
 	/** The emulator profile of this pass (test/integration/support/profile.ts has its words). */
 	emulatorProfile: EmulatorProfile;
 	/** Folder for screenshots (test-results/screenshots/, git-ignored). */
