@@ -10,20 +10,10 @@ import { LIMITS, ValidationError, isTerminalRunStatus, sleep } from '../api';
 import type { Agent, PromptImage, Run } from '../api';
 import { isPromptSource } from '../ids';
 import { agentsList, promptProblem, recentAgentIds } from '../resources/agents';
-import { iconSafe, notificationText } from '../util/text';
+import { iconSafe } from '../util/text';
 import type { ActionKit } from '../views/actions';
 import { joinParts } from '../views/format';
-import {
-	argString,
-	displayName,
-	isStatus,
-	pickItem,
-	pickWhenLoaded,
-	showModalWarning,
-	showWarning,
-	toAbortSignal,
-	validationMessage,
-} from '../views/ui';
+import { argString, displayName, isStatus, pickItem, pickWhenLoaded, showModalWarning, showWarning, validationMessage } from '../views/ui';
 
 /** What to do when the agent already has an active run (the service answers 409). */
 export type ConflictChoice = 'followUp' | 'cancelAndSend' | 'cancel';
@@ -380,38 +370,22 @@ async function resolveConflict(
 	if (choice === 'followUp') {
 		return client.followUpRun(agent.id, active.id, { prompt, images });
 	}
-	await vscode.window.withProgress(
-		{
-			location: vscode.ProgressLocation.Notification,
-			title: notificationText(vscode.l10n.t('Cancelling run {0}…', active.id)),
-			cancellable: true,
-		},
-		async (progress, token) => {
-			const abort = toAbortSignal(token);
-			try {
-				await client.cancelRun(agent.id, active.id);
-				const deadline = Date.now() + CANCEL_TIMEOUT_MS;
-				for (;;) {
-					const run = await client.getRun(agent.id, active.id);
-					if (isTerminalRunStatus(run.status)) {
-						return;
-					}
-					progress.report({ message: notificationText(run.status) });
-					if (Date.now() > deadline) {
-						throw new Error(
-							vscode.l10n.t(
-								'Run {0} did not stop within {1} seconds; the prompt was not sent.',
-								active.id,
-								CANCEL_TIMEOUT_MS / 1000,
-							),
-						);
-					}
-					await sleep(CANCEL_POLL_MS, abort.signal);
-				}
-			} finally {
-				abort.dispose();
+	await kit.progress(vscode.l10n.t('Cancelling run {0}…', active.id), async (signal, report) => {
+		await client.cancelRun(agent.id, active.id);
+		const deadline = Date.now() + CANCEL_TIMEOUT_MS;
+		for (;;) {
+			const run = await client.getRun(agent.id, active.id);
+			if (isTerminalRunStatus(run.status)) {
+				return;
 			}
-		},
-	);
+			report(run.status);
+			if (Date.now() > deadline) {
+				throw new Error(
+					vscode.l10n.t('Run {0} did not stop within {1} seconds; the prompt was not sent.', active.id, CANCEL_TIMEOUT_MS / 1000),
+				);
+			}
+			await sleep(CANCEL_POLL_MS, signal);
+		}
+	});
 	return client.createRun(agent.id, { prompt, images });
 }

@@ -8,7 +8,7 @@ import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from '../views/format';
-import { argBoolean, argString, displayName, showModalWarning, toAbortSignal } from '../views/ui';
+import { argBoolean, argString, displayName, showModalWarning } from '../views/ui';
 import { findRuntime, runtimesList } from './runtimes';
 
 /** Agent statuses that change on their own, so the list refreshes itself while one is shown. */
@@ -448,47 +448,35 @@ async function deleteAgent(agent: Agent, kit: ActionKit): Promise<boolean> {
 	await kit.list(agentsList).refresh();
 	const runtimeId = result.runtime_id ?? agent.runtime_id;
 	if (deleteRuntime && result.runtimeDeletionRequested && runtimeId) {
-		await vscode.window.withProgress(
-			{
-				location: vscode.ProgressLocation.Notification,
-				title: notificationText(vscode.l10n.t('Deleting the runtime of {0}…', agent.name)),
-				cancellable: true,
-			},
-			async (progress, token) => {
-				const abort = toAbortSignal(token);
-				try {
-					const deadline = Date.now() + RUNTIME_GONE_TIMEOUT_MS;
-					for (;;) {
-						let found: { status: string } | undefined;
-						for await (const runtime of client.iterateRuntimes({ limit: 100 })) {
-							if (abort.signal.aborted) {
-								throw new vscode.CancellationError();
-							}
-							if (runtime.id === runtimeId) {
-								found = runtime;
-								break;
-							}
-						}
-						if (!found) {
-							return;
-						}
-						progress.report({ message: notificationText(vscode.l10n.t('runtime is {0}', found.status)) });
-						if (Date.now() > deadline) {
-							kit.warn(
-								vscode.l10n.t(
-									'The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.',
-									runtimeLabel(kit, runtimeId),
-								),
-							);
-							return;
-						}
-						await sleep(RUNTIME_GONE_POLL_MS, abort.signal);
+		await kit.progress(vscode.l10n.t('Deleting the runtime of {0}…', agent.name), async (signal, report) => {
+			const deadline = Date.now() + RUNTIME_GONE_TIMEOUT_MS;
+			for (;;) {
+				let found: { status: string } | undefined;
+				for await (const runtime of client.iterateRuntimes({ limit: 100 })) {
+					if (signal.aborted) {
+						throw new vscode.CancellationError();
 					}
-				} finally {
-					abort.dispose();
+					if (runtime.id === runtimeId) {
+						found = runtime;
+						break;
+					}
 				}
-			},
-		);
+				if (!found) {
+					return;
+				}
+				report(vscode.l10n.t('runtime is {0}', found.status));
+				if (Date.now() > deadline) {
+					kit.warn(
+						vscode.l10n.t(
+							'The runtime {0} is still being deleted; it will disappear from the Runtimes view when it is gone.',
+							runtimeLabel(kit, runtimeId),
+						),
+					);
+					return;
+				}
+				await sleep(RUNTIME_GONE_POLL_MS, signal);
+			}
+		});
 		void kit.list(runtimesList).refresh();
 		void vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Deleted agent {0} and its runtime', agent.name)), 4000);
 	} else {

@@ -167,10 +167,10 @@ export class ActionRegistry {
 			progress: async (title, work) =>
 				vscode.window.withProgress(
 					{ location: vscode.ProgressLocation.Notification, title: notificationText(title), cancellable: true },
-					async (_progress, token) => {
+					async (progress, token) => {
 						const abort = toAbortSignal(token);
 						try {
-							return await work(abort.signal);
+							return await work(abort.signal, (message) => progress.report({ message: notificationText(message) }));
 						} finally {
 							abort.dispose();
 						}

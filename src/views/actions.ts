@@ -171,7 +171,7 @@ export interface ActionKit {
 	/** A modal warning with one action: true when the user chose it (always true for automation). */
 	confirm(this: void, message: string, detail: string | undefined, action: string): Promise<boolean>;
 	/** Runs work under a cancellable progress notification. */
-	progress<R>(this: void, title: string, work: (signal: AbortSignal) => Promise<R>): Promise<R>;
+	progress<R>(this: void, title: string, work: (signal: AbortSignal, report: (message: string) => void) => Promise<R>): Promise<R>;
 	/** An information message. */
 	info(this: void, message: string): void;
 	/** A warning message. */
