@@ -1,13 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { VIEW_CONTAINER_ID } from '../../src/ids';
-import { emulatorCall } from './support/emulatorApi';
+import { createIdleAgent, emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
-interface AgentBody {
-	id: string;
-	name: string;
-	status: string;
-}
 interface RunBody {
 	id: string;
 	status: string;
@@ -25,7 +19,7 @@ const uiTest: UiTest = {
 		const call = <T>(method: string, path: string, body?: unknown): Promise<T> =>
 			emulatorCall<T>(emulatorUrl, devToken, method, path, body);
 		const name = `Prompt steps ${Date.now()}`;
-		const agent = await call<AgentBody>('POST', '/v2/agents', { name });
+		const agent = await createIdleAgent(emulatorUrl, devToken, name);
 		const enc = encodeURIComponent(agent.id);
 		const runsOf = (): Promise<RunBody[]> => call<RunBody[]>('GET', `/v2/agents/${enc}/runs?limit=100`);
 		const waitForRun = async (prompt: string, what: string): Promise<RunBody> => {
@@ -38,26 +32,11 @@ const uiTest: UiTest = {
 			}
 			throw new Error(`no run was created ${what}`);
 		};
-		for (let i = 0; i < 100 && (await call<AgentBody>('GET', `/v2/agents/${enc}`)).status !== 'idle'; i++) {
-			await page.waitForTimeout(200);
-		}
 		const input = page.locator('.quick-input-widget input');
 		const title = page.locator('.quick-input-widget .quick-input-title');
 		const rowsOfPick = page.locator('.quick-input-list .monaco-list-row');
 		try {
-			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
-			const agentsPane = workbench.pane(VIEW_CONTAINER_ID, 'Agents');
-			const row = agentsPane.locator('.monaco-list-row', { hasText: name }).first();
-			// The view loads when shown; a view loaded earlier in the run needs a refresh to list the new agent.
-			if (
-				!(await row.waitFor({ state: 'visible', timeout: 5_000 }).then(
-					() => true,
-					() => false,
-				))
-			) {
-				await workbench.runCommand('Cloud Agents: Refresh Agents');
-				await row.waitFor({ state: 'visible', timeout: 30_000 });
-			}
+			const row = await workbench.agentRow(name);
 			await row.click();
 
 			// Palette: 1) the command, 2) the agent (the selected one is first: Enter), 3) the prompt.

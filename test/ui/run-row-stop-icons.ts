@@ -1,13 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
-import { emulatorCall } from './support/emulatorApi';
+import { createIdleAgent, emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
-interface AgentBody {
-	id: string;
-	name: string;
-	status: string;
-}
 interface RunBody {
 	id: string;
 	status: string;
@@ -25,11 +20,8 @@ const uiTest: UiTest = {
 		const call = <T>(method: string, path: string, body?: unknown): Promise<T> =>
 			emulatorCall<T>(emulatorUrl, devToken, method, path, body);
 		const name = `Stop icons ${Date.now()}`;
-		const agent = await call<AgentBody>('POST', '/v2/agents', { name });
+		const agent = await createIdleAgent(emulatorUrl, devToken, name);
 		const enc = encodeURIComponent(agent.id);
-		for (let i = 0; i < 100 && (await call<AgentBody>('GET', `/v2/agents/${enc}`)).status !== 'idle'; i++) {
-			await page.waitForTimeout(200);
-		}
 		const prompt = `Held for the icons ${Date.now()} [[hold]]`;
 		const run = await call<RunBody>('POST', `/v2/agents/${enc}/runs`, { prompt });
 		const statusOf = async (): Promise<string | undefined> =>
@@ -39,18 +31,7 @@ const uiTest: UiTest = {
 		}
 		const dialog = page.locator('.monaco-dialog-box', { hasText: 'Cancel the run' });
 		try {
-			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
-			const agentsPane = workbench.pane(VIEW_CONTAINER_ID, 'Agents');
-			const agentRow = agentsPane.locator('.monaco-list-row', { hasText: name }).first();
-			if (
-				!(await agentRow.waitFor({ state: 'visible', timeout: 5_000 }).then(
-					() => true,
-					() => false,
-				))
-			) {
-				await workbench.runCommand('Cloud Agents: Refresh Agents');
-				await agentRow.waitFor({ state: 'visible', timeout: 30_000 });
-			}
+			const agentRow = await workbench.agentRow(name);
 			await agentRow.click();
 			const runsPane = workbench.pane(VIEW_CONTAINER_ID, 'Runs');
 			const runRow = runsPane.locator('.monaco-list-row', { hasText: 'Held for the icons' }).first();

@@ -29,3 +29,13 @@ export async function seedWorkspaceFile(
 	});
 	return agent;
 }
+
+/** An agent made for one test through the API, returned once the emulator reports it idle (about 20 s at the most). */
+export async function createIdleAgent(emulatorUrl: string, token: string, name: string): Promise<{ id: string; name: string }> {
+	const agent = await emulatorCall<{ id: string; name: string; status: string }>(emulatorUrl, token, 'POST', '/v2/agents', { name });
+	const path = `/v2/agents/${encodeURIComponent(agent.id)}`;
+	for (let i = 0; i < 100 && (await emulatorCall<{ status: string }>(emulatorUrl, token, 'GET', path)).status !== 'idle'; i++) {
+		await new Promise((r) => setTimeout(r, 200));
+	}
+	return agent;
+}

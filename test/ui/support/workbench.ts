@@ -129,6 +129,24 @@ export class Workbench {
 		return pane;
 	}
 
+	/**
+	 * The Agents view's row of the agent `name`, visible: the view loads when shown, and one loaded
+	 * earlier in the run is refreshed once to list an agent a test has just made.
+	 */
+	async agentRow(name: string): Promise<Locator> {
+		await this.openViewContainer('Cloud Agents', 'cloudAgents');
+		const row = this.pane('cloudAgents', 'Agents').locator('.monaco-list-row', { hasText: name }).first();
+		const shown = await row.waitFor({ state: 'visible', timeout: 5_000 }).then(
+			() => true,
+			() => false,
+		);
+		if (!shown) {
+			await this.runCommand('Cloud Agents: Refresh Agents');
+			await row.waitFor({ state: 'visible', timeout: 30_000 });
+		}
+		return row;
+	}
+
 	/** Inner texts of the tree rows in a container (label and description of each row). */
 	async treeRows(containerId: string): Promise<string[]> {
 		const rows = await this.viewContainer(containerId).locator('.monaco-list-row').allInnerTexts();
