@@ -235,11 +235,13 @@ class ProviderDocuments implements vscode.Disposable {
 				const items = err.fieldErrors.map((f) => fieldDiagnostic(doc, body, offset, f));
 				this.diagnostics.set(doc.uri, items);
 				void showWarning(
-					vscode.l10n.t(
-						'The service refused {0} field(s) of the provider; see the Problems panel. {1}',
-						items.length,
-						describeError(err),
-					),
+					items.length === 1
+						? vscode.l10n.t('The service refused 1 field of the provider; see the Problems panel. {0}', describeError(err))
+						: vscode.l10n.t(
+								'The service refused {0} fields of the provider; see the Problems panel. {1}',
+								items.length,
+								describeError(err),
+							),
 				);
 				return { saved: false, diagnostics: items.length, requestId: err.requestId };
 			}

@@ -11,6 +11,7 @@ import { joinParts, plainTooltip } from '../views/format';
 import { RecordNode } from '../views';
 import { argFlag, argString, confirmUnlessTold, displayName, pickItem } from '../views/ui';
 import { runtimesList } from './runtimes';
+import { secretsList, usedByStubs } from './secrets';
 import type { RuntimeTarget } from './runtimes';
 
 /** How a secret stub injects its secret, read from its `stub_config_json`. */
@@ -419,9 +420,7 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 					pick.value = a.secret;
 				}
 				void known.then((names) => {
-					used = names.map(([name, n]) =>
-						pickItem({ label: name, description: vscode.l10n.t('used by {0} secret stub(s)', n) }, { ref: name }),
-					);
+					used = names.map(([name, n]) => pickItem({ label: name, description: usedByStubs(n) }, { ref: name }));
 					pick.busy = false;
 					refill();
 				});
@@ -545,9 +544,12 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 	return (await MultiStepInput.run(hostStep, a)) ? a : undefined;
 }
 
-/** Re-reads the lists a stub shows in: under its runtime, and the Account view's. */
+/**
+ * Re-reads the lists a stub shows in: under its runtime, the Account view's, and the Secrets group
+ * (its rows count the stubs that use each secret).
+ */
 async function refreshStubLists(kit: ActionKit): Promise<void> {
-	await Promise.all([kit.list(runtimesList).refresh(), kit.list(secretStubsList).refresh()]);
+	await Promise.all([kit.list(runtimesList).refresh(), kit.list(secretStubsList).refresh(), kit.list(secretsList).refresh()]);
 }
 
 /**
