@@ -230,7 +230,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		const text = doc.getText();
 		const endpointKey = text.includes('"base_url"') ? 'base_url' : 'endpoint';
 		const modelKey = text.includes('"default_model"') ? 'default_model' : 'model';
-		const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as Record<string, unknown>;
+		const body = JSON.parse(text) as Record<string, unknown>;
 		assert.equal(body[endpointKey], 'https://api.openai.example/v1');
 
 		const replaceAll = async (next: Record<string, unknown>): Promise<void> => {
@@ -238,7 +238,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 			edit.replace(
 				doc.uri,
 				new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)),
-				`${text.slice(0, text.indexOf('\n') + 1)}${JSON.stringify(next, null, '\t')}\n`,
+				`${JSON.stringify(next, null, '\t')}\n`,
 			);
 			assert.ok(await vscode.workspace.applyEdit(edit));
 		};
