@@ -439,6 +439,11 @@ async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers,
 		refused = undefined;
 		return message;
 	};
+	/** The refusal of an input box or placeholder: server text on one line, `$(` shown as typed. */
+	const shownRefusal = (step: StubStep): string | undefined => {
+		const message = refusalOf(step);
+		return message === undefined ? undefined : iconSafe(message, SAFETY.notificationMaxChars);
+	};
 	/** What reading each secret name or UUID checked in this form said ('unchecked': the read failed otherwise than 404). */
 	const checked = new Map<string, 'exists' | 'missing' | 'unchecked'>();
 	const total = (): number => (a.shape === 'file' ? 5 : 7);
@@ -564,7 +569,7 @@ async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers,
 						),
 				placeholder: '/home/agent/.config/token',
 				validate: (v) => checkStub.filePath(v, required),
-				refusal: refusalOf('file'),
+				refusal: shownRefusal('file'),
 			})
 		).trim();
 		return secretStep;
@@ -583,7 +588,7 @@ async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers,
 				: vscode.l10n.t('Optional: the parameter value, with ${credential} where the secret goes. Empty sends the secret as is.'),
 			placeholder: header ? 'Bearer ${credential}' : '${credential}',
 			validate: checkStub.template,
-			refusal: refusalOf('template'),
+			refusal: shownRefusal('template'),
 		});
 		if (header) {
 			a.valueFormat = value;
@@ -605,7 +610,7 @@ async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers,
 					: vscode.l10n.t('The query parameter that carries the secret.'),
 				placeholder: header ? 'Authorization' : 'api_key',
 				validate: header ? checkStub.headerName : checkStub.paramName,
-				refusal: refusalOf('name'),
+				refusal: shownRefusal('name'),
 			})
 		).trim();
 		if (header) {
@@ -631,7 +636,7 @@ async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers,
 			totalSteps: total(),
 			items,
 			activeItem: items.find((i) => i.shape === a.shape),
-			placeholder: refusalOf('shape') ?? vscode.l10n.t('How is the secret injected?'),
+			placeholder: shownRefusal('shape') ?? vscode.l10n.t('How is the secret injected?'),
 		});
 		a.shape = picked.shape;
 		return a.shape === 'file' ? fileStep : nameStep;
@@ -646,7 +651,7 @@ async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers,
 				prompt: vscode.l10n.t('Optional: the path pattern requests must also match (e.g. /v1/*). Leave empty for every path.'),
 				placeholder: '/v1/*',
 				validate: checkStub.path,
-				refusal: refusalOf('path'),
+				refusal: shownRefusal('path'),
 			})
 		).trim();
 		return shapeStep;
@@ -661,7 +666,7 @@ async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers,
 				prompt: vscode.l10n.t('The host pattern egress requests must match before the secret is injected.'),
 				placeholder: 'api.example.com',
 				validate: checkStub.host,
-				refusal: refusalOf('host'),
+				refusal: shownRefusal('host'),
 			})
 		).trim();
 		return pathStep;
