@@ -135,6 +135,8 @@ suite('Model provider documents (issue 20, item 9) [variant]', () => {
 		assert.equal(result.saved, false);
 		assert.equal(await patches(), before + 1, 'the PATCH was sent');
 		assert.ok(result.requestId, 'the refusal carries the request id');
+		// Issue 20 (14): in words for one field, not "1 field(s)".
+		assert.match(result.message ?? '', /^The service refused 1 field of the provider; see the Problems panel\./);
 		assert.ok(doc.isDirty, 'the editor does not claim the refused text is saved');
 		assert.match(doc.getText(), /http:\/\/api\.openai\.example/);
 		assert.equal((await provider()).endpoint, 'https://api.openai.example/v1', 'the service kept its value');
