@@ -66,6 +66,9 @@ export const RECORD_SCHEME = 'cloud-agents-record';
 /** URI scheme of image artifacts shown in VS Code's image preview, from memory (src/views/imageDocuments.ts). */
 export const IMAGE_SCHEME = 'cloud-agents-image';
 
+/** URI scheme of the model provider documents being edited (src/resources/modelProviders.ts): saving one sends it. */
+export const PROVIDER_SCHEME = 'cloud-agents-provider';
+
 /**
  * Schemes of documents a prompt may be taken from ("Send Prompt…" with an editor active): files,
  * untitled documents, remote files and our own; never an output channel, a log or settings.

@@ -10,7 +10,7 @@
 // What counts as ours: an entry that mentions our extension id (which is also our install folder,
 // so it covers stacks through our dist/extension.js), a command, view, context-key or setting id
 // (`cloudAgents.<x>`), our view container, one of our URI schemes (`cloud-agent:`,
-// `cloud-agents-record:`) or our name "Cloud Agents"; every entry of our own log channel.
+// `cloud-agents-record:`, `cloud-agents-provider:`) or our name "Cloud Agents"; every entry of our own log channel.
 //
 // When it fails the run:
 //  - during the UI tests (strict phases): every error of ours, and every browser console error that
@@ -38,6 +38,7 @@ export const OUR_MARKERS = [
 	{ name: 'URI scheme cloud-agent:', re: /\bcloud-agent:/ },
 	{ name: 'URI scheme cloud-agents-record:', re: /\bcloud-agents-record:/ },
 	{ name: 'URI scheme cloud-agents-image:', re: /\bcloud-agents-image:/ },
+	{ name: 'URI scheme cloud-agents-provider:', re: /\bcloud-agents-provider:/ },
 	{ name: 'name "Cloud Agents"', re: /\bCloud Agents\b(?! integration test runner)/ },
 ];
 

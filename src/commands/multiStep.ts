@@ -38,6 +38,8 @@ export interface InputBoxStep extends StepHeader {
 	accept?(value: string, signal: AbortSignal): Promise<string | undefined>;
 	/** Told each value typed, so that the text survives Back (the step shows it again when reached anew). */
 	remember?(value: string): void;
+	/** Shown as the step's message until the value changes (the service refused this value). */
+	refusal?: string;
 }
 
 /** A quick-pick step. */
@@ -50,20 +52,28 @@ export interface QuickPickStep<T extends vscode.QuickPickItem> extends StepHeade
 	onShow?(pick: vscode.QuickPick<T>): void;
 	/** What Enter yields when no item is selected (a typed value), or undefined to keep the pick open. */
 	acceptTyped?(value: string): T | undefined;
+	/**
+	 * Checks the item Enter chose before the step ends (the pick is busy and disabled meanwhile):
+	 * false keeps the pick open (the check shows why, e.g. in the item's description).
+	 */
+	check?(item: T): Promise<boolean>;
 }
 
 /**
  * A multi-step input (one quick input reused from step to step) with a Back button from the second
  * step on: `MultiStepInput.run(first, state)` resolves true when the last step finished, false when
  * the user dismissed it. Each step validates its own answer before the next one shows.
+ * `before` opens the flow at `start` with those steps behind it (Back returns to them): a form
+ * reopened at the step the service refused.
  */
 export class MultiStepInput {
 	private readonly history: InputStep<never>[] = [];
 	private current: vscode.QuickInput | undefined;
 
 	/** Runs the steps from `start`; true when every step was answered. */
-	static async run<S>(start: InputStep<S>, state: S): Promise<boolean> {
+	static async run<S>(start: InputStep<S>, state: S, before: readonly InputStep<S>[] = []): Promise<boolean> {
 		const input = new MultiStepInput();
+		input.history.push(...(before as readonly InputStep<never>[]));
 		try {
 			return await input.stepThrough(start, state);
 		} finally {
@@ -115,7 +125,7 @@ export class MultiStepInput {
 			box.placeholder = spec.placeholder;
 			box.ignoreFocusOut = true;
 			box.buttons = this.history.length > 1 ? [vscode.QuickInputButtons.Back] : [];
-			box.validationMessage = spec.value === '' ? undefined : spec.validate(spec.value);
+			box.validationMessage = spec.refusal ?? (spec.value === '' ? undefined : spec.validate(spec.value));
 			return await new Promise<string>((resolve, reject) => {
 				disposables.push(
 					box.onDidTriggerButton((button) => {
@@ -177,6 +187,7 @@ export class MultiStepInput {
 	async showQuickPick<T extends vscode.QuickPickItem>(spec: QuickPickStep<T>): Promise<T> {
 		const pick = vscode.window.createQuickPick<T>();
 		const disposables: vscode.Disposable[] = [];
+		let checking = false;
 		try {
 			pick.title = spec.title;
 			pick.step = spec.step;
@@ -198,9 +209,27 @@ export class MultiStepInput {
 					}),
 					pick.onDidAccept(() => {
 						const chosen = pick.selectedItems[0] ?? pick.activeItems[0] ?? spec.acceptTyped?.(pick.value);
-						if (chosen) {
-							resolve(chosen);
+						if (!chosen || checking) {
+							return;
 						}
+						if (!spec.check) {
+							resolve(chosen);
+							return;
+						}
+						checking = true;
+						pick.busy = true;
+						pick.enabled = false;
+						spec.check(chosen).then(
+							(ok) => {
+								checking = false;
+								pick.busy = false;
+								pick.enabled = true;
+								if (ok) {
+									resolve(chosen);
+								}
+							},
+							(err: unknown) => reject(err instanceof Error ? err : new Error(String(err))),
+						);
 					}),
 					pick.onDidHide(() => reject(new CancelAction())),
 				);

@@ -625,7 +625,9 @@ export class RunFollower extends Disposable {
 		this.statusItem.text = `$(debug-disconnect) ${vscode.l10n.t('Cloud Agents: signed out')}`;
 		this.statusItem.tooltip =
 			paused > 0
-				? vscode.l10n.t('Signed out: following {0} run(s) stopped. Click to sign in; following resumes.', paused)
+				? paused === 1
+					? vscode.l10n.t('Signed out: following 1 run stopped. Click to sign in; following resumes.')
+					: vscode.l10n.t('Signed out: following {0} runs stopped. Click to sign in; following resumes.', paused)
 				: vscode.l10n.t('Signed out of Cloud Agents. Click to sign in.');
 		this.statusItem.command = { command: 'cloudAgents.signIn', title: vscode.l10n.t('Sign In') };
 		this.statusItem.show();

@@ -416,7 +416,11 @@ async function editRuntimeBindings(shown: Runtime, kit: ActionKit): Promise<GitH
 			['github-bindings', runtime.id],
 			{ runtime: runtime.display_name, bindings },
 		);
-		kit.info(vscode.l10n.t('The runtime {0} now has {1} GitHub binding(s).', runtime.display_name, bindings.length));
+		kit.info(
+			bindings.length === 1
+				? vscode.l10n.t('The runtime {0} now has 1 GitHub binding.', runtime.display_name)
+				: vscode.l10n.t('The runtime {0} now has {1} GitHub bindings.', runtime.display_name, bindings.length),
+		);
 	}
 	return bindings;
 }

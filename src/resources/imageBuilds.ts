@@ -9,6 +9,7 @@ import type { DescriptorTreeProvider } from '../views/listTree';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import { joinParts, plainTooltip, relativeTime, statusIcon } from '../views/format';
 import { argFlag, argObject, isJsonObject, showInfo, showWarning } from '../views/ui';
+import { imagesList } from './images';
 
 /** What an image build command receives: `{build}` (a row, the resolver). */
 export interface ImageBuildTarget {
@@ -244,7 +245,11 @@ class ImageBuildFollower implements vscode.Disposable {
 				delay = Math.min(delay * 1.5, SAFETY.buildPollMaxMs);
 			}
 		}
-		await this.builds().refresh();
+		// A build that succeeded made an image: the Images list shows it without a manual Refresh.
+		await Promise.all([
+			this.builds().refresh(),
+			buildStatusClass(current.status) === 'succeeded' && this.services.list(imagesList).refresh(),
+		]);
 		this.announce(current, quiet);
 		return current;
 	}
@@ -259,7 +264,9 @@ class ImageBuildFollower implements vscode.Disposable {
 		const succeeded = buildStatusClass(build.status) === 'succeeded';
 		const message = succeeded
 			? vscode.l10n.t('The image build "{0}" succeeded.', name)
-			: vscode.l10n.t('The image build "{0}" ended: {1} after {2} attempt(s).', name, build.status ?? '', build.attempts.length);
+			: build.attempts.length === 1
+				? vscode.l10n.t('The image build "{0}" ended: {1} after 1 attempt.', name, build.status ?? '')
+				: vscode.l10n.t('The image build "{0}" ended: {1} after {2} attempts.', name, build.status ?? '', build.attempts.length);
 		if (quiet) {
 			this.services.log.info(notificationText(message));
 			return;

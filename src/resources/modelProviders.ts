@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { ApiError, SAFETY, SECRET_MASK, providerConfiguration, readProvider, redactSecrets } from '../api';
 import type { FieldError, ProviderInfo } from '../api';
 import { describeError } from '../util/errors';
-import { locate, parseFieldPath } from '../util/jsonLocate';
+import { PROVIDER_SCHEME } from '../ids';
+import { jsonSyntaxError, lineColumn, locate, parseFieldPath } from '../util/jsonLocate';
 import { contextToken, iconSafe, notificationText, plainText, singleLine } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListContext, ListDescriptor } from '../views/descriptor';
@@ -67,94 +67,127 @@ export const modelProvidersList: ListDescriptor<ProviderInfo, ModelProviderTarge
 	},
 };
 
-/** The folder (global storage) of the model provider documents being edited. */
-const PROVIDER_FOLDER = 'model-provider-edits';
-
-/** A local file name for a provider id: letters, digits, `-`, `_` and `.` only, never `.`/`..`. */
-function providerFileName(id: string): string {
-	const safe = id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100);
-	return `${safe === '' || /^\.+$/.test(safe) ? 'provider' : safe}-${createHash('sha256').update(id).digest('hex').slice(0, 8)}.json`;
+/**
+ * The URI of a provider's document: `cloud-agents-provider:/<name>.json?<id>`. The path is only the
+ * provider's name (the tab and the breadcrumbs say "OpenAI Production.json", never a folder of the
+ * extension's storage); the query holds the id, so two providers with one name stay apart.
+ */
+export function providerUri(provider: Pick<ProviderInfo, 'id' | 'name'>): vscode.Uri {
+	const name = singleLine(provider.name || provider.id, SAFETY.labelMaxChars).replace(/[/\\]/g, '_');
+	return vscode.Uri.from({
+		scheme: PROVIDER_SCHEME,
+		path: `/${name === '' || /^\.+$/.test(name) ? 'provider' : name}.json`,
+		query: provider.id,
+	});
 }
 
-/** The first line of a document that says which provider it edits (never sent). */
-const PROVIDER_HEADER = /^\/\/ cloud-agents model provider: (\S+)\n/;
-
-/** What "Save Model Provider to the Service" returns: saved, or refused with the field errors shown as diagnostics. */
+/** What "Save Model Provider to the Service" returns: saved, or not sent / refused with the problems shown as diagnostics. */
 export interface ProviderSaveResult {
 	saved: boolean;
 	/** The provider as the service answered the PATCH. */
 	provider?: ProviderInfo;
-	/** How many of the service's field errors became diagnostics. */
+	/** How many problems (found before sending, or the service's field errors) became diagnostics. */
 	diagnostics?: number;
+	/** Whether the PATCH was sent. */
+	sent?: boolean;
+	/** Why it was not saved, for the user. */
+	message?: string;
 	requestId?: string;
 }
 
-/** A provider document as "Edit Model Provider" writes it: the header naming the provider, then its configuration. */
-interface ProviderDocument {
-	providerId: string;
-	/** The text after the header (the configuration as typed) and where it starts in the document. */
-	body: string;
-	offset: number;
-	config: Record<string, unknown>;
+/** A problem of the document: the member it is about (undefined: the whole document, or `at` its offset) and why. */
+interface DocumentProblem {
+	field?: string;
+	at?: number;
+	message: string;
 }
 
-/** Reads a provider document; throws a message for the user when its header or JSON is broken. */
-function parseProviderDocument(text: string): ProviderDocument {
-	const header = PROVIDER_HEADER.exec(text);
-	const providerId = header?.[1];
-	if (!header || !providerId) {
-		throw new Error(vscode.l10n.t('This document does not name a model provider (its first line was changed).'));
+/** The JSON type of a value in words. */
+function jsonType(v: unknown): string {
+	return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v;
+}
+
+/** Members whose value is a URL, in any of the spellings the service uses. */
+const URL_MEMBER = /^(endpoint|base_url|url|api_base)$|_url$/i;
+/** Members that name the provider. */
+const NAME_MEMBER = /^(display_name|name)$/;
+
+/**
+ * Every problem of a provider configuration the service would refuse, found before anything is
+ * sent: a configuration field missing (the service requires all of them), a value of another JSON
+ * type than the service's, a URL that is not an absolute http(s) URL or carries credentials, an
+ * empty name, an enabled provider without a model.
+ */
+export function checkProviderConfig(config: Record<string, unknown>, current: Record<string, unknown>): DocumentProblem[] {
+	const problems: DocumentProblem[] = [];
+	for (const [key, was] of Object.entries(current)) {
+		if (!(key in config)) {
+			problems.push({ message: vscode.l10n.t('"{0}" is missing: the service requires every configuration field.', key) });
+		} else if (was !== null && config[key] !== SECRET_MASK && jsonType(config[key]) !== jsonType(was)) {
+			problems.push({ field: key, message: vscode.l10n.t('"{0}" must be a {1}, like the service\'s value.', key, jsonType(was)) });
+		}
 	}
-	const body = text.slice(header[0].length);
-	let config: unknown;
-	try {
-		config = JSON.parse(body);
-	} catch (err) {
-		throw new Error(
-			vscode.l10n.t('The provider configuration is not valid JSON: {0}', err instanceof Error ? err.message : String(err)),
-			{ cause: err },
-		);
+	for (const [key, value] of Object.entries(config)) {
+		if (typeof value !== 'string') {
+			continue;
+		}
+		if (URL_MEMBER.test(key) && value !== SECRET_MASK) {
+			let url: URL | undefined;
+			try {
+				url = new URL(value);
+			} catch {
+				url = undefined;
+			}
+			if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+				problems.push({ field: key, message: vscode.l10n.t('"{0}" must be an absolute https URL.', key) });
+			} else if (url.username !== '' || url.password !== '') {
+				problems.push({ field: key, message: vscode.l10n.t('"{0}" must not contain credentials.', key) });
+			}
+		}
+		if (NAME_MEMBER.test(key) && value.trim() === '') {
+			problems.push({ field: key, message: vscode.l10n.t('"{0}" must not be empty.', key) });
+		}
 	}
-	if (!isJsonObject(config)) {
-		throw new Error(vscode.l10n.t('The provider configuration must be a JSON object.'));
+	const enabled = config.enabled ?? config.is_enabled;
+	for (const key of ['model', 'default_model']) {
+		if (enabled === true && typeof config[key] === 'string' && config[key].trim() === '') {
+			problems.push({ field: key, message: vscode.l10n.t('"{0}" is required for an enabled provider.', key) });
+		}
 	}
-	return { providerId, body, offset: header[0].length, config };
+	return problems;
 }
 
 /** What the provider documents keep of the kit of the action that made them: services only (they outlive it). */
 type DocumentServices = Pick<ActionKit, 'client' | 'list' | 'log' | 'context'>;
 
 /**
- * The model provider documents being edited (JSON files in global storage, one per provider):
- * saving one sends its configuration as the PATCH, and the service's field errors become
- * diagnostics on the members they name. One per extension context, made on the first edit or save
- * (`providerDocuments`); from then on it listens to saves and closes of these documents.
+ * The model provider documents being edited: a file system of our own (`cloud-agents-provider:`,
+ * held in memory, read from the service when a document is opened or restored). Saving a document
+ * is the PATCH: VS Code's save writes the file, and the write is refused (the document stays dirty,
+ * VS Code says why) when the JSON or any field is not valid — every problem found at once, as
+ * diagnostics, before anything is sent — or when the service refuses it (its field errors become
+ * diagnostics on the members they name). A save the service took says so in the status bar. One per
+ * extension context, made on the first edit or save (`providerDocuments`).
  */
-class ProviderDocuments implements vscode.Disposable {
-	/** Where the documents are written. */
-	readonly folder: vscode.Uri;
+class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable {
 	private readonly diagnostics: vscode.DiagnosticCollection;
-	/** Documents the save command saves itself (its own PATCH follows; the save event does not send another). */
-	private readonly pendingSaves = new Set<string>();
+	/** The text of each document as last read from the service or saved to it. */
+	private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
+	/** The outcome of each document's last save (for the save command). */
+	private readonly results = new Map<string, ProviderSaveResult>();
+	/** Documents whose next write is the service's text shown again (no PATCH). */
+	private readonly reloads = new Set<string>();
+	private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+	readonly onDidChangeFile = this.changed.event;
 	private readonly subscriptions: vscode.Disposable[];
 	private disposed = false;
 
 	constructor(private readonly services: DocumentServices) {
-		this.folder = vscode.Uri.joinPath(services.context.globalStorageUri, PROVIDER_FOLDER);
 		this.diagnostics = vscode.languages.createDiagnosticCollection('cloudAgents.modelProviders');
 		this.subscriptions = [
 			this.diagnostics,
-			vscode.workspace.onDidSaveTextDocument((doc) => {
-				if (!this.isProviderDoc(doc) || this.pendingSaves.delete(doc.uri.toString())) {
-					return;
-				}
-				void this.send(doc).catch((err: unknown) => {
-					services.log.warn(`model provider save: ${describeError(err)}`);
-					void vscode.window.showErrorMessage(
-						notificationText(vscode.l10n.t('Could not save the model provider: {0}', describeError(err))),
-					);
-				});
-			}),
+			this.changed,
+			vscode.workspace.registerFileSystemProvider(PROVIDER_SCHEME, this, { isCaseSensitive: true }),
 			vscode.workspace.onDidCloseTextDocument((doc) => {
 				if (this.isProviderDoc(doc)) {
 					this.diagnostics.delete(doc.uri);
@@ -168,58 +201,187 @@ class ProviderDocuments implements vscode.Disposable {
 		return this.disposed;
 	}
 
-	/** True for a document of this folder. */
+	/** True for a model provider document. */
 	isProviderDoc(doc: vscode.TextDocument): boolean {
-		return doc.uri.scheme === this.folder.scheme && doc.uri.path.startsWith(`${this.folder.path}/`);
+		return doc.uri.scheme === PROVIDER_SCHEME;
+	}
+
+	/** The text of a provider's configuration fields (every member but the read-only ones, under the server's names, secrets masked). */
+	private static text(provider: ProviderInfo): string {
+		return `${JSON.stringify(redactSecrets(providerConfiguration(provider.raw)), null, '\t')}\n`;
 	}
 
 	/**
-	 * Writes the provider's configuration fields (every member but the read-only ones, under the
-	 * server's names, secrets masked) to its document and opens it; an unsaved edit of an open one
-	 * is replaced, so the document shows what the service has now.
+	 * Shows the provider's configuration as the service has it now; an unsaved edit of an open
+	 * document is replaced (without a PATCH).
 	 */
 	async open(provider: ProviderInfo): Promise<vscode.TextDocument> {
-		const uri = vscode.Uri.joinPath(this.folder, providerFileName(provider.id));
-		await vscode.workspace.fs.createDirectory(this.folder);
-		const config = redactSecrets(providerConfiguration(provider.raw));
-		const content = `// cloud-agents model provider: ${provider.id}\n${JSON.stringify(config, null, '\t')}\n`;
-		const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-		if (open) {
-			const edit = new vscode.WorkspaceEdit();
-			edit.replace(uri, new vscode.Range(open.positionAt(0), open.positionAt(open.getText().length)), content);
-			await vscode.workspace.applyEdit(edit);
-			await open.save();
-		} else {
-			await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(content));
-		}
+		const uri = providerUri(provider);
+		const key = uri.toString();
+		const text = ProviderDocuments.text(provider);
+		this.files.set(key, { data: new TextEncoder().encode(text), mtime: Date.now() });
 		this.diagnostics.delete(uri);
-		const doc = await vscode.workspace.openTextDocument(uri);
-		await vscode.languages.setTextDocumentLanguage(doc, 'jsonc');
+		const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+		if (open && open.getText() !== text) {
+			const edit = new vscode.WorkspaceEdit();
+			edit.replace(uri, new vscode.Range(open.positionAt(0), open.positionAt(open.getText().length)), text);
+			await vscode.workspace.applyEdit(edit);
+			this.reloads.add(key);
+			try {
+				await open.save();
+			} finally {
+				this.reloads.delete(key);
+			}
+		}
+		const doc = open ?? (await vscode.workspace.openTextDocument(uri));
 		await vscode.window.showTextDocument(doc, { preview: false });
 		return doc;
 	}
 
-	/** Saves the document (a dirty one is written first, without a second PATCH from the save event) and sends it. */
-	async save(doc: vscode.TextDocument): Promise<ProviderSaveResult> {
+	/**
+	 * Saves the document (VS Code's save: the write sends it) and returns the outcome; a document
+	 * without unsaved changes is sent as it is.
+	 */
+	async save(doc: vscode.TextDocument, quiet: boolean): Promise<ProviderSaveResult> {
+		const key = doc.uri.toString();
 		if (doc.isDirty) {
-			this.pendingSaves.add(doc.uri.toString());
-			await doc.save();
+			this.results.delete(key);
+			const ok = await doc.save().then(
+				(saved) => saved,
+				() => false,
+			);
+			return this.results.get(key) ?? { saved: ok };
 		}
-		return this.send(doc);
+		const result = await this.send(doc.uri, doc.getText());
+		if (!result.saved && !quiet && result.message !== undefined) {
+			void showWarning(result.message);
+		}
+		return result;
 	}
 
-	/** Sends a provider document's configuration as the PATCH; field errors become diagnostics. */
-	private async send(doc: vscode.TextDocument): Promise<ProviderSaveResult> {
-		const { providerId, body, offset, config } = parseProviderDocument(doc.getText());
+	/** The document's entry: held, or read from the service (a document restored with the window). */
+	private async entry(uri: vscode.Uri): Promise<{ data: Uint8Array; mtime: number }> {
+		const held = this.files.get(uri.toString());
+		if (held) {
+			return held;
+		}
+		const provider = (await readProviders(this.services)).find((p) => p.id === uri.query);
+		if (!provider) {
+			throw vscode.FileSystemError.FileNotFound(uri);
+		}
+		const entry = { data: new TextEncoder().encode(ProviderDocuments.text(provider)), mtime: Date.now() };
+		this.files.set(uri.toString(), entry);
+		return entry;
+	}
+
+	watch(): vscode.Disposable {
+		return new vscode.Disposable(() => undefined);
+	}
+
+	async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+		if (uri.path === '/') {
+			return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+		}
+		const e = await this.entry(uri);
+		return { type: vscode.FileType.File, ctime: e.mtime, mtime: e.mtime, size: e.data.byteLength };
+	}
+
+	readDirectory(): [string, vscode.FileType][] {
+		return [...this.files.keys()].map((k) => [vscode.Uri.parse(k).path.slice(1), vscode.FileType.File]);
+	}
+
+	async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+		return (await this.entry(uri)).data;
+	}
+
+	/** VS Code's save: sends the document; a refusal fails the write, so the document stays dirty. */
+	async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
+		const key = uri.toString();
+		if (!this.reloads.has(key)) {
+			let result: ProviderSaveResult;
+			try {
+				result = await this.send(uri, new TextDecoder().decode(content));
+			} catch (err) {
+				this.services.log.warn(`model provider save: ${describeError(err)}`);
+				const message = vscode.l10n.t('Could not save the model provider: {0}', describeError(err));
+				this.results.set(key, { saved: false, message });
+				throw new vscode.FileSystemError(notificationText(message));
+			}
+			this.results.set(key, result);
+			if (!result.saved) {
+				throw new vscode.FileSystemError(notificationText(result.message ?? ''));
+			}
+		}
+		this.files.set(key, { data: content, mtime: Date.now() });
+		this.changed.fire([{ type: vscode.FileChangeType.Changed, uri }]);
+	}
+
+	createDirectory(): void {
+		throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('Model providers are edited one at a time with "Edit Model Provider".'));
+	}
+
+	delete(): void {
+		throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('The service has no operation to delete a model provider.'));
+	}
+
+	rename(): void {
+		throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('The service has no operation to delete a model provider.'));
+	}
+
+	/**
+	 * Checks a document's text (JSON, then every field against the service's current record: all
+	 * problems at once, as diagnostics) and sends it as the PATCH when it has none; the service's
+	 * field errors become diagnostics too.
+	 */
+	private async send(uri: vscode.Uri, text: string): Promise<ProviderSaveResult> {
+		const providerId = uri.query;
+		let config: unknown;
+		try {
+			config = JSON.parse(text);
+		} catch (err) {
+			const { reason, offset } = jsonSyntaxError(err, text.length);
+			const { line, column } = lineColumn(text, offset ?? 0);
+			const message = vscode.l10n.t(
+				'Not sent: the provider configuration is not valid JSON: {0} (line {1}, column {2}).',
+				reason,
+				line,
+				column,
+			);
+			this.diagnostics.set(uri, [problemDiagnostic(text, { at: offset ?? 0, message: reason })]);
+			return { saved: false, sent: false, diagnostics: 1, message };
+		}
+		if (!isJsonObject(config)) {
+			this.diagnostics.set(uri, [
+				problemDiagnostic(text, { message: vscode.l10n.t('The provider configuration must be a JSON object.') }),
+			]);
+			return {
+				saved: false,
+				sent: false,
+				diagnostics: 1,
+				message: vscode.l10n.t('Not sent: the provider configuration must be a JSON object.'),
+			};
+		}
+		const current = (await readProviders(this.services)).find((p) => p.id === providerId);
+		if (!current) {
+			throw new Error(vscode.l10n.t('The model provider {0} was not found.', providerId));
+		}
+		const problems = checkProviderConfig(config, providerConfiguration(current.raw));
+		if (problems.length > 0) {
+			this.diagnostics.set(
+				uri,
+				problems.map((p) => problemDiagnostic(text, p)),
+			);
+			const message =
+				problems.length === 1
+					? vscode.l10n.t('Not sent: 1 field of the provider is not valid; see the Problems panel.')
+					: vscode.l10n.t('Not sent: {0} fields of the provider are not valid; see the Problems panel.', problems.length);
+			return { saved: false, sent: false, diagnostics: problems.length, message };
+		}
 		// Secret values were shown masked: a member still masked keeps the service's value, read
 		// again now (never kept in the document or in memory between saves).
-		const masked = Object.entries(config)
-			.filter(([, v]) => v === SECRET_MASK)
-			.map(([k]) => k);
-		if (masked.length > 0) {
-			const current = (await readProviders(this.services)).find((p) => p.id === providerId);
-			for (const k of masked) {
-				config[k] = current?.raw[k];
+		for (const [k, v] of Object.entries(config)) {
+			if (v === SECRET_MASK) {
+				config[k] = current.raw[k];
 			}
 		}
 		try {
@@ -227,46 +389,71 @@ class ProviderDocuments implements vscode.Disposable {
 				{ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Saving model provider…') },
 				() => this.services.client().updateModelProvider(providerId, config),
 			);
-			this.diagnostics.delete(doc.uri);
+			this.diagnostics.delete(uri);
 			await this.services.list(modelProvidersList).refresh();
-			return { saved: true, provider: readProvider(raw) };
+			const provider = readProvider(raw);
+			vscode.window.setStatusBarMessage(
+				`$(check) ${iconSafe(vscode.l10n.t('Saved the model provider "{0}" to the service.', provider?.name ?? current.name ?? providerId))}`,
+				5000,
+			);
+			return { saved: true, sent: true, provider };
 		} catch (err) {
 			if (err instanceof ApiError && err.fieldErrors.length > 0) {
-				const items = err.fieldErrors.map((f) => fieldDiagnostic(doc, body, offset, f));
-				this.diagnostics.set(doc.uri, items);
-				void showWarning(
-					vscode.l10n.t(
-						'The service refused {0} field(s) of the provider; see the Problems panel. {1}',
-						items.length,
-						describeError(err),
-					),
-				);
-				return { saved: false, diagnostics: items.length, requestId: err.requestId };
+				const items = err.fieldErrors.map((f) => fieldDiagnostic(text, f));
+				this.diagnostics.set(uri, items);
+				const message =
+					items.length === 1
+						? vscode.l10n.t('The service refused 1 field of the provider; see the Problems panel. {0}', describeError(err))
+						: vscode.l10n.t(
+								'The service refused {0} fields of the provider; see the Problems panel. {1}',
+								items.length,
+								describeError(err),
+							);
+				return { saved: false, sent: true, diagnostics: items.length, requestId: err.requestId, message };
 			}
 			throw err;
 		}
 	}
 
-	/** Drops the diagnostics and stops listening. */
+	/** Drops the diagnostics and the documents' text, and stops serving them. */
 	dispose(): void {
 		this.disposed = true;
+		this.files.clear();
 		for (const d of this.subscriptions.splice(0)) {
 			d.dispose();
 		}
 	}
 }
 
+/** The range of `length` characters at `offset` of `text`. */
+function rangeAt(text: string, offset: number, length: number): vscode.Range {
+	const start = lineColumn(text, offset);
+	const end = lineColumn(text, offset + length);
+	return new vscode.Range(start.line - 1, start.column - 1, end.line - 1, end.column - 1);
+}
+
+/** A problem found before sending, as a diagnostic on its member (the document's start when it has none). */
+function problemDiagnostic(text: string, p: DocumentProblem): vscode.Diagnostic {
+	const found = p.field !== undefined ? locate(text, [p.field]) : undefined;
+	const range = found ? rangeAt(text, found.span.offset, found.span.length) : rangeAt(text, p.at ?? 0, p.at !== undefined ? 1 : 0);
+	const d = new vscode.Diagnostic(range, p.message, vscode.DiagnosticSeverity.Error);
+	d.source = 'Cloud Agents';
+	if (p.field !== undefined) {
+		d.code = singleLine(p.field, SAFETY.labelMaxChars);
+	}
+	return d;
+}
+
 /** A field error of the service as a diagnostic on the member it names (the document's start when none matches). */
-function fieldDiagnostic(doc: vscode.TextDocument, body: string, offset: number, f: FieldError): vscode.Diagnostic {
+function fieldDiagnostic(text: string, f: FieldError): vscode.Diagnostic {
 	const path = parseFieldPath(f.field);
-	const found = path ? locate(body, path) : undefined;
-	const start = doc.positionAt(offset + (found?.span.offset ?? 0));
-	const end = doc.positionAt(offset + (found ? found.span.offset + found.span.length : 0));
+	const found = path ? locate(text, path) : undefined;
+	const range = rangeAt(text, found?.span.offset ?? 0, found?.span.length ?? 0);
 	const message =
 		found?.exact === false || !found
 			? vscode.l10n.t('{0}: {1}', singleLine(f.field, SAFETY.labelMaxChars), plainText(f.message, SAFETY.notificationMaxChars))
 			: plainText(f.message, SAFETY.notificationMaxChars);
-	const d = new vscode.Diagnostic(new vscode.Range(start, end), message, vscode.DiagnosticSeverity.Error);
+	const d = new vscode.Diagnostic(range, message, vscode.DiagnosticSeverity.Error);
 	d.source = 'Cloud Agents';
 	d.code = singleLine(f.field, SAFETY.labelMaxChars);
 	return d;
@@ -312,7 +499,7 @@ async function saveProvider(kit: ActionKit): Promise<ProviderSaveResult> {
 	if (!doc || !documents.isProviderDoc(doc)) {
 		throw new Error(vscode.l10n.t('Open a model provider with "Edit Model Provider" first.'));
 	}
-	return documents.save(doc);
+	return documents.save(doc, kit.automation);
 }
 
 /**

@@ -1,16 +1,18 @@
 import * as vscode from 'vscode';
-import { LIMITS, SAFETY } from '../api';
+import { ApiError, LIMITS, SAFETY } from '../api';
 import type { CreateSecretStubRequest, Runtime, SecretStub } from '../api';
 import { decodeStubConfig, parseStubConfig } from '../api/decode';
 import { MultiStepInput } from '../commands/multiStep';
 import type { InputStep } from '../commands/multiStep';
 import { describeError } from '../util/errors';
+import { iconSafe } from '../util/text';
 import type { ActionKit, RecordAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { joinParts, plainTooltip } from '../views/format';
 import { RecordNode } from '../views';
 import { argFlag, argString, confirmUnlessTold, displayName, pickItem } from '../views/ui';
 import { runtimesList } from './runtimes';
+import { secretsList, usedByStubs } from './secrets';
 import type { RuntimeTarget } from './runtimes';
 
 /** How a secret stub injects its secret, read from its `stub_config_json`. */
@@ -356,10 +358,58 @@ interface SecretItem extends vscode.QuickPickItem {
 	ref: string;
 }
 
-/** Asks for the answers step by step, each checked before the next shows; undefined when dismissed. */
-async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | undefined> {
-	const title = vscode.l10n.t('Add Secret Stub to {0}', displayName(runtime.display_name, runtime.id));
-	const a: StubAnswers = {
+/** The steps of "Add Secret Stub…", by what they ask. */
+export type StubStep = 'host' | 'path' | 'shape' | 'name' | 'template' | 'file' | 'secret';
+
+/** A value the service refused: the step that asked for it, and the service's words (with its request id). */
+export interface StubRefusal {
+	step: StubStep;
+	message: string;
+}
+
+/**
+ * The step whose answer the service refused, from the field it names (`error.details`, or a
+ * message "stub_value: no secret …"); undefined when the refusal names no field of the form.
+ */
+export function refusedStep(err: unknown): StubStep | undefined {
+	if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.isAuthFailure) {
+		return undefined;
+	}
+	const fields = [...err.fieldErrors.map((f) => f.field), /^\s*([A-Za-z_][\w.[\]]*)\s*:/.exec(err.message)?.[1]];
+	for (const field of fields) {
+		const name = field?.replace(/^(body|config)[.[]/, '').replace(/\]$/, '');
+		switch (name) {
+			case 'host':
+			case 'host_pattern':
+				return 'host';
+			case 'path':
+			case 'path_pattern':
+				return 'path';
+			case 'config':
+				return 'shape';
+			case 'headerName':
+			case 'paramName':
+				return 'name';
+			case 'valueFormat':
+			case 'paramFormat':
+			case 'value':
+				return 'template';
+			case 'filePath':
+				return 'file';
+			case 'stub_value':
+			case 'secret':
+				return 'secret';
+			default:
+				break;
+		}
+	}
+	// A 404 naming no field, from a create that found its runtime: the secret is what was not found.
+	return err.status === 404 && /secret/i.test(err.message) ? 'secret' : undefined;
+}
+
+/** The answers of a form not yet answered. */
+function emptyAnswers(): StubAnswers {
+	return {
 		host: '',
 		path: '',
 		shape: 'header',
@@ -370,6 +420,32 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 		filePath: '',
 		secret: '',
 	};
+}
+
+/**
+ * Asks for the answers step by step, each checked before the next shows (the secret read from the
+ * service); undefined when dismissed. With `previous` and `refused`, the form reopens at the step the
+ * service refused, every answer kept and the service's words shown on that step.
+ */
+async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers, refused?: StubRefusal): Promise<StubAnswers | undefined> {
+	const title = vscode.l10n.t('Add Secret Stub to {0}', displayName(runtime.display_name, runtime.id));
+	const a: StubAnswers = previous ? { ...previous } : emptyAnswers();
+	/** The service's refusal, shown once on its step (the step shown again later has its own checks only). */
+	const refusalOf = (step: StubStep): string | undefined => {
+		if (refused?.step !== step) {
+			return undefined;
+		}
+		const { message } = refused;
+		refused = undefined;
+		return message;
+	};
+	/** The refusal of an input box or placeholder: server text on one line, `$(` shown as typed. */
+	const shownRefusal = (step: StubStep): string | undefined => {
+		const message = refusalOf(step);
+		return message === undefined ? undefined : iconSafe(message, SAFETY.notificationMaxChars);
+	};
+	/** What reading each secret name or UUID checked in this form said ('unchecked': the read failed otherwise than 404). */
+	const checked = new Map<string, 'exists' | 'missing' | 'unchecked'>();
 	const total = (): number => (a.shape === 'file' ? 5 : 7);
 	// The secrets stubs already use, loaded once in the background for the last step.
 	const known = kit
@@ -393,13 +469,65 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 		);
 
 	const secretStep: InputStep<StubAnswers> = async (input) => {
+		/** Why a name or UUID cannot be used (the service's refusal, or its answer to the check), shown on its item. */
+		const notices = new Map<string, string>();
+		const refusal = refusalOf('secret');
+		if (refusal !== undefined) {
+			notices.set(a.secret, refusal);
+		}
+		const described = (ref: string, description: string): string => {
+			const notice = notices.get(ref);
+			return notice !== undefined ? `$(error) ${iconSafe(notice, SAFETY.notificationMaxChars)}` : description;
+		};
 		const typed = (value: string): SecretItem | undefined =>
 			checkStub.secret(value) === undefined
 				? pickItem(
-						{ label: value.trim(), description: vscode.l10n.t('the name or UUID you typed') },
+						{ label: value.trim(), description: described(value.trim(), vscode.l10n.t('the name or UUID you typed')) },
 						{ ref: value.trim(), alwaysShow: true },
 					)
 				: undefined;
+		let usedNames: Array<[string, number]> = [];
+		let pickShown: vscode.QuickPick<SecretItem> | undefined;
+		const refill = (): void => {
+			const pick = pickShown;
+			if (!pick) {
+				return;
+			}
+			const t = typed(pick.value);
+			const used = usedNames
+				.filter(([name]) => name !== t?.ref)
+				.map(([name, n]) => pickItem({ label: name, description: described(name, usedByStubs(n)) }, { ref: name }));
+			pick.items = t ? [t, ...used] : used;
+		};
+		/**
+		 * Reads the secret by name or UUID before anything is sent: one that does not exist keeps the
+		 * step open with the reason on its item; a check that could not be made lets a second Enter
+		 * through (the service decides).
+		 */
+		const check = async (item: SecretItem): Promise<boolean> => {
+			const before = checked.get(item.ref);
+			if (before === 'exists' || before === 'unchecked') {
+				return true;
+			}
+			try {
+				await kit.client().getSecret(item.ref);
+				checked.set(item.ref, 'exists');
+				notices.delete(item.ref);
+				return true;
+			} catch (err) {
+				const missing = err instanceof ApiError && err.status === 404;
+				checked.set(item.ref, missing ? 'missing' : 'unchecked');
+				notices.set(
+					item.ref,
+					missing
+						? vscode.l10n.t('No secret has this name or UUID ({0}).', describeError(err))
+						: vscode.l10n.t('Could not check the secret: {0}. Press Enter again to send it anyway.', describeError(err)),
+				);
+				kit.log.warn(`secret stub: checking the secret failed: ${describeError(err)}`);
+				refill();
+				return false;
+			}
+		};
 		const picked = await input.showQuickPick<SecretItem>({
 			title,
 			step: total(),
@@ -408,20 +536,16 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 			busy: true,
 			placeholder: vscode.l10n.t('The secret: type its display name or UUID, or pick one other stubs use'),
 			acceptTyped: typed,
+			check,
 			onShow: (pick) => {
-				let used: SecretItem[] = [];
-				const refill = (): void => {
-					const t = typed(pick.value);
-					pick.items = t && !used.some((u) => u.ref === t.ref) ? [t, ...used] : used;
-				};
+				pickShown = pick;
 				pick.onDidChangeValue(refill);
 				if (a.secret !== '') {
 					pick.value = a.secret;
 				}
+				refill();
 				void known.then((names) => {
-					used = names.map(([name, n]) =>
-						pickItem({ label: name, description: vscode.l10n.t('used by {0} secret stub(s)', n) }, { ref: name }),
-					);
+					usedNames = names;
 					pick.busy = false;
 					refill();
 				});
@@ -445,6 +569,7 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 						),
 				placeholder: '/home/agent/.config/token',
 				validate: (v) => checkStub.filePath(v, required),
+				refusal: shownRefusal('file'),
 			})
 		).trim();
 		return secretStep;
@@ -463,6 +588,7 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 				: vscode.l10n.t('Optional: the parameter value, with ${credential} where the secret goes. Empty sends the secret as is.'),
 			placeholder: header ? 'Bearer ${credential}' : '${credential}',
 			validate: checkStub.template,
+			refusal: shownRefusal('template'),
 		});
 		if (header) {
 			a.valueFormat = value;
@@ -484,6 +610,7 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 					: vscode.l10n.t('The query parameter that carries the secret.'),
 				placeholder: header ? 'Authorization' : 'api_key',
 				validate: header ? checkStub.headerName : checkStub.paramName,
+				refusal: shownRefusal('name'),
 			})
 		).trim();
 		if (header) {
@@ -509,7 +636,7 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 			totalSteps: total(),
 			items,
 			activeItem: items.find((i) => i.shape === a.shape),
-			placeholder: vscode.l10n.t('How is the secret injected?'),
+			placeholder: shownRefusal('shape') ?? vscode.l10n.t('How is the secret injected?'),
 		});
 		a.shape = picked.shape;
 		return a.shape === 'file' ? fileStep : nameStep;
@@ -524,6 +651,7 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 				prompt: vscode.l10n.t('Optional: the path pattern requests must also match (e.g. /v1/*). Leave empty for every path.'),
 				placeholder: '/v1/*',
 				validate: checkStub.path,
+				refusal: shownRefusal('path'),
 			})
 		).trim();
 		return shapeStep;
@@ -538,16 +666,33 @@ async function askStub(kit: ActionKit, runtime: Runtime): Promise<StubAnswers | 
 				prompt: vscode.l10n.t('The host pattern egress requests must match before the secret is injected.'),
 				placeholder: 'api.example.com',
 				validate: checkStub.host,
+				refusal: shownRefusal('host'),
 			})
 		).trim();
 		return pathStep;
 	};
-	return (await MultiStepInput.run(hostStep, a)) ? a : undefined;
+	const steps: Record<StubStep, InputStep<StubAnswers>> = {
+		host: hostStep,
+		path: pathStep,
+		shape: shapeStep,
+		name: nameStep,
+		template: templateStep,
+		file: fileStep,
+		secret: secretStep,
+	};
+	const order: StubStep[] =
+		a.shape === 'file' ? ['host', 'path', 'shape', 'file', 'secret'] : ['host', 'path', 'shape', 'name', 'template', 'file', 'secret'];
+	const at = Math.max(0, refused ? order.indexOf(refused.step) : 0);
+	const before = order.slice(0, at).map((step) => steps[step]);
+	return (await MultiStepInput.run(steps[order[at]!], a, before)) ? a : undefined;
 }
 
-/** Re-reads the lists a stub shows in: under its runtime, and the Account view's. */
+/**
+ * Re-reads the lists a stub shows in: under its runtime, the Account view's, and the Secrets group
+ * (its rows count the stubs that use each secret).
+ */
 async function refreshStubLists(kit: ActionKit): Promise<void> {
-	await Promise.all([kit.list(runtimesList).refresh(), kit.list(secretStubsList).refresh()]);
+	await Promise.all([kit.list(runtimesList).refresh(), kit.list(secretStubsList).refresh(), kit.list(secretsList).refresh()]);
 }
 
 /**
@@ -569,18 +714,42 @@ function runtimeRowOf(arg: unknown): unknown {
  * checked step by step, checked once more, then one POST. Returns the stub.
  */
 async function createStub(runtime: Runtime, kit: ActionKit): Promise<SecretStub | undefined> {
-	const answers = kit.automation && argString(kit.arg, 'host') !== undefined ? answersFrom(kit.arg) : await askStub(kit, runtime);
-	if (!answers) {
-		return undefined;
+	const send = (request: CreateSecretStubRequest): Thenable<SecretStub> =>
+		vscode.window.withProgress(
+			{
+				location: vscode.ProgressLocation.Notification,
+				title: vscode.l10n.t('Adding a secret stub to {0}…', displayName(runtime.display_name, runtime.id)),
+			},
+			() => kit.client().createSecretStub(runtime.id, request),
+		);
+	let request: CreateSecretStubRequest;
+	let stub: SecretStub;
+	if (kit.automation && argString(kit.arg, 'host') !== undefined) {
+		request = stubRequest(answersFrom(kit.arg));
+		stub = await send(request);
+	} else {
+		// A value the service refuses reopens the form at its step, every answer kept.
+		let answers: StubAnswers | undefined;
+		let refused: StubRefusal | undefined;
+		for (;;) {
+			answers = await askStub(kit, runtime, answers, refused);
+			if (!answers) {
+				return undefined;
+			}
+			request = stubRequest(answers);
+			try {
+				stub = await send(request);
+				break;
+			} catch (err) {
+				const step = refusedStep(err);
+				if (step === undefined) {
+					throw err;
+				}
+				kit.log.warn(`secret stub: the service refused the ${step} step's answer: ${describeError(err)}`);
+				refused = { step, message: vscode.l10n.t('The service refused this: {0}', describeError(err)) };
+			}
+		}
 	}
-	const request = stubRequest(answers);
-	const stub = await vscode.window.withProgress(
-		{
-			location: vscode.ProgressLocation.Notification,
-			title: vscode.l10n.t('Adding a secret stub to {0}…', displayName(runtime.display_name, runtime.id)),
-		},
-		() => kit.client().createSecretStub(runtime.id, request),
-	);
 	await refreshStubLists(kit);
 	if (!argFlag(kit.arg, 'quiet')) {
 		kit.info(

@@ -67,6 +67,11 @@ export async function secretsFromStubs(client: CloudAgentsClient, signal: AbortS
 	return refs;
 }
 
+/** "used by 1 secret stub", "used by 3 secret stubs". */
+export function usedByStubs(n: number): string {
+	return n === 1 ? vscode.l10n.t('used by 1 secret stub') : vscode.l10n.t('used by {0} secret stubs', n);
+}
+
 /** A cache TTL in short words (300 → "5 min"). */
 export function ttlText(secs: number | undefined): string | undefined {
 	if (secs === undefined || !Number.isFinite(secs)) {
@@ -90,7 +95,11 @@ export function secretRefRow(ref: SecretRef): ReturnType<ListDescriptor<SecretRe
 		description:
 			ref.problem !== undefined
 				? ref.problem
-				: joinParts(preview, ttl && vscode.l10n.t('cache {0}', ttl), vscode.l10n.t('{0} stub(s)', ref.stubs)),
+				: joinParts(
+						preview,
+						ttl && vscode.l10n.t('cache {0}', ttl),
+						ref.stubs === 1 ? vscode.l10n.t('1 stub') : vscode.l10n.t('{0} stubs', ref.stubs),
+					),
 		icon:
 			ref.problem !== undefined
 				? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
@@ -99,7 +108,12 @@ export function secretRefRow(ref: SecretRef): ReturnType<ListDescriptor<SecretRe
 		tooltip: plainTooltip(ref.name, [
 			[vscode.l10n.t('Preview (masked by the service)'), preview],
 			[vscode.l10n.t('Cache TTL'), ttl],
-			[vscode.l10n.t('Used by'), vscode.l10n.t('{0} secret stub(s) on {1}', ref.stubs, ref.runtimes.join(', ') || '—')],
+			[
+				vscode.l10n.t('Used by'),
+				ref.stubs === 1
+					? vscode.l10n.t('1 secret stub on {0}', ref.runtimes.join(', ') || '—')
+					: vscode.l10n.t('{0} secret stubs on {1}', ref.stubs, ref.runtimes.join(', ') || '—'),
+			],
 			[vscode.l10n.t('ID'), ref.secret?.id],
 			[vscode.l10n.t('Problem'), ref.problem],
 		]),
@@ -139,7 +153,7 @@ export const secretsList: ListDescriptor<SecretRef, SecretRefTarget, unknown> = 
 		// (the read itself says when no secret has that name or UUID).
 		get: (_ctx, name) => Promise.resolve({ name, stubs: 0, runtimes: [] }),
 		choices: (ctx) => secretsFromStubs(ctx.client(), new AbortController().signal),
-		pickText: (ref) => ({ label: ref.name, description: vscode.l10n.t('used by {0} secret stub(s)', ref.stubs) }),
+		pickText: (ref) => ({ label: ref.name, description: usedByStubs(ref.stubs) }),
 		placeholder: () => vscode.l10n.t("Type a secret's name or UUID, or pick one a secret stub uses"),
 	},
 };
@@ -213,7 +227,10 @@ async function askSecret(kit: ActionKit, title: string): Promise<SecretRef | und
 						pickItem(
 							{
 								label: name,
-								description: vscode.l10n.t('used by {0} secret stub(s): {1}', where.length, where.join(', ')),
+								description:
+									where.length === 1
+										? vscode.l10n.t('used by 1 secret stub: {0}', where.join(', '))
+										: vscode.l10n.t('used by {0} secret stubs: {1}', where.length, where.join(', ')),
 							},
 							{ ref: name },
 						),

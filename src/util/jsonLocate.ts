@@ -154,3 +154,28 @@ export function locate(text: string, path: readonly Key[]): { span: Span; exact:
 	}
 	return found;
 }
+
+/**
+ * What `JSON.parse` said about a text it refused: the reason without the place words V8 adds ("at
+ * position 16", "(line 3 column 7)": they count from the start of the text parsed, which is not the
+ * start of a document with a header line) and the offset it named in that text (its end for
+ * "Unexpected end of JSON input"; undefined when it named none).
+ */
+export function jsonSyntaxError(err: unknown, parsedLength: number): { reason: string; offset: number | undefined } {
+	const message = err instanceof Error ? err.message : String(err);
+	const position = /\bat position (\d+)/.exec(message);
+	const offset = position ? Number(position[1]) : /end of JSON input/i.test(message) ? parsedLength : undefined;
+	const reason = message
+		.replace(/\s*\(line \d+ column \d+\)/, '')
+		.replace(/\s*at position \d+/, '')
+		.replace(/\s*in JSON\b/, '')
+		.trim();
+	return { reason: reason === '' ? 'not valid JSON' : reason, offset };
+}
+
+/** The 1-based line and column of `offset` in `text` (a column counts UTF-16 code units, as editors do). */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+	const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
+	const lineStart = before.lastIndexOf('\n') + 1;
+	return { line: before.split('\n').length, column: before.length - lineStart + 1 };
+}

@@ -78,6 +78,8 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 	test('Start Build: the first POST dies after the service acted; the retry sends the same idempotency key, so one build exists; following it ends with the image, which Delete Image… then removes [variant]', async function () {
 		this.timeout(90_000);
 		const name = `surf-build-${Date.now()}`;
+		// The Images list is loaded before the build: the built image must appear in it without a Refresh.
+		await rows('images');
 		// The handler runs (the build is created) but the answer never comes: the client retries.
 		await emu('PUT', '/_emulator/faults', {
 			rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 1 }],
@@ -121,6 +123,11 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		const built = (await state()).builds.find((b) => b.id === started.id);
 		assert.equal(built?.status, 'succeeded');
 		assert.ok(built?.image_id);
+		// Issue 20 (8): the Images list follows the build's success (no manual Refresh).
+		assert.ok(
+			(await rows('images')).some((r) => r.id === `image/${built.image_id}`),
+			`the built image ${built.image_id} is listed in Images once its build succeeded`,
+		);
 		const attempts = await rows('imageBuilds', `imageBuild/${started.id}`);
 		assert.deepEqual(
 			attempts.map((r) => r.label),
@@ -224,7 +231,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		const text = doc.getText();
 		const endpointKey = text.includes('"base_url"') ? 'base_url' : 'endpoint';
 		const modelKey = text.includes('"default_model"') ? 'default_model' : 'model';
-		const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as Record<string, unknown>;
+		const body = JSON.parse(text) as Record<string, unknown>;
 		assert.equal(body[endpointKey], 'https://api.openai.example/v1');
 
 		const replaceAll = async (next: Record<string, unknown>): Promise<void> => {
@@ -232,7 +239,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 			edit.replace(
 				doc.uri,
 				new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)),
-				`${text.slice(0, text.indexOf('\n') + 1)}${JSON.stringify(next, null, '\t')}\n`,
+				`${JSON.stringify(next, null, '\t')}\n`,
 			);
 			assert.ok(await vscode.workspace.applyEdit(edit));
 		};

@@ -120,6 +120,11 @@ suite('Secret stubs and secrets', () => {
 		});
 		assert.ok(stub?.id);
 		createdId = stub.id;
+		// Issue 20 (8, 14): the Secrets group follows the new stub (no manual Refresh), in words for one stub.
+		const secretRow = (await rows('account', 'account/secrets')).find((r) => r.label === secretName);
+		assert.ok(secretRow, 'the Secrets group lists the secret the new stub uses');
+		assert.match(secretRow.description ?? '', /(^| )1 stub$/);
+		assert.match(secretRow.tooltip ?? '', /Used by: 1 secret stub on /);
 		const s = await state();
 		assert.equal(s.stubs.length, count + 1);
 		const row = s.stubs.find((x) => x.id === createdId)!;

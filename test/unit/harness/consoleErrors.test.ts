@@ -102,6 +102,7 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			['view container', 'Cannot open workbench.view.extension.cloudAgents'],
 			['workspace URI', 'Unable to resolve resource cloud-agent://a1.main/src/x.ts'],
 			['record URI', "Unable to open 'cloud-agents-record:/run/r1.md'"],
+			['model provider document URI', "Unable to write file 'cloud-agents-provider:/OpenAI.json?mp_openai'"],
 		];
 		for (const [what, text] of ours) {
 			test(`${what} is ours and fails in the UI tests and in the in-host suites`, () => {
