@@ -515,11 +515,7 @@ export const agentActions = {
 		on: agentsList,
 		command: 'cloudAgents.agents.copyId',
 		useSelection: true,
-		run: async ({ agent }) => {
-			await vscode.env.clipboard.writeText(agent.id);
-			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the agent ID {0}', agent.id)), 3000);
-			return undefined;
-		},
+		run: async ({ agent }, kit) => void (await kit.copy(agent.id, vscode.l10n.t('Copied the agent ID {0}', agent.id))),
 	} satisfies RecordAction<Agent, AgentTarget>,
 	openComputer: {
 		on: agentsList,

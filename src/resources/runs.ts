@@ -430,11 +430,7 @@ export const runActions = {
 	copyId: {
 		on: runsList,
 		command: 'cloudAgents.runs.copyId',
-		run: async ({ run }) => {
-			await vscode.env.clipboard.writeText(run.id);
-			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the run ID {0}', run.id)), 3000);
-			return undefined;
-		},
+		run: async ({ run }, kit) => void (await kit.copy(run.id, vscode.l10n.t('Copied the run ID {0}', run.id))),
 	} satisfies RecordAction<Run, RunTarget>,
 	// Following acts on a run named by ids without reading it first (the follower reads its events):
 	// a command of the resource that resolves the run itself only when it has to pick one.

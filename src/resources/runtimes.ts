@@ -289,8 +289,7 @@ async function listVncCredentials(runtime: Runtime, kit: ActionKit): Promise<unk
 		},
 	);
 	if (pick?.credential.locator) {
-		await vscode.env.clipboard.writeText(pick.credential.locator);
-		vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the VNC locator of {0}', pick.label), 3000);
+		await kit.copy(pick.credential.locator, vscode.l10n.t('Copied the VNC locator of {0}', pick.label));
 	}
 	return credentials;
 }
@@ -324,9 +323,8 @@ export const runtimeActions = {
 	copyId: {
 		on: runtimesList,
 		command: 'cloudAgents.runtimes.copyId',
-		run: async ({ runtime }) => {
-			await vscode.env.clipboard.writeText(runtime.id);
-			vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Copied the runtime ID {0}', runtime.id)), 3000);
+		run: async ({ runtime }, kit) => {
+			await kit.copy(runtime.id, vscode.l10n.t('Copied the runtime ID {0}', runtime.id));
 			return runtime.id;
 		},
 	} satisfies RecordAction<Runtime, RuntimeTarget>,

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { registerCommand } from '../commands/registry';
 import { isCancellation, showApiError } from '../util/errors';
-import { notificationText, plainText } from '../util/text';
+import { iconSafe, notificationText, plainText } from '../util/text';
 import type { Action, ActionKit, ResourceActions, Services } from './actions';
 import type { AnyListDescriptor } from './descriptor';
 import { manifestCommandTitles } from '../ids';
@@ -177,6 +177,10 @@ export class ActionRegistry {
 					},
 				),
 			info: (message) => void showInfo(message),
+			copy: async (text, message) => {
+				await vscode.env.clipboard.writeText(text);
+				vscode.window.setStatusBarMessage(iconSafe(message), 3000);
+			},
 			warn: (message) => void showWarning(message),
 		};
 	}

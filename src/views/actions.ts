@@ -174,6 +174,8 @@ export interface ActionKit {
 	progress<R>(this: void, title: string, work: (signal: AbortSignal, report: (message: string) => void) => Promise<R>): Promise<R>;
 	/** An information message. */
 	info(this: void, message: string): void;
+	/** Puts `text` on the clipboard and says `message` in the status bar for a few seconds. */
+	copy(this: void, text: string, message: string): Promise<void>;
 	/** A warning message. */
 	warn(this: void, message: string): void;
 }

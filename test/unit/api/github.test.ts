@@ -169,6 +169,16 @@ suite('GitHub repositories (Create Agent)', function () {
 			return stub.baseUrl;
 		}
 
+		/** A resolver whose GitHub token is given on request, and how often it was asked for. */
+		function countingResolver(baseUrl: string): { r: GitHubResolver; asked: () => number } {
+			let count = 0;
+			const r = resolver(baseUrl, () => {
+				count++;
+				return Promise.resolve(GITHUB_TOKEN);
+			});
+			return { r, asked: () => count };
+		}
+
 		function resolver(baseUrl: string, getToken?: () => Promise<string | undefined>, deadlineMs?: number): GitHubResolver {
 			const r = new GitHubResolver({
 				baseUrl,
@@ -217,16 +227,12 @@ suite('GitHub repositories (Create Agent)', function () {
 					send(res, 404, { message: 'Not Found' });
 				}
 			});
-			let asked = 0;
-			const r = resolver(base, () => {
-				asked++;
-				return Promise.resolve(GITHUB_TOKEN);
-			});
+			const { r, asked } = countingResolver(base);
 			assert.deepEqual(await r.resolveAll([entry('octocat/hello-world'), entry('octocat/hello-world@dev')]), [
 				{ repository_id: 1296269, branch: 'master' },
 				{ repository_id: 1296269, branch: 'dev' },
 			]);
-			assert.equal(asked, 0, 'no GitHub sign-in for a public repository');
+			assert.equal(asked(), 0, 'no GitHub sign-in for a public repository');
 			assert.ok(seen.every((s) => s.authorization === undefined && s.method === 'GET'));
 			assert.equal(seen[0]?.accept, 'application/vnd.github+json');
 		});
@@ -253,16 +259,12 @@ suite('GitHub repositories (Create Agent)', function () {
 					send(res, 404, { message: 'Not Found' });
 				}
 			});
-			let asked = 0;
-			const r = resolver(base, () => {
-				asked++;
-				return Promise.resolve(GITHUB_TOKEN);
-			});
+			const { r, asked } = countingResolver(base);
 			assert.deepEqual(await r.resolveAll([entry('acme/private'), entry('acme/private@x')]), [
 				{ repository_id: 555, branch: 'main' },
 				{ repository_id: 555, branch: 'x' },
 			]);
-			assert.equal(asked, 1);
+			assert.equal(asked(), 1);
 			assert.deepEqual(
 				seen.map((s) => s.authorization),
 				[undefined, `Bearer ${GITHUB_TOKEN}`, `Bearer ${GITHUB_TOKEN}`],

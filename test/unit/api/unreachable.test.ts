@@ -1,17 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { ApiError, CloudAgentsClient, NetworkError, OutcomeUnknownError, isUnreachable } from '../../../src/api';
-import { DEV_TOKEN } from '../support/emulator';
-
-/** A loopback port nothing listens on (a server bound it, then closed). */
-async function deadPort(): Promise<number> {
-	const server = createServer();
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as AddressInfo;
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-	return port;
-}
+import { ApiError, NetworkError, OutcomeUnknownError, isUnreachable } from '../../../src/api';
+import { clientOfDeadPort } from '../support/emulator';
 
 /**
  * Issue 20 (5): a command that got no answer from the service offers Retry and Configure API URL (as
@@ -19,12 +8,7 @@ async function deadPort(): Promise<number> {
  */
 suite('api/isUnreachable: no answer from the service, and nothing else', () => {
 	test('a refused connection from the client is unreachable', async () => {
-		const port = await deadPort();
-		const client = new CloudAgentsClient({
-			baseUrl: `http://127.0.0.1:${port}`,
-			getToken: () => DEV_TOKEN,
-			retry: { baseDelayMs: 1, maxDelayMs: 5 },
-		});
+		const { client } = await clientOfDeadPort();
 		try {
 			const err = await client.listAgents({ limit: 1 }).then(
 				() => assert.fail('expected a failure'),

@@ -1,6 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { CloudAgentsClient } from '../../../src/api';
 import {
 	type AvailabilityChange,
@@ -9,19 +7,10 @@ import {
 	WorkspaceFsError,
 	WorkspaceUnavailableError,
 } from '../../../src/fs/workspaceCache';
-import { DEV_TOKEN, startWorkspaceEmulator } from '../support/emulator';
+import { clientOfDeadPort, startWorkspaceEmulator } from '../support/emulator';
 import type { TestEmulator } from '../support/emulator';
 
 const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
-
-/** A loopback port nothing listens on (a server bound it, then closed). */
-async function deadPort(): Promise<number> {
-	const server = createServer();
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as AddressInfo;
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-	return port;
-}
 
 const failure = (p: Promise<unknown>): Promise<unknown> =>
 	p.then(
@@ -177,12 +166,7 @@ suite('fs/WorkspaceCache while signed out or the service cannot be used', () => 
 	});
 
 	test('no answer at all (connection refused): Unavailable "cannot be reached at <host>"', async () => {
-		const port = await deadPort();
-		const dead = new CloudAgentsClient({
-			baseUrl: `http://127.0.0.1:${port}`,
-			getToken: () => DEV_TOKEN,
-			retry: { baseDelayMs: 1, maxDelayMs: 5 },
-		});
+		const { client: dead, port } = await clientOfDeadPort();
 		try {
 			const offline = new WorkspaceCache(() => dead, { coalesceMs: 0, serviceHost: () => `127.0.0.1:${port}` });
 			const announced: WorkspaceChange[] = [];

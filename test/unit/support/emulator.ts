@@ -1,4 +1,6 @@
 /** Starts the emulator in-process for API tests and talks to its admin API. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { PROFILE_NAMES, type ProfileName } from '../../../emulator/src/profile';
 import { startEmulator } from '../../../emulator/src/server';
@@ -98,4 +100,18 @@ export async function startWorkspaceEmulator(
 		throw new Error('the demo seed has no billing agent');
 	}
 	return { emu, client, agentId: billing.id };
+}
+
+/** A client of a loopback port nothing listens on (a server bound it, then closed), and that port: every request is refused. */
+export async function clientOfDeadPort(): Promise<{ client: CloudAgentsClient; port: number }> {
+	const server = createServer();
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+	const client = new CloudAgentsClient({
+		baseUrl: `http://127.0.0.1:${port}`,
+		getToken: () => DEV_TOKEN,
+		retry: { baseDelayMs: 1, maxDelayMs: 5 },
+	});
+	return { client, port };
 }
