@@ -120,6 +120,12 @@ export function classify(entry, phase) {
 			if (entry.source === 'console' && /^(%c\s+ERR color: #f33 \[text file model\] handleSaveError|Failed to save ')/.test(text)) {
 				return result('reported', 'in-host phase: the workbench logs and shows a save our file system provider refused');
 			}
+			if (entry.source === 'console' && /^Cannot reach the Cloud Agents service: /.test(text)) {
+				return result(
+					'reported',
+					'in-host phase: the notification of a command that got no answer (a suite cut the connection on purpose)',
+				);
+			}
 			if (entry.source === 'exthost' && /cloud-agents-test\.cloud-agents-test-runner/.test(text)) {
 				return result('reported', 'in-host phase: a command rejected to the test that called it');
 			}

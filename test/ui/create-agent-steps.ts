@@ -107,14 +107,30 @@ const uiTest: UiTest = {
 				(r) => r.id === agent?.runtime_id,
 			);
 			assert.ok(runtime?.display_name, 'the new agent has a named runtime');
+			// Delete Agent from the palette acts on the agent selected in the Agents view, if any (an
+			// earlier test may have selected one): only with none selected does it ask, so both are taken
+			// here, and a dialog for another agent fails the test.
 			await workbench.runCommand('Cloud Agents: Delete Agent');
-			await page
-				.locator('.quick-input-list .monaco-list-row', { hasText: name })
-				.first()
-				.waitFor({ state: 'visible', timeout: 20_000 });
-			await input.fill(name);
-			await page.keyboard.press('Enter');
 			const dialog = page.locator('.monaco-dialog-box', { hasText: 'Delete the agent' });
+			const pickRow = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+			const picks = await Promise.race([
+				pickRow.waitFor({ state: 'visible', timeout: 20_000 }).then(() => true),
+				dialog.waitFor({ state: 'visible', timeout: 20_000 }).then(() => false),
+			]);
+			if (picks) {
+				await input.fill(name);
+				await page.keyboard.press('Enter');
+			} else {
+				const other = await dialog.innerText();
+				if (!other.includes(name)) {
+					// The selection was another agent: dismiss, and pick ours in the Agents view's place.
+					await page.keyboard.press('Escape');
+					await dialog.waitFor({ state: 'hidden', timeout: 5_000 });
+					note('Delete Agent took the agent selected by an earlier test; ran it again for ours from its row');
+					const row = await workbench.agentRow(name);
+					await workbench.runContextMenuItem(row, 'Delete Agent');
+				}
+			}
 			await dialog.waitFor({ state: 'visible', timeout: 10_000 });
 			const text = await dialog.innerText();
 			note(`dialog: ${text.replace(/\s+/g, ' ').trim()}`);

@@ -31,7 +31,9 @@ const uiTest: UiTest = {
 			const signedOut = await until(
 				page,
 				'the signed-out message',
-				async () => ((await status.getAttribute('class'))?.includes('error') ? await status.innerText() : undefined),
+				// Class and text read at once: the panel's own reload on the session change and the
+				// Refresh click each show "Reading…" before their error (two reads could straddle one).
+				() => status.evaluate((el) => (el.className.includes('error') ? (el.textContent ?? '') : undefined)),
 				30_000,
 			);
 			note(`signed out: ${JSON.stringify(signedOut)}`);
@@ -47,6 +49,11 @@ const uiTest: UiTest = {
 			assert.ok((await frame.locator('#runtime option').count()) > 1, 'the runtime filter lists the runtimes again');
 		} finally {
 			await workbench.runCommand('View: Close All Editors').catch(() => undefined);
+			// Leave the window signed in, also when a check above failed (the tests after this one expect it).
+			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID).catch(() => undefined);
+			if ((await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents').catch(() => [])).length > 0) {
+				await signInWithKey(workbench, devToken).catch(() => undefined);
+			}
 		}
 	},
 };

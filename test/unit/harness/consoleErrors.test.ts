@@ -465,4 +465,13 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			assert.match(result.error?.message ?? '', /\[UI b\] the test declared an error it provokes .* but the check never saw it/);
 		});
 	});
+
+	test('in-host: our "Cannot reach the Cloud Agents service" notification of a provoked network failure is reported, not an error; in the UI tests it fails', () => {
+		const entry: Entry = {
+			source: 'console',
+			text: 'Cannot reach the Cloud Agents service: Network error: other side closed [UND_ERR_SOCKET]',
+		};
+		assert.deepEqual([m.classify(entry, { strict: false }).verdict, m.classify(entry, { strict: false }).fails], ['reported', false]);
+		assert.equal(m.classify(entry, { strict: true }).fails, true);
+	});
 });
