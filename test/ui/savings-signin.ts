@@ -33,7 +33,10 @@ const uiTest: UiTest = {
 				'the signed-out message',
 				// Class and text read at once: the panel's own reload on the session change and the
 				// Refresh click each show "Reading…" before their error (two reads could straddle one).
-				() => status.evaluate((el) => (el.className.includes('error') ? (el.textContent ?? '') : undefined)),
+				() =>
+					status.evaluate((el: { className: string; textContent: string | null }): string | undefined =>
+						el.className.includes('error') ? (el.textContent ?? '') : undefined,
+					),
 				30_000,
 			);
 			note(`signed out: ${JSON.stringify(signedOut)}`);
