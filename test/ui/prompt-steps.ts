@@ -36,8 +36,7 @@ const uiTest: UiTest = {
 		const title = page.locator('.quick-input-widget .quick-input-title');
 		const rowsOfPick = page.locator('.quick-input-list .monaco-list-row');
 		try {
-			const row = await workbench.agentRow(name);
-			await row.click();
+			const row = await workbench.selectAgent(name);
 
 			// Palette: 1) the command, 2) the agent (the selected one is first: Enter), 3) the prompt.
 			await workbench.runCommand('Cloud Agents: Send Prompt');

@@ -31,8 +31,7 @@ const uiTest: UiTest = {
 		}
 		const dialog = page.locator('.monaco-dialog-box', { hasText: 'Cancel the run' });
 		try {
-			const agentRow = await workbench.agentRow(name);
-			await agentRow.click();
+			await workbench.selectAgent(name);
 			const runsPane = workbench.pane(VIEW_CONTAINER_ID, 'Runs');
 			const runRow = runsPane.locator('.monaco-list-row', { hasText: 'Held for the icons' }).first();
 			await runRow.waitFor({ state: 'visible', timeout: 20_000 });

@@ -60,6 +60,15 @@ const uiTest: UiTest = {
 		await folderRow.waitFor({ state: 'visible', timeout: 60_000 });
 		await expandRow(page, folderRow);
 		const child = explorer.locator('.monaco-list-row', { hasText: /^\s*kept-while-signed-out\s*$/ }).first();
+		// A folder an earlier test added may show a listing read before the file above was written.
+		if (
+			!(await child.waitFor({ state: 'visible', timeout: 5_000 }).then(
+				() => true,
+				() => false,
+			))
+		) {
+			await workbench.runCommand('File: Refresh Explorer');
+		}
 		await child.waitFor({ state: 'visible', timeout: 30_000 });
 
 		let signedOut = false;

@@ -50,6 +50,9 @@ const uiTest: UiTest = {
 		}
 		assert.match(content, /# Edit me\n[\s\S]*Saved from the UI test\./);
 		await workbench.screenshot('workspace');
+		// Leave no agent file open: a test after this one that signs out would have the workbench read
+		// it again and log the folder's "Signed out" error.
+		await workbench.runCommand('View: Close All Editors');
 	},
 };
 

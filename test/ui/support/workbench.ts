@@ -147,6 +147,32 @@ export class Workbench {
 		return row;
 	}
 
+	/**
+	 * Selects the agent `name` in the Agents view and waits until the Runs view follows it (its header
+	 * names the agent): a click while the tree re-renders after a refresh can land on a row being
+	 * replaced, so it is clicked again until the selection took.
+	 */
+	async selectAgent(name: string): Promise<Locator> {
+		const runsHeader = this.pane('cloudAgents', 'Runs').locator('.pane-header');
+		for (let attempt = 0; ; attempt++) {
+			const row = await this.agentRow(name);
+			await row.click();
+			const followed = await runsHeader
+				.filter({ hasText: name })
+				.waitFor({ state: 'visible', timeout: 5_000 })
+				.then(
+					() => true,
+					() => false,
+				);
+			if (followed) {
+				return row;
+			}
+			if (attempt >= 3) {
+				throw new Error(`the Runs view did not follow the agent ${name} after ${attempt + 1} clicks`);
+			}
+		}
+	}
+
 	/** Inner texts of the tree rows in a container (label and description of each row). */
 	async treeRows(containerId: string): Promise<string[]> {
 		const rows = await this.viewContainer(containerId).locator('.monaco-list-row').allInnerTexts();
