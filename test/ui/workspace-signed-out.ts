@@ -67,7 +67,10 @@ const uiTest: UiTest = {
 				() => false,
 			))
 		) {
-			await workbench.runCommand('File: Refresh Explorer');
+			// The Explorer's own Refresh (its title bar shows its actions while hovered).
+			const explorerView = page.locator('[id="workbench.view.explorer"]');
+			await explorerView.hover();
+			await explorerView.locator('.action-label[aria-label="Refresh Explorer"]').first().click();
 		}
 		await child.waitFor({ state: 'visible', timeout: 30_000 });
 
