@@ -196,9 +196,9 @@ interface SecretRefItem extends vscode.QuickPickItem {
  * Asks for a secret: the names that secret stubs refer to (loaded in the background), or whatever
  * name or UUID the user types. Undefined when dismissed.
  */
-async function askSecret(kit: ActionKit, title: string): Promise<SecretRef | undefined> {
+async function askSecret(kit: ActionKit): Promise<SecretRef | undefined> {
 	const qp = vscode.window.createQuickPick<SecretRefItem>();
-	qp.title = title;
+	qp.title = kit.title;
 	qp.placeholder = vscode.l10n.t("Type a secret's name or UUID, or pick one a secret stub uses");
 	qp.matchOnDescription = true;
 	qp.busy = true;
@@ -330,14 +330,14 @@ export const secretActions = {
 		on: secretsList,
 		command: 'cloudAgents.secrets.open',
 		targetArg: secretArg,
-		pick: (kit) => askSecret(kit, vscode.l10n.t('Open Secret by Name or ID')),
+		pick: askSecret,
 		run: ({ secret }, kit) => openSecret(secret, kit),
 	} satisfies RecordAction<SecretRef, SecretRefTarget>,
 	delete: {
 		on: secretsList,
 		command: 'cloudAgents.secrets.delete',
 		targetArg: secretArg,
-		pick: (kit) => askSecret(kit, vscode.l10n.t('Delete Secret')),
+		pick: askSecret,
 		run: ({ secret }, kit) => deleteSecret(secret, kit),
 	} satisfies RecordAction<SecretRef, SecretRefTarget>,
 };

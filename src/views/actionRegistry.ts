@@ -56,6 +56,10 @@ export class ActionRegistry {
 	 * The command's title as package.json contributes it, without a trailing "…" (the quick pick it
 	 * titles is the rest of the command), so an action does not write its name a second time.
 	 */
+	private titleOf(action: Action): string {
+		return (action.on !== undefined ? action.title?.() : undefined) ?? this.commandTitle(action.command);
+	}
+
 	private commandTitle(command: string): string {
 		this.titles ??= manifestCommandTitles(this.services.context.extension.packageJSON);
 		return this.titles.get(command)?.replace(/…$/, '') ?? command;
@@ -95,7 +99,7 @@ export class ActionRegistry {
 		}
 		const pick = action.pick;
 		const target: unknown = await resolveTarget(this.services, action.on, action.targetArg ? action.targetArg(arg) : arg, {
-			title: action.title?.() ?? this.commandTitle(action.command),
+			title: this.titleOf(action),
 			filter: action.filter,
 			useSelection: action.useSelection,
 			alsoOn: action.alsoOn,
@@ -130,6 +134,7 @@ export class ActionRegistry {
 		return {
 			arg,
 			args,
+			title: this.titleOf(action),
 			automation,
 			client: () => services.session.client,
 			session: services.session,

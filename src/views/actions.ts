@@ -125,6 +125,8 @@ export interface ActionKit {
 	readonly arg: unknown;
 	/** Every argument of the command (an Explorer menu passes the resource and the selection). */
 	readonly args: readonly unknown[];
+	/** The action's title: its command's title in package.json (what an action's own picker is titled). */
+	readonly title: string;
 	/** True when the argument is an automation object: the caller has decided, so no confirmation. */
 	readonly automation: boolean;
 	/** The shared client. */
