@@ -1,14 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
+import type { ProviderBody } from '../integration/support/profile';
 
-interface Provider {
-	id: string;
-	display_name: string;
-	endpoint: string;
-	model: string;
-	enabled: boolean;
-}
+type Provider = ProviderBody;
 
 /**
  * Issue 20, item 9: "Edit Model Provider" opens a tab named after the provider ("OpenAI.json",

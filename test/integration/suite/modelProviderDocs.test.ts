@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { counters, emu, restoreDevToken, testApi } from '../support/cloudAgents';
+import type { ProviderBody } from '../support/profile';
 
 /**
  * Issue 20, item 9: saving a model provider (src/resources/modelProviders.ts). The document is named
@@ -10,13 +11,7 @@ import { counters, emu, restoreDevToken, testApi } from '../support/cloudAgents'
  * service did not take). Both profiles: the variant names every member differently.
  */
 
-interface Provider {
-	id: string;
-	display_name: string;
-	endpoint: string;
-	model: string;
-	enabled: boolean;
-}
+type Provider = ProviderBody;
 interface SaveResult {
 	saved: boolean;
 	sent?: boolean;

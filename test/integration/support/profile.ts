@@ -40,3 +40,12 @@ const VARIANT: ProfileWords = {
 export function profileWords(profile: EmulatorProfile): ProfileWords {
 	return profile === 'standard' ? STANDARD : VARIANT;
 }
+
+/** A model provider as the emulator's standard profile lists it (`GET /v2/model-providers`), the members the tests read. */
+export interface ProviderBody {
+	id: string;
+	display_name: string;
+	endpoint: string;
+	model: string;
+	enabled: boolean;
+}
