@@ -386,7 +386,7 @@ async function createAgent(kit: ActionKit): Promise<Agent | undefined> {
 }
 
 /** Rename Agent: asks for the new name unless automation passes `{agentId, name}`. */
-async function renameAgent(agent: Agent, kit: ActionKit): Promise<Agent | undefined> {
+async function renameAgent({ agent }: AgentTarget, kit: ActionKit): Promise<Agent | undefined> {
 	let name = argString(kit.arg, 'name');
 	if (name === undefined) {
 		name = await vscode.window.showInputBox({
@@ -416,7 +416,7 @@ async function renameAgent(agent: Agent, kit: ActionKit): Promise<Agent | undefi
  * Delete Agent, optionally with its runtime (then waits, cancellably, until the runtime is gone).
  * Asks which unless automation passes `{agentId, deleteRuntime}` (the caller has decided).
  */
-async function deleteAgent(agent: Agent, kit: ActionKit): Promise<boolean> {
+async function deleteAgent({ agent }: AgentTarget, kit: ActionKit): Promise<boolean> {
 	let deleteRuntime: boolean;
 	const given = kit.automation ? argBoolean(kit.arg, 'deleteRuntime') : undefined;
 	if (given !== undefined) {
@@ -490,6 +490,9 @@ async function deleteAgent(agent: Agent, kit: ActionKit): Promise<boolean> {
 	return true;
 }
 
+/** An action on an agent (a row of the Agents view, or one picked). */
+export type AgentAction = RecordAction<Agent, AgentTarget>;
+
 /**
  * What a user can do with an agent (the Agents view's rows, the palette). Automation may pass an
  * object instead of a row: create `{name, initialMessage?, repositories?}`, rename `{agentId, name}`,
@@ -499,18 +502,8 @@ async function deleteAgent(agent: Agent, kit: ActionKit): Promise<boolean> {
  */
 export const agentActions = {
 	create: { command: 'cloudAgents.agents.create', run: createAgent } satisfies ResourceAction,
-	rename: {
-		on: agentsList,
-		command: 'cloudAgents.agents.rename',
-		useSelection: true,
-		run: ({ agent }, kit) => renameAgent(agent, kit),
-	} satisfies RecordAction<Agent, AgentTarget>,
-	delete: {
-		on: agentsList,
-		command: 'cloudAgents.agents.delete',
-		useSelection: true,
-		run: ({ agent }, kit) => deleteAgent(agent, kit),
-	} satisfies RecordAction<Agent, AgentTarget>,
+	rename: { on: agentsList, command: 'cloudAgents.agents.rename', useSelection: true, run: renameAgent } satisfies AgentAction,
+	delete: { on: agentsList, command: 'cloudAgents.agents.delete', useSelection: true, run: deleteAgent } satisfies AgentAction,
 	copyId: {
 		on: agentsList,
 		command: 'cloudAgents.agents.copyId',

@@ -12,7 +12,7 @@ import { ImageDocuments } from '../views/imageDocuments';
 import { titledRecordUri } from '../views/recordDocuments';
 import { argString, displayName, isStatus, showWarning } from '../views/ui';
 import { agentsList } from './agents';
-import type { AgentTarget } from './agents';
+import type { AgentAction, AgentTarget } from './agents';
 import { runsList } from './runs';
 
 /** The output cap of a single answer: an artifact larger than this cannot be read back whole. */
@@ -293,7 +293,7 @@ async function openArtifact(target: ArtifactTarget, kit: ActionKit): Promise<unk
  * else a pick), named `name` (else asked, prefilled with the file name made valid; automation
  * takes that name without asking). Nothing is sent past 32 MiB or with a name that breaks the pattern.
  */
-async function uploadArtifact(agent: Agent, kit: ActionKit): Promise<Artifact | undefined> {
+async function uploadArtifact({ agent }: AgentTarget, kit: ActionKit): Promise<Artifact | undefined> {
 	const filePath = argString(kit.arg, 'file');
 	let file: vscode.Uri | undefined = filePath ? vscode.Uri.file(filePath) : undefined;
 	if (!file) {
@@ -372,12 +372,7 @@ export const artifactActions = {
 		},
 	} satisfies RecordAction<Artifact, ArtifactTarget>,
 	/** Acts on an agent (the one the Artifacts view follows, else a pick), then asks for the run. */
-	upload: {
-		on: agentsList,
-		command: 'cloudAgents.artifacts.upload',
-		useSelection: true,
-		run: ({ agent }, kit) => uploadArtifact(agent, kit),
-	} satisfies RecordAction<Agent, AgentTarget>,
+	upload: { on: agentsList, command: 'cloudAgents.artifacts.upload', useSelection: true, run: uploadArtifact } satisfies AgentAction,
 	delete: {
 		on: artifactsList,
 		command: 'cloudAgents.artifacts.delete',

@@ -142,7 +142,7 @@ const resumable = (r: Runtime): boolean => r.status === 'paused' || r.status ===
  * Automation may also pass `expectedRevision` (default: the revision read) and
  * `onConflict: 'retry' | 'cancel'` (skips the question after a 409).
  */
-async function resumeRuntime(first: Runtime, kit: ActionKit): Promise<Runtime | undefined> {
+async function resumeRuntime({ runtime: first }: RuntimeTarget, kit: ActionKit): Promise<Runtime | undefined> {
 	const given = kit.automation ? (kit.arg as { expectedRevision?: unknown; onConflict?: unknown }) : {};
 	let runtime = first;
 	let expected = typeof given.expectedRevision === 'number' ? given.expectedRevision : runtime.revision;
@@ -294,6 +294,8 @@ async function listVncCredentials(runtime: Runtime, kit: ActionKit): Promise<unk
 	return credentials;
 }
 
+type RuntimeAction = RecordAction<Runtime, RuntimeTarget>;
+
 /**
  * What a user can do with a runtime. Automation may pass `{runtimeId}` instead of a row (plus the
  * options each action names).
@@ -308,12 +310,7 @@ export const runtimeActions = {
 			return kit.showJson(vscode.l10n.t('Runtime {0}', iconSafe(fresh.display_name || fresh.id)), ['runtimes', fresh.id], fresh);
 		},
 	} satisfies RecordAction<Runtime, RuntimeTarget>,
-	resume: {
-		on: runtimesList,
-		command: 'cloudAgents.runtimes.resume',
-		filter: resumable,
-		run: ({ runtime }, kit) => resumeRuntime(runtime, kit),
-	} satisfies RecordAction<Runtime, RuntimeTarget>,
+	resume: { on: runtimesList, command: 'cloudAgents.runtimes.resume', filter: resumable, run: resumeRuntime } satisfies RuntimeAction,
 	listVncCredentials: {
 		on: runtimesList,
 		command: 'cloudAgents.runtimes.listVncCredentials',

@@ -287,7 +287,7 @@ async function readSecret(kit: ActionKit, ref: string): Promise<Secret> {
 }
 
 /** "Open Secret by Name or ID…": the metadata as a read-only JSON document (`{quiet: true}`: only returned). */
-async function openSecret(ref: string, kit: ActionKit): Promise<Secret> {
+async function openSecret({ secret: ref }: SecretRefTarget, kit: ActionKit): Promise<Secret> {
 	const secret = await readSecret(kit, ref);
 	if (!argFlag(kit.arg, 'quiet')) {
 		await kit.showJson(
@@ -300,7 +300,7 @@ async function openSecret(ref: string, kit: ActionKit): Promise<Secret> {
 }
 
 /** "Delete Secret…": reads the secret (so the question names it), asks (modal), deletes it; returns the deleted metadata. */
-async function deleteSecret(ref: string, kit: ActionKit): Promise<Secret | undefined> {
+async function deleteSecret({ secret: ref }: SecretRefTarget, kit: ActionKit): Promise<Secret | undefined> {
 	const secret = await readSecret(kit, ref);
 	const name = secret.display_name || secret.id;
 	const del = vscode.l10n.t('Delete Secret');
@@ -326,18 +326,6 @@ async function deleteSecret(ref: string, kit: ActionKit): Promise<Secret | undef
  * confirmed.
  */
 export const secretActions = {
-	open: {
-		on: secretsList,
-		command: 'cloudAgents.secrets.open',
-		targetArg: secretArg,
-		pick: askSecret,
-		run: ({ secret }, kit) => openSecret(secret, kit),
-	} satisfies RecordAction<SecretRef, SecretRefTarget>,
-	delete: {
-		on: secretsList,
-		command: 'cloudAgents.secrets.delete',
-		targetArg: secretArg,
-		pick: askSecret,
-		run: ({ secret }, kit) => deleteSecret(secret, kit),
-	} satisfies RecordAction<SecretRef, SecretRefTarget>,
-};
+	open: { on: secretsList, command: 'cloudAgents.secrets.open', targetArg: secretArg, pick: askSecret, run: openSecret },
+	delete: { on: secretsList, command: 'cloudAgents.secrets.delete', targetArg: secretArg, pick: askSecret, run: deleteSecret },
+} satisfies Record<string, RecordAction<SecretRef, SecretRefTarget>>;
