@@ -167,10 +167,12 @@ export class RunEngine {
 			// A note of this run replaces the previous runs' notes: from the second run on, a run
 			// without directives adds, modifies and deletes a file.
 			const own = `${NOTES_FOLDER}/run-${run.id.slice(-10).toLowerCase()}.md`;
-			doStep((r) => note(own, this.writeFile(agent, r, own, `# Run ${r.id}\n\nPrompt: ${short}\n`)));
 			doStep((r) => {
-				const ws = this.emu.workspace(agent.id);
-				const old = ws.filePaths(NOTES_FOLDER).filter((p) => /^notes\/run-[^/]*\.md$/.test(p) && p !== own);
+				note(own, this.writeFile(agent, r, own, `# Run ${r.id}\n\nPrompt: ${short}\n`));
+				const old = this.emu
+					.workspace(agent.id)
+					.filePaths(NOTES_FOLDER)
+					.filter((p) => /^notes\/run-[^/]*\.md$/.test(p) && p !== own);
 				for (const p of old) if (this.deleteFile(agent, r, p)) note(p, 'deleted');
 			});
 			doStep((r) => {
