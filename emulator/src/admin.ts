@@ -9,6 +9,7 @@ import { CURRENT_USER_ID } from './seed';
 import { decodeBase64 } from './util';
 import { checkAgentId } from './validate';
 import { normalizePath } from './workspace';
+import { MAX_CONTENT_DUMP_BYTES, MAX_SEED_FILES, netChanges, runChanges, seedTree } from './changes';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -80,6 +81,10 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 		return { api_key: key, expires_at: new Date(expiresMs).toISOString() };
 	});
 
+	// ---- workspaces: "the agent" acts, and the ground truth tests compare with ------------------------
+	const agentOf = (req: { params: unknown }) => emu.agent(checkAgentId((req.params as { agent_id: string }).agent_id, emu.profile));
+	const mtimeProp = { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 } as const;
+
 	app.post(
 		'/_emulator/workspace/:agent_id/write',
 		{
@@ -89,16 +94,137 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 				body: {
 					type: 'object',
 					required: ['path', 'content_base64'],
-					properties: { path: { type: 'string' }, content_base64: { type: 'string' } },
+					properties: { path: { type: 'string' }, content_base64: { type: 'string' }, mtime_unix_ms: mtimeProp },
 				},
 			},
 		},
 		async (req) => {
-			const agent = emu.agent(checkAgentId((req.params as { agent_id: string }).agent_id, emu.profile));
-			const b = req.body as { path: string; content_base64: string };
-			const out = emu.workspace(agent.id).write(normalizePath('path', b.path), decodeBase64('content_base64', b.content_base64));
+			const agent = agentOf(req);
+			const b = req.body as { path: string; content_base64: string; mtime_unix_ms?: number };
+			const ws = emu.workspace(agent.id);
+			const out = ws.write(normalizePath('path', b.path), decodeBase64('content_base64', b.content_base64), b.mtime_unix_ms);
 			emu.markDirty();
 			return out;
+		},
+	);
+
+	app.post(
+		'/_emulator/workspace/:agent_id/delete',
+		{
+			config: cfg,
+			schema: {
+				body: { type: 'object', required: ['path'], properties: { path: { type: 'string' }, recursive: { type: 'boolean' } } },
+			},
+		},
+		async (req) => {
+			const agent = agentOf(req);
+			const b = req.body as { path: string; recursive?: boolean };
+			const path = normalizePath('path', b.path);
+			emu.workspace(agent.id).delete(path, b.recursive ?? false);
+			emu.markDirty();
+			return { path, deleted: true };
+		},
+	);
+
+	// A large tree for the bench: `files` files of `size` bytes, `per_folder` to a folder, under `under`;
+	// the same arguments always make the same paths and contents.
+	app.post(
+		'/_emulator/workspace/:agent_id/seed',
+		{
+			config: cfg,
+			schema: {
+				body: {
+					type: 'object',
+					required: ['files'],
+					properties: {
+						files: { type: 'integer', minimum: 1, maximum: MAX_SEED_FILES },
+						size: { type: 'integer', minimum: 0, maximum: 1024 * 1024 },
+						per_folder: { type: 'integer', minimum: 1, maximum: 10_000 },
+						under: { type: 'string' },
+						seed: { type: 'string', pattern: '^[A-Za-z0-9._-]{0,64}$' },
+						mtime_unix_ms: mtimeProp,
+					},
+				},
+			},
+		},
+		async (req) => {
+			const agent = agentOf(req);
+			const b = req.body as {
+				files: number;
+				size?: number;
+				per_folder?: number;
+				under?: string;
+				seed?: string;
+				mtime_unix_ms?: number;
+			};
+			const tree = seedTree({
+				files: b.files,
+				size: b.size ?? 256,
+				perFolder: b.per_folder ?? 50,
+				under: normalizePath('under', b.under ?? 'tree'),
+				seed: b.seed ?? '',
+			});
+			emu.checkStorage(tree.bytes);
+			const ws = emu.workspace(agent.id);
+			for (const f of tree.files) ws.write(f.path, f.data, b.mtime_unix_ms);
+			emu.markDirty();
+			return { agent_id: agent.id, under: tree.under, files: tree.files.length, directories: tree.directories, bytes: tree.bytes };
+		},
+	);
+
+	// Every file with size, mtime and SHA-256 (and its content with ?content=true), and every folder.
+	app.get(
+		'/_emulator/workspace/:agent_id/files',
+		{
+			config: cfg,
+			schema: { querystring: { type: 'object', properties: { under: { type: 'string' }, content: { type: 'boolean' } } } },
+		},
+		async (req) => {
+			const agent = agentOf(req);
+			const q = req.query as { under?: string; content?: boolean };
+			const under = normalizePath('under', q.under ?? '');
+			const ws = emu.workspace(agent.id);
+			const files = ws.files(under);
+			const bytes = files.reduce((n, f) => n + f.size, 0);
+			if (q.content === true && bytes > MAX_CONTENT_DUMP_BYTES) {
+				throw new ApiError(
+					'failed_precondition',
+					`content: the files hold ${bytes} bytes; contents are answered up to ${MAX_CONTENT_DUMP_BYTES} (narrow with under=)`,
+					{ status: 422 },
+				);
+			}
+			return {
+				agent_id: agent.id,
+				under,
+				files: q.content === true ? files.map((f) => ({ ...f, content_base64: ws.content(f.path)!.toString('base64') })) : files,
+				directories: ws.directories(under),
+				bytes,
+			};
+		},
+	);
+
+	// What the agent's runs changed, from their file.changed events (whatever the profile sends on
+	// the wire): per run (oldest first) and the net change per path. `run_id` narrows to one run,
+	// `since_ms` to runs created at or after it.
+	app.get(
+		'/_emulator/workspace/:agent_id/changes',
+		{
+			config: cfg,
+			schema: {
+				querystring: { type: 'object', properties: { run_id: { type: 'string' }, since_ms: { type: 'integer', minimum: 0 } } },
+			},
+		},
+		async (req) => {
+			const agent = agentOf(req);
+			const q = req.query as { run_id?: string; since_ms?: number };
+			let runs = emu.data.runs.filter((r) => r.agent_id === agent.id).sort((a, b) => a.created_ms - b.created_ms);
+			if (q.run_id !== undefined) {
+				runs = runs.filter((r) => r.id === q.run_id);
+				if (runs.length === 0) throw notFound('run', q.run_id);
+			}
+			if (q.since_ms !== undefined) runs = runs.filter((r) => r.created_ms >= q.since_ms!);
+			const perRun = runs.map((r) => ({ run_id: r.id, created_at: r.created_at, status: r.status, changes: runChanges(r) }));
+			return { agent_id: agent.id, runs: perRun, net: netChanges(perRun.flatMap((r) => r.changes)) };
 		},
 	);
 

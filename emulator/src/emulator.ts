@@ -235,9 +235,10 @@ export class Emulator {
 	workspace(agentId: string): Workspace {
 		let ws = this.data.workspaces.get(agentId);
 		if (!ws) {
-			ws = new Workspace();
+			ws = new Workspace(this.now());
 			this.data.workspaces.set(agentId, ws);
 		}
+		ws.clock = () => this.now();
 		return ws;
 	}
 

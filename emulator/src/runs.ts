@@ -5,6 +5,10 @@ import { TERMINAL } from './state';
 import { nowIso } from './util';
 import { normalizePath } from './workspace';
 
+/** What a run did to a workspace file (the `change` of a `file.changed` event). */
+export type ChangeKind = 'created' | 'modified' | 'deleted';
+const CHANGE_KINDS: readonly ChangeKind[] = ['created', 'modified', 'deleted'];
+
 /** Scripted-agent directives read from the prompt (docs/contract-choices.md, "Runs and events"). */
 export interface Directives {
 	events?: number;
@@ -13,16 +17,30 @@ export interface Directives {
 	hold: boolean;
 	nosession: boolean;
 	writes: string[];
+	deletes: string[];
+	/** `[[changes:N]]` (created, modified, deleted in turn) or `[[changes:N:KIND]]` (N of one kind). */
+	changes: { n: number; kind?: ChangeKind | undefined }[];
 	artifacts: string[];
 	/** Whether any directive other than delay/nosession was given. */
 	custom: boolean;
 }
 
 const MAX_SCRIPTED_EVENTS = 1_000_000;
+/** At most this many files changed by one `[[changes:N]]`. */
+export const MAX_SCRIPTED_CHANGES = 1000;
 
 export function parseDirectives(prompt: string): Directives {
-	const d: Directives = { fail: false, hold: false, nosession: false, writes: [], artifacts: [], custom: false };
-	const re = /\[\[(events|delay|write|artifact):([^\]]*)\]\]|\[\[(fail|hold|nosession)\]\]/g;
+	const d: Directives = {
+		fail: false,
+		hold: false,
+		nosession: false,
+		writes: [],
+		deletes: [],
+		changes: [],
+		artifacts: [],
+		custom: false,
+	};
+	const re = /\[\[(events|delay|write|delete|changes|artifact):([^\]]*)\]\]|\[\[(fail|hold|nosession)\]\]/g;
 	for (const m of prompt.matchAll(re)) {
 		const [, key, arg = '', flag] = m;
 		if (flag === 'fail') d.fail = d.custom = true;
@@ -38,6 +56,19 @@ export function parseDirectives(prompt: string): Directives {
 		} else if (key === 'write') {
 			d.writes.push(arg.trim());
 			d.custom = true;
+		} else if (key === 'delete') {
+			d.deletes.push(arg.trim());
+			d.custom = true;
+		} else if (key === 'changes') {
+			const [count = '', kind] = arg.split(':').map((x) => x.trim());
+			const n = Number.parseInt(count, 10);
+			if (Number.isFinite(n) && n > 0) {
+				d.changes.push({
+					n: Math.min(n, MAX_SCRIPTED_CHANGES),
+					kind: (CHANGE_KINDS as readonly string[]).includes(kind ?? '') ? (kind as ChangeKind) : undefined,
+				});
+			}
+			d.custom = true;
 		} else if (key === 'artifact') {
 			d.artifacts.push(arg.trim());
 			d.custom = true;
@@ -45,6 +76,11 @@ export function parseDirectives(prompt: string): Directives {
 	}
 	return d;
 }
+
+/** Where `[[changes:N]]` puts the files it creates. */
+export const CHANGES_FOLDER = 'agent-changes';
+/** Where a run without directives keeps its notes. */
+export const NOTES_FOLDER = 'notes';
 
 type Step = { kind: 'do'; fn: (run: RunRow) => void } | { kind: 'logs'; n: number } | { kind: 'hold' };
 
@@ -115,7 +151,10 @@ export class RunEngine {
 				.slice(0, 80) || '(images only)';
 		doStep((r) => this.setStatus(r, 'running'));
 		doStep((r) => this.emit(r, 'message', { role: 'assistant', text: `Looking into: ${short}` }));
-		const changed: string[] = [];
+		const changed: { path: string; change: ChangeKind }[] = [];
+		const note = (path: string, change: ChangeKind | undefined): void => {
+			if (change) changed.push({ path, change });
+		};
 		const made: string[] = [];
 		if (!d.custom) {
 			doStep((r) => this.emit(r, 'tool.call', { tool: 'workspace.search', input: { query: 'TODO' } }));
@@ -123,10 +162,18 @@ export class RunEngine {
 				const found = this.emu.workspace(agent.id).search('TODO', '', 50, false).matches.length;
 				this.emit(r, 'tool.result', { tool: 'workspace.search', output: `${found} match(es)` });
 			});
-			doStep((r) => this.emit(r, 'log', { level: 'info', text: 'Recording progress in notes/agent-log.md' }));
+			doStep((r) => this.emit(r, 'log', { level: 'info', text: `Recording progress in ${NOTES_FOLDER}/agent-log.md` }));
+			doStep((r) => note(`${NOTES_FOLDER}/agent-log.md`, this.writeFile(agent, r, `${NOTES_FOLDER}/agent-log.md`, null)));
+			// A note of this run replaces the previous runs' notes: from the second run on, a run
+			// without directives adds, modifies and deletes a file.
+			const own = `${NOTES_FOLDER}/run-${run.id.slice(-10).toLowerCase()}.md`;
 			doStep((r) => {
-				this.writeFile(agent, r, 'notes/agent-log.md', null);
-				changed.push('notes/agent-log.md');
+				note(own, this.writeFile(agent, r, own, `# Run ${r.id}\n\nPrompt: ${short}\n`));
+				const old = this.emu
+					.workspace(agent.id)
+					.filePaths(NOTES_FOLDER)
+					.filter((p) => /^notes\/run-[^/]*\.md$/.test(p) && p !== own);
+				for (const p of old) if (this.deleteFile(agent, r, p)) note(p, 'deleted');
 			});
 			doStep((r) => {
 				const name = `summary-${r.id.slice(-10).toLowerCase()}.md`;
@@ -136,9 +183,22 @@ export class RunEngine {
 		} else {
 			if (d.events !== undefined && d.events > 0) steps.push({ kind: 'logs', n: d.events });
 			for (const p of d.writes) {
+				doStep((r) => note(p, this.writeFile(agent, r, p, null)));
+			}
+			for (const p of d.deletes) {
 				doStep((r) => {
-					if (this.writeFile(agent, r, p, null)) changed.push(p);
+					if (this.deleteFile(agent, r, p)) note(normalizePath('delete', p), 'deleted');
 				});
+			}
+			let k = 0;
+			for (const c of d.changes) {
+				for (let i = 0; i < c.n; i++) {
+					const kind = c.kind ?? CHANGE_KINDS[i % 3]!;
+					doStep((r) => {
+						const done = this.scriptedChange(agent, r, kind, k++, new Set(changed.map((x) => x.path)));
+						if (done) changed.push(done);
+					});
+				}
 			}
 			for (const n of d.artifacts) {
 				doStep((r) => {
@@ -158,7 +218,7 @@ export class RunEngine {
 				return;
 			}
 			const lines = ['## Done', '', `Task: ${short}`];
-			if (changed.length) lines.push('', '### Files changed', ...changed.map((c) => `- \`${c}\``));
+			if (changed.length) lines.push('', '### Files changed', ...changed.map((c) => `- \`${c.path}\` (${c.change})`));
 			if (made.length) lines.push('', '### Artifacts', ...made.map((m) => `- ${m}`));
 			const result = lines.join('\n');
 			this.emit(r, 'message', { role: 'assistant', text: result });
@@ -201,13 +261,14 @@ export class RunEngine {
 		});
 	}
 
-	private writeFile(agent: AgentRow, run: RunRow, rawPath: string, content: string | null): boolean {
+	/** Writes `content` (or appends a line to the file) and says so in a file.changed event; the change made, if any. */
+	private writeFile(agent: AgentRow, run: RunRow, rawPath: string, content: string | null): ChangeKind | undefined {
 		let path: string;
 		try {
 			path = normalizePath('write', rawPath);
 		} catch (e) {
 			this.emit(run, 'log', { level: 'warn', text: `skipped [[write:${rawPath}]]: ${(e as Error).message}` });
-			return false;
+			return undefined;
 		}
 		const ws = this.emu.workspace(agent.id);
 		try {
@@ -215,12 +276,60 @@ export class RunEngine {
 			const prev = existed ? ws.read(path, 0, 1 << 20).data.toString('utf8') : '';
 			const body = content ?? `${prev}- ${nowIso()} ${run.id}: ${run.prompt.replace(/\s+/g, ' ').slice(0, 120)}\n`;
 			ws.write(path, Buffer.from(body, 'utf8'));
-			this.emit(run, 'file.changed', { path, change: existed ? 'modified' : 'created' });
-			return true;
+			const change: ChangeKind = existed ? 'modified' : 'created';
+			this.emit(run, 'file.changed', { path, change });
+			return change;
 		} catch (e) {
 			this.emit(run, 'log', { level: 'warn', text: `could not write ${path}: ${(e as Error).message}` });
+			return undefined;
+		}
+	}
+
+	/** Deletes a workspace file and says so in a file.changed event. */
+	private deleteFile(agent: AgentRow, run: RunRow, rawPath: string): boolean {
+		try {
+			const path = normalizePath('delete', rawPath);
+			const ws = this.emu.workspace(agent.id);
+			if (ws.content(path) === undefined) throw new Error('no such file');
+			ws.delete(path, false);
+			this.emit(run, 'file.changed', { path, change: 'deleted' });
+			return true;
+		} catch (e) {
+			this.emit(run, 'log', { level: 'warn', text: `skipped [[delete:${rawPath}]]: ${(e as Error).message}` });
 			return false;
 		}
+	}
+
+	/**
+	 * One file of `[[changes:N]]`: creates `agent-changes/<run>-<k>.txt`, or modifies (appends a line to)
+	 * or deletes an existing file this run has not touched yet, picked by a fixed stride through the
+	 * sorted file list so that changes spread over the tree. Modifications pick text files only. Where
+	 * nothing is left to modify or delete, the file is created instead.
+	 */
+	private scriptedChange(
+		agent: AgentRow,
+		run: RunRow,
+		kind: ChangeKind,
+		k: number,
+		touched: ReadonlySet<string>,
+	): { path: string; change: ChangeKind } | undefined {
+		const ws = this.emu.workspace(agent.id);
+		if (kind !== 'created') {
+			const pool = ws.filePaths().filter((p) => !touched.has(p) && (kind === 'deleted' || !ws.content(p)!.includes(0)));
+			const path = pool.length > 0 ? pool[(k * 7919) % pool.length]! : undefined;
+			if (path !== undefined && kind === 'deleted') {
+				return this.deleteFile(agent, run, path) ? { path, change: 'deleted' } : undefined;
+			}
+			if (path !== undefined) {
+				const prev = ws.content(path)!.toString('utf8');
+				const sep = prev === '' || prev.endsWith('\n') ? '' : '\n';
+				const change = this.writeFile(agent, run, path, `${prev}${sep}changed by ${run.id} (${k + 1})\n`);
+				return change ? { path, change } : undefined;
+			}
+		}
+		const path = `${CHANGES_FOLDER}/${run.id.slice(-10).toLowerCase()}-${String(k + 1).padStart(4, '0')}.txt`;
+		const change = this.writeFile(agent, run, path, `Created by ${run.id} (change ${k + 1})\n`);
+		return change ? { path, change } : undefined;
 	}
 
 	private createArtifact(agent: AgentRow, run: RunRow, name: string, mediaType: string, text: string): boolean {

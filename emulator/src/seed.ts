@@ -16,6 +16,7 @@ import type {
 	SecretConfiguration,
 } from './state';
 import { emptyData } from './state';
+import type { ChangeKind } from './runs';
 import { nowIso } from './util';
 import { Workspace } from './workspace';
 
@@ -25,6 +26,45 @@ export const ORGANIZATION_ID = 'org_analytical_engines';
 /** The distinctive word in the demo workspace (search tests). */
 export const DEMO_SEARCH_WORD = 'quetzalcoatl';
 /** Token-saving events of the demo seed over the last seven days. */
+const BILLING_HEAD = 'export interface Invoice {\n\tid: string;\n\ttotal: number;\n}\n\n';
+const BILLING_V0 = `import { roundInvoice } from './rounding';\n\n${BILLING_HEAD}// TODO: support credit notes\nexport function createInvoice(id: string, total: number): Invoice {\n\treturn { id, total: roundInvoice(total) };\n}\n\nexport function voidInvoice(inv: Invoice): Invoice {\n\treturn { ...inv, total: 0 };\n}\n`;
+const BILLING_V1 = BILLING_V0.replace("'./rounding'", "'./util'");
+const BILLING_V2 = BILLING_V1.replace(
+	'export function createInvoice',
+	'/** A new invoice, its total rounded to cents. */\nexport function createInvoice',
+).replace('export function voidInvoice', '/** The invoice with a zero total. */\nexport function voidInvoice');
+const UTIL_BODY = `export function roundInvoice(amount: number): number {\n\treturn Math.sign(amount) * Math.round(Math.abs(amount) * 100) / 100;\n}\n\n// The ${DEMO_SEARCH_WORD} flag enables the experimental ledger path.\nexport const LEDGER_FLAG = '${DEMO_SEARCH_WORD}';\n`;
+const UTIL_V1 = UTIL_BODY;
+const UTIL_V2 = `/** Rounds half away from zero to cents. */\n${UTIL_BODY}`;
+
+/**
+ * The billing agent's workspace as it was when its first run started (its files are dated before
+ * that run); its runs then added, modified and deleted files (see seedDemo). A local copy of these
+ * files is what a user had before the agent worked: the demo's "Compare with Local Folder" source.
+ */
+export const DEMO_BILLING_BASELINE: Readonly<Record<string, Buffer>> = {
+	'README.md': Buffer.from(
+		`# Billing service\n\nInvoices, discounts and tax handling for Analytical Engines.\n\nRun \`npm test\` before pushing. TODO: document the ${DEMO_SEARCH_WORD} rollout flag.\n`,
+	),
+	'package.json': Buffer.from(JSON.stringify({ name: 'billing', version: '2.3.0', scripts: { test: 'node --test' } }, null, 2) + '\n'),
+	'src/index.ts': Buffer.from(
+		"export { createInvoice, voidInvoice } from './lib/billing';\nexport { roundInvoice } from './lib/rounding';\n",
+	),
+	'src/lib/rounding.ts': Buffer.from(
+		'/** Rounds to cents (legacy). */\nexport function roundInvoice(amount: number): number {\n\treturn Math.round(amount * 100) / 100;\n}\n',
+	),
+	'src/lib/billing.ts': Buffer.from(BILLING_V0),
+	'src/lib/billing.test.ts': Buffer.from(
+		"import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { createInvoice } from './billing';\n\ntest('rounds', () => assert.equal(createInvoice('a', 1.005).total, 1.01));\n",
+	),
+	'docs/guide.md': Buffer.from('# Guide\n\nHow to use the billing service.\n'),
+	'docs/notes.md': Buffer.from('# Notes\n\n- TODO: move invoice rounding out of billing.ts\n'),
+	'docs/api/endpoints.md': Buffer.from(
+		'# Endpoints\n\n| Method | Path |\n|---|---|\n| POST | /invoices |\n| DELETE | /invoices/{id} |\n',
+	),
+	'assets/logo.png': makePng(16, 16),
+};
+
 const RECENT_TOKEN_SAVING_EVENTS = 42;
 /** All token-saving events of the demo seed: the last seven days plus the three weeks of `seedSavingsHistory`. */
 export const TOKEN_SAVING_EVENTS = RECENT_TOKEN_SAVING_EVENTS + SAVINGS_HISTORY_EVENTS;
@@ -658,6 +698,8 @@ export function seedDemo(): Data {
 			hold?: boolean;
 			session_id?: string;
 			steps?: number;
+			/** The workspace files the run changed (file.changed events; applied to the workspace below). */
+			changes?: [string, ChangeKind][];
 		} = {},
 	): RunRow => {
 		seqRun++;
@@ -712,7 +754,7 @@ export function seedDemo(): Data {
 			ev('log', { level: 'info', text: 'Waiting for the CI job to finish (held until cancelled)' }, 20);
 		} else {
 			if (status === 'succeeded') {
-				ev('file.changed', { path: 'src/lib/billing.ts', change: 'modified' }, 40);
+				(opts.changes ?? []).forEach(([path, change], i) => ev('file.changed', { path, change }, 40 + i));
 				ev('message', { role: 'assistant', text: opts.result ?? 'Done.' }, 80);
 			} else if (status === 'cancelled') {
 				ev('log', { level: 'info', text: 'Cancellation requested' }, 50);
@@ -728,23 +770,51 @@ export function seedDemo(): Data {
 		d.runs.push(r);
 		return r;
 	};
-	const ok = (what: string): string => `## Done\n\n${what}\n\n### Files changed\n- \`src/lib/billing.ts\``;
+	const ok = (what: string, changes: [string, ChangeKind][]): string =>
+		`## Done\n\n${what}\n\n### Files changed\n${changes.map(([p, c]) => `- \`${p}\` (${c})`).join('\n')}`;
+	// The billing agent's runs changed its workspace (seeded below): since its first run started,
+	// src/lib/util.ts and docs/pr-summary.md were added, src/lib/billing.ts, src/index.ts,
+	// docs/guide.md and package.json modified, src/lib/rounding.ts and docs/notes.md deleted.
+	const extract: [string, ChangeKind][] = [
+		['src/lib/util.ts', 'created'],
+		['src/lib/billing.ts', 'modified'],
+		['src/index.ts', 'modified'],
+		['src/lib/rounding.ts', 'deleted'],
+	];
+	const jsdoc: [string, ChangeKind][] = [
+		['src/lib/billing.ts', 'modified'],
+		['src/lib/util.ts', 'modified'],
+	];
+	const guide: [string, ChangeKind][] = [['docs/guide.md', 'modified']];
+	const summary: [string, ChangeKind][] = [
+		['docs/pr-summary.md', 'created'],
+		['package.json', 'modified'],
+		['docs/notes.md', 'deleted'],
+	];
 	const r1 = run(billing, 8900, 'Map the billing module and list its public functions', 'succeeded', {
-		result: ok('Listed 14 public functions in `src/lib/billing.ts`.'),
+		result: '## Done\n\nListed 14 public functions in `src/lib/billing.ts`.',
 	});
-	run(billing, 8000, 'Extract invoice rounding into src/lib/util.ts', 'succeeded', {
-		result: ok('Moved `roundInvoice` into `util.ts` and updated 3 callers.'),
+	const rExtract = run(billing, 8000, 'Extract invoice rounding into src/lib/util.ts', 'succeeded', {
+		result: ok('Moved `roundInvoice` into `util.ts` and updated 3 callers.', extract),
 		parent: r1.id,
 		session_id: r1.dsh_session_id,
+		changes: extract,
 	});
 	run(billing, 7000, 'Run the test suite and fix failures', 'failed', {
 		error: 'npm test exited with code 1 (2 failing tests in billing.test.ts)',
 	});
 	run(billing, 6000, 'Rename Customer.taxId to Customer.vatId everywhere', 'cancelled', { error: 'Cancelled by the caller' });
-	run(billing, 5000, 'Add JSDoc to every exported function', 'succeeded', { result: ok('Documented 14 exported functions.') });
-	run(billing, 4000, 'Write a migration note in docs/guide.md', 'succeeded', { result: ok('Added a "Migrating to v2" section.') });
+	const rJsdoc = run(billing, 5000, 'Add JSDoc to every exported function', 'succeeded', {
+		result: ok('Documented 14 exported functions.', jsdoc),
+		changes: jsdoc,
+	});
+	const rGuide = run(billing, 4000, 'Write a migration note in docs/guide.md', 'succeeded', {
+		result: ok('Added a "Migrating to v2" section.', guide),
+		changes: guide,
+	});
 	const lastBilling = run(billing, 300, 'Summarise the refactoring for the pull request', 'succeeded', {
 		result: '## Summary\n\n- Invoice rounding lives in `util.ts`\n- `vatId` replaces `taxId`\n- Exported functions are documented',
+		changes: summary,
 	});
 	billing.latest_reply = {
 		run_id: lastBilling.id,
@@ -757,8 +827,10 @@ export function seedDemo(): Data {
 		session: false,
 	});
 	docs.latest_reply = { run_id: docsRun.id, text: docsRun.result ?? '', created_at: docsRun.updated_at, updated_at: docsRun.updated_at };
-	run(docs, 2000, 'Draft the API overview in docs/api/endpoints.md', 'succeeded', {
-		result: ok('Drafted the overview of 12 endpoints.'),
+	const docsChanges: [string, ChangeKind][] = [['drafts/overview.md', 'created']];
+	const rDocs = run(docs, 2000, 'Draft the API overview in drafts/overview.md', 'succeeded', {
+		result: ok('Drafted the overview of 12 endpoints.', docsChanges),
+		changes: docsChanges,
 	});
 	run(triage, 900, 'Why does the e2e job time out on main?', 'succeeded', {
 		result: 'The e2e job waits for a port that never opens; see `ci/e2e.yml` line 42.',
@@ -805,36 +877,34 @@ export function seedDemo(): Data {
 		art(docs, docsRun, 'outline.md', 'text/markdown', Buffer.from('# Docs outline\n\n1. Getting started\n2. API\n'), 7850),
 	];
 
-	// workspace of the billing agent
-	const ws = new Workspace();
-	const put = (p: string, s: string | Buffer): void => {
-		ws.write(p, typeof s === 'string' ? Buffer.from(s, 'utf8') : s);
+	// Workspace of the billing agent: the state at its first run's start (DEMO_BILLING_BASELINE,
+	// dated before that run), then each run's changes at the time the run made them.
+	const ws = new Workspace(ago(9000));
+	const baselineAt = ago(8950);
+	for (const [p, content] of Object.entries(DEMO_BILLING_BASELINE)) ws.write(p, Buffer.from(content), baselineAt);
+	const apply = (w: Workspace, r: RunRow, changes: [string, ChangeKind][], files: Record<string, string>): void => {
+		changes.forEach(([p, change], i) => {
+			const at = r.created_ms + (40 + i) * 1000;
+			if (change === 'deleted') w.delete(p, false, at);
+			else w.write(p, Buffer.from(files[p] ?? '', 'utf8'), at);
+		});
 	};
-	put(
-		'README.md',
-		`# Billing service\n\nInvoices, discounts and tax handling for Analytical Engines.\n\nRun \`npm test\` before pushing. TODO: document the ${DEMO_SEARCH_WORD} rollout flag.\n`,
-	);
-	put('package.json', JSON.stringify({ name: 'billing', version: '2.3.0', scripts: { test: 'node --test' } }, null, 2) + '\n');
-	put('src/index.ts', "export { createInvoice, voidInvoice } from './lib/billing';\nexport { roundInvoice } from './lib/util';\n");
-	put(
-		'src/lib/util.ts',
-		`/** Rounds half away from zero to cents. */\nexport function roundInvoice(amount: number): number {\n\treturn Math.sign(amount) * Math.round(Math.abs(amount) * 100) / 100;\n}\n\n// The ${DEMO_SEARCH_WORD} flag enables the experimental ledger path.\nexport const LEDGER_FLAG = '${DEMO_SEARCH_WORD}';\n`,
-	);
-	put(
-		'src/lib/billing.ts',
-		"import { roundInvoice } from './util';\n\nexport interface Invoice {\n\tid: string;\n\ttotal: number;\n}\n\n// TODO: support credit notes\nexport function createInvoice(id: string, total: number): Invoice {\n\treturn { id, total: roundInvoice(total) };\n}\n\nexport function voidInvoice(inv: Invoice): Invoice {\n\treturn { ...inv, total: 0 };\n}\n",
-	);
-	put(
-		'src/lib/billing.test.ts',
-		"import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { createInvoice } from './billing';\n\ntest('rounds', () => assert.equal(createInvoice('a', 1.005).total, 1.01));\n",
-	);
-	put('docs/guide.md', '# Guide\n\n## Migrating to v2\n\n`Customer.taxId` is now `Customer.vatId`.\n');
-	put('docs/api/endpoints.md', '# Endpoints\n\n| Method | Path |\n|---|---|\n| POST | /invoices |\n| DELETE | /invoices/{id} |\n');
-	put('assets/logo.png', makePng(16, 16));
+	apply(ws, rExtract, extract, {
+		'src/lib/util.ts': UTIL_V1,
+		'src/lib/billing.ts': BILLING_V1,
+		'src/index.ts': "export { createInvoice, voidInvoice } from './lib/billing';\nexport { roundInvoice } from './lib/util';\n",
+	});
+	apply(ws, rJsdoc, jsdoc, { 'src/lib/billing.ts': BILLING_V2, 'src/lib/util.ts': UTIL_V2 });
+	apply(ws, rGuide, guide, { 'docs/guide.md': '# Guide\n\n## Migrating to v2\n\n`Customer.taxId` is now `Customer.vatId`.\n' });
+	apply(ws, lastBilling, summary, {
+		'docs/pr-summary.md':
+			'# Billing refactor\n\n* rounding moved to `util.ts`\n* `vatId` replaces `taxId`\n* exported functions documented\n',
+		'package.json': JSON.stringify({ name: 'billing', version: '2.4.0', scripts: { test: 'node --test' } }, null, 2) + '\n',
+	});
 	d.workspaces.set(billing.id, ws);
-	const ws2 = new Workspace();
-	ws2.write('README.md', Buffer.from('# Docs\n\nDocumentation drafts.\n'));
-	ws2.write('drafts/overview.md', Buffer.from('# Overview\n\nTODO\n'));
+	const ws2 = new Workspace(ago(8000));
+	ws2.write('README.md', Buffer.from('# Docs\n\nDocumentation drafts.\n'), ago(7950));
+	apply(ws2, rDocs, docsChanges, { 'drafts/overview.md': '# Overview\n\nTODO\n' });
 	d.workspaces.set(docs.id, ws2);
 	return d;
 }

@@ -68,14 +68,3 @@ export function paginate<T>(
 export function assertNever(x: never, what: string): never {
 	throw new ApiError('internal', `unexpected ${what}: ${String(x)}`);
 }
-
-/** Monotonic millisecond clock: every call returns a strictly larger value. */
-let lastMtime = 0;
-export function nextMtime(): number {
-	const now = Date.now();
-	lastMtime = now > lastMtime ? now : lastMtime + 1;
-	return lastMtime;
-}
-export function observeMtime(ms: number): void {
-	if (ms > lastMtime) lastMtime = ms;
-}

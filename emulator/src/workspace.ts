@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { ApiError, conflict, invalid } from './errors';
-import { nextMtime, observeMtime, utf8Bytes } from './util';
+import { utf8Bytes } from './util';
 
 export const MAX_PATH_BYTES = 4096;
 export const MAX_SEARCH_BYTES = 256;
@@ -30,6 +31,14 @@ export interface SearchMatch {
 	preview: string;
 }
 
+/** A file as the admin ground truth lists it (`GET /_emulator/workspace/{agent_id}/files`). */
+export interface WorkspaceFileInfo {
+	path: string;
+	size: number;
+	mtime_unix_ms: number;
+	sha256: string;
+}
+
 export interface SerializedWorkspace {
 	[path: string]: { type: 'file' | 'directory'; mtime: number; content_base64?: string };
 }
@@ -54,15 +63,33 @@ const baseName = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
 
 export class Workspace {
 	private readonly nodes = new Map<string, WsNode>();
+	/**
+	 * Where new mtimes come from: the emulator clock once the workspace is reached through
+	 * `Emulator.workspace()` (mtimes move forward with `POST /_emulator/clock/advance`), else the wall clock.
+	 */
+	clock: () => number = Date.now;
+	/** The latest mtime given out: mtimes of this workspace only move forward, each write's after the last. */
+	private lastMtime = 0;
 
-	constructor() {
-		this.nodes.set('', { type: 'directory', mtime: nextMtime() });
+	constructor(at?: number) {
+		this.nodes.set('', { type: 'directory', mtime: this.mtime(at) });
+	}
+
+	/** `at` (dated seed data), else the next tick of the clock: strictly after every mtime given out before. */
+	private mtime(at?: number): number {
+		if (at !== undefined) {
+			if (at > this.lastMtime) this.lastMtime = at;
+			return at;
+		}
+		const now = this.clock();
+		this.lastMtime = now > this.lastMtime ? now : this.lastMtime + 1;
+		return this.lastMtime;
 	}
 
 	static fromJSON(data: SerializedWorkspace): Workspace {
 		const ws = new Workspace();
 		for (const [p, n] of Object.entries(data)) {
-			observeMtime(n.mtime);
+			if (n.mtime > ws.lastMtime) ws.lastMtime = n.mtime;
 			ws.nodes.set(
 				p,
 				n.type === 'file'
@@ -91,6 +118,36 @@ export class Workspace {
 		return out;
 	}
 
+	/** Every file's path (path order), below `under` when given. */
+	filePaths(under = ''): string[] {
+		const out: string[] = [];
+		for (const [p, n] of this.nodes) if (n.type === 'file' && (under === '' || p.startsWith(`${under}/`))) out.push(p);
+		return out.sort();
+	}
+
+	/** Every file (path order) with its size, mtime and SHA-256: the ground truth tests compare with. */
+	files(under = ''): WorkspaceFileInfo[] {
+		return this.filePaths(under).map((p) => {
+			const n = this.nodes.get(p) as FileNode;
+			return { path: p, size: n.data.length, mtime_unix_ms: n.mtime, sha256: createHash('sha256').update(n.data).digest('hex') };
+		});
+	}
+
+	/** Every folder below the root (path order). */
+	directories(under = ''): string[] {
+		const out: string[] = [];
+		for (const [p, n] of this.nodes) {
+			if (n.type === 'directory' && p !== '' && (under === '' || p.startsWith(`${under}/`))) out.push(p);
+		}
+		return out.sort();
+	}
+
+	/** The content of a file (undefined for a folder or a missing path). */
+	content(path: string): Buffer | undefined {
+		const n = this.nodes.get(path);
+		return n?.type === 'file' ? n.data : undefined;
+	}
+
 	totalBytes(): number {
 		let total = 0;
 		for (const n of this.nodes.values()) if (n.type === 'file') total += n.data.length;
@@ -106,12 +163,15 @@ export class Workspace {
 		if (n) n.mtime = mtime;
 	}
 
-	/** Writes a file, creating parent folders. 409 when the path or a parent is of the wrong kind. */
-	write(path: string, data: Buffer): { path: string; size: number; mtime_unix_ms: number } {
+	/**
+	 * Writes a file, creating parent folders. 409 when the path or a parent is of the wrong kind.
+	 * `at` sets the mtime (seed data dated in the past); otherwise the next tick of the workspace clock.
+	 */
+	write(path: string, data: Buffer, at?: number): { path: string; size: number; mtime_unix_ms: number } {
 		if (path === '') throw invalid('path: must name a file, not the workspace root');
 		const existing = this.nodes.get(path);
 		if (existing?.type === 'directory') throw conflict(`path: ${JSON.stringify(path)} is a folder`);
-		const mtime = nextMtime();
+		const mtime = this.mtime(at);
 		const parts = path.split('/');
 		let prefix = '';
 		for (let i = 0; i < parts.length - 1; i++) {
@@ -128,7 +188,7 @@ export class Workspace {
 		return { path, size: data.length, mtime_unix_ms: mtime };
 	}
 
-	delete(path: string, recursive: boolean): void {
+	delete(path: string, recursive: boolean, at?: number): void {
 		if (path === '') throw invalid('path: the workspace root cannot be deleted');
 		const n = this.nodes.get(path);
 		if (!n) throw new ApiError('not_found', `path: ${JSON.stringify(path)} not found in the workspace`);
@@ -140,7 +200,7 @@ export class Workspace {
 			for (const k of children) this.nodes.delete(k);
 		}
 		this.nodes.delete(path);
-		this.touch(parentOf(path), nextMtime());
+		this.touch(parentOf(path), this.mtime(at));
 	}
 
 	has(path: string): boolean {
