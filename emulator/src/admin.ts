@@ -25,7 +25,11 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 
 	app.get('/_emulator/counters', { config: cfg }, async () => emu.counters);
 	app.post('/_emulator/counters/reset', { config: { ...cfg, optionalBody: true } }, async () => {
-		emu.counters = { requests: { total: 0, by_route: {} }, mutations: { total: 0, by_kind: {} } };
+		emu.counters = {
+			requests: { total: 0, by_route: {} },
+			mutations: { total: 0, by_kind: {} },
+			workspace: { by_op: {}, reads_by_path: {} },
+		};
 		return emu.counters;
 	});
 

@@ -42,6 +42,8 @@ export interface EmulatorConfig {
 export interface Counters {
 	requests: { total: number; by_route: Record<string, number> };
 	mutations: { total: number; by_kind: Record<string, number> };
+	/** Workspace operations by kind (`list`, `stat`, `read`, `search`) and the paths read (first 10,000 paths). */
+	workspace: { by_op: Record<string, number>; reads_by_path: Record<string, number> };
 }
 
 export class Emulator {
@@ -161,6 +163,15 @@ export class Emulator {
 		this.counters.requests.total++;
 		const k = `${method} ${route}`;
 		this.counters.requests.by_route[k] = (this.counters.requests.by_route[k] ?? 0) + 1;
+	}
+
+	/** Counts one workspace operation (the route counts them all as one). */
+	countWorkspaceOp(op: string, path: string): void {
+		const w = this.counters.workspace;
+		w.by_op[op] = (w.by_op[op] ?? 0) + 1;
+		if (op === 'read' && (path in w.reads_by_path || Object.keys(w.reads_by_path).length < 10_000)) {
+			w.reads_by_path[path] = (w.reads_by_path[path] ?? 0) + 1;
+		}
 	}
 
 	mutation(kind: string): void {
@@ -350,7 +361,7 @@ export class Emulator {
 }
 
 function newCounters(): Counters {
-	return { requests: { total: 0, by_route: {} }, mutations: { total: 0, by_kind: {} } };
+	return { requests: { total: 0, by_route: {} }, mutations: { total: 0, by_kind: {} }, workspace: { by_op: {}, reads_by_path: {} } };
 }
 
 /** How long each build step takes on the emulator clock (pending → running → an attempt's outcome). */

@@ -643,6 +643,7 @@ export function registerAgents(app: FastifyInstance, emu: Emulator): void {
 				case_sensitive?: boolean;
 			}>(req);
 			const path = normalizePath('path', b.path ?? '');
+			emu.countWorkspaceOp(b.op, path);
 			switch (b.op) {
 				case 'list': {
 					const page = paginate(ws.list(path), (e) => e.name, b.limit ?? 10000, b.cursor);

@@ -98,6 +98,26 @@ suite('emulator: faults, counters, persistence and operations', () => {
 			assert.deepEqual(counters.mutations, { total: 1, by_kind: { 'agents.create': 1 } });
 			const reset = (await c.admin('POST', '/counters/reset')).body;
 			assert.equal(reset.requests.total, 0);
+			assert.deepEqual(reset.workspace, { by_op: {}, reads_by_path: {} });
+		} finally {
+			await emu.close();
+		}
+	});
+
+	test('counters: workspace operations by kind and the paths read', async () => {
+		const { emu, c } = await boot();
+		try {
+			const agent = (await c.post('/v2/agents', { name: 'Workspace counted' })).body as { id: string };
+			const ws = `/v2/agents/${encodeURIComponent(agent.id)}/workspace`;
+			await c.admin('POST', `/workspace/${encodeURIComponent(agent.id)}/write`, { path: 'a/b.txt', content_base64: 'aGk=' });
+			await c.admin('POST', '/counters/reset');
+			await c.post(ws, { op: 'list', path: 'a' });
+			await c.post(ws, { op: 'read', path: 'a/b.txt' });
+			await c.post(ws, { op: 'read', path: 'a/b.txt', offset: 1 });
+			await c.post(ws, { op: 'stat', path: 'a/b.txt' });
+			const counters = (await c.admin('GET', '/counters')).body;
+			assert.equal(counters.requests.by_route['POST /v2/agents/{agent_id}/workspace'], 4);
+			assert.deepEqual(counters.workspace, { by_op: { list: 1, read: 2, stat: 1 }, reads_by_path: { 'a/b.txt': 2 } });
 		} finally {
 			await emu.close();
 		}
