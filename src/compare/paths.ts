@@ -133,6 +133,9 @@ export async function assertSafeLocalWrite(localRoot: string, rel: string): Prom
 	return abs;
 }
 
+/** Local files up to this size are hashed from one read; larger ones are streamed. */
+const SMALL_FILE_BYTES = 64 * 1024;
+
 /** SHA-256 and size of a local regular file, streamed; a symbolic link or anything but a regular file throws. */
 export async function hashLocalFile(abs: string, signal?: AbortSignal): Promise<{ sha256: string; size: number }> {
 	throwIfAborted(signal);
@@ -143,6 +146,15 @@ export async function hashLocalFile(abs: string, signal?: AbortSignal): Promise<
 	// O_NOFOLLOW where the platform has it: a file swapped for a link after the lstat is not followed.
 	const handle = await open(abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
 	const hash = createHash('sha256');
+	if (st.size <= SMALL_FILE_BYTES) {
+		// A small file in one read (at most SMALL_FILE_BYTES per file in flight): a stream costs more than the file.
+		try {
+			const data = await handle.readFile({ signal });
+			return { sha256: hash.update(data).digest('hex'), size: data.byteLength };
+		} finally {
+			await handle.close();
+		}
+	}
 	let size = 0;
 	await new Promise<void>((resolve, reject) => {
 		const stream = handle.createReadStream({ highWaterMark: 256 * 1024 });
