@@ -131,6 +131,34 @@ export default tseslint.config(
 		},
 	},
 	{
+		// The comparison engine (issue 21) is plain Node, unit-tested against the emulator without VS
+		// Code: no `vscode`, not even as a type, and nothing from the layers that use it.
+		files: ['src/compare/**/*.ts'],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{
+					paths: [{ name: 'vscode', message: 'src/compare/ must not depend on vscode: src/changes/ draws what it finds.' }],
+					patterns: [
+						{
+							group: [
+								'vscode/*',
+								'**/extension',
+								'**/commands/**',
+								'**/views/**',
+								'**/fs/**',
+								'**/logs/**',
+								'**/auth/**',
+								'**/changes/**',
+							],
+							message: 'src/compare/ takes only src/api and node:*; the UI layer (src/changes/) calls it.',
+						},
+					],
+				},
+			],
+		},
+	},
+	{
 		// The list model of the views is plain TypeScript, unit-tested in Node without VS Code
 		// (test/unit/views/listModel.test.ts): no `vscode`, not even as a type, so none of the views'
 		// other modules either (they use it); from below it only takes src/api and util/text.

@@ -10,6 +10,7 @@ import { startEmulator } from '../emulator/src/server';
 import { type BenchContext, type Section, machine, renderTable, renderTargets } from './report';
 import * as activation from './sections/activation';
 import * as api from './sections/api';
+import * as compare from './sections/compare';
 import * as hostile from './sections/hostile';
 import * as savings from './sections/savings';
 import * as workspace from './sections/workspace';
@@ -20,6 +21,7 @@ const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> 
 	{ name: 'api', run: api.run },
 	{ name: 'workspace', run: workspace.run },
 	{ name: 'savings', run: savings.run },
+	{ name: 'compare', run: compare.run },
 	// After the timed sections: it starts code-server and Chromium a dozen times.
 	{ name: 'activation', run: activation.run },
 	// Headless Chromium running noVNC against the emulator's animated desktop.

@@ -8,6 +8,9 @@ import { normalizePath } from './workspace';
 /** What a run did to a workspace file (the `change` of a `file.changed` event). */
 export type ChangeKind = 'created' | 'modified' | 'deleted';
 const CHANGE_KINDS: readonly ChangeKind[] = ['created', 'modified', 'deleted'];
+/** What one step of `[[changes:N:KIND]]` does: a change kind, or `same-size` (a modification that keeps the size). */
+export type ScriptedChangeKind = ChangeKind | 'same-size';
+const SCRIPTED_KINDS: readonly string[] = [...CHANGE_KINDS, 'same-size'];
 
 /** Scripted-agent directives read from the prompt (docs/contract-choices.md, "Runs and events"). */
 export interface Directives {
@@ -18,8 +21,11 @@ export interface Directives {
 	nosession: boolean;
 	writes: string[];
 	deletes: string[];
-	/** `[[changes:N]]` (created, modified, deleted in turn) or `[[changes:N:KIND]]` (N of one kind). */
-	changes: { n: number; kind?: ChangeKind | undefined }[];
+	/**
+	 * `[[changes:N]]` (created, modified, deleted in turn) or `[[changes:N:KIND]]` (N of one kind;
+	 * `same-size`: modified, the content rewritten at the same length).
+	 */
+	changes: { n: number; kind?: ScriptedChangeKind | undefined }[];
 	artifacts: string[];
 	/** Whether any directive other than delay/nosession was given. */
 	custom: boolean;
@@ -65,7 +71,7 @@ export function parseDirectives(prompt: string): Directives {
 			if (Number.isFinite(n) && n > 0) {
 				d.changes.push({
 					n: Math.min(n, MAX_SCRIPTED_CHANGES),
-					kind: (CHANGE_KINDS as readonly string[]).includes(kind ?? '') ? (kind as ChangeKind) : undefined,
+					kind: SCRIPTED_KINDS.includes(kind ?? '') ? (kind as ScriptedChangeKind) : undefined,
 				});
 			}
 			d.custom = true;
@@ -75,6 +81,28 @@ export function parseDirectives(prompt: string): Directives {
 		}
 	}
 	return d;
+}
+
+/**
+ * `prev` with its first ASCII bytes overwritten by `marker` (cycled), the length kept; a byte of a
+ * multi-byte character is left alone so UTF-8 stays valid. When that changes nothing (the marker was
+ * already there), the first ASCII letter's case is flipped instead, or the first ASCII byte toggled.
+ */
+export function sameSizeRewrite(prev: Buffer, marker: string): Buffer {
+	const out = Buffer.from(prev);
+	const m = Buffer.from(marker, 'ascii');
+	for (let i = 0, j = 0; i < out.length && j < m.length; i++) {
+		if (out[i]! < 0x80 && out[i] !== 0x0a) out[i] = m[j++]!;
+	}
+	if (out.equals(prev)) {
+		const i = out.findIndex((b) => (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a));
+		if (i >= 0) out[i] = out[i]! ^ 0x20;
+		else {
+			const a = out.findIndex((b) => b < 0x80);
+			if (a >= 0) out[a] = out[a] === 0x30 ? 0x31 : 0x30;
+		}
+	}
+	return out;
 }
 
 /** Where `[[changes:N]]` puts the files it creates. */
@@ -262,7 +290,7 @@ export class RunEngine {
 	}
 
 	/** Writes `content` (or appends a line to the file) and says so in a file.changed event; the change made, if any. */
-	private writeFile(agent: AgentRow, run: RunRow, rawPath: string, content: string | null): ChangeKind | undefined {
+	private writeFile(agent: AgentRow, run: RunRow, rawPath: string, content: string | Buffer | null): ChangeKind | undefined {
 		let path: string;
 		try {
 			path = normalizePath('write', rawPath);
@@ -275,7 +303,7 @@ export class RunEngine {
 			const existed = ws.has(path);
 			const prev = existed ? ws.read(path, 0, 1 << 20).data.toString('utf8') : '';
 			const body = content ?? `${prev}- ${nowIso()} ${run.id}: ${run.prompt.replace(/\s+/g, ' ').slice(0, 120)}\n`;
-			ws.write(path, Buffer.from(body, 'utf8'));
+			ws.write(path, typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
 			const change: ChangeKind = existed ? 'modified' : 'created';
 			this.emit(run, 'file.changed', { path, change });
 			return change;
@@ -303,22 +331,35 @@ export class RunEngine {
 	/**
 	 * One file of `[[changes:N]]`: creates `agent-changes/<run>-<k>.txt`, or modifies (appends a line to)
 	 * or deletes an existing file this run has not touched yet, picked by a fixed stride through the
-	 * sorted file list so that changes spread over the tree. Modifications pick text files only. Where
-	 * nothing is left to modify or delete, the file is created instead.
+	 * sorted file list so that changes spread over the tree. Modifications pick text files only;
+	 * `same-size` ones pick non-empty text files and overwrite their first bytes with a marker (ASCII
+	 * bytes only, so UTF-8 stays valid), keeping the length. Where nothing is left to modify or delete,
+	 * the file is created instead.
 	 */
 	private scriptedChange(
 		agent: AgentRow,
 		run: RunRow,
-		kind: ChangeKind,
+		kind: ScriptedChangeKind,
 		k: number,
 		touched: ReadonlySet<string>,
 	): { path: string; change: ChangeKind } | undefined {
 		const ws = this.emu.workspace(agent.id);
 		if (kind !== 'created') {
-			const pool = ws.filePaths().filter((p) => !touched.has(p) && (kind === 'deleted' || !ws.content(p)!.includes(0)));
+			const pool = ws
+				.filePaths()
+				.filter(
+					(p) =>
+						!touched.has(p) &&
+						(kind === 'deleted' || !ws.content(p)!.includes(0)) &&
+						(kind !== 'same-size' || ws.content(p)!.byteLength > 0),
+				);
 			const path = pool.length > 0 ? pool[(k * 7919) % pool.length]! : undefined;
 			if (path !== undefined && kind === 'deleted') {
 				return this.deleteFile(agent, run, path) ? { path, change: 'deleted' } : undefined;
+			}
+			if (path !== undefined && kind === 'same-size') {
+				const change = this.writeFile(agent, run, path, sameSizeRewrite(ws.content(path)!, `~${run.id.slice(-8)}:${k + 1}~`));
+				return change ? { path, change } : undefined;
 			}
 			if (path !== undefined) {
 				const prev = ws.content(path)!.toString('utf8');

@@ -44,6 +44,12 @@ export interface BaselineEntry {
 	mtime: number;
 	/** SHA-256 (hex) of the content, when it was read at this size and mtime. */
 	sha256?: string;
+	/**
+	 * True when the last comparison listed this file in the `agent` group: it stays a candidate of the
+	 * next refresh (its hash reused) until the local copy matches, even when the agent had no run at
+	 * the link (`since` undefined) and the file is unchanged since.
+	 */
+	agentChanged?: boolean;
 }
 
 /**

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any --
    these tests assert on loosely typed JSON answers (Res.body is `any`). */
 /**
- * What scripted runs change in a workspace (issue 21): `[[changes:N]]`, `[[delete:PATH]]`, a run
+ * What scripted runs change in a workspace (issue 21): `[[changes:N]]`, `[[changes:N:same-size]]`, `[[delete:PATH]]`, a run
  * without directives, the demo seed's billing agent, and the admin ground truth
  * (`/_emulator/workspace/{agent_id}/files|changes|seed|delete`), in both profiles.
  */
@@ -169,6 +169,34 @@ for (const profile of ['standard', 'variant'] as const) {
 			);
 			assert.equal(new Set(events.map((e) => e.path)).size, 4);
 			assert.ok(new Set(events.map((e) => e.path.split('/').slice(0, -1).join('/'))).size > 1, 'more than one folder');
+		});
+
+		test('[[changes:N:same-size]] modifies N files keeping each length, so only their contents differ', async () => {
+			const agent = await newAgent(ctx.c, `Same size ${profile}`);
+			await ctx.c.admin('POST', `/workspace/${enc(agent)}/seed`, { files: 30, per_folder: 10, mtime_unix_ms: 1_700_000_000_000 });
+			const before = new Map<string, any>(
+				((await ctx.c.admin('GET', `/workspace/${enc(agent)}/files`)).body.files as any[]).map((f) => [f.path, f]),
+			);
+			const { run, frames } = await runToEnd(ctx, agent, '[[changes:3:same-size]] [[delay:1]]');
+			assert.equal(run.status, 'succeeded');
+			const events = streamed(frames);
+			assert.deepEqual(
+				events.map((e) => e.change),
+				['modified', 'modified', 'modified'],
+			);
+			const after = new Map<string, any>(
+				((await ctx.c.admin('GET', `/workspace/${enc(agent)}/files`)).body.files as any[]).map((f) => [f.path, f]),
+			);
+			assert.equal(after.size, 30);
+			assert.equal(new Set(events.map((e) => e.path)).size, 3);
+			for (const { path } of events) {
+				const [b, a] = [before.get(path), after.get(path)];
+				assert.ok(b && a, path);
+				assert.equal(a.size, b.size, `${path} keeps its size`);
+				assert.notEqual(a.sha256, b.sha256, `${path} has another content`);
+				assert.ok(a.mtime_unix_ms > b.mtime_unix_ms, `${path} has a later mtime`);
+			}
+			for (const [p, f] of after) if (!events.some((e) => e.path === p)) assert.equal(f.sha256, before.get(p).sha256, p);
 		});
 
 		test('[[delete:PATH]] deletes a file (a missing one is a warning, no change); [[write:PATH]] still works', async () => {

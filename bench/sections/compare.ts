@@ -1,0 +1,171 @@
+/**
+ * Comparison engine (issue 21, src/compare/engine.ts) against the emulator: requests ÷ floor of a
+ * link and of a refresh (counted by the emulator), the time of "Compare Everything" over 5,000
+ * files, and the peak heap while it runs.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { request } from 'undici';
+import { CloudAgentsClient } from '../../src/api';
+import { compareFolders } from '../../src/compare/engine';
+import { IgnoreRules } from '../../src/compare/ignore';
+import { type BenchContext, type Row } from '../report';
+
+async function admin<T>(base: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+	const res = await request(`${base}/_emulator${path}`, {
+		method,
+		headers: body === undefined ? {} : { 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.body.text();
+	if (res.statusCode >= 300) {
+		throw new Error(`admin ${method} ${path}: ${res.statusCode} ${text}`);
+	}
+	return (text ? JSON.parse(text) : undefined) as T;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
+
+export async function run(ctx: BenchContext): Promise<void> {
+	const client = new CloudAgentsClient({ baseUrl: ctx.emulatorUrl, getToken: () => ctx.token });
+	const dir = await mkdtemp(join(tmpdir(), 'ca-bench-compare-'));
+	const counted = async (fn: () => Promise<unknown>): Promise<number> => {
+		await admin(ctx.emulatorUrl, 'POST', '/counters/reset');
+		await fn();
+		return (await admin<{ requests: { total: number } }>(ctx.emulatorUrl, 'GET', '/counters')).requests.total;
+	};
+	/** A new agent with a seeded tree dated before any run, and a local copy of it. */
+	const seeded = async (name: string, files: number): Promise<{ agentId: string; local: string }> => {
+		const agent = await client.createAgent({ name });
+		for (let i = 0; i < 500 && !['idle', 'READY'].includes((await client.getAgent(agent.id)).status ?? ''); i++) await sleep(20);
+		await admin(ctx.emulatorUrl, 'POST', `/workspace/${encodeURIComponent(agent.id)}/seed`, {
+			files,
+			size: 256,
+			per_folder: 50,
+			under: 'tree',
+			mtime_unix_ms: 1_700_000_000_000,
+		});
+		const truth = await admin<{ files: { path: string; content_base64: string }[] }>(
+			ctx.emulatorUrl,
+			'GET',
+			`/workspace/${encodeURIComponent(agent.id)}/files?content=true`,
+		);
+		const local = join(dir, name.replace(/\W+/g, '-'));
+		const made = new Set<string>();
+		for (const f of truth.files) {
+			const abs = join(local, ...f.path.split('/'));
+			if (!made.has(dirname(abs))) {
+				await mkdir(dirname(abs), { recursive: true });
+				made.add(dirname(abs));
+			}
+			await writeFile(abs, Buffer.from(f.content_base64, 'base64'));
+		}
+		return { agentId: agent.id, local };
+	};
+	const runToEnd = async (agentId: string, prompt: string): Promise<void> => {
+		const r = await client.createRun(agentId, { prompt });
+		for (let i = 0; i < 1000; i++) {
+			if (['succeeded', 'failed', 'cancelled'].includes((await client.getRun(agentId, r.id)).status ?? '')) return;
+			await sleep(20);
+		}
+		throw new Error('the run did not end');
+	};
+	try {
+		await admin(ctx.emulatorUrl, 'POST', '/reset', { seed: 'demo' });
+		const rows: Row[] = [];
+
+		// (a) link a 500-file tree after runs that changed 10 files at equal size
+		ctx.log('compare: seeding 500 files');
+		const a = await seeded('Bench compare 500', 500);
+		await runToEnd(a.agentId, 'Change ten [[changes:10:same-size]] [[delay:1]]');
+		const ignore = await IgnoreRules.load(a.local, {});
+		let link = undefined as Awaited<ReturnType<typeof compareFolders>> | undefined;
+		const linkRequests = await counted(async () => {
+			link = await compareFolders({ client, agentId: a.agentId, agentFolder: '', localRoot: a.local, mode: 'link', ignore });
+		});
+		const l = link!;
+		const linkFloor = l.stats.foldersListed + 1 + 10;
+		rows.push({
+			metric: `requests ÷ floor: link a 500-file tree after runs changed 10 files at equal size (${l.differences.length} differences, ${l.stats.filesRead} read)`,
+			value: `${linkRequests} ÷ (${l.stats.foldersListed} folders + 1 runs + 10 reads = ${linkFloor}) = ${(linkRequests / linkFloor).toFixed(1)}`,
+			target: '1.0',
+			pass: linkRequests === linkFloor && l.differences.length === 10,
+		});
+
+		// (b) refresh after a run changed 3 files at equal size
+		await runToEnd(a.agentId, 'Three more [[changes:3:same-size]] [[delay:1]]');
+		let refresh = undefined as Awaited<ReturnType<typeof compareFolders>> | undefined;
+		const refreshRequests = await counted(async () => {
+			refresh = await compareFolders({
+				client,
+				agentId: a.agentId,
+				agentFolder: '',
+				localRoot: a.local,
+				mode: 'refresh',
+				baseline: l.baseline,
+				ignore,
+			});
+		});
+		const r = refresh!;
+		const refreshFloor = r.stats.foldersListed + 3;
+		rows.push({
+			metric: `requests ÷ floor: refresh after a run changed 3 files at equal size (${r.differences.length} differences, ${r.stats.filesRead} read)`,
+			value: `${refreshRequests} ÷ (${r.stats.foldersListed} folders + 3 reads = ${refreshFloor}) = ${(refreshRequests / refreshFloor).toFixed(1)}`,
+			target: '1.0',
+			pass: refreshRequests === refreshFloor,
+		});
+
+		// (c, d) everything over 5,000 files: time, and the heap sampled while comparing
+		ctx.log('compare: seeding 5,000 files and their local copy');
+		const big = await seeded('Bench compare 5000', 5000);
+		const bigIgnore = await IgnoreRules.load(big.local, {});
+		const gc = (globalThis as { gc?: () => void }).gc;
+		gc?.();
+		const heapBefore = process.memoryUsage().heapUsed;
+		let peak = heapBefore;
+		let samples = 0;
+		const sample = (): void => {
+			samples++;
+			peak = Math.max(peak, process.memoryUsage().heapUsed);
+		};
+		const timer = setInterval(sample, 2);
+		const t0 = performance.now();
+		const all = await compareFolders({
+			client,
+			agentId: big.agentId,
+			agentFolder: '',
+			localRoot: big.local,
+			mode: 'everything',
+			ignore: bigIgnore,
+			onProgress: sample,
+		});
+		const ms = performance.now() - t0;
+		clearInterval(timer);
+		sample();
+		rows.push({
+			metric: `"Compare Everything" over 5,000 files (${all.stats.filesRead} agent files read, ${all.stats.localFilesHashed} local hashed, ${all.stats.foldersListed} folders, ${all.differences.length} differences)`,
+			value: `${(ms / 1000).toFixed(2)} s`,
+			target: '< 5 s',
+			pass: ms < 5000 && all.stats.filesRead === 5000 && all.differences.length === 0,
+		});
+		rows.push({
+			metric: 'peak heap while comparing (heapUsed, this process: engine + in-process emulator)',
+			value: `${mb(peak)} (${mb(heapBefore)} before, after gc; ${samples} samples)`,
+			target: '< 100 MB',
+			pass: peak < 100e6,
+		});
+		ctx.addSection({
+			title: 'Comparison engine (src/compare, emulator request counter)',
+			rows,
+			notes: [
+				'Floors: link = agent-side folders listed + 1 (the runs, read once) + 10 reads (the equal-size files the runs changed; 500 files of 256 bytes, 50 per folder); refresh = folders listed + 3 reads (files changed earlier keep their hash in the baseline: no request).',
+				'Peak heap: process.memoryUsage().heapUsed sampled every 2 ms and at each progress report while "Compare Everything" runs, after a gc() (bench runs with --expose-gc); the figure is the whole bench process, so it includes the in-process emulator serving the 5,000 files (their contents are in its heap), and is an upper bound for the engine.',
+			],
+		});
+	} finally {
+		client.close();
+		await rm(dir, { recursive: true, force: true });
+	}
+}

@@ -1,0 +1,479 @@
+/**
+ * The comparison engine (issue 21): an agent's workspace folder against a local folder, at bounded
+ * cost. Candidates come from the agent-side listing (path, size, mtime); a size difference already
+ * means modified; a file is read only when it is a candidate and the sizes are equal, streamed and
+ * hashed (never both trees in memory: the result holds paths and facts only). Plain Node, no `vscode`.
+ */
+import type { Dirent } from 'node:fs';
+import { lstat, opendir } from 'node:fs/promises';
+import { type CloudAgentsClient, LIMITS, readTimeMember } from '../api';
+import { throwIfAborted } from '../api/async';
+import type { IgnoreRules } from './ignore';
+import { UnsafePathError, agentPathOf, checkRelativePath, hashAgentFile, hashLocalFile, localPathOf } from './paths';
+import type {
+	Baseline,
+	BaselineEntry,
+	ChangeGroup,
+	CompareLimits,
+	CompareMode,
+	CompareProgress,
+	CompareResult,
+	Difference,
+	FileFacts,
+} from './types';
+
+export const DEFAULT_COMPARE_LIMITS: CompareLimits = {
+	maxFiles: 20_000,
+	maxFolders: 5_000,
+	maxBytes: 512 * 1024 * 1024,
+	concurrency: 8,
+};
+
+export interface CompareOptions {
+	client: CloudAgentsClient;
+	agentId: string;
+	/** The agent-side folder ('' = the workspace root). */
+	agentFolder: string;
+	/** The local folder (absolute). */
+	localRoot: string;
+	mode: CompareMode;
+	/** The previous comparison's baseline (none for a first link). */
+	baseline?: Baseline;
+	ignore: IgnoreRules;
+	limits?: Partial<CompareLimits>;
+	signal?: AbortSignal;
+	onProgress?(p: CompareProgress): void;
+	/** The clock of `baseline.taken` (default Date.now). */
+	now?(): number;
+}
+
+interface AgentFile {
+	path: string;
+	size: number;
+	mtime: number;
+}
+
+type LocalState = { kind: 'missing' } | { kind: 'file'; facts: FileFacts } | { kind: 'symlink' } | { kind: 'other' };
+
+function parentOf(rel: string): string {
+	const slash = rel.lastIndexOf('/');
+	return slash < 0 ? '' : rel.slice(0, slash);
+}
+
+function joinRel(folder: string, name: string): string {
+	return folder === '' ? name : `${folder}/${name}`;
+}
+
+function byPath(a: { path: string }, b: { path: string }): number {
+	return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+	return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+function mib(bytes: number): string {
+	return `${Math.round(bytes / (1024 * 1024)).toLocaleString('en-US')} MiB`;
+}
+
+async function localState(localRoot: string, rel: string): Promise<LocalState> {
+	try {
+		const st = await lstat(localPathOf(localRoot, rel));
+		if (st.isSymbolicLink()) {
+			return { kind: 'symlink' };
+		}
+		return st.isFile() ? { kind: 'file', facts: { size: st.size, mtime: st.mtimeMs } } : { kind: 'other' };
+	} catch (err) {
+		const code = (err as { code?: unknown } | null)?.code;
+		if (code === 'ENOENT' || code === 'ENOTDIR') {
+			return { kind: 'missing' };
+		}
+		throw err;
+	}
+}
+
+/** Runs `work` over `items` with at most `limit` at once; stops at the first error. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+	let next = 0;
+	let failed = false;
+	const worker = async (): Promise<void> => {
+		while (!failed && next < items.length) {
+			const item = items[next++]!;
+			try {
+				await work(item);
+			} catch (err) {
+				failed = true;
+				throw err;
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}
+
+/** Start of the agent's first run (ms): the earliest `started_at`, else `created_at`, of its runs. */
+async function firstRunStart(client: CloudAgentsClient, agentId: string, signal: AbortSignal | undefined): Promise<number | undefined> {
+	const runs = await client.listRuns(agentId, { limit: LIMITS.runListLimit.max, signal });
+	let since: number | undefined;
+	for (const run of runs) {
+		const t = readTimeMember(run.started_at) ?? readTimeMember(run.created_at);
+		if (t !== undefined && (since === undefined || t < since)) {
+			since = t;
+		}
+	}
+	return since;
+}
+
+/** Compares the agent's folder with the local folder (see CompareMode for what each mode does). */
+export async function compareFolders(o: CompareOptions): Promise<CompareResult> {
+	const limits: CompareLimits = { ...DEFAULT_COMPARE_LIMITS, ...o.limits };
+	const { client, agentId, signal } = o;
+	const stats = { foldersListed: 0, runListsRead: 0, filesRead: 0, bytesRead: 0, localFilesHashed: 0 };
+	const notes: string[] = [];
+	const progress = (message: string, done: number, total?: number): void => o.onProgress?.({ message, done, total });
+	throwIfAborted(signal);
+	if (o.agentFolder !== '') {
+		checkRelativePath(o.agentFolder);
+	}
+	const baseline = o.mode === 'link' ? undefined : o.baseline;
+
+	// Since when a file counts as changed by the agent.
+	let since: number | undefined;
+	if (baseline) {
+		since = baseline.since;
+	} else {
+		progress('Reading the agent’s runs…', 0);
+		since = await firstRunStart(client, agentId, signal);
+		stats.runListsRead = 1;
+	}
+
+	// 1. The agent-side listing, breadth first, bounded.
+	const agentFiles = new Map<string, AgentFile>();
+	/** Folders listed to the end (absence there means the agent has no such file). */
+	const complete = new Set<string>();
+	const queue: string[] = [''];
+	let unsafeNames = 0;
+	let fileCapHit = false;
+	let foldersLeft = 0;
+	while (queue.length > 0) {
+		throwIfAborted(signal);
+		if (stats.foldersListed >= limits.maxFolders) {
+			foldersLeft = queue.length;
+			break;
+		}
+		const folder = queue.shift()!;
+		progress(`Listing ${folder === '' ? 'the agent’s folder' : folder}…`, agentFiles.size);
+		stats.foldersListed++;
+		const path = folder === '' ? o.agentFolder : agentPathOf(o.agentFolder, folder);
+		const seen = new Set<string>();
+		let stopped = false;
+		for await (const entry of client.iterateWorkspace(agentId, path, { limit: LIMITS.workspaceListLimit.max, signal })) {
+			const name = entry.name;
+			let rel: string;
+			try {
+				if (name.includes('/')) {
+					throw new UnsafePathError(name, 'a name with a slash');
+				}
+				rel = checkRelativePath(joinRel(folder, checkRelativePath(name)));
+				agentPathOf(o.agentFolder, rel);
+			} catch (err) {
+				if (!(err instanceof UnsafePathError) && !(err instanceof Error && err.name === 'ValidationError')) {
+					throw err;
+				}
+				unsafeNames++;
+				continue;
+			}
+			if (seen.has(name)) {
+				unsafeNames++; // a name listed twice: the first one stands
+				continue;
+			}
+			seen.add(name);
+			if (entry.type === 'directory') {
+				if (!o.ignore.ignores(rel, true)) {
+					queue.push(rel);
+				}
+			} else if (entry.type === 'file') {
+				if (o.ignore.ignores(rel, false)) {
+					continue;
+				}
+				if (agentFiles.size >= limits.maxFiles) {
+					fileCapHit = true;
+					stopped = true;
+					break;
+				}
+				agentFiles.set(rel, { path: rel, size: entry.size, mtime: entry.mtime_unix_ms });
+			}
+			// symbolic links and other kinds are not compared
+		}
+		if (stopped) {
+			foldersLeft = queue.length;
+			break;
+		}
+		complete.add(folder);
+	}
+	const listingComplete = !fileCapHit && foldersLeft === 0;
+	if (fileCapHit) {
+		notes.push(
+			`Listing stopped at ${plural(limits.maxFiles, 'agent-side file')} (the limit): files listed after those were not compared, and files missing from the listing were not reported as deleted.`,
+		);
+	} else if (foldersLeft > 0) {
+		notes.push(
+			`Listing stopped after ${plural(limits.maxFolders, 'agent-side folder')} (the limit): the files of ${plural(foldersLeft, 'folder')} not listed (and their subfolders) were not compared.`,
+		);
+	}
+	if (unsafeNames > 0) {
+		notes.push(
+			`${plural(unsafeNames, 'agent-side name')} could not be used as a local path (unsafe or repeated) and ${unsafeNames === 1 ? 'was' : 'were'} skipped.`,
+		);
+	}
+	/** True when the listing saw the folder of `rel` to the end (so its absence there is real). */
+	const listedFolderOf = (rel: string): boolean => {
+		for (let d = parentOf(rel); ; d = parentOf(d)) {
+			if (complete.has(d)) {
+				return d === parentOf(rel) || listingComplete;
+			}
+			if (d === '') {
+				return false;
+			}
+		}
+	};
+
+	// 2. Candidates and, in `everything`, the rest.
+	const isCandidate = (f: AgentFile): boolean => {
+		if (since !== undefined && f.mtime >= since) {
+			return true;
+		}
+		if (baseline) {
+			const b = baseline.entries[f.path];
+			return b === undefined || b.size !== f.size || b.mtime !== f.mtime || b.agentChanged === true;
+		}
+		return false;
+	};
+	const work: { file: AgentFile; group: ChangeGroup }[] = [];
+	for (const f of agentFiles.values()) {
+		if (isCandidate(f)) {
+			work.push({ file: f, group: 'agent' });
+		} else if (o.mode === 'everything') {
+			work.push({ file: f, group: 'other' });
+		}
+	}
+	work.sort((a, b) => byPath(a.file, b.file));
+
+	const differences: Difference[] = [];
+	const entries: Record<string, BaselineEntry> = {};
+	for (const f of agentFiles.values()) {
+		entries[f.path] = { size: f.size, mtime: f.mtime };
+	}
+	let bytesUsed = 0;
+	let overBytes = 0;
+	let localSymlinks = 0;
+	let localOther = 0;
+	let done = 0;
+	progress(`Comparing ${plural(work.length, 'file')}…`, 0, work.length);
+	await pool(work, limits.concurrency, async ({ file, group }) => {
+		throwIfAborted(signal);
+		const local = await localState(o.localRoot, file.path);
+		const agent: FileFacts = { size: file.size, mtime: file.mtime };
+		if (local.kind === 'missing') {
+			differences.push({ path: file.path, kind: 'added', group, agent });
+		} else if (local.kind === 'symlink') {
+			localSymlinks++;
+		} else if (local.kind === 'other') {
+			localOther++;
+		} else if (local.facts.size !== file.size) {
+			differences.push({ path: file.path, kind: 'modified', group, agent, local: local.facts });
+		} else {
+			const before = baseline?.entries[file.path];
+			const reuse =
+				before?.sha256 !== undefined && before.size === file.size && before.mtime === file.mtime ? before.sha256 : undefined;
+			const cost = (reuse === undefined ? file.size : 0) + file.size;
+			if (bytesUsed + cost > limits.maxBytes) {
+				overBytes++;
+			} else {
+				bytesUsed += cost;
+				let agentSha = reuse;
+				if (agentSha === undefined) {
+					const read = await hashAgentFile(client, agentId, agentPathOf(o.agentFolder, file.path), signal, agent);
+					stats.filesRead++;
+					stats.bytesRead += read.size;
+					agentSha = read.sha256;
+					if (read.size === file.size && read.mtime === file.mtime) {
+						entries[file.path] = { size: file.size, mtime: file.mtime, sha256: read.sha256 };
+					}
+				} else {
+					entries[file.path] = { size: file.size, mtime: file.mtime, sha256: reuse };
+				}
+				let localSha: string;
+				try {
+					localSha = (await hashLocalFile(localPathOf(o.localRoot, file.path), signal)).sha256;
+				} catch (err) {
+					if (err instanceof UnsafePathError) {
+						localSymlinks++; // replaced by a link since the lstat
+						return;
+					}
+					throw err;
+				}
+				stats.localFilesHashed++;
+				if (localSha !== agentSha) {
+					differences.push({ path: file.path, kind: 'modified', group, agent, local: local.facts });
+				}
+			}
+		}
+		done++;
+		if (done % 50 === 0 || done === work.length) {
+			progress(`Comparing ${plural(work.length, 'file')}…`, done, work.length);
+		}
+	});
+	// Hashes kept from the baseline for files not compared this time, when unchanged.
+	for (const f of agentFiles.values()) {
+		const before = baseline?.entries[f.path];
+		if (entries[f.path]!.sha256 === undefined && before?.sha256 !== undefined && before.size === f.size && before.mtime === f.mtime) {
+			entries[f.path]!.sha256 = before.sha256;
+		}
+	}
+
+	// 3. Deleted by the agent: in the baseline, gone from a fully listed folder, still a local file.
+	const deleted: string[] = [];
+	const deletedSet = new Set<string>();
+	if (baseline) {
+		const gone = new Set<string>([...Object.keys(baseline.entries), ...baseline.deleted]);
+		for (const rel of [...gone].sort()) {
+			throwIfAborted(signal);
+			try {
+				checkRelativePath(rel);
+			} catch {
+				continue; // a tampered baseline: never used as a path
+			}
+			if (agentFiles.has(rel) || !listedFolderOf(rel) || o.ignore.ignores(rel, false)) {
+				continue;
+			}
+			const local = await localState(o.localRoot, rel);
+			if (local.kind === 'file') {
+				deleted.push(rel);
+				deletedSet.add(rel);
+				differences.push({ path: rel, kind: 'deleted', group: 'agent', local: local.facts });
+			}
+		}
+	}
+
+	// 4. `everything`: local files the agent side lacks.
+	if (o.mode === 'everything') {
+		const local = await walkLocal(o, limits, agentFiles, listedFolderOf, deletedSet, differences);
+		localSymlinks += local.symlinks;
+		notes.push(...local.notes);
+	}
+
+	if (overBytes > 0) {
+		notes.push(
+			`${plural(overBytes, 'file')} of equal size on both sides ${overBytes === 1 ? 'was' : 'were'} not compared: reading ${overBytes === 1 ? 'it' : 'them'} would pass the limit of ${mib(limits.maxBytes)} read.`,
+		);
+	}
+	if (localSymlinks > 0) {
+		notes.push(
+			`${plural(localSymlinks, 'local symbolic link')} ${localSymlinks === 1 ? 'was' : 'were'} not followed and not compared.`,
+		);
+	}
+	if (localOther > 0) {
+		notes.push(
+			`${plural(localOther, 'local path')} that ${localOther === 1 ? 'is' : 'are'} not a regular file ${localOther === 1 ? 'was' : 'were'} not compared.`,
+		);
+	}
+	for (const d of differences) {
+		const entry = d.group === 'agent' ? entries[d.path] : undefined;
+		if (entry) {
+			entry.agentChanged = true;
+		}
+	}
+	differences.sort(byPath);
+	progress('Compared', work.length, work.length);
+	return {
+		differences,
+		baseline: { version: 1, since, taken: (o.now ?? Date.now)(), entries, deleted },
+		incomplete: notes.length > 0 ? `Compared ${plural(work.length - overBytes, 'agent-side file')}. ${notes.join(' ')}` : undefined,
+		stats,
+	};
+}
+
+/** Walks the local folder (no symbolic link followed, ignore rules, bounded) for files the agent side lacks. */
+async function walkLocal(
+	o: CompareOptions,
+	limits: CompareLimits,
+	agentFiles: ReadonlyMap<string, AgentFile>,
+	listedFolderOf: (rel: string) => boolean,
+	deleted: ReadonlySet<string>,
+	differences: Difference[],
+): Promise<{ symlinks: number; notes: string[] }> {
+	const notes: string[] = [];
+	let symlinks = 0;
+	let folders = 0;
+	let files = 0;
+	let unusable = 0;
+	let stoppedAt: 'folders' | 'files' | undefined;
+	const queue: string[] = [''];
+	walk: while (queue.length > 0) {
+		throwIfAborted(o.signal);
+		if (folders >= limits.maxFolders) {
+			stoppedAt = 'folders';
+			break;
+		}
+		const folder = queue.shift()!;
+		folders++;
+		o.onProgress?.({ message: `Listing local ${folder === '' ? 'folder' : folder}…`, done: files });
+		let dir;
+		try {
+			dir = await opendir(folder === '' ? o.localRoot : localPathOf(o.localRoot, folder));
+		} catch (err) {
+			const code = (err as { code?: unknown } | null)?.code;
+			if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') {
+				continue;
+			}
+			throw err;
+		}
+		for await (const d of dir as AsyncIterable<Dirent>) {
+			let rel: string;
+			try {
+				rel = checkRelativePath(joinRel(folder, checkRelativePath(d.name)));
+			} catch {
+				unusable++;
+				continue;
+			}
+			if (d.isSymbolicLink()) {
+				// (one the agent side lists was counted when its file was compared)
+				if (!agentFiles.has(rel) && !o.ignore.ignores(rel, false)) {
+					symlinks++;
+				}
+			} else if (d.isDirectory()) {
+				if (!o.ignore.ignores(rel, true)) {
+					queue.push(rel);
+				}
+			} else if (d.isFile()) {
+				if (o.ignore.ignores(rel, false)) {
+					continue;
+				}
+				if (++files > limits.maxFiles) {
+					stoppedAt = 'files';
+					break walk; // leaving the loop closes the folder
+				}
+				if (agentFiles.has(rel) || deleted.has(rel) || !listedFolderOf(rel)) {
+					continue;
+				}
+				const st = await lstat(localPathOf(o.localRoot, rel)).catch(() => undefined);
+				if (st?.isFile()) {
+					differences.push({ path: rel, kind: 'deleted', group: 'other', local: { size: st.size, mtime: st.mtimeMs } });
+				}
+			}
+		}
+	}
+	if (stoppedAt === 'folders') {
+		notes.push(
+			`The local walk stopped after ${plural(limits.maxFolders, 'folder')} (the limit): local files in folders not walked were not compared.`,
+		);
+	} else if (stoppedAt === 'files') {
+		notes.push(`The local walk stopped at ${plural(limits.maxFiles, 'file')} (the limit): local files past those were not compared.`);
+	}
+	if (unusable > 0) {
+		notes.push(
+			`${plural(unusable, 'local name')} that cannot be a relative path here (a backslash or a control character) ${unusable === 1 ? 'was' : 'were'} skipped.`,
+		);
+	}
+	return { symlinks, notes };
+}
