@@ -13,7 +13,7 @@ import type { loadFeatures } from './commands/featureEntry';
 import { LazyFeatures } from './commands/lazy';
 import { isRegistered } from './commands/registry';
 import { registerWelcomeProbe } from './commands/welcomeProbe';
-import { COMMAND_IDS, CONTEXT_KEYS, WEBVIEW_TYPES } from './ids';
+import { COMMAND_IDS, CONTEXT_KEYS, LINKS_KEY, WEBVIEW_TYPES } from './ids';
 import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
 import { runsList } from './resources/runs';
@@ -96,6 +96,7 @@ class CloudAgentsExtension extends Disposable {
 			follower: this.runFollower,
 			signIn: runSignIn,
 			onUnauthorized,
+			agentFileChanged: (agentId, path, change) => workspace.feature.cache.invalidate(agentId, path, change),
 		};
 		// Refresh also asks again an agent workspace that was found to speak another interface.
 		this.register(
@@ -144,6 +145,12 @@ class CloudAgentsExtension extends Disposable {
 			this.register(d);
 		}
 		void this.ready.then(() => vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, true));
+		// Linked folders show their agent's changes in Source Control from the start (src/changes/).
+		const links: unknown = context.globalState.get(LINKS_KEY);
+		if (Array.isArray(links) && links.length > 0) {
+			const timer = setTimeout(() => features.load(), 0);
+			this.register({ dispose: () => clearTimeout(timer) });
+		}
 		log.info(`Cloud Agents activated in ${vscode.env.appName} ${vscode.version}`);
 	}
 }

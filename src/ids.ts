@@ -60,6 +60,9 @@ export const AUTH_PROVIDER_ID = 'cloudAgents';
 /** URI scheme of an agent's remote workspace: `cloud-agent://<agentId>/<path>`. */
 export const FS_SCHEME = 'cloud-agent';
 
+/** globalState key of the agent ↔ local folder links (src/changes/linkStore.ts): activation loads the features when it holds one. */
+export const LINKS_KEY = 'cloudAgents.changes.links';
+
 /** URI scheme of the read-only documents that show server records (run results, runtime details, text artifacts). */
 export const RECORD_SCHEME = 'cloud-agents-record';
 

@@ -72,6 +72,18 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.github.editBindings',
 	'cloudAgents.github.refreshRequests',
 	'cloudAgents.agents.showSessionHistory',
+	'cloudAgents.changes.compareWithLocal',
+	'cloudAgents.changes.refresh',
+	'cloudAgents.changes.compareEverything',
+	'cloudAgents.changes.openAllChanges',
+	'cloudAgents.changes.applyToLocal',
+	'cloudAgents.changes.applyAllToLocal',
+	'cloudAgents.changes.sendToAgent',
+	'cloudAgents.changes.sendAllToAgent',
+	'cloudAgents.changes.openChanges',
+	'cloudAgents.changes.openAgentVersion',
+	'cloudAgents.changes.openLocalFile',
+	'cloudAgents.changes.unlink',
 ] as const;
 
 /** Every view package.json contributes, in its order. */

@@ -12,6 +12,7 @@ import { runActions } from '../resources/runs';
 import { ActionRegistry } from '../views/actionRegistry';
 import { computerPanelFeature } from './computer';
 import { registerFeatureCommands } from './features';
+import { ChangesFeature } from '../changes/changesFeature';
 import type { LoadedFeatures } from './lazy';
 import { exportTo, registerSavingsCommands } from './savings';
 import type { Services } from '../views/actions';
@@ -25,8 +26,16 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		[WEBVIEW_TYPES.computer, computer.restorePanel],
 		[WEBVIEW_TYPES.savings, savings.restorePanel],
 	]);
+	const changes = new ChangesFeature({
+		session: deps.session,
+		log: deps.log,
+		context: deps.context,
+		runEvents: deps.follower.onDidReceiveEvent,
+		agentFileChanged: deps.agentFileChanged,
+		onUnauthorized: deps.onUnauthorized,
+	});
 	return {
-		disposables: [...actions.register(), ...registerFeatureCommands(deps), ...computer.disposables, ...savings.disposables],
+		disposables: [...actions.register(), ...registerFeatureCommands(deps), ...computer.disposables, ...savings.disposables, changes],
 		restorePanel: async (viewType, panel, state) => {
 			const restore = restorers.get(viewType);
 			if (!restore) {

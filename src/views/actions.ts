@@ -43,6 +43,8 @@ export interface Services {
 	signIn(this: void): Promise<unknown>;
 	/** The session's 401 handler (its single "sign in again" prompt), for failed commands. */
 	onUnauthorized?: UnauthorizedHandler;
+	/** Tells the `cloud-agent:` file system that the agent's copy of a file changed (written or deleted by us). */
+	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
 }
 
 /** How the quick pick (or the command's own picker) finds a record when none is given. */

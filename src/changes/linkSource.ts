@@ -1,0 +1,409 @@
+/**
+ * One link in Source Control: a `SourceControl` labelled "‹agent› ↔ ‹local folder›" with the groups
+ * "Changed by the agent" and "Other differences", kept by comparisons (src/compare/engine.ts) that
+ * never run two at once, and re-checked file by file when a local file in a group changes.
+ */
+import * as vscode from 'vscode';
+import type { CloudAgentsClient } from '../api';
+import { compareFolders } from '../compare/engine';
+import { IgnoreRules } from '../compare/ignore';
+import { agentPathOf, hashAgentFile, hashLocalFile, localPathOf } from '../compare/paths';
+import type { Baseline, CompareMode, CompareResult, Difference } from '../compare/types';
+import { workspaceUri } from '../fs/workspaceFs';
+import { Disposable } from '../util/lifecycle';
+import { singleLine } from '../util/text';
+import type { AgentLink, LinkStore } from './linkStore';
+
+/**
+ * What every link's source control id starts with (menus match `scmProvider =~ /^cloudAgents\.changes\./`).
+ * Each link has its own id: VS Code registers a command per source control id for its quick diff.
+ */
+export const SCM_ID = 'cloudAgents.changes';
+
+/** Scheme of the empty side of a diff (a file one side does not have). */
+export const EMPTY_SCHEME = 'cloud-agents-empty';
+
+/** A resource state of ours: the difference it stands for. */
+export interface ChangeState extends vscode.SourceControlResourceState {
+	readonly difference: Difference;
+}
+
+/** What a link's source control needs from the feature. */
+export interface LinkSourceDeps {
+	client(this: void): CloudAgentsClient;
+	store: LinkStore;
+	log: vscode.LogOutputChannel;
+	/** Tells the decorations that these local files changed state. */
+	decorationsChanged(this: void, uris: vscode.Uri[]): void;
+	/** The `files.exclude` globs (value true) for the local folder. */
+	exclude(this: void, folder: vscode.Uri): string[];
+}
+
+function kindLetter(d: Difference): string {
+	return d.kind === 'added' ? 'A' : d.kind === 'deleted' ? 'D' : 'M';
+}
+
+/** Words for a difference (tooltips, the decoration's tooltip). */
+export function describeDifference(d: Difference): string {
+	const who = d.group === 'agent' ? vscode.l10n.t('Changed by the agent') : vscode.l10n.t('Other difference');
+	const what =
+		d.kind === 'added'
+			? vscode.l10n.t('only in the agent workspace')
+			: d.kind === 'deleted'
+				? d.group === 'agent'
+					? vscode.l10n.t('deleted in the agent workspace')
+					: vscode.l10n.t('only in the local folder')
+				: vscode.l10n.t('contents differ');
+	return `${who}: ${what}`;
+}
+
+/** The source control of one link. */
+export class LinkSource extends Disposable {
+	readonly scm: vscode.SourceControl;
+	readonly agentGroup: vscode.SourceControlResourceGroup;
+	readonly otherGroup: vscode.SourceControlResourceGroup;
+	readonly localRoot: vscode.Uri;
+	/** Differences by local URI string. */
+	private readonly differences = new Map<string, Difference>();
+	private baseline: Baseline | undefined;
+	private running: Promise<CompareResult | undefined> | undefined;
+	private queued:
+		{ mode: CompareMode; promise: Promise<CompareResult | undefined>; resolve: (r: CompareResult | undefined) => void } | undefined;
+	private timer: ReturnType<typeof setTimeout> | undefined;
+	private recheckTimer: ReturnType<typeof setTimeout> | undefined;
+	private readonly recheckPaths = new Set<string>();
+	/** What the last comparison left out (a cap), if anything. */
+	incomplete: string | undefined;
+	/** Why the last comparison failed (shown in the source control's status bar), if it did. */
+	failure: string | undefined;
+	/** The last comparison's statistics (tests and the log). */
+	lastStats: CompareResult['stats'] | undefined;
+
+	constructor(
+		readonly link: AgentLink,
+		private readonly deps: LinkSourceDeps,
+	) {
+		super();
+		this.localRoot = vscode.Uri.parse(link.localFolder, true);
+		this.scm = this.register(vscode.scm.createSourceControl(`${SCM_ID}.${link.id}`, this.label(), this.localRoot));
+		this.scm.inputBox.visible = false;
+		this.agentGroup = this.register(this.scm.createResourceGroup('agent', vscode.l10n.t('Changed by the agent')));
+		this.otherGroup = this.register(this.scm.createResourceGroup('other', vscode.l10n.t('Other differences')));
+		this.otherGroup.hideWhenEmpty = true;
+		this.scm.quickDiffProvider = { provideOriginalResource: (uri) => this.originalOf(uri) };
+		this.scm.count = 0;
+		const watcher = this.register(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.localRoot, '**/*')));
+		const changed = (uri: vscode.Uri): void => this.localChanged(uri);
+		this.register(watcher.onDidChange(changed));
+		this.register(watcher.onDidCreate(changed));
+		this.register(watcher.onDidDelete(changed));
+		this.register({ dispose: () => [this.timer, this.recheckTimer].forEach((t) => t && clearTimeout(t)) });
+	}
+
+	/** "‹agent› ↔ ‹local folder›" (plus the agent-side folder when it is not the root). */
+	label(): string {
+		const agent = singleLine(this.link.agentName || this.link.agentId, 80);
+		const side = this.link.agentFolder ? `${agent}/${singleLine(this.link.agentFolder, 80)}` : agent;
+		const local = this.localRoot.path.split('/').filter(Boolean).pop() ?? this.localRoot.fsPath;
+		return `${side} ↔ ${local}`;
+	}
+
+	/** Every difference now shown, in path order. */
+	all(): Difference[] {
+		return [...this.differences.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+	}
+
+	/** The difference shown for a local file, if any. */
+	differenceOf(uri: vscode.Uri): Difference | undefined {
+		return this.differences.get(uri.toString());
+	}
+
+	/** The local file of a relative path (checked to stay inside the folder). */
+	localUriOf(path: string): vscode.Uri {
+		return vscode.Uri.file(localPathOf(this.localRoot.fsPath, path));
+	}
+
+	/** The agent's copy of a relative path, as a `cloud-agent:` URI. */
+	agentUriOf(path: string): vscode.Uri {
+		return workspaceUri(this.link.agentId, agentPathOf(this.link.agentFolder, path));
+	}
+
+	/** The empty side of a diff, named after the file. */
+	emptyUriOf(path: string): vscode.Uri {
+		return vscode.Uri.from({ scheme: EMPTY_SCHEME, path: `/${path}` });
+	}
+
+	/** Left (local) and right (agent) of a difference's diff, and its title. */
+	diffOf(d: Difference): { left: vscode.Uri; right: vscode.Uri; title: string } {
+		const name = d.path.split('/').pop() ?? d.path;
+		return {
+			left: d.kind === 'added' ? this.emptyUriOf(d.path) : this.localUriOf(d.path),
+			right: d.kind === 'deleted' ? this.emptyUriOf(d.path) : this.agentUriOf(d.path),
+			title: vscode.l10n.t('{0} (local ↔ {1})', name, singleLine(this.link.agentName || this.link.agentId, 80)),
+		};
+	}
+
+	/** The file decoration of a local URI in one of the groups. */
+	decorationOf(uri: vscode.Uri): vscode.FileDecoration | undefined {
+		const d = this.differences.get(uri.toString());
+		if (!d) {
+			return undefined;
+		}
+		const color =
+			d.kind === 'added'
+				? 'gitDecoration.addedResourceForeground'
+				: d.kind === 'deleted'
+					? 'gitDecoration.deletedResourceForeground'
+					: 'gitDecoration.modifiedResourceForeground';
+		return new vscode.FileDecoration(kindLetter(d), describeDifference(d), new vscode.ThemeColor(color));
+	}
+
+	/**
+	 * Compares again (`link`: the first comparison; `refresh`: what changed since the baseline;
+	 * `everything`: the full comparison). Never two at once: a call while one runs waits for one
+	 * more after it (the widest mode asked for), which every such call shares.
+	 */
+	refresh(
+		mode: CompareMode,
+		options: { signal?: AbortSignal; report?: (message: string) => void } = {},
+	): Promise<CompareResult | undefined> {
+		if (this.running) {
+			if (this.queued) {
+				if (mode === 'everything' || mode === 'link') {
+					this.queued.mode = mode;
+				}
+				return this.queued.promise;
+			}
+			let resolve: (r: CompareResult | undefined) => void = () => undefined;
+			const promise = new Promise<CompareResult | undefined>((r) => (resolve = r));
+			this.queued = { mode, promise, resolve };
+			return promise;
+		}
+		const run = this.compare(mode, options);
+		this.running = run;
+		const next = (): void => {
+			this.running = undefined;
+			const q = this.queued;
+			this.queued = undefined;
+			if (q && !this.isDisposed) {
+				this.refresh(q.mode).then(q.resolve, (err: unknown) => {
+					this.deps.log.warn(`Comparing ${this.label()} failed:`, err instanceof Error ? err : String(err));
+					q.resolve(undefined);
+				});
+			}
+		};
+		run.then(next, next);
+		return run;
+	}
+
+	/** A refresh soon (hints: a run's file events, a save through `cloud-agent:`); several hints make one. */
+	refreshSoon(delayMs: number): void {
+		if (this.timer) {
+			clearTimeout(this.timer);
+		}
+		this.timer = setTimeout(() => {
+			this.timer = undefined;
+			this.refresh('refresh').catch((err: unknown) =>
+				this.deps.log.warn(`Refreshing ${this.label()} failed:`, err instanceof Error ? err : String(err)),
+			);
+		}, delayMs);
+	}
+
+	private async compare(
+		mode: CompareMode,
+		options: { signal?: AbortSignal; report?: (message: string) => void },
+	): Promise<CompareResult | undefined> {
+		this.baseline ??= await this.deps.store.baseline(this.link.id);
+		const effective: CompareMode = mode === 'refresh' && !this.baseline ? 'link' : mode;
+		const ignore = await IgnoreRules.load(this.localRoot.fsPath, { exclude: this.deps.exclude(this.localRoot) });
+		const result = await vscode.window
+			.withProgress({ location: vscode.ProgressLocation.SourceControl }, () =>
+				compareFolders({
+					client: this.deps.client(),
+					agentId: this.link.agentId,
+					agentFolder: this.link.agentFolder,
+					localRoot: this.localRoot.fsPath,
+					mode: effective,
+					baseline: effective === 'link' ? undefined : this.baseline,
+					ignore,
+					signal: options.signal,
+					onProgress: (p) => options.report?.(p.message),
+				}),
+			)
+			.then(undefined, (err: unknown) => {
+				// The groups keep what the last comparison found; the status bar says this one failed.
+				this.failure = singleLine(err instanceof Error ? err.message : String(err), 500);
+				this.render();
+				throw err;
+			});
+		if (this.isDisposed) {
+			return undefined;
+		}
+		this.failure = undefined;
+		this.baseline = result.baseline;
+		this.incomplete = result.incomplete;
+		this.lastStats = result.stats;
+		await this.deps.store.setBaseline(this.link.id, result.baseline);
+		// A refresh finds the agent's changes; the other differences of the last full comparison
+		// stay until the next one, except those the agent's changes now cover.
+		const keepOther = effective === 'refresh' ? [...this.differences.values()].filter((d) => d.group === 'other') : [];
+		const next = new Map<string, Difference>();
+		for (const d of result.differences) {
+			next.set(this.localUriOf(d.path).toString(), d);
+		}
+		for (const d of keepOther) {
+			const key = this.localUriOf(d.path).toString();
+			if (!next.has(key)) {
+				next.set(key, d);
+			}
+		}
+		this.show(next);
+		return result;
+	}
+
+	/** Replaces what the groups show. */
+	private show(next: Map<string, Difference>): void {
+		const touched = new Set<string>([...this.differences.keys(), ...next.keys()]);
+		this.differences.clear();
+		for (const [k, v] of next) {
+			this.differences.set(k, v);
+		}
+		this.render();
+		this.deps.decorationsChanged([...touched].map((k) => vscode.Uri.parse(k, true)));
+	}
+
+	private render(): void {
+		const agent: ChangeState[] = [];
+		const other: ChangeState[] = [];
+		for (const d of this.all()) {
+			(d.group === 'agent' ? agent : other).push(this.stateOf(d));
+		}
+		this.agentGroup.resourceStates = agent;
+		this.otherGroup.resourceStates = other;
+		this.scm.count = agent.length;
+		const problem = this.failure
+			? { title: `$(error) ${vscode.l10n.t('Comparison failed')}`, tooltip: this.failure }
+			: this.incomplete
+				? { title: `$(warning) ${vscode.l10n.t('Partly compared')}`, tooltip: this.incomplete }
+				: undefined;
+		this.scm.statusBarCommands = problem ? [{ command: 'cloudAgents.changes.refresh', ...problem, arguments: [this.scm] }] : undefined;
+	}
+
+	private stateOf(d: Difference): ChangeState {
+		return {
+			difference: d,
+			resourceUri: this.localUriOf(d.path),
+			command: {
+				title: vscode.l10n.t('Open Changes'),
+				command: 'cloudAgents.changes.openChanges',
+				arguments: [{ link: this.link.id, paths: [d.path] }],
+			},
+			decorations: { strikeThrough: d.kind === 'deleted', faded: d.group === 'other', tooltip: describeDifference(d) },
+			contextValue: `${d.group}:${d.kind}`,
+		};
+	}
+
+	/** Forgets the differences of these paths (applied or sent): the two sides are now equal. */
+	settled(
+		paths: readonly string[],
+		agentFacts?: ReadonlyMap<string, { size: number; mtime: number; sha256?: string } | undefined>,
+	): void {
+		const next = new Map(this.differences);
+		for (const p of paths) {
+			next.delete(this.localUriOf(p).toString());
+		}
+		if (agentFacts && this.baseline) {
+			for (const [p, facts] of agentFacts) {
+				if (facts) {
+					this.baseline.entries[p] = facts;
+				} else {
+					delete this.baseline.entries[p];
+				}
+				this.baseline.deleted = this.baseline.deleted.filter((x) => x !== p);
+			}
+			void this.deps.store.setBaseline(this.link.id, this.baseline);
+		}
+		this.show(next);
+	}
+
+	/** QuickDiff: the agent's version of a local file the agent changed. */
+	private originalOf(uri: vscode.Uri): vscode.Uri | undefined {
+		const d = this.differences.get(uri.toString());
+		return d && d.kind === 'modified' ? this.agentUriOf(d.path) : undefined;
+	}
+
+	/** A local file changed: a file shown in a group is checked again (after a short pause). */
+	private localChanged(uri: vscode.Uri): void {
+		const d = this.differences.get(uri.toString());
+		if (!d) {
+			return;
+		}
+		this.recheckPaths.add(d.path);
+		if (this.recheckTimer) {
+			clearTimeout(this.recheckTimer);
+		}
+		this.recheckTimer = setTimeout(() => {
+			this.recheckTimer = undefined;
+			const paths = [...this.recheckPaths];
+			this.recheckPaths.clear();
+			this.recheck(paths).catch((err: unknown) =>
+				this.deps.log.warn(`Checking local changes of ${this.label()} failed:`, err instanceof Error ? err : String(err)),
+			);
+		}, 300);
+	}
+
+	/** Checks shown files again against the agent's copy as listed (its hash read once when needed). */
+	async recheck(paths: readonly string[]): Promise<void> {
+		const next = new Map(this.differences);
+		for (const path of paths) {
+			const key = this.localUriOf(path).toString();
+			const d = next.get(key);
+			if (!d) {
+				continue;
+			}
+			const local = await localFacts(this.localRoot.fsPath, path);
+			if (!d.agent) {
+				if (!local) {
+					next.delete(key);
+				}
+				continue;
+			}
+			if (!local) {
+				next.set(key, { ...d, kind: 'added', local: undefined });
+				continue;
+			}
+			if (local.size !== d.agent.size) {
+				next.set(key, { ...d, kind: 'modified', local });
+				continue;
+			}
+			const entry = this.baseline?.entries[path];
+			let agentSha = entry && entry.size === d.agent.size && entry.mtime === d.agent.mtime ? entry.sha256 : undefined;
+			if (!agentSha) {
+				agentSha = (
+					await hashAgentFile(this.deps.client(), this.link.agentId, agentPathOf(this.link.agentFolder, path), undefined, d.agent)
+				).sha256;
+				if (entry && this.baseline) {
+					this.baseline.entries[path] = { ...entry, sha256: agentSha };
+				}
+			}
+			const localSha = (await hashLocalFile(localPathOf(this.localRoot.fsPath, path))).sha256;
+			if (localSha === agentSha) {
+				next.delete(key);
+			} else {
+				next.set(key, { ...d, kind: 'modified', local });
+			}
+		}
+		this.show(next);
+	}
+}
+
+/** Size and mtime of a local regular file (never through a symlink), or undefined. */
+async function localFacts(root: string, path: string): Promise<{ size: number; mtime: number } | undefined> {
+	const fs = await import('node:fs/promises');
+	try {
+		const st = await fs.lstat(localPathOf(root, path));
+		return st.isFile() ? { size: st.size, mtime: Math.floor(st.mtimeMs) } : undefined;
+	} catch {
+		return undefined;
+	}
+}

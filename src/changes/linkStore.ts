@@ -1,0 +1,210 @@
+/**
+ * The links between an agent's workspace folder and a local folder (issue 21), remembered per
+ * agent across windows and restarts: the links themselves in `globalState` (a few short records),
+ * each link's baseline (up to the comparison's file cap) in a JSON file of its own under the
+ * extension's global storage. What is read back is checked: a damaged or foreign record is dropped,
+ * never trusted.
+ */
+import * as vscode from 'vscode';
+import type { Baseline, BaselineEntry } from '../compare/types';
+import { checkRelativePath } from '../compare/paths';
+import { LINKS_KEY } from '../ids';
+
+/** One link: the agent (and its name when linked, for labels), its folder, the local folder. */
+export interface AgentLink {
+	/** Stable id of the link (file name of its baseline). */
+	id: string;
+	agentId: string;
+	/** The agent's name when linked (labels; the id when it had none). */
+	agentName: string;
+	/** Workspace path of the agent-side folder ('' = the workspace root). */
+	agentFolder: string;
+	/** The local folder, as a `file:` URI string. */
+	localFolder: string;
+}
+
+/** At most this many links are kept (the oldest goes when a new one is added past it). */
+export const MAX_LINKS = 20;
+
+const ID_PATTERN = /^[a-z0-9-]{1,64}$/;
+
+/** The links stored under `LINKS_KEY`, checked (anything malformed is left out). */
+export function readLinks(state: vscode.Memento): AgentLink[] {
+	const raw: unknown = state.get(LINKS_KEY);
+	if (!Array.isArray(raw)) {
+		return [];
+	}
+	const out: AgentLink[] = [];
+	for (const item of raw.slice(0, MAX_LINKS)) {
+		const link = checkLink(item);
+		if (link && !out.some((l) => l.id === link.id)) {
+			out.push(link);
+		}
+	}
+	return out;
+}
+
+function checkLink(item: unknown): AgentLink | undefined {
+	if (item === null || typeof item !== 'object') {
+		return undefined;
+	}
+	const r = item as Partial<Record<keyof AgentLink, unknown>>;
+	if (
+		typeof r.id !== 'string' ||
+		!ID_PATTERN.test(r.id) ||
+		typeof r.agentId !== 'string' ||
+		r.agentId === '' ||
+		typeof r.agentName !== 'string' ||
+		typeof r.agentFolder !== 'string' ||
+		typeof r.localFolder !== 'string'
+	) {
+		return undefined;
+	}
+	if (r.agentFolder !== '') {
+		try {
+			checkRelativePath(r.agentFolder);
+		} catch {
+			return undefined;
+		}
+	}
+	let local: vscode.Uri;
+	try {
+		local = vscode.Uri.parse(r.localFolder, true);
+	} catch {
+		return undefined;
+	}
+	if (local.scheme !== 'file') {
+		return undefined;
+	}
+	return { id: r.id, agentId: r.agentId, agentName: r.agentName.slice(0, 200), agentFolder: r.agentFolder, localFolder: r.localFolder };
+}
+
+/** A baseline read back from disk, checked entry by entry (undefined when unusable). */
+export function checkBaseline(raw: unknown, maxEntries: number): Baseline | undefined {
+	if (raw === null || typeof raw !== 'object') {
+		return undefined;
+	}
+	const b = raw as Partial<Record<keyof Baseline, unknown>>;
+	if (b.version !== 1 || typeof b.taken !== 'number' || !(b.since === undefined || typeof b.since === 'number')) {
+		return undefined;
+	}
+	if (b.entries === null || typeof b.entries !== 'object' || !Array.isArray(b.deleted)) {
+		return undefined;
+	}
+	const entries: Record<string, BaselineEntry> = Object.create(null) as Record<string, BaselineEntry>;
+	let n = 0;
+	for (const [path, value] of Object.entries(b.entries as Record<string, unknown>)) {
+		if (n++ >= maxEntries) {
+			break;
+		}
+		const e = value as Partial<Record<keyof BaselineEntry, unknown>> | null;
+		if (!safePath(path) || e === null || typeof e !== 'object' || !count(e.size) || !count(e.mtime)) {
+			continue;
+		}
+		const sha256 = typeof e.sha256 === 'string' && /^[0-9a-f]{64}$/.test(e.sha256) ? e.sha256 : undefined;
+		entries[path] = {
+			size: e.size as number,
+			mtime: e.mtime as number,
+			...(sha256 ? { sha256 } : {}),
+			...(e.agentChanged === true ? { agentChanged: true } : {}),
+		};
+	}
+	const deleted = (b.deleted as unknown[]).filter((p): p is string => typeof p === 'string' && safePath(p)).slice(0, maxEntries);
+	return { version: 1, since: b.since, taken: b.taken, entries, deleted };
+}
+
+function count(v: unknown): boolean {
+	return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+function safePath(path: string): boolean {
+	try {
+		checkRelativePath(path);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** The links of this machine and their baselines. */
+export class LinkStore {
+	private readonly _onDidChange = new vscode.EventEmitter<void>();
+	/** Fires when a link is added or removed. */
+	readonly onDidChange = this._onDidChange.event;
+
+	constructor(
+		private readonly state: vscode.Memento,
+		/** Folder of the baseline files (under context.globalStorageUri). */
+		private readonly folder: vscode.Uri,
+		private readonly maxEntries: number,
+	) {}
+
+	all(): AgentLink[] {
+		return readLinks(this.state);
+	}
+
+	/** Adds a link (replacing one of the same agent, agent folder and local folder); returns the kept link. */
+	async add(link: Omit<AgentLink, 'id'>): Promise<AgentLink> {
+		const links = this.all();
+		const same = links.find(
+			(l) => l.agentId === link.agentId && l.agentFolder === link.agentFolder && l.localFolder === link.localFolder,
+		);
+		const kept: AgentLink = { ...link, id: same?.id ?? newLinkId() };
+		const rest = links.filter((l) => l.id !== kept.id);
+		const next = [...rest, kept].slice(-MAX_LINKS);
+		for (const dropped of rest.filter((l) => !next.includes(l))) {
+			await this.deleteBaseline(dropped.id);
+		}
+		await this.state.update(LINKS_KEY, next);
+		this._onDidChange.fire();
+		return kept;
+	}
+
+	/** Forgets a link and its baseline. */
+	async remove(id: string): Promise<void> {
+		await this.state.update(
+			LINKS_KEY,
+			this.all().filter((l) => l.id !== id),
+		);
+		await this.deleteBaseline(id);
+		this._onDidChange.fire();
+	}
+
+	/** The baseline kept for a link, or undefined (none yet, or unreadable). */
+	async baseline(id: string): Promise<Baseline | undefined> {
+		try {
+			const bytes = await vscode.workspace.fs.readFile(this.fileOf(id));
+			return checkBaseline(JSON.parse(new TextDecoder().decode(bytes)), this.maxEntries);
+		} catch {
+			return undefined;
+		}
+	}
+
+	async setBaseline(id: string, baseline: Baseline): Promise<void> {
+		await vscode.workspace.fs.createDirectory(this.folder);
+		await vscode.workspace.fs.writeFile(this.fileOf(id), new TextEncoder().encode(JSON.stringify(baseline)));
+	}
+
+	private async deleteBaseline(id: string): Promise<void> {
+		try {
+			await vscode.workspace.fs.delete(this.fileOf(id));
+		} catch {
+			// None was written.
+		}
+	}
+
+	private fileOf(id: string): vscode.Uri {
+		if (!ID_PATTERN.test(id)) {
+			throw new Error('not a link id');
+		}
+		return vscode.Uri.joinPath(this.folder, `${id}.json`);
+	}
+
+	dispose(): void {
+		this._onDidChange.dispose();
+	}
+}
+
+function newLinkId(): string {
+	return `link-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
