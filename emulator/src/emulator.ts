@@ -46,6 +46,9 @@ export interface Counters {
 	workspace: { by_op: Record<string, number>; reads_by_path: Record<string, number> };
 }
 
+/** How many paths each `counters.workspace.reads_by_path` object holds. */
+const readPathCounts = new WeakMap<Record<string, number>, number>();
+
 export class Emulator {
 	data: Data;
 	readonly faults: Faults;
@@ -169,8 +172,19 @@ export class Emulator {
 	countWorkspaceOp(op: string, path: string): void {
 		const w = this.counters.workspace;
 		w.by_op[op] = (w.by_op[op] ?? 0) + 1;
-		if (op === 'read' && (path in w.reads_by_path || Object.keys(w.reads_by_path).length < 10_000)) {
-			w.reads_by_path[path] = (w.reads_by_path[path] ?? 0) + 1;
+		if (op !== 'read') {
+			return;
+		}
+		const known = w.reads_by_path[path];
+		if (known !== undefined) {
+			w.reads_by_path[path] = known + 1;
+			return;
+		}
+		// Counted per object (a counter reset makes a new one), not by enumerating its keys on every read.
+		const paths = readPathCounts.get(w.reads_by_path) ?? 0;
+		if (paths < 10_000) {
+			w.reads_by_path[path] = 1;
+			readPathCounts.set(w.reads_by_path, paths + 1);
 		}
 	}
 

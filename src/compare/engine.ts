@@ -6,7 +6,7 @@
  */
 import type { Dirent } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
-import { type CloudAgentsClient, LIMITS, readTimeMember } from '../api';
+import { type CloudAgentsClient, LIMITS, eventFileChange, isTerminalRunStatus, readTimeMember } from '../api';
 import { throwIfAborted } from '../api/async';
 import type { IgnoreRules } from './ignore';
 import { UnsafePathError, agentPathOf, checkRelativePath, hashAgentFile, hashLocalFile, localPathOf } from './paths';
@@ -110,8 +110,37 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
 	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 
-/** Start of the agent's first run (ms): the earliest `started_at`, else `created_at`, of its runs. */
-async function firstRunStart(client: CloudAgentsClient, agentId: string, signal: AbortSignal | undefined): Promise<number | undefined> {
+/** At most this many ended runs have their events read for deletions at a link (the newest). */
+export const MAX_RUNS_READ = 20;
+/** Events read per run at most, and how long one run's events may take. */
+const MAX_EVENTS_PER_RUN = 10_000;
+const RUN_EVENTS_DEADLINE_MS = 10_000;
+
+/** What the agent's runs tell a first comparison. */
+interface RunsRead {
+	/** Start of the agent's first run (ms): the earliest `started_at`, else `created_at`, of its runs. */
+	since: number | undefined;
+	/**
+	 * Paths (relative to the agent folder) the runs' events say were deleted last: hints only, a
+	 * path counts as deleted only when the listing lacks it and the local folder has it.
+	 */
+	deletedHints: Set<string>;
+	/** Runs whose events were read. */
+	eventReads: number;
+}
+
+/**
+ * Reads the agent's runs (one request) and the events of its ended runs (one request each, the
+ * newest MAX_RUNS_READ, oldest first, each bounded in count and time): a deletion leaves no trace
+ * in a listing, so without a baseline the runs' own word is the only hint of one. Any envelope
+ * `eventFileChange` understands counts; a run whose events cannot be read gives no hints.
+ */
+async function readRuns(
+	client: CloudAgentsClient,
+	agentId: string,
+	agentFolder: string,
+	signal: AbortSignal | undefined,
+): Promise<RunsRead> {
 	const runs = await client.listRuns(agentId, { limit: LIMITS.runListLimit.max, signal });
 	let since: number | undefined;
 	for (const run of runs) {
@@ -120,14 +149,54 @@ async function firstRunStart(client: CloudAgentsClient, agentId: string, signal:
 			since = t;
 		}
 	}
-	return since;
+	const deletedHints = new Set<string>();
+	const ended = runs
+		.filter((r) => isTerminalRunStatus(r.status))
+		.slice(0, MAX_RUNS_READ)
+		.reverse();
+	let eventReads = 0;
+	const prefix = agentFolder === '' ? '' : `${agentFolder}/`;
+	for (const run of ended) {
+		throwIfAborted(signal);
+		const deadline = new AbortController();
+		const timer = setTimeout(() => deadline.abort(), RUN_EVENTS_DEADLINE_MS);
+		const onAbort = (): void => deadline.abort();
+		signal?.addEventListener('abort', onAbort, { once: true });
+		eventReads++;
+		try {
+			let n = 0;
+			for await (const event of client.streamRunEvents(agentId, run.id, { signal: deadline.signal })) {
+				if (++n > MAX_EVENTS_PER_RUN) {
+					break;
+				}
+				const change = eventFileChange(event);
+				const path = change?.path.replace(/^\/+/, '');
+				if (!change || path === undefined || !path.startsWith(prefix)) {
+					continue;
+				}
+				const rel = path.slice(prefix.length);
+				if (change.change === 'deleted') {
+					deletedHints.add(rel);
+				} else {
+					deletedHints.delete(rel);
+				}
+			}
+		} catch (err) {
+			throwIfAborted(signal);
+			void err; // hints only: a run whose events cannot be read gives none
+		} finally {
+			clearTimeout(timer);
+			signal?.removeEventListener('abort', onAbort);
+		}
+	}
+	return { since, deletedHints, eventReads };
 }
 
 /** Compares the agent's folder with the local folder (see CompareMode for what each mode does). */
 export async function compareFolders(o: CompareOptions): Promise<CompareResult> {
 	const limits: CompareLimits = { ...DEFAULT_COMPARE_LIMITS, ...o.limits };
 	const { client, agentId, signal } = o;
-	const stats = { foldersListed: 0, runListsRead: 0, filesRead: 0, bytesRead: 0, localFilesHashed: 0 };
+	const stats = { foldersListed: 0, runListsRead: 0, runEventsRead: 0, filesRead: 0, bytesRead: 0, localFilesHashed: 0 };
 	const notes: string[] = [];
 	const progress = (message: string, done: number, total?: number): void => o.onProgress?.({ message, done, total });
 	throwIfAborted(signal);
@@ -138,12 +207,16 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 
 	// Since when a file counts as changed by the agent.
 	let since: number | undefined;
+	let deletedHints = new Set<string>();
 	if (baseline) {
 		since = baseline.since;
 	} else {
 		progress('Reading the agent’s runs…', 0);
-		since = await firstRunStart(client, agentId, signal);
+		const runs = await readRuns(client, agentId, o.agentFolder, signal);
+		since = runs.since;
+		deletedHints = runs.deletedHints;
 		stats.runListsRead = 1;
+		stats.runEventsRead = runs.eventReads;
 	}
 
 	// 1. The agent-side listing, breadth first, bounded.
@@ -331,11 +404,12 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 		}
 	}
 
-	// 3. Deleted by the agent: in the baseline, gone from a fully listed folder, still a local file.
+	// 3. Deleted by the agent: in the baseline (at a link: named deleted by its runs' events), gone
+	// from a fully listed folder, still a local file.
 	const deleted: string[] = [];
 	const deletedSet = new Set<string>();
-	if (baseline) {
-		const gone = new Set<string>([...Object.keys(baseline.entries), ...baseline.deleted]);
+	{
+		const gone = new Set<string>(baseline ? [...Object.keys(baseline.entries), ...baseline.deleted] : deletedHints);
 		for (const rel of [...gone].sort()) {
 			throwIfAborted(signal);
 			try {

@@ -98,7 +98,14 @@ export interface CompareResult {
 	/** Set when a cap was reached: what was compared and what was not, in plain words. */
 	incomplete?: string;
 	/** What it cost (the bench divides `requests` by a floor). */
-	stats: { foldersListed: number; runListsRead: number; filesRead: number; bytesRead: number; localFilesHashed: number };
+	stats: {
+		foldersListed: number;
+		runListsRead: number;
+		runEventsRead: number;
+		filesRead: number;
+		bytesRead: number;
+		localFilesHashed: number;
+	};
 }
 
 /**

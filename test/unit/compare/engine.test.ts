@@ -121,7 +121,7 @@ for (const profile of CLIENT_PROFILES) {
 			return;
 		}
 
-		test('link: the demo billing agent against the tree before its runs: the agent group is exactly the net created and modified files (ground truth), nothing else', async () => {
+		test('link: the demo billing agent against the tree before its runs: the agent group is exactly the net created, modified and deleted files (ground truth; deletions named by the runs’ events), nothing else', async () => {
 			const agents = await client.listAgents({ limit: 100 });
 			const billing = agents.items.find((a) => a.name === 'Refactor billing module')!;
 			const local = await newLocal();
@@ -137,9 +137,13 @@ for (const profile of CLIENT_PROFILES) {
 				mode: 'link',
 				ignore: await IgnoreRules.load(local, {}),
 			});
-			const expected = truth.net
-				.filter((x: any) => x.change !== 'deleted')
-				.map((x: any) => `agent ${x.change === 'created' ? 'added' : 'modified'} ${x.path}`);
+			const expected = truth.net.map(
+				(x: any) => `agent ${x.change === 'created' ? 'added' : x.change === 'deleted' ? 'deleted' : 'modified'} ${x.path}`,
+			);
+			assert.ok(
+				truth.net.some((x: any) => x.change === 'deleted'),
+				'the billing agent’s runs deleted files',
+			);
 			assert.deepEqual(summary(result.differences), expected);
 			assert.equal(result.incomplete, undefined);
 			assert.equal(result.stats.runListsRead, 1);
@@ -149,9 +153,10 @@ for (const profile of CLIENT_PROFILES) {
 				assert.equal(result.baseline.entries[f.path]!.size, f.size, f.path);
 				assert.equal(result.baseline.entries[f.path]!.mtime, f.mtime_unix_ms, f.path);
 			}
-			// the cost: the listing, the runs once, and one read per equal-size candidate
-			assert.equal((await requests()) - before, result.stats.foldersListed + 1 + result.stats.filesRead);
-			// everything: the agent's deletions (local files the agent lacks) appear too, as other differences
+			// the cost: the listing, the runs once, the events of each ended run once, and one read per equal-size candidate
+			assert.equal(result.stats.runEventsRead, truth.runs.length);
+			assert.equal((await requests()) - before, result.stats.foldersListed + 1 + result.stats.runEventsRead + result.stats.filesRead);
+			// everything: the same agent group (the deletions kept by the baseline), nothing else differs
 			const all = await compareFolders({
 				client,
 				agentId: billing.id,
@@ -161,11 +166,7 @@ for (const profile of CLIENT_PROFILES) {
 				baseline: result.baseline,
 				ignore: await IgnoreRules.load(local, {}),
 			});
-			const deleted = truth.net.filter((x: any) => x.change === 'deleted').map((x: any) => `other deleted ${x.path}`);
-			assert.deepEqual(
-				summary(all.differences),
-				[...expected, ...deleted].sort((a, b) => (a.split(' ')[2]! < b.split(' ')[2]! ? -1 : 1)),
-			);
+			assert.deepEqual(summary(all.differences), expected);
 			assert.equal(all.stats.runListsRead, 0);
 		});
 
