@@ -6,7 +6,8 @@
  * never trusted.
  */
 import * as vscode from 'vscode';
-import type { Baseline, BaselineEntry } from '../compare/types';
+import { checkBaseline } from '../compare/baseline';
+import type { Baseline } from '../compare/types';
 import { checkRelativePath } from '../compare/paths';
 import { LINKS_KEY } from '../ids';
 
@@ -77,53 +78,6 @@ function checkLink(item: unknown): AgentLink | undefined {
 		return undefined;
 	}
 	return { id: r.id, agentId: r.agentId, agentName: r.agentName.slice(0, 200), agentFolder: r.agentFolder, localFolder: r.localFolder };
-}
-
-/** A baseline read back from disk, checked entry by entry (undefined when unusable). */
-export function checkBaseline(raw: unknown, maxEntries: number): Baseline | undefined {
-	if (raw === null || typeof raw !== 'object') {
-		return undefined;
-	}
-	const b = raw as Partial<Record<keyof Baseline, unknown>>;
-	if (b.version !== 1 || typeof b.taken !== 'number' || !(b.since === undefined || typeof b.since === 'number')) {
-		return undefined;
-	}
-	if (b.entries === null || typeof b.entries !== 'object' || !Array.isArray(b.deleted)) {
-		return undefined;
-	}
-	const entries: Record<string, BaselineEntry> = Object.create(null) as Record<string, BaselineEntry>;
-	let n = 0;
-	for (const [path, value] of Object.entries(b.entries as Record<string, unknown>)) {
-		if (n++ >= maxEntries) {
-			break;
-		}
-		const e = value as Partial<Record<keyof BaselineEntry, unknown>> | null;
-		if (!safePath(path) || e === null || typeof e !== 'object' || !count(e.size) || !count(e.mtime)) {
-			continue;
-		}
-		const sha256 = typeof e.sha256 === 'string' && /^[0-9a-f]{64}$/.test(e.sha256) ? e.sha256 : undefined;
-		entries[path] = {
-			size: e.size as number,
-			mtime: e.mtime as number,
-			...(sha256 ? { sha256 } : {}),
-			...(e.agentChanged === true ? { agentChanged: true } : {}),
-		};
-	}
-	const deleted = (b.deleted as unknown[]).filter((p): p is string => typeof p === 'string' && safePath(p)).slice(0, maxEntries);
-	return { version: 1, since: b.since, taken: b.taken, entries, deleted };
-}
-
-function count(v: unknown): boolean {
-	return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-}
-
-function safePath(path: string): boolean {
-	try {
-		checkRelativePath(path);
-		return true;
-	} catch {
-		return false;
-	}
 }
 
 /** The links of this machine and their baselines. */

@@ -332,7 +332,8 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 	work.sort((a, b) => byPath(a.file, b.file));
 
 	const differences: Difference[] = [];
-	const entries: Record<string, BaselineEntry> = {};
+	// No prototype: an agent-side file named "__proto__" is a key like any other.
+	const entries = Object.create(null) as Record<string, BaselineEntry>;
 	for (const f of agentFiles.values()) {
 		entries[f.path] = { size: f.size, mtime: f.mtime };
 	}

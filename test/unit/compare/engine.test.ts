@@ -229,6 +229,29 @@ for (const profile of CLIENT_PROFILES) {
 			assert.equal((await emu.counters()).requests.total, again.stats.foldersListed);
 		});
 
+		test('an agent-side file named __proto__ is a file like any other: compared, and kept in the baseline as its own entry', async () => {
+			const { agentId, local } = await seededAgent(2);
+			await emu.admin('POST', `/workspace/${enc(agentId)}/write`, {
+				path: '__proto__',
+				content_base64: Buffer.from('proto').toString('base64'),
+				mtime_unix_ms: 1_700_000_000_000,
+			});
+			const link = await compareFolders({
+				client,
+				agentId,
+				agentFolder: '',
+				localRoot: local,
+				mode: 'everything',
+				ignore: await IgnoreRules.load(local, {}),
+			});
+			assert.deepEqual(
+				link.differences.map((d) => [d.path, d.group, d.kind]),
+				[['__proto__', 'other', 'added']],
+			);
+			assert.ok(Object.prototype.hasOwnProperty.call(link.baseline.entries, '__proto__'));
+			assert.equal(link.baseline.entries['__proto__']?.size, 5);
+		});
+
 		test('everything: local edits and local-only files are other differences; ignored files and local symbolic links are left out', async () => {
 			const { agentId, local, paths } = await seededAgent(20, 5);
 			await writeFile(join(local, paths[0]!), 'a local edit of another size');
