@@ -42,7 +42,7 @@ export function checkBaseline(raw: unknown, maxEntries: number): Baseline | unde
 	// No prototype: a path named "__proto__" or "constructor" is a key like any other.
 	const entries = Object.create(null) as Record<string, BaselineEntry>;
 	let n = 0;
-	for (const [path, e] of Object.entries(rawEntries)) {
+	for (const [path, e] of Object.entries(rawEntries) as Array<[string, unknown]>) {
 		if (n >= maxEntries) {
 			break;
 		}
