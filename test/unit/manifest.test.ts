@@ -135,11 +135,15 @@ suite('package.json manifest', () => {
 		assert.ok(offered.length >= 20, `${offered.length} signed-in palette entries`);
 	});
 
-	test('activates only on contributions, the workspace file system and restored webview panels, never on startup', () => {
+	test('activates on contributions, the workspace file system, restored webview panels, and after startup (for linked folders)', () => {
+		// After startup (never during it): a folder linked to an agent shows its source control again
+		// (src/changes/); activation does no network I/O and loads the features only when a link exists.
 		assert.deepEqual(manifest.activationEvents, [
 			`onFileSystem:${FS_SCHEME}`,
 			...Object.values(WEBVIEW_TYPES).map((t) => `onWebviewPanel:${t}`),
+			'onStartupFinished',
 		]);
+		assert.ok(!manifest.activationEvents?.includes('*'), 'never during startup');
 	});
 
 	test('Ctrl+P and Ctrl+Shift+F run our Go to File and Search Workspace only in windows whose folders are all agent workspaces', () => {
