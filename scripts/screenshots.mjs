@@ -165,6 +165,50 @@ const SHOTS = {
 		await file.dblclick();
 		await page.locator('.editor-instance .monaco-editor').first().waitFor({ state: 'visible', timeout: 30_000 });
 	},
+	/**
+	 * Source Control: the billing agent linked to the window's folder (`billing`, its workspace before
+	 * its runs: scripts/start.mjs) through its row's "Compare with Local Folder…", a changed file open
+	 * as a diff (local ↔ agent).
+	 */
+	async changes(page) {
+		await openCloudAgents(page);
+		const agents = pane(page, 'Agents');
+		const row = agents.locator('.monaco-list-row', { hasText: 'Refactor billing module' }).first();
+		// The oldest agent: scrolled into view first.
+		for (let i = 0; i < 20 && !(await row.isVisible()); i++) {
+			await agents.locator('.monaco-list').first().hover();
+			await page.mouse.wheel(0, 100);
+			await page.waitForTimeout(200);
+		}
+		await row.click({ button: 'right' });
+		const menu = page.locator('.context-view.monaco-menu-container');
+		const item = menu.locator('.action-item', { hasText: 'Compare with Local Folder' }).first();
+		// A menu item takes clicks only after a short timer: click again while the menu stays open.
+		for (let i = 0; i < 5 && (await menu.isVisible()); i++) {
+			await item.click();
+			await menu.waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => {});
+		}
+		// Enter twice, each once its question shows: the workspace root, then the window's folder.
+		const pick = async (question, label) => {
+			await page.locator(`.quick-input-widget input[placeholder="${question}"]`).waitFor({ state: 'visible', timeout: 30_000 });
+			await page
+				.locator('.quick-input-list .monaco-list-row', { hasText: label })
+				.first()
+				.waitFor({ state: 'visible', timeout: 30_000 });
+			await page.keyboard.press('Enter');
+		};
+		await pick('Which folder of the agent workspace?', 'Workspace root');
+		await pick('Which local folder?', 'billing');
+		const file = page.locator('[id="workbench.view.scm"] .monaco-list-row', { hasText: 'billing.ts' }).first();
+		await file.waitFor({ state: 'visible', timeout: 60_000 });
+		await file.click();
+		await page
+			.locator('.tabs-container .tab', { hasText: 'billing.ts (local ↔ Refactor billing module)' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 30_000 });
+		await page.locator('.monaco-diff-editor .view-lines').first().waitFor({ state: 'visible', timeout: 30_000 });
+		await page.waitForTimeout(1500);
+	},
 	/** Runtimes with names, status and resources; a runtime's details open by name. */
 	async runtimes(page) {
 		await openCloudAgents(page);

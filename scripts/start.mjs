@@ -3,9 +3,15 @@
 //   PORT=8080 npm start          code-server port (default 8080, or a free port if taken)
 //   EMULATOR_PORT=8787 npm start  emulator port (default 8787, or a free port if taken)
 //   CLOUD_AGENTS_EMULATOR_URL=http://127.0.0.1:8787 npm start   use an emulator that is already running
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// The window opens a local copy of the demo billing agent's workspace as it was before its runs
+// (`billing`, written fresh at each start into a temporary folder outside the clone), so that
+// "Compare with Local Folder…" on that agent shows its changes in Source Control at once.
+import { build } from 'esbuild';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import {
 	CALM_SETTINGS,
 	DEV_TOKEN,
@@ -33,6 +39,31 @@ async function portOr(preferred) {
 	return free ? preferred : freePort();
 }
 
+/**
+ * Writes the billing agent's workspace as it was when its first run started (`DEMO_BILLING_BASELINE`
+ * of emulator/src/seed.ts) into a new folder `billing` under the temporary folder `demoRoot`.
+ */
+async function writeBillingCheckout(demoRoot) {
+	const outfile = join(ROOT, '.cache', 'emulator', 'seed.cjs');
+	await build({
+		entryPoints: [join(ROOT, 'emulator', 'src', 'seed.ts')],
+		outfile,
+		bundle: true,
+		platform: 'node',
+		format: 'cjs',
+		target: 'node20',
+		packages: 'external',
+		logLevel: 'warning',
+	});
+	const { DEMO_BILLING_BASELINE } = createRequire(import.meta.url)(outfile);
+	const folder = join(demoRoot, 'billing');
+	for (const [path, content] of Object.entries(DEMO_BILLING_BASELINE)) {
+		mkdirSync(dirname(join(folder, path)), { recursive: true });
+		writeFileSync(join(folder, path), content);
+	}
+	return folder;
+}
+
 const procs = new Processes();
 let code;
 try {
@@ -40,15 +71,17 @@ try {
 	rmSync(WORK, { recursive: true, force: true });
 	const ext = join(WORK, 'extensions');
 	const ud = join(WORK, 'user-data');
-	const workspace = join(WORK, 'workspace');
-	for (const d of [ext, ud, workspace]) {
+	for (const d of [ext, ud]) {
 		mkdirSync(d, { recursive: true });
 	}
-	writeFileSync(join(workspace, 'README.md'), '# Cloud Agents playground\n\nOpen the Cloud Agents view in the activity bar.\n');
+	// The local folder: outside the clone (never in git, never under its .gitignore), fresh each start.
+	const demoRoot = mkdtempSync(join(tmpdir(), 'cloud-agents-demo-'));
+	procs.onStop(() => rmSync(demoRoot, { recursive: true, force: true }));
+	const billing = await writeBillingCheckout(demoRoot);
 	// A saved multi-root workspace, so "Open Agent Workspace → Add to Workspace" adds a folder
 	// without turning the window into an untitled workspace (which reloads the page).
 	const workspaceFile = join(WORK, 'playground.code-workspace');
-	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: 'workspace' }] }, null, '\t'));
+	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: billing }] }, null, '\t'));
 
 	log('building the extension');
 	const vsix = buildVsix(join(WORK, 'cloud-agents.vsix'));
@@ -89,6 +122,8 @@ try {
     ${url}
 
   API (emulator): ${emulatorUrl}   dev token: ${DEV_TOKEN}
+  Local folder: ${billing} (the billing agent's workspace before its runs:
+  "Compare with Local Folder…" on "Refactor billing module" shows what they changed)
   Signed out? Sign Out revokes the key; \`npm run demo:key\` prints a fresh one for Sign In → API key.
   Logs: ${relative(ROOT, WORK)}/   Press Ctrl-C to stop.
 `);

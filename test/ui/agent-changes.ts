@@ -1,0 +1,265 @@
+import * as assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
+import { profileWords } from '../integration/support/profile';
+import { emulatorCall, seedWorkspaceFile } from './support/emulatorApi';
+import { until } from './support/webviewPage';
+import type { UiTest, Workbench } from './support/workbench';
+
+/** A demo agent with a workspace (the one `npm start`'s loop uses). */
+const AGENT = 'Refactor billing module';
+
+interface GroundFile {
+	path: string;
+	content_base64?: string;
+}
+
+const enc = encodeURIComponent;
+
+/** The agent's files now, with contents (the emulator's ground truth). */
+async function groundFiles(emulatorUrl: string, devToken: string, agentId: string): Promise<GroundFile[]> {
+	return (
+		await emulatorCall<{ files: GroundFile[] }>(emulatorUrl, devToken, 'GET', `/_emulator/workspace/${enc(agentId)}/files?content=true`)
+	).files;
+}
+
+/** The Source Control view's rows (its side-bar container). */
+function scmRows(page: Page): Locator {
+	return page.locator('[id="workbench.view.scm"] .monaco-list-row');
+}
+
+/** The row of a file of this test in Source Control (its name, and its folder as the description). */
+function fileRow(page: Page, name: string, folder: string): Locator {
+	return scmRows(page).filter({ hasText: name }).filter({ hasText: folder }).first();
+}
+
+/**
+ * The Agents view's row of `name`, scrolled into view (the demo agent is the oldest: in a short
+ * Agents view its row is below the ones shown).
+ */
+async function agentRowShown(page: Page, workbench: Workbench, name: string): Promise<Locator> {
+	await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+	const agents = await workbench.expandedPane(VIEW_CONTAINER_ID, 'Agents');
+	const row = agents.locator('.monaco-list-row', { hasText: name }).first();
+	await agents.locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 30_000 });
+	for (let i = 0; i < 30 && !(await row.isVisible()); i++) {
+		await agents.locator('.monaco-list').first().hover();
+		await page.mouse.wheel(0, 100);
+		await page.waitForTimeout(200);
+	}
+	return (await row.isVisible()) ? row : workbench.agentRow(name);
+}
+
+/** Hovers a row and clicks its inline action `label` (shown on hover). */
+async function inlineAction(page: Page, row: Locator, label: string): Promise<void> {
+	await row.hover();
+	const action = row.locator(`.action-label[aria-label="${label}"]`).first();
+	await action.waitFor({ state: 'visible', timeout: 10_000 });
+	await action.click();
+}
+
+/** Picks the quick-pick row `label` (clicked: the list is loaded once it shows). */
+async function pickRow(page: Page, label: string | RegExp): Promise<void> {
+	const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: label }).first();
+	await row.waitFor({ state: 'visible', timeout: 30_000 });
+	await row.click();
+}
+
+/**
+ * Unlinks the link `label` through the palette ("Unlink Local Folder…": no question with one link, a
+ * pick by label with several).
+ */
+async function unlinkByUi(page: Page, workbench: Workbench, label: string): Promise<void> {
+	await workbench.dismissDialogs();
+	await workbench.runCommand('Cloud Agents: Unlink Local Folder');
+	const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: label }).first();
+	if (
+		await row.waitFor({ state: 'visible', timeout: 3_000 }).then(
+			() => true,
+			() => false,
+		)
+	) {
+		await row.click();
+	}
+}
+
+/**
+ * Issue 21: "after a run of a demo agent, the Source Control view shows the agent's source control
+ * with the changed files; clicking one opens the diff; Apply to Local changes the local file". The
+ * local folder is a temporary copy (outside the window's workspace) of the agent's files before the
+ * run; the run (through the service's API) modifies one file and adds another; the link is made as a
+ * person makes it: the agent row's context menu → Compare with Local Folder… → the workspace root →
+ * Choose a Folder… → VS Code's simple folder dialog, the path typed. At the end the link is
+ * unlinked (palette), editors closed, and the test's files removed on both sides.
+ */
+const uiTest: UiTest = {
+	title: 'after a run of a demo agent, Source Control lists its changes against a linked local folder; a click opens the diff; Apply to Local writes the file',
+	async run({ page, workbench, emulatorUrl, devToken, emulatorProfile, note }) {
+		const stamp = Date.now().toString(36);
+		const folder = `ui-changes-${stamp}`;
+		const modified = `${folder}/apply-me.md`;
+		const added = `${folder}/added.md`;
+		const agent = await seedWorkspaceFile(emulatorUrl, devToken, AGENT, modified, '# Apply me\n\nThe local copy.\n');
+		const root = await mkdtemp(join(tmpdir(), 'ca-ui-changes-'));
+		const local = join(root, 'billing-checkout');
+		const label = `${AGENT} ↔ ${basename(local)}`;
+		let linked = false;
+		try {
+			// The local checkout: the agent's files as they are before the run.
+			for (const f of await groundFiles(emulatorUrl, devToken, agent.id)) {
+				if (
+					f.content_base64 === undefined ||
+					f.path.split('/').some((s) => s === '' || s === '.' || s === '..') ||
+					f.path.includes('\\')
+				) {
+					note(`not copied: ${JSON.stringify(f.path)}`);
+					continue;
+				}
+				await mkdir(dirname(join(local, f.path)), { recursive: true });
+				await writeFile(join(local, f.path), Buffer.from(f.content_base64, 'base64'));
+			}
+
+			// The Agents view shown (it follows the agent's status while something is active).
+			await workbench.runCommand('View: Close All Editors');
+			const rowBefore = (await (await agentRowShown(page, workbench, AGENT)).innerText()).replace(/\s+/g, ' ');
+
+			// A run of the agent modifies one of those files and adds one.
+			const run = await emulatorCall<{ id: string }>(emulatorUrl, devToken, 'POST', `/v2/agents/${enc(agent.id)}/runs`, {
+				prompt: `UI test ${stamp}: change two files [[write:${modified}]] [[write:${added}]]`,
+			});
+			const succeeded = profileWords(emulatorProfile).run.succeeded;
+			await until(page, `run ${run.id} to succeed`, async () => {
+				const r = await emulatorCall<{ status: string }>(
+					emulatorUrl,
+					devToken,
+					'GET',
+					`/v2/agents/${enc(agent.id)}/runs/${enc(run.id)}`,
+				);
+				return r.status === succeeded ? true : undefined;
+			});
+			const agentCopy = (await groundFiles(emulatorUrl, devToken, agent.id)).find((f) => f.path === modified);
+			assert.ok(agentCopy?.content_base64, `the agent's ${modified} after the run`);
+			const agentBytes = Buffer.from(agentCopy.content_base64, 'base64');
+			assert.match(agentBytes.toString('utf8'), new RegExp(run.id), 'the run appended a line naming itself');
+
+			// Link as a person does: the agent row's context menu, the workspace root, a folder typed in the
+			// dialog. The row first shows the run's end: the Agents view redraws when a poll brings news,
+			// and a redraw drops every row's handle until the rows are read again (a context menu used
+			// then runs without its row and asks which agent), so the menu is used once it did.
+			await until(
+				page,
+				"the Agents view to show the agent's change",
+				async () =>
+					(await (await agentRowShown(page, workbench, AGENT)).innerText()).replace(/\s+/g, ' ') !== rowBefore ? true : undefined,
+				30_000,
+			);
+			await page.waitForTimeout(1_000);
+			const title = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Compare with Local Folder' }).first();
+			const which = page.locator('.quick-input-widget input[placeholder="Which agent?"]');
+			for (let attempt = 1; ; attempt++) {
+				await workbench.runContextMenuItem(await agentRowShown(page, workbench, AGENT), 'Compare with Local Folder…');
+				await title.waitFor({ state: 'visible', timeout: 15_000 });
+				await page.waitForTimeout(300);
+				if (!(await which.isVisible())) {
+					break;
+				}
+				// The row's handle was dropped by a redraw after all (a 60 s relative-time redraw).
+				note(`attempt ${attempt}: the command ran without its row (asked which agent); again`);
+				assert.ok(attempt < 3, 'Compare with Local Folder… on the agent row kept asking which agent');
+				await workbench.dismissDialogs();
+				await page.waitForTimeout(1_000);
+			}
+			await pickRow(page, 'Workspace root');
+			await pickRow(page, 'Choose a Folder…');
+			// VS Code's simple file dialog (code-server has no native one): a quick input holding a path.
+			const input = page.locator('.quick-input-widget input');
+			await input.waitFor({ state: 'visible', timeout: 15_000 });
+			await input.fill(`${local}/`);
+			// The dialog lists the typed folder's entries once it took the path in.
+			await page
+				.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: folder })
+				.first()
+				.waitFor({ state: 'visible', timeout: 15_000 });
+			// Its OK button ("Compare", the dialog's openLabel) takes the folder typed, once the dialog has
+			// settled on it (it updates its list, and may rewrite the box, as the value changes).
+			await page.waitForTimeout(1_000);
+			assert.equal(await input.inputValue(), `${local}/`, 'the dialog kept the typed path');
+			await page.locator('.quick-input-widget .monaco-button', { hasText: 'Compare' }).first().click();
+			const closed = await page
+				.locator('.quick-input-widget')
+				.waitFor({ state: 'hidden', timeout: 10_000 })
+				.then(
+					() => true,
+					() => false,
+				);
+			assert.ok(closed, `the folder dialog stayed open, reading ${JSON.stringify(await input.inputValue().catch(() => '?'))}`);
+			linked = true;
+
+			// Source Control opens with the link's source control and the run's two files.
+			const modifiedRow = fileRow(page, 'apply-me.md', folder);
+			const addedRow = fileRow(page, 'added.md', folder);
+			await modifiedRow.waitFor({ state: 'visible', timeout: 60_000 });
+			await addedRow.waitFor({ state: 'visible', timeout: 10_000 });
+			await scmRows(page).filter({ hasText: 'Changed by the agent' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+			const rows = (await scmRows(page).allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
+			note(`Source Control: ${JSON.stringify(rows)}`);
+			// The source control is the link's: its title actions are ours. (With one source control VS Code
+			// shows no row for it: its label "‹agent› ↔ ‹folder›" is in the page, not on a row.)
+			await page
+				.locator('.part.sidebar [aria-label^="Refresh Agent Changes"]')
+				.first()
+				.waitFor({ state: 'visible', timeout: 10_000 });
+			const labelled = await page.getByText(label).count();
+			assert.ok(labelled > 0, `no "${label}" in the workbench`);
+
+			// A click opens the diff local ↔ agent, each side with its own content.
+			await modifiedRow.click();
+			await page
+				.locator('.tabs-container .tab', { hasText: `apply-me.md (local ↔ ${AGENT})` })
+				.first()
+				.waitFor({ state: 'visible', timeout: 30_000 });
+			const diff = page.locator('.monaco-diff-editor').first();
+			await diff.waitFor({ state: 'visible', timeout: 30_000 });
+			await until(page, "the agent's line in the diff", async () =>
+				((await diff.locator('.editor.modified .view-lines').textContent()) ?? '').includes(run.id) ? true : undefined,
+			);
+			assert.ok(
+				!((await diff.locator('.editor.original .view-lines').textContent()) ?? '').includes(run.id),
+				'the local side is the local copy',
+			);
+			await workbench.screenshot('agent-changes-diff');
+
+			// Apply to Local on the file's row: the local file now holds the agent's bytes; the row goes.
+			await inlineAction(page, modifiedRow, 'Apply to Local');
+			await until(page, "the agent's bytes in the local file", async () =>
+				Buffer.compare(await readFile(join(local, modified)), agentBytes) === 0 ? true : undefined,
+			);
+			await modifiedRow.waitFor({ state: 'hidden', timeout: 15_000 });
+			// Nothing else was written locally: the added file is still only the agent's.
+			await addedRow.waitFor({ state: 'visible', timeout: 5_000 });
+			await assert.rejects(stat(join(local, added)), 'the file only the agent has was not written');
+			await workbench.screenshot('agent-changes-applied');
+
+			await unlinkByUi(page, workbench, label);
+			await addedRow.waitFor({ state: 'hidden', timeout: 15_000 });
+			linked = false;
+		} finally {
+			await workbench.dismissDialogs();
+			if (linked) {
+				await unlinkByUi(page, workbench, label).catch((err: unknown) => note(`unlink failed: ${String(err)}`));
+			}
+			await workbench.runCommand('View: Close All Editors');
+			await emulatorCall(emulatorUrl, devToken, 'POST', `/_emulator/workspace/${enc(agent.id)}/delete`, {
+				path: folder,
+				recursive: true,
+			}).catch((err: unknown) => note(`could not delete ${folder} on the agent: ${String(err)}`));
+			await rm(root, { recursive: true, force: true });
+			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+		}
+	},
+};
+
+export default uiTest;
