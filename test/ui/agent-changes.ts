@@ -177,16 +177,26 @@ const uiTest: UiTest = {
 			// VS Code's simple file dialog (code-server has no native one): a quick input holding a path.
 			const input = page.locator('.quick-input-widget input');
 			await input.waitFor({ state: 'visible', timeout: 15_000 });
-			await input.fill(`${local}/`);
-			// The dialog lists the typed folder's entries once it took the path in.
-			await page
-				.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: folder })
-				.first()
-				.waitFor({ state: 'visible', timeout: 15_000 });
-			// Its OK button ("Compare", the dialog's openLabel) takes the folder typed, once the dialog has
-			// settled on it (it updates its list, and may rewrite the box, as the value changes).
-			await page.waitForTimeout(1_000);
-			assert.equal(await input.inputValue(), `${local}/`, 'the dialog kept the typed path');
+			// The dialog lists the typed folder's entries once it took the path in; while it settles it may
+			// rewrite the box (back to the folder it started in): type again until the path stays.
+			for (let attempt = 1; ; attempt++) {
+				await input.fill(`${local}/`);
+				const listed = await page
+					.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: folder })
+					.first()
+					.waitFor({ state: 'visible', timeout: 15_000 })
+					.then(
+						() => true,
+						() => false,
+					);
+				await page.waitForTimeout(1_000);
+				const value = await input.inputValue();
+				if (listed && value === `${local}/`) {
+					break;
+				}
+				note(`attempt ${attempt}: the folder dialog read ${JSON.stringify(value)}; typing the path again`);
+				assert.ok(attempt < 3, `the dialog kept the typed path (it reads ${JSON.stringify(value)})`);
+			}
 			await page.locator('.quick-input-widget .monaco-button', { hasText: 'Compare' }).first().click();
 			const closed = await page
 				.locator('.quick-input-widget')
