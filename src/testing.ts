@@ -92,5 +92,7 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 			(range: RangeId, runtimeId: string | undefined, target: vscode.Uri) =>
 				deps.features.load().exportSavings({ range, runtimeId }, target),
 		),
+		// What a link's source control shows now, without comparing (src/changes/).
+		vscode.commands.registerCommand('_cloudAgents.changes.shown', (linkId: string) => deps.features.load().changesShown(linkId)),
 	];
 }

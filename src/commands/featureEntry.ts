@@ -50,5 +50,10 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 			await actions.invokeShown(runActions.openResult, { agentId, runId });
 		},
 		exportSavings: (filter, target) => exportTo(deps, filter, target),
+		changesShown: (linkId) =>
+			changes
+				.links()
+				.find((s) => s.link.id === linkId)
+				?.all(),
 	};
 }

@@ -7,6 +7,7 @@
  * reload are handed to the loaded code the same way (see `LazyFeatures.serializers`).
  */
 import * as vscode from 'vscode';
+import type { Difference } from '../compare/types';
 import { Disposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
 import { notificationText } from '../util/text';
@@ -21,6 +22,8 @@ export interface LoadedFeatures {
 	openRunResult: (agentId: string, runId: string) => Promise<void>;
 	/** Exports token savings to a file without the save dialog (the test harness's seam: src/testing.ts). */
 	exportSavings: (filter: { range: RangeId; runtimeId: string | undefined }, target: vscode.Uri) => Promise<string>;
+	/** The differences a link's source control shows now, or undefined for no such link (the test harness's seam). */
+	changesShown: (linkId: string) => Difference[] | undefined;
 }
 
 /** Where `LazyFeatures` writes why loading failed. */

@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import type { Difference } from '../../../src/compare/types';
 import { parseWorkspaceUri } from '../../../src/fs/workspaceFs';
-import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 
 interface GroundFile {
@@ -242,6 +242,32 @@ if (!standardWorkspace) {
 			Object.keys(await workspaceReads()).sort(),
 			net.map((c) => c.path).sort(),
 			'only the 3 files of equal size were read',
+		);
+	});
+
+	test('a followed run of the agent refreshes the link by itself when it ends: its files appear with no action', async function () {
+		this.timeout(120_000);
+		const api = await testApi();
+		const f = await fixture({ 'auto/a.txt': 'a\n' });
+		const run = await ok(
+			'run',
+			emu<{ id: string }>('POST', `/v2/agents/${enc(f.agentId)}/runs`, { prompt: '[[changes:2:created]] add two' }, devToken()),
+		);
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId: f.agentId, runId: run.id });
+		await within('the run to end', api.runFollower.whenDone(f.agentId, run.id), 60_000);
+		const net = await runChanges(f.agentId, run.id);
+		assert.equal(net.length, 2, JSON.stringify(net));
+		const shown = await waitFor(
+			"the link's source control to show the run's files",
+			async () => {
+				const d = await vscode.commands.executeCommand<Difference[] | undefined>('_cloudAgents.changes.shown', f.link);
+				return d && d.length === net.length ? d : undefined;
+			},
+			20_000,
+		);
+		assert.deepEqual(
+			shown.map((d) => [d.path, d.kind]),
+			expected(net),
 		);
 	});
 

@@ -31,6 +31,7 @@ suite('Commands loaded on first use', () => {
 					restorePanel: async () => undefined,
 					openRunResult: async () => undefined,
 					exportSavings: async () => '',
+					changesShown: () => undefined,
 				};
 			},
 			log,
@@ -79,6 +80,7 @@ suite('Commands loaded on first use', () => {
 					restorePanel: async () => undefined,
 					openRunResult: async () => undefined,
 					exportSavings: async () => '',
+					changesShown: () => undefined,
 				};
 			},
 			log,
