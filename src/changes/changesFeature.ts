@@ -26,7 +26,7 @@ import { type ChangeState, EMPTY_SCHEME, LinkSource, SCM_ID } from './linkSource
 
 /** What the feature needs from the extension. */
 export interface ChangesDeps {
-	session: { readonly client: CloudAgentsClient; readonly signedIn: boolean };
+	session: { readonly client: CloudAgentsClient; readonly signedIn: boolean; readonly onDidChange: vscode.Event<void> };
 	log: vscode.LogOutputChannel & CommandLogger;
 	context: vscode.ExtensionContext;
 	/** Events of followed runs (RunFollower.onDidReceiveEvent). */
@@ -84,9 +84,24 @@ export class ChangesFeature extends Disposable {
 				},
 			}),
 		);
+		// Links kept from an earlier window compare again once signed in (the groups are not stored).
 		for (const link of this.store.all()) {
-			this.open(link);
+			const source = this.open(link);
+			if (deps.session.signedIn) {
+				source.refreshSoon(1_000);
+			}
 		}
+		let signedIn = deps.session.signedIn;
+		this.register(
+			deps.session.onDidChange(() => {
+				if (deps.session.signedIn && !signedIn) {
+					for (const s of this.sources.values()) {
+						s.refreshSoon(1_000);
+					}
+				}
+				signedIn = deps.session.signedIn;
+			}),
+		);
 		this.register(deps.runEvents((e) => this.onRunEvent(e.agentId, e.event)));
 		this.register(
 			vscode.workspace.onDidSaveTextDocument((doc) => {
