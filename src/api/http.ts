@@ -566,9 +566,19 @@ export class Transport {
 		}
 	}
 
-	/** The request id of a response, when plausible (tokens scrubbed first). */
-	private requestIdOf(res: ResponseData): string | undefined {
-		return plausibleRequestId(header(res, 'x-request-id'), this.seenTokens);
+	/** The request id of a response (its X-Request-Id), when plausible and free of any token this transport sent. */
+	requestIdOf(res: ResponseData): string | undefined {
+		return this.checkRequestId(header(res, 'x-request-id'));
+	}
+
+	/**
+	 * A request id the server named (a header, an error body or event), when plausible and free of any
+	 * token this transport sent (plausibleRequestId); otherwise undefined. Every request id from the
+	 * server goes through this (or through ApiError with this transport's tokens) before an error or a
+	 * log line carries it.
+	 */
+	checkRequestId(value: unknown): string | undefined {
+		return plausibleRequestId(value, this.seenTokens);
 	}
 
 	/**
