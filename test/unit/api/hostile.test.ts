@@ -725,6 +725,61 @@ suite('hostile server: the API boundary', function () {
 			assert.ok(Date.now() - started < 3_000, `${Date.now() - started} ms`);
 		});
 
+		test('the deadline is overall: a trickling server, 3 s, three attempts allowed, fails within 3 s and says so', async () => {
+			const c = await scenario(
+				{
+					description: 'trickle, every attempt',
+					routes: { 'GET /v2/agents/*': (_q, res) => trickle(res, 200, 'application/json', JSON.stringify(agent()), 100) },
+				},
+				{ timeouts: { deadlineMs: 3000, bodyMs: 30_000 }, retry: { maxAttempts: 3 } },
+			);
+			const started = Date.now();
+			const err = await failure(c.getAgent(AGENT_ID));
+			const elapsed = Date.now() - started;
+			assert.ok(err instanceof NetworkError && err.code === 'timeout', String(err));
+			// 3 s, plus the deadline sweep (250 ms) and a loaded machine's slack.
+			assert.ok(elapsed < 3000 + 750, `${elapsed} ms`);
+			assert.match(err.message, /within 3 s \(the request's overall deadline, retries included; 1 attempt\)/);
+			assert.equal(server.requests.length, 1, 'no retry could have answered in time');
+		});
+
+		test('the deadline is overall: headers that never come end at the deadline, not after the header time-out of each attempt', async () => {
+			const c = await scenario(
+				{
+					description: 'accepts the request, never answers',
+					routes: { 'GET /v2/agents/*': () => undefined },
+				},
+				{ timeouts: { deadlineMs: 3000, headersMs: 30_000 }, retry: { maxAttempts: 3 } },
+			);
+			const started = Date.now();
+			const err = await failure(c.getAgent(AGENT_ID));
+			const elapsed = Date.now() - started;
+			assert.ok(err instanceof NetworkError && err.code === 'timeout', String(err));
+			assert.ok(elapsed < 3000 + 750, `${elapsed} ms`);
+			assert.match(err.message, /within 3 s/);
+		});
+
+		test('the deadline is overall: slow 503s are retried only while a retry can still answer in time', async () => {
+			const c = await scenario(
+				{
+					description: '503 after 900 ms, every attempt',
+					routes: {
+						'GET /v2/agents/*': (_q, res) => {
+							setTimeout(() => errorEnvelope(res, 503, 'unavailable', 'busy'), 900);
+						},
+					},
+				},
+				{ timeouts: { deadlineMs: 3000 }, retry: { maxAttempts: 5, baseDelayMs: 400, maxDelayMs: 400, random: () => 0.999 } },
+			);
+			const started = Date.now();
+			const err = await failure(c.getAgent(AGENT_ID));
+			const elapsed = Date.now() - started;
+			// 900 + 399 + 900 = 2199 ms; a third attempt would start at ~2600 ms with under 500 ms left: not sent.
+			assert.ok(err instanceof ApiError && err.status === 503, String(err));
+			assert.equal(server.requests.length, 2);
+			assert.ok(elapsed < 3000, `${elapsed} ms`);
+		});
+
 		test('tiny chunks: a read that makes no real progress fails after one request instead of millions', async () => {
 			const size = 1024 * 1024;
 			const c = await scenario({
