@@ -13,7 +13,9 @@ import { isLoopbackHost } from './loopback';
 import {
 	type ResolvedRetryOptions,
 	type RetryOptions,
+	OverallDeadline,
 	RetryBudget,
+	formatSeconds,
 	parseRetryAfter,
 	resolveRetryOptions,
 	retryDelay,
@@ -321,10 +323,30 @@ export function errorFromBody(
 
 const RETRY_STATUSES = new Set([429, 503, 504]);
 
-/** One request's overall deadline (see Transport.deadline). */
+/** One request's overall deadline as the transport uses it (see Transport.deadline). */
+interface RequestDeadline {
+	/** Its length in ms. */
+	ms: number;
+	/** The signal for the next attempt: the caller's, or one the deadline also aborts (when connect and headers could outlast it). */
+	attemptSignal(signal: AbortSignal | undefined): AbortSignal | undefined;
+	/** The body of the attempt's response, destroyed when the deadline passes. */
+	watch(body: ResponseData['body']): void;
+	/** The deadline has passed. */
+	expired(): boolean;
+	/** Whether a retry after waiting `delayMs` may start (OverallDeadline.allowsRetryAfter). */
+	allowsRetryAfter(delayMs: number): boolean;
+	/** The attempt is over: its body and abort are forgotten. */
+	endAttempt(): void;
+	/** The request is over. */
+	dispose(): void;
+}
+
+/** One request's overall deadline in the sweep (see Transport.deadline). */
 interface DeadlineEntry {
 	at: number;
 	body: Dispatcher.ResponseData['body'] | undefined;
+	/** Aborts the attempt in flight, when it needed one (OverallDeadline.needsAbort). */
+	abort: AbortController | undefined;
 	expired: boolean;
 }
 /** Requests in flight with their deadlines; one sweep timer serves them all (no timer per request). */
@@ -343,6 +365,7 @@ function startDeadlineSweep(): void {
 			if (entry.at <= now) {
 				entry.expired = true;
 				deadlines.delete(entry);
+				entry.abort?.abort(new Error('The request passed its overall deadline'));
 				const body = entry.body;
 				if (body && !body.destroyed) {
 					body.on('error', () => undefined);
@@ -474,125 +497,164 @@ export class Transport {
 	/**
 	 * Sends a request with the retry policy: idempotent requests are retried on 429/503/504 and
 	 * network errors with full-jitter backoff (Retry-After honoured up to a cap) while the budget
-	 * lasts; others are sent once. Resolves with the decoded JSON body (undefined when empty).
+	 * lasts; others are sent once. One overall deadline (Timeouts.deadlineMs, from the first
+	 * attempt's start) covers every attempt and the waits between them: a retry that would not have
+	 * RETRY_MIN_ATTEMPT_MS left after its wait is not started. Resolves with the decoded JSON body
+	 * (undefined when empty).
 	 */
 	async send<T = unknown>(spec: RequestSpec): Promise<HttpResult<T>> {
 		const url = this.url(spec.path, spec.query);
 		const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
 		const route = spec.route ?? `${spec.method} ${spec.path}`;
-		for (let attempt = 1; ; attempt++) {
-			if (spec.signal?.aborted) {
-				throw abortError(spec.signal);
-			}
-			const started = this.logger ? Date.now() : 0;
-			let error: ApiError;
-			const headers = await this.headers(spec, 'application/json', payload !== undefined);
-			const deadline = this.deadline(spec);
-			try {
-				const res = await request(url, {
-					method: spec.method,
-					headers,
-					body: payload,
-					dispatcher: this.dispatcher,
-					signal: spec.signal,
-					headersTimeout: this.timeouts.headersMs,
-					bodyTimeout: this.timeouts.bodyMs,
-				});
-				deadline.watch(res.body);
-				const status = res.statusCode;
-				if ((status >= 200 && status < 300) || spec.acceptStatuses?.includes(status)) {
-					const body = await this.readJson<T>(res, spec.method, spec.maxBodyBytes ?? SAFETY.jsonBodyMaxBytes);
-					this.budget.onSuccess();
-					const requestId = this.requestIdOf(res);
-					if (this.logger) {
-						this.debug(`${route} → ${status} in ${Date.now() - started} ms (request ${requestId ?? '-'}, attempt ${attempt})`);
-					}
-					return { status, body, requestId };
-				}
-				error = await toApiError(res, this.seenTokens);
-				if (this.logger) {
-					this.debug(
-						`${route} → ${status} ${error.code} in ${Date.now() - started} ms (request ${error.requestId ?? '-'}, attempt ${attempt})`,
-					);
-				}
-				if (!spec.idempotent || !RETRY_STATUSES.has(status)) {
-					throw error;
-				}
-			} catch (caught) {
-				let err = caught;
-				if (err instanceof ApiError && !(err instanceof NetworkError) && err.status !== 0) {
-					throw err;
-				}
+		const deadline = this.deadline(spec);
+		try {
+			for (let attempt = 1; ; attempt++) {
 				if (spec.signal?.aborted) {
 					throw abortError(spec.signal);
 				}
-				if (deadline.expired()) {
-					err = new NetworkError(
-						'timeout',
-						`No complete answer within ${Math.round(deadline.ms / 1000)} s (the request's overall deadline)`,
-						true,
-						{ cause: err },
-					);
-				} else if (isAbortError(err)) {
-					throw err;
+				const started = this.logger ? Date.now() : 0;
+				let error: ApiError;
+				const headers = await this.headers(spec, 'application/json', payload !== undefined);
+				try {
+					const res = await request(url, {
+						method: spec.method,
+						headers,
+						body: payload,
+						dispatcher: this.dispatcher,
+						signal: deadline.attemptSignal(spec.signal),
+						headersTimeout: this.timeouts.headersMs,
+						bodyTimeout: this.timeouts.bodyMs,
+					});
+					deadline.watch(res.body);
+					const status = res.statusCode;
+					if ((status >= 200 && status < 300) || spec.acceptStatuses?.includes(status)) {
+						const body = await this.readJson<T>(res, spec.method, spec.maxBodyBytes ?? SAFETY.jsonBodyMaxBytes);
+						this.budget.onSuccess();
+						const requestId = this.requestIdOf(res);
+						if (this.logger) {
+							this.debug(
+								`${route} → ${status} in ${Date.now() - started} ms (request ${requestId ?? '-'}, attempt ${attempt})`,
+							);
+						}
+						return { status, body, requestId };
+					}
+					error = await toApiError(res, this.seenTokens);
+					if (this.logger) {
+						this.debug(
+							`${route} → ${status} ${error.code} in ${Date.now() - started} ms (request ${error.requestId ?? '-'}, attempt ${attempt})`,
+						);
+					}
+					if (!spec.idempotent || !RETRY_STATUSES.has(status)) {
+						throw error;
+					}
+				} catch (caught) {
+					let err = caught;
+					if (err instanceof ApiError && !(err instanceof NetworkError) && err.status !== 0) {
+						throw err;
+					}
+					if (spec.signal?.aborted) {
+						throw abortError(spec.signal);
+					}
+					if (deadline.expired()) {
+						err = new NetworkError(
+							'timeout',
+							`No complete answer within ${formatSeconds(deadline.ms)} (the request's overall deadline, retries included; ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'})`,
+							true,
+							{ cause: err },
+						);
+					} else if (isAbortError(err)) {
+						throw err;
+					}
+					if (err instanceof ValidationError) {
+						throw err;
+					}
+					error = err instanceof NetworkError ? err : toNetworkError(err);
+					if (this.logger) {
+						this.debug(`${route} → ${error.code} after ${Date.now() - started} ms: ${error.message} (attempt ${attempt})`);
+					}
+					if (!spec.idempotent) {
+						throw error;
+					}
+				} finally {
+					deadline.endAttempt();
 				}
-				if (err instanceof ValidationError) {
-					throw err;
-				}
-				error = err instanceof NetworkError ? err : toNetworkError(err);
-				if (this.logger) {
-					this.debug(`${route} → ${error.code} after ${Date.now() - started} ms: ${error.message} (attempt ${attempt})`);
-				}
-				if (!spec.idempotent) {
+				// Retryable failure of an idempotent request.
+				if (attempt >= this.retry.maxAttempts) {
 					throw error;
 				}
-			} finally {
-				deadline.dispose();
+				const delay = retryDelay(attempt, error.retryAfter, this.retry);
+				if (delay === undefined) {
+					throw error; // Longer than we are willing to wait: surface it with retryAfter.
+				}
+				if (!deadline.allowsRetryAfter(delay)) {
+					this.debug(
+						`${route}: not retrying: a retry in ${delay} ms could not answer before the overall deadline (${formatSeconds(deadline.ms)})`,
+					);
+					throw error;
+				}
+				if (!this.budget.tryAcquire()) {
+					this.debug(`${route}: retry budget exhausted, not retrying`);
+					throw error;
+				}
+				this.debug(`${route}: retrying in ${delay} ms`);
+				await sleep(delay, spec.signal);
 			}
-			// Retryable failure of an idempotent request.
-			if (attempt >= this.retry.maxAttempts) {
-				throw error;
-			}
-			const delay = retryDelay(attempt, error.retryAfter, this.retry);
-			if (delay === undefined) {
-				throw error; // Longer than we are willing to wait: surface it with retryAfter.
-			}
-			if (!this.budget.tryAcquire()) {
-				this.debug(`${route}: retry budget exhausted, not retrying`);
-				throw error;
-			}
-			this.debug(`${route}: retrying in ${delay} ms`);
-			await sleep(delay, spec.signal);
+		} finally {
+			deadline.dispose();
 		}
 	}
 
-	/** The request id of a response, when plausible (tokens scrubbed first). */
-	private requestIdOf(res: ResponseData): string | undefined {
-		return plausibleRequestId(header(res, 'x-request-id'), this.seenTokens);
+	/** The request id of a response (its X-Request-Id), when plausible and free of any token this transport sent. */
+	requestIdOf(res: ResponseData): string | undefined {
+		return this.checkRequestId(header(res, 'x-request-id'));
 	}
 
 	/**
-	 * An overall deadline for one attempt: when it passes, the response body being read is
-	 * destroyed, so a server that trickles its answer ends in a time-out (headers are bounded by
-	 * headersTimeout, which is shorter). No AbortController per request: the caller's signal, when
-	 * there is one, goes to undici as it is.
+	 * A request id the server named (a header, an error body or event), when plausible and free of any
+	 * token this transport sent (plausibleRequestId); otherwise undefined. Every request id from the
+	 * server goes through this (or through ApiError with this transport's tokens) before an error or a
+	 * log line carries it.
 	 */
-	private deadline(spec: Pick<RequestSpec, 'transfer'>): {
-		ms: number;
-		watch(body: ResponseData['body']): void;
-		expired(): boolean;
-		dispose(): void;
-	} {
+	checkRequestId(value: unknown): string | undefined {
+		return plausibleRequestId(value, this.seenTokens);
+	}
+
+	/**
+	 * The overall deadline of one request, retries included: when it passes, the response body being
+	 * read is destroyed, so a server that trickles its answer ends in a time-out. An attempt whose
+	 * connect and header time-outs could outlast what is left (a short deadline, a late retry) gets
+	 * an AbortController the sweep aborts; the common attempt gets none (the caller's signal, when
+	 * there is one, goes to undici as it is).
+	 */
+	private deadline(spec: Pick<RequestSpec, 'transfer'>): RequestDeadline {
 		const ms = spec.transfer ? this.timeouts.transferDeadlineMs : this.timeouts.deadlineMs;
-		const entry: DeadlineEntry = { at: Date.now() + ms, body: undefined, expired: false };
+		const overall = new OverallDeadline(ms);
+		const entry: DeadlineEntry = { at: overall.at, body: undefined, abort: undefined, expired: false };
 		deadlines.add(entry);
 		startDeadlineSweep();
+		const { connectMs, headersMs } = this.timeouts;
 		return {
 			ms,
+			attemptSignal: (signal) => {
+				if (!overall.needsAbort(connectMs, headersMs)) {
+					return signal;
+				}
+				entry.abort = new AbortController();
+				return signal ? AbortSignal.any([signal, entry.abort.signal]) : entry.abort.signal;
+			},
 			watch: (b) => {
 				entry.body = b;
+				if (entry.expired) {
+					b.on('error', () => undefined);
+					b.destroy(new Error('The request passed its overall deadline'));
+				}
 			},
 			expired: () => entry.expired,
+			allowsRetryAfter: (delayMs) => overall.allowsRetryAfter(delayMs),
+			endAttempt: () => {
+				entry.body = undefined;
+				entry.abort = undefined;
+			},
 			dispose: () => {
 				deadlines.delete(entry);
 			},

@@ -63,6 +63,54 @@ export function retryDelay(retry: number, retryAfterSeconds: number | undefined,
 }
 
 /**
+ * Least time a retry must still have before the request's overall deadline, after its wait, to be
+ * started at all: one that could not get an answer in time is not sent.
+ */
+export const RETRY_MIN_ATTEMPT_MS = 500;
+
+/**
+ * One overall deadline of a request, from its first attempt's start: it covers every attempt and
+ * the waits between them. Time comes from `now` (tests pass a fake clock).
+ */
+export class OverallDeadline {
+	/** When it passes (on the `now` clock). */
+	readonly at: number;
+	constructor(
+		/** Its length in ms. */
+		readonly ms: number,
+		private readonly now: () => number = Date.now,
+	) {
+		this.at = now() + ms;
+	}
+	/** Milliseconds left (negative once passed). */
+	remaining(): number {
+		return this.at - this.now();
+	}
+	/** True when it has passed. */
+	passed(): boolean {
+		return this.remaining() <= 0;
+	}
+	/** Whether a retry that first waits `delayMs` still has RETRY_MIN_ATTEMPT_MS before the deadline. */
+	allowsRetryAfter(delayMs: number): boolean {
+		return delayMs + RETRY_MIN_ATTEMPT_MS <= this.remaining();
+	}
+	/**
+	 * Whether an attempt started now needs the deadline to abort it: true when the connect and header
+	 * time-outs together could outlast what is left (once the headers are in, the deadline ends a
+	 * trickling body by itself).
+	 */
+	needsAbort(connectMs: number, headersMs: number): boolean {
+		return connectMs + headersMs >= this.remaining();
+	}
+}
+
+/** A duration for messages: whole seconds, or one decimal below 10 s when not whole ("3 s", "0.8 s"). */
+export function formatSeconds(ms: number): string {
+	const s = ms / 1000;
+	return `${Number.isInteger(s) || s >= 10 ? Math.round(s) : s.toFixed(1)} s`;
+}
+
+/**
  * Parses Retry-After (delta seconds or an HTTP date) into seconds, or undefined when absent or
  * malformed. Fractions are accepted (some servers send them).
  */

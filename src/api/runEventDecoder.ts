@@ -20,8 +20,10 @@ const RETRYABLE_STREAM_CODES = new Set(['unavailable', 'internal', 'deadline_exc
 
 /** What the decoder needs from the connection the frames came from. */
 export interface FrameSource {
-	/** The X-Request-Id of the response the frames arrived on, for the errors it reports. */
+	/** The X-Request-Id of the response the frames arrived on, for the errors it reports: plausible and free of any token, or undefined. */
 	requestId(): string | undefined;
+	/** A request id an `error` event names, when plausible and free of any token (plausibleRequestId); otherwise undefined. */
+	checkRequestId(value: unknown): string | undefined;
 	/** Removes credentials from server text before it becomes an error message. */
 	scrub(text: string): string;
 }
@@ -129,7 +131,7 @@ export class RunEventDecoder {
 			if (id !== undefined && id !== '' && !(PLAIN_DECIMAL.test(id) && Number.isSafeInteger(Number(id)))) {
 				this.error = new InvalidResponseError(
 					'event id',
-					`a plain decimal sequence number (got ${JSON.stringify(id.slice(0, 40))})`,
+					`a plain decimal sequence number (got ${this.source.scrub(JSON.stringify(id.slice(0, 40)))})`,
 					this.source.requestId(),
 				);
 				break;
@@ -175,25 +177,33 @@ export class RunEventDecoder {
 		return out.length - before;
 	}
 
-	/** An `error` event: a retryable code asks for a reconnect, any other ends the stream. */
+	/**
+	 * An `error` event: a retryable code asks for a reconnect, any other ends the stream. Its payload
+	 * is the error envelope (`{error: {code, message}, request_id}`); as with an error body, the
+	 * request id it names wins over the response's X-Request-Id, and only a plausible one without a
+	 * token is kept.
+	 */
 	private onErrorEvent(data: string): void {
 		let code = 'internal';
 		let message = 'The event stream reported an error';
+		let named: unknown;
 		try {
-			const body = JSON.parse(data) as { error?: { code?: unknown; message?: unknown } };
+			const body = JSON.parse(data) as { error?: { code?: unknown; message?: unknown }; request_id?: unknown };
 			if (typeof body.error?.code === 'string') {
 				code = body.error.code;
 			}
 			if (typeof body.error?.message === 'string') {
 				message = body.error.message;
 			}
+			named = body.request_id;
 		} catch {
 			// Keep the defaults.
 		}
 		if (RETRYABLE_STREAM_CODES.has(code)) {
 			this.reconnectRequested = true;
 		} else {
-			this.error = new ApiError(STATUS_BY_CODE[code] ?? 500, code, this.source.scrub(message), this.source.requestId());
+			const requestId = typeof named === 'string' ? this.source.checkRequestId(named) : this.source.requestId();
+			this.error = new ApiError(STATUS_BY_CODE[code] ?? 500, this.source.scrub(code), this.source.scrub(message), requestId);
 		}
 	}
 }

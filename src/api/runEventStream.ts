@@ -82,6 +82,7 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 	constructor(private readonly p: RunEventStreamParams) {
 		this.decoder = new RunEventDecoder(p.after, {
 			requestId: () => this.requestId(),
+			checkRequestId: (value) => p.transport.checkRequestId(value),
 			scrub: (text) => p.transport.scrub(text),
 		});
 		this.sink = {

@@ -19,6 +19,9 @@ import { ApiError } from './errors';
 import { type Transport, toNetworkError } from './http';
 import { SAFETY } from './limits';
 
+/** Text that ends with a blank line: no event is left incomplete after it. */
+const EVENT_BOUNDARY_AT_END = /(\r\n|\r|\n)(\r\n|\r|\n)$/;
+
 /** One dispatched SSE message, with the spec's sticky last event id. */
 export interface SseMessage {
 	/** Event type; `message` when the stream named none (or an empty one). */
@@ -63,18 +66,20 @@ export function discard(res: Dispatcher.ResponseData | undefined): void {
 
 const MEDIA_TYPE = /^\s*text\/event-stream\s*(;|$)/i;
 
-/** Throws unless the response is an event stream (a missing Content-Type is tolerated). */
-export function checkEventStreamResponse(res: Dispatcher.ResponseData): void {
+/**
+ * Throws unless the response is an event stream (a missing Content-Type is tolerated). The error's
+ * request id is the response's X-Request-Id as `transport` checks it (plausible, no token).
+ */
+export function checkEventStreamResponse(res: Dispatcher.ResponseData, transport: Pick<Transport, 'requestIdOf' | 'scrub'>): void {
 	const value = res.headers['content-type'];
 	const type = Array.isArray(value) ? value[0] : value;
 	if (type !== undefined && !MEDIA_TYPE.test(type)) {
 		discard(res);
-		const id = res.headers['x-request-id'];
 		throw new ApiError(
 			res.statusCode,
 			'invalid_content_type',
-			`Expected an event stream, got Content-Type ${type}`,
-			Array.isArray(id) ? id[0] : id,
+			transport.scrub(`Expected an event stream, got Content-Type ${type.slice(0, 100)}`),
+			transport.requestIdOf(res),
 		);
 	}
 }
@@ -152,7 +157,7 @@ class SseMessageStream implements AsyncIterableIterator<SseMessage> {
 					query: this.options.query,
 					signal: this.options.signal,
 				});
-				checkEventStreamResponse(res);
+				checkEventStreamResponse(res, this.transport);
 				this.res = res;
 				this.body = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
 			}
@@ -226,8 +231,14 @@ export class SseConnection {
 	private readonly body: AsyncIterator<Uint8Array>;
 	private readonly decoder = new Utf8Stream();
 	private readonly parser: EventSourceParser;
-	/** The current chunk (with the previous tail) holds a token this transport sent. */
+	/**
+	 * The current chunk (with the previous tail) holds a token this transport sent, or an earlier one
+	 * did and the event it was in had not ended by that chunk's end (an event dispatched by a later
+	 * chunk is redacted too).
+	 */
 	private tokenSeen = false;
+	/** A token arrived in an event that is still incomplete at the end of the last chunk. */
+	private tokenPending = false;
 	/** The end of the previous chunk's text. */
 	private tail = '';
 	private messages = 0;
@@ -252,7 +263,7 @@ export class SseConnection {
 			signal: request.signal,
 			route: request.route,
 		});
-		checkEventStreamResponse(res);
+		checkEventStreamResponse(res, transport);
 		return new SseConnection(transport, res, sink);
 	}
 
@@ -280,10 +291,9 @@ export class SseConnection {
 		});
 	}
 
-	/** The response's X-Request-Id. */
+	/** The response's X-Request-Id, when plausible and free of any token the transport sent (Transport.requestIdOf). */
 	requestId(): string | undefined {
-		const rid = this.res.headers['x-request-id'];
-		return Array.isArray(rid) ? rid[0] : rid;
+		return this.transport.requestIdOf(this.res);
 	}
 
 	/**
@@ -298,7 +308,9 @@ export class SseConnection {
 		}
 		const text = this.decoder.decode(r.value);
 		// One search per chunk (with the previous chunk's tail, for a token split across two).
-		this.tokenSeen = this.transport.containsToken(this.tail + text);
+		this.tokenSeen = this.tokenPending || this.transport.containsToken(this.tail + text);
+		// Sticky until a chunk ends at an event boundary: the event holding the token may end later.
+		this.tokenPending = this.tokenSeen && !EVENT_BOUNDARY_AT_END.test(text);
 		this.tail = text.slice(-64);
 		const before = this.messages;
 		this.parser.feed(text);

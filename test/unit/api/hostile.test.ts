@@ -3,6 +3,7 @@
  * test names the bullet of "every byte from the service is untrusted" it covers.
  */
 import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
 import { ApiError, CloudAgentsClient, NetworkError, SAFETY, ValidationError, isLoopbackHost, isLoopbackUrl } from '../../../src/api';
 import { clampSeconds, decodeBase64Strict, decodeDeviceAuthorization } from '../../../src/api/decode';
 import { checkBaseUrl } from '../../../src/api/http';
@@ -193,6 +194,128 @@ suite('hostile server: the API boundary', function () {
 			}
 			assert.equal(events.length, 2);
 			assert.ok(!JSON.stringify(events).includes(TOKEN), JSON.stringify(events));
+		});
+
+		/** Follows the run's events to the end and returns the error the stream ended with. */
+		async function streamFailure(c: CloudAgentsClient): Promise<Error> {
+			return failure(
+				(async () => {
+					for await (const ev of c.streamRunEvents(AGENT_ID, RUN_ID)) {
+						void ev;
+					}
+				})(),
+			);
+		}
+
+		function assertNoToken(err: Error): void {
+			assert.ok(err instanceof ApiError, String(err));
+			for (const f of [err.message, err.code, String(err.requestId), String(err.stack), JSON.stringify(err)]) {
+				assert.ok(!f.includes(TOKEN), `token in ${f.slice(0, 160)}`);
+			}
+		}
+
+		test('run stream: an X-Request-Id that is the token never reaches the error (error event, bad frame id, wrong Content-Type)', async () => {
+			const answers: Array<[string, (res: ServerResponse, token: string) => void]> = [
+				[
+					'a non-retryable error event',
+					(res, token) => {
+						const write = sseStart(res, { 'x-request-id': token });
+						write(`event: error\ndata: ${JSON.stringify({ error: { code: 'permission_denied', message: 'stop' } })}\n\n`);
+						res.end();
+					},
+				],
+				[
+					'a frame whose id is the token',
+					(res, token) => {
+						const write = sseStart(res, { 'x-request-id': token });
+						write(`id: ${token}\nevent: log\ndata: {"type":"log","data":{}}\n\n`);
+						res.end();
+					},
+				],
+				[
+					'a 200 that is not an event stream',
+					(res, token) => {
+						res.writeHead(200, { 'content-type': 'text/html', 'x-request-id': token });
+						res.end('<html></html>');
+					},
+				],
+			];
+			for (const [what, answer] of answers) {
+				const c = await scenario({
+					description: `stream with the token as X-Request-Id: ${what}`,
+					routes: { 'GET /v2/agents/*/runs/*/events': (req, res) => answer(res, req.token ?? '') },
+				});
+				const err = await streamFailure(c);
+				assertNoToken(err);
+				assert.equal((err as ApiError).requestId, undefined, what);
+				await server.close();
+			}
+		});
+
+		test('run stream: an error event naming the token as its request_id (split across chunks) keeps it out of the error', async () => {
+			const c = await scenario({
+				description: 'error event echoing the token, dispatched by a later chunk',
+				routes: {
+					'GET /v2/agents/*/runs/*/events': (req, res) => {
+						const write = sseStart(res);
+						const token = req.token ?? '';
+						// The event ends in a chunk of its own, far from the token: per-chunk redaction does not see it.
+						const payload = { error: { code: token, message: `denied ${token}` }, request_id: token, pad: 'p'.repeat(200) };
+						write(`event: error\ndata: ${JSON.stringify(payload)}`);
+						setTimeout(() => {
+							write('\n\n');
+							res.end();
+						}, 150);
+					},
+				},
+			});
+			const err = await streamFailure(c);
+			assertNoToken(err);
+			assert.equal((err as ApiError).requestId, undefined, 'the named request id is refused, not replaced by another');
+		});
+
+		test("run stream: a plausible request_id an error event names is the error's request id (as in an error body)", async () => {
+			const named = '0192f1a0-5555-7abc-8def-0123456789ab';
+			const c = await scenario({
+				description: 'error event with its own request id',
+				routes: {
+					'GET /v2/agents/*/runs/*/events': (_q, res) => {
+						const write = sseStart(res);
+						write(
+							`event: error\ndata: ${JSON.stringify({ error: { code: 'not_found', message: 'gone' }, request_id: named })}\n\n`,
+						);
+						res.end();
+					},
+				},
+			});
+			const err = await streamFailure(c);
+			assert.ok(err instanceof ApiError && err.code === 'not_found', String(err));
+			assert.equal(err.requestId, named);
+		});
+
+		test('run stream: an event whose token arrives chunks before the event ends is redacted too', async () => {
+			const c = await scenario({
+				description: 'token early in an event, the event ending in a later chunk',
+				routes: {
+					'GET /v2/agents/*/runs/*/events': (req, res) => {
+						const write = sseStart(res);
+						const data = { seq: 0, type: 'log', data: { text: `echo ${req.token}`, pad: 'p'.repeat(200) } };
+						write(`id: 0\nevent: log\ndata: ${JSON.stringify(data)}`);
+						setTimeout(() => write('\n\n'), 100);
+						setTimeout(() => {
+							write(sseFrame(1, 'run.completed', { status: 'succeeded' }));
+							res.end();
+						}, 200);
+					},
+				},
+			});
+			const events = [];
+			for await (const ev of c.streamRunEvents(AGENT_ID, RUN_ID)) {
+				events.push(ev);
+			}
+			assert.equal(events.length, 2);
+			assert.ok(!JSON.stringify(events).includes(TOKEN), JSON.stringify(events).slice(0, 200));
+			assert.match(JSON.stringify(events[0]), /<redacted>/);
 		});
 
 		test('an implausible request id (too long, odd characters) is not kept raw', async () => {
@@ -600,6 +723,61 @@ suite('hostile server: the API boundary', function () {
 			const err = await failure(c.getAgent(AGENT_ID));
 			assert.ok(err instanceof NetworkError && err.code === 'timeout', String(err));
 			assert.ok(Date.now() - started < 3_000, `${Date.now() - started} ms`);
+		});
+
+		test('the deadline is overall: a trickling server, 3 s, three attempts allowed, fails within 3 s and says so', async () => {
+			const c = await scenario(
+				{
+					description: 'trickle, every attempt',
+					routes: { 'GET /v2/agents/*': (_q, res) => trickle(res, 200, 'application/json', JSON.stringify(agent()), 100) },
+				},
+				{ timeouts: { deadlineMs: 3000, bodyMs: 30_000 }, retry: { maxAttempts: 3 } },
+			);
+			const started = Date.now();
+			const err = await failure(c.getAgent(AGENT_ID));
+			const elapsed = Date.now() - started;
+			assert.ok(err instanceof NetworkError && err.code === 'timeout', String(err));
+			// 3 s, plus the deadline sweep (250 ms) and a loaded machine's slack.
+			assert.ok(elapsed < 3000 + 750, `${elapsed} ms`);
+			assert.match(err.message, /within 3 s \(the request's overall deadline, retries included; 1 attempt\)/);
+			assert.equal(server.requests.length, 1, 'no retry could have answered in time');
+		});
+
+		test('the deadline is overall: headers that never come end at the deadline, not after the header time-out of each attempt', async () => {
+			const c = await scenario(
+				{
+					description: 'accepts the request, never answers',
+					routes: { 'GET /v2/agents/*': () => undefined },
+				},
+				{ timeouts: { deadlineMs: 3000, headersMs: 30_000 }, retry: { maxAttempts: 3 } },
+			);
+			const started = Date.now();
+			const err = await failure(c.getAgent(AGENT_ID));
+			const elapsed = Date.now() - started;
+			assert.ok(err instanceof NetworkError && err.code === 'timeout', String(err));
+			assert.ok(elapsed < 3000 + 750, `${elapsed} ms`);
+			assert.match(err.message, /within 3 s/);
+		});
+
+		test('the deadline is overall: slow 503s are retried only while a retry can still answer in time', async () => {
+			const c = await scenario(
+				{
+					description: '503 after 900 ms, every attempt',
+					routes: {
+						'GET /v2/agents/*': (_q, res) => {
+							setTimeout(() => errorEnvelope(res, 503, 'unavailable', 'busy'), 900);
+						},
+					},
+				},
+				{ timeouts: { deadlineMs: 3000 }, retry: { maxAttempts: 5, baseDelayMs: 400, maxDelayMs: 400, random: () => 0.999 } },
+			);
+			const started = Date.now();
+			const err = await failure(c.getAgent(AGENT_ID));
+			const elapsed = Date.now() - started;
+			// 900 + 399 + 900 = 2199 ms; a third attempt would start at ~2600 ms with under 500 ms left: not sent.
+			assert.ok(err instanceof ApiError && err.status === 503, String(err));
+			assert.equal(server.requests.length, 2);
+			assert.ok(elapsed < 3000, `${elapsed} ms`);
 		});
 
 		test('tiny chunks: a read that makes no real progress fails after one request instead of millions', async () => {

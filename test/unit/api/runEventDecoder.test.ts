@@ -10,7 +10,11 @@ import { RunEventDecoder } from '../../../src/api/runEventDecoder';
 const REQUEST_ID = '0192f1a0-1234-7abc-8def-0123456789ab';
 
 function decoder(after = -1): RunEventDecoder {
-	return new RunEventDecoder(after, { requestId: () => REQUEST_ID, scrub: (text) => text.replaceAll('secret', '<redacted>') });
+	return new RunEventDecoder(after, {
+		requestId: () => REQUEST_ID,
+		checkRequestId: (value) => (typeof value === 'string' && /^[\w-]+$/.test(value) && !value.includes('secret') ? value : undefined),
+		scrub: (text) => text.replaceAll('secret', '<redacted>'),
+	});
 }
 
 function frame(seq: number, type = 'log', data: unknown = {}): [string, string, string] {
