@@ -166,6 +166,7 @@ export class ChangesFeature extends Disposable {
 			log: this.deps.log,
 			decorationsChanged: (uris) => this._onDidChangeFileDecorations.fire(uris),
 			exclude: (folder) => excludeGlobs(folder),
+			agentFileChanged: this.deps.agentFileChanged,
 		});
 		this.sources.set(link.id, source);
 		return source;

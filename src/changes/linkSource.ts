@@ -37,6 +37,8 @@ export interface LinkSourceDeps {
 	decorationsChanged(this: void, uris: vscode.Uri[]): void;
 	/** The `files.exclude` globs (value true) for the local folder. */
 	exclude(this: void, folder: vscode.Uri): string[];
+	/** Tells the `cloud-agent:` file system that the agent's copy of a file changed (what a comparison found). */
+	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
 }
 
 function kindLetter(d: Difference): string {
@@ -255,6 +257,18 @@ export class LinkSource extends Disposable {
 			const key = this.localUriOf(d.path).toString();
 			if (!next.has(key)) {
 				next.set(key, d);
+			}
+		}
+		// The comparison listed the agent's side afresh: a `cloud-agent:` view of it cached earlier in
+		// this window (a folder listed before the agent wrote a file) must not answer "no such file"
+		// when the diff opens the agent's copy. Only what is new or changed since the last comparison.
+		for (const d of result.differences) {
+			if (!d.agent) {
+				continue;
+			}
+			const before = this.differences.get(this.localUriOf(d.path).toString())?.agent;
+			if (!before || before.size !== d.agent.size || before.mtime !== d.agent.mtime) {
+				this.deps.agentFileChanged(this.link.agentId, agentPathOf(this.link.agentFolder, d.path), before ? 'modified' : 'created');
 			}
 		}
 		this.show(next);

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import type { Difference } from '../../../src/compare/types';
-import { parseWorkspaceUri } from '../../../src/fs/workspaceFs';
+import { parseWorkspaceUri, workspaceUri } from '../../../src/fs/workspaceFs';
 import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 
@@ -292,6 +292,23 @@ if (!standardWorkspace) {
 		assert.equal(right.getText(), Buffer.from(truth?.content_base64 ?? '', 'base64').toString('utf8'));
 		assert.notEqual(right.getText(), left.getText());
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+	});
+
+	test("the agent's copy opens even when its folder was listed through cloud-agent: before the agent wrote the file", async function () {
+		this.timeout(120_000);
+		const f = await fixture({ 'fresh/old.txt': 'old\n' });
+		// This window lists the folder (the file system caches the listing and answers stat from it)…
+		const names = (await vscode.workspace.fs.readDirectory(workspaceUri(f.agentId, 'fresh'))).map(([name]) => name);
+		assert.deepEqual(names, ['old.txt']);
+		// …then the agent writes a file no followed run announces.
+		await agentWrites(f.agentId, 'fresh/new.txt', 'written by the agent\n');
+		const answer = await refresh(f);
+		assert.deepEqual(
+			answer.differences.map((d) => [d.path, d.kind]),
+			[['fresh/new.txt', 'added']],
+		);
+		const doc = await vscode.workspace.openTextDocument(workspaceUri(f.agentId, 'fresh/new.txt'));
+		assert.equal(doc.getText(), 'written by the agent\n');
 	});
 
 	test("apply one, a selection and all: the local files equal the agent's byte for byte, and Undo restores a text file", async function () {
