@@ -6,9 +6,7 @@
 // The window opens a local copy of the demo billing agent's workspace as it was before its runs
 // (`billing`, written fresh at each start into a temporary folder outside the clone), so that
 // "Compare with Local Folder…" on that agent shows its changes in Source Control at once.
-import { build } from 'esbuild';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -26,6 +24,7 @@ import {
 	startEmulator,
 	writeUserSettings,
 } from './lib/harness.mjs';
+import { loadEmulatorModule } from './lib/emulatorModule.mjs';
 
 const WORK = join(ROOT, '.vscode-test', 'start');
 
@@ -44,18 +43,7 @@ async function portOr(preferred) {
  * of emulator/src/seed.ts) into a new folder `billing` under the temporary folder `demoRoot`.
  */
 async function writeBillingCheckout(demoRoot) {
-	const outfile = join(ROOT, '.cache', 'emulator', 'seed.cjs');
-	await build({
-		entryPoints: [join(ROOT, 'emulator', 'src', 'seed.ts')],
-		outfile,
-		bundle: true,
-		platform: 'node',
-		format: 'cjs',
-		target: 'node20',
-		packages: 'external',
-		logLevel: 'warning',
-	});
-	const { DEMO_BILLING_BASELINE } = createRequire(import.meta.url)(outfile);
+	const { DEMO_BILLING_BASELINE } = await loadEmulatorModule('seed');
 	const folder = join(demoRoot, 'billing');
 	for (const [path, content] of Object.entries(DEMO_BILLING_BASELINE)) {
 		mkdirSync(dirname(join(folder, path)), { recursive: true });

@@ -7,24 +7,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { request } from 'undici';
 import { CloudAgentsClient, isTerminalRunStatus } from '../../src/api';
 import { MAX_RUNS_READ, compareFolders } from '../../src/compare/engine';
 import { IgnoreRules } from '../../src/compare/ignore';
 import { type BenchContext, type Row } from '../report';
-
-async function admin<T>(base: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-	const res = await request(`${base}/_emulator${path}`, {
-		method,
-		headers: body === undefined ? {} : { 'content-type': 'application/json' },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.body.text();
-	if (res.statusCode >= 300) {
-		throw new Error(`admin ${method} ${path}: ${res.statusCode} ${text}`);
-	}
-	return (text ? JSON.parse(text) : undefined) as T;
-}
+import { emulatorAdmin } from '../../test/unit/support/emulator';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
@@ -59,22 +46,22 @@ export async function run(ctx: BenchContext): Promise<void> {
 	const client = new CloudAgentsClient({ baseUrl: emulatorUrl, getToken: () => ctx.token });
 	const dir = await mkdtemp(join(tmpdir(), 'ca-bench-compare-'));
 	const counted = async (fn: () => Promise<unknown>): Promise<number> => {
-		await admin(emulatorUrl, 'POST', '/counters/reset');
+		await emulatorAdmin(emulatorUrl, 'POST', '/counters/reset');
 		await fn();
-		return (await admin<{ requests: { total: number } }>(emulatorUrl, 'GET', '/counters')).requests.total;
+		return (await emulatorAdmin<{ requests: { total: number } }>(emulatorUrl, 'GET', '/counters')).requests.total;
 	};
 	/** A new agent with a seeded tree dated before any run, and a local copy of it. */
 	const seeded = async (name: string, files: number): Promise<{ agentId: string; local: string }> => {
 		const agent = await client.createAgent({ name });
 		for (let i = 0; i < 500 && !['idle', 'READY'].includes((await client.getAgent(agent.id)).status ?? ''); i++) await sleep(20);
-		await admin(emulatorUrl, 'POST', `/workspace/${encodeURIComponent(agent.id)}/seed`, {
+		await emulatorAdmin(emulatorUrl, 'POST', `/workspace/${encodeURIComponent(agent.id)}/seed`, {
 			files,
 			size: 256,
 			per_folder: 50,
 			under: 'tree',
 			mtime_unix_ms: 1_700_000_000_000,
 		});
-		const truth = await admin<{ files: { path: string; content_base64: string }[] }>(
+		const truth = await emulatorAdmin<{ files: { path: string; content_base64: string }[] }>(
 			emulatorUrl,
 			'GET',
 			`/workspace/${encodeURIComponent(agent.id)}/files?content=true`,
@@ -100,7 +87,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 		throw new Error('the run did not end');
 	};
 	try {
-		await admin(emulatorUrl, 'POST', '/reset', { seed: 'demo' });
+		await emulatorAdmin(emulatorUrl, 'POST', '/reset', { seed: 'demo' });
 		const rows: Row[] = [];
 
 		// (a) link a 500-file tree after runs that changed 10 files at equal size

@@ -3,26 +3,16 @@
  * (src/fs/workspaceCache.ts) divided by the floors, counted by the emulator; and the time to list
  * a 5,000-entry folder.
  */
-import { request } from 'undici';
 import { CloudAgentsClient } from '../../src/api';
 import { WorkspaceCache } from '../../src/fs/workspaceCache';
 import { type BenchContext, type Row, median } from '../report';
-
-async function admin<T>(base: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-	const res = await request(`${base}/_emulator${path}`, {
-		method,
-		headers: body === undefined ? {} : { 'content-type': 'application/json' },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.body.text();
-	return (text ? JSON.parse(text) : undefined) as T;
-}
+import { emulatorAdmin } from '../../test/unit/support/emulator';
 
 export async function run(ctx: BenchContext): Promise<void> {
 	const client = new CloudAgentsClient({ baseUrl: ctx.emulatorUrl, getToken: () => ctx.token });
 	let offset = 0;
 	try {
-		await admin(ctx.emulatorUrl, 'POST', '/reset', { seed: 'demo' });
+		await emulatorAdmin(ctx.emulatorUrl, 'POST', '/reset', { seed: 'demo' });
 		const agents = await client.listAgents({ limit: 100 });
 		const agentId = agents.items.find((a) => a.name === 'Refactor billing module')?.id ?? agents.items[0]?.id;
 		if (!agentId) {
@@ -30,9 +20,9 @@ export async function run(ctx: BenchContext): Promise<void> {
 		}
 		const cache = new WorkspaceCache(() => client, { now: () => Date.now() + offset });
 		const measure = async (fn: () => Promise<unknown>): Promise<number> => {
-			await admin(ctx.emulatorUrl, 'POST', '/counters/reset');
+			await emulatorAdmin(ctx.emulatorUrl, 'POST', '/counters/reset');
 			await fn();
-			return (await admin<{ requests: { total: number } }>(ctx.emulatorUrl, 'GET', '/counters')).requests.total;
+			return (await emulatorAdmin<{ requests: { total: number } }>(ctx.emulatorUrl, 'GET', '/counters')).requests.total;
 		};
 		const steps: Array<{ name: string; floor: number; fn: () => Promise<unknown> }> = [
 			{
@@ -85,7 +75,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			});
 		}
 		// A 3 MiB file: 1 request per 1 MiB chunk.
-		await admin(ctx.emulatorUrl, 'POST', `/workspace/${agentId}/write`, {
+		await emulatorAdmin(ctx.emulatorUrl, 'POST', `/workspace/${agentId}/write`, {
 			path: 'bench/big.bin',
 			content_base64: Buffer.alloc(3 * 1024 * 1024, 7).toString('base64'),
 		});
@@ -103,7 +93,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const writes: Array<Promise<unknown>> = [];
 		for (let i = 0; i < 5000; i++) {
 			writes.push(
-				admin(ctx.emulatorUrl, 'POST', `/workspace/${agentId}/write`, {
+				emulatorAdmin(ctx.emulatorUrl, 'POST', `/workspace/${agentId}/write`, {
 					path: `many/f${String(i).padStart(4, '0')}.txt`,
 					content_base64: Buffer.from(String(i)).toString('base64'),
 				}),

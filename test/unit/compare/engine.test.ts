@@ -14,7 +14,7 @@ import { CloudAgentsClient, WorkspaceInterfaceError } from '../../../src/api';
 import { compareFolders } from '../../../src/compare/engine';
 import { IgnoreRules } from '../../../src/compare/ignore';
 import { AgentChangedError, sendToAgent } from '../../../src/compare/send';
-import type { Difference } from '../../../src/compare/types';
+import type { Baseline, CompareResult, Difference } from '../../../src/compare/types';
 import { DEMO_BILLING_BASELINE } from '../../../emulator/src/seed';
 import { AGENT_ID, TOKEN } from '../../hostile/fixtures';
 import { type HostileServer, json, startHostile } from '../../hostile/server';
@@ -172,29 +172,26 @@ for (const profile of CLIENT_PROFILES) {
 
 		test('refresh after a run that changed 3 files at equal size reads exactly those 3; an agent-side deletion since the baseline is in the agent group', async () => {
 			const { agentId, local } = await seededAgent(60);
-			const link = await compareFolders({
-				client,
-				agentId,
-				agentFolder: '',
-				localRoot: local,
-				mode: 'link',
-				ignore: await IgnoreRules.load(local, {}),
-			});
+			/** A comparison of this agent's root with `local` (counters reset first). */
+			const compare = async (mode: 'link' | 'refresh', baseline?: Baseline): Promise<CompareResult> => {
+				await emu.admin('POST', '/counters/reset');
+				return compareFolders({
+					client,
+					agentId,
+					agentFolder: '',
+					localRoot: local,
+					mode,
+					baseline,
+					ignore: await IgnoreRules.load(local, {}),
+				});
+			};
+			const link = await compare('link');
 			assert.deepEqual(link.differences, [], 'a local copy of an agent without runs: nothing differs');
 			await runToEnd(agentId, 'Touch three [[changes:3:same-size]] [[delay:1]]');
 			const truth = await emu.admin<any>('GET', `/workspace/${enc(agentId)}/changes`);
 			const changed = truth.net.map((x: any) => x.path);
 			assert.equal(changed.length, 3);
-			await emu.admin('POST', '/counters/reset');
-			const refresh = await compareFolders({
-				client,
-				agentId,
-				agentFolder: '',
-				localRoot: local,
-				mode: 'refresh',
-				baseline: link.baseline,
-				ignore: await IgnoreRules.load(local, {}),
-			});
+			const refresh = await compare('refresh', link.baseline);
 			assert.deepEqual(
 				summary(refresh.differences),
 				changed.map((p: string) => `agent modified ${p}`),
@@ -208,16 +205,7 @@ for (const profile of CLIENT_PROFILES) {
 			// the agent deletes a file; the next refresh reports it (agent group) and reads nothing
 			const gone = 'tree/pkg-000/mod-1/file-00012.txt';
 			await emu.admin('POST', `/workspace/${enc(agentId)}/delete`, { path: gone });
-			await emu.admin('POST', '/counters/reset');
-			const again = await compareFolders({
-				client,
-				agentId,
-				agentFolder: '',
-				localRoot: local,
-				mode: 'refresh',
-				baseline: refresh.baseline,
-				ignore: await IgnoreRules.load(local, {}),
-			});
+			const again = await compare('refresh', refresh.baseline);
 			assert.deepEqual(
 				summary(again.differences),
 				[...changed.map((p: string) => `agent modified ${p}`), `agent deleted ${gone}`].sort((a, b) =>

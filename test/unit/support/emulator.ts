@@ -59,21 +59,25 @@ export interface TestEmulator {
 	}>;
 }
 
+/** A call to the admin API (`/_emulator…`) of the emulator at `base`; throws on an error status. */
+export async function emulatorAdmin<T>(base: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+	const res = await request(`${base}/_emulator${path}`, {
+		method,
+		headers: body === undefined ? {} : { 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.body.text();
+	if (res.statusCode >= 300) {
+		throw new Error(`admin ${method} ${path}: ${res.statusCode} ${text}`);
+	}
+	return (text ? JSON.parse(text) : undefined) as T;
+}
+
 /** Starts the emulator on a free port with the demo seed; `profile` picks its choices where the description is silent. */
 export async function startTestEmulator(opts: { profile?: ProfileName } = {}): Promise<TestEmulator> {
 	const emu = await startEmulator({ port: 0, seed: 'demo', quiet: true, profile: opts.profile ?? 'standard' });
-	const admin = async <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> => {
-		const res = await request(`${emu.url}/_emulator${path}`, {
-			method,
-			headers: body === undefined ? {} : { 'content-type': 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await res.body.text();
-		if (res.statusCode >= 300) {
-			throw new Error(`admin ${method} ${path}: ${res.statusCode} ${text}`);
-		}
-		return (text ? JSON.parse(text) : undefined) as T;
-	};
+	const admin = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> =>
+		emulatorAdmin<T>(emu.url, method, path, body);
 	return {
 		url: emu.url,
 		close: () => emu.close(),
