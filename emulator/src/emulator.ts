@@ -59,6 +59,8 @@ export class Emulator {
 	baseUrl = 'http://127.0.0.1';
 	/** How far the emulator clock runs ahead of the wall clock (`POST /_emulator/clock/advance`). */
 	clockOffsetMs = 0;
+	/** Called on every tick (every 100 ms, each request, each clock step): the outage switch checks its end here. */
+	readonly tickHooks: Array<() => void> = [];
 	private readonly timers = new Set<NodeJS.Timeout>();
 	private ticker: NodeJS.Timeout | undefined;
 	private saveTimer: NodeJS.Timeout | undefined;
@@ -295,6 +297,7 @@ export class Emulator {
 	/** Applies every transition that is due (runtimes, agents, builds, sessions, device codes). */
 	tick(): void {
 		if (this.closed) return;
+		for (const hook of this.tickHooks) hook();
 		const now = this.now();
 		let changed = false;
 		for (const rt of [...this.data.runtimes]) {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_TOKEN } from './emulator';
 import { PROFILES } from './faults';
@@ -19,6 +20,12 @@ Usage: npm run emulator -- [options]
   --state FILE      load state from FILE if present and persist it there across restarts
   --faults PROFILE  ${Object.keys(PROFILES).join(', ')}, or a JSON file {rules:[...]}
   --desktop WxH     the computer-session desktop's size (default 1280x800; 1024x768 to 4096x4096)
+  --tls             serve HTTPS with a certificate for localhost/127.0.0.1/::1 signed by a test CA
+                    generated at start; the CA certificate's file is printed (point
+                    NODE_EXTRA_CA_CERTS at it); the admin API stays on a plain-HTTP admin URL too
+  --tls-cert FILE   with --tls-key and --tls-ca: serve this certificate (PEM, chain after the leaf)
+  --tls-key FILE    its private key (PEM)
+  --tls-ca FILE     the CA certificate that signed it (PEM)
   --quiet           no request log
   -h, --help        this help
 `;
@@ -37,6 +44,10 @@ async function main(): Promise<void> {
 				faults: { type: 'string' },
 				desktop: { type: 'string', default: '1280x800' },
 				quiet: { type: 'boolean', default: false },
+				tls: { type: 'boolean', default: false },
+				'tls-cert': { type: 'string' },
+				'tls-key': { type: 'string' },
+				'tls-ca': { type: 'string' },
 				help: { type: 'boolean', short: 'h', default: false },
 			},
 			strict: true,
@@ -73,7 +84,24 @@ async function main(): Promise<void> {
 		process.stderr.write(`--desktop: must be WIDTHxHEIGHT from 1024x768 to 4096x4096 (got ${JSON.stringify(values.desktop)})\n`);
 		process.exit(2);
 	}
+	const tlsFiles = [values['tls-cert'], values['tls-key'], values['tls-ca']];
+	const tlsGiven = tlsFiles.filter((f) => f !== undefined).length;
+	if (tlsGiven !== 0 && tlsGiven !== 3) {
+		process.stderr.write('--tls-cert, --tls-key and --tls-ca: give all three (or none, and --tls alone generates them)\n');
+		process.exit(2);
+	}
+	let tls: boolean | { cert: string; key: string; ca: string; caPath: string } = values.tls;
+	if (tlsGiven === 3) {
+		try {
+			const [cert, key, ca] = tlsFiles.map((f) => readFileSync(f as string, 'utf8')) as [string, string, string];
+			tls = { cert, key, ca, caPath: values['tls-ca'] as string };
+		} catch (e) {
+			process.stderr.write(`--tls-cert/--tls-key/--tls-ca: ${(e as Error).message}\n`);
+			process.exit(2);
+		}
+	}
 	const em = await startEmulator({
+		tls,
 		port,
 		host: values.host,
 		token: values.token,
@@ -89,6 +117,8 @@ async function main(): Promise<void> {
 	process.stdout.write(
 		`Cloud Agents emulator listening on ${em.url} (${tokenNote}; seed: ${values.seed}${profile !== 'standard' ? `; profile: ${profile}` : ''}${values.state ? `; state: ${values.state}` : ''}${values.faults ? `; faults: ${values.faults}` : ''})\n`,
 	);
+	process.stdout.write(`admin API (plain HTTP, up through outages): ${em.adminUrl}/_emulator/\n`);
+	if (em.tls) process.stdout.write(`TLS: test CA certificate at ${em.tls.caPath} (e.g. NODE_EXTRA_CA_CERTS=${em.tls.caPath})\n`);
 	let closing = false;
 	const stop = (): void => {
 		if (closing) return;

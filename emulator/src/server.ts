@@ -1,7 +1,12 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import Fastify from 'fastify';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { registerAdmin } from './admin';
 import type { Caller, EmulatorConfig } from './emulator';
@@ -12,7 +17,10 @@ import type { FaultDecision } from './faults';
 import { loadProfile } from './faults';
 import { uuidv7 } from './ids';
 import type { ProfileName } from './profile';
+import type { OutageMode } from './outage';
+import { MAX_OUTAGE_SECONDS, Outage, OUTAGE_MODES } from './outage';
 import { registerApi } from './routes';
+import { createTestCa } from './tls';
 import { sleep } from './util';
 import { attachVncUpgrade } from './vnc';
 
@@ -50,6 +58,13 @@ export interface StartOptions {
 	quiet?: boolean;
 	/** The computer-session desktop's size (default 1280×800). */
 	desktop?: { width: number; height: number };
+	/**
+	 * Serve HTTPS. `true`: a test CA generated at start signs a certificate for localhost, 127.0.0.1
+	 * and ::1. An object may give the server certificate (PEM, the chain after the leaf), its key and
+	 * the CA certificate that signed it (all three, or none), and `caPath`, where the CA certificate is
+	 * written (default: a temporary folder removed on close).
+	 */
+	tls?: boolean | TlsOptions;
 	/** Test hooks. */
 	keepAliveMs?: number;
 	deviceInterval?: number;
@@ -58,12 +73,55 @@ export interface StartOptions {
 	maxStoredBytes?: number;
 }
 
+export interface TlsOptions {
+	cert?: string;
+	key?: string;
+	ca?: string;
+	caPath?: string;
+}
+
 export interface RunningEmulator {
+	/** `http://…` or, with `tls`, `https://…`. */
 	url: string;
 	port: number;
+	/** A plain-HTTP listener that serves only the admin API (`/_emulator/…`); it stays up through every outage. */
+	adminUrl: string;
+	/** With `tls`: the CA certificate (PEM) and the file it was written to (for NODE_EXTRA_CA_CERTS or an undici `ca`). */
+	tls?: { ca: string; caPath: string };
+	/** The outage switch (also `POST|GET|DELETE /_emulator/outage`). */
+	outage: Outage;
 	close(): Promise<void>;
 	app: FastifyInstance;
 	emulator: Emulator;
+}
+
+interface TlsMaterial {
+	cert: string;
+	key: string;
+	ca: string;
+	caPath: string;
+	tmpDir?: string;
+}
+
+async function tlsMaterial(opt: true | TlsOptions): Promise<TlsMaterial> {
+	const o: TlsOptions = opt === true ? {} : opt;
+	const given = [o.cert, o.key, o.ca].filter((x) => x !== undefined).length;
+	if (given !== 0 && given !== 3) throw new Error('tls: give the certificate, its key and the CA certificate together, or none');
+	let pair: { cert: string; key: string; ca: string };
+	if (o.cert !== undefined && o.key !== undefined && o.ca !== undefined) {
+		pair = { cert: o.cert, key: o.key, ca: o.ca };
+	} else {
+		const ca = await createTestCa();
+		pair = { ...(await ca.issue()), ca: ca.cert };
+	}
+	let tmpDir: string | undefined;
+	let caPath = o.caPath;
+	if (caPath === undefined) {
+		tmpDir = mkdtempSync(join(tmpdir(), 'cloud-agents-emulator-ca-'));
+		caPath = join(tmpDir, 'ca.pem');
+	}
+	if (!existsSync(caPath) || readFileSync(caPath, 'utf8') !== pair.ca) writeFileSync(caPath, pair.ca);
+	return { ...pair, caPath, tmpDir };
 }
 
 /** `/v2/agents/:agent_id` → `/v2/agents/{agent_id}` (the OpenAPI path template). */
@@ -133,8 +191,10 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 	const rules = opts.faults ? loadProfile(opts.faults) : [];
 	const emu = new Emulator(config, rules);
 	const quiet = opts.quiet ?? false;
+	const tls = opts.tls ? await tlsMaterial(opts.tls) : undefined;
 
-	const app = Fastify({
+	const app = (Fastify as unknown as (o: FastifyServerOptions & { https?: { cert: string; key: string } }) => FastifyInstance)({
+		https: tls ? { cert: tls.cert, key: tls.key } : undefined,
 		logger: false,
 		bodyLimit: ORDINARY_BODY_LIMIT,
 		genReqId: () => uuidv7(),
@@ -201,6 +261,30 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 		else routeTable.push({ re, methods: new Set(methods.map(String)) });
 	});
 
+	// The admin listener (plain HTTP, admin routes only), and the outage switch.
+	const adminSockets = new WeakSet<Socket>();
+	const adminServer = createServer((req, res) => app.routing(req, res));
+	adminServer.on('connection', (s: Socket) => adminSockets.add(s));
+	const listenHost = opts.host ?? '127.0.0.1';
+	let listenPort = 0;
+	const outage = new Outage({
+		now: () => emu.now(),
+		stopListening: () => {
+			app.server.close();
+		},
+		listen: () =>
+			new Promise<void>((resolve, reject) => {
+				const server = app.server;
+				const onError = (e: Error): void => reject(e);
+				server.once('error', onError);
+				server.listen(listenPort, listenHost, () => {
+					server.off('error', onError);
+					resolve();
+				});
+			}),
+	});
+	emu.tickHooks.push(() => outage.check());
+
 	app.addHook('onRequest', async (request, reply) => {
 		reply.header('X-Request-Id', request.id);
 		emu.tick();
@@ -211,6 +295,13 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 			if (request.url.startsWith('/_emulator/') && !isLoopback(request.ip)) {
 				throw new ApiError('permission_denied', 'the emulator admin API only answers loopback clients');
 			}
+			return;
+		}
+		if (adminSockets.has(request.raw.socket)) {
+			throw new ApiError('not_found', `the admin listener serves /_emulator/ only, not ${request.method} ${request.routeTemplate}`);
+		}
+		if (!outage.admit(request.raw.socket, reply.raw)) {
+			reply.hijack();
 			return;
 		}
 		emu.countRequest(request.method, request.routeTemplate);
@@ -386,22 +477,61 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 
 	registerApi(app, emu);
 	registerAdmin(app, emu);
+	const outageBody = {
+		type: 'object',
+		required: ['mode', 'seconds'],
+		additionalProperties: false,
+		properties: {
+			mode: { type: 'string', enum: [...OUTAGE_MODES] },
+			seconds: { type: 'number', exclusiveMinimum: 0, maximum: MAX_OUTAGE_SECONDS },
+		},
+	} as const;
+	const adminCfg = { auth: 'none' as const, admin: true };
+	const withAdminUrl = <T extends object>(state: T): T & { admin_url: string } => ({ ...state, admin_url: adminUrl });
+	app.get('/_emulator/outage', { config: adminCfg }, async () => withAdminUrl(outage.state()));
+	app.post('/_emulator/outage', { config: adminCfg, schema: { body: outageBody } }, async (req) => {
+		const b = req.body as { mode: OutageMode; seconds: number };
+		return withAdminUrl(await outage.start(b.mode, b.seconds, req.raw.socket));
+	});
+	app.delete('/_emulator/outage', { config: adminCfg }, async () => {
+		await outage.end();
+		return withAdminUrl(outage.state());
+	});
 	attachVncUpgrade(app, emu, opts.desktop);
 
-	const address = await app.listen({ port: opts.port ?? 8787, host: opts.host ?? '127.0.0.1' });
+	let adminUrl = '';
+	const address = await app.listen({ port: opts.port ?? 8787, host: listenHost });
 	const port = (app.server.address() as { port: number }).port;
-	const host = opts.host ?? '127.0.0.1';
-	const url = `http://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+	listenPort = port;
+	const host = listenHost;
+	const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+	const url = `${tls ? 'https' : 'http'}://${urlHost}:${port}`;
 	emu.baseUrl = url;
 	void address;
+	const adminHost = isLoopback(host) ? host : '127.0.0.1';
+	await new Promise<void>((resolve, reject) => {
+		adminServer.once('error', reject);
+		adminServer.listen(0, adminHost, () => {
+			adminServer.off('error', reject);
+			resolve();
+		});
+	});
+	adminUrl = `http://${adminHost.includes(':') ? `[${adminHost}]` : adminHost}:${(adminServer.address() as { port: number }).port}`;
 	return {
 		url,
 		port,
+		adminUrl,
+		tls: tls ? { ca: tls.ca, caPath: tls.caPath } : undefined,
+		outage,
 		app,
 		emulator: emu,
 		async close() {
+			outage.dispose();
 			await emu.close();
+			adminServer.closeAllConnections();
+			await new Promise<void>((resolve) => adminServer.close(() => resolve()));
 			await app.close();
+			if (tls?.tmpDir) rmSync(tls.tmpDir, { recursive: true, force: true });
 		},
 	};
 }
