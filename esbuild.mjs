@@ -471,5 +471,36 @@ if (watch) {
 	// A file left over from another build (a source map, or core.js / client.js after --single) must not be shipped.
 	const { rm } = await import('node:fs/promises');
 	await rm(outdir, { recursive: true, force: true });
-	await Promise.all(builds.map((options) => esbuild.build(options)));
+	const results = await Promise.all(builds.map((options) => esbuild.build({ ...options, metafile: true })));
+	await writeNotices(results.map((r) => r.metafile));
+}
+
+/**
+ * dist/THIRD_PARTY_NOTICES.txt: the licence text of every npm package whose code a bundle holds
+ * (read from the bundles' metafiles, so it always matches what ships; the minified bundles keep no
+ * legal comments). Shipped in the vsix (.vscodeignore).
+ */
+async function writeNotices(metafiles) {
+	const { readFile, writeFile } = await import('node:fs/promises');
+	const packages = new Map();
+	for (const metafile of metafiles) {
+		for (const output of Object.values(metafile.outputs)) {
+			for (const input of Object.keys(output.inputs)) {
+				const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input.replace(/\\/g, '/'));
+				if (m) {
+					const dir = input.replace(/\\/g, '/').slice(0, m.index + m[0].length);
+					packages.set(m[1], resolve(ROOT, dir));
+				}
+			}
+		}
+	}
+	const sections = [];
+	for (const [name, dir] of [...packages].sort(([a], [b]) => (a < b ? -1 : 1))) {
+		const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+		const licenceFile = readdirSync(dir).find((f) => /^(licen[sc]e|copying)(\.(md|txt|mit))?(-mit)?$/i.test(f));
+		const text = licenceFile ? (await readFile(join(dir, licenceFile), 'utf8')).trim() : `License: ${pkg.license ?? 'see the package'}`;
+		sections.push(`${name} ${pkg.version} (${pkg.license ?? 'unknown licence'})\n${pkg.homepage ?? ''}\n\n${text}`);
+	}
+	const header = 'Cloud Agents for VS Code bundles the following npm packages. Their licences follow.';
+	await writeFile(join(outdir, 'THIRD_PARTY_NOTICES.txt'), [header, ...sections].join('\n\n' + '-'.repeat(78) + '\n\n') + '\n');
 }

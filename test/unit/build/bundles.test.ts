@@ -60,6 +60,23 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		rmSync(out, { recursive: true, force: true });
 	});
 
+	test('writes THIRD_PARTY_NOTICES.txt with the licence text of every npm package the bundles hold (shipped in the vsix)', () => {
+		const notices = readFileSync(join(out, 'THIRD_PARTY_NOTICES.txt'), 'utf8');
+		for (const [name, licence, phrase] of <Array<[string, string, string]>>[
+			['undici', 'MIT', 'Permission is hereby granted'],
+			['eventsource-parser', 'MIT', 'Permission is hereby granted'],
+			['ignore', 'MIT', 'Permission is hereby granted'],
+			['uplot', 'MIT', 'Permission is hereby granted'],
+			['@novnc/novnc', 'MPL-2.0', 'licensed under the MPL 2.0'],
+		]) {
+			const at = notices.search(new RegExp(`^${name.replace(/[/.]/g, '\\$&')} \\S+ \\(${licence}\\)$`, 'm'));
+			assert.ok(at >= 0, `${name} (${licence}) is listed`);
+			const section = notices.slice(at).split(/^-{78}$/m)[0] ?? '';
+			assert.ok(section.includes(phrase), `${name}'s licence text is included`);
+		}
+		assert.match(readFileSync(join(ROOT, '.vscodeignore'), 'utf8'), /^!dist\/THIRD_PARTY_NOTICES\.txt$/m);
+	});
+
 	test('writes extension.js, core.js, features.js and client.js; only client.js holds undici and eventsource-parser', () => {
 		for (const f of ['extension.js', 'core.js', 'features.js', 'client.js']) {
 			assert.ok(existsSync(join(out, f)), `${f} was not written`);
