@@ -43,7 +43,7 @@ export type ResolvedTimeouts = Required<Timeouts>;
 /** A transport failure: no (complete) answer arrived. */
 export class NetworkError extends ApiError {
 	constructor(
-		code: 'network_error' | 'timeout' | 'connect_timeout' | 'connection_refused',
+		code: 'network_error' | 'timeout' | 'connect_timeout' | 'connection_refused' | 'tls_error',
 		message: string,
 		/** False only when the request provably never reached the server (refused, DNS, connect time-out). */
 		readonly requestSent: boolean,
@@ -196,8 +196,64 @@ const NOT_SENT_CODES = new Set([
 	'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** Turns an undici/socket error into a NetworkError, telling whether the request may have been sent. */
-export function toNetworkError(err: unknown): NetworkError {
+/**
+ * What a TLS failure means, by Node's error code: a certificate the connection does not trust, one
+ * that expired, one for another host. The handshake failed, so nothing (no token) was sent.
+ */
+const TLS_FAILURES: ReadonlyArray<{ codes: readonly string[]; reason: string; advice: string }> = [
+	{
+		codes: [
+			'SELF_SIGNED_CERT_IN_CHAIN',
+			'DEPTH_ZERO_SELF_SIGNED_CERT',
+			'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+			'UNABLE_TO_GET_ISSUER_CERT',
+			'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+			'CERT_UNTRUSTED',
+		],
+		reason: 'its certificate is not signed by an authority this machine trusts',
+		advice: 'If your network inspects TLS with its own certificate authority, make it trusted (NODE_EXTRA_CA_CERTS, or the system certificate store where VS Code uses it) and reload the window',
+	},
+	{
+		codes: ['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID'],
+		reason: 'its certificate has expired or is not valid yet',
+		advice: "Check the machine's clock; otherwise the server's certificate must be renewed",
+	},
+	{
+		codes: ['ERR_TLS_CERT_ALTNAME_INVALID'],
+		reason: 'its certificate is for another host name',
+		advice: 'Check cloudAgents.apiUrl: the host must be one the certificate names',
+	},
+];
+
+/** The TLS failure an error (or its cause, as undici wraps socket errors) stands for, if any. */
+function tlsFailure(err: unknown): { code: string; detail: string; reason: string; advice: string } | undefined {
+	for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+		const code = (e as { code?: unknown }).code;
+		const failure = typeof code === 'string' ? TLS_FAILURES.find((f) => f.codes.includes(code)) : undefined;
+		if (failure && typeof code === 'string') {
+			return { code, detail: e instanceof Error ? e.message : code, reason: failure.reason, advice: failure.advice };
+		}
+	}
+	return undefined;
+}
+
+/**
+ * Turns an undici/socket error into a NetworkError, telling whether the request may have been sent.
+ * `host` names the server in a TLS failure's message.
+ */
+export function toNetworkError(err: unknown, host?: string): NetworkError {
+	const tls = tlsFailure(err);
+	if (tls) {
+		const where = host ? `${host}: ` : '';
+		return new NetworkError(
+			'tls_error',
+			`${where}secure connection refused: ${tls.reason} (${tls.detail} [${tls.code}]). ${tls.advice}.`,
+			false,
+			{
+				cause: err,
+			},
+		);
+	}
 	const code = (err as { code?: unknown } | undefined)?.code;
 	const message = err instanceof Error ? err.message : String(err);
 	if (code === 'UND_ERR_CONNECT_TIMEOUT') {
@@ -568,11 +624,12 @@ export class Transport {
 					if (err instanceof ValidationError) {
 						throw err;
 					}
-					error = err instanceof NetworkError ? err : toNetworkError(err);
+					error = err instanceof NetworkError ? err : toNetworkError(err, this.base.host);
 					if (this.logger) {
 						this.debug(`${route} → ${error.code} after ${Date.now() - started} ms: ${error.message} (attempt ${attempt})`);
 					}
-					if (!spec.idempotent) {
+					// A certificate does not change by itself: a TLS failure is not retried.
+					if (!spec.idempotent || error.code === 'tls_error') {
 						throw error;
 					}
 				} finally {
@@ -727,7 +784,7 @@ export class Transport {
 			if (isAbortError(err) || spec.signal?.aborted) {
 				throw spec.signal?.aborted ? abortError(spec.signal) : err;
 			}
-			throw toNetworkError(err);
+			throw toNetworkError(err, this.base.host);
 		}
 		if (res.statusCode !== 200) {
 			throw await toApiError(res, this.seenTokens);
