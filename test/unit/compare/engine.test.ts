@@ -14,7 +14,7 @@ import { CloudAgentsClient, WorkspaceInterfaceError } from '../../../src/api';
 import { compareFolders } from '../../../src/compare/engine';
 import { IgnoreRules } from '../../../src/compare/ignore';
 import { AgentChangedError, sendToAgent } from '../../../src/compare/send';
-import type { Baseline, CompareResult, Difference } from '../../../src/compare/types';
+import type { Baseline, CompareMode, CompareResult, Difference } from '../../../src/compare/types';
 import { DEMO_BILLING_BASELINE } from '../../../emulator/src/seed';
 import { AGENT_ID, TOKEN } from '../../hostile/fixtures';
 import { type HostileServer, json, startHostile } from '../../hostile/server';
@@ -29,6 +29,52 @@ async function writeTree(root: string, files: Record<string, Buffer | string>): 
 		await mkdir(dirname(join(root, rel)), { recursive: true });
 		await writeFile(join(root, rel), content);
 	}
+}
+
+/** A comparison of an agent's whole workspace with `local` (its own .gitignore files apply). */
+async function compareRoot(
+	client: CloudAgentsClient,
+	agentId: string,
+	local: string,
+	mode: CompareMode,
+	baseline?: Baseline,
+): Promise<CompareResult> {
+	return compareFolders({
+		client,
+		agentId,
+		agentFolder: '',
+		localRoot: local,
+		mode,
+		baseline,
+		ignore: await IgnoreRules.load(local, {}),
+	});
+}
+
+/**
+ * The suite's server (started by `start`), a client of it and a temporary folder, made before the
+ * suite's tests and removed after them; `use` receives the client and the folder.
+ */
+function serverSuite(
+	start: () => Promise<{ url: string; close(): Promise<void> }>,
+	token: string,
+	use: (client: CloudAgentsClient, dir: string) => void,
+): void {
+	let server: { url: string; close(): Promise<void> } | undefined;
+	let client: CloudAgentsClient | undefined;
+	let dir: string | undefined;
+	suiteSetup(async () => {
+		server = await start();
+		client = new CloudAgentsClient({ baseUrl: server.url, getToken: () => token, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+		dir = await mkdtemp(join(tmpdir(), 'ca-compare-'));
+		use(client, dir);
+	});
+	suiteTeardown(async () => {
+		client?.close();
+		await server?.close();
+		if (dir) {
+			await rm(dir, { recursive: true, force: true });
+		}
+	});
 }
 
 for (const profile of CLIENT_PROFILES) {
@@ -72,16 +118,11 @@ for (const profile of CLIENT_PROFILES) {
 			throw new Error('the run did not end');
 		};
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator({ profile });
-			client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
-			dir = await mkdtemp(join(tmpdir(), 'ca-compare-engine-'));
-		});
-		suiteTeardown(async () => {
-			client.close();
-			await emu.close();
-			await rm(dir, { recursive: true, force: true });
-		});
+		serverSuite(
+			async () => (emu = await startTestEmulator({ profile })),
+			DEV_TOKEN,
+			(c, d) => ([client, dir] = [c, d]),
+		);
 
 		if (isVariant(profile)) {
 			// The variant's workspace operations take another shape, which the client does not speak
@@ -129,14 +170,7 @@ for (const profile of CLIENT_PROFILES) {
 			const truth = await emu.admin<any>('GET', `/workspace/${enc(billing.id)}/changes`);
 			const files = await emu.admin<any>('GET', `/workspace/${enc(billing.id)}/files`);
 			const before = await requests();
-			const result = await compareFolders({
-				client,
-				agentId: billing.id,
-				agentFolder: '',
-				localRoot: local,
-				mode: 'link',
-				ignore: await IgnoreRules.load(local, {}),
-			});
+			const result = await compareRoot(client, billing.id, local, 'link');
 			const expected = truth.net.map(
 				(x: any) => `agent ${x.change === 'created' ? 'added' : x.change === 'deleted' ? 'deleted' : 'modified'} ${x.path}`,
 			);
@@ -157,15 +191,7 @@ for (const profile of CLIENT_PROFILES) {
 			assert.equal(result.stats.runEventsRead, truth.runs.length);
 			assert.equal((await requests()) - before, result.stats.foldersListed + 1 + result.stats.runEventsRead + result.stats.filesRead);
 			// everything: the same agent group (the deletions kept by the baseline), nothing else differs
-			const all = await compareFolders({
-				client,
-				agentId: billing.id,
-				agentFolder: '',
-				localRoot: local,
-				mode: 'everything',
-				baseline: result.baseline,
-				ignore: await IgnoreRules.load(local, {}),
-			});
+			const all = await compareRoot(client, billing.id, local, 'everything', result.baseline);
 			assert.deepEqual(summary(all.differences), expected);
 			assert.equal(all.stats.runListsRead, 0);
 		});
@@ -175,15 +201,7 @@ for (const profile of CLIENT_PROFILES) {
 			/** A comparison of this agent's root with `local` (counters reset first). */
 			const compare = async (mode: 'link' | 'refresh', baseline?: Baseline): Promise<CompareResult> => {
 				await emu.admin('POST', '/counters/reset');
-				return compareFolders({
-					client,
-					agentId,
-					agentFolder: '',
-					localRoot: local,
-					mode,
-					baseline,
-					ignore: await IgnoreRules.load(local, {}),
-				});
+				return compareRoot(client, agentId, local, mode, baseline);
 			};
 			const link = await compare('link');
 			assert.deepEqual(link.differences, [], 'a local copy of an agent without runs: nothing differs');
@@ -224,14 +242,7 @@ for (const profile of CLIENT_PROFILES) {
 				content_base64: Buffer.from('proto').toString('base64'),
 				mtime_unix_ms: 1_700_000_000_000,
 			});
-			const link = await compareFolders({
-				client,
-				agentId,
-				agentFolder: '',
-				localRoot: local,
-				mode: 'everything',
-				ignore: await IgnoreRules.load(local, {}),
-			});
+			const link = await compareRoot(client, agentId, local, 'everything');
 			assert.deepEqual(
 				link.differences.map((d) => [d.path, d.group, d.kind]),
 				[['__proto__', 'other', 'added']],
@@ -255,14 +266,7 @@ for (const profile of CLIENT_PROFILES) {
 			await symlink(join(local, paths[3]!), join(local, 'tree', 'link.txt'));
 			await rm(join(local, paths[2]!));
 			await symlink(join(local, paths[4]!), join(local, paths[2]!)); // the agent's file is a link locally
-			const result = await compareFolders({
-				client,
-				agentId,
-				agentFolder: '',
-				localRoot: local,
-				mode: 'everything',
-				ignore: await IgnoreRules.load(local, {}),
-			});
+			const result = await compareRoot(client, agentId, local, 'everything');
 			assert.deepEqual(summary(result.differences), [
 				'other deleted .gitignore',
 				'other deleted mine.txt',
@@ -349,16 +353,14 @@ suite('compare/engine against a hostile server: agent-side names', () => {
 	let client: CloudAgentsClient;
 	let dir: string;
 
-	suiteSetup(async () => {
-		server = await startHostile({ description: 'empty', routes: {} });
-		client = new CloudAgentsClient({ baseUrl: server.baseUrl, getToken: () => TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
-		dir = await mkdtemp(join(tmpdir(), 'ca-compare-hostile-'));
-	});
-	suiteTeardown(async () => {
-		client.close();
-		await server.close();
-		await rm(dir, { recursive: true, force: true });
-	});
+	serverSuite(
+		async () => {
+			server = await startHostile({ description: 'empty', routes: {} });
+			return { url: server.baseUrl, close: () => server.close() };
+		},
+		TOKEN,
+		(c, d) => ([client, dir] = [c, d]),
+	);
 
 	test('unsafe names (.., a/b, backslashes, NUL, absolute, empty, repeated) are skipped and counted, never joined into a local path', async () => {
 		const MTIME = 1_760_000_000_000;
@@ -408,14 +410,7 @@ suite('compare/engine against a hostile server: agent-side names', () => {
 		const local = join(dir, 'root', 'local');
 		await mkdir(local, { recursive: true });
 		await writeFile(join(local, 'ok.txt'), 'hello');
-		const result = await compareFolders({
-			client,
-			agentId: AGENT_ID,
-			agentFolder: '',
-			localRoot: local,
-			mode: 'everything',
-			ignore: await IgnoreRules.load(local, {}),
-		});
+		const result = await compareRoot(client, AGENT_ID, local, 'everything');
 		assert.deepEqual(seen, ['', 'sub'], 'the ".." folder was not listed');
 		assert.deepEqual(summary(result.differences), ['agent added sub/fine.txt']);
 		assert.deepEqual(Object.keys(result.baseline.entries).sort(), ['ok.txt', 'sub/fine.txt']);
