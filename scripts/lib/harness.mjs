@@ -409,7 +409,7 @@ export function zipEntries(path) {
 }
 
 /**
- * Checks what a packaged extension ships: under 1 MiB, the four bundles, the webview pages
+ * Checks what a packaged extension ships: under 1 MiB, the four bundles and their licence notices, the webview pages
  * (dist/webviews/*.js|css, media/webviews/*.css), and only those, media and documents
  * (no sources, tests, emulator, source maps or node_modules). Throws with the offending entries.
  */
@@ -419,14 +419,18 @@ export function checkVsix(path) {
 		throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`);
 	}
 	const allowed =
-		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client)\.js|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css))$/i;
+		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client)\.js|dist\/THIRD_PARTY_NOTICES\.txt|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css))$/i;
 	const entries = zipEntries(path);
 	const unexpected = entries.filter((name) => !allowed.test(name));
 	if (unexpected.length > 0) {
 		throw new Error(`${path} ships unexpected files: ${unexpected.join(', ')}`);
 	}
 	// The four bundles of esbuild.mjs: extension.js requires core.js at activation, features.js and client.js on first use.
-	const missing = ['extension', 'core', 'features', 'client'].map((b) => `extension/dist/${b}.js`).filter((b) => !entries.includes(b));
+	// The licence notices of the bundled dependencies (esbuild.mjs writes them) ship with the bundles.
+	const missing = [
+		...['extension', 'core', 'features', 'client'].map((b) => `extension/dist/${b}.js`),
+		'extension/dist/THIRD_PARTY_NOTICES.txt',
+	].filter((b) => !entries.includes(b));
 	if (missing.length > 0) {
 		throw new Error(`${path} lacks ${missing.join(', ')}`);
 	}
