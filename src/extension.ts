@@ -6,6 +6,8 @@ import { Session } from './auth/session';
 import { RunFollower } from './logs';
 import { registerAuth } from './commands/auth';
 import { CloudAgentViews } from './views';
+import { Connectivity } from './views/connectivity';
+import { ConnectionStatusBar } from './views/connectivityStatus';
 import { ImageDocuments } from './views/imageDocuments';
 import { RecordDocuments } from './views/recordDocuments';
 import type { Services } from './views/actions';
@@ -18,6 +20,7 @@ import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
 import { runsList } from './resources/runs';
 import { TestRecorder, registerTestSeams, underTestHarness } from './testing';
+import { SAFETY } from './api/limits';
 import { signIn } from './auth/signIn';
 
 /**
@@ -73,9 +76,24 @@ class CloudAgentsExtension extends Disposable {
 				globalState: context.globalState,
 			}),
 		);
+		// Whether the service answers, shared by every view: every request of the shared client reports
+		// to it while signed in, so any answer brings offline views back at once; with no view waiting,
+		// HEAD /healthz asks (src/views/connectivity.ts). "reconnecting" in the status bar meanwhile.
+		const connectivity = new Connectivity({
+			probe: () => session.client.healthHead({ signal: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs) }),
+		});
+		this.register({ dispose: () => connectivity.dispose() });
+		session.setRequestObserver((err, startedAt) => {
+			if (session.signedIn) {
+				connectivity.report(err, { startedAt });
+			}
+		});
+		this.register(session.onDidChange(() => connectivity.reset()));
+		const connectionStatus = this.register(new ConnectionStatusBar(connectivity));
+		this.register(registerCommand('cloudAgents.retryConnection', () => connectivity.retryNow(), log, { onUnauthorized }));
 		// The tree views of every list (src/resources), and how the lists follow one another.
 		const views = (this.views = this.register(
-			new CloudAgentViews(session, log, (err) => void session.reportError(err), LIST_DESCRIPTORS),
+			new CloudAgentViews(session, log, (err) => void session.reportError(err), LIST_DESCRIPTORS, connectivity),
 		));
 		for (const d of connectLists(views)) {
 			this.register(d);
@@ -140,6 +158,7 @@ class CloudAgentsExtension extends Disposable {
 			follower: this.runFollower,
 			session,
 			recorder: this.recorder,
+			connection: connectionStatus,
 		};
 		for (const d of registerTestSeams(seams)) {
 			this.register(d);

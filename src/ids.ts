@@ -46,6 +46,8 @@ export const CONTEXT_KEYS = {
 	 * Code's own search finds nothing there). With a local folder beside them, the keys stay VS Code's.
 	 */
 	agentWorkspace: 'cloudAgents.agentWorkspace',
+	/** True while the service does not answer (src/views/connectivity.ts): the palette offers Retry Connection Now. */
+	offline: 'cloudAgents.offline',
 } as const;
 
 /** The configuration section and keys under it. */

@@ -37,6 +37,7 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.runs.stopFollowing',
 	'cloudAgents.runs.followedRunActions',
 	'cloudAgents.checkConnection',
+	'cloudAgents.retryConnection',
 	'cloudAgents.ssh.showGatewayHostKey',
 	'cloudAgents.ssh.copyGatewayHostKey',
 	'cloudAgents.ssh.addGatewayHostKeyToKnownHosts',

@@ -6,6 +6,7 @@
  * - `_cloudAgents.views.rows(key, parentRowId?)`: a view's rows as plain data;
  * - `_cloudAgents.views.click(key, rowId, parentRowId?)`: a row's default action, as a click runs it;
  * - `_cloudAgents.views.selectAgent(agentId?)`: the agent the Runs and Artifacts views follow;
+ * - `_cloudAgents.connection.status()`: the "reconnecting" status bar item as plain data;
  * - `_cloudAgents.workspace.clearCache()`: the `cloud-agent:` file system starts from an empty cache;
  * - `_cloudAgents.workspace.interfaceNotices()`: the "interface differs" messages shown so far;
  * - `_cloudAgents.workspace.retry(agentId?)`: asks an agent's workspace interface again;
@@ -19,6 +20,7 @@ import type { LazyFeatures } from './commands/lazy';
 import type { RunFollower } from './logs';
 import type { WorkspaceFeature } from './workspace/workspaceFeature';
 import type { CloudAgentViews } from './views';
+import type { ConnectionStatusSnapshot } from './views/connectivityStatus';
 import type { AnyListDescriptor } from './views/descriptor';
 import type { RangeId } from './webviews/savings/data';
 
@@ -61,6 +63,8 @@ export interface TestSeamDeps {
 	session: Pick<Session, 'onDidPromptSignIn'>;
 	/** Filled from the follower's and the session's events. */
 	recorder: TestRecorder;
+	/** The "reconnecting" status bar item. */
+	connection: { snapshot(): ConnectionStatusSnapshot };
 }
 
 /** Registers the seams (only under the harness); the caller owns the disposables. */
@@ -83,6 +87,7 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 		vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) =>
 			views.selectById(deps.agents, agentId),
 		),
+		vscode.commands.registerCommand('_cloudAgents.connection.status', () => deps.connection.snapshot()),
 		vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => workspace.cache.clear()),
 		vscode.commands.registerCommand('_cloudAgents.workspace.interfaceNotices', () => workspace.interfaceNotices),
 		vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) => workspace.retryInterface(agentId)),

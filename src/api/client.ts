@@ -9,7 +9,16 @@ import * as D from './decode';
 import { isSafeId } from './decode';
 import { ApiError, OutcomeUnknownError, ValidationError, WorkspaceInterfaceError } from './errors';
 import { SAFETY } from './limits';
-import { type HttpMethod, NetworkError, type QueryValue, Transport, type TransportOptions, errorFromBody } from './http';
+import {
+	type HttpMethod,
+	type HttpResult,
+	NetworkError,
+	type QueryValue,
+	type RequestSpec,
+	Transport,
+	type TransportOptions,
+	errorFromBody,
+} from './http';
 import { ListingStoppedError, checkPageSize, dataPage, paginate } from './pagination';
 import { RunEventStream, type SseMessage, type StreamReconnectOptions, streamSse } from './sse';
 import type * as T from './types';
@@ -19,6 +28,13 @@ import * as V from './validation';
 export interface CloudAgentsClientOptions extends TransportOptions {
 	/** Reconnection of run-event streams. */
 	stream?: StreamReconnectOptions;
+	/**
+	 * Told how each request ended (retries included): `err` undefined for an answer, else the error,
+	 * and when it was sent (`Date.now()`). Whether the service answers is shared from this (the
+	 * views' connectivity): any request that gets through brings offline views back at once. Must
+	 * not throw (a throw is ignored).
+	 */
+	onOutcome?: (err: unknown, startedAt: number) => void;
 }
 
 export interface StreamRunEventsOptions extends T.CallOptions {
@@ -177,8 +193,29 @@ export class CloudAgentsClient {
 	}
 
 	private async call<R>(c: Call): Promise<R> {
-		const res = await this.transport.send<R>(c);
+		const res = await this.send<R>(c);
 		return res.body;
+	}
+
+	/** One request through the transport, its outcome told to `onOutcome`. */
+	private async send<R>(spec: RequestSpec): Promise<HttpResult<R>> {
+		const startedAt = Date.now();
+		try {
+			const res = await this.transport.send<R>(spec);
+			this.tell(undefined, startedAt);
+			return res;
+		} catch (err) {
+			this.tell(err, startedAt);
+			throw err;
+		}
+	}
+
+	private tell(err: unknown, startedAt: number): void {
+		try {
+			this.options.onOutcome?.(err, startedAt);
+		} catch {
+			// An observer's failure never changes the request's outcome.
+		}
 	}
 
 	/**
@@ -227,7 +264,7 @@ export class CloudAgentsClient {
 
 	/** Sends a call and passes its body through a decoder of the parsing boundary (src/api/decode.ts). */
 	private async decoded<R>(c: Call, decode: (body: unknown, ctx: D.DecodeContext) => R): Promise<R> {
-		const res = await this.transport.send<unknown>(c);
+		const res = await this.send<unknown>(c);
 		return decode(res.body, { requestId: res.requestId });
 	}
 
@@ -373,7 +410,7 @@ export class CloudAgentsClient {
 	 * results, not errors; other failures throw ApiError.
 	 */
 	async pollDeviceToken(deviceCode: string, options: T.CallOptions = {}): Promise<T.DeviceTokenResult> {
-		const res = await this.transport.send<unknown>({
+		const res = await this.send<unknown>({
 			method: 'POST',
 			path: '/v2/auth/device/token',
 			route: 'POST /v2/auth/device/token',
@@ -462,7 +499,7 @@ export class CloudAgentsClient {
 	async listAgents(options: T.PageOptions = {}): Promise<T.Page<T.Agent>> {
 		V.checkRange('limit', options.limit, V.LIMITS.agentListLimit);
 		return this.pageWithCursor('agents', options.cursor, async (param, cursor) => {
-			const res = await this.transport.send<unknown>({
+			const res = await this.send<unknown>({
 				method: 'GET',
 				path: '/v2/agents',
 				route: 'GET /v2/agents',
@@ -543,7 +580,7 @@ export class CloudAgentsClient {
 	/** DELETE /v2/agents/{agent_id}[?delete_runtime=true]. */
 	async deleteAgent(agentId: string, options: T.CallOptions & { deleteRuntime?: boolean } = {}): Promise<T.DeleteAgentResult> {
 		V.checkAgentId(agentId);
-		const res = await this.transport.send<unknown>({
+		const res = await this.send<unknown>({
 			method: 'DELETE',
 			path: `/v2/agents/${e(agentId)}`,
 			route: 'DELETE /v2/agents/{agent_id}',
@@ -895,7 +932,7 @@ export class CloudAgentsClient {
 			V.checkWorkspacePath(body.path);
 		}
 		try {
-			const res = await this.transport.send<R>({
+			const res = await this.send<R>({
 				method: 'POST',
 				path: `/v2/agents/${e(agentId)}/workspace`,
 				route: 'POST /v2/agents/{agent_id}/workspace',
@@ -1533,7 +1570,7 @@ export class CloudAgentsClient {
 		}
 		return this.pageWithCursor('token-savings', options.cursor, async (param, cursor) => {
 			const fetch = async (runtimeParam: string): Promise<T.AccountTokenSavingsPage> => {
-				const res = await this.transport.send<unknown>({
+				const res = await this.send<unknown>({
 					method: 'GET',
 					path: '/v2/token-savings',
 					route: 'GET /v2/token-savings',

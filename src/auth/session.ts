@@ -39,6 +39,8 @@ export class Session extends Disposable {
 	private unauthorizedLatch = false;
 	/** The sign-in flow the "Sign In" button of the expiry prompt runs (set by the extension). */
 	private signInFlow: (() => Promise<unknown>) | undefined;
+	/** Told how each request of the shared client ended (set by the extension: the views' connectivity). */
+	private requestObserver: ((err: unknown, startedAt: number) => void) | undefined;
 	private readonly _onDidPromptSignIn = this.register(new vscode.EventEmitter<void>());
 	/** Fires when the "sign in again" prompt is shown (at most once between two sign-ins). */
 	readonly onDidPromptSignIn = this._onDidPromptSignIn.event;
@@ -87,6 +89,7 @@ export class Session extends Disposable {
 			userAgent: `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`,
 			logger: this.logger,
 			proxyUrl: vscode.workspace.getConfiguration('http').get<string>('proxy') || undefined,
+			onOutcome: (err, startedAt) => this.requestObserver?.(err, startedAt),
 		});
 		return this._client;
 	}
@@ -148,6 +151,14 @@ export class Session extends Disposable {
 		}
 		this.handleUnauthorized();
 		return true;
+	}
+
+	/**
+	 * Sets who is told how each request of the shared client ended (`err` undefined for an answer):
+	 * the views' connectivity (src/views/connectivity.ts), wired by the extension.
+	 */
+	setRequestObserver(observer: (err: unknown, startedAt: number) => void): void {
+		this.requestObserver = observer;
 	}
 
 	/** Sets the sign-in flow the expiry prompt's "Sign In" runs (src/auth/signIn.ts, wired by the extension). */

@@ -56,7 +56,8 @@ export class GroupedTreeProvider<G> extends Disposable implements vscode.TreeDat
 	) {
 		super();
 		for (const list of lists) {
-			this.register(list.onDidChangeTreeData(() => this._onDidChangeTreeData.fire(undefined)));
+			// A row of a list is the same object here: a change of one row (the offline row's countdown) redraws that row only.
+			this.register(list.onDidChangeTreeData((row) => this._onDidChangeTreeData.fire(row)));
 		}
 	}
 

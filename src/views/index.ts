@@ -3,6 +3,7 @@ import { SAFETY } from '../api';
 import type { CloudAgentsClient } from '../api';
 import { Disposable } from '../util/lifecycle';
 import { singleLine } from '../util/text';
+import { Connectivity } from './connectivity';
 import type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
 import { GroupedTreeProvider } from './groupTree';
 import { DescriptorTreeProvider, RecordNode } from './listTree';
@@ -54,6 +55,8 @@ export class CloudAgentViews extends Disposable {
 	private readonly client: () => CloudAgentsClient;
 	/** What the descriptors' functions use: the client, other lists' records, flags. */
 	readonly ctx: ListContext;
+	/** Whether the service answers, shared by every list (connectivity.ts). */
+	readonly connectivity: Connectivity;
 
 	constructor(
 		session: ViewSession,
@@ -61,8 +64,17 @@ export class CloudAgentViews extends Disposable {
 		reportError: (err: unknown) => void,
 		/** Every list of the extension (src/resources/index.ts), in the order of their views. */
 		lists: readonly AnyListDescriptor[],
+		/** The shared connectivity (the extension's, which the client reports to); else one of the views' own. */
+		connectivity?: Connectivity,
 	) {
 		super();
+		if (connectivity) {
+			this.connectivity = connectivity;
+		} else {
+			const own = new Connectivity();
+			this.connectivity = own;
+			this.register({ dispose: () => own.dispose() });
+		}
 		const host: ListHost = {
 			get signedIn() {
 				return session.signedIn;
@@ -70,6 +82,7 @@ export class CloudAgentViews extends Disposable {
 			onDidChange: session.onDidChange,
 			log,
 			reportError,
+			connectivity: this.connectivity,
 		};
 		const client = (): CloudAgentsClient => session.client;
 		this.client = client;

@@ -7,7 +7,7 @@
  * (test/unit/views/listModel.test.ts).
  */
 import type { Page } from '../api';
-import { ListingStoppedError, PageChain, isAuthFailure } from '../api';
+import { ListingStoppedError, PageChain, isAuthFailure, isUnreachable } from '../api';
 
 /** The shortest wait between two automatic refreshes, and the wait after one that brought a change. */
 export const MIN_DELAY_MS = 2_000;
@@ -80,10 +80,12 @@ export interface ListModelHost<C, M> {
 	/** Passed to the descriptor's source. */
 	readonly ctx: C;
 	readonly log: { warn(message: string): void };
-	/** Reports an error of a read (the session's single 401 prompt, when it has one). */
-	reportError(err: unknown): void;
+	/** Reports an error of a read of `model` (the session's single 401 prompt, when it has one; the shared connectivity). */
+	reportError(err: unknown, model: M): void;
 	/** Called after each successful read of the model. */
 	loaded(model: M): void;
+	/** The wall clock (default Date.now): when a read starts (`fetchStartedAt`). */
+	now?(): number;
 	/** The page size to ask for (`cloudAgents.pageSize`). */
 	pageSize(): number;
 	/** An error as one line for people (with its request id): logged, and compared to tell whether the rows changed. */
@@ -99,6 +101,8 @@ export type ListRow<T> =
 	| { readonly kind: 'empty' }
 	/** The last read failed; `auth` when the service refused the token. */
 	| { readonly kind: 'error'; readonly auth: boolean; readonly error: unknown }
+	/** The service did not answer the last read (`isUnreachable`): first, above the records kept. */
+	| { readonly kind: 'offline'; readonly error: unknown }
 	| { readonly kind: 'retry' }
 	| { readonly kind: 'signIn' };
 
@@ -126,6 +130,8 @@ export class ListModel<T, D extends ModelDescriptor<T, C> = ModelDescriptor<T>, 
 	loaded = false;
 	error: unknown;
 	delayMs = MIN_DELAY_MS;
+	/** When the last read started (the host's clock): a failure of a read sent before the service last answered is stale. */
+	fetchStartedAt: number | undefined;
 	private pending: Promise<void> | undefined;
 	private controller: AbortController | undefined;
 	private generation = 0;
@@ -146,6 +152,11 @@ export class ListModel<T, D extends ModelDescriptor<T, C> = ModelDescriptor<T>, 
 		public parent: R | undefined,
 		private readonly host: ListModelHost<C, ListModel<T, D, C, R>>,
 	) {}
+
+	/** True while the last read got no answer from the service (`isUnreachable`): the rows are kept under an offline row. */
+	get offline(): boolean {
+		return this.error !== undefined && isUnreachable(this.error);
+	}
 
 	/** Whether a record is in motion (its descriptor says so, or it was marked from outside). */
 	isChanging(marked: ReadonlySet<string>): boolean {
@@ -185,12 +196,22 @@ export class ListModel<T, D extends ModelDescriptor<T, C> = ModelDescriptor<T>, 
 	}
 
 	/**
-	 * The rows to show: an error row (with Retry, and Sign In for a refused token) while the last read
-	 * failed, the records kept meanwhile coming back once a read succeeds; else the records, "Load
-	 * more…" when more pages exist, the notice of a listing that ended early, and the empty row when
-	 * there is nothing else.
+	 * The rows to show. While the service does not answer (`offline`): the offline row first, then
+	 * the records as last read and the notice (no "Load more…", no empty row; a list never read shows
+	 * the offline row alone). After any other failure: an error row (with Retry, and Sign In for a
+	 * refused token), the records kept meanwhile coming back once a read succeeds. Else the records,
+	 * "Load more…" when more pages exist, the notice of a listing that ended early, and the empty row
+	 * when there is nothing else.
 	 */
 	rows(offer: RowOffer): ListRow<T>[] {
+		if (this.offline) {
+			const rows: ListRow<T>[] = [{ kind: 'offline', error: this.error }];
+			rows.push(...this.items.map((item): ListRow<T> => ({ kind: 'record', item })));
+			if (this.notice !== undefined) {
+				rows.push({ kind: 'notice', text: this.notice });
+			}
+			return rows;
+		}
 		if (this.error !== undefined) {
 			const auth = isAuthFailure(this.error);
 			const rows: ListRow<T>[] = [{ kind: 'error', auth, error: this.error }];
@@ -305,6 +326,7 @@ export class ListModel<T, D extends ModelDescriptor<T, C> = ModelDescriptor<T>, 
 		const generation = this.generation;
 		const controller = new AbortController();
 		this.controller = controller;
+		this.fetchStartedAt = this.host.now?.() ?? Date.now();
 		this.pending = (async () => {
 			try {
 				const result = await fetcher(controller.signal);
@@ -343,7 +365,7 @@ export class ListModel<T, D extends ModelDescriptor<T, C> = ModelDescriptor<T>, 
 					this.revision++;
 				}
 				this.host.log.warn(`${this.id}: loading failed: ${this.host.describeError(err)}`);
-				this.host.reportError(err);
+				this.host.reportError(err, this);
 			} finally {
 				if (this.generation === generation) {
 					this.pending = undefined;

@@ -3,6 +3,9 @@ import { SAFETY } from '../api';
 import { plainText, singleLine } from '../util/text';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
+import type { CommandId } from '../ids';
+import { Connectivity } from './connectivity';
+import type { Participant } from './connectivity';
 import { safeTreeItem } from './format';
 import type { ListContext, ListDescriptor, RowContext } from './descriptor';
 import { ListModel as BaseListModel, MIN_DELAY_MS, RELATIVE_TIME_REDRAW_MS } from './listModel';
@@ -49,6 +52,23 @@ export interface ListHost {
 	log: vscode.LogOutputChannel;
 	/** Reports an error of a background fetch (the session's single 401 prompt, when it has one). */
 	reportError(err: unknown): void;
+	/**
+	 * Whether the service answers, shared by every list (connectivity.ts): the lists report their
+	 * reads to it and wait there while offline. Without it the provider keeps one of its own.
+	 */
+	readonly connectivity?: Connectivity;
+}
+
+/** The command of the offline row's click and inline action, and of the status bar item: "Retry Now". */
+export const RETRY_NOW_COMMAND: CommandId = 'cloudAgents.retryConnection';
+
+/** The clock time a person reads ("14:02:11"), in VS Code's display language. */
+export function clockTime(epochMs: number): string {
+	try {
+		return new Date(epochMs).toLocaleTimeString(vscode.env.language, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+	} catch {
+		return new Date(epochMs).toLocaleTimeString();
+	}
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -131,6 +151,12 @@ class ListModel<T> extends BaseListModel<T, ListDescriptor<T, object, unknown>, 
  * the "Load more…" row, the error and Retry rows, the empty row, and automatic refresh: only while
  * the view is visible and a record is in motion (`isActive`, or marked with `markActive`), with a
  * delay that starts at 2 s and doubles up to 5 s while nothing changes.
+ *
+ * While the service does not answer (`isUnreachable`), a list keeps its rows under an "Offline —
+ * retrying in N s" row (click: Retry Now) and stops polling; it waits in the shared connectivity
+ * (connectivity.ts) while its view is visible, which retries with backoff and reads it again as soon
+ * as anything gets an answer. The countdown is kept true by redrawing that one row once a second
+ * (an element refresh: VS Code reads that row's item again, no request, the other rows untouched).
  */
 export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	extends Disposable
@@ -169,6 +195,11 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	/** When the automatic refresh last redrew the rows (or the provider was made). */
 	private polledRedrawAt = Date.now();
 	private readonly modelHost: ModelHost;
+	private readonly connectivity: Connectivity;
+	/** What waits in the connectivity while a list of this view is offline: reads the offline lists again. */
+	private readonly participant: Participant = { retry: () => this.retryOffline() };
+	/** The offline row drawn last for each offline list: its label is updated in place as the countdown runs. */
+	private readonly offlineNodes = new Map<ListModel<unknown>, MessageNode>();
 
 	constructor(
 		readonly descriptor: ListDescriptor<T, F, P>,
@@ -178,13 +209,24 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		private readonly childLists: readonly ListDescriptor<unknown, object, T>[] = [],
 	) {
 		super();
+		if (host.connectivity) {
+			this.connectivity = host.connectivity;
+		} else {
+			const own = new Connectivity();
+			this.connectivity = own;
+			this.register(toDisposable(() => own.dispose()));
+		}
 		this.modelHost = {
 			ctx,
 			log: host.log,
-			reportError: (err) => host.reportError(err),
+			reportError: (err, model) => {
+				host.reportError(err);
+				this.reportRead(model, err);
+			},
 			pageSize,
 			describeError,
 			loaded: (model) => {
+				this.reportRead(model, undefined);
 				if (model === this.root) {
 					this.afterRootLoad();
 				}
@@ -193,6 +235,9 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.root = new ListModel<T>(descriptor.key, descriptor, undefined, this.modelHost);
 		this.register(host.onDidChange(() => this.reset()));
 		this.register(toDisposable(() => this.stopTimer()));
+		this.register(toDisposable(() => this.connectivity.leave(this.participant)));
+		this.register(this.connectivity.onDidTick(() => this.updateOfflineRows()));
+		this.register(this.connectivity.onDidChange(() => this.updateOfflineRows()));
 	}
 
 	/** The list's short name (`agents`, `runs`, …). */
@@ -207,8 +252,13 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			view.onDidChangeVisibility((e) => {
 				if (e.visible) {
 					this.schedule();
+					if (this.anyOffline()) {
+						this.connectivity.join(this.participant);
+						this.updateOfflineRows();
+					}
 				} else {
 					this.stopTimer();
+					this.connectivity.leave(this.participant);
 				}
 			}),
 		);
@@ -392,8 +442,98 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		}
 		this.childModels.clear();
 		this.marked.clear();
+		this.offlineNodes.clear();
 		this.stopTimer();
+		this.connectivity.leave(this.participant);
 		this._onDidChangeTreeData.fire(undefined);
+	}
+
+	/** Whether a list of this view (its own, or a subtree) is offline. */
+	private anyOffline(): boolean {
+		return this.root.offline || [...this.childModels.values()].some((m) => m.offline);
+	}
+
+	/** Whether the rows can be seen (a provider without a view counts as shown). */
+	private get shown(): boolean {
+		return this.view === undefined || this.view.visible;
+	}
+
+	/**
+	 * Tells the connectivity how a read ended: an answer (this view leaves the waiting lists once none
+	 * of its lists is offline), no answer (it waits there, while shown), or nothing either way.
+	 */
+	private reportRead(model: ListModel<unknown>, err: unknown): void {
+		const stillOffline = this.anyOffline();
+		if (err === undefined) {
+			this.connectivity.reportAnswered(stillOffline ? undefined : this.participant);
+			if (stillOffline && this.connectivity.online && this.shown) {
+				// Online again with another list of this view still offline: read it too.
+				this.connectivity.join(this.participant);
+			}
+		} else if (model.offline) {
+			this.connectivity.reportUnreachable(err, {
+				participant: this.shown ? this.participant : undefined,
+				startedAt: model.fetchStartedAt,
+			});
+		} else {
+			this.connectivity.report(err, { participant: stillOffline ? undefined : this.participant, startedAt: model.fetchStartedAt });
+		}
+	}
+
+	/** Reads again every offline list of this view (the connectivity's attempt, or the service answering again). */
+	private async retryOffline(): Promise<void> {
+		const models = [this.root as ListModel<unknown>, ...this.childModels.values()].filter((m) => m.offline);
+		if (models.length === 0 || !this.shown) {
+			return;
+		}
+		this.updateOfflineRows();
+		await Promise.all(models.map((m) => m.load()));
+		if (!this.isDisposed) {
+			this._onDidChangeTreeData.fire(undefined);
+		}
+	}
+
+	/** The offline row's label, icon and tooltip as the connectivity stands now. */
+	private offlineText(error: unknown): { label: string; icon: vscode.ThemeIcon; tooltip: string } {
+		const state = this.connectivity.state;
+		const seconds = this.connectivity.secondsToNextAttempt();
+		const reason = describeError(state?.reason ?? error);
+		const tooltip = `${
+			state
+				? vscode.l10n.t('Cannot reach the Cloud Agents service since {0}: {1}', clockTime(state.since), reason)
+				: vscode.l10n.t('Cannot reach the Cloud Agents service: {0}', reason)
+		}\n${vscode.l10n.t('The rows below are as last loaded; they refresh by themselves when the service answers again. Click to retry now.')}`;
+		if (seconds !== undefined && !(state?.attempting ?? false)) {
+			return {
+				label: vscode.l10n.t('Offline — retrying in {0} s', seconds),
+				icon: new vscode.ThemeIcon('debug-disconnect'),
+				tooltip,
+			};
+		}
+		if (state !== undefined && !state.attempting) {
+			// Nothing is retried (the view was hidden meanwhile): a click still retries.
+			return { label: vscode.l10n.t('Offline'), icon: new vscode.ThemeIcon('debug-disconnect'), tooltip };
+		}
+		return { label: vscode.l10n.t('Offline — retrying now…'), icon: new vscode.ThemeIcon('sync~spin'), tooltip };
+	}
+
+	/** Redraws the offline rows whose text changed (the countdown, an attempt starting), each on its own. */
+	private updateOfflineRows(): void {
+		if (!this.shown || this.isDisposed) {
+			return;
+		}
+		for (const [model, node] of this.offlineNodes) {
+			if (!model.offline) {
+				continue;
+			}
+			const text = this.offlineText(model.error);
+			if (node.label !== text.label || node.tooltip !== text.tooltip) {
+				node.label = text.label;
+				node.iconPath = text.icon;
+				node.tooltip = text.tooltip;
+				this._onDidChangeTreeData.fire(node);
+			}
+		}
 	}
 
 	private afterRootLoad(): void {
@@ -434,6 +574,9 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		const rows = model
 			.rows({ loadMore: Boolean(commands.loadMore), retry: Boolean(commands.refresh), empty: model.descriptor.empty !== undefined })
 			.map((row) => this.rowNode(model, row, commands));
+		if (!model.offline) {
+			this.offlineNodes.delete(model);
+		}
 		if (model.error === undefined) {
 			this.schedule();
 		}
@@ -478,6 +621,17 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 						: vscode.l10n.t('Could not load: {0}', describeError(row.error)),
 					contextValue: 'error',
 				});
+			case 'offline': {
+				const text = this.offlineText(row.error);
+				const node = new MessageNode(`${model.id}/offline`, text.label, {
+					icon: text.icon,
+					tooltip: text.tooltip,
+					command: { command: RETRY_NOW_COMMAND, title: vscode.l10n.t('Retry Now') },
+					contextValue: 'offline',
+				});
+				this.offlineNodes.set(model, node);
+				return node;
+			}
 			case 'retry':
 				return new MessageNode(`${model.id}/retry`, vscode.l10n.t('Retry'), {
 					icon: new vscode.ThemeIcon('refresh'),
@@ -525,7 +679,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	/** The lists in motion: the view's, and the loaded subtrees'. */
 	private changingModels(): ListModel<unknown>[] {
 		const all: ListModel<unknown>[] = [this.root, ...this.childModels.values()];
-		return all.filter((m) => m.loaded && m.isChanging(m === (this.root as ListModel<unknown>) ? this.marked : EMPTY));
+		// An offline list waits in the connectivity instead (one shared retry, not one poll per list).
+		return all.filter((m) => m.loaded && !m.offline && m.isChanging(m === (this.root as ListModel<unknown>) ? this.marked : EMPTY));
 	}
 
 	/** Arms the automatic refresh when the view is visible and a list is in motion. */

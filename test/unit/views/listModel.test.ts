@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { ApiError, SAFETY } from '../../../src/api';
+import { ApiError, NetworkError, SAFETY } from '../../../src/api';
 import type { Page } from '../../../src/api';
 import { ListModel, MAX_DELAY_MS, MIN_DELAY_MS, nextPollDelay } from '../../../src/views/listModel';
 import type { ListModelHost, ListRow, ModelDescriptor, ModelListRequest, ModelPageRequest, RowOffer } from '../../../src/views/listModel';
@@ -74,7 +74,7 @@ function pagedModel(records: Rec[], extra: Partial<ModelDescriptor<Rec>> = {}) {
 	return { server, model, host };
 }
 
-/** The rows as short strings: `rec:<id>`, `loadMore`, `notice:<text>`, `error`/`error:auth`, `retry`, `signIn`, `empty`. */
+/** The rows as short strings: `rec:<id>`, `loadMore`, `notice:<text>`, `error`/`error:auth`, `offline`, `retry`, `signIn`, `empty`. */
 function rowsText(rows: ListRow<Rec>[]): string[] {
 	return rows.map((row) => {
 		switch (row.kind) {
@@ -86,6 +86,7 @@ function rowsText(rows: ListRow<Rec>[]): string[] {
 				return row.auth ? 'error:auth' : 'error';
 			case 'loadMore':
 			case 'empty':
+			case 'offline':
 			case 'retry':
 			case 'signIn':
 				return row.kind;
@@ -301,6 +302,65 @@ suite('views/listModel', () => {
 			);
 			assert.deepEqual(ids(model), ['a', 'b', 'c', 'd']);
 			assert.equal(model.error, undefined);
+		});
+	});
+
+	suite('offline (the service does not answer)', () => {
+		const refused = (): NetworkError => new NetworkError('connection_refused', 'connect ECONNREFUSED 127.0.0.1:8787', false);
+
+		test('a refresh that gets no answer keeps the records under an offline row first: no error row, no Retry, no "Load more…"', async () => {
+			const { server, model, host } = pagedModel(recs('a', 'b', 'c'));
+			await model.load();
+			const err = refused();
+			server.fail = err;
+			await model.load();
+			assert.equal(model.offline, true);
+			assert.deepEqual(rowsText(model.rows(ALL)), ['offline', 'rec:a', 'rec:b']);
+			const first = model.rows(ALL)[0];
+			assert.ok(first?.kind === 'offline' && first.error === err, 'the offline row carries the failure');
+			assert.deepEqual(host.reported, [err], 'reported like any failure (the host tells the connectivity)');
+
+			server.fail = undefined;
+			await model.load();
+			assert.equal(model.offline, false);
+			assert.deepEqual(rowsText(model.rows(ALL)), ['rec:a', 'rec:b', 'loadMore'], 'back to the records as read');
+		});
+
+		test('a list never read shows the offline row alone (not the empty row); the notice of a listing cut short stays', async () => {
+			const { server, model } = pagedModel(recs('a'));
+			server.fail = refused();
+			await model.load();
+			assert.equal(model.loaded, false);
+			assert.deepEqual(rowsText(model.rows(ALL)), ['offline']);
+			model.notice = 'the server repeated a page';
+			assert.deepEqual(rowsText(model.rows(ALL)), ['offline', 'notice:the server repeated a page']);
+		});
+
+		test('answers that are failures keep the error rows: 401, 403, 500 with a body, a malformed answer, any other error', async () => {
+			const cases: Array<[unknown, string[]]> = [
+				[new ApiError(401, 'unauthenticated', 'token rejected', 'req-1'), ['error:auth', 'retry', 'signIn']],
+				[new ApiError(403, 'permission_denied', 'not yours', 'req-2'), ['error', 'retry']],
+				[new ApiError(500, 'internal', 'boom', 'req-3'), ['error', 'retry']],
+				[new ApiError(200, 'invalid_response', 'the answer is not JSON', undefined), ['error', 'retry']],
+				[new Error('something else'), ['error', 'retry']],
+			];
+			for (const [err, rows] of cases) {
+				const { server, model } = pagedModel(recs('a'));
+				await model.load();
+				server.fail = err as Error;
+				await model.load();
+				assert.equal(model.offline, false, String(err));
+				assert.deepEqual(rowsText(model.rows(ALL)), rows, String(err));
+			}
+		});
+
+		test("each read notes when it started, on the host's clock (a failure of a read sent before the service last answered is stale)", async () => {
+			const host = Object.assign(fakeHost(), { now: () => 42_000 });
+			const server = pagedServer(recs('a'));
+			const { model } = modelOf({ source: server.source, keyOf: (r) => r.id }, host);
+			assert.equal(model.fetchStartedAt, undefined);
+			await model.load();
+			assert.equal(model.fetchStartedAt, 42_000);
 		});
 	});
 

@@ -1,0 +1,82 @@
+import * as vscode from 'vscode';
+import { CONTEXT_KEYS } from '../ids';
+import { describeError } from '../util/errors';
+import { Disposable } from '../util/lifecycle';
+import { plainText } from '../util/text';
+import type { Connectivity } from './connectivity';
+import { RETRY_NOW_COMMAND, clockTime } from './listTree';
+
+/** What the status bar item shows, as plain data (the test seam `_cloudAgents.connection.status`). */
+export interface ConnectionStatusSnapshot {
+	online: boolean;
+	visible: boolean;
+	text: string;
+	tooltip: string;
+	command: string | undefined;
+	/** Whole seconds to the next attempt, when one is due. */
+	nextAttemptInSeconds: number | undefined;
+	attempts: number;
+}
+
+/**
+ * The status bar item "$(sync~spin) Cloud Agents: reconnecting", shown while the shared connectivity
+ * (connectivity.ts) is offline and gone as soon as the service answers again: the tooltip says since
+ * when and why (with the request id when the failure had one), a click runs Retry Connection Now. Also
+ * keeps the `cloudAgents.offline` context key (the palette offers Retry Connection Now only then).
+ * A separate item from the followed run's (src/logs/runFollower.ts), to its right.
+ */
+export class ConnectionStatusBar extends Disposable {
+	private readonly item = this.register(vscode.window.createStatusBarItem('cloudAgents.connection', vscode.StatusBarAlignment.Left, 49));
+	private visible = false;
+	private offlineKey: boolean | undefined;
+
+	constructor(private readonly connectivity: Connectivity) {
+		super();
+		this.item.name = vscode.l10n.t('Cloud Agents Connection');
+		this.item.text = `$(sync~spin) ${vscode.l10n.t('Cloud Agents: reconnecting')}`;
+		this.item.command = { command: RETRY_NOW_COMMAND, title: vscode.l10n.t('Retry Connection Now') };
+		this.register(connectivity.onDidChange(() => this.update()));
+		this.update();
+	}
+
+	/** What the item shows now. */
+	snapshot(): ConnectionStatusSnapshot {
+		return {
+			online: this.connectivity.online,
+			visible: this.visible,
+			text: this.item.text,
+			tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : '',
+			command: typeof this.item.command === 'string' ? this.item.command : this.item.command?.command,
+			nextAttemptInSeconds: this.connectivity.secondsToNextAttempt(),
+			attempts: this.connectivity.state?.attempts ?? 0,
+		};
+	}
+
+	private update(): void {
+		const state = this.connectivity.state;
+		this.setOfflineKey(state !== undefined);
+		if (state === undefined) {
+			this.item.hide();
+			this.visible = false;
+			return;
+		}
+		const lines = [
+			vscode.l10n.t('Cannot reach the Cloud Agents service since {0}.', clockTime(state.since)),
+			vscode.l10n.t('Reason: {0}', describeError(state.reason)),
+			state.attempting
+				? vscode.l10n.t('Retrying now…')
+				: vscode.l10n.t('The views keep their rows and refresh by themselves when it answers. Click to retry now.'),
+		];
+		this.item.tooltip = plainText(lines.join('\n'));
+		this.item.show();
+		this.visible = true;
+	}
+
+	private setOfflineKey(offline: boolean): void {
+		if (this.offlineKey === offline) {
+			return;
+		}
+		this.offlineKey = offline;
+		void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.offline, offline);
+	}
+}
