@@ -1,0 +1,160 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RowSnapshot } from '../../../src/views';
+import type { ConnectionStatusSnapshot } from '../../../src/views/connectivityStatus';
+import { emu, restoreDevToken, seedAgent, testApi, waitFor } from '../support/cloudAgents';
+
+/**
+ * The views while the service does not answer (src/views/connectivity.ts, listTree.ts), against the
+ * emulator's outage switch (`POST /_emulator/outage`: refuse or reset every API connection for N s;
+ * the admin listener at `admin_url` stays up). The Agents and Runs views are shown (the Cloud Agents
+ * container open), as a person watching them has them.
+ */
+
+type Outage = { active: boolean; admin_url: string; counts: { reset_requests: number } };
+
+const rows = async (key: string): Promise<RowSnapshot[]> =>
+	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key)) ?? [];
+const status = async (): Promise<ConnectionStatusSnapshot> =>
+	await vscode.commands.executeCommand<ConnectionStatusSnapshot>('_cloudAgents.connection.status');
+const recordIds = (list: RowSnapshot[]): Array<string | undefined> =>
+	list.filter((r) => !['offline', 'loadMore', 'message', 'empty'].includes(r.contextValue ?? '')).map((r) => r.id);
+const OFFLINE_LABEL = /^Offline( — retrying in (\d+) s| — retrying now…)?$/;
+
+/** An admin call on the admin listener (up through every outage). */
+async function admin<T>(adminUrl: string, method: string, path: string, body?: unknown): Promise<T> {
+	const res = await fetch(`${adminUrl}${path}`, {
+		method,
+		headers: body === undefined ? {} : { 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	assert.ok(res.ok, `${method} ${path}: HTTP ${res.status}`);
+	return (await res.json()) as T;
+}
+
+suite('Views while the service is unreachable', () => {
+	let adminUrl: string;
+	let agentId: string;
+
+	suiteSetup(async function () {
+		this.timeout(60_000);
+		await testApi();
+		await restoreDevToken();
+		adminUrl = (await emu<Outage>('GET', '/_emulator/outage')).body.admin_url.replace(/\/+$/, '');
+		// An agent with runs, selected so that the Runs view lists them.
+		agentId = (await seedAgent('Refactor billing module')).id;
+		assert.ok(agentId, 'the demo seed has an agent with runs');
+		await vscode.commands.executeCommand('workbench.view.extension.cloudAgents');
+		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', agentId);
+		await vscode.commands.executeCommand('cloudAgents.refresh');
+	});
+
+	teardown(async function () {
+		this.timeout(30_000);
+		await admin(adminUrl, 'DELETE', '/_emulator/outage');
+		// Leave the views as the next suite expects them: loaded, online.
+		await vscode.commands.executeCommand('cloudAgents.refresh');
+		await waitFor('online again', async () => ((await status()).online ? true : undefined), 20_000);
+	});
+
+	suiteTeardown(async () => {
+		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
+	});
+
+	test('during an outage Agents and Runs keep their rows under "Offline — retrying in N s" and the status bar says reconnecting; when it ends they come back by themselves', async function () {
+		this.timeout(150_000);
+		const agentsBefore = recordIds(await rows('agents'));
+		const runsBefore = recordIds(await rows('runs'));
+		assert.ok(
+			agentsBefore.length > 0 && runsBefore.length > 0,
+			`rows before: ${agentsBefore.length} agents, ${runsBefore.length} runs`,
+		);
+		assert.equal((await status()).visible, false, 'no status bar item while online');
+
+		const started = Date.now();
+		await admin(adminUrl, 'POST', '/_emulator/outage', { mode: 'refuse', seconds: 15 });
+		// A person presses Refresh: every read is refused.
+		await vscode.commands.executeCommand('cloudAgents.refresh');
+
+		for (const [key, before] of [
+			['agents', agentsBefore],
+			['runs', runsBefore],
+		] as const) {
+			const list = await rows(key);
+			assert.equal(list[0]?.contextValue, 'offline', `${key}: the offline row first (${JSON.stringify(list[0])})`);
+			assert.match(list[0].label, OFFLINE_LABEL);
+			assert.equal(list[0].command, 'cloudAgents.retryConnection', 'a click retries now');
+			assert.match(list[0].tooltip ?? '', /Cannot reach the Cloud Agents service since .+: .*(refused|ECONNREFUSED)/i);
+			assert.deepEqual(recordIds(list), before, `${key}: the rows are kept`);
+			assert.ok(!list.some((r) => r.contextValue === 'error' || r.contextValue === 'retry'), `${key}: no error row`);
+		}
+		const offline = await status();
+		assert.equal(offline.visible, true);
+		assert.equal(offline.text, '$(sync~spin) Cloud Agents: reconnecting');
+		assert.equal(offline.command, 'cloudAgents.retryConnection');
+		assert.match(offline.tooltip, /since \d{1,2}:\d{2}:\d{2}/);
+		assert.match(offline.tooltip, /refused|ECONNREFUSED/i);
+
+		// The countdown stays true: a second later it says one second less (or an attempt ran meanwhile).
+		const label = async (): Promise<string> => (await rows('agents'))[0]?.label ?? '';
+		const first = OFFLINE_LABEL.exec(await label());
+		const attemptsBefore = (await status()).attempts;
+		await new Promise((r) => setTimeout(r, 2_100));
+		const second = OFFLINE_LABEL.exec(await label());
+		if (first?.[2] !== undefined && second?.[2] !== undefined && (await status()).attempts === attemptsBefore) {
+			assert.ok(Number(second[2]) <= Number(first[2]) - 2, `countdown: ${first[0]} then ${second[0]}`);
+		}
+
+		// No click: the outage ends after 15 s and the views come back within the backoff (≤ 40 s waits so far).
+		await waitFor(
+			'the views online again',
+			async () => {
+				const [agents, runs, s] = [await rows('agents'), await rows('runs'), await status()];
+				return agents[0]?.contextValue !== 'offline' && runs[0]?.contextValue !== 'offline' && !s.visible ? true : undefined;
+			},
+			90_000,
+		);
+		const back = Date.now() - started;
+		assert.ok(back >= 15_000, `not before the outage ended (${back} ms)`);
+		assert.deepEqual(recordIds(await rows('agents')), agentsBefore);
+		assert.deepEqual(recordIds(await rows('runs')), runsBefore);
+		const s = await status();
+		assert.equal(s.online, true);
+		assert.equal(s.visible, false, 'the status bar item is gone');
+	});
+
+	test('Retry Connection Now (the offline row clicked) tries at once during the outage, and brings the views back at once after it', async function () {
+		this.timeout(90_000);
+		await admin(adminUrl, 'POST', '/_emulator/outage', { mode: 'reset', seconds: 60 });
+		await vscode.commands.executeCommand('cloudAgents.refresh');
+		assert.equal((await rows('agents'))[0]?.contextValue, 'offline');
+		const before = await status();
+		assert.equal(before.online, false);
+		assert.ok((before.nextAttemptInSeconds ?? 0) >= 2, `the next attempt is ${before.nextAttemptInSeconds} s away`);
+		const resetsBefore = (await admin<Outage>(adminUrl, 'GET', '/_emulator/outage')).counts.reset_requests;
+
+		await vscode.commands.executeCommand('_cloudAgents.views.click', 'agents', 'agents/offline');
+		const after = await status();
+		assert.equal(after.attempts, before.attempts + 1, 'one attempt, at once');
+		assert.equal(after.online, false, 'still out');
+		const resets = (await admin<Outage>(adminUrl, 'GET', '/_emulator/outage')).counts.reset_requests;
+		assert.ok(resets > resetsBefore, `the attempt reached the emulator (${resetsBefore} → ${resets} requests reset)`);
+		assert.equal((await rows('agents'))[0]?.contextValue, 'offline');
+
+		// The service is back (long before the 60 s outage would end): one click and everything is back, no waiting out the backoff.
+		await admin(adminUrl, 'DELETE', '/_emulator/outage');
+		const t0 = Date.now();
+		await vscode.commands.executeCommand('_cloudAgents.views.click', 'agents', 'agents/offline');
+		await waitFor(
+			'the views online again',
+			async () => {
+				const [agents, runs, s] = [await rows('agents'), await rows('runs'), await status()];
+				return agents[0]?.contextValue !== 'offline' && runs[0]?.contextValue !== 'offline' && s.online && !s.visible
+					? true
+					: undefined;
+			},
+			10_000,
+		);
+		assert.ok(Date.now() - t0 < 10_000);
+	});
+});
