@@ -1,0 +1,117 @@
+import * as assert from 'node:assert/strict';
+import { startEmulator, type RunningEmulator } from '../../../emulator/src/server';
+import { CloudAgentsClient } from '../../../src/api';
+import { Connectivity } from '../../../src/views/connectivity';
+import { DEV_TOKEN, emulatorAdmin } from '../support/emulator';
+
+/**
+ * The client's `onOutcome` feeding the shared connectivity (as src/extension.ts wires them), against
+ * the emulator over real HTTP and its outage switch: every request's outcome is told, a refused one
+ * takes the state offline, any answer (a 401, a 500 too) brings it back and re-reads what waited.
+ */
+suite('views/connectivity with the client (emulator, outage switch)', () => {
+	let emu: RunningEmulator;
+	suiteSetup(async () => {
+		emu = await startEmulator({ port: 0, seed: 'demo', quiet: true });
+	});
+	suiteTeardown(async () => {
+		await emu.close();
+	});
+	teardown(async () => {
+		await emulatorAdmin(emu.adminUrl, 'DELETE', '/outage');
+		await emulatorAdmin(emu.adminUrl, 'DELETE', '/faults');
+	});
+
+	function wired(token = DEV_TOKEN) {
+		const outcomes: Array<{ err: unknown; startedAt: number }> = [];
+		const connectivity = new Connectivity();
+		const client = new CloudAgentsClient({
+			baseUrl: emu.url,
+			getToken: () => token,
+			retry: { maxAttempts: 1 },
+			onOutcome: (err, startedAt) => {
+				outcomes.push({ err, startedAt });
+				connectivity.report(err, { startedAt });
+			},
+		});
+		return { outcomes, connectivity, client };
+	}
+
+	test('each request tells its outcome and when it was sent: an answer, or the failure', async () => {
+		const { outcomes, client } = wired();
+		const before = Date.now();
+		await client.listAgents({ limit: 2 });
+		assert.equal(outcomes.length, 1);
+		assert.equal(outcomes[0]!.err, undefined);
+		assert.ok(outcomes[0]!.startedAt >= before && outcomes[0]!.startedAt <= Date.now());
+		const missing = '00000000-0000-4000-8000-000000000000.missing';
+		await assert.rejects(client.getAgent(missing), (err: { status?: number }) => err.status === 404);
+		assert.equal((outcomes[1]!.err as { status?: number }).status, 404);
+		// Refused before sending (not a valid id): nothing was asked, nothing is told.
+		await assert.rejects(client.getAgent('no such agent'));
+		assert.equal(outcomes.length, 2);
+		client.close();
+	});
+
+	test('a refused request takes the shared state offline; once the service is back, Retry Now re-reads the waiting list and it is online', async () => {
+		const { connectivity, client } = wired();
+		await client.listAgents({ limit: 1 });
+		assert.equal(connectivity.online, true);
+		await emulatorAdmin(emu.url, 'POST', '/outage', { mode: 'refuse', seconds: 60 });
+		// A list as the views have it: one read at a time (a second ask shares the read in flight).
+		let reads = 0;
+		let inFlight: Promise<void> | undefined;
+		const read = async (): Promise<void> => {
+			reads++;
+			const startedAt = Date.now();
+			try {
+				await client.listAgents({ limit: 1 });
+				connectivity.reportAnswered(agentsList);
+			} catch (err) {
+				connectivity.report(err, { participant: agentsList, startedAt });
+			}
+		};
+		const agentsList = {
+			retry: (): Promise<void> =>
+				(inFlight ??= read().finally(() => {
+					inFlight = undefined;
+				})),
+		};
+		await agentsList.retry();
+		assert.equal(connectivity.online, false);
+		assert.equal((connectivity.state?.reason as { code?: string }).code, 'connection_refused');
+		assert.ok((connectivity.secondsToNextAttempt() ?? 0) > 0);
+
+		await connectivity.retryNow();
+		assert.equal(reads, 2, 'Retry Now read it at once');
+		assert.equal(connectivity.online, false, 'still refused');
+
+		await emulatorAdmin(emu.adminUrl, 'DELETE', '/outage');
+		await connectivity.retryNow();
+		assert.equal(reads, 3);
+		assert.equal(connectivity.online, true);
+		connectivity.dispose();
+		client.close();
+	});
+
+	test('answers that are failures (a 401, a 500) mean the service is there: they bring the state back online', async () => {
+		const { connectivity, client } = wired('ca_not_a_valid_token_000000');
+		await emulatorAdmin(emu.url, 'POST', '/outage', { mode: 'reset', seconds: 60 });
+		await assert.rejects(client.listAgents({ limit: 1 }));
+		assert.equal(connectivity.online, false, 'a reset connection is no answer');
+		await emulatorAdmin(emu.adminUrl, 'DELETE', '/outage');
+		await assert.rejects(client.listAgents({ limit: 1 }), (err: { status?: number }) => err.status === 401);
+		assert.equal(connectivity.online, true, 'a 401 is an answer');
+		client.close();
+
+		const other = wired();
+		await emulatorAdmin(emu.url, 'POST', '/outage', { mode: 'refuse', seconds: 60 });
+		await assert.rejects(other.client.listAgents({ limit: 1 }));
+		assert.equal(other.connectivity.online, false);
+		await emulatorAdmin(emu.adminUrl, 'DELETE', '/outage');
+		await emulatorAdmin(emu.url, 'PUT', '/faults', { rules: [{ method: 'GET', route: '/v2/agents', status: 500 }] });
+		await assert.rejects(other.client.listAgents({ limit: 1 }), (err: { status?: number }) => err.status === 500);
+		assert.equal(other.connectivity.online, true, 'a 500 is an answer');
+		other.client.close();
+	});
+});
