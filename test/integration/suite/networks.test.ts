@@ -15,6 +15,7 @@ import { Agent, request } from 'undici';
 import * as vscode from 'vscode';
 import type { RowSnapshot } from '../../../src/views';
 import type { CloudAgentsTestApi } from '../../../src/extension';
+import { FS_SCHEME } from '../../../src/ids';
 import { startProxy, type TestProxy } from '../../support/proxy';
 import { restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
 import { type NetworkFixtures, devToken, emulatorUrl, networkFixtures, words } from '../support/env';
@@ -246,6 +247,21 @@ suite('Networks: proxies and certificates', function () {
 			const list = await agentRows();
 			assert.equal(errorRow(list), undefined, JSON.stringify(errorRow(list)));
 			assert.ok(list.length > 0);
+			throughProxy(service);
+		});
+
+		test('cloud-agent:// workspace reads go through it', async () => {
+			assert.ok(agentId);
+			const text = `networks ${Date.now()}\n`;
+			const written = await emulator('POST', `/_emulator/workspace/${agentId}/write`, {
+				path: 'networks.txt',
+				content_base64: Buffer.from(text).toString('base64'),
+			});
+			assert.ok(written.status < 300, JSON.stringify(written.body));
+			await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
+			freshProxyLog();
+			const file = vscode.Uri.from({ scheme: FS_SCHEME, authority: agentId, path: '/networks.txt' });
+			assert.equal(Buffer.from(await vscode.workspace.fs.readFile(file)).toString('utf8'), text);
 			throughProxy(service);
 		});
 

@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { ApiError, CloudAgentsClient, NetworkError, ProxyError, isUnreachable } from '../../../src/api';
+import { ApiError, CloudAgentsClient, GitHubLookupError, GitHubResolver, NetworkError, ProxyError, isUnreachable } from '../../../src/api';
 import { ProxyConfigError, proxyEnvironment, systemCertificatesSupported } from '../../../src/api/network';
 import type { EventRecord, NetworkSettings } from '../../../src/api';
 import { type RunningEmulator, startEmulator } from '../../../emulator/src/server';
@@ -320,6 +320,18 @@ suite('api: proxies and certificates (network settings) against the HTTPS emulat
 		} else {
 			assert.match(line, /the system store needs Node ≥ 22\.15/);
 		}
+	});
+
+	test("Create Agent's GitHub look-up goes the same way (through the proxy)", async () => {
+		// The emulator stands in for api.github.com: it does not know the route, and answers 404.
+		const resolver = new GitHubResolver({ baseUrl: emu.url, network: net({ proxy: proxy.urlWithCredentials }) });
+		try {
+			const err = await failure(resolver.resolve({ owner: 'octocat', repo: 'hello-world', text: 'octocat/hello-world' }));
+			assert.ok(err instanceof GitHubLookupError && err.failure === 'not_found', inspect(err));
+		} finally {
+			resolver.close();
+		}
+		throughProxy();
 	});
 
 	test('a changed setting applies to the next request of a client that exists (a new dispatcher)', async () => {
