@@ -5,7 +5,7 @@
 //   dist/core.js       the light modules of src/api (errors, limits, decode, validation, pagination, …),
 //                      required by both other files, so every class (ApiError, …) exists once and
 //                      `instanceof` holds across them (activation loads it);
-//   dist/client.js     src/api/client.ts, http.ts, githubResolver.ts and the event streams (sse.ts, sseStream.ts,
+//   dist/client.js     src/api/client.ts, http.ts, network.ts, githubResolver.ts and the event streams (sse.ts, sseStream.ts,
 //                      runEventStream.ts) with undici and eventsource-parser; the
 //                      first access to one of their exports (e.g. `new CloudAgentsClient`) requires it.
 // In extension.js each import of a light module becomes `require('./core.js').<module>`, and each import
@@ -46,6 +46,7 @@ const HEAVY = [
 	'sseStream.ts',
 	'runEventStream.ts',
 	'githubResolver.ts',
+	'network.ts',
 	'decode.ts',
 	'records.ts',
 	'runEventDecoder.ts',

@@ -8,7 +8,9 @@
 //  2. builds the extension .vsix and the test-runner extension (mocha + test/integration/suite/**);
 //  3. per profile (default `standard,variant`; --profiles or CLOUD_AGENTS_TEST_PROFILES): starts the
 //     emulator in that profile, code-server (CLOUD_AGENTS_TEST_REPORT, CLOUD_AGENTS_EMULATOR_URL and
-//     CLOUD_AGENTS_EMULATOR_PROFILE in its environment, cloudAgents.apiUrl in its own user settings)
+//     CLOUD_AGENTS_EMULATOR_PROFILE in its environment, cloudAgents.apiUrl in its own user settings;
+//     the network suite's certificate authorities through NODE_EXTRA_CA_CERTS, SSL_CERT_FILE and
+//     CLOUD_AGENTS_TEST_NETWORK: scripts/lib/networkFixtures.mjs)
 //     and a fresh browser context on loopback ports; the runner extension runs the suites on startup
 //     and writes a report (--ui-only or CLOUD_AGENTS_TEST_UI_ONLY=1: no suite runs and the report is
 //     empty, for a quicker round of UI tests). The standard pass runs every test; a variant pass only
@@ -45,6 +47,7 @@ import {
 	writeUserSettings,
 } from './lib/harness.mjs';
 import { buildRunnerExtension, buildUiTests, packageFolder } from './lib/bundle-tests.mjs';
+import { writeNetworkFixtures } from './lib/networkFixtures.mjs';
 import { ConsoleErrorCheck, consoleCheckResult } from './lib/consoleErrors.mjs';
 
 const args = process.argv.slice(2);
@@ -225,6 +228,9 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 	log(`emulator (${profile} profile) on ${emulatorUrl}`);
 	writeUserSettings(ud, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': emulatorUrl });
 
+	// The network suite's certificate authorities: NODE_EXTRA_CA_CERTS is read at process start.
+	const networkEnv = await writeNetworkFixtures(join(dir, 'network'));
+
 	const codePort = await freePort();
 	// GitHub lookups (Create Agent's owner/name) go to a stub a UI test serves on this port while it
 	// runs (UiContext.githubStubUrl); nothing listens otherwise, so no test reaches the real GitHub.
@@ -242,6 +248,7 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 			CLOUD_AGENTS_EMULATOR_PROFILE: profile,
 			CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN,
 			CLOUD_AGENTS_GITHUB_API_URL: session.githubStubUrl,
+			...networkEnv,
 			...(grep ? { CLOUD_AGENTS_TEST_GREP: grep } : {}),
 			...(uiOnly ? { CLOUD_AGENTS_TEST_SKIP_SUITES: '1' } : {}),
 		},

@@ -65,7 +65,12 @@ async function sseServer(fixed: Buffer | undefined, streamedCount: number): Prom
 	return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-async function requestOverhead(ctx: BenchContext): Promise<{ client: number; bare: number }> {
+/**
+ * Median latencies of the same GET three ways: our client, a bare undici.request (the baseline of the
+ * transport we chose), and Node's global `fetch` (what VS Code's extension host hands extensions, before
+ * its proxy and certificate layer): the figures behind the transport choice (README "Networks").
+ */
+async function requestOverhead(ctx: BenchContext): Promise<{ client: number; bare: number; fetch: number }> {
 	const client = new CloudAgentsClient({ baseUrl: ctx.emulatorUrl, getToken: async () => ctx.token });
 	const agent = (await client.listAgents({ limit: 1 })).items[0];
 	if (!agent) {
@@ -81,25 +86,32 @@ async function requestOverhead(ctx: BenchContext): Promise<{ client: number; bar
 		});
 		return res.body.json();
 	};
+	const viaFetch = async (): Promise<unknown> => {
+		const res = await fetch(url, {
+			headers: { accept: 'application/json', authorization: `Bearer ${ctx.token}`, 'user-agent': 'bench' },
+		});
+		return res.json();
+	};
 	const viaClient = (): Promise<unknown> => client.getAgent(agent.id);
+	const sides = [viaClient, bare, viaFetch];
 	for (let i = 0; i < 300; i++) {
-		await bare();
-		await viaClient();
+		for (const side of sides) {
+			await side();
+		}
 	}
-	const tc: number[] = [];
-	const tb: number[] = [];
+	const times: number[][] = sides.map(() => []);
 	for (let i = 0; i < 3000; i++) {
-		// Interleaved, alternating order, so drift and GC hit both sides alike.
-		const first = i % 2 === 0;
-		for (const side of first ? [0, 1] : [1, 0]) {
+		// Interleaved, in a rotating order, so drift and GC hit every side alike.
+		for (let k = 0; k < sides.length; k++) {
+			const side = (i + k) % sides.length;
 			const t0 = process.hrtime.bigint();
-			await (side === 0 ? viaClient() : bare());
-			(side === 0 ? tc : tb).push(Number(process.hrtime.bigint() - t0) / 1e3);
+			await (sides[side] as () => Promise<unknown>)();
+			(times[side] as number[]).push(Number(process.hrtime.bigint() - t0) / 1e3);
 		}
 	}
 	client.close();
 	await dispatcher.close();
-	return { client: median(tc), bare: median(tb) };
+	return { client: median(times[0] as number[]), bare: median(times[1] as number[]), fetch: median(times[2] as number[]) };
 }
 
 /** The parsed-record members every contender hands to the sink. */
@@ -297,6 +309,11 @@ export async function run(ctx: BenchContext): Promise<void> {
 		rows: [
 			{ metric: 'GET /v2/agents/{id}: median latency, client', value: `${overhead.client.toFixed(1)} µs` },
 			{ metric: 'GET /v2/agents/{id}: median latency, bare undici.request + JSON', value: `${overhead.bare.toFixed(1)} µs` },
+			{ metric: "GET /v2/agents/{id}: median latency, Node's global fetch + JSON", value: `${overhead.fetch.toFixed(1)} µs` },
+			{
+				metric: 'transport choice: global fetch ÷ bare undici (median latencies)',
+				value: (overhead.fetch / overhead.bare).toFixed(3),
+			},
 			{
 				metric: 'request overhead: client ÷ bare undici (median latencies)',
 				value: ratio.toFixed(3),

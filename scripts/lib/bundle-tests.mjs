@@ -2,7 +2,7 @@
 //  - the test-runner extension (test/integration/runner-extension) with mocha and every
 //    test/integration/suite/**/*.test.ts bundled in, packaged as its own .vsix;
 //  - the Playwright UI tests (test/ui/*.ts), each bundled to an ES module the driver imports.
-import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
@@ -27,6 +27,22 @@ export function findFiles(dir, suffix) {
 	}
 	return out.sort();
 }
+
+/**
+ * The `proxy` package (the network suite's forward proxy, test/support/proxy.ts) reads its own
+ * package.json through `createRequire(import.meta.url)`, which a CommonJS bundle cannot resolve:
+ * its dist/pkg.js becomes the package.json itself.
+ * @type {import('esbuild').Plugin}
+ */
+const proxyPackageJson = {
+	name: 'proxy-package-json',
+	setup(build) {
+		build.onLoad({ filter: /[\\/]node_modules[\\/]proxy[\\/]dist[\\/]pkg\.js$/ }, () => ({
+			contents: `export default ${readFileSync(join(ROOT, 'node_modules', 'proxy', 'package.json'), 'utf8')};`,
+			loader: 'js',
+		}));
+	},
+};
 
 /** Bundles the runner and the suites into `outDir` (an extension folder); returns the suite files. */
 export async function buildRunnerExtension(outDir) {
@@ -62,6 +78,7 @@ export async function buildRunnerExtension(outDir) {
 		},
 		outfile: join(outDir, 'dist', 'suites.js'),
 		sourcemap: 'inline',
+		plugins: [proxyPackageJson],
 	});
 	return suites;
 }

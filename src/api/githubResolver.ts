@@ -13,7 +13,7 @@ import {
 	decodeGitHubRepository,
 	redirectedId,
 } from './github';
-import { NetworkError, type Timeouts, Transport } from './http';
+import { NetworkError, type Timeouts, Transport, type TransportOptions } from './http';
 
 export interface GitHubResolverOptions {
 	/** The REST API base (default https://api.github.com); https:, or http: for loopback hosts only. */
@@ -24,7 +24,8 @@ export interface GitHubResolverOptions {
 	 */
 	getToken?: () => Promise<string | undefined>;
 	userAgent?: string;
-	proxyUrl?: string;
+	/** Proxies and certificates, as for the service (TransportOptions.network). */
+	network?: TransportOptions['network'];
 	/** Time-outs (default: 10 s to connect and for headers, a 20 s overall deadline per request). */
 	timeouts?: Timeouts;
 }
@@ -46,7 +47,7 @@ export class GitHubResolver {
 			baseUrl: options.baseUrl ?? GITHUB_API_URL,
 			getToken: () => this.token,
 			userAgent: options.userAgent ?? 'cloud-agents-vscode',
-			proxyUrl: options.proxyUrl,
+			network: options.network,
 			timeouts: { connectMs: 10_000, headersMs: 10_000, bodyMs: 10_000, deadlineMs: 20_000, ...options.timeouts },
 			retry: { maxAttempts: 1 },
 		});

@@ -1,15 +1,25 @@
 /**
- * Transport: undici `request` over one keep-alive Agent per base URL (a ProxyAgent when a proxy is
- * configured), no redirects, connect/header/body time-outs, the retry policy and budget, error
- * decoding and redacted debug logging. Knows nothing about individual endpoints.
+ * Transport: undici `request` over one keep-alive dispatcher per base URL and network settings (an
+ * Agent, or a proxy agent: src/api/network.ts), no redirects, connect/header/body time-outs, the
+ * retry policy and budget, error decoding and redacted debug logging. Knows nothing about
+ * individual endpoints.
  */
-import { Agent, EnvHttpProxyAgent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { abortError, isAbortError } from './async';
 import { ApiError, ValidationError, plausibleRequestId, readFieldErrors } from './errors';
 import type { FieldError } from './errors';
 import { SAFETY } from './limits';
 import { type Logger, scrub } from './logger';
 import { isLoopbackHost } from './loopback';
+import {
+	type NetworkRoute,
+	type NetworkSettings,
+	type ProxyRoute,
+	createRoute,
+	networkSettingsFromEnvironment,
+	proxyConnectFailure,
+	routeKey,
+} from './network';
 import {
 	type ResolvedRetryOptions,
 	type RetryOptions,
@@ -47,9 +57,33 @@ export class NetworkError extends ApiError {
 		message: string,
 		/** False only when the request provably never reached the server (refused, DNS, connect time-out). */
 		readonly requestSent: boolean,
-		options?: { cause?: unknown },
+		options?: { cause?: unknown; secrets?: ReadonlyArray<string | undefined> },
 	) {
-		super(0, code, message, undefined, undefined, options);
+		super(
+			0,
+			code,
+			message,
+			undefined,
+			undefined,
+			options?.cause === undefined ? undefined : { cause: options.cause },
+			options?.secrets,
+		);
+	}
+}
+
+/**
+ * A proxy refused the request: its 407 (credentials missing or refused), or another refusal of the
+ * tunnel that is not a 5xx (403 by its policy, …). The status is the proxy's; not retried (the settings must change).
+ */
+export class ProxyError extends ApiError {
+	constructor(
+		status: number,
+		code: 'proxy_auth_required' | 'proxy_refused',
+		message: string,
+		/** The proxy as `host:port` (never its credentials). */
+		readonly proxy: string,
+	) {
+		super(status, code, message, undefined);
 	}
 }
 
@@ -95,10 +129,15 @@ export interface TransportOptions {
 	userAgent?: string;
 	/** Debug log sink (VS Code's LogOutputChannel fits). Authorization is redacted. */
 	logger?: Logger;
-	/** Custom undici dispatcher (tests use it to inject transport faults). */
+	/** Custom undici dispatcher (tests use it to inject transport faults); the network settings then do not apply. */
 	dispatcher?: Dispatcher;
-	/** Proxy URL (VS Code's http.proxy). Without it HTTPS_PROXY/HTTP_PROXY/NO_PROXY are honoured. */
-	proxyUrl?: string;
+	/**
+	 * Proxies and certificates (src/api/network.ts): the settings, or a function returning the current
+	 * ones (read before every request: when it returns another object, the next request uses a
+	 * dispatcher made for it). Default: networkSettingsFromEnvironment() (HTTPS_PROXY/HTTP_PROXY/NO_PROXY,
+	 * Node's certificate store).
+	 */
+	network?: NetworkSettings | (() => NetworkSettings);
 	timeouts?: Timeouts;
 	retry?: RetryOptions;
 }
@@ -135,54 +174,46 @@ export function checkBaseUrl(baseUrl: string | URL): URL {
 	return url;
 }
 
-interface SharedDispatcher {
-	dispatcher: Dispatcher;
+interface SharedRoute {
+	route: NetworkRoute;
 	refs: number;
 }
-const dispatchers = new Map<string, SharedDispatcher>();
+const routes = new Map<string, SharedRoute>();
 
 /**
- * One keep-alive Agent per base URL (and proxy and connect time-out), shared by every client of
- * that URL and closed when the last one closes.
+ * One keep-alive dispatcher per base URL, network settings and connect time-out, shared by every
+ * client of that URL and closed (once its requests are done) when the last one releases it.
  */
-function acquireDispatcher(base: URL, proxyUrl: string | undefined, connectMs: number): { dispatcher: Dispatcher; release: () => void } {
-	const useEnvProxy = !proxyUrl && hasEnvProxy();
-	const loopback = isLoopbackHost(base.hostname);
-	const key = `${base.origin}|${loopback ? '' : (proxyUrl ?? (useEnvProxy ? 'env' : ''))}|${connectMs}`;
-	let shared = dispatchers.get(key);
+function acquireRoute(
+	base: URL,
+	settings: NetworkSettings,
+	connectMs: number,
+	logger: Logger | undefined,
+): { route: NetworkRoute; release: () => void } {
+	const key = routeKey(base, settings, connectMs);
+	let shared = routes.get(key);
 	if (!shared) {
-		const common = { connect: { timeout: connectMs }, keepAliveTimeout: 4_000 };
-		const dispatcher: Dispatcher = loopback
-			? new Agent(common)
-			: proxyUrl
-				? new ProxyAgent({ uri: proxyUrl, ...common })
-				: useEnvProxy
-					? new EnvHttpProxyAgent(common)
-					: new Agent(common);
-		shared = { dispatcher, refs: 0 };
-		dispatchers.set(key, shared);
+		const route = createRoute(base, settings, connectMs, logger);
+		logger?.debug(`Network: ${route.description}`);
+		shared = { route, refs: 0 };
+		routes.set(key, shared);
 	}
 	shared.refs++;
 	const entry = shared;
 	let released = false;
 	return {
-		dispatcher: entry.dispatcher,
+		route: entry.route,
 		release: () => {
 			if (released) {
 				return;
 			}
 			released = true;
 			if (--entry.refs === 0) {
-				dispatchers.delete(key);
-				void entry.dispatcher.close().catch(() => undefined);
+				routes.delete(key);
+				void entry.route.dispatcher.close().catch(() => undefined);
 			}
 		},
 	};
-}
-
-function hasEnvProxy(): boolean {
-	const env = process.env;
-	return Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
 }
 
 const NOT_SENT_CODES = new Set([
@@ -239,9 +270,9 @@ function tlsFailure(err: unknown): { code: string; detail: string; reason: strin
 
 /**
  * Turns an undici/socket error into a NetworkError, telling whether the request may have been sent.
- * `host` names the server in a TLS failure's message.
+ * `host` names the server in a TLS failure's message; `secrets` are scrubbed from the message and cause.
  */
-export function toNetworkError(err: unknown, host?: string): NetworkError {
+export function toNetworkError(err: unknown, host?: string, secrets: ReadonlyArray<string> = []): NetworkError {
 	const tls = tlsFailure(err);
 	if (tls) {
 		const where = host ? `${host}: ` : '';
@@ -251,24 +282,123 @@ export function toNetworkError(err: unknown, host?: string): NetworkError {
 			false,
 			{
 				cause: err,
+				secrets,
 			},
 		);
 	}
 	const code = (err as { code?: unknown } | undefined)?.code;
 	const message = err instanceof Error ? err.message : String(err);
 	if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-		return new NetworkError('connect_timeout', `Connection timed out (${message})`, false, { cause: err });
+		return new NetworkError('connect_timeout', `Connection timed out (${message})`, false, { cause: err, secrets });
 	}
 	if (code === 'ECONNREFUSED') {
-		return new NetworkError('connection_refused', `Connection refused (${message})`, false, { cause: err });
+		return new NetworkError('connection_refused', `Connection refused (${message})`, false, { cause: err, secrets });
 	}
 	if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-		return new NetworkError('timeout', `The server did not answer in time (${message})`, true, { cause: err });
+		return new NetworkError('timeout', `The server did not answer in time (${message})`, true, { cause: err, secrets });
 	}
 	const sent = !(typeof code === 'string' && NOT_SENT_CODES.has(code));
 	return new NetworkError('network_error', `Network error: ${message}${typeof code === 'string' ? ` [${code}]` : ''}`, sent, {
 		cause: err,
+		secrets,
 	});
+}
+
+/** What to check when a proxy fails, by where it came from. */
+function proxySetting(source: ProxyRoute['source'] | undefined): string {
+	return source === undefined || source === 'http.proxy' ? 'http.proxy' : `the ${source} environment variable`;
+}
+
+/** undici's error when a proxy answers CONNECT with another status than 200 (and its 407 without a tunnel). */
+const TUNNEL_REFUSED = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/;
+const PROXY_407 = 'Proxy Authentication Required (407)';
+
+/**
+ * The error a failure through a proxy stands for, or undefined when the proxy had no part in it:
+ * - the connection to the proxy failed (refused, unknown host, time-out, its certificate): a
+ *   NetworkError naming the proxy (host:port), as unreachable as a service that is down;
+ * - the proxy answered the tunnel with 407: a ProxyError (credentials missing or refused), not retried;
+ * - with a 5xx (it could not reach the service: 502, 503, or 500 from simpler proxies): a
+ *   NetworkError, retried like any outage;
+ * - with another status (403 by its policy, …): a ProxyError (refused).
+ * `host` names the service; `secrets` (the proxy's credentials) are scrubbed from every message.
+ */
+export function proxyFailure(
+	err: unknown,
+	host: string,
+	proxy: ProxyRoute | undefined,
+	secrets: ReadonlyArray<string> = [],
+): ApiError | undefined {
+	const setting = proxySetting(proxy?.source);
+	const refusedBy = proxyConnectFailure(err);
+	if (refusedBy !== undefined) {
+		if (tlsFailure(err)) {
+			const tls = toNetworkError(err, `the proxy ${refusedBy}`);
+			return new NetworkError('tls_error', tls.message, false, { cause: err, secrets });
+		}
+		const rawCode = (err as { code?: unknown }).code;
+		const code = typeof rawCode === 'string' ? rawCode : '';
+		const detail = (err instanceof Error ? err.message : String(err)) + (code ? ` [${code}]` : '');
+		if (code === 'ECONNREFUSED') {
+			return new NetworkError(
+				'connection_refused',
+				`The proxy ${refusedBy} refused the connection (${detail}): is it running? Check ${setting}.`,
+				false,
+				{ cause: err, secrets },
+			);
+		}
+		if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+			return new NetworkError(
+				'connect_timeout',
+				`The proxy ${refusedBy} did not answer in time (${detail}). Check ${setting}.`,
+				false,
+				{
+					cause: err,
+					secrets,
+				},
+			);
+		}
+		if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+			return new NetworkError('network_error', `The proxy's host name is not known (${detail}). Check ${setting}.`, false, {
+				cause: err,
+				secrets,
+			});
+		}
+		return new NetworkError('network_error', `The proxy ${refusedBy} could not be reached (${detail}). Check ${setting}.`, false, {
+			cause: err,
+			secrets,
+		});
+	}
+	if (!proxy || !(err instanceof Error)) {
+		return undefined;
+	}
+	const status = err.message === PROXY_407 ? 407 : Number(TUNNEL_REFUSED.exec(err.message)?.[1] ?? NaN);
+	if (!Number.isInteger(status)) {
+		return undefined;
+	}
+	const where = proxy.hostPort;
+	if (status === 407) {
+		return new ProxyError(
+			407,
+			'proxy_auth_required',
+			proxy.credentials
+				? `The proxy ${where} refused the credentials (407 Proxy Authentication Required). Check ${setting} / http.proxyAuthorization.`
+				: `The proxy ${where} asks for credentials (407 Proxy Authentication Required). Put them in ${setting} (http://user:password@host:port) or set http.proxyAuthorization.`,
+			where,
+		);
+	}
+	if (status >= 500) {
+		return new NetworkError('network_error', `The proxy ${where} could not reach ${host} (HTTP ${status} from the proxy)`, false, {
+			cause: err,
+			secrets,
+		});
+	}
+	return new ProxyError(
+		status,
+		'proxy_refused',
+		`The proxy ${where} refused the connection to ${host} (HTTP ${status} from the proxy). Check ${setting} and http.noProxy.`,
+		where,
+	);
 }
 
 type ResponseData = Dispatcher.ResponseData;
@@ -441,8 +571,11 @@ function startDeadlineSweep(): void {
 export class Transport {
 	readonly base: URL;
 	private readonly basePath: string;
-	private readonly dispatcher: Dispatcher;
-	private readonly release: () => void;
+	/** The network settings when the options give none (the environment, read once). */
+	private readonly defaultNetwork: NetworkSettings | undefined;
+	/** The route of the latest request, for the settings it was made for. */
+	private current: { settings: NetworkSettings; route: NetworkRoute; release: () => void } | undefined;
+	private closed = false;
 	readonly timeouts: ResolvedTimeouts;
 	readonly retry: ResolvedRetryOptions;
 	readonly budget: RetryBudget;
@@ -466,19 +599,47 @@ export class Transport {
 		this.budget = new RetryBudget(this.retry.budget, this.retry.budgetRefill);
 		this.logger = options.logger;
 		this.userAgent = options.userAgent ?? 'cloud-agents-vscode';
-		if (options.dispatcher) {
-			this.dispatcher = options.dispatcher;
-			this.release = () => undefined;
-		} else {
-			const acquired = acquireDispatcher(this.base, options.proxyUrl, this.timeouts.connectMs);
-			this.dispatcher = acquired.dispatcher;
-			this.release = acquired.release;
-		}
+		this.defaultNetwork = options.network === undefined && !options.dispatcher ? networkSettingsFromEnvironment() : undefined;
 	}
 
-	/** Releases the shared Agent (closed when no other client uses it). */
+	/** Releases the shared dispatcher (closed, once its requests are done, when no other client uses it). */
 	close(): void {
-		this.release();
+		this.closed = true;
+		this.current?.release();
+	}
+
+	/**
+	 * The dispatcher of the next request, with the proxy it goes through: made for the current network
+	 * settings (shared with every client of the same URL and settings). When the settings changed since
+	 * the last request, the next one uses a new dispatcher and the old one closes once its requests
+	 * (an open event stream among them) are done. Throws a ProxyConfigError for an unusable proxy setting.
+	 */
+	private route(): NetworkRoute {
+		const options = this.options;
+		if (options.dispatcher) {
+			return { dispatcher: options.dispatcher, proxy: undefined, secrets: [], description: 'a given dispatcher' };
+		}
+		const settings =
+			typeof options.network === 'function'
+				? options.network()
+				: (options.network ?? this.defaultNetwork ?? networkSettingsFromEnvironment());
+		const current = this.current;
+		if (current && (current.settings === settings || this.closed)) {
+			return current.route;
+		}
+		if (this.closed) {
+			throw new NetworkError('network_error', 'The client was closed before its first request', false);
+		}
+		const next = acquireRoute(this.base, settings, this.timeouts.connectMs, this.logger);
+		current?.release();
+		this.current = { settings, ...next };
+		return next.route;
+	}
+
+	/** The tokens this transport sent and the proxy's credentials: kept out of every message and log line. */
+	private secrets(): string[] {
+		const proxy = this.current?.route.secrets ?? [];
+		return proxy.length === 0 ? this.seenTokens : [...this.seenTokens, ...proxy];
 	}
 
 	/** Absolute URL for a path and query. */
@@ -497,9 +658,9 @@ export class Transport {
 		return url;
 	}
 
-	/** Scrubs known tokens and bearer strings from text. */
+	/** Scrubs known tokens (and the proxy's credentials) and bearer strings from text. */
 	scrub(text: string): string {
-		return scrub(text, this.seenTokens);
+		return scrub(text, this.secrets());
 	}
 
 	/**
@@ -571,12 +732,13 @@ export class Transport {
 				const started = this.logger ? Date.now() : 0;
 				let error: ApiError;
 				const headers = await this.headers(spec, 'application/json', payload !== undefined);
+				const net = this.route();
 				try {
 					const res = await request(url, {
 						method: spec.method,
 						headers,
 						body: payload,
-						dispatcher: this.dispatcher,
+						dispatcher: net.dispatcher,
 						signal: deadline.attemptSignal(spec.signal),
 						headersTimeout: this.timeouts.headersMs,
 						bodyTimeout: this.timeouts.bodyMs,
@@ -594,7 +756,7 @@ export class Transport {
 						}
 						return { status, body, requestId };
 					}
-					error = await toApiError(res, this.seenTokens);
+					error = await toApiError(res, this.secrets());
 					if (this.logger) {
 						this.debug(
 							`${route} → ${status} ${error.code} in ${Date.now() - started} ms (request ${error.requestId ?? '-'}, attempt ${attempt})`,
@@ -605,6 +767,15 @@ export class Transport {
 					}
 				} catch (caught) {
 					let err = caught;
+					if (!(err instanceof ApiError) && !spec.signal?.aborted) {
+						// A proxy's refusal (its 407 is an undici AbortError) or a proxy that is down, named as such.
+						err = proxyFailure(err, this.base.host, net.proxy, net.secrets) ?? err;
+						if (err instanceof ProxyError) {
+							this.debug(
+								`${route} → ${err.code} (HTTP ${err.status} from the proxy ${err.proxy}) after ${Date.now() - started} ms`,
+							);
+						}
+					}
 					if (err instanceof ApiError && !(err instanceof NetworkError) && err.status !== 0) {
 						throw err;
 					}
@@ -624,7 +795,7 @@ export class Transport {
 					if (err instanceof ValidationError) {
 						throw err;
 					}
-					error = err instanceof NetworkError ? err : toNetworkError(err, this.base.host);
+					error = err instanceof NetworkError ? err : toNetworkError(err, this.base.host, this.secrets());
 					if (this.logger) {
 						this.debug(`${route} → ${error.code} after ${Date.now() - started} ms: ${error.message} (attempt ${attempt})`);
 					}
@@ -771,23 +942,32 @@ export class Transport {
 		const headers = await this.headers(spec, 'text/event-stream', false);
 		headers['cache-control'] = 'no-cache';
 		let res: ResponseData;
+		const net = this.route();
 		try {
 			res = await request(url, {
 				method: 'GET',
 				headers,
-				dispatcher: this.dispatcher,
+				dispatcher: net.dispatcher,
 				signal: spec.signal,
 				headersTimeout: this.timeouts.headersMs,
 				bodyTimeout: this.timeouts.streamIdleMs,
 			});
 		} catch (err) {
-			if (isAbortError(err) || spec.signal?.aborted) {
-				throw spec.signal?.aborted ? abortError(spec.signal) : err;
+			if (spec.signal?.aborted) {
+				throw abortError(spec.signal);
 			}
-			throw toNetworkError(err, this.base.host);
+			// Before the abort check: a proxy's 407 is an undici AbortError.
+			const failure = proxyFailure(err, this.base.host, net.proxy, net.secrets);
+			if (failure) {
+				throw failure;
+			}
+			if (isAbortError(err)) {
+				throw err;
+			}
+			throw toNetworkError(err, this.base.host, this.secrets());
 		}
 		if (res.statusCode !== 200) {
-			throw await toApiError(res, this.seenTokens);
+			throw await toApiError(res, this.secrets());
 		}
 		return res;
 	}

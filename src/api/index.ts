@@ -38,7 +38,9 @@ export type { Logger } from './logger';
 export { redactHeaders, scrub } from './logger';
 export type { RetryOptions } from './retry';
 export type { Timeouts } from './http';
-export { NetworkError } from './http';
+export { NetworkError, ProxyError } from './http';
+// Only the types: a value exported here would put a loader of dist/client.js into activation's bundle.
+export type { NetworkSettings, ProxyEnvironment } from './network';
 export { RunEventStream } from './sse';
 export type { StreamReconnectOptions } from './sse';
 export { ARTIFACT_NAME, utf8Length } from './validation';

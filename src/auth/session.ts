@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import { CloudAgentsClient, isAuthFailure, isLoopbackUrl } from '../api';
-import type { Logger } from '../api';
+import type { Logger, NetworkSettings } from '../api';
 import { CONFIG } from '../ids';
 import { Disposable } from '../util/lifecycle';
+import { type NetworkSettingsLog, NetworkSettingsSource } from '../util/networkSettings';
 
 /** Default API base URL when `cloudAgents.apiUrl` is not set: the local emulator. */
 export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
@@ -45,11 +46,15 @@ export class Session extends Disposable {
 	/** Fires when the "sign in again" prompt is shown (at most once between two sign-ins). */
 	readonly onDidPromptSignIn = this._onDidPromptSignIn.event;
 
+	/** The proxy and certificate settings every client of this session (and the sign-in's, the GitHub look-up's) uses. */
+	private readonly network: NetworkSettingsSource;
+
 	constructor(
 		private readonly secrets: vscode.SecretStorage,
-		private readonly logger: Logger,
+		private readonly logger: Logger & NetworkSettingsLog,
 	) {
 		super();
+		this.network = this.register(new NetworkSettingsSource(logger));
 		this.register(
 			vscode.workspace.onDidChangeConfiguration((e) => {
 				if (e.affectsConfiguration(`${CONFIG.section}.${CONFIG.apiUrl}`)) {
@@ -88,11 +93,14 @@ export class Session extends Disposable {
 			getToken: () => this.getToken(),
 			userAgent: `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`,
 			logger: this.logger,
-			proxyUrl: vscode.workspace.getConfiguration('http').get<string>('proxy') || undefined,
+			network: this.networkSettings,
 			onOutcome: (err, startedAt) => this.requestObserver?.(err, startedAt),
 		});
 		return this._client;
 	}
+
+	/** The current proxy and certificate settings (read before every request; see src/util/networkSettings.ts). */
+	readonly networkSettings = (): NetworkSettings => this.network.current();
 
 	/**
 	 * Reads the token for the current API URL from SecretStorage, once activation's `initialize` has

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CloudAgentsClient, isAuthFailure, isLoopbackUrl, SAFETY } from '../api';
-import type { DeviceAuthorization, Me, ApiError } from '../api';
+import type { DeviceAuthorization, Me, ApiError, NetworkSettings } from '../api';
 import { describeError, requestIdOf, showApiError } from '../util/errors';
 import type { ErrorLogger } from '../util/errors';
 import { notificationText, outputLine, singleLine } from '../util/text';
@@ -81,8 +81,8 @@ function userAgent(): string {
  * Checks a token with GET /v2/me using a short-lived client that holds only this token, so a
  * rejected key is never stored.
  */
-async function checkToken(apiUrl: string, token: string, signal?: AbortSignal): Promise<Me> {
-	const client = new CloudAgentsClient({ baseUrl: apiUrl, getToken: () => token, userAgent: userAgent() });
+async function checkToken(apiUrl: string, token: string, network: () => NetworkSettings, signal?: AbortSignal): Promise<Me> {
+	const client = new CloudAgentsClient({ baseUrl: apiUrl, getToken: () => token, userAgent: userAgent(), network });
 	try {
 		return await client.getMe({ signal });
 	} finally {
@@ -164,7 +164,7 @@ async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): P
 			async (_progress, token) => {
 				const cancel = cancellationSignal(token);
 				try {
-					return await checkToken(apiUrl, key, cancel.signal);
+					return await checkToken(apiUrl, key, session.networkSettings, cancel.signal);
 				} finally {
 					cancel.dispose();
 				}
@@ -270,7 +270,12 @@ async function offerVerificationPage(authorization: DeviceAuthorization): Promis
 async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: boolean): Promise<boolean> {
 	const apiUrl = session.apiUrl;
 	// A client without a token: the device endpoints are anonymous, and a stale stored token must not matter.
-	const client = new CloudAgentsClient({ baseUrl: apiUrl, getToken: () => undefined, userAgent: userAgent() });
+	const client = new CloudAgentsClient({
+		baseUrl: apiUrl,
+		getToken: () => undefined,
+		userAgent: userAgent(),
+		network: session.networkSettings,
+	});
 	try {
 		return await vscode.window.withProgress(
 			{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Signing in to Cloud Agents'), cancellable: true },

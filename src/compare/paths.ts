@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { lstat, open, realpath } from 'node:fs/promises';
+import { type FileHandle, lstat, open, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { ApiError, type CloudAgentsClient, SAFETY } from '../api';
 import { abortError, throwIfAborted } from '../api/async';
@@ -136,28 +136,74 @@ export async function assertSafeLocalWrite(localRoot: string, rel: string): Prom
 /** Local files up to this size are hashed from one read; larger ones are streamed. */
 const SMALL_FILE_BYTES = 64 * 1024;
 
+/**
+ * Opens a local file for reading without following a symbolic link (O_NOFOLLOW: a link is refused
+ * by the open itself, so no lstat comes first), without blocking on a FIFO (O_NONBLOCK), and checks
+ * on the open handle that it is a regular file. Where the platform has no O_NOFOLLOW (Windows), an
+ * lstat comes first.
+ */
+async function openRegularFile(abs: string): Promise<{ handle: FileHandle; size: number }> {
+	const noFollow = fsConstants.O_NOFOLLOW;
+	if (noFollow === undefined) {
+		const st = await lstat(abs);
+		if (!st.isFile()) {
+			throw new UnsafePathError(abs, st.isSymbolicLink() ? 'a symbolic link (not followed)' : 'not a regular file');
+		}
+	}
+	let handle: FileHandle;
+	try {
+		handle = await open(abs, fsConstants.O_RDONLY | (noFollow ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
+	} catch (err) {
+		if ((err as { code?: unknown } | null)?.code === 'ELOOP') {
+			throw new UnsafePathError(abs, 'a symbolic link (not followed)');
+		}
+		throw err;
+	}
+	let st: { isFile(): boolean; size: number };
+	try {
+		st = await handle.stat();
+	} catch (err) {
+		await handle.close();
+		throw err;
+	}
+	if (!st.isFile()) {
+		await handle.close();
+		throw new UnsafePathError(abs, 'not a regular file');
+	}
+	return { handle, size: st.size };
+}
+
 /** SHA-256 and size of a local regular file, streamed; a symbolic link or anything but a regular file throws. */
 export async function hashLocalFile(abs: string, signal?: AbortSignal): Promise<{ sha256: string; size: number }> {
 	throwIfAborted(signal);
-	const st = await lstat(abs);
-	if (!st.isFile()) {
-		throw new UnsafePathError(abs, st.isSymbolicLink() ? 'a symbolic link (not followed)' : 'not a regular file');
-	}
-	// O_NOFOLLOW where the platform has it: a file swapped for a link after the lstat is not followed.
-	const handle = await open(abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
+	const { handle, size: statSize } = await openRegularFile(abs);
 	const hash = createHash('sha256');
-	if (st.size <= SMALL_FILE_BYTES) {
-		// A small file in one read (at most SMALL_FILE_BYTES per file in flight): a stream costs more than the file.
+	if (statSize <= SMALL_FILE_BYTES) {
+		// A small file in one read (at most SMALL_FILE_BYTES + 1 bytes per file in flight; the extra
+		// byte notices a file that grew since its stat, which is then streamed): a stream costs more than the file.
+		let length = 0;
+		const buf = Buffer.allocUnsafe(statSize + 1);
 		try {
-			const data = await handle.readFile({ signal });
-			return { sha256: hash.update(data).digest('hex'), size: data.byteLength };
-		} finally {
+			while (length < buf.byteLength) {
+				const { bytesRead } = await handle.read(buf, length, buf.byteLength - length, length);
+				if (bytesRead === 0) {
+					break;
+				}
+				length += bytesRead;
+			}
+			throwIfAborted(signal);
+		} catch (err) {
 			await handle.close();
+			throw err;
+		}
+		if (length <= statSize) {
+			await handle.close();
+			return { sha256: hash.update(buf.subarray(0, length)).digest('hex'), size: length };
 		}
 	}
 	let size = 0;
 	await new Promise<void>((resolve, reject) => {
-		const stream = handle.createReadStream({ highWaterMark: 256 * 1024 });
+		const stream = handle.createReadStream({ start: 0, highWaterMark: 256 * 1024 });
 		const onAbort = (): void => {
 			stream.destroy(abortError(signal));
 		};

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { GitHubLookupError, GitHubResolver, LIMITS, fromUnixSeconds, needsLookup, parseRepositoryRefs, sleep, utf8Length } from '../api';
-import type { Agent, RepositoryEntry, RepositoryRefProblem, ResolvedRepository } from '../api';
+import type { Agent, NetworkSettings, RepositoryEntry, RepositoryRefProblem, ResolvedRepository } from '../api';
 import { openComputer } from '../commands/computer';
 import { type InputStep, MultiStepInput } from '../commands/multiStep';
 import { githubApiUrlForTests } from '../testing';
@@ -238,6 +238,7 @@ function lookupProblemText(err: GitHubLookupError): string {
 export async function resolveRepositories(
 	refs: readonly RepositoryEntry[],
 	ask: boolean,
+	network: () => NetworkSettings,
 	signal?: AbortSignal,
 ): Promise<{ repositories: ResolvedRepository[] } | { problem: string }> {
 	if (!refs.some(needsLookup)) {
@@ -249,7 +250,7 @@ export async function resolveRepositories(
 			baseUrl: githubApiUrlForTests(),
 			getToken: () => githubToken(ask),
 			userAgent: `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`,
-			proxyUrl: vscode.workspace.getConfiguration('http').get<string>('proxy') || undefined,
+			network,
 		});
 	} catch (err) {
 		return { problem: vscode.l10n.t('The GitHub API address is not usable: {0}', err instanceof Error ? err.message : String(err)) };
@@ -280,7 +281,7 @@ interface CreateAgentAnswers {
 }
 
 /** Asks Create Agent's three steps (Back from the second on keeps what was typed); undefined when dismissed. */
-async function askCreateAgent(): Promise<CreateAgentAnswers | undefined> {
+async function askCreateAgent(network: () => NetworkSettings): Promise<CreateAgentAnswers | undefined> {
 	const a: CreateAgentAnswers = { name: '', repositoriesText: '', repositories: [], resolvedFor: undefined, initialMessage: '' };
 	const title = vscode.l10n.t('Create Agent');
 	const messageStep: InputStep<CreateAgentAnswers> = async (input) => {
@@ -315,7 +316,7 @@ async function askCreateAgent(): Promise<CreateAgentAnswers | undefined> {
 					return undefined;
 				}
 				const parsed = parseRepositories(v);
-				const resolved = 'problem' in parsed ? parsed : await resolveRepositories(parsed.refs, true, signal);
+				const resolved = 'problem' in parsed ? parsed : await resolveRepositories(parsed.refs, true, network, signal);
 				if ('problem' in resolved) {
 					return resolved.problem;
 				}
@@ -353,7 +354,7 @@ async function createAgent(kit: ActionKit): Promise<Agent | undefined> {
 	let initialMessage = argString(kit.arg, 'initialMessage');
 	let repositories: ResolvedRepository[];
 	if (name === undefined) {
-		const answers = await askCreateAgent();
+		const answers = await askCreateAgent(kit.session.networkSettings);
 		if (!answers) {
 			return undefined;
 		}
@@ -361,7 +362,11 @@ async function createAgent(kit: ActionKit): Promise<Agent | undefined> {
 	} else {
 		const problem = agentNameProblem(name) ?? (initialMessage ? promptProblem(initialMessage, true) : undefined);
 		const parsed = parseRepositories(argString(kit.arg, 'repositories') ?? '');
-		const resolved = problem ? { problem } : 'problem' in parsed ? parsed : await resolveRepositories(parsed.refs, false);
+		const resolved = problem
+			? { problem }
+			: 'problem' in parsed
+				? parsed
+				: await resolveRepositories(parsed.refs, false, kit.session.networkSettings);
 		if ('problem' in resolved) {
 			kit.warn(vscode.l10n.t('Not sent: {0}', resolved.problem));
 			return undefined;

@@ -5,7 +5,7 @@
  * the record it acts on, hands it a kit (`ActionKit`) and applies one error rule to all of them.
  */
 import type * as vscode from 'vscode';
-import type { CloudAgentsClient } from '../api';
+import type { CloudAgentsClient, NetworkSettings } from '../api';
 import type { CommandId } from '../ids';
 import type { RunFollower } from '../logs';
 import type { RunNameHint } from '../logs';
@@ -22,6 +22,8 @@ export interface ActionSession {
 	readonly signedIn: boolean;
 	readonly apiUrl: string;
 	readonly onDidChange: vscode.Event<void>;
+	/** The proxy and certificate settings a client made outside the session uses (the GitHub look-up). */
+	networkSettings(this: void): NetworkSettings;
 }
 
 /**

@@ -26,6 +26,13 @@ export interface TestProxy {
 	urlWithCredentials: string;
 	port: number;
 	log: ProxyLogEntry[];
+	/**
+	 * Everything the proxy read in clear text, one string per request or CONNECT: the request line and
+	 * every header (Proxy-Authorization included). What a tunnel carries is encrypted and not in it.
+	 */
+	raw: string[];
+	/** Cuts every connection (open tunnels among them), so the next request of a client opens (and logs) a new one. */
+	dropConnections(): void;
 	close(): Promise<void>;
 }
 
@@ -48,8 +55,11 @@ export async function startProxy(opts: { user?: string; password?: string } = {}
 	const { createProxy } = await import('proxy');
 	const server = createProxy(createServer());
 	const log: ProxyLogEntry[] = [];
+	const raw: string[] = [];
 	const { user, password } = opts;
 	server.authenticate = (req: IncomingMessage) => {
+		const headers = req.rawHeaders.map((h, i) => (i % 2 === 0 ? `${h}: ` : `${h}\n`)).join('');
+		raw.push(`${req.method ?? ''} ${req.url ?? ''}\n${headers}`);
 		const authorized = user === undefined || basicMatches(req.headers['proxy-authorization'], user, password ?? '');
 		log.push({ method: req.method ?? '', target: req.url ?? '', authorized });
 		return authorized;
@@ -75,6 +85,10 @@ export async function startProxy(opts: { user?: string; password?: string } = {}
 		urlWithCredentials,
 		port,
 		log,
+		raw,
+		dropConnections() {
+			for (const s of sockets) s.destroy();
+		},
 		async close() {
 			// CONNECT tunnels are no longer the HTTP server's connections: destroy every socket it accepted.
 			for (const s of sockets) s.destroy();

@@ -40,3 +40,32 @@ export function emulatorProfile(): 'standard' | 'variant' | 'variant-strict' {
 export function words(): ProfileWords {
 	return profileWords(emulatorProfile());
 }
+
+/** One certificate authority of the network suite and the server certificate it signed (PEM files). */
+export interface CertificateFiles {
+	ca: string;
+	cert: string;
+	key: string;
+}
+
+/** What scripts/lib/networkFixtures.mjs wrote for the network suite. */
+export interface NetworkFixtures {
+	/** This machine's non-loopback IPv4 address (the certificates name it), or null when it has none. */
+	host: string | null;
+	/** Trusted through NODE_EXTRA_CA_CERTS. */
+	extra: CertificateFiles;
+	/** Trusted through the system store (SSL_CERT_FILE). */
+	system: CertificateFiles;
+	/** Trusted nowhere. */
+	untrusted: CertificateFiles;
+}
+
+/** The network suite's certificates (CLOUD_AGENTS_TEST_NETWORK), or undefined when the driver made none. */
+export async function networkFixtures(): Promise<NetworkFixtures | undefined> {
+	const file = process.env.CLOUD_AGENTS_TEST_NETWORK;
+	if (!file) {
+		return undefined;
+	}
+	const { readFile } = await import('node:fs/promises');
+	return JSON.parse(await readFile(file, 'utf8')) as NetworkFixtures;
+}

@@ -4,6 +4,7 @@
  * follows a link.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -119,6 +120,30 @@ suite('compare/paths: local writes and hashing against symbolic links', () => {
 		await assert.rejects(hashLocalFile(join(root, 'sub', 'link.txt')), UnsafePathError);
 		await assert.rejects(hashLocalFile(join(root, 'sub')), UnsafePathError);
 		assert.ok(!join(root, 'sub', 'link.txt').includes(`..${sep}`));
+	});
+
+	test('hashLocalFile: an empty file, a file at the one-read limit and a larger one (streamed) hash as their bytes', async () => {
+		for (const size of [0, 64 * 1024, 64 * 1024 + 1, 700 * 1024]) {
+			const bytes = Buffer.alloc(size, size % 251);
+			const file = join(root, `size-${size}.bin`);
+			await writeFile(file, bytes);
+			assert.deepEqual(
+				await hashLocalFile(file),
+				{ sha256: createHash('sha256').update(bytes).digest('hex'), size },
+				`${size} bytes`,
+			);
+		}
+	});
+
+	test('hashLocalFile refuses a named pipe at once (never waits for a writer)', async function () {
+		if (process.platform === 'win32') {
+			this.skip();
+		}
+		const fifo = join(root, 'pipe');
+		execFileSync('mkfifo', [fifo]);
+		const t0 = Date.now();
+		await assert.rejects(hashLocalFile(fifo), UnsafePathError);
+		assert.ok(Date.now() - t0 < 2_000);
 	});
 
 	test('hashLocalFile: an aborted signal throws the AbortError', async () => {

@@ -1,0 +1,339 @@
+/**
+ * How requests reach the network: VS Code's proxy and certificate settings (`http.proxy`,
+ * `http.noProxy`, `http.proxyAuthorization`, `http.proxyStrictSSL`, `http.systemCertificates`) and
+ * the environment (HTTPS_PROXY / HTTP_PROXY / NO_PROXY, either case) turned into one undici
+ * dispatcher per base URL. undici's own pieces do the work: EnvHttpProxyAgent chooses between the
+ * proxy and a direct connection (its NO_PROXY matching), ProxyAgent tunnels with CONNECT and sends
+ * Proxy-Authorization, and the `connect` / `requestTls` / `proxyTls` options carry the trust.
+ * Plain Node: the extension reads the settings (src/util/networkSettings.ts) and passes them in.
+ */
+import { createHash } from 'node:crypto';
+import * as tls from 'node:tls';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, Pool, type buildConnector } from 'undici';
+import { ApiError } from './errors';
+import type { Logger } from './logger';
+import { isLoopbackHost } from './loopback';
+
+/** The proxy variables of the environment (the lower-case spelling wins, as in curl and undici). */
+export interface ProxyEnvironment {
+	httpsProxy?: string;
+	httpProxy?: string;
+	noProxy?: string;
+}
+
+/** What decides how a request reaches the network: VS Code's `http.*` settings and the environment. */
+export interface NetworkSettings {
+	/** `http.proxy`: the proxy of every request (credentials may be in it); wins over the environment. */
+	proxy?: string;
+	/** `http.noProxy`: hosts reached directly (undici's NO_PROXY rules); when empty, NO_PROXY from the environment applies. */
+	noProxy: readonly string[];
+	/** `http.proxyAuthorization`: the whole Proxy-Authorization value (e.g. `Basic …`); wins over credentials in the proxy URL. */
+	proxyAuthorization?: string;
+	/** `http.proxyStrictSSL`: false turns certificate verification off, for the service and the proxy. */
+	strictSSL: boolean;
+	/** `http.systemCertificates`: trust the operating system's store too, where this Node can read it (tls.getCACertificates). */
+	systemCertificates: boolean;
+	/** HTTPS_PROXY / HTTP_PROXY / NO_PROXY; default: this process's environment, read when a dispatcher is made (proxyEnvironment()). */
+	env?: ProxyEnvironment;
+	/** Certificates (PEM) trusted besides the default store: not a VS Code setting (tests, embedders). */
+	ca?: readonly string[];
+}
+
+/** The proxy variables of `env`, either case (lower case first), empty values as unset. */
+export function proxyEnvironment(env: NodeJS.ProcessEnv = process.env): ProxyEnvironment {
+	const read = (name: string): string | undefined => env[name.toLowerCase()]?.trim() || env[name]?.trim() || undefined;
+	return { httpsProxy: read('HTTPS_PROXY'), httpProxy: read('HTTP_PROXY'), noProxy: read('NO_PROXY') };
+}
+
+/**
+ * Plain Node's behaviour, for a client created without settings: the environment's proxy, Node's own
+ * certificate store (which holds NODE_EXTRA_CA_CERTS), verification on.
+ */
+export function networkSettingsFromEnvironment(env: NodeJS.ProcessEnv = process.env): NetworkSettings {
+	return { noProxy: [], strictSSL: true, systemCertificates: false, env: proxyEnvironment(env) };
+}
+
+/** A proxy as messages name it: `host:port`, never its credentials. */
+export function proxyHostPort(url: URL): string {
+	return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** A proxy setting that cannot be used (not a URL, an unsupported scheme): every request says so. */
+export class ProxyConfigError extends ApiError {
+	constructor(message: string) {
+		super(0, 'proxy_invalid', message, undefined);
+	}
+}
+
+/** Where a proxy came from, as a message names it. */
+export type ProxySource = 'http.proxy' | 'HTTPS_PROXY' | 'HTTP_PROXY';
+
+/** The proxy requests to one base URL go through (unless a no-proxy entry exempts the host). */
+export interface ProxyRoute {
+	/** `host:port`. */
+	hostPort: string;
+	source: ProxySource;
+	/** Whether credentials are configured (in the URL or http.proxyAuthorization). */
+	credentials: boolean;
+}
+
+/** Parses a proxy setting; `host:port` without a scheme is read as `http://host:port` (as curl does). */
+function parseProxyUrl(raw: string, source: ProxySource): URL {
+	const text = raw.trim();
+	let url: URL;
+	try {
+		url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
+	} catch {
+		// The value may hold a password: it is not repeated.
+		throw new ProxyConfigError(`${source} is not a valid proxy URL (expected http://host:port or https://host:port)`);
+	}
+	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+		throw new ProxyConfigError(
+			`${source}: ${url.protocol.slice(0, 20)} proxies are not supported (http: or https: only; the proxy ${proxyHostPort(url)})`,
+		);
+	}
+	if (!url.hostname) {
+		throw new ProxyConfigError(`${source} names no proxy host`);
+	}
+	return url;
+}
+
+/** The proxy for `base` before no-proxy rules: http.proxy, else HTTPS_PROXY (https:) or HTTP_PROXY. Undefined for loopback hosts. */
+function proxyFor(base: URL, s: NetworkSettings): { url: URL; source: ProxySource } | undefined {
+	if (isLoopbackHost(base.hostname)) {
+		return undefined;
+	}
+	if (s.proxy?.trim()) {
+		return { url: parseProxyUrl(s.proxy, 'http.proxy'), source: 'http.proxy' };
+	}
+	const env = s.env ?? proxyEnvironment();
+	if (base.protocol === 'https:' && env.httpsProxy) {
+		return { url: parseProxyUrl(env.httpsProxy, 'HTTPS_PROXY'), source: 'HTTPS_PROXY' };
+	}
+	if (env.httpProxy) {
+		return { url: parseProxyUrl(env.httpProxy, 'HTTP_PROXY'), source: 'HTTP_PROXY' };
+	}
+	return undefined;
+}
+
+/** The no-proxy list undici matches: http.noProxy when it has entries, else NO_PROXY. */
+function noProxyList(s: NetworkSettings): string {
+	const fromSettings = s.noProxy.map((h) => h.trim()).filter(Boolean);
+	return fromSettings.length > 0 ? fromSettings.join(',') : ((s.env ?? proxyEnvironment()).noProxy ?? '');
+}
+
+type CaReader = (type: 'default' | 'system') => string[];
+
+/** tls.getCACertificates (Node ≥ 22.15 / 23.5), when this Node has it. */
+function caReader(): CaReader | undefined {
+	const f = (tls as { getCACertificates?: unknown }).getCACertificates;
+	return typeof f === 'function' ? (f as CaReader) : undefined;
+}
+
+/** Whether this Node can read the operating system's certificate store (tls.getCACertificates('system')). */
+export function systemCertificatesSupported(): boolean {
+	return caReader() !== undefined;
+}
+
+/** What the trust of a connection is made of, for the log. */
+interface Trust {
+	/** A context with the certificates besides Node's default store; undefined: Node's default store as it is. */
+	secureContext: tls.SecureContext | undefined;
+	description: string;
+}
+
+const trustCache = new Map<string, Trust>();
+
+const noSystemStore = (): string => ` (the system store needs Node ≥ 22.15; this is ${process.version})`;
+
+/**
+ * The certificates a connection trusts: Node's default store (bundled roots and NODE_EXTRA_CA_CERTS)
+ * as it is when nothing is added; with the system store (http.systemCertificates, where this Node
+ * reads it) or extra certificates, one secure context holding default ∪ system ∪ extra, made once
+ * per process (reading the system store and parsing the certificates is not done per connection).
+ */
+function trustFor(s: NetworkSettings, logger: Logger | undefined): Trust {
+	const read = caReader();
+	const useSystem = s.systemCertificates && read !== undefined;
+	const extra = s.ca ?? [];
+	const key = `${s.systemCertificates}|${useSystem}|${extra.length > 0 ? createHash('sha256').update(extra.join('\n')).digest('hex') : ''}`;
+	const cached = trustCache.get(key);
+	if (cached) {
+		return cached;
+	}
+	let trust: Trust;
+	if (!useSystem && extra.length === 0) {
+		trust = {
+			secureContext: undefined,
+			description: `Node's default store${s.systemCertificates ? noSystemStore() : ''}`,
+		};
+	} else {
+		let system: string[] = [];
+		if (useSystem) {
+			try {
+				system = read('system');
+			} catch (err) {
+				logger?.debug(
+					`Network: the system certificate store could not be read (${err instanceof Error ? err.message : String(err)})`,
+				);
+			}
+		}
+		// Without tls.getCACertificates (Node < 22.15) the bundled roots stand for the default store.
+		const base = read ? read('default') : tls.rootCertificates;
+		const ca = [...new Set([...base, ...system, ...extra])];
+		trust = {
+			secureContext: tls.createSecureContext({ ca }),
+			description: `Node's default store${useSystem ? ` + ${system.length} system certificates` : ''}${extra.length > 0 ? ` + ${extra.length} given` : ''}${s.systemCertificates && !useSystem ? noSystemStore() : ''}`,
+		};
+	}
+	trustCache.set(key, trust);
+	return trust;
+}
+
+/** The log sinks that were told verification is off (one warning each). */
+const warnedInsecure = new WeakSet<object>();
+
+/** The TLS options of every connection (to the service and to an https proxy). */
+function tlsOptions(s: NetworkSettings, logger: Logger | undefined): { options: tls.ConnectionOptions; description: string } {
+	const trust = trustFor(s, logger);
+	const options: tls.ConnectionOptions = {};
+	if (trust.secureContext) {
+		options.secureContext = trust.secureContext;
+	}
+	if (!s.strictSSL) {
+		options.rejectUnauthorized = false;
+		if (logger && !warnedInsecure.has(logger)) {
+			warnedInsecure.add(logger);
+			(logger.warn ?? logger.debug).call(
+				logger,
+				'http.proxyStrictSSL is false: certificates are NOT verified, for the service and the proxy. Anyone on the network path can read and change the traffic, the token included.',
+			);
+		}
+	}
+	return {
+		options,
+		description: s.strictSSL ? trust.description : `${trust.description}; verification OFF (http.proxyStrictSSL: false)`,
+	};
+}
+
+/** Errors of connections to a proxy (refused, unknown host, time-out, its TLS), with the proxy's host:port. */
+const proxyConnectFailures = new WeakMap<object, string>();
+
+/** The proxy (host:port) a connection error came from, when it was the connection to a proxy that failed. */
+export function proxyConnectFailure(err: unknown): string | undefined {
+	for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+		const host = proxyConnectFailures.get(e);
+		if (host !== undefined) {
+			return host;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * The pool of connections to a proxy, whose connector marks its failures (proxyConnectFailure), so
+ * a refused proxy reads as the proxy being down rather than the service.
+ */
+function proxyClientFactory(origin: URL, options: { connect?: buildConnector.connector }): Dispatcher {
+	const connect = options.connect;
+	const hostPort = proxyHostPort(origin);
+	return new Pool(origin, {
+		...options,
+		connect: connect
+			? (opts, callback) => {
+					connect(opts, (err, socket) => {
+						if (err) {
+							proxyConnectFailures.set(err, hostPort);
+						}
+						(callback as (e: Error | null, s: typeof socket) => void)(err, socket);
+					});
+				}
+			: undefined,
+	});
+}
+
+/** A dispatcher for one base URL and the facts messages need. */
+export interface NetworkRoute {
+	dispatcher: Dispatcher;
+	/** The proxy (unless the host is exempt by a no-proxy rule); undefined when requests go direct. */
+	proxy: ProxyRoute | undefined;
+	/** Proxy credentials (password, Proxy-Authorization value) to keep out of every message and log line. */
+	secrets: string[];
+	/** One line for the log: proxy, no-proxy, trust; no credentials. */
+	description: string;
+}
+
+/**
+ * A key that changes when anything the dispatcher of `base` depends on changes (hashed: the settings
+ * hold credentials).
+ */
+export function routeKey(base: URL, s: NetworkSettings, connectMs: number): string {
+	const proxied = !isLoopbackHost(base.hostname);
+	const parts = [
+		base.origin,
+		connectMs,
+		s.strictSSL,
+		s.systemCertificates,
+		s.ca ?? [],
+		proxied ? [s.proxy ?? '', s.noProxy, s.proxyAuthorization ?? '', s.env ?? proxyEnvironment()] : [],
+	];
+	return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/**
+ * Builds the dispatcher requests to `base` use: a keep-alive Agent, or an EnvHttpProxyAgent when a
+ * proxy applies (it goes direct for hosts in the no-proxy list). Loopback hosts are never proxied.
+ * Throws a ProxyConfigError for a proxy setting that is not usable.
+ */
+export function createRoute(base: URL, s: NetworkSettings, connectMs: number, logger?: Logger): NetworkRoute {
+	const proxy = proxyFor(base, s);
+	const { options: tlsOpts, description: trust } =
+		base.protocol === 'https:' || proxy?.url.protocol === 'https:' ? tlsOptions(s, logger) : { options: {}, description: 'no TLS' };
+	const common = { keepAliveTimeout: 4_000, connect: { timeout: connectMs, ...(base.protocol === 'https:' ? tlsOpts : {}) } };
+	if (!proxy) {
+		return {
+			dispatcher: new Agent(common),
+			proxy: undefined,
+			secrets: [],
+			description: `${base.host}: direct${isLoopbackHost(base.hostname) ? ' (loopback)' : ''}; certificates: ${trust}`,
+		};
+	}
+	const { url, source } = proxy;
+	const authorization = s.proxyAuthorization?.trim() || undefined;
+	const secrets: string[] = [];
+	if (url.password) {
+		secrets.push(url.password);
+		try {
+			secrets.push(decodeURIComponent(url.password));
+		} catch {
+			// Not valid percent-encoding: the raw form is all there is.
+		}
+	}
+	if (authorization) {
+		secrets.push(authorization);
+		const credential = authorization.split(/\s+/)[1];
+		if (credential) {
+			secrets.push(credential);
+		}
+	}
+	const noProxy = noProxyList(s);
+	const uri = url.href;
+	const dispatcher = new EnvHttpProxyAgent({
+		...common,
+		httpProxy: uri,
+		httpsProxy: uri,
+		noProxy,
+		...(authorization ? { token: authorization } : {}),
+		requestTls: { timeout: connectMs, ...tlsOpts },
+		proxyTls: { timeout: connectMs, ...(url.protocol === 'https:' ? tlsOpts : {}) },
+		clientFactory: proxyClientFactory,
+	});
+	const hostPort = proxyHostPort(url);
+	const credentials = Boolean(authorization || url.username || url.password);
+	return {
+		dispatcher,
+		proxy: { hostPort, source, credentials },
+		secrets: [...new Set(secrets)].filter((x) => x.length >= 4),
+		description: `${base.host}: through the proxy ${hostPort} (${source}${credentials ? ', with credentials' : ''})${noProxy ? `, except ${noProxy.split(/[,\s]+/).filter(Boolean).length} no-proxy entries` : ''}; certificates: ${trust}`,
+	};
+}
