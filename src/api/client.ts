@@ -11,7 +11,7 @@ import { ApiError, OutcomeUnknownError, ValidationError, WorkspaceInterfaceError
 import { SAFETY } from './limits';
 import { type HttpMethod, NetworkError, type QueryValue, Transport, type TransportOptions, errorFromBody } from './http';
 import { ListingStoppedError, checkPageSize, dataPage, paginate } from './pagination';
-import { RunEventStream, type SseMessage, type StreamReconnectOptions, streamSse } from './sse';
+import { RunEventStream, type SseMessage, type StreamOutageEvent, type StreamReconnectOptions, streamSse } from './sse';
 import type * as T from './types';
 import * as V from './validation';
 
@@ -24,6 +24,13 @@ export interface CloudAgentsClientOptions extends TransportOptions {
 export interface StreamRunEventsOptions extends T.CallOptions {
 	/** Exclusive cursor: events with seq greater than this arrive (default -1: from the start). */
 	after?: number;
+	/**
+	 * Keep trying while the service is out of reach (refused, DNS, reset, time-outs, 502/503/504, a
+	 * proxy down), every 30 s at most, until `signal` aborts (a followed run); see RunEventStreamParams.
+	 */
+	waitForService?: boolean;
+	/** Outage reports of a stream that waits for the service. */
+	onOutage?: (event: StreamOutageEvent) => void;
 }
 
 export type ListWorkspaceOptions = T.PageOptions;
@@ -728,6 +735,8 @@ export class CloudAgentsClient {
 			signal: options.signal,
 			reconnect: this.options.stream ?? {},
 			getRun: (signal) => this.getRun(agentId, runId, { signal }),
+			waitForService: options.waitForService,
+			onOutage: options.onOutage,
 		});
 	}
 
