@@ -11,7 +11,8 @@
  * divided by SCALE. The runs are followed as the extension follows them: `readRunEvents`
  * (src/logs/runEvents.ts), the follower's own reading loop, without its VS Code parts.
  */
-import { CloudAgentsClient, type Clock, type EventRecord, SleepWatcher, type StreamOutageEvent } from '../../src/api';
+import { CloudAgentsClient, type Clock, type EventRecord, type StreamOutageEvent } from '../../src/api';
+import { SleepWatcher } from '../../src/api/clock';
 import { readRunEvents } from '../../src/logs/runEvents';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
 import { emulatorProcess } from '../emulatorProcess';

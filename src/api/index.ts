@@ -43,7 +43,6 @@ export { NetworkError, ProxyError } from './http';
 export type { NetworkSettings, ProxyEnvironment } from './network';
 export { RunEventStream } from './sse';
 export type { StreamOutageEvent, StreamReconnectOptions } from './sse';
-export { SleepWatcher, systemClock, waitAwake } from './clock';
 export type { Clock, ClockTimer, SleepWatchOptions, WaitOutcome, WakeEvent } from './clock';
 export { ARTIFACT_NAME, utf8Length } from './validation';
 export { LIMITS, SAFETY } from './limits';

@@ -530,9 +530,7 @@ export class RunFollower extends Disposable {
 				outcome = { status: undefined, reason: 'unauthorized' };
 				run.unauthorized = true;
 				this.pause(run.agentId, run.runId);
-				run.lines.push(
-					vscode.l10n.t('— paused: the service no longer accepts the sign-in; following resumes after you sign in again —'),
-				);
+				run.lines.push(vscode.l10n.t('— paused until you sign in again —'));
 				log.warn(outputLine(`Following run ${run.runId} paused until the next sign-in: ${describeError(err)}`));
 				session.reportError(err);
 			} else if (!signal.aborted && !isAbortError(err)) {
@@ -566,17 +564,13 @@ export class RunFollower extends Disposable {
 		}
 		if (event.type === 'start') {
 			run.reconnecting = true;
-			run.lines.push(
-				outputLine(vscode.l10n.t('— cannot reach the service ({0}); reconnecting by itself —', describeError(event.error))),
-			);
-			this.options.log.info(
-				outputLine(`Run ${run.runId}: the service is out of reach (${describeError(event.error)}); reconnecting`),
-			);
+			run.lines.push(outputLine(vscode.l10n.t('— cannot reach the service ({0}); reconnecting —', describeError(event.error))));
+			this.options.log.info(outputLine(`Run ${run.runId}: reconnecting (${describeError(event.error)})`));
 		} else {
 			run.reconnecting = false;
 			const seconds = Math.max(1, Math.round(event.durationMs / 1000));
-			run.lines.push(vscode.l10n.t('— connected again after {0} s; resuming after event {1} —', seconds, run.cursor));
-			this.options.log.info(`Run ${run.runId}: connected again after ${seconds} s (${event.attempts} tries)`);
+			run.lines.push(vscode.l10n.t('— connected again after {0} s —', seconds));
+			this.options.log.info(`Run ${run.runId}: connected again after ${seconds} s`);
 		}
 		this.flush(run);
 		this.showStatus(run);
@@ -653,26 +647,17 @@ export class RunFollower extends Disposable {
 			this.dismissStatus();
 			return;
 		}
-		if (shown.active && shown.reconnecting) {
-			this.statusItem.text = `$(sync~spin) ${vscode.l10n.t('{0}: reconnecting', iconSafe(shown.title, STATUS_TITLE_CHARS))}`;
-			this.statusItem.tooltip = vscode.l10n.t(
-				'Cannot reach the Cloud Agents service. Following {0} (run {1}) reconnects by itself and resumes after its last event.',
-				shown.title,
-				shown.runId,
-			);
-			this.statusItem.command = {
-				command: 'cloudAgents.runs.followedRunActions',
-				title: vscode.l10n.t('Followed Run Actions'),
-				arguments: [],
-			};
-			this.statusItem.show();
-			return;
-		}
-		const status = shown.status !== undefined ? iconSafe(shown.status, SAFETY.labelMaxChars) : vscode.l10n.t('connecting');
+		const reconnecting = shown.active && shown.reconnecting;
+		const status = reconnecting
+			? vscode.l10n.t('reconnecting')
+			: shown.status !== undefined
+				? iconSafe(shown.status, SAFETY.labelMaxChars)
+				: vscode.l10n.t('connecting');
 		const cls = runStatusClass(shown.status);
 		const icon = !shown.ended ? '$(sync~spin)' : cls === 'succeeded' ? '$(check)' : cls === 'failed' ? '$(error)' : '$(circle-slash)';
 		// The title is server text: one line, `$(` shown as typed; cut shorter for the status bar.
-		this.statusItem.text = `${icon} ${vscode.l10n.t('{0} — {1}', iconSafe(shown.title, STATUS_TITLE_CHARS), status)}`;
+		const title = iconSafe(shown.title, STATUS_TITLE_CHARS);
+		this.statusItem.text = `${icon} ${reconnecting ? `${title}: ${status}` : vscode.l10n.t('{0} — {1}', title, status)}`;
 		this.statusItem.tooltip = shown.active
 			? vscode.l10n.t(
 					'Following {0} (run {1}, {2}). Click for its actions: output, cancel, stop following.',
@@ -706,10 +691,7 @@ export class RunFollower extends Disposable {
 		const paused = this.suspended.length;
 		this.statusItem.text = `$(debug-disconnect) ${rejected ? vscode.l10n.t('Cloud Agents: sign in to resume') : vscode.l10n.t('Cloud Agents: signed out')}`;
 		this.statusItem.tooltip = rejected
-			? vscode.l10n.t(
-					'The service no longer accepts your sign-in: following {0} run(s) paused. Click to sign in; following resumes.',
-					paused,
-				)
+			? vscode.l10n.t('Sign-in rejected: following paused. Click to sign in; following resumes.')
 			: paused > 0
 				? paused === 1
 					? vscode.l10n.t('Signed out: following 1 run stopped. Click to sign in; following resumes.')
