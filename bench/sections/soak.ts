@@ -236,7 +236,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			rows,
 			notes: [
 				`${RUNS} runs (one per agent), each a log event every ${EVENT_EVERY_MS / 1000} s for an hour, followed at once with readRunEvents (the run follower's reading loop) through one client; the emulator (a process of its own) cuts every event stream ${DROP_EVERY_MS / 1000} s after it opens (fault drop_sse_after_ms) and has two outages: ${OUTAGES.map((o) => `${o.mode} at minute ${o.atMs / 60_000} for ${o.forMs / 60_000} min`).join(', ')}. Time is compressed ×${SCALE}: the client's clock (reconnect pacing, caps, sleep watcher) runs ${SCALE}× fast with its real settings, its transport time-outs and every emulator duration are divided by ${SCALE}.`,
-				"Lost and duplicated compare each run's events as received with the same run read again afterwards. Resident set: process.memoryUsage().rss of the bench process (the client alone) after gc(), from the second simulated minute (every stream up) to the end; the peak is sampled every simulated minute.",
+				"Lost and duplicated compare each run's events as received with the same run read again afterwards. Resident set: process.memoryUsage().rss of the bench process (the client; this section's emulator runs in its own process) after gc(), from the second simulated minute (every stream up) to the end; the peak is sampled every simulated minute.",
 			],
 		});
 	} finally {
