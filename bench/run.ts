@@ -13,6 +13,7 @@ import * as api from './sections/api';
 import * as compare from './sections/compare';
 import * as hostile from './sections/hostile';
 import * as savings from './sections/savings';
+import * as soak from './sections/soak';
 import * as workspace from './sections/workspace';
 import * as vnc from './sections/vnc';
 
@@ -22,6 +23,8 @@ const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> 
 	{ name: 'workspace', run: workspace.run },
 	{ name: 'savings', run: savings.run },
 	{ name: 'compare', run: compare.run },
+	// Two and a half minutes of following 20 runs through drops and outages (its emulator in a process of its own).
+	{ name: 'soak', run: soak.run },
 	// After the timed sections: it starts code-server and Chromium a dozen times.
 	{ name: 'activation', run: activation.run },
 	// Headless Chromium running noVNC against the emulator's animated desktop.

@@ -3,7 +3,6 @@
  * link and of a refresh (counted by the emulator), the time of "Compare Everything" over 5,000
  * files, and the peak heap while it runs.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,33 +12,10 @@ import { MAX_RUNS_READ, compareFolders } from '../../src/compare/engine';
 import { IgnoreRules } from '../../src/compare/ignore';
 import { type BenchContext, type Row } from '../report';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
+import { emulatorProcess } from '../emulatorProcess';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
-
-/**
- * The emulator in a process of its own (out/emulator/src/main.js, built with the bench): a real
- * service runs elsewhere, so the engine's time and heap are measured without the server's work
- * sharing this process's thread and heap.
- */
-async function emulatorProcess(): Promise<{ url: string; child: ChildProcess }> {
-	const main = join(__dirname, '..', '..', 'emulator', 'src', 'main.js');
-	const child = spawn(process.execPath, [main, '--port', '0', '--seed', 'demo', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
-	const url = await new Promise<string>((resolve, reject) => {
-		let out = '';
-		const timer = setTimeout(() => reject(new Error('the emulator did not start within 30 s')), 30_000);
-		child.stdout.on('data', (chunk: Buffer) => {
-			out += chunk.toString('utf8');
-			const m = /listening on (http:\/\/\S+)/.exec(out);
-			if (m) {
-				clearTimeout(timer);
-				resolve(m[1]!);
-			}
-		});
-		child.once('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
-	});
-	return { url, child };
-}
 
 export async function run(ctx: BenchContext): Promise<void> {
 	const server = await emulatorProcess();

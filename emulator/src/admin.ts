@@ -85,6 +85,26 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 		return { api_key: key, expires_at: new Date(expiresMs).toISOString() };
 	});
 
+	// Revokes a token as the service's owner would (an admin, another window's Sign Out, an expiry):
+	// its next request is answered 401. Works during an outage (the admin listener), unlike the public
+	// `DELETE /v2/auth/token`. The token is given in the body and never answered or logged.
+	app.post(
+		'/_emulator/tokens/revoke',
+		{
+			config: cfg,
+			schema: {
+				body: { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 4096 } } },
+			},
+		},
+		async (req) => {
+			const row = emu.data.tokens.find((t) => t.hash === sha256((req.body as { token: string }).token));
+			if (!row) throw notFound('token', 'given');
+			row.revoked = true;
+			emu.markDirty();
+			return { revoked: true };
+		},
+	);
+
 	// ---- workspaces: "the agent" acts, and the ground truth tests compare with ------------------------
 	const agentOf = (req: { params: unknown }) => emu.agent(checkAgentId((req.params as { agent_id: string }).agent_id, emu.profile));
 	const mtimeProp = { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 } as const;

@@ -20,6 +20,8 @@ export interface FaultRule {
 	latency_ms?: number;
 	/** SSE routes: the stream is cut after this many events. */
 	drop_sse_after_events?: number;
+	/** SSE routes: the stream is cut this long (ms, wall clock) after it opened, as a proxy or network that drops long connections. */
+	drop_sse_after_ms?: number;
 	/** The connection is closed half-way through the response body. */
 	close_connection?: boolean;
 	/** The handler runs (the mutation happens) but the answer never comes: the socket is destroyed. */
@@ -37,6 +39,7 @@ export interface FaultDecision {
 	retryAfter?: number;
 	latencyMs: number;
 	dropSseAfterEvents?: number;
+	dropSseAfterMs?: number;
 	closeConnection: boolean;
 	ambiguousTimeout: boolean;
 }
@@ -51,6 +54,7 @@ const ALLOWED_KEYS = new Set([
 	'retry_after',
 	'latency_ms',
 	'drop_sse_after_events',
+	'drop_sse_after_ms',
 	'close_connection',
 	'ambiguous_timeout',
 ]);
@@ -104,6 +108,8 @@ export function parseRules(doc: unknown): FaultRule[] | string {
 			if (lat !== undefined) rule.latency_ms = lat;
 			const drop = int('drop_sse_after_events', 0, Number.MAX_SAFE_INTEGER);
 			if (drop !== undefined) rule.drop_sse_after_events = drop;
+			const dropMs = int('drop_sse_after_ms', 1, 86_400_000);
+			if (dropMs !== undefined) rule.drop_sse_after_ms = dropMs;
 			const cc = bool('close_connection');
 			if (cc !== undefined) rule.close_connection = cc;
 			const at = bool('ambiguous_timeout');
@@ -177,6 +183,9 @@ export class Faults {
 			}
 			if (r.drop_sse_after_events !== undefined) {
 				d.dropSseAfterEvents = Math.min(d.dropSseAfterEvents ?? Infinity, r.drop_sse_after_events);
+			}
+			if (r.drop_sse_after_ms !== undefined) {
+				d.dropSseAfterMs = Math.min(d.dropSseAfterMs ?? Infinity, r.drop_sse_after_ms);
 			}
 			if (r.close_connection) d.closeConnection = true;
 			if (r.ambiguous_timeout) d.ambiguousTimeout = true;

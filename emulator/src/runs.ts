@@ -15,6 +15,8 @@ const SCRIPTED_KINDS: readonly string[] = [...CHANGE_KINDS, 'same-size'];
 /** Scripted-agent directives read from the prompt (docs/contract-choices.md, "Runs and events"). */
 export interface Directives {
 	events?: number;
+	/** `[[ticks:N]]`: N log events, one per step (`delay` apart): a run that keeps talking for a while. */
+	ticks?: number;
 	delay?: number;
 	fail: boolean;
 	hold: boolean;
@@ -32,6 +34,8 @@ export interface Directives {
 }
 
 const MAX_SCRIPTED_EVENTS = 1_000_000;
+/** At most this many `[[ticks:N]]` steps. */
+export const MAX_SCRIPTED_TICKS = 100_000;
 /** At most this many files changed by one `[[changes:N]]`. */
 export const MAX_SCRIPTED_CHANGES = 1000;
 
@@ -46,7 +50,7 @@ export function parseDirectives(prompt: string): Directives {
 		artifacts: [],
 		custom: false,
 	};
-	const re = /\[\[(events|delay|write|delete|changes|artifact):([^\]]*)\]\]|\[\[(fail|hold|nosession)\]\]/g;
+	const re = /\[\[(events|ticks|delay|write|delete|changes|artifact):([^\]]*)\]\]|\[\[(fail|hold|nosession)\]\]/g;
 	for (const m of prompt.matchAll(re)) {
 		const [, key, arg = '', flag] = m;
 		if (flag === 'fail') d.fail = d.custom = true;
@@ -55,6 +59,10 @@ export function parseDirectives(prompt: string): Directives {
 		else if (key === 'events') {
 			const n = Number.parseInt(arg, 10);
 			if (Number.isFinite(n) && n >= 0) d.events = Math.min(n, MAX_SCRIPTED_EVENTS);
+			d.custom = true;
+		} else if (key === 'ticks') {
+			const n = Number.parseInt(arg, 10);
+			if (Number.isFinite(n) && n >= 0) d.ticks = Math.min(n, MAX_SCRIPTED_TICKS);
 			d.custom = true;
 		} else if (key === 'delay') {
 			const n = Number.parseInt(arg, 10);
@@ -210,6 +218,9 @@ export class RunEngine {
 			});
 		} else {
 			if (d.events !== undefined && d.events > 0) steps.push({ kind: 'logs', n: d.events });
+			for (let i = 1; i <= (d.ticks ?? 0); i++) {
+				doStep((r) => this.emit(r, 'log', { level: 'info', text: `tick ${i} of ${d.ticks}` }));
+			}
 			for (const p of d.writes) {
 				doStep((r) => note(p, this.writeFile(agent, r, p, null)));
 			}

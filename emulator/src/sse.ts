@@ -6,7 +6,8 @@ import type { RunRow } from './state';
  * Streams a run's events as text/event-stream, each encoded by the profile (standard: `id: <seq>`,
  * `event: <type>`, `data: <event record>`; a first `retry: 3000`; a `: keep-alive` comment every
  * keepAliveMs). `after` is exclusive (-1 = from the start); the stream ends cleanly after the run's
- * last event (`run.completed`, which a profile may leave unsent). Faults: drop_sse_after_events cuts the connection after N events.
+ * last event (`run.completed`, which a profile may leave unsent). Faults: drop_sse_after_events cuts the connection after N events,
+ * drop_sse_after_ms that long after it opened.
  */
 export function streamRunEvents(emu: Emulator, req: FastifyRequest, reply: FastifyReply, run: RunRow, after: number): void {
 	reply.hijack();
@@ -38,12 +39,16 @@ export function streamRunEvents(emu: Emulator, req: FastifyRequest, reply: Fasti
 		if (!done) res.write(enc.keepAlive);
 	}, emu.config.keepAliveMs);
 	keepAlive.unref();
+	const dropAfterMs = req.fault?.dropSseAfterMs;
+	const dropTimer = dropAfterMs === undefined ? undefined : setTimeout(() => finish(true), dropAfterMs);
+	dropTimer?.unref();
 
 	let unsubscribe: () => void = () => undefined;
 	const finish = (cut: boolean): void => {
 		if (done) return;
 		done = true;
 		clearInterval(keepAlive);
+		clearTimeout(dropTimer);
 		unsubscribe();
 		if (cut) {
 			// A dropped connection: flush what was written, then close the socket without ending the chunked body.
@@ -95,6 +100,7 @@ export function streamRunEvents(emu: Emulator, req: FastifyRequest, reply: Fasti
 	res.on('close', () => {
 		done = true;
 		clearInterval(keepAlive);
+		clearTimeout(dropTimer);
 		unsubscribe();
 	});
 	pump();

@@ -20,7 +20,7 @@ import {
 	errorFromBody,
 } from './http';
 import { ListingStoppedError, checkPageSize, dataPage, paginate } from './pagination';
-import { RunEventStream, type SseMessage, type StreamReconnectOptions, streamSse } from './sse';
+import { RunEventStream, type SseMessage, type StreamOutageEvent, type StreamReconnectOptions, streamSse } from './sse';
 import type * as T from './types';
 import * as V from './validation';
 
@@ -40,6 +40,13 @@ export interface CloudAgentsClientOptions extends TransportOptions {
 export interface StreamRunEventsOptions extends T.CallOptions {
 	/** Exclusive cursor: events with seq greater than this arrive (default -1: from the start). */
 	after?: number;
+	/**
+	 * Keep trying while the service is out of reach (refused, DNS, reset, time-outs, 502/503/504, a
+	 * proxy down), every 30 s at most, until `signal` aborts (a followed run); see RunEventStreamParams.
+	 */
+	waitForService?: boolean;
+	/** Outage reports of a stream that waits for the service. */
+	onOutage?: (event: StreamOutageEvent) => void;
 }
 
 export type ListWorkspaceOptions = T.PageOptions;
@@ -765,6 +772,8 @@ export class CloudAgentsClient {
 			signal: options.signal,
 			reconnect: this.options.stream ?? {},
 			getRun: (signal) => this.getRun(agentId, runId, { signal }),
+			waitForService: options.waitForService,
+			onOutage: options.onOutage,
 		});
 	}
 

@@ -129,19 +129,42 @@ export function isAuthFailure(err: unknown): err is ApiError {
 	return e?.name === 'ApiError' && e.status === 401;
 }
 
-/** The codes of a transport failure (NetworkError): no answer came from the service. */
+/**
+ * The codes of a transport failure (NetworkError) that mean the service is out of reach: refused,
+ * unknown host or DNS not answering (ENOTFOUND, EAI_AGAIN: `network_error`), reset or cut,
+ * connect and answer time-outs (a proxy that refuses the connection is `connection_refused` too).
+ * Not `tls_error`: a certificate does not come right by waiting.
+ */
 const NO_ANSWER_CODES: ReadonlySet<string> = new Set(['network_error', 'timeout', 'connect_timeout', 'connection_refused']);
 
+/** Answers from a gateway, load balancer or proxy (or the service) saying the service is not there now. */
+const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/** undici's failure to tunnel through a proxy (an AbortError by class, yet no one cancelled): "Proxy response (502) !== 200 when HTTP Tunneling". */
+const PROXY_TUNNEL_FAILURE = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling/;
+
 /**
- * True when the service gave no answer at all (refused, unknown host, time-out, connection cut: a
- * NetworkError, status 0), also for one from another bundle; false for any answer, an abort, and a
- * mutation whose outcome is unknown (OutcomeUnknownError). What "Retry" and "Configure API URL" help with.
+ * True when the service is out of reach rather than answering: no answer at all (refused, unknown
+ * host, DNS failure, reset, connect or answer time-out: a NetworkError, status 0, but not a TLS
+ * failure), a 502, 503 or 504 (a gateway or proxy in front of it, or the service, saying it is not
+ * there now), or a proxy that could not be reached or could not reach it. Also for an ApiError from
+ * another bundle. False for every other answer (401, 403, any other 4xx, 500, a malformed answer),
+ * an abort, and a mutation whose outcome is unknown (OutcomeUnknownError). What waiting (a followed
+ * run keeps trying), "Retry" and "Configure API URL" help with.
  */
 export function isUnreachable(err: unknown): boolean {
-	const e = err as { name?: unknown; status?: unknown; code?: unknown } | undefined;
-	return (
-		(err instanceof ApiError || e?.name === 'ApiError') && e?.status === 0 && typeof e.code === 'string' && NO_ANSWER_CODES.has(e.code)
-	);
+	const e = err as { name?: unknown; status?: unknown; code?: unknown; message?: unknown } | undefined;
+	if (err instanceof ApiError || e?.name === 'ApiError') {
+		if (e?.status === 0) {
+			return typeof e.code === 'string' && NO_ANSWER_CODES.has(e.code);
+		}
+		return typeof e?.status === 'number' && GATEWAY_STATUSES.has(e.status);
+	}
+	if (e?.code === 'UND_ERR_ABORTED' && typeof e.message === 'string') {
+		const m = PROXY_TUNNEL_FAILURE.exec(e.message);
+		return m !== null && GATEWAY_STATUSES.has(Number(m[1]));
+	}
+	return false;
 }
 
 /**

@@ -42,7 +42,8 @@ export { NetworkError, ProxyError } from './http';
 // Only the types: a value exported here would put a loader of dist/client.js into activation's bundle.
 export type { NetworkSettings, ProxyEnvironment } from './network';
 export { RunEventStream } from './sse';
-export type { StreamReconnectOptions } from './sse';
+export type { StreamOutageEvent, StreamReconnectOptions } from './sse';
+export type { Clock, ClockTimer, SleepWatchOptions, WaitOutcome, WakeEvent } from './clock';
 export { ARTIFACT_NAME, utf8Length } from './validation';
 export { LIMITS, SAFETY } from './limits';
 export { abortError, clamp, sleep, sleepUntilAborted, throwIfAborted } from './async';

@@ -11,8 +11,9 @@
  * One connection at a time comes from `sseStream.ts`; what its frames mean is decided by
  * `runEventDecoder.ts`.
  */
-import { abortError, isAbortError, sleep } from './async';
-import { ApiError } from './errors';
+import { abortError, isAbortError } from './async';
+import { type Clock, type SleepWatchOptions, SleepWatcher, systemClock, waitAwake } from './clock';
+import { ApiError, isUnreachable } from './errors';
 import { NetworkError, type Transport, toNetworkError } from './http';
 import { SAFETY } from './limits';
 import { backoffDelay } from './retry';
@@ -34,7 +35,24 @@ export interface StreamReconnectOptions {
 	reconnectsPerMinute?: number;
 	/** Random source for jitter. */
 	random?: () => number;
+	/** Where time comes from (default the system clock; tests pass a fake one, the soak bench a compressed one). */
+	clock?: Clock;
+	/**
+	 * How the stream notices that the machine slept (`SleepWatcher`), so that it reconnects at once on
+	 * waking instead of waiting for the idle time-out or a backoff set before the sleep; `false`: not.
+	 */
+	sleepWatch?: SleepWatchOptions | false;
 }
+
+/**
+ * What a stream that waits for the service reports (`waitForService`): the service went out of
+ * reach (`start`, with the failure), each wait before the next try (`retry`), and the service
+ * answering again (`end`, with how long it was away and how many tries it took).
+ */
+export type StreamOutageEvent =
+	| { type: 'start'; error: Error }
+	| { type: 'retry'; delayMs: number; attempt: number }
+	| { type: 'end'; durationMs: number; attempts: number };
 
 /** What a RunEventStream reads and how it reconnects. */
 export interface RunEventStreamParams {
@@ -46,6 +64,15 @@ export interface RunEventStreamParams {
 	reconnect: StreamReconnectOptions;
 	/** Reads the run (to tell whether it ended when a stream closes without news). */
 	getRun: (signal: AbortSignal | undefined) => Promise<Run>;
+	/**
+	 * Keep trying while the service is out of reach (`isUnreachable`: refused, DNS, reset, time-outs,
+	 * 502/503/504, a proxy down), with backoff capped at `reconnectMaxMs`, until `signal` aborts;
+	 * such failures count toward neither `maxReconnectAttempts` nor `reconnectsPerMinute` (those stop
+	 * a server that answers badly, not one that is away). Default false: they count like any other.
+	 */
+	waitForService?: boolean;
+	/** Outage reports (only with `waitForService`). */
+	onOutage?: (event: StreamOutageEvent) => void;
 }
 
 /** Run statuses known to mean "still going": a clean end of the stream then always reconnects. */
@@ -78,6 +105,13 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 	private readonly reconnectTimes: number[] = [];
 	/** Connections opened so far (diagnostics and tests). */
 	connections = 0;
+	private readonly clock: Clock;
+	private readonly watcher: SleepWatcher | undefined;
+	private stopWatching: (() => void) | undefined;
+	/** The machine woke from a sleep: the next reconnect goes at once. */
+	private woke = false;
+	/** The service is out of reach (waitForService): since when, tries so far, its Retry-After (s) if it said. */
+	private outage: { since: number; attempts: number; retryAfter: number | undefined } | undefined;
 
 	constructor(private readonly p: RunEventStreamParams) {
 		this.decoder = new RunEventDecoder(p.after, {
@@ -89,6 +123,13 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 			message: (id, type, data) => this.decoder.push(id, type, data),
 			retry: (ms) => (this.serverRetry = ms),
 		};
+		this.clock = p.reconnect.clock ?? systemClock;
+		this.watcher = p.reconnect.sleepWatch === false ? undefined : SleepWatcher.of(this.clock, p.reconnect.sleepWatch ?? {});
+	}
+
+	/** True while the service is out of reach and the stream waits for it (waitForService). */
+	get waitingForService(): boolean {
+		return this.outage !== undefined;
 	}
 
 	/** The last sequence id delivered (the `after` to resume from). */
@@ -115,7 +156,38 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 	return(): Promise<IteratorResult<EventRecord>> {
 		this.closed = true;
 		this.dropConnection();
+		this.unwatch();
 		return Promise.resolve({ value: undefined, done: true });
+	}
+
+	/** Listens for the machine waking (from the first read until the stream ends). */
+	private watch(): void {
+		if (this.stopWatching || !this.watcher || this.closed) {
+			return;
+		}
+		this.stopWatching = this.watcher.onWake((wake) => {
+			this.woke = true;
+			if (this.conn) {
+				// The connection most likely died during the sleep; the idle time-out would notice only much later.
+				this.p.transport.debug(
+					`events ${this.p.runId}: the machine woke (the clock jumped ${Math.round(wake.lateMs / 1000)} s); reconnecting after seq ${this.decoder.last}`,
+				);
+				this.dropConnection();
+			}
+		});
+	}
+
+	private unwatch(): void {
+		this.stopWatching?.();
+		this.stopWatching = undefined;
+	}
+
+	private report(event: StreamOutageEvent): void {
+		try {
+			this.p.onOutage?.(event);
+		} catch {
+			// A listener's failure is not the stream's.
+		}
 	}
 
 	private requestId(): string | undefined {
@@ -131,6 +203,7 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 		this.buf.length = 0;
 		this.index = 0;
 		const signal = this.p.signal;
+		this.watch();
 		try {
 			for (;;) {
 				if (this.streamError && this.buf.length === 0) {
@@ -138,6 +211,7 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				}
 				if (this.closed || this.decoder.ended) {
 					this.dropConnection();
+					this.unwatch();
 					return { value: undefined, done: true };
 				}
 				if (signal?.aborted) {
@@ -152,14 +226,23 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				try {
 					read = await conn.read();
 				} catch (err) {
-					if (signal?.aborted || isAbortError(err)) {
-						throw signal?.aborted ? abortError(signal) : err;
+					if (signal?.aborted) {
+						throw abortError(signal);
+					}
+					if (this.conn !== conn) {
+						continue; // Dropped on purpose (the machine woke): reconnect.
+					}
+					if (isAbortError(err)) {
+						throw err;
 					}
 					this.p.transport.debug(
 						`events ${this.p.runId}: stream dropped after seq ${this.decoder.last} (${toNetworkError(err).message})`,
 					);
 					this.dropConnection();
 					continue;
+				}
+				if (this.conn !== conn) {
+					continue; // Dropped on purpose while the chunk was read (the machine woke): reconnect.
 				}
 				if (read === 'end') {
 					this.dropConnection();
@@ -200,6 +283,7 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 		} catch (err) {
 			this.closed = true;
 			this.dropConnection();
+			this.unwatch();
 			throw err;
 		}
 	}
@@ -211,7 +295,17 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 	 * what the server does says the run has nothing more to send. Known active statuses reconnect.
 	 */
 	private async checkRunAfterCleanEnd(signal: AbortSignal | undefined): Promise<void> {
-		const run = await this.p.getRun(signal);
+		let run: Run;
+		try {
+			run = await this.p.getRun(signal);
+		} catch (err) {
+			if (this.p.waitForService && !signal?.aborted && isUnreachable(err)) {
+				// The service went away right after ending the stream: reconnecting waits for it.
+				this.p.transport.debug(`events ${this.p.runId}: could not read the run after a clean end (${(err as Error).message})`);
+				return;
+			}
+			throw err;
+		}
 		const previous = this.lastRun;
 		this.lastRun = run;
 		if (isTerminalRunStatus(run.status)) {
@@ -229,48 +323,25 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 		this.quietCleanEnds = this.progress ? 0 : this.quietCleanEnds + 1;
 	}
 
-	/** Opens (or re-opens) the stream at `after` = last delivered id, backing off while nothing arrives. */
+	/**
+	 * Opens (or re-opens) the stream at `after` = last delivered id: at once after the machine woke,
+	 * after a capped backoff while the service is out of reach (waitForService), otherwise after the
+	 * pause the misbehaving-server caps allow.
+	 */
 	private async connect(): Promise<void> {
 		const signal = this.p.signal;
-		const opts = this.p.reconnect;
 		for (;;) {
 			if (this.connections > 0) {
-				this.failures++;
-				if (this.failures > (opts.maxReconnectAttempts ?? 8)) {
-					throw new NetworkError(
-						'network_error',
-						`The event stream of run ${this.p.runId} kept failing; gave up after ${this.failures - 1} reconnects`,
-						true,
-					);
+				const delay = this.outage ? this.outageDelay(this.outage) : this.woke ? this.wakeDelay() : this.countedDelay();
+				this.woke = false;
+				const outcome = await waitAwake(delay, { clock: this.clock, watcher: this.watcher, signal });
+				if (outcome === 'woke') {
+					this.p.transport.debug(`events ${this.p.runId}: the machine woke; reconnecting now`);
+					if (this.outage) {
+						this.outage.attempts = 0; // Perhaps another network now: start the backoff again.
+					}
 				}
-				// Never more than SAFETY.streamReconnectsPerMinute reconnects a minute, however much each connection delivered.
-				const now = Date.now();
-				while (this.reconnectTimes.length > 0 && now - (this.reconnectTimes[0] as number) > 60_000) {
-					this.reconnectTimes.shift();
-				}
-				if (this.reconnectTimes.length >= (opts.reconnectsPerMinute ?? SAFETY.streamReconnectsPerMinute)) {
-					throw new ApiError(
-						0,
-						'reconnect_limit',
-						`The event stream of run ${this.p.runId} was dropped ${this.reconnectTimes.length} times within a minute; stopped following`,
-						this.requestId(),
-					);
-				}
-				this.reconnectTimes.push(now);
-				// The first reconnect after a connection that delivered events waits only the minimum; later ones back off.
-				const minMs = opts.reconnectMinMs ?? SAFETY.streamReconnectMinMs;
-				const delay =
-					this.failures === 1 && this.progress
-						? minMs
-						: Math.max(
-								minMs,
-								backoffDelay(this.failures, {
-									baseDelayMs: opts.reconnectBaseMs ?? this.serverRetry ?? 1000,
-									maxDelayMs: opts.reconnectMaxMs ?? 30_000,
-									random: opts.random ?? Math.random,
-								}),
-							);
-				await sleep(delay, signal);
+				this.woke = false;
 			}
 			this.connections++;
 			this.progress = false;
@@ -286,16 +357,118 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 					this.sink,
 				);
 				this.decoder.reset();
+				this.endOutage();
 				return;
 			} catch (err) {
-				if (signal?.aborted || isAbortError(err)) {
-					throw signal?.aborted ? abortError(signal) : err;
+				if (signal?.aborted) {
+					throw abortError(signal);
 				}
+				if (this.p.waitForService && isUnreachable(err)) {
+					this.startOutage(err);
+					continue;
+				}
+				if (isAbortError(err)) {
+					throw err;
+				}
+				this.endOutage(); // It answered, if badly: the caps below apply again.
 				if (err instanceof ApiError && err.status !== 0 && err.status !== 429 && err.status < 500) {
 					throw err; // 4xx (an authentication failure among them): the stream will not come back by retrying.
 				}
 				this.p.transport.debug(`events ${this.p.runId}: connect failed (${err instanceof Error ? err.message : String(err)})`);
 			}
 		}
+	}
+
+	/**
+	 * The pause before a reconnect that counts toward the caps of a misbehaving server: throws when
+	 * `maxReconnectAttempts` reconnects in a row brought nothing, or `reconnectsPerMinute` is passed.
+	 */
+	private countedDelay(): number {
+		const opts = this.p.reconnect;
+		this.failures++;
+		if (this.failures > (opts.maxReconnectAttempts ?? 8)) {
+			throw new NetworkError(
+				'network_error',
+				`The event stream of run ${this.p.runId} kept failing; gave up after ${this.failures - 1} reconnects`,
+				true,
+			);
+		}
+		this.countPerMinute();
+		// The first reconnect after a connection that delivered events waits only the minimum; later ones back off.
+		const minMs = opts.reconnectMinMs ?? SAFETY.streamReconnectMinMs;
+		return this.failures === 1 && this.progress
+			? minMs
+			: Math.max(
+					minMs,
+					backoffDelay(this.failures, {
+						baseDelayMs: opts.reconnectBaseMs ?? this.serverRetry ?? 1000,
+						maxDelayMs: opts.reconnectMaxMs ?? 30_000,
+						random: opts.random ?? Math.random,
+					}),
+				);
+	}
+
+	/** Never more than `reconnectsPerMinute` counted reconnects a minute, however much each connection delivered. */
+	private countPerMinute(): void {
+		const now = this.clock.now();
+		while (this.reconnectTimes.length > 0 && now - (this.reconnectTimes[0] as number) > 60_000) {
+			this.reconnectTimes.shift();
+		}
+		if (this.reconnectTimes.length >= (this.p.reconnect.reconnectsPerMinute ?? SAFETY.streamReconnectsPerMinute)) {
+			throw new ApiError(
+				0,
+				'reconnect_limit',
+				`The event stream of run ${this.p.runId} was dropped ${this.reconnectTimes.length} times within a minute; stopped following`,
+				this.requestId(),
+			);
+		}
+		this.reconnectTimes.push(now);
+	}
+
+	/** After a wake: the minimum pause only (counted per minute, so a clock that keeps jumping cannot storm). */
+	private wakeDelay(): number {
+		this.countPerMinute();
+		return this.p.reconnect.reconnectMinMs ?? SAFETY.streamReconnectMinMs;
+	}
+
+	/** While the service is out of reach: jittered backoff, never longer than `reconnectMaxMs` (a 503's Retry-After honoured up to it). */
+	private outageDelay(outage: { attempts: number; retryAfter: number | undefined }): number {
+		const opts = this.p.reconnect;
+		outage.attempts++;
+		const capMs = opts.reconnectMaxMs ?? 30_000;
+		const minMs = Math.min(capMs, opts.reconnectMinMs ?? SAFETY.streamReconnectMinMs);
+		let delay = backoffDelay(Math.min(outage.attempts, 32), {
+			baseDelayMs: opts.reconnectBaseMs ?? this.serverRetry ?? 1000,
+			maxDelayMs: capMs,
+			random: opts.random ?? Math.random,
+		});
+		if (outage.retryAfter !== undefined) {
+			delay = Math.max(delay, outage.retryAfter * 1000);
+		}
+		delay = Math.min(capMs, Math.max(minMs, delay));
+		this.report({ type: 'retry', delayMs: delay, attempt: outage.attempts });
+		return delay;
+	}
+
+	private startOutage(err: unknown): void {
+		const error = err instanceof Error ? err : new Error(String(err));
+		const retryAfter = err instanceof ApiError ? err.retryAfter : undefined;
+		this.p.transport.debug(`events ${this.p.runId}: the service is out of reach (${error.message}); waiting for it`);
+		if (this.outage) {
+			this.outage.retryAfter = retryAfter;
+			return;
+		}
+		this.outage = { since: this.clock.now(), attempts: 0, retryAfter };
+		this.report({ type: 'start', error });
+	}
+
+	private endOutage(): void {
+		const outage = this.outage;
+		if (!outage) {
+			return;
+		}
+		this.outage = undefined;
+		this.p.transport.debug(`events ${this.p.runId}: the service answers again; resuming after seq ${this.decoder.last}`);
+		this.report({ type: 'end', durationMs: this.clock.now() - outage.since, attempts: outage.attempts });
 	}
 }

@@ -8,4 +8,4 @@ export type { SseMessage, SseReadResult, SseSink, SseStreamOptions } from './sse
 export { RunEventDecoder } from './runEventDecoder';
 export type { FrameSource } from './runEventDecoder';
 export { RunEventStream } from './runEventStream';
-export type { RunEventStreamParams, StreamReconnectOptions } from './runEventStream';
+export type { RunEventStreamParams, StreamOutageEvent, StreamReconnectOptions } from './runEventStream';

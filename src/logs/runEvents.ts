@@ -4,7 +4,7 @@
  * run from a pause all happen once, in the client's run-event stream (`src/api/runEventStream.ts`).
  * A stream that gives up ends the reading with its error; nothing here opens it again.
  */
-import type { CloudAgentsClient, EventRecord, Run } from '../api';
+import type { CloudAgentsClient, EventRecord, Run, StreamOutageEvent } from '../api';
 
 /** The client methods reading a run's events uses (a real `CloudAgentsClient` fits). */
 export type RunEventsClient = Pick<CloudAgentsClient, 'streamRunEvents' | 'getRun'>;
@@ -19,14 +19,17 @@ export interface ReadRunEventsOptions {
 	onEvent: (event: EventRecord) => void;
 	/** Whether the events delivered so far show that the run ended (a completion or terminal status event). */
 	ended: () => boolean;
+	/** The service went out of reach, and came back (the stream keeps trying meanwhile, until `signal` aborts). */
+	onOutage?: (event: StreamOutageEvent) => void;
 }
 
 /**
  * Streams a run's events after `after` into `onEvent` until the stream ends. Resolves with the run
  * as read at the end when the events did not show the end themselves (the stream ends only when the
  * run has: a terminal status, or a status no list knows that the server keeps ending the stream
- * on), else with undefined. Rejects with the stream's error (4xx, `reconnect_limit`, a stream that
- * kept failing) or an AbortError.
+ * on), else with undefined. While the service is out of reach it keeps trying (every 30 s at most)
+ * and resumes after the last event delivered. Rejects with the stream's error (4xx, a 401 among
+ * them; `reconnect_limit`; a server that kept answering badly) or an AbortError.
  */
 export async function readRunEvents(
 	client: RunEventsClient,
@@ -36,7 +39,8 @@ export async function readRunEvents(
 ): Promise<Run | undefined> {
 	const { signal, onEvent } = options;
 	let cursor = options.after;
-	const events = client.streamRunEvents(agentId, runId, { after: cursor, signal });
+	// A followed run waits for the service however long it is away: only aborting (stop following) ends the wait.
+	const events = client.streamRunEvents(agentId, runId, { after: cursor, signal, waitForService: true, onOutage: options.onOutage });
 	for await (const event of events) {
 		if (typeof event.seq === 'number') {
 			if (event.seq <= cursor) {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { SAFETY, eventStatus, isAbortError, isTerminalRunStatus, runStatusClass } from '../api';
-import type { CloudAgentsClient, EventRecord } from '../api';
+import { SAFETY, eventStatus, isAbortError, isAuthFailure, isTerminalRunStatus, runStatusClass } from '../api';
+import type { CloudAgentsClient, EventRecord, StreamOutageEvent } from '../api';
 import { describeError, showApiError } from '../util/errors';
 import { Disposable } from '../util/lifecycle';
 import { iconSafe, notificationText, outputLine } from '../util/text';
@@ -59,8 +59,8 @@ export interface RunFollowerOptions {
 export interface FollowOutcome {
 	/** The run's final status when it ended, else undefined (stopped, failed or signed out). */
 	status: string | undefined;
-	/** Why it stopped without the run ending: `stopped`, `error`. */
-	reason?: 'stopped' | 'error';
+	/** Why it stopped without the run ending: `stopped`, `error`, `unauthorized` (paused until the next sign-in). */
+	reason?: 'stopped' | 'error' | 'unauthorized';
 }
 
 /** What a caller already knows about a run, so its human name needs no request. */
@@ -78,6 +78,8 @@ export interface StatusRunInfo {
 	status: string | undefined;
 	/** True while its events are streamed. */
 	active: boolean;
+	/** True while the service is out of reach and following waits for it. */
+	reconnecting: boolean;
 	ended: boolean;
 	actions: FollowedRunAction[];
 }
@@ -120,6 +122,10 @@ class FollowedRun {
 	startedAt = Date.now();
 	/** When its channel was last created or shown (the bound on channels closes the oldest). */
 	usedAt = Date.now();
+	/** The service is out of reach and the stream waits for it (set by the stream's outage reports). */
+	reconnecting = false;
+	/** A 401 paused following: it resumes after the next sign-in. */
+	unauthorized = false;
 
 	constructor(
 		readonly agentId: string,
@@ -251,6 +257,7 @@ export class RunFollower extends Disposable {
 			title: run.title,
 			status: run.status,
 			active: run.active,
+			reconnecting: run.active && run.reconnecting,
 			ended: run.ended,
 			actions: followedRunActions(run),
 		};
@@ -361,15 +368,30 @@ export class RunFollower extends Disposable {
 	 */
 	suspendAll(): void {
 		const active = [...this.runs.values()].filter((r) => r.active && !r.ended);
+		const paused = this.suspended;
 		this.stopAll();
-		this.suspended = active.map((r) => ({ agentId: r.agentId, runId: r.runId }));
+		for (const r of active) {
+			this.pause(r.agentId, r.runId);
+		}
+		this.suspended.unshift(...paused.filter((p) => !this.suspended.some((s) => s.agentId === p.agentId && s.runId === p.runId)));
 		this.dismissStatus();
+	}
+
+	/** Remembers a run to resume at the next sign-in (once). */
+	private pause(agentId: string, runId: string): void {
+		if (!this.suspended.some((s) => s.agentId === agentId && s.runId === runId)) {
+			this.suspended.push({ agentId, runId });
+		}
 	}
 
 	/** Follows again the runs `suspendAll` stopped (signing in again); returns how many. */
 	async resumeActive(): Promise<number> {
 		const runs = this.suspended.splice(0);
 		for (const r of runs) {
+			const known = this.runs.get(keyOf(r.agentId, r.runId));
+			if (known) {
+				known.unauthorized = false;
+			}
 			await Promise.resolve(this.runs.get(keyOf(r.agentId, r.runId))?.done);
 			await this.follow(r.agentId, r.runId).catch((err: unknown) => {
 				this.options.log.warn(outputLine(`Could not resume following run ${r.runId}: ${describeError(err)}`));
@@ -385,9 +407,7 @@ export class RunFollower extends Disposable {
 	 */
 	signedInChanged(signedIn: boolean): void {
 		if (!signedIn) {
-			if (this.suspended.length === 0) {
-				this.suspendAll();
-			}
+			this.suspendAll();
 			this.showSignedOut();
 			return;
 		}
@@ -486,13 +506,17 @@ export class RunFollower extends Disposable {
 	private async stream(run: FollowedRun, signal: AbortSignal): Promise<FollowOutcome> {
 		const { log, session } = this.options;
 		let outcome: FollowOutcome = { status: undefined, reason: 'stopped' };
+		run.reconnecting = false;
+		run.unauthorized = false;
 		try {
-			// The client's stream is the one reconnect policy (src/api/runEventStream.ts): when it gives up, following stops.
+			// The client's stream is the one reconnect policy (src/api/runEventStream.ts): it waits for the
+			// service however long it is away; when it gives up (a 4xx, a server answering badly), following stops.
 			const finalRun = await readRunEvents(session.client, run.agentId, run.runId, {
 				after: run.cursor,
 				signal,
 				onEvent: (event) => this.receive(run, event),
 				ended: () => run.ended,
+				onOutage: (event) => this.outage(run, event),
 			});
 			if (finalRun) {
 				run.status = finalRun.status;
@@ -500,7 +524,16 @@ export class RunFollower extends Disposable {
 			}
 			outcome = { status: run.status };
 		} catch (err) {
-			if (!signal.aborted && !isAbortError(err)) {
+			if (!signal.aborted && !isAbortError(err) && isAuthFailure(err)) {
+				// The token was revoked or expired: one sign-in prompt (the session's), and this run resumes
+				// from its cursor after the next sign-in (resumeActive), with no other click.
+				outcome = { status: undefined, reason: 'unauthorized' };
+				run.unauthorized = true;
+				this.pause(run.agentId, run.runId);
+				run.lines.push(vscode.l10n.t('— paused until you sign in again —'));
+				log.warn(outputLine(`Following run ${run.runId} paused until the next sign-in: ${describeError(err)}`));
+				session.reportError(err);
+			} else if (!signal.aborted && !isAbortError(err)) {
 				outcome = { status: undefined, reason: 'error' };
 				run.lines.push(outputLine(vscode.l10n.t('— following stopped: {0} —', describeError(err))));
 				void showApiError(err, log, vscode.l10n.t('Could not follow {0}', run.title), (e) => session.reportError(e));
@@ -509,6 +542,7 @@ export class RunFollower extends Disposable {
 			if (outcome.reason === 'stopped') {
 				run.lines.push(vscode.l10n.t('— stopped following —'));
 			}
+			run.reconnecting = false;
 			this.flush(run);
 			await this.store.flushed();
 			if (run.controller?.signal === signal) {
@@ -521,6 +555,26 @@ export class RunFollower extends Disposable {
 			await this.announceEnd(run);
 		}
 		return outcome;
+	}
+
+	/** The stream's outage reports: one line when the service goes away and one when it is back; the status bar says "reconnecting". */
+	private outage(run: FollowedRun, event: StreamOutageEvent): void {
+		if (event.type === 'retry') {
+			return; // Not one line per attempt.
+		}
+		if (event.type === 'start') {
+			run.reconnecting = true;
+			run.lines.push(outputLine(vscode.l10n.t('— cannot reach the service ({0}); reconnecting —', describeError(event.error))));
+			this.options.log.info(outputLine(`Run ${run.runId}: reconnecting (${describeError(event.error)})`));
+		} else {
+			run.reconnecting = false;
+			const seconds = Math.max(1, Math.round(event.durationMs / 1000));
+			run.lines.push(vscode.l10n.t('— connected again after {0} s —', seconds));
+			this.options.log.info(`Run ${run.runId}: connected again after ${seconds} s`);
+		}
+		this.flush(run);
+		this.showStatus(run);
+		this._onDidChangeFollowing.fire();
 	}
 
 	private apply(run: FollowedRun, event: EventRecord): void {
@@ -584,16 +638,26 @@ export class RunFollower extends Disposable {
 			return;
 		}
 		clearTimeout(this.hideTimer);
+		if (shown.unauthorized && !shown.active) {
+			this.showSignedOut(true);
+			return;
+		}
 		if (!shown.active && !shown.ended) {
 			// No longer followed and not ended: its last status would be stale, so it is not shown.
 			this.dismissStatus();
 			return;
 		}
-		const status = shown.status !== undefined ? iconSafe(shown.status, SAFETY.labelMaxChars) : vscode.l10n.t('connecting');
+		const reconnecting = shown.active && shown.reconnecting;
+		const status = reconnecting
+			? vscode.l10n.t('reconnecting')
+			: shown.status !== undefined
+				? iconSafe(shown.status, SAFETY.labelMaxChars)
+				: vscode.l10n.t('connecting');
 		const cls = runStatusClass(shown.status);
 		const icon = !shown.ended ? '$(sync~spin)' : cls === 'succeeded' ? '$(check)' : cls === 'failed' ? '$(error)' : '$(circle-slash)';
 		// The title is server text: one line, `$(` shown as typed; cut shorter for the status bar.
-		this.statusItem.text = `${icon} ${vscode.l10n.t('{0} — {1}', iconSafe(shown.title, STATUS_TITLE_CHARS), status)}`;
+		const title = iconSafe(shown.title, STATUS_TITLE_CHARS);
+		this.statusItem.text = `${icon} ${reconnecting ? `${title}: ${status}` : vscode.l10n.t('{0} — {1}', title, status)}`;
 		this.statusItem.tooltip = shown.active
 			? vscode.l10n.t(
 					'Following {0} (run {1}, {2}). Click for its actions: output, cancel, stop following.',
@@ -618,13 +682,17 @@ export class RunFollower extends Disposable {
 		}
 	}
 
-	/** Signed out: the status bar does not claim a run is running; clicking it signs in. */
-	private showSignedOut(): void {
+	/**
+	 * Signed out, or (`rejected`) the service refused the sign-in (a 401): the status bar does not
+	 * claim a run is running; clicking it signs in.
+	 */
+	private showSignedOut(rejected = false): void {
 		this.signedOutShown = true;
 		const paused = this.suspended.length;
-		this.statusItem.text = `$(debug-disconnect) ${vscode.l10n.t('Cloud Agents: signed out')}`;
-		this.statusItem.tooltip =
-			paused > 0
+		this.statusItem.text = `$(debug-disconnect) ${rejected ? vscode.l10n.t('Cloud Agents: sign in to resume') : vscode.l10n.t('Cloud Agents: signed out')}`;
+		this.statusItem.tooltip = rejected
+			? vscode.l10n.t('Sign-in rejected: following paused. Click to sign in; following resumes.')
+			: paused > 0
 				? paused === 1
 					? vscode.l10n.t('Signed out: following 1 run stopped. Click to sign in; following resumes.')
 					: vscode.l10n.t('Signed out: following {0} runs stopped. Click to sign in; following resumes.', paused)

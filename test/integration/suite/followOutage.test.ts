@@ -1,0 +1,206 @@
+/**
+ * Issue 22, outages in VS Code: a followed run rides out the service going away (the emulator's
+ * outage switch) without a click and without losing or repeating an event, the status bar says
+ * "reconnecting" meanwhile; a token revoked during an outage brings one sign-in prompt, and signing
+ * in resumes following where it stopped.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { EventRecord } from '../../../src/api';
+import type { CloudAgentsTestApi } from '../../../src/extension';
+import { emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { devToken, words } from '../support/env';
+
+interface RunBody {
+	id: string;
+	status: string;
+	dsh_session_id?: string | null;
+}
+
+/** A call to the emulator's admin listener (it answers during every outage). */
+async function admin<T = unknown>(adminUrl: string, method: string, path: string, body?: unknown): Promise<T> {
+	const res = await fetch(`${adminUrl}/_emulator${path}`, {
+		method,
+		headers: body === undefined ? {} : { 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	assert.ok(res.ok, `admin ${method} ${path}: ${res.status} ${text}`);
+	return (text ? JSON.parse(text) : undefined) as T;
+}
+
+suite('Run following through outages', () => {
+	let api: CloudAgentsTestApi;
+	let agentId: string;
+	let adminUrl: string;
+
+	async function startRun(prompt: string): Promise<RunBody> {
+		const res = await emu<RunBody>('POST', `/v2/agents/${encodeURIComponent(agentId)}/runs`, { prompt }, devToken());
+		assert.equal(res.status, 202, JSON.stringify(res.body));
+		return res.body;
+	}
+
+	/** The run's events as the emulator has them (its session replay), as [seq, type]. */
+	async function emulatorEvents(run: RunBody): Promise<Array<[number, string]>> {
+		const q = run.dsh_session_id ? `?${words().sessionQuery}=${encodeURIComponent(run.dsh_session_id)}` : '';
+		type Item = { seq?: number; sequence?: number; type?: string; event?: string; run_id?: string; run?: { id?: string } };
+		const res = await emu<{ events: Item[] }>('GET', `/v2/agents/${encodeURIComponent(agentId)}/events${q}`, undefined, devToken());
+		assert.equal(res.status, 200, JSON.stringify(res.body));
+		return res.body.events
+			.filter((e) => (e.run_id ?? e.run?.id) === undefined || (e.run_id ?? e.run?.id) === run.id)
+			.map((e) => [(e.seq ?? e.sequence)!, (e.type ?? e.event)!]);
+	}
+
+	/** The text of the run's output channel, as the workbench wrote it to disk. */
+	async function channelText(run: RunBody): Promise<string> {
+		const header = `run ${run.id} of agent`;
+		const files = (await writtenText(api)).filter((w) => !w.file.endsWith('.jsonl') && w.text.includes(header));
+		assert.equal(files.length, 1, `output files of the run: ${files.map((f) => f.file).join(', ')}`);
+		return files[0]!.text;
+	}
+
+	/** Each `tick i of n` line of the channel, counted: every one exactly once. */
+	function assertTicksOnce(text: string, n: number): void {
+		const counts = new Map<number, number>();
+		for (const m of text.matchAll(/\btick (\d+) of (\d+)\b/g)) {
+			if (Number(m[2]) === n) counts.set(Number(m[1]), (counts.get(Number(m[1])) ?? 0) + 1);
+		}
+		const wrong = [...Array(n).keys()].map((i) => i + 1).filter((i) => counts.get(i) !== 1);
+		assert.deepEqual(
+			wrong.map((i) => `${i}×${counts.get(i) ?? 0}`),
+			[],
+			'ticks missing or repeated in the output channel',
+		);
+	}
+
+	suiteSetup(async function () {
+		this.timeout(30_000);
+		api = await testApi();
+		await restoreDevToken();
+		const created = await emu<{ id: string }>('POST', '/v2/agents', { name: `outage-suite-${Date.now()}` }, devToken());
+		assert.equal(created.status, 201, JSON.stringify(created.body));
+		agentId = created.body.id;
+		await waitFor('the agent to become idle', async () => {
+			const agent = await emu<{ status: string }>('GET', `/v2/agents/${encodeURIComponent(agentId)}`, undefined, devToken());
+			return agent.body.status === words().agentIdle ? true : undefined;
+		});
+		adminUrl = (await emu<{ admin_url: string }>('GET', '/_emulator/outage')).body.admin_url;
+	});
+
+	suiteTeardown(async () => {
+		await admin(adminUrl, 'DELETE', '/outage').catch(() => undefined);
+		await restoreDevToken();
+		await vscode.commands.executeCommand('notifications.clearAll');
+		await vscode.commands.executeCommand('workbench.action.closePanel');
+		if (agentId) {
+			await emu('DELETE', `/v2/agents/${encodeURIComponent(agentId)}?delete_runtime=true`, undefined, devToken());
+		}
+	});
+
+	teardown(async () => {
+		await admin(adminUrl, 'DELETE', '/outage');
+	});
+
+	test('a 60 s outage during a followed run: every event exactly once afterwards, no click; the status bar said reconnecting', async function () {
+		this.timeout(180_000);
+		const run = await startRun('[[ticks:120]] [[delay:500]] through a 60 s outage');
+		const notificationsBefore = api.recorder.notificationsShown;
+		const received: number[] = [];
+		const sub = api.runFollower.onDidReceiveEvent((e) => {
+			if (e.runId === run.id) received.push(e.event.seq);
+		});
+		const statusTexts = new Set<string>();
+		const poll = setInterval(() => {
+			const text = api.runFollower.statusBar?.text;
+			if (text !== undefined) statusTexts.add(text);
+		}, 200);
+		try {
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			await waitFor('ten events', async () => (received.length >= 10 ? true : undefined));
+			const on = await admin<{ active: boolean; ends_at: string }>(adminUrl, 'POST', '/outage', { mode: 'refuse', seconds: 60 });
+			assert.equal(on.active, true);
+			await waitFor('the status bar to say reconnecting', async () =>
+				api.runFollower.statusBar?.text.includes('reconnecting') && api.runFollower.statusRunInfo?.reconnecting ? true : undefined,
+			);
+			assert.match(api.runFollower.statusBar?.text ?? '', /^\$\(sync~spin\) .*: reconnecting$/);
+			assert.equal(api.runFollower.isFollowed(agentId, run.id), true, 'still followed during the outage');
+			const outcome = await within('the run to end after the outage', api.runFollower.whenDone(agentId, run.id), 150_000);
+			assert.equal(outcome.status, words().run.succeeded);
+			assert.equal((await admin<{ active: boolean }>(adminUrl, 'GET', '/outage')).active, false);
+		} finally {
+			clearInterval(poll);
+			sub.dispose();
+		}
+		const expected = await emulatorEvents(run);
+		assert.ok(expected.length > 120, `the emulator has only ${expected.length} events`);
+		assert.deepEqual(
+			(await api.runFollower.storedEvents(agentId, run.id)).map((e: EventRecord) => [e.seq, e.type]),
+			expected,
+			"the event file differs from the emulator's events",
+		);
+		assert.deepEqual(
+			received,
+			expected.map(([seq]) => seq),
+			'every event once, in order',
+		);
+		const text = await channelText(run);
+		assertTicksOnce(text, 120);
+		assert.equal((text.match(/cannot reach the service/g) ?? []).length, 1, 'one line when the outage began');
+		assert.equal((text.match(/connected again after/g) ?? []).length, 1, 'one line when it ended');
+		assert.ok([...statusTexts].some((t) => t.endsWith(': reconnecting')));
+		// The end of the run announced once (the outage asked for nothing).
+		assert.equal(api.recorder.notificationsShown, notificationsBefore + 1);
+		await api.runFollower.forget(agentId, run.id);
+	});
+
+	test('a token revoked during an outage: one sign-in prompt; signing in resumes following where it stopped', async function () {
+		this.timeout(120_000);
+		const key = await admin<{ api_key: string }>(adminUrl, 'POST', '/keys');
+		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: key.api_key }), true);
+		const run = await startRun('[[ticks:80]] [[delay:200]] revoked during an outage');
+		const promptsBefore = api.recorder.unauthorizedPrompts;
+		const received: number[] = [];
+		const sub = api.runFollower.onDidReceiveEvent((e) => {
+			if (e.runId === run.id) received.push(e.event.seq);
+		});
+		try {
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			await waitFor('five events', async () => (received.length >= 5 ? true : undefined));
+			await admin(adminUrl, 'POST', '/outage', { mode: 'refuse', seconds: 4 });
+			await admin(adminUrl, 'POST', '/tokens/revoke', { token: key.api_key });
+			const paused = await within('following to pause on the 401', api.runFollower.whenDone(agentId, run.id), 60_000);
+			assert.equal(paused.reason, 'unauthorized');
+			assert.equal(api.recorder.unauthorizedPrompts, promptsBefore + 1, 'one sign-in prompt');
+			assert.equal(api.runFollower.isFollowed(agentId, run.id), false);
+			assert.match(api.runFollower.statusBar?.text ?? '', /sign in to resume/);
+			const before = received.length;
+			// The run goes on meanwhile; nothing else prompts again.
+			await new Promise((r) => setTimeout(r, 3_000));
+			assert.equal(api.recorder.unauthorizedPrompts, promptsBefore + 1, 'still one prompt');
+			assert.equal(received.length, before, 'nothing arrives while paused');
+
+			await restoreDevToken(); // Signing in is the only action.
+			await waitFor('following to resume', async () =>
+				api.runFollower.isFollowed(agentId, run.id) || received.length > before ? true : undefined,
+			);
+			const outcome = await within('the run to end', api.runFollower.whenDone(agentId, run.id), 60_000);
+			assert.equal(outcome.status, words().run.succeeded);
+		} finally {
+			sub.dispose();
+		}
+		const expected = await emulatorEvents(run);
+		assert.deepEqual(
+			(await api.runFollower.storedEvents(agentId, run.id)).map((e: EventRecord) => [e.seq, e.type]),
+			expected,
+			"the event file differs from the emulator's events",
+		);
+		assert.deepEqual(
+			received,
+			expected.map(([seq]) => seq),
+			'every event once, in order, across the pause',
+		);
+		assertTicksOnce(await channelText(run), 80);
+		assert.equal(api.recorder.unauthorizedPrompts, promptsBefore + 1);
+		await api.runFollower.forget(agentId, run.id);
+	});
+});
