@@ -4,8 +4,9 @@
  * means modified; a file is read only when it is a candidate and the sizes are equal, streamed and
  * hashed (never both trees in memory: the result holds paths and facts only). Plain Node, no `vscode`.
  */
-import type { Dirent } from 'node:fs';
+import { type Dirent, lstat as lstatCallback } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { type CloudAgentsClient, LIMITS, eventFileChange, isTerminalRunStatus, readTimeMember } from '../api';
 import { throwIfAborted } from '../api/async';
 import type { IgnoreRules } from './ignore';
@@ -21,6 +22,8 @@ import type {
 	Difference,
 	FileFacts,
 } from './types';
+
+const lstatCb = promisify(lstatCallback);
 
 export const DEFAULT_COMPARE_LIMITS: CompareLimits = {
 	maxFiles: 20_000,
@@ -78,7 +81,8 @@ function mib(bytes: number): string {
 
 async function localState(localRoot: string, rel: string): Promise<LocalState> {
 	try {
-		const st = await lstat(localPathOf(localRoot, rel));
+		// The callback lstat: for thousands of files about half the CPU of fs/promises' (see paths.ts).
+		const st = await lstatCb(localPathOf(localRoot, rel));
 		if (st.isSymbolicLink()) {
 			return { kind: 'symlink' };
 		}
