@@ -101,7 +101,7 @@ suite('Run following through outages', () => {
 		await admin(adminUrl, 'DELETE', '/outage');
 	});
 
-	test('a 60 s outage during a followed run: every event exactly once afterwards, no click; the status bar said reconnecting', async function () {
+	test('[variant] a 60 s outage during a followed run: every event exactly once afterwards, no click; the status bar said reconnecting', async function () {
 		this.timeout(180_000);
 		const run = await startRun('[[ticks:120]] [[delay:500]] through a 60 s outage');
 		const notificationsBefore = api.recorder.notificationsShown;
@@ -153,7 +153,7 @@ suite('Run following through outages', () => {
 		await api.runFollower.forget(agentId, run.id);
 	});
 
-	test('a token revoked during an outage: one sign-in prompt; signing in resumes following where it stopped', async function () {
+	test('[variant] a token revoked during an outage: one sign-in prompt; signing in resumes following where it stopped', async function () {
 		this.timeout(120_000);
 		const key = await admin<{ api_key: string }>(adminUrl, 'POST', '/keys');
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: key.api_key }), true);

@@ -61,7 +61,7 @@ suite('Views while the service is unreachable', () => {
 		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
 	});
 
-	test('during an outage Agents and Runs keep their rows under "Offline — retrying in N s" and the status bar says reconnecting; when it ends they come back by themselves', async function () {
+	test('[variant] during an outage Agents and Runs keep their rows under "Offline — retrying in N s" and the status bar says reconnecting; when it ends they come back by themselves', async function () {
 		this.timeout(150_000);
 		const agentsBefore = recordIds(await rows('agents'));
 		const runsBefore = recordIds(await rows('runs'));
