@@ -88,8 +88,8 @@ export class Session extends Disposable {
 	}
 
 	/**
-	 * Whether the sign-in state has been read (`onDidChange` has fired once: activation's
-	 * `initialize`); until then `signedIn` is false whatever SecretStorage holds.
+	 * Whether the sign-in state has been read (`onDidChange` has fired at least once, normally for
+	 * activation's `initialize`); until then `signedIn` is false whatever SecretStorage holds.
 	 */
 	get initialized(): boolean {
 		return this._initialized;

@@ -98,7 +98,7 @@ export class LazyFileSystemProvider extends Disposable implements vscode.FileSys
 	copy(source: vscode.Uri, destination: vscode.Uri, options: { readonly overwrite: boolean }): void | Thenable<void> {
 		const real = this.provider();
 		if (!real.copy) {
-			// Registered with `copy` (the real provider has it): VS Code asks only when the stand-in says so.
+			// The stand-in offers copy because the real provider has it; one without it could not copy.
 			throw vscode.FileSystemError.NoPermissions(destination);
 		}
 		return real.copy(source, destination, options);
