@@ -18,6 +18,9 @@
 //   node esbuild.mjs --single      everything in one dist/extension.js, as before the split (the
 //                                  bench's activation baseline; combine with --production)
 //   node esbuild.mjs --outdir=DIR  write to DIR instead of dist/ (the unit test of the split)
+//   node esbuild.mjs --metafile=FILE  also write esbuild's metafiles of the bundles (a JSON array) to
+//                                  FILE: what each module adds to a bundle is
+//                                  outputs['dist/extension.js'].inputs[file].bytesInOutput
 // Each webview page, src/webviews/pages/<name>/main.ts, is a separate browser bundle
 // dist/webviews/<name>.js in ESM format (loaded with <script type="module" nonce=…>: @novnc/novnc has
 // a top-level await, which esbuild refuses in iife format).
@@ -30,6 +33,7 @@ const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const single = process.argv.includes('--single');
 const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length) || 'dist';
+const metafileOut = process.argv.find((a) => a.startsWith('--metafile='))?.slice('--metafile='.length);
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const API = join(ROOT, 'src', 'api');
@@ -476,6 +480,10 @@ if (watch) {
 	await rm(outdir, { recursive: true, force: true });
 	const results = await Promise.all(builds.map((options) => esbuild.build({ ...options, metafile: true })));
 	await writeNotices(results.map((r) => r.metafile));
+	if (metafileOut) {
+		const { writeFile } = await import('node:fs/promises');
+		await writeFile(metafileOut, JSON.stringify(results.map((r) => r.metafile)));
+	}
 }
 
 /**

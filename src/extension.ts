@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { registerCommand } from './commands/registry';
-import { registerWorkspaceFs } from './commands/workspace';
+import { LazyFileSystemProvider } from './fs/lazyProvider';
 import { Disposable } from './util/lifecycle';
 import { Session } from './auth/session';
 import { RunFollower } from './logs';
@@ -15,7 +15,7 @@ import type { loadFeatures } from './commands/featureEntry';
 import { LazyFeatures } from './commands/lazy';
 import { isRegistered } from './commands/registry';
 import { registerWelcomeProbe } from './commands/welcomeProbe';
-import { COMMAND_IDS, CONTEXT_KEYS, LINKS_KEY, WEBVIEW_TYPES } from './ids';
+import { COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, LINKS_KEY, WEBVIEW_TYPES } from './ids';
 import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
 import { runsList } from './resources/runs';
@@ -67,15 +67,6 @@ class CloudAgentsExtension extends Disposable {
 		this.ready = session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
 			log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
 		});
-		const workspace = this.register(
-			registerWorkspaceFs({
-				session,
-				log,
-				runEvents: this.runFollower.onDidReceiveEvent,
-				onUnauthorized,
-				globalState: context.globalState,
-			}),
-		);
 		// Whether the service answers, shared by every view: every request of the shared client reports
 		// to it while signed in, so any answer brings offline views back at once; with no view waiting,
 		// HEAD /healthz asks (src/views/connectivity.ts). "reconnecting" in the status bar meanwhile.
@@ -114,14 +105,14 @@ class CloudAgentsExtension extends Disposable {
 			follower: this.runFollower,
 			signIn: runSignIn,
 			onUnauthorized,
-			agentFileChanged: (agentId, path, change) => workspace.feature.cache.invalidate(agentId, path, change),
 		};
-		// Refresh also asks again an agent workspace that was found to speak another interface.
+		// Refresh also asks again an agent workspace that was found to speak another interface (only
+		// a loaded workspace feature can have found one).
 		this.register(
 			registerCommand(
 				'cloudAgents.refresh',
 				async () => {
-					workspace.feature.retryInterface(undefined);
+					this.features.current?.workspace.retryInterface(undefined);
 					await views.refreshAll();
 				},
 				log,
@@ -146,6 +137,10 @@ class CloudAgentsExtension extends Disposable {
 				log,
 			),
 		);
+		// The `cloud-agent:` file system: registered now (a window restored with an agent folder
+		// activates the extension through it), its code loads with the features on VS Code's first call.
+		const fs = this.register(new LazyFileSystemProvider(() => this.features.load().workspace.provider, log));
+		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, fs, { isCaseSensitive: true }));
 		// The end-of-run notification's "Open Result" runs the Runs view's action (loaded on first use).
 		const features = this.features;
 		this.runFollower.setResultOpener((agentId, runId) => features.load().openRunResult(agentId, runId));
@@ -153,7 +148,6 @@ class CloudAgentsExtension extends Disposable {
 		const seams = {
 			views,
 			agents: agentsList,
-			workspace: workspace.feature,
 			features: this.features,
 			follower: this.runFollower,
 			session,

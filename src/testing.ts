@@ -11,14 +11,16 @@
  * - `_cloudAgents.workspace.interfaceNotices()`: the "interface differs" messages shown so far;
  * - `_cloudAgents.workspace.retry(agentId?)`: asks an agent's workspace interface again;
  * - `_cloudAgents.workspace.resetSearchHint()`: the once-per-machine search hint may show again;
+ * - `_cloudAgents.workspace.searchHints()`: the texts of the search hints shown so far;
  * - `_cloudAgents.savings.exportTo(range, runtimeId, target)`: the CSV export without its dialog.
+ * The workspace feature loads with the commands, on first use: until it has, there is no cache to
+ * clear, no notice and no hint; of the workspace seams only resetSearchHint loads it.
  * And what the tests read from `activate`'s result (`TestRecorder`: notifications and prompts shown).
  */
 import * as vscode from 'vscode';
 import type { Session } from './auth/session';
 import type { LazyFeatures } from './commands/lazy';
 import type { RunFollower } from './logs';
-import type { WorkspaceFeature } from './workspace/workspaceFeature';
 import type { CloudAgentViews } from './views';
 import type { ConnectionStatusSnapshot } from './views/connectivityStatus';
 import type { AnyListDescriptor } from './views/descriptor';
@@ -48,8 +50,6 @@ export class TestRecorder {
 	lastNotification: { text: string; actions: string[] } | undefined;
 	/** How many "sign in again" prompts this window showed. */
 	unauthorizedPrompts = 0;
-	/** The texts of the search hints this window showed (once per machine: src/workspace/workspaceFeature.ts). */
-	searchHints: string[] = [];
 }
 
 /** What the seams reach. */
@@ -57,8 +57,8 @@ export interface TestSeamDeps {
 	views: CloudAgentViews;
 	/** The list whose selection `_cloudAgents.views.selectAgent` sets (the Agents list). */
 	agents: AnyListDescriptor;
-	workspace: WorkspaceFeature;
-	features: Pick<LazyFeatures, 'load'>;
+	/** The commands loaded on first use, with the agent workspace (`workspace` of what they load). */
+	features: Pick<LazyFeatures, 'load' | 'current'>;
 	follower: Pick<RunFollower, 'onDidAnnounceEnd'>;
 	session: Pick<Session, 'onDidPromptSignIn'>;
 	/** Filled from the follower's and the session's events. */
@@ -72,14 +72,13 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 	if (!underTestHarness()) {
 		return [];
 	}
-	const { views, workspace, recorder } = deps;
+	const { views, features, recorder } = deps;
 	return [
 		deps.follower.onDidAnnounceEnd((notice) => {
 			recorder.notificationsShown++;
 			recorder.lastNotification = { text: notice.text, actions: notice.actions };
 		}),
 		deps.session.onDidPromptSignIn(() => recorder.unauthorizedPrompts++),
-		workspace.onDidShowSearchHint((text) => recorder.searchHints.push(text)),
 		vscode.commands.registerCommand('_cloudAgents.views.rows', (key: string, parentRowId?: string) => views.rows(key, parentRowId)),
 		vscode.commands.registerCommand('_cloudAgents.views.click', (key: string, rowId: string, parentRowId?: string) =>
 			views.click(key, rowId, parentRowId),
@@ -88,16 +87,22 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 			views.selectById(deps.agents, agentId),
 		),
 		vscode.commands.registerCommand('_cloudAgents.connection.status', () => deps.connection.snapshot()),
-		vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => workspace.cache.clear()),
-		vscode.commands.registerCommand('_cloudAgents.workspace.interfaceNotices', () => workspace.interfaceNotices),
-		vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) => workspace.retryInterface(agentId)),
-		vscode.commands.registerCommand('_cloudAgents.workspace.resetSearchHint', () => workspace.resetSearchHint()),
+		vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => features.current?.workspace.cache.clear()),
+		vscode.commands.registerCommand(
+			'_cloudAgents.workspace.interfaceNotices',
+			() => features.current?.workspace.interfaceNotices ?? [],
+		),
+		vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) =>
+			features.current?.workspace.retryInterface(agentId),
+		),
+		vscode.commands.registerCommand('_cloudAgents.workspace.resetSearchHint', () => features.load().workspace.resetSearchHint()),
+		vscode.commands.registerCommand('_cloudAgents.workspace.searchHints', () => features.current?.workspace.searchHints ?? []),
 		vscode.commands.registerCommand(
 			'_cloudAgents.savings.exportTo',
 			(range: RangeId, runtimeId: string | undefined, target: vscode.Uri) =>
-				deps.features.load().exportSavings({ range, runtimeId }, target),
+				features.load().exportSavings({ range, runtimeId }, target),
 		),
 		// What a link's source control shows now, without comparing (src/changes/).
-		vscode.commands.registerCommand('_cloudAgents.changes.shown', (linkId: string) => deps.features.load().changesShown(linkId)),
+		vscode.commands.registerCommand('_cloudAgents.changes.shown', (linkId: string) => features.load().changesShown(linkId)),
 	];
 }

@@ -36,6 +36,7 @@ export class Session extends Disposable {
 
 	private _client: CloudAgentsClient | undefined;
 	private _signedIn = false;
+	private _initialized = false;
 	/** Set once the "sign in again" prompt was shown; cleared by the next stored token. */
 	private unauthorizedLatch = false;
 	/** The sign-in flow the "Sign In" button of the expiry prompt runs (set by the extension). */
@@ -84,6 +85,14 @@ export class Session extends Disposable {
 	/** Whether a token for the current API URL was found at the last check. */
 	get signedIn(): boolean {
 		return this._signedIn;
+	}
+
+	/**
+	 * Whether the sign-in state has been read (`onDidChange` has fired at least once, normally for
+	 * activation's `initialize`); until then `signedIn` is false whatever SecretStorage holds.
+	 */
+	get initialized(): boolean {
+		return this._initialized;
 	}
 
 	/** The shared client for the current API URL; created on first use. */
@@ -197,6 +206,7 @@ export class Session extends Disposable {
 	async refreshSignedIn(): Promise<void> {
 		this._signedIn = (await this.readToken()) !== undefined;
 		await vscode.commands.executeCommand('setContext', 'cloudAgents.signedIn', this._signedIn);
+		this._initialized = true;
 		this._onDidChange.fire();
 	}
 

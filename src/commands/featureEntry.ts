@@ -1,9 +1,10 @@
 /**
  * The commands loaded on first use (dist/features.js; see src/commands/lazy.ts and esbuild.mjs):
  * every resource's actions and the lists' commands (through the action registry), the flows that
- * act on no single record, "Token Savings", and the computer and savings panels VS Code restores.
- * Activation registers a stand-in for each of their ids; the first one invoked (or a panel VS Code
- * restores) loads this.
+ * act on no single record, "Token Savings", the agent workspace (its `cloud-agent:` file system
+ * and commands), and the computer and savings panels VS Code restores. Activation registers a
+ * stand-in for each of their ids and for the file system; the first one invoked (or a panel VS Code
+ * restores, or VS Code's first call to the file system) loads this.
  */
 import { WEBVIEW_TYPES } from '../ids';
 import type * as vscode from 'vscode';
@@ -16,6 +17,7 @@ import { ChangesFeature } from '../changes/changesFeature';
 import type { LoadedFeatures } from './lazy';
 import { exportTo, registerSavingsCommands } from './savings';
 import type { Services } from '../views/actions';
+import { registerWorkspace } from './workspace';
 
 /** Registers the features' commands; the caller owns the disposables. */
 export function loadFeatures(deps: Services): LoadedFeatures {
@@ -26,16 +28,33 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		[WEBVIEW_TYPES.computer, computer.restorePanel],
 		[WEBVIEW_TYPES.savings, savings.restorePanel],
 	]);
+	// The agent workspace: the `cloud-agent:` file system (behind activation's stand-in) and its commands.
+	const workspace = registerWorkspace({
+		session: deps.session,
+		log: deps.log,
+		runEvents: deps.follower.onDidReceiveEvent,
+		onUnauthorized: deps.onUnauthorized,
+		globalState: deps.context.globalState,
+	});
 	const changes = new ChangesFeature({
 		session: deps.session,
 		log: deps.log,
 		context: deps.context,
 		runEvents: deps.follower.onDidReceiveEvent,
-		agentFileChanged: deps.agentFileChanged,
+		// Our own writes and deletes of an agent's files (Send to Agent) reach the file system's cache.
+		agentFileChanged: (agentId, path, change) => workspace.feature.cache.invalidate(agentId, path, change),
 		onUnauthorized: deps.onUnauthorized,
 	});
 	return {
-		disposables: [...actions.register(), ...registerFeatureCommands(deps), ...computer.disposables, ...savings.disposables, changes],
+		disposables: [
+			workspace,
+			...actions.register(),
+			...registerFeatureCommands(deps),
+			...computer.disposables,
+			...savings.disposables,
+			changes,
+		],
+		workspace: workspace.feature,
 		restorePanel: async (viewType, panel, state) => {
 			const restore = restorers.get(viewType);
 			if (!restore) {

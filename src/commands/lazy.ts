@@ -4,7 +4,8 @@
  * stand-in, registers the real commands under the same ids, and runs the invoked command again with
  * the same arguments (`executeCommand` hands a command registered in this extension host its
  * arguments as they are: a tree row stays the same object). Webview panels VS Code restores after a
- * reload are handed to the loaded code the same way (see `LazyFeatures.serializers`).
+ * reload are handed to the loaded code the same way (see `LazyFeatures.serializers`), and so is the
+ * `cloud-agent:` file system (src/fs/lazyProvider.ts: its first call loads the features).
  */
 import * as vscode from 'vscode';
 import type { Difference } from '../compare/types';
@@ -12,6 +13,7 @@ import { Disposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
 import { notificationText } from '../util/text';
 import type { RangeId } from '../webviews/savings/data';
+import type { WorkspaceFeature } from '../workspace/workspaceFeature';
 
 /** What loading the features gives back: their registrations, and how to restore a panel of a type. */
 export interface LoadedFeatures {
@@ -24,6 +26,11 @@ export interface LoadedFeatures {
 	exportSavings: (filter: { range: RangeId; runtimeId: string | undefined }, target: vscode.Uri) => Promise<string>;
 	/** The differences a link's source control shows now, or undefined for no such link (the test harness's seam). */
 	changesShown: (linkId: string) => Difference[] | undefined;
+	/**
+	 * The agent workspace: the `cloud-agent:` file system provider (activation's stand-in hands it
+	 * every call: src/fs/lazyProvider.ts), its cache and the interface check.
+	 */
+	workspace: WorkspaceFeature;
 }
 
 /** Where `LazyFeatures` writes why loading failed. */
@@ -69,6 +76,11 @@ export class LazyFeatures extends Disposable {
 	/** Whether the features' code has been loaded. */
 	get isLoaded(): boolean {
 		return this.loaded !== undefined;
+	}
+
+	/** The loaded features, or undefined before they load (reading this loads nothing). */
+	get current(): LoadedFeatures | undefined {
+		return this.loaded;
 	}
 
 	/** Loads the features (once): the stand-ins give way to the real commands. */

@@ -2,7 +2,9 @@
  * The commands of the agent workspace: "Open Agent Workspace", "Search Workspace…" and "Go to File
  * in Agent Workspace…" (the integration tests' seams are in src/testing.ts). Each finds its agent
  * (the argument, the window's agent workspace, or a pick) and hands over to the workspace feature
- * (`src/workspace/`), which owns the `cloud-agent:` file system and the flows.
+ * (`src/workspace/`), which owns the `cloud-agent:` file system and the flows. Loaded on first use
+ * with the other commands (src/commands/featureEntry.ts): the first command, or the first call of
+ * VS Code to the `cloud-agent:` file system (src/fs/lazyProvider.ts), creates them.
  */
 import * as vscode from 'vscode';
 import type { Agent } from '../api';
@@ -53,8 +55,8 @@ function isAutomationArg(arg: unknown): boolean {
 	);
 }
 
-/** Registers the workspace feature and its commands; dispose the result to undo it. */
-export function registerWorkspaceFs(deps: WorkspaceFsDeps): WorkspaceCommands {
+/** Creates the workspace feature and registers its commands; dispose the result to undo it. */
+export function registerWorkspace(deps: WorkspaceFsDeps): WorkspaceCommands {
 	return new WorkspaceCommands(deps);
 }
 

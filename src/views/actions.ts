@@ -21,6 +21,8 @@ export interface ActionSession {
 	readonly client: CloudAgentsClient;
 	readonly signedIn: boolean;
 	readonly apiUrl: string;
+	/** Whether the sign-in state has been read (the first `onDidChange` has fired). */
+	readonly initialized: boolean;
 	readonly onDidChange: vscode.Event<void>;
 	/** The proxy and certificate settings a client made outside the session uses (the GitHub look-up). */
 	networkSettings(this: void): NetworkSettings;
@@ -45,8 +47,6 @@ export interface Services {
 	signIn(this: void): Promise<unknown>;
 	/** The session's 401 handler (its single "sign in again" prompt), for failed commands. */
 	onUnauthorized?: UnauthorizedHandler;
-	/** Tells the `cloud-agent:` file system that the agent's copy of a file changed (written or deleted by us). */
-	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
 }
 
 /** How the quick pick (or the command's own picker) finds a record when none is given. */

@@ -6,7 +6,8 @@
  * unavailable (signed out, the service unreachable) and come back by themselves (a sign-in, or a
  * retry the service answers). The commands that open, search and walk a workspace
  * (`openWorkspace.ts`, `searchWorkspace.ts`, `goToFile.ts`) work through it; `commands/workspace.ts`
- * registers them.
+ * registers them. All of it loads on first use (dist/features.js): activation registers a stand-in
+ * for the file system (`src/fs/lazyProvider.ts`) that hands every call to this feature's provider.
  */
 import * as vscode from 'vscode';
 import type { CloudAgentsClient, EventRecord } from '../api';
@@ -31,6 +32,8 @@ export interface WorkspaceFeatureDeps {
 		readonly client: CloudAgentsClient;
 		readonly apiUrl: string;
 		readonly signedIn: boolean;
+		/** Whether the sign-in state has been read (the first `onDidChange` has fired). */
+		readonly initialized: boolean;
 		readonly onDidChange: vscode.Event<void>;
 	};
 	log: { warn(message: string, ...args: unknown[]): void };
@@ -63,13 +66,13 @@ function largeFileBytes(): number {
 }
 
 /**
- * Owns the workspace cache and the registered `cloud-agent:` provider of this window; dispose it
- * to unregister both.
+ * Owns the workspace cache and the `cloud-agent:` provider of this window (which the stand-in
+ * registered at activation hands every call to); dispose it to stop both.
  */
 export class WorkspaceFeature extends Disposable {
 	/** What the window knows about agent workspaces (listings, stats, reads in flight). */
 	readonly cache: WorkspaceCache;
-	/** The registered `cloud-agent:` file system provider. */
+	/** The `cloud-agent:` file system provider (registered through the stand-in: `src/fs/lazyProvider.ts`). */
 	readonly provider: WorkspaceFileSystemProvider;
 	/** Runs seen active per agent (from followed runs' events). */
 	private readonly activeRuns = new Map<string, Set<string>>();
@@ -79,13 +82,12 @@ export class WorkspaceFeature extends Disposable {
 	private readonly asked = new Map<string, number>();
 	/** The "interface differs" messages shown in this window. */
 	private readonly notices: string[] = [];
-	/** Sign-in state and API URL at the last session change (undefined before the first). */
+	/** Sign-in state and API URL at the last session change (undefined before the sign-in state is read). */
 	private sessionState: string | undefined;
 	/** Per open agent folder whose service cannot be reached: the pending retry and the wait before it. */
 	private readonly retries = new Map<string, { timer: ReturnType<typeof setTimeout>; waitMs: number }>();
-	private readonly _onDidShowSearchHint = this.register(new vscode.EventEmitter<string>());
-	/** Fires with the text of the search hint when it is shown (once per machine). */
-	readonly onDidShowSearchHint = this._onDidShowSearchHint.event;
+	/** The texts of the search hints shown in this window (once per machine). */
+	private readonly hints: string[] = [];
 
 	constructor(private readonly deps: WorkspaceFeatureDeps) {
 		super();
@@ -96,7 +98,10 @@ export class WorkspaceFeature extends Disposable {
 			serviceHost: () => hostOf(deps.session.apiUrl),
 		});
 		this.provider = this.register(new WorkspaceFileSystemProvider(this.cache));
-		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, this.provider, { isCaseSensitive: true }));
+		if (deps.session.initialized) {
+			// Loaded after activation read the sign-in state: the next session change is a real one.
+			this.sessionState = this.currentSessionState();
+		}
 		this.register(deps.session.onDidChange(() => this.onSessionChange()));
 		this.register(this.cache.onDidChangeAvailability((e) => this.onAvailabilityChange(e)));
 		this.register({ dispose: () => this.stopRetries() });
@@ -118,6 +123,11 @@ export class WorkspaceFeature extends Disposable {
 	/** The "interface differs" messages shown in this window so far (diagnostics and tests). */
 	get interfaceNotices(): string[] {
 		return this.notices.slice();
+	}
+
+	/** The texts of the search hints shown in this window so far (the test harness). */
+	get searchHints(): string[] {
+		return this.hints.slice();
 	}
 
 	/** A `cloud-agent:` URI of a workspace path, under the agent's workspace folder when the window has one. */
@@ -196,7 +206,7 @@ export class WorkspaceFeature extends Disposable {
 					"VS Code's search cannot read agent files, and in this window {0}+P and {0}+Shift+F search only your other folders; use Go to File and Search Workspace of Cloud Agents (Command Palette) for the agent's files.",
 					mod,
 				);
-		this._onDidShowSearchHint.fire(text);
+		this.hints.push(text);
 		const actions = this.deps.searchActions;
 		const goToFile = vscode.l10n.t('Go to File');
 		const search = vscode.l10n.t('Search Workspace');
@@ -216,6 +226,11 @@ export class WorkspaceFeature extends Disposable {
 
 	// ------------------------------------------------------------------ availability
 
+	/** The sign-in state and API URL now, as `sessionState` records them. */
+	private currentSessionState(): string {
+		return `${this.deps.session.signedIn}\n${this.deps.session.apiUrl}`;
+	}
+
 	/** The agents of this window's `cloud-agent:` workspace folders. */
 	private openAgentIds(): string[] {
 		return (vscode.workspace.workspaceFolders ?? []).map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
@@ -226,11 +241,12 @@ export class WorkspaceFeature extends Disposable {
 	 * error read their agent again). On a sign-out, every open agent folder fails with "Signed out…"
 	 * at once; on a sign-in or another URL, every open agent folder is listed again. The first
 	 * change (activation reading the stored token) only records the state: a folder whose root
-	 * fails while the window opens is dropped by VS Code ("Workspace does not exist").
+	 * fails while the window opens is dropped by VS Code ("Workspace does not exist"). A feature
+	 * loaded after that change recorded the state when it was created.
 	 */
 	private onSessionChange(): void {
-		const { signedIn, apiUrl } = this.deps.session;
-		const state = `${signedIn}\n${apiUrl}`;
+		const { signedIn } = this.deps.session;
+		const state = this.currentSessionState();
 		const changed = this.sessionState !== undefined && this.sessionState !== state;
 		this.sessionState = state;
 		this.stopRetries();

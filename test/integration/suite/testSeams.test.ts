@@ -21,6 +21,7 @@ suite('Test seams (src/testing.ts)', () => {
 			'_cloudAgents.workspace.interfaceNotices',
 			'_cloudAgents.workspace.retry',
 			'_cloudAgents.workspace.resetSearchHint',
+			'_cloudAgents.workspace.searchHints',
 			'_cloudAgents.savings.exportTo',
 		]) {
 			assert.ok(commands.includes(id), `${id} is not registered`);

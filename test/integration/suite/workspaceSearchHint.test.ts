@@ -14,6 +14,9 @@ suite('Agent workspace search hint', () => {
 	let root: vscode.Uri;
 
 	const add = (): Promise<unknown> => addFolder(root, 'Agent: hint test');
+	/** The texts of the search hints the workspace feature showed in this window. */
+	const hints = async (): Promise<string[]> =>
+		(await vscode.commands.executeCommand<string[]>('_cloudAgents.workspace.searchHints')) ?? [];
 	const remove = (): Promise<void> => removeFolder(root);
 
 	suiteSetup(async function () {
@@ -34,13 +37,13 @@ suite('Agent workspace search hint', () => {
 			this.skip();
 		}
 		this.timeout(30_000);
-		const { recorder } = await testApi();
+		await testApi();
 		await remove();
 		await vscode.commands.executeCommand('_cloudAgents.workspace.resetSearchHint');
-		const before = recorder.searchHints.length;
+		const before = (await hints()).length;
 
 		await add();
-		const text = await waitFor('the search hint', () => Promise.resolve(recorder.searchHints[before]));
+		const text = await waitFor('the search hint', async () => (await hints())[before]);
 		assert.match(text, /^VS Code's search cannot read agent files/);
 		assert.match(text, /Go to File/);
 		assert.match(text, /Search Workspace/);
@@ -50,6 +53,6 @@ suite('Agent workspace search hint', () => {
 		await remove();
 		await add();
 		await new Promise((r) => setTimeout(r, 1_000));
-		assert.equal(recorder.searchHints.length, before + 1, 'shown once');
+		assert.equal((await hints()).length, before + 1, 'shown once');
 	});
 });

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { decodeAgentAuthority, encodeAgentAuthority } from '../../../src/fs/agentUri';
 import { FS_SCHEME } from '../../../src/ids';
+import { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
 import { emu, restoreDevToken, seedAgent, testApi, waitFor } from '../support/cloudAgents';
 import { addFolder, removeFolder } from '../support/folders';
 
@@ -99,6 +100,39 @@ suite('Agent workspace while signed out or the service is unavailable', () => {
 		assert.ok(rootEvents.slice(seen).includes('created'), `events after the sign-in: ${rootEvents.slice(seen).join(', ')}`);
 		assert.equal((await vscode.workspace.fs.stat(root)).type, vscode.FileType.Directory);
 		assert.ok((await listing()).includes('README.md'));
+	});
+
+	test('a workspace feature loaded after activation read the sign-in state takes the next sign-out as one (it loads on first use)', async function () {
+		this.timeout(60_000);
+		await addAgentFolder();
+		const api = await testApi();
+		// A feature of its own (not registered: the extension's stand-in serves the extension's), over
+		// a session whose sign-in state is already read, as when the feature loads after activation.
+		const changed = new vscode.EventEmitter<void>();
+		let signedIn = true;
+		const session = (initialized: boolean) => ({
+			client: api.session.client,
+			apiUrl: api.session.apiUrl,
+			get signedIn() {
+				return signedIn;
+			},
+			initialized,
+			onDidChange: changed.event,
+		});
+		const log = { warn: (): void => undefined };
+		const late = new WorkspaceFeature({ session: session(true), log });
+		// And one created before the state is read (at activation): the first change only records it.
+		const early = new WorkspaceFeature({ session: session(false), log });
+		try {
+			signedIn = false;
+			changed.fire();
+			assert.equal(late.cache.unavailableError(agentId)?.reason, 'signedOut', 'the sign-out marks the open folder at once');
+			assert.equal(early.cache.unavailableError(agentId), undefined, "activation's first change only records the state");
+		} finally {
+			late.dispose();
+			early.dispose();
+			changed.dispose();
+		}
 	});
 
 	test('the service failing (503): an agent folder fails naming the host, and comes back by itself once the service answers', async function () {
