@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { EventRecord } from '../../../src/api';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { counters, emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { counters, createIdleAgent, emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 
 const EVENTS_ROUTE = 'GET /v2/agents/{agent_id}/runs/{run_id}/events';
@@ -43,13 +43,7 @@ suite('Run following', () => {
 		this.timeout(30_000);
 		api = await testApi();
 		await restoreDevToken();
-		const created = await emu<{ id: string }>('POST', '/v2/agents', { name: `follow-suite-${Date.now()}` }, devToken());
-		assert.equal(created.status, 201, JSON.stringify(created.body));
-		agentId = created.body.id;
-		await waitFor('the agent to become idle', async () => {
-			const agent = await emu<{ status: string }>('GET', `/v2/agents/${encodeURIComponent(agentId)}`, undefined, devToken());
-			return agent.body.status === words().agentIdle ? true : undefined;
-		});
+		agentId = await createIdleAgent('follow-suite');
 	});
 
 	suiteTeardown(async () => {

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { EventRecord } from '../../../src/api';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { createIdleAgent, emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
 import { devToken, words } from '../support/env';
 
 interface RunBody {
@@ -73,17 +73,27 @@ suite('Run following through outages', () => {
 		);
 	}
 
+	/** The event file and the events received (`received`: their seqs) are exactly the emulator's events of `run`, each once, in order; resolves with those. */
+	async function assertEveryEventOnce(run: RunBody, received: number[], what: string): Promise<Array<[number, string]>> {
+		const expected = await emulatorEvents(run);
+		assert.deepEqual(
+			(await api.runFollower.storedEvents(agentId, run.id)).map((e: EventRecord) => [e.seq, e.type]),
+			expected,
+			"the event file differs from the emulator's events",
+		);
+		assert.deepEqual(
+			received,
+			expected.map(([seq]) => seq),
+			what,
+		);
+		return expected;
+	}
+
 	suiteSetup(async function () {
 		this.timeout(30_000);
 		api = await testApi();
 		await restoreDevToken();
-		const created = await emu<{ id: string }>('POST', '/v2/agents', { name: `outage-suite-${Date.now()}` }, devToken());
-		assert.equal(created.status, 201, JSON.stringify(created.body));
-		agentId = created.body.id;
-		await waitFor('the agent to become idle', async () => {
-			const agent = await emu<{ status: string }>('GET', `/v2/agents/${encodeURIComponent(agentId)}`, undefined, devToken());
-			return agent.body.status === words().agentIdle ? true : undefined;
-		});
+		agentId = await createIdleAgent('outage-suite');
 		adminUrl = (await emu<{ admin_url: string }>('GET', '/_emulator/outage')).body.admin_url;
 	});
 
@@ -131,18 +141,8 @@ suite('Run following through outages', () => {
 			clearInterval(poll);
 			sub.dispose();
 		}
-		const expected = await emulatorEvents(run);
+		const expected = await assertEveryEventOnce(run, received, 'every event once, in order');
 		assert.ok(expected.length > 120, `the emulator has only ${expected.length} events`);
-		assert.deepEqual(
-			(await api.runFollower.storedEvents(agentId, run.id)).map((e: EventRecord) => [e.seq, e.type]),
-			expected,
-			"the event file differs from the emulator's events",
-		);
-		assert.deepEqual(
-			received,
-			expected.map(([seq]) => seq),
-			'every event once, in order',
-		);
 		const text = await channelText(run);
 		assertTicksOnce(text, 120);
 		assert.equal((text.match(/cannot reach the service/g) ?? []).length, 1, 'one line when the outage began');
@@ -188,17 +188,7 @@ suite('Run following through outages', () => {
 		} finally {
 			sub.dispose();
 		}
-		const expected = await emulatorEvents(run);
-		assert.deepEqual(
-			(await api.runFollower.storedEvents(agentId, run.id)).map((e: EventRecord) => [e.seq, e.type]),
-			expected,
-			"the event file differs from the emulator's events",
-		);
-		assert.deepEqual(
-			received,
-			expected.map(([seq]) => seq),
-			'every event once, in order, across the pause',
-		);
+		await assertEveryEventOnce(run, received, 'every event once, in order, across the pause');
 		assertTicksOnce(await channelText(run), 80);
 		assert.equal(api.recorder.unauthorizedPrompts, promptsBefore + 1);
 		await api.runFollower.forget(agentId, run.id);

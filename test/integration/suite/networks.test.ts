@@ -17,7 +17,7 @@ import type { RowSnapshot } from '../../../src/views';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { FS_SCHEME } from '../../../src/ids';
 import { startProxy, type TestProxy } from '../../support/proxy';
-import { restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { createIdleAgent, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
 import { type NetworkFixtures, devToken, emulatorUrl, networkFixtures, words } from '../support/env';
 import { type TlsFront, startTlsFront } from '../support/tlsFront';
 
@@ -156,18 +156,7 @@ suite('Networks: proxies and certificates', function () {
 		}
 		fx = fixtures;
 		host = fixtures.host;
-		const created = await emulator<{ id: string }>('POST', '/v2/agents', { name: `networks-suite-${Date.now()}` }, devToken());
-		assert.equal(created.status, 201, JSON.stringify(created.body));
-		agentId = created.body.id;
-		await waitFor('the agent to become idle', async () => {
-			const agent = await emulator<{ status: string }>(
-				'GET',
-				`/v2/agents/${encodeURIComponent(created.body.id)}`,
-				undefined,
-				devToken(),
-			);
-			return agent.body.status === words().agentIdle ? true : undefined;
-		});
+		agentId = await createIdleAgent('networks-suite', emulator);
 	});
 
 	suiteTeardown(async () => {

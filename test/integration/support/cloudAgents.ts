@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { EXTENSION_ID } from '../../../src/ids';
-import { devToken, emulatorUrl } from './env';
+import { devToken, emulatorUrl, words } from './env';
 
 /** Activates the extension and returns its test API (set up, with the dev token stored). */
 export async function testApi(): Promise<CloudAgentsTestApi> {
@@ -64,6 +64,23 @@ export async function seedAgent(name: string): Promise<{ id: string; name: strin
 		throw new Error(`the demo seed has no agent named ${JSON.stringify(name)} (HTTP ${res.status})`);
 	}
 	return agent;
+}
+
+/** A caller of the emulator's API (`emu`, or a suite's own when its requests must not go through VS Code's proxy settings). */
+export type EmulatorCall = <T>(method: string, path: string, body?: unknown, token?: string) => Promise<{ status: number; body: T }>;
+
+/** Creates an agent named `prefix-<time>` with the dev token and waits until the emulator says it is idle; resolves with its id. */
+export async function createIdleAgent(prefix: string, call: EmulatorCall = emu): Promise<string> {
+	const created = await call<{ id: string }>('POST', '/v2/agents', { name: `${prefix}-${Date.now()}` }, devToken());
+	if (created.status !== 201) {
+		throw new Error(`creating an agent: HTTP ${created.status} ${JSON.stringify(created.body)}`);
+	}
+	const id = created.body.id;
+	await waitFor('the agent to become idle', async () => {
+		const agent = await call<{ status: string }>('GET', `/v2/agents/${encodeURIComponent(id)}`, undefined, devToken());
+		return agent.body.status === words().agentIdle ? true : undefined;
+	});
+	return id;
 }
 
 /** The emulator's request counters. */

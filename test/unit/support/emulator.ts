@@ -119,3 +119,36 @@ export async function clientOfDeadPort(): Promise<{ client: CloudAgentsClient; p
 	});
 	return { client, port };
 }
+
+/**
+ * The demo emulator of one suite, for tests of its outage switch: started in suiteSetup, closed in
+ * suiteTeardown, its outage (and its faults) ended after every test. Call it in the suite's body;
+ * `url` and `adminUrl` are readable once the suite runs.
+ */
+export function outageEmulatorPerSuite(): { readonly url: string; readonly adminUrl: string } {
+	let emu: Awaited<ReturnType<typeof startEmulator>> | undefined;
+	const running = (): Awaited<ReturnType<typeof startEmulator>> => {
+		if (!emu) {
+			throw new Error('the suite has not started its emulator');
+		}
+		return emu;
+	};
+	suiteSetup(async () => {
+		emu = await startEmulator({ port: 0, seed: 'demo', quiet: true });
+	});
+	suiteTeardown(async () => {
+		await emu?.close();
+	});
+	teardown(async () => {
+		await emulatorAdmin(running().adminUrl, 'DELETE', '/outage');
+		await emulatorAdmin(running().adminUrl, 'DELETE', '/faults');
+	});
+	return {
+		get url() {
+			return running().url;
+		},
+		get adminUrl() {
+			return running().adminUrl;
+		},
+	};
+}

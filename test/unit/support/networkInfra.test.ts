@@ -13,6 +13,7 @@ import type { RunningEmulator } from '../../../emulator/src/server';
 import { startEmulator } from '../../../emulator/src/server';
 import { startProxy, type TestProxy } from '../../support/proxy';
 import { createTestCa, emulatorTls, type TestCa } from '../../support/tls';
+import { outageEmulatorPerSuite } from './emulator';
 
 const DEV_TOKEN = 'ca_dev_0123456789abcdef';
 const AUTH = { authorization: `Bearer ${DEV_TOKEN}` };
@@ -110,16 +111,7 @@ suite('Network test infrastructure: the HTTPS emulator and its test CA', () => {
 });
 
 suite('Network test infrastructure: the outage switch', () => {
-	let emu: RunningEmulator;
-	suiteSetup(async () => {
-		emu = await startEmulator({ port: 0, seed: 'demo', quiet: true });
-	});
-	suiteTeardown(async () => {
-		await emu.close();
-	});
-	teardown(async () => {
-		await admin(emu.adminUrl, 'DELETE', '/outage');
-	});
+	const emu = outageEmulatorPerSuite();
 
 	test('refuse: new connections get ECONNREFUSED, the admin URL still answers, DELETE ends it', async () => {
 		assert.equal(await listAgents(emu.url), 200);

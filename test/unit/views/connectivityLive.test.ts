@@ -1,8 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { startEmulator, type RunningEmulator } from '../../../emulator/src/server';
 import { CloudAgentsClient } from '../../../src/api';
 import { Connectivity } from '../../../src/views/connectivity';
-import { DEV_TOKEN, emulatorAdmin } from '../support/emulator';
+import { DEV_TOKEN, emulatorAdmin, outageEmulatorPerSuite } from '../support/emulator';
 
 /**
  * The client's `onOutcome` feeding the shared connectivity (as src/extension.ts wires them), against
@@ -10,17 +9,7 @@ import { DEV_TOKEN, emulatorAdmin } from '../support/emulator';
  * takes the state offline, any answer (a 401, a 500 too) brings it back and re-reads what waited.
  */
 suite('views/connectivity with the client (emulator, outage switch)', () => {
-	let emu: RunningEmulator;
-	suiteSetup(async () => {
-		emu = await startEmulator({ port: 0, seed: 'demo', quiet: true });
-	});
-	suiteTeardown(async () => {
-		await emu.close();
-	});
-	teardown(async () => {
-		await emulatorAdmin(emu.adminUrl, 'DELETE', '/outage');
-		await emulatorAdmin(emu.adminUrl, 'DELETE', '/faults');
-	});
+	const emu = outageEmulatorPerSuite();
 
 	function wired(token = DEV_TOKEN) {
 		const outcomes: Array<{ err: unknown; startedAt: number }> = [];
