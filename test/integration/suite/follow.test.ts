@@ -2,42 +2,30 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { EventRecord } from '../../../src/api';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { counters, createIdleAgent, emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import {
+	type RunBody,
+	counters,
+	createIdleAgent,
+	emu,
+	emulatorRunEvents,
+	restoreDevToken,
+	startAgentRun,
+	testApi,
+	waitFor,
+	within,
+	writtenText,
+} from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 
 const EVENTS_ROUTE = 'GET /v2/agents/{agent_id}/runs/{run_id}/events';
-
-interface RunBody {
-	id: string;
-	status: string;
-	dsh_session_id?: string | null;
-}
 
 suite('Run following', () => {
 	let api: CloudAgentsTestApi;
 	let agentId: string;
 
-	async function startRun(prompt: string): Promise<RunBody> {
-		const res = await emu<RunBody>('POST', `/v2/agents/${encodeURIComponent(agentId)}/runs`, { prompt }, devToken());
-		assert.equal(res.status, 202, JSON.stringify(res.body));
-		return res.body;
-	}
+	const startRun = (prompt: string): Promise<RunBody> => startAgentRun(agentId, prompt);
 
-	/**
-	 * The run's events as the emulator has them (the session replay of its newest run), as `seq` and
-	 * type: the replay's query and item members are not shown in the description (standard
-	 * `session_id` and event records; variant `session` and the stream's JSON with `sequence`,
-	 * `event` and `run.id`).
-	 */
-	async function emulatorEvents(run: RunBody): Promise<Array<Pick<EventRecord, 'seq' | 'type'>>> {
-		const q = run.dsh_session_id ? `?${words().sessionQuery}=${encodeURIComponent(run.dsh_session_id)}` : '';
-		type Item = { seq?: number; sequence?: number; type?: string; event?: string; run_id?: string; run?: { id?: string } };
-		const res = await emu<{ events: Item[] }>('GET', `/v2/agents/${encodeURIComponent(agentId)}/events${q}`, undefined, devToken());
-		assert.equal(res.status, 200, JSON.stringify(res.body));
-		return res.body.events
-			.filter((e) => (e.run_id ?? e.run?.id) === undefined || (e.run_id ?? e.run?.id) === run.id)
-			.map((e) => ({ seq: (e.seq ?? e.sequence)!, type: (e.type ?? e.event)! }));
-	}
+	const emulatorEvents = (run: RunBody): Promise<Array<Pick<EventRecord, 'seq' | 'type'>>> => emulatorRunEvents(agentId, run);
 
 	suiteSetup(async function () {
 		this.timeout(30_000);

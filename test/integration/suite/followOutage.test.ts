@@ -8,14 +8,19 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { EventRecord } from '../../../src/api';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { createIdleAgent, emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import {
+	type RunBody,
+	createIdleAgent,
+	emu,
+	emulatorRunEvents,
+	restoreDevToken,
+	startAgentRun,
+	testApi,
+	waitFor,
+	within,
+	writtenText,
+} from '../support/cloudAgents';
 import { devToken, words } from '../support/env';
-
-interface RunBody {
-	id: string;
-	status: string;
-	dsh_session_id?: string | null;
-}
 
 /** A call to the emulator's admin listener (it answers during every outage). */
 async function admin<T = unknown>(adminUrl: string, method: string, path: string, body?: unknown): Promise<T> {
@@ -34,21 +39,11 @@ suite('Run following through outages', () => {
 	let agentId: string;
 	let adminUrl: string;
 
-	async function startRun(prompt: string): Promise<RunBody> {
-		const res = await emu<RunBody>('POST', `/v2/agents/${encodeURIComponent(agentId)}/runs`, { prompt }, devToken());
-		assert.equal(res.status, 202, JSON.stringify(res.body));
-		return res.body;
-	}
+	const startRun = (prompt: string): Promise<RunBody> => startAgentRun(agentId, prompt);
 
 	/** The run's events as the emulator has them (its session replay), as [seq, type]. */
 	async function emulatorEvents(run: RunBody): Promise<Array<[number, string]>> {
-		const q = run.dsh_session_id ? `?${words().sessionQuery}=${encodeURIComponent(run.dsh_session_id)}` : '';
-		type Item = { seq?: number; sequence?: number; type?: string; event?: string; run_id?: string; run?: { id?: string } };
-		const res = await emu<{ events: Item[] }>('GET', `/v2/agents/${encodeURIComponent(agentId)}/events${q}`, undefined, devToken());
-		assert.equal(res.status, 200, JSON.stringify(res.body));
-		return res.body.events
-			.filter((e) => (e.run_id ?? e.run?.id) === undefined || (e.run_id ?? e.run?.id) === run.id)
-			.map((e) => [(e.seq ?? e.sequence)!, (e.type ?? e.event)!]);
+		return (await emulatorRunEvents(agentId, run)).map((e) => [e.seq, e.type]);
 	}
 
 	/** The text of the run's output channel, as the workbench wrote it to disk. */

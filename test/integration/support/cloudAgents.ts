@@ -83,6 +83,40 @@ export async function createIdleAgent(prefix: string, call: EmulatorCall = emu):
 	return id;
 }
 
+/** A run as the emulator answers its creation (the members the follow suites read). */
+export interface RunBody {
+	id: string;
+	status: string;
+	dsh_session_id?: string | null;
+}
+
+/** Starts a run of `agentId` with the dev token (202 expected). */
+export async function startAgentRun(agentId: string, prompt: string): Promise<RunBody> {
+	const res = await emu<RunBody>('POST', `/v2/agents/${encodeURIComponent(agentId)}/runs`, { prompt }, devToken());
+	if (res.status !== 202) {
+		throw new Error(`starting a run: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+	}
+	return res.body;
+}
+
+/**
+ * The run's events as the emulator has them (the session replay of its newest run), as `seq` and
+ * type: the replay's query and item members are not shown in the description (standard
+ * `session_id` and event records; variant `session` and the stream's JSON with `sequence`,
+ * `event` and `run.id`).
+ */
+export async function emulatorRunEvents(agentId: string, run: RunBody): Promise<Array<{ seq: number; type: string }>> {
+	const q = run.dsh_session_id ? `?${words().sessionQuery}=${encodeURIComponent(run.dsh_session_id)}` : '';
+	type Item = { seq?: number; sequence?: number; type?: string; event?: string; run_id?: string; run?: { id?: string } };
+	const res = await emu<{ events: Item[] }>('GET', `/v2/agents/${encodeURIComponent(agentId)}/events${q}`, undefined, devToken());
+	if (res.status !== 200) {
+		throw new Error(`reading the run's events: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+	}
+	return res.body.events
+		.filter((e) => (e.run_id ?? e.run?.id) === undefined || (e.run_id ?? e.run?.id) === run.id)
+		.map((e) => ({ seq: (e.seq ?? e.sequence)!, type: (e.type ?? e.event)! }));
+}
+
 /** The emulator's request counters. */
 export async function counters(): Promise<{
 	requests: { by_route: Record<string, number> };
