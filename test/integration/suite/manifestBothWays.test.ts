@@ -42,8 +42,19 @@ function viewsNamedIn(when: string): string[] {
 	for (const m of when.matchAll(/\b(?:view|focusedView)\s*(?:==|!=)\s*'?([A-Za-z0-9_.-]+)'?/g)) {
 		out.push(m[1]!);
 	}
-	for (const m of when.matchAll(/\b(?:view|focusedView)\s*=~\s*\/\^?([A-Za-z0-9_.\\-]+)\$?\//g)) {
+	for (const m of when.matchAll(/\b(?:view|focusedView)\s*=~\s*\/\^?([A-Za-z0-9_.\\-]+)\$\//g)) {
 		out.push(m[1]!.replace(/\\/g, ''));
+	}
+	return out;
+}
+
+/** The view patterns a `when` clause matches views with, other than one whole name: `view =~ /^cloudAgents\./` (each must match some contributed view). */
+function viewPatternsIn(when: string): RegExp[] {
+	const out: RegExp[] = [];
+	for (const m of when.matchAll(/\b(?:view|focusedView)\s*=~\s*\/((?:\\.|[^/\\])+)\/([a-z]*)/g)) {
+		if (!/^\^?[A-Za-z0-9_.\\-]+\$$/.test(m[1]!)) {
+			out.push(new RegExp(m[1]!, m[2]));
+		}
 	}
 	return out;
 }
@@ -127,6 +138,12 @@ suite('Manifest both ways (package.json ↔ the running extension)', () => {
 					wrong.push(`${where}: ${view}`);
 				}
 			}
+			for (const pattern of viewPatternsIn(when)) {
+				named++;
+				if (![...views].some((view) => pattern.test(view))) {
+					wrong.push(`${where}: ${pattern.source} (matches no view)`);
+				}
+			}
 		}
 		for (const welcome of m.viewsWelcome) {
 			named++;
@@ -145,6 +162,14 @@ suite('Manifest both ways (package.json ↔ the running extension)', () => {
 			'cloudAgents.runtimez',
 		]);
 		assert.deepEqual(viewsNamedIn('view =~ /^cloudAgents\\.artifacts$/'), ['cloudAgents.artifacts']);
+		assert.deepEqual(viewsNamedIn('view =~ /^cloudAgents\\./ && viewItem == offline'), []);
+		assert.deepEqual(
+			viewPatternsIn('view =~ /^cloudAgents\\./ && viewItem == offline').map((p) => p.source),
+			['^cloudAgents\\.'],
+		);
+		assert.deepEqual(viewPatternsIn('view =~ /^cloudAgents\\.artifacts$/'), []);
+		assert.ok(viewPatternsIn('view =~ /^cloudAgents\\./')[0]?.test('cloudAgents.agents'));
+		assert.equal(viewPatternsIn('view =~ /^cloudAgentz\\./')[0]?.test('cloudAgents.agents'), false);
 		assert.equal(views.has('cloudAgents.runtimez'), false);
 	});
 });

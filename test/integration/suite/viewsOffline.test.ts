@@ -62,7 +62,7 @@ suite('Views while the service is unreachable', () => {
 	});
 
 	test('[variant] during an outage Agents and Runs keep their rows under "Offline — retrying in N s" and the status bar says reconnecting; when it ends they come back by themselves', async function () {
-		this.timeout(150_000);
+		this.timeout(240_000);
 		const agentsBefore = recordIds(await rows('agents'));
 		const runsBefore = recordIds(await rows('runs'));
 		assert.ok(
@@ -72,7 +72,7 @@ suite('Views while the service is unreachable', () => {
 		assert.equal((await status()).visible, false, 'no status bar item while online');
 
 		const started = Date.now();
-		await admin(adminUrl, 'POST', '/_emulator/outage', { mode: 'refuse', seconds: 15 });
+		await admin(adminUrl, 'POST', '/_emulator/outage', { mode: 'refuse', seconds: 60 });
 		// A person presses Refresh: every read is refused.
 		await vscode.commands.executeCommand('cloudAgents.refresh');
 
@@ -105,17 +105,18 @@ suite('Views while the service is unreachable', () => {
 			assert.ok(Number(second[2]) <= Number(first[2]) - 2, `countdown: ${first[0]} then ${second[0]}`);
 		}
 
-		// No click: the outage ends after 15 s and the views come back within the backoff (≤ 40 s waits so far).
+		// No click: the outage ends after 60 s (the issue's length) and the views come back within the
+		// backoff (waits of 5, 10, 20, 40 s so far: the attempt after the end comes at about 75 s).
 		await waitFor(
 			'the views online again',
 			async () => {
 				const [agents, runs, s] = [await rows('agents'), await rows('runs'), await status()];
 				return agents[0]?.contextValue !== 'offline' && runs[0]?.contextValue !== 'offline' && !s.visible ? true : undefined;
 			},
-			90_000,
+			150_000,
 		);
 		const back = Date.now() - started;
-		assert.ok(back >= 15_000, `not before the outage ended (${back} ms)`);
+		assert.ok(back >= 60_000, `not before the outage ended (${back} ms)`);
 		assert.deepEqual(recordIds(await rows('agents')), agentsBefore);
 		assert.deepEqual(recordIds(await rows('runs')), runsBefore);
 		const s = await status();
