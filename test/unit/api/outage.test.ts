@@ -191,17 +191,23 @@ suite('api/outages: a followed run waits for the service and loses nothing', fun
 		);
 	});
 
+	/** Follows `runId` through `c` (waiting for the service), and once five events arrived starts a day-long refuse outage. */
+	async function followIntoOutage(c: CloudAgentsClient, runId: string) {
+		const reports: StreamOutageEvent[] = [];
+		const stream = c.streamRunEvents(agentId, runId, { waitForService: true, onOutage: (e) => reports.push(e) });
+		const events: EventRecord[] = [];
+		const done = consume(stream, events);
+		await until('five events', () => events.length >= 5);
+		await emulatorAdmin(emu.adminUrl, 'POST', '/outage', { mode: 'refuse', seconds: 86_400 });
+		return { reports, stream, events, done };
+	}
+
 	test('fake clock: however long the outage (over an hour), never more than 30 s between tries, and no cap stops it', async () => {
 		const clock = new FakeClock();
 		// The worst jitter (always the ceiling) and the default caps (30 s, 8 reconnects, 20 a minute).
 		const c = client({ clock, sleepWatch: false, random: () => 0.999 }, { retry: { maxAttempts: 1 } });
 		const run = await admin.createRun(agentId, { prompt: '[[ticks:30]] [[delay:30]] an hour away' });
-		const reports: StreamOutageEvent[] = [];
-		const stream = c.streamRunEvents(agentId, run.id, { waitForService: true, onOutage: (e) => reports.push(e) });
-		const events: EventRecord[] = [];
-		const done = consume(stream, events);
-		await until('five events', () => events.length >= 5);
-		await emulatorAdmin(emu.adminUrl, 'POST', '/outage', { mode: 'refuse', seconds: 86_400 });
+		const { reports, stream, events, done } = await followIntoOutage(c, run.id);
 		const gaps: number[] = [];
 		let connections = stream.connections;
 		let last = clock.elapsed;
@@ -239,12 +245,7 @@ suite('api/outages: a followed run waits for the service and loses nothing', fun
 		const watcher = SleepWatcher.of(clock, { tickMs: 2_000, jumpMs: 10_000 });
 		const c = client({ clock, random: () => 0.999, sleepWatch: { tickMs: 2_000, jumpMs: 10_000 } }, { retry: { maxAttempts: 1 } });
 		const run = await admin.createRun(agentId, { prompt: '[[ticks:30]] [[delay:30]] asleep' });
-		const reports: StreamOutageEvent[] = [];
-		const stream = c.streamRunEvents(agentId, run.id, { waitForService: true, onOutage: (e) => reports.push(e) });
-		const events: EventRecord[] = [];
-		const done = consume(stream, events);
-		await until('five events', () => events.length >= 5);
-		await emulatorAdmin(emu.adminUrl, 'POST', '/outage', { mode: 'refuse', seconds: 86_400 });
+		const { reports, stream, events, done } = await followIntoOutage(c, run.id);
 		// Drive the backoff up to a long wait (the ticks of the watcher are the 2 s timers).
 		let backoff = { ms: 0, due: 0 };
 		while (backoff.ms < 20_000) {
