@@ -11,6 +11,7 @@ import { type BenchContext, type Section, machine, renderTable, renderTargets } 
 import * as activation from './sections/activation';
 import * as api from './sections/api';
 import * as compare from './sections/compare';
+import * as firstRows from './sections/firstRows';
 import * as hostile from './sections/hostile';
 import * as savings from './sections/savings';
 import * as soak from './sections/soak';
@@ -27,6 +28,8 @@ const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> 
 	{ name: 'soak', run: soak.run },
 	// After the timed sections: it starts code-server and Chromium a dozen times.
 	{ name: 'activation', run: activation.run },
+	// Click → first agent rows against a static tree, and after a reload (code-server and Chromium again).
+	{ name: 'firstRows', run: firstRows.run },
 	// Headless Chromium running noVNC against the emulator's animated desktop.
 	{ name: 'vnc', run: vnc.run },
 	{ name: 'hostile', run: hostile.run },

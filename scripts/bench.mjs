@@ -2,7 +2,7 @@
 // `npm run bench`: compiles src/, test/, emulator/ and bench/ with `tsc -p .` into out/ (the same
 // build as `npm run build:tests`, so the hostile section runs the current tests), then runs
 // out/bench/run.js with --expose-gc (heap figures sample after gc). Arguments select sections
-// (api, workspace, savings, compare, soak, activation, vnc, hostile); only a run of all of them rewrites bench/RESULTS.md.
+// (api, workspace, savings, compare, soak, activation, firstRows, vnc, hostile); only a run of all of them rewrites bench/RESULTS.md.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

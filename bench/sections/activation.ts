@@ -19,11 +19,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { type ChildLike, type CodeServer, type Harness, type Procs, ROOT, launchChromium, loadHarness } from '../codeServer';
 import { type BenchContext, type Row, median } from '../report';
 
-const ROOT = join(__dirname, '..', '..', '..');
 /** The goal of the issue, in ms (load + activate). */
 const GOAL_MS = 50;
 const EXTENSION_ID = 'cloud-agents.cloud-agents-vscode';
@@ -39,38 +38,6 @@ interface ActivationReport {
 	activateEndEpochMs: number;
 	/** The files under dist/ in Node's module cache when activate() returned. */
 	dist: string[];
-}
-
-/** The parts of scripts/lib/harness.mjs this section uses. */
-interface CodeServer {
-	node: string;
-	entry: string;
-	dir: string;
-}
-interface ChildLike {
-	exited: boolean;
-}
-/** The harness's process bookkeeping: stops what it started by pid (also on Ctrl-C). */
-interface Procs {
-	stop(child: ChildLike): Promise<void>;
-	stopAll(): Promise<void>;
-}
-interface Harness {
-	CALM_SETTINGS: Record<string, unknown>;
-	CHROMIUM: string;
-	Processes: new () => Procs;
-	ensureCodeServer(opts?: { browser?: boolean }): Promise<CodeServer>;
-	ensureSystemPackages(opts?: { browser?: boolean; build?: boolean }): void;
-	freePort(): Promise<number>;
-	checkVsix(path: string): number;
-	installExtension(cs: CodeServer, extensionsDir: string, userDataDir: string, vsix: string): void;
-	startCodeServer(
-		procs: unknown,
-		cs: CodeServer,
-		opts: { port: number; extensionsDir: string; userDataDir: string; folder: string; env?: Record<string, string>; logFile?: string },
-	): Promise<ChildLike>;
-	writeUserSettings(userDataDir: string, settings: Record<string, unknown>): void;
-	zipEntries(path: string): string[];
 }
 
 interface Variant {
@@ -252,7 +219,7 @@ async function measureOnce(
 export async function run(ctx: BenchContext): Promise<void> {
 	const title = 'Activation in code-server (load + activate(), fresh extension-host starts)';
 	const starts = Math.max(1, Number(process.env.BENCH_ACTIVATION_STARTS ?? 5) || 5);
-	const h = (await import(pathToFileURL(join(ROOT, 'scripts', 'lib', 'harness.mjs')).href)) as Harness;
+	const h = await loadHarness();
 	const work = join(ROOT, 'bench', '.tmp', `activation-${process.pid}`);
 	rmSync(work, { recursive: true, force: true });
 	mkdirSync(work, { recursive: true });
@@ -268,19 +235,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			mkdirSync(v.extensionsDir, { recursive: true });
 			h.installExtension(cs, v.extensionsDir, join(work, 'install-user-data'), v.vsix);
 		}
-		browser = await chromium.launch({
-			executablePath: h.CHROMIUM,
-			headless: true,
-			args: [
-				'--no-sandbox',
-				'--disable-gpu',
-				'--disable-quic',
-				'--no-first-run',
-				'--disable-background-networking',
-				'--disable-component-update',
-				'--disable-sync',
-			],
-		});
+		browser = await launchChromium(h);
 		// Round 0 warms the file cache and code-server itself for both; the order alternates per round.
 		for (let round = 0; round <= starts; round++) {
 			const order = round % 2 === 0 ? variants : [...variants].reverse();
