@@ -149,7 +149,7 @@ function pageProbe(spec: { entry: string; container: string; pane: string }): st
 
 async function waitForRow(page: Page): Promise<{ click?: number; row: number; text: string }> {
 	await page.waitForFunction('window.__firstRows && window.__firstRows.row !== undefined', undefined, { timeout: ROW_TIMEOUT_MS });
-	return (await page.evaluate('window.__firstRows')) as { click?: number; row: number; text: string };
+	return page.evaluate<{ click?: number; row: number; text: string }>('window.__firstRows');
 }
 
 async function ready(page: Page): Promise<void> {
@@ -263,7 +263,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 					throw new Error(`code-server of ${t.name} exited`);
 				}
 				ctx.log(`firstRows: ${round === 0 ? 'warm-up' : `round ${round}/${rounds}`}, ${t.name}`);
-				const r = await measureOnce(browser, t, ctx.log);
+				const r = await measureOnce(browser, t, (m) => ctx.log(m));
 				if (round > 0) {
 					t.fresh.push(r.fresh);
 					t.restore.push(r.restore);
