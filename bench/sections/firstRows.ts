@@ -19,7 +19,7 @@
  * BENCH_FIRST_ROWS_ROUNDS sets the measured rounds (default 5); BENCH_KEEP=1 keeps the work folder
  * (bench/.tmp/first-rows-<pid>: the code-server and emulator logs).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -42,6 +42,8 @@ interface Target {
 	container: string;
 	/** The view's title in the container. */
 	pane: string;
+	/** The extension's id (publisher.name). */
+	id: string;
 	extensionsDir: string;
 	userDataDir: string;
 	folder: string;
@@ -152,6 +154,38 @@ async function waitForRow(page: Page): Promise<{ click?: number; row: number; te
 	return page.evaluate<{ click?: number; row: number; text: string }>('window.__firstRows');
 }
 
+/**
+ * How many times an extension host of this code-server has activated `id` (its `remoteexthost.log`
+ * lines "ExtensionService#_doActivateExtension <id>", one folder per window's extension host).
+ */
+function activations(userDataDir: string, id: string): number {
+	const logs = join(userDataDir, 'logs');
+	if (!existsSync(logs)) {
+		return 0;
+	}
+	let n = 0;
+	for (const session of readdirSync(logs)) {
+		for (const host of readdirSync(join(logs, session)).filter((d) => d.startsWith('exthost'))) {
+			const file = join(logs, session, host, 'remoteexthost.log');
+			if (existsSync(file)) {
+				n += readFileSync(file, 'utf8').split(`_doActivateExtension ${id},`).length - 1;
+			}
+		}
+	}
+	return n;
+}
+
+/** Waits until the new window's extension host has activated the target (onStartupFinished), at most 60 s. */
+async function activated(page: Page, t: Target, before: number): Promise<void> {
+	const end = Date.now() + 60_000;
+	while (activations(t.userDataDir, t.id) <= before) {
+		if (Date.now() > end) {
+			throw new Error(`${t.name}: not activated within 60 s of opening the window`);
+		}
+		await page.waitForTimeout(250);
+	}
+}
+
 async function ready(page: Page): Promise<void> {
 	await page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 60_000 });
 }
@@ -161,9 +195,13 @@ async function measureOnce(browser: Browser, t: Target, log: (m: string) => void
 	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
 	try {
 		await context.addInitScript({ content: pageProbe({ entry: t.entry, container: t.container, pane: t.pane }) });
+		const before = activations(t.userDataDir, t.id);
 		const page = await context.newPage();
 		await page.goto(`${t.url}/?folder=${encodeURIComponent(t.folder)}`);
 		await ready(page);
+		// Settled: the extension activated at start-up (onStartupFinished, both variants), then SETTLE_MS
+		// more. Clicking earlier measured the window's start-up (the click then activates through onView).
+		await activated(page, t, before);
 		await page.waitForTimeout(SETTLE_MS);
 		await page.locator(`.activitybar [aria-label^="${t.entry}"]`).first().click({ timeout: 30_000 });
 		const first = await waitForRow(page);
@@ -218,13 +256,14 @@ export async function run(ctx: BenchContext): Promise<void> {
 		packageFloor(floorDir, floorVsix);
 		// The demo emulator in a process of its own, as `npm start` runs it.
 		const emulatorUrl = await h.startEmulator(procs, { port: await h.freePort(), logFile: join(work, 'emulator.log') });
-		const target = (name: string, entry: string, container: string, pane: string, env: Record<string, string>): Target => {
+		const target = (name: string, id: string, entry: string, container: string, pane: string, env: Record<string, string>): Target => {
 			const dir = join(work, container);
 			const folder = join(dir, 'workspace');
 			mkdirSync(folder, { recursive: true });
 			writeFileSync(join(folder, 'README.md'), '# first rows bench\n');
 			return {
 				name,
+				id,
 				entry,
 				container,
 				pane,
@@ -236,8 +275,10 @@ export async function run(ctx: BenchContext): Promise<void> {
 				restore: [],
 			};
 		};
-		const ours = target('Cloud Agents', 'Cloud Agents', 'cloudAgents', 'Agents', { CLOUD_AGENTS_DEV_TOKEN: h.DEV_TOKEN });
-		const floor = target('floor (static tree)', 'Floor Tree', 'benchFloor', 'Rows', {});
+		const ours = target('Cloud Agents', 'cloud-agents.cloud-agents-vscode', 'Cloud Agents', 'cloudAgents', 'Agents', {
+			CLOUD_AGENTS_DEV_TOKEN: h.DEV_TOKEN,
+		});
+		const floor = target('floor (static tree)', 'bench.floor-tree', 'Floor Tree', 'benchFloor', 'Rows', {});
 		for (const [t, pkg] of [
 			[ours, vsix],
 			[floor, floorVsix],
@@ -293,7 +334,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			rows,
 			notes: [
 				`Load average (1, 5, 15 min) at the start: ${fmt(loadAtStart)}, at the end: ${fmt(loadavg())} on ${cpus().length} cores; wall-clock times in a browser and two code-servers sharing the machine, so the ratio of one run (rounds alternating) is the figure to compare.`,
-				`How: each variant has its own code-server (one extension installed) against the demo emulator (its own process; Cloud Agents signed in with the dev token); each round a new browser context and page (a new window and extension host), ${SETTLE_MS / 1000} s to settle, a click on the activity-bar entry; the page times the click (pointerdown) and the first row of the view with a description (MutationObserver) with performance.now(). Restore: "Developer: Reload Window" with the view open, timed from the new document's navigation start. The floor extension is built by the bench (three static rows, activated onStartupFinished as ours is). One warm-up round is not counted.`,
+				`How: each variant has its own code-server (one extension installed) against the demo emulator (its own process; Cloud Agents signed in with the dev token); each round a new browser context and page (a new window and extension host), settled (the extension activated at start-up, per the extension host's log, then ${SETTLE_MS / 1000} s), a click on the activity-bar entry; the page times the click (pointerdown) and the first row of the view with a description (MutationObserver) with performance.now(). Restore: "Developer: Reload Window" with the view open, timed from the new document's navigation start. The floor extension is built by the bench (three static rows, activated onStartupFinished as ours is). One warm-up round is not counted.`,
 			],
 		});
 	} catch (err) {

@@ -59,6 +59,7 @@ export class Session extends Disposable {
 		this.register(
 			vscode.workspace.onDidChangeConfiguration((e) => {
 				if (e.affectsConfiguration(`${CONFIG.section}.${CONFIG.apiUrl}`)) {
+					this.tokenRead = undefined;
 					this.resetClient();
 					void this.refreshSignedIn();
 				}
@@ -68,6 +69,7 @@ export class Session extends Disposable {
 			secrets.onDidChange((e) => {
 				if (e.key.startsWith('cloudAgents.token.')) {
 					// A token stored or deleted (here or in another window) starts a new sign-in state.
+					this.tokenRead = undefined;
 					this.unauthorizedLatch = false;
 					void this.refreshSignedIn();
 				}
@@ -113,24 +115,46 @@ export class Session extends Disposable {
 
 	/**
 	 * Reads the token for the current API URL from SecretStorage, once activation's `initialize` has
-	 * settled: a command run from the palette activates the extension and runs at once, and must not
-	 * send its first request before the stored (or development) token is in place.
+	 * stored the development token (if any): a command run from the palette activates the extension
+	 * and runs at once, and must not send its first request before the stored (or development) token
+	 * is in place. It does not wait for the rest of `initialize` (the context key, `onDidChange`):
+	 * the first listing needs the token only.
 	 */
 	async getToken(): Promise<string | undefined> {
 		await this.initializing;
 		return this.readToken();
 	}
 
-	private readToken(): Thenable<string | undefined> {
-		return this.secrets.get(tokenKey(this.apiUrl));
+	/**
+	 * The read of the token in flight, shared by whoever asks meanwhile (at start-up the sign-in
+	 * state, the first listing and the Accounts menu ask at once; each read is a round trip to the
+	 * window). Dropped when it settles, and when a token is stored or deleted or the URL changes, so
+	 * the token is never kept and a read started before a change never answers one asked after it.
+	 */
+	private tokenRead: { key: string; value: Promise<string | undefined> } | undefined;
+
+	private readToken(): Promise<string | undefined> {
+		const key = tokenKey(this.apiUrl);
+		if (this.tokenRead?.key === key) {
+			return this.tokenRead.value;
+		}
+		const value: Promise<string | undefined> = Promise.resolve(this.secrets.get(key)).finally(() => {
+			if (this.tokenRead?.value === value) {
+				this.tokenRead = undefined;
+			}
+		});
+		this.tokenRead = { key, value };
+		return value;
 	}
 
-	/** Settles when `initialize` has (never rejects). */
+	/** Settles when `initialize` has stored the development token, or found it needs none (never rejects). */
 	private initializing: Promise<void> = Promise.resolve();
 
 	/** Stores a token for the current API URL (SecretStorage only). */
 	async storeToken(token: string): Promise<void> {
+		this.tokenRead = undefined;
 		await this.secrets.store(tokenKey(this.apiUrl), token);
+		this.tokenRead = undefined;
 		this.unauthorizedLatch = false;
 		await this.refreshSignedIn();
 	}
@@ -141,19 +165,23 @@ export class Session extends Disposable {
 	 * and no token is stored yet, then sets the `cloudAgents.signedIn` context key.
 	 */
 	initialize(devToken: string | undefined): Promise<void> {
-		const done = this.doInitialize(devToken);
-		this.initializing = done.catch(() => undefined);
-		return done;
+		const stored = this.storeDevToken(devToken);
+		this.initializing = stored.catch(() => undefined);
+		return (async () => {
+			try {
+				await stored;
+			} finally {
+				await this.refreshSignedIn();
+			}
+		})();
 	}
 
-	private async doInitialize(devToken: string | undefined): Promise<void> {
-		try {
-			if (devToken && isLoopbackUrl(this.apiUrl) && (await this.readToken()) === undefined) {
-				await this.secrets.store(tokenKey(this.apiUrl), devToken.trim());
-				this.logger.debug('Stored the development token from CLOUD_AGENTS_DEV_TOKEN for the loopback API URL.');
-			}
-		} finally {
-			await this.refreshSignedIn();
+	private async storeDevToken(devToken: string | undefined): Promise<void> {
+		if (devToken && isLoopbackUrl(this.apiUrl) && (await this.readToken()) === undefined) {
+			this.tokenRead = undefined;
+			await this.secrets.store(tokenKey(this.apiUrl), devToken.trim());
+			this.tokenRead = undefined;
+			this.logger.debug('Stored the development token from CLOUD_AGENTS_DEV_TOKEN for the loopback API URL.');
 		}
 	}
 
@@ -198,7 +226,9 @@ export class Session extends Disposable {
 
 	/** Deletes the token for the current API URL. */
 	async deleteToken(): Promise<void> {
+		this.tokenRead = undefined;
 		await this.secrets.delete(tokenKey(this.apiUrl));
+		this.tokenRead = undefined;
 		await this.refreshSignedIn();
 	}
 

@@ -60,25 +60,27 @@ export const agentsList: ListDescriptor<Agent, AgentTarget> = {
 			contextValue: `agent:${contextToken(status)}`,
 			icon: agentStatusIcon(agent.status),
 			description: joinParts(status, relativeTime(fromUnixSeconds(agent.updated_at_unix_seconds ?? agent.created_at_unix_seconds))),
-			tooltip: plainTooltip(agent.name, [
-				[vscode.l10n.t('Status'), status],
-				[vscode.l10n.t('ID'), agent.id],
-				[vscode.l10n.t('Runtime'), runtimeName ? `${runtimeName} (${agent.runtime_id ?? ''})` : agent.runtime_id],
-				[vscode.l10n.t('Harness'), agent.harness_id],
-				[
-					vscode.l10n.t('Created'),
-					agent.created_at_unix_seconds !== undefined
-						? new Date(agent.created_at_unix_seconds * 1000).toLocaleString()
-						: undefined,
-				],
-				[
-					vscode.l10n.t('Updated'),
-					agent.updated_at_unix_seconds !== undefined
-						? new Date(agent.updated_at_unix_seconds * 1000).toLocaleString()
-						: undefined,
-				],
-				[vscode.l10n.t('Latest reply'), agent.latest_reply?.text ? oneLine(agent.latest_reply.text, 200) : undefined],
-			]),
+			// Built on hover: its dates would load the locale data before the first rows (RowSpec.tooltip).
+			tooltip: () =>
+				plainTooltip(agent.name, [
+					[vscode.l10n.t('Status'), status],
+					[vscode.l10n.t('ID'), agent.id],
+					[vscode.l10n.t('Runtime'), runtimeName ? `${runtimeName} (${agent.runtime_id ?? ''})` : agent.runtime_id],
+					[vscode.l10n.t('Harness'), agent.harness_id],
+					[
+						vscode.l10n.t('Created'),
+						agent.created_at_unix_seconds !== undefined
+							? new Date(agent.created_at_unix_seconds * 1000).toLocaleString()
+							: undefined,
+					],
+					[
+						vscode.l10n.t('Updated'),
+						agent.updated_at_unix_seconds !== undefined
+							? new Date(agent.updated_at_unix_seconds * 1000).toLocaleString()
+							: undefined,
+					],
+					[vscode.l10n.t('Latest reply'), agent.latest_reply?.text ? oneLine(agent.latest_reply.text, 200) : undefined],
+				]),
 		};
 	},
 	target: {

@@ -90,27 +90,29 @@ export const runtimesList: ListDescriptor<Runtime, RuntimeTarget> = {
 				.join(':'),
 			icon: runtimeStatusIcon(runtime.status, degraded, transition),
 			description: joinParts(statusText, degraded && vscode.l10n.t('degraded'), relativeTime(fromRfc3339(runtime.updated_at))),
-			tooltip: plainTooltip(runtime.display_name, [
-				[vscode.l10n.t('Status'), runtime.status],
-				[vscode.l10n.t('Desired status'), runtime.desired_status],
-				[
-					vscode.l10n.t('Degraded'),
-					degraded ? vscode.l10n.t('yes: the runtime is running but its heartbeat has stalled') : undefined,
-				],
-				[vscode.l10n.t('Error'), runtime.error_code ?? undefined],
-				[vscode.l10n.t('ID'), runtime.id],
-				[vscode.l10n.t('Revision'), runtime.revision],
-				[vscode.l10n.t('Image'), runtime.image_id],
-				[vscode.l10n.t('Memory'), formatMemoryMib(runtime.resources?.requests?.memory_mib)],
-				[vscode.l10n.t('vCPUs'), runtime.resources?.requests?.vcpus],
-				[vscode.l10n.t('SSH'), runtime.ssh_enabled],
-				[
-					vscode.l10n.t('VNC'),
-					runtime.vnc_enabled ? (runtime.vnc_ready ? vscode.l10n.t('ready') : vscode.l10n.t('not ready')) : undefined,
-				],
-				[vscode.l10n.t('Can manage'), runtime.can_manage],
-				[vscode.l10n.t('Created'), runtime.created_at ? new Date(runtime.created_at).toLocaleString() : undefined],
-			]),
+			// Built on hover: its date would load the locale data before the first rows (RowSpec.tooltip).
+			tooltip: () =>
+				plainTooltip(runtime.display_name, [
+					[vscode.l10n.t('Status'), runtime.status],
+					[vscode.l10n.t('Desired status'), runtime.desired_status],
+					[
+						vscode.l10n.t('Degraded'),
+						degraded ? vscode.l10n.t('yes: the runtime is running but its heartbeat has stalled') : undefined,
+					],
+					[vscode.l10n.t('Error'), runtime.error_code ?? undefined],
+					[vscode.l10n.t('ID'), runtime.id],
+					[vscode.l10n.t('Revision'), runtime.revision],
+					[vscode.l10n.t('Image'), runtime.image_id],
+					[vscode.l10n.t('Memory'), formatMemoryMib(runtime.resources?.requests?.memory_mib)],
+					[vscode.l10n.t('vCPUs'), runtime.resources?.requests?.vcpus],
+					[vscode.l10n.t('SSH'), runtime.ssh_enabled],
+					[
+						vscode.l10n.t('VNC'),
+						runtime.vnc_enabled ? (runtime.vnc_ready ? vscode.l10n.t('ready') : vscode.l10n.t('not ready')) : undefined,
+					],
+					[vscode.l10n.t('Can manage'), runtime.can_manage],
+					[vscode.l10n.t('Created'), runtime.created_at ? new Date(runtime.created_at).toLocaleString() : undefined],
+				]),
 			// Clicking a row shows the runtime's details.
 			command: { command: 'cloudAgents.runtimes.showDetails', title: vscode.l10n.t('Show Runtime Details') },
 		};

@@ -137,8 +137,12 @@ export interface RowSpec {
 	label: string;
 	description?: string;
 	icon?: vscode.ThemeIcon;
-	/** Plain text (never trusted Markdown). */
-	tooltip?: string;
+	/**
+	 * Plain text (never trusted Markdown). A function is called only when VS Code asks for the tooltip
+	 * (hover: `resolveTreeItem`), for tooltips that format dates: the first `toLocaleString` of an
+	 * extension host loads the locale data (about 100 ms here), which must not delay the first rows.
+	 */
+	tooltip?: string | (() => string);
 	/** `<kind>:<state>[:<flag>]`, matched by `viewItem =~ /^<kind>:/` in package.json menus. */
 	contextValue: string;
 	/** The default action (a click). Without `arguments` the command receives the row itself. */

@@ -10,6 +10,7 @@ export interface GroupList {
 	getChildren(element?: vscode.TreeItem): Promise<vscode.TreeItem[]>;
 	getParent(element: vscode.TreeItem): vscode.TreeItem | undefined;
 	attach(view: vscode.TreeView<vscode.TreeItem>): void;
+	resolveTreeItem(item: vscode.TreeItem, element: vscode.TreeItem): vscode.TreeItem;
 }
 
 /** A group row: one list of the view (Images, Image builds, …), collapsed until opened. */
@@ -77,6 +78,11 @@ export class GroupedTreeProvider<G> extends Disposable implements vscode.TreeDat
 		return safeTreeItem(element);
 	}
 
+	/** A tooltip left out of a group's row (hover): its list builds it. */
+	resolveTreeItem(item: vscode.TreeItem, element: vscode.TreeItem): vscode.TreeItem {
+		return this.owner.get(element)?.resolveTreeItem(item, element) ?? item;
+	}
+
 	getParent(element: vscode.TreeItem): vscode.TreeItem | undefined {
 		if (element instanceof GroupRowNode) {
 			return undefined;
@@ -127,7 +133,7 @@ export class GroupedTreeProvider<G> extends Disposable implements vscode.TreeDat
 			rows.push(
 				new GroupRowNode(list, `${this.descriptor.kind}/${this.descriptor.keyOf(record)}`, spec.label, {
 					icon: spec.icon,
-					tooltip: spec.tooltip,
+					tooltip: typeof spec.tooltip === 'function' ? spec.tooltip() : spec.tooltip,
 					contextValue: spec.contextValue,
 					description: spec.description,
 				}),

@@ -6,7 +6,7 @@ import { singleLine } from '../util/text';
 import { Connectivity } from './connectivity';
 import type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
 import { GroupedTreeProvider } from './groupTree';
-import { DescriptorTreeProvider, RecordNode } from './listTree';
+import { DescriptorTreeProvider, RecordNode, resolveTooltip } from './listTree';
 import type { ListHost } from './listTree';
 
 export { DescriptorTreeProvider, RecordNode, pageSize } from './listTree';
@@ -280,7 +280,8 @@ export class CloudAgentViews extends Disposable {
 		const provider = this.provider(key);
 		const nodes = await this.childrenOf(provider, parentRowId);
 		return nodes.map((n) => {
-			const item = provider.getTreeItem(n);
+			// As a hover would: a tooltip built on request (RowSpec.tooltip) is built now.
+			const item = resolveTooltip(provider.getTreeItem(n));
 			const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
 			const tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : item.tooltip;
 			const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined;

@@ -107,7 +107,11 @@ export class RecordNode<T = unknown, F extends object = object> extends vscode.T
 		this.id = rowId(descriptor, descriptor.keyOf(record), ctx.parentKey);
 		this.description = spec.description;
 		this.iconPath = spec.icon;
-		this.tooltip = spec.tooltip;
+		if (typeof spec.tooltip === 'function') {
+			lazyTooltips.set(this, spec.tooltip);
+		} else {
+			this.tooltip = spec.tooltip;
+		}
 		this.contextValue = spec.contextValue;
 		if (spec.command) {
 			this.command = { command: spec.command.command, title: spec.command.title, arguments: spec.command.arguments ?? [this] };
@@ -120,6 +124,22 @@ export class RecordNode<T = unknown, F extends object = object> extends vscode.T
 			}
 		}
 	}
+}
+
+/** Tooltips built on request (RowSpec.tooltip as a function), by row. */
+const lazyTooltips = new WeakMap<vscode.TreeItem, () => string>();
+
+/**
+ * Fills in a row's tooltip when its descriptor builds it on request (`resolveTreeItem`, on hover;
+ * the test seam's rows), made safe as every row is. Returns the row.
+ */
+export function resolveTooltip(item: vscode.TreeItem): vscode.TreeItem {
+	const build = lazyTooltips.get(item);
+	if (build !== undefined && item.tooltip === undefined) {
+		item.tooltip = build();
+		lazyTooltips.delete(item);
+	}
+	return safeTreeItem(item);
 }
 
 /** The id of a record's row: `<kind>/<parent key>/<key>`, or `<kind>/<key>` without a parent. */
@@ -347,6 +367,13 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	/** The row as shown: every row passes `safeTreeItem` here (server text on one line, cut, neutralised). */
 	getTreeItem(element: vscode.TreeItem): vscode.TreeItem {
 		return safeTreeItem(element);
+	}
+
+	/** VS Code asks for a tooltip left out of the row (hover): built now. */
+	resolveTreeItem(item: vscode.TreeItem, element: vscode.TreeItem): vscode.TreeItem {
+		resolveTooltip(element);
+		item.tooltip = element.tooltip;
+		return safeTreeItem(item);
 	}
 
 	getParent(element: vscode.TreeItem): vscode.TreeItem | undefined {
