@@ -1,0 +1,123 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { Session, tokenKey } from '../../../src/auth/session';
+import { emu, within } from '../support/cloudAgents';
+import { devToken } from '../support/env';
+
+/** How long each read of the slow SecretStorage below takes (a window under load: one round trip to it). */
+const SLOW_READ_MS = 600;
+
+/** An in-memory SecretStorage whose reads take SLOW_READ_MS; counts them. */
+class SlowSecrets implements vscode.SecretStorage {
+	private readonly values = new Map<string, string>();
+	private readonly changed = new vscode.EventEmitter<vscode.SecretStorageChangeEvent>();
+	readonly onDidChange = this.changed.event;
+	reads = 0;
+
+	/** Answers what was stored when the read was asked (as a round trip would), SLOW_READ_MS later. */
+	async get(key: string): Promise<string | undefined> {
+		this.reads++;
+		const value = this.values.get(key);
+		await new Promise((r) => setTimeout(r, SLOW_READ_MS));
+		return value;
+	}
+	/** A token already stored when the window opens (no change event). */
+	seed(key: string, value: string): void {
+		this.values.set(key, value);
+	}
+	async store(key: string, value: string): Promise<void> {
+		this.values.set(key, value);
+		this.changed.fire({ key });
+		return Promise.resolve();
+	}
+	async delete(key: string): Promise<void> {
+		this.values.delete(key);
+		this.changed.fire({ key });
+		return Promise.resolve();
+	}
+	async keys(): Promise<string[]> {
+		return Promise.resolve([...this.values.keys()]);
+	}
+	dispose(): void {
+		this.changed.dispose();
+	}
+}
+
+const log = {
+	trace: () => undefined,
+	debug: () => undefined,
+	info: () => undefined,
+	warn: () => undefined,
+	error: () => undefined,
+} as unknown as vscode.LogOutputChannel;
+
+/**
+ * Issue 23: what the first listing waits for at start-up. It needs the token only: not the sign-in
+ * context key and state that activation's `initialize` sets meanwhile, not a second read of the
+ * token, not the Accounts menu's GET /v2/me.
+ */
+suite('Start-up order of the first listing', () => {
+	let session: Session | undefined;
+	let secrets: SlowSecrets | undefined;
+
+	async function signedInSession(): Promise<{ session: Session; secrets: SlowSecrets }> {
+		secrets = new SlowSecrets();
+		session = new Session(secrets, log);
+		secrets.seed(tokenKey(session.apiUrl), devToken());
+		return Promise.resolve({ session, secrets });
+	}
+
+	teardown(async () => {
+		await emu('DELETE', '/_emulator/faults');
+		session?.dispose();
+		secrets?.dispose();
+		session = undefined;
+		secrets = undefined;
+	});
+
+	test('GET /v2/agents at start-up takes one read of the token, shared with the sign-in state, and goes out before initialize settles', async () => {
+		const { session, secrets } = await signedInSession();
+		const reads = secrets.reads;
+		const started = Date.now();
+		let initialized: number | undefined;
+		// As activation does (no development token), then the Agents view's first listing at once.
+		const init = session.initialize(undefined).then(() => (initialized = Date.now()));
+		const page = await within('the first listing', session.client.listAgents({ limit: 1 }), 20_000);
+		const listed = Date.now();
+		await within('initialize', init, 20_000);
+		assert.ok(Array.isArray(page.items));
+		// One round trip to the SecretStorage for the sign-in state and the request together: a listing
+		// that waited for initialize (its read, the context key) and then read the token again took two.
+		assert.equal(secrets.reads - reads, 1, `token reads before the first listing: ${secrets.reads - reads}`);
+		assert.ok(
+			listed - started < 2 * SLOW_READ_MS,
+			`the first listing took ${listed - started} ms with ${SLOW_READ_MS} ms token reads (two reads in a row would be ${2 * SLOW_READ_MS})`,
+		);
+		assert.ok(initialized !== undefined && session.signedIn, 'initialize did not read the sign-in state');
+	});
+
+	test('GET /v2/agents does not wait for a slow GET /v2/me (the Accounts menu)', async () => {
+		const { session } = await signedInSession();
+		await session.initialize(undefined);
+		const slow = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/me', latency_ms: 4_000 }] });
+		assert.equal(slow.status, 200, JSON.stringify(slow.body));
+		let meDone = false;
+		const me = session.client.getMe().finally(() => {
+			meDone = true;
+		});
+		const page = await within('the listing', session.client.listAgents({ limit: 1 }), 20_000);
+		assert.ok(Array.isArray(page.items));
+		assert.equal(meDone, false, 'GET /v2/agents was answered only after the slow GET /v2/me');
+		await within('GET /v2/me', me, 20_000);
+	});
+
+	test('a token stored while a read is in flight is what the next request reads (the shared read is dropped)', async () => {
+		const { session, secrets } = await signedInSession();
+		await session.initialize(undefined);
+		const first = session.getToken();
+		await secrets.store(tokenKey(session.apiUrl), 'ca_dev_other_token_for_the_test');
+		// The read asked before the change answers the old token; one asked after it must not share that read.
+		assert.equal(await session.getToken(), 'ca_dev_other_token_for_the_test');
+		assert.equal(await first, devToken());
+	});
+});
