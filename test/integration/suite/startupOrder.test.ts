@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { Session, tokenKey } from '../../../src/auth/session';
-import { emu, within } from '../support/cloudAgents';
+import { emu, waitFor, within } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 
 /** How long each read of the slow SecretStorage below takes (a window under load: one round trip to it). */
@@ -114,7 +114,9 @@ suite('Start-up order of the first listing', () => {
 	test('a token stored while a read is in flight is what the next request reads (the shared read is dropped)', async () => {
 		const { session, secrets } = await signedInSession();
 		await session.initialize(undefined);
+		const reads = secrets.reads;
 		const first = session.getToken();
+		await waitFor('the first read to be asked', () => Promise.resolve(secrets.reads > reads || undefined), 5_000);
 		await secrets.store(tokenKey(session.apiUrl), 'ca_dev_other_token_for_the_test');
 		// The read asked before the change answers the old token; one asked after it must not share that read.
 		assert.equal(await session.getToken(), 'ca_dev_other_token_for_the_test');
