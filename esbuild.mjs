@@ -40,9 +40,8 @@ const API = join(ROOT, 'src', 'api');
 /**
  * The src/api modules that go to dist/client.js, loaded on the first request: those that need undici
  * or eventsource-parser (with the GitHub look-up of Create Agent), and the decoders of the service's answers (decode.ts, records.ts,
- * runEventDecoder.ts), which nothing needs before an answer arrives; and clock.ts (the run stream's
- * timers and sleep watcher: its only user is runEventStream.ts; move it to core.js when code loaded
- * at activation uses it). No dist/core.js module may import one of them (core.js would hold a second copy).
+ * runEventDecoder.ts), which nothing needs before an answer arrives. No dist/core.js module may import
+ * one of them (core.js would hold a second copy). (clock.ts is in core.js: the views' countdown uses it.)
  */
 const HEAVY = [
 	'client.ts',
@@ -55,7 +54,6 @@ const HEAVY = [
 	'decode.ts',
 	'records.ts',
 	'runEventDecoder.ts',
-	'clock.ts',
 ].map((f) => join(API, f));
 /** Every other src/api module (not the index.ts facade): dist/core.js. */
 const CORE = readdirSync(API)

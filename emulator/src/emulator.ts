@@ -340,9 +340,13 @@ export class Emulator {
 				changed = true;
 			}
 		}
-		const sessions = this.data.computerSessions.filter((s) => s.expires_ms > now);
+		// Credentials (computer sessions, device codes) expire on the wall clock, as they are made and
+		// checked (vnc.ts, auth.ts): a test that moved the emulator clock a day on must not see every
+		// new session dropped at the next tick.
+		const wall = Date.now();
+		const sessions = this.data.computerSessions.filter((s) => s.expires_ms > wall);
 		if (sessions.length !== this.data.computerSessions.length) this.data.computerSessions = sessions;
-		const devices = this.data.devices.filter((d) => d.expires_ms > now - 3600_000);
+		const devices = this.data.devices.filter((d) => d.expires_ms > wall - 3600_000);
 		if (devices.length !== this.data.devices.length) this.data.devices = devices;
 		if (changed) this.markDirty();
 	}

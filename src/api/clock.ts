@@ -38,11 +38,23 @@ export const systemClock: Clock = {
 	clearTimeout: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
 };
 
+/** A timer that fires this much later than asked (wall clock) means the machine slept. */
+export const SLEEP_JUMP_MS = 10_000;
+
+/**
+ * Whether a timer set at `setAt` (wall clock) for `askedMs` and firing at `now` fired so late that
+ * the machine must have slept meanwhile (more than `jumpMs` late). The one test of a sleep: the
+ * watcher below and the views' countdown (src/views/connectivity.ts) both ask it.
+ */
+export function sleptDuring(setAt: number, askedMs: number, now: number, jumpMs = SLEEP_JUMP_MS): boolean {
+	return now - setAt - askedMs > jumpMs;
+}
+
 /** How a `SleepWatcher` ticks and what it counts as a sleep. */
 export interface SleepWatchOptions {
 	/** Period of the tick (ms of the clock; default 2000). */
 	tickMs?: number;
-	/** A tick that comes this much later than asked (wall clock) means the machine slept (default 10000). */
+	/** A tick that comes this much later than asked (wall clock) means the machine slept (default SLEEP_JUMP_MS). */
 	jumpMs?: number;
 }
 
@@ -96,7 +108,7 @@ export class SleepWatcher {
 		options: SleepWatchOptions = {},
 	) {
 		this.tickMs = Math.max(10, options.tickMs ?? 2_000);
-		this.jumpMs = Math.max(0, options.jumpMs ?? 10_000);
+		this.jumpMs = Math.max(0, options.jumpMs ?? SLEEP_JUMP_MS);
 	}
 
 	/** Calls `listener` on every wake until the returned function is called. */
@@ -123,14 +135,13 @@ export class SleepWatcher {
 
 	private tick(): void {
 		const now = this.clock.now();
-		const lateMs = now - this.last - this.tickMs;
 		const lastTick = this.last;
 		this.last = now;
 		this.schedule();
-		if (lateMs > this.jumpMs) {
+		if (sleptDuring(lastTick, this.tickMs, now, this.jumpMs)) {
 			this.wakes++;
 			for (const listener of [...this.listeners]) {
-				listener({ lastTick, now, lateMs });
+				listener({ lastTick, now, lateMs: now - lastTick - this.tickMs });
 			}
 		}
 	}
@@ -170,7 +181,7 @@ export function waitAwake(ms: number, options: { clock?: Clock; watcher?: SleepW
 		const onAbort = (): void => finish(abortError(signal));
 		// Neither callback can run before both are set: timers and wakes come from later turns.
 		const timer = clock.setTimeout(
-			() => finish(watcher && clock.now() - started - ms > watcher.jumpMs ? 'woke' : 'elapsed'),
+			() => finish(watcher && sleptDuring(started, ms, clock.now(), watcher.jumpMs) ? 'woke' : 'elapsed'),
 			Math.max(0, ms),
 		);
 		const stopWatching = watcher?.onWake(() => finish('woke'));

@@ -44,6 +44,7 @@ export type { NetworkSettings, ProxyEnvironment } from './network';
 export { RunEventStream } from './sse';
 export type { StreamOutageEvent, StreamReconnectOptions } from './sse';
 export type { Clock, ClockTimer, SleepWatchOptions, WaitOutcome, WakeEvent } from './clock';
+export { SLEEP_JUMP_MS, sleptDuring, systemClock } from './clock';
 export { ARTIFACT_NAME, utf8Length } from './validation';
 export { LIMITS, SAFETY } from './limits';
 export { abortError, clamp, sleep, sleepUntilAborted, throwIfAborted } from './async';

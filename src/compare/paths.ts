@@ -199,6 +199,11 @@ export async function hashLocalFile(abs: string, signal?: AbortSignal): Promise<
 					break;
 				}
 				length += bytesRead;
+				if (length === statSize) {
+					// A read that stops exactly at the size fstat gave is the end of the file: asking
+					// again only to be told 0 bytes cost one more trip through the thread pool per file.
+					break;
+				}
 			}
 			throwIfAborted(signal);
 		} catch (err) {

@@ -18,23 +18,9 @@
  * sleeps, the wall clock does, so a tick that comes far later than asked means the machine woke up,
  * and the attempt runs at once instead of waiting out a backoff set before the sleep.
  */
-import { isAbortError, isUnreachable } from '../api';
+import { SLEEP_JUMP_MS, isAbortError, isUnreachable, sleptDuring, systemClock, type Clock } from '../api';
 
-/** Where time comes from: the wall clock and one-shot timers (src/api/clock.ts `Clock` satisfies it). */
-export interface Clock {
-	/** Wall-clock time in ms since the epoch. */
-	now(): number;
-	/** Calls `fn` once after `ms`. */
-	setTimeout(fn: () => void, ms: number): unknown;
-	clearTimeout(timer: unknown): void;
-}
-
-/** Date.now and Node's timers. */
-export const systemClock: Clock = {
-	now: () => Date.now(),
-	setTimeout: (fn, ms) => setTimeout(fn, Math.max(0, ms)),
-	clearTimeout: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
-};
+export type { Clock } from '../api';
 
 /** The first wait after the service stopped answering. */
 export const RETRY_BASE_MS = 5_000;
@@ -45,7 +31,7 @@ export const RETRY_JITTER = 0.2;
 /** The countdown's tick while an attempt is due. */
 export const TICK_MS = 1_000;
 /** A tick this much later than asked (wall clock) means the machine slept: the attempt runs at once. */
-export const LATE_MS = 10_000;
+export const LATE_MS = SLEEP_JUMP_MS;
 
 /**
  * The wait before attempt number `level + 1` after going offline: RETRY_BASE_MS doubled `level`
@@ -339,7 +325,7 @@ export class Connectivity {
 		}
 		const now = this.clock.now();
 		const expected = this.tickSetAt + this.tickAskedMs;
-		if (now - expected > LATE_MS) {
+		if (sleptDuring(this.tickSetAt, this.tickAskedMs, now, LATE_MS)) {
 			// The machine slept: the backoff was set before, the service may well be back.
 			this.wakes++;
 			void this.attempt();

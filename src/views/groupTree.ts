@@ -6,7 +6,7 @@ import { safeTreeItem } from './format';
 /** What a group view needs of each group's list: the rows, their parents, change events, visibility. */
 export interface GroupList {
 	readonly descriptor: AnyListDescriptor;
-	readonly onDidChangeTreeData: vscode.Event<vscode.TreeItem | undefined>;
+	readonly onDidChangeTreeData: vscode.Event<vscode.TreeItem | vscode.TreeItem[] | undefined>;
 	getChildren(element?: vscode.TreeItem): Promise<vscode.TreeItem[]>;
 	getParent(element: vscode.TreeItem): vscode.TreeItem | undefined;
 	attach(view: vscode.TreeView<vscode.TreeItem>): void;
@@ -38,7 +38,7 @@ export class GroupRowNode extends vscode.TreeItem {
  * Every group's list follows this view's visibility (it polls only while the view is visible).
  */
 export class GroupedTreeProvider<G> extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
-	private readonly _onDidChangeTreeData = this.register(new vscode.EventEmitter<vscode.TreeItem | undefined>());
+	private readonly _onDidChangeTreeData = this.register(new vscode.EventEmitter<vscode.TreeItem | vscode.TreeItem[] | undefined>());
 	/** Fires when a group's rows change. */
 	readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
 	/** The list that produced a row (for its children and parent). */

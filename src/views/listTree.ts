@@ -99,23 +99,12 @@ export class RecordNode<T = unknown, F extends object = object> extends vscode.T
 		readonly parentRecord: unknown,
 		/** The row this one hangs under (subtrees). */
 		readonly parentNode: vscode.TreeItem | undefined,
-		ctx: RowContext<unknown>,
+		private readonly ctx: RowContext<unknown>,
 		hasChildren: boolean,
 	) {
-		const spec = descriptor.row(record, ctx);
-		super(spec.label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+		super('', hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
 		this.id = rowId(descriptor, descriptor.keyOf(record), ctx.parentKey);
-		this.description = spec.description;
-		this.iconPath = spec.icon;
-		if (typeof spec.tooltip === 'function') {
-			lazyTooltips.set(this, spec.tooltip);
-		} else {
-			this.tooltip = spec.tooltip;
-		}
-		this.contextValue = spec.contextValue;
-		if (spec.command) {
-			this.command = { command: spec.command.command, title: spec.command.title, arguments: spec.command.arguments ?? [this] };
-		}
+		this.update();
 		this.target = descriptor.fields(record, ctx.parentKey);
 		// The fields as own properties, never over a member of the row itself (`id`, `label`, …).
 		for (const [name, value] of Object.entries(this.target)) {
@@ -123,6 +112,28 @@ export class RecordNode<T = unknown, F extends object = object> extends vscode.T
 				Reflect.set(this, name, value);
 			}
 		}
+	}
+
+	/** Reads the row's look again from its record (names of other records, flags and times may have changed). */
+	update(): void {
+		const spec = this.descriptor.row(this.record, this.ctx);
+		this.label = spec.label;
+		this.description = spec.description;
+		this.iconPath = spec.icon;
+		// A tooltip built on hover is built again on the next hover after an update.
+		if (typeof spec.tooltip === 'function') {
+			lazyTooltips.set(this, spec.tooltip);
+			this.tooltip = undefined;
+		} else {
+			lazyTooltips.delete(this);
+			this.tooltip = spec.tooltip;
+		}
+		this.contextValue = spec.contextValue;
+		this.command = spec.command && {
+			command: spec.command.command,
+			title: spec.command.title,
+			arguments: spec.command.arguments ?? [this],
+		};
 	}
 }
 
@@ -182,7 +193,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	extends Disposable
 	implements vscode.TreeDataProvider<vscode.TreeItem>
 {
-	protected readonly _onDidChangeTreeData = this.register(new vscode.EventEmitter<vscode.TreeItem | undefined>());
+	protected readonly _onDidChangeTreeData = this.register(new vscode.EventEmitter<vscode.TreeItem | vscode.TreeItem[] | undefined>());
 	/** Fires when the rows change. */
 	readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
 
@@ -220,6 +231,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	private readonly participant: Participant = { retry: () => this.retryOffline() };
 	/** The offline row drawn last for each offline list: its label is updated in place as the countdown runs. */
 	private readonly offlineNodes = new Map<ListModel<unknown>, MessageNode>();
+	/** The record rows handed to VS Code last, per list: `redraw` updates these in place. */
+	private readonly shownRows = new Map<ListModel<unknown>, RecordNode[]>();
 
 	constructor(
 		readonly descriptor: ListDescriptor<T, F, P>,
@@ -360,7 +373,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			this.marked.delete(key);
 		}
 		if (active && !had) {
-			this.redraw();
+			// Nothing the row shows changes: only the automatic refresh starts.
+			this.schedule();
 		}
 	}
 
@@ -414,9 +428,20 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		return [];
 	}
 
-	/** Redraws the rows from the records held (something they show, such as a name, changed elsewhere). */
+	/**
+	 * Redraws the rows from the records held (something they show, such as a name or a flag, changed
+	 * elsewhere): each record row shown is read again in place (an element refresh), so VS Code keeps
+	 * every row's handle. A whole-tree refresh would make it drop them until it has read the rows
+	 * again, and a row's context menu or inline action used meanwhile would run without its row.
+	 */
 	redraw(): void {
-		this._onDidChangeTreeData.fire(undefined);
+		const rows = [...this.shownRows.values()].flat();
+		for (const row of rows) {
+			row.update();
+		}
+		if (rows.length > 0) {
+			this._onDidChangeTreeData.fire(rows);
+		}
 		this.schedule();
 	}
 
@@ -470,6 +495,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.childModels.clear();
 		this.marked.clear();
 		this.offlineNodes.clear();
+		this.shownRows.clear();
 		this.stopTimer();
 		this.connectivity.leave(this.participant);
 		this._onDidChangeTreeData.fire(undefined);
@@ -601,6 +627,10 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		const rows = model
 			.rows({ loadMore: Boolean(commands.loadMore), retry: Boolean(commands.refresh), empty: model.descriptor.empty !== undefined })
 			.map((row) => this.rowNode(model, row, commands));
+		this.shownRows.set(
+			model,
+			rows.filter((row): row is RecordNode => row instanceof RecordNode),
+		);
 		if (!model.offline) {
 			this.offlineNodes.delete(model);
 		}
@@ -735,9 +765,14 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 				// which agent).
 				const revisions = now.map((m) => m.revision);
 				void Promise.all(now.map((m) => m.load())).then(() => {
-					if (now.some((m, i) => m.revision !== revisions[i]) || Date.now() - this.polledRedrawAt >= RELATIVE_TIME_REDRAW_MS) {
+					if (now.some((m, i) => m.revision !== revisions[i])) {
 						this.polledRedrawAt = Date.now();
 						this._onDidChangeTreeData.fire(undefined);
+					} else if (Date.now() - this.polledRedrawAt >= RELATIVE_TIME_REDRAW_MS) {
+						// Only the relative times moved on: the rows in place.
+						this.polledRedrawAt = Date.now();
+						this.redraw();
+						return;
 					}
 					this.schedule();
 				});

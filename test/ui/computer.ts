@@ -55,7 +55,8 @@ const uiTest: UiTest = {
 				(s) => s.agent_id === agent.id,
 			);
 		const input = (id: string) => admin(`/_emulator/computer-sessions/${encodeURIComponent(id)}/input`) as Promise<InputLog>;
-		const before = (await sessions()).length;
+		// By id, not by count: sessions of earlier tests expire and drop out of the state meanwhile.
+		const before = new Set((await sessions()).map((s) => s.id));
 		const origin = new URL(emulatorUrl.replace(/^http/, 'ws')).origin;
 
 		// Every message through a webview frame (both directions) is recorded from the frames' start:
@@ -88,8 +89,7 @@ const uiTest: UiTest = {
 		const picked = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open Computer' });
 		const first = await until(page, 'a new computer session on the emulator', async () => {
 			assert.equal(await picked.isVisible(), false, 'Open Computer on the row asked which agent: it ran without its row');
-			const all = await sessions();
-			return all.length > before ? all[all.length - 1] : undefined;
+			return (await sessions()).find((s) => !before.has(s.id));
 		});
 		await page
 			.locator('.tabs-container .tab', { hasText: `Computer — ${agent.name}` })

@@ -15,6 +15,13 @@ import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
  * without its row (Open Computer then asked which agent) or not at all. So a poll that brings
  * nothing new must not redraw.
  */
+/** A row's tooltip as text (ours are plain strings; a MarkdownString's source otherwise). */
+const tooltipText = (row: vscode.TreeItem): string => (typeof row.tooltip === 'string' ? row.tooltip : (row.tooltip?.value ?? ''));
+
+/** A row's tooltip as a hover reads it: the item VS Code got, then resolved (tooltips are built on hover). */
+const hoverText = (tree: DescriptorTreeProvider<Agent>, row: vscode.TreeItem): string =>
+	tooltipText(tree.resolveTreeItem(tree.getTreeItem(row), row));
+
 suite('Automatic refresh of a list', () => {
 	let api: CloudAgentsTestApi;
 	const disposables: vscode.Disposable[] = [];
@@ -29,6 +36,40 @@ suite('Automatic refresh of a list', () => {
 		for (const d of disposables.splice(0)) {
 			d.dispose();
 		}
+	});
+
+	test('a redraw (a runtime renamed, a flag changed) reads the shown rows again in place: their handles stay; marking a record active redraws nothing', async function () {
+		this.timeout(30_000);
+		const signedIn = new vscode.EventEmitter<void>();
+		const log = vscode.window.createOutputChannel('Cloud Agents redraw test', { log: true });
+		const host: ListHost = { signedIn: true, onDidChange: signedIn.event, log, reportError: () => undefined };
+		let runtimeName = 'before-rename';
+		const ctx: ListContext = {
+			client: () => api.session.client,
+			lookup: ((_list: unknown, id: string) => ({ id, display_name: runtimeName })) as ListContext['lookup'],
+			flag: () => false,
+		};
+		const tree = new DescriptorTreeProvider(agentsList, host, ctx);
+		disposables.push(tree, signedIn, log);
+		const rows = await tree.getChildren();
+		const withRuntime = rows.find((r): r is vscode.TreeItem & { agent: Agent } => Boolean((r as { agent?: Agent }).agent?.runtime_id));
+		assert.ok(withRuntime, 'an agent of the demo seed runs on a runtime');
+		assert.match(hoverText(tree, withRuntime), /before-rename/);
+		const fired: Array<vscode.TreeItem | vscode.TreeItem[] | undefined> = [];
+		disposables.push(tree.onDidChangeTreeData((e) => fired.push(e)));
+
+		tree.markActive(withRuntime.agent.id, true);
+		tree.markActive(withRuntime.agent.id, false);
+		assert.deepEqual(fired, [], 'marking a record active changes nothing a row shows');
+
+		runtimeName = 'after-rename';
+		tree.redraw();
+		assert.equal(fired.length, 1);
+		const changed = fired[0];
+		assert.ok(Array.isArray(changed), 'an element refresh of the rows, not of the whole tree (which drops every handle)');
+		assert.ok((changed as vscode.TreeItem[]).includes(withRuntime), 'the very row objects VS Code holds');
+		assert.equal(withRuntime.tooltip, undefined, 'the tooltip built on the last hover is dropped: the next hover builds it again');
+		assert.match(hoverText(tree, withRuntime), /after-rename/, 'the row reads its runtime name again');
 	});
 
 	test("a poll that brings nothing new leaves the rows alone (Open Computer from an agent row's context menu keeps its row); a change on the service redraws", async function () {

@@ -222,6 +222,19 @@ export class Workbench {
 			);
 			if (shown) {
 				await this.page.keyboard.press('Enter');
+				// The palette closes before the command's own input opens: until then its rows are
+				// still on the page, and a test waiting for "a row of the pick" would take them (and
+				// type into the palette). Wait until the palette's text is gone (hidden, or another
+				// input in its place).
+				await this.page.waitForFunction(
+					`(() => {
+						const widget = document.querySelector('.quick-input-widget');
+						const box = widget && widget.querySelector('input');
+						return !widget || widget.style.display === 'none' || !widget.offsetParent || !box || box.value !== ${JSON.stringify(`>${label}`)};
+					})()`,
+					undefined,
+					{ timeout: 10_000, polling: 50 },
+				);
 				return;
 			}
 			await this.page.keyboard.press('Escape');

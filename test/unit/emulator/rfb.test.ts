@@ -174,6 +174,19 @@ suite('emulator: computer-session RFB details (standard)', () => {
 		await emu.close();
 	});
 
+	test('a session opened after the emulator clock moved a day on lives (sessions expire on the wall clock, as they are made)', async () => {
+		await c.admin('POST', '/clock/advance', { seconds: 86_400 });
+		const s = await openSession(emu, c);
+		await new Promise((r) => setTimeout(r, 300)); // a few ticks (every 100 ms)
+		assert.ok(
+			emu.emulator.data.computerSessions.some((x) => x.id === s.id),
+			'the session survives the ticks',
+		);
+		const v = await RfbClient.connect(s.url, s.protocols);
+		assert.ok(v.init.width >= 1024);
+		v.ws.destroy();
+	});
+
 	test('the desktop size is an emulator option (at least 1024×768)', async () => {
 		const small = await boot({ desktop: { width: 1024, height: 768 } });
 		try {

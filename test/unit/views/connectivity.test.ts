@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { createClock } from '@sinonjs/fake-timers';
 import { ApiError, NetworkError, ValidationError } from '../../../src/api';
 import {
 	Connectivity,
@@ -8,23 +7,18 @@ import {
 	RETRY_JITTER,
 	RETRY_MAX_MS,
 	retryDelayMs,
-	type Clock,
 	type ConnectivityOptions,
 } from '../../../src/views/connectivity';
+import { FakeClock } from '../support/fakeClock';
 
 /**
  * The shared connectivity of the views (src/views/connectivity.ts) on a fake clock
- * (@sinonjs/fake-timers): `tickAsync` moves time and runs the timers due; `setSystemTime` moves the
+ * (test/unit/support/fakeClock.ts): `advance` moves time and runs the timers due; `sleep` moves the
  * wall clock alone, as a machine that slept (Node's timers do not advance meanwhile).
  */
 function setup(options: Omit<ConnectivityOptions, 'clock'> = {}) {
-	const fake = createClock(Date.UTC(2025, 0, 1, 12, 0, 0));
-	const clock: Clock = {
-		now: () => fake.now,
-		setTimeout: (fn, ms) => fake.setTimeout(fn, ms),
-		clearTimeout: (timer) => fake.clearTimeout(timer as ReturnType<typeof fake.setTimeout>),
-	};
-	const c = new Connectivity({ random: () => 0, ...options, clock });
+	const fake = new FakeClock(Date.UTC(2025, 0, 1, 12, 0, 0));
+	const c = new Connectivity({ random: () => 0, ...options, clock: fake });
 	let changes = 0;
 	let ticks = 0;
 	c.onDidChange(() => changes++);
@@ -35,7 +29,7 @@ function setup(options: Omit<ConnectivityOptions, 'clock'> = {}) {
 		changes: () => changes,
 		ticks: () => ticks,
 		/** Seconds since the start of the test. */
-		at: () => (fake.now - Date.UTC(2025, 0, 1, 12, 0, 0)) / 1000,
+		at: () => (fake.now() - Date.UTC(2025, 0, 1, 12, 0, 0)) / 1000,
 	};
 }
 
@@ -73,33 +67,33 @@ suite('views/connectivity: the shared offline state, its backoff and its recover
 	test('an offline list is retried with capped backoff, one attempt at a time, until the service answers; then nothing more', async () => {
 		const { fake, c, at } = setup();
 		const agents = list(c, at);
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
 		assert.equal(c.online, false);
 		assert.equal(c.secondsToNextAttempt(), 5);
-		await fake.tickAsync(3 * 60_000 + 15_000);
+		await fake.advance(3 * 60_000 + 15_000);
 		assert.deepEqual(agents.retries, [5, 15, 35, 75, 135, 195], 'waits of 5, 10, 20, 40, 60, 60 s');
 		agents.answers = true;
-		await fake.tickAsync(60_000);
+		await fake.advance(60_000);
 		assert.equal(c.online, true);
 		assert.deepEqual(agents.retries, [5, 15, 35, 75, 135, 195, 255]);
-		await fake.tickAsync(10 * 60_000);
+		await fake.advance(10 * 60_000);
 		assert.equal(agents.retries.length, 7, 'online: no attempt, no timer');
-		assert.equal(fake.countTimers(), 0);
+		assert.equal(fake.pending().length, 0);
 	});
 
 	test('several offline lists share one timer: each attempt reads one of them (round robin); its answer reads every other at once', async () => {
 		const { fake, c, at } = setup();
 		const [agents, runs, runtimes] = [list(c, at), list(c, at), list(c, at)];
 		for (const l of [agents, runs, runtimes]) {
-			c.reportUnreachable(refused(), { participant: l, startedAt: fake.now });
+			c.reportUnreachable(refused(), { participant: l, startedAt: fake.now() });
 		}
-		assert.equal(fake.countTimers(), 1, 'one timer for three lists');
-		await fake.tickAsync(5_000 + 10_000 + 20_000);
+		assert.equal(fake.pending().length, 1, 'one timer for three lists');
+		await fake.advance(5_000 + 10_000 + 20_000);
 		assert.deepEqual([agents.retries, runs.retries, runtimes.retries], [[5], [15], [35]], 'one read per attempt, in turn: no storm');
 		for (const l of [agents, runs, runtimes]) {
 			l.answers = true;
 		}
-		await fake.tickAsync(40_000);
+		await fake.advance(40_000);
 		assert.equal(c.online, true);
 		assert.deepEqual(
 			[agents.retries, runs.retries, runtimes.retries],
@@ -115,20 +109,20 @@ suite('views/connectivity: the shared offline state, its backoff and its recover
 	test('an answer from anywhere else (another request of the extension) reads every offline list at once and stops the timer', async () => {
 		const { fake, c, at, changes } = setup();
 		const [agents, runs] = [list(c, at), list(c, at)];
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
-		c.reportUnreachable(refused(), { participant: runs, startedAt: fake.now });
-		await fake.tickAsync(5_000);
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
+		c.reportUnreachable(refused(), { participant: runs, startedAt: fake.now() });
+		await fake.advance(5_000);
 		assert.deepEqual([agents.retries, runs.retries], [[5], []]);
 		agents.answers = runs.answers = true;
-		await fake.tickAsync(2_000);
+		await fake.advance(2_000);
 		const before = changes();
 		c.report(undefined); // e.g. Check Connection, or a command's request, got through
 		assert.equal(c.online, true);
 		assert.equal(changes(), before + 1);
-		await fake.tickAsync(0);
+		await fake.advance(0);
 		assert.deepEqual([agents.retries, runs.retries], [[5, 7], [7]], 'both read at once, once each');
-		assert.equal(fake.countTimers(), 0);
-		await fake.tickAsync(5 * 60_000);
+		assert.equal(fake.pending().length, 0);
+		await fake.advance(5 * 60_000);
 		assert.deepEqual([agents.retries, runs.retries], [[5, 7], [7]]);
 	});
 
@@ -147,16 +141,16 @@ suite('views/connectivity: the shared offline state, its backoff and its recover
 				});
 			},
 		};
-		c.reportUnreachable(refused(), { participant: slow, startedAt: fake.now });
-		await fake.tickAsync(1_000);
+		c.reportUnreachable(refused(), { participant: slow, startedAt: fake.now() });
+		await fake.advance(1_000);
 		const first = c.retryNow();
 		const second = c.retryNow();
 		assert.equal(first, second, 'the same attempt');
 		assert.equal(calls, 1);
 		assert.equal(c.state?.attempting, true);
 		assert.equal(c.secondsToNextAttempt(), undefined, 'no countdown while it runs');
-		assert.equal(fake.countTimers(), 0, 'no timer while it runs');
-		await fake.tickAsync(10 * 60_000);
+		assert.equal(fake.pending().length, 0, 'no timer while it runs');
+		await fake.advance(10 * 60_000);
 		assert.equal(calls, 1, 'a read that hangs holds the next attempt back');
 		release();
 		await first;
@@ -171,28 +165,28 @@ suite('views/connectivity: the shared offline state, its backoff and its recover
 	test('the countdown ticks once a second, on the second: "retrying in N s" stays true', async () => {
 		const { fake, c, ticks, at } = setup();
 		const agents = list(c, at);
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
 		const seen: Array<number | undefined> = [];
 		c.onDidTick(() => seen.push(c.secondsToNextAttempt()));
-		await fake.tickAsync(4_999);
+		await fake.advance(4_999);
 		assert.deepEqual(seen, [4, 3, 2, 1]);
 		assert.equal(ticks(), 4, 'at most one tick a second');
-		await fake.tickAsync(1);
+		await fake.advance(1);
 		assert.deepEqual(agents.retries, [5]);
 	});
 
 	test('after the machine sleeps, the attempt runs as soon as a tick sees the wall clock jump, not after the backoff set before', async () => {
 		const { fake, c, at } = setup();
 		const agents = list(c, at);
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
-		await fake.tickAsync(5_000 + 10_000 + 20_000); // attempts at 5, 15, 35 s; the next wait is 40 s
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
+		await fake.advance(5_000 + 10_000 + 20_000); // attempts at 5, 15, 35 s; the next wait is 40 s
 		assert.equal(agents.retries.length, 3);
 		assert.equal(c.secondsToNextAttempt(), 40);
-		await fake.tickAsync(2_000);
+		await fake.advance(2_000);
 		// The lid closes for 25 minutes: the wall clock moves, Node's timers do not.
-		fake.setSystemTime(fake.now + 25 * 60_000);
+		fake.sleep(25 * 60_000);
 		agents.answers = true;
-		await fake.tickAsync(1_000);
+		await fake.advance(1_000);
 		assert.equal(c.wakes, 1);
 		assert.equal(agents.retries.length, 4, 'retried within a second of waking');
 		assert.equal(c.online, true);
@@ -201,11 +195,11 @@ suite('views/connectivity: the shared offline state, its backoff and its recover
 	test('a sleep shorter than the wait left (15 s of 38 s) is noticed too: the attempt runs at once, not 23 s later', async () => {
 		const { fake, c, at } = setup();
 		const agents = list(c, at);
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
-		await fake.tickAsync(5_000 + 10_000 + 20_000 + 2_000);
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
+		await fake.advance(5_000 + 10_000 + 20_000 + 2_000);
 		assert.equal(c.secondsToNextAttempt(), 38);
-		fake.setSystemTime(fake.now + 15_000);
-		await fake.tickAsync(1_000);
+		fake.sleep(15_000);
+		await fake.advance(1_000);
 		assert.equal(c.wakes, 1);
 		assert.deepEqual(agents.retries, [5, 15, 35, 53]);
 	});
@@ -213,16 +207,16 @@ suite('views/connectivity: the shared offline state, its backoff and its recover
 	test('a tick a little late (a busy extension host) is not a sleep; a clock set back keeps the wait that was left', async () => {
 		const { fake, c, at } = setup();
 		const agents = list(c, at);
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
-		fake.setSystemTime(fake.now + LATE_MS - 2_000);
-		await fake.tickAsync(1_000);
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
+		fake.sleep(LATE_MS - 2_000);
+		await fake.advance(1_000);
 		assert.equal(c.wakes, 0);
 		assert.equal(agents.retries.length, 1, 'the wall clock passed the attempt time: it ran');
 		assert.equal(c.secondsToNextAttempt(), 10);
-		fake.setSystemTime(fake.now - 3_600_000); // set back an hour
-		await fake.tickAsync(1_000);
+		fake.sleep(-3_600_000); // set back an hour
+		await fake.advance(1_000);
 		assert.ok((c.secondsToNextAttempt() ?? 0) <= 10, `${c.secondsToNextAttempt()} s left`);
-		await fake.tickAsync(10_000);
+		await fake.advance(10_000);
 		assert.equal(agents.retries.length, 2);
 	});
 
@@ -253,34 +247,34 @@ suite('views/connectivity: the shared offline state, its backoff and its recover
 	test('a failure of a request sent before the last answer is stale: still online, and its list reads again at once', async () => {
 		const { fake, c, at, changes } = setup();
 		const runs = list(c, at);
-		const sent = fake.now;
-		await fake.tickAsync(1_000);
+		const sent = fake.now();
+		await fake.advance(1_000);
 		c.report(undefined); // an answer to a later request
-		await fake.tickAsync(500);
+		await fake.advance(500);
 		runs.answers = true;
 		c.reportUnreachable(refused(), { participant: runs, startedAt: sent });
 		assert.equal(c.online, true);
 		assert.equal(changes(), 0);
-		await fake.tickAsync(0);
+		await fake.advance(0);
 		assert.deepEqual(runs.retries, [1.5]);
 	});
 
 	test('a hidden list leaves: with nothing to retry and no probe, no timer runs; shown again, it waits (or reads at once when online)', async () => {
 		const { fake, c, at } = setup();
 		const agents = list(c, at);
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
 		c.leave(agents);
-		assert.equal(fake.countTimers(), 0);
+		assert.equal(fake.pending().length, 0);
 		assert.equal(c.secondsToNextAttempt(), undefined);
 		assert.equal(c.online, false, 'still offline: nothing said otherwise');
-		await fake.tickAsync(5 * 60_000);
+		await fake.advance(5 * 60_000);
 		assert.deepEqual(agents.retries, []);
 		c.join(agents);
 		assert.equal(c.secondsToNextAttempt(), 5);
 		c.leave(agents);
 		c.report(undefined);
 		c.join(agents);
-		await fake.tickAsync(0);
+		await fake.advance(0);
 		assert.equal(agents.retries.length, 1, 'online when shown again: read at once');
 	});
 
@@ -297,44 +291,44 @@ suite('views/connectivity: the shared offline state, its backoff and its recover
 			},
 		});
 		c.report(refused()); // e.g. a command's request found no service
-		await fake.tickAsync(5_000 + 10_000);
+		await fake.advance(5_000 + 10_000);
 		assert.equal(probes, 2);
 		up = true;
-		await fake.tickAsync(20_000);
+		await fake.advance(20_000);
 		assert.equal(probes, 3);
 		assert.equal(c.online, true);
-		await fake.tickAsync(10 * 60_000);
+		await fake.advance(10 * 60_000);
 		assert.equal(probes, 3);
 	});
 
 	test('coming back and going away again within a minute keeps the longer wait (a flapping service is not hammered); after a calm minute it starts at 5 s', async () => {
 		const { fake, c, at } = setup();
 		const agents = list(c, at);
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
-		await fake.tickAsync(5_000 + 10_000 + 20_000);
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
+		await fake.advance(5_000 + 10_000 + 20_000);
 		agents.answers = true;
 		c.report(undefined);
-		await fake.tickAsync(1_000);
+		await fake.advance(1_000);
 		assert.equal(c.online, true);
 		agents.answers = false;
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
 		assert.equal(c.secondsToNextAttempt(), 40);
 		agents.answers = true;
 		c.report(undefined);
-		await fake.tickAsync(RETRY_MAX_MS);
+		await fake.advance(RETRY_MAX_MS);
 		assert.equal(c.online, true);
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
 		assert.equal(c.secondsToNextAttempt(), 5);
 	});
 
 	test('reset (another API URL, signed out): online, nothing waiting, no timer', async () => {
 		const { fake, c, at } = setup();
 		const agents = list(c, at);
-		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now });
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
 		c.reset();
 		assert.equal(c.online, true);
-		assert.equal(fake.countTimers(), 0);
-		await fake.tickAsync(5 * 60_000);
+		assert.equal(fake.pending().length, 0);
+		await fake.advance(5 * 60_000);
 		assert.deepEqual(agents.retries, []);
 	});
 });
