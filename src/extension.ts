@@ -8,6 +8,7 @@ import { registerAuth } from './commands/auth';
 import { CloudAgentViews } from './views';
 import { Connectivity } from './views/connectivity';
 import { ConnectionStatusBar } from './views/connectivityStatus';
+import { RowCache } from './views/rowCache';
 import { ImageDocuments } from './views/imageDocuments';
 import { RecordDocuments } from './views/recordDocuments';
 import type { Services } from './views/actions';
@@ -82,9 +83,14 @@ class CloudAgentsExtension extends Disposable {
 		this.register(session.onDidChange(() => connectivity.reset()));
 		const connectionStatus = this.register(new ConnectionStatusBar(connectivity));
 		this.register(registerCommand('cloudAgents.retryConnection', () => connectivity.retryNow(), log, { onUnauthorized }));
+		// The rows as last loaded (globalState, keyed by the API URL and a fingerprint of the token):
+		// shown marked when a view opens, until its first answer (src/views/rowCache.ts).
+		const rowCache = this.register(
+			new RowCache(context.globalState, session, (err) => log.warn(`Keeping the rows as last loaded failed: ${String(err)}`)),
+		);
 		// The tree views of every list (src/resources), and how the lists follow one another.
 		const views = (this.views = this.register(
-			new CloudAgentViews(session, log, (err) => void session.reportError(err), LIST_DESCRIPTORS, connectivity),
+			new CloudAgentViews(session, log, (err) => void session.reportError(err), LIST_DESCRIPTORS, connectivity, rowCache),
 		));
 		for (const d of connectLists(views)) {
 			this.register(d);

@@ -83,6 +83,11 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 		vscode.commands.registerCommand('_cloudAgents.views.click', (key: string, rowId: string, parentRowId?: string) =>
 			views.click(key, rowId, parentRowId),
 		),
+		vscode.commands.registerCommand(
+			'_cloudAgents.views.runOnRow',
+			(key: string, rowId: string, command: string, options?: Record<string, unknown>) =>
+				views.runOnRow(key, rowId, command, options),
+		),
 		vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) =>
 			views.selectById(deps.agents, agentId),
 		),

@@ -12,7 +12,10 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from './errors';
 import { SAFETY } from './limits';
+import { isSafeId } from './validation';
 import type { EventRecord, TokenSavingEventRecord, TokenSavingSummaryCounts, TokenSavingTotalsCounts } from './types';
+
+export { isSafeId };
 
 /** Where a value came from, for error messages. */
 export interface DecodeContext {
@@ -32,18 +35,6 @@ export class InvalidResponseError extends ApiError {
 	) {
 		super(200, 'invalid_response', `The server sent an invalid ${field}: expected ${expected}`, requestId);
 	}
-}
-
-/** True for an id that may go into a route segment or a local name: 1–255 characters, no control characters, not `.` or `..`. */
-export function isSafeId(value: unknown): value is string {
-	return (
-		typeof value === 'string' &&
-		value.length > 0 &&
-		value.length <= SAFETY.idMaxChars &&
-		value !== '.' &&
-		value !== '..' &&
-		!CONTROL.test(value)
-	);
 }
 
 type Obj = Record<string, unknown>;

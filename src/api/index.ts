@@ -30,7 +30,7 @@ export {
 export type { BuildAttemptInfo, BuildInfo, CheckpointInfo, ImageInfo, ProviderInfo } from './records';
 export type { EpochMillis } from './time';
 export { fromRfc3339, fromUnixMillis, fromUnixSeconds, readTimeMember } from './time';
-export { InvalidResponseError, decodeSessionEvent, isSafeId } from './decode';
+export { InvalidResponseError, decodeSessionEvent } from './decode';
 export type { GatewayHostKey } from './decode';
 export { ListingStoppedError, PageChain } from './pagination';
 export type { ApiErrorCode } from './errors';
@@ -45,7 +45,7 @@ export { RunEventStream } from './sse';
 export type { StreamOutageEvent, StreamReconnectOptions } from './sse';
 export type { Clock, ClockTimer, SleepWatchOptions, WaitOutcome, WakeEvent } from './clock';
 export { SLEEP_JUMP_MS, sleptDuring, systemClock } from './clock';
-export { ARTIFACT_NAME, utf8Length } from './validation';
+export { ARTIFACT_NAME, isSafeId, utf8Length } from './validation';
 export { LIMITS, SAFETY } from './limits';
 export { abortError, clamp, sleep, sleepUntilAborted, throwIfAborted } from './async';
 export { isLoopbackHost, isLoopbackUrl } from './loopback';

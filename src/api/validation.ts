@@ -3,7 +3,7 @@
  * docs/contract-choices.md), run before anything is sent. Every limit number lives in LIMITS.
  */
 import { ValidationError } from './errors';
-import { LIMITS } from './limits';
+import { LIMITS, SAFETY } from './limits';
 import type { PromptImage } from './types';
 
 export { LIMITS } from './limits';
@@ -15,6 +15,21 @@ const AGENT_ID_REST = /^[\x21-\x2c\x2e-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7e]?[A-Z
 /** The artifact-name pattern of the service: a letter or digit, then letters, digits, `.`, `_`, `-` (≤ 255). */
 export const ARTIFACT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** True for an id that may go into a route segment or a local name: 1–255 characters, no control characters, not `.` or `..`. */
+export function isSafeId(value: unknown): value is string {
+	return (
+		typeof value === 'string' &&
+		value.length > 0 &&
+		value.length <= SAFETY.idMaxChars &&
+		value !== '.' &&
+		value !== '..' &&
+		!CONTROL.test(value)
+	);
+}
 
 /** UTF-8 byte length of a string (how the service counts name and prompt limits). */
 export function utf8Length(text: string): number {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { CloudAgentsClient, isAuthFailure, isLoopbackUrl } from '../api';
 import type { Logger, NetworkSettings } from '../api';
@@ -21,6 +22,24 @@ export function isSafeExternalUrl(url: string): boolean {
 /** The SecretStorage key of the token for one API origin. */
 export function tokenKey(apiUrl: string): string {
 	return `cloudAgents.token.${new URL(apiUrl).origin}`;
+}
+
+/**
+ * Whose rows may be shown from the last listing (src/views/rowCache.ts): the API URL and a
+ * fingerprint of the token (never the token), as of the last read of the sign-in state, and when the
+ * token or URL last changed (a listing started before then may have used another token).
+ */
+export interface CacheScope {
+	readonly apiUrl: string;
+	/** The first 16 hex digits of a SHA-256 of the token (with a fixed prefix): tells accounts apart, cannot give the token back. */
+	readonly account: string;
+	/** When the token or the URL last changed (Date.now()). */
+	readonly since: number;
+}
+
+/** The fingerprint of a token for `CacheScope.account`. */
+export function accountFingerprint(token: string): string {
+	return createHash('sha256').update('cloud-agents-row-cache\0').update(token).digest('hex').slice(0, 16);
 }
 
 /**
@@ -59,9 +78,7 @@ export class Session extends Disposable {
 		this.register(
 			vscode.workspace.onDidChangeConfiguration((e) => {
 				if (e.affectsConfiguration(`${CONFIG.section}.${CONFIG.apiUrl}`)) {
-					this.tokenRead = undefined;
-					this.resetClient();
-					void this.refreshSignedIn();
+					this.apiUrlChanged();
 				}
 			}),
 		);
@@ -69,7 +86,7 @@ export class Session extends Disposable {
 			secrets.onDidChange((e) => {
 				if (e.key.startsWith('cloudAgents.token.')) {
 					// A token stored or deleted (here or in another window) starts a new sign-in state.
-					this.tokenRead = undefined;
+					this.tokenChanged();
 					this.unauthorizedLatch = false;
 					void this.refreshSignedIn();
 				}
@@ -82,6 +99,31 @@ export class Session extends Disposable {
 	get apiUrl(): string {
 		const configured = vscode.workspace.getConfiguration(CONFIG.section).get<string>(CONFIG.apiUrl, '').trim();
 		return (configured || DEFAULT_API_URL).replace(/\/+$/, '');
+	}
+
+	/** Counts the changes of the token or URL seen here; `scope` holds only for a read within one. */
+	private changes = 0;
+	private changedAt = Date.now();
+	private _scope: CacheScope | undefined;
+
+	/** Whose rows may be shown from the last listing: undefined while signed out or since a change not yet read. */
+	get cacheScope(): CacheScope | undefined {
+		return this._scope;
+	}
+
+	/** A token stored or deleted, or the URL changed: the token read in flight and the scope no longer hold. */
+	private tokenChanged(): void {
+		this.tokenRead = undefined;
+		this.changes++;
+		this.changedAt = Date.now();
+		this._scope = undefined;
+	}
+
+	/** The API URL setting changed: another token, another client, a new sign-in state. */
+	protected apiUrlChanged(): void {
+		this.tokenChanged();
+		this.resetClient();
+		void this.refreshSignedIn();
 	}
 
 	/** Whether a token for the current API URL was found at the last check. */
@@ -152,9 +194,9 @@ export class Session extends Disposable {
 
 	/** Stores a token for the current API URL (SecretStorage only). */
 	async storeToken(token: string): Promise<void> {
-		this.tokenRead = undefined;
+		this.tokenChanged();
 		await this.secrets.store(tokenKey(this.apiUrl), token);
-		this.tokenRead = undefined;
+		this.tokenChanged();
 		this.unauthorizedLatch = false;
 		await this.refreshSignedIn();
 	}
@@ -178,9 +220,9 @@ export class Session extends Disposable {
 
 	private async storeDevToken(devToken: string | undefined): Promise<void> {
 		if (devToken && isLoopbackUrl(this.apiUrl) && (await this.readToken()) === undefined) {
-			this.tokenRead = undefined;
+			this.tokenChanged();
 			await this.secrets.store(tokenKey(this.apiUrl), devToken.trim());
-			this.tokenRead = undefined;
+			this.tokenChanged();
 			this.logger.debug('Stored the development token from CLOUD_AGENTS_DEV_TOKEN for the loopback API URL.');
 		}
 	}
@@ -226,16 +268,24 @@ export class Session extends Disposable {
 
 	/** Deletes the token for the current API URL. */
 	async deleteToken(): Promise<void> {
-		this.tokenRead = undefined;
+		this.tokenChanged();
 		await this.secrets.delete(tokenKey(this.apiUrl));
-		this.tokenRead = undefined;
+		this.tokenChanged();
 		await this.refreshSignedIn();
 	}
 
 	/** Re-reads SecretStorage, updates the `cloudAgents.signedIn` context key and fires onDidChange. */
 	async refreshSignedIn(): Promise<void> {
-		this._signedIn = (await this.readToken()) !== undefined;
+		const changes = this.changes;
+		const apiUrl = this.apiUrl;
+		const token = await this.readToken();
+		this._signedIn = token !== undefined;
 		await vscode.commands.executeCommand('setContext', 'cloudAgents.signedIn', this._signedIn);
+		// Set with the event, in one turn: the lists reset on it before any answer of the old token lands.
+		// After a change during the read the scope stays unset: the read that change started sets it.
+		if (changes === this.changes) {
+			this._scope = token !== undefined ? { apiUrl, account: accountFingerprint(token), since: this.changedAt } : undefined;
+		}
 		this._initialized = true;
 		this._onDidChange.fire();
 	}

@@ -7,6 +7,7 @@ import { githubApiUrlForTests } from '../testing';
 import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
+import { type StoredField, restoreRecord, storeRecord } from '../views/rowCache';
 import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from '../views/format';
 import { argBoolean, argString, displayName, showModalWarning } from '../views/ui';
 import { findRuntime, runtimesList } from './runtimes';
@@ -31,6 +32,17 @@ export async function rememberAgent(context: vscode.ExtensionContext, agentId: s
 	await context.globalState.update(RECENT_AGENTS_KEY, ids);
 }
 
+/** The fields of an agent kept with the Agents view's rows as last loaded (no reply text). */
+const STORED_AGENT: Readonly<Record<string, StoredField>> = {
+	id: 'id',
+	name: 'text',
+	status: 'text',
+	runtime_id: 'id',
+	harness_id: 'id',
+	created_at_unix_seconds: 'count',
+	updated_at_unix_seconds: 'count',
+};
+
 /** What an agent command receives: `{agent}` (a row, the resolver). */
 export interface AgentTarget {
 	agent: Agent;
@@ -52,6 +64,7 @@ export const agentsList: ListDescriptor<Agent, AgentTarget> = {
 	fields: (agent) => ({ agent }),
 	isActive: (agent) => agent.status !== undefined && MOVING_AGENT_STATUSES.has(agent.status),
 	signature: (a) => [a.id, a.name, a.status, a.updated_at_unix_seconds],
+	cache: { store: (agent) => storeRecord(agent, STORED_AGENT), restore: (value) => restoreRecord<Agent>(value, STORED_AGENT) },
 	row(agent, ctx) {
 		const status = agent.status ?? 'unknown';
 		const runtimeName = agent.runtime_id ? ctx.lookup(runtimesList, agent.runtime_id)?.display_name || undefined : undefined;

@@ -60,6 +60,13 @@ export interface ListDescriptor<T, F extends object = { record: T }, P = undefin
 	signature?(this: void, item: T): unknown;
 	/** The row shown when the list is empty; none by default (a view's welcome content shows). */
 	empty?(this: void): MessageSpec;
+	/**
+	 * The rows as last loaded, shown marked until the first answer when the view opens (src/views/rowCache.ts;
+	 * top-level lists only): how a record is kept in globalState, and read back strictly (undefined
+	 * for anything not accepted: globalState is outside our control too). Without it a list shows
+	 * nothing before its first answer.
+	 */
+	readonly cache?: { store(this: void, item: T): unknown; restore(this: void, value: unknown): T | undefined };
 	/** How a command run from the palette or a link finds a record of this kind (src/views/targets.ts). */
 	readonly target?: TargetSpec<T, P>;
 }

@@ -8,6 +8,7 @@ import type { AnyListDescriptor, ListContext, ListDescriptor } from './descripto
 import { GroupedTreeProvider } from './groupTree';
 import { DescriptorTreeProvider, RecordNode, resolveTooltip } from './listTree';
 import type { ListHost } from './listTree';
+import type { RowCache } from './rowCache';
 
 export { DescriptorTreeProvider, RecordNode, pageSize } from './listTree';
 export type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
@@ -66,6 +67,8 @@ export class CloudAgentViews extends Disposable {
 		lists: readonly AnyListDescriptor[],
 		/** The shared connectivity (the extension's, which the client reports to); else one of the views' own. */
 		connectivity?: Connectivity,
+		/** The rows as last loaded, shown marked until the first answer (rowCache.ts); none without it. */
+		rowCache?: RowCache,
 	) {
 		super();
 		if (connectivity) {
@@ -83,6 +86,7 @@ export class CloudAgentViews extends Disposable {
 			log,
 			reportError,
 			connectivity: this.connectivity,
+			rowCache,
 		};
 		const client = (): CloudAgentsClient => session.client;
 		this.client = client;
@@ -309,6 +313,19 @@ export class CloudAgentViews extends Disposable {
 		}
 		const args: unknown[] = item.command.arguments ?? [];
 		return vscode.commands.executeCommand(item.command.command, ...args);
+	}
+
+	/**
+	 * Runs a command on a row as its context menu does (the row as the argument), with `options` set on
+	 * the row as an automation caller passes them (a new name): the test seam `_cloudAgents.views.runOnRow`.
+	 */
+	async runOnRow(key: ViewKey, rowId: string, command: string, options: Record<string, unknown> = {}): Promise<unknown> {
+		const provider = this.provider(key);
+		const row = (await this.childrenOf(provider, undefined)).find((n) => n.id === rowId);
+		if (!row) {
+			throw new Error(`no row ${rowId} in ${key}`);
+		}
+		return vscode.commands.executeCommand(command, Object.assign(row, options));
 	}
 
 	/** The rows under a row given by id (searched breadth-first among the rows drawn), or the top rows. */

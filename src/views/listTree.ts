@@ -1,15 +1,16 @@
 import * as vscode from 'vscode';
-import { SAFETY } from '../api';
+import { SAFETY, fromUnixMillis, isAuthFailure } from '../api';
 import { plainText, singleLine } from '../util/text';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
 import type { CommandId } from '../ids';
 import { Connectivity } from './connectivity';
 import type { Participant } from './connectivity';
-import { safeTreeItem } from './format';
+import { joinParts, relativeTime, safeTreeItem } from './format';
 import type { ListContext, ListDescriptor, RowContext } from './descriptor';
 import { ListModel as BaseListModel, MIN_DELAY_MS, RELATIVE_TIME_REDRAW_MS } from './listModel';
 import type { ListModelHost, ListRow } from './listModel';
+import type { RowCache } from './rowCache';
 
 /** The configured page size (`cloudAgents.pageSize`, 1–100, default 50). */
 export function pageSize(): number {
@@ -57,6 +58,8 @@ export interface ListHost {
 	 * reads to it and wait there while offline. Without it the provider keeps one of its own.
 	 */
 	readonly connectivity?: Connectivity;
+	/** The rows as last loaded (rowCache.ts), for the lists whose descriptor has `cache`. */
+	readonly rowCache?: RowCache;
 }
 
 /** The command of the offline row's click and inline action, and of the status bar item: "Retry Now". */
@@ -101,6 +104,8 @@ export class RecordNode<T = unknown, F extends object = object> extends vscode.T
 		readonly parentNode: vscode.TreeItem | undefined,
 		private readonly ctx: RowContext<unknown>,
 		hasChildren: boolean,
+		/** Set on a row as last loaded (rowCache.ts), not yet refreshed: when it was loaded. Shown dimmed and marked. */
+		readonly cachedAt?: number,
 	) {
 		super('', hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
 		this.id = rowId(descriptor, descriptor.keyOf(record), ctx.parentKey);
@@ -120,13 +125,24 @@ export class RecordNode<T = unknown, F extends object = object> extends vscode.T
 		this.label = spec.label;
 		this.description = spec.description;
 		this.iconPath = spec.icon;
+		let tooltip = spec.tooltip;
+		const cachedAt = this.cachedAt;
+		if (cachedAt !== undefined) {
+			// Never a stale row as fresh: "cached" first in the description, the icon dimmed, the tooltip says so.
+			this.description = joinParts(vscode.l10n.t('cached'), spec.description);
+			this.iconPath = spec.icon && new vscode.ThemeIcon(spec.icon.id, new vscode.ThemeColor('disabledForeground'));
+			const built = tooltip;
+			const note = (): string =>
+				vscode.l10n.t('As last loaded {0}, not refreshed yet.', relativeTime(fromUnixMillis(cachedAt)) ?? '');
+			tooltip = () => `${note()}\n${typeof built === 'function' ? built() : (built ?? '')}`;
+		}
 		// A tooltip built on hover is built again on the next hover after an update.
-		if (typeof spec.tooltip === 'function') {
-			lazyTooltips.set(this, spec.tooltip);
+		if (typeof tooltip === 'function') {
+			lazyTooltips.set(this, tooltip);
 			this.tooltip = undefined;
 		} else {
 			lazyTooltips.delete(this);
-			this.tooltip = spec.tooltip;
+			this.tooltip = tooltip;
 		}
 		this.contextValue = spec.contextValue;
 		this.command = spec.command && {
@@ -233,6 +249,12 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	private readonly offlineNodes = new Map<ListModel<unknown>, MessageNode>();
 	/** The record rows handed to VS Code last, per list: `redraw` updates these in place. */
 	private readonly shownRows = new Map<ListModel<unknown>, RecordNode[]>();
+	/**
+	 * The rows as last loaded (rowCache.ts), shown marked until the list's first answer; read once
+	 * after each reset (`cacheRead`), dropped by the first answer, by a refused token and by a reset.
+	 */
+	private cached: { items: T[]; savedAt: number } | undefined;
+	private cacheRead = false;
 
 	constructor(
 		readonly descriptor: ListDescriptor<T, F, P>,
@@ -261,6 +283,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			loaded: (model) => {
 				this.reportRead(model, undefined);
 				if (model === this.root) {
+					this.keepRows();
 					this.afterRootLoad();
 				}
 			},
@@ -496,6 +519,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.marked.clear();
 		this.offlineNodes.clear();
 		this.shownRows.clear();
+		this.dropCached();
+		this.cacheRead = false;
 		this.stopTimer();
 		this.connectivity.leave(this.participant);
 		this._onDidChangeTreeData.fire(undefined);
@@ -620,13 +645,36 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	}
 
 	private async rowsOf<U>(model: ListModel<U>): Promise<vscode.TreeItem[]> {
+		const isRoot = (model as ListModel<unknown>) === (this.root as ListModel<unknown>);
 		if (!model.loaded && model.error === undefined) {
+			const cached = isRoot ? this.cachedRows() : undefined;
+			if (cached) {
+				// The rows as last loaded at once, marked; the answer replaces them (or an error row goes above them).
+				void model.load().then(() => {
+					if (!this.isDisposed) {
+						this._onDidChangeTreeData.fire(undefined);
+					}
+				});
+				const nodes = this.cachedNodes(cached);
+				this.shownRows.set(model, nodes);
+				return nodes;
+			}
 			await model.load();
 		}
 		const commands = this.commandsOf(model);
 		const rows = model
 			.rows({ loadMore: Boolean(commands.loadMore), retry: Boolean(commands.refresh), empty: model.descriptor.empty !== undefined })
 			.map((row) => this.rowNode(model, row, commands));
+		if (isRoot && this.cached && !model.loaded && model.error !== undefined) {
+			if (isAuthFailure(model.error)) {
+				// The token was refused: nothing it loaded is shown any more.
+				this.dropCached();
+			} else {
+				// Not refreshed: the error or offline row, then the rows as last loaded, still marked.
+				this.showCachedMessage();
+				rows.push(...this.cachedNodes(this.cached));
+			}
+		}
 		this.shownRows.set(
 			model,
 			rows.filter((row): row is RecordNode => row instanceof RecordNode),
@@ -713,6 +761,80 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		const ctx: RowContext<unknown> = { ...this.ctx, parent: parent?.record, parentKey: parent?.key };
 		const isRoot = (model as ListModel<unknown>) === (this.root as ListModel<unknown>);
 		return new RecordNode<U, object>(model.descriptor, item, parent?.record, parent?.node, ctx, isRoot && this.childLists.length > 0);
+	}
+
+	/** The rows as last loaded with this URL and token (read once after a reset), or undefined. */
+	private cachedRows(): { items: T[]; savedAt: number } | undefined {
+		const cache = this.descriptor.cache;
+		if (!this.cacheRead && cache && this.host.rowCache && this.descriptor.parent === undefined) {
+			this.cacheRead = true;
+			const stored = this.host.rowCache.read(this.descriptor.key);
+			const seen = new Set<string>();
+			const items = (stored?.items ?? []).flatMap((value) => {
+				const item = cache.restore(value);
+				const key = item === undefined ? undefined : this.descriptor.keyOf(item);
+				if (item === undefined || key === undefined || seen.has(key)) {
+					return [];
+				}
+				seen.add(key);
+				return [item];
+			});
+			this.cached = stored && items.length > 0 ? { items, savedAt: stored.savedAt } : undefined;
+		}
+		this.showCachedMessage();
+		return this.cached;
+	}
+
+	/** The rows of records as last loaded: marked (RecordNode.cachedAt). */
+	private cachedNodes(cached: { items: T[]; savedAt: number }): RecordNode[] {
+		const ctx: RowContext<unknown> = { ...this.ctx, parent: undefined, parentKey: undefined };
+		return cached.items.map(
+			(item) =>
+				new RecordNode<T, object>(
+					this.descriptor,
+					item,
+					undefined,
+					undefined,
+					ctx,
+					this.childLists.length > 0,
+					cached.savedAt,
+				) as RecordNode,
+		);
+	}
+
+	/** The view's message while rows as last loaded are shown: when, and whether a read is under way. */
+	private showCachedMessage(): void {
+		if (!this.view) {
+			return;
+		}
+		const cached = this.cached;
+		this.view.message =
+			cached === undefined
+				? undefined
+				: this.root.error === undefined
+					? vscode.l10n.t('Last loaded {0} — refreshing…', relativeTime(fromUnixMillis(cached.savedAt)) ?? '')
+					: vscode.l10n.t('Last loaded {0} — not refreshed', relativeTime(fromUnixMillis(cached.savedAt)) ?? '');
+	}
+
+	/** Forgets the rows as last loaded (an answer came, the token was refused, a reset). */
+	private dropCached(): void {
+		if (this.cached) {
+			this.cached = undefined;
+			this.showCachedMessage();
+		}
+	}
+
+	/** Keeps the first page of a fresh answer for the next time the view opens (rowCache.ts). */
+	private keepRows(): void {
+		this.dropCached();
+		const cache = this.descriptor.cache;
+		if (cache && this.host.rowCache && this.descriptor.parent === undefined) {
+			this.host.rowCache.write(
+				this.descriptor.key,
+				this.root.items.slice(0, pageSize()).map((item) => cache.store(item)),
+				this.root.fetchStartedAt,
+			);
+		}
 	}
 
 	/** The key under which a child model is kept (the argument of its Load more and Retry rows). */

@@ -1,55 +1,11 @@
 import * as assert from 'node:assert/strict';
-import * as vscode from 'vscode';
 import { Session, tokenKey } from '../../../src/auth/session';
 import { emu, waitFor, within } from '../support/cloudAgents';
 import { devToken } from '../support/env';
+import { MemorySecrets, silentLog as log } from '../support/memoryStores';
 
 /** How long each read of the slow SecretStorage below takes (a window under load: one round trip to it). */
 const SLOW_READ_MS = 600;
-
-/** An in-memory SecretStorage whose reads take SLOW_READ_MS; counts them. */
-class SlowSecrets implements vscode.SecretStorage {
-	private readonly values = new Map<string, string>();
-	private readonly changed = new vscode.EventEmitter<vscode.SecretStorageChangeEvent>();
-	readonly onDidChange = this.changed.event;
-	reads = 0;
-
-	/** Answers what was stored when the read was asked (as a round trip would), SLOW_READ_MS later. */
-	async get(key: string): Promise<string | undefined> {
-		this.reads++;
-		const value = this.values.get(key);
-		await new Promise((r) => setTimeout(r, SLOW_READ_MS));
-		return value;
-	}
-	/** A token already stored when the window opens (no change event). */
-	seed(key: string, value: string): void {
-		this.values.set(key, value);
-	}
-	async store(key: string, value: string): Promise<void> {
-		this.values.set(key, value);
-		this.changed.fire({ key });
-		return Promise.resolve();
-	}
-	async delete(key: string): Promise<void> {
-		this.values.delete(key);
-		this.changed.fire({ key });
-		return Promise.resolve();
-	}
-	async keys(): Promise<string[]> {
-		return Promise.resolve([...this.values.keys()]);
-	}
-	dispose(): void {
-		this.changed.dispose();
-	}
-}
-
-const log = {
-	trace: () => undefined,
-	debug: () => undefined,
-	info: () => undefined,
-	warn: () => undefined,
-	error: () => undefined,
-} as unknown as vscode.LogOutputChannel;
 
 /**
  * Issue 23: what the first listing waits for at start-up. It needs the token only: not the sign-in
@@ -58,10 +14,10 @@ const log = {
  */
 suite('Start-up order of the first listing', () => {
 	let session: Session | undefined;
-	let secrets: SlowSecrets | undefined;
+	let secrets: MemorySecrets | undefined;
 
-	async function signedInSession(): Promise<{ session: Session; secrets: SlowSecrets }> {
-		secrets = new SlowSecrets();
+	async function signedInSession(): Promise<{ session: Session; secrets: MemorySecrets }> {
+		secrets = new MemorySecrets(SLOW_READ_MS);
 		session = new Session(secrets, log);
 		secrets.seed(tokenKey(session.apiUrl), devToken());
 		return Promise.resolve({ session, secrets });

@@ -1,0 +1,330 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Agent } from '../../../src/api';
+import { Session, accountFingerprint, tokenKey } from '../../../src/auth/session';
+import { agentsList } from '../../../src/resources/agents';
+import type { ListContext } from '../../../src/views/descriptor';
+import { DescriptorTreeProvider, RecordNode } from '../../../src/views/listTree';
+import type { ListHost } from '../../../src/views/listTree';
+import { ROW_CACHE_KEY, RowCache } from '../../../src/views/rowCache';
+import type { RowSnapshot } from '../../../src/views';
+import { createIdleAgent, emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
+import { devToken } from '../support/env';
+import { MemoryMemento, MemorySecrets, silentLog } from '../support/memoryStores';
+
+/** The emulator's read-only token: another account as far as the extension can tell (emulator/README.md "Tokens"). */
+const OTHER_TOKEN = 'ca_readonly_0123456789abcdef';
+/** How long GET /v2/agents takes while a test looks at what shows before the answer. */
+const SLOW_LISTING_MS = 2_500;
+/** A record kept with the rows as last loaded that the service does not have: it shows only from the cache. */
+const SENTINEL = { id: 'agent-only-in-the-cache', name: 'Only in the cache', status: 'idle' };
+
+/** A session whose API URL the test sets (as a change of `cloudAgents.apiUrl` does). */
+class UrlSession extends Session {
+	private url: string | undefined;
+	override get apiUrl(): string {
+		return this.url ?? super.apiUrl;
+	}
+	switchUrl(url: string): void {
+		this.url = url;
+		this.apiUrlChanged();
+	}
+}
+
+/** A window of its own: a session over in-memory secrets, the rows cache over a shared globalState, the Agents view. */
+interface Window {
+	session: UrlSession;
+	secrets: MemorySecrets;
+	cache: RowCache;
+	tree: DescriptorTreeProvider<Agent>;
+	view: { visible: boolean; message: string | undefined };
+	dispose(): void;
+}
+
+function description(row: vscode.TreeItem): string {
+	return typeof row.description === 'string' ? row.description : '';
+}
+
+function isCached(row: vscode.TreeItem): boolean {
+	return row instanceof RecordNode && row.cachedAt !== undefined;
+}
+
+/**
+ * Issue 23: the Agents view shows its rows as last loaded at once, marked, until the answer comes;
+ * never a stale row as fresh, never the rows of another account or server (src/views/rowCache.ts).
+ */
+suite('Rows as last loaded (Agents view)', () => {
+	const windows: Window[] = [];
+	let state: MemoryMemento;
+
+	async function openWindow(token: string | undefined = devToken()): Promise<Window> {
+		const secrets = new MemorySecrets();
+		const session = new UrlSession(secrets, silentLog);
+		if (token !== undefined) {
+			secrets.seed(tokenKey(session.apiUrl), token);
+		}
+		// As activation does: the cache hears the first sign-in state.
+		const cache = new RowCache(state, session);
+		await session.initialize(undefined);
+		const host: ListHost = {
+			get signedIn() {
+				return session.signedIn;
+			},
+			onDidChange: session.onDidChange,
+			log: silentLog,
+			reportError: () => undefined,
+			rowCache: cache,
+		};
+		const ctx: ListContext = { client: () => session.client, lookup: () => undefined, flag: () => false };
+		const tree = new DescriptorTreeProvider(agentsList, host, ctx);
+		const visibility = new vscode.EventEmitter<vscode.TreeViewVisibilityChangeEvent>();
+		const view = { visible: true, message: undefined as string | undefined, onDidChangeVisibility: visibility.event };
+		tree.attach(view as unknown as vscode.TreeView<vscode.TreeItem>);
+		const w: Window = {
+			session,
+			secrets,
+			cache,
+			tree,
+			view,
+			dispose: () => {
+				tree.dispose();
+				cache.dispose();
+				session.dispose();
+				secrets.dispose();
+				visibility.dispose();
+			},
+		};
+		windows.push(w);
+		return w;
+	}
+
+	/** The next redraw of the whole list, then its rows. */
+	async function nextRows(w: Window): Promise<vscode.TreeItem[]> {
+		await within(
+			'the answer to redraw the list',
+			new Promise<void>((resolve) => {
+				const sub = w.tree.onDidChangeTreeData((e) => {
+					if (e === undefined) {
+						sub.dispose();
+						resolve();
+					}
+				});
+			}),
+			20_000,
+		);
+		return w.tree.getChildren();
+	}
+
+	/** Loads the Agents view once in a window signed in with `token`, then adds SENTINEL to what it kept. */
+	async function keepRows(token = devToken()): Promise<void> {
+		const w = await openWindow(token);
+		// That window closes once it has kept its rows (open, it would keep them again on its next poll).
+		windows.splice(windows.indexOf(w), 1);
+		const rows = await w.tree.getChildren();
+		assert.ok(rows.length > 0 && rows.every((r) => !isCached(r)), 'a first load shows fresh rows');
+		const kept = state.get<Record<string, { items: unknown[] }>>(ROW_CACHE_KEY);
+		assert.ok(kept?.agents && kept.agents.items.length > 0, 'the answer was kept');
+		w.dispose();
+		kept.agents.items.push(SENTINEL);
+		await state.update(ROW_CACHE_KEY, kept);
+	}
+
+	async function slowListing(): Promise<void> {
+		const r = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/agents', latency_ms: SLOW_LISTING_MS }] });
+		assert.equal(r.status, 200, JSON.stringify(r.body));
+	}
+
+	suiteSetup(async function () {
+		this.timeout(30_000);
+		await testApi();
+	});
+
+	setup(() => {
+		state = new MemoryMemento();
+	});
+
+	teardown(async () => {
+		await emu('DELETE', '/_emulator/faults');
+		for (const w of windows.splice(0)) {
+			w.dispose();
+		}
+	});
+
+	suiteTeardown(async () => {
+		await restoreDevToken();
+	});
+
+	test('the rows as last loaded show at once, marked, without waiting for GET /v2/agents; the answer replaces them', async function () {
+		this.timeout(60_000);
+		await keepRows();
+		assert.ok(!state.dump().includes(devToken()), 'the token is never kept, only its fingerprint');
+		assert.ok(state.dump().includes(accountFingerprint(devToken())));
+
+		await slowListing();
+		const w = await openWindow();
+		const started = Date.now();
+		const first = await w.tree.getChildren();
+		const took = Date.now() - started;
+		assert.ok(took < SLOW_LISTING_MS / 2, `the cached rows took ${took} ms: they waited for the listing`);
+		assert.ok(first.length > 1 && first.every(isCached), 'every row shown before the answer is marked as cached');
+		for (const row of first) {
+			assert.match(description(row), /^cached · /, 'the description says so first');
+			const icon = row.iconPath as vscode.ThemeIcon;
+			assert.equal(icon.color?.id, 'disabledForeground', 'the icon is dimmed');
+			const hover = w.tree.resolveTreeItem(w.tree.getTreeItem(row), row);
+			assert.match(typeof hover.tooltip === 'string' ? hover.tooltip : '', /^As last loaded .*, not refreshed yet\./);
+		}
+		assert.ok(
+			first.some((r) => r.id === `agent/${SENTINEL.id}`),
+			'the kept rows are what shows',
+		);
+		assert.match(w.view.message ?? '', /^Last loaded .* — refreshing…$/);
+
+		const fresh = await nextRows(w);
+		assert.ok(fresh.length > 0 && fresh.every((r) => !isCached(r) && !/cached/.test(description(r))), 'the answer shows fresh rows');
+		assert.ok(!fresh.some((r) => r.id === `agent/${SENTINEL.id}`), 'a row the service no longer has is gone');
+		assert.equal(w.view.message, undefined);
+	});
+
+	test('in the extension: the Agents view shows its rows as last loaded when its list starts over, and a command on such a row runs on its record', async function () {
+		this.timeout(60_000);
+		const id = await createIdleAgent('cached-rename');
+		const config = vscode.workspace.getConfiguration('cloudAgents');
+		const pageSize = config.inspect<number>('pageSize')?.globalValue;
+		try {
+			// A first load keeps the rows (the extension's globalState).
+			await config.update('pageSize', 49, vscode.ConfigurationTarget.Global);
+			const loaded = await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'agents');
+			assert.ok(loaded.some((r) => r.id === `agent/${id}` && !/^cached/.test(r.description ?? '')));
+			// Another page size: every list starts over, as in a new window.
+			await config.update('pageSize', 48, vscode.ConfigurationTarget.Global);
+			await slowListing();
+			const started = Date.now();
+			const rows = await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'agents');
+			assert.ok(Date.now() - started < SLOW_LISTING_MS / 2, 'the rows as last loaded did not wait for the listing');
+			const row = rows.find((r) => r.id === `agent/${id}`);
+			assert.match(row?.description ?? '', /^cached · /, 'shown marked');
+			assert.match(row?.tooltip ?? '', /^As last loaded /);
+			// Rename from the row's context menu (the row as the argument; the new name as automation passes it).
+			const renamed = await within(
+				'the rename',
+				vscode.commands.executeCommand<Agent | undefined>(
+					'_cloudAgents.views.runOnRow',
+					'agents',
+					`agent/${id}`,
+					'cloudAgents.agents.rename',
+					{
+						name: 'Renamed from a cached row',
+					},
+				),
+				20_000,
+			);
+			assert.equal(renamed?.name, 'Renamed from a cached row');
+			const onService = await emu<{ name: string }>('GET', `/v2/agents/${encodeURIComponent(id)}`, undefined, devToken());
+			assert.equal(onService.body.name, 'Renamed from a cached row');
+		} finally {
+			await emu('DELETE', '/_emulator/faults');
+			await config.update('pageSize', pageSize, vscode.ConfigurationTarget.Global);
+			await emu('DELETE', `/v2/agents/${encodeURIComponent(id)}`, undefined, devToken());
+		}
+	});
+
+	test('a failed refresh keeps the rows marked under the error row; a refused token shows none of them', async function () {
+		this.timeout(60_000);
+		await keepRows();
+		const fault = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/agents', status: 400, count: 100 }] });
+		assert.equal(fault.status, 200, JSON.stringify(fault.body));
+		const w = await openWindow();
+		const first = await w.tree.getChildren();
+		assert.ok(first.every(isCached));
+		const after = await nextRows(w);
+		const records = after.filter((r) => r instanceof RecordNode);
+		assert.ok(
+			after.some((r) => !(r instanceof RecordNode)),
+			`an error or offline row shows: ${after.map((r) => r.id).join(', ')}`,
+		);
+		assert.ok(records.length > 0 && records.every(isCached), 'the rows stay, still marked');
+		assert.match(w.view.message ?? '', /^Last loaded .* — not refreshed$/);
+
+		await emu('DELETE', '/_emulator/faults');
+		const refused = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/agents', status: 401, count: 100 }] });
+		assert.equal(refused.status, 200, JSON.stringify(refused.body));
+		const w2 = await openWindow();
+		await w2.tree.getChildren();
+		const afterRefusal = await nextRows(w2);
+		assert.ok(!afterRefusal.some((r) => r instanceof RecordNode), 'nothing loaded with a refused token shows');
+		assert.equal(w2.view.message, undefined);
+	});
+
+	test('sign-out forgets the rows: signed out, no rows; signed in again, none before the answer', async function () {
+		this.timeout(60_000);
+		await keepRows();
+		const w = await openWindow();
+		await w.session.deleteToken();
+		assert.equal(state.get(ROW_CACHE_KEY), undefined, 'signing out cleared the rows kept');
+		assert.deepEqual(await w.tree.getChildren(), [], 'signed out: no rows (the welcome content shows)');
+
+		await slowListing();
+		const again = await openWindow();
+		const started = Date.now();
+		const rows = await again.tree.getChildren();
+		assert.ok(Date.now() - started >= SLOW_LISTING_MS - 200, 'nothing to show before the answer');
+		assert.ok(rows.length > 0 && rows.every((r) => !isCached(r)));
+	});
+
+	test('another account (another token) never shows the rows of the first one', async function () {
+		this.timeout(60_000);
+		await keepRows(devToken());
+		await slowListing();
+		// A window signed in with another token: the kept rows are not its own.
+		const other = await openWindow(OTHER_TOKEN);
+		assert.equal(state.get(ROW_CACHE_KEY), undefined, "the first account's rows were dropped on sign-in");
+		const rows = await other.tree.getChildren();
+		assert.ok(!rows.some(isCached), 'no row of the other account before the answer');
+		assert.ok(!rows.some((r) => r.id === `agent/${SENTINEL.id}`));
+
+		// The token changing under an open window (another sign-in, here or in another window).
+		await emu('DELETE', '/_emulator/faults');
+		await keepRows(devToken());
+		const w = await openWindow(devToken());
+		await w.secrets.store(tokenKey(w.session.apiUrl), OTHER_TOKEN);
+		await waitFor('the new sign-in state', () =>
+			Promise.resolve(w.session.cacheScope?.account === accountFingerprint(OTHER_TOKEN) || undefined),
+		);
+		assert.equal(state.get(ROW_CACHE_KEY), undefined, 'a changed token drops the rows kept');
+		await slowListing();
+		const afterChange = await w.tree.getChildren();
+		assert.ok(!afterChange.some(isCached) && !afterChange.some((r) => r.id === `agent/${SENTINEL.id}`));
+	});
+
+	test('another API URL never shows the rows kept for the first one', async function () {
+		this.timeout(60_000);
+		await keepRows();
+		const w = await openWindow();
+		// Nothing answers there: what shows is the offline row, never a row of the first server.
+		const elsewhere = 'http://127.0.0.1:9';
+		await w.secrets.store(tokenKey(elsewhere), devToken());
+		const changed = new Promise<void>((resolve) => {
+			const sub = w.session.onDidChange(() => {
+				sub.dispose();
+				resolve();
+			});
+		});
+		w.session.switchUrl(elsewhere);
+		await within('the new sign-in state', changed, 10_000);
+		assert.equal(w.session.cacheScope?.apiUrl, elsewhere);
+		assert.equal(state.get(ROW_CACHE_KEY), undefined, 'the rows of the other URL were dropped');
+		const rows = await within('the rows', w.tree.getChildren(), 30_000);
+		assert.ok(!rows.some((r) => r instanceof RecordNode), `no record row: ${rows.map((r) => r.id).join(', ')}`);
+
+		// Kept for URL A, read with URL B (a globalState written by another window): not shown either.
+		const kept = {
+			agents: { v: 1, apiUrl: 'http://127.0.0.1:1', account: accountFingerprint(devToken()), savedAt: Date.now(), items: [SENTINEL] },
+		};
+		await state.update(ROW_CACHE_KEY, kept);
+		const other = await openWindow();
+		await slowListing();
+		const fresh = await other.tree.getChildren();
+		assert.ok(!fresh.some(isCached) && !fresh.some((r) => r.id === `agent/${SENTINEL.id}`));
+	});
+});
