@@ -255,6 +255,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	 */
 	private cached: { items: T[]; savedAt: number } | undefined;
 	private cacheRead = false;
+	/** The read started on the turn after the rows as last loaded are handed over. */
+	private cachedLoad: ReturnType<typeof setTimeout> | undefined;
 
 	constructor(
 		readonly descriptor: ListDescriptor<T, F, P>,
@@ -291,6 +293,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.root = new ListModel<T>(descriptor.key, descriptor, undefined, this.modelHost);
 		this.register(host.onDidChange(() => this.reset()));
 		this.register(toDisposable(() => this.stopTimer()));
+		this.register(toDisposable(() => clearTimeout(this.cachedLoad)));
 		this.register(toDisposable(() => this.connectivity.leave(this.participant)));
 		this.register(this.connectivity.onDidTick(() => this.updateOfflineRows()));
 		this.register(this.connectivity.onDidChange(() => this.updateOfflineRows()));
@@ -521,6 +524,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.shownRows.clear();
 		this.dropCached();
 		this.cacheRead = false;
+		clearTimeout(this.cachedLoad);
+		this.cachedLoad = undefined;
 		this.stopTimer();
 		this.connectivity.leave(this.participant);
 		this._onDidChangeTreeData.fire(undefined);
@@ -650,15 +655,23 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			const cached = isRoot ? this.cachedRows() : undefined;
 			if (cached) {
 				// The rows as last loaded at once, marked; the answer replaces them (or an error row goes above them).
-				void model.load().then(() => {
-					if (!this.isDisposed) {
-						this._onDidChangeTreeData.fire(undefined);
-					}
-				});
+				// The read starts on the next turn: its first step loads the HTTP client (dist/client.js),
+				// which would otherwise hold these rows back.
+				this.cachedLoad ??= setTimeout(() => {
+					this.cachedLoad = undefined;
+					void model.load().then(() => {
+						if (!this.isDisposed) {
+							this._onDidChangeTreeData.fire(undefined);
+						}
+					});
+				}, 0);
 				const nodes = this.cachedNodes(cached);
 				this.shownRows.set(model, nodes);
 				return nodes;
 			}
+			// A first read loads the HTTP client (dist/client.js) synchronously: on the next turn, so the
+			// rows of the views VS Code asked for in the same breath (rows as last loaded) go out first.
+			await new Promise((resolve) => setTimeout(resolve, 0));
 			await model.load();
 		}
 		const commands = this.commandsOf(model);
