@@ -36,7 +36,7 @@ import type { ActionSession } from '../views/actions';
 import { toAbortSignal, validationMessage } from '../views/ui';
 import { usableMatches } from '../workspace/searchMatches';
 import type { ToolHandlers } from './lazyTools';
-import { type QuotedBlock, codeFence, decodeText, matchAgent, quoteJson, quoteText, renderResult } from './toolText';
+import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from './toolText';
 
 /** Most bytes of a file one read returns. */
 export const READ_FILE_MAX_BYTES = 64 * 1024;
@@ -205,17 +205,15 @@ export class ChatTools implements ToolHandlers {
 		message.appendText(
 			active
 				? vscode.l10n.t(
-						'The Cloud Agent "{0}" ({1}) is busy: this prompt goes to its active run {2} as a follow-up (nothing is cancelled).',
+						'The Cloud Agent "{0}" is busy: this prompt goes to its active run as a follow-up (nothing is cancelled).',
 						agentName,
-						singleLine(agent.id, SAFETY.idMaxChars),
-						singleLine(active.id, SAFETY.idMaxChars),
 					)
-				: vscode.l10n.t(
-						'The Cloud Agent "{0}" ({1}) starts a new run with this prompt:',
-						agentName,
-						singleLine(agent.id, SAFETY.idMaxChars),
-					),
+				: vscode.l10n.t('The Cloud Agent "{0}" starts a new run with this prompt.', agentName),
 		);
+		message.appendMarkdown(`\n\n${vscode.l10n.t('Agent id')}: ${inlineCode(singleLine(agent.id, SAFETY.idMaxChars))}`);
+		if (active) {
+			message.appendMarkdown(`  \n${vscode.l10n.t('Active run')}: ${inlineCode(singleLine(active.id, SAFETY.idMaxChars))}`);
+		}
 		message.appendMarkdown(`\n\n${fence}text\n${shown.text}\n${fence}\n`);
 		if (shown.cutFrom !== undefined) {
 			message.appendText(vscode.l10n.t('(the first {0} of {1} characters shown)', shown.text.length, shown.cutFrom));

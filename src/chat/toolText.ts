@@ -164,3 +164,10 @@ export function codeFence(text: string): string {
 	const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
 	return '`'.repeat(Math.max(3, longest + 1));
 }
+
+/** `text` as a Markdown code span (its backticks cannot end it; padded so leading or trailing ones show). */
+export function inlineCode(text: string): string {
+	const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+	const ticks = '`'.repeat(longest + 1);
+	return `${ticks} ${text} ${ticks}`;
+}

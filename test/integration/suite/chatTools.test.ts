@@ -8,7 +8,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { MARKER_PREFIX } from '../../../src/chat/toolText';
-import { TOOLS, TOOL_NAMES } from '../../../src/ids';
+import { EXTENSION_ID, TOOLS, TOOL_NAMES } from '../../../src/ids';
 import { counters, createIdleAgent, emu, restoreDevToken, seedAgent, startAgentRun, testApi, waitFor } from '../support/cloudAgents';
 import { devToken, words } from '../support/env';
 import type { CloudAgentsTestApi } from '../../../src/extension';
@@ -90,7 +90,7 @@ suite('Language-model tools [variant]', () => {
 	});
 
 	test('[variant] vscode.lm.tools lists every tool with its schema, tags and description as package.json contributes them', () => {
-		const manifest = vscode.extensions.all.find((e) => e.packageJSON?.contributes?.languageModelTools)?.packageJSON as {
+		const manifest = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as {
 			contributes: { languageModelTools: Array<{ name: string; modelDescription: string; inputSchema: object; tags: string[] }> };
 		};
 		for (const name of TOOL_NAMES) {
@@ -151,7 +151,7 @@ suite('Language-model tools [variant]', () => {
 			{ agent: agent.name, prompt },
 		);
 		assert.equal(prepared.title, `Send a prompt to the Cloud Agent "${agent.name}"?`);
-		assert.ok(prepared.message?.includes(agentId));
+		assert.ok(prepared.message?.includes(`\` ${agentId} \``), prepared.message);
 		assert.ok(prepared.message?.includes(`\`\`\`\`text\n${prompt}\n\`\`\`\``), prepared.message);
 
 		const before = await runMutations();
@@ -192,7 +192,7 @@ suite('Language-model tools [variant]', () => {
 				},
 			);
 			assert.equal(busyPrepared.title, `Send a follow-up to the Cloud Agent "${agent.name}"?`);
-			assert.ok(busyPrepared.message?.includes(held.id));
+			assert.ok(busyPrepared.message?.includes(`\` ${held.id} \``), busyPrepared.message);
 			const mid = await runMutations();
 			const steered = await invoke(TOOLS.runPrompt, { agent: agentId, prompt: 'also check the tests' });
 			assert.match(
@@ -216,6 +216,12 @@ suite('Language-model tools [variant]', () => {
 			const outcome = await waiting;
 			const elapsed = Date.now() - started;
 			assert.ok(elapsed < 6_000, `returned ${elapsed} ms after starting (cancelled after 1000 ms)`);
+			// The wait stopped reading the run (no request a second later).
+			const runReads = async (): Promise<number> =>
+				(await counters()).requests.by_route['GET /v2/agents/{agent_id}/runs/{run_id}'] ?? 0;
+			const readsAfter = await runReads();
+			await new Promise((r) => setTimeout(r, 2_500));
+			assert.equal(await runReads(), readsAfter, 'no run read after the wait was cancelled');
 			if ('text' in outcome) {
 				assert.match(outcome.text, /Stopped waiting: the wait was cancelled\./);
 			} else {

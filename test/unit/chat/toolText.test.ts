@@ -8,6 +8,7 @@ import {
 	MARKER_PREFIX,
 	QUOTE_MAX_CHARS,
 	codeFence,
+	inlineCode,
 	completeUtf8Length,
 	decodeText,
 	matchAgent,
@@ -125,5 +126,12 @@ suite('the code fence of the quoted prompt (src/chat/toolText.ts)', () => {
 	test('is longer than any run of backticks in the text, at least three', () => {
 		assert.equal(codeFence('plain'), '```');
 		assert.equal(codeFence('a ```` b ` c'), '`````');
+	});
+});
+
+suite('ids in the confirmation (src/chat/toolText.ts)', () => {
+	test('a code span longer than any run of backticks in the text', () => {
+		assert.equal(inlineCode('run_1'), '` run_1 `');
+		assert.equal(inlineCode('a``b'), '``` a``b ```');
 	});
 });
