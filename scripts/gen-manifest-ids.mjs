@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Writes src/manifestIds.gen.ts from package.json: the contributed command ids and view ids as
-// `as const` tuples, so `CommandId` and `ViewId` (src/ids.ts) are typed from the manifest itself.
+// Writes src/manifestIds.gen.ts from package.json: the contributed command ids, view ids and
+// language-model tool names as `as const` tuples, so `CommandId`, `ViewId` and `ToolName` (src/ids.ts)
+// are typed from the manifest itself.
 //   node scripts/gen-manifest-ids.mjs          rewrite the file (npm run ids:gen)
 //   node scripts/gen-manifest-ids.mjs --check  exit 1 when the file is stale
 // test/unit/manifest.test.ts also fails when the file disagrees with package.json.
@@ -16,6 +17,7 @@ const commands = manifest.contributes.commands.map((c) => c.command);
 const views = Object.values(manifest.contributes.views)
 	.flat()
 	.map((v) => v.id);
+const tools = (manifest.contributes.languageModelTools ?? []).map((t) => t.name);
 const list = (ids) => ids.map((id) => `\t${JSON.stringify(id).replace(/"/g, "'")},\n`).join('');
 const text = `// Generated from package.json by scripts/gen-manifest-ids.mjs (npm run ids:gen): do not edit.
 
@@ -26,6 +28,10 @@ ${list(commands)}] as const;
 /** Every view package.json contributes, in its order. */
 export const MANIFEST_VIEW_IDS = [
 ${list(views)}] as const;
+
+/** Every language-model tool package.json contributes, in its order. */
+export const MANIFEST_TOOL_NAMES = [
+${list(tools)}] as const;
 `;
 
 if (process.argv.includes('--check')) {

@@ -16,7 +16,8 @@ import type { loadFeatures } from './commands/featureEntry';
 import { LazyFeatures } from './commands/lazy';
 import { isRegistered } from './commands/registry';
 import { registerWelcomeProbe } from './commands/welcomeProbe';
-import { COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, LINKS_KEY, WEBVIEW_TYPES } from './ids';
+import { COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, LINKS_KEY, TOOL_NAMES, WEBVIEW_TYPES } from './ids';
+import { registerLazyTools } from './chat/lazyTools';
 import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
 import { runsList } from './resources/runs';
@@ -147,6 +148,11 @@ class CloudAgentsExtension extends Disposable {
 		// activates the extension through it), its code loads with the features on VS Code's first call.
 		const fs = this.register(new LazyFileSystemProvider(() => this.features.load().workspace.provider, log));
 		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, fs, { isCaseSensitive: true }));
+		// The language-model tools (src/chat): registered now, so any chat lists them; their code loads
+		// with the features on the first call.
+		for (const d of registerLazyTools(TOOL_NAMES, () => this.features.load().chatTools)) {
+			this.register(d);
+		}
 		// The end-of-run notification's "Open Result" runs the Runs view's action (loaded on first use).
 		const features = this.features;
 		this.runFollower.setResultOpener((agentId, runId) => features.load().openRunResult(agentId, runId));

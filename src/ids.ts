@@ -3,7 +3,7 @@
  * URI scheme. This module must not import `vscode`, so plain-Node unit tests can compare it with
  * the manifest.
  */
-import { MANIFEST_COMMAND_IDS, MANIFEST_VIEW_IDS } from './manifestIds.gen';
+import { MANIFEST_COMMAND_IDS, MANIFEST_TOOL_NAMES, MANIFEST_VIEW_IDS } from './manifestIds.gen';
 
 /**
  * Every command the extension contributes, in package.json's order: generated from the manifest
@@ -31,6 +31,26 @@ export const VIEW_IDS = {
 
 /** A contributed view id (generated from package.json, like `CommandId`). */
 export type ViewId = (typeof MANIFEST_VIEW_IDS)[number];
+
+/**
+ * Every language-model tool package.json contributes (`contributes.languageModelTools`), in its
+ * order (generated: see COMMAND_IDS). Activation registers each name (src/chat/lazyTools.ts).
+ */
+export const TOOL_NAMES = MANIFEST_TOOL_NAMES;
+
+/** A contributed language-model tool name. */
+export type ToolName = (typeof MANIFEST_TOOL_NAMES)[number];
+
+/** The tool names code refers to by what they do. */
+export const TOOLS = {
+	listAgents: 'cloudAgents_listAgents',
+	runPrompt: 'cloudAgents_runPrompt',
+	runStatus: 'cloudAgents_runStatus',
+	readFile: 'cloudAgents_readFile',
+	searchWorkspace: 'cloudAgents_searchWorkspace',
+	listArtifacts: 'cloudAgents_listArtifacts',
+	readArtifact: 'cloudAgents_readArtifact',
+} as const satisfies Record<string, ToolName>;
 
 /** Context keys used in `when` clauses of package.json. */
 export const CONTEXT_KEYS = {

@@ -95,3 +95,14 @@ export const MANIFEST_VIEW_IDS = [
 	'cloudAgents.artifacts',
 	'cloudAgents.account',
 ] as const;
+
+/** Every language-model tool package.json contributes, in its order. */
+export const MANIFEST_TOOL_NAMES = [
+	'cloudAgents_listAgents',
+	'cloudAgents_runPrompt',
+	'cloudAgents_runStatus',
+	'cloudAgents_readFile',
+	'cloudAgents_searchWorkspace',
+	'cloudAgents_listArtifacts',
+	'cloudAgents_readArtifact',
+] as const;

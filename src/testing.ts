@@ -12,7 +12,9 @@
  * - `_cloudAgents.workspace.retry(agentId?)`: asks an agent's workspace interface again;
  * - `_cloudAgents.workspace.resetSearchHint()`: the once-per-machine search hint may show again;
  * - `_cloudAgents.workspace.searchHints()`: the texts of the search hints shown so far;
- * - `_cloudAgents.savings.exportTo(range, runtimeId, target)`: the CSV export without its dialog.
+ * - `_cloudAgents.savings.exportTo(range, runtimeId, target)`: the CSV export without its dialog;
+ * - `_cloudAgents.chat.prepare(toolName, input)`: a language-model tool's `prepareInvocation` as plain
+ *   data (`vscode.lm.invokeTool` shows its confirmation only as a dialog, outside any chat).
  * The workspace feature loads with the commands, on first use: until it has, there is no cache to
  * clear, no notice and no hint; of the workspace seams only resetSearchHint loads it.
  * And what the tests read from `activate`'s result (`TestRecorder`: notifications and prompts shown).
@@ -107,6 +109,15 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 			(range: RangeId, runtimeId: string | undefined, target: vscode.Uri) =>
 				features.load().exportSavings({ range, runtimeId }, target),
 		),
+		vscode.commands.registerCommand('_cloudAgents.chat.prepare', async (name: string, input: unknown) => {
+			const prepared = await features.load().chatTools.prepare(name, { input }, new vscode.CancellationTokenSource().token);
+			const text = (m: string | vscode.MarkdownString | undefined): string | undefined => (typeof m === 'string' ? m : m?.value);
+			return {
+				invocationMessage: text(prepared?.invocationMessage),
+				title: text(prepared?.confirmationMessages?.title),
+				message: text(prepared?.confirmationMessages?.message),
+			};
+		}),
 		// What a link's source control shows now, without comparing (src/changes/).
 		vscode.commands.registerCommand('_cloudAgents.changes.shown', (linkId: string) => features.load().changesShown(linkId)),
 	];

@@ -18,6 +18,8 @@ import type { LoadedFeatures } from './lazy';
 import { exportTo, registerSavingsCommands } from './savings';
 import type { Services } from '../views/actions';
 import { registerWorkspace } from './workspace';
+import { ChatTools } from '../chat/chatTools';
+import type { Run } from '../api';
 
 /** Registers the features' commands; the caller owns the disposables. */
 export function loadFeatures(deps: Services): LoadedFeatures {
@@ -45,7 +47,15 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		agentFileChanged: (agentId, path, change) => workspace.feature.cache.invalidate(agentId, path, change),
 		onUnauthorized: deps.onUnauthorized,
 	});
+	// The language-model tools (src/chat): Send Prompt's own flow sends, as the command does for automation.
+	const chatTools = new ChatTools({
+		session: deps.session,
+		log: deps.log,
+		sendPrompt: async (agentId, prompt) =>
+			(await actions.invoke(runActions.sendPrompt, { agentId, prompt, onConflict: 'followUp' })) as Run | undefined,
+	});
 	return {
+		chatTools,
 		disposables: [
 			workspace,
 			...actions.register(),

@@ -14,6 +14,7 @@ import { describeError } from '../util/errors';
 import { notificationText } from '../util/text';
 import type { RangeId } from '../webviews/savings/data';
 import type { WorkspaceFeature } from '../workspace/workspaceFeature';
+import type { ToolHandlers } from '../chat/lazyTools';
 
 /** What loading the features gives back: their registrations, and how to restore a panel of a type. */
 export interface LoadedFeatures {
@@ -31,6 +32,8 @@ export interface LoadedFeatures {
 	 * every call: src/fs/lazyProvider.ts), its cache and the interface check.
 	 */
 	workspace: WorkspaceFeature;
+	/** The language-model tools' code (activation's stand-ins hand it every call: src/chat/lazyTools.ts). */
+	chatTools: ToolHandlers;
 }
 
 /** Where `LazyFeatures` writes why loading failed. */

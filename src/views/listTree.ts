@@ -94,10 +94,11 @@ interface ParentRef {
  */
 export class RecordNode<T = unknown, F extends object = object> extends vscode.TreeItem {
 	/** The fields a command receives for this row (the descriptor's `fields`). */
-	readonly target: F;
+	target!: F;
 	constructor(
 		readonly descriptor: ListDescriptor<T, F, unknown>,
-		readonly record: T,
+		/** The record shown (replaced in place by `setRecord` when a read brings a new copy of it). */
+		public record: T,
 		/** The parent record, when the list has one. */
 		readonly parentRecord: unknown,
 		/** The row this one hangs under (subtrees). */
@@ -110,14 +111,32 @@ export class RecordNode<T = unknown, F extends object = object> extends vscode.T
 		super('', hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
 		this.id = rowId(descriptor, descriptor.keyOf(record), ctx.parentKey);
 		this.update();
-		this.target = descriptor.fields(record, ctx.parentKey);
+		this.setFields();
+	}
+
+	/**
+	 * Shows a newer copy of the same record (same key): its look and the fields a command receives,
+	 * on this very row object, so VS Code keeps the row's handle (and an open context menu its row).
+	 */
+	setRecord(record: T): void {
+		this.record = record;
+		this.setFields();
+		this.update();
+	}
+
+	private setFields(): void {
+		this.target = this.descriptor.fields(this.record, this.ctx.parentKey);
 		// The fields as own properties, never over a member of the row itself (`id`, `label`, …).
 		for (const [name, value] of Object.entries(this.target)) {
-			if (!(name in this)) {
+			if (!(name in this) || Object.prototype.hasOwnProperty.call(this.fieldNames, name)) {
+				this.fieldNames[name] = true;
 				Reflect.set(this, name, value);
 			}
 		}
 	}
+
+	/** Names of the fields set as own properties (so a newer copy of the record may set them again). */
+	private readonly fieldNames: Record<string, true> = Object.create(null) as Record<string, true>;
 
 	/** Reads the row's look again from its record (names of other records, flags and times may have changed). */
 	update(): void {
@@ -257,6 +276,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	private cacheRead = false;
 	/** The read started on the turn after the rows as last loaded are handed over. */
 	private cachedLoad: ReturnType<typeof setTimeout> | undefined;
+	/** The ids of every row handed to VS Code last, per list (what `updateInPlace` compares). */
+	private readonly shownShapes = new Map<ListModel<unknown>, string>();
 
 	constructor(
 		readonly descriptor: ListDescriptor<T, F, P>,
@@ -522,6 +543,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.marked.clear();
 		this.offlineNodes.clear();
 		this.shownRows.clear();
+		this.shownShapes.clear();
 		this.dropCached();
 		this.cacheRead = false;
 		clearTimeout(this.cachedLoad);
@@ -675,9 +697,12 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			await model.load();
 		}
 		const commands = this.commandsOf(model);
-		const rows = model
-			.rows({ loadMore: Boolean(commands.loadMore), retry: Boolean(commands.refresh), empty: model.descriptor.empty !== undefined })
-			.map((row) => this.rowNode(model, row, commands));
+		const listRows = model.rows({
+			loadMore: Boolean(commands.loadMore),
+			retry: Boolean(commands.refresh),
+			empty: model.descriptor.empty !== undefined,
+		});
+		const rows = listRows.map((row) => this.rowNode(model, row, commands));
 		if (isRoot && this.cached && !model.loaded && model.error !== undefined) {
 			if (isAuthFailure(model.error)) {
 				// The token was refused: nothing it loaded is shown any more.
@@ -692,6 +717,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			model,
 			rows.filter((row): row is RecordNode => row instanceof RecordNode),
 		);
+		this.shownShapes.set(model, shapeOf(model, listRows));
 		if (!model.offline) {
 			this.offlineNodes.delete(model);
 		}
@@ -900,9 +926,21 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 				// which agent).
 				const revisions = now.map((m) => m.revision);
 				void Promise.all(now.map((m) => m.load())).then(() => {
-					if (now.some((m, i) => m.revision !== revisions[i])) {
+					const changed = now.filter((m, i) => m.revision !== revisions[i]);
+					if (changed.length > 0) {
 						this.polledRedrawAt = Date.now();
-						this._onDidChangeTreeData.fire(undefined);
+						// The same rows with newer copies of their records: updated in place (VS Code
+						// keeps every handle, and a context menu open on a row stays open); rows added,
+						// removed or moved: the whole tree is read again.
+						const inPlace = changed.map((m) => this.rowsInPlace(m));
+						if (inPlace.every((rows): rows is RecordNode[] => rows !== undefined)) {
+							const rows = inPlace.flat();
+							if (rows.length > 0) {
+								this._onDidChangeTreeData.fire(rows);
+							}
+						} else {
+							this._onDidChangeTreeData.fire(undefined);
+						}
 					} else if (Date.now() - this.polledRedrawAt >= RELATIVE_TIME_REDRAW_MS) {
 						// Only the relative times moved on: the rows in place.
 						this.polledRedrawAt = Date.now();
@@ -916,6 +954,32 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		);
 	}
 
+	/**
+	 * When a read of `model` brought the rows VS Code shows (the same rows, in the same order), only
+	 * with newer copies of their records: puts each copy on its row object and returns those record
+	 * rows to refresh (message rows are unchanged); else (rows added, removed or moved, a message row
+	 * come, gone or changed) undefined.
+	 */
+	private rowsInPlace(model: ListModel<unknown>): RecordNode[] | undefined {
+		const shown = this.shownRows.get(model);
+		const shape = this.shownShapes.get(model);
+		if (!shown || shape === undefined || model.error !== undefined) {
+			return undefined;
+		}
+		const commands = this.commandsOf(model);
+		const rows = model.rows({
+			loadMore: Boolean(commands.loadMore),
+			retry: Boolean(commands.refresh),
+			empty: model.descriptor.empty !== undefined,
+		});
+		const records = rows.flatMap((row) => (row.kind === 'record' ? [row.item] : []));
+		if (records.length !== shown.length || shapeOf(model, rows) !== shape) {
+			return undefined;
+		}
+		shown.forEach((node, i) => node.setRecord(records[i]));
+		return shown;
+	}
+
 	private stopTimer(): void {
 		if (this.timer) {
 			clearTimeout(this.timer);
@@ -925,5 +989,14 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** What rows a list shows, in order (record keys, message rows and their text), to tell a read that changed only records' contents. */
+function shapeOf<U>(model: ListModel<U>, rows: readonly ListRow<U>[]): string {
+	return rows
+		.map((row) =>
+			row.kind === 'record' ? `record:${model.descriptor.keyOf(row.item)}` : row.kind === 'notice' ? `notice:${row.text}` : row.kind,
+		)
+		.join('\n');
+}
 /** How many names of records seen outside the loaded pages a list remembers. */
 const REMEMBERED_NAMES = 100;

@@ -12,6 +12,8 @@ import {
 	EXTENSION_ID,
 	CONFIG,
 	WEBVIEW_TYPES,
+	TOOLS,
+	TOOL_NAMES,
 	isPromptSource,
 	manifestCommandTitles,
 } from '../../src/ids';
@@ -30,6 +32,16 @@ interface Manifest {
 		authentication: { id: string; label: string }[];
 		menus?: Record<string, { command?: string }[]>;
 		keybindings?: { command: string; key: string; mac?: string; when?: string }[];
+		languageModelTools?: {
+			name: string;
+			displayName?: string;
+			modelDescription?: string;
+			userDescription?: string;
+			toolReferenceName?: string;
+			canBeReferencedInPrompt?: boolean;
+			tags?: string[];
+			inputSchema?: { type?: string; properties?: Record<string, unknown>; required?: string[] };
+		}[];
 	};
 }
 
@@ -185,6 +197,33 @@ suite('package.json manifest', () => {
 		assert.equal(holds(when, row('image:custom')), true, 'a custom image no runtime uses');
 		assert.equal(holds(when, row('image:custom:inUse')), false, 'a custom image in use');
 		assert.equal(holds(when, row('image:builtin')), false, 'a built-in image');
+	});
+
+	test('contributes exactly the language-model tools listed in TOOL_NAMES (generated: npm run ids:gen), each complete for a chat', () => {
+		const tools = manifest.contributes.languageModelTools ?? [];
+		assert.deepEqual(
+			tools.map((t) => t.name),
+			[...TOOL_NAMES],
+		);
+		assert.deepEqual(Object.values(TOOLS).sort(), [...TOOL_NAMES].sort(), 'TOOLS names every contributed tool');
+		const references = new Set<string>();
+		for (const tool of tools) {
+			assert.match(tool.name, /^cloudAgents_[A-Za-z]+$/, tool.name);
+			assert.ok((tool.modelDescription ?? '').length > 80, `${tool.name} modelDescription`);
+			assert.ok(
+				tool.userDescription && tool.displayName?.startsWith('Cloud Agents: '),
+				`${tool.name} userDescription and displayName`,
+			);
+			assert.match(tool.toolReferenceName ?? '', /^cloudAgents[A-Za-z]+$/, `${tool.name} toolReferenceName`);
+			assert.ok(!references.has(tool.toolReferenceName!), `${tool.name}: toolReferenceName used twice`);
+			references.add(tool.toolReferenceName!);
+			assert.equal(tool.canBeReferencedInPrompt, true, tool.name);
+			assert.ok(tool.tags?.includes('cloud-agents'), `${tool.name} tags`);
+			assert.equal(tool.inputSchema?.type, 'object', `${tool.name} inputSchema`);
+			for (const key of tool.inputSchema?.required ?? []) {
+				assert.ok(key in (tool.inputSchema?.properties ?? {}), `${tool.name}: required ${key} is a property`);
+			}
+		}
 	});
 
 	test('declares the apiUrl setting and the extension id used by tests', () => {

@@ -5,6 +5,7 @@ import { encodeAgentAuthority } from '../../../src/fs/agentUri';
 import { LazyFileSystemProvider } from '../../../src/fs/lazyProvider';
 import { COMMAND_IDS, FS_SCHEME } from '../../../src/ids';
 import type { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
+import type { ToolHandlers } from '../../../src/chat/lazyTools';
 import { restoreDevToken, seedAgent, testApi } from '../support/cloudAgents';
 
 /** Loaded features of a test: its commands, and nothing behind the rest (these tests do not reach it). */
@@ -16,6 +17,7 @@ function loadedWith(disposables: vscode.Disposable[]): LoadedFeatures {
 		exportSavings: async () => '',
 		changesShown: () => undefined,
 		workspace: undefined as unknown as WorkspaceFeature,
+		chatTools: undefined as unknown as ToolHandlers,
 	};
 }
 

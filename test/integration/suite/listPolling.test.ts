@@ -72,7 +72,7 @@ suite('Automatic refresh of a list', () => {
 		assert.match(hoverText(tree, withRuntime), /after-rename/, 'the row reads its runtime name again');
 	});
 
-	test("a poll that brings nothing new leaves the rows alone (Open Computer from an agent row's context menu keeps its row); a change on the service redraws", async function () {
+	test("a poll that brings nothing new leaves the rows alone (Open Computer from an agent row's context menu keeps its row); a change on the service updates the rows in place", async function () {
 		this.timeout(60_000);
 		const signedIn = new vscode.EventEmitter<void>();
 		const visibility = new vscode.EventEmitter<vscode.TreeViewVisibilityChangeEvent>();
@@ -99,7 +99,13 @@ suite('Automatic refresh of a list', () => {
 		let loads = 0;
 		let changedLoads = 0;
 		let last = JSON.stringify(tree.records);
-		disposables.push(tree.onDidChangeTreeData(() => redraws++));
+		let lastChange: vscode.TreeItem | vscode.TreeItem[] | undefined;
+		disposables.push(
+			tree.onDidChangeTreeData((e) => {
+				redraws++;
+				lastChange = e;
+			}),
+		);
 		disposables.push(
 			tree.onDidLoad(() => {
 				loads++;
@@ -128,6 +134,13 @@ suite('Automatic refresh of a list', () => {
 			const before = redraws;
 			await api.session.client.renameAgent(agent.id, newName);
 			await waitFor('a redraw after the rename', async () => (redraws > before ? true : undefined), 20_000);
+			// The same rows with a newer copy of one record: the row object VS Code holds is updated in
+			// place (its handle, and a context menu open on a row, survive the poll).
+			const shownRow = rows.find((r) => r.id === `agent/${agent.id}`)!;
+			assert.ok(Array.isArray(lastChange), 'an element refresh of the rows, not of the whole tree');
+			assert.ok(lastChange.includes(shownRow), 'the row object VS Code holds');
+			assert.equal(shownRow.label, newName);
+			assert.equal((shownRow as { agent?: Agent }).agent?.name, newName, "a command on the row gets the record's new copy");
 			const row = (await tree.getChildren()).find((r) => r.id === `agent/${agent.id}`);
 			assert.equal(row?.label, newName);
 		} finally {

@@ -23,6 +23,7 @@ suite('Test seams (src/testing.ts)', () => {
 			'_cloudAgents.workspace.resetSearchHint',
 			'_cloudAgents.workspace.searchHints',
 			'_cloudAgents.savings.exportTo',
+			'_cloudAgents.chat.prepare',
 		]) {
 			assert.ok(commands.includes(id), `${id} is not registered`);
 		}

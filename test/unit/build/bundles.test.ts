@@ -175,6 +175,25 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		);
 	});
 
+	test("the language-model tools' code is in features.js only; extension.js registers their stand-ins", () => {
+		const text = (f: string): string => readFileSync(join(out, f), 'utf8');
+		// Texts of src/chat/chatTools.ts and toolText.ts.
+		for (const marker of [
+			'CLOUD-AGENTS-DATA',
+			'Stopped waiting: the wait was cancelled.',
+			'Signed out of Cloud Agents: ask the user',
+		]) {
+			assert.ok(text('features.js').includes(marker), `features.js lacks ${marker}`);
+			assert.ok(!text('extension.js').includes(marker), `extension.js holds ${marker}`);
+		}
+		// The stand-ins (src/chat/lazyTools.ts): every tool is registered from activation.
+		assert.match(text('extension.js'), /\.lm\.registerTool\(/);
+		assert.ok(
+			!/require\("\.\/extension\.js"\)\.__src_chat_chatTools/.test(text('features.js')),
+			'features.js reads the tools from extension.js',
+		);
+	});
+
 	test('loading extension.js loads core.js but not client.js', () => {
 		const original = (Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown })._load;
 		const modules = Module as unknown as { _load: typeof original };

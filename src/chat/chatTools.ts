@@ -1,0 +1,629 @@
+/**
+ * The language-model tools (package.json `languageModelTools`): any chat agent — Copilot's agent
+ * mode or another extension's — can list the user's Cloud Agents, hand one a task (a new run, or a
+ * follow-up to its active run; the user confirms first), read a run's status and result, read and
+ * search the agent's workspace, and list and read its artifacts. Loaded with the features (see
+ * src/chat/lazyTools.ts for the stand-ins activation registers).
+ *
+ * Every result is text for a model. Our own sentences come first; everything from the service
+ * (names, statuses, results, file text, error messages) is quoted between markers as data and
+ * neutralised (src/chat/toolText.ts). Failures are results the model can act on (signed out, agent
+ * not found with the known agents, a path or prompt refused before anything is sent), never stack
+ * traces; the token never appears. Cancellation stops waits and requests.
+ */
+import * as vscode from 'vscode';
+import {
+	ApiError,
+	LIMITS,
+	SAFETY,
+	ValidationError,
+	WorkspaceInterfaceError,
+	isAuthFailure,
+	isTerminalRunStatus,
+	isUnreachable,
+	sleep,
+	utf8Length,
+} from '../api';
+import type { Agent, Artifact, Run } from '../api';
+import { CONFIG, TOOLS } from '../ids';
+import { WorkspacePathError, normalizeWorkspacePath } from '../fs/paths';
+import { agentStatusClass } from '../api';
+import { promptProblem } from '../resources/agents';
+import { artifactKind, exceedsReadCap } from '../resources/artifacts';
+import { describeError, isCancellation } from '../util/errors';
+import { singleLine } from '../util/text';
+import type { ActionSession } from '../views/actions';
+import { toAbortSignal, validationMessage } from '../views/ui';
+import { usableMatches } from '../workspace/searchMatches';
+import type { ToolHandlers } from './lazyTools';
+import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from './toolText';
+
+/** Most bytes of a file one read returns. */
+export const READ_FILE_MAX_BYTES = 64 * 1024;
+/** Most characters of an artifact's text one read returns. */
+export const READ_ARTIFACT_MAX_CHARS = 64 * 1024;
+/** Longest wait for a run to end that a status call honours. */
+export const WAIT_MAX_SECONDS = 120;
+/** How often a wait reads the run again. */
+const WAIT_POLL_MS = 1_000;
+/** Most agents one agent look-up reads (pages of 100). */
+const AGENT_LOOKUP_PAGES = 10;
+/** List agents looks up the active run of at most this many busy agents per call (one request each). */
+const MAX_RUN_LOOKUPS = 10;
+/** Most artifacts one listing returns. */
+const ARTIFACTS_MAX = 100;
+/** Default and largest number of search matches returned. */
+const SEARCH_DEFAULT = 50;
+const SEARCH_MAX = 200;
+/** Characters of the prompt the confirmation shows. */
+const CONFIRM_PROMPT_CHARS = 4_000;
+
+/** What the tools need: objects, never our command ids. */
+export interface ChatToolsDeps {
+	session: ActionSession;
+	log: { info(message: string): void; warn(message: string): void };
+	/**
+	 * Sends a prompt as Send Prompt does (src/commands/prompt.ts through the runs resource's action):
+	 * a new run, or a follow-up to the agent's active run (never cancelling it); the run is followed
+	 * in its output channel. Resolves with the run that received the prompt, or undefined when
+	 * nothing was sent.
+	 */
+	sendPrompt(agentId: string, prompt: string): Promise<Run | undefined>;
+}
+
+/** A failure the tools turn into a result as it is (our words, already safe). */
+class ToolProblem extends Error {
+	constructor(
+		message: string,
+		readonly blocks: QuotedBlock[] = [],
+	) {
+		super(message);
+	}
+}
+
+/** The tool's input as an object (the schema says so; a model may still send anything). */
+function inputOf(options: { input: unknown }): Record<string, unknown> {
+	const input: unknown = options.input;
+	return input !== null && typeof input === 'object' && !Array.isArray(input) ? { ...input } : {};
+}
+
+function textArg(input: Record<string, unknown>, key: string): string | undefined {
+	const v = input[key];
+	return typeof v === 'string' ? v : undefined;
+}
+
+function requiredText(input: Record<string, unknown>, key: string, what: string): string {
+	const v = textArg(input, key);
+	if (v === undefined || v.trim() === '') {
+		throw new ToolProblem(vscode.l10n.t('Nothing was done: `{0}` ({1}) is required.', key, what));
+	}
+	return v;
+}
+
+function intArg(input: Record<string, unknown>, key: string, min: number, max: number, fallback: number): number {
+	const v = input[key];
+	if (v === undefined || v === null) {
+		return fallback;
+	}
+	if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+		throw new ToolProblem(vscode.l10n.t('Nothing was done: `{0}` must be an integer from {1} to {2}.', key, min, max));
+	}
+	return v;
+}
+
+/** The tool's result as one text part. */
+function result(text: string): vscode.LanguageModelToolResult {
+	return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+}
+
+/** An agent as the data blocks show it. */
+function agentData(agent: Agent): { id: string; name: string | undefined } {
+	return { id: agent.id, name: agent.name };
+}
+
+/** The language-model tools' code: `invoke` and `prepare` by tool name (ToolHandlers of lazyTools.ts). */
+export class ChatTools implements ToolHandlers {
+	constructor(private readonly deps: ChatToolsDeps) {}
+
+	private get client(): ActionSession['client'] {
+		return this.deps.session.client;
+	}
+
+	async invoke(
+		name: string,
+		options: vscode.LanguageModelToolInvocationOptions<unknown>,
+		token: vscode.CancellationToken,
+	): Promise<vscode.LanguageModelToolResult> {
+		const abort = toAbortSignal(token);
+		try {
+			this.deps.log.info(`chat tool ${name} called`);
+			return result(await this.run(name, inputOf(options), abort.signal, token));
+		} catch (err) {
+			if (isCancellation(err) || token.isCancellationRequested) {
+				throw new vscode.CancellationError();
+			}
+			return result(this.failure(err));
+		} finally {
+			abort.dispose();
+		}
+	}
+
+	private run(name: string, input: Record<string, unknown>, signal: AbortSignal, token: vscode.CancellationToken): Promise<string> {
+		switch (name) {
+			case TOOLS.listAgents:
+				return this.listAgents(input, signal);
+			case TOOLS.runPrompt:
+				return this.runPrompt(input, signal, token);
+			case TOOLS.runStatus:
+				return this.runStatus(input, signal);
+			case TOOLS.readFile:
+				return this.readFile(input, signal);
+			case TOOLS.searchWorkspace:
+				return this.searchWorkspace(input, signal);
+			case TOOLS.listArtifacts:
+				return this.listArtifacts(input, signal);
+			case TOOLS.readArtifact:
+				return this.readArtifact(input, signal);
+			default:
+				throw new ToolProblem(vscode.l10n.t('Unknown Cloud Agents tool {0}.', name));
+		}
+	}
+
+	/**
+	 * Before a call: the run-prompt tool asks for confirmation, naming the agent and quoting the
+	 * prompt (and saying when it goes to an active run as a follow-up). Input that would be refused
+	 * (no prompt, an unknown agent, signed out) asks nothing: the call then says why and sends nothing.
+	 */
+	async prepare(
+		name: string,
+		options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>,
+		token: vscode.CancellationToken,
+	): Promise<vscode.PreparedToolInvocation | undefined> {
+		if (name !== TOOLS.runPrompt) {
+			return undefined;
+		}
+		const input = inputOf(options);
+		const agentQuery = textArg(input, 'agent') ?? '';
+		const prompt = textArg(input, 'prompt') ?? '';
+		const given = singleLine(agentQuery, SAFETY.labelMaxChars);
+		if (!this.deps.session.signedIn || promptProblem(prompt, false) !== undefined || agentQuery.trim() === '') {
+			return { invocationMessage: vscode.l10n.t('Checking a prompt for the Cloud Agent "{0}"', given) };
+		}
+		const abort = toAbortSignal(token);
+		let agent: Agent;
+		let active: Run | undefined;
+		try {
+			agent = await this.findAgent(agentQuery, abort.signal);
+			active = await this.activeRun(agent.id, abort.signal);
+		} catch {
+			return { invocationMessage: vscode.l10n.t('Checking a prompt for the Cloud Agent "{0}"', given) };
+		} finally {
+			abort.dispose();
+		}
+		const agentName = singleLine(agent.name || agent.id, SAFETY.labelMaxChars);
+		const shown = quoteText('prompt', prompt, CONFIRM_PROMPT_CHARS);
+		const fence = codeFence(shown.text);
+		const message = new vscode.MarkdownString();
+		message.appendText(
+			active
+				? vscode.l10n.t(
+						'The Cloud Agent "{0}" is busy: this prompt goes to its active run as a follow-up (nothing is cancelled).',
+						agentName,
+					)
+				: vscode.l10n.t('The Cloud Agent "{0}" starts a new run with this prompt.', agentName),
+		);
+		message.appendMarkdown(`\n\n${vscode.l10n.t('Agent id')}: ${inlineCode(singleLine(agent.id, SAFETY.idMaxChars))}`);
+		if (active) {
+			message.appendMarkdown(`  \n${vscode.l10n.t('Active run')}: ${inlineCode(singleLine(active.id, SAFETY.idMaxChars))}`);
+		}
+		message.appendMarkdown(`\n\n${fence}text\n${shown.text}\n${fence}\n`);
+		if (shown.cutFrom !== undefined) {
+			message.appendText(vscode.l10n.t('(the first {0} of {1} characters shown)', shown.text.length, shown.cutFrom));
+		}
+		return {
+			invocationMessage: vscode.l10n.t('Sending a prompt to the Cloud Agent "{0}"', agentName),
+			confirmationMessages: {
+				title: active
+					? vscode.l10n.t('Send a follow-up to the Cloud Agent "{0}"?', agentName)
+					: vscode.l10n.t('Send a prompt to the Cloud Agent "{0}"?', agentName),
+				message,
+			},
+		};
+	}
+
+	/** A failure as a result: what happened and what the model (or the user) can do. */
+	private failure(err: unknown): string {
+		if (err instanceof ToolProblem) {
+			return renderResult([err.message], err.blocks);
+		}
+		if (err instanceof WorkspacePathError) {
+			return renderResult([vscode.l10n.t('Nothing was read: {0}', err.message)], []);
+		}
+		if (err instanceof ValidationError) {
+			return renderResult([validationMessage(err)], []);
+		}
+		if (isAuthFailure(err)) {
+			return this.signedOutText(vscode.l10n.t('The Cloud Agents service refused the stored token (signed out or expired).'));
+		}
+		const said = [quoteText("the service's error message", describeError(err), SAFETY.errorMessageMaxChars + 200)];
+		if (isUnreachable(err)) {
+			return renderResult(
+				[
+					vscode.l10n.t(
+						'The Cloud Agents service at {0} did not answer. Ask the user to check the connection or the {1} setting; try again later.',
+						this.deps.session.apiUrl,
+						`${CONFIG.section}.${CONFIG.apiUrl}`,
+					),
+				],
+				said,
+			);
+		}
+		if (err instanceof WorkspaceInterfaceError) {
+			return renderResult(
+				[
+					vscode.l10n.t(
+						"This server's agent workspace interface differs from the one this extension speaks: its files cannot be read or searched here.",
+					),
+				],
+				said,
+			);
+		}
+		if (err instanceof ApiError && err.status === 404) {
+			return renderResult([vscode.l10n.t('Not found: the service has no such record (it may have been deleted).')], said);
+		}
+		this.deps.log.warn(`chat tool failed: ${err instanceof Error ? err.message : String(err)}`);
+		return renderResult([vscode.l10n.t('The Cloud Agents request failed.')], said);
+	}
+
+	private signedOutText(why?: string): string {
+		const configured = vscode.workspace.getConfiguration(CONFIG.section).get<string>(CONFIG.apiUrl, '').trim();
+		const lines = [
+			...(why ? [why] : []),
+			vscode.l10n.t('Signed out of Cloud Agents: ask the user to run "Cloud Agents: Sign In" (Command Palette), then try again.'),
+		];
+		if (configured === '') {
+			lines.push(
+				vscode.l10n.t(
+					'No API URL is set: the user may first need to set {0} to their Cloud Agents service (the default is {1}).',
+					`${CONFIG.section}.${CONFIG.apiUrl}`,
+					this.deps.session.apiUrl,
+				),
+			);
+		}
+		return renderResult(lines, []);
+	}
+
+	/** Throws the signed-out result unless a token is stored for the API URL. */
+	private requireSignedIn(): void {
+		if (!this.deps.session.signedIn) {
+			throw new ToolProblem(this.signedOutText());
+		}
+	}
+
+	/** The agent named by `query` (id or name), or a ToolProblem naming the known agents. */
+	private async findAgent(query: string, signal: AbortSignal): Promise<Agent> {
+		const agents: Agent[] = [];
+		let cursor: string | undefined;
+		for (let page = 0; page < AGENT_LOOKUP_PAGES; page++) {
+			const got = await this.client.listAgents({ limit: LIMITS.agentListLimit.max, cursor, signal });
+			agents.push(...got.items);
+			const match = matchAgent(agents, query);
+			if (match.kind === 'found' && match.agent.id === query.trim()) {
+				return match.agent;
+			}
+			cursor = got.nextCursor;
+			if (!cursor) {
+				break;
+			}
+		}
+		const match = matchAgent(agents, query);
+		if (match.kind === 'found') {
+			return match.agent;
+		}
+		const given = singleLine(query, SAFETY.labelMaxChars);
+		if (match.kind === 'ambiguous') {
+			throw new ToolProblem(vscode.l10n.t('Nothing was done: several agents are named "{0}"; name one by its id.', given), [
+				quoteJson('the agents of that name', match.agents.map(agentData)),
+			]);
+		}
+		// An id on a later page than the look-up reads: asked directly.
+		try {
+			return await this.client.getAgent(query.trim(), { signal });
+		} catch (err) {
+			if (!(err instanceof ValidationError) && !(err instanceof ApiError && err.status === 404)) {
+				throw err;
+			}
+		}
+		throw new ToolProblem(
+			agents.length === 0
+				? vscode.l10n.t('Nothing was done: agent "{0}" not found; this account has no agents.', given)
+				: vscode.l10n.t('Nothing was done: agent "{0}" not found; the known agents (names and ids) follow.', given),
+			agents.length === 0 ? [] : [quoteJson('the known agents', agents.slice(0, 50).map(agentData))],
+		);
+	}
+
+	/** The agent's active run, if any. */
+	private async activeRun(agentId: string, signal: AbortSignal): Promise<Run | undefined> {
+		const runs = await this.client.listRuns(agentId, { limit: 20, signal });
+		return runs.find((r) => !isTerminalRunStatus(r.status));
+	}
+
+	// ------------------------------------------------------------------ the tools
+
+	private async listAgents(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+		this.requireSignedIn();
+		const limit = intArg(input, 'limit', LIMITS.agentListLimit.min, LIMITS.agentListLimit.max, 50);
+		const status = textArg(input, 'status')?.trim().toLowerCase();
+		const cursor = textArg(input, 'cursor') || undefined;
+		const page = await this.client.listAgents({ limit, cursor, signal });
+		const agents = page.items.filter((a) => !status || (a.status ?? '').toLowerCase() === status);
+		// Whether a run is active: looked up for the agents whose status does not say they are idle,
+		// at most MAX_RUN_LOOKUPS of them per call (one request each); the others say so.
+		const rows = [];
+		let lookups = 0;
+		for (const agent of agents) {
+			const cls = agentStatusClass(agent.status);
+			const busy = cls !== 'ready' && cls !== 'failed';
+			const lookedUp = busy && lookups < MAX_RUN_LOOKUPS;
+			if (lookedUp) {
+				lookups++;
+			}
+			const active = lookedUp ? await this.activeRun(agent.id, signal).catch(() => undefined) : undefined;
+			rows.push({
+				...agentData(agent),
+				status: agent.status,
+				activeRun:
+					busy && !lookedUp
+						? 'not looked up (ask run status for this agent)'
+						: active
+							? { id: active.id, status: active.status }
+							: null,
+			});
+		}
+		const lines = [
+			status
+				? vscode.l10n.t(
+						'{0} of the {1} Cloud Agents on this page have the status "{2}".',
+						agents.length,
+						page.items.length,
+						singleLine(status, 40),
+					)
+				: vscode.l10n.t('{0} Cloud Agents on this page.', agents.length),
+			page.nextCursor
+				? vscode.l10n.t('More agents exist: call this tool again with `cursor` set to the nextCursor in the data below.')
+				: vscode.l10n.t('This is the last page.'),
+		];
+		return renderResult(lines, [quoteJson('the agents', { agents: rows, nextCursor: page.nextCursor ?? null })]);
+	}
+
+	private async runPrompt(input: Record<string, unknown>, signal: AbortSignal, token: vscode.CancellationToken): Promise<string> {
+		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
+		const prompt = textArg(input, 'prompt') ?? '';
+		const problem = promptProblem(prompt, false);
+		if (problem) {
+			throw new ToolProblem(vscode.l10n.t('Not sent: {0}', problem));
+		}
+		this.requireSignedIn();
+		const agent = await this.findAgent(agentQuery, signal);
+		const active = await this.activeRun(agent.id, signal);
+		if (token.isCancellationRequested) {
+			throw new vscode.CancellationError();
+		}
+		const run = await this.deps.sendPrompt(agent.id, prompt);
+		if (!run) {
+			throw new ToolProblem(vscode.l10n.t('Not sent: the prompt was refused before sending (see the Cloud Agents messages).'));
+		}
+		// Busy when asked, or busy by the time it was sent (Send Prompt then sends a follow-up: the run has a parent).
+		const followUp = active !== undefined || Boolean(run.parent_run_id);
+		const lines = [
+			followUp
+				? vscode.l10n.t('Sent: the agent was busy, so the prompt went to its active run as a follow-up (nothing was cancelled).')
+				: vscode.l10n.t('Sent: the agent started a new run with the prompt.'),
+			vscode.l10n.t(
+				'The run is followed in the Output panel. It keeps running in the cloud: call {0} (with `waitSeconds` to wait for it) to read its result.',
+				TOOLS.runStatus,
+			),
+		];
+		return renderResult(lines, [
+			quoteJson('the run', {
+				agent: agentData(agent),
+				run: { id: run.id, status: run.status, parentRunId: run.parent_run_id || null },
+				followUpTo: active ? active.id : null,
+			}),
+		]);
+	}
+
+	private async runStatus(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
+		const runId = textArg(input, 'runId')?.trim() || undefined;
+		const waitSeconds = intArg(input, 'waitSeconds', 0, WAIT_MAX_SECONDS, 0);
+		this.requireSignedIn();
+		const agent = await this.findAgent(agentQuery, signal);
+		let run: Run | undefined;
+		if (runId) {
+			run = await this.client.getRun(agent.id, runId, { signal });
+		} else {
+			run = (await this.client.listRuns(agent.id, { limit: 1, signal }))[0];
+		}
+		if (!run) {
+			return renderResult([vscode.l10n.t('The agent has no runs yet.')], [quoteJson('the agent', agentData(agent))]);
+		}
+		const lines: string[] = [];
+		if (waitSeconds > 0 && !isTerminalRunStatus(run.status)) {
+			const deadline = Date.now() + waitSeconds * 1000;
+			try {
+				while (!isTerminalRunStatus(run.status) && Date.now() < deadline) {
+					await sleep(Math.min(WAIT_POLL_MS, Math.max(0, deadline - Date.now())), signal);
+					run = await this.client.getRun(agent.id, run.id, { signal });
+				}
+			} catch (err) {
+				if (!isCancellation(err)) {
+					throw err;
+				}
+				lines.push(vscode.l10n.t('Stopped waiting: the wait was cancelled.'));
+			}
+		}
+		const ended = isTerminalRunStatus(run.status);
+		lines.unshift(
+			ended
+				? vscode.l10n.t('The run has ended.')
+				: waitSeconds > 0
+					? vscode.l10n.t('The run is still active (waited up to {0} s). Call again later for its result.', waitSeconds)
+					: vscode.l10n.t('The run is still active. Call again with `waitSeconds` to wait for its result.'),
+		);
+		const artifacts = ended
+			? (await this.client.listArtifacts(agent.id, { signal }).catch(() => [] as Artifact[])).filter((a) => a.run_id === run.id)
+			: [];
+		const blocks: QuotedBlock[] = [
+			quoteJson('the run', {
+				agent: agentData(agent),
+				run: {
+					id: run.id,
+					status: run.status,
+					createdAt: run.created_at,
+					updatedAt: run.updated_at,
+					parentRunId: run.parent_run_id || null,
+				},
+				artifacts: artifacts.slice(0, ARTIFACTS_MAX).map(artifactData),
+			}),
+			quoteText("the run's prompt (as the user or a chat sent it)", run.prompt ?? ''),
+		];
+		if (run.result) {
+			blocks.push(quoteText("the agent's result", run.result));
+		}
+		if (run.error) {
+			blocks.push(quoteText("the run's error", run.error));
+		}
+		return renderResult(lines, blocks);
+	}
+
+	private async readFile(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
+		const path = normalizeWorkspacePath(requiredText(input, 'path', vscode.l10n.t("the file's path in the workspace")));
+		const offset = intArg(input, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
+		this.requireSignedIn();
+		const agent = await this.findAgent(agentQuery, signal);
+		const chunk = await this.client.readWorkspaceFile(agent.id, path, { offset, length: READ_FILE_MAX_BYTES, signal });
+		const decoded = decodeText(chunk.content, !chunk.eof);
+		const where = quoteJson('the file', { agent: agentData(agent), path, size: chunk.size, offset });
+		if (!decoded) {
+			return renderResult([vscode.l10n.t('Not shown: the file is not text (binary, or not UTF-8).')], [where]);
+		}
+		const next = offset + decoded.bytes;
+		const lines = [
+			next < chunk.size
+				? vscode.l10n.t(
+						'Bytes {0} to {1} of {2}: more follows; call again with `offset` {1} for the rest.',
+						offset,
+						next,
+						chunk.size,
+					)
+				: vscode.l10n.t('Bytes {0} to {1} of {2}: the end of the file.', offset, next, chunk.size),
+		];
+		return renderResult(lines, [where, quoteText("the file's text", decoded.text, READ_FILE_MAX_BYTES)]);
+	}
+
+	private async searchWorkspace(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
+		const query = requiredText(input, 'query', vscode.l10n.t('the text to find'));
+		const bytes = utf8Length(query);
+		if (bytes > LIMITS.searchQueryBytes.max) {
+			throw new ToolProblem(
+				vscode.l10n.t(
+					'Nothing was searched: the query is {0} bytes long; the limit is {1} bytes (UTF-8).',
+					bytes,
+					LIMITS.searchQueryBytes.max,
+				),
+			);
+		}
+		const under = textArg(input, 'path');
+		const path = under === undefined ? undefined : normalizeWorkspacePath(under) || undefined;
+		const maxResults = intArg(input, 'maxResults', 1, SEARCH_MAX, SEARCH_DEFAULT);
+		this.requireSignedIn();
+		const agent = await this.findAgent(agentQuery, signal);
+		const answer = await this.client.searchWorkspace(agent.id, query, { path, maxResults, signal });
+		const { matches, truncated } = usableMatches(answer);
+		const shown = matches.slice(0, maxResults);
+		const more = truncated || matches.length > shown.length;
+		return renderResult(
+			[
+				more
+					? vscode.l10n.t('{0} matches shown; more exist (narrow the query or the path).', shown.length)
+					: vscode.l10n.t('{0} matches.', shown.length),
+			],
+			[quoteJson('the matches (path, line, column, a preview of the line)', { agent: agentData(agent), query, matches: shown })],
+		);
+	}
+
+	private async listArtifacts(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
+		const runId = textArg(input, 'runId')?.trim() || undefined;
+		this.requireSignedIn();
+		const agent = await this.findAgent(agentQuery, signal);
+		const all = newestFirst((await this.client.listArtifacts(agent.id, { signal })).filter((a) => !runId || a.run_id === runId));
+		const shown = all.slice(0, ARTIFACTS_MAX);
+		return renderResult(
+			[
+				all.length > shown.length
+					? vscode.l10n.t('The newest {0} of {1} artifacts.', shown.length, all.length)
+					: vscode.l10n.t('{0} artifacts.', shown.length),
+				vscode.l10n.t('Read one whose `text` is true with {0}.', TOOLS.readArtifact),
+			],
+			[quoteJson('the artifacts', { agent: agentData(agent), artifacts: shown.map(artifactData) })],
+		);
+	}
+
+	private async readArtifact(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
+		const wanted = requiredText(input, 'artifact', vscode.l10n.t("the artifact's id or name")).trim();
+		const runId = textArg(input, 'runId')?.trim() || undefined;
+		this.requireSignedIn();
+		const agent = await this.findAgent(agentQuery, signal);
+		const all = newestFirst(await this.client.listArtifacts(agent.id, { signal }));
+		const artifact = all.find((a) => a.id === wanted) ?? all.find((a) => a.name === wanted && (!runId || a.run_id === runId));
+		if (!artifact) {
+			throw new ToolProblem(
+				vscode.l10n.t(
+					'Nothing was read: the agent has no artifact "{0}"; its artifacts follow.',
+					singleLine(wanted, SAFETY.labelMaxChars),
+				),
+				[quoteJson('the artifacts', all.slice(0, ARTIFACTS_MAX).map(artifactData))],
+			);
+		}
+		const about = quoteJson('the artifact', artifactData(artifact));
+		if (artifactKind(artifact) !== 'text') {
+			return renderResult([vscode.l10n.t('Not shown: the artifact is not text (an image or another binary file).')], [about]);
+		}
+		if (exceedsReadCap(artifact.size)) {
+			return renderResult([vscode.l10n.t("Not shown: the artifact is larger than the service's 2 MiB answer cap.")], [about]);
+		}
+		const { content } = await this.client.readArtifactContent(agent.id, artifact.id, { signal });
+		const decoded = decodeText(content);
+		if (!decoded) {
+			return renderResult([vscode.l10n.t('Not shown: the artifact is not text (binary, or not UTF-8).')], [about]);
+		}
+		return renderResult(
+			[vscode.l10n.t("The artifact's text ({0} bytes).", content.byteLength)],
+			[about, quoteText("the artifact's text", decoded.text, READ_ARTIFACT_MAX_CHARS)],
+		);
+	}
+}
+
+/** An artifact as the data blocks show it. */
+function artifactData(a: Artifact): Record<string, unknown> {
+	return {
+		id: a.id,
+		name: a.name,
+		mediaType: a.media_type,
+		size: a.size,
+		runId: a.run_id,
+		createdAt: a.created_at,
+		text: artifactKind(a) === 'text',
+	};
+}
+
+/** Artifacts newest first (by `created_at`; those without one last). */
+function newestFirst(artifacts: Artifact[]): Artifact[] {
+	const at = (a: Artifact): number => Date.parse(a.created_at ?? '') || 0;
+	return [...artifacts].sort((x, y) => at(y) - at(x));
+}
