@@ -81,7 +81,9 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 			recorder.lastNotification = { text: notice.text, actions: notice.actions };
 		}),
 		deps.session.onDidPromptSignIn(() => recorder.unauthorizedPrompts++),
-		vscode.commands.registerCommand('_cloudAgents.views.rows', (key: string, parentRowId?: string) => views.rows(key, parentRowId)),
+		vscode.commands.registerCommand('_cloudAgents.views.rows', (key: string, parentRowId?: string, options?: { asShown?: boolean }) =>
+			views.rows(key, parentRowId, options),
+		),
 		vscode.commands.registerCommand('_cloudAgents.views.click', (key: string, rowId: string, parentRowId?: string) =>
 			views.click(key, rowId, parentRowId),
 		),

@@ -278,11 +278,20 @@ export class CloudAgentViews extends Disposable {
 
 	/**
 	 * The rows of a view as plain data (the test seam `_cloudAgents.views.rows`); with a row id,
-	 * the rows under that row (a subtree).
+	 * the rows under that row (a subtree). Once answered, unless `asShown` (rows as last loaded, marked, included).
 	 */
-	async rows(key: ViewKey, parentRowId?: string): Promise<RowSnapshot[]> {
+	async rows(key: ViewKey, parentRowId?: string, options: { asShown?: boolean } = {}): Promise<RowSnapshot[]> {
 		const provider = this.provider(key);
-		const nodes = await this.childrenOf(provider, parentRowId);
+		let nodes = await this.childrenOf(provider, parentRowId);
+		if (
+			!options.asShown &&
+			provider instanceof DescriptorTreeProvider &&
+			nodes.some((n) => n instanceof RecordNode && n.cachedAt !== undefined)
+		) {
+			// The rows once answered (rows as last loaded show first): what a test of the list's content means.
+			await provider.answered();
+			nodes = await this.childrenOf(provider, parentRowId);
+		}
 		return nodes.map((n) => {
 			// As a hover would: a tooltip built on request (RowSpec.tooltip) is built now.
 			const item = resolveTooltip(provider.getTreeItem(n));

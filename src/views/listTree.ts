@@ -679,14 +679,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 				// The rows as last loaded at once, marked; the answer replaces them (or an error row goes above them).
 				// The read starts on the next turn: its first step loads the HTTP client (dist/client.js),
 				// which would otherwise hold these rows back.
-				this.cachedLoad ??= setTimeout(() => {
-					this.cachedLoad = undefined;
-					void model.load().then(() => {
-						if (!this.isDisposed) {
-							this._onDidChangeTreeData.fire(undefined);
-						}
-					});
-				}, 0);
+				this.cachedLoad ??= setTimeout(() => void this.loadBehindCache(), 0);
 				const nodes = this.cachedNodes(cached);
 				this.shownRows.set(model, nodes);
 				return nodes;
@@ -800,6 +793,23 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		const ctx: RowContext<unknown> = { ...this.ctx, parent: parent?.record, parentKey: parent?.key };
 		const isRoot = (model as ListModel<unknown>) === (this.root as ListModel<unknown>);
 		return new RecordNode<U, object>(model.descriptor, item, parent?.record, parent?.node, ctx, isRoot && this.childLists.length > 0);
+	}
+
+	/** Reads the list behind its rows as last loaded, then redraws it. */
+	private async loadBehindCache(): Promise<void> {
+		clearTimeout(this.cachedLoad);
+		this.cachedLoad = undefined;
+		await this.root.load();
+		if (!this.isDisposed) {
+			this._onDidChangeTreeData.fire(undefined);
+		}
+	}
+
+	/** Settles once the list has had its first answer when it shows rows as last loaded (at once otherwise). */
+	async answered(): Promise<void> {
+		if (this.cached && !this.root.loaded && this.root.error === undefined) {
+			await this.loadBehindCache();
+		}
 	}
 
 	/** The rows as last loaded with this URL and token (read once after a reset), or undefined. */
