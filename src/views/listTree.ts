@@ -227,10 +227,11 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	private readonly participant: Participant = { retry: () => this.retryOffline() };
 	/** The offline row drawn last for each offline list: its label is updated in place as the countdown runs. */
 	private readonly offlineNodes = new Map<ListModel<unknown>, MessageNode>();
-	/** The record rows handed to VS Code last, per list: `redraw` updates these in place. */
-	private readonly shownRows = new Map<ListModel<unknown>, RecordNode[]>();
-	/** The ids of every row handed to VS Code last, per list (what `updateInPlace` compares). */
-	private readonly shownShapes = new Map<ListModel<unknown>, string>();
+	/**
+	 * What each list handed to VS Code last: its record rows (`redraw` and `rowsInPlace` update these
+	 * in place) and the shape of all its rows (what `rowsInPlace` compares).
+	 */
+	private readonly drawn = new Map<ListModel<unknown>, { records: RecordNode[]; shape: string }>();
 
 	constructor(
 		readonly descriptor: ListDescriptor<T, F, P>,
@@ -426,7 +427,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	 * again, and a row's context menu or inline action used meanwhile would run without its row.
 	 */
 	redraw(): void {
-		const rows = [...this.shownRows.values()].flat();
+		const rows = [...this.drawn.values()].flatMap((d) => d.records);
 		for (const row of rows) {
 			row.update();
 		}
@@ -486,8 +487,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.childModels.clear();
 		this.marked.clear();
 		this.offlineNodes.clear();
-		this.shownRows.clear();
-		this.shownShapes.clear();
+		this.drawn.clear();
 		this.stopTimer();
 		this.connectivity.leave(this.participant);
 		this._onDidChangeTreeData.fire(undefined);
@@ -616,17 +616,12 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			await model.load();
 		}
 		const commands = this.commandsOf(model);
-		const listRows = model.rows({
-			loadMore: Boolean(commands.loadMore),
-			retry: Boolean(commands.refresh),
-			empty: model.descriptor.empty !== undefined,
-		});
+		const listRows = this.listRowsOf(model, commands);
 		const rows = listRows.map((row) => this.rowNode(model, row, commands));
-		this.shownRows.set(
-			model,
-			rows.filter((row): row is RecordNode => row instanceof RecordNode),
-		);
-		this.shownShapes.set(model, shapeOf(model, listRows));
+		this.drawn.set(model, {
+			records: rows.filter((row): row is RecordNode => row instanceof RecordNode),
+			shape: shapeOf(model, listRows),
+		});
 		if (!model.offline) {
 			this.offlineNodes.delete(model);
 		}
@@ -796,23 +791,26 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	 * come, gone or changed) undefined.
 	 */
 	private rowsInPlace(model: ListModel<unknown>): RecordNode[] | undefined {
-		const shown = this.shownRows.get(model);
-		const shape = this.shownShapes.get(model);
-		if (!shown || shape === undefined || model.error !== undefined) {
+		const shown = this.drawn.get(model);
+		if (!shown || model.error !== undefined) {
 			return undefined;
 		}
-		const commands = this.commandsOf(model);
-		const rows = model.rows({
+		const rows = this.listRowsOf(model, this.commandsOf(model));
+		const records = rows.flatMap((row) => (row.kind === 'record' ? [row.item] : []));
+		if (records.length !== shown.records.length || shapeOf(model, rows) !== shown.shape) {
+			return undefined;
+		}
+		shown.records.forEach((node, i) => node.setRecord(records[i]));
+		return shown.records;
+	}
+
+	/** The rows a list shows (listModel.ts decides), given the view's commands. */
+	private listRowsOf<U>(model: ListModel<U>, commands: { refresh?: string; loadMore?: string }): ListRow<U>[] {
+		return model.rows({
 			loadMore: Boolean(commands.loadMore),
 			retry: Boolean(commands.refresh),
 			empty: model.descriptor.empty !== undefined,
 		});
-		const records = rows.flatMap((row) => (row.kind === 'record' ? [row.item] : []));
-		if (records.length !== shown.length || shapeOf(model, rows) !== shape) {
-			return undefined;
-		}
-		shown.forEach((node, i) => node.setRecord(records[i]));
-		return shown;
 	}
 
 	private stopTimer(): void {
