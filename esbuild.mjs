@@ -5,6 +5,7 @@
 //   dist/core.js       the light modules of src/api (errors, limits, decode, validation, pagination, …),
 //                      required by both other files, so every class (ApiError, …) exists once and
 //                      `instanceof` holds across them (activation loads it);
+//   dist/compareWorker.js  the comparison's worker thread (src/compare/compareWorker.ts), started on use;
 //   dist/client.js     src/api/client.ts, http.ts, network.ts, githubResolver.ts and the event streams (sse.ts, sseStream.ts,
 //                      runEventStream.ts) with undici and eventsource-parser; the
 //                      first access to one of their exports (e.g. `new CloudAgentsClient`) requires it.
@@ -447,9 +448,25 @@ function exportsEntryOf(shared) {
 	};
 }
 
+/**
+ * The comparison's worker thread (src/compare/compareWorker.ts; localSide.ts starts it from the file
+ * next to its own bundle): Node built-ins only.
+ * @type {import('esbuild').BuildOptions}
+ */
+const compareWorkerBuild = {
+	...common,
+	entryPoints: ['src/compare/compareWorker.ts'],
+	outfile: join(outdir, 'compareWorker.js'),
+	plugins: [problemMatcher],
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = single
-	? [{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher] }, ...pageBuilds]
+	? [
+			{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher] },
+			compareWorkerBuild,
+			...pageBuilds,
+		]
 	: [
 			...(await extensionBuilds()),
 			{
@@ -464,6 +481,7 @@ const builds = single
 				outfile: join(outdir, 'client.js'),
 				plugins: [problemMatcher, entry('client', HEAVY), split({ core: true })],
 			},
+			compareWorkerBuild,
 			...pageBuilds,
 		];
 

@@ -77,8 +77,8 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		assert.match(readFileSync(join(ROOT, '.vscodeignore'), 'utf8'), /^!dist\/THIRD_PARTY_NOTICES\.txt$/m);
 	});
 
-	test('writes extension.js, core.js, features.js and client.js; only client.js holds undici and eventsource-parser', () => {
-		for (const f of ['extension.js', 'core.js', 'features.js', 'client.js']) {
+	test('writes extension.js, core.js, features.js, client.js and compareWorker.js; only client.js holds undici and eventsource-parser', () => {
+		for (const f of ['extension.js', 'core.js', 'features.js', 'client.js', 'compareWorker.js']) {
 			assert.ok(existsSync(join(out, f)), `${f} was not written`);
 		}
 		const text = (f: string): string => readFileSync(join(out, f), 'utf8');
@@ -86,10 +86,14 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			text('client.js').includes(UNDICI) && text('client.js').includes(PARSER),
 			'client.js should hold undici and eventsource-parser',
 		);
-		for (const f of ['extension.js', 'core.js', 'features.js']) {
+		for (const f of ['extension.js', 'core.js', 'features.js', 'compareWorker.js']) {
 			assert.ok(!text(f).includes(UNDICI), `${f} holds undici`);
 			assert.ok(!text(f).includes(PARSER), `${f} holds eventsource-parser`);
 		}
+		// The comparison's worker thread: its own file, Node's built-ins only (it is started by path).
+		const worker = text('compareWorker.js');
+		const required = [...worker.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]);
+		assert.ok(required.length > 0 && required.every((r) => r!.startsWith('node:')), `compareWorker.js requires ${required.join(', ')}`);
 		// What activation loads is a fraction of the whole.
 		const size = (f: string): number => statSync(join(out, f)).size;
 		assert.ok(
