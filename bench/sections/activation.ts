@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { type ChildLike, type CodeServer, type Harness, type Procs, ROOT, launchChromium, loadHarness } from '../codeServer';
 import { type BenchContext, type Row, median } from '../report';
+import { makeVscodeStub, vscodeApiNames } from '../../test/unit/support/vscodeStub';
 
 /** The goal of the issue, in ms (load + activate). */
 const GOAL_MS = 50;
@@ -121,16 +122,14 @@ function buildVariants(h: Harness, work: string): Variant[] {
 }
 
 /**
- * Loads `<dist>/extension.js` in a fresh Node process (code-server's own Node, `vscode` stubbed as in
- * test/unit/build/bundles.test.ts) and returns the CPU time and wall time of the `require`, which
+ * Loads `<dist>/extension.js` in a fresh Node process (code-server's own Node, `vscode` stubbed by
+ * test/unit/support/vscodeStub.ts, as in test/unit/build/bundles.test.ts) and returns the CPU time and wall time of the `require`, which
  * includes compiling the file. CPU time hardly moves with other processes' load.
  */
 function loadInPlainNode(nodeBin: string, dist: string): { cpuMs: number; wallMs: number } {
 	const script = `
 const Module = require('node:module');
-const get = (_t, k) => (k === Symbol.toPrimitive ? () => '' : stub);
-const proto = new Proxy({}, { get });
-const stub = new Proxy(function vscode() {}, { get, getPrototypeOf: () => proto, apply: () => stub, construct: () => stub });
+const stub = (${makeVscodeStub.toString()})(${JSON.stringify(vscodeApiNames(ROOT))});
 const original = Module._load;
 Module._load = (request, ...rest) => (request === 'vscode' ? stub : original(request, ...rest));
 const c0 = process.cpuUsage();

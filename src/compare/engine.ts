@@ -7,10 +7,21 @@
 import { type Dirent, lstat as lstatCallback } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { type CloudAgentsClient, LIMITS, eventFileChange, isTerminalRunStatus, readTimeMember } from '../api';
+import {
+	type CloudAgentsClient,
+	LIMITS,
+	type Page,
+	type WorkspaceEntry,
+	eventFileChange,
+	isTerminalRunStatus,
+	paginate,
+	readTimeMember,
+} from '../api';
 import { throwIfAborted } from '../api/async';
 import type { IgnoreRules } from './ignore';
-import { UnsafePathError, agentPathOf, checkRelativePath, hashAgentFile, hashLocalFile, localPathOf } from './paths';
+import type { LocalAnswer } from './compareWorker';
+import { LocalSide } from './localSide';
+import { UnsafePathError, agentPathOf, checkRelativePath, hashAgentFile, localPathOf } from './paths';
 import type {
 	Baseline,
 	BaselineEntry,
@@ -54,6 +65,16 @@ interface AgentFile {
 	path: string;
 	size: number;
 	mtime: number;
+}
+
+/** A file equal in size on both sides, hashed locally, whose agent-side hash is to be read (or reused). */
+interface ReadItem {
+	file: AgentFile;
+	group: ChangeGroup;
+	agent: FileFacts;
+	local: FileFacts;
+	localSha: string;
+	reuse?: string;
 }
 
 type LocalState = { kind: 'missing' } | { kind: 'file'; facts: FileFacts } | { kind: 'symlink' } | { kind: 'other' };
@@ -113,6 +134,12 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
 	};
 	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
+
+/** Local jobs posted to the comparison's worker at once. */
+const LOCAL_BATCH = 250;
+
+/** Folders whose listing is asked for at once (the one read and those next in the queue). */
+const LIST_AHEAD = 4;
 
 /** At most this many ended runs have their events read for deletions at a link (the newest). */
 export const MAX_RUNS_READ = 20;
@@ -200,7 +227,15 @@ async function readRuns(
 export async function compareFolders(o: CompareOptions): Promise<CompareResult> {
 	const limits: CompareLimits = { ...DEFAULT_COMPARE_LIMITS, ...o.limits };
 	const { client, agentId, signal } = o;
-	const stats = { foldersListed: 0, runListsRead: 0, runEventsRead: 0, filesRead: 0, bytesRead: 0, localFilesHashed: 0 };
+	const stats = {
+		foldersListed: 0,
+		runListsRead: 0,
+		runEventsRead: 0,
+		filesRead: 0,
+		bytesRead: 0,
+		localFilesHashed: 0,
+		workerHeapPeak: 0,
+	};
 	const notes: string[] = [];
 	const progress = (message: string, done: number, total?: number): void => o.onProgress?.({ message, done, total });
 	throwIfAborted(signal);
@@ -231,61 +266,98 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 	let unsafeNames = 0;
 	let fileCapHit = false;
 	let foldersLeft = 0;
-	while (queue.length > 0) {
-		throwIfAborted(signal);
-		if (stats.foldersListed >= limits.maxFolders) {
-			foldersLeft = queue.length;
-			break;
+	// The first page of the next folders in the queue is asked for while one is read (LIST_AHEAD at
+	// once, never more than the folder limit): one folder at a time, the listing of 112 folders took
+	// about as long as reading 1,500 files.
+	const ahead = new AbortController();
+	const onAbort = (): void => ahead.abort();
+	signal?.addEventListener('abort', onAbort, { once: true });
+	const firstPages = new Map<string, Promise<Page<WorkspaceEntry>>>();
+	let listingsStarted = 0;
+	const pathOf = (folder: string): string => (folder === '' ? o.agentFolder : agentPathOf(o.agentFolder, folder));
+	const firstPageOf = (folder: string): Promise<Page<WorkspaceEntry>> => {
+		let page = firstPages.get(folder);
+		if (page === undefined) {
+			listingsStarted++;
+			page = client.listWorkspace(agentId, pathOf(folder), { limit: LIMITS.workspaceListLimit.max, signal: ahead.signal });
+			page.catch(() => undefined); // awaited when its folder's turn comes (or dropped when the listing stops)
+			firstPages.set(folder, page);
 		}
-		const folder = queue.shift()!;
-		progress(`Listing ${folder === '' ? 'the agent’s folder' : folder}…`, agentFiles.size);
-		stats.foldersListed++;
-		const path = folder === '' ? o.agentFolder : agentPathOf(o.agentFolder, folder);
-		const seen = new Set<string>();
-		let stopped = false;
-		for await (const entry of client.iterateWorkspace(agentId, path, { limit: LIMITS.workspaceListLimit.max, signal })) {
-			const name = entry.name;
-			let rel: string;
-			try {
-				if (name.includes('/')) {
-					throw new UnsafePathError(name, 'a name with a slash');
-				}
-				rel = checkRelativePath(joinRel(folder, checkRelativePath(name)));
-				agentPathOf(o.agentFolder, rel);
-			} catch (err) {
-				if (!(err instanceof UnsafePathError) && !(err instanceof Error && err.name === 'ValidationError')) {
-					throw err;
-				}
-				unsafeNames++;
-				continue;
+		return page;
+	};
+	try {
+		while (queue.length > 0) {
+			throwIfAborted(signal);
+			if (stats.foldersListed >= limits.maxFolders) {
+				foldersLeft = queue.length;
+				break;
 			}
-			if (seen.has(name)) {
-				unsafeNames++; // a name listed twice: the first one stands
-				continue;
-			}
-			seen.add(name);
-			if (entry.type === 'directory') {
-				if (!o.ignore.ignores(rel, true)) {
-					queue.push(rel);
-				}
-			} else if (entry.type === 'file') {
-				if (o.ignore.ignores(rel, false)) {
-					continue;
-				}
-				if (agentFiles.size >= limits.maxFiles) {
-					fileCapHit = true;
-					stopped = true;
+			const folder = queue.shift()!;
+			progress(`Listing ${folder === '' ? 'the agent’s folder' : folder}…`, agentFiles.size);
+			stats.foldersListed++;
+			const path = pathOf(folder);
+			const first = firstPageOf(folder);
+			firstPages.delete(folder);
+			for (const next of queue) {
+				if (firstPages.size >= LIST_AHEAD - 1 || listingsStarted >= limits.maxFolders) {
 					break;
 				}
-				agentFiles.set(rel, { path: rel, size: entry.size, mtime: entry.mtime_unix_ms });
+				void firstPageOf(next);
 			}
-			// symbolic links and other kinds are not compared
+			const seen = new Set<string>();
+			let stopped = false;
+			const pages = paginate((cursor) =>
+				cursor === undefined
+					? first
+					: client.listWorkspace(agentId, path, { limit: LIMITS.workspaceListLimit.max, signal, cursor }),
+			);
+			for await (const entry of pages) {
+				const name = entry.name;
+				let rel: string;
+				try {
+					if (name.includes('/')) {
+						throw new UnsafePathError(name, 'a name with a slash');
+					}
+					rel = checkRelativePath(joinRel(folder, checkRelativePath(name)));
+					agentPathOf(o.agentFolder, rel);
+				} catch (err) {
+					if (!(err instanceof UnsafePathError) && !(err instanceof Error && err.name === 'ValidationError')) {
+						throw err;
+					}
+					unsafeNames++;
+					continue;
+				}
+				if (seen.has(name)) {
+					unsafeNames++; // a name listed twice: the first one stands
+					continue;
+				}
+				seen.add(name);
+				if (entry.type === 'directory') {
+					if (!o.ignore.ignores(rel, true)) {
+						queue.push(rel);
+					}
+				} else if (entry.type === 'file') {
+					if (o.ignore.ignores(rel, false)) {
+						continue;
+					}
+					if (agentFiles.size >= limits.maxFiles) {
+						fileCapHit = true;
+						stopped = true;
+						break;
+					}
+					agentFiles.set(rel, { path: rel, size: entry.size, mtime: entry.mtime_unix_ms });
+				}
+				// symbolic links and other kinds are not compared
+			}
+			if (stopped) {
+				foldersLeft = queue.length;
+				break;
+			}
+			complete.add(folder);
 		}
-		if (stopped) {
-			foldersLeft = queue.length;
-			break;
-		}
-		complete.add(folder);
+	} finally {
+		signal?.removeEventListener('abort', onAbort);
+		ahead.abort(); // first pages asked for ahead and not read: the listing stopped at a limit or failed
 	}
 	const listingComplete = !fileCapHit && foldersLeft === 0;
 	if (fileCapHit) {
@@ -341,66 +413,89 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 	for (const f of agentFiles.values()) {
 		entries[f.path] = { size: f.size, mtime: f.mtime };
 	}
-	let bytesUsed = 0;
 	let overBytes = 0;
 	let localSymlinks = 0;
 	let localOther = 0;
 	let done = 0;
-	progress(`Comparing ${plural(work.length, 'file')}…`, 0, work.length);
-	await pool(work, limits.concurrency, async ({ file, group }) => {
-		throwIfAborted(signal);
-		const local = await localState(o.localRoot, file.path);
-		const agent: FileFacts = { size: file.size, mtime: file.mtime };
-		if (local.kind === 'missing') {
-			differences.push({ path: file.path, kind: 'added', group, agent });
-		} else if (local.kind === 'symlink') {
-			localSymlinks++;
-		} else if (local.kind === 'other') {
-			localOther++;
-		} else if (local.facts.size !== file.size) {
-			differences.push({ path: file.path, kind: 'modified', group, agent, local: local.facts });
-		} else {
-			const before = baseline?.entries[file.path];
-			const reuse =
-				before?.sha256 !== undefined && before.size === file.size && before.mtime === file.mtime ? before.sha256 : undefined;
-			const cost = (reuse === undefined ? file.size : 0) + file.size;
-			if (bytesUsed + cost > limits.maxBytes) {
-				overBytes++;
-			} else {
-				bytesUsed += cost;
-				let agentSha = reuse;
-				if (agentSha === undefined) {
-					const read = await hashAgentFile(client, agentId, agentPathOf(o.agentFolder, file.path), signal, agent);
-					stats.filesRead++;
-					stats.bytesRead += read.size;
-					agentSha = read.sha256;
-					if (read.size === file.size && read.mtime === file.mtime) {
-						entries[file.path] = { size: file.size, mtime: file.mtime, sha256: read.sha256 };
-					}
-				} else {
-					entries[file.path] = { size: file.size, mtime: file.mtime, sha256: reuse };
-				}
-				let localSha: string;
-				try {
-					localSha = (await hashLocalFile(localPathOf(o.localRoot, file.path), signal)).sha256;
-				} catch (err) {
-					if (err instanceof UnsafePathError) {
-						localSymlinks++; // replaced by a link since the lstat
-						return;
-					}
-					throw err;
-				}
-				stats.localFilesHashed++;
-				if (localSha !== agentSha) {
-					differences.push({ path: file.path, kind: 'modified', group, agent, local: local.facts });
-				}
-			}
-		}
+	const finished = (): void => {
 		done++;
 		if (done % 50 === 0 || done === work.length) {
 			progress(`Comparing ${plural(work.length, 'file')}…`, done, work.length);
 		}
-	});
+	};
+	progress(`Comparing ${plural(work.length, 'file')}…`, 0, work.length);
+	// Two passes: the local side of every file first (in a worker thread: localSide.ts), then the
+	// agent-side reads of those still equal in size, batch by batch as the worker answers. Alternating
+	// a local file's four or five asynchronous file-system calls with an HTTP request per file, 5,000
+	// files of 256 bytes took 3.8–4.7 s on the bench's machine (see bench "compare").
+	const compareRead = async ({ file, group, agent, local, localSha, reuse }: ReadItem): Promise<void> => {
+		throwIfAborted(signal);
+		let agentSha = reuse;
+		if (agentSha === undefined) {
+			const read = await hashAgentFile(client, agentId, agentPathOf(o.agentFolder, file.path), signal, agent);
+			stats.filesRead++;
+			stats.bytesRead += read.size;
+			agentSha = read.sha256;
+			if (read.size === file.size && read.mtime === file.mtime) {
+				entries[file.path] = { size: file.size, mtime: file.mtime, sha256: read.sha256 };
+			}
+		} else {
+			entries[file.path] = { size: file.size, mtime: file.mtime, sha256: reuse };
+		}
+		if (localSha !== agentSha) {
+			differences.push({ path: file.path, kind: 'modified', group, agent, local });
+		}
+		finished();
+	};
+	const localSide = new LocalSide(limits.maxBytes, signal);
+	try {
+		const batches: { items: typeof work; answers: Promise<LocalAnswer[]> }[] = [];
+		for (let i = 0; i < work.length; i += LOCAL_BATCH) {
+			const items = work.slice(i, i + LOCAL_BATCH);
+			const jobs = items.map(({ file }) => {
+				const before = baseline?.entries[file.path];
+				const reuse = before?.sha256 !== undefined && before.size === file.size && before.mtime === file.mtime;
+				return { abs: localPathOf(o.localRoot, file.path), size: file.size, cost: (reuse ? 0 : file.size) + file.size };
+			});
+			batches.push({ items, answers: localSide.examine(jobs) });
+		}
+		for (const batch of batches) {
+			const answers = await batch.answers;
+			throwIfAborted(signal);
+			const reads: ReadItem[] = [];
+			batch.items.forEach(({ file, group }, i) => {
+				const local = answers[i]!;
+				const agent: FileFacts = { size: file.size, mtime: file.mtime };
+				if (local.kind === 'error') {
+					throw Object.assign(new Error(local.message), { code: local.code });
+				} else if (local.kind === 'missing') {
+					differences.push({ path: file.path, kind: 'added', group, agent });
+				} else if (local.kind === 'symlink') {
+					localSymlinks++;
+				} else if (local.kind === 'other') {
+					localOther++;
+				} else if (local.size !== file.size) {
+					differences.push({ path: file.path, kind: 'modified', group, agent, local: { size: local.size, mtime: local.mtime } });
+				} else if (local.overBytes || local.sha256 === undefined) {
+					overBytes++;
+				} else {
+					stats.localFilesHashed++;
+					const before = baseline?.entries[file.path];
+					const reuse =
+						before?.sha256 !== undefined && before.size === file.size && before.mtime === file.mtime
+							? before.sha256
+							: undefined;
+					reads.push({ file, group, agent, local: { size: local.size, mtime: local.mtime }, localSha: local.sha256, reuse });
+					return; // finished once read
+				}
+				finished();
+			});
+			await pool(reads, limits.concurrency, compareRead);
+		}
+	} finally {
+		await localSide.close();
+		stats.workerHeapPeak = localSide.heapPeak;
+	}
 	// Hashes kept from the baseline for files not compared this time, when unchanged.
 	for (const f of agentFiles.values()) {
 		const before = baseline?.entries[f.path];

@@ -105,6 +105,8 @@ export interface CompareResult {
 		filesRead: number;
 		bytesRead: number;
 		localFilesHashed: number;
+		/** The peak V8 heap in use of the worker thread that read the local side (bytes; 0 when none ran). */
+		workerHeapPeak: number;
 	};
 }
 

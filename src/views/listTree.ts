@@ -266,8 +266,6 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	private readonly participant: Participant = { retry: () => this.retryOffline() };
 	/** The offline row drawn last for each offline list: its label is updated in place as the countdown runs. */
 	private readonly offlineNodes = new Map<ListModel<unknown>, MessageNode>();
-	/** The record rows handed to VS Code last, per list: `redraw` updates these in place. */
-	private readonly shownRows = new Map<ListModel<unknown>, RecordNode[]>();
 	/**
 	 * The rows as last loaded (rowCache.ts), shown marked until the list's first answer; read once
 	 * after each reset (`cacheRead`), dropped by the first answer, by a refused token and by a reset.
@@ -276,8 +274,12 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	private cacheRead = false;
 	/** The read started on the turn after the rows as last loaded are handed over. */
 	private cachedLoad: ReturnType<typeof setTimeout> | undefined;
-	/** The ids of every row handed to VS Code last, per list (what `updateInPlace` compares). */
-	private readonly shownShapes = new Map<ListModel<unknown>, string>();
+	/**
+	 * What each list handed to VS Code last: its record rows (`redraw` and `rowsInPlace` update these
+	 * in place) and the shape of all its rows (what `rowsInPlace` compares; '' for rows as last
+	 * loaded, which an answer always replaces).
+	 */
+	private readonly drawn = new Map<ListModel<unknown>, { records: RecordNode[]; shape: string }>();
 
 	constructor(
 		readonly descriptor: ListDescriptor<T, F, P>,
@@ -482,7 +484,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	 * again, and a row's context menu or inline action used meanwhile would run without its row.
 	 */
 	redraw(): void {
-		const rows = [...this.shownRows.values()].flat();
+		const rows = [...this.drawn.values()].flatMap((d) => d.records);
 		for (const row of rows) {
 			row.update();
 		}
@@ -542,8 +544,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.childModels.clear();
 		this.marked.clear();
 		this.offlineNodes.clear();
-		this.shownRows.clear();
-		this.shownShapes.clear();
+		this.drawn.clear();
 		this.dropCached();
 		this.cacheRead = false;
 		clearTimeout(this.cachedLoad);
@@ -681,7 +682,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 				// which would otherwise hold these rows back.
 				this.cachedLoad ??= setTimeout(() => void this.loadBehindCache(), 0);
 				const nodes = this.cachedNodes(cached);
-				this.shownRows.set(model, nodes);
+				this.drawn.set(model, { records: nodes, shape: '' });
 				return nodes;
 			}
 			// A first read loads the HTTP client (dist/client.js) synchronously: on the next turn, so the
@@ -690,11 +691,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			await model.load();
 		}
 		const commands = this.commandsOf(model);
-		const listRows = model.rows({
-			loadMore: Boolean(commands.loadMore),
-			retry: Boolean(commands.refresh),
-			empty: model.descriptor.empty !== undefined,
-		});
+		const listRows = this.listRowsOf(model, commands);
 		const rows = listRows.map((row) => this.rowNode(model, row, commands));
 		if (isRoot && this.cached && !model.loaded && model.error !== undefined) {
 			if (isAuthFailure(model.error)) {
@@ -706,11 +703,10 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 				rows.push(...this.cachedNodes(this.cached));
 			}
 		}
-		this.shownRows.set(
-			model,
-			rows.filter((row): row is RecordNode => row instanceof RecordNode),
-		);
-		this.shownShapes.set(model, shapeOf(model, listRows));
+		this.drawn.set(model, {
+			records: rows.filter((row): row is RecordNode => row instanceof RecordNode),
+			shape: shapeOf(model, listRows),
+		});
 		if (!model.offline) {
 			this.offlineNodes.delete(model);
 		}
@@ -971,23 +967,26 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	 * come, gone or changed) undefined.
 	 */
 	private rowsInPlace(model: ListModel<unknown>): RecordNode[] | undefined {
-		const shown = this.shownRows.get(model);
-		const shape = this.shownShapes.get(model);
-		if (!shown || shape === undefined || model.error !== undefined) {
+		const shown = this.drawn.get(model);
+		if (!shown || model.error !== undefined) {
 			return undefined;
 		}
-		const commands = this.commandsOf(model);
-		const rows = model.rows({
+		const rows = this.listRowsOf(model, this.commandsOf(model));
+		const records = rows.flatMap((row) => (row.kind === 'record' ? [row.item] : []));
+		if (records.length !== shown.records.length || shapeOf(model, rows) !== shown.shape) {
+			return undefined;
+		}
+		shown.records.forEach((node, i) => node.setRecord(records[i]));
+		return shown.records;
+	}
+
+	/** The rows a list shows (listModel.ts decides), given the view's commands. */
+	private listRowsOf<U>(model: ListModel<U>, commands: { refresh?: string; loadMore?: string }): ListRow<U>[] {
+		return model.rows({
 			loadMore: Boolean(commands.loadMore),
 			retry: Boolean(commands.refresh),
 			empty: model.descriptor.empty !== undefined,
 		});
-		const records = rows.flatMap((row) => (row.kind === 'record' ? [row.item] : []));
-		if (records.length !== shown.length || shapeOf(model, rows) !== shape) {
-			return undefined;
-		}
-		shown.forEach((node, i) => node.setRecord(records[i]));
-		return shown;
 	}
 
 	private stopTimer(): void {

@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeVscodeStub, vscodeApiNames } from '../support/vscodeStub';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 /** Strings of undici's and eventsource-parser's code that survive minification. */
@@ -21,26 +22,9 @@ const PARSER = 'ParseError';
 /** Node's CommonJS loader, for loading the built files as the extension host does. */
 const load = createRequire(__filename);
 
-/**
- * A stand-in for the `vscode` module: every property, call and `new` yields another stand-in. Its
- * prototype answers every name too, since esbuild's `__toESM` copies a module into an object created
- * from the module's prototype (names it cannot list are then found there).
- */
+/** The `vscode` module's stand-in (test/unit/support/vscodeStub.ts). */
 function vscodeStub(): unknown {
-	const get = (_t: object, key: string | symbol): unknown => (key === Symbol.toPrimitive ? () => '' : stub);
-	const proto: object = new Proxy({}, { get });
-	const stub: object = new Proxy(
-		function vscode() {
-			/* stand-in */
-		},
-		{
-			get,
-			getPrototypeOf: () => proto,
-			apply: () => stub,
-			construct: () => stub,
-		},
-	);
-	return stub;
+	return makeVscodeStub(vscodeApiNames(ROOT));
 }
 
 suite('build: the bundle split (esbuild.mjs)', function () {
@@ -77,8 +61,8 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		assert.match(readFileSync(join(ROOT, '.vscodeignore'), 'utf8'), /^!dist\/THIRD_PARTY_NOTICES\.txt$/m);
 	});
 
-	test('writes extension.js, core.js, features.js and client.js; only client.js holds undici and eventsource-parser', () => {
-		for (const f of ['extension.js', 'core.js', 'features.js', 'client.js']) {
+	test('writes extension.js, core.js, features.js, client.js and compareWorker.js; only client.js holds undici and eventsource-parser', () => {
+		for (const f of ['extension.js', 'core.js', 'features.js', 'client.js', 'compareWorker.js']) {
 			assert.ok(existsSync(join(out, f)), `${f} was not written`);
 		}
 		const text = (f: string): string => readFileSync(join(out, f), 'utf8');
@@ -86,10 +70,14 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			text('client.js').includes(UNDICI) && text('client.js').includes(PARSER),
 			'client.js should hold undici and eventsource-parser',
 		);
-		for (const f of ['extension.js', 'core.js', 'features.js']) {
+		for (const f of ['extension.js', 'core.js', 'features.js', 'compareWorker.js']) {
 			assert.ok(!text(f).includes(UNDICI), `${f} holds undici`);
 			assert.ok(!text(f).includes(PARSER), `${f} holds eventsource-parser`);
 		}
+		// The comparison's worker thread: its own file, Node's built-ins only (it is started by path).
+		const worker = text('compareWorker.js');
+		const required = [...worker.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]);
+		assert.ok(required.length > 0 && required.every((r) => r!.startsWith('node:')), `compareWorker.js requires ${required.join(', ')}`);
 		// What activation loads is a fraction of the whole.
 		const size = (f: string): number => statSync(join(out, f)).size;
 		assert.ok(
@@ -192,6 +180,13 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			!/require\("\.\/extension\.js"\)\.__src_chat_chatTools/.test(text('features.js')),
 			'features.js reads the tools from extension.js',
 		);
+	});
+
+	test('each bundle wraps the vscode API object once, not once per module (347 properties copied each time)', () => {
+		for (const f of ['extension.js', 'features.js']) {
+			const requires = readFileSync(join(out, f), 'utf8').match(/require\("vscode"\)/g) ?? [];
+			assert.equal(requires.length, 1, `${f} requires vscode ${requires.length} times`);
+		}
 	});
 
 	test('loading extension.js loads core.js but not client.js', () => {

@@ -285,9 +285,14 @@ for (const profile of CLIENT_PROFILES) {
 			assert.equal(Object.keys(files.baseline.entries).length, 10);
 			assert.match(files.incomplete ?? '', /Listing stopped at 10 agent-side files \(the limit\)/);
 			assert.deepEqual(files.differences, [], 'files not listed are not reported as local-only');
-			const folders = await compareFolders({ ...base, limits: { maxFolders: 2 } });
-			assert.equal(folders.stats.foldersListed, 2);
-			assert.match(folders.incomplete ?? '', /Listing stopped after 2 agent-side folders/);
+			await emu.admin('POST', '/counters/reset');
+			const folders = await compareFolders({ ...base, limits: { maxFolders: 4 } });
+			assert.equal(folders.stats.foldersListed, 4);
+			const listings = Object.entries((await emu.counters()).workspace.by_op)
+				.filter(([op]) => /list/i.test(op))
+				.reduce((n, [, count]) => n + count, 0);
+			assert.equal(listings, 4, 'no folder past the limit is asked for, not even ahead of its turn');
+			assert.match(folders.incomplete ?? '', /Listing stopped after 4 agent-side folders/);
 			const bytes = await compareFolders({ ...base, limits: { maxBytes: 256 * 2 * 3 } });
 			assert.equal(bytes.stats.filesRead, 3);
 			assert.match(bytes.incomplete ?? '', /37 files of equal size on both sides were not compared/);

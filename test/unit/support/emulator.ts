@@ -56,6 +56,7 @@ export interface TestEmulator {
 	counters(): Promise<{
 		requests: { total: number; by_route: Record<string, number> };
 		mutations: { total: number; by_kind: Record<string, number> };
+		workspace: { by_op: Record<string, number>; reads_by_path: Record<string, number> };
 	}>;
 }
 

@@ -1,0 +1,133 @@
+/**
+ * The local side of a comparison, in a worker thread (started by localSide.ts): for each job, what
+ * the local path is (missing, a symbolic link, not a regular file, or a file with its size and
+ * mtime) and, for a file of the agent-side size within the byte budget, its SHA-256.
+ *
+ * Why a thread: done with Node's asynchronous calls, each of a file's four or five system calls is a
+ * trip through the thread pool, and on a virtual machine waking a pool thread costs more than the
+ * call (measured: 5,000 files of 256 bytes, about 1 s of CPU against about 0.1 s here). Here the
+ * calls are synchronous, in a thread of their own: the extension host's thread never waits on them.
+ *
+ * The paths come resolved and checked (localPathOf in the engine); no symbolic link is followed
+ * (O_NOFOLLOW; an lstat first where the platform lacks it) and the checks are made on the open
+ * descriptor, so the file hashed is the file whose facts are reported. Plain Node, no `vscode`.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
+import { parentPort, workerData } from 'node:worker_threads';
+
+/** One local path to look at. */
+export interface LocalJob {
+	/** Absolute, inside the local folder (checked by the engine). */
+	abs: string;
+	/** The agent-side size: the file is hashed only when its local size is the same. */
+	size: number;
+	/** Bytes a hash counts against the budget (the local read, plus the agent-side read unless a hash is reused). */
+	cost: number;
+}
+
+export type LocalAnswer =
+	| { kind: 'missing' }
+	| { kind: 'symlink' }
+	| { kind: 'other' }
+	| { kind: 'file'; size: number; mtime: number; sha256?: string; overBytes?: true }
+	| { kind: 'error'; code?: string; message: string };
+
+/** The first message: the byte budget of the whole comparison. */
+export interface LocalStart {
+	maxBytes: number;
+}
+
+/** A batch of jobs; the answer is a LocalBatchAnswer. */
+export interface LocalBatch {
+	id: number;
+	jobs: LocalJob[];
+}
+
+/** One answer per job, in order, and the worker's V8 heap in use after the batch (for the comparison's stats). */
+export interface LocalBatchAnswer {
+	id: number;
+	answers: LocalAnswer[];
+	heapUsed: number;
+}
+
+const CHUNK = 256 * 1024;
+
+function codeOf(err: unknown): string | undefined {
+	const code = (err as { code?: unknown } | null)?.code;
+	return typeof code === 'string' ? code : undefined;
+}
+
+/** Looks at one path; `budget` is what is left of the byte budget (hashing takes from it). */
+export function examine(job: LocalJob, budget: { left: number }): LocalAnswer {
+	const noFollow = constants.O_NOFOLLOW;
+	let fd: number;
+	try {
+		if (noFollow === undefined) {
+			const st = lstatSync(job.abs);
+			if (st.isSymbolicLink()) {
+				return { kind: 'symlink' };
+			}
+		}
+		fd = openSync(job.abs, constants.O_RDONLY | (noFollow ?? 0) | (constants.O_NONBLOCK ?? 0));
+	} catch (err) {
+		const code = codeOf(err);
+		if (code === 'ENOENT' || code === 'ENOTDIR') {
+			return { kind: 'missing' };
+		}
+		if (code === 'ELOOP') {
+			return { kind: 'symlink' };
+		}
+		return { kind: 'error', code, message: err instanceof Error ? err.message : String(err) };
+	}
+	try {
+		const st = fstatSync(fd);
+		if (!st.isFile()) {
+			return { kind: 'other' };
+		}
+		const facts = { kind: 'file' as const, size: st.size, mtime: st.mtimeMs };
+		if (st.size !== job.size) {
+			return facts;
+		}
+		if (job.cost > budget.left) {
+			return { ...facts, overBytes: true };
+		}
+		budget.left -= job.cost;
+		const hash = createHash('sha256');
+		const buf = Buffer.allocUnsafe(Math.min(CHUNK, st.size + 1));
+		let position = 0;
+		for (;;) {
+			const n = readSync(fd, buf, 0, buf.byteLength, position);
+			if (n === 0) {
+				break;
+			}
+			hash.update(buf.subarray(0, n));
+			position += n;
+			if (position === st.size && n < buf.byteLength) {
+				break; // a short read at the size fstat gave is the end (no second call to be told 0)
+			}
+		}
+		return { ...facts, sha256: hash.digest('hex') };
+	} catch (err) {
+		return { kind: 'error', code: codeOf(err), message: err instanceof Error ? err.message : String(err) };
+	} finally {
+		closeSync(fd);
+	}
+}
+
+/** What localSide.ts passes as `workerData`: this module listens only in the thread it starts. */
+export const WORKER_MARK = 'cloud-agents-compare';
+
+if (parentPort && workerData === WORKER_MARK) {
+	const port = parentPort;
+	const budget = { left: 0 };
+	port.on('message', (msg: LocalStart | LocalBatch) => {
+		if ('maxBytes' in msg) {
+			budget.left = msg.maxBytes;
+			return;
+		}
+		const answers = msg.jobs.map((job) => examine(job, budget));
+		port.postMessage({ id: msg.id, answers, heapUsed: getHeapStatistics().used_heap_size } satisfies LocalBatchAnswer);
+	});
+}
