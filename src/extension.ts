@@ -25,6 +25,9 @@ import { TestRecorder, registerTestSeams, underTestHarness } from './testing';
 import { SAFETY } from './api/limits';
 import { signIn } from './auth/signIn';
 
+/** How long after activation the HTTP client is loaded when signed in (Session.warmUpClient). */
+const CLIENT_WARM_UP_DELAY_MS = 1_000;
+
 /**
  * Everything the extension creates while active. Activation does no network I/O: views fetch when
  * they become visible, commands when they run.
@@ -170,6 +173,10 @@ class CloudAgentsExtension extends Disposable {
 			this.register(d);
 		}
 		void this.ready.then(() => vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, true));
+		// Signed in, the HTTP client (dist/client.js: undici, ~60 ms of loading) is loaded once the
+		// window has settled, so the first listing does not load it between the click and its rows
+		// (issue 23). Not at activation: signed out, nothing is loaded.
+		this.register(session.warmUpClient(CLIENT_WARM_UP_DELAY_MS));
 		// Linked folders show their agent's changes in Source Control from the start (src/changes/).
 		const links: unknown = context.globalState.get(LINKS_KEY);
 		if (Array.isArray(links) && links.length > 0) {

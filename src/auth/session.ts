@@ -141,6 +141,10 @@ export class Session extends Disposable {
 
 	/** The shared client for the current API URL; created on first use. */
 	get client(): CloudAgentsClient {
+		return this.createClient();
+	}
+
+	private createClient(): CloudAgentsClient {
 		this._client ??= new CloudAgentsClient({
 			baseUrl: this.apiUrl,
 			getToken: () => this.getToken(),
@@ -288,6 +292,26 @@ export class Session extends Disposable {
 		}
 		this._initialized = true;
 		this._onDidChange.fire();
+	}
+
+	/** Whether the shared client exists (its code, dist/client.js, is loaded with the first one). */
+	get hasClient(): boolean {
+		return this._client !== undefined;
+	}
+
+	/**
+	 * Creates the shared client `delayMs` from now if signed in then, so the first listing does not
+	 * load the HTTP client (dist/client.js: undici, ~60 ms) between a click on the view and its rows
+	 * (issue 23). Called after activation, never during it; signed out, nothing is loaded. Disposing
+	 * the result cancels it.
+	 */
+	warmUpClient(delayMs: number): vscode.Disposable {
+		const timer = setTimeout(() => {
+			if (this._signedIn && !this.isDisposed) {
+				this.createClient();
+			}
+		}, delayMs);
+		return { dispose: () => clearTimeout(timer) };
 	}
 
 	private resetClient(): void {

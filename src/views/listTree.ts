@@ -11,6 +11,7 @@ import type { ListContext, ListDescriptor, RowContext } from './descriptor';
 import { ListModel as BaseListModel, MIN_DELAY_MS, RELATIVE_TIME_REDRAW_MS } from './listModel';
 import type { ListModelHost, ListRow } from './listModel';
 import type { RowCache } from './rowCache';
+import { afterReplies } from '../util/turns';
 
 /** The configured page size (`cloudAgents.pageSize`, 1–100, default 50). */
 export function pageSize(): number {
@@ -272,8 +273,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	 */
 	private cached: { items: T[]; savedAt: number } | undefined;
 	private cacheRead = false;
-	/** The read started on the turn after the rows as last loaded are handed over. */
-	private cachedLoad: ReturnType<typeof setTimeout> | undefined;
+	/** Cancels the read behind the rows as last loaded, set to start once their answer is written. */
+	private cachedLoad: (() => void) | undefined;
 	/**
 	 * What each list handed to VS Code last: its record rows (`redraw` and `rowsInPlace` update these
 	 * in place) and the shape of all its rows (what `rowsInPlace` compares; '' for rows as last
@@ -316,7 +317,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.root = new ListModel<T>(descriptor.key, descriptor, undefined, this.modelHost);
 		this.register(host.onDidChange(() => this.reset()));
 		this.register(toDisposable(() => this.stopTimer()));
-		this.register(toDisposable(() => clearTimeout(this.cachedLoad)));
+		this.register(toDisposable(() => this.cachedLoad?.()));
 		this.register(toDisposable(() => this.connectivity.leave(this.participant)));
 		this.register(this.connectivity.onDidTick(() => this.updateOfflineRows()));
 		this.register(this.connectivity.onDidChange(() => this.updateOfflineRows()));
@@ -547,7 +548,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.drawn.clear();
 		this.dropCached();
 		this.cacheRead = false;
-		clearTimeout(this.cachedLoad);
+		this.cachedLoad?.();
 		this.cachedLoad = undefined;
 		this.stopTimer();
 		this.connectivity.leave(this.participant);
@@ -678,16 +679,17 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			const cached = isRoot ? this.cachedRows() : undefined;
 			if (cached) {
 				// The rows as last loaded at once, marked; the answer replaces them (or an error row goes above them).
-				// The read starts on the next turn: its first step loads the HTTP client (dist/client.js),
-				// which would otherwise hold these rows back.
-				this.cachedLoad ??= setTimeout(() => void this.loadBehindCache(), 0);
+				// The read starts once these rows are written (src/util/turns.ts): its first step may load
+				// the HTTP client (dist/client.js), which would otherwise hold them back.
+				this.cachedLoad ??= afterReplies(() => void this.loadBehindCache());
 				const nodes = this.cachedNodes(cached);
 				this.drawn.set(model, { records: nodes, shape: '' });
 				return nodes;
 			}
-			// A first read loads the HTTP client (dist/client.js) synchronously: on the next turn, so the
-			// rows of the views VS Code asked for in the same breath (rows as last loaded) go out first.
-			await new Promise((resolve) => setTimeout(resolve, 0));
+			// A first read may load the HTTP client (dist/client.js) synchronously: once the answers of
+			// this turn are written, so the rows of the views VS Code asked for in the same breath (rows
+			// as last loaded) go out first (src/util/turns.ts).
+			await new Promise<void>((resolve) => afterReplies(resolve));
 			await model.load();
 		}
 		const commands = this.commandsOf(model);
@@ -793,7 +795,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 
 	/** Reads the list behind its rows as last loaded, then redraws it. */
 	private async loadBehindCache(): Promise<void> {
-		clearTimeout(this.cachedLoad);
+		this.cachedLoad?.();
 		this.cachedLoad = undefined;
 		await this.root.load();
 		if (!this.isDisposed) {
@@ -847,18 +849,26 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		);
 	}
 
-	/** The view's message while rows as last loaded are shown: when, and whether a read is under way. */
+	/**
+	 * The view's message when rows as last loaded stay after a failed read: when they were loaded. None
+	 * while the first read is under way (the rows say "cached" and when): the extension host sends a
+	 * view's message and its rows through one 200 ms debounce (leading edge), so a message set with
+	 * the rows as last loaded would hold the answer's rows back until its trailing edge.
+	 */
 	private showCachedMessage(): void {
 		if (!this.view) {
 			return;
 		}
 		const cached = this.cached;
-		this.view.message =
-			cached === undefined
+		const message =
+			cached === undefined || this.root.error === undefined
 				? undefined
-				: this.root.error === undefined
-					? vscode.l10n.t('Last loaded {0} — refreshing…', relativeTime(fromUnixMillis(cached.savedAt)) ?? '')
-					: vscode.l10n.t('Last loaded {0} — not refreshed', relativeTime(fromUnixMillis(cached.savedAt)) ?? '');
+				: vscode.l10n.t('Last loaded {0} — not refreshed', relativeTime(fromUnixMillis(cached.savedAt)) ?? '');
+		// Set only when it changes (a new view's message reads '', not undefined): each set goes through
+		// that debounce.
+		if ((this.view.message || undefined) !== message) {
+			this.view.message = message;
+		}
 	}
 
 	/** Forgets the rows as last loaded (an answer came, the token was refused, a reset). */

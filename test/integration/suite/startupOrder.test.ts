@@ -67,6 +67,39 @@ suite('Start-up order of the first listing', () => {
 		await within('GET /v2/me', me, 20_000);
 	});
 
+	test('signed in, the HTTP client is created once the window has settled, before any listing; signed out, never', async () => {
+		const { session, secrets } = await signedInSession();
+		await session.initialize(undefined);
+		assert.equal(session.hasClient, false);
+		const warm = session.warmUpClient(50);
+		await waitFor('the client, warmed up', () => Promise.resolve(session.hasClient || undefined), 5_000);
+		warm.dispose();
+
+		const empty = new MemorySecrets(0);
+		const signedOut = new Session(empty, log);
+		try {
+			await signedOut.initialize(undefined);
+			assert.equal(signedOut.signedIn, false);
+			const none = signedOut.warmUpClient(20);
+			await new Promise((resolve) => setTimeout(resolve, 200));
+			none.dispose();
+			assert.equal(signedOut.hasClient, false, 'signed out, the HTTP client is not loaded');
+			// Cancelled before its time: nothing either.
+			const other = new Session(secrets, log);
+			try {
+				await other.initialize(undefined);
+				other.warmUpClient(20).dispose();
+				await new Promise((resolve) => setTimeout(resolve, 200));
+				assert.equal(other.hasClient, false, 'a cancelled warm-up creates no client');
+			} finally {
+				other.dispose();
+			}
+		} finally {
+			signedOut.dispose();
+			empty.dispose();
+		}
+	});
+
 	test('a token stored while a read is in flight is what the next request reads (the shared read is dropped)', async () => {
 		const { session, secrets } = await signedInSession();
 		await session.initialize(undefined);
