@@ -25,6 +25,7 @@ export interface Procs {
 export interface Harness {
 	CALM_SETTINGS: Record<string, unknown>;
 	CHROMIUM: string;
+	CHROMIUM_ARGS: readonly string[];
 	DEV_TOKEN: string;
 	Processes: new () => Procs;
 	ensureCodeServer(opts?: { browser?: boolean }): Promise<CodeServer>;
@@ -53,14 +54,6 @@ export function launchChromium(h: Harness): Promise<Browser> {
 	return chromium.launch({
 		executablePath: h.CHROMIUM,
 		headless: true,
-		args: [
-			'--no-sandbox',
-			'--disable-gpu',
-			'--disable-quic',
-			'--no-first-run',
-			'--disable-background-networking',
-			'--disable-component-update',
-			'--disable-sync',
-		],
+		args: [...h.CHROMIUM_ARGS],
 	});
 }

@@ -32,6 +32,7 @@ import { chromium } from 'playwright-core';
 import {
 	CALM_SETTINGS,
 	CHROMIUM,
+	CHROMIUM_ARGS,
 	DEV_TOKEN,
 	ROOT,
 	Processes,
@@ -394,15 +395,7 @@ async function main() {
 	browserServer = await chromium.launchServer({
 		executablePath: CHROMIUM,
 		headless: true,
-		args: [
-			'--no-sandbox',
-			'--disable-gpu',
-			'--disable-quic',
-			'--no-first-run',
-			'--disable-background-networking',
-			'--disable-component-update',
-			'--disable-sync',
-		],
+		args: [...CHROMIUM_ARGS],
 	});
 	browserPid = browserServer.process().pid;
 	browser = await chromium.connect(browserServer.wsEndpoint());

@@ -14,6 +14,16 @@ export const NODE_RANGE = '^24.0.0';
 export const DEV_TOKEN = 'ca_dev_0123456789abcdef';
 export const EXTENSION_ID = 'cloud-agents.cloud-agents-vscode';
 export const CHROMIUM = '/usr/bin/chromium';
+/** Chromium's flags for the tests and the bench: headless in a container, as little background work as it allows. */
+export const CHROMIUM_ARGS = Object.freeze([
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+]);
 
 /** Settings that keep the workbench calm for tests and screenshots (no chat panel, no welcome page). */
 export const CALM_SETTINGS = {
