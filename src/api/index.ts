@@ -46,6 +46,7 @@ export type { StreamOutageEvent, StreamReconnectOptions } from './sse';
 export type { Clock, ClockTimer, SleepWatchOptions, WaitOutcome, WakeEvent } from './clock';
 export { SLEEP_JUMP_MS, sleptDuring, systemClock } from './clock';
 export { ARTIFACT_NAME, isSafeId, utf8Length } from './validation';
+export { type StoredField, restoreRecord, storeRecord, storedObject } from './stored';
 export { LIMITS, SAFETY } from './limits';
 export { abortError, clamp, sleep, sleepUntilAborted, throwIfAborted } from './async';
 export { isLoopbackHost, isLoopbackUrl } from './loopback';

@@ -58,6 +58,8 @@ export const SAFETY = {
 	errorCodeMaxChars: 64,
 	/** Error messages from the server are cut to this many characters. */
 	errorMessageMaxChars: 1_000,
+	/** Longest text field of a record kept locally (the rows as last loaded) that is read back (src/api/stored.ts). */
+	storedTextMaxChars: 4_096,
 
 	// ---------------------------------------------------------------- response bodies
 	/** Largest JSON response body read (the 2 MiB output cap plus JSON and base64 overhead). */

@@ -7,7 +7,7 @@ import { githubApiUrlForTests } from '../testing';
 import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
-import { type StoredField, restoreRecord, storeRecord } from '../views/rowCache';
+import { type StoredField, restoreRecord, storeRecord } from '../api';
 import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from '../views/format';
 import { argBoolean, argString, displayName, showModalWarning } from '../views/ui';
 import { findRuntime, runtimesList } from './runtimes';

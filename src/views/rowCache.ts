@@ -8,7 +8,7 @@
  * read back through its strict `cache.restore` (globalState is outside our control too).
  */
 import type * as vscode from 'vscode';
-import { isSafeId } from '../api';
+import { storedObject } from '../api';
 import type { CacheScope } from '../auth/session';
 
 export type { CacheScope };
@@ -19,8 +19,6 @@ export const ROW_CACHE_KEY = 'cloudAgents.rowCache';
 export const MAX_ROWS = 100;
 /** A list whose rows did not change is written again at most this often (its "last loaded" time). */
 const REWRITE_MS = 60_000;
-/** Text fields of a stored record longer than this are refused. */
-const MAX_TEXT = 4_096;
 
 /** One list's rows as stored. */
 interface Entry {
@@ -44,7 +42,7 @@ export interface CacheScopeSource {
 }
 
 function isEntry(value: unknown): value is Entry {
-	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+	if (storedObject(value) === undefined) {
 		return false;
 	}
 	const e = value as Partial<Entry>;
@@ -135,52 +133,10 @@ export class RowCache {
 	}
 
 	private entries(): Record<string, unknown> {
-		const value = this.memento.get<unknown>(ROW_CACHE_KEY);
-		return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+		return storedObject(this.memento.get<unknown>(ROW_CACHE_KEY)) ?? {};
 	}
 
 	private update(value: unknown): void {
 		void Promise.resolve(this.memento.update(ROW_CACHE_KEY, value)).catch(this.onError);
 	}
-}
-
-/** What a field of a stored record must be: an id (`isSafeId`), a text, or a whole number ≥ 0. */
-export type StoredField = 'id' | 'text' | 'count';
-
-/**
- * Reads a stored record back strictly: an object whose `id` is a safe id and whose other fields named
- * in `fields` are absent or of their kind; only those fields are kept. Undefined for anything else.
- */
-export function restoreRecord<T>(value: unknown, fields: Readonly<Record<string, StoredField>>): T | undefined {
-	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-		return undefined;
-	}
-	const o = value as Record<string, unknown>;
-	if (!isSafeId(o.id)) {
-		return undefined;
-	}
-	const out: Record<string, unknown> = {};
-	for (const [name, kind] of Object.entries(fields)) {
-		const v = o[name];
-		if (v === undefined) {
-			continue;
-		}
-		const ok =
-			kind === 'id'
-				? isSafeId(v)
-				: kind === 'text'
-					? typeof v === 'string' && v.length <= MAX_TEXT
-					: typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-		if (!ok) {
-			return undefined;
-		}
-		out[name] = v;
-	}
-	return out as T;
-}
-
-/** Copies the named fields of a record (the ones `restoreRecord` reads back). */
-export function storeRecord(record: object, fields: Readonly<Record<string, StoredField>>): Record<string, unknown> {
-	const source = record as Record<string, unknown>;
-	return Object.fromEntries(Object.keys(fields).flatMap((name) => (source[name] === undefined ? [] : [[name, source[name]]])));
 }
