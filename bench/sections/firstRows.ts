@@ -304,13 +304,13 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const vsix = h.buildVsix(join(work, 'cloud-agents.vsix'));
 		const floorSpec: FloorSpec = { name: 'floor-tree', title: 'Floor Tree', container: 'benchFloor', more: [] };
 		const layoutSpec: FloorSpec = { name: 'layout-floor', title: 'Layout Floor', container: 'benchLayout', more: ourOtherViews() };
-		const packaged = new Map<FloorSpec, string>();
-		for (const spec of [floorSpec, layoutSpec]) {
+		const [floorVsix, layoutVsix] = [floorSpec, layoutSpec].map((spec) => {
 			const dir = join(work, `${spec.name}-src`);
 			writeFloorExtension(dir, spec);
-			packaged.set(spec, join(work, `${spec.name}.vsix`));
-			packageFloor(dir, packaged.get(spec)!);
-		}
+			const out = join(work, `${spec.name}.vsix`);
+			packageFloor(dir, out);
+			return out;
+		});
 		// The demo emulator in a process of its own, as `npm start` runs it.
 		const emulatorUrl = await h.startEmulator(procs, { port: await h.freePort(), logFile: join(work, 'emulator.log') });
 		const target = (name: string, id: string, entry: string, container: string, pane: string, env: Record<string, string>): Target => {
@@ -352,8 +352,8 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const variants = [ours, floor, layout];
 		for (const [t, pkg] of [
 			[ours, vsix],
-			[floor, packaged.get(floorSpec)!],
-			[layout, packaged.get(layoutSpec)!],
+			[floor, floorVsix!],
+			[layout, layoutVsix!],
 		] as const) {
 			mkdirSync(t.extensionsDir, { recursive: true });
 			h.installExtension(cs, t.extensionsDir, join(work, 'install-user-data'), pkg);

@@ -4,28 +4,22 @@
  * answer: only the named fields, each of its kind, an id that `isSafeId` accepts, or nothing.
  */
 import { SAFETY } from './limits';
-import { isSafeId } from './validation';
+import { isJsonObject, isSafeId } from './validation';
 
 /** What a field of a stored record must be: an id (`isSafeId`), a text, or a whole number ≥ 0. */
 export type StoredField = 'id' | 'text' | 'count';
-
-/** The value as a plain object (not null, not an array), or undefined. */
-export function storedObject(value: unknown): Record<string, unknown> | undefined {
-	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
 
 /**
  * Reads a stored record back strictly: an object whose `id` is a safe id and whose other fields named
  * in `fields` are absent or of their kind; only those fields are kept. Undefined for anything else.
  */
 export function restoreRecord<T>(value: unknown, fields: Readonly<Record<string, StoredField>>): T | undefined {
-	const o = storedObject(value);
-	if (o === undefined || !isSafeId(o.id)) {
+	if (!isJsonObject(value) || !isSafeId(value.id)) {
 		return undefined;
 	}
 	const out: Record<string, unknown> = {};
 	for (const [name, kind] of Object.entries(fields)) {
-		const v = o[name];
+		const v = value[name];
 		if (v === undefined) {
 			continue;
 		}

@@ -19,6 +19,11 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
+/** True for a JSON object (not null, not an array): a request document or automation member to send, a record kept locally. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+	return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 /** True for an id that may go into a route segment or a local name: 1–255 characters, no control characters, not `.` or `..`. */
 export function isSafeId(value: unknown): value is string {
 	return (

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { SAFETY, buildStatusClass, readBuild, redactSecrets, sleepUntilAborted } from '../api';
+import { SAFETY, buildStatusClass, isJsonObject, readBuild, redactSecrets, sleepUntilAborted } from '../api';
 import type { BuildAttemptInfo, BuildInfo } from '../api';
 import { describeError } from '../util/errors';
 import { contextToken, iconSafe, notificationText } from '../util/text';
@@ -8,7 +8,7 @@ import type { ListDescriptor } from '../views/descriptor';
 import type { DescriptorTreeProvider } from '../views/listTree';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import { joinParts, plainTooltip, relativeTime, statusIcon } from '../views/format';
-import { argFlag, argObject, isJsonObject, showInfo, showWarning } from '../views/ui';
+import { argFlag, argObject, showInfo, showWarning } from '../views/ui';
 import { imagesList } from './images';
 
 /** What an image build command receives: `{build}` (a row, the resolver). */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, SECRET_MASK, providerConfiguration, readProvider, redactSecrets } from '../api';
+import { ApiError, SAFETY, SECRET_MASK, isJsonObject, providerConfiguration, readProvider, redactSecrets } from '../api';
 import type { FieldError, ProviderInfo } from '../api';
 import { describeError } from '../util/errors';
 import { PROVIDER_SCHEME } from '../ids';
@@ -8,7 +8,7 @@ import { contextToken, iconSafe, notificationText, plainText, singleLine } from 
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListContext, ListDescriptor } from '../views/descriptor';
 import { joinParts, plainTooltip, relativeTime, statusIcon } from '../views/format';
-import { argString, isJsonObject, showWarning } from '../views/ui';
+import { argString, showWarning } from '../views/ui';
 
 /** What a model provider command receives: `{provider}` (a row, the resolver). */
 export interface ModelProviderTarget {

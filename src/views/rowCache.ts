@@ -8,7 +8,7 @@
  * read back through its strict `cache.restore` (globalState is outside our control too).
  */
 import type * as vscode from 'vscode';
-import { storedObject } from '../api';
+import { isJsonObject } from '../api';
 import type { CacheScope } from '../auth/session';
 
 export type { CacheScope };
@@ -42,7 +42,7 @@ export interface CacheScopeSource {
 }
 
 function isEntry(value: unknown): value is Entry {
-	if (storedObject(value) === undefined) {
+	if (!isJsonObject(value)) {
 		return false;
 	}
 	const e = value as Partial<Entry>;
@@ -133,7 +133,8 @@ export class RowCache {
 	}
 
 	private entries(): Record<string, unknown> {
-		return storedObject(this.memento.get<unknown>(ROW_CACHE_KEY)) ?? {};
+		const value = this.memento.get<unknown>(ROW_CACHE_KEY);
+		return isJsonObject(value) ? value : {};
 	}
 
 	private update(value: unknown): void {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, ValidationError, isUnreachable } from '../api';
+import { ApiError, SAFETY, ValidationError, isJsonObject, isUnreachable } from '../api';
 import { describeError, openApiUrlSetting } from '../util/errors';
 import { iconSafe, notificationText } from '../util/text';
 
@@ -201,11 +201,6 @@ export function argFlag(arg: unknown, name: string): boolean {
  */
 export async function confirmUnlessTold(arg: unknown, message: string, detail: string | undefined, action: string): Promise<boolean> {
 	return argValue(arg, 'confirm') === false || (await showModalWarning(message, detail, action)) === action;
-}
-
-/** True for a JSON object (not null, not an array): what a request document or an automation member must be to be sent. */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-	return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The object field `name` of an automation argument (a JSON object, not an array), when it is one. */

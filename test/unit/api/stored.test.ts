@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { SAFETY } from '../../../src/api/limits';
-import { type StoredField, restoreRecord, storeRecord, storedObject } from '../../../src/api/stored';
+import { type StoredField, restoreRecord, storeRecord } from '../../../src/api/stored';
+import { isJsonObject } from '../../../src/api/validation';
 
 const FIELDS: Readonly<Record<string, StoredField>> = { id: 'id', name: 'text', runtime_id: 'id', count: 'count' };
 
@@ -40,10 +41,10 @@ suite('stored records (api/stored.ts)', () => {
 		});
 	});
 
-	test('storedObject takes plain objects only', () => {
-		assert.deepEqual(storedObject({ a: 1 }), { a: 1 });
+	test('isJsonObject takes plain objects only', () => {
+		assert.equal(isJsonObject({ a: 1 }), true);
 		for (const value of [null, undefined, [], 'x', 1, true]) {
-			assert.equal(storedObject(value), undefined);
+			assert.equal(isJsonObject(value), false);
 		}
 	});
 });
