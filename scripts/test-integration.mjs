@@ -6,26 +6,34 @@
 //  1. installs what is missing into the cache outside the clone (Node 24, code-server, and as root
 //     Debian's chromium + libkrb5-dev): see scripts/lib/harness.mjs;
 //  2. builds the extension .vsix and the test-runner extension (mocha + test/integration/suite/**);
-//  3. per profile (default `standard,variant`; --profiles or CLOUD_AGENTS_TEST_PROFILES): starts the
-//     emulator in that profile, code-server (CLOUD_AGENTS_TEST_REPORT, CLOUD_AGENTS_EMULATOR_URL and
+//  3. runs lanes side by side (CLOUD_AGENTS_TEST_LANES=1: one after the other), each its own
+//     emulator, code-server (CLOUD_AGENTS_TEST_REPORT, CLOUD_AGENTS_EMULATOR_URL and
 //     CLOUD_AGENTS_EMULATOR_PROFILE in its environment, cloudAgents.apiUrl in its own user settings;
 //     the network suite's certificate authorities through NODE_EXTRA_CA_CERTS, SSL_CERT_FILE and
-//     CLOUD_AGENTS_TEST_NETWORK: scripts/lib/networkFixtures.mjs)
-//     and a fresh browser context on loopback ports; the runner extension runs the suites on startup
-//     and writes a report (--ui-only or CLOUD_AGENTS_TEST_UI_ONLY=1: no suite runs and the report is
-//     empty, for a quicker round of UI tests). The standard pass runs every test; a variant pass only
-//     the tests whose title contains "[variant]" (--variant-all: every test, to find candidates for
-//     the tag), and is skipped when the standard pass selected no tagged test. One code-server runs
-//     at a time;
-//  4. runs the test/ui/*.ts selected for the pass against its workbench, one after the other in
+//     CLOUD_AGENTS_TEST_NETWORK: scripts/lib/networkFixtures.mjs) and browser context:
+//       - `standard`: every in-host suite against the standard profile;
+//       - `standard-ui`: the UI tests against the standard profile, in a window of their own (its
+//         runner runs no suite: the extension signs in with the dev token at start-up);
+//       - one lane per other profile (`variant`): the in-host and UI tests whose title contains
+//         "[variant]" (--variant-all: every test, to find candidates for the tag).
+//     The runner extension runs the suites on startup, reports each test's start and end as it
+//     goes and writes a report; the run fails a lane whose in-host tests stall (nothing started or
+//     ended for CLOUD_AGENTS_STALL_MS, 300 s), not one that is merely long. After each top-level
+//     suite the runner puts the baseline back (emulator faults and outage cleared, settings as
+//     they were, editors closed, signed in with the dev token), bounded, so one failure fails one
+//     suite. CLOUD_AGENTS_TEST_SLOWDOWN=N multiplies every ceiling (mocha's time-outs, waits, the
+//     stall and UI limits) on a slow machine;
+//  4. runs the test/ui/*.ts selected for the lane against its workbench, one after the other in
 //     file-name order; --reverse (or CLOUD_AGENTS_TEST_ORDER=reverse) runs them in the reverse order.
 //     No UI test relies on another having run before it: each sets up what it needs, and one that
 //     reloads the page or opens another window leaves the workbench usable (or takes it back) for
-//     the next; a reversed run shows it. The in-host suites keep their order. Screenshots go to
-//     test-results/screenshots/ (FAILED-<profile>-<test>.png for a variant pass);
-//  5. stops every process it started (also on failure and Ctrl-C), prints every pass and ONE
-//     closing "N passed, N failed" line over all of them, exits non-zero on any failure.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+//     the next; a reversed run shows it. Before each UI test the emulator's faults and outage are
+//     cleared; a UI test that fails (or passes 300 s) leaves a reloaded workbench to the next.
+//     Screenshots go to test-results/screenshots/ (FAILED-<profile>-<test>.png for a variant lane);
+//  5. stops every process it started (also on failure and Ctrl-C), prints every lane, where the time
+//     went (also test-results/timings.json) and ONE closing "N passed, N failed" line over all of
+//     them, exits non-zero on any failure.
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -36,11 +44,11 @@ import {
 	DEV_TOKEN,
 	ROOT,
 	Processes,
-	buildVsix,
+	buildVsixAsync,
 	ensureCodeServer,
 	ensureSystemPackages,
 	freePort,
-	installExtension,
+	installExtensions,
 	log,
 	startCodeServer,
 	startEmulator,
@@ -91,7 +99,19 @@ function variantGrep(userGrep) {
 	const m = userGrep.match(/^\/(.*)\/([a-z]*)$/);
 	return `/^(?=[\\s\\S]*${tag})(?=[\\s\\S]*(?:${m ? m[1] : userGrep}))/${m ? m[2] : ''}`;
 }
-const REPORT_TIMEOUT_MS = Number(process.env.CLOUD_AGENTS_REPORT_TIMEOUT_MS ?? 600_000);
+// Slow machines: every ceiling of the run (a stalled in-host test, a UI test, mocha's default
+// time-out in the extension host, the suites' own waits) is multiplied by this factor.
+const SLOWDOWN = Number(process.env.CLOUD_AGENTS_TEST_SLOWDOWN ?? 1);
+if (!(SLOWDOWN >= 1 && SLOWDOWN <= 20)) {
+	throw new Error(`CLOUD_AGENTS_TEST_SLOWDOWN: ${JSON.stringify(process.env.CLOUD_AGENTS_TEST_SLOWDOWN)} is not a number from 1 to 20`);
+}
+// The in-host run fails only when it stalls: no test started or ended for this long (mocha's own
+// time-outs end a slow test well before; this catches a host that hangs or died).
+const STALL_MS = Number(process.env.CLOUD_AGENTS_STALL_MS ?? 300_000) * SLOWDOWN;
+// A UI test that has not finished after this long fails (its own waits end far sooner).
+const UI_TEST_LIMIT_MS = 300_000 * SLOWDOWN;
+// How many lanes (code-server sessions) run at once: all by default; 1 runs them one after the other.
+const LANES_AT_ONCE = Math.max(1, Number(process.env.CLOUD_AGENTS_TEST_LANES ?? (keep ? 1 : 3)));
 
 // One folder per run, so runs in parallel (several people in one checkout) do not collide.
 const WORK = join(ROOT, '.vscode-test', 'integration', String(process.pid));
@@ -120,9 +140,14 @@ procs.onStop(async () => {
 	}
 });
 
-/** Waits for the runner's report, printing each finished test from its progress file as it comes. */
-async function waitForReport(path, isAlive) {
-	const end = Date.now() + REPORT_TIMEOUT_MS;
+/**
+ * Waits for the runner's report, printing each finished test from its progress file as it comes
+ * (prefixed with the lane's name) and recording when each test started and ended. Fails only when
+ * no test has started or ended for STALL_MS, naming the test that stalled.
+ */
+async function waitForReport(session, isAlive) {
+	const path = session.reportPath;
+	let lastProgress = Date.now();
 	let seen = 0;
 	let current;
 	const follow = () => {
@@ -134,29 +159,33 @@ async function waitForReport(path, isAlive) {
 		}
 		for (const line of lines.slice(seen)) {
 			const p = JSON.parse(line);
+			lastProgress = Date.now();
 			if (p.event === 'start') {
 				current = p.titlePath.join(' › ');
 				continue;
 			}
 			current = undefined;
-			log(`  ${p.event === 'passed' ? '\u2714' : p.event === 'pending' ? '-' : '\u2717'} ${p.titlePath.join(' › ')}`);
+			log(
+				`  [${session.lane}] ${p.event === 'passed' ? '\u2714' : p.event === 'pending' ? '-' : '\u2717'} ${p.titlePath.join(' › ')}`,
+			);
 		}
 		seen = lines.length;
 	};
-	while (Date.now() < end) {
+	for (;;) {
 		follow();
 		if (existsSync(path)) {
 			return JSON.parse(readFileSync(path, 'utf8'));
 		}
 		if (!isAlive()) {
-			throw new Error('code-server exited before the in-host tests reported');
+			throw new Error(`code-server (${session.lane}) exited before the in-host tests reported`);
+		}
+		if (Date.now() - lastProgress > STALL_MS) {
+			throw new Error(
+				`in-host tests (${session.lane}) stalled: nothing started or ended for ${STALL_MS / 1000}s${current ? `; still running: ${current}` : ''} (see ${relative(ROOT, session.logs)}/; CLOUD_AGENTS_STALL_MS or CLOUD_AGENTS_TEST_SLOWDOWN raise the limit)`,
+			);
 		}
 		await new Promise((r) => setTimeout(r, 250));
 	}
-	follow();
-	throw new Error(
-		`no in-host test report after ${REPORT_TIMEOUT_MS / 1000}s${current ? `; still running: ${current}` : ''} (see ${relative(ROOT, LOGS)}/; CLOUD_AGENTS_REPORT_TIMEOUT_MS raises the limit)`,
-	);
 }
 
 const paint = (code, text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[${code}m${text}\x1b[0m` : text);
@@ -194,17 +223,20 @@ function printResults(heading, results) {
 printResults.failures = 0;
 
 /**
- * One code-server session: an emulator in `profile` (the standard pass may use
- * CLOUD_AGENTS_EMULATOR_URL instead), code-server with its own user data and workspace under `dir`
- * (the extensions folder is shared), a fresh browser context on the workbench; resolves once the
- * in-host report is written.
+ * One lane: an emulator in `profile`, code-server with its own user data, extensions folder and
+ * workspace under `dir`, a fresh browser context on the workbench; resolves once the in-host report
+ * is written (at once when the lane runs no suite). Lanes run side by side: each has its own
+ * emulator, so no lane sees another's records, sign-in or faults.
  */
-async function startSession({ cs, ext, dir, logs, profile, grep }) {
+async function startSession({ lane, cs, extSource, dir, logs, profile, grep, suites }) {
 	const ud = join(dir, 'user-data');
 	const workspace = join(dir, 'workspace');
+	const ext = join(dir, 'extensions');
 	for (const d of [ud, workspace, logs]) {
 		mkdirSync(d, { recursive: true });
 	}
+	// Each lane its own copy of the installed extensions: code-server writes to the folder it reads.
+	cpSync(extSource, ext, { recursive: true });
 	writeFileSync(join(workspace, 'README.md'), '# Cloud Agents integration test workspace\n');
 	// A multi-root workspace file rather than a bare folder: adding an agent's workspace folder to a
 	// single-folder browser window turns it into an untitled workspace and reloads the page, which
@@ -212,8 +244,8 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 	const workspaceFile = join(dir, 'integration.code-workspace');
 	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: 'workspace' }] }, null, '\t'));
 
-	const session = { profile, consoleLog: [], children: [] };
-	// CLOUD_AGENTS_EMULATOR_URL points the standard pass at an emulator (or service) that is already running.
+	const session = { lane, profile, logs, consoleLog: [], children: [], timings: { lane, profile, started: Date.now() } };
+	// CLOUD_AGENTS_EMULATOR_URL points the standard lanes at an emulator (or service) that is already running.
 	let emulatorUrl = profile === 'standard' ? process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '') : undefined;
 	if (emulatorUrl) {
 		await waitForHttp(`${emulatorUrl}/healthz`, 10_000);
@@ -226,7 +258,7 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 		});
 	}
 	session.emulatorUrl = emulatorUrl;
-	log(`emulator (${profile} profile) on ${emulatorUrl}`);
+	log(`[${lane}] emulator (${profile} profile) on ${emulatorUrl}`);
 	writeUserSettings(ud, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': emulatorUrl });
 
 	// The network suite's certificate authorities: NODE_EXTRA_CA_CERTS is read at process start.
@@ -249,36 +281,41 @@ async function startSession({ cs, ext, dir, logs, profile, grep }) {
 			CLOUD_AGENTS_EMULATOR_PROFILE: profile,
 			CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN,
 			CLOUD_AGENTS_GITHUB_API_URL: session.githubStubUrl,
+			CLOUD_AGENTS_TEST_SLOWDOWN: String(SLOWDOWN),
 			...networkEnv,
 			...(grep ? { CLOUD_AGENTS_TEST_GREP: grep } : {}),
-			...(uiOnly ? { CLOUD_AGENTS_TEST_SKIP_SUITES: '1' } : {}),
+			...(suites ? {} : { CLOUD_AGENTS_TEST_SKIP_SUITES: '1' }),
 		},
 	});
 	session.children.push(session.codeServer);
 	session.workbenchUrl = `http://127.0.0.1:${codePort}/?workspace=${encodeURIComponent(workspaceFile)}`;
-	log(`code-server on http://127.0.0.1:${codePort}`);
+	log(`[${lane}] code-server on http://127.0.0.1:${codePort}`);
 
-	// A fresh context per session: no storage carried over from another pass.
+	// A fresh context per lane: no storage shared with another lane.
 	session.context = await browser.newContext({ viewport: { width: 1280, height: 1024 } });
 	session.page = await session.context.newPage();
 	session.page.on('console', (m) => session.consoleLog.push(`[${m.type()}] ${m.text()}`));
 	session.page.on('pageerror', (e) => session.consoleLog.push(`[pageerror] ${e.message}`));
-	// Zero console errors from our extension: collected for the whole session, judged after its UI tests.
+	// Zero console errors from our extension: collected for the whole lane, judged at its end.
 	session.consoleCheck = new ConsoleErrorCheck({ userDataDir: ud });
 	session.consoleCheck.attach(session.page);
 	session.consoleCheck.phase('in-host suites', { strict: false });
 	await session.page.goto(session.workbenchUrl);
-	log('workbench loading; waiting for the in-host report');
+	session.timings.workbenchLoading = Date.now();
+	log(`[${lane}] workbench loading; ${suites ? 'waiting for the in-host report' : 'no in-host suite in this lane'}`);
 	try {
-		session.report = await waitForReport(session.reportPath, () => !session.codeServer.exited);
+		session.report = await waitForReport(session, () => !session.codeServer.exited);
 	} finally {
 		writeFileSync(join(logs, 'browser-console.log'), session.consoleLog.join('\n'));
 	}
-	log(`in-host tests (${profile} profile) done in ${ms(session.report.stats.durationMs)}`);
+	session.timings.reported = Date.now();
+	if (suites) {
+		log(`[${lane}] in-host tests (${profile} profile) done in ${ms(session.report.stats.durationMs)}`);
+	}
 	return session;
 }
 
-/** Closes a session's browser context and stops its code-server and emulator (by pid). */
+/** Closes a lane's browser context and stops its code-server and emulator (by pid). */
 async function stopSession(session) {
 	await Promise.race([session.context.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
 	for (const child of session.children.reverse()) {
@@ -286,15 +323,58 @@ async function stopSession(session) {
 	}
 }
 
-/** Runs the UI tests whose titles pass `keepTest` against the session's workbench. */
-/** Judges the errors collected over a session (scripts/lib/consoleErrors.mjs); returns a result row. */
-async function checkConsoleErrors(check, logs) {
-	check.phase('after the UI tests', { strict: true });
-	// The extension host writes its log files asynchronously: give the last lines time to land.
-	await new Promise((r) => setTimeout(r, 1500));
+/** Judges the errors collected over a lane (scripts/lib/consoleErrors.mjs); returns a result row. */
+async function checkConsoleErrors(check, logs, { afterUi }) {
+	if (afterUi) {
+		check.phase('after the UI tests', { strict: true });
+	}
+	// The extension host writes its log files asynchronously: wait until they stop growing.
+	await logsSettled(logs);
 	return consoleCheckResult(check, join(logs, 'console-errors.log'));
 }
 
+/** Resolves once the size of the lane's code-server log and user-data logs stays the same for 500 ms (at most 5 s). */
+async function logsSettled(logs) {
+	const sizes = () => {
+		try {
+			return readdirSync(logs, { recursive: true })
+				.map((f) => {
+					try {
+						return statSync(join(logs, String(f))).size;
+					} catch {
+						return 0;
+					}
+				})
+				.join(',');
+		} catch {
+			return '';
+		}
+	};
+	let last = sizes();
+	const end = Date.now() + 5000;
+	await new Promise((r) => setTimeout(r, 500));
+	while (Date.now() < end) {
+		const now = sizes();
+		if (now === last) {
+			return;
+		}
+		last = now;
+		await new Promise((r) => setTimeout(r, 500));
+	}
+}
+
+/** Runs `fn`, failing it when it has not settled after `ms` (the promise it started is left to itself). */
+function withLimit(fn, ms, what) {
+	let timer;
+	return Promise.race([
+		fn(),
+		new Promise((_, reject) => {
+			timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000}s`)), ms);
+		}),
+	]).finally(() => clearTimeout(timer));
+}
+
+/** Runs the UI tests whose titles pass `keepTest` against the lane's workbench. */
 async function runUiTests(session, uiTests, keepTest) {
 	const uiResults = [];
 	if (session.report.fatal) {
@@ -302,6 +382,7 @@ async function runUiTests(session, uiTests, keepTest) {
 	}
 	const { Workbench } = await import(pathToFileURL(join(WORK, 'ui', 'support', 'workbench.mjs')).href);
 	const { page } = session;
+	session.timings.ui = [];
 	for (const t of uiTests) {
 		const mod = await import(pathToFileURL(t.file).href);
 		const uiTest = mod.default;
@@ -327,38 +408,113 @@ async function runUiTests(session, uiTests, keepTest) {
 			await new Promise((r) => setTimeout(r, 1000));
 			expectConsoleError = session.consoleCheck.phase(`UI ${t.name}`, { strict: true });
 		};
+		let state = 'passed';
+		let error;
 		try {
 			const workbench = new Workbench(page, SCREENSHOTS);
-			await workbench.ready();
-			await workbench.dismissDialogs();
-			await uiTest.run({
-				page,
-				workbench,
-				emulatorUrl: session.emulatorUrl,
-				emulatorProfile: session.profile,
-				githubStubUrl: session.githubStubUrl,
-				devToken: DEV_TOKEN,
-				screenshotDir: SCREENSHOTS,
-				note,
-				expectConsoleError: (re, why) => expectConsoleError(re, why),
-				leavePage: (to) => leavePage(to, () => workbench.ready()),
-			});
-			uiResults.push({ titlePath: [t.name, uiTest.title], state: 'passed', durationMs: Date.now() - t0, notes });
+			await withLimit(
+				async () => {
+					await workbench.ready();
+					await workbench.dismissDialogs();
+					await resetEmulatorFaults(session.emulatorUrl);
+					await uiTest.run({
+						page,
+						workbench,
+						emulatorUrl: session.emulatorUrl,
+						emulatorProfile: session.profile,
+						githubStubUrl: session.githubStubUrl,
+						devToken: DEV_TOKEN,
+						screenshotDir: SCREENSHOTS,
+						note,
+						expectConsoleError: (re, why) => expectConsoleError(re, why),
+						leavePage: (to) => leavePage(to, () => workbench.ready()),
+					});
+				},
+				UI_TEST_LIMIT_MS,
+				`the UI test ${t.name}`,
+			);
 		} catch (err) {
+			state = 'failed';
+			error = { message: err.message, stack: err.stack };
 			await page.screenshot({ path: join(SCREENSHOTS, `FAILED-${shot}.png`) }).catch(() => {});
-			uiResults.push({
-				titlePath: [t.name, uiTest.title],
-				state: 'failed',
-				durationMs: Date.now() - t0,
-				notes,
-				error: { message: err.message, stack: err.stack },
-			});
+			// One failure fails one test: the next starts from a freshly loaded workbench with the
+			// emulator's faults and outage cleared, whatever this one left behind.
+			await resetEmulatorFaults(session.emulatorUrl).catch(() => {});
+			await leavePage(session.workbenchUrl, () => new Workbench(page, SCREENSHOTS).ready()).catch(() => {});
 		}
+		const durationMs = Date.now() - t0;
+		uiResults.push({ titlePath: [t.name, uiTest.title], state, durationMs, notes, error });
+		session.timings.ui.push({ name: t.name, durationMs });
+		log(`  [${session.lane}] ${state === 'passed' ? '\u2714' : '\u2717'} UI ${t.name} (${ms(durationMs)})`);
 	}
-	const logs = session.profile === 'standard' ? LOGS : join(LOGS, session.profile);
-	writeFileSync(join(logs, 'browser-console.log'), session.consoleLog.join('\n'));
-	uiResults.push(await checkConsoleErrors(session.consoleCheck, logs));
+	writeFileSync(join(session.logs, 'browser-console.log'), session.consoleLog.join('\n'));
 	return uiResults;
+}
+
+/** Clears the emulator's injected faults and ends an outage (its admin routes; the outage's own admin listener answers during one). */
+async function resetEmulatorFaults(emulatorUrl) {
+	const call = (method, path) =>
+		fetch(`${emulatorUrl}${path}`, { method, signal: AbortSignal.timeout(5000) }).then((r) => r.arrayBuffer());
+	await call('DELETE', '/_emulator/faults');
+	const outage = await fetch(`${emulatorUrl}/_emulator/outage`, { signal: AbortSignal.timeout(5000) }).then((r) => r.json());
+	if (outage.active) {
+		await fetch(`${outage.admin_url.replace(/\/+$/, '')}/_emulator/outage`, { method: 'DELETE', signal: AbortSignal.timeout(5000) });
+	}
+}
+
+/**
+ * Runs `tasks` (functions returning promises) with at most `limit` at once; resolves with their
+ * results in order (a rejection is kept as `{ error }`).
+ */
+async function inLanes(tasks, limit) {
+	const results = new Array(tasks.length);
+	let next = 0;
+	const worker = async () => {
+		while (next < tasks.length) {
+			const i = next++;
+			results[i] = await tasks[i]().catch((error) => ({ error }));
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+	return results;
+}
+
+/** Writes the lanes' timings (test-results/timings.json) and prints where the time went. */
+function reportTimings(started, lanes, buildMs) {
+	const rows = [];
+	for (const l of lanes) {
+		const t = l.timings;
+		if (!t) {
+			continue;
+		}
+		const startup = (t.workbenchLoading ?? t.started) - t.started;
+		const suites = l.report?.stats.durationMs ?? 0;
+		const ui = (t.ui ?? []).reduce((a, u) => a + u.durationMs, 0);
+		rows.push({
+			lane: t.lane,
+			startupMs: startup,
+			// From the page's navigation to the first suite (or the empty report of a UI lane).
+			workbenchMs: (t.reported ?? t.started) - (t.workbenchLoading ?? t.started) - suites,
+			inHostMs: suites,
+			uiMs: ui,
+			consoleCheckMs: (t.ended ?? Date.now()) - (t.uiEnded ?? t.ended ?? Date.now()),
+			totalMs: (t.ended ?? Date.now()) - t.started,
+			ui: t.ui ?? [],
+		});
+	}
+	const out = {
+		totalMs: Date.now() - started,
+		buildMs,
+		lanes: rows,
+		tests: lanes.flatMap((l) => l.report?.tests.map((r) => ({ lane: l.lane, titlePath: r.titlePath, durationMs: r.durationMs })) ?? []),
+	};
+	writeFileSync(join(RESULTS, 'timings.json'), JSON.stringify(out, null, '\t'));
+	console.log(`\n  Where the time went (test-results/timings.json): builds ${ms(buildMs)}`);
+	for (const r of rows) {
+		console.log(
+			`    ${r.lane}: ${ms(r.totalMs)} — emulator + code-server ${ms(r.startupMs)}, workbench load ${ms(r.workbenchMs)}, in-host ${ms(r.inHostMs)}, UI ${ms(r.uiMs)}, console check ${ms(r.consoleCheckMs)}`,
+		);
+	}
 }
 
 async function main() {
@@ -371,24 +527,54 @@ async function main() {
 	const ext = join(WORK, 'extensions');
 	// Screenshots of an earlier run (a FAILED-… one especially) would mislead: start empty.
 	rmSync(SCREENSHOTS, { recursive: true, force: true });
+	rmSync(LOGS, { recursive: true, force: true });
 	for (const d of [ext, LOGS, SCREENSHOTS]) {
 		mkdirSync(d, { recursive: true });
 	}
 
 	log('building the extension .vsix and the test runner');
-	const vsix = buildVsix(join(WORK, 'cloud-agents.vsix'));
-	const suiteFiles = await buildRunnerExtension(join(WORK, 'runner-extension'));
+	const buildStarted = Date.now();
+	const [vsix, suiteFiles, uiTests] = await Promise.all([
+		buildVsixAsync(join(WORK, 'cloud-agents.vsix')),
+		buildRunnerExtension(join(WORK, 'runner-extension')),
+		buildUiTests(join(WORK, 'ui')),
+	]);
 	const runnerVsix = packageFolder(join(WORK, 'runner-extension'), join(WORK, 'cloud-agents-test-runner.vsix'));
-	const uiTests = await buildUiTests(join(WORK, 'ui'));
 	if (ORDER === 'reverse') {
 		uiTests.reverse();
 	}
+	// Installed once; each lane copies the folder.
+	installExtensions(cs, ext, join(WORK, 'user-data'), [vsix, runnerVsix]);
+	const buildMs = Date.now() - buildStarted;
+
+	// The UI tests' titles decide which lane runs them (a UI test is tagged by its title).
+	const uiTitles = new Map();
+	for (const t of uiTests) {
+		uiTitles.set(t, (await import(pathToFileURL(t.file).href)).default.title);
+	}
+	const wantsUi = (title, profile) =>
+		(!grep || title.includes(grep)) && (profile === 'standard' || variantAll || title.includes(VARIANT_TAG));
+
+	// The lanes: the standard profile's in-host suites, the standard profile's UI tests in a window
+	// of their own, then each other profile (its tagged in-host and UI tests) in one window.
+	const lanes = [];
+	for (const profile of PROFILES) {
+		const standard = profile === 'standard';
+		const ui = uiTests.filter((t) => wantsUi(uiTitles.get(t), profile));
+		if (standard) {
+			if (!uiOnly) {
+				lanes.push({ lane: 'standard', profile, suites: true, ui: [], grep });
+			}
+			if (ui.length > 0) {
+				lanes.push({ lane: 'standard-ui', profile, suites: false, ui, grep });
+			}
+		} else if (!uiOnly || ui.length > 0) {
+			lanes.push({ lane: profile, profile, suites: !uiOnly, ui, grep: variantAll ? grep : variantGrep(grep) });
+		}
+	}
 	log(
-		`${uiOnly ? 'in-host suites skipped (--ui-only)' : `${suiteFiles.length} in-host suite file(s)`}, ${uiTests.length} UI test(s) in ${ORDER === 'reverse' ? 'reverse ' : ''}file-name order (${uiTests.map((t) => t.name).join(', ')}); emulator profiles: ${PROFILES.join(', ')}`,
+		`${uiOnly ? 'in-host suites skipped (--ui-only)' : `${suiteFiles.length} in-host suite file(s)`}, ${uiTests.length} UI test(s) in ${ORDER === 'reverse' ? 'reverse ' : ''}file-name order; lanes: ${lanes.map((l) => l.lane).join(', ')} (${Math.min(LANES_AT_ONCE, lanes.length)} at once); emulator profiles: ${PROFILES.join(', ')}`,
 	);
-	// Installed once: every session's code-server reads the same extensions folder.
-	installExtension(cs, ext, join(WORK, 'user-data'), vsix);
-	installExtension(cs, ext, join(WORK, 'user-data'), runnerVsix);
 
 	// launchServer (rather than launch) exposes the browser's pid, so cleanup can stop it by pid.
 	// Playwright gives the browser a fresh temporary profile, removed when it closes.
@@ -400,79 +586,81 @@ async function main() {
 	browserPid = browserServer.process().pid;
 	browser = await chromium.connect(browserServer.wsEndpoint());
 
-	/** Every pass's results, with the profile in front of the title path of the non-standard ones. */
-	const passes = [];
-	let last;
-	for (const profile of PROFILES) {
-		const standard = profile === 'standard';
-		if (!standard && passes.length > 0 && !variantAll) {
-			// Only tests tagged [variant] run against the variant; skip the session when none is among those the standard pass selected.
-			const tagged = passes[0].report.tests.filter((t) => t.titlePath.some((p) => p.includes(VARIANT_TAG)));
-			const taggedUi = passes[0].ui.filter((t) => t.titlePath.some((p) => p.includes(VARIANT_TAG)));
-			if (tagged.length === 0 && taggedUi.length === 0) {
-				log(`no in-host test tagged ${VARIANT_TAG}${grep ? ` matches --grep ${grep}` : ''}: the ${profile} pass is skipped`);
-				continue;
+	let kept;
+	const runLane = async (l) => {
+		const logs = join(LOGS, l.lane);
+		const session = await startSession({
+			lane: l.lane,
+			cs,
+			extSource: ext,
+			dir: join(WORK, l.lane),
+			logs,
+			profile: l.profile,
+			grep: l.grep,
+			suites: l.suites,
+		});
+		try {
+			const uiResults = l.ui.length > 0 ? await runUiTests(session, l.ui, () => true) : [];
+			session.timings.uiEnded = Date.now();
+			uiResults.push(await checkConsoleErrors(session.consoleCheck, logs, { afterUi: l.ui.length > 0 }));
+			session.timings.ended = Date.now();
+			return { ...l, session, report: session.report, timings: session.timings, uiResults };
+		} finally {
+			if (keep) {
+				kept = session;
+			} else {
+				await stopSession(session);
 			}
 		}
-		if (last && !keep) {
-			// One code-server at a time (the machine is shared): the next pass starts once this one is stopped.
-			await stopSession(last);
-		}
-		const t0 = Date.now();
-		const dir = standard ? WORK : join(WORK, profile);
-		const session = await startSession({
-			cs,
-			ext,
-			dir,
-			logs: standard ? LOGS : join(LOGS, profile),
-			profile,
-			grep: standard || variantAll ? grep : variantGrep(grep),
-		});
-		last = session;
-		const uiResults = await runUiTests(
-			session,
-			uiTests,
-			(title) => (!grep || title.includes(grep)) && (standard || variantAll || title.includes(VARIANT_TAG)),
-		);
-		const prefix = standard ? [] : [`(emulator profile ${profile})`];
-		passes.push({
-			profile,
-			report: session.report,
-			durationMs: Date.now() - t0,
-			tests: session.report.tests.map((r) => ({ ...r, titlePath: [...prefix, ...r.titlePath] })),
-			ui: uiResults.map((r) => ({ ...r, titlePath: [...prefix, ...r.titlePath] })),
-		});
-		log(`${profile} pass done in ${ms(Date.now() - t0)}`);
-	}
+	};
+	const results = await inLanes(
+		lanes.map((l) => () => runLane(l)),
+		LANES_AT_ONCE,
+	);
 
-	if (keep && last) {
-		console.log(`\n--keep: workbench (${last.profile} profile) at ${last.workbenchUrl} ; press Ctrl-C to stop`);
+	if (keep && kept) {
+		console.log(`\n--keep: workbench (${kept.lane}) at ${kept.workbenchUrl} ; press Ctrl-C to stop`);
 		await new Promise(() => {});
 	}
 
-	for (const pass of passes) {
-		const h = pass.report.host;
+	const all = [];
+	const fatal = [];
+	for (const [i, r] of results.entries()) {
+		const l = lanes[i];
+		const prefix = l.profile === 'standard' ? [] : [`(emulator profile ${l.profile})`];
 		const against =
-			pass.profile === 'standard'
+			l.profile === 'standard'
 				? ''
-				: ` against the emulator's ${pass.profile} profile${variantAll ? '' : ` (tests tagged ${VARIANT_TAG})`}`;
-		printResults(
-			`In the extension host${against}: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), Node ${h.node}${uiOnly ? ' (suites skipped: --ui-only)' : ''}`,
-			pass.tests,
-		);
-		if (pass.ui.length > 0 || (pass.profile === 'standard' && uiTests.length > 0)) {
-			printResults(`UI (Playwright + Chromium)${against}`, pass.ui);
+				: ` against the emulator's ${l.profile} profile${variantAll ? '' : ` (tests tagged ${VARIANT_TAG})`}`;
+		if (r.error) {
+			fatal.push(`${l.lane}: ${r.error.stack ?? r.error}`);
+			continue;
 		}
+		if (r.report.fatal) {
+			fatal.push(`${l.lane}: ${r.report.fatal}`);
+		}
+		const tests = r.report.tests.map((t) => ({ ...t, titlePath: [...prefix, ...t.titlePath] }));
+		const ui = r.uiResults.map((t) => ({ ...t, titlePath: [...prefix, `[${l.lane}]`, ...t.titlePath] }));
+		if (l.suites) {
+			const h = r.report.host;
+			printResults(
+				`In the extension host${against}: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), Node ${h.node}`,
+				tests,
+			);
+		}
+		printResults(l.ui.length > 0 ? `UI (Playwright + Chromium)${against}` : `Console (${l.lane})`, ui);
+		all.push(...tests, ...ui);
 	}
 
-	const all = passes.flatMap((p) => [...p.tests, ...p.ui]);
-	const fatal = passes.filter((p) => p.report.fatal);
 	const passed = all.filter((r) => r.state === 'passed').length;
 	const pending = all.filter((r) => r.state === 'pending').length;
 	const failed = all.filter((r) => r.state === 'failed');
-	console.log(
-		`\n  ${paint(32, `${passed} passing`)} (${ms(Date.now() - started)}; ${passes.map((p) => `${p.profile} pass ${ms(p.durationMs)}`).join(', ')})`,
+	reportTimings(
+		started,
+		results.filter((r) => !r.error),
+		buildMs,
 	);
+	console.log(`\n  ${paint(32, `${passed} passing`)} (${ms(Date.now() - started)})`);
 	if (pending) {
 		console.log(`  ${paint(36, `${pending} pending`)}`);
 	}
@@ -485,18 +673,18 @@ async function main() {
 		);
 	}
 	for (const p of fatal) {
-		console.log(`\n  fatal (${p.profile} profile): ${p.report.fatal}`);
+		console.log(`\n  fatal (${p})`);
 	}
 	if (all.length === 0 && fatal.length === 0) {
 		console.log('  no tests ran');
 	}
-	const shots = existsSync(SCREENSHOTS) ? (await import('node:fs')).readdirSync(SCREENSHOTS) : [];
+	const shots = existsSync(SCREENSHOTS) ? readdirSync(SCREENSHOTS) : [];
 	if (shots.length) {
 		console.log(`\n  screenshots: ${shots.map((s) => relative(ROOT, join(SCREENSHOTS, s))).join(', ')}`);
 	}
 	console.log(`  logs: ${relative(ROOT, LOGS)}/\n`);
-	// The plain closing line CI reads in any language: one summary over every pass.
-	console.log(`${passed} passed, ${failed.length} failed${pending ? `, ${pending} skipped` : ''}`);
+	// The plain closing line CI reads in any language: one summary over every lane.
+	console.log(`${passed} passed, ${failed.length + fatal.length} failed${pending ? `, ${pending} skipped` : ''}`);
 	return failed.length > 0 || fatal.length > 0 || all.length === 0 ? 1 : 0;
 }
 

@@ -395,6 +395,36 @@ export function buildVsix(out = join(ROOT, '.vscode-test', 'cloud-agents.vsix'))
 	return out;
 }
 
+/** The same as buildVsix, without blocking the event loop (the test harness builds its test bundles meanwhile). */
+export async function buildVsixAsync(out = join(ROOT, '.vscode-test', 'cloud-agents.vsix')) {
+	mkdirSync(dirname(out), { recursive: true });
+	await runAsync(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production'], { cwd: ROOT });
+	await runAsync(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '-o', out], {
+		cwd: ROOT,
+	});
+	checkVsix(out);
+	return out;
+}
+
+/** `run` as a promise: resolves with stdout, rejects with the last lines of the output on a non-zero exit. */
+function runAsync(cmd, args, opts = {}) {
+	return new Promise((resolvePromise, reject) => {
+		const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+		let out = '';
+		child.stdout.on('data', (d) => (out += d));
+		child.stderr.on('data', (d) => (out += d));
+		child.once('error', reject);
+		child.once('exit', (code, signal) => {
+			if (code === 0) {
+				resolvePromise(out);
+				return;
+			}
+			const tail = out.trim().split('\n').slice(-40).join('\n');
+			reject(new Error(`${cmd} ${args.join(' ')} failed (exit ${code ?? signal}):\n${tail}`));
+		});
+	});
+}
+
 /** Entry names of a zip file, read from its central directory. */
 export function zipEntries(path) {
 	const buf = readFileSync(path);
@@ -452,6 +482,25 @@ export function installExtension(cs, extensionsDir, userDataDir, vsixOrDir) {
 	run(
 		cs.node,
 		[cs.entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', vsixOrDir, '--force'],
+		{
+			env: { ...process.env, PATH: `${dirname(cs.node)}:${process.env.PATH}` },
+		},
+	);
+}
+
+/** Installs several .vsix files (or extension folders) into `extensionsDir` with one run of code-server's CLI. */
+export function installExtensions(cs, extensionsDir, userDataDir, vsixes) {
+	run(
+		cs.node,
+		[
+			cs.entry,
+			'--extensions-dir',
+			extensionsDir,
+			'--user-data-dir',
+			userDataDir,
+			...vsixes.flatMap((v) => ['--install-extension', v]),
+			'--force',
+		],
 		{
 			env: { ...process.env, PATH: `${dirname(cs.node)}:${process.env.PATH}` },
 		},

@@ -149,7 +149,7 @@ suite('Run names, status bar and run actions', () => {
 		this.timeout(120_000);
 		const runs: RunBody[] = [];
 		for (let i = 0; i < 12; i++) {
-			const run = await startRun(`Quick task ${i} [[events:1]]`);
+			const run = await startRun(`Quick task ${i} [[events:1]] [[delay:20]]`);
 			runs.push(run);
 			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 			await within('the run to end', api.runFollower.whenDone(agentId, run.id), 20_000);
@@ -165,7 +165,7 @@ suite('Run names, status bar and run actions', () => {
 			'its events stay on disk',
 		);
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: first.id });
-		assert.equal(api.runFollower.titleOf(agentId, first.id), `${agentName}: Quick task 0 [[events:1]]`);
+		assert.equal(api.runFollower.titleOf(agentId, first.id), `${agentName}: Quick task 0 [[events:1]] [[delay:20]]`);
 		assert.ok(api.runFollower.channelNames.length <= 10);
 		// Let the workbench apply the last appends before the channels go.
 		await new Promise((r) => setTimeout(r, 1500));

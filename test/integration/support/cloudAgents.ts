@@ -9,6 +9,9 @@ import type { CloudAgentsTestApi } from '../../../src/extension';
 import { EXTENSION_ID } from '../../../src/ids';
 import { devToken, emulatorUrl, words } from './env';
 
+/** CLOUD_AGENTS_TEST_SLOWDOWN: the harness's factor for every ceiling on a slow machine (1 by default). */
+export const SLOWDOWN = Math.max(1, Number(process.env.CLOUD_AGENTS_TEST_SLOWDOWN ?? 1) || 1);
+
 /** Activates the extension and returns its test API (set up, with the dev token stored). */
 export async function testApi(): Promise<CloudAgentsTestApi> {
 	const extension = vscode.extensions.getExtension<CloudAgentsTestApi | undefined>(EXTENSION_ID);
@@ -132,7 +135,7 @@ export async function counters(): Promise<{
 
 /** Polls `fn` until it returns a value other than undefined. */
 export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-	const end = Date.now() + timeoutMs;
+	const end = Date.now() + timeoutMs * SLOWDOWN;
 	for (;;) {
 		const value = await fn();
 		if (value !== undefined) {
@@ -148,7 +151,7 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>,
 /** Rejects after `ms` with a message naming what was awaited. */
 export function within<T>(what: string, promise: PromiseLike<T>, ms = 20_000): Promise<T> {
 	return new Promise<T>((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+		const timer = setTimeout(() => reject(new Error(`timed out after ${ms * SLOWDOWN} ms: ${what}`)), ms * SLOWDOWN);
 		Promise.resolve(promise).then(
 			(v) => {
 				clearTimeout(timer);

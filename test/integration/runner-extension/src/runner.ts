@@ -5,6 +5,8 @@ import Mocha from 'mocha';
 import * as vscode from 'vscode';
 import type { TestReport, TestResult } from './report';
 
+import { EXTENSION_ID } from '../../../../src/ids';
+
 /**
  * Requires every integration suite. They are bundled separately into `suites.js` next to this file
  * (scripts/lib/bundle-tests.mjs) and loaded only after source maps are enabled, so failures point
@@ -14,6 +16,126 @@ function loadSuites(): void {
 	process.setSourceMapsEnabled(true);
 	const suites = createRequire(__filename)(join(__dirname, 'suites.js')) as { loadSuites(): void };
 	suites.loadSuites();
+}
+
+/** CLOUD_AGENTS_TEST_SLOWDOWN (scripts/test-integration.mjs): every ceiling of a slow machine's run is this many times longer. */
+function slowdown(): number {
+	const n = Number(process.env.CLOUD_AGENTS_TEST_SLOWDOWN ?? 1);
+	return Number.isFinite(n) && n >= 1 ? n : 1;
+}
+
+/** Multiplies every time-out a suite or test sets (`this.timeout(ms)`) by `factor`. */
+function scaleTimeouts(factor: number): void {
+	if (factor === 1) {
+		return;
+	}
+	type Timeout = (this: unknown, ms?: string | number) => unknown;
+	for (const proto of [Mocha.Runnable.prototype, Mocha.Suite.prototype] as unknown as Array<{ timeout: Timeout }>) {
+		const original = proto.timeout;
+		proto.timeout = function (this: unknown, ms?: string | number) {
+			return ms === undefined ? original.call(this) : original.call(this, typeof ms === 'number' && ms > 0 ? ms * factor : ms);
+		};
+	}
+}
+
+/** The settings a suite may change (ours, the proxy and certificate ones, auto save, chat auto-approve), as they were before any suite ran. */
+const BASELINE_SETTINGS = [
+	'http.proxy',
+	'http.proxyStrictSSL',
+	'http.proxySupport',
+	'http.noProxy',
+	'http.proxyAuthorization',
+	'files.autoSave',
+	'chat.tools.global.autoApprove',
+];
+
+interface Baseline {
+	settings: Map<string, { global: unknown; workspace: unknown }>;
+}
+
+async function takeBaseline(): Promise<Baseline> {
+	const ours = vscode.extensions.getExtension(EXTENSION_ID);
+	const properties = (ours?.packageJSON as { contributes?: { configuration?: { properties?: Record<string, unknown> } } } | undefined)
+		?.contributes?.configuration?.properties;
+	const keys = [...Object.keys(properties ?? {}), ...BASELINE_SETTINGS];
+	const settings = new Map<string, { global: unknown; workspace: unknown }>();
+	for (const key of keys) {
+		const info = vscode.workspace.getConfiguration().inspect(key);
+		settings.set(key, { global: info?.globalValue, workspace: info?.workspaceValue });
+	}
+	return { settings };
+}
+
+/** Rejects when `promise` has not settled after `ms`: a restoring step can never hang the run. */
+function bounded<T>(what: string, promise: PromiseLike<T>, ms = 15_000): Promise<T> {
+	return new Promise<T>((resolve, reject) => {
+		const timer = setTimeout(() => reject(new Error(`restoring the baseline: ${what} took over ${ms / 1000}s`)), ms * slowdown());
+		Promise.resolve(promise).then(
+			(v) => {
+				clearTimeout(timer);
+				resolve(v);
+			},
+			(e: unknown) => {
+				clearTimeout(timer);
+				reject(e instanceof Error ? e : new Error(String(e)));
+			},
+		);
+	});
+}
+
+/**
+ * Puts back what a suite may have left behind: the emulator's faults and outage cleared, the
+ * settings as they were, editors and notifications closed, signed in with the dev token. Each
+ * step is bounded; every step runs even when one fails, and the first failure is thrown.
+ */
+async function restoreBaseline(baseline: Baseline): Promise<void> {
+	const failures: string[] = [];
+	const step = async (what: string, fn: () => PromiseLike<unknown>): Promise<void> => {
+		try {
+			await bounded(what, fn());
+		} catch (err) {
+			failures.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+		}
+	};
+	const emulator = process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '');
+	if (emulator) {
+		await step('clearing the emulator faults', () =>
+			fetch(`${emulator}/_emulator/faults`, { method: 'DELETE' }).then((r) => r.arrayBuffer()),
+		);
+		await step('ending an emulator outage', async () => {
+			const outage = (await (await fetch(`${emulator}/_emulator/outage`)).json()) as { active?: boolean; admin_url?: string };
+			if (outage.active && outage.admin_url) {
+				await (await fetch(`${outage.admin_url.replace(/\/+$/, '')}/_emulator/outage`, { method: 'DELETE' })).arrayBuffer();
+			}
+		});
+	}
+	for (const [key, was] of baseline.settings) {
+		const info = vscode.workspace.getConfiguration().inspect(key);
+		if (JSON.stringify(info?.globalValue) !== JSON.stringify(was.global)) {
+			await step(`the user setting ${key}`, () =>
+				vscode.workspace.getConfiguration().update(key, was.global, vscode.ConfigurationTarget.Global),
+			);
+		}
+		if (JSON.stringify(info?.workspaceValue) !== JSON.stringify(was.workspace)) {
+			await step(`the workspace setting ${key}`, () =>
+				vscode.workspace.getConfiguration().update(key, was.workspace, vscode.ConfigurationTarget.Workspace),
+			);
+		}
+	}
+	await step('closing editors', () => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+	await step('clearing notifications', () => vscode.commands.executeCommand('notifications.clearAll'));
+	const token = process.env.CLOUD_AGENTS_DEV_TOKEN;
+	const api = vscode.extensions.getExtension<{ session: { getToken(): Promise<string | undefined> } } | undefined>(EXTENSION_ID)?.exports;
+	if (token && api && (await bounded('reading the token', api.session.getToken()).catch(() => undefined)) !== token) {
+		await step('signing in with the dev token', async () => {
+			if ((await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: token })) !== true) {
+				throw new Error('cloudAgents.signIn did not sign in');
+			}
+		});
+	}
+	if (failures.length > 0) {
+		throw new Error(failures.join('\n'));
+	}
 }
 
 interface RunnableLike {
@@ -73,9 +195,19 @@ export async function runSuites(): Promise<TestReport> {
 			}
 		} as unknown as Mocha.ReporterConstructor,
 	});
+	scaleTimeouts(slowdown());
 	try {
 		mocha.suite.emit('pre-require', globalThis, 'cloud-agents-suites', mocha);
 		loadSuites();
+		const baseline = await takeBaseline();
+		// After each top-level suite, whatever its own teardown managed: the next one starts from the
+		// baseline, so one failure fails one suite's tests, not the suites after it.
+		for (const suite of mocha.suite.suites) {
+			suite.afterAll('restore the baseline for the next suite', async function () {
+				this.timeout(60_000 * slowdown());
+				await restoreBaseline(baseline);
+			});
+		}
 	} catch (err) {
 		report.fatal = `Loading the integration suites failed: ${describeError(err).stack ?? String(err)}`;
 		return report;
