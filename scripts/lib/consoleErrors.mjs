@@ -5,7 +5,7 @@
 //    remoteexthost.log`, `exthost.log` in desktop builds): unhandled errors and rejections, and
 //    failed commands (`… <commandId> {"value":"<extension id>",…}`) of every extension;
 //  - the `[error]` entries of our own log channel (`exthost<N>/cloud-agents.cloud-agents-vscode/*.log`).
-// and classifies each one (`classify`, a pure function, unit-tested in test/unit/harness/).
+// and classifies each one (`classify`, a pure function, unit-tested in test/unit/scripts/lib/consoleErrors.test.ts).
 //
 // What counts as ours: an entry that mentions our extension id (which is also our install folder,
 // so it covers stacks through our dist/extension.js), a command, view, context-key or setting id

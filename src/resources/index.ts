@@ -3,7 +3,7 @@
  * and every resource's actions (`RESOURCE_ACTIONS`, loaded on first use with the commands' code), and
  * how the lists follow one another (`connectLists`). A new resource is one module in this folder
  * (its list descriptors and its actions), one line in each array, and its package.json entries
- * (`test/unit/views/registry.test.ts` checks that the folder and these lists agree).
+ * (`test/unit/resources/index.test.ts` checks that the folder and these lists agree).
  *
  * The two arrays are separate so that activation, which imports only `LIST_DESCRIPTORS`, does not
  * load the actions' code: esbuild leaves out what the activation bundle never reads (esbuild.mjs).

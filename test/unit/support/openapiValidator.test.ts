@@ -1,12 +1,5 @@
 import * as assert from 'node:assert/strict';
-import {
-	listOperations,
-	loadSpec,
-	matchPath,
-	validateRequestBody,
-	validateResponse,
-	validateSchema,
-} from '../support/openapiValidator';
+import { listOperations, loadSpec, matchPath, validateRequestBody, validateResponse, validateSchema } from './openapiValidator';
 
 const REQUEST_ID = '01890a5d-ac96-774b-bcce-b302099a8057';
 const RUNTIME_ID = '3f6c1d2e-8a4b-4c5d-9e0f-112233445566';
@@ -93,10 +86,14 @@ suite('openapi validator', () => {
 		assert.match(getAgent(200, agent(), { 'content-type': 'application/json' }).join('\n'), /X-Request-Id is missing/);
 		assert.notDeepEqual(getAgent(200, agent(), { 'x-request-id': 'abc' }), []);
 		const rateLimited = (retryAfter: string) =>
-			getAgent(429, { error: { code: 'rate_limited', message: 'slow down' }, request_id: REQUEST_ID }, {
-				'x-request-id': REQUEST_ID,
-				'retry-after': retryAfter,
-			});
+			getAgent(
+				429,
+				{ error: { code: 'rate_limited', message: 'slow down' }, request_id: REQUEST_ID },
+				{
+					'x-request-id': REQUEST_ID,
+					'retry-after': retryAfter,
+				},
+			);
 		assert.deepEqual(rateLimited('1'), []);
 		assert.notDeepEqual(rateLimited('soon'), []);
 	});
@@ -105,7 +102,10 @@ suite('openapi validator', () => {
 		const headers = { 'x-request-id': REQUEST_ID };
 		assert.deepEqual(validateResponse({ method: 'GET', pathTemplate: '/healthz', status: 200, headers }), []);
 		assert.deepEqual(validateResponse({ method: 'HEAD', pathTemplate: '/healthz', status: 503, headers }), []);
-		assert.notDeepEqual(validateResponse({ method: 'DELETE', pathTemplate: '/v2/auth/token', status: 204, headers, body: { x: 1 } }), []);
+		assert.notDeepEqual(
+			validateResponse({ method: 'DELETE', pathTemplate: '/v2/auth/token', status: 204, headers, body: { x: 1 } }),
+			[],
+		);
 		const sse = validateResponse({
 			method: 'GET',
 			pathTemplate: '/v2/agents/{agent_id}/runs/{run_id}/events',
@@ -123,8 +123,22 @@ suite('openapi validator', () => {
 		assert.notDeepEqual(validateSchema('WorkspaceResult', { ...list, op: 'stat' }), []);
 		assert.deepEqual(validateSchema('EgressPolicy', { mode: 'denylist', denied_hosts: ['*.example.org'] }), []);
 		assert.notDeepEqual(validateSchema('EgressPolicy', { mode: 'denylist', denied_hosts: new Array(129).fill('h') }), []);
-		assert.deepEqual(validateRequestBody({ method: 'POST', pathTemplate: '/v2/agents/{agent_id}/workspace', body: { op: 'read', path: 'a/b.txt', length: 10 } }), []);
-		assert.notDeepEqual(validateRequestBody({ method: 'POST', pathTemplate: '/v2/agents/{agent_id}/workspace', body: { op: 'read', path: '../etc/passwd' } }), []);
+		assert.deepEqual(
+			validateRequestBody({
+				method: 'POST',
+				pathTemplate: '/v2/agents/{agent_id}/workspace',
+				body: { op: 'read', path: 'a/b.txt', length: 10 },
+			}),
+			[],
+		);
+		assert.notDeepEqual(
+			validateRequestBody({
+				method: 'POST',
+				pathTemplate: '/v2/agents/{agent_id}/workspace',
+				body: { op: 'read', path: '../etc/passwd' },
+			}),
+			[],
+		);
 	});
 
 	test('request limits are schema bounds', () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
  * by exactly one descriptor.
  */
 
-// Compiled to out/test/unit/views/, so the repository root is four levels up.
+// Compiled to out/test/unit/resources/, so the repository root is four levels up.
 const root = join(__dirname, '..', '..', '..', '..');
 const folder = join(root, 'src', 'resources');
 const registry = readFileSync(join(folder, 'index.ts'), 'utf8');

@@ -55,7 +55,8 @@ interface ConsoleErrorsModule {
 	consoleCheckResult(check: Check, logFile: string): Result;
 }
 
-const MODULE = join(__dirname, '..', '..', '..', '..', 'scripts', 'lib', 'consoleErrors.mjs');
+// Compiled to out/test/unit/scripts/lib/, so the repository root is five levels up.
+const MODULE = join(__dirname, '..', '..', '..', '..', '..', 'scripts', 'lib', 'consoleErrors.mjs');
 let m: ConsoleErrorsModule;
 
 const INSTALL = '/tmp/run/extensions/cloud-agents.cloud-agents-vscode-0.1.0/dist/extension.js';

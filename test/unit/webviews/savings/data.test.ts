@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { SAFETY } from '../../../src/api/limits';
-import type { AccountTokenSavingsPage, TokenSavingEventRecord, TokenSavingsQuery } from '../../../src/api/types';
+import { SAFETY } from '../../../../src/api/limits';
+import type { AccountTokenSavingsPage, TokenSavingEventRecord, TokenSavingsQuery } from '../../../../src/api/types';
 import {
 	CSV_HEADER,
 	SavingsAggregator,
@@ -12,8 +12,8 @@ import {
 	loadRuntimeSummaries,
 	loadSavings,
 	streamSavings,
-} from '../../../src/webviews/savings/data';
-import type { SavingsSource } from '../../../src/webviews/savings/data';
+} from '../../../../src/webviews/savings/data';
+import type { SavingsSource } from '../../../../src/webviews/savings/data';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

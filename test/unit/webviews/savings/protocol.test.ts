@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { RANGE_IDS } from '../../../src/webviews/savings/data';
+import { RANGE_IDS } from '../../../../src/webviews/savings/data';
 import {
 	SAVINGS_RANGES,
 	isSavingsHostMessage,
 	parseSavingsPageState,
 	validateSavingsPageMessage,
-} from '../../../src/webviews/savings/protocol';
+} from '../../../../src/webviews/savings/protocol';
 
 suite('token-savings page messages', () => {
 	test('the page offers exactly the ranges the data layer knows', () => {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { byteAxis, byteUnit, countAxis } from '../../../src/webviews/savings/axis';
+import { byteAxis, byteUnit, countAxis } from '../../../../src/webviews/savings/axis';
 
 /** The page's tick labels (src/webviews/pages/savings/chart.ts `compact`), here for counts below 1000. */
 const label = (n: number): string => String(Math.round(n));
