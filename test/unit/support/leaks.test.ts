@@ -3,8 +3,8 @@
  * the API tests collect: in an error's cause, in a log line's arguments.
  */
 import assert from 'node:assert/strict';
-import { assertNoTokenIn, collected, recordError, recordingLogger } from '../support/leaks';
-import { DEV_TOKEN } from '../support/emulator';
+import { assertNoTokenIn, collected, recordError, recordingLogger } from './leaks';
+import { DEV_TOKEN } from './emulator';
 
 suite('token hygiene over the whole API unit run', () => {
 	test('a token in an error cause or a log argument is found; lines without one pass', () => {
