@@ -244,7 +244,7 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 	const workspaceFile = join(dir, 'integration.code-workspace');
 	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: 'workspace' }] }, null, '\t'));
 
-	const session = { lane, profile, logs, consoleLog: [], children: [], timings: { lane, profile, started: Date.now() } };
+	const session = { lane, profile, logs, userDataDir: ud, consoleLog: [], children: [], timings: { lane, profile, started: Date.now() } };
 	// CLOUD_AGENTS_EMULATOR_URL points the standard lanes at an emulator (or service) that is already running.
 	let emulatorUrl = profile === 'standard' ? process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '') : undefined;
 	if (emulatorUrl) {
@@ -423,6 +423,7 @@ async function runUiTests(session, uiTests, keepTest) {
 						emulatorUrl: session.emulatorUrl,
 						emulatorProfile: session.profile,
 						githubStubUrl: session.githubStubUrl,
+						userDataDir: session.userDataDir,
 						devToken: DEV_TOKEN,
 						screenshotDir: SCREENSHOTS,
 						note,

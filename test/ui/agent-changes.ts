@@ -61,13 +61,6 @@ async function inlineAction(page: Page, row: Locator, label: string): Promise<vo
 	await action.click();
 }
 
-/** Picks the quick-pick row `label` (clicked: the list is loaded once it shows). */
-async function pickRow(page: Page, label: string | RegExp): Promise<void> {
-	const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: label }).first();
-	await row.waitFor({ state: 'visible', timeout: 30_000 });
-	await row.click();
-}
-
 /**
  * Unlinks the link `label` through the palette ("Unlink Local Folder…": no question with one link, a
  * pick by label with several).
@@ -82,7 +75,7 @@ async function unlinkByUi(page: Page, workbench: Workbench, label: string): Prom
 			() => false,
 		)
 	) {
-		await row.click();
+		await workbench.pickByKeyboard(label);
 	}
 }
 
@@ -172,8 +165,8 @@ const uiTest: UiTest = {
 				await workbench.dismissDialogs();
 				await page.waitForTimeout(1_000);
 			}
-			await pickRow(page, 'Workspace root');
-			await pickRow(page, 'Choose a Folder…');
+			await workbench.pickByKeyboard('Workspace root');
+			await workbench.pickByKeyboard('Choose a Folder…');
 			// VS Code's simple file dialog (code-server has no native one): a quick input holding a path.
 			const input = page.locator('.quick-input-widget input');
 			await input.waitFor({ state: 'visible', timeout: 15_000 });

@@ -23,8 +23,8 @@ const PLAUSIBLE_REQUEST_ID = '0192f1a0-1234-7abc-8def-0123456789ab';
 const RUN_TWO = 'run_hostile0002';
 
 /** The user settings file of the workbench the driver started (scripts/test-integration.mjs: one folder per driver pid). */
-function userSettingsFile(): string {
-	const file = join(process.cwd(), '.vscode-test', 'integration', String(process.pid), 'user-data', 'User', 'settings.json');
+function userSettingsFile(userDataDir: string): string {
+	const file = join(userDataDir, 'User', 'settings.json');
 	assert.ok(existsSync(file), `the workbench's user settings file was not found at ${file}`);
 	return file;
 }
@@ -64,7 +64,7 @@ async function writeSettingsInEditor(workbench: Workbench, text: string): Promis
 
 const uiTest: UiTest = {
 	title: "hostile server text: an agent name with bidi and control characters shows neutralised; an error's command link is not clickable; an implausible request id is not offered for copying",
-	async run({ page, workbench, note, expectConsoleError }) {
+	async run({ page, workbench, note, expectConsoleError, userDataDir }) {
 		// The hostile server's errors are shown on purpose: our log line and the notification, twice.
 		expectConsoleError(
 			/cloudAgents\.runs\.openResult failed: Broken\. \[Open\]\(command:workbench\.action\.openSettings\)$/,
@@ -93,7 +93,7 @@ const uiTest: UiTest = {
 			actual === expected,
 			`${what}; got ${JSON.stringify(actual)}`,
 		];
-		const settingsFile = userSettingsFile();
+		const settingsFile = userSettingsFile(userDataDir);
 		const originalSettings = readFileSync(settingsFile, 'utf8');
 		let server: HostileServer | undefined;
 		try {
@@ -128,11 +128,7 @@ const uiTest: UiTest = {
 				'the extension did not switch to the hostile server (still signed in)',
 			);
 			await workbench.runCommand('Cloud Agents: Sign In');
-			await page
-				.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' })
-				.first()
-				.waitFor({ state: 'visible', timeout: 10_000 });
-			await page.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' }).first().click();
+			await workbench.pickByKeyboard('API key', 10_000);
 			const input = page.locator('.quick-input-widget input');
 			await page.locator('.quick-input-widget', { hasText: server.baseUrl }).first().waitFor({ state: 'visible', timeout: 10_000 });
 			await input.fill(TOKEN);

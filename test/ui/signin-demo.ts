@@ -22,8 +22,8 @@ async function mintKey(emulatorUrl: string): Promise<string> {
 }
 
 /** The user settings file of the workbench the driver started (one folder per driver pid). */
-function userSettingsFile(): string {
-	const file = join(process.cwd(), '.vscode-test', 'integration', String(process.pid), 'user-data', 'User', 'settings.json');
+function userSettingsFile(userDataDir: string): string {
+	const file = join(userDataDir, 'User', 'settings.json');
 	assert.ok(existsSync(file), `the workbench's user settings file was not found at ${file}`);
 	return file;
 }
@@ -35,12 +35,12 @@ function dialog(page: Page) {
 
 const uiTest: UiTest = {
 	title: 'XYZ Auth demo (UI): the Accounts menu names the user; Sign Out asks first; one Sign In button; the revoked key is refused with the reason; a fresh key signs in again',
-	async run({ page, workbench, emulatorUrl, devToken, note, expectConsoleError }) {
+	async run({ page, workbench, emulatorUrl, devToken, note, expectConsoleError, userDataDir }) {
 		expectConsoleError(
 			/The API key was not accepted: .*the token was revoked/,
 			'signing in with the revoked key is refused on purpose (error notification)',
 		);
-		const settingsFile = userSettingsFile();
+		const settingsFile = userSettingsFile(userDataDir);
 		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
 		await waitForWelcome(workbench, false);
 

@@ -39,9 +39,7 @@ export async function expandRow(page: Page, row: Locator): Promise<void> {
  */
 export async function addToWorkspaceButton(page: Page, workbench: Workbench, agentName: string): Promise<Locator> {
 	await workbench.runCommand('Cloud Agents: Open Agent Workspace');
-	const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: agentName }).first();
-	await pick.waitFor({ state: 'visible', timeout: 30_000 });
-	await pick.click();
+	await workbench.pickByKeyboard(agentName);
 	const add = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Add to Workspace' });
 	await add.waitFor({ state: 'visible', timeout: 15_000 });
 	return add;

@@ -22,16 +22,8 @@ export async function signInWithKey(workbench: Workbench, key: string, beforeEnt
 	await page.waitForTimeout(TOAST_SPAM_WINDOW_MS + 200);
 	await workbench.runCommand('Cloud Agents: Sign In');
 	// By keyboard, not by a click on the row: the pick's rows can still move (a click found the row
-	// "not stable", then gone). Typing filters the pick to the one item; Enter accepts it.
-	const apiKeyItem = page.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' }).first();
-	await apiKeyItem.waitFor({ state: 'visible', timeout: 10_000 });
-	const filter = page.locator('.quick-input-widget input');
-	await filter.fill('API key');
-	await page
-		.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'API key' })
-		.first()
-		.waitFor({ state: 'visible', timeout: 10_000 });
-	await page.keyboard.press('Enter');
+	// "not stable", then gone).
+	await workbench.pickByKeyboard('API key', 10_000);
 	await page.locator('.quick-input-widget', { hasText: 'API key for' }).first().waitFor({ state: 'visible', timeout: 10_000 });
 	const input = page.locator('.quick-input-widget input');
 	await input.fill(key);

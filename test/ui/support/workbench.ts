@@ -18,6 +18,8 @@ export interface UiContext {
 	 * listens there unless a test serves its stub GitHub on that port while it runs.
 	 */
 	githubStubUrl: string;
+	/** The user-data folder of this lane's code-server (its `User/settings.json` is the workbench's user settings). */
+	userDataDir: string;
 	/** The emulator profile of this pass (test/integration/support/profile.ts has its words). */
 	emulatorProfile: EmulatorProfile;
 	/** Folder for screenshots (test-results/screenshots/, git-ignored). */
@@ -238,6 +240,34 @@ export class Workbench {
 				return;
 			}
 			await this.page.keyboard.press('Escape');
+		}
+	}
+
+	/**
+	 * Accepts the row of the open quick pick that shows `label`, by keyboard: the focus is moved to
+	 * it with the arrow keys, then Enter. A click can miss: the list may still move under it, and a
+	 * hover (a path's tooltip) can cover the row.
+	 */
+	async pickByKeyboard(label: string | RegExp, timeoutMs = 30_000): Promise<void> {
+		const list = this.page.locator('.quick-input-widget .quick-input-list');
+		const row = list.locator('.monaco-list-row', { hasText: label }).first();
+		await row.waitFor({ state: 'visible', timeout: timeoutMs });
+		const end = Date.now() + timeoutMs;
+		for (;;) {
+			const focused = list.locator('.monaco-list-row.focused').first();
+			const [want, at] = await Promise.all([
+				row.getAttribute('data-index'),
+				focused.count().then((n) => (n > 0 ? focused.getAttribute('data-index') : null)),
+			]);
+			if (want !== null && at !== null && want === at) {
+				await this.page.keyboard.press('Enter');
+				return;
+			}
+			if (Date.now() > end) {
+				throw new Error(`the quick pick's row ${String(label)} could not be focused (row ${want}, focus on ${at})`);
+			}
+			await this.page.keyboard.press(at === null || Number(want) > Number(at) ? 'ArrowDown' : 'ArrowUp');
+			await row.waitFor({ state: 'visible', timeout: timeoutMs });
 		}
 	}
 
