@@ -166,12 +166,22 @@ const uiTest: UiTest = {
 			}
 			assert.ok(one && mine.events < all.events, 'a runtime with savings of its own');
 			await frame.locator('#runtime').selectOption(one.value);
+			let shown = '';
 			await until(
 				page,
 				`the totals of ${one.text}`,
-				async () => (digits(await frame.locator('#range-events').innerText()) === mine.events ? true : undefined),
+				async () => {
+					// What the page shows now, for the failure message: the filter, the status line and the count.
+					const picked = await frame.locator('#runtime').inputValue();
+					shown = `filter ${JSON.stringify(picked)}, status ${JSON.stringify(await status.innerText())}, events ${await frame.locator('#range-events').innerText()} (want ${mine.events})`;
+					return digits(await frame.locator('#range-events').innerText()) === mine.events && picked === one.value
+						? true
+						: undefined;
+				},
 				30_000,
-			);
+			).catch((err: unknown) => {
+				throw new Error(`${err instanceof Error ? err.message : String(err)}; the page shows ${shown}`);
+			});
 			assert.equal(Number(await chart.getAttribute('data-tokens')), mine.tokens);
 			assert.equal(digits(await frame.locator('#range-tokens').innerText()), mine.tokens);
 			// The account totals are the account's, whatever runtime the filter picks.

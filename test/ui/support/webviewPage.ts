@@ -1,8 +1,9 @@
 import type { Frame, Page } from 'playwright-core';
+import { SLOWDOWN } from './workbench';
 
 /** Polls `probe` until it returns a value other than undefined (or times out with `what`). */
 export async function until<T>(page: Page, what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-	const end = Date.now() + timeoutMs;
+	const end = Date.now() + timeoutMs * SLOWDOWN;
 	let last: unknown;
 	for (;;) {
 		try {

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { EmulatorProfile } from '../../integration/support/profile';
 
+/** CLOUD_AGENTS_TEST_SLOWDOWN: the harness's factor for every ceiling on a slow machine (1 by default). */
+export const SLOWDOWN = Math.max(1, Number(process.env.CLOUD_AGENTS_TEST_SLOWDOWN ?? 1) || 1);
+
 /** What the driver hands each UI test. */
 export interface UiContext {
 	/** The workbench page, already loaded (the in-host suites have finished). */
