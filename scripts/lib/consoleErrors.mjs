@@ -68,6 +68,14 @@ export const NOT_OURS = [
 		reason: 'the workbench flushing its own log while the page unloads',
 	},
 	{
+		// VS Code's mainThreadSaveParticipant.ts: a 1750 ms limit on the extension host's answer to a
+		// save as a whole. A listener that overran would be named (the extension host blames it as
+		// "onWillSaveTextDocument-listener from extension …", which names us if it is ours); this one
+		// names none: the extension host answered late on a loaded machine. The save goes ahead.
+		re: /^%c\s+ERR color: #f33 Error: Aborted onWillSaveTextDocument-event after 1750ms(\n|$)/,
+		reason: "the workbench's save participant gave up waiting for a busy extension host (no listener named; the save goes ahead)",
+	},
+	{
 		re: /^Failed to load resource: the server responded with a status of 404/,
 		url: /\/vsda\//,
 		reason: 'code-server does not ship vsda (its log: "File not found: …/vsda/rust/web/vsda_bg.wasm")',

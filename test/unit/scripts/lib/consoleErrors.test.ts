@@ -212,6 +212,13 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 				},
 			],
 			[
+				'a save participant time-out naming no listener',
+				{
+					source: 'console',
+					text: '%c  ERR color: #f33 Error: Aborted onWillSaveTextDocument-event after 1750ms\n    at http://127.0.0.1:1/workbench.js:770:46762',
+				},
+			],
+			[
 				'vsda 404',
 				{
 					source: 'console',
