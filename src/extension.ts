@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { registerCommand } from './commands/registry';
+import { registerCommand } from './views/registry';
 import { LazyFileSystemProvider } from './fs/lazyProvider';
 import { Disposable } from './util/lifecycle';
 import { Session } from './auth/session';
@@ -14,7 +14,7 @@ import { RecordDocuments } from './views/recordDocuments';
 import type { Services } from './views/actions';
 import type { loadFeatures } from './commands/featureEntry';
 import { LazyFeatures } from './commands/lazy';
-import { isRegistered } from './commands/registry';
+import { isRegistered } from './views/registry';
 import { registerWelcomeProbe } from './commands/welcomeProbe';
 import { COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, LINKS_KEY, TOOL_NAMES, WEBVIEW_TYPES } from './ids';
 import { registerLazyTools } from './chat/lazyTools';

@@ -17,7 +17,7 @@ import { parseSavingsPageState } from '../webviews/savings/protocol';
 import type { SavingsPanelHost } from '../webviews/savings/savingsPanel';
 import { SavingsPanel } from '../webviews/savings/savingsPanel';
 import type { PanelFeature } from './lazy';
-import { commandRegistrar } from './registry';
+import { commandRegistrar } from '../views/registry';
 import type { Services } from '../views/actions';
 import { isAutomation, showInfo, toAbortSignal } from '../views/ui';
 

@@ -15,7 +15,7 @@ import { goToWorkspaceFile, openWalkedFile } from '../workspace/goToFile';
 import { type OpenWorkspaceMode, openAgentWorkspace } from '../workspace/openWorkspace';
 import { searchAgentWorkspace } from '../workspace/searchWorkspace';
 import { WorkspaceFeature, type WorkspaceFeatureDeps } from '../workspace/workspaceFeature';
-import { type CommandLogger, registerCommand } from './registry';
+import { type CommandLogger, registerCommand } from '../views/registry';
 import { pickItem, pickWhenLoaded } from '../views/ui';
 
 export type { WorkspaceRunEvent } from '../workspace/workspaceFeature';

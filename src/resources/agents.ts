@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { GitHubLookupError, GitHubResolver, LIMITS, fromUnixSeconds, needsLookup, parseRepositoryRefs, sleep, utf8Length } from '../api';
 import type { Agent, NetworkSettings, RepositoryEntry, RepositoryRefProblem, ResolvedRepository } from '../api';
 import { openComputer } from '../commands/computer';
-import { type InputStep, MultiStepInput } from '../commands/multiStep';
+import { type InputStep, MultiStepInput } from '../views/multiStep';
 import { githubApiUrlForTests } from '../testing';
 import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { SAFETY } from '../api';
-import { registerCommand } from '../commands/registry';
+import { registerCommand } from './registry';
 import { isCancellation, showApiError } from '../util/errors';
 import { iconSafe, notificationText, plainText } from '../util/text';
 import type { Action, ActionKit, ResourceActions, Services } from './actions';
