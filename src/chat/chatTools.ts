@@ -63,7 +63,7 @@ export interface ChatToolsDeps {
 	session: ActionSession;
 	log: { info(message: string): void; warn(message: string): void };
 	/**
-	 * Sends a prompt as Send Prompt does (src/commands/prompt.ts through the runs resource's action):
+	 * Sends a prompt as Send Prompt does (src/resources/prompt.ts through the runs resource's action):
 	 * a new run, or a follow-up to the agent's active run (never cancelling it); the run is followed
 	 * in its output channel. Resolves with the run that received the prompt, or undefined when
 	 * nothing was sent.

@@ -11,7 +11,7 @@ import type * as vscode from 'vscode';
 import { LIST_DESCRIPTORS, RESOURCE_ACTIONS } from '../resources';
 import { runActions } from '../resources/runs';
 import { ActionRegistry } from '../views/actionRegistry';
-import { computerPanelFeature } from './computer';
+import { computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
 import { ChangesFeature } from '../changes/changesFeature';
 import type { LoadedFeatures } from './lazy';

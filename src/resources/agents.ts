@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { GitHubLookupError, GitHubResolver, LIMITS, fromUnixSeconds, needsLookup, parseRepositoryRefs, sleep, utf8Length } from '../api';
 import type { Agent, NetworkSettings, RepositoryEntry, RepositoryRefProblem, ResolvedRepository } from '../api';
-import { openComputer } from '../commands/computer';
+import { openComputer } from './computer';
 import { type InputStep, MultiStepInput } from '../views/multiStep';
 import { githubApiUrlForTests } from '../testing';
 import { contextToken, iconSafe, notificationText } from '../util/text';
@@ -533,7 +533,7 @@ export const agentActions = {
 	openComputer: {
 		on: agentsList,
 		command: 'cloudAgents.agents.openComputer',
-		// The panel flow (one panel per agent, restored after a reload) is src/commands/computer.ts.
+		// The panel flow (one panel per agent, restored after a reload) is src/resources/computer.ts.
 		run: ({ agent }, kit) => {
 			void rememberAgent(kit.context, agent.id);
 			return openComputer(agent, kit);

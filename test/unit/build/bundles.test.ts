@@ -98,7 +98,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		}
 		// The resources' actions (src/resources/<kind>.ts) are in features.js only: activation's bundle
 		// keeps of a resource module just the list descriptors it draws (texts only the actions show),
-		// and nothing of the flows only actions call (Send Prompt's, Open Computer's: src/commands).
+		// and nothing of the flows only actions call (Send Prompt's, Open Computer's: src/resources/prompt.ts, computer.ts).
 		for (const marker of [
 			'Resume Revision {0}',
 			'VNC credentials of {0}',

@@ -6,14 +6,13 @@
  */
 import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient, ComputerSession, Runtime } from '../api';
-import { runtimeInTransition } from '../resources/runtimes';
+import { runtimeInTransition } from './runtimes';
 import { describeError } from '../util/errors';
 import { displayName, isStatus, showWarning, toAbortSignal } from '../views/ui';
 import type { ComputerAgent, ComputerPanelHost } from '../webviews/computer/computerPanel';
 import { ComputerPanel } from '../webviews/computer/computerPanel';
 import { parseComputerPageState } from '../webviews/computer/protocol';
-import { PanelManager } from '../webviews/panel';
-import type { PanelFeature } from './lazy';
+import { type PanelFeature, PanelManager } from '../webviews/panel';
 
 /** What the computer panels need: the extension's context and log, and the shared client. */
 export interface ComputerDeps {
