@@ -253,7 +253,7 @@ const pageBuilds = pageNames.map((name) => ({
 }));
 
 /** The entry of the commands loaded on first use (dist/features.js); src/extension.ts requires it. */
-const FEATURES = join(ROOT, 'src', 'commands', 'featureEntry.ts');
+const FEATURES = join(ROOT, 'src', 'shell', 'featureEntry.ts');
 /** The resource modules: one per resource, each with its lists and its actions (see `extensionBuilds`). */
 const RESOURCES = join(ROOT, 'src', 'resources') + '/';
 /** A module's name among extension.js's exports for features.js: its path under src/ as an identifier. */

@@ -161,7 +161,7 @@ class ComputerPanels implements vscode.Disposable {
 		this.panels.show(agent.id, () => ComputerPanel.create(this.host, target, session));
 	}
 
-	/** Restores a panel VS Code brings back after a reload (src/commands/lazy.ts registers the serializer). */
+	/** Restores a panel VS Code brings back after a reload (src/shell/lazy.ts registers the serializer). */
 	restore(panel: vscode.WebviewPanel, raw: unknown): void {
 		const state = parseComputerPageState(raw);
 		if (!state) {

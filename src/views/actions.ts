@@ -30,7 +30,7 @@ export interface ActionSession {
 
 /**
  * The services of the extension, handed to the action registry and to the flows that act on no
- * single record (src/commands): objects, never our own command ids.
+ * single record (src/flows): objects, never our own command ids.
  */
 export interface Services {
 	session: ActionSession;

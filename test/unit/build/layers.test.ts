@@ -63,7 +63,7 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 	'src/changes/': 'features',
 	'src/chat/': 'features',
 	'src/workspace/': 'features',
-	'src/commands/': 'features',
+	'src/flows/': 'features',
 	// The framework: lists, actions, the registry, multi-step forms, ui helpers.
 	'src/views/': 'framework',
 	// The services.

@@ -175,7 +175,7 @@ export function registerSavingsCommands(deps: Services): PanelFeature {
 				return vscode.l10n.t('The export failed: {0}', describeError(err));
 			}),
 	};
-	/** Restores a panel VS Code brings back after a reload (src/commands/lazy.ts registers the serializer). */
+	/** Restores a panel VS Code brings back after a reload (src/shell/lazy.ts registers the serializer). */
 	const restore = async (panel: vscode.WebviewPanel, raw: unknown): Promise<void> => {
 		const state = parseSavingsPageState(raw) ?? { range: '7d' as RangeId, runtimeId: '' };
 		panels.add('savings', SavingsPanel.restore(panel, host, state));
