@@ -21,7 +21,7 @@ import { registerLazyTools } from './chat/lazyTools';
 import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
 import { runsList } from './resources/runs';
-import { TestRecorder, registerTestSeams, underTestHarness } from './testing';
+import { TestRecorder, githubApiUrlForTests, registerTestSeams, underTestHarness } from './testing';
 import { SAFETY } from './api/limits';
 import { signIn } from './auth/signIn';
 
@@ -115,6 +115,7 @@ class CloudAgentsExtension extends Disposable {
 			follower: this.runFollower,
 			signIn: runSignIn,
 			onUnauthorized,
+			githubApiUrl: githubApiUrlForTests,
 		};
 		// Refresh also asks again an agent workspace that was found to speak another interface (only
 		// a loaded workspace feature can have found one).

@@ -139,6 +139,7 @@ export class ActionRegistry {
 			client: () => services.session.client,
 			session: services.session,
 			signIn: () => services.signIn(),
+			githubApiUrl: () => services.githubApiUrl(),
 			list: (descriptor) => views.providerOf(descriptor),
 			refresh: async () => {
 				if (action.on !== undefined) {
