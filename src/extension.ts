@@ -130,7 +130,7 @@ class CloudAgentsExtension extends Disposable {
 				{ onUnauthorized },
 			),
 		);
-		for (const d of registerWelcomeProbe({ session, views, log })) {
+		for (const d of registerWelcomeProbe({ session, log, agentsView: () => views.viewOf(agentsList) })) {
 			this.register(d);
 		}
 		// The lists' and features' commands load on first use (src/shell/featureEntry.ts, in
