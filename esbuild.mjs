@@ -253,7 +253,7 @@ const pageBuilds = pageNames.map((name) => ({
 }));
 
 /** The entry of the commands loaded on first use (dist/features.js); src/extension.ts requires it. */
-const FEATURES = join(ROOT, 'src', 'commands', 'featureEntry.ts');
+const FEATURES = join(ROOT, 'src', 'shell', 'featureEntry.ts');
 /** The resource modules: one per resource, each with its lists and its actions (see `extensionBuilds`). */
 const RESOURCES = join(ROOT, 'src', 'resources') + '/';
 /** A module's name among extension.js's exports for features.js: its path under src/ as an identifier. */
@@ -359,7 +359,7 @@ function usedSourcesOf(metafile) {
  * The .ts files under src/ the activation build reaches from src/extension.ts without passing
  * through a resource module. A resource module's imports serve its list descriptors (reached
  * through other paths too: src/views, src/util) and its actions, which activation drops; a flow
- * only an action calls (src/commands/prompt.ts, computer.ts and what they import) is therefore not
+ * only an action calls (src/resources/prompt.ts, computer.ts and what they import) is therefore not
  * activation's: features.js keeps its own copy rather than reading it from extension.js, which
  * would put it there whole.
  */

@@ -122,7 +122,16 @@ export default tseslint.config(
 					paths: [{ name: 'vscode', message: 'src/api/ must not depend on vscode: take an AbortSignal and a Logger instead.' }],
 					patterns: [
 						{
-							group: ['vscode/*', '**/extension', '**/commands/**', '**/views/**', '**/fs/**', '**/logs/**', '**/auth/**'],
+							group: [
+								'vscode/*',
+								'**/extension',
+								'**/shell/**',
+								'**/flows/**',
+								'**/views/**',
+								'**/fs/**',
+								'**/logs/**',
+								'**/auth/**',
+							],
 							message: 'src/api/ sits at the bottom of the dependency graph.',
 						},
 					],
@@ -144,7 +153,8 @@ export default tseslint.config(
 							group: [
 								'vscode/*',
 								'**/extension',
-								'**/commands/**',
+								'**/shell/**',
+								'**/flows/**',
 								'**/views/**',
 								'**/fs/**',
 								'**/logs/**',

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { registerCommand } from './commands/registry';
+import { registerCommand } from './views/registry';
 import { LazyFileSystemProvider } from './fs/lazyProvider';
 import { Disposable } from './util/lifecycle';
 import { Session } from './auth/session';
 import { RunFollower } from './logs';
-import { registerAuth } from './commands/auth';
+import { registerAuth } from './flows/auth';
 import { CloudAgentViews } from './views';
 import { Connectivity } from './views/connectivity';
 import { ConnectionStatusBar } from './views/connectivityStatus';
@@ -12,16 +12,16 @@ import { RowCache } from './views/rowCache';
 import { ImageDocuments } from './views/imageDocuments';
 import { RecordDocuments } from './views/recordDocuments';
 import type { Services } from './views/actions';
-import type { loadFeatures } from './commands/featureEntry';
-import { LazyFeatures } from './commands/lazy';
-import { isRegistered } from './commands/registry';
-import { registerWelcomeProbe } from './commands/welcomeProbe';
+import type { loadFeatures } from './shell/featureEntry';
+import { LazyFeatures } from './shell/lazy';
+import { isRegistered } from './views/registry';
+import { registerWelcomeProbe } from './flows/welcomeProbe';
 import { COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, LINKS_KEY, TOOL_NAMES, WEBVIEW_TYPES } from './ids';
 import { registerLazyTools } from './chat/lazyTools';
 import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
 import { runsList } from './resources/runs';
-import { TestRecorder, registerTestSeams, underTestHarness } from './testing';
+import { TestRecorder, githubApiUrlForTests, registerTestSeams, underTestHarness } from './testing';
 import { SAFETY } from './api/limits';
 import { signIn } from './auth/signIn';
 
@@ -115,6 +115,7 @@ class CloudAgentsExtension extends Disposable {
 			follower: this.runFollower,
 			signIn: runSignIn,
 			onUnauthorized,
+			githubApiUrl: githubApiUrlForTests,
 		};
 		// Refresh also asks again an agent workspace that was found to speak another interface (only
 		// a loaded workspace feature can have found one).
@@ -129,10 +130,10 @@ class CloudAgentsExtension extends Disposable {
 				{ onUnauthorized },
 			),
 		);
-		for (const d of registerWelcomeProbe({ session, views, log })) {
+		for (const d of registerWelcomeProbe({ session, log, agentsView: () => views.viewOf(agentsList) })) {
 			this.register(d);
 		}
-		// The lists' and features' commands load on first use (src/commands/featureEntry.ts, in
+		// The lists' and features' commands load on first use (src/shell/featureEntry.ts, in
 		// dist/features.js): until then each contributed command not registered above is a stand-in.
 		const lazyIds = COMMAND_IDS.filter((id) => !isRegistered(id));
 		this.features = this.register(
@@ -141,7 +142,7 @@ class CloudAgentsExtension extends Disposable {
 				Object.values(WEBVIEW_TYPES),
 				() => {
 					// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see esbuild.mjs
-					const entry = require('./commands/featureEntry') as { loadFeatures: typeof loadFeatures };
+					const entry = require('./shell/featureEntry') as { loadFeatures: typeof loadFeatures };
 					return entry.loadFeatures(services);
 				},
 				log,

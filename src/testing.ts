@@ -21,7 +21,7 @@
  */
 import * as vscode from 'vscode';
 import type { Session } from './auth/session';
-import type { LazyFeatures } from './commands/lazy';
+import type { LazyFeatures } from './shell/lazy';
 import type { RunFollower } from './logs';
 import type { CloudAgentViews } from './views';
 import type { ConnectionStatusSnapshot } from './views/connectivityStatus';

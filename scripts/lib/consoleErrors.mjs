@@ -88,7 +88,7 @@ export const NOT_OURS = [
  * in the phases whose names match. Remove an entry with its fix.
  */
 export const PENDING = [
-	// None today. (Fixed: quick picks fed a rejecting items promise — src/commands/support.ts pickWhenLoaded.)
+	// None today. (Fixed: quick picks fed a rejecting items promise — pickWhenLoaded, now in src/views/ui.ts.)
 ];
 
 /** The marker an entry's text (and source URL) matches, or undefined. */

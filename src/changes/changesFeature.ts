@@ -19,7 +19,7 @@ import { FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { notificationText, singleLine } from '../util/text';
 import { argString, argValue, isAutomation, pickItem, pickWhenLoaded, showInfo, showModalWarning, showWarning } from '../views/ui';
-import { commandRegistrar, type CommandLogger } from '../commands/registry';
+import { commandRegistrar, type CommandLogger } from '../views/registry';
 import type { UnauthorizedHandler } from '../util/errors';
 import { type AgentLink, LinkStore } from './linkStore';
 import { type ChangeState, EMPTY_SCHEME, LinkSource, SCM_ID } from './linkSource';

@@ -34,7 +34,7 @@ import { describeError, isCancellation } from '../util/errors';
 import { singleLine } from '../util/text';
 import type { ActionSession } from '../views/actions';
 import { toAbortSignal, validationMessage } from '../views/ui';
-import { usableMatches } from '../workspace/searchMatches';
+import { usableMatches } from '../fs/searchMatches';
 import type { ToolHandlers } from './lazyTools';
 import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from './toolText';
 
@@ -63,7 +63,7 @@ export interface ChatToolsDeps {
 	session: ActionSession;
 	log: { info(message: string): void; warn(message: string): void };
 	/**
-	 * Sends a prompt as Send Prompt does (src/commands/prompt.ts through the runs resource's action):
+	 * Sends a prompt as Send Prompt does (src/resources/prompt.ts through the runs resource's action):
 	 * a new run, or a follow-up to the agent's active run (never cancelling it); the run is followed
 	 * in its output channel. Resolves with the run that received the prompt, or undefined when
 	 * nothing was sent.

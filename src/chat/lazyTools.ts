@@ -1,7 +1,7 @@
 /**
  * The language-model tools as activation registers them: one stand-in per contributed tool name
  * (so `vscode.lm.tools` lists them and any chat can call them from the start), whose calls load the
- * tools' code with the features (dist/features.js, src/commands/lazy.ts) on first use and hand it
+ * tools' code with the features (dist/features.js, src/shell/lazy.ts) on first use and hand it
  * every call. The tools themselves are src/chat/chatTools.ts.
  */
 import * as vscode from 'vscode';

@@ -1,7 +1,7 @@
 /**
  * The `cloud-agent:` file system as activation registers it: a stand-in that loads the real
  * provider (the workspace feature of `src/workspace/`, in dist/features.js: see esbuild.mjs and
- * src/commands/lazy.ts) on the first call VS Code makes, and from then on hands every call to it and
+ * src/shell/lazy.ts) on the first call VS Code makes, and from then on hands every call to it and
  * passes its change events on. The scheme must be registered from activation (a window restored
  * with an agent folder activates the extension through `onFileSystem:cloud-agent` and reads the
  * folder at once); the cache, the transfers and the workspace commands need not be.

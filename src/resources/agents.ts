@@ -1,9 +1,8 @@
 import * as vscode from 'vscode';
 import { GitHubLookupError, GitHubResolver, LIMITS, fromUnixSeconds, needsLookup, parseRepositoryRefs, sleep, utf8Length } from '../api';
-import type { Agent, NetworkSettings, RepositoryEntry, RepositoryRefProblem, ResolvedRepository } from '../api';
-import { openComputer } from '../commands/computer';
-import { type InputStep, MultiStepInput } from '../commands/multiStep';
-import { githubApiUrlForTests } from '../testing';
+import type { Agent, RepositoryEntry, RepositoryRefProblem, ResolvedRepository } from '../api';
+import { openComputer } from './computer';
+import { type InputStep, MultiStepInput } from '../views/multiStep';
 import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
@@ -245,6 +244,9 @@ function lookupProblemText(err: GitHubLookupError): string {
 	}
 }
 
+/** What the GitHub look-up reads from the kit: the network settings and the API base (the harness's stub). */
+type GitHubLookup = Pick<ActionKit, 'session' | 'githubApiUrl'>;
+
 /**
  * Resolves typed repositories to the service's ids and branches: names through GitHub's REST API
  * (anonymously first; VS Code's GitHub account only for what GitHub does not show anonymously,
@@ -253,7 +255,7 @@ function lookupProblemText(err: GitHubLookupError): string {
 export async function resolveRepositories(
 	refs: readonly RepositoryEntry[],
 	ask: boolean,
-	network: () => NetworkSettings,
+	github: GitHubLookup,
 	signal?: AbortSignal,
 ): Promise<{ repositories: ResolvedRepository[] } | { problem: string }> {
 	if (!refs.some(needsLookup)) {
@@ -262,10 +264,10 @@ export async function resolveRepositories(
 	let resolver: GitHubResolver;
 	try {
 		resolver = new GitHubResolver({
-			baseUrl: githubApiUrlForTests(),
+			baseUrl: github.githubApiUrl(),
 			getToken: () => githubToken(ask),
 			userAgent: `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`,
-			network,
+			network: github.session.networkSettings,
 		});
 	} catch (err) {
 		return { problem: vscode.l10n.t('The GitHub API address is not usable: {0}', err instanceof Error ? err.message : String(err)) };
@@ -296,7 +298,7 @@ interface CreateAgentAnswers {
 }
 
 /** Asks Create Agent's three steps (Back from the second on keeps what was typed); undefined when dismissed. */
-async function askCreateAgent(network: () => NetworkSettings): Promise<CreateAgentAnswers | undefined> {
+async function askCreateAgent(github: GitHubLookup): Promise<CreateAgentAnswers | undefined> {
 	const a: CreateAgentAnswers = { name: '', repositoriesText: '', repositories: [], resolvedFor: undefined, initialMessage: '' };
 	const title = vscode.l10n.t('Create Agent');
 	const messageStep: InputStep<CreateAgentAnswers> = async (input) => {
@@ -331,7 +333,7 @@ async function askCreateAgent(network: () => NetworkSettings): Promise<CreateAge
 					return undefined;
 				}
 				const parsed = parseRepositories(v);
-				const resolved = 'problem' in parsed ? parsed : await resolveRepositories(parsed.refs, true, network, signal);
+				const resolved = 'problem' in parsed ? parsed : await resolveRepositories(parsed.refs, true, github, signal);
 				if ('problem' in resolved) {
 					return resolved.problem;
 				}
@@ -369,7 +371,7 @@ async function createAgent(kit: ActionKit): Promise<Agent | undefined> {
 	let initialMessage = argString(kit.arg, 'initialMessage');
 	let repositories: ResolvedRepository[];
 	if (name === undefined) {
-		const answers = await askCreateAgent(kit.session.networkSettings);
+		const answers = await askCreateAgent(kit);
 		if (!answers) {
 			return undefined;
 		}
@@ -377,11 +379,7 @@ async function createAgent(kit: ActionKit): Promise<Agent | undefined> {
 	} else {
 		const problem = agentNameProblem(name) ?? (initialMessage ? promptProblem(initialMessage, true) : undefined);
 		const parsed = parseRepositories(argString(kit.arg, 'repositories') ?? '');
-		const resolved = problem
-			? { problem }
-			: 'problem' in parsed
-				? parsed
-				: await resolveRepositories(parsed.refs, false, kit.session.networkSettings);
+		const resolved = problem ? { problem } : 'problem' in parsed ? parsed : await resolveRepositories(parsed.refs, false, kit);
 		if ('problem' in resolved) {
 			kit.warn(vscode.l10n.t('Not sent: {0}', resolved.problem));
 			return undefined;
@@ -533,7 +531,7 @@ export const agentActions = {
 	openComputer: {
 		on: agentsList,
 		command: 'cloudAgents.agents.openComputer',
-		// The panel flow (one panel per agent, restored after a reload) is src/commands/computer.ts.
+		// The panel flow (one panel per agent, restored after a reload) is src/resources/computer.ts.
 		run: ({ agent }, kit) => {
 			void rememberAgent(kit.context, agent.id);
 			return openComputer(agent, kit);

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { LIMITS, SAFETY, fromRfc3339, isTerminalRunStatus } from '../api';
 import type { Agent, Run } from '../api';
-import { pickPromptAgent, sendPrompt } from '../commands/prompt';
+import { pickPromptAgent, sendPrompt } from './prompt';
 import { toRunRef } from '../logs';
 import type { FollowedRunAction, RunNameHint } from '../logs';
 import { runTitle } from '../logs/format';
@@ -284,7 +284,7 @@ async function followRun(kit: ActionKit): Promise<void> {
 }
 
 /**
- * Send Prompt (src/commands/prompt.ts), then: the agent remembered and selected (its row revealed),
+ * Send Prompt (src/resources/prompt.ts), then: the agent remembered and selected (its row revealed),
  * the Runs view refreshed and the run followed. Returns the run that received the prompt.
  */
 async function sendPromptTo(agent: Agent, kit: ActionKit): Promise<Run | undefined> {
@@ -402,7 +402,7 @@ async function stopFollowing(kit: ActionKit): Promise<void> {
  * What a user can do with a run (the Runs view's rows, the palette, the status bar of a followed
  * run). Automation may pass `{agentId, runId}` instead of a row, plus `prompt` for resume and
  * follow-up (skipping the input box). Send Prompt starts a run of an agent: it acts on an agent
- * (`{agentId, prompt?, images?, onConflict?}`, src/commands/prompt.ts).
+ * (`{agentId, prompt?, images?, onConflict?}`, src/resources/prompt.ts).
  */
 export const runActions = {
 	sendPrompt: {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { SAFETY } from '../api';
-import { registerCommand } from '../commands/registry';
+import { registerCommand } from './registry';
 import { isCancellation, showApiError } from '../util/errors';
 import { iconSafe, notificationText, plainText } from '../util/text';
 import type { Action, ActionKit, ResourceActions, Services } from './actions';
@@ -139,6 +139,7 @@ export class ActionRegistry {
 			client: () => services.session.client,
 			session: services.session,
 			signIn: () => services.signIn(),
+			githubApiUrl: () => services.githubApiUrl(),
 			list: (descriptor) => views.providerOf(descriptor),
 			refresh: async () => {
 				if (action.on !== undefined) {

@@ -30,7 +30,7 @@ export interface ActionSession {
 
 /**
  * The services of the extension, handed to the action registry and to the flows that act on no
- * single record (src/commands): objects, never our own command ids.
+ * single record (src/flows): objects, never our own command ids.
  */
 export interface Services {
 	session: ActionSession;
@@ -47,6 +47,11 @@ export interface Services {
 	signIn(this: void): Promise<unknown>;
 	/** The session's 401 handler (its single "sign in again" prompt), for failed commands. */
 	onUnauthorized?: UnauthorizedHandler;
+	/**
+	 * The GitHub REST API base of Create Agent's repository look-up: the test harness's stub when it
+	 * sets one (src/testing.ts), else undefined (GitHub's own). Read at each look-up.
+	 */
+	githubApiUrl(this: void): string | undefined;
 }
 
 /** How the quick pick (or the command's own picker) finds a record when none is given. */
@@ -139,6 +144,11 @@ export interface ActionKit {
 	readonly session: ActionSession;
 	/** Runs the sign-in flow. */
 	signIn(this: void): Promise<unknown>;
+	/**
+	 * The GitHub REST API base of Create Agent's repository look-up: the test harness's stub when it
+	 * sets one (src/testing.ts), else undefined (GitHub's own). Read at each look-up.
+	 */
+	githubApiUrl(this: void): string | undefined;
 	/** The loaded list of a descriptor: its records, `find`, `nameOf`, `refresh`. */
 	list<T, F extends object, P>(this: void, descriptor: ListDescriptor<T, F, P>): DescriptorTreeProvider<T, F, P>;
 	/** Re-reads the list the action belongs to (its view; a subtree through its parent's view). */

@@ -17,6 +17,12 @@ export interface PanelHost {
 	log: vscode.LogOutputChannel;
 }
 
+/** A feature with webview panels: its registrations and how it restores one of its panels. */
+export interface PanelFeature {
+	disposables: vscode.Disposable[];
+	restorePanel: (panel: vscode.WebviewPanel, state: unknown) => Promise<void>;
+}
+
 /** The folders a webview may load from (its `localResourceRoots`): the page bundles and media. */
 export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
 	return [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews'), vscode.Uri.joinPath(extensionUri, 'media')];

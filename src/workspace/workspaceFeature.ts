@@ -5,7 +5,7 @@
  * (with Retry) when a server's workspace interface differs, and folders that say why they are
  * unavailable (signed out, the service unreachable) and come back by themselves (a sign-in, or a
  * retry the service answers). The commands that open, search and walk a workspace
- * (`openWorkspace.ts`, `searchWorkspace.ts`, `goToFile.ts`) work through it; `commands/workspace.ts`
+ * (`openWorkspace.ts`, `searchWorkspace.ts`, `goToFile.ts`) work through it; `workspaceCommands.ts`
  * registers them. All of it loads on first use (dist/features.js): activation registers a stand-in
  * for the file system (`src/fs/lazyProvider.ts`) that hands every call to this feature's provider.
  */

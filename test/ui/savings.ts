@@ -250,7 +250,7 @@ const uiTest: UiTest = {
 			assert.ok(!String(await frame.evaluate('document.documentElement.outerHTML')).includes(devToken));
 
 			// A window reload (a new extension host): VS Code brings the tab back and our serializer, registered
-			// at activation, hands it to the commands' code loaded on first use (src/commands/lazy.ts);
+			// at activation, hands it to the commands' code loaded on first use (src/shell/lazy.ts);
 			// the page comes back with its filters and the data they select. "Developer: Reload Window",
 			// as a person would (an orderly shutdown saves the editors' state). Once, in the standard
 			// pass: the variant pass checks the panel's data against the other dialect and stays short.

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { LazyFeatures, type LoadedFeatures } from '../../../src/commands/lazy';
+import { LazyFeatures, type LoadedFeatures } from '../../../src/shell/lazy';
 import { encodeAgentAuthority } from '../../../src/fs/agentUri';
 import { LazyFileSystemProvider } from '../../../src/fs/lazyProvider';
 import { COMMAND_IDS, FS_SCHEME } from '../../../src/ids';
@@ -22,7 +22,7 @@ function loadedWith(disposables: vscode.Disposable[]): LoadedFeatures {
 }
 
 /**
- * Commands whose code loads on first use (src/commands/lazy.ts): a stand-in per id until the first
+ * Commands whose code loads on first use (src/shell/lazy.ts): a stand-in per id until the first
  * invocation, which loads the code once and runs the real command with the same arguments.
  */
 suite('Commands loaded on first use', () => {

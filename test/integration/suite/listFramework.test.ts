@@ -10,7 +10,7 @@ import { emu, restoreDevToken, testApi } from '../support/cloudAgents';
 
 /**
  * The list framework of src/views (descriptor.ts, listTree.ts) with subtrees, and the command-target
- * resolver (src/commands/targets.ts), against the emulator inside VS Code. The registered views are
+ * resolver (src/views/targets.ts), against the emulator inside VS Code. The registered views are
  * covered by views.test.ts; here a provider is built from the real Runtimes descriptor plus child
  * descriptors defined in the test, the way a new subtree module would declare them.
  */

@@ -66,7 +66,7 @@ suite('Manifest both ways (package.json ↔ the running extension)', () => {
 
 	suiteSetup(async function () {
 		this.timeout(30_000);
-		// The real commands, not the stand-ins activation registers (src/commands/lazy.ts).
+		// The real commands, not the stand-ins activation registers (src/shell/lazy.ts).
 		(await testApi()).features.load();
 		registered = new Set(await vscode.commands.getCommands(true));
 		contributed = new Set(manifest().contributes.commands.map((c) => c.command));

@@ -98,7 +98,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		}
 		// The resources' actions (src/resources/<kind>.ts) are in features.js only: activation's bundle
 		// keeps of a resource module just the list descriptors it draws (texts only the actions show),
-		// and nothing of the flows only actions call (Send Prompt's, Open Computer's: src/commands).
+		// and nothing of the flows only actions call (Send Prompt's, Open Computer's: src/resources/prompt.ts, computer.ts).
 		for (const marker of [
 			'Resume Revision {0}',
 			'VNC credentials of {0}',
@@ -118,7 +118,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		// One copy of each shared class: the tree rows' class (instanceof RecordNode in the command
 		// target resolver) and the command registry are defined in extension.js and read from it.
 		assert.ok(text('features.js').includes('require("./extension.js")'), 'features.js does not read extension.js');
-		for (const shared of ['__src_views_index', '__src_commands_registry', '__src_views_listTree']) {
+		for (const shared of ['__src_views_index', '__src_views_registry', '__src_views_listTree']) {
 			assert.ok(
 				text('features.js').includes(`require("./extension.js").${shared}`),
 				`features.js does not read ${shared} from extension.js`,
@@ -214,7 +214,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			const features = load(join(out, 'features.js')) as { loadFeatures?: unknown };
 			assert.equal(typeof features.loadFeatures, 'function');
 			// Loading features.js added no second copy: extension.js's module objects are the ones it reads.
-			const registry = ext['__src_commands_registry'];
+			const registry = ext['__src_views_registry'];
 			assert.equal(typeof registry?.['isRegistered'], 'function');
 			assert.equal(load.cache[join(out, 'client.js')], undefined, 'features.js loaded the HTTP client');
 		} finally {

@@ -6,11 +6,16 @@
  * - server records are read through src/api only: no `as Record<string, unknown>` outside it, but
  *   for the webview message validators (messages from our own pages, not from the server);
  * - the test harness's commands are registered in src/testing.ts only;
- * - the framework never imports a resource (src/views → src/resources).
+ * - the framework never imports a resource (src/views → src/resources);
+ * - the floors: every import of a file of src/ (`import`, `import type`, `export … from`, `import('…')`,
+ *   `require('…')`) goes to its own floor or one below (ROOMS says which room of src/ is on which
+ *   floor), no two rooms import each other however indirectly (no cycle of rooms), a feature imports
+ *   no other feature (the shell hands it what it needs), and only src/extension.ts imports src/testing.ts.
  */
 import * as assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, posix, relative } from 'node:path';
+import * as ts from 'typescript';
 
 // Compiled to out/test/unit/build/, so the repository root is four levels up.
 const root = join(__dirname, '..', '..', '..', '..');
@@ -37,6 +42,227 @@ function occurrences(pattern: RegExp, include: (path: string) => boolean): strin
 	}
 	return out;
 }
+
+/** The floors of the house, top to bottom (README "Developing" → "Layers"). */
+const FLOORS = ['shell', 'features', 'framework', 'services', 'bottom', 'constants'] as const;
+type Floor = (typeof FLOORS)[number];
+
+/**
+ * Every room of src/ (a top-level folder, written with its trailing slash, or a file at the top
+ * level) and its floor. A file of a room may import its own room, a room of its floor (features
+ * excepted: see FEATURE_CROSSINGS) or a room of a floor below; never a room above.
+ */
+const ROOMS: Readonly<Record<string, Floor>> = {
+	// The shell: activation, the test seams beside it, the composition of the features.
+	'src/extension.ts': 'shell',
+	'src/testing.ts': 'shell',
+	'src/shell/': 'shell',
+	// The features: each resource (its list, actions and own flows), Source Control, the
+	// language-model tools, the agent workspace, the flows on no single record.
+	'src/resources/': 'features',
+	'src/changes/': 'features',
+	'src/chat/': 'features',
+	'src/workspace/': 'features',
+	'src/flows/': 'features',
+	// The framework: lists, actions, the registry, multi-step forms, ui helpers.
+	'src/views/': 'framework',
+	// The services.
+	'src/auth/': 'services',
+	'src/logs/': 'services',
+	'src/fs/': 'services',
+	'src/webviews/': 'services',
+	'src/compare/': 'services',
+	// The bottom: the server's API (no vscode) and the utilities.
+	'src/api/': 'bottom',
+	'src/util/': 'bottom',
+	// Leaf constants, importable by anyone.
+	'src/ids.ts': 'constants',
+	'src/manifestIds.gen.ts': 'constants',
+};
+
+/** The imports of one feature's room by another (`from → to`) kept for a later change, each with its reason. */
+const FEATURE_CROSSINGS: ReadonlySet<string> = new Set<string>([
+	// The language-model tools apply the resources' own record rules (the prompt's byte limit:
+	// promptProblem; how an artifact opens and the service's read cap: artifactKind, exceedsReadCap).
+	// Pure rules, not another feature's behaviour: their place is below the features (the read cap
+	// among the bounds of src/api/limits.ts), a change of its own; handing them through the shell
+	// would hide the dependency, not remove it.
+	'src/chat/chatTools.ts → src/resources/agents.ts',
+	'src/chat/chatTools.ts → src/resources/artifacts.ts',
+]);
+
+interface Source {
+	path: string;
+	text: string;
+}
+
+/** One import of a file of src/ by another: the paths, relative to the repository, with `/`. */
+interface Edge {
+	from: string;
+	to: string;
+}
+
+/** The room of a file: its top-level folder under src/ (with a trailing slash), or the file itself. */
+function roomOf(path: string): string {
+	const rest = path.slice('src/'.length);
+	const slash = rest.indexOf('/');
+	return slash < 0 ? path : `src/${rest.slice(0, slash + 1)}`;
+}
+
+/**
+ * Every module a file names (`import`, `import type`, `export … from`, `import x = require(…)`,
+ * `import('…')`, `require('…')`, and `import('…')` in a type), read from its syntax tree.
+ */
+function specifiersOf({ path, text }: Source): string[] {
+	const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+	const out: string[] = [];
+	const literal = (node: ts.Node | undefined): void => {
+		if (node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))) {
+			out.push(node.text);
+		}
+	};
+	const visit = (node: ts.Node): void => {
+		if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
+			literal(node.moduleSpecifier);
+		} else if (ts.isExternalModuleReference(node)) {
+			literal(node.expression);
+		} else if (
+			ts.isCallExpression(node) &&
+			(node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+				(ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+		) {
+			literal(node.arguments[0]);
+		} else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+			literal(node.argument.literal);
+		}
+		ts.forEachChild(node, visit);
+	};
+	visit(file);
+	return out;
+}
+
+/**
+ * The imports among `files` (relative specifiers only: packages and Node's modules are no room),
+ * and the relative specifiers that name no file of them.
+ */
+function importsAmong(files: readonly Source[]): { edges: Edge[]; unresolved: string[] } {
+	const known = new Set(files.map((f) => f.path));
+	const edges: Edge[] = [];
+	const unresolved: string[] = [];
+	for (const file of files) {
+		for (const spec of specifiersOf(file).filter((s) => s.startsWith('.'))) {
+			const base = posix.join(posix.dirname(file.path), spec);
+			const to = [base, `${base}.ts`, `${base}/index.ts`, base.replace(/\.js$/, '.ts')].find((p) => known.has(p));
+			if (to === undefined) {
+				unresolved.push(`${file.path} → ${spec}`);
+			} else {
+				edges.push({ from: file.path, to });
+			}
+		}
+	}
+	return { edges, unresolved };
+}
+
+/** The floor of a file, or undefined when ROOMS has not placed its room. */
+function floorOf(path: string): Floor | undefined {
+	return ROOMS[roomOf(path)];
+}
+
+/** Each import that goes to a floor above its file's, and each import of src/testing.ts but by src/extension.ts. */
+function upwardImports(edges: readonly Edge[]): string[] {
+	const out: string[] = [];
+	for (const { from, to } of edges) {
+		const [a, b] = [floorOf(from), floorOf(to)];
+		if (a !== undefined && b !== undefined && FLOORS.indexOf(b) < FLOORS.indexOf(a)) {
+			out.push(`${from} → ${to} (floor ${a} imports floor ${b} above it)`);
+		}
+		if (to === 'src/testing.ts' && from !== 'src/extension.ts') {
+			out.push(`${from} → ${to} (only src/extension.ts imports the test seams)`);
+		}
+	}
+	return [...new Set(out)];
+}
+
+/** Each import of one feature's room by another, but those FEATURE_CROSSINGS keeps for later. */
+function featureCrossings(edges: readonly Edge[], allowed: ReadonlySet<string> = FEATURE_CROSSINGS): string[] {
+	return edges
+		.filter(({ from, to }) => floorOf(from) === 'features' && floorOf(to) === 'features' && roomOf(from) !== roomOf(to))
+		.map(({ from, to }) => `${from} → ${to}`)
+		.filter((crossing, i, all) => !allowed.has(crossing) && all.indexOf(crossing) === i);
+}
+
+/**
+ * Each cycle of rooms: for every set of rooms that import each other (a strongly connected
+ * component of the room graph), one shortest cycle through it, then every arrow between two of its
+ * rooms with an import that draws it.
+ */
+function roomCycles(edges: readonly Edge[]): string[] {
+	const graph = new Map<string, Map<string, Edge>>();
+	for (const edge of edges) {
+		const [a, b] = [roomOf(edge.from), roomOf(edge.to)];
+		if (a !== b) {
+			const out = graph.get(a) ?? new Map<string, Edge>();
+			if (!out.has(b)) {
+				out.set(b, edge);
+			}
+			graph.set(a, out);
+		}
+	}
+	const next = (room: string): string[] => [...(graph.get(room)?.keys() ?? [])].sort();
+	/** The rooms reachable from `room` (itself included). */
+	const reach = (room: string): Set<string> => {
+		const seen = new Set([room]);
+		const queue = [room];
+		for (let r = queue.shift(); r !== undefined; r = queue.shift()) {
+			for (const n of next(r).filter((n) => !seen.has(n))) {
+				seen.add(n);
+				queue.push(n);
+			}
+		}
+		return seen;
+	};
+	const rooms = [...new Set([...graph.keys(), ...[...graph.values()].flatMap((m) => [...m.keys()])])].sort();
+	const reached = new Map(rooms.map((r) => [r, reach(r)]));
+	const done = new Set<string>();
+	const out: string[] = [];
+	for (const room of rooms) {
+		if (done.has(room)) {
+			continue;
+		}
+		const component = rooms.filter((r) => reached.get(room)!.has(r) && reached.get(r)!.has(room));
+		component.forEach((r) => done.add(r));
+		if (component.length < 2) {
+			continue;
+		}
+		// The shortest way back to `room` (breadth first), as the list of rooms on it.
+		const back = new Map<string, string>();
+		const queue = [room];
+		for (let r = queue.shift(); r !== undefined && !back.has(room); r = queue.shift()) {
+			for (const n of next(r).filter((n) => !back.has(n))) {
+				back.set(n, r);
+				queue.push(n);
+			}
+		}
+		const path = [room];
+		for (let r = back.get(room)!; r !== room; r = back.get(r)!) {
+			path.unshift(r);
+		}
+		path.unshift(room);
+		// Every arrow between two rooms of the component, each with one import that draws it.
+		const arrows = component.flatMap((from) =>
+			next(from)
+				.filter((to) => component.includes(to))
+				.map((to) => {
+					const edge = graph.get(from)!.get(to)!;
+					return `${from} → ${to} (${edge.from} → ${edge.to})`;
+				}),
+		);
+		out.push(`cycle of ${component.length} rooms {${component.join(', ')}}: ${path.join(' → ')}\n    ${arrows.join('\n    ')}`);
+	}
+	return out;
+}
+
+const imports = importsAmong(sources);
 
 suite('layers: the rules the README states, read from src/', () => {
 	test('the source is there to read', () => {
@@ -80,6 +306,82 @@ suite('layers: the rules the README states, read from src/', () => {
 			occurrences(/from '\.\.\/resources/, (p) => p.startsWith('src/views/')),
 			[],
 		);
+	});
+
+	test('every relative import names a file of src/', () => {
+		assert.ok(imports.edges.length > 500, `${imports.edges.length} imports`);
+		assert.deepEqual(imports.unresolved, []);
+	});
+
+	test('every room of src/ is on a floor (ROOMS)', () => {
+		assert.deepEqual([...new Set(sources.map((s) => roomOf(s.path)).filter((r) => ROOMS[r] === undefined))], []);
+	});
+
+	test('no file imports a floor above its own (and only src/extension.ts imports src/testing.ts)', () => {
+		const upward = upwardImports(imports.edges);
+		assert.equal(upward.length, 0, `${upward.length} upward imports:\n  ${upward.join('\n  ')}`);
+	});
+
+	test('no cycle of rooms', () => {
+		const cycles = roomCycles(imports.edges);
+		assert.equal(cycles.length, 0, `${cycles.length} cycles:\n  ${cycles.join('\n  ')}`);
+	});
+
+	test("a feature imports no other feature's room (the shell hands it what it needs)", () => {
+		const crossings = featureCrossings(imports.edges);
+		assert.equal(crossings.length, 0, `${crossings.length} imports between features:\n  ${crossings.join('\n  ')}`);
+		const all = new Set(featureCrossings(imports.edges, new Set()));
+		assert.deepEqual(
+			[...FEATURE_CROSSINGS].filter((c) => !all.has(c)),
+			[],
+			'FEATURE_CROSSINGS lists an import that is gone',
+		);
+	});
+
+	test('the floor checks fail on an upward import, a cycle of rooms and a crossing of features', () => {
+		const synthetic = importsAmong([
+			{
+				path: 'src/util/low.ts',
+				text: [
+					"import type { A } from '../views/a';",
+					"export { B } from '../auth/b';",
+					"const c = () => import('../compare/c');",
+					"const d = require('../logs/d') as typeof import('../fs/e');",
+					"import {\n\tF,\n} from '../api';",
+				].join('\n'),
+			},
+			{ path: 'src/views/a.ts', text: "import { run } from '../resources/runs';" },
+			{ path: 'src/auth/b.ts', text: "import { C } from '../compare/c';" },
+			{ path: 'src/compare/c.ts', text: "import { D } from '../logs/d';" },
+			{ path: 'src/logs/d.ts', text: "import { B } from '../auth/b';\nimport { T } from '../testing';" },
+			{ path: 'src/fs/e.ts', text: "import { g } from './missing';" },
+			{ path: 'src/api/index.ts', text: "import * as vscode from 'vscode';\nimport { x } from 'node:fs';" },
+			{ path: 'src/resources/runs.ts', text: "import { agent } from '../chat/tools';" },
+			{ path: 'src/chat/tools.ts', text: '' },
+			{ path: 'src/testing.ts', text: '' },
+		]);
+		assert.deepEqual(synthetic.unresolved, ['src/fs/e.ts → ./missing']);
+		assert.deepEqual(
+			synthetic.edges.filter((e) => e.from === 'src/util/low.ts').map((e) => e.to),
+			['src/views/a.ts', 'src/auth/b.ts', 'src/compare/c.ts', 'src/logs/d.ts', 'src/fs/e.ts', 'src/api/index.ts'],
+		);
+		assert.deepEqual(upwardImports(synthetic.edges), [
+			'src/util/low.ts → src/views/a.ts (floor bottom imports floor framework above it)',
+			'src/util/low.ts → src/auth/b.ts (floor bottom imports floor services above it)',
+			'src/util/low.ts → src/compare/c.ts (floor bottom imports floor services above it)',
+			'src/util/low.ts → src/logs/d.ts (floor bottom imports floor services above it)',
+			'src/util/low.ts → src/fs/e.ts (floor bottom imports floor services above it)',
+			'src/views/a.ts → src/resources/runs.ts (floor framework imports floor features above it)',
+			'src/logs/d.ts → src/testing.ts (floor services imports floor shell above it)',
+			'src/logs/d.ts → src/testing.ts (only src/extension.ts imports the test seams)',
+		]);
+		assert.deepEqual(roomCycles(synthetic.edges), [
+			'cycle of 3 rooms {src/auth/, src/compare/, src/logs/}: src/auth/ → src/compare/ → src/logs/ → src/auth/\n' +
+				'    src/auth/ → src/compare/ (src/auth/b.ts → src/compare/c.ts)\n' +
+				'    src/compare/ → src/logs/ (src/compare/c.ts → src/logs/d.ts)\n' +
+				'    src/logs/ → src/auth/ (src/logs/d.ts → src/auth/b.ts)',
+		]);
+		assert.deepEqual(featureCrossings(synthetic.edges), ['src/resources/runs.ts → src/chat/tools.ts']);
 	});
 
 	test('the checks see what they look for', () => {

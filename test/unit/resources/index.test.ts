@@ -7,14 +7,16 @@ import { join } from 'node:path';
  * import `vscode`, so this plain-Node test reads their source: every list descriptor of the folder
  * is registered in LIST_DESCRIPTORS and every resource's actions in RESOURCE_ACTIONS, every `viewId`
  * a descriptor names is a contributed tree view, and every contributed tree view of ours is served
- * by exactly one descriptor.
+ * by exactly one descriptor. (A resource's own flows beside it, e.g. prompt.ts, have neither.)
  */
 
 // Compiled to out/test/unit/resources/, so the repository root is four levels up.
 const root = join(__dirname, '..', '..', '..', '..');
 const folder = join(root, 'src', 'resources');
 const registry = readFileSync(join(folder, 'index.ts'), 'utf8');
-const modules = readdirSync(folder).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
+/** A resource's own flows, beside it: no list and no actions of their own (the resource's actions call them). */
+const flows = new Set(['prompt.ts', 'computer.ts']);
+const modules = readdirSync(folder).filter((f) => f.endsWith('.ts') && f !== 'index.ts' && !flows.has(f));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 	contributes: { views: Record<string, Array<{ id: string; type?: string }>> };
 };
@@ -62,6 +64,10 @@ suite('resource registry (src/resources)', () => {
 			}
 		}
 		assert.deepEqual(missing, [], `not registered: ${missing.join(', ')}`);
+		for (const file of flows) {
+			const source = readFileSync(join(folder, file), 'utf8');
+			assert.equal(descriptorsOf(source).length + actionsOf(source).length, 0, `${file} is a flow, yet exports a list or actions`);
+		}
 	});
 
 	test('the views descriptors name are exactly the contributed tree views', () => {

@@ -1,5 +1,5 @@
 /**
- * The commands loaded on first use (dist/features.js; see src/commands/lazy.ts and esbuild.mjs):
+ * The commands loaded on first use (dist/features.js; see src/shell/lazy.ts and esbuild.mjs):
  * every resource's actions and the lists' commands (through the action registry), the flows that
  * act on no single record, "Token Savings", the agent workspace (its `cloud-agent:` file system
  * and commands), and the computer and savings panels VS Code restores. Activation registers a
@@ -11,13 +11,13 @@ import type * as vscode from 'vscode';
 import { LIST_DESCRIPTORS, RESOURCE_ACTIONS } from '../resources';
 import { runActions } from '../resources/runs';
 import { ActionRegistry } from '../views/actionRegistry';
-import { computerPanelFeature } from './computer';
+import { computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
 import { ChangesFeature } from '../changes/changesFeature';
 import type { LoadedFeatures } from './lazy';
-import { exportTo, registerSavingsCommands } from './savings';
+import { exportTo, registerSavingsCommands } from '../flows/savings';
 import type { Services } from '../views/actions';
-import { registerWorkspace } from './workspace';
+import { registerWorkspace } from '../workspace/workspaceCommands';
 import { ChatTools } from '../chat/chatTools';
 import type { Run } from '../api';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { LIMITS } from '../../../src/api';
 import type { WorkspaceSearchMatch } from '../../../src/api';
-import { usableMatch, usableMatches } from '../../../src/workspace/searchMatches';
+import { usableMatch, usableMatches } from '../../../src/fs/searchMatches';
 
 const match = (overrides: Record<string, unknown>): WorkspaceSearchMatch => ({
 	path: 'src/a.ts',
@@ -15,7 +15,7 @@ const match = (overrides: Record<string, unknown>): WorkspaceSearchMatch => ({
 	...overrides,
 });
 
-suite('workspace/searchMatches', () => {
+suite('fs/searchMatches', () => {
 	test('paths are normalised; escapes, NULs and backslashes drop the match', () => {
 		assert.equal(usableMatch(match({ path: '/src//./a.ts' }))?.path, 'src/a.ts');
 		for (const path of ['../etc/passwd', 'src/../../x', 'a\u0000b', 'src\\a.ts', 42, undefined]) {

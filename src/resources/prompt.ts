@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { LIMITS, ValidationError, isTerminalRunStatus, sleep } from '../api';
 import type { Agent, PromptImage, Run } from '../api';
 import { isPromptSource } from '../ids';
-import { agentsList, promptProblem, recentAgentIds } from '../resources/agents';
+import { agentsList, promptProblem, recentAgentIds } from './agents';
 import { iconSafe } from '../util/text';
 import type { ActionKit } from '../views/actions';
 import { joinParts } from '../views/format';

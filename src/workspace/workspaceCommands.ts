@@ -3,7 +3,7 @@
  * in Agent Workspace…" (the integration tests' seams are in src/testing.ts). Each finds its agent
  * (the argument, the window's agent workspace, or a pick) and hands over to the workspace feature
  * (`src/workspace/`), which owns the `cloud-agent:` file system and the flows. Loaded on first use
- * with the other commands (src/commands/featureEntry.ts): the first command, or the first call of
+ * with the other commands (src/shell/featureEntry.ts): the first command, or the first call of
  * VS Code to the `cloud-agent:` file system (src/fs/lazyProvider.ts), creates them.
  */
 import * as vscode from 'vscode';
@@ -11,14 +11,14 @@ import type { Agent } from '../api';
 import { agentIdOf } from '../fs/workspaceFs';
 import { Disposable } from '../util/lifecycle';
 import { type UnauthorizedHandler, showApiError } from '../util/errors';
-import { goToWorkspaceFile, openWalkedFile } from '../workspace/goToFile';
-import { type OpenWorkspaceMode, openAgentWorkspace } from '../workspace/openWorkspace';
-import { searchAgentWorkspace } from '../workspace/searchWorkspace';
-import { WorkspaceFeature, type WorkspaceFeatureDeps } from '../workspace/workspaceFeature';
-import { type CommandLogger, registerCommand } from './registry';
+import { goToWorkspaceFile, openWalkedFile } from './goToFile';
+import { type OpenWorkspaceMode, openAgentWorkspace } from './openWorkspace';
+import { searchAgentWorkspace } from './searchWorkspace';
+import { WorkspaceFeature, type WorkspaceFeatureDeps } from './workspaceFeature';
+import { type CommandLogger, registerCommand } from '../views/registry';
 import { pickItem, pickWhenLoaded } from '../views/ui';
 
-export type { WorkspaceRunEvent } from '../workspace/workspaceFeature';
+export type { WorkspaceRunEvent } from './workspaceFeature';
 
 /** What the workspace feature and its commands need from the rest of the extension. */
 export interface WorkspaceFsDeps extends WorkspaceFeatureDeps {

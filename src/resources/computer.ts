@@ -6,14 +6,13 @@
  */
 import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient, ComputerSession, Runtime } from '../api';
-import { runtimeInTransition } from '../resources/runtimes';
+import { runtimeInTransition } from './runtimes';
 import { describeError } from '../util/errors';
 import { displayName, isStatus, showWarning, toAbortSignal } from '../views/ui';
 import type { ComputerAgent, ComputerPanelHost } from '../webviews/computer/computerPanel';
 import { ComputerPanel } from '../webviews/computer/computerPanel';
 import { parseComputerPageState } from '../webviews/computer/protocol';
-import { PanelManager } from '../webviews/panel';
-import type { PanelFeature } from './lazy';
+import { type PanelFeature, PanelManager } from '../webviews/panel';
 
 /** What the computer panels need: the extension's context and log, and the shared client. */
 export interface ComputerDeps {
@@ -162,7 +161,7 @@ class ComputerPanels implements vscode.Disposable {
 		this.panels.show(agent.id, () => ComputerPanel.create(this.host, target, session));
 	}
 
-	/** Restores a panel VS Code brings back after a reload (src/commands/lazy.ts registers the serializer). */
+	/** Restores a panel VS Code brings back after a reload (src/shell/lazy.ts registers the serializer). */
 	restore(panel: vscode.WebviewPanel, raw: unknown): void {
 		const state = parseComputerPageState(raw);
 		if (!state) {

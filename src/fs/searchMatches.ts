@@ -5,7 +5,7 @@
  */
 import { LIMITS } from '../api';
 import type { WorkspaceSearchMatch, WorkspaceSearchResult } from '../api';
-import { normalizeWorkspacePath } from '../fs/paths';
+import { normalizeWorkspacePath } from './paths';
 
 /** One match the pick can open: a normalised workspace path, 1-based line and column, a preview. */
 export interface UsableMatch {

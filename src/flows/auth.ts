@@ -3,7 +3,7 @@ import { CloudAgentsAuthProvider } from '../auth/authProvider';
 import type { Session } from '../auth/session';
 import { signIn, signOut } from '../auth/signIn';
 import type { AuthLogger, SignInArgs, SignOutArgs } from '../auth/signIn';
-import { commandRegistrar } from './registry';
+import { commandRegistrar } from '../views/registry';
 
 /** What the auth commands need. */
 export interface AuthCommandDeps {

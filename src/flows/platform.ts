@@ -17,7 +17,7 @@ import { describeError, showUnreachable } from '../util/errors';
 import { addKnownHost, hasKnownHost, knownHostsLine } from '../util/knownHosts';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
-import { commandRegistrar } from './registry';
+import { commandRegistrar } from '../views/registry';
 import { hostOf, setReachability } from './welcomeProbe';
 import type { Services } from '../views/actions';
 import { argString, displayName, isAutomation, showInfo, showModalWarning, showWarning } from '../views/ui';

@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import { registerPlatformCommands } from './platform';
+import { registerPlatformCommands } from '../flows/platform';
 import type { Services } from '../views/actions';
 
 /**

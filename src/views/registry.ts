@@ -11,7 +11,7 @@ export interface CommandLogger {
 /** A command handler; tree commands receive the node they were invoked on. */
 export type CommandHandler = (...args: never[]) => unknown;
 
-/** The commands `registerCommand` registered and did not dispose (see src/commands/lazy.ts). */
+/** The commands `registerCommand` registered and did not dispose (see src/shell/lazy.ts). */
 const registered = new Set<string>();
 
 /** Whether `registerCommand` registered `id` (and it is not disposed). */

@@ -10,14 +10,13 @@ import { SAFETY } from '../api';
 import { describeError } from '../util/errors';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
-import { PanelManager } from '../webviews/panel';
+import { type PanelFeature, PanelManager } from '../webviews/panel';
 import type { CsvSink, RangeId, SavingsFilter } from '../webviews/savings/data';
 import { exportSavingsCsv, loadRuntimeSummaries } from '../webviews/savings/data';
 import { parseSavingsPageState } from '../webviews/savings/protocol';
 import type { SavingsPanelHost } from '../webviews/savings/savingsPanel';
 import { SavingsPanel } from '../webviews/savings/savingsPanel';
-import type { PanelFeature } from './lazy';
-import { commandRegistrar } from './registry';
+import { commandRegistrar } from '../views/registry';
 import type { Services } from '../views/actions';
 import { isAutomation, showInfo, toAbortSignal } from '../views/ui';
 
@@ -176,7 +175,7 @@ export function registerSavingsCommands(deps: Services): PanelFeature {
 				return vscode.l10n.t('The export failed: {0}', describeError(err));
 			}),
 	};
-	/** Restores a panel VS Code brings back after a reload (src/commands/lazy.ts registers the serializer). */
+	/** Restores a panel VS Code brings back after a reload (src/shell/lazy.ts registers the serializer). */
 	const restore = async (panel: vscode.WebviewPanel, raw: unknown): Promise<void> => {
 		const state = parseSavingsPageState(raw) ?? { range: '7d' as RangeId, runtimeId: '' };
 		panels.add('savings', SavingsPanel.restore(panel, host, state));

@@ -7,7 +7,6 @@ import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { CONTEXT_KEYS } from '../ids';
 import { describeError } from '../util/errors';
-import { agentsList } from '../resources/agents';
 import type { Services } from '../views/actions';
 
 /** The host shown for an API URL (no path, no credentials). */
@@ -24,11 +23,16 @@ export async function setReachability(reachable: boolean): Promise<void> {
 	await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.serverReachable, reachable ? 'reachable' : 'unreachable');
 }
 
+/** What the probe reads: the session, the log, and the Agents view (whose welcome shows while signed out). */
+export interface WelcomeProbeDeps extends Pick<Services, 'session' | 'log'> {
+	agentsView(this: void): vscode.TreeView<vscode.TreeItem> | undefined;
+}
+
 /** Starts probing for the signed-out welcome; the caller owns the disposables. */
-export function registerWelcomeProbe(deps: Pick<Services, 'session' | 'views' | 'log'>): vscode.Disposable[] {
+export function registerWelcomeProbe(deps: WelcomeProbeDeps): vscode.Disposable[] {
 	let probing: Promise<void> | undefined;
 	const probeForWelcome = (): void => {
-		const agentsView = deps.views.viewOf(agentsList);
+		const agentsView = deps.agentsView();
 		if (deps.session.signedIn || probing || !agentsView?.visible) {
 			return;
 		}
@@ -46,7 +50,7 @@ export function registerWelcomeProbe(deps: Pick<Services, 'session' | 'views' | 
 			});
 	};
 	return [
-		deps.views.viewOf(agentsList)?.onDidChangeVisibility(() => probeForWelcome()) ?? new vscode.Disposable(() => undefined),
+		deps.agentsView()?.onDidChangeVisibility(() => probeForWelcome()) ?? new vscode.Disposable(() => undefined),
 		deps.session.onDidChange(() => {
 			void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.serverReachable, undefined).then(() => probeForWelcome());
 		}),

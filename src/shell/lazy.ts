@@ -137,9 +137,3 @@ export class LazyFeatures extends Disposable {
 		}
 	}
 }
-
-/** A feature with webview panels: its registrations and how it restores one of its panels. */
-export interface PanelFeature {
-	disposables: vscode.Disposable[];
-	restorePanel: (panel: vscode.WebviewPanel, state: unknown) => Promise<void>;
-}
