@@ -200,8 +200,15 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 			await waitFor('the first page', async () =>
 				(await rows('checkpoints')).some((r) => r.contextValue === 'loadMore') ? true : undefined,
 			);
-			for (let i = 0; i < 10 && (await rows('checkpoints')).some((r) => r.contextValue === 'loadMore'); i++) {
+			for (let i = 0; i < 10; i++) {
+				const before = await rows('checkpoints');
+				if (!before.some((r) => r.contextValue === 'loadMore')) break;
 				await vscode.commands.executeCommand('cloudAgents.checkpoints.loadMore');
+				// The view redraws after the command's answer (later on a busy machine): wait for the next page.
+				await waitFor('the next page of checkpoints', async () => {
+					const now = await rows('checkpoints');
+					return now.length > before.length || !now.some((r) => r.contextValue === 'loadMore') ? true : undefined;
+				});
 			}
 			const all = await rows('checkpoints');
 			assert.ok(!all.some((r) => r.contextValue === 'notice'), 'no paging notice');

@@ -48,15 +48,29 @@ async function allRuntimes(): Promise<RuntimeBody[]> {
 }
 
 /** Clicks "Load more…" until the list ends; returns the final rows and how many clicks it took. */
+/**
+ * Runs a view's "Load more…" and waits until its rows show the next page (more records, or no
+ * "Load more…" row left): the view redraws after the command's answer, later on a busy machine.
+ */
+async function loadMore(key: ViewKey, command: string, before: Row[]): Promise<Row[]> {
+	await vscode.commands.executeCommand(command);
+	let next: Row[] = before;
+	try {
+		return await waitFor('the next page in the view', async () => {
+			next = await rows(key);
+			return records(next).length > records(before).length || !hasLoadMore(next) ? next : undefined;
+		});
+	} catch {
+		assert.fail(`Load more… added no rows (${records(before).length} before, ${records(next).length} after)`);
+	}
+}
+
 async function loadAll(key: ViewKey, command: string): Promise<{ list: Row[]; clicks: number }> {
 	let list = await rows(key);
 	let clicks = 0;
 	while (hasLoadMore(list)) {
 		assert.ok(clicks < 60, 'Load more… never ended');
-		await vscode.commands.executeCommand(command);
-		const next = await rows(key);
-		assert.ok(records(next).length > records(list).length || !hasLoadMore(next), 'Load more… added no rows');
-		list = next;
+		list = await loadMore(key, command, list);
 		clicks++;
 	}
 	return { list, clicks };
@@ -105,8 +119,7 @@ suite('Views', () => {
 		assert.equal(more.label, 'Load more…');
 		assert.equal(more.command, 'cloudAgents.agents.loadMore');
 
-		await vscode.commands.executeCommand('cloudAgents.agents.loadMore');
-		const second = await rows('agents');
+		const second = await loadMore('agents', 'cloudAgents.agents.loadMore', first);
 		assert.deepEqual(
 			records(second).map((r) => r.id),
 			expected.slice(0, 4).map((a) => `agent/${a.id}`),
@@ -184,8 +197,7 @@ suite('Views', () => {
 		assert.ok(hasLoadMore(first));
 		assert.ok(records(first)[0]!.contextValue?.startsWith(`run:${expectedRuns[0]!.status}`));
 
-		await vscode.commands.executeCommand('cloudAgents.runs.loadMore');
-		const second = await rows('runs');
+		const second = await loadMore('runs', 'cloudAgents.runs.loadMore', first);
 		assert.deepEqual(
 			records(second).map((r) => r.id),
 			expectedRuns.slice(0, 4).map((r) => `run/${agent.id}/${r.id}`),
