@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { TestReport, TestResult } from './report';
 
 import { EXTENSION_ID } from '../../../../src/ids';
+import { SLOWDOWN, within } from '../../support/cloudAgents';
 
 /**
  * Requires every integration suite. They are bundled separately into `suites.js` next to this file
@@ -16,12 +17,6 @@ function loadSuites(): void {
 	process.setSourceMapsEnabled(true);
 	const suites = createRequire(__filename)(join(__dirname, 'suites.js')) as { loadSuites(): void };
 	suites.loadSuites();
-}
-
-/** CLOUD_AGENTS_TEST_SLOWDOWN (scripts/test-integration.mjs): every ceiling of a slow machine's run is this many times longer. */
-function slowdown(): number {
-	const n = Number(process.env.CLOUD_AGENTS_TEST_SLOWDOWN ?? 1);
-	return Number.isFinite(n) && n >= 1 ? n : 1;
 }
 
 /** Multiplies every time-out a suite or test sets (`this.timeout(ms)`) by `factor`. */
@@ -66,23 +61,6 @@ async function takeBaseline(): Promise<Baseline> {
 	return { settings };
 }
 
-/** Rejects when `promise` has not settled after `ms`: a restoring step can never hang the run. */
-function bounded<T>(what: string, promise: PromiseLike<T>, ms = 15_000): Promise<T> {
-	return new Promise<T>((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error(`restoring the baseline: ${what} took over ${ms / 1000}s`)), ms * slowdown());
-		Promise.resolve(promise).then(
-			(v) => {
-				clearTimeout(timer);
-				resolve(v);
-			},
-			(e: unknown) => {
-				clearTimeout(timer);
-				reject(e instanceof Error ? e : new Error(String(e)));
-			},
-		);
-	});
-}
-
 /**
  * Puts back what a suite may have left behind: the emulator's faults and outage cleared, the
  * settings as they were, editors and notifications closed, signed in with the dev token. Each
@@ -92,7 +70,7 @@ async function restoreBaseline(baseline: Baseline): Promise<void> {
 	const failures: string[] = [];
 	const step = async (what: string, fn: () => PromiseLike<unknown>): Promise<void> => {
 		try {
-			await bounded(what, fn());
+			await within(`restoring the baseline: ${what}`, fn(), 15_000);
 		} catch (err) {
 			failures.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
 		}
@@ -126,7 +104,11 @@ async function restoreBaseline(baseline: Baseline): Promise<void> {
 	await step('clearing notifications', () => vscode.commands.executeCommand('notifications.clearAll'));
 	const token = process.env.CLOUD_AGENTS_DEV_TOKEN;
 	const api = vscode.extensions.getExtension<{ session: { getToken(): Promise<string | undefined> } } | undefined>(EXTENSION_ID)?.exports;
-	if (token && api && (await bounded('reading the token', api.session.getToken()).catch(() => undefined)) !== token) {
+	if (
+		token &&
+		api &&
+		(await within('restoring the baseline: reading the token', api.session.getToken(), 15_000).catch(() => undefined)) !== token
+	) {
 		await step('signing in with the dev token', async () => {
 			if ((await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: token })) !== true) {
 				throw new Error('cloudAgents.signIn did not sign in');
@@ -195,7 +177,7 @@ export async function runSuites(): Promise<TestReport> {
 			}
 		} as unknown as Mocha.ReporterConstructor,
 	});
-	scaleTimeouts(slowdown());
+	scaleTimeouts(SLOWDOWN);
 	try {
 		mocha.suite.emit('pre-require', globalThis, 'cloud-agents-suites', mocha);
 		loadSuites();
@@ -204,7 +186,7 @@ export async function runSuites(): Promise<TestReport> {
 		// baseline, so one failure fails one suite's tests, not the suites after it.
 		for (const suite of mocha.suite.suites) {
 			suite.afterAll('restore the baseline for the next suite', async function () {
-				this.timeout(60_000 * slowdown());
+				this.timeout(60_000); // scaled by scaleTimeouts
 				await restoreBaseline(baseline);
 			});
 		}
