@@ -90,12 +90,7 @@ async function deleteAgentQuietly(agentId: string | undefined): Promise<void> {
  * close) titled `title` (the URI path) for the record `key` (the URI query), shown in the active
  * editor, or for Markdown results rendered in the active Markdown preview.
  */
-function assertRecord(
-	doc: vscode.TextDocument | undefined,
-	title: string | RegExp,
-	key: string,
-	shown: 'editor' | 'preview' = 'editor',
-): asserts doc is vscode.TextDocument {
+function assertRecord(doc: vscode.TextDocument | undefined, title: string | RegExp, key: string): asserts doc is vscode.TextDocument {
 	assert.ok(doc, 'the command returned the document');
 	assert.equal(doc.uri.scheme, RECORD_SCHEME);
 	if (typeof title === 'string') {
@@ -106,15 +101,24 @@ function assertRecord(
 	assert.equal(doc.uri.query, key);
 	assert.equal(doc.isUntitled, false, 'not an untitled document');
 	assert.equal(doc.isDirty, false, 'nothing to save');
-	if (shown === 'editor') {
-		assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString(), 'shown in the active editor');
-	} else {
+}
+
+/** Waits until `doc` is shown: in the active editor, or as the active Markdown preview (which the workbench opens a moment after the command, later on a busy machine). */
+async function assertShown(doc: vscode.TextDocument, shown: 'editor' | 'preview' = 'editor'): Promise<void> {
+	const what = (): string => {
 		const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-		assert.ok(
-			tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.includes('markdown.preview'),
-			`shown as a Markdown preview, not ${tab?.label}`,
-		);
-	}
+		if (shown === 'editor') {
+			return vscode.window.activeTextEditor?.document.uri.toString() === doc.uri.toString()
+				? ''
+				: `the active editor is ${tab?.label}`;
+		}
+		return tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.includes('markdown.preview')
+			? ''
+			: `the active tab is ${tab?.label}`;
+	};
+	await waitFor(`the record shown as ${shown === 'editor' ? 'the active editor' : 'a Markdown preview'}`, async () =>
+		what() === '' ? true : undefined,
+	).catch(() => assert.fail(`shown as ${shown === 'editor' ? 'the active editor' : 'a Markdown preview'}: ${what()}`));
 }
 
 /** Closes the editors the tests opened; records are read-only, so none may ask to save. */
@@ -384,7 +388,8 @@ suite('Commands', () => {
 			assert.ok(done?.result);
 			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: done.id });
 			const start = (done.prompt ?? '').slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-			assertRecord(doc, new RegExp(`^/Result — (${agent.name}|${agent.id}): ${start}`), `runs/${agent.id}/${done.id}`, 'preview');
+			assertRecord(doc, new RegExp(`^/Result — (${agent.name}|${agent.id}): ${start}`), `runs/${agent.id}/${done.id}`);
+			await assertShown(doc, 'preview');
 			assert.equal(doc.languageId, 'markdown');
 			const text = doc.getText();
 			assert.ok(text.includes(`## Result\n\n${done.result}\n`), "the document carries the emulator's result text");
@@ -412,13 +417,15 @@ suite('Commands', () => {
 			const title = new RegExp(`^/Result — (${agent.name}|${agent.id}): Hold for the record \\[\\[hold\\]\\]$`);
 			const key = `runs/${agent.id}/${held.id}`;
 			const first = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: held.id });
-			assertRecord(first, title, key, 'preview');
+			assertRecord(first, title, key);
+			await assertShown(first, 'preview');
 			assert.ok(first.getText().includes(`- Status: ${words().run.held}\n`), first.getText());
 
 			await run('cloudAgents.runs.cancel', { agentId: agent.id, runId: held.id });
 			await waitForRunStatus(held.id, ['cancelled']);
 			const second = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: held.id });
-			assertRecord(second, title, key, 'preview');
+			assertRecord(second, title, key);
+			await assertShown(second, 'preview');
 			assert.equal(second, first, 'the same document, updated in place');
 			assert.ok(second.getText().includes(`- Status: ${words().run.cancelled}\n`), second.getText());
 			assert.equal(second.getText().includes(`- Status: ${words().run.held}`), false);
@@ -487,6 +494,7 @@ suite('Commands', () => {
 				artifactId: artifact.id,
 			});
 			assertRecord(doc, 'test-notes.txt', `artifacts/${agent.id}/${artifact.id}`);
+			await assertShown(doc);
 			assert.equal(doc.getText(), content, "the document carries the emulator's content");
 			assert.equal(doc.languageId, 'plaintext');
 
@@ -584,6 +592,7 @@ suite('Commands', () => {
 			assert.ok(runtime);
 			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', { runtimeId: runtime.id });
 			assertRecord(doc, `Runtime ${runtime.display_name}`, `runtimes/${runtime.id}`);
+			await assertShown(doc);
 			assert.equal(doc.languageId, 'json');
 			const record = JSON.parse(doc.getText()) as RuntimeBody;
 			assert.equal(record.id, runtime.id);
