@@ -374,8 +374,8 @@ function withLimit(fn, ms, what) {
 	]).finally(() => clearTimeout(timer));
 }
 
-/** Runs the UI tests whose titles pass `keepTest` against the lane's workbench. */
-async function runUiTests(session, uiTests, keepTest) {
+/** Runs the lane's UI tests (already chosen by title) against its workbench. */
+async function runUiTests(session, uiTests) {
 	const uiResults = [];
 	if (session.report.fatal) {
 		return uiResults;
@@ -386,9 +386,6 @@ async function runUiTests(session, uiTests, keepTest) {
 	for (const t of uiTests) {
 		const mod = await import(pathToFileURL(t.file).href);
 		const uiTest = mod.default;
-		if (!keepTest(uiTest.title)) {
-			continue;
-		}
 		const t0 = Date.now();
 		const notes = [];
 		const note = (line) => {
@@ -601,7 +598,7 @@ async function main() {
 			suites: l.suites,
 		});
 		try {
-			const uiResults = l.ui.length > 0 ? await runUiTests(session, l.ui, () => true) : [];
+			const uiResults = l.ui.length > 0 ? await runUiTests(session, l.ui) : [];
 			session.timings.uiEnded = Date.now();
 			uiResults.push(await checkConsoleErrors(session.consoleCheck, logs, { afterUi: l.ui.length > 0 }));
 			session.timings.ended = Date.now();
