@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { RUN_ID, TOKEN, agent, run } from '../hostile/fixtures';
 import { type HostileServer, errorEnvelope, json, startHostile } from '../hostile/server';
+import { until } from './support/webviewPage';
 import type { UiTest, Workbench } from './support/workbench';
 
 /**
@@ -29,12 +31,24 @@ function userSettingsFile(userDataDir: string): string {
 	return file;
 }
 
+/** The settings file's values, or undefined while it does not parse (a save half done). */
+function readSettings(file: string): unknown {
+	try {
+		return JSON.parse(readFileSync(file, 'utf8'));
+	} catch {
+		return undefined;
+	}
+}
+
 /**
  * Replaces the user settings through the workbench's own JSON editor and saves them (VS Code applies
  * a save at once; a write behind its back may go unnoticed). The text is inserted on one line, so
- * no auto-indent or auto-closing changes it.
+ * no auto-indent or auto-closing changes it. Returns once the file on disk holds `settings`: on a
+ * busy machine the save lands later than the key press, and a write of ours to the file before it
+ * lands is what makes the workbench refuse it ("File Modified Since", a dirty settings.json left
+ * behind for the next test).
  */
-async function writeSettingsInEditor(workbench: Workbench, text: string): Promise<void> {
+async function writeSettingsInEditor(workbench: Workbench, file: string, settings: Record<string, unknown>): Promise<void> {
 	const page = workbench.page;
 	await workbench.runCommand('Preferences: Open User Settings (JSON)');
 	const editor = page.locator('.editor-instance .monaco-editor').first();
@@ -42,9 +56,11 @@ async function writeSettingsInEditor(workbench: Workbench, text: string): Promis
 	await editor.click();
 	await page.keyboard.press('ControlOrMeta+A');
 	await page.keyboard.press('Delete');
-	await page.keyboard.insertText(text);
+	await page.keyboard.insertText(JSON.stringify(settings));
 	await page.keyboard.press('ControlOrMeta+S');
-	await page.waitForTimeout(500);
+	await until(page, 'the user settings saved from the editor', async () =>
+		isDeepStrictEqual(readSettings(file), settings) ? true : undefined,
+	);
 	// This VS Code shows settings.json in a modal editor, which Escape closes ("View: Close Modal Editor").
 	const modal = page.locator('.modal-editor-part');
 	for (let i = 0; i < 5 && (await modal.isVisible().catch(() => false)); i++) {
@@ -115,7 +131,7 @@ const uiTest: UiTest = {
 				},
 			});
 			const settings = JSON.parse(originalSettings) as Record<string, unknown>;
-			await writeSettingsInEditor(workbench, JSON.stringify({ ...settings, 'cloudAgents.apiUrl': server.baseUrl }));
+			await writeSettingsInEditor(workbench, settingsFile, { ...settings, 'cloudAgents.apiUrl': server.baseUrl });
 
 			// No token is stored for the hostile origin: sign in through the palette with any key.
 			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
@@ -212,8 +228,11 @@ const uiTest: UiTest = {
 			assert.deepEqual(problems, [], `what a person would see from the hostile server:\n${problems.join('\n')}`);
 		} finally {
 			await workbench.dismissDialogs();
-			await writeSettingsInEditor(workbench, JSON.stringify(JSON.parse(originalSettings))).catch(() => undefined);
-			if (readFileSync(settingsFile, 'utf8') !== originalSettings) {
+			const original = JSON.parse(originalSettings) as Record<string, unknown>;
+			await writeSettingsInEditor(workbench, settingsFile, original).catch(() => undefined);
+			// Only when the editor could not put them back (it never saved them): a write of the same
+			// values in another layout would race a save still on its way.
+			if (!isDeepStrictEqual(readSettings(settingsFile), original)) {
 				writeFileSync(settingsFile, originalSettings);
 			}
 			await server?.close();
