@@ -256,8 +256,8 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 			'cloudAgents.modelProviders.save',
 			{ uri: doc.uri.toString(), rethrow: true },
 		);
-		assert.equal(refused.saved, false);
-		assert.ok(refused.requestId);
+		assert.equal(refused.saved, false, JSON.stringify(refused));
+		assert.ok(refused.requestId, `the refusal names no request id: ${JSON.stringify(refused)}`);
 		const diagnostics = vscode.languages.getDiagnostics(doc.uri);
 		assert.equal(diagnostics.length, 1, JSON.stringify(diagnostics));
 		assert.match(doc.getText(diagnostics[0]!.range), new RegExp(`^"${endpointKey}": "http://`));
