@@ -42,6 +42,17 @@ interface Entry {
  * `desktop` (`{animated, tight_png}`: the bench's changing full-screen pattern, TightPNG for viewers
  * that list it) and `expire`.
  */
+/**
+ * Why a session's desktop ends now, or undefined while it lasts. The emulator's tick drops a
+ * session from its data once it expired, and on a busy machine that can come before the socket's
+ * own expiry timer: a session gone after its expiry still ended because it expired (4001); one gone
+ * before it was removed (a reset: 4002).
+ */
+export function sessionEndReason(present: boolean, expiresMs: number, now: number): 'session expired' | 'session ended' | undefined {
+	if (expiresMs <= now) return 'session expired';
+	return present ? undefined : 'session ended';
+}
+
 export function attachVncUpgrade(app: FastifyInstance, emu: Emulator, size: { width: number; height: number } = DESKTOP_SIZE): void {
 	const open = new Set<Duplex>();
 	const desktops = new Map<string, Entry>();
@@ -85,8 +96,8 @@ export function attachVncUpgrade(app: FastifyInstance, emu: Emulator, size: { wi
 				infoFor(s.agent_id),
 				() => {
 					const row = sessionOf(s.id);
-					if (!row) return 'session ended';
-					return row.expires_ms <= Date.now() ? 'session expired' : undefined;
+					if (row) created.expiresMs = row.expires_ms;
+					return sessionEndReason(row !== undefined, created.expiresMs, Date.now());
 				},
 				(reason) => endAll(created, reason),
 			),

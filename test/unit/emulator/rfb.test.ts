@@ -10,6 +10,7 @@
 import * as assert from 'node:assert/strict';
 import type { ProfileName } from '../../../emulator/src/profile';
 import type { RunningEmulator } from '../../../emulator/src/server';
+import { sessionEndReason } from '../../../emulator/src/vnc';
 import { NOVNC_FORMAT, RfbClient, type RawRect, UpgradeRefused, WsClient } from '../support/rfbClient';
 import { boot, type Client, until } from './helpers';
 
@@ -452,5 +453,19 @@ suite('emulator: computer-session RFB details (standard)', () => {
 		} finally {
 			v.ws.destroy();
 		}
+	});
+});
+
+suite('emulator: why a computer session ends (vnc.ts sessionEndReason)', () => {
+	test('a session the tick dropped after its expiry ended because it expired (4001), not "ended"', () => {
+		// Beside two CPU-bound processes the emulator's tick dropped the expired session before the
+		// socket's own expiry timer fired, and the desktop closed it as "session ended" (4002).
+		assert.equal(sessionEndReason(false, 1_000, 1_001), 'session expired');
+		assert.equal(sessionEndReason(true, 1_000, 1_000), 'session expired');
+	});
+
+	test('a session removed before its expiry (a reset) ended; one present and valid lasts', () => {
+		assert.equal(sessionEndReason(false, 5_000, 1_000), 'session ended');
+		assert.equal(sessionEndReason(true, 5_000, 1_000), undefined);
 	});
 });
