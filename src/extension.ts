@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { registerCommand } from './views/registry';
-import { LazyFileSystemProvider } from './fs/lazyProvider';
+import { LazyFileSystemProvider } from './workspace/fs/lazyProvider';
 import { Disposable } from './util/lifecycle';
 import { Session } from './auth/session';
-import { RunFollower } from './logs';
+import { RunFollower } from './runFollowing';
 import { registerAuth } from './flows/auth';
 import { CloudAgentViews } from './views';
 import { Connectivity } from './views/connectivity';

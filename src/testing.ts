@@ -22,7 +22,7 @@
 import * as vscode from 'vscode';
 import type { Session } from './auth/session';
 import type { LazyFeatures } from './shell/lazy';
-import type { RunFollower } from './logs';
+import type { RunFollower } from './runFollowing';
 import type { CloudAgentViews } from './views';
 import type { ConnectionStatusSnapshot } from './views/connectivityStatus';
 import type { AnyListDescriptor } from './views/descriptor';

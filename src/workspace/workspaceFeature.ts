@@ -7,13 +7,13 @@
  * retry the service answers). The commands that open, search and walk a workspace
  * (`openWorkspace.ts`, `searchWorkspace.ts`, `goToFile.ts`) work through it; `workspaceCommands.ts`
  * registers them. All of it loads on first use (dist/features.js): activation registers a stand-in
- * for the file system (`src/fs/lazyProvider.ts`) that hands every call to this feature's provider.
+ * for the file system (`src/workspace/fs/lazyProvider.ts`) that hands every call to this feature's provider.
  */
 import * as vscode from 'vscode';
 import type { CloudAgentsClient, EventRecord } from '../api';
 import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
-import { type AvailabilityChange, type InterfaceDiffers, WorkspaceCache } from '../fs/workspaceCache';
-import { WorkspaceFileSystemProvider, agentIdOf } from '../fs/workspaceFs';
+import { type AvailabilityChange, type InterfaceDiffers, WorkspaceCache } from './fs/workspaceCache';
+import { WorkspaceFileSystemProvider, agentIdOf } from './fs/workspaceFs';
 import { CONTEXT_KEYS, FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { notificationText } from '../util/text';
@@ -72,7 +72,7 @@ function largeFileBytes(): number {
 export class WorkspaceFeature extends Disposable {
 	/** What the window knows about agent workspaces (listings, stats, reads in flight). */
 	readonly cache: WorkspaceCache;
-	/** The `cloud-agent:` file system provider (registered through the stand-in: `src/fs/lazyProvider.ts`). */
+	/** The `cloud-agent:` file system provider (registered through the stand-in: `src/workspace/fs/lazyProvider.ts`). */
 	readonly provider: WorkspaceFileSystemProvider;
 	/** Runs seen active per agent (from followed runs' events). */
 	private readonly activeRuns = new Map<string, Set<string>>();

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { encodeAgentAuthority } from '../../../src/fs/agentUri';
+import { encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { FS_SCHEME } from '../../../src/ids';
 import { restoreDevToken, seedAgent, testApi, waitFor } from '../support/cloudAgents';
 import { addFolder, removeFolder } from '../support/folders';

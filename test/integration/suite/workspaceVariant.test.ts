@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { decodeAgentAuthority } from '../../../src/fs/agentUri';
+import { decodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { FS_SCHEME } from '../../../src/ids';
 import { counters, emu, testApi } from '../support/cloudAgents';
 import { devToken } from '../support/env';

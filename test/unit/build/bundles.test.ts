@@ -153,7 +153,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			assert.ok(text('features.js').includes(marker), `features.js lacks ${marker}`);
 			assert.ok(!text('extension.js').includes(marker), `extension.js holds ${marker}`);
 		}
-		// The stand-in (src/fs/lazyProvider.ts): the scheme is registered from activation.
+		// The stand-in (src/workspace/fs/lazyProvider.ts): the scheme is registered from activation.
 		assert.ok(text('extension.js').includes('Cloud Agents could not load its agent workspace file system'));
 		assert.match(text('extension.js'), /registerFileSystemProvider\(/);
 		// Nothing of the workspace is shared from extension.js (which would put it back into activation).

@@ -10,10 +10,10 @@
  * No `vscode` import: the unit tests and the bench drive it in plain Node against the emulator;
  * `workspaceFs.ts` adapts it to `vscode.FileSystemProvider` and maps errors in `errors.ts`.
  */
-import { ApiError, LIMITS, SAFETY, WorkspaceInterfaceError, sleep } from '../api';
-import type { CloudAgentsClient, WorkspaceEntry } from '../api';
-import { hasInvisibleCharacters } from '../util/localName';
-import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from './paths';
+import { ApiError, LIMITS, SAFETY, WorkspaceInterfaceError, sleep } from '../../api';
+import type { CloudAgentsClient, WorkspaceEntry } from '../../api';
+import { hasInvisibleCharacters } from '../../util/localName';
+import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from '../../fs/paths';
 import { type EntryStat, type WorkspaceChange, WorkspaceFsError, WorkspaceUnavailableError } from './workspaceModel';
 import { type TransferHost, transfer } from './workspaceTransfer';
 import { type EntryType, type WalkOptions, type WalkResult, skippingVanished, walkFiles } from './workspaceWalk';
