@@ -130,7 +130,7 @@ class CloudAgentsExtension extends Disposable {
 				{ onUnauthorized },
 			),
 		);
-		for (const d of registerWelcomeProbe({ session, log, agentsView: () => views.viewOf(agentsList) })) {
+		for (const d of registerWelcomeProbe({ session, log, agentsView: () => views.viewOf(agentsList)?.view })) {
 			this.register(d);
 		}
 		// The lists' and features' commands load on first use (src/shell/featureEntry.ts, in
@@ -163,6 +163,8 @@ class CloudAgentsExtension extends Disposable {
 		// Seams for the test harness only (src/testing.ts): nothing is registered outside it.
 		const seams = {
 			views,
+			lists: LIST_DESCRIPTORS,
+			globalState: context.globalState,
 			agents: agentsList,
 			features: this.features,
 			follower: this.runFollower,

@@ -803,13 +803,6 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		}
 	}
 
-	/** Settles once the list has had its first answer when it shows rows as last loaded (at once otherwise). */
-	async answered(): Promise<void> {
-		if (this.cached && !this.root.loaded && this.root.error === undefined) {
-			await this.loadBehindCache();
-		}
-	}
-
 	/** The rows as last loaded with this URL and token (read once after a reset), or undefined. */
 	private cachedRows(): { items: T[]; savedAt: number } | undefined {
 		const cache = this.descriptor.cache;

@@ -7,7 +7,7 @@ import type { ListContext } from '../../../src/views/descriptor';
 import { DescriptorTreeProvider, RecordNode } from '../../../src/views/listTree';
 import type { ListHost } from '../../../src/views/listTree';
 import { ROW_CACHE_KEY, RowCache } from '../../../src/views/rowCache';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { createIdleAgent, emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 import { MemoryMemento, MemorySecrets, silentLog } from '../support/memoryStores';
