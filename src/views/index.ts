@@ -6,11 +6,13 @@ import { singleLine } from '../util/text';
 import { Connectivity } from './connectivity';
 import type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
 import { GroupedTreeProvider } from './groupTree';
-import { DescriptorTreeProvider, RecordNode } from './listTree';
+import { DescriptorTreeProvider } from './listTree';
+import { RecordNode } from './rows';
 import type { ListHost } from './listTree';
 import type { RowCache } from './rowCache';
 
-export { DescriptorTreeProvider, RecordNode, pageSize } from './listTree';
+export { DescriptorTreeProvider, pageSize } from './listTree';
+export { RecordNode } from './rows';
 export type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
 export type { Action, ActionKit, RecordAction, ResourceAction, ResourceActions, Services } from './actions';
 
