@@ -14,7 +14,7 @@ import { DEFAULT_COMPARE_LIMITS } from '../compare/engine';
 import { agentPathOf, assertSafeLocalWrite, localPathOf } from '../compare/paths';
 import { AgentChangedError, sendToAgent } from '../compare/send';
 import type { CompareResult, Difference } from '../compare/types';
-import { agentIdOf, parseWorkspaceUri } from '../fs/workspaceFs';
+import { agentIdOf, parseWorkspaceUri } from '../workspace/fs/workspaceFs';
 import { FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { notificationText, singleLine } from '../util/text';

@@ -9,7 +9,7 @@ import { compareFolders } from '../compare/engine';
 import { IgnoreRules } from '../compare/ignore';
 import { agentPathOf, hashAgentFile, hashLocalFile, localPathOf } from '../compare/paths';
 import type { Baseline, CompareMode, CompareResult, Difference } from '../compare/types';
-import { workspaceUri } from '../fs/workspaceFs';
+import { workspaceUri } from '../workspace/fs/workspaceFs';
 import { Disposable } from '../util/lifecycle';
 import { singleLine } from '../util/text';
 import type { AgentLink, LinkStore } from './linkStore';

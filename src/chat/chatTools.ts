@@ -34,7 +34,7 @@ import { describeError, isCancellation } from '../util/errors';
 import { singleLine } from '../util/text';
 import type { ActionSession } from '../views/actions';
 import { toAbortSignal, validationMessage } from '../views/ui';
-import { usableMatches } from '../fs/searchMatches';
+import { usableMatches } from '../workspace/fs/searchMatches';
 import type { ToolHandlers } from './lazyTools';
 import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from './toolText';
 

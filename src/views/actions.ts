@@ -7,8 +7,8 @@
 import type * as vscode from 'vscode';
 import type { CloudAgentsClient, NetworkSettings } from '../api';
 import type { CommandId } from '../ids';
-import type { RunFollower } from '../logs';
-import type { RunNameHint } from '../logs';
+import type { RunFollower } from '../runFollowing';
+import type { RunNameHint } from '../runFollowing';
 import type { UnauthorizedHandler } from '../util/errors';
 import type { ListDescriptor } from './descriptor';
 import type { ImageDocuments } from './imageDocuments';

@@ -3,7 +3,7 @@ import type { ResolveOptions } from './actions';
 import type { ListDescriptor } from './descriptor';
 import { joinParts } from './format';
 import type { CloudAgentViews } from './index';
-import { RecordNode } from './listTree';
+import { RecordNode } from './rows';
 import { argString, pickItem, pickWhenLoaded } from './ui';
 
 /** What the resolver needs: the views (their loaded rows, the selection, the descriptors' context) and globalState. */

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { baseName, normalizeWorkspacePath, parentPath } from '../fs/paths';
-import { WALK_LIMITS } from '../fs/workspaceCache';
+import { WALK_LIMITS } from './fs/workspaceCache';
 import type { WorkspaceFeature } from './workspaceFeature';
 
 /** One file in the "Go to File" pick. */

@@ -4,11 +4,11 @@
  * (the argument, the window's agent workspace, or a pick) and hands over to the workspace feature
  * (`src/workspace/`), which owns the `cloud-agent:` file system and the flows. Loaded on first use
  * with the other commands (src/shell/featureEntry.ts): the first command, or the first call of
- * VS Code to the `cloud-agent:` file system (src/fs/lazyProvider.ts), creates them.
+ * VS Code to the `cloud-agent:` file system (src/workspace/fs/lazyProvider.ts), creates them.
  */
 import * as vscode from 'vscode';
 import type { Agent } from '../api';
-import { agentIdOf } from '../fs/workspaceFs';
+import { agentIdOf } from './fs/workspaceFs';
 import { Disposable } from '../util/lifecycle';
 import { type UnauthorizedHandler, showApiError } from '../util/errors';
 import { goToWorkspaceFile, openWalkedFile } from './goToFile';

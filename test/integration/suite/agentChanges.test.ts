@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import type { Difference } from '../../../src/compare/types';
-import { parseWorkspaceUri, workspaceUri } from '../../../src/fs/workspaceFs';
+import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 

@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import { AGENT_ID, agent, run, workspaceEntry } from '../../hostile/fixtures';
 import { type HostileServer, json, sseFrame, sseStart } from '../../hostile/server';
-import { workspaceRoutes } from '../../unit/fs/hostileWorkspace';
+import { workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
 import { testApi } from '../support/cloudAgents';
 import { type HostileSession, useHostileServer } from '../support/hostile';
 

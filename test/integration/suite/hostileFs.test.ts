@@ -9,10 +9,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { parseWorkspaceUri, workspaceUri } from '../../../src/fs/workspaceFs';
+import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { AGENT_ID, agent, artifact } from '../../hostile/fixtures';
 import { type HostileServer, type RouteHandler, json } from '../../hostile/server';
-import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from '../../unit/fs/hostileWorkspace';
+import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
 import { testApi } from '../support/cloudAgents';
 import { type HostileSession, useHostileServer } from '../support/hostile';
 

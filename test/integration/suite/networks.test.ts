@@ -13,7 +13,7 @@ import * as assert from 'node:assert/strict';
 import * as tls from 'node:tls';
 import { Agent, request } from 'undici';
 import * as vscode from 'vscode';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { FS_SCHEME } from '../../../src/ids';
 import { startProxy, type TestProxy } from '../../support/proxy';

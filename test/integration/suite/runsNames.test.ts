@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { EXTENSION_ID } from '../../../src/ids';
 import { GITHUB_API_URL_ENV } from '../../../src/testing';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { encodeAgentAuthority } from '../../../src/fs/agentUri';
+import { encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { EXTENSION_ID, FS_SCHEME } from '../../../src/ids';
 import { devToken, emulatorUrl } from '../support/env';
 

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { SAFETY } from '../../../src/api';
-import { RunEventStore, localIdName } from '../../../src/logs/runStore';
+import { RunEventStore, localIdName } from '../../../src/runFollowing/runStore';
 import { LocalPathEscapeError, resolveInside, resolveInsidePosix, safeFileName } from '../../../src/util/localName';
 
 /** True when `file` lies strictly inside `folder`. */

@@ -3,8 +3,8 @@
  * VS Code shows these itself (Explorer, editor, save), so the provider never shows pop-ups.
  */
 import * as vscode from 'vscode';
-import { ApiError, ValidationError, WorkspaceInterfaceError } from '../api';
-import { WorkspacePathError } from './paths';
+import { ApiError, ValidationError, WorkspaceInterfaceError } from '../../api';
+import { WorkspacePathError } from '../../fs/paths';
 import { WorkspaceFsError } from './workspaceCache';
 
 /** What the provider was doing; decides what a 409 Conflict means. */

@@ -3,9 +3,9 @@
  * what of it the user gets to open.
  */
 import assert from 'node:assert/strict';
-import { LIMITS } from '../../../src/api';
-import type { WorkspaceSearchMatch } from '../../../src/api';
-import { usableMatch, usableMatches } from '../../../src/fs/searchMatches';
+import { LIMITS } from '../../../../src/api';
+import type { WorkspaceSearchMatch } from '../../../../src/api';
+import { usableMatch, usableMatches } from '../../../../src/workspace/fs/searchMatches';
 
 const match = (overrides: Record<string, unknown>): WorkspaceSearchMatch => ({
 	path: 'src/a.ts',

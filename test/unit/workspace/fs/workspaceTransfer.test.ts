@@ -4,9 +4,9 @@
  * with another size).
  */
 import assert from 'node:assert/strict';
-import { WorkspaceFsError } from '../../../src/fs/workspaceModel';
-import { type TransferHost, transfer } from '../../../src/fs/workspaceTransfer';
-import type { EntryType } from '../../../src/fs/workspaceWalk';
+import { WorkspaceFsError } from '../../../../src/workspace/fs/workspaceModel';
+import { type TransferHost, transfer } from '../../../../src/workspace/fs/workspaceTransfer';
+import type { EntryType } from '../../../../src/workspace/fs/workspaceWalk';
 
 /** A flat map of files (folders implied by paths); `shortBy` makes the service report copies smaller. */
 function memoryHost(

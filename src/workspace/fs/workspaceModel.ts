@@ -3,6 +3,7 @@
  * themselves, and the changes they report. No `vscode` import (`errors.ts` maps the failures to
  * `FileSystemError`s).
  */
+import { ApiError, WorkspaceInterfaceError } from '../../api';
 
 /** Kind of a workspace entry. */
 export type EntryType = 'file' | 'directory';
@@ -57,4 +58,61 @@ export interface WorkspaceChange {
 	type: 'created' | 'changed' | 'deleted';
 	agentId: string;
 	path: string;
+}
+
+/** An agent's workspace became unavailable (`error` says why) or is back (`error` undefined). */
+export interface AvailabilityChange {
+	agentId: string;
+	error: WorkspaceUnavailableError | undefined;
+}
+
+/** The server rejected or misread our workspace operation for an agent (fired once until `retryInterface`). */
+export interface InterfaceDiffers {
+	agentId: string;
+	error: WorkspaceInterfaceError;
+}
+
+/** A file read refused because it is over the large-file threshold and was not approved. */
+export interface LargeFileRefusal {
+	agentId: string;
+	path: string;
+	size: number;
+	limit: number;
+}
+
+/**
+ * An `Unavailable` error saying why, for a failure that means the service (at `host`) cannot be
+ * used now; else undefined.
+ */
+export function unavailableFrom(err: unknown, path: string, host: string): WorkspaceUnavailableError | undefined {
+	if (!(err instanceof ApiError) || err instanceof WorkspaceInterfaceError) {
+		return undefined;
+	}
+	const detail = `${err.message} [${err.code}${err.requestId ? `, request ${err.requestId}` : ''}]`;
+	const cause = { cause: err };
+	if (err.status === 0) {
+		return new WorkspaceUnavailableError(
+			'unreachable',
+			path,
+			`The Cloud Agents service cannot be reached at ${host} (${err.message}). The folder comes back by itself once the service answers; check the cloudAgents.apiUrl setting and your connection.`,
+			cause,
+		);
+	}
+	if (err.status === 401) {
+		return new WorkspaceUnavailableError(
+			'unauthenticated',
+			path,
+			`Cloud Agents at ${host} did not accept the sign-in (${detail}): sign in again to see this agent's files.`,
+			cause,
+		);
+	}
+	if (err.isRetryable || err.status >= 500) {
+		return new WorkspaceUnavailableError(
+			'failing',
+			path,
+			`The Cloud Agents service at ${host} is unavailable (${detail}). The folder comes back by itself once the service answers.`,
+			cause,
+		);
+	}
+	return undefined;
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { ApiError, CloudAgentsClient, NetworkError, SAFETY } from '../../../src/api';
 import type { EventRecord } from '../../../src/api';
-import { readRunEvents } from '../../../src/logs/runEvents';
+import { readRunEvents } from '../../../src/runFollowing/runEvents';
 import { AGENT_ID, RUN_ID, TOKEN, run } from '../../hostile/fixtures';
 import { type HostileServer, type Scenario, json, sseFrame, sseStart, startHostile } from '../../hostile/server';
 

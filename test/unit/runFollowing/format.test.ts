@@ -9,7 +9,7 @@ import {
 	runTitle,
 	shortRunId,
 	stripAnsi,
-} from '../../../src/logs/format';
+} from '../../../src/runFollowing/format';
 
 suite('Run event formatting', () => {
 	const at = '2026-01-02T03:04:05.006Z';

@@ -7,8 +7,8 @@
  * folder at once); the cache, the transfers and the workspace commands need not be.
  */
 import * as vscode from 'vscode';
-import { Disposable } from '../util/lifecycle';
-import { describeError } from '../util/errors';
+import { Disposable } from '../../util/lifecycle';
+import { describeError } from '../../util/errors';
 
 /** Where the stand-in writes why loading the real provider failed. */
 export interface LazyProviderLog {

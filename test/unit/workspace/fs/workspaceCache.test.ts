@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
-import type { CloudAgentsClient } from '../../../src/api';
-import { ApiError } from '../../../src/api';
-import { WorkspacePathError } from '../../../src/fs/paths';
-import { WorkspaceCache, WorkspaceFsError } from '../../../src/fs/workspaceCache';
-import type { WorkspaceChange } from '../../../src/fs/workspaceCache';
-import { CLIENT_PROFILES, RUN_VARIANT_PENDING, isVariant, startWorkspaceEmulator } from '../support/emulator';
-import type { TestEmulator } from '../support/emulator';
+import type { CloudAgentsClient } from '../../../../src/api';
+import { ApiError } from '../../../../src/api';
+import { WorkspacePathError } from '../../../../src/fs/paths';
+import { WorkspaceCache, WorkspaceFsError } from '../../../../src/workspace/fs/workspaceCache';
+import type { WorkspaceChange } from '../../../../src/workspace/fs/workspaceCache';
+import { CLIENT_PROFILES, RUN_VARIANT_PENDING, isVariant, startWorkspaceEmulator } from '../../support/emulator';
+import type { TestEmulator } from '../../support/emulator';
 
 const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64');
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');

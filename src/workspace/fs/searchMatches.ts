@@ -3,9 +3,9 @@
  * positions from 1, text previews) and cut to the documented maximum. No `vscode` import, so the
  * unit tests check it on its own.
  */
-import { LIMITS } from '../api';
-import type { WorkspaceSearchMatch, WorkspaceSearchResult } from '../api';
-import { normalizeWorkspacePath } from './paths';
+import { LIMITS } from '../../api';
+import type { WorkspaceSearchMatch, WorkspaceSearchResult } from '../../api';
+import { normalizeWorkspacePath } from '../../fs/paths';
 
 /** One match the pick can open: a normalised workspace path, 1-based line and column, a preview. */
 export interface UsableMatch {

@@ -10,30 +10,47 @@
  * No `vscode` import: the unit tests and the bench drive it in plain Node against the emulator;
  * `workspaceFs.ts` adapts it to `vscode.FileSystemProvider` and maps errors in `errors.ts`.
  */
-import { ApiError, LIMITS, SAFETY, WorkspaceInterfaceError, sleep } from '../api';
-import type { CloudAgentsClient, WorkspaceEntry } from '../api';
-import { hasInvisibleCharacters } from '../util/localName';
-import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from './paths';
-import { type EntryStat, type WorkspaceChange, WorkspaceFsError, WorkspaceUnavailableError } from './workspaceModel';
+import { ApiError, LIMITS, WorkspaceInterfaceError, sleep } from '../../api';
+import type { WorkspaceEntry } from '../../api';
+import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from '../../fs/paths';
+import { DEFAULTS, type WorkspaceApi, type WorkspaceCacheOptions } from './cacheOptions';
+import {
+	AgentCache,
+	type Listing,
+	type ReadResult,
+	type ServiceStat,
+	type Shown,
+	count,
+	entryNameProblem,
+	entryType,
+	statOf,
+} from './agentCache';
+import {
+	type AvailabilityChange,
+	type EntryStat,
+	type InterfaceDiffers,
+	type LargeFileRefusal,
+	type WorkspaceChange,
+	WorkspaceFsError,
+	WorkspaceUnavailableError,
+	unavailableFrom,
+} from './workspaceModel';
 import { type TransferHost, transfer } from './workspaceTransfer';
 import { type EntryType, type WalkOptions, type WalkResult, skippingVanished, walkFiles } from './workspaceWalk';
 
-export type { EntryStat, UnavailableReason, WorkspaceChange, WorkspaceFsErrorCode } from './workspaceModel';
+export type {
+	AvailabilityChange,
+	EntryStat,
+	InterfaceDiffers,
+	LargeFileRefusal,
+	UnavailableReason,
+	WorkspaceChange,
+	WorkspaceFsErrorCode,
+} from './workspaceModel';
 export { WorkspaceFsError, WorkspaceUnavailableError } from './workspaceModel';
 export type { EntryType, WalkOptions, WalkResult } from './workspaceWalk';
 export { WALK_LIMITS, WalkLimitError } from './workspaceWalk';
-
-/** The client methods this layer uses (a real `CloudAgentsClient` fits). */
-export type WorkspaceApi = Pick<
-	CloudAgentsClient,
-	'listWorkspaceAll' | 'statWorkspace' | 'readWorkspaceFile' | 'readWorkspaceFileRest' | 'writeWorkspaceFile' | 'deleteWorkspacePath'
->;
-
-/** The server rejected or misread our workspace operation for an agent (fired once until `retryInterface`). */
-export interface InterfaceDiffers {
-	agentId: string;
-	error: WorkspaceInterfaceError;
-}
+export type { WorkspaceApi, WorkspaceCacheOptions } from './cacheOptions';
 
 /**
  * True for the paths VS Code and its extensions probe in every folder it opens: dot-folders and
@@ -44,169 +61,6 @@ export interface InterfaceDiffers {
 export function isConfigProbe(path: string): boolean {
 	const first = path.replace(/^\/+/, '').split('/')[0] ?? '';
 	return first.length > 1 && first.startsWith('.') && first !== '..';
-}
-
-/** A file read refused because it is over the large-file threshold and was not approved. */
-export interface LargeFileRefusal {
-	agentId: string;
-	path: string;
-	size: number;
-	limit: number;
-}
-
-/** Tuning of the cache; the defaults keep VS Code's call patterns at the request floors. */
-export interface WorkspaceCacheOptions {
-	/** A listing answers `stat` of folders and "not found" for missing names this long (default 30 s). */
-	listTtlMs?: number;
-	/** `readDirectory` reuses a listing this recent instead of asking again (default 2 s). */
-	listReuseMs?: number;
-	/**
-	 * A file's size and mtime learned from a listing, read, stat or write answer its `stat` this
-	 * long (default 1 s); after that `stat` asks the service, so a save sees the agent's changes.
-	 */
-	fileFreshMs?: number;
-	/** A `stat` that must ask waits this long for a `readFile` of the same file to start, and shares it (default 25 ms). */
-	coalesceMs?: number;
-	/** Bytes per read request (1 to 1,048,576; default the maximum). */
-	chunkLength?: number;
-	/** Files larger than this many bytes are read only once approved (default 16 MiB). */
-	largeFileBytes?: () => number;
-	/** Clock (tests). */
-	now?: () => number;
-	/** Where dropped listing entries are reported (once per folder): the extension's log. */
-	log?: { warn(message: string): void };
-	/**
-	 * False while no one is signed in: then every operation fails with `Unavailable` ("Signed out
-	 * of Cloud Agents…") and sends nothing. Default: always signed in.
-	 */
-	signedIn?: () => boolean;
-	/** The service's `host[:port]`, named in the messages of `Unavailable` errors. Default: "the configured API URL". */
-	serviceHost?: () => string;
-}
-
-/** An agent's workspace became unavailable (`error` says why) or is back (`error` undefined). */
-export interface AvailabilityChange {
-	agentId: string;
-	error: WorkspaceUnavailableError | undefined;
-}
-
-interface Known {
-	stat: EntryStat;
-	/** When the service last confirmed it. */
-	at: number;
-}
-
-interface Listing {
-	names: Set<string>;
-	at: number;
-}
-
-/** What `stat` last answered for a file: the service's size and mtime, and the mtime shown for them. */
-interface Shown {
-	size: number;
-	/** The service's mtime, or undefined when it sent none. */
-	serviceMtime: number | undefined;
-	/** The mtime `stat` reported (never lower than any reported before for this path). */
-	mtime: number;
-	/** The version (reported mtime and size) VS Code last read or wrote: what an editor holds. */
-	opened?: { mtime: number; size: number };
-}
-
-interface ReadResult {
-	content: Uint8Array;
-	stat: EntryStat;
-}
-
-/** Per-agent state. */
-class AgentCache {
-	readonly known = new Map<string, Known>();
-	readonly listings = new Map<string, Listing>();
-	/** Folders created in VS Code that hold no file yet (path → creation time). */
-	readonly virtualDirs = new Map<string, number>();
-	readonly listing = new Map<string, Promise<Array<[string, EntryType]>>>();
-	readonly reads = new Map<string, Promise<ReadResult>>();
-	readonly approvedLarge = new Set<string>();
-	/** Folders whose listings had entries dropped, already logged. */
-	readonly reportedFolders = new Set<string>();
-	rootMtime = 0;
-	/** Set when the server rejected or misread a workspace operation: no list, stat or read is sent until `retryInterface`. */
-	interfaceError: WorkspaceInterfaceError | undefined;
-
-	constructor(
-		/**
-		 * Per file: what `stat` last reported. Outlives this cache (`clear`) and forgetting the file,
-		 * so the mtime reported for a path only grows while VS Code may hold it in an editor.
-		 */
-		readonly shown: Map<string, Shown>,
-	) {}
-	/** Drops everything at or below `path`. */
-	forgetBelow(path: string): void {
-		for (const map of [this.known, this.listings, this.virtualDirs] as Array<Map<string, unknown>>) {
-			for (const key of [...map.keys()]) {
-				if (key !== '' && isSameOrBelow(key, path)) {
-					map.delete(key);
-				}
-			}
-		}
-		if (path === '') {
-			this.listings.delete('');
-		}
-	}
-}
-
-const DEFAULTS = {
-	listTtlMs: 30_000,
-	listReuseMs: 2_000,
-	fileFreshMs: 1_000,
-	coalesceMs: 25,
-	chunkLength: LIMITS.workspaceReadLength.max,
-};
-
-function entryType(e: WorkspaceEntry): EntryType {
-	return e.type === 'directory' ? 'directory' : 'file';
-}
-
-/** A non-negative safe integer from the server, else undefined. */
-function count(value: unknown): number | undefined {
-	return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-}
-
-/** What the service said about an entry, its numbers checked (`mtime` undefined when it sent none usable). */
-interface ServiceStat {
-	type: EntryType;
-	size: number;
-	mtime: number | undefined;
-}
-
-function statOf(e: { type?: unknown; size?: unknown; mtime_unix_ms?: unknown }): ServiceStat {
-	return {
-		type: e.type === 'directory' ? 'directory' : 'file',
-		size: count(e.size) ?? 0,
-		mtime: count(e.mtime_unix_ms),
-	};
-}
-
-/** Why a listing entry is dropped, or undefined for a usable name. */
-export function entryNameProblem(name: unknown, seen: ReadonlySet<string>): string | undefined {
-	if (typeof name !== 'string' || name === '') {
-		return 'empty';
-	}
-	if (name === '.' || name === '..') {
-		return `"${name}"`;
-	}
-	if (name.includes('/') || name.includes('\\')) {
-		return 'a path separator';
-	}
-	if (name.length > SAFETY.entryNameMaxChars) {
-		return `longer than ${SAFETY.entryNameMaxChars} characters`;
-	}
-	if (hasInvisibleCharacters(name)) {
-		return 'control or invisible characters';
-	}
-	if (seen.has(name)) {
-		return 'a duplicate';
-	}
-	return undefined;
 }
 
 function isStatus(err: unknown, status: number): boolean {
@@ -392,7 +246,7 @@ export class WorkspaceCache {
 		try {
 			result = await fn(this.getApi());
 		} catch (err) {
-			const unavailable = this.unavailableFrom(err, path);
+			const unavailable = unavailableFrom(err, path, this.serviceHost());
 			if (unavailable) {
 				throw unavailable;
 			}
@@ -410,41 +264,6 @@ export class WorkspaceCache {
 		return this.signedIn()
 			? undefined
 			: new WorkspaceUnavailableError('signedOut', path, "Signed out of Cloud Agents: sign in to see this agent's files.");
-	}
-
-	/** An `Unavailable` error saying why, for a failure that means the service cannot be used now; else undefined. */
-	private unavailableFrom(err: unknown, path: string): WorkspaceUnavailableError | undefined {
-		if (!(err instanceof ApiError) || err instanceof WorkspaceInterfaceError) {
-			return undefined;
-		}
-		const host = this.serviceHost();
-		const detail = `${err.message} [${err.code}${err.requestId ? `, request ${err.requestId}` : ''}]`;
-		const cause = { cause: err };
-		if (err.status === 0) {
-			return new WorkspaceUnavailableError(
-				'unreachable',
-				path,
-				`The Cloud Agents service cannot be reached at ${host} (${err.message}). The folder comes back by itself once the service answers; check the cloudAgents.apiUrl setting and your connection.`,
-				cause,
-			);
-		}
-		if (err.status === 401) {
-			return new WorkspaceUnavailableError(
-				'unauthenticated',
-				path,
-				`Cloud Agents at ${host} did not accept the sign-in (${detail}): sign in again to see this agent's files.`,
-				cause,
-			);
-		}
-		if (err.isRetryable || err.status >= 500) {
-			return new WorkspaceUnavailableError(
-				'failing',
-				path,
-				`The Cloud Agents service at ${host} is unavailable (${detail}). The folder comes back by itself once the service answers.`,
-				cause,
-			);
-		}
-		return undefined;
 	}
 
 	/**

@@ -7,7 +7,7 @@
  * escaping. Old links that carried the id as is (`cloud-agent://<uuid>.<harness>/…`) still decode,
  * as the id they spell. No `vscode` import: unit tests load it in Node.
  */
-import { checkAgentId } from '../api/validation';
+import { checkAgentId } from '../../api/validation';
 
 /** What starts an encoded authority (cannot start an old one: those start with a UUID). */
 export const AGENT_AUTHORITY_PREFIX = 'agent-';

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { AGENT_AUTHORITY_PREFIX, decodeAgentAuthority, encodeAgentAuthority } from '../../../src/fs/agentUri';
+import { AGENT_AUTHORITY_PREFIX, decodeAgentAuthority, encodeAgentAuthority } from '../../../../src/workspace/fs/agentUri';
 
 /** What VS Code does to an authority when it turns a URI into text (`Uri.toString()`) and back. */
 const vscodeRoundTrip = (authority: string): string => authority.toLowerCase();

@@ -1,14 +1,14 @@
 import * as assert from 'node:assert/strict';
-import { CloudAgentsClient } from '../../../src/api';
+import { CloudAgentsClient } from '../../../../src/api';
 import {
 	type AvailabilityChange,
 	type WorkspaceChange,
 	WorkspaceCache,
 	WorkspaceFsError,
 	WorkspaceUnavailableError,
-} from '../../../src/fs/workspaceCache';
-import { clientOfDeadPort, startWorkspaceEmulator } from '../support/emulator';
-import type { TestEmulator } from '../support/emulator';
+} from '../../../../src/workspace/fs/workspaceCache';
+import { clientOfDeadPort, startWorkspaceEmulator } from '../../support/emulator';
+import type { TestEmulator } from '../../support/emulator';
 
 const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
 

@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { CloudAgentsClient, SAFETY } from '../../../src/api';
-import { WorkspaceCache, WorkspaceFsError } from '../../../src/fs/workspaceCache';
-import type { WorkspaceChange } from '../../../src/fs/workspaceCache';
-import { AGENT_ID, TOKEN } from '../../hostile/fixtures';
-import { type HostileServer, startHostile } from '../../hostile/server';
+import { CloudAgentsClient, SAFETY } from '../../../../src/api';
+import { WorkspaceCache, WorkspaceFsError } from '../../../../src/workspace/fs/workspaceCache';
+import type { WorkspaceChange } from '../../../../src/workspace/fs/workspaceCache';
+import { AGENT_ID, TOKEN } from '../../../hostile/fixtures';
+import { type HostileServer, startHostile } from '../../../hostile/server';
 import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from './hostileWorkspace';
 
 const MTIME = 1_760_000_000_000;

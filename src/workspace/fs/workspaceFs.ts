@@ -5,8 +5,8 @@
  * `toFileSystemError`; the provider shows no UI.
  */
 import * as vscode from 'vscode';
-import { FS_SCHEME } from '../ids';
-import { Disposable } from '../util/lifecycle';
+import { FS_SCHEME } from '../../ids';
+import { Disposable } from '../../util/lifecycle';
 import { decodeAgentAuthority, encodeAgentAuthority } from './agentUri';
 import { type FsOperation, toFileSystemError } from './errors';
 import type { EntryStat, WorkspaceCache, WorkspaceChange } from './workspaceCache';

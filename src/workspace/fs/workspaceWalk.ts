@@ -7,8 +7,8 @@
  * No `vscode` import and no state: the cache passes its `readDirectory` in as `list`
  * (through `skippingVanished` for the walk).
  */
-import { ApiError, SAFETY } from '../api';
-import { joinPath } from './paths';
+import { ApiError, SAFETY } from '../../api';
+import { joinPath } from '../../fs/paths';
 import { WorkspaceFsError } from './workspaceModel';
 import type { EntryType } from './workspaceModel';
 

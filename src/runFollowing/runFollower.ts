@@ -271,11 +271,6 @@ export class RunFollower extends Disposable {
 		this.statusItem.hide();
 	}
 
-	/** The event file of a run (for diagnostics and tests). */
-	eventFile(agentId: string, runId: string): string {
-		return this.store.fileOf(agentId, runId);
-	}
-
 	/** The events stored on disk for a run. */
 	async storedEvents(agentId: string, runId: string): Promise<EventRecord[]> {
 		await this.store.flushed();

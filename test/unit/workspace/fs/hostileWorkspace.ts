@@ -4,7 +4,7 @@
  * sane service would. Shared by the unit tests and the in-VS-Code hostile suite (node:* only).
  */
 import type { ServerResponse } from 'node:http';
-import { type RouteHandler, errorEnvelope, json } from '../../hostile/server';
+import { type RouteHandler, errorEnvelope, json } from '../../../hostile/server';
 
 /** A raw listing entry, exactly as the server will send it. */
 export type RawEntry = Record<string, unknown>;
