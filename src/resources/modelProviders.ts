@@ -3,7 +3,7 @@ import { ApiError, SAFETY, SECRET_MASK, isJsonObject, providerConfiguration, rea
 import type { FieldError, ProviderInfo } from '../api';
 import { describeError } from '../util/errors';
 import { PROVIDER_SCHEME } from '../ids';
-import { jsonSyntaxError, lineColumn, locate, parseFieldPath } from '../util/jsonLocate';
+import { jsonSyntaxError, lineColumn, locate, parseFieldPath } from '../util/jsonFields';
 import { contextToken, iconSafe, notificationText, plainText, singleLine } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListContext, ListDescriptor } from '../views/descriptor';
