@@ -45,7 +45,7 @@ export { RunEventStream } from './sse';
 export type { StreamOutageEvent, StreamReconnectOptions } from './sse';
 export type { Clock, ClockTimer, SleepWatchOptions, WaitOutcome, WakeEvent } from './clock';
 export { SLEEP_JUMP_MS, sleptDuring, systemClock } from './clock';
-export { ARTIFACT_NAME, isJsonObject, isSafeId, utf8Length } from './validation';
+export { ARTIFACT_NAME, isJsonObject, isSafeId, membersOf, utf8Length } from './validation';
 export { type StoredField, restoreRecord, storeRecord } from './stored';
 export { LIMITS, SAFETY } from './limits';
 export { abortError, clamp, sleep, sleepUntilAborted, throwIfAborted } from './async';

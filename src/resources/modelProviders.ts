@@ -104,7 +104,7 @@ interface DocumentProblem {
 
 /** The JSON type of a value in words. */
 function jsonType(v: unknown): string {
-	return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v;
+	return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
 }
 
 /** Members whose value is a URL, in any of the spellings the service uses. */
