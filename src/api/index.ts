@@ -37,6 +37,7 @@ export type { ApiErrorCode } from './errors';
 export type { Logger } from './logger';
 export { redactHeaders, scrub } from './logger';
 export type { RetryOptions } from './retry';
+export { backoffDelay } from './retry';
 export type { Timeouts } from './http';
 export { NetworkError, ProxyError } from './http';
 // Only the types: a value exported here would put a loader of dist/client.js into activation's bundle.
