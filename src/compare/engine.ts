@@ -18,6 +18,7 @@ import {
 	readTimeMember,
 } from '../api';
 import { throwIfAborted } from '../api/async';
+import { forEachLimited } from '../util/concurrency';
 import type { IgnoreRules } from './ignore';
 import type { LocalAnswer } from './compareWorker';
 import { LocalSide } from './localSide';
@@ -115,24 +116,6 @@ async function localState(localRoot: string, rel: string): Promise<LocalState> {
 		}
 		throw err;
 	}
-}
-
-/** Runs `work` over `items` with at most `limit` at once; stops at the first error. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-	let next = 0;
-	let failed = false;
-	const worker = async (): Promise<void> => {
-		while (!failed && next < items.length) {
-			const item = items[next++]!;
-			try {
-				await work(item);
-			} catch (err) {
-				failed = true;
-				throw err;
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 
 /** Local jobs posted to the comparison's worker at once. */
@@ -490,7 +473,7 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 				}
 				finished();
 			});
-			await pool(reads, limits.concurrency, compareRead);
+			await forEachLimited(reads, limits.concurrency, compareRead);
 		}
 	} finally {
 		await localSide.close();
