@@ -4,13 +4,14 @@
  * symlinked component) before anything is written there. Plain Node, no `vscode`.
  */
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
-import { constants as fsConstants } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { promisify } from 'node:util';
-import { ApiError, type CloudAgentsClient, SAFETY } from '../api';
-import { abortError, throwIfAborted } from '../api/async';
+// The modules themselves, not src/api/index.ts: the comparison's worker bundle (via fileRead.ts) takes
+// UnsafePathError from here and must not bring in the HTTP client.
+import type { CloudAgentsClient } from '../api/client';
+import { ApiError } from '../api/errors';
+import { SAFETY } from '../api/limits';
+import { throwIfAborted } from '../api/async';
 import { InvalidResponseError } from '../api/decode';
 import { checkWorkspacePath } from '../api/validation';
 
@@ -133,111 +134,6 @@ export async function assertSafeLocalWrite(localRoot: string, rel: string): Prom
 		throw new UnsafePathError(rel, 'resolves outside the local folder');
 	}
 	return abs;
-}
-
-/** Local files up to this size are hashed from one read; larger ones are streamed. */
-const SMALL_FILE_BYTES = 64 * 1024;
-
-// The callback forms of open/fstat/read/close: for thousands of small files they cost about half the
-// CPU of fs/promises' FileHandle (measured: 5,000 files of 256 bytes, 8 at once, 0.4 s against 0.8 s).
-const fdOpen = promisify(fs.open);
-const fdStat = promisify(fs.fstat);
-const fdRead = promisify(fs.read);
-const fdClose = promisify(fs.close);
-
-/**
- * Opens a local file for reading without following a symbolic link (O_NOFOLLOW: a link is refused
- * by the open itself, so no lstat comes first), without blocking on a FIFO (O_NONBLOCK), and checks
- * on the open descriptor that it is a regular file. Where the platform has no O_NOFOLLOW (Windows),
- * an lstat comes first. Resolves with the descriptor (the caller closes it) and the file's size.
- */
-async function openRegularFile(abs: string): Promise<{ fd: number; size: number }> {
-	const noFollow = fsConstants.O_NOFOLLOW;
-	if (noFollow === undefined) {
-		const st = await lstat(abs);
-		if (!st.isFile()) {
-			throw new UnsafePathError(abs, st.isSymbolicLink() ? 'a symbolic link (not followed)' : 'not a regular file');
-		}
-	}
-	let fd: number;
-	try {
-		fd = await fdOpen(abs, fsConstants.O_RDONLY | (noFollow ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
-	} catch (err) {
-		if ((err as { code?: unknown } | null)?.code === 'ELOOP') {
-			throw new UnsafePathError(abs, 'a symbolic link (not followed)');
-		}
-		throw err;
-	}
-	let st: fs.Stats;
-	try {
-		st = await fdStat(fd);
-	} catch (err) {
-		await fdClose(fd);
-		throw err;
-	}
-	if (!st.isFile()) {
-		await fdClose(fd);
-		throw new UnsafePathError(abs, 'not a regular file');
-	}
-	return { fd, size: st.size };
-}
-
-/** SHA-256 and size of a local regular file, streamed; a symbolic link or anything but a regular file throws. */
-export async function hashLocalFile(abs: string, signal?: AbortSignal): Promise<{ sha256: string; size: number }> {
-	throwIfAborted(signal);
-	const { fd, size: statSize } = await openRegularFile(abs);
-	const hash = createHash('sha256');
-	if (statSize <= SMALL_FILE_BYTES) {
-		// A small file in one read (at most SMALL_FILE_BYTES + 1 bytes per file in flight; the extra
-		// byte notices a file that grew since its stat, which is then streamed): a stream costs more than the file.
-		let length = 0;
-		const buf = Buffer.allocUnsafe(statSize + 1);
-		try {
-			while (length < buf.byteLength) {
-				const { bytesRead } = await fdRead(fd, buf, length, buf.byteLength - length, length);
-				if (bytesRead === 0) {
-					break;
-				}
-				length += bytesRead;
-				if (length === statSize) {
-					// A read that stops exactly at the size fstat gave is the end of the file: asking
-					// again only to be told 0 bytes cost one more trip through the thread pool per file.
-					break;
-				}
-			}
-			throwIfAborted(signal);
-		} catch (err) {
-			await fdClose(fd);
-			throw err;
-		}
-		if (length <= statSize) {
-			await fdClose(fd);
-			return { sha256: hash.update(buf.subarray(0, length)).digest('hex'), size: length };
-		}
-	}
-	let size = 0;
-	await new Promise<void>((resolve, reject) => {
-		// The stream owns the descriptor from here: it closes it at the end, on an error and when destroyed.
-		const stream = fs.createReadStream('', { fd, start: 0, autoClose: true, highWaterMark: 256 * 1024 });
-		const onAbort = (): void => {
-			stream.destroy(abortError(signal));
-		};
-		signal?.addEventListener('abort', onAbort, { once: true });
-		stream.on('data', (chunk: Buffer | string) => {
-			const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-			size += b.byteLength;
-			hash.update(b);
-		});
-		stream.on('error', (err) => {
-			signal?.removeEventListener('abort', onAbort);
-			reject(err);
-		});
-		stream.on('end', () => {
-			signal?.removeEventListener('abort', onAbort);
-			resolve();
-		});
-	});
-	return { sha256: hash.digest('hex'), size };
 }
 
 /** What an agent-side hash read (bytes: the content length, for the byte counters). */

@@ -3,6 +3,8 @@
  * home in src/ is not written again elsewhere.
  * - The plain-JSON-object check (`typeof v === 'object'`, not null, not an array) is
  *   `isJsonObject` in src/api/validation.ts (and `membersOf` beside it); no other file spells it.
+ * - A local file is opened for reading by the rules of src/compare/fileRead.ts only: no other
+ *   file opens with O_NOFOLLOW or reads a descriptor itself.
  */
 import * as assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -97,6 +99,19 @@ suite('one home per concept (issue 32)', () => {
 		const found = sources.filter((s) => s.path !== 'src/api/validation.ts').flatMap((s) => plainObjectChecks(s.path, s.text));
 		assert.deepEqual(found, [], `use isJsonObject or membersOf from src/api/validation.ts:\n  ${found.join('\n  ')}`);
 		assert.equal(plainObjectChecks('src/api/validation.ts', readFileSync(join(root, 'src/api/validation.ts'), 'utf8')).length, 1);
+	});
+
+	test('local files are opened and read by src/compare/fileRead.ts only (one set of rules, two drivers)', () => {
+		const found = sources
+			.filter((s) => s.path !== 'src/compare/fileRead.ts')
+			.flatMap((s) =>
+				s.text
+					.split('\n')
+					.flatMap((line, i) =>
+						/O_NOFOLLOW|\b(openSync|readSync|fstatSync)\(|\bfs\.(open|read|fstat)\(/.test(line) ? [`${s.path}:${i + 1}`] : [],
+					),
+			);
+		assert.deepEqual(found, [], `open and read local files through src/compare/fileRead.ts:\n  ${found.join('\n  ')}`);
 	});
 
 	test('the plain-object scan finds the check in its spellings and leaves other object tests alone', () => {
