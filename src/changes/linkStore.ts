@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { isJsonObject } from '../api';
 import { checkBaseline } from '../compare/baseline';
 import type { Baseline } from '../compare/types';
-import { checkRelativePath } from '../compare/paths';
+import { checkRelativePath } from '../util/paths';
 import { LINKS_KEY } from '../ids';
 
 /** One link: the agent (and its name when linked, for labels), its folder, the local folder. */

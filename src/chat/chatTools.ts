@@ -27,7 +27,7 @@ import {
 } from '../api';
 import type { Agent, Artifact, Run } from '../api';
 import { CONFIG, TOOLS } from '../ids';
-import { WorkspacePathError, normalizeWorkspacePath } from '../fs/paths';
+import { WorkspacePathError, normalizeWorkspacePath } from '../util/paths';
 import { agentStatusClass } from '../api';
 import { promptProblem } from '../resources/agents';
 import { artifactKind, exceedsReadCap } from '../resources/artifacts';

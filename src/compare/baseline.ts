@@ -5,7 +5,7 @@
  * times that are not non-negative safe integers, hashes that are not SHA-256 hex. Plain Node.
  */
 import { isJsonObject } from '../api/validation';
-import { checkRelativePath } from './paths';
+import { checkRelativePath } from '../util/paths';
 import type { Baseline, BaselineEntry } from './types';
 
 function isCount(v: unknown): v is number {

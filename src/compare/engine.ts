@@ -22,7 +22,8 @@ import { forEachLimited } from '../util/concurrency';
 import type { IgnoreRules } from './ignore';
 import type { LocalAnswer } from './compareWorker';
 import { LocalSide } from './localSide';
-import { UnsafePathError, agentPathOf, checkRelativePath, hashAgentFile, localPathOf } from './paths';
+import { UnsafePathError, agentPathOf, checkRelativePath, localPathOf } from '../util/paths';
+import { hashAgentFile } from './agentHash';
 import type {
 	Baseline,
 	BaselineEntry,

@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 import { throwIfAborted } from '../api/async';
-import { UnsafePathError } from './paths';
+import { UnsafePathError } from '../util/paths';
 
 /** One system call a reading step needs; the step is resumed with its result. */
 export type FileCall =

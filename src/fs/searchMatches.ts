@@ -5,7 +5,7 @@
  */
 import { LIMITS, isJsonObject } from '../api';
 import type { WorkspaceSearchMatch, WorkspaceSearchResult } from '../api';
-import { normalizeWorkspacePath } from './paths';
+import { normalizeWorkspacePath } from '../util/paths';
 
 /** One match the pick can open: a normalised workspace path, 1-based line and column, a preview. */
 export interface UsableMatch {

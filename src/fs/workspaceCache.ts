@@ -12,8 +12,7 @@
  */
 import { ApiError, LIMITS, SAFETY, WorkspaceInterfaceError, sleep } from '../api';
 import type { CloudAgentsClient, WorkspaceEntry } from '../api';
-import { hasInvisibleCharacters } from '../util/localName';
-import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from './paths';
+import { baseName, hasInvisibleCharacters, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from '../util/paths';
 import { type EntryStat, type WorkspaceChange, WorkspaceFsError, WorkspaceUnavailableError } from './workspaceModel';
 import { type TransferHost, transfer } from './workspaceTransfer';
 import { type EntryType, type WalkOptions, type WalkResult, skippingVanished, walkFiles } from './workspaceWalk';

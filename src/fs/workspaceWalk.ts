@@ -9,7 +9,7 @@
  */
 import { ApiError, SAFETY } from '../api';
 import { drain } from '../util/concurrency';
-import { joinPath } from './paths';
+import { joinPath } from '../util/paths';
 import { WorkspaceFsError } from './workspaceModel';
 import type { EntryType } from './workspaceModel';
 

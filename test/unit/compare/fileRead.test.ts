@@ -20,7 +20,7 @@ import {
 	readSmallTextFile,
 	withRegularFile,
 } from '../../../src/compare/fileRead';
-import { UnsafePathError } from '../../../src/compare/paths';
+import { UnsafePathError } from '../../../src/util/paths';
 
 const sha = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 

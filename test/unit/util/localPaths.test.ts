@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UnsafePathError, agentPathOf, assertSafeLocalWrite, checkRelativePath, localPathOf } from '../../../src/compare/paths';
+import { UnsafePathError, agentPathOf, assertSafeLocalWrite, checkRelativePath, localPathOf } from '../../../src/util/paths';
 
 const HOSTILE = [
 	'',
@@ -28,7 +28,7 @@ const HOSTILE = [
 	'c:/windows',
 ];
 
-suite('compare/paths: hostile relative paths', () => {
+suite('util/paths: hostile relative paths', () => {
 	test('checkRelativePath accepts a/b/c.txt style paths unchanged', () => {
 		for (const p of ['a', 'a/b/c.txt', '.gitignore', 'x..y/z', 'ünïcode/ファイル.md', 'a b/c d']) {
 			assert.equal(checkRelativePath(p), p);
@@ -62,7 +62,7 @@ suite('compare/paths: hostile relative paths', () => {
 	});
 });
 
-suite('compare/paths: local writes against symbolic links', () => {
+suite('util/paths: local writes against symbolic links', () => {
 	let dir: string;
 	let root: string;
 	let outside: string;
