@@ -189,6 +189,22 @@ function entry(name, files) {
 	};
 }
 
+/**
+ * jsonc-parser's `main` is a UMD file whose requires esbuild cannot follow (they go through the
+ * factory's parameter and would fail at run time in dist/): its ES module build is bundled instead,
+ * marked free of side effects so that a bundle using none of it (extension.js: activation) holds none.
+ * @type {import('esbuild').Plugin}
+ */
+const jsoncParserEsm = {
+	name: 'jsonc-parser-esm',
+	setup(build) {
+		build.onResolve({ filter: /^jsonc-parser$/ }, () => ({
+			path: realpathSync(join(ROOT, 'node_modules', 'jsonc-parser', 'lib', 'esm', 'main.js')),
+			sideEffects: false,
+		}));
+	},
+};
+
 /** @type {import('esbuild').BuildOptions} */
 const common = {
 	bundle: true,
@@ -397,13 +413,13 @@ async function extensionBuilds() {
 		...common,
 		entryPoints: ['src/extension.ts'],
 		outfile: join(outdir, 'extension.js'),
-		plugins: [problemMatcher, vscodeApi, split({ core: true, lazy: true, forbid: true }), featuresExternal],
+		plugins: [problemMatcher, jsoncParserEsm, vscodeApi, split({ core: true, lazy: true, forbid: true }), featuresExternal],
 	};
 	const featuresOptions = {
 		...common,
 		entryPoints: [FEATURES],
 		outfile: join(outdir, 'features.js'),
-		plugins: [problemMatcher, vscodeApi, split({ core: true, lazy: true, forbid: true })],
+		plugins: [problemMatcher, jsoncParserEsm, vscodeApi, split({ core: true, lazy: true, forbid: true })],
 	};
 	const probe = { write: false, metafile: true, logLevel: 'silent', sourcemap: false, minify: false };
 	const [e, f] = await Promise.all([esbuild.build({ ...extensionOptions, ...probe }), esbuild.build({ ...featuresOptions, ...probe })]);
@@ -473,13 +489,18 @@ const compareWorkerBuild = {
 	...common,
 	entryPoints: ['src/compare/compareWorker.ts'],
 	outfile: join(outdir, 'compareWorker.js'),
-	plugins: [problemMatcher],
+	plugins: [problemMatcher, jsoncParserEsm],
 };
 
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = single
 	? [
-			{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher, vscodeApi] },
+			{
+				...common,
+				entryPoints: ['src/extension.ts'],
+				outfile: join(outdir, 'extension.js'),
+				plugins: [problemMatcher, jsoncParserEsm, vscodeApi],
+			},
 			compareWorkerBuild,
 			...pageBuilds,
 		]
@@ -489,13 +510,13 @@ const builds = single
 				...common,
 				entryPoints: ['core-entry'],
 				outfile: join(outdir, 'core.js'),
-				plugins: [problemMatcher, entry('core', CORE), split({ forbid: true })],
+				plugins: [problemMatcher, jsoncParserEsm, entry('core', CORE), split({ forbid: true })],
 			},
 			{
 				...common,
 				entryPoints: ['client-entry'],
 				outfile: join(outdir, 'client.js'),
-				plugins: [problemMatcher, entry('client', HEAVY), split({ core: true })],
+				plugins: [problemMatcher, jsoncParserEsm, entry('client', HEAVY), split({ core: true })],
 			},
 			compareWorkerBuild,
 			...pageBuilds,

@@ -88,12 +88,9 @@ function e(id: string): string {
 /** Clock skew tolerated when reconciling a create by its creation time. */
 const RECONCILE_SKEW_MS = 60_000;
 
-function obj(body: unknown): Record<string, unknown> {
-	return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-}
 /** `{data: X}` → X; tolerates an unwrapped record. */
 function unwrap<R>(body: unknown): R {
-	const b = obj(body);
+	const b = V.membersOf(body);
 	return ('data' in b ? b.data : body) as R;
 }
 /** An array from the body itself or one of the given members (of the body or of body.data). */
@@ -106,9 +103,9 @@ function rawArrayOf(body: unknown, keys: readonly string[]): unknown[] {
 	if (Array.isArray(body)) {
 		return body;
 	}
-	const b = obj(body);
+	const b = V.membersOf(body);
 	for (const key of keys) {
-		const v = b[key] ?? obj(b.data)[key];
+		const v = b[key] ?? V.membersOf(b.data)[key];
 		if (Array.isArray(v)) {
 			return v;
 		}
@@ -117,7 +114,7 @@ function rawArrayOf(body: unknown, keys: readonly string[]): unknown[] {
 }
 /** The next cursor of an `{items, next_cursor}` body (also `next_page_token`, `pagination.next_cursor`). */
 function nextCursorOf(body: Record<string, unknown>): string | undefined {
-	const p = obj(body.pagination);
+	const p = V.membersOf(body.pagination);
 	for (const v of [body.next_cursor, body.next_page_token, body.next, p.next_cursor, p.next_page_token]) {
 		if (typeof v === 'string' && v !== '') {
 			return p.has_more === false ? undefined : v;
@@ -168,8 +165,8 @@ function firstKey(items: readonly unknown[]): string | undefined {
 	if (items.length === 0) {
 		return undefined;
 	}
-	const first = items[0] as { id?: unknown } | null;
-	return first && typeof first === 'object' && (typeof first.id === 'string' || typeof first.id === 'number')
+	const first = items[0];
+	return V.isJsonObject(first) && (typeof first.id === 'string' || typeof first.id === 'number')
 		? `id:${first.id}`
 		: JSON.stringify(first)?.slice(0, 512);
 }
@@ -427,7 +424,7 @@ export class CloudAgentsClient {
 			signal: options.signal,
 			acceptStatuses: [400],
 		});
-		const b = obj(res.body);
+		const b = V.membersOf(res.body);
 		if (res.status !== 400) {
 			return {
 				status: 'success',
@@ -514,7 +511,7 @@ export class CloudAgentsClient {
 				idempotent: true,
 				signal: options.signal,
 			});
-			const body = obj(res.body);
+			const body = V.membersOf(res.body);
 			return {
 				items: this.listOf<T.Agent>(D.decodeAgent, 'agents')(body, { requestId: res.requestId }),
 				nextCursor: nextCursorOf(body),
@@ -595,7 +592,7 @@ export class CloudAgentsClient {
 			idempotent: false,
 			signal: options.signal,
 		});
-		const b = obj(res.body);
+		const b = V.membersOf(res.body);
 		return {
 			runtimeDeletionRequested: res.status === 202,
 			runtime_id: typeof b.runtime_id === 'string' ? b.runtime_id : undefined,
@@ -784,7 +781,7 @@ export class CloudAgentsClient {
 			V.checkIdentifier('sessionId', options.sessionId);
 		}
 		V.checkEventCursor(options.after);
-		const body = obj(
+		const body = V.membersOf(
 			await this.call({
 				method: 'GET',
 				path: `/v2/agents/${e(agentId)}/events`,
@@ -975,7 +972,7 @@ export class CloudAgentsClient {
 		V.checkWorkspacePath(path);
 		V.checkRange('limit', options.limit, V.LIMITS.workspaceListLimit);
 		const raw = await this.workspaceOperation(agentId, { op: 'list', path, cursor: options.cursor, limit: options.limit }, options);
-		const body = obj(raw);
+		const body = V.membersOf(raw);
 		this.expectWorkspace(Array.isArray(raw) || Array.isArray(body.entries), 'list', 'entries array');
 		return {
 			items: this.listOf<T.WorkspaceEntry>(D.decodeWorkspaceEntry, 'entries')(body, {}),
@@ -1005,8 +1002,8 @@ export class CloudAgentsClient {
 	/** Metadata of a workspace path; ApiError 404 when missing. */
 	async statWorkspace(agentId: string, path: string, options: T.CallOptions = {}): Promise<T.WorkspaceEntry> {
 		V.checkWorkspacePath(path);
-		const body = obj(await this.workspaceOperation(agentId, { op: 'stat', path }, options));
-		this.expectWorkspace(body.entry !== null && typeof body.entry === 'object', 'stat', 'entry object');
+		const body = V.membersOf(await this.workspaceOperation(agentId, { op: 'stat', path }, options));
+		this.expectWorkspace(V.isJsonObject(body.entry), 'stat', 'entry object');
 		return D.decodeWorkspaceEntry(body.entry, {}) as T.WorkspaceEntry;
 	}
 
@@ -1015,7 +1012,7 @@ export class CloudAgentsClient {
 		V.checkWorkspacePath(path);
 		V.checkRange('length', options.length, V.LIMITS.workspaceReadLength);
 		V.checkRange('offset', options.offset, { min: 0, max: Number.MAX_SAFE_INTEGER });
-		const b = obj(
+		const b = V.membersOf(
 			await this.workspaceOperation(agentId, { op: 'read', path, offset: options.offset, length: options.length }, options),
 		);
 		this.expectWorkspace(typeof b.content_base64 === 'string', 'read', 'content_base64');
@@ -1129,7 +1126,7 @@ export class CloudAgentsClient {
 			V.checkWorkspacePath(options.path);
 		}
 		V.checkRange('maxResults', options.maxResults, V.LIMITS.searchMaxResults);
-		const b = obj(
+		const b = V.membersOf(
 			await this.workspaceOperation(
 				agentId,
 				{ op: 'search', query, path: options.path, max_results: options.maxResults, case_sensitive: options.caseSensitive },
@@ -1159,7 +1156,7 @@ export class CloudAgentsClient {
 			transfer: true,
 			signal: options.signal,
 		});
-		const b = obj(body);
+		const b = V.membersOf(body);
 		return { ...b, path: typeof b.path === 'string' ? b.path : path, size: typeof b.size === 'number' ? b.size : bytes.byteLength };
 	}
 
@@ -1181,7 +1178,7 @@ export class CloudAgentsClient {
 
 	/** GET /v2/model-providers. */
 	async listModelProviders(options: T.CallOptions = {}): Promise<T.ModelProviderList> {
-		const b = obj(
+		const b = V.membersOf(
 			unwrap(
 				await this.call({
 					method: 'GET',
@@ -1310,7 +1307,7 @@ export class CloudAgentsClient {
 			idempotent: true,
 			signal: options.signal,
 		});
-		const summary = obj(body).summary;
+		const summary = V.membersOf(body).summary;
 		return { ...dataPage<T.TokenSavingRecord>(body), summary: summary ? D.decodeTokenSavingSummary(summary) : undefined };
 	}
 
@@ -1587,7 +1584,7 @@ export class CloudAgentsClient {
 					idempotent: true,
 					signal: options.signal,
 				});
-				const data = obj(obj(res.body).data);
+				const data = V.membersOf(V.membersOf(res.body).data);
 				const raw = rawArrayOf(res.body, ['events']);
 				checkPageSize(raw, res.requestId);
 				let dropped = 0;

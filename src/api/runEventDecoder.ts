@@ -11,6 +11,7 @@
 import { InvalidResponseError } from './decode';
 import { ApiError, STATUS_BY_CODE } from './errors';
 import type { EventRecord } from './types';
+import { isJsonObject } from './validation';
 
 /** An SSE `id:` the client accepts as a run-local sequence number: plain decimal, a safe integer. */
 const PLAIN_DECIMAL = /^\d{1,16}$/;
@@ -145,10 +146,9 @@ export class RunEventDecoder {
 					value = undefined;
 				}
 			}
-			const record: EventRecord =
-				value !== null && typeof value === 'object' && !Array.isArray(value)
-					? (value as EventRecord)
-					: { seq, type: type ?? 'message', data: value === undefined ? { raw: data } : { value } };
+			const record: EventRecord = isJsonObject(value)
+				? (value as EventRecord)
+				: { seq, type: type ?? 'message', data: value === undefined ? { raw: data } : { value } };
 			if (!Number.isSafeInteger(seq) && record.seq !== undefined) {
 				if (typeof record.seq !== 'number' || !Number.isSafeInteger(record.seq) || record.seq < 0) {
 					this.error = new InvalidResponseError('event seq', 'a non-negative safe integer', this.source.requestId());

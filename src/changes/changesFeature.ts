@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient } from '../api';
 import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
 import { DEFAULT_COMPARE_LIMITS } from '../compare/engine';
-import { agentPathOf, assertSafeLocalWrite, localPathOf } from '../compare/paths';
+import { agentPathOf, assertSafeLocalWrite, localPathOf } from '../util/paths';
 import { AgentChangedError, sendToAgent } from '../compare/send';
 import type { CompareResult, Difference } from '../compare/types';
 import { agentIdOf, parseWorkspaceUri } from '../workspace/fs/workspaceFs';

@@ -3,7 +3,7 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EventRecord } from '../api';
 import { SAFETY } from '../api';
-import { hasInvisibleCharacters, resolveInside, safeFileName } from '../util/localName';
+import { hasInvisibleCharacters, resolveInside, safeFileName } from '../util/paths';
 
 /** Room kept for the `.jsonl` suffix within `SAFETY.localNameMaxChars`. */
 const SUFFIX_ROOM = '.jsonl'.length;

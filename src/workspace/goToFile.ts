@@ -4,7 +4,7 @@
  * bounded, cancellable breadth-first walk of the workspace through the cache.
  */
 import * as vscode from 'vscode';
-import { baseName, normalizeWorkspacePath, parentPath } from '../fs/paths';
+import { baseName, normalizeWorkspacePath, parentPath } from '../util/paths';
 import { WALK_LIMITS } from './fs/workspaceCache';
 import type { WorkspaceFeature } from './workspaceFeature';
 

@@ -6,8 +6,7 @@
  */
 import { SAFETY } from '../../api';
 import type { WorkspaceEntry, WorkspaceInterfaceError } from '../../api';
-import { hasInvisibleCharacters } from '../../util/localName';
-import { isSameOrBelow } from '../../fs/paths';
+import { hasInvisibleCharacters, isSameOrBelow } from '../../util/paths';
 import type { EntryStat, EntryType } from './workspaceModel';
 
 export interface Known {

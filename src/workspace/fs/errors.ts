@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { ApiError, ValidationError, WorkspaceInterfaceError } from '../../api';
-import { WorkspacePathError } from '../../fs/paths';
+import { WorkspacePathError } from '../../util/paths';
 import { WorkspaceFsError } from './workspaceCache';
 
 /** What the provider was doing; decides what a 409 Conflict means. */

@@ -3,9 +3,9 @@
  * positions from 1, text previews) and cut to the documented maximum. No `vscode` import, so the
  * unit tests check it on its own.
  */
-import { LIMITS } from '../../api';
+import { LIMITS, isJsonObject } from '../../api';
 import type { WorkspaceSearchMatch, WorkspaceSearchResult } from '../../api';
-import { normalizeWorkspacePath } from '../../fs/paths';
+import { normalizeWorkspacePath } from '../../util/paths';
 
 /** One match the pick can open: a normalised workspace path, 1-based line and column, a preview. */
 export interface UsableMatch {
@@ -17,7 +17,7 @@ export interface UsableMatch {
 
 /** A search match from the server with a usable path and position, or undefined. */
 export function usableMatch(m: WorkspaceSearchMatch): UsableMatch | undefined {
-	if (m === null || typeof m !== 'object' || typeof m.path !== 'string') {
+	if (!isJsonObject(m) || typeof m.path !== 'string') {
 		return undefined;
 	}
 	let path: string;

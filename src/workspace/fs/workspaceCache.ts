@@ -12,7 +12,7 @@
  */
 import { ApiError, LIMITS, WorkspaceInterfaceError, sleep } from '../../api';
 import type { WorkspaceEntry } from '../../api';
-import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from '../../fs/paths';
+import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath } from '../../util/paths';
 import { DEFAULTS, type WorkspaceApi, type WorkspaceCacheOptions } from './cacheOptions';
 import {
 	AgentCache,

@@ -8,7 +8,7 @@
  * No `vscode` import and no state of its own: it works through a `TransferHost`, which the cache
  * provides so that what a copy learns (listings, stats, written files) stays cached.
  */
-import { isSameOrBelow } from '../../fs/paths';
+import { isSameOrBelow } from '../../util/paths';
 import { type EntryStat, WorkspaceFsError } from './workspaceModel';
 import { type EntryType, WalkLimitError, collectTree } from './workspaceWalk';
 

@@ -8,7 +8,8 @@
  * (through `skippingVanished` for the walk).
  */
 import { ApiError, SAFETY } from '../../api';
-import { joinPath } from '../../fs/paths';
+import { drain } from '../../util/concurrency';
+import { joinPath } from '../../util/paths';
 import { WorkspaceFsError } from './workspaceModel';
 import type { EntryType } from './workspaceModel';
 
@@ -140,31 +141,16 @@ export async function walkFiles(list: ListChildren, options: WalkOptions = {}): 
 		}
 	};
 
-	const inFlight = new Set<Promise<void>>();
-	let failure: { err: unknown } | undefined;
-	while ((queue.length > 0 || inFlight.size > 0) && !failure) {
+	const nextFolder = (): { path: string; depth: number } | undefined => {
 		signal?.throwIfAborted();
 		if (full() && queue.length > 0) {
 			// Folders left unlisted may hold more files.
 			truncated = true;
 			queue.length = 0;
 		}
-		while (queue.length > 0 && inFlight.size < concurrency) {
-			const dir = queue.shift() as { path: string; depth: number };
-			const task: Promise<void> = listOne(dir)
-				.catch((err: unknown) => {
-					failure ??= { err };
-				})
-				.finally(() => inFlight.delete(task));
-			inFlight.add(task);
-		}
-		if (inFlight.size > 0) {
-			await Promise.race(inFlight);
-		}
-	}
-	if (failure) {
-		throw failure.err;
-	}
+		return queue.shift();
+	};
+	await drain(nextFolder, concurrency, listOne);
 	signal?.throwIfAborted();
 	return { files, truncated };
 }

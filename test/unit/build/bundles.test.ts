@@ -50,6 +50,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			['undici', 'MIT', 'Permission is hereby granted'],
 			['eventsource-parser', 'MIT', 'Permission is hereby granted'],
 			['ignore', 'MIT', 'Permission is hereby granted'],
+			['jsonc-parser', 'MIT', 'Permission is hereby granted'],
 			['uplot', 'MIT', 'Permission is hereby granted'],
 			['@novnc/novnc', 'MPL-2.0', 'licensed under the MPL 2.0'],
 		]) {

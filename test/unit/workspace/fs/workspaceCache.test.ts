@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { CloudAgentsClient } from '../../../../src/api';
 import { ApiError } from '../../../../src/api';
-import { WorkspacePathError } from '../../../../src/fs/paths';
+import { WorkspacePathError } from '../../../../src/util/paths';
 import { WorkspaceCache, WorkspaceFsError } from '../../../../src/workspace/fs/workspaceCache';
 import type { WorkspaceChange } from '../../../../src/workspace/fs/workspaceCache';
 import { CLIENT_PROFILES, RUN_VARIANT_PENDING, isVariant, startWorkspaceEmulator } from '../../support/emulator';

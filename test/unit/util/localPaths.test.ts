@@ -1,22 +1,12 @@
 /**
  * Paths of a comparison (issue 21): hostile relative paths are refused before any use, local
- * targets stay inside the linked folder (no `..`, no symlinked component), and local hashing never
- * follows a link.
+ * targets stay inside the linked folder (no `..`, no symlinked component). Local hashing: fileRead.test.ts.
  */
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
-import {
-	UnsafePathError,
-	agentPathOf,
-	assertSafeLocalWrite,
-	checkRelativePath,
-	hashLocalFile,
-	localPathOf,
-} from '../../../src/compare/paths';
+import { join } from 'node:path';
+import { UnsafePathError, agentPathOf, assertSafeLocalWrite, checkRelativePath, localPathOf } from '../../../src/util/paths';
 
 const HOSTILE = [
 	'',
@@ -38,7 +28,7 @@ const HOSTILE = [
 	'c:/windows',
 ];
 
-suite('compare/paths: hostile relative paths', () => {
+suite('util/paths: hostile relative paths', () => {
 	test('checkRelativePath accepts a/b/c.txt style paths unchanged', () => {
 		for (const p of ['a', 'a/b/c.txt', '.gitignore', 'x..y/z', 'ünïcode/ファイル.md', 'a b/c d']) {
 			assert.equal(checkRelativePath(p), p);
@@ -72,7 +62,7 @@ suite('compare/paths: hostile relative paths', () => {
 	});
 });
 
-suite('compare/paths: local writes and hashing against symbolic links', () => {
+suite('util/paths: local writes against symbolic links', () => {
 	let dir: string;
 	let root: string;
 	let outside: string;
@@ -112,43 +102,5 @@ suite('compare/paths: local writes and hashing against symbolic links', () => {
 		await symlink(root, alias, 'dir');
 		assert.equal(await assertSafeLocalWrite(alias, 'sub/f.txt'), join(alias, 'sub', 'f.txt'));
 		await assert.rejects(assertSafeLocalWrite(alias, 'escape/x'), UnsafePathError);
-	});
-
-	test('hashLocalFile streams a regular file; a symbolic link is not followed', async () => {
-		const h = await hashLocalFile(join(root, 'sub', 'f.txt'));
-		assert.deepEqual(h, { sha256: createHash('sha256').update('hello').digest('hex'), size: 5 });
-		await assert.rejects(hashLocalFile(join(root, 'sub', 'link.txt')), UnsafePathError);
-		await assert.rejects(hashLocalFile(join(root, 'sub')), UnsafePathError);
-		assert.ok(!join(root, 'sub', 'link.txt').includes(`..${sep}`));
-	});
-
-	test('hashLocalFile: an empty file, a file at the one-read limit and a larger one (streamed) hash as their bytes', async () => {
-		for (const size of [0, 64 * 1024, 64 * 1024 + 1, 700 * 1024]) {
-			const bytes = Buffer.alloc(size, size % 251);
-			const file = join(root, `size-${size}.bin`);
-			await writeFile(file, bytes);
-			assert.deepEqual(
-				await hashLocalFile(file),
-				{ sha256: createHash('sha256').update(bytes).digest('hex'), size },
-				`${size} bytes`,
-			);
-		}
-	});
-
-	test('hashLocalFile refuses a named pipe at once (never waits for a writer)', async function () {
-		if (process.platform === 'win32') {
-			this.skip();
-		}
-		const fifo = join(root, 'pipe');
-		execFileSync('mkfifo', [fifo]);
-		const t0 = Date.now();
-		await assert.rejects(hashLocalFile(fifo), UnsafePathError);
-		assert.ok(Date.now() - t0 < 2_000);
-	});
-
-	test('hashLocalFile: an aborted signal throws the AbortError', async () => {
-		const ac = new AbortController();
-		ac.abort();
-		await assert.rejects(hashLocalFile(join(root, 'sub', 'f.txt'), ac.signal), { name: 'AbortError' });
 	});
 });

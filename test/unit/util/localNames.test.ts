@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { SAFETY } from '../../../src/api';
 import { RunEventStore, localIdName } from '../../../src/runFollowing/runStore';
-import { LocalPathEscapeError, resolveInside, resolveInsidePosix, safeFileName } from '../../../src/util/localName';
+import { LocalPathEscapeError, resolveInside, resolveInsidePosix, safeFileName } from '../../../src/util/paths';
 
 /** True when `file` lies strictly inside `folder`. */
 const inside = (folder: string, file: string): boolean => {
@@ -12,7 +12,7 @@ const inside = (folder: string, file: string): boolean => {
 	return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep);
 };
 
-suite('util/localName', () => {
+suite('util/paths: local file names from server data', () => {
 	test('safeFileName never yields a separator, "." or "..", a hidden or empty name', () => {
 		const hostile = [
 			'../../../../tmp/pwned',

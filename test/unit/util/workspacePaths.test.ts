@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath, WorkspacePathError } from '../../../src/fs/paths';
+import { baseName, isSameOrBelow, joinPath, normalizeWorkspacePath, parentPath, WorkspacePathError } from '../../../src/util/paths';
 
-suite('fs/paths', () => {
+suite('util/paths: workspace paths', () => {
 	test('normalises URI paths to workspace paths (leading slash, empty and "." segments dropped)', () => {
 		assert.equal(normalizeWorkspacePath('/'), '');
 		assert.equal(normalizeWorkspacePath(''), '');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { jsonSyntaxError, lineColumn, locate, parseFieldPath } from '../../../src/util/jsonLocate';
+import { jsonSyntaxError, lineColumn, locate, parseFieldPath } from '../../../src/util/jsonFields';
 
-suite('locating a member of a JSON text (src/util/jsonLocate.ts)', () => {
+suite('locating a member of a JSON text (src/util/jsonFields.ts)', () => {
 	const text = '{\n\t"display_name": "A",\n\t"endpoint": "http://x",\n\t"repos": [ {"branch": "main"}, {"branch": "b a d"} ]\n}\n';
 
 	test('field paths: dotted with indexes, and JSON pointers', () => {
@@ -26,6 +26,25 @@ suite('locating a member of a JSON text (src/util/jsonLocate.ts)', () => {
 		const top = locate(text, ['model']);
 		assert.deepEqual(top, { span: { offset: 0, length: 1 }, exact: false });
 		assert.equal(locate('{"a": ', ['a']), undefined);
+	});
+
+	test('an array item spans its value; a path through a scalar stops at its member; strict JSON only', () => {
+		const slice = (t: string, found: ReturnType<typeof locate>): string | undefined =>
+			found && t.slice(found.span.offset, found.span.offset + found.span.length);
+		const item = locate(text, ['repos', 0]);
+		assert.equal(item?.exact, true);
+		assert.equal(slice(text, item), '{"branch": "main"}');
+		const through = locate(text, ['endpoint', 'host']);
+		assert.equal(through?.exact, false);
+		assert.equal(slice(text, through), '"endpoint": "http://x"');
+		// A number names an array item, never an object member, as in the service's field paths.
+		assert.equal(locate('{"0": 1}', [0])?.exact, false);
+		const escaped = '{"a\\"b": [1, 2]}';
+		assert.equal(slice(escaped, locate(escaped, ['a"b', 1])), '2');
+		assert.deepEqual(locate(' [1] ', []), { span: { offset: 0, length: 4 }, exact: true });
+		assert.deepEqual(locate('  {"a": 1}', ['b']), { span: { offset: 0, length: 1 }, exact: false });
+		assert.equal(locate('{"a": 1, // note\n"b": 2}', ['b']), undefined);
+		assert.equal(locate('{"a": 1,}', ['a']), undefined);
 	});
 });
 
