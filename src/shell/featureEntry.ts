@@ -20,6 +20,7 @@ import type { Services } from '../views/actions';
 import { registerWorkspace } from '../workspace/workspaceCommands';
 import { ChatTools } from '../chat/chatTools';
 import type { Run } from '../api';
+import { automation } from '../views/automation';
 
 /** Registers the features' commands; the caller owns the disposables. */
 export function loadFeatures(deps: Services): LoadedFeatures {
@@ -52,7 +53,7 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		session: deps.session,
 		log: deps.log,
 		sendPrompt: async (agentId, prompt) =>
-			(await actions.invoke(runActions.sendPrompt, { agentId, prompt, onConflict: 'followUp' })) as Run | undefined,
+			(await actions.invoke(runActions.sendPrompt, automation({ agentId, prompt, onConflict: 'followUp' }))) as Run | undefined,
 	});
 	return {
 		chatTools,
