@@ -89,6 +89,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 			started = await within(
 				'the build to start',
 				vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>('cloudAgents.imageBuilds.start', {
+					automation: true,
 					request: { display_name: name, dockerfile: 'FROM scratch\nFLAKY\n' },
 					rethrow: true,
 				}),
@@ -111,6 +112,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		const ended = await within(
 			'the build to end',
 			vscode.commands.executeCommand<{ status: string; imageId?: string; attempts: unknown[] }>('cloudAgents.imageBuilds.follow', {
+				automation: true,
 				buildId: started.id,
 				wait: true,
 				quiet: true,

@@ -421,9 +421,9 @@ if (!standardWorkspace) {
 		]);
 		await writeFile(join(f.local, 's/mine.txt'), 'my own version\n');
 		const sent = await vscode.commands.executeCommand<{ sent: string[]; conflicts: string[] }>('cloudAgents.changes.sendToAgent', {
+			automation: true,
 			link: f.link,
 			paths: ['s/mine.txt'],
-			confirm: false,
 		});
 		assert.deepEqual(sent, { sent: ['s/mine.txt'], conflicts: [] });
 		const after = (await groundFiles(f.agentId)).find((g) => g.path === 's/mine.txt');
@@ -431,9 +431,9 @@ if (!standardWorkspace) {
 		// The agent changes theirs.txt again after it was listed: sending is refused.
 		await agentWrites(f.agentId, 's/theirs.txt', 'the agent again\n');
 		const refused = await vscode.commands.executeCommand<{ sent: string[]; conflicts: string[] }>('cloudAgents.changes.sendToAgent', {
+			automation: true,
 			link: f.link,
 			paths: ['s/theirs.txt'],
-			confirm: false,
 		});
 		assert.deepEqual(refused, { sent: [], conflicts: ['s/theirs.txt'] });
 		const kept = (await groundFiles(f.agentId)).find((g) => g.path === 's/theirs.txt');

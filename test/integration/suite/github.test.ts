@@ -100,6 +100,7 @@ suite('GitHub requests and bindings', () => {
 			.map((b) => ({ repository_id: b.repository_id, branch: b.branch }));
 		wanted.push({ repository_id: 990001, branch: 'feature/surf' });
 		const result = await run<Array<{ repository_id: number; branch: string; sort_order: number }>>('cloudAgents.github.editBindings', {
+			automation: true,
 			runtimeId: rt.id,
 			repositories: wanted,
 			quiet: true,

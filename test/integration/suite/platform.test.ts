@@ -118,6 +118,7 @@ suite('Platform commands', () => {
 			await setKnownHostsFile(file);
 			const { publicKey } = await emulatorPublicKey();
 			const first = await run<{ file: string; line: string; result: string }>('cloudAgents.ssh.addGatewayHostKeyToKnownHosts', {
+				automation: true,
 				confirm: false,
 				quiet: true,
 			});
