@@ -16,7 +16,7 @@ export interface RunEventNotice {
 	event: EventRecord;
 }
 
-/** The part of the session a follower uses (structural, so logs/ does not import auth/). */
+/** The part of the session a follower uses (structural, so runFollowing/ does not import auth/). */
 export interface FollowerSession {
 	readonly client: CloudAgentsClient;
 	readonly signedIn: boolean;

@@ -84,6 +84,7 @@ suite('Hostile server: local files and the agent workspace', () => {
 			},
 		);
 		const written = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.artifacts.open', {
+			automation: true,
 			agentId: AGENT_ID,
 			artifactId: 'art_hostile0001',
 		});
@@ -169,6 +170,7 @@ suite('Hostile server: local files and the agent workspace', () => {
 			],
 		});
 		const opened = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.workspace.search', {
+			automation: true,
 			agentId: AGENT_ID,
 			query: 'needle',
 			pick: 0,

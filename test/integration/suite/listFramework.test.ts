@@ -192,6 +192,7 @@ suite('List descriptors: subtrees and command targets', () => {
 		assert.ok(byString, "a string argument opened the runtime's details");
 		assert.equal((JSON.parse(byString.getText()) as Runtime).id, runtime.id);
 		const byObject = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', {
+			automation: true,
 			runtimeId: runtime.id,
 		});
 		assert.equal((JSON.parse(byObject!.getText()) as Runtime).id, runtime.id);

@@ -59,7 +59,12 @@ suite('Agent workspace on a server that chose differently', () => {
 				resolve();
 			});
 		});
-		await vscode.commands.executeCommand('cloudAgents.agents.openWorkspace', { agentId, name: 'variant test', mode: 'add' });
+		await vscode.commands.executeCommand('cloudAgents.agents.openWorkspace', {
+			automation: true,
+			agentId,
+			name: 'variant test',
+			mode: 'add',
+		});
 		await added;
 		try {
 			const folder = vscode.workspace.workspaceFolders?.find(

@@ -15,7 +15,7 @@ const EVENTS_ROUTE = 'GET /v2/agents/*/runs/*/events';
 /** Fast pacing (the policy's shape, not its wall-clock defaults): the default attempt and per-minute caps stay. */
 const FAST = { reconnectMinMs: 5, reconnectBaseMs: 5, reconnectMaxMs: 20 };
 
-suite('logs/runEvents: one reconnect policy', function () {
+suite('runFollowing/runEvents: one reconnect policy', function () {
 	this.timeout(60_000);
 	let server: HostileServer | undefined;
 	let client: CloudAgentsClient | undefined;

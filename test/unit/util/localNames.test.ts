@@ -90,7 +90,7 @@ suite('util/paths: local file names from server data', () => {
 	});
 });
 
-suite('logs/RunEventStore file names from server ids', () => {
+suite('runFollowing/RunEventStore file names from server ids', () => {
 	let root: string;
 	setup(async () => {
 		root = await mkdtemp(join(tmpdir(), 'cloud-agents-runs-'));
