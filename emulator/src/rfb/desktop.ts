@@ -245,12 +245,16 @@ export class Desktop {
 			this.poller = setInterval(() => this.poll(), POLL_MS);
 			this.poller.unref();
 		}
+		// The Input panel counts the viewers: the frame the new viewer asks for first already counts
+		// it (drawn on the next clock tick instead, a still desktop changed under a test a second later).
+		this.redraw();
 	}
 
 	detach(v: DesktopViewer): void {
 		this.viewers.delete(v);
 		this.input.connections = this.viewers.size;
 		if (this.viewers.size === 0) this.stop();
+		else this.redraw();
 	}
 
 	/** Stops the timers (the desktop stays readable). */

@@ -394,6 +394,28 @@ suite('emulator: computer-session RFB details (standard)', () => {
 		assert.deepEqual([refused.frame, refused.code], [true, 1002]);
 	});
 
+	test('a still desktop keeps its frame below the top bar from the first update on (the Input panel counts its viewer at once)', async () => {
+		const s = await openSession(emu, c);
+		const v = await RfbClient.connect(s.url, s.protocols);
+		try {
+			v.setPixelFormat(NOVNC_FORMAT);
+			v.setEncodings([0]);
+			v.requestUpdate(false, 0, 0, 1280, 800);
+			await v.readUpdate();
+			const first = region(v, 0, 40, 1280, 700);
+			const clock = region(v, 0, 0, 1280, 28);
+			// The next frame: the clock moved on (the desktop redraws each second), nothing else did.
+			await until(async () => {
+				v.requestUpdate(false, 0, 0, 1280, 800);
+				await v.readUpdate();
+				return region(v, 0, 0, 1280, 28).equals(clock) ? undefined : true;
+			}, 10_000);
+			assert.ok(region(v, 0, 40, 1280, 700).equals(first), 'the frame below the top bar changed on a desktop nobody touched');
+		} finally {
+			v.ws.destroy();
+		}
+	});
+
 	test('TightPNG, when the desktop allows it and the viewer lists it, shows the same pixels as Raw', async () => {
 		const s = await openSession(emu, c);
 		const v = await RfbClient.connect(s.url, s.protocols);
