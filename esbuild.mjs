@@ -6,9 +6,10 @@
 //                      required by both other files, so every class (ApiError, …) exists once and
 //                      `instanceof` holds across them (activation loads it);
 //   dist/compareWorker.js  the comparison's worker thread (src/compare/compareWorker.ts), started on use;
-//   dist/client.js     src/api/client.ts, http.ts, network.ts, githubResolver.ts and the event streams (sse.ts, sseStream.ts,
-//                      runEventStream.ts) with undici and eventsource-parser; the
-//                      first access to one of their exports (e.g. `new CloudAgentsClient`) requires it.
+//   dist/client.js     src/api/client.ts (with its endpoint groups, src/api/endpoints/), http.ts, network.ts,
+//                      githubResolver.ts and the event streams (sse.ts, sseStream.ts, runEventStream.ts)
+//                      with undici and eventsource-parser; the first access to one of their exports
+//                      (e.g. `new CloudAgentsClient`) requires it.
 // In extension.js each import of a light module becomes `require('./core.js').<module>`, and each import
 // of a heavy module a stub whose exports are getters that require ./client.js when first read. The
 // sources are unchanged (tsc and the unit tests see plain modules). The build fails if undici or

@@ -66,6 +66,32 @@ async function sseServer(fixed: Buffer | undefined, streamedCount: number): Prom
 }
 
 /**
+ * A cyclic order of `n` sides in which each ordered pair of sides (a side after itself included)
+ * occurs exactly once: the de Bruijn sequence B(n, 2), by the Lyndon-word construction. Each side
+ * appears `n` times in its `n²` places, and is preceded by every side once.
+ */
+export function followBalancedOrder(n: number): number[] {
+	const order: number[] = [];
+	const a = [0, 0, 0];
+	const step = (t: number, p: number): void => {
+		if (t > 2) {
+			if (2 % p === 0) {
+				order.push(...a.slice(1, p + 1));
+			}
+			return;
+		}
+		a[t] = a[t - p] as number;
+		step(t + 1, p);
+		for (let j = (a[t - p] as number) + 1; j < n; j++) {
+			a[t] = j;
+			step(t + 1, t);
+		}
+	};
+	step(1, 1);
+	return order;
+}
+
+/**
  * Median latencies of the same GET three ways: our client, a bare undici.request (the baseline of the
  * transport we chose), and Node's global `fetch` (what VS Code's extension host hands extensions, before
  * its proxy and certificate layer): the figures behind the transport choice (README "Networks").
@@ -100,14 +126,18 @@ async function requestOverhead(ctx: BenchContext): Promise<{ client: number; bar
 		}
 	}
 	const times: number[][] = sides.map(() => []);
-	for (let i = 0; i < 3000; i++) {
-		// Interleaved, in a rotating order, so drift and GC hit every side alike.
-		for (let k = 0; k < sides.length; k++) {
-			const side = (i + k) % sides.length;
-			const t0 = process.hrtime.bigint();
-			await (sides[side] as () => Promise<unknown>)();
-			(times[side] as number[]).push(Number(process.hrtime.bigint() - t0) / 1e3);
-		}
+	// Interleaved one by one so drift and GC hit every side alike, in an order where every side
+	// follows every side (itself included) equally often: what one call leaves behind (fetch's
+	// garbage and stream teardown, a pooled socket's state) then falls on the next call of each side
+	// alike. A plain rotation (C B F, B F C, F C B, …) had the client follow fetch twice as often
+	// as bare undici did, which alone put 0.1–0.25 on the ratio (swapping the two sides' places
+	// turned 1.25 into 0.99).
+	const order = followBalancedOrder(sides.length);
+	for (let i = 0; i < 3000 * sides.length; i++) {
+		const side = order[i % order.length] as number;
+		const t0 = process.hrtime.bigint();
+		await (sides[side] as () => Promise<unknown>)();
+		(times[side] as number[]).push(Number(process.hrtime.bigint() - t0) / 1e3);
 	}
 	client.close();
 	await dispatcher.close();
@@ -233,10 +263,22 @@ export async function run(ctx: BenchContext): Promise<void> {
 			};
 		});
 
-	// Rounds interleave the three contenders, rotating their order (C P E, P E C, E C P, …), so
-	// load from other processes and drift hit all three alike; each ratio is the median of the
-	// per-round ratios (paired within a round), each rate the median over rounds. ROUNDS is a
-	// multiple of 3 so each contender takes each position equally often.
+	// Rounds interleave the three contenders so load from other processes and drift hit all three
+	// alike; each ratio is the median of the per-round ratios (paired within a round), each rate the
+	// median over rounds. The rounds take the six orders in turn (ROUNDS is a multiple of 6), in a
+	// sequence where each contender takes each position equally often and runs right after each
+	// other contender equally often, across the rounds' seams too: whatever one leaves behind that
+	// the pause and gc() do not absorb (the `eventsource` package's aborted fetch, a socket's
+	// teardown) falls on the others alike. A plain rotation (C P E, P E C, E C P) had the client
+	// start right after the `eventsource` package in two rounds of three.
+	const ORDERS = [
+		[0, 1, 2],
+		[1, 2, 0],
+		[2, 0, 1],
+		[0, 2, 1],
+		[2, 1, 0],
+		[1, 0, 2],
+	] as const;
 	const contenders = [
 		{ key: 'client', run: viaClient },
 		{ key: 'parser', run: viaParser },
@@ -251,8 +293,10 @@ export async function run(ctx: BenchContext): Promise<void> {
 	const cpuClientOverEs: number[] = [];
 	for (let r = 0; r < WARMUP + ROUNDS; r++) {
 		const round: Partial<Record<(typeof contenders)[number]['key'], Rate>> = {};
-		for (let k = 0; k < contenders.length; k++) {
-			const c = contenders[(r + k) % contenders.length] as (typeof contenders)[number];
+		// The measured rounds start with the first order (the warm-up rounds take the last ones).
+		const order = ORDERS[(((r - WARMUP) % ORDERS.length) + ORDERS.length) % ORDERS.length] as readonly number[];
+		for (const k of order) {
+			const c = contenders[k] as (typeof contenders)[number];
 			round[c.key] = await throughput(c.run, COUNT, gc);
 		}
 		if (r >= WARMUP) {
@@ -351,8 +395,8 @@ export async function run(ctx: BenchContext): Promise<void> {
 			},
 		],
 		notes: [
-			`Streaming: ${ROUNDS} rounds (after ${WARMUP} warm-up rounds) over the same bytes (${(bytes.length / 1e6).toFixed(1)} MB) from one loopback server; each round runs the three contenders back to back in a rotating order, each after a 20 ms pause and a full gc() outside its timing, and every contender does the same work per event (takes the parsed record's seq, type and data). Rates are medians over rounds; ratios are medians of the per-round ratios (the targets use wall-clock time; the CPU-second ratios count only this process's user + system time, which other processes' load does not inflate, and are shown as a cross-check). Per-round client ÷ eventsource: ${clientOverEs.map((x) => x.toFixed(2)).join(', ')}.`,
-			'Request latency is the median of 3,000 interleaved calls to the in-process emulator.',
+			`Streaming: ${ROUNDS} rounds (after ${WARMUP} warm-up rounds) over the same bytes (${(bytes.length / 1e6).toFixed(1)} MB) from one loopback server; each round runs the three contenders back to back, the rounds taking the six orders in turn (each contender equally often in each place and right after each other), each after a 20 ms pause and a full gc() outside its timing, and every contender does the same work per event (takes the parsed record's seq, type and data). Rates are medians over rounds; ratios are medians of the per-round ratios (the targets use wall-clock time; the CPU-second ratios count only this process's user + system time, which other processes' load does not inflate, and are shown as a cross-check). Per-round client ÷ eventsource: ${clientOverEs.map((x) => x.toFixed(2)).join(', ')}.`,
+			'Request latency is the median of 3,000 calls per side to the in-process emulator, interleaved one by one in an order where each side follows each side equally often.',
 		],
 	});
 }

@@ -139,18 +139,23 @@ class Fields {
 
 	/** The record with the checked members written over the originals (undefined ones removed). */
 	with<T>(checked: Obj): T {
+		// for…in over the checked members' own literal (no prototype members): no entry arrays on
+		// every answer, as Object.entries would allocate.
+		const o = this.o;
 		let same = true;
-		for (const [k, v] of Object.entries(checked)) {
-			if (v === undefined ? k in this.o : this.o[k] !== v) {
+		for (const k in checked) {
+			const v = checked[k];
+			if (v === undefined ? k in o : o[k] !== v) {
 				same = false;
 				break;
 			}
 		}
 		if (same) {
-			return this.o as T; // Nothing to change: no copy (the common case, on every answer).
+			return o as T; // Nothing to change: no copy (the common case, on every answer).
 		}
-		const out: Obj = { ...this.o };
-		for (const [k, v] of Object.entries(checked)) {
+		const out: Obj = { ...o };
+		for (const k in checked) {
+			const v = checked[k];
 			if (v === undefined) {
 				delete out[k];
 			} else {

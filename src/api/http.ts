@@ -510,34 +510,76 @@ export function errorFromBody(
 
 const RETRY_STATUSES = new Set([429, 503, 504]);
 
-/** One request's overall deadline as the transport uses it (see Transport.deadline). */
-interface RequestDeadline {
-	/** Its length in ms. */
-	ms: number;
-	/** The signal for the next attempt: the caller's, or one the deadline also aborts (when connect and headers could outlast it). */
-	attemptSignal(signal: AbortSignal | undefined): AbortSignal | undefined;
+const DEADLINE_PASSED = 'The request passed its overall deadline';
+
+/**
+ * One request's overall deadline as the transport uses it (see Transport.deadline), and its entry
+ * in the sweep: one object per request, no closures.
+ */
+class RequestDeadline {
+	readonly at: number;
 	/** The body of the attempt's response, destroyed when the deadline passes. */
-	watch(body: ResponseData['body']): void;
-	/** The deadline has passed. */
-	expired(): boolean;
+	private body: Dispatcher.ResponseData['body'] | undefined;
+	/** Aborts the attempt in flight, when it needed one (OverallDeadline.needsAbort). */
+	private abort: AbortController | undefined;
+	/** The deadline has passed (set by the sweep). */
+	passed = false;
+
+	constructor(
+		private readonly overall: OverallDeadline,
+		private readonly timeouts: Pick<ResolvedTimeouts, 'connectMs' | 'headersMs'>,
+	) {
+		this.at = overall.at;
+	}
+
+	/** Its length in ms. */
+	get ms(): number {
+		return this.overall.ms;
+	}
+
+	/** The signal for the next attempt: the caller's, or one the deadline also aborts (when connect and headers could outlast it). */
+	attemptSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
+		if (!this.overall.needsAbort(this.timeouts.connectMs, this.timeouts.headersMs)) {
+			return signal;
+		}
+		this.abort = new AbortController();
+		return signal ? AbortSignal.any([signal, this.abort.signal]) : this.abort.signal;
+	}
+
+	/** The body of the attempt's response, destroyed when the deadline passes (at once if it has). */
+	watch(body: Dispatcher.ResponseData['body']): void {
+		this.body = body;
+		if (this.passed) {
+			body.on('error', () => undefined);
+			body.destroy(new Error(DEADLINE_PASSED));
+		}
+	}
+
 	/** Whether a retry after waiting `delayMs` may start (OverallDeadline.allowsRetryAfter). */
-	allowsRetryAfter(delayMs: number): boolean;
+	allowsRetryAfter(delayMs: number): boolean {
+		return this.overall.allowsRetryAfter(delayMs);
+	}
+
 	/** The attempt is over: its body and abort are forgotten. */
-	endAttempt(): void;
-	/** The request is over. */
-	dispose(): void;
+	endAttempt(): void {
+		this.body = undefined;
+		this.abort = undefined;
+	}
+
+	/** The sweep found the deadline passed: aborts the attempt in flight and destroys the body being read. */
+	expire(): void {
+		this.passed = true;
+		this.abort?.abort(new Error(DEADLINE_PASSED));
+		const body = this.body;
+		if (body && !body.destroyed) {
+			body.on('error', () => undefined);
+			body.destroy(new Error(DEADLINE_PASSED));
+		}
+	}
 }
 
-/** One request's overall deadline in the sweep (see Transport.deadline). */
-interface DeadlineEntry {
-	at: number;
-	body: Dispatcher.ResponseData['body'] | undefined;
-	/** Aborts the attempt in flight, when it needed one (OverallDeadline.needsAbort). */
-	abort: AbortController | undefined;
-	expired: boolean;
-}
 /** Requests in flight with their deadlines; one sweep timer serves them all (no timer per request). */
-const deadlines = new Set<DeadlineEntry>();
+const deadlines = new Set<RequestDeadline>();
 let sweep: ReturnType<typeof setInterval> | undefined;
 /** How often the deadline sweep runs: deadlines are met to within this. */
 const DEADLINE_SWEEP_MS = 250;
@@ -548,16 +590,10 @@ function startDeadlineSweep(): void {
 	}
 	sweep = setInterval(() => {
 		const now = Date.now();
-		for (const entry of deadlines) {
-			if (entry.at <= now) {
-				entry.expired = true;
-				deadlines.delete(entry);
-				entry.abort?.abort(new Error('The request passed its overall deadline'));
-				const body = entry.body;
-				if (body && !body.destroyed) {
-					body.on('error', () => undefined);
-					body.destroy(new Error('The request passed its overall deadline'));
-				}
+		for (const deadline of deadlines) {
+			if (deadline.at <= now) {
+				deadlines.delete(deadline);
+				deadline.expire();
 			}
 		}
 		if (deadlines.size === 0) {
@@ -678,6 +714,15 @@ export class Transport {
 		return false;
 	}
 
+	/** The length of the longest token this transport has sent (0 before the first). */
+	get longestTokenChars(): number {
+		let longest = 0;
+		for (const token of this.seenTokens) {
+			longest = Math.max(longest, token.length);
+		}
+		return longest;
+	}
+
 	/** Replaces every token this transport has sent with `<redacted>` (see containsToken). */
 	redactTokens(text: string): string {
 		for (const token of this.seenTokens) {
@@ -783,7 +828,7 @@ export class Transport {
 					if (spec.signal?.aborted) {
 						throw abortError(spec.signal);
 					}
-					if (deadline.expired()) {
+					if (deadline.passed) {
 						err = new NetworkError(
 							'timeout',
 							`No complete answer within ${formatSeconds(deadline.ms)} (the request's overall deadline, retries included; ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'})`,
@@ -829,7 +874,7 @@ export class Transport {
 				await sleep(delay, spec.signal);
 			}
 		} finally {
-			deadline.dispose();
+			deadlines.delete(deadline);
 		}
 	}
 
@@ -857,37 +902,10 @@ export class Transport {
 	 */
 	private deadline(spec: Pick<RequestSpec, 'transfer'>): RequestDeadline {
 		const ms = spec.transfer ? this.timeouts.transferDeadlineMs : this.timeouts.deadlineMs;
-		const overall = new OverallDeadline(ms);
-		const entry: DeadlineEntry = { at: overall.at, body: undefined, abort: undefined, expired: false };
-		deadlines.add(entry);
+		const deadline = new RequestDeadline(new OverallDeadline(ms), this.timeouts);
+		deadlines.add(deadline);
 		startDeadlineSweep();
-		const { connectMs, headersMs } = this.timeouts;
-		return {
-			ms,
-			attemptSignal: (signal) => {
-				if (!overall.needsAbort(connectMs, headersMs)) {
-					return signal;
-				}
-				entry.abort = new AbortController();
-				return signal ? AbortSignal.any([signal, entry.abort.signal]) : entry.abort.signal;
-			},
-			watch: (b) => {
-				entry.body = b;
-				if (entry.expired) {
-					b.on('error', () => undefined);
-					b.destroy(new Error('The request passed its overall deadline'));
-				}
-			},
-			expired: () => entry.expired,
-			allowsRetryAfter: (delayMs) => overall.allowsRetryAfter(delayMs),
-			endAttempt: () => {
-				entry.body = undefined;
-				entry.abort = undefined;
-			},
-			dispose: () => {
-				deadlines.delete(entry);
-			},
-		};
+		return deadline;
 	}
 
 	private async readJson<T>(res: ResponseData, method: HttpMethod, maxBytes: number): Promise<T> {

@@ -19,6 +19,9 @@ import { ApiError } from './errors';
 import { type Transport, toNetworkError } from './http';
 import { SAFETY } from './limits';
 
+/** How much of a chunk's end is kept to find a token split across two chunks. */
+const TAIL_CHARS = 64;
+
 /** Text that ends with a blank line: no event is left incomplete after it. */
 const EVENT_BOUNDARY_AT_END = /(\r\n|\r|\n)(\r\n|\r|\n)$/;
 
@@ -307,11 +310,17 @@ export class SseConnection {
 			return 'end';
 		}
 		const text = this.decoder.decode(r.value);
-		// One search per chunk (with the previous chunk's tail, for a token split across two).
-		this.tokenSeen = this.tokenPending || this.transport.containsToken(this.tail + text);
+		// One search per chunk, and one over the seam with the previous chunk's tail (a token split
+		// across two): the same matches as a search of tail + text, without copying the chunk into a
+		// joined string first.
+		this.tokenSeen =
+			this.tokenPending ||
+			this.transport.containsToken(text) ||
+			(this.tail !== '' && this.transport.containsToken(this.tail + text.slice(0, this.transport.longestTokenChars)));
 		// Sticky until a chunk ends at an event boundary: the event holding the token may end later.
 		this.tokenPending = this.tokenSeen && !EVENT_BOUNDARY_AT_END.test(text);
-		this.tail = text.slice(-64);
+		// As long as the longest token: a token cut anywhere across the seam is found whole.
+		this.tail = text.slice(-Math.max(TAIL_CHARS, this.transport.longestTokenChars));
 		const before = this.messages;
 		this.parser.feed(text);
 		if (this.messages !== before) {

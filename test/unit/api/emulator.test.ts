@@ -497,11 +497,11 @@ CLIENT_PROFILES.forEach((profile) =>
 				}
 				const spent = (await emu.counters()).requests.total - before;
 				assert.equal(spent, 6);
-				const started = Date.now();
+				// Fast = no retry and so no backoff wait: the emulator saw one attempt. (A wall-time bound
+				// here failed on a loaded machine while the attempt count was right.)
 				const err = await rejection(c.getMe());
 				assert.ok(err instanceof ApiError && err.status === 503);
 				assert.equal((await emu.counters()).requests.total - before, 7, 'one attempt once the budget is empty');
-				assert.ok(Date.now() - started < 200);
 			});
 		});
 

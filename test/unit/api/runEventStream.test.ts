@@ -15,11 +15,11 @@ suite('api/runEventStream: the raw stream under the reconnect layer', function (
 	let server: HostileServer | undefined;
 	let client: CloudAgentsClient | undefined;
 
-	async function start(s: Scenario): Promise<CloudAgentsClient> {
+	async function start(s: Scenario, token = TOKEN): Promise<CloudAgentsClient> {
 		server = await startHostile(s);
 		client = new CloudAgentsClient({
 			baseUrl: server.baseUrl,
-			getToken: () => TOKEN,
+			getToken: () => token,
 			stream: { reconnectMinMs: 5, reconnectBaseMs: 5 },
 		});
 		return client;
@@ -70,26 +70,40 @@ suite('api/runEventStream: the raw stream under the reconnect layer', function (
 		assert.equal(server?.requestsTo(EVENTS_ROUTE).length, 1);
 	});
 
-	test('a token the server echoes split across two network chunks is still redacted', async () => {
-		const c = await start({
+	/** A server that echoes the request's token in one event, cut in two writes `cut` characters into the token. */
+	function echoSplit(token: string, cut: number): Scenario {
+		return {
 			description: 'echoes the token, cut in two writes',
 			routes: {
 				[EVENTS_ROUTE]: (req, res) => {
 					const write = sseStart(res);
 					const frame = sseFrame(0, 'run.completed', { text: `echo ${req.token ?? ''} done` });
-					const cut = frame.indexOf(TOKEN) + 6;
-					write(frame.slice(0, cut));
+					const at = frame.indexOf(token) + cut;
+					write(frame.slice(0, at));
 					setTimeout(() => {
-						write(frame.slice(cut));
+						write(frame.slice(at));
 						res.end();
 					}, 50);
 				},
 			},
-		});
+		};
+	}
+
+	async function assertRedacted(c: CloudAgentsClient, token: string): Promise<void> {
 		const { events, error } = await drain(c);
 		assert.equal(error, undefined);
 		assert.equal(events.length, 1);
-		assert.ok(!JSON.stringify(events).includes(TOKEN), JSON.stringify(events));
+		assert.ok(!JSON.stringify(events).includes(token), JSON.stringify(events));
 		assert.match(JSON.stringify(events[0]?.data), /echo <redacted> done/);
+	}
+
+	test('a token the server echoes split across two network chunks is still redacted', async () => {
+		await assertRedacted(await start(echoSplit(TOKEN, 6)), TOKEN);
+	});
+
+	test('a long token split across two chunks with most of it in the first is still redacted', async () => {
+		// 150 characters, cut after 100: more than the 64 characters a chunk's tail otherwise keeps.
+		const longToken = `${TOKEN}_${'k'.repeat(150 - TOKEN.length - 1)}`;
+		await assertRedacted(await start(echoSplit(longToken, 100), longToken), longToken);
 	});
 });
