@@ -35,14 +35,6 @@ interface Entry {
 }
 
 /**
- * The computer-session websocket_url points here: a WebSocket endpoint that checks the session
- * and its `session.<token>` subprotocol before the upgrade (404 unknown or expired, 403 wrong
- * token), then serves an RFB 3.8 desktop (emulator/src/rfb/). Also registers the admin routes
- * under /_emulator/computer-sessions/{id}/ (loopback only): `input` (what viewers sent),
- * `desktop` (`{animated, tight_png}`: the bench's changing full-screen pattern, TightPNG for viewers
- * that list it) and `expire`.
- */
-/**
  * Why a session's desktop ends now, or undefined while it lasts. The emulator's tick drops a
  * session from its data once it expired, and on a busy machine that can come before the socket's
  * own expiry timer: a session gone after its expiry still ended because it expired (4001); one gone
@@ -53,6 +45,14 @@ export function sessionEndReason(present: boolean, expiresMs: number, now: numbe
 	return present ? undefined : 'session ended';
 }
 
+/**
+ * The computer-session websocket_url points here: a WebSocket endpoint that checks the session
+ * and its `session.<token>` subprotocol before the upgrade (404 unknown or expired, 403 wrong
+ * token), then serves an RFB 3.8 desktop (emulator/src/rfb/). Also registers the admin routes
+ * under /_emulator/computer-sessions/{id}/ (loopback only): `input` (what viewers sent),
+ * `desktop` (`{animated, tight_png}`: the bench's changing full-screen pattern, TightPNG for viewers
+ * that list it) and `expire`.
+ */
 export function attachVncUpgrade(app: FastifyInstance, emu: Emulator, size: { width: number; height: number } = DESKTOP_SIZE): void {
 	const open = new Set<Duplex>();
 	const desktops = new Map<string, Entry>();

@@ -82,6 +82,8 @@ export const SAFETY = {
 	retryAfterMaxMs: 30_000,
 	/** Backoff cap between retries. */
 	retryMaxDelayMs: 10_000,
+	/** Longest wait of a command run at activation for the session's first read of the sign-in state (SecretStorage). */
+	sessionReadMaxMs: 30_000,
 	/** Device-flow polling interval bounds (the server's `interval` is clamped into them). */
 	devicePollMinMs: 1_000,
 	devicePollMaxMs: 60_000,

@@ -100,7 +100,7 @@ export class ActionRegistry {
 		if (action.on === undefined) {
 			return action.run(kit);
 		}
-		if (!kit.automation && !this.services.session.signedIn && !(await this.signInFirst(action))) {
+		if (!kit.automation && !(await this.signedInOnceKnown()) && !(await this.signInFirst(action))) {
 			return undefined;
 		}
 		const pick = action.pick;
@@ -125,6 +125,32 @@ export class ActionRegistry {
 			tell: kit.info,
 		});
 		return link === undefined ? undefined : action.run(link, kit);
+	}
+
+	/**
+	 * Whether a token is stored, once the session has read it: a command from the palette activates
+	 * the extension and runs at once, while the sign-in state is still being read from SecretStorage
+	 * (a round trip to the window, long on a busy machine); until then `signedIn` is false whatever
+	 * is stored, and the person would be told they are signed out. Waits for the first read, at most
+	 * SAFETY.sessionReadMaxMs (then the state as it stands).
+	 */
+	private async signedInOnceKnown(): Promise<boolean> {
+		const { session } = this.services;
+		if (!session.initialized) {
+			await new Promise<void>((resolve) => {
+				const done = (): void => {
+					clearTimeout(timer);
+					subscription.dispose();
+					resolve();
+				};
+				const subscription = session.onDidChange(done);
+				const timer = setTimeout(done, SAFETY.sessionReadMaxMs);
+				if (session.initialized) {
+					done();
+				}
+			});
+		}
+		return session.signedIn;
 	}
 
 	/**

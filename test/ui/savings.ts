@@ -146,6 +146,30 @@ const uiTest: UiTest = {
 			assert.equal(await frame.locator('#recent tbody tr').count(), 100, 'the hundred newest events');
 			await workbench.screenshot('token-savings-panel');
 
+			// The selects show the filter the extension reads. An 'init' the extension posted while the
+			// page's change of range was on its way set the range select back to 7 days above the
+			// all-time data (a loaded CI run), and picking a runtime then sent "7 days" with it. Put the
+			// select where such an init leaves it (no change event: the extension still reads all time),
+			// then Refresh: the extension's answer brings the select back to all time.
+			await frame.evaluate(`document.querySelector('#range').value = '7d'`);
+			await frame.locator('#refresh').click();
+			let shownRange = '';
+			await until(
+				page,
+				'the range select back on all time after a Refresh',
+				async () => {
+					shownRange = await frame.locator('#range').inputValue();
+					return shownRange === 'all' && (await status.innerText()).includes(all.events.toLocaleString('en-US'))
+						? true
+						: undefined;
+				},
+				30_000,
+			).catch((err: unknown) => {
+				throw new Error(
+					`${err instanceof Error ? err.message : String(err)}; the range select shows ${JSON.stringify(shownRange)}`,
+				);
+			});
+
 			// One runtime: the service's totals for it, and the chart's sums follow.
 			const options = await frame.evaluate<Array<{ value: string; text: string }>>(
 				`[...document.querySelectorAll('#runtime option')].map((o) => ({ value: o.value, text: o.textContent || '' }))`,

@@ -174,6 +174,19 @@ function sendFilter(): void {
 	host.postMessage({ type: 'setFilter', range, runtimeId: state.runtimeId });
 }
 
+/**
+ * Shows `filter` in the selects and saves it: the filter the extension reads is the one the page
+ * shows. An `init` the extension posted while the page's own change was on its way would otherwise
+ * leave the selects on the old filter above the new filter's data, and the next change would send
+ * that old range back (the extension's 'loading' and 'data' that follow carry the filter it reads).
+ */
+function showFilter(filter: SavingsPageState): void {
+	state = filter;
+	host.setState(state);
+	rangeSelect.value = state.range;
+	runtimeSelect.value = state.runtimeId;
+}
+
 function handle(message: SavingsHostMessage): void {
 	switch (message.type) {
 		case 'init': {
@@ -186,13 +199,11 @@ function handle(message: SavingsHostMessage): void {
 			});
 			runtimeSelect.replaceChildren(runtimeSelect.options[0]!, ...options);
 			runtimeSelect.options[0]!.textContent = text('allRuntimes');
-			state = message.filter;
-			host.setState(state);
-			rangeSelect.value = state.range;
-			runtimeSelect.value = state.runtimeId;
+			showFilter(message.filter);
 			return;
 		}
 		case 'loading':
+			showFilter(message.filter);
 			setBusy(true);
 			show(text('loading', '0'));
 			return;
@@ -200,6 +211,7 @@ function handle(message: SavingsHostMessage): void {
 			show(text('loading', message.events.toLocaleString()));
 			return;
 		case 'data':
+			showFilter(message.model.filter);
 			setBusy(false);
 			drawModel(message.model);
 			show(text('loaded', message.model.range.events.toLocaleString(), when(message.model.loadedAt)));
