@@ -33,7 +33,7 @@ const CLIENT_WARM_UP_DELAY_MS = 1_000;
  * they become visible, commands when they run.
  */
 class CloudAgentsExtension extends Disposable {
-	private readonly log = this.register(vscode.window.createOutputChannel('Cloud Agents', { log: true }));
+	readonly log = this.register(vscode.window.createOutputChannel('Cloud Agents', { log: true }));
 	/** The shared connection to the service (API URL, token, client); see src/auth/session.ts. */
 	readonly session: Session;
 	/** Follows runs into output channels; `onDidReceiveEvent` publishes every received event. */
@@ -243,6 +243,8 @@ export interface CloudAgentsTestApi {
 	runFollower: RunFollower;
 	ready: Promise<void>;
 	logUri: vscode.Uri;
+	/** The extension's log: a line the harness writes here and waits to read in the log file shows the lines before it are written. */
+	log: Pick<vscode.LogOutputChannel, 'info'>;
 	globalStorageUri: vscode.Uri;
 	/** The commands loaded on first use: whether they are, and loading them now. */
 	features: Pick<LazyFeatures, 'isLoaded' | 'load'>;
@@ -293,6 +295,7 @@ export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi |
 				runFollower: extension.runFollower,
 				ready: extension.ready,
 				logUri: context.logUri,
+				log: extension.log,
 				globalStorageUri: context.globalStorageUri,
 				features: extension.features,
 				recorder: extension.recorder,

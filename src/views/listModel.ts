@@ -133,6 +133,8 @@ export class ListModel<T, D extends ModelDescriptor<T, C> = ModelDescriptor<T>, 
 	/** When the last read started (the host's clock): a failure of a read sent before the service last answered is stale. */
 	fetchStartedAt: number | undefined;
 	private pending: Promise<void> | undefined;
+	/** The read in flight is a "Load more…" (appends), not a read of the pages shown. */
+	private pendingAppends = false;
 	private controller: AbortController | undefined;
 	private generation = 0;
 	private lastSignature = '';
@@ -168,8 +170,23 @@ export class ListModel<T, D extends ModelDescriptor<T, C> = ModelDescriptor<T>, 
 		return this.run((signal) => this.fetch(this.pages, signal), false);
 	}
 
-	/** Reads one page more and appends its records (a record already shown stays where it is). */
+	/**
+	 * Reads one page more and appends its records (a record already shown stays where it is). Asked
+	 * while a read is in flight: during the first read (no row to click yet) or another "Load more…",
+	 * it shares that read; during a refresh of the rows shown (the automatic one, or Refresh), it
+	 * reads the next page once the refresh has answered, so the click is not lost.
+	 */
 	loadMore(): Promise<void> {
+		const inFlight = this.pending;
+		if (inFlight) {
+			if (!this.loaded || this.pendingAppends) {
+				return inFlight;
+			}
+			const generation = this.generation;
+			return inFlight.then(() =>
+				this.generation === generation && this.error === undefined && this.more ? this.loadMore() : undefined,
+			);
+		}
 		return this.run(async (signal) => {
 			const next = await this.fetchMore(signal);
 			this.pages++;
@@ -327,6 +344,7 @@ export class ListModel<T, D extends ModelDescriptor<T, C> = ModelDescriptor<T>, 
 		const controller = new AbortController();
 		this.controller = controller;
 		this.fetchStartedAt = this.host.now?.() ?? Date.now();
+		this.pendingAppends = append;
 		this.pending = (async () => {
 			try {
 				const result = await fetcher(controller.signal);

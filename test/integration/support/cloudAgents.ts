@@ -2,6 +2,7 @@
  * Helpers of the auth and run-following suites: the extension's test API (what `activate` returns
  * under the harness), emulator admin calls and a scan of everything the extension wrote to disk.
  */
+import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -197,10 +198,20 @@ async function filesUnder(dir: string): Promise<string[]> {
  * output_logging_* folders of plain output channels) and the run event files.
  */
 export async function writtenText(api: CloudAgentsTestApi): Promise<{ file: string; text: string }[]> {
-	// Output channels write to disk asynchronously.
-	await new Promise((r) => setTimeout(r, 1500));
+	// Output channels write to disk asynchronously, in order: a line written to the extension's log
+	// now is on disk after every line logged before it (a fixed wait of 1.5 s missed a warning on a
+	// busy machine).
+	const barrier = `log flush barrier ${randomUUID()}`;
+	api.log.info(barrier);
 	const logRoot = vscode.Uri.joinPath(api.logUri, '..').fsPath;
 	const runsRoot = vscode.Uri.joinPath(api.globalStorageUri, 'runs').fsPath;
-	const files = [...(await filesUnder(logRoot)), ...(await filesUnder(runsRoot))];
-	return Promise.all(files.map(async (file) => ({ file, text: await readFile(file, 'utf8').catch(() => '') })));
+	return waitFor(
+		'the log flush barrier in the extension log file',
+		async () => {
+			const files = [...(await filesUnder(logRoot)), ...(await filesUnder(runsRoot))];
+			const written = await Promise.all(files.map(async (file) => ({ file, text: await readFile(file, 'utf8').catch(() => '') })));
+			return written.some((w) => w.text.includes(barrier)) ? written : undefined;
+		},
+		30_000,
+	);
 }

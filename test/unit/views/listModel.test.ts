@@ -134,10 +134,27 @@ suite('views/listModel', () => {
 			const second = model.load();
 			const more = model.loadMore();
 			assert.equal(second, first);
-			assert.equal(more, first, 'a "Load more…" click during the read waits for it instead of asking again');
+			assert.equal(more, first, 'a "Load more…" during the first read (no row to click yet) waits for it instead of asking again');
 			await Promise.all([first, second, more]);
 			assert.equal(server.requests.length, 1);
 			assert.deepEqual(ids(model), ['a', 'b']);
+			// Two "Load more…" at once (a double click) read one page.
+			await Promise.all([model.loadMore(), model.loadMore()]);
+			assert.deepEqual(ids(model), ['a', 'b', 'c']);
+			assert.equal(server.requests.length, 2);
+		});
+
+		test('"Load more…" clicked while the rows shown are being refreshed reads the next page after the refresh (the click is not lost)', async () => {
+			const { server, model } = pagedModel(recs('a', 'b', 'c', 'd', 'e'));
+			await model.load();
+			const refresh = model.load();
+			const more = model.loadMore();
+			await Promise.all([refresh, more]);
+			assert.deepEqual(ids(model), ['a', 'b', 'c', 'd']);
+			assert.deepEqual(
+				server.requests.map((r) => r.cursor),
+				[undefined, undefined, '@2'],
+			);
 		});
 	});
 
