@@ -273,6 +273,14 @@ const uiTest: UiTest = {
 			assert.match(told, /conflict\.md/);
 			const agentConflict = (await groundFiles(emulatorUrl, devToken, agent.id)).find((f) => f.path === conflict);
 			assert.equal(Buffer.from(agentConflict?.content_base64 ?? '', 'base64').toString('utf8'), '# Conflict\n\nThe agent again.\n');
+			// The workbench shows at most three toasts: the conflict's warning and the progress of the
+			// Send still shown would leave the refusal below waiting for a free place (a run's refusal,
+			// shown by the extension at once, was not among the toasts for 20 s). Clear what was read.
+			await workbench.runCommand('Notifications: Clear All Notifications');
+			await page
+				.locator('.notifications-toasts .notification-list-item', { hasText: 'changed in the agent workspace since it was listed' })
+				.first()
+				.waitFor({ state: 'hidden', timeout: 10_000 });
 
 			// Apply to Local on the file behind the symbolic link: refused, the person told why, the row kept.
 			const linkedRow = fileRow(page, 'x.md', `${folder}/linked`);
