@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { registerCommand } from './views/registry';
-import { LazyFileSystemProvider } from './workspace/fs/lazyProvider';
+import { LazyFileSystemProvider } from './fs/lazyProvider';
 import { Disposable } from './util/lifecycle';
 import { Session } from './auth/session';
-import { RunFollower } from './runFollowing';
+import { RunFollower } from './logs';
 import { registerAuth } from './flows/auth';
 import { CloudAgentViews } from './views';
 import { Connectivity } from './views/connectivity';
@@ -49,72 +49,32 @@ class CloudAgentsExtension extends Disposable {
 
 	constructor(readonly context: vscode.ExtensionContext) {
 		super();
-		this.session = this.register(new Session(context.secrets, this.log));
+		const log = this.log;
+		this.session = this.register(new Session(context.secrets, log));
+		const session = this.session;
+		// A 401 of a failed command goes to the session's single "sign in again" prompt.
+		const onUnauthorized = (err: unknown): boolean => session.reportError(err);
+		// The sign-in flow, as the Sign In command runs it (for "Sign In" buttons of our messages).
+		const runSignIn = (): Promise<unknown> => signIn({ session, log });
+		session.setSignInFlow(runSignIn);
 		this.runFollower = this.register(
 			new RunFollower({
-				session: this.session,
+				session,
 				storageUri: context.globalStorageUri,
 				globalState: context.globalState,
-				log: this.log,
+				log,
 			}),
 		);
-		this.ready = this.startSession();
-		const connection = this.watchConnectivity();
-		this.views = this.createViews(connection.connectivity);
-		const services = this.services();
-		this.registerShellCommands();
-		this.features = this.loadFeaturesOnFirstUse(services);
-		// Seams for the test harness only (src/testing.ts): nothing is registered outside it.
-		this.registerAll(
-			registerTestSeams({
-				views: this.views,
-				lists: LIST_DESCRIPTORS,
-				globalState: context.globalState,
-				agents: agentsList,
-				features: this.features,
-				follower: this.runFollower,
-				session: this.session,
-				recorder: this.recorder,
-				connection: connection.status,
-			}),
-		);
-		this.afterActivation();
-		this.log.info(`Cloud Agents activated in ${vscode.env.appName} ${vscode.version}`);
-	}
-
-	/** A 401 of a failed command goes to the session's single "sign in again" prompt. */
-	private readonly onUnauthorized = (err: unknown): boolean => this.session.reportError(err);
-
-	/** The sign-in flow, as the Sign In command runs it (for "Sign In" buttons of our messages). */
-	private readonly runSignIn = (): Promise<unknown> => signIn({ session: this.session, log: this.log });
-
-	/** Registers every disposable of a list. */
-	private registerAll(disposables: readonly vscode.Disposable[]): void {
-		for (const d of disposables) {
+		for (const d of registerAuth({ session, log })) {
 			this.register(d);
 		}
-	}
-
-	/**
-	 * The session's sign-in flow and commands, and its first read of the stored token. No network
-	 * here: only stores CLOUD_AGENTS_DEV_TOKEN for a loopback URL and sets the context key.
-	 */
-	private startSession(): Promise<void> {
-		const { session, log } = this;
-		session.setSignInFlow(this.runSignIn);
-		this.registerAll(registerAuth({ session, log }));
-		return session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
+		// No network here: only stores CLOUD_AGENTS_DEV_TOKEN for a loopback URL and sets the context key.
+		this.ready = session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
 			log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
 		});
-	}
-
-	/**
-	 * Whether the service answers, shared by every view: every request of the shared client reports
-	 * to it while signed in, so any answer brings offline views back at once; with no view waiting,
-	 * HEAD /healthz asks (src/views/connectivity.ts). "reconnecting" in the status bar meanwhile.
-	 */
-	private watchConnectivity(): { connectivity: Connectivity; status: ConnectionStatusBar } {
-		const { session, log } = this;
+		// Whether the service answers, shared by every view: every request of the shared client reports
+		// to it while signed in, so any answer brings offline views back at once; with no view waiting,
+		// HEAD /healthz asks (src/views/connectivity.ts). "reconnecting" in the status bar meanwhile.
 		const connectivity = new Connectivity({
 			probe: () => session.client.healthHead({ signal: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs) }),
 		});
@@ -125,50 +85,38 @@ class CloudAgentsExtension extends Disposable {
 			}
 		});
 		this.register(session.onDidChange(() => connectivity.reset()));
-		const status = this.register(new ConnectionStatusBar(connectivity));
-		this.register(
-			registerCommand('cloudAgents.retryConnection', () => connectivity.retryNow(), log, { onUnauthorized: this.onUnauthorized }),
-		);
-		return { connectivity, status };
-	}
-
-	/** The tree views of every list (src/resources), and how the lists follow one another. */
-	private createViews(connectivity: Connectivity): CloudAgentViews {
-		const { session, log, context } = this;
+		const connectionStatus = this.register(new ConnectionStatusBar(connectivity));
+		this.register(registerCommand('cloudAgents.retryConnection', () => connectivity.retryNow(), log, { onUnauthorized }));
 		// The rows as last loaded (globalState, keyed by the API URL and a fingerprint of the token):
 		// shown marked when a view opens, until its first answer (src/views/rowCache.ts).
 		const rowCache = this.register(
 			new RowCache(context.globalState, session, (err) => log.warn(`Keeping the rows as last loaded failed: ${String(err)}`)),
 		);
-		const views = this.register(
+		// The tree views of every list (src/resources), and how the lists follow one another.
+		const views = (this.views = this.register(
 			new CloudAgentViews(session, log, (err) => void session.reportError(err), LIST_DESCRIPTORS, connectivity, rowCache),
-		);
-		this.registerAll(connectLists(views));
+		));
+		for (const d of connectLists(views)) {
+			this.register(d);
+		}
 		// Followed runs get `:followed` in the Runs view (only Stop Following shows inline then).
 		views.setFlag('followed', (runId, agentId) => this.runFollower.isFollowed(agentId ?? '', runId));
 		this.register(this.runFollower.onDidChangeFollowing(() => views.providerOf(runsList).redraw()));
-		return views;
-	}
-
-	/** What every action and feature is handed, with the read-only documents for run results, runtime details and text artifacts. */
-	private services(): Services {
-		return {
-			session: this.session,
-			views: this.views,
-			log: this.log,
-			context: this.context,
-			records: this.register(new RecordDocuments()),
-			images: this.register(new ImageDocuments()),
+		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
+		const records = this.register(new RecordDocuments());
+		const images = this.register(new ImageDocuments());
+		const services: Services = {
+			session,
+			views,
+			log,
+			context,
+			records,
+			images,
 			follower: this.runFollower,
-			signIn: this.runSignIn,
-			onUnauthorized: this.onUnauthorized,
+			signIn: runSignIn,
+			onUnauthorized,
 			githubApiUrl: githubApiUrlForTests,
 		};
-	}
-
-	/** Refresh and the signed-out welcome's probe: registered at activation, not loaded on first use. */
-	private registerShellCommands(): void {
-		const { session, log, views } = this;
 		// Refresh also asks again an agent workspace that was found to speak another interface (only
 		// a loaded workspace feature can have found one).
 		this.register(
@@ -179,21 +127,16 @@ class CloudAgentsExtension extends Disposable {
 					await views.refreshAll();
 				},
 				log,
-				{ onUnauthorized: this.onUnauthorized },
+				{ onUnauthorized },
 			),
 		);
-		this.registerAll(registerWelcomeProbe({ session, log, agentsView: () => views.viewOf(agentsList)?.view }));
-	}
-
-	/**
-	 * The lists' and features' commands load on first use (src/shell/featureEntry.ts, in
-	 * dist/features.js): until then each contributed command not registered above is a stand-in, and
-	 * so are the `cloud-agent:` file system and the language-model tools.
-	 */
-	private loadFeaturesOnFirstUse(services: Services): LazyFeatures {
-		const log = this.log;
+		for (const d of registerWelcomeProbe({ session, log, agentsView: () => views.viewOf(agentsList) })) {
+			this.register(d);
+		}
+		// The lists' and features' commands load on first use (src/shell/featureEntry.ts, in
+		// dist/features.js): until then each contributed command not registered above is a stand-in.
 		const lazyIds = COMMAND_IDS.filter((id) => !isRegistered(id));
-		const features = this.register(
+		this.features = this.register(
 			new LazyFeatures(
 				lazyIds,
 				Object.values(WEBVIEW_TYPES),
@@ -207,19 +150,29 @@ class CloudAgentsExtension extends Disposable {
 		);
 		// The `cloud-agent:` file system: registered now (a window restored with an agent folder
 		// activates the extension through it), its code loads with the features on VS Code's first call.
-		const fs = this.register(new LazyFileSystemProvider(() => features.load().workspace.provider, log));
+		const fs = this.register(new LazyFileSystemProvider(() => this.features.load().workspace.provider, log));
 		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, fs, { isCaseSensitive: true }));
 		// The language-model tools (src/chat): registered now, so any chat lists them; their code loads
 		// with the features on the first call.
-		this.registerAll(registerLazyTools(TOOL_NAMES, () => features.load().chatTools));
+		for (const d of registerLazyTools(TOOL_NAMES, () => this.features.load().chatTools)) {
+			this.register(d);
+		}
 		// The end-of-run notification's "Open Result" runs the Runs view's action (loaded on first use).
+		const features = this.features;
 		this.runFollower.setResultOpener((agentId, runId) => features.load().openRunResult(agentId, runId));
-		return features;
-	}
-
-	/** What follows activation: the `loaded` context key, the HTTP client warmed up, linked folders' changes. */
-	private afterActivation(): void {
-		const { session, context, features } = this;
+		// Seams for the test harness only (src/testing.ts): nothing is registered outside it.
+		const seams = {
+			views,
+			agents: agentsList,
+			features: this.features,
+			follower: this.runFollower,
+			session,
+			recorder: this.recorder,
+			connection: connectionStatus,
+		};
+		for (const d of registerTestSeams(seams)) {
+			this.register(d);
+		}
 		void this.ready.then(() => vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, true));
 		// Signed in, the HTTP client (dist/client.js: undici, ~60 ms of loading) is loaded once the
 		// window has settled, so the first listing does not load it between the click and its rows
@@ -231,6 +184,7 @@ class CloudAgentsExtension extends Disposable {
 			const timer = setTimeout(() => features.load(), 0);
 			this.register({ dispose: () => clearTimeout(timer) });
 		}
+		log.info(`Cloud Agents activated in ${vscode.env.appName} ${vscode.version}`);
 	}
 }
 

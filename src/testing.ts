@@ -8,31 +8,25 @@
  * - `_cloudAgents.views.selectAgent(agentId?)`: the agent the Runs and Artifacts views follow;
  * - `_cloudAgents.connection.status()`: the "reconnecting" status bar item as plain data;
  * - `_cloudAgents.workspace.clearCache()`: the `cloud-agent:` file system starts from an empty cache;
- * - `_cloudAgents.views.runOnRow(key, rowId, command, options?)`: a command on a row, as its context menu runs it;
- * - `_cloudAgents.window.messages()`: the messages (information, warning, error) shown so far, in order;
+ * - `_cloudAgents.workspace.interfaceNotices()`: the "interface differs" messages shown so far;
  * - `_cloudAgents.workspace.retry(agentId?)`: asks an agent's workspace interface again;
  * - `_cloudAgents.workspace.resetSearchHint()`: the once-per-machine search hint may show again;
+ * - `_cloudAgents.workspace.searchHints()`: the texts of the search hints shown so far;
  * - `_cloudAgents.savings.exportTo(range, runtimeId, target)`: the CSV export without its dialog;
  * - `_cloudAgents.chat.prepare(toolName, input)`: a language-model tool's `prepareInvocation` as plain
  *   data (`vscode.lm.invokeTool` shows its confirmation only as a dialog, outside any chat).
  * The workspace feature loads with the commands, on first use: until it has, there is no cache to
- * clear; of the workspace seams only resetSearchHint loads it.
+ * clear, no notice and no hint; of the workspace seams only resetSearchHint loads it.
  * And what the tests read from `activate`'s result (`TestRecorder`: notifications and prompts shown).
- *
- * The seams read what they report through the interfaces the features themselves use: a view's rows
- * through its `TreeDataProvider` (as VS Code draws them), a message through `vscode.window` (as the
- * user sees it), the search hint's "shown" mark through the global state it is kept in.
  */
 import * as vscode from 'vscode';
-import { SAFETY } from './api/limits';
 import type { Session } from './auth/session';
 import type { LazyFeatures } from './shell/lazy';
-import type { RunFollower } from './runFollowing';
-import { type CloudAgentViews, RecordNode } from './views';
+import type { RunFollower } from './logs';
+import type { CloudAgentViews } from './views';
 import type { ConnectionStatusSnapshot } from './views/connectivityStatus';
 import type { AnyListDescriptor } from './views/descriptor';
 import type { RangeId } from './webviews/savings/data';
-import { SEARCH_HINT_KEY } from './ids';
 
 /** The environment variable the harness sets; without it no seam is registered. */
 export const TEST_HARNESS_ENV = 'CLOUD_AGENTS_TEST_REPORT';
@@ -60,31 +54,9 @@ export class TestRecorder {
 	unauthorizedPrompts = 0;
 }
 
-/** A row as the seam `_cloudAgents.views.rows` returns it: plain data, no class instances. */
-export interface RowSnapshot {
-	id: string | undefined;
-	label: string;
-	description: string | undefined;
-	contextValue: string | undefined;
-	tooltip: string | undefined;
-	icon: string | undefined;
-	command: string | undefined;
-}
-
-/** A message shown to the user (the seam `_cloudAgents.window.messages`): its severity, its text and its buttons. */
-export interface ShownMessage {
-	severity: 'information' | 'warning' | 'error';
-	text: string;
-	items: string[];
-}
-
 /** What the seams reach. */
 export interface TestSeamDeps {
 	views: CloudAgentViews;
-	/** Every list of the extension (src/resources), to find a view's by its key. */
-	lists: readonly AnyListDescriptor[];
-	/** Where the search hint's "shown" mark is kept (the extension's global state). */
-	globalState: vscode.Memento;
 	/** The list whose selection `_cloudAgents.views.selectAgent` sets (the Agents list). */
 	agents: AnyListDescriptor;
 	/** The commands loaded on first use, with the agent workspace (`workspace` of what they load). */
@@ -102,41 +74,38 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 	if (!underTestHarness()) {
 		return [];
 	}
-	const { features, recorder } = deps;
-	const rowsOf = (key: string): vscode.TreeDataProvider<vscode.TreeItem> => viewRows(deps, key);
-	const messages: ShownMessage[] = [];
+	const { views, features, recorder } = deps;
 	return [
-		recordMessages(messages),
 		deps.follower.onDidAnnounceEnd((notice) => {
 			recorder.notificationsShown++;
 			recorder.lastNotification = { text: notice.text, actions: notice.actions };
 		}),
 		deps.session.onDidPromptSignIn(() => recorder.unauthorizedPrompts++),
 		vscode.commands.registerCommand('_cloudAgents.views.rows', (key: string, parentRowId?: string, options?: { asShown?: boolean }) =>
-			rowSnapshots(key, rowsOf(key), parentRowId, options),
+			views.rows(key, parentRowId, options),
 		),
 		vscode.commands.registerCommand('_cloudAgents.views.click', (key: string, rowId: string, parentRowId?: string) =>
-			click(key, rowsOf(key), rowId, parentRowId),
+			views.click(key, rowId, parentRowId),
 		),
 		vscode.commands.registerCommand(
 			'_cloudAgents.views.runOnRow',
 			(key: string, rowId: string, command: string, options?: Record<string, unknown>) =>
-				runOnRow(key, rowsOf(key), rowId, command, options),
+				views.runOnRow(key, rowId, command, options),
 		),
-		vscode.commands.registerCommand('_cloudAgents.window.messages', () => messages.slice()),
 		vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) =>
-			deps.views.selectById(deps.agents, agentId),
+			views.selectById(deps.agents, agentId),
 		),
 		vscode.commands.registerCommand('_cloudAgents.connection.status', () => deps.connection.snapshot()),
 		vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => features.current?.workspace.cache.clear()),
+		vscode.commands.registerCommand(
+			'_cloudAgents.workspace.interfaceNotices',
+			() => features.current?.workspace.interfaceNotices ?? [],
+		),
 		vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) =>
 			features.current?.workspace.retryInterface(agentId),
 		),
-		// The hint shows once per machine: the mark goes, and the workspace feature is loaded to watch the folders.
-		vscode.commands.registerCommand('_cloudAgents.workspace.resetSearchHint', async () => {
-			await deps.globalState.update(SEARCH_HINT_KEY, undefined);
-			features.load();
-		}),
+		vscode.commands.registerCommand('_cloudAgents.workspace.resetSearchHint', () => features.load().workspace.resetSearchHint()),
+		vscode.commands.registerCommand('_cloudAgents.workspace.searchHints', () => features.current?.workspace.searchHints ?? []),
 		vscode.commands.registerCommand(
 			'_cloudAgents.savings.exportTo',
 			(range: RangeId, runtimeId: string | undefined, target: vscode.Uri) =>
@@ -154,158 +123,4 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 		// What a link's source control shows now, without comparing (src/changes/).
 		vscode.commands.registerCommand('_cloudAgents.changes.shown', (linkId: string) => features.load().changesShown(linkId)),
 	];
-}
-
-/**
- * Records every message the extension shows through `vscode.window` (its own API object: other
- * extensions' messages are not seen), then shows it as before. Undone on dispose.
- */
-function recordMessages(into: ShownMessage[]): vscode.Disposable {
-	type Show = (message: string, ...rest: unknown[]) => Thenable<unknown>;
-	const window = vscode.window as unknown as Record<(typeof SHOW)[ShownMessage['severity']], Show>;
-	const originals = Object.entries(SHOW).map(([severity, name]) => ({
-		severity: severity as ShownMessage['severity'],
-		name,
-		show: window[name],
-	}));
-	for (const { severity, name, show } of originals) {
-		window[name] = (text, ...rest) => {
-			const items = rest.flatMap((item) => (typeof item === 'string' ? [item] : isMessageItem(item) ? [item.title] : []));
-			into.push({ severity, text, items });
-			return show.call(vscode.window, text, ...rest);
-		};
-	}
-	return new vscode.Disposable(() => {
-		for (const { name, show } of originals) {
-			window[name] = show;
-		}
-	});
-}
-
-/** The `vscode.window` function that shows a message of each severity. */
-const SHOW = {
-	information: 'showInformationMessage',
-	warning: 'showWarningMessage',
-	error: 'showErrorMessage',
-} as const;
-
-function isMessageItem(value: unknown): value is vscode.MessageItem {
-	return typeof value === 'object' && value !== null && typeof (value as { title?: unknown }).title === 'string';
-}
-
-/** What draws a view's rows, by its list's key: a view's (list or group rows), else a list's own (a group of a view). */
-function viewRows(deps: Pick<TestSeamDeps, 'views' | 'lists'>, key: string): vscode.TreeDataProvider<vscode.TreeItem> {
-	const descriptor = deps.lists.find((d) => d.key === key);
-	if (!descriptor) {
-		throw new Error(`no view ${key}`);
-	}
-	return deps.views.viewOf(descriptor)?.rows ?? deps.views.providerOf(descriptor);
-}
-
-/** The rows of a tree as VS Code asks for them: the top rows, or those under a row given by id (searched breadth-first). */
-async function childrenOf(
-	key: string,
-	tree: vscode.TreeDataProvider<vscode.TreeItem>,
-	parentRowId: string | undefined,
-): Promise<vscode.TreeItem[]> {
-	const top = (await tree.getChildren()) ?? [];
-	if (parentRowId === undefined) {
-		return top;
-	}
-	const queue = [...top];
-	for (let i = 0; i < queue.length && i < SAFETY.pageMaxItems; i++) {
-		const node = queue[i]!;
-		if (node.id === parentRowId) {
-			return (await tree.getChildren(node)) ?? [];
-		}
-		if (node.collapsibleState !== undefined && node.collapsibleState !== vscode.TreeItemCollapsibleState.None) {
-			queue.push(...((await tree.getChildren(node)) ?? []));
-		}
-	}
-	throw new Error(`no row ${parentRowId} in ${key}`);
-}
-
-/** Whether rows are the rows as last loaded still waiting for their first answer (only marked records). */
-function waitingForAnswer(nodes: readonly vscode.TreeItem[]): boolean {
-	return nodes.length > 0 && nodes.every((n) => n instanceof RecordNode && n.cachedAt !== undefined);
-}
-
-/** How many redraws `rowSnapshots` waits through for a list's first answer. */
-const MAX_REDRAWS = 100;
-
-/**
- * The rows of a view as plain data, drawn as VS Code draws them (a tooltip built on request is built,
- * as a hover would). Rows as last loaded are read again once the list's first answer redraws it
- * (an error row then stands above them), unless `asShown`.
- */
-async function rowSnapshots(
-	key: string,
-	tree: vscode.TreeDataProvider<vscode.TreeItem>,
-	parentRowId?: string,
-	options: { asShown?: boolean } = {},
-): Promise<RowSnapshot[]> {
-	let redraws = 0;
-	let redrawn: () => void = () => undefined;
-	const watch = tree.onDidChangeTreeData?.(() => {
-		redraws++;
-		redrawn();
-	});
-	try {
-		let nodes = await childrenOf(key, tree, parentRowId);
-		for (let seen = 0; !options.asShown && watch && waitingForAnswer(nodes) && seen < MAX_REDRAWS; seen = redraws) {
-			if (redraws === seen) {
-				await new Promise<void>((resolve) => (redrawn = resolve));
-			}
-			nodes = await childrenOf(key, tree, parentRowId);
-		}
-		return await Promise.all(nodes.map((n) => snapshotOf(tree, n)));
-	} finally {
-		watch?.dispose();
-	}
-}
-
-/** One row as plain data. */
-async function snapshotOf(tree: vscode.TreeDataProvider<vscode.TreeItem>, node: vscode.TreeItem): Promise<RowSnapshot> {
-	let item = await tree.getTreeItem(node);
-	if (item.tooltip === undefined && tree.resolveTreeItem) {
-		item = (await tree.resolveTreeItem(item, node, new vscode.CancellationTokenSource().token)) ?? item;
-	}
-	const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-	const tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : item.tooltip;
-	const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined;
-	return {
-		id: item.id,
-		label,
-		description: typeof item.description === 'string' ? item.description : undefined,
-		contextValue: item.contextValue,
-		tooltip,
-		icon,
-		command: item.command?.command,
-	};
-}
-
-/** Runs a row's default action as a click does: its `command` with its arguments; throws when the row has none. */
-async function click(key: string, tree: vscode.TreeDataProvider<vscode.TreeItem>, rowId: string, parentRowId?: string): Promise<unknown> {
-	for (const node of await childrenOf(key, tree, parentRowId)) {
-		const item = await tree.getTreeItem(node);
-		if (item.id === rowId && item.command) {
-			return vscode.commands.executeCommand(item.command.command, ...((item.command.arguments as unknown[] | undefined) ?? []));
-		}
-	}
-	throw new Error(`no row ${rowId} with a command in ${key}`);
-}
-
-/** Runs a command on a top row as its context menu does (the row as the argument), with `options` set on it as an automation caller passes them. */
-async function runOnRow(
-	key: string,
-	tree: vscode.TreeDataProvider<vscode.TreeItem>,
-	rowId: string,
-	command: string,
-	options: Record<string, unknown> = {},
-): Promise<unknown> {
-	const row = (await childrenOf(key, tree, undefined)).find((n) => n.id === rowId);
-	if (!row) {
-		throw new Error(`no row ${rowId} in ${key}`);
-	}
-	return vscode.commands.executeCommand(command, Object.assign(row, options));
 }

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from './errors';
 import { SAFETY } from './limits';
-import { isJsonObject, isSafeId, membersOf } from './validation';
+import { isSafeId } from './validation';
 import type { EventRecord, TokenSavingEventRecord, TokenSavingSummaryCounts, TokenSavingTotalsCounts } from './types';
 
 export { isSafeId };
@@ -39,12 +39,11 @@ export class InvalidResponseError extends ApiError {
 
 type Obj = Record<string, unknown>;
 
-/** `value` as a JSON object, or an InvalidResponseError naming `what`. */
 function asObject(value: unknown, what: string, ctx: DecodeContext): Obj {
-	if (!isJsonObject(value)) {
+	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
 		throw new InvalidResponseError(what, 'an object', ctx.requestId);
 	}
-	return value;
+	return value as Obj;
 }
 
 /** Field checks over one record; each returns the checked value and throws InvalidResponseError. */
@@ -266,7 +265,8 @@ export const decodeWorkspaceEntry = record<Record<string, unknown>>('workspace e
 }));
 
 export const decodeComputerSession = record<Record<string, unknown>>('computer session', (f) => {
-	const vnc = membersOf(f.o.channels).vnc;
+	const channels = f.o.channels;
+	const vnc = channels && typeof channels === 'object' ? (channels as Obj).vnc : undefined;
 	if (vnc !== undefined) {
 		const v = new Fields('computer session.channels.vnc', asObject(vnc, 'computer session.channels.vnc', {}), {});
 		v.optUrl('websocket_url', ['ws:', 'wss:']);
@@ -434,7 +434,9 @@ export function decodeGatewayHostKey(value: unknown, ctx: DecodeContext): Gatewa
 		fail('public_key', `a key blob of type ${keyType ?? 'ssh-…'}`);
 	}
 	const fingerprintSha256 = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-	const sent = firstOf(o, ['fingerprint_sha256', 'fingerprint']) ?? membersOf(o.fingerprints).sha256;
+	const fps = o.fingerprints;
+	const sent =
+		firstOf(o, ['fingerprint_sha256', 'fingerprint']) ?? (fps !== null && typeof fps === 'object' ? (fps as Obj).sha256 : undefined);
 	if (sent !== undefined) {
 		const text = typeof sent === 'string' ? sent.trim() : '';
 		const normal = text.startsWith('SHA256:') ? text : `SHA256:${text}`;
@@ -480,6 +482,10 @@ function textOf(value: unknown, max: number): string | undefined {
 	return typeof value === 'string' ? (value.length > max ? value.slice(0, max) : value) : undefined;
 }
 
+function objOf(value: unknown): Obj {
+	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : {};
+}
+
 /**
  * An account-wide token-saving event (GET /v2/token-savings), rebuilt with the documented member
  * names (the service's names are "not shown": `runtime: {id, name}`, `bytes_saved` and
@@ -491,12 +497,12 @@ function textOf(value: unknown, max: number): string | undefined {
 export function decodeTokenSavingEvent(value: unknown, ctx: DecodeContext): TokenSavingEventRecord {
 	const o = asObject(value, 'token-saving event', ctx);
 	const f = new Fields('token-saving event', o, ctx);
-	const runtime = membersOf(o.runtime);
+	const runtime = objOf(o.runtime);
 	const runtimeId = o.runtime_id ?? runtime.id;
 	const methods: string[] = [];
 	if (Array.isArray(o.methods)) {
 		for (const m of o.methods.slice(0, SAFETY.savingsMethodsPerEvent)) {
-			const name = typeof m === 'string' ? m : membersOf(m).method;
+			const name = typeof m === 'string' ? m : objOf(m).method;
 			if (typeof name === 'string' && name.length > 0) {
 				methods.push(name.length > SAFETY.labelMaxChars ? name.slice(0, SAFETY.labelMaxChars) : name);
 			}
@@ -517,7 +523,7 @@ export function decodeTokenSavingEvent(value: unknown, ctx: DecodeContext): Toke
 
 /** Account totals over the whole filter (`applied_events`, `saved_wire_bytes`, `saved_estimated_tokens`; `events`, `bytes_saved`, `tokens_saved` read too); malformed counts left out. */
 export function decodeTokenSavingTotals(value: unknown): TokenSavingTotalsCounts {
-	const o = membersOf(value);
+	const o = objOf(value);
 	return {
 		applied_events: countOf(o.applied_events ?? o.events),
 		saved_wire_bytes: countOf(o.saved_wire_bytes ?? o.bytes_saved),
@@ -527,7 +533,7 @@ export function decodeTokenSavingTotals(value: unknown): TokenSavingTotalsCounts
 
 /** A runtime's savings summary (applied events, saved bytes and tokens, malformed events); malformed counts left out. */
 export function decodeTokenSavingSummary(value: unknown): TokenSavingSummaryCounts {
-	const o = membersOf(value);
+	const o = objOf(value);
 	return {
 		applied_events: countOf(o.applied_events ?? o.events),
 		saved_wire_bytes: countOf(o.saved_wire_bytes ?? o.bytes_saved),
@@ -609,12 +615,12 @@ export function parseStubConfig(json: string | undefined): unknown {
  */
 export function decodeStubConfig(json: string | undefined): StubConfig | undefined {
 	const parsed = parseStubConfig(json);
-	if (!isJsonObject(parsed)) {
+	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
 		return undefined;
 	}
 	const out: StubConfig = {};
 	for (const name of STUB_CONFIG_MEMBERS) {
-		const v = parsed[name];
+		const v = (parsed as Obj)[name];
 		if (typeof v === 'string') {
 			out[name] = v;
 		}
@@ -708,10 +714,10 @@ const SESSION_EVENT_TIME_MAX_CHARS = 64;
  * back the records the session history stores as JSON Lines.
  */
 export function decodeSessionEvent(value: unknown): EventRecord | undefined {
-	if (!isJsonObject(value)) {
+	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
 		return undefined;
 	}
-	const { run_id: runId, ...o } = value;
+	const { run_id: runId, ...o } = value as Obj;
 	const seq = typeof o.seq === 'number' ? o.seq : o.sequence;
 	if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
 		return undefined;

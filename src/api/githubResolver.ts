@@ -14,7 +14,6 @@ import {
 	redirectedId,
 } from './github';
 import { NetworkError, type Timeouts, Transport, type TransportOptions } from './http';
-import { membersOf } from './validation';
 
 export interface GitHubResolverOptions {
 	/** The REST API base (default https://api.github.com); https:, or http: for loopback hosts only. */
@@ -160,6 +159,6 @@ export class GitHubResolver {
 }
 
 function messageOf(body: unknown): string {
-	const message = membersOf(body).message;
+	const message = body !== null && typeof body === 'object' ? (body as { message?: unknown }).message : undefined;
 	return typeof message === 'string' ? message.slice(0, 500) : '';
 }

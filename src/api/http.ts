@@ -31,7 +31,6 @@ import {
 	retryDelay,
 	sleep,
 } from './retry';
-import { isJsonObject } from './validation';
 
 /** Time-outs in milliseconds. */
 export interface Timeouts {
@@ -479,8 +478,8 @@ export function errorFromBody(
 		try {
 			const body = JSON.parse(trimmed) as Record<string, unknown>;
 			const error = body.error;
-			if (isJsonObject(error)) {
-				const e = error;
+			if (error && typeof error === 'object') {
+				const e = error as Record<string, unknown>;
 				code = typeof e.code === 'string' ? e.code : undefined;
 				message = typeof e.message === 'string' ? e.message : undefined;
 				fieldErrors = readFieldErrors(e, secrets);

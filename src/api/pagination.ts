@@ -6,7 +6,6 @@
 import { ApiError } from './errors';
 import { SAFETY } from './limits';
 import type { Page } from './types';
-import { isJsonObject } from './validation';
 
 /** A listing stopped because the server's paging went wrong (repeated cursor or page, too many pages or items). */
 export class ListingStoppedError extends ApiError {
@@ -23,8 +22,8 @@ export class ListingStoppedError extends ApiError {
 
 /** Identity of a listed item for repeated-page detection: its `id`, else `name`, else its JSON (bounded). */
 function itemKey(item: unknown): string {
-	if (isJsonObject(item)) {
-		const o = item;
+	if (item !== null && typeof item === 'object') {
+		const o = item as { id?: unknown; name?: unknown };
 		if (typeof o.id === 'string' || typeof o.id === 'number') {
 			return `id:${o.id}`;
 		}
@@ -152,8 +151,8 @@ export function checkPageSize(items: readonly unknown[], requestId?: string): vo
 export function dataPage<T>(body: unknown, itemsKey?: string): Page<T> {
 	const b = (body ?? {}) as Record<string, unknown>;
 	let container: unknown = b.data;
-	if (itemsKey && isJsonObject(container)) {
-		container = container[itemsKey];
+	if (itemsKey && container && typeof container === 'object' && !Array.isArray(container)) {
+		container = (container as Record<string, unknown>)[itemsKey];
 	}
 	const items = Array.isArray(container) ? (container as T[]) : [];
 	checkPageSize(items);

@@ -6,10 +6,9 @@
  * never trusted.
  */
 import * as vscode from 'vscode';
-import { isJsonObject } from '../api';
 import { checkBaseline } from '../compare/baseline';
 import type { Baseline } from '../compare/types';
-import { checkRelativePath } from '../util/paths';
+import { checkRelativePath } from '../compare/paths';
 import { LINKS_KEY } from '../ids';
 
 /** One link: the agent (and its name when linked, for labels), its folder, the local folder. */
@@ -47,7 +46,7 @@ export function readLinks(state: vscode.Memento): AgentLink[] {
 }
 
 function checkLink(item: unknown): AgentLink | undefined {
-	if (!isJsonObject(item)) {
+	if (item === null || typeof item !== 'object') {
 		return undefined;
 	}
 	const r = item as Partial<Record<keyof AgentLink, unknown>>;

@@ -21,13 +21,12 @@ import {
 	isAuthFailure,
 	isTerminalRunStatus,
 	isUnreachable,
-	membersOf,
 	sleep,
 	utf8Length,
 } from '../api';
 import type { Agent, Artifact, Run } from '../api';
 import { CONFIG, TOOLS } from '../ids';
-import { WorkspacePathError, normalizeWorkspacePath } from '../util/paths';
+import { WorkspacePathError, normalizeWorkspacePath } from '../fs/paths';
 import { agentStatusClass } from '../api';
 import { promptProblem } from '../resources/agents';
 import { artifactKind, exceedsReadCap } from '../resources/artifacts';
@@ -35,7 +34,7 @@ import { describeError, isCancellation } from '../util/errors';
 import { singleLine } from '../util/text';
 import type { ActionSession } from '../views/actions';
 import { toAbortSignal, validationMessage } from '../views/ui';
-import { usableMatches } from '../workspace/fs/searchMatches';
+import { usableMatches } from '../fs/searchMatches';
 import type { ToolHandlers } from './lazyTools';
 import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from './toolText';
 
@@ -84,7 +83,8 @@ class ToolProblem extends Error {
 
 /** The tool's input as an object (the schema says so; a model may still send anything). */
 function inputOf(options: { input: unknown }): Record<string, unknown> {
-	return { ...membersOf(options.input) };
+	const input: unknown = options.input;
+	return input !== null && typeof input === 'object' && !Array.isArray(input) ? { ...input } : {};
 }
 
 function textArg(input: Record<string, unknown>, key: string): string | undefined {

@@ -5,7 +5,7 @@
  * the same arguments (`executeCommand` hands a command registered in this extension host its
  * arguments as they are: a tree row stays the same object). Webview panels VS Code restores after a
  * reload are handed to the loaded code the same way (see `LazyFeatures.serializers`), and so is the
- * `cloud-agent:` file system (src/workspace/fs/lazyProvider.ts: its first call loads the features).
+ * `cloud-agent:` file system (src/fs/lazyProvider.ts: its first call loads the features).
  */
 import * as vscode from 'vscode';
 import type { Difference } from '../compare/types';
@@ -29,7 +29,7 @@ export interface LoadedFeatures {
 	changesShown: (linkId: string) => Difference[] | undefined;
 	/**
 	 * The agent workspace: the `cloud-agent:` file system provider (activation's stand-in hands it
-	 * every call: src/workspace/fs/lazyProvider.ts), its cache and the interface check.
+	 * every call: src/fs/lazyProvider.ts), its cache and the interface check.
 	 */
 	workspace: WorkspaceFeature;
 	/** The language-model tools' code (activation's stand-ins hand it every call: src/chat/lazyTools.ts). */

@@ -23,7 +23,7 @@ export interface ConnectionStatusSnapshot {
  * (connectivity.ts) is offline and gone as soon as the service answers again: the tooltip says since
  * when and why (with the request id when the failure had one), a click runs Retry Connection Now. Also
  * keeps the `cloudAgents.offline` context key (the palette offers Retry Connection Now only then).
- * A separate item from the followed run's (src/runFollowing/runFollower.ts), to its right.
+ * A separate item from the followed run's (src/logs/runFollower.ts), to its right.
  */
 export class ConnectionStatusBar extends Disposable {
 	private readonly item = this.register(vscode.window.createStatusBarItem('cloudAgents.connection', vscode.StatusBarAlignment.Left, 49));

@@ -217,6 +217,8 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 	private reading: AbortController | undefined;
 	/** True once the page said it is ready (it has been sent its texts and runtimes). */
 	private started = false;
+	/** The last model sent (tests and the summary command read it). */
+	lastModel: SavingsModel | undefined;
 
 	/** Opens the panel. */
 	static create(host: SavingsPanelHost, filter: SavingsPageFilter = { range: '7d', runtimeId: '' }): SavingsPanel {
@@ -357,7 +359,8 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 			if (this.reading !== controller || this.isDisposed) {
 				return;
 			}
-			await this.post({ type: 'data', model: savingsModel(data, summaries, runtimes) });
+			this.lastModel = savingsModel(data, summaries, runtimes);
+			await this.post({ type: 'data', model: this.lastModel });
 		} catch (err) {
 			if (this.reading !== controller || this.isDisposed) {
 				return;

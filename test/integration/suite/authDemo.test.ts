@@ -256,7 +256,7 @@ suite('Auth demo', () => {
 				}
 			});
 			try {
-				await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId });
+				await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId });
 				await waitFor(
 					'the run to be running',
 					async () => (/running/.test(api.runFollower.statusBar?.text ?? '') ? true : undefined),

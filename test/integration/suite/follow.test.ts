@@ -63,7 +63,7 @@ suite('Run following', () => {
 			}
 		});
 		try {
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 			const outcome = await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000);
 			assert.equal(outcome.status, words().run.succeeded);
 		} finally {
@@ -93,14 +93,14 @@ suite('Run following', () => {
 	test('reopening a run shows its history from disk without fetching it again, and announces it once', async function () {
 		this.timeout(45_000);
 		const run = await startRun('[[events:5]] reopen');
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000)).status, words().run.succeeded);
 		const first = await api.runFollower.storedEvents(agentId, run.id);
 		await api.runFollower.forget(agentId, run.id);
 		const notifications = api.recorder.notificationsShown;
 		const connections = (await counters()).requests.by_route[EVENTS_ROUTE] ?? 0;
 
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 		const outcome = await api.runFollower.whenDone(agentId, run.id);
 
 		assert.equal(outcome.status, words().run.succeeded);
@@ -114,7 +114,7 @@ suite('Run following', () => {
 		this.timeout(45_000);
 		const run = await startRun('[[hold]] stop following');
 		try {
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 			await waitFor('a first event', async () =>
 				(await api.runFollower.storedEvents(agentId, run.id)).length > 0 ? true : undefined,
 			);
@@ -123,7 +123,7 @@ suite('Run following', () => {
 				true,
 			);
 
-			await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { automation: true, agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { agentId, runId: run.id });
 			const outcome = await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000);
 
 			assert.equal(outcome.reason, 'stopped');
@@ -139,7 +139,7 @@ suite('Run following', () => {
 			);
 			assert.ok(cancelled.status < 300, `cancel answered ${cancelled.status}`);
 
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 			assert.equal(
 				(await within('the cancelled run to end', api.runFollower.whenDone(agentId, run.id), 20_000)).status,
 				words().run.cancelled,

@@ -126,7 +126,7 @@ suite('Run following through outages', () => {
 			if (text !== undefined) statusTexts.add(text);
 		}, 200);
 		try {
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 			await waitFor('ten events', async () => (received.length >= 10 ? true : undefined));
 			const on = await admin<{ active: boolean; ends_at: string }>(adminUrl, 'POST', '/outage', {
 				mode: 'refuse',
@@ -168,7 +168,7 @@ suite('Run following through outages', () => {
 			if (e.runId === run.id) received.push(e.event.seq);
 		});
 		try {
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 			await waitFor('five events', async () => (received.length >= 5 ? true : undefined));
 			await admin(adminUrl, 'POST', '/outage', { mode: 'refuse', seconds: 4 });
 			await admin(adminUrl, 'POST', '/tokens/revoke', { token: key.api_key });

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { LazyFeatures, type LoadedFeatures } from '../../../src/shell/lazy';
-import { encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
-import { LazyFileSystemProvider } from '../../../src/workspace/fs/lazyProvider';
+import { encodeAgentAuthority } from '../../../src/fs/agentUri';
+import { LazyFileSystemProvider } from '../../../src/fs/lazyProvider';
 import { COMMAND_IDS, FS_SCHEME } from '../../../src/ids';
 import type { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
 import type { ToolHandlers } from '../../../src/chat/lazyTools';
@@ -132,7 +132,7 @@ suite('Commands loaded on first use', () => {
 });
 
 /**
- * The `cloud-agent:` file system is registered at activation as a stand-in (src/workspace/fs/lazyProvider.ts)
+ * The `cloud-agent:` file system is registered at activation as a stand-in (src/fs/lazyProvider.ts)
  * that loads the workspace feature (with the commands, dist/features.js) on VS Code's first call
  * and hands it every call. Here under a scheme of its own, over a provider that keeps files in a map.
  */

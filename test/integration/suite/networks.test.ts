@@ -13,7 +13,7 @@ import * as assert from 'node:assert/strict';
 import * as tls from 'node:tls';
 import { Agent, request } from 'undici';
 import * as vscode from 'vscode';
-import type { RowSnapshot } from '../../../src/testing';
+import type { RowSnapshot } from '../../../src/views';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { FS_SCHEME } from '../../../src/ids';
 import { startProxy, type TestProxy } from '../../support/proxy';
@@ -118,7 +118,7 @@ suite('Networks: proxies and certificates', function () {
 		const run = await emulator<{ id: string }>('POST', `/v2/agents/${encodeURIComponent(agentId)}/runs`, { prompt }, devToken());
 		assert.equal(run.status, 202, JSON.stringify(run.body));
 		followed.push(run.body.id);
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.body.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.body.id });
 		const outcome = await within('the followed run to end', api.runFollower.whenDone(agentId, run.body.id), 40_000);
 		assert.equal(outcome.status, words().run.succeeded, JSON.stringify(outcome));
 		return (await api.runFollower.storedEvents(agentId, run.body.id)).length;

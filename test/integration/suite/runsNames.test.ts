@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import type { RowSnapshot } from '../../../src/testing';
+import type { RowSnapshot } from '../../../src/views';
 import { emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 
@@ -56,7 +56,7 @@ suite('Run names, status bar and run actions', () => {
 		this.timeout(45_000);
 		const run = await startRun('Summarise the release notes [[events:3]]');
 		// Only ids: the follower looks the names up itself.
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 		const title = `${agentName}: Summarise the release notes [[events:3]]`;
 		assert.ok(api.runFollower.channelNames.includes(`Cloud Agents: ${title}`), JSON.stringify(api.runFollower.channelNames));
 		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000)).status, 'succeeded');
@@ -82,10 +82,10 @@ suite('Run names, status bar and run actions', () => {
 	test('a cancelled run\'s notification offers its output, not "Open Result"', async function () {
 		this.timeout(45_000);
 		const run = await startRun('Wait for me [[hold]]');
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 		await waitFor('a first event', async () => ((await api.runFollower.storedEvents(agentId, run.id)).length > 0 ? true : undefined));
 		// Automation passes ids: no confirmation.
-		await vscode.commands.executeCommand('cloudAgents.runs.cancel', { automation: true, agentId, runId: run.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.cancel', { agentId, runId: run.id });
 		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 20_000)).status, 'cancelled');
 		assert.deepEqual(api.recorder.lastNotification?.actions, ['Show Output']);
 		assert.deepEqual(api.runFollower.statusRunInfo?.actions, ['showOutput', 'dismiss']);
@@ -97,7 +97,7 @@ suite('Run names, status bar and run actions', () => {
 		const run = await startRun('Hold on [[hold]]');
 		try {
 			await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', agentId);
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 			const info = api.runFollower.statusRunInfo;
 			assert.equal(info?.runId, run.id);
 			assert.deepEqual(info?.actions, ['showOutput', 'cancel', 'stopFollowing']);
@@ -110,10 +110,7 @@ suite('Run names, status bar and run actions', () => {
 			);
 			assert.match(row.contextValue ?? '', /^run:(queued|running):active.*:followed$/);
 
-			const chosen = await vscode.commands.executeCommand('cloudAgents.runs.followedRunActions', {
-				automation: true,
-				action: 'stopFollowing',
-			});
+			const chosen = await vscode.commands.executeCommand('cloudAgents.runs.followedRunActions', { action: 'stopFollowing' });
 			assert.equal(chosen, 'stopFollowing');
 			assert.equal((await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000)).reason, 'stopped');
 			assert.equal(api.runFollower.statusBar, undefined, 'a run no longer followed is not shown as running');
@@ -131,7 +128,7 @@ suite('Run names, status bar and run actions', () => {
 		this.timeout(45_000);
 		const run = await startRun('Keep going [[hold]]');
 		try {
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 			assert.ok(api.runFollower.isFollowed(agentId, run.id));
 			api.runFollower.suspendAll();
 			await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000);
@@ -154,7 +151,7 @@ suite('Run names, status bar and run actions', () => {
 		for (let i = 0; i < 12; i++) {
 			const run = await startRun(`Quick task ${i} [[events:1]] [[delay:20]]`);
 			runs.push(run);
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
 			await within('the run to end', api.runFollower.whenDone(agentId, run.id), 20_000);
 			// At a person's pace: the Output view switching channels mid-append logs "Model is disposed!".
 			await new Promise((r) => setTimeout(r, 700));
@@ -167,7 +164,7 @@ suite('Run names, status bar and run actions', () => {
 			stored.some((e) => e.type === 'run.completed'),
 			'its events stay on disk',
 		);
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: first.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: first.id });
 		assert.equal(api.runFollower.titleOf(agentId, first.id), `${agentName}: Quick task 0 [[events:1]] [[delay:20]]`);
 		assert.ok(api.runFollower.channelNames.length <= 10);
 		// Let the workbench apply the last appends before the channels go.

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RowSnapshot } from '../../../src/testing';
+import type { RowSnapshot } from '../../../src/views';
 import type { ConnectionStatusSnapshot } from '../../../src/views/connectivityStatus';
 import { emu, restoreDevToken, seedAgent, testApi, waitFor } from '../support/cloudAgents';
 

@@ -7,7 +7,6 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import type { ShownMessage } from '../../../src/testing';
 import { EXTENSION_ID } from '../../../src/ids';
 import { devToken, emulatorUrl, words } from './env';
 
@@ -29,12 +28,6 @@ export async function testApi(): Promise<CloudAgentsTestApi> {
 }
 
 /** Signs in with the dev token through the command, so later suites find the usual state. */
-/** The texts of the messages of one severity the extension showed so far whose text matches `pattern` (in order). */
-export async function messagesShown(severity: ShownMessage['severity'], pattern: RegExp): Promise<string[]> {
-	const all = (await vscode.commands.executeCommand<ShownMessage[]>('_cloudAgents.window.messages')) ?? [];
-	return all.filter((m) => m.severity === severity && pattern.test(m.text)).map((m) => m.text);
-}
-
 export async function restoreDevToken(): Promise<void> {
 	const ok = await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: devToken() });
 	if (ok !== true) {

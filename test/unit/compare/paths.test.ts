@@ -1,0 +1,154 @@
+/**
+ * Paths of a comparison (issue 21): hostile relative paths are refused before any use, local
+ * targets stay inside the linked folder (no `..`, no symlinked component), and local hashing never
+ * follows a link.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import {
+	UnsafePathError,
+	agentPathOf,
+	assertSafeLocalWrite,
+	checkRelativePath,
+	hashLocalFile,
+	localPathOf,
+} from '../../../src/compare/paths';
+
+const HOSTILE = [
+	'',
+	'../x',
+	'a/../../x',
+	'a/./b',
+	'..',
+	'.',
+	'/etc/passwd',
+	'a//b',
+	'a/',
+	'/',
+	'a\\b',
+	'..\\x',
+	'a\u0000b',
+	'a\nb',
+	'a\u007fb',
+	'C:x',
+	'c:/windows',
+];
+
+suite('compare/paths: hostile relative paths', () => {
+	test('checkRelativePath accepts a/b/c.txt style paths unchanged', () => {
+		for (const p of ['a', 'a/b/c.txt', '.gitignore', 'x..y/z', 'ünïcode/ファイル.md', 'a b/c d']) {
+			assert.equal(checkRelativePath(p), p);
+		}
+	});
+
+	test('checkRelativePath throws UnsafePathError (with .path) on empty, absolute, ./.. and empty segments, backslashes, control characters, drive letters', () => {
+		for (const p of HOSTILE) {
+			assert.throws(
+				() => checkRelativePath(p),
+				(err: unknown) => err instanceof UnsafePathError && err.path === p,
+				JSON.stringify(p),
+			);
+		}
+	});
+
+	test('agentPathOf joins onto the agent folder ("" = the workspace root) and refuses hostile parts', () => {
+		assert.equal(agentPathOf('', 'src/a.ts'), 'src/a.ts');
+		assert.equal(agentPathOf('repo', 'src/a.ts'), 'repo/src/a.ts');
+		assert.throws(() => agentPathOf('repo', '../x'), UnsafePathError);
+		assert.throws(() => agentPathOf('../up', 'x'), UnsafePathError);
+		assert.throws(() => agentPathOf('', 'a'.repeat(5000)), /4096/);
+	});
+
+	test('localPathOf stays strictly inside the local folder, or throws', () => {
+		const root = join(tmpdir(), 'ca-root');
+		assert.equal(localPathOf(root, 'a/b.txt'), join(root, 'a', 'b.txt'));
+		for (const p of HOSTILE) {
+			assert.throws(() => localPathOf(root, p), UnsafePathError, JSON.stringify(p));
+		}
+	});
+});
+
+suite('compare/paths: local writes and hashing against symbolic links', () => {
+	let dir: string;
+	let root: string;
+	let outside: string;
+
+	suiteSetup(async () => {
+		dir = await mkdtemp(join(tmpdir(), 'ca-compare-paths-'));
+		root = join(dir, 'root');
+		outside = join(dir, 'outside');
+		await mkdir(join(root, 'sub'), { recursive: true });
+		await mkdir(outside, { recursive: true });
+		await writeFile(join(root, 'sub', 'f.txt'), 'hello');
+		await writeFile(join(outside, 'secret.txt'), 'secret');
+		await symlink(outside, join(root, 'escape'), 'dir'); // a symlinked folder pointing outside
+		await symlink(join(outside, 'secret.txt'), join(root, 'sub', 'link.txt'), 'file');
+		await symlink(join(root, 'sub'), join(root, 'inner'), 'dir'); // a symlinked folder pointing inside
+	});
+	suiteTeardown(async () => {
+		await rm(dir, { recursive: true, force: true });
+	});
+
+	test('assertSafeLocalWrite: a plain existing or new file (new folders too) is the absolute path', async () => {
+		assert.equal(await assertSafeLocalWrite(root, 'sub/f.txt'), join(root, 'sub', 'f.txt'));
+		assert.equal(await assertSafeLocalWrite(root, 'new/deeper/g.txt'), join(root, 'new', 'deeper', 'g.txt'));
+	});
+
+	test('assertSafeLocalWrite: a symlinked ancestor pointing outside, one pointing inside, and a symlinked target all throw', async () => {
+		for (const rel of ['escape/secret.txt', 'escape/new.txt', 'escape/a/b.txt', 'inner/f.txt', 'sub/link.txt']) {
+			await assert.rejects(assertSafeLocalWrite(root, rel), UnsafePathError, rel);
+		}
+		for (const rel of ['../outside/secret.txt', 'a/../../outside/x']) {
+			await assert.rejects(assertSafeLocalWrite(root, rel), UnsafePathError, rel);
+		}
+	});
+
+	test('assertSafeLocalWrite: a root that is itself reached through a link is fine, its inside checked by real path', async () => {
+		const alias = join(dir, 'alias');
+		await symlink(root, alias, 'dir');
+		assert.equal(await assertSafeLocalWrite(alias, 'sub/f.txt'), join(alias, 'sub', 'f.txt'));
+		await assert.rejects(assertSafeLocalWrite(alias, 'escape/x'), UnsafePathError);
+	});
+
+	test('hashLocalFile streams a regular file; a symbolic link is not followed', async () => {
+		const h = await hashLocalFile(join(root, 'sub', 'f.txt'));
+		assert.deepEqual(h, { sha256: createHash('sha256').update('hello').digest('hex'), size: 5 });
+		await assert.rejects(hashLocalFile(join(root, 'sub', 'link.txt')), UnsafePathError);
+		await assert.rejects(hashLocalFile(join(root, 'sub')), UnsafePathError);
+		assert.ok(!join(root, 'sub', 'link.txt').includes(`..${sep}`));
+	});
+
+	test('hashLocalFile: an empty file, a file at the one-read limit and a larger one (streamed) hash as their bytes', async () => {
+		for (const size of [0, 64 * 1024, 64 * 1024 + 1, 700 * 1024]) {
+			const bytes = Buffer.alloc(size, size % 251);
+			const file = join(root, `size-${size}.bin`);
+			await writeFile(file, bytes);
+			assert.deepEqual(
+				await hashLocalFile(file),
+				{ sha256: createHash('sha256').update(bytes).digest('hex'), size },
+				`${size} bytes`,
+			);
+		}
+	});
+
+	test('hashLocalFile refuses a named pipe at once (never waits for a writer)', async function () {
+		if (process.platform === 'win32') {
+			this.skip();
+		}
+		const fifo = join(root, 'pipe');
+		execFileSync('mkfifo', [fifo]);
+		const t0 = Date.now();
+		await assert.rejects(hashLocalFile(fifo), UnsafePathError);
+		assert.ok(Date.now() - t0 < 2_000);
+	});
+
+	test('hashLocalFile: an aborted signal throws the AbortError', async () => {
+		const ac = new AbortController();
+		ac.abort();
+		await assert.rejects(hashLocalFile(join(root, 'sub', 'f.txt'), ac.signal), { name: 'AbortError' });
+	});
+});
