@@ -6,6 +6,7 @@ import type { Locator, Page } from 'playwright-core';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { profileWords } from '../integration/support/profile';
 import { emulatorCall, seedWorkspaceFile } from './support/emulatorApi';
+import { TOAST_SPAM_WINDOW_MS } from './support/session';
 import { until } from './support/webviewPage';
 import type { UiTest, Workbench } from './support/workbench';
 
@@ -273,14 +274,17 @@ const uiTest: UiTest = {
 			assert.match(told, /conflict\.md/);
 			const agentConflict = (await groundFiles(emulatorUrl, devToken, agent.id)).find((f) => f.path === conflict);
 			assert.equal(Buffer.from(agentConflict?.content_base64 ?? '', 'base64').toString('utf8'), '# Conflict\n\nThe agent again.\n');
-			// The workbench shows at most three toasts: the conflict's warning and the progress of the
-			// Send still shown would leave the refusal below waiting for a free place (a run's refusal,
-			// shown by the extension at once, was not among the toasts for 20 s). Clear what was read.
+			// The workbench shows at most three toasts, and no new toast once three came within 800 ms
+			// (its spam protection: the notification goes to the notification centre only). The Send's
+			// progress and conflict, then the Apply's progress and refusal, came within 650 ms in a run
+			// whose refusal the extension showed but no toast carried. Clear what was read and let the
+			// spam window pass, as the sign-in helper does.
 			await workbench.runCommand('Notifications: Clear All Notifications');
 			await page
 				.locator('.notifications-toasts .notification-list-item', { hasText: 'changed in the agent workspace since it was listed' })
 				.first()
 				.waitFor({ state: 'hidden', timeout: 10_000 });
+			await page.waitForTimeout(TOAST_SPAM_WINDOW_MS + 200);
 
 			// Apply to Local on the file behind the symbolic link: refused, the person told why, the row kept.
 			const linkedRow = fileRow(page, 'x.md', `${folder}/linked`);
