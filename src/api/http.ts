@@ -19,6 +19,7 @@ import {
 	networkSettingsFromEnvironment,
 	proxyConnectFailure,
 	routeKey,
+	warnIfInsecure,
 } from './network';
 import {
 	type ResolvedRetryOptions,
@@ -200,6 +201,7 @@ function acquireRoute(
 		routes.set(key, shared);
 	}
 	shared.refs++;
+	warnIfInsecure(shared.route, logger);
 	const entry = shared;
 	let released = false;
 	return {
@@ -654,7 +656,7 @@ export class Transport {
 	private route(): NetworkRoute {
 		const options = this.options;
 		if (options.dispatcher) {
-			return { dispatcher: options.dispatcher, proxy: undefined, secrets: [], description: 'a given dispatcher' };
+			return { dispatcher: options.dispatcher, proxy: undefined, secrets: [], insecure: false, description: 'a given dispatcher' };
 		}
 		const settings =
 			typeof options.network === 'function'

@@ -193,6 +193,22 @@ function trustFor(s: NetworkSettings, logger: Logger | undefined): Trust {
 /** The log sinks that were told verification is off (one warning each). */
 const warnedInsecure = new WeakSet<object>();
 
+/**
+ * Tells `logger`, once, that certificates are not verified on `route`. Called by every client that
+ * takes the route, not only by the one that built it: a client without a log (the sign-in's key
+ * check) may build a route the session's client then shares.
+ */
+export function warnIfInsecure(route: NetworkRoute, logger: Logger | undefined): void {
+	if (!route.insecure || !logger || warnedInsecure.has(logger)) {
+		return;
+	}
+	warnedInsecure.add(logger);
+	(logger.warn ?? logger.debug).call(
+		logger,
+		'http.proxyStrictSSL is false: certificates are NOT verified, for the service and the proxy. Anyone on the network path can read and change the traffic, the token included.',
+	);
+}
+
 /** The TLS options of every connection (to the service and to an https proxy). */
 function tlsOptions(s: NetworkSettings, logger: Logger | undefined): { options: tls.ConnectionOptions; description: string } {
 	const trust = trustFor(s, logger);
@@ -202,13 +218,6 @@ function tlsOptions(s: NetworkSettings, logger: Logger | undefined): { options: 
 	}
 	if (!s.strictSSL) {
 		options.rejectUnauthorized = false;
-		if (logger && !warnedInsecure.has(logger)) {
-			warnedInsecure.add(logger);
-			(logger.warn ?? logger.debug).call(
-				logger,
-				'http.proxyStrictSSL is false: certificates are NOT verified, for the service and the proxy. Anyone on the network path can read and change the traffic, the token included.',
-			);
-		}
 	}
 	return {
 		options,
@@ -261,6 +270,8 @@ export interface NetworkRoute {
 	secrets: string[];
 	/** One line for the log: proxy, no-proxy, trust; no credentials. */
 	description: string;
+	/** True when a connection of this route uses TLS without verifying certificates (http.proxyStrictSSL false). */
+	insecure: boolean;
 }
 
 /**
@@ -290,11 +301,13 @@ export function createRoute(base: URL, s: NetworkSettings, connectMs: number, lo
 	const { options: tlsOpts, description: trust } =
 		base.protocol === 'https:' || proxy?.url.protocol === 'https:' ? tlsOptions(s, logger) : { options: {}, description: 'no TLS' };
 	const common = { keepAliveTimeout: 4_000, connect: { timeout: connectMs, ...(base.protocol === 'https:' ? tlsOpts : {}) } };
+	const insecure = tlsOpts.rejectUnauthorized === false;
 	if (!proxy) {
 		return {
 			dispatcher: new Agent(common),
 			proxy: undefined,
 			secrets: [],
+			insecure,
 			description: `${base.host}: direct${isLoopbackHost(base.hostname) ? ' (loopback)' : ''}; certificates: ${trust}`,
 		};
 	}
@@ -334,6 +347,7 @@ export function createRoute(base: URL, s: NetworkSettings, connectMs: number, lo
 		dispatcher,
 		proxy: { hostPort, source, credentials },
 		secrets: [...new Set(secrets)].filter((x) => x.length >= 4),
+		insecure,
 		description: `${base.host}: through the proxy ${hostPort} (${source}${credentials ? ', with credentials' : ''})${noProxy ? `, except ${noProxy.split(/[,\s]+/).filter(Boolean).length} no-proxy entries` : ''}; certificates: ${trust}`,
 	};
 }

@@ -311,6 +311,19 @@ suite('api: proxies and certificates (network settings) against the HTTPS emulat
 		assert.match(log.warnings[0] ?? '', /certificates are NOT verified/);
 	});
 
+	test('http.proxyStrictSSL false: the warning reaches a log even when a client without one built the shared route', async () => {
+		// The sign-in's key check (no log) may reach a new URL before the session's client does; both
+		// then share one dispatcher, and the session's log must still be told.
+		const insecure = { ...net({ ca: [] }), strictSSL: false };
+		const first = client(insecure);
+		const log = collector();
+		const second = client(insecure, { logger: log });
+		await first.listAgents({ limit: 1 });
+		await second.listAgents({ limit: 1 });
+		assert.equal(log.warnings.length, 1, log.warnings.join('\n'));
+		assert.match(log.warnings[0] ?? '', /certificates are NOT verified/);
+	});
+
 	test('http.systemCertificates: the test CA is still trusted with the system store added (where this Node reads it)', async () => {
 		const log = collector();
 		await client(net({ systemCertificates: true }), { logger: log }).listAgents({ limit: 1 });
