@@ -25,10 +25,8 @@ export const SCM_ID = 'cloudAgents.changes';
 /** Scheme of the empty side of a diff (a file one side does not have). */
 export const EMPTY_SCHEME = 'cloud-agents-empty';
 
-/** A resource state of ours: the difference it stands for. */
-export interface ChangeState extends vscode.SourceControlResourceState {
-	readonly difference: Difference;
-}
+/** A row of ours (a resource state): a file that differs, named by its local URI. */
+export type ChangeState = vscode.SourceControlResourceState;
 
 /** What a link's source control needs from the feature. */
 export interface LinkSourceDeps {
@@ -312,14 +310,22 @@ export class LinkSource extends Disposable {
 		this.scm.statusBarCommands = problem ? [{ command: 'cloudAgents.changes.refresh', ...problem, arguments: [this.scm] }] : undefined;
 	}
 
+	/**
+	 * A row. Its command names the file by its URI only: VS Code keeps a row (and the handle the
+	 * workbench holds for it) across an update of the group only when it compares equal, and it
+	 * compares command arguments that are not URIs by identity. With `{link, paths}` every update
+	 * (a recheck after a local save, a refresh) replaced every row, and a click on any row that
+	 * reached the extension host in between arrived as `undefined`: Send to Agent said "Nothing to
+	 * send" and Apply did nothing.
+	 */
 	private stateOf(d: Difference): ChangeState {
+		const resourceUri = this.localUriOf(d.path);
 		return {
-			difference: d,
-			resourceUri: this.localUriOf(d.path),
+			resourceUri,
 			command: {
 				title: vscode.l10n.t('Open Changes'),
 				command: 'cloudAgents.changes.openChanges',
-				arguments: [{ link: this.link.id, paths: [d.path] }],
+				arguments: [resourceUri],
 			},
 			decorations: { strikeThrough: d.kind === 'deleted', faded: d.group === 'other', tooltip: describeDifference(d) },
 			contextValue: `${d.group}:${d.kind}`,

@@ -286,7 +286,8 @@ if (!standardWorkspace) {
 		await runToEnd(f.agentId, '[[write:diff/me.txt]] change it');
 		const answer = await refresh(f);
 		assert.deepEqual(agentGroup(answer), [['diff/me.txt', 'modified']]);
-		await vscode.commands.executeCommand('cloudAgents.changes.openChanges', { automation: true, link: f.link, paths: ['diff/me.txt'] });
+		// What a click on the row runs: its command with the file's local URI.
+		await vscode.commands.executeCommand('cloudAgents.changes.openChanges', vscode.Uri.file(join(f.local, 'diff/me.txt')));
 		const input = await waitFor('the diff tab', async () => {
 			const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
 			return tab?.input instanceof vscode.TabInputTextDiff ? { tab, input: tab.input } : undefined;
