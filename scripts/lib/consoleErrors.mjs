@@ -247,6 +247,9 @@ export function findLogFiles(userDataDir) {
 	return out;
 }
 
+/** How long after the extension logged a failure of an in-host suite its notification may still reach the page. */
+const LATE_NOTICE_MS = 30_000;
+
 const SOURCE_NAMES = { console: 'browser console', pageerror: 'page error', exthost: 'extension host log', ourlog: 'Cloud Agents log' };
 
 /**
@@ -262,6 +265,9 @@ export class ConsoleErrorCheck {
 		this.entries = [];
 		/** @type {{ name: string, start: number, strict: boolean, expected: { re: RegExp, why: string, seen?: number }[] }[]} */
 		this.phases = [];
+		/** Our log channel's warnings and errors (what it told, with when), to recognise a late notification of an in-host one. */
+		/** @type {{ text: string, time: number, echoed?: boolean }[]} */
+		this.logged = [];
 	}
 
 	/** Listens to a Playwright page's console errors and uncaught errors. */
@@ -303,6 +309,9 @@ export class ConsoleErrorCheck {
 				if (e.level === 'error' || e.level === 'critical') {
 					this.entries.push({ source, text: e.text, time: e.time, file: path });
 				}
+				if (source === 'ourlog' && (e.level === 'warning' || e.level === 'error')) {
+					this.logged.push({ text: e.text, time: e.time });
+				}
 			}
 		}
 	}
@@ -319,7 +328,18 @@ export class ConsoleErrorCheck {
 			.sort((a, b) => a.time - b.time)
 			.map((e) => {
 				const phase = phaseAt(e.time);
-				return { ...e, phase: phase.name, ...classify(e, phase) };
+				const verdict = classify(e, phase);
+				const late = verdict.fails ? this.lateInHostNotice(e, phase, phaseAt) : undefined;
+				if (late) {
+					return {
+						...e,
+						phase: phase.name,
+						verdict: 'reported',
+						why: `in-host phase: a failure an in-host suite provoked, logged by the extension at ${new Date(late.time).toISOString()} (before this phase); its notification reached the page ${e.time - late.time} ms later`,
+						fails: false,
+					};
+				}
+				return { ...e, phase: phase.name, ...verdict };
 			});
 		const failures = judged
 			.filter((j) => j.fails)
@@ -334,6 +354,34 @@ export class ConsoleErrorCheck {
 			}
 		}
 		return { judged, failures };
+	}
+
+	/**
+	 * The in-host log line a browser console entry of a UI phase is the late notification of, if any:
+	 * the extension logged the same text (a warning or error) during an in-host phase, less than
+	 * LATE_NOTICE_MS before, and before this phase started. A notification reaches the page after the
+	 * extension shows it; on a loaded machine that can be after the in-host phase ended. Each logged
+	 * line accounts for one notification only.
+	 */
+	lateInHostNotice(entry, phase, phaseAt) {
+		if (entry.source !== 'console' || !phase.strict) {
+			return undefined;
+		}
+		const text = entry.text ?? '';
+		const line = this.logged.find(
+			(l) =>
+				!l.echoed &&
+				l.time < phase.start &&
+				entry.time - l.time >= 0 &&
+				entry.time - l.time <= LATE_NOTICE_MS &&
+				!phaseAt(l.time).strict &&
+				l.text.length > 0 &&
+				text.trim() === l.text.trim(),
+		);
+		if (line) {
+			line.echoed = true;
+		}
+		return line;
 	}
 
 	/** Writes every collected entry with its verdict to `path` (test-results/logs/console-errors.log). */

@@ -37,6 +37,7 @@ interface Judged extends Verdict {
 }
 interface Check {
 	phases: { name: string; start: number }[];
+	entries: { time: number; source: string }[];
 	attach(page: unknown): void;
 	phase(name: string, options: { strict: boolean }): (re: RegExp, why: string) => void;
 	judge(): { judged: Judged[]; failures: string[] };
@@ -451,6 +452,55 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			assert.equal(result.state, 'failed');
 			assert.match(result.error?.message ?? '', /^3 error\(s\) of ours/);
 			assert.match(readFileSync(join(dir, 'console-errors.log'), 'utf8'), /open-vsx\.org\/x → noise/);
+		});
+
+		test("a provoked in-host failure whose notification reaches the page after the UI phase began is the in-host phase's; the same text later, or never logged, fails", () => {
+			const now = Date.now();
+			const text =
+				'Agent workspace 922A:Main: This server\'s workspace interface differs: the answer to the "list" operation has no entries array (request 01a2). Its files are not asked for again until you retry.';
+			const run = (logged: boolean, lateMs: number): { verdicts: string[]; failures: string[] } => {
+				rmSync(join(dir, 'logs'), { recursive: true, force: true });
+				const check = new m.ConsoleErrorCheck({ userDataDir: dir });
+				const page = fakePage();
+				check.attach(page);
+				check.phase('in-host suites', { strict: false });
+				check.phase('UI agents-and-prompt', { strict: true });
+				check.phases[0]!.start = now - 60_000;
+				// The extension logged it 2.7 s before the notification reached the page, in the in-host phase.
+				const loggedAt = now - 2_700;
+				check.phases[1]!.start = loggedAt + 1_000;
+				writeLogs([], logged ? [`${logTime(loggedAt)} [warning] ${text}`] : []);
+				page.error(text);
+				check.entries.at(-1)!.time = loggedAt + lateMs;
+				const { judged, failures } = check.judge();
+				return { verdicts: judged.filter((j) => j.source === 'console').map((j) => j.verdict), failures };
+			};
+			const late = run(true, 2_700);
+			assert.deepEqual(late.verdicts, ['reported']);
+			assert.deepEqual(late.failures, []);
+			assert.deepEqual(run(false, 2_700).verdicts, ['unattributed'], 'never logged in-host: a UI error');
+			assert.deepEqual(run(true, 120_000).verdicts, ['unattributed'], 'long after: a new failure of the UI test');
+		});
+
+		test('one logged failure accounts for one late notification: a second one with the same text fails', () => {
+			const now = Date.now();
+			const text = 'Could not refresh the agents. (request 01a2)';
+			const check = new m.ConsoleErrorCheck({ userDataDir: dir });
+			const page = fakePage();
+			check.attach(page);
+			check.phase('in-host suites', { strict: false });
+			check.phase('UI a', { strict: true });
+			check.phases[0]!.start = now - 60_000;
+			check.phases[1]!.start = now - 2_000;
+			writeLogs([], [`${logTime(now - 3_000)} [error] ${text}`]);
+			page.error(text);
+			page.error(text);
+			const { judged, failures } = check.judge();
+			assert.deepEqual(
+				judged.filter((j) => j.source === 'console').map((j) => j.verdict),
+				['reported', 'unattributed'],
+			);
+			assert.equal(failures.length, 1);
 		});
 
 		test('passes a run with only noise and declared errors, and fails one whose declared error never came', () => {
