@@ -4,6 +4,7 @@ import { LazyFileSystemProvider } from './workspace/fs/lazyProvider';
 import { Disposable } from './util/lifecycle';
 import { Session } from './auth/session';
 import { RunFollower } from './runFollowing';
+import { RunEventStore } from './runFollowing/runStore';
 import { registerAuth } from './flows/auth';
 import { CloudAgentViews } from './views';
 import { Connectivity } from './views/connectivity';
@@ -21,7 +22,7 @@ import { registerLazyTools } from './chat/lazyTools';
 import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
 import { runsList } from './resources/runs';
-import { TestRecorder, githubApiUrlForTests, registerTestSeams, underTestHarness } from './testing';
+import { type TestRecorder, githubApiUrlForTests, registerTestSeams, startRecording } from './testing';
 import { SAFETY } from './api/limits';
 import { signIn } from './auth/signIn';
 
@@ -44,16 +45,24 @@ class CloudAgentsExtension extends Disposable {
 	readonly views: CloudAgentViews;
 	/** The commands whose code loads on first use. */
 	readonly features: LazyFeatures;
-	/** What the tests count (filled only under the test harness: src/testing.ts). */
-	readonly recorder = new TestRecorder();
+	/** What the extension showed, for the tests (only under the test harness or in development: src/testing.ts). */
+	readonly recorder: TestRecorder | undefined;
+	/** Every followed run's events on disk. */
+	readonly runStore: RunEventStore;
 
 	constructor(readonly context: vscode.ExtensionContext) {
 		super();
+		// First, so it sees every message, output channel and status bar item (the log aside).
+		this.recorder = startRecording(context);
+		if (this.recorder) {
+			this.register(this.recorder);
+		}
 		this.session = this.register(new Session(context.secrets, this.log));
+		this.runStore = new RunEventStore(vscode.Uri.joinPath(context.globalStorageUri, 'runs').fsPath);
 		this.runFollower = this.register(
 			new RunFollower({
 				session: this.session,
-				storageUri: context.globalStorageUri,
+				store: this.runStore,
 				globalState: context.globalState,
 				log: this.log,
 			}),
@@ -72,8 +81,6 @@ class CloudAgentsExtension extends Disposable {
 				globalState: context.globalState,
 				agents: agentsList,
 				features: this.features,
-				follower: this.runFollower,
-				session: this.session,
 				recorder: this.recorder,
 				connection: connection.status,
 			}),
@@ -248,8 +255,10 @@ export interface CloudAgentsTestApi {
 	globalStorageUri: vscode.Uri;
 	/** The commands loaded on first use: whether they are, and loading them now. */
 	features: Pick<LazyFeatures, 'isLoaded' | 'load'>;
-	/** Notifications and prompts shown (src/testing.ts). */
+	/** What the extension showed: messages, output channels, status bar items (src/testing.ts). */
 	recorder: TestRecorder;
+	/** Every followed run's events on disk, as the run follower keeps them. */
+	runStore: Pick<RunEventStore, 'read' | 'flushed'>;
 }
 
 /**
@@ -288,8 +297,7 @@ export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi |
 	const extension = new CloudAgentsExtension(context);
 	context.subscriptions.push(extension);
 	reportActivation(context, activateStart, performance.now());
-	const testing = underTestHarness() || context.extensionMode !== vscode.ExtensionMode.Production;
-	return testing
+	return extension.recorder
 		? {
 				session: extension.session,
 				runFollower: extension.runFollower,
@@ -299,6 +307,7 @@ export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi |
 				globalStorageUri: context.globalStorageUri,
 				features: extension.features,
 				recorder: extension.recorder,
+				runStore: extension.runStore,
 			}
 		: undefined;
 }

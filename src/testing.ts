@@ -25,14 +25,12 @@
  */
 import * as vscode from 'vscode';
 import { SAFETY } from './api/limits';
-import type { Session } from './auth/session';
 import type { LazyFeatures } from './shell/lazy';
-import type { RunFollower } from './runFollowing';
 import { type CloudAgentViews, RecordNode } from './views';
 import type { ConnectionStatusSnapshot } from './views/connectivityStatus';
 import type { AnyListDescriptor } from './views/descriptor';
 import type { RangeId } from './webviews/savings/data';
-import { SEARCH_HINT_KEY } from './ids';
+import { RUN_NOTIFIED_KEY, SEARCH_HINT_KEY } from './ids';
 
 /** The environment variable the harness sets; without it no seam is registered. */
 export const TEST_HARNESS_ENV = 'CLOUD_AGENTS_TEST_REPORT';
@@ -50,14 +48,136 @@ export function githubApiUrlForTests(): string | undefined {
 	return underTestHarness() ? process.env[GITHUB_API_URL_ENV] || undefined : undefined;
 }
 
-/** What the tests count that the user saw: read through the test API (`activate`'s result). */
+/** A function of `vscode.window` as the recorder wraps it. */
+type WindowFunction = (...args: unknown[]) => unknown;
+
+/** A status bar item as shown: its text, tooltip and command id. */
+export interface StatusBarSnapshot {
+	text: string;
+	tooltip: string;
+	command: string | undefined;
+}
+
+/**
+ * What the user saw, recorded where the extension shows it (its own `vscode.window`: other
+ * extensions' messages and items are not seen), read by the tests through the test API
+ * (`activate`'s result): the messages shown, the output channels open, the status bar items as
+ * shown. Installed before anything is created (`startRecording`); undone on dispose.
+ */
 export class TestRecorder {
-	/** How many end-of-run notifications this window showed. */
-	notificationsShown = 0;
-	/** The text and action titles of the last end-of-run notification. */
-	lastNotification: { text: string; actions: string[] } | undefined;
-	/** How many "sign in again" prompts this window showed. */
-	unauthorizedPrompts = 0;
+	/** Every message shown (information, warning, error), in order. */
+	readonly messages: ShownMessage[] = [];
+	private readonly channels = new Set<vscode.OutputChannel>();
+	private readonly items = new Map<string, { item: vscode.StatusBarItem; visible: boolean }>();
+	private readonly undo: Array<() => void> = [];
+
+	constructor(private readonly globalState: vscode.Memento) {}
+
+	/** The names of the output channels the extension created after recording started and has not disposed, oldest first. */
+	outputChannels(): string[] {
+		return [...this.channels].map((c) => c.name);
+	}
+
+	/** The status bar item of this id as shown, or undefined while hidden. */
+	statusBarItem(id: string): StatusBarSnapshot | undefined {
+		const entry = this.items.get(id);
+		if (!entry?.visible) {
+			return undefined;
+		}
+		const { item } = entry;
+		return {
+			text: item.text,
+			tooltip: typeof item.tooltip === 'string' ? item.tooltip : (item.tooltip?.value ?? ''),
+			command: typeof item.command === 'string' ? item.command : item.command?.command,
+		};
+	}
+
+	/** Whether the end of this run was announced (in any window): the run follower's mark in global state. */
+	wasNotified(runId: string): boolean {
+		const notified = this.globalState.get<unknown>(RUN_NOTIFIED_KEY);
+		return Array.isArray(notified) && notified.includes(runId);
+	}
+
+	/** Wraps a function of the extension's `vscode.window`; undone by `dispose`. */
+	wrap(
+		name: 'showInformationMessage' | 'showWarningMessage' | 'showErrorMessage' | 'createOutputChannel' | 'createStatusBarItem',
+		wrapper: (original: WindowFunction) => WindowFunction,
+	): void {
+		const window = vscode.window as unknown as Record<string, WindowFunction>;
+		const original = window[name] as WindowFunction;
+		window[name] = wrapper(original);
+		this.undo.push(() => {
+			window[name] = original;
+		});
+	}
+
+	track(channel: vscode.OutputChannel): void {
+		this.channels.add(channel);
+		const dispose = channel.dispose.bind(channel);
+		channel.dispose = (): void => {
+			this.channels.delete(channel);
+			dispose();
+		};
+	}
+
+	trackItem(id: string | undefined, item: vscode.StatusBarItem): void {
+		if (id === undefined) {
+			return;
+		}
+		const entry = { item, visible: false };
+		this.items.set(id, entry);
+		const show = item.show.bind(item);
+		const hide = item.hide.bind(item);
+		const dispose = item.dispose.bind(item);
+		item.show = (): void => {
+			entry.visible = true;
+			show();
+		};
+		item.hide = (): void => {
+			entry.visible = false;
+			hide();
+		};
+		item.dispose = (): void => {
+			entry.visible = false;
+			dispose();
+		};
+	}
+
+	dispose(): void {
+		for (const undo of this.undo.splice(0).reverse()) {
+			undo();
+		}
+	}
+}
+
+/**
+ * Starts recording what the extension shows (under the harness or in development, where `activate`
+ * returns the test API; else undefined): messages, output channels and status bar items created
+ * from now on.
+ */
+export function startRecording(context: vscode.ExtensionContext): TestRecorder | undefined {
+	if (!underTestHarness() && context.extensionMode === vscode.ExtensionMode.Production) {
+		return undefined;
+	}
+	const recorder = new TestRecorder(context.globalState);
+	for (const [severity, name] of Object.entries(SHOW) as Array<[ShownMessage['severity'], (typeof SHOW)[ShownMessage['severity']]]>) {
+		recorder.wrap(name, (show) => (text, ...rest) => {
+			const items = rest.flatMap((item) => (typeof item === 'string' ? [item] : isMessageItem(item) ? [item.title] : []));
+			recorder.messages.push({ severity, text: String(text), items });
+			return show.call(vscode.window, text, ...rest);
+		});
+	}
+	recorder.wrap('createOutputChannel', (create) => (...args) => {
+		const channel = create.apply(vscode.window, args) as vscode.OutputChannel;
+		recorder.track(channel);
+		return channel;
+	});
+	recorder.wrap('createStatusBarItem', (create) => (...args) => {
+		const item = create.apply(vscode.window, args) as vscode.StatusBarItem;
+		recorder.trackItem(typeof args[0] === 'string' ? args[0] : undefined, item);
+		return item;
+	});
+	return recorder;
 }
 
 /** A row as the seam `_cloudAgents.views.rows` returns it: plain data, no class instances. */
@@ -89,29 +209,20 @@ export interface TestSeamDeps {
 	agents: AnyListDescriptor;
 	/** The commands loaded on first use, with the agent workspace (`workspace` of what they load). */
 	features: Pick<LazyFeatures, 'load' | 'current'>;
-	follower: Pick<RunFollower, 'onDidAnnounceEnd'>;
-	session: Pick<Session, 'onDidPromptSignIn'>;
-	/** Filled from the follower's and the session's events. */
-	recorder: TestRecorder;
+	/** What the extension showed (startRecording); undefined outside the harness and development. */
+	recorder: TestRecorder | undefined;
 	/** The "reconnecting" status bar item. */
 	connection: { snapshot(): ConnectionStatusSnapshot };
 }
 
 /** Registers the seams (only under the harness); the caller owns the disposables. */
 export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
-	if (!underTestHarness()) {
+	const { features, recorder } = deps;
+	if (!underTestHarness() || !recorder) {
 		return [];
 	}
-	const { features, recorder } = deps;
 	const rowsOf = (key: string): vscode.TreeDataProvider<vscode.TreeItem> => viewRows(deps, key);
-	const messages: ShownMessage[] = [];
 	return [
-		recordMessages(messages),
-		deps.follower.onDidAnnounceEnd((notice) => {
-			recorder.notificationsShown++;
-			recorder.lastNotification = { text: notice.text, actions: notice.actions };
-		}),
-		deps.session.onDidPromptSignIn(() => recorder.unauthorizedPrompts++),
 		vscode.commands.registerCommand('_cloudAgents.views.rows', (key: string, parentRowId?: string, options?: { asShown?: boolean }) =>
 			rowSnapshots(key, rowsOf(key), parentRowId, options),
 		),
@@ -123,7 +234,7 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 			(key: string, rowId: string, command: string, options?: Record<string, unknown>) =>
 				runOnRow(key, rowsOf(key), rowId, command, options),
 		),
-		vscode.commands.registerCommand('_cloudAgents.window.messages', () => messages.slice()),
+		vscode.commands.registerCommand('_cloudAgents.window.messages', () => recorder.messages.slice()),
 		vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) =>
 			deps.views.selectById(deps.agents, agentId),
 		),
@@ -154,32 +265,6 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 		// What a link's source control shows now, without comparing (src/changes/).
 		vscode.commands.registerCommand('_cloudAgents.changes.shown', (linkId: string) => features.load().changesShown(linkId)),
 	];
-}
-
-/**
- * Records every message the extension shows through `vscode.window` (its own API object: other
- * extensions' messages are not seen), then shows it as before. Undone on dispose.
- */
-function recordMessages(into: ShownMessage[]): vscode.Disposable {
-	type Show = (message: string, ...rest: unknown[]) => Thenable<unknown>;
-	const window = vscode.window as unknown as Record<(typeof SHOW)[ShownMessage['severity']], Show>;
-	const originals = Object.entries(SHOW).map(([severity, name]) => ({
-		severity: severity as ShownMessage['severity'],
-		name,
-		show: window[name],
-	}));
-	for (const { severity, name, show } of originals) {
-		window[name] = (text, ...rest) => {
-			const items = rest.flatMap((item) => (typeof item === 'string' ? [item] : isMessageItem(item) ? [item.title] : []));
-			into.push({ severity, text, items });
-			return show.call(vscode.window, text, ...rest);
-		};
-	}
-	return new vscode.Disposable(() => {
-		for (const { name, show } of originals) {
-			window[name] = show;
-		}
-	});
 }
 
 /** The `vscode.window` function that shows a message of each severity. */

@@ -7,7 +7,6 @@ export { RunFollower, toRunRef } from './runFollower';
 export type {
 	FollowOutcome,
 	FollowerSession,
-	RunEndNotice,
 	RunEventNotice,
 	RunFollowerOptions,
 	RunNameHint,

@@ -7,7 +7,8 @@ import { iconSafe, notificationText, outputLine } from '../util/text';
 import { endNotificationActions, followedRunActions, formatEvent, runChannelName, runTitle } from './format';
 import type { FollowedRunAction } from './format';
 import { readRunEvents } from './runEvents';
-import { RunEventStore } from './runStore';
+import type { RunEventStore } from './runStore';
+import { RUN_NOTIFIED_KEY } from '../ids';
 
 /** One event received while following a run. */
 export interface RunEventNotice {
@@ -26,18 +27,10 @@ export interface FollowerSession {
 }
 
 /** What a RunFollower needs. */
-/** An end-of-run notification as shown: its text and the titles of its actions. */
-export interface RunEndNotice {
-	agentId: string;
-	runId: string;
-	text: string;
-	actions: string[];
-}
-
 export interface RunFollowerOptions {
 	session: FollowerSession;
-	/** Folder for the per-run event files (context.globalStorageUri; must be a file: URI). */
-	storageUri: vscode.Uri;
+	/** Every followed run's events on disk (one file per run: resumed from its last seq). */
+	store: RunEventStore;
 	/** Where ended runs are remembered, so each is announced once (context.globalState). */
 	globalState: vscode.Memento;
 	log: vscode.LogOutputChannel;
@@ -98,7 +91,6 @@ export function toRunRef(arg: unknown): { agentId: string; runId: string } | und
 	return agentId && runId ? { agentId, runId } : undefined;
 }
 
-const NOTIFIED_KEY = 'cloudAgents.notifiedRuns';
 const MAX_NOTIFIED = 1000;
 /** Longest run name in the status bar text (the tooltip has it whole). */
 const STATUS_TITLE_CHARS = 48;
@@ -158,16 +150,11 @@ export class RunFollower extends Disposable {
 	/** Fires when a run starts or stops being followed, or its status changes. */
 	readonly onDidChangeFollowing = this._onDidChangeFollowing.event;
 
-	private readonly _onDidAnnounceEnd = this.register(new vscode.EventEmitter<RunEndNotice>());
-	/** Fires when the end of a followed run is announced (once per run): the text and action titles shown. */
-	readonly onDidAnnounceEnd = this._onDidAnnounceEnd.event;
-
 	private readonly runs = new Map<string, FollowedRun>();
 	private readonly statusItem = this.register(
 		vscode.window.createStatusBarItem('cloudAgents.followedRun', vscode.StatusBarAlignment.Left, 50),
 	);
 	private statusRun: FollowedRun | undefined;
-	/** Every followed run's events on disk (one file per run: resumed from its last seq). */
 	private readonly store: RunEventStore;
 	private readonly flushMs: number;
 	private readonly maxActive: number;
@@ -188,7 +175,7 @@ export class RunFollower extends Disposable {
 
 	constructor(private readonly options: RunFollowerOptions) {
 		super();
-		this.store = new RunEventStore(vscode.Uri.joinPath(options.storageUri, 'runs').fsPath);
+		this.store = options.store;
 		this.flushMs = options.flushMs ?? 100;
 		this.maxActive = options.maxActive ?? 5;
 		this.maxChannels = Math.max(options.maxChannels ?? 10, this.maxActive);
@@ -228,23 +215,6 @@ export class RunFollower extends Disposable {
 		return this.runs.get(keyOf(agentId, runId))?.title;
 	}
 
-	/** The status bar shows the signed-out state (see showSignedOut). */
-	private signedOutShown = false;
-
-	/** The names of the run output channels open now, oldest first (diagnostics and tests). */
-	get channelNames(): string[] {
-		return [...this.runs.values()].map((r) => r.channel.name);
-	}
-
-	/** The status bar as shown: text, tooltip and command id; undefined when hidden. */
-	get statusBar(): { text: string; tooltip: string; command: string | undefined } | undefined {
-		if (!this.statusRun && !this.signedOutShown) {
-			return undefined;
-		}
-		const command = typeof this.statusItem.command === 'string' ? this.statusItem.command : this.statusItem.command?.command;
-		return { text: this.statusItem.text, tooltip: typeof this.statusItem.tooltip === 'string' ? this.statusItem.tooltip : '', command };
-	}
-
 	/** The run the status bar shows and its actions; undefined when it shows none. */
 	get statusRunInfo(): StatusRunInfo | undefined {
 		const run = this.statusRun;
@@ -267,24 +237,12 @@ export class RunFollower extends Disposable {
 	dismissStatus(): void {
 		clearTimeout(this.hideTimer);
 		this.statusRun = undefined;
-		this.signedOutShown = false;
 		this.statusItem.hide();
-	}
-
-	/** The events stored on disk for a run. */
-	async storedEvents(agentId: string, runId: string): Promise<EventRecord[]> {
-		await this.store.flushed();
-		return this.store.read(agentId, runId);
 	}
 
 	/** Resolves when following the run ends (at once when it is not being followed). */
 	whenDone(agentId: string, runId: string): Promise<FollowOutcome> {
 		return this.runs.get(keyOf(agentId, runId))?.done ?? Promise.resolve({ status: undefined });
-	}
-
-	/** Whether the end of this run has been announced (in any window). */
-	wasNotified(runId: string): boolean {
-		return this.options.globalState.get<string[]>(NOTIFIED_KEY, []).includes(runId);
 	}
 
 	/**
@@ -622,7 +580,6 @@ export class RunFollower extends Disposable {
 			this.showSignedOut();
 			return;
 		}
-		this.signedOutShown = false;
 		// The status bar shows the most recently followed run, or another one still streaming.
 		if (run.active || !this.statusRun?.active) {
 			this.statusRun = run;
@@ -682,7 +639,6 @@ export class RunFollower extends Disposable {
 	 * claim a run is running; clicking it signs in.
 	 */
 	private showSignedOut(rejected = false): void {
-		this.signedOutShown = true;
 		const paused = this.suspended.length;
 		this.statusItem.text = `$(debug-disconnect) ${rejected ? vscode.l10n.t('Cloud Agents: sign in to resume') : vscode.l10n.t('Cloud Agents: signed out')}`;
 		this.statusItem.tooltip = rejected
@@ -699,16 +655,15 @@ export class RunFollower extends Disposable {
 	/** Shows "run ended" once per run: the id is recorded in global state before the message appears. */
 	private async announceEnd(run: FollowedRun): Promise<void> {
 		const state = this.options.globalState;
-		const notified = state.get<string[]>(NOTIFIED_KEY, []);
+		const notified = state.get<string[]>(RUN_NOTIFIED_KEY, []);
 		if (notified.includes(run.runId)) {
 			return;
 		}
-		await state.update(NOTIFIED_KEY, [...notified, run.runId].slice(-MAX_NOTIFIED));
+		await state.update(RUN_NOTIFIED_KEY, [...notified, run.runId].slice(-MAX_NOTIFIED));
 		const titles = { openResult: vscode.l10n.t('Open Result'), showOutput: vscode.l10n.t('Show Output') };
 		const actions = endNotificationActions(run.status).map((a) => ({ id: a, title: titles[a] }));
 		const status = run.status ?? 'ended';
 		const text = notificationText(vscode.l10n.t('{0} — {1}.', run.title, status));
-		this._onDidAnnounceEnd.fire({ agentId: run.agentId, runId: run.runId, text, actions: actions.map((a) => a.title) });
 		const show = runStatusClass(status) === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
 		// Not awaited: the message stays until dismissed, and following must end now.
 		void show(text, ...actions.map((a) => a.title)).then(async (choice) => {

@@ -134,8 +134,6 @@ export class Connectivity {
 	readonly onDidChange = this.changes.event;
 	/** Fires on each second of the countdown to the next attempt (for "retrying in N s"). */
 	readonly onDidTick = this.ticks.event;
-	/** Machine sleeps noticed (a tick far later than asked); for diagnostics and tests. */
-	wakes = 0;
 
 	constructor(options: ConnectivityOptions = {}) {
 		this.clock = options.clock ?? systemClock;
@@ -332,7 +330,6 @@ export class Connectivity {
 		const expected = this.tickSetAt + this.tickAskedMs;
 		if (sleptDuring(this.tickSetAt, this.tickAskedMs, now, LATE_MS)) {
 			// The machine slept: the backoff was set before, the service may well be back.
-			this.wakes++;
 			void this.attempt();
 			return;
 		}
