@@ -68,8 +68,7 @@ class CloudAgentsExtension extends Disposable {
 			}),
 		);
 		this.ready = this.startSession();
-		const connection = this.watchConnectivity();
-		this.views = this.createViews(connection.connectivity);
+		this.views = this.createViews(this.watchConnectivity());
 		const services = this.services();
 		this.registerShellCommands();
 		this.features = this.loadFeaturesOnFirstUse(services);
@@ -82,7 +81,6 @@ class CloudAgentsExtension extends Disposable {
 				agents: agentsList,
 				features: this.features,
 				recorder: this.recorder,
-				connection: connection.status,
 			}),
 		);
 		this.afterActivation();
@@ -120,7 +118,7 @@ class CloudAgentsExtension extends Disposable {
 	 * to it while signed in, so any answer brings offline views back at once; with no view waiting,
 	 * HEAD /healthz asks (src/views/connectivity.ts). "reconnecting" in the status bar meanwhile.
 	 */
-	private watchConnectivity(): { connectivity: Connectivity; status: ConnectionStatusBar } {
+	private watchConnectivity(): Connectivity {
 		const { session, log } = this;
 		const connectivity = new Connectivity({
 			probe: () => session.client.healthHead({ signal: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs) }),
@@ -132,11 +130,11 @@ class CloudAgentsExtension extends Disposable {
 			}
 		});
 		this.register(session.onDidChange(() => connectivity.reset()));
-		const status = this.register(new ConnectionStatusBar(connectivity));
+		this.register(new ConnectionStatusBar(connectivity));
 		this.register(
 			registerCommand('cloudAgents.retryConnection', () => connectivity.retryNow(), log, { onUnauthorized: this.onUnauthorized }),
 		);
-		return { connectivity, status };
+		return connectivity;
 	}
 
 	/** The tree views of every list (src/resources), and how the lists follow one another. */

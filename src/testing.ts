@@ -6,7 +6,6 @@
  * - `_cloudAgents.views.rows(key, parentRowId?)`: a view's rows as plain data;
  * - `_cloudAgents.views.click(key, rowId, parentRowId?)`: a row's default action, as a click runs it;
  * - `_cloudAgents.views.selectAgent(agentId?)`: the agent the Runs and Artifacts views follow;
- * - `_cloudAgents.connection.status()`: the "reconnecting" status bar item as plain data;
  * - `_cloudAgents.workspace.clearCache()`: the `cloud-agent:` file system starts from an empty cache;
  * - `_cloudAgents.views.runOnRow(key, rowId, command, options?)`: a command on a row, as its context menu runs it;
  * - `_cloudAgents.window.messages()`: the messages (information, warning, error) shown so far, in order;
@@ -27,7 +26,6 @@ import * as vscode from 'vscode';
 import { SAFETY } from './api/limits';
 import type { LazyFeatures } from './shell/lazy';
 import { type CloudAgentViews, RecordNode } from './views';
-import type { ConnectionStatusSnapshot } from './views/connectivityStatus';
 import type { AnyListDescriptor } from './views/descriptor';
 import type { RangeId } from './webviews/savings/data';
 import { RUN_NOTIFIED_KEY, SEARCH_HINT_KEY } from './ids';
@@ -211,8 +209,6 @@ export interface TestSeamDeps {
 	features: Pick<LazyFeatures, 'load' | 'current'>;
 	/** What the extension showed (startRecording); undefined outside the harness and development. */
 	recorder: TestRecorder | undefined;
-	/** The "reconnecting" status bar item. */
-	connection: { snapshot(): ConnectionStatusSnapshot };
 }
 
 /** Registers the seams (only under the harness); the caller owns the disposables. */
@@ -238,7 +234,6 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 		vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) =>
 			deps.views.selectById(deps.agents, agentId),
 		),
-		vscode.commands.registerCommand('_cloudAgents.connection.status', () => deps.connection.snapshot()),
 		vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => features.current?.workspace.cache.clear()),
 		vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) =>
 			features.current?.workspace.retryInterface(agentId),
