@@ -11,7 +11,6 @@
  * - `_cloudAgents.window.messages()`: the messages (information, warning, error) shown so far, in order;
  * - `_cloudAgents.workspace.retry(agentId?)`: asks an agent's workspace interface again;
  * - `_cloudAgents.workspace.resetSearchHint()`: the once-per-machine search hint may show again;
- * - `_cloudAgents.savings.exportTo(range, runtimeId, target)`: the CSV export without its dialog;
  * - `_cloudAgents.chat.prepare(toolName, input)`: a language-model tool's `prepareInvocation` as plain
  *   data (`vscode.lm.invokeTool` shows its confirmation only as a dialog, outside any chat).
  * The workspace feature loads with the commands, on first use: until it has, there is no cache to
@@ -27,7 +26,6 @@ import { SAFETY } from './api/limits';
 import type { LazyFeatures } from './shell/lazy';
 import { type CloudAgentViews, RecordNode } from './views';
 import type { AnyListDescriptor } from './views/descriptor';
-import type { RangeId } from './webviews/savings/data';
 import { RUN_NOTIFIED_KEY, SEARCH_HINT_KEY } from './ids';
 
 /** The environment variable the harness sets; without it no seam is registered. */
@@ -243,11 +241,6 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 			await deps.globalState.update(SEARCH_HINT_KEY, undefined);
 			features.load();
 		}),
-		vscode.commands.registerCommand(
-			'_cloudAgents.savings.exportTo',
-			(range: RangeId, runtimeId: string | undefined, target: vscode.Uri) =>
-				features.load().exportSavings({ range, runtimeId }, target),
-		),
 		vscode.commands.registerCommand('_cloudAgents.chat.prepare', async (name: string, input: unknown) => {
 			const prepared = await features.load().chatTools.prepare(name, { input }, new vscode.CancellationTokenSource().token);
 			const text = (m: string | vscode.MarkdownString | undefined): string | undefined => (typeof m === 'string' ? m : m?.value);

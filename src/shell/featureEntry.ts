@@ -16,7 +16,7 @@ import { computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
 import { ChangesFeature } from '../changes/changesFeature';
 import type { LoadedFeatures } from './lazy';
-import { exportTo, registerSavingsCommands } from '../flows/savings';
+import { registerSavingsCommands } from '../flows/savings';
 import type { Services } from '../views/actions';
 import { registerWorkspace } from '../workspace/workspaceCommands';
 import { ChatTools } from '../chat/chatTools';
@@ -81,7 +81,6 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		openRunResult: async (agentId, runId) => {
 			await actions.invokeShown(runActions.openResult, { agentId, runId });
 		},
-		exportSavings: (filter, target) => exportTo(deps, filter, target),
 		// What the registry's resolver reads for `{link}`: the link's differences as its groups show them.
 		changesShown: (linkId) => changes.targets.linkById(linkId)?.all(),
 	};

@@ -12,7 +12,6 @@ import type { Difference } from '../compare/types';
 import { Disposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
 import { notificationText } from '../util/text';
-import type { RangeId } from '../webviews/savings/data';
 import type { WorkspaceFeature } from '../workspace/workspaceFeature';
 import type { ToolHandlers } from '../chat/lazyTools';
 
@@ -23,8 +22,6 @@ export interface LoadedFeatures {
 	restorePanel: (viewType: string, panel: vscode.WebviewPanel, state: unknown) => Promise<void>;
 	/** Opens a run's result (the run follower's "Open Result"), as the Runs view's action does. */
 	openRunResult: (agentId: string, runId: string) => Promise<void>;
-	/** Exports token savings to a file without the save dialog (the test harness's seam: src/testing.ts). */
-	exportSavings: (filter: { range: RangeId; runtimeId: string | undefined }, target: vscode.Uri) => Promise<string>;
 	/** The differences a link's source control shows now, or undefined for no such link (the test harness's seam). */
 	changesShown: (linkId: string) => Difference[] | undefined;
 	/**

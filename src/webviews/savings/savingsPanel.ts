@@ -50,7 +50,8 @@ function pageStrings(): SavingsStrings {
 	};
 }
 
-function rangeLabel(range: RangeId): string {
+/** A range as the dashboard and the export name it. */
+export function rangeLabel(range: RangeId): string {
 	switch (range) {
 		case '24h':
 			return vscode.l10n.t('Last 24 hours');

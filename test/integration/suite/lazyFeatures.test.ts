@@ -14,7 +14,6 @@ function loadedWith(disposables: vscode.Disposable[]): LoadedFeatures {
 		disposables,
 		restorePanel: async () => undefined,
 		openRunResult: async () => undefined,
-		exportSavings: async () => '',
 		changesShown: () => undefined,
 		workspace: undefined as unknown as WorkspaceFeature,
 		chatTools: undefined as unknown as ToolHandlers,
@@ -125,7 +124,7 @@ suite('Commands loaded on first use', () => {
 			'every stand-in was replaced by a real command',
 		);
 		assert.ok(
-			new Set(await vscode.commands.getCommands(false)).has('_cloudAgents.savings.exportTo'),
+			new Set(await vscode.commands.getCommands(false)).has('_cloudAgents.chat.prepare'),
 			"the loaded code's test seam is there",
 		);
 	});

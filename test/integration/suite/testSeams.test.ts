@@ -22,7 +22,6 @@ suite('Test seams (src/testing.ts)', () => {
 			'_cloudAgents.window.messages',
 			'_cloudAgents.workspace.retry',
 			'_cloudAgents.workspace.resetSearchHint',
-			'_cloudAgents.savings.exportTo',
 			'_cloudAgents.chat.prepare',
 		]) {
 			assert.ok(commands.includes(id), `${id} is not registered`);
