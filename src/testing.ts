@@ -47,6 +47,14 @@ export function githubApiUrlForTests(): string | undefined {
 /** A function of `vscode.window` as the recorder wraps it. */
 type WindowFunction = (...args: unknown[]) => unknown;
 
+/** A Source Control row as shown: its group's id, the file's URI, its context value and tooltip. */
+export interface ScmRowSnapshot {
+	group: string;
+	uri: string;
+	contextValue: string | undefined;
+	tooltip: string | undefined;
+}
+
 /** A status bar item as shown: its text, tooltip and command id. */
 export interface StatusBarSnapshot {
 	text: string;
@@ -65,6 +73,7 @@ export class TestRecorder {
 	readonly messages: ShownMessage[] = [];
 	private readonly channels = new Set<vscode.OutputChannel>();
 	private readonly items = new Map<string, { item: vscode.StatusBarItem; visible: boolean }>();
+	private readonly controls = new Map<string, { groups: vscode.SourceControlResourceGroup[] }>();
 	private readonly undo: Array<() => void> = [];
 
 	constructor(private readonly globalState: vscode.Memento) {}
@@ -94,17 +103,54 @@ export class TestRecorder {
 		return Array.isArray(notified) && notified.includes(runId);
 	}
 
-	/** Wraps a function of the extension's `vscode.window`; undone by `dispose`. */
+	/** Wraps a function of the extension's `vscode.window` or `vscode.scm`; undone by `dispose`. */
 	wrap(
-		name: 'showInformationMessage' | 'showWarningMessage' | 'showErrorMessage' | 'createOutputChannel' | 'createStatusBarItem',
+		name: 'showInformationMessage' | 'showWarningMessage' | 'showErrorMessage' | 'createOutputChannel' | 'createStatusBarItem' | 'createSourceControl',
 		wrapper: (original: WindowFunction) => WindowFunction,
 	): void {
-		const window = vscode.window as unknown as Record<string, WindowFunction>;
-		const original = window[name] as WindowFunction;
-		window[name] = wrapper(original);
+		const target = (name === 'createSourceControl' ? vscode.scm : vscode.window) as unknown as Record<string, WindowFunction>;
+		const original = target[name] as WindowFunction;
+		target[name] = wrapper(original);
 		this.undo.push(() => {
-			window[name] = original;
+			target[name] = original;
 		});
+	}
+
+	/**
+	 * The rows a source control of the extension shows now, by its id, group by group in the order
+	 * the groups were created; undefined for no such source control (or one disposed).
+	 */
+	scmRows(id: string): ScmRowSnapshot[] | undefined {
+		const control = this.controls.get(id);
+		if (!control) {
+			return undefined;
+		}
+		return control.groups.flatMap((group) =>
+			group.resourceStates.map((state) => ({
+				group: group.id,
+				uri: state.resourceUri.toString(),
+				contextValue: state.contextValue,
+				tooltip: state.decorations?.tooltip,
+			})),
+		);
+	}
+
+	trackControl(control: vscode.SourceControl): void {
+		const entry = { groups: [] as vscode.SourceControlResourceGroup[] };
+		this.controls.set(control.id, entry);
+		const createGroup = control.createResourceGroup.bind(control);
+		control.createResourceGroup = (id: string, label: string): vscode.SourceControlResourceGroup => {
+			const group = createGroup(id, label);
+			entry.groups.push(group);
+			return group;
+		};
+		const dispose = control.dispose.bind(control);
+		control.dispose = (): void => {
+			if (this.controls.get(control.id) === entry) {
+				this.controls.delete(control.id);
+			}
+			dispose();
+		};
 	}
 
 	track(channel: vscode.OutputChannel): void {
@@ -167,6 +213,11 @@ export function startRecording(context: vscode.ExtensionContext): TestRecorder |
 		const channel = create.apply(vscode.window, args) as vscode.OutputChannel;
 		recorder.track(channel);
 		return channel;
+	});
+	recorder.wrap('createSourceControl', (create) => (...args) => {
+		const control = create.apply(vscode.scm, args) as vscode.SourceControl;
+		recorder.trackControl(control);
+		return control;
 	});
 	recorder.wrap('createStatusBarItem', (create) => (...args) => {
 		const item = create.apply(vscode.window, args) as vscode.StatusBarItem;
@@ -250,8 +301,6 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 				message: text(prepared?.confirmationMessages?.message),
 			};
 		}),
-		// What a link's source control shows now, without comparing (src/changes/).
-		vscode.commands.registerCommand('_cloudAgents.changes.shown', (linkId: string) => features.load().changesShown(linkId)),
 	];
 }
 

@@ -81,7 +81,5 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		openRunResult: async (agentId, runId) => {
 			await actions.invokeShown(runActions.openResult, { agentId, runId });
 		},
-		// What the registry's resolver reads for `{link}`: the link's differences as its groups show them.
-		changesShown: (linkId) => changes.targets.linkById(linkId)?.all(),
 	};
 }

@@ -8,7 +8,6 @@
  * `cloud-agent:` file system (src/workspace/fs/lazyProvider.ts: its first call loads the features).
  */
 import * as vscode from 'vscode';
-import type { Difference } from '../compare/types';
 import { Disposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
 import { notificationText } from '../util/text';
@@ -22,8 +21,6 @@ export interface LoadedFeatures {
 	restorePanel: (viewType: string, panel: vscode.WebviewPanel, state: unknown) => Promise<void>;
 	/** Opens a run's result (the run follower's "Open Result"), as the Runs view's action does. */
 	openRunResult: (agentId: string, runId: string) => Promise<void>;
-	/** The differences a link's source control shows now, or undefined for no such link (the test harness's seam). */
-	changesShown: (linkId: string) => Difference[] | undefined;
 	/**
 	 * The agent workspace: the `cloud-agent:` file system provider (activation's stand-in hands it
 	 * every call: src/workspace/fs/lazyProvider.ts), its cache and the interface check.

@@ -15,7 +15,7 @@ import type { ApplyAnswer } from '../../../src/changes/apply';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import type { Difference } from '../../../src/compare/types';
 import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
-import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
+import { emu, restoreDevToken, shownChanges, testApi, waitFor, within } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 
 interface GroundFile {
@@ -269,7 +269,7 @@ if (!standardWorkspace) {
 		const shown = await waitFor(
 			"the link's source control to show the run's files",
 			async () => {
-				const d = await vscode.commands.executeCommand<Difference[] | undefined>('_cloudAgents.changes.shown', f.link);
+				const d = shownChanges(api, f.link, f.local);
 				return d && d.length === net.length ? d : undefined;
 			},
 			20_000,
@@ -385,7 +385,8 @@ if (!standardWorkspace) {
 		const f = await fixture({ 'u/undo.txt': 'mine\n' });
 		await runToEnd(f.agentId, '[[write:u/undo.txt]] change it');
 		assert.deepEqual(agentGroup(await refresh(f)), [['u/undo.txt', 'modified']]);
-		const shown = (): Thenable<Difference[] | undefined> => vscode.commands.executeCommand('_cloudAgents.changes.shown', f.link);
+		const api = await testApi();
+		const shown = async (): Promise<ReturnType<typeof shownChanges>> => shownChanges(api, f.link, f.local);
 		const apply = (): Thenable<ApplyAnswer> =>
 			vscode.commands.executeCommand<ApplyAnswer>('cloudAgents.changes.applyToLocal', {
 				automation: true,

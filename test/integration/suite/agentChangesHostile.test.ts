@@ -11,11 +11,10 @@ import { join, relative } from 'node:path';
 import * as vscode from 'vscode';
 import type { ApplyAnswer } from '../../../src/changes/apply';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
-import type { Difference } from '../../../src/compare/types';
 import { AGENT_ID, agent, run, workspaceEntry } from '../../hostile/fixtures';
 import { type HostileServer, json, sseFrame, sseStart } from '../../hostile/server';
 import { workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
-import { testApi, waitFor, writtenText } from '../support/cloudAgents';
+import { shownChanges, testApi, waitFor, writtenText } from '../support/cloudAgents';
 import { type HostileSession, useHostileServer } from '../support/hostile';
 
 /** After the run's start (2026-11-23T10:00:00Z), so every file counts as changed by the agent. */
@@ -152,7 +151,7 @@ suite('Hostile server: agent changes never reach outside the linked folder (issu
 				['linked/x.txt'],
 			);
 			await logged('cloudAgents.changes.applyAllToLocal: shown:');
-			const listed = await vscode.commands.executeCommand<Difference[] | undefined>('_cloudAgents.changes.shown', answer.link);
+			const listed = shownChanges(await testApi(), answer.link, local);
 			assert.deepEqual(
 				listed?.map((d) => d.path),
 				['linked/x.txt'],

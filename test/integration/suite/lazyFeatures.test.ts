@@ -14,7 +14,6 @@ function loadedWith(disposables: vscode.Disposable[]): LoadedFeatures {
 		disposables,
 		restorePanel: async () => undefined,
 		openRunResult: async () => undefined,
-		changesShown: () => undefined,
 		workspace: undefined as unknown as WorkspaceFeature,
 		chatTools: undefined as unknown as ToolHandlers,
 	};

@@ -61,6 +61,27 @@ export function signInAgainPrompts(api: CloudAgentsTestApi): number {
 	return api.recorder.messages.filter((m) => m.text.startsWith('Your Cloud Agents session expired or the token was rejected.')).length;
 }
 
+/**
+ * What a link's source control shows now (no comparison), as the user reads it: each row's path
+ * below `localRoot`, its group and kind (from the row's context value `group:kind`), in path order;
+ * undefined when the link has no source control.
+ */
+export function shownChanges(
+	api: CloudAgentsTestApi,
+	linkId: string,
+	localRoot: string,
+): Array<{ path: string; group: string; kind: string }> | undefined {
+	const rows = api.recorder.scmRows(`cloudAgents.changes.${linkId}`);
+	const root = vscode.Uri.file(localRoot).toString();
+	return rows
+		?.map((r) => {
+			const [group = '', kind = ''] = (r.contextValue ?? '').split(':');
+			const path = r.uri.startsWith(`${root}/`) ? decodeURIComponent(r.uri.slice(root.length + 1)) : r.uri;
+			return { path, group, kind };
+		})
+		.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
 /** Signs in with the dev token through the command, so later suites find the usual state. */
 export async function restoreDevToken(): Promise<void> {
 	const ok = await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: devToken() });
