@@ -73,16 +73,22 @@ const uiTest: UiTest = {
 			assert.ok(all.events > 100, `the seed has a history (${all.events} events)`);
 			await frame.locator('#range').selectOption('all');
 			const status = frame.locator('#status');
+			let allShown = '';
 			await until(
 				page,
 				'the all-time data',
-				async () =>
-					(await status.innerText()).includes(all.events.toLocaleString('en-US')) ||
-					digits(await frame.locator('#range-events').innerText()) === all.events
+				async () => {
+					// What the page shows now, for the failure message: the range, the status line and the count.
+					allShown = `range ${JSON.stringify(await frame.locator('#range').inputValue())}, status ${JSON.stringify(await status.innerText())}, events ${await frame.locator('#range-events').innerText()} (want ${all.events})`;
+					return (await status.innerText()).includes(all.events.toLocaleString('en-US')) ||
+						digits(await frame.locator('#range-events').innerText()) === all.events
 						? true
-						: undefined,
+						: undefined;
+				},
 				30_000,
-			);
+			).catch((err: unknown) => {
+				throw new Error(`${err instanceof Error ? err.message : String(err)}; the page shows ${allShown}`);
+			});
 			const chart = frame.locator('#chart');
 			await chart.locator('canvas').first().waitFor({ state: 'visible' });
 			const drawn = {

@@ -24,7 +24,21 @@ export async function signInWithKey(workbench: Workbench, key: string, beforeEnt
 	// By keyboard, not by a click on the row: the pick's rows can still move (a click found the row
 	// "not stable", then gone).
 	await workbench.pickByKeyboard('API key', 10_000);
-	await page.locator('.quick-input-widget', { hasText: 'API key for' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+	await page
+		.locator('.quick-input-widget', { hasText: 'API key for' })
+		.first()
+		.waitFor({ state: 'visible', timeout: 10_000 })
+		.catch(async (err: unknown) => {
+			// What the window shows instead, for the failure message (a sign-in input that never showed was seen once).
+			const widget = page.locator('.quick-input-widget').first();
+			const shown = (await widget.isVisible())
+				? JSON.stringify((await widget.innerText()).replace(/\s+/g, ' ').slice(0, 300))
+				: 'no quick input';
+			const focused = await page.evaluate('document.hasFocus()');
+			throw new Error(
+				`${err instanceof Error ? err.message.split('\n')[0] : String(err)}; the quick input: ${shown}; page focused: ${String(focused)}`,
+			);
+		});
 	const input = page.locator('.quick-input-widget input');
 	await input.fill(key);
 	await beforeEnter?.(input);
