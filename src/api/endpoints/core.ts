@@ -202,8 +202,7 @@ export class ClientCore {
 	}
 
 	protected async call<R>(c: Call): Promise<R> {
-		const res = await this.send<R>(c);
-		return res.body;
+		return (await this.send<R>(c)).body;
 	}
 
 	/** One request through the transport, its outcome told to `onOutcome`. */
@@ -273,7 +272,16 @@ export class ClientCore {
 
 	/** Sends a call and passes its body through a decoder of the parsing boundary (src/api/decode.ts). */
 	protected async decoded<R>(c: Call, decode: (body: unknown, ctx: D.DecodeContext) => R): Promise<R> {
-		const res = await this.send<unknown>(c);
+		// The send inlined (not `this.send`): one async frame less on every decoded call, the hot path.
+		const startedAt = Date.now();
+		let res: HttpResult<unknown>;
+		try {
+			res = await this.transport.send<unknown>(c);
+		} catch (err) {
+			this.tell(err, startedAt);
+			throw err;
+		}
+		this.tell(undefined, startedAt);
 		return decode(res.body, { requestId: res.requestId });
 	}
 
