@@ -6,9 +6,10 @@
 //                      required by both other files, so every class (ApiError, …) exists once and
 //                      `instanceof` holds across them (activation loads it);
 //   dist/compareWorker.js  the comparison's worker thread (src/compare/compareWorker.ts), started on use;
-//   dist/client.js     src/api/client.ts, http.ts, network.ts, githubResolver.ts and the event streams (sse.ts, sseStream.ts,
-//                      runEventStream.ts) with undici and eventsource-parser; the
-//                      first access to one of their exports (e.g. `new CloudAgentsClient`) requires it.
+//   dist/client.js     src/api/client.ts (with its endpoint groups, src/api/endpoints/), http.ts, network.ts,
+//                      githubResolver.ts and the event streams (sse.ts, sseStream.ts, runEventStream.ts)
+//                      with undici and eventsource-parser; the first access to one of their exports
+//                      (e.g. `new CloudAgentsClient`) requires it.
 // In extension.js each import of a light module becomes `require('./core.js').<module>`, and each import
 // of a heavy module a stub whose exports are getters that require ./client.js when first read. The
 // sources are unchanged (tsc and the unit tests see plain modules). The build fails if undici or
@@ -188,6 +189,22 @@ function entry(name, files) {
 		},
 	};
 }
+
+/**
+ * jsonc-parser's `main` is a UMD file whose requires esbuild cannot follow (they go through the
+ * factory's parameter and would fail at run time in dist/): its ES module build is bundled instead,
+ * marked free of side effects so that a bundle using none of it (extension.js: activation) holds none.
+ * @type {import('esbuild').Plugin}
+ */
+const jsoncParserEsm = {
+	name: 'jsonc-parser-esm',
+	setup(build) {
+		build.onResolve({ filter: /^jsonc-parser$/ }, () => ({
+			path: realpathSync(join(ROOT, 'node_modules', 'jsonc-parser', 'lib', 'esm', 'main.js')),
+			sideEffects: false,
+		}));
+	},
+};
 
 /** @type {import('esbuild').BuildOptions} */
 const common = {
@@ -397,13 +414,13 @@ async function extensionBuilds() {
 		...common,
 		entryPoints: ['src/extension.ts'],
 		outfile: join(outdir, 'extension.js'),
-		plugins: [problemMatcher, vscodeApi, split({ core: true, lazy: true, forbid: true }), featuresExternal],
+		plugins: [problemMatcher, jsoncParserEsm, vscodeApi, split({ core: true, lazy: true, forbid: true }), featuresExternal],
 	};
 	const featuresOptions = {
 		...common,
 		entryPoints: [FEATURES],
 		outfile: join(outdir, 'features.js'),
-		plugins: [problemMatcher, vscodeApi, split({ core: true, lazy: true, forbid: true })],
+		plugins: [problemMatcher, jsoncParserEsm, vscodeApi, split({ core: true, lazy: true, forbid: true })],
 	};
 	const probe = { write: false, metafile: true, logLevel: 'silent', sourcemap: false, minify: false };
 	const [e, f] = await Promise.all([esbuild.build({ ...extensionOptions, ...probe }), esbuild.build({ ...featuresOptions, ...probe })]);
@@ -473,13 +490,18 @@ const compareWorkerBuild = {
 	...common,
 	entryPoints: ['src/compare/compareWorker.ts'],
 	outfile: join(outdir, 'compareWorker.js'),
-	plugins: [problemMatcher],
+	plugins: [problemMatcher, jsoncParserEsm],
 };
 
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = single
 	? [
-			{ ...common, entryPoints: ['src/extension.ts'], outfile: join(outdir, 'extension.js'), plugins: [problemMatcher, vscodeApi] },
+			{
+				...common,
+				entryPoints: ['src/extension.ts'],
+				outfile: join(outdir, 'extension.js'),
+				plugins: [problemMatcher, jsoncParserEsm, vscodeApi],
+			},
 			compareWorkerBuild,
 			...pageBuilds,
 		]
@@ -489,13 +511,13 @@ const builds = single
 				...common,
 				entryPoints: ['core-entry'],
 				outfile: join(outdir, 'core.js'),
-				plugins: [problemMatcher, entry('core', CORE), split({ forbid: true })],
+				plugins: [problemMatcher, jsoncParserEsm, entry('core', CORE), split({ forbid: true })],
 			},
 			{
 				...common,
 				entryPoints: ['client-entry'],
 				outfile: join(outdir, 'client.js'),
-				plugins: [problemMatcher, entry('client', HEAVY), split({ core: true })],
+				plugins: [problemMatcher, jsoncParserEsm, entry('client', HEAVY), split({ core: true })],
 			},
 			compareWorkerBuild,
 			...pageBuilds,

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import { registerCommand } from './views/registry';
-import { LazyFileSystemProvider } from './fs/lazyProvider';
+import { LazyFileSystemProvider } from './workspace/fs/lazyProvider';
 import { Disposable } from './util/lifecycle';
 import { Session } from './auth/session';
-import { RunFollower } from './logs';
+import { RunFollower } from './runFollowing';
+import { RunEventStore } from './runFollowing/runStore';
 import { registerAuth } from './flows/auth';
 import { CloudAgentViews } from './views';
 import { Connectivity } from './views/connectivity';
@@ -21,7 +22,7 @@ import { registerLazyTools } from './chat/lazyTools';
 import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
 import { runsList } from './resources/runs';
-import { TestRecorder, githubApiUrlForTests, registerTestSeams, underTestHarness } from './testing';
+import { type TestRecorder, githubApiUrlForTests, registerTestSeams, startRecording } from './testing';
 import { SAFETY } from './api/limits';
 import { signIn } from './auth/signIn';
 
@@ -44,37 +45,81 @@ class CloudAgentsExtension extends Disposable {
 	readonly views: CloudAgentViews;
 	/** The commands whose code loads on first use. */
 	readonly features: LazyFeatures;
-	/** What the tests count (filled only under the test harness: src/testing.ts). */
-	readonly recorder = new TestRecorder();
+	/** What the extension showed, for the tests (only under the test harness or in development: src/testing.ts). */
+	readonly recorder: TestRecorder | undefined;
+	/** Every followed run's events on disk. */
+	readonly runStore: RunEventStore;
 
 	constructor(readonly context: vscode.ExtensionContext) {
 		super();
-		const log = this.log;
-		this.session = this.register(new Session(context.secrets, log));
-		const session = this.session;
-		// A 401 of a failed command goes to the session's single "sign in again" prompt.
-		const onUnauthorized = (err: unknown): boolean => session.reportError(err);
-		// The sign-in flow, as the Sign In command runs it (for "Sign In" buttons of our messages).
-		const runSignIn = (): Promise<unknown> => signIn({ session, log });
-		session.setSignInFlow(runSignIn);
+		// First, so it sees every message, output channel and status bar item (the log aside).
+		this.recorder = startRecording(context);
+		if (this.recorder) {
+			this.register(this.recorder);
+		}
+		this.session = this.register(new Session(context.secrets, this.log));
+		this.runStore = new RunEventStore(vscode.Uri.joinPath(context.globalStorageUri, 'runs').fsPath);
 		this.runFollower = this.register(
 			new RunFollower({
-				session,
-				storageUri: context.globalStorageUri,
+				session: this.session,
+				store: this.runStore,
 				globalState: context.globalState,
-				log,
+				log: this.log,
 			}),
 		);
-		for (const d of registerAuth({ session, log })) {
+		this.ready = this.startSession();
+		this.views = this.createViews(this.watchConnectivity());
+		const services = this.services();
+		this.registerShellCommands();
+		this.features = this.loadFeaturesOnFirstUse(services);
+		// Seams for the test harness only (src/testing.ts): nothing is registered outside it.
+		this.registerAll(
+			registerTestSeams({
+				views: this.views,
+				lists: LIST_DESCRIPTORS,
+				globalState: context.globalState,
+				agents: agentsList,
+				features: this.features,
+				recorder: this.recorder,
+			}),
+		);
+		this.afterActivation();
+		this.log.info(`Cloud Agents activated in ${vscode.env.appName} ${vscode.version}`);
+	}
+
+	/** A 401 of a failed command goes to the session's single "sign in again" prompt. */
+	private readonly onUnauthorized = (err: unknown): boolean => this.session.reportError(err);
+
+	/** The sign-in flow, as the Sign In command runs it (for "Sign In" buttons of our messages). */
+	private readonly runSignIn = (): Promise<unknown> => signIn({ session: this.session, log: this.log });
+
+	/** Registers every disposable of a list. */
+	private registerAll(disposables: readonly vscode.Disposable[]): void {
+		for (const d of disposables) {
 			this.register(d);
 		}
-		// No network here: only stores CLOUD_AGENTS_DEV_TOKEN for a loopback URL and sets the context key.
-		this.ready = session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
+	}
+
+	/**
+	 * The session's sign-in flow and commands, and its first read of the stored token. No network
+	 * here: only stores CLOUD_AGENTS_DEV_TOKEN for a loopback URL and sets the context key.
+	 */
+	private startSession(): Promise<void> {
+		const { session, log } = this;
+		session.setSignInFlow(this.runSignIn);
+		this.registerAll(registerAuth({ session, log }));
+		return session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
 			log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
 		});
-		// Whether the service answers, shared by every view: every request of the shared client reports
-		// to it while signed in, so any answer brings offline views back at once; with no view waiting,
-		// HEAD /healthz asks (src/views/connectivity.ts). "reconnecting" in the status bar meanwhile.
+	}
+
+	/**
+	 * Whether the service answers, shared by every view: every request of the shared client reports
+	 * to it while signed in, so any answer brings offline views back at once; with no view waiting,
+	 * HEAD /healthz asks (src/views/connectivity.ts). "reconnecting" in the status bar meanwhile.
+	 */
+	private watchConnectivity(): Connectivity {
+		const { session, log } = this;
 		const connectivity = new Connectivity({
 			probe: () => session.client.healthHead({ signal: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs) }),
 		});
@@ -85,38 +130,50 @@ class CloudAgentsExtension extends Disposable {
 			}
 		});
 		this.register(session.onDidChange(() => connectivity.reset()));
-		const connectionStatus = this.register(new ConnectionStatusBar(connectivity));
-		this.register(registerCommand('cloudAgents.retryConnection', () => connectivity.retryNow(), log, { onUnauthorized }));
+		this.register(new ConnectionStatusBar(connectivity));
+		this.register(
+			registerCommand('cloudAgents.retryConnection', () => connectivity.retryNow(), log, { onUnauthorized: this.onUnauthorized }),
+		);
+		return connectivity;
+	}
+
+	/** The tree views of every list (src/resources), and how the lists follow one another. */
+	private createViews(connectivity: Connectivity): CloudAgentViews {
+		const { session, log, context } = this;
 		// The rows as last loaded (globalState, keyed by the API URL and a fingerprint of the token):
 		// shown marked when a view opens, until its first answer (src/views/rowCache.ts).
 		const rowCache = this.register(
 			new RowCache(context.globalState, session, (err) => log.warn(`Keeping the rows as last loaded failed: ${String(err)}`)),
 		);
-		// The tree views of every list (src/resources), and how the lists follow one another.
-		const views = (this.views = this.register(
+		const views = this.register(
 			new CloudAgentViews(session, log, (err) => void session.reportError(err), LIST_DESCRIPTORS, connectivity, rowCache),
-		));
-		for (const d of connectLists(views)) {
-			this.register(d);
-		}
+		);
+		this.registerAll(connectLists(views));
 		// Followed runs get `:followed` in the Runs view (only Stop Following shows inline then).
 		views.setFlag('followed', (runId, agentId) => this.runFollower.isFollowed(agentId ?? '', runId));
 		this.register(this.runFollower.onDidChangeFollowing(() => views.providerOf(runsList).redraw()));
-		// Read-only documents for run results, runtime details and text artifacts (cloud-agents-record:).
-		const records = this.register(new RecordDocuments());
-		const images = this.register(new ImageDocuments());
-		const services: Services = {
-			session,
-			views,
-			log,
-			context,
-			records,
-			images,
+		return views;
+	}
+
+	/** What every action and feature is handed, with the read-only documents for run results, runtime details and text artifacts. */
+	private services(): Services {
+		return {
+			session: this.session,
+			views: this.views,
+			log: this.log,
+			context: this.context,
+			records: this.register(new RecordDocuments()),
+			images: this.register(new ImageDocuments()),
 			follower: this.runFollower,
-			signIn: runSignIn,
-			onUnauthorized,
+			signIn: this.runSignIn,
+			onUnauthorized: this.onUnauthorized,
 			githubApiUrl: githubApiUrlForTests,
 		};
+	}
+
+	/** Refresh and the signed-out welcome's probe: registered at activation, not loaded on first use. */
+	private registerShellCommands(): void {
+		const { session, log, views } = this;
 		// Refresh also asks again an agent workspace that was found to speak another interface (only
 		// a loaded workspace feature can have found one).
 		this.register(
@@ -127,16 +184,21 @@ class CloudAgentsExtension extends Disposable {
 					await views.refreshAll();
 				},
 				log,
-				{ onUnauthorized },
+				{ onUnauthorized: this.onUnauthorized },
 			),
 		);
-		for (const d of registerWelcomeProbe({ session, log, agentsView: () => views.viewOf(agentsList) })) {
-			this.register(d);
-		}
-		// The lists' and features' commands load on first use (src/shell/featureEntry.ts, in
-		// dist/features.js): until then each contributed command not registered above is a stand-in.
+		this.registerAll(registerWelcomeProbe({ session, log, agentsView: () => views.viewOf(agentsList)?.view }));
+	}
+
+	/**
+	 * The lists' and features' commands load on first use (src/shell/featureEntry.ts, in
+	 * dist/features.js): until then each contributed command not registered above is a stand-in, and
+	 * so are the `cloud-agent:` file system and the language-model tools.
+	 */
+	private loadFeaturesOnFirstUse(services: Services): LazyFeatures {
+		const log = this.log;
 		const lazyIds = COMMAND_IDS.filter((id) => !isRegistered(id));
-		this.features = this.register(
+		const features = this.register(
 			new LazyFeatures(
 				lazyIds,
 				Object.values(WEBVIEW_TYPES),
@@ -150,29 +212,19 @@ class CloudAgentsExtension extends Disposable {
 		);
 		// The `cloud-agent:` file system: registered now (a window restored with an agent folder
 		// activates the extension through it), its code loads with the features on VS Code's first call.
-		const fs = this.register(new LazyFileSystemProvider(() => this.features.load().workspace.provider, log));
+		const fs = this.register(new LazyFileSystemProvider(() => features.load().workspace.provider, log));
 		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, fs, { isCaseSensitive: true }));
 		// The language-model tools (src/chat): registered now, so any chat lists them; their code loads
 		// with the features on the first call.
-		for (const d of registerLazyTools(TOOL_NAMES, () => this.features.load().chatTools)) {
-			this.register(d);
-		}
+		this.registerAll(registerLazyTools(TOOL_NAMES, () => features.load().chatTools));
 		// The end-of-run notification's "Open Result" runs the Runs view's action (loaded on first use).
-		const features = this.features;
 		this.runFollower.setResultOpener((agentId, runId) => features.load().openRunResult(agentId, runId));
-		// Seams for the test harness only (src/testing.ts): nothing is registered outside it.
-		const seams = {
-			views,
-			agents: agentsList,
-			features: this.features,
-			follower: this.runFollower,
-			session,
-			recorder: this.recorder,
-			connection: connectionStatus,
-		};
-		for (const d of registerTestSeams(seams)) {
-			this.register(d);
-		}
+		return features;
+	}
+
+	/** What follows activation: the `loaded` context key, the HTTP client warmed up, linked folders' changes. */
+	private afterActivation(): void {
+		const { session, context, features } = this;
 		void this.ready.then(() => vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, true));
 		// Signed in, the HTTP client (dist/client.js: undici, ~60 ms of loading) is loaded once the
 		// window has settled, so the first listing does not load it between the click and its rows
@@ -184,7 +236,6 @@ class CloudAgentsExtension extends Disposable {
 			const timer = setTimeout(() => features.load(), 0);
 			this.register({ dispose: () => clearTimeout(timer) });
 		}
-		log.info(`Cloud Agents activated in ${vscode.env.appName} ${vscode.version}`);
 	}
 }
 
@@ -202,8 +253,10 @@ export interface CloudAgentsTestApi {
 	globalStorageUri: vscode.Uri;
 	/** The commands loaded on first use: whether they are, and loading them now. */
 	features: Pick<LazyFeatures, 'isLoaded' | 'load'>;
-	/** Notifications and prompts shown (src/testing.ts). */
+	/** What the extension showed: messages, output channels, status bar items (src/testing.ts). */
 	recorder: TestRecorder;
+	/** Every followed run's events on disk, as the run follower keeps them. */
+	runStore: Pick<RunEventStore, 'read' | 'flushed'>;
 }
 
 /**
@@ -242,8 +295,7 @@ export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi |
 	const extension = new CloudAgentsExtension(context);
 	context.subscriptions.push(extension);
 	reportActivation(context, activateStart, performance.now());
-	const testing = underTestHarness() || context.extensionMode !== vscode.ExtensionMode.Production;
-	return testing
+	return extension.recorder
 		? {
 				session: extension.session,
 				runFollower: extension.runFollower,
@@ -253,6 +305,7 @@ export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi |
 				globalStorageUri: context.globalStorageUri,
 				features: extension.features,
 				recorder: extension.recorder,
+				runStore: extension.runStore,
 			}
 		: undefined;
 }

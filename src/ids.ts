@@ -85,6 +85,12 @@ export const FS_SCHEME = 'cloud-agent';
 /** globalState key of the agent ↔ local folder links (src/changes/linkStore.ts): activation loads the features when it holds one. */
 export const LINKS_KEY = 'cloudAgents.changes.links';
 
+/** globalState key set once the agent workspace's search hint was shown (once per machine: src/workspace/workspaceFeature.ts). */
+export const SEARCH_HINT_KEY = 'cloudAgents.workspace.searchHintShown';
+
+/** globalState key: the ids of the runs whose end was announced (each once, across windows and restarts). */
+export const RUN_NOTIFIED_KEY = 'cloudAgents.notifiedRuns';
+
 /** URI scheme of the read-only documents that show server records (run results, runtime details, text artifacts). */
 export const RECORD_SCHEME = 'cloud-agents-record';
 

@@ -46,6 +46,7 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.agents.openComputer',
 	'cloudAgents.savings.open',
 	'cloudAgents.savings.showSummary',
+	'cloudAgents.savings.exportCsv',
 	'cloudAgents.images.refresh',
 	'cloudAgents.images.showDetails',
 	'cloudAgents.images.delete',

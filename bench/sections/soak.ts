@@ -9,11 +9,11 @@
  * time-outs (connect, answer, stream idle) are divided by SCALE; the emulator (a process of its
  * own) runs the runs, the stream drops and the outages on the wall clock, with every duration
  * divided by SCALE. The runs are followed as the extension follows them: `readRunEvents`
- * (src/logs/runEvents.ts), the follower's own reading loop, without its VS Code parts.
+ * (src/runFollowing/runEvents.ts), the follower's own reading loop, without its VS Code parts.
  */
 import { CloudAgentsClient, type Clock, type EventRecord, type StreamOutageEvent } from '../../src/api';
 import { SleepWatcher } from '../../src/api/clock';
-import { readRunEvents } from '../../src/logs/runEvents';
+import { readRunEvents } from '../../src/runFollowing/runEvents';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
 import { emulatorProcess } from '../emulatorProcess';
 import type { BenchContext, Row } from '../report';

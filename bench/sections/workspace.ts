@@ -1,10 +1,10 @@
 /**
  * Workspace file system: requests per VS Code-like call sequence through the cache layer
- * (src/fs/workspaceCache.ts) divided by the floors, counted by the emulator; and the time to list
+ * (src/workspace/fs/workspaceCache.ts) divided by the floors, counted by the emulator; and the time to list
  * a 5,000-entry folder.
  */
 import { CloudAgentsClient } from '../../src/api';
-import { WorkspaceCache } from '../../src/fs/workspaceCache';
+import { WorkspaceCache } from '../../src/workspace/fs/workspaceCache';
 import { type BenchContext, type Row, median } from '../report';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
 

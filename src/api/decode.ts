@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from './errors';
 import { SAFETY } from './limits';
-import { isSafeId } from './validation';
+import { isJsonObject, isSafeId, membersOf } from './validation';
 import type { EventRecord, TokenSavingEventRecord, TokenSavingSummaryCounts, TokenSavingTotalsCounts } from './types';
 
 export { isSafeId };
@@ -39,11 +39,12 @@ export class InvalidResponseError extends ApiError {
 
 type Obj = Record<string, unknown>;
 
+/** `value` as a JSON object, or an InvalidResponseError naming `what`. */
 function asObject(value: unknown, what: string, ctx: DecodeContext): Obj {
-	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+	if (!isJsonObject(value)) {
 		throw new InvalidResponseError(what, 'an object', ctx.requestId);
 	}
-	return value as Obj;
+	return value;
 }
 
 /** Field checks over one record; each returns the checked value and throws InvalidResponseError. */
@@ -265,8 +266,7 @@ export const decodeWorkspaceEntry = record<Record<string, unknown>>('workspace e
 }));
 
 export const decodeComputerSession = record<Record<string, unknown>>('computer session', (f) => {
-	const channels = f.o.channels;
-	const vnc = channels && typeof channels === 'object' ? (channels as Obj).vnc : undefined;
+	const vnc = membersOf(f.o.channels).vnc;
 	if (vnc !== undefined) {
 		const v = new Fields('computer session.channels.vnc', asObject(vnc, 'computer session.channels.vnc', {}), {});
 		v.optUrl('websocket_url', ['ws:', 'wss:']);
@@ -434,9 +434,7 @@ export function decodeGatewayHostKey(value: unknown, ctx: DecodeContext): Gatewa
 		fail('public_key', `a key blob of type ${keyType ?? 'ssh-…'}`);
 	}
 	const fingerprintSha256 = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-	const fps = o.fingerprints;
-	const sent =
-		firstOf(o, ['fingerprint_sha256', 'fingerprint']) ?? (fps !== null && typeof fps === 'object' ? (fps as Obj).sha256 : undefined);
+	const sent = firstOf(o, ['fingerprint_sha256', 'fingerprint']) ?? membersOf(o.fingerprints).sha256;
 	if (sent !== undefined) {
 		const text = typeof sent === 'string' ? sent.trim() : '';
 		const normal = text.startsWith('SHA256:') ? text : `SHA256:${text}`;
@@ -482,10 +480,6 @@ function textOf(value: unknown, max: number): string | undefined {
 	return typeof value === 'string' ? (value.length > max ? value.slice(0, max) : value) : undefined;
 }
 
-function objOf(value: unknown): Obj {
-	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : {};
-}
-
 /**
  * An account-wide token-saving event (GET /v2/token-savings), rebuilt with the documented member
  * names (the service's names are "not shown": `runtime: {id, name}`, `bytes_saved` and
@@ -497,12 +491,12 @@ function objOf(value: unknown): Obj {
 export function decodeTokenSavingEvent(value: unknown, ctx: DecodeContext): TokenSavingEventRecord {
 	const o = asObject(value, 'token-saving event', ctx);
 	const f = new Fields('token-saving event', o, ctx);
-	const runtime = objOf(o.runtime);
+	const runtime = membersOf(o.runtime);
 	const runtimeId = o.runtime_id ?? runtime.id;
 	const methods: string[] = [];
 	if (Array.isArray(o.methods)) {
 		for (const m of o.methods.slice(0, SAFETY.savingsMethodsPerEvent)) {
-			const name = typeof m === 'string' ? m : objOf(m).method;
+			const name = typeof m === 'string' ? m : membersOf(m).method;
 			if (typeof name === 'string' && name.length > 0) {
 				methods.push(name.length > SAFETY.labelMaxChars ? name.slice(0, SAFETY.labelMaxChars) : name);
 			}
@@ -523,7 +517,7 @@ export function decodeTokenSavingEvent(value: unknown, ctx: DecodeContext): Toke
 
 /** Account totals over the whole filter (`applied_events`, `saved_wire_bytes`, `saved_estimated_tokens`; `events`, `bytes_saved`, `tokens_saved` read too); malformed counts left out. */
 export function decodeTokenSavingTotals(value: unknown): TokenSavingTotalsCounts {
-	const o = objOf(value);
+	const o = membersOf(value);
 	return {
 		applied_events: countOf(o.applied_events ?? o.events),
 		saved_wire_bytes: countOf(o.saved_wire_bytes ?? o.bytes_saved),
@@ -533,7 +527,7 @@ export function decodeTokenSavingTotals(value: unknown): TokenSavingTotalsCounts
 
 /** A runtime's savings summary (applied events, saved bytes and tokens, malformed events); malformed counts left out. */
 export function decodeTokenSavingSummary(value: unknown): TokenSavingSummaryCounts {
-	const o = objOf(value);
+	const o = membersOf(value);
 	return {
 		applied_events: countOf(o.applied_events ?? o.events),
 		saved_wire_bytes: countOf(o.saved_wire_bytes ?? o.bytes_saved),
@@ -615,12 +609,12 @@ export function parseStubConfig(json: string | undefined): unknown {
  */
 export function decodeStubConfig(json: string | undefined): StubConfig | undefined {
 	const parsed = parseStubConfig(json);
-	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+	if (!isJsonObject(parsed)) {
 		return undefined;
 	}
 	const out: StubConfig = {};
 	for (const name of STUB_CONFIG_MEMBERS) {
-		const v = (parsed as Obj)[name];
+		const v = parsed[name];
 		if (typeof v === 'string') {
 			out[name] = v;
 		}
@@ -714,10 +708,10 @@ const SESSION_EVENT_TIME_MAX_CHARS = 64;
  * back the records the session history stores as JSON Lines.
  */
 export function decodeSessionEvent(value: unknown): EventRecord | undefined {
-	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+	if (!isJsonObject(value)) {
 		return undefined;
 	}
-	const { run_id: runId, ...o } = value as Obj;
+	const { run_id: runId, ...o } = value;
 	const seq = typeof o.seq === 'number' ? o.seq : o.sequence;
 	if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
 		return undefined;

@@ -6,6 +6,7 @@
  * of the whole payload: never an empty line.
  */
 import type { EventRecord } from './types';
+import { isJsonObject, membersOf } from './validation';
 
 /** Members that hold readable text, most specific first (emulator: `text`; others: content, message, …). */
 export const EVENT_TEXT_MEMBERS: readonly string[] = [
@@ -76,10 +77,10 @@ export function findText(payload: unknown): string | undefined {
 				}
 				continue;
 			}
-			if (node === null || typeof node !== 'object') {
+			if (!isJsonObject(node)) {
 				continue;
 			}
-			const o = node as Record<string, unknown>;
+			const o = node;
 			for (const key of EVENT_TEXT_MEMBERS) {
 				const v = o[key];
 				if (typeof v === 'string' && v.trim() !== '') {
@@ -122,8 +123,7 @@ export function eventText(record: EventRecord): string {
 /** Where a status may sit in an event of any envelope: the payload's `status` or `state`, else the record's. */
 export function eventStatus(record: EventRecord): string | undefined {
 	const r = record as Record<string, unknown>;
-	const payload = eventPayload(record);
-	const p = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
+	const p = membersOf(eventPayload(record));
 	for (const v of [p.status, p.state, r.status, r.state]) {
 		if (typeof v === 'string' && v !== '') {
 			return v;
@@ -142,9 +142,8 @@ export function eventFileChange(record: EventRecord): { path: string; change: st
 	if (!/file/i.test(type)) {
 		return undefined;
 	}
-	const payload = eventPayload(record);
-	const p = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
-	const file = p.file !== null && typeof p.file === 'object' ? (p.file as Record<string, unknown>) : {};
+	const p = membersOf(eventPayload(record));
+	const file = membersOf(p.file);
 	const path = [p.path, file.path].find((v): v is string => typeof v === 'string' && v !== '');
 	if (path === undefined) {
 		return undefined;
@@ -180,7 +179,7 @@ const EVENT_DATA_STRINGS = ['role', 'text', 'level', 'tool', 'change', 'path', '
 
 /** Reads an event's `data` object into `EventDataFields` (see there). */
 export function eventDataFields(data: unknown): EventDataFields | undefined {
-	if (data === undefined || data === null || typeof data !== 'object' || Array.isArray(data)) {
+	if (!isJsonObject(data)) {
 		return undefined;
 	}
 	const fields: EventDataFields = { raw: data };
@@ -191,10 +190,10 @@ export function eventDataFields(data: unknown): EventDataFields | undefined {
 		}
 	}
 	if (Object.hasOwn(data, 'input')) {
-		fields.input = Reflect.get(data, 'input') as unknown;
+		fields.input = data.input;
 	}
 	if (Object.hasOwn(data, 'output')) {
-		fields.output = Reflect.get(data, 'output') as unknown;
+		fields.output = data.output;
 	}
 	return fields;
 }

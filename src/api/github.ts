@@ -12,6 +12,7 @@
  *
  * This module parses and decodes (no HTTP: it is in dist/core.js); githubResolver.ts asks GitHub.
  */
+import { isJsonObject, membersOf } from './validation';
 
 /** GitHub's public REST API. */
 export const GITHUB_API_URL = 'https://api.github.com';
@@ -100,7 +101,7 @@ export interface GitHubRepository {
 
 /** Decodes GitHub's repository record: a positive safe integer id and a valid default branch. */
 export function decodeGitHubRepository(value: unknown): GitHubRepository {
-	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+	if (!isJsonObject(value)) {
 		throw new Error('not an object');
 	}
 	const o = value as { id?: unknown; default_branch?: unknown };
@@ -115,7 +116,7 @@ export function decodeGitHubRepository(value: unknown): GitHubRepository {
 
 /** The id a redirect body names (`{"url": "<base>/repositories/<id>"}`, what GitHub sends for a renamed repository). */
 export function redirectedId(value: unknown, base: URL): number | undefined {
-	const url = value !== null && typeof value === 'object' ? (value as { url?: unknown }).url : undefined;
+	const url = membersOf(value).url;
 	if (typeof url !== 'string' || url.length > 2048) {
 		return undefined;
 	}

@@ -14,6 +14,7 @@ import {
 	redirectedId,
 } from './github';
 import { NetworkError, type Timeouts, Transport, type TransportOptions } from './http';
+import { membersOf } from './validation';
 
 export interface GitHubResolverOptions {
 	/** The REST API base (default https://api.github.com); https:, or http: for loopback hosts only. */
@@ -159,6 +160,6 @@ export class GitHubResolver {
 }
 
 function messageOf(body: unknown): string {
-	const message = body !== null && typeof body === 'object' ? (body as { message?: unknown }).message : undefined;
+	const message = membersOf(body).message;
 	return typeof message === 'string' ? message.slice(0, 500) : '';
 }

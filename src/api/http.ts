@@ -32,6 +32,7 @@ import {
 	retryDelay,
 	sleep,
 } from './retry';
+import { isJsonObject } from './validation';
 
 /** Time-outs in milliseconds. */
 export interface Timeouts {
@@ -480,8 +481,8 @@ export function errorFromBody(
 		try {
 			const body = JSON.parse(trimmed) as Record<string, unknown>;
 			const error = body.error;
-			if (error && typeof error === 'object') {
-				const e = error as Record<string, unknown>;
+			if (isJsonObject(error)) {
+				const e = error;
 				code = typeof e.code === 'string' ? e.code : undefined;
 				message = typeof e.message === 'string' ? e.message : undefined;
 				fieldErrors = readFieldErrors(e, secrets);

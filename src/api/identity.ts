@@ -3,11 +3,13 @@
  * this takes the first plausible one (see the README's Assumptions): a non-empty string or a finite
  * number under a usual name, else the same inside `user` or `data` (one level).
  */
+import { isJsonObject } from './validation';
+
 const LABEL_MEMBERS = ['display_name', 'email', 'name', 'login', 'username', 'user_name', 'id', 'user_id'] as const;
 
 /** The account's label from a /v2/me answer, or undefined when none of its members is plausible. */
 export function meLabel(me: unknown, depth = 0): string | undefined {
-	if (me === null || typeof me !== 'object' || Array.isArray(me)) {
+	if (!isJsonObject(me)) {
 		return undefined;
 	}
 	for (const key of LABEL_MEMBERS) {

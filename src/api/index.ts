@@ -37,6 +37,7 @@ export type { ApiErrorCode } from './errors';
 export type { Logger } from './logger';
 export { redactHeaders, scrub } from './logger';
 export type { RetryOptions } from './retry';
+export { backoffDelay } from './retry';
 export type { Timeouts } from './http';
 export { NetworkError, ProxyError } from './http';
 // Only the types: a value exported here would put a loader of dist/client.js into activation's bundle.
@@ -45,7 +46,7 @@ export { RunEventStream } from './sse';
 export type { StreamOutageEvent, StreamReconnectOptions } from './sse';
 export type { Clock, ClockTimer, SleepWatchOptions, WaitOutcome, WakeEvent } from './clock';
 export { SLEEP_JUMP_MS, sleptDuring, systemClock } from './clock';
-export { ARTIFACT_NAME, isJsonObject, isSafeId, utf8Length } from './validation';
+export { ARTIFACT_NAME, isJsonObject, isSafeId, membersOf, utf8Length } from './validation';
 export { type StoredField, restoreRecord, storeRecord } from './stored';
 export { LIMITS, SAFETY } from './limits';
 export { abortError, clamp, sleep, sleepUntilAborted, throwIfAborted } from './async';

@@ -6,6 +6,7 @@
 import { ApiError } from './errors';
 import { SAFETY } from './limits';
 import type { Page } from './types';
+import { isJsonObject } from './validation';
 
 /** A listing stopped because the server's paging went wrong (repeated cursor or page, too many pages or items). */
 export class ListingStoppedError extends ApiError {
@@ -22,8 +23,8 @@ export class ListingStoppedError extends ApiError {
 
 /** Identity of a listed item for repeated-page detection: its `id`, else `name`, else its JSON (bounded). */
 function itemKey(item: unknown): string {
-	if (item !== null && typeof item === 'object') {
-		const o = item as { id?: unknown; name?: unknown };
+	if (isJsonObject(item)) {
+		const o = item;
 		if (typeof o.id === 'string' || typeof o.id === 'number') {
 			return `id:${o.id}`;
 		}
@@ -151,8 +152,8 @@ export function checkPageSize(items: readonly unknown[], requestId?: string): vo
 export function dataPage<T>(body: unknown, itemsKey?: string): Page<T> {
 	const b = (body ?? {}) as Record<string, unknown>;
 	let container: unknown = b.data;
-	if (itemsKey && container && typeof container === 'object' && !Array.isArray(container)) {
-		container = (container as Record<string, unknown>)[itemsKey];
+	if (itemsKey && isJsonObject(container)) {
+		container = container[itemsKey];
 	}
 	const items = Array.isArray(container) ? (container as T[]) : [];
 	checkPageSize(items);

@@ -9,12 +9,9 @@ import { isSafeId } from './decode';
 import { SAFETY } from './limits';
 import type { EpochMillis } from './time';
 import { readTimeMember } from './time';
+import { isJsonObject } from './validation';
 
 type Obj = Record<string, unknown>;
-
-function isObj(value: unknown): value is Obj {
-	return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The first member of `names` that is a non-empty string (cut to SAFETY.recordTextMaxChars). */
 function text(o: Obj, ...names: string[]): string | undefined {
@@ -84,7 +81,7 @@ export interface ImageInfo {
 
 /** Reads an image variant (`id`, `display_name`|`name`, `kind`|`type`, `description`, `tags`, `in_use`). */
 export function readImage(raw: unknown): ImageInfo | undefined {
-	if (!isObj(raw)) {
+	if (!isJsonObject(raw)) {
 		return undefined;
 	}
 	const imageId = id(raw, 'id', 'image_id');
@@ -128,7 +125,7 @@ export interface BuildInfo {
 
 /** Reads an image build (`id`|`build_id`, `display_name`|`name`, `status`, `attempts[]`, `image_id`|`image.id`). */
 export function readBuild(raw: unknown): BuildInfo | undefined {
-	if (!isObj(raw)) {
+	if (!isJsonObject(raw)) {
 		return undefined;
 	}
 	const buildId = id(raw, 'id', 'build_id');
@@ -138,7 +135,7 @@ export function readBuild(raw: unknown): BuildInfo | undefined {
 	const attemptsRaw = Array.isArray(raw.attempts) ? raw.attempts.slice(0, SAFETY.recordArrayMaxItems) : [];
 	const attempts: BuildAttemptInfo[] = [];
 	attemptsRaw.forEach((a, i) => {
-		if (!isObj(a)) {
+		if (!isJsonObject(a)) {
 			return;
 		}
 		const n = typeof a.number === 'number' ? a.number : typeof a.attempt === 'number' ? a.attempt : i + 1;
@@ -155,7 +152,7 @@ export function readBuild(raw: unknown): BuildInfo | undefined {
 		name: text(raw, 'display_name', 'name'),
 		status: text(raw, 'status', 'state'),
 		architecture: text(raw, 'architecture', 'platform'),
-		imageId: id(raw, 'image_id') ?? (isObj(raw.image) ? id(raw.image, 'id') : undefined),
+		imageId: id(raw, 'image_id') ?? (isJsonObject(raw.image) ? id(raw.image, 'id') : undefined),
 		attempts,
 		createdAt: time(raw, 'created_at'),
 		updatedAt: time(raw, 'updated_at', 'modified_at'),
@@ -216,15 +213,15 @@ export interface CheckpointInfo {
  * or flat spellings (`lifecycle`|`status`|`state`, `failure`|`failure_reason`, `source: {runtime_id, runtime_name}`).
  */
 export function readCheckpoint(raw: unknown): CheckpointInfo | undefined {
-	if (!isObj(raw)) {
+	if (!isJsonObject(raw)) {
 		return undefined;
 	}
 	const checkpointId = id(raw, 'id', 'checkpoint_id');
 	if (!checkpointId) {
 		return undefined;
 	}
-	const state = isObj(raw.state) ? raw.state : isObj(raw.lifecycle) ? raw.lifecycle : undefined;
-	const source = isObj(raw.source_runtime) ? raw.source_runtime : isObj(raw.source) ? raw.source : undefined;
+	const state = isJsonObject(raw.state) ? raw.state : isJsonObject(raw.lifecycle) ? raw.lifecycle : undefined;
+	const source = isJsonObject(raw.source_runtime) ? raw.source_runtime : isJsonObject(raw.source) ? raw.source : undefined;
 	return {
 		id: checkpointId,
 		name: text(raw, 'display_name', 'name'),
@@ -264,7 +261,7 @@ export const PROVIDER_READ_ONLY_MEMBERS: readonly string[] = [
 
 /** Reads a model provider (`id`|`provider_id`, `display_name`|`name`, `endpoint`|`base_url`, `model`|`default_model`, `enabled`|`is_enabled`). */
 export function readProvider(raw: unknown): ProviderInfo | undefined {
-	if (!isObj(raw)) {
+	if (!isJsonObject(raw)) {
 		return undefined;
 	}
 	const providerId = id(raw, 'id', 'provider_id');
@@ -315,7 +312,7 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
 	if (Array.isArray(value)) {
 		return value.slice(0, SAFETY.recordArrayMaxItems).map((v) => redactSecrets(v, depth + 1));
 	}
-	if (!isObj(value)) {
+	if (!isJsonObject(value)) {
 		return value;
 	}
 	const out: Obj = {};

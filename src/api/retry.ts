@@ -40,10 +40,21 @@ export function resolveRetryOptions(options: RetryOptions | undefined): Resolved
 	};
 }
 
-/** Full-jitter delay before retry number `retry` (1-based). */
-export function backoffDelay(retry: number, options: Pick<ResolvedRetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
-	const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, retry - 1));
-	return Math.floor(options.random() * ceiling);
+/**
+ * The backoff formula of every retry loop (requests, the run-event stream's reconnects, the views'
+ * offline retries): the wait before retry number `retry` (1-based). Its ceiling is `baseDelayMs`
+ * doubled `retry - 1` times (at most 32 times), at most `maxDelayMs`; the wait lies in the last
+ * `jitter` part of it: 1 (the default) is full jitter, anywhere in [0, ceiling); 0.2 waits at least
+ * 80 % of the ceiling. `random()` places it: 0 the shortest, towards 1 the longest (clamped to [0, 1]).
+ */
+export function backoffDelay(
+	retry: number,
+	options: Pick<ResolvedRetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'> & { jitter?: number },
+): number {
+	const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.min(Math.max(0, retry - 1), 32));
+	const jitter = Math.min(Math.max(options.jitter ?? 1, 0), 1);
+	const r = Math.min(Math.max(options.random(), 0), 1);
+	return Math.floor(ceiling * (1 - jitter) + ceiling * jitter * r);
 }
 
 /**

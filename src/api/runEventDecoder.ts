@@ -11,6 +11,7 @@
 import { InvalidResponseError } from './decode';
 import { ApiError, STATUS_BY_CODE } from './errors';
 import type { EventRecord } from './types';
+import { isJsonObject } from './validation';
 
 /**
  * The run-local sequence number an SSE `id:` stands for: plain decimal (1 to 16 digits, leading
@@ -164,10 +165,9 @@ export class RunEventDecoder {
 					value = undefined;
 				}
 			}
-			const record: EventRecord =
-				value !== null && typeof value === 'object' && !Array.isArray(value)
-					? (value as EventRecord)
-					: { seq, type: type ?? 'message', data: value === undefined ? { raw: data } : { value } };
+			const record: EventRecord = isJsonObject(value)
+				? (value as EventRecord)
+				: { seq, type: type ?? 'message', data: value === undefined ? { raw: data } : { value } };
 			if (!Number.isSafeInteger(seq) && record.seq !== undefined) {
 				if (typeof record.seq !== 'number' || !Number.isSafeInteger(record.seq) || record.seq < 0) {
 					this.error = new InvalidResponseError('event seq', 'a non-negative safe integer', this.source.requestId());

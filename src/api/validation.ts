@@ -24,6 +24,11 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 	return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** The members of a JSON object; an empty object for any other value (a reader's default: every member absent). */
+export function membersOf(value: unknown): Record<string, unknown> {
+	return isJsonObject(value) ? value : {};
+}
+
 /** True for an id that may go into a route segment or a local name: 1–255 characters, no control characters, not `.` or `..`. */
 export function isSafeId(value: unknown): value is string {
 	return (

@@ -118,11 +118,6 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 		}
 		this.current = next;
 	}
-
-	/** The account label of the current session as last reported to VS Code (tests, diagnostics). */
-	get accountLabel(): string | undefined {
-		return this.current?.account.label;
-	}
 }
 
 function digest(text: string): string {

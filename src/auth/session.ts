@@ -62,9 +62,6 @@ export class Session extends Disposable {
 	private signInFlow: (() => Promise<unknown>) | undefined;
 	/** Told how each request of the shared client ended (set by the extension: the views' connectivity). */
 	private requestObserver: ((err: unknown, startedAt: number) => void) | undefined;
-	private readonly _onDidPromptSignIn = this.register(new vscode.EventEmitter<void>());
-	/** Fires when the "sign in again" prompt is shown (at most once between two sign-ins). */
-	readonly onDidPromptSignIn = this._onDidPromptSignIn.event;
 
 	/** The proxy and certificate settings every client of this session (and the sign-in's, the GitHub look-up's) uses. */
 	private readonly network: NetworkSettingsSource;
@@ -263,7 +260,6 @@ export class Session extends Disposable {
 			return;
 		}
 		this.unauthorizedLatch = true;
-		this._onDidPromptSignIn.fire();
 		const signIn = vscode.l10n.t('Sign In');
 		void vscode.window
 			.showWarningMessage(vscode.l10n.t('Your Cloud Agents session expired or the token was rejected. Sign in again.'), signIn)

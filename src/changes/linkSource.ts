@@ -7,9 +7,11 @@ import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../api';
 import { compareFolders } from '../compare/engine';
 import { IgnoreRules } from '../compare/ignore';
-import { agentPathOf, hashAgentFile, hashLocalFile, localPathOf } from '../compare/paths';
+import { hashLocalFile } from '../compare/fileRead';
+import { hashAgentFile } from '../compare/agentHash';
+import { agentPathOf, localPathOf } from '../util/paths';
 import type { Baseline, CompareMode, CompareResult, Difference } from '../compare/types';
-import { workspaceUri } from '../fs/workspaceFs';
+import { workspaceUri } from '../workspace/fs/workspaceFs';
 import { Disposable } from '../util/lifecycle';
 import { singleLine } from '../util/text';
 import type { AgentLink, LinkStore } from './linkStore';
@@ -72,6 +74,12 @@ export class LinkSource extends Disposable {
 	private timer: ReturnType<typeof setTimeout> | undefined;
 	private recheckTimer: ReturnType<typeof setTimeout> | undefined;
 	private readonly recheckPaths = new Set<string>();
+	/**
+	 * The differences Apply or Send settled in this window (by local URI string), the agent's side as
+	 * it is since: a file changed back afterwards (Undo, then saved) is checked against it and
+	 * rejoins the list. A comparison that lists the file again takes over.
+	 */
+	private readonly settledFiles = new Map<string, Difference>();
 	/** What the last comparison left out (a cap), if anything. */
 	incomplete: string | undefined;
 	/** Why the last comparison failed (shown in the source control's status bar), if it did. */
@@ -93,7 +101,7 @@ export class LinkSource extends Disposable {
 		this.scm.quickDiffProvider = { provideOriginalResource: (uri) => this.originalOf(uri) };
 		this.scm.count = 0;
 		const watcher = this.register(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.localRoot, '**/*')));
-		const changed = (uri: vscode.Uri): void => this.localChanged(uri);
+		const changed = (uri: vscode.Uri): void => this.localFileChanged(uri);
 		this.register(watcher.onDidChange(changed));
 		this.register(watcher.onDidCreate(changed));
 		this.register(watcher.onDidDelete(changed));
@@ -250,6 +258,7 @@ export class LinkSource extends Disposable {
 		const next = new Map<string, Difference>();
 		for (const d of result.differences) {
 			next.set(this.localUriOf(d.path).toString(), d);
+			this.settledFiles.delete(this.localUriOf(d.path).toString());
 		}
 		for (const d of keepOther) {
 			const key = this.localUriOf(d.path).toString();
@@ -330,7 +339,13 @@ export class LinkSource extends Disposable {
 	): void {
 		const next = new Map(this.differences);
 		for (const p of paths) {
-			next.delete(this.localUriOf(p).toString());
+			const key = this.localUriOf(p).toString();
+			const d = next.get(key);
+			if (d) {
+				const agent = agentFacts?.has(p) ? agentFacts.get(p) : d.agent;
+				this.rememberSettled(key, { ...d, agent: agent && { size: agent.size, mtime: agent.mtime } });
+			}
+			next.delete(key);
 		}
 		if (agentFacts && this.baseline) {
 			for (const [p, facts] of agentFacts) {
@@ -352,9 +367,26 @@ export class LinkSource extends Disposable {
 		return d && d.kind === 'modified' ? this.agentUriOf(d.path) : undefined;
 	}
 
-	/** A local file changed: a file shown in a group is checked again (after a short pause). */
-	private localChanged(uri: vscode.Uri): void {
-		const d = this.differences.get(uri.toString());
+	private rememberSettled(key: string, d: Difference): void {
+		this.settledFiles.delete(key);
+		this.settledFiles.set(key, d);
+		// Bounded: the oldest go first (a Map keeps insertion order).
+		for (const old of this.settledFiles.keys()) {
+			if (this.settledFiles.size <= SETTLED_MAX) {
+				break;
+			}
+			this.settledFiles.delete(old);
+		}
+	}
+
+	/**
+	 * A local file changed (the folder's watcher, a save in VS Code): a file shown in a group, or one
+	 * Apply or Send settled, is checked again (after a short pause): it leaves the list when it now
+	 * equals the agent's copy, and rejoins it when it differs again.
+	 */
+	localFileChanged(uri: vscode.Uri): void {
+		const key = uri.toString();
+		const d = this.differences.get(key) ?? this.settledFiles.get(key);
 		if (!d) {
 			return;
 		}
@@ -372,50 +404,60 @@ export class LinkSource extends Disposable {
 		}, 300);
 	}
 
-	/** Checks shown files again against the agent's copy as listed (its hash read once when needed). */
+	/**
+	 * Checks files again against the agent's copy as listed (its hash read once when needed): those
+	 * shown, and those Apply or Send settled. Each leaves the list or (re)joins it.
+	 */
 	async recheck(paths: readonly string[]): Promise<void> {
-		const next = new Map(this.differences);
+		const updates = new Map<string, Difference | undefined>();
 		for (const path of paths) {
 			const key = this.localUriOf(path).toString();
-			const d = next.get(key);
-			if (!d) {
-				continue;
+			const d = this.differences.get(key) ?? this.settledFiles.get(key);
+			if (d) {
+				updates.set(key, await this.recheckOne(path, d));
 			}
-			const local = await localFacts(this.localRoot.fsPath, path);
-			if (!d.agent) {
-				if (!local) {
-					next.delete(key);
-				}
-				continue;
-			}
-			if (!local) {
-				next.set(key, { ...d, kind: 'added', local: undefined });
-				continue;
-			}
-			if (local.size !== d.agent.size) {
-				next.set(key, { ...d, kind: 'modified', local });
-				continue;
-			}
-			const entry = this.baseline?.entries[path];
-			let agentSha = entry && entry.size === d.agent.size && entry.mtime === d.agent.mtime ? entry.sha256 : undefined;
-			if (!agentSha) {
-				agentSha = (
-					await hashAgentFile(this.deps.client(), this.link.agentId, agentPathOf(this.link.agentFolder, path), undefined, d.agent)
-				).sha256;
-				if (entry && this.baseline) {
-					this.baseline.entries[path] = { ...entry, sha256: agentSha };
-				}
-			}
-			const localSha = (await hashLocalFile(localPathOf(this.localRoot.fsPath, path))).sha256;
-			if (localSha === agentSha) {
-				next.delete(key);
+		}
+		// Applied to the groups as they are now (a comparison may have ended meanwhile).
+		const next = new Map(this.differences);
+		for (const [key, d] of updates) {
+			if (d) {
+				next.set(key, d);
 			} else {
-				next.set(key, { ...d, kind: 'modified', local });
+				next.delete(key);
 			}
 		}
 		this.show(next);
 	}
+
+	/** What a file's difference is now (undefined: none): its local copy against the agent's as listed. */
+	private async recheckOne(path: string, d: Difference): Promise<Difference | undefined> {
+		const local = await localFacts(this.localRoot.fsPath, path);
+		if (!d.agent) {
+			return local ? { ...d, kind: 'deleted', local } : undefined;
+		}
+		if (!local) {
+			return { ...d, kind: 'added', local: undefined };
+		}
+		if (local.size !== d.agent.size) {
+			return { ...d, kind: 'modified', local };
+		}
+		const entry = this.baseline?.entries[path];
+		let agentSha = entry && entry.size === d.agent.size && entry.mtime === d.agent.mtime ? entry.sha256 : undefined;
+		if (!agentSha) {
+			agentSha = (
+				await hashAgentFile(this.deps.client(), this.link.agentId, agentPathOf(this.link.agentFolder, path), undefined, d.agent)
+			).sha256;
+			if (entry && this.baseline) {
+				this.baseline.entries[path] = { ...entry, sha256: agentSha };
+			}
+		}
+		const localSha = (await hashLocalFile(localPathOf(this.localRoot.fsPath, path))).sha256;
+		return localSha === agentSha ? undefined : { ...d, kind: 'modified', local };
+	}
 }
+
+/** The most settled files a link remembers (the oldest go first). */
+const SETTLED_MAX = 10_000;
 
 /** Size and mtime of a local regular file (never through a symlink), or undefined. */
 async function localFacts(root: string, path: string): Promise<{ size: number; mtime: number } | undefined> {

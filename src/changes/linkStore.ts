@@ -6,9 +6,10 @@
  * never trusted.
  */
 import * as vscode from 'vscode';
+import { isJsonObject } from '../api';
 import { checkBaseline } from '../compare/baseline';
 import type { Baseline } from '../compare/types';
-import { checkRelativePath } from '../compare/paths';
+import { checkRelativePath } from '../util/paths';
 import { LINKS_KEY } from '../ids';
 
 /** One link: the agent (and its name when linked, for labels), its folder, the local folder. */
@@ -46,7 +47,7 @@ export function readLinks(state: vscode.Memento): AgentLink[] {
 }
 
 function checkLink(item: unknown): AgentLink | undefined {
-	if (item === null || typeof item !== 'object') {
+	if (!isJsonObject(item)) {
 		return undefined;
 	}
 	const r = item as Partial<Record<keyof AgentLink, unknown>>;

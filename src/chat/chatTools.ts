@@ -21,12 +21,13 @@ import {
 	isAuthFailure,
 	isTerminalRunStatus,
 	isUnreachable,
+	membersOf,
 	sleep,
 	utf8Length,
 } from '../api';
 import type { Agent, Artifact, Run } from '../api';
 import { CONFIG, TOOLS } from '../ids';
-import { WorkspacePathError, normalizeWorkspacePath } from '../fs/paths';
+import { WorkspacePathError, normalizeWorkspacePath } from '../util/paths';
 import { agentStatusClass } from '../api';
 import { promptProblem } from '../resources/agents';
 import { artifactKind, exceedsReadCap } from '../resources/artifacts';
@@ -34,7 +35,7 @@ import { describeError, isCancellation } from '../util/errors';
 import { singleLine } from '../util/text';
 import type { ActionSession } from '../views/actions';
 import { toAbortSignal, validationMessage } from '../views/ui';
-import { usableMatches } from '../fs/searchMatches';
+import { usableMatches } from '../workspace/fs/searchMatches';
 import type { ToolHandlers } from './lazyTools';
 import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from './toolText';
 
@@ -83,8 +84,7 @@ class ToolProblem extends Error {
 
 /** The tool's input as an object (the schema says so; a model may still send anything). */
 function inputOf(options: { input: unknown }): Record<string, unknown> {
-	const input: unknown = options.input;
-	return input !== null && typeof input === 'object' && !Array.isArray(input) ? { ...input } : {};
+	return { ...membersOf(options.input) };
 }
 
 function textArg(input: Record<string, unknown>, key: string): string | undefined {

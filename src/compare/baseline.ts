@@ -4,7 +4,8 @@
  * is a first one) or drops what is unusable: paths that are not plain relative paths, sizes and
  * times that are not non-negative safe integers, hashes that are not SHA-256 hex. Plain Node.
  */
-import { checkRelativePath } from './paths';
+import { isJsonObject } from '../api/validation';
+import { checkRelativePath } from '../util/paths';
 import type { Baseline, BaselineEntry } from './types';
 
 function isCount(v: unknown): v is number {
@@ -26,7 +27,7 @@ function member(value: object, name: string): unknown {
 
 /** The baseline in `raw` (parsed JSON), at most `maxEntries` entries and deleted paths, or undefined. */
 export function checkBaseline(raw: unknown, maxEntries: number): Baseline | undefined {
-	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+	if (!isJsonObject(raw)) {
 		return undefined;
 	}
 	const since = member(raw, 'since');
@@ -36,17 +37,17 @@ export function checkBaseline(raw: unknown, maxEntries: number): Baseline | unde
 	if (member(raw, 'version') !== 1 || !isCount(taken) || !(since === undefined || isCount(since))) {
 		return undefined;
 	}
-	if (rawEntries === null || typeof rawEntries !== 'object' || Array.isArray(rawEntries) || !Array.isArray(rawDeleted)) {
+	if (!isJsonObject(rawEntries) || !Array.isArray(rawDeleted)) {
 		return undefined;
 	}
 	// No prototype: a path named "__proto__" or "constructor" is a key like any other.
 	const entries = Object.create(null) as Record<string, BaselineEntry>;
 	let n = 0;
-	for (const [path, e] of Object.entries(rawEntries) as Array<[string, unknown]>) {
+	for (const [path, e] of Object.entries(rawEntries)) {
 		if (n >= maxEntries) {
 			break;
 		}
-		if (!isSafePath(path) || e === null || typeof e !== 'object') {
+		if (!isSafePath(path) || !isJsonObject(e)) {
 			continue;
 		}
 		const size = member(e, 'size');

@@ -8,14 +8,13 @@
  * call (measured: 5,000 files of 256 bytes, about 1 s of CPU against about 0.1 s here). Here the
  * calls are synchronous, in a thread of their own: the extension host's thread never waits on them.
  *
- * The paths come resolved and checked (localPathOf in the engine); no symbolic link is followed
- * (O_NOFOLLOW; an lstat first where the platform lacks it) and the checks are made on the open
- * descriptor, so the file hashed is the file whose facts are reported. Plain Node, no `vscode`.
+ * The paths come resolved and checked (localPathOf in the engine); each file is opened and read by
+ * the rules of fileRead.ts (no symbolic link followed, the checks made on the open descriptor, so
+ * the file hashed is the file whose facts are reported), with its synchronous driver. Plain Node.
  */
-import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
+import { type FileSteps, NotRegularFileError, hashOpenFile, runSync, withRegularFile } from './fileRead';
 
 /** One local path to look at. */
 export interface LocalJob {
@@ -52,8 +51,6 @@ export interface LocalBatchAnswer {
 	heapUsed: number;
 }
 
-const CHUNK = 256 * 1024;
-
 function codeOf(err: unknown): string | undefined {
 	const code = (err as { code?: unknown } | null)?.code;
 	return typeof code === 'string' ? code : undefined;
@@ -61,58 +58,30 @@ function codeOf(err: unknown): string | undefined {
 
 /** Looks at one path; `budget` is what is left of the byte budget (hashing takes from it). */
 export function examine(job: LocalJob, budget: { left: number }): LocalAnswer {
-	const noFollow = constants.O_NOFOLLOW;
-	let fd: number;
 	try {
-		if (noFollow === undefined) {
-			const st = lstatSync(job.abs);
-			if (st.isSymbolicLink()) {
-				return { kind: 'symlink' };
-			}
-		}
-		fd = openSync(job.abs, constants.O_RDONLY | (noFollow ?? 0) | (constants.O_NONBLOCK ?? 0));
+		return runSync(
+			withRegularFile(job.abs, function* (file): FileSteps<LocalAnswer> {
+				const facts = { kind: 'file' as const, size: file.size, mtime: file.mtime };
+				if (file.size !== job.size) {
+					return facts;
+				}
+				if (job.cost > budget.left) {
+					return { ...facts, overBytes: true };
+				}
+				budget.left -= job.cost;
+				const { sha256 } = yield* hashOpenFile(file);
+				return { ...facts, sha256 };
+			}),
+		);
 	} catch (err) {
+		if (err instanceof NotRegularFileError) {
+			return { kind: err.kind };
+		}
 		const code = codeOf(err);
 		if (code === 'ENOENT' || code === 'ENOTDIR') {
 			return { kind: 'missing' };
 		}
-		if (code === 'ELOOP') {
-			return { kind: 'symlink' };
-		}
 		return { kind: 'error', code, message: err instanceof Error ? err.message : String(err) };
-	}
-	try {
-		const st = fstatSync(fd);
-		if (!st.isFile()) {
-			return { kind: 'other' };
-		}
-		const facts = { kind: 'file' as const, size: st.size, mtime: st.mtimeMs };
-		if (st.size !== job.size) {
-			return facts;
-		}
-		if (job.cost > budget.left) {
-			return { ...facts, overBytes: true };
-		}
-		budget.left -= job.cost;
-		const hash = createHash('sha256');
-		const buf = Buffer.allocUnsafe(Math.min(CHUNK, st.size + 1));
-		let position = 0;
-		for (;;) {
-			const n = readSync(fd, buf, 0, buf.byteLength, position);
-			if (n === 0) {
-				break;
-			}
-			hash.update(buf.subarray(0, n));
-			position += n;
-			if (position === st.size && n < buf.byteLength) {
-				break; // a short read at the size fstat gave is the end (no second call to be told 0)
-			}
-		}
-		return { ...facts, sha256: hash.digest('hex') };
-	} catch (err) {
-		return { kind: 'error', code: codeOf(err), message: err instanceof Error ? err.message : String(err) };
-	} finally {
-		closeSync(fd);
 	}
 }
 

@@ -18,10 +18,12 @@ import {
 	readTimeMember,
 } from '../api';
 import { throwIfAborted } from '../api/async';
+import { forEachLimited } from '../util/concurrency';
 import type { IgnoreRules } from './ignore';
 import type { LocalAnswer } from './compareWorker';
 import { LocalSide } from './localSide';
-import { UnsafePathError, agentPathOf, checkRelativePath, hashAgentFile, localPathOf } from './paths';
+import { UnsafePathError, agentPathOf, checkRelativePath, localPathOf } from '../util/paths';
+import { hashAgentFile } from './agentHash';
 import type {
 	Baseline,
 	BaselineEntry,
@@ -117,24 +119,6 @@ async function localState(localRoot: string, rel: string): Promise<LocalState> {
 	}
 }
 
-/** Runs `work` over `items` with at most `limit` at once; stops at the first error. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-	let next = 0;
-	let failed = false;
-	const worker = async (): Promise<void> => {
-		while (!failed && next < items.length) {
-			const item = items[next++]!;
-			try {
-				await work(item);
-			} catch (err) {
-				failed = true;
-				throw err;
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-}
-
 /** Local jobs posted to the comparison's worker at once. */
 const LOCAL_BATCH = 250;
 
@@ -223,49 +207,80 @@ async function readRuns(
 	return { since, deletedHints, eventReads };
 }
 
-/** Compares the agent's folder with the local folder (see CompareMode for what each mode does). */
+/** What one comparison carries from step to step: its options, limits, counters and notes. */
+interface Comparison {
+	o: CompareOptions;
+	limits: CompareLimits;
+	stats: CompareResult['stats'];
+	/** Sentences for `incomplete`, in the order the steps add them. */
+	notes: string[];
+	progress(message: string, done: number, total?: number): void;
+	/** The previous baseline, except at a link (which starts afresh). */
+	baseline: Baseline | undefined;
+}
+
+/** The agent-side listing: its files, and how far it got. */
+interface AgentListing {
+	files: Map<string, AgentFile>;
+	/** Folders listed to the end (absence there means the agent has no such file). */
+	complete: Set<string>;
+	unsafeNames: number;
+	fileCapHit: boolean;
+	foldersLeft: number;
+}
+
+/** A file to compare and the group its difference goes to. */
+interface WorkItem {
+	file: AgentFile;
+	group: ChangeGroup;
+}
+
+/** Compares the agent's folder with the local folder (see CompareMode for what each mode does): list → hash → diff → report. */
 export async function compareFolders(o: CompareOptions): Promise<CompareResult> {
-	const limits: CompareLimits = { ...DEFAULT_COMPARE_LIMITS, ...o.limits };
-	const { client, agentId, signal } = o;
-	const stats = {
-		foldersListed: 0,
-		runListsRead: 0,
-		runEventsRead: 0,
-		filesRead: 0,
-		bytesRead: 0,
-		localFilesHashed: 0,
-		workerHeapPeak: 0,
+	const c: Comparison = {
+		o,
+		limits: { ...DEFAULT_COMPARE_LIMITS, ...o.limits },
+		stats: { foldersListed: 0, runListsRead: 0, runEventsRead: 0, filesRead: 0, bytesRead: 0, localFilesHashed: 0, workerHeapPeak: 0 },
+		notes: [],
+		progress: (message, done, total) => o.onProgress?.({ message, done, total }),
+		baseline: o.mode === 'link' ? undefined : o.baseline,
 	};
-	const notes: string[] = [];
-	const progress = (message: string, done: number, total?: number): void => o.onProgress?.({ message, done, total });
-	throwIfAborted(signal);
+	throwIfAborted(o.signal);
 	if (o.agentFolder !== '') {
 		checkRelativePath(o.agentFolder);
 	}
-	const baseline = o.mode === 'link' ? undefined : o.baseline;
-
-	// Since when a file counts as changed by the agent.
-	let since: number | undefined;
-	let deletedHints = new Set<string>();
-	if (baseline) {
-		since = baseline.since;
-	} else {
-		progress('Reading the agent’s runs…', 0);
-		const runs = await readRuns(client, agentId, o.agentFolder, signal);
-		since = runs.since;
-		deletedHints = runs.deletedHints;
-		stats.runListsRead = 1;
-		stats.runEventsRead = runs.eventReads;
+	const { since, deletedHints } = await changedSince(c);
+	const listing = await listAgentSide(c);
+	const listedFolderOf = noteListing(c, listing);
+	const work = candidates(c, listing.files, since);
+	const compared = await hashAndDiff(c, work, listing.files);
+	const deleted = await agentDeletions(c, listing.files, deletedHints, listedFolderOf, compared.differences);
+	if (o.mode === 'everything') {
+		const local = await walkLocal(o, c.limits, listing.files, listedFolderOf, new Set(deleted), compared.differences);
+		compared.localSymlinks += local.symlinks;
+		c.notes.push(...local.notes);
 	}
+	return report(c, work.length, compared, since, deleted);
+}
 
-	// 1. The agent-side listing, breadth first, bounded.
-	const agentFiles = new Map<string, AgentFile>();
-	/** Folders listed to the end (absence there means the agent has no such file). */
-	const complete = new Set<string>();
+/** Since when a file counts as changed by the agent: the baseline's word, else its runs' (with the deletions they name). */
+async function changedSince(c: Comparison): Promise<{ since: number | undefined; deletedHints: Set<string> }> {
+	if (c.baseline) {
+		return { since: c.baseline.since, deletedHints: new Set() };
+	}
+	c.progress('Reading the agent’s runs…', 0);
+	const runs = await readRuns(c.o.client, c.o.agentId, c.o.agentFolder, c.o.signal);
+	c.stats.runListsRead = 1;
+	c.stats.runEventsRead = runs.eventReads;
+	return { since: runs.since, deletedHints: runs.deletedHints };
+}
+
+/** 1. The agent-side listing, breadth first, bounded. */
+async function listAgentSide(c: Comparison): Promise<AgentListing> {
+	const { o, limits, stats } = c;
+	const { client, agentId, signal } = o;
+	const listing: AgentListing = { files: new Map(), complete: new Set(), unsafeNames: 0, fileCapHit: false, foldersLeft: 0 };
 	const queue: string[] = [''];
-	let unsafeNames = 0;
-	let fileCapHit = false;
-	let foldersLeft = 0;
 	// The first page of the next folders in the queue is asked for while one is read (LIST_AHEAD at
 	// once, never more than the folder limit): one folder at a time, the listing of 112 folders took
 	// about as long as reading 1,500 files.
@@ -289,11 +304,11 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 		while (queue.length > 0) {
 			throwIfAborted(signal);
 			if (stats.foldersListed >= limits.maxFolders) {
-				foldersLeft = queue.length;
+				listing.foldersLeft = queue.length;
 				break;
 			}
 			const folder = queue.shift()!;
-			progress(`Listing ${folder === '' ? 'the agent’s folder' : folder}…`, agentFiles.size);
+			c.progress(`Listing ${folder === '' ? 'the agent’s folder' : folder}…`, listing.files.size);
 			stats.foldersListed++;
 			const path = pathOf(folder);
 			const first = firstPageOf(folder);
@@ -304,80 +319,94 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 				}
 				void firstPageOf(next);
 			}
-			const seen = new Set<string>();
-			let stopped = false;
 			const pages = paginate((cursor) =>
 				cursor === undefined
 					? first
 					: client.listWorkspace(agentId, path, { limit: LIMITS.workspaceListLimit.max, signal, cursor }),
 			);
-			for await (const entry of pages) {
-				const name = entry.name;
-				let rel: string;
-				try {
-					if (name.includes('/')) {
-						throw new UnsafePathError(name, 'a name with a slash');
-					}
-					rel = checkRelativePath(joinRel(folder, checkRelativePath(name)));
-					agentPathOf(o.agentFolder, rel);
-				} catch (err) {
-					if (!(err instanceof UnsafePathError) && !(err instanceof Error && err.name === 'ValidationError')) {
-						throw err;
-					}
-					unsafeNames++;
-					continue;
-				}
-				if (seen.has(name)) {
-					unsafeNames++; // a name listed twice: the first one stands
-					continue;
-				}
-				seen.add(name);
-				if (entry.type === 'directory') {
-					if (!o.ignore.ignores(rel, true)) {
-						queue.push(rel);
-					}
-				} else if (entry.type === 'file') {
-					if (o.ignore.ignores(rel, false)) {
-						continue;
-					}
-					if (agentFiles.size >= limits.maxFiles) {
-						fileCapHit = true;
-						stopped = true;
-						break;
-					}
-					agentFiles.set(rel, { path: rel, size: entry.size, mtime: entry.mtime_unix_ms });
-				}
-				// symbolic links and other kinds are not compared
-			}
-			if (stopped) {
-				foldersLeft = queue.length;
+			if (!(await takeFolder(c, listing, folder, pages, queue))) {
+				listing.foldersLeft = queue.length;
 				break;
 			}
-			complete.add(folder);
+			listing.complete.add(folder);
 		}
 	} finally {
 		signal?.removeEventListener('abort', onAbort);
 		ahead.abort(); // first pages asked for ahead and not read: the listing stopped at a limit or failed
 	}
-	const listingComplete = !fileCapHit && foldersLeft === 0;
-	if (fileCapHit) {
+	return listing;
+}
+
+/** Takes one folder's entries into the listing (subfolders onto `queue`); false when the file limit stopped it. */
+async function takeFolder(
+	c: Comparison,
+	listing: AgentListing,
+	folder: string,
+	pages: AsyncIterable<WorkspaceEntry>,
+	queue: string[],
+): Promise<boolean> {
+	const seen = new Set<string>();
+	for await (const entry of pages) {
+		const name = entry.name;
+		let rel: string;
+		try {
+			if (name.includes('/')) {
+				throw new UnsafePathError(name, 'a name with a slash');
+			}
+			rel = checkRelativePath(joinRel(folder, checkRelativePath(name)));
+			agentPathOf(c.o.agentFolder, rel);
+		} catch (err) {
+			if (!(err instanceof UnsafePathError) && !(err instanceof Error && err.name === 'ValidationError')) {
+				throw err;
+			}
+			listing.unsafeNames++;
+			continue;
+		}
+		if (seen.has(name)) {
+			listing.unsafeNames++; // a name listed twice: the first one stands
+			continue;
+		}
+		seen.add(name);
+		if (entry.type === 'directory') {
+			if (!c.o.ignore.ignores(rel, true)) {
+				queue.push(rel);
+			}
+		} else if (entry.type === 'file') {
+			if (c.o.ignore.ignores(rel, false)) {
+				continue;
+			}
+			if (listing.files.size >= c.limits.maxFiles) {
+				listing.fileCapHit = true;
+				return false;
+			}
+			listing.files.set(rel, { path: rel, size: entry.size, mtime: entry.mtime_unix_ms });
+		}
+		// symbolic links and other kinds are not compared
+	}
+	return true;
+}
+
+/** Notes what the listing left out; returns whether a path's folder was listed to the end (so its absence there is real). */
+function noteListing(c: Comparison, listing: AgentListing): (rel: string) => boolean {
+	const { limits, notes } = c;
+	const listingComplete = !listing.fileCapHit && listing.foldersLeft === 0;
+	if (listing.fileCapHit) {
 		notes.push(
 			`Listing stopped at ${plural(limits.maxFiles, 'agent-side file')} (the limit): files listed after those were not compared, and files missing from the listing were not reported as deleted.`,
 		);
-	} else if (foldersLeft > 0) {
+	} else if (listing.foldersLeft > 0) {
 		notes.push(
-			`Listing stopped after ${plural(limits.maxFolders, 'agent-side folder')} (the limit): the files of ${plural(foldersLeft, 'folder')} not listed (and their subfolders) were not compared.`,
+			`Listing stopped after ${plural(limits.maxFolders, 'agent-side folder')} (the limit): the files of ${plural(listing.foldersLeft, 'folder')} not listed (and their subfolders) were not compared.`,
 		);
 	}
-	if (unsafeNames > 0) {
+	if (listing.unsafeNames > 0) {
 		notes.push(
-			`${plural(unsafeNames, 'agent-side name')} could not be used as a local path (unsafe or repeated) and ${unsafeNames === 1 ? 'was' : 'were'} skipped.`,
+			`${plural(listing.unsafeNames, 'agent-side name')} could not be used as a local path (unsafe or repeated) and ${listing.unsafeNames === 1 ? 'was' : 'were'} skipped.`,
 		);
 	}
-	/** True when the listing saw the folder of `rel` to the end (so its absence there is real). */
-	const listedFolderOf = (rel: string): boolean => {
+	return (rel: string): boolean => {
 		for (let d = parentOf(rel); ; d = parentOf(d)) {
-			if (complete.has(d)) {
+			if (listing.complete.has(d)) {
 				return d === parentOf(rel) || listingComplete;
 			}
 			if (d === '') {
@@ -385,8 +414,11 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 			}
 		}
 	};
+}
 
-	// 2. Candidates and, in `everything`, the rest.
+/** 2. The files to compare: the candidates (changed since `since` or the baseline), and in `everything` the rest; by path. */
+function candidates(c: Comparison, files: Map<string, AgentFile>, since: number | undefined): WorkItem[] {
+	const { baseline } = c;
 	const isCandidate = (f: AgentFile): boolean => {
 		if (since !== undefined && f.mtime >= since) {
 			return true;
@@ -397,37 +429,52 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 		}
 		return false;
 	};
-	const work: { file: AgentFile; group: ChangeGroup }[] = [];
-	for (const f of agentFiles.values()) {
+	const work: WorkItem[] = [];
+	for (const f of files.values()) {
 		if (isCandidate(f)) {
 			work.push({ file: f, group: 'agent' });
-		} else if (o.mode === 'everything') {
+		} else if (c.o.mode === 'everything') {
 			work.push({ file: f, group: 'other' });
 		}
 	}
-	work.sort((a, b) => byPath(a.file, b.file));
+	return work.sort((a, b) => byPath(a.file, b.file));
+}
 
-	const differences: Difference[] = [];
+/** What hashing and comparing the work found. */
+interface Compared {
+	differences: Difference[];
+	/** The next baseline's entries: every listed file, with its hash where one was read or kept. */
+	entries: Record<string, BaselineEntry>;
+	overBytes: number;
+	localSymlinks: number;
+	localOther: number;
+}
+
+/**
+ * 3. Hash and diff, in two passes: the local side of every file first (in a worker thread:
+ * localSide.ts), then the agent-side reads of those still equal in size, batch by batch as the
+ * worker answers. Alternating a local file's four or five asynchronous file-system calls with an
+ * HTTP request per file, 5,000 files of 256 bytes took 3.8–4.7 s on the bench's machine (see bench
+ * "compare"). Hashes of files not compared this time are kept from the baseline when unchanged.
+ */
+async function hashAndDiff(c: Comparison, work: WorkItem[], files: Map<string, AgentFile>): Promise<Compared> {
+	const { o, limits, stats, baseline } = c;
+	const { client, agentId, signal } = o;
 	// No prototype: an agent-side file named "__proto__" is a key like any other.
 	const entries = Object.create(null) as Record<string, BaselineEntry>;
-	for (const f of agentFiles.values()) {
+	for (const f of files.values()) {
 		entries[f.path] = { size: f.size, mtime: f.mtime };
 	}
-	let overBytes = 0;
-	let localSymlinks = 0;
-	let localOther = 0;
+	const compared: Compared = { differences: [], entries, overBytes: 0, localSymlinks: 0, localOther: 0 };
+	const { differences } = compared;
 	let done = 0;
 	const finished = (): void => {
 		done++;
 		if (done % 50 === 0 || done === work.length) {
-			progress(`Comparing ${plural(work.length, 'file')}…`, done, work.length);
+			c.progress(`Comparing ${plural(work.length, 'file')}…`, done, work.length);
 		}
 	};
-	progress(`Comparing ${plural(work.length, 'file')}…`, 0, work.length);
-	// Two passes: the local side of every file first (in a worker thread: localSide.ts), then the
-	// agent-side reads of those still equal in size, batch by batch as the worker answers. Alternating
-	// a local file's four or five asynchronous file-system calls with an HTTP request per file, 5,000
-	// files of 256 bytes took 3.8–4.7 s on the bench's machine (see bench "compare").
+	c.progress(`Comparing ${plural(work.length, 'file')}…`, 0, work.length);
 	const compareRead = async ({ file, group, agent, local, localSha, reuse }: ReadItem): Promise<void> => {
 		throwIfAborted(signal);
 		let agentSha = reuse;
@@ -449,12 +496,11 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 	};
 	const localSide = new LocalSide(limits.maxBytes, signal);
 	try {
-		const batches: { items: typeof work; answers: Promise<LocalAnswer[]> }[] = [];
+		const batches: { items: WorkItem[]; answers: Promise<LocalAnswer[]> }[] = [];
 		for (let i = 0; i < work.length; i += LOCAL_BATCH) {
 			const items = work.slice(i, i + LOCAL_BATCH);
 			const jobs = items.map(({ file }) => {
-				const before = baseline?.entries[file.path];
-				const reuse = before?.sha256 !== undefined && before.size === file.size && before.mtime === file.mtime;
+				const reuse = reusableHash(baseline, file) !== undefined;
 				return { abs: localPathOf(o.localRoot, file.path), size: file.size, cost: (reuse ? 0 : file.size) + file.size };
 			});
 			batches.push({ items, answers: localSide.examine(jobs) });
@@ -471,71 +517,79 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 				} else if (local.kind === 'missing') {
 					differences.push({ path: file.path, kind: 'added', group, agent });
 				} else if (local.kind === 'symlink') {
-					localSymlinks++;
+					compared.localSymlinks++;
 				} else if (local.kind === 'other') {
-					localOther++;
+					compared.localOther++;
 				} else if (local.size !== file.size) {
 					differences.push({ path: file.path, kind: 'modified', group, agent, local: { size: local.size, mtime: local.mtime } });
 				} else if (local.overBytes || local.sha256 === undefined) {
-					overBytes++;
+					compared.overBytes++;
 				} else {
 					stats.localFilesHashed++;
-					const before = baseline?.entries[file.path];
-					const reuse =
-						before?.sha256 !== undefined && before.size === file.size && before.mtime === file.mtime
-							? before.sha256
-							: undefined;
+					const reuse = reusableHash(baseline, file);
 					reads.push({ file, group, agent, local: { size: local.size, mtime: local.mtime }, localSha: local.sha256, reuse });
 					return; // finished once read
 				}
 				finished();
 			});
-			await pool(reads, limits.concurrency, compareRead);
+			await forEachLimited(reads, limits.concurrency, compareRead);
 		}
 	} finally {
 		await localSide.close();
 		stats.workerHeapPeak = localSide.heapPeak;
 	}
-	// Hashes kept from the baseline for files not compared this time, when unchanged.
-	for (const f of agentFiles.values()) {
-		const before = baseline?.entries[f.path];
-		if (entries[f.path]!.sha256 === undefined && before?.sha256 !== undefined && before.size === f.size && before.mtime === f.mtime) {
-			entries[f.path]!.sha256 = before.sha256;
+	for (const f of files.values()) {
+		const kept = reusableHash(baseline, f);
+		if (entries[f.path]!.sha256 === undefined && kept !== undefined) {
+			entries[f.path]!.sha256 = kept;
 		}
 	}
+	return compared;
+}
 
-	// 3. Deleted by the agent: in the baseline (at a link: named deleted by its runs' events), gone
-	// from a fully listed folder, still a local file.
+/** The baseline's hash of `file` when its size and mtime are unchanged since. */
+function reusableHash(baseline: Baseline | undefined, file: AgentFile): string | undefined {
+	const before = baseline?.entries[file.path];
+	return before?.sha256 !== undefined && before.size === file.size && before.mtime === file.mtime ? before.sha256 : undefined;
+}
+
+/**
+ * 4. Deleted by the agent: in the baseline (at a link: named deleted by its runs' events), gone
+ * from a fully listed folder, still a local file. Adds them to `differences`; returns their paths.
+ */
+async function agentDeletions(
+	c: Comparison,
+	files: Map<string, AgentFile>,
+	deletedHints: Set<string>,
+	listedFolderOf: (rel: string) => boolean,
+	differences: Difference[],
+): Promise<string[]> {
+	const { o, baseline } = c;
 	const deleted: string[] = [];
-	const deletedSet = new Set<string>();
-	{
-		const gone = new Set<string>(baseline ? [...Object.keys(baseline.entries), ...baseline.deleted] : deletedHints);
-		for (const rel of [...gone].sort()) {
-			throwIfAborted(signal);
-			try {
-				checkRelativePath(rel);
-			} catch {
-				continue; // a tampered baseline: never used as a path
-			}
-			if (agentFiles.has(rel) || !listedFolderOf(rel) || o.ignore.ignores(rel, false)) {
-				continue;
-			}
-			const local = await localState(o.localRoot, rel);
-			if (local.kind === 'file') {
-				deleted.push(rel);
-				deletedSet.add(rel);
-				differences.push({ path: rel, kind: 'deleted', group: 'agent', local: local.facts });
-			}
+	const gone = new Set<string>(baseline ? [...Object.keys(baseline.entries), ...baseline.deleted] : deletedHints);
+	for (const rel of [...gone].sort()) {
+		throwIfAborted(o.signal);
+		try {
+			checkRelativePath(rel);
+		} catch {
+			continue; // a tampered baseline: never used as a path
+		}
+		if (files.has(rel) || !listedFolderOf(rel) || o.ignore.ignores(rel, false)) {
+			continue;
+		}
+		const local = await localState(o.localRoot, rel);
+		if (local.kind === 'file') {
+			deleted.push(rel);
+			differences.push({ path: rel, kind: 'deleted', group: 'agent', local: local.facts });
 		}
 	}
+	return deleted;
+}
 
-	// 4. `everything`: local files the agent side lacks.
-	if (o.mode === 'everything') {
-		const local = await walkLocal(o, limits, agentFiles, listedFolderOf, deletedSet, differences);
-		localSymlinks += local.symlinks;
-		notes.push(...local.notes);
-	}
-
+/** 5. The result: the notes on what was left out, the agent's changes marked in the next baseline, the differences by path. */
+function report(c: Comparison, workCount: number, compared: Compared, since: number | undefined, deleted: string[]): CompareResult {
+	const { limits, notes } = c;
+	const { differences, entries, overBytes, localSymlinks, localOther } = compared;
 	if (overBytes > 0) {
 		notes.push(
 			`${plural(overBytes, 'file')} of equal size on both sides ${overBytes === 1 ? 'was' : 'were'} not compared: reading ${overBytes === 1 ? 'it' : 'them'} would pass the limit of ${mib(limits.maxBytes)} read.`,
@@ -558,12 +612,12 @@ export async function compareFolders(o: CompareOptions): Promise<CompareResult> 
 		}
 	}
 	differences.sort(byPath);
-	progress('Compared', work.length, work.length);
+	c.progress('Compared', workCount, workCount);
 	return {
 		differences,
-		baseline: { version: 1, since, taken: (o.now ?? Date.now)(), entries, deleted },
-		incomplete: notes.length > 0 ? `Compared ${plural(work.length - overBytes, 'agent-side file')}. ${notes.join(' ')}` : undefined,
-		stats,
+		baseline: { version: 1, since, taken: (c.o.now ?? Date.now)(), entries, deleted },
+		incomplete: notes.length > 0 ? `Compared ${plural(workCount - overBytes, 'agent-side file')}. ${notes.join(' ')}` : undefined,
+		stats: c.stats,
 	};
 }
 

@@ -5,9 +5,9 @@
  * hand-written globbing. The same rules filter both sides: an ignored folder is not listed at all.
  * Plain Node, no `vscode`.
  */
-import { lstatSync, openSync, readSync, closeSync, constants as fsConstants } from 'node:fs';
 import * as nodePath from 'node:path';
 import ignore from 'ignore';
+import { readSmallTextFile } from './fileRead';
 
 type Ignore = ignore.Ignore;
 
@@ -64,34 +64,6 @@ export function excludeGlobToGitignore(glob: string): string[] {
 	return out;
 }
 
-/** The text of a regular file of at most `max` bytes (symbolic links not followed), else undefined. */
-function readSmallFile(abs: string, max: number): string | undefined {
-	let fd: number | undefined;
-	try {
-		const st = lstatSync(abs);
-		if (!st.isFile() || st.size > max) {
-			return undefined;
-		}
-		fd = openSync(abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
-		const buf = Buffer.alloc(st.size);
-		let n = 0;
-		while (n < buf.byteLength) {
-			const got = readSync(fd, buf, n, buf.byteLength - n, n);
-			if (got === 0) {
-				break;
-			}
-			n += got;
-		}
-		return buf.subarray(0, n).toString('utf8');
-	} catch {
-		return undefined;
-	} finally {
-		if (fd !== undefined) {
-			closeSync(fd);
-		}
-	}
-}
-
 export class IgnoreRules {
 	/** Per folder (relative, '' = root): its .gitignore's rules, or null when it has none (or past the bounds). */
 	private readonly layers = new Map<string, Ignore | null>();
@@ -130,7 +102,7 @@ export class IgnoreRules {
 		if (this.localRoot !== undefined) {
 			const text =
 				this.gitignoresRead < MAX_GITIGNORE_FILES
-					? readSmallFile(nodePath.join(this.localRoot, ...dir.split('/').filter(Boolean), '.gitignore'), MAX_GITIGNORE_BYTES)
+					? readSmallTextFile(nodePath.join(this.localRoot, ...dir.split('/').filter(Boolean), '.gitignore'), MAX_GITIGNORE_BYTES)
 					: undefined;
 			if (text !== undefined) {
 				this.gitignoresRead++;

@@ -5,6 +5,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { describeError } from '../util/errors';
@@ -12,10 +13,10 @@ import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
 import { type PanelFeature, PanelManager } from '../webviews/panel';
 import type { CsvSink, RangeId, SavingsFilter } from '../webviews/savings/data';
-import { exportSavingsCsv, loadRuntimeSummaries } from '../webviews/savings/data';
+import { RANGE_IDS, exportSavingsCsv, loadRuntimeSummaries } from '../webviews/savings/data';
 import { parseSavingsPageState } from '../webviews/savings/protocol';
 import type { SavingsPanelHost } from '../webviews/savings/savingsPanel';
-import { SavingsPanel } from '../webviews/savings/savingsPanel';
+import { SavingsPanel, rangeLabel } from '../webviews/savings/savingsPanel';
 import { commandRegistrar } from '../views/registry';
 import type { Services } from '../views/actions';
 import { isAutomation, showInfo, toAbortSignal } from '../views/ui';
@@ -101,8 +102,39 @@ async function exportCsv(deps: Services, filter: SavingsFilter): Promise<string 
 	return exportTo(deps, filter, target);
 }
 
+/**
+ * "Export Token Savings as CSV…" from the palette: a range, then where to save (the panel's Export
+ * button does the same for the panel's filter). For automation, `{automation: true, range?,
+ * runtimeId?, target}` (`target` a file URI or an absolute path) writes without asking and returns
+ * the status text; the range defaults to all time.
+ */
+async function exportCommand(deps: Services, arg: unknown): Promise<string | undefined> {
+	if (isAutomation(arg)) {
+		const range = arg.range === undefined ? 'all' : RANGE_IDS.find((r) => r === arg.range);
+		if (range === undefined) {
+			throw new Error(vscode.l10n.t('range: one of {0}', RANGE_IDS.join(', ')));
+		}
+		const runtimeId = typeof arg.runtimeId === 'string' && arg.runtimeId !== '' ? arg.runtimeId : undefined;
+		const target =
+			arg.target instanceof vscode.Uri
+				? arg.target
+				: typeof arg.target === 'string' && isAbsolute(arg.target)
+					? vscode.Uri.file(arg.target)
+					: undefined;
+		if (target === undefined) {
+			throw new Error(vscode.l10n.t('target: a file URI or an absolute path'));
+		}
+		return exportTo(deps, { range, runtimeId }, target);
+	}
+	const picked = await vscode.window.showQuickPick(
+		[...RANGE_IDS].reverse().map((range) => ({ label: rangeLabel(range), range })),
+		{ title: vscode.l10n.t('Export Token Savings as CSV'), placeHolder: vscode.l10n.t('Which events?') },
+	);
+	return picked && exportCsv(deps, { range: picked.range, runtimeId: undefined });
+}
+
 /** Streams the filter's events as CSV into `target` with a cancellable progress notification; returns the status text. */
-export async function exportTo(deps: Services, filter: SavingsFilter, target: vscode.Uri): Promise<string> {
+async function exportTo(deps: Services, filter: SavingsFilter, target: vscode.Uri): Promise<string> {
 	const sink = target.scheme === 'file' ? fileSink(target.fsPath) : memorySink(target);
 	try {
 		const result = await vscode.window.withProgress(
@@ -195,6 +227,7 @@ export function registerSavingsCommands(deps: Services): PanelFeature {
 				panels.show('savings', () => SavingsPanel.create(host, { range: range ?? '7d', runtimeId: '' }));
 				return undefined;
 			}),
+			registerCommand('cloudAgents.savings.exportCsv', (arg?: unknown) => exportCommand(deps, arg)),
 			registerCommand('cloudAgents.savings.showSummary', async () => {
 				const record = await vscode.window.withProgress(
 					{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading token savings'), cancellable: true },

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ARTIFACT_NAME, LIMITS, fromRfc3339 } from '../api';
 import type { Agent, Artifact } from '../api';
-import { safeFileName } from '../util/localName';
+import { safeFileName } from '../util/paths';
 import { iconSafe, singleLine } from '../util/text';
 import type { ActionKit, RecordAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ApiError } from '../api';
+import { ApiError, isJsonObject } from '../api';
 import type { CloudAgentsClient, GitHubAuthorizationRequest, GitHubRuntimeBinding, RepositoryRef, Runtime } from '../api';
 import type { ActionKit, RecordAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
@@ -197,7 +197,8 @@ export function checkBindings(repositories: readonly unknown[]): RepositoryRef[]
 	}
 	const seen = new Set<string>();
 	return repositories.map((r, i) => {
-		const id = argValue(r, 'repository_id');
+		// An item of the list, not the command's argument: read as it is (the marker is on the argument).
+		const id: unknown = isJsonObject(r) ? r.repository_id : undefined;
 		if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) {
 			throw new Error(vscode.l10n.t('Not sent: binding {0}: the repository id is a positive integer.', i + 1));
 		}

@@ -3,7 +3,7 @@ import { ApiError, SAFETY, SECRET_MASK, isJsonObject, providerConfiguration, rea
 import type { FieldError, ProviderInfo } from '../api';
 import { describeError } from '../util/errors';
 import { PROVIDER_SCHEME } from '../ids';
-import { jsonSyntaxError, lineColumn, locate, parseFieldPath } from '../util/jsonLocate';
+import { jsonSyntaxError, lineColumn, locate, parseFieldPath } from '../util/jsonFields';
 import { contextToken, iconSafe, notificationText, plainText, singleLine } from '../util/text';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import type { ListContext, ListDescriptor } from '../views/descriptor';
@@ -104,7 +104,7 @@ interface DocumentProblem {
 
 /** The JSON type of a value in words. */
 function jsonType(v: unknown): string {
-	return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v;
+	return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
 }
 
 /** Members whose value is a URL, in any of the spellings the service uses. */

@@ -422,33 +422,44 @@ function emptyAnswers(): StubAnswers {
 	};
 }
 
-/**
- * Asks for the answers step by step, each checked before the next shows (the secret read from the
- * service); undefined when dismissed. With `previous` and `refused`, the form reopens at the step the
- * service refused, every answer kept and the service's words shown on that step.
- */
-async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers, refused?: StubRefusal): Promise<StubAnswers | undefined> {
-	const title = vscode.l10n.t('Add Secret Stub to {0}', displayName(runtime.display_name, runtime.id));
-	const a: StubAnswers = previous ? { ...previous } : emptyAnswers();
-	/** The service's refusal, shown once on its step (the step shown again later has its own checks only). */
-	const refusalOf = (step: StubStep): string | undefined => {
-		if (refused?.step !== step) {
-			return undefined;
-		}
-		const { message } = refused;
-		refused = undefined;
-		return message;
-	};
-	/** The refusal of an input box or placeholder: server text on one line, `$(` shown as typed. */
-	const shownRefusal = (step: StubStep): string | undefined => {
-		const message = refusalOf(step);
-		return message === undefined ? undefined : iconSafe(message, SAFETY.notificationMaxChars);
-	};
+/** What every step of the Add Secret Stub form shares. */
+interface StubForm {
+	readonly kit: ActionKit;
+	readonly title: string;
+	/** The answers so far (each step writes its own). */
+	readonly a: StubAnswers;
+	/** The service's refusal of the last try, shown once on its step. */
+	refused: StubRefusal | undefined;
 	/** What reading each secret name or UUID checked in this form said ('unchecked': the read failed otherwise than 404). */
-	const checked = new Map<string, 'exists' | 'missing' | 'unchecked'>();
-	const total = (): number => (a.shape === 'file' ? 5 : 7);
-	// The secrets stubs already use, loaded once in the background for the last step.
-	const known = kit
+	readonly checked: Map<string, 'exists' | 'missing' | 'unchecked'>;
+	/** The secrets stubs already use, with how many use each, loaded once in the background for the last step. */
+	readonly known: Promise<Array<[string, number]>>;
+}
+
+/** The service's refusal, shown once on its step (the step shown again later has its own checks only). */
+function refusalOf(form: StubForm, step: StubStep): string | undefined {
+	if (form.refused?.step !== step) {
+		return undefined;
+	}
+	const { message } = form.refused;
+	form.refused = undefined;
+	return message;
+}
+
+/** The refusal of an input box or placeholder: server text on one line, `$(` shown as typed. */
+function shownRefusal(form: StubForm, step: StubStep): string | undefined {
+	const message = refusalOf(form, step);
+	return message === undefined ? undefined : iconSafe(message, SAFETY.notificationMaxChars);
+}
+
+/** How many steps the form has for these answers (a file-only stub has no name and template). */
+function totalSteps(a: StubAnswers): number {
+	return a.shape === 'file' ? 5 : 7;
+}
+
+/** The secrets stubs already use, by display name, with how many use each; none when the listing fails. */
+function secretsInUse(kit: ActionKit): Promise<Array<[string, number]>> {
+	return kit
 		.client()
 		.listSecretStubs()
 		.then(
@@ -467,11 +478,162 @@ async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers,
 				return [] as Array<[string, number]>;
 			},
 		);
+}
 
-	const secretStep: InputStep<StubAnswers> = async (input) => {
+/** Step 1: the host pattern egress requests must match. */
+function hostStep(form: StubForm): InputStep<StubAnswers> {
+	const { a, title } = form;
+	return async (input) => {
+		a.host = (
+			await input.showInputBox({
+				title,
+				step: 1,
+				totalSteps: totalSteps(a),
+				value: a.host,
+				prompt: vscode.l10n.t('The host pattern egress requests must match before the secret is injected.'),
+				placeholder: 'api.example.com',
+				validate: checkStub.host,
+				refusal: shownRefusal(form, 'host'),
+			})
+		).trim();
+		return pathStep(form);
+	};
+}
+
+/** Step 2: the path pattern (optional). */
+function pathStep(form: StubForm): InputStep<StubAnswers> {
+	const { a, title } = form;
+	return async (input) => {
+		a.path = (
+			await input.showInputBox({
+				title,
+				step: 2,
+				totalSteps: totalSteps(a),
+				value: a.path,
+				prompt: vscode.l10n.t('Optional: the path pattern requests must also match (e.g. /v1/*). Leave empty for every path.'),
+				placeholder: '/v1/*',
+				validate: checkStub.path,
+				refusal: shownRefusal(form, 'path'),
+			})
+		).trim();
+		return shapeStep(form);
+	};
+}
+
+/** Step 3: how the secret is injected: a header, a query parameter or a file only. */
+function shapeStep(form: StubForm): InputStep<StubAnswers> {
+	const { a, title } = form;
+	return async (input) => {
+		const items: Array<vscode.QuickPickItem & { shape: StubShapeKind }> = [
+			{ label: vscode.l10n.t('Header'), description: vscode.l10n.t('a request header carries the secret'), shape: 'header' },
+			{ label: vscode.l10n.t('Query parameter'), description: vscode.l10n.t('a query parameter carries the secret'), shape: 'query' },
+			{
+				label: vscode.l10n.t('File only'),
+				description: vscode.l10n.t('the secret is written to a file in the runtime'),
+				shape: 'file',
+			},
+		];
+		const picked = await input.showQuickPick({
+			title,
+			step: 3,
+			totalSteps: totalSteps(a),
+			items,
+			activeItem: items.find((i) => i.shape === a.shape),
+			placeholder: shownRefusal(form, 'shape') ?? vscode.l10n.t('How is the secret injected?'),
+		});
+		a.shape = picked.shape;
+		return a.shape === 'file' ? fileStep(form) : nameStep(form);
+	};
+}
+
+/** Step 4 (header or query): the header or parameter that carries the secret. */
+function nameStep(form: StubForm): InputStep<StubAnswers> {
+	const { a, title } = form;
+	return async (input) => {
+		const header = a.shape === 'header';
+		const value = (
+			await input.showInputBox({
+				title,
+				step: 4,
+				totalSteps: totalSteps(a),
+				value: header ? a.headerName : a.paramName,
+				prompt: header
+					? vscode.l10n.t('The header that carries the secret.')
+					: vscode.l10n.t('The query parameter that carries the secret.'),
+				placeholder: header ? 'Authorization' : 'api_key',
+				validate: header ? checkStub.headerName : checkStub.paramName,
+				refusal: shownRefusal(form, 'name'),
+			})
+		).trim();
+		if (header) {
+			a.headerName = value;
+		} else {
+			a.paramName = value;
+		}
+		return templateStep(form);
+	};
+}
+
+/** Step 5 (header or query): the value's template, `${credential}` where the secret goes (optional). */
+function templateStep(form: StubForm): InputStep<StubAnswers> {
+	const { a, title } = form;
+	return async (input) => {
+		const header = a.shape === 'header';
+		const value = await input.showInputBox({
+			title,
+			step: 5,
+			totalSteps: totalSteps(a),
+			value: header ? a.valueFormat : a.paramFormat,
+			prompt: header
+				? vscode.l10n.t(
+						'Optional: the header value, with ${credential} where the secret goes (e.g. Bearer ${credential}). Empty sends the secret as is.',
+					)
+				: vscode.l10n.t('Optional: the parameter value, with ${credential} where the secret goes. Empty sends the secret as is.'),
+			placeholder: header ? 'Bearer ${credential}' : '${credential}',
+			validate: checkStub.template,
+			refusal: shownRefusal(form, 'template'),
+		});
+		if (header) {
+			a.valueFormat = value;
+		} else {
+			a.paramFormat = value;
+		}
+		return fileStep(form);
+	};
+}
+
+/** Step 6, or 4 for a file only: the path in the runtime the decrypted secret is written to (optional but for a file only). */
+function fileStep(form: StubForm): InputStep<StubAnswers> {
+	const { a, title } = form;
+	return async (input) => {
+		const required = a.shape === 'file';
+		a.filePath = (
+			await input.showInputBox({
+				title,
+				step: required ? 4 : 6,
+				totalSteps: totalSteps(a),
+				value: a.filePath,
+				prompt: required
+					? vscode.l10n.t('The absolute path in the runtime where the decrypted secret is written.')
+					: vscode.l10n.t(
+							'Optional: also write the decrypted secret to this absolute path in the runtime. Leave empty for none.',
+						),
+				placeholder: '/home/agent/.config/token',
+				validate: (v) => checkStub.filePath(v, required),
+				refusal: shownRefusal(form, 'file'),
+			})
+		).trim();
+		return secretStep(form);
+	};
+}
+
+/** The last step: the secret, by display name or UUID, checked by reading it before anything is sent. */
+function secretStep(form: StubForm): InputStep<StubAnswers> {
+	const { a, title, kit, checked, known } = form;
+	return async (input) => {
 		/** Why a name or UUID cannot be used (the service's refusal, or its answer to the check), shown on its item. */
 		const notices = new Map<string, string>();
-		const refusal = refusalOf('secret');
+		const refusal = refusalOf(form, 'secret');
 		if (refusal !== undefined) {
 			notices.set(a.secret, refusal);
 		}
@@ -530,8 +692,8 @@ async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers,
 		};
 		const picked = await input.showQuickPick<SecretItem>({
 			title,
-			step: total(),
-			totalSteps: total(),
+			step: totalSteps(a),
+			totalSteps: totalSteps(a),
 			items: [],
 			busy: true,
 			placeholder: vscode.l10n.t('The secret: type its display name or UUID, or pick one other stubs use'),
@@ -554,137 +716,40 @@ async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers,
 		a.secret = picked.ref;
 		return undefined;
 	};
-	const fileStep: InputStep<StubAnswers> = async (input) => {
-		const required = a.shape === 'file';
-		a.filePath = (
-			await input.showInputBox({
-				title,
-				step: required ? 4 : 6,
-				totalSteps: total(),
-				value: a.filePath,
-				prompt: required
-					? vscode.l10n.t('The absolute path in the runtime where the decrypted secret is written.')
-					: vscode.l10n.t(
-							'Optional: also write the decrypted secret to this absolute path in the runtime. Leave empty for none.',
-						),
-				placeholder: '/home/agent/.config/token',
-				validate: (v) => checkStub.filePath(v, required),
-				refusal: shownRefusal('file'),
-			})
-		).trim();
-		return secretStep;
-	};
-	const templateStep: InputStep<StubAnswers> = async (input) => {
-		const header = a.shape === 'header';
-		const value = await input.showInputBox({
-			title,
-			step: 5,
-			totalSteps: total(),
-			value: header ? a.valueFormat : a.paramFormat,
-			prompt: header
-				? vscode.l10n.t(
-						'Optional: the header value, with ${credential} where the secret goes (e.g. Bearer ${credential}). Empty sends the secret as is.',
-					)
-				: vscode.l10n.t('Optional: the parameter value, with ${credential} where the secret goes. Empty sends the secret as is.'),
-			placeholder: header ? 'Bearer ${credential}' : '${credential}',
-			validate: checkStub.template,
-			refusal: shownRefusal('template'),
-		});
-		if (header) {
-			a.valueFormat = value;
-		} else {
-			a.paramFormat = value;
-		}
-		return fileStep;
-	};
-	const nameStep: InputStep<StubAnswers> = async (input) => {
-		const header = a.shape === 'header';
-		const value = (
-			await input.showInputBox({
-				title,
-				step: 4,
-				totalSteps: total(),
-				value: header ? a.headerName : a.paramName,
-				prompt: header
-					? vscode.l10n.t('The header that carries the secret.')
-					: vscode.l10n.t('The query parameter that carries the secret.'),
-				placeholder: header ? 'Authorization' : 'api_key',
-				validate: header ? checkStub.headerName : checkStub.paramName,
-				refusal: shownRefusal('name'),
-			})
-		).trim();
-		if (header) {
-			a.headerName = value;
-		} else {
-			a.paramName = value;
-		}
-		return templateStep;
-	};
-	const shapeStep: InputStep<StubAnswers> = async (input) => {
-		const items: Array<vscode.QuickPickItem & { shape: StubShapeKind }> = [
-			{ label: vscode.l10n.t('Header'), description: vscode.l10n.t('a request header carries the secret'), shape: 'header' },
-			{ label: vscode.l10n.t('Query parameter'), description: vscode.l10n.t('a query parameter carries the secret'), shape: 'query' },
-			{
-				label: vscode.l10n.t('File only'),
-				description: vscode.l10n.t('the secret is written to a file in the runtime'),
-				shape: 'file',
-			},
-		];
-		const picked = await input.showQuickPick({
-			title,
-			step: 3,
-			totalSteps: total(),
-			items,
-			activeItem: items.find((i) => i.shape === a.shape),
-			placeholder: shownRefusal('shape') ?? vscode.l10n.t('How is the secret injected?'),
-		});
-		a.shape = picked.shape;
-		return a.shape === 'file' ? fileStep : nameStep;
-	};
-	const pathStep: InputStep<StubAnswers> = async (input) => {
-		a.path = (
-			await input.showInputBox({
-				title,
-				step: 2,
-				totalSteps: total(),
-				value: a.path,
-				prompt: vscode.l10n.t('Optional: the path pattern requests must also match (e.g. /v1/*). Leave empty for every path.'),
-				placeholder: '/v1/*',
-				validate: checkStub.path,
-				refusal: shownRefusal('path'),
-			})
-		).trim();
-		return shapeStep;
-	};
-	const hostStep: InputStep<StubAnswers> = async (input) => {
-		a.host = (
-			await input.showInputBox({
-				title,
-				step: 1,
-				totalSteps: total(),
-				value: a.host,
-				prompt: vscode.l10n.t('The host pattern egress requests must match before the secret is injected.'),
-				placeholder: 'api.example.com',
-				validate: checkStub.host,
-				refusal: shownRefusal('host'),
-			})
-		).trim();
-		return pathStep;
-	};
-	const steps: Record<StubStep, InputStep<StubAnswers>> = {
-		host: hostStep,
-		path: pathStep,
-		shape: shapeStep,
-		name: nameStep,
-		template: templateStep,
-		file: fileStep,
-		secret: secretStep,
+}
+
+/** The steps by name, in the form's order. */
+const STUB_STEPS: Record<StubStep, (form: StubForm) => InputStep<StubAnswers>> = {
+	host: hostStep,
+	path: pathStep,
+	shape: shapeStep,
+	name: nameStep,
+	template: templateStep,
+	file: fileStep,
+	secret: secretStep,
+};
+
+/**
+ * Asks for the answers step by step, each checked before the next shows (the secret read from the
+ * service); undefined when dismissed. With `previous` and `refused`, the form reopens at the step the
+ * service refused, every answer kept and the service's words shown on that step.
+ */
+async function askStub(kit: ActionKit, runtime: Runtime, previous?: StubAnswers, refused?: StubRefusal): Promise<StubAnswers | undefined> {
+	const form: StubForm = {
+		kit,
+		title: vscode.l10n.t('Add Secret Stub to {0}', displayName(runtime.display_name, runtime.id)),
+		a: previous ? { ...previous } : emptyAnswers(),
+		refused,
+		checked: new Map(),
+		known: secretsInUse(kit),
 	};
 	const order: StubStep[] =
-		a.shape === 'file' ? ['host', 'path', 'shape', 'file', 'secret'] : ['host', 'path', 'shape', 'name', 'template', 'file', 'secret'];
+		form.a.shape === 'file'
+			? ['host', 'path', 'shape', 'file', 'secret']
+			: ['host', 'path', 'shape', 'name', 'template', 'file', 'secret'];
 	const at = Math.max(0, refused ? order.indexOf(refused.step) : 0);
-	const before = order.slice(0, at).map((step) => steps[step]);
-	return (await MultiStepInput.run(steps[order[at]!], a, before)) ? a : undefined;
+	const before = order.slice(0, at).map((step) => STUB_STEPS[step](form));
+	return (await MultiStepInput.run(STUB_STEPS[order[at]!](form), form.a, before)) ? form.a : undefined;
 }
 
 /**

@@ -2,9 +2,9 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import * as vscode from 'vscode';
 import { SAFETY, decodeSessionEvent } from '../api';
-import type { Agent, CloudAgentsClient, EventRecord } from '../api';
-import { formatEvent } from '../logs';
-import { RunEventStore } from '../logs/runStore';
+import type { Agent, CloudAgentsClient, EventRecord, Run } from '../api';
+import { formatEvent } from '../runFollowing';
+import { RunEventStore } from '../runFollowing/runStore';
 import { outputLine } from '../util/text';
 import type { ActionKit, RecordAction } from '../views/actions';
 import { argBoolean, displayName, isStatus, toAbortSignal } from '../views/ui';
@@ -69,6 +69,44 @@ async function readTail(file: string, keep: number): Promise<{ tail: EventRecord
 
 /** The store key of a session (files `<agent>/session-<id>.jsonl` under the `sessions` folder). */
 const sessionKey = (sessionId: string): string => `session-${sessionId}`;
+
+/** The newest run of a session (of any session when `sessionId` is undefined), or undefined. */
+function newestSessionRun(runs: readonly Run[], sessionId: string | undefined): Run | undefined {
+	return runs
+		.filter(
+			(r) =>
+				typeof r.dsh_session_id === 'string' &&
+				r.dsh_session_id !== '' &&
+				(sessionId === undefined || r.dsh_session_id === sessionId),
+		)
+		.sort((a, b) => String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')))[0];
+}
+
+/**
+ * Hands a stream's events to `keep` in batches of the session history's size until it ends or
+ * `added()` reaches the history's cap; true when stopped at the cap.
+ */
+async function keepInBatches(
+	stream: AsyncIterable<EventRecord>,
+	keep: (events: EventRecord[]) => Promise<void>,
+	added: () => number,
+): Promise<boolean> {
+	let batch: EventRecord[] = [];
+	let capped = false;
+	for await (const event of stream) {
+		batch.push(event);
+		if (batch.length >= SAFETY.sessionHistoryBatch) {
+			await keep(batch);
+			batch = [];
+		}
+		if (added() >= SAFETY.sessionHistoryMaxEvents) {
+			capped = true;
+			break;
+		}
+	}
+	await keep(batch);
+	return capped;
+}
 
 /**
  * The session histories read so far: where they are stored, the session last shown per agent (so
@@ -194,15 +232,7 @@ class SessionHistories implements vscode.Disposable {
 				throw err;
 			}
 			// Over the output cap: the session's newest run streams its events instead.
-			const runs = await client.listRuns(agent.id, { signal });
-			const run = runs
-				.filter(
-					(r) =>
-						typeof r.dsh_session_id === 'string' &&
-						r.dsh_session_id !== '' &&
-						(sessionId === undefined || r.dsh_session_id === sessionId),
-				)
-				.sort((a, b) => String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')))[0];
+			const run = newestSessionRun(await client.listRuns(agent.id, { signal }), sessionId);
 			if (!run) {
 				throw err;
 			}
@@ -216,23 +246,13 @@ class SessionHistories implements vscode.Disposable {
 			channel?.appendLine(
 				vscode.l10n.t('(The history is larger than one answer can carry: reading the event stream of run {0}.)', run.id),
 			);
-			let batch: EventRecord[] = [];
 			const stream = client.streamRunEvents(agent.id, run.id, {
 				after: prior && prior.lastSeq >= 0 ? prior.lastSeq : -1,
 				signal,
 			});
-			for await (const event of stream) {
-				batch.push(event);
-				if (batch.length >= SAFETY.sessionHistoryBatch) {
-					await keep(batch);
-					batch = [];
-				}
-				if (added >= SAFETY.sessionHistoryMaxEvents) {
-					channel?.appendLine(vscode.l10n.t('(Stopped after {0} events; run the command again for more.)', added));
-					break;
-				}
+			if (await keepInBatches(stream, keep, () => added)) {
+				channel?.appendLine(vscode.l10n.t('(Stopped after {0} events; run the command again for more.)', added));
 			}
-			await keep(batch);
 		}
 		return {
 			agentId: agent.id,

@@ -9,21 +9,22 @@
 import { WEBVIEW_TYPES } from '../ids';
 import type * as vscode from 'vscode';
 import { LIST_DESCRIPTORS, RESOURCE_ACTIONS } from '../resources';
+import { agentsList } from '../resources/agents';
 import { runActions } from '../resources/runs';
 import { ActionRegistry } from '../views/actionRegistry';
 import { computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
 import { ChangesFeature } from '../changes/changesFeature';
 import type { LoadedFeatures } from './lazy';
-import { exportTo, registerSavingsCommands } from '../flows/savings';
+import { registerSavingsCommands } from '../flows/savings';
 import type { Services } from '../views/actions';
 import { registerWorkspace } from '../workspace/workspaceCommands';
 import { ChatTools } from '../chat/chatTools';
 import type { Run } from '../api';
+import { automation } from '../views/automation';
 
 /** Registers the features' commands; the caller owns the disposables. */
 export function loadFeatures(deps: Services): LoadedFeatures {
-	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, RESOURCE_ACTIONS);
 	const computer = computerPanelFeature({ context: deps.context, log: deps.log, client: () => deps.session.client });
 	const savings = registerSavingsCommands(deps);
 	const restorers = new Map<string, (panel: vscode.WebviewPanel, state: unknown) => Promise<void>>([
@@ -42,17 +43,19 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		session: deps.session,
 		log: deps.log,
 		context: deps.context,
+		agents: agentsList,
 		runEvents: deps.follower.onDidReceiveEvent,
 		// Our own writes and deletes of an agent's files (Send to Agent) reach the file system's cache.
 		agentFileChanged: (agentId, path, change) => workspace.feature.cache.invalidate(agentId, path, change),
-		onUnauthorized: deps.onUnauthorized,
 	});
+	// Every action, Source Control's included, is registered by the one registry.
+	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, [...RESOURCE_ACTIONS, changes.actions]);
 	// The language-model tools (src/chat): Send Prompt's own flow sends, as the command does for automation.
 	const chatTools = new ChatTools({
 		session: deps.session,
 		log: deps.log,
 		sendPrompt: async (agentId, prompt) =>
-			(await actions.invoke(runActions.sendPrompt, { agentId, prompt, onConflict: 'followUp' })) as Run | undefined,
+			(await actions.invoke(runActions.sendPrompt, automation({ agentId, prompt, onConflict: 'followUp' }))) as Run | undefined,
 	});
 	return {
 		chatTools,
@@ -78,11 +81,5 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		openRunResult: async (agentId, runId) => {
 			await actions.invokeShown(runActions.openResult, { agentId, runId });
 		},
-		exportSavings: (filter, target) => exportTo(deps, filter, target),
-		changesShown: (linkId) =>
-			changes
-				.links()
-				.find((s) => s.link.id === linkId)
-				?.all(),
 	};
 }

@@ -5,14 +5,12 @@
  * the same arguments (`executeCommand` hands a command registered in this extension host its
  * arguments as they are: a tree row stays the same object). Webview panels VS Code restores after a
  * reload are handed to the loaded code the same way (see `LazyFeatures.serializers`), and so is the
- * `cloud-agent:` file system (src/fs/lazyProvider.ts: its first call loads the features).
+ * `cloud-agent:` file system (src/workspace/fs/lazyProvider.ts: its first call loads the features).
  */
 import * as vscode from 'vscode';
-import type { Difference } from '../compare/types';
 import { Disposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
 import { notificationText } from '../util/text';
-import type { RangeId } from '../webviews/savings/data';
 import type { WorkspaceFeature } from '../workspace/workspaceFeature';
 import type { ToolHandlers } from '../chat/lazyTools';
 
@@ -23,13 +21,9 @@ export interface LoadedFeatures {
 	restorePanel: (viewType: string, panel: vscode.WebviewPanel, state: unknown) => Promise<void>;
 	/** Opens a run's result (the run follower's "Open Result"), as the Runs view's action does. */
 	openRunResult: (agentId: string, runId: string) => Promise<void>;
-	/** Exports token savings to a file without the save dialog (the test harness's seam: src/testing.ts). */
-	exportSavings: (filter: { range: RangeId; runtimeId: string | undefined }, target: vscode.Uri) => Promise<string>;
-	/** The differences a link's source control shows now, or undefined for no such link (the test harness's seam). */
-	changesShown: (linkId: string) => Difference[] | undefined;
 	/**
 	 * The agent workspace: the `cloud-agent:` file system provider (activation's stand-in hands it
-	 * every call: src/fs/lazyProvider.ts), its cache and the interface check.
+	 * every call: src/workspace/fs/lazyProvider.ts), its cache and the interface check.
 	 */
 	workspace: WorkspaceFeature;
 	/** The language-model tools' code (activation's stand-ins hand it every call: src/chat/lazyTools.ts). */

@@ -3,23 +3,26 @@ import { SAFETY } from '../api';
 import { registerCommand } from './registry';
 import { isCancellation, showApiError } from '../util/errors';
 import { iconSafe, notificationText, plainText } from '../util/text';
-import type { Action, ActionKit, ResourceActions, Services } from './actions';
+import type { Action, ActionKit, ResourceActions, ScmAction, Services } from './actions';
 import type { AnyListDescriptor } from './descriptor';
 import { manifestCommandTitles } from '../ids';
 import { titledRecordUri } from './recordDocuments';
-import { resolveTarget } from './targets';
+import { resolveFiles, resolveLink, resolveTarget } from './targets';
 import { isAutomation, showInfo, showModalWarning, showWarning, toAbortSignal } from './ui';
 
 /**
- * The one place that registers the commands of the lists and of the resources' actions, finds the
- * record an action acts on, and handles what fails:
+ * The one place that registers the commands of the lists, of the resources' actions and of Source
+ * Control's, finds what an action acts on, and applies one rule to what it tells:
  * - each list's `refresh` re-reads it (with a subtree's id, from its Retry row, only that subtree)
  *   and `loadMore` reads one page more;
- * - each action resolves its record through the command-target resolver (a row, a link or an
- *   automation object naming it, the selection, or a quick pick) and runs with a kit;
- * - the automation contract: an automation caller (an object argument) gets the error thrown; a
- *   person gets it once as a message (a 401 goes to the session's single sign-in prompt);
- *   cancellations are silent.
+ * - each action resolves its target through the command-target resolver (src/views/targets.ts: a
+ *   row, a link or an automation object naming it, the selection, or a quick pick; for Source
+ *   Control, a source control, group or resource states, a local URI, `{link, paths}`, or a pick)
+ *   and runs with a kit;
+ * - the automation contract (src/views/automation.ts): a caller whose argument carries the marker
+ *   gets the error thrown, is never asked to confirm, and its messages go to the log; anyone else
+ *   is a person: a failure is shown once as a message (a 401 goes to the session's single sign-in
+ *   prompt), confirmations are asked, messages shown. Cancellations are silent.
  */
 export class ActionRegistry {
 	private titles: ReadonlyMap<string, string> | undefined;
@@ -91,6 +94,9 @@ export class ActionRegistry {
 	private async invokeWith(action: Action, args: readonly unknown[]): Promise<unknown> {
 		const arg = args[0];
 		const kit = this.kit(action, arg, args);
+		if ('scm' in action) {
+			return this.runScm(action, kit, args);
+		}
 		if (action.on === undefined) {
 			return action.run(kit);
 		}
@@ -106,6 +112,19 @@ export class ActionRegistry {
 			pick: pick && ((): Promise<unknown> => pick(kit)),
 		});
 		return target === undefined ? undefined : action.run(target, kit);
+	}
+
+	/** A Source Control action: its link or files found by the one rule (targets.ts), then run. */
+	private async runScm(action: ScmAction, kit: ActionKit, args: readonly unknown[]): Promise<unknown> {
+		if (action.acts === 'files') {
+			return action.run(resolveFiles(action.scm, args), kit);
+		}
+		const link: unknown = await resolveLink(action.scm, kit.arg, {
+			title: kit.title,
+			placeHolder: action.placeHolder(),
+			tell: kit.info,
+		});
+		return link === undefined ? undefined : action.run(link, kit);
 	}
 
 	/**
@@ -208,12 +227,26 @@ export class ActionRegistry {
 						}
 					},
 				),
-			info: (message) => void showInfo(message),
+			info: (message) => this.tell(action, automation, message, showInfo),
 			copy: async (text, message) => {
 				await vscode.env.clipboard.writeText(text);
 				vscode.window.setStatusBarMessage(iconSafe(message), 3000);
 			},
-			warn: (message) => void showWarning(message),
+			warn: (message) => this.tell(action, automation, message, showWarning),
 		};
+	}
+
+	/**
+	 * The one rule for what an action tells: a person sees the message; an automation caller's goes
+	 * to the log (its result carries what it says). Either way the log records it.
+	 */
+	private tell(action: Action, automation: boolean, message: string, show: (message: string) => Thenable<unknown>): void {
+		const text = notificationText(message);
+		if (automation) {
+			this.services.log.info(`${action.command} (automation): not shown: ${text}`);
+			return;
+		}
+		this.services.log.info(`${action.command}: shown: ${text}`);
+		void show(message);
 	}
 }

@@ -7,8 +7,8 @@
 import type * as vscode from 'vscode';
 import type { CloudAgentsClient, NetworkSettings } from '../api';
 import type { CommandId } from '../ids';
-import type { RunFollower } from '../logs';
-import type { RunNameHint } from '../logs';
+import type { RunFollower } from '../runFollowing';
+import type { RunNameHint } from '../runFollowing';
 import type { UnauthorizedHandler } from '../util/errors';
 import type { ListDescriptor } from './descriptor';
 import type { ImageDocuments } from './imageDocuments';
@@ -117,9 +117,67 @@ export interface ResourceAction {
 	run(this: void, kit: ActionKit): Promise<unknown>;
 }
 
-/** Any action of a resource. */
+/**
+ * What Source Control commands act on, as the feature that owns those source controls knows it
+ * (src/changes: a link is one source control, a file one of its resource states). The registry's
+ * resolver (src/views/scmTargets.ts) decides which argument means what; these only look things up.
+ */
+export interface ScmTargets<L, F> {
+	/** Every link now in Source Control, in the order a pick offers them. */
+	links(this: void): readonly L[];
+	/** The link `{link: id}` names, or undefined. */
+	linkById(this: void, id: string): L | undefined;
+	/** The link whose `SourceControl` or resource group `arg` is (scm/title, a group's menu, a status bar command), or undefined. */
+	linkOfControl(this: void, arg: unknown): L | undefined;
+	/** The files a local URI stands for (a resource state's, an Explorer file's), in every link, or in `link` only. */
+	filesOfUri(this: void, uri: vscode.Uri, link?: L): F[];
+	/** The files of a link: those `paths` name, or all of them. */
+	filesOf(this: void, link: L, paths?: readonly string[]): F[];
+	/** The link a file belongs to. */
+	linkOfFile(this: void, file: F): L;
+	/** What makes two files the same file (the link and the path). */
+	keyOf(this: void, file: F): string;
+	/** A link as a quick-pick row. */
+	pickText(this: void, link: L): { label: string; description?: string };
+	/** Said when a command run from the palette finds no link to act on. */
+	noLinks(this: void): string;
+}
+
+/**
+ * A command on one link of Source Control (its title menu: Refresh, Unlink, Apply All…): the
+ * registry finds the link (a source control or group, `{link}`, the link of a resource state, the
+ * only link, or a pick), then `run` acts on it.
+ */
+export interface LinkAction<L, F> {
+	readonly command: CommandId;
+	readonly on?: undefined;
+	readonly scm: ScmTargets<L, F>;
+	readonly acts: 'link';
+	/** The quick pick's placeholder when several links could be meant. */
+	placeHolder(this: void): string;
+	run(this: void, link: L, kit: ActionKit): Promise<unknown>;
+}
+
+/**
+ * A command on files of Source Control (a resource state's menu: Apply, Send, Open…): the registry
+ * finds the files (the resource state clicked and the selection, a group's, a local URI's, or
+ * `{link, paths}`), then `run` acts on them (none found: `run` gets none and says so).
+ */
+export interface FilesAction<L, F> {
+	readonly command: CommandId;
+	readonly on?: undefined;
+	readonly scm: ScmTargets<L, F>;
+	readonly acts: 'files';
+	run(this: void, files: F[], kit: ActionKit): Promise<unknown>;
+}
+
+/** A Source Control command. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Action = RecordAction<any, any> | ResourceAction;
+export type ScmAction = LinkAction<any, any> | FilesAction<any, any>;
+
+/** Any action of a resource (or of Source Control). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Action = RecordAction<any, any> | ResourceAction | ScmAction;
 
 /** The actions of one resource, by a name its own module and the flows can refer to. */
 export type ResourceActions = Readonly<Record<string, Action>>;
@@ -136,7 +194,10 @@ export interface ActionKit {
 	readonly args: readonly unknown[];
 	/** The action's title: its command's title in package.json (what an action's own picker is titled). */
 	readonly title: string;
-	/** True when the argument is an automation object: the caller has decided, so no confirmation. */
+	/**
+	 * True when the argument is an automation object (it carries the marker: src/views/automation.ts):
+	 * the caller has decided, so no confirmation, and messages go to the log, not to the screen.
+	 */
 	readonly automation: boolean;
 	/** The shared client. */
 	client(this: void): CloudAgentsClient;
@@ -188,10 +249,10 @@ export interface ActionKit {
 	confirm(this: void, message: string, detail: string | undefined, action: string): Promise<boolean>;
 	/** Runs work under a cancellable progress notification. */
 	progress<R>(this: void, title: string, work: (signal: AbortSignal, report: (message: string) => void) => Promise<R>): Promise<R>;
-	/** An information message. */
+	/** An information message for a person (an automation caller's goes to the log). */
 	info(this: void, message: string): void;
 	/** Puts `text` on the clipboard and says `message` in the status bar for a few seconds. */
 	copy(this: void, text: string, message: string): Promise<void>;
-	/** A warning message. */
+	/** A warning message for a person (an automation caller's goes to the log). */
 	warn(this: void, message: string): void;
 }

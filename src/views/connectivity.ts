@@ -18,7 +18,7 @@
  * sleeps, the wall clock does, so a tick that comes far later than asked means the machine woke up,
  * and the attempt runs at once instead of waiting out a backoff set before the sleep.
  */
-import { SLEEP_JUMP_MS, isAbortError, isUnreachable, sleptDuring, systemClock, type Clock } from '../api';
+import { SLEEP_JUMP_MS, backoffDelay, isAbortError, isUnreachable, sleptDuring, systemClock, type Clock } from '../api';
 
 export type { Clock } from '../api';
 
@@ -38,8 +38,13 @@ export const LATE_MS = SLEEP_JUMP_MS;
  * times, at most RETRY_MAX_MS, then up to RETRY_JITTER shorter (`random` in [0, 1)).
  */
 export function retryDelayMs(level: number, random: () => number = Math.random): number {
-	const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, Math.min(level, 16)));
-	return Math.round(ceiling * (1 - RETRY_JITTER * Math.min(Math.max(random(), 0), 1)));
+	// Here `random` says how much shorter than the ceiling (0: not at all); backoffDelay's, how far into the jitter window (0: its start).
+	return backoffDelay(level + 1, {
+		baseDelayMs: RETRY_BASE_MS,
+		maxDelayMs: RETRY_MAX_MS,
+		jitter: RETRY_JITTER,
+		random: () => 1 - random(),
+	});
 }
 
 /** Something that could not read from the service and reads again when asked (an offline list). */
@@ -129,8 +134,6 @@ export class Connectivity {
 	readonly onDidChange = this.changes.event;
 	/** Fires on each second of the countdown to the next attempt (for "retrying in N s"). */
 	readonly onDidTick = this.ticks.event;
-	/** Machine sleeps noticed (a tick far later than asked); for diagnostics and tests. */
-	wakes = 0;
 
 	constructor(options: ConnectivityOptions = {}) {
 		this.clock = options.clock ?? systemClock;
@@ -327,7 +330,6 @@ export class Connectivity {
 		const expected = this.tickSetAt + this.tickAskedMs;
 		if (sleptDuring(this.tickSetAt, this.tickAskedMs, now, LATE_MS)) {
 			// The machine slept: the backoff was set before, the service may well be back.
-			this.wakes++;
 			void this.attempt();
 			return;
 		}

@@ -6,28 +6,15 @@ import { plainText } from '../util/text';
 import type { Connectivity } from './connectivity';
 import { RETRY_NOW_COMMAND, clockTime } from './listTree';
 
-/** What the status bar item shows, as plain data (the test seam `_cloudAgents.connection.status`). */
-export interface ConnectionStatusSnapshot {
-	online: boolean;
-	visible: boolean;
-	text: string;
-	tooltip: string;
-	command: string | undefined;
-	/** Whole seconds to the next attempt, when one is due. */
-	nextAttemptInSeconds: number | undefined;
-	attempts: number;
-}
-
 /**
  * The status bar item "$(sync~spin) Cloud Agents: reconnecting", shown while the shared connectivity
  * (connectivity.ts) is offline and gone as soon as the service answers again: the tooltip says since
  * when and why (with the request id when the failure had one), a click runs Retry Connection Now. Also
  * keeps the `cloudAgents.offline` context key (the palette offers Retry Connection Now only then).
- * A separate item from the followed run's (src/logs/runFollower.ts), to its right.
+ * A separate item from the followed run's (src/runFollowing/runFollower.ts), to its right.
  */
 export class ConnectionStatusBar extends Disposable {
 	private readonly item = this.register(vscode.window.createStatusBarItem('cloudAgents.connection', vscode.StatusBarAlignment.Left, 49));
-	private visible = false;
 	private offlineKey: boolean | undefined;
 
 	constructor(private readonly connectivity: Connectivity) {
@@ -39,25 +26,11 @@ export class ConnectionStatusBar extends Disposable {
 		this.update();
 	}
 
-	/** What the item shows now. */
-	snapshot(): ConnectionStatusSnapshot {
-		return {
-			online: this.connectivity.online,
-			visible: this.visible,
-			text: this.item.text,
-			tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : '',
-			command: typeof this.item.command === 'string' ? this.item.command : this.item.command?.command,
-			nextAttemptInSeconds: this.connectivity.secondsToNextAttempt(),
-			attempts: this.connectivity.state?.attempts ?? 0,
-		};
-	}
-
 	private update(): void {
 		const state = this.connectivity.state;
 		this.setOfflineKey(state !== undefined);
 		if (state === undefined) {
 			this.item.hide();
-			this.visible = false;
 			return;
 		}
 		const lines = [
@@ -69,7 +42,6 @@ export class ConnectionStatusBar extends Disposable {
 		];
 		this.item.tooltip = plainText(lines.join('\n'));
 		this.item.show();
-		this.visible = true;
 	}
 
 	private setOfflineKey(offline: boolean): void {

@@ -6,11 +6,13 @@ import { singleLine } from '../util/text';
 import { Connectivity } from './connectivity';
 import type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
 import { GroupedTreeProvider } from './groupTree';
-import { DescriptorTreeProvider, RecordNode, resolveTooltip } from './listTree';
+import { DescriptorTreeProvider } from './listTree';
+import { RecordNode } from './rows';
 import type { ListHost } from './listTree';
 import type { RowCache } from './rowCache';
 
-export { DescriptorTreeProvider, RecordNode, pageSize } from './listTree';
+export { DescriptorTreeProvider, pageSize } from './listTree';
+export { RecordNode } from './rows';
 export type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
 export type { Action, ActionKit, RecordAction, ResourceAction, ResourceActions, Services } from './actions';
 
@@ -21,19 +23,11 @@ export interface ViewSession {
 	readonly client: CloudAgentsClient;
 }
 
-/** A row as the test seam `_cloudAgents.views.rows` returns it: plain data, no class instances. */
-export interface RowSnapshot {
-	id: string | undefined;
-	label: string;
-	description: string | undefined;
-	contextValue: string | undefined;
-	tooltip: string | undefined;
-	icon: string | undefined;
-	command: string | undefined;
+/** A view of the container: the tree VS Code draws and what draws its rows (a list's, or a view of group rows). */
+export interface ShownView {
+	readonly view: vscode.TreeView<vscode.TreeItem>;
+	readonly rows: vscode.TreeDataProvider<vscode.TreeItem>;
 }
-
-/** The key of a list (`agents`, `runs`, …: a descriptor's `key`), used by the test seams. */
-export type ViewKey = string;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyProvider = DescriptorTreeProvider<any, any, any>;
@@ -50,9 +44,9 @@ export class CloudAgentViews extends Disposable {
 	/** The same providers by their list's key (a descriptor may be a copy: see esbuild.mjs). */
 	private readonly providersByKey = new Map<string, AnyProvider>();
 	private readonly views = new Map<AnyListDescriptor, vscode.TreeView<vscode.TreeItem>>();
+	/** Every view by its list's key, with what draws its rows (group views included). */
+	private readonly shown = new Map<string, ShownView>();
 	private readonly flags = new Map<string, (key: string, parentKey: string | undefined) => boolean>();
-	/** Views of group rows (`groups`), by their descriptor. */
-	private readonly groupedViews = new Map<AnyListDescriptor, GroupedTreeProvider<unknown>>();
 	private readonly client: () => CloudAgentsClient;
 	/** What the descriptors' functions use: the client, other lists' records, flags. */
 	readonly ctx: ListContext;
@@ -112,6 +106,7 @@ export class CloudAgentViews extends Disposable {
 				);
 				provider.attach(view);
 				this.views.set(descriptor, view);
+				this.shown.set(descriptor.key, { view, rows: provider });
 			}
 		}
 		// Views of group rows (Account): each group is a list above, shown under its group row.
@@ -130,7 +125,7 @@ export class CloudAgentViews extends Disposable {
 					vscode.window.createTreeView(descriptor.viewId, { treeDataProvider: grouped, showCollapseAll: true }),
 				);
 				grouped.attach(view);
-				this.groupedViews.set(descriptor, grouped);
+				this.shown.set(descriptor.key, { view, rows: grouped });
 			}
 		}
 		// Selecting a row drives the lists that follow its kind (Runs and Artifacts follow Agents).
@@ -178,9 +173,9 @@ export class CloudAgentViews extends Disposable {
 		return provider as DescriptorTreeProvider<T, F, P>;
 	}
 
-	/** The tree view of a list, when it is a view. */
-	viewOf(descriptor: AnyListDescriptor): vscode.TreeView<vscode.TreeItem> | undefined {
-		return [...this.views].find(([d]) => d.key === descriptor.key)?.[1];
+	/** The view of a list (or of group rows) and what draws its rows, when it is a view. */
+	viewOf(descriptor: AnyListDescriptor): ShownView | undefined {
+		return this.shown.get(descriptor.key);
 	}
 
 	/**
@@ -238,7 +233,7 @@ export class CloudAgentViews extends Disposable {
 		let record = provider.find(id);
 		if (record !== undefined) {
 			try {
-				await this.viewOf(descriptor)?.reveal(provider.nodeOf(record), { select: true, focus: false });
+				await this.viewOf(descriptor)?.view.reveal(provider.nodeOf(record), { select: true, focus: false });
 			} catch {
 				// Not rendered yet (view hidden): selecting the data is enough.
 			}
@@ -247,21 +242,6 @@ export class CloudAgentViews extends Disposable {
 		}
 		this.select(descriptor, record);
 		return record;
-	}
-
-	/** The provider of a view by key (a list's, or a view of group rows). */
-	provider(key: ViewKey): AnyProvider | GroupedTreeProvider<unknown> {
-		for (const [descriptor, provider] of this.providers) {
-			if (descriptor.key === key) {
-				return provider;
-			}
-		}
-		for (const [descriptor, provider] of this.groupedViews) {
-			if (descriptor.key === key) {
-				return provider;
-			}
-		}
-		throw new Error(`no view ${key}`);
 	}
 
 	/** Refreshes every view (the `cloudAgents.refresh` command). */
@@ -274,88 +254,5 @@ export class CloudAgentViews extends Disposable {
 		for (const provider of this.providers.values()) {
 			provider.reset();
 		}
-	}
-
-	/**
-	 * The rows of a view as plain data (the test seam `_cloudAgents.views.rows`); with a row id,
-	 * the rows under that row (a subtree). Once answered, unless `asShown` (rows as last loaded, marked, included).
-	 */
-	async rows(key: ViewKey, parentRowId?: string, options: { asShown?: boolean } = {}): Promise<RowSnapshot[]> {
-		const provider = this.provider(key);
-		let nodes = await this.childrenOf(provider, parentRowId);
-		if (
-			!options.asShown &&
-			provider instanceof DescriptorTreeProvider &&
-			nodes.some((n) => n instanceof RecordNode && n.cachedAt !== undefined)
-		) {
-			// The rows once answered (rows as last loaded show first): what a test of the list's content means.
-			await provider.answered();
-			nodes = await this.childrenOf(provider, parentRowId);
-		}
-		return nodes.map((n) => {
-			// As a hover would: a tooltip built on request (RowSpec.tooltip) is built now.
-			const item = resolveTooltip(provider.getTreeItem(n));
-			const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-			const tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : item.tooltip;
-			const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined;
-			return {
-				id: item.id,
-				label,
-				description: typeof item.description === 'string' ? item.description : undefined,
-				contextValue: item.contextValue,
-				tooltip,
-				icon,
-				command: item.command?.command,
-			};
-		});
-	}
-
-	/**
-	 * Runs a row's default action as a click does: its `command` with its arguments (the test seam
-	 * `_cloudAgents.views.click`). Returns what the command returns; throws when the row has none.
-	 */
-	async click(key: ViewKey, rowId: string, parentRowId?: string): Promise<unknown> {
-		const provider = this.provider(key);
-		const item = (await this.childrenOf(provider, parentRowId)).map((n) => provider.getTreeItem(n)).find((n) => n.id === rowId);
-		if (!item?.command) {
-			throw new Error(`no row ${rowId} with a command in ${key}`);
-		}
-		const args: unknown[] = item.command.arguments ?? [];
-		return vscode.commands.executeCommand(item.command.command, ...args);
-	}
-
-	/**
-	 * Runs a command on a row as its context menu does (the row as the argument), with `options` set on
-	 * the row as an automation caller passes them (a new name): the test seam `_cloudAgents.views.runOnRow`.
-	 */
-	async runOnRow(key: ViewKey, rowId: string, command: string, options: Record<string, unknown> = {}): Promise<unknown> {
-		const provider = this.provider(key);
-		const row = (await this.childrenOf(provider, undefined)).find((n) => n.id === rowId);
-		if (!row) {
-			throw new Error(`no row ${rowId} in ${key}`);
-		}
-		return vscode.commands.executeCommand(command, Object.assign(row, options));
-	}
-
-	/** The rows under a row given by id (searched breadth-first among the rows drawn), or the top rows. */
-	private async childrenOf(
-		provider: AnyProvider | GroupedTreeProvider<unknown>,
-		parentRowId: string | undefined,
-	): Promise<vscode.TreeItem[]> {
-		const top = await provider.getChildren();
-		if (parentRowId === undefined) {
-			return top;
-		}
-		const queue = [...top];
-		for (let i = 0; i < queue.length && i < SAFETY.pageMaxItems; i++) {
-			const node = queue[i]!;
-			if (node.id === parentRowId) {
-				return provider.getChildren(node);
-			}
-			if (node.collapsibleState !== undefined && node.collapsibleState !== vscode.TreeItemCollapsibleState.None) {
-				queue.push(...(await provider.getChildren(node)));
-			}
-		}
-		throw new Error(`no row ${parentRowId} in ${provider.key}`);
 	}
 }

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import type { ResolveOptions } from './actions';
+import type { ResolveOptions, ScmTargets } from './actions';
 import type { ListDescriptor } from './descriptor';
 import { joinParts } from './format';
 import type { CloudAgentViews } from './index';
-import { RecordNode } from './listTree';
+import { RecordNode } from './rows';
 import { argString, pickItem, pickWhenLoaded } from './ui';
 
 /** What the resolver needs: the views (their loaded rows, the selection, the descriptors' context) and globalState. */
@@ -135,4 +135,130 @@ async function findRecord<T, P>(
 function recentIds(context: vscode.ExtensionContext, key: string): string[] {
 	const ids = context.globalState.get<unknown>(key);
 	return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [];
+}
+
+// ---------------------------------------------------------------------- Source Control
+
+/** How `resolveLink` asks and tells. */
+export interface LinkResolveOptions {
+	/** The quick pick's title (the command's name). */
+	title: string;
+	/** The quick pick's placeholder. */
+	placeHolder: string;
+	/** Tells the person that there is no link (the kit's `info`: an automation caller's goes to the log). */
+	tell(this: void, message: string): void;
+}
+
+/**
+ * The one place where a Source Control command finds the link it acts on (a LinkAction):
+ * 1. a source control or resource group of ours (scm/title, a group's menu, the status bar's
+ *    "Partly compared"): its link;
+ * 2. an id: `{link}` (one that is no longer there is an error);
+ * 3. a resource state or a local file URI: the link of its file;
+ * 4. nothing (the palette): the only link, a pick among several, or, with none, says so.
+ */
+export async function resolveLink<L, F>(scm: ScmTargets<L, F>, arg: unknown, options: LinkResolveOptions): Promise<L | undefined> {
+	const control = scm.linkOfControl(arg);
+	if (control !== undefined) {
+		return control;
+	}
+	const id = argString(arg, 'link');
+	if (id !== undefined) {
+		const link = scm.linkById(id);
+		if (link === undefined) {
+			throw new Error(vscode.l10n.t('No link {0}.', id));
+		}
+		return link;
+	}
+	const first = resolveFiles(scm, [arg])[0];
+	if (first !== undefined) {
+		return scm.linkOfFile(first);
+	}
+	const all = scm.links();
+	if (all.length <= 1) {
+		if (all.length === 0) {
+			options.tell(scm.noLinks());
+		}
+		return all[0];
+	}
+	const picked = await vscode.window.showQuickPick(
+		all.map((link) => pickItem(scm.pickText(link), { link })),
+		{ title: options.title, placeHolder: options.placeHolder },
+	);
+	return picked?.link;
+}
+
+/**
+ * The one place where a Source Control command finds the files it acts on (a FilesAction), from
+ * every argument VS Code or a caller passes: a resource state (the one clicked) and the selection
+ * (an array of them, the second argument), a resource group of ours (its files), a local file URI,
+ * or ids `{link, paths}`. Each file once, in the order given; none when the arguments name none.
+ */
+export function resolveFiles<L, F>(scm: ScmTargets<L, F>, args: readonly unknown[]): F[] {
+	const out = new Map<string, F>();
+	const add = (files: readonly F[]): void => {
+		for (const f of files) {
+			const key = scm.keyOf(f);
+			if (!out.has(key)) {
+				out.set(key, f);
+			}
+		}
+	};
+	const visit = (arg: unknown, depth: number): void => {
+		if (Array.isArray(arg)) {
+			if (depth === 0) {
+				arg.slice(0, SELECTION_MAX).forEach((a) => visit(a, 1));
+			}
+			return;
+		}
+		const link = scm.linkOfControl(arg);
+		if (link !== undefined) {
+			for (const state of resourceStatesOf(arg)) {
+				add(scm.filesOfUri(state.resourceUri, link));
+			}
+			return;
+		}
+		const uri = arg instanceof vscode.Uri ? arg : resourceUriOf(arg);
+		if (uri) {
+			add(scm.filesOfUri(uri));
+			return;
+		}
+		const id = argString(arg, 'link');
+		const named = id === undefined ? undefined : scm.linkById(id);
+		const paths = fieldOf(arg, 'paths');
+		if (named !== undefined && Array.isArray(paths)) {
+			add(
+				scm.filesOf(
+					named,
+					paths.slice(0, SELECTION_MAX).filter((p): p is string => typeof p === 'string'),
+				),
+			);
+		}
+	};
+	for (const arg of args) {
+		visit(arg, 0);
+	}
+	return [...out.values()];
+}
+
+/** The most resource states (or paths) one command takes. */
+const SELECTION_MAX = 10_000;
+
+/** The resource states of a resource group (none for anything else). */
+function resourceStatesOf(arg: unknown): readonly vscode.SourceControlResourceState[] {
+	const states = fieldOf(arg, 'resourceStates');
+	return Array.isArray(states)
+		? states.filter((s: unknown): s is vscode.SourceControlResourceState => resourceUriOf(s) !== undefined)
+		: [];
+}
+
+/** The `resourceUri` of a resource state, when `arg` is one. */
+function resourceUriOf(arg: unknown): vscode.Uri | undefined {
+	const uri = fieldOf(arg, 'resourceUri');
+	return uri instanceof vscode.Uri ? uri : undefined;
+}
+
+/** A field of an object argument, whatever passed it (ids and resource states are read from anything). */
+function fieldOf(arg: unknown, name: string): unknown {
+	return arg !== null && typeof arg === 'object' ? Reflect.get(arg, name) : undefined;
 }

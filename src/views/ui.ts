@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ApiError, SAFETY, ValidationError, isJsonObject, isUnreachable } from '../api';
 import { describeError, openApiUrlSetting } from '../util/errors';
 import { iconSafe, notificationText } from '../util/text';
+import { isAutomation } from './automation';
 
 // UI helpers every action and flow shares: quick picks and messages that make server text safe,
 // the automation contract's argument readers, cancellation.
@@ -180,10 +181,8 @@ export function argBoolean(arg: unknown, name: string): boolean | undefined {
 	return typeof v === 'boolean' ? v : undefined;
 }
 
-/** True when the argument is a plain automation object (not a tree node, not undefined). */
-export function isAutomation(arg: unknown): arg is Record<string, unknown> {
-	return arg !== null && typeof arg === 'object' && !(arg instanceof vscode.TreeItem) && !(arg instanceof vscode.Uri);
-}
+/** True when the argument is an automation object: one that says so (the marker: src/views/automation.ts). */
+export { isAutomation } from './automation';
 
 /** A member of an automation argument (a number, a list, an option word), to be read with typeof checks. */
 export function argValue(arg: unknown, name: string): unknown {

@@ -63,7 +63,9 @@ function checkField(name: string, spec: FieldSpec, value: unknown): string | und
  */
 export function messageValidator<T extends { type: string }>(spec: MessageSpec): MessageValidator<T> {
 	return (raw: unknown): Validated<T> => {
-		if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || Object.getPrototypeOf(raw) !== Object.prototype) {
+		// What postMessage delivers of an object literal: an object whose prototype is Object's (not
+		// null, an array, a primitive's wrapper or a class instance).
+		if (raw === null || raw === undefined || Object.getPrototypeOf(raw) !== Object.prototype) {
 			return { ok: false, reason: 'not a plain object' };
 		}
 		const obj = raw as Record<string, unknown>;

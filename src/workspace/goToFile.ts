@@ -4,8 +4,8 @@
  * bounded, cancellable breadth-first walk of the workspace through the cache.
  */
 import * as vscode from 'vscode';
-import { baseName, normalizeWorkspacePath, parentPath } from '../fs/paths';
-import { WALK_LIMITS } from '../fs/workspaceCache';
+import { baseName, normalizeWorkspacePath, parentPath } from '../util/paths';
+import { WALK_LIMITS } from './fs/workspaceCache';
 import type { WorkspaceFeature } from './workspaceFeature';
 
 /** One file in the "Go to File" pick. */

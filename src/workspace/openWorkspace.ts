@@ -1,6 +1,6 @@
 /** "Open Agent Workspace": an agent's workspace as a folder of this window or of a new one. */
 import * as vscode from 'vscode';
-import { agentIdOf, workspaceUri } from '../fs/workspaceFs';
+import { agentIdOf, workspaceUri } from './fs/workspaceFs';
 import { notificationText, singleLine } from '../util/text';
 import type { WorkspaceFeature } from './workspaceFeature';
 

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { LIMITS, SAFETY, utf8Length } from '../api';
 import { iconSafe, notificationText } from '../util/text';
-import { usableMatches } from '../fs/searchMatches';
+import { usableMatches } from './fs/searchMatches';
 import type { WorkspaceFeature } from './workspaceFeature';
 
 /** What to search: the query (asked when missing), and for automation the match to open without UI. */

@@ -4,11 +4,11 @@
  * (the argument, the window's agent workspace, or a pick) and hands over to the workspace feature
  * (`src/workspace/`), which owns the `cloud-agent:` file system and the flows. Loaded on first use
  * with the other commands (src/shell/featureEntry.ts): the first command, or the first call of
- * VS Code to the `cloud-agent:` file system (src/fs/lazyProvider.ts), creates them.
+ * VS Code to the `cloud-agent:` file system (src/workspace/fs/lazyProvider.ts), creates them.
  */
 import * as vscode from 'vscode';
 import type { Agent } from '../api';
-import { agentIdOf } from '../fs/workspaceFs';
+import { agentIdOf } from './fs/workspaceFs';
 import { Disposable } from '../util/lifecycle';
 import { type UnauthorizedHandler, showApiError } from '../util/errors';
 import { goToWorkspaceFile, openWalkedFile } from './goToFile';
@@ -16,7 +16,7 @@ import { type OpenWorkspaceMode, openAgentWorkspace } from './openWorkspace';
 import { searchAgentWorkspace } from './searchWorkspace';
 import { WorkspaceFeature, type WorkspaceFeatureDeps } from './workspaceFeature';
 import { type CommandLogger, registerCommand } from '../views/registry';
-import { pickItem, pickWhenLoaded } from '../views/ui';
+import { isAutomation, pickItem, pickWhenLoaded } from '../views/ui';
 
 export type { WorkspaceRunEvent } from './workspaceFeature';
 
@@ -44,16 +44,6 @@ export interface SearchWorkspaceArg {
  * once the walk found it, and the command returns every walked path.
  */
 export type GoToFileArg = { agent?: Pick<Agent, 'id' | 'name'> } | { agentId: string; path?: string } | vscode.Uri | undefined;
-
-/** True for the automation form `{agentId, …}` of a command argument (its failures go back to the caller). */
-function isAutomationArg(arg: unknown): boolean {
-	return (
-		arg !== null &&
-		typeof arg === 'object' &&
-		!(arg instanceof vscode.Uri) &&
-		typeof (arg as { agentId?: unknown }).agentId === 'string'
-	);
-}
 
 /** Creates the workspace feature and registers its commands; dispose the result to undo it. */
 export function registerWorkspace(deps: WorkspaceFsDeps): WorkspaceCommands {
@@ -84,7 +74,8 @@ export class WorkspaceCommands extends Disposable {
 		this.register(
 			registerCommand('cloudAgents.workspace.goToFile', (arg?: GoToFileArg) => this.goToFile(arg), deps.log, {
 				...options,
-				rethrow: isAutomationArg,
+				// An automation caller (the marker: src/views/automation.ts) gets its failure back.
+				rethrow: isAutomation,
 			}),
 		);
 	}

@@ -7,14 +7,14 @@
  * retry the service answers). The commands that open, search and walk a workspace
  * (`openWorkspace.ts`, `searchWorkspace.ts`, `goToFile.ts`) work through it; `workspaceCommands.ts`
  * registers them. All of it loads on first use (dist/features.js): activation registers a stand-in
- * for the file system (`src/fs/lazyProvider.ts`) that hands every call to this feature's provider.
+ * for the file system (`src/workspace/fs/lazyProvider.ts`) that hands every call to this feature's provider.
  */
 import * as vscode from 'vscode';
 import type { CloudAgentsClient, EventRecord } from '../api';
 import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
-import { type AvailabilityChange, type InterfaceDiffers, WorkspaceCache } from '../fs/workspaceCache';
-import { WorkspaceFileSystemProvider, agentIdOf } from '../fs/workspaceFs';
-import { CONTEXT_KEYS, FS_SCHEME } from '../ids';
+import { type AvailabilityChange, type InterfaceDiffers, WorkspaceCache } from './fs/workspaceCache';
+import { WorkspaceFileSystemProvider, agentIdOf } from './fs/workspaceFs';
+import { CONTEXT_KEYS, FS_SCHEME, SEARCH_HINT_KEY } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { notificationText } from '../util/text';
 
@@ -45,9 +45,6 @@ export interface WorkspaceFeatureDeps {
 	searchActions?: { goToFile(this: void): unknown; search(this: void): unknown };
 }
 
-/** globalState key: the hint that VS Code's search cannot read agent files was shown on this machine. */
-export const SEARCH_HINT_KEY = 'cloudAgents.workspace.searchHintShown';
-
 /** Waits before asking an unreachable service again for an open agent folder: doubling from the first, up to the last. */
 export const UNAVAILABLE_RETRY_MS = { first: 2_000, max: 30_000 } as const;
 
@@ -72,7 +69,7 @@ function largeFileBytes(): number {
 export class WorkspaceFeature extends Disposable {
 	/** What the window knows about agent workspaces (listings, stats, reads in flight). */
 	readonly cache: WorkspaceCache;
-	/** The `cloud-agent:` file system provider (registered through the stand-in: `src/fs/lazyProvider.ts`). */
+	/** The `cloud-agent:` file system provider (registered through the stand-in: `src/workspace/fs/lazyProvider.ts`). */
 	readonly provider: WorkspaceFileSystemProvider;
 	/** Runs seen active per agent (from followed runs' events). */
 	private readonly activeRuns = new Map<string, Set<string>>();
@@ -80,14 +77,10 @@ export class WorkspaceFeature extends Disposable {
 	private readonly warned = new Set<string>();
 	/** Large files the user was asked about recently (uri → time). */
 	private readonly asked = new Map<string, number>();
-	/** The "interface differs" messages shown in this window. */
-	private readonly notices: string[] = [];
 	/** Sign-in state and API URL at the last session change (undefined before the sign-in state is read). */
 	private sessionState: string | undefined;
 	/** Per open agent folder whose service cannot be reached: the pending retry and the wait before it. */
 	private readonly retries = new Map<string, { timer: ReturnType<typeof setTimeout>; waitMs: number }>();
-	/** The texts of the search hints shown in this window (once per machine). */
-	private readonly hints: string[] = [];
 
 	constructor(private readonly deps: WorkspaceFeatureDeps) {
 		super();
@@ -118,16 +111,6 @@ export class WorkspaceFeature extends Disposable {
 	/** The client of the current session. */
 	get client(): CloudAgentsClient {
 		return this.deps.session.client;
-	}
-
-	/** The "interface differs" messages shown in this window so far (diagnostics and tests). */
-	get interfaceNotices(): string[] {
-		return this.notices.slice();
-	}
-
-	/** The texts of the search hints shown in this window so far (the test harness). */
-	get searchHints(): string[] {
-		return this.hints.slice();
 	}
 
 	/** A `cloud-agent:` URI of a workspace path, under the agent's workspace folder when the window has one. */
@@ -206,7 +189,6 @@ export class WorkspaceFeature extends Disposable {
 					"VS Code's search cannot read agent files, and in this window {0}+P and {0}+Shift+F search only your other folders; use Go to File and Search Workspace of Cloud Agents (Command Palette) for the agent's files.",
 					mod,
 				);
-		this.hints.push(text);
 		const actions = this.deps.searchActions;
 		const goToFile = vscode.l10n.t('Go to File');
 		const search = vscode.l10n.t('Search Workspace');
@@ -217,11 +199,6 @@ export class WorkspaceFeature extends Disposable {
 				void actions?.search();
 			}
 		});
-	}
-
-	/** Lets the search hint show again (the test harness). */
-	resetSearchHint(): Thenable<void> {
-		return this.deps.globalState?.update(SEARCH_HINT_KEY, undefined) ?? Promise.resolve();
 	}
 
 	// ------------------------------------------------------------------ availability
@@ -373,7 +350,6 @@ export class WorkspaceFeature extends Disposable {
 			error.message,
 			error.requestId ?? vscode.l10n.t('unknown'),
 		);
-		this.notices.push(message);
 		this.deps.log.warn(message);
 		const retry = vscode.l10n.t('Retry');
 		const answer = await vscode.window.showErrorMessage(notificationText(message), retry);

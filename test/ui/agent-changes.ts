@@ -1,11 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { profileWords } from '../integration/support/profile';
 import { emulatorCall, seedWorkspaceFile } from './support/emulatorApi';
+import { TOAST_SPAM_WINDOW_MS } from './support/session';
 import { until } from './support/webviewPage';
 import type { UiTest, Workbench } from './support/workbench';
 
@@ -83,19 +84,27 @@ async function unlinkByUi(page: Page, workbench: Workbench, label: string): Prom
  * Issue 21: "after a run of a demo agent, the Source Control view shows the agent's source control
  * with the changed files; clicking one opens the diff; Apply to Local changes the local file". The
  * local folder is a temporary copy (outside the window's workspace) of the agent's files before the
- * run; the run (through the service's API) modifies one file and adds another; the link is made as a
+ * run, with one folder a symbolic link to a folder outside; the run (through the service's API)
+ * modifies two files and adds two (one of them under the symbolic link); the link is made as a
  * person makes it: the agent row's context menu → Compare with Local Folder… → the workspace root →
- * Choose a Folder… → VS Code's simple folder dialog, the path typed. At the end the link is
- * unlinked (palette), editors closed, and the test's files removed on both sides.
+ * Choose a Folder… → VS Code's simple folder dialog, the path typed. Then, from the files' rows
+ * (issue 32: Source Control's menus pass plain objects, which are a person's click): Send to Agent
+ * on a file the agent changed again since the listing is told as a conflict, and Apply to Local on
+ * the file behind the symbolic link is told as refused (the file stays listed, nothing written
+ * outside). At the end the link is unlinked (palette), editors closed, and the test's files removed
+ * on both sides.
  */
 const uiTest: UiTest = {
-	title: 'after a run of a demo agent, Source Control lists its changes against a linked local folder; a click opens the diff; Apply to Local writes the file',
+	title: 'after a run of a demo agent, Source Control lists its changes against a linked local folder; a click opens the diff; Apply to Local writes the file; from a row, a Send conflict and an Apply refusal are told',
 	async run({ page, workbench, emulatorUrl, devToken, emulatorProfile, note }) {
 		const stamp = Date.now().toString(36);
 		const folder = `ui-changes-${stamp}`;
 		const modified = `${folder}/apply-me.md`;
 		const added = `${folder}/added.md`;
+		const conflict = `${folder}/conflict.md`;
+		const behindLink = `${folder}/linked/x.md`;
 		const agent = await seedWorkspaceFile(emulatorUrl, devToken, AGENT, modified, '# Apply me\n\nThe local copy.\n');
+		await seedWorkspaceFile(emulatorUrl, devToken, AGENT, conflict, '# Conflict\n\nThe local copy.\n');
 		const root = await mkdtemp(join(tmpdir(), 'ca-ui-changes-'));
 		const local = join(root, 'billing-checkout');
 		const label = `${AGENT} ↔ ${basename(local)}`;
@@ -114,6 +123,10 @@ const uiTest: UiTest = {
 				await mkdir(dirname(join(local, f.path)), { recursive: true });
 				await writeFile(join(local, f.path), Buffer.from(f.content_base64, 'base64'));
 			}
+			// Locally, `linked` is a symbolic link to a folder outside the linked one.
+			const outside = join(root, 'outside');
+			await mkdir(outside);
+			await symlink(outside, join(local, folder, 'linked'), 'dir');
 
 			// The Agents view shown (it follows the agent's status while something is active).
 			await workbench.runCommand('View: Close All Editors');
@@ -121,7 +134,7 @@ const uiTest: UiTest = {
 
 			// A run of the agent modifies one of those files and adds one.
 			const run = await emulatorCall<{ id: string }>(emulatorUrl, devToken, 'POST', `/v2/agents/${enc(agent.id)}/runs`, {
-				prompt: `UI test ${stamp}: change two files [[write:${modified}]] [[write:${added}]]`,
+				prompt: `UI test ${stamp}: change four files [[write:${modified}]] [[write:${added}]] [[write:${conflict}]] [[write:${behindLink}]]`,
 			});
 			const succeeded = profileWords(emulatorProfile).run.succeeded;
 			await until(page, `run ${run.id} to succeed`, async () => {
@@ -151,7 +164,7 @@ const uiTest: UiTest = {
 			);
 			await page.waitForTimeout(1_000);
 			const title = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Compare with Local Folder' }).first();
-			const which = page.locator('.quick-input-widget input[placeholder="Which agent?"]');
+			const which = page.locator('.quick-input-widget input[placeholder="Pick an agent"]');
 			for (let attempt = 1; ; attempt++) {
 				await workbench.runContextMenuItem(await agentRowShown(page, workbench, AGENT), 'Compare with Local Folder…');
 				await title.waitFor({ state: 'visible', timeout: 15_000 });
@@ -245,6 +258,45 @@ const uiTest: UiTest = {
 			await addedRow.waitFor({ state: 'visible', timeout: 5_000 });
 			await assert.rejects(stat(join(local, added)), 'the file only the agent has was not written');
 			await workbench.screenshot('agent-changes-applied');
+
+			// Send to Agent on a file the agent changed again since it was listed: a conflict, and the
+			// person is told so (nothing is written to the agent's copy).
+			const conflictRow = fileRow(page, 'conflict.md', folder);
+			await conflictRow.waitFor({ state: 'visible', timeout: 10_000 });
+			await emulatorCall(emulatorUrl, devToken, 'POST', `/_emulator/workspace/${enc(agent.id)}/write`, {
+				path: conflict,
+				content_base64: Buffer.from('# Conflict\n\nThe agent again.\n').toString('base64'),
+			});
+			await inlineAction(page, conflictRow, 'Send to Agent');
+			const told = await until(page, 'the conflict told', async () =>
+				(await workbench.notifications()).find((t) => t.includes('changed in the agent workspace since it was listed')),
+			);
+			assert.match(told, /conflict\.md/);
+			const agentConflict = (await groundFiles(emulatorUrl, devToken, agent.id)).find((f) => f.path === conflict);
+			assert.equal(Buffer.from(agentConflict?.content_base64 ?? '', 'base64').toString('utf8'), '# Conflict\n\nThe agent again.\n');
+			// The workbench shows at most three toasts, and no new toast once three came within 800 ms
+			// (its spam protection: the notification goes to the notification centre only). The Send's
+			// progress and conflict, then the Apply's progress and refusal, came within 650 ms in a run
+			// whose refusal the extension showed but no toast carried. Clear what was read and let the
+			// spam window pass, as the sign-in helper does.
+			await workbench.runCommand('Notifications: Clear All Notifications');
+			await page
+				.locator('.notifications-toasts .notification-list-item', { hasText: 'changed in the agent workspace since it was listed' })
+				.first()
+				.waitFor({ state: 'hidden', timeout: 10_000 });
+			await page.waitForTimeout(TOAST_SPAM_WINDOW_MS + 200);
+
+			// Apply to Local on the file behind the symbolic link: refused, the person told why, the row kept.
+			const linkedRow = fileRow(page, 'x.md', `${folder}/linked`);
+			await linkedRow.waitFor({ state: 'visible', timeout: 10_000 });
+			await inlineAction(page, linkedRow, 'Apply to Local');
+			const refused = await until(page, 'the refusal told', async () =>
+				(await workbench.notifications()).find((t) => t.includes('could not be applied')),
+			);
+			assert.match(refused, /x\.md.*symbolic link/);
+			await linkedRow.waitFor({ state: 'visible', timeout: 5_000 });
+			assert.deepEqual(await readdir(outside), [], 'nothing written through the symbolic link');
+			await workbench.screenshot('agent-changes-told');
 
 			await unlinkByUi(page, workbench, label);
 			await addedRow.waitFor({ state: 'hidden', timeout: 15_000 });

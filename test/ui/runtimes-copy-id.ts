@@ -25,7 +25,8 @@ const uiTest: UiTest = {
 
 		await workbench.openViewContainer('Cloud Agents', 'cloudAgents');
 		const pane = await workbench.expandedPane('cloudAgents', 'Runtimes');
-		const row = pane.locator('.monaco-list-row', { hasText: target.display_name }).first();
+		// The answer's row, not the row as last loaded ("cached ·"), which the answer replaces under a click.
+		const row = pane.locator('.monaco-list-row', { hasText: target.display_name }).filter({ hasNotText: 'cached' }).first();
 		await row.waitFor({ state: 'visible', timeout: 30_000 });
 		// A click on the row gives the page the focus the browser's clipboard wants (a test before this
 		// one may have left it in a webview or the palette); then a value that is not the id.

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { encodeAgentAuthority } from '../../src/fs/agentUri';
+import { encodeAgentAuthority } from '../../src/workspace/fs/agentUri';
 import { emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 

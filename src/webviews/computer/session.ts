@@ -4,6 +4,7 @@
  */
 import { SAFETY } from '../../api/limits';
 import type { ComputerSession } from '../../api/types';
+import { isJsonObject } from '../../api/validation';
 import { ConnectOriginError, webSocketOrigin } from '../csp';
 import type { ComputerSessionInfo } from './protocol';
 
@@ -24,8 +25,8 @@ export interface PageSession {
  * the page then shows no countdown).
  */
 export function pageSession(session: ComputerSession): PageSession {
-	const vnc = (session.channels as { vnc?: { websocket_url?: unknown; protocols?: unknown } } | undefined)?.vnc;
-	if (vnc === undefined || vnc === null || typeof vnc !== 'object') {
+	const vnc = (session.channels as { vnc?: unknown } | undefined)?.vnc;
+	if (!isJsonObject(vnc)) {
 		throw new ConnectOriginError('the session offers no VNC channel');
 	}
 	const url = vnc.websocket_url;

@@ -50,7 +50,8 @@ function pageStrings(): SavingsStrings {
 	};
 }
 
-function rangeLabel(range: RangeId): string {
+/** A range as the dashboard and the export name it. */
+export function rangeLabel(range: RangeId): string {
 	switch (range) {
 		case '24h':
 			return vscode.l10n.t('Last 24 hours');
@@ -217,8 +218,6 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 	private reading: AbortController | undefined;
 	/** True once the page said it is ready (it has been sent its texts and runtimes). */
 	private started = false;
-	/** The last model sent (tests and the summary command read it). */
-	lastModel: SavingsModel | undefined;
 
 	/** Opens the panel. */
 	static create(host: SavingsPanelHost, filter: SavingsPageFilter = { range: '7d', runtimeId: '' }): SavingsPanel {
@@ -359,8 +358,7 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 			if (this.reading !== controller || this.isDisposed) {
 				return;
 			}
-			this.lastModel = savingsModel(data, summaries, runtimes);
-			await this.post({ type: 'data', model: this.lastModel });
+			await this.post({ type: 'data', model: savingsModel(data, summaries, runtimes) });
 		} catch (err) {
 			if (this.reading !== controller || this.isDisposed) {
 				return;

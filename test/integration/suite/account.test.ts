@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { counters, emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 
 /**
@@ -89,6 +89,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 			started = await within(
 				'the build to start',
 				vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>('cloudAgents.imageBuilds.start', {
+					automation: true,
 					request: { display_name: name, dockerfile: 'FROM scratch\nFLAKY\n' },
 					rethrow: true,
 				}),
@@ -111,6 +112,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		const ended = await within(
 			'the build to end',
 			vscode.commands.executeCommand<{ status: string; imageId?: string; attempts: unknown[] }>('cloudAgents.imageBuilds.follow', {
+				automation: true,
 				buildId: started.id,
 				wait: true,
 				quiet: true,
@@ -136,6 +138,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 
 		// The new custom image is used by no runtime: Delete Image… removes it.
 		const result = await vscode.commands.executeCommand<{ deleted: boolean }>('cloudAgents.images.delete', {
+			automation: true,
 			imageId: built.image_id,
 			rethrow: true,
 		});
@@ -172,7 +175,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		assert.equal(afterFailure.length, 1, "the service acted on the first try; the client's own retries carried the same key");
 		const retried = await vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>(
 			'cloudAgents.imageBuilds.startFromEditor',
-			{ rethrow: true },
+			{ automation: true, rethrow: true },
 		);
 		assert.equal(retried.id, afterFailure[0]!.id, 'the retry got the build the first attempt made');
 		assert.equal(retried.idempotencyKey, afterFailure[0]!.idempotency_key);
@@ -185,7 +188,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		await emu('POST', '/_emulator/counters/reset');
 		const result = await vscode.commands.executeCommand<{ deleted: boolean; reason?: string; requestId?: string }>(
 			'cloudAgents.images.delete',
-			{ imageId: 'img_custom_python_ml', rethrow: true },
+			{ automation: true, imageId: 'img_custom_python_ml', rethrow: true },
 		);
 		assert.deepEqual(result, { deleted: false, reason: 'in_use' }, 'refused here, not by the service (no request id)');
 		const deletes = Object.entries((await counters()).requests.by_route).filter(([route]) => route.startsWith('DELETE '));
@@ -232,6 +235,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 	test("a model provider edited as JSON: the server's field errors become diagnostics on the members; a good save sends the PATCH, clears them and refreshes the row [variant]", async function () {
 		this.timeout(40_000);
 		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.modelProviders.edit', {
+			automation: true,
 			providerId: 'mp_openai',
 			rethrow: true,
 		});
@@ -254,7 +258,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		await replaceAll({ ...body, [endpointKey]: 'http://api.openai.example/v1' });
 		const refused = await vscode.commands.executeCommand<{ saved: boolean; diagnostics?: number; requestId?: string }>(
 			'cloudAgents.modelProviders.save',
-			{ uri: doc.uri.toString(), rethrow: true },
+			{ automation: true, uri: doc.uri.toString(), rethrow: true },
 		);
 		assert.equal(refused.saved, false, JSON.stringify(refused));
 		assert.ok(refused.requestId, `the refusal names no request id: ${JSON.stringify(refused)}`);
@@ -271,6 +275,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		const model = `gpt-surf-${Date.now()}`;
 		await replaceAll({ ...body, [modelKey]: model });
 		const saved = await vscode.commands.executeCommand<{ saved: boolean }>('cloudAgents.modelProviders.save', {
+			automation: true,
 			uri: doc.uri.toString(),
 			rethrow: true,
 		});

@@ -11,10 +11,11 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
+import type { ApplyAnswer } from '../../../src/changes/apply';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import type { Difference } from '../../../src/compare/types';
-import { parseWorkspaceUri, workspaceUri } from '../../../src/fs/workspaceFs';
-import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
+import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
+import { emu, restoreDevToken, shownChanges, testApi, waitFor, within } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 
 interface GroundFile {
@@ -109,6 +110,7 @@ if (!standardWorkspace) {
 			await writeFile(join(local, 'mine.txt'), 'mine\n');
 			try {
 				const answer = await vscode.commands.executeCommand<ComparisonAnswer>('cloudAgents.changes.compareWithLocal', {
+					automation: true,
 					agentId: created.id,
 					localFolder: local,
 				});
@@ -116,7 +118,11 @@ if (!standardWorkspace) {
 				assert.deepEqual(answer.differences, []);
 				assert.deepEqual(await readdir(local), ['mine.txt']);
 				assert.equal(await readFile(join(local, 'mine.txt'), 'utf8'), 'mine\n');
-				assert.equal(await vscode.commands.executeCommand('cloudAgents.changes.refresh', {}), undefined, 'no link was kept');
+				assert.equal(
+					await vscode.commands.executeCommand('cloudAgents.changes.refresh', { automation: true }),
+					undefined,
+					'no link was kept',
+				);
 			} finally {
 				await vscode.commands.executeCommand('notifications.clearAll');
 				await emu('DELETE', `/v2/agents/${enc(created.id)}?delete_runtime=true`, undefined, devToken());
@@ -141,7 +147,9 @@ if (!standardWorkspace) {
 		this.timeout(60_000);
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 		for (const f of fixtures) {
-			await vscode.commands.executeCommand('cloudAgents.changes.unlink', { link: f.link }).then(undefined, () => undefined);
+			await vscode.commands
+				.executeCommand('cloudAgents.changes.unlink', { automation: true, link: f.link })
+				.then(undefined, () => undefined);
 			await emu('DELETE', `/v2/agents/${enc(f.agentId)}?delete_runtime=true`, undefined, devToken());
 			await rm(f.local, { recursive: true, force: true });
 		}
@@ -172,6 +180,7 @@ if (!standardWorkspace) {
 			await writeFile(join(local, f.path), Buffer.from(f.content_base64 ?? '', 'base64'));
 		}
 		const answer = await vscode.commands.executeCommand<ComparisonAnswer>('cloudAgents.changes.compareWithLocal', {
+			automation: true,
 			agentId,
 			agentName: 'Changes test agent',
 			localFolder: local,
@@ -183,7 +192,7 @@ if (!standardWorkspace) {
 	}
 
 	const refresh = (f: Fixture): Thenable<ComparisonAnswer> =>
-		vscode.commands.executeCommand<ComparisonAnswer>('cloudAgents.changes.refresh', { link: f.link });
+		vscode.commands.executeCommand<ComparisonAnswer>('cloudAgents.changes.refresh', { automation: true, link: f.link });
 
 	/** The agent group as [path, kind] pairs, in path order. */
 	const agentGroup = (a: ComparisonAnswer): Array<[string, string]> =>
@@ -253,14 +262,14 @@ if (!standardWorkspace) {
 			'run',
 			emu<{ id: string }>('POST', `/v2/agents/${enc(f.agentId)}/runs`, { prompt: '[[changes:2:created]] add two' }, devToken()),
 		);
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId: f.agentId, runId: run.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId: f.agentId, runId: run.id });
 		await within('the run to end', api.runFollower.whenDone(f.agentId, run.id), 60_000);
 		const net = await runChanges(f.agentId, run.id);
 		assert.equal(net.length, 2, JSON.stringify(net));
 		const shown = await waitFor(
 			"the link's source control to show the run's files",
 			async () => {
-				const d = await vscode.commands.executeCommand<Difference[] | undefined>('_cloudAgents.changes.shown', f.link);
+				const d = shownChanges(api, f.link, f.local);
 				return d && d.length === net.length ? d : undefined;
 			},
 			20_000,
@@ -333,12 +342,12 @@ if (!standardWorkspace) {
 			answer.differences.some((d) => d.path === 'p/one.txt' && d.kind === 'modified'),
 			JSON.stringify(answer),
 		);
-		const applied = await vscode.commands.executeCommand<string[]>('cloudAgents.changes.applyToLocal', {
+		const applied = await vscode.commands.executeCommand<ApplyAnswer>('cloudAgents.changes.applyToLocal', {
+			automation: true,
 			link: f.link,
 			paths: ['p/one.txt'],
-			confirm: false,
 		});
-		assert.deepEqual(applied, ['p/one.txt']);
+		assert.deepEqual(applied, { applied: ['p/one.txt'], refused: [] });
 		await localEqualsAgent('p/one.txt');
 		const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(join(f.local, 'p/one.txt')));
 		await vscode.window.showTextDocument(doc);
@@ -350,21 +359,58 @@ if (!standardWorkspace) {
 		const rest = answer.differences.filter((d) => d.group === 'agent' && d.path !== 'p/one.txt');
 		const added = rest.find((d) => d.kind === 'added') ?? assert.fail('no added file');
 		const deleted = rest.find((d) => d.kind === 'deleted') ?? assert.fail('no deleted file');
-		const selection = await vscode.commands.executeCommand<string[]>('cloudAgents.changes.applyToLocal', {
+		// An automation caller has decided: no question, though a local file is deleted.
+		const selection = await vscode.commands.executeCommand<ApplyAnswer>('cloudAgents.changes.applyToLocal', {
+			automation: true,
 			link: f.link,
 			paths: [added.path, deleted.path],
-			confirm: false,
 		});
-		assert.deepEqual([...selection].sort(), [added.path, deleted.path].sort());
+		assert.deepEqual([...selection.applied].sort(), [added.path, deleted.path].sort());
 		await localEqualsAgent(added.path);
 		await localEqualsAgent(deleted.path);
 		// All: every remaining difference.
-		const all = await vscode.commands.executeCommand<string[]>('cloudAgents.changes.applyAllToLocal', { link: f.link, confirm: false });
-		assert.ok(all.length >= 1, JSON.stringify(all));
+		const all = await vscode.commands.executeCommand<ApplyAnswer>('cloudAgents.changes.applyAllToLocal', {
+			automation: true,
+			link: f.link,
+		});
+		assert.ok(all.applied.length >= 1 && all.refused.length === 0, JSON.stringify(all));
 		for (const d of answer.differences) {
 			await localEqualsAgent(d.path);
 		}
 		assert.deepEqual(agentGroup(await refresh(f)), [], 'nothing differs after Apply All');
+	});
+
+	test('Undo after Apply, then save: the file is back in the list without a Refresh; applied again, it leaves', async function () {
+		this.timeout(120_000);
+		const f = await fixture({ 'u/undo.txt': 'mine\n' });
+		await runToEnd(f.agentId, '[[write:u/undo.txt]] change it');
+		assert.deepEqual(agentGroup(await refresh(f)), [['u/undo.txt', 'modified']]);
+		const api = await testApi();
+		const shown = async (): Promise<ReturnType<typeof shownChanges>> => shownChanges(api, f.link, f.local);
+		const apply = (): Thenable<ApplyAnswer> =>
+			vscode.commands.executeCommand<ApplyAnswer>('cloudAgents.changes.applyToLocal', {
+				automation: true,
+				link: f.link,
+				paths: ['u/undo.txt'],
+			});
+		assert.deepEqual(await apply(), { applied: ['u/undo.txt'], refused: [] });
+		assert.deepEqual(await shown(), [], 'applied: the file left the list');
+		const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(join(f.local, 'u/undo.txt')));
+		await vscode.window.showTextDocument(doc);
+		await vscode.commands.executeCommand('undo');
+		assert.equal(doc.getText(), 'mine\n', 'Undo restores the local text');
+		assert.ok(await doc.save(), 'saved');
+		const back = await waitFor('the file back in the list', async () => {
+			const d = await shown();
+			return d?.some((x) => x.path === 'u/undo.txt') ? d : undefined;
+		});
+		assert.deepEqual(
+			back.map((d) => [d.path, d.group, d.kind]),
+			[['u/undo.txt', 'agent', 'modified']],
+		);
+		assert.deepEqual(await apply(), { applied: ['u/undo.txt'], refused: [] });
+		assert.deepEqual(await shown(), [], 'applied again: the file left the list again');
+		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 
 	test('send to agent writes the local version; an agent-side change since the listing is a conflict, not an overwrite', async function () {
@@ -377,9 +423,9 @@ if (!standardWorkspace) {
 		]);
 		await writeFile(join(f.local, 's/mine.txt'), 'my own version\n');
 		const sent = await vscode.commands.executeCommand<{ sent: string[]; conflicts: string[] }>('cloudAgents.changes.sendToAgent', {
+			automation: true,
 			link: f.link,
 			paths: ['s/mine.txt'],
-			confirm: false,
 		});
 		assert.deepEqual(sent, { sent: ['s/mine.txt'], conflicts: [] });
 		const after = (await groundFiles(f.agentId)).find((g) => g.path === 's/mine.txt');
@@ -387,9 +433,9 @@ if (!standardWorkspace) {
 		// The agent changes theirs.txt again after it was listed: sending is refused.
 		await agentWrites(f.agentId, 's/theirs.txt', 'the agent again\n');
 		const refused = await vscode.commands.executeCommand<{ sent: string[]; conflicts: string[] }>('cloudAgents.changes.sendToAgent', {
+			automation: true,
 			link: f.link,
 			paths: ['s/theirs.txt'],
-			confirm: false,
 		});
 		assert.deepEqual(refused, { sent: [], conflicts: ['s/theirs.txt'] });
 		const kept = (await groundFiles(f.agentId)).find((g) => g.path === 's/theirs.txt');
@@ -405,7 +451,10 @@ if (!standardWorkspace) {
 		await writeFile(join(f.local, 'build/local-out.txt'), 'ignored\n');
 		const refreshed = await refresh(f);
 		assert.deepEqual(refreshed.differences, [], 'a refresh looks only at what the agent changed');
-		const answer = await vscode.commands.executeCommand<ComparisonAnswer>('cloudAgents.changes.compareEverything', { link: f.link });
+		const answer = await vscode.commands.executeCommand<ComparisonAnswer>('cloudAgents.changes.compareEverything', {
+			automation: true,
+			link: f.link,
+		});
 		assert.deepEqual(answer.differences.map((d) => [d.path, d.group, d.kind]).sort(), [
 			['e/old.txt', 'other', 'modified'],
 			['e/only-here.txt', 'other', 'deleted'],

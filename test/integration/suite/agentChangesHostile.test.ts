@@ -9,11 +9,12 @@ import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import * as vscode from 'vscode';
+import type { ApplyAnswer } from '../../../src/changes/apply';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import { AGENT_ID, agent, run, workspaceEntry } from '../../hostile/fixtures';
 import { type HostileServer, json, sseFrame, sseStart } from '../../hostile/server';
-import { workspaceRoutes } from '../../unit/fs/hostileWorkspace';
-import { testApi } from '../support/cloudAgents';
+import { workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
+import { shownChanges, testApi, waitFor, writtenText } from '../support/cloudAgents';
 import { type HostileSession, useHostileServer } from '../support/hostile';
 
 /** After the run's start (2026-11-23T10:00:00Z), so every file counts as changed by the agent. */
@@ -67,6 +68,8 @@ suite('Hostile server: agent changes never reach outside the linked folder (issu
 			routes: {
 				'GET /v2/me': (_req, res) => json(res, 200, { id: 'user_hostile', email: 'hostile@example.invalid' }),
 				'GET /v2/agents': (_req, res) => json(res, 200, { agents: [agent()] }),
+				// Compare with Local Folder reads the agent it is given (`{agentId}`).
+				'GET /v2/agents/*': (_req, res) => json(res, 200, agent()),
 				'GET /v2/agents/*/runs': (_req, res) => json(res, 200, { runs: [run({ status: 'succeeded' })] }),
 				'GET /v2/agents/*/runs/*/events': (_req, res) => {
 					const write = sseStart(res);
@@ -104,6 +107,7 @@ suite('Hostile server: agent changes never reach outside the linked folder (issu
 		await symlink(outside, join(local, 'linked'), 'dir');
 
 		const answer = await vscode.commands.executeCommand<ComparisonAnswer>('cloudAgents.changes.compareWithLocal', {
+			automation: true,
 			agentId: AGENT_ID,
 			agentName: 'Hostile agent',
 			localFolder: local,
@@ -120,12 +124,39 @@ suite('Hostile server: agent changes never reach outside the linked folder (issu
 			);
 			assert.match(answer.incomplete ?? '', /could not be used as a local path/);
 
-			const applied = await vscode.commands.executeCommand<string[]>('cloudAgents.changes.applyAllToLocal', {
+			const applied = await vscode.commands.executeCommand<ApplyAnswer>('cloudAgents.changes.applyAllToLocal', {
+				automation: true,
 				link: answer.link,
-				confirm: false,
 			});
-			// linked/x.txt would be written through the symbolic link: refused.
-			assert.deepEqual([...applied].sort(), ['ok.txt', 'sub/deep.txt']);
+			// linked/x.txt would be written through the symbolic link: refused, and the caller told why.
+			assert.deepEqual([...applied.applied].sort(), ['ok.txt', 'sub/deep.txt']);
+			assert.deepEqual(
+				applied.refused.map((r) => r.path),
+				['linked/x.txt'],
+			);
+			assert.match(applied.refused[0]?.reason ?? '', /symbolic link/);
+			const api = await testApi();
+			const logged = (text: string): Promise<true> =>
+				waitFor(`the log to read ${JSON.stringify(text)}`, async () =>
+					(await writtenText(api)).some((f) => f.text.includes(text) && f.text.includes('linked/x.txt')) ? true : undefined,
+				);
+			await logged('cloudAgents.changes.applyAllToLocal (automation): not shown:');
+			// The same Apply All as a Source Control menu runs it for a person (the link's id, no marker):
+			// the refusal is shown to the person, and the file stays listed.
+			const byPerson = await vscode.commands.executeCommand<ApplyAnswer>('cloudAgents.changes.applyAllToLocal', {
+				link: answer.link,
+			});
+			assert.deepEqual(
+				byPerson.refused.map((r) => r.path),
+				['linked/x.txt'],
+			);
+			await logged('cloudAgents.changes.applyAllToLocal: shown:');
+			const listed = shownChanges(await testApi(), answer.link, local);
+			assert.deepEqual(
+				listed?.map((d) => d.path),
+				['linked/x.txt'],
+				'the refused file stays listed',
+			);
 			assert.deepEqual(await tree(parent), [
 				'linked-folder',
 				'linked-folder/linked',
@@ -145,7 +176,19 @@ suite('Hostile server: agent changes never reach outside the linked folder (issu
 				'nothing sent to the agent',
 			);
 		} finally {
-			await vscode.commands.executeCommand('cloudAgents.changes.unlink', { link: answer.link });
+			await vscode.commands.executeCommand('cloudAgents.changes.unlink', { automation: true, link: answer.link });
 		}
+	});
+
+	test('the marker decides who hears of a failure: an automation caller gets the error, a click without it is shown it', async function () {
+		this.timeout(30_000);
+		await assert.rejects(
+			Promise.resolve(vscode.commands.executeCommand('cloudAgents.changes.refresh', { automation: true, link: 'no-such-link' })),
+			/No link no-such-link/,
+		);
+		// A plain object without the marker (what Source Control's menus and a resource's click pass) is
+		// a person's: the registry shows the error and the caller gets nothing back.
+		assert.equal(await vscode.commands.executeCommand('cloudAgents.changes.refresh', { link: 'no-such-link' }), undefined);
+		await vscode.commands.executeCommand('notifications.clearAll');
 	});
 });

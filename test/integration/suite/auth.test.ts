@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { accountLabel } from '../../../src/auth/accountLabel';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { counters, emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { counters, emu, restoreDevToken, testApi, waitFor, within, writtenText, signInAgainPrompts } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 
 interface DeviceRow {
@@ -133,17 +133,17 @@ suite('Auth', () => {
 
 	test('many 401s lead to one "sign in again" prompt until the next sign-in', async () => {
 		const unauthorized = Object.assign(new Error('token rejected'), { name: 'ApiError', status: 401, requestId: 'req_test' });
-		const before = api.recorder.unauthorizedPrompts;
+		const before = signInAgainPrompts(api);
 		for (let i = 0; i < 5; i++) {
 			assert.equal(api.session.reportError(unauthorized), true);
 		}
-		assert.equal(api.recorder.unauthorizedPrompts, before + 1);
+		assert.equal(signInAgainPrompts(api), before + 1);
 		assert.equal(api.session.reportError(Object.assign(new Error('nope'), { name: 'ApiError', status: 403 })), false);
 
 		await restoreDevToken();
 		api.session.reportError(unauthorized);
 		api.session.reportError(unauthorized);
-		assert.equal(api.recorder.unauthorizedPrompts, before + 2);
+		assert.equal(signInAgainPrompts(api), before + 2);
 	});
 
 	test('no token appears in any log, output channel or event file [variant]', async () => {

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { ApiError, CloudAgentsClient } from '../../../src/api';
 import { browserVerificationUrl, rejectedText } from '../../../src/auth/signIn';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { emu, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { emu, restoreDevToken, testApi, waitFor, within, writtenText, followedRunStatus } from '../support/cloudAgents';
 import { devToken, emulatorUrl } from '../support/env';
 
 /**
@@ -256,10 +256,10 @@ suite('Auth demo', () => {
 				}
 			});
 			try {
-				await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId });
+				await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId });
 				await waitFor(
 					'the run to be running',
-					async () => (/running/.test(api.runFollower.statusBar?.text ?? '') ? true : undefined),
+					async () => (/running/.test(followedRunStatus(api)?.text ?? '') ? true : undefined),
 					20_000,
 				);
 				assert.ok(api.runFollower.following.some((f) => f.runId === runId));
@@ -268,10 +268,10 @@ suite('Auth demo', () => {
 				await waitFor('following to stop', async () => (api.runFollower.following.length === 0 ? true : undefined));
 				await waitFor(
 					'the status bar to say signed out',
-					async () => (/signed out/i.test(api.runFollower.statusBar?.text ?? '') ? true : undefined),
+					async () => (/signed out/i.test(followedRunStatus(api)?.text ?? '') ? true : undefined),
 					5_000,
-				).catch(() => assert.fail(`status bar after sign-out: "${api.runFollower.statusBar?.text ?? ''}"`));
-				assert.doesNotMatch(api.runFollower.statusBar?.text ?? '', /running/);
+				).catch(() => assert.fail(`status bar after sign-out: "${followedRunStatus(api)?.text ?? ''}"`));
+				assert.doesNotMatch(followedRunStatus(api)?.text ?? '', /running/);
 				const seenWhileSignedOut = seqs.length;
 
 				assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: await freshKey() }), true);
@@ -284,7 +284,7 @@ suite('Auth demo', () => {
 						`following did not resume after signing in again (following: ${JSON.stringify(api.runFollower.following)})`,
 					),
 				);
-				assert.doesNotMatch(api.runFollower.statusBar?.text ?? '', /signed out/i);
+				assert.doesNotMatch(followedRunStatus(api)?.text ?? '', /signed out/i);
 				const cancelled = await emu(
 					'DELETE',
 					`/v2/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`,

@@ -71,7 +71,7 @@ async function waitForRunStatus(runId: string, statuses: string[], timeoutMs = 2
 
 /** Creates an agent through the command and waits until the emulator has it idle. */
 async function createIdleAgent(name: string): Promise<AgentBody> {
-	const agent = await run<AgentBody | undefined>('cloudAgents.agents.create', { name });
+	const agent = await run<AgentBody | undefined>('cloudAgents.agents.create', { automation: true, name });
 	assert.ok(agent?.id, 'the create command returned the agent');
 	await waitFor(`agent ${name} to become idle`, async () =>
 		(await state()).agents.find((a) => a.id === agent.id)?.status === 'idle' ? true : undefined,
@@ -154,7 +154,7 @@ suite('Commands', () => {
 		test('create adds the agent on the service (name trimmed) and to the Agents view [variant]', async function () {
 			this.timeout(20_000);
 			const name = `cmd-create-${Date.now()}`;
-			const agent = await run<AgentBody | undefined>('cloudAgents.agents.create', { name: `  ${name}  ` });
+			const agent = await run<AgentBody | undefined>('cloudAgents.agents.create', { automation: true, name: `  ${name}  ` });
 			assert.ok(agent);
 			created.push(agent.id);
 			const onService = (await state()).agents.find((a) => a.id === agent.id);
@@ -169,7 +169,7 @@ suite('Commands', () => {
 		test('create refuses a name over 255 bytes before sending anything', async function () {
 			const before = await mutations('agents.create');
 			const beforeRoute = await route('POST /v2/agents');
-			const result = await run<unknown>('cloudAgents.agents.create', { name: 'é'.repeat(128) });
+			const result = await run<unknown>('cloudAgents.agents.create', { automation: true, name: 'é'.repeat(128) });
 			assert.equal(result, undefined);
 			assert.equal(await mutations('agents.create'), before);
 			assert.equal(await route('POST /v2/agents'), beforeRoute, 'no request was sent');
@@ -180,6 +180,7 @@ suite('Commands', () => {
 			const agent = await createIdleAgent(`cmd-rename-${Date.now()}`);
 			created.push(agent.id);
 			const renamed = await run<AgentBody | undefined>('cloudAgents.agents.rename', {
+				automation: true,
 				agentId: agent.id,
 				name: 'Renamed by the test',
 			});
@@ -192,7 +193,7 @@ suite('Commands', () => {
 			const agent = await createIdleAgent(`cmd-delete-${Date.now()}`);
 			const runtimeId = (await state()).agents.find((a) => a.id === agent.id)?.runtime_id;
 			assert.ok(runtimeId);
-			const ok = await run<boolean>('cloudAgents.agents.delete', { agentId: agent.id, deleteRuntime: true });
+			const ok = await run<boolean>('cloudAgents.agents.delete', { automation: true, agentId: agent.id, deleteRuntime: true });
 			assert.equal(ok, true);
 			// The command returned only once the runtime disappeared from the listing.
 			const s = await state();
@@ -214,7 +215,7 @@ suite('Commands', () => {
 			this.timeout(30_000);
 			const agent = await createIdleAgent(`cmd-delete-keep-${Date.now()}`);
 			const runtimeId = (await state()).agents.find((a) => a.id === agent.id)?.runtime_id;
-			await run<boolean>('cloudAgents.agents.delete', { agentId: agent.id, deleteRuntime: false });
+			await run<boolean>('cloudAgents.agents.delete', { automation: true, agentId: agent.id, deleteRuntime: false });
 			const s = await state();
 			assert.equal(
 				s.agents.some((a) => a.id === agent.id),
@@ -263,7 +264,11 @@ suite('Commands', () => {
 
 		test('a prompt over 65,536 bytes is refused and no request is sent', async function () {
 			const before = await route(RUNS_ROUTE);
-			const result = await run<unknown>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'x'.repeat(65_537) });
+			const result = await run<unknown>('cloudAgents.runs.sendPrompt', {
+				automation: true,
+				agentId: agent.id,
+				prompt: 'x'.repeat(65_537),
+			});
 			assert.equal(result, undefined);
 			assert.equal(await route(RUNS_ROUTE), before, 'POST runs counter unchanged');
 		});
@@ -272,6 +277,7 @@ suite('Commands', () => {
 			this.timeout(30_000);
 			const before = await mutations('runs.create');
 			const sent = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				automation: true,
 				agentId: agent.id,
 				prompt: 'Say hello [[events:2]]',
 			});
@@ -288,7 +294,11 @@ suite('Commands', () => {
 
 		test('with a run active (409), onConflict "followUp" steers it: no second run [variant]', async function () {
 			this.timeout(30_000);
-			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', { agentId: agent.id, prompt: 'Hold on [[hold]]' });
+			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				automation: true,
+				agentId: agent.id,
+				prompt: 'Hold on [[hold]]',
+			});
 			assert.ok(held?.id);
 			await waitForRunStatus(held.id, ['running']);
 			const runsBefore = (await state()).runs.filter((r) => r.agent_id === agent.id).length;
@@ -297,6 +307,7 @@ suite('Commands', () => {
 			const followUpsBefore = await mutations('runs.follow_up');
 
 			const steered = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				automation: true,
 				agentId: agent.id,
 				prompt: 'Also check the README',
 				onConflict: 'followUp',
@@ -311,11 +322,13 @@ suite('Commands', () => {
 		test('with a run active, onConflict "cancelAndSend" cancels it, waits, then creates the run [variant]', async function () {
 			this.timeout(30_000);
 			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				automation: true,
 				agentId: agent.id,
 				prompt: 'Hold again [[hold]]',
 			});
 			assert.ok(held?.id);
 			const sent = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				automation: true,
 				agentId: agent.id,
 				prompt: 'Start over [[events:1]]',
 				onConflict: 'cancelAndSend',
@@ -330,6 +343,7 @@ suite('Commands', () => {
 		test('with a run active, onConflict "cancel" sends nothing [variant]', async function () {
 			this.timeout(30_000);
 			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				automation: true,
 				agentId: agent.id,
 				prompt: 'Hold once more [[hold]]',
 			});
@@ -338,6 +352,7 @@ suite('Commands', () => {
 			const creates = await mutations('runs.create');
 			const followUps = await mutations('runs.follow_up');
 			const result = await run<unknown>('cloudAgents.runs.sendPrompt', {
+				automation: true,
 				agentId: agent.id,
 				prompt: 'never sent',
 				onConflict: 'cancel',
@@ -351,14 +366,19 @@ suite('Commands', () => {
 		test('cancel sets the run cancelled; resume starts a new run in the same session [variant]', async function () {
 			this.timeout(30_000);
 			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				automation: true,
 				agentId: agent.id,
 				prompt: 'Wait for me [[hold]]',
 			});
 			assert.ok(held?.id);
-			await run('cloudAgents.runs.cancel', { agentId: agent.id, runId: held.id });
+			await run('cloudAgents.runs.cancel', { automation: true, agentId: agent.id, runId: held.id });
 			const cancelled = await waitForRunStatus(held.id, ['cancelled']);
 
-			const resumed = await run<RunBody | undefined>('cloudAgents.runs.resume', { agentId: agent.id, runId: held.id });
+			const resumed = await run<RunBody | undefined>('cloudAgents.runs.resume', {
+				automation: true,
+				agentId: agent.id,
+				runId: held.id,
+			});
 			assert.ok(resumed?.id);
 			assert.notEqual(resumed.id, held.id);
 			const onService = await runOf(resumed.id);
@@ -372,6 +392,7 @@ suite('Commands', () => {
 			const runs = (await state()).runs.filter((r) => r.agent_id === agent.id && r.status === 'succeeded');
 			const parent = runs[runs.length - 1]!;
 			const next = await run<RunBody | undefined>('cloudAgents.runs.followUp', {
+				automation: true,
 				agentId: agent.id,
 				runId: parent.id,
 				prompt: 'And now the tests [[events:1]]',
@@ -386,7 +407,11 @@ suite('Commands', () => {
 			this.timeout(20_000);
 			const done = (await state()).runs.find((r) => r.agent_id === agent.id && r.status === 'succeeded' && r.result);
 			assert.ok(done?.result);
-			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: done.id });
+			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', {
+				automation: true,
+				agentId: agent.id,
+				runId: done.id,
+			});
 			const start = (done.prompt ?? '').slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 			assertRecord(doc, new RegExp(`^/Result — (${agent.name}|${agent.id}): ${start}`), `runs/${agent.id}/${done.id}`);
 			await assertShown(doc, 'preview');
@@ -409,6 +434,7 @@ suite('Commands', () => {
 		test('open result again after the run changed shows the fresh record in the same document [variant]', async function () {
 			this.timeout(30_000);
 			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+				automation: true,
 				agentId: agent.id,
 				prompt: 'Hold for the record [[hold]]',
 			});
@@ -416,14 +442,22 @@ suite('Commands', () => {
 			await waitForRunStatus(held.id, ['running']);
 			const title = new RegExp(`^/Result — (${agent.name}|${agent.id}): Hold for the record \\[\\[hold\\]\\]$`);
 			const key = `runs/${agent.id}/${held.id}`;
-			const first = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: held.id });
+			const first = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', {
+				automation: true,
+				agentId: agent.id,
+				runId: held.id,
+			});
 			assertRecord(first, title, key);
 			await assertShown(first, 'preview');
 			assert.ok(first.getText().includes(`- Status: ${words().run.held}\n`), first.getText());
 
-			await run('cloudAgents.runs.cancel', { agentId: agent.id, runId: held.id });
+			await run('cloudAgents.runs.cancel', { automation: true, agentId: agent.id, runId: held.id });
 			await waitForRunStatus(held.id, ['cancelled']);
-			const second = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', { agentId: agent.id, runId: held.id });
+			const second = await run<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', {
+				automation: true,
+				agentId: agent.id,
+				runId: held.id,
+			});
 			assertRecord(second, title, key);
 			await assertShown(second, 'preview');
 			assert.equal(second, first, 'the same document, updated in place');
@@ -466,6 +500,7 @@ suite('Commands', () => {
 			const file = join(dir, 'notes.txt');
 			await writeFile(file, content);
 			const artifact = await run<ArtifactBody | undefined>('cloudAgents.artifacts.upload', {
+				automation: true,
 				agentId: agent.id,
 				runId,
 				file,
@@ -490,6 +525,7 @@ suite('Commands', () => {
 			);
 
 			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.artifacts.open', {
+				automation: true,
 				agentId: agent.id,
 				artifactId: artifact.id,
 			});
@@ -499,10 +535,14 @@ suite('Commands', () => {
 			assert.equal(doc.languageId, 'plaintext');
 
 			const target = join(dir, 'saved.txt');
-			await run('cloudAgents.artifacts.save', { agentId: agent.id, artifactId: artifact.id, target });
+			await run('cloudAgents.artifacts.save', { automation: true, agentId: agent.id, artifactId: artifact.id, target });
 			assert.equal(await readFile(target, 'utf8'), content);
 
-			const deleted = await run<boolean>('cloudAgents.artifacts.delete', { agentId: agent.id, artifactId: artifact.id });
+			const deleted = await run<boolean>('cloudAgents.artifacts.delete', {
+				automation: true,
+				agentId: agent.id,
+				artifactId: artifact.id,
+			});
 			assert.equal(deleted, true);
 			assert.equal(
 				(await state()).artifacts.some((a) => a.id === artifact.id),
@@ -521,10 +561,19 @@ suite('Commands', () => {
 			);
 			const file = join(dir, 'dot.png');
 			await writeFile(file, png);
-			const artifact = await run<ArtifactBody | undefined>('cloudAgents.artifacts.upload', { agentId: agent.id, runId, file });
+			const artifact = await run<ArtifactBody | undefined>('cloudAgents.artifacts.upload', {
+				automation: true,
+				agentId: agent.id,
+				runId,
+				file,
+			});
 			assert.equal(artifact?.name, 'dot.png');
 			assert.equal((await state()).artifacts.find((a) => a.id === artifact.id)?.media_type, 'image/png');
-			const opened = await run<vscode.Uri | undefined>('cloudAgents.artifacts.open', { agentId: agent.id, artifactId: artifact.id });
+			const opened = await run<vscode.Uri | undefined>('cloudAgents.artifacts.open', {
+				automation: true,
+				agentId: agent.id,
+				artifactId: artifact.id,
+			});
 			assert.ok(opened instanceof vscode.Uri, 'opened from a URI');
 			// Issue 12, item 8: no breadcrumbs into global storage; the path is the artifact's name only.
 			assert.equal(opened.scheme, 'cloud-agents-image');
@@ -538,7 +587,7 @@ suite('Commands', () => {
 				'the image preview shows it',
 			);
 			await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(opened, new Uint8Array([1]))), 'read-only');
-			await run('cloudAgents.artifacts.delete', { agentId: agent.id, artifactId: artifact.id });
+			await run('cloudAgents.artifacts.delete', { automation: true, agentId: agent.id, artifactId: artifact.id });
 			await closeEditors();
 		});
 
@@ -547,7 +596,13 @@ suite('Commands', () => {
 			await writeFile(file, 'x');
 			const before = await mutations('artifacts.create');
 			const beforeRoute = await route('POST /v2/agents/{agent_id}/artifacts');
-			const result = await run<unknown>('cloudAgents.artifacts.upload', { agentId: agent.id, runId, file, name: '../escape' });
+			const result = await run<unknown>('cloudAgents.artifacts.upload', {
+				automation: true,
+				agentId: agent.id,
+				runId,
+				file,
+				name: '../escape',
+			});
 			assert.equal(result, undefined);
 			assert.equal(await mutations('artifacts.create'), before);
 			assert.equal(await route('POST /v2/agents/{agent_id}/artifacts'), beforeRoute);
@@ -562,7 +617,7 @@ suite('Commands', () => {
 			this.timeout(20_000);
 			const runtime = (await resumable())[0];
 			assert.ok(runtime, 'the demo seed has a paused or suspended runtime');
-			const resumed = await run<RuntimeBody | undefined>('cloudAgents.runtimes.resume', { runtimeId: runtime.id });
+			const resumed = await run<RuntimeBody | undefined>('cloudAgents.runtimes.resume', { automation: true, runtimeId: runtime.id });
 			assert.equal(resumed?.revision, runtime.revision + 1);
 			assert.equal((await state()).runtimes.find((r) => r.id === runtime.id)?.revision, runtime.revision + 1);
 		});
@@ -574,6 +629,7 @@ suite('Commands', () => {
 			const reads = await route('GET /v2/runtimes');
 			const resumes = await route('POST /v2/runtimes/{runtime_id}/resume');
 			const resumed = await run<RuntimeBody | undefined>('cloudAgents.runtimes.resume', {
+				automation: true,
 				runtimeId: runtime.id,
 				expectedRevision: runtime.revision - 1,
 				onConflict: 'retry',
@@ -590,7 +646,10 @@ suite('Commands', () => {
 			// A runtime that is not changing status, so the record stays the same while the test reads it.
 			const runtime = s.runtimes.find((r) => (r.vnc_credentials?.length ?? 0) > 0 && r.status === r.desired_status);
 			assert.ok(runtime);
-			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', { runtimeId: runtime.id });
+			const doc = await run<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', {
+				automation: true,
+				runtimeId: runtime.id,
+			});
 			assertRecord(doc, `Runtime ${runtime.display_name}`, `runtimes/${runtime.id}`);
 			await assertShown(doc);
 			assert.equal(doc.languageId, 'json');
@@ -604,6 +663,7 @@ suite('Commands', () => {
 				'the whole record as the service returns it',
 			);
 			const credentials = await run<Array<{ id: string }>>('cloudAgents.runtimes.listVncCredentials', {
+				automation: true,
 				runtimeId: runtime.id,
 				quiet: true,
 			});

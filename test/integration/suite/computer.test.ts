@@ -38,12 +38,12 @@ suite('Computer panel (in the extension host)', () => {
 		const { agents, computer_sessions: before } = await state();
 		const agent = agents.find((a) => a.name === 'Docs writer');
 		assert.ok(agent, 'the demo seed has the docs agent (runtime running)');
-		await vscode.commands.executeCommand('cloudAgents.agents.openComputer', { agentId: agent.id });
+		await vscode.commands.executeCommand('cloudAgents.agents.openComputer', { automation: true, agentId: agent.id });
 		const tab = await waitFor('the computer panel', async () => computerTabs().find((t) => t.label === `Computer — ${agent.name}`));
 		const mine = (await state()).computer_sessions.filter((s) => s.agent_id === agent.id);
 		assert.equal(mine.length, before.filter((s) => s.agent_id === agent.id).length + 1, 'one session minted');
 
-		await vscode.commands.executeCommand('cloudAgents.agents.openComputer', { agentId: agent.id });
+		await vscode.commands.executeCommand('cloudAgents.agents.openComputer', { automation: true, agentId: agent.id });
 		assert.equal(computerTabs().length, 1, 'a second Open Computer reveals the open panel');
 		assert.equal((await state()).computer_sessions.filter((s) => s.agent_id === agent.id).length, mine.length, 'and mints no session');
 
@@ -61,7 +61,7 @@ suite('Computer panel (in the extension host)', () => {
 			rules: [{ method: 'POST', route: '/v2/agents/{agent_id}/computer-sessions', status: 409, count: 1 }],
 		});
 		try {
-			await vscode.commands.executeCommand('cloudAgents.agents.openComputer', { agentId: agent.id });
+			await vscode.commands.executeCommand('cloudAgents.agents.openComputer', { automation: true, agentId: agent.id });
 		} finally {
 			await emu('DELETE', '/_emulator/faults');
 		}

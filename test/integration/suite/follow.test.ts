@@ -14,6 +14,8 @@ import {
 	waitFor,
 	within,
 	writtenText,
+	endOfRunNotices,
+	storedEvents,
 } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 
@@ -54,7 +56,7 @@ suite('Run following', () => {
 		});
 		assert.equal(fault.status, 200, JSON.stringify(fault.body));
 		const connectionsBefore = (await counters()).requests.by_route[EVENTS_ROUTE] ?? 0;
-		const notificationsBefore = api.recorder.notificationsShown;
+		const notificationsBefore = endOfRunNotices(api).length;
 		const run = await startRun('[[events:25]] [[delay:20]] follow through drops');
 		const received: number[] = [];
 		const sub = api.runFollower.onDidReceiveEvent((e) => {
@@ -63,7 +65,7 @@ suite('Run following', () => {
 			}
 		});
 		try {
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
 			const outcome = await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000);
 			assert.equal(outcome.status, words().run.succeeded);
 		} finally {
@@ -72,7 +74,7 @@ suite('Run following', () => {
 		await emu('DELETE', '/_emulator/faults');
 
 		const expected = (await emulatorEvents(run)).map((e) => [e.seq, e.type]);
-		const stored = (await api.runFollower.storedEvents(agentId, run.id)).map((e) => [e.seq, e.type]);
+		const stored = (await storedEvents(api, agentId, run.id)).map((e) => [e.seq, e.type]);
 		assert.ok(expected.length > 25, `the emulator has only ${expected.length} events`);
 		assert.deepEqual(stored, expected, "the event file differs from the emulator's events");
 		assert.deepEqual(
@@ -85,28 +87,28 @@ suite('Run following', () => {
 		}
 		const connections = ((await counters()).requests.by_route[EVENTS_ROUTE] ?? 0) - connectionsBefore;
 		assert.ok(connections >= 3, `only ${connections} stream connection(s): the drops did not happen`);
-		assert.equal(api.runFollower.wasNotified(run.id), true);
-		assert.equal(api.recorder.notificationsShown, notificationsBefore + 1);
+		assert.equal(api.recorder.wasNotified(run.id), true);
+		assert.equal(endOfRunNotices(api).length, notificationsBefore + 1);
 		await api.runFollower.forget(agentId, run.id);
 	});
 
 	test('reopening a run shows its history from disk without fetching it again, and announces it once', async function () {
 		this.timeout(45_000);
 		const run = await startRun('[[events:5]] reopen');
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
 		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000)).status, words().run.succeeded);
-		const first = await api.runFollower.storedEvents(agentId, run.id);
+		const first = await storedEvents(api, agentId, run.id);
 		await api.runFollower.forget(agentId, run.id);
-		const notifications = api.recorder.notificationsShown;
+		const notifications = endOfRunNotices(api).length;
 		const connections = (await counters()).requests.by_route[EVENTS_ROUTE] ?? 0;
 
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
 		const outcome = await api.runFollower.whenDone(agentId, run.id);
 
 		assert.equal(outcome.status, words().run.succeeded);
 		assert.equal((await counters()).requests.by_route[EVENTS_ROUTE] ?? 0, connections, 'the events were fetched again');
-		assert.deepEqual(await api.runFollower.storedEvents(agentId, run.id), first, 'the event file changed');
-		assert.equal(api.recorder.notificationsShown, notifications, 'the end of the run was announced twice');
+		assert.deepEqual(await storedEvents(api, agentId, run.id), first, 'the event file changed');
+		assert.equal(endOfRunNotices(api).length, notifications, 'the end of the run was announced twice');
 		await api.runFollower.forget(agentId, run.id);
 	});
 
@@ -114,16 +116,14 @@ suite('Run following', () => {
 		this.timeout(45_000);
 		const run = await startRun('[[hold]] stop following');
 		try {
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
-			await waitFor('a first event', async () =>
-				(await api.runFollower.storedEvents(agentId, run.id)).length > 0 ? true : undefined,
-			);
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+			await waitFor('a first event', async () => ((await storedEvents(api, agentId, run.id)).length > 0 ? true : undefined));
 			assert.equal(
 				api.runFollower.following.some((f) => f.runId === run.id),
 				true,
 			);
 
-			await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { automation: true, agentId, runId: run.id });
 			const outcome = await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000);
 
 			assert.equal(outcome.reason, 'stopped');
@@ -139,14 +139,14 @@ suite('Run following', () => {
 			);
 			assert.ok(cancelled.status < 300, `cancel answered ${cancelled.status}`);
 
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
 			assert.equal(
 				(await within('the cancelled run to end', api.runFollower.whenDone(agentId, run.id), 20_000)).status,
 				words().run.cancelled,
 			);
 			const expected = (await emulatorEvents(run)).map((e) => e.seq);
 			assert.deepEqual(
-				(await api.runFollower.storedEvents(agentId, run.id)).map((e) => e.seq),
+				(await storedEvents(api, agentId, run.id)).map((e) => e.seq),
 				expected,
 			);
 		} finally {

@@ -19,6 +19,10 @@ import {
 	waitFor,
 	within,
 	writtenText,
+	endOfRunNotices,
+	followedRunStatus,
+	signInAgainPrompts,
+	storedEvents,
 } from '../support/cloudAgents';
 import { devToken, words } from '../support/env';
 
@@ -76,7 +80,7 @@ suite('Run following through outages', () => {
 	async function assertEveryEventOnce(run: RunBody, received: number[], what: string): Promise<Array<[number, string]>> {
 		const expected = await emulatorEvents(run);
 		assert.deepEqual(
-			(await api.runFollower.storedEvents(agentId, run.id)).map((e: EventRecord) => [e.seq, e.type]),
+			(await storedEvents(api, agentId, run.id)).map((e: EventRecord) => [e.seq, e.type]),
 			expected,
 			"the event file differs from the emulator's events",
 		);
@@ -115,18 +119,18 @@ suite('Run following through outages', () => {
 		// The run goes on through the outage (40 events 250 ms apart); the stream's reconnects wait 1, 2,
 		// 4, 8 s…: several fail before the outage ends, and one after it brings the rest.
 		const run = await startRun(`[[ticks:${TICKS}]] [[delay:250]] through an outage`);
-		const notificationsBefore = api.recorder.notificationsShown;
+		const notificationsBefore = endOfRunNotices(api).length;
 		const received: number[] = [];
 		const sub = api.runFollower.onDidReceiveEvent((e) => {
 			if (e.runId === run.id) received.push(e.event.seq);
 		});
 		const statusTexts = new Set<string>();
 		const poll = setInterval(() => {
-			const text = api.runFollower.statusBar?.text;
+			const text = followedRunStatus(api)?.text;
 			if (text !== undefined) statusTexts.add(text);
 		}, 200);
 		try {
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
 			await waitFor('ten events', async () => (received.length >= 10 ? true : undefined));
 			const on = await admin<{ active: boolean; ends_at: string }>(adminUrl, 'POST', '/outage', {
 				mode: 'refuse',
@@ -134,9 +138,9 @@ suite('Run following through outages', () => {
 			});
 			assert.equal(on.active, true);
 			await waitFor('the status bar to say reconnecting', async () =>
-				api.runFollower.statusBar?.text.includes('reconnecting') && api.runFollower.statusRunInfo?.reconnecting ? true : undefined,
+				followedRunStatus(api)?.text.includes('reconnecting') && api.runFollower.statusRunInfo?.reconnecting ? true : undefined,
 			);
-			assert.match(api.runFollower.statusBar?.text ?? '', /^\$\(sync~spin\) .*: reconnecting$/);
+			assert.match(followedRunStatus(api)?.text ?? '', /^\$\(sync~spin\) .*: reconnecting$/);
 			assert.equal(api.runFollower.isFollowed(agentId, run.id), true, 'still followed during the outage');
 			const outcome = await within('the run to end after the outage', api.runFollower.whenDone(agentId, run.id), 60_000);
 			assert.equal(outcome.status, words().run.succeeded);
@@ -153,7 +157,7 @@ suite('Run following through outages', () => {
 		assert.equal((text.match(/connected again after/g) ?? []).length, 1, 'one line when it ended');
 		assert.ok([...statusTexts].some((t) => t.endsWith(': reconnecting')));
 		// The end of the run announced once (the outage asked for nothing).
-		assert.equal(api.recorder.notificationsShown, notificationsBefore + 1);
+		assert.equal(endOfRunNotices(api).length, notificationsBefore + 1);
 		await api.runFollower.forget(agentId, run.id);
 	});
 
@@ -162,25 +166,25 @@ suite('Run following through outages', () => {
 		const key = await admin<{ api_key: string }>(adminUrl, 'POST', '/keys');
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: key.api_key }), true);
 		const run = await startRun('[[ticks:80]] [[delay:200]] revoked during an outage');
-		const promptsBefore = api.recorder.unauthorizedPrompts;
+		const promptsBefore = signInAgainPrompts(api);
 		const received: number[] = [];
 		const sub = api.runFollower.onDidReceiveEvent((e) => {
 			if (e.runId === run.id) received.push(e.event.seq);
 		});
 		try {
-			await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.id });
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
 			await waitFor('five events', async () => (received.length >= 5 ? true : undefined));
 			await admin(adminUrl, 'POST', '/outage', { mode: 'refuse', seconds: 4 });
 			await admin(adminUrl, 'POST', '/tokens/revoke', { token: key.api_key });
 			const paused = await within('following to pause on the 401', api.runFollower.whenDone(agentId, run.id), 60_000);
 			assert.equal(paused.reason, 'unauthorized');
-			assert.equal(api.recorder.unauthorizedPrompts, promptsBefore + 1, 'one sign-in prompt');
+			assert.equal(signInAgainPrompts(api), promptsBefore + 1, 'one sign-in prompt');
 			assert.equal(api.runFollower.isFollowed(agentId, run.id), false);
-			assert.match(api.runFollower.statusBar?.text ?? '', /sign in to resume/);
+			assert.match(followedRunStatus(api)?.text ?? '', /sign in to resume/);
 			const before = received.length;
 			// The run goes on meanwhile; nothing else prompts again.
 			await new Promise((r) => setTimeout(r, 3_000));
-			assert.equal(api.recorder.unauthorizedPrompts, promptsBefore + 1, 'still one prompt');
+			assert.equal(signInAgainPrompts(api), promptsBefore + 1, 'still one prompt');
 			assert.equal(received.length, before, 'nothing arrives while paused');
 
 			await restoreDevToken(); // Signing in is the only action.
@@ -194,7 +198,7 @@ suite('Run following through outages', () => {
 		}
 		await assertEveryEventOnce(run, received, 'every event once, in order, across the pause');
 		assertTicksOnce(await channelText(run), 80);
-		assert.equal(api.recorder.unauthorizedPrompts, promptsBefore + 1);
+		assert.equal(signInAgainPrompts(api), promptsBefore + 1);
 		await api.runFollower.forget(agentId, run.id);
 	});
 });

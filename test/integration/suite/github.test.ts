@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 
 /**
@@ -78,6 +78,7 @@ suite('GitHub requests and bindings', () => {
 		assert.ok(first, 'a pending request');
 		const req = s.github_requests.find((r) => first.id?.endsWith(r.request_id))!;
 		const url = await run<string>('cloudAgents.github.authorize', {
+			automation: true,
 			requestId: req.request_id,
 			confirm: false,
 			dryRun: true,
@@ -99,6 +100,7 @@ suite('GitHub requests and bindings', () => {
 			.map((b) => ({ repository_id: b.repository_id, branch: b.branch }));
 		wanted.push({ repository_id: 990001, branch: 'feature/surf' });
 		const result = await run<Array<{ repository_id: number; branch: string; sort_order: number }>>('cloudAgents.github.editBindings', {
+			automation: true,
 			runtimeId: rt.id,
 			repositories: wanted,
 			quiet: true,
@@ -118,6 +120,7 @@ suite('GitHub requests and bindings', () => {
 		await assert.rejects(
 			Promise.resolve(
 				run('cloudAgents.github.editBindings', {
+					automation: true,
 					runtimeId: rt.id,
 					repositories: [{ repository_id: 5, branch: 'bad..name' }],
 					quiet: true,
@@ -129,6 +132,7 @@ suite('GitHub requests and bindings', () => {
 		await assert.rejects(
 			Promise.resolve(
 				run('cloudAgents.github.editBindings', {
+					automation: true,
 					runtimeId: rt.id,
 					repositories: [...wanted, wanted[0]],
 					quiet: true,
@@ -145,6 +149,7 @@ suite('GitHub requests and bindings', () => {
 		await assert.rejects(
 			Promise.resolve(
 				run('cloudAgents.github.editBindings', {
+					automation: true,
 					runtimeId: rt.id,
 					repositories: [{ repository_id: 77, branch: 'main' }],
 					quiet: true,

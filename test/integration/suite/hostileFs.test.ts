@@ -9,10 +9,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { parseWorkspaceUri, workspaceUri } from '../../../src/fs/workspaceFs';
+import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { AGENT_ID, agent, artifact } from '../../hostile/fixtures';
 import { type HostileServer, type RouteHandler, json } from '../../hostile/server';
-import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from '../../unit/fs/hostileWorkspace';
+import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
 import { testApi } from '../support/cloudAgents';
 import { type HostileSession, useHostileServer } from '../support/hostile';
 
@@ -84,6 +84,7 @@ suite('Hostile server: local files and the agent workspace', () => {
 			},
 		);
 		const written = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.artifacts.open', {
+			automation: true,
 			agentId: AGENT_ID,
 			artifactId: 'art_hostile0001',
 		});
@@ -169,6 +170,7 @@ suite('Hostile server: local files and the agent workspace', () => {
 			],
 		});
 		const opened = await vscode.commands.executeCommand<vscode.Uri | undefined>('cloudAgents.workspace.search', {
+			automation: true,
 			agentId: AGENT_ID,
 			query: 'needle',
 			pick: 0,

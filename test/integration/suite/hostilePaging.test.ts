@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { AGENT_ID, agent } from '../../hostile/fixtures';
 import { type HostileServer, type Scenario, json } from '../../hostile/server';
 import { testApi, waitFor } from '../support/cloudAgents';

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { describeError, requestIdOf } from '../../../src/util/errors';
 import { AGENT_ID, RUN_ID, agent, run } from '../../hostile/fixtures';
 import { errorEnvelope, json, sseStart } from '../../hostile/server';
@@ -132,6 +132,7 @@ suite('Hostile server text in the UI', () => {
 	test('a run result with command links opens as a Markdown record whose link syntax is escaped', async function () {
 		this.timeout(20_000);
 		const doc = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', {
+			automation: true,
 			agentId: AGENT_ID,
 			runId: RUN_OK,
 		});
@@ -148,7 +149,7 @@ suite('Hostile server text in the UI', () => {
 
 	test("an event type with a line break cannot forge a header line in the run's output", async function () {
 		this.timeout(30_000);
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId: AGENT_ID, runId: RUN_OK });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId: AGENT_ID, runId: RUN_OK });
 		const outcome = await within('following the hostile run to end', api.runFollower.whenDone(AGENT_ID, RUN_OK), 20_000);
 		assert.equal(outcome.status, 'succeeded');
 		const written = await writtenText(api);

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { LazyFeatures, type LoadedFeatures } from '../../../src/shell/lazy';
-import { encodeAgentAuthority } from '../../../src/fs/agentUri';
-import { LazyFileSystemProvider } from '../../../src/fs/lazyProvider';
+import { encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
+import { LazyFileSystemProvider } from '../../../src/workspace/fs/lazyProvider';
 import { COMMAND_IDS, FS_SCHEME } from '../../../src/ids';
 import type { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
 import type { ToolHandlers } from '../../../src/chat/lazyTools';
@@ -14,8 +14,6 @@ function loadedWith(disposables: vscode.Disposable[]): LoadedFeatures {
 		disposables,
 		restorePanel: async () => undefined,
 		openRunResult: async () => undefined,
-		exportSavings: async () => '',
-		changesShown: () => undefined,
 		workspace: undefined as unknown as WorkspaceFeature,
 		chatTools: undefined as unknown as ToolHandlers,
 	};
@@ -125,14 +123,14 @@ suite('Commands loaded on first use', () => {
 			'every stand-in was replaced by a real command',
 		);
 		assert.ok(
-			new Set(await vscode.commands.getCommands(false)).has('_cloudAgents.savings.exportTo'),
+			new Set(await vscode.commands.getCommands(false)).has('_cloudAgents.chat.prepare'),
 			"the loaded code's test seam is there",
 		);
 	});
 });
 
 /**
- * The `cloud-agent:` file system is registered at activation as a stand-in (src/fs/lazyProvider.ts)
+ * The `cloud-agent:` file system is registered at activation as a stand-in (src/workspace/fs/lazyProvider.ts)
  * that loads the workspace feature (with the commands, dist/features.js) on VS Code's first call
  * and hands it every call. Here under a scheme of its own, over a provider that keeps files in a map.
  */

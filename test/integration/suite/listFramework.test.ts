@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import type { Agent, Runtime, VncCredential } from '../../../src/api';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import type { ListContext, ListDescriptor } from '../../../src/views/descriptor';
-import { DescriptorTreeProvider, RecordNode } from '../../../src/views/listTree';
+import { DescriptorTreeProvider } from '../../../src/views/listTree';
+import { RecordNode } from '../../../src/views/rows';
 import type { ListHost } from '../../../src/views/listTree';
 import { runtimesList } from '../../../src/resources/runtimes';
 import { emu, restoreDevToken, testApi } from '../support/cloudAgents';
@@ -191,6 +192,7 @@ suite('List descriptors: subtrees and command targets', () => {
 		assert.ok(byString, "a string argument opened the runtime's details");
 		assert.equal((JSON.parse(byString.getText()) as Runtime).id, runtime.id);
 		const byObject = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', {
+			automation: true,
 			runtimeId: runtime.id,
 		});
 		assert.equal((JSON.parse(byObject!.getText()) as Runtime).id, runtime.id);

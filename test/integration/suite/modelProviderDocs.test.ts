@@ -27,9 +27,17 @@ const provider = async (): Promise<Provider> =>
 
 /** Opens the provider as the service has it now (an unsaved edit is replaced). */
 const edit = (): Thenable<vscode.TextDocument> =>
-	vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.modelProviders.edit', { providerId: 'mp_openai', rethrow: true });
+	vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.modelProviders.edit', {
+		automation: true,
+		providerId: 'mp_openai',
+		rethrow: true,
+	});
 const save = (doc: vscode.TextDocument): Thenable<SaveResult> =>
-	vscode.commands.executeCommand<SaveResult>('cloudAgents.modelProviders.save', { uri: doc.uri.toString(), rethrow: true });
+	vscode.commands.executeCommand<SaveResult>('cloudAgents.modelProviders.save', {
+		automation: true,
+		uri: doc.uri.toString(),
+		rethrow: true,
+	});
 /** A comment line before the configuration, if the document has one (kept by `replaceText`). */
 const headerOf = (doc: vscode.TextDocument): string => /^\/\/[^\n]*\n/.exec(doc.getText())?.[0] ?? '';
 /** The configuration the document holds. */

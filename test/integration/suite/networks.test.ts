@@ -13,11 +13,11 @@ import * as assert from 'node:assert/strict';
 import * as tls from 'node:tls';
 import { Agent, request } from 'undici';
 import * as vscode from 'vscode';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { FS_SCHEME } from '../../../src/ids';
 import { startProxy, type TestProxy } from '../../support/proxy';
-import { createIdleAgent, restoreDevToken, testApi, waitFor, within, writtenText } from '../support/cloudAgents';
+import { createIdleAgent, restoreDevToken, testApi, waitFor, within, writtenText, storedEvents } from '../support/cloudAgents';
 import { type NetworkFixtures, devToken, emulatorUrl, networkFixtures, words } from '../support/env';
 import { type TlsFront, startTlsFront } from '../support/tlsFront';
 
@@ -118,10 +118,10 @@ suite('Networks: proxies and certificates', function () {
 		const run = await emulator<{ id: string }>('POST', `/v2/agents/${encodeURIComponent(agentId)}/runs`, { prompt }, devToken());
 		assert.equal(run.status, 202, JSON.stringify(run.body));
 		followed.push(run.body.id);
-		await vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId, runId: run.body.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.body.id });
 		const outcome = await within('the followed run to end', api.runFollower.whenDone(agentId, run.body.id), 40_000);
 		assert.equal(outcome.status, words().run.succeeded, JSON.stringify(outcome));
-		return (await api.runFollower.storedEvents(agentId, run.body.id)).length;
+		return (await storedEvents(api, agentId, run.body.id)).length;
 	}
 
 	/** Every CONNECT the proxy saw went to the front with the right credentials; the token never crossed it in clear. */

@@ -62,7 +62,7 @@ suite('Platform commands', () => {
 	test('Check Connection: HEAD /healthz then /v2/me, round trips and who is signed in [variant]', async () => {
 		const heads = await route('HEAD /healthz');
 		const mes = await route('GET /v2/me');
-		const report = await run<ConnectionReport>('cloudAgents.checkConnection', { quiet: true });
+		const report = await run<ConnectionReport>('cloudAgents.checkConnection', { automation: true, quiet: true });
 		assert.equal(report.reachable, true);
 		assert.equal(report.signedIn, true);
 		assert.equal(report.account, 'Ada Lovelace');
@@ -76,7 +76,7 @@ suite('Platform commands', () => {
 		const gets = await route('GET /healthz');
 		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'HEAD', route: '/healthz', status: 405 }] });
 		try {
-			const report = await run<ConnectionReport>('cloudAgents.checkConnection', { quiet: true });
+			const report = await run<ConnectionReport>('cloudAgents.checkConnection', { automation: true, quiet: true });
 			assert.equal(report.reachable, true, report.error);
 			assert.equal(await route('GET /healthz'), gets + 1, 'one GET /healthz after the refused HEAD');
 		} finally {
@@ -89,7 +89,7 @@ suite('Platform commands', () => {
 		await config.update('apiUrl', 'http://127.0.0.1:9', vscode.ConfigurationTarget.Global);
 		try {
 			await waitFor('the new API URL', async () => ((await testApi()).session.apiUrl === 'http://127.0.0.1:9' ? true : undefined));
-			const report = await run<ConnectionReport>('cloudAgents.checkConnection', { quiet: true });
+			const report = await run<ConnectionReport>('cloudAgents.checkConnection', { automation: true, quiet: true });
 			assert.equal(report.reachable, false);
 			assert.equal(report.healthMs, undefined);
 			assert.ok(report.error && report.error.length > 0, 'says why');
@@ -118,6 +118,7 @@ suite('Platform commands', () => {
 			await setKnownHostsFile(file);
 			const { publicKey } = await emulatorPublicKey();
 			const first = await run<{ file: string; line: string; result: string }>('cloudAgents.ssh.addGatewayHostKeyToKnownHosts', {
+				automation: true,
 				confirm: false,
 				quiet: true,
 			});
@@ -128,7 +129,11 @@ suite('Platform commands', () => {
 			if (process.platform !== 'win32') {
 				assert.equal((await stat(file)).mode & 0o777, 0o600);
 			}
-			const second = await run<{ result: string }>('cloudAgents.ssh.addGatewayHostKeyToKnownHosts', { confirm: false, quiet: true });
+			const second = await run<{ result: string }>('cloudAgents.ssh.addGatewayHostKeyToKnownHosts', {
+				automation: true,
+				confirm: false,
+				quiet: true,
+			});
 			assert.equal(second.result, 'present');
 			assert.equal(await readFile(file, 'utf8'), expected, 'no duplicate line');
 		});
@@ -157,7 +162,7 @@ suite('Platform commands', () => {
 		});
 
 		test('Open Secret by Name or ID… shows the masked metadata and the TTL, never the value [variant]', async () => {
-			const secret = await run<Record<string, unknown>>('cloudAgents.secrets.open', { secret: name });
+			const secret = await run<Record<string, unknown>>('cloudAgents.secrets.open', { automation: true, secret: name });
 			assert.equal(secret.display_name, name);
 			const doc = vscode.window.activeTextEditor?.document;
 			assert.ok(doc && doc.uri.scheme === RECORD_SCHEME, 'a read-only record is shown');
@@ -171,13 +176,17 @@ suite('Platform commands', () => {
 			} else {
 				assert.equal(shown.value_preview, null, 'the variant sends no preview');
 			}
-			const byId = await run<Record<string, unknown>>('cloudAgents.secrets.open', { secretId: secret.id, quiet: true });
+			const byId = await run<Record<string, unknown>>('cloudAgents.secrets.open', {
+				automation: true,
+				secretId: secret.id,
+				quiet: true,
+			});
 			assert.equal(byId.display_name, name);
 		});
 
 		test('Open Secret by Name or ID… explains a name that matches nothing [variant]', async () => {
 			await assert.rejects(
-				run('cloudAgents.secrets.open', { secret: 'no-such-secret-anywhere', rethrow: true }),
+				run('cloudAgents.secrets.open', { automation: true, secret: 'no-such-secret-anywhere', rethrow: true }),
 				/No secret is called "no-such-secret-anywhere"/,
 			);
 		});
@@ -185,7 +194,12 @@ suite('Platform commands', () => {
 		test('Delete Secret… removes it from the service [variant]', async () => {
 			const before = (await emu<StateSecrets>('GET', '/_emulator/state')).body.secrets;
 			assert.ok(before.some((s) => s.display_name === name));
-			const deleted = await run<Record<string, unknown>>('cloudAgents.secrets.delete', { secret: name, confirm: false, quiet: true });
+			const deleted = await run<Record<string, unknown>>('cloudAgents.secrets.delete', {
+				automation: true,
+				secret: name,
+				confirm: false,
+				quiet: true,
+			});
 			assert.equal(deleted.display_name, name);
 			const after = (await emu<StateSecrets>('GET', '/_emulator/state')).body.secrets;
 			assert.ok(!after.some((s) => s.display_name === name), 'gone from the emulator');

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 
 /**
@@ -95,7 +95,7 @@ suite('Secret stubs and secrets', () => {
 			{ path: 'v1/*' },
 		]) {
 			await assert.rejects(
-				Promise.resolve(run('cloudAgents.secretStubs.create', { ...base, ...bad })),
+				Promise.resolve(run('cloudAgents.secretStubs.create', { automation: true, ...base, ...bad })),
 				/Not sent/,
 				JSON.stringify(bad),
 			);
@@ -107,6 +107,7 @@ suite('Secret stubs and secrets', () => {
 	test('create on a runtime sends the header shape and the stub appears in the emulator and under the runtime', async () => {
 		const count = (await state()).stubs.length;
 		const stub = await run<{ id: string }>('cloudAgents.secretStubs.create', {
+			automation: true,
 			runtimeId,
 			host: 'api.surf.example',
 			path: '/v1/*',
@@ -161,6 +162,7 @@ suite('Secret stubs and secrets', () => {
 
 	test('a query-parameter stub and a file-only stub are sent in their shapes', async () => {
 		const q = await run<{ id: string }>('cloudAgents.secretStubs.create', {
+			automation: true,
 			runtimeId,
 			host: '*.surf.example',
 			shape: 'query',
@@ -171,6 +173,7 @@ suite('Secret stubs and secrets', () => {
 			rethrow: true,
 		});
 		const f = await run<{ id: string }>('cloudAgents.secretStubs.create', {
+			automation: true,
 			runtimeId,
 			host: 'files.surf.example',
 			shape: 'file',
@@ -187,10 +190,17 @@ suite('Secret stubs and secrets', () => {
 		assert.deepEqual(JSON.parse(s.stubs.find((x) => x.id === f.id)!.stub_config_json), { filePath: '/home/service/.surf' });
 		// Global delete of the file stub: the /v1/secret-stubs route.
 		const before = (await counters()).requests.by_route['DELETE /v1/secret-stubs/{stub_id}'] ?? 0;
-		await run('cloudAgents.secretStubs.delete', { stubId: f.id, confirm: false, quiet: true, rethrow: true });
+		await run('cloudAgents.secretStubs.delete', { automation: true, stubId: f.id, confirm: false, quiet: true, rethrow: true });
 		assert.equal((await counters()).requests.by_route['DELETE /v1/secret-stubs/{stub_id}'], before + 1);
 		assert.ok(!(await state()).stubs.some((x) => x.id === f.id));
-		await run('cloudAgents.secretStubs.delete', { stubId: q.id, runtimeId, confirm: false, quiet: true, rethrow: true });
+		await run('cloudAgents.secretStubs.delete', {
+			automation: true,
+			stubId: q.id,
+			runtimeId,
+			confirm: false,
+			quiet: true,
+			rethrow: true,
+		});
 		assert.ok(!(await state()).stubs.some((x) => x.id === q.id));
 	});
 
@@ -234,7 +244,14 @@ suite('Secret stubs and secrets', () => {
 		assert.match(doc, /"headerName": "X-Api-Key"/);
 		assert.ok(!doc.includes(SECRET_VALUE));
 		const before = (await counters()).requests.by_route['DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}'] ?? 0;
-		await run('cloudAgents.secretStubs.delete', { stubId: createdId, runtimeId, confirm: false, quiet: true, rethrow: true });
+		await run('cloudAgents.secretStubs.delete', {
+			automation: true,
+			stubId: createdId,
+			runtimeId,
+			confirm: false,
+			quiet: true,
+			rethrow: true,
+		});
 		assert.equal((await counters()).requests.by_route['DELETE /v1/runtimes/{runtime_id}/secret-stubs/{stub_id}'], before + 1);
 		assert.ok(!(await state()).stubs.some((x) => x.id === createdId));
 		const under = await stubRowsOf(runtimeId);

@@ -57,7 +57,12 @@ suite('Agent session history [variant]', () => {
 		const expected = await replayed(agentId);
 		assert.ok(expected > 0);
 		const before = (await counters()).requests.by_route[ROUTE] ?? 0;
-		const first = await run<SessionHistoryResult>('cloudAgents.agents.showSessionHistory', { agentId, quiet: true, rethrow: true });
+		const first = await run<SessionHistoryResult>('cloudAgents.agents.showSessionHistory', {
+			automation: true,
+			agentId,
+			quiet: true,
+			rethrow: true,
+		});
 		assert.equal(first.via, 'replay');
 		assert.ok(first.sessionId && first.file);
 		const stored = await lines(first.file);
@@ -69,7 +74,12 @@ suite('Agent session history [variant]', () => {
 			'in sequence order',
 		);
 		assert.equal(new Set(stored.map((e) => e.seq)).size, stored.length, 'no event twice');
-		const second = await run<SessionHistoryResult>('cloudAgents.agents.showSessionHistory', { agentId, quiet: true, rethrow: true });
+		const second = await run<SessionHistoryResult>('cloudAgents.agents.showSessionHistory', {
+			automation: true,
+			agentId,
+			quiet: true,
+			rethrow: true,
+		});
 		assert.equal(second.added, 0);
 		assert.equal(second.stored, stored.length);
 		assert.equal((await lines(first.file)).length, stored.length);
@@ -84,6 +94,7 @@ suite('Agent session history [variant]', () => {
 		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/agents/{agent_id}/events', status: 422, count: 1 }] });
 		try {
 			const result = await run<SessionHistoryResult>('cloudAgents.agents.showSessionHistory', {
+				automation: true,
 				agentId,
 				quiet: true,
 				rethrow: true,

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { counters, emu, restoreDevToken, testApi } from '../support/cloudAgents';
 
 /**
@@ -57,6 +57,7 @@ suite('SSH keys of runtimes', () => {
 		const keyId = rt.ssh_key_ids[0]!;
 		const before = (await counters()).requests.by_route[DETACH] ?? 0;
 		const result = await run('cloudAgents.sshKeys.detach', {
+			automation: true,
 			runtimeId: rt.id,
 			sshKeyId: keyId,
 			expectedRevision: rt.revision + 7,
@@ -75,6 +76,7 @@ suite('SSH keys of runtimes', () => {
 		const keyId = rt.ssh_key_ids[0]!;
 		const before = (await counters()).requests.by_route[DETACH] ?? 0;
 		const detached = await run<{ id: string }>('cloudAgents.sshKeys.detach', {
+			automation: true,
 			runtimeId: rt.id,
 			sshKeyId: keyId,
 			expectedRevision: rt.revision + 7,
@@ -108,7 +110,14 @@ suite('SSH keys of runtimes', () => {
 		let refused = false;
 		for (const { rt, key } of mine) {
 			try {
-				await run('cloudAgents.sshKeys.delete', { runtimeId: rt.id, sshKeyId: key.id, confirm: false, quiet: true, rethrow: true });
+				await run('cloudAgents.sshKeys.delete', {
+					automation: true,
+					runtimeId: rt.id,
+					sshKeyId: key.id,
+					confirm: false,
+					quiet: true,
+					rethrow: true,
+				});
 				deleted = true;
 				const after = await state();
 				assert.ok(!after.ssh_keys.some((k) => k.id === key.id));

@@ -18,11 +18,10 @@ suite('Test seams (src/testing.ts)', () => {
 			'_cloudAgents.views.click',
 			'_cloudAgents.views.selectAgent',
 			'_cloudAgents.workspace.clearCache',
-			'_cloudAgents.workspace.interfaceNotices',
+			'_cloudAgents.views.runOnRow',
+			'_cloudAgents.window.messages',
 			'_cloudAgents.workspace.retry',
 			'_cloudAgents.workspace.resetSearchHint',
-			'_cloudAgents.workspace.searchHints',
-			'_cloudAgents.savings.exportTo',
 			'_cloudAgents.chat.prepare',
 		]) {
 			assert.ok(commands.includes(id), `${id} is not registered`);

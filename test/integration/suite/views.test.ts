@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { devToken } from '../support/env';
 
 /** A row as `_cloudAgents.views.rows` returns it. */

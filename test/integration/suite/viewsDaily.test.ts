@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { EXTENSION_ID } from '../../../src/ids';
 import { GITHUB_API_URL_ENV } from '../../../src/testing';
-import type { RowSnapshot } from '../../../src/views';
+import type { RowSnapshot } from '../../../src/testing';
 import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 
@@ -109,6 +109,7 @@ suite('Views for daily use', () => {
 		assert.match((await agentRow(agent.id))?.description ?? '', /^idle/, 'the new agent is idle before the prompt');
 
 		const run = await vscode.commands.executeCommand<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
+			automation: true,
 			agentId: agent.id,
 			prompt: 'Stay busy [[hold]]',
 		});
@@ -209,7 +210,7 @@ suite('Views for daily use', () => {
 			api.runFollower.following.some((f) => f.runId === held.id),
 			'the active run is followed',
 		);
-		await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { agentId: agent.id, runId: held.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { automation: true, agentId: agent.id, runId: held.id });
 		await emu('DELETE', `/v2/agents/${enc(agent.id)}/runs/${enc(held.id)}`, undefined, devToken());
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
@@ -329,6 +330,7 @@ suite('Views for daily use', () => {
 		try {
 			const name = `daily-gh-${Date.now()}`;
 			const agent = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', {
+				automation: true,
 				name,
 				repositories: 'octocat/hello-world, octocat/Spoon-Knife@dev 4242@main',
 			});
@@ -347,6 +349,7 @@ suite('Views for daily use', () => {
 			);
 
 			const refused = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', {
+				automation: true,
 				name: `${name}-missing`,
 				repositories: 'octocat/no-such-repo',
 			});
@@ -375,6 +378,7 @@ suite('Views for daily use', () => {
 		this.timeout(30_000);
 		const name = `daily-repos-${Date.now()}`;
 		const agent = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', {
+			automation: true,
 			name,
 			repositories: '4242@main, 77@feature/x',
 		});
@@ -387,6 +391,7 @@ suite('Views for daily use', () => {
 		]);
 
 		const refused = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', {
+			automation: true,
 			name: `${name}-bad`,
 			repositories: 'owner/repo/extra',
 		});

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { encodeAgentAuthority } from '../../../src/fs/agentUri';
+import { encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { EXTENSION_ID, FS_SCHEME } from '../../../src/ids';
 import { devToken, emulatorUrl } from '../support/env';
 
@@ -138,7 +138,12 @@ suite('Agent workspace (cloud-agent://)', () => {
 				resolve();
 			});
 		});
-		await vscode.commands.executeCommand('cloudAgents.agents.openWorkspace', { agentId, name: agentName, mode: 'add' });
+		await vscode.commands.executeCommand('cloudAgents.agents.openWorkspace', {
+			automation: true,
+			agentId,
+			name: agentName,
+			mode: 'add',
+		});
 		await changed;
 		const folder = vscode.workspace.workspaceFolders?.find(
 			(f) => f.uri.scheme === FS_SCHEME && f.uri.authority === encodeAgentAuthority(agentId) && f.uri.path === '/',
@@ -271,7 +276,7 @@ suite('Agent workspace (cloud-agent://)', () => {
 		const pick = 1;
 		const target = expected.matches[pick];
 		assert.ok(target);
-		await vscode.commands.executeCommand('cloudAgents.workspace.search', { agentId, query: 'roundInvoice', pick });
+		await vscode.commands.executeCommand('cloudAgents.workspace.search', { automation: true, agentId, query: 'roundInvoice', pick });
 		const editor = vscode.window.activeTextEditor;
 		assert.ok(editor);
 		assert.equal(editor.document.uri.toString(), uri(target.path).toString());
@@ -282,6 +287,7 @@ suite('Agent workspace (cloud-agent://)', () => {
 	test('"Go to File in Agent Workspace…" walks every file and opens the one asked for; an unknown path is rejected', async () => {
 		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
 		const files = await vscode.commands.executeCommand<string[]>('cloudAgents.workspace.goToFile', {
+			automation: true,
 			agentId,
 			path: 'src/lib/util.ts',
 		});
@@ -297,7 +303,13 @@ suite('Agent workspace (cloud-agent://)', () => {
 			'workspace paths, relative to the root',
 		);
 		await assert.rejects(
-			Promise.resolve(vscode.commands.executeCommand('cloudAgents.workspace.goToFile', { agentId, path: 'src/no-such-file.ts' })),
+			Promise.resolve(
+				vscode.commands.executeCommand('cloudAgents.workspace.goToFile', {
+					automation: true,
+					agentId,
+					path: 'src/no-such-file.ts',
+				}),
+			),
 			(err: unknown) => err instanceof Error && /no-such-file\.ts/.test(err.message),
 		);
 	});

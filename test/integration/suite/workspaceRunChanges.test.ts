@@ -58,7 +58,9 @@ suite("Agent workspace follows the agent's runs", () => {
 		assert.equal(run.status, 202, JSON.stringify(run.body));
 		await within(
 			'following the run',
-			Promise.resolve(vscode.commands.executeCommand('cloudAgents.runs.follow', { agentId: id, runId: run.body.id })),
+			Promise.resolve(
+				vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId: id, runId: run.body.id }),
+			),
 		);
 
 		// The emulator appends a line naming the run; the editor must show it without any action.
@@ -80,6 +82,6 @@ suite("Agent workspace follows the agent's runs", () => {
 			devToken(),
 		);
 		assert.equal(Buffer.from(server.body.content_base64 ?? server.body.result?.data?.content ?? '', 'base64').toString('utf8'), text);
-		await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { agentId: id, runId: run.body.id });
+		await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { automation: true, agentId: id, runId: run.body.id });
 	});
 });

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { decodeAgentAuthority, encodeAgentAuthority } from '../../../src/fs/agentUri';
+import { decodeAgentAuthority, encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { FS_SCHEME } from '../../../src/ids';
 import { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
 import { emu, restoreDevToken, seedAgent, testApi, waitFor } from '../support/cloudAgents';

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { decodeAgentAuthority } from '../../../src/fs/agentUri';
+import { decodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { FS_SCHEME } from '../../../src/ids';
-import { counters, emu, testApi } from '../support/cloudAgents';
+import { counters, emu, messagesShown, testApi } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 
 /** Workspace operations the emulator received since the last counter reset (views poll other routes meanwhile). */
@@ -13,8 +13,8 @@ async function workspaceRequests(): Promise<number> {
 		.reduce((sum, [, n]) => sum + n, 0);
 }
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const notices = async (): Promise<string[]> =>
-	(await vscode.commands.executeCommand<string[]>('_cloudAgents.workspace.interfaceNotices')) ?? [];
+/** The "interface differs" error messages shown so far. */
+const notices = (): Promise<string[]> => messagesShown('error', /^Agent workspace .*workspace interface differs/);
 
 /**
  * Runs against the standard emulator and (tagged `[variant]`) again against the variant profile,
@@ -59,7 +59,12 @@ suite('Agent workspace on a server that chose differently', () => {
 				resolve();
 			});
 		});
-		await vscode.commands.executeCommand('cloudAgents.agents.openWorkspace', { agentId, name: 'variant test', mode: 'add' });
+		await vscode.commands.executeCommand('cloudAgents.agents.openWorkspace', {
+			automation: true,
+			agentId,
+			name: 'variant test',
+			mode: 'add',
+		});
 		await added;
 		try {
 			const folder = vscode.workspace.workspaceFolders?.find(

@@ -7,6 +7,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
+import type { ShownMessage, StatusBarSnapshot } from '../../../src/testing';
+import type { EventRecord } from '../../../src/api';
 import { EXTENSION_ID } from '../../../src/ids';
 import { devToken, emulatorUrl, words } from './env';
 
@@ -25,6 +27,59 @@ export async function testApi(): Promise<CloudAgentsTestApi> {
 	}
 	await api.ready;
 	return api;
+}
+
+/** The texts of the messages of one severity the extension showed so far whose text matches `pattern` (in order). */
+export async function messagesShown(severity: ShownMessage['severity'], pattern: RegExp): Promise<string[]> {
+	const all = (await vscode.commands.executeCommand<ShownMessage[]>('_cloudAgents.window.messages')) ?? [];
+	return all.filter((m) => m.severity === severity && pattern.test(m.text)).map((m) => m.text);
+}
+
+/** The followed run's status bar item as shown, or undefined while it is hidden (what the user sees). */
+export function followedRunStatus(api: CloudAgentsTestApi): StatusBarSnapshot | undefined {
+	return api.recorder.statusBarItem('cloudAgents.followedRun');
+}
+
+/** The run output channels open now ("Cloud Agents: <agent>: <prompt>"), oldest first. */
+export function runChannels(api: CloudAgentsTestApi): string[] {
+	return api.recorder.outputChannels().filter((name) => name.startsWith('Cloud Agents: '));
+}
+
+/** The events the run follower stored on disk for a run (its pending writes done first). */
+export async function storedEvents(api: CloudAgentsTestApi, agentId: string, runId: string): Promise<EventRecord[]> {
+	await api.runStore.flushed();
+	return api.runStore.read(agentId, runId);
+}
+
+/** The end-of-run notifications shown so far, in order: messages whose only buttons are Open Result and Show Output. */
+export function endOfRunNotices(api: CloudAgentsTestApi): ShownMessage[] {
+	return api.recorder.messages.filter((m) => m.items.length > 0 && m.items.every((i) => i === 'Open Result' || i === 'Show Output'));
+}
+
+/** How many "sign in again" prompts were shown so far. */
+export function signInAgainPrompts(api: CloudAgentsTestApi): number {
+	return api.recorder.messages.filter((m) => m.text.startsWith('Your Cloud Agents session expired or the token was rejected.')).length;
+}
+
+/**
+ * What a link's source control shows now (no comparison), as the user reads it: each row's path
+ * below `localRoot`, its group and kind (from the row's context value `group:kind`), in path order;
+ * undefined when the link has no source control.
+ */
+export function shownChanges(
+	api: CloudAgentsTestApi,
+	linkId: string,
+	localRoot: string,
+): Array<{ path: string; group: string; kind: string }> | undefined {
+	const rows = api.recorder.scmRows(`cloudAgents.changes.${linkId}`);
+	const root = vscode.Uri.file(localRoot).toString();
+	return rows
+		?.map((r) => {
+			const [group = '', kind = ''] = (r.contextValue ?? '').split(':');
+			const path = r.uri.startsWith(`${root}/`) ? decodeURIComponent(r.uri.slice(root.length + 1)) : r.uri;
+			return { path, group, kind };
+		})
+		.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** Signs in with the dev token through the command, so later suites find the usual state. */

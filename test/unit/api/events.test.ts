@@ -1,7 +1,7 @@
 /** An event's `data` read at the boundary (src/api/events.ts `eventDataFields`): only strings pass as text. */
 import assert from 'node:assert/strict';
 import { eventDataFields } from '../../../src/api';
-import { payloadText } from '../../../src/logs/format';
+import { payloadText } from '../../../src/runFollowing/format';
 
 suite('eventDataFields: hostile event data', () => {
 	test('not an object: no fields (the text is found the envelope way)', () => {

@@ -3,7 +3,14 @@
  * attempt's start, covering every attempt and the waits between them.
  */
 import assert from 'node:assert/strict';
-import { OverallDeadline, RETRY_MIN_ATTEMPT_MS, formatSeconds, resolveRetryOptions, retryDelay } from '../../../src/api/retry';
+import {
+	OverallDeadline,
+	RETRY_MIN_ATTEMPT_MS,
+	backoffDelay,
+	formatSeconds,
+	resolveRetryOptions,
+	retryDelay,
+} from '../../../src/api/retry';
 
 /** A clock that moves only when told. */
 function fakeClock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
@@ -88,5 +95,31 @@ suite('api/retry: the overall deadline (fake clock)', () => {
 		assert.equal(formatSeconds(800), '0.8 s');
 		assert.equal(formatSeconds(120_000), '120 s');
 		assert.equal(formatSeconds(12_345), '12 s');
+	});
+});
+
+suite('api/retry: the one backoff formula (backoffDelay)', () => {
+	const at = (random: number, retry: number, jitter?: number): number =>
+		backoffDelay(retry, { baseDelayMs: 500, maxDelayMs: 4000, random: () => random, ...(jitter === undefined ? {} : { jitter }) });
+
+	test('the ceiling doubles from the base with each retry and stops at the maximum; full jitter places the wait in [0, ceiling)', () => {
+		assert.deepEqual(
+			[1, 2, 3, 4, 5, 40, 10_000].map((retry) => at(0.999, retry)),
+			[499, 999, 1998, 3996, 3996, 3996, 3996],
+		);
+		assert.deepEqual(
+			[1, 2, 3].map((retry) => at(0, retry)),
+			[0, 0, 0],
+		);
+		assert.equal(at(0.5, 3), 1000);
+	});
+
+	test('a jitter fraction keeps the wait in the last part of the ceiling; a random value out of [0, 1] cannot leave it', () => {
+		assert.equal(at(0, 4, 0.2), 3200);
+		assert.equal(at(1, 4, 0.2), 4000);
+		assert.equal(at(0.5, 1, 0.2), 450);
+		assert.equal(at(-3, 4, 0.2), 3200);
+		assert.equal(at(7, 4, 0.2), 4000);
+		assert.equal(at(7, 4), 4000);
 	});
 });

@@ -50,6 +50,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			['undici', 'MIT', 'Permission is hereby granted'],
 			['eventsource-parser', 'MIT', 'Permission is hereby granted'],
 			['ignore', 'MIT', 'Permission is hereby granted'],
+			['jsonc-parser', 'MIT', 'Permission is hereby granted'],
 			['uplot', 'MIT', 'Permission is hereby granted'],
 			['@novnc/novnc', 'MPL-2.0', 'licensed under the MPL 2.0'],
 		]) {
@@ -115,10 +116,10 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			assert.ok(text('features.js').includes(marker), `features.js lacks the action text ${marker}`);
 			assert.ok(!text('extension.js').includes(marker), `extension.js holds the action text ${marker}`);
 		}
-		// One copy of each shared class: the tree rows' class (instanceof RecordNode in the command
+		// One copy of each shared class: the tree rows' class (src/views/rows.ts: instanceof RecordNode in the command
 		// target resolver) and the command registry are defined in extension.js and read from it.
 		assert.ok(text('features.js').includes('require("./extension.js")'), 'features.js does not read extension.js');
-		for (const shared of ['__src_views_index', '__src_views_registry', '__src_views_listTree']) {
+		for (const shared of ['__src_views_index', '__src_views_registry', '__src_views_rows']) {
 			assert.ok(
 				text('features.js').includes(`require("./extension.js").${shared}`),
 				`features.js does not read ${shared} from extension.js`,
@@ -153,7 +154,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			assert.ok(text('features.js').includes(marker), `features.js lacks ${marker}`);
 			assert.ok(!text('extension.js').includes(marker), `extension.js holds ${marker}`);
 		}
-		// The stand-in (src/fs/lazyProvider.ts): the scheme is registered from activation.
+		// The stand-in (src/workspace/fs/lazyProvider.ts): the scheme is registered from activation.
 		assert.ok(text('extension.js').includes('Cloud Agents could not load its agent workspace file system'));
 		assert.match(text('extension.js'), /registerFileSystemProvider\(/);
 		// Nothing of the workspace is shared from extension.js (which would put it back into activation).

@@ -48,9 +48,11 @@ const FLOORS = ['shell', 'features', 'framework', 'services', 'bottom', 'constan
 type Floor = (typeof FLOORS)[number];
 
 /**
- * Every room of src/ (a top-level folder, written with its trailing slash, or a file at the top
- * level) and its floor. A file of a room may import its own room, a room of its floor (features
- * excepted: see FEATURE_CROSSINGS) or a room of a floor below; never a room above.
+ * Every room of src/ (a folder, written with its trailing slash, or a file at the top level) and its
+ * floor. A folder inside a room may be a room of its own on a lower floor (the agent workspace's
+ * file system below the workspace feature): a file belongs to the deepest room that holds it. A file
+ * of a room may import its own room, a room of its floor (features excepted: see FEATURE_CROSSINGS)
+ * or a room of a floor below; never a room above.
  */
 const ROOMS: Readonly<Record<string, Floor>> = {
 	// The shell: activation, the test seams beside it, the composition of the features.
@@ -68,7 +70,11 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 	'src/views/': 'framework',
 	// The services.
 	'src/auth/': 'services',
-	'src/logs/': 'services',
+	'src/runFollowing/': 'services',
+	// The agent workspace's file system (the provider, its cache, walks and transfers) under the
+	// workspace feature that registers it.
+	'src/workspace/fs/': 'services',
+	// The workspace paths, until they join the one path module.
 	'src/fs/': 'services',
 	'src/webviews/': 'services',
 	'src/compare/': 'services',
@@ -102,8 +108,17 @@ interface Edge {
 	to: string;
 }
 
-/** The room of a file: its top-level folder under src/ (with a trailing slash), or the file itself. */
+/**
+ * The room of a file: the deepest folder of ROOMS that holds it, else its top-level folder under
+ * src/ (with a trailing slash), or the file itself at the top level.
+ */
 function roomOf(path: string): string {
+	const nested = Object.keys(ROOMS)
+		.filter((room) => room.endsWith('/') && path.startsWith(room))
+		.sort((a, b) => b.length - a.length)[0];
+	if (nested !== undefined) {
+		return nested;
+	}
 	const rest = path.slice('src/'.length);
 	const slash = rest.indexOf('/');
 	return slash < 0 ? path : `src/${rest.slice(0, slash + 1)}`;
@@ -346,40 +361,45 @@ suite('layers: the rules the README states, read from src/', () => {
 					"import type { A } from '../views/a';",
 					"export { B } from '../auth/b';",
 					"const c = () => import('../compare/c');",
-					"const d = require('../logs/d') as typeof import('../fs/e');",
+					"const d = require('../runFollowing/d') as typeof import('../workspace/fs/e');",
 					"import {\n\tF,\n} from '../api';",
 				].join('\n'),
 			},
 			{ path: 'src/views/a.ts', text: "import { run } from '../resources/runs';" },
 			{ path: 'src/auth/b.ts', text: "import { C } from '../compare/c';" },
-			{ path: 'src/compare/c.ts', text: "import { D } from '../logs/d';" },
-			{ path: 'src/logs/d.ts', text: "import { B } from '../auth/b';\nimport { T } from '../testing';" },
-			{ path: 'src/fs/e.ts', text: "import { g } from './missing';" },
+			{ path: 'src/compare/c.ts', text: "import { D } from '../runFollowing/d';" },
+			{ path: 'src/runFollowing/d.ts', text: "import { B } from '../auth/b';\nimport { T } from '../testing';" },
+			{ path: 'src/workspace/fs/e.ts', text: "import { g } from './missing';\nimport { h } from '../h';" },
+			{ path: 'src/workspace/h.ts', text: "import { E } from './fs/e';" },
 			{ path: 'src/api/index.ts', text: "import * as vscode from 'vscode';\nimport { x } from 'node:fs';" },
 			{ path: 'src/resources/runs.ts', text: "import { agent } from '../chat/tools';" },
 			{ path: 'src/chat/tools.ts', text: '' },
 			{ path: 'src/testing.ts', text: '' },
 		]);
-		assert.deepEqual(synthetic.unresolved, ['src/fs/e.ts → ./missing']);
+		assert.deepEqual(synthetic.unresolved, ['src/workspace/fs/e.ts → ./missing']);
 		assert.deepEqual(
 			synthetic.edges.filter((e) => e.from === 'src/util/low.ts').map((e) => e.to),
-			['src/views/a.ts', 'src/auth/b.ts', 'src/compare/c.ts', 'src/logs/d.ts', 'src/fs/e.ts', 'src/api/index.ts'],
+			['src/views/a.ts', 'src/auth/b.ts', 'src/compare/c.ts', 'src/runFollowing/d.ts', 'src/workspace/fs/e.ts', 'src/api/index.ts'],
 		);
 		assert.deepEqual(upwardImports(synthetic.edges), [
 			'src/util/low.ts → src/views/a.ts (floor bottom imports floor framework above it)',
 			'src/util/low.ts → src/auth/b.ts (floor bottom imports floor services above it)',
 			'src/util/low.ts → src/compare/c.ts (floor bottom imports floor services above it)',
-			'src/util/low.ts → src/logs/d.ts (floor bottom imports floor services above it)',
-			'src/util/low.ts → src/fs/e.ts (floor bottom imports floor services above it)',
+			'src/util/low.ts → src/runFollowing/d.ts (floor bottom imports floor services above it)',
+			'src/util/low.ts → src/workspace/fs/e.ts (floor bottom imports floor services above it)',
 			'src/views/a.ts → src/resources/runs.ts (floor framework imports floor features above it)',
-			'src/logs/d.ts → src/testing.ts (floor services imports floor shell above it)',
-			'src/logs/d.ts → src/testing.ts (only src/extension.ts imports the test seams)',
+			'src/runFollowing/d.ts → src/testing.ts (floor services imports floor shell above it)',
+			'src/runFollowing/d.ts → src/testing.ts (only src/extension.ts imports the test seams)',
+			'src/workspace/fs/e.ts → src/workspace/h.ts (floor services imports floor features above it)',
 		]);
 		assert.deepEqual(roomCycles(synthetic.edges), [
-			'cycle of 3 rooms {src/auth/, src/compare/, src/logs/}: src/auth/ → src/compare/ → src/logs/ → src/auth/\n' +
+			'cycle of 3 rooms {src/auth/, src/compare/, src/runFollowing/}: src/auth/ → src/compare/ → src/runFollowing/ → src/auth/\n' +
 				'    src/auth/ → src/compare/ (src/auth/b.ts → src/compare/c.ts)\n' +
-				'    src/compare/ → src/logs/ (src/compare/c.ts → src/logs/d.ts)\n' +
-				'    src/logs/ → src/auth/ (src/logs/d.ts → src/auth/b.ts)',
+				'    src/compare/ → src/runFollowing/ (src/compare/c.ts → src/runFollowing/d.ts)\n' +
+				'    src/runFollowing/ → src/auth/ (src/runFollowing/d.ts → src/auth/b.ts)',
+			'cycle of 2 rooms {src/workspace/, src/workspace/fs/}: src/workspace/ → src/workspace/fs/ → src/workspace/\n' +
+				'    src/workspace/ → src/workspace/fs/ (src/workspace/h.ts → src/workspace/fs/e.ts)\n' +
+				'    src/workspace/fs/ → src/workspace/ (src/workspace/fs/e.ts → src/workspace/h.ts)',
 		]);
 		assert.deepEqual(featureCrossings(synthetic.edges), ['src/resources/runs.ts → src/chat/tools.ts']);
 	});

@@ -19,7 +19,7 @@ import { DEMO_BILLING_BASELINE } from '../../../emulator/src/seed';
 import { AGENT_ID, TOKEN } from '../../hostile/fixtures';
 import { type HostileServer, json, startHostile } from '../../hostile/server';
 import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, isVariant, startTestEmulator } from '../support/emulator';
-import { type RawEntry, workspaceRoutes } from '../fs/hostileWorkspace';
+import { type RawEntry, workspaceRoutes } from '../workspace/fs/hostileWorkspace';
 
 const enc = encodeURIComponent;
 const summary = (d: Difference[]): string[] => d.map((x) => `${x.group} ${x.kind} ${x.path}`);
@@ -126,7 +126,7 @@ for (const profile of CLIENT_PROFILES) {
 
 		if (isVariant(profile)) {
 			// The variant's workspace operations take another shape, which the client does not speak
-			// (test/unit/fs/workspaceCache.test.ts): the comparison must fail with the interface error,
+			// (test/unit/workspace/fs/workspaceCache.test.ts): the comparison must fail with the interface error,
 			// never take the unreadable answers for an empty folder (which would list every local file
 			// as deleted), and send nothing.
 			test('the variant: link, everything and send fail with WorkspaceInterfaceError; nothing is reported, nothing written', async () => {

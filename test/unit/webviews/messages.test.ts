@@ -23,6 +23,9 @@ suite('webview message validator', () => {
 
 	const refused: [string, unknown, RegExp][] = [
 		['null', null, /not a plain object/],
+		['undefined', undefined, /not a plain object/],
+		['a number', 42, /not a plain object/],
+		['an object without a prototype', Object.assign(Object.create(null) as object, { type: 'a' }), /not a plain object/],
 		['a string', 'ready', /not a plain object/],
 		['an array', [{ type: 'a' }], /not a plain object/],
 		['a class instance', new Date(), /not a plain object/],

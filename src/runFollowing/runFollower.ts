@@ -1,0 +1,680 @@
+import * as vscode from 'vscode';
+import { SAFETY, eventStatus, isAbortError, isAuthFailure, isTerminalRunStatus, runStatusClass } from '../api';
+import type { CloudAgentsClient, EventRecord, StreamOutageEvent } from '../api';
+import { describeError, showApiError } from '../util/errors';
+import { Disposable } from '../util/lifecycle';
+import { iconSafe, notificationText, outputLine } from '../util/text';
+import { endNotificationActions, followedRunActions, formatEvent, runChannelName, runTitle } from './format';
+import type { FollowedRunAction } from './format';
+import { readRunEvents } from './runEvents';
+import type { RunEventStore } from './runStore';
+import { RUN_NOTIFIED_KEY } from '../ids';
+
+/** One event received while following a run. */
+export interface RunEventNotice {
+	agentId: string;
+	runId: string;
+	event: EventRecord;
+}
+
+/** The part of the session a follower uses (structural, so runFollowing/ does not import auth/). */
+export interface FollowerSession {
+	readonly client: CloudAgentsClient;
+	readonly signedIn: boolean;
+	readonly onDidChange: vscode.Event<void>;
+	/** Turns a 401 into the single "sign in again" prompt; true when it handled the error. */
+	reportError(err: unknown): boolean;
+}
+
+/** What a RunFollower needs. */
+export interface RunFollowerOptions {
+	session: FollowerSession;
+	/** Every followed run's events on disk (one file per run: resumed from its last seq). */
+	store: RunEventStore;
+	/** Where ended runs are remembered, so each is announced once (context.globalState). */
+	globalState: vscode.Memento;
+	log: vscode.LogOutputChannel;
+	/** Flush period of the channel and disk buffers (ms). */
+	flushMs?: number;
+	/** Most runs streamed at the same time; following one more stops the oldest. */
+	maxActive?: number;
+	/**
+	 * Most run output channels open at once; opening one more closes the channel of the run
+	 * followed longest ago that is no longer streaming (its events stay on disk: following or
+	 * showing it again re-reads them).
+	 */
+	maxChannels?: number;
+	/** How long the status bar keeps showing a run that ended (ms); then it hides. */
+	endedStatusMs?: number;
+}
+
+/** How following a run ended. */
+export interface FollowOutcome {
+	/** The run's final status when it ended, else undefined (stopped, failed or signed out). */
+	status: string | undefined;
+	/** Why it stopped without the run ending: `stopped`, `error`, `unauthorized` (paused until the next sign-in). */
+	reason?: 'stopped' | 'error' | 'unauthorized';
+}
+
+/** What a caller already knows about a run, so its human name needs no request. */
+export interface RunNameHint {
+	agentName?: string;
+	prompt?: string;
+}
+
+/** The run the status bar shows, and what can be done with it. */
+export interface StatusRunInfo {
+	agentId: string;
+	runId: string;
+	/** The run's human name (`<agent>: <prompt excerpt>`). */
+	title: string;
+	status: string | undefined;
+	/** True while its events are streamed. */
+	active: boolean;
+	/** True while the service is out of reach and following waits for it. */
+	reconnecting: boolean;
+	ended: boolean;
+	actions: FollowedRunAction[];
+}
+
+/** Arguments that name a run: `{agentId, runId}` or a runs-tree node with `agentId` and `run.id`. */
+export type RunRef = { agentId: string; runId: string } | { agentId: string; run: { id: string } };
+
+/** Reads `{agentId, runId}` from a command argument, when it names a run. */
+export function toRunRef(arg: unknown): { agentId: string; runId: string } | undefined {
+	if (arg === null || typeof arg !== 'object') {
+		return undefined;
+	}
+	const a = arg as { agentId?: unknown; runId?: unknown; run?: { id?: unknown; agent_id?: unknown } };
+	const agentId = typeof a.agentId === 'string' ? a.agentId : typeof a.run?.agent_id === 'string' ? a.run.agent_id : undefined;
+	const runId = typeof a.runId === 'string' ? a.runId : typeof a.run?.id === 'string' ? a.run.id : undefined;
+	return agentId && runId ? { agentId, runId } : undefined;
+}
+
+const MAX_NOTIFIED = 1000;
+/** Longest run name in the status bar text (the tooltip has it whole). */
+const STATUS_TITLE_CHARS = 48;
+/** Delay before a channel closed by the bound on channels is disposed (ms). */
+const CHANNEL_CLOSE_DELAY_MS = 3_000;
+
+function keyOf(agentId: string, runId: string): string {
+	return `${agentId}/${runId}`;
+}
+
+/** One run being (or having been) followed in this window. */
+class FollowedRun {
+	cursor = -1;
+	status: string | undefined;
+	ended = false;
+	controller: AbortController | undefined;
+	done: Promise<FollowOutcome> = Promise.resolve({ status: undefined });
+	lines: string[] = [];
+	records: EventRecord[] = [];
+	timer: ReturnType<typeof setTimeout> | undefined;
+	startedAt = Date.now();
+	/** When its channel was last created or shown (the bound on channels closes the oldest). */
+	usedAt = Date.now();
+	/** The service is out of reach and the stream waits for it (set by the stream's outage reports). */
+	reconnecting = false;
+	/** A 401 paused following: it resumes after the next sign-in. */
+	unauthorized = false;
+
+	constructor(
+		readonly agentId: string,
+		readonly runId: string,
+		readonly title: string,
+		readonly channel: vscode.OutputChannel,
+	) {}
+
+	get active(): boolean {
+		return this.controller !== undefined && !this.controller.signal.aborted;
+	}
+}
+
+/**
+ * Follows runs: streams each run's events into its own output channel, named after the run
+ * ("Cloud Agents: <agent>: <prompt excerpt>"), and onto disk; shows the followed run in the status
+ * bar (clicking it offers the run's actions); and announces the end of a run once (across windows
+ * and restarts), with actions that fit its final status. Several runs can be followed at once;
+ * each keeps its channel, so interleaved runs stay readable. At most `maxChannels` channels stay
+ * open: the oldest ended run's channel closes, its history stays on disk and reopens on demand.
+ * Signing out stops every stream; signing in again resumes the runs it stopped.
+ * `onDidReceiveEvent` publishes every event.
+ */
+export class RunFollower extends Disposable {
+	private readonly _onDidReceiveEvent = this.register(new vscode.EventEmitter<RunEventNotice>());
+	/** Fires for every new event of every followed run, in seq order per run (never twice). */
+	readonly onDidReceiveEvent: vscode.Event<RunEventNotice> = this._onDidReceiveEvent.event;
+
+	private readonly _onDidChangeFollowing = this.register(new vscode.EventEmitter<void>());
+	/** Fires when a run starts or stops being followed, or its status changes. */
+	readonly onDidChangeFollowing = this._onDidChangeFollowing.event;
+
+	private readonly runs = new Map<string, FollowedRun>();
+	private readonly statusItem = this.register(
+		vscode.window.createStatusBarItem('cloudAgents.followedRun', vscode.StatusBarAlignment.Left, 50),
+	);
+	private statusRun: FollowedRun | undefined;
+	private readonly store: RunEventStore;
+	private readonly flushMs: number;
+	private readonly maxActive: number;
+	private readonly maxChannels: number;
+	private readonly endedStatusMs: number;
+	private hideTimer: ReturnType<typeof setTimeout> | undefined;
+	/** Channels closed by the bound, disposed after `CHANNEL_CLOSE_DELAY_MS`. */
+	private readonly closing = new Map<ReturnType<typeof setTimeout>, vscode.OutputChannel>();
+	/** Opens a run's result (the end-of-run notification's "Open Result"); see `setResultOpener`. */
+	private openResult: ((agentId: string, runId: string) => Promise<void>) | undefined;
+	/** Runs that signing out stopped while they streamed; signing in again resumes them. */
+	private suspended: { agentId: string; runId: string }[] = [];
+
+	/** Sets what the end-of-run notification's "Open Result" runs (the Runs view's action, loaded on first use). */
+	setResultOpener(open: (agentId: string, runId: string) => Promise<void>): void {
+		this.openResult = open;
+	}
+
+	constructor(private readonly options: RunFollowerOptions) {
+		super();
+		this.store = options.store;
+		this.flushMs = options.flushMs ?? 100;
+		this.maxActive = options.maxActive ?? 5;
+		this.maxChannels = Math.max(options.maxChannels ?? 10, this.maxActive);
+		this.endedStatusMs = options.endedStatusMs ?? 30_000;
+		this.statusItem.name = vscode.l10n.t('Cloud Agents: Followed Run');
+		this.register(options.session.onDidChange(() => this.signedInChanged(options.session.signedIn)));
+		this.register({
+			dispose: () => {
+				clearTimeout(this.hideTimer);
+				for (const [timer, channel] of this.closing) {
+					clearTimeout(timer);
+					channel.dispose();
+				}
+				this.closing.clear();
+				for (const run of this.runs.values()) {
+					run.controller?.abort();
+					this.flush(run);
+					run.channel.dispose();
+				}
+				this.runs.clear();
+			},
+		});
+	}
+
+	/** The runs currently streaming. */
+	get following(): { agentId: string; runId: string; status: string | undefined }[] {
+		return [...this.runs.values()].filter((r) => r.active).map((r) => ({ agentId: r.agentId, runId: r.runId, status: r.status }));
+	}
+
+	/** Whether the run's events are being streamed now. */
+	isFollowed(agentId: string, runId: string): boolean {
+		return this.runs.get(keyOf(agentId, runId))?.active ?? false;
+	}
+
+	/** The human name of a run this window knows (its channel's run), else undefined. */
+	titleOf(agentId: string, runId: string): string | undefined {
+		return this.runs.get(keyOf(agentId, runId))?.title;
+	}
+
+	/** The run the status bar shows and its actions; undefined when it shows none. */
+	get statusRunInfo(): StatusRunInfo | undefined {
+		const run = this.statusRun;
+		if (!run) {
+			return undefined;
+		}
+		return {
+			agentId: run.agentId,
+			runId: run.runId,
+			title: run.title,
+			status: run.status,
+			active: run.active,
+			reconnecting: run.active && run.reconnecting,
+			ended: run.ended,
+			actions: followedRunActions(run),
+		};
+	}
+
+	/** Hides the status bar until another run is followed. */
+	dismissStatus(): void {
+		clearTimeout(this.hideTimer);
+		this.statusRun = undefined;
+		this.statusItem.hide();
+	}
+
+	/** Resolves when following the run ends (at once when it is not being followed). */
+	whenDone(agentId: string, runId: string): Promise<FollowOutcome> {
+		return this.runs.get(keyOf(agentId, runId))?.done ?? Promise.resolve({ status: undefined });
+	}
+
+	/**
+	 * Starts following a run (or shows it when already followed). Shows the stored history first,
+	 * then streams what came after it. Resolves once the history is shown; `whenDone` tells the end.
+	 * The run's human name comes from `hint`, else from the service (agent and run records).
+	 */
+	async follow(agentId: string, runId: string, options: { preserveFocus?: boolean } & RunNameHint = {}): Promise<void> {
+		const key = keyOf(agentId, runId);
+		let run = this.runs.get(key);
+		if (run?.active) {
+			run.usedAt = Date.now();
+			run.channel.show(options.preserveFocus ?? true);
+			this.showStatus(run);
+			return;
+		}
+		if (!run) {
+			const title = await this.nameOf(agentId, runId, options);
+			run = this.runs.get(key) ?? new FollowedRun(agentId, runId, title, vscode.window.createOutputChannel(runChannelName(title)));
+			if (this.runs.get(key) === run) {
+				run.channel.show(options.preserveFocus ?? true);
+				return;
+			}
+			this.runs.set(key, run);
+			this.limitChannels();
+			const history = await this.store.read(agentId, runId);
+			run.channel.appendLine(outputLine(vscode.l10n.t('{0} — run {1} of agent {2}', title, runId, agentId)));
+			if (history.length > 0) {
+				// A header, not a footer: the lines below it are the stored history, live events follow.
+				run.channel.appendLine(vscode.l10n.t('— {0} stored events, read from disk —', history.length));
+			}
+			for (const event of history) {
+				this.apply(run, event);
+				run.channel.appendLine(formatEvent(event));
+			}
+		}
+		run.usedAt = Date.now();
+		run.channel.show(options.preserveFocus ?? true);
+		this.limitActive();
+		if (run.ended) {
+			this.showStatus(run);
+			run.done = Promise.resolve({ status: run.status });
+			this._onDidChangeFollowing.fire();
+			void this.announceEnd(run);
+			return;
+		}
+		const controller = new AbortController();
+		run.controller = controller;
+		run.startedAt = Date.now();
+		run.done = this.stream(run, controller.signal);
+		this.showStatus(run);
+		this._onDidChangeFollowing.fire();
+	}
+
+	/** Stops following one run; returns false when it was not being followed. */
+	stop(agentId: string, runId: string): boolean {
+		const run = this.runs.get(keyOf(agentId, runId));
+		if (!run?.active) {
+			return false;
+		}
+		run.controller?.abort();
+		return true;
+	}
+
+	/** Stops every stream (nothing resumes them; see `suspendAll`). */
+	stopAll(): void {
+		this.suspended = [];
+		for (const run of this.runs.values()) {
+			run.controller?.abort();
+		}
+	}
+
+	/**
+	 * Stops every stream and remembers the runs that were streaming, so `resumeActive` follows
+	 * them again (signing out; the follower does this itself on the session's change event).
+	 */
+	suspendAll(): void {
+		const active = [...this.runs.values()].filter((r) => r.active && !r.ended);
+		const paused = this.suspended;
+		this.stopAll();
+		for (const r of active) {
+			this.pause(r.agentId, r.runId);
+		}
+		this.suspended.unshift(...paused.filter((p) => !this.suspended.some((s) => s.agentId === p.agentId && s.runId === p.runId)));
+		this.dismissStatus();
+	}
+
+	/** Remembers a run to resume at the next sign-in (once). */
+	private pause(agentId: string, runId: string): void {
+		if (!this.suspended.some((s) => s.agentId === agentId && s.runId === runId)) {
+			this.suspended.push({ agentId, runId });
+		}
+	}
+
+	/** Follows again the runs `suspendAll` stopped (signing in again); returns how many. */
+	async resumeActive(): Promise<number> {
+		const runs = this.suspended.splice(0);
+		for (const r of runs) {
+			const known = this.runs.get(keyOf(r.agentId, r.runId));
+			if (known) {
+				known.unauthorized = false;
+			}
+			await Promise.resolve(this.runs.get(keyOf(r.agentId, r.runId))?.done);
+			await this.follow(r.agentId, r.runId).catch((err: unknown) => {
+				this.options.log.warn(outputLine(`Could not resume following run ${r.runId}: ${describeError(err)}`));
+			});
+		}
+		return runs.length;
+	}
+
+	/**
+	 * Follows the session's sign-in state (called on every session change): signing out stops every
+	 * stream, remembers which runs were still active and the status bar says "signed out" (click:
+	 * Sign In); signing in again resumes following those runs from where they stopped.
+	 */
+	signedInChanged(signedIn: boolean): void {
+		if (!signedIn) {
+			this.suspendAll();
+			this.showSignedOut();
+			return;
+		}
+		void this.resumeActive().then((n) => {
+			if (n === 0 && this.statusRun) {
+				this.showStatus(this.statusRun);
+			} else if (n === 0) {
+				this.statusItem.hide();
+			}
+		});
+	}
+
+	/**
+	 * Stops following a run and closes its output channel, forgetting it in this window (its events
+	 * stay on disk, so following it again shows them without fetching them again).
+	 */
+	async forget(agentId: string, runId: string): Promise<void> {
+		const key = keyOf(agentId, runId);
+		const run = this.runs.get(key);
+		if (!run) {
+			return;
+		}
+		run.controller?.abort();
+		await run.done;
+		this.runs.delete(key);
+		if (this.statusRun === run) {
+			this.dismissStatus();
+		}
+		// Not at once: a channel disposed right after its last append makes the workbench log "Model is disposed!".
+		this.closeLater(run.channel);
+	}
+
+	/** Shows a run's output channel; false when this window has none for it. */
+	show(agentId: string, runId: string): boolean {
+		const run = this.runs.get(keyOf(agentId, runId));
+		if (run) {
+			run.usedAt = Date.now();
+			run.channel.show(true);
+		}
+		return run !== undefined;
+	}
+
+	/** The run's human name: from the hint, else the agent's name and the run's prompt from the service. */
+	private async nameOf(agentId: string, runId: string, hint: RunNameHint): Promise<string> {
+		let { agentName, prompt } = hint;
+		if (agentName === undefined || prompt === undefined) {
+			const client = this.options.session.client;
+			const signal = AbortSignal.timeout(5_000);
+			const [agent, run] = await Promise.all([
+				agentName === undefined ? client.getAgent(agentId, { signal }).catch(() => undefined) : undefined,
+				prompt === undefined ? client.getRun(agentId, runId, { signal }).catch(() => undefined) : undefined,
+			]);
+			agentName ??= agent?.name;
+			prompt ??= run?.prompt ?? undefined;
+		}
+		return runTitle(agentName, prompt, runId);
+	}
+
+	/**
+	 * Disposes a channel a little later: the workbench applies appends asynchronously, and a channel
+	 * disposed right after its last append makes it log "Model is disposed!".
+	 */
+	private closeLater(channel: vscode.OutputChannel): void {
+		const timer = setTimeout(() => {
+			this.closing.delete(timer);
+			channel.dispose();
+		}, CHANNEL_CLOSE_DELAY_MS);
+		this.closing.set(timer, channel);
+	}
+
+	/** Closes the channels of the runs used longest ago that no longer stream, beyond `maxChannels`. */
+	private limitChannels(): void {
+		const idle = [...this.runs.entries()].filter(([, r]) => !r.active).sort(([, a], [, b]) => a.usedAt - b.usedAt);
+		let excess = this.runs.size - this.maxChannels;
+		for (const [key, run] of idle) {
+			if (excess <= 0) {
+				break;
+			}
+			this.runs.delete(key);
+			if (this.statusRun === run) {
+				this.dismissStatus();
+			}
+			this.closeLater(run.channel);
+			excess--;
+		}
+	}
+
+	private limitActive(): void {
+		const active = [...this.runs.values()].filter((r) => r.active).sort((a, b) => a.startedAt - b.startedAt);
+		for (const run of active.slice(0, Math.max(0, active.length - (this.maxActive - 1)))) {
+			this.options.log.info(`Stopped following run ${run.runId}: at most ${this.maxActive} runs are followed at once.`);
+			run.controller?.abort();
+		}
+	}
+
+	private async stream(run: FollowedRun, signal: AbortSignal): Promise<FollowOutcome> {
+		const { log, session } = this.options;
+		let outcome: FollowOutcome = { status: undefined, reason: 'stopped' };
+		run.reconnecting = false;
+		run.unauthorized = false;
+		try {
+			// The client's stream is the one reconnect policy (src/api/runEventStream.ts): it waits for the
+			// service however long it is away; when it gives up (a 4xx, a server answering badly), following stops.
+			const finalRun = await readRunEvents(session.client, run.agentId, run.runId, {
+				after: run.cursor,
+				signal,
+				onEvent: (event) => this.receive(run, event),
+				ended: () => run.ended,
+				onOutage: (event) => this.outage(run, event),
+			});
+			if (finalRun) {
+				run.status = finalRun.status;
+				run.ended = true;
+			}
+			outcome = { status: run.status };
+		} catch (err) {
+			if (!signal.aborted && !isAbortError(err) && isAuthFailure(err)) {
+				// The token was revoked or expired: one sign-in prompt (the session's), and this run resumes
+				// from its cursor after the next sign-in (resumeActive), with no other click.
+				outcome = { status: undefined, reason: 'unauthorized' };
+				run.unauthorized = true;
+				this.pause(run.agentId, run.runId);
+				run.lines.push(vscode.l10n.t('— paused until you sign in again —'));
+				log.warn(outputLine(`Following run ${run.runId} paused until the next sign-in: ${describeError(err)}`));
+				session.reportError(err);
+			} else if (!signal.aborted && !isAbortError(err)) {
+				outcome = { status: undefined, reason: 'error' };
+				run.lines.push(outputLine(vscode.l10n.t('— following stopped: {0} —', describeError(err))));
+				void showApiError(err, log, vscode.l10n.t('Could not follow {0}', run.title), (e) => session.reportError(e));
+			}
+		} finally {
+			if (outcome.reason === 'stopped') {
+				run.lines.push(vscode.l10n.t('— stopped following —'));
+			}
+			run.reconnecting = false;
+			this.flush(run);
+			await this.store.flushed();
+			if (run.controller?.signal === signal) {
+				run.controller = undefined;
+			}
+			this.showStatus(run);
+			this._onDidChangeFollowing.fire();
+		}
+		if (run.ended) {
+			await this.announceEnd(run);
+		}
+		return outcome;
+	}
+
+	/** The stream's outage reports: one line when the service goes away and one when it is back; the status bar says "reconnecting". */
+	private outage(run: FollowedRun, event: StreamOutageEvent): void {
+		if (event.type === 'retry') {
+			return; // Not one line per attempt.
+		}
+		if (event.type === 'start') {
+			run.reconnecting = true;
+			run.lines.push(outputLine(vscode.l10n.t('— cannot reach the service ({0}); reconnecting —', describeError(event.error))));
+			this.options.log.info(outputLine(`Run ${run.runId}: reconnecting (${describeError(event.error)})`));
+		} else {
+			run.reconnecting = false;
+			const seconds = Math.max(1, Math.round(event.durationMs / 1000));
+			run.lines.push(vscode.l10n.t('— connected again after {0} s —', seconds));
+			this.options.log.info(`Run ${run.runId}: connected again after ${seconds} s`);
+		}
+		this.flush(run);
+		this.showStatus(run);
+		this._onDidChangeFollowing.fire();
+	}
+
+	private apply(run: FollowedRun, event: EventRecord): void {
+		if (typeof event.seq === 'number') {
+			run.cursor = Math.max(run.cursor, event.seq);
+		}
+		// Event names and envelopes are not shown in the description: a status event is any whose type
+		// speaks of status, state or completion, its status wherever it sits (src/api/events.ts).
+		const type = typeof event.type === 'string' ? event.type : '';
+		const status = /status|state|complet/i.test(type) ? eventStatus(event) : undefined;
+		if (status !== undefined) {
+			run.status = status;
+		}
+		if (type === 'run.completed' || (status !== undefined && isTerminalRunStatus(status))) {
+			run.ended = true;
+		}
+	}
+
+	private receive(run: FollowedRun, event: EventRecord): void {
+		const before = run.status;
+		this.apply(run, event);
+		run.lines.push(formatEvent(event));
+		run.records.push(event);
+		run.timer ??= setTimeout(() => this.flush(run), this.flushMs);
+		if (run.status !== before) {
+			this.showStatus(run);
+			this._onDidChangeFollowing.fire();
+		}
+		this._onDidReceiveEvent.fire({ agentId: run.agentId, runId: run.runId, event });
+	}
+
+	private flush(run: FollowedRun): void {
+		if (run.timer !== undefined) {
+			clearTimeout(run.timer);
+			run.timer = undefined;
+		}
+		if (run.lines.length > 0) {
+			run.channel.append(run.lines.splice(0).join('\n') + '\n');
+		}
+		const records = run.records.splice(0);
+		if (records.length > 0) {
+			this.store.append(run.agentId, run.runId, records).catch((err: unknown) => {
+				this.options.log.warn(outputLine(`Could not store events of run ${run.runId}: ${describeError(err)}`));
+			});
+		}
+	}
+
+	private showStatus(run: FollowedRun): void {
+		if (!this.options.session.signedIn) {
+			this.showSignedOut();
+			return;
+		}
+		// The status bar shows the most recently followed run, or another one still streaming.
+		if (run.active || !this.statusRun?.active) {
+			this.statusRun = run;
+		}
+		const shown = this.statusRun;
+		if (!shown) {
+			this.statusItem.hide();
+			return;
+		}
+		clearTimeout(this.hideTimer);
+		if (shown.unauthorized && !shown.active) {
+			this.showSignedOut(true);
+			return;
+		}
+		if (!shown.active && !shown.ended) {
+			// No longer followed and not ended: its last status would be stale, so it is not shown.
+			this.dismissStatus();
+			return;
+		}
+		const reconnecting = shown.active && shown.reconnecting;
+		const status = reconnecting
+			? vscode.l10n.t('reconnecting')
+			: shown.status !== undefined
+				? iconSafe(shown.status, SAFETY.labelMaxChars)
+				: vscode.l10n.t('connecting');
+		const cls = runStatusClass(shown.status);
+		const icon = !shown.ended ? '$(sync~spin)' : cls === 'succeeded' ? '$(check)' : cls === 'failed' ? '$(error)' : '$(circle-slash)';
+		// The title is server text: one line, `$(` shown as typed; cut shorter for the status bar.
+		const title = iconSafe(shown.title, STATUS_TITLE_CHARS);
+		this.statusItem.text = `${icon} ${reconnecting ? `${title}: ${status}` : vscode.l10n.t('{0} — {1}', title, status)}`;
+		this.statusItem.tooltip = shown.active
+			? vscode.l10n.t(
+					'Following {0} (run {1}, {2}). Click for its actions: output, cancel, stop following.',
+					shown.title,
+					shown.runId,
+					status,
+				)
+			: vscode.l10n.t('{0} (run {1}) {2}. Click for its actions: output, result.', shown.title, shown.runId, status);
+		this.statusItem.command = {
+			command: 'cloudAgents.runs.followedRunActions',
+			title: vscode.l10n.t('Followed Run Actions'),
+			arguments: [],
+		};
+		this.statusItem.show();
+		if (shown.ended && !shown.active) {
+			// An ended run is news for a while, then it goes (it stays in the Runs view and its channel).
+			this.hideTimer = setTimeout(() => {
+				if (this.statusRun === shown && !shown.active) {
+					this.dismissStatus();
+				}
+			}, this.endedStatusMs);
+		}
+	}
+
+	/**
+	 * Signed out, or (`rejected`) the service refused the sign-in (a 401): the status bar does not
+	 * claim a run is running; clicking it signs in.
+	 */
+	private showSignedOut(rejected = false): void {
+		const paused = this.suspended.length;
+		this.statusItem.text = `$(debug-disconnect) ${rejected ? vscode.l10n.t('Cloud Agents: sign in to resume') : vscode.l10n.t('Cloud Agents: signed out')}`;
+		this.statusItem.tooltip = rejected
+			? vscode.l10n.t('Sign-in rejected: following paused. Click to sign in; following resumes.')
+			: paused > 0
+				? paused === 1
+					? vscode.l10n.t('Signed out: following 1 run stopped. Click to sign in; following resumes.')
+					: vscode.l10n.t('Signed out: following {0} runs stopped. Click to sign in; following resumes.', paused)
+				: vscode.l10n.t('Signed out of Cloud Agents. Click to sign in.');
+		this.statusItem.command = { command: 'cloudAgents.signIn', title: vscode.l10n.t('Sign In') };
+		this.statusItem.show();
+	}
+
+	/** Shows "run ended" once per run: the id is recorded in global state before the message appears. */
+	private async announceEnd(run: FollowedRun): Promise<void> {
+		const state = this.options.globalState;
+		const notified = state.get<string[]>(RUN_NOTIFIED_KEY, []);
+		if (notified.includes(run.runId)) {
+			return;
+		}
+		await state.update(RUN_NOTIFIED_KEY, [...notified, run.runId].slice(-MAX_NOTIFIED));
+		const titles = { openResult: vscode.l10n.t('Open Result'), showOutput: vscode.l10n.t('Show Output') };
+		const actions = endNotificationActions(run.status).map((a) => ({ id: a, title: titles[a] }));
+		const status = run.status ?? 'ended';
+		const text = notificationText(vscode.l10n.t('{0} — {1}.', run.title, status));
+		const show = runStatusClass(status) === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		// Not awaited: the message stays until dismissed, and following must end now.
+		void show(text, ...actions.map((a) => a.title)).then(async (choice) => {
+			const action = actions.find((a) => a.title === choice)?.id;
+			if (action === 'openResult') {
+				await this.openResult?.(run.agentId, run.runId);
+			} else if (action === 'showOutput') {
+				if (!this.show(run.agentId, run.runId)) {
+					await this.follow(run.agentId, run.runId, { preserveFocus: false });
+				}
+			}
+		});
+	}
+}
