@@ -105,7 +105,13 @@ export class TestRecorder {
 
 	/** Wraps a function of the extension's `vscode.window` or `vscode.scm`; undone by `dispose`. */
 	wrap(
-		name: 'showInformationMessage' | 'showWarningMessage' | 'showErrorMessage' | 'createOutputChannel' | 'createStatusBarItem' | 'createSourceControl',
+		name:
+			| 'showInformationMessage'
+			| 'showWarningMessage'
+			| 'showErrorMessage'
+			| 'createOutputChannel'
+			| 'createStatusBarItem'
+			| 'createSourceControl',
 		wrapper: (original: WindowFunction) => WindowFunction,
 	): void {
 		const target = (name === 'createSourceControl' ? vscode.scm : vscode.window) as unknown as Record<string, WindowFunction>;

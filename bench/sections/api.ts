@@ -406,7 +406,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 		],
 		notes: [
 			`Streaming: ${ROUNDS} rounds (after ${WARMUP} warm-up rounds) over the same bytes (${(bytes.length / 1e6).toFixed(1)} MB) from one loopback server; each round runs the three contenders back to back, the rounds taking the six orders in turn (each contender equally often in each place and right after each other), each after a 20 ms pause and a full gc() outside its timing, and every contender does the same work per event (takes the parsed record's seq, type and data). Rates are medians over rounds; ratios are medians of the per-round ratios (the targets use wall-clock time; the CPU-second ratios count only this process's user + system time, which other processes' load does not inflate, and are shown as a cross-check). Per-round client ÷ eventsource: ${clientOverEs.map((x) => x.toFixed(2)).join(', ')}.`,
-			'Request latency is the median of 3,000 calls per side to the in-process emulator, interleaved one by one in an order where each side follows each side equally often; the client and global fetch are each paired with bare undici in a loop of their own (the bare figure shown is the client loop\'s).',
+			"Request latency is the median of 3,000 calls per side to the in-process emulator, interleaved one by one in an order where each side follows each side equally often; the client and global fetch are each paired with bare undici in a loop of their own (the bare figure shown is the client loop's).",
 		],
 	});
 }

@@ -95,7 +95,11 @@ suite('Token savings', () => {
 		const dir = await mkdtemp(join(tmpdir(), 'savings-csv-'));
 		try {
 			const target = vscode.Uri.file(join(dir, 'savings.csv'));
-			const status = await vscode.commands.executeCommand<string>('cloudAgents.savings.exportCsv', { automation: true, range: 'all', target });
+			const status = await vscode.commands.executeCommand<string>('cloudAgents.savings.exportCsv', {
+				automation: true,
+				range: 'all',
+				target,
+			});
 			const text = await readFile(target.fsPath, 'utf8');
 			const lines = text.split('\r\n').filter(Boolean);
 			assert.equal(

@@ -19,7 +19,13 @@ let api: CloudAgentsTestApi;
 /** The "reconnecting" status bar item as the user sees it: shown while the views are offline. */
 const status = async (): Promise<{ online: boolean; visible: boolean; text: string; tooltip: string; command: string | undefined }> => {
 	const item = api.recorder.statusBarItem('cloudAgents.connection');
-	return { online: item === undefined, visible: item !== undefined, text: item?.text ?? '', tooltip: item?.tooltip ?? '', command: item?.command };
+	return {
+		online: item === undefined,
+		visible: item !== undefined,
+		text: item?.text ?? '',
+		tooltip: item?.tooltip ?? '',
+		command: item?.command,
+	};
 };
 /** The seconds the offline row counts down to the next attempt ("Offline — retrying in N s"), undefined while an attempt runs. */
 const countdown = async (): Promise<number | undefined> => {
