@@ -407,15 +407,21 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			writeFileSync(join(host, 'cloud-agents.cloud-agents-vscode', 'Cloud Agents.log'), ourLog.join('\n'));
 		}
 
-		test('fails with each offending message, attributed to the phase it happened in; reported faults of the in-host phase pass', () => {
-			const now = Date.now();
+		/** A check over a fake page with the in-host phase, then one UI phase, started at the given times. */
+		function inHostThenUi(uiName: string, inHostStart: number, uiStart: number): { check: Check; page: ReturnType<typeof fakePage> } {
 			const check = new m.ConsoleErrorCheck({ userDataDir: dir });
 			const page = fakePage();
 			check.attach(page);
 			check.phase('in-host suites', { strict: false });
-			check.phase('UI cloudAgentsView', { strict: true });
-			check.phases[0]!.start = now - 10_000;
-			check.phases[1]!.start = now - 5_000;
+			check.phase(uiName, { strict: true });
+			check.phases[0]!.start = inHostStart;
+			check.phases[1]!.start = uiStart;
+			return { check, page };
+		}
+
+		test('fails with each offending message, attributed to the phase it happened in; reported faults of the in-host phase pass', () => {
+			const now = Date.now();
+			const { check, page } = inHostThenUi('UI cloudAgentsView', now - 10_000, now - 5_000);
 			writeLogs(
 				[
 					`${logTime(now - 9_000)} [info] Extension host with pid 1 started`,
@@ -460,15 +466,9 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 				'Agent workspace 922A:Main: This server\'s workspace interface differs: the answer to the "list" operation has no entries array (request 01a2). Its files are not asked for again until you retry.';
 			const run = (logged: boolean, lateMs: number): { verdicts: string[]; failures: string[] } => {
 				rmSync(join(dir, 'logs'), { recursive: true, force: true });
-				const check = new m.ConsoleErrorCheck({ userDataDir: dir });
-				const page = fakePage();
-				check.attach(page);
-				check.phase('in-host suites', { strict: false });
-				check.phase('UI agents-and-prompt', { strict: true });
-				check.phases[0]!.start = now - 60_000;
 				// The extension logged it 2.7 s before the notification reached the page, in the in-host phase.
 				const loggedAt = now - 2_700;
-				check.phases[1]!.start = loggedAt + 1_000;
+				const { check, page } = inHostThenUi('UI agents-and-prompt', now - 60_000, loggedAt + 1_000);
 				writeLogs([], logged ? [`${logTime(loggedAt)} [warning] ${text}`] : []);
 				page.error(text);
 				check.entries.at(-1)!.time = loggedAt + lateMs;
@@ -485,13 +485,7 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 		test('one logged failure accounts for one late notification: a second one with the same text fails', () => {
 			const now = Date.now();
 			const text = 'Could not refresh the agents. (request 01a2)';
-			const check = new m.ConsoleErrorCheck({ userDataDir: dir });
-			const page = fakePage();
-			check.attach(page);
-			check.phase('in-host suites', { strict: false });
-			check.phase('UI a', { strict: true });
-			check.phases[0]!.start = now - 60_000;
-			check.phases[1]!.start = now - 2_000;
+			const { check, page } = inHostThenUi('UI a', now - 60_000, now - 2_000);
 			writeLogs([], [`${logTime(now - 3_000)} [error] ${text}`]);
 			page.error(text);
 			page.error(text);
