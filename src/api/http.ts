@@ -4,7 +4,7 @@
  * retry policy and budget, error decoding and redacted debug logging. Knows nothing about
  * individual endpoints.
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { abortError, isAbortError } from './async';
 import { ApiError, ValidationError, plausibleRequestId, readFieldErrors } from './errors';
 import type { FieldError } from './errors';
@@ -681,9 +681,12 @@ export class Transport {
 		return proxy.length === 0 ? this.seenTokens : [...this.seenTokens, ...proxy];
 	}
 
-	/** Absolute URL for a path and query. */
-	url(path: string, query?: Record<string, QueryValue>): string {
-		let url = `${this.base.origin}${this.basePath}${path}`;
+	/**
+	 * Path and query under the base URL's, sent with the origin: segments are fixed names or encoded
+	 * ids (core.ts `e`), query members encoded; no URL is parsed per request (bench/sections/api.ts).
+	 */
+	target(path: string, query?: Record<string, QueryValue>): string {
+		let url = `${this.basePath}${path}`;
 		if (query) {
 			let sep = '?';
 			for (const [name, value] of Object.entries(query)) {
@@ -768,7 +771,7 @@ export class Transport {
 	 * (undefined when empty).
 	 */
 	async send<T = unknown>(spec: RequestSpec): Promise<HttpResult<T>> {
-		const url = this.url(spec.path, spec.query);
+		const path = this.target(spec.path, spec.query);
 		const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
 		const route = spec.route ?? `${spec.method} ${spec.path}`;
 		const deadline = this.deadline(spec);
@@ -782,11 +785,12 @@ export class Transport {
 				const headers = await this.headers(spec, 'application/json', payload !== undefined);
 				const net = this.route();
 				try {
-					const res = await request(url, {
+					const res = await net.dispatcher.request({
+						origin: this.base.origin,
+						path,
 						method: spec.method,
 						headers,
 						body: payload,
-						dispatcher: net.dispatcher,
 						signal: deadline.attemptSignal(spec.signal),
 						headersTimeout: this.timeouts.headersMs,
 						bodyTimeout: this.timeouts.bodyMs,
@@ -959,16 +963,17 @@ export class Transport {
 	 * the 200 response whose body the caller must consume or destroy; throws ApiError otherwise.
 	 */
 	async openStream(spec: Omit<RequestSpec, 'idempotent' | 'body'>): Promise<ResponseData> {
-		const url = this.url(spec.path, spec.query);
+		const path = this.target(spec.path, spec.query);
 		const headers = await this.headers(spec, 'text/event-stream', false);
 		headers['cache-control'] = 'no-cache';
 		let res: ResponseData;
 		const net = this.route();
 		try {
-			res = await request(url, {
+			res = await net.dispatcher.request({
+				origin: this.base.origin,
+				path,
 				method: 'GET',
 				headers,
-				dispatcher: net.dispatcher,
 				signal: spec.signal,
 				headersTimeout: this.timeouts.headersMs,
 				bodyTimeout: this.timeouts.streamIdleMs,
