@@ -150,7 +150,7 @@ class CloudAgentsExtension extends Disposable {
 		);
 		this.registerAll(connectLists(views));
 		// Followed runs get `:followed` in the Runs view (only Stop Following shows inline then).
-		views.setFlag('followed', (runId, agentId) => this.runFollower.isFollowed(agentId ?? '', runId));
+		views.setFlag('followed', (runId, agentId) => this.runFollower.stateOf(agentId ?? '', runId)?.active ?? false);
 		this.register(this.runFollower.onDidChangeFollowing(() => views.providerOf(runsList).redraw()));
 		return views;
 	}

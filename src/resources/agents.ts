@@ -459,7 +459,22 @@ async function deleteAgent({ agent }: AgentTarget, kit: ActionKit): Promise<bool
 		deleteRuntime = choice === withRuntime;
 	}
 	const client = kit.client();
-	const result = await client.deleteAgent(agent.id, { deleteRuntime });
+	// Its runs go with it: following them stops before the request (a stream would otherwise end in
+	// "deleted with its agent" first), resumes when the delete fails, and their channels close after.
+	const followed = kit.follower.following.filter((f) => f.agentId === agent.id);
+	for (const f of followed) {
+		kit.follower.stop(f.agentId, f.runId);
+	}
+	let result: Awaited<ReturnType<typeof client.deleteAgent>>;
+	try {
+		result = await client.deleteAgent(agent.id, { deleteRuntime });
+	} catch (err) {
+		for (const f of followed) {
+			void kit.follower.follow(f.agentId, f.runId).catch(() => undefined);
+		}
+		throw err;
+	}
+	await kit.follower.forget(agent.id);
 	if (kit.selected(agentsList)?.id === agent.id) {
 		kit.select(agentsList, undefined);
 	}

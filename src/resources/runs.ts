@@ -383,7 +383,7 @@ async function stopFollowing(kit: ActionKit): Promise<void> {
 						following.map((f) =>
 							pickItem(
 								{
-									label: follower.titleOf(f.agentId, f.runId) ?? runTitle(undefined, undefined, f.runId),
+									label: follower.stateOf(f.agentId, f.runId)?.title ?? runTitle(undefined, undefined, f.runId),
 									description: f.status,
 									detail: f.runId,
 								},

@@ -56,6 +56,20 @@ export interface FollowOutcome {
 	reason?: 'stopped' | 'error' | 'unauthorized';
 }
 
+/** What this window knows of a run it follows or followed (RunFollower.stateOf). */
+export interface FollowedRunState {
+	/** The run's human name (`<agent>: <prompt excerpt>`), as its channel is named. */
+	title: string;
+	/** The latest status its events told, undefined before the first. */
+	status: string | undefined;
+	/** True while its events are streamed. */
+	active: boolean;
+	/** True once the run has ended (its final status is known). */
+	ended: boolean;
+	/** How following it ended the last time, once every step of that end is done (the end-of-run notice shown); undefined while it streams. */
+	outcome: FollowOutcome | undefined;
+}
+
 /** What a caller already knows about a run, so its human name needs no request. */
 export interface RunNameHint {
 	agentName?: string;
@@ -118,6 +132,8 @@ class FollowedRun {
 	reconnecting = false;
 	/** A 401 paused following: it resumes after the next sign-in. */
 	unauthorized = false;
+	/** How following ended the last time (see FollowedRunState.outcome). */
+	outcome: FollowOutcome | undefined;
 
 	constructor(
 		readonly agentId: string,
@@ -205,14 +221,10 @@ export class RunFollower extends Disposable {
 		return [...this.runs.values()].filter((r) => r.active).map((r) => ({ agentId: r.agentId, runId: r.runId, status: r.status }));
 	}
 
-	/** Whether the run's events are being streamed now. */
-	isFollowed(agentId: string, runId: string): boolean {
-		return this.runs.get(keyOf(agentId, runId))?.active ?? false;
-	}
-
-	/** The human name of a run this window knows (its channel's run), else undefined. */
-	titleOf(agentId: string, runId: string): string | undefined {
-		return this.runs.get(keyOf(agentId, runId))?.title;
+	/** What this window knows of a run it follows or followed (it has the run's channel); undefined for any other run. */
+	stateOf(agentId: string, runId: string): FollowedRunState | undefined {
+		const run = this.runs.get(keyOf(agentId, runId));
+		return run && { title: run.title, status: run.status, active: run.active, ended: run.ended, outcome: run.outcome };
 	}
 
 	/** The run the status bar shows and its actions; undefined when it shows none. */
@@ -240,14 +252,9 @@ export class RunFollower extends Disposable {
 		this.statusItem.hide();
 	}
 
-	/** Resolves when following the run ends (at once when it is not being followed). */
-	whenDone(agentId: string, runId: string): Promise<FollowOutcome> {
-		return this.runs.get(keyOf(agentId, runId))?.done ?? Promise.resolve({ status: undefined });
-	}
-
 	/**
 	 * Starts following a run (or shows it when already followed). Shows the stored history first,
-	 * then streams what came after it. Resolves once the history is shown; `whenDone` tells the end.
+	 * then streams what came after it. Resolves once the history is shown; `stateOf` and `onDidChangeFollowing` tell the end.
 	 * The run's human name comes from `hint`, else from the service (agent and run records).
 	 */
 	async follow(agentId: string, runId: string, options: { preserveFocus?: boolean } & RunNameHint = {}): Promise<void> {
@@ -284,13 +291,15 @@ export class RunFollower extends Disposable {
 		this.limitActive();
 		if (run.ended) {
 			this.showStatus(run);
-			run.done = Promise.resolve({ status: run.status });
+			run.outcome = { status: run.status };
+			run.done = Promise.resolve(run.outcome);
 			this._onDidChangeFollowing.fire();
 			void this.announceEnd(run);
 			return;
 		}
 		const controller = new AbortController();
 		run.controller = controller;
+		run.outcome = undefined;
 		run.startedAt = Date.now();
 		run.done = this.stream(run, controller.signal);
 		this.showStatus(run);
@@ -308,7 +317,7 @@ export class RunFollower extends Disposable {
 	}
 
 	/** Stops every stream (nothing resumes them; see `suspendAll`). */
-	stopAll(): void {
+	private stopAll(): void {
 		this.suspended = [];
 		for (const run of this.runs.values()) {
 			run.controller?.abort();
@@ -374,23 +383,28 @@ export class RunFollower extends Disposable {
 	}
 
 	/**
-	 * Stops following a run and closes its output channel, forgetting it in this window (its events
-	 * stay on disk, so following it again shows them without fetching them again).
+	 * Stops following a run (or, without `runId`, every run of the agent: Delete Agent) and closes its
+	 * output channel, forgetting it in this window (its events stay on disk, so following it again
+	 * shows them without fetching them again).
 	 */
-	async forget(agentId: string, runId: string): Promise<void> {
-		const key = keyOf(agentId, runId);
-		const run = this.runs.get(key);
-		if (!run) {
-			return;
+	async forget(agentId: string, runId?: string): Promise<void> {
+		const runs = [...this.runs.values()].filter((r) => r.agentId === agentId && (runId === undefined || r.runId === runId));
+		this.suspended = this.suspended.filter((s) => s.agentId !== agentId || (runId !== undefined && s.runId !== runId));
+		for (const run of runs) {
+			run.controller?.abort();
 		}
-		run.controller?.abort();
-		await run.done;
-		this.runs.delete(key);
-		if (this.statusRun === run) {
-			this.dismissStatus();
+		for (const run of runs) {
+			await run.done;
+			this.runs.delete(keyOf(run.agentId, run.runId));
+			if (this.statusRun === run) {
+				this.dismissStatus();
+			}
+			// Not at once: a channel disposed right after its last append makes the workbench log "Model is disposed!".
+			this.closeLater(run.channel);
 		}
-		// Not at once: a channel disposed right after its last append makes the workbench log "Model is disposed!".
-		this.closeLater(run.channel);
+		if (runs.length > 0) {
+			this._onDidChangeFollowing.fire();
+		}
 	}
 
 	/** Shows a run's output channel; false when this window has none for it. */
@@ -504,8 +518,15 @@ export class RunFollower extends Disposable {
 			this.showStatus(run);
 			this._onDidChangeFollowing.fire();
 		}
-		if (run.ended) {
-			await this.announceEnd(run);
+		try {
+			if (run.ended) {
+				await this.announceEnd(run);
+			}
+		} finally {
+			if (!run.active) {
+				run.outcome = outcome;
+				this._onDidChangeFollowing.fire();
+			}
 		}
 		return outcome;
 	}

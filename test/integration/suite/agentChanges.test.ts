@@ -15,7 +15,7 @@ import type { ApplyAnswer } from '../../../src/changes/apply';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import type { Difference } from '../../../src/compare/types';
 import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
-import { emu, restoreDevToken, shownChanges, testApi, waitFor, within } from '../support/cloudAgents';
+import { emu, restoreDevToken, shownChanges, testApi, waitFor, within, followEnded } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 
 interface GroundFile {
@@ -263,7 +263,7 @@ if (!standardWorkspace) {
 			emu<{ id: string }>('POST', `/v2/agents/${enc(f.agentId)}/runs`, { prompt: '[[changes:2:created]] add two' }, devToken()),
 		);
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId: f.agentId, runId: run.id });
-		await within('the run to end', api.runFollower.whenDone(f.agentId, run.id), 60_000);
+		await within('the run to end', followEnded(api, f.agentId, run.id), 60_000);
 		const net = await runChanges(f.agentId, run.id);
 		assert.equal(net.length, 2, JSON.stringify(net));
 		const shown = await waitFor(

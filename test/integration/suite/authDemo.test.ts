@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { ApiError, CloudAgentsClient } from '../../../src/api';
 import { browserVerificationUrl, rejectedText } from '../../../src/auth/signIn';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { emu, restoreDevToken, testApi, waitFor, within, writtenText, followedRunStatus } from '../support/cloudAgents';
+import { emu, restoreDevToken, testApi, waitFor, within, writtenText, followedRunStatus, followEnded } from '../support/cloudAgents';
 import { devToken, emulatorUrl } from '../support/env';
 
 /**
@@ -292,7 +292,7 @@ suite('Auth demo', () => {
 					devToken(),
 				);
 				assert.ok(cancelled.status < 300, `cancel answered ${cancelled.status}`);
-				const outcome = await within('the run to end', api.runFollower.whenDone(agentId, runId), 20_000);
+				const outcome = await within('the run to end', followEnded(api, agentId, runId), 20_000);
 				assert.equal(outcome.status, 'cancelled');
 				assert.ok(seqs.length > seenWhileSignedOut, 'no events after signing in again');
 				// Resumed from the cursor: no event twice.

@@ -164,7 +164,9 @@ suite('Language-model tools [variant]', () => {
 		assert.equal(runs[0]?.prompt, prompt);
 		assert.equal((await runMutations()).create, before.create + 1);
 		// Followed in its output channel, as Send Prompt does.
-		await waitFor('the run to be followed', async () => (api.runFollower.isFollowed(agentId, sentRun.id) ? true : undefined));
+		await waitFor('the run to be followed', async () =>
+			(api.runFollower.stateOf(agentId, sentRun.id)?.active ?? false) ? true : undefined,
+		);
 
 		// Status, waiting for the end: the agent's result quoted, the run's artifacts named.
 		const status = await invoke(TOOLS.runStatus, { agent: agentId, waitSeconds: 60 });

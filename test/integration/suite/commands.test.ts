@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { RECORD_SCHEME } from '../../../src/ids';
-import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { counters, emu, messagesShown, restoreDevToken, runChannels, testApi, waitFor } from '../support/cloudAgents';
 import { devToken, words } from '../support/env';
 
 interface AgentBody {
@@ -238,6 +238,37 @@ suite('Commands', () => {
 					(await state()).agents.find((a) => a.id === cleanup.body.id)?.status === 'idle' ? true : undefined,
 				);
 				await deleteAgentQuietly(cleanup.body.id);
+			}
+		});
+
+		test("delete stops following the agent's runs and closes their output channels [variant]", async function () {
+			this.timeout(30_000);
+			const api = await testApi();
+			const agent = await createIdleAgent(`cmd-delete-followed-${Date.now()}`);
+			created.push(agent.id);
+			const started = await emu<RunBody>('POST', `/v2/agents/${enc(agent.id)}/runs`, { prompt: 'Keep going [[hold]]' }, devToken());
+			assert.equal(started.status, 202);
+			const runId = started.body.id;
+			try {
+				await run('cloudAgents.runs.follow', { automation: true, agentId: agent.id, runId });
+				const title = api.runFollower.stateOf(agent.id, runId)?.title;
+				assert.ok(title && api.runFollower.stateOf(agent.id, runId)?.active, 'the run is followed');
+				assert.ok(
+					runChannels(api).some((name) => name.includes(title)),
+					'its output channel is open',
+				);
+				assert.equal(
+					await run<boolean>('cloudAgents.agents.delete', { automation: true, agentId: agent.id, deleteRuntime: true }),
+					true,
+				);
+				assert.equal(api.runFollower.stateOf(agent.id, runId), undefined, "the deleted agent's run is no longer known");
+				await waitFor('its output channel to close', async () =>
+					runChannels(api).some((name) => name.includes(title)) ? undefined : true,
+				);
+				const aboutIt = (await messagesShown('error', /Could not follow/)).filter((text) => text.includes(agent.name));
+				assert.deepEqual(aboutIt, [], 'no "Could not follow" about its run after the delete');
+			} finally {
+				await api.runFollower.forget(agent.id);
 			}
 		});
 	});

@@ -16,6 +16,7 @@ import {
 	writtenText,
 	endOfRunNotices,
 	storedEvents,
+	followEnded,
 } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 
@@ -66,7 +67,7 @@ suite('Run following', () => {
 		});
 		try {
 			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
-			const outcome = await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000);
+			const outcome = await within('the run to end', followEnded(api, agentId, run.id), 40_000);
 			assert.equal(outcome.status, words().run.succeeded);
 		} finally {
 			sub.dispose();
@@ -96,14 +97,14 @@ suite('Run following', () => {
 		this.timeout(45_000);
 		const run = await startRun('[[events:5]] reopen');
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
-		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000)).status, words().run.succeeded);
+		assert.equal((await within('the run to end', followEnded(api, agentId, run.id), 40_000)).status, words().run.succeeded);
 		const first = await storedEvents(api, agentId, run.id);
 		await api.runFollower.forget(agentId, run.id);
 		const notifications = endOfRunNotices(api).length;
 		const connections = (await counters()).requests.by_route[EVENTS_ROUTE] ?? 0;
 
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
-		const outcome = await api.runFollower.whenDone(agentId, run.id);
+		const outcome = await followEnded(api, agentId, run.id);
 
 		assert.equal(outcome.status, words().run.succeeded);
 		assert.equal((await counters()).requests.by_route[EVENTS_ROUTE] ?? 0, connections, 'the events were fetched again');
@@ -124,7 +125,7 @@ suite('Run following', () => {
 			);
 
 			await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { automation: true, agentId, runId: run.id });
-			const outcome = await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000);
+			const outcome = await within('following to stop', followEnded(api, agentId, run.id), 10_000);
 
 			assert.equal(outcome.reason, 'stopped');
 			assert.equal(
@@ -141,7 +142,7 @@ suite('Run following', () => {
 
 			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
 			assert.equal(
-				(await within('the cancelled run to end', api.runFollower.whenDone(agentId, run.id), 20_000)).status,
+				(await within('the cancelled run to end', followEnded(api, agentId, run.id), 20_000)).status,
 				words().run.cancelled,
 			);
 			const expected = (await emulatorEvents(run)).map((e) => e.seq);

@@ -23,6 +23,7 @@ import {
 	followedRunStatus,
 	signInAgainPrompts,
 	storedEvents,
+	followEnded,
 } from '../support/cloudAgents';
 import { devToken, words } from '../support/env';
 
@@ -141,8 +142,8 @@ suite('Run following through outages', () => {
 				followedRunStatus(api)?.text.includes('reconnecting') && api.runFollower.statusRunInfo?.reconnecting ? true : undefined,
 			);
 			assert.match(followedRunStatus(api)?.text ?? '', /^\$\(sync~spin\) .*: reconnecting$/);
-			assert.equal(api.runFollower.isFollowed(agentId, run.id), true, 'still followed during the outage');
-			const outcome = await within('the run to end after the outage', api.runFollower.whenDone(agentId, run.id), 60_000);
+			assert.equal(api.runFollower.stateOf(agentId, run.id)?.active ?? false, true, 'still followed during the outage');
+			const outcome = await within('the run to end after the outage', followEnded(api, agentId, run.id), 60_000);
 			assert.equal(outcome.status, words().run.succeeded);
 			assert.equal((await admin<{ active: boolean }>(adminUrl, 'GET', '/outage')).active, false);
 		} finally {
@@ -176,10 +177,10 @@ suite('Run following through outages', () => {
 			await waitFor('five events', async () => (received.length >= 5 ? true : undefined));
 			await admin(adminUrl, 'POST', '/outage', { mode: 'refuse', seconds: 4 });
 			await admin(adminUrl, 'POST', '/tokens/revoke', { token: key.api_key });
-			const paused = await within('following to pause on the 401', api.runFollower.whenDone(agentId, run.id), 60_000);
+			const paused = await within('following to pause on the 401', followEnded(api, agentId, run.id), 60_000);
 			assert.equal(paused.reason, 'unauthorized');
 			assert.equal(signInAgainPrompts(api), promptsBefore + 1, 'one sign-in prompt');
-			assert.equal(api.runFollower.isFollowed(agentId, run.id), false);
+			assert.equal(api.runFollower.stateOf(agentId, run.id)?.active ?? false, false);
 			assert.match(followedRunStatus(api)?.text ?? '', /sign in to resume/);
 			const before = received.length;
 			// The run goes on meanwhile; nothing else prompts again.
@@ -189,9 +190,9 @@ suite('Run following through outages', () => {
 
 			await restoreDevToken(); // Signing in is the only action.
 			await waitFor('following to resume', async () =>
-				api.runFollower.isFollowed(agentId, run.id) || received.length > before ? true : undefined,
+				(api.runFollower.stateOf(agentId, run.id)?.active ?? false) || received.length > before ? true : undefined,
 			);
-			const outcome = await within('the run to end', api.runFollower.whenDone(agentId, run.id), 60_000);
+			const outcome = await within('the run to end', followEnded(api, agentId, run.id), 60_000);
 			assert.equal(outcome.status, words().run.succeeded);
 		} finally {
 			sub.dispose();

@@ -5,7 +5,7 @@ import type { RowSnapshot } from '../../../src/testing';
 import { describeError, requestIdOf } from '../../../src/util/errors';
 import { AGENT_ID, RUN_ID, agent, run } from '../../hostile/fixtures';
 import { errorEnvelope, json, sseStart } from '../../hostile/server';
-import { testApi, within, writtenText } from '../support/cloudAgents';
+import { testApi, within, writtenText, followEnded } from '../support/cloudAgents';
 import { type HostileSession, useHostileServer } from '../support/hostile';
 
 /**
@@ -150,7 +150,7 @@ suite('Hostile server text in the UI', () => {
 	test("an event type with a line break cannot forge a header line in the run's output", async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId: AGENT_ID, runId: RUN_OK });
-		const outcome = await within('following the hostile run to end', api.runFollower.whenDone(AGENT_ID, RUN_OK), 20_000);
+		const outcome = await within('following the hostile run to end', followEnded(api, AGENT_ID, RUN_OK), 20_000);
 		assert.equal(outcome.status, 'succeeded');
 		const written = await writtenText(api);
 		const outputs = written.filter((w) => w.text.includes('FORGED-BY-SERVER') && !w.file.includes(`${'/'}runs${'/'}`));

@@ -17,7 +17,7 @@ import type { RowSnapshot } from '../../../src/testing';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { FS_SCHEME } from '../../../src/ids';
 import { startProxy, type TestProxy } from '../../support/proxy';
-import { createIdleAgent, restoreDevToken, testApi, waitFor, within, writtenText, storedEvents } from '../support/cloudAgents';
+import { createIdleAgent, restoreDevToken, testApi, waitFor, within, writtenText, storedEvents, followEnded } from '../support/cloudAgents';
 import { type NetworkFixtures, devToken, emulatorUrl, networkFixtures, words } from '../support/env';
 import { type TlsFront, startTlsFront } from '../support/tlsFront';
 
@@ -119,7 +119,7 @@ suite('Networks: proxies and certificates', function () {
 		assert.equal(run.status, 202, JSON.stringify(run.body));
 		followed.push(run.body.id);
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.body.id });
-		const outcome = await within('the followed run to end', api.runFollower.whenDone(agentId, run.body.id), 40_000);
+		const outcome = await within('the followed run to end', followEnded(api, agentId, run.body.id), 40_000);
 		assert.equal(outcome.status, words().run.succeeded, JSON.stringify(outcome));
 		return (await storedEvents(api, agentId, run.body.id)).length;
 	}

@@ -13,6 +13,7 @@ import {
 	followedRunStatus,
 	runChannels,
 	storedEvents,
+	followEnded,
 } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 
@@ -70,7 +71,7 @@ suite('Run names, status bar and run actions', () => {
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
 		const title = `${agentName}: Summarise the release notes [[events:3]]`;
 		assert.ok(runChannels(api).includes(`Cloud Agents: ${title}`), JSON.stringify(runChannels(api)));
-		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 40_000)).status, 'succeeded');
+		assert.equal((await within('the run to end', followEnded(api, agentId, run.id), 40_000)).status, 'succeeded');
 
 		const bar = followedRunStatus(api);
 		assert.ok(bar, 'the status bar shows the ended run');
@@ -97,7 +98,7 @@ suite('Run names, status bar and run actions', () => {
 		await waitFor('a first event', async () => ((await storedEvents(api, agentId, run.id)).length > 0 ? true : undefined));
 		// Automation passes ids: no confirmation.
 		await vscode.commands.executeCommand('cloudAgents.runs.cancel', { automation: true, agentId, runId: run.id });
-		assert.equal((await within('the run to end', api.runFollower.whenDone(agentId, run.id), 20_000)).status, 'cancelled');
+		assert.equal((await within('the run to end', followEnded(api, agentId, run.id), 20_000)).status, 'cancelled');
 		assert.deepEqual(endOfRunNotices(api).at(-1)?.items, ['Show Output']);
 		assert.deepEqual(api.runFollower.statusRunInfo?.actions, ['showOutput', 'dismiss']);
 		await api.runFollower.forget(agentId, run.id);
@@ -126,7 +127,7 @@ suite('Run names, status bar and run actions', () => {
 				action: 'stopFollowing',
 			});
 			assert.equal(chosen, 'stopFollowing');
-			assert.equal((await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000)).reason, 'stopped');
+			assert.equal((await within('following to stop', followEnded(api, agentId, run.id), 10_000)).reason, 'stopped');
 			assert.equal(followedRunStatus(api), undefined, 'a run no longer followed is not shown as running');
 			const after = await waitFor('the row without :followed', async () =>
 				(await rows()).find((r) => r.id === `run/${agentId}/${run.id}` && !r.contextValue?.includes(':followed')),
@@ -143,18 +144,18 @@ suite('Run names, status bar and run actions', () => {
 		const run = await startRun('Keep going [[hold]]');
 		try {
 			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
-			assert.ok(api.runFollower.isFollowed(agentId, run.id));
+			assert.ok(api.runFollower.stateOf(agentId, run.id)?.active ?? false);
 			api.runFollower.suspendAll();
-			await within('following to stop', api.runFollower.whenDone(agentId, run.id), 10_000);
-			assert.equal(api.runFollower.isFollowed(agentId, run.id), false);
+			await within('following to stop', followEnded(api, agentId, run.id), 10_000);
+			assert.equal(api.runFollower.stateOf(agentId, run.id)?.active ?? false, false);
 			assert.equal(followedRunStatus(api), undefined);
 			assert.equal(await api.runFollower.resumeActive(), 1);
-			assert.ok(api.runFollower.isFollowed(agentId, run.id), 'following resumed');
+			assert.ok(api.runFollower.stateOf(agentId, run.id)?.active ?? false, 'following resumed');
 			const bar = (): { text: string } | undefined => followedRunStatus(api);
 			assert.ok(bar()?.text.includes(agentName), bar()?.text);
 		} finally {
 			await cancelQuietly(run.id);
-			await within('the run to end', api.runFollower.whenDone(agentId, run.id), 20_000).catch(() => undefined);
+			await within('the run to end', followEnded(api, agentId, run.id), 20_000).catch(() => undefined);
 			await api.runFollower.forget(agentId, run.id);
 		}
 	});
@@ -166,7 +167,7 @@ suite('Run names, status bar and run actions', () => {
 			const run = await startRun(`Quick task ${i} [[events:1]] [[delay:20]]`);
 			runs.push(run);
 			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
-			await within('the run to end', api.runFollower.whenDone(agentId, run.id), 20_000);
+			await within('the run to end', followEnded(api, agentId, run.id), 20_000);
 			// At a person's pace: the Output view switching channels mid-append logs "Model is disposed!".
 			await new Promise((r) => setTimeout(r, 700));
 		}
@@ -176,14 +177,14 @@ suite('Run names, status bar and run actions', () => {
 			runChannels(api).length <= 10 ? true : undefined,
 		);
 		const first = runs[0]!;
-		assert.equal(api.runFollower.titleOf(agentId, first.id), undefined, "the oldest run's channel was closed");
+		assert.equal(api.runFollower.stateOf(agentId, first.id)?.title, undefined, "the oldest run's channel was closed");
 		const stored = await storedEvents(api, agentId, first.id);
 		assert.ok(
 			stored.some((e) => e.type === 'run.completed'),
 			'its events stay on disk',
 		);
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: first.id });
-		assert.equal(api.runFollower.titleOf(agentId, first.id), `${agentName}: Quick task 0 [[events:1]] [[delay:20]]`);
+		assert.equal(api.runFollower.stateOf(agentId, first.id)?.title, `${agentName}: Quick task 0 [[events:1]] [[delay:20]]`);
 		await waitFor('at most 10 run channels open after reopening', async () => (runChannels(api).length <= 10 ? true : undefined));
 		// Let the workbench apply the last appends before the channels go.
 		await new Promise((r) => setTimeout(r, 1500));

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import type { ShownMessage, StatusBarSnapshot } from '../../../src/testing';
 import type { EventRecord } from '../../../src/api';
+import type { FollowOutcome } from '../../../src/runFollowing/runFollower';
 import { EXTENSION_ID } from '../../../src/ids';
 import { devToken, emulatorUrl, words } from './env';
 
@@ -49,6 +50,34 @@ export function runChannels(api: CloudAgentsTestApi): string[] {
 export async function storedEvents(api: CloudAgentsTestApi, agentId: string, runId: string): Promise<EventRecord[]> {
 	await api.runStore.flushed();
 	return api.runStore.read(agentId, runId);
+}
+
+/**
+ * Resolves with how following the run ended, once every step of that end is done (what the
+ * follower's state tells; its change event wakes the check). At once for a run this window does
+ * not know. Callers bound the wait with `within`.
+ */
+export function followEnded(api: CloudAgentsTestApi, agentId: string, runId: string): Promise<FollowOutcome> {
+	const follower = api.runFollower;
+	return new Promise<FollowOutcome>((resolve) => {
+		const check = (): boolean => {
+			const state = follower.stateOf(agentId, runId);
+			const outcome = state ? state.outcome : { status: undefined };
+			if (outcome) {
+				resolve(outcome);
+				return true;
+			}
+			return false;
+		};
+		if (check()) {
+			return;
+		}
+		const sub = follower.onDidChangeFollowing(() => {
+			if (check()) {
+				sub.dispose();
+			}
+		});
+	});
 }
 
 /** The end-of-run notifications shown so far, in order: messages whose only buttons are Open Result and Show Output. */
