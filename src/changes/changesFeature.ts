@@ -23,6 +23,7 @@ import type { ListDescriptor } from '../views/descriptor';
 import { changesActions, type ChangeFile, type ChangesHost, type LinkSpec } from './changesActions';
 import { type AgentLink, LinkStore } from './linkStore';
 import { EMPTY_SCHEME, LinkSource, SCM_ID } from './linkSource';
+import type { LinkSourceDeps } from './linkSource';
 
 export type { ComparisonAnswer } from './changesActions';
 
@@ -37,6 +38,8 @@ export interface ChangesDeps {
 	runEvents: vscode.Event<{ agentId: string; runId: string; event: Parameters<typeof eventFileChange>[0] }>;
 	/** Tells the `cloud-agent:` file system that the agent's copy of a file changed (a send). */
 	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
+	/** The views' shared connectivity: a comparison that found the service out of reach runs again when it answers. */
+	connectivity?: LinkSourceDeps['connectivity'];
 }
 
 /** The links, their source controls and decorations; the commands are `actions`, for the registry. */
@@ -148,6 +151,7 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 			decorationsChanged: (uris) => this._onDidChangeFileDecorations.fire(uris),
 			exclude: (folder) => excludeGlobs(folder),
 			agentFileChanged: this.deps.agentFileChanged,
+			connectivity: this.deps.connectivity,
 		});
 		this.sources.set(link.id, source);
 		return source;

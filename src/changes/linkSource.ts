@@ -14,6 +14,7 @@ import type { Baseline, CompareMode, CompareResult, Difference } from '../compar
 import { workspaceUri } from '../workspace/fs/workspaceFs';
 import { Disposable } from '../util/lifecycle';
 import { singleLine } from '../util/text';
+import type { Connectivity, Participant } from '../views/connectivity';
 import type { AgentLink, LinkStore } from './linkStore';
 
 /**
@@ -39,6 +40,11 @@ export interface LinkSourceDeps {
 	exclude(this: void, folder: vscode.Uri): string[];
 	/** Tells the `cloud-agent:` file system that the agent's copy of a file changed (what a comparison found). */
 	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
+	/**
+	 * The views' shared connectivity: a comparison that failed because the service was out of reach
+	 * waits with the offline lists and compares again when the service answers.
+	 */
+	connectivity?: Pick<Connectivity, 'report'>;
 }
 
 function kindLetter(d: Difference): string {
@@ -86,6 +92,18 @@ export class LinkSource extends Disposable {
 	failure: string | undefined;
 	/** The last comparison's statistics (tests and the log). */
 	lastStats: CompareResult['stats'] | undefined;
+	/** A comparison succeeded in this window: the groups hold what one found (until then they hold nothing true). */
+	private compared = false;
+	/** A comparison is under way. */
+	private comparing = false;
+	/** Compares again when the service answers after a comparison found it out of reach. */
+	private readonly participant: Participant = {
+		retry: () =>
+			this.refresh('refresh').then(
+				() => undefined,
+				() => undefined,
+			),
+	};
 
 	constructor(
 		readonly link: AgentLink,
@@ -100,6 +118,7 @@ export class LinkSource extends Disposable {
 		this.otherGroup.hideWhenEmpty = true;
 		this.scm.quickDiffProvider = { provideOriginalResource: (uri) => this.originalOf(uri) };
 		this.scm.count = 0;
+		this.render();
 		const watcher = this.register(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.localRoot, '**/*')));
 		const changed = (uri: vscode.Uri): void => this.localFileChanged(uri);
 		this.register(watcher.onDidChange(changed));
@@ -224,6 +243,9 @@ export class LinkSource extends Disposable {
 		this.baseline ??= await this.deps.store.baseline(this.link.id);
 		const effective: CompareMode = mode === 'refresh' && !this.baseline ? 'link' : mode;
 		const ignore = await IgnoreRules.load(this.localRoot.fsPath, { exclude: this.deps.exclude(this.localRoot) });
+		const startedAt = Date.now();
+		this.comparing = true;
+		this.render();
 		const result = await vscode.window
 			.withProgress({ location: vscode.ProgressLocation.SourceControl }, () =>
 				compareFolders({
@@ -239,15 +261,20 @@ export class LinkSource extends Disposable {
 				}),
 			)
 			.then(undefined, (err: unknown) => {
-				// The groups keep what the last comparison found; the status bar says this one failed.
+				// The groups keep what the last comparison found; their label and the status bar say this one
+				// failed, and one that found the service out of reach runs again when it answers.
+				this.comparing = false;
 				this.failure = singleLine(err instanceof Error ? err.message : String(err), 500);
 				this.render();
+				this.deps.connectivity?.report(err, { participant: this.participant, startedAt });
 				throw err;
 			});
+		this.comparing = false;
 		if (this.isDisposed) {
 			return undefined;
 		}
 		this.failure = undefined;
+		this.compared = true;
 		this.baseline = result.baseline;
 		this.incomplete = result.incomplete;
 		this.lastStats = result.stats;
@@ -301,6 +328,7 @@ export class LinkSource extends Disposable {
 		}
 		this.agentGroup.resourceStates = agent;
 		this.otherGroup.resourceStates = other;
+		this.agentGroup.label = this.agentGroupLabel();
 		this.scm.count = agent.length;
 		const problem = this.failure
 			? { title: `$(error) ${vscode.l10n.t('Comparison failed')}`, tooltip: this.failure }
@@ -308,6 +336,23 @@ export class LinkSource extends Disposable {
 				? { title: `$(warning) ${vscode.l10n.t('Partly compared')}`, tooltip: this.incomplete }
 				: undefined;
 		this.scm.statusBarCommands = problem ? [{ command: 'cloudAgents.changes.refresh', ...problem, arguments: [this.scm] }] : undefined;
+	}
+
+	/**
+	 * The agent group's label: the count beside it is true only once a comparison succeeded, so until
+	 * then (comparing, or failed) and after a failed one the label says so: never a bare "0".
+	 */
+	private agentGroupLabel(): string {
+		const name = vscode.l10n.t('Changed by the agent');
+		if (this.failure) {
+			return this.compared
+				? vscode.l10n.t('{0} — as last compared; comparing again failed', name)
+				: vscode.l10n.t('{0} — not compared: the comparison failed', name);
+		}
+		if (this.comparing) {
+			return this.compared ? name : vscode.l10n.t('{0} — comparing…', name);
+		}
+		return this.compared ? name : vscode.l10n.t('{0} — not compared yet', name);
 	}
 
 	/**

@@ -65,9 +65,18 @@ export async function sendFiles(host: ChangesHost, files: ChangeFile[], kit: Act
 	return answer;
 }
 
-/** Asks first when a file would be deleted in the agent workspace or has unsaved changes here; true to go on. */
+/**
+ * Asks first when the agent's copy of a file would be replaced or deleted (nothing undoes a write in
+ * the agent workspace) or the file has unsaved changes here; true to go on.
+ */
 function confirmSend(files: ChangeFile[], kit: ActionKit): Promise<boolean> {
 	return confirmFiles(files, kit, {
+		replaces: (d) => d.kind === 'modified',
+		replacedLine: (listed) =>
+			vscode.l10n.t(
+				"Replaces the agent's version of {0} with the local one: what the agent wrote there is lost (Undo cannot bring it back).",
+				listed,
+			),
 		removes: (d) => d.kind === 'added',
 		removedLine: (listed) => vscode.l10n.t('Deletes {0} in the agent workspace (the local folder does not have them).', listed),
 		dirtyLine: (listed) => vscode.l10n.t('Sends the saved version of {0} (its unsaved changes stay here).', listed),

@@ -30,6 +30,10 @@ export interface FilesQuestion {
 	removes(this: void, d: Difference): boolean;
 	/** The line about them, given their paths listed. */
 	removedLine(this: void, listed: string): string;
+	/** The files whose copy on the side it writes is replaced, with what that copy holds lost (Send: the agent's; no Undo there). */
+	replaces?(this: void, d: Difference): boolean;
+	/** The line about them, given their paths listed. */
+	replacedLine?(this: void, listed: string): string;
 	/** The line about files with unsaved changes here, given their paths listed. */
 	dirtyLine(this: void, listed: string): string;
 	/** The question, given the counted files. */
@@ -39,16 +43,19 @@ export interface FilesQuestion {
 }
 
 /**
- * Asks first when some of `files` would be removed or have unsaved changes here (the registry's
- * rule: a person is asked, an automation caller has decided); true to go on.
+ * Asks first when some of `files` would be removed or replaced where nothing can undo it, or have
+ * unsaved changes here (the registry's rule: a person is asked, an automation caller has decided);
+ * true to go on.
  */
 export async function confirmFiles(files: ChangeFile[], kit: ActionKit, words: FilesQuestion): Promise<boolean> {
 	const removed = files.filter((f) => words.removes(f.d));
+	const replaced = words.replaces ? files.filter((f) => words.replaces!(f.d)) : [];
 	const dirty = files.filter((f) => openDocument(f.source.localUriOf(f.d.path))?.isDirty);
-	if (removed.length === 0 && dirty.length === 0) {
+	if (removed.length === 0 && replaced.length === 0 && dirty.length === 0) {
 		return true;
 	}
 	const lines = [
+		replaced.length > 0 && words.replacedLine ? words.replacedLine(listOf(replaced.map((f) => f.d.path))) : undefined,
 		removed.length > 0 ? words.removedLine(listOf(removed.map((f) => f.d.path))) : undefined,
 		dirty.length > 0 ? words.dirtyLine(listOf(dirty.map((f) => f.d.path))) : undefined,
 	].filter((l): l is string => l !== undefined);

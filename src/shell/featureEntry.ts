@@ -47,6 +47,7 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		runEvents: deps.follower.onDidReceiveEvent,
 		// Our own writes and deletes of an agent's files (Send to Agent) reach the file system's cache.
 		agentFileChanged: (agentId, path, change) => workspace.feature.cache.invalidate(agentId, path, change),
+		connectivity: deps.views.connectivity,
 	});
 	// Every action, Source Control's included, is registered by the one registry.
 	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, [...RESOURCE_ACTIONS, changes.actions]);
