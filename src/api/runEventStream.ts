@@ -73,6 +73,12 @@ export interface RunEventStreamParams {
 	waitForService?: boolean;
 	/** Outage reports (only with `waitForService`). */
 	onOutage?: (event: StreamOutageEvent) => void;
+	/**
+	 * How each attempt to open the stream ended (`undefined`: connected), as every other request of
+	 * the client tells its outcome (CloudAgentsClientOptions.onOutcome): a stream that reconnects is
+	 * news that the service is back for everything waiting on it.
+	 */
+	onConnectOutcome?: (err: unknown, startedAt: number) => void;
 }
 
 /** Run statuses known to mean "still going": a clean end of the stream then always reconnects. */
@@ -345,6 +351,7 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 			}
 			this.connections++;
 			this.progress = false;
+			const startedAt = Date.now();
 			try {
 				this.conn = await SseConnection.open(
 					this.p.transport,
@@ -358,8 +365,10 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				);
 				this.decoder.reset();
 				this.endOutage();
+				this.p.onConnectOutcome?.(undefined, startedAt);
 				return;
 			} catch (err) {
+				this.p.onConnectOutcome?.(err, startedAt);
 				if (signal?.aborted) {
 					throw abortError(signal);
 				}

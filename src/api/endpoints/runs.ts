@@ -163,6 +163,7 @@ export class RunEndpoints extends ClientCore {
 			getRun: (signal) => this.getRun(agentId, runId, { signal }),
 			waitForService: options.waitForService,
 			onOutage: options.onOutage,
+			onConnectOutcome: (err, startedAt) => this.tell(err, startedAt),
 		});
 	}
 

@@ -103,4 +103,41 @@ suite('views/connectivity with the client (emulator, outage switch)', () => {
 		assert.equal(other.connectivity.online, true, 'a 500 is an answer');
 		other.client.close();
 	});
+
+	test("a run's event stream that connects again brings the state back online at once, with nothing else asking (issue 33)", async () => {
+		const connectivity = new Connectivity();
+		const client = new CloudAgentsClient({
+			baseUrl: emu.url,
+			getToken: () => DEV_TOKEN,
+			retry: { maxAttempts: 1 },
+			stream: { reconnectMinMs: 5, reconnectBaseMs: 5, reconnectMaxMs: 50 },
+			onOutcome: (err, startedAt) => connectivity.report(err, { startedAt }),
+		});
+		let run: { agentId: string; runId: string } | undefined;
+		for (const agent of (await client.listAgents({ limit: 50 })).items) {
+			const runs = await client.listRuns(agent.id, { limit: 1 });
+			if (runs[0]) {
+				run = { agentId: agent.id, runId: runs[0].id };
+				break;
+			}
+		}
+		assert.ok(run, 'the emulator has a run');
+		await emulatorAdmin(emu.url, 'POST', '/outage', { mode: 'refuse', seconds: 60 });
+		const controller = new AbortController();
+		try {
+			await assert.rejects(client.listAgents({ limit: 1 }));
+			assert.equal(connectivity.online, false);
+			// The stream waits for the service (as the run follower's does); no list waits and no probe is set,
+			// so only the stream can tell the state that the service is back.
+			const stream = client.streamRunEvents(run.agentId, run.runId, { waitForService: true, signal: controller.signal });
+			const first = stream.next();
+			await emulatorAdmin(emu.adminUrl, 'DELETE', '/outage');
+			await first;
+			assert.equal(connectivity.online, true, 'the stream connected: the service is back for everyone');
+		} finally {
+			controller.abort();
+			await emulatorAdmin(emu.adminUrl, 'DELETE', '/outage');
+			client.close();
+		}
+	});
 });
