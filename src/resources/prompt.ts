@@ -225,6 +225,21 @@ async function activeRunOf(kit: ActionKit, agent: Agent): Promise<Run | undefine
 	}
 }
 
+/** The prompt input's buttons: images, the active editor's selection or whole text, and the two ways past a busy agent. */
+function promptButtons(): Record<
+	'attachButton' | 'selectionButton' | 'editorButton' | 'cancelActiveButton' | 'followUpButton',
+	vscode.QuickInputButton
+> {
+	const button = (icon: string, tooltip: string): vscode.QuickInputButton => ({ iconPath: new vscode.ThemeIcon(icon), tooltip });
+	return {
+		attachButton: button('file-media', vscode.l10n.t('Attach Images…')),
+		selectionButton: button('selection', vscode.l10n.t('Send the Selection of the Active Editor')),
+		editorButton: button('file', vscode.l10n.t('Send the Whole Active Editor')),
+		cancelActiveButton: button('debug-stop', vscode.l10n.t('Cancel the Active Run and Send as a New Run')),
+		followUpButton: button('reply', vscode.l10n.t('Send as a Follow-up to the Active Run')),
+	};
+}
+
 /**
  * The prompt step: one input box (VS Code's InputBox is single-line, as in the Azure and Coder
  * extensions) with buttons for images, the active editor (multi-line prompts) and, for a busy
@@ -236,26 +251,7 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 	const editor = active && isPromptSource(active.document.uri.scheme) ? active : undefined;
 	const name = displayName(agent.name, agent.id);
 	const input = vscode.window.createInputBox();
-	const attachButton: vscode.QuickInputButton = {
-		iconPath: new vscode.ThemeIcon('file-media'),
-		tooltip: vscode.l10n.t('Attach Images…'),
-	};
-	const selectionButton: vscode.QuickInputButton = {
-		iconPath: new vscode.ThemeIcon('selection'),
-		tooltip: vscode.l10n.t('Send the Selection of the Active Editor'),
-	};
-	const editorButton: vscode.QuickInputButton = {
-		iconPath: new vscode.ThemeIcon('file'),
-		tooltip: vscode.l10n.t('Send the Whole Active Editor'),
-	};
-	const cancelActiveButton: vscode.QuickInputButton = {
-		iconPath: new vscode.ThemeIcon('debug-stop'),
-		tooltip: vscode.l10n.t('Cancel the Active Run and Send as a New Run'),
-	};
-	const followUpButton: vscode.QuickInputButton = {
-		iconPath: new vscode.ThemeIcon('reply'),
-		tooltip: vscode.l10n.t('Send as a Follow-up to the Active Run'),
-	};
+	const { attachButton, selectionButton, editorButton, cancelActiveButton, followUpButton } = promptButtons();
 	let images: string[] = [];
 	// The prompt typed last time and not sent comes back (it is kept until sent or emptied).
 	const draft = drafts.get(agent.id);
