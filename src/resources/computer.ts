@@ -5,9 +5,9 @@
  * (src/resources/agents.ts), which finds the agent, remembers it and calls `openComputer`.
  */
 import * as vscode from 'vscode';
-import type { Agent, CloudAgentsClient, ComputerSession, Runtime } from '../api';
-import { runtimeInTransition } from './runtimes';
-import { describeError } from '../util/errors';
+import type { Agent, CloudAgentsClient, ComputerSession } from '../api';
+import { notRunningAdvice, runtimeOfAgent } from './runtimes';
+import { describeError, requestIdNote } from '../util/errors';
 import { displayName, isStatus, showWarning, toAbortSignal } from '../views/ui';
 import type { ComputerAgent, ComputerPanelHost } from '../webviews/computer/computerPanel';
 import { ComputerPanel } from '../webviews/computer/computerPanel';
@@ -44,81 +44,22 @@ async function mintSession(client: CloudAgentsClient, agent: ComputerAgent): Pro
 		);
 	} catch (err) {
 		if (isStatus(err, 409)) {
-			const runtime = await runtimeOf(client, agent);
+			// The runtime's state says what helps; the service's own words only when it cannot be read
+			// (they may advise what does not apply, e.g. to resume a runtime in error).
+			const runtime = await runtimeOfAgent(client, agent);
 			void showWarning(
-				vscode.l10n.t('The computer of {0} cannot open now: {1} {2}', name, refusalAdvice(runtime), describeError(err)),
+				vscode.l10n
+					.t(
+						'The computer of {0} cannot open now: {1} {2}',
+						name,
+						notRunningAdvice(runtime),
+						runtime ? requestIdNote(err) : describeError(err),
+					)
+					.trimEnd(),
 			);
 			return undefined;
 		}
 		throw err;
-	}
-}
-
-/** The agent's runtime as the service shows it now; undefined when it cannot be read. */
-async function runtimeOf(client: CloudAgentsClient, agent: ComputerAgent): Promise<Runtime | undefined> {
-	try {
-		const runtimeId = agent.runtimeId ?? (await client.getAgent(agent.id)).runtime_id;
-		for await (const runtime of client.iterateRuntimes({ limit: 100 })) {
-			if (runtime.id === runtimeId) {
-				return runtime;
-			}
-		}
-	} catch {
-		// The advice falls back to the general one.
-	}
-	return undefined;
-}
-
-/**
- * What to do when the service refuses a computer session (409), by the runtime's status: only a
- * paused or suspended runtime has Resume Runtime (its menu in the Runtimes view); one that is
- * starting is waited for; one in error cannot be resumed from here.
- */
-function refusalAdvice(runtime: Runtime | undefined): string {
-	if (!runtime) {
-		return vscode.l10n.t(
-			'its runtime is not running or is still starting. Its status is in the Runtimes view; try again when it is running and the agent is idle.',
-		);
-	}
-	const rt = displayName(runtime.display_name, runtime.id);
-	switch (runtime.status) {
-		case 'paused':
-		case 'suspended':
-			return vscode.l10n.t(
-				'its runtime {0} is {1}. Resume it (Resume Runtime in the Runtimes view), then try again.',
-				rt,
-				runtime.status,
-			);
-		case 'creating':
-			return vscode.l10n.t('its runtime {0} is still being created. Try again when its row in the Runtimes view says running.', rt);
-		case 'running':
-			return runtime.desired_status !== undefined && runtime.desired_status !== 'running'
-				? vscode.l10n.t('its runtime {0} is going to {1}.', rt, runtime.desired_status)
-				: vscode.l10n.t(
-						'its runtime {0} is running but the desktop is not ready yet. Wait until the agent is idle, then try again.',
-						rt,
-					);
-		case 'error':
-		case 'crashed':
-		case 'unavailable':
-			return vscode.l10n.t(
-				'its runtime {0} is in {1}{2} and cannot be resumed from here. Show Runtime Details (Runtimes view) has its error; the runtime must be repaired or recreated on the service.',
-				rt,
-				runtime.status,
-				runtime.error_code ? ` (${runtime.error_code})` : '',
-			);
-		case 'shutdown':
-		case 'deleting':
-			return vscode.l10n.t('its runtime {0} is {1}; it will not run again.', rt, runtime.status);
-		default:
-			return runtimeInTransition(runtime)
-				? vscode.l10n.t(
-						'its runtime {0} is {1}, on its way to {2}. Try again when it is running.',
-						rt,
-						runtime.status,
-						runtime.desired_status ?? '?',
-					)
-				: vscode.l10n.t('its runtime {0} is {1}, not running.', rt, runtime.status);
 	}
 }
 

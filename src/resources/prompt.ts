@@ -13,7 +13,9 @@ import { agentsList, promptProblem, recentAgentIds } from './agents';
 import { iconSafe } from '../util/text';
 import type { ActionKit } from '../views/actions';
 import { joinParts } from '../views/format';
-import { argString, displayName, isStatus, pickItem, pickWhenLoaded, showModalWarning, showWarning, validationMessage } from '../views/ui';
+import { argString, displayName, isStatus, pickItem, pickWhenLoaded, showModalQuestion, showWarning, validationMessage } from '../views/ui';
+import { describeError, requestIdNote } from '../util/errors';
+import { notRunningAdvice, runtimeInTransition, runtimeOfAgent } from './runtimes';
 
 /** What to do when the agent already has an active run (the service answers 409). */
 export type ConflictChoice = 'followUp' | 'cancelAndSend' | 'cancel';
@@ -65,19 +67,43 @@ function sendPromptArgs(kit: ActionKit): Omit<SendPromptArgs, 'agentId'> {
  */
 export async function sendPrompt(agent: Agent, kit: ActionKit): Promise<SentPrompt | undefined> {
 	const args = sendPromptArgs(kit);
-	const client = kit.client();
-	let prompt = args.prompt;
-	let imagePaths = args.images;
-	let onConflict = args.onConflict;
-	if (prompt === undefined) {
-		const answer = await askPrompt(kit, agent);
-		if (!answer) {
-			return undefined;
-		}
-		prompt = answer.prompt;
-		imagePaths = imagePaths ?? answer.images;
-		onConflict = onConflict ?? answer.onConflict;
+	if (args.prompt !== undefined) {
+		return sendTo({ agent, kit, prompt: args.prompt, typed: false }, args.images, args.onConflict);
 	}
+	const answer = await askPrompt(kit, agent);
+	if (!answer) {
+		return undefined;
+	}
+	let sent: SentPrompt | undefined;
+	try {
+		const typed = answer.prompt === answer.typed;
+		sent = await sendTo(
+			{ agent, kit, prompt: answer.prompt, typed },
+			args.images ?? answer.images,
+			args.onConflict ?? answer.onConflict,
+		);
+		return sent;
+	} finally {
+		// What was typed and not sent (refused, failed, or the editor's text went instead) comes back next time.
+		keepDraft(agent.id, sent && answer.prompt === answer.typed ? '' : answer.typed);
+	}
+}
+
+/** One prompt on its way: to whom, and whether a person typed it (then it is kept when not sent). */
+interface Sending {
+	readonly agent: Agent;
+	readonly kit: ActionKit;
+	readonly prompt: string;
+	readonly typed: boolean;
+}
+
+/** Reads the images, checks the limits and creates the run; a 409 goes to `resolveConflict`. */
+async function sendTo(
+	sending: Sending,
+	imagePaths: string[] | undefined,
+	onConflict: ConflictChoice | undefined,
+): Promise<SentPrompt | undefined> {
+	const { agent, kit, prompt } = sending;
 	let images: PromptImage[] | undefined;
 	try {
 		images = imagePaths && imagePaths.length > 0 ? await readImages(imagePaths) : undefined;
@@ -96,7 +122,7 @@ export async function sendPrompt(agent: Agent, kit: ActionKit): Promise<SentProm
 
 	let run: Run | undefined;
 	try {
-		run = await client.createRun(agent.id, { prompt, images });
+		run = await kit.client().createRun(agent.id, { prompt, images });
 	} catch (err) {
 		if (err instanceof ValidationError) {
 			void showWarning(describeImageField(err, imagePaths));
@@ -105,9 +131,33 @@ export async function sendPrompt(agent: Agent, kit: ActionKit): Promise<SentProm
 		if (!isStatus(err, 409)) {
 			throw err;
 		}
-		run = await resolveConflict(kit, agent, prompt, images, onConflict);
+		run = await resolveConflict(sending, images, onConflict, err);
 	}
 	return run && { run, prompt };
+}
+
+/** How many agents' unsent prompts are kept (the oldest goes first); each is at most one prompt's limit. */
+const MAX_DRAFTS = 20;
+
+/**
+ * Prompts a person typed that were not sent (refused, failed, or the box dismissed), per agent, in
+ * memory only: the next Send Prompt to the agent offers it again as the input's value.
+ */
+const drafts = new Map<string, string>();
+
+/** Keeps `typed` as the agent's unsent prompt; an empty one forgets it. */
+function keepDraft(agentId: string, typed: string): void {
+	drafts.delete(agentId);
+	if (typed.trim() === '') {
+		return;
+	}
+	drafts.set(agentId, typed);
+	for (const oldest of drafts.keys()) {
+		if (drafts.size <= MAX_DRAFTS) {
+			break;
+		}
+		drafts.delete(oldest);
+	}
 }
 
 interface AgentPick extends vscode.QuickPickItem {
@@ -158,6 +208,8 @@ export async function pickPromptAgent(kit: ActionKit, title: string): Promise<Ag
 /** What the prompt input returns. */
 interface PromptAnswer {
 	prompt: string;
+	/** What the input box held when it closed (the prompt, unless the editor's text was sent instead). */
+	typed: string;
 	images: string[];
 	/** Set when the agent was seen busy before sending: how to treat its active run. */
 	onConflict?: ConflictChoice;
@@ -173,6 +225,21 @@ async function activeRunOf(kit: ActionKit, agent: Agent): Promise<Run | undefine
 	}
 }
 
+/** The prompt input's buttons: images, the active editor's selection or whole text, and the two ways past a busy agent. */
+function promptButtons(): Record<
+	'attachButton' | 'selectionButton' | 'editorButton' | 'cancelActiveButton' | 'followUpButton',
+	vscode.QuickInputButton
+> {
+	const button = (icon: string, tooltip: string): vscode.QuickInputButton => ({ iconPath: new vscode.ThemeIcon(icon), tooltip });
+	return {
+		attachButton: button('file-media', vscode.l10n.t('Attach Images…')),
+		selectionButton: button('selection', vscode.l10n.t('Send the Selection of the Active Editor')),
+		editorButton: button('file', vscode.l10n.t('Send the Whole Active Editor')),
+		cancelActiveButton: button('debug-stop', vscode.l10n.t('Cancel the Active Run and Send as a New Run')),
+		followUpButton: button('reply', vscode.l10n.t('Send as a Follow-up to the Active Run')),
+	};
+}
+
 /**
  * The prompt step: one input box (VS Code's InputBox is single-line, as in the Azure and Coder
  * extensions) with buttons for images, the active editor (multi-line prompts) and, for a busy
@@ -184,27 +251,10 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 	const editor = active && isPromptSource(active.document.uri.scheme) ? active : undefined;
 	const name = displayName(agent.name, agent.id);
 	const input = vscode.window.createInputBox();
-	const attachButton: vscode.QuickInputButton = {
-		iconPath: new vscode.ThemeIcon('file-media'),
-		tooltip: vscode.l10n.t('Attach Images…'),
-	};
-	const selectionButton: vscode.QuickInputButton = {
-		iconPath: new vscode.ThemeIcon('selection'),
-		tooltip: vscode.l10n.t('Send the Selection of the Active Editor'),
-	};
-	const editorButton: vscode.QuickInputButton = {
-		iconPath: new vscode.ThemeIcon('file'),
-		tooltip: vscode.l10n.t('Send the Whole Active Editor'),
-	};
-	const cancelActiveButton: vscode.QuickInputButton = {
-		iconPath: new vscode.ThemeIcon('debug-stop'),
-		tooltip: vscode.l10n.t('Cancel the Active Run and Send as a New Run'),
-	};
-	const followUpButton: vscode.QuickInputButton = {
-		iconPath: new vscode.ThemeIcon('reply'),
-		tooltip: vscode.l10n.t('Send as a Follow-up to the Active Run'),
-	};
+	const { attachButton, selectionButton, editorButton, cancelActiveButton, followUpButton } = promptButtons();
 	let images: string[] = [];
+	// The prompt typed last time and not sent comes back (it is kept until sent or emptied).
+	const draft = drafts.get(agent.id);
 	let busy: Run | undefined;
 	let conflict: ConflictChoice | undefined;
 	let choosing = false;
@@ -220,7 +270,9 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 			buttons.push(conflict === 'cancelAndSend' ? followUpButton : cancelActiveButton);
 		}
 		input.buttons = buttons;
-		const attached = images.length > 0 ? ` ${vscode.l10n.t('({0} images attached)', images.length)}` : '';
+		const attached =
+			(images.length > 0 ? ` ${vscode.l10n.t('({0} images attached)', images.length)}` : '') +
+			(draft !== undefined && input.value === draft ? ` ${vscode.l10n.t('(the prompt not sent last time)')}` : '');
 		if (busy) {
 			const runName = iconSafe(busy.prompt || busy.id, 60);
 			input.title = vscode.l10n.t('{0} is busy: "{1}" ({2})', name, runName, iconSafe(busy.status, 40));
@@ -240,12 +292,15 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 		input.validationMessage = input.value === '' ? undefined : promptProblem(input.value, images.length > 0);
 	};
 	input.placeholder = vscode.l10n.t('Prompt for {0}', name);
+	input.value = draft ?? '';
 	input.ignoreFocusOut = true;
 	input.busy = true;
 	update();
 	try {
 		return await new Promise<PromptAnswer | undefined>((resolve) => {
-			const done = (answer: PromptAnswer | undefined): void => {
+			let answered = false;
+			const done = (answer: PromptAnswer): void => {
+				answered = true;
 				resolve(answer);
 				input.hide();
 			};
@@ -258,13 +313,13 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 					input.validationMessage = problem;
 					return;
 				}
-				done(withConflict({ prompt: input.value, images }));
+				done(withConflict({ prompt: input.value, typed: input.value, images }));
 			});
 			input.onDidTriggerButton(async (button) => {
 				if (button === selectionButton && editor) {
-					done(withConflict({ prompt: editor.document.getText(editor.selection), images }));
+					done(withConflict({ prompt: editor.document.getText(editor.selection), typed: input.value, images }));
 				} else if (button === editorButton && editor) {
-					done(withConflict({ prompt: editor.document.getText(), images }));
+					done(withConflict({ prompt: editor.document.getText(), typed: input.value, images }));
 				} else if (button === cancelActiveButton || button === followUpButton) {
 					conflict = button === cancelActiveButton ? 'cancelAndSend' : 'followUp';
 					update();
@@ -281,7 +336,9 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 				}
 			});
 			input.onDidHide(() => {
-				if (!choosing) {
+				if (!choosing && !answered) {
+					// Dismissed: what was typed is offered again next time (an emptied box forgets it).
+					keepDraft(agent.id, input.value);
 					resolve(undefined);
 				}
 			});
@@ -331,45 +388,62 @@ function describeImageField(err: ValidationError, paths: string[] | undefined): 
 	return path ? vscode.l10n.t('Not sent: the image {0} must be {1}.', path, err.limit) : validationMessage(err);
 }
 
+/**
+ * The service refused the new run (409): the agent's runs and its runtime say why, not the status
+ * alone. An active run: the person chooses (follow-up, cancel it and send, or not send) unless
+ * `given` decided. No active run: a runtime that is not running gets what helps by its status (no
+ * "active run" question, whose answers would fail the same way); a running one had its run end
+ * meanwhile, so the run is created once more.
+ */
 async function resolveConflict(
-	kit: ActionKit,
-	agent: Agent,
-	prompt: string,
+	sending: Sending,
 	images: PromptImage[] | undefined,
 	given: ConflictChoice | undefined,
+	refusal: unknown,
 ): Promise<Run | undefined> {
+	const { agent, kit, prompt } = sending;
 	const client = kit.client();
 	const runs = await client.listRuns(agent.id, { limit: 20 });
 	const active = runs.find((r) => !isTerminalRunStatus(r.status));
-	let choice = given;
-	if (choice === undefined) {
-		const followUp = vscode.l10n.t('Send as Follow-up');
-		const cancelAndSend = vscode.l10n.t('Cancel Active Run and Send');
-		const picked = await showModalWarning(
-			vscode.l10n.t('{0} already has an active run.', agent.name),
-			active
-				? vscode.l10n.t(
-						'Run {0} is {1}: "{2}". Send the prompt to it as a follow-up, or cancel it and start a new run?',
-						active.id,
-						active.status,
-						(active.prompt ?? '').slice(0, 120),
-					)
-				: undefined,
-			followUp,
-			cancelAndSend,
-		);
-		choice = picked === followUp ? 'followUp' : picked === cancelAndSend ? 'cancelAndSend' : 'cancel';
+	if (!active) {
+		return sendWithoutActiveRun(sending, images, refusal);
 	}
+	const choice = given ?? (await askConflict(agent, active));
 	if (choice === 'cancel') {
 		return undefined;
-	}
-	if (!active) {
-		// The active run ended meanwhile: a plain new run is what the user wanted.
-		return client.createRun(agent.id, { prompt, images });
 	}
 	if (choice === 'followUp') {
 		return client.followUpRun(agent.id, active.id, { prompt, images });
 	}
+	await cancelAndWait(kit, agent, active);
+	return client.createRun(agent.id, { prompt, images });
+}
+
+/**
+ * The busy dialog: the active run named, its two ways on, and "Don't Send" as the dismiss button
+ * (VS Code's own "Cancel" beside "Cancel Active Run and Send" could be read either way).
+ */
+async function askConflict(agent: Agent, active: Run): Promise<ConflictChoice> {
+	const followUp = vscode.l10n.t('Send as Follow-up');
+	const cancelAndSend = vscode.l10n.t('Cancel Active Run and Send');
+	const picked = await showModalQuestion(
+		vscode.l10n.t('{0} already has an active run.', displayName(agent.name, agent.id)),
+		vscode.l10n.t(
+			'Run {0} is {1}: "{2}". Send the prompt to it as a follow-up, or cancel it and start a new run? Not sending keeps the prompt for the next Send Prompt.',
+			active.id,
+			active.status,
+			(active.prompt ?? '').slice(0, 120),
+		),
+		vscode.l10n.t("Don't Send"),
+		followUp,
+		cancelAndSend,
+	);
+	return picked === followUp ? 'followUp' : picked === cancelAndSend ? 'cancelAndSend' : 'cancel';
+}
+
+/** Cancels the active run and waits (bounded) until it has ended. */
+async function cancelAndWait(kit: ActionKit, agent: Agent, active: Run): Promise<void> {
+	const client = kit.client();
 	await kit.progress(vscode.l10n.t('Cancelling run {0}…', active.id), async (signal, report) => {
 		await client.cancelRun(agent.id, active.id);
 		const deadline = Date.now() + CANCEL_TIMEOUT_MS;
@@ -387,5 +461,42 @@ async function resolveConflict(
 			await sleep(CANCEL_POLL_MS, signal);
 		}
 	});
-	return client.createRun(agent.id, { prompt, images });
+}
+
+/**
+ * A 409 with no active run. The runtime not running (in error, paused, starting, going away): what
+ * helps, by its status. Running (or unreadable): the active run ended meanwhile, so one more try;
+ * a second refusal is told in the service's words.
+ */
+async function sendWithoutActiveRun(sending: Sending, images: PromptImage[] | undefined, refusal: unknown): Promise<Run | undefined> {
+	const { agent, kit, prompt } = sending;
+	const runtime = await runtimeOfAgent(kit.client(), { id: agent.id, runtimeId: agent.runtime_id || undefined });
+	if (runtime && (runtime.status !== 'running' || runtimeInTransition(runtime))) {
+		return notSent(sending, `${notRunningAdvice(runtime)} ${requestIdNote(refusal)}`.trimEnd(), refusal);
+	}
+	try {
+		return await kit.client().createRun(agent.id, { prompt, images });
+	} catch (err) {
+		if (!isStatus(err, 409)) {
+			throw err;
+		}
+		return notSent(sending, describeError(err), err);
+	}
+}
+
+/**
+ * Tells a person why the prompt was not sent (and that a typed one is kept for the next Send
+ * Prompt); an automation caller gets the refusal back instead.
+ */
+function notSent(sending: Sending, why: string, refusal: unknown): undefined {
+	if (sending.kit.automation) {
+		throw refusal;
+	}
+	const name = displayName(sending.agent.name, sending.agent.id);
+	void showWarning(
+		sending.typed
+			? vscode.l10n.t('Not sent to {0}: {1} Your prompt is kept: Send Prompt offers it again.', name, why)
+			: vscode.l10n.t('Not sent to {0}: {1}', name, why),
+	);
+	return undefined;
 }

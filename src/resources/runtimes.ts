@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { fromRfc3339, sleep } from '../api';
-import type { Runtime } from '../api';
+import type { CloudAgentsClient, Runtime } from '../api';
 import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ListDescriptor } from '../views/descriptor';
 import type { ActionKit, RecordAction } from '../views/actions';
@@ -17,6 +17,68 @@ export function runtimeInTransition(runtime: Runtime): boolean {
 		runtime.desired_status !== runtime.status &&
 		!['error', 'crashed', 'unavailable'].includes(runtime.status)
 	);
+}
+
+/** The agent's runtime as the service shows it now; undefined when it cannot be read. */
+export async function runtimeOfAgent(client: CloudAgentsClient, agent: { id: string; runtimeId?: string }): Promise<Runtime | undefined> {
+	try {
+		return await findRuntime(client, agent.runtimeId ?? (await client.getAgent(agent.id)).runtime_id);
+	} catch {
+		// The callers fall back to the general advice (or the service's own words).
+		return undefined;
+	}
+}
+
+/**
+ * Why an agent cannot take work now (a computer session, a new run) and what helps, by its
+ * runtime's status, as the end of a sentence "… cannot …: <advice>": only a paused or suspended
+ * runtime is told to resume (Resume Runtime is on its menu in the Runtimes view); one that is
+ * starting is waited for; one in error, crashed or unavailable has no Resume: only the service can
+ * repair it. Undefined (the runtime could not be read): the general advice.
+ */
+export function notRunningAdvice(runtime: Runtime | undefined): string {
+	if (!runtime) {
+		return vscode.l10n.t(
+			'its runtime is not running or is still starting. Its status is in the Runtimes view; try again when it is running and the agent is idle.',
+		);
+	}
+	const rt = displayName(runtime.display_name, runtime.id);
+	switch (runtime.status) {
+		case 'paused':
+		case 'suspended':
+			return vscode.l10n.t(
+				'its runtime {0} is {1}. Resume it (Resume Runtime in the Runtimes view), then try again.',
+				rt,
+				runtime.status,
+			);
+		case 'creating':
+			return vscode.l10n.t('its runtime {0} is still being created. Try again when its row in the Runtimes view says running.', rt);
+		case 'running':
+			return runtime.desired_status !== undefined && runtime.desired_status !== 'running'
+				? vscode.l10n.t('its runtime {0} is going to {1}.', rt, runtime.desired_status)
+				: vscode.l10n.t('its runtime {0} is running but not ready yet. Wait until the agent is idle, then try again.', rt);
+		case 'error':
+		case 'crashed':
+		case 'unavailable':
+			return vscode.l10n.t(
+				'its runtime {0} is in {1}{2}, which only the service can repair: Show Runtime Details (Runtimes view) has its error; the runtime must be repaired or recreated on the service.',
+				rt,
+				runtime.status,
+				runtime.error_code ? ` (${runtime.error_code})` : '',
+			);
+		case 'shutdown':
+		case 'deleting':
+			return vscode.l10n.t('its runtime {0} is {1}; it will not run again.', rt, runtime.status);
+		default:
+			return runtimeInTransition(runtime)
+				? vscode.l10n.t(
+						'its runtime {0} is {1}, on its way to {2}. Try again when it is running.',
+						rt,
+						runtime.status,
+						runtime.desired_status ?? '?',
+					)
+				: vscode.l10n.t('its runtime {0} is {1}, not running.', rt, runtime.status);
+	}
 }
 
 /** What a runtime command receives: `{runtime}` (a row, the resolver). */

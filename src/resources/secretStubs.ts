@@ -4,7 +4,7 @@ import type { CreateSecretStubRequest, Runtime, SecretStub } from '../api';
 import { decodeStubConfig, parseStubConfig } from '../api/decode';
 import { MultiStepInput } from '../views/multiStep';
 import type { InputStep } from '../views/multiStep';
-import { describeError } from '../util/errors';
+import { describeError, isAuthFailure, isCancellation } from '../util/errors';
 import { iconSafe } from '../util/text';
 import type { ActionKit, RecordAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
@@ -407,6 +407,22 @@ export function refusedStep(err: unknown): StubStep | undefined {
 	return err.status === 404 && /secret/i.test(err.message) ? 'secret' : undefined;
 }
 
+/**
+ * Where the form reopens after `err`, with what it says there: at the step whose answer the service
+ * refused, with its words; a failure that names no answer (a general 422, a 409, an outage) at the
+ * last step, where Enter sends every kept answer again. A refused token or a cancellation is
+ * rethrown: the session asks to sign in again, and a cancelled send needs no message.
+ */
+function reopenedAfter(err: unknown): StubRefusal {
+	if (isCancellation(err) || isAuthFailure(err)) {
+		throw err;
+	}
+	const step = refusedStep(err);
+	return step !== undefined
+		? { step, message: vscode.l10n.t('The service refused this: {0}', describeError(err)) }
+		: { step: 'secret', message: vscode.l10n.t('Not added (Enter sends again, Back changes an answer): {0}', describeError(err)) };
+}
+
 /** The answers of a form not yet answered. */
 function emptyAnswers(): StubAnswers {
 	return {
@@ -493,6 +509,7 @@ function hostStep(form: StubForm): InputStep<StubAnswers> {
 				prompt: vscode.l10n.t('The host pattern egress requests must match before the secret is injected.'),
 				placeholder: 'api.example.com',
 				validate: checkStub.host,
+				remember: (v) => (a.host = v),
 				refusal: shownRefusal(form, 'host'),
 			})
 		).trim();
@@ -513,6 +530,7 @@ function pathStep(form: StubForm): InputStep<StubAnswers> {
 				prompt: vscode.l10n.t('Optional: the path pattern requests must also match (e.g. /v1/*). Leave empty for every path.'),
 				placeholder: '/v1/*',
 				validate: checkStub.path,
+				remember: (v) => (a.path = v),
 				refusal: shownRefusal(form, 'path'),
 			})
 		).trim();
@@ -562,6 +580,7 @@ function nameStep(form: StubForm): InputStep<StubAnswers> {
 					: vscode.l10n.t('The query parameter that carries the secret.'),
 				placeholder: header ? 'Authorization' : 'api_key',
 				validate: header ? checkStub.headerName : checkStub.paramName,
+				remember: (v) => (header ? (a.headerName = v) : (a.paramName = v)),
 				refusal: shownRefusal(form, 'name'),
 			})
 		).trim();
@@ -591,6 +610,7 @@ function templateStep(form: StubForm): InputStep<StubAnswers> {
 				: vscode.l10n.t('Optional: the parameter value, with ${credential} where the secret goes. Empty sends the secret as is.'),
 			placeholder: header ? 'Bearer ${credential}' : '${credential}',
 			validate: checkStub.template,
+			remember: (v) => (header ? (a.valueFormat = v) : (a.paramFormat = v)),
 			refusal: shownRefusal(form, 'template'),
 		});
 		if (header) {
@@ -620,6 +640,7 @@ function fileStep(form: StubForm): InputStep<StubAnswers> {
 						),
 				placeholder: '/home/agent/.config/token',
 				validate: (v) => checkStub.filePath(v, required),
+				remember: (v) => (a.filePath = v),
 				refusal: shownRefusal(form, 'file'),
 			})
 		).trim();
@@ -701,10 +722,14 @@ function secretStep(form: StubForm): InputStep<StubAnswers> {
 			check,
 			onShow: (pick) => {
 				pickShown = pick;
-				pick.onDidChangeValue(refill);
 				if (a.secret !== '') {
 					pick.value = a.secret;
 				}
+				// What is typed survives Back: the step shows it again when reached anew.
+				pick.onDidChangeValue((value) => {
+					a.secret = value;
+					refill();
+				});
 				refill();
 				void known.then((names) => {
 					usedNames = names;
@@ -806,12 +831,8 @@ async function createStub(runtime: Runtime, kit: ActionKit): Promise<SecretStub 
 				stub = await send(request);
 				break;
 			} catch (err) {
-				const step = refusedStep(err);
-				if (step === undefined) {
-					throw err;
-				}
-				kit.log.warn(`secret stub: the service refused the ${step} step's answer: ${describeError(err)}`);
-				refused = { step, message: vscode.l10n.t('The service refused this: {0}', describeError(err)) };
+				refused = reopenedAfter(err);
+				kit.log.warn(`secret stub: not added, the form reopens at its ${refused.step} step: ${describeError(err)}`);
 			}
 		}
 	}

@@ -37,6 +37,15 @@ export function requestIdOf(err: unknown): string | undefined {
 	return info.kind === 'plausible' ? info.id : undefined;
 }
 
+/**
+ * "(request <id>)" for an error whose request id is plausible, else empty: the note that goes with
+ * our own words for a refusal (errors shown to users name the request).
+ */
+export function requestIdNote(err: unknown): string {
+	const id = requestIdOf(err);
+	return id === undefined ? '' : vscode.l10n.t('(request {0})', id);
+}
+
 /** True for cancellations (AbortSignal, undici aborts, `vscode.CancellationError`). */
 export function isCancellation(err: unknown): boolean {
 	return err instanceof vscode.CancellationError || isAbortError(err);

@@ -259,7 +259,8 @@ const uiTest: UiTest = {
 		assert.equal(await sleeperSessions(), 0, 'no session for an agent whose runtime is not running');
 
 		// An agent whose runtime is in error: the advice is not "Resume the runtime" (its menu has no
-		// Resume), it says the runtime cannot be resumed from here (issue 20, item 10).
+		// Resume), it says only the service can repair it (issue 20, item 10), and no "resume" at all:
+		// not "cannot be resumed from here" beside the service's own "resume it" (issue 33, item 14).
 		const broken = world.agents.find((a) => a.name && world.runtimes.some((r) => r.id === a.runtime_id && r.status === 'error'));
 		assert.ok(broken, 'the demo seed has an agent on a runtime in error');
 		note(`palette: Open Computer on ${broken.name} (runtime in error)`);
@@ -282,8 +283,8 @@ const uiTest: UiTest = {
 		}
 		note(`advice: ${said}`);
 		assert.match(said, /is in error/);
-		assert.match(said, /cannot be resumed from here/);
-		assert.doesNotMatch(said, /Resume (the runtime|it)/, 'no Resume advice for a runtime whose menu has no Resume');
+		assert.match(said, /only the service can repair/);
+		assert.doesNotMatch(said, /resume/i, 'no Resume advice for a runtime whose menu has no Resume');
 		await workbench.runCommand('Notifications: Clear All Notifications');
 	},
 };

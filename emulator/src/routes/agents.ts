@@ -41,7 +41,11 @@ function requireReady(emu: Emulator, agent: AgentRow): RuntimeRow {
 	if (agent.status === 'provisioning' || rt.status === 'creating') {
 		throw conflict(`agent ${agent.id}: runtime initialization is pending; retry when the agent is idle`);
 	}
-	if (rt.status !== 'running') throw conflict(`runtime ${rt.display_name} is ${rt.status}; resume it before starting runs`);
+	if (rt.status === 'paused' || rt.status === 'suspended') {
+		throw conflict(`runtime ${rt.display_name} is ${rt.status}; resume it before starting runs`);
+	}
+	// Only a paused or suspended runtime can be resumed: one in error or crashed is not told to.
+	if (rt.status !== 'running') throw conflict(`runtime ${rt.display_name} is ${rt.status}; only a running runtime starts runs`);
 	return rt;
 }
 

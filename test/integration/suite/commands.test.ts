@@ -47,6 +47,9 @@ interface State {
 }
 
 const RUNS_ROUTE = 'POST /v2/agents/{agent_id}/runs';
+const FOLLOW_UPS_ROUTE = 'POST /v2/agents/{agent_id}/runs/{run_id}/follow-ups';
+/** The run statuses the emulator ends runs with. */
+const TERMINAL = ['succeeded', 'failed', 'cancelled'];
 const enc = encodeURIComponent;
 
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
@@ -392,6 +395,30 @@ suite('Commands', () => {
 			assert.equal(await mutations('runs.create'), creates);
 			assert.equal(await mutations('runs.follow_up'), followUps);
 			assert.equal((await runOf(held.id))?.status, 'running');
+		});
+
+		test('on an agent whose runtime is in error (409, no active run) the refusal comes back after one try: no follow-up, no second create [variant]', async function () {
+			this.timeout(30_000);
+			const s = await state();
+			const broken = s.agents.find((a) => s.runtimes.some((r) => r.id === a.runtime_id && r.status === 'error'));
+			assert.ok(broken, 'the seed has an agent on a runtime in error');
+			assert.ok(!s.runs.some((r) => r.agent_id === broken.id && !TERMINAL.includes(r.status)), 'with no active run');
+			const creates = await route(RUNS_ROUTE);
+			const followUps = await route(FOLLOW_UPS_ROUTE);
+			await assert.rejects(
+				run('cloudAgents.runs.sendPrompt', {
+					automation: true,
+					agentId: broken.id,
+					prompt: 'not for a runtime in error',
+					onConflict: 'followUp',
+				}),
+				(err: unknown) => {
+					assert.match(String((err as Error).message), /is error/);
+					return true;
+				},
+			);
+			assert.equal(await route(RUNS_ROUTE), creates + 1, 'one create: the runtime, not an ended run, refused it');
+			assert.equal(await route(FOLLOW_UPS_ROUTE), followUps, 'no follow-up to a run that is not there');
 		});
 
 		test('cancel sets the run cancelled; resume starts a new run in the same session [variant]', async function () {
