@@ -1,5 +1,15 @@
 import * as vscode from 'vscode';
-import { GitHubLookupError, GitHubResolver, LIMITS, fromUnixSeconds, needsLookup, parseRepositoryRefs, sleep, utf8Length } from '../api';
+import {
+	GitHubLookupError,
+	GitHubResolver,
+	LIMITS,
+	fromRfc3339,
+	fromUnixSeconds,
+	needsLookup,
+	parseRepositoryRefs,
+	sleep,
+	utf8Length,
+} from '../api';
 import type { Agent, RepositoryEntry, RepositoryRefProblem, ResolvedRepository } from '../api';
 import { openComputer } from './computer';
 import { type InputStep, MultiStepInput } from '../views/multiStep';
@@ -42,14 +52,29 @@ const STORED_AGENT: Readonly<Record<string, StoredField>> = {
 	updated_at_unix_seconds: 'count',
 };
 
+/**
+ * When an agent last did something, in epoch milliseconds: the latest of its creation, its last
+ * change (`updated_at_unix_seconds`) and its latest reply (`latest_reply.updated_at`, which a
+ * service may move without touching the agent's own time); 0 when it gives none.
+ */
+export function agentActivity(agent: Agent): number {
+	const reply: unknown = agent.latest_reply?.updated_at;
+	return Math.max(
+		fromUnixSeconds(agent.created_at_unix_seconds) ?? 0,
+		fromUnixSeconds(agent.updated_at_unix_seconds) ?? 0,
+		(typeof reply === 'string' ? fromRfc3339(reply) : undefined) ?? 0,
+	);
+}
+
 /** What an agent command receives: `{agent}` (a row, the resolver). */
 export interface AgentTarget {
 	agent: Agent;
 }
 
 /**
- * The Agents view: every agent, newest first, a page (`cloudAgents.pageSize`) at a time through the
- * service's cursors. Selecting an agent drives the Runs and Artifacts views. A row's `contextValue`
+ * The Agents view: every agent, most recent activity first (`agentActivity`: the service documents
+ * no order, so the agents loaded are sorted here), a page (`cloudAgents.pageSize`) at a time through
+ * the service's cursors. Selecting an agent drives the Runs and Artifacts views. A row's `contextValue`
  * is `agent:<status>` (menus match `^agent:`); its tooltip names the runtime as the Runtimes view does.
  */
 export const agentsList: ListDescriptor<Agent, AgentTarget> = {
@@ -63,6 +88,7 @@ export const agentsList: ListDescriptor<Agent, AgentTarget> = {
 	fields: (agent) => ({ agent }),
 	isActive: (agent) => agent.status !== undefined && MOVING_AGENT_STATUSES.has(agent.status),
 	signature: (a) => [a.id, a.name, a.status, a.updated_at_unix_seconds],
+	order: (a, b) => agentActivity(b) - agentActivity(a),
 	cache: { store: (agent) => storeRecord(agent, STORED_AGENT), restore: (value) => restoreRecord<Agent>(value, STORED_AGENT) },
 	row(agent, ctx) {
 		const status = agent.status ?? 'unknown';
