@@ -19,6 +19,7 @@ import type { ListDescriptor } from '../views/descriptor';
 import { type StoredField, restoreRecord, storeRecord } from '../api';
 import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from '../views/format';
 import { argBoolean, argString, displayName, showModalWarning } from '../views/ui';
+import { describeError } from '../util/errors';
 import { findRuntime, runtimesList } from './runtimes';
 
 /** Agent statuses that change on their own, so the list refreshes itself while one is shown. */
@@ -425,8 +426,81 @@ async function createAgent(kit: ActionKit): Promise<Agent | undefined> {
 	);
 	await rememberAgent(kit.context, agent.id);
 	await kit.list(agentsList).refresh();
-	void vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Created agent {0}', agent.name)), 4000);
+	// The new agent is selected (its row revealed; Runs and Artifacts follow it), as Send Prompt does.
+	await kit.selectById(agentsList, agent.id).catch(() => undefined);
+	if (message) {
+		void followFirstRun(agent, message, kit);
+		kit.info(
+			vscode.l10n.t(
+				'Created agent {0}. Its first message runs once the agent is ready; that run will be followed in the Output panel.',
+				agent.name,
+			),
+		);
+	} else {
+		void vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Created agent {0}', agent.name)), 4000);
+	}
 	return agent;
+}
+
+/** How long Create Agent looks for the run of its first message (the agent provisions first). */
+const FIRST_RUN_WAIT_MS = 10 * 60_000;
+/** The first wait between two looks, growing ×1.5 up to FIRST_RUN_POLL_MAX_MS. */
+const FIRST_RUN_POLL_MIN_MS = 1_000;
+const FIRST_RUN_POLL_MAX_MS = 10_000;
+
+/**
+ * Follows the run a new agent's first message starts (the service starts it once the agent is
+ * ready, so the create answer names none): lists the agent's runs with back-off until one is there,
+ * then follows it as Send Prompt follows its run. Bounded by FIRST_RUN_WAIT_MS; a session change
+ * (sign-out) or the extension's end stops it.
+ */
+async function followFirstRun(agent: Agent, prompt: string, kit: ActionKit): Promise<void> {
+	const controller = new AbortController();
+	const stop = kit.session.onDidChange(() => controller.abort());
+	const owned = { dispose: () => controller.abort() };
+	kit.context.subscriptions.push(owned);
+	const { signal } = controller;
+	try {
+		const deadline = Date.now() + FIRST_RUN_WAIT_MS;
+		let delay = FIRST_RUN_POLL_MIN_MS;
+		while (!signal.aborted) {
+			await sleep(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
+			try {
+				const runs = await kit.client().listRuns(agent.id, { limit: 100, signal });
+				const run = runs.find((r) => r.prompt === prompt) ?? runs.at(-1);
+				if (run) {
+					await kit.follow(agent.id, run.id, { agentName: agent.name, prompt: run.prompt ?? prompt });
+					return;
+				}
+			} catch (err) {
+				if (signal.aborted) {
+					return;
+				}
+				kit.log.warn(`agent ${agent.id}: looking for the run of its first message failed: ${describeError(err)}`);
+			}
+			if (Date.now() >= deadline) {
+				kit.warn(
+					vscode.l10n.t(
+						'The first message of agent {0} has started no run in {1} minutes; it is not awaited any longer (Follow Run follows it once it starts).',
+						agent.name,
+						FIRST_RUN_WAIT_MS / 60_000,
+					),
+				);
+				return;
+			}
+			delay = Math.min(delay * 1.5, FIRST_RUN_POLL_MAX_MS);
+		}
+	} catch (err) {
+		if (!signal.aborted) {
+			kit.log.warn(`agent ${agent.id}: following the run of its first message failed: ${describeError(err)}`);
+		}
+	} finally {
+		stop.dispose();
+		const i = kit.context.subscriptions.indexOf(owned);
+		if (i >= 0) {
+			kit.context.subscriptions.splice(i, 1);
+		}
+	}
 }
 
 /** Rename Agent: asks for the new name unless automation passes `{agentId, name}`. */
