@@ -469,6 +469,10 @@ async function followFirstRun(agent: Agent, prompt: string, kit: ActionKit): Pro
 				const runs = await kit.client().listRuns(agent.id, { limit: 100, signal });
 				const run = runs.find((r) => r.prompt === prompt) ?? runs.at(-1);
 				if (run) {
+					// The Runs view read the new agent's runs when it was selected (none yet): it lists this one now.
+					if (kit.selected(agentsList)?.id === agent.id) {
+						await kit.refreshFollowing(agentsList);
+					}
 					await kit.follow(agent.id, run.id, { agentName: agent.name, prompt: run.prompt ?? prompt });
 					return;
 				}
