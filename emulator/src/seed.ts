@@ -843,6 +843,13 @@ export function seedDemo(): Data {
 		error: 'Runtime setup failed: image_pull_failed',
 		session: false,
 	});
+	// An agent's updated time moves with its runs, as the emulator's live runs move it (runs.ts: a
+	// run's start and end): the Agents view's order (most recent activity first) reads it.
+	for (const a of d.agents) {
+		for (const r of d.runs.filter((x) => x.agent_id === a.id)) {
+			a.updated_at_ms = Math.max(a.updated_at_ms, r.status === 'running' ? r.created_ms : Date.parse(r.updated_at));
+		}
+	}
 
 	// artifacts of the billing agent
 	const art = (a: AgentRow, r: RunRow, name: string, media: string, content: Buffer, minutes: number): ArtifactRow => ({

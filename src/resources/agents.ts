@@ -1,5 +1,15 @@
 import * as vscode from 'vscode';
-import { GitHubLookupError, GitHubResolver, LIMITS, fromUnixSeconds, needsLookup, parseRepositoryRefs, sleep, utf8Length } from '../api';
+import {
+	GitHubLookupError,
+	GitHubResolver,
+	LIMITS,
+	fromRfc3339,
+	fromUnixSeconds,
+	needsLookup,
+	parseRepositoryRefs,
+	sleep,
+	utf8Length,
+} from '../api';
 import type { Agent, RepositoryEntry, RepositoryRefProblem, ResolvedRepository } from '../api';
 import { openComputer } from './computer';
 import { type InputStep, MultiStepInput } from '../views/multiStep';
@@ -9,6 +19,7 @@ import type { ListDescriptor } from '../views/descriptor';
 import { type StoredField, restoreRecord, storeRecord } from '../api';
 import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from '../views/format';
 import { argBoolean, argString, displayName, showModalWarning } from '../views/ui';
+import { describeError } from '../util/errors';
 import { findRuntime, runtimesList } from './runtimes';
 
 /** Agent statuses that change on their own, so the list refreshes itself while one is shown. */
@@ -42,14 +53,29 @@ const STORED_AGENT: Readonly<Record<string, StoredField>> = {
 	updated_at_unix_seconds: 'count',
 };
 
+/**
+ * When an agent last did something, in epoch milliseconds: the latest of its creation, its last
+ * change (`updated_at_unix_seconds`) and its latest reply (`latest_reply.updated_at`, which a
+ * service may move without touching the agent's own time); 0 when it gives none.
+ */
+export function agentActivity(agent: Agent): number {
+	const reply: unknown = agent.latest_reply?.updated_at;
+	return Math.max(
+		fromUnixSeconds(agent.created_at_unix_seconds) ?? 0,
+		fromUnixSeconds(agent.updated_at_unix_seconds) ?? 0,
+		(typeof reply === 'string' ? fromRfc3339(reply) : undefined) ?? 0,
+	);
+}
+
 /** What an agent command receives: `{agent}` (a row, the resolver). */
 export interface AgentTarget {
 	agent: Agent;
 }
 
 /**
- * The Agents view: every agent, newest first, a page (`cloudAgents.pageSize`) at a time through the
- * service's cursors. Selecting an agent drives the Runs and Artifacts views. A row's `contextValue`
+ * The Agents view: every agent, most recent activity first (`agentActivity`: the service documents
+ * no order, so the agents loaded are sorted here), a page (`cloudAgents.pageSize`) at a time through
+ * the service's cursors. Selecting an agent drives the Runs and Artifacts views. A row's `contextValue`
  * is `agent:<status>` (menus match `^agent:`); its tooltip names the runtime as the Runtimes view does.
  */
 export const agentsList: ListDescriptor<Agent, AgentTarget> = {
@@ -63,6 +89,7 @@ export const agentsList: ListDescriptor<Agent, AgentTarget> = {
 	fields: (agent) => ({ agent }),
 	isActive: (agent) => agent.status !== undefined && MOVING_AGENT_STATUSES.has(agent.status),
 	signature: (a) => [a.id, a.name, a.status, a.updated_at_unix_seconds],
+	order: (a, b) => agentActivity(b) - agentActivity(a),
 	cache: { store: (agent) => storeRecord(agent, STORED_AGENT), restore: (value) => restoreRecord<Agent>(value, STORED_AGENT) },
 	row(agent, ctx) {
 		const status = agent.status ?? 'unknown';
@@ -399,8 +426,85 @@ async function createAgent(kit: ActionKit): Promise<Agent | undefined> {
 	);
 	await rememberAgent(kit.context, agent.id);
 	await kit.list(agentsList).refresh();
-	void vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Created agent {0}', agent.name)), 4000);
+	// The new agent is selected (its row revealed; Runs and Artifacts follow it), as Send Prompt does.
+	await kit.selectById(agentsList, agent.id).catch(() => undefined);
+	if (message) {
+		void followFirstRun(agent, message, kit);
+		kit.info(
+			vscode.l10n.t(
+				'Created agent {0}. Its first message runs once the agent is ready; that run will be followed in the Output panel.',
+				agent.name,
+			),
+		);
+	} else {
+		void vscode.window.setStatusBarMessage(iconSafe(vscode.l10n.t('Created agent {0}', agent.name)), 4000);
+	}
 	return agent;
+}
+
+/** How long Create Agent looks for the run of its first message (the agent provisions first). */
+const FIRST_RUN_WAIT_MS = 10 * 60_000;
+/** The first wait between two looks, growing ×1.5 up to FIRST_RUN_POLL_MAX_MS. */
+const FIRST_RUN_POLL_MIN_MS = 1_000;
+const FIRST_RUN_POLL_MAX_MS = 10_000;
+
+/**
+ * Follows the run a new agent's first message starts (the service starts it once the agent is
+ * ready, so the create answer names none): lists the agent's runs with back-off until one is there,
+ * then follows it as Send Prompt follows its run. Bounded by FIRST_RUN_WAIT_MS; a session change
+ * (sign-out) or the extension's end stops it.
+ */
+async function followFirstRun(agent: Agent, prompt: string, kit: ActionKit): Promise<void> {
+	const controller = new AbortController();
+	const stop = kit.session.onDidChange(() => controller.abort());
+	const owned = { dispose: () => controller.abort() };
+	kit.context.subscriptions.push(owned);
+	const { signal } = controller;
+	try {
+		const deadline = Date.now() + FIRST_RUN_WAIT_MS;
+		let delay = FIRST_RUN_POLL_MIN_MS;
+		while (!signal.aborted) {
+			await sleep(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
+			try {
+				const runs = await kit.client().listRuns(agent.id, { limit: 100, signal });
+				const run = runs.find((r) => r.prompt === prompt) ?? runs.at(-1);
+				if (run) {
+					// The Runs view read the new agent's runs when it was selected (none yet): it lists this one now.
+					if (kit.selected(agentsList)?.id === agent.id) {
+						await kit.refreshFollowing(agentsList);
+					}
+					await kit.follow(agent.id, run.id, { agentName: agent.name, prompt: run.prompt ?? prompt });
+					return;
+				}
+			} catch (err) {
+				if (signal.aborted) {
+					return;
+				}
+				kit.log.warn(`agent ${agent.id}: looking for the run of its first message failed: ${describeError(err)}`);
+			}
+			if (Date.now() >= deadline) {
+				kit.warn(
+					vscode.l10n.t(
+						'The first message of agent {0} has started no run in {1} minutes; it is not awaited any longer (Follow Run follows it once it starts).',
+						agent.name,
+						FIRST_RUN_WAIT_MS / 60_000,
+					),
+				);
+				return;
+			}
+			delay = Math.min(delay * 1.5, FIRST_RUN_POLL_MAX_MS);
+		}
+	} catch (err) {
+		if (!signal.aborted) {
+			kit.log.warn(`agent ${agent.id}: following the run of its first message failed: ${describeError(err)}`);
+		}
+	} finally {
+		stop.dispose();
+		const i = kit.context.subscriptions.indexOf(owned);
+		if (i >= 0) {
+			kit.context.subscriptions.splice(i, 1);
+		}
+	}
 }
 
 /** Rename Agent: asks for the new name unless automation passes `{agentId, name}`. */

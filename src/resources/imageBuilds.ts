@@ -151,8 +151,9 @@ type FollowerServices = Pick<ActionKit, 'client' | 'session' | 'list' | 'invoke'
 
 /**
  * The image builds started and followed in this window: the idempotency key of each start attempt,
- * the builds followed now (polled with back-off while the Account view is visible) and those whose
- * end was announced. One per extension context, made on first use (`buildFollower`); disposing it
+ * the builds followed now (polled in the background with back-off, whether or not the Account view
+ * is shown, so the end is told when it comes) and those whose end was announced. One per extension
+ * context, made on first use (`buildFollower`); disposing it, or a change of the session (sign-out),
  * stops every poll.
  */
 class ImageBuildFollower implements vscode.Disposable {
@@ -223,8 +224,9 @@ class ImageBuildFollower implements vscode.Disposable {
 				log.warn(`image build ${current.id}: stopped following after ${reads} reads`);
 				return current;
 			}
+			// Whether or not the Account view is shown: the end is told when it comes (bounded by
+			// buildPollMaxReads and the back-off; sign-out and dispose abort it).
 			await sleepUntilAborted(delay, signal);
-			await this.whenVisible(signal);
 			if (signal.aborted) {
 				return current;
 			}
@@ -278,30 +280,6 @@ class ImageBuildFollower implements vscode.Disposable {
 					this.services.log.error(`image build ${build.id}: showing its details failed: ${describeError(err)}`);
 				});
 			}
-		});
-	}
-
-	/** Waits until the Account view is visible (polling runs only while it is), or the signal aborts. */
-	private whenVisible(signal: AbortSignal): Promise<void> {
-		const view = this.builds().treeView;
-		if (!view || view.visible) {
-			return Promise.resolve();
-		}
-		return new Promise((resolve) => {
-			const sub = view.onDidChangeVisibility((e) => {
-				if (e.visible) {
-					sub.dispose();
-					resolve();
-				}
-			});
-			signal.addEventListener(
-				'abort',
-				() => {
-					sub.dispose();
-					resolve();
-				},
-				{ once: true },
-			);
 		});
 	}
 
@@ -433,7 +411,7 @@ export const imageBuildActions = {
 	} satisfies ResourceAction,
 	/**
 	 * "Follow Image Build": reads the build with back-off (2 s growing to 30 s while nothing
-	 * changes) while the Account view is visible, until it ends; one notification then.
+	 * changes), shown or not, until it ends; one notification then.
 	 * Automation: `{buildId, wait: true}` resolves with the build at its end (`quiet: true`: no
 	 * notification).
 	 */

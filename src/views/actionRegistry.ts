@@ -194,6 +194,7 @@ export class ActionRegistry {
 			selected: (descriptor) => views.selected(descriptor),
 			select: (descriptor, record) => views.select(descriptor, record),
 			selectById: (descriptor, id) => views.selectById(descriptor, id),
+			refreshFollowing: (descriptor) => views.refreshFollowing(descriptor),
 			resolve: (descriptor, target, options) => resolveTarget(services, descriptor, target, options),
 			invoke: (other, otherArg) => this.invoke(other, otherArg),
 			follow: async (agentId, runId, hint) => {

@@ -218,6 +218,8 @@ export interface ActionKit {
 	selected<T>(this: void, descriptor: ListDescriptor<T, object, unknown>): T | undefined;
 	/** Makes the lists following `descriptor`'s view show `record` (or nothing). */
 	select<T>(this: void, descriptor: ListDescriptor<T, object, unknown>, record: T | undefined): void;
+	/** Re-reads the lists following `descriptor`'s view (the Runs and Artifacts of the selected agent). */
+	refreshFollowing<T>(this: void, descriptor: ListDescriptor<T, object, unknown>): Promise<void>;
 	/**
 	 * Selects the record `id` of `descriptor`'s view, revealing its row when it is loaded (read
 	 * otherwise), and makes the lists following the view show it; resolves with the record.

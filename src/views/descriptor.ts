@@ -58,6 +58,13 @@ export interface ListDescriptor<T, F extends object = { record: T }, P = undefin
 	isActive?(this: void, item: T): boolean;
 	/** What of a record is compared between automatic refreshes to adapt the delay (default: all of it). */
 	signature?(this: void, item: T): unknown;
+	/**
+	 * The order of the rows when it is not the service's (the Agents view: most recent activity
+	 * first): applied to every record loaded after each read, ties in the service's order. The
+	 * service's cursor still reads the next page; a record of a later page may so show above
+	 * records read before it.
+	 */
+	order?(this: void, a: T, b: T): number;
 	/** The row shown when the list is empty; none by default (a view's welcome content shows). */
 	empty?(this: void): MessageSpec;
 	/**

@@ -223,6 +223,17 @@ export class CloudAgentViews extends Disposable {
 		}
 	}
 
+	/** Re-reads the lists that follow the selection of `descriptor`'s view (the Runs and Artifacts of the selected agent). */
+	async refreshFollowing<T>(descriptor: ListDescriptor<T, object, unknown>): Promise<void> {
+		const reads: Promise<void>[] = [];
+		for (const [d, provider] of this.providers) {
+			if (d.parent?.as === 'selection' && d.parent.of.key === descriptor.key) {
+				reads.push(provider.refresh());
+			}
+		}
+		await Promise.all(reads);
+	}
+
 	/** Selects a record of `descriptor` by id: reveals its row when loaded, else reads it. Undefined clears. */
 	async selectById<T>(descriptor: ListDescriptor<T, object, unknown>, id: string | undefined): Promise<T | undefined> {
 		if (!id) {

@@ -67,6 +67,12 @@ export interface ModelDescriptor<T, C = unknown, P = unknown> {
 	isActive?(this: void, item: T): boolean;
 	/** What of a record is compared between reads to adapt the refresh delay (default: all of it). */
 	signature?(this: void, item: T): unknown;
+	/**
+	 * The order the rows are shown in, when not the service's: a comparator applied to every record
+	 * loaded (all pages read so far) after each read; ties keep the service's order. Paging is not
+	 * affected: the next page is still read from the service's cursor.
+	 */
+	order?(this: void, a: T, b: T): number;
 }
 
 /** A parent record and its key (the selected agent of Runs; the row a subtree hangs under). */
@@ -171,7 +177,8 @@ export class ListModel<T, D extends ModelDescriptor<T, C> = ModelDescriptor<T>, 
 	}
 
 	/**
-	 * Reads one page more and appends its records (a record already shown stays where it is). Asked
+	 * Reads one page more and appends its records (a record already shown stays where it is, unless
+	 * the descriptor has an `order`: then every record loaded is sorted by it). Asked
 	 * while a read is in flight: during the first read (no row to click yet) or another "Load more…",
 	 * it shares that read; during a refresh of the rows shown (the automatic one, or Refresh), it
 	 * reads the next page once the refresh has answered, so the click is not lost.
@@ -362,6 +369,10 @@ export class ListModel<T, D extends ModelDescriptor<T, C> = ModelDescriptor<T>, 
 					seen.add(k);
 					return true;
 				});
+				if (this.descriptor.order) {
+					// Array.prototype.sort is stable: records the order ranks alike keep the service's order.
+					this.items.sort(this.descriptor.order);
+				}
 				this.more = result.more;
 				this.notice = result.notice;
 				this.loaded = true;

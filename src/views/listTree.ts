@@ -213,11 +213,6 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		);
 	}
 
-	/** The view this provider is attached to. */
-	get treeView(): vscode.TreeView<vscode.TreeItem> | undefined {
-		return this.view;
-	}
-
 	/** The records shown, in display order. */
 	get records(): readonly T[] {
 		return this.root.items;

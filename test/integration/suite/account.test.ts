@@ -147,6 +147,39 @@ suite('Account view: images, builds, checkpoints, model providers [variant]', ()
 		assert.ok(!(await rows('images')).some((r) => r.id === `image/${built.image_id}`), 'and from the list');
 	});
 
+	test('the end of a build is told when it comes with the Account view not shown: following it does not wait for the view (issue 33) [variant]', async function () {
+		this.timeout(60_000);
+		const name = `hidden-build-${Date.now()}`;
+		// The Explorer takes the side bar: the Cloud Agents container, and the Account view in it, is not shown.
+		await vscode.commands.executeCommand('workbench.view.explorer');
+		try {
+			const started = await vscode.commands.executeCommand<{ id: string }>('cloudAgents.imageBuilds.start', {
+				automation: true,
+				request: { display_name: name, dockerfile: 'FROM scratch\n' },
+				rethrow: true,
+			});
+			await advance(10);
+			// Shares the poll Start Build began: it resolves at the build's end, which it reads while
+			// the view stays hidden (before, it waited for the view to be shown again).
+			const ended = await within(
+				'the build to be followed to its end while the Account view is hidden',
+				vscode.commands.executeCommand<{ status: string }>('cloudAgents.imageBuilds.follow', {
+					automation: true,
+					buildId: started.id,
+					wait: true,
+					quiet: true,
+					rethrow: true,
+				}),
+				30_000,
+			);
+			assert.match(ended.status, /^(succeeded|ready)$/);
+			assert.equal((await state()).builds.find((b) => b.id === started.id)?.status, 'succeeded');
+		} finally {
+			await vscode.commands.executeCommand('workbench.view.extension.cloudAgents');
+			await vscode.commands.executeCommand('cloudAgents.account.focus');
+		}
+	});
+
 	test('Start Build from the request document: when every try of the first attempt dies after the service acted, "Start Build" again reuses the attempt\'s key and the service keeps one build [variant]', async function () {
 		this.timeout(90_000);
 		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.imageBuilds.start');

@@ -41,6 +41,16 @@ async function allAgents(): Promise<AgentBody[]> {
 	return res.body.agents;
 }
 
+/**
+ * `agents` in the Agents view's order: most recent activity first (the agent's updated time, in whole
+ * seconds as the wire has it; `/_emulator/state` keeps it in every profile), ties in the given order.
+ */
+async function byActivity(agents: readonly AgentBody[]): Promise<AgentBody[]> {
+	const state = (await emu<{ agents: Array<{ id: string; updated_at_ms: number }> }>('GET', '/_emulator/state')).body;
+	const at = new Map(state.agents.map((a) => [a.id, Math.floor(a.updated_at_ms / 1000)]));
+	return [...agents].sort((a, b) => (at.get(b.id) ?? 0) - (at.get(a.id) ?? 0));
+}
+
 async function allRuntimes(): Promise<RuntimeBody[]> {
 	const res = await emu<{ data: RuntimeBody[] }>('GET', '/v2/runtimes?limit=100', undefined, devToken());
 	assert.equal(res.status, 200);
@@ -99,20 +109,21 @@ suite('Views', () => {
 		await emu('DELETE', '/_emulator/faults');
 	});
 
-	test('the Agents view lists the emulator\'s agents in order, two per page, through "Load more…" [variant]', async function () {
+	test('the Agents view lists the agents the emulator\'s cursors bring, two per page, through "Load more…", most recent activity first among those loaded [variant]', async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('cloudAgents.agents.refresh');
-		const expected = await allAgents();
-		assert.ok(expected.length > 4, `the demo seed should have more than 4 agents, has ${expected.length}`);
+		const listed = await allAgents();
+		assert.ok(listed.length > 4, `the demo seed should have more than 4 agents, has ${listed.length}`);
 
 		const first = await rows('agents');
+		const firstPage = await byActivity(listed.slice(0, 2));
 		assert.deepEqual(
 			records(first).map((r) => r.id),
-			expected.slice(0, 2).map((a) => `agent/${a.id}`),
+			firstPage.map((a) => `agent/${a.id}`),
 		);
 		assert.deepEqual(
 			records(first).map((r) => r.label),
-			expected.slice(0, 2).map((a) => a.name),
+			firstPage.map((a) => a.name),
 		);
 		const more = first[first.length - 1]!;
 		assert.equal(more.contextValue, 'loadMore');
@@ -122,10 +133,11 @@ suite('Views', () => {
 		const second = await loadMore('agents', 'cloudAgents.agents.loadMore', first);
 		assert.deepEqual(
 			records(second).map((r) => r.id),
-			expected.slice(0, 4).map((a) => `agent/${a.id}`),
+			(await byActivity(listed.slice(0, 4))).map((a) => `agent/${a.id}`),
 		);
 
 		const { list } = await loadAll('agents', 'cloudAgents.agents.loadMore');
+		const expected = await byActivity(listed);
 		assert.deepEqual(
 			records(list).map((r) => r.id),
 			expected.map((a) => `agent/${a.id}`),

@@ -402,4 +402,30 @@ suite('Views for daily use', () => {
 			'nothing was sent',
 		);
 	});
+
+	test('Create Agent with a first message selects the new agent and follows the run the message starts, as Send Prompt does (issue 33)', async function () {
+		this.timeout(60_000);
+		const api = await testApi();
+		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
+		const name = `daily-first-${Date.now()}`;
+		const prompt = `Say hello as ${name}`;
+		const agent = await vscode.commands.executeCommand<AgentBody | undefined>('cloudAgents.agents.create', {
+			automation: true,
+			name,
+			initialMessage: prompt,
+		});
+		assert.ok(agent?.id, 'the agent was created');
+		created.push(agent.id);
+		// The service starts the run once the agent is ready (about a second in the emulator).
+		const run = await waitFor("the first message's run on the service", async () =>
+			(await state()).runs.find((r) => r.agent_id === agent.id),
+		);
+		assert.equal(run.prompt, prompt);
+		const followed = await waitFor('the run to be followed', async () => api.runFollower.stateOf(agent.id, run.id), 20_000);
+		assert.ok(followed.title.includes(name), `the followed run is titled with the agent's name: ${followed.title}`);
+		// Selected: the Runs view shows the new agent's runs.
+		await waitFor("the Runs view to show the new agent's run", async () =>
+			(await rows('runs')).find((r) => r.id === `run/${agent.id}/${run.id}`),
+		);
+	});
 });

@@ -185,6 +185,33 @@ suite('views/listModel', () => {
 			assert.deepEqual(ids(model), ['a', 'b', 'c']);
 		});
 
+		test("a descriptor's order sorts every record loaded after each read (ties in the service's order); the next page still comes from the service's cursor", async () => {
+			// The service lists a, b, c, d, e; `note` is the activity the order ranks by (higher first).
+			const records = [
+				rec('a', { note: '1' }),
+				rec('b', { note: '3' }),
+				rec('c', { note: '2' }),
+				rec('d', { note: '9' }),
+				rec('e', { note: '2' }),
+			];
+			const { server, model } = pagedModel(records, { order: (x, y) => Number(y.note) - Number(x.note) });
+			await model.load();
+			assert.deepEqual(ids(model), ['b', 'a']);
+			await model.loadMore();
+			assert.deepEqual(ids(model), ['d', 'b', 'c', 'a'], 'a later page takes its place among the rows loaded');
+			await model.loadMore();
+			assert.deepEqual(ids(model), ['d', 'b', 'c', 'e', 'a'], 'c and e rank alike: the service put c first');
+			assert.equal(model.more, false);
+			assert.deepEqual(
+				server.requests.map((r) => r.cursor),
+				[undefined, '@2', '@4'],
+				"paging follows the service's cursors, not the rows' order",
+			);
+			server.records = [...records.slice(0, 4), rec('e', { note: '10' })];
+			await model.load();
+			assert.deepEqual(ids(model), ['e', 'd', 'b', 'c', 'a'], 'a refresh of the pages shown sorts again');
+		});
+
 		test('a whole-list source is asked again with one page more, and the records are not doubled', async () => {
 			const asked: ModelListRequest[] = [];
 			const all = recs('a', 'b', 'c', 'd', 'e');

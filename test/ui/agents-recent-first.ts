@@ -1,0 +1,66 @@
+import * as assert from 'node:assert/strict';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
+import { emulatorCall } from './support/emulatorApi';
+import type { UiTest } from './support/workbench';
+
+interface StateAgent {
+	id: string;
+	name: string;
+	updated_at_ms: number;
+}
+
+/** The demo agent the README's "Try it" starts from. */
+const DEMO_AGENT = 'Refactor billing module';
+
+/**
+ * Issue 33 (11): the Agents view lists agents most recent activity first, so the README's demo
+ * agent, which worked a few hours ago, is among the first rows in view, not the seventh (the
+ * service's order, newest created first) below the fold.
+ */
+const uiTest: UiTest = {
+	title: "the Agents view lists agents most recent activity first: the README's demo agent is among the first rows, in view",
+	async run({ workbench, emulatorUrl, devToken, note }) {
+		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+		const pane = await workbench.expandedPane(VIEW_CONTAINER_ID, 'Agents');
+		// An earlier test may have left the view loaded before agents it made moved: read it afresh.
+		await workbench.runCommand('Cloud Agents: Refresh Agents');
+		// The answer's rows, not the rows as last loaded ("cached ·").
+		const demoRow = pane.locator('.monaco-list-row', { hasText: DEMO_AGENT }).filter({ hasNotText: 'cached' }).first();
+		await demoRow.waitFor({ state: 'visible', timeout: 30_000 });
+		await pane.locator('.monaco-list-row', { hasText: 'cached' }).first().waitFor({ state: 'hidden', timeout: 30_000 });
+		const rows = await workbench.paneRows(VIEW_CONTAINER_ID, 'Agents');
+		const { agents } = await emulatorCall<{ agents: StateAgent[] }>(emulatorUrl, devToken, 'GET', '/_emulator/state');
+		// The wire has whole seconds (updated_at_unix_seconds).
+		const activity = (a: StateAgent): number => Math.floor(a.updated_at_ms / 1000);
+		const shown = agents
+			.map((a) => ({ agent: a, index: rows.findIndex((r) => r.startsWith(a.name)) }))
+			.filter((x) => x.index >= 0)
+			.sort((x, y) => x.index - y.index);
+		assert.ok(shown.length >= 7, `the seven demo agents are rows: ${JSON.stringify(rows)}`);
+		for (let i = 1; i < shown.length; i++) {
+			const above = shown[i - 1]!.agent;
+			const below = shown[i]!.agent;
+			assert.ok(
+				activity(above) >= activity(below),
+				`"${above.name}" (${new Date(above.updated_at_ms).toISOString()}) is above "${below.name}" (${new Date(below.updated_at_ms).toISOString()}): ${JSON.stringify(rows)}`,
+			);
+		}
+		const demo = agents.find((a) => a.name === DEMO_AGENT);
+		assert.ok(demo, 'the demo seed has the demo agent');
+		const index = rows.findIndex((r) => r.startsWith(DEMO_AGENT));
+		const newer = agents.filter((a) => activity(a) > activity(demo)).length;
+		assert.equal(index, newer, `only the ${newer} agents that worked since are above the demo agent: ${JSON.stringify(rows)}`);
+		// Among the first rows, in view without scrolling (in the demo seed only "CI triage", with a run
+		// started 20 minutes ago, worked since: the demo agent is second).
+		const list = await pane.locator('.monaco-list').first().boundingBox();
+		const row = await demoRow.boundingBox();
+		assert.ok(list && row, 'the list and the row are laid out');
+		assert.ok(
+			row.y >= list.y && row.y + row.height <= list.y + list.height,
+			`the demo agent's row is in view (row ${JSON.stringify(row)}, list ${JSON.stringify(list)})`,
+		);
+		note(`the demo agent is row ${index + 1} of ${rows.length}: ${rows.slice(0, 3).join(' | ')}`);
+	},
+};
+
+export default uiTest;
