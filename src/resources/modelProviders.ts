@@ -158,7 +158,7 @@ export function checkProviderConfig(config: Record<string, unknown>, current: Re
 }
 
 /** What the provider documents keep of the kit of the action that made them: services only (they outlive it). */
-type DocumentServices = Pick<ActionKit, 'client' | 'list' | 'log' | 'context'>;
+export type DocumentServices = Pick<ActionKit, 'client' | 'list' | 'log' | 'context'>;
 
 /**
  * The model provider documents being edited: a file system of our own (`cloud-agents-provider:`,
@@ -167,7 +167,9 @@ type DocumentServices = Pick<ActionKit, 'client' | 'list' | 'log' | 'context'>;
  * VS Code says why) when the JSON or any field is not valid — every problem found at once, as
  * diagnostics, before anything is sent — or when the service refuses it (its field errors become
  * diagnostics on the members they name). A save the service took says so in the status bar. One per
- * extension context, made on the first edit or save (`providerDocuments`).
+ * extension context, made when the features load (`modelProviderDocuments`). The scheme itself is
+ * registered at activation, as a stand-in that hands every call here (src/extension.ts): VS Code
+ * restores a provider's tab after a reload before any command of ours has run.
  */
 class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable {
 	private readonly diagnostics: vscode.DiagnosticCollection;
@@ -187,7 +189,6 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 		this.subscriptions = [
 			this.diagnostics,
 			this.changed,
-			vscode.workspace.registerFileSystemProvider(PROVIDER_SCHEME, this, { isCaseSensitive: true }),
 			vscode.workspace.onDidCloseTextDocument((doc) => {
 				if (this.isProviderDoc(doc)) {
 					this.diagnostics.delete(doc.uri);
@@ -462,11 +463,19 @@ function fieldDiagnostic(text: string, f: FieldError): vscode.Diagnostic {
 /** The window's provider documents: made on first use, owned by the extension context. */
 let documents: ProviderDocuments | undefined;
 
-function providerDocuments(kit: ActionKit): ProviderDocuments {
+/**
+ * The window's model provider documents (the `cloud-agents-provider:` file system behind
+ * activation's stand-in), made on the first call and owned by the extension context.
+ */
+export function modelProviderDocuments(services: DocumentServices): vscode.FileSystemProvider {
+	return providerDocuments(services);
+}
+
+function providerDocuments(services: DocumentServices): ProviderDocuments {
 	if (!documents || documents.isDisposed) {
-		const { client, list, log, context } = kit;
+		const { client, list, log, context } = services;
 		documents = new ProviderDocuments({ client, list, log, context });
-		kit.context.subscriptions.push(documents);
+		context.subscriptions.push(documents);
 	}
 	return documents;
 }
