@@ -28,8 +28,8 @@ export function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
 export interface FilesQuestion {
 	/** The files the action removes (on the side it writes). */
 	removes(this: void, d: Difference): boolean;
-	/** The line about them, given their paths listed. */
-	removedLine(this: void, listed: string): string;
+	/** The line about them, given their paths listed and how many they are (one file reads "it", several "them"). */
+	removedLine(this: void, listed: string, count: number): string;
 	/** The line about files with unsaved changes here, given their paths listed. */
 	dirtyLine(this: void, listed: string): string;
 	/** The question, given the counted files. */
@@ -49,7 +49,7 @@ export async function confirmFiles(files: ChangeFile[], kit: ActionKit, words: F
 		return true;
 	}
 	const lines = [
-		removed.length > 0 ? words.removedLine(listOf(removed.map((f) => f.d.path))) : undefined,
+		removed.length > 0 ? words.removedLine(listOf(removed.map((f) => f.d.path)), removed.length) : undefined,
 		dirty.length > 0 ? words.dirtyLine(listOf(dirty.map((f) => f.d.path))) : undefined,
 	].filter((l): l is string => l !== undefined);
 	return kit.confirm(words.question(countFiles(files.length)), lines.join('\n'), words.action);
