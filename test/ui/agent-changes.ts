@@ -63,7 +63,7 @@ async function inlineAction(page: Page, row: Locator, label: string): Promise<vo
 }
 
 /**
- * Unlinks the link `label` through the palette ("Unlink Local Folder…": no question with one link, a
+ * Unlinks the link `label` through the palette ("Unlink Local Folder": no question with one link, a
  * pick by label with several).
  */
 async function unlinkByUi(page: Page, workbench: Workbench, label: string): Promise<void> {
