@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, SECRET_MASK, isJsonObject, providerConfiguration, readProvider, redactSecrets } from '../api';
+import { ApiError, SAFETY, SECRET_MASK, isJsonObject, isUnreachable, providerConfiguration, readProvider, redactSecrets } from '../api';
 import type { FieldError, ProviderInfo } from '../api';
-import { describeError } from '../util/errors';
+import { describeError, requestIdOf } from '../util/errors';
 import { PROVIDER_SCHEME } from '../ids';
 import { jsonSyntaxError, lineColumn, locate, parseFieldPath } from '../util/jsonFields';
 import { contextToken, iconSafe, notificationText, plainText, singleLine } from '../util/text';
@@ -304,13 +304,15 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 				result = await this.send(uri, new TextDecoder().decode(content));
 			} catch (err) {
 				this.services.log.warn(`model provider save: ${describeError(err)}`);
-				const message = vscode.l10n.t('Could not save the model provider: {0}', describeError(err));
-				this.results.set(key, { saved: false, message });
-				throw new vscode.FileSystemError(notificationText(message));
+				const message = mayWorkLater(err)
+					? vscode.l10n.t('The service could not be reached; the model provider was not saved: {0}', describeError(err))
+					: vscode.l10n.t('The service did not save the model provider: {0}', describeError(err));
+				this.results.set(key, { saved: false, message, requestId: requestIdOf(err) });
+				throw refusedWrite(err, message);
 			}
 			this.results.set(key, result);
 			if (!result.saved) {
-				throw new vscode.FileSystemError(notificationText(result.message ?? ''));
+				throw refusedWrite(undefined, result.message ?? '');
 			}
 		}
 		this.files.set(key, { data: content, mtime: Date.now() });
@@ -424,6 +426,23 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 			d.dispose();
 		}
 	}
+}
+
+/**
+ * The error a refused save gives VS Code, which words it "Unable to write file '…' (<code>
+ * (FileSystemError): <message>)": a code that says what happened — Unavailable when the service
+ * could not be reached or asked to come back later (VS Code offers Retry), NoPermissions when it
+ * (or the check before sending) refused the document — never "Unknown"; the message names the
+ * reason and the request id.
+ */
+function refusedWrite(err: unknown, message: string): vscode.FileSystemError {
+	const text = notificationText(message);
+	return mayWorkLater(err) ? vscode.FileSystemError.Unavailable(text) : vscode.FileSystemError.NoPermissions(text);
+}
+
+/** True when the service gave no answer or asked to come back later (unreachable, 502–504, 429): trying again may work. */
+function mayWorkLater(err: unknown): boolean {
+	return isUnreachable(err) || (err instanceof ApiError && err.isRetryable);
 }
 
 /** The range of `length` characters at `offset` of `text`. */
