@@ -149,10 +149,15 @@ export class WorkspaceCommands extends Disposable {
 	}
 
 	/**
-	 * The agent's name, for titles: the service's (a folder's name may be "Agent: <name>", or "/" for
-	 * a root opened on its own), else the window's folder name when it names something, else the id.
+	 * The agent's name, for titles: the window's folder's name when it names the agent (a folder
+	 * opened on its own is named after its URI: "/" or the authority), else the service's (5 s at
+	 * most), else the id.
 	 */
 	private async agentName(agentId: string): Promise<string> {
+		const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => agentIdOf(f.uri) === agentId);
+		if (folder && folder.name !== '/' && folder.name !== '' && folder.name.toLowerCase() !== folder.uri.authority.toLowerCase()) {
+			return folder.name;
+		}
 		try {
 			const agent = await this.deps.session.client.getAgent(agentId, { signal: AbortSignal.timeout(NAME_TIMEOUT_MS) });
 			if (agent.name) {
@@ -161,8 +166,7 @@ export class WorkspaceCommands extends Disposable {
 		} catch (err) {
 			this.deps.log.warn(`Reading the name of agent ${agentId} failed: ${String(err)}`);
 		}
-		const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => agentIdOf(f.uri) === agentId);
-		return folder && folder.name !== '/' && folder.name !== folder.uri.authority ? folder.name : agentId;
+		return agentId;
 	}
 
 	/** Asks for an agent in a pick that fills as the agents load. */
