@@ -17,7 +17,7 @@ import type { loadFeatures } from './shell/featureEntry';
 import { LazyFeatures } from './shell/lazy';
 import { isRegistered } from './views/registry';
 import { registerWelcomeProbe } from './flows/welcomeProbe';
-import { COMMAND_IDS, CONTEXT_KEYS, FS_SCHEME, LINKS_KEY, TOOL_NAMES, WEBVIEW_TYPES } from './ids';
+import { COMMAND_IDS, CONTEXT_KEYS, EMPTY_SCHEME, FS_SCHEME, LINKS_KEY, PROVIDER_SCHEME, TOOL_NAMES, WEBVIEW_TYPES } from './ids';
 import { registerLazyTools } from './chat/lazyTools';
 import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
@@ -155,8 +155,15 @@ class CloudAgentsExtension extends Disposable {
 		return views;
 	}
 
-	/** What every action and feature is handed, with the read-only documents for run results, runtime details and text artifacts. */
+	/**
+	 * What every action and feature is handed, with the read-only documents for run results, runtime
+	 * details and text artifacts. Every scheme a tab can hold is served from activation (its
+	 * `onFileSystem:` activation event in package.json), so VS Code can restore the tab after a
+	 * reload: records, images, the empty side of an added or deleted file's diff (Source Control),
+	 * and below the `cloud-agent:` and model provider file systems.
+	 */
 	private services(): Services {
+		this.register(vscode.workspace.registerTextDocumentContentProvider(EMPTY_SCHEME, { provideTextDocumentContent: () => '' }));
 		return {
 			session: this.session,
 			views: this.views,
@@ -214,6 +221,16 @@ class CloudAgentsExtension extends Disposable {
 		// activates the extension through it), its code loads with the features on VS Code's first call.
 		const fs = this.register(new LazyFileSystemProvider(() => features.load().workspace.provider, log));
 		this.register(vscode.workspace.registerFileSystemProvider(FS_SCHEME, fs, { isCaseSensitive: true }));
+		// So are the model provider documents (a tab VS Code restores after a reload reads one before any
+		// command of ours runs: `onFileSystem:cloud-agents-provider` activates the extension for it).
+		const providers = this.register(
+			new LazyFileSystemProvider(
+				() => features.load().modelProviders,
+				log,
+				() => vscode.l10n.t('model provider documents'),
+			),
+		);
+		this.register(vscode.workspace.registerFileSystemProvider(PROVIDER_SCHEME, providers, { isCaseSensitive: true }));
 		// The language-model tools (src/chat): registered now, so any chat lists them; their code loads
 		// with the features on the first call.
 		this.registerAll(registerLazyTools(TOOL_NAMES, () => features.load().chatTools));

@@ -100,6 +100,16 @@ export const IMAGE_SCHEME = 'cloud-agents-image';
 /** URI scheme of the model provider documents being edited (src/resources/modelProviders.ts): saving one sends it. */
 export const PROVIDER_SCHEME = 'cloud-agents-provider';
 
+/** URI scheme of the empty side of a diff of an added or deleted file (Source Control: src/changes/). */
+export const EMPTY_SCHEME = 'cloud-agents-empty';
+
+/**
+ * Every URI scheme of ours an editor tab can hold: each is served from activation and has its
+ * `onFileSystem:<scheme>` activation event in package.json, so VS Code restores the tab after a
+ * reload (test/unit/manifest.test.ts checks the manifest).
+ */
+export const TAB_SCHEMES = [FS_SCHEME, RECORD_SCHEME, IMAGE_SCHEME, PROVIDER_SCHEME, EMPTY_SCHEME] as const;
+
 /**
  * Schemes of documents a prompt may be taken from ("Send Prompt…" with an editor active): files,
  * untitled documents, remote files and our own; never an output channel, a log or settings.

@@ -104,7 +104,8 @@ export class GitHubResolver {
 					throw err;
 				}
 				if (err instanceof NetworkError || err.status === 0) {
-					throw new GitHubLookupError('unreachable', ref.text, signedIn, `GitHub could not be reached: ${err.message}`, {
+					// The failure says GitHub could not be reached; the message is only why (the caller words it).
+					throw new GitHubLookupError('unreachable', ref.text, signedIn, err.message, {
 						cause: err,
 					});
 				}

@@ -10,7 +10,7 @@ import type { Difference } from '../compare/types';
 import type { ActionKit } from '../views/actions';
 import type { ChangeFile, ChangesHost } from './changesActions';
 import type { LinkSource } from './linkSource';
-import { confirmFiles, countFiles, openDocument } from './words';
+import { type FilesQuestion, confirmFiles, countFiles, openDocument } from './words';
 
 /** What Apply to Local answers: the paths applied, and those refused with the reason (they stay listed). */
 export interface ApplyAnswer {
@@ -64,13 +64,21 @@ export async function applyFiles(host: ChangesHost, files: ChangeFile[], kit: Ac
 
 /** Asks first when a local file would be deleted or has unsaved changes; true to go on. */
 function confirmApply(files: ChangeFile[], kit: ActionKit): Promise<boolean> {
-	return confirmFiles(files, kit, {
+	return confirmFiles(files, kit, applyQuestion());
+}
+
+/** The words of Apply to Local's question. */
+export function applyQuestion(): FilesQuestion {
+	return {
 		removes: (d) => d.kind === 'deleted',
-		removedLine: (listed) => vscode.l10n.t('Deletes {0} in the local folder (the agent deleted them).', listed),
+		removedLine: (listed, count) =>
+			count === 1
+				? vscode.l10n.t('Deletes {0} in the local folder (the agent deleted it).', listed)
+				: vscode.l10n.t('Deletes {0} in the local folder (the agent deleted them).', listed),
 		dirtyLine: (listed) => vscode.l10n.t('Replaces the unsaved changes of {0}.', listed),
 		question: (counted) => vscode.l10n.t("Apply the agent's version of {0}?", counted),
 		action: vscode.l10n.t('Apply to Local'),
-	});
+	};
 }
 
 async function applyOne(client: CloudAgentsClient, source: LinkSource, d: Difference, signal: AbortSignal): Promise<void> {

@@ -88,8 +88,17 @@ export function changesActions(host: ChangesHost, agents: ListDescriptor<Agent, 
 		unlink: onLink(
 			'cloudAgents.changes.unlink',
 			() => vscode.l10n.t('Unlink which folder?'),
-			async (source) => {
+			// Nothing is asked (no file is touched, and Compare with Local Folder links them again), so
+			// the title has no ellipsis; what was done is said.
+			async (source, kit) => {
+				const label = source.label();
 				await host.unlink(source);
+				kit.info(
+					vscode.l10n.t(
+						'Unlinked {0}: Source Control no longer compares them; no file was changed. "Compare with Local Folder…" links them again.',
+						label,
+					),
+				);
 				return true;
 			},
 		),

@@ -22,7 +22,7 @@ import type { ResourceActions, ScmTargets } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { changesActions, type ChangeFile, type ChangesHost, type LinkSpec } from './changesActions';
 import { type AgentLink, LinkStore } from './linkStore';
-import { EMPTY_SCHEME, LinkSource, SCM_ID } from './linkSource';
+import { LinkSource, SCM_ID } from './linkSource';
 import type { LinkSourceDeps } from './linkSource';
 
 export type { ComparisonAnswer } from './changesActions';
@@ -88,7 +88,6 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 			),
 		);
 		this.actions = changesActions(this, deps.agents);
-		this.register(vscode.workspace.registerTextDocumentContentProvider(EMPTY_SCHEME, { provideTextDocumentContent: () => '' }));
 		this.register(
 			vscode.window.registerFileDecorationProvider({
 				onDidChangeFileDecorations: this._onDidChangeFileDecorations.event,

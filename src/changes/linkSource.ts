@@ -16,15 +16,13 @@ import { Disposable } from '../util/lifecycle';
 import { singleLine } from '../util/text';
 import type { Connectivity, Participant } from '../views/connectivity';
 import type { AgentLink, LinkStore } from './linkStore';
+import { EMPTY_SCHEME } from '../ids';
 
 /**
  * What every link's source control id starts with (menus match `scmProvider =~ /^cloudAgents\.changes\./`).
  * Each link has its own id: VS Code registers a command per source control id for its quick diff.
  */
 export const SCM_ID = 'cloudAgents.changes';
-
-/** Scheme of the empty side of a diff (a file one side does not have). */
-export const EMPTY_SCHEME = 'cloud-agents-empty';
 
 /** A row of ours (a resource state): a file that differs, named by its local URI. */
 export type ChangeState = vscode.SourceControlResourceState;

@@ -78,7 +78,10 @@ function confirmSend(files: ChangeFile[], kit: ActionKit): Promise<boolean> {
 				listed,
 			),
 		removes: (d) => d.kind === 'added',
-		removedLine: (listed) => vscode.l10n.t('Deletes {0} in the agent workspace (the local folder does not have them).', listed),
+		removedLine: (listed, count) =>
+			count === 1
+				? vscode.l10n.t('Deletes {0} in the agent workspace (the local folder does not have it).', listed)
+				: vscode.l10n.t('Deletes {0} in the agent workspace (the local folder does not have them).', listed),
 		dirtyLine: (listed) => vscode.l10n.t('Sends the saved version of {0} (its unsaved changes stay here).', listed),
 		question: (counted) => vscode.l10n.t('Send the local version of {0} to the agent?', counted),
 		action: vscode.l10n.t('Send to Agent'),

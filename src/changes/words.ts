@@ -28,8 +28,8 @@ export function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
 export interface FilesQuestion {
 	/** The files the action removes (on the side it writes). */
 	removes(this: void, d: Difference): boolean;
-	/** The line about them, given their paths listed. */
-	removedLine(this: void, listed: string): string;
+	/** The line about them, given their paths listed and how many they are (one file reads "it", several "them"). */
+	removedLine(this: void, listed: string, count: number): string;
 	/** The files whose copy on the side it writes is replaced, with what that copy holds lost (Send: the agent's; no Undo there). */
 	replaces?(this: void, d: Difference): boolean;
 	/** The line about them, given their paths listed. */
@@ -56,7 +56,7 @@ export async function confirmFiles(files: ChangeFile[], kit: ActionKit, words: F
 	}
 	const lines = [
 		replaced.length > 0 && words.replacedLine ? words.replacedLine(listOf(replaced.map((f) => f.d.path))) : undefined,
-		removed.length > 0 ? words.removedLine(listOf(removed.map((f) => f.d.path))) : undefined,
+		removed.length > 0 ? words.removedLine(listOf(removed.map((f) => f.d.path)), removed.length) : undefined,
 		dirty.length > 0 ? words.dirtyLine(listOf(dirty.map((f) => f.d.path))) : undefined,
 	].filter((l): l is string => l !== undefined);
 	return kit.confirm(words.question(countFiles(files.length)), lines.join('\n'), words.action);

@@ -548,8 +548,12 @@ export class ChatTools implements ToolHandlers {
 		return renderResult(
 			[
 				more
-					? vscode.l10n.t('{0} matches shown; more exist (narrow the query or the path).', shown.length)
-					: vscode.l10n.t('{0} matches.', shown.length),
+					? shown.length === 1
+						? vscode.l10n.t('1 match shown; more exist (narrow the query or the path).')
+						: vscode.l10n.t('{0} matches shown; more exist (narrow the query or the path).', shown.length)
+					: shown.length === 1
+						? vscode.l10n.t('1 match.')
+						: vscode.l10n.t('{0} matches.', shown.length),
 			],
 			[quoteJson('the matches (path, line, column, a preview of the line)', { agent: agentData(agent), query, matches: shown })],
 		);
@@ -566,7 +570,9 @@ export class ChatTools implements ToolHandlers {
 			[
 				all.length > shown.length
 					? vscode.l10n.t('The newest {0} of {1} artifacts.', shown.length, all.length)
-					: vscode.l10n.t('{0} artifacts.', shown.length),
+					: shown.length === 1
+						? vscode.l10n.t('1 artifact.')
+						: vscode.l10n.t('{0} artifacts.', shown.length),
 				vscode.l10n.t('Read one whose `text` is true with {0}.', TOOLS.readArtifact),
 			],
 			[quoteJson('the artifacts', { agent: agentData(agent), artifacts: shown.map(artifactData) })],

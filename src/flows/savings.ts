@@ -144,7 +144,13 @@ async function exportTo(deps: Services, filter: SavingsFilter, target: vscode.Ur
 				try {
 					return await exportSavingsCsv(deps.session.client, filter, sink, {
 						signal: abort.signal,
-						onProgress: (p) => progress.report({ message: vscode.l10n.t('{0} events read', p.events.toLocaleString()) }),
+						onProgress: (p) =>
+							progress.report({
+								message:
+									p.events === 1
+										? vscode.l10n.t('1 event read')
+										: vscode.l10n.t('{0} events read', p.events.toLocaleString()),
+							}),
 					});
 				} finally {
 					abort.dispose();

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY, SECRET_MASK, isJsonObject, providerConfiguration, readProvider, redactSecrets } from '../api';
+import { ApiError, SAFETY, SECRET_MASK, isJsonObject, isUnreachable, providerConfiguration, readProvider, redactSecrets } from '../api';
 import type { FieldError, ProviderInfo } from '../api';
-import { describeError } from '../util/errors';
+import { describeError, requestIdOf } from '../util/errors';
 import { PROVIDER_SCHEME } from '../ids';
 import { jsonSyntaxError, lineColumn, locate, parseFieldPath } from '../util/jsonFields';
 import { contextToken, iconSafe, notificationText, plainText, singleLine } from '../util/text';
@@ -158,7 +158,7 @@ export function checkProviderConfig(config: Record<string, unknown>, current: Re
 }
 
 /** What the provider documents keep of the kit of the action that made them: services only (they outlive it). */
-type DocumentServices = Pick<ActionKit, 'client' | 'list' | 'log' | 'context'>;
+export type DocumentServices = Pick<ActionKit, 'client' | 'list' | 'log' | 'context'>;
 
 /**
  * The model provider documents being edited: a file system of our own (`cloud-agents-provider:`,
@@ -167,7 +167,9 @@ type DocumentServices = Pick<ActionKit, 'client' | 'list' | 'log' | 'context'>;
  * VS Code says why) when the JSON or any field is not valid — every problem found at once, as
  * diagnostics, before anything is sent — or when the service refuses it (its field errors become
  * diagnostics on the members they name). A save the service took says so in the status bar. One per
- * extension context, made on the first edit or save (`providerDocuments`).
+ * extension context, made when the features load (`modelProviderDocuments`). The scheme itself is
+ * registered at activation, as a stand-in that hands every call here (src/extension.ts): VS Code
+ * restores a provider's tab after a reload before any command of ours has run.
  */
 class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable {
 	private readonly diagnostics: vscode.DiagnosticCollection;
@@ -187,7 +189,6 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 		this.subscriptions = [
 			this.diagnostics,
 			this.changed,
-			vscode.workspace.registerFileSystemProvider(PROVIDER_SCHEME, this, { isCaseSensitive: true }),
 			vscode.workspace.onDidCloseTextDocument((doc) => {
 				if (this.isProviderDoc(doc)) {
 					this.diagnostics.delete(doc.uri);
@@ -303,13 +304,15 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 				result = await this.send(uri, new TextDecoder().decode(content));
 			} catch (err) {
 				this.services.log.warn(`model provider save: ${describeError(err)}`);
-				const message = vscode.l10n.t('Could not save the model provider: {0}', describeError(err));
-				this.results.set(key, { saved: false, message });
-				throw new vscode.FileSystemError(notificationText(message));
+				const message = mayWorkLater(err)
+					? vscode.l10n.t('The service could not be reached; the model provider was not saved: {0}', describeError(err))
+					: vscode.l10n.t('The service did not save the model provider: {0}', describeError(err));
+				this.results.set(key, { saved: false, message, requestId: requestIdOf(err) });
+				throw refusedWrite(err, message);
 			}
 			this.results.set(key, result);
 			if (!result.saved) {
-				throw new vscode.FileSystemError(notificationText(result.message ?? ''));
+				throw refusedWrite(undefined, result.message ?? '');
 			}
 		}
 		this.files.set(key, { data: content, mtime: Date.now() });
@@ -425,6 +428,23 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 	}
 }
 
+/**
+ * The error a refused save gives VS Code, which words it "Unable to write file '…' (<code>
+ * (FileSystemError): <message>)": a code that says what happened — Unavailable when the service
+ * could not be reached or asked to come back later (VS Code offers Retry), NoPermissions when it
+ * (or the check before sending) refused the document — never "Unknown"; the message names the
+ * reason and the request id.
+ */
+function refusedWrite(err: unknown, message: string): vscode.FileSystemError {
+	const text = notificationText(message);
+	return mayWorkLater(err) ? vscode.FileSystemError.Unavailable(text) : vscode.FileSystemError.NoPermissions(text);
+}
+
+/** True when the service gave no answer or asked to come back later (unreachable, 502–504, 429): trying again may work. */
+function mayWorkLater(err: unknown): boolean {
+	return isUnreachable(err) || (err instanceof ApiError && err.isRetryable);
+}
+
 /** The range of `length` characters at `offset` of `text`. */
 function rangeAt(text: string, offset: number, length: number): vscode.Range {
 	const start = lineColumn(text, offset);
@@ -462,11 +482,19 @@ function fieldDiagnostic(text: string, f: FieldError): vscode.Diagnostic {
 /** The window's provider documents: made on first use, owned by the extension context. */
 let documents: ProviderDocuments | undefined;
 
-function providerDocuments(kit: ActionKit): ProviderDocuments {
+/**
+ * The window's model provider documents (the `cloud-agents-provider:` file system behind
+ * activation's stand-in), made on the first call and owned by the extension context.
+ */
+export function modelProviderDocuments(services: DocumentServices): vscode.FileSystemProvider {
+	return providerDocuments(services);
+}
+
+function providerDocuments(services: DocumentServices): ProviderDocuments {
 	if (!documents || documents.isDisposed) {
-		const { client, list, log, context } = kit;
+		const { client, list, log, context } = services;
 		documents = new ProviderDocuments({ client, list, log, context });
-		kit.context.subscriptions.push(documents);
+		context.subscriptions.push(documents);
 	}
 	return documents;
 }

@@ -658,16 +658,20 @@ function secretStep(form: StubForm): InputStep<StubAnswers> {
 		if (refusal !== undefined) {
 			notices.set(a.secret, refusal);
 		}
-		const described = (ref: string, description: string): string => {
+		// The reason goes on a line of its own (the item's detail, with an error icon): pickItem escapes
+		// `$(` in its text, so an icon written into the text would show as the literal "$(error)", and the
+		// description's single line cut the reason short.
+		const described = (ref: string, label: string, description: string, extra: { ref: string; alwaysShow?: boolean }): SecretItem => {
 			const notice = notices.get(ref);
-			return notice !== undefined ? `$(error) ${iconSafe(notice, SAFETY.notificationMaxChars)}` : description;
+			const item = pickItem({ label, description, detail: notice }, extra);
+			return notice !== undefined ? { ...item, iconPath: new vscode.ThemeIcon('error') } : item;
 		};
 		const typed = (value: string): SecretItem | undefined =>
 			checkStub.secret(value) === undefined
-				? pickItem(
-						{ label: value.trim(), description: described(value.trim(), vscode.l10n.t('the name or UUID you typed')) },
-						{ ref: value.trim(), alwaysShow: true },
-					)
+				? described(value.trim(), value.trim(), vscode.l10n.t('the name or UUID you typed'), {
+						ref: value.trim(),
+						alwaysShow: true,
+					})
 				: undefined;
 		let usedNames: Array<[string, number]> = [];
 		let pickShown: vscode.QuickPick<SecretItem> | undefined;
@@ -679,7 +683,7 @@ function secretStep(form: StubForm): InputStep<StubAnswers> {
 			const t = typed(pick.value);
 			const used = usedNames
 				.filter(([name]) => name !== t?.ref)
-				.map(([name, n]) => pickItem({ label: name, description: described(name, usedByStubs(n)) }, { ref: name }));
+				.map(([name, n]) => described(name, name, usedByStubs(n), { ref: name }));
 			pick.items = t ? [t, ...used] : used;
 		};
 		/**

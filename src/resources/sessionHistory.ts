@@ -200,7 +200,7 @@ class SessionHistories implements vscode.Disposable {
 			if (prior) {
 				prior.lastSeq = fresh[fresh.length - 1]!.seq;
 			}
-			progress.report({ message: vscode.l10n.t('{0} events', added) });
+			progress.report({ message: added === 1 ? vscode.l10n.t('1 event') : vscode.l10n.t('{0} events', added) });
 		};
 		try {
 			const answer = await client.getAgentEvents(agent.id, {
@@ -251,7 +251,11 @@ class SessionHistories implements vscode.Disposable {
 				signal,
 			});
 			if (await keepInBatches(stream, keep, () => added)) {
-				channel?.appendLine(vscode.l10n.t('(Stopped after {0} events; run the command again for more.)', added));
+				channel?.appendLine(
+					added === 1
+						? vscode.l10n.t('(Stopped after 1 event; run the command again for more.)')
+						: vscode.l10n.t('(Stopped after {0} events; run the command again for more.)', added),
+				);
 			}
 		}
 		return {

@@ -22,6 +22,7 @@ import { registerWorkspace } from '../workspace/workspaceCommands';
 import { ChatTools } from '../chat/chatTools';
 import type { Run } from '../api';
 import { automation } from '../views/automation';
+import { modelProviderDocuments } from '../resources/modelProviders';
 
 /** Registers the features' commands; the caller owns the disposables. */
 export function loadFeatures(deps: Services): LoadedFeatures {
@@ -38,6 +39,7 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		runEvents: deps.follower.onDidReceiveEvent,
 		onUnauthorized: deps.onUnauthorized,
 		globalState: deps.context.globalState,
+		storageUri: deps.context.globalStorageUri,
 	});
 	const changes = new ChangesFeature({
 		session: deps.session,
@@ -69,6 +71,12 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 			changes,
 		],
 		workspace: workspace.feature,
+		modelProviders: modelProviderDocuments({
+			client: () => deps.session.client,
+			list: (descriptor) => deps.views.providerOf(descriptor),
+			log: deps.log,
+			context: deps.context,
+		}),
 		restorePanel: async (viewType, panel, state) => {
 			const restore = restorers.get(viewType);
 			if (!restore) {

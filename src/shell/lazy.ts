@@ -28,6 +28,8 @@ export interface LoadedFeatures {
 	workspace: WorkspaceFeature;
 	/** The language-model tools' code (activation's stand-ins hand it every call: src/chat/lazyTools.ts). */
 	chatTools: ToolHandlers;
+	/** The model provider documents' file system (`cloud-agents-provider:`; activation's stand-in hands it every call). */
+	modelProviders: vscode.FileSystemProvider;
 }
 
 /** Where `LazyFeatures` writes why loading failed. */

@@ -40,7 +40,9 @@ export async function openWalkedFile(feature: WorkspaceFeature, agentId: string,
 						WALK_LIMITS.maxEntries,
 						WALK_LIMITS.maxDepth,
 					)
-				: vscode.l10n.t('"{0}" is not a file in the workspace of agent {1} ({2} files listed).', path, agentId, files.length),
+				: files.length === 1
+					? vscode.l10n.t('"{0}" is not a file in the workspace of agent {1} (1 file listed).', path, agentId)
+					: vscode.l10n.t('"{0}" is not a file in the workspace of agent {1} ({2} files listed).', path, agentId, files.length),
 		);
 	}
 	await vscode.window.showTextDocument(feature.uriFor(agentId, path), { preview: true });
@@ -61,7 +63,10 @@ function pickWorkspaceFile(feature: WorkspaceFeature, agentId: string, name: str
 	const refresh = (): void => {
 		timer = undefined;
 		pick.items = items.slice();
-		pick.placeholder = vscode.l10n.t('Type to filter the {0} files listed so far (still listing…)', items.length);
+		pick.placeholder =
+			items.length === 1
+				? vscode.l10n.t('Type to filter the 1 file listed so far (still listing…)')
+				: vscode.l10n.t('Type to filter the {0} files listed so far (still listing…)', items.length);
 	};
 	return new Promise<vscode.Uri | undefined>((resolve, reject) => {
 		let done = false;
@@ -117,7 +122,9 @@ function pickWorkspaceFile(feature: WorkspaceFeature, agentId: string, name: str
 										WALK_LIMITS.maxEntries,
 										WALK_LIMITS.maxDepth,
 									)
-								: vscode.l10n.t('Type to filter {0} files', items.length);
+								: items.length === 1
+									? vscode.l10n.t('Type to filter 1 file')
+									: vscode.l10n.t('Type to filter {0} files', items.length);
 				},
 				(err: unknown) => {
 					finish(() => reject(err instanceof Error ? err : new Error(String(err))));

@@ -1,6 +1,8 @@
 /** "Open Agent Workspace": an agent's workspace as a folder of this window or of a new one. */
 import * as vscode from 'vscode';
 import { agentIdOf, workspaceUri } from './fs/workspaceFs';
+import { encodeAgentAuthority } from './fs/agentUri';
+import { SAFETY } from '../api';
 import { notificationText, singleLine } from '../util/text';
 import type { WorkspaceFeature } from './workspaceFeature';
 
@@ -10,12 +12,15 @@ export type OpenWorkspaceMode = 'add' | 'newWindow';
 /**
  * Opens an agent's workspace. Opening it again retries a workspace whose interface differed; when
  * the window already shows it, the Explorer comes to the front. Without `mode` a modal asks how.
+ * A new window opens a workspace file written under `storage` (the extension's global storage),
+ * so the window and its folder are named after the agent; without `storage`, the bare folder.
  */
 export async function openAgentWorkspace(
 	feature: WorkspaceFeature,
 	agentId: string,
 	name: string,
 	mode: OpenWorkspaceMode | undefined,
+	storage?: vscode.Uri,
 ): Promise<void> {
 	const uri = workspaceUri(agentId);
 	const folders = vscode.workspace.workspaceFolders ?? [];
@@ -43,6 +48,46 @@ export async function openAgentWorkspace(
 		}
 		await vscode.commands.executeCommand('workbench.view.explorer');
 	} else if (mode === 'newWindow') {
-		await vscode.commands.executeCommand('vscode.openFolder', uri, { forceNewWindow: true });
+		// A folder opened on its own is named after the last segment of its path, which for an agent's
+		// root is "/" (the Explorer's folder and the window title said "/"): the new window opens a
+		// workspace file that names the folder after the agent instead.
+		const target = storage ? await agentWindowFile(storage, agentId, name) : uri;
+		await vscode.commands.executeCommand('vscode.openFolder', target, { forceNewWindow: true });
 	}
+}
+
+/** Where the workspace files of agent windows are kept (one folder per agent, under the extension's storage). */
+const WINDOWS_FOLDER = 'agent-windows';
+
+/**
+ * Writes the workspace file a new window of the agent's workspace opens:
+ * `<storage>/agent-windows/<agent>/<agent name>.code-workspace`, holding the one folder
+ * `cloud-agent://<agent>/` named after the agent. VS Code names the window after the file ("<agent
+ * name> (Workspace)") and the Explorer's folder after `name`. A file of an earlier name of the agent
+ * goes, so Recent shows the agent once.
+ */
+export async function agentWindowFile(storage: vscode.Uri, agentId: string, name: string): Promise<vscode.Uri> {
+	const folder = vscode.Uri.joinPath(storage, WINDOWS_FOLDER, encodeAgentAuthority(agentId));
+	const label = singleLine(name, SAFETY.labelMaxChars) || agentId;
+	const file = vscode.Uri.joinPath(folder, `${fileNameOf(label)}.code-workspace`);
+	await vscode.workspace.fs.createDirectory(folder);
+	for (const [entry] of await vscode.workspace.fs.readDirectory(folder)) {
+		const other = vscode.Uri.joinPath(folder, entry);
+		if (entry.endsWith('.code-workspace') && other.toString() !== file.toString()) {
+			await vscode.workspace.fs.delete(other).then(undefined, () => undefined);
+		}
+	}
+	const content = { folders: [{ uri: workspaceUri(agentId).toString(), name: label }], settings: {} };
+	await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(`${JSON.stringify(content, null, '\t')}\n`));
+	return file;
+}
+
+/** A file name that shows `label`: characters no file system takes (and a leading dot) replaced. */
+function fileNameOf(label: string): string {
+	const name = label
+		.replace(/[/\\:*?"<>|]/g, '_')
+		.replace(/^\.+/, '_')
+		.trim()
+		.slice(0, 80);
+	return name === '' ? 'agent' : name;
 }

@@ -58,7 +58,11 @@ export async function searchAgentWorkspace(
 	if (request.pick !== undefined) {
 		chosen = matches[request.pick];
 		if (!chosen) {
-			throw new Error(vscode.l10n.t('There is no match number {0} for "{1}" ({2} found).', request.pick, query, matches.length));
+			throw new Error(
+				matches.length === 1
+					? vscode.l10n.t('There is no match number {0} for "{1}" (1 found).', request.pick, query)
+					: vscode.l10n.t('There is no match number {0} for "{1}" ({2} found).', request.pick, query, matches.length),
+			);
 		}
 	} else {
 		if (matches.length === 0) {
@@ -68,9 +72,7 @@ export async function searchAgentWorkspace(
 			return undefined;
 		}
 		chosen = await vscode.window.showQuickPick(matches, {
-			placeHolder: truncated
-				? vscode.l10n.t('{0} matches (truncated: more exist, refine the query)', matches.length)
-				: vscode.l10n.t('{0} matches', matches.length),
+			placeHolder: matchesText(matches.length, truncated),
 			matchOnDetail: true,
 		});
 	}
@@ -84,4 +86,14 @@ export async function searchAgentWorkspace(
 	const selection = new vscode.Range(line, column, line, column + query.length);
 	await vscode.window.showTextDocument(uri, { selection, preview: true });
 	return uri;
+}
+
+/** The pick's placeholder: how many matches ("1 match", "3 matches"), and whether more exist. */
+function matchesText(n: number, truncated: boolean): string {
+	if (truncated) {
+		return n === 1
+			? vscode.l10n.t('1 match (truncated: more exist, refine the query)')
+			: vscode.l10n.t('{0} matches (truncated: more exist, refine the query)', n);
+	}
+	return n === 1 ? vscode.l10n.t('1 match') : vscode.l10n.t('{0} matches', n);
 }

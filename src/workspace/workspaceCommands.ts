@@ -25,6 +25,8 @@ export interface WorkspaceFsDeps extends WorkspaceFeatureDeps {
 	log: CommandLogger & WorkspaceFeatureDeps['log'];
 	/** The session's single "sign in again" prompt for 401s. */
 	onUnauthorized?: UnauthorizedHandler;
+	/** Where the workspace files of agent windows are written (the extension's global storage): "Open in New Window" names the window after the agent. */
+	storageUri?: vscode.Uri;
 }
 
 /** Argument of `cloudAgents.agents.openWorkspace`: an agent tree node, or an id for automation. */
@@ -44,6 +46,9 @@ export interface SearchWorkspaceArg {
  * once the walk found it, and the command returns every walked path.
  */
 export type GoToFileArg = { agent?: Pick<Agent, 'id' | 'name'> } | { agentId: string; path?: string } | vscode.Uri | undefined;
+
+/** How long a title waits for the agent's name before it shows the id. */
+const NAME_TIMEOUT_MS = 5_000;
 
 /** Creates the workspace feature and registers its commands; dispose the result to undo it. */
 export function registerWorkspace(deps: WorkspaceFsDeps): WorkspaceCommands {
@@ -100,7 +105,7 @@ export class WorkspaceCommands extends Disposable {
 			agentId = agent.id;
 			name = agent.name;
 		}
-		await openAgentWorkspace(this.feature, agentId, name ?? agentId, mode);
+		await openAgentWorkspace(this.feature, agentId, name ?? (await this.agentName(agentId)), mode, this.deps.storageUri);
 	}
 
 	private async search(arg: SearchWorkspaceArg = {}): Promise<vscode.Uri | undefined> {
@@ -139,8 +144,29 @@ export class WorkspaceCommands extends Disposable {
 		if (path !== undefined) {
 			return openWalkedFile(this.feature, agentId, path);
 		}
-		name ??= (vscode.workspace.workspaceFolders ?? []).find((f) => agentIdOf(f.uri) === agentId)?.name ?? agentId;
+		name ??= await this.agentName(agentId);
 		return goToWorkspaceFile(this.feature, agentId, name);
+	}
+
+	/**
+	 * The agent's name, for titles: the window's folder's name when it names the agent (a folder
+	 * opened on its own is named after its URI: "/" or the authority), else the service's (5 s at
+	 * most), else the id.
+	 */
+	private async agentName(agentId: string): Promise<string> {
+		const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => agentIdOf(f.uri) === agentId);
+		if (folder && folder.name !== '/' && folder.name !== '' && folder.name.toLowerCase() !== folder.uri.authority.toLowerCase()) {
+			return folder.name;
+		}
+		try {
+			const agent = await this.deps.session.client.getAgent(agentId, { signal: AbortSignal.timeout(NAME_TIMEOUT_MS) });
+			if (agent.name) {
+				return agent.name;
+			}
+		} catch (err) {
+			this.deps.log.warn(`Reading the name of agent ${agentId} failed: ${String(err)}`);
+		}
+		return agentId;
 	}
 
 	/** Asks for an agent in a pick that fills as the agents load. */

@@ -84,7 +84,7 @@ async function answerSendQuestion(page: Page, label: string): Promise<void> {
 }
 
 /**
- * Unlinks the link `label` through the palette ("Unlink Local Folder…": no question with one link, a
+ * Unlinks the link `label` through the palette ("Unlink Local Folder": no question with one link, a
  * pick by label with several).
  */
 async function unlinkByUi(page: Page, workbench: Workbench, label: string): Promise<void> {

@@ -87,7 +87,11 @@ const uiTest: UiTest = {
 				.first()
 				.waitFor({ state: 'visible', timeout: 10_000 });
 			await page.keyboard.press('Enter');
-			await rowsOfPick.filter({ hasText: 'No secret has this name or UUID' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+			const refusedRow = rowsOfPick.filter({ hasText: 'No secret has this name or UUID' }).first();
+			await refusedRow.waitFor({ state: 'visible', timeout: 15_000 });
+			// Issue 33, item 14: the reason reads as words beside an error icon, not "$(error)" as text.
+			assert.doesNotMatch(await refusedRow.innerText(), /\$\(error\)/, 'no literal $(error) on the refused item');
+			assert.equal(await refusedRow.locator('.codicon-error').count(), 1, 'the refused item carries an error icon');
 			assert.equal(await posts(), before, 'nothing was sent for a secret that does not exist');
 			note('a secret name no secret has: the step says so, no POST');
 

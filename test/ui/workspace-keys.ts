@@ -47,6 +47,8 @@ const uiTest: UiTest = {
 			).trim();
 			note(`Ctrl+P opened: ${JSON.stringify(title)}`);
 			assert.match(title, /^Go to File in /, 'our Go to File pick, not VS Code\u2019s Quick Open');
+			// Issue 33, item 12: named by the agent's name (the folder opened on its own is named "/").
+			assert.equal(title, `Go to File in ${agent.name}`, 'the pick names the agent by its name, not its id');
 			await page.keyboard.type('find-me-by');
 			await widget
 				.locator('.quick-input-list .monaco-list-row', { hasText: 'find-me-by-name.md' })

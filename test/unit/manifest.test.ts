@@ -6,7 +6,12 @@ import {
 	AUTH_PROVIDER_ID,
 	COMMAND_IDS,
 	CONTEXT_KEYS,
+	EMPTY_SCHEME,
 	FS_SCHEME,
+	IMAGE_SCHEME,
+	PROVIDER_SCHEME,
+	RECORD_SCHEME,
+	TAB_SCHEMES,
 	VIEW_CONTAINER_ID,
 	VIEW_IDS,
 	EXTENSION_ID,
@@ -147,15 +152,46 @@ suite('package.json manifest', () => {
 		assert.ok(offered.length >= 20, `${offered.length} signed-in palette entries`);
 	});
 
-	test('activates on contributions, the workspace file system, restored webview panels, and after startup (for linked folders)', () => {
+	test('activates on contributions, every scheme a tab can hold, restored webview panels, and after startup (for linked folders)', () => {
 		// After startup (never during it): a folder linked to an agent shows its source control again
 		// (src/changes/); activation does no network I/O and loads the features only when a link exists.
+		// Issue 33, item 8: a tab of any scheme of ours (a model provider's document, a run's result, an
+		// image, a diff's empty side) restored after a reload activates the extension to read it.
 		assert.deepEqual(manifest.activationEvents, [
-			`onFileSystem:${FS_SCHEME}`,
+			...TAB_SCHEMES.map((scheme) => `onFileSystem:${scheme}`),
 			...Object.values(WEBVIEW_TYPES).map((t) => `onWebviewPanel:${t}`),
 			'onStartupFinished',
 		]);
 		assert.ok(!manifest.activationEvents?.includes('*'), 'never during startup');
+	});
+
+	test('every scheme src/ registers a provider for is a tab scheme, registered from activation (src/extension.ts or the services it builds)', () => {
+		const registered = new Set<string>();
+		const walk = (dir: string): void => {
+			for (const entry of readdirSync(dir, { withFileTypes: true })) {
+				const path = join(dir, entry.name);
+				if (entry.isDirectory()) {
+					walk(path);
+				} else if (entry.name.endsWith('.ts')) {
+					const text = readFileSync(path, 'utf8');
+					for (const m of text.matchAll(/register(?:FileSystemProvider|TextDocumentContentProvider)\(\s*([A-Z_]+)/g)) {
+						registered.add(`${m[1]} in ${path.slice(root.length + 1)}`);
+					}
+				}
+			}
+		};
+		walk(join(root, 'src'));
+		const names: Record<string, string> = { FS_SCHEME, RECORD_SCHEME, IMAGE_SCHEME, PROVIDER_SCHEME, EMPTY_SCHEME };
+		const atActivation = ['src/extension.ts', 'src/views/recordDocuments.ts', 'src/views/imageDocuments.ts'];
+		for (const r of registered) {
+			const [name = '', file = ''] = r.split(' in ');
+			assert.ok(
+				names[name] !== undefined && TAB_SCHEMES.includes(names[name] as (typeof TAB_SCHEMES)[number]),
+				`${r}: not a tab scheme`,
+			);
+			assert.ok(atActivation.includes(file), `${r}: registered on first use, so VS Code cannot restore its tabs`);
+		}
+		assert.ok(registered.size >= TAB_SCHEMES.length, [...registered].join(', '));
 	});
 
 	test('Ctrl+P and Ctrl+Shift+F run our Go to File and Search Workspace only in windows whose folders are all agent workspaces', () => {

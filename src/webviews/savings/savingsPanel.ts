@@ -140,14 +140,22 @@ function notesOf(data: SavingsData): string[] {
 	}
 	if (data.aggregate.malformed > 0) {
 		notes.push(
-			vscode.l10n.t(
-				'{0} events carried malformed values (a count that is not a whole number, or no readable time); those values were ignored.',
-				n(data.aggregate.malformed),
-			),
+			data.aggregate.malformed === 1
+				? vscode.l10n.t(
+						'1 event carried malformed values (a count that is not a whole number, or no readable time); those values were ignored.',
+					)
+				: vscode.l10n.t(
+						'{0} events carried malformed values (a count that is not a whole number, or no readable time); those values were ignored.',
+						n(data.aggregate.malformed),
+					),
 		);
 	}
 	if (data.dropped > 0) {
-		notes.push(vscode.l10n.t('{0} events could not be read and were left out.', n(data.dropped)));
+		notes.push(
+			data.dropped === 1
+				? vscode.l10n.t('1 event could not be read and was left out.')
+				: vscode.l10n.t('{0} events could not be read and were left out.', n(data.dropped)),
+		);
 	}
 	if (data.runtimeFilterIgnored) {
 		notes.push(vscode.l10n.t("This server ignored the runtime filter: other runtimes' events were left out here."));

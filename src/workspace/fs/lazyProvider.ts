@@ -1,5 +1,6 @@
 /**
- * The `cloud-agent:` file system as activation registers it: a stand-in that loads the real
+ * The `cloud-agent:` file system as activation registers it (and the model provider documents',
+ * `cloud-agents-provider:`, the same way): a stand-in that loads the real
  * provider (the workspace feature of `src/workspace/`, in dist/features.js: see esbuild.mjs and
  * src/shell/lazy.ts) on the first call VS Code makes, and from then on hands every call to it and
  * passes its change events on. The scheme must be registered from activation (a window restored
@@ -25,10 +26,12 @@ export class LazyFileSystemProvider extends Disposable implements vscode.FileSys
 	/**
 	 * @param load loads the real provider (synchronously: a `require`); it stays owned by its loader
 	 * @param log where a failed load is written (the call fails with Unavailable; the next one tries again)
+	 * @param what the file system in words, for that failure ("agent workspace file system")
 	 */
 	constructor(
 		private readonly load: () => vscode.FileSystemProvider,
 		private readonly log: LazyProviderLog,
+		private readonly what: () => string = () => vscode.l10n.t('agent workspace file system'),
 	) {
 		super();
 	}
@@ -49,9 +52,9 @@ export class LazyFileSystemProvider extends Disposable implements vscode.FileSys
 		try {
 			real = this.load();
 		} catch (err) {
-			this.log.error('Loading the agent workspace file system failed:', err instanceof Error ? err : String(err));
+			this.log.error(`Loading the ${this.what()} failed:`, err instanceof Error ? err : String(err));
 			throw vscode.FileSystemError.Unavailable(
-				vscode.l10n.t('Cloud Agents could not load its agent workspace file system: {0}', describeError(err)),
+				vscode.l10n.t('Cloud Agents could not load its {0}: {1}', this.what(), describeError(err)),
 			);
 		}
 		this.register(real.onDidChangeFile((events) => this._onDidChangeFile.fire(events)));

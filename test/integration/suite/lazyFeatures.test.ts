@@ -16,6 +16,7 @@ function loadedWith(disposables: vscode.Disposable[]): LoadedFeatures {
 		openRunResult: async () => undefined,
 		workspace: undefined as unknown as WorkspaceFeature,
 		chatTools: undefined as unknown as ToolHandlers,
+		modelProviders: undefined as unknown as vscode.FileSystemProvider,
 	};
 }
 

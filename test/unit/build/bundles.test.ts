@@ -155,7 +155,8 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 			assert.ok(!text('extension.js').includes(marker), `extension.js holds ${marker}`);
 		}
 		// The stand-in (src/workspace/fs/lazyProvider.ts): the scheme is registered from activation.
-		assert.ok(text('extension.js').includes('Cloud Agents could not load its agent workspace file system'));
+		assert.ok(text('extension.js').includes('Cloud Agents could not load its {0}: {1}'));
+		assert.ok(text('extension.js').includes('agent workspace file system'));
 		assert.match(text('extension.js'), /registerFileSystemProvider\(/);
 		// Nothing of the workspace is shared from extension.js (which would put it back into activation).
 		assert.ok(
