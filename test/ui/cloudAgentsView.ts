@@ -35,13 +35,15 @@ const uiTest: UiTest = {
 		await agentsPane.locator('.monaco-list-row', { hasText: agents[0]!.name }).first().waitFor({ state: 'visible', timeout: 30_000 });
 		assert.deepEqual(await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Agents'), [], 'signed in: no welcome content in the Agents view');
 
-		// The tree renders only the rows in view: those are the service's first agents, in its order.
+		// The tree renders only the rows in view: agents of the account, each once (their order, most
+		// recent activity first, is agents-recent-first.ts's).
 		const rows = await workbench.paneRows(VIEW_CONTAINER_ID, 'Agents');
 		const agentRows = rows.filter((r) => agents.some((a) => r.startsWith(a.name)));
 		assert.ok(agentRows.length > 0, `no agent rows in ${JSON.stringify(rows)}`);
-		agentRows.forEach((row, i) => {
-			assert.ok(row.startsWith(agents[i]!.name), `row ${i} is "${row}", expected the agent "${agents[i]!.name}" (service order)`);
-		});
+		const named = agentRows.map(
+			(row) => agents.filter((a) => row.startsWith(a.name)).sort((x, y) => y.name.length - x.name.length)[0]!.id,
+		);
+		assert.equal(new Set(named).size, named.length, `an agent shown twice: ${JSON.stringify(agentRows)}`);
 		note(`Agents: ${agentRows.length} row(s) of ${agents.length} agent(s): ${agentRows.slice(0, 3).join(' | ')}`);
 		for (const name of VIEWS.slice(1)) {
 			const paneRows = await workbench.paneRows(VIEW_CONTAINER_ID, name);

@@ -87,7 +87,12 @@ suite('Automatic refresh of a list', () => {
 		const { agents } = (await emu<{ agents: Agent[] }>('GET', '/_emulator/state')).body;
 		const agent = agents.find((a) => a.name === 'Shared reviewer');
 		assert.ok(agent, 'the demo seed has the "Shared reviewer" agent');
+		// The Agents view lists the most recently active first (issue 33), and a rename is activity: renamed
+		// once beforehand, the agent is first already, so the rename below changes its row, not the order.
+		await api.session.client.renameAgent(agent.id, agent.name);
+		await tree.refresh();
 		const rows = await tree.getChildren();
+		assert.equal(rows[0]?.id, `agent/${agent.id}`, 'the agent renamed last is first');
 		assert.ok(
 			rows.some((r) => r.id === `agent/${agent.id}`),
 			'the agent has a row',
