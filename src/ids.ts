@@ -70,6 +70,15 @@ export const CONTEXT_KEYS = {
 	offline: 'cloudAgents.offline',
 } as const;
 
+/**
+ * The context key that is true while a list view has read its list and found nothing (no error, not
+ * offline): its "No … yet" welcome shows only then, and while its first read is under way the view
+ * says it is loading instead (a pending first request is not an empty account).
+ */
+export function emptyViewContextKey(viewId: string): string {
+	return `${viewId}.empty`;
+}
+
 /** The configuration section and keys under it. */
 export const CONFIG = {
 	section: 'cloudAgents',

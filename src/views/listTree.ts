@@ -3,7 +3,7 @@ import { SAFETY, fromUnixMillis, isAuthFailure } from '../api';
 import { plainText, singleLine } from '../util/text';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
-import type { CommandId } from '../ids';
+import { emptyViewContextKey, type CommandId } from '../ids';
 import { Connectivity } from './connectivity';
 import type { Participant } from './connectivity';
 import { relativeTime, safeTreeItem } from './format';
@@ -131,6 +131,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	private readonly connectivity: Connectivity;
 	/** What waits in the connectivity while a list of this view is offline: reads the offline lists again. */
 	private readonly participant: Participant = { retry: () => this.retryOffline() };
+	/** The last value of the view's "read and found nothing" context key, undefined before the first. */
+	private emptyTold: boolean | undefined;
 	/** The offline row drawn last for each offline list: its label is updated in place as the countdown runs. */
 	private readonly offlineNodes = new Map<ListModel<unknown>, MessageNode>();
 	/**
@@ -413,6 +415,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.cachedLoad = undefined;
 		this.stopTimer();
 		this.connectivity.leave(this.participant);
+		this.tellEmpty(false);
 		this._onDidChangeTreeData.fire(undefined);
 	}
 
@@ -461,8 +464,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		}
 	}
 
-	/** The offline row's label, icon and tooltip as the connectivity stands now. */
-	private offlineText(error: unknown): { label: string; icon: vscode.ThemeIcon; tooltip: string } {
+	/** The offline row's label, icon and tooltip as the connectivity stands now; `rowsBelow`: records are shown under it. */
+	private offlineText(error: unknown, rowsBelow: boolean): { label: string; icon: vscode.ThemeIcon; tooltip: string } {
 		const state = this.connectivity.state;
 		const seconds = this.connectivity.secondsToNextAttempt();
 		const reason = describeError(state?.reason ?? error);
@@ -470,7 +473,11 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			state
 				? vscode.l10n.t('Cannot reach the Cloud Agents service since {0}: {1}', clockTime(state.since), reason)
 				: vscode.l10n.t('Cannot reach the Cloud Agents service: {0}', reason)
-		}\n${vscode.l10n.t('The rows below are as last loaded; they refresh by themselves when the service answers again. Click to retry now.')}`;
+		}\n${
+			rowsBelow
+				? vscode.l10n.t('The rows below are as last loaded; they refresh by themselves when the service answers again. Click to retry now.')
+				: vscode.l10n.t('Nothing could be loaded yet; the list loads by itself when the service answers again. Click to retry now.')
+		}`;
 		if (seconds !== undefined && !(state?.attempting ?? false)) {
 			return {
 				label: vscode.l10n.t('Offline — retrying in {0} s', seconds),
@@ -494,7 +501,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			if (!model.offline) {
 				continue;
 			}
-			const text = this.offlineText(model.error);
+			const text = this.offlineText(model.error, this.rowsBelow(model));
 			if (node.label !== text.label || node.tooltip !== text.tooltip) {
 				node.label = text.label;
 				node.iconPath = text.icon;
@@ -570,6 +577,9 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			records: rows.filter((row): row is RecordNode => row instanceof RecordNode),
 			shape: shapeOf(model, listRows),
 		});
+		if (isRoot) {
+			this.tellEmpty(rows.length === 0 && model.loaded && model.error === undefined);
+		}
 		if (!model.offline) {
 			this.offlineNodes.delete(model);
 		}
@@ -577,6 +587,21 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			this.schedule();
 		}
 		return rows;
+	}
+
+	/** Whether an offline list shows records under its offline row (loaded before, or as last loaded). */
+	private rowsBelow(model: ListModel<unknown>): boolean {
+		return model.items.length > 0 || (model === (this.root as ListModel<unknown>) && this.cached !== undefined);
+	}
+
+	/** Sets the view's "read and found nothing" context key (emptyViewContextKey) when it changes. */
+	private tellEmpty(empty: boolean): void {
+		const viewId = this.descriptor.viewId;
+		if (!viewId || this.emptyTold === empty) {
+			return;
+		}
+		this.emptyTold = empty;
+		void vscode.commands.executeCommand('setContext', emptyViewContextKey(viewId), empty);
 	}
 
 	/** The tree item of one row of a list (listModel.ts decides which rows a list shows). */
@@ -618,7 +643,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 					contextValue: 'error',
 				});
 			case 'offline': {
-				const text = this.offlineText(row.error);
+				const text = this.offlineText(row.error, this.rowsBelow(model));
 				const node = new MessageNode(`${model.id}/offline`, text.label, {
 					icon: text.icon,
 					tooltip: text.tooltip,

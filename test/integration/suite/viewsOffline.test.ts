@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RowSnapshot } from '../../../src/testing';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { emu, restoreDevToken, seedAgent, testApi, waitFor } from '../support/cloudAgents';
+import { createIdleAgent, emu, restoreDevToken, seedAgent, testApi, waitFor } from '../support/cloudAgents';
+import { devToken } from '../support/env';
 
 /**
  * The views while the service does not answer (src/views/connectivity.ts, listTree.ts), against the
@@ -142,6 +143,31 @@ suite('Views while the service is unreachable', () => {
 		const s = await status();
 		assert.equal(s.online, true);
 		assert.equal(s.visible, false, 'the status bar item is gone');
+	});
+
+	test('[variant] the offline row tells whether rows are kept below it: an empty list never reads "the rows below" (issue 33)', async function () {
+		this.timeout(90_000);
+		const empty = await createIdleAgent('offline-no-runs');
+		try {
+			await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', empty);
+			await waitFor('the Runs view empty for the new agent', async () =>
+				recordIds(await rows('runs')).length === 0 ? true : undefined,
+			);
+			await admin(adminUrl, 'POST', '/_emulator/outage', { mode: 'refuse', seconds: 60 });
+			await vscode.commands.executeCommand('cloudAgents.refresh');
+			const runs = await rows('runs');
+			assert.equal(runs[0]?.contextValue, 'offline', JSON.stringify(runs[0]));
+			assert.equal(recordIds(runs).length, 0, 'no run rows');
+			assert.doesNotMatch(runs[0].tooltip ?? '', /rows below/, 'no rows are below it');
+			assert.match(runs[0].tooltip ?? '', /Nothing could be loaded yet; the list loads by itself when the service answers again/);
+			const agents = await rows('agents');
+			assert.equal(agents[0]?.contextValue, 'offline');
+			assert.match(agents[0].tooltip ?? '', /The rows below are as last loaded/, 'the agents are kept below it');
+		} finally {
+			await admin(adminUrl, 'DELETE', '/_emulator/outage');
+			await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', agentId);
+			await emu('DELETE', `/v2/agents/${encodeURIComponent(empty)}?delete_runtime=true`, undefined, devToken());
+		}
 	});
 
 	test('Retry Connection Now (the offline row clicked) tries at once during the outage, and brings the views back at once after it', async function () {

@@ -1,0 +1,57 @@
+import * as assert from 'node:assert/strict';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
+import type { UiTest } from './support/workbench';
+
+/**
+ * Issue 33: a pending first request is not an empty account. With the service holding every request
+ * (the emulator's `stall` outage) a window reload, then the Runtimes view opened: while its first
+ * read waits it says "Loading runtimes…", never "No runtimes yet." (it said that for a minute). Once
+ * the service answers again, the view lists the runtimes by itself.
+ */
+const uiTest: UiTest = {
+	title: 'a first read that waits: the Runtimes view says it is loading, not "No runtimes yet.", and lists the runtimes once the service answers',
+	async run({ workbench, emulatorUrl, devToken, note, leavePage }) {
+		const listed = await fetch(`${emulatorUrl}/v2/runtimes?limit=100`, { headers: { authorization: `Bearer ${devToken}` } });
+		const body = (await listed.json()) as { runtimes?: Array<{ display_name?: string }>; data?: Array<{ display_name?: string }> };
+		const name = (body.runtimes ?? body.data ?? [])[0]?.display_name;
+		assert.ok(name, 'the emulator has a named runtime');
+
+		const stall = await fetch(`${emulatorUrl}/_emulator/outage`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ mode: 'stall', seconds: 120 }),
+		});
+		assert.equal(stall.status, 200);
+		const adminUrl = ((await stall.json()) as { admin_url: string }).admin_url.replace(/\/+$/, '');
+		try {
+			// A new extension host: nothing read yet (the Runtimes view keeps no rows as last loaded).
+			await workbench.runCommand('View: Close All Editors');
+			await leavePage(() => workbench.runCommand('Developer: Reload Window'));
+			await workbench.ready();
+			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+			await workbench.expandedPane(VIEW_CONTAINER_ID, 'Runtimes');
+			const seen: string[][] = [];
+			const deadline = Date.now() + 30_000;
+			for (;;) {
+				const welcome = await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Runtimes');
+				seen.push(welcome);
+				assert.ok(!welcome.includes('No runtimes yet.'), `while the first read waits: ${JSON.stringify(welcome)}`);
+				if (welcome.includes('Loading runtimes…')) {
+					break;
+				}
+				assert.ok(Date.now() < deadline, `no "Loading runtimes…" within 30 s; seen ${JSON.stringify(seen.slice(-3))}`);
+				await new Promise((resolve) => setTimeout(resolve, 250));
+			}
+			note(`Runtimes while the first read waits: ${JSON.stringify(seen.at(-1))}`);
+			await workbench.screenshot('views-first-load');
+		} finally {
+			await fetch(`${adminUrl}/_emulator/outage`, { method: 'DELETE' });
+		}
+		const pane = workbench.pane(VIEW_CONTAINER_ID, 'Runtimes');
+		await pane.locator('.monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 120_000 });
+		const welcome = await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Runtimes');
+		assert.deepEqual(welcome, [], 'no welcome text once the runtimes are listed');
+	},
+};
+
+export default uiTest;
