@@ -64,6 +64,7 @@ class CloudAgentsExtension extends Disposable {
 				session: this.session,
 				store: this.runStore,
 				globalState: context.globalState,
+				workspaceState: context.workspaceState,
 				log: this.log,
 			}),
 		);

@@ -100,6 +100,9 @@ export const SEARCH_HINT_KEY = 'cloudAgents.workspace.searchHintShown';
 /** globalState key: the ids of the runs whose end was announced (each once, across windows and restarts). */
 export const RUN_NOTIFIED_KEY = 'cloudAgents.notifiedRuns';
 
+/** workspaceState key: the ids of the runs this window follows, followed again after a reload (src/runFollowing/runFollower.ts). */
+export const FOLLOWED_RUNS_KEY = 'cloudAgents.followedRuns';
+
 /** URI scheme of the read-only documents that show server records (run results, runtime details, text artifacts). */
 export const RECORD_SCHEME = 'cloud-agents-record';
 

@@ -4,6 +4,15 @@
  * caches on `file.changed`).
  */
 export { RunFollower, toRunRef } from './runFollower';
-export type { FollowOutcome, FollowerSession, RunEventNotice, RunFollowerOptions, RunNameHint, RunRef, StatusRunInfo } from './runFollower';
+export type {
+	FollowOptions,
+	FollowOutcome,
+	FollowerSession,
+	RunEventNotice,
+	RunFollowerOptions,
+	RunNameHint,
+	RunRef,
+	StatusRunInfo,
+} from './runFollower';
 export { endNotificationActions, followedRunActions, formatEvent, runChannelName, runTitle, shortRunId, stripAnsi } from './format';
 export type { FollowedRunAction } from './format';

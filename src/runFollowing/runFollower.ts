@@ -8,7 +8,9 @@ import { endNotificationActions, followedRunActions, formatEvent, runChannelName
 import type { FollowedRunAction } from './format';
 import { readRunEvents } from './runEvents';
 import type { RunEventStore } from './runStore';
-import { RUN_NOTIFIED_KEY } from '../ids';
+import { FOLLOWED_RUNS_KEY, RUN_NOTIFIED_KEY } from '../ids';
+import { followedRunsToStore, parseFollowedRuns } from './followedRuns';
+import type { FollowedRunKey } from './followedRuns';
 
 /** One event received while following a run. */
 export interface RunEventNotice {
@@ -33,6 +35,11 @@ export interface RunFollowerOptions {
 	store: RunEventStore;
 	/** Where ended runs are remembered, so each is announced once (context.globalState). */
 	globalState: vscode.Memento;
+	/**
+	 * Where this window remembers the runs it follows (context.workspaceState; their ids only), so
+	 * that after a reload it follows them again, each from its last stored event.
+	 */
+	workspaceState: vscode.Memento;
 	log: vscode.LogOutputChannel;
 	/** Flush period of the channel and disk buffers (ms). */
 	flushMs?: number;
@@ -76,6 +83,14 @@ export interface RunNameHint {
 	prompt?: string;
 }
 
+/** How `RunFollower.follow` shows the run. */
+export interface FollowOptions extends RunNameHint {
+	/** Whether showing its channel takes the focus from the editor (default true: it does not). */
+	preserveFocus?: boolean;
+	/** Whether its channel is shown (default true). */
+	reveal?: boolean;
+}
+
 /** The run the status bar shows, and what can be done with it. */
 export interface StatusRunInfo {
 	agentId: string;
@@ -113,6 +128,11 @@ const CHANNEL_CLOSE_DELAY_MS = 3_000;
 
 function keyOf(agentId: string, runId: string): string {
 	return `${agentId}/${runId}`;
+}
+
+/** A run to follow again at the next sign-in (`restored`: one an earlier window followed when it closed). */
+interface SuspendedRun extends FollowedRunKey {
+	restored?: boolean;
 }
 
 /** One run being (or having been) followed in this window. */
@@ -181,8 +201,15 @@ export class RunFollower extends Disposable {
 	private readonly closing = new Map<ReturnType<typeof setTimeout>, vscode.OutputChannel>();
 	/** Opens a run's result (the end-of-run notification's "Open Result"); see `setResultOpener`. */
 	private openResult: ((agentId: string, runId: string) => Promise<void>) | undefined;
-	/** Runs that signing out stopped while they streamed; signing in again resumes them. */
-	private suspended: { agentId: string; runId: string }[] = [];
+	/**
+	 * Runs to follow again at the next sign-in: those signing out stopped while they streamed, and
+	 * (`restored`) those an earlier window of this workspace still followed when it closed.
+	 */
+	private suspended: SuspendedRun[] = [];
+	/** Runs `resumeActive` is following again (still remembered until each streams). */
+	private resuming: FollowedRunKey[] = [];
+	/** What the workspace state holds (JSON), so an unchanged list is not written again. */
+	private remembered: string;
 
 	/** Sets what the end-of-run notification's "Open Result" runs (the Runs view's action, loaded on first use). */
 	setResultOpener(open: (agentId: string, runId: string) => Promise<void>): void {
@@ -197,7 +224,13 @@ export class RunFollower extends Disposable {
 		this.maxChannels = Math.max(options.maxChannels ?? 10, this.maxActive);
 		this.endedStatusMs = options.endedStatusMs ?? 30_000;
 		this.statusItem.name = vscode.l10n.t('Cloud Agents: Followed Run');
+		// The runs this window followed when it last closed (a reload): followed again once signed in,
+		// without revealing their channels (the workbench restores its own layout).
+		const restored = parseFollowedRuns(options.workspaceState.get(FOLLOWED_RUNS_KEY));
+		this.remembered = JSON.stringify(restored);
+		this.suspended = restored.map((r) => ({ ...r, restored: true }));
 		this.register(options.session.onDidChange(() => this.signedInChanged(options.session.signedIn)));
+		this.register(this.onDidChangeFollowing(() => this.remember()));
 		this.register({
 			dispose: () => {
 				clearTimeout(this.hideTimer);
@@ -256,13 +289,19 @@ export class RunFollower extends Disposable {
 	 * Starts following a run (or shows it when already followed). Shows the stored history first,
 	 * then streams what came after it. Resolves once the history is shown; `stateOf` and `onDidChangeFollowing` tell the end.
 	 * The run's human name comes from `hint`, else from the service (agent and run records).
+	 * `reveal: false` follows without showing the run's channel (a run followed again after a reload).
 	 */
-	async follow(agentId: string, runId: string, options: { preserveFocus?: boolean } & RunNameHint = {}): Promise<void> {
+	async follow(agentId: string, runId: string, options: FollowOptions = {}): Promise<void> {
 		const key = keyOf(agentId, runId);
+		const reveal = (run: FollowedRun): void => {
+			if (options.reveal !== false) {
+				run.channel.show(options.preserveFocus ?? true);
+			}
+		};
 		let run = this.runs.get(key);
 		if (run?.active) {
 			run.usedAt = Date.now();
-			run.channel.show(options.preserveFocus ?? true);
+			reveal(run);
 			this.showStatus(run);
 			return;
 		}
@@ -270,7 +309,7 @@ export class RunFollower extends Disposable {
 			const title = await this.nameOf(agentId, runId, options);
 			run = this.runs.get(key) ?? new FollowedRun(agentId, runId, title, vscode.window.createOutputChannel(runChannelName(title)));
 			if (this.runs.get(key) === run) {
-				run.channel.show(options.preserveFocus ?? true);
+				reveal(run);
 				return;
 			}
 			this.runs.set(key, run);
@@ -287,7 +326,7 @@ export class RunFollower extends Disposable {
 			}
 		}
 		run.usedAt = Date.now();
-		run.channel.show(options.preserveFocus ?? true);
+		reveal(run);
 		this.limitActive();
 		if (run.ended) {
 			this.showStatus(run);
@@ -337,6 +376,7 @@ export class RunFollower extends Disposable {
 		}
 		this.suspended.unshift(...paused.filter((p) => !this.suspended.some((s) => s.agentId === p.agentId && s.runId === p.runId)));
 		this.dismissStatus();
+		this.remember();
 	}
 
 	/** Remembers a run to resume at the next sign-in (once). */
@@ -346,20 +386,50 @@ export class RunFollower extends Disposable {
 		}
 	}
 
-	/** Follows again the runs `suspendAll` stopped (signing in again); returns how many. */
+	/**
+	 * Follows again the runs `suspendAll` stopped (signing in again) and those this window followed
+	 * when it last closed (a reload), each after its last stored event; returns how many.
+	 */
 	async resumeActive(): Promise<number> {
 		const runs = this.suspended.splice(0);
+		this.resuming.push(...runs);
 		for (const r of runs) {
 			const known = this.runs.get(keyOf(r.agentId, r.runId));
 			if (known) {
 				known.unauthorized = false;
 			}
-			await Promise.resolve(this.runs.get(keyOf(r.agentId, r.runId))?.done);
-			await this.follow(r.agentId, r.runId).catch((err: unknown) => {
-				this.options.log.warn(outputLine(`Could not resume following run ${r.runId}: ${describeError(err)}`));
-			});
+			try {
+				await Promise.resolve(this.runs.get(keyOf(r.agentId, r.runId))?.done);
+				await this.follow(r.agentId, r.runId, { reveal: !r.restored }).catch((err: unknown) => {
+					this.options.log.warn(outputLine(`Could not resume following run ${r.runId}: ${describeError(err)}`));
+				});
+			} finally {
+				this.resuming.splice(this.resuming.indexOf(r), 1);
+				this.remember();
+			}
 		}
 		return runs.length;
+	}
+
+	/**
+	 * Writes to the workspace state the runs this window follows (streaming and not ended, or waiting
+	 * for a sign-in), so a reload follows them again: their ids only. Not while the window closes:
+	 * closing stops every stream, and those runs are exactly the ones to follow again.
+	 */
+	private remember(): void {
+		if (this.isDisposed) {
+			return;
+		}
+		const streaming = [...this.runs.values()].filter((r) => r.active && !r.ended);
+		const runs = followedRunsToStore([...this.resuming, ...this.suspended, ...streaming]);
+		const text = JSON.stringify(runs);
+		if (text === this.remembered) {
+			return;
+		}
+		this.remembered = text;
+		this.options.workspaceState.update(FOLLOWED_RUNS_KEY, runs.length > 0 ? runs : undefined).then(undefined, (err: unknown) => {
+			this.options.log.warn(`Could not remember the followed runs: ${describeError(err)}`);
+		});
 	}
 
 	/**
@@ -405,6 +475,7 @@ export class RunFollower extends Disposable {
 		if (runs.length > 0) {
 			this._onDidChangeFollowing.fire();
 		}
+		this.remember();
 	}
 
 	/** Shows a run's output channel; false when this window has none for it. */

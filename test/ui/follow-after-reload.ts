@@ -1,0 +1,101 @@
+import * as assert from 'node:assert/strict';
+import { createIdleAgent, emulatorCall } from './support/emulatorApi';
+import type { UiTest } from './support/workbench';
+
+interface RunBody {
+	id: string;
+	status: string;
+	prompt?: string;
+}
+
+/**
+ * Issue 33, item 6: "Reloading the window silently stops following runs: the status bar drops the
+ * run; its end brings no notification and no Source Control refresh." A run followed from Send
+ * Prompt (held by the emulator's `[[hold]]`) is still running when the window reloads: the new
+ * window follows it again (the status bar names it, running), and when it ends the end-of-run
+ * notification appears, once.
+ */
+const uiTest: UiTest = {
+	title: 'a run followed when the window reloads is followed again: the status bar shows it, and its end is announced once',
+	async run({ page, workbench, emulatorUrl, devToken, note, leavePage }) {
+		const call = <T>(method: string, path: string, body?: unknown): Promise<T> =>
+			emulatorCall<T>(emulatorUrl, devToken, method, path, body);
+		// Short: the status bar cuts a run's name at 48 characters, and this test finds it by the agent's.
+		const name = `Reloaded ${Date.now() % 1_000_000}`;
+		const agent = await createIdleAgent(emulatorUrl, devToken, name);
+		const enc = encodeURIComponent(agent.id);
+		const statusOf = async (runId: string): Promise<string | undefined> =>
+			(await call<RunBody[]>('GET', `/v2/agents/${enc}/runs?limit=100`)).find((r) => r.id === runId)?.status;
+		const prompt = `Outlives a reload ${Date.now()} [[hold]]`;
+		let runId: string | undefined;
+		const item = page.locator('.statusbar-item', { hasText: `${name}: Outlives a reload` }).first();
+		const toasts = page.locator('.notifications-toasts .notification-list-item', { hasText: name });
+		try {
+			// Send Prompt from the agent's row: the new run is followed (status bar and channel).
+			const row = await workbench.selectAgent(name);
+			await row.hover();
+			await row.locator('.action-label[aria-label="Send Prompt…"]').click();
+			await page
+				.locator('.quick-input-widget .quick-input-title', { hasText: `Send Prompt to ${name}` })
+				.first()
+				.waitFor({ state: 'visible', timeout: 10_000 });
+			await page.locator('.quick-input-widget input').fill(prompt);
+			await page.keyboard.press('Enter');
+			for (let i = 0; i < 50 && runId === undefined; i++) {
+				runId = (await call<RunBody[]>('GET', `/v2/agents/${enc}/runs?limit=100`)).find((r) => r.prompt === prompt)?.id;
+				if (runId === undefined) {
+					await page.waitForTimeout(200);
+				}
+			}
+			assert.ok(runId, 'Send Prompt created the run');
+			await item.waitFor({ state: 'visible', timeout: 20_000 });
+			await item.filter({ hasText: 'running' }).waitFor({ state: 'visible', timeout: 20_000 });
+			note(`before the reload: ${(await item.innerText()).trim()}`);
+
+			// "Developer: Reload Window", as a person would: the run is still running (held).
+			await leavePage(() => workbench.runCommand('Developer: Reload Window'));
+			await item
+				.filter({ hasText: 'running' })
+				.waitFor({ state: 'visible', timeout: 60_000 })
+				.catch(async () => {
+					const bar = (await page.locator('.statusbar-item').allInnerTexts()).map((t) => t.trim()).filter((t) => t !== '');
+					assert.fail(`after the reload the status bar does not show the run: ${JSON.stringify(bar)}`);
+				});
+			note(`after the reload: ${(await item.innerText()).trim()}`);
+			assert.equal(await toasts.count(), 0, 'no end-of-run notification while the run is running');
+
+			// The run ends (cancelled through the API, as another client would): the followed run's end
+			// reaches this window, in the status bar and in one notification.
+			await call('DELETE', `/v2/agents/${enc}/runs/${encodeURIComponent(runId)}`);
+			await toasts
+				.first()
+				.waitFor({ state: 'visible', timeout: 30_000 })
+				.catch(async () => {
+					assert.fail(`no end-of-run notification after the reload; shown: ${JSON.stringify(await workbench.notifications())}`);
+				});
+			const text = (await toasts.first().innerText()).replace(/\s+/g, ' ').trim();
+			note(`notification: ${text}`);
+			assert.match(text, /Outlives a reload.*cancelled/);
+			await item.filter({ hasText: 'cancelled' }).waitFor({ state: 'visible', timeout: 10_000 });
+			assert.equal(await toasts.count(), 1, 'the end is announced once');
+		} finally {
+			await workbench.dismissDialogs();
+			if (runId !== undefined && (await statusOf(runId).catch(() => 'cancelled')) !== 'cancelled') {
+				await call('DELETE', `/v2/agents/${enc}/runs/${encodeURIComponent(runId)}`).catch(() => undefined);
+				for (let i = 0; i < 50 && (await statusOf(runId).catch(() => 'cancelled')) !== 'cancelled'; i++) {
+					await page.waitForTimeout(200);
+				}
+			}
+			// Deleting the agent while its run is still followed would (rightly) report an error: the
+			// follower sees the end first (the status bar says so).
+			await item
+				.filter({ hasText: 'cancelled' })
+				.waitFor({ state: 'visible', timeout: 10_000 })
+				.catch(() => undefined);
+			await workbench.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
+			await call('DELETE', `/v2/agents/${enc}?delete_runtime=true`).catch(() => undefined);
+		}
+	},
+};
+
+export default uiTest;
