@@ -475,7 +475,9 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 				: vscode.l10n.t('Cannot reach the Cloud Agents service: {0}', reason)
 		}\n${
 			rowsBelow
-				? vscode.l10n.t('The rows below are as last loaded; they refresh by themselves when the service answers again. Click to retry now.')
+				? vscode.l10n.t(
+						'The rows below are as last loaded; they refresh by themselves when the service answers again. Click to retry now.',
+					)
 				: vscode.l10n.t('Nothing could be loaded yet; the list loads by itself when the service answers again. Click to retry now.')
 		}`;
 		if (seconds !== undefined && !(state?.attempting ?? false)) {
