@@ -28,6 +28,12 @@ const uiTest: UiTest = {
 			await workbench.runCommand('View: Close All Editors');
 			await leavePage(() => workbench.runCommand('Developer: Reload Window'));
 			await workbench.ready();
+			// The side bar comes back as it was before the reload, possibly after ready(): a click on the
+			// activity bar while it is still coming back would close the container it restores.
+			await workbench
+				.viewContainer(VIEW_CONTAINER_ID)
+				.waitFor({ state: 'visible', timeout: 10_000 })
+				.catch(() => note('the Cloud Agents container was not restored open; opening it'));
 			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
 			await workbench.expandedPane(VIEW_CONTAINER_ID, 'Runtimes');
 			const seen: string[][] = [];

@@ -306,7 +306,11 @@ suite('Views for daily use', () => {
 			vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as {
 				contributes: { viewsWelcome: Array<{ view: string; contents: string; when?: string }> };
 			}
-		).contributes.viewsWelcome.filter((w) => w.view === 'cloudAgents.runs' && w.when?.startsWith('cloudAgents.signedIn'));
+		).contributes.viewsWelcome.filter(
+			// The signed-in welcome of a Runs view read and found empty (the other says "Loading runs…").
+			(w) =>
+				w.view === 'cloudAgents.runs' && w.when?.startsWith('cloudAgents.signedIn') && w.when.endsWith('&& cloudAgents.runs.empty'),
+		);
 		assert.equal(welcome.length, 1);
 		assert.match(welcome[0]!.contents, /\[Send Prompt…\]\(command:cloudAgents\.runs\.sendPrompt\)/);
 	});
