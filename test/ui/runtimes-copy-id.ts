@@ -23,6 +23,9 @@ const uiTest: UiTest = {
 		await page.bringToFront();
 		await workbench.dismissDialogs();
 
+		// No editor open: the row's click below opens the runtime's details, and its tab is how the test
+		// knows that open is over.
+		await workbench.runCommand('View: Close All Editors');
 		await workbench.openViewContainer('Cloud Agents', 'cloudAgents');
 		const pane = await workbench.expandedPane('cloudAgents', 'Runtimes');
 		// The answer's row, not the row as last loaded ("cached ·"), which the answer replaces under a click.
@@ -30,7 +33,22 @@ const uiTest: UiTest = {
 		await row.waitFor({ state: 'visible', timeout: 30_000 });
 		// A click on the row gives the page the focus the browser's clipboard wants (a test before this
 		// one may have left it in a webview or the palette); then a value that is not the id.
-		await row.click();
+		// The click's default action reads the runtime again and opens its details in an editor, which
+		// takes the focus when it opens; a context menu open at that moment closes. The project's CI
+		// failed so on a busy machine, waiting for "Copy Runtime ID": here the read is slowed down so that
+		// the details always open late, and the test waits until they are shown.
+		await emulatorCall(emulatorUrl, devToken, 'PUT', '/_emulator/faults', {
+			rules: [{ method: 'GET', route: '/v2/runtimes', latency_ms: 1500 }],
+		});
+		try {
+			await row.click();
+			await page
+				.locator('.tabs-container .tab.active', { hasText: `Runtime ${target.display_name}` })
+				.first()
+				.waitFor({ state: 'visible', timeout: 30_000 });
+		} finally {
+			await emulatorCall(emulatorUrl, devToken, 'DELETE', '/_emulator/faults');
+		}
 		await page.waitForFunction(`document.hasFocus()`, undefined, { timeout: 10_000 });
 		await page.evaluate(`navigator.clipboard.writeText('before')`);
 		await workbench.runContextMenuItem(row, 'Copy Runtime ID');
