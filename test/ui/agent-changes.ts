@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { profileWords } from '../integration/support/profile';
-import { emulatorCall, seedWorkspaceFile } from './support/emulatorApi';
+import { emulatorCall, seedWorkspaceFile, startOutage } from './support/emulatorApi';
 import { TOAST_SPAM_WINDOW_MS } from './support/session';
 import { until } from './support/webviewPage';
 import type { UiTest, Workbench } from './support/workbench';
@@ -32,11 +32,14 @@ function scmRows(page: Page): Locator {
 	return page.locator('[id="workbench.view.scm"] .monaco-list-row');
 }
 
-/** The agent group's label as shown (its count left out), or '' while it has no row. */
-async function groupText2(page: Page): Promise<string> {
-	const row = scmRows(page).filter({ hasText: 'Changed by the agent' }).first();
-	const label = row.locator('.label-name, .name').first();
-	return ((await label.innerText().catch(() => '')) || '').replace(/\s+/g, ' ').trim();
+/** The agent group's row in Source Control. */
+function groupRow(page: Page): Locator {
+	return scmRows(page).filter({ hasText: 'Changed by the agent' }).first();
+}
+
+/** Text as shown, white space folded; '' while it is not there. */
+async function shownText(locator: Locator): Promise<string> {
+	return ((await locator.innerText().catch(() => '')) || '').replace(/\s+/g, ' ').trim();
 }
 
 /** The row of a file of this test in Source Control (its name, and its folder as the description). */
@@ -344,20 +347,14 @@ const uiTest: UiTest = {
 			// lists the agent's files again. Once, in the standard pass (a reload is slow; the variant pass
 			// checks the same code against the other dialect above).
 			if (emulatorProfile === 'standard') {
-				const cut = await fetch(`${emulatorUrl}/_emulator/outage`, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify({ mode: 'refuse', seconds: 120 }),
-				});
-				assert.equal(cut.status, 200);
-				const adminUrl = ((await cut.json()) as { admin_url: string }).admin_url.replace(/\/+$/, '');
+				const outage = await startOutage(emulatorUrl, 'refuse', 120);
 				try {
 					// No editor to restore: this step is about Source Control (a restored diff of the agent's
 					// file would fail to read with the service away, which VS Code logs as an error).
 					await workbench.runCommand('View: Close All Editors');
 					await leavePage(() => workbench.runCommand('Developer: Reload Window'));
-					const group = scmRows(page).filter({ hasText: 'Changed by the agent' }).first();
-					const groupText = async (): Promise<string> => (await group.innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+					// The whole row: the label and what it says beside it.
+					const groupText = (): Promise<string> => shownText(groupRow(page));
 					const failed = await until(
 						page,
 						'the group saying it was not compared',
@@ -367,12 +364,16 @@ const uiTest: UiTest = {
 					note(`Source Control during the outage: ${failed}`);
 					await workbench.screenshot('agent-changes-not-compared');
 				} finally {
-					await fetch(`${adminUrl}/_emulator/outage`, { method: 'DELETE' });
+					await outage.end();
 				}
 				await until(
 					page,
 					'the link compared again by itself',
-					async () => ((await groupText2(page)) === 'Changed by the agent' && (await addedRow.isVisible()) ? true : undefined),
+					async () =>
+						(await shownText(groupRow(page).locator('.label-name, .name').first())) === 'Changed by the agent' &&
+						(await addedRow.isVisible())
+							? true
+							: undefined,
 					120_000,
 				);
 			}

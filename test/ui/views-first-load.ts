@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
+import { startOutage } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
 /**
@@ -16,13 +17,7 @@ const uiTest: UiTest = {
 		const name = (body.runtimes ?? body.data ?? [])[0]?.display_name;
 		assert.ok(name, 'the emulator has a named runtime');
 
-		const stall = await fetch(`${emulatorUrl}/_emulator/outage`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ mode: 'stall', seconds: 120 }),
-		});
-		assert.equal(stall.status, 200);
-		const adminUrl = ((await stall.json()) as { admin_url: string }).admin_url.replace(/\/+$/, '');
+		const stall = await startOutage(emulatorUrl, 'stall', 120);
 		try {
 			// A new extension host: nothing read yet (the Runtimes view keeps no rows as last loaded).
 			await workbench.runCommand('View: Close All Editors');
@@ -51,7 +46,7 @@ const uiTest: UiTest = {
 			note(`Runtimes while the first read waits: ${JSON.stringify(seen.at(-1))}`);
 			await workbench.screenshot('views-first-load');
 		} finally {
-			await fetch(`${adminUrl}/_emulator/outage`, { method: 'DELETE' });
+			await stall.end();
 		}
 		const pane = workbench.pane(VIEW_CONTAINER_ID, 'Runtimes');
 		await pane.locator('.monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 120_000 });

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
+import { startOutage } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
 /**
@@ -20,13 +21,7 @@ const uiTest: UiTest = {
 		await workbench.runCommand('Cloud Agents: Refresh Agents');
 		await agents.locator('.monaco-list-row', { hasText: first }).first().waitFor({ state: 'visible', timeout: 30_000 });
 
-		const outage = await fetch(`${emulatorUrl}/_emulator/outage`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ mode: 'refuse', seconds: 60 }),
-		});
-		assert.equal(outage.status, 200);
-		const adminUrl = ((await outage.json()) as { admin_url: string }).admin_url.replace(/\/+$/, '');
+		const outage = await startOutage(emulatorUrl, 'refuse', 60);
 		const reconnecting = page.locator('.statusbar-item', { hasText: 'Cloud Agents: reconnecting' }).first();
 		try {
 			await workbench.runCommand('Cloud Agents: Refresh Agents');
@@ -42,14 +37,14 @@ const uiTest: UiTest = {
 			await reconnecting.waitFor({ state: 'visible', timeout: 10_000 });
 			await workbench.screenshot('views-offline');
 
-			await fetch(`${adminUrl}/_emulator/outage`, { method: 'DELETE' });
+			await outage.end();
 			await offline.click();
 			await offline.waitFor({ state: 'detached', timeout: 20_000 });
 			await reconnecting.waitFor({ state: 'hidden', timeout: 20_000 });
 			assert.ok((await workbench.paneRows(VIEW_CONTAINER_ID, 'Agents')).some((r) => r.startsWith(first)));
 			note('after the click: the rows without the offline row, no status bar item');
 		} finally {
-			await fetch(`${adminUrl}/_emulator/outage`, { method: 'DELETE' });
+			await outage.end();
 		}
 	},
 };

@@ -39,3 +39,28 @@ export async function createIdleAgent(emulatorUrl: string, token: string, name: 
 	}
 	return agent;
 }
+
+/** An outage of the emulator's service routes, started by `startOutage`. */
+export interface Outage {
+	/** Ends the outage (through the admin port, which the outage leaves answering). */
+	end(): Promise<void>;
+}
+
+/**
+ * Starts an outage of the emulator's service routes for at most `seconds`: `refuse` closes every
+ * connection, `stall` accepts and never answers. The admin routes move to their own port meanwhile.
+ */
+export async function startOutage(emulatorUrl: string, mode: 'refuse' | 'stall', seconds: number): Promise<Outage> {
+	const res = await fetch(`${emulatorUrl}/_emulator/outage`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ mode, seconds }),
+	});
+	assert.equal(res.status, 200, `the outage (${mode}) started`);
+	const adminUrl = ((await res.json()) as { admin_url: string }).admin_url.replace(/\/+$/, '');
+	return {
+		end: async () => {
+			await fetch(`${adminUrl}/_emulator/outage`, { method: 'DELETE' });
+		},
+	};
+}
