@@ -565,7 +565,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		const commands = this.commandsOf(model);
 		const listRows = this.listRowsOf(model, commands);
 		const rows = listRows.map((row) => this.rowNode(model, row, commands));
-		if (isRoot && this.cached && !model.loaded && model.error !== undefined) {
+		if (this.cached && this.showsCached(model)) {
 			if (isAuthFailure(model.error)) {
 				// The token was refused: nothing it loaded is shown any more.
 				this.dropCached();
@@ -593,7 +593,12 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 
 	/** Whether an offline list shows records under its offline row (loaded before, or as last loaded). */
 	private rowsBelow(model: ListModel<unknown>): boolean {
-		return model.items.length > 0 || (model === (this.root as ListModel<unknown>) && this.cached !== undefined);
+		return model.items.length > 0 || this.showsCached(model);
+	}
+
+	/** Whether `model` shows the rows as last loaded under its error or offline row: the root, not loaded yet, failed. */
+	private showsCached(model: ListModel<unknown>): boolean {
+		return model === (this.root as ListModel<unknown>) && this.cached !== undefined && !model.loaded && model.error !== undefined;
 	}
 
 	/** Sets the view's "read and found nothing" context key (emptyViewContextKey) when it changes. */
