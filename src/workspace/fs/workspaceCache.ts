@@ -80,6 +80,8 @@ export class WorkspaceCache {
 	private readonly changeListeners = new Set<(changes: WorkspaceChange[]) => void>();
 	private readonly refusalListeners = new Set<(refusal: LargeFileRefusal) => void>();
 	private readonly interfaceListeners = new Set<(e: InterfaceDiffers) => void>();
+	/** Checks of an agent's root on their way (refusedShape), shared by the operations that wait on one. */
+	private readonly rootChecks = new Map<string, Promise<WorkspaceInterfaceError | undefined>>();
 	private readonly availabilityListeners = new Set<(e: AvailabilityChange) => void>();
 	/**
 	 * Per agent, why its workspace cannot be used now: set by a failed listing, stat or read (or
@@ -217,18 +219,54 @@ export class WorkspaceCache {
 				this.setUnavailable(agentId, a, err);
 				throw err;
 			}
-			if (!(err instanceof WorkspaceInterfaceError)) {
+			const differs = err instanceof WorkspaceInterfaceError ? err : await this.refusedShape(agentId, path, err);
+			if (!differs) {
 				throw err;
 			}
 			if (!a.interfaceError && this.agents.get(agentId) === a) {
-				a.interfaceError = err;
+				a.interfaceError = differs;
 				for (const listener of this.interfaceListeners) {
-					listener({ agentId, error: err });
+					listener({ agentId, error: differs });
 				}
 				this.fire([{ type: 'changed', agentId, path: '' }]);
 			}
-			throw isConfigProbe(path) ? new WorkspaceFsError('FileNotFound', path) : err;
+			throw isConfigProbe(path) ? new WorkspaceFsError('FileNotFound', path) : differs;
 		}
+	}
+
+	/**
+	 * A 422 (the service's answer to a body it cannot validate) may mean this server reads another
+	 * workspace operation shape, as a 400 does: it does when the operation was on the workspace root
+	 * or when a stat of the root, which exists in every workspace, is refused too. Otherwise the 422
+	 * was about `path` itself and stays what it is (undefined).
+	 */
+	private async refusedShape(agentId: string, path: string, err: unknown): Promise<WorkspaceInterfaceError | undefined> {
+		if (!isStatus(err, 422)) {
+			return undefined;
+		}
+		const refused = (e: ApiError): WorkspaceInterfaceError =>
+			new WorkspaceInterfaceError(`the server refused a workspace operation as invalid (${e.message})`, e.requestId, e);
+		if (normalizeWorkspacePath(path) === '') {
+			return refused(err as ApiError);
+		}
+		// One check of the root at a time per agent: VS Code's probes of a new folder come together.
+		let check = this.rootChecks.get(agentId);
+		if (!check) {
+			check = this.getApi()
+				.listWorkspace(agentId, '', { limit: 1 })
+				.then(
+					() => undefined,
+					(rootErr: unknown) =>
+						rootErr instanceof WorkspaceInterfaceError
+							? rootErr
+							: isStatus(rootErr, 422)
+								? refused(rootErr as ApiError)
+								: undefined,
+				)
+				.finally(() => this.rootChecks.delete(agentId));
+			this.rootChecks.set(agentId, check);
+		}
+		return check;
 	}
 
 	/**

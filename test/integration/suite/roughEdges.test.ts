@@ -153,30 +153,45 @@ suite('Rough edges, round three (issue 33) [variant]', () => {
 		}
 	});
 
-	test('VS Code\'s probes of an agent folder whose workspace interface differs are "not found", not errors (settings, tasks, launch, mcp) [variant]', async function () {
+	test('VS Code\'s probes of an agent folder whose workspace interface differs (400, or 422) are "not found", not errors (settings, tasks, launch, mcp) [variant]', async function () {
 		this.timeout(30_000);
 		const api = await testApi();
 		const agents = await api.session.client.listAgents({ limit: 100 });
 		const agent = agents.items.find((a) => a.name === 'Refactor billing module');
 		assert.ok(agent, 'the demo seed has the billing agent');
 		const probes = ['.vscode/settings.json', '.vscode/tasks.json', '.vscode/launch.json', '.vscode/mcp.json'];
-		// From a fresh cache: the first probes are what finds out the interface differs (or not).
-		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
-		for (const round of ['first', 'again']) {
-			for (const probe of probes) {
-				const uri = workspaceUri(agent.id, probe);
-				for (const [op, call] of [
-					['readFile', () => vscode.workspace.fs.readFile(uri)],
-					['stat', () => vscode.workspace.fs.stat(uri)],
-				] as const) {
-					const err = await Promise.resolve(call()).then(
-						() => undefined,
-						(e: unknown) => e,
-					);
-					assert.ok(err instanceof vscode.FileSystemError, `${round} ${op} ${probe}: ${String(err)}`);
-					assert.equal(err.code, 'FileNotFound', `${round} ${op} ${probe}: ${err.message}`);
+		// This server as it is, then refusing every workspace operation with 422 (the contract's status
+		// for a body it cannot validate; the variant's own refusal is a 400), each from a fresh cache:
+		// the first probes are what finds out the interface differs (or not).
+		try {
+			for (const round of ['first', 'again', 'first (422)', 'again (422)']) {
+				if (round.startsWith('first')) {
+					await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
+				}
+				if (round === 'first (422)') {
+					await emu('PUT', '/_emulator/faults', {
+						rules: [{ method: 'POST', route: '/v2/agents/{agent_id}/workspace', status: 422 }],
+					});
+				}
+				for (const probe of probes) {
+					const uri = workspaceUri(agent.id, probe);
+					for (const [op, call] of [
+						['readFile', () => vscode.workspace.fs.readFile(uri)],
+						['stat', () => vscode.workspace.fs.stat(uri)],
+					] as const) {
+						const err = await Promise.resolve(call()).then(
+							() => undefined,
+							(e: unknown) => e,
+						);
+						assert.ok(err instanceof vscode.FileSystemError, `${round} ${op} ${probe}: ${String(err)}`);
+						assert.equal(err.code, 'FileNotFound', `${round} ${op} ${probe}: ${err.message}`);
+					}
 				}
 			}
+		} finally {
+			await emu('DELETE', '/_emulator/faults');
+			// The agent's workspace is asked again by the tests after this one (the 422s are gone).
+			await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
 		}
 	});
 

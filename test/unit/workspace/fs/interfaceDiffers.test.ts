@@ -136,3 +136,65 @@ for (const profile of ['variant', 'variant-strict'] as const) {
 		});
 	});
 }
+
+/**
+ * A server that refuses our workspace operation shape with 422, the contract's status for a body it
+ * cannot validate (the variants above answer 400): the emulator's standard profile with every
+ * workspace operation refused so. Issue 33, item 14: each of VS Code's probes of such a folder
+ * failed as "Unknown (FileSystemError)" and was logged, and the folder showed the bare 422.
+ */
+suite('fs/WorkspaceCache against a server that refuses our workspace operations with 422', () => {
+	let emu: TestEmulator;
+	let client: CloudAgentsClient;
+	let agentId: string;
+	let cache: WorkspaceCache;
+	let notices: InterfaceDiffers[];
+	const refuse = (count?: number): Promise<unknown> =>
+		emu.admin('PUT', '/faults', { rules: [{ method: 'POST', route: '/v2/agents/{agent_id}/workspace', status: 422, count }] });
+	const failure = (p: Promise<unknown>): Promise<unknown> =>
+		p.then(
+			() => assert.fail('expected a failure'),
+			(err: unknown) => err,
+		);
+
+	suiteSetup(async () => {
+		({ emu, client, agentId } = await startWorkspaceEmulator('standard'));
+	});
+	suiteTeardown(async () => {
+		client.close();
+		await emu.close();
+	});
+	setup(() => {
+		cache = new WorkspaceCache(() => client, { coalesceMs: 0 });
+		notices = [];
+		cache.onDidDetectInterfaceDiffers((e) => notices.push(e));
+	});
+	teardown(async () => {
+		await emu.admin('DELETE', '/faults');
+	});
+
+	test('VS Code\'s probes are "not found" and the folder says once that the interface differs, with the 422\'s words and request id', async () => {
+		await refuse();
+		const probes = ['/.vscode/settings.json', '/.vscode/tasks.json', '/.vscode/launch.json', '/.vscode/mcp.json'];
+		for (const probe of await Promise.all(probes.map((p) => failure(cache.stat(agentId, p))))) {
+			assert.ok(probe instanceof WorkspaceFsError && probe.code === 'FileNotFound', String(probe));
+		}
+		assert.equal(notices.length, 1, 'said once');
+		const err = await failure(cache.readDirectory(agentId, '/'));
+		assert.ok(err instanceof WorkspaceInterfaceError, String(err));
+		assert.match(err.message, /^This server's workspace interface differs: the server refused a workspace operation as invalid \(/);
+		assert.equal(err, notices[0]?.error);
+		assert.ok(err.requestId, 'the request id of the refused operation');
+		assert.equal(await failure(cache.readFile(agentId, '/README.md')), err);
+	});
+
+	test('a 422 about one path, the root answering, stays that refusal: the agent goes on', async () => {
+		await refuse(1);
+		const err = await failure(cache.readFile(agentId, '/README.md'));
+		assert.ok(!(err instanceof WorkspaceInterfaceError), String(err));
+		assert.equal((err as { status?: number }).status, 422);
+		assert.equal(notices.length, 0);
+		assert.equal(cache.interfaceError(agentId), undefined);
+		assert.ok((await cache.readDirectory(agentId, '/')).length > 0, 'the folder still lists');
+	});
+});
