@@ -36,6 +36,7 @@ import {
 	unavailableFrom,
 } from './workspaceModel';
 import { type TransferHost, transfer } from './workspaceTransfer';
+import { ShapeCheck, isConfigProbe } from './workspaceShape';
 import { type EntryType, type WalkOptions, type WalkResult, skippingVanished, walkFiles } from './workspaceWalk';
 
 export type {
@@ -51,17 +52,6 @@ export { WorkspaceFsError, WorkspaceUnavailableError } from './workspaceModel';
 export type { EntryType, WalkOptions, WalkResult } from './workspaceWalk';
 export { WALK_LIMITS, WalkLimitError } from './workspaceWalk';
 export type { WorkspaceApi, WorkspaceCacheOptions } from './cacheOptions';
-
-/**
- * True for the paths VS Code and its extensions probe in every folder it opens: dot-folders and
- * below (`.vscode` settings, tasks, launch; `.github` agents, prompts and instructions; `.git`,
- * `.devcontainer`). While an agent's workspace interface differs they are answered "not found"
- * without a request; the folder's root carries the message.
- */
-export function isConfigProbe(path: string): boolean {
-	const first = path.replace(/^\/+/, '').split('/')[0] ?? '';
-	return first.length > 1 && first.startsWith('.') && first !== '..';
-}
 
 function isStatus(err: unknown, status: number): boolean {
 	return err instanceof ApiError && err.status === status;
@@ -80,8 +70,8 @@ export class WorkspaceCache {
 	private readonly changeListeners = new Set<(changes: WorkspaceChange[]) => void>();
 	private readonly refusalListeners = new Set<(refusal: LargeFileRefusal) => void>();
 	private readonly interfaceListeners = new Set<(e: InterfaceDiffers) => void>();
-	/** Checks of an agent's root on their way (refusedShape), shared by the operations that wait on one. */
-	private readonly rootChecks = new Map<string, Promise<WorkspaceInterfaceError | undefined>>();
+	/** When a 422 means the server reads another operation shape. */
+	private readonly shapeCheck: ShapeCheck;
 	private readonly availabilityListeners = new Set<(e: AvailabilityChange) => void>();
 	/**
 	 * Per agent, why its workspace cannot be used now: set by a failed listing, stat or read (or
@@ -100,6 +90,7 @@ export class WorkspaceCache {
 		private readonly getApi: () => WorkspaceApi,
 		options: WorkspaceCacheOptions = {},
 	) {
+		this.shapeCheck = new ShapeCheck(getApi);
 		this.opts = {
 			listTtlMs: options.listTtlMs ?? DEFAULTS.listTtlMs,
 			listReuseMs: options.listReuseMs ?? DEFAULTS.listReuseMs,
@@ -219,7 +210,7 @@ export class WorkspaceCache {
 				this.setUnavailable(agentId, a, err);
 				throw err;
 			}
-			const differs = err instanceof WorkspaceInterfaceError ? err : await this.refusedShape(agentId, path, err);
+			const differs = err instanceof WorkspaceInterfaceError ? err : await this.shapeCheck.refusedShape(agentId, path, err);
 			if (!differs) {
 				throw err;
 			}
@@ -232,41 +223,6 @@ export class WorkspaceCache {
 			}
 			throw isConfigProbe(path) ? new WorkspaceFsError('FileNotFound', path) : differs;
 		}
-	}
-
-	/**
-	 * A 422 (the service's answer to a body it cannot validate) may mean this server reads another
-	 * workspace operation shape, as a 400 does: it does when the operation was on the workspace root
-	 * or when a stat of the root, which exists in every workspace, is refused too. Otherwise the 422
-	 * was about `path` itself and stays what it is (undefined).
-	 */
-	private async refusedShape(agentId: string, path: string, err: unknown): Promise<WorkspaceInterfaceError | undefined> {
-		if (!isStatus(err, 422)) {
-			return undefined;
-		}
-		const refused = (e: ApiError): WorkspaceInterfaceError =>
-			new WorkspaceInterfaceError(`the server refused a workspace operation as invalid (${e.message})`, e.requestId, e);
-		if (normalizeWorkspacePath(path) === '') {
-			return refused(err as ApiError);
-		}
-		// One check of the root at a time per agent: VS Code's probes of a new folder come together.
-		let check = this.rootChecks.get(agentId);
-		if (!check) {
-			check = this.getApi()
-				.listWorkspace(agentId, '', { limit: 1 })
-				.then(
-					() => undefined,
-					(rootErr: unknown) =>
-						rootErr instanceof WorkspaceInterfaceError
-							? rootErr
-							: isStatus(rootErr, 422)
-								? refused(rootErr as ApiError)
-								: undefined,
-				)
-				.finally(() => this.rootChecks.delete(agentId));
-			this.rootChecks.set(agentId, check);
-		}
-		return check;
 	}
 
 	/**
