@@ -26,9 +26,22 @@ Usage: npm run emulator -- [options]
   --tls-cert FILE   with --tls-key and --tls-ca: serve this certificate (PEM, chain after the leaf)
   --tls-key FILE    its private key (PEM)
   --tls-ca FILE     the CA certificate that signed it (PEM)
+  --cors-origin O   let a browser page at origin O (e.g. http://127.0.0.1:8080, or * for any)
+                    call the service: CORS preflights and headers on every route, the request
+                    id and Retry-After exposed (VS Code for the Web); repeat for more origins
   --quiet           no request log
   -h, --help        this help
 `;
+
+/** `scheme://host[:port]` as a browser sends it in Origin: http or https, no path, query or credentials. */
+function isOrigin(value: string): boolean {
+	try {
+		const url = new URL(value);
+		return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+	} catch {
+		return false;
+	}
+}
 
 async function main(): Promise<void> {
 	let values;
@@ -44,6 +57,7 @@ async function main(): Promise<void> {
 				faults: { type: 'string' },
 				desktop: { type: 'string', default: '1280x800' },
 				quiet: { type: 'boolean', default: false },
+				'cors-origin': { type: 'string', multiple: true },
 				tls: { type: 'boolean', default: false },
 				'tls-cert': { type: 'string' },
 				'tls-key': { type: 'string' },
@@ -84,6 +98,15 @@ async function main(): Promise<void> {
 		process.stderr.write(`--desktop: must be WIDTHxHEIGHT from 1024x768 to 4096x4096 (got ${JSON.stringify(values.desktop)})\n`);
 		process.exit(2);
 	}
+	const corsOrigins = values['cors-origin'] ?? [];
+	for (const origin of corsOrigins) {
+		if (origin !== '*' && !isOrigin(origin)) {
+			process.stderr.write(
+				`--cors-origin: must be * or an origin such as http://127.0.0.1:8080, with no path (got ${JSON.stringify(origin)})\n`,
+			);
+			process.exit(2);
+		}
+	}
 	const tlsFiles = [values['tls-cert'], values['tls-key'], values['tls-ca']];
 	const tlsGiven = tlsFiles.filter((f) => f !== undefined).length;
 	if (tlsGiven !== 0 && tlsGiven !== 3) {
@@ -111,6 +134,7 @@ async function main(): Promise<void> {
 		faults: values.faults,
 		quiet: values.quiet,
 		desktop,
+		corsOrigins,
 	});
 	// Never print a user-supplied token; the default dev key is public.
 	const tokenNote = values.token !== undefined ? 'token: the value given with --token' : `token: ${DEFAULT_TOKEN} (default dev key)`;
@@ -118,6 +142,7 @@ async function main(): Promise<void> {
 		`Cloud Agents emulator listening on ${em.url} (${tokenNote}; seed: ${values.seed}${profile !== 'standard' ? `; profile: ${profile}` : ''}${values.state ? `; state: ${values.state}` : ''}${values.faults ? `; faults: ${values.faults}` : ''})\n`,
 	);
 	process.stdout.write(`admin API (plain HTTP, up through outages): ${em.adminUrl}/_emulator/\n`);
+	if (corsOrigins.length > 0) process.stdout.write(`CORS: requests from ${corsOrigins.join(', ')} are allowed\n`);
 	if (em.tls) process.stdout.write(`TLS: test CA certificate at ${em.tls.caPath} (e.g. NODE_EXTRA_CA_CERTS=${em.tls.caPath})\n`);
 	let closing = false;
 	const stop = (): void => {

@@ -1,3 +1,4 @@
+import cors from '@fastify/cors';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
@@ -58,6 +59,11 @@ export interface StartOptions {
 	quiet?: boolean;
 	/** The computer-session desktop's size (default 1280×800). */
 	desktop?: { width: number; height: number };
+	/**
+	 * Origins a browser may call the service from (CORS), e.g. a workbench's `http://127.0.0.1:8080`;
+	 * `*` allows any origin. None (the default): no CORS headers, as a service that allows no browser.
+	 */
+	corsOrigins?: readonly string[];
 	/**
 	 * Serve HTTPS. `true`: a test CA generated at start signs a certificate for localhost, 127.0.0.1
 	 * and ::1. An object may give the server certificate (PEM, the chain after the leaf), its key and
@@ -246,6 +252,18 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 		done(null, Object.fromEntries(new URLSearchParams(body as string)));
 	});
 
+	if (opts.corsOrigins && opts.corsOrigins.length > 0) {
+		// What a browser's extension host needs (VS Code for the Web): a preflight for the
+		// Authorization and Content-Type headers (and Last-Event-ID), the request id and Retry-After
+		// readable by the page, on every route, the event stream's included.
+		await app.register(cors, {
+			origin: opts.corsOrigins.includes('*') ? true : [...opts.corsOrigins],
+			methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+			allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
+			exposedHeaders: ['X-Request-Id', 'Retry-After'],
+			maxAge: 600,
+		});
+	}
 	app.decorateRequest('caller', null as unknown as Caller);
 	app.decorateRequest('fault', undefined);
 	app.decorateRequest('routeTemplate', '');
