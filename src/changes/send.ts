@@ -12,6 +12,7 @@ import type { ActionKit } from '../views/actions';
 import type { ChangeFile, ChangesHost } from './changesActions';
 import type { LinkSource } from './linkSource';
 import { confirmFiles, countFiles, listOf } from './words';
+import { sha256Hex } from '../api/random';
 
 /** What Send to Agent answers: the paths sent, and those refused as conflicts (they stay listed). */
 export interface SendAnswer {
@@ -113,6 +114,5 @@ async function sendOne(host: ChangesHost, { source, d }: ChangeFile, signal: Abo
 	if (!facts || !content) {
 		return facts;
 	}
-	const { createHash } = await import('node:crypto');
-	return { ...facts, sha256: createHash('sha256').update(content).digest('hex') };
+	return { ...facts, sha256: await sha256Hex(content) };
 }

@@ -7,7 +7,7 @@
  * finding an agent by name or id, and a Markdown code fence the quoted prompt cannot close. No
  * `vscode` import, so the unit tests check it in plain Node.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../api/random';
 import { plainText, singleLine } from '../util/text';
 
 /** Longest text of one quoted block (a run's result, a file's text, an artifact's text), in characters. */
@@ -19,7 +19,7 @@ export const MARKER_PREFIX = 'CLOUD-AGENTS-DATA';
 
 /** A fresh nonce for the markers of one result (8 hex digits, unguessable by the server). */
 export function newNonce(): string {
-	return randomBytes(4).toString('hex');
+	return randomHex(4);
 }
 
 /** One block of quoted data: what it is (our words), and its text as it will be shown. */

@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { randomUuid } from '../api/random';
 import * as vscode from 'vscode';
 import { SAFETY, buildStatusClass, isJsonObject, readBuild, redactSecrets, sleepUntilAborted } from '../api';
 import type { BuildAttemptInfo, BuildInfo } from '../api';
@@ -183,7 +184,7 @@ class ImageBuildFollower implements vscode.Disposable {
 		const hash = createHash('sha256').update(requestText).digest('hex');
 		let key = this.attemptKeys.get(hash);
 		if (!key) {
-			key = randomUUID();
+			key = randomUuid();
 			this.attemptKeys.set(hash, key);
 			while (this.attemptKeys.size > 50) {
 				this.attemptKeys.delete(this.attemptKeys.keys().next().value!);

@@ -2,11 +2,11 @@
  * The Content-Security-Policy of every webview, and the checks on the origins a page may connect to.
  * Plain TypeScript (no `vscode`), so plain-Node unit tests cover it.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBase64 } from '../api/random';
 
 /** A fresh nonce for one render: 16 random bytes, base64 (a CSP `nonce-source`). */
 export function createNonce(): string {
-	return randomBytes(16).toString('base64');
+	return randomBase64(16);
 }
 
 /** Host names a `ws:` (unencrypted) socket may reach: the local machine only. */

@@ -2,7 +2,7 @@
  * Images, image builds and checkpoints. One group of CloudAgentsClient's methods (src/api/client.ts
  * puts them on the one client object).
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../random';
 import { dataPage, paginate } from '../pagination';
 import type * as T from '../types';
 import * as V from '../validation';
@@ -63,7 +63,7 @@ export class ImageEndpoints extends ClientCore {
 		request: T.CreateImageBuildRequest | Record<string, unknown>,
 		options: T.CallOptions & { idempotencyKey?: string } = {},
 	): Promise<T.ImageBuild> {
-		const key = options.idempotencyKey ?? randomUUID();
+		const key = options.idempotencyKey ?? randomUuid();
 		return unwrap(
 			await this.call({
 				method: 'POST',

@@ -1,0 +1,37 @@
+/**
+ * Random values and digests through Web Crypto (`globalThis.crypto`), which both the Node extension
+ * host and a browser's extension host (VS Code for the Web) have: no `node:crypto`.
+ */
+
+/** `bytes` random bytes from the platform's cryptographic source. */
+function randomBytes(bytes: number): Uint8Array {
+	return globalThis.crypto.getRandomValues(new Uint8Array(bytes));
+}
+
+/** `bytes` random bytes as lower-case hex (twice as many digits). */
+export function randomHex(bytes: number): string {
+	return toHex(randomBytes(bytes));
+}
+
+/** `bytes` random bytes as base64 (with padding), e.g. a CSP nonce. */
+export function randomBase64(bytes: number): string {
+	return btoa(String.fromCharCode(...randomBytes(bytes)));
+}
+
+/** A random (version 4) UUID. */
+export function randomUuid(): string {
+	return globalThis.crypto.randomUUID();
+}
+
+/** The SHA-256 of `content` as lower-case hex (native speed, asynchronous). */
+export async function sha256Hex(content: Uint8Array): Promise<string> {
+	return toHex(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', content)));
+}
+
+function toHex(bytes: Uint8Array): string {
+	let out = '';
+	for (const b of bytes) {
+		out += b.toString(16).padStart(2, '0');
+	}
+	return out;
+}
