@@ -186,6 +186,8 @@ export class ClientCore {
 	protected runtimeFilterParam: string = RUNTIME_FILTER_PARAMETER_NAMES[0] ?? 'runtime_id';
 	/** Request id of the last workspace operation answered (for WorkspaceInterfaceError messages). */
 	protected lastWorkspaceRequestId: string | undefined;
+	/** Per agent: a listing of its workspace root on its way to tell what a 422 meant (WorkspaceEndpoints). */
+	protected readonly workspaceRootChecks = new Map<string, Promise<boolean>>();
 
 	constructor(protected readonly options: CloudAgentsClientOptions) {
 		this.transport = new Transport(options);

@@ -39,8 +39,40 @@ export class WorkspaceEndpoints extends ClientCore {
 			if (err instanceof ApiError && err.status === 400) {
 				throw new WorkspaceInterfaceError(`the server rejected the "${body.op}" operation (${err.message})`, err.requestId, err);
 			}
+			// So does a 422 (the service's answer to a body it cannot validate) when the root is refused too.
+			if (err instanceof ApiError && err.status === 422 && (await this.refusesWorkspaceRoot(agentId, body.path))) {
+				throw new WorkspaceInterfaceError(
+					`the server refused a workspace operation as invalid (${err.message})`,
+					err.requestId,
+					err,
+				);
+			}
 			throw err;
 		}
+	}
+
+	/**
+	 * After a 422: whether the agent's workspace root, which every workspace has, is refused too (a
+	 * 400, or a 422 of its own). True for an operation on the root itself; otherwise as one listing
+	 * of the root answers, shared by the operations waiting on the same agent (VS Code's probes of a
+	 * new folder come together). False means the 422 was about that operation.
+	 */
+	private refusesWorkspaceRoot(agentId: string, path: unknown): Promise<boolean> {
+		if (typeof path === 'string' && path.replace(/^\/+|\/+$/g, '') === '') {
+			return Promise.resolve(true);
+		}
+		let check = this.workspaceRootChecks.get(agentId);
+		if (!check) {
+			// The raw operation: only a refusal counts (an answer in another shape is not one).
+			check = this.workspaceOperation(agentId, { op: 'list', path: '', limit: 1 })
+				.then(
+					() => false,
+					(rootErr: unknown) => rootErr instanceof WorkspaceInterfaceError,
+				)
+				.finally(() => this.workspaceRootChecks.delete(agentId));
+			this.workspaceRootChecks.set(agentId, check);
+		}
+		return check;
 	}
 
 	/** Throws WorkspaceInterfaceError unless `ok`: the answer lacks what the operation needs, so this server misread our body. */

@@ -8,13 +8,7 @@ import type { CloudAgentsClient } from '../../api';
 /** The client methods this layer uses (a real `CloudAgentsClient` fits). */
 export type WorkspaceApi = Pick<
 	CloudAgentsClient,
-	| 'listWorkspace'
-	| 'listWorkspaceAll'
-	| 'statWorkspace'
-	| 'readWorkspaceFile'
-	| 'readWorkspaceFileRest'
-	| 'writeWorkspaceFile'
-	| 'deleteWorkspacePath'
+	'listWorkspaceAll' | 'statWorkspace' | 'readWorkspaceFile' | 'readWorkspaceFileRest' | 'writeWorkspaceFile' | 'deleteWorkspacePath'
 >;
 
 /** Tuning of the cache; the defaults keep VS Code's call patterns at the request floors. */

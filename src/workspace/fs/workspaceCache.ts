@@ -36,7 +36,6 @@ import {
 	unavailableFrom,
 } from './workspaceModel';
 import { type TransferHost, transfer } from './workspaceTransfer';
-import { ShapeCheck, isConfigProbe } from './workspaceShape';
 import { type EntryType, type WalkOptions, type WalkResult, skippingVanished, walkFiles } from './workspaceWalk';
 
 export type {
@@ -52,6 +51,17 @@ export { WorkspaceFsError, WorkspaceUnavailableError } from './workspaceModel';
 export type { EntryType, WalkOptions, WalkResult } from './workspaceWalk';
 export { WALK_LIMITS, WalkLimitError } from './workspaceWalk';
 export type { WorkspaceApi, WorkspaceCacheOptions } from './cacheOptions';
+
+/**
+ * True for the paths VS Code and its extensions probe in every folder it opens: dot-folders and
+ * below (`.vscode` settings, tasks, launch; `.github` agents, prompts and instructions; `.git`,
+ * `.devcontainer`). While an agent's workspace interface differs they are answered "not found"
+ * without a request; the folder's root carries the message.
+ */
+export function isConfigProbe(path: string): boolean {
+	const first = path.replace(/^\/+/, '').split('/')[0] ?? '';
+	return first.length > 1 && first.startsWith('.') && first !== '..';
+}
 
 function isStatus(err: unknown, status: number): boolean {
 	return err instanceof ApiError && err.status === status;
@@ -70,8 +80,6 @@ export class WorkspaceCache {
 	private readonly changeListeners = new Set<(changes: WorkspaceChange[]) => void>();
 	private readonly refusalListeners = new Set<(refusal: LargeFileRefusal) => void>();
 	private readonly interfaceListeners = new Set<(e: InterfaceDiffers) => void>();
-	/** When a 422 means the server reads another operation shape. */
-	private readonly shapeCheck: ShapeCheck;
 	private readonly availabilityListeners = new Set<(e: AvailabilityChange) => void>();
 	/**
 	 * Per agent, why its workspace cannot be used now: set by a failed listing, stat or read (or
@@ -90,7 +98,6 @@ export class WorkspaceCache {
 		private readonly getApi: () => WorkspaceApi,
 		options: WorkspaceCacheOptions = {},
 	) {
-		this.shapeCheck = new ShapeCheck(getApi);
 		this.opts = {
 			listTtlMs: options.listTtlMs ?? DEFAULTS.listTtlMs,
 			listReuseMs: options.listReuseMs ?? DEFAULTS.listReuseMs,
@@ -210,18 +217,17 @@ export class WorkspaceCache {
 				this.setUnavailable(agentId, a, err);
 				throw err;
 			}
-			const differs = err instanceof WorkspaceInterfaceError ? err : await this.shapeCheck.refusedShape(agentId, path, err);
-			if (!differs) {
+			if (!(err instanceof WorkspaceInterfaceError)) {
 				throw err;
 			}
 			if (!a.interfaceError && this.agents.get(agentId) === a) {
-				a.interfaceError = differs;
+				a.interfaceError = err;
 				for (const listener of this.interfaceListeners) {
-					listener({ agentId, error: differs });
+					listener({ agentId, error: err });
 				}
 				this.fire([{ type: 'changed', agentId, path: '' }]);
 			}
-			throw isConfigProbe(path) ? new WorkspaceFsError('FileNotFound', path) : differs;
+			throw isConfigProbe(path) ? new WorkspaceFsError('FileNotFound', path) : err;
 		}
 	}
 
