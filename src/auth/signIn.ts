@@ -129,6 +129,9 @@ export async function signIn(deps: SignInDeps, args?: SignInArgs): Promise<boole
 		const picked = await vscode.window.showQuickPick(items, {
 			title: vscode.l10n.t('Sign in to Cloud Agents ({0})', deps.session.apiUrl),
 			placeHolder: vscode.l10n.t('How do you want to sign in?'),
+			// As the key's input box after it: a person may look up the account in a browser first, and
+			// a panel that takes the focus back (a webview) must not close the sign-in unseen.
+			ignoreFocusOut: true,
 		});
 		if (!picked) {
 			return false;

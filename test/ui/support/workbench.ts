@@ -210,6 +210,9 @@ export class Workbench {
 	async runCommand(label: string): Promise<void> {
 		// The palette lists the commands known when it opens: in a window that is still reading the
 		// extensions' contributions, close it and ask again (at most three times).
+		// From a webview (an iframe) that has the focus, the workbench gives the focus back to it when
+		// the palette closes, which can close the command's own quick pick: start from the workbench.
+		await this.page.evaluate('document.activeElement instanceof HTMLIFrameElement && document.activeElement.blur()');
 		for (let attempt = 1; ; attempt++) {
 			await this.page.keyboard.press('F1');
 			const input = this.page.locator('.quick-input-widget input');
