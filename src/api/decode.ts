@@ -9,9 +9,10 @@
  * A small field table rather than a schema library: the records must stay open (extra members,
  * unknown enum values) and the event decoder sits on the SSE hot path.
  */
-import { createHash } from 'node:crypto';
+import { base64Decode } from './bytes';
 import { ApiError } from './errors';
 import { SAFETY } from './limits';
+import { sha256Base64Sync } from './random';
 import { isJsonObject, isSafeId, membersOf } from './validation';
 import type { EventRecord, TokenSavingEventRecord, TokenSavingSummaryCounts, TokenSavingTotalsCounts } from './types';
 
@@ -324,8 +325,7 @@ export function decodeBase64Strict(text: unknown, field: string, ctx: DecodeCont
 	if (typeof text !== 'string' || text.length % 4 !== 0 || !BASE64.test(text)) {
 		throw new InvalidResponseError(field, 'standard base64 (A–Z, a–z, 0–9, +, /, with = padding)', ctx.requestId);
 	}
-	const buf = Buffer.from(text, 'base64');
-	return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+	return base64Decode(text); // checked above: atob cannot throw
 }
 
 // ---------------------------------------------------------------- secrets
@@ -424,16 +424,16 @@ export function decodeGatewayHostKey(value: unknown, ctx: DecodeContext): Gatewa
 	if (b64.length === 0 || b64.length > SAFETY.hostKeyMaxBase64Chars) {
 		fail('public_key', `a base64 key of 1 to ${SAFETY.hostKeyMaxBase64Chars} characters`);
 	}
-	const blob = Buffer.from(decodeBase64Strict(b64, 'ssh host key.public_key', ctx));
-	const nameLength = blob.length >= 4 ? blob.readUInt32BE(0) : -1;
+	const blob = decodeBase64Strict(b64, 'ssh host key.public_key', ctx);
+	const nameLength = blob.length >= 4 ? new DataView(blob.buffer, blob.byteOffset, 4).getUint32(0) : -1;
 	if (nameLength < 1 || nameLength > 64 || 4 + nameLength > blob.length) {
 		fail('public_key', 'an SSH public key blob');
 	}
-	const blobType = blob.subarray(4, 4 + nameLength).toString('latin1');
+	const blobType = String.fromCharCode(...blob.subarray(4, 4 + nameLength));
 	if (!KEY_TYPE.test(blobType) || (keyType !== undefined && blobType !== keyType)) {
 		fail('public_key', `a key blob of type ${keyType ?? 'ssh-…'}`);
 	}
-	const fingerprintSha256 = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+	const fingerprintSha256 = `SHA256:${sha256Base64Sync(blob).replace(/=+$/, '')}`;
 	const sent = firstOf(o, ['fingerprint_sha256', 'fingerprint']) ?? membersOf(o.fingerprints).sha256;
 	if (sent !== undefined) {
 		const text = typeof sent === 'string' ? sent.trim() : '';

@@ -2,6 +2,7 @@
  * Client-side checks of every documented limit (service-api.md "Limits" and
  * docs/contract-choices.md), run before anything is sent. Every limit number lives in LIMITS.
  */
+import { base64Decode, base64Encode, utf8Length } from './bytes';
 import { ValidationError } from './errors';
 import { LIMITS, SAFETY } from './limits';
 import type { PromptImage } from './types';
@@ -42,9 +43,7 @@ export function isSafeId(value: unknown): value is string {
 }
 
 /** UTF-8 byte length of a string (how the service counts name and prompt limits). */
-export function utf8Length(text: string): number {
-	return Buffer.byteLength(text, 'utf8');
-}
+export { utf8Length };
 
 function fail(field: string, limit: string): never {
 	throw new ValidationError(field, limit);
@@ -187,7 +186,7 @@ export function checkImages(images: readonly PromptImage[] | undefined): Array<{
 			if (Math.ceil(image.data.byteLength / 3) * 4 > LIMITS.imageEncodedBytes) {
 				fail(field, `at most ${LIMITS.imageEncodedBytes} encoded bytes`);
 			}
-			data = Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength).toString('base64');
+			data = base64Encode(image.data);
 			head = image.data.subarray(0, 16);
 		} else if (typeof image.data === 'string') {
 			data = image.data;
@@ -197,7 +196,7 @@ export function checkImages(images: readonly PromptImage[] | undefined): Array<{
 			if (data.length % 4 !== 0 || !BASE64.test(data)) {
 				fail(field, 'raw base64 data (no data: URL prefix, no line breaks)');
 			}
-			head = Buffer.from(data.slice(0, 24), 'base64');
+			head = base64Decode(data.slice(0, 24)); // checked above: atob cannot throw
 		} else {
 			fail(field, 'base64 data or bytes');
 		}
@@ -275,5 +274,5 @@ export function checkBodySize(field: string, body: unknown, max: number): void {
 }
 
 export function base64(bytes: Uint8Array): string {
-	return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+	return base64Encode(bytes);
 }

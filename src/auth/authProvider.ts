@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
+import { sha256HexSync } from '../api/random';
 import { AUTH_PROVIDER_ID } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import type { Session } from './session';
@@ -121,5 +121,5 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 }
 
 function digest(text: string): string {
-	return createHash('sha256').update(text).digest('hex').slice(0, 16);
+	return sha256HexSync(text).slice(0, 16);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256HexSync } from '../api/random';
 import * as vscode from 'vscode';
 import { CloudAgentsClient, isAuthFailure, isLoopbackUrl } from '../api';
 import type { Logger, NetworkSettings } from '../api';
@@ -39,7 +39,7 @@ export interface CacheScope {
 
 /** The fingerprint of a token for `CacheScope.account`. */
 export function accountFingerprint(token: string): string {
-	return createHash('sha256').update('cloud-agents-row-cache\0').update(token).digest('hex').slice(0, 16);
+	return sha256HexSync(`cloud-agents-row-cache\0${token}`).slice(0, 16);
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../api';
+import { bytesEqual } from '../api/bytes';
 import { agentPathOf, assertSafeLocalWrite } from '../util/paths';
 import type { Difference } from '../compare/types';
 import type { ActionKit } from '../views/actions';
@@ -138,7 +139,7 @@ function asText(bytes: Uint8Array): { text: string; eol: vscode.EndOfLine | unde
 
 async function sameBytes(uri: vscode.Uri, bytes: Uint8Array): Promise<boolean> {
 	const disk = await vscode.workspace.fs.readFile(uri);
-	return disk.byteLength === bytes.byteLength && Buffer.from(disk).equals(Buffer.from(bytes));
+	return bytesEqual(disk, bytes);
 }
 
 async function applyEdit(edit: vscode.WorkspaceEdit, path: string): Promise<void> {

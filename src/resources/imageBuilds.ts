@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { randomUuid } from '../api/random';
+import { randomUuid, sha256HexSync } from '../api/random';
 import * as vscode from 'vscode';
 import { SAFETY, buildStatusClass, isJsonObject, readBuild, redactSecrets, sleepUntilAborted } from '../api';
 import type { BuildAttemptInfo, BuildInfo } from '../api';
@@ -181,7 +180,7 @@ class ImageBuildFollower implements vscode.Disposable {
 
 	/** The key of the attempt to send `requestText` (the same until `succeeded`), and how to forget it. */
 	attempt(requestText: string): { key: string; succeeded(): void } {
-		const hash = createHash('sha256').update(requestText).digest('hex');
+		const hash = sha256HexSync(requestText);
 		let key = this.attemptKeys.get(hash);
 		if (!key) {
 			key = randomUuid();

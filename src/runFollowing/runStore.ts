@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EventRecord } from '../api';
+import { sha256HexSync } from '../api/random';
 import { SAFETY } from '../api';
 import { hasInvisibleCharacters, resolveInside, safeFileName } from '../util/paths';
 
@@ -25,7 +25,7 @@ export function localIdName(id: string): string {
 	if (encoded !== undefined && encoded.length <= max && /^[A-Za-z0-9%_-]+$/.test(encoded) && safeFileName(encoded, '') === encoded) {
 		return encoded;
 	}
-	const hash = createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 16);
+	const hash = sha256HexSync(id).slice(0, 16);
 	const stem = safeFileName(id, 'id')
 		.replace(/[^A-Za-z0-9_-]/g, '_')
 		.slice(0, max - hash.length - 1);
