@@ -6,8 +6,8 @@
 //                      required by both other files, so every class (ApiError, …) exists once and
 //                      `instanceof` holds across them (activation loads it);
 //   dist/compareWorker.js  the comparison's worker thread (src/compare/compareWorker.ts), started on use;
-//   dist/client.js     src/api/client.ts (with its endpoint groups, src/api/endpoints/), http.ts, network.ts,
-//                      githubResolver.ts and the event streams (sse.ts, sseStream.ts, runEventStream.ts)
+//   dist/client.js     src/api/client.ts (with its endpoint groups, src/api/endpoints/), http.ts, network.ts
+//                      (with netErrors.ts; fetchWire.ts, the browser's), githubResolver.ts and the event streams (sse.ts, sseStream.ts, runEventStream.ts)
 //                      with undici and eventsource-parser; the first access to one of their exports
 //                      (e.g. `new CloudAgentsClient`) requires it.
 // In extension.js each import of a light module becomes `require('./core.js').<module>`, and each import
@@ -53,6 +53,8 @@ const HEAVY = [
 	'runEventStream.ts',
 	'githubResolver.ts',
 	'network.ts',
+	'netErrors.ts',
+	'fetchWire.ts',
 	'decode.ts',
 	'records.ts',
 	'runEventDecoder.ts',

@@ -15,6 +15,7 @@ import { RecordDocuments } from './views/recordDocuments';
 import type { Services } from './views/actions';
 import type { loadFeatures } from './shell/featureEntry';
 import { LazyFeatures } from './shell/lazy';
+import { type Platform, nodePlatform } from './shell/platform';
 import { isRegistered } from './views/registry';
 import { registerWelcomeProbe } from './flows/welcomeProbe';
 import { COMMAND_IDS, CONTEXT_KEYS, EMPTY_SCHEME, FS_SCHEME, LINKS_KEY, PROVIDER_SCHEME, TOOL_NAMES, WEBVIEW_TYPES } from './ids';
@@ -50,14 +51,17 @@ class CloudAgentsExtension extends Disposable {
 	/** Every followed run's events on disk. */
 	readonly runStore: RunEventStore;
 
-	constructor(readonly context: vscode.ExtensionContext) {
+	constructor(
+		readonly context: vscode.ExtensionContext,
+		readonly platform: Platform,
+	) {
 		super();
 		// First, so it sees every message, output channel and status bar item (the log aside).
 		this.recorder = startRecording(context);
 		if (this.recorder) {
 			this.register(this.recorder);
 		}
-		this.session = this.register(new Session(context.secrets, this.log));
+		this.session = this.register(new Session(context.secrets, this.log, platform.connect));
 		this.runStore = new RunEventStore(vscode.Uri.joinPath(context.globalStorageUri, 'runs').fsPath);
 		this.runFollower = this.register(
 			new RunFollower({
@@ -310,7 +314,7 @@ function reportActivation(context: vscode.ExtensionContext, activateStart: numbe
 /** Called by VS Code on the first contributed activation event. */
 export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi | undefined {
 	const activateStart = performance.now();
-	const extension = new CloudAgentsExtension(context);
+	const extension = new CloudAgentsExtension(context, nodePlatform);
 	context.subscriptions.push(extension);
 	reportActivation(context, activateStart, performance.now());
 	return extension.recorder

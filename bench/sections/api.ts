@@ -10,6 +10,7 @@ import { EventSource } from 'eventsource';
 import { Agent, request } from 'undici';
 import { CloudAgentsClient } from '../../src/api';
 import { type BenchContext, median, quantile } from '../report';
+import { nodeConnect } from '../../src/api/network';
 
 const AGENT = '0190f1c2-0000-7000-8000-00000000b001.bench';
 const RUN = 'run_bench';
@@ -127,7 +128,7 @@ async function pairedMedians(sides: ReadonlyArray<() => Promise<unknown>>, calls
 async function requestOverhead(
 	ctx: BenchContext,
 ): Promise<{ client: number; bare: number; fetch: number; fetchBare: number; lowest: number; lowestClient: number }> {
-	const client = new CloudAgentsClient({ baseUrl: ctx.emulatorUrl, getToken: async () => ctx.token });
+	const client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: ctx.emulatorUrl, getToken: async () => ctx.token });
 	const agent = (await client.listAgents({ limit: 1 })).items[0];
 	if (!agent) {
 		throw new Error('the emulator has no agent');
@@ -240,7 +241,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 	ctx.log(`streaming ${COUNT} events…`);
 	const bytes = sseBytes(COUNT);
 	const { server, url } = await sseServer(bytes, 0);
-	const client = new CloudAgentsClient({ baseUrl: url, getToken: () => 'ca_bench_token' });
+	const client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: url, getToken: () => 'ca_bench_token' });
 	const rawDispatcher = new Agent({ keepAliveTimeout: 4_000 });
 
 	// Every contender does the same consumer work per event: it obtains the parsed record's seq,
@@ -348,7 +349,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 	const HEAP_EVENTS = 1_000_000;
 	// A generated stream (backpressured writes), so the server itself holds no 1,000,000-event buffer.
 	const big = await sseServer(undefined, HEAP_EVENTS);
-	const bigClient = new CloudAgentsClient({ baseUrl: big.url, getToken: () => 'ca_bench_token' });
+	const bigClient = new CloudAgentsClient({ connect: nodeConnect, baseUrl: big.url, getToken: () => 'ca_bench_token' });
 	gc();
 	const baseline = process.memoryUsage().heapUsed;
 	let maxExtra = 0;

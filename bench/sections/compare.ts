@@ -13,6 +13,7 @@ import { IgnoreRules } from '../../src/compare/ignore';
 import { type BenchContext, type Row } from '../report';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
 import { emulatorProcess } from '../emulatorProcess';
+import { nodeConnect } from '../../src/api/network';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
@@ -20,7 +21,7 @@ const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
 export async function run(ctx: BenchContext): Promise<void> {
 	const server = await emulatorProcess();
 	const emulatorUrl = server.url;
-	const client = new CloudAgentsClient({ baseUrl: emulatorUrl, getToken: () => ctx.token });
+	const client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: emulatorUrl, getToken: () => ctx.token });
 	const dir = await mkdtemp(join(tmpdir(), 'ca-bench-compare-'));
 	const counted = async (fn: () => Promise<unknown>): Promise<number> => {
 		await emulatorAdmin(emulatorUrl, 'POST', '/counters/reset');

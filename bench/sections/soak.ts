@@ -17,6 +17,7 @@ import { readRunEvents } from '../../src/runFollowing/runEvents';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
 import { emulatorProcess } from '../emulatorProcess';
 import type { BenchContext, Row } from '../report';
+import { nodeConnect } from '../../src/api/network';
 
 /** Simulated seconds per real second. */
 const SCALE = 30;
@@ -71,10 +72,11 @@ export async function run(ctx: BenchContext): Promise<void> {
 	const server = await emulatorProcess();
 	const admin = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) =>
 		emulatorAdmin<Record<string, unknown>>(server.adminUrl, method, path, body);
-	const setup = new CloudAgentsClient({ baseUrl: server.url, getToken: () => ctx.token });
+	const setup = new CloudAgentsClient({ connect: nodeConnect, baseUrl: server.url, getToken: () => ctx.token });
 	const clock = compressedClock();
 	const sleepWatch = { tickMs: 2_000, jumpMs: 60_000 };
 	const client = new CloudAgentsClient({
+		connect: nodeConnect,
 		baseUrl: server.url,
 		getToken: () => ctx.token,
 		// Real settings in simulated time; the sleep watcher's threshold is raised so that a busy event loop (2 cores) is not taken for a sleep.

@@ -7,9 +7,10 @@ import { CloudAgentsClient } from '../../src/api';
 import { WorkspaceCache } from '../../src/workspace/fs/workspaceCache';
 import { type BenchContext, type Row, median } from '../report';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
+import { nodeConnect } from '../../src/api/network';
 
 export async function run(ctx: BenchContext): Promise<void> {
-	const client = new CloudAgentsClient({ baseUrl: ctx.emulatorUrl, getToken: () => ctx.token });
+	const client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: ctx.emulatorUrl, getToken: () => ctx.token });
 	let offset = 0;
 	try {
 		await emulatorAdmin(ctx.emulatorUrl, 'POST', '/reset', { seed: 'demo' });

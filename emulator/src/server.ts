@@ -254,12 +254,12 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 
 	if (opts.corsOrigins && opts.corsOrigins.length > 0) {
 		// What a browser's extension host needs (VS Code for the Web): a preflight for the
-		// Authorization and Content-Type headers (and Last-Event-ID), the request id and Retry-After
+		// Authorization and Content-Type headers (Last-Event-ID, and the idempotency keys image builds send), the request id and Retry-After
 		// readable by the page, on every route, the event stream's included.
 		await app.register(cors, {
 			origin: opts.corsOrigins.includes('*') ? true : [...opts.corsOrigins],
 			methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-			allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
+			allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Idempotency-Key', 'X-Idempotency-Key'],
 			exposedHeaders: ['X-Request-Id', 'Retry-After'],
 			maxAge: 600,
 		});

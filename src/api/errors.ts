@@ -261,3 +261,40 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
 	unavailable: 503,
 	deadline_exceeded: 504,
 };
+
+/** A transport failure: no (complete) answer arrived. */
+export class NetworkError extends ApiError {
+	constructor(
+		code: 'network_error' | 'timeout' | 'connect_timeout' | 'connection_refused' | 'tls_error',
+		message: string,
+		/** False only when the request provably never reached the server (refused, DNS, connect time-out). */
+		readonly requestSent: boolean,
+		options?: { cause?: unknown; secrets?: ReadonlyArray<string | undefined> },
+	) {
+		super(
+			0,
+			code,
+			message,
+			undefined,
+			undefined,
+			options?.cause === undefined ? undefined : { cause: options.cause },
+			options?.secrets,
+		);
+	}
+}
+
+/**
+ * A proxy refused the request: its 407 (credentials missing or refused), or another refusal of the
+ * tunnel that is not a 5xx (403 by its policy, …). The status is the proxy's; not retried (the settings must change).
+ */
+export class ProxyError extends ApiError {
+	constructor(
+		status: number,
+		code: 'proxy_auth_required' | 'proxy_refused',
+		message: string,
+		/** The proxy as `host:port` (never its credentials). */
+		readonly proxy: string,
+	) {
+		super(status, code, message, undefined);
+	}
+}

@@ -1,6 +1,6 @@
 /**
  * Asks GitHub's REST API for repositories (see github.ts for the parsing and the decoder): over its
- * own Transport (undici, so this module goes to dist/client.js), anonymously first, a GitHub token
+ * own Transport (the service's connection, so this module goes to dist/client.js), anonymously first, a GitHub token
  * only when GitHub does not show the repository anonymously.
  */
 import { ApiError } from './errors';
@@ -25,6 +25,8 @@ export interface GitHubResolverOptions {
 	 */
 	getToken?: () => Promise<string | undefined>;
 	userAgent?: string;
+	/** How requests reach GitHub, as for the service (TransportOptions.connect). */
+	connect: TransportOptions['connect'];
 	/** Proxies and certificates, as for the service (TransportOptions.network). */
 	network?: TransportOptions['network'];
 	/** Time-outs (default: 10 s to connect and for headers, a 20 s overall deadline per request). */
@@ -43,11 +45,12 @@ export class GitHubResolver {
 	private token: string | undefined;
 	private tokenAsked = false;
 
-	constructor(private readonly options: GitHubResolverOptions = {}) {
+	constructor(private readonly options: GitHubResolverOptions) {
 		this.transport = new Transport({
 			baseUrl: options.baseUrl ?? GITHUB_API_URL,
 			getToken: () => this.token,
 			userAgent: options.userAgent ?? 'cloud-agents-vscode',
+			connect: options.connect,
 			network: options.network,
 			timeouts: { connectMs: 10_000, headersMs: 10_000, bodyMs: 10_000, deadlineMs: 20_000, ...options.timeouts },
 			retry: { maxAttempts: 1 },

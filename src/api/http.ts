@@ -1,26 +1,16 @@
 /**
- * Transport: undici `request` over one keep-alive dispatcher per base URL and network settings (an
- * Agent, or a proxy agent: src/api/network.ts), no redirects, connect/header/body time-outs, the
- * retry policy and budget, error decoding and redacted debug logging. Knows nothing about
- * individual endpoints.
+ * Transport: requests over the platform's wire (src/api/wire.ts: undici in Node, fetch in the
+ * browser), no redirects, connect/header/body time-outs, the retry policy and budget, error decoding
+ * and redacted debug logging. Knows nothing about individual endpoints.
  */
-import type { Dispatcher } from 'undici';
 import { abortError, isAbortError } from './async';
-import { ApiError, ValidationError, plausibleRequestId, readFieldErrors } from './errors';
+import { ApiError, NetworkError, ProxyError, ValidationError, plausibleRequestId, readFieldErrors } from './errors';
 import type { FieldError } from './errors';
 import { SAFETY } from './limits';
 import { type Logger, scrub } from './logger';
 import { isLoopbackHost } from './loopback';
-import {
-	type NetworkRoute,
-	type NetworkSettings,
-	type ProxyRoute,
-	createRoute,
-	networkSettingsFromEnvironment,
-	proxyConnectFailure,
-	routeKey,
-	warnIfInsecure,
-} from './network';
+import { toNetworkError } from './netErrors';
+import type { Connect, Connection, NetworkSettings, WireBody, WireResponse, WireRoute } from './wire';
 import {
 	type ResolvedRetryOptions,
 	type RetryOptions,
@@ -51,43 +41,6 @@ export interface Timeouts {
 }
 
 export type ResolvedTimeouts = Required<Timeouts>;
-
-/** A transport failure: no (complete) answer arrived. */
-export class NetworkError extends ApiError {
-	constructor(
-		code: 'network_error' | 'timeout' | 'connect_timeout' | 'connection_refused' | 'tls_error',
-		message: string,
-		/** False only when the request provably never reached the server (refused, DNS, connect time-out). */
-		readonly requestSent: boolean,
-		options?: { cause?: unknown; secrets?: ReadonlyArray<string | undefined> },
-	) {
-		super(
-			0,
-			code,
-			message,
-			undefined,
-			undefined,
-			options?.cause === undefined ? undefined : { cause: options.cause },
-			options?.secrets,
-		);
-	}
-}
-
-/**
- * A proxy refused the request: its 407 (credentials missing or refused), or another refusal of the
- * tunnel that is not a 5xx (403 by its policy, …). The status is the proxy's; not retried (the settings must change).
- */
-export class ProxyError extends ApiError {
-	constructor(
-		status: number,
-		code: 'proxy_auth_required' | 'proxy_refused',
-		message: string,
-		/** The proxy as `host:port` (never its credentials). */
-		readonly proxy: string,
-	) {
-		super(status, code, message, undefined);
-	}
-}
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | undefined | null;
@@ -131,20 +84,23 @@ export interface TransportOptions {
 	userAgent?: string;
 	/** Debug log sink (VS Code's LogOutputChannel fits). Authorization is redacted. */
 	logger?: Logger;
-	/** Custom undici dispatcher (tests use it to inject transport faults); the network settings then do not apply. */
-	dispatcher?: Dispatcher;
 	/**
-	 * Proxies and certificates (src/api/network.ts): the settings, or a function returning the current
-	 * ones (read before every request: when it returns another object, the next request uses a
+	 * How requests reach the network, chosen by the extension's entry point: network.ts `nodeConnect`
+	 * (undici, VS Code's proxy and certificate settings) or fetchWire.ts `fetchConnect` (the browser's).
+	 */
+	connect: Connect;
+	/**
+	 * Proxies and certificates (Node: src/api/network.ts): the settings, or a function returning the
+	 * current ones (read before every request: when it returns another object, the next request uses a
 	 * dispatcher made for it). Default: networkSettingsFromEnvironment() (HTTPS_PROXY/HTTP_PROXY/NO_PROXY,
-	 * Node's certificate store).
+	 * Node's certificate store). The browser's connection does not read them.
 	 */
 	network?: NetworkSettings | (() => NetworkSettings);
 	timeouts?: Timeouts;
 	retry?: RetryOptions;
 }
 
-export { isLoopbackHost };
+export { NetworkError, ProxyError, isLoopbackHost, toNetworkError };
 
 /** Parses and checks a base URL: https anywhere, http only on loopback, no credentials in it. */
 export function checkBaseUrl(baseUrl: string | URL): URL {
@@ -176,235 +132,7 @@ export function checkBaseUrl(baseUrl: string | URL): URL {
 	return url;
 }
 
-interface SharedRoute {
-	route: NetworkRoute;
-	refs: number;
-}
-const routes = new Map<string, SharedRoute>();
-
-/**
- * One keep-alive dispatcher per base URL, network settings and connect time-out, shared by every
- * client of that URL and closed (once its requests are done) when the last one releases it.
- */
-function acquireRoute(
-	base: URL,
-	settings: NetworkSettings,
-	connectMs: number,
-	logger: Logger | undefined,
-): { route: NetworkRoute; release: () => void } {
-	const key = routeKey(base, settings, connectMs);
-	let shared = routes.get(key);
-	if (!shared) {
-		const route = createRoute(base, settings, connectMs, logger);
-		logger?.debug(`Network: ${route.description}`);
-		shared = { route, refs: 0 };
-		routes.set(key, shared);
-	}
-	shared.refs++;
-	warnIfInsecure(shared.route, logger);
-	const entry = shared;
-	let released = false;
-	return {
-		route: entry.route,
-		release: () => {
-			if (released) {
-				return;
-			}
-			released = true;
-			if (--entry.refs === 0) {
-				routes.delete(key);
-				void entry.route.dispatcher.close().catch(() => undefined);
-			}
-		},
-	};
-}
-
-const NOT_SENT_CODES = new Set([
-	'ECONNREFUSED',
-	'ENOTFOUND',
-	'EAI_AGAIN',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-	'ENETDOWN',
-	'EHOSTDOWN',
-	'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-/**
- * What a TLS failure means, by Node's error code: a certificate the connection does not trust, one
- * that expired, one for another host. The handshake failed, so nothing (no token) was sent.
- */
-const TLS_FAILURES: ReadonlyArray<{ codes: readonly string[]; reason: string; advice: string }> = [
-	{
-		codes: [
-			'SELF_SIGNED_CERT_IN_CHAIN',
-			'DEPTH_ZERO_SELF_SIGNED_CERT',
-			'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-			'UNABLE_TO_GET_ISSUER_CERT',
-			'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-			'CERT_UNTRUSTED',
-		],
-		reason: 'its certificate is not signed by an authority this machine trusts',
-		advice: 'If your network inspects TLS with its own certificate authority, make it trusted (NODE_EXTRA_CA_CERTS, or the system certificate store where VS Code uses it) and reload the window',
-	},
-	{
-		codes: ['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID'],
-		reason: 'its certificate has expired or is not valid yet',
-		advice: "Check the machine's clock; otherwise the server's certificate must be renewed",
-	},
-	{
-		codes: ['ERR_TLS_CERT_ALTNAME_INVALID'],
-		reason: 'its certificate is for another host name',
-		advice: 'Check cloudAgents.apiUrl: the host must be one the certificate names',
-	},
-];
-
-/** The TLS failure an error (or its cause, as undici wraps socket errors) stands for, if any. */
-function tlsFailure(err: unknown): { code: string; detail: string; reason: string; advice: string } | undefined {
-	for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
-		const code = (e as { code?: unknown }).code;
-		const failure = typeof code === 'string' ? TLS_FAILURES.find((f) => f.codes.includes(code)) : undefined;
-		if (failure && typeof code === 'string') {
-			return { code, detail: e instanceof Error ? e.message : code, reason: failure.reason, advice: failure.advice };
-		}
-	}
-	return undefined;
-}
-
-/**
- * Turns an undici/socket error into a NetworkError, telling whether the request may have been sent.
- * `host` names the server in a TLS failure's message; `secrets` are scrubbed from the message and cause.
- */
-export function toNetworkError(err: unknown, host?: string, secrets: ReadonlyArray<string> = []): NetworkError {
-	const tls = tlsFailure(err);
-	if (tls) {
-		const where = host ? `${host}: ` : '';
-		return new NetworkError(
-			'tls_error',
-			`${where}secure connection refused: ${tls.reason} (${tls.detail} [${tls.code}]). ${tls.advice}.`,
-			false,
-			{
-				cause: err,
-				secrets,
-			},
-		);
-	}
-	const code = (err as { code?: unknown } | undefined)?.code;
-	const message = err instanceof Error ? err.message : String(err);
-	if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-		return new NetworkError('connect_timeout', `Connection timed out (${message})`, false, { cause: err, secrets });
-	}
-	if (code === 'ECONNREFUSED') {
-		return new NetworkError('connection_refused', `Connection refused (${message})`, false, { cause: err, secrets });
-	}
-	if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-		return new NetworkError('timeout', `The server did not answer in time (${message})`, true, { cause: err, secrets });
-	}
-	const sent = !(typeof code === 'string' && NOT_SENT_CODES.has(code));
-	return new NetworkError('network_error', `Network error: ${message}${typeof code === 'string' ? ` [${code}]` : ''}`, sent, {
-		cause: err,
-		secrets,
-	});
-}
-
-/** What to check when a proxy fails, by where it came from. */
-function proxySetting(source: ProxyRoute['source'] | undefined): string {
-	return source === undefined || source === 'http.proxy' ? 'http.proxy' : `the ${source} environment variable`;
-}
-
-/** undici's error when a proxy answers CONNECT with another status than 200 (and its 407 without a tunnel). */
-const TUNNEL_REFUSED = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/;
-const PROXY_407 = 'Proxy Authentication Required (407)';
-
-/**
- * The error a failure through a proxy stands for, or undefined when the proxy had no part in it:
- * - the connection to the proxy failed (refused, unknown host, time-out, its certificate): a
- *   NetworkError naming the proxy (host:port), as unreachable as a service that is down;
- * - the proxy answered the tunnel with 407: a ProxyError (credentials missing or refused), not retried;
- * - with a 5xx (it could not reach the service: 502, 503, or 500 from simpler proxies): a
- *   NetworkError, retried like any outage;
- * - with another status (403 by its policy, …): a ProxyError (refused).
- * `host` names the service; `secrets` (the proxy's credentials) are scrubbed from every message.
- */
-export function proxyFailure(
-	err: unknown,
-	host: string,
-	proxy: ProxyRoute | undefined,
-	secrets: ReadonlyArray<string> = [],
-): ApiError | undefined {
-	const setting = proxySetting(proxy?.source);
-	const refusedBy = proxyConnectFailure(err);
-	if (refusedBy !== undefined) {
-		if (tlsFailure(err)) {
-			const tls = toNetworkError(err, `the proxy ${refusedBy}`);
-			return new NetworkError('tls_error', tls.message, false, { cause: err, secrets });
-		}
-		const rawCode = (err as { code?: unknown }).code;
-		const code = typeof rawCode === 'string' ? rawCode : '';
-		const detail = (err instanceof Error ? err.message : String(err)) + (code ? ` [${code}]` : '');
-		if (code === 'ECONNREFUSED') {
-			return new NetworkError(
-				'connection_refused',
-				`The proxy ${refusedBy} refused the connection (${detail}): is it running? Check ${setting}.`,
-				false,
-				{ cause: err, secrets },
-			);
-		}
-		if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-			return new NetworkError(
-				'connect_timeout',
-				`The proxy ${refusedBy} did not answer in time (${detail}). Check ${setting}.`,
-				false,
-				{
-					cause: err,
-					secrets,
-				},
-			);
-		}
-		if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-			return new NetworkError('network_error', `The proxy's host name is not known (${detail}). Check ${setting}.`, false, {
-				cause: err,
-				secrets,
-			});
-		}
-		return new NetworkError('network_error', `The proxy ${refusedBy} could not be reached (${detail}). Check ${setting}.`, false, {
-			cause: err,
-			secrets,
-		});
-	}
-	if (!proxy || !(err instanceof Error)) {
-		return undefined;
-	}
-	const status = err.message === PROXY_407 ? 407 : Number(TUNNEL_REFUSED.exec(err.message)?.[1] ?? NaN);
-	if (!Number.isInteger(status)) {
-		return undefined;
-	}
-	const where = proxy.hostPort;
-	if (status === 407) {
-		return new ProxyError(
-			407,
-			'proxy_auth_required',
-			proxy.credentials
-				? `The proxy ${where} refused the credentials (407 Proxy Authentication Required). Check ${setting} / http.proxyAuthorization.`
-				: `The proxy ${where} asks for credentials (407 Proxy Authentication Required). Put them in ${setting} (http://user:password@host:port) or set http.proxyAuthorization.`,
-			where,
-		);
-	}
-	if (status >= 500) {
-		return new NetworkError('network_error', `The proxy ${where} could not reach ${host} (HTTP ${status} from the proxy)`, false, {
-			cause: err,
-			secrets,
-		});
-	}
-	return new ProxyError(
-		status,
-		'proxy_refused',
-		`The proxy ${where} refused the connection to ${host} (HTTP ${status} from the proxy). Check ${setting} and http.noProxy.`,
-		where,
-	);
-}
-
-type ResponseData = Dispatcher.ResponseData;
+type ResponseData = WireResponse;
 
 function header(res: ResponseData, name: string): string | undefined {
 	const value = res.headers[name];
@@ -415,7 +143,7 @@ function header(res: ResponseData, name: string): string | undefined {
 export async function toApiError(res: ResponseData, secrets: ReadonlyArray<string | undefined> = []): Promise<ApiError> {
 	let text = '';
 	try {
-		text = (await readBounded(res, SAFETY.errorBodyMaxBytes, false)).toString('utf8');
+		text = await readBounded(res, SAFETY.errorBodyMaxBytes, false);
 	} catch {
 		// A body that fails mid-way still leaves the status to report.
 	}
@@ -430,29 +158,27 @@ export class BodyTooLargeError extends Error {
 }
 
 /**
- * Reads a response body up to `max` bytes. A larger body (by Content-Length or by what arrives)
- * is destroyed; with `strict` that is a BodyTooLargeError, otherwise the first `max` bytes are kept.
+ * Reads a response body as UTF-8 text, up to `max` bytes. A larger body (by Content-Length or by what
+ * arrives) is destroyed; with `strict` that is a BodyTooLargeError, otherwise the first `max` bytes are kept.
  */
-export async function readBounded(res: ResponseData, max: number, strict: boolean): Promise<Buffer> {
+export async function readBounded(res: ResponseData, max: number, strict: boolean): Promise<string> {
 	const declared = Number(header(res, 'content-length'));
 	if (strict && Number.isFinite(declared) && declared > max) {
-		res.body.on('error', () => undefined);
-		res.body.destroy();
+		discardBody(res.body);
 		throw new BodyTooLargeError(max);
 	}
 	if (Number.isSafeInteger(declared) && declared >= 0 && declared <= max) {
-		// HTTP framing bounds a body with a Content-Length to that many bytes: undici's own reader
+		// HTTP framing bounds a body with a Content-Length to that many bytes: the wire's own reader
 		// (much cheaper than iterating the stream) cannot read more than was declared.
-		return Buffer.from(await res.body.arrayBuffer());
+		return res.body.text();
 	}
-	const chunks: Buffer[] = [];
+	const chunks: Uint8Array[] = [];
 	let total = 0;
-	for await (const chunk of res.body as AsyncIterable<Buffer>) {
+	for await (const chunk of res.body) {
 		if (total + chunk.byteLength > max) {
 			chunks.push(chunk.subarray(0, max - total));
 			total = max;
-			res.body.on('error', () => undefined);
-			res.body.destroy();
+			discardBody(res.body);
 			if (strict) {
 				throw new BodyTooLargeError(max);
 			}
@@ -461,7 +187,29 @@ export async function readBounded(res: ResponseData, max: number, strict: boolea
 		chunks.push(chunk);
 		total += chunk.byteLength;
 	}
-	return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+	return new TextDecoder().decode(concatBytes(chunks, total));
+}
+
+/** The chunks as one array of `total` bytes. */
+function concatBytes(chunks: readonly Uint8Array[], total: number): Uint8Array {
+	if (chunks.length === 1) {
+		return chunks[0] as Uint8Array;
+	}
+	const out = new Uint8Array(total);
+	let at = 0;
+	for (const chunk of chunks) {
+		out.set(chunk, at);
+		at += chunk.byteLength;
+	}
+	return out;
+}
+
+/** Stops reading a body, without an unhandled 'error' event (undici emits one when nobody reads). */
+export function discardBody(body: WireBody, error?: Error): void {
+	if (!body.destroyed) {
+		body.on('error', () => undefined);
+		body.destroy(error);
+	}
 }
 
 /** Builds an ApiError from a status and raw body text (JSON envelope, device-flow body or anything else). */
@@ -521,7 +269,7 @@ const DEADLINE_PASSED = 'The request passed its overall deadline';
 class RequestDeadline {
 	readonly at: number;
 	/** The body of the attempt's response, destroyed when the deadline passes. */
-	private body: Dispatcher.ResponseData['body'] | undefined;
+	private body: WireBody | undefined;
 	/** Aborts the attempt in flight, when it needed one (OverallDeadline.needsAbort). */
 	private abort: AbortController | undefined;
 	/** The deadline has passed (set by the sweep). */
@@ -549,11 +297,10 @@ class RequestDeadline {
 	}
 
 	/** The body of the attempt's response, destroyed when the deadline passes (at once if it has). */
-	watch(body: Dispatcher.ResponseData['body']): void {
+	watch(body: WireBody): void {
 		this.body = body;
 		if (this.passed) {
-			body.on('error', () => undefined);
-			body.destroy(new Error(DEADLINE_PASSED));
+			discardBody(body, new Error(DEADLINE_PASSED));
 		}
 	}
 
@@ -572,10 +319,8 @@ class RequestDeadline {
 	expire(): void {
 		this.passed = true;
 		this.abort?.abort(new Error(DEADLINE_PASSED));
-		const body = this.body;
-		if (body && !body.destroyed) {
-			body.on('error', () => undefined);
-			body.destroy(new Error(DEADLINE_PASSED));
+		if (this.body) {
+			discardBody(this.body, new Error(DEADLINE_PASSED));
 		}
 	}
 }
@@ -610,11 +355,10 @@ function startDeadlineSweep(): void {
 export class Transport {
 	readonly base: URL;
 	private readonly basePath: string;
-	/** The network settings when the options give none (the environment, read once). */
-	private readonly defaultNetwork: NetworkSettings | undefined;
-	/** The route of the latest request, for the settings it was made for. */
-	private current: { settings: NetworkSettings; route: NetworkRoute; release: () => void } | undefined;
-	private closed = false;
+	/** How requests reach the base URL (TransportOptions.connect). */
+	readonly connection: Connection;
+	/** The route of the latest request (its proxy's credentials are scrubbed from messages). */
+	private current: WireRoute | undefined;
 	readonly timeouts: ResolvedTimeouts;
 	readonly retry: ResolvedRetryOptions;
 	readonly budget: RetryBudget;
@@ -638,46 +382,28 @@ export class Transport {
 		this.budget = new RetryBudget(this.retry.budget, this.retry.budgetRefill);
 		this.logger = options.logger;
 		this.userAgent = options.userAgent ?? 'cloud-agents-vscode';
-		this.defaultNetwork = options.network === undefined && !options.dispatcher ? networkSettingsFromEnvironment() : undefined;
+		this.connection = options.connect(this.base, { connectMs: this.timeouts.connectMs, logger: this.logger, network: options.network });
 	}
 
-	/** Releases the shared dispatcher (closed, once its requests are done, when no other client uses it). */
+	/** Releases the connection (a shared dispatcher closes, once its requests are done, when no other client uses it). */
 	close(): void {
-		this.closed = true;
-		this.current?.release();
+		this.connection.close();
 	}
 
-	/**
-	 * The dispatcher of the next request, with the proxy it goes through: made for the current network
-	 * settings (shared with every client of the same URL and settings). When the settings changed since
-	 * the last request, the next one uses a new dispatcher and the old one closes once its requests
-	 * (an open event stream among them) are done. Throws a ProxyConfigError for an unusable proxy setting.
-	 */
-	private route(): NetworkRoute {
-		const options = this.options;
-		if (options.dispatcher) {
-			return { dispatcher: options.dispatcher, proxy: undefined, secrets: [], insecure: false, description: 'a given dispatcher' };
-		}
-		const settings =
-			typeof options.network === 'function'
-				? options.network()
-				: (options.network ?? this.defaultNetwork ?? networkSettingsFromEnvironment());
-		const current = this.current;
-		if (current && (current.settings === settings || this.closed)) {
-			return current.route;
-		}
-		if (this.closed) {
-			throw new NetworkError('network_error', 'The client was closed before its first request', false);
-		}
-		const next = acquireRoute(this.base, settings, this.timeouts.connectMs, this.logger);
-		current?.release();
-		this.current = { settings, ...next };
-		return next.route;
+	/** The route of the next request (Connection.route: throws a ProxyConfigError for an unusable proxy setting). */
+	private route(): WireRoute {
+		this.current = this.connection.route();
+		return this.current;
+	}
+
+	/** A decoder for one streamed body (Connection.utf8). */
+	utf8(): ReturnType<Connection['utf8']> {
+		return this.connection.utf8();
 	}
 
 	/** The tokens this transport sent and the proxy's credentials: kept out of every message and log line. */
 	private secrets(): string[] {
-		const proxy = this.current?.route.secrets ?? [];
+		const proxy = this.current?.secrets ?? [];
 		return proxy.length === 0 ? this.seenTokens : [...this.seenTokens, ...proxy];
 	}
 
@@ -785,7 +511,7 @@ export class Transport {
 				const headers = await this.headers(spec, 'application/json', payload !== undefined);
 				const net = this.route();
 				try {
-					const res = await net.dispatcher.request({
+					const res = await net.wire.request({
 						origin: this.base.origin,
 						path,
 						method: spec.method,
@@ -821,7 +547,7 @@ export class Transport {
 					let err = caught;
 					if (!(err instanceof ApiError) && !spec.signal?.aborted) {
 						// A proxy's refusal (its 407 is an undici AbortError) or a proxy that is down, named as such.
-						err = proxyFailure(err, this.base.host, net.proxy, net.secrets) ?? err;
+						err = this.connection.failure(err, net, this.base.host) ?? err;
 						if (err instanceof ProxyError) {
 							this.debug(
 								`${route} → ${err.code} (HTTP ${err.status} from the proxy ${err.proxy}) after ${Date.now() - started} ms`,
@@ -919,14 +645,10 @@ export class Transport {
 			await res.body.dump();
 			return undefined as T;
 		}
-		let bytes: Buffer | string;
+		let text: string;
 		try {
-			// A declared length within the cap is read with undici's text reader (the common, fast case).
-			const declared = Number(header(res, 'content-length'));
-			bytes =
-				Number.isSafeInteger(declared) && declared >= 0 && declared <= maxBytes
-					? await res.body.text()
-					: await readBounded(res, maxBytes, true);
+			// A declared length within the cap is read with the wire's text reader (the common, fast case).
+			text = await readBounded(res, maxBytes, true);
 		} catch (err) {
 			if (err instanceof BodyTooLargeError) {
 				throw new ApiError(
@@ -941,11 +663,11 @@ export class Transport {
 			}
 			throw err;
 		}
-		if (bytes.length === 0) {
+		if (text.length === 0) {
 			return undefined as T;
 		}
 		try {
-			return JSON.parse(this.redactTokens(typeof bytes === 'string' ? bytes : bytes.toString('utf8'))) as T;
+			return JSON.parse(this.redactTokens(text)) as T;
 		} catch (err) {
 			throw new ApiError(
 				res.statusCode,
@@ -969,7 +691,7 @@ export class Transport {
 		let res: ResponseData;
 		const net = this.route();
 		try {
-			res = await net.dispatcher.request({
+			res = await net.wire.request({
 				origin: this.base.origin,
 				path,
 				method: 'GET',
@@ -983,7 +705,7 @@ export class Transport {
 				throw abortError(spec.signal);
 			}
 			// Before the abort check: a proxy's 407 is an undici AbortError.
-			const failure = proxyFailure(err, this.base.host, net.proxy, net.secrets);
+			const failure = this.connection.failure(err, net, this.base.host);
 			if (failure) {
 				throw failure;
 			}

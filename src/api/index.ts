@@ -42,6 +42,7 @@ export type { Timeouts } from './http';
 export { NetworkError, ProxyError } from './http';
 // Only the types: a value exported here would put a loader of dist/client.js into activation's bundle.
 export type { NetworkSettings, ProxyEnvironment } from './network';
+export type { Connect, Connection, ConnectOptions, Wire, WireRoute } from './wire';
 export { RunEventStream } from './sse';
 export type { StreamOutageEvent, StreamReconnectOptions } from './sse';
 export type { Clock, ClockTimer, SleepWatchOptions, WaitOutcome, WakeEvent } from './clock';

@@ -8,36 +8,16 @@
  * Plain Node: the extension reads the settings (src/util/networkSettings.ts) and passes them in.
  */
 import { createHash } from 'node:crypto';
+import { StringDecoder } from 'node:string_decoder';
 import * as tls from 'node:tls';
 import { Agent, type Dispatcher, EnvHttpProxyAgent, Pool, type buildConnector } from 'undici';
-import { ApiError } from './errors';
+import { ApiError, NetworkError, ProxyError } from './errors';
+import { toNetworkError, tlsFailure } from './netErrors';
 import type { Logger } from './logger';
 import { isLoopbackHost } from './loopback';
+import type { Connect, Connection, NetworkSettings, ProxyEnvironment, ProxyRoute, ProxySource, Utf8Decoder, WireRoute } from './wire';
 
-/** The proxy variables of the environment (the lower-case spelling wins, as in curl and undici). */
-export interface ProxyEnvironment {
-	httpsProxy?: string;
-	httpProxy?: string;
-	noProxy?: string;
-}
-
-/** What decides how a request reaches the network: VS Code's `http.*` settings and the environment. */
-export interface NetworkSettings {
-	/** `http.proxy`: the proxy of every request (credentials may be in it); wins over the environment. */
-	proxy?: string;
-	/** `http.noProxy`: hosts reached directly (undici's NO_PROXY rules); when empty, NO_PROXY from the environment applies. */
-	noProxy: readonly string[];
-	/** `http.proxyAuthorization`: the whole Proxy-Authorization value (e.g. `Basic …`); wins over credentials in the proxy URL. */
-	proxyAuthorization?: string;
-	/** `http.proxyStrictSSL`: false turns certificate verification off, for the service and the proxy. */
-	strictSSL: boolean;
-	/** `http.systemCertificates`: trust the operating system's store too, where this Node can read it (tls.getCACertificates). */
-	systemCertificates: boolean;
-	/** HTTPS_PROXY / HTTP_PROXY / NO_PROXY; default: this process's environment, read when a dispatcher is made (proxyEnvironment()). */
-	env?: ProxyEnvironment;
-	/** Certificates (PEM) trusted besides the default store: not a VS Code setting (tests, embedders). */
-	ca?: readonly string[];
-}
+export type { NetworkSettings, ProxyEnvironment, ProxyRoute, ProxySource } from './wire';
 
 /** The proxy variables of `env`, either case (lower case first), empty values as unset. */
 export function proxyEnvironment(env: NodeJS.ProcessEnv = process.env): ProxyEnvironment {
@@ -63,18 +43,6 @@ export class ProxyConfigError extends ApiError {
 	constructor(message: string) {
 		super(0, 'proxy_invalid', message, undefined);
 	}
-}
-
-/** Where a proxy came from, as a message names it. */
-export type ProxySource = 'http.proxy' | 'HTTPS_PROXY' | 'HTTP_PROXY';
-
-/** The proxy requests to one base URL go through (unless a no-proxy entry exempts the host). */
-export interface ProxyRoute {
-	/** `host:port`. */
-	hostPort: string;
-	source: ProxySource;
-	/** Whether credentials are configured (in the URL or http.proxyAuthorization). */
-	credentials: boolean;
 }
 
 /** Parses a proxy setting; `host:port` without a scheme is read as `http://host:port` (as curl does). */
@@ -261,17 +229,107 @@ function proxyClientFactory(origin: URL, options: { connect?: buildConnector.con
 	});
 }
 
-/** A dispatcher for one base URL and the facts messages need. */
-export interface NetworkRoute {
-	dispatcher: Dispatcher;
-	/** The proxy (unless the host is exempt by a no-proxy rule); undefined when requests go direct. */
-	proxy: ProxyRoute | undefined;
-	/** Proxy credentials (password, Proxy-Authorization value) to keep out of every message and log line. */
+/** An undici dispatcher for one base URL (the wire) and the facts messages need. */
+export interface NetworkRoute extends WireRoute {
+	wire: Dispatcher;
 	secrets: string[];
-	/** One line for the log: proxy, no-proxy, trust; no credentials. */
-	description: string;
-	/** True when a connection of this route uses TLS without verifying certificates (http.proxyStrictSSL false). */
-	insecure: boolean;
+}
+
+/** What to check when a proxy fails, by where it came from. */
+function proxySetting(source: ProxyRoute['source'] | undefined): string {
+	return source === undefined || source === 'http.proxy' ? 'http.proxy' : `the ${source} environment variable`;
+}
+
+/** undici's error when a proxy answers CONNECT with another status than 200 (and its 407 without a tunnel). */
+const TUNNEL_REFUSED = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/;
+const PROXY_407 = 'Proxy Authentication Required (407)';
+
+/**
+ * The error a failure through a proxy stands for, or undefined when the proxy had no part in it:
+ * - the connection to the proxy failed (refused, unknown host, time-out, its certificate): a
+ *   NetworkError naming the proxy (host:port), as unreachable as a service that is down;
+ * - the proxy answered the tunnel with 407: a ProxyError (credentials missing or refused), not retried;
+ * - with a 5xx (it could not reach the service: 502, 503, or 500 from simpler proxies): a
+ *   NetworkError, retried like any outage;
+ * - with another status (403 by its policy, …): a ProxyError (refused).
+ * `host` names the service; `secrets` (the proxy's credentials) are scrubbed from every message.
+ */
+export function proxyFailure(
+	err: unknown,
+	host: string,
+	proxy: ProxyRoute | undefined,
+	secrets: ReadonlyArray<string> = [],
+): ApiError | undefined {
+	const setting = proxySetting(proxy?.source);
+	const refusedBy = proxyConnectFailure(err);
+	if (refusedBy !== undefined) {
+		if (tlsFailure(err)) {
+			const tls = toNetworkError(err, `the proxy ${refusedBy}`);
+			return new NetworkError('tls_error', tls.message, false, { cause: err, secrets });
+		}
+		const rawCode = (err as { code?: unknown }).code;
+		const code = typeof rawCode === 'string' ? rawCode : '';
+		const detail = (err instanceof Error ? err.message : String(err)) + (code ? ` [${code}]` : '');
+		if (code === 'ECONNREFUSED') {
+			return new NetworkError(
+				'connection_refused',
+				`The proxy ${refusedBy} refused the connection (${detail}): is it running? Check ${setting}.`,
+				false,
+				{ cause: err, secrets },
+			);
+		}
+		if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+			return new NetworkError(
+				'connect_timeout',
+				`The proxy ${refusedBy} did not answer in time (${detail}). Check ${setting}.`,
+				false,
+				{
+					cause: err,
+					secrets,
+				},
+			);
+		}
+		if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+			return new NetworkError('network_error', `The proxy's host name is not known (${detail}). Check ${setting}.`, false, {
+				cause: err,
+				secrets,
+			});
+		}
+		return new NetworkError('network_error', `The proxy ${refusedBy} could not be reached (${detail}). Check ${setting}.`, false, {
+			cause: err,
+			secrets,
+		});
+	}
+	if (!proxy || !(err instanceof Error)) {
+		return undefined;
+	}
+	const status = err.message === PROXY_407 ? 407 : Number(TUNNEL_REFUSED.exec(err.message)?.[1] ?? NaN);
+	if (!Number.isInteger(status)) {
+		return undefined;
+	}
+	const where = proxy.hostPort;
+	if (status === 407) {
+		return new ProxyError(
+			407,
+			'proxy_auth_required',
+			proxy.credentials
+				? `The proxy ${where} refused the credentials (407 Proxy Authentication Required). Check ${setting} / http.proxyAuthorization.`
+				: `The proxy ${where} asks for credentials (407 Proxy Authentication Required). Put them in ${setting} (http://user:password@host:port) or set http.proxyAuthorization.`,
+			where,
+		);
+	}
+	if (status >= 500) {
+		return new NetworkError('network_error', `The proxy ${where} could not reach ${host} (HTTP ${status} from the proxy)`, false, {
+			cause: err,
+			secrets,
+		});
+	}
+	return new ProxyError(
+		status,
+		'proxy_refused',
+		`The proxy ${where} refused the connection to ${host} (HTTP ${status} from the proxy). Check ${setting} and http.noProxy.`,
+		where,
+	);
 }
 
 /**
@@ -304,7 +362,7 @@ export function createRoute(base: URL, s: NetworkSettings, connectMs: number, lo
 	const insecure = tlsOpts.rejectUnauthorized === false;
 	if (!proxy) {
 		return {
-			dispatcher: new Agent(common),
+			wire: new Agent(common),
 			proxy: undefined,
 			secrets: [],
 			insecure,
@@ -344,10 +402,109 @@ export function createRoute(base: URL, s: NetworkSettings, connectMs: number, lo
 	const hostPort = proxyHostPort(url);
 	const credentials = Boolean(authorization || url.username || url.password);
 	return {
-		dispatcher,
+		wire: dispatcher,
 		proxy: { hostPort, source, credentials },
 		secrets: [...new Set(secrets)].filter((x) => x.length >= 4),
 		insecure,
 		description: `${base.host}: through the proxy ${hostPort} (${source}${credentials ? ', with credentials' : ''})${noProxy ? `, except ${noProxy.split(/[,\s]+/).filter(Boolean).length} no-proxy entries` : ''}; certificates: ${trust}`,
 	};
+}
+
+interface SharedRoute {
+	route: NetworkRoute;
+	refs: number;
+}
+const routes = new Map<string, SharedRoute>();
+
+/**
+ * One keep-alive dispatcher per base URL, network settings and connect time-out, shared by every
+ * client of that URL and closed (once its requests are done) when the last one releases it.
+ */
+function acquireRoute(
+	base: URL,
+	settings: NetworkSettings,
+	connectMs: number,
+	logger: Logger | undefined,
+): { route: NetworkRoute; release: () => void } {
+	const key = routeKey(base, settings, connectMs);
+	let shared = routes.get(key);
+	if (!shared) {
+		const route = createRoute(base, settings, connectMs, logger);
+		logger?.debug(`Network: ${route.description}`);
+		shared = { route, refs: 0 };
+		routes.set(key, shared);
+	}
+	shared.refs++;
+	warnIfInsecure(shared.route, logger);
+	const entry = shared;
+	let released = false;
+	return {
+		route: entry.route,
+		release: () => {
+			if (released) {
+				return;
+			}
+			released = true;
+			if (--entry.refs === 0) {
+				routes.delete(key);
+				void entry.route.wire.close().catch(() => undefined);
+			}
+		},
+	};
+}
+
+/**
+ * Node's connection (the extension's Node entry, tests, the bench): undici dispatchers made for the
+ * current network settings (`options.network`; default: the environment, read once), shared with
+ * every client of the same URL and settings. When the settings changed since the last request, the
+ * next one uses a new dispatcher and the old one closes once its requests (an open event stream
+ * among them) are done. `route()` throws a ProxyConfigError for an unusable proxy setting.
+ */
+export const nodeConnect: Connect = (base, options) => new NodeConnection(base, options);
+
+/** Node's streaming UTF-8 decoder (several times faster than TextDecoder in streaming mode). */
+const nodeUtf8 = (): Utf8Decoder => new StringDecoder('utf8');
+
+class NodeConnection implements Connection {
+	/** The network settings when the options give none (the environment, read once). */
+	private readonly defaultNetwork: NetworkSettings | undefined;
+	/** The route of the latest request, for the settings it was made for. */
+	private current: { settings: NetworkSettings; route: NetworkRoute; release: () => void } | undefined;
+	private closed = false;
+
+	constructor(
+		private readonly base: URL,
+		private readonly options: Parameters<Connect>[1],
+	) {
+		this.defaultNetwork = options.network === undefined ? networkSettingsFromEnvironment() : undefined;
+	}
+
+	route(): NetworkRoute {
+		const network = this.options.network;
+		const settings = typeof network === 'function' ? network() : (network ?? this.defaultNetwork ?? networkSettingsFromEnvironment());
+		const current = this.current;
+		if (current && (current.settings === settings || this.closed)) {
+			return current.route;
+		}
+		if (this.closed) {
+			throw new NetworkError('network_error', 'The client was closed before its first request', false);
+		}
+		const next = acquireRoute(this.base, settings, this.options.connectMs, this.options.logger);
+		current?.release();
+		this.current = { settings, ...next };
+		return next.route;
+	}
+
+	utf8(): Utf8Decoder {
+		return nodeUtf8();
+	}
+
+	failure(err: unknown, route: WireRoute, host: string): ApiError | undefined {
+		return proxyFailure(err, host, route.proxy, route.secrets);
+	}
+
+	close(): void {
+		this.closed = true;
+		this.current?.release();
+	}
 }

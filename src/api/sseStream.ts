@@ -11,13 +11,12 @@
  * parsed from one chunk are handed out from a small array with already-resolved promises, which
  * keeps the per-event cost close to the parser's own.
  */
-import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
-import type { Dispatcher } from 'undici';
 import { abortError, isAbortError } from './async';
 import { ApiError } from './errors';
-import { type Transport, toNetworkError } from './http';
+import { type Transport, discardBody, toNetworkError } from './http';
 import { SAFETY } from './limits';
+import type { Utf8Decoder, WireResponse } from './wire';
 
 /** How much of a chunk's end is kept to find a token split across two chunks. */
 const TAIL_CHARS = 64;
@@ -41,12 +40,12 @@ export const MAX_EVENT_CHARS = SAFETY.sseEventMaxChars;
 
 /**
  * Incremental UTF-8 decoding that keeps characters split across chunks intact and strips one
- * leading BOM, as the SSE spec's decode step does. (node's StringDecoder is several times faster
- * than TextDecoder in streaming mode.)
+ * leading BOM, as the SSE spec's decode step does. The decoder is the platform's (Transport.utf8: in
+ * Node, StringDecoder, several times faster than TextDecoder in streaming mode).
  */
 export class Utf8Stream {
-	private readonly decoder = new StringDecoder('utf8');
 	private first = true;
+	constructor(private readonly decoder: Utf8Decoder) {}
 	decode(chunk: Uint8Array): string {
 		let text = this.decoder.write(chunk);
 		if (this.first && text.length > 0) {
@@ -60,10 +59,9 @@ export class Utf8Stream {
 }
 
 /** Destroys a response body without an unhandled 'error' event (undici emits one when nobody reads). */
-export function discard(res: Dispatcher.ResponseData | undefined): void {
-	if (res && !res.body.destroyed) {
-		res.body.on('error', () => undefined);
-		res.body.destroy();
+export function discard(res: WireResponse | undefined): void {
+	if (res) {
+		discardBody(res.body);
 	}
 }
 
@@ -73,7 +71,7 @@ const MEDIA_TYPE = /^\s*text\/event-stream\s*(;|$)/i;
  * Throws unless the response is an event stream (a missing Content-Type is tolerated). The error's
  * request id is the response's X-Request-Id as `transport` checks it (plausible, no token).
  */
-export function checkEventStreamResponse(res: Dispatcher.ResponseData, transport: Pick<Transport, 'requestIdOf' | 'scrub'>): void {
+export function checkEventStreamResponse(res: WireResponse, transport: Pick<Transport, 'requestIdOf' | 'scrub'>): void {
 	const value = res.headers['content-type'];
 	const type = Array.isArray(value) ? value[0] : value;
 	if (type !== undefined && !MEDIA_TYPE.test(type)) {
@@ -105,11 +103,11 @@ class SseMessageStream implements AsyncIterableIterator<SseMessage> {
 	private readonly queue: SseMessage[] = [];
 	private index = 0;
 	private body: AsyncIterator<Uint8Array> | undefined;
-	private res: Dispatcher.ResponseData | undefined;
+	private res: WireResponse | undefined;
 	private finished = false;
 	private lastEventId = '';
 	private retry: number | undefined;
-	private readonly decoder = new Utf8Stream();
+	private readonly decoder: Utf8Stream;
 	private readonly parser: EventSourceParser;
 	private parseError: Error | undefined;
 	private endsWithCr = false;
@@ -119,6 +117,7 @@ class SseMessageStream implements AsyncIterableIterator<SseMessage> {
 		private readonly path: string,
 		private readonly options: SseStreamOptions,
 	) {
+		this.decoder = new Utf8Stream(transport.utf8());
 		this.parser = createParser({
 			maxBufferSize: MAX_EVENT_CHARS,
 			onEvent: (msg: EventSourceMessage) => {
@@ -162,7 +161,7 @@ class SseMessageStream implements AsyncIterableIterator<SseMessage> {
 				});
 				checkEventStreamResponse(res, this.transport);
 				this.res = res;
-				this.body = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+				this.body = res.body[Symbol.asyncIterator]();
 			}
 			while (!this.finished && this.body) {
 				const r = await this.body.next();
@@ -232,7 +231,7 @@ export type SseReadResult = 'chunk' | 'end';
  */
 export class SseConnection {
 	private readonly body: AsyncIterator<Uint8Array>;
-	private readonly decoder = new Utf8Stream();
+	private readonly decoder: Utf8Stream;
 	private readonly parser: EventSourceParser;
 	/**
 	 * The current chunk (with the previous tail) holds a token this transport sent, or an earlier one
@@ -272,10 +271,11 @@ export class SseConnection {
 
 	private constructor(
 		private readonly transport: Transport,
-		private readonly res: Dispatcher.ResponseData,
+		private readonly res: WireResponse,
 		private readonly sink: SseSink,
 	) {
-		this.body = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+		this.body = res.body[Symbol.asyncIterator]();
+		this.decoder = new Utf8Stream(transport.utf8());
 		this.parser = createParser({
 			maxBufferSize: MAX_EVENT_CHARS,
 			onEvent: (msg: EventSourceMessage) => {

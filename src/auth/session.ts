@@ -1,7 +1,7 @@
 import { sha256HexSync } from '../api/random';
 import * as vscode from 'vscode';
 import { CloudAgentsClient, isAuthFailure, isLoopbackUrl } from '../api';
-import type { Logger, NetworkSettings } from '../api';
+import type { Connect, Logger, NetworkSettings } from '../api';
 import { CONFIG } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { type NetworkSettingsLog, NetworkSettingsSource } from '../util/networkSettings';
@@ -69,6 +69,8 @@ export class Session extends Disposable {
 	constructor(
 		private readonly secrets: vscode.SecretStorage,
 		private readonly logger: Logger & NetworkSettingsLog,
+		/** How every client of this session reaches the network: the platform's, chosen by the entry point. */
+		readonly connect: Connect,
 	) {
 		super();
 		this.network = this.register(new NetworkSettingsSource(logger));
@@ -147,6 +149,7 @@ export class Session extends Disposable {
 			getToken: () => this.getToken(),
 			userAgent: `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`,
 			logger: this.logger,
+			connect: this.connect,
 			network: this.networkSettings,
 			onOutcome: (err, startedAt) => this.requestObserver?.(err, startedAt),
 		});

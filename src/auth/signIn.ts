@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CloudAgentsClient, isAuthFailure, isLoopbackUrl, SAFETY } from '../api';
-import type { DeviceAuthorization, Me, ApiError, NetworkSettings } from '../api';
+import type { DeviceAuthorization, Me, ApiError } from '../api';
 import { describeError, requestIdOf, showApiError } from '../util/errors';
 import type { ErrorLogger } from '../util/errors';
 import { notificationText, outputLine, singleLine } from '../util/text';
@@ -81,8 +81,19 @@ function userAgent(): string {
  * Checks a token with GET /v2/me using a short-lived client that holds only this token, so a
  * rejected key is never stored.
  */
-async function checkToken(apiUrl: string, token: string, network: () => NetworkSettings, signal?: AbortSignal): Promise<Me> {
-	const client = new CloudAgentsClient({ baseUrl: apiUrl, getToken: () => token, userAgent: userAgent(), network });
+async function checkToken(
+	apiUrl: string,
+	token: string,
+	session: Pick<Session, 'connect' | 'networkSettings'>,
+	signal?: AbortSignal,
+): Promise<Me> {
+	const client = new CloudAgentsClient({
+		baseUrl: apiUrl,
+		getToken: () => token,
+		userAgent: userAgent(),
+		connect: session.connect,
+		network: session.networkSettings,
+	});
 	try {
 		return await client.getMe({ signal });
 	} finally {
@@ -167,7 +178,7 @@ async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): P
 			async (_progress, token) => {
 				const cancel = cancellationSignal(token);
 				try {
-					return await checkToken(apiUrl, key, session.networkSettings, cancel.signal);
+					return await checkToken(apiUrl, key, session, cancel.signal);
 				} finally {
 					cancel.dispose();
 				}
@@ -277,6 +288,7 @@ async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: b
 		baseUrl: apiUrl,
 		getToken: () => undefined,
 		userAgent: userAgent(),
+		connect: session.connect,
 		network: session.networkSettings,
 	});
 	try {

@@ -294,6 +294,7 @@ export async function resolveRepositories(
 			baseUrl: github.githubApiUrl(),
 			getToken: () => githubToken(ask),
 			userAgent: `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`,
+			connect: github.session.connect,
 			network: github.session.networkSettings,
 		});
 	} catch (err) {

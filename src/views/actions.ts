@@ -5,7 +5,7 @@
  * the record it acts on, hands it a kit (`ActionKit`) and applies one error rule to all of them.
  */
 import type * as vscode from 'vscode';
-import type { CloudAgentsClient, NetworkSettings } from '../api';
+import type { CloudAgentsClient, Connect, NetworkSettings } from '../api';
 import type { CommandId } from '../ids';
 import type { RunFollower } from '../runFollowing';
 import type { RunNameHint } from '../runFollowing';
@@ -26,6 +26,8 @@ export interface ActionSession {
 	readonly onDidChange: vscode.Event<void>;
 	/** The proxy and certificate settings a client made outside the session uses (the GitHub look-up). */
 	networkSettings(this: void): NetworkSettings;
+	/** How clients of this session reach the network (the GitHub look-up's too). */
+	readonly connect: Connect;
 }
 
 /**

@@ -8,6 +8,7 @@ import { browserVerificationUrl, rejectedText } from '../../../src/auth/signIn';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { emu, restoreDevToken, testApi, waitFor, within, writtenText, followedRunStatus, followEnded } from '../support/cloudAgents';
 import { devToken, emulatorUrl } from '../support/env';
+import { nodeConnect } from '../../../src/api/network';
 
 /**
  * The demo's sign-in journeys (`npm start`): approving a device code through code-server's port
@@ -183,7 +184,12 @@ suite('Auth demo', () => {
 		);
 		assert.equal(api.session.signedIn, false);
 		// The message shown for this rejection (the same function the command uses, with the real error).
-		const client = new CloudAgentsClient({ baseUrl: emulatorUrl(), getToken: () => key, userAgent: 'auth-demo-test' });
+		const client = new CloudAgentsClient({
+			connect: nodeConnect,
+			baseUrl: emulatorUrl(),
+			getToken: () => key,
+			userAgent: 'auth-demo-test',
+		});
 		let err: unknown;
 		try {
 			await client.getMe();

@@ -12,6 +12,7 @@ import type { RowSnapshot } from '../../../src/testing';
 import { createIdleAgent, emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 import { MemoryMemento, MemorySecrets, silentLog } from '../support/memoryStores';
+import { nodePlatform } from '../../../src/shell/platform';
 
 /** The emulator's read-only token: another account as far as the extension can tell (emulator/README.md "Tokens"). */
 const OTHER_TOKEN = 'ca_readonly_0123456789abcdef';
@@ -61,7 +62,7 @@ suite('Rows as last loaded (Agents view)', () => {
 
 	async function openWindow(token: string | undefined = devToken()): Promise<Window> {
 		const secrets = new MemorySecrets();
-		const session = new UrlSession(secrets, silentLog);
+		const session = new UrlSession(secrets, silentLog, nodePlatform.connect);
 		if (token !== undefined) {
 			secrets.seed(tokenKey(session.apiUrl), token);
 		}

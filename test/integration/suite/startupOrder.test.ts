@@ -3,6 +3,7 @@ import { Session, tokenKey } from '../../../src/auth/session';
 import { emu, waitFor, within } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 import { MemorySecrets, silentLog as log } from '../support/memoryStores';
+import { nodePlatform } from '../../../src/shell/platform';
 
 /** How long each read of the slow SecretStorage below takes (a window under load: one round trip to it). */
 const SLOW_READ_MS = 600;
@@ -18,7 +19,7 @@ suite('Start-up order of the first listing', () => {
 
 	async function signedInSession(): Promise<{ session: Session; secrets: MemorySecrets }> {
 		secrets = new MemorySecrets(SLOW_READ_MS);
-		session = new Session(secrets, log);
+		session = new Session(secrets, log, nodePlatform.connect);
 		secrets.seed(tokenKey(session.apiUrl), devToken());
 		return Promise.resolve({ session, secrets });
 	}
@@ -76,7 +77,7 @@ suite('Start-up order of the first listing', () => {
 		warm.dispose();
 
 		const empty = new MemorySecrets(0);
-		const signedOut = new Session(empty, log);
+		const signedOut = new Session(empty, log, nodePlatform.connect);
 		try {
 			await signedOut.initialize(undefined);
 			assert.equal(signedOut.signedIn, false);
@@ -85,7 +86,7 @@ suite('Start-up order of the first listing', () => {
 			none.dispose();
 			assert.equal(signedOut.hasClient, false, 'signed out, the HTTP client is not loaded');
 			// Cancelled before its time: nothing either.
-			const other = new Session(secrets, log);
+			const other = new Session(secrets, log, nodePlatform.connect);
 			try {
 				await other.initialize(undefined);
 				other.warmUpClient(20).dispose();

@@ -6,8 +6,10 @@
 import assert from 'node:assert/strict';
 import { CloudAgentsClient, ENDPOINT_GROUPS } from '../../../src/api/client';
 import { ClientCore } from '../../../src/api/endpoints/core';
+import { nodeConnect } from '../../../src/api/network';
 
 const OPTIONS = {
+	connect: nodeConnect,
 	baseUrl: 'http://127.0.0.1:9',
 	getToken: () => undefined,
 	network: { noProxy: [], strictSSL: true, systemCertificates: false },

@@ -21,6 +21,7 @@ import { type HostileServer, REQUEST_ID, type Scenario, json, startHostile } fro
 import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, isVariant, startTestEmulator } from '../support/emulator';
 import { recordingLogger } from '../support/leaks';
 import { serve } from '../support/serve';
+import { nodeConnect } from '../../../src/api/network';
 
 /**
  * The decoders of the platform resources (src/api/decode.ts, the block "secret stubs, SSH keys,
@@ -275,7 +276,7 @@ suite('platform resource decoders (crafted answers)', () => {
 
 		async function client(routes: Scenario['routes']): Promise<CloudAgentsClient> {
 			server = await startHostile({ description: 'platform records', routes });
-			const c = new CloudAgentsClient({ baseUrl: server.baseUrl, getToken: () => TOKEN });
+			const c = new CloudAgentsClient({ connect: nodeConnect, baseUrl: server.baseUrl, getToken: () => TOKEN });
 			clients.push(c);
 			return c;
 		}
@@ -343,7 +344,7 @@ CLIENT_PROFILES.forEach((profile) =>
 		let client: CloudAgentsClient;
 		suiteSetup(async () => {
 			emu = await startTestEmulator({ profile });
-			client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, logger: recordingLogger });
+			client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: emu.url, getToken: () => DEV_TOKEN, logger: recordingLogger });
 		});
 		suiteTeardown(async () => {
 			client.close();
@@ -524,7 +525,7 @@ suite('api/decode: session events', () => {
 				}),
 			);
 		});
-		const client = new CloudAgentsClient({ baseUrl: served.baseUrl, getToken: () => SESSION_EVENTS_TOKEN });
+		const client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: served.baseUrl, getToken: () => SESSION_EVENTS_TOKEN });
 		try {
 			const answer = await client.getAgentEvents(AGENT_ID);
 			assert.equal(answer.session_id, 's1');

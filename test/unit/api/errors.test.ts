@@ -3,6 +3,7 @@ import { startEmulator } from '../../../emulator/src/server';
 import { ApiError, CloudAgentsClient, NetworkError, OutcomeUnknownError, isUnreachable } from '../../../src/api';
 import { toNetworkError } from '../../../src/api/http';
 import { DEV_TOKEN, clientOfDeadPort, emulatorAdmin } from '../support/emulator';
+import { nodeConnect } from '../../../src/api/network';
 
 /**
  * Issue 20 (5): a command that got no answer from the service offers Retry and Configure API URL (as
@@ -88,6 +89,7 @@ suite('api/isUnreachable: the service is out of reach, and nothing else', () => 
 		suiteSetup(async () => {
 			emu = await startEmulator({ port: 0, seed: 'demo', quiet: true });
 			client = new CloudAgentsClient({
+				connect: nodeConnect,
 				baseUrl: emu.url,
 				getToken: () => DEV_TOKEN,
 				retry: { maxAttempts: 1 },

@@ -16,6 +16,7 @@ import {
 	type RepositoryEntry,
 } from '../../../src/api';
 import { type Served, serve } from '../support/serve';
+import { nodeConnect } from '../../../src/api/network';
 
 const GITHUB_TOKEN = 'gho_stubGitHubToken0123456789';
 
@@ -181,6 +182,7 @@ suite('GitHub repositories (Create Agent)', function () {
 
 		function resolver(baseUrl: string, getToken?: () => Promise<string | undefined>, deadlineMs?: number): GitHubResolver {
 			const r = new GitHubResolver({
+				connect: nodeConnect,
 				baseUrl,
 				getToken,
 				timeouts: deadlineMs ? { headersMs: deadlineMs, bodyMs: deadlineMs, deadlineMs } : undefined,
@@ -371,9 +373,9 @@ suite('GitHub repositories (Create Agent)', function () {
 		});
 
 		test('the base URL: https, or http only on loopback', () => {
-			assert.throws(() => new GitHubResolver({ baseUrl: 'http://github.example' }), /loopback/);
-			assert.throws(() => new GitHubResolver({ baseUrl: 'ftp://github.example' }));
-			new GitHubResolver({ baseUrl: 'https://github.example/api/v3' }).close();
+			assert.throws(() => new GitHubResolver({ connect: nodeConnect, baseUrl: 'http://github.example' }), /loopback/);
+			assert.throws(() => new GitHubResolver({ connect: nodeConnect, baseUrl: 'ftp://github.example' }));
+			new GitHubResolver({ connect: nodeConnect, baseUrl: 'https://github.example/api/v3' }).close();
 		});
 	});
 });

@@ -7,6 +7,7 @@ import { ApiError, CloudAgentsClient, scrub } from '../../../src/api';
 import { looksLikeToken } from '../../../src/api/logger';
 import { DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
 import { collected, rejection, recordingLogger } from '../support/leaks';
+import { nodeConnect } from '../../../src/api/network';
 
 /** A key a person might paste by mistake: token-shaped, unknown to the service. */
 const WRONG_KEY = 'ca_wrong_9f8e7d6c5b4a3210';
@@ -62,7 +63,13 @@ suite('scrub: tokens by value and by shape, words kept (src/api/logger.ts)', () 
 			await emu.close();
 		});
 		const client = (token: string | undefined): CloudAgentsClient =>
-			new CloudAgentsClient({ baseUrl: emu.url, getToken: () => token, logger: recordingLogger, retry: { baseDelayMs: 10 } });
+			new CloudAgentsClient({
+				connect: nodeConnect,
+				baseUrl: emu.url,
+				getToken: () => token,
+				logger: recordingLogger,
+				retry: { baseDelayMs: 10 },
+			});
 
 		test("a wrong key and a missing one: the service's reason reads as it wrote it, and the key is nowhere", async () => {
 			const wrong = await rejection(client(WRONG_KEY).getMe());

@@ -14,6 +14,7 @@ import { NO_EXTERNAL_ADDRESS, nonLoopbackIPv4 } from '../../support/hosts';
 import { startProxy, type TestProxy } from '../../support/proxy';
 import { createTestCa, emulatorTls, type TestCa } from '../../support/tls';
 import { DEV_TOKEN, emulatorAdmin } from '../support/emulator';
+import { nodeConnect } from '../../../src/api/network';
 
 /** An agent of the demo seed whose runtime is ready for runs. */
 const READY_AGENT = 'Refactor billing module';
@@ -93,7 +94,7 @@ suite('api: proxies and certificates (network settings) against the HTTPS emulat
 		network: NetworkSettings | (() => NetworkSettings) | undefined,
 		extra: Partial<ConstructorParameters<typeof CloudAgentsClient>[0]> = {},
 	): CloudAgentsClient => {
-		const c = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, network, ...extra });
+		const c = new CloudAgentsClient({ connect: nodeConnect, baseUrl: emu.url, getToken: () => DEV_TOKEN, network, ...extra });
 		clients.push(c);
 		return c;
 	};
@@ -212,7 +213,12 @@ suite('api: proxies and certificates (network settings) against the HTTPS emulat
 	test('loopback hosts are never proxied', async () => {
 		const local = await startEmulator({ port: 0, seed: 'demo', quiet: true });
 		try {
-			const c = new CloudAgentsClient({ baseUrl: local.url, getToken: () => DEV_TOKEN, network: net({ proxy: DEAD_PROXY }) });
+			const c = new CloudAgentsClient({
+				connect: nodeConnect,
+				baseUrl: local.url,
+				getToken: () => DEV_TOKEN,
+				network: net({ proxy: DEAD_PROXY }),
+			});
 			clients.push(c);
 			await c.listAgents({ limit: 1 });
 		} finally {
@@ -337,7 +343,7 @@ suite('api: proxies and certificates (network settings) against the HTTPS emulat
 
 	test("Create Agent's GitHub look-up goes the same way (through the proxy)", async () => {
 		// The emulator stands in for api.github.com: it does not know the route, and answers 404.
-		const resolver = new GitHubResolver({ baseUrl: emu.url, network: net({ proxy: proxy.urlWithCredentials }) });
+		const resolver = new GitHubResolver({ connect: nodeConnect, baseUrl: emu.url, network: net({ proxy: proxy.urlWithCredentials }) });
 		try {
 			const err = await failure(resolver.resolve({ owner: 'octocat', repo: 'hello-world', text: 'octocat/hello-world' }));
 			assert.ok(err instanceof GitHubLookupError && err.failure === 'not_found', inspect(err));
@@ -373,6 +379,7 @@ suite('api: proxies and certificates (network settings) against the HTTPS emulat
 		const url = closed.url;
 		await closed.close();
 		const c = new CloudAgentsClient({
+			connect: nodeConnect,
 			baseUrl: url,
 			getToken: () => DEV_TOKEN,
 			network: net({ proxy: proxy.urlWithCredentials }),

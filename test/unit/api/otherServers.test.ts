@@ -19,6 +19,7 @@ import {
 import { AGENT_ID, RUN_ID, TOKEN, agent, run } from '../../hostile/fixtures';
 import { type HostileServer, type Scenario, json, sseFrame, sseStart, startHostile } from '../../hostile/server';
 import { recordingLogger } from '../support/leaks';
+import { nodeConnect } from '../../../src/api/network';
 
 suite('servers that chose differently', function () {
 	this.timeout(30_000);
@@ -28,6 +29,7 @@ suite('servers that chose differently', function () {
 	async function start(s: Scenario): Promise<CloudAgentsClient> {
 		server = await startHostile(s);
 		client = new CloudAgentsClient({
+			connect: nodeConnect,
 			baseUrl: server.baseUrl,
 			getToken: () => TOKEN,
 			logger: recordingLogger,

@@ -12,6 +12,7 @@ import { SleepWatcher } from '../../../src/api/clock';
 import type { EventRecord, RunEventStream, StreamOutageEvent, StreamReconnectOptions } from '../../../src/api';
 import { DEV_TOKEN, emulatorAdmin } from '../support/emulator';
 import { FakeClock } from '../support/fakeClock';
+import { nodeConnect } from '../../../src/api/network';
 
 type Emu = Awaited<ReturnType<typeof startEmulator>>;
 
@@ -28,7 +29,7 @@ suite('api/outages: a followed run waits for the service and loses nothing', fun
 		stream: StreamReconnectOptions,
 		extra: Partial<ConstructorParameters<typeof CloudAgentsClient>[0]> = {},
 	): CloudAgentsClient {
-		const c = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, stream, ...extra });
+		const c = new CloudAgentsClient({ connect: nodeConnect, baseUrl: emu.url, getToken: () => DEV_TOKEN, stream, ...extra });
 		clients.push(c);
 		return c;
 	}
@@ -73,7 +74,7 @@ suite('api/outages: a followed run waits for the service and loses nothing', fun
 
 	suiteSetup(async () => {
 		emu = await startEmulator({ port: 0, seed: 'demo', quiet: true });
-		admin = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN });
+		admin = new CloudAgentsClient({ connect: nodeConnect, baseUrl: emu.url, getToken: () => DEV_TOKEN });
 		const agent = await admin.createAgent({ name: `outage-${Date.now()}` });
 		agentId = agent.id;
 		await until('the agent to be ready', async () => (await admin.getAgent(agentId)).status !== 'provisioning', 15_000);
@@ -163,6 +164,7 @@ suite('api/outages: a followed run waits for the service and loses nothing', fun
 	test('a token revoked during an outage: the first answer after it, a 401, ends the stream (no retrying)', async () => {
 		const key = (await emulatorAdmin<{ api_key: string }>(emu.adminUrl, 'POST', '/keys')).api_key;
 		const c = new CloudAgentsClient({
+			connect: nodeConnect,
 			baseUrl: emu.url,
 			getToken: () => key,
 			stream: { reconnectMinMs: 10, reconnectBaseMs: 20, reconnectMaxMs: 100 },

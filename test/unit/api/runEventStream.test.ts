@@ -7,103 +7,107 @@ import { ApiError, CloudAgentsClient, SAFETY } from '../../../src/api';
 import type { EventRecord } from '../../../src/api';
 import { AGENT_ID, RUN_ID, TOKEN, run } from '../../hostile/fixtures';
 import { type HostileServer, type Scenario, json, sseFrame, sseStart, startHostile } from '../../hostile/server';
+import { WIRES } from '../support/wires';
 
 const EVENTS_ROUTE = 'GET /v2/agents/*/runs/*/events';
 
-suite('api/runEventStream: the raw stream under the reconnect layer', function () {
-	this.timeout(60_000);
-	let server: HostileServer | undefined;
-	let client: CloudAgentsClient | undefined;
+for (const wire of WIRES) {
+	suite(`api/runEventStream: the raw stream under the reconnect layer, over ${wire.name}`, function () {
+		this.timeout(60_000);
+		let server: HostileServer | undefined;
+		let client: CloudAgentsClient | undefined;
 
-	async function start(s: Scenario, token = TOKEN): Promise<CloudAgentsClient> {
-		server = await startHostile(s);
-		client = new CloudAgentsClient({
-			baseUrl: server.baseUrl,
-			getToken: () => token,
-			stream: { reconnectMinMs: 5, reconnectBaseMs: 5 },
-		});
-		return client;
-	}
-
-	async function drain(c: CloudAgentsClient): Promise<{ events: EventRecord[]; error: unknown }> {
-		const events: EventRecord[] = [];
-		try {
-			for await (const e of c.streamRunEvents(AGENT_ID, RUN_ID)) {
-				events.push(e);
-			}
-			return { events, error: undefined };
-		} catch (error) {
-			return { events, error };
+		async function start(s: Scenario, token = TOKEN): Promise<CloudAgentsClient> {
+			server = await startHostile(s);
+			client = new CloudAgentsClient({
+				connect: wire.connect,
+				baseUrl: server.baseUrl,
+				getToken: () => token,
+				stream: { reconnectMinMs: 5, reconnectBaseMs: 5 },
+			});
+			return client;
 		}
-	}
 
-	teardown(async () => {
-		client?.close();
-		client = undefined;
-		await server?.close();
-		server = undefined;
-	});
+		async function drain(c: CloudAgentsClient): Promise<{ events: EventRecord[]; error: unknown }> {
+			const events: EventRecord[] = [];
+			try {
+				for await (const e of c.streamRunEvents(AGENT_ID, RUN_ID)) {
+					events.push(e);
+				}
+				return { events, error: undefined };
+			} catch (error) {
+				return { events, error };
+			}
+		}
 
-	test('an event longer than the bound ends the stream with event_too_large after the events before it, without a reconnect', async () => {
-		const c = await start({
-			description: 'one event, then one that never ends',
-			routes: {
-				[EVENTS_ROUTE]: (_q, res) => {
-					const write = sseStart(res);
-					write(sseFrame(0, 'log', {}));
-					const slice = 'x'.repeat(1024 * 1024);
-					write('data: ');
-					for (let sent = 0; sent <= SAFETY.sseEventMaxChars; sent += slice.length) {
-						write(slice);
-					}
-					res.end();
-				},
-				'GET /v2/agents/*/runs/*': (_q, res) => json(res, 200, run({ status: 'running' })),
-			},
+		teardown(async () => {
+			client?.close();
+			client = undefined;
+			await server?.close();
+			server = undefined;
 		});
-		const { events, error } = await drain(c);
-		assert.deepEqual(
-			events.map((e) => e.seq),
-			[0],
-		);
-		assert.ok(error instanceof ApiError && error.code === 'event_too_large', String(error));
-		assert.equal(server?.requestsTo(EVENTS_ROUTE).length, 1);
-	});
 
-	/** A server that echoes the request's token in one event, cut in two writes `cut` characters into the token. */
-	function echoSplit(token: string, cut: number): Scenario {
-		return {
-			description: 'echoes the token, cut in two writes',
-			routes: {
-				[EVENTS_ROUTE]: (req, res) => {
-					const write = sseStart(res);
-					const frame = sseFrame(0, 'run.completed', { text: `echo ${req.token ?? ''} done` });
-					const at = frame.indexOf(token) + cut;
-					write(frame.slice(0, at));
-					setTimeout(() => {
-						write(frame.slice(at));
+		test('an event longer than the bound ends the stream with event_too_large after the events before it, without a reconnect', async () => {
+			const c = await start({
+				description: 'one event, then one that never ends',
+				routes: {
+					[EVENTS_ROUTE]: (_q, res) => {
+						const write = sseStart(res);
+						write(sseFrame(0, 'log', {}));
+						const slice = 'x'.repeat(1024 * 1024);
+						write('data: ');
+						for (let sent = 0; sent <= SAFETY.sseEventMaxChars; sent += slice.length) {
+							write(slice);
+						}
 						res.end();
-					}, 50);
+					},
+					'GET /v2/agents/*/runs/*': (_q, res) => json(res, 200, run({ status: 'running' })),
 				},
-			},
-		};
-	}
+			});
+			const { events, error } = await drain(c);
+			assert.deepEqual(
+				events.map((e) => e.seq),
+				[0],
+			);
+			assert.ok(error instanceof ApiError && error.code === 'event_too_large', String(error));
+			assert.equal(server?.requestsTo(EVENTS_ROUTE).length, 1);
+		});
 
-	async function assertRedacted(c: CloudAgentsClient, token: string): Promise<void> {
-		const { events, error } = await drain(c);
-		assert.equal(error, undefined);
-		assert.equal(events.length, 1);
-		assert.ok(!JSON.stringify(events).includes(token), JSON.stringify(events));
-		assert.match(JSON.stringify(events[0]?.data), /echo <redacted> done/);
-	}
+		/** A server that echoes the request's token in one event, cut in two writes `cut` characters into the token. */
+		function echoSplit(token: string, cut: number): Scenario {
+			return {
+				description: 'echoes the token, cut in two writes',
+				routes: {
+					[EVENTS_ROUTE]: (req, res) => {
+						const write = sseStart(res);
+						const frame = sseFrame(0, 'run.completed', { text: `echo ${req.token ?? ''} done` });
+						const at = frame.indexOf(token) + cut;
+						write(frame.slice(0, at));
+						setTimeout(() => {
+							write(frame.slice(at));
+							res.end();
+						}, 50);
+					},
+				},
+			};
+		}
 
-	test('a token the server echoes split across two network chunks is still redacted', async () => {
-		await assertRedacted(await start(echoSplit(TOKEN, 6)), TOKEN);
+		async function assertRedacted(c: CloudAgentsClient, token: string): Promise<void> {
+			const { events, error } = await drain(c);
+			assert.equal(error, undefined);
+			assert.equal(events.length, 1);
+			assert.ok(!JSON.stringify(events).includes(token), JSON.stringify(events));
+			assert.match(JSON.stringify(events[0]?.data), /echo <redacted> done/);
+		}
+
+		test('a token the server echoes split across two network chunks is still redacted', async () => {
+			await assertRedacted(await start(echoSplit(TOKEN, 6)), TOKEN);
+		});
+
+		test('a long token split across two chunks with most of it in the first is still redacted', async () => {
+			// 150 characters, cut after 100: more than the 64 characters a chunk's tail otherwise keeps.
+			const longToken = `${TOKEN}_${'k'.repeat(150 - TOKEN.length - 1)}`;
+			await assertRedacted(await start(echoSplit(longToken, 100), longToken), longToken);
+		});
 	});
-
-	test('a long token split across two chunks with most of it in the first is still redacted', async () => {
-		// 150 characters, cut after 100: more than the 64 characters a chunk's tail otherwise keeps.
-		const longToken = `${TOKEN}_${'k'.repeat(150 - TOKEN.length - 1)}`;
-		await assertRedacted(await start(echoSplit(longToken, 100), longToken), longToken);
-	});
-});
+}

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { ApiError, CloudAgentsClient, type SseMessage } from '../../../src/api';
 import { rejection, recordingLogger } from '../support/leaks';
 import { type Served, serve } from '../support/serve';
+import { WIRES } from '../support/wires';
 
 interface Case {
 	name: string;
@@ -98,80 +99,87 @@ const CASES: Case[] = [
 	{ name: 'format-mime-bogus', wire: 'data:x\n\n', contentType: 'x/x', fails: true, wholeOnly: true },
 ];
 
-suite('SSE parsing (web-platform-tests eventsource/format-*)', () => {
-	let served: Served;
-	let client: CloudAgentsClient;
+for (const wire of WIRES) {
+	suite(`SSE parsing (web-platform-tests eventsource/format-*), over ${wire.name}`, () => {
+		let served: Served;
+		let client: CloudAgentsClient;
 
-	suiteSetup(async () => {
-		served = await serve((req, res) => {
-			const url = new URL(req.url ?? '/', 'http://x');
-			const c = CASES[Number(url.searchParams.get('case'))];
-			if (!c) {
-				res.writeHead(404).end();
-				return;
-			}
-			res.writeHead(200, { 'content-type': c.contentType ?? 'text/event-stream' });
-			const bytes = Buffer.from(c.wire, 'utf8');
-			if (url.searchParams.get('split') !== '1') {
-				res.end(bytes);
-				return;
-			}
-			// Small writes, with a pause now and then so the client sees separate chunks.
-			const size = bytes.length > 256 ? 97 : 1;
-			let i = 0;
-			const step = (): void => {
-				if (i >= bytes.length) {
-					res.end();
+		suiteSetup(async () => {
+			served = await serve((req, res) => {
+				const url = new URL(req.url ?? '/', 'http://x');
+				const c = CASES[Number(url.searchParams.get('case'))];
+				if (!c) {
+					res.writeHead(404).end();
 					return;
 				}
-				res.write(bytes.subarray(i, i + size));
-				i += size;
-				if (i % 3 === 0) {
-					setTimeout(step, 1);
-				} else {
-					step();
-				}
-			};
-			step();
-		});
-		client = new CloudAgentsClient({ baseUrl: served.baseUrl, getToken: () => undefined, logger: recordingLogger });
-	});
-
-	suiteTeardown(async () => {
-		client.close();
-		await served.close();
-	});
-
-	CASES.forEach((c, index) => {
-		for (const split of c.wholeOnly ? [false] : [false, true]) {
-			test(`${c.name}${split ? ' (split into small chunks)' : ''}`, async () => {
-				const stream = client.streamSse('/sse', { query: { case: index, split: split ? 1 : 0 } });
-				if (c.fails) {
-					const err = await rejection(stream.next());
-					assert.ok(err instanceof ApiError);
-					assert.equal(err.code, 'invalid_content_type');
+				res.writeHead(200, { 'content-type': c.contentType ?? 'text/event-stream' });
+				const bytes = Buffer.from(c.wire, 'utf8');
+				if (url.searchParams.get('split') !== '1') {
+					res.end(bytes);
 					return;
 				}
-				const got: SseMessage[] = [];
-				for await (const m of stream) {
-					got.push(m);
-				}
-				assert.deepEqual(
-					got.map((m) => m.data),
-					(c.want ?? []).map((w) => w.data),
-				);
-				(c.want ?? []).forEach((w, i) => {
-					if (w.event !== undefined) {
-						assert.equal(got[i]?.event, w.event, `event type of message ${i}`);
+				// Small writes, with a pause now and then so the client sees separate chunks.
+				const size = bytes.length > 256 ? 97 : 1;
+				let i = 0;
+				const step = (): void => {
+					if (i >= bytes.length) {
+						res.end();
+						return;
 					}
-					if (w.id !== undefined) {
-						assert.equal(got[i]?.lastEventId, w.id, `last event id of message ${i}`);
+					res.write(bytes.subarray(i, i + size));
+					i += size;
+					if (i % 3 === 0) {
+						setTimeout(step, 1);
+					} else {
+						step();
+					}
+				};
+				step();
+			});
+			client = new CloudAgentsClient({
+				connect: wire.connect,
+				baseUrl: served.baseUrl,
+				getToken: () => undefined,
+				logger: recordingLogger,
+			});
+		});
+
+		suiteTeardown(async () => {
+			client.close();
+			await served.close();
+		});
+
+		CASES.forEach((c, index) => {
+			for (const split of c.wholeOnly ? [false] : [false, true]) {
+				test(`${c.name}${split ? ' (split into small chunks)' : ''}`, async () => {
+					const stream = client.streamSse('/sse', { query: { case: index, split: split ? 1 : 0 } });
+					if (c.fails) {
+						const err = await rejection(stream.next());
+						assert.ok(err instanceof ApiError);
+						assert.equal(err.code, 'invalid_content_type');
+						return;
+					}
+					const got: SseMessage[] = [];
+					for await (const m of stream) {
+						got.push(m);
+					}
+					assert.deepEqual(
+						got.map((m) => m.data),
+						(c.want ?? []).map((w) => w.data),
+					);
+					(c.want ?? []).forEach((w, i) => {
+						if (w.event !== undefined) {
+							assert.equal(got[i]?.event, w.event, `event type of message ${i}`);
+						}
+						if (w.id !== undefined) {
+							assert.equal(got[i]?.lastEventId, w.id, `last event id of message ${i}`);
+						}
+					});
+					if ('retry' in c) {
+						assert.equal(got.at(-1)?.retry, c.retry);
 					}
 				});
-				if ('retry' in c) {
-					assert.equal(got.at(-1)?.retry, c.retry);
-				}
-			});
-		}
+			}
+		});
 	});
-});
+}

@@ -10,6 +10,7 @@ import { NetworkError, toNetworkError } from '../../../src/api/http';
 import { type RunningEmulator, startEmulator } from '../../../emulator/src/server';
 import { createTestCa, emulatorTls, type TestCa } from '../../support/tls';
 import { emulatorAdmin } from '../support/emulator';
+import { nodeConnect } from '../../../src/api/network';
 
 const DEV_TOKEN = 'ca_dev_0123456789abcdef';
 
@@ -45,6 +46,7 @@ suite('api: TLS failures are clear errors', () => {
 		const emu = await start(true);
 		const host = new URL(emu.url).host;
 		const client = new CloudAgentsClient({
+			connect: nodeConnect,
 			baseUrl: emu.url,
 			getToken: () => DEV_TOKEN,
 			retry: { baseDelayMs: 3_000, maxDelayMs: 3_000 },

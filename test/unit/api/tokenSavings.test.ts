@@ -5,6 +5,7 @@ import type { TokenSavingEventRecord } from '../../../src/api/types';
 import { loadSavings } from '../../../src/webviews/savings/data';
 import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
 import { type Served, serve } from '../support/serve';
+import { nodeConnect } from '../../../src/api/network';
 
 /** Every event of GET /v2/token-savings read with plain HTTP (not the client under test), standard member names. */
 async function rawEvents(emu: TestEmulator): Promise<{ totals: Record<string, number>; events: Array<Record<string, unknown>> }> {
@@ -20,7 +21,12 @@ CLIENT_PROFILES.forEach((profile) =>
 
 		suiteSetup(async () => {
 			emu = await startTestEmulator({ profile });
-			client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, retry: { baseDelayMs: 10, maxDelayMs: 50 } });
+			client = new CloudAgentsClient({
+				connect: nodeConnect,
+				baseUrl: emu.url,
+				getToken: () => DEV_TOKEN,
+				retry: { baseDelayMs: 10, maxDelayMs: 50 },
+			});
 		});
 		suiteTeardown(async () => {
 			client?.close();
@@ -64,7 +70,7 @@ CLIENT_PROFILES.forEach((profile) =>
 			const runtimeId = all[0]!.runtime_id!;
 			const expected = all.filter((e) => e.runtime_id === runtimeId);
 			assert.ok(expected.length > 0 && expected.length <= 100 && expected.length < all.length);
-			const fresh = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN });
+			const fresh = new CloudAgentsClient({ connect: nodeConnect, baseUrl: emu.url, getToken: () => DEV_TOKEN });
 			try {
 				await emu.admin('POST', '/counters/reset');
 				const page = await fresh.listTokenSavings({ limit: 100, runtimeId });
@@ -128,7 +134,12 @@ suite('token savings from a broken server', () => {
 			res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-1' });
 			res.end(JSON.stringify(body));
 		});
-		client = new CloudAgentsClient({ baseUrl: served.baseUrl, getToken: () => DEV_TOKEN, retry: { maxAttempts: 1 } });
+		client = new CloudAgentsClient({
+			connect: nodeConnect,
+			baseUrl: served.baseUrl,
+			getToken: () => DEV_TOKEN,
+			retry: { maxAttempts: 1 },
+		});
 	});
 	suiteTeardown(async () => {
 		client?.close();

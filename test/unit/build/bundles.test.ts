@@ -232,10 +232,14 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 		try {
 			type Core = { errors: { ApiError: new (...a: never[]) => Error; isAuthFailure(e: unknown): boolean } };
-			type Client = { client: { CloudAgentsClient: new (o: object) => { listAgents(): Promise<unknown>; close(): void } } };
+			type Client = {
+				client: { CloudAgentsClient: new (o: object) => { listAgents(): Promise<unknown>; close(): void } };
+				network: { nodeConnect: unknown };
+			};
 			const core = load(join(out, 'core.js')) as Core;
 			const client = load(join(out, 'client.js')) as Client;
 			const c = new client.client.CloudAgentsClient({
+				connect: client.network.nodeConnect,
 				baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 				getToken: async () => 'ca_test_token',
 			});

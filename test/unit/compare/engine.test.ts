@@ -20,6 +20,7 @@ import { AGENT_ID, TOKEN } from '../../hostile/fixtures';
 import { type HostileServer, json, startHostile } from '../../hostile/server';
 import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, isVariant, startTestEmulator } from '../support/emulator';
 import { type RawEntry, workspaceRoutes } from '../workspace/fs/hostileWorkspace';
+import { nodeConnect } from '../../../src/api/network';
 
 const enc = encodeURIComponent;
 const summary = (d: Difference[]): string[] => d.map((x) => `${x.group} ${x.kind} ${x.path}`);
@@ -64,7 +65,12 @@ function serverSuite(
 	let dir: string | undefined;
 	suiteSetup(async () => {
 		server = await start();
-		client = new CloudAgentsClient({ baseUrl: server.url, getToken: () => token, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+		client = new CloudAgentsClient({
+			connect: nodeConnect,
+			baseUrl: server.url,
+			getToken: () => token,
+			retry: { baseDelayMs: 1, maxDelayMs: 5 },
+		});
 		dir = await mkdtemp(join(tmpdir(), 'ca-compare-'));
 		use(client, dir);
 	});

@@ -66,7 +66,7 @@ suite('emulator: CORS for a browser workbench (--cors-origin)', () => {
 		assert.ok(ok.status === 204 || ok.status === 200, `preflight status ${ok.status}`);
 		assert.equal(ok.headers['access-control-allow-origin'], ORIGIN);
 		assert.ok(list(ok.headers['access-control-allow-methods']).includes('post'));
-		for (const h of ['authorization', 'content-type', 'last-event-id']) {
+		for (const h of ['authorization', 'content-type', 'last-event-id', 'idempotency-key', 'x-idempotency-key']) {
 			assert.ok(list(ok.headers['access-control-allow-headers']).includes(h), `${h} allowed`);
 		}
 		const other = await call(emu, 'OPTIONS', '/v2/agents', { origin: OTHER, ...preflight });

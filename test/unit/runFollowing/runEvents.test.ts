@@ -9,6 +9,7 @@ import type { EventRecord } from '../../../src/api';
 import { readRunEvents } from '../../../src/runFollowing/runEvents';
 import { AGENT_ID, RUN_ID, TOKEN, run } from '../../hostile/fixtures';
 import { type HostileServer, type Scenario, json, sseFrame, sseStart, startHostile } from '../../hostile/server';
+import { nodeConnect } from '../../../src/api/network';
 
 const EVENTS_ROUTE = 'GET /v2/agents/*/runs/*/events';
 
@@ -22,7 +23,7 @@ suite('runFollowing/runEvents: one reconnect policy', function () {
 
 	async function start(s: Scenario): Promise<CloudAgentsClient> {
 		server = await startHostile(s);
-		client = new CloudAgentsClient({ baseUrl: server.baseUrl, getToken: () => TOKEN, stream: FAST });
+		client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: server.baseUrl, getToken: () => TOKEN, stream: FAST });
 		return client;
 	}
 

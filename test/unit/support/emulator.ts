@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { PROFILE_NAMES, type ProfileName } from '../../../emulator/src/profile';
 import { startEmulator } from '../../../emulator/src/server';
 import { CloudAgentsClient } from '../../../src/api';
+import { nodeConnect } from '../../../src/api/network';
 
 export const DEV_TOKEN = 'ca_dev_0123456789abcdef';
 
@@ -98,7 +99,12 @@ export async function startWorkspaceEmulator(
 	profile: ProfileName = 'standard',
 ): Promise<{ emu: TestEmulator; client: CloudAgentsClient; agentId: string }> {
 	const emu = await startTestEmulator({ profile });
-	const client = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => DEV_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+	const client = new CloudAgentsClient({
+		connect: nodeConnect,
+		baseUrl: emu.url,
+		getToken: () => DEV_TOKEN,
+		retry: { baseDelayMs: 1, maxDelayMs: 5 },
+	});
 	const agents = await client.listAgents({ limit: 100 });
 	const billing = agents.items.find((a) => a.name === 'Refactor billing module');
 	if (!billing) {
@@ -114,6 +120,7 @@ export async function clientOfDeadPort(): Promise<{ client: CloudAgentsClient; p
 	const { port } = server.address() as AddressInfo;
 	await new Promise<void>((resolve) => server.close(() => resolve()));
 	const client = new CloudAgentsClient({
+		connect: nodeConnect,
 		baseUrl: `http://127.0.0.1:${port}`,
 		getToken: () => DEV_TOKEN,
 		retry: { baseDelayMs: 1, maxDelayMs: 5 },

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { CloudAgentsClient } from '../../../src/api';
 import { Connectivity } from '../../../src/views/connectivity';
 import { DEV_TOKEN, emulatorAdmin, outageEmulatorPerSuite } from '../support/emulator';
+import { nodeConnect } from '../../../src/api/network';
 
 /**
  * The client's `onOutcome` feeding the shared connectivity (as src/extension.ts wires them), against
@@ -15,6 +16,7 @@ suite('views/connectivity with the client (emulator, outage switch)', () => {
 		const outcomes: Array<{ err: unknown; startedAt: number }> = [];
 		const connectivity = new Connectivity();
 		const client = new CloudAgentsClient({
+			connect: nodeConnect,
 			baseUrl: emu.url,
 			getToken: () => token,
 			retry: { maxAttempts: 1 },
@@ -107,6 +109,7 @@ suite('views/connectivity with the client (emulator, outage switch)', () => {
 	test("a run's event stream that connects again brings the state back online at once, with nothing else asking (issue 33)", async () => {
 		const connectivity = new Connectivity();
 		const client = new CloudAgentsClient({
+			connect: nodeConnect,
 			baseUrl: emu.url,
 			getToken: () => DEV_TOKEN,
 			retry: { maxAttempts: 1 },

@@ -5,6 +5,7 @@ import type { WorkspaceChange } from '../../../../src/workspace/fs/workspaceCach
 import { AGENT_ID, TOKEN } from '../../../hostile/fixtures';
 import { type HostileServer, startHostile } from '../../../hostile/server';
 import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from './hostileWorkspace';
+import { nodeConnect } from '../../../../src/api/network';
 
 const MTIME = 1_760_000_000_000;
 const file = (name: string, overrides: RawEntry = {}): RawEntry => ({ name, type: 'file', size: 5, mtime_unix_ms: MTIME, ...overrides });
@@ -30,7 +31,12 @@ suite('fs/WorkspaceCache against a hostile server', () => {
 
 	suiteSetup(async () => {
 		server = await startHostile({ description: 'empty', routes: {} });
-		client = new CloudAgentsClient({ baseUrl: server.baseUrl, getToken: () => TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+		client = new CloudAgentsClient({
+			connect: nodeConnect,
+			baseUrl: server.baseUrl,
+			getToken: () => TOKEN,
+			retry: { baseDelayMs: 1, maxDelayMs: 5 },
+		});
 	});
 	suiteTeardown(async () => {
 		client.close();

@@ -9,6 +9,7 @@ import {
 } from '../../../../src/workspace/fs/workspaceCache';
 import { clientOfDeadPort, startWorkspaceEmulator } from '../../support/emulator';
 import type { TestEmulator } from '../../support/emulator';
+import { nodeConnect } from '../../../../src/api/network';
 
 const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
 
@@ -184,7 +185,12 @@ suite('fs/WorkspaceCache while signed out or the service cannot be used', () => 
 	});
 
 	test('a 401 (the sign-in refused) is Unavailable with what to do', async () => {
-		const refused = new CloudAgentsClient({ baseUrl: emu.url, getToken: () => 'ca_wrong_token_0000', retry: { baseDelayMs: 1 } });
+		const refused = new CloudAgentsClient({
+			connect: nodeConnect,
+			baseUrl: emu.url,
+			getToken: () => 'ca_wrong_token_0000',
+			retry: { baseDelayMs: 1 },
+		});
 		try {
 			const c = new WorkspaceCache(() => refused, { coalesceMs: 0, serviceHost: host });
 			const err = await failure(c.readDirectory(agentId, '/'));

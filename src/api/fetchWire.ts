@@ -1,0 +1,237 @@
+/**
+ * The browser's connection (VS Code for the Web's extension host, a web worker): requests through
+ * `fetch`, adapted to the wire the transport uses (src/api/wire.ts). What the transport adds stays
+ * the same on both platforms: the overall deadlines, the body caps, the retry policy, the error
+ * decoding. Here:
+ * - redirects are never followed (`redirect: 'manual'`), so the token never reaches another URL;
+ *   the browser hides a redirect's status and target (an opaque redirect), which reads as a 3xx;
+ * - no cookies or other credentials of the page go with a request (`credentials: 'omit'`), nor a
+ *   referrer; the browser's HTTP cache is bypassed (`cache: 'no-store'`);
+ * - `User-Agent` and `Cache-Control` request headers are left to the browser (they are not ours to
+ *   set there, and a service would have to allow them in its CORS preflight);
+ * - the header time-out and the silence between body chunks are timers that abort the fetch;
+ * - a request the browser refuses (the service is down, or does not allow this page's origin:
+ *   CORS) is a NetworkError that says both, since the page cannot tell which. A fetch that fails
+ *   with a socket error code (Node's fetch, in the tests) reads as the Node wire's would.
+ * Proxies and certificates are the browser's: the network settings are not read.
+ */
+import { type ApiError, NetworkError } from './errors';
+import { toNetworkError } from './netErrors';
+import type { Connect, Connection, Utf8Decoder, Wire, WireBody, WireRequest, WireResponse, WireRoute } from './wire';
+
+/** Request headers the browser sets itself. */
+const BROWSER_HEADERS = new Set(['user-agent', 'cache-control']);
+
+/** The browser's connection to `base` (TransportOptions.connect in VS Code for the Web). */
+export const fetchConnect: Connect = (base) => new FetchConnection(base);
+
+class FetchConnection implements Connection {
+	private readonly current: WireRoute;
+
+	constructor(base: URL) {
+		this.current = {
+			wire: new FetchWire(base.host),
+			proxy: undefined,
+			secrets: [],
+			insecure: false,
+			description: `${base.host}: the browser's fetch (its proxy and certificates)`,
+		};
+	}
+
+	route(): WireRoute {
+		return this.current;
+	}
+
+	utf8(): Utf8Decoder {
+		// The BOM is kept: the event-stream reader strips exactly one, as the SSE spec says.
+		const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+		return { write: (chunk) => decoder.decode(chunk, { stream: true }) };
+	}
+
+	failure(): ApiError | undefined {
+		return undefined;
+	}
+
+	close(): void {
+		// Nothing is held: the browser owns the connections.
+	}
+}
+
+/** An error with the code undici gives the same time-out (netErrors.ts reads it). */
+function timeoutError(code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT', ms: number): Error {
+	const what = code === 'UND_ERR_HEADERS_TIMEOUT' ? 'Headers' : 'Body';
+	return Object.assign(new Error(`${what} Timeout Error (${ms} ms)`), { code });
+}
+
+/** The origin of the page this code runs in (a web worker's), when there is one. */
+function pageOrigin(): string | undefined {
+	const origin = (globalThis as { location?: { origin?: unknown } }).location?.origin;
+	return typeof origin === 'string' && origin !== 'null' ? origin : undefined;
+}
+
+/** `fetch` as a wire. */
+export class FetchWire implements Wire {
+	/** `host` names the service in messages. */
+	constructor(private readonly host: string) {}
+
+	async request(req: WireRequest): Promise<WireResponse> {
+		const abort = new AbortController();
+		const signal = req.signal;
+		if (signal?.aborted) {
+			throw signal.reason;
+		}
+		const onAbort = (): void => abort.abort(signal?.reason);
+		signal?.addEventListener('abort', onAbort, { once: true });
+		const headersTimer = setTimeout(() => abort.abort(timeoutError('UND_ERR_HEADERS_TIMEOUT', req.headersTimeout)), req.headersTimeout);
+		const headers: Record<string, string> = {};
+		for (const [name, value] of Object.entries(req.headers)) {
+			if (!BROWSER_HEADERS.has(name.toLowerCase())) {
+				headers[name] = value;
+			}
+		}
+		let res: Response;
+		try {
+			// `cache` is the browser's (Node's typings lack it; Node's fetch accepts it).
+			const init: RequestInit & { cache: 'no-store' } = {
+				method: req.method,
+				headers,
+				body: req.body,
+				signal: abort.signal,
+				redirect: 'manual',
+				credentials: 'omit',
+				cache: 'no-store',
+				referrerPolicy: 'no-referrer',
+			};
+			res = await fetch(req.origin + req.path, init);
+		} catch (err) {
+			signal?.removeEventListener('abort', onAbort);
+			throw this.failed(err, abort.signal);
+		} finally {
+			clearTimeout(headersTimer);
+		}
+		const done = (): void => signal?.removeEventListener('abort', onAbort);
+		if (res.type === 'opaqueredirect') {
+			// The browser hides the status and the target: a redirect, not followed.
+			void res.body?.cancel().catch(() => undefined);
+			done();
+			return {
+				statusCode: 300,
+				headers: {},
+				body: new FetchBody(undefined, abort, req.bodyTimeout, done),
+			};
+		}
+		const resHeaders: Record<string, string> = {};
+		res.headers.forEach((value, name) => {
+			resHeaders[name] = value;
+		});
+		return { statusCode: res.status, headers: resHeaders, body: new FetchBody(res.body ?? undefined, abort, req.bodyTimeout, done) };
+	}
+
+	/** What a rejected fetch stands for: the abort's reason, a socket error (Node's fetch), or the browser's refusal. */
+	private failed(err: unknown, signal: AbortSignal): unknown {
+		if (signal.aborted) {
+			return signal.reason;
+		}
+		const cause = (err as { cause?: unknown } | undefined)?.cause;
+		if (cause !== null && typeof cause === 'object' && typeof (cause as { code?: unknown }).code === 'string') {
+			return toNetworkError(cause, this.host);
+		}
+		const origin = pageOrigin();
+		const detail = err instanceof Error ? err.message : String(err);
+		return new NetworkError(
+			'network_error',
+			`${this.host} could not be reached from this browser, or it does not allow requests from ${origin ?? 'this page'} (CORS: the service must allow this origin) (${detail})`,
+			true,
+			{ cause: err },
+		);
+	}
+}
+
+/** A fetch response body as a wire body: read chunk by chunk, each read bounded by the body time-out. */
+class FetchBody implements WireBody {
+	private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+	private error: Error | undefined;
+	private ended = false;
+	destroyed = false;
+
+	constructor(
+		private readonly stream: ReadableStream<Uint8Array> | undefined,
+		private readonly abort: AbortController,
+		private readonly idleMs: number,
+		private readonly done: () => void,
+	) {
+		if (!stream) {
+			this.finish();
+		}
+	}
+
+	[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+		return {
+			next: () => this.read(),
+			return: () => {
+				this.destroy();
+				return Promise.resolve({ value: undefined, done: true });
+			},
+		};
+	}
+
+	/** The next chunk; rejects with the reason of a destroy (a time-out, a deadline) or the stream's error. */
+	async read(): Promise<IteratorResult<Uint8Array>> {
+		if (this.error) {
+			throw this.error;
+		}
+		if (this.ended || this.destroyed || !this.stream) {
+			return { value: undefined, done: true };
+		}
+		this.reader ??= this.stream.getReader();
+		const timer = setTimeout(() => this.destroy(timeoutError('UND_ERR_BODY_TIMEOUT', this.idleMs)), this.idleMs);
+		try {
+			const r = await this.reader.read();
+			if (r.done) {
+				this.finish();
+				return { value: undefined, done: true };
+			}
+			return { value: r.value, done: false };
+		} catch (err) {
+			throw this.error ?? err;
+		} finally {
+			clearTimeout(timer);
+		}
+	}
+
+	async text(): Promise<string> {
+		const decoder = new TextDecoder();
+		let text = '';
+		for (let r = await this.read(); !r.done; r = await this.read()) {
+			text += decoder.decode(r.value, { stream: true });
+		}
+		return text + decoder.decode();
+	}
+
+	dump(): Promise<void> {
+		this.destroy();
+		return Promise.resolve();
+	}
+
+	destroy(error?: Error): this {
+		if (this.destroyed) {
+			return this;
+		}
+		this.destroyed = true;
+		this.error = error;
+		this.abort.abort(error);
+		void this.reader?.cancel(error).catch(() => undefined);
+		this.done();
+		return this;
+	}
+
+	on(): this {
+		// A fetch body reports its errors to the reader: there are no 'error' events to listen to.
+		return this;
+	}
+
+	private finish(): void {
+		this.ended = true;
+		this.done();
+	}
+}
