@@ -27,7 +27,8 @@
 // dist/webviews/<name>.js in ESM format (loaded with <script type="module" nonce=…>: @novnc/novnc has
 // a top-level await, which esbuild refuses in iife format).
 import * as esbuild from 'esbuild';
-import { readdirSync, realpathSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -495,6 +496,68 @@ const compareWorkerBuild = {
 	plugins: [problemMatcher, jsoncParserEsm],
 };
 
+/**
+ * The src/ modules that still import a Node built-in the web build cannot have (VS Code for the
+ * Web, issue 34; listed in scripts/web-pending.json): each gets an empty stand-in there, so its Node-only code fails where it is called,
+ * not when the bundle loads. The list only shrinks: a Node built-in imported from any other module
+ * (a package, undici above all, or another src/ file) fails the web build. Each entry is a seam to
+ * build (the run store and the savings files under globalStorageUri through vscode.workspace.fs, the
+ * comparison's local side, the local folders of artifacts and session history, known_hosts).
+ */
+const WEB_PENDING = JSON.parse(readFileSync(join(ROOT, 'scripts', 'web-pending.json'), 'utf8')).modules;
+
+/** Node's built-in modules, with or without the `node:` prefix. */
+const NODE_BUILTIN = new RegExp(`^(node:.*|(${builtinModules.map((m) => m.replace(/[/]/g, '\\/')).join('|')})(/.*)?)$`);
+
+/**
+ * The web build's rules: src/shell/nodePlatform.ts (with undici behind it) is left out (only the
+ * Node entry's `activate` uses it, which the web entry does not export); a Node built-in from a WEB_PENDING module is an empty stand-in;
+ * from anywhere else, an error.
+ * @type {import('esbuild').Plugin}
+ */
+const webRules = {
+	name: 'web-rules',
+	setup(build) {
+		// Not even resolved: its imports (undici) would be.
+		build.onResolve({ filter: /\/nodePlatform$/ }, () => ({ path: 'nodePlatform', namespace: 'web-absent' }));
+		build.onLoad({ filter: /.*/, namespace: 'web-absent' }, () => ({
+			contents: 'export const nodePlatform = undefined;\n',
+			loader: 'js',
+		}));
+		build.onResolve({ filter: NODE_BUILTIN }, (args) => {
+			const importer = args.importer.startsWith(ROOT) ? args.importer.slice(ROOT.length + 1).replace(/\\/g, '/') : args.importer;
+			if (WEB_PENDING.includes(importer)) {
+				return { path: args.path, namespace: 'node-pending' };
+			}
+			return {
+				errors: [
+					{
+						text: `${args.path} is a Node built-in: the web build (VS Code for the Web) cannot have it (imported by ${importer})`,
+					},
+				],
+			};
+		});
+		build.onLoad({ filter: /.*/, namespace: 'node-pending' }, () => ({ contents: 'module.exports = {};\n', loader: 'js' }));
+	},
+};
+
+/**
+ * The browser's extension host (package.json `browser`): one CommonJS bundle for the web worker,
+ * dist/web/extension.js, with no Node built-in (webRules) and no undici; `process.env` reads as
+ * empty (a web worker has no environment).
+ * @type {import('esbuild').BuildOptions}
+ */
+const webBuild = {
+	...common,
+	platform: 'browser',
+	target: 'es2022',
+	mainFields: ['browser', 'module', 'main'],
+	entryPoints: ['src/extension.web.ts'],
+	outfile: join(outdir, 'web', 'extension.js'),
+	define: { ...common.define, 'process.env': '{}' },
+	plugins: [problemMatcher, jsoncParserEsm, vscodeApi, webRules],
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = single
 	? [
@@ -522,6 +585,7 @@ const builds = single
 				plugins: [problemMatcher, jsoncParserEsm, entry('client', HEAVY), split({ core: true })],
 			},
 			compareWorkerBuild,
+			webBuild,
 			...pageBuilds,
 		];
 

@@ -15,7 +15,8 @@ import { RecordDocuments } from './views/recordDocuments';
 import type { Services } from './views/actions';
 import type { loadFeatures } from './shell/featureEntry';
 import { LazyFeatures } from './shell/lazy';
-import { type Platform, nodePlatform } from './shell/platform';
+import type { Platform } from './shell/platform';
+import { nodePlatform } from './shell/nodePlatform';
 import { isRegistered } from './views/registry';
 import { registerWelcomeProbe } from './flows/welcomeProbe';
 import { COMMAND_IDS, CONTEXT_KEYS, EMPTY_SCHEME, FS_SCHEME, LINKS_KEY, PROVIDER_SCHEME, TOOL_NAMES, WEBVIEW_TYPES } from './ids';
@@ -311,10 +312,15 @@ function reportActivation(context: vscode.ExtensionContext, activateStart: numbe
 	void import('node:fs/promises').then((fs) => fs.writeFile(path, JSON.stringify(report)));
 }
 
-/** Called by VS Code on the first contributed activation event. */
+/** Called by VS Code on the first contributed activation event, in Node's extension host. */
 export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi | undefined {
+	return activateWith(context, nodePlatform);
+}
+
+/** Activation on `platform`: the Node entry's (above) and the browser's (src/extension.web.ts). */
+export function activateWith(context: vscode.ExtensionContext, platform: Platform): CloudAgentsTestApi | undefined {
 	const activateStart = performance.now();
-	const extension = new CloudAgentsExtension(context, nodePlatform);
+	const extension = new CloudAgentsExtension(context, platform);
 	context.subscriptions.push(extension);
 	reportActivation(context, activateStart, performance.now());
 	return extension.recorder

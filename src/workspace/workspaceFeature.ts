@@ -179,7 +179,8 @@ export class WorkspaceFeature extends Disposable {
 			return;
 		}
 		void state.update(SEARCH_HINT_KEY, true);
-		const mod = process.platform === 'darwin' && vscode.env.uiKind === vscode.UIKind.Desktop ? 'Cmd' : 'Ctrl';
+		// Desktop first: a browser's extension host has no `process`.
+		const mod = vscode.env.uiKind === vscode.UIKind.Desktop && process.platform === 'darwin' ? 'Cmd' : 'Ctrl';
 		const text = keysAreOurs
 			? vscode.l10n.t(
 					"VS Code's search cannot read agent files; use Go to File ({0}+P) and Search Workspace ({0}+Shift+F) of Cloud Agents.",

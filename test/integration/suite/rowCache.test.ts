@@ -12,7 +12,7 @@ import type { RowSnapshot } from '../../../src/testing';
 import { createIdleAgent, emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 import { MemoryMemento, MemorySecrets, silentLog } from '../support/memoryStores';
-import { nodePlatform } from '../../../src/shell/platform';
+import { nodePlatform } from '../../../src/shell/nodePlatform';
 
 /** The emulator's read-only token: another account as far as the extension can tell (emulator/README.md "Tokens"). */
 const OTHER_TOKEN = 'ca_readonly_0123456789abcdef';

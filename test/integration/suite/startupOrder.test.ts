@@ -3,7 +3,7 @@ import { Session, tokenKey } from '../../../src/auth/session';
 import { emu, waitFor, within } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 import { MemorySecrets, silentLog as log } from '../support/memoryStores';
-import { nodePlatform } from '../../../src/shell/platform';
+import { nodePlatform } from '../../../src/shell/nodePlatform';
 
 /** How long each read of the slow SecretStorage below takes (a window under load: one round trip to it). */
 const SLOW_READ_MS = 600;

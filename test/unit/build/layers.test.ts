@@ -57,6 +57,7 @@ type Floor = (typeof FLOORS)[number];
 const ROOMS: Readonly<Record<string, Floor>> = {
 	// The shell: activation, the test seams beside it, the composition of the features.
 	'src/extension.ts': 'shell',
+	'src/extension.web.ts': 'shell',
 	'src/testing.ts': 'shell',
 	'src/shell/': 'shell',
 	// The features: each resource (its list, actions and own flows), Source Control, the

@@ -1,0 +1,97 @@
+/**
+ * The web build (esbuild.mjs `webBuild`: dist/web/extension.js, for VS Code for the Web's extension
+ * host, a web worker): no undici, nothing required but `vscode`, and Node built-ins only as the
+ * empty stand-ins of the modules scripts/web-pending.json lists (issue 34: the list only shrinks),
+ * and no Node-only global in the code of any other module.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..', '..');
+
+interface Metafile {
+	inputs: Record<string, { imports: Array<{ path: string; original?: string }> }>;
+	outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+}
+
+/** A global the browser's extension host does not have; `allowedOn` tells a guarded use on its line. */
+const NODE_GLOBALS: ReadonlyArray<{ name: string; use: RegExp; allowedOn?: RegExp }> = [
+	{ name: 'Buffer', use: /(?<![.\w$])Buffer\b/ },
+	{ name: '__dirname / __filename', use: /(?<![.\w$])__(dirname|filename)\b/ },
+	{ name: 'setImmediate', use: /(?<![.\w$])(setImmediate|clearImmediate)\b/ },
+	{ name: 'require.cache / require.resolve', use: /(?<![.\w$])require\.(cache|resolve)\b/ },
+	// A use after a check of the extension host (`typeof process`, a desktop window) is never reached in a browser.
+	{ name: 'process', use: /(?<![.\w$])process\./, allowedOn: /typeof process|UIKind\.Desktop &&/ },
+];
+
+suite('build: the web bundle (VS Code for the Web)', function () {
+	this.timeout(120_000);
+	let out: string;
+	let bundle: string;
+	let metafile: Metafile;
+	const pending = (JSON.parse(readFileSync(join(ROOT, 'scripts', 'web-pending.json'), 'utf8')) as { modules: string[] }).modules;
+
+	suiteSetup(() => {
+		out = mkdtempSync(join(tmpdir(), 'ca-web-'));
+		const meta = join(out, 'meta.json');
+		// A development build: its `// src/…` markers tell which module each line of code is from.
+		const r = spawnSync(process.execPath, [join(ROOT, 'esbuild.mjs'), `--outdir=${join(out, 'dist')}`, `--metafile=${meta}`], {
+			cwd: ROOT,
+			encoding: 'utf8',
+		});
+		assert.equal(r.status, 0, `esbuild.mjs failed:\n${r.stdout}\n${r.stderr}`);
+		bundle = readFileSync(join(out, 'dist', 'web', 'extension.js'), 'utf8');
+		const all = JSON.parse(readFileSync(meta, 'utf8')) as Metafile[];
+		const web = all.find((m) => Object.keys(m.outputs).some((o) => o.endsWith('web/extension.js')));
+		assert.ok(web, 'a metafile of the web build');
+		metafile = web;
+	});
+
+	suiteTeardown(() => {
+		rmSync(out, { recursive: true, force: true });
+	});
+
+	test('holds no undici and requires nothing but vscode', () => {
+		const packages = Object.keys(metafile.inputs).filter((f) => f.includes('node_modules/undici/'));
+		assert.deepEqual(packages, [], 'no undici module');
+		const required = [...bundle.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
+		assert.deepEqual([...new Set(required)], ['vscode']);
+	});
+
+	test('stands in for Node built-ins only in the modules still pending, each of which still imports one', () => {
+		const importers = new Set<string>();
+		for (const [file, input] of Object.entries(metafile.inputs)) {
+			if (input.imports.some((i) => i.path.startsWith('node-pending:'))) {
+				importers.add(file);
+			}
+		}
+		const outside = [...importers].filter((f) => !pending.includes(f));
+		assert.deepEqual(outside, [], 'a module outside scripts/web-pending.json imports a Node built-in');
+		const done = pending.filter((f) => !importers.has(f) && !/\bfrom 'node:|import\('node:/.test(readFileSync(join(ROOT, f), 'utf8')));
+		assert.deepEqual(done, [], 'these modules import no Node built-in any more: take them off scripts/web-pending.json');
+	});
+
+	test('the code of every other module uses no Node-only global (Buffer, __dirname, setImmediate, require.cache, process)', () => {
+		const found: string[] = [];
+		let module = '';
+		for (const line of bundle.split('\n')) {
+			const marker = /^\/\/ ((src|node_modules)\/\S+)$/.exec(line);
+			if (marker) {
+				module = marker[1] ?? '';
+				continue;
+			}
+			if (!module.startsWith('src/') || pending.includes(module) || line.trimStart().startsWith('//')) {
+				continue;
+			}
+			for (const g of NODE_GLOBALS) {
+				if (g.use.test(line) && !(g.allowedOn?.test(line) ?? false)) {
+					found.push(`${module}: ${g.name}: ${line.trim().slice(0, 120)}`);
+				}
+			}
+		}
+		assert.deepEqual(found, []);
+	});
+});
