@@ -63,7 +63,7 @@ class CloudAgentsExtension extends Disposable {
 			this.register(this.recorder);
 		}
 		this.session = this.register(new Session(context.secrets, this.log, platform.connect));
-		this.runStore = new RunEventStore(vscode.Uri.joinPath(context.globalStorageUri, 'runs').fsPath);
+		this.runStore = new RunEventStore(vscode.Uri.joinPath(context.globalStorageUri, 'runs'));
 		this.runFollower = this.register(
 			new RunFollower({
 				session: this.session,

@@ -1,5 +1,3 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import * as vscode from 'vscode';
 import { SAFETY, decodeSessionEvent } from '../api';
 import type { Agent, CloudAgentsClient, EventRecord, Run } from '../api';
@@ -25,26 +23,15 @@ export interface SessionHistoryResult {
 }
 
 /**
- * Reads a stored session file line by line (never the whole file as one string): the last
+ * Reads a stored session's lines (RunEventStore.lines: one segment in memory at a time): the last
  * `keep` events for the output, how many there are, and the last sequence number.
  */
-async function readTail(file: string, keep: number): Promise<{ tail: EventRecord[]; count: number; lastSeq: number }> {
+async function readTail(lines: AsyncIterable<string>, keep: number): Promise<{ tail: EventRecord[]; count: number; lastSeq: number }> {
 	const tail: EventRecord[] = [];
 	let count = 0;
 	let lastSeq = -1;
-	let stream: ReturnType<typeof createReadStream>;
-	try {
-		stream = createReadStream(file, { encoding: 'utf8' });
-		await new Promise<void>((resolve, reject) => {
-			stream.once('open', () => resolve());
-			stream.once('error', reject);
-		});
-	} catch {
-		return { tail, count, lastSeq };
-	}
-	const lines = createInterface({ input: stream, crlfDelay: Infinity });
 	for await (const line of lines) {
-		if (line.trim() === '' || line.length > SAFETY.outputLineMaxChars * 10) {
+		if (line.length > SAFETY.outputLineMaxChars * 10) {
 			continue;
 		}
 		let event: EventRecord | undefined;
@@ -53,14 +40,12 @@ async function readTail(file: string, keep: number): Promise<{ tail: EventRecord
 		} catch {
 			// A torn line from an interrupted write: skipped.
 		}
-		{
-			if (event !== undefined && event.seq > lastSeq) {
-				lastSeq = event.seq;
-				count++;
-				tail.push(event);
-				if (tail.length > keep) {
-					tail.shift();
-				}
+		if (event !== undefined && event.seq > lastSeq) {
+			lastSeq = event.seq;
+			count++;
+			tail.push(event);
+			if (tail.length > keep) {
+				tail.shift();
 			}
 		}
 	}
@@ -119,7 +104,7 @@ class SessionHistories implements vscode.Disposable {
 	private readonly channels = new Map<string, vscode.OutputChannel>();
 
 	constructor(context: vscode.ExtensionContext) {
-		this.store = new RunEventStore(vscode.Uri.joinPath(context.globalStorageUri, 'sessions').fsPath);
+		this.store = new RunEventStore(vscode.Uri.joinPath(context.globalStorageUri, 'sessions'));
 	}
 
 	/** The agent's output channel (the oldest is closed past SAFETY.sessionChannelsMax). */
@@ -163,7 +148,7 @@ class SessionHistories implements vscode.Disposable {
 			}
 		};
 		let sessionId = lastSession.get(agent.id);
-		let prior = sessionId ? await readTail(store.fileOf(agent.id, sessionKey(sessionId)), SAFETY.sessionHistoryShownEvents) : undefined;
+		let prior = sessionId ? await readTail(store.lines(agent.id, sessionKey(sessionId)), SAFETY.sessionHistoryShownEvents) : undefined;
 		let streamed = false;
 		let added = 0;
 		const header = (): void => {
@@ -177,7 +162,7 @@ class SessionHistories implements vscode.Disposable {
 						'Session {0} of {1}; stored in {2}',
 						sessionId,
 						agent.name || agent.id,
-						store.fileOf(agent.id, sessionKey(sessionId)),
+						store.placeOf(agent.id, sessionKey(sessionId)),
 					),
 				),
 			);
@@ -219,7 +204,7 @@ class SessionHistories implements vscode.Disposable {
 				if (lastSession.size > SAFETY.sessionChannelsMax * 10) {
 					lastSession.delete(lastSession.keys().next().value!);
 				}
-				prior = await readTail(store.fileOf(agent.id, sessionKey(sessionId)), SAFETY.sessionHistoryShownEvents);
+				prior = await readTail(store.lines(agent.id, sessionKey(sessionId)), SAFETY.sessionHistoryShownEvents);
 				header();
 			}
 			const events = [...answer.events].sort((a, b) => a.seq - b.seq);
@@ -240,7 +225,7 @@ class SessionHistories implements vscode.Disposable {
 			if (sessionId !== run.dsh_session_id) {
 				sessionId = run.dsh_session_id!;
 				lastSession.set(agent.id, sessionId);
-				prior = await readTail(store.fileOf(agent.id, sessionKey(sessionId)), SAFETY.sessionHistoryShownEvents);
+				prior = await readTail(store.lines(agent.id, sessionKey(sessionId)), SAFETY.sessionHistoryShownEvents);
 				header();
 			}
 			channel?.appendLine(
@@ -261,7 +246,7 @@ class SessionHistories implements vscode.Disposable {
 		return {
 			agentId: agent.id,
 			sessionId,
-			file: sessionId ? store.fileOf(agent.id, sessionKey(sessionId)) : undefined,
+			file: sessionId ? store.placeOf(agent.id, sessionKey(sessionId)) : undefined,
 			stored: prior?.count ?? 0,
 			added,
 			via: streamed ? 'stream' : 'replay',

@@ -1,71 +1,54 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import * as vscode from 'vscode';
 import type { EventRecord } from '../api';
-import { sha256HexSync } from '../api/random';
-import { SAFETY } from '../api';
-import { hasInvisibleCharacters, resolveInside, safeFileName } from '../util/paths';
-
-/** Room kept for the `.jsonl` suffix within `SAFETY.localNameMaxChars`. */
-const SUFFIX_ROOM = '.jsonl'.length;
+import { localIdName } from '../util/paths';
 
 /**
- * The local name of an agent or run id: the id percent-encoded as before (so existing histories are
- * found again; `.` becomes `%2E`, so no name is `.`, `..` or hidden), when that is already a safe
- * file name of a sensible length; otherwise a safe, shortened form of it plus a hash of the whole
- * id, so distinct ids never share a file and no id can name a device, a separator or a long path.
+ * Largest segment file of a run: its events go on in the next segment (`<run>.jsonl.1`, `.2`, …).
+ * Each append rewrites the run's last segment (VS Code's file system has no append), so this bounds
+ * what one append writes.
  */
-export function localIdName(id: string): string {
-	let encoded: string | undefined;
-	try {
-		encoded = hasInvisibleCharacters(id) ? undefined : encodeURIComponent(id).replace(/\./g, '%2E');
-	} catch {
-		encoded = undefined; // a lone surrogate
-	}
-	const max = SAFETY.localNameMaxChars - SUFFIX_ROOM;
-	if (encoded !== undefined && encoded.length <= max && /^[A-Za-z0-9%_-]+$/.test(encoded) && safeFileName(encoded, '') === encoded) {
-		return encoded;
-	}
-	const hash = sha256HexSync(id).slice(0, 16);
-	const stem = safeFileName(id, 'id')
-		.replace(/[^A-Za-z0-9_-]/g, '_')
-		.slice(0, max - hash.length - 1);
-	return `${stem}~${hash}`;
+export const SEGMENT_MAX_BYTES = 256 * 1024;
+/** Most segments of one run read or written: 1 GiB of events. */
+const SEGMENTS_MAX = 4096;
+
+/** A run's last segment while appends to it are queued: its index and its bytes as written. */
+interface Tail {
+	index: number;
+	bytes: Uint8Array;
 }
 
 /**
- * Run events on disk, one JSON record per line: `<root>/<agentId>/<runId>.jsonl`. Reopening a run
- * shows its history from here and resumes the stream after the last stored seq. Appends are
- * serialised per file; a torn last line (a crash mid-write) is skipped on read.
+ * Run events under the extension's global storage, one JSON record per line, in segment files
+ * `<root>/<agentId>/<runId>.jsonl`, `.jsonl.1`, … (a history written by earlier versions is the
+ * first segment, whatever its size). Reopening a run shows its history from here and resumes the
+ * stream after the last stored seq. Written through `vscode.workspace.fs`, so the same store serves
+ * Node's extension host (the disk) and a browser's (VS Code for the Web's storage). Appends are
+ * serialised per run; a torn line (an interrupted write) is skipped on read.
  */
 export class RunEventStore {
 	private readonly queues = new Map<string, Promise<void>>();
+	/** Per run being appended to: its last segment, kept until its queue drains. */
+	private readonly tails = new Map<string, Tail>();
 
-	/** @param root a folder under the extension's global storage (a local file path). */
-	constructor(private readonly root: string) {}
+	/** @param root a folder under the extension's global storage. */
+	constructor(
+		private readonly root: vscode.Uri,
+		private readonly fs: vscode.FileSystem = vscode.workspace.fs,
+	) {}
 
 	/**
-	 * The file of one run: `<root>/<agent>/<run>.jsonl` with both ids made safe by `localIdName`, and
-	 * checked to lie inside the root (throws a LocalPathEscapeError otherwise).
+	 * The first segment of one run: `<root>/<agent>/<run>.jsonl`, both ids made safe single names
+	 * by `localIdName` (no separator, never `.` or `..`: the file lies inside the root).
 	 */
-	fileOf(agentId: string, runId: string): string {
-		return resolveInside(this.root, localIdName(agentId), `${localIdName(runId)}.jsonl`);
+	fileOf(agentId: string, runId: string): vscode.Uri {
+		return vscode.Uri.joinPath(this.root, localIdName(agentId), `${localIdName(runId)}.jsonl`);
 	}
 
 	/** The stored events of a run, in seq order without duplicates; empty when none are stored. */
 	async read(agentId: string, runId: string): Promise<EventRecord[]> {
-		await this.queues.get(this.fileOf(agentId, runId));
-		let text: string;
-		try {
-			text = await readFile(this.fileOf(agentId, runId), 'utf8');
-		} catch {
-			return [];
-		}
 		const events: EventRecord[] = [];
 		let last = -Infinity;
-		for (const line of text.split('\n')) {
-			if (line.trim() === '') {
-				continue;
-			}
+		for await (const line of this.lines(agentId, runId)) {
 			try {
 				const record = JSON.parse(line) as EventRecord;
 				if (typeof record.seq === 'number' && record.seq > last) {
@@ -79,23 +62,49 @@ export class RunEventStore {
 		return events;
 	}
 
-	/** Appends events (already de-duplicated by the caller) to the run's file. */
+	/** The stored lines of a run that are not blank, in order, one segment in memory at a time (after pending appends). */
+	async *lines(agentId: string, runId: string): AsyncGenerator<string> {
+		const file = this.fileOf(agentId, runId);
+		await this.queues.get(file.toString());
+		const decoder = new TextDecoder();
+		for (let index = 0; index < SEGMENTS_MAX; index++) {
+			const bytes = await this.readSegment(file, index);
+			if (bytes === undefined) {
+				return;
+			}
+			for (const line of decoder.decode(bytes).split('\n')) {
+				if (line.trim() !== '') {
+					yield line;
+				}
+			}
+		}
+	}
+
+	/** Where a run's history is, as a person reads it: the first segment's path on disk, else its URI. */
+	placeOf(agentId: string, runId: string): string {
+		const file = this.fileOf(agentId, runId);
+		return file.scheme === 'file' ? file.fsPath : file.toString();
+	}
+
+	/** Appends events (already de-duplicated by the caller) to the run's last segment. */
 	append(agentId: string, runId: string, events: readonly EventRecord[]): Promise<void> {
 		if (events.length === 0) {
 			return Promise.resolve();
 		}
 		const file = this.fileOf(agentId, runId);
-		const text = events.map((e) => JSON.stringify(e)).join('\n') + '\n';
-		const previous = this.queues.get(file) ?? Promise.resolve();
-		const next = previous.then(async () => {
-			await mkdir(dirname(file), { recursive: true });
-			await appendFile(file, text, 'utf8');
+		const key = file.toString();
+		const data = new TextEncoder().encode(events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+		const previous = this.queues.get(key) ?? Promise.resolve();
+		const next = previous.then(() => this.write(file, data));
+		const settled = next.catch(() => {
+			// A failed write leaves the segment as it was on disk: read it again next time.
+			this.tails.delete(key);
 		});
-		const settled = next.catch(() => undefined);
-		this.queues.set(file, settled);
+		this.queues.set(key, settled);
 		void settled.then(() => {
-			if (this.queues.get(file) === settled) {
-				this.queues.delete(file);
+			if (this.queues.get(key) === settled) {
+				this.queues.delete(key);
+				this.tails.delete(key);
 			}
 		});
 		return next;
@@ -105,4 +114,57 @@ export class RunEventStore {
 	async flushed(): Promise<void> {
 		await Promise.all([...this.queues.values()]);
 	}
+
+	/** Writes `data` at the end of the run's last segment, or starts the next one when it would grow past SEGMENT_MAX_BYTES. */
+	private async write(file: vscode.Uri, data: Uint8Array): Promise<void> {
+		const key = file.toString();
+		let tail = this.tails.get(key) ?? (await this.lastSegment(file));
+		if (tail.bytes.byteLength > 0 && tail.bytes.byteLength + data.byteLength > SEGMENT_MAX_BYTES) {
+			if (tail.index + 1 >= SEGMENTS_MAX) {
+				throw new Error(`run history full: ${SEGMENTS_MAX} segments of ${SEGMENT_MAX_BYTES} bytes`);
+			}
+			tail = { index: tail.index + 1, bytes: new Uint8Array(0) };
+		}
+		if (tail.index === 0 && tail.bytes.byteLength === 0) {
+			await this.fs.createDirectory(vscode.Uri.joinPath(file, '..'));
+		}
+		const bytes = new Uint8Array(tail.bytes.byteLength + data.byteLength);
+		bytes.set(tail.bytes, 0);
+		bytes.set(data, tail.bytes.byteLength);
+		await this.fs.writeFile(segmentUri(file, tail.index), bytes);
+		this.tails.set(key, { index: tail.index, bytes });
+	}
+
+	/** The run's last segment as stored (index 0 and no bytes when there is none): a stat per segment, one read. */
+	private async lastSegment(file: vscode.Uri): Promise<Tail> {
+		let last = -1;
+		while (last + 1 < SEGMENTS_MAX && (await this.exists(segmentUri(file, last + 1)))) {
+			last++;
+		}
+		if (last < 0) {
+			return { index: 0, bytes: new Uint8Array(0) };
+		}
+		return { index: last, bytes: (await this.readSegment(file, last)) ?? new Uint8Array(0) };
+	}
+
+	private exists(uri: vscode.Uri): Promise<boolean> {
+		return Promise.resolve(this.fs.stat(uri)).then(
+			() => true,
+			() => false,
+		);
+	}
+
+	/** The bytes of segment `index`, or undefined when it cannot be read (none: a history ends there). */
+	private async readSegment(file: vscode.Uri, index: number): Promise<Uint8Array | undefined> {
+		try {
+			return await this.fs.readFile(segmentUri(file, index));
+		} catch {
+			return undefined;
+		}
+	}
+}
+
+/** Segment `index` of a run's file: the file itself, then `<file>.1`, `<file>.2`, … */
+function segmentUri(file: vscode.Uri, index: number): vscode.Uri {
+	return index === 0 ? file : file.with({ path: `${file.path}.${index}` });
 }

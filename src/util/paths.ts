@@ -17,6 +17,7 @@ import * as nodePath from 'node:path';
 // UnsafePathError from here and must not bring in the HTTP client.
 import { LIMITS, SAFETY } from '../api/limits';
 import { checkWorkspacePath, utf8Length } from '../api/validation';
+import { sha256HexSync } from '../api/random';
 
 // ---- Workspace paths (the service's) ----
 
@@ -303,4 +304,31 @@ export function resolveInside(folder: string, ...names: string[]): string {
 /** Like `resolveInside`, for the `/`-separated path of a URI (`vscode.Uri.path`), whatever the OS. */
 export function resolveInsidePosix(folder: string, ...names: string[]): string {
 	return resolveWith(nodePath.posix, folder, names);
+}
+
+/** Room kept for a `.jsonl` suffix within `SAFETY.localNameMaxChars` (localIdName). */
+const SUFFIX_ROOM = '.jsonl'.length;
+
+/**
+ * The local name of an agent or run id: the id percent-encoded as before (so existing histories are
+ * found again; `.` becomes `%2E`, so no name is `.`, `..` or hidden), when that is already a safe
+ * file name of a sensible length; otherwise a safe, shortened form of it plus a hash of the whole
+ * id, so distinct ids never share a file and no id can name a device, a separator or a long path.
+ */
+export function localIdName(id: string): string {
+	let encoded: string | undefined;
+	try {
+		encoded = hasInvisibleCharacters(id) ? undefined : encodeURIComponent(id).replace(/\./g, '%2E');
+	} catch {
+		encoded = undefined; // a lone surrogate
+	}
+	const max = SAFETY.localNameMaxChars - SUFFIX_ROOM;
+	if (encoded !== undefined && encoded.length <= max && /^[A-Za-z0-9%_-]+$/.test(encoded) && safeFileName(encoded, '') === encoded) {
+		return encoded;
+	}
+	const hash = sha256HexSync(id).slice(0, 16);
+	const stem = safeFileName(id, 'id')
+		.replace(/[^A-Za-z0-9_-]/g, '_')
+		.slice(0, max - hash.length - 1);
+	return `${stem}~${hash}`;
 }
