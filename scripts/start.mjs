@@ -5,6 +5,9 @@
 //   PORT=8080 npm start          code-server port (default 8080, or a free port if taken)
 //   EMULATOR_PORT=8787 npm start  emulator port (default 8787, or a free port if taken)
 //   CLOUD_AGENTS_EMULATOR_URL=http://127.0.0.1:8787 npm start   use an emulator that is already running
+//   npm start -- --web            the web build in code-server's browser (web worker) extension host, as
+//                                 in VS Code for the Web: the emulator allows the workbench's origin
+//                                 (CORS); sign in with Sign In → API key and the dev token
 // The window opens a local copy of the demo billing agent's workspace as it was before its runs
 // (`billing`, written fresh at each start into a temporary folder outside the clone), so that
 // "Compare with Local Folder…" on that agent shows its changes in Source Control at once.
@@ -18,6 +21,7 @@ import {
 	ROOT,
 	Processes,
 	buildVsixAsync,
+	buildWebVsix,
 	ensureCodeServer,
 	freePort,
 	installExtension,
@@ -60,15 +64,21 @@ async function writeBillingCheckout(demoRoot) {
 	return folder;
 }
 
-/** Starts the demo emulator on `port` (again, after a restart) and resolves with its process once it answers. */
-async function startDemoEmulator(procs, port) {
+/**
+ * Starts the demo emulator on `port` (again, after a restart) and resolves with its process once it
+ * answers; `corsOrigin`: a browser page it allows (the web build's workbench).
+ */
+async function startDemoEmulator(procs, port, corsOrigin) {
 	if (!(await portFree(port))) {
 		throw new Error(`port ${port} is taken (another emulator?): stop that one first`);
 	}
 	let child;
-	await startEmulator(procs, { port, logFile: join(WORK, 'emulator.log'), onChild: (c) => (child = c) });
+	await startEmulator(procs, { port, logFile: join(WORK, 'emulator.log'), corsOrigin, onChild: (c) => (child = c) });
 	return child;
 }
+
+/** `npm start -- --web`: the web build in the browser's extension host. */
+const web = process.argv.slice(2).includes('--web');
 
 const procs = new Processes();
 let code;
@@ -91,13 +101,18 @@ try {
 	const workspaceFile = join(WORK, 'playground.code-workspace');
 	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: billing }] }, null, '\t'));
 
-	log('building the extension');
-	const vsix = await withHeartbeat('building the extension', buildVsixAsync(join(WORK, 'cloud-agents.vsix')), { log });
+	log(web ? 'building the web build (a browser entry, no main)' : 'building the extension');
+	const vsix = web
+		? buildWebVsix(join(WORK, 'cloud-agents-web.vsix'))
+		: await withHeartbeat('building the extension', buildVsixAsync(join(WORK, 'cloud-agents.vsix')), { log });
+	const port = await portOr(Number(process.env.PORT ?? 8080));
+	// The web build calls the emulator from the workbench's page: it must allow that origin.
+	const corsOrigin = web ? `http://127.0.0.1:${port}` : undefined;
 
 	// CLOUD_AGENTS_EMULATOR_URL uses an emulator (or service) that is already running.
 	const external = process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '');
 	const emulatorPort = external ? undefined : await portOr(Number(process.env.EMULATOR_PORT ?? 8787));
-	const emulator = emulatorPort === undefined ? undefined : await startDemoEmulator(procs, emulatorPort);
+	const emulator = emulatorPort === undefined ? undefined : await startDemoEmulator(procs, emulatorPort, corsOrigin);
 	const emulatorUrl = external ?? `http://127.0.0.1:${emulatorPort}`;
 	// For `npm run demo:key` (scripts/demo-key.mjs): which emulator to mint a fresh key in.
 	writeFileSync(join(WORK, 'emulator-url'), `${emulatorUrl}\n`);
@@ -110,7 +125,6 @@ try {
 		'workbench.startupEditor': 'readme',
 		'cloudAgents.apiUrl': emulatorUrl,
 	});
-	const port = await portOr(Number(process.env.PORT ?? 8080));
 	const workbench = await startCodeServer(procs, cs, {
 		port,
 		extensionsDir: ext,
@@ -123,11 +137,11 @@ try {
 	const interactive = Boolean(process.stdin.isTTY);
 	const url = `http://127.0.0.1:${port}/?workspace=${encodeURIComponent(workspaceFile)}`;
 	console.log(`
-  Cloud Agents is running in VS Code (code-server):
+  Cloud Agents is running in VS Code (code-server)${web ? ", in the browser's extension host (the web build)" : ''}:
 
     ${url}
 
-  API (emulator): ${emulatorUrl}   dev token: ${DEV_TOKEN}
+  API (emulator): ${emulatorUrl}   dev token: ${DEV_TOKEN}${web ? `\n  The web build cannot read the dev token from the environment: Sign In → API key, and paste it.${external ? '\n  The service must allow requests from ' + corsOrigin + ' (CORS).' : ''}` : ''}
   Local folder: ${billing} (the billing agent's workspace before its runs:
   "Compare with Local Folder…" on "Refactor billing module" shows what they changed)
   Signed out? Sign Out revokes the key; \`npm run demo:key\` prints a fresh one for Sign In → API key.
@@ -139,7 +153,7 @@ ${adminUrl ? `${indent(outageHelp(adminUrl))}\n` : ''}${interactive ? `${indent(
 		emulator,
 		serviceUrl: emulatorUrl,
 		adminUrl,
-		startEmulator: external ? undefined : () => startDemoEmulator(procs, emulatorPort),
+		startEmulator: external ? undefined : () => startDemoEmulator(procs, emulatorPort, corsOrigin),
 		stopEmulator: (child) => procs.stop(child),
 		startByHand: external ? undefined : `npm run emulator -- --port ${emulatorPort} --seed demo`,
 		interactive,

@@ -2,7 +2,7 @@
 // code-server from npm, Chromium from Debian), process bookkeeping that stops by pid, loopback ports.
 // See README.md "Integration and UI tests"; the install follows a recipe verified on Debian 12 as root.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -379,11 +379,20 @@ export class Processes {
  * (`standard`, `variant` or `variant-strict`: emulator/README.md "Profiles"); resolves with its base
  * URL once /healthz answers. `onChild` receives the process (to stop it early with `procs.stop`).
  */
-export async function startEmulator(procs, { port, logFile, seed = 'demo', profile = 'standard', onChild }) {
+export async function startEmulator(procs, { port, logFile, seed = 'demo', profile = 'standard', corsOrigin, onChild }) {
 	const child = procs.spawn(
 		profile === 'standard' ? 'emulator' : `emulator (${profile})`,
 		process.execPath,
-		[join(ROOT, 'scripts', 'emulator.mjs'), '--port', String(port), '--seed', seed, '--profile', profile],
+		[
+			join(ROOT, 'scripts', 'emulator.mjs'),
+			'--port',
+			String(port),
+			'--seed',
+			seed,
+			'--profile',
+			profile,
+			...(corsOrigin ? ['--cors-origin', corsOrigin] : []),
+		],
 		{ logFile, cwd: ROOT },
 	);
 	onChild?.(child);
@@ -400,6 +409,33 @@ export function buildVsix(out = join(ROOT, '.vscode-test', 'cloud-agents.vsix'))
 		cwd: ROOT,
 	});
 	checkVsix(out);
+	return out;
+}
+
+/**
+ * The web build as an extension VS Code can only run in a browser's extension host (VS Code for the
+ * Web, issue 34): the manifest with `browser` (dist/web/extension.js) and no `main`, so code-server
+ * runs it in its web worker extension host, not in Node's. Builds the production bundles first;
+ * returns the .vsix path. Not what `npm run package` ships (that has no `browser` entry yet).
+ */
+export function buildWebVsix(out = join(ROOT, '.vscode-test', 'cloud-agents-web.vsix')) {
+	run(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production'], { cwd: ROOT });
+	const dir = join(dirname(out), 'web-extension');
+	rmSync(dir, { recursive: true, force: true });
+	mkdirSync(join(dir, 'dist', 'web'), { recursive: true });
+	const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+	delete manifest.main;
+	manifest.browser = './dist/web/extension.js';
+	writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, '\t'));
+	cpSync(join(ROOT, 'dist', 'web', 'extension.js'), join(dir, 'dist', 'web', 'extension.js'));
+	cpSync(join(ROOT, 'dist', 'webviews'), join(dir, 'dist', 'webviews'), { recursive: true });
+	cpSync(join(ROOT, 'dist', 'THIRD_PARTY_NOTICES.txt'), join(dir, 'dist', 'THIRD_PARTY_NOTICES.txt'));
+	for (const file of ['README.md', 'LICENSE', 'CHANGELOG.md']) {
+		cpSync(join(ROOT, file), join(dir, file));
+	}
+	cpSync(join(ROOT, 'media'), join(dir, 'media'), { recursive: true });
+	writeFileSync(join(dir, '.vscodeignore'), '');
+	run(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '-o', out], { cwd: dir });
 	return out;
 }
 

@@ -1,0 +1,195 @@
+// The web build in VS Code for the Web's extension host (issue 34): code-server runs the extension
+// built without `main` (harness buildWebVsix) in its web worker extension host, so every request goes
+// through the browser's fetch, cross-origin to the emulator, as from vscode.dev to the service.
+//   1. The emulator allows the workbench's origin (--cors-origin): Sign In with an API key succeeds
+//      and the Agents view lists the emulator's agents; no console error from Cloud Agents.
+//   2. The emulator allows no origin (CORS off): Sign In says the service could not be reached or
+//      does not allow requests from this origin, naming the origin (never a bare "Failed to fetch").
+// Each scenario starts its own emulator and code-server, and a fresh Chromium context; everything is
+// stopped at the end, also on failure. Exit status 1 when a check fails. `npm run test:web`.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import {
+	CALM_SETTINGS,
+	CHROMIUM,
+	CHROMIUM_ARGS,
+	DEV_TOKEN,
+	Processes,
+	ROOT,
+	buildWebVsix,
+	ensureCodeServer,
+	freePort,
+	installExtension,
+	log,
+	startCodeServer,
+	waitForHttp,
+	writeUserSettings,
+} from './lib/harness.mjs';
+
+const WORK = join(ROOT, '.vscode-test', 'web');
+const RESULTS = join(ROOT, 'test-results', 'web');
+/** The longest wait for one thing the workbench or the extension shows. */
+const STEP_MS = 60_000;
+
+/**
+ * Runs the palette command `title` (F1, its name, Enter on its row). The palette lists the commands
+ * known when it opens: in a window still reading the extensions' contributions, it is closed and
+ * asked again (at most three times). Resolves once the palette has closed.
+ */
+async function command(page, title) {
+	for (let attempt = 1; ; attempt++) {
+		await page.keyboard.press('F1');
+		const input = page.locator('.quick-input-widget input');
+		await input.waitFor({ state: 'visible', timeout: STEP_MS });
+		await input.fill(`>${title}`);
+		const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+		const shown = await row.waitFor({ state: 'visible', timeout: 10_000 }).then(
+			() => true,
+			(err) => {
+				if (attempt >= 3) {
+					throw err;
+				}
+				return false;
+			},
+		);
+		if (shown) {
+			await page.keyboard.press('Enter');
+			await page.waitForFunction(
+				`(() => {
+					const widget = document.querySelector('.quick-input-widget');
+					const box = widget && widget.querySelector('input');
+					return !widget || widget.style.display === 'none' || !widget.offsetParent || !box || box.value !== ${JSON.stringify(`>${title}`)};
+				})()`,
+				undefined,
+				{ timeout: STEP_MS, polling: 50 },
+			);
+			return;
+		}
+		await page.keyboard.press('Escape');
+	}
+}
+
+/** Signs in with the dev token through Sign In's API key path (the quick pick, then the key's input box). */
+async function signInWithKey(page) {
+	await command(page, 'Cloud Agents: Sign In');
+	const keyItem = page.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' }).first();
+	await keyItem.waitFor({ state: 'visible', timeout: STEP_MS });
+	await keyItem.click();
+	const password = page.locator('.quick-input-widget input[type="password"]');
+	await password.waitFor({ state: 'visible', timeout: STEP_MS });
+	await password.fill(DEV_TOKEN);
+	await page.keyboard.press('Enter');
+}
+
+/**
+ * One scenario: an emulator (CORS on or off), code-server with the web build installed, a page.
+ * `check(page, ctx)` asserts; console messages naming Cloud Agents are collected in ctx.errors.
+ */
+async function scenario(name, { cors }, check) {
+	const procs = new Processes();
+	const dir = join(WORK, name);
+	rmSync(dir, { recursive: true, force: true });
+	mkdirSync(dir, { recursive: true });
+	let browser;
+	try {
+		const cs = await ensureCodeServer();
+		const csPort = await freePort();
+		const emuPort = await freePort();
+		const origin = `http://127.0.0.1:${csPort}`;
+		const emulator = procs.spawn(
+			'emulator',
+			process.execPath,
+			[
+				join(ROOT, 'scripts', 'emulator.mjs'),
+				'--port',
+				String(emuPort),
+				'--seed',
+				'demo',
+				...(cors ? ['--cors-origin', origin] : []),
+			],
+			{ logFile: join(RESULTS, `${name}-emulator.log`), cwd: ROOT },
+		);
+		const apiUrl = `http://127.0.0.1:${emuPort}`;
+		await waitForHttp(`${apiUrl}/healthz`, STEP_MS, () => !emulator.exited);
+		const extensionsDir = join(dir, 'extensions');
+		const userDataDir = join(dir, 'user-data');
+		installExtension(cs, extensionsDir, userDataDir, vsix);
+		writeUserSettings(userDataDir, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': apiUrl });
+		const folder = join(dir, 'folder');
+		mkdirSync(folder, { recursive: true });
+		await startCodeServer(procs, cs, {
+			port: csPort,
+			extensionsDir,
+			userDataDir,
+			folder,
+			logFile: join(RESULTS, `${name}-code-server.log`),
+		});
+		browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
+		const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+		const ctx = { origin, apiUrl, errors: [], console: [] };
+		page.on('console', (m) => {
+			const text = m.text();
+			ctx.console.push(`${m.type()}: ${text}`);
+			if (m.type() === 'error' && /cloud.?agents/i.test(text)) {
+				ctx.errors.push(text);
+			}
+		});
+		page.on('pageerror', (e) => ctx.errors.push(`page error: ${e.message}`));
+		await page.goto(`${origin}/?folder=${encodeURIComponent(folder)}`);
+		await page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
+		// The extension has activated (in the web worker extension host) once its status bar item shows.
+		await page.locator('.statusbar-item', { hasText: 'Cloud Agents' }).first().waitFor({ state: 'visible', timeout: 90_000 });
+		try {
+			await check(page, ctx);
+			log(`web: ✔ ${name}`);
+			return true;
+		} catch (err) {
+			await page.screenshot({ path: join(RESULTS, `FAILED-${name}.png`) }).catch(() => undefined);
+			writeFileSync(join(RESULTS, `${name}-console.log`), ctx.console.join('\n'));
+			log(`web: ✗ ${name}: ${err instanceof Error ? err.message : String(err)} (screenshot and console in ${RESULTS})`);
+			return false;
+		}
+	} finally {
+		await browser?.close().catch(() => undefined);
+		await procs.stopAll();
+	}
+}
+
+function assert(ok, message) {
+	if (!ok) {
+		throw new Error(message);
+	}
+}
+
+mkdirSync(RESULTS, { recursive: true });
+log('web: building the web build (no main, a browser entry)');
+const vsix = buildWebVsix(join(WORK, 'cloud-agents-web.vsix'));
+const manifest = JSON.parse(readFileSync(join(WORK, 'web-extension', 'package.json'), 'utf8'));
+assert(manifest.main === undefined && manifest.browser === './dist/web/extension.js', 'the web extension has a browser entry and no main');
+
+const results = [
+	await scenario('signs-in-and-lists-agents', { cors: true }, async (page, ctx) => {
+		await signInWithKey(page);
+		await page
+			.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as Ada Lovelace' })
+			.waitFor({ state: 'visible', timeout: STEP_MS });
+		await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click();
+		const agents = page.locator('[id="workbench.view.extension.cloudAgents"] .monaco-list-row', { hasText: 'Docs writer' }).first();
+		await agents.waitFor({ state: 'visible', timeout: STEP_MS });
+		await page.screenshot({ path: join(RESULTS, 'web-agents.png') });
+		assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
+	}),
+	await scenario('cors-refused-is-said', { cors: false }, async (page, ctx) => {
+		await signInWithKey(page);
+		const toast = page.locator('.notifications-toasts', { hasText: 'does not allow requests from' }).first();
+		await toast.waitFor({ state: 'visible', timeout: STEP_MS });
+		const text = await toast.innerText();
+		assert(text.includes(ctx.origin), `the message names this page's origin ${ctx.origin}: ${text}`);
+		assert(text.includes(new URL(ctx.apiUrl).host), `the message names the service: ${text}`);
+		assert(!/^\s*Failed to fetch\s*$/m.test(text), `not a bare "Failed to fetch": ${text}`);
+	}),
+];
+const failed = results.filter((ok) => !ok).length;
+log(`web: ${results.length - failed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
