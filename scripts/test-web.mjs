@@ -5,6 +5,9 @@
 //      and the Agents view lists the emulator's agents; no console error from Cloud Agents.
 //   2. The emulator allows no origin (CORS off): Sign In says the service could not be reached or
 //      does not allow requests from this origin, naming the origin (never a bare "Failed to fetch").
+//   3. Open Agent Workspace → Add to Workspace, open an agent's file in the Explorer, edit and save
+//      it: the change is on the emulator (the commands load in the browser: no Node call at load).
+// `npm run test:web -- NAME…` runs only the scenarios named.
 // Each scenario starts its own emulator and code-server, and a fresh Chromium context; everything is
 // stopped at the end, also on failure. Exit status 1 when a check fails. `npm run test:web`.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -118,6 +121,9 @@ async function scenario(name, { cors }, check) {
 		writeUserSettings(userDataDir, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': apiUrl });
 		const folder = join(dir, 'folder');
 		mkdirSync(folder, { recursive: true });
+		// A saved multi-root workspace: adding an agent's folder to it does not reload the page.
+		const workspaceFile = join(dir, 'web.code-workspace');
+		writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: folder }] }));
 		await startCodeServer(procs, cs, {
 			port: csPort,
 			extensionsDir,
@@ -136,7 +142,7 @@ async function scenario(name, { cors }, check) {
 			}
 		});
 		page.on('pageerror', (e) => ctx.errors.push(`page error: ${e.message}`));
-		await page.goto(`${origin}/?folder=${encodeURIComponent(folder)}`);
+		await page.goto(`${origin}/?workspace=${encodeURIComponent(workspaceFile)}`);
 		await page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
 		// The extension has activated (in the web worker extension host) once its status bar item shows.
 		await page.locator('.statusbar-item', { hasText: 'Cloud Agents' }).first().waitFor({ state: 'visible', timeout: 90_000 });
@@ -156,6 +162,32 @@ async function scenario(name, { cors }, check) {
 	}
 }
 
+/** A call to the emulator from this script (no browser, no CORS): the API with the dev token, or its admin routes. */
+async function emulatorCall(apiUrl, method, path, body) {
+	const res = await fetch(`${apiUrl}${path}`, {
+		method,
+		headers: { authorization: `Bearer ${DEV_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	assert(res.ok, `${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+	return text ? JSON.parse(text) : undefined;
+}
+
+/** Expands a tree row (a click, then the right arrow), until it says it is expanded. */
+async function expand(page, row) {
+	await row.waitFor({ state: 'visible', timeout: STEP_MS });
+	const end = Date.now() + STEP_MS;
+	while ((await row.getAttribute('aria-expanded')) !== 'true') {
+		assert(Date.now() < end, 'a tree row did not expand');
+		await row.click();
+		await page.keyboard.press('ArrowRight');
+		await page
+			.waitForFunction((el) => el.getAttribute('aria-expanded') === 'true', await row.elementHandle(), { timeout: 2_000 })
+			.catch(() => undefined);
+	}
+}
+
 function assert(ok, message) {
 	if (!ok) {
 		throw new Error(message);
@@ -168,28 +200,101 @@ const vsix = buildWebVsix(join(WORK, 'cloud-agents-web.vsix'));
 const manifest = JSON.parse(readFileSync(join(WORK, 'web-extension', 'package.json'), 'utf8'));
 assert(manifest.main === undefined && manifest.browser === './dist/web/extension.js', 'the web extension has a browser entry and no main');
 
-const results = [
-	await scenario('signs-in-and-lists-agents', { cors: true }, async (page, ctx) => {
-		await signInWithKey(page);
-		await page
-			.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as Ada Lovelace' })
-			.waitFor({ state: 'visible', timeout: STEP_MS });
-		await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click();
-		const agents = page.locator('[id="workbench.view.extension.cloudAgents"] .monaco-list-row', { hasText: 'Docs writer' }).first();
-		await agents.waitFor({ state: 'visible', timeout: STEP_MS });
-		await page.screenshot({ path: join(RESULTS, 'web-agents.png') });
-		assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
-	}),
-	await scenario('cors-refused-is-said', { cors: false }, async (page, ctx) => {
-		await signInWithKey(page);
-		const toast = page.locator('.notifications-toasts', { hasText: 'does not allow requests from' }).first();
-		await toast.waitFor({ state: 'visible', timeout: STEP_MS });
-		const text = await toast.innerText();
-		assert(text.includes(ctx.origin), `the message names this page's origin ${ctx.origin}: ${text}`);
-		assert(text.includes(new URL(ctx.apiUrl).host), `the message names the service: ${text}`);
-		assert(!/^\s*Failed to fetch\s*$/m.test(text), `not a bare "Failed to fetch": ${text}`);
-	}),
+const only = process.argv.slice(2);
+const SCENARIOS = [
+	[
+		'signs-in-and-lists-agents',
+		{ cors: true },
+		async (page, ctx) => {
+			await signInWithKey(page);
+			await page
+				.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as Ada Lovelace' })
+				.waitFor({ state: 'visible', timeout: STEP_MS });
+			await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click();
+			const agents = page.locator('[id="workbench.view.extension.cloudAgents"] .monaco-list-row', { hasText: 'Docs writer' }).first();
+			await agents.waitFor({ state: 'visible', timeout: STEP_MS });
+			await page.screenshot({ path: join(RESULTS, 'web-agents.png') });
+			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
+		},
+	],
+	[
+		'cors-refused-is-said',
+		{ cors: false },
+		async (page, ctx) => {
+			await signInWithKey(page);
+			const toast = page.locator('.notifications-toasts', { hasText: 'does not allow requests from' }).first();
+			await toast.waitFor({ state: 'visible', timeout: STEP_MS });
+			const text = await toast.innerText();
+			assert(text.includes(ctx.origin), `the message names this page's origin ${ctx.origin}: ${text}`);
+			assert(text.includes(new URL(ctx.apiUrl).host), `the message names the service: ${text}`);
+			assert(!/^\s*Failed to fetch\s*$/m.test(text), `not a bare "Failed to fetch": ${text}`);
+		},
+	],
+	[
+		'opens-an-agent-folder-and-saves-a-file',
+		{ cors: true },
+		async (page, ctx) => {
+			const agents = await emulatorCall(ctx.apiUrl, 'GET', '/v2/agents?limit=100');
+			const agent = agents.agents.find((a) => a.name === 'Docs writer');
+			assert(agent, 'the demo seed has the agent Docs writer');
+			await emulatorCall(ctx.apiUrl, 'POST', `/_emulator/workspace/${agent.id}/write`, {
+				path: 'web/edit-me.md',
+				content_base64: Buffer.from('# Edit me\n').toString('base64'),
+			});
+			await signInWithKey(page);
+			await page
+				.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents' })
+				.waitFor({ state: 'visible', timeout: STEP_MS });
+			await command(page, 'Cloud Agents: Open Agent Workspace');
+			const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: agent.name }).first();
+			await pick.waitFor({ state: 'visible', timeout: STEP_MS });
+			await pick.click();
+			const add = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Add to Workspace' });
+			await add.waitFor({ state: 'visible', timeout: STEP_MS });
+			await add.click();
+			await page.keyboard.press('Control+Shift+E');
+			const explorer = page.locator('.explorer-folders-view');
+			await expand(page, explorer.locator('.monaco-list-row', { hasText: `Agent: ${agent.name}` }).first());
+			await expand(page, explorer.locator('.monaco-list-row', { hasText: /^\s*web\s*$/ }).first());
+			const fileRow = explorer.locator('.monaco-list-row', { hasText: 'edit-me.md' }).first();
+			await fileRow.waitFor({ state: 'visible', timeout: STEP_MS });
+			await fileRow.dblclick();
+			await page.locator('.tabs-container .tab', { hasText: 'edit-me.md' }).first().waitFor({ state: 'visible', timeout: STEP_MS });
+			const editor = page.locator('.editor-instance .monaco-editor').first();
+			await editor.locator('.view-lines', { hasText: 'Edit me' }).waitFor({ state: 'visible', timeout: STEP_MS });
+			await editor.locator('.view-lines').click();
+			await page.keyboard.press('Control+End');
+			await page.keyboard.type('Saved from the browser.');
+			await page.keyboard.press('Control+S');
+			const end = Date.now() + STEP_MS;
+			let content = '';
+			while (!content.includes('Saved from the browser.')) {
+				assert(Date.now() < end, `the save did not reach the service: ${JSON.stringify(content)}`);
+				const read = await emulatorCall(ctx.apiUrl, 'POST', `/v2/agents/${encodeURIComponent(agent.id)}/workspace`, {
+					op: 'read',
+					path: 'web/edit-me.md',
+				});
+				content = Buffer.from(read.content_base64, 'base64').toString('utf8');
+				if (!content.includes('Saved from the browser.')) {
+					await page
+						.locator('.tabs-container .tab.dirty')
+						.first()
+						.waitFor({ state: 'detached', timeout: 1_000 })
+						.catch(() => undefined);
+				}
+			}
+			assert(/^# Edit me\n[\s\S]*Saved from the browser\.$/.test(content), `the file on the service: ${JSON.stringify(content)}`);
+			await page.screenshot({ path: join(RESULTS, 'web-workspace.png') });
+			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
+		},
+	],
 ];
+const results = [];
+for (const [name, options, check] of SCENARIOS) {
+	if (only.length === 0 || only.includes(name)) {
+		results.push(await scenario(name, options, check));
+	}
+}
 const failed = results.filter((ok) => !ok).length;
 log(`web: ${results.length - failed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

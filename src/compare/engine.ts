@@ -4,7 +4,7 @@
  * means modified; a file is read only when it is a candidate and the sizes are equal, streamed and
  * hashed (never both trees in memory: the result holds paths and facts only). Plain Node, no `vscode`.
  */
-import { type Dirent, lstat as lstatCallback } from 'node:fs';
+import { type Dirent, type Stats, lstat as lstatCallback } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import {
@@ -36,7 +36,9 @@ import type {
 	FileFacts,
 } from './types';
 
-const lstatCb = promisify(lstatCallback);
+/** lstat in its callback form, made on first use (never at load: the web build has no Node file system). */
+let lstatCb: ((path: string) => Promise<Stats>) | undefined;
+const lstatLocal = (path: string): Promise<Stats> => (lstatCb ??= promisify(lstatCallback) as (path: string) => Promise<Stats>)(path);
 
 export const DEFAULT_COMPARE_LIMITS: CompareLimits = {
 	maxFiles: 20_000,
@@ -105,7 +107,7 @@ function mib(bytes: number): string {
 async function localState(localRoot: string, rel: string): Promise<LocalState> {
 	try {
 		// The callback lstat: for thousands of files about half the CPU of fs/promises' (see paths.ts).
-		const st = await lstatCb(localPathOf(localRoot, rel));
+		const st = await lstatLocal(localPathOf(localRoot, rel));
 		if (st.isSymbolicLink()) {
 			return { kind: 'symlink' };
 		}

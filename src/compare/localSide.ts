@@ -8,8 +8,8 @@ import { Worker } from 'node:worker_threads';
 import { abortError } from '../api/async';
 import { type LocalAnswer, type LocalBatch, type LocalBatchAnswer, type LocalJob, type LocalStart, WORKER_MARK } from './compareWorker';
 
-/** The worker's file: next to this module's own (out/src/compare/ under tsc, dist/ in the bundles). */
-const WORKER_FILE = join(__dirname, 'compareWorker.js');
+/** The worker's file: next to this module's own (out/src/compare/ under tsc, dist/ in the bundles); read on use, never at load (the web build has no __dirname). */
+const workerFile = (): string => join(__dirname, 'compareWorker.js');
 
 export class LocalSide {
 	private readonly worker: Worker;
@@ -25,7 +25,7 @@ export class LocalSide {
 		maxBytes: number,
 		private readonly signal?: AbortSignal,
 	) {
-		this.worker = new Worker(WORKER_FILE, { workerData: WORKER_MARK });
+		this.worker = new Worker(workerFile(), { workerData: WORKER_MARK });
 		this.worker.on('message', (msg: LocalBatchAnswer) => {
 			this.heapPeak = Math.max(this.heapPeak, msg.heapUsed);
 			const p = this.pending.get(msg.id);
