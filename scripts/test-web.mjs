@@ -7,6 +7,8 @@
 //      does not allow requests from this origin, naming the origin (never a bare "Failed to fetch").
 //   3. Open Agent Workspace → Add to Workspace, open an agent's file in the Explorer, edit and save
 //      it: the change is on the emulator (the commands load in the browser: no Node call at load).
+//   4. Send Prompt to an agent: its run is followed, its events arrive in the output channel over the
+//      browser's fetch (an event stream, cross-origin), and its end is announced.
 // `npm run test:web -- NAME…` runs only the scenarios named.
 // Each scenario starts its own emulator and code-server, and a fresh Chromium context; everything is
 // stopped at the end, also on failure. Exit status 1 when a check fails. `npm run test:web`.
@@ -285,6 +287,53 @@ const SCENARIOS = [
 			}
 			assert(/^# Edit me\n[\s\S]*Saved from the browser\.$/.test(content), `the file on the service: ${JSON.stringify(content)}`);
 			await page.screenshot({ path: join(RESULTS, 'web-workspace.png') });
+			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
+		},
+	],
+	[
+		'sends-a-prompt-and-follows-the-run',
+		{ cors: true },
+		async (page, ctx) => {
+			await signInWithKey(page);
+			await page
+				.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents' })
+				.waitFor({ state: 'visible', timeout: STEP_MS });
+			const target = 'Docs writer';
+			const prompt = `Outline the docs from the browser ${Date.now()} [[events:3]]`;
+			await command(page, 'Cloud Agents: Send Prompt');
+			const input = page.locator('.quick-input-widget input');
+			await page
+				.locator('.quick-input-list .monaco-list-row', { hasText: target })
+				.first()
+				.waitFor({ state: 'visible', timeout: STEP_MS });
+			await input.fill(target);
+			await page.keyboard.press('Enter');
+			await page
+				.locator('.quick-input-widget .quick-input-title', { hasText: `Send Prompt to ${target}` })
+				.first()
+				.waitFor({ state: 'visible', timeout: STEP_MS });
+			await input.fill(prompt);
+			await page.keyboard.press('Enter');
+			// The run is followed at once: its events arrive over the browser's fetch (an event stream,
+			// cross-origin) into its output channel, and its end is announced with its name and status.
+			const short = prompt.replace(/\[\[[^\]]*\]\]/g, '').trim();
+			await page.waitForFunction(
+				`((t) => t.includes(${JSON.stringify(`Looking into: ${short}`)}))` +
+					"((document.querySelector('.part.panel .monaco-editor .view-lines')?.textContent ?? '').replace(/\\u00a0/g, ' '))",
+				undefined,
+				{ timeout: STEP_MS },
+			);
+			await page.waitForFunction(
+				`[...document.querySelectorAll('.notification-list-item-message')].some((m) => { const t = (m.textContent ?? '').replace(/\\u00a0/g, ' '); return t.includes(${JSON.stringify(`${target}: Outline the docs`)}) && t.includes(' — succeeded.'); })`,
+				undefined,
+				{ timeout: STEP_MS },
+			);
+			const agents = await emulatorCall(ctx.apiUrl, 'GET', '/v2/agents?limit=100');
+			const agent = agents.agents.find((a) => a.name === target);
+			const runs = await emulatorCall(ctx.apiUrl, 'GET', `/v2/agents/${encodeURIComponent(agent.id)}/runs?limit=100`);
+			const list = Array.isArray(runs) ? runs : (runs.runs ?? []);
+			assert(list.filter((r) => r.prompt === prompt).length === 1, 'exactly one run with the prompt on the service');
+			await page.screenshot({ path: join(RESULTS, 'web-run-output.png') });
 			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
 		},
 	],

@@ -25,13 +25,13 @@ export interface Clock {
 	clearTimeout(timer: ClockTimer): void;
 }
 
-/** The real clock: Date.now and Node's timers. */
+/** The real clock: Date.now and the host's timers (Node's can be unref'd; a browser's are numbers). */
 export const systemClock: Clock = {
 	now: () => Date.now(),
 	setTimeout: (fn, ms, options) => {
 		const timer = setTimeout(fn, Math.max(0, ms));
 		if (options?.unref) {
-			timer.unref();
+			(timer as { unref?: () => void }).unref?.();
 		}
 		return timer;
 	},

@@ -23,6 +23,8 @@ const NODE_GLOBALS: ReadonlyArray<{ name: string; use: RegExp; allowedOn?: RegEx
 	{ name: '__dirname / __filename', use: /(?<![.\w$])__(dirname|filename)\b/ },
 	{ name: 'setImmediate', use: /(?<![.\w$])(setImmediate|clearImmediate)\b/ },
 	{ name: 'require.cache / require.resolve', use: /(?<![.\w$])require\.(cache|resolve)\b/ },
+	// A browser's setTimeout returns a number: a timer's unref only as `?.unref()`.
+	{ name: 'a timer unref without ?.', use: /(?<!\?)\.unref\(\)/ },
 	// A use after a check of the extension host (`typeof process`, a desktop window) is never reached in a browser.
 	{ name: 'process', use: /(?<![.\w$])process\./, allowedOn: /typeof process|UIKind\.Desktop &&/ },
 ];
@@ -74,7 +76,7 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		assert.deepEqual(done, [], 'these modules import no Node built-in any more: take them off scripts/web-pending.json');
 	});
 
-	test('the code of every other module uses no Node-only global (Buffer, __dirname, setImmediate, require.cache, process)', () => {
+	test('the code of every other module uses no Node-only global (Buffer, __dirname, setImmediate, require.cache, process) nor a bare timer unref', () => {
 		const found: string[] = [];
 		let module = '';
 		for (const line of bundle.split('\n')) {
