@@ -6,6 +6,11 @@ import { CONFIG } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { type NetworkSettingsLog, NetworkSettingsSource } from '../util/networkSettings';
 
+/** The User-Agent of every request to the service (Node's extension host sends it; a browser sets its own). */
+export function userAgent(): string {
+	return `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`;
+}
+
 /** Default API base URL when `cloudAgents.apiUrl` is not set: the local emulator. */
 export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
 
@@ -147,13 +152,28 @@ export class Session extends Disposable {
 		this._client ??= new CloudAgentsClient({
 			baseUrl: this.apiUrl,
 			getToken: () => this.getToken(),
-			userAgent: `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`,
+			userAgent: userAgent(),
 			logger: this.logger,
 			connect: this.connect,
 			network: this.networkSettings,
 			onOutcome: (err, startedAt) => this.requestObserver?.(err, startedAt),
 		});
 		return this._client;
+	}
+
+	/**
+	 * A short-lived client of `apiUrl` on this session's connection and network settings that holds
+	 * only `token` (undefined: anonymous), not the stored one: the sign-in's key check and device
+	 * flow. The caller closes it.
+	 */
+	clientWith(apiUrl: string, token: string | undefined): CloudAgentsClient {
+		return new CloudAgentsClient({
+			baseUrl: apiUrl,
+			getToken: () => token,
+			userAgent: userAgent(),
+			connect: this.connect,
+			network: this.networkSettings,
+		});
 	}
 
 	/** The current proxy and certificate settings (read before every request; see src/util/networkSettings.ts). */

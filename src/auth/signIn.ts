@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { CloudAgentsClient, isAuthFailure, isLoopbackUrl, SAFETY } from '../api';
+import { isAuthFailure, isLoopbackUrl, SAFETY } from '../api';
 import type { DeviceAuthorization, Me, ApiError } from '../api';
 import { describeError, requestIdOf, showApiError } from '../util/errors';
 import type { ErrorLogger } from '../util/errors';
@@ -73,27 +73,12 @@ export interface SignInDeps {
 	log: AuthLogger;
 }
 
-function userAgent(): string {
-	return `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`;
-}
-
 /**
  * Checks a token with GET /v2/me using a short-lived client that holds only this token, so a
  * rejected key is never stored.
  */
-async function checkToken(
-	apiUrl: string,
-	token: string,
-	session: Pick<Session, 'connect' | 'networkSettings'>,
-	signal?: AbortSignal,
-): Promise<Me> {
-	const client = new CloudAgentsClient({
-		baseUrl: apiUrl,
-		getToken: () => token,
-		userAgent: userAgent(),
-		connect: session.connect,
-		network: session.networkSettings,
-	});
+async function checkToken(apiUrl: string, token: string, session: Pick<Session, 'clientWith'>, signal?: AbortSignal): Promise<Me> {
+	const client = session.clientWith(apiUrl, token);
 	try {
 		return await client.getMe({ signal });
 	} finally {
@@ -284,13 +269,7 @@ async function offerVerificationPage(authorization: DeviceAuthorization): Promis
 async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: boolean): Promise<boolean> {
 	const apiUrl = session.apiUrl;
 	// A client without a token: the device endpoints are anonymous, and a stale stored token must not matter.
-	const client = new CloudAgentsClient({
-		baseUrl: apiUrl,
-		getToken: () => undefined,
-		userAgent: userAgent(),
-		connect: session.connect,
-		network: session.networkSettings,
-	});
+	const client = session.clientWith(apiUrl, undefined);
 	try {
 		return await vscode.window.withProgress(
 			{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Signing in to Cloud Agents'), cancellable: true },

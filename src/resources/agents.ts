@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { userAgent } from '../auth/session';
 import {
 	GitHubLookupError,
 	GitHubResolver,
@@ -293,7 +294,7 @@ export async function resolveRepositories(
 		resolver = new GitHubResolver({
 			baseUrl: github.githubApiUrl(),
 			getToken: () => githubToken(ask),
-			userAgent: `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`,
+			userAgent: userAgent(),
 			connect: github.session.connect,
 			network: github.session.networkSettings,
 		});
