@@ -10,8 +10,14 @@ import { localIdName } from '../util/paths';
 export const SEGMENT_MAX_BYTES = 256 * 1024;
 /** Most segments of one run read or written: 1 GiB of events. */
 const SEGMENTS_MAX = 4096;
+/**
+ * Runs whose last segment is kept in memory (at most SEGMENT_MAX_BYTES each): the runs being
+ * followed (five at most) and a few besides. A run's next append then writes once, instead of
+ * finding its last segment again (a stat per segment and a read).
+ */
+const TAILS_KEPT = 8;
 
-/** A run's last segment while appends to it are queued: its index and its bytes as written. */
+/** A run's last segment: its index and its bytes as written. */
 interface Tail {
 	index: number;
 	bytes: Uint8Array;
@@ -27,7 +33,7 @@ interface Tail {
  */
 export class RunEventStore {
 	private readonly queues = new Map<string, Promise<void>>();
-	/** Per run being appended to: its last segment, kept until its queue drains. */
+	/** Per run appended to lately (TAILS_KEPT, least recent out first): its last segment as written. */
 	private readonly tails = new Map<string, Tail>();
 
 	/** @param root a folder under the extension's global storage. */
@@ -104,7 +110,6 @@ export class RunEventStore {
 		void settled.then(() => {
 			if (this.queues.get(key) === settled) {
 				this.queues.delete(key);
-				this.tails.delete(key);
 			}
 		});
 		return next;
@@ -132,7 +137,14 @@ export class RunEventStore {
 		bytes.set(tail.bytes, 0);
 		bytes.set(data, tail.bytes.byteLength);
 		await this.fs.writeFile(segmentUri(file, tail.index), bytes);
+		this.tails.delete(key);
 		this.tails.set(key, { index: tail.index, bytes });
+		for (const oldest of this.tails.keys()) {
+			if (this.tails.size <= TAILS_KEPT) {
+				break;
+			}
+			this.tails.delete(oldest);
+		}
 	}
 
 	/** The run's last segment as stored (index 0 and no bytes when there is none): a stat per segment, one read. */
