@@ -87,6 +87,13 @@ async function signInWithKey(page) {
 	await page.keyboard.press('Enter');
 }
 
+/** Waits for Sign In's message that it signed in (the dev token is Ada Lovelace's). */
+async function signedIn(page) {
+	await page
+		.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as Ada Lovelace' })
+		.waitFor({ state: 'visible', timeout: STEP_MS });
+}
+
 /**
  * One scenario: an emulator (CORS on or off), code-server with the web build installed, a page.
  * `check(page, ctx)` asserts; console messages naming Cloud Agents are collected in ctx.errors.
@@ -209,9 +216,7 @@ const SCENARIOS = [
 		{ cors: true },
 		async (page, ctx) => {
 			await signInWithKey(page);
-			await page
-				.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as Ada Lovelace' })
-				.waitFor({ state: 'visible', timeout: STEP_MS });
+			await signedIn(page);
 			await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click();
 			const agents = page.locator('[id="workbench.view.extension.cloudAgents"] .monaco-list-row', { hasText: 'Docs writer' }).first();
 			await agents.waitFor({ state: 'visible', timeout: STEP_MS });
@@ -244,9 +249,7 @@ const SCENARIOS = [
 				content_base64: Buffer.from('# Edit me\n').toString('base64'),
 			});
 			await signInWithKey(page);
-			await page
-				.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents' })
-				.waitFor({ state: 'visible', timeout: STEP_MS });
+			await signedIn(page);
 			await command(page, 'Cloud Agents: Open Agent Workspace');
 			const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: agent.name }).first();
 			await pick.waitFor({ state: 'visible', timeout: STEP_MS });
@@ -295,9 +298,7 @@ const SCENARIOS = [
 		{ cors: true },
 		async (page, ctx) => {
 			await signInWithKey(page);
-			await page
-				.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents' })
-				.waitFor({ state: 'visible', timeout: STEP_MS });
+			await signedIn(page);
 			const target = 'Docs writer';
 			const prompt = `Outline the docs from the browser ${Date.now()} [[events:3]]`;
 			await command(page, 'Cloud Agents: Send Prompt');
