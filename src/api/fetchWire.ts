@@ -147,9 +147,30 @@ export class FetchWire implements Wire {
 	}
 }
 
-/** A fetch response body as a wire body: read chunk by chunk, each read bounded by the body time-out. */
+/**
+ * How much of a body is read ahead of its consumer: reading stops above this until the consumer
+ * has taken chunks (the body caps of the transport still bound the whole).
+ */
+export const READ_AHEAD_BYTES = 1024 * 1024;
+
+/**
+ * A fetch response body as a wire body. It is read as the bytes arrive, ahead of its consumer (at
+ * most READ_AHEAD_BYTES), not when the consumer asks: a browser discards the chunks still queued in
+ * a body stream when the connection then fails, so an event stream that dropped right after a burst
+ * of events lost them all (each reconnect brought the same events and lost them again). The silence
+ * between chunks from the network is bounded by the body time-out; chunks already read are handed
+ * over before the failure that followed them.
+ */
 class FetchBody implements WireBody {
 	private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+	private readonly queue: Uint8Array[] = [];
+	private queuedBytes = 0;
+	/** The stream's failure, handed over once the queue is empty. */
+	private failure: unknown;
+	private failed = false;
+	private streamEnded = false;
+	private pumping = false;
+	private wake: (() => void) | undefined;
 	private error: Error | undefined;
 	private ended = false;
 	destroyed = false;
@@ -162,6 +183,8 @@ class FetchBody implements WireBody {
 	) {
 		if (!stream) {
 			this.finish();
+		} else {
+			this.pump();
 		}
 	}
 
@@ -175,28 +198,71 @@ class FetchBody implements WireBody {
 		};
 	}
 
-	/** The next chunk; rejects with the reason of a destroy (a time-out, a deadline) or the stream's error. */
+	/** The next chunk; rejects with the reason of a destroy (a time-out, a deadline) or, once the chunks read before it are taken, the stream's error. */
 	async read(): Promise<IteratorResult<Uint8Array>> {
-		if (this.error) {
-			throw this.error;
-		}
-		if (this.ended || this.destroyed || !this.stream) {
-			return { value: undefined, done: true };
-		}
-		this.reader ??= this.stream.getReader();
-		const timer = setTimeout(() => this.destroy(timeoutError('UND_ERR_BODY_TIMEOUT', this.idleMs)), this.idleMs);
-		try {
-			const r = await this.reader.read();
-			if (r.done) {
+		for (;;) {
+			if (this.error) {
+				throw this.error;
+			}
+			if (this.ended || this.destroyed || !this.stream) {
+				return { value: undefined, done: true };
+			}
+			const chunk = this.queue.shift();
+			if (chunk) {
+				this.queuedBytes -= chunk.byteLength;
+				this.pump();
+				return { value: chunk, done: false };
+			}
+			if (this.failed) {
+				throw this.failure;
+			}
+			if (this.streamEnded) {
 				this.finish();
 				return { value: undefined, done: true };
 			}
-			return { value: r.value, done: false };
-		} catch (err) {
-			throw this.error ?? err;
-		} finally {
-			clearTimeout(timer);
+			await new Promise<void>((resolve) => (this.wake = resolve));
 		}
+	}
+
+	/** Reads from the stream until it ends or fails, or READ_AHEAD_BYTES wait for the consumer. */
+	private pump(): void {
+		if (this.pumping || this.failed || this.streamEnded || this.destroyed || !this.stream) {
+			return;
+		}
+		this.pumping = true;
+		const reader = (this.reader ??= this.stream.getReader());
+		void (async () => {
+			try {
+				while (!this.destroyed && this.queuedBytes < READ_AHEAD_BYTES) {
+					const timer = setTimeout(() => this.destroy(timeoutError('UND_ERR_BODY_TIMEOUT', this.idleMs)), this.idleMs);
+					let r: Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
+					try {
+						r = await reader.read();
+					} finally {
+						clearTimeout(timer);
+					}
+					if (r.done) {
+						this.streamEnded = true;
+						break;
+					}
+					this.queue.push(r.value);
+					this.queuedBytes += r.value.byteLength;
+					this.notify();
+				}
+			} catch (err) {
+				this.failure = this.error ?? err;
+				this.failed = true;
+			} finally {
+				this.pumping = false;
+				this.notify();
+			}
+		})();
+	}
+
+	private notify(): void {
+		const wake = this.wake;
+		this.wake = undefined;
+		wake?.();
 	}
 
 	async text(): Promise<string> {
@@ -221,6 +287,9 @@ class FetchBody implements WireBody {
 		this.error = error;
 		this.abort.abort(error);
 		void this.reader?.cancel(error).catch(() => undefined);
+		this.queue.length = 0;
+		this.queuedBytes = 0;
+		this.notify();
 		this.done();
 		return this;
 	}
