@@ -20,6 +20,10 @@
 //   node esbuild.mjs --single      everything in one dist/extension.js, as before the split (the
 //                                  bench's activation baseline; combine with --production)
 //   node esbuild.mjs --outdir=DIR  write to DIR instead of dist/ (the unit test of the split)
+//   node esbuild.mjs --web-harness=FILE  only the web build, for the test harness's web lanes
+//                                  (scripts/lib/bundle-tests.mjs), to FILE: `process.env` reads
+//                                  the lane's environment, which the harness writes into the bundle's
+//                                  first line (HARNESS_ENV_LINE) for each lane
 //   node esbuild.mjs --metafile=FILE  also write esbuild's metafiles of the bundles (a JSON array) to
 //                                  FILE: what each module adds to a bundle is
 //                                  outputs['dist/extension.js'].inputs[file].bytesInOutput
@@ -37,6 +41,13 @@ const watch = process.argv.includes('--watch');
 const single = process.argv.includes('--single');
 const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length) || 'dist';
 const metafileOut = process.argv.find((a) => a.startsWith('--metafile='))?.slice('--metafile='.length);
+const webHarness = process.argv.find((a) => a.startsWith('--web-harness='))?.slice('--web-harness='.length);
+/**
+ * The first line of a --web-harness bundle: its environment, empty here; the harness replaces the
+ * line with the lane's (scripts/lib/bundle-tests.mjs `writeHarnessEnv`), as the Node lanes set
+ * code-server's environment. The shipped web build reads an empty `process.env`.
+ */
+const HARNESS_ENV_LINE = 'globalThis.__cloudAgentsHarnessEnv = {};';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const API = join(ROOT, 'src', 'api');
@@ -559,41 +570,53 @@ const webBuild = {
 };
 
 /** @type {import('esbuild').BuildOptions[]} */
-const builds = single
+const builds = webHarness
 	? [
 			{
-				...common,
-				entryPoints: ['src/extension.ts'],
-				outfile: join(outdir, 'extension.js'),
-				plugins: [problemMatcher, jsoncParserEsm, vscodeApi],
+				...webBuild,
+				outfile: webHarness,
+				define: { ...webBuild.define, 'process.env': 'globalThis.__cloudAgentsHarnessEnv' },
+				banner: { js: HARNESS_ENV_LINE },
 			},
-			compareWorkerBuild,
-			...pageBuilds,
 		]
-	: [
-			...(await extensionBuilds()),
-			{
-				...common,
-				entryPoints: ['core-entry'],
-				outfile: join(outdir, 'core.js'),
-				plugins: [problemMatcher, jsoncParserEsm, entry('core', CORE), split({ forbid: true })],
-			},
-			{
-				...common,
-				entryPoints: ['client-entry'],
-				outfile: join(outdir, 'client.js'),
-				plugins: [problemMatcher, jsoncParserEsm, entry('client', HEAVY), split({ core: true })],
-			},
-			compareWorkerBuild,
-			webBuild,
-			...pageBuilds,
-		];
+	: single
+		? [
+				{
+					...common,
+					entryPoints: ['src/extension.ts'],
+					outfile: join(outdir, 'extension.js'),
+					plugins: [problemMatcher, jsoncParserEsm, vscodeApi],
+				},
+				compareWorkerBuild,
+				...pageBuilds,
+			]
+		: [
+				...(await extensionBuilds()),
+				{
+					...common,
+					entryPoints: ['core-entry'],
+					outfile: join(outdir, 'core.js'),
+					plugins: [problemMatcher, jsoncParserEsm, entry('core', CORE), split({ forbid: true })],
+				},
+				{
+					...common,
+					entryPoints: ['client-entry'],
+					outfile: join(outdir, 'client.js'),
+					plugins: [problemMatcher, jsoncParserEsm, entry('client', HEAVY), split({ core: true })],
+				},
+				compareWorkerBuild,
+				webBuild,
+				...pageBuilds,
+			];
 
 if (watch) {
 	for (const options of builds) {
 		const ctx = await esbuild.context(options);
 		await ctx.watch();
 	}
+} else if (webHarness) {
+	// dist/ is left alone: the harness builds the .vsix from it meanwhile.
+	await Promise.all(builds.map((options) => esbuild.build(options)));
 } else {
 	// A file left over from another build (a source map, or core.js / client.js after --single) must not be shipped.
 	const { rm } = await import('node:fs/promises');

@@ -45,6 +45,7 @@ import {
 	ROOT,
 	Processes,
 	buildVsixAsync,
+	buildWebHarnessVsix,
 	ensureCodeServer,
 	ensureSystemPackages,
 	freePort,
@@ -55,7 +56,14 @@ import {
 	waitForHttp,
 	writeUserSettings,
 } from './lib/harness.mjs';
-import { buildRunnerExtension, buildUiTests, packageFolder } from './lib/bundle-tests.mjs';
+import {
+	WEB_TAG,
+	buildRunnerExtension,
+	buildUiTests,
+	buildWebRunnerExtension,
+	packageFolder,
+	writeHarnessEnv,
+} from './lib/bundle-tests.mjs';
 import { writeNetworkFixtures } from './lib/networkFixtures.mjs';
 import { ConsoleErrorCheck, consoleCheckResult } from './lib/consoleErrors.mjs';
 
@@ -85,20 +93,27 @@ if (!['normal', 'reverse'].includes(ORDER)) {
 // Only the UI tests: the runner extension skips the in-host suites (the extension still signs in with
 // the dev token at start-up, as in a full run).
 const uiOnly = args.includes('--ui-only') || process.env.CLOUD_AGENTS_TEST_UI_ONLY === '1';
+// The web lanes (the in-host suites tagged WEB_TAG in VS Code for the Web's extension host): on by
+// default; --no-web leaves them out, --web-only runs only them.
+const webOnly = args.includes('--web-only');
+const web = !uiOnly && !args.includes('--no-web');
 const VARIANT_TAG = '[variant]';
 
 /**
- * The mocha grep of a variant pass: titles containing VARIANT_TAG and, with --grep, matching it too
- * (mocha reads the grep as a regular expression, `/source/flags` or a plain source).
+ * The mocha grep of a lane that runs only tagged tests: titles containing every tag and, with --grep,
+ * matching it too (mocha reads the grep as a regular expression, `/source/flags` or a plain source).
  */
-function variantGrep(userGrep) {
-	const tag = VARIANT_TAG.replace(/[[\]]/g, '\\$&');
-	if (!userGrep) {
-		return tag;
+function taggedGrep(tags, userGrep) {
+	const looks = tags.map((t) => `(?=[\\s\\S]*${t.replace(/[[\]]/g, '\\$&')})`);
+	if (userGrep) {
+		const m = userGrep.match(/^\/(.*)\/([a-z]*)$/);
+		return `/^${looks.join('')}(?=[\\s\\S]*(?:${m ? m[1] : userGrep}))/${m ? m[2] : ''}`;
 	}
-	const m = userGrep.match(/^\/(.*)\/([a-z]*)$/);
-	return `/^(?=[\\s\\S]*${tag})(?=[\\s\\S]*(?:${m ? m[1] : userGrep}))/${m ? m[2] : ''}`;
+	return `/^${looks.join('')}/`;
 }
+
+/** The mocha grep of a variant pass: titles containing VARIANT_TAG (and --grep's text). */
+const variantGrep = (userGrep) => taggedGrep([VARIANT_TAG], userGrep);
 // Slow machines: every ceiling of the run (a stalled in-host test, a UI test, mocha's default
 // time-out in the extension host, the suites' own waits) is multiplied by this factor.
 const SLOWDOWN = Number(process.env.CLOUD_AGENTS_TEST_SLOWDOWN ?? 1);
@@ -153,8 +168,13 @@ async function waitForReport(session, isAlive) {
 	const follow = () => {
 		let lines;
 		try {
-			lines = readFileSync(`${path}.progress`, 'utf8').split('\n').filter(Boolean);
+			// Only whole lines: the web runner rewrites the file whole (vscode.workspace.fs cannot
+			// append), so a read may find it shorter, or its last line cut; the next read has them.
+			lines = readFileSync(`${path}.progress`, 'utf8').split('\n').slice(0, -1).filter(Boolean);
 		} catch {
+			return;
+		}
+		if (lines.length < seen) {
 			return;
 		}
 		for (const line of lines.slice(seen)) {
@@ -228,7 +248,7 @@ printResults.failures = 0;
  * is written (at once when the lane runs no suite). Lanes run side by side: each has its own
  * emulator, so no lane sees another's records, sign-in or faults.
  */
-async function startSession({ lane, cs, extSource, dir, logs, profile, grep, suites }) {
+async function startSession({ lane, cs, extSource, dir, logs, profile, grep, suites, web }) {
 	const ud = join(dir, 'user-data');
 	const workspace = join(dir, 'workspace');
 	const ext = join(dir, 'extensions');
@@ -245,8 +265,9 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 	writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: 'workspace' }] }, null, '\t'));
 
 	const session = { lane, profile, logs, userDataDir: ud, consoleLog: [], children: [], timings: { lane, profile, started: Date.now() } };
+	const codePort = await freePort();
 	// CLOUD_AGENTS_EMULATOR_URL points the standard lanes at an emulator (or service) that is already running.
-	let emulatorUrl = profile === 'standard' ? process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '') : undefined;
+	let emulatorUrl = profile === 'standard' && !web ? process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '') : undefined;
 	if (emulatorUrl) {
 		await waitForHttp(`${emulatorUrl}/healthz`, 10_000);
 	} else {
@@ -255,6 +276,8 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 			profile,
 			logFile: join(logs, 'emulator.log'),
 			onChild: (c) => session.children.push(c),
+			// A web lane's requests come from the workbench's origin, cross-origin to the emulator, as from vscode.dev to the service.
+			corsOrigin: web ? `http://127.0.0.1:${codePort}` : undefined,
 		});
 	}
 	session.emulatorUrl = emulatorUrl;
@@ -264,28 +287,32 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 	// The network suite's certificate authorities: NODE_EXTRA_CA_CERTS is read at process start.
 	const networkEnv = await writeNetworkFixtures(join(dir, 'network'));
 
-	const codePort = await freePort();
 	// GitHub lookups (Create Agent's owner/name) go to a stub a UI test serves on this port while it
 	// runs (UiContext.githubStubUrl); nothing listens otherwise, so no test reaches the real GitHub.
 	session.githubStubUrl = `http://127.0.0.1:${await freePort()}`;
 	session.reportPath = join(dir, 'report.json');
+	const env = {
+		CLOUD_AGENTS_TEST_REPORT: session.reportPath,
+		CLOUD_AGENTS_EMULATOR_URL: emulatorUrl,
+		CLOUD_AGENTS_EMULATOR_PROFILE: profile,
+		CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN,
+		CLOUD_AGENTS_GITHUB_API_URL: session.githubStubUrl,
+		CLOUD_AGENTS_TEST_SLOWDOWN: String(SLOWDOWN),
+		...(web ? {} : networkEnv),
+		...(grep ? { CLOUD_AGENTS_TEST_GREP: grep } : {}),
+		...(suites ? {} : { CLOUD_AGENTS_TEST_SKIP_SUITES: '1' }),
+	};
+	if (web) {
+		// A web worker has no environment: the lane's is written into its bundles.
+		writeHarnessEnv(ext, env);
+	}
 	session.codeServer = await startCodeServer(procs, cs, {
 		port: codePort,
 		extensionsDir: ext,
 		userDataDir: ud,
 		folder: workspaceFile,
 		logFile: join(logs, 'code-server.log'),
-		env: {
-			CLOUD_AGENTS_TEST_REPORT: session.reportPath,
-			CLOUD_AGENTS_EMULATOR_URL: emulatorUrl,
-			CLOUD_AGENTS_EMULATOR_PROFILE: profile,
-			CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN,
-			CLOUD_AGENTS_GITHUB_API_URL: session.githubStubUrl,
-			CLOUD_AGENTS_TEST_SLOWDOWN: String(SLOWDOWN),
-			...networkEnv,
-			...(grep ? { CLOUD_AGENTS_TEST_GREP: grep } : {}),
-			...(suites ? {} : { CLOUD_AGENTS_TEST_SKIP_SUITES: '1' }),
-		},
+		env,
 	});
 	session.children.push(session.codeServer);
 	session.workbenchUrl = `http://127.0.0.1:${codePort}/?workspace=${encodeURIComponent(workspaceFile)}`;
@@ -523,19 +550,21 @@ async function main() {
 
 	rmSync(WORK, { recursive: true, force: true });
 	const ext = join(WORK, 'extensions');
+	const extWeb = join(WORK, 'extensions-web');
 	// Screenshots of an earlier run (a FAILED-… one especially) would mislead: start empty.
 	rmSync(SCREENSHOTS, { recursive: true, force: true });
 	rmSync(LOGS, { recursive: true, force: true });
-	for (const d of [ext, LOGS, SCREENSHOTS]) {
+	for (const d of [ext, extWeb, LOGS, SCREENSHOTS]) {
 		mkdirSync(d, { recursive: true });
 	}
 
 	log('building the extension .vsix and the test runner');
 	const buildStarted = Date.now();
-	const [vsix, suiteFiles, uiTests] = await Promise.all([
+	const [vsix, suiteFiles, uiTests, webSuiteFiles] = await Promise.all([
 		buildVsixAsync(join(WORK, 'cloud-agents.vsix')),
 		buildRunnerExtension(join(WORK, 'runner-extension')),
 		buildUiTests(join(WORK, 'ui')),
+		web ? buildWebRunnerExtension(join(WORK, 'web-runner-extension')) : [],
 	]);
 	const runnerVsix = packageFolder(join(WORK, 'runner-extension'), join(WORK, 'cloud-agents-test-runner.vsix'));
 	if (ORDER === 'reverse') {
@@ -543,6 +572,12 @@ async function main() {
 	}
 	// Installed once; each lane copies the folder.
 	installExtensions(cs, ext, join(WORK, 'user-data'), [vsix, runnerVsix]);
+	if (web) {
+		// The web build (after the .vsix's build: it takes the webview pages from dist/) and the web runner, for the web lanes.
+		const webVsix = await buildWebHarnessVsix(join(WORK, 'web', 'cloud-agents-web.vsix'));
+		const webRunnerVsix = packageFolder(join(WORK, 'web-runner-extension'), join(WORK, 'cloud-agents-test-runner-web.vsix'));
+		installExtensions(cs, extWeb, join(WORK, 'user-data-web'), [webVsix, webRunnerVsix]);
+	}
 	const buildMs = Date.now() - buildStarted;
 
 	// The UI tests' titles decide which lane runs them (a UI test is tagged by its title).
@@ -570,8 +605,18 @@ async function main() {
 			lanes.push({ lane: profile, profile, suites: !uiOnly, ui, grep: variantAll ? grep : variantGrep(grep) });
 		}
 	}
+	if (webOnly) {
+		lanes.length = 0;
+	}
+	// The web lanes: the suites tagged WEB_TAG with the web build in code-server's web worker extension host, each profile as above.
+	if (web && webSuiteFiles.length > 0) {
+		for (const profile of PROFILES) {
+			const tags = profile === 'standard' || variantAll ? [WEB_TAG] : [WEB_TAG, VARIANT_TAG];
+			lanes.push({ lane: `${profile}-web`, profile, suites: true, ui: [], grep: taggedGrep(tags, grep), web: true });
+		}
+	}
 	log(
-		`${uiOnly ? 'in-host suites skipped (--ui-only)' : `${suiteFiles.length} in-host suite file(s)`}, ${uiTests.length} UI test(s) in ${ORDER === 'reverse' ? 'reverse ' : ''}file-name order; lanes: ${lanes.map((l) => l.lane).join(', ')} (${Math.min(LANES_AT_ONCE, lanes.length)} at once); emulator profiles: ${PROFILES.join(', ')}`,
+		`${uiOnly ? 'in-host suites skipped (--ui-only)' : `${suiteFiles.length} in-host suite file(s) (${webSuiteFiles.length} also in the web lanes)`}, ${uiTests.length} UI test(s) in ${ORDER === 'reverse' ? 'reverse ' : ''}file-name order; lanes: ${lanes.map((l) => l.lane).join(', ')} (${Math.min(LANES_AT_ONCE, lanes.length)} at once); emulator profiles: ${PROFILES.join(', ')}`,
 	);
 
 	// launchServer (rather than launch) exposes the browser's pid, so cleanup can stop it by pid.
@@ -590,7 +635,8 @@ async function main() {
 		const session = await startSession({
 			lane: l.lane,
 			cs,
-			extSource: ext,
+			extSource: l.web ? extWeb : ext,
+			web: l.web,
 			dir: join(WORK, l.lane),
 			logs,
 			profile: l.profile,
@@ -625,11 +671,14 @@ async function main() {
 	const fatal = [];
 	for (const [i, r] of results.entries()) {
 		const l = lanes[i];
-		const prefix = l.profile === 'standard' ? [] : [`(emulator profile ${l.profile})`];
-		const against =
-			l.profile === 'standard'
-				? ''
-				: ` against the emulator's ${l.profile} profile${variantAll ? '' : ` (tests tagged ${VARIANT_TAG})`}`;
+		const prefix = [
+			...(l.web ? ['(VS Code for the Web)'] : []),
+			...(l.profile === 'standard' ? [] : [`(emulator profile ${l.profile})`]),
+		];
+		const tagged = [...(l.web ? [WEB_TAG] : []), ...(l.profile === 'standard' || variantAll ? [] : [VARIANT_TAG])];
+		const against = `${l.web ? ', the web build in the web worker extension host' : ''}${
+			l.profile === 'standard' ? '' : ` against the emulator's ${l.profile} profile`
+		}${tagged.length > 0 ? ` (tests tagged ${tagged.join(' and ')})` : ''}`;
 		if (r.error) {
 			fatal.push(`${l.lane}: ${r.error.stack ?? r.error}`);
 			continue;
@@ -642,7 +691,7 @@ async function main() {
 		if (l.suites) {
 			const h = r.report.host;
 			printResults(
-				`In the extension host${against}: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), Node ${h.node}`,
+				`In the extension host${against}: ${h.appName} ${h.vscodeVersion} (${h.appHost}, ${h.uiKind}), ${l.web ? h.node : `Node ${h.node}`}`,
 				tests,
 			);
 		}

@@ -2,7 +2,7 @@
 //  - the test-runner extension (test/integration/runner-extension) with mocha and every
 //    test/integration/suite/**/*.test.ts bundled in, packaged as its own .vsix;
 //  - the Playwright UI tests (test/ui/*.ts), each bundled to an ES module the driver imports.
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
@@ -81,6 +81,119 @@ export async function buildRunnerExtension(outDir) {
 		plugins: [proxyPackageJson],
 	});
 	return suites;
+}
+
+/** The tag in a suite's title that runs it in the web lanes too (VS Code for the Web's extension host). */
+export const WEB_TAG = '[web]';
+
+/**
+ * The first line of a web lane's bundles (the runner's here, the extension's from
+ * `esbuild.mjs --web-harness`): the lane's environment, empty until `writeHarnessEnv` fills it in
+ * the lane's copy of the installed extensions.
+ */
+const HARNESS_ENV_LINE = /^globalThis\.__cloudAgentsHarnessEnv = .*;$/m;
+
+/**
+ * In the web runner's bundle, a Node built-in (imported by a suite's or a source module's code that
+ * a [web] test does not reach) is a stand-in that throws, naming it, when its code is used: a [web]
+ * test that needs Node fails with that message instead of the bundle failing to build.
+ * @type {import('esbuild').Plugin}
+ */
+const nodeBuiltinsThrow = {
+	name: 'node-builtins-throw',
+	setup(build) {
+		// The suites' platform is the browser's (support/hostPlatform.ts): undici is never loaded.
+		build.onResolve({ filter: /\/support\/hostPlatform$/ }, () => ({
+			path: join(ROOT, 'test', 'integration', 'support', 'hostPlatform.web.ts'),
+		}));
+		// node:assert/strict is the `assert` package's (the alias below).
+		build.onResolve({ filter: /^node:/ }, (args) =>
+			args.path === 'node:assert/strict' ? undefined : { path: args.path, namespace: 'node-absent' },
+		);
+		build.onLoad({ filter: /.*/, namespace: 'node-absent' }, (args) => ({
+			contents: `module.exports = new Proxy({}, {
+	get(_, key) {
+		if (typeof key === 'symbol' || key === '__esModule' || key === 'then') return undefined;
+		throw new Error(${JSON.stringify(`${args.path} is Node's: a [web] test cannot use it (VS Code for the Web's extension host is a web worker)`)} + ' (' + String(key) + ')');
+	},
+});`,
+			loader: 'js',
+		}));
+	},
+};
+
+/**
+ * The web lanes' runner (VS Code for the Web's extension host, a web worker): runner.web.ts and the
+ * suites whose source carries WEB_TAG, one browser bundle with mocha's browser build; `node:assert/strict`
+ * is the `assert` package's, `process` a shim over the lane's environment (processShim.web.ts).
+ * Returns the suite files.
+ */
+export async function buildWebRunnerExtension(outDir) {
+	const src = join(ROOT, 'test', 'integration', 'runner-extension');
+	const suites = findFiles(join(ROOT, 'test', 'integration', 'suite'), '.test.ts').filter((f) =>
+		readFileSync(f, 'utf8').includes(WEB_TAG),
+	);
+	rmSync(outDir, { recursive: true, force: true });
+	mkdirSync(outDir, { recursive: true });
+	const manifest = JSON.parse(readFileSync(join(src, 'package.json'), 'utf8'));
+	delete manifest.main;
+	manifest.name = `${manifest.name}-web`;
+	manifest.browser = './dist/runner.web.js';
+	writeFileSync(join(outDir, 'package.json'), JSON.stringify(manifest, null, '\t'));
+	cpSync(join(src, 'README.md'), join(outDir, 'README.md'));
+	cpSync(join(ROOT, 'LICENSE'), join(outDir, 'LICENSE'));
+	const runner = join(src, 'src', 'runner.web.ts');
+	await esbuild.build({
+		bundle: true,
+		platform: 'browser',
+		format: 'cjs',
+		target: 'es2022',
+		mainFields: ['browser', 'module', 'main'],
+		external: ['vscode'],
+		logLevel: 'warning',
+		stdin: {
+			contents: [
+				`const runner = require(${JSON.stringify(runner)});`,
+				'runner.useSuites(function loadSuites() {',
+				...suites.map((f) => `\trequire(${JSON.stringify(f)});`),
+				'});',
+				'module.exports = runner;',
+			].join('\n'),
+			resolveDir: ROOT,
+			sourcefile: 'web-integration-suites.js',
+			loader: 'js',
+		},
+		alias: { 'node:assert/strict': join(src, 'src', 'assertStrict.web.ts') },
+		inject: [join(src, 'src', 'processShim.web.ts')],
+		plugins: [nodeBuiltinsThrow],
+		banner: { js: 'globalThis.__cloudAgentsHarnessEnv = {};' },
+		outfile: join(outDir, 'dist', 'runner.web.js'),
+	});
+	return suites;
+}
+
+/**
+ * Writes a web lane's environment into the first line of each bundle under `extensionsDir` that has
+ * one (the lane's copy of the installed web build and web runner): what `process.env` reads there.
+ */
+export function writeHarnessEnv(extensionsDir, env) {
+	const line = `globalThis.__cloudAgentsHarnessEnv = ${JSON.stringify(env)};`;
+	let written = 0;
+	for (const file of findFiles(extensionsDir, '.js')) {
+		const text = readFileSync(file, 'utf8');
+		if (text.startsWith('globalThis.__cloudAgentsHarnessEnv = ')) {
+			writeFileSync(
+				file,
+				text.replace(HARNESS_ENV_LINE, () => line),
+			);
+			written++;
+		}
+	}
+	if (written < 2) {
+		throw new Error(
+			`writeHarnessEnv: expected the web build and the web runner under ${extensionsDir}, found ${written} bundle(s) to write`,
+		);
+	}
 }
 
 /** Packages an extension folder into a .vsix with vsce. */

@@ -420,6 +420,22 @@ export function buildVsix(out = join(ROOT, '.vscode-test', 'cloud-agents.vsix'))
  */
 export function buildWebVsix(out = join(ROOT, '.vscode-test', 'cloud-agents-web.vsix')) {
 	run(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production'], { cwd: ROOT });
+	return packageWebVsix(join(ROOT, 'dist', 'web', 'extension.js'), out);
+}
+
+/**
+ * The web build for the test harness's web lanes: as buildWebVsix, with the bundle of
+ * `esbuild.mjs --web-harness` (`process.env` is the lane's environment, written in by
+ * bundle-tests.mjs `writeHarnessEnv`). Needs dist/ built (its webview pages): after buildVsixAsync.
+ */
+export async function buildWebHarnessVsix(out) {
+	const bundle = join(dirname(out), 'web-harness', 'extension.js');
+	await runAsync(process.execPath, [join(ROOT, 'esbuild.mjs'), '--production', `--web-harness=${bundle}`], { cwd: ROOT });
+	return packageWebVsix(bundle, out);
+}
+
+/** Packages `bundle` as dist/web/extension.js of an extension with only a `browser` entry; returns `out`. */
+function packageWebVsix(bundle, out) {
 	const dir = join(dirname(out), 'web-extension');
 	rmSync(dir, { recursive: true, force: true });
 	mkdirSync(join(dir, 'dist', 'web'), { recursive: true });
@@ -427,7 +443,7 @@ export function buildWebVsix(out = join(ROOT, '.vscode-test', 'cloud-agents-web.
 	delete manifest.main;
 	manifest.browser = './dist/web/extension.js';
 	writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, '\t'));
-	cpSync(join(ROOT, 'dist', 'web', 'extension.js'), join(dir, 'dist', 'web', 'extension.js'));
+	cpSync(bundle, join(dir, 'dist', 'web', 'extension.js'));
 	cpSync(join(ROOT, 'dist', 'webviews'), join(dir, 'dist', 'webviews'), { recursive: true });
 	cpSync(join(ROOT, 'dist', 'THIRD_PARTY_NOTICES.txt'), join(dir, 'dist', 'THIRD_PARTY_NOTICES.txt'));
 	for (const file of ['README.md', 'LICENSE', 'CHANGELOG.md']) {

@@ -29,7 +29,7 @@ const rows = async (key: string, parentRowId?: string): Promise<RowSnapshot[]> =
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
 const advance = (seconds: number): Promise<unknown> => emu('POST', '/_emulator/clock/advance', { seconds });
 
-suite('Account view: images, builds, checkpoints, model providers [variant]', () => {
+suite('Account view: images, builds, checkpoints, model providers [variant] [web]', () => {
 	suiteSetup(async function () {
 		this.timeout(30_000);
 		await testApi();

@@ -14,7 +14,7 @@ interface Thing {
  * are signed out of Cloud Agents" for Add Secret Stub in a window that was signed in: the command
  * waited on that question, and its pick never opened.
  */
-suite('Action registry: a command run before the sign-in state is read', () => {
+suite('Action registry: a command run before the sign-in state is read [web]', () => {
 	test('waits for the first read of the sign-in state and goes on signed in, without asking to sign in', async function () {
 		this.timeout(30_000);
 		const changed = new vscode.EventEmitter<void>();
@@ -43,7 +43,7 @@ suite('Action registry: a command run before the sign-in state is read', () => {
 		const registry = new ActionRegistry(services, [], []);
 		// A person's argument (an id, not an automation object), while the state is still being read.
 		const invoked = registry.invoke(action, 'thing-1');
-		await new Promise<void>((resolve) => setImmediate(resolve));
+		await new Promise<void>((resolve) => setTimeout(resolve, 0));
 		assert.deepEqual(ran, [], 'the action ran before the sign-in state was read');
 		// The read ends: a token is stored.
 		session.signedIn = true;

@@ -27,7 +27,7 @@ async function personName(token: string): Promise<string> {
 	return name.trim();
 }
 
-suite('Auth', () => {
+suite('Auth [web]', () => {
 	let api: CloudAgentsTestApi;
 	/** Every token the suite saw: none may appear in any log, output channel or event file. */
 	const seenTokens = new Set<string>([devToken()]);

@@ -25,7 +25,7 @@ function computerTabs(): vscode.Tab[] {
 		.filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(WEBVIEW_TYPES.computer));
 }
 
-suite('Computer panel (in the extension host)', () => {
+suite('Computer panel (in the extension host) [web]', () => {
 	suiteSetup(async () => {
 		await testApi();
 	});

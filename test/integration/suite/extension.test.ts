@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { COMMAND_IDS, CONFIG, EXTENSION_ID } from '../../../src/ids';
 import { emulatorUrl } from '../support/env';
 
-suite('Extension', () => {
+suite('Extension [web]', () => {
 	test('is installed and activates', async () => {
 		const extension = vscode.extensions.getExtension(EXTENSION_ID);
 		assert.ok(extension, `${EXTENSION_ID} is not installed`);

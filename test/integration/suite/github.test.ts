@@ -30,7 +30,7 @@ const rows = async (key: string, parent?: string): Promise<RowSnapshot[]> =>
 const run = <T>(command: string, ...args: unknown[]): Thenable<T> => vscode.commands.executeCommand<T>(command, ...args);
 const PUT = 'PUT /v2/github/runtime-bindings/{runtime_id}';
 
-suite('GitHub requests and bindings', () => {
+suite('GitHub requests and bindings [web]', () => {
 	suiteSetup(async function () {
 		this.timeout(30_000);
 		await testApi();

@@ -59,7 +59,7 @@ function viewPatternsIn(when: string): RegExp[] {
 	return out;
 }
 
-suite('Manifest both ways (package.json ↔ the running extension)', () => {
+suite('Manifest both ways (package.json ↔ the running extension) [web]', () => {
 	let registered: Set<string>;
 	let contributed: Set<string>;
 	let views: Set<string>;

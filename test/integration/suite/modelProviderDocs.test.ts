@@ -57,7 +57,7 @@ const keysOf = (body: Record<string, unknown>): { name: string; endpoint: string
 	enabled: 'is_enabled' in body ? 'is_enabled' : 'enabled',
 });
 
-suite('Model provider documents (issue 20, item 9) [variant]', () => {
+suite('Model provider documents (issue 20, item 9) [variant] [web]', () => {
 	suiteSetup(async function () {
 		this.timeout(30_000);
 		await testApi();

@@ -18,7 +18,7 @@ function events(from: number, count: number, pad = 200): EventRecord[] {
 	return Array.from({ length: count }, (_, i) => ({ seq: from + i, type: 'run.output', data: { text: 'x'.repeat(pad) } }));
 }
 
-suite('Run-event store (vscode.workspace.fs, segments)', () => {
+suite('Run-event store (vscode.workspace.fs, segments) [web]', () => {
 	let root: vscode.Uri;
 
 	setup(async () => {

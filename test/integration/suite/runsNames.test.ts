@@ -27,7 +27,7 @@ const rows = async (): Promise<RowSnapshot[]> =>
 	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'runs')) ?? [];
 
 /** Issue 12, items 4, 5 and 10: runs have human names; the status bar and rows offer only valid actions. */
-suite('Run names, status bar and run actions', () => {
+suite('Run names, status bar and run actions [web]', () => {
 	let api: CloudAgentsTestApi;
 	let agentId: string;
 	const agentName = `Release helper ${Date.now()}`;

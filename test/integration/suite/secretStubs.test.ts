@@ -36,7 +36,7 @@ async function stubRowsOf(runtimeId: string): Promise<RowSnapshot[]> {
 	return group ? rows('runtimes', group.id) : under;
 }
 
-suite('Secret stubs and secrets', () => {
+suite('Secret stubs and secrets [web]', () => {
 	const SECRET_VALUE = `sk-surf-${Date.now()}-Zq8Wm3Xr7Tp2Ln5Kd9`;
 	const secretName = `surf-test-secret-${Date.now()}`;
 	let runtimeId: string;

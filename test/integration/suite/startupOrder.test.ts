@@ -3,7 +3,7 @@ import { Session, tokenKey } from '../../../src/auth/session';
 import { emu, waitFor, within } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 import { MemorySecrets, silentLog as log } from '../support/memoryStores';
-import { nodePlatform } from '../../../src/shell/nodePlatform';
+import { hostPlatform } from '../support/hostPlatform';
 
 /** How long each read of the slow SecretStorage below takes (a window under load: one round trip to it). */
 const SLOW_READ_MS = 600;
@@ -13,13 +13,13 @@ const SLOW_READ_MS = 600;
  * context key and state that activation's `initialize` sets meanwhile, not a second read of the
  * token, not the Accounts menu's GET /v2/me.
  */
-suite('Start-up order of the first listing', () => {
+suite('Start-up order of the first listing [web]', () => {
 	let session: Session | undefined;
 	let secrets: MemorySecrets | undefined;
 
 	async function signedInSession(): Promise<{ session: Session; secrets: MemorySecrets }> {
 		secrets = new MemorySecrets(SLOW_READ_MS);
-		session = new Session(secrets, log, nodePlatform.connect);
+		session = new Session(secrets, log, hostPlatform.connect);
 		secrets.seed(tokenKey(session.apiUrl), devToken());
 		return Promise.resolve({ session, secrets });
 	}
@@ -77,7 +77,7 @@ suite('Start-up order of the first listing', () => {
 		warm.dispose();
 
 		const empty = new MemorySecrets(0);
-		const signedOut = new Session(empty, log, nodePlatform.connect);
+		const signedOut = new Session(empty, log, hostPlatform.connect);
 		try {
 			await signedOut.initialize(undefined);
 			assert.equal(signedOut.signedIn, false);
@@ -86,7 +86,7 @@ suite('Start-up order of the first listing', () => {
 			none.dispose();
 			assert.equal(signedOut.hasClient, false, 'signed out, the HTTP client is not loaded');
 			// Cancelled before its time: nothing either.
-			const other = new Session(secrets, log, nodePlatform.connect);
+			const other = new Session(secrets, log, hostPlatform.connect);
 			try {
 				await other.initialize(undefined);
 				other.warmUpClient(20).dispose();

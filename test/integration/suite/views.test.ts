@@ -86,7 +86,7 @@ async function loadAll(key: ViewKey, command: string): Promise<{ list: Row[]; cl
 	return { list, clicks };
 }
 
-suite('Views', () => {
+suite('Views [web]', () => {
 	let api: CloudAgentsTestApi;
 
 	suiteSetup(async function () {

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { EXTENSION_ID, FS_SCHEME } from '../../../src/ids';
 import { devToken, emulatorUrl } from '../support/env';
+import { base64Decode, base64Encode } from '../../../src/api/bytes';
 
 /** The emulator's API and admin API, straight over HTTP (outside the extension). */
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -31,18 +32,20 @@ const requests = async (): Promise<number> => {
 };
 const resetCounters = (): Promise<unknown> => admin('POST', '/counters/reset');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const b64 = (s: string | Uint8Array): string => Buffer.from(s).toString('base64');
+const utf8 = new TextEncoder();
+const b64 = (s: string | Uint8Array): string => base64Encode(typeof s === 'string' ? utf8.encode(s) : s);
 
-suite('Agent workspace (cloud-agent://)', () => {
+suite('Agent workspace (cloud-agent://) [web]', () => {
 	let agentId: string;
 	let agentName: string;
 	const uri = (path = ''): vscode.Uri => vscode.Uri.from({ scheme: FS_SCHEME, authority: agentId, path: `/${path}` });
 	/** The file's content on the emulator. */
 	const serverText = async (path: string): Promise<string> =>
-		Buffer.from(
-			(await api<{ content_base64: string }>('POST', `/v2/agents/${agentId}/workspace`, { op: 'read', path })).content_base64,
-			'base64',
-		).toString('utf8');
+		new TextDecoder().decode(
+			base64Decode(
+				(await api<{ content_base64: string }>('POST', `/v2/agents/${agentId}/workspace`, { op: 'read', path })).content_base64,
+			),
+		);
 	const serverHas = async (path: string): Promise<boolean> =>
 		api('POST', `/v2/agents/${agentId}/workspace`, { op: 'stat', path }).then(
 			() => true,
@@ -157,12 +160,12 @@ suite('Agent workspace (cloud-agent://)', () => {
 		const dir = await freshFolder({ 'a.txt': 'alpha\n' });
 		const fs = vscode.workspace.fs;
 		assert.deepEqual(await fs.readDirectory(uri(dir)), [['a.txt', vscode.FileType.File]]);
-		assert.equal(Buffer.from(await fs.readFile(uri(`${dir}/a.txt`))).toString(), 'alpha\n');
+		assert.equal(new TextDecoder().decode(await fs.readFile(uri(`${dir}/a.txt`))), 'alpha\n');
 		const stat = await fs.stat(uri(`${dir}/a.txt`));
 		assert.equal(stat.size, 6);
 		assert.ok(stat.mtime > 0);
 
-		await fs.writeFile(uri(`${dir}/sub/b.txt`), Buffer.from('beta\n'));
+		await fs.writeFile(uri(`${dir}/sub/b.txt`), utf8.encode('beta\n'));
 		assert.equal(await serverText(`${dir}/sub/b.txt`), 'beta\n');
 		await fs.copy(uri(`${dir}/a.txt`), uri(`${dir}/a-copy.txt`));
 		assert.equal(await serverText(`${dir}/a-copy.txt`), 'alpha\n');
@@ -178,7 +181,7 @@ suite('Agent workspace (cloud-agent://)', () => {
 		assert.equal((await fs.stat(uri(`${dir}/empty`))).type, vscode.FileType.Directory);
 		assert.ok((await fs.readDirectory(uri(dir))).some(([name, type]) => name === 'empty' && type === vscode.FileType.Directory));
 		assert.equal(await serverHas(`${dir}/empty`), false, 'virtual until a file is written into it');
-		await fs.writeFile(uri(`${dir}/empty/c.txt`), Buffer.from('gamma'));
+		await fs.writeFile(uri(`${dir}/empty/c.txt`), utf8.encode('gamma'));
 		assert.equal(await serverHas(`${dir}/empty`), true);
 
 		await fs.delete(uri(`${dir}/renamed.txt`));
@@ -256,11 +259,11 @@ suite('Agent workspace (cloud-agent://)', () => {
 			Promise.resolve(
 				vscode.workspace.fs.writeFile(
 					vscode.Uri.from({ scheme: FS_SCHEME, authority: agentId, path: '/../escape.txt' }),
-					Buffer.from('x'),
+					utf8.encode('x'),
 				),
 			),
 		);
-		await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(uri(`${'d/'.repeat(2100)}x.txt`), Buffer.from('x'))));
+		await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(uri(`${'d/'.repeat(2100)}x.txt`), utf8.encode('x'))));
 		assert.equal(await requests(), 0);
 		assert.equal(await serverHas('escape.txt'), false);
 		assert.equal(await serverHas('huge.bin'), false);

@@ -3,13 +3,14 @@ import * as vscode from 'vscode';
 import { FS_SCHEME } from '../../../src/ids';
 import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 import { devToken, words } from '../support/env';
+import { base64Text, textBase64 } from '../support/text';
 
 /**
  * A followed run that changes a file of the agent's workspace updates an editor showing that file:
  * the run's `file.changed` event invalidates the file system's cache and fires onDidChangeFile, and
  * VS Code reloads the (clean) document from the service.
  */
-suite("Agent workspace follows the agent's runs", () => {
+suite("Agent workspace follows the agent's runs [web]", () => {
 	let agentId: string | undefined;
 
 	suiteSetup(async function () {
@@ -40,7 +41,7 @@ suite("Agent workspace follows the agent's runs", () => {
 		const path = 'notes/watched.md';
 		const seeded = await emu('POST', `/_emulator/workspace/${encodeURIComponent(id)}/write`, {
 			path,
-			content_base64: Buffer.from('first line\n').toString('base64'),
+			content_base64: textBase64('first line\n'),
 		});
 		assert.equal(seeded.status, 200, JSON.stringify(seeded.body));
 
@@ -81,7 +82,7 @@ suite("Agent workspace follows the agent's runs", () => {
 			{ op: 'read', path },
 			devToken(),
 		);
-		assert.equal(Buffer.from(server.body.content_base64 ?? server.body.result?.data?.content ?? '', 'base64').toString('utf8'), text);
+		assert.equal(base64Text(server.body.content_base64 ?? server.body.result?.data?.content ?? ''), text);
 		await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { automation: true, agentId: id, runId: run.body.id });
 	});
 });

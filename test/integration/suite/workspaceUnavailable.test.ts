@@ -16,7 +16,7 @@ const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
  * announce the root (onDidChangeFile) when the folder becomes unavailable and again once the
  * session or the service is back, so the Explorer reads it again by itself.
  */
-suite('Agent workspace while signed out or the service is unavailable', () => {
+suite('Agent workspace while signed out or the service is unavailable [web]', () => {
 	let agentId: string;
 	let root: vscode.Uri;
 	/** Root events of the agent's folder (Created and Changed) seen by a watcher, in order. */

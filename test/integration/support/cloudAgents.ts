@@ -2,9 +2,6 @@
  * Helpers of the auth and run-following suites: the extension's test API (what `activate` returns
  * under the harness), emulator admin calls and a scan of everything the extension wrote to disk.
  */
-import { randomUUID } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import type { ShownMessage, StatusBarSnapshot } from '../../../src/testing';
@@ -250,19 +247,20 @@ export function within<T>(what: string, promise: PromiseLike<T>, ms = 20_000): P
 	});
 }
 
-async function filesUnder(dir: string): Promise<string[]> {
-	let entries;
+/** The files under `dir`, recursively, through vscode.workspace.fs (both extension hosts: Node's and the web worker's). */
+async function filesUnder(dir: vscode.Uri): Promise<vscode.Uri[]> {
+	let entries: [string, vscode.FileType][];
 	try {
-		entries = await readdir(dir, { withFileTypes: true });
+		entries = await vscode.workspace.fs.readDirectory(dir);
 	} catch {
 		return [];
 	}
-	const out: string[] = [];
-	for (const e of entries) {
-		const p = join(dir, e.name);
-		if (e.isDirectory()) {
+	const out: vscode.Uri[] = [];
+	for (const [name, type] of entries) {
+		const p = vscode.Uri.joinPath(dir, name);
+		if (type & vscode.FileType.Directory) {
 			out.push(...(await filesUnder(p)));
-		} else if (e.isFile()) {
+		} else if (type & vscode.FileType.File) {
 			out.push(p);
 		}
 	}
@@ -278,15 +276,24 @@ export async function writtenText(api: CloudAgentsTestApi): Promise<{ file: stri
 	// Output channels write to disk asynchronously, in order: a line written to the extension's log
 	// now is on disk after every line logged before it (a fixed wait of 1.5 s missed a warning on a
 	// busy machine).
-	const barrier = `log flush barrier ${randomUUID()}`;
+	const barrier = `log flush barrier ${crypto.randomUUID()}`;
 	api.log.info(barrier);
-	const logRoot = vscode.Uri.joinPath(api.logUri, '..').fsPath;
-	const runsRoot = vscode.Uri.joinPath(api.globalStorageUri, 'runs').fsPath;
+	const logRoot = vscode.Uri.joinPath(api.logUri, '..');
+	const runsRoot = vscode.Uri.joinPath(api.globalStorageUri, 'runs');
 	return waitFor(
 		'the log flush barrier in the extension log file',
 		async () => {
 			const files = [...(await filesUnder(logRoot)), ...(await filesUnder(runsRoot))];
-			const written = await Promise.all(files.map(async (file) => ({ file, text: await readFile(file, 'utf8').catch(() => '') })));
+			const decoder = new TextDecoder();
+			const written = await Promise.all(
+				files.map(async (file) => ({
+					file: file.scheme === 'file' ? file.fsPath : `${file.scheme}:${file.path}`,
+					text: await vscode.workspace.fs.readFile(file).then(
+						(bytes) => decoder.decode(bytes),
+						() => '',
+					),
+				})),
+			);
 			return written.some((w) => w.text.includes(barrier)) ? written : undefined;
 		},
 		30_000,
