@@ -364,9 +364,13 @@ const SCENARIOS = [
 				.first()
 				.waitFor({ state: 'visible', timeout: STEP_MS });
 			await input.fill(file);
-			await page.waitForFunction((expected) => document.querySelector('.quick-input-widget input')?.value === expected, file, {
-				timeout: STEP_MS,
-			});
+			await page.waitForFunction(
+				`document.querySelector('.quick-input-widget input')?.value === ${JSON.stringify(file)}`,
+				undefined,
+				{
+					timeout: STEP_MS,
+				},
+			);
 			await page.keyboard.press('Enter');
 			const toast = page.locator('.notifications-toasts', { hasText: 'token-savings-web.csv' }).first();
 			await toast.waitFor({ state: 'visible', timeout: STEP_MS });
