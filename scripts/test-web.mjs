@@ -11,6 +11,8 @@
 //      browser's fetch (an event stream, cross-origin), and its end is announced.
 //   5. Export Token Savings as CSV (all time) into the window's folder through the save dialog: the
 //      file is written through vscode.workspace.fs (no Node in the web worker), one row per event.
+//   6. Add Gateway Host Key to known_hosts: the browser cannot write ~/.ssh, so one message says so,
+//      names the gateway, and offers Copy Line (not clicked: headless Chromium's clipboard).
 // `npm run test:web -- NAME…` runs only the scenarios named.
 // Each scenario starts its own emulator and code-server, and a fresh Chromium context; everything is
 // stopped at the end, also on failure. Exit status 1 when a check fails. `npm run test:web`.
@@ -383,6 +385,25 @@ const SCENARIOS = [
 			assert(lines.length - 1 === events, `one row per event: ${lines.length - 1} rows, ${events} events`);
 			assert(!existsSync(`${file}.part`), 'no .part file left behind');
 			await page.screenshot({ path: join(RESULTS, 'web-savings-csv.png') });
+			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
+		},
+	],
+	[
+		'known-hosts-says-why',
+		{ cors: true },
+		async (page, ctx) => {
+			await signInWithKey(page);
+			await signedIn(page);
+			await command(page, 'Cloud Agents: Add Gateway Host Key to known_hosts');
+			const toast = page
+				.locator('.notifications-toasts .notification-list-item', { hasText: 'VS Code for the Web cannot write' })
+				.first();
+			await toast.waitFor({ state: 'visible', timeout: STEP_MS });
+			const text = (await toast.innerText()).replace(/\u00a0/g, ' ');
+			assert(text.includes('~/.ssh/known_hosts'), `names the file: ${text}`);
+			assert(text.includes('[gateway.cloud-agents.example]:2222'), `names the gateway the line is for: ${text}`);
+			assert((await toast.locator('.monaco-button', { hasText: 'Copy Line' }).count()) === 1, `offers Copy Line: ${text}`);
+			await page.screenshot({ path: join(RESULTS, 'web-known-hosts.png') });
 			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
 		},
 	],
