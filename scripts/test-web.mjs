@@ -9,10 +9,14 @@
 //      it: the change is on the emulator (the commands load in the browser: no Node call at load).
 //   4. Send Prompt to an agent: its run is followed, its events arrive in the output channel over the
 //      browser's fetch (an event stream, cross-origin), and its end is announced.
+//   5. Export Token Savings as CSV (all time) into the window's folder through the save dialog: the
+//      file is written through vscode.workspace.fs (no Node in the web worker), one row per event.
+//   6. Add Gateway Host Key to known_hosts: the browser cannot write ~/.ssh, so one message says so,
+//      names the gateway, and offers Copy Line (not clicked: headless Chromium's clipboard).
 // `npm run test:web -- NAME…` runs only the scenarios named.
 // Each scenario starts its own emulator and code-server, and a fresh Chromium context; everything is
 // stopped at the end, also on failure. Exit status 1 when a check fails. `npm run test:web`.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import {
@@ -335,6 +339,71 @@ const SCENARIOS = [
 			const list = Array.isArray(runs) ? runs : (runs.runs ?? []);
 			assert(list.filter((r) => r.prompt === prompt).length === 1, 'exactly one run with the prompt on the service');
 			await page.screenshot({ path: join(RESULTS, 'web-run-output.png') });
+			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
+		},
+	],
+	[
+		'exports-token-savings-as-csv',
+		{ cors: true },
+		async (page, ctx) => {
+			await signInWithKey(page);
+			await signedIn(page);
+			await command(page, 'Cloud Agents: Export Token Savings as CSV');
+			const range = page.locator('.quick-input-list .monaco-list-row', { hasText: 'All time' }).first();
+			await range.waitFor({ state: 'visible', timeout: STEP_MS });
+			await range.click();
+			// The save dialog of a browser window: VS Code's own, a path in the quick input.
+			// The folder the window has open (scenario() makes it under WORK/<name>).
+			const file = join(WORK, 'exports-token-savings-as-csv', 'folder', 'token-savings-web.csv');
+			const input = page.locator('.quick-input-widget input');
+			await page
+				.locator('.quick-input-widget .quick-input-title', { hasText: 'Export Token Savings as CSV' })
+				.first()
+				.waitFor({ state: 'visible', timeout: STEP_MS });
+			// It lists the folder it starts in first (its ".." row); a path typed before that is replaced.
+			await page
+				.locator('.quick-input-list .monaco-list-row', { hasText: '..' })
+				.first()
+				.waitFor({ state: 'visible', timeout: STEP_MS });
+			await input.fill(file);
+			await page.waitForFunction(
+				`document.querySelector('.quick-input-widget input')?.value === ${JSON.stringify(file)}`,
+				undefined,
+				{
+					timeout: STEP_MS,
+				},
+			);
+			await page.keyboard.press('Enter');
+			const toast = page.locator('.notifications-toasts', { hasText: 'token-savings-web.csv' }).first();
+			await toast.waitFor({ state: 'visible', timeout: STEP_MS });
+			const text = (await toast.innerText()).replace(/\u00a0/g, ' ');
+			const totals = (await emulatorCall(ctx.apiUrl, 'GET', '/v2/token-savings?page_size=1')).data.totals;
+			const events = totals.applied_events ?? totals.events;
+			assert(text.includes(`Exported ${events.toLocaleString('en-US')} events to`), `the status names the events: ${text}`);
+			const lines = readFileSync(file, 'utf8').split('\r\n').filter(Boolean);
+			assert(lines[0]?.startsWith('"observed_at","event_id"'), `the CSV's header: ${lines[0]}`);
+			assert(lines.length - 1 === events, `one row per event: ${lines.length - 1} rows, ${events} events`);
+			assert(!existsSync(`${file}.part`), 'no .part file left behind');
+			await page.screenshot({ path: join(RESULTS, 'web-savings-csv.png') });
+			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
+		},
+	],
+	[
+		'known-hosts-says-why',
+		{ cors: true },
+		async (page, ctx) => {
+			await signInWithKey(page);
+			await signedIn(page);
+			await command(page, 'Cloud Agents: Add Gateway Host Key to known_hosts');
+			const toast = page
+				.locator('.notifications-toasts .notification-list-item', { hasText: 'VS Code for the Web cannot write' })
+				.first();
+			await toast.waitFor({ state: 'visible', timeout: STEP_MS });
+			const text = (await toast.innerText()).replace(/\u00a0/g, ' ');
+			assert(text.includes('~/.ssh/known_hosts'), `names the file: ${text}`);
+			assert(text.includes('[gateway.cloud-agents.example]:2222'), `names the gateway the line is for: ${text}`);
+			assert((await toast.locator('.monaco-button', { hasText: 'Copy Line' }).count()) === 1, `offers Copy Line: ${text}`);
+			await page.screenshot({ path: join(RESULTS, 'web-known-hosts.png') });
 			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
 		},
 	],

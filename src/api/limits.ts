@@ -157,6 +157,14 @@ export const SAFETY = {
 	// ---------------------------------------------------------------- token-savings dashboard
 	/** Most account-wide savings events the dashboard reads for one filter; it says so when it stops there. */
 	savingsMaxEvents: 100_000,
+	/**
+	 * Largest CSV export of savings events, held in memory until it is written whole (vscode.workspace.fs
+	 * writes a file at once, in both extension hosts; at most twice this while the chunks are joined):
+	 * a row is ~156 bytes as the emulator's demo sends them (16 MB for savingsMaxEvents), up to ~9 KB
+	 * with every member at its bound (32 methods of 120 characters, 255-character ids); past this the
+	 * export stops and nothing is written.
+	 */
+	savingsCsvMaxBytes: 64 * 1024 * 1024,
 	/** Methods read from one savings event. */
 	savingsMethodsPerEvent: 32,
 	/** Distinct methods (and distinct runtimes) the dashboard's breakdowns keep; the rest are added up under "other". */

@@ -5,8 +5,6 @@
  * Every command also takes a plain automation object (see each handler's TSDoc); automation that
  * passes `confirm: false` skips the modal question, `quiet: true` the notifications.
  */
-import * as os from 'node:os';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ApiError, isAuthFailure, SAFETY } from '../api';
 import type { GatewayHostKey } from '../api';
@@ -14,7 +12,7 @@ import { isKnownHostsHost } from '../api/decode';
 import { accountLabel } from '../auth/accountLabel';
 import { CONFIG } from '../ids';
 import { describeError, showUnreachable } from '../util/errors';
-import { addKnownHost, hasKnownHost, knownHostsLine } from '../util/knownHosts';
+import { knownHostsLine } from '../util/knownHosts';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
 import { commandRegistrar } from '../views/registry';
@@ -94,14 +92,12 @@ export async function probeConnection(deps: Pick<Services, 'session'>, signal?: 
 	return report;
 }
 
-/** Where the known_hosts line goes: the setting (with `~` expanded), else ~/.ssh/known_hosts. */
-export function knownHostsFile(): string {
-	const configured = vscode.workspace.getConfiguration(CONFIG.section).get<string>(KNOWN_HOSTS_SETTING, '').trim();
-	if (configured === '') {
-		return path.join(os.homedir(), '.ssh', 'known_hosts');
-	}
-	const expanded = configured === '~' || configured.startsWith('~/') ? path.join(os.homedir(), configured.slice(1)) : configured;
-	return path.resolve(expanded);
+/** What "Add Gateway Host Key to known_hosts…" did (for automation): `file` is undefined where no known_hosts file can be written. */
+export interface KnownHostsReport {
+	file: string | undefined;
+	line: string;
+	/** `unavailable`: the extension host cannot write known_hosts (VS Code for the Web); `copied`: the line went to the clipboard instead. */
+	result: 'added' | 'present' | 'unavailable' | 'copied';
 }
 
 /** The host key as a JSON record document: what it is, where it is for, and the line known_hosts gets. */
@@ -174,13 +170,114 @@ async function checkConnection(deps: Services, arg: unknown): Promise<Connection
 	return report;
 }
 
+/** The host the gateway's key is for: the argument's, the service's, else asked (prefilled with the API URL's host); undefined when dismissed. */
+async function gatewayHost(deps: Pick<Services, 'session'>, key: GatewayHostKey, arg: unknown): Promise<string | undefined> {
+	const host = argString(arg, 'host') ?? key.host;
+	if (host !== undefined) {
+		return host;
+	}
+	const fallback = hostOf(deps.session.apiUrl).replace(/:\d+$/, '');
+	const entered = await vscode.window.showInputBox({
+		title: vscode.l10n.t('Add Gateway Host Key to known_hosts'),
+		prompt: vscode.l10n.t('The service did not say which host its SSH gateway is. Enter the host name you connect to with ssh.'),
+		value: fallback,
+		validateInput: (v) => (isKnownHostsHost(v.trim()) ? undefined : vscode.l10n.t('Enter a host name or IP address')),
+	});
+	return entered?.trim();
+}
+
+/**
+ * Where the extension host cannot write known_hosts (VS Code for the Web: a browser reaches no
+ * ~/.ssh): says so in one message and offers to copy the line (checked server data, one line) to
+ * the clipboard instead. Automation with `quiet: true` shows nothing and copies nothing.
+ */
+async function offerKnownHostsLine(line: string, arg: unknown): Promise<KnownHostsReport> {
+	const quiet = isAutomation(arg) && arg.quiet === true;
+	if (quiet) {
+		return { file: undefined, line, result: 'unavailable' };
+	}
+	const copy = vscode.l10n.t('Copy Line');
+	const choice = await showWarning(
+		vscode.l10n.t(
+			'VS Code for the Web cannot write ~/.ssh/known_hosts. Copy the line for {0} and add it to the known_hosts file of the computer you run ssh on.',
+			line.split(' ')[0]!,
+		),
+		copy,
+	);
+	if (choice !== copy) {
+		return { file: undefined, line, result: 'unavailable' };
+	}
+	await vscode.env.clipboard.writeText(line);
+	vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the known_hosts line for {0}', line.split(' ')[0]!), 4000);
+	return { file: undefined, line, result: 'copied' };
+}
+
+/**
+ * "Add Gateway Host Key to known_hosts…": after a modal question showing host and fingerprint,
+ * adds `<host> <type> <base64>` (`[host]:port` off port 22) to the platform's known_hosts file
+ * (`cloudAgents.ssh.knownHostsFile`, default ~/.ssh/known_hosts; created 0600 when missing), never
+ * twice. Where the platform has no known_hosts file (VS Code for the Web), says so and offers to
+ * copy the line. Automation: `{confirm: false, quiet?: true, host?: string}`.
+ */
+export async function addGatewayHostKeyToKnownHosts(
+	deps: Pick<Services, 'session' | 'localFiles'>,
+	arg: unknown,
+): Promise<KnownHostsReport | undefined> {
+	const quiet = isAutomation(arg) && arg.quiet === true;
+	const key = await deps.session.client.getGatewayHostKey();
+	const host = await gatewayHost(deps, key, arg);
+	if (host === undefined) {
+		return undefined;
+	}
+	const line = knownHostsLine(key, host, host === key.host ? key.port : undefined);
+	const knownHosts = deps.localFiles.knownHosts;
+	if (knownHosts === undefined) {
+		return offerKnownHostsLine(line, arg);
+	}
+	const file = knownHosts.path(vscode.workspace.getConfiguration(CONFIG.section).get<string>(KNOWN_HOSTS_SETTING, ''));
+	if (await knownHosts.has(file, line)) {
+		if (!quiet) {
+			void showInfo(vscode.l10n.t('{0} already trusts this host key for {1}.', file, line.split(' ')[0]!));
+		}
+		return { file, line, result: 'present' };
+	}
+	if (!(isAutomation(arg) && arg.confirm === false) && !(await confirmTrust(key, line, file))) {
+		return undefined;
+	}
+	const result = await knownHosts.add(file, line);
+	if (!quiet) {
+		const open = vscode.l10n.t('Open File');
+		const message =
+			result === 'added'
+				? vscode.l10n.t('Added the SSH gateway host key for {0} to {1}.', line.split(' ')[0]!, file)
+				: vscode.l10n.t('{0} already trusts this host key.', file);
+		if ((await showInfo(message, open)) === open) {
+			await vscode.window.showTextDocument(vscode.Uri.file(file));
+		}
+	}
+	return { file, line, result };
+}
+
+/** The modal question before a host key is trusted: host, key type, fingerprint and the line; true when the user adds it. */
+async function confirmTrust(key: GatewayHostKey, line: string, file: string): Promise<boolean> {
+	const add = vscode.l10n.t('Add to known_hosts');
+	const detail = [
+		vscode.l10n.t('Host: {0}', line.split(' ')[0]!),
+		vscode.l10n.t('Key type: {0}', key.keyType),
+		vscode.l10n.t('Fingerprint: {0}', key.fingerprintSha256),
+		'',
+		vscode.l10n.t('Compare the fingerprint with the one your administrator published before you trust it. This line is added:'),
+		line,
+	].join('\n');
+	return (await showModalWarning(vscode.l10n.t('Trust the SSH gateway host key in {0}?', file), detail, add)) === add;
+}
+
 /** Registers the platform commands (health, SSH gateway host key). */
 export function registerPlatformCommands(deps: Services): vscode.Disposable[] {
 	const registerCommand = commandRegistrar(deps.log, {
 		onUnauthorized: deps.onUnauthorized,
 		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,
 	});
-	const quiet = (arg: unknown): boolean => isAutomation(arg) && arg.quiet === true;
 	const disposables: vscode.Disposable[] = [];
 
 	disposables.push(
@@ -221,74 +318,10 @@ export function registerPlatformCommands(deps: Services): vscode.Disposable[] {
 		}),
 
 		/**
-		 * "Add Gateway Host Key to known_hosts…": after a modal question showing host and fingerprint,
-		 * adds `<host> <type> <base64>` (`[host]:port` off port 22) to the known_hosts file
-		 * (`cloudAgents.ssh.knownHostsFile`, default ~/.ssh/known_hosts; created 0600 when missing), never
-		 * twice. Automation: `{confirm: false, host?: string}`; returns `{file, line, result}` or undefined.
+		 * "Add Gateway Host Key to known_hosts…": see `addGatewayHostKeyToKnownHosts`. Automation:
+		 * `{confirm: false, host?: string}`; returns a KnownHostsReport, or undefined when dismissed.
 		 */
-		registerCommand('cloudAgents.ssh.addGatewayHostKeyToKnownHosts', async (arg?: unknown) => {
-			const key = await deps.session.client.getGatewayHostKey();
-			let host = argString(arg, 'host') ?? key.host;
-			if (host === undefined) {
-				const fallback = hostOf(deps.session.apiUrl).replace(/:\d+$/, '');
-				host = await vscode.window.showInputBox({
-					title: vscode.l10n.t('Add Gateway Host Key to known_hosts'),
-					prompt: vscode.l10n.t(
-						'The service did not say which host its SSH gateway is. Enter the host name you connect to with ssh.',
-					),
-					value: fallback,
-					validateInput: (v) => (isKnownHostsHost(v.trim()) ? undefined : vscode.l10n.t('Enter a host name or IP address')),
-				});
-				if (host === undefined) {
-					return undefined;
-				}
-				host = host.trim();
-			}
-			const line = knownHostsLine(key, host, host === key.host ? key.port : undefined);
-			const file = knownHostsFile();
-			// A file that cannot be read (missing) has no line yet; addKnownHost reads it again before writing.
-			const existing = await vscode.workspace.fs.readFile(vscode.Uri.file(file)).then(
-				(b) => new TextDecoder().decode(b),
-				() => '',
-			);
-			if (hasKnownHost(existing, line)) {
-				if (!quiet(arg)) {
-					void showInfo(vscode.l10n.t('{0} already trusts this host key for {1}.', file, line.split(' ')[0]!));
-				}
-				return { file, line, result: 'present' as const };
-			}
-			if (!(isAutomation(arg) && arg.confirm === false)) {
-				const add = vscode.l10n.t('Add to known_hosts');
-				const detail = [
-					vscode.l10n.t('Host: {0}', line.split(' ')[0]!),
-					vscode.l10n.t('Key type: {0}', key.keyType),
-					vscode.l10n.t('Fingerprint: {0}', key.fingerprintSha256),
-					'',
-					vscode.l10n.t(
-						'Compare the fingerprint with the one your administrator published before you trust it. This line is added:',
-					),
-					line,
-				].join('\n');
-				if ((await showModalWarning(vscode.l10n.t('Trust the SSH gateway host key in {0}?', file), detail, add)) !== add) {
-					return undefined;
-				}
-			}
-			const result = await addKnownHost(file, line);
-			if (!quiet(arg)) {
-				const open = vscode.l10n.t('Open File');
-				if (
-					(await showInfo(
-						result === 'added'
-							? vscode.l10n.t('Added the SSH gateway host key for {0} to {1}.', line.split(' ')[0]!, file)
-							: vscode.l10n.t('{0} already trusts this host key.', file),
-						open,
-					)) === open
-				) {
-					await vscode.window.showTextDocument(vscode.Uri.file(file));
-				}
-			}
-			return { file, line, result };
-		}),
+		registerCommand('cloudAgents.ssh.addGatewayHostKeyToKnownHosts', (arg?: unknown) => addGatewayHostKeyToKnownHosts(deps, arg)),
 	);
 	return disposables;
 }

@@ -3,12 +3,10 @@
  * reload with its filter), its CSV export, and "Show Token Savings Summary" (the account totals
  * and each runtime's savings summary as a read-only JSON record, no chart needed).
  */
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { describeError } from '../util/errors';
+import { isAbsoluteLocalPath } from '../util/fileNames';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
 import { type PanelFeature, PanelManager } from '../webviews/panel';
@@ -21,63 +19,58 @@ import { commandRegistrar } from '../views/registry';
 import type { Services } from '../views/actions';
 import { isAutomation, showInfo, toAbortSignal } from '../views/ui';
 
-/** A CSV sink over a local file written to `<file>.part` and renamed on success, so a failed export never leaves half a file in place of an old one. */
-function fileSink(path: string): CsvSink & { commit(): Promise<void>; abandon(): Promise<void> } {
-	const part = `${path}.part`;
-	const stream = createWriteStream(part, { encoding: 'utf8' });
-	let failure: Error | undefined;
-	stream.on('error', (err) => {
-		failure = err;
-	});
-	return {
-		write: (chunk) =>
-			new Promise<void>((resolve, reject) => {
-				if (failure) {
-					reject(failure);
-					return;
-				}
-				if (stream.write(chunk)) {
-					resolve();
-				} else {
-					stream.once('drain', resolve);
-					stream.once('error', reject);
-				}
-			}),
-		commit: async () => {
-			await new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
-			if (failure) {
-				throw failure;
-			}
-			await rename(part, path);
-		},
-		abandon: async () => {
-			stream.destroy();
-			await rm(part, { force: true });
-		},
-	};
-}
+/** What a chunk of csvFileSink becomes once copied into the file's bytes. */
+const EMPTY = new Uint8Array(0);
 
-/** A CSV sink for a non-file URI (a remote file system): chunks kept and written at the end (bounded by SAFETY.savingsMaxEvents rows). */
-function memorySink(uri: vscode.Uri): CsvSink & { commit(): Promise<void>; abandon(): Promise<void> } {
+/**
+ * A CSV sink for any URI the save dialog gives (file:, vscode-remote:, a browser's own file
+ * systems), through vscode.workspace.fs in both extension hosts. It has no append, so the chunks
+ * are kept (UTF-8, at most SAFETY.savingsCsvMaxBytes: past that the export fails and nothing is
+ * written) and written at the end to `<file>.part`, which is renamed over the file: a failed
+ * export never leaves half a file in place of an old one.
+ */
+function csvFileSink(target: vscode.Uri): CsvSink & { commit(): Promise<void>; abandon(): Promise<void> } {
 	const encoder = new TextEncoder();
+	const part = target.with({ path: `${target.path}.part` });
 	let chunks: Uint8Array[] = [];
+	let size = 0;
+	let partWritten = false;
 	return {
 		write: async (chunk) => {
-			chunks.push(encoder.encode(chunk));
+			const bytes = encoder.encode(chunk);
+			size += bytes.byteLength;
+			if (size > SAFETY.savingsCsvMaxBytes) {
+				chunks = [];
+				throw new Error(
+					vscode.l10n.t(
+						'The CSV export is larger than {0} MiB, so nothing was written. Export a shorter range, or one runtime.',
+						SAFETY.savingsCsvMaxBytes / (1024 * 1024),
+					),
+				);
+			}
+			chunks.push(bytes);
 		},
 		commit: async () => {
-			const size = chunks.reduce((n, c) => n + c.byteLength, 0);
 			const all = new Uint8Array(size);
 			let at = 0;
-			for (const c of chunks) {
+			for (let i = 0; i < chunks.length; i++) {
+				const c = chunks[i]!;
 				all.set(c, at);
 				at += c.byteLength;
+				// Each chunk let go once copied: the collector may free it while the rest is joined.
+				chunks[i] = EMPTY;
 			}
 			chunks = [];
-			await vscode.workspace.fs.writeFile(uri, all);
+			partWritten = true;
+			await vscode.workspace.fs.writeFile(part, all);
+			await vscode.workspace.fs.rename(part, target, { overwrite: true });
+			partWritten = false;
 		},
 		abandon: async () => {
 			chunks = [];
+			if (partWritten) {
+				await vscode.workspace.fs.delete(part, { useTrash: false });
+			}
 		},
 	};
 }
@@ -118,7 +111,7 @@ async function exportCommand(deps: Services, arg: unknown): Promise<string | und
 		const target =
 			arg.target instanceof vscode.Uri
 				? arg.target
-				: typeof arg.target === 'string' && isAbsolute(arg.target)
+				: typeof arg.target === 'string' && isAbsoluteLocalPath(arg.target)
 					? vscode.Uri.file(arg.target)
 					: undefined;
 		if (target === undefined) {
@@ -135,7 +128,7 @@ async function exportCommand(deps: Services, arg: unknown): Promise<string | und
 
 /** Streams the filter's events as CSV into `target` with a cancellable progress notification; returns the status text. */
 async function exportTo(deps: Services, filter: SavingsFilter, target: vscode.Uri): Promise<string> {
-	const sink = target.scheme === 'file' ? fileSink(target.fsPath) : memorySink(target);
+	const sink = csvFileSink(target);
 	try {
 		const result = await vscode.window.withProgress(
 			{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Exporting token savings'), cancellable: true },

@@ -1,11 +1,10 @@
-import * as os from 'node:os';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ARTIFACT_NAME, LIMITS, fromRfc3339 } from '../api';
 import type { Agent, Artifact } from '../api';
+import { baseName, extensionOf } from '../util/fileNames';
 import { safeFileName } from '../util/paths';
 import { iconSafe, singleLine } from '../util/text';
-import type { ActionKit, RecordAction } from '../views/actions';
+import type { ActionKit, LocalFiles, RecordAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { formatBytes, joinParts, plainTooltip, relativeTime } from '../views/format';
 import { ImageDocuments } from '../views/imageDocuments';
@@ -99,10 +98,12 @@ const LAST_SAVE_FOLDER_KEY = 'cloudAgents.artifacts.lastSaveFolder';
 
 /**
  * The Save dialog's starting point: the folder the user last saved an artifact into, else the first
- * local workspace folder, else the home folder; the file name is the artifact name made safe. The
- * server's name never chooses the folder.
+ * local workspace folder, else the home folder (Node's extension host), else the first workspace
+ * folder (VS Code for the Web has no home folder); the file name is the artifact name made safe.
+ * Undefined when there is no folder at all: the dialog starts where VS Code chooses. The server's
+ * name never chooses the folder.
  */
-function saveDefaultUri(context: vscode.ExtensionContext, artifactName: string): vscode.Uri {
+function saveDefaultUri(context: vscode.ExtensionContext, localFiles: LocalFiles, artifactName: string): vscode.Uri | undefined {
 	const remembered = context.globalState.get<unknown>(LAST_SAVE_FOLDER_KEY);
 	let folder: vscode.Uri | undefined;
 	if (typeof remembered === 'string') {
@@ -112,8 +113,9 @@ function saveDefaultUri(context: vscode.ExtensionContext, artifactName: string):
 			folder = undefined;
 		}
 	}
-	folder ??= vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri ?? vscode.Uri.file(os.homedir());
-	return vscode.Uri.joinPath(folder, safeFileName(artifactName, 'artifact'));
+	const folders = vscode.workspace.workspaceFolders ?? [];
+	folder ??= folders.find((f) => f.uri.scheme === 'file')?.uri ?? localFiles.homeFolder() ?? folders[0]?.uri;
+	return folder && vscode.Uri.joinPath(folder, safeFileName(artifactName, 'artifact'));
 }
 
 /** A message when the artifact name breaks the pattern, else undefined. */
@@ -160,7 +162,7 @@ const MEDIA_TYPES: Record<string, string> = {
 
 /** A media type from a file name's extension (application/octet-stream when unknown). */
 export function mediaTypeOf(fileName: string): string {
-	return MEDIA_TYPES[path.extname(fileName).toLowerCase()] ?? 'application/octet-stream';
+	return MEDIA_TYPES[extensionOf(fileName).toLowerCase()] ?? 'application/octet-stream';
 }
 
 /** The editor language of a text artifact, from its media type or name. */
@@ -196,7 +198,7 @@ export function languageOf(artifact: Pick<Artifact, 'media_type' | 'name'>): str
 		'.diff': 'diff',
 		'.patch': 'diff',
 	};
-	return byExt[path.extname(artifact.name).toLowerCase()] ?? 'plaintext';
+	return byExt[extensionOf(artifact.name).toLowerCase()] ?? 'plaintext';
 }
 
 /** True when the base64 answer for `size` bytes would pass the service's 2 MiB output cap. */
@@ -234,7 +236,7 @@ async function saveArtifact({ agentId, artifact }: ArtifactTarget, kit: ActionKi
 		? undefined
 		: await vscode.window.showSaveDialog({
 				title: vscode.l10n.t('Save Artifact {0}', displayName(artifact.name)),
-				defaultUri: saveDefaultUri(kit.context, artifact.name),
+				defaultUri: saveDefaultUri(kit.context, kit.localFiles, artifact.name),
 			});
 	const destination = file ?? chosen;
 	if (!destination) {
@@ -246,7 +248,10 @@ async function saveArtifact({ agentId, artifact }: ArtifactTarget, kit: ActionKi
 	}
 	const { content } = await readContent(kit, agentId, artifact);
 	await vscode.workspace.fs.writeFile(destination, content);
-	vscode.window.setStatusBarMessage(vscode.l10n.t('Saved {0}', destination.fsPath), 4000);
+	vscode.window.setStatusBarMessage(
+		vscode.l10n.t('Saved {0}', destination.scheme === 'file' ? destination.fsPath : destination.toString(true)),
+		4000,
+	);
 	return destination;
 }
 
@@ -307,7 +312,7 @@ async function uploadArtifact({ agent }: AgentTarget, kit: ActionKit): Promise<A
 	if (!file) {
 		return undefined;
 	}
-	const fileName = path.basename(file.fsPath);
+	const fileName = baseName(file.path);
 	const stat = await vscode.workspace.fs.stat(file);
 	if (stat.size > LIMITS.writeBytes) {
 		kit.warn(vscode.l10n.t('Not uploaded: {0} is {1}; artifacts may be at most 32 MiB.', fileName, formatBytes(stat.size) ?? ''));
@@ -338,7 +343,7 @@ async function uploadArtifact({ agent }: AgentTarget, kit: ActionKit): Promise<A
 		return undefined;
 	}
 	const content = await vscode.workspace.fs.readFile(file);
-	const request = { run_id: runId, name, media_type: mediaTypeOf(file.fsPath), content };
+	const request = { run_id: runId, name, media_type: mediaTypeOf(fileName), content };
 	const artifact = await vscode.window.withProgress(
 		{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Uploading {0}…', name) },
 		() => kit.client().createArtifact(agent.id, request),

@@ -5,10 +5,13 @@
  * platform itself.
  */
 import type { Connect } from '../api';
+import type { LocalFiles } from '../views/actions';
 
 export interface Platform {
 	/** Which extension host: what messages and the activation report name. */
 	readonly name: 'node' | 'web';
 	/** How every client reaches the network (src/api/wire.ts). */
 	readonly connect: Connect;
+	/** The user's own files: Node's home folder and ~/.ssh/known_hosts; the browser reaches neither. */
+	readonly localFiles: LocalFiles;
 }

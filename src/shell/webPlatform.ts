@@ -8,4 +8,6 @@ import type { Platform } from './platform';
 export const webPlatform: Platform = {
 	name: 'web',
 	connect: fetchConnect,
+	// A web worker reaches no home folder and cannot write ~/.ssh: the commands that would say so.
+	localFiles: { homeFolder: () => undefined, knownHosts: undefined },
 };

@@ -1,13 +1,11 @@
 /**
- * OpenSSH known_hosts lines for the SSH gateway's host key: building the line, finding whether a
- * file already has it, and adding it to a file (created 0600 when missing, its folder 0700).
- * Plain Node (no `vscode`), so unit tests exercise it on real files.
+ * OpenSSH known_hosts lines for the SSH gateway's host key: building the line and finding whether
+ * a file's content already has it. Pure (no `vscode`, no Node): both extension hosts use it. The
+ * file itself is the platform's (`KnownHostsFile`: Node's in src/util/knownHostsFile.ts; VS Code
+ * for the Web has none).
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import type { GatewayHostKey } from '../api/decode';
 import { isKnownHostsHost } from '../api/decode';
-import { SAFETY } from '../api/limits';
 
 /** The host field of a known_hosts line: `host`, or `[host]:port` for a port other than 22. */
 export function knownHostsHost(host: string, port?: number): string {
@@ -57,46 +55,18 @@ export function hasKnownHost(content: string, line: string): boolean {
 	return false;
 }
 
-/** What `addKnownHost` did. */
+/** What adding a line to the known_hosts file did. */
 export type AddKnownHostResult = 'added' | 'present';
 
 /**
- * Adds `line` to the known_hosts file at `file` unless it is there already. A missing file is
- * created with mode 0600 (its folder with 0700); an existing file keeps its mode and content, and
- * gets a newline first when its last line has none. A file over SAFETY.knownHostsMaxBytes, or a
- * path that is not a regular file, is refused and nothing is written.
+ * The user's OpenSSH known_hosts file, where the extension host can write it (Node's: the user's
+ * own files; the browser's extension host, VS Code for the Web, cannot reach ~/.ssh at all).
  */
-export async function addKnownHost(file: string, line: string): Promise<AddKnownHostResult> {
-	if (/[\r\n]/.test(line)) {
-		throw new Error('a known_hosts line cannot contain a line break');
-	}
-	let content = '';
-	let exists = true;
-	try {
-		const st = await fs.lstat(file);
-		if (!st.isFile()) {
-			throw new Error(`${file} is not a regular file; nothing was written`);
-		}
-		if (st.size > SAFETY.knownHostsMaxBytes) {
-			throw new Error(`${file} is larger than ${SAFETY.knownHostsMaxBytes} bytes; nothing was written`);
-		}
-		content = await fs.readFile(file, 'utf8');
-	} catch (err) {
-		if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-			throw err;
-		}
-		exists = false;
-	}
-	if (hasKnownHost(content, line)) {
-		return 'present';
-	}
-	if (!exists) {
-		await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-		// 'wx': never follow or replace something created meanwhile.
-		await fs.writeFile(file, `${line}\n`, { mode: 0o600, flag: 'wx' });
-		return 'added';
-	}
-	const sep = content === '' || content.endsWith('\n') ? '' : '\n';
-	await fs.appendFile(file, `${sep}${line}\n`);
-	return 'added';
+export interface KnownHostsFile {
+	/** The file: `configured` (the setting; `~` is the home folder) when not empty, else ~/.ssh/known_hosts. */
+	path(this: void, configured: string): string;
+	/** True when the file at `file` already trusts `line` (a missing or unreadable file trusts nothing). */
+	has(this: void, file: string, line: string): Promise<boolean>;
+	/** Adds `line` to the file at `file` unless it is there already (created 0600 when missing). */
+	add(this: void, file: string, line: string): Promise<AddKnownHostResult>;
 }

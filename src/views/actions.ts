@@ -10,6 +10,7 @@ import type { CommandId } from '../ids';
 import type { RunFollower } from '../runFollowing';
 import type { RunNameHint } from '../runFollowing';
 import type { UnauthorizedHandler } from '../util/errors';
+import type { KnownHostsFile } from '../util/knownHosts';
 import type { ListDescriptor } from './descriptor';
 import type { ImageDocuments } from './imageDocuments';
 import type { CloudAgentViews } from './index';
@@ -28,6 +29,18 @@ export interface ActionSession {
 	networkSettings(this: void): NetworkSettings;
 	/** How clients of this session reach the network (the GitHub look-up's too). */
 	readonly connect: Connect;
+}
+
+/**
+ * The user's own files as the extension host reaches them, chosen by the entry point (the Platform
+ * of src/shell/platform.ts): Node's host has a home folder and ~/.ssh; the browser's (VS Code for
+ * the Web) has neither.
+ */
+export interface LocalFiles {
+	/** The user's home folder (where a save dialog starts when nothing better is known); undefined in the browser. */
+	homeFolder(this: void): vscode.Uri | undefined;
+	/** The user's SSH known_hosts file; undefined where the extension host cannot write it (the browser). */
+	readonly knownHosts: KnownHostsFile | undefined;
 }
 
 /**
@@ -54,6 +67,8 @@ export interface Services {
 	 * sets one (src/testing.ts), else undefined (GitHub's own). Read at each look-up.
 	 */
 	githubApiUrl(this: void): string | undefined;
+	/** The user's own files, where the extension host reaches them (the platform's). */
+	localFiles: LocalFiles;
 }
 
 /** How the quick pick (or the command's own picker) finds a record when none is given. */
@@ -248,6 +263,8 @@ export interface ActionKit {
 	showJson(this: void, title: string, key: string[], value: unknown): Promise<vscode.TextDocument>;
 	/** The extension's global state and storage. */
 	readonly context: vscode.ExtensionContext;
+	/** The user's own files, where the extension host reaches them (the platform's). */
+	readonly localFiles: LocalFiles;
 	readonly log: vscode.LogOutputChannel;
 	/** A modal warning with one action: true when the user chose it (always true for automation). */
 	confirm(this: void, message: string, detail: string | undefined, action: string): Promise<boolean>;

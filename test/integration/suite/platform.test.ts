@@ -5,10 +5,11 @@
  * and secrets (open the masked metadata, delete), each asserted on the emulator's state or the file.
  */
 import * as assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { addGatewayHostKeyToKnownHosts } from '../../../src/flows/platform';
 import { RECORD_SCHEME } from '../../../src/ids';
 import { counters, emu, testApi, waitFor } from '../support/cloudAgents';
 import { devToken, emulatorProfile, emulatorUrl } from '../support/env';
@@ -136,6 +137,36 @@ suite('Platform commands', () => {
 			});
 			assert.equal(second.result, 'present');
 			assert.equal(await readFile(file, 'utf8'), expected, 'no duplicate line');
+		});
+
+		test('where the platform has no known_hosts file (VS Code for the Web): one message says so and offers the line to copy; nothing is written [variant]', async () => {
+			await setKnownHostsFile(join(dir, 'known_hosts'));
+			const { publicKey } = await emulatorPublicKey();
+			const api = await testApi();
+			// This window's own vscode.window (the test's, not the extension's): the flow runs from the test bundle here.
+			const window = vscode.window as unknown as Record<string, unknown>;
+			const original = window.showWarningMessage;
+			const shown: Array<{ message: string; items: unknown[] }> = [];
+			window.showWarningMessage = (message: string, ...items: unknown[]) => {
+				shown.push({ message, items });
+				return Promise.resolve(undefined);
+			};
+			let report: Awaited<ReturnType<typeof addGatewayHostKeyToKnownHosts>>;
+			try {
+				report = await addGatewayHostKeyToKnownHosts(
+					{ session: api.session, localFiles: { homeFolder: () => undefined, knownHosts: undefined } },
+					{ automation: true, confirm: false },
+				);
+			} finally {
+				window.showWarningMessage = original;
+			}
+			const line = `[gateway.cloud-agents.example]:2222 ${publicKey}`;
+			assert.deepEqual(report, { file: undefined, line, result: 'unavailable' }, 'dismissed: nothing copied, no file');
+			assert.equal(shown.length, 1, 'one message');
+			assert.match(shown[0]!.message, /VS Code for the Web cannot write ~\/\.ssh\/known_hosts/);
+			assert.match(shown[0]!.message, /\[gateway\.cloud-agents\.example\]:2222/, 'names the host the line is for');
+			assert.deepEqual(shown[0]!.items, ['Copy Line']);
+			assert.deepEqual(await readdir(dir), [], 'nothing written where the setting points');
 		});
 
 		// Copy Gateway Host Key is not run here: in code-server the clipboard goes through the browser,

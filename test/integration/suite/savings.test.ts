@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { RECORD_SCHEME } from '../../../src/ids';
-import { emu, testApi } from '../support/cloudAgents';
+import { emu, messagesShown, testApi, waitFor } from '../support/cloudAgents';
 import { devToken } from '../support/env';
 
 interface Totals {
@@ -32,6 +32,84 @@ interface SummaryRecord {
 		malformed_events?: number;
 		error?: string;
 	}>;
+}
+
+/**
+ * A file system of this test's own (a scheme that is not `file:`, as vscode-remote: or a browser's
+ * file systems are): flat, in memory. With `failWrites`, a write keeps half of the bytes and
+ * throws, as a full disk would.
+ */
+class MemoryFs implements vscode.FileSystemProvider {
+	readonly files = new Map<string, Uint8Array>();
+	readonly folders = new Set<string>(['/']);
+	failWrites = false;
+	private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+	readonly onDidChangeFile = this.emitter.event;
+	watch(): vscode.Disposable {
+		// Nothing changes but through this provider.
+		return new vscode.Disposable(() => undefined);
+	}
+	stat(uri: vscode.Uri): vscode.FileStat {
+		const file = this.files.get(uri.path);
+		if (file) {
+			return { type: vscode.FileType.File, ctime: 0, mtime: Date.now(), size: file.byteLength };
+		}
+		if (this.folders.has(uri.path)) {
+			return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+		}
+		throw vscode.FileSystemError.FileNotFound(uri);
+	}
+	readDirectory(uri: vscode.Uri): Array<[string, vscode.FileType]> {
+		const prefix = uri.path.endsWith('/') ? uri.path : `${uri.path}/`;
+		return [...this.files.keys()]
+			.filter((p) => p.startsWith(prefix) && !p.slice(prefix.length).includes('/'))
+			.map((p) => [p.slice(prefix.length), vscode.FileType.File]);
+	}
+	createDirectory(uri: vscode.Uri): void {
+		this.folders.add(uri.path);
+	}
+	readFile(uri: vscode.Uri): Uint8Array {
+		const file = this.files.get(uri.path);
+		if (!file) {
+			throw vscode.FileSystemError.FileNotFound(uri);
+		}
+		return file;
+	}
+	writeFile(uri: vscode.Uri, content: Uint8Array): void {
+		if (this.failWrites) {
+			this.files.set(uri.path, content.slice(0, content.byteLength >> 1));
+			throw vscode.FileSystemError.Unavailable('no space left on the device');
+		}
+		this.files.set(uri.path, content);
+	}
+	delete(uri: vscode.Uri): void {
+		if (!this.files.delete(uri.path)) {
+			throw vscode.FileSystemError.FileNotFound(uri);
+		}
+	}
+	rename(from: vscode.Uri, to: vscode.Uri): void {
+		const file = this.readFile(from);
+		this.files.delete(from.path);
+		this.files.set(to.path, file);
+	}
+}
+
+/** The CSV's lines without the header, and the account's events and saved tokens as the service reports them. */
+async function exportedRows(text: string): Promise<{ rows: string[]; events: number; tokens: number | undefined; sum: number }> {
+	const lines = text.split('\r\n').filter(Boolean);
+	assert.equal(
+		lines[0],
+		'"observed_at","event_id","id","runtime_name","runtime_id","methods","saved_estimated_tokens","saved_wire_bytes"',
+	);
+	const totals = (await emu<{ data: { totals: Totals } }>('GET', '/v2/token-savings?page_size=1', undefined, devToken())).body.data
+		.totals;
+	const rows = lines.slice(1);
+	return {
+		rows,
+		events: totals.applied_events ?? totals.events ?? -1,
+		tokens: totals.saved_estimated_tokens ?? totals.tokens_saved,
+		sum: rows.reduce((sum, line) => sum + Number(line.split(',').at(-2)), 0),
+	};
 }
 
 suite('Token savings', () => {
@@ -100,22 +178,61 @@ suite('Token savings', () => {
 				range: 'all',
 				target,
 			});
-			const text = await readFile(target.fsPath, 'utf8');
-			const lines = text.split('\r\n').filter(Boolean);
-			assert.equal(
-				lines[0],
-				'"observed_at","event_id","id","runtime_name","runtime_id","methods","saved_estimated_tokens","saved_wire_bytes"',
-			);
-			const totals = (await emu<{ data: { totals: Totals } }>('GET', '/v2/token-savings?page_size=1', undefined, devToken())).body
-				.data.totals;
-			const events = totals.applied_events ?? totals.events ?? -1;
-			assert.equal(lines.length - 1, events, 'one row per event');
-			const tokens = lines.slice(1).reduce((sum, line) => sum + Number(line.split(',').at(-2)), 0);
-			assert.equal(tokens, totals.saved_estimated_tokens ?? totals.tokens_saved);
+			const { rows, events, tokens, sum } = await exportedRows(await readFile(target.fsPath, 'utf8'));
+			assert.equal(rows.length, events, 'one row per event');
+			assert.equal(sum, tokens);
 			assert.match(status, new RegExp(`Exported ${events.toLocaleString()} events`));
 			assert.deepEqual((await readdir(dir)).sort(), ['savings.csv'], 'no .part file left behind');
 		} finally {
 			await rm(dir, { recursive: true, force: true });
 		}
+	});
+
+	suite("into a file system that is not file: (vscode-remote:, a browser's)", () => {
+		const scheme = `ca-savings-${Math.random().toString(36).slice(2, 8)}`;
+		let memory: MemoryFs;
+		let registration: vscode.Disposable;
+		setup(() => {
+			memory = new MemoryFs();
+			registration = vscode.workspace.registerFileSystemProvider(scheme, memory, { isCaseSensitive: true });
+		});
+		teardown(() => {
+			registration.dispose();
+		});
+
+		test('the export writes the whole CSV there through the file system, over an older file, and leaves no .part file [variant]', async function () {
+			this.timeout(30_000);
+			memory.files.set('/savings.csv', new TextEncoder().encode('an older export\r\n'));
+			const target = vscode.Uri.from({ scheme, path: '/savings.csv' });
+			const status = await vscode.commands.executeCommand<string>('cloudAgents.savings.exportCsv', {
+				automation: true,
+				range: 'all',
+				target,
+			});
+			const { rows, events, tokens, sum } = await exportedRows(new TextDecoder().decode(memory.files.get('/savings.csv')));
+			assert.equal(rows.length, events, 'one row per event');
+			assert.equal(sum, tokens);
+			assert.match(status, new RegExp(`Exported ${events.toLocaleString()} events to ${scheme}:`));
+			assert.deepEqual([...memory.files.keys()], ['/savings.csv'], 'no .part file left behind');
+		});
+
+		test('a write that fails leaves the older file as it was, and no .part file [variant]', async function () {
+			this.timeout(30_000);
+			const older = new TextEncoder().encode('an older export\r\n');
+			memory.files.set('/savings.csv', older);
+			memory.failWrites = true;
+			const status = await vscode.commands.executeCommand<string | undefined>('cloudAgents.savings.exportCsv', {
+				automation: true,
+				range: 'all',
+				target: vscode.Uri.from({ scheme, path: '/savings.csv' }),
+			});
+			assert.equal(status, undefined, 'no status: the export failed');
+			await waitFor('the failure shown', async () => {
+				const shown = await messagesShown('error', /no space left on the device/);
+				return shown.length > 0 ? shown : undefined;
+			});
+			assert.deepEqual(memory.files.get('/savings.csv'), older, 'the older export is untouched');
+			assert.deepEqual([...memory.files.keys()], ['/savings.csv'], 'the half-written file is gone');
+		});
 	});
 });
