@@ -181,6 +181,7 @@ class CloudAgentsExtension extends Disposable {
 			signIn: this.runSignIn,
 			onUnauthorized: this.onUnauthorized,
 			githubApiUrl: githubApiUrlForTests,
+			localFiles: this.platform.localFiles,
 		};
 	}
 

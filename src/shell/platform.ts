@@ -4,11 +4,18 @@
  * src/extension.web.ts with webPlatform.ts) and handed down to the services. No feature tests for a
  * platform itself.
  */
+import type * as vscode from 'vscode';
 import type { Connect } from '../api';
+import type { LocalFiles } from '../compare/localFiles';
 
 export interface Platform {
 	/** Which extension host: what messages and the activation report name. */
 	readonly name: 'node' | 'web';
 	/** How every client reaches the network (src/api/wire.ts). */
 	readonly connect: Connect;
+	/**
+	 * The local folder `root` as a comparison reaches it (src/compare/localFiles.ts), or undefined
+	 * when this host cannot compare with it (Node's: `file:` folders only).
+	 */
+	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
 }

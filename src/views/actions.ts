@@ -7,6 +7,7 @@
 import type * as vscode from 'vscode';
 import type { CloudAgentsClient, Connect, NetworkSettings } from '../api';
 import type { CommandId } from '../ids';
+import type { LocalFiles } from '../compare/localFiles';
 import type { RunFollower } from '../runFollowing';
 import type { RunNameHint } from '../runFollowing';
 import type { UnauthorizedHandler } from '../util/errors';
@@ -54,6 +55,12 @@ export interface Services {
 	 * sets one (src/testing.ts), else undefined (GitHub's own). Read at each look-up.
 	 */
 	githubApiUrl(this: void): string | undefined;
+	/**
+	 * A local folder as this extension host reaches it (the platform's, chosen by the entry point:
+	 * Node's worker thread and file system, or `vscode.workspace.fs` in VS Code for the Web);
+	 * undefined when it cannot compare with that folder.
+	 */
+	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
 }
 
 /** How the quick pick (or the command's own picker) finds a record when none is given. */
