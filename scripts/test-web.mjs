@@ -11,7 +11,8 @@
 //      browser's fetch (an event stream, cross-origin), and its end is announced.
 //   5. Compare with Local Folder… links an agent with the folder the window has open (a vscode-remote:
 //      folder, read through vscode.workspace.fs on the extension host's thread: no worker thread in a
-//      browser): Source Control lists exactly what the agent's runs changed against it.
+//      browser): Source Control lists exactly what the agent's runs changed against it; Apply to Local
+//      writes a file into that folder and Send to Agent sends one from it.
 // `npm run test:web -- NAME…` runs only the scenarios named.
 // Each scenario starts its own emulator and code-server, and a fresh Chromium context; everything is
 // stopped at the end, also on failure. Exit status 1 when a check fails. `npm run test:web`.
@@ -397,6 +398,36 @@ const SCENARIOS = [
 				`Source Control lists exactly the agent's changes against the folder: ${JSON.stringify(rows)}`,
 			);
 			await page.screenshot({ path: join(RESULTS, 'web-source-control.png') });
+			// Apply to Local on the file only the agent has: written into the window's folder (checked
+			// through the browser's file system first), byte for byte; its row goes.
+			const row = (name) => scm.locator('.monaco-list-row', { hasText: name }).first();
+			const inline = async (name, label) => {
+				await row(name).hover();
+				const action = row(name).locator(`.action-label[aria-label="${label}"]`).first();
+				await action.waitFor({ state: 'visible', timeout: STEP_MS });
+				await action.click();
+			};
+			const agentBytes = (path) => Buffer.from(truth.files.find((f) => f.path === path).content_base64, 'base64');
+			await inline('util.ts', 'Apply to Local');
+			await row('util.ts').waitFor({ state: 'detached', timeout: STEP_MS });
+			assert(
+				readFileSync(join(folder, 'src/lib/util.ts')).equals(agentBytes('src/lib/util.ts')),
+				'Apply to Local wrote the agent’s util.ts',
+			);
+			// Send to Agent on index.ts (the local one is longer): asked first, then the agent's copy is the local bytes; its row goes.
+			await inline('index.ts', 'Send to Agent…');
+			const question = page.locator('.monaco-dialog-box', { hasText: 'Send the local version of' });
+			await question.waitFor({ state: 'visible', timeout: STEP_MS });
+			await question.locator('.dialog-buttons .monaco-button', { hasText: /^Send to Agent$/ }).click();
+			await row('index.ts').waitFor({ state: 'detached', timeout: STEP_MS });
+			const read = await emulatorCall(ctx.apiUrl, 'POST', `/v2/agents/${encodeURIComponent(agent.id)}/workspace`, {
+				op: 'read',
+				path: 'src/index.ts',
+			});
+			assert(
+				Buffer.from(read.content_base64, 'base64').equals(readFileSync(join(folder, 'src/index.ts'))),
+				'Send to Agent wrote the local index.ts to the agent',
+			);
 			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
 		},
 	],
