@@ -522,17 +522,24 @@ const NODE_BUILTIN = new RegExp(`^(node:.*|(${builtinModules.map((m) => m.replac
 
 /**
  * The web build's rules: src/shell/nodePlatform.ts (with undici behind it) is left out (only the
- * Node entry's `activate` uses it, which the web entry does not export); a Node built-in from a WEB_PENDING module is an empty stand-in;
+ * Node entry's `activate` uses it, which the web entry does not export), and so is
+ * src/compare/nodeLocalFiles.ts (the features' entry hands it to nodePlatform.ts; the browser's
+ * local folders are src/localFolder/workspaceLocalFiles.ts); a Node built-in from a WEB_PENDING module is an empty stand-in;
  * from anywhere else, an error.
  * @type {import('esbuild').Plugin}
  */
 const webRules = {
 	name: 'web-rules',
 	setup(build) {
-		// Not even resolved: its imports (undici) would be.
-		build.onResolve({ filter: /\/nodePlatform$/ }, () => ({ path: 'nodePlatform', namespace: 'web-absent' }));
-		build.onLoad({ filter: /.*/, namespace: 'web-absent' }, () => ({
-			contents: 'export const nodePlatform = undefined;\n',
+		// Not even resolved: its imports (undici) would be. Nor Node's local folders (the comparison's
+		// worker thread and file system), which only nodePlatform.ts uses (through the features' entry).
+		build.onResolve({ filter: /\/(nodePlatform|nodeLocalFiles)$/ }, (args) => ({
+			path: basename(args.path),
+			namespace: 'web-absent',
+		}));
+		build.onLoad({ filter: /.*/, namespace: 'web-absent' }, (args) => ({
+			contents:
+				args.path === 'nodePlatform' ? 'export const nodePlatform = undefined;\n' : 'export const NodeLocalFiles = undefined;\n',
 			loader: 'js',
 		}));
 		build.onResolve({ filter: NODE_BUILTIN }, (args) => {

@@ -141,8 +141,9 @@ export default tseslint.config(
 		},
 	},
 	{
-		// The comparison engine (issue 21) is plain Node, unit-tested against the emulator without VS
-		// Code: no `vscode`, not even as a type, and nothing from the layers that use it.
+		// The comparison engine (issue 21) is unit-tested against the emulator without VS Code: no
+		// `vscode`, not even as a type, and nothing from the layers that use it. Its local folder is a
+		// seam (localFiles.ts); the side over vscode.workspace.fs lives in src/localFolder/.
 		files: ['src/compare/**/*.ts'],
 		rules: {
 			'no-restricted-imports': [

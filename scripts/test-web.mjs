@@ -13,11 +13,15 @@
 //      file is written through vscode.workspace.fs (no Node in the web worker), one row per event.
 //   6. Add Gateway Host Key to known_hosts: the browser cannot write ~/.ssh, so one message says so,
 //      names the gateway, and offers Copy Line (not clicked: headless Chromium's clipboard).
+//   7. Compare with Local Folder… links an agent with the folder the window has open (a vscode-remote:
+//      folder, read through vscode.workspace.fs on the extension host's thread: no worker thread in a
+//      browser): Source Control lists exactly what the agent's runs changed against it; Apply to Local
+//      writes a file into that folder and Send to Agent sends one from it.
 // `npm run test:web -- NAME…` runs only the scenarios named.
 // Each scenario starts its own emulator and code-server, and a fresh Chromium context; everything is
 // stopped at the end, also on failure. Exit status 1 when a check fails. `npm run test:web`.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import {
 	CALM_SETTINGS,
@@ -404,6 +408,95 @@ const SCENARIOS = [
 			assert(text.includes('[gateway.cloud-agents.example]:2222'), `names the gateway the line is for: ${text}`);
 			assert((await toast.locator('.monaco-button', { hasText: 'Copy Line' }).count()) === 1, `offers Copy Line: ${text}`);
 			await page.screenshot({ path: join(RESULTS, 'web-known-hosts.png') });
+			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
+		},
+	],
+	[
+		'compares-with-the-open-folder',
+		{ cors: true },
+		async (page, ctx) => {
+			// The billing agent's runs added src/lib/util.ts and docs/pr-summary.md, modified
+			// src/lib/billing.ts, src/index.ts, docs/guide.md and package.json, deleted
+			// src/lib/rounding.ts and docs/notes.md (emulator/src/seed.ts). The window's folder gets the
+			// agent's files as they are now, but: util.ts missing, billing.ts of the same size with
+			// other bytes (found by the hashes of both sides), index.ts longer, and the two deleted
+			// files still there. pr-summary.md, guide.md and package.json equal the agent's.
+			const agents = await emulatorCall(ctx.apiUrl, 'GET', '/v2/agents?limit=100');
+			const agent = agents.agents.find((a) => a.name === 'Refactor billing module');
+			assert(agent, 'the demo seed has the agent Refactor billing module');
+			const truth = await emulatorCall(ctx.apiUrl, 'GET', `/_emulator/workspace/${encodeURIComponent(agent.id)}/files?content=true`);
+			const folder = join(WORK, 'compares-with-the-open-folder', 'folder');
+			const put = (path, bytes) => {
+				mkdirSync(dirname(join(folder, path)), { recursive: true });
+				writeFileSync(join(folder, path), bytes);
+			};
+			for (const f of truth.files) {
+				const bytes = Buffer.from(f.content_base64, 'base64');
+				if (f.path === 'src/lib/util.ts') {
+					continue;
+				}
+				if (f.path === 'src/lib/billing.ts') {
+					bytes[0] = bytes[0] === 0x2f ? 0x2a : 0x2f;
+				}
+				put(f.path, f.path === 'src/index.ts' ? Buffer.concat([bytes, Buffer.from('// a local line\n')]) : bytes);
+			}
+			put('src/lib/rounding.ts', 'export const round = (n: number): number => Math.round(n);\n');
+			put('docs/notes.md', '# Notes\n');
+			await signInWithKey(page);
+			await signedIn(page);
+			await command(page, 'Cloud Agents: Compare with Local Folder…');
+			const pickRow = (text) => page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+			await pickRow(agent.name).waitFor({ state: 'visible', timeout: STEP_MS });
+			await pickRow(agent.name).click();
+			await pickRow('Workspace root').waitFor({ state: 'visible', timeout: STEP_MS });
+			await pickRow('Workspace root').click();
+			await pickRow(/^\s*folder\b/).waitFor({ state: 'visible', timeout: STEP_MS });
+			await pickRow(/^\s*folder\b/).click();
+			// Source Control opens with the link's groups.
+			const scm = page.locator('.scm-view');
+			const expected = ['util.ts', 'billing.ts', 'index.ts', 'rounding.ts', 'notes.md'];
+			for (const name of expected) {
+				await scm.locator('.monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: STEP_MS });
+			}
+			const rows = (await scm.locator('.monaco-list-row .resource .name, .monaco-list-row .label-name').allInnerTexts()).map((t) =>
+				t.trim(),
+			);
+			const files = rows.filter((t) => /\.(ts|md|json)$/.test(t)).sort();
+			assert(
+				JSON.stringify(files) === JSON.stringify([...expected].sort()),
+				`Source Control lists exactly the agent's changes against the folder: ${JSON.stringify(rows)}`,
+			);
+			await page.screenshot({ path: join(RESULTS, 'web-source-control.png') });
+			// Apply to Local on the file only the agent has: written into the window's folder (checked
+			// through the browser's file system first), byte for byte; its row goes.
+			const row = (name) => scm.locator('.monaco-list-row', { hasText: name }).first();
+			const inline = async (name, label) => {
+				await row(name).hover();
+				const action = row(name).locator(`.action-label[aria-label="${label}"]`).first();
+				await action.waitFor({ state: 'visible', timeout: STEP_MS });
+				await action.click();
+			};
+			const agentBytes = (path) => Buffer.from(truth.files.find((f) => f.path === path).content_base64, 'base64');
+			await inline('util.ts', 'Apply to Local');
+			await row('util.ts').waitFor({ state: 'detached', timeout: STEP_MS });
+			assert(
+				readFileSync(join(folder, 'src/lib/util.ts')).equals(agentBytes('src/lib/util.ts')),
+				'Apply to Local wrote the agent’s util.ts',
+			);
+			// Send to Agent on index.ts (the local one is longer): asked first, then the agent's copy is the local bytes; its row goes.
+			await inline('index.ts', 'Send to Agent…');
+			const question = page.locator('.monaco-dialog-box', { hasText: 'Send the local version of' });
+			await question.waitFor({ state: 'visible', timeout: STEP_MS });
+			await question.locator('.dialog-buttons .monaco-button', { hasText: /^Send to Agent$/ }).click();
+			await row('index.ts').waitFor({ state: 'detached', timeout: STEP_MS });
+			const read = await emulatorCall(ctx.apiUrl, 'POST', `/v2/agents/${encodeURIComponent(agent.id)}/workspace`, {
+				op: 'read',
+				path: 'src/index.ts',
+			});
+			assert(
+				Buffer.from(read.content_base64, 'base64').equals(readFileSync(join(folder, 'src/index.ts'))),
+				'Send to Agent wrote the local index.ts to the agent',
+			);
 			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
 		},
 	],

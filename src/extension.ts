@@ -181,6 +181,7 @@ class CloudAgentsExtension extends Disposable {
 			signIn: this.runSignIn,
 			onUnauthorized: this.onUnauthorized,
 			githubApiUrl: githubApiUrlForTests,
+			userFiles: this.platform.userFiles,
 			localFiles: this.platform.localFiles,
 		};
 	}

@@ -1,7 +1,8 @@
 /**
  * Comparison engine (issue 21, src/compare/engine.ts) against the emulator: requests ÷ floor of a
  * link and of a refresh (counted by the emulator), the time of "Compare Everything" over 5,000
- * files, and the peak heap while it runs.
+ * files, and the peak heap while it runs; then the same comparison with the local side VS Code for
+ * the Web uses (src/compare/fileSystemLocalFiles.ts, on this thread, in batches) ÷ the worker thread.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,8 +15,34 @@ import { type BenchContext, type Row } from '../report';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
 import { emulatorProcess } from '../emulatorProcess';
 import { nodeConnect } from '../../src/api/network';
+import { NodeLocalFiles } from '../../src/compare/nodeLocalFiles';
+import { FileSystemLocalFiles } from '../../src/compare/fileSystemLocalFiles';
+import { diskFolderFileSystem } from '../../test/unit/support/localFolders';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** "Compare Everything" over the same files with the browser's local side (informational), ÷ the worker's time `workerMs`. */
+async function browserStyleRow(
+	client: CloudAgentsClient,
+	agentId: string,
+	local: string,
+	ignore: IgnoreRules,
+	workerMs: number,
+): Promise<Row> {
+	const fs = diskFolderFileSystem(local);
+	const t0 = performance.now();
+	const all = await compareFolders({ client, agentId, agentFolder: '', local: new FileSystemLocalFiles(fs), mode: 'everything', ignore });
+	const ms = performance.now() - t0;
+	if (all.stats.localFilesHashed !== 5000 || all.differences.length !== 0) {
+		throw new Error(
+			`the browser-style local side found ${all.differences.length} differences, hashed ${all.stats.localFilesHashed} files`,
+		);
+	}
+	return {
+		metric: `browser-style local side ÷ worker: "Compare Everything" over 5,000 files, the local side through a file system of VS Code's shape on the engine's thread (${all.stats.localFilesHashed} local hashed, ${fs.calls.toLocaleString('en-US')} file-system calls, ${all.differences.length} differences)`,
+		value: `${(ms / 1000).toFixed(2)} s ÷ ${(workerMs / 1000).toFixed(2)} s = ${(ms / workerMs).toFixed(2)}`,
+	};
+}
 const mb = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -72,7 +99,8 @@ export async function run(ctx: BenchContext): Promise<void> {
 		ctx.log('compare: seeding 500 files');
 		const a = await seeded('Bench compare 500', 500);
 		await runToEnd(a.agentId, 'Change ten [[changes:10:same-size]] [[delay:1]]');
-		const ignore = await IgnoreRules.load(a.local, {});
+		const aLocal = new NodeLocalFiles(a.local);
+		const ignore = await IgnoreRules.load(aLocal, {});
 		// The runs read: the run list, then the events of each ended run (the newest MAX_RUNS_READ).
 		const endedRuns = Math.min(
 			MAX_RUNS_READ,
@@ -80,7 +108,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 		);
 		let link = undefined as Awaited<ReturnType<typeof compareFolders>> | undefined;
 		const linkRequests = await counted(async () => {
-			link = await compareFolders({ client, agentId: a.agentId, agentFolder: '', localRoot: a.local, mode: 'link', ignore });
+			link = await compareFolders({ client, agentId: a.agentId, agentFolder: '', local: aLocal, mode: 'link', ignore });
 		});
 		const l = link!;
 		const linkFloor = l.stats.foldersListed + 1 + endedRuns + 10;
@@ -99,7 +127,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 				client,
 				agentId: a.agentId,
 				agentFolder: '',
-				localRoot: a.local,
+				local: aLocal,
 				mode: 'refresh',
 				baseline: l.baseline,
 				ignore,
@@ -117,10 +145,11 @@ export async function run(ctx: BenchContext): Promise<void> {
 		// (c, d) everything over 5,000 files: time, and the heap sampled while comparing
 		ctx.log('compare: seeding 5,000 files and their local copy');
 		const big = await seeded('Bench compare 5000', 5000);
-		const bigIgnore = await IgnoreRules.load(big.local, {});
+		const bigLocal = new NodeLocalFiles(big.local);
+		const bigIgnore = await IgnoreRules.load(bigLocal, {});
 		// Warm-up, untimed: the emulator process is new, a real service is not (its first answers
 		// would otherwise be timed with its JIT compiling): the same comparison over the 500 files of (a).
-		await compareFolders({ client, agentId: a.agentId, agentFolder: '', localRoot: a.local, mode: 'everything', ignore });
+		await compareFolders({ client, agentId: a.agentId, agentFolder: '', local: aLocal, mode: 'everything', ignore });
 		const gc = (globalThis as { gc?: () => void }).gc;
 		gc?.();
 		// V8's used heap size (process.memoryUsage().heapUsed) read through v8.getHeapStatistics(): about
@@ -140,7 +169,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			client,
 			agentId: big.agentId,
 			agentFolder: '',
-			localRoot: big.local,
+			local: bigLocal,
 			mode: 'everything',
 			ignore: bigIgnore,
 			onProgress: sample,
@@ -161,11 +190,13 @@ export async function run(ctx: BenchContext): Promise<void> {
 			target: '< 100 MB',
 			pass: peak + worker < 100e6 && worker > 0,
 		});
+		rows.push(await browserStyleRow(client, big.agentId, big.local, bigIgnore, ms));
 		ctx.addSection({
 			title: 'Comparison engine (src/compare, emulator request counter)',
 			rows,
 			notes: [
 				"Floors: link = agent-side folders listed + 1 (the run list) + the ended runs' events (one request each: deletions leave no trace in a listing) + 10 reads (the equal-size files the runs changed; 500 files of 256 bytes, 50 per folder); refresh = folders listed + 3 reads (files changed earlier keep their hash in the baseline: no request).",
+				"Browser-style local side: the same comparison with src/compare/fileSystemLocalFiles.ts (VS Code for the Web's: no worker thread, each file stat'ed and read whole through a file system of VS Code's shape, 8 calls at once, on the engine's thread) over a stand-in for vscode.workspace.fs made of node:fs/promises calls (test/unit/support/localFolders.ts): the cost of the batching and hashing on one thread, not of the browser's round trips to its file system, which VS Code for the Web adds per call (the row counts the calls). Informational: the first Node-side figure is the worker's (the row above).",
 				'The emulator runs in a process of its own for this section (as a real service runs elsewhere). Peak heap: the V8 heap in use (heapUsed, read through v8.getHeapStatistics()) of the bench process (the engine) sampled every 2 ms and at each progress report while "Compare Everything" runs, after a gc() (bench runs with --expose-gc), plus the largest heap in use the worker thread reading the local side reported after a batch of files (src/compare/compareWorker.ts; a thread has a heap of its own).',
 			],
 		});

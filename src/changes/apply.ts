@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../api';
 import { bytesEqual } from '../api/bytes';
-import { agentPathOf, assertSafeLocalWrite } from '../util/paths';
+import { agentPathOf } from '../util/paths';
 import type { Difference } from '../compare/types';
 import type { ActionKit } from '../views/actions';
 import type { ChangeFile, ChangesHost } from './changesActions';
@@ -83,7 +83,8 @@ export function applyQuestion(): FilesQuestion {
 }
 
 async function applyOne(client: CloudAgentsClient, source: LinkSource, d: Difference, signal: AbortSignal): Promise<void> {
-	const uri = vscode.Uri.file(await assertSafeLocalWrite(source.localRoot.fsPath, d.path));
+	await source.files().checkWrite(d.path);
+	const uri = source.localUriOf(d.path);
 	const edit = new vscode.WorkspaceEdit();
 	const metadata = { label: vscode.l10n.t("Apply the agent's {0}", d.path), needsConfirmation: false };
 	if (d.kind === 'deleted') {

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient } from '../api';
+import type { LocalFiles } from '../compare/localFiles';
 import type { CompareMode, CompareResult, Difference } from '../compare/types';
 import { parseWorkspaceUri } from '../workspace/fs/workspaceFs';
 import { FS_SCHEME } from '../ids';
@@ -13,7 +14,7 @@ import type { ActionKit, FilesAction, LinkAction, RecordAction, ResourceActions,
 import type { ListDescriptor } from '../views/descriptor';
 import { argString } from '../views/ui';
 import { applyFiles } from './apply';
-import type { LinkSource } from './linkSource';
+import { type LinkSource, cannotCompareWith } from './linkSource';
 import { pickAgentFolder, pickLocalFolder } from './pickFolders';
 import { sendFiles } from './send';
 
@@ -38,6 +39,8 @@ export interface ChangesHost {
 	client(): CloudAgentsClient;
 	/** Tells the `cloud-agent:` file system that the agent's copy of a file changed (a send). */
 	agentFileChanged(agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
+	/** A local folder as this extension host reaches it; undefined: it cannot (a comparison with it would fail). */
+	localFiles(root: vscode.Uri): LocalFiles | undefined;
 	/** Links (or links again) an agent's folder to a local one; its source control opens. */
 	link(spec: LinkSpec): Promise<{ source: LinkSource; existed: boolean }>;
 	/** Removes a link: its source control closes and the link is forgotten. */
@@ -163,9 +166,15 @@ async function compareWithLocal(host: ChangesHost, agent: Agent, kit: ActionKit)
 		return undefined;
 	}
 	agentFolder = agentFolder.replace(/^\/+|\/+$/g, '');
-	const local = given.local !== undefined ? vscode.Uri.file(given.local) : await pickLocalFolder(agentFolder || agentName, kit.title);
+	const local =
+		given.local !== undefined
+			? localFolderUri(given.local)
+			: await pickLocalFolder(agentFolder || agentName, kit.title, (uri) => host.localFiles(uri) !== undefined);
 	if (!local) {
 		return undefined;
+	}
+	if (!host.localFiles(local)) {
+		throw new Error(cannotCompareWith(local));
 	}
 	const { source, existed } = await host.link({ agentId: agent.id, agentName, agentFolder, localFolder: local.toString() });
 	let result: CompareResult | undefined;
@@ -184,6 +193,11 @@ async function compareWithLocal(host: ChangesHost, agent: Agent, kit: ActionKit)
 		void vscode.commands.executeCommand('workbench.view.scm');
 	}
 	return answer(source, result);
+}
+
+/** Automation's `localFolder`: a URI (`scheme:…`, the scheme at least two characters: not a drive letter) or a path of this machine. */
+function localFolderUri(given: string): vscode.Uri {
+	return /^[A-Za-z][A-Za-z0-9+.-]+:/.test(given) ? vscode.Uri.parse(given, true) : vscode.Uri.file(given);
 }
 
 /** Refresh (what changed since the baseline) or Compare Everything (under a progress notification); says when it was partial. */

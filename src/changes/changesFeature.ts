@@ -15,6 +15,7 @@ import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient } from '../api';
 import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
 import { DEFAULT_COMPARE_LIMITS } from '../compare/engine';
+import type { LocalFiles } from '../compare/localFiles';
 import { agentIdOf, parseWorkspaceUri } from '../workspace/fs/workspaceFs';
 import { FS_SCHEME } from '../ids';
 import { Disposable } from '../util/lifecycle';
@@ -40,6 +41,8 @@ export interface ChangesDeps {
 	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
 	/** The views' shared connectivity: a comparison that found the service out of reach runs again when it answers. */
 	connectivity?: LinkSourceDeps['connectivity'];
+	/** A local folder as this extension host reaches it (the platform's: src/shell/platform.ts); undefined: it cannot. */
+	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
 }
 
 /** The links, their source controls and decorations; the commands are `actions`, for the registry. */
@@ -127,6 +130,10 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 		this.deps.agentFileChanged(agentId, path, change);
 	}
 
+	localFiles(root: vscode.Uri): LocalFiles | undefined {
+		return this.deps.localFiles(root);
+	}
+
 	async link(spec: LinkSpec): Promise<{ source: LinkSource; existed: boolean }> {
 		const existed = this.store
 			.all()
@@ -145,6 +152,7 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 		this.sources.get(link.id)?.dispose();
 		const source = new LinkSource(link, {
 			client: () => this.deps.session.client,
+			localFiles: this.deps.localFiles(vscode.Uri.parse(link.localFolder, true)),
 			store: this.store,
 			log: this.deps.log,
 			decorationsChanged: (uris) => this._onDidChangeFileDecorations.fire(uris),
@@ -176,13 +184,10 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 	 * file of a link is checked again (Undo after Apply, then save: the file rejoins the list).
 	 */
 	private onSaved(uri: vscode.Uri): void {
-		if (uri.scheme === 'file') {
+		if (uri.scheme !== FS_SCHEME) {
 			for (const s of this.sources.values()) {
 				s.localFileChanged(uri);
 			}
-			return;
-		}
-		if (uri.scheme !== FS_SCHEME) {
 			return;
 		}
 		const agentId = agentIdOf(uri);

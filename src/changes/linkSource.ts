@@ -7,9 +7,9 @@ import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../api';
 import { compareFolders } from '../compare/engine';
 import { IgnoreRules } from '../compare/ignore';
-import { hashLocalFile } from '../compare/fileRead';
 import { hashAgentFile } from '../compare/agentHash';
-import { agentPathOf, localPathOf } from '../util/paths';
+import type { LocalFiles } from '../compare/localFiles';
+import { agentPathOf, checkRelativePath } from '../util/paths';
 import type { Baseline, CompareMode, CompareResult, Difference } from '../compare/types';
 import { workspaceUri } from '../workspace/fs/workspaceFs';
 import { Disposable } from '../util/lifecycle';
@@ -34,6 +34,8 @@ export interface LinkSourceDeps {
 	log: vscode.LogOutputChannel;
 	/** Tells the decorations that these local files changed state. */
 	decorationsChanged(this: void, uris: vscode.Uri[]): void;
+	/** The local folder as this extension host reaches it (the platform's: src/shell/platform.ts); undefined: it cannot. */
+	localFiles: LocalFiles | undefined;
 	/** The `files.exclude` globs (value true) for the local folder. */
 	exclude(this: void, folder: vscode.Uri): string[];
 	/** Tells the `cloud-agent:` file system that the agent's copy of a file changed (what a comparison found). */
@@ -143,9 +145,18 @@ export class LinkSource extends Disposable {
 		return this.differences.get(uri.toString());
 	}
 
-	/** The local file of a relative path (checked to stay inside the folder). */
+	/** The local file of a relative path (checked: no `..`, so it stays inside the folder). */
 	localUriOf(path: string): vscode.Uri {
-		return vscode.Uri.file(localPathOf(this.localRoot.fsPath, path));
+		return vscode.Uri.joinPath(this.localRoot, ...checkRelativePath(path).split('/'));
+	}
+
+	/** The local folder's files (src/compare/localFiles.ts); throws, saying why, when this extension host cannot reach them. */
+	files(): LocalFiles {
+		const files = this.deps.localFiles;
+		if (!files) {
+			throw new Error(cannotCompareWith(this.localRoot));
+		}
+		return files;
 	}
 
 	/** The agent's copy of a relative path, as a `cloud-agent:` URI. */
@@ -240,7 +251,8 @@ export class LinkSource extends Disposable {
 	): Promise<CompareResult | undefined> {
 		this.baseline ??= await this.deps.store.baseline(this.link.id);
 		const effective: CompareMode = mode === 'refresh' && !this.baseline ? 'link' : mode;
-		const ignore = await IgnoreRules.load(this.localRoot.fsPath, { exclude: this.deps.exclude(this.localRoot) });
+		const files = this.files();
+		const ignore = await IgnoreRules.load(files, { exclude: this.deps.exclude(this.localRoot) });
 		const startedAt = Date.now();
 		this.comparing = true;
 		this.render();
@@ -250,7 +262,7 @@ export class LinkSource extends Disposable {
 					client: this.deps.client(),
 					agentId: this.link.agentId,
 					agentFolder: this.link.agentFolder,
-					localRoot: this.localRoot.fsPath,
+					local: files,
 					mode: effective,
 					baseline: effective === 'link' ? undefined : this.baseline,
 					ignore,
@@ -474,7 +486,7 @@ export class LinkSource extends Disposable {
 
 	/** What a file's difference is now (undefined: none): its local copy against the agent's as listed. */
 	private async recheckOne(path: string, d: Difference): Promise<Difference | undefined> {
-		const local = await localFacts(this.localRoot.fsPath, path);
+		const local = await localFacts(this.files(), path);
 		if (!d.agent) {
 			return local ? { ...d, kind: 'deleted', local } : undefined;
 		}
@@ -494,7 +506,7 @@ export class LinkSource extends Disposable {
 				this.baseline.entries[path] = { ...entry, sha256: agentSha };
 			}
 		}
-		const localSha = (await hashLocalFile(localPathOf(this.localRoot.fsPath, path))).sha256;
+		const localSha = (await this.files().hash(path)).sha256;
 		return localSha === agentSha ? undefined : { ...d, kind: 'modified', local };
 	}
 }
@@ -503,12 +515,19 @@ export class LinkSource extends Disposable {
 const SETTLED_MAX = 10_000;
 
 /** Size and mtime of a local regular file (never through a symlink), or undefined. */
-async function localFacts(root: string, path: string): Promise<{ size: number; mtime: number } | undefined> {
-	const fs = await import('node:fs/promises');
+async function localFacts(files: LocalFiles, path: string): Promise<{ size: number; mtime: number } | undefined> {
 	try {
-		const st = await fs.lstat(localPathOf(root, path));
-		return st.isFile() ? { size: st.size, mtime: Math.floor(st.mtimeMs) } : undefined;
+		const st = await files.stat(path);
+		return st.kind === 'file' ? { size: st.size, mtime: Math.floor(st.mtime) } : undefined;
 	} catch {
 		return undefined;
 	}
+}
+
+/** Why a folder cannot be compared with in this extension host (one a person reads). */
+export function cannotCompareWith(folder: vscode.Uri): string {
+	return vscode.l10n.t(
+		'Cloud Agents cannot read the folder {0} from this window, so Source Control cannot compare it with an agent: choose a folder on this computer (in VS Code for the Web: a folder open in this window).',
+		folder.toString(true),
+	);
 }

@@ -33,9 +33,16 @@ export async function pickAgentFolder(
 	return picked?.folder;
 }
 
-/** The local folder: a workspace folder (the one whose name matches first) or one chosen in a dialog. */
-export async function pickLocalFolder(name: string, title: string): Promise<vscode.Uri | undefined> {
-	const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+/**
+ * The local folder: a workspace folder this extension host can compare with (`canCompare`: the
+ * platform's, src/shell/platform.ts; the one whose name matches first) or one chosen in a dialog.
+ */
+export async function pickLocalFolder(
+	name: string,
+	title: string,
+	canCompare: (uri: vscode.Uri) => boolean,
+): Promise<vscode.Uri | undefined> {
+	const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => canCompare(f.uri));
 	const wanted = name.split('/').pop()?.toLowerCase() ?? '';
 	const sorted = [...folders].sort((a, b) => Number(b.name.toLowerCase() === wanted) - Number(a.name.toLowerCase() === wanted));
 	const browse: vscode.QuickPickItem & { uri?: vscode.Uri } = { label: vscode.l10n.t('$(folder-opened) Choose a Folder…') };

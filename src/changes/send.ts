@@ -5,7 +5,8 @@
  * link refreshes so the diff shows the agent's latest version.
  */
 import * as vscode from 'vscode';
-import { agentPathOf, localPathOf } from '../util/paths';
+import { agentPathOf } from '../util/paths';
+import { NotRegularFileError } from '../compare/localFiles';
 import { AgentChangedError, sendToAgent } from '../compare/send';
 import type { FileFacts } from '../compare/types';
 import type { ActionKit } from '../views/actions';
@@ -94,12 +95,14 @@ async function sendOne(host: ChangesHost, { source, d }: ChangeFile, signal: Abo
 	const agentPath = agentPathOf(source.link.agentFolder, d.path);
 	let content: Uint8Array | undefined;
 	if (d.kind !== 'added') {
-		const fs = await import('node:fs/promises');
-		const abs = localPathOf(source.localRoot.fsPath, d.path);
-		if (!(await fs.lstat(abs)).isFile()) {
-			throw new Error(vscode.l10n.t('{0} is not a regular file here.', d.path));
+		try {
+			content = await source.files().read(d.path);
+		} catch (err) {
+			if (err instanceof NotRegularFileError) {
+				throw new Error(vscode.l10n.t('{0} is not a regular file here.', d.path), { cause: err });
+			}
+			throw err;
 		}
-		content = new Uint8Array(await fs.readFile(abs));
 	}
 	let facts: FileFacts | undefined;
 	try {

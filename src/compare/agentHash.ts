@@ -1,8 +1,10 @@
 /**
  * The SHA-256 of an agent-side file, read over the API chunk by chunk (the agent's side of a
- * comparison; the local side is fileRead.ts). Plain Node, no `vscode`.
+ * comparison; the local side is the folder's seam, localFiles.ts), incrementally through @noble/hashes
+ * (the same hex as `node:crypto`'s; Web Crypto has no incremental digest). No `vscode`, no Node.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex } from '@noble/hashes/utils';
 import { ApiError, type CloudAgentsClient, SAFETY } from '../api';
 import { throwIfAborted } from '../api/async';
 import { InvalidResponseError } from '../api/decode';
@@ -32,7 +34,7 @@ export async function hashAgentFile(
 	for (let attempt = 0; attempt < 3; attempt++) {
 		throwIfAborted(signal);
 		const first = await client.readWorkspaceFile(agentId, agentPath, { signal });
-		const hash = createHash('sha256');
+		const hash = sha256.create();
 		const size = first.size;
 		hash.update(first.content.subarray(0, size));
 		let offset = first.content.byteLength;
@@ -60,7 +62,7 @@ export async function hashAgentFile(
 		}
 		if (consistent) {
 			const read = first.eof ? Math.min(first.content.byteLength, size) : size;
-			return { sha256: hash.digest('hex'), size: read, mtime: first.mtime_unix_ms ?? expected?.mtime ?? 0 };
+			return { sha256: bytesToHex(hash.digest()), size: read, mtime: first.mtime_unix_ms ?? expected?.mtime ?? 0 };
 		}
 	}
 	throw new ApiError(409, 'file_changed', `The file ${agentPath} kept changing while it was read`, undefined);

@@ -2,7 +2,7 @@
  * A link's baseline read back from disk (src/changes/linkStore.ts writes it as JSON): checked entry
  * by entry, never trusted. A damaged, foreign or tampered file yields undefined (the next comparison
  * is a first one) or drops what is unusable: paths that are not plain relative paths, sizes and
- * times that are not non-negative safe integers, hashes that are not SHA-256 hex. Plain Node.
+ * times that are not non-negative safe integers, hashes that are not SHA-256 hex. No `vscode`, no Node.
  */
 import { isJsonObject } from '../api/validation';
 import { checkRelativePath } from '../util/paths';

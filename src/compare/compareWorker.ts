@@ -8,30 +8,20 @@
  * call (measured: 5,000 files of 256 bytes, about 1 s of CPU against about 0.1 s here). Here the
  * calls are synchronous, in a thread of their own: the extension host's thread never waits on them.
  *
- * The paths come resolved and checked (localPathOf in the engine); each file is opened and read by
+ * The paths come resolved and checked (localPathOf in nodeLocalFiles.ts); each file is opened and read by
  * the rules of fileRead.ts (no symbolic link followed, the checks made on the open descriptor, so
  * the file hashed is the file whose facts are reported), with its synchronous driver. Plain Node.
  */
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { type FileSteps, NotRegularFileError, hashOpenFile, runSync, withRegularFile } from './fileRead';
+import type { LocalAnswer, LocalJob } from './localFiles';
 
-/** One local path to look at. */
-export interface LocalJob {
-	/** Absolute, inside the local folder (checked by the engine). */
+/** One local path to look at: a job of the comparison (localFiles.ts) with its path made absolute. */
+export interface WorkerJob extends Omit<LocalJob, 'rel'> {
+	/** Absolute, inside the local folder (checked by nodeLocalFiles.ts). */
 	abs: string;
-	/** The agent-side size: the file is hashed only when its local size is the same. */
-	size: number;
-	/** Bytes a hash counts against the budget (the local read, plus the agent-side read unless a hash is reused). */
-	cost: number;
 }
-
-export type LocalAnswer =
-	| { kind: 'missing' }
-	| { kind: 'symlink' }
-	| { kind: 'other' }
-	| { kind: 'file'; size: number; mtime: number; sha256?: string; overBytes?: true }
-	| { kind: 'error'; code?: string; message: string };
 
 /** The first message: the byte budget of the whole comparison. */
 export interface LocalStart {
@@ -41,7 +31,7 @@ export interface LocalStart {
 /** A batch of jobs; the answer is a LocalBatchAnswer. */
 export interface LocalBatch {
 	id: number;
-	jobs: LocalJob[];
+	jobs: WorkerJob[];
 }
 
 /** One answer per job, in order, and the worker's V8 heap in use after the batch (for the comparison's stats). */
@@ -57,7 +47,7 @@ function codeOf(err: unknown): string | undefined {
 }
 
 /** Looks at one path; `budget` is what is left of the byte budget (hashing takes from it). */
-export function examine(job: LocalJob, budget: { left: number }): LocalAnswer {
+export function examine(job: WorkerJob, budget: { left: number }): LocalAnswer {
 	try {
 		return runSync(
 			withRegularFile(job.abs, function* (file): FileSteps<LocalAnswer> {

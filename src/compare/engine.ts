@@ -2,11 +2,10 @@
  * The comparison engine (issue 21): an agent's workspace folder against a local folder, at bounded
  * cost. Candidates come from the agent-side listing (path, size, mtime); a size difference already
  * means modified; a file is read only when it is a candidate and the sizes are equal, streamed and
- * hashed (never both trees in memory: the result holds paths and facts only). Plain Node, no `vscode`.
+ * hashed (never both trees in memory: the result holds paths and facts only). The local folder is
+ * reached through its seam (localFiles.ts: Node's worker thread, or VS Code's file system in the
+ * browser). No `vscode`, no Node.
  */
-import { type Dirent, type Stats, lstat as lstatCallback } from 'node:fs';
-import { lstat, opendir } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import {
 	type CloudAgentsClient,
 	LIMITS,
@@ -20,9 +19,9 @@ import {
 import { throwIfAborted } from '../api/async';
 import { forEachLimited } from '../util/concurrency';
 import type { IgnoreRules } from './ignore';
-import type { LocalAnswer } from './compareWorker';
-import { LocalSide } from './localSide';
-import { UnsafePathError, agentPathOf, checkRelativePath, localPathOf } from '../util/paths';
+import type { LocalAnswer, LocalFiles } from './localFiles';
+import { MAX_WHOLE_READ } from './fileSystemLocalFiles';
+import { UnsafePathError, agentPathOf, checkRelativePath } from '../util/paths';
 import { hashAgentFile } from './agentHash';
 import type {
 	Baseline,
@@ -36,10 +35,6 @@ import type {
 	FileFacts,
 } from './types';
 
-/** lstat in its callback form, made on first use (never at load: the web build has no Node file system). */
-let lstatCb: ((path: string) => Promise<Stats>) | undefined;
-const lstatLocal = (path: string): Promise<Stats> => (lstatCb ??= promisify(lstatCallback) as (path: string) => Promise<Stats>)(path);
-
 export const DEFAULT_COMPARE_LIMITS: CompareLimits = {
 	maxFiles: 20_000,
 	maxFolders: 5_000,
@@ -52,8 +47,8 @@ export interface CompareOptions {
 	agentId: string;
 	/** The agent-side folder ('' = the workspace root). */
 	agentFolder: string;
-	/** The local folder (absolute). */
-	localRoot: string;
+	/** The local folder (src/compare/localFiles.ts: the platform's). */
+	local: LocalFiles;
 	mode: CompareMode;
 	/** The previous comparison's baseline (none for a first link). */
 	baseline?: Baseline;
@@ -81,8 +76,6 @@ interface ReadItem {
 	reuse?: string;
 }
 
-type LocalState = { kind: 'missing' } | { kind: 'file'; facts: FileFacts } | { kind: 'symlink' } | { kind: 'other' };
-
 function parentOf(rel: string): string {
 	const slash = rel.lastIndexOf('/');
 	return slash < 0 ? '' : rel.slice(0, slash);
@@ -104,24 +97,7 @@ function mib(bytes: number): string {
 	return `${Math.round(bytes / (1024 * 1024)).toLocaleString('en-US')} MiB`;
 }
 
-async function localState(localRoot: string, rel: string): Promise<LocalState> {
-	try {
-		// The callback lstat: for thousands of files about half the CPU of fs/promises' (see paths.ts).
-		const st = await lstatLocal(localPathOf(localRoot, rel));
-		if (st.isSymbolicLink()) {
-			return { kind: 'symlink' };
-		}
-		return st.isFile() ? { kind: 'file', facts: { size: st.size, mtime: st.mtimeMs } } : { kind: 'other' };
-	} catch (err) {
-		const code = (err as { code?: unknown } | null)?.code;
-		if (code === 'ENOENT' || code === 'ENOTDIR') {
-			return { kind: 'missing' };
-		}
-		throw err;
-	}
-}
-
-/** Local jobs posted to the comparison's worker at once. */
+/** Local jobs handed to the local side at once. */
 const LOCAL_BATCH = 250;
 
 /** Folders whose listing is asked for at once (the one read and those next in the queue). */
@@ -348,6 +324,7 @@ async function takeFolder(
 	queue: string[],
 ): Promise<boolean> {
 	const seen = new Set<string>();
+	await c.o.ignore.prepare(folder);
 	for await (const entry of pages) {
 		const name = entry.name;
 		let rel: string;
@@ -448,6 +425,8 @@ interface Compared {
 	/** The next baseline's entries: every listed file, with its hash where one was read or kept. */
 	entries: Record<string, BaselineEntry>;
 	overBytes: number;
+	/** Files of equal size the local side does not read (larger than it reads whole: the browser's). */
+	tooLarge: number;
 	localSymlinks: number;
 	localOther: number;
 }
@@ -467,7 +446,7 @@ async function hashAndDiff(c: Comparison, work: WorkItem[], files: Map<string, A
 	for (const f of files.values()) {
 		entries[f.path] = { size: f.size, mtime: f.mtime };
 	}
-	const compared: Compared = { differences: [], entries, overBytes: 0, localSymlinks: 0, localOther: 0 };
+	const compared: Compared = { differences: [], entries, overBytes: 0, tooLarge: 0, localSymlinks: 0, localOther: 0 };
 	const { differences } = compared;
 	let done = 0;
 	const finished = (): void => {
@@ -496,14 +475,14 @@ async function hashAndDiff(c: Comparison, work: WorkItem[], files: Map<string, A
 		}
 		finished();
 	};
-	const localSide = new LocalSide(limits.maxBytes, signal);
+	const localSide = o.local.examiner(limits.maxBytes, signal);
 	try {
 		const batches: { items: WorkItem[]; answers: Promise<LocalAnswer[]> }[] = [];
 		for (let i = 0; i < work.length; i += LOCAL_BATCH) {
 			const items = work.slice(i, i + LOCAL_BATCH);
 			const jobs = items.map(({ file }) => {
 				const reuse = reusableHash(baseline, file) !== undefined;
-				return { abs: localPathOf(o.localRoot, file.path), size: file.size, cost: (reuse ? 0 : file.size) + file.size };
+				return { rel: file.path, size: file.size, cost: (reuse ? 0 : file.size) + file.size };
 			});
 			batches.push({ items, answers: localSide.examine(jobs) });
 		}
@@ -524,6 +503,8 @@ async function hashAndDiff(c: Comparison, work: WorkItem[], files: Map<string, A
 					compared.localOther++;
 				} else if (local.size !== file.size) {
 					differences.push({ path: file.path, kind: 'modified', group, agent, local: { size: local.size, mtime: local.mtime } });
+				} else if (local.tooLarge) {
+					compared.tooLarge++;
 				} else if (local.overBytes || local.sha256 === undefined) {
 					compared.overBytes++;
 				} else {
@@ -576,13 +557,17 @@ async function agentDeletions(
 		} catch {
 			continue; // a tampered baseline: never used as a path
 		}
-		if (files.has(rel) || !listedFolderOf(rel) || o.ignore.ignores(rel, false)) {
+		if (files.has(rel) || !listedFolderOf(rel)) {
 			continue;
 		}
-		const local = await localState(o.localRoot, rel);
+		await o.ignore.prepare(parentOf(rel));
+		if (o.ignore.ignores(rel, false)) {
+			continue;
+		}
+		const local = await o.local.stat(rel);
 		if (local.kind === 'file') {
 			deleted.push(rel);
-			differences.push({ path: rel, kind: 'deleted', group: 'agent', local: local.facts });
+			differences.push({ path: rel, kind: 'deleted', group: 'agent', local: { size: local.size, mtime: local.mtime } });
 		}
 	}
 	return deleted;
@@ -591,10 +576,15 @@ async function agentDeletions(
 /** 5. The result: the notes on what was left out, the agent's changes marked in the next baseline, the differences by path. */
 function report(c: Comparison, workCount: number, compared: Compared, since: number | undefined, deleted: string[]): CompareResult {
 	const { limits, notes } = c;
-	const { differences, entries, overBytes, localSymlinks, localOther } = compared;
+	const { differences, entries, overBytes, tooLarge, localSymlinks, localOther } = compared;
 	if (overBytes > 0) {
 		notes.push(
 			`${plural(overBytes, 'file')} of equal size on both sides ${overBytes === 1 ? 'was' : 'were'} not compared: reading ${overBytes === 1 ? 'it' : 'them'} would pass the limit of ${mib(limits.maxBytes)} read.`,
+		);
+	}
+	if (tooLarge > 0) {
+		notes.push(
+			`${plural(tooLarge, 'file')} of equal size on both sides ${tooLarge === 1 ? 'was' : 'were'} not compared: VS Code for the Web reads a local file whole, and ${tooLarge === 1 ? 'it is' : 'they are'} larger than ${mib(MAX_WHOLE_READ)}.`,
 		);
 	}
 	if (localSymlinks > 0) {
@@ -618,7 +608,8 @@ function report(c: Comparison, workCount: number, compared: Compared, since: num
 	return {
 		differences,
 		baseline: { version: 1, since, taken: (c.o.now ?? Date.now)(), entries, deleted },
-		incomplete: notes.length > 0 ? `Compared ${plural(workCount - overBytes, 'agent-side file')}. ${notes.join(' ')}` : undefined,
+		incomplete:
+			notes.length > 0 ? `Compared ${plural(workCount - overBytes - tooLarge, 'agent-side file')}. ${notes.join(' ')}` : undefined,
 		stats: c.stats,
 	};
 }
@@ -648,17 +639,12 @@ async function walkLocal(
 		const folder = queue.shift()!;
 		folders++;
 		o.onProgress?.({ message: `Listing local ${folder === '' ? 'folder' : folder}…`, done: files });
-		let dir;
-		try {
-			dir = await opendir(folder === '' ? o.localRoot : localPathOf(o.localRoot, folder));
-		} catch (err) {
-			const code = (err as { code?: unknown } | null)?.code;
-			if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') {
-				continue;
-			}
-			throw err;
+		const dir = await o.local.list(folder);
+		if (dir === undefined) {
+			continue;
 		}
-		for await (const d of dir as AsyncIterable<Dirent>) {
+		await o.ignore.prepare(folder);
+		for await (const d of dir) {
 			let rel: string;
 			try {
 				rel = checkRelativePath(joinRel(folder, checkRelativePath(d.name)));
@@ -666,16 +652,16 @@ async function walkLocal(
 				unusable++;
 				continue;
 			}
-			if (d.isSymbolicLink()) {
+			if (d.kind === 'symlink') {
 				// (one the agent side lists was counted when its file was compared)
 				if (!agentFiles.has(rel) && !o.ignore.ignores(rel, false)) {
 					symlinks++;
 				}
-			} else if (d.isDirectory()) {
+			} else if (d.kind === 'directory') {
 				if (!o.ignore.ignores(rel, true)) {
 					queue.push(rel);
 				}
-			} else if (d.isFile()) {
+			} else if (d.kind === 'file') {
 				if (o.ignore.ignores(rel, false)) {
 					continue;
 				}
@@ -686,9 +672,9 @@ async function walkLocal(
 				if (agentFiles.has(rel) || deleted.has(rel) || !listedFolderOf(rel)) {
 					continue;
 				}
-				const st = await lstat(localPathOf(o.localRoot, rel)).catch(() => undefined);
-				if (st?.isFile()) {
-					differences.push({ path: rel, kind: 'deleted', group: 'other', local: { size: st.size, mtime: st.mtimeMs } });
+				const st = await o.local.stat(rel).catch(() => undefined);
+				if (st?.kind === 'file') {
+					differences.push({ path: rel, kind: 'deleted', group: 'other', local: { size: st.size, mtime: st.mtime } });
 				}
 			}
 		}

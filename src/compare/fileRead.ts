@@ -20,7 +20,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 import { throwIfAborted } from '../api/async';
-import { UnsafePathError } from '../util/paths';
+import { NotRegularFileError } from './localFiles';
+
+export { NotRegularFileError };
 
 /** One system call a reading step needs; the step is resumed with its result. */
 export type FileCall =
@@ -32,17 +34,6 @@ export type FileCall =
 
 /** Reading steps that end with a T: run them with `runSync` or `runAsync`. */
 export type FileSteps<T> = Generator<FileCall, T, unknown>;
-
-/** A local path that is not a regular file: a symbolic link (never followed) or anything else. */
-export class NotRegularFileError extends UnsafePathError {
-	constructor(
-		path: string,
-		/** What the path is instead. */
-		readonly kind: 'symlink' | 'other',
-	) {
-		super(path, kind === 'symlink' ? 'a symbolic link (not followed)' : 'not a regular file');
-	}
-}
 
 /** A regular file opened by `withRegularFile`: its descriptor, and its size and mtime from fstat. */
 export interface OpenFile {

@@ -1,13 +1,12 @@
 /**
  * Which files a comparison leaves out (issue 21): the local folder's `.gitignore` files (each applies
- * below its own folder, read lazily, cached, bounded), the `files.exclude` globs, and a fixed list
- * that is always left out. Matching is the `ignore` package's (gitignore semantics, MIT), not
- * hand-written globbing. The same rules filter both sides: an ignored folder is not listed at all.
- * Plain Node, no `vscode`.
+ * below its own folder, read through the folder's seam when a folder is first prepared, cached,
+ * bounded), the `files.exclude` globs, and a fixed list that is always left out. Matching is the
+ * `ignore` package's (gitignore semantics, MIT), not hand-written globbing. The same rules filter
+ * both sides: an ignored folder is not listed at all. No `vscode`, no Node.
  */
-import * as nodePath from 'node:path';
 import ignore from 'ignore';
-import { readSmallTextFile } from './fileRead';
+import type { LocalFiles } from './localFiles';
 
 type Ignore = ignore.Ignore;
 
@@ -18,7 +17,7 @@ export const ALWAYS_IGNORED: readonly string[] = ['.git/', 'node_modules/', '.sv
 export const MAX_GITIGNORE_FILES = 1000;
 /** A `.gitignore` larger than this is not applied. */
 export const MAX_GITIGNORE_BYTES = 256 * 1024;
-/** Folders whose (absent) `.gitignore` is remembered; past it, folders without one are looked up again. */
+/** Folders whose ignored state is remembered; past it, a folder's state is worked out again. */
 const MAX_CACHED_FOLDERS = 50_000;
 
 /** `{a,b}` alternatives expanded (not nested; at most 64 results). */
@@ -64,8 +63,14 @@ export function excludeGlobToGitignore(glob: string): string[] {
 	return out;
 }
 
+/**
+ * The rules of one comparison. `prepare(folder)` reads the `.gitignore` files of a folder and its
+ * ancestors (once each); `ignores` then answers synchronously for the paths in that folder. The
+ * folders prepared are bounded by the comparison's own bounds (the folders it lists on each side
+ * and the parents of the files its baseline names).
+ */
 export class IgnoreRules {
-	/** Per folder (relative, '' = root): its .gitignore's rules, or null when it has none (or past the bounds). */
+	/** Per prepared folder (relative, '' = root): its .gitignore's rules, or null when it has none (or past the bounds). */
 	private readonly layers = new Map<string, Ignore | null>();
 	/** Folders already decided (relative path → ignored). */
 	private readonly folders = new Map<string, boolean>();
@@ -74,45 +79,58 @@ export class IgnoreRules {
 	skippedGitignores = 0;
 
 	private constructor(
-		private readonly localRoot: string | undefined,
+		private readonly local: LocalFiles | undefined,
 		private readonly fixed: Ignore,
 	) {}
 
 	/**
-	 * The rules of `localRoot` (its `.gitignore` files, read when first needed) with `exclude`: the
-	 * `files.exclude` globs whose value is true. `localRoot` undefined: no `.gitignore` at all.
+	 * The rules of the folder `local` (its `.gitignore` files, the root's read now, the others as
+	 * their folders are prepared) with `exclude`: the `files.exclude` globs whose value is true.
+	 * `local` undefined: no `.gitignore` at all.
 	 */
-	static load(localRoot: string | undefined, options: { exclude?: readonly string[] } = {}): Promise<IgnoreRules> {
+	static async load(local: LocalFiles | undefined, options: { exclude?: readonly string[] } = {}): Promise<IgnoreRules> {
 		const fixed = ignore().add([...ALWAYS_IGNORED]);
 		for (const glob of options.exclude ?? []) {
 			fixed.add(excludeGlobToGitignore(glob));
 		}
-		const rules = new IgnoreRules(localRoot === undefined ? undefined : nodePath.resolve(localRoot), fixed);
-		rules.layer(''); // the root's .gitignore, read now (the rest lazily)
-		return Promise.resolve(rules);
+		const rules = new IgnoreRules(local, fixed);
+		await rules.prepare('');
+		return rules;
 	}
 
-	/** The rules of the `.gitignore` in folder `dir` (relative), read once. */
-	private layer(dir: string): Ignore | null {
-		const known = this.layers.get(dir);
-		if (known !== undefined) {
-			return known;
-		}
-		let rules: Ignore | null = null;
-		if (this.localRoot !== undefined) {
-			const text =
-				this.gitignoresRead < MAX_GITIGNORE_FILES
-					? readSmallTextFile(nodePath.join(this.localRoot, ...dir.split('/').filter(Boolean), '.gitignore'), MAX_GITIGNORE_BYTES)
-					: undefined;
-			if (text !== undefined) {
-				this.gitignoresRead++;
-				rules = ignore().add(text);
-			} else if (this.gitignoresRead >= MAX_GITIGNORE_FILES) {
-				this.skippedGitignores++;
+	/** Reads the `.gitignore` files of folder `dir` (relative, '' = the root) and of its ancestors not read yet: `ignores` may then test paths in `dir`. */
+	async prepare(dir: string): Promise<void> {
+		const parts = dir === '' ? [] : dir.split('/');
+		for (let depth = 0; depth <= parts.length; depth++) {
+			const folder = parts.slice(0, depth).join('/');
+			if (!this.layers.has(folder)) {
+				this.layers.set(folder, await this.read(folder));
 			}
 		}
-		if (rules !== null || this.layers.size < MAX_CACHED_FOLDERS) {
-			this.layers.set(dir, rules);
+	}
+
+	/** The rules of the `.gitignore` in folder `dir`, or null (none, unreadable, or past the bounds). */
+	private async read(dir: string): Promise<Ignore | null> {
+		if (this.local === undefined) {
+			return null;
+		}
+		if (this.gitignoresRead >= MAX_GITIGNORE_FILES) {
+			this.skippedGitignores++;
+			return null;
+		}
+		const text = await this.local.readSmallText(dir === '' ? '.gitignore' : `${dir}/.gitignore`, MAX_GITIGNORE_BYTES);
+		if (text === undefined) {
+			return null;
+		}
+		this.gitignoresRead++;
+		return ignore().add(text);
+	}
+
+	/** The rules of a prepared folder's `.gitignore` (null: none). */
+	private layer(dir: string): Ignore | null {
+		const rules = this.layers.get(dir);
+		if (rules === undefined) {
+			throw new Error(`The ignore rules of ${JSON.stringify(dir)} were not prepared`);
 		}
 		return rules;
 	}

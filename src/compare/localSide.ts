@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { abortError } from '../api/async';
-import { type LocalAnswer, type LocalBatch, type LocalBatchAnswer, type LocalJob, type LocalStart, WORKER_MARK } from './compareWorker';
+import { type LocalBatch, type LocalBatchAnswer, type LocalStart, WORKER_MARK, type WorkerJob } from './compareWorker';
+import type { LocalAnswer } from './localFiles';
 
 /** The worker's file: next to this module's own (out/src/compare/ under tsc, dist/ in the bundles); read on use, never at load (the web build has no __dirname). */
 const workerFile = (): string => join(__dirname, 'compareWorker.js');
@@ -39,7 +40,7 @@ export class LocalSide {
 	}
 
 	/** Posts a batch; resolves with one answer per job, in order. Batches are answered in the order posted. */
-	examine(jobs: LocalJob[]): Promise<LocalAnswer[]> {
+	examine(jobs: WorkerJob[]): Promise<LocalAnswer[]> {
 		if (this.failure) {
 			return Promise.reject(this.failure);
 		}

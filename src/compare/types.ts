@@ -1,6 +1,6 @@
 /**
  * Comparing an agent's workspace folder with a local folder (issue 21): the values the engine
- * (`src/compare/engine.ts`, plain Node, no `vscode`) hands to the Source Control layer
+ * (`src/compare/engine.ts`, no `vscode`, no Node) hands to the Source Control layer
  * (`src/changes/`), and the baseline it keeps per link. Paths are relative to the linked folders,
  * `/`-separated, each segment checked by `checkRelativePath` (src/util/paths.ts) before use.
  */

@@ -220,7 +220,7 @@ async function offerKnownHostsLine(line: string, arg: unknown): Promise<KnownHos
  * copy the line. Automation: `{confirm: false, quiet?: true, host?: string}`.
  */
 export async function addGatewayHostKeyToKnownHosts(
-	deps: Pick<Services, 'session' | 'localFiles'>,
+	deps: Pick<Services, 'session' | 'userFiles'>,
 	arg: unknown,
 ): Promise<KnownHostsReport | undefined> {
 	const quiet = isAutomation(arg) && arg.quiet === true;
@@ -230,7 +230,7 @@ export async function addGatewayHostKeyToKnownHosts(
 		return undefined;
 	}
 	const line = knownHostsLine(key, host, host === key.host ? key.port : undefined);
-	const knownHosts = deps.localFiles.knownHosts;
+	const knownHosts = deps.userFiles.knownHosts;
 	if (knownHosts === undefined) {
 		return offerKnownHostsLine(line, arg);
 	}

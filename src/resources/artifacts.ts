@@ -4,7 +4,7 @@ import type { Agent, Artifact } from '../api';
 import { baseName, extensionOf } from '../util/fileNames';
 import { safeFileName } from '../util/paths';
 import { iconSafe, singleLine } from '../util/text';
-import type { ActionKit, LocalFiles, RecordAction } from '../views/actions';
+import type { ActionKit, RecordAction, UserFiles } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { formatBytes, joinParts, plainTooltip, relativeTime } from '../views/format';
 import { ImageDocuments } from '../views/imageDocuments';
@@ -103,7 +103,7 @@ const LAST_SAVE_FOLDER_KEY = 'cloudAgents.artifacts.lastSaveFolder';
  * Undefined when there is no folder at all: the dialog starts where VS Code chooses. The server's
  * name never chooses the folder.
  */
-function saveDefaultUri(context: vscode.ExtensionContext, localFiles: LocalFiles, artifactName: string): vscode.Uri | undefined {
+function saveDefaultUri(context: vscode.ExtensionContext, userFiles: UserFiles, artifactName: string): vscode.Uri | undefined {
 	const remembered = context.globalState.get<unknown>(LAST_SAVE_FOLDER_KEY);
 	let folder: vscode.Uri | undefined;
 	if (typeof remembered === 'string') {
@@ -114,7 +114,7 @@ function saveDefaultUri(context: vscode.ExtensionContext, localFiles: LocalFiles
 		}
 	}
 	const folders = vscode.workspace.workspaceFolders ?? [];
-	folder ??= folders.find((f) => f.uri.scheme === 'file')?.uri ?? localFiles.homeFolder() ?? folders[0]?.uri;
+	folder ??= folders.find((f) => f.uri.scheme === 'file')?.uri ?? userFiles.homeFolder() ?? folders[0]?.uri;
 	return folder && vscode.Uri.joinPath(folder, safeFileName(artifactName, 'artifact'));
 }
 
@@ -236,7 +236,7 @@ async function saveArtifact({ agentId, artifact }: ArtifactTarget, kit: ActionKi
 		? undefined
 		: await vscode.window.showSaveDialog({
 				title: vscode.l10n.t('Save Artifact {0}', displayName(artifact.name)),
-				defaultUri: saveDefaultUri(kit.context, kit.localFiles, artifact.name),
+				defaultUri: saveDefaultUri(kit.context, kit.userFiles, artifact.name),
 			});
 	const destination = file ?? chosen;
 	if (!destination) {

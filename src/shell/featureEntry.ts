@@ -24,6 +24,13 @@ import type { Run } from '../api';
 import { automation } from '../views/automation';
 import { modelProviderDocuments } from '../resources/modelProviders';
 
+/**
+ * Node's local folders (the comparison's worker thread and file system): here, so that their code
+ * loads with the features (the only code that compares) rather than at activation. Reached through
+ * src/shell/nodePlatform.ts; the web build has none (esbuild.mjs `webRules`).
+ */
+export { NodeLocalFiles } from '../compare/nodeLocalFiles';
+
 /** Registers the features' commands; the caller owns the disposables. */
 export function loadFeatures(deps: Services): LoadedFeatures {
 	const computer = computerPanelFeature({ context: deps.context, log: deps.log, client: () => deps.session.client });
@@ -50,6 +57,7 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		// Our own writes and deletes of an agent's files (Send to Agent) reach the file system's cache.
 		agentFileChanged: (agentId, path, change) => workspace.feature.cache.invalidate(agentId, path, change),
 		connectivity: deps.views.connectivity,
+		localFiles: deps.localFiles,
 	});
 	// Every action, Source Control's included, is registered by the one registry.
 	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, [...RESOURCE_ACTIONS, changes.actions]);

@@ -4,8 +4,10 @@
  * src/extension.web.ts with webPlatform.ts) and handed down to the services. No feature tests for a
  * platform itself.
  */
+import type * as vscode from 'vscode';
 import type { Connect } from '../api';
-import type { LocalFiles } from '../views/actions';
+import type { UserFiles } from '../views/actions';
+import type { LocalFiles } from '../compare/localFiles';
 
 export interface Platform {
 	/** Which extension host: what messages and the activation report name. */
@@ -13,5 +15,10 @@ export interface Platform {
 	/** How every client reaches the network (src/api/wire.ts). */
 	readonly connect: Connect;
 	/** The user's own files: Node's home folder and ~/.ssh/known_hosts; the browser reaches neither. */
-	readonly localFiles: LocalFiles;
+	readonly userFiles: UserFiles;
+	/**
+	 * The local folder `root` as a comparison reaches it (src/compare/localFiles.ts), or undefined
+	 * when this host cannot compare with it (Node's: `file:` folders only).
+	 */
+	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
 }

@@ -1,13 +1,18 @@
 /**
  * The browser's extension host (VS Code for the Web: vscode.dev, github.dev, code-server in a
- * browser): a web worker with `fetch`, no Node. Proxies and certificates are the browser's.
+ * browser): a web worker with `fetch`, no Node. Proxies and certificates are the browser's; a
+ * comparison reads its local folder through `vscode.workspace.fs` on the extension host's thread.
  */
 import { fetchConnect } from '../api/fetchWire';
+import { TAB_SCHEMES } from '../ids';
+import { workspaceLocalFiles } from '../localFolder/workspaceLocalFiles';
 import type { Platform } from './platform';
 
 export const webPlatform: Platform = {
 	name: 'web',
 	connect: fetchConnect,
 	// A web worker reaches no home folder and cannot write ~/.ssh: the commands that would say so.
-	localFiles: { homeFolder: () => undefined, knownHosts: undefined },
+	userFiles: { homeFolder: () => undefined, knownHosts: undefined },
+	// Any folder VS Code's file system reaches, except our own documents (an agent's workspace among them).
+	localFiles: (root) => ((TAB_SCHEMES as readonly string[]).includes(root.scheme) ? undefined : workspaceLocalFiles(root)),
 };

@@ -1,18 +1,17 @@
 /**
  * The one path module: the rules for every path the extension builds or accepts, pure functions
- * (and one check against the disk before a local write). Plain Node, no `vscode`.
+ * over `/`-separated strings (no `node:path`, no disk: the checks against the local folder are the
+ * seam's, src/compare/localFiles.ts). No `vscode`, no Node.
  * - Workspace paths as the service spells them: relative to the workspace root, `/` separators,
  *   `""` for the root. Everything that reaches the API goes through `normalizeWorkspacePath`, which
  *   refuses escapes from the root before any request is sent.
- * - Relative paths of a comparison (issue 21): checked before any use (`checkRelativePath`), joined
- *   onto the agent's workspace folder or the local folder, and asserted to stay inside the local
- *   folder (no `..`, no symlinked component) before anything is written there.
+ * - Relative paths of a comparison (issue 21): checked before any use (`checkRelativePath`), then
+ *   joined onto the agent's workspace folder, or handed to the local folder's seam
+ *   (src/compare/localFiles.ts), which refuses a symlinked component before anything is written.
  * - Local file names derived from server data (artifact ids and names, run and agent ids): whatever
  *   the server sends, the name is one harmless path segment and the file stays inside the folder the
  *   extension chose.
  */
-import { lstat, realpath } from 'node:fs/promises';
-import * as nodePath from 'node:path';
 // The modules themselves, not src/api/index.ts: the comparison's worker bundle takes
 // UnsafePathError from here and must not bring in the HTTP client.
 import { LIMITS, SAFETY } from '../api/limits';
@@ -119,7 +118,7 @@ export function checkRelativePath(rel: string): string {
 	if (rel.includes('\\')) {
 		throw new UnsafePathError(rel, 'backslash');
 	}
-	if (rel.startsWith('/') || nodePath.isAbsolute(rel) || nodePath.win32.isAbsolute(rel)) {
+	if (rel.startsWith('/')) {
 		throw new UnsafePathError(rel, 'absolute');
 	}
 	if (/^[A-Za-z]:/.test(rel)) {
@@ -142,72 +141,6 @@ export function agentPathOf(agentFolder: string, rel: string): string {
 	const path = agentFolder === '' ? rel : `${agentFolder}/${rel}`;
 	checkWorkspacePath(path);
 	return path;
-}
-
-/** True when `child` is strictly inside `parent` (both absolute, resolved). */
-function strictlyInside(parent: string, child: string): boolean {
-	const r = nodePath.relative(parent, child);
-	return r !== '' && !r.startsWith('..') && !nodePath.isAbsolute(r);
-}
-
-/** The absolute local path of `rel`, asserted strictly inside `localRoot` (else UnsafePathError). */
-export function localPathOf(localRoot: string, rel: string): string {
-	checkRelativePath(rel);
-	const root = nodePath.resolve(localRoot);
-	const abs = nodePath.resolve(root, ...rel.split('/'));
-	if (!strictlyInside(root, abs)) {
-		throw new UnsafePathError(rel, 'leaves the local folder');
-	}
-	return abs;
-}
-
-function isMissing(err: unknown): boolean {
-	const code = (err as { code?: unknown } | null)?.code;
-	return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-/**
- * The absolute local path of `rel`, safe to write or delete: inside `localRoot`, no existing
- * component between the root and the target (the target included) a symbolic link, and the real
- * path of the deepest existing ancestor inside the real path of the root. Call it before every
- * local write or delete.
- */
-export async function assertSafeLocalWrite(localRoot: string, rel: string): Promise<string> {
-	const abs = localPathOf(localRoot, rel);
-	const root = nodePath.resolve(localRoot);
-	const segments = rel.split('/');
-	let deepest = root;
-	let current = root;
-	for (let i = 0; i < segments.length; i++) {
-		current = nodePath.join(current, segments[i]!);
-		let st;
-		try {
-			st = await lstat(current);
-		} catch (err) {
-			if (isMissing(err)) {
-				break;
-			}
-			throw err;
-		}
-		if (st.isSymbolicLink()) {
-			throw new UnsafePathError(
-				rel,
-				i === segments.length - 1 ? 'the target is a symbolic link' : 'a folder on the way is a symbolic link',
-			);
-		}
-		if (i < segments.length - 1 && !st.isDirectory()) {
-			throw new UnsafePathError(rel, 'a component on the way is not a folder');
-		}
-		if (i < segments.length - 1) {
-			deepest = current;
-		}
-	}
-	const realRoot = await realpath(root);
-	const realDeepest = await realpath(deepest);
-	if (realDeepest !== realRoot && !strictlyInside(realRoot, realDeepest)) {
-		throw new UnsafePathError(rel, 'resolves outside the local folder');
-	}
-	return abs;
 }
 
 // ---- Local file names from server data ----
@@ -281,29 +214,37 @@ export function safeFileName(raw: unknown, fallback = 'file'): string {
 	return name;
 }
 
-function resolveWith(p: typeof nodePath.posix, folder: string, names: readonly string[]): string {
-	const root = p.resolve(folder);
-	const resolved = p.resolve(root, ...names);
-	const rel = p.relative(root, resolved);
-	if (rel === '' || rel === '..' || rel.startsWith(`..${p.sep}`) || p.isAbsolute(rel)) {
-		throw new LocalPathEscapeError(folder, names);
+/** The segments of a `/`-separated path resolved as POSIX does (from the root: `.` and empty dropped, `..` up, never above the root). */
+function resolvePosix(paths: readonly string[]): string[] {
+	let out: string[] = [];
+	for (const path of paths) {
+		if (path.startsWith('/')) {
+			out = [];
+		}
+		for (const segment of path.split('/')) {
+			if (segment === '..') {
+				out.pop();
+			} else if (segment !== '' && segment !== '.') {
+				out.push(segment);
+			}
+		}
 	}
-	return resolved;
+	return out;
 }
 
 /**
- * `folder` joined with `names` (local file-system path rules of this machine), asserting that the
- * result lies strictly inside `folder`; throws a LocalPathEscapeError otherwise (`..`, absolute
+ * `folder` (a `/`-separated absolute path: `vscode.Uri.path`) joined with `names`, asserting that
+ * the result lies strictly inside `folder`; throws a LocalPathEscapeError otherwise (`..`, absolute
  * names, or names that resolve to the folder itself). Pass names through `safeFileName` first: this
- * is the second line of defence.
+ * is the second line of defence. POSIX rules whatever the OS (pure string functions: no `node:path`).
  */
-export function resolveInside(folder: string, ...names: string[]): string {
-	return resolveWith(nodePath, folder, names);
-}
-
-/** Like `resolveInside`, for the `/`-separated path of a URI (`vscode.Uri.path`), whatever the OS. */
 export function resolveInsidePosix(folder: string, ...names: string[]): string {
-	return resolveWith(nodePath.posix, folder, names);
+	const root = resolvePosix([folder]);
+	const resolved = resolvePosix([folder, ...names]);
+	if (resolved.length <= root.length || root.some((segment, i) => resolved[i] !== segment)) {
+		throw new LocalPathEscapeError(folder, names);
+	}
+	return `/${resolved.join('/')}`;
 }
 
 /** Room kept for a `.jsonl` suffix within `SAFETY.localNameMaxChars` (localIdName). */

@@ -214,7 +214,7 @@ export class ActionRegistry {
 					},
 				),
 			context: services.context,
-			localFiles: services.localFiles,
+			userFiles: services.userFiles,
 			log: services.log,
 			confirm: async (message, detail, choice) => automation || (await showModalWarning(message, detail, choice)) === choice,
 			progress: async (title, work) =>

@@ -7,6 +7,7 @@
 import type * as vscode from 'vscode';
 import type { CloudAgentsClient, Connect, NetworkSettings } from '../api';
 import type { CommandId } from '../ids';
+import type { LocalFiles } from '../compare/localFiles';
 import type { RunFollower } from '../runFollowing';
 import type { RunNameHint } from '../runFollowing';
 import type { UnauthorizedHandler } from '../util/errors';
@@ -36,7 +37,7 @@ export interface ActionSession {
  * of src/shell/platform.ts): Node's host has a home folder and ~/.ssh; the browser's (VS Code for
  * the Web) has neither.
  */
-export interface LocalFiles {
+export interface UserFiles {
 	/** The user's home folder (where a save dialog starts when nothing better is known); undefined in the browser. */
 	homeFolder(this: void): vscode.Uri | undefined;
 	/** The user's SSH known_hosts file; undefined where the extension host cannot write it (the browser). */
@@ -68,7 +69,13 @@ export interface Services {
 	 */
 	githubApiUrl(this: void): string | undefined;
 	/** The user's own files, where the extension host reaches them (the platform's). */
-	localFiles: LocalFiles;
+	userFiles: UserFiles;
+	/**
+	 * A local folder as this extension host reaches it (the platform's, chosen by the entry point:
+	 * Node's worker thread and file system, or `vscode.workspace.fs` in VS Code for the Web);
+	 * undefined when it cannot compare with that folder.
+	 */
+	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
 }
 
 /** How the quick pick (or the command's own picker) finds a record when none is given. */
@@ -264,7 +271,7 @@ export interface ActionKit {
 	/** The extension's global state and storage. */
 	readonly context: vscode.ExtensionContext;
 	/** The user's own files, where the extension host reaches them (the platform's). */
-	readonly localFiles: LocalFiles;
+	readonly userFiles: UserFiles;
 	readonly log: vscode.LogOutputChannel;
 	/** A modal warning with one action: true when the user chose it (always true for automation). */
 	confirm(this: void, message: string, detail: string | undefined, action: string): Promise<boolean>;

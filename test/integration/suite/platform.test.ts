@@ -154,7 +154,7 @@ suite('Platform commands', () => {
 			let report: Awaited<ReturnType<typeof addGatewayHostKeyToKnownHosts>>;
 			try {
 				report = await addGatewayHostKeyToKnownHosts(
-					{ session: api.session, localFiles: { homeFolder: () => undefined, knownHosts: undefined } },
+					{ session: api.session, userFiles: { homeFolder: () => undefined, knownHosts: undefined } },
 					{ automation: true, confirm: false },
 				);
 			} finally {

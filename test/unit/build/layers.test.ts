@@ -79,6 +79,8 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 	'src/fs/': 'services',
 	'src/webviews/': 'services',
 	'src/compare/': 'services',
+	// A local folder through vscode.workspace.fs (the browser's side of the comparison's seam, src/compare/localFiles.ts).
+	'src/localFolder/': 'services',
 	// The bottom: the server's API (no vscode) and the utilities.
 	'src/api/': 'bottom',
 	'src/util/': 'bottom',

@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LocalAnswer, examine } from '../../../src/compare/compareWorker';
+import { examine } from '../../../src/compare/compareWorker';
+import type { LocalAnswer } from '../../../src/compare/localFiles';
 import { LocalSide } from '../../../src/compare/localSide';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');

@@ -1,8 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { posix } from 'node:path';
 import { SAFETY } from '../../../src/api';
-import { LocalPathEscapeError, localIdName, resolveInside, resolveInsidePosix, safeFileName } from '../../../src/util/paths';
+import { LocalPathEscapeError, localIdName, resolveInsidePosix, safeFileName } from '../../../src/util/paths';
 
 suite('util/paths: local file names from server data', () => {
 	test('safeFileName never yields a separator, "." or "..", a hidden or empty name', () => {
@@ -65,14 +64,26 @@ suite('util/paths: local file names from server data', () => {
 		assert.ok(safeFileName('x'.repeat(10_000)).length <= SAFETY.localNameMaxChars);
 	});
 
-	test('resolveInside joins names and refuses every way out of the folder', () => {
-		const root = join(tmpdir(), 'cloud-agents-root');
-		assert.equal(resolveInside(root, 'a', 'b.txt'), join(root, 'a', 'b.txt'));
-		for (const names of [['..'], ['../x'], ['a', '../../x'], ['/etc/passwd'], ['.'], [''], ['a/../..'], [join(root, '..', 'x')]]) {
-			assert.throws(() => resolveInside(root, ...names), LocalPathEscapeError, JSON.stringify(names));
+	test('resolveInsidePosix joins names as node:path.posix resolves them and refuses every way out of the folder', () => {
+		const root = '/tmp/cloud-agents-root';
+		assert.equal(resolveInsidePosix(root, 'a', 'b.txt'), posix.join(root, 'a', 'b.txt'));
+		for (const names of [
+			['..'],
+			['../x'],
+			['a', '../../x'],
+			['/etc/passwd'],
+			['.'],
+			[''],
+			['a/../..'],
+			[posix.join(root, '..', 'x')],
+		]) {
+			assert.throws(() => resolveInsidePosix(root, ...names), LocalPathEscapeError, JSON.stringify(names));
 		}
-		assert.equal(resolveInside(root, 'a/../b'), join(root, 'b'), 'a path that stays inside is fine');
-		assert.throws(() => resolveInside(root, safeFileName('..'), '..', '..'), LocalPathEscapeError);
+		assert.equal(resolveInsidePosix(root, 'a/../b'), posix.join(root, 'b'), 'a path that stays inside is fine');
+		for (const names of [['a/./b//c'], ['a', '/tmp/cloud-agents-root/x'], ['x/..', 'y'], ['a', '..', 'b', 'c/../d']]) {
+			assert.equal(resolveInsidePosix(`${root}/`, ...names), posix.resolve(root, ...names), JSON.stringify(names));
+		}
+		assert.throws(() => resolveInsidePosix(root, safeFileName('..'), '..', '..'), LocalPathEscapeError);
 		assert.equal(resolveInsidePosix('/s/artifacts', 'k', 'x.png'), '/s/artifacts/k/x.png');
 		assert.throws(() => resolveInsidePosix('/s/artifacts', '../../../../tmp/pwned'), LocalPathEscapeError);
 		assert.throws(() => resolveInsidePosix('/s/artifacts', '/tmp/pwned'), LocalPathEscapeError);

@@ -6,7 +6,8 @@ import * as assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UnsafePathError, agentPathOf, assertSafeLocalWrite, checkRelativePath, localPathOf } from '../../../src/util/paths';
+import { UnsafePathError, agentPathOf, checkRelativePath } from '../../../src/util/paths';
+import { assertSafeLocalWrite, localPathOf } from '../../../src/compare/nodeLocalFiles';
 
 const HOSTILE = [
 	'',

@@ -1,0 +1,178 @@
+/**
+ * A local folder through Node (the seam of localFiles.ts, Node's extension host): the comparison's
+ * local side in a worker thread (localSide.ts, compareWorker.ts), everything else through
+ * `node:fs`'s callback API, each file read by the rules of fileRead.ts (no symbolic link followed,
+ * the checks made on the open descriptor). Reached only through src/shell/nodePlatform.ts: the web
+ * build leaves it out. Plain Node, no `vscode`.
+ */
+import { type Dirent, type Stats, lstat as lstatCallback } from 'node:fs';
+import { lstat, opendir, realpath } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import { promisify } from 'node:util';
+import { UnsafePathError, checkRelativePath } from '../util/paths';
+import { type FileSteps, hashLocalFile, readChunks, runAsync, withRegularFile, readSmallTextFile } from './fileRead';
+import type { LocalEntry, LocalExaminer, LocalFiles, LocalJob, LocalStat } from './localFiles';
+import { LocalSide } from './localSide';
+
+/** lstat in its callback form, made on first use: for thousands of files about half the CPU of fs/promises'. */
+let lstatCb: ((path: string) => Promise<Stats>) | undefined;
+const lstatLocal = (path: string): Promise<Stats> => (lstatCb ??= promisify(lstatCallback) as (path: string) => Promise<Stats>)(path);
+
+/** True when `child` is strictly inside `parent` (both absolute, resolved). */
+function strictlyInside(parent: string, child: string): boolean {
+	const r = nodePath.relative(parent, child);
+	return r !== '' && !r.startsWith('..') && !nodePath.isAbsolute(r);
+}
+
+/** The absolute local path of `rel`, asserted strictly inside `localRoot` (else UnsafePathError). */
+export function localPathOf(localRoot: string, rel: string): string {
+	checkRelativePath(rel);
+	const root = nodePath.resolve(localRoot);
+	const abs = nodePath.resolve(root, ...rel.split('/'));
+	if (!strictlyInside(root, abs)) {
+		throw new UnsafePathError(rel, 'leaves the local folder');
+	}
+	return abs;
+}
+
+function codeOf(err: unknown): unknown {
+	return (err as { code?: unknown } | null)?.code;
+}
+
+function isMissing(err: unknown): boolean {
+	const code = codeOf(err);
+	return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * The absolute local path of `rel`, safe to write or delete: inside `localRoot`, no existing
+ * component between the root and the target (the target included) a symbolic link, and the real
+ * path of the deepest existing ancestor inside the real path of the root. Call it before every
+ * local write or delete.
+ */
+export async function assertSafeLocalWrite(localRoot: string, rel: string): Promise<string> {
+	const abs = localPathOf(localRoot, rel);
+	const root = nodePath.resolve(localRoot);
+	const segments = rel.split('/');
+	let deepest = root;
+	let current = root;
+	for (let i = 0; i < segments.length; i++) {
+		current = nodePath.join(current, segments[i]!);
+		let st;
+		try {
+			st = await lstat(current);
+		} catch (err) {
+			if (isMissing(err)) {
+				break;
+			}
+			throw err;
+		}
+		if (st.isSymbolicLink()) {
+			throw new UnsafePathError(
+				rel,
+				i === segments.length - 1 ? 'the target is a symbolic link' : 'a folder on the way is a symbolic link',
+			);
+		}
+		if (i < segments.length - 1 && !st.isDirectory()) {
+			throw new UnsafePathError(rel, 'a component on the way is not a folder');
+		}
+		if (i < segments.length - 1) {
+			deepest = current;
+		}
+	}
+	const realRoot = await realpath(root);
+	const realDeepest = await realpath(deepest);
+	if (realDeepest !== realRoot && !strictlyInside(realRoot, realDeepest)) {
+		throw new UnsafePathError(rel, 'resolves outside the local folder');
+	}
+	return abs;
+}
+
+function kindOf(d: Dirent): LocalEntry['kind'] {
+	return d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'directory' : d.isFile() ? 'file' : 'other';
+}
+
+async function* entriesOf(dir: AsyncIterable<Dirent>): AsyncIterable<LocalEntry> {
+	// Leaving the loop early closes the folder (opendir's iterator).
+	for await (const d of dir) {
+		yield { name: d.name, kind: kindOf(d) };
+	}
+}
+
+/** The local folder at `root` (an absolute path of this machine). */
+export class NodeLocalFiles implements LocalFiles {
+	constructor(readonly root: string) {}
+
+	/** The comparison's local side in a worker thread of its own (see compareWorker.ts for why). */
+	examiner(maxBytes: number, signal?: AbortSignal): LocalExaminer {
+		const side = new LocalSide(maxBytes, signal);
+		const root = this.root;
+		return {
+			examine: (jobs: LocalJob[]) => side.examine(jobs.map(({ rel, size, cost }) => ({ abs: localPathOf(root, rel), size, cost }))),
+			close: () => side.close(),
+			get heapPeak() {
+				return side.heapPeak;
+			},
+		};
+	}
+
+	async stat(rel: string): Promise<LocalStat> {
+		try {
+			// The callback lstat: for thousands of files about half the CPU of fs/promises'.
+			const st = await lstatLocal(localPathOf(this.root, rel));
+			if (st.isSymbolicLink()) {
+				return { kind: 'symlink' };
+			}
+			return st.isFile()
+				? { kind: 'file', size: st.size, mtime: st.mtimeMs }
+				: st.isDirectory()
+					? { kind: 'directory' }
+					: { kind: 'other' };
+		} catch (err) {
+			if (isMissing(err)) {
+				return { kind: 'missing' };
+			}
+			throw err;
+		}
+	}
+
+	async list(rel: string): Promise<AsyncIterable<LocalEntry> | undefined> {
+		try {
+			return entriesOf(await opendir(rel === '' ? this.root : localPathOf(this.root, rel)));
+		} catch (err) {
+			const code = codeOf(err);
+			if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') {
+				return undefined;
+			}
+			throw err;
+		}
+	}
+
+	hash(rel: string, signal?: AbortSignal): Promise<{ sha256: string; size: number }> {
+		return hashLocalFile(localPathOf(this.root, rel), signal);
+	}
+
+	read(rel: string): Promise<Uint8Array> {
+		return runAsync(
+			withRegularFile(localPathOf(this.root, rel), function* (file): FileSteps<Uint8Array> {
+				const chunks: Uint8Array[] = [];
+				const size = yield* readChunks(file, (bytes) => chunks.push(Uint8Array.prototype.slice.call(bytes)));
+				const out = new Uint8Array(size);
+				let at = 0;
+				for (const c of chunks) {
+					out.set(c, at);
+					at += c.byteLength;
+				}
+				return out;
+			}),
+		);
+	}
+
+	readSmallText(rel: string, max: number): Promise<string | undefined> {
+		return Promise.resolve(readSmallTextFile(localPathOf(this.root, rel), max));
+	}
+
+	async checkWrite(rel: string): Promise<void> {
+		await assertSafeLocalWrite(this.root, rel);
+	}
+}
