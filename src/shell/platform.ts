@@ -4,6 +4,7 @@
  * src/extension.web.ts with webPlatform.ts) and handed down to the services. No feature tests for a
  * platform itself.
  */
+import type * as vscode from 'vscode';
 import type { Connect } from '../api';
 
 export interface Platform {
@@ -11,4 +12,10 @@ export interface Platform {
 	readonly name: 'node' | 'web';
 	/** How every client reaches the network (src/api/wire.ts). */
 	readonly connect: Connect;
+	/**
+	 * Called once `activate()` has done its work (`performance.now()` at its start and end): tells the
+	 * bench's activation section how long loading and activating took, where the bench asks for it.
+	 * Nothing happens otherwise.
+	 */
+	reportActivation(context: vscode.ExtensionContext, activateStart: number, activateEnd: number): void;
 }

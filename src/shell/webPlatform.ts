@@ -8,4 +8,8 @@ import type { Platform } from './platform';
 export const webPlatform: Platform = {
 	name: 'web',
 	connect: fetchConnect,
+	// Nothing to write: a web worker has no environment to be asked through nor a file system of its
+	// own. The bench reads the extension host's own performance marks in the worker instead
+	// (bench/sections/activation.ts).
+	reportActivation: () => undefined,
 };
