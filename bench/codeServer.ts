@@ -32,6 +32,8 @@ export interface Harness {
 	ensureSystemPackages(opts?: { browser?: boolean; build?: boolean }): void;
 	freePort(): Promise<number>;
 	buildVsix(out: string): string;
+	/** The web build (dist/web/extension.js) packaged without `main`, so code-server runs it in its web worker extension host. */
+	buildWebVsix(out: string): string;
 	checkVsix(path: string): number;
 	installExtension(cs: CodeServer, extensionsDir: string, userDataDir: string, vsix: string): void;
 	startCodeServer(
