@@ -41,7 +41,10 @@ export interface Harness {
 		cs: CodeServer,
 		opts: { port: number; extensionsDir: string; userDataDir: string; folder: string; env?: Record<string, string>; logFile?: string },
 	): Promise<ChildLike>;
-	startEmulator(procs: unknown, opts: { port: number; logFile?: string; seed?: string; profile?: string }): Promise<string>;
+	startEmulator(
+		procs: unknown,
+		opts: { port: number; logFile?: string; seed?: string; profile?: string; corsOrigin?: string },
+	): Promise<string>;
 	writeUserSettings(userDataDir: string, settings: Record<string, unknown>): void;
 	zipEntries(path: string): string[];
 }

@@ -13,12 +13,13 @@
  * src/shell/nodePlatform.ts): load = the extension host's marks `code/extHost/didLoadExtensionCode/<id>` −
  * `willLoadExtensionCode/<id>` around `require(main)` (ms resolution, Date.now, the same clock VS
  * Code's own figure uses), activate = `activate()` measured with performance.now(). The web worker
- * has no environment and no file system to write a report to: there the bench reads the extension
- * host's own marks in the worker through Playwright (`performance.getEntriesByType('mark')`, µs
- * resolution): load = `didLoadExtensionCode − willLoadExtensionCode` around the evaluation of the
- * fetched bundle, activate = `didActivateExtension − willActivateExtension` around the `activate()`
- * call (and its returned value's resolution, a microtask), and, reported beside them, the fetch of
- * the bundle and its compilation (`new Function`), which VS Code's figure leaves out.
+ * has no environment and no file system to write a report to: there the bench reads the worker's
+ * performance timeline through Playwright (µs resolution): load = the extension host's marks
+ * `didLoadExtensionCode − willLoadExtensionCode` around the evaluation of the fetched bundle,
+ * activate = the measure src/shell/webPlatform.ts adds around `activate()` (performance.now(), as
+ * in Node), and, reported beside them, the bundle's fetch and compilation (`new Function`), which
+ * VS Code's figure leaves out, and the extension host's own span around the activate() call
+ * (`willActivateExtension → didActivateExtension`: it also holds the microtasks activate() queued).
  *
  * BENCH_ACTIVATION_STARTS sets the measured starts per variant (default 5; one more warm-up start
  * of each is not counted).
@@ -31,6 +32,7 @@ import type { Browser, Page } from 'playwright-core';
 import { type ChildLike, type CodeServer, type Harness, type Procs, ROOT, launchChromium, loadHarness } from '../codeServer';
 import { type BenchContext, type Row, median } from '../report';
 import { makeVscodeStub, vscodeApiNames } from '../../test/unit/support/vscodeStub';
+import { ACTIVATION_MEASURE } from '../../src/shell/webPlatform';
 
 /** The goal of the issue, in ms (load + activate). */
 const GOAL_MS = 50;
@@ -59,6 +61,8 @@ interface Sample {
 	/** Web build only: fetching the bundle (willFetch → didFetch), and compiling it until its evaluation starts (→ willLoad). */
 	fetchMs?: number;
 	compileMs?: number;
+	/** Web build only: the extension host's span around the activate() call (willActivate → didActivateExtension). */
+	hostActivateMs?: number;
 }
 
 interface Variant {
@@ -227,8 +231,9 @@ async function nodeSample(reportPath: string, child: ChildLike, end: number): Pr
 }
 
 /**
- * The extension host's marks for our extension in the page's web workers (`code/extHost/<what>/<id>`
- * → startTime), once one worker has `didActivateExtension` (a string: the bench has no DOM types).
+ * In a web worker: the extension host's marks for our extension (`code/extHost/<what>/<id>` →
+ * startTime), and as `activate` the duration of the measure src/shell/webPlatform.ts adds around
+ * activate() (a string: the bench has no DOM types).
  */
 function workerMarksScript(): string {
 	return `(() => {
@@ -239,6 +244,9 @@ function workerMarksScript(): string {
 		if (m.name.startsWith(prefix) && m.name.endsWith(suffix)) {
 			out[m.name.slice(prefix.length, -suffix.length)] = m.startTime;
 		}
+	}
+	for (const m of performance.getEntriesByName(${JSON.stringify(ACTIVATION_MEASURE)}, 'measure')) {
+		out.activate = m.duration;
 	}
 	return out;
 })()`;
@@ -271,7 +279,10 @@ async function webSample(page: Page, child: ChildLike, end: number): Promise<Sam
 		return b - a;
 	};
 	const loadMs = span('willLoadExtensionCode', 'didLoadExtensionCode');
-	const activateMs = span('willActivateExtension', 'didActivateExtension');
+	const activateMs = m.activate;
+	if (activateMs === undefined) {
+		throw new Error(`no ${ACTIVATION_MEASURE} measure in the web worker (src/shell/webPlatform.ts reportActivation)`);
+	}
 	return {
 		loadMs,
 		activateMs,
@@ -279,6 +290,7 @@ async function webSample(page: Page, child: ChildLike, end: number): Promise<Sam
 		dist: ['web/extension.js'],
 		fetchMs: span('willFetchExtensionCode', 'didFetchExtensionCode'),
 		compileMs: span('didFetchExtensionCode', 'willLoadExtensionCode'),
+		hostActivateMs: span('willActivateExtension', 'didActivateExtension'),
 	};
 }
 
@@ -359,7 +371,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 				const web =
 					sample.fetchMs === undefined
 						? ''
-						: `; fetch ${sample.fetchMs.toFixed(1)} ms, compile ${(sample.compileMs ?? 0).toFixed(1)} ms`;
+						: `; fetch ${sample.fetchMs.toFixed(1)} ms, compile ${(sample.compileMs ?? 0).toFixed(1)} ms, host's activate span ${(sample.hostActivateMs ?? 0).toFixed(1)} ms`;
 				ctx.log(
 					`activation: ${round === 0 ? 'warm-up' : `start ${round}/${starts}`} ${v.name}: load ${sample.loadMs.toFixed(1)} ms + activate ${sample.activateMs.toFixed(1)} ms (${sample.dist.join(', ')}${web})`,
 				);
@@ -396,6 +408,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const w = stats(webBuild);
 		const webFetch = mean(webBuild.samples.map((x) => x.fetchMs ?? 0));
 		const webCompile = mean(webBuild.samples.map((x) => x.compileMs ?? 0));
+		const webHostActivate = mean(webBuild.samples.map((x) => x.hostActivateMs ?? 0));
 		const fmt = (x: { mean: number; min: number; max: number; load: number; activate: number }): string =>
 			`${x.mean.toFixed(1)} ms (min ${x.min.toFixed(1)}, max ${x.max.toFixed(1)}; load ${x.load.toFixed(1)} + activate ${x.activate.toFixed(1)})`;
 		const clientAtActivation = split.samples.filter((x) => x.dist.some((f) => f.endsWith('client.js'))).length;
@@ -420,6 +433,10 @@ export async function run(ctx: BenchContext): Promise<void> {
 			{
 				metric: "web build, before its load (not in the figure above, nor in VS Code's): fetching dist/web/extension.js, then compiling it (new Function) and the extension host's localisation set-up, means",
 				value: `fetch ${webFetch.toFixed(1)} ms, then ${webCompile.toFixed(1)} ms`,
+			},
+			{
+				metric: "web build: the extension host's span around the activate() call (willActivate → didActivateExtension, with the microtasks activate() queued), mean",
+				value: `${webHostActivate.toFixed(1)} ms (activate() itself: ${w.activate.toFixed(1)} ms)`,
 			},
 			{
 				metric: `median of all ${starts} starts, split / baseline / web`,
@@ -477,7 +494,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			rows,
 			notes: [
 				`Load average (1, 5, 15 min) after the starts: ${load} on ${cpus().length} cores. The code-server figures are wall-clock times inside an extension host that shares the machine; when the load exceeds the cores they grow with it, the ratio and the plain-Node CPU times much less.`,
-				`How it works: each start is a new code-server (so a new extension host) with a new user-data folder and a new Chromium context; after 5 s for the window to settle (on 2 cores, a click at once measured the workbench's own start-up as much as ours), a click on the Cloud Agents activity-bar entry activates the extension (onView), which, with CLOUD_AGENTS_ACTIVATION_REPORT set, writes the extension host's own marks around require(main) (load, ms resolution) and the duration of activate() (performance.now()). load + activate is the figure "Developer: Show Running Extensions" shows. The web build runs in code-server's web worker extension host (installed without \`main\`, as test:web does); there the bench reads the extension host's own marks in the worker (Playwright): load = evaluating the fetched bundle, activate = willActivateExtension → didActivateExtension around the activate() call (µs resolution); the bundle's fetch and compilation before that are shown apart, as VS Code's figure leaves them out too. Baseline, split and web build come from the same sources (esbuild.mjs --single, the default, its web build), are installed side by side, and are started in turn (each round starting with the next), after one uncounted warm-up start each; the goals apply to the means of the split and the web build.`,
+				`How it works: each start is a new code-server (so a new extension host) with a new user-data folder and a new Chromium context; after 5 s for the window to settle (on 2 cores, a click at once measured the workbench's own start-up as much as ours), a click on the Cloud Agents activity-bar entry activates the extension (onView), which, with CLOUD_AGENTS_ACTIVATION_REPORT set, writes the extension host's own marks around require(main) (load, ms resolution) and the duration of activate() (performance.now()). load + activate is the figure "Developer: Show Running Extensions" shows. The web build runs in code-server's web worker extension host (installed without \`main\`, as test:web does); there the bench reads the worker's performance timeline (Playwright, µs resolution): load = the extension host's marks around evaluating the fetched bundle, activate = the measure the web platform adds around activate() (performance.now(), as in Node); the bundle's fetch and compilation before that are shown apart (VS Code's figure leaves them out too), and so is the extension host's own span around the activate() call. Baseline, split and web build come from the same sources (esbuild.mjs --single, the default, its web build), are installed side by side, and are started in turn (each round starting with the next), after one uncounted warm-up start each; the goals apply to the means of the split and the web build.`,
 				...(base.vsceWarnings.length > 0 ? [`vsce on the baseline: ${base.vsceWarnings.join(' / ')}`] : []),
 			],
 		});
