@@ -10,7 +10,9 @@ export const ACTIVATION_MEASURE = 'cloud-agents/activate';
 
 export const webPlatform: Platform = {
 	name: 'web',
-	connect: fetchConnect,
+	// Read on the first request, not at activation: the web build evaluates src/api/fetchWire.ts with the
+	// rest of the HTTP client on first use (esbuild.mjs webLazyClient).
+	connect: (base, options) => fetchConnect(base, options),
 	// A web worker has no environment to be asked through nor a file system of its own: activate()
 	// is one entry in the worker's performance timeline (as VS Code's own marks are), which the
 	// bench's activation section reads in the worker (bench/sections/activation.ts).
