@@ -579,8 +579,8 @@ const webLazyClient = {
 
 /**
  * The browser's extension host (package.json `browser`): one CommonJS bundle for the web worker,
- * dist/web/extension.js, with no Node built-in (webRules) and no undici; `process.env` reads as
- * empty (a web worker has no environment).
+ * dist/web/extension.js, with no Node built-in (webRules) and no undici, its HTTP client evaluated
+ * on first use (webLazyClient); `process.env` reads as empty (a web worker has no environment).
  * @type {import('esbuild').BuildOptions}
  */
 const webBuild = {
