@@ -560,9 +560,45 @@ const webRules = {
 };
 
 /**
+ * The web build's HTTP client on first use, as dist/client.js is in Node's build, but within the one
+ * bundle (a web worker's extension host loads no second file): an import of a HEAVY module from any
+ * other module becomes a stub whose exports are getters that, on the first read, require the module
+ * itself, which esbuild then evaluates (with the HEAVY modules it imports) for the first time. So
+ * loading the bundle does not evaluate the client, its decoders and eventsource-parser (issue 34:
+ * web activation). HEAVY modules import one another directly.
+ * @type {import('esbuild').Plugin}
+ */
+const webLazyClient = {
+	name: 'web-lazy-client',
+	setup(build) {
+		build.onResolve({ filter: /^\./ }, (args) => {
+			const file = sourceFile(args);
+			if (file === undefined || !HEAVY.includes(file) || HEAVY.includes(args.importer) || args.namespace === 'web-client') {
+				return undefined;
+			}
+			return { path: `web-client:${key(file)}`, namespace: 'web-client', pluginData: { file } };
+		});
+		build.onLoad({ filter: /^web-client:/, namespace: 'web-client' }, async (args) => {
+			const { file } = args.pluginData;
+			const names = await exportNames(file);
+			const lines = [
+				`// ${key(file)}: evaluated on the first read of an export.`,
+				'let loaded;',
+				`const load = () => (loaded ??= require(${JSON.stringify(file)}));`,
+				...names.map(
+					(n) =>
+						`Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`,
+				),
+			];
+			return { contents: `${lines.join('\n')}\n`, loader: 'js', resolveDir: ROOT };
+		});
+	},
+};
+
+/**
  * The browser's extension host (package.json `browser`): one CommonJS bundle for the web worker,
- * dist/web/extension.js, with no Node built-in (webRules) and no undici; `process.env` reads as
- * empty (a web worker has no environment).
+ * dist/web/extension.js, with no Node built-in (webRules) and no undici, its HTTP client evaluated
+ * on first use (webLazyClient); `process.env` reads as empty (a web worker has no environment).
  * @type {import('esbuild').BuildOptions}
  */
 const webBuild = {
@@ -573,7 +609,7 @@ const webBuild = {
 	entryPoints: ['src/extension.web.ts'],
 	outfile: join(outdir, 'web', 'extension.js'),
 	define: { ...common.define, 'process.env': '{}' },
-	plugins: [problemMatcher, jsoncParserEsm, vscodeApi, webRules],
+	plugins: [problemMatcher, jsoncParserEsm, vscodeApi, webRules, webLazyClient],
 };
 
 /** @type {import('esbuild').BuildOptions[]} */

@@ -32,6 +32,8 @@ export interface Harness {
 	ensureSystemPackages(opts?: { browser?: boolean; build?: boolean }): void;
 	freePort(): Promise<number>;
 	buildVsix(out: string): string;
+	/** The web build (dist/web/extension.js) packaged without `main`, so code-server runs it in its web worker extension host. */
+	buildWebVsix(out: string): string;
 	checkVsix(path: string): number;
 	installExtension(cs: CodeServer, extensionsDir: string, userDataDir: string, vsix: string): void;
 	startCodeServer(
@@ -39,7 +41,10 @@ export interface Harness {
 		cs: CodeServer,
 		opts: { port: number; extensionsDir: string; userDataDir: string; folder: string; env?: Record<string, string>; logFile?: string },
 	): Promise<ChildLike>;
-	startEmulator(procs: unknown, opts: { port: number; logFile?: string; seed?: string; profile?: string }): Promise<string>;
+	startEmulator(
+		procs: unknown,
+		opts: { port: number; logFile?: string; seed?: string; profile?: string; corsOrigin?: string },
+	): Promise<string>;
 	writeUserSettings(userDataDir: string, settings: Record<string, unknown>): void;
 	zipEntries(path: string): string[];
 }

@@ -284,36 +284,6 @@ export interface CloudAgentsTestApi {
 	runStore: Pick<RunEventStore, 'read' | 'flushed'>;
 }
 
-/**
- * With CLOUD_AGENTS_ACTIVATION_REPORT set to a file path (the bench's activation section does this),
- * writes there, after activation, how long loading the code and `activate()` took and whether the
- * HTTP client (dist/client.js, see esbuild.mjs) was loaded by then. The load time is the extension
- * host's own pair of marks around `require(main)` (ms resolution, as in "Show Running Extensions").
- */
-function reportActivation(context: vscode.ExtensionContext, activateStart: number, activateEnd: number): void {
-	const path = process.env.CLOUD_AGENTS_ACTIVATION_REPORT;
-	if (!path) {
-		return;
-	}
-	type Marks = { getMarks(): Array<{ name: string; startTime: number }> };
-	const marks = (globalThis as { MonacoPerformanceMarks?: Marks }).MonacoPerformanceMarks?.getMarks() ?? [];
-	const mark = (name: string): number | undefined =>
-		marks.find((m) => m.name === `code/extHost/${name}/${context.extension.id}`)?.startTime;
-	// Our own files only (other extensions share the extension host and its module cache).
-	const ours = vscode.Uri.joinPath(context.extensionUri, 'dist').fsPath;
-	const loaded = Object.keys(require.cache)
-		.filter((f) => f.startsWith(ours))
-		.map((f) => `dist/${f.slice(ours.length + 1)}`);
-	const report = {
-		willLoad: mark('willLoadExtensionCode'),
-		didLoad: mark('didLoadExtensionCode'),
-		activateMs: activateEnd - activateStart,
-		activateEndEpochMs: performance.timeOrigin + activateEnd,
-		dist: loaded,
-	};
-	void import('node:fs/promises').then((fs) => fs.writeFile(path, JSON.stringify(report)));
-}
-
 /** Called by VS Code on the first contributed activation event, in Node's extension host. */
 export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi | undefined {
 	return activateWith(context, nodePlatform);
@@ -324,7 +294,7 @@ export function activateWith(context: vscode.ExtensionContext, platform: Platfor
 	const activateStart = performance.now();
 	const extension = new CloudAgentsExtension(context, platform);
 	context.subscriptions.push(extension);
-	reportActivation(context, activateStart, performance.now());
+	platform.reportActivation(context, activateStart, performance.now());
 	return extension.recorder
 		? {
 				session: extension.session,

@@ -1,7 +1,8 @@
 /**
  * API client figures: request overhead against a bare undici.request, run-event streaming
- * throughput against raw eventsource-parser and the `eventsource` package, and heap while
- * consuming a long stream.
+ * throughput against raw eventsource-parser and the `eventsource` package, the same stream through
+ * the browser's transport (fetch: VS Code for the Web) against raw eventsource-parser over fetch,
+ * and heap while consuming a long stream.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import { Agent, request } from 'undici';
 import { CloudAgentsClient } from '../../src/api';
 import { type BenchContext, median, quantile } from '../report';
 import { nodeConnect } from '../../src/api/network';
+import { fetchConnect } from '../../src/api/fetchWire';
 
 const AGENT = '0190f1c2-0000-7000-8000-00000000b001.bench';
 const RUN = 'run_bench';
@@ -228,6 +230,89 @@ async function throughput(consume: (sink: Sink) => Promise<void>, expected: numb
 	return { wall: expected / seconds, cpu: expected / ((cpu.user + cpu.system) / 1e6) };
 }
 
+/** A contender of the streaming rounds: consumes the whole stream, handing every event to the sink. */
+interface Contender {
+	key: string;
+	run: (sink: Sink) => Promise<void>;
+}
+
+/**
+ * The six orders of three contenders, taken in turn by the rounds (the measured rounds a multiple
+ * of 6), in a sequence where each contender takes each position equally often and runs right after
+ * each other contender equally often, across the rounds' seams too: whatever one leaves behind that
+ * the pause and gc() do not absorb (the `eventsource` package's aborted fetch, a socket's teardown)
+ * falls on the others alike. A plain rotation (C P E, P E C, E C P) had the client start right after
+ * the `eventsource` package in two rounds of three.
+ */
+const ORDERS = [
+	[0, 1, 2],
+	[1, 2, 0],
+	[2, 0, 1],
+	[0, 2, 1],
+	[2, 1, 0],
+	[1, 0, 2],
+] as const;
+const WARMUP = 3;
+const ROUNDS = 30;
+
+/**
+ * Interleaved rounds of three contenders over the same stream: load from other processes and drift
+ * hit all three alike, and each ratio is then the median of the per-round ratios (paired within a
+ * round). Returns, per measured round, each contender's rate by key.
+ */
+async function streamRounds(
+	contenders: readonly [Contender, Contender, Contender],
+	count: number,
+	gc: () => void,
+): Promise<Array<Record<string, Rate>>> {
+	const rounds: Array<Record<string, Rate>> = [];
+	for (let r = 0; r < WARMUP + ROUNDS; r++) {
+		const round: Record<string, Rate> = {};
+		// The measured rounds start with the first order (the warm-up rounds take the last ones).
+		const order = ORDERS[(((r - WARMUP) % ORDERS.length) + ORDERS.length) % ORDERS.length] as readonly number[];
+		for (const k of order) {
+			const c = contenders[k] as Contender;
+			round[c.key] = await throughput(c.run, count, gc);
+		}
+		if (r >= WARMUP) {
+			rounds.push(round);
+		}
+	}
+	return rounds;
+}
+
+/** Per round, `a`'s rate ÷ `b`'s (wall clock or CPU seconds). */
+function ratios(rounds: ReadonlyArray<Record<string, Rate>>, a: string, b: string, clock: keyof Rate): number[] {
+	return rounds.map((r) => (r[a] as Rate)[clock] / (r[b] as Rate)[clock]);
+}
+
+/** The median over rounds of one contender's rate (wall clock). */
+function medianRate(rounds: ReadonlyArray<Record<string, Rate>>, key: string): number {
+	return median(rounds.map((r) => (r[key] as Rate).wall));
+}
+
+/**
+ * Raw eventsource-parser + JSON.parse over a `fetch` response body (Node's global fetch here): what
+ * a consumer of the stream writes by hand where fetch is the transport (VS Code for the Web).
+ */
+async function viaFetchParser(url: string, sink: Sink): Promise<void> {
+	const res = await fetch(`${url}${EVENTS_PATH}?after=-1`, { headers: { accept: 'text/event-stream' } });
+	if (!res.body) {
+		throw new Error(`no body (status ${res.status})`);
+	}
+	const decoder = new TextDecoder();
+	const parser = createParser({
+		onEvent: (m) => {
+			const record = JSON.parse(m.data) as WireRecord;
+			sink.take(record.seq, record.type, record.data);
+		},
+	});
+	const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+	for (let r = await reader.read(); !r.done; r = await reader.read()) {
+		parser.feed(decoder.decode(r.value, { stream: true }));
+	}
+}
+
 export async function run(ctx: BenchContext): Promise<void> {
 	const gc = (globalThis as { gc?: () => void }).gc;
 	if (!gc) {
@@ -289,60 +374,50 @@ export async function run(ctx: BenchContext): Promise<void> {
 			};
 		});
 
-	// Rounds interleave the three contenders so load from other processes and drift hit all three
-	// alike; each ratio is the median of the per-round ratios (paired within a round), each rate the
-	// median over rounds. The rounds take the six orders in turn (ROUNDS is a multiple of 6), in a
-	// sequence where each contender takes each position equally often and runs right after each
-	// other contender equally often, across the rounds' seams too: whatever one leaves behind that
-	// the pause and gc() do not absorb (the `eventsource` package's aborted fetch, a socket's
-	// teardown) falls on the others alike. A plain rotation (C P E, P E C, E C P) had the client
-	// start right after the `eventsource` package in two rounds of three.
-	const ORDERS = [
-		[0, 1, 2],
-		[1, 2, 0],
-		[2, 0, 1],
-		[0, 2, 1],
-		[2, 1, 0],
-		[1, 0, 2],
-	] as const;
-	const contenders = [
-		{ key: 'client', run: viaClient },
-		{ key: 'parser', run: viaParser },
-		{ key: 'es', run: viaEventSource },
-	] as const;
-	const WARMUP = 3;
-	const ROUNDS = 30;
-	const rates = { client: [] as number[], parser: [] as number[], es: [] as number[] };
-	const clientOverParser: number[] = [];
-	const clientOverEs: number[] = [];
-	const cpuClientOverParser: number[] = [];
-	const cpuClientOverEs: number[] = [];
-	for (let r = 0; r < WARMUP + ROUNDS; r++) {
-		const round: Partial<Record<(typeof contenders)[number]['key'], Rate>> = {};
-		// The measured rounds start with the first order (the warm-up rounds take the last ones).
-		const order = ORDERS[(((r - WARMUP) % ORDERS.length) + ORDERS.length) % ORDERS.length] as readonly number[];
-		for (const k of order) {
-			const c = contenders[k] as (typeof contenders)[number];
-			round[c.key] = await throughput(c.run, COUNT, gc);
+	// The client through the browser's transport (src/api/fetchWire.ts over Node's global fetch), as
+	// VS Code for the Web runs it: the same client code, a different wire.
+	const webClient = new CloudAgentsClient({ connect: fetchConnect, baseUrl: url, getToken: () => 'ca_bench_token' });
+	const viaWebClient = async (sink: Sink): Promise<void> => {
+		for await (const ev of webClient.streamRunEvents(AGENT, RUN)) {
+			sink.take(ev.seq, ev.type, ev.data);
 		}
-		if (r >= WARMUP) {
-			const rc = round.client as Rate;
-			const rp = round.parser as Rate;
-			const re = round.es as Rate;
-			rates.client.push(rc.wall);
-			rates.parser.push(rp.wall);
-			rates.es.push(re.wall);
-			clientOverParser.push(rc.wall / rp.wall);
-			clientOverEs.push(rc.wall / re.wall);
-			cpuClientOverParser.push(rc.cpu / rp.cpu);
-			cpuClientOverEs.push(rc.cpu / re.cpu);
-		}
-	}
-	const c = median(rates.client);
-	const p = median(rates.parser);
-	const es = median(rates.es);
+	};
+
+	// Node: the client, raw eventsource-parser (over undici, the client's transport there) and the
+	// `eventsource` package. The browser's transport: the client over fetch, raw eventsource-parser
+	// over fetch (the same transport: the target's baseline) and over undici (the Node baseline).
+	const nodeRounds = await streamRounds(
+		[
+			{ key: 'client', run: viaClient },
+			{ key: 'parser', run: viaParser },
+			{ key: 'es', run: viaEventSource },
+		],
+		COUNT,
+		gc,
+	);
+	ctx.log(`streaming ${COUNT} events through fetch (the browser's transport)…`);
+	const webRounds = await streamRounds(
+		[
+			{ key: 'webClient', run: viaWebClient },
+			{ key: 'fetchParser', run: (sink) => viaFetchParser(url, sink) },
+			{ key: 'parser', run: viaParser },
+		],
+		COUNT,
+		gc,
+	);
+	const clientOverParser = ratios(nodeRounds, 'client', 'parser', 'wall');
+	const clientOverEs = ratios(nodeRounds, 'client', 'es', 'wall');
+	const cpuClientOverParser = ratios(nodeRounds, 'client', 'parser', 'cpu');
+	const cpuClientOverEs = ratios(nodeRounds, 'client', 'es', 'cpu');
+	const webOverFetchParser = ratios(webRounds, 'webClient', 'fetchParser', 'wall');
+	const webOverParser = ratios(webRounds, 'webClient', 'parser', 'wall');
+	const cpuWebOverFetchParser = ratios(webRounds, 'webClient', 'fetchParser', 'cpu');
+	const c = medianRate(nodeRounds, 'client');
+	const p = medianRate(nodeRounds, 'parser');
+	const es = medianRate(nodeRounds, 'es');
 	const cp = median(clientOverParser);
 	const ces = median(clientOverEs);
+	const wfp = median(webOverFetchParser);
 	const spread = (xs: number[]): string => `quartiles ${quantile(xs, 0.25).toFixed(2)}–${quantile(xs, 0.75).toFixed(2)}`;
 
 	ctx.log('heap over 1,000,000 events…');
@@ -368,6 +443,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 	const extraMb = maxExtra / (1024 * 1024);
 
 	client.close();
+	webClient.close();
 	bigClient.close();
 	await rawDispatcher.close();
 	server.close();
@@ -422,6 +498,28 @@ export async function run(ctx: BenchContext): Promise<void> {
 				value: median(cpuClientOverEs).toFixed(2),
 			},
 			{
+				metric: `run events through the browser's transport: client over fetch (src/api/fetchWire.ts, Node's global fetch)`,
+				value: fmt(medianRate(webRounds, 'webClient')),
+			},
+			{
+				metric: 'run events, raw eventsource-parser + JSON.parse over fetch (same work)',
+				value: fmt(medianRate(webRounds, 'fetchParser')),
+			},
+			{
+				metric: `SSE through fetch (VS Code for the Web): client ÷ raw eventsource-parser over fetch (median of ${ROUNDS} paired rounds, wall clock; ${spread(webOverFetchParser)})`,
+				value: wfp.toFixed(2),
+				target: '≥ 0.8',
+				pass: wfp >= 0.8,
+			},
+			{
+				metric: `SSE: client over fetch ÷ raw eventsource-parser over undici, the Node baseline (same rounds; ${spread(webOverParser)})`,
+				value: median(webOverParser).toFixed(2),
+			},
+			{
+				metric: `cross-check, per CPU second of the bench process: client over fetch ÷ raw eventsource-parser over fetch (${spread(cpuWebOverFetchParser)})`,
+				value: median(cpuWebOverFetchParser).toFixed(2),
+			},
+			{
 				metric: `extra heap while consuming ${HEAP_EVENTS.toLocaleString('en-US')} events (max, after gc)`,
 				value: `${extraMb.toFixed(1)} MB`,
 				target: '< 50 MB',
@@ -430,6 +528,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 		],
 		notes: [
 			`Streaming: ${ROUNDS} rounds (after ${WARMUP} warm-up rounds) over the same bytes (${(bytes.length / 1e6).toFixed(1)} MB) from one loopback server; each round runs the three contenders back to back, the rounds taking the six orders in turn (each contender equally often in each place and right after each other), each after a 20 ms pause and a full gc() outside its timing, and every contender does the same work per event (takes the parsed record's seq, type and data). Rates are medians over rounds; ratios are medians of the per-round ratios (the targets use wall-clock time; the CPU-second ratios count only this process's user + system time, which other processes' load does not inflate, and are shown as a cross-check). Per-round client ÷ eventsource: ${clientOverEs.map((x) => x.toFixed(2)).join(', ')}.`,
+			`Through fetch (the browser's transport, VS Code for the Web): ${ROUNDS} more rounds of the same kind over the same bytes, the contenders being the client over src/api/fetchWire.ts (what the web build uses; Node's global fetch stands in for the browser's), raw eventsource-parser + JSON.parse reading a fetch response body (the target's baseline: the same transport, as the Node row pairs the client with the parser over undici), and raw eventsource-parser over undici (the Node row's baseline, shown for comparison: it includes what fetch itself costs against undici). Per-round client over fetch ÷ parser over fetch: ${webOverFetchParser.map((x) => x.toFixed(2)).join(', ')}.`,
 			"Request latency is the median of 3,000 calls per side to the in-process emulator, interleaved one by one in an order where each side follows each side equally often; the client and global fetch are each paired with bare undici in a loop of their own (the bare figure shown is the client loop's), and the client once more with undici's lowest call. The client calls the dispatcher as that lowest call does (origin and path, no URL parse, an options literal); bare undici.request(url) parses the URL and spreads its options, which costs it more than all the client's own layers (deadlines, retries, body caps, decoding) cost the client, so the client ÷ bare undici ratio is below 1 and the lowest-call ratio shows what those layers cost.",
 		],
 	});

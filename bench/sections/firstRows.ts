@@ -21,6 +21,12 @@
  * same page is reloaded ("Developer: Reload Window") with the view open, and the time runs from the
  * new document's navigation start to the first such row.
  *
+ * The web build (VS Code for the Web, issue 34) is a fourth variant, reported beside the Node build
+ * (no goal): installed without `main` (the harness's buildWebVsix), so code-server runs it in its web
+ * worker extension host; the emulator allows its workbench's origin (its fetches are cross-origin);
+ * it signs in once with the API key (a web worker has no environment for the dev token), which its
+ * browser context keeps; its activation is seen in the worker's own marks.
+ *
  * BENCH_FIRST_ROWS_ROUNDS sets the measured rounds (default 5); BENCH_KEEP=1 keeps the work folder
  * (bench/.tmp/first-rows-<pid>: the code-server and emulator logs).
  */
@@ -61,6 +67,10 @@ function ourOtherViews(): Array<{ name: string; visibility?: string }> {
 /** A view to time: the activity-bar entry that opens its container, and the view's pane. */
 interface Target {
 	name: string;
+	/** Which extension host runs it: Node's, or the browser's web worker (the web build, VS Code for the Web). */
+	host: 'node' | 'web';
+	/** code-server's port, when it has to be known before code-server starts (the emulator allows the web build's origin). */
+	port?: number;
 	/** The activity-bar entry's title (its aria-label starts with it). */
 	entry: string;
 	/** The view container's id (`workbench.view.extension.<id>`). */
@@ -220,10 +230,28 @@ function activations(userDataDir: string, id: string): number {
 	return n;
 }
 
-/** Waits until the new window's extension host has activated the target (onStartupFinished), at most 60 s. */
+/** Whether one of the page's web workers (the web worker extension host) has activated `id` (its own mark). */
+async function activatedInWorker(page: Page, id: string): Promise<boolean> {
+	const script = `performance.getEntriesByName(${JSON.stringify(`code/extHost/didActivateExtension/${id}`)}).length > 0`;
+	for (const worker of page.workers()) {
+		// A worker may end while it is asked (the workbench's own short-lived workers).
+		if (await worker.evaluate<boolean>(script).catch(() => false)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * Waits until the new window's extension host has activated the target (onStartupFinished), at most
+ * 60 s: Node's extension host writes it to its log; the web worker's log stays in the browser, so
+ * there the extension host's own mark in the worker tells.
+ */
 async function activated(page: Page, t: Target, before: number): Promise<void> {
 	const end = Date.now() + 60_000;
-	while (activations(t.userDataDir, t.id) <= before) {
+	const done = async (): Promise<boolean> =>
+		t.host === 'web' ? activatedInWorker(page, t.id) : activations(t.userDataDir, t.id) > before;
+	while (!(await done())) {
 		if (Date.now() > end) {
 			throw new Error(`${t.name}: not activated within 60 s of opening the window`);
 		}
@@ -233,6 +261,39 @@ async function activated(page: Page, t: Target, before: number): Promise<void> {
 
 async function ready(page: Page): Promise<void> {
 	await page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 60_000 });
+}
+
+/**
+ * Signs the web build in with the API key (Sign In's quick pick, then its password box), in a window
+ * of its own on the target's folder, before the rounds: the token stays in the browser context's
+ * storage for every later window, as the Node build's dev token stays in its environment.
+ */
+async function signInWeb(context: BrowserContext, t: Target, token: string): Promise<void> {
+	const page = await context.newPage();
+	try {
+		await page.goto(`${t.url}/?folder=${encodeURIComponent(t.folder)}`);
+		await ready(page);
+		await activated(page, t, 0);
+		await page.keyboard.press('F1');
+		const input = page.locator('.quick-input-widget input');
+		await input.waitFor({ state: 'visible' });
+		await input.fill('>Cloud Agents: Sign In');
+		await page
+			.locator('.quick-input-list .monaco-list-row', { hasText: 'Cloud Agents: Sign In' })
+			.first()
+			.waitFor({ state: 'visible' });
+		await page.keyboard.press('Enter');
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: 'API key' }).first().click({ timeout: ROW_TIMEOUT_MS });
+		const password = page.locator('.quick-input-widget input[type="password"]');
+		await password.waitFor({ state: 'visible', timeout: ROW_TIMEOUT_MS });
+		await password.fill(token);
+		await page.keyboard.press('Enter');
+		await page
+			.locator('.notifications-toasts', { hasText: 'Signed in to Cloud Agents as' })
+			.waitFor({ state: 'visible', timeout: ROW_TIMEOUT_MS });
+	} finally {
+		await page.close().catch(() => undefined);
+	}
 }
 
 /** One round for one target: a new window on a new folder, settle, click, first row; then a reload, first row. */
@@ -302,6 +363,8 @@ export async function run(ctx: BenchContext): Promise<void> {
 		h.ensureSystemPackages({ browser: true, build: false });
 		ctx.log('firstRows: building the extension and the floor extensions…');
 		const vsix = h.buildVsix(join(work, 'cloud-agents.vsix'));
+		// The web build, as test:web installs it (no `main`: code-server runs it in its web worker extension host).
+		const webVsix = h.buildWebVsix(join(work, 'web', 'cloud-agents-web.vsix'));
 		const floorSpec: FloorSpec = { name: 'floor-tree', title: 'Floor Tree', container: 'benchFloor', more: [] };
 		const layoutSpec: FloorSpec = { name: 'layout-floor', title: 'Layout Floor', container: 'benchLayout', more: ourOtherViews() };
 		const [floorVsix, layoutVsix] = [floorSpec, layoutSpec].map((spec) => {
@@ -311,16 +374,32 @@ export async function run(ctx: BenchContext): Promise<void> {
 			packageFloor(dir, out);
 			return out;
 		});
-		// The demo emulator in a process of its own, as `npm start` runs it.
-		const emulatorUrl = await h.startEmulator(procs, { port: await h.freePort(), logFile: join(work, 'emulator.log') });
-		const target = (name: string, id: string, entry: string, container: string, pane: string, env: Record<string, string>): Target => {
-			const dir = join(work, container);
+		// The demo emulator in a process of its own, as `npm start` runs it; it allows the web build's
+		// workbench origin (its requests are cross-origin, as from vscode.dev to the service).
+		const webPort = await h.freePort();
+		const emulatorUrl = await h.startEmulator(procs, {
+			port: await h.freePort(),
+			logFile: join(work, 'emulator.log'),
+			corsOrigin: `http://127.0.0.1:${webPort}`,
+		});
+		const target = (
+			name: string,
+			id: string,
+			entry: string,
+			container: string,
+			pane: string,
+			env: Record<string, string>,
+			host: 'node' | 'web' = 'node',
+		): Target => {
+			const dir = join(work, host === 'web' ? `${container}-web` : container);
 			const folder = join(dir, 'workspace');
 			mkdirSync(folder, { recursive: true });
 			writeFileSync(join(folder, 'README.md'), '# first rows bench\n');
 			return {
 				folders: join(dir, 'folders'),
 				name,
+				host,
+				port: host === 'web' ? webPort : undefined,
 				id,
 				entry,
 				container,
@@ -338,6 +417,17 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const ours = target('Cloud Agents', 'cloud-agents.cloud-agents-vscode', 'Cloud Agents', 'cloudAgents', 'Agents', {
 			CLOUD_AGENTS_DEV_TOKEN: h.DEV_TOKEN,
 		});
+		// The web build has no environment to read a dev token from: it signs in with the API key once
+		// (signInWeb below), kept in its browser context's storage as a person's browser keeps it.
+		const web = target(
+			'Cloud Agents, web build',
+			'cloud-agents.cloud-agents-vscode',
+			'Cloud Agents',
+			'cloudAgents',
+			'Agents',
+			{},
+			'web',
+		);
 		const floor = target('floor (static tree)', 'bench.floor-tree', floorSpec.title, floorSpec.container, 'Rows', {});
 		// The same static rows in a container laid out as ours (the same views, the same collapsed ones):
 		// what VS Code's drawing of our container costs by itself. Reported, not the goal.
@@ -349,16 +439,17 @@ export async function run(ctx: BenchContext): Promise<void> {
 			'Rows',
 			{},
 		);
-		const variants = [ours, floor, layout];
+		const variants = [ours, web, floor, layout];
 		for (const [t, pkg] of [
 			[ours, vsix],
+			[web, webVsix],
 			[floor, floorVsix!],
 			[layout, layoutVsix!],
 		] as const) {
 			mkdirSync(t.extensionsDir, { recursive: true });
 			h.installExtension(cs, t.extensionsDir, join(work, 'install-user-data'), pkg);
 			h.writeUserSettings(t.userDataDir, { ...h.CALM_SETTINGS, 'cloudAgents.apiUrl': emulatorUrl });
-			const port = await h.freePort();
+			const port = t.port ?? (await h.freePort());
 			t.child = await h.startCodeServer(procs, cs, {
 				port,
 				extensionsDir: t.extensionsDir,
@@ -376,8 +467,9 @@ export async function run(ctx: BenchContext): Promise<void> {
 			await context.addInitScript({ content: pageProbe({ entry: t.entry, container: t.container, pane: t.pane }) });
 			contexts.set(t, context);
 		}
+		await signInWeb(contexts.get(web)!, web, h.DEV_TOKEN);
 		for (let round = 0; round <= rounds; round++) {
-			// Each round starts with the next variant (ours, floor, layout floor; floor, layout floor, ours; …).
+			// Each round starts with the next variant (ours, web, floor, layout floor; web, floor, layout floor, ours; …).
 			for (const t of variants.map((_, i) => variants[(i + round) % variants.length]!)) {
 				if (t.child?.exited) {
 					throw new Error(`code-server of ${t.name} exited`);
@@ -418,14 +510,28 @@ export async function run(ctx: BenchContext): Promise<void> {
 				value: `${(median(layout.fresh) / median(floor.fresh)).toFixed(2)}: ${ms(layout.fresh)}`,
 			},
 			{ metric: 'Cloud Agents ÷ layout floor (medians)', value: (median(ours.fresh) / median(layout.fresh)).toFixed(2) },
+			{
+				metric: 'web build (web worker extension host, fetch, cross-origin): click → first agent row with a status ÷ floor (medians)',
+				value: `${(median(web.fresh) / median(floor.fresh)).toFixed(2)}: ${ms(web.fresh)}`,
+			},
+			{
+				metric: 'web build: click → first fresh agent row (the answer) ÷ floor',
+				value: `${(median(web.firstFresh) / median(floor.fresh)).toFixed(2)}: ${ms(web.firstFresh)}`,
+			},
+			{
+				metric: 'web build ÷ Node build (medians): first agent row / first fresh agent row',
+				value: `${(median(web.fresh) / median(ours.fresh)).toFixed(2)} / ${(median(web.firstFresh) / median(ours.firstFresh)).toFixed(2)}`,
+			},
+			{ metric: 'web build: reload → first agent row (from navigation start)', value: ms(web.restore) },
+			{ metric: 'web build: reload → first fresh agent row (from navigation start)', value: ms(web.restoreFresh) },
 		];
 		const fmt = (a: number[]): string => a.map((x) => x.toFixed(2)).join(', ');
 		ctx.addSection({
 			title,
 			rows,
 			notes: [
-				`Load average (1, 5, 15 min) at the start: ${fmt(loadAtStart)}, at the end: ${fmt(loadavg())} on ${cpus().length} cores; wall-clock times in a browser and three code-servers sharing the machine, so the ratio of one run (rounds alternating) is the figure to compare.`,
-				`How: each variant has its own code-server (one extension installed) against the demo emulator (its own process; Cloud Agents signed in with the dev token); one browser context per variant kept over the rounds (its storage holds VS Code's global state, as a person's browser does), each round a new page on a new folder (a new window and extension host, the Explorer open), settled (the extension activated at start-up, per the extension host's log, then ${SETTLE_MS / 1000} s), a click on the activity-bar entry; the page times the click (pointerdown) and the first row of the view with a description (MutationObserver) with performance.now(). Restore: "Developer: Reload Window" with the view open, timed from the new document's navigation start. The floor extension is built by the bench (three static rows, activated onStartupFinished as ours is); so is the layout floor (the same rows in every view of a container with our views' names and collapsed states). One warm-up round is not counted; it leaves Cloud Agents' rows as last loaded, which the next windows show marked ("cached · …") until the answer: "first fresh agent row" is the answer's.`,
+				`Load average (1, 5, 15 min) at the start: ${fmt(loadAtStart)}, at the end: ${fmt(loadavg())} on ${cpus().length} cores; wall-clock times in a browser and four code-servers sharing the machine, so the ratio of one run (rounds alternating) is the figure to compare.`,
+				`How: each variant has its own code-server (one extension installed) against the demo emulator (its own process; Cloud Agents signed in with the dev token); one browser context per variant kept over the rounds (its storage holds VS Code's global state, as a person's browser does), each round a new page on a new folder (a new window and extension host, the Explorer open), settled (the extension activated at start-up, per the extension host's log, then ${SETTLE_MS / 1000} s), a click on the activity-bar entry; the page times the click (pointerdown) and the first row of the view with a description (MutationObserver) with performance.now(). Restore: "Developer: Reload Window" with the view open, timed from the new document's navigation start. The web build (dist/web/extension.js installed without \`main\`, as test:web does) runs in code-server's web worker extension host, its requests going through the browser's fetch to the emulator, which allows its workbench's origin (CORS); it has no environment for the dev token, so it signs in once with the API key (Sign In), kept in its browser context's storage; its activation is read from the worker's own mark (didActivateExtension) instead of the extension host's log. Its rows have no goal: they are shown beside the Node build's. The floor extension is built by the bench (three static rows, activated onStartupFinished as ours is); so is the layout floor (the same rows in every view of a container with our views' names and collapsed states). One warm-up round is not counted; it leaves Cloud Agents' rows as last loaded, which the next windows show marked ("cached · …") until the answer: "first fresh agent row" is the answer's.`,
 			],
 		});
 	} catch (err) {

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeVscodeStub, vscodeApiNames } from '../support/vscodeStub';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
@@ -74,6 +75,28 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		assert.deepEqual(outside, [], 'a module outside scripts/web-pending.json imports a Node built-in');
 		const done = pending.filter((f) => !importers.has(f) && !/\bfrom 'node:|import\('node:/.test(readFileSync(join(ROOT, f), 'utf8')));
 		assert.deepEqual(done, [], 'these modules import no Node built-in any more: take them off scripts/web-pending.json');
+	});
+
+	test('loading the bundle evaluates none of the HTTP client (client, transport, decoders, event streams) until it is first used', () => {
+		// esbuild evaluates each lazily wrapped module through its `__esm` helper: record the first call of each.
+		const head = 'var __esm = (fn, res, err) => function __init() {';
+		assert.ok(bundle.includes(head), "esbuild's lazy module helper is in the bundle");
+		const evaluated: string[] = [];
+		const recorded = bundle.replace(head, `${head}\n  if (fn) __evaluated.push(Object.getOwnPropertyNames(fn)[0]);`);
+		const stub = makeVscodeStub(vscodeApiNames(ROOT));
+		const mod = { exports: {} as Record<string, unknown> };
+		// As the web worker extension host loads it: the text as a function of module, exports and require.
+		// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the bundle under test
+		const load = new Function('module', 'exports', 'require', '__evaluated', recorded) as (...args: unknown[]) => void;
+		load(mod, mod.exports, (id: string) => (id === 'vscode' ? stub : assert.fail(`the bundle required ${id}`)), evaluated);
+		assert.equal(typeof mod.exports.activate, 'function');
+		assert.ok(evaluated.includes('src/api/errors.ts'), `modules are seen being evaluated (${evaluated.length})`);
+		const client = evaluated.filter((m) =>
+			/^src\/api\/(client|http|sse|sseStream|runEventStream|fetchWire|decode|records|runEventDecoder|netErrors|githubResolver)\.ts$|^src\/api\/endpoints\/|eventsource-parser/.test(
+				m,
+			),
+		);
+		assert.deepEqual(client, []);
 	});
 
 	test('the code of every other module uses no Node-only global (Buffer, __dirname, setImmediate, require.cache, process) nor a bare timer unref', () => {
