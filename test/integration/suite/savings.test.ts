@@ -1,7 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { RECORD_SCHEME } from '../../../src/ids';
 import { emu, messagesShown, testApi, waitFor } from '../support/cloudAgents';
@@ -112,7 +109,7 @@ async function exportedRows(text: string): Promise<{ rows: string[]; events: num
 	};
 }
 
-suite('Token savings', () => {
+suite('Token savings [web]', () => {
 	suiteSetup(async () => {
 		await testApi();
 	});
@@ -170,21 +167,29 @@ suite('Token savings', () => {
 
 	test("the CSV export writes every event of the filter, one row each, with the service's sums [variant]", async function () {
 		this.timeout(30_000);
-		const dir = await mkdtemp(join(tmpdir(), 'savings-csv-'));
+		// A folder of the window's workspace (file: in Node's extension host, vscode-remote: in the browser's).
+		const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+		assert.ok(root, 'the test window has a workspace folder');
+		const dir = vscode.Uri.joinPath(root, `savings-csv-${Date.now().toString(36)}`);
+		await vscode.workspace.fs.createDirectory(dir);
 		try {
-			const target = vscode.Uri.file(join(dir, 'savings.csv'));
+			const target = vscode.Uri.joinPath(dir, 'savings.csv');
 			const status = await vscode.commands.executeCommand<string>('cloudAgents.savings.exportCsv', {
 				automation: true,
 				range: 'all',
 				target,
 			});
-			const { rows, events, tokens, sum } = await exportedRows(await readFile(target.fsPath, 'utf8'));
+			const { rows, events, tokens, sum } = await exportedRows(new TextDecoder().decode(await vscode.workspace.fs.readFile(target)));
 			assert.equal(rows.length, events, 'one row per event');
 			assert.equal(sum, tokens);
 			assert.match(status, new RegExp(`Exported ${events.toLocaleString()} events`));
-			assert.deepEqual((await readdir(dir)).sort(), ['savings.csv'], 'no .part file left behind');
+			assert.deepEqual(
+				(await vscode.workspace.fs.readDirectory(dir)).map(([name]) => name).sort(),
+				['savings.csv'],
+				'no .part file left behind',
+			);
 		} finally {
-			await rm(dir, { recursive: true, force: true });
+			await vscode.workspace.fs.delete(dir, { recursive: true, useTrash: false });
 		}
 	});
 

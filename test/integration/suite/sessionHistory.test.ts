@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { SessionHistoryResult } from '../../../src/resources/sessionHistory';
 import { counters, emu, restoreDevToken, testApi } from '../support/cloudAgents';
@@ -26,13 +25,19 @@ async function replayed(agentId: string): Promise<number> {
 	return answer.body.events.length;
 }
 
+/** The stored lines of `file` (a path, or a URI where the store is not on `file:`, as in VS Code for the Web). */
 const lines = async (file: string): Promise<Array<{ seq: number }>> =>
-	(await readFile(file, 'utf8'))
+	new TextDecoder()
+		.decode(
+			await vscode.workspace.fs.readFile(
+				/^[a-z][a-z0-9+.-]+:/i.test(file) && !/^[a-z]:[\\/]/i.test(file) ? vscode.Uri.parse(file) : vscode.Uri.file(file),
+			),
+		)
 		.split('\n')
 		.filter((l) => l.trim() !== '')
 		.map((l) => JSON.parse(l) as { seq: number });
 
-suite('Agent session history [variant]', () => {
+suite('Agent session history [variant] [web]', () => {
 	let agents: string[];
 
 	suiteSetup(async function () {
