@@ -519,16 +519,17 @@ export function checkVsix(path) {
 		throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`);
 	}
 	const allowed =
-		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client|compareWorker)\.js|dist\/THIRD_PARTY_NOTICES\.txt|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css))$/i;
+		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client|compareWorker|web\/extension)\.js|dist\/THIRD_PARTY_NOTICES\.txt|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css))$/i;
 	const entries = zipEntries(path);
 	const unexpected = entries.filter((name) => !allowed.test(name));
 	if (unexpected.length > 0) {
 		throw new Error(`${path} ships unexpected files: ${unexpected.join(', ')}`);
 	}
-	// The four bundles of esbuild.mjs: extension.js requires core.js at activation, features.js and client.js on first use.
+	// The bundles of esbuild.mjs: extension.js requires core.js at activation, features.js and client.js on first use;
+	// web/extension.js is the whole extension for VS Code for the Web (package.json `browser`).
 	// The licence notices of the bundled dependencies (esbuild.mjs writes them) ship with the bundles.
 	const missing = [
-		...['extension', 'core', 'features', 'client', 'compareWorker'].map((b) => `extension/dist/${b}.js`),
+		...['extension', 'core', 'features', 'client', 'compareWorker', 'web/extension'].map((b) => `extension/dist/${b}.js`),
 		'extension/dist/THIRD_PARTY_NOTICES.txt',
 	].filter((b) => !entries.includes(b));
 	if (missing.length > 0) {
