@@ -596,6 +596,95 @@ const webLazyClient = {
 };
 
 /**
+ * What the Node build evaluates only on first use: the src/ modules (and packages) of which
+ * dist/features.js holds code and dist/extension.js none (a resource's actions and the flows only
+ * they reach: Send Prompt, session history, multi-step inputs, the panels, the comparison's local
+ * side, jsonc-parser), read from the two builds' metafiles (nothing written).
+ */
+async function featureOnlyInputs() {
+	const probe = { ...common, write: false, metafile: true, logLevel: 'silent', sourcemap: false, minify: false };
+	const plugins = [problemMatcher, jsoncParserEsm, vscodeApi, split({ core: true, lazy: true, forbid: true })];
+	const [e, f] = await Promise.all([
+		esbuild.build({
+			...probe,
+			entryPoints: ['src/extension.ts'],
+			outfile: 'out-probe/extension.js',
+			plugins: [...plugins, featuresExternal],
+		}),
+		esbuild.build({ ...probe, entryPoints: [FEATURES], outfile: 'out-probe/features.js', plugins }),
+	]);
+	const held = (metafile) => {
+		const files = new Set();
+		for (const output of Object.values(metafile.outputs)) {
+			for (const [file, { bytesInOutput }] of Object.entries(output.inputs)) {
+				if (bytesInOutput > 0) {
+					files.add(resolve(ROOT, file));
+				}
+			}
+		}
+		return files;
+	};
+	const atActivation = held(e.metafile);
+	const files = [...held(f.metafile)].filter(
+		(file) => !atActivation.has(file) && file !== FEATURES && !HEAVY.includes(file) && !CORE.includes(file),
+	);
+	const packageOf = (file) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file.replace(/\\/g, '/'))?.[1];
+	const activationPackages = new Set([...atActivation].map(packageOf).filter(Boolean));
+	return {
+		sources: new Set(files.filter((file) => file.startsWith(join(ROOT, 'src')))),
+		packages: new Set(files.map(packageOf).filter((name) => name && !activationPackages.has(name))),
+	};
+}
+
+/**
+ * The web bundle evaluates at load what the Node build's activation does, and no more: an import of
+ * a feature-only module (featureOnlyInputs) from any other module becomes a stand-in that evaluates
+ * it on the first read of an export, as features.js is loaded on first use on Node. Without it,
+ * evaluating a resource module (its list descriptors are activation's) evaluated everything its
+ * actions import. Feature-only modules import one another directly.
+ * @returns {import('esbuild').Plugin}
+ */
+function webLazyFeatures({ sources, packages }) {
+	return {
+		name: 'web-lazy-features',
+		setup(build) {
+			const lazy = (file) => ({ path: `web-feature:${file}`, namespace: 'web-feature', pluginData: { file } });
+			const fromFeature = (importer) => sources.has(importer) || [...packages].some((p) => importer.includes(`/node_modules/${p}/`));
+			build.onResolve({ filter: /^\./ }, (args) => {
+				if (!args.resolveDir || args.namespace === 'web-feature' || fromFeature(args.importer)) {
+					return undefined;
+				}
+				const base = resolve(args.resolveDir, args.path);
+				const file = [base, `${base}.ts`, join(base, 'index.ts')].find((f) => sources.has(f));
+				return file === undefined ? undefined : lazy(file);
+			});
+			build.onResolve({ filter: /^[@a-z]/ }, async (args) => {
+				const name = /^((?:@[^/]+\/)?[^/]+)/.exec(args.path)?.[1];
+				if (!packages.has(name) || args.namespace === 'web-feature' || args.pluginData?.real || fromFeature(args.importer)) {
+					return undefined;
+				}
+				const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: { real: true } });
+				return real.errors.length > 0 ? undefined : lazy(real.path);
+			});
+			build.onLoad({ filter: /^web-feature:/, namespace: 'web-feature' }, async (args) => {
+				const { file } = args.pluginData;
+				const names = await exportNames(file);
+				const lines = [
+					`// ${file.slice(ROOT.length + 1)}: evaluated on the first read of an export (features.js on Node).`,
+					'let loaded;',
+					`const load = () => (loaded ??= require(${JSON.stringify(file)}));`,
+					...names.map(
+						(n) =>
+							`Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`,
+					),
+				];
+				return { contents: `${lines.join('\n')}\n`, loader: 'js', resolveDir: ROOT };
+			});
+		},
+	};
+}
+
+/**
  * The browser's extension host (package.json `browser`): one CommonJS bundle for the web worker,
  * dist/web/extension.js, with no Node built-in (webRules) and no undici, its HTTP client evaluated
  * on first use (webLazyClient); `process.env` reads as empty (a web worker has no environment).
@@ -609,7 +698,7 @@ const webBuild = {
 	entryPoints: ['src/extension.web.ts'],
 	outfile: join(outdir, 'web', 'extension.js'),
 	define: { ...common.define, 'process.env': '{}' },
-	plugins: [problemMatcher, jsoncParserEsm, vscodeApi, webRules, webLazyClient],
+	plugins: [problemMatcher, jsoncParserEsm, vscodeApi, webRules, webLazyClient, webLazyFeatures(await featureOnlyInputs())],
 };
 
 /** @type {import('esbuild').BuildOptions[]} */
@@ -631,6 +720,8 @@ const builds = webHarness
 					plugins: [problemMatcher, jsoncParserEsm, vscodeApi],
 				},
 				compareWorkerBuild,
+				// The manifest's `browser` entry is the same file in both layouts.
+				webBuild,
 				...pageBuilds,
 			]
 		: [
@@ -683,6 +774,10 @@ async function writeNotices(metafiles) {
 	for (const metafile of metafiles) {
 		for (const output of Object.values(metafile.outputs)) {
 			for (const input of Object.keys(output.inputs)) {
+				// A plugin's stand-in (`namespace:path`) is not a package's code: the module it stands in for is an input of its own.
+				if (/^[a-z-]+:/.test(input)) {
+					continue;
+				}
 				const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input.replace(/\\/g, '/'));
 				if (m) {
 					const dir = input.replace(/\\/g, '/').slice(0, m.index + m[0].length);

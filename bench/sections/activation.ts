@@ -32,7 +32,7 @@ import type { Browser, Page } from 'playwright-core';
 import { type ChildLike, type CodeServer, type Harness, type Procs, ROOT, launchChromium, loadHarness } from '../codeServer';
 import { type BenchContext, type Row, median } from '../report';
 import { makeVscodeStub, vscodeApiNames } from '../../test/unit/support/vscodeStub';
-import { ACTIVATION_MEASURE } from '../../src/shell/webPlatform';
+import { ACTIVATION_MEASURE } from '../../src/ids';
 
 /** The goal of the issue, in ms (load + activate). */
 const GOAL_MS = 50;

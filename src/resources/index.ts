@@ -1,12 +1,14 @@
 /**
  * The registry of resources: every list of the extension (`LIST_DESCRIPTORS`, drawn at activation)
- * and every resource's actions (`RESOURCE_ACTIONS`, loaded on first use with the commands' code), and
+ * and every resource's actions (`resourceActions()`, read on first use with the commands' code), and
  * how the lists follow one another (`connectLists`). A new resource is one module in this folder
  * (its list descriptors and its actions), one line in each array, and its package.json entries
  * (`test/unit/resources/index.test.ts` checks that the folder and these lists agree).
  *
- * The two arrays are separate so that activation, which imports only `LIST_DESCRIPTORS`, does not
- * load the actions' code: esbuild leaves out what the activation bundle never reads (esbuild.mjs).
+ * The two are separate so that activation, which reads only `LIST_DESCRIPTORS`, does not load the
+ * actions' code: esbuild leaves out what the Node activation bundle never reads, and the web bundle
+ * (one file) evaluates an action module only when the array is first built (esbuild.mjs
+ * webLazyFeatures), so the actions are a function, not an array built at load.
  */
 import { isTerminalRunStatus } from '../api';
 import type * as vscode from 'vscode';
@@ -52,7 +54,7 @@ export const LIST_DESCRIPTORS: readonly AnyListDescriptor[] = [
 ];
 
 /** Every resource's actions (each registered as its command by src/views/actionRegistry.ts). */
-export const RESOURCE_ACTIONS: readonly ResourceActions[] = [
+export const resourceActions = (): readonly ResourceActions[] => [
 	agentActions,
 	runActions,
 	sessionHistoryActions,

@@ -8,7 +8,7 @@
  */
 import { WEBVIEW_TYPES } from '../ids';
 import type * as vscode from 'vscode';
-import { LIST_DESCRIPTORS, RESOURCE_ACTIONS } from '../resources';
+import { LIST_DESCRIPTORS, resourceActions } from '../resources';
 import { agentsList } from '../resources/agents';
 import { runActions } from '../resources/runs';
 import { ActionRegistry } from '../views/actionRegistry';
@@ -60,7 +60,7 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		localFiles: deps.localFiles,
 	});
 	// Every action, Source Control's included, is registered by the one registry.
-	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, [...RESOURCE_ACTIONS, changes.actions]);
+	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, [...resourceActions(), changes.actions]);
 	// The language-model tools (src/chat): Send Prompt's own flow sends, as the command does for automation.
 	const chatTools = new ChatTools({
 		session: deps.session,

@@ -4,12 +4,9 @@
  * comparison reads its local folder through `vscode.workspace.fs` on the extension host's thread.
  */
 import { fetchConnect } from '../api/fetchWire';
-import { TAB_SCHEMES } from '../ids';
+import { ACTIVATION_MEASURE, TAB_SCHEMES } from '../ids';
 import { workspaceLocalFiles } from '../localFolder/workspaceLocalFiles';
 import type { Platform } from './platform';
-
-/** The name of the activation's entry in the worker's performance timeline. */
-export const ACTIVATION_MEASURE = 'cloud-agents/activate';
 
 export const webPlatform: Platform = {
 	name: 'web',

@@ -35,6 +35,7 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 	let out: string;
 	let bundle: string;
 	let metafile: Metafile;
+	let metafiles: Metafile[];
 	const pending = (JSON.parse(readFileSync(join(ROOT, 'scripts', 'web-pending.json'), 'utf8')) as { modules: string[] }).modules;
 
 	suiteSetup(() => {
@@ -48,6 +49,7 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		assert.equal(r.status, 0, `esbuild.mjs failed:\n${r.stdout}\n${r.stderr}`);
 		bundle = readFileSync(join(out, 'dist', 'web', 'extension.js'), 'utf8');
 		const all = JSON.parse(readFileSync(meta, 'utf8')) as Metafile[];
+		metafiles = all;
 		const web = all.find((m) => Object.keys(m.outputs).some((o) => o.endsWith('web/extension.js')));
 		assert.ok(web, 'a metafile of the web build');
 		metafile = web;
@@ -77,7 +79,8 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		assert.deepEqual(done, [], 'these modules import no Node built-in any more: take them off scripts/web-pending.json');
 	});
 
-	test('loading the bundle evaluates none of the HTTP client (client, transport, decoders, event streams) until it is first used', () => {
+	/** Loads the bundle as the web worker extension host does (the text as a function of module, exports and require); returns the modules evaluated, in order. */
+	function loadRecording(): string[] {
 		// esbuild evaluates each lazily wrapped module through its `__esm` helper: record the first call of each.
 		const head = 'var __esm = (fn, res, err) => function __init() {';
 		assert.ok(bundle.includes(head), "esbuild's lazy module helper is in the bundle");
@@ -85,18 +88,49 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		const recorded = bundle.replace(head, `${head}\n  if (fn) __evaluated.push(Object.getOwnPropertyNames(fn)[0]);`);
 		const stub = makeVscodeStub(vscodeApiNames(ROOT));
 		const mod = { exports: {} as Record<string, unknown> };
-		// As the web worker extension host loads it: the text as a function of module, exports and require.
 		// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the bundle under test
 		const load = new Function('module', 'exports', 'require', '__evaluated', recorded) as (...args: unknown[]) => void;
 		load(mod, mod.exports, (id: string) => (id === 'vscode' ? stub : assert.fail(`the bundle required ${id}`)), evaluated);
 		assert.equal(typeof mod.exports.activate, 'function');
 		assert.ok(evaluated.includes('src/api/errors.ts'), `modules are seen being evaluated (${evaluated.length})`);
-		const client = evaluated.filter((m) =>
+		return evaluated;
+	}
+
+	test('loading the bundle evaluates none of the HTTP client (client, transport, decoders, event streams) until it is first used', () => {
+		const client = loadRecording().filter((m) =>
 			/^src\/api\/(client|http|sse|sseStream|runEventStream|fetchWire|decode|records|runEventDecoder|netErrors|githubResolver)\.ts$|^src\/api\/endpoints\/|eventsource-parser/.test(
 				m,
 			),
 		);
 		assert.deepEqual(client, []);
+	});
+
+	test("loading the bundle evaluates no module the Node build's activation leaves to first use (dist/features.js: a resource's actions, their flows and panels)", () => {
+		// What the Node build's activation holds code of: dist/extension.js and dist/core.js.
+		const atActivation = new Set<string>();
+		for (const m of metafiles) {
+			for (const [output, { inputs }] of Object.entries(m.outputs)) {
+				if (/dist\/(extension|core)\.js$/.test(output)) {
+					for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
+						if (bytesInOutput > 0) {
+							atActivation.add(input);
+						}
+					}
+				}
+			}
+		}
+		const evaluated = loadRecording();
+		// A folder's index.ts that only re-exports has no code of its own in either build.
+		const reExportsOnly = (m: string): boolean =>
+			/\/index\.ts$/.test(m) &&
+			readFileSync(join(ROOT, m), 'utf8')
+				.replace(/\/\*[\s\S]*?\*\//g, '')
+				.split(';')
+				.map((st) => st.trim())
+				.every((st) => st === '' || /^export (type )?(\*|\{[^}]*\}) from '[^']+'$/.test(st.replace(/\s+/g, ' ')));
+		const early = evaluated.filter((m) => m.startsWith('src/') && !atActivation.has(m) && !reExportsOnly(m));
+		assert.deepEqual(early, [], 'evaluated at load by the web build, on first use by the Node build');
+		assert.ok(!evaluated.some((m) => m.includes('jsonc-parser')), 'jsonc-parser (model provider documents) waits for first use');
 	});
 
 	test('the code of every other module uses no Node-only global (Buffer, __dirname, setImmediate, require.cache, process) nor a bare timer unref', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 /**
  * The resource registry (src/resources/index.ts) and the manifest agree. The resource modules
  * import `vscode`, so this plain-Node test reads their source: every list descriptor of the folder
- * is registered in LIST_DESCRIPTORS and every resource's actions in RESOURCE_ACTIONS, every `viewId`
+ * is registered in LIST_DESCRIPTORS and every resource's actions in resourceActions(), every `viewId`
  * a descriptor names is a contributed tree view, and every contributed tree view of ours is served
  * by exactly one descriptor. (A resource's own flows beside it, e.g. prompt.ts, have neither.)
  */
@@ -28,7 +28,8 @@ function actionsOf(source: string): string[] {
 
 /** The names listed in one of the registry's arrays. */
 function registered(name: string): Set<string> {
-	const list = new RegExp(`^export const ${name}[^=]*=\\s*\\[([^\\]]*)\\]`, 'm').exec(registry)?.[1] ?? '';
+	// An array (`export const NAME: … = [`) or a function returning one (`export const NAME = (): … => [`).
+	const list = new RegExp(`^export const ${name}[^=]*=\\s*(?:\\(\\)[^=]*=>\\s*)?\\[([^\\]]*)\\]`, 'm').exec(registry)?.[1] ?? '';
 	return new Set(
 		list
 			.split(',')
@@ -46,7 +47,7 @@ suite('resource registry (src/resources)', () => {
 	test('every list and every set of actions of the folder is registered', () => {
 		assert.ok(modules.length >= 4, modules.join(', '));
 		const lists = registered('LIST_DESCRIPTORS');
-		const actions = registered('RESOURCE_ACTIONS');
+		const actions = registered('resourceActions');
 		const missing: string[] = [];
 		for (const file of modules) {
 			const source = readFileSync(join(folder, file), 'utf8');
@@ -59,7 +60,7 @@ suite('resource registry (src/resources)', () => {
 			}
 			for (const name of actionsOf(source)) {
 				if (!actions.has(name)) {
-					missing.push(`${name} (${file}, RESOURCE_ACTIONS)`);
+					missing.push(`${name} (${file}, resourceActions)`);
 				}
 			}
 		}
