@@ -8,7 +8,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
@@ -43,14 +43,23 @@ class NodeSide extends NodeLocalFiles {
 	}
 }
 
+/**
+ * The files' modification time: a whole millisecond. Node's stat has the file system's sub-millisecond
+ * part and VS Code's whole milliseconds, rounded its own way (a file written now read …783.6 on
+ * Node's side and …784 on VS Code's, failing the comparison by chance), so the tree is given a time
+ * both read alike.
+ */
+const MTIME = new Date(1_700_000_000_123);
+
 async function writeTree(root: string, files: Record<string, Uint8Array | string>): Promise<void> {
 	for (const [rel, content] of Object.entries(files)) {
 		await mkdir(dirname(join(root, rel)), { recursive: true });
 		await writeFile(join(root, rel), content);
+		await utimes(join(root, rel), MTIME, MTIME);
 	}
 }
 
-/** An answer without the sub-millisecond part of its mtime (Node's stat has it, VS Code's has whole milliseconds). */
+/** An answer as both sides give it (the mtime in whole milliseconds: see MTIME). */
 function comparable<T extends { kind: string }>(a: T): T {
 	return 'mtime' in a && typeof a.mtime === 'number' ? { ...a, mtime: Math.floor(a.mtime) } : a;
 }
