@@ -134,6 +134,24 @@ async function exportNames(file) {
 }
 
 /**
+ * The code of a stand-in that evaluates a module on the first read of one of its exports (the
+ * module `required`, whose export names `file` gives): the lazy loading of split() and of the web
+ * build's plugins.
+ */
+async function lazyStandIn(file, required, comment) {
+	const names = await exportNames(file);
+	const lines = [
+		`// ${comment}`,
+		'let loaded;',
+		`const load = () => (loaded ??= ${required});`,
+		...names.map(
+			(n) => `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`,
+		),
+	];
+	return { contents: `${lines.join('\n')}\n`, loader: 'js', resolveDir: ROOT };
+}
+
+/**
  * Resolves src/api modules across the three files. `core`: imports of core modules become
  * `require('./core.js').<module>`. `lazy`: imports of heavy modules become a stub that requires
  * ./client.js on the first read of an export. `forbid`: undici and eventsource-parser are an error.
@@ -171,19 +189,13 @@ function split({ core = false, lazy = false, forbid = false }) {
 				loader: 'js',
 				resolveDir: ROOT,
 			}));
-			build.onLoad({ filter: /^client:/, namespace: 'split' }, async (args) => {
+			build.onLoad({ filter: /^client:/, namespace: 'split' }, (args) => {
 				const name = args.path.slice('client:'.length);
-				const names = await exportNames(args.pluginData.file);
-				const lines = [
-					`// ${name}: loaded from ./client.js on the first read of an export.`,
-					'let loaded;',
-					`const load = () => (loaded ??= require('./client.js').${name});`,
-					...names.map(
-						(n) =>
-							`Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`,
-					),
-				];
-				return { contents: `${lines.join('\n')}\n`, loader: 'js', resolveDir: ROOT };
+				return lazyStandIn(
+					args.pluginData.file,
+					`require('./client.js').${name}`,
+					`${name}: loaded from ./client.js on the first read of an export.`,
+				);
 			});
 		},
 	};
@@ -578,20 +590,9 @@ const webLazyClient = {
 			}
 			return { path: `web-client:${key(file)}`, namespace: 'web-client', pluginData: { file } };
 		});
-		build.onLoad({ filter: /^web-client:/, namespace: 'web-client' }, async (args) => {
-			const { file } = args.pluginData;
-			const names = await exportNames(file);
-			const lines = [
-				`// ${key(file)}: evaluated on the first read of an export.`,
-				'let loaded;',
-				`const load = () => (loaded ??= require(${JSON.stringify(file)}));`,
-				...names.map(
-					(n) =>
-						`Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`,
-				),
-			];
-			return { contents: `${lines.join('\n')}\n`, loader: 'js', resolveDir: ROOT };
-		});
+		build.onLoad({ filter: /^web-client:/, namespace: 'web-client' }, ({ pluginData: { file } }) =>
+			lazyStandIn(file, `require(${JSON.stringify(file)})`, `${key(file)}: evaluated on the first read of an export.`),
+		);
 	},
 };
 
@@ -666,20 +667,13 @@ function webLazyFeatures({ sources, packages }) {
 				const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: { real: true } });
 				return real.errors.length > 0 ? undefined : lazy(real.path);
 			});
-			build.onLoad({ filter: /^web-feature:/, namespace: 'web-feature' }, async (args) => {
-				const { file } = args.pluginData;
-				const names = await exportNames(file);
-				const lines = [
-					`// ${file.slice(ROOT.length + 1)}: evaluated on the first read of an export (features.js on Node).`,
-					'let loaded;',
-					`const load = () => (loaded ??= require(${JSON.stringify(file)}));`,
-					...names.map(
-						(n) =>
-							`Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`,
-					),
-				];
-				return { contents: `${lines.join('\n')}\n`, loader: 'js', resolveDir: ROOT };
-			});
+			build.onLoad({ filter: /^web-feature:/, namespace: 'web-feature' }, ({ pluginData: { file } }) =>
+				lazyStandIn(
+					file,
+					`require(${JSON.stringify(file)})`,
+					`${file.slice(ROOT.length + 1)}: evaluated on the first read of an export (features.js on Node).`,
+				),
+			);
 		},
 	};
 }
