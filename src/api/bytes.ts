@@ -113,3 +113,17 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 	}
 	return true;
 }
+
+/** The chunks as one array of `total` bytes. */
+export function concatBytes(chunks: readonly Uint8Array[], total: number): Uint8Array {
+	if (chunks.length === 1) {
+		return chunks[0] as Uint8Array;
+	}
+	const out = new Uint8Array(total);
+	let at = 0;
+	for (const chunk of chunks) {
+		out.set(chunk, at);
+		at += chunk.byteLength;
+	}
+	return out;
+}

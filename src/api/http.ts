@@ -4,6 +4,7 @@
  * and redacted debug logging. Knows nothing about individual endpoints.
  */
 import { abortError, isAbortError } from './async';
+import { concatBytes } from './bytes';
 import { ApiError, NetworkError, ProxyError, ValidationError, plausibleRequestId, readFieldErrors } from './errors';
 import type { FieldError } from './errors';
 import { SAFETY } from './limits';
@@ -188,20 +189,6 @@ export async function readBounded(res: ResponseData, max: number, strict: boolea
 		total += chunk.byteLength;
 	}
 	return new TextDecoder().decode(concatBytes(chunks, total));
-}
-
-/** The chunks as one array of `total` bytes. */
-function concatBytes(chunks: readonly Uint8Array[], total: number): Uint8Array {
-	if (chunks.length === 1) {
-		return chunks[0] as Uint8Array;
-	}
-	const out = new Uint8Array(total);
-	let at = 0;
-	for (const chunk of chunks) {
-		out.set(chunk, at);
-		at += chunk.byteLength;
-	}
-	return out;
 }
 
 /** Stops reading a body, without an unhandled 'error' event (undici emits one when nobody reads). */

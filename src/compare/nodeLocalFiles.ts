@@ -13,6 +13,7 @@ import { UnsafePathError, checkRelativePath } from '../util/paths';
 import { type FileSteps, hashLocalFile, readChunks, runAsync, withRegularFile, readSmallTextFile } from './fileRead';
 import type { LocalEntry, LocalExaminer, LocalFiles, LocalJob, LocalStat } from './localFiles';
 import { LocalSide } from './localSide';
+import { concatBytes } from '../api/bytes';
 
 /** lstat in its callback form, made on first use: for thousands of files about half the CPU of fs/promises'. */
 let lstatCb: ((path: string) => Promise<Stats>) | undefined;
@@ -157,13 +158,7 @@ export class NodeLocalFiles implements LocalFiles {
 			withRegularFile(localPathOf(this.root, rel), function* (file): FileSteps<Uint8Array> {
 				const chunks: Uint8Array[] = [];
 				const size = yield* readChunks(file, (bytes) => chunks.push(Uint8Array.prototype.slice.call(bytes)));
-				const out = new Uint8Array(size);
-				let at = 0;
-				for (const c of chunks) {
-					out.set(c, at);
-					at += c.byteLength;
-				}
-				return out;
+				return concatBytes(chunks, size);
 			}),
 		);
 	}
