@@ -323,6 +323,16 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 	session.page = await session.context.newPage();
 	session.page.on('console', (m) => session.consoleLog.push(`[${m.type()}] ${m.text()}`));
 	session.page.on('pageerror', (e) => session.consoleLog.push(`[pageerror] ${e.message}`));
+	// A window a UI test opens (Open in New Window) is a page of its own: its console goes to the same log.
+	let windows = 0;
+	session.context.on('page', (p) => {
+		if (p === session.page) {
+			return;
+		}
+		const n = ++windows;
+		p.on('console', (m) => session.consoleLog.push(`[window ${n}] [${m.type()}] ${m.text()}`));
+		p.on('pageerror', (e) => session.consoleLog.push(`[window ${n}] [pageerror] ${e.message}`));
+	});
 	// Zero console errors from our extension: collected for the whole lane, judged at its end.
 	session.consoleCheck = new ConsoleErrorCheck({ userDataDir: ud });
 	session.consoleCheck.attach(session.page);

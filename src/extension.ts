@@ -19,7 +19,17 @@ import type { Platform } from './shell/platform';
 import { nodePlatform } from './shell/nodePlatform';
 import { isRegistered } from './views/registry';
 import { registerWelcomeProbe } from './flows/welcomeProbe';
-import { COMMAND_IDS, CONTEXT_KEYS, EMPTY_SCHEME, FS_SCHEME, LINKS_KEY, PROVIDER_SCHEME, TOOL_NAMES, WEBVIEW_TYPES } from './ids';
+import {
+	AGENT_WINDOWS_FOLDER,
+	COMMAND_IDS,
+	CONTEXT_KEYS,
+	EMPTY_SCHEME,
+	FS_SCHEME,
+	LINKS_KEY,
+	PROVIDER_SCHEME,
+	TOOL_NAMES,
+	WEBVIEW_TYPES,
+} from './ids';
 import { registerLazyTools } from './chat/lazyTools';
 import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
@@ -247,7 +257,19 @@ class CloudAgentsExtension extends Disposable {
 		return features;
 	}
 
-	/** What follows activation: the `loaded` context key, the HTTP client warmed up, linked folders' changes. */
+	/** Whether this window is opened on an agent window's workspace file (ours) and shows no folder. */
+	private isAgentWindowWithoutFolder(): boolean {
+		const file = vscode.workspace.workspaceFile;
+		const windows = vscode.Uri.joinPath(this.context.globalStorageUri, AGENT_WINDOWS_FOLDER);
+		return (
+			file !== undefined &&
+			file.scheme === windows.scheme &&
+			file.path.startsWith(`${windows.path}/`) &&
+			(vscode.workspace.workspaceFolders?.length ?? 0) === 0
+		);
+	}
+
+	/** What follows activation: the `loaded` context key, the HTTP client warmed up, an agent window's folder, linked folders' changes. */
 	private afterActivation(): void {
 		const { session, context, features } = this;
 		void this.ready.then(() => vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, true));
@@ -255,9 +277,10 @@ class CloudAgentsExtension extends Disposable {
 		// window has settled, so the first listing does not load it between the click and its rows
 		// (issue 23). Not at activation: signed out, nothing is loaded.
 		this.register(session.warmUpClient(CLIENT_WARM_UP_DELAY_MS));
-		// Linked folders show their agent's changes in Source Control from the start (src/changes/).
+		// Linked folders show their agent's changes in Source Control from the start (src/changes/), and
+		// an agent's window that VS Code opened without its folder gets it back (src/workspace/agentWindow.ts).
 		const links: unknown = context.globalState.get(LINKS_KEY);
-		if (Array.isArray(links) && links.length > 0) {
+		if ((Array.isArray(links) && links.length > 0) || this.isAgentWindowWithoutFolder()) {
 			const timer = setTimeout(() => features.load(), 0);
 			this.register({ dispose: () => clearTimeout(timer) });
 		}

@@ -91,6 +91,13 @@ export const AUTH_PROVIDER_ID = 'cloudAgents';
 /** URI scheme of an agent's remote workspace: `cloud-agent://<agentId>/<path>`. */
 export const FS_SCHEME = 'cloud-agent';
 
+/**
+ * The folder under the extension's global storage that holds the agent windows' workspace files
+ * (`agent-windows/<agent authority>/<agent name>.code-workspace`: src/workspace/agentWindow.ts).
+ * Activation loads the features in a window opened on one of them without its folder.
+ */
+export const AGENT_WINDOWS_FOLDER = 'agent-windows';
+
 /** globalState key of the agent ↔ local folder links (src/changes/linkStore.ts): activation loads the features when it holds one. */
 export const LINKS_KEY = 'cloudAgents.changes.links';
 

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { agentIdOf, workspaceUri } from './fs/workspaceFs';
 import { encodeAgentAuthority } from './fs/agentUri';
 import { SAFETY } from '../api';
+import { AGENT_WINDOWS_FOLDER } from '../ids';
 import { notificationText, singleLine } from '../util/text';
 import type { WorkspaceFeature } from './workspaceFeature';
 
@@ -56,18 +57,16 @@ export async function openAgentWorkspace(
 	}
 }
 
-/** Where the workspace files of agent windows are kept (one folder per agent, under the extension's storage). */
-const WINDOWS_FOLDER = 'agent-windows';
-
 /**
  * Writes the workspace file a new window of the agent's workspace opens:
  * `<storage>/agent-windows/<agent>/<agent name>.code-workspace`, holding the one folder
  * `cloud-agent://<agent>/` named after the agent. VS Code names the window after the file ("<agent
  * name> (Workspace)") and the Explorer's folder after `name`. A file of an earlier name of the agent
- * goes, so Recent shows the agent once.
+ * goes, so Recent shows the agent once. The window puts the folder back when VS Code opens the
+ * file without it (`agentWindow.ts`).
  */
 export async function agentWindowFile(storage: vscode.Uri, agentId: string, name: string): Promise<vscode.Uri> {
-	const folder = vscode.Uri.joinPath(storage, WINDOWS_FOLDER, encodeAgentAuthority(agentId));
+	const folder = vscode.Uri.joinPath(storage, AGENT_WINDOWS_FOLDER, encodeAgentAuthority(agentId));
 	const label = singleLine(name, SAFETY.labelMaxChars) || agentId;
 	const file = vscode.Uri.joinPath(folder, `${fileNameOf(label)}.code-workspace`);
 	await vscode.workspace.fs.createDirectory(folder);

@@ -13,6 +13,7 @@ import { Disposable } from '../util/lifecycle';
 import { type UnauthorizedHandler, showApiError } from '../util/errors';
 import { goToWorkspaceFile, openWalkedFile } from './goToFile';
 import { type OpenWorkspaceMode, openAgentWorkspace } from './openWorkspace';
+import { restoreAgentWindowFolder } from './agentWindow';
 import { searchAgentWorkspace } from './searchWorkspace';
 import { WorkspaceFeature, type WorkspaceFeatureDeps } from './workspaceFeature';
 import { type CommandLogger, registerCommand } from '../views/registry';
@@ -76,6 +77,13 @@ export class WorkspaceCommands extends Disposable {
 			registerCommand('cloudAgents.agents.openWorkspace', (arg?: OpenWorkspaceArg) => this.openWorkspace(arg), deps.log, options),
 		);
 		this.register(registerCommand('cloudAgents.workspace.search', (arg?: SearchWorkspaceArg) => this.search(arg), deps.log, options));
+		// A window of an agent that VS Code opened without its folder gets it back.
+		const storage = deps.storageUri;
+		if (storage) {
+			restoreAgentWindowFolder(storage, deps.log).catch((err: unknown) =>
+				deps.log.warn(`Putting the agent's folder back into its window failed: ${String(err)}`),
+			);
+		}
 		this.register(
 			registerCommand('cloudAgents.workspace.goToFile', (arg?: GoToFileArg) => this.goToFile(arg), deps.log, {
 				...options,

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
+import { explorerFolderRow } from './support/newWindow';
 
 /**
  * Issue 33, item 12: "Open in New Window shows the folder and window as /". Open Agent Workspace →
@@ -10,7 +11,7 @@ import type { UiTest } from './support/workbench';
  */
 const uiTest: UiTest = {
 	title: "Open in New Window names the new window and its folder after the agent, not '/'",
-	async run({ page, workbench, emulatorUrl, devToken, note }) {
+	async run({ page, workbench, emulatorUrl, devToken, note, leavePage }) {
 		const agents = await emulatorCall<{ agents?: Array<{ id: string; name: string }> }>(
 			emulatorUrl,
 			devToken,
@@ -32,27 +33,7 @@ const uiTest: UiTest = {
 			opened = await popup;
 			await opened.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
 			note(`new window: ${opened.url()}`);
-			// The new window's side bar shows the view container used last, not always the Explorer (a
-			// clean-clone run waited a minute for a folder row under Cloud Agents): show the Explorer
-			// (Show Explorer focuses it; it never hides the side bar as a click on its icon can).
-			const root = opened.locator('.explorer-folders-view .monaco-list-row', { hasText: agent.name }).first();
-			for (let attempt = 1; ; attempt++) {
-				// A dialog the new window opens first (its workspace's trust, a restored state) takes the keys.
-				await opened.keyboard.press('Escape');
-				await opened.keyboard.press('Control+Shift+E');
-				const shown = await root.waitFor({ state: 'visible', timeout: 15_000 }).then(
-					() => true,
-					() => false,
-				);
-				if (shown) {
-					break;
-				}
-				if (attempt >= 4) {
-					const shot = 'test-results/screenshots/FAILED-agent-window-new-window.png';
-					await opened.screenshot({ path: shot }).catch(() => undefined);
-					assert.fail(`no Explorer folder row named after the agent in the new window (what it showed: ${shot})`);
-				}
-			}
+			const root = await explorerFolderRow(opened, agent.name, 'test-results/screenshots/FAILED-agent-window-new-window.png');
 			const rootText = (await root.innerText()).trim();
 			assert.notEqual(rootText, '/', 'the folder is not named "/"');
 			const title = await opened.title();
@@ -60,7 +41,11 @@ const uiTest: UiTest = {
 			assert.ok(title.includes(agent.name), `the window title names the agent: ${title}`);
 			assert.ok(!/^\/\s|—\s\/\s|^\/$/.test(title), `the window title is not "/": ${title}`);
 		} finally {
-			await opened?.close().catch(() => undefined);
+			// Closing the window cancels what its workbench had pending: judged as a page leaving.
+			const window = opened;
+			if (window) {
+				await leavePage(() => window.close());
+			}
 			await page.bringToFront();
 			await workbench.dismissDialogs();
 		}
