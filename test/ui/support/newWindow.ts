@@ -6,7 +6,7 @@ import type { Locator, Page } from 'playwright-core';
  * it. The new window's side bar shows the view container used last, not always the Explorer, and a
  * dialog it opens first (its workspace's trust, a restored state) takes the keys: each attempt
  * closes such a dialog and shows the Explorer (Show Explorer focuses it; it never hides the side bar
- * as a click on its icon can). Fails with a screenshot at `shot` after four attempts of 15 s.
+ * as a click on its icon can). Fails with a screenshot at `shot` after six attempts of 15 s.
  */
 export async function explorerFolderRow(window: Page, name: string, shot: string): Promise<Locator> {
 	const root = window.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
@@ -20,7 +20,7 @@ export async function explorerFolderRow(window: Page, name: string, shot: string
 		if (shown) {
 			return root;
 		}
-		if (attempt >= 4) {
+		if (attempt >= 6) {
 			await window.screenshot({ path: shot }).catch(() => undefined);
 			assert.fail(`no Explorer folder row named ${JSON.stringify(name)} in the new window (what it showed: ${shot})`);
 		}
