@@ -31,7 +31,7 @@
 // dist/webviews/<name>.js in ESM format (loaded with <script type="module" nonce=…>: @novnc/novnc has
 // a top-level await, which esbuild refuses in iife format).
 import * as esbuild from 'esbuild';
-import { readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -651,14 +651,33 @@ function webLazyFeatures({ sources, packages }) {
 		setup(build) {
 			const lazy = (file) => ({ path: `web-feature:${file}`, namespace: 'web-feature', pluginData: { file } });
 			const fromFeature = (importer) => sources.has(importer) || [...packages].some((p) => importer.includes(`/node_modules/${p}/`));
+			// The features' side (the feature-only modules, featureEntry.ts and the copy below).
+			const inFeatures = (args) =>
+				args.namespace === 'web-features-resources' || args.importer === FEATURES || fromFeature(args.importer);
 			build.onResolve({ filter: /^\./ }, (args) => {
-				if (!args.resolveDir || args.namespace === 'web-feature' || fromFeature(args.importer)) {
+				if (!args.resolveDir || args.namespace === 'web-feature') {
 					return undefined;
 				}
 				const base = resolve(args.resolveDir, args.path);
-				const file = [base, `${base}.ts`, join(base, 'index.ts')].find((f) => sources.has(f));
+				const candidates = [base, `${base}.ts`, join(base, 'index.ts')];
+				if (inFeatures(args)) {
+					// As on Node, the features have their own whole copy of the resource modules activation
+					// reads (descriptors and actions: the views and the action registry match lists by key),
+					// so the copy that activation evaluates keeps only its descriptors (esbuild drops the
+					// unused actions). A feature-only resource module (prompt.ts…) stays one module.
+					const resource = candidates.find(
+						(f) => f.startsWith(RESOURCES) && f.endsWith('.ts') && !sources.has(f) && existsSync(f),
+					);
+					return resource === undefined ? undefined : { path: resource, namespace: 'web-features-resources' };
+				}
+				const file = candidates.find((f) => sources.has(f));
 				return file === undefined ? undefined : lazy(file);
 			});
+			build.onLoad({ filter: /.*/, namespace: 'web-features-resources' }, ({ path }) => ({
+				contents: readFileSync(path, 'utf8'),
+				loader: 'ts',
+				resolveDir: dirname(path),
+			}));
 			build.onResolve({ filter: /^[@a-z]/ }, async (args) => {
 				const name = /^((?:@[^/]+\/)?[^/]+)/.exec(args.path)?.[1];
 				if (!packages.has(name) || args.namespace === 'web-feature' || args.pluginData?.real || fromFeature(args.importer)) {

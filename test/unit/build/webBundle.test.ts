@@ -133,6 +133,37 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		assert.ok(!evaluated.some((m) => m.includes('jsonc-parser')), 'jsonc-parser (model provider documents) waits for first use');
 	});
 
+	test("a resource module evaluates at load only what the Node build's activation holds of it (its list descriptors); its actions are in the features' own copy", () => {
+		const bytesIn = (outputPattern: RegExp): Map<string, number> => {
+			const bytes = new Map<string, number>();
+			for (const m of metafiles) {
+				for (const [output, { inputs }] of Object.entries(m.outputs)) {
+					if (outputPattern.test(output)) {
+						for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
+							bytes.set(input, (bytes.get(input) ?? 0) + bytesInOutput);
+						}
+					}
+				}
+			}
+			return bytes;
+		};
+		const node = bytesIn(/dist\/extension\.js$/);
+		const web = bytesIn(/dist\/web\/extension\.js$/);
+		const shared = [...node].filter(([input, n]) => input.startsWith('src/resources/') && n > 0);
+		assert.ok(shared.length >= 10, `resource modules in dist/extension.js: ${shared.length}`);
+		const over: string[] = [];
+		for (const [input, n] of shared) {
+			const atLoad = web.get(input) ?? 0;
+			const copy = [...web].find(([k]) => k.startsWith('web-features-resources:') && k.endsWith(input))?.[1] ?? 0;
+			// Both are development builds of the same source: the same descriptors, give or take a wrapper.
+			if (atLoad > n * 1.1 + 200) {
+				over.push(`${input}: ${atLoad} bytes in the web bundle's activation copy, ${n} in dist/extension.js`);
+			}
+			assert.ok(copy > 0, `${input}: the features' copy is in the web bundle`);
+		}
+		assert.deepEqual(over, []);
+	});
+
 	test('the code of every other module uses no Node-only global (Buffer, __dirname, setImmediate, require.cache, process) nor a bare timer unref', () => {
 		const found: string[] = [];
 		let module = '';
