@@ -54,8 +54,7 @@ export async function restoreAgentWindowFolder(storage: vscode.Uri, log: AgentWi
 	if (!file || authority === undefined || (vscode.workspace.workspaceFolders?.length ?? 0) > 0) {
 		return false;
 	}
-	const name =
-		(await nameInFile(file, authority)) ?? decodeURIComponent(file.path.split('/').pop() ?? '').replace(/\.code-workspace$/, '');
+	const name = (await nameInFile(file, authority)) ?? (file.path.split('/').pop() ?? '').replace(/\.code-workspace$/, '');
 	const uri = vscode.Uri.from({ scheme: FS_SCHEME, authority, path: '/' });
 	// The workbench may have caught up meanwhile.
 	if ((vscode.workspace.workspaceFolders?.length ?? 0) > 0) {
