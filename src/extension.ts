@@ -257,7 +257,11 @@ class CloudAgentsExtension extends Disposable {
 		return features;
 	}
 
-	/** Whether this window is opened on an agent window's workspace file (ours) and shows no folder. */
+	/**
+	 * Whether this window is opened on a file under the agent windows' folder and shows no folder: a
+	 * path check only, so activation loads no workspace code; the workspace feature parses the file's
+	 * path strictly (src/workspace/agentWindow.ts) before it changes anything.
+	 */
 	private isAgentWindowWithoutFolder(): boolean {
 		const file = vscode.workspace.workspaceFile;
 		const windows = vscode.Uri.joinPath(this.context.globalStorageUri, AGENT_WINDOWS_FOLDER);

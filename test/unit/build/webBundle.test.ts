@@ -55,6 +55,21 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		metafile = web;
 	});
 
+	/** The bytes each input has in the outputs whose path matches `outputPattern`, over every build's metafile. */
+	const bytesIn = (outputPattern: RegExp): Map<string, number> => {
+		const bytes = new Map<string, number>();
+		for (const m of metafiles) {
+			for (const [output, { inputs }] of Object.entries(m.outputs)) {
+				if (outputPattern.test(output)) {
+					for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
+						bytes.set(input, (bytes.get(input) ?? 0) + bytesInOutput);
+					}
+				}
+			}
+		}
+		return bytes;
+	};
+
 	suiteTeardown(() => {
 		rmSync(out, { recursive: true, force: true });
 	});
@@ -107,18 +122,7 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 
 	test("loading the bundle evaluates no module the Node build's activation leaves to first use (dist/features.js: a resource's actions, their flows and panels)", () => {
 		// What the Node build's activation holds code of: dist/extension.js and dist/core.js.
-		const atActivation = new Set<string>();
-		for (const m of metafiles) {
-			for (const [output, { inputs }] of Object.entries(m.outputs)) {
-				if (/dist\/(extension|core)\.js$/.test(output)) {
-					for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
-						if (bytesInOutput > 0) {
-							atActivation.add(input);
-						}
-					}
-				}
-			}
-		}
+		const atActivation = new Set([...bytesIn(/dist\/(extension|core)\.js$/)].filter(([, n]) => n > 0).map(([input]) => input));
 		const evaluated = loadRecording();
 		// A folder's index.ts that only re-exports has no code of its own in either build.
 		const reExportsOnly = (m: string): boolean =>
@@ -134,19 +138,6 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 	});
 
 	test("a resource module evaluates at load only what the Node build's activation holds of it (its list descriptors); its actions are in the features' own copy", () => {
-		const bytesIn = (outputPattern: RegExp): Map<string, number> => {
-			const bytes = new Map<string, number>();
-			for (const m of metafiles) {
-				for (const [output, { inputs }] of Object.entries(m.outputs)) {
-					if (outputPattern.test(output)) {
-						for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
-							bytes.set(input, (bytes.get(input) ?? 0) + bytesInOutput);
-						}
-					}
-				}
-			}
-			return bytes;
-		};
 		const node = bytesIn(/dist\/extension\.js$/);
 		const web = bytesIn(/dist\/web\/extension\.js$/);
 		const shared = [...node].filter(([input, n]) => input.startsWith('src/resources/') && n > 0);
