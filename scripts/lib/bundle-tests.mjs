@@ -7,6 +7,7 @@ import { basename, join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
 import { ROOT } from './harness.mjs';
+import { WEB_TAG } from './lanes.mjs';
 
 /** Files under `dir` whose names end with `suffix`, recursively, sorted by path. */
 export function findFiles(dir, suffix) {
@@ -82,9 +83,6 @@ export async function buildRunnerExtension(outDir) {
 	});
 	return suites;
 }
-
-/** The tag in a suite's title that runs it in the web lanes too (VS Code for the Web's extension host). */
-export const WEB_TAG = '[web]';
 
 /**
  * The first line of a web lane's bundles (the runner's here, the extension's from

@@ -16,7 +16,7 @@ const SIGNED_IN = 'Signed in to Cloud Agents';
  * with the dev token, as it started.
  */
 const uiTest: UiTest = {
-	title: 'signing out and in again with the token from the palette: no notification and no text on the workbench page shows the token [variant]',
+	title: 'signing out and in again with the token from the palette: no notification and no text on the workbench page shows the token',
 	async run({ page, workbench, emulatorUrl, devToken, note }) {
 		await workbench.dismissDialogs();
 		// Opening the view activates the extension (also when this test runs first or alone).

@@ -29,7 +29,7 @@ const rows = async (key: string, parentRowId?: string): Promise<RowSnapshot[]> =
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
 const advance = (seconds: number): Promise<unknown> => emu('POST', '/_emulator/clock/advance', { seconds });
 
-suite('Account view: images, builds, checkpoints, model providers [variant] [web]', () => {
+suite('Account view: images, builds, checkpoints, model providers', () => {
 	suiteSetup(async function () {
 		this.timeout(30_000);
 		await testApi();
@@ -46,7 +46,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant] [web
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 
-	test("the view's group rows come in order, each opening its list [variant]", async function () {
+	test("the view's group rows come in order, each opening its list [web]", async function () {
 		this.timeout(30_000);
 		const groups = await rows('account');
 		assert.deepEqual(
@@ -147,7 +147,7 @@ suite('Account view: images, builds, checkpoints, model providers [variant] [web
 		assert.ok(!(await rows('images')).some((r) => r.id === `image/${built.image_id}`), 'and from the list');
 	});
 
-	test('the end of a build is told when it comes with the Account view not shown: following it does not wait for the view (issue 33) [variant]', async function () {
+	test('the end of a build is told when it comes with the Account view not shown: following it does not wait for the view (issue 33)', async function () {
 		this.timeout(60_000);
 		const name = `hidden-build-${Date.now()}`;
 		// The Explorer takes the side bar: the Cloud Agents container, and the Account view in it, is not shown.

@@ -14,7 +14,7 @@ interface Thing {
  * are signed out of Cloud Agents" for Add Secret Stub in a window that was signed in: the command
  * waited on that question, and its pick never opened.
  */
-suite('Action registry: a command run before the sign-in state is read [web]', () => {
+suite('Action registry: a command run before the sign-in state is read', () => {
 	test('waits for the first read of the sign-in state and goes on signed in, without asking to sign in', async function () {
 		this.timeout(30_000);
 		const changed = new vscode.EventEmitter<void>();

@@ -27,7 +27,7 @@ async function personName(token: string): Promise<string> {
 	return name.trim();
 }
 
-suite('Auth [web]', () => {
+suite('Auth', () => {
 	let api: CloudAgentsTestApi;
 	/** Every token the suite saw: none may appear in any log, output channel or event file. */
 	const seenTokens = new Set<string>([devToken()]);
@@ -62,7 +62,7 @@ suite('Auth [web]', () => {
 		await vscode.commands.executeCommand('notifications.clearAll');
 	});
 
-	test('API-key sign-in keeps the key in SecretStorage, never in settings [variant]', async () => {
+	test('API-key sign-in keeps the key in SecretStorage, never in settings [variant] [web]', async () => {
 		await api.session.deleteToken();
 		assert.equal(api.session.signedIn, false);
 		const before = (await counters()).requests.by_route['GET /v2/me'] ?? 0;
@@ -90,7 +90,7 @@ suite('Auth [web]', () => {
 		assert.equal(api.session.signedIn, false);
 	});
 
-	test('the device flow signs in end to end [variant]', async () => {
+	test('the device flow signs in end to end [variant] [web]', async () => {
 		await api.session.deleteToken();
 		const token = await deviceSignIn();
 		assert.notEqual(token, devToken());
@@ -105,7 +105,7 @@ suite('Auth [web]', () => {
 		);
 	});
 
-	test('sign-out revokes the token on the server and deletes it locally [variant]', async () => {
+	test('sign-out revokes the token on the server and deletes it locally', async () => {
 		const token = await deviceSignIn();
 		const revokesBefore = (await counters()).mutations.by_kind['auth.token.revoke'] ?? 0;
 
@@ -146,7 +146,7 @@ suite('Auth [web]', () => {
 		assert.equal(signInAgainPrompts(api), before + 2);
 	});
 
-	test('no token appears in any log, output channel or event file [variant]', async () => {
+	test('no token appears in any log, output channel or event file [web]', async () => {
 		const written = await writtenText(api);
 		assert.ok(
 			written.some((w) => w.text.includes('Signed in to')),

@@ -178,7 +178,7 @@ suite('Commands', () => {
 			assert.equal(await route('POST /v2/agents'), beforeRoute, 'no request was sent');
 		});
 
-		test('rename changes the name on the service [variant]', async function () {
+		test('rename changes the name on the service', async function () {
 			this.timeout(20_000);
 			const agent = await createIdleAgent(`cmd-rename-${Date.now()}`);
 			created.push(agent.id);
@@ -244,7 +244,7 @@ suite('Commands', () => {
 			}
 		});
 
-		test("delete stops following the agent's runs and closes their output channels [variant]", async function () {
+		test("delete stops following the agent's runs and closes their output channels", async function () {
 			this.timeout(30_000);
 			const api = await testApi();
 			const agent = await createIdleAgent(`cmd-delete-followed-${Date.now()}`);
@@ -374,7 +374,7 @@ suite('Commands', () => {
 			await waitForRunStatus(sent.id, ['succeeded']);
 		});
 
-		test('with a run active, onConflict "cancel" sends nothing [variant]', async function () {
+		test('with a run active, onConflict "cancel" sends nothing', async function () {
 			this.timeout(30_000);
 			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
 				automation: true,
@@ -445,7 +445,7 @@ suite('Commands', () => {
 			await waitForRunStatus(resumed.id, ['succeeded']);
 		});
 
-		test('follow-up on a finished run starts a new run that continues it [variant]', async function () {
+		test('follow-up on a finished run starts a new run that continues it', async function () {
 			this.timeout(30_000);
 			const runs = (await state()).runs.filter((r) => r.agent_id === agent.id && r.status === 'succeeded');
 			const parent = runs[runs.length - 1]!;
@@ -489,7 +489,7 @@ suite('Commands', () => {
 			await closeEditors();
 		});
 
-		test('open result again after the run changed shows the fresh record in the same document [variant]', async function () {
+		test('open result again after the run changed shows the fresh record in the same document', async function () {
 			this.timeout(30_000);
 			const held = await run<RunBody | undefined>('cloudAgents.runs.sendPrompt', {
 				automation: true,
@@ -609,7 +609,7 @@ suite('Commands', () => {
 			await closeEditors();
 		});
 
-		test('an image artifact opens in the image preview from memory, its tab named by the artifact [variant]', async function () {
+		test('an image artifact opens in the image preview from memory, its tab named by the artifact', async function () {
 			this.timeout(20_000);
 			const png = Buffer.from(
 				'89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
@@ -680,7 +680,7 @@ suite('Commands', () => {
 			assert.equal((await state()).runtimes.find((r) => r.id === runtime.id)?.revision, runtime.revision + 1);
 		});
 
-		test('a stale revision gets 409; the command re-reads the runtime and resumes with the fresh revision [variant]', async function () {
+		test('a stale revision gets 409; the command re-reads the runtime and resumes with the fresh revision', async function () {
 			this.timeout(20_000);
 			const runtime = (await resumable())[0];
 			assert.ok(runtime, 'a second paused or suspended runtime');

@@ -25,7 +25,7 @@ function computerTabs(): vscode.Tab[] {
 		.filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(WEBVIEW_TYPES.computer));
 }
 
-suite('Computer panel (in the extension host) [web]', () => {
+suite('Computer panel (in the extension host)', () => {
 	suiteSetup(async () => {
 		await testApi();
 	});
@@ -34,7 +34,7 @@ suite('Computer panel (in the extension host) [web]', () => {
 		await vscode.window.tabGroups.close(computerTabs());
 	});
 
-	test('Open Computer mints one session and opens one panel per agent; a second call reveals it without a new session', async () => {
+	test('Open Computer mints one session and opens one panel per agent; a second call reveals it without a new session [web]', async () => {
 		const { agents, computer_sessions: before } = await state();
 		const agent = agents.find((a) => a.name === 'Docs writer');
 		assert.ok(agent, 'the demo seed has the docs agent (runtime running)');

@@ -3,27 +3,27 @@ import * as vscode from 'vscode';
 import { COMMAND_IDS, CONFIG, EXTENSION_ID } from '../../../src/ids';
 import { emulatorUrl } from '../support/env';
 
-suite('Extension [web]', () => {
-	test('is installed and activates', async () => {
+suite('Extension', () => {
+	test('is installed and activates [web]', async () => {
 		const extension = vscode.extensions.getExtension(EXTENSION_ID);
 		assert.ok(extension, `${EXTENSION_ID} is not installed`);
 		await extension.activate();
 		assert.equal(extension.isActive, true);
 	});
 
-	test('registers every command in COMMAND_IDS', async () => {
+	test('registers every command in COMMAND_IDS [web]', async () => {
 		await vscode.extensions.getExtension(EXTENSION_ID)?.activate();
 		const registered = new Set(await vscode.commands.getCommands(true));
 		const missing = COMMAND_IDS.filter((id) => !registered.has(id));
 		assert.deepEqual(missing, []);
 	});
 
-	test('reads cloudAgents.apiUrl from user settings', () => {
+	test('reads cloudAgents.apiUrl from user settings [web]', () => {
 		const apiUrl = vscode.workspace.getConfiguration(CONFIG.section).get<string>(CONFIG.apiUrl);
 		assert.equal(apiUrl, emulatorUrl());
 	});
 
-	test('reaches the emulator from inside the extension host', async () => {
+	test('reaches the emulator from inside the extension host [web]', async () => {
 		const res = await fetch(`${emulatorUrl()}/healthz`);
 		await res.arrayBuffer();
 		assert.ok(res.status === 200 || res.status === 204, `GET /healthz answered ${res.status}`);

@@ -23,7 +23,7 @@ import { hostPlatform } from '../support/hostPlatform';
 
 const EVENTS_ROUTE = 'GET /v2/agents/{agent_id}/runs/{run_id}/events';
 
-suite('Run following [web]', () => {
+suite('Run following', () => {
 	let api: CloudAgentsTestApi;
 	let agentId: string;
 
@@ -51,7 +51,7 @@ suite('Run following [web]', () => {
 		await emu('DELETE', '/_emulator/faults');
 	});
 
-	test("follows a run through stream drops: exactly the emulator's events, in order [variant]", async function () {
+	test("follows a run through stream drops: exactly the emulator's events, in order [variant] [web]", async function () {
 		this.timeout(45_000);
 		// Not in the browser's extension host: a browser discards the bytes that arrived just before a
 		// connection failed (Chromium errors the body stream with chunks it has not handed over; seen in
@@ -103,7 +103,7 @@ suite('Run following [web]', () => {
 		await api.runFollower.forget(agentId, run.id);
 	});
 
-	test('reopening a run shows its history from disk without fetching it again, and announces it once', async function () {
+	test('reopening a run shows its history from disk without fetching it again, and announces it once [web]', async function () {
 		this.timeout(45_000);
 		const run = await startRun('[[events:5]] reopen');
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
@@ -123,7 +123,7 @@ suite('Run following [web]', () => {
 		await api.runFollower.forget(agentId, run.id);
 	});
 
-	test('Stop Following ends the stream; following again resumes after the last stored event [variant]', async function () {
+	test('Stop Following ends the stream; following again resumes after the last stored event [variant] [web]', async function () {
 		this.timeout(45_000);
 		const run = await startRun('[[hold]] stop following');
 		try {
@@ -166,7 +166,7 @@ suite('Run following [web]', () => {
 		}
 	});
 
-	test('the token appears in no output channel, log or event file [variant]', async () => {
+	test('the token appears in no output channel, log or event file [web]', async () => {
 		const written = await writtenText(api);
 		assert.ok(
 			written.some((w) => w.file.endsWith('.jsonl')),

@@ -162,7 +162,7 @@ suite('Run following through outages', () => {
 		await api.runFollower.forget(agentId, run.id);
 	});
 
-	test('[variant] a token revoked during an outage: one sign-in prompt; signing in resumes following where it stopped', async function () {
+	test('a token revoked during an outage: one sign-in prompt; signing in resumes following where it stopped', async function () {
 		this.timeout(120_000);
 		const key = await admin<{ api_key: string }>(adminUrl, 'POST', '/keys');
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { apiKey: key.api_key }), true);

@@ -30,7 +30,7 @@ const rows = async (key: string, parent?: string): Promise<RowSnapshot[]> =>
 const run = <T>(command: string, ...args: unknown[]): Thenable<T> => vscode.commands.executeCommand<T>(command, ...args);
 const PUT = 'PUT /v2/github/runtime-bindings/{runtime_id}';
 
-suite('GitHub requests and bindings [web]', () => {
+suite('GitHub requests and bindings', () => {
 	suiteSetup(async function () {
 		this.timeout(30_000);
 		await testApi();
@@ -71,7 +71,7 @@ suite('GitHub requests and bindings [web]', () => {
 		assert.equal(after.filter((r) => r.contextValue?.startsWith('githubRequest:')).length, shown.length - 1);
 	});
 
-	test("Authorize… yields the request's https address (confirmation skipped by automation)", async () => {
+	test("Authorize… yields the request's https address (confirmation skipped by automation) [web]", async () => {
 		const s = await state();
 		const shown = await rows('account', 'account/githubRequests');
 		const first = shown.find((r) => r.contextValue?.startsWith('githubRequest:'));

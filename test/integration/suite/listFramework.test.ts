@@ -54,7 +54,7 @@ function label(item: vscode.TreeItem): string {
 	return typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
 }
 
-suite('List descriptors: subtrees and command targets [web]', () => {
+suite('List descriptors: subtrees and command targets', () => {
 	let api: CloudAgentsTestApi;
 	const disposables: vscode.Disposable[] = [];
 

@@ -22,7 +22,7 @@ const tooltipText = (row: vscode.TreeItem): string => (typeof row.tooltip === 's
 const hoverText = (tree: DescriptorTreeProvider<Agent>, row: vscode.TreeItem): string =>
 	tooltipText(tree.resolveTreeItem(tree.getTreeItem(row), row));
 
-suite('Automatic refresh of a list [web]', () => {
+suite('Automatic refresh of a list', () => {
 	let api: CloudAgentsTestApi;
 	const disposables: vscode.Disposable[] = [];
 

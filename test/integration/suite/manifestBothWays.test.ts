@@ -59,7 +59,7 @@ function viewPatternsIn(when: string): RegExp[] {
 	return out;
 }
 
-suite('Manifest both ways (package.json ↔ the running extension) [web]', () => {
+suite('Manifest both ways (package.json ↔ the running extension)', () => {
 	let registered: Set<string>;
 	let contributed: Set<string>;
 	let views: Set<string>;
@@ -77,12 +77,12 @@ suite('Manifest both ways (package.json ↔ the running extension) [web]', () =>
 		);
 	});
 
-	test('every contributed command is registered', () => {
+	test('every contributed command is registered [web]', () => {
 		const missing = [...contributed].filter((id) => !registered.has(id));
 		assert.deepEqual(missing, [], `contributed but not registered: ${missing.join(', ')}`);
 	});
 
-	test('every registered cloudAgents.* command is contributed (the _cloudAgents.* test seams aside)', () => {
+	test('every registered cloudAgents.* command is contributed (the _cloudAgents.* test seams aside) [web]', () => {
 		const ours = [...registered].filter((id) => id.startsWith('cloudAgents.'));
 		assert.ok(ours.length >= contributed.size, 'the extension registered its commands');
 		const viewAction = (id: string): boolean => [...views].some((view) => VIEW_ACTIONS.some((action) => id === `${view}.${action}`));

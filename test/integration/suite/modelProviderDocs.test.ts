@@ -57,7 +57,7 @@ const keysOf = (body: Record<string, unknown>): { name: string; endpoint: string
 	enabled: 'is_enabled' in body ? 'is_enabled' : 'enabled',
 });
 
-suite('Model provider documents (issue 20, item 9) [variant] [web]', () => {
+suite('Model provider documents (issue 20, item 9)', () => {
 	suiteSetup(async function () {
 		this.timeout(30_000);
 		await testApi();
@@ -108,7 +108,7 @@ suite('Model provider documents (issue 20, item 9) [variant] [web]', () => {
 		assert.ok(doc.isDirty, 'the document keeps the unsent edit');
 	});
 
-	test("a JSON error is placed on the document's own line (not one off) [variant]", async function () {
+	test("a JSON error is placed on the document's own line (not one off)", async function () {
 		this.timeout(20_000);
 		const doc = await edit();
 		// The third line of the configuration has the error (a member without its colon): the
@@ -126,7 +126,7 @@ suite('Model provider documents (issue 20, item 9) [variant] [web]', () => {
 		assert.equal(d.range.start.line, line - 1, `the error is on line ${line}: ${JSON.stringify(d.range)}`);
 	});
 
-	test('a save the service refuses leaves the document dirty, showing what was typed; the service keeps its values [variant]', async function () {
+	test('a save the service refuses leaves the document dirty, showing what was typed; the service keeps its values [variant] [web]', async function () {
 		this.timeout(20_000);
 		const doc = await edit();
 		const body = bodyOf(doc);

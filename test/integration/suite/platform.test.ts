@@ -73,7 +73,7 @@ suite('Platform commands', () => {
 		assert.equal(await route('GET /v2/me'), mes + 1, 'one /v2/me reached the emulator');
 	});
 
-	test('Check Connection: a server that refuses HEAD is asked with GET /healthz [variant]', async () => {
+	test('Check Connection: a server that refuses HEAD is asked with GET /healthz', async () => {
 		const gets = await route('GET /healthz');
 		await emu('PUT', '/_emulator/faults', { rules: [{ method: 'HEAD', route: '/healthz', status: 405 }] });
 		try {
@@ -85,7 +85,7 @@ suite('Platform commands', () => {
 		}
 	});
 
-	test('Check Connection: a server that does not answer is reported, not thrown [variant]', async () => {
+	test('Check Connection: a server that does not answer is reported, not thrown', async () => {
 		const config = vscode.workspace.getConfiguration('cloudAgents');
 		await config.update('apiUrl', 'http://127.0.0.1:9', vscode.ConfigurationTarget.Global);
 		try {
@@ -114,7 +114,7 @@ suite('Platform commands', () => {
 			await rm(dir, { recursive: true, force: true });
 		});
 
-		test('Add Gateway Host Key to known_hosts writes one correct line, 0600, and never twice [variant]', async () => {
+		test('Add Gateway Host Key to known_hosts writes one correct line, 0600, and never twice', async () => {
 			const file = join(dir, 'nested', 'known_hosts');
 			await setKnownHostsFile(file);
 			const { publicKey } = await emulatorPublicKey();
@@ -139,7 +139,7 @@ suite('Platform commands', () => {
 			assert.equal(await readFile(file, 'utf8'), expected, 'no duplicate line');
 		});
 
-		test('where the platform has no known_hosts file (VS Code for the Web): one message says so and offers the line to copy; nothing is written [variant]', async () => {
+		test('where the platform has no known_hosts file (VS Code for the Web): one message says so and offers the line to copy; nothing is written', async () => {
 			await setKnownHostsFile(join(dir, 'known_hosts'));
 			const { publicKey } = await emulatorPublicKey();
 			const api = await testApi();
@@ -215,14 +215,14 @@ suite('Platform commands', () => {
 			assert.equal(byId.display_name, name);
 		});
 
-		test('Open Secret by Name or ID… explains a name that matches nothing [variant]', async () => {
+		test('Open Secret by Name or ID… explains a name that matches nothing', async () => {
 			await assert.rejects(
 				run('cloudAgents.secrets.open', { automation: true, secret: 'no-such-secret-anywhere', rethrow: true }),
 				/No secret is called "no-such-secret-anywhere"/,
 			);
 		});
 
-		test('Delete Secret… removes it from the service [variant]', async () => {
+		test('Delete Secret… removes it from the service', async () => {
 			const before = (await emu<StateSecrets>('GET', '/_emulator/state')).body.secrets;
 			assert.ok(before.some((s) => s.display_name === name));
 			const deleted = await run<Record<string, unknown>>('cloudAgents.secrets.delete', {

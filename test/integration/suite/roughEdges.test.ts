@@ -42,7 +42,7 @@ async function refusedSave(doc: vscode.TextDocument): Promise<vscode.FileSystemE
  * Issue 33 (items 12 and 14): the rough edges a person met in a first week, each checked where it
  * shows: messages, the words of questions and results, and what VS Code is handed to show.
  */
-suite('Rough edges, round three (issue 33) [variant]', () => {
+suite('Rough edges, round three (issue 33)', () => {
 	suiteSetup(async function () {
 		this.timeout(30_000);
 		await testApi();
@@ -55,7 +55,7 @@ suite('Rough edges, round three (issue 33) [variant]', () => {
 		await vscode.commands.executeCommand('notifications.clearAll');
 	});
 
-	test('GitHub that cannot be reached is said once, with the reason: not "GitHub could not be reached… (GitHub could not be reached: …)" [variant]', async function () {
+	test('GitHub that cannot be reached is said once, with the reason: not "GitHub could not be reached… (GitHub could not be reached: …)"', async function () {
 		this.timeout(30_000);
 		const api = await testApi();
 		// Nothing listens on port 9 (discard) of the loopback: the connection is refused at once.
@@ -68,13 +68,13 @@ suite('Rough edges, round three (issue 33) [variant]', () => {
 		assert.equal(answer.problem.match(/could not be reached/g)?.length, 1, answer.problem);
 	});
 
-	test('Apply to Local asks about one deleted file as "it", several as "them" [variant]', () => {
+	test('Apply to Local asks about one deleted file as "it", several as "them"', () => {
 		const words = applyQuestion();
 		assert.equal(words.removedLine('notes/a.md', 1), 'Deletes notes/a.md in the local folder (the agent deleted it).');
 		assert.equal(words.removedLine('a.md, b.md', 2), 'Deletes a.md, b.md in the local folder (the agent deleted them).');
 	});
 
-	test('the chat tools count in words: "1 match.", not "1 matches." [variant]', async function () {
+	test('the chat tools count in words: "1 match.", not "1 matches."', async function () {
 		this.timeout(30_000);
 		if (emulatorProfile() !== 'standard') {
 			// The variant's workspace interface differs: its search is one clear error (chatTools.test.ts).
@@ -98,7 +98,7 @@ suite('Rough edges, round three (issue 33) [variant]', () => {
 		}
 	});
 
-	test('Unlink Local Folder acts at once (no question, no ellipsis) and says what it did [variant]', async function () {
+	test('Unlink Local Folder acts at once (no question, no ellipsis) and says what it did', async function () {
 		this.timeout(60_000);
 		if (emulatorProfile() !== 'standard') {
 			// The variant's workspace interface differs: no link can be made (agentChanges.test.ts).
@@ -133,7 +133,7 @@ suite('Rough edges, round three (issue 33) [variant]', () => {
 		}
 	});
 
-	test('a model provider save the service refuses or cannot take is NoPermissions / Unavailable with its reason and request id, never "Unknown" [variant]', async function () {
+	test('a model provider save the service refuses or cannot take is NoPermissions / Unavailable with its reason and request id, never "Unknown"', async function () {
 		this.timeout(30_000);
 		const doc = await editProvider();
 		try {
@@ -195,7 +195,7 @@ suite('Rough edges, round three (issue 33) [variant]', () => {
 		}
 	});
 
-	test('Open in New Window opens a workspace file that names the window and the folder after the agent, not "/" [variant]', async function () {
+	test('Open in New Window opens a workspace file that names the window and the folder after the agent, not "/"', async function () {
 		this.timeout(20_000);
 		const api = await testApi();
 		const storage = vscode.Uri.joinPath(api.globalStorageUri, 'test-agent-windows');

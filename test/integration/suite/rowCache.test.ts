@@ -56,7 +56,7 @@ function isCached(row: vscode.TreeItem): boolean {
  * Issue 23: the Agents view shows its rows as last loaded at once, marked, until the answer comes;
  * never a stale row as fresh, never the rows of another account or server (src/views/rowCache.ts).
  */
-suite('Rows as last loaded (Agents view) [web]', () => {
+suite('Rows as last loaded (Agents view)', () => {
 	const windows: Window[] = [];
 	let state: MemoryMemento;
 
@@ -208,7 +208,7 @@ suite('Rows as last loaded (Agents view) [web]', () => {
 		assert.equal(w.view.messageSets, 0, 'nor when the answer replaced them');
 	});
 
-	test('in the extension: the Agents view shows its rows as last loaded when its list starts over, and a command on such a row runs on its record', async function () {
+	test('in the extension: the Agents view shows its rows as last loaded when its list starts over, and a command on such a row runs on its record [web]', async function () {
 		this.timeout(60_000);
 		const id = await createIdleAgent('cached-rename');
 		const config = vscode.workspace.getConfiguration('cloudAgents');

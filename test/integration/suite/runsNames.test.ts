@@ -27,7 +27,7 @@ const rows = async (): Promise<RowSnapshot[]> =>
 	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'runs')) ?? [];
 
 /** Issue 12, items 4, 5 and 10: runs have human names; the status bar and rows offer only valid actions. */
-suite('Run names, status bar and run actions [web]', () => {
+suite('Run names, status bar and run actions', () => {
 	let api: CloudAgentsTestApi;
 	let agentId: string;
 	const agentName = `Release helper ${Date.now()}`;
@@ -64,7 +64,7 @@ suite('Run names, status bar and run actions [web]', () => {
 		}
 	});
 
-	test('a followed run is named by its agent and prompt in its output channel, the status bar and the end notification', async function () {
+	test('a followed run is named by its agent and prompt in its output channel, the status bar and the end notification [web]', async function () {
 		this.timeout(45_000);
 		const run = await startRun('Summarise the release notes [[events:3]]');
 		// Only ids: the follower looks the names up itself.
@@ -160,7 +160,7 @@ suite('Run names, status bar and run actions [web]', () => {
 		}
 	});
 
-	test("run output channels are bounded; an older run's history reopens from disk", async function () {
+	test("run output channels are bounded; an older run's history reopens from disk [web]", async function () {
 		this.timeout(120_000);
 		const runs: RunBody[] = [];
 		for (let i = 0; i < 12; i++) {

@@ -109,7 +109,7 @@ async function exportedRows(text: string): Promise<{ rows: string[]; events: num
 	};
 }
 
-suite('Token savings [web]', () => {
+suite('Token savings', () => {
 	suiteSetup(async () => {
 		await testApi();
 	});
@@ -165,7 +165,7 @@ suite('Token savings [web]', () => {
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 
-	test("the CSV export writes every event of the filter, one row each, with the service's sums [variant]", async function () {
+	test("the CSV export writes every event of the filter, one row each, with the service's sums [variant] [web]", async function () {
 		this.timeout(30_000);
 		// A folder of the window's workspace (file: in Node's extension host, vscode-remote: in the browser's).
 		const root = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -205,7 +205,7 @@ suite('Token savings [web]', () => {
 			registration.dispose();
 		});
 
-		test('the export writes the whole CSV there through the file system, over an older file, and leaves no .part file [variant]', async function () {
+		test('the export writes the whole CSV there through the file system, over an older file, and leaves no .part file [web]', async function () {
 			this.timeout(30_000);
 			memory.files.set('/savings.csv', new TextEncoder().encode('an older export\r\n'));
 			const target = vscode.Uri.from({ scheme, path: '/savings.csv' });
@@ -221,7 +221,7 @@ suite('Token savings [web]', () => {
 			assert.deepEqual([...memory.files.keys()], ['/savings.csv'], 'no .part file left behind');
 		});
 
-		test('a write that fails leaves the older file as it was, and no .part file [variant]', async function () {
+		test('a write that fails leaves the older file as it was, and no .part file [web]', async function () {
 			this.timeout(30_000);
 			const older = new TextEncoder().encode('an older export\r\n');
 			memory.files.set('/savings.csv', older);

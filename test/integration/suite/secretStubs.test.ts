@@ -36,7 +36,7 @@ async function stubRowsOf(runtimeId: string): Promise<RowSnapshot[]> {
 	return group ? rows('runtimes', group.id) : under;
 }
 
-suite('Secret stubs and secrets [web]', () => {
+suite('Secret stubs and secrets', () => {
 	const SECRET_VALUE = `sk-surf-${Date.now()}-Zq8Wm3Xr7Tp2Ln5Kd9`;
 	const secretName = `surf-test-secret-${Date.now()}`;
 	let runtimeId: string;
@@ -104,7 +104,7 @@ suite('Secret stubs and secrets [web]', () => {
 	});
 
 	let createdId: string;
-	test('create on a runtime sends the header shape and the stub appears in the emulator and under the runtime', async () => {
+	test('create on a runtime sends the header shape and the stub appears in the emulator and under the runtime [web]', async () => {
 		const count = (await state()).stubs.length;
 		const stub = await run<{ id: string }>('cloudAgents.secretStubs.create', {
 			automation: true,

@@ -37,7 +37,7 @@ const lines = async (file: string): Promise<Array<{ seq: number }>> =>
 		.filter((l) => l.trim() !== '')
 		.map((l) => JSON.parse(l) as { seq: number });
 
-suite('Agent session history [variant] [web]', () => {
+suite('Agent session history [variant]', () => {
 	let agents: string[];
 
 	suiteSetup(async function () {
@@ -56,7 +56,7 @@ suite('Agent session history [variant] [web]', () => {
 		assert.ok(agents.length >= 2, 'two agents with sessions in the seed');
 	});
 
-	test('the session is stored as JSON Lines in order; a second call stores nothing twice', async function () {
+	test('the session is stored as JSON Lines in order; a second call stores nothing twice [web]', async function () {
 		this.timeout(60_000);
 		const agentId = agents[0]!;
 		const expected = await replayed(agentId);

@@ -13,7 +13,7 @@ const SLOW_READ_MS = 600;
  * context key and state that activation's `initialize` sets meanwhile, not a second read of the
  * token, not the Accounts menu's GET /v2/me.
  */
-suite('Start-up order of the first listing [web]', () => {
+suite('Start-up order of the first listing', () => {
 	let session: Session | undefined;
 	let secrets: MemorySecrets | undefined;
 
@@ -32,7 +32,7 @@ suite('Start-up order of the first listing [web]', () => {
 		secrets = undefined;
 	});
 
-	test('GET /v2/agents at start-up takes one read of the token, shared with the sign-in state, and goes out before initialize settles', async () => {
+	test('GET /v2/agents at start-up takes one read of the token, shared with the sign-in state, and goes out before initialize settles [web]', async () => {
 		const { session, secrets } = await signedInSession();
 		const reads = secrets.reads;
 		const started = Date.now();
@@ -68,7 +68,7 @@ suite('Start-up order of the first listing [web]', () => {
 		await within('GET /v2/me', me, 20_000);
 	});
 
-	test('signed in, the HTTP client is created once the window has settled, before any listing; signed out, never', async () => {
+	test('signed in, the HTTP client is created once the window has settled, before any listing; signed out, never [web]', async () => {
 		const { session, secrets } = await signedInSession();
 		await session.initialize(undefined);
 		assert.equal(session.hasClient, false);

@@ -86,7 +86,7 @@ async function loadAll(key: ViewKey, command: string): Promise<{ list: Row[]; cl
 	return { list, clicks };
 }
 
-suite('Views [web]', () => {
+suite('Views', () => {
 	let api: CloudAgentsTestApi;
 
 	suiteSetup(async function () {
@@ -109,7 +109,7 @@ suite('Views [web]', () => {
 		await emu('DELETE', '/_emulator/faults');
 	});
 
-	test('the Agents view lists the agents the emulator\'s cursors bring, two per page, through "Load more…", most recent activity first among those loaded [variant]', async function () {
+	test('the Agents view lists the agents the emulator\'s cursors bring, two per page, through "Load more…", most recent activity first among those loaded [variant] [web]', async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('cloudAgents.agents.refresh');
 		const listed = await allAgents();
@@ -241,7 +241,7 @@ suite('Views [web]', () => {
 		);
 	});
 
-	test('a failed listing shows a short error row (the request id in its tooltip) and a Retry row that recovers [variant]', async function () {
+	test('a failed listing shows a short error row (the request id in its tooltip) and a Retry row that recovers [web]', async function () {
 		this.timeout(30_000);
 		const fault = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/runtimes', status: 500, count: 1 }] });
 		assert.equal(fault.status < 300, true, JSON.stringify(fault.body));
@@ -284,7 +284,7 @@ suite('Views [web]', () => {
 		assert.ok(records(await rows('agents')).length > 0, 'signed in again, the agents come back');
 	});
 
-	test('row ids stay stable across a refresh [variant]', async function () {
+	test('row ids stay stable across a refresh', async function () {
 		this.timeout(30_000);
 		const before = await rows('agents');
 		await vscode.commands.executeCommand('cloudAgents.agents.refresh');

@@ -54,7 +54,7 @@ async function admin<T>(adminUrl: string, method: string, path: string, body?: u
 	return (await res.json()) as T;
 }
 
-suite('Views while the service is unreachable [web]', () => {
+suite('Views while the service is unreachable', () => {
 	let adminUrl: string;
 	let agentId: string;
 
@@ -83,7 +83,7 @@ suite('Views while the service is unreachable [web]', () => {
 		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
 	});
 
-	test('[variant] during an outage Agents and Runs keep their rows under "Offline — retrying in N s" and the status bar says reconnecting; when it ends they come back by themselves', async function () {
+	test('during an outage Agents and Runs keep their rows under "Offline — retrying in N s" and the status bar says reconnecting; when it ends they come back by themselves [web]', async function () {
 		this.timeout(120_000);
 		const agentsBefore = recordIds(await rows('agents'));
 		const runsBefore = recordIds(await rows('runs'));
@@ -148,7 +148,7 @@ suite('Views while the service is unreachable [web]', () => {
 		assert.equal(s.visible, false, 'the status bar item is gone');
 	});
 
-	test('[variant] the offline row tells whether rows are kept below it: an empty list never reads "the rows below" (issue 33)', async function () {
+	test('the offline row tells whether rows are kept below it: an empty list never reads "the rows below" (issue 33)', async function () {
 		this.timeout(90_000);
 		const empty = await createIdleAgent('offline-no-runs');
 		try {

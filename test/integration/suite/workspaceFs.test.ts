@@ -35,7 +35,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const utf8 = new TextEncoder();
 const b64 = (s: string | Uint8Array): string => base64Encode(typeof s === 'string' ? utf8.encode(s) : s);
 
-suite('Agent workspace (cloud-agent://) [web]', () => {
+suite('Agent workspace (cloud-agent://)', () => {
 	let agentId: string;
 	let agentName: string;
 	const uri = (path = ''): vscode.Uri => vscode.Uri.from({ scheme: FS_SCHEME, authority: agentId, path: `/${path}` });
@@ -156,7 +156,7 @@ suite('Agent workspace (cloud-agent://) [web]', () => {
 		vscode.workspace.updateWorkspaceFolders(before, 1);
 	});
 
-	test('stat, readDirectory, readFile, writeFile, copy, rename, createDirectory and delete round-trip to the emulator', async () => {
+	test('stat, readDirectory, readFile, writeFile, copy, rename, createDirectory and delete round-trip to the emulator [web]', async () => {
 		const dir = await freshFolder({ 'a.txt': 'alpha\n' });
 		const fs = vscode.workspace.fs;
 		assert.deepEqual(await fs.readDirectory(uri(dir)), [['a.txt', vscode.FileType.File]]);
@@ -218,7 +218,7 @@ suite('Agent workspace (cloud-agent://) [web]', () => {
 		assert.equal(await serverText(`${dir}/notes.md`), 'one\ntwo\n');
 	});
 
-	test('a save after the agent changed the file raises the conflict instead of overwriting', async () => {
+	test('a save after the agent changed the file raises the conflict instead of overwriting [web]', async () => {
 		const dir = await freshFolder({ 'shared.md': 'original\n' });
 		const doc = await vscode.workspace.openTextDocument(uri(`${dir}/shared.md`));
 		await vscode.window.showTextDocument(doc);
@@ -232,7 +232,7 @@ suite('Agent workspace (cloud-agent://) [web]', () => {
 		assert.equal(await serverText(`${dir}/shared.md`), 'the agent wrote this instead\n');
 	});
 
-	test('a save failing under injected 503s leaves the editor dirty and the server unchanged; a later save succeeds', async () => {
+	test('a save failing under injected 503s leaves the editor dirty and the server unchanged; a later save succeeds [web]', async () => {
 		const dir = await freshFolder({ 'flaky.md': 'before\n' });
 		const doc = await vscode.workspace.openTextDocument(uri(`${dir}/flaky.md`));
 		await vscode.window.showTextDocument(doc);

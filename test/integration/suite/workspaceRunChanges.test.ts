@@ -10,7 +10,7 @@ import { base64Text, textBase64 } from '../support/text';
  * the run's `file.changed` event invalidates the file system's cache and fires onDidChangeFile, and
  * VS Code reloads the (clean) document from the service.
  */
-suite("Agent workspace follows the agent's runs [web]", () => {
+suite("Agent workspace follows the agent's runs", () => {
 	let agentId: string | undefined;
 
 	suiteSetup(async function () {

@@ -10,7 +10,7 @@ import { addFolder, removeFolder } from '../support/folders';
  * APIs are proposed), and nothing led people to our Go to File and Search Workspace. When an agent
  * folder is first opened, a hint says so, once per machine.
  */
-suite('Agent workspace search hint [web]', () => {
+suite('Agent workspace search hint', () => {
 	let root: vscode.Uri;
 
 	const add = (): Promise<unknown> => addFolder(root, 'Agent: hint test');

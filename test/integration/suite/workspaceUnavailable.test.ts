@@ -16,7 +16,7 @@ const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
  * announce the root (onDidChangeFile) when the folder becomes unavailable and again once the
  * session or the service is back, so the Explorer reads it again by itself.
  */
-suite('Agent workspace while signed out or the service is unavailable [web]', () => {
+suite('Agent workspace while signed out or the service is unavailable', () => {
 	let agentId: string;
 	let root: vscode.Uri;
 	/** Root events of the agent's folder (Created and Changed) seen by a watcher, in order. */
@@ -135,7 +135,7 @@ suite('Agent workspace while signed out or the service is unavailable [web]', ()
 		}
 	});
 
-	test('the service failing (503): an agent folder fails naming the host, and comes back by itself once the service answers', async function () {
+	test('the service failing (503): an agent folder fails naming the host, and comes back by itself once the service answers [web]', async function () {
 		this.timeout(60_000);
 		await addAgentFolder();
 		const fault = await emu('PUT', '/_emulator/faults', {

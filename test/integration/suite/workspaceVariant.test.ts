@@ -20,7 +20,7 @@ const notices = (): Promise<string[]> => messagesShown('error', /^Agent workspac
  * Runs against the standard emulator and (tagged `[variant]`) again against the variant profile,
  * whose agent ids are upper case with a `:` and whose workspace operations have another shape.
  */
-suite('Agent workspace on a server that chose differently [web]', () => {
+suite('Agent workspace on a server that chose differently', () => {
 	let agentId: string;
 	/** Whether this server reads our workspace operation body (decided straight over HTTP, outside the extension). */
 	let standardInterface: boolean;
