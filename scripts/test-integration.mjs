@@ -15,7 +15,12 @@
 //       - `standard-ui`: the UI tests against the standard profile, in a window of their own (its
 //         runner runs no suite: the extension signs in with the dev token at start-up);
 //       - one lane per other profile (`variant`): the in-host and UI tests whose title contains
-//         "[variant]" (--variant-all: every test, to find candidates for the tag).
+//         "[variant]" (--variant-all: every test, to find candidates for the tag);
+//       - `standard-web`: the in-host tests tagged "[web]", with the web build in VS Code for the
+//         Web's extension host (a web worker);
+//     which test runs where is read from the tests' tags in scripts/lib/lanes.mjs (test/README.md
+//     has the matrix). The web build's UI journeys (scripts/test-web.mjs) take the pool's last slot.
+//     While a lane's in-host suites run, its page's animations are stilled (nobody looks at it);
 //     The runner extension runs the suites on startup, reports each test's start and end as it
 //     goes and writes a report; the run fails a lane whose in-host tests stall (nothing started or
 //     ended for CLOUD_AGENTS_STALL_MS, 300 s), not one that is merely long. After each top-level
@@ -24,7 +29,8 @@
 //     suite. CLOUD_AGENTS_TEST_SLOWDOWN=N multiplies every ceiling (mocha's time-outs, waits, the
 //     stall and UI limits) on a slow machine;
 //  4. runs the test/ui/*.ts selected for the lane against its workbench, one after the other in
-//     file-name order; --reverse (or CLOUD_AGENTS_TEST_ORDER=reverse) runs them in the reverse order.
+//     file-name order; --reverse (or CLOUD_AGENTS_TEST_ORDER=reverse) runs them in the reverse order,
+//     and the lanes and each lane's top-level in-host suites last to first too.
 //     No UI test relies on another having run before it: each sets up what it needs, and one that
 //     reloads the page or opens another window leaves the workbench usable (or takes it back) for
 //     the next; a reversed run shows it. Before each UI test the emulator's faults and outage are
@@ -291,6 +297,7 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 		CLOUD_AGENTS_DEV_TOKEN: DEV_TOKEN,
 		CLOUD_AGENTS_GITHUB_API_URL: session.githubStubUrl,
 		CLOUD_AGENTS_TEST_SLOWDOWN: String(SLOWDOWN),
+		CLOUD_AGENTS_TEST_ORDER: ORDER,
 		...(web ? {} : networkEnv),
 		...(grep ? { CLOUD_AGENTS_TEST_GREP: grep } : {}),
 		...(suites ? {} : { CLOUD_AGENTS_TEST_SKIP_SUITES: '1' }),
@@ -313,6 +320,16 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 
 	// A fresh context per lane: no storage shared with another lane.
 	session.context = await browser.newContext({ viewport: { width: 1280, height: 1024 } });
+	// A workbench page's "load" came after Playwright's 30 s default on a loaded machine (a UI test's
+	// reload, a new window): navigations get the harness's ceiling, as every other wait does.
+	session.context.setDefaultNavigationTimeout(120_000 * SLOWDOWN);
+	if (suites) {
+		// While in-host suites run nobody looks at the page, yet every spinning icon (a running
+		// agent's row) and progress bar made Chromium repaint and composite it many times a second:
+		// a steady share of the two cores, taken from every lane. Still pages while the suites run;
+		// the UI tests of the lane get motion back (allowMotion).
+		await session.context.addInitScript({ content: STILL_PAGE });
+	}
 	session.page = await session.context.newPage();
 	session.page.on('console', (m) => session.consoleLog.push(`[${m.type()}] ${m.text()}`));
 	session.page.on('pageerror', (e) => session.consoleLog.push(`[pageerror] ${e.message}`));
@@ -345,6 +362,29 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 		log(`[${lane}] in-host tests (${profile} profile) done in ${ms(session.report.stats.durationMs)}`);
 	}
 	return session;
+}
+
+/** The id of the style element that stills a page's animations while a lane's in-host suites run. */
+const STILL_STYLE_ID = 'cloud-agents-harness-still';
+
+/** An init script (runs in the page): no CSS animation or transition, unless the tab was given motion back. */
+const STILL_PAGE = `(() => {
+	if (globalThis.sessionStorage?.getItem('cloudAgentsHarnessMotion') === '1') return;
+	const add = () => {
+		const style = document.createElement('style');
+		style.id = ${JSON.stringify(STILL_STYLE_ID)};
+		style.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; }';
+		document.head.append(style);
+	};
+	if (document.head) add();
+	else document.addEventListener('DOMContentLoaded', add, { once: true });
+})();`;
+
+/** Gives a lane's page its animations back (before its UI tests), also across the reloads they do. */
+async function allowMotion(page) {
+	await page.evaluate(
+		`sessionStorage.setItem('cloudAgentsHarnessMotion', '1'); document.getElementById(${JSON.stringify(STILL_STYLE_ID)})?.remove();`,
+	);
 }
 
 /** Closes a lane's browser context and stops its code-server and emulator (by pid). */
@@ -414,6 +454,7 @@ async function runUiTests(session, uiTests) {
 	}
 	const { Workbench } = await import(pathToFileURL(join(WORK, 'ui', 'support', 'workbench.mjs')).href);
 	const { page } = session;
+	await allowMotion(page);
 	session.timings.ui = [];
 	for (const t of uiTests) {
 		const mod = await import(pathToFileURL(t.file).href);
@@ -479,6 +520,47 @@ async function runUiTests(session, uiTests) {
 	}
 	writeFileSync(join(session.logs, 'browser-console.log'), session.consoleLog.join('\n'));
 	return uiResults;
+}
+
+/**
+ * The web build's UI journeys (scripts/test-web.mjs: each scenario its own emulator, code-server and
+ * Chromium) as one more task of the pool, so they use a slot the short lanes leave free instead of
+ * running after every lane; their output goes to test-results/logs/web-ui/test-web.log and their
+ * results join the lanes' in the summary.
+ */
+async function runWebJourneys() {
+	const logs = join(LOGS, 'web-ui');
+	mkdirSync(logs, { recursive: true });
+	const logFile = join(logs, 'test-web.log');
+	const started = Date.now();
+	log('[web-ui] test:web (the web build in a browser window) started');
+	const child = procs.spawn('test:web', process.execPath, [join(ROOT, 'scripts', 'test-web.mjs')], { logFile, cwd: ROOT });
+	const code = await new Promise((resolve) => {
+		if (child.exited) {
+			resolve(child.exitCode);
+		} else {
+			child.once('exit', (c) => resolve(c));
+		}
+	});
+	const text = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+	const results = [...text.matchAll(/^\[[ \d.]+s\] web: (\u2714|\u2717) ([\w-]+)(.*)$/gm)].map((m) => ({
+		titlePath: ['(VS Code for the Web)', '[web-ui]', m[2]],
+		state: m[1] === '\u2714' ? 'passed' : 'failed',
+		durationMs: 0,
+		notes: [],
+		error: m[1] === '\u2714' ? undefined : { message: `${m[2]}${m[3]} (see ${relative(ROOT, logFile)})` },
+	}));
+	if (code !== 0 && !results.some((r) => r.state === 'failed')) {
+		results.push({
+			titlePath: ['(VS Code for the Web)', '[web-ui]', 'test:web'],
+			state: 'failed',
+			durationMs: Date.now() - started,
+			notes: [],
+			error: { message: `test:web exited ${code} (see ${relative(ROOT, logFile)})` },
+		});
+	}
+	log(`[web-ui] test:web done in ${ms(Date.now() - started)}: ${results.filter((r) => r.state === 'passed').length} passed`);
+	return { lane: 'web-ui', journeys: true, results, timings: { lane: 'web-ui', started, ended: Date.now() } };
 }
 
 /** Clears the emulator's injected faults and ends an outage (its admin routes; the outage's own admin listener answers during one). */
@@ -614,6 +696,8 @@ async function main() {
 	if (webOnly) {
 		lanes.length = 0;
 	}
+	// Reversed: the lanes start last to first too (and each lane's tests run last to first).
+	const laneOrder = (list) => (ORDER === 'reverse' ? [...list].reverse() : list);
 	// The web lane: the tests tagged WEB_TAG with the web build in code-server's web worker extension
 	// host, against the standard profile. There is no variant-web lane (scripts/lib/lanes.mjs): the
 	// web platform differs in its wire, stores and sinks, which the service's choices do not reach;
@@ -664,10 +748,12 @@ async function main() {
 			}
 		}
 	};
-	const results = await inLanes(
-		lanes.map((l) => () => runLane(l)),
-		LANES_AT_ONCE,
-	);
+	// The web build's UI journeys (npm run test:web) take the pool's last slot, after the lanes;
+	// not with --grep (they are not selected by title) or without the web lanes.
+	const journeys = web && !grep;
+	const ordered = laneOrder(lanes);
+	const results = await inLanes([...ordered.map((l) => () => runLane(l)), ...(journeys ? [runWebJourneys] : [])], LANES_AT_ONCE);
+	const journeyResult = journeys ? results.pop() : undefined;
 
 	if (keep && kept) {
 		console.log(`\n--keep: workbench (${kept.lane}) at ${kept.workbenchUrl} ; press Ctrl-C to stop`);
@@ -677,7 +763,7 @@ async function main() {
 	const all = [];
 	const fatal = [];
 	for (const [i, r] of results.entries()) {
-		const l = lanes[i];
+		const l = ordered[i];
 		const prefix = [
 			...(l.web ? ['(VS Code for the Web)'] : []),
 			...(l.profile === 'standard' ? [] : [`(emulator profile ${l.profile})`]),
@@ -706,12 +792,19 @@ async function main() {
 		all.push(...tests, ...ui);
 	}
 
+	if (journeyResult?.error) {
+		fatal.push(`web-ui: ${journeyResult.error.stack ?? journeyResult.error}`);
+	} else if (journeyResult) {
+		printResults('VS Code for the Web: the web build in a browser window (scripts/test-web.mjs)', journeyResult.results);
+		all.push(...journeyResult.results);
+	}
+
 	const passed = all.filter((r) => r.state === 'passed').length;
 	const pending = all.filter((r) => r.state === 'pending').length;
 	const failed = all.filter((r) => r.state === 'failed');
 	reportTimings(
 		started,
-		results.filter((r) => !r.error),
+		[...results, ...(journeyResult ? [journeyResult] : [])].filter((r) => !r.error),
 		buildMs,
 	);
 	console.log(`\n  ${paint(32, `${passed} passing`)} (${ms(Date.now() - started)})`);

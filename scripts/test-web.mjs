@@ -159,7 +159,9 @@ async function scenario(name, { cors }, check) {
 			}
 		});
 		page.on('pageerror', (e) => ctx.errors.push(`page error: ${e.message}`));
-		await page.goto(`${origin}/?workspace=${encodeURIComponent(workspaceFile)}`);
+		// The page's first answer only: the activity bar's wait below is the workbench's loading (a
+		// fixed 30 s "load" failed every scenario on a loaded machine).
+		await page.goto(`${origin}/?workspace=${encodeURIComponent(workspaceFile)}`, { waitUntil: 'commit', timeout: 120_000 });
 		await page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
 		// The extension has activated (in the web worker extension host) once its status bar item shows.
 		await page.locator('.statusbar-item', { hasText: 'Cloud Agents' }).first().waitFor({ state: 'visible', timeout: 90_000 });

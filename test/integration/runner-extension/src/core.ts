@@ -186,6 +186,11 @@ export async function runSuites(host: RunnerHost): Promise<TestReport> {
 	try {
 		mocha.suite.emit('pre-require', globalThis, 'cloud-agents-suites', mocha);
 		host.loadSuites();
+		// CLOUD_AGENTS_TEST_ORDER=reverse (npm run test:integration -- --reverse): the top-level suites
+		// run last to first, to show that none relies on what another left behind.
+		if (process.env.CLOUD_AGENTS_TEST_ORDER === 'reverse') {
+			mocha.suite.suites.reverse();
+		}
 		const baseline = await takeBaseline();
 		// After each top-level suite, whatever its own teardown managed: the next one starts from the
 		// baseline, so one failure fails one suite's tests, not the suites after it.
