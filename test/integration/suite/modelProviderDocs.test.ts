@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { counters, emu, restoreDevToken, testApi } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import type { ProviderBody } from '../support/profile';
 
 /**
@@ -68,7 +69,7 @@ suite('Model provider documents (issue 20, item 9) [variant] [web]', () => {
 		this.timeout(20_000);
 		// What the service has, shown again (an unsaved edit is dropped), then closed.
 		await edit();
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test('the document is named after the provider ("OpenAI.json"), not a file of the extension\'s storage [variant]', async function () {
