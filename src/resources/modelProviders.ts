@@ -161,6 +161,13 @@ export function checkProviderConfig(config: Record<string, unknown>, current: Re
 export type DocumentServices = Pick<ActionKit, 'client' | 'list' | 'log' | 'context'>;
 
 /**
+ * How long a save that VS Code declined at once waits for the write of the other save of the
+ * document that made it decline: VS Code gives each extension host's `onWillSaveTextDocument` 1.75 s
+ * of that save's participants (code-server has two hosts), and formatters on save their time.
+ */
+const OTHER_SAVE_MS = 10_000;
+
+/**
  * The model provider documents being edited: a file system of our own (`cloud-agents-provider:`,
  * held in memory, read from the service when a document is opened or restored). Saving a document
  * is the PATCH: VS Code's save writes the file, and the write is refused (the document stays dirty,
@@ -175,8 +182,13 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 	private readonly diagnostics: vscode.DiagnosticCollection;
 	/** The text of each document as last read from the service or saved to it. */
 	private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
-	/** The outcome of each document's last save (for the save command). */
-	private readonly results = new Map<string, ProviderSaveResult>();
+	/** The outcome of each document's last write (for the save command), numbered in the order the writes ended. */
+	private readonly results = new Map<string, { result: ProviderSaveResult; ended: number }>();
+	/** How many writes have ended (the numbers of `results`). */
+	private writesEnded = 0;
+	/** How many writes of each document have started and ended, and the last one. */
+	private readonly writes = new Map<string, { started: number; ended: number; last?: Promise<void> }>();
+	private readonly writeStarted = new vscode.EventEmitter<string>();
 	/** Documents whose next write is the service's text shown again (no PATCH). */
 	private readonly reloads = new Set<string>();
 	private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
@@ -189,6 +201,7 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 		this.subscriptions = [
 			this.diagnostics,
 			this.changed,
+			this.writeStarted,
 			vscode.workspace.onDidCloseTextDocument((doc) => {
 				if (this.isProviderDoc(doc)) {
 					this.diagnostics.delete(doc.uri);
@@ -229,7 +242,7 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 			await vscode.workspace.applyEdit(edit);
 			this.reloads.add(key);
 			try {
-				await open.save();
+				await this.saveInVsCode(open);
 			} finally {
 				this.reloads.delete(key);
 			}
@@ -240,24 +253,108 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 	}
 
 	/**
-	 * Saves the document (VS Code's save: the write sends it) and returns the outcome; a document
-	 * without unsaved changes is sent as it is.
+	 * Saves the document (VS Code's save: the write sends it) and returns the outcome: of the write
+	 * that saved it or failed, ours or that of another save of the document VS Code was making (see
+	 * saveInVsCode); when VS Code wrote nothing, a message that says so. A document without unsaved
+	 * changes is sent as it is.
 	 */
 	async save(doc: vscode.TextDocument, quiet: boolean): Promise<ProviderSaveResult> {
 		const key = doc.uri.toString();
+		let result: ProviderSaveResult;
 		if (doc.isDirty) {
-			this.results.delete(key);
-			const ok = await doc.save().then(
-				(saved) => saved,
-				() => false,
-			);
-			return this.results.get(key) ?? { saved: ok };
+			const since = this.writesEnded;
+			const answer = await this.saveInVsCode(doc);
+			// The outcome of the write that saved the document or failed: ours, or the other save's
+			// that ours joined or waited for.
+			const written = this.results.get(key);
+			if (written && written.ended > since) {
+				return written.result;
+			}
+			if (answer.saved) {
+				return { saved: true };
+			}
+			// VS Code saved nothing and said nothing: say why nothing was sent, never a bare refusal.
+			const name = doc.uri.path.slice(1);
+			result = {
+				saved: false,
+				sent: false,
+				message:
+					answer.error !== undefined
+						? vscode.l10n.t(
+								'VS Code did not save "{0}", so nothing was sent to the service: {1}',
+								name,
+								describeError(answer.error),
+							)
+						: vscode.l10n.t(
+								'VS Code did not save "{0}", so nothing was sent to the service. Save it again; "Edit Model Provider" shows what the service has.',
+								name,
+							),
+			};
+			this.services.log.warn(`model provider save: ${result.message ?? ''}`);
+		} else {
+			result = await this.send(doc.uri, doc.getText());
 		}
-		const result = await this.send(doc.uri, doc.getText());
 		if (!result.saved && !quiet && result.message !== undefined) {
 			void showWarning(result.message);
 		}
 		return result;
+	}
+
+	/**
+	 * VS Code's save of a document (its write is `writeFile`). While another save of the document
+	 * runs its save participants, VS Code declines a save at once and writes nothing
+	 * (TextFileEditorModel.doSave: "refusing to save() recursively from save participant"): VS Code
+	 * for the Web auto-saves a second after an edit by default, and its participants wait for every
+	 * extension host's `onWillSaveTextDocument`, up to 1.75 s each when a host is busy. That other
+	 * save writes the document as it is then, so a declined save waits for its write (the save
+	 * command answers with its outcome) instead of failing, or saving and sending it a second time.
+	 */
+	private async saveInVsCode(doc: vscode.TextDocument): Promise<{ saved: boolean; error?: unknown }> {
+		const key = doc.uri.toString();
+		const { started = 0, ended = 0 } = this.writes.get(key) ?? {};
+		const answer = await doc.save().then(
+			(saved) => ({ saved, error: undefined as unknown }),
+			(error: unknown) => ({ saved: false, error }),
+		);
+		const now = this.writes.get(key);
+		const wroteNothing = (now?.started ?? 0) === started && (now?.ended ?? 0) === ended;
+		if (answer.saved || answer.error !== undefined || !doc.isDirty || !wroteNothing) {
+			return answer;
+		}
+		return { saved: await this.otherWrite(key, started) };
+	}
+
+	/**
+	 * Waits for a write of the document after the `started`th (the one being made, or the next if it
+	 * starts within OTHER_SAVE_MS); resolves whether one ended without failing.
+	 */
+	private otherWrite(key: string, started: number): Promise<boolean> {
+		const succeeded = (write: Promise<void>): Promise<boolean> =>
+			write.then(
+				() => true,
+				() => false,
+			);
+		const current = (): Promise<void> | undefined => {
+			const w = this.writes.get(key);
+			return w && w.started > started ? w.last : undefined;
+		};
+		const now = current();
+		if (now) {
+			return succeeded(now);
+		}
+		return new Promise<boolean>((resolve) => {
+			const done = (write: Promise<void> | undefined): void => {
+				clearTimeout(timer);
+				subscription.dispose();
+				resolve(write ? succeeded(write) : false);
+			};
+			const timer = setTimeout(() => done(undefined), OTHER_SAVE_MS);
+			const subscription = this.writeStarted.event((k) => {
+				if (k === key) {
+					done(current());
+				}
+			});
+		});
 	}
 
 	/** The document's entry: held, or read from the service (a document restored with the window). */
@@ -295,8 +392,25 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 		return (await this.entry(uri)).data;
 	}
 
-	/** VS Code's save: sends the document; a refusal fails the write, so the document stays dirty. */
-	async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
+	/**
+	 * VS Code's save: sends the document; a refusal fails the write, so the document stays dirty.
+	 * Each write is counted and kept, for a save that VS Code declined to wait for (saveInVsCode).
+	 */
+	writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
+		const key = uri.toString();
+		const count = this.writes.get(key) ?? { started: 0, ended: 0 };
+		this.writes.set(key, count);
+		count.started++;
+		const write = this.write(uri, content).finally(() => {
+			count.ended++;
+		});
+		count.last = write;
+		this.writeStarted.fire(key);
+		return write;
+	}
+
+	/** The write itself: the PATCH (or the service's text shown again), its outcome kept for the save command. */
+	private async write(uri: vscode.Uri, content: Uint8Array): Promise<void> {
 		const key = uri.toString();
 		if (!this.reloads.has(key)) {
 			let result: ProviderSaveResult;
@@ -307,10 +421,10 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 				const message = mayWorkLater(err)
 					? vscode.l10n.t('The service could not be reached; the model provider was not saved: {0}', describeError(err))
 					: vscode.l10n.t('The service did not save the model provider: {0}', describeError(err));
-				this.results.set(key, { saved: false, message, requestId: requestIdOf(err) });
+				this.results.set(key, { result: { saved: false, message, requestId: requestIdOf(err) }, ended: ++this.writesEnded });
 				throw refusedWrite(err, message);
 			}
-			this.results.set(key, result);
+			this.results.set(key, { result, ended: ++this.writesEnded });
 			if (!result.saved) {
 				throw refusedWrite(undefined, result.message ?? '');
 			}

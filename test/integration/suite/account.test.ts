@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RowSnapshot } from '../../../src/testing';
 import { counters, emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 
 /**
  * The Account view (issue 13): images, image builds, checkpoints and model providers, each a
@@ -43,7 +44,7 @@ suite('Account view: images, builds, checkpoints, model providers', () => {
 		this.timeout(30_000);
 		await emu('DELETE', '/_emulator/faults');
 		await vscode.workspace.getConfiguration('cloudAgents').update('pageSize', undefined, vscode.ConfigurationTarget.Global);
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test("the view's group rows come in order, each opening its list [web]", async function () {

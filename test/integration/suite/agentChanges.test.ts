@@ -16,6 +16,7 @@ import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import type { Difference } from '../../../src/compare/types';
 import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { emu, restoreDevToken, shownChanges, testApi, waitFor, within, followEnded } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { devToken, emulatorProfile, words } from '../support/env';
 
 interface GroundFile {
@@ -145,7 +146,7 @@ if (!standardWorkspace) {
 
 	suiteTeardown(async function () {
 		this.timeout(60_000);
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 		for (const f of fixtures) {
 			await vscode.commands
 				.executeCommand('cloudAgents.changes.unlink', { automation: true, link: f.link })
@@ -301,7 +302,7 @@ if (!standardWorkspace) {
 		const truth = (await groundFiles(f.agentId)).find((g) => g.path === 'diff/me.txt');
 		assert.equal(right.getText(), Buffer.from(truth?.content_base64 ?? '', 'base64').toString('utf8'));
 		assert.notEqual(right.getText(), left.getText());
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test("the agent's copy opens even when its folder was listed through cloud-agent: before the agent wrote the file", async function () {
@@ -354,7 +355,7 @@ if (!standardWorkspace) {
 		await vscode.commands.executeCommand('undo');
 		assert.equal(doc.getText(), 'first\n', 'Undo restores the local text');
 		await vscode.commands.executeCommand('workbench.action.files.revert');
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 		// A selection: one added and one deleted file.
 		const rest = answer.differences.filter((d) => d.group === 'agent' && d.path !== 'p/one.txt');
 		const added = rest.find((d) => d.kind === 'added') ?? assert.fail('no added file');
@@ -410,7 +411,7 @@ if (!standardWorkspace) {
 		);
 		assert.deepEqual(await apply(), { applied: ['u/undo.txt'], refused: [] });
 		assert.deepEqual(await shown(), [], 'applied again: the file left the list again');
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test('send to agent writes the local version; an agent-side change since the listing is a conflict, not an overwrite', async function () {

@@ -15,6 +15,7 @@ import { AGENT_ID, agent, run, workspaceEntry } from '../../hostile/fixtures';
 import { type HostileServer, json, sseFrame, sseStart } from '../../hostile/server';
 import { workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
 import { shownChanges, testApi, waitFor, writtenText } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { type HostileSession, useHostileServer } from '../support/hostile';
 
 /** After the run's start (2026-11-23T10:00:00Z), so every file counts as changed by the agent. */
@@ -92,7 +93,7 @@ suite('Hostile server: agent changes never reach outside the linked folder (issu
 
 	suiteTeardown(async function () {
 		this.timeout(60_000);
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 		await hostile.restore();
 		await rm(parent, { recursive: true, force: true });
 	});

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { RECORD_SCHEME } from '../../../src/ids';
 import { counters, emu, messagesShown, restoreDevToken, runChannels, testApi, waitFor } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { devToken, words } from '../support/env';
 
 interface AgentBody {
@@ -131,7 +132,7 @@ async function closeEditors(): Promise<void> {
 		.filter((t) => t.isDirty)
 		.map((t) => t.label);
 	assert.deepEqual(dirty, [], 'no editor has unsaved changes (closing it would ask to save)');
-	await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+	await closeAllEditors();
 }
 
 suite('Commands', () => {

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RowSnapshot } from '../../../src/testing';
 import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 
 /**
  * GitHub (src/resources/github.ts) against the emulator inside VS Code:
@@ -43,7 +44,7 @@ suite('GitHub requests and bindings', () => {
 	});
 
 	suiteTeardown(async () => {
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test('the Account view lists the pending requests (who, time left); one drops off when the clock passes its expiry', async () => {

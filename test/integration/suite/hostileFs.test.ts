@@ -14,6 +14,7 @@ import { AGENT_ID, agent, artifact } from '../../hostile/fixtures';
 import { type HostileServer, type RouteHandler, json } from '../../hostile/server';
 import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
 import { testApi } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { type HostileSession, useHostileServer } from '../support/hostile';
 
 const MTIME = 1_760_000_000_000;
@@ -57,7 +58,7 @@ suite('Hostile server: local files and the agent workspace', () => {
 
 	suiteTeardown(async function () {
 		this.timeout(60_000);
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 		await hostile.restore();
 		await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
 		await vscode.commands.executeCommand('notifications.clearAll');
@@ -70,7 +71,7 @@ suite('Hostile server: local files and the agent workspace', () => {
 
 	teardown(async () => {
 		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test('"Open Artifact" with a crafted id and name writes nothing outside the extension\'s storage', async () => {

@@ -6,6 +6,7 @@ import { describeError, requestIdOf } from '../../../src/util/errors';
 import { AGENT_ID, RUN_ID, agent, run } from '../../hostile/fixtures';
 import { errorEnvelope, json, sseStart } from '../../hostile/server';
 import { testApi, within, writtenText, followEnded } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { type HostileSession, useHostileServer } from '../support/hostile';
 
 /**
@@ -87,7 +88,7 @@ suite('Hostile server text in the UI', () => {
 	suiteTeardown(async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 		await hostile.restore();
 	});
 

@@ -8,6 +8,7 @@ import { RecordNode } from '../../../src/views/rows';
 import type { ListHost } from '../../../src/views/listTree';
 import { runtimesList } from '../../../src/resources/runtimes';
 import { emu, restoreDevToken, testApi } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 
 /**
  * The list framework of src/views (descriptor.ts, listTree.ts) with subtrees, and the command-target
@@ -83,7 +84,7 @@ suite('List descriptors: subtrees and command targets', () => {
 		for (const d of disposables.splice(0)) {
 			d.dispose();
 		}
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test('a child descriptor nests its records under each row: collapsible parents, ids under the parent, getParent, an empty row', async function () {
@@ -202,6 +203,6 @@ suite('List descriptors: subtrees and command targets', () => {
 		const none = await vscode.commands.executeCommand('cloudAgents.runtimes.showDetails', '00000000-0000-4000-8000-000000000000');
 		assert.equal(none, undefined);
 		assert.equal(vscode.window.tabGroups.all.flatMap((g) => g.tabs).length, before);
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 });

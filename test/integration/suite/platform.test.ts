@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import { addGatewayHostKeyToKnownHosts } from '../../../src/flows/platform';
 import { RECORD_SCHEME } from '../../../src/ids';
 import { counters, emu, testApi, waitFor } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { devToken, emulatorProfile, emulatorUrl } from '../support/env';
 
 interface ConnectionReport {
@@ -57,7 +58,7 @@ suite('Platform commands', () => {
 		await testApi();
 	});
 	teardown(async () => {
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test('Check Connection: HEAD /healthz then /v2/me, round trips and who is signed in [variant]', async () => {

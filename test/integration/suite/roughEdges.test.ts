@@ -9,6 +9,7 @@ import { resolveRepositories } from '../../../src/resources/agents';
 import { agentWindowFile } from '../../../src/workspace/openWorkspace';
 import { workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { createIdleAgent, emu, messagesShown, restoreDevToken, testApi } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { devToken, emulatorProfile } from '../support/env';
 
 const PATCH_ROUTE = '/v2/model-providers/{provider_id}';
@@ -149,7 +150,7 @@ suite('Rough edges, round three (issue 33)', () => {
 			assert.match(unavailable.message, /could not be reached; the model provider was not saved/);
 		} finally {
 			await emu('DELETE', '/_emulator/faults');
-			await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+			await closeAllEditors();
 		}
 	});
 

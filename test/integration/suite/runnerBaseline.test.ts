@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { waitFor } from '../support/cloudAgents';
+import { waitFor, within } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 
 /**
  * The runner's restore between top-level suites (test/integration/runner-extension/src/runner.ts):
@@ -28,5 +29,30 @@ suite('Runner baseline: the next suite starts clean', () => {
 		assert.deepEqual(dirty, [], 'unsaved documents');
 		const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
 		assert.deepEqual(tabs, [], 'open editors');
+	});
+});
+
+suite("Runner baseline: a suite's own closeAllEditors()", () => {
+	test('reverts an unsaved document and closes every editor without asking whether to save (issue 41)', async function () {
+		this.timeout(30_000);
+		const unsaved = await vscode.workspace.openTextDocument({ content: '', language: 'plaintext' });
+		const editor = await vscode.window.showTextDocument(unsaved);
+		assert.ok(await editor.edit((e) => e.insert(new vscode.Position(0, 0), 'left unsaved by a test')));
+		await waitFor(
+			'the document shown as unsaved',
+			async () => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.isDirty)) || undefined,
+		);
+		// "Close all" on its own would ask whether to save, and the call would not end.
+		await within('closeAllEditors()', closeAllEditors(), 15_000);
+		assert.deepEqual(
+			vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label)),
+			[],
+			'open editors',
+		);
+		assert.deepEqual(
+			vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()),
+			[],
+			'unsaved documents',
+		);
 	});
 });

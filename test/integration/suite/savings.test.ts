@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { RECORD_SCHEME } from '../../../src/ids';
 import { emu, messagesShown, testApi, waitFor } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { devToken } from '../support/env';
 
 interface Totals {
@@ -162,7 +163,7 @@ suite('Token savings', () => {
 			record.runtimes.some((r) => (r.malformed_events ?? 0) > 0),
 			"the seed's malformed events show",
 		);
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test("the CSV export writes every event of the filter, one row each, with the service's sums [variant] [web]", async function () {

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RowSnapshot } from '../../../src/testing';
 import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 
 /**
  * Secret stubs and the secrets they use (src/resources/secretStubs.ts, src/resources/secrets.ts)
@@ -58,7 +59,7 @@ suite('Secret stubs and secrets', () => {
 	});
 
 	suiteTeardown(async () => {
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test('the Account view shows the groups, and its Secret Stubs group every stub of the service', async () => {

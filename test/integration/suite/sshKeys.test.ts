@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RowSnapshot } from '../../../src/testing';
 import { counters, emu, restoreDevToken, testApi } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 
 /**
  * SSH keys under each runtime (src/resources/sshKeys.ts) against the
@@ -29,7 +30,7 @@ suite('SSH keys of runtimes', () => {
 	});
 
 	suiteTeardown(async () => {
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	const withKeys = async (): Promise<State['runtimes'][number]> => {

@@ -7,6 +7,7 @@ import { EXTENSION_ID } from '../../../src/ids';
 import { GITHUB_API_URL_ENV } from '../../../src/testing';
 import type { RowSnapshot } from '../../../src/testing';
 import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { devToken } from '../support/env';
 
 /**
@@ -94,7 +95,7 @@ suite('Views for daily use', () => {
 	suiteTeardown(async function () {
 		this.timeout(30_000);
 		await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 		for (const id of created) {
 			await emu('DELETE', `/v2/agents/${enc(id)}?delete_runtime=true`, undefined, devToken());
 		}
@@ -212,7 +213,7 @@ suite('Views for daily use', () => {
 		);
 		await vscode.commands.executeCommand('cloudAgents.runs.stopFollowing', { automation: true, agentId: agent.id, runId: held.id });
 		await emu('DELETE', `/v2/agents/${enc(agent.id)}/runs/${enc(held.id)}`, undefined, devToken());
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test("clicking a runtime opens its details in a tab titled by the runtime's name", async function () {
@@ -233,7 +234,7 @@ suite('Views for daily use', () => {
 		for (const r of list) {
 			assert.doesNotMatch(r.tooltip ?? '', /\d\.0 [KMGT]iB/, `sizes without ".0": ${r.tooltip}`);
 		}
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test("artifact tabs are titled by the artifact's name, with no ids in the breadcrumbs", async function () {
@@ -287,7 +288,7 @@ suite('Views for daily use', () => {
 		await waitFor('the image tab', async () => (activeTabLabel() === 'coverage-chart.png' ? true : undefined), 5_000).catch(() =>
 			assert.fail(`the active tab is "${activeTabLabel()}"`),
 		);
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	});
 
 	test('hint rows are short with the sentence in the tooltip; the empty Runs view offers Send Prompt', async function () {

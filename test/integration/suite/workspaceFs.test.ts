@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { EXTENSION_ID, FS_SCHEME } from '../../../src/ids';
+import { closeAllEditors } from '../support/editors';
 import { devToken, emulatorUrl } from '../support/env';
 import { base64Decode, base64Encode } from '../../../src/api/bytes';
 
@@ -70,7 +71,7 @@ suite('Agent workspace (cloud-agent://)', () => {
 	};
 	const closeAll = async (): Promise<void> => {
 		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 	};
 
 	let autoSave: string | undefined;

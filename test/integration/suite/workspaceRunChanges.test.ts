@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { FS_SCHEME } from '../../../src/ids';
 import { emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { devToken, words } from '../support/env';
 import { base64Text, textBase64 } from '../support/text';
 
@@ -28,7 +29,7 @@ suite("Agent workspace follows the agent's runs", () => {
 	});
 
 	suiteTeardown(async () => {
-		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+		await closeAllEditors();
 		await vscode.commands.executeCommand('notifications.clearAll');
 		if (agentId) {
 			await emu('DELETE', `/v2/agents/${encodeURIComponent(agentId)}?delete_runtime=true`, undefined, devToken());

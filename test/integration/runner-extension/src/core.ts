@@ -11,6 +11,7 @@ import type { TestReport, TestResult } from './report';
 
 import { EXTENSION_ID } from '../../../../src/ids';
 import { SLOWDOWN, within } from '../../support/cloudAgents';
+import { closeAllEditors, revertAndClose, unsavedTabDocuments } from '../../support/editors';
 
 /** What differs between the extension hosts the runner runs in. */
 export interface RunnerHost {
@@ -109,18 +110,12 @@ async function restoreBaseline(baseline: Baseline): Promise<void> {
 	}
 	// A document a failed test left unsaved would make "close all" ask whether to save it — a
 	// dialog nobody answers, so every later suite's restore timed out and its editors stayed
-	// (one failure failed fourteen tests). Each is reverted and closed first.
-	const dirty = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.isDirty);
-	for (const tab of dirty) {
-		const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;
-		if (uri) {
-			await step(`reverting the unsaved ${uri.scheme}:${uri.path}`, async () => {
-				await vscode.window.showTextDocument(uri, { preview: false });
-				await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-			});
-		}
+	// (one failure failed fourteen tests). Each is reverted and closed first, a bounded step each
+	// (the suites' closeAllEditors() does the same, support/editors.ts).
+	for (const uri of unsavedTabDocuments()) {
+		await step(`reverting the unsaved ${uri.scheme}:${uri.path}`, () => revertAndClose(uri));
 	}
-	await step('closing editors', () => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+	await step('closing editors', () => closeAllEditors());
 	await step('clearing notifications', () => vscode.commands.executeCommand('notifications.clearAll'));
 	const token = process.env.CLOUD_AGENTS_DEV_TOKEN;
 	const api = vscode.extensions.getExtension<{ session: { getToken(): Promise<string | undefined> } } | undefined>(EXTENSION_ID)?.exports;
