@@ -99,7 +99,8 @@ export function ourMarker(text, url = '') {
 
 /**
  * Classifies one collected entry.
- * @param {{ source: 'console'|'pageerror'|'exthost'|'ourlog', text: string, url?: string }} entry
+ * @param {{ source: 'console'|'pageerror'|'exthost'|'ourlog', text: string, url?: string, shutdown?: string }} entry
+ *   `shutdown`: logged by an extension host after it began to terminate (its folder and reason)
  * @param {{ name?: string, strict: boolean, expected?: { re: RegExp, why: string, seen?: number }[] }} phase
  * @returns {{ verdict: 'ours'|'unattributed'|'expected'|'pending'|'reported'|'noise'|'other', why: string, fails: boolean }}
  */
@@ -112,8 +113,14 @@ export function classify(entry, phase) {
 		declared.seen = (declared.seen ?? 0) + 1;
 		return result('expected', `declared by the test: ${declared.why}`);
 	}
-	if (phase.unload && (entry.source === 'console' ? UNLOAD_CANCEL : UNLOAD_CANCEL_EXTHOST).test(text)) {
+	if (phase.unload && entry.source === 'console' && UNLOAD_CANCEL.test(text)) {
 		return result('noise', 'the workbench cancelling its pending reads as the page unloads (a UI test navigated away: leavePage)');
+	}
+	if (entry.source === 'exthost' && entry.shutdown && UNLOAD_CANCEL_EXTHOST.test(text)) {
+		return result(
+			'noise',
+			`the extension host of a window that went away, while it terminated (${entry.shutdown}): a tree refresh it had sent to that window was cancelled`,
+		);
 	}
 	const pending = PENDING.find((p) => p.re.test(text) && (!p.phase || p.phase.test(phase.name ?? '')));
 	if (pending) {
@@ -178,11 +185,23 @@ export const UNLOAD_CANCEL =
 	/^%c\s+ERR color: #f33 (Canceled: Canceled$|Canceled: Canceled\n|Failed to resolve files at location: \S+ (Canceled: Canceled|CodeExpectedError: ENOPRO: No file system provider found for resource '[^']*')|\w+: Unable to (read|write) file '[^']*' \(Canceled: Canceled\)|CodeExpectedError(: ENOPRO: No file system provider found for resource '[^']*')?\n\s+at \w+\.withProvider \(|Error: Throttler is disposed\n|Error: Unable to resolve resource output:)/;
 
 /**
- * The extension host's twin of UNLOAD_CANCEL: its tree-view service logs this, with no stack, when a
- * refresh it had sent to the workbench (`$refresh`) is rejected because the page is going away (seen
- * when a test left a window right after our views loaded in it). Only in a `leavePage` phase.
+ * The extension host's twin of UNLOAD_CANCEL, judged by where it comes from rather than by when: VS
+ * Code's tree-view service (extHostTreeViews.ts, ExtHostTreeView: the `.catch` of its refresh queue)
+ * logs this, with no stack, when its `$refresh` call to the workbench rejects with "Canceled". That
+ * happens only when the extension host terminates (its window reloaded or closed: "received
+ * terminate message from renderer"; or, for a window that went without saying so, "renderer
+ * disconnected for too long" up to 5 minutes later): AbstractExtHostExtensionService.terminate
+ * disposes the RPC protocol first, which rejects every call still waiting for the workbench's answer,
+ * and deactivates the extensions only after that. No extension can settle a refresh the window never
+ * answered, so it is noise only in the log of a host that is terminating (after its "Extension host
+ * terminating:" line: `shutdown` on the entry, set by ConsoleErrorCheck.readLogs), in any phase: that
+ * host terminates when the server gets to it, which on a loaded machine is after the `leavePage` phase
+ * of the window's test has ended. The same line from a host that is not terminating fails.
  */
 export const UNLOAD_CANCEL_EXTHOST = /^Unable to refresh tree view [\w.-]+: Canceled$/;
+
+/** The extension host's info line as it starts to terminate (AbstractExtHostExtensionService.terminate), with the reason. */
+const HOST_TERMINATING = /^Extension host terminating: (.*)$/;
 
 /** How the workbench's log service prints an error in the browser console. */
 const UNEXPECTED = /^%c\s+ERR\b/;
@@ -209,8 +228,9 @@ export function parseLogEntries(content) {
 
 /**
  * The log files to read under a code-server user-data-dir: each extension host's own log
- * (`remoteexthost.log` / `exthost.log`) and our log channel's files.
- * @returns {{ path: string, source: 'exthost'|'ourlog' }[]}
+ * (`remoteexthost.log` / `exthost.log`, with the host's folder name: one extension host process per
+ * window and per reload of it) and our log channel's files.
+ * @returns {{ path: string, source: 'exthost'|'ourlog', host?: string }[]}
  */
 export function findLogFiles(userDataDir) {
 	const out = [];
@@ -229,7 +249,7 @@ export function findLogFiles(userDataDir) {
 			const hostDir = join(logs, session, host);
 			for (const name of ['remoteexthost.log', 'exthost.log']) {
 				if (existsSync(join(hostDir, name))) {
-					out.push({ path: join(hostDir, name), source: 'exthost' });
+					out.push({ path: join(hostDir, name), source: 'exthost', host });
 				}
 			}
 			const ours = join(hostDir, EXTENSION_ID);
@@ -298,16 +318,22 @@ export class ConsoleErrorCheck {
 			return;
 		}
 		this.logsRead = true;
-		for (const { path, source } of findLogFiles(this.userDataDir)) {
+		for (const { path, source, host } of findLogFiles(this.userDataDir)) {
 			let content;
 			try {
 				content = readFileSync(path, 'utf8');
 			} catch {
 				continue;
 			}
+			/** Once the host logged that it terminates: why, for every entry after that line (UNLOAD_CANCEL_EXTHOST). */
+			let shutdown;
 			for (const e of parseLogEntries(content)) {
+				const terminating = source === 'exthost' && e.level === 'info' ? HOST_TERMINATING.exec(e.text) : null;
+				if (terminating && shutdown === undefined) {
+					shutdown = `${host}: ${terminating[1]}`;
+				}
 				if (e.level === 'error' || e.level === 'critical') {
-					this.entries.push({ source, text: e.text, time: e.time, file: path });
+					this.entries.push({ source, text: e.text, time: e.time, file: path, ...(shutdown ? { shutdown } : {}) });
 				}
 				if (source === 'ourlog' && (e.level === 'warning' || e.level === 'error')) {
 					this.logged.push({ text: e.text, time: e.time });

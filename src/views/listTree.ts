@@ -149,6 +149,16 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	 * loaded, which an answer always replaces).
 	 */
 	private readonly drawn = new Map<ListModel<unknown>, { records: RecordNode[]; shape: string }>();
+	/**
+	 * Whether VS Code has asked for rows (`getChildren`). Until it has, it shows none of ours and reads
+	 * them fresh when it first shows the view, so no change is told (`changed`). At start-up every list
+	 * resets on the sign-in state (once, twice with a development token) while its view is still
+	 * closed: each event had the extension host send the window a refresh (`$refresh`) to answer, which
+	 * a window still loading answers late. One closed or reloaded before answering left the refresh
+	 * rejected: a terminating extension host rejects every call still waiting for its window before it
+	 * deactivates the extensions ("Unable to refresh tree view …: Canceled" in its log, issue 41).
+	 */
+	private asked = false;
 
 	constructor(
 		readonly descriptor: ListDescriptor<T, F, P>,
@@ -312,6 +322,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 
 	/** The rows: records then "Load more…", or a message row; signed out, none (welcome content). */
 	async getChildren(element?: vscode.TreeItem): Promise<vscode.TreeItem[]> {
+		this.asked = true;
 		if (!this.host.signedIn) {
 			return [];
 		}
@@ -353,7 +364,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			row.update();
 		}
 		if (rows.length > 0) {
-			this._onDidChangeTreeData.fire(rows);
+			this.changed(rows);
 		}
 		this.schedule();
 	}
@@ -368,7 +379,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		if (model) {
 			model.error = undefined;
 			await model.load();
-			this._onDidChangeTreeData.fire(undefined);
+			this.changed(undefined);
 			return;
 		}
 		if (this.descriptor.parent === undefined || this.root.parent) {
@@ -382,11 +393,11 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		}
 		if (this.view && !this.view.visible) {
 			this.root.loaded = false;
-			this._onDidChangeTreeData.fire(undefined);
+			this.changed(undefined);
 			return;
 		}
 		await this.root.load();
-		this._onDidChangeTreeData.fire(undefined);
+		this.changed(undefined);
 	}
 
 	/** Loads the next page (the "Load more…" row; with a subtree's id, of that subtree). Concurrent clicks share one request. */
@@ -396,7 +407,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			return;
 		}
 		await model.loadMore();
-		this._onDidChangeTreeData.fire(undefined);
+		this.changed(undefined);
 	}
 
 	/** Forgets everything (sign-in change, another parent selected) and redraws from scratch. */
@@ -416,7 +427,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.stopTimer();
 		this.connectivity.leave(this.participant);
 		this.tellEmpty(false);
-		this._onDidChangeTreeData.fire(undefined);
+		this.changed(undefined);
 	}
 
 	/** Whether a list of this view (its own, or a subtree) is offline. */
@@ -459,9 +470,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		}
 		this.updateOfflineRows();
 		await Promise.all(models.map((m) => m.load()));
-		if (!this.isDisposed) {
-			this._onDidChangeTreeData.fire(undefined);
-		}
+		this.changed(undefined);
 	}
 
 	/** The offline row's label, icon and tooltip as the connectivity stands now; `rowsBelow`: records are shown under it. */
@@ -508,7 +517,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 				node.label = text.label;
 				node.iconPath = text.icon;
 				node.tooltip = text.tooltip;
-				this._onDidChangeTreeData.fire(node);
+				this.changed(node);
 			}
 		}
 	}
@@ -691,9 +700,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		this.cachedLoad?.();
 		this.cachedLoad = undefined;
 		await this.root.load();
-		if (!this.isDisposed) {
-			this._onDidChangeTreeData.fire(undefined);
-		}
+		this.changed(undefined);
 	}
 
 	/** The rows as last loaded with this URL and token (read once after a reset), or undefined. */
@@ -838,10 +845,10 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 						if (inPlace.every((rows): rows is RecordNode[] => rows !== undefined)) {
 							const rows = inPlace.flat();
 							if (rows.length > 0) {
-								this._onDidChangeTreeData.fire(rows);
+								this.changed(rows);
 							}
 						} else {
-							this._onDidChangeTreeData.fire(undefined);
+							this.changed(undefined);
 						}
 					} else if (Date.now() - this.polledRedrawAt >= RELATIVE_TIME_REDRAW_MS) {
 						// Only the relative times moved on: the rows in place.
@@ -883,6 +890,16 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			retry: Boolean(commands.refresh),
 			empty: model.descriptor.empty !== undefined,
 		});
+	}
+
+	/**
+	 * Tells VS Code that rows changed (`undefined`: the whole list), once it has asked for rows (see
+	 * `asked`) and never after disposal (the extension deactivating, or a provider a test built).
+	 */
+	private changed(rows: vscode.TreeItem | vscode.TreeItem[] | undefined): void {
+		if (this.asked && !this.isDisposed) {
+			this._onDidChangeTreeData.fire(rows);
+		}
 	}
 
 	private stopTimer(): void {

@@ -153,4 +153,36 @@ suite('Automatic refresh of a list', () => {
 			await api.session.client.renameAgent(agent.id, agent.name);
 		}
 	});
+
+	test('a list VS Code has not read yet tells it of no change (the sign-in state read at start-up, a refresh): once read it does; disposed, never', async function () {
+		this.timeout(30_000);
+		const signedIn = new vscode.EventEmitter<void>();
+		const log = vscode.window.createOutputChannel('Cloud Agents first read test', { log: true });
+		const host: ListHost = { signedIn: true, onDidChange: signedIn.event, log, reportError: () => undefined };
+		const ctx: ListContext = { client: () => api.session.client, lookup: () => undefined, flag: () => false };
+		const tree = new DescriptorTreeProvider(agentsList, host, ctx);
+		disposables.push(tree, signedIn, log);
+		const fired: Array<vscode.TreeItem | vscode.TreeItem[] | undefined> = [];
+		disposables.push(tree.onDidChangeTreeData((e) => fired.push(e)));
+
+		// As at activation with the view closed: the session reads the sign-in state (twice when it
+		// stores a development token) and every list resets; the Refresh command reads it meanwhile.
+		// Each event would have VS Code answer a refresh of rows it never got, and a window closed
+		// before it answers leaves that refresh rejected in the extension host's log.
+		signedIn.fire();
+		signedIn.fire();
+		await tree.refresh();
+		assert.deepEqual(fired, [], 'nothing told before VS Code asked for rows');
+
+		const rows = await tree.getChildren();
+		assert.ok(rows.length > 0, 'the first read shows the agents read meanwhile');
+		signedIn.fire();
+		assert.deepEqual(fired, [undefined], 'once VS Code holds rows, a sign-in change redraws the whole list');
+
+		// A read under way when the extension deactivates (its providers are disposed) tells nothing when it ends.
+		const reading = tree.refresh();
+		tree.dispose();
+		await reading;
+		assert.deepEqual(fired, [undefined], 'nothing told after disposal');
+	});
 });
