@@ -265,9 +265,33 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 		},
 	);
 
-	// ---- the emulator clock (time-driven state: builds, checkpoints, GitHub request expiry) ---------
-	const clock = () => ({ now: new Date(emu.now()).toISOString(), now_ms: emu.now(), offset_ms: emu.clockOffsetMs });
+	// ---- the emulator clock (time-driven state: builds, checkpoints, GitHub request expiry, …) -------
+	// `offset_ms`: how far it is ahead of the wall clock now (negative after a hold: it stood still).
+	const clock = () => {
+		const now = emu.now();
+		return {
+			now: new Date(now).toISOString(),
+			now_ms: now,
+			offset_ms: emu.clockHeld ? now - Date.now() : emu.clockOffsetMs,
+			held: emu.clockHeld,
+		};
+	};
 	app.get('/_emulator/clock', { config: cfg }, async () => clock());
+	// Held: the clock stands still until advanced or released (tests take over time-driven progress);
+	// released: it runs on from where it stood.
+	app.put(
+		'/_emulator/clock',
+		{
+			config: cfg,
+			schema: {
+				body: { type: 'object', required: ['held'], additionalProperties: false, properties: { held: { type: 'boolean' } } },
+			},
+		},
+		async (req) => {
+			emu.holdClock((req.body as { held: boolean }).held);
+			return clock();
+		},
+	);
 	app.post(
 		'/_emulator/clock/advance',
 		{
