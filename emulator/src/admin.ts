@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Emulator } from './emulator';
-import { ApiError, invalid, notFound } from './errors';
+import { ApiError, conflict, invalid, notFound } from './errors';
 import { parseRules } from './faults';
 import { ACCESS_TOKEN_TTL_SECONDS, normalizeUserCode } from './routes/auth';
 import { randomToken, sha256, uuid } from './ids';
@@ -313,6 +313,20 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 			return clock();
 		},
 	);
+
+	// A `[[hold]]` run goes on to its scripted end (runs step on real timers, not on the clock: this
+	// and cancelling are how a test ends a held run). 404 unknown run; 409 nothing to release.
+	app.post('/_emulator/runs/:run_id/release', { config: { ...cfg, optionalBody: true } }, async (req) => {
+		const runId = (req.params as { run_id: string }).run_id;
+		const run = emu.data.runs.find((r) => r.id === runId);
+		if (!run) throw notFound('run', runId);
+		if (!emu.runs.releaseHold(run)) {
+			throw conflict(
+				`run ${runId} is ${run.status} and not held by a [[hold]] of its prompt: nothing to release (cancel it instead)`,
+			);
+		}
+		return { run_id: run.id, status: run.status, released: true };
+	});
 
 	// A secret for tests (the public interface has no create): the value is kept, never answered or logged.
 	app.post(
