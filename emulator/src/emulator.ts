@@ -118,7 +118,7 @@ export class Emulator {
 	 * The emulator clock (epoch ms): the wall clock plus what `POST /_emulator/clock/advance` added;
 	 * while held, it stands still (only an advance moves it). Time-driven state (image builds,
 	 * checkpoints, GitHub request expiry, runtime transitions, agent provisioning, runtime deletion,
-	 * an outage's end, workspace mtimes) follows it.
+	 * an outage's end) follows it; workspace mtimes too while it is ahead of the wall clock.
 	 */
 	now(): number {
 		return this.wall() + this.clockOffsetMs;
@@ -297,11 +297,21 @@ export class Emulator {
 	workspace(agentId: string): Workspace {
 		let ws = this.data.workspaces.get(agentId);
 		if (!ws) {
-			ws = new Workspace(this.now());
+			ws = new Workspace(this.fileClock());
 			this.data.workspaces.set(agentId, ws);
 		}
-		ws.clock = () => this.now();
+		ws.clock = () => this.fileClock();
 		return ws;
+	}
+
+	/**
+	 * Where workspace mtimes come from: the emulator clock, or the wall clock while that is later.
+	 * A clock advanced dates changes ahead; a clock behind the wall clock (held, or released after a
+	 * hold) does not date a run's changes before the run itself (runs are dated on the wall clock, and
+	 * a client takes the files changed since a run's start as that run's).
+	 */
+	private fileClock(): number {
+		return Math.max(this.now(), Date.now());
 	}
 
 	/** Memory bound on stored content: a write that would pass it is refused (422 failed_precondition). */

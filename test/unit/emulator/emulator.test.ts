@@ -204,6 +204,32 @@ suite('emulator: the clock held, advanced and released', () => {
 		assert.ok(!(await state()).runtimes.some((r: any) => r.id === runtimeId), 'the runtime is gone');
 	});
 
+	test("behind the wall clock (held, or released after a hold), a run's file changes are not dated before the run; ahead of it, they follow the clock", async function () {
+		this.timeout(20_000);
+		const agent = (await c.post('/v2/agents', { name: 'dated-changes' })).body.id;
+		await advance(1000);
+		// A minute behind the wall clock, running.
+		emu.emulator.holdClock(true);
+		withWallAhead(60_000, () => emu.emulator.holdClock(false));
+		const changedBy = async (prompt: string): Promise<{ created: number; mtime: number }> => {
+			const run = await c.post(`/v2/agents/${agent}/runs`, { prompt: `${prompt} [[delay:10]]` });
+			assert.equal(run.status, 202, run.text);
+			await until(async () => (await c.get(`/v2/agents/${agent}/runs/${run.body.id}`)).body.status === 'succeeded');
+			const created = (await state()).runs.find((r: any) => r.id === run.body.id).created_ms;
+			const files = (await c.admin('GET', `/workspace/${agent}/files`)).body.files as any[];
+			return { created, mtime: files.find((f) => prompt.includes(f.path)).mtime_unix_ms };
+		};
+		const behind = await changedBy('[[write:notes/behind.md]]');
+		assert.ok(behind.mtime >= behind.created, `dated ${behind.created - behind.mtime} ms before its run`);
+		await hold(true);
+		const held = await changedBy('[[write:notes/held.md]]');
+		assert.ok(held.mtime >= held.created, `dated ${held.created - held.mtime} ms before its run`);
+		// Ahead (an hour advanced): the clock's time.
+		const ahead = await advance(HOUR_MS);
+		const later = await changedBy('[[write:notes/ahead.md]]');
+		assert.ok(later.mtime >= ahead.now_ms && later.mtime < ahead.now_ms + 60_000, `${later.mtime - ahead.now_ms} ms after the clock`);
+	});
+
 	test('/_emulator/reset releases a held clock and puts it back on the wall clock', async () => {
 		await hold(true);
 		await advance(90_000);
