@@ -207,8 +207,9 @@ export async function emulatorRunEvents(agentId: string, run: RunBody): Promise<
  * GitHub request expiry and an outage's end stand still until `advanceClock` moves them, so a test
  * can assert a state in between and then move on explicitly. Resolves with the release (the clock
  * runs on from where it stood; calling it again does nothing); release it in a `finally` (the
- * runner's restore after each suite releases a hold left behind). Runs are not held by the clock:
- * hold one with `[[hold]]` and end it with `releaseRun` or a cancel.
+ * runner's restore after each suite releases a hold left behind). An agent created meanwhile stays
+ * provisioning until the clock moves (createIdleAgent would wait in vain). Runs are not held by the
+ * clock: hold one with `[[hold]]` and end it with `releaseRun` or a cancel.
  */
 export async function holdClock(call: EmulatorCall = emu): Promise<() => Promise<void>> {
 	await setClockHeld(call, true);
