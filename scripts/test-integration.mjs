@@ -24,9 +24,9 @@
 //     The runner extension runs the suites on startup, reports each test's start and end as it
 //     goes and writes a report; the run fails a lane whose in-host tests stall (nothing started or
 //     ended for CLOUD_AGENTS_STALL_MS, 300 s), not one that is merely long. After each top-level
-//     suite the runner puts the baseline back (emulator faults and outage cleared, settings as
-//     they were, editors closed, signed in with the dev token), bounded, so one failure fails one
-//     suite. CLOUD_AGENTS_TEST_SLOWDOWN=N multiplies every ceiling (mocha's time-outs, waits, the
+//     suite the runner puts the baseline back (emulator faults and outage cleared, its clock
+//     released, settings as they were, editors closed, signed in with the dev token), bounded, so
+//     one failure fails one suite. CLOUD_AGENTS_TEST_SLOWDOWN=N multiplies every ceiling (mocha's time-outs, waits, the
 //     stall and UI limits) on a slow machine;
 //  4. runs the test/ui/*.ts selected for the lane against its workbench, one after the other in
 //     file-name order; --reverse (or CLOUD_AGENTS_TEST_ORDER=reverse) runs them in the reverse order,
@@ -34,7 +34,7 @@
 //     No UI test relies on another having run before it: each sets up what it needs, and one that
 //     reloads the page or opens another window leaves the workbench usable (or takes it back) for
 //     the next; a reversed run shows it. Before each UI test the emulator's faults and outage are
-//     cleared; a UI test that fails (or passes 300 s) leaves a reloaded workbench to the next.
+//     cleared and its clock released; a UI test that fails (or passes 300 s) leaves a reloaded workbench to the next.
 //     Screenshots go to test-results/screenshots/ (FAILED-<profile>-<test>.png for a variant lane);
 //  5. stops every process it started (also on failure and Ctrl-C), prints every lane, where the time
 //     went (also test-results/timings.json) and ONE closing "N passed, N failed" line over all of
@@ -509,7 +509,7 @@ async function runUiTests(session, uiTests) {
 			error = { message: err.message, stack: err.stack };
 			await page.screenshot({ path: join(SCREENSHOTS, `FAILED-${shot}.png`) }).catch(() => {});
 			// One failure fails one test: the next starts from a freshly loaded workbench with the
-			// emulator's faults and outage cleared, whatever this one left behind.
+			// emulator's faults and outage cleared and its clock released, whatever this one left behind.
 			await resetEmulatorFaults(session.emulatorUrl).catch(() => {});
 			await leavePage(session.workbenchUrl, () => new Workbench(page, SCREENSHOTS).ready()).catch(() => {});
 		}
@@ -563,7 +563,10 @@ async function runWebJourneys() {
 	return { lane: 'web-ui', journeys: true, results, timings: { lane: 'web-ui', started, ended: Date.now() } };
 }
 
-/** Clears the emulator's injected faults and ends an outage (its admin routes; the outage's own admin listener answers during one). */
+/**
+ * Clears the emulator's injected faults, ends an outage (its admin routes; the outage's own admin
+ * listener answers during one) and releases a held clock (a UI test's hold must not leak into the next).
+ */
 async function resetEmulatorFaults(emulatorUrl) {
 	const call = (method, path) =>
 		fetch(`${emulatorUrl}${path}`, { method, signal: AbortSignal.timeout(5000) }).then((r) => r.arrayBuffer());
@@ -571,6 +574,16 @@ async function resetEmulatorFaults(emulatorUrl) {
 	const outage = await fetch(`${emulatorUrl}/_emulator/outage`, { signal: AbortSignal.timeout(5000) }).then((r) => r.json());
 	if (outage.active) {
 		await fetch(`${outage.admin_url.replace(/\/+$/, '')}/_emulator/outage`, { method: 'DELETE', signal: AbortSignal.timeout(5000) });
+	}
+	const clock = await fetch(`${emulatorUrl}/_emulator/clock`, {
+		method: 'PUT',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ held: false }),
+		signal: AbortSignal.timeout(5000),
+	});
+	await clock.arrayBuffer();
+	if (!clock.ok) {
+		throw new Error(`releasing the emulator clock: PUT /_emulator/clock answered ${clock.status}`);
 	}
 }
 

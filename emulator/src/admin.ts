@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Emulator } from './emulator';
-import { ApiError, invalid, notFound } from './errors';
+import { ApiError, conflict, invalid, notFound } from './errors';
 import { parseRules } from './faults';
 import { ACCESS_TOKEN_TTL_SECONDS, normalizeUserCode } from './routes/auth';
 import { randomToken, sha256, uuid } from './ids';
@@ -265,9 +265,33 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 		},
 	);
 
-	// ---- the emulator clock (time-driven state: builds, checkpoints, GitHub request expiry) ---------
-	const clock = () => ({ now: new Date(emu.now()).toISOString(), now_ms: emu.now(), offset_ms: emu.clockOffsetMs });
+	// ---- the emulator clock (time-driven state: builds, checkpoints, GitHub request expiry, …) -------
+	// `offset_ms`: how far it is ahead of the wall clock now (negative after a hold: it stood still).
+	const clock = () => {
+		const now = emu.now();
+		return {
+			now: new Date(now).toISOString(),
+			now_ms: now,
+			offset_ms: emu.clockHeld ? now - Date.now() : emu.clockOffsetMs,
+			held: emu.clockHeld,
+		};
+	};
 	app.get('/_emulator/clock', { config: cfg }, async () => clock());
+	// Held: the clock stands still until advanced or released (tests take over time-driven progress);
+	// released: it runs on from where it stood.
+	app.put(
+		'/_emulator/clock',
+		{
+			config: cfg,
+			schema: {
+				body: { type: 'object', required: ['held'], additionalProperties: false, properties: { held: { type: 'boolean' } } },
+			},
+		},
+		async (req) => {
+			emu.holdClock((req.body as { held: boolean }).held);
+			return clock();
+		},
+	);
 	app.post(
 		'/_emulator/clock/advance',
 		{
@@ -289,6 +313,20 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 			return clock();
 		},
 	);
+
+	// A `[[hold]]` run goes on to its scripted end (runs step on real timers, not on the clock: this
+	// and cancelling are how a test ends a held run). 404 unknown run; 409 nothing to release.
+	app.post('/_emulator/runs/:run_id/release', { config: { ...cfg, optionalBody: true } }, async (req) => {
+		const runId = (req.params as { run_id: string }).run_id;
+		const run = emu.data.runs.find((r) => r.id === runId);
+		if (!run) throw notFound('run', runId);
+		if (!emu.runs.releaseHold(run)) {
+			throw conflict(
+				`run ${runId} is ${run.status} and not held by a [[hold]] of its prompt: nothing to release (cancel it instead)`,
+			);
+		}
+		return { run_id: run.id, status: run.status, released: true };
+	});
 
 	// A secret for tests (the public interface has no create): the value is kept, never answered or logged.
 	app.post(

@@ -57,8 +57,13 @@ export class Emulator {
 	readonly profile: Profile;
 	counters: Counters = newCounters();
 	baseUrl = 'http://127.0.0.1';
-	/** How far the emulator clock runs ahead of the wall clock (`POST /_emulator/clock/advance`). */
+	/**
+	 * How far the emulator clock runs ahead of its wall reference (`POST /_emulator/clock/advance`):
+	 * the wall clock, or while the clock is held, the wall time at which it was held.
+	 */
 	clockOffsetMs = 0;
+	/** The wall time (epoch ms) at which the clock was held (`PUT /_emulator/clock {held: true}`); undefined while it runs. */
+	private heldAtWallMs: number | undefined;
 	/** Called on every tick (every 100 ms, each request, each clock step): the outage switch checks its end here. */
 	readonly tickHooks: Array<() => void> = [];
 	private readonly timers = new Set<NodeJS.Timeout>();
@@ -102,6 +107,7 @@ export class Emulator {
 		for (const t of this.timers) clearTimeout(t);
 		this.timers.clear();
 		this.clockOffsetMs = 0;
+		this.heldAtWallMs = undefined;
 		this.data = this.freshData(seed);
 		this.installBuiltinTokens();
 		this.counters = newCounters();
@@ -109,11 +115,40 @@ export class Emulator {
 	}
 
 	/**
-	 * The emulator clock (epoch ms): the wall clock plus what `POST /_emulator/clock/advance` added.
-	 * Time-driven state (image builds, checkpoints, GitHub request expiry, runtime transitions) follows it.
+	 * The emulator clock (epoch ms): the wall clock plus what `POST /_emulator/clock/advance` added;
+	 * while held, it stands still (only an advance moves it). Time-driven state (image builds,
+	 * checkpoints, GitHub request expiry, runtime transitions, agent provisioning, runtime deletion,
+	 * an outage's end) follows it; workspace mtimes too while it is ahead of the wall clock.
 	 */
 	now(): number {
-		return Date.now() + this.clockOffsetMs;
+		return this.wall() + this.clockOffsetMs;
+	}
+
+	/** The emulator clock's wall reference: the wall clock, or the wall time it was held at. */
+	private wall(): number {
+		return this.heldAtWallMs ?? Date.now();
+	}
+
+	/** Whether the clock is held (`PUT /_emulator/clock {held: true}`). */
+	get clockHeld(): boolean {
+		return this.heldAtWallMs !== undefined;
+	}
+
+	/**
+	 * Holds the emulator clock where it is (nothing time-driven moves until it is advanced or
+	 * released), or releases it: it runs on from the time it was held at, without a jump (it is then
+	 * behind the wall clock by as long as it was held, less what advances added). Idempotent.
+	 */
+	holdClock(held: boolean): void {
+		if (held === this.clockHeld) return;
+		if (held) {
+			this.heldAtWallMs = Date.now();
+			return;
+		}
+		const at = this.now();
+		this.heldAtWallMs = undefined;
+		this.clockOffsetMs = at - Date.now();
+		this.tick();
 	}
 
 	/**
@@ -126,8 +161,8 @@ export class Emulator {
 		for (let i = 0; i < 10_000; i++) {
 			// The next change still ahead (what is due now was applied, or waits for something else).
 			const due = this.nextDue(this.now());
-			if (due === undefined || due - Date.now() > targetOffset) break;
-			this.clockOffsetMs = Math.min(targetOffset, Math.max(this.clockOffsetMs, due - Date.now()));
+			if (due === undefined || due - this.wall() > targetOffset) break;
+			this.clockOffsetMs = Math.min(targetOffset, Math.max(this.clockOffsetMs, due - this.wall()));
 			this.tick();
 		}
 		this.clockOffsetMs = targetOffset;
@@ -262,11 +297,21 @@ export class Emulator {
 	workspace(agentId: string): Workspace {
 		let ws = this.data.workspaces.get(agentId);
 		if (!ws) {
-			ws = new Workspace(this.now());
+			ws = new Workspace(this.fileClock());
 			this.data.workspaces.set(agentId, ws);
 		}
-		ws.clock = () => this.now();
+		ws.clock = () => this.fileClock();
 		return ws;
+	}
+
+	/**
+	 * Where workspace mtimes come from: the emulator clock, or the wall clock while that is later.
+	 * A clock advanced dates changes ahead; a clock behind the wall clock (held, or released after a
+	 * hold) does not date a run's changes before the run itself (runs are dated on the wall clock, and
+	 * a client takes the files changed since a run's start as that run's).
+	 */
+	private fileClock(): number {
+		return Math.max(this.now(), Date.now());
 	}
 
 	/** Memory bound on stored content: a write that would pass it is refused (422 failed_precondition). */

@@ -124,6 +124,10 @@ interface ScriptState {
 	steps: Step[];
 	delay: number;
 	timer?: NodeJS.Timeout | undefined;
+	/** The script stopped at its `[[hold]]` step and waits there. */
+	holding?: boolean;
+	/** `releaseHold` was called: the `[[hold]]` step is passed (now, or when the script reaches it). */
+	released?: boolean;
 }
 
 type Listener = () => void;
@@ -272,7 +276,15 @@ export class RunEngine {
 			this.scripts.delete(run.id);
 			return;
 		}
-		if (step.kind === 'hold') return; // stays running until cancelled
+		if (step.kind === 'hold') {
+			// Stays running until cancelled, or until the test releases it (releaseHold).
+			if (!script.released) {
+				script.holding = true;
+				return;
+			}
+			this.schedule(run, script);
+			return;
+		}
 		script.timer = this.emu.later(step.kind === 'logs' ? 0 : script.delay, () => {
 			script.timer = undefined;
 			if (TERMINAL.has(run.status)) return;
@@ -449,6 +461,25 @@ export class RunEngine {
 		}
 		this.enforceCaps(run.agent_id);
 		this.emu.markDirty();
+	}
+
+	/**
+	 * Releases a `[[hold]]` run (`POST /_emulator/runs/{run_id}/release`): its script goes on after the
+	 * hold to its scripted end (succeeded, or failed with `[[fail]]`), one step later; a run not yet at
+	 * its hold passes it. False for a run with no script of ours left to release: ended, without
+	 * `[[hold]]`, or held from a state file or the seed (those end by cancelling only).
+	 */
+	releaseHold(run: RunRow): boolean {
+		const script = this.scripts.get(run.id);
+		if (!script || TERMINAL.has(run.status) || !run.hold || script.released) return false;
+		script.released = true;
+		run.hold = false;
+		if (script.holding) {
+			script.holding = false;
+			this.schedule(run, script);
+		}
+		this.emu.markDirty();
+		return true;
 	}
 
 	cancel(run: RunRow): void {

@@ -64,8 +64,9 @@ const baseName = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
 export class Workspace {
 	private readonly nodes = new Map<string, WsNode>();
 	/**
-	 * Where new mtimes come from: the emulator clock once the workspace is reached through
-	 * `Emulator.workspace()` (mtimes move forward with `POST /_emulator/clock/advance`), else the wall clock.
+	 * Where new mtimes come from: once the workspace is reached through `Emulator.workspace()`, the
+	 * emulator clock or the wall clock, whichever is later (mtimes move forward with
+	 * `POST /_emulator/clock/advance`), else the wall clock.
 	 */
 	clock: () => number = Date.now;
 	/** The latest mtime given out: mtimes of this workspace only move forward, each write's after the last. */

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
+import { holdClock } from './support/emulatorApi';
 import { until, webviewFrame } from './support/webviewPage';
 import type { UiTest } from './support/workbench';
 
@@ -226,66 +227,77 @@ const uiTest: UiTest = {
 			.click();
 		await until(page, 'the socket closed', async () => ((await input(second.id)).connections === 0 ? true : undefined));
 
-		// From the palette, an agent whose runtime is not running: the 409 is explained. (The seed's
-		// Sandbox explorer is on a paused runtime, but an in-host suite may have resumed it: the agent
-		// is chosen from the emulator's state now.)
-		const world = (await admin('/_emulator/state')) as {
-			agents: Array<{ id: string; name: string; runtime_id: string }>;
-			runtimes: Array<{ id: string; status: string }>;
-		};
-		const asleep = new Set(world.runtimes.filter((r) => r.status !== 'running').map((r) => r.id));
-		const sleeper =
-			world.agents.find((a) => a.name === 'Sandbox explorer' && asleep.has(a.runtime_id)) ??
-			world.agents.find((a) => a.name && asleep.has(a.runtime_id));
-		assert.ok(sleeper, 'an agent whose runtime is not running');
-		note(`palette: Open Computer on ${sleeper.name} (runtime not running)`);
-		// Counted for that agent only: other sessions (the panel's, expired or not) come and go in the
-		// emulator's state on its own clock (a count over all of them once read 1, then 2, with no new
-		// session asked for).
-		const sleeperSessions = async (): Promise<number> =>
-			((await admin('/_emulator/state')) as { computer_sessions: SessionRow[] }).computer_sessions.filter(
-				(x) => x.agent_id === sleeper.id,
-			).length;
-		assert.equal(await sleeperSessions(), 0, 'the agent whose runtime is not running has no session before');
-		await workbench.runCommand('Notifications: Clear All Notifications');
-		await workbench.runCommand('Cloud Agents: Open Computer');
-		const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: sleeper.name }).first();
-		await pick.waitFor({ state: 'visible', timeout: 20_000 });
-		await page.locator('.quick-input-widget input').fill(sleeper.name);
-		await page.keyboard.press('Enter');
-		const firstAdvice = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'cannot open now' }).first();
-		await firstAdvice.waitFor({ state: 'visible', timeout: 20_000 });
-		const firstSaid = (await firstAdvice.innerText()).trim();
-		assert.equal(await sleeperSessions(), 0, 'no session for an agent whose runtime is not running');
-
-		// An agent whose runtime is in error: the advice is not "Resume the runtime" (its menu has no
-		// Resume), it says only the service can repair it (issue 20, item 10), and no "resume" at all:
-		// not "cannot be resumed from here" beside the service's own "resume it" (issue 33, item 14).
-		const broken = world.agents.find((a) => a.name && world.runtimes.some((r) => r.id === a.runtime_id && r.status === 'error'));
-		assert.ok(broken, 'the demo seed has an agent on a runtime in error');
-		note(`palette: Open Computer on ${broken.name} (runtime in error)`);
-		let said = firstSaid;
-		// When earlier tests resumed every paused runtime, the agent above already was this one, and its
-		// advice is the one just read (asking again for the same agent showed no second toast within
-		// the wait in a clean-clone run).
-		if (broken.id !== sleeper.id) {
+		// Held emulator clock: a runtime read as not running (paused, resuming, creating) stays so while
+		// the test opens the computer of its agent (a transition due meanwhile would have it running).
+		const releaseClock = await holdClock(emulatorUrl, devToken);
+		try {
+			// From the palette, an agent whose runtime is not running: the 409 is explained. (The seed's
+			// Sandbox explorer is on a paused runtime, but an in-host suite may have resumed it: the agent
+			// is chosen from the emulator's state now.)
+			const world = (await admin('/_emulator/state')) as {
+				agents: Array<{ id: string; name: string; runtime_id: string }>;
+				runtimes: Array<{ id: string; status: string }>;
+			};
+			const asleep = new Set(world.runtimes.filter((r) => r.status !== 'running').map((r) => r.id));
+			const sleeper =
+				world.agents.find((a) => a.name === 'Sandbox explorer' && asleep.has(a.runtime_id)) ??
+				world.agents.find((a) => a.name && asleep.has(a.runtime_id));
+			assert.ok(sleeper, 'an agent whose runtime is not running');
+			note(`palette: Open Computer on ${sleeper.name} (runtime not running)`);
+			// Counted for that agent only: other sessions (the panel's, expired or not) come and go in the
+			// emulator's state on its own clock (a count over all of them once read 1, then 2, with no new
+			// session asked for).
+			const sleeperSessions = async (): Promise<number> =>
+				((await admin('/_emulator/state')) as { computer_sessions: SessionRow[] }).computer_sessions.filter(
+					(x) => x.agent_id === sleeper.id,
+				).length;
+			assert.equal(await sleeperSessions(), 0, 'the agent whose runtime is not running has no session before');
 			await workbench.runCommand('Notifications: Clear All Notifications');
 			await workbench.runCommand('Cloud Agents: Open Computer');
-			await page
-				.locator('.quick-input-list .monaco-list-row', { hasText: broken.name })
-				.first()
-				.waitFor({ state: 'visible', timeout: 20_000 });
-			await page.locator('.quick-input-widget input').fill(broken.name);
+			const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: sleeper.name }).first();
+			await pick.waitFor({ state: 'visible', timeout: 20_000 });
+			await page.locator('.quick-input-widget input').fill(sleeper.name);
 			await page.keyboard.press('Enter');
-			const advice = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'cannot open now' }).first();
-			await advice.waitFor({ state: 'visible', timeout: 20_000 });
-			said = (await advice.innerText()).trim();
+			const firstAdvice = page
+				.locator('.notifications-toasts .notification-list-item-message', { hasText: 'cannot open now' })
+				.first();
+			await firstAdvice.waitFor({ state: 'visible', timeout: 20_000 });
+			const firstSaid = (await firstAdvice.innerText()).trim();
+			assert.equal(await sleeperSessions(), 0, 'no session for an agent whose runtime is not running');
+
+			// An agent whose runtime is in error: the advice is not "Resume the runtime" (its menu has no
+			// Resume), it says only the service can repair it (issue 20, item 10), and no "resume" at all:
+			// not "cannot be resumed from here" beside the service's own "resume it" (issue 33, item 14).
+			const broken = world.agents.find((a) => a.name && world.runtimes.some((r) => r.id === a.runtime_id && r.status === 'error'));
+			assert.ok(broken, 'the demo seed has an agent on a runtime in error');
+			note(`palette: Open Computer on ${broken.name} (runtime in error)`);
+			let said = firstSaid;
+			// When earlier tests resumed every paused runtime, the agent above already was this one, and its
+			// advice is the one just read (asking again for the same agent showed no second toast within
+			// the wait in a clean-clone run).
+			if (broken.id !== sleeper.id) {
+				await workbench.runCommand('Notifications: Clear All Notifications');
+				await workbench.runCommand('Cloud Agents: Open Computer');
+				await page
+					.locator('.quick-input-list .monaco-list-row', { hasText: broken.name })
+					.first()
+					.waitFor({ state: 'visible', timeout: 20_000 });
+				await page.locator('.quick-input-widget input').fill(broken.name);
+				await page.keyboard.press('Enter');
+				const advice = page
+					.locator('.notifications-toasts .notification-list-item-message', { hasText: 'cannot open now' })
+					.first();
+				await advice.waitFor({ state: 'visible', timeout: 20_000 });
+				said = (await advice.innerText()).trim();
+			}
+			note(`advice: ${said}`);
+			assert.match(said, /is in error/);
+			assert.match(said, /only the service can repair/);
+			assert.doesNotMatch(said, /resume/i, 'no Resume advice for a runtime whose menu has no Resume');
+			await workbench.runCommand('Notifications: Clear All Notifications');
+		} finally {
+			await releaseClock();
 		}
-		note(`advice: ${said}`);
-		assert.match(said, /is in error/);
-		assert.match(said, /only the service can repair/);
-		assert.doesNotMatch(said, /resume/i, 'no Resume advice for a runtime whose menu has no Resume');
-		await workbench.runCommand('Notifications: Clear All Notifications');
 	},
 };
 

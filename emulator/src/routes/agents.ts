@@ -112,6 +112,8 @@ export function registerAgents(app: FastifyInstance, emu: Emulator): void {
 			}
 			const repos = b.repositories ?? [];
 			const now = Date.now();
+			// Provisioning moves on the emulator clock (held, advanced), as tick() reads it; the records' own times are wall times.
+			const clock = emu.now();
 			let rt: RuntimeRow;
 			let harnessId: string;
 			if (b.runtime_id !== undefined) {
@@ -183,7 +185,7 @@ export function registerAgents(app: FastifyInstance, emu: Emulator): void {
 						branch: r.branch,
 						sort_order: i,
 					})),
-					pending: { status: 'running', at: now + 800 },
+					pending: { status: 'running', at: clock + 800 },
 				};
 				rt.vnc_connection.hostname = `${rt.display_name}.vnc.cloud-agents.example`;
 				for (const bd of rt.bindings) bd.runtime_id = rt.id;
@@ -200,7 +202,7 @@ export function registerAgents(app: FastifyInstance, emu: Emulator): void {
 				updated_at_ms: now,
 				repositories: repos,
 				model_provider_id: b.model_provider_id,
-				ready_at: now + 1000,
+				ready_at: clock + 1000,
 				initial_message: initial,
 			};
 			emu.data.agents.push(agent);
@@ -252,7 +254,7 @@ export function registerAgents(app: FastifyInstance, emu: Emulator): void {
 					rt.status = 'deleting';
 					rt.desired_status = 'deleting';
 					rt.pending = undefined;
-					rt.delete_at = Date.now() + 1500;
+					rt.delete_at = emu.now() + 1500;
 					emu.bumpRuntime(rt);
 				}
 				emu.mutation('agents.delete');

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RowSnapshot } from '../../../src/testing';
-import { counters, emu, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
+import { counters, emu, holdClock, restoreDevToken, testApi, waitFor, within } from '../support/cloudAgents';
 import { closeAllEditors } from '../support/editors';
 
 /**
@@ -81,35 +81,42 @@ suite('Account view: images, builds, checkpoints, model providers', () => {
 		const name = `surf-build-${Date.now()}`;
 		// The Images list is loaded before the build: the built image must appear in it without a Refresh.
 		await rows('images');
-		// The handler runs (the build is created) but the answer never comes: the client retries.
-		await emu('PUT', '/_emulator/faults', {
-			rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 1 }],
-		});
+		// The build steps every second of the emulator clock: held, it stays pending (active) however
+		// long the retry and the row take (under load on CI it had succeeded before the row was read).
+		const releaseClock = await holdClock();
 		let started: { id: string; idempotencyKey: string };
 		try {
-			started = await within(
-				'the build to start',
-				vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>('cloudAgents.imageBuilds.start', {
-					automation: true,
-					request: { display_name: name, dockerfile: 'FROM scratch\nFLAKY\n' },
-					rethrow: true,
-				}),
-				60_000,
-			);
-		} finally {
-			await emu('DELETE', '/_emulator/faults');
-		}
-		const mine = (await state()).builds.filter((b) => b.display_name === name);
-		assert.equal(mine.length, 1, "exactly one build: the retry carried the first attempt's key");
-		assert.equal(mine[0]!.id, started.id);
-		assert.equal(mine[0]!.idempotency_key, started.idempotencyKey);
+			// The handler runs (the build is created) but the answer never comes: the client retries.
+			await emu('PUT', '/_emulator/faults', {
+				rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 1 }],
+			});
+			try {
+				started = await within(
+					'the build to start',
+					vscode.commands.executeCommand<{ id: string; idempotencyKey: string }>('cloudAgents.imageBuilds.start', {
+						automation: true,
+						request: { display_name: name, dockerfile: 'FROM scratch\nFLAKY\n' },
+						rethrow: true,
+					}),
+					60_000,
+				);
+			} finally {
+				await emu('DELETE', '/_emulator/faults');
+			}
+			const mine = (await state()).builds.filter((b) => b.display_name === name);
+			assert.equal(mine.length, 1, "exactly one build: the retry carried the first attempt's key");
+			assert.equal(mine[0]!.id, started.id);
+			assert.equal(mine[0]!.idempotency_key, started.idempotencyKey);
 
-		// The build's row is in the list; the clock moves it along: a failed attempt, then a good one.
-		const buildRow = await waitFor('the build row', async () =>
-			(await rows('imageBuilds')).find((r) => r.id === `imageBuild/${started.id}`),
-		);
-		assert.match(buildRow.contextValue ?? '', /:active$/);
-		await advance(10);
+			// The build's row is in the list, still active; the clock moves it along: a failed attempt, then a good one.
+			const buildRow = await waitFor('the build row', async () =>
+				(await rows('imageBuilds')).find((r) => r.id === `imageBuild/${started.id}`),
+			);
+			assert.match(buildRow.contextValue ?? '', /:active$/);
+			await advance(10);
+		} finally {
+			await releaseClock();
+		}
 		const ended = await within(
 			'the build to end',
 			vscode.commands.executeCommand<{ status: string; imageId?: string; attempts: unknown[] }>('cloudAgents.imageBuilds.follow', {

@@ -9,7 +9,17 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { MARKER_PREFIX } from '../../../src/chat/toolText';
 import { EXTENSION_ID, TOOLS, TOOL_NAMES } from '../../../src/ids';
-import { counters, createIdleAgent, emu, restoreDevToken, seedAgent, startAgentRun, testApi, waitFor } from '../support/cloudAgents';
+import {
+	counters,
+	createIdleAgent,
+	emu,
+	releaseRun,
+	restoreDevToken,
+	seedAgent,
+	startAgentRun,
+	testApi,
+	waitFor,
+} from '../support/cloudAgents';
 import { devToken, words } from '../support/env';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { base64Text, hexBase64, textBase64 } from '../support/text';
@@ -145,7 +155,9 @@ suite('Language-model tools', () => {
 		this.timeout(120_000);
 		const agentId = await createIdleAgent('chat-tools');
 		const agent = (await emu<{ name: string }>('GET', `/v2/agents/${encodeURIComponent(agentId)}`, undefined, devToken())).body;
-		const prompt = 'Summarise ```the billing``` module';
+		// Held ([[hold]]) until the test has seen it followed while active, then released to its end
+		// (a result and the artifact): unheld, it could end before the first look (about 3 s).
+		const prompt = 'Summarise ```the billing``` module [[artifact:summary.md]] [[hold]]';
 		const prepared = await vscode.commands.executeCommand<{ title?: string; message?: string; invocationMessage?: string }>(
 			'_cloudAgents.chat.prepare',
 			TOOLS.runPrompt,
@@ -168,6 +180,7 @@ suite('Language-model tools', () => {
 		await waitFor('the run to be followed', async () =>
 			(api.runFollower.stateOf(agentId, sentRun.id)?.active ?? false) ? true : undefined,
 		);
+		await releaseRun(sentRun.id);
 
 		// Status, waiting for the end: the agent's result quoted, the run's artifacts named.
 		const status = await invoke(TOOLS.runStatus, { agent: agentId, waitSeconds: 60 });

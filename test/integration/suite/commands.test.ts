@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { RECORD_SCHEME } from '../../../src/ids';
-import { counters, emu, messagesShown, restoreDevToken, runChannels, testApi, waitFor } from '../support/cloudAgents';
+import { counters, emu, holdClock, messagesShown, restoreDevToken, runChannels, testApi, waitFor } from '../support/cloudAgents';
 import { closeAllEditors } from '../support/editors';
 import { devToken, words } from '../support/env';
 
@@ -672,31 +672,47 @@ suite('Commands', () => {
 		const resumable = async (): Promise<RuntimeBody[]> =>
 			(await state()).runtimes.filter((r) => (r.status === 'paused' || r.status === 'suspended') && r.desired_status === r.status);
 
+		// A resumed runtime is running 2 s later on the emulator clock, and that transition bumps its
+		// revision again: the clock is held while a test reads the revision the resume left.
+
 		test("resume sends expected_revision and the runtime's revision goes up by one [variant]", async function () {
 			this.timeout(20_000);
-			const runtime = (await resumable())[0];
-			assert.ok(runtime, 'the demo seed has a paused or suspended runtime');
-			const resumed = await run<RuntimeBody | undefined>('cloudAgents.runtimes.resume', { automation: true, runtimeId: runtime.id });
-			assert.equal(resumed?.revision, runtime.revision + 1);
-			assert.equal((await state()).runtimes.find((r) => r.id === runtime.id)?.revision, runtime.revision + 1);
+			const releaseClock = await holdClock();
+			try {
+				const runtime = (await resumable())[0];
+				assert.ok(runtime, 'the demo seed has a paused or suspended runtime');
+				const resumed = await run<RuntimeBody | undefined>('cloudAgents.runtimes.resume', {
+					automation: true,
+					runtimeId: runtime.id,
+				});
+				assert.equal(resumed?.revision, runtime.revision + 1);
+				assert.equal((await state()).runtimes.find((r) => r.id === runtime.id)?.revision, runtime.revision + 1);
+			} finally {
+				await releaseClock();
+			}
 		});
 
 		test('a stale revision gets 409; the command re-reads the runtime and resumes with the fresh revision', async function () {
 			this.timeout(20_000);
-			const runtime = (await resumable())[0];
-			assert.ok(runtime, 'a second paused or suspended runtime');
-			const reads = await route('GET /v2/runtimes');
-			const resumes = await route('POST /v2/runtimes/{runtime_id}/resume');
-			const resumed = await run<RuntimeBody | undefined>('cloudAgents.runtimes.resume', {
-				automation: true,
-				runtimeId: runtime.id,
-				expectedRevision: runtime.revision - 1,
-				onConflict: 'retry',
-			});
-			assert.equal(resumed?.revision, runtime.revision + 1);
-			assert.equal(await route('POST /v2/runtimes/{runtime_id}/resume'), resumes + 2, 'one 409, then one success');
-			assert.ok((await route('GET /v2/runtimes')) > reads + 1, 'the runtime was read again after the 409');
-			assert.equal((await state()).runtimes.find((r) => r.id === runtime.id)?.revision, runtime.revision + 1);
+			const releaseClock = await holdClock();
+			try {
+				const runtime = (await resumable())[0];
+				assert.ok(runtime, 'a second paused or suspended runtime');
+				const reads = await route('GET /v2/runtimes');
+				const resumes = await route('POST /v2/runtimes/{runtime_id}/resume');
+				const resumed = await run<RuntimeBody | undefined>('cloudAgents.runtimes.resume', {
+					automation: true,
+					runtimeId: runtime.id,
+					expectedRevision: runtime.revision - 1,
+					onConflict: 'retry',
+				});
+				assert.equal(resumed?.revision, runtime.revision + 1);
+				assert.equal(await route('POST /v2/runtimes/{runtime_id}/resume'), resumes + 2, 'one 409, then one success');
+				assert.ok((await route('GET /v2/runtimes')) > reads + 1, 'the runtime was read again after the 409');
+				assert.equal((await state()).runtimes.find((r) => r.id === runtime.id)?.revision, runtime.revision + 1);
+			} finally {
+				await releaseClock();
+			}
 		});
 
 		test('show details opens the whole record as JSON; VNC credentials are listed [variant]', async function () {

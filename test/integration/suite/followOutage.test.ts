@@ -9,10 +9,12 @@ import * as vscode from 'vscode';
 import type { EventRecord } from '../../../src/api';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import {
+	type EmulatorCall,
 	type RunBody,
 	createIdleAgent,
 	emu,
 	emulatorRunEvents,
+	holdClock,
 	restoreDevToken,
 	startAgentRun,
 	testApi,
@@ -118,7 +120,15 @@ suite('Run following through outages', () => {
 	test('[variant] an outage during a followed run, longer than its first reconnect waits: every event exactly once afterwards, no click; the status bar said reconnecting', async function () {
 		this.timeout(90_000);
 		// The run goes on through the outage (40 events 250 ms apart); the stream's reconnects wait 1, 2,
-		// 4, 8 s…: several fail before the outage ends, and one after it brings the rest.
+		// 4, 8 s…: several fail before the outage ends, and one after it brings the rest. The outage
+		// lasts OUTAGE_SECONDS of the emulator clock, held here: it ends when the test moves the clock
+		// past it, once the status bar said reconnecting and the run has ended on the emulator (not
+		// when 8 s of wall time pass, however long the test took to look).
+		const onAdmin: EmulatorCall = async <T>(method: string, path: string, body?: unknown) => ({
+			status: 200,
+			body: await admin<T>(adminUrl, method, path.replace(/^\/_emulator/, ''), body),
+		});
+		const releaseClock = await holdClock(onAdmin);
 		const run = await startRun(`[[ticks:${TICKS}]] [[delay:250]] through an outage`);
 		const notificationsBefore = endOfRunNotices(api).length;
 		const received: number[] = [];
@@ -143,12 +153,24 @@ suite('Run following through outages', () => {
 			);
 			assert.match(followedRunStatus(api)?.text ?? '', /^\$\(sync~spin\) .*: reconnecting$/);
 			assert.equal(api.runFollower.stateOf(agentId, run.id)?.active ?? false, true, 'still followed during the outage');
+			// The run goes on meanwhile (real timers): the outage ends after its last event.
+			await waitFor(
+				'the run to end on the emulator during the outage',
+				async () => {
+					const s = await admin<{ runs: Array<{ id: string; status: string }> }>(adminUrl, 'GET', '/state');
+					return s.runs.find((r) => r.id === run.id)?.status === 'succeeded' ? true : undefined;
+				},
+				30_000,
+			);
+			await admin(adminUrl, 'POST', '/clock/advance', { seconds: OUTAGE_SECONDS });
+			await releaseClock();
 			const outcome = await within('the run to end after the outage', followEnded(api, agentId, run.id), 60_000);
 			assert.equal(outcome.status, words().run.succeeded);
 			assert.equal((await admin<{ active: boolean }>(adminUrl, 'GET', '/outage')).active, false);
 		} finally {
 			clearInterval(poll);
 			sub.dispose();
+			await releaseClock();
 		}
 		const expected = await assertEveryEventOnce(run, received, 'every event once, in order');
 		assert.ok(expected.length > TICKS, `the emulator has only ${expected.length} events`);

@@ -1,12 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { waitFor, within } from '../support/cloudAgents';
+import { emu, holdClock, waitFor, within } from '../support/cloudAgents';
 import { closeAllEditors } from '../support/editors';
 
 /**
- * The runner's restore between top-level suites (test/integration/runner-extension/src/runner.ts):
+ * The runner's restore between top-level suites (test/integration/runner-extension/src/core.ts):
  * the first suite leaves an unsaved document behind, as a test that fails half-way does; the next
- * starts with none and with no editor open. Before the restore reverted unsaved documents, "close
+ * starts with none and with no editor open. Then a suite leaves the emulator clock held (a test
+ * that failed between holdClock and its release); the next finds it running. Before the restore reverted unsaved documents, "close
  * all" asked whether to save one, nobody answered, and every later suite's restore timed out with
  * its editors left open (a model-provider test's failure failed fourteen tests in a reversed run).
  */
@@ -53,6 +54,24 @@ suite("Runner baseline: a suite's own closeAllEditors()", () => {
 			vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()),
 			[],
 			'unsaved documents',
+		);
+	});
+});
+
+suite('Runner baseline: a suite leaves the emulator clock held', () => {
+	test('the clock is held and not released, as a test failing before its release would leave it', async () => {
+		await holdClock();
+		assert.equal((await emu<{ held: boolean }>('GET', '/_emulator/clock')).body.held, true);
+	});
+});
+
+suite('Runner baseline: the next suite finds the clock running', () => {
+	test('the clock is not held after the suite before held it', async () => {
+		const clock = (await emu<{ held: boolean; now_ms: number }>('GET', '/_emulator/clock')).body;
+		assert.equal(clock.held, false, 'the restore between suites released it');
+		// And it moves (a condition, not a pause): a held clock never would.
+		await waitFor('the emulator clock to move', async () =>
+			(await emu<{ now_ms: number }>('GET', '/_emulator/clock')).body.now_ms > clock.now_ms ? true : undefined,
 		);
 	});
 });

@@ -202,6 +202,50 @@ export async function emulatorRunEvents(agentId: string, run: RunBody): Promise<
 		.map((e) => ({ seq: (e.seq ?? e.sequence)!, type: (e.type ?? e.event)! }));
 }
 
+/**
+ * Holds the emulator clock (issue 41): builds, checkpoints, runtime transitions, agent provisioning,
+ * GitHub request expiry and an outage's end stand still until `advanceClock` moves them, so a test
+ * can assert a state in between and then move on explicitly. Resolves with the release (the clock
+ * runs on from where it stood; calling it again does nothing); release it in a `finally` (the
+ * runner's restore after each suite releases a hold left behind). An agent created meanwhile stays
+ * provisioning until the clock moves (createIdleAgent would wait in vain). Runs are not held by the
+ * clock: hold one with `[[hold]]` and end it with `releaseRun` or a cancel.
+ */
+export async function holdClock(call: EmulatorCall = emu): Promise<() => Promise<void>> {
+	await setClockHeld(call, true);
+	let released = false;
+	return async () => {
+		if (!released) {
+			released = true;
+			await setClockHeld(call, false);
+		}
+	};
+}
+
+async function setClockHeld(call: EmulatorCall, held: boolean): Promise<void> {
+	const res = await call<{ held?: boolean }>('PUT', '/_emulator/clock', { held });
+	if (res.status !== 200 || res.body.held !== held) {
+		throw new Error(`${held ? 'holding' : 'releasing'} the emulator clock: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+	}
+}
+
+/** Moves the emulator clock `seconds` on (held or not), applying every transition due on the way; resolves with its time then (epoch ms). */
+export async function advanceClock(seconds: number, call: EmulatorCall = emu): Promise<number> {
+	const res = await call<{ now_ms: number }>('POST', '/_emulator/clock/advance', { ms: Math.round(seconds * 1000) });
+	if (res.status !== 200) {
+		throw new Error(`advancing the emulator clock: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+	}
+	return res.body.now_ms;
+}
+
+/** Lets a run held by `[[hold]]` go on to its scripted end (`POST /_emulator/runs/{id}/release`). */
+export async function releaseRun(runId: string): Promise<void> {
+	const res = await emu('POST', `/_emulator/runs/${encodeURIComponent(runId)}/release`);
+	if (res.status !== 200) {
+		throw new Error(`releasing run ${runId}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+	}
+}
+
 /** The emulator's request counters. */
 export async function counters(): Promise<{
 	requests: { by_route: Record<string, number> };

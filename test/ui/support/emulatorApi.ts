@@ -40,6 +40,28 @@ export async function createIdleAgent(emulatorUrl: string, token: string, name: 
 	return agent;
 }
 
+/**
+ * Holds the emulator clock (issue 41): builds, checkpoints, runtime transitions, agent provisioning
+ * and GitHub request expiry stand still until `advanceClock` moves them. Resolves with the release
+ * (the clock runs on from where it stood; calling it again does nothing); release it in a
+ * `finally` (the driver releases a hold before each UI test too). Runs are not held by it.
+ */
+export async function holdClock(emulatorUrl: string, token: string): Promise<() => Promise<void>> {
+	await emulatorCall(emulatorUrl, token, 'PUT', '/_emulator/clock', { held: true });
+	let released = false;
+	return async () => {
+		if (!released) {
+			released = true;
+			await emulatorCall(emulatorUrl, token, 'PUT', '/_emulator/clock', { held: false });
+		}
+	};
+}
+
+/** Moves the emulator clock `seconds` on (held or not), applying every transition due on the way. */
+export async function advanceClock(emulatorUrl: string, token: string, seconds: number): Promise<void> {
+	await emulatorCall(emulatorUrl, token, 'POST', '/_emulator/clock/advance', { ms: Math.round(seconds * 1000) });
+}
+
 /** An outage of the emulator's service routes, started by `startOutage`. */
 export interface Outage {
 	/** Ends the outage (through the admin port, which the outage leaves answering). */

@@ -70,8 +70,8 @@ async function takeBaseline(): Promise<Baseline> {
 }
 
 /**
- * Puts back what a suite may have left behind: the emulator's faults and outage cleared, the
- * settings as they were, editors and notifications closed, signed in with the dev token. Each
+ * Puts back what a suite may have left behind: the emulator's faults and outage cleared and its
+ * clock released, the settings as they were, editors and notifications closed, signed in with the dev token. Each
  * step is bounded; every step runs even when one fails, and the first failure is thrown.
  */
 async function restoreBaseline(baseline: Baseline): Promise<void> {
@@ -92,6 +92,19 @@ async function restoreBaseline(baseline: Baseline): Promise<void> {
 			const outage = (await (await fetch(`${emulator}/_emulator/outage`)).json()) as { active?: boolean; admin_url?: string };
 			if (outage.active && outage.admin_url) {
 				await (await fetch(`${outage.admin_url.replace(/\/+$/, '')}/_emulator/outage`, { method: 'DELETE' })).arrayBuffer();
+			}
+		});
+		// A test that held the emulator clock (holdClock) and failed before releasing it must not
+		// leave the next suite's builds, checkpoints and runtimes standing still.
+		await step('releasing a held emulator clock', async () => {
+			const res = await fetch(`${emulator}/_emulator/clock`, {
+				method: 'PUT',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ held: false }),
+			});
+			await res.arrayBuffer();
+			if (!res.ok) {
+				throw new Error(`PUT /_emulator/clock answered ${res.status}`);
 			}
 		});
 	}
