@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { SAFETY, eventStatus, isAbortError, isAuthFailure, isTerminalRunStatus, runStatusClass } from '../api';
+import { ApiError, SAFETY, eventStatus, isAbortError, isAuthFailure, isTerminalRunStatus, runStatusClass } from '../api';
 import type { CloudAgentsClient, EventRecord, StreamOutageEvent } from '../api';
 import { describeError, showApiError } from '../util/errors';
 import { Disposable } from '../util/lifecycle';
@@ -59,8 +59,11 @@ export interface RunFollowerOptions {
 export interface FollowOutcome {
 	/** The run's final status when it ended, else undefined (stopped, failed or signed out). */
 	status: string | undefined;
-	/** Why it stopped without the run ending: `stopped`, `error`, `unauthorized` (paused until the next sign-in). */
-	reason?: 'stopped' | 'error' | 'unauthorized';
+	/**
+	 * Why it stopped without the run ending: `stopped`, `error`, `unauthorized` (paused until the next
+	 * sign-in), `gone` (the service no longer knows the run or its agent: deleted elsewhere).
+	 */
+	reason?: 'stopped' | 'error' | 'unauthorized' | 'gone';
 }
 
 /** What this window knows of a run it follows or followed (RunFollower.stateOf). */
@@ -571,6 +574,12 @@ export class RunFollower extends Disposable {
 				run.lines.push(vscode.l10n.t('— paused until you sign in again —'));
 				log.warn(outputLine(`Following run ${run.runId} paused until the next sign-in: ${describeError(err)}`));
 				session.reportError(err);
+			} else if (!signal.aborted && !isAbortError(err) && err instanceof ApiError && err.status === 404) {
+				// The run or its agent was deleted elsewhere (another window, the web app, a script) while it
+				// was followed: an expected end, told in the run's channel and the log, not an error to report.
+				outcome = { status: undefined, reason: 'gone' };
+				run.lines.push(outputLine(vscode.l10n.t('— following ended: the run or its agent no longer exists —')));
+				log.warn(outputLine(`Stopped following run ${run.runId}: it or its agent no longer exists (${describeError(err)})`));
 			} else if (!signal.aborted && !isAbortError(err)) {
 				outcome = { status: undefined, reason: 'error' };
 				run.lines.push(outputLine(vscode.l10n.t('— following stopped: {0} —', describeError(err))));

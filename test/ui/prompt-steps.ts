@@ -109,12 +109,9 @@ const uiTest: UiTest = {
 			await input.fill(quick);
 			await page.keyboard.press('Enter');
 			const last = await waitForRun(quick, 'after one step from the agent row');
-			note('agent row: run created after 1 step');
-			// Deleting the agent while its run is followed would (rightly) report an error: let it end.
-			for (let i = 0; i < 100 && (await runsOf()).find((r) => r.id === last.id)?.status !== 'succeeded'; i++) {
-				await page.waitForTimeout(200);
-			}
-			await page.waitForTimeout(500);
+			note(`agent row: run ${last.id} created after 1 step`);
+			// The agent is deleted below while this window may still follow its last run: following then
+			// ends with a warning in the log and the run's channel (runFollower.ts), not an error.
 		} finally {
 			await page.keyboard.press('Escape');
 			await call('DELETE', `/v2/agents/${enc}?delete_runtime=true`).catch(() => undefined);

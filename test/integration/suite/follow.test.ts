@@ -17,6 +17,7 @@ import {
 	endOfRunNotices,
 	storedEvents,
 	followEnded,
+	messagesShown,
 } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
 import { hostPlatform } from '../support/hostPlatform';
@@ -163,6 +164,43 @@ suite('Run following', () => {
 		} finally {
 			await emu('DELETE', `/v2/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(run.id)}`, undefined, devToken());
 			await api.runFollower.forget(agentId, run.id);
+		}
+	});
+
+	test('a run whose agent is deleted elsewhere while it is followed stops being followed with a warning, not an error', async function () {
+		this.timeout(45_000);
+		const gone = await createIdleAgent('follow-deleted');
+		const run = await startAgentRun(gone, '[[hold]] deleted elsewhere');
+		const errorsBefore = (await messagesShown('error', /./)).length;
+		try {
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId: gone, runId: run.id });
+			await waitFor('a first event', async () => ((await storedEvents(api, gone, run.id)).length > 0 ? true : undefined));
+
+			// Another client deletes the agent (and its runs) while this window streams the run's events.
+			const deleted = await emu('DELETE', `/v2/agents/${encodeURIComponent(gone)}?delete_runtime=true`, undefined, devToken());
+			assert.ok(deleted.status < 300, `delete answered ${deleted.status}`);
+			const outcome = await within('following to end', followEnded(api, gone, run.id), 20_000);
+
+			assert.deepEqual(outcome, { status: undefined, reason: 'gone' });
+			assert.equal(
+				api.runFollower.following.some((f) => f.runId === run.id),
+				false,
+			);
+			assert.deepEqual((await messagesShown('error', /./)).slice(errorsBefore), [], 'an error message was shown');
+			const log = (await writtenText(api)).find((w) => w.file.endsWith('/Cloud Agents.log'))?.text ?? '';
+			const lines = log.split('\n').filter((line) => line.includes(run.id));
+			assert.ok(
+				lines.some((line) => line.includes('[warning]') && line.includes('no longer exists')),
+				`no warning names the run:\n${lines.join('\n')}`,
+			);
+			assert.deepEqual(
+				lines.filter((line) => line.includes('[error]')),
+				[],
+				'the end was logged as an error',
+			);
+		} finally {
+			await emu('DELETE', `/v2/agents/${encodeURIComponent(gone)}?delete_runtime=true`, undefined, devToken());
+			await api.runFollower.forget(gone, run.id);
 		}
 	});
 

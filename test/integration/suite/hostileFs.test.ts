@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as vscode from 'vscode';
+import { SAFETY } from '../../../src/api';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { AGENT_ID, agent, artifact } from '../../hostile/fixtures';
@@ -128,17 +129,34 @@ suite('Hostile server: local files and the agent workspace', () => {
 		this.timeout(60_000);
 		const changed: string[] = [];
 		use({ ...deepTree('deep', 100), write: (p) => changed.push(`write ${p}`), remove: (p) => changed.push(`delete ${p}`) });
+		const ops = (op: string): number =>
+			server
+				.requestsTo('POST /v2/agents/*/workspace')
+				.filter((r) => (JSON.parse(r.body.toString('utf8')) as { op?: string }).op === op).length;
 		for (const op of ['copy', 'rename'] as const) {
+			// Each operation from an empty cache: a listing the copy left is reused by the move only
+			// while it is younger than the cache's reuse window (2 s), so the two together send
+			// between one and two walks' worth of listings depending on how long the copy took.
+			// One operation's count does not depend on the clock.
+			await vscode.commands.executeCommand('_cloudAgents.workspace.clearCache');
+			server.requests.length = 0;
 			await assert.rejects(
 				Promise.resolve(vscode.workspace.fs[op](uri('deep'), uri(`deep-${op}`), { overwrite: false })),
 				(err: unknown) =>
 					err instanceof vscode.FileSystemError &&
-					/more than \d+ folder levels deep/.test(err.message) &&
+					err.message.includes(`more than ${SAFETY.walkMaxDepth} folder levels deep`) &&
 					/Nothing was changed/.test(err.message),
 			);
+			const seen = server.requests.map((r) => `${r.method} ${r.path} ${r.body.toString('utf8')}`).join(', ');
+			// The walk lists the source and the 32 levels below it, one folder at a time, and stops at
+			// the 33rd level's folder, which it sees in the last listing and does not list.
+			assert.equal(ops('list'), SAFETY.walkMaxDepth + 1, `${op}: ${ops('list')} listings`);
+			// Three stats: VS Code's of the target before it calls the provider, then ours of the source
+			// and the target (nothing cached after the clear; a missing target is not remembered).
+			assert.equal(ops('stat'), 3, `${op}: ${ops('stat')} stats: ${seen}`);
+			assert.equal(workspaceRequests(), ops('list') + ops('stat'), `${op}: only listings and stats: ${seen}`);
 		}
 		assert.deepEqual(changed, []);
-		assert.ok(workspaceRequests() <= 60, `${workspaceRequests()} requests`);
 
 		server.requests.length = 0;
 		await vscode.workspace.fs.delete(uri('deep'), { recursive: true, useTrash: false });
