@@ -27,6 +27,7 @@ import type { LazyFeatures } from './shell/lazy';
 import { type CloudAgentViews, RecordNode } from './views';
 import type { AnyListDescriptor } from './views/descriptor';
 import { RUN_NOTIFIED_KEY, SEARCH_HINT_KEY } from './ids';
+import { workbenchShowsChannel } from './util/outputChannels';
 
 /** The environment variable the harness sets; without it no seam is registered. */
 export const TEST_HARNESS_ENV = 'CLOUD_AGENTS_TEST_REPORT';
@@ -71,6 +72,11 @@ export interface StatusBarSnapshot {
 export class TestRecorder {
 	/** Every message shown (information, warning, error), in order. */
 	readonly messages: ShownMessage[] = [];
+	/**
+	 * The names of the output channels the extension disposed while the workbench's Output view
+	 * showed them (it may then still be applying an append: "Model is disposed!"), in order.
+	 */
+	readonly channelsDisposedWhileShown: string[] = [];
 	private readonly channels = new Set<vscode.OutputChannel>();
 	private readonly items = new Map<string, { item: vscode.StatusBarItem; visible: boolean }>();
 	private readonly controls = new Map<string, { groups: vscode.SourceControlResourceGroup[] }>();
@@ -163,7 +169,9 @@ export class TestRecorder {
 		this.channels.add(channel);
 		const dispose = channel.dispose.bind(channel);
 		channel.dispose = (): void => {
-			this.channels.delete(channel);
+			if (this.channels.delete(channel) && workbenchShowsChannel(channel.name)) {
+				this.channelsDisposedWhileShown.push(channel.name);
+			}
 			dispose();
 		};
 	}

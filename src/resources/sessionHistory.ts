@@ -3,6 +3,7 @@ import { SAFETY, decodeSessionEvent } from '../api';
 import type { Agent, CloudAgentsClient, EventRecord, Run } from '../api';
 import { formatEvent } from '../runFollowing';
 import { RunEventStore } from '../runFollowing/runStore';
+import { ChannelCloser } from '../util/outputChannels';
 import { outputLine } from '../util/text';
 import type { ActionKit, RecordAction } from '../views/actions';
 import { argBoolean, displayName, isStatus, toAbortSignal } from '../views/ui';
@@ -102,6 +103,8 @@ class SessionHistories implements vscode.Disposable {
 	private readonly store: RunEventStore;
 	private readonly lastSession = new Map<string, string>();
 	private readonly channels = new Map<string, vscode.OutputChannel>();
+	/** Shows the channels, and disposes those the bound closed once the Output view has let go of them. */
+	private readonly closer = new ChannelCloser();
 
 	constructor(context: vscode.ExtensionContext) {
 		this.store = new RunEventStore(vscode.Uri.joinPath(context.globalStorageUri, 'sessions'));
@@ -119,10 +122,21 @@ class SessionHistories implements vscode.Disposable {
 			if (channels.size > SAFETY.sessionChannelsMax) {
 				const [oldest, ch] = channels.entries().next().value!;
 				channels.delete(oldest);
-				ch.dispose();
+				// Its history may still be being read into it, or shown: see ChannelCloser.
+				this.closer.close(ch);
 			}
 		}
 		return channel;
+	}
+
+	/** `channel` while it is open: the bound may close it while a history is read into it (the events still go to the file). */
+	private open(channel: vscode.OutputChannel | undefined): vscode.OutputChannel | undefined {
+		return channel && !this.closer.isClosed(channel) ? channel : undefined;
+	}
+
+	/** Shows an agent's channel in the Output view (through the closer: see ChannelCloser). */
+	reveal(channel: vscode.OutputChannel): void {
+		this.closer.reveal(channel, true);
 	}
 
 	/** Resolves when every event appended so far is on disk. */
@@ -137,14 +151,15 @@ class SessionHistories implements vscode.Disposable {
 	async show(
 		client: CloudAgentsClient,
 		agent: Agent,
-		channel: vscode.OutputChannel | undefined,
+		shownIn: vscode.OutputChannel | undefined,
 		signal: AbortSignal,
 		progress: vscode.Progress<{ message?: string }>,
 	): Promise<SessionHistoryResult> {
 		const { store, lastSession } = this;
+		const out = (): vscode.OutputChannel | undefined => this.open(shownIn);
 		const write = (events: readonly EventRecord[]): void => {
-			if (channel && events.length > 0) {
-				channel.append(`${events.map((e) => formatEvent(e)).join('\n')}\n`);
+			if (events.length > 0) {
+				out()?.append(`${events.map((e) => formatEvent(e)).join('\n')}\n`);
 			}
 		};
 		let sessionId = lastSession.get(agent.id);
@@ -152,6 +167,7 @@ class SessionHistories implements vscode.Disposable {
 		let streamed = false;
 		let added = 0;
 		const header = (): void => {
+			const channel = out();
 			if (!channel || !sessionId || !prior) {
 				return;
 			}
@@ -194,7 +210,7 @@ class SessionHistories implements vscode.Disposable {
 				after: prior && prior.lastSeq >= 0 ? prior.lastSeq : undefined,
 			});
 			if (!answer.session_id) {
-				channel?.appendLine(vscode.l10n.t('The agent {0} has no session yet.', agent.name || agent.id));
+				out()?.appendLine(vscode.l10n.t('The agent {0} has no session yet.', agent.name || agent.id));
 				return { agentId: agent.id, sessionId: undefined, file: undefined, stored: 0, added: 0, via: 'none' };
 			}
 			if (answer.session_id !== sessionId) {
@@ -228,7 +244,7 @@ class SessionHistories implements vscode.Disposable {
 				prior = await readTail(store.lines(agent.id, sessionKey(sessionId)), SAFETY.sessionHistoryShownEvents);
 				header();
 			}
-			channel?.appendLine(
+			out()?.appendLine(
 				vscode.l10n.t('(The history is larger than one answer can carry: reading the event stream of run {0}.)', run.id),
 			);
 			const stream = client.streamRunEvents(agent.id, run.id, {
@@ -236,7 +252,7 @@ class SessionHistories implements vscode.Disposable {
 				signal,
 			});
 			if (await keepInBatches(stream, keep, () => added)) {
-				channel?.appendLine(
+				out()?.appendLine(
 					added === 1
 						? vscode.l10n.t('(Stopped after 1 event; run the command again for more.)')
 						: vscode.l10n.t('(Stopped after {0} events; run the command again for more.)', added),
@@ -258,6 +274,7 @@ class SessionHistories implements vscode.Disposable {
 			c.dispose();
 		}
 		this.channels.clear();
+		this.closer.dispose();
 	}
 }
 
@@ -289,7 +306,9 @@ async function showSessionHistory(agent: Agent, kit: ActionKit): Promise<Session
 	const histories = historiesOf(kit.context);
 	const quiet = kit.automation && argBoolean(kit.arg, 'quiet') === true;
 	const channel = quiet ? undefined : histories.channelOf(agent);
-	channel?.show(true);
+	if (channel) {
+		histories.reveal(channel);
+	}
 	return vscode.window.withProgress(
 		{
 			location: vscode.ProgressLocation.Notification,

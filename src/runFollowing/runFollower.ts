@@ -3,6 +3,7 @@ import { ApiError, SAFETY, eventStatus, isAbortError, isAuthFailure, isTerminalR
 import type { CloudAgentsClient, EventRecord, StreamOutageEvent } from '../api';
 import { describeError, showApiError } from '../util/errors';
 import { Disposable } from '../util/lifecycle';
+import { ChannelCloser } from '../util/outputChannels';
 import { iconSafe, notificationText, outputLine } from '../util/text';
 import { endNotificationActions, followedRunActions, formatEvent, runChannelName, runTitle } from './format';
 import type { FollowedRunAction } from './format';
@@ -126,8 +127,6 @@ export function toRunRef(arg: unknown): { agentId: string; runId: string } | und
 const MAX_NOTIFIED = 1000;
 /** Longest run name in the status bar text (the tooltip has it whole). */
 const STATUS_TITLE_CHARS = 48;
-/** Delay before a channel closed by the bound on channels is disposed (ms). */
-const CHANNEL_CLOSE_DELAY_MS = 3_000;
 
 function keyOf(agentId: string, runId: string): string {
 	return `${agentId}/${runId}`;
@@ -157,6 +156,8 @@ class FollowedRun {
 	unauthorized = false;
 	/** How following ended the last time (see FollowedRunState.outcome). */
 	outcome: FollowOutcome | undefined;
+	/** Its channel was closed (forgotten, or past the bound): nothing more is appended to it. */
+	closed = false;
 
 	constructor(
 		readonly agentId: string,
@@ -200,8 +201,8 @@ export class RunFollower extends Disposable {
 	private readonly maxChannels: number;
 	private readonly endedStatusMs: number;
 	private hideTimer: ReturnType<typeof setTimeout> | undefined;
-	/** Channels closed by the bound, disposed after `CHANNEL_CLOSE_DELAY_MS`. */
-	private readonly closing = new Map<ReturnType<typeof setTimeout>, vscode.OutputChannel>();
+	/** Shows run channels, and disposes closed ones once the Output view has let go of them (see ChannelCloser). */
+	private readonly closer = this.register(new ChannelCloser());
 	/** Opens a run's result (the end-of-run notification's "Open Result"); see `setResultOpener`. */
 	private openResult: ((agentId: string, runId: string) => Promise<void>) | undefined;
 	/**
@@ -237,11 +238,6 @@ export class RunFollower extends Disposable {
 		this.register({
 			dispose: () => {
 				clearTimeout(this.hideTimer);
-				for (const [timer, channel] of this.closing) {
-					clearTimeout(timer);
-					channel.dispose();
-				}
-				this.closing.clear();
 				for (const run of this.runs.values()) {
 					run.controller?.abort();
 					this.flush(run);
@@ -298,7 +294,7 @@ export class RunFollower extends Disposable {
 		const key = keyOf(agentId, runId);
 		const reveal = (run: FollowedRun): void => {
 			if (options.reveal !== false) {
-				run.channel.show(options.preserveFocus ?? true);
+				this.closer.reveal(run.channel, options.preserveFocus ?? true);
 			}
 		};
 		let run = this.runs.get(key);
@@ -472,8 +468,8 @@ export class RunFollower extends Disposable {
 			if (this.statusRun === run) {
 				this.dismissStatus();
 			}
-			// Not at once: a channel disposed right after its last append makes the workbench log "Model is disposed!".
-			this.closeLater(run.channel);
+			// The run (or its agent) is gone from this window: so is its output, from the Output view too.
+			this.closeChannel(run, true);
 		}
 		if (runs.length > 0) {
 			this._onDidChangeFollowing.fire();
@@ -486,7 +482,7 @@ export class RunFollower extends Disposable {
 		const run = this.runs.get(keyOf(agentId, runId));
 		if (run) {
 			run.usedAt = Date.now();
-			run.channel.show(true);
+			this.closer.reveal(run.channel, true);
 		}
 		return run !== undefined;
 	}
@@ -508,15 +504,13 @@ export class RunFollower extends Disposable {
 	}
 
 	/**
-	 * Disposes a channel a little later: the workbench applies appends asynchronously, and a channel
-	 * disposed right after its last append makes it log "Model is disposed!".
+	 * Closes a run's channel: nothing more is appended to it (a stream stopped a moment ago may still
+	 * flush), and it is disposed once the Output view does not show it (`hide`: closing the view when
+	 * it does), never while the workbench may still be applying an append to it (see ChannelCloser).
 	 */
-	private closeLater(channel: vscode.OutputChannel): void {
-		const timer = setTimeout(() => {
-			this.closing.delete(timer);
-			channel.dispose();
-		}, CHANNEL_CLOSE_DELAY_MS);
-		this.closing.set(timer, channel);
+	private closeChannel(run: FollowedRun, hide: boolean): void {
+		run.closed = true;
+		this.closer.close(run.channel, { hide });
 	}
 
 	/** Closes the channels of the runs used longest ago that no longer stream, beyond `maxChannels`. */
@@ -531,7 +525,8 @@ export class RunFollower extends Disposable {
 			if (this.statusRun === run) {
 				this.dismissStatus();
 			}
-			this.closeLater(run.channel);
+			// The one a person is reading stays until the Output view moves on.
+			this.closeChannel(run, false);
 			excess--;
 		}
 	}
@@ -666,7 +661,11 @@ export class RunFollower extends Disposable {
 			run.timer = undefined;
 		}
 		if (run.lines.length > 0) {
-			run.channel.append(run.lines.splice(0).join('\n') + '\n');
+			const text = run.lines.splice(0).join('\n') + '\n';
+			// A closed channel is being disposed: its events still go to disk below.
+			if (!run.closed) {
+				run.channel.append(text);
+			}
 		}
 		const records = run.records.splice(0);
 		if (records.length > 0) {

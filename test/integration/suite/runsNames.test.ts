@@ -23,6 +23,8 @@ interface RunBody {
 }
 
 const enc = encodeURIComponent;
+/** The output channels the workbench holds a text model for (its Output view shows them), by path. */
+const outputDocuments = (): string[] => vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'output').map((d) => d.uri.path);
 const rows = async (): Promise<RowSnapshot[]> =>
 	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'runs')) ?? [];
 
@@ -168,11 +170,9 @@ suite('Run names, status bar and run actions', () => {
 			runs.push(run);
 			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
 			await within('the run to end', followEnded(api, agentId, run.id), 20_000);
-			// At a person's pace: the Output view switching channels mid-append logs "Model is disposed!".
-			await new Promise((r) => setTimeout(r, 700));
 		}
-		// A channel the bound closes goes a moment later (the workbench may still be applying its last
-		// append): the Output view lists at most 10 run channels once those have gone.
+		// A channel the bound closes goes once the Output view does not show it (the oldest are not
+		// shown: each follow showed the newest), so the view lists at most 10 run channels.
 		await waitFor(`at most 10 run channels open (${runChannels(api).length} now)`, async () =>
 			runChannels(api).length <= 10 ? true : undefined,
 		);
@@ -186,9 +186,48 @@ suite('Run names, status bar and run actions', () => {
 		await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: first.id });
 		assert.equal(api.runFollower.stateOf(agentId, first.id)?.title, `${agentName}: Quick task 0 [[events:1]] [[delay:20]]`);
 		await waitFor('at most 10 run channels open after reopening', async () => (runChannels(api).length <= 10 ? true : undefined));
-		// Let the workbench apply the last appends before the channels go.
-		await new Promise((r) => setTimeout(r, 1500));
 		for (const run of runs) {
+			await api.runFollower.forget(agentId, run.id);
+		}
+		const quickTasks = (): string[] => runChannels(api).filter((name) => name.includes('Quick task'));
+		await waitFor('the run channels closed', async () => (quickTasks().length === 0 ? true : undefined)).catch((err: unknown) => {
+			throw new Error(
+				`${String(err)}; open: ${JSON.stringify(quickTasks())}; output documents: ${JSON.stringify(outputDocuments())}`,
+			);
+		});
+		assert.deepEqual(
+			api.recorder.channelsDisposedWhileShown.filter((name) => name.includes('Quick task')),
+			[],
+			'disposed while the Output view showed them',
+		);
+	});
+
+	test("a run's channel closed while the Output view shows it goes once the view has let go of it [web]", async function () {
+		this.timeout(60_000);
+		// A run that keeps talking: its channel is appended to every flush while it is closed.
+		const prompt = 'Keep talking [[ticks:1000]] [[delay:20]]';
+		const run = await startRun(prompt);
+		const name = `Cloud Agents: ${agentName}: ${prompt}`;
+		const document = (): vscode.TextDocument | undefined =>
+			vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'output' && d.uri.path.endsWith(`-${name}`));
+		try {
+			await vscode.commands.executeCommand('cloudAgents.runs.follow', { automation: true, agentId, runId: run.id });
+			// The Output view shows the channel (the workbench holds its text) and events are being appended to it.
+			await waitFor('the channel shown with a few events', async () => ((document()?.lineCount ?? 0) > 5 ? true : undefined));
+			assert.ok(api.runFollower.stateOf(agentId, run.id)?.active, 'the run still streams');
+
+			// Forgetting the run (Delete Agent does) closes its channel while the view shows it.
+			await api.runFollower.forget(agentId, run.id);
+			await waitFor('the channel to be disposed', async () => (runChannels(api).includes(name) ? undefined : true), 20_000);
+
+			assert.deepEqual(
+				api.recorder.channelsDisposedWhileShown.filter((n) => n === name),
+				[],
+				'disposed while the Output view showed it',
+			);
+			assert.equal(document() === undefined, true, 'the Output view still shows the disposed channel');
+		} finally {
+			await cancelQuietly(run.id);
 			await api.runFollower.forget(agentId, run.id);
 		}
 	});
