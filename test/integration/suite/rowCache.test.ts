@@ -17,7 +17,9 @@ import { hostPlatform } from '../support/hostPlatform';
 /** The emulator's read-only token: another account as far as the extension can tell (emulator/README.md "Tokens"). */
 const OTHER_TOKEN = 'ca_readonly_0123456789abcdef';
 /** How long GET /v2/agents takes while a test looks at what shows before the answer. */
-const SLOW_LISTING_MS = 2_500;
+// Long enough that the listing's answer cannot come before the rows as last loaded are read, even on
+// a loaded machine: the tests tell cached rows from fresh ones by their mark, never by a time bound.
+const SLOW_LISTING_MS = 6_000;
 /** A record kept with the rows as last loaded that the service does not have: it shows only from the cache. */
 const SENTINEL = { id: 'agent-only-in-the-cache', name: 'Only in the cache', status: 'idle' };
 
@@ -183,9 +185,13 @@ suite('Rows as last loaded (Agents view)', () => {
 		const w = await openWindow();
 		const started = Date.now();
 		const first = await w.tree.getChildren();
-		const took = Date.now() - started;
-		assert.ok(took < SLOW_LISTING_MS / 2, `the cached rows took ${took} ms: they waited for the listing`);
-		assert.ok(first.length > 1 && first.every(isCached), 'every row shown before the answer is marked as cached');
+		// Rows marked as cached are rows shown before the listing's answer: that, not a time bound
+		// (under SLOW_LISTING_MS / 2 here before, 1.3 s and more on a loaded machine), says the rows did
+		// not wait for it.
+		assert.ok(
+			first.length > 1 && first.every(isCached),
+			`every row shown before the answer is marked as cached (after ${Date.now() - started} ms)`,
+		);
 		for (const row of first) {
 			assert.match(description(row), /^cached · /, 'the description says so first');
 			const icon = row.iconPath as vscode.ThemeIcon;
@@ -224,11 +230,10 @@ suite('Rows as last loaded (Agents view)', () => {
 			// Another page size: every list starts over, as in a new window.
 			await config.update('pageSize', 48, vscode.ConfigurationTarget.Global);
 			await slowListing();
-			const started = Date.now();
 			const rows = await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'agents', undefined, {
 				asShown: true,
 			});
-			assert.ok(Date.now() - started < SLOW_LISTING_MS / 2, 'the rows as last loaded did not wait for the listing');
+			// Shown marked as cached: shown before the listing's answer (the mark says it, not a time bound).
 			const row = rows.find((r) => r.id === `agent/${id}`);
 			assert.match(row?.description ?? '', /^cached · /, 'shown marked');
 			assert.match(row?.tooltip ?? '', /^As last loaded /);
