@@ -117,6 +117,15 @@ suite('Token savings', () => {
 
 	test("Show Token Savings Summary opens a read-only JSON record of the account totals and every runtime's summary, as the service reports them [variant]", async function () {
 		this.timeout(30_000);
+		// A runtime an earlier suite's Delete Agent is still removing (1.5 s on the emulator clock) is in
+		// the summary's listing and gone from the test's a moment later: wait until none is on its way out.
+		await waitFor(
+			'no runtime being deleted',
+			async () =>
+				(await emu<{ runtimes: Array<{ delete_at?: number }> }>('GET', '/_emulator/state')).body.runtimes.every(
+					(r) => r.delete_at === undefined,
+				) || undefined,
+		);
 		const doc = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.savings.showSummary');
 		assert.ok(doc, 'the command returned the document');
 		assert.equal(doc.uri.scheme, RECORD_SCHEME, 'a read-only record, not an untitled document');
