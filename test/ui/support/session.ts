@@ -15,12 +15,18 @@ export const TOAST_SPAM_WINDOW_MS = 800;
 
 /**
  * Signs in from the palette with an API key, typed into the key's input box (as a person pastes it);
- * `beforeEnter` sees the input box holding the key.
+ * `beforePick` runs once the sign-in command ran, `beforeEnter` sees the input box holding the key.
  */
-export async function signInWithKey(workbench: Workbench, key: string, beforeEnter?: (input: Locator) => Promise<void>): Promise<void> {
+export async function signInWithKey(
+	workbench: Workbench,
+	key: string,
+	beforeEnter?: (input: Locator) => Promise<void>,
+	beforePick?: () => Promise<void>,
+): Promise<void> {
 	const page = workbench.page;
 	await page.waitForTimeout(TOAST_SPAM_WINDOW_MS + 200);
 	await workbench.runCommand('Cloud Agents: Sign In');
+	await beforePick?.();
 	// By keyboard, not by a click on the row: the pick's rows can still move (a click found the row
 	// "not stable", then gone).
 	await workbench.pickByKeyboard('API key', 10_000);
@@ -35,8 +41,11 @@ export async function signInWithKey(workbench: Workbench, key: string, beforeEnt
 				? JSON.stringify((await widget.innerText()).replace(/\s+/g, ' ').slice(0, 300))
 				: 'no quick input';
 			const focused = await page.evaluate('document.hasFocus()');
+			const active = await page.evaluate(
+				"document.activeElement ? document.activeElement.tagName + ' ' + String(document.activeElement.className).slice(0, 80) : 'none'",
+			);
 			throw new Error(
-				`${err instanceof Error ? err.message.split('\n')[0] : String(err)}; the quick input: ${shown}; page focused: ${String(focused)}`,
+				`${err instanceof Error ? err.message.split('\n')[0] : String(err)}; the quick input: ${shown}; page focused: ${String(focused)}; focus on: ${String(active)}`,
 			);
 		});
 	const input = page.locator('.quick-input-widget input');

@@ -253,10 +253,26 @@ export class Workbench {
 	 * Accepts the row of the open quick pick that shows `label`, by keyboard: the focus is moved to
 	 * it with the arrow keys, then Enter. A click can miss: the list may still move under it, and a
 	 * hover (a path's tooltip) can cover the row.
+	 *
+	 * Keys go where the keyboard focus is. A pick that stays open when it loses the focus
+	 * (`ignoreFocusOut`, as our sign-in pick) can show its focused row while a webview that had the
+	 * focus before the palette took it back (the workbench restores an editor's focus a moment after
+	 * the palette closes): an Enter then went to the webview and the pick stayed open. So the focus is
+	 * put in the pick's input before each key, and an Enter that found the focus gone from the pick
+	 * (the row still shown) is pressed again there.
 	 */
 	async pickByKeyboard(label: string | RegExp, timeoutMs = 30_000): Promise<void> {
 		const list = this.page.locator('.quick-input-widget .quick-input-list');
 		const row = list.locator('.monaco-list-row', { hasText: label }).first();
+		const focusInPick = (): Promise<boolean> =>
+			this.page.evaluate<boolean>(
+				"!!(document.activeElement && document.activeElement.closest && document.activeElement.closest('.quick-input-widget'))",
+			);
+		const focusPick = async (): Promise<void> => {
+			if (!(await focusInPick())) {
+				await this.page.locator('.quick-input-widget input').first().focus();
+			}
+		};
 		await row.waitFor({ state: 'visible', timeout: timeoutMs });
 		const end = Date.now() + timeoutMs;
 		for (;;) {
@@ -265,9 +281,19 @@ export class Workbench {
 				row.getAttribute('data-index'),
 				focused.count().then((n) => (n > 0 ? focused.getAttribute('data-index') : null)),
 			]);
+			await focusPick();
 			if (want !== null && at !== null && want === at) {
 				await this.page.keyboard.press('Enter');
-				return;
+				// Taken: the pick closed or moved on (another step, another input). Not taken: the row is
+				// still shown and the focus left the pick (to a webview) before the key reached it.
+				const stillShown = await row.waitFor({ state: 'hidden', timeout: 2_000 }).then(
+					() => false,
+					() => true,
+				);
+				if (!stillShown || (await focusInPick()) || Date.now() > end) {
+					return;
+				}
+				continue;
 			}
 			if (Date.now() > end) {
 				throw new Error(`the quick pick's row ${String(label)} could not be focused (row ${want}, focus on ${at})`);
