@@ -685,8 +685,10 @@ async function main() {
 	for (const t of uiTests) {
 		uiTitles.set(t, (await import(pathToFileURL(t.file).href)).default.title);
 	}
+	// --grep reads as mocha reads it (a regular expression, `/source/flags` or a plain source), for UI titles too.
+	const grepRe = grep ? ((m) => new RegExp(m ? m[1] : grep, m ? m[2] : ''))(grep.match(/^\/(.*)\/([a-z]*)$/)) : undefined;
 	const wantsUi = (title, profile) =>
-		(!grep || title.includes(grep)) &&
+		(!grepRe || grepRe.test(title)) &&
 		(variantAll || lanesOf('ui', [title]).includes(profile === 'standard' ? 'standard-ui' : 'variant'));
 
 	// The lanes: the standard profile's in-host suites, the standard profile's UI tests in a window

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 import { explorerFolderRow } from './support/newWindow';
+import { showExplorer } from './support/explorer';
 
 /**
  * Issue 33, item 12: "Open in New Window shows the folder and window as /". Open Agent Workspace →
@@ -18,8 +19,17 @@ const uiTest: UiTest = {
 			'GET',
 			'/v2/agents?limit=100',
 		);
-		const agent = (agents.agents ?? []).find((a) => a.name === 'Docs writer');
-		assert.ok(agent, 'the demo seed has the docs agent');
+		// An agent whose workspace is not a folder of this window already (an earlier test may have
+		// added one: Open Agent Workspace then shows the Explorer and asks nothing).
+		const roots = (await (await showExplorer(page, workbench)).locator('.monaco-list-row[aria-level="1"]').allInnerTexts()).map((t) =>
+			t.trim(),
+		);
+		// Agents of the demo seed (emulator/src/seed.ts), the docs agent first.
+		const agent = ['Docs writer', 'Sandbox explorer', 'Shared reviewer', 'Nightly dependency bump']
+			.map((name) => (agents.agents ?? []).find((a) => a.name === name))
+			.find((a) => a !== undefined && !roots.includes(`Agent: ${a.name}`));
+		assert.ok(agent, `an agent of the demo seed whose workspace is not open here (folders: ${roots.join(', ')})`);
+		note(`agent ${JSON.stringify(agent.name)} (folders open: ${roots.join(', ')})`);
 		let opened: Page | undefined;
 		try {
 			await page.bringToFront();

@@ -49,6 +49,21 @@ const uiTest: UiTest = {
 			await emulator(emulatorUrl, 'DELETE');
 			await workbench.dismissDialogs();
 		}
+		// Restore what the fault changed: the views that listed during it show "Could not load" (a 400
+		// is not retried by itself). Without this the next test found no agent rows (seen with the
+		// tests in reverse order, when "computer" came next).
+		await workbench.runCommand('Cloud Agents: Refresh');
+		for (const title of ['Agents', 'Runs', 'Artifacts']) {
+			await workbench
+				.pane(VIEW_CONTAINER_ID, title)
+				.locator('.monaco-list-row', { hasText: 'Could not load' })
+				.first()
+				.waitFor({ state: 'hidden', timeout: 30_000 });
+		}
+		assert.ok(
+			(await workbench.paneRows(VIEW_CONTAINER_ID, 'Agents')).length > 0,
+			'the Agents view lists agents again once the fault is gone',
+		);
 		// Hide the toast (Escape = notifications.hideToasts) so it covers nothing in later tests; it
 		// stays in the notification center.
 		await workbench.page.keyboard.press('Escape');
