@@ -213,11 +213,30 @@ export class Workbench {
 		// From a webview (an iframe) that has the focus, the workbench gives the focus back to it when
 		// the palette closes, which can close the command's own quick pick: start from the workbench.
 		await this.page.evaluate('document.activeElement instanceof HTMLIFrameElement && document.activeElement.blur()');
+		const widget = this.page.locator('.quick-input-widget');
+		const input = widget.locator('input');
 		for (let attempt = 1; ; attempt++) {
+			// Start from no quick input: F1 in a quick input that is still open (a pick an earlier step
+			// closed, which its extension then hides or replaces) opens the palette in that widget, and
+			// the palette went when the pick did (seen: an input "not visible" for 30 s).
+			if (await widget.isVisible()) {
+				await this.page.keyboard.press('Escape');
+				await widget.waitFor({ state: 'hidden', timeout: 10_000 });
+			}
 			await this.page.keyboard.press('F1');
-			const input = this.page.locator('.quick-input-widget input');
 			await input.waitFor({ state: 'visible' });
-			await input.fill(`>${label}`);
+			const filled = await input.fill(`>${label}`, { timeout: 10_000 }).then(
+				() => true,
+				(err: unknown) => {
+					if (attempt >= 3) {
+						throw err;
+					}
+					return false;
+				},
+			);
+			if (!filled) {
+				continue;
+			}
 			const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
 			const shown = await row.waitFor({ state: 'visible', timeout: 10_000 }).then(
 				() => true,
