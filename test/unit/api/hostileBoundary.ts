@@ -26,7 +26,17 @@ import { WIRES } from '../support/wires';
 
 type ClientOptions = Partial<ConstructorParameters<typeof CloudAgentsClient>[0]>;
 
-for (const wire of WIRES) {
+/**
+ * The API boundary against the hostile server over one wire; each wire is a test file of its own
+ * (hostile-<wire>.test.ts): much of a suite is waiting on paced reconnects and deadlines, and mocha
+ * runs files side by side.
+ */
+export function hostileBoundary(wireName: (typeof WIRES)[number]['name']): void {
+	const found = WIRES.find((w) => w.name === wireName);
+	if (!found) {
+		throw new Error(`no wire named ${wireName}`);
+	}
+	const wire = found;
 	suite(`hostile server: the API boundary, over ${wire.name}`, function () {
 		this.timeout(60_000);
 		let server: HostileServer;

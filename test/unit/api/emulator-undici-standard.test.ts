@@ -1,0 +1,4 @@
+/** The client against the emulator's `standard` profile over the undici wire (emulatorClient.ts). */
+import { clientAgainstEmulator } from './emulatorClient';
+
+clientAgainstEmulator('undici', 'standard');

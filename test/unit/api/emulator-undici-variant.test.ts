@@ -1,0 +1,4 @@
+/** The client against the emulator's `variant` profile over the undici wire (emulatorClient.ts). */
+import { clientAgainstEmulator } from './emulatorClient';
+
+clientAgainstEmulator('undici', 'variant');

@@ -1,0 +1,4 @@
+/** The API boundary against the hostile server over the undici wire (hostileBoundary.ts). */
+import { hostileBoundary } from './hostileBoundary';
+
+hostileBoundary('undici');
