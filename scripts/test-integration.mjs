@@ -126,6 +126,8 @@ const STALL_MS = Number(process.env.CLOUD_AGENTS_STALL_MS ?? 300_000) * SLOWDOWN
 const UI_TEST_LIMIT_MS = 300_000 * SLOWDOWN;
 // How many lanes (code-server sessions) run at once: all by default; 1 runs them one after the other.
 const LANES_AT_ONCE = Math.max(1, Number(process.env.CLOUD_AGENTS_TEST_LANES ?? (keep ? 1 : 3)));
+// The windows the standard profile's UI tests share out (lane standard-ui of scripts/lib/lanes.mjs).
+const UI_WINDOWS = Math.max(1, Number(process.env.CLOUD_AGENTS_TEST_UI_WINDOWS ?? (keep ? 1 : 2)));
 
 // One folder per run, so runs in parallel (several people in one checkout) do not collide.
 const WORK = join(ROOT, '.vscode-test', 'integration', String(process.pid));
@@ -373,7 +375,9 @@ const STILL_PAGE = `(() => {
 	const add = () => {
 		const style = document.createElement('style');
 		style.id = ${JSON.stringify(STILL_STYLE_ID)};
-		style.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; }';
+		style.textContent =
+			'*, *::before, *::after { animation: none !important; transition: none !important; }' +
+			' .monaco-workbench > * { content-visibility: hidden !important; }';
 		document.head.append(style);
 	};
 	if (document.head) add();
@@ -701,8 +705,13 @@ async function main() {
 			if (!uiOnly) {
 				lanes.push({ lane: 'standard', profile, suites: true, ui: [], grep });
 			}
-			if (ui.length > 0) {
-				lanes.push({ lane: 'standard-ui', profile, suites: false, ui, grep });
+			// The UI tests in UI_WINDOWS windows (every other test to each, in order): one window held
+			// the whole run's tail alone while the other lanes had ended and a core stood idle.
+			for (let w = 0; w < UI_WINDOWS; w++) {
+				const part = ui.filter((_, i) => i % UI_WINDOWS === w);
+				if (part.length > 0) {
+					lanes.push({ lane: UI_WINDOWS > 1 ? `standard-ui-${w + 1}` : 'standard-ui', profile, suites: false, ui: part, grep });
+				}
 			}
 		} else if (!uiOnly || ui.length > 0) {
 			lanes.push({ lane: profile, profile, suites: !uiOnly, ui, grep: variantAll ? grep : variantGrep(grep) });
@@ -763,12 +772,18 @@ async function main() {
 			}
 		}
 	};
-	// The web build's UI journeys (npm run test:web) take the pool's last slot, after the lanes;
+	// The web build's UI journeys (npm run test:web) take a slot of the pool after the long lanes (the
+	// in-host suites and the UI windows): started last, they held the run's tail alone;
 	// not with --grep (they are not selected by title) or without the web lanes.
 	const journeys = web && !grep;
 	const ordered = laneOrder(lanes);
-	const results = await inLanes([...ordered.map((l) => () => runLane(l)), ...(journeys ? [runWebJourneys] : [])], LANES_AT_ONCE);
-	const journeyResult = journeys ? results.pop() : undefined;
+	const tasks = ordered.map((l) => () => runLane(l));
+	const journeysAt = journeys ? Math.min(tasks.length, LANES_AT_ONCE) : -1;
+	if (journeys) {
+		tasks.splice(journeysAt, 0, runWebJourneys);
+	}
+	const results = await inLanes(tasks, LANES_AT_ONCE);
+	const journeyResult = journeys ? results.splice(journeysAt, 1)[0] : undefined;
 
 	if (keep && kept) {
 		console.log(`\n--keep: workbench (${kept.lane}) at ${kept.workbenchUrl} ; press Ctrl-C to stop`);
