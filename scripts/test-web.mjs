@@ -18,8 +18,10 @@
 //      browser): Source Control lists exactly what the agent's runs changed against it; Apply to Local
 //      writes a file into that folder and Send to Agent sends one from it.
 // `npm run test:web -- NAME…` runs only the scenarios named.
-// Each scenario starts its own emulator and code-server, and a fresh Chromium context; everything is
-// stopped at the end, also on failure. Exit status 1 when a check fails. `npm run test:web`.
+// The scenarios share an emulator, code-server and browser per CORS setting (starting them took
+// longer than most scenarios); each scenario has a fresh Chromium context and a window of its own
+// folder. Everything is stopped at the end, also on failure. Exit status 1 when a check fails.
+// `npm run test:web`.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -103,54 +105,88 @@ async function signedIn(page) {
 }
 
 /**
- * One scenario: an emulator (CORS on or off), code-server with the web build installed, a page.
- * `check(page, ctx)` asserts; console messages naming Cloud Agents are collected in ctx.errors.
+ * The environments the scenarios share, one per CORS setting: an emulator (CORS on for the
+ * workbench's origin, or off), code-server with the web build installed, and a browser. Made at
+ * first use, stopped at the end (stopEnvironments). Each scenario gets a browser context of its own
+ * (no storage shared with another scenario) and a window of its own folder.
+ */
+const environments = new Map();
+
+async function environment(cors) {
+	const made = environments.get(cors);
+	if (made) {
+		return made;
+	}
+	const name = cors ? 'cors' : 'no-cors';
+	const env = { procs: new Processes(), browser: undefined };
+	environments.set(cors, env);
+	const dir = join(WORK, `env-${name}`);
+	rmSync(dir, { recursive: true, force: true });
+	mkdirSync(dir, { recursive: true });
+	const cs = await ensureCodeServer();
+	const csPort = await freePort();
+	const emuPort = await freePort();
+	env.origin = `http://127.0.0.1:${csPort}`;
+	const emulator = env.procs.spawn(
+		'emulator',
+		process.execPath,
+		[
+			join(ROOT, 'scripts', 'emulator.mjs'),
+			'--port',
+			String(emuPort),
+			'--seed',
+			'demo',
+			...(cors ? ['--cors-origin', env.origin] : []),
+		],
+		{ logFile: join(RESULTS, `${name}-emulator.log`), cwd: ROOT },
+	);
+	env.apiUrl = `http://127.0.0.1:${emuPort}`;
+	await waitForHttp(`${env.apiUrl}/healthz`, STEP_MS, () => !emulator.exited);
+	const extensionsDir = join(dir, 'extensions');
+	const userDataDir = join(dir, 'user-data');
+	installExtension(cs, extensionsDir, userDataDir, vsix);
+	writeUserSettings(userDataDir, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': env.apiUrl });
+	const folder = join(dir, 'folder');
+	mkdirSync(folder, { recursive: true });
+	await startCodeServer(env.procs, cs, {
+		port: csPort,
+		extensionsDir,
+		userDataDir,
+		folder,
+		logFile: join(RESULTS, `${name}-code-server.log`),
+	});
+	env.browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
+	return env;
+}
+
+async function stopEnvironments() {
+	for (const env of environments.values()) {
+		await env.browser?.close().catch(() => undefined);
+		await env.procs.stopAll();
+	}
+	environments.clear();
+}
+
+/**
+ * One scenario: a fresh browser context on the shared environment of its CORS setting, in a window
+ * of its own folder (WORK/<name>/folder, in a saved workspace). `check(page, ctx)` asserts; console
+ * messages naming Cloud Agents are collected in ctx.errors.
  */
 async function scenario(name, { cors }, check) {
-	const procs = new Processes();
 	const dir = join(WORK, name);
 	rmSync(dir, { recursive: true, force: true });
 	mkdirSync(dir, { recursive: true });
-	let browser;
+	let context;
 	try {
-		const cs = await ensureCodeServer();
-		const csPort = await freePort();
-		const emuPort = await freePort();
-		const origin = `http://127.0.0.1:${csPort}`;
-		const emulator = procs.spawn(
-			'emulator',
-			process.execPath,
-			[
-				join(ROOT, 'scripts', 'emulator.mjs'),
-				'--port',
-				String(emuPort),
-				'--seed',
-				'demo',
-				...(cors ? ['--cors-origin', origin] : []),
-			],
-			{ logFile: join(RESULTS, `${name}-emulator.log`), cwd: ROOT },
-		);
-		const apiUrl = `http://127.0.0.1:${emuPort}`;
-		await waitForHttp(`${apiUrl}/healthz`, STEP_MS, () => !emulator.exited);
-		const extensionsDir = join(dir, 'extensions');
-		const userDataDir = join(dir, 'user-data');
-		installExtension(cs, extensionsDir, userDataDir, vsix);
-		writeUserSettings(userDataDir, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': apiUrl });
+		const env = await environment(cors);
 		const folder = join(dir, 'folder');
 		mkdirSync(folder, { recursive: true });
 		// A saved multi-root workspace: adding an agent's folder to it does not reload the page.
 		const workspaceFile = join(dir, 'web.code-workspace');
 		writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: folder }] }));
-		await startCodeServer(procs, cs, {
-			port: csPort,
-			extensionsDir,
-			userDataDir,
-			folder,
-			logFile: join(RESULTS, `${name}-code-server.log`),
-		});
-		browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
-		const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-		const ctx = { origin, apiUrl, errors: [], console: [] };
+		context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+		const page = await context.newPage();
+		const ctx = { origin: env.origin, apiUrl: env.apiUrl, errors: [], console: [] };
 		page.on('console', (m) => {
 			const text = m.text();
 			ctx.console.push(`${m.type()}: ${text}`);
@@ -161,7 +197,7 @@ async function scenario(name, { cors }, check) {
 		page.on('pageerror', (e) => ctx.errors.push(`page error: ${e.message}`));
 		// The page's first answer only: the activity bar's wait below is the workbench's loading (a
 		// fixed 30 s "load" failed every scenario on a loaded machine).
-		await page.goto(`${origin}/?workspace=${encodeURIComponent(workspaceFile)}`, { waitUntil: 'commit', timeout: 120_000 });
+		await page.goto(`${env.origin}/?workspace=${encodeURIComponent(workspaceFile)}`, { waitUntil: 'commit', timeout: 120_000 });
 		await page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
 		// The extension has activated (in the web worker extension host) once its status bar item shows.
 		await page.locator('.statusbar-item', { hasText: 'Cloud Agents' }).first().waitFor({ state: 'visible', timeout: 90_000 });
@@ -175,9 +211,11 @@ async function scenario(name, { cors }, check) {
 			log(`web: ✗ ${name}: ${err instanceof Error ? err.message : String(err)} (screenshot and console in ${RESULTS})`);
 			return false;
 		}
+	} catch (err) {
+		log(`web: ✗ ${name}: ${err instanceof Error ? err.message : String(err)}`);
+		return false;
 	} finally {
-		await browser?.close().catch(() => undefined);
-		await procs.stopAll();
+		await context?.close().catch(() => undefined);
 	}
 }
 
@@ -504,10 +542,14 @@ const SCENARIOS = [
 	],
 ];
 const results = [];
-for (const [name, options, check] of SCENARIOS) {
-	if (only.length === 0 || only.includes(name)) {
-		results.push(await scenario(name, options, check));
+try {
+	for (const [name, options, check] of SCENARIOS) {
+		if (only.length === 0 || only.includes(name)) {
+			results.push(await scenario(name, options, check));
+		}
 	}
+} finally {
+	await stopEnvironments();
 }
 const failed = results.filter((ok) => !ok).length;
 log(`web: ${results.length - failed} passed, ${failed} failed`);
