@@ -136,23 +136,36 @@ const SCREENSHOTS = join(RESULTS, 'screenshots');
 const LOGS = join(RESULTS, 'logs');
 
 const procs = new Processes();
-let browserServer;
-let browser;
-let browserPid;
-procs.onStop(async () => {
+/**
+ * The browsers the lanes run (one per lane: a browser's clipboard is shared by all its contexts, and
+ * a UI test pasting in one window took the text another window's test had just copied).
+ * launchServer (rather than launch) exposes each browser's pid, so cleanup can stop it by pid.
+ */
+const browsers = new Set();
+async function launchBrowser() {
+	// Playwright gives the browser a fresh temporary profile, removed when it closes.
+	const server = await chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS] });
+	const entry = { server, pid: server.process().pid, browser: undefined };
+	browsers.add(entry);
+	entry.browser = await chromium.connect(server.wsEndpoint());
+	return entry;
+}
+async function closeBrowser(entry) {
 	const timeout = () => new Promise((r) => setTimeout(r, 5000));
-	if (browser) {
-		await Promise.race([browser.close().catch(() => {}), timeout()]);
+	browsers.delete(entry);
+	if (entry.browser) {
+		await Promise.race([entry.browser.close().catch(() => {}), timeout()]);
 	}
-	if (browserServer) {
-		await Promise.race([browserServer.close().catch(() => {}), timeout()]);
+	await Promise.race([entry.server.close().catch(() => {}), timeout()]);
+	try {
+		process.kill(entry.pid, 'SIGKILL');
+	} catch {
+		/* already gone */
 	}
-	if (browserPid) {
-		try {
-			process.kill(browserPid, 'SIGKILL');
-		} catch {
-			/* already gone */
-		}
+}
+procs.onStop(async () => {
+	for (const entry of [...browsers]) {
+		await closeBrowser(entry);
 	}
 });
 
@@ -321,7 +334,8 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 	log(`[${lane}] code-server on http://127.0.0.1:${codePort}`);
 
 	// A fresh context per lane: no storage shared with another lane.
-	session.context = await browser.newContext({ viewport: { width: 1280, height: 1024 } });
+	session.browser = await launchBrowser();
+	session.context = await session.browser.browser.newContext({ viewport: { width: 1280, height: 1024 } });
 	// A workbench page's "load" came after Playwright's 30 s default on a loaded machine (a UI test's
 	// reload, a new window): navigations get the harness's ceiling, as every other wait does.
 	session.context.setDefaultNavigationTimeout(120_000 * SLOWDOWN);
@@ -394,6 +408,9 @@ async function allowMotion(page) {
 /** Closes a lane's browser context and stops its code-server and emulator (by pid). */
 async function stopSession(session) {
 	await Promise.race([session.context.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
+	if (session.browser) {
+		await closeBrowser(session.browser);
+	}
 	for (const child of session.children.reverse()) {
 		await procs.stop(child);
 	}
@@ -733,16 +750,6 @@ async function main() {
 	log(
 		`${uiOnly ? 'in-host suites skipped (--ui-only)' : `${suiteFiles.length} in-host suite file(s) (${webSuiteFiles.length} also in the web lanes)`}, ${uiTests.length} UI test(s) in ${ORDER === 'reverse' ? 'reverse ' : ''}file-name order; lanes: ${lanes.map((l) => l.lane).join(', ')} (${Math.min(LANES_AT_ONCE, lanes.length)} at once); emulator profiles: ${PROFILES.join(', ')}`,
 	);
-
-	// launchServer (rather than launch) exposes the browser's pid, so cleanup can stop it by pid.
-	// Playwright gives the browser a fresh temporary profile, removed when it closes.
-	browserServer = await chromium.launchServer({
-		executablePath: CHROMIUM,
-		headless: true,
-		args: [...CHROMIUM_ARGS],
-	});
-	browserPid = browserServer.process().pid;
-	browser = await chromium.connect(browserServer.wsEndpoint());
 
 	let kept;
 	const runLane = async (l) => {
