@@ -10,10 +10,11 @@
 //     emulator, code-server (CLOUD_AGENTS_TEST_REPORT, CLOUD_AGENTS_EMULATOR_URL and
 //     CLOUD_AGENTS_EMULATOR_PROFILE in its environment, cloudAgents.apiUrl in its own user settings;
 //     the network suite's certificate authorities through NODE_EXTRA_CA_CERTS, SSL_CERT_FILE and
-//     CLOUD_AGENTS_TEST_NETWORK: scripts/lib/networkFixtures.mjs) and browser context:
+//     CLOUD_AGENTS_TEST_NETWORK: scripts/lib/networkFixtures.mjs) and browser (its own clipboard):
 //       - `standard`: every in-host suite against the standard profile;
-//       - `standard-ui`: the UI tests against the standard profile, in a window of their own (its
-//         runner runs no suite: the extension signs in with the dev token at start-up);
+//       - `standard-ui`: the UI tests against the standard profile, shared out between two windows
+//         of their own (standard-ui-1, standard-ui-2; CLOUD_AGENTS_TEST_UI_WINDOWS; their runner
+//         runs no suite: the extension signs in with the dev token at start-up);
 //       - one lane per other profile (`variant`): the in-host and UI tests whose title contains
 //         "[variant]" (--variant-all: every test, to find candidates for the tag);
 //       - `standard-web`: the in-host tests tagged "[web]", with the web build in VS Code for the
