@@ -84,6 +84,62 @@ export class Workbench {
 		}
 	}
 
+	/** The labels of the editor tabs with unsaved changes. */
+	async dirtyEditors(): Promise<string[]> {
+		return (await this.page.locator('.tabs-container .tab.dirty').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+	}
+
+	/**
+	 * Reverts and closes every editor with unsaved changes, one at a time (a tab left dirty is
+	 * backed up and restored into the next window that opens the same folder, where a later save
+	 * meets "File Modified Since"). Resolves with the labels it reverted; rejects if one stays dirty.
+	 */
+	async revertDirtyEditors(): Promise<string[]> {
+		const reverted: string[] = [];
+		for (let i = 0; i < 10; i++) {
+			const before = (await this.dirtyEditors()).length;
+			if (before === 0) {
+				return reverted;
+			}
+			const dirty = this.page.locator('.tabs-container .tab.dirty').first();
+			reverted.push((await dirty.innerText()).replace(/\s+/g, ' ').trim());
+			await this.dismissDialogs();
+			await dirty.click();
+			await this.runCommand('View: Revert and Close Editor');
+			await this.page
+				.waitForFunction(`document.querySelectorAll('.tabs-container .tab.dirty').length < ${before}`, undefined, {
+					timeout: 10_000,
+				})
+				.catch(() => undefined);
+		}
+		const left = await this.dirtyEditors();
+		if (left.length > 0) {
+			throw new Error(`editors still unsaved after reverting: ${JSON.stringify(left)}`);
+		}
+		return reverted;
+	}
+
+	/**
+	 * Hovers `row` and clicks its inline action `label` (shown only while the row is hovered). A list
+	 * that refreshes meanwhile may move the row from under the mouse (a new row above it), hiding its
+	 * actions again: the row is hovered anew until the click lands or `timeoutMs` passes.
+	 */
+	async clickInlineAction(row: Locator, label: string, timeoutMs = 30_000): Promise<void> {
+		const action = row.locator(`.action-label[aria-label="${label}"]`).first();
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			try {
+				await row.hover({ timeout: Math.max(1, Math.min(5_000, deadline - Date.now())) });
+				await action.click({ timeout: Math.max(1, Math.min(2_000, deadline - Date.now())) });
+				return;
+			} catch (err) {
+				if (Date.now() >= deadline) {
+					throw err;
+				}
+			}
+		}
+	}
+
 	/** The activity-bar entry of a view container, by its title. */
 	activityBarItem(title: string): Locator {
 		return this.page.locator(`.activitybar [aria-label^="${title}"]`).first();
