@@ -33,8 +33,7 @@ const uiTest: UiTest = {
 		try {
 			// Send Prompt from the agent's row: the new run is followed (status bar and channel).
 			const row = await workbench.selectAgent(name);
-			await row.hover();
-			await row.locator('.action-label[aria-label="Send Prompt…"]').click();
+			await workbench.clickInlineAction(row, 'Send Prompt…');
 			await page
 				.locator('.quick-input-widget .quick-input-title', { hasText: `Send Prompt to ${name}` })
 				.first()

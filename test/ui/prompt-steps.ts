@@ -88,8 +88,7 @@ const uiTest: UiTest = {
 
 			// A busy agent is named before typing: start a held run behind the view's back.
 			const busy = await call<RunBody>('POST', `/v2/agents/${enc}/runs`, { prompt: 'Busy elsewhere [[hold]]' });
-			await row.hover();
-			await row.locator('.action-label[aria-label="Send Prompt…"]').click();
+			await workbench.clickInlineAction(row, 'Send Prompt…');
 			await title.filter({ hasText: 'is busy' }).first().waitFor({ state: 'visible', timeout: 10_000 });
 			assert.equal(await input.inputValue(), '', 'nothing was typed yet');
 			await page.keyboard.press('Escape');
@@ -99,8 +98,7 @@ const uiTest: UiTest = {
 			}
 
 			// Agent row: one step, the prompt.
-			await row.hover();
-			await row.locator('.action-label[aria-label="Send Prompt…"]').click();
+			await workbench.clickInlineAction(row, 'Send Prompt…');
 			await title
 				.filter({ hasText: `Send Prompt to ${name}` })
 				.first()

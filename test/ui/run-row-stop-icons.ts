@@ -37,8 +37,7 @@ const uiTest: UiTest = {
 			await runRow.waitFor({ state: 'visible', timeout: 20_000 });
 
 			// Follow it (inline), so that the row carries both stop-looking buttons.
-			await runRow.hover();
-			await runRow.locator('.action-label[aria-label="Follow Run"]').click();
+			await workbench.clickInlineAction(runRow, 'Follow Run');
 			const stopFollowing = runRow.locator('.action-label[aria-label="Stop Following Run"]');
 			const cancel = runRow.locator('.action-label[aria-label="Cancel Run"]');
 			for (let i = 0; i < 100 && !(await stopFollowing.count()); i++) {

@@ -48,8 +48,7 @@ const uiTest: UiTest = {
 			const rowWith = (status: string): string =>
 				`[...document.querySelectorAll('.monaco-list-row')].some((r) => r.textContent.includes(${JSON.stringify(name)}) && /${status}/i.test(r.textContent))`;
 			await page.waitForFunction(rowWith(target.status), undefined, { timeout: 30_000 });
-			await row.hover();
-			await row.locator('.action-label[aria-label="Resume Runtime"]').click();
+			await workbench.clickInlineAction(row, 'Resume Runtime');
 
 			const toast = page
 				.locator('.notifications-toasts .notification-list-item-message', { hasText: `The runtime ${name} is resuming` })

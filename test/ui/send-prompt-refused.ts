@@ -82,6 +82,14 @@ const uiTest: UiTest = {
 			// The agent is selected, so the Runs view lists its runs (none: it does not poll) and the
 			// box's own busy check is the next runs listing: the run starts once that listing was read.
 			await workbench.selectAgent(made.name);
+			// The Runs view's own listing has answered (its empty state shows) before the count is
+			// read: a listing of the view's landing after it would pass for the box's look-up (seen
+			// beside two CPU hogs), and the run would start before the box looked.
+			await workbench
+				.pane('cloudAgents', 'Runs')
+				.locator('.welcome-view-content', { hasText: 'No runs to show' })
+				.first()
+				.waitFor({ state: 'visible', timeout: 20_000 });
 			const listings = async (): Promise<number> =>
 				(await call<Counters>('GET', '/_emulator/counters')).requests.by_route[RUNS_ROUTE] ?? 0;
 			const before = await listings();
