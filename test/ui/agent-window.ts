@@ -46,6 +46,11 @@ const uiTest: UiTest = {
 			const root = await explorerFolderRow(opened, agent.name, 'test-results/screenshots/FAILED-agent-window-new-window.png');
 			const rootText = (await root.innerText()).trim();
 			assert.notEqual(rootText, '/', 'the folder is not named "/"');
+			// The workbench sets the page title once its workspace is known, which on a busy machine
+			// lands after the Explorer shows the folder (seen: an empty title read at once).
+			await opened
+				.waitForFunction(`document.title.includes(${JSON.stringify(agent.name)})`, undefined, { timeout: 20_000 })
+				.catch(() => undefined);
 			const title = await opened.title();
 			note(`title ${JSON.stringify(title)}, folder ${JSON.stringify(rootText)}`);
 			assert.ok(title.includes(agent.name), `the window title names the agent: ${title}`);
