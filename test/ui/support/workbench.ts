@@ -122,7 +122,8 @@ export class Workbench {
 	/**
 	 * Hovers `row` and clicks its inline action `label` (shown only while the row is hovered). A list
 	 * that refreshes meanwhile may move the row from under the mouse (a new row above it), hiding its
-	 * actions again: the row is hovered anew until the click lands or `timeoutMs` passes.
+	 * actions again and showing the hover card of the row now under the mouse: the mouse leaves the
+	 * list and the row is hovered anew until the click lands or `timeoutMs` passes.
 	 */
 	async clickInlineAction(row: Locator, label: string, timeoutMs = 30_000): Promise<void> {
 		const action = row.locator(`.action-label[aria-label="${label}"]`).first();
@@ -136,6 +137,10 @@ export class Workbench {
 				if (Date.now() >= deadline) {
 					throw err;
 				}
+				// The row that moved under the mouse shows its hover card, which can cover this row
+				// (Playwright then waits for a row that never receives the pointer): the mouse leaves
+				// the list so the card closes before the row is hovered again.
+				await this.page.mouse.move(0, 0);
 			}
 		}
 	}
