@@ -15,6 +15,9 @@ import type { UiTest } from './support/workbench';
  * agent. Here the window opens an agent-window file that lists no folder, which is what that window
  * was left with.
  */
+/** What the new window showed when the test failed (the runner's own screenshot is of the first window). */
+const NEW_WINDOW_SHOT = 'test-results/screenshots/FAILED-agent-window-restored-new-window.png';
+
 const uiTest: UiTest = {
 	title: 'an agent window that VS Code opened without its folder gets the folder back, named after the agent',
 	async run({ page, workbench, emulatorUrl, devToken, userDataDir, note, leavePage }) {
@@ -46,11 +49,15 @@ const uiTest: UiTest = {
 			await opened.setViewportSize({ width: 1280, height: 1024 });
 			await opened.goto(`${new URL(page.url()).origin}/?workspace=${encodeURIComponent(file)}`);
 			await opened.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
-			const root = await explorerFolderRow(opened, agent.name, 'test-results/screenshots/FAILED-agent-window-restored.png');
+			const root = await explorerFolderRow(opened, agent.name, NEW_WINDOW_SHOT);
 			note(`folder ${JSON.stringify((await root.innerText()).trim())} in ${JSON.stringify(await opened.title())}`);
 			// The folder is back in the file too (VS Code writes a workspace's folders to its file).
 			const content = JSON.parse(readFileSync(file, 'utf8')) as { folders?: Array<{ uri?: string; name?: string }> };
 			assert.deepEqual(content.folders, [{ uri: `cloud-agent://${authority}/`, name: agent.name }]);
+		} catch (err) {
+			// The runner's FAILED-… screenshot is of the first window: keep what the new one showed.
+			await opened?.screenshot({ path: NEW_WINDOW_SHOT }).catch(() => undefined);
+			throw err;
 		} finally {
 			const window = opened;
 			if (window) {
