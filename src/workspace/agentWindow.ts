@@ -10,6 +10,10 @@
  * it first takes a workspace file on the remote from its cache (empty the first time the file
  * opens), then reads the file itself, and an answer that comes while its workspace service is
  * still setting the workspace up is not applied.
+ *
+ * Putting the folder back changes the window's first folder, and VS Code reloads a window with a
+ * remote authority when that happens (its WorkspaceChangeExtHostRelauncher; a desktop window
+ * restarts its extension host instead): the user sees the page load once more, with the folder.
  */
 import * as vscode from 'vscode';
 import { AGENT_WINDOWS_FOLDER, FS_SCHEME } from '../ids';

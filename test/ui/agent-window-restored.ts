@@ -14,7 +14,15 @@ import type { UiTest } from './support/workbench';
  * during start-up: the `agent-window` test then saw "No Folder Opened" in a window titled after the
  * agent. Here the window opens an agent-window file that lists no folder, which is what that window
  * was left with.
+ *
+ * Putting the folder back changes the window's first folder, and VS Code reloads a remote window
+ * when that happens (its WorkspaceChangeExtHostRelauncher: `remoteAuthority ? reload()`). The folder
+ * row can show before that reload and vanish with the page: the reversed run of issue 41 found the
+ * row, then timed out reading it. The test waits for the reload, then reads the reloaded window.
  */
+/** The longest wait for the reload that follows the folder's return (a workbench's boot on a loaded machine). */
+const RELOAD_MS = 120_000;
+
 /** What the new window showed when the test failed (the runner's own screenshot is of the first window). */
 const NEW_WINDOW_SHOT = 'test-results/screenshots/FAILED-agent-window-restored-new-window.png';
 
@@ -45,12 +53,26 @@ const uiTest: UiTest = {
 		writeFileSync(file, `${JSON.stringify({ folders: [], settings: {} }, null, '\t')}\n`);
 		let opened: Page | undefined;
 		try {
-			opened = await page.context().newPage();
-			await opened.setViewportSize({ width: 1280, height: 1024 });
-			await opened.goto(`${new URL(page.url()).origin}/?workspace=${encodeURIComponent(file)}`);
-			await opened.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
-			const root = await explorerFolderRow(opened, agent.name, NEW_WINDOW_SHOT);
-			note(`folder ${JSON.stringify((await root.innerText()).trim())} in ${JSON.stringify(await opened.title())}`);
+			const window = await page.context().newPage();
+			opened = window;
+			// The first navigation is the goto below; the second the reload VS Code makes once the folder is back.
+			let loads = 0;
+			const reloaded = window
+				.waitForEvent('framenavigated', {
+					predicate: (frame) => frame === window.mainFrame() && ++loads === 2,
+					timeout: RELOAD_MS,
+				})
+				.then(
+					() => undefined,
+					(err: unknown) => err,
+				);
+			await window.setViewportSize({ width: 1280, height: 1024 });
+			await window.goto(`${new URL(page.url()).origin}/?workspace=${encodeURIComponent(file)}`);
+			const notReloaded = await reloaded;
+			assert.equal(notReloaded, undefined, `the window did not reload once its folder was back: ${String(notReloaded)}`);
+			await window.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
+			const root = await explorerFolderRow(window, agent.name, NEW_WINDOW_SHOT);
+			note(`reloaded once; folder ${JSON.stringify((await root.innerText()).trim())} in ${JSON.stringify(await window.title())}`);
 			// The folder is back in the file too (VS Code writes a workspace's folders to its file).
 			const content = JSON.parse(readFileSync(file, 'utf8')) as { folders?: Array<{ uri?: string; name?: string }> };
 			assert.deepEqual(content.folders, [{ uri: `cloud-agent://${authority}/`, name: agent.name }]);
