@@ -21,7 +21,8 @@
 //         Web's extension host (a web worker);
 //     which test runs where is read from the tests' tags in scripts/lib/lanes.mjs (test/README.md
 //     has the matrix). The web build's UI journeys (scripts/test-web.mjs) take the pool's last slot.
-//     While a lane's in-host suites run, its page's animations are stilled (nobody looks at it);
+//     No page runs CSS animations (a spinning icon kept Chromium compositing: harness stillPageScript),
+//     and while a lane's in-host suites run nothing of its page is rendered (nobody looks at it);
 //     The runner extension runs the suites on startup, reports each test's start and end as it
 //     goes and writes a report; the run fails a lane whose in-host tests stall (nothing started or
 //     ended for CLOUD_AGENTS_STALL_MS, 300 s), not one that is merely long. After each top-level
@@ -51,6 +52,7 @@ import {
 	DEV_TOKEN,
 	ROOT,
 	Processes,
+	allowMotion,
 	buildVsixAsync,
 	buildWebHarnessVsix,
 	ensureCodeServer,
@@ -60,6 +62,7 @@ import {
 	log,
 	startCodeServer,
 	startEmulator,
+	stillPageScript,
 	waitForHttp,
 	writeUserSettings,
 } from './lib/harness.mjs';
@@ -340,13 +343,11 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 	// A workbench page's "load" came after Playwright's 30 s default on a loaded machine (a UI test's
 	// reload, a new window): navigations get the harness's ceiling, as every other wait does.
 	session.context.setDefaultNavigationTimeout(120_000 * SLOWDOWN);
-	if (suites) {
-		// While in-host suites run nobody looks at the page, yet every spinning icon (a running
-		// agent's row) and progress bar made Chromium repaint and composite it many times a second:
-		// a steady share of the two cores, taken from every lane. Still pages while the suites run;
-		// the UI tests of the lane get motion back (allowMotion).
-		await session.context.addInitScript({ content: STILL_PAGE });
-	}
+	// Every spinning icon (a running agent's row) and progress bar made Chromium repaint and
+	// composite the page many times a second: a steady share of the two cores, taken from every lane.
+	// No page animates; while in-host suites run nothing is rendered either, and the UI tests of the
+	// lane get rendering back (allowMotion).
+	await session.context.addInitScript({ content: stillPageScript({ hidden: Boolean(suites) }) });
 	session.page = await session.context.newPage();
 	session.page.on('console', (m) => session.consoleLog.push(`[${m.type()}] ${m.text()}`));
 	session.page.on('pageerror', (e) => session.consoleLog.push(`[pageerror] ${e.message}`));
@@ -379,31 +380,6 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 		log(`[${lane}] in-host tests (${profile} profile) done in ${ms(session.report.stats.durationMs)}`);
 	}
 	return session;
-}
-
-/** The id of the style element that stills a page's animations while a lane's in-host suites run. */
-const STILL_STYLE_ID = 'cloud-agents-harness-still';
-
-/** An init script (runs in the page): no CSS animation or transition, unless the tab was given motion back. */
-const STILL_PAGE = `(() => {
-	if (globalThis.sessionStorage?.getItem('cloudAgentsHarnessMotion') === '1') return;
-	const add = () => {
-		const style = document.createElement('style');
-		style.id = ${JSON.stringify(STILL_STYLE_ID)};
-		style.textContent =
-			'*, *::before, *::after { animation: none !important; transition: none !important; }' +
-			' .monaco-workbench > * { content-visibility: hidden !important; }';
-		document.head.append(style);
-	};
-	if (document.head) add();
-	else document.addEventListener('DOMContentLoaded', add, { once: true });
-})();`;
-
-/** Gives a lane's page its animations back (before its UI tests), also across the reloads they do. */
-async function allowMotion(page) {
-	await page.evaluate(
-		`sessionStorage.setItem('cloudAgentsHarnessMotion', '1'); document.getElementById(${JSON.stringify(STILL_STYLE_ID)})?.remove();`,
-	);
 }
 
 /** Closes a lane's browser context and stops its code-server and emulator (by pid). */

@@ -38,6 +38,7 @@ import {
 	installExtension,
 	log,
 	startCodeServer,
+	stillPageScript,
 	waitForHttp,
 	writeUserSettings,
 } from './lib/harness.mjs';
@@ -185,6 +186,8 @@ async function scenario(name, { cors }, check) {
 		const workspaceFile = join(dir, 'web.code-workspace');
 		writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: folder }] }));
 		context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+		// No CSS animation (a spinning icon kept Chromium compositing the window): harness stillPageScript.
+		await context.addInitScript({ content: stillPageScript({ hidden: false }) });
 		const page = await context.newPage();
 		const ctx = { origin: env.origin, apiUrl: env.apiUrl, errors: [], console: [] };
 		page.on('console', (m) => {

@@ -26,6 +26,51 @@ export const CHROMIUM_ARGS = Object.freeze([
 	'--disable-sync',
 ]);
 
+/** What every test page's style holds (stillPageScript): no endless spinner or progress bar. */
+const QUIET_CSS =
+	'[class*="codicon"], [class*="codicon"]::before, .monaco-progress-container .progress-bit { animation: none !important; }';
+
+/** The id of the style element with which a test page stills its motion (stillPageScript). */
+export const STILL_STYLE_ID = 'cloud-agents-harness-still';
+
+/**
+ * An init script (Playwright's addInitScript: it runs in every page of a context, before the
+ * workbench's own scripts, also after a reload) that stills the page while tests run.
+ *
+ * Always, no icon spins and no progress bar runs: a spinning icon (a running agent's row:
+ * `codicon-modifier-spin`, 1.5 s in 30 steps, endless) kept headless Chromium compositing its window —
+ * measured on an idle workbench showing the Cloud Agents view: 6.1 CPU-s per 30 s with it, 0.6
+ * without, a fifth of a core per window through every UI test. Other animations and transitions
+ * stay (VS Code waits for some to end).
+ * With `hidden` and unless the tab was given motion back (localStorage `cloudAgentsHarnessMotion`,
+ * set by the runner before a lane's UI tests; shared by the windows a test opens), nothing of the
+ * workbench is rendered either and no transition runs: nobody looks at a page whose in-host suites run.
+ */
+export function stillPageScript({ hidden }) {
+	const quiet = QUIET_CSS;
+	const still =
+		'*, *::before, *::after { animation: none !important; transition: none !important; }' +
+		' .monaco-workbench > * { content-visibility: hidden !important; }';
+	return `(() => {
+	const moving = ${hidden ? "globalThis.localStorage?.getItem('cloudAgentsHarnessMotion') === '1'" : 'true'};
+	const add = () => {
+		const style = document.createElement('style');
+		style.id = ${JSON.stringify(STILL_STYLE_ID)};
+		style.textContent = moving ? ${JSON.stringify(quiet)} : ${JSON.stringify(still)};
+		document.head.append(style);
+	};
+	if (document.head) add();
+	else document.addEventListener('DOMContentLoaded', add, { once: true });
+})();`;
+}
+
+/** Gives a page of a `hidden` lane (stillPageScript) its rendering and transitions back, also across reloads and new windows. */
+export async function allowMotion(page) {
+	await page.evaluate(
+		`localStorage.setItem('cloudAgentsHarnessMotion', '1'); { const s = document.getElementById(${JSON.stringify(STILL_STYLE_ID)}); if (s) s.textContent = ${JSON.stringify(QUIET_CSS)}; }`,
+	);
+}
+
 /** Settings that keep the workbench calm for tests and screenshots (no chat panel, no welcome page). */
 export const CALM_SETTINGS = {
 	'chat.disableAIFeatures': true,
