@@ -64,14 +64,6 @@ async function agentRowShown(page: Page, workbench: Workbench, name: string): Pr
 	return (await row.isVisible()) ? row : workbench.agentRow(name);
 }
 
-/** Hovers a row and clicks its inline action `label` (shown on hover). */
-async function inlineAction(page: Page, row: Locator, label: string): Promise<void> {
-	await row.hover();
-	const action = row.locator(`.action-label[aria-label="${label}"]`).first();
-	await action.waitFor({ state: 'visible', timeout: 10_000 });
-	await action.click();
-}
-
 /** Send to Agent's question (a modal dialog), once shown: its text. */
 async function sendQuestion(page: Page): Promise<string> {
 	const dialog = page.locator('.monaco-dialog-box', { hasText: 'Send the local version of' });
@@ -274,7 +266,7 @@ const uiTest: UiTest = {
 			await workbench.screenshot('agent-changes-diff');
 
 			// Apply to Local on the file's row: the local file now holds the agent's bytes; the row goes.
-			await inlineAction(page, modifiedRow, 'Apply to Local');
+			await workbench.clickInlineAction(modifiedRow, 'Apply to Local');
 			await until(page, "the agent's bytes in the local file", async () =>
 				Buffer.compare(await readFile(join(local, modified)), agentBytes) === 0 ? true : undefined,
 			);
@@ -294,7 +286,7 @@ const uiTest: UiTest = {
 					'base64',
 				).toString('utf8');
 			const before = await conflictCopy();
-			await inlineAction(page, conflictRow, 'Send to Agent…');
+			await workbench.clickInlineAction(conflictRow, 'Send to Agent…');
 			const asked = await sendQuestion(page);
 			assert.match(asked, /conflict\.md/);
 			assert.match(asked, /what the agent wrote there is lost/);
@@ -308,7 +300,7 @@ const uiTest: UiTest = {
 				path: conflict,
 				content_base64: Buffer.from('# Conflict\n\nThe agent again.\n').toString('base64'),
 			});
-			await inlineAction(page, conflictRow, 'Send to Agent…');
+			await workbench.clickInlineAction(conflictRow, 'Send to Agent…');
 			await sendQuestion(page);
 			await answerSendQuestion(page, 'Send to Agent');
 			const told = await until(page, 'the conflict told', async () =>
@@ -332,7 +324,7 @@ const uiTest: UiTest = {
 			// Apply to Local on the file behind the symbolic link: refused, the person told why, the row kept.
 			const linkedRow = fileRow(page, 'x.md', `${folder}/linked`);
 			await linkedRow.waitFor({ state: 'visible', timeout: 10_000 });
-			await inlineAction(page, linkedRow, 'Apply to Local');
+			await workbench.clickInlineAction(linkedRow, 'Apply to Local');
 			const refused = await until(page, 'the refusal told', async () =>
 				(await workbench.notifications()).find((t) => t.includes('could not be applied')),
 			);

@@ -49,6 +49,12 @@ export interface UiTest {
 	run(ctx: UiContext): Promise<void>;
 }
 
+/** An editor tab with unsaved changes. */
+const DIRTY_TAB = '.tabs-container .tab.dirty';
+
+/** A tab's label as read from the page (its text on one line). */
+const tabLabel = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
 /**
  * Page object for the VS Code workbench served by code-server. Selectors are the ones verified in
  * docs (vscode-web-testing.md): activity-bar entries by aria-label, tree rows as `.monaco-list-row`.
@@ -86,28 +92,25 @@ export class Workbench {
 
 	/** The labels of the editor tabs with unsaved changes. */
 	async dirtyEditors(): Promise<string[]> {
-		return (await this.page.locator('.tabs-container .tab.dirty').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+		return (await this.page.locator(DIRTY_TAB).allTextContents()).map(tabLabel);
 	}
 
 	/**
 	 * Reverts and closes every editor with unsaved changes, one at a time (a tab left dirty is
 	 * backed up and restored into the next window that opens the same folder, where a later save
-	 * meets "File Modified Since"). Resolves with the labels it reverted; rejects if one stays dirty.
+	 * meets "File Modified Since"). Rejects if one stays dirty.
 	 */
-	async revertDirtyEditors(): Promise<string[]> {
-		const reverted: string[] = [];
+	async revertDirtyEditors(): Promise<void> {
 		for (let i = 0; i < 10; i++) {
 			const before = (await this.dirtyEditors()).length;
 			if (before === 0) {
-				return reverted;
+				return;
 			}
-			const dirty = this.page.locator('.tabs-container .tab.dirty').first();
-			reverted.push((await dirty.innerText()).replace(/\s+/g, ' ').trim());
 			await this.dismissDialogs();
-			await dirty.click();
+			await this.page.locator(DIRTY_TAB).first().click();
 			await this.runCommand('View: Revert and Close Editor');
 			await this.page
-				.waitForFunction(`document.querySelectorAll('.tabs-container .tab.dirty').length < ${before}`, undefined, {
+				.waitForFunction(`document.querySelectorAll(${JSON.stringify(DIRTY_TAB)}).length < ${before}`, undefined, {
 					timeout: 10_000,
 				})
 				.catch(() => undefined);
@@ -116,7 +119,6 @@ export class Workbench {
 		if (left.length > 0) {
 			throw new Error(`editors still unsaved after reverting: ${JSON.stringify(left)}`);
 		}
-		return reverted;
 	}
 
 	/**
