@@ -311,6 +311,16 @@ export class Emulator {
 	 * a client takes the files changed since a run's start as that run's).
 	 */
 	private fileClock(): number {
+		return this.activityClock();
+	}
+
+	/**
+	 * When an agent's activity is dated (a rename, a run starting or ending, provisioning done): the
+	 * later of the emulator clock and the wall clock, which never goes back. One clock for all of them:
+	 * the Agents view orders agents by that activity, and a rename dated on the wall clock once sorted
+	 * below an agent made ready on an emulator clock advanced ahead of it.
+	 */
+	activityClock(): number {
 		return Math.max(this.now(), Date.now());
 	}
 
@@ -363,7 +373,7 @@ export class Emulator {
 				if (rt && rt.status !== 'running') continue;
 				a.status = 'idle';
 				a.ready_at = undefined;
-				a.updated_at_ms = now;
+				a.updated_at_ms = this.activityClock();
 				changed = true;
 				if (a.initial_message !== undefined) {
 					const prompt = a.initial_message;

@@ -170,7 +170,7 @@ export class RunEngine {
 		};
 		this.emu.data.runs.push(run);
 		agent.status = 'running';
-		agent.updated_at_ms = now;
+		agent.updated_at_ms = this.emu.activityClock();
 		this.emit(run, 'run.status', { status: 'queued' });
 		const script: ScriptState = { steps: this.buildScript(agent, run, directives), delay: directives.delay ?? 330 };
 		this.scripts.set(run.id, script);
@@ -446,7 +446,7 @@ export class RunEngine {
 		this.emit(run, 'run.completed', data);
 		const agent = this.emu.data.agents.find((a) => a.id === run.agent_id);
 		if (agent) {
-			const now = Date.now();
+			const now = this.emu.activityClock();
 			if (agent.status === 'running' && !this.activeRun(agent.id)) agent.status = 'idle';
 			agent.updated_at_ms = now;
 			if (result !== undefined) {

@@ -225,7 +225,7 @@ export function registerAgents(app: FastifyInstance, emu: Emulator): void {
 		async (req) => {
 			const agent = agentOf(emu, req);
 			agent.name = checkName('name', body<{ name: string }>(req).name);
-			agent.updated_at_ms = Date.now();
+			agent.updated_at_ms = emu.activityClock();
 			emu.mutation('agents.rename');
 			return agentView(agent);
 		},

@@ -6,7 +6,7 @@ import type { ListContext } from '../../../src/views/descriptor';
 import { DescriptorTreeProvider } from '../../../src/views/listTree';
 import type { ListHost } from '../../../src/views/listTree';
 import { agentsList } from '../../../src/resources/agents';
-import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { advanceClock, emu, holdClock, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 
 /**
  * The automatic refresh of a list (src/views/listTree.ts) against the emulator. Every redraw of a
@@ -89,6 +89,19 @@ suite('Automatic refresh of a list', () => {
 		assert.ok(agent, 'the demo seed has the "Shared reviewer" agent');
 		// The Agents view lists the most recently active first (issue 33), and a rename is activity: renamed
 		// once beforehand, the agent is first already, so the rename below changes its row, not the order.
+		// No other agent's activity may match or pass the renames' seconds (the wire has whole seconds).
+		// Seen in a reversed run: an agent made ready on an emulator clock that earlier suites had moved
+		// ahead of the wall clock was first, above the agent renamed on the wall clock. The emulator now
+		// dates all activity on one clock that never goes back (the later of its clock and the wall
+		// clock); here that clock is held (a run of an earlier suite does not end meanwhile) and moved
+		// past every earlier activity before each rename.
+		const releaseClock = await holdClock();
+		disposables.push({ dispose: () => void releaseClock() });
+		const pastEveryActivity = async (): Promise<void> => {
+			const { offset_ms } = (await emu<{ offset_ms: number }>('GET', '/_emulator/clock')).body;
+			await advanceClock(Math.max(0, -offset_ms) / 1000 + 2);
+		};
+		await pastEveryActivity();
 		await api.session.client.renameAgent(agent.id, agent.name);
 		await tree.refresh();
 		const rows = await tree.getChildren();
@@ -137,6 +150,7 @@ suite('Automatic refresh of a list', () => {
 
 			// The service renames the agent: the next poll redraws and the row has the new name.
 			const before = redraws;
+			await pastEveryActivity();
 			await api.session.client.renameAgent(agent.id, newName);
 			await waitFor('a redraw after the rename', async () => (redraws > before ? true : undefined), 20_000);
 			// The same rows with a newer copy of one record: the row object VS Code holds is updated in
@@ -151,6 +165,7 @@ suite('Automatic refresh of a list', () => {
 		} finally {
 			tree.markActive(agent.id, false);
 			await api.session.client.renameAgent(agent.id, agent.name);
+			await releaseClock();
 		}
 	});
 
