@@ -47,3 +47,28 @@ export function toDisposable(fn: () => void): vscode.Disposable {
 		},
 	};
 }
+
+/** Something that reads its state once at start-up and says so (the session: `initialized` after the first `onDidChange`). */
+export interface ReadOnce {
+	readonly initialized: boolean;
+	onDidChange(listener: () => void): vscode.Disposable;
+}
+
+/** Resolves once `source` has read its state, or after `maxMs` (then as it stands). */
+export function whenRead(source: ReadOnce, maxMs: number): Promise<void> {
+	if (source.initialized) {
+		return Promise.resolve();
+	}
+	return new Promise<void>((resolve) => {
+		const done = (): void => {
+			clearTimeout(timer);
+			subscription.dispose();
+			resolve();
+		};
+		const subscription = source.onDidChange(done);
+		const timer = setTimeout(done, maxMs);
+		if (source.initialized) {
+			done();
+		}
+	});
+}

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { registerCommand } from './registry';
 import { isCancellation, showApiError } from '../util/errors';
+import { whenRead } from '../util/lifecycle';
 import { iconSafe, notificationText, plainText } from '../util/text';
 import type { Action, ActionKit, ResourceActions, ScmAction, Services } from './actions';
 import type { AnyListDescriptor } from './descriptor';
@@ -136,20 +137,7 @@ export class ActionRegistry {
 	 */
 	private async signedInOnceKnown(): Promise<boolean> {
 		const { session } = this.services;
-		if (!session.initialized) {
-			await new Promise<void>((resolve) => {
-				const done = (): void => {
-					clearTimeout(timer);
-					subscription.dispose();
-					resolve();
-				};
-				const subscription = session.onDidChange(done);
-				const timer = setTimeout(done, SAFETY.sessionReadMaxMs);
-				if (session.initialized) {
-					done();
-				}
-			});
-		}
+		await whenRead(session, SAFETY.sessionReadMaxMs);
 		return session.signedIn;
 	}
 

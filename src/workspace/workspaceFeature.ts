@@ -11,11 +11,11 @@
  */
 import * as vscode from 'vscode';
 import type { CloudAgentsClient, EventRecord } from '../api';
-import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
+import { SAFETY, eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
 import { type AvailabilityChange, type InterfaceDiffers, WorkspaceCache } from './fs/workspaceCache';
 import { WorkspaceFileSystemProvider, agentIdOf } from './fs/workspaceFs';
 import { CONTEXT_KEYS, FS_SCHEME, SEARCH_HINT_KEY } from '../ids';
-import { Disposable } from '../util/lifecycle';
+import { Disposable, whenRead } from '../util/lifecycle';
 import { notificationText } from '../util/text';
 
 /** One event of a followed run (what `RunFollower.onDidReceiveEvent` fires). */
@@ -88,6 +88,7 @@ export class WorkspaceFeature extends Disposable {
 			largeFileBytes,
 			log: deps.log,
 			signedIn: () => deps.session.signedIn,
+			sessionKnown: () => whenRead(deps.session, SAFETY.sessionReadMaxMs),
 			serviceHost: () => hostOf(deps.session.apiUrl),
 		});
 		this.provider = this.register(new WorkspaceFileSystemProvider(this.cache));

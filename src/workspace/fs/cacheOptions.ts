@@ -37,6 +37,12 @@ export interface WorkspaceCacheOptions {
 	 * of Cloud Agents…") and sends nothing. Default: always signed in.
 	 */
 	signedIn?: () => boolean;
+	/**
+	 * Resolves once the sign-in state has been read (bounded by the caller), before `signedIn` is
+	 * believed: a window that reloads restores its agent editors while activation still reads
+	 * SecretStorage, and their reads failed with "Signed out" though a key was stored. Default: at once.
+	 */
+	sessionKnown?: () => Promise<void>;
 	/** The service's `host[:port]`, named in the messages of `Unavailable` errors. Default: "the configured API URL". */
 	serviceHost?: () => string;
 }

@@ -87,11 +87,12 @@ export class WorkspaceCache {
 	 * `stat` fails with it.
 	 */
 	private readonly unavailable = new Map<string, WorkspaceUnavailableError>();
-	private readonly opts: Required<Omit<WorkspaceCacheOptions, 'largeFileBytes' | 'log' | 'signedIn' | 'serviceHost'>> & {
+	private readonly opts: Required<Omit<WorkspaceCacheOptions, 'largeFileBytes' | 'log' | 'signedIn' | 'sessionKnown' | 'serviceHost'>> & {
 		largeFileBytes: () => number;
 	};
 	private readonly log: WorkspaceCacheOptions['log'];
 	private readonly signedIn: () => boolean;
+	private readonly sessionKnown: () => Promise<void>;
 	private readonly serviceHost: () => string;
 
 	constructor(
@@ -109,6 +110,7 @@ export class WorkspaceCache {
 		};
 		this.log = options.log;
 		this.signedIn = options.signedIn ?? ((): boolean => true);
+		this.sessionKnown = options.sessionKnown ?? ((): Promise<void> => Promise.resolve());
 		this.serviceHost = options.serviceHost ?? ((): string => 'the configured API URL');
 	}
 
@@ -238,6 +240,7 @@ export class WorkspaceCache {
 	 * from the service brings an unavailable agent back.
 	 */
 	private async send<R>(a: AgentCache, agentId: string, path: string, fn: (api: WorkspaceApi) => Promise<R>): Promise<R> {
+		await this.sessionKnown();
 		const signedOut = this.signedOutError(path);
 		if (signedOut) {
 			throw signedOut;

@@ -60,6 +60,21 @@ suite('fs/WorkspaceCache while signed out or the service cannot be used', () => 
 		await emu.faults([]);
 	});
 
+	test('a read while the sign-in state is still being read waits for it: a key turns up and the file is read, no "Signed out" (a window reloading with an agent editor open)', async () => {
+		// Activation has not read SecretStorage yet: `signedIn` is false until it has.
+		signedIn = false;
+		let read!: () => void;
+		const known = new Promise<void>((resolve) => (read = resolve));
+		cache = new WorkspaceCache(() => client, { coalesceMs: 0, signedIn: () => signedIn, sessionKnown: () => known, serviceHost: host });
+		const reading = cache.readFile(agentId, '/README.md');
+		// The state is read: a key was stored.
+		signedIn = true;
+		read();
+		const bytes = await reading;
+		assert.ok(bytes.byteLength > 0, 'the file was read');
+		assert.equal(cache.unavailableError(agentId), undefined, 'not marked signed out');
+	});
+
 	test('signed out: listing fails with "Signed out…" (not an empty folder) and sends nothing; the root then fails too; signing in lists again', async () => {
 		signedIn = false;
 		// A window opening on the folder stats its root first: that must not fail yet (VS Code would
