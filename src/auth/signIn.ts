@@ -137,55 +137,93 @@ export async function signIn(deps: SignInDeps, args?: SignInArgs): Promise<boole
 	if (method === 'device') {
 		return signInWithDeviceCode(deps, args?.openBrowser !== false);
 	}
-	const key = await vscode.window.showInputBox({
-		title: vscode.l10n.t('Sign in to Cloud Agents'),
-		prompt: vscode.l10n.t('API key for {0}. It is kept in the secret storage, never in settings.', deps.session.apiUrl),
-		password: true,
-		ignoreFocusOut: true,
-		validateInput: (value) => (value.trim() === '' ? vscode.l10n.t('Enter an API key.') : undefined),
-	});
-	if (key === undefined) {
-		return false;
-	}
-	return signInWithApiKey(deps, key);
+	return askApiKey(deps);
 }
 
-async function signInWithApiKey({ session, log }: SignInDeps, rawKey: string): Promise<boolean> {
+/**
+ * The API key's input box. Enter checks the key with the box still open (busy); a key the service
+ * refuses, or a check that fails, is said in the box under what was pasted, which stays for another
+ * try (issue 42, item 7: the box used to close and the key was gone). Escape cancels, also a check
+ * under way. Resolves to true once a key is stored.
+ */
+function askApiKey({ session, log }: SignInDeps): Promise<boolean> {
+	const apiUrl = session.apiUrl;
+	const box = vscode.window.createInputBox();
+	box.title = vscode.l10n.t('Sign in to Cloud Agents');
+	box.prompt = vscode.l10n.t('API key for {0}. It is kept in the secret storage, never in settings.', apiUrl);
+	box.password = true;
+	box.ignoreFocusOut = true;
+	return new Promise<boolean>((resolve) => {
+		// Hiding the box (Escape, or once signed in) cancels a check under way; disposing it drops the listeners.
+		const hidden = new AbortController();
+		let signedIn = false;
+		box.onDidChangeValue(() => (box.validationMessage = undefined));
+		box.onDidHide(() => {
+			hidden.abort();
+			box.dispose();
+			resolve(signedIn);
+		});
+		box.onDidAccept(async () => {
+			const key = box.value.trim();
+			if (key === '') {
+				box.validationMessage = vscode.l10n.t('The API key is empty.');
+				return;
+			}
+			box.busy = true;
+			box.enabled = false;
+			try {
+				const me = await checkToken(apiUrl, key, session, hidden.signal);
+				if (!hidden.signal.aborted) {
+					await signedInWith({ session, log }, key, me);
+					signedIn = true;
+					box.hide();
+				}
+			} catch (err) {
+				if (!hidden.signal.aborted) {
+					box.validationMessage = keyProblem(err, apiUrl, log);
+				}
+			} finally {
+				box.busy = false;
+				box.enabled = true;
+			}
+		});
+		box.show();
+	});
+}
+
+/** Stores a key the service took (GET /v2/me answered `me`) and says who is signed in. */
+async function signedInWith({ session, log }: SignInDeps, key: string, me: Me): Promise<void> {
+	await session.storeToken(key);
+	log.info(`Signed in to ${session.apiUrl} with an API key.`);
+	void vscode.window.showInformationMessage(
+		notificationText(vscode.l10n.t('Signed in to Cloud Agents as {0}.', singleLine(accountLabel(me, session.apiUrl)))),
+	);
+}
+
+/** Why a key was not taken, for the input box (one line, with the request id), logged as the toast's would be. */
+function keyProblem(err: unknown, apiUrl: string, log: AuthLogger): string {
+	const refused = isAuthFailure(err);
+	log.warn(outputLine(`The API key was ${refused ? 'rejected by' : 'not checked at'} ${apiUrl}: ${describeError(err)}`));
+	if (!refused) {
+		return notificationText(vscode.l10n.t('Could not check the key: {0}', describeError(err)));
+	}
+	const requestId = requestIdOf(err);
+	const text = rejectedText(err, apiUrl);
+	return notificationText(requestId === undefined ? text : vscode.l10n.t('{0} (request {1})', text, requestId));
+}
+
+/** Automation's `{apiKey}`: checks and stores the key without asking; a refusal is an error notification. */
+async function signInWithApiKey(deps: SignInDeps, rawKey: string): Promise<boolean> {
 	const key = rawKey.trim();
 	if (key === '') {
 		void vscode.window.showErrorMessage(vscode.l10n.t('The API key is empty.'));
 		return false;
 	}
-	const apiUrl = session.apiUrl;
 	try {
-		const me = await vscode.window.withProgress(
-			{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the API key…'), cancellable: true },
-			async (_progress, token) => {
-				const cancel = cancellationSignal(token);
-				try {
-					return await checkToken(apiUrl, key, session, cancel.signal);
-				} finally {
-					cancel.dispose();
-				}
-			},
-		);
-		await session.storeToken(key);
-		log.info(`Signed in to ${apiUrl} with an API key.`);
-		void vscode.window.showInformationMessage(
-			notificationText(vscode.l10n.t('Signed in to Cloud Agents as {0}.', singleLine(accountLabel(me, apiUrl)))),
-		);
+		await signedInWith(deps, key, await checkToken(deps.session.apiUrl, key, deps.session));
 		return true;
 	} catch (err) {
-		if (isAuthFailure(err)) {
-			log.warn(
-				outputLine(
-					`The API key was rejected by ${apiUrl}: ${singleLine(err.message, SAFETY.descriptionMaxChars)} (request ${err.requestId ?? 'unknown'}).`,
-				),
-			);
-			void showRejected(rejectedText(err, apiUrl), err);
-			return false;
-		}
-		void showApiError(err, log, vscode.l10n.t('Could not sign in'));
+		void vscode.window.showErrorMessage(keyProblem(err, deps.session.apiUrl, deps.log));
 		return false;
 	}
 }
@@ -201,22 +239,10 @@ export function rejectedText(err: ApiError, apiUrl: string): string {
 			? vscode.l10n.t('The API key was not accepted.')
 			: vscode.l10n.t('The API key was not accepted: {0}.', reason.replace(/[.\s]+$/, ''));
 	if (isLoopbackUrl(apiUrl)) {
-		text += ' ' + vscode.l10n.t('In the demo, `npm run demo:key` prints a fresh key.');
+		// Plain text: a notification or an input box shows backticks as they are.
+		text += ' ' + vscode.l10n.t('In the demo, "npm run demo:key" prints a fresh key.');
 	}
 	return text;
-}
-
-async function showRejected(text: string, err: ApiError): Promise<void> {
-	const requestId = requestIdOf(err);
-	if (requestId === undefined) {
-		await vscode.window.showErrorMessage(notificationText(text));
-		return;
-	}
-	const copy = vscode.l10n.t('Copy Request ID');
-	const choice = await vscode.window.showErrorMessage(notificationText(vscode.l10n.t('{0} (request {1})', text, requestId)), copy);
-	if (choice === copy) {
-		await vscode.env.clipboard.writeText(requestId);
-	}
 }
 
 /**
