@@ -371,7 +371,18 @@ async function startFromEditor(kit: ActionKit): Promise<StartedBuild> {
 	if (!isJsonObject(request)) {
 		throw new Error(vscode.l10n.t('The build request must be a JSON object.'));
 	}
-	return startBuild(request, kit);
+	const sent = doc.getText();
+	const started = await startBuild(request, kit);
+	// The request was sent and the service has it (Show Details reads it back): an untitled request
+	// document a person sent no longer asks to be saved when its tab closes (issue 42, item 8). Kept
+	// when it was edited meanwhile, on failure (to try again) and for automation.
+	if (!kit.automation && doc.uri.scheme === 'untitled' && !doc.isClosed && doc.getText() === sent) {
+		await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: false });
+		if (vscode.window.activeTextEditor?.document === doc) {
+			await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+		}
+	}
+	return started;
 }
 
 /**

@@ -224,6 +224,37 @@ suite('Account view: images, builds, checkpoints, model providers', () => {
 		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 	});
 
+	test('Start Build from an untitled request document, as a person runs it: the build starts and the document closes without asking to be saved (issue 42, item 8)', async function () {
+		this.timeout(60_000);
+		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.imageBuilds.start');
+		assert.equal(doc.uri.scheme, 'untitled');
+		const name = `closed-after-start-${Date.now()}`;
+		const template = JSON.parse(doc.getText()) as Record<string, unknown>;
+		const edit = new vscode.WorkspaceEdit();
+		edit.replace(
+			doc.uri,
+			new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)),
+			JSON.stringify({ ...template, display_name: name }, null, '\t'),
+		);
+		assert.ok(await vscode.workspace.applyEdit(edit));
+		await vscode.window.showTextDocument(doc);
+		assert.ok(doc.isDirty, 'an untitled request with text is dirty before it is sent');
+		const started = await vscode.commands.executeCommand<{ id: string } | undefined>('cloudAgents.imageBuilds.startFromEditor');
+		assert.ok(started?.id, 'the build started');
+		assert.equal((await state()).builds.filter((b) => b.display_name === name).length, 1);
+		await waitFor('the sent request document to close', async () =>
+			doc.isClosed || !vscode.workspace.textDocuments.some((d) => d.uri.toString() === doc.uri.toString() && d.isDirty)
+				? true
+				: undefined,
+		);
+		assert.ok(
+			!vscode.window.tabGroups.all.some((g) =>
+				g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === doc.uri.toString()),
+			),
+			'no tab of the sent request is left',
+		);
+	});
+
 	test('Delete Image… of an image marked in use says why it cannot be deleted before asking, and sends nothing; the image stays [variant]', async function () {
 		this.timeout(30_000);
 		await emu('POST', '/_emulator/counters/reset');
