@@ -200,7 +200,7 @@ function localFolderUri(given: string): vscode.Uri {
 	return /^[A-Za-z][A-Za-z0-9+.-]+:/.test(given) ? vscode.Uri.parse(given, true) : vscode.Uri.file(given);
 }
 
-/** Refresh (what changed since the baseline) or Compare Everything (under a progress notification); says when it was partial. */
+/** Refresh (what changed since the baseline) or Compare Everything (under a progress notification); says when it was partial, and when everything was compared and nothing differs. */
 async function compare(source: LinkSource, mode: CompareMode, kit: ActionKit): Promise<ComparisonAnswer> {
 	const result =
 		mode === 'refresh'
@@ -210,6 +210,14 @@ async function compare(source: LinkSource, mode: CompareMode, kit: ActionKit): P
 				);
 	if (source.incomplete) {
 		kit.warn(source.incomplete);
+	} else if (mode === 'everything' && source.all().length === 0) {
+		// A person who asked for everything hears the answer, not only a 0 badge (issue 42, item 10).
+		kit.info(
+			vscode.l10n.t(
+				"{0}: nothing differs. The local folder and the agent's workspace hold the same files (ignored files left out).",
+				source.label(),
+			),
+		);
 	}
 	return answer(source, result);
 }

@@ -15,7 +15,7 @@ import type { ApplyAnswer } from '../../../src/changes/apply';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import type { Difference } from '../../../src/compare/types';
 import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
-import { emu, restoreDevToken, shownChanges, testApi, waitFor, within, followEnded } from '../support/cloudAgents';
+import { emu, messagesShown, restoreDevToken, shownChanges, testApi, waitFor, within, followEnded } from '../support/cloudAgents';
 import { closeAllEditors } from '../support/editors';
 import { devToken, emulatorProfile, words } from '../support/env';
 
@@ -441,6 +441,19 @@ if (!standardWorkspace) {
 		assert.deepEqual(refused, { sent: [], conflicts: ['s/theirs.txt'] });
 		const kept = (await groundFiles(f.agentId)).find((g) => g.path === 's/theirs.txt');
 		assert.equal(Buffer.from(kept?.content_base64 ?? '', 'base64').toString('utf8'), 'the agent again\n', 'nothing was written');
+	});
+
+	test('Compare Everything on a folder that differs in nothing says so, as a person runs it (issue 42, item 10)', async function () {
+		this.timeout(120_000);
+		const f = await fixture({ 'n/same.txt': 'same\n' });
+		// As a Source Control menu runs it for a person: the link's id, no automation marker.
+		const answer = await vscode.commands.executeCommand<ComparisonAnswer>('cloudAgents.changes.compareEverything', { link: f.link });
+		assert.deepEqual(answer.differences, []);
+		const said = await waitFor('Compare Everything to say that nothing differs', async () => {
+			const shown = await messagesShown('information', /nothing differs/);
+			return shown.length > 0 ? shown : undefined;
+		});
+		assert.match(said[0] ?? '', /Changes test agent/, 'the message names the link');
 	});
 
 	test('Compare Everything adds the other differences: a local edit and a local-only file; ignored files stay out', async function () {
