@@ -10,6 +10,8 @@ export interface SearchRequest {
 	query?: string;
 	/** Index of the match to open without showing the pick. */
 	pick?: number;
+	/** The agent's name, for the titles of the query box and the pick (the id when not given). */
+	name?: string;
 }
 
 /**
@@ -22,18 +24,8 @@ export async function searchAgentWorkspace(
 	agentId: string,
 	request: SearchRequest = {},
 ): Promise<vscode.Uri | undefined> {
-	const query =
-		request.query ??
-		(await vscode.window.showInputBox({
-			prompt: vscode.l10n.t('Search the agent workspace'),
-			placeHolder: vscode.l10n.t('Text to find (at most {0} bytes)', LIMITS.searchQueryBytes.max),
-			validateInput: (value) => {
-				const bytes = utf8Length(value);
-				return bytes > LIMITS.searchQueryBytes.max
-					? vscode.l10n.t('At most {0} bytes (this is {1}).', LIMITS.searchQueryBytes.max, bytes)
-					: undefined;
-			},
-		}));
+	const name = request.name ?? agentId;
+	const query = request.query ?? (await askQuery(name));
 	if (!query) {
 		return undefined;
 	}
@@ -71,8 +63,10 @@ export async function searchAgentWorkspace(
 			);
 			return undefined;
 		}
+		// The query stays in sight: the pick's title says what was searched where (issue 42, item 11).
 		chosen = await vscode.window.showQuickPick(matches, {
-			placeHolder: matchesText(matches.length, truncated),
+			title: vscode.l10n.t('Search {0}: "{1}" — {2}', name, query, matchesText(matches.length, truncated)),
+			placeHolder: vscode.l10n.t('Type to filter the matches'),
 			matchOnDetail: true,
 		});
 	}
@@ -88,7 +82,51 @@ export async function searchAgentWorkspace(
 	return uri;
 }
 
-/** The pick's placeholder: how many matches ("1 match", "3 matches"), and whether more exist. */
+/**
+ * The query's box, titled with the agent's name. Enter on an empty box says what it needs and keeps
+ * the box (it used to close without a word); over the service's limit is said as it is typed.
+ * Resolves with the query, undefined when dismissed.
+ */
+function askQuery(name: string): Promise<string | undefined> {
+	const box = vscode.window.createInputBox();
+	box.title = vscode.l10n.t('Search {0}', name);
+	box.prompt = vscode.l10n.t('Search the agent workspace');
+	box.placeholder = vscode.l10n.t('Text to find (at most {0} bytes)', LIMITS.searchQueryBytes.max);
+	const tooLong = (value: string): string | undefined => {
+		const bytes = utf8Length(value);
+		return bytes > LIMITS.searchQueryBytes.max
+			? vscode.l10n.t('At most {0} bytes (this is {1}).', LIMITS.searchQueryBytes.max, bytes)
+			: undefined;
+	};
+	return new Promise<string | undefined>((resolve) => {
+		let answer: string | undefined;
+		const subs = [
+			box.onDidChangeValue((value) => {
+				box.validationMessage = tooLong(value);
+			}),
+			box.onDidAccept(() => {
+				if (box.value === '') {
+					box.validationMessage = vscode.l10n.t('Type the text to find.');
+					return;
+				}
+				if (tooLong(box.value) === undefined) {
+					answer = box.value;
+					box.hide();
+				}
+			}),
+			box.onDidHide(() => {
+				for (const d of subs) {
+					d.dispose();
+				}
+				box.dispose();
+				resolve(answer);
+			}),
+		];
+		box.show();
+	});
+}
+
+/** How many matches ("1 match", "3 matches"), and whether more exist. */
 function matchesText(n: number, truncated: boolean): string {
 	if (truncated) {
 		return n === 1

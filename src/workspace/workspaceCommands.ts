@@ -117,14 +117,21 @@ export class WorkspaceCommands extends Disposable {
 	}
 
 	private async search(arg: SearchWorkspaceArg = {}): Promise<vscode.Uri | undefined> {
-		const agentId =
-			arg.agentId ??
-			this.feature.contextAgentId() ??
-			(await this.pickAgent(vscode.l10n.t('Search the workspace of which agent?')))?.id;
+		let agentId = arg.agentId ?? this.feature.contextAgentId();
+		let name: string | undefined;
 		if (agentId === undefined) {
-			return undefined;
+			const agent = await this.pickAgent(vscode.l10n.t('Search the workspace of which agent?'));
+			if (!agent) {
+				return undefined;
+			}
+			agentId = agent.id;
+			name = agent.name;
 		}
-		return searchAgentWorkspace(this.feature, agentId, { query: arg.query, pick: arg.pick });
+		// The box and the pick are titled with the agent's name; automation that gives both shows neither.
+		if (arg.query === undefined || arg.pick === undefined) {
+			name ??= await this.agentName(agentId);
+		}
+		return searchAgentWorkspace(this.feature, agentId, { query: arg.query, pick: arg.pick, name });
 	}
 
 	private async goToFile(arg?: GoToFileArg): Promise<string[] | vscode.Uri | undefined> {

@@ -13,7 +13,7 @@ const api = emulatorCall;
  * and at the end (also on failure) takes the page back to the window it found.
  */
 const uiTest: UiTest = {
-	title: 'in a window whose only folder is an agent folder (a virtual workspace), Ctrl+P opens our Go to File and Ctrl+Shift+F our Search Workspace',
+	title: 'in a window whose only folder is an agent folder (a virtual workspace), Ctrl+P opens our Go to File and Ctrl+Shift+F our Search Workspace, titled with the agent and keeping the query',
 	async run({ page, workbench, emulatorUrl, devToken, note, leavePage }) {
 		const agents = await api<{ agents?: Array<{ id: string; name: string }> }>(emulatorUrl, devToken, 'GET', '/v2/agents?limit=100');
 		const agent = (agents.agents ?? []).find((a) => a.name === 'Docs writer');
@@ -62,6 +62,26 @@ const uiTest: UiTest = {
 			await widget.waitFor({ state: 'visible', timeout: 15_000 });
 			await widget.locator('text=Search the agent workspace').first().waitFor({ state: 'visible', timeout: 10_000 });
 			note('Ctrl+Shift+F asks "Search the agent workspace"');
+			// Issue 42, item 11: the box is titled with the agent's name; Enter on it empty says what it
+			// needs and keeps it; the pick of matches keeps the query in its title.
+			assert.equal((await widget.locator('.quick-input-title').innerText()).trim(), `Search ${agent.name}`);
+			await page.keyboard.press('Enter');
+			await widget
+				.locator('.quick-input-message', { hasText: 'Type the text to find.' })
+				.first()
+				.waitFor({ state: 'visible', timeout: 10_000 });
+			assert.ok(await widget.isVisible(), 'Enter on an empty box keeps it open');
+			await page.keyboard.type('Find me');
+			await page.keyboard.press('Enter');
+			const results = widget.locator('.quick-input-title', { hasText: '"Find me"' }).first();
+			await results.waitFor({ state: 'visible', timeout: 30_000 });
+			const resultsTitle = (await results.innerText()).trim();
+			note(`the matches' pick: ${JSON.stringify(resultsTitle)}`);
+			assert.match(resultsTitle, new RegExp(`^Search ${agent.name}: "Find me" — \\d+ match`));
+			await widget
+				.locator('.quick-input-list .monaco-list-row', { hasText: 'find-me-by-name.md' })
+				.first()
+				.waitFor({ state: 'visible', timeout: 10_000 });
 			await page.keyboard.press('Escape');
 		} finally {
 			await leavePage(home);
