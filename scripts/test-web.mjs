@@ -3,8 +3,9 @@
 // through the browser's fetch, cross-origin to the emulator, as from vscode.dev to the service.
 //   1. The emulator allows the workbench's origin (--cors-origin): Sign In with an API key succeeds
 //      and the Agents view lists the emulator's agents; no console error from Cloud Agents.
-//   2. The emulator allows no origin (CORS off): Sign In says the service could not be reached or
-//      does not allow requests from this origin, naming the origin (never a bare "Failed to fetch").
+//   2. The emulator allows no origin (CORS off): Sign In says, in the key's box, that the service
+//      answers but does not allow requests from this origin, naming the origin (never a bare
+//      "Failed to fetch", nor "could not be reached").
 //   3. Open Agent Workspace → Add to Workspace, open an agent's file in the Explorer, edit and save
 //      it: the change is on the emulator (the commands load in the browser: no Node call at load).
 //   4. Send Prompt to an agent: its run is followed, its events arrive in the output channel over the
@@ -301,9 +302,12 @@ const SCENARIOS = [
 		{ cors: false },
 		async (page, ctx) => {
 			await signInWithKey(page);
-			const toast = page.locator('.notifications-toasts', { hasText: 'does not allow requests from' }).first();
-			await toast.waitFor({ state: 'visible', timeout: STEP_MS });
-			const text = await toast.innerText();
+			// Said in the key's box, which keeps the key (the service answers a request without CORS:
+			// the message names CORS, not "could not be reached").
+			const box = page.locator('.quick-input-widget', { hasText: 'does not allow requests from' }).first();
+			await box.waitFor({ state: 'visible', timeout: STEP_MS });
+			const text = await box.innerText();
+			assert(text.includes('answers but does not allow requests from'), `the service is told apart from one that is down: ${text}`);
 			assert(text.includes(ctx.origin), `the message names this page's origin ${ctx.origin}: ${text}`);
 			assert(text.includes(new URL(ctx.apiUrl).host), `the message names the service: ${text}`);
 			assert(!/^\s*Failed to fetch\s*$/m.test(text), `not a bare "Failed to fetch": ${text}`);

@@ -11,8 +11,9 @@
  *   set there, and a service would have to allow them in its CORS preflight);
  * - the header time-out and the silence between body chunks are timers that abort the fetch;
  * - a request the browser refuses (the service is down, or does not allow this page's origin:
- *   CORS) is a NetworkError that says both, since the page cannot tell which. A fetch that fails
- *   with a socket error code (Node's fetch, in the tests) reads as the Node wire's would.
+ *   CORS) is a NetworkError that says which, told apart by a request the page may make without
+ *   CORS (FetchWire.failed). A fetch that fails with a socket error code (Node's fetch, in the
+ *   tests) reads as the Node wire's would.
  * Proxies and certificates are the browser's: the network settings are not read.
  */
 import { type ApiError, NetworkError } from './errors';
@@ -104,8 +105,9 @@ export class FetchWire implements Wire {
 			};
 			res = await fetch(req.origin + req.path, init);
 		} catch (err) {
+			clearTimeout(headersTimer);
 			signal?.removeEventListener('abort', onAbort);
-			throw this.failed(err, abort.signal);
+			throw await this.failed(err, abort.signal, req.origin);
 		} finally {
 			clearTimeout(headersTimer);
 		}
@@ -127,8 +129,16 @@ export class FetchWire implements Wire {
 		return { statusCode: res.status, headers: resHeaders, body: new FetchBody(res.body ?? undefined, abort, req.bodyTimeout, done) };
 	}
 
-	/** What a rejected fetch stands for: the abort's reason, a socket error (Node's fetch), or the browser's refusal. */
-	private failed(err: unknown, signal: AbortSignal): unknown {
+	/**
+	 * What a rejected fetch stands for: the abort's reason, a socket error (Node's fetch), or the
+	 * browser's refusal. The browser says only "Failed to fetch" whether the service is down or does
+	 * not allow this page's origin (CORS): a request the page may make without CORS (`no-cors`: no
+	 * credentials, no headers of ours, an opaque answer) tells them apart — an answer means the
+	 * service is there and refused the origin; a failure, that it could not be reached (issue 42,
+	 * item 12: people chased CORS when the service was down). When that probe says nothing in time,
+	 * both are said, the likelier first.
+	 */
+	private async failed(err: unknown, signal: AbortSignal, origin: string): Promise<unknown> {
 		if (signal.aborted) {
 			return signal.reason;
 		}
@@ -136,14 +146,43 @@ export class FetchWire implements Wire {
 		if (cause !== null && typeof cause === 'object' && typeof (cause as { code?: unknown }).code === 'string') {
 			return toNetworkError(cause, this.host);
 		}
-		const origin = pageOrigin();
+		const page = pageOrigin() ?? 'this page';
 		const detail = err instanceof Error ? err.message : String(err);
-		return new NetworkError(
-			'network_error',
-			`${this.host} could not be reached from this browser, or it does not allow requests from ${origin ?? 'this page'} (CORS: the service must allow this origin) (${detail})`,
-			true,
-			{ cause: err },
-		);
+		const answers = await answersWithoutCors(origin);
+		const text =
+			answers === true
+				? `${this.host} answers but does not allow requests from ${page} (CORS: the service must allow this origin) (${detail})`
+				: answers === false
+					? `${this.host} could not be reached from this browser: is the service running, and is the API URL right? (${detail})`
+					: `${this.host} could not be reached from this browser, or it does not allow requests from ${page} (CORS: the service must allow this origin) (${detail})`;
+		return new NetworkError('network_error', text, true, { cause: err });
+	}
+}
+
+/** How long the probe of answersWithoutCors may take. */
+export const CORS_PROBE_MS = 3_000;
+
+/**
+ * Whether `origin` answers a request the browser makes without CORS (an opaque answer): true when
+ * it answers, false when the browser could not reach it, undefined when it did not say in time.
+ */
+async function answersWithoutCors(origin: string): Promise<boolean | undefined> {
+	const init: RequestInit & { cache: 'no-store' } = {
+		method: 'GET',
+		// A no-cors request must follow redirects (the browser refuses it otherwise): it carries no
+		// credential and none of our headers, and its answer is opaque.
+		mode: 'no-cors',
+		credentials: 'omit',
+		cache: 'no-store',
+		referrerPolicy: 'no-referrer',
+		signal: AbortSignal.timeout(CORS_PROBE_MS),
+	};
+	try {
+		const res = await fetch(`${origin}/`, init);
+		void res.body?.cancel().catch(() => undefined);
+		return true;
+	} catch (err) {
+		return (err as { name?: unknown } | null)?.name === 'TimeoutError' ? undefined : false;
 	}
 }
 

@@ -68,3 +68,62 @@ suite('fetch wire: the body is read ahead of its consumer', () => {
 		}
 	});
 });
+
+/**
+ * Issue 42, item 12: in a browser, a refused connection and a service that does not allow the page's
+ * origin (CORS) both reject with "Failed to fetch". The wire asks once more without CORS (an opaque
+ * answer) to tell them apart. Here `fetch` is the browser's as the page sees it: a stand-in that
+ * rejects the request itself and answers, or not, the probe.
+ */
+suite('fetch wire: a refusal says whether the service answers', () => {
+	const realFetch = globalThis.fetch;
+	teardown(() => {
+		globalThis.fetch = realFetch;
+	});
+
+	async function refusal(probeAnswers: boolean): Promise<{ message: string; probes: RequestInit[] }> {
+		const probes: RequestInit[] = [];
+		const fake = async (_url: unknown, init?: RequestInit): Promise<Response> => {
+			if (init?.mode === 'no-cors') {
+				probes.push(init);
+				if (probeAnswers) {
+					return new Response(null, { status: 200 });
+				}
+			}
+			throw new TypeError('Failed to fetch');
+		};
+		globalThis.fetch = fake;
+		const base = new URL('http://service.example:8787');
+		const wire = fetchConnect(base, { connectMs: 5_000 }).route().wire;
+		const err = await wire
+			.request({
+				origin: base.origin,
+				path: '/v2/me',
+				method: 'GET',
+				headers: { authorization: 'Bearer secret-token' },
+				headersTimeout: 5_000,
+				bodyTimeout: 5_000,
+			})
+			.then(
+				() => assert.fail('the request was refused'),
+				(e: unknown) => e as Error,
+			);
+		return { message: err.message, probes };
+	}
+
+	test('the service answers without CORS: it is there and does not allow this origin', async () => {
+		const { message, probes } = await refusal(true);
+		assert.match(message, /service\.example:8787 answers but does not allow requests from .* \(CORS/);
+		assert.equal(probes.length, 1, 'one probe');
+		assert.equal(probes[0]?.credentials, 'omit');
+		// A browser refuses a no-cors request that does not follow redirects (a TypeError, read as "down").
+		assert.ok(probes[0]?.redirect === undefined || probes[0]?.redirect === 'follow', `redirect: ${String(probes[0]?.redirect)}`);
+		assert.doesNotMatch(JSON.stringify(probes[0]?.headers ?? {}), /secret-token/, 'the probe carries no token');
+	});
+
+	test('the probe fails too: the service could not be reached, and CORS is not named', async () => {
+		const { message } = await refusal(false);
+		assert.match(message, /service\.example:8787 could not be reached from this browser: is the service running/);
+		assert.doesNotMatch(message, /CORS/);
+	});
+});
