@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { LIMITS, ValidationError, isTerminalRunStatus, sleep } from '../api';
 import type { Agent, PromptImage, Run } from '../api';
 import { isPromptSource } from '../ids';
-import { agentsList, promptProblem, recentAgentIds } from './agents';
+import { agentActivity, agentsList, promptProblem, recentAgentIds } from './agents';
 import { iconSafe } from '../util/text';
 import type { ActionKit } from '../views/actions';
 import { joinParts } from '../views/format';
@@ -166,7 +166,7 @@ interface AgentPick extends vscode.QuickPickItem {
 
 /**
  * Send Prompt's agent step: the agent selected in the Agents view first (active), then recently
- * used ones.
+ * used ones, then the others in the Agents view's order.
  */
 export async function pickPromptAgent(kit: ActionKit, title: string): Promise<Agent | undefined> {
 	const selected = kit.selected(agentsList)?.id;
@@ -183,8 +183,9 @@ export async function pickPromptAgent(kit: ActionKit, title: string): Promise<Ag
 					const i = recent.indexOf(a.id);
 					return i < 0 ? recent.length : i;
 				};
+				// After those, the Agents view's order (most recent activity first), not the service's.
 				return [...page.items]
-					.sort((a, b) => rank(a) - rank(b))
+					.sort((a, b) => rank(a) - rank(b) || agentActivity(b) - agentActivity(a))
 					.map((agent): AgentPick =>
 						pickItem(
 							{

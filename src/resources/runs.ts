@@ -116,6 +116,9 @@ function cancelNeedsConfirmation(kit: ActionKit): boolean {
 	return !(kit.automation && argBoolean(kit.arg, 'confirm') !== true && named);
 }
 
+/** The longest heading of a run's result document (its prompt's start). */
+const RESULT_HEADING_MAX_CHARS = 80;
+
 /** One server field on one Markdown line: neutralised, cut, link syntax escaped. */
 function mdField(value: string | undefined | null): string {
 	return markdownText(singleLine(value, SAFETY.descriptionMaxChars));
@@ -127,9 +130,13 @@ function mdField(value: string | undefined | null): string {
  * preview renders headings, lists and emphasis of the result but no link, image, HTML or command URI.
  */
 export function runResultMarkdown(agentName: string | undefined, run: Run): string {
+	// Headed by what the run was asked (its prompt's start, on one line), as the Runs view names it;
+	// the id is a line of its own (issue 42, item 15).
+	const asked = singleLine(run.prompt, RESULT_HEADING_MAX_CHARS);
 	const lines = [
-		`# ${vscode.l10n.t('Run {0}', mdField(run.id))}`,
+		`# ${asked ? markdownText(asked) : vscode.l10n.t('Run {0}', mdField(run.id))}`,
 		'',
+		`- ${vscode.l10n.t('Run')}: ${mdField(run.id)}`,
 		`- ${vscode.l10n.t('Agent')}: ${mdField(agentName ?? run.agent_id ?? '')}`,
 		`- ${vscode.l10n.t('Status')}: ${mdField(run.status)}`,
 		...(run.created_at ? [`- ${vscode.l10n.t('Created')}: ${mdField(localTime(fromRfc3339(run.created_at)) ?? run.created_at)}`] : []),

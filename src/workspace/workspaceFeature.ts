@@ -346,9 +346,13 @@ export class WorkspaceFeature extends Disposable {
 	 * (the folder's root shows the same message); "Retry" lets the next listing ask again.
 	 */
 	private async reportInterfaceDiffers({ agentId, error }: InterfaceDiffers): Promise<void> {
+		// Named as the window names its folder (the agent's name), the id only when no folder says it (issue 42, item 15).
+		const folder = vscode.workspace.workspaceFolders?.find((f) => agentIdOf(f.uri) === agentId);
+		const prefix = vscode.l10n.t('Agent: {0}', '');
+		const name = folder && (folder.name.startsWith(prefix) ? folder.name.slice(prefix.length) : folder.name);
 		const message = vscode.l10n.t(
-			'Agent workspace {0}: {1} (request {2}). Its files are not asked for again until you retry.',
-			agentId,
+			'{0}: {1} (request {2}). Its files are not asked for again until you retry.',
+			name ? vscode.l10n.t('Agent workspace "{0}"', name) : vscode.l10n.t('Agent workspace {0}', agentId),
 			error.message,
 			error.requestId ?? vscode.l10n.t('unknown'),
 		);

@@ -15,11 +15,12 @@ const DEMO_AGENT = 'Refactor billing module';
 /**
  * Issue 33 (11): the Agents view lists agents most recent activity first, so the README's demo
  * agent, which worked a few hours ago, is among the first rows in view, not the seventh (the
- * service's order, newest created first) below the fold.
+ * service's order, newest created first) below the fold. Send Prompt's agent pick lists the agents
+ * it does not mark (selected, recently used) in the same order (issue 42, item 15).
  */
 const uiTest: UiTest = {
 	title: "the Agents view lists agents most recent activity first: the README's demo agent is among the first rows, in view",
-	async run({ workbench, emulatorUrl, devToken, note }) {
+	async run({ page, workbench, emulatorUrl, devToken, note }) {
 		await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
 		const pane = await workbench.expandedPane(VIEW_CONTAINER_ID, 'Agents');
 		// An earlier test may have left the view loaded before agents it made moved: read it afresh.
@@ -60,6 +61,36 @@ const uiTest: UiTest = {
 			`the demo agent's row is in view (row ${JSON.stringify(row)}, list ${JSON.stringify(list)})`,
 		);
 		note(`the demo agent is row ${index + 1} of ${rows.length}: ${rows.slice(0, 3).join(' | ')}`);
+
+		// Send Prompt's agent pick (issue 42, item 15): the selected and recently used agents first
+		// (marked), then the others in the Agents view's order, not the service's.
+		await workbench.runCommand('Cloud Agents: Send Prompt');
+		const picks = page.locator('.quick-input-list .monaco-list-row');
+		try {
+			await picks.filter({ hasText: DEMO_AGENT }).first().waitFor({ state: 'visible', timeout: 30_000 });
+			const listed = (await picks.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+			const others = listed.filter((t) => !/\b(selected|recently used)\b/.test(t));
+			const order = (list: string[]): string[] =>
+				agents
+					.map((a) => ({ name: a.name, at: list.findIndex((t) => t.startsWith(a.name)) }))
+					.filter((x) => x.at >= 0 && others.some((t) => t.startsWith(x.name)))
+					.sort((x, y) => x.at - y.at)
+					.map((x) => x.name);
+			note(`the pick: ${JSON.stringify(listed.map((t) => t.slice(0, 40)))}`);
+			assert.ok(order(others).length >= 2, `unmarked agents in the pick: ${JSON.stringify(listed)}`);
+			assert.deepEqual(
+				order(others),
+				order(rows),
+				`the pick's unmarked agents in the Agents view's order: ${JSON.stringify(listed)}`,
+			);
+			const firstUnmarked = listed.indexOf(others[0] ?? '');
+			assert.ok(
+				listed.every((t, i) => i < firstUnmarked || others.includes(t)),
+				`the marked agents come first: ${JSON.stringify(listed)}`,
+			);
+		} finally {
+			await page.keyboard.press('Escape');
+		}
 	},
 };
 

@@ -477,7 +477,12 @@ suite('Commands', () => {
 			assert.equal(doc.languageId, 'markdown');
 			const text = doc.getText();
 			assert.ok(text.includes(`## Result\n\n${done.result}\n`), "the document carries the emulator's result text");
-			assert.ok(text.includes(`# Run ${done.id}`));
+			// Headed by what the run was asked, not its id (issue 42, item 15); the id on a line of its own.
+			// (Markdown's own characters in it escaped: `[` reads `\[`.)
+			const heading = (text.split('\n')[0] ?? '').replace(/\\/g, '');
+			assert.ok(heading.startsWith(`# ${(done.prompt ?? '').slice(0, 20)}`), heading);
+			assert.ok(!(text.split('\n')[0] ?? '').includes(done.id), 'the heading is not the run id');
+			assert.ok(text.includes(`- Run: ${done.id}\n`), text);
 			// The status as the service words it (the emulator's state keeps the standard word).
 			assert.ok(text.includes(`- Status: ${words().run.succeeded}\n`), text);
 			// Times as the user reads them: local date and time, then how long ago; not the wire's ISO text.

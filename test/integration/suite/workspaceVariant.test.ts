@@ -137,7 +137,9 @@ suite('Agent workspace on a server that chose differently', () => {
 
 			const shown = (await notices()).slice(noticesBefore);
 			assert.equal(shown.length, 1, `one message, not one per call: ${shown.join(' | ')}`);
-			assert.ok(shown[0]?.includes(agentId), shown[0]);
+			// Named after the agent as its folder is (issue 42, item 15), not by its id.
+			assert.ok(shown[0]?.startsWith('Agent workspace "variant test":'), shown[0]);
+			assert.ok(!shown[0]?.includes(agentId), shown[0]);
 			assert.ok(shown[0]?.includes(requestId), shown[0]);
 			assert.match(shown[0] ?? '', /workspace interface differs/);
 		} finally {
