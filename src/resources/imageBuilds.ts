@@ -342,7 +342,13 @@ async function openBuildRequest(kit: ActionKit): Promise<vscode.TextDocument> {
 	while (names.has(`image-build-${n}.json`) && n < 1000) {
 		n++;
 	}
-	const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'untitled', path: `image-build-${n}.json` }));
+	let doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'untitled', path: `image-build-${n}.json` }));
+	// The workbench can still hold an untitled document of that name that the extension host no longer
+	// lists (one closed a moment ago): its text is never written over, the next name is taken (bounded).
+	while (doc.getText() !== '' && n < 1000) {
+		n++;
+		doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'untitled', path: `image-build-${n}.json` }));
+	}
 	const editor = await vscode.window.showTextDocument(doc);
 	await editor.edit((e) => e.insert(new vscode.Position(0, 0), buildTemplate(dockerfile)));
 	await vscode.languages.setTextDocumentLanguage(doc, 'json');
@@ -377,12 +383,27 @@ async function startFromEditor(kit: ActionKit): Promise<StartedBuild> {
 	// document a person sent no longer asks to be saved when its tab closes (issue 42, item 8). Kept
 	// when it was edited meanwhile, on failure (to try again) and for automation.
 	if (!kit.automation && doc.uri.scheme === 'untitled' && !doc.isClosed && doc.getText() === sent) {
-		await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: false });
-		if (vscode.window.activeTextEditor?.document === doc) {
-			await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-		}
+		await closeSentRequest(doc);
 	}
 	return started;
+}
+
+/** Closes every tab of a sent request document, reverting it first (in each editor group it is open in; bounded). */
+async function closeSentRequest(doc: vscode.TextDocument): Promise<void> {
+	const uri = doc.uri.toString();
+	for (let i = 0; i < 8; i++) {
+		const tab = vscode.window.tabGroups.all
+			.flatMap((g) => g.tabs)
+			.find((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri);
+		if (!tab) {
+			return;
+		}
+		const editor = await vscode.window.showTextDocument(doc, { viewColumn: tab.group.viewColumn, preview: false });
+		if (editor.document !== doc || vscode.window.activeTextEditor !== editor) {
+			return;
+		}
+		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+	}
 }
 
 /**
