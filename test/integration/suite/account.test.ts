@@ -30,6 +30,27 @@ const rows = async (key: string, parentRowId?: string): Promise<RowSnapshot[]> =
 const state = async (): Promise<State> => (await emu<State>('GET', '/_emulator/state')).body;
 const advance = (seconds: number): Promise<unknown> => emu('POST', '/_emulator/clock/advance', { seconds });
 
+/**
+ * "Start Image Build…" as a person runs it: its request document (the template, then named
+ * `<prefix>-<now>`), shown in an editor. Returns the document and the build's name.
+ */
+async function buildRequest(prefix: string): Promise<{ doc: vscode.TextDocument; name: string }> {
+	const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.imageBuilds.start');
+	assert.match(doc.uri.path, /^image-build-\d+\.json$/);
+	const template = JSON.parse(doc.getText()) as Record<string, unknown>;
+	assert.deepEqual(Object.keys(template).sort(), ['architecture', 'display_name', 'dockerfile']);
+	const name = `${prefix}-${Date.now()}`;
+	const edit = new vscode.WorkspaceEdit();
+	edit.replace(
+		doc.uri,
+		new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)),
+		JSON.stringify({ ...template, display_name: name }, null, '\t'),
+	);
+	assert.ok(await vscode.workspace.applyEdit(edit));
+	await vscode.window.showTextDocument(doc);
+	return { doc, name };
+}
+
 suite('Account view: images, builds, checkpoints, model providers', () => {
 	suiteSetup(async function () {
 		this.timeout(30_000);
@@ -190,19 +211,7 @@ suite('Account view: images, builds, checkpoints, model providers', () => {
 
 	test('Start Build from the request document: when every try of the first attempt dies after the service acted, "Start Build" again reuses the attempt\'s key and the service keeps one build [variant]', async function () {
 		this.timeout(90_000);
-		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.imageBuilds.start');
-		assert.match(doc.uri.path, /^image-build-\d+\.json$/);
-		const template = JSON.parse(doc.getText()) as Record<string, unknown>;
-		assert.deepEqual(Object.keys(template).sort(), ['architecture', 'display_name', 'dockerfile']);
-		const name = `surf-doc-build-${Date.now()}`;
-		const edit = new vscode.WorkspaceEdit();
-		edit.replace(
-			doc.uri,
-			new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)),
-			JSON.stringify({ ...template, display_name: name }, null, '\t'),
-		);
-		assert.ok(await vscode.workspace.applyEdit(edit));
-		await vscode.window.showTextDocument(doc);
+		const { name } = await buildRequest('surf-doc-build');
 		await emu('PUT', '/_emulator/faults', {
 			rules: [{ method: 'POST', route: '/v2/images/builds', ambiguous_timeout: true, count: 10 }],
 		});
@@ -226,18 +235,8 @@ suite('Account view: images, builds, checkpoints, model providers', () => {
 
 	test('Start Build from an untitled request document, as a person runs it: the build starts and the document closes without asking to be saved (issue 42, item 8)', async function () {
 		this.timeout(60_000);
-		const doc = await vscode.commands.executeCommand<vscode.TextDocument>('cloudAgents.imageBuilds.start');
+		const { doc, name } = await buildRequest('closed-after-start');
 		assert.equal(doc.uri.scheme, 'untitled');
-		const name = `closed-after-start-${Date.now()}`;
-		const template = JSON.parse(doc.getText()) as Record<string, unknown>;
-		const edit = new vscode.WorkspaceEdit();
-		edit.replace(
-			doc.uri,
-			new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)),
-			JSON.stringify({ ...template, display_name: name }, null, '\t'),
-		);
-		assert.ok(await vscode.workspace.applyEdit(edit));
-		await vscode.window.showTextDocument(doc);
 		assert.ok(doc.isDirty, 'an untitled request with text is dirty before it is sent');
 		const started = await vscode.commands.executeCommand<{ id: string } | undefined>('cloudAgents.imageBuilds.startFromEditor');
 		assert.ok(started?.id, 'the build started');
