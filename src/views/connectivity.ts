@@ -7,11 +7,15 @@
  * gets through — from a view, a command, the workspace file system — brings the lists back at once.
  *
  * Bounded by design: one timer for the whole extension, whatever the number of offline lists; one
- * attempt at a time (an attempt re-reads one offline list, round robin, or runs the probe when no
- * list waits), and when it gets an answer every other offline list is re-read once; the waits
- * between attempts back off (5 s, 10 s, 20 s, 40 s, then 60 s at most, each up to 20 % shorter at
- * random so that windows do not retry in step). A list whose view is hidden leaves: nothing is read
- * for it until it shows again.
+ * attempt at a time, and when it gets an answer every offline list is re-read once. With a probe
+ * (HEAD /healthz in the extension: a few bytes), an attempt is the probe and the waits stop growing
+ * at 10 s, so a service that is back is seen within about 10 s however long it was out (issue 42,
+ * item 2: "Offline — retrying in 57 s" after a 2.5-minute outage); every LIST_EVERY-th attempt
+ * re-reads a list instead, in case the probe's path fails where the lists' would not. Without a
+ * probe, an attempt re-reads one offline list (round robin) and the waits back off to 60 s. The
+ * waits: 5 s, 10 s, 20 s, 40 s, then 60 s (10 s with a probe), each up to 20 % shorter at random so
+ * that windows do not retry in step. A list whose view is hidden leaves: nothing is read for it
+ * until it shows again.
  *
  * While an attempt is due the timer ticks every second (on the second of the countdown), which keeps
  * "retrying in N s" true and notices a machine that slept: Node's timers do not advance while it
@@ -26,6 +30,10 @@ export type { Clock } from '../api';
 export const RETRY_BASE_MS = 5_000;
 /** The longest wait between two attempts. */
 export const RETRY_MAX_MS = 60_000;
+/** The longest wait between two attempts when they are probes (HEAD /healthz): the service back is seen this soon. */
+export const PROBE_MAX_MS = 10_000;
+/** With a probe, every this many attempts one re-reads a list instead (the probe's path may fail where a list's would not). */
+export const LIST_EVERY = 6;
 /** Each wait is up to this fraction shorter, at random. */
 export const RETRY_JITTER = 0.2;
 /** The countdown's tick while an attempt is due. */
@@ -37,11 +45,11 @@ export const LATE_MS = SLEEP_JUMP_MS;
  * The wait before attempt number `level + 1` after going offline: RETRY_BASE_MS doubled `level`
  * times, at most RETRY_MAX_MS, then up to RETRY_JITTER shorter (`random` in [0, 1)).
  */
-export function retryDelayMs(level: number, random: () => number = Math.random): number {
+export function retryDelayMs(level: number, random: () => number = Math.random, maxDelayMs = RETRY_MAX_MS): number {
 	// Here `random` says how much shorter than the ceiling (0: not at all); backoffDelay's, how far into the jitter window (0: its start).
 	return backoffDelay(level + 1, {
 		baseDelayMs: RETRY_BASE_MS,
-		maxDelayMs: RETRY_MAX_MS,
+		maxDelayMs,
 		jitter: RETRY_JITTER,
 		random: () => 1 - random(),
 	});
@@ -73,8 +81,9 @@ export interface ConnectivityOptions {
 	/** Random source in [0, 1) for the jitter. */
 	random?: () => number;
 	/**
-	 * Asks the service whether it answers (HEAD /healthz, bounded), when something reported it
-	 * unreachable but no list waits to be retried; without it, nothing is attempted then.
+	 * Asks the service whether it answers (HEAD /healthz, bounded): the attempts while offline (with
+	 * waits of PROBE_MAX_MS at most), but every LIST_EVERY-th, which re-reads a waiting list; without
+	 * it, an attempt re-reads a list, and with none waiting nothing is attempted.
 	 */
 	probe?: () => Promise<unknown>;
 }
@@ -303,7 +312,7 @@ export class Connectivity {
 			offline.nextAttemptAt = undefined;
 			return;
 		}
-		offline.nextAttemptAt = this.clock.now() + retryDelayMs(this.level, this.random);
+		offline.nextAttemptAt = this.clock.now() + retryDelayMs(this.level, this.random, this.probe ? PROBE_MAX_MS : RETRY_MAX_MS);
 		this.armTick();
 	}
 
@@ -345,7 +354,11 @@ export class Connectivity {
 		this.ticks.fire();
 	}
 
-	/** One attempt: one waiting list reads again (round robin), or the probe asks; then the next is set if still offline. */
+	/**
+	 * One attempt: the probe asks (its answer re-reads every waiting list), or one waiting list reads
+	 * again (round robin: without a probe, or every LIST_EVERY-th attempt); then the next is set if
+	 * still offline.
+	 */
 	private attempt(): Promise<void> {
 		if (this.attemptRun) {
 			return this.attemptRun;
@@ -359,7 +372,8 @@ export class Connectivity {
 		offline.attempting = true;
 		offline.attempts++;
 		this.level++;
-		const participant = this.waiting.shift();
+		const byList = this.waiting.length > 0 && (!this.probe || offline.attempts % LIST_EVERY === 0);
+		const participant = byList ? this.waiting.shift() : undefined;
 		if (participant) {
 			this.waiting.push(participant);
 		}

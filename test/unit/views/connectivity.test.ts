@@ -3,6 +3,8 @@ import { ApiError, NetworkError, ValidationError } from '../../../src/api';
 import {
 	Connectivity,
 	LATE_MS,
+	LIST_EVERY,
+	PROBE_MAX_MS,
 	RETRY_BASE_MS,
 	RETRY_JITTER,
 	RETRY_MAX_MS,
@@ -275,7 +277,7 @@ suite('views/connectivity: the shared offline state, its backoff and its recover
 		assert.equal(agents.retries.length, 1, 'online when shown again: read at once');
 	});
 
-	test('with no list waiting, the probe asks (HEAD /healthz in the extension) with the same backoff; its answer ends the offline state', async () => {
+	test('with no list waiting, the probe asks (HEAD /healthz in the extension); its waits stop at 10 s; its answer ends the offline state', async () => {
 		let probes = 0;
 		let up = false;
 		const { fake, c } = setup({
@@ -288,14 +290,56 @@ suite('views/connectivity: the shared offline state, its backoff and its recover
 			},
 		});
 		c.report(refused()); // e.g. a command's request found no service
-		await fake.advance(5_000 + 10_000);
+		await fake.advance(5_000 + PROBE_MAX_MS);
 		assert.equal(probes, 2);
 		up = true;
-		await fake.advance(20_000);
+		await fake.advance(PROBE_MAX_MS);
 		assert.equal(probes, 3);
 		assert.equal(c.online, true);
 		await fake.advance(10 * 60_000);
 		assert.equal(probes, 3);
+	});
+
+	test('with a probe, the service back after a 2.5-minute outage is seen within 10 s, and every offline list reads again at once (issue 42, item 2)', async () => {
+		let probes: number[] = [];
+		let up = false;
+		const { fake, c, at } = setup({
+			probe: async () => {
+				probes.push(at());
+				await Promise.resolve();
+				if (!up) {
+					throw refused();
+				}
+			},
+		});
+		const [agents, runs] = [list(c, at), list(c, at)];
+		c.reportUnreachable(refused(), { participant: agents, startedAt: fake.now() });
+		c.reportUnreachable(refused(), { participant: runs, startedAt: fake.now() });
+		await fake.advance(150_000);
+		assert.deepEqual(probes.slice(0, 3), [5, 15, 25], 'waits of 5 s, then 10 s at most');
+		const attempts = [...probes, ...agents.retries, ...runs.retries].sort((a, b) => a - b);
+		assert.ok(
+			attempts.every((t, i) => i === 0 || t - (attempts[i - 1] as number) <= 10),
+			`no wait longer than 10 s between two attempts (${attempts.join(', ')})`,
+		);
+		// Every LIST_EVERY-th attempt reads a list instead of the probe (round robin): a probe path that fails alone cannot keep the views offline.
+		assert.deepEqual([agents.retries, runs.retries], [[55], [115]]);
+		assert.equal(c.secondsToNextAttempt(), 5);
+		up = agents.answers = runs.answers = true;
+		probes = [];
+		await fake.advance(10_000);
+		assert.equal(c.online, true, 'online at the next probe');
+		assert.deepEqual(probes, [155]);
+		assert.deepEqual(
+			[agents.retries, runs.retries],
+			[
+				[55, 155],
+				[115, 155],
+			],
+			'both lists read once, at once',
+		);
+		assert.equal(fake.pending().length, 0);
+		assert.equal(LIST_EVERY, 6);
 	});
 
 	test('coming back and going away again within a minute keeps the longer wait (a flapping service is not hammered); after a calm minute it starts at 5 s', async () => {
