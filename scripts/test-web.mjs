@@ -18,9 +18,11 @@
 //      folder, read through vscode.workspace.fs on the extension host's thread: no worker thread in a
 //      browser): Source Control lists exactly what the agent's runs changed against it; Apply to Local
 //      writes a file into that folder and Send to Agent sends one from it.
-// `npm run test:web -- NAME…` runs only the scenarios named.
-// The scenarios share an emulator, code-server and browser per CORS setting (starting them took
-// longer than most scenarios); each scenario has a fresh Chromium context and a window of its own
+// Steps 1, 4 and 3 go in one window, 5 and 6 in another (JOURNEYS below): a window is a workbench
+// load and a sign-in, the costliest part of a short step.
+// `npm run test:web -- NAME…` runs only the journeys named (or holding a step of that name).
+// The journeys share an emulator, code-server and browser per CORS setting (starting them took
+// longer than most journeys); each journey has a fresh Chromium context and a window of its own
 // folder. Everything is stopped at the end, also on failure. Exit status 1 when a check fails.
 // `npm run test:web`.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -190,7 +192,7 @@ async function scenario(name, { cors }, check) {
 		// No CSS animation (a spinning icon kept Chromium compositing the window): harness stillPageScript.
 		await context.addInitScript({ content: stillPageScript({ hidden: false }) });
 		const page = await context.newPage();
-		const ctx = { origin: env.origin, apiUrl: env.apiUrl, errors: [], console: [] };
+		const ctx = { origin: env.origin, apiUrl: env.apiUrl, folder, errors: [], console: [] };
 		page.on('console', (m) => {
 			const text = m.text();
 			ctx.console.push(`${m.type()}: ${text}`);
@@ -282,14 +284,11 @@ const vsix = buildWebVsix(join(WORK, 'cloud-agents-web.vsix'));
 const manifest = JSON.parse(readFileSync(join(WORK, 'web-extension', 'package.json'), 'utf8'));
 assert(manifest.main === undefined && manifest.browser === './dist/web/extension.js', 'the web extension has a browser entry and no main');
 
-const only = process.argv.slice(2);
-const SCENARIOS = [
+/** The steps the journeys are made of: [name, check(page, ctx)]; each asserts what it did. */
+const STEP_LIST = [
 	[
 		'signs-in-and-lists-agents',
-		{ cors: true },
 		async (page, ctx) => {
-			await signInWithKey(page);
-			await signedIn(page);
 			await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click();
 			const agents = page.locator('[id="workbench.view.extension.cloudAgents"] .monaco-list-row', { hasText: 'Docs writer' }).first();
 			await agents.waitFor({ state: 'visible', timeout: STEP_MS });
@@ -299,7 +298,6 @@ const SCENARIOS = [
 	],
 	[
 		'cors-refused-is-said',
-		{ cors: false },
 		async (page, ctx) => {
 			await signInWithKey(page);
 			// Said in the key's box, which keeps the key (the service answers a request without CORS:
@@ -315,7 +313,6 @@ const SCENARIOS = [
 	],
 	[
 		'opens-an-agent-folder-and-saves-a-file',
-		{ cors: true },
 		async (page, ctx) => {
 			const agents = await emulatorCall(ctx.apiUrl, 'GET', '/v2/agents?limit=100');
 			const agent = agents.agents.find((a) => a.name === 'Docs writer');
@@ -324,8 +321,6 @@ const SCENARIOS = [
 				path: 'web/edit-me.md',
 				content_base64: Buffer.from('# Edit me\n').toString('base64'),
 			});
-			await signInWithKey(page);
-			await signedIn(page);
 			await command(page, 'Cloud Agents: Open Agent Workspace');
 			const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: agent.name }).first();
 			await pick.waitFor({ state: 'visible', timeout: STEP_MS });
@@ -371,10 +366,7 @@ const SCENARIOS = [
 	],
 	[
 		'sends-a-prompt-and-follows-the-run',
-		{ cors: true },
 		async (page, ctx) => {
-			await signInWithKey(page);
-			await signedIn(page);
 			const target = 'Docs writer';
 			const prompt = `Outline the docs from the browser ${Date.now()} [[events:3]]`;
 			await command(page, 'Cloud Agents: Send Prompt');
@@ -417,17 +409,14 @@ const SCENARIOS = [
 	],
 	[
 		'exports-token-savings-as-csv',
-		{ cors: true },
 		async (page, ctx) => {
-			await signInWithKey(page);
-			await signedIn(page);
 			await command(page, 'Cloud Agents: Export Token Savings as CSV');
 			const range = page.locator('.quick-input-list .monaco-list-row', { hasText: 'All time' }).first();
 			await range.waitFor({ state: 'visible', timeout: STEP_MS });
 			await range.click();
 			// The save dialog of a browser window: VS Code's own, a path in the quick input.
-			// The folder the window has open (scenario() makes it under WORK/<name>).
-			const file = join(WORK, 'exports-token-savings-as-csv', 'folder', 'token-savings-web.csv');
+			// The folder the window has open (scenario() makes it under WORK/<journey>).
+			const file = join(ctx.folder, 'token-savings-web.csv');
 			const input = page.locator('.quick-input-widget input');
 			await page
 				.locator('.quick-input-widget .quick-input-title', { hasText: 'Export Token Savings as CSV' })
@@ -463,10 +452,7 @@ const SCENARIOS = [
 	],
 	[
 		'known-hosts-says-why',
-		{ cors: true },
 		async (page, ctx) => {
-			await signInWithKey(page);
-			await signedIn(page);
 			await command(page, 'Cloud Agents: Add Gateway Host Key to known_hosts');
 			const toast = page
 				.locator('.notifications-toasts .notification-list-item', { hasText: 'VS Code for the Web cannot write' })
@@ -482,7 +468,6 @@ const SCENARIOS = [
 	],
 	[
 		'compares-with-the-open-folder',
-		{ cors: true },
 		async (page, ctx) => {
 			// The billing agent's runs added src/lib/util.ts and docs/pr-summary.md, modified
 			// src/lib/billing.ts, src/index.ts, docs/guide.md and package.json, deleted
@@ -494,7 +479,7 @@ const SCENARIOS = [
 			const agent = agents.agents.find((a) => a.name === 'Refactor billing module');
 			assert(agent, 'the demo seed has the agent Refactor billing module');
 			const truth = await emulatorCall(ctx.apiUrl, 'GET', `/_emulator/workspace/${encodeURIComponent(agent.id)}/files?content=true`);
-			const folder = join(WORK, 'compares-with-the-open-folder', 'folder');
+			const folder = ctx.folder;
 			const put = (path, bytes) => {
 				mkdirSync(dirname(join(folder, path)), { recursive: true });
 				writeFileSync(join(folder, path), bytes);
@@ -511,8 +496,6 @@ const SCENARIOS = [
 			}
 			put('src/lib/rounding.ts', 'export const round = (n: number): number => Math.round(n);\n');
 			put('docs/notes.md', '# Notes\n');
-			await signInWithKey(page);
-			await signedIn(page);
 			await command(page, 'Cloud Agents: Compare with Local Folder…');
 			const pickRow = (text) => page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
 			await pickRow(agent.name).waitFor({ state: 'visible', timeout: STEP_MS });
@@ -570,11 +553,44 @@ const SCENARIOS = [
 		},
 	],
 ];
+const STEPS = new Map(STEP_LIST);
+
+/**
+ * The journeys: each a window (a workbench load and, but for the refused one, a sign-in) going
+ * through its steps in order. Steps share a window where they do not disturb one another: every
+ * window is a workbench load and a sign-in, the costliest part of a short step (issue 41).
+ */
+const JOURNEYS = [
+	[
+		'signs-in-lists-agents-follows-a-prompt-and-edits-an-agent-file',
+		{ cors: true, signIn: true },
+		['signs-in-and-lists-agents', 'sends-a-prompt-and-follows-the-run', 'opens-an-agent-folder-and-saves-a-file'],
+	],
+	['cors-refused-is-said', { cors: false, signIn: false }, ['cors-refused-is-said']],
+	[
+		'exports-token-savings-and-says-why-known-hosts-cannot-be-written',
+		{ cors: true, signIn: true },
+		['exports-token-savings-as-csv', 'known-hosts-says-why'],
+	],
+	['compares-with-the-open-folder', { cors: true, signIn: true }, ['compares-with-the-open-folder']],
+];
+const only = process.argv.slice(2);
 const results = [];
 try {
-	for (const [name, options, check] of SCENARIOS) {
-		if (only.length === 0 || only.includes(name)) {
-			results.push(await scenario(name, options, check));
+	for (const [name, options, steps] of JOURNEYS) {
+		if (only.length === 0 || only.includes(name) || steps.some((step) => only.includes(step))) {
+			results.push(
+				await scenario(name, options, async (page, ctx) => {
+					if (options.signIn) {
+						await signInWithKey(page);
+						await signedIn(page);
+					}
+					for (const step of steps) {
+						await STEPS.get(step)(page, ctx);
+						log(`web:   ✔ ${name} › ${step}`);
+					}
+				}),
+			);
 		}
 	}
 } finally {
