@@ -6,6 +6,7 @@ import { Session } from './auth/session';
 import { RunFollower } from './runFollowing';
 import { RunEventStore } from './runFollowing/runStore';
 import { registerAuth } from './flows/auth';
+import type { AuthFlows } from './auth/authProvider';
 import { CloudAgentViews } from './views';
 import { Connectivity } from './views/connectivity';
 import { ConnectionStatusBar } from './views/connectivityStatus';
@@ -36,7 +37,6 @@ import { agentsList } from './resources/agents';
 import { runsList } from './resources/runs';
 import { type TestRecorder, githubApiUrlForTests, registerTestSeams, startRecording } from './testing';
 import { SAFETY } from './api/limits';
-import { signIn } from './auth/signIn';
 
 /** How long after activation the HTTP client is loaded when signed in (Session.warmUpClient). */
 const CLIENT_WARM_UP_DELAY_MS = 1_000;
@@ -106,8 +106,14 @@ class CloudAgentsExtension extends Disposable {
 	/** A 401 of a failed command goes to the session's single "sign in again" prompt. */
 	private readonly onUnauthorized = (err: unknown): boolean => this.session.reportError(err);
 
+	/** The sign-in and sign-out flows: their code (src/auth/signIn.ts) loads with the features, on first use. */
+	private readonly authFlows: AuthFlows = {
+		signIn: (deps, args) => this.features.load().auth.signIn(deps, args),
+		signOut: (deps, args) => this.features.load().auth.signOut(deps, args),
+	};
+
 	/** The sign-in flow, as the Sign In command runs it (for "Sign In" buttons of our messages). */
-	private readonly runSignIn = (): Promise<unknown> => signIn({ session: this.session, log: this.log });
+	private readonly runSignIn = (): Promise<unknown> => this.authFlows.signIn({ session: this.session, log: this.log });
 
 	/** Registers every disposable of a list. */
 	private registerAll(disposables: readonly vscode.Disposable[]): void {
@@ -123,7 +129,7 @@ class CloudAgentsExtension extends Disposable {
 	private startSession(): Promise<void> {
 		const { session, log } = this;
 		session.setSignInFlow(this.runSignIn);
-		this.registerAll(registerAuth({ session, log }));
+		this.registerAll(registerAuth({ session, log, flows: this.authFlows }));
 		return session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
 			log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
 		});
@@ -180,13 +186,30 @@ class CloudAgentsExtension extends Disposable {
 	 */
 	private services(): Services {
 		this.register(vscode.workspace.registerTextDocumentContentProvider(EMPTY_SCHEME, { provideTextDocumentContent: () => '' }));
+		const records = this.register(new RecordDocuments());
+		const images = this.register(new ImageDocuments());
+		// Signing out takes the account's results, details and artifacts off the screen (issue 42, item 5).
+		let signedIn = this.session.signedIn;
+		this.register(
+			this.session.onDidChange(() => {
+				const was = signedIn;
+				signedIn = this.session.signedIn;
+				if (was && !signedIn) {
+					void Promise.all([records.forgetAll(), images.forgetAll()]).catch((err: unknown) =>
+						this.log.warn(
+							`Closing the account's tabs after sign-out failed: ${err instanceof Error ? err.message : String(err)}`,
+						),
+					);
+				}
+			}),
+		);
 		return {
 			session: this.session,
 			views: this.views,
 			log: this.log,
 			context: this.context,
-			records: this.register(new RecordDocuments()),
-			images: this.register(new ImageDocuments()),
+			records,
+			images,
 			follower: this.runFollower,
 			signIn: this.runSignIn,
 			onUnauthorized: this.onUnauthorized,

@@ -4,10 +4,18 @@ import { AUTH_PROVIDER_ID } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import type { Session } from './session';
 import { accountLabel } from './accountLabel';
-import { signIn, signOut } from './signIn';
-import type { AuthLogger } from './signIn';
+import type { AuthLogger, SignInArgs, SignInDeps, SignOutArgs } from './signIn';
 
 export { AUTH_PROVIDER_ID };
+
+/**
+ * The sign-in and sign-out flows (src/auth/signIn.ts). Handed in: their code loads with the
+ * features on first use (src/shell/featureEntry.ts), not at activation.
+ */
+export interface AuthFlows {
+	signIn(this: void, deps: SignInDeps, args?: SignInArgs): Promise<boolean>;
+	signOut(this: void, deps: SignInDeps, args?: SignOutArgs): Promise<boolean>;
+}
 
 /**
  * Shows the Cloud Agents account in VS Code's Accounts menu. There is at most one session: the
@@ -28,6 +36,7 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 	constructor(
 		private readonly session: Session,
 		private readonly log: AuthLogger,
+		private readonly flows: AuthFlows,
 	) {
 		super();
 		this.register(
@@ -45,7 +54,7 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 	}
 
 	async createSession(): Promise<vscode.AuthenticationSession> {
-		const ok = await signIn({ session: this.session, log: this.log });
+		const ok = await this.flows.signIn({ session: this.session, log: this.log });
 		const created = ok ? await this.readSession() : undefined;
 		if (!created) {
 			throw new vscode.CancellationError();
@@ -55,7 +64,7 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 
 	async removeSession(): Promise<void> {
 		// VS Code's Accounts menu asks before it calls this: no second confirmation.
-		await signOut({ session: this.session, log: this.log }, { confirm: false });
+		await this.flows.signOut({ session: this.session, log: this.log }, { confirm: false });
 	}
 
 	/** The session for the stored token; the label is looked up once per token and URL. */

@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
 import { CloudAgentsAuthProvider } from '../auth/authProvider';
+import type { AuthFlows } from '../auth/authProvider';
 import type { Session } from '../auth/session';
-import { signIn, signOut } from '../auth/signIn';
 import type { AuthLogger, SignInArgs, SignOutArgs } from '../auth/signIn';
 import { commandRegistrar } from '../views/registry';
 
@@ -9,6 +9,8 @@ import { commandRegistrar } from '../views/registry';
 export interface AuthCommandDeps {
 	session: Session;
 	log: AuthLogger;
+	/** The flows the commands run (loaded with the features on first use). */
+	flows: AuthFlows;
 }
 
 /**
@@ -22,8 +24,8 @@ export interface AuthCommandDeps {
 export function registerAuth(deps: AuthCommandDeps): vscode.Disposable[] {
 	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: (err) => deps.session.reportError(err) });
 	return [
-		new CloudAgentsAuthProvider(deps.session, deps.log),
-		registerCommand('cloudAgents.signIn', (args?: SignInArgs) => signIn(deps, args)),
-		registerCommand('cloudAgents.signOut', (args?: SignOutArgs) => signOut(deps, args)),
+		new CloudAgentsAuthProvider(deps.session, deps.log, deps.flows),
+		registerCommand('cloudAgents.signIn', (args?: SignInArgs) => deps.flows.signIn(deps, args)),
+		registerCommand('cloudAgents.signOut', (args?: SignOutArgs) => deps.flows.signOut(deps, args)),
 	];
 }

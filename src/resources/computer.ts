@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient, ComputerSession } from '../api';
+import type { ActionSession } from '../views/actions';
 import { notRunningAdvice, runtimeOfAgent } from './runtimes';
 import { describeError, requestIdNote } from '../util/errors';
 import { displayName, isStatus, showWarning, toAbortSignal } from '../views/ui';
@@ -20,6 +21,8 @@ export interface ComputerDeps {
 	readonly log: vscode.LogOutputChannel;
 	/** The shared client (read per call: it follows the session). */
 	client(this: void): CloudAgentsClient;
+	/** The session: signing out closes every computer panel (issue 42, item 5: they stayed open, showing the account's computers). */
+	readonly session?: Pick<ActionSession, 'signedIn' | 'onDidChange'>;
 }
 
 /** Mints a session with a cancellable progress notification; a 409 is explained, not thrown. */
@@ -67,11 +70,25 @@ async function mintSession(client: CloudAgentsClient, agent: ComputerAgent): Pro
 class ComputerPanels implements vscode.Disposable {
 	private readonly panels = new PanelManager<ComputerPanel>();
 	private readonly host: ComputerPanelHost;
+	private readonly signOut: vscode.Disposable | undefined;
 
 	constructor(
 		private readonly deps: ComputerDeps,
 		private readonly onDispose: () => void,
 	) {
+		const session = deps.session;
+		if (session) {
+			let signedIn = session.signedIn;
+			this.signOut = session.onDidChange(() => {
+				const was = signedIn;
+				signedIn = session.signedIn;
+				if (was && !signedIn) {
+					for (const panel of this.panels.all()) {
+						panel.dispose();
+					}
+				}
+			});
+		}
 		this.host = {
 			extensionUri: deps.context.extensionUri,
 			log: deps.log,
@@ -115,6 +132,7 @@ class ComputerPanels implements vscode.Disposable {
 
 	dispose(): void {
 		this.onDispose();
+		this.signOut?.dispose();
 		this.panels.dispose();
 	}
 }

@@ -23,6 +23,7 @@ import { ChatTools } from '../chat/chatTools';
 import type { Run } from '../api';
 import { automation } from '../views/automation';
 import { modelProviderDocuments } from '../resources/modelProviders';
+import { signIn, signOut } from '../auth/signIn';
 
 /**
  * Node's local folders (the comparison's worker thread and file system): here, so that their code
@@ -33,7 +34,12 @@ export { NodeLocalFiles } from '../compare/nodeLocalFiles';
 
 /** Registers the features' commands; the caller owns the disposables. */
 export function loadFeatures(deps: Services): LoadedFeatures {
-	const computer = computerPanelFeature({ context: deps.context, log: deps.log, client: () => deps.session.client });
+	const computer = computerPanelFeature({
+		context: deps.context,
+		log: deps.log,
+		client: () => deps.session.client,
+		session: deps.session,
+	});
 	const savings = registerSavingsCommands(deps);
 	const restorers = new Map<string, (panel: vscode.WebviewPanel, state: unknown) => Promise<void>>([
 		[WEBVIEW_TYPES.computer, computer.restorePanel],
@@ -69,6 +75,7 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 			(await actions.invoke(runActions.sendPrompt, automation({ agentId, prompt, onConflict: 'followUp' }))) as Run | undefined,
 	});
 	return {
+		auth: { signIn, signOut },
 		chatTools,
 		disposables: [
 			workspace,

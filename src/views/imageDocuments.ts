@@ -3,6 +3,7 @@ import { SAFETY } from '../api';
 import { IMAGE_SCHEME } from '../ids';
 import { singleLine } from '../util/text';
 import { Disposable } from '../util/lifecycle';
+import { closeTabsOf } from './recordDocuments';
 
 /** At most this many images are held for open previews (the oldest goes first). */
 const MAX_IMAGES = 16;
@@ -60,6 +61,16 @@ export class ImageDocuments extends Disposable implements vscode.FileSystemProvi
 		}
 		await vscode.commands.executeCommand('vscode.open', uri, { preview: true });
 		return uri;
+	}
+
+	/** Signed out (issue 42, item 5): every image held goes and its tabs close. */
+	async forgetAll(): Promise<void> {
+		const held = [...this.images.keys()].map((key) => vscode.Uri.parse(key, true));
+		this.images.clear();
+		if (held.length > 0) {
+			this.changed.fire(held.map((uri) => ({ type: vscode.FileChangeType.Deleted, uri })));
+		}
+		await closeTabsOf(IMAGE_SCHEME);
 	}
 
 	private entry(uri: vscode.Uri): { bytes: Uint8Array; mtime: number } {

@@ -41,6 +41,33 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 		this.register({ dispose: () => this.contents.clear() });
 	}
 
+	/**
+	 * Signed out (issue 42, item 5: results and artifacts stayed on screen): every record held goes;
+	 * an open document then reads "no longer available", and the record tabs and the Markdown
+	 * previews of records close (none is ever dirty: the documents are read-only).
+	 */
+	async forgetAll(): Promise<void> {
+		const held = [...this.contents.keys()].map((key) => vscode.Uri.parse(key, true));
+		this.contents.clear();
+		for (const uri of held) {
+			this.changed.fire(uri);
+		}
+		// The locked Markdown previews of records (results, Markdown artifacts): a webview tab named after its record.
+		const names = new Set(held.map((uri) => uri.path.slice(uri.path.lastIndexOf('/') + 1)));
+		const previews = vscode.window.tabGroups.all
+			.flatMap((group) => group.tabs)
+			.filter(
+				(tab) =>
+					tab.input instanceof vscode.TabInputWebview &&
+					tab.input.viewType.includes('markdown.preview') &&
+					[...names].some((name) => name !== '' && tab.label.endsWith(name)),
+			);
+		if (previews.length > 0) {
+			await vscode.window.tabGroups.close(previews, true);
+		}
+		await closeTabsOf(RECORD_SCHEME);
+	}
+
 	provideTextDocumentContent(uri: vscode.Uri): string {
 		return (
 			this.contents.get(uri.toString()) ??
@@ -197,4 +224,22 @@ export function runResultTitle(agentName: string | undefined, run: Pick<Run, 'id
 /** The URI of a run's result record, titled by `runResultTitle`. */
 export function runResultUri(agentId: string, agentName: string | undefined, run: Pick<Run, 'id' | 'agent_id' | 'prompt'>): vscode.Uri {
 	return titledRecordUri(runResultTitle(agentName, run), 'runs', agentId, run.id);
+}
+
+/** Closes every editor tab showing a document of `scheme` (a text or custom editor tab, a side of a diff), unless it has unsaved changes. */
+export async function closeTabsOf(scheme: string): Promise<void> {
+	const uriOf = (input: unknown): vscode.Uri | undefined =>
+		input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom
+			? input.uri
+			: input instanceof vscode.TabInputTextDiff
+				? input.modified.scheme === scheme
+					? input.modified
+					: input.original
+				: undefined;
+	const tabs = vscode.window.tabGroups.all
+		.flatMap((group) => group.tabs)
+		.filter((tab) => !tab.isDirty && uriOf(tab.input)?.scheme === scheme);
+	if (tabs.length > 0) {
+		await vscode.window.tabGroups.close(tabs, true);
+	}
 }

@@ -6,7 +6,8 @@ import type { UiTest } from './support/workbench';
 
 /**
  * The Token Savings panel across a sign-out and a sign-in: signed out, it says to sign in (no
- * mangled "missing bearer <redacted>" text); after signing in again it reads the savings by itself,
+ * mangled "missing bearer <redacted>" text) and shows nothing of the account (issue 42, item 5:
+ * totals, tables and events stayed under the banner); after signing in again it reads the savings by itself,
  * without Refresh, and its error is gone.
  */
 const uiTest: UiTest = {
@@ -24,6 +25,17 @@ const uiTest: UiTest = {
 		};
 		try {
 			await until(page, 'the savings read while signed in', read, 30_000);
+			// What the account's data looks like on the page: totals, the chart, the newest events.
+			const shown = async (): Promise<{ events: string; chart: number; recent: number }> => ({
+				events: (await frame.locator('#range-events').innerText()).trim(),
+				chart: await frame.locator('#chart canvas').count(),
+				recent: await frame.locator('#recent tbody tr').count(),
+			});
+			const before = await shown();
+			assert.ok(
+				before.events !== '–' && before.chart > 0 && before.recent > 0,
+				`the account's data shows: ${JSON.stringify(before)}`,
+			);
 
 			await signOutKeepingToken(workbench, emulatorUrl);
 			// Signed out, a refresh (the panel may have read again by itself already) ends in an error that says what to do.
@@ -42,6 +54,9 @@ const uiTest: UiTest = {
 			note(`signed out: ${JSON.stringify(signedOut)}`);
 			assert.match(signedOut, /Sign in/);
 			assert.doesNotMatch(signedOut, /<redacted>/);
+			// Issue 42, item 5: nothing of the account stays under the banner.
+			const cleared = await shown();
+			assert.deepEqual(cleared, { events: '–', chart: 0, recent: 0 }, "signed out, the account's totals, chart and events are gone");
 
 			// Signing in again: the panel reads by itself; nobody presses Refresh. The webview takes the
 			// focus back while the sign-in pick shows (as the workbench does when it restores the

@@ -97,6 +97,8 @@ export type SavingsHostMessage =
 	| { type: 'data'; model: SavingsModel }
 	/** Reading failed (text with the request id) or was cancelled. */
 	| { type: 'error'; message: string }
+	/** Not signed in (signed out, or the token refused): the page drops every figure of the account and says so. */
+	| { type: 'signedOut'; message: string }
 	/** An export ended (text for the status line). */
 	| { type: 'exported'; message: string };
 
@@ -125,7 +127,15 @@ export const SAVINGS_PAGE_SPEC: MessageSpec = {
 /** Validates a message from the savings page (the panel also checks the runtime id is one it offered). */
 export const validateSavingsPageMessage = messageValidator<SavingsPageMessage>(SAVINGS_PAGE_SPEC);
 
-const HOST_TYPES: ReadonlySet<string> = new Set<SavingsHostMessage['type']>(['init', 'loading', 'progress', 'data', 'error', 'exported']);
+const HOST_TYPES: ReadonlySet<string> = new Set<SavingsHostMessage['type']>([
+	'init',
+	'loading',
+	'progress',
+	'data',
+	'error',
+	'signedOut',
+	'exported',
+]);
 
 /** The page's check of a message from the extension (its type only: the extension is trusted). */
 export function isSavingsHostMessage(message: { type: string }): message is SavingsHostMessage {

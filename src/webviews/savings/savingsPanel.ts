@@ -381,8 +381,9 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 			} else {
 				this.host.log.error('webview savings: reading failed:', err instanceof Error ? err : String(err));
 			}
+			// Signed out: the account's figures go from the page too (issue 42, item 5: they stayed under the banner).
 			await this.post({
-				type: 'error',
+				type: isAuthFailure(err) ? 'signedOut' : 'error',
 				message: singleLine(
 					isAuthFailure(err)
 						? vscode.l10n.t('Sign in to Cloud Agents to see the token savings: the panel reads them again once you have.')

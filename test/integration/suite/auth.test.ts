@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { accountLabel } from '../../../src/auth/accountLabel';
+import { RECORD_SCHEME, WEBVIEW_TYPES } from '../../../src/ids';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { counters, emu, restoreDevToken, testApi, waitFor, within, writtenText, signInAgainPrompts } from '../support/cloudAgents';
 import { devToken } from '../support/env';
@@ -129,6 +130,52 @@ suite('Auth', () => {
 		assert.equal(revoked, false);
 		assert.equal(await api.session.getToken(), undefined);
 		assert.equal(api.session.signedIn, false);
+	});
+
+	test("signing out takes the account's data off the screen: result and details tabs and computer panels close, a held record reads as gone (issue 42, item 5)", async function () {
+		this.timeout(60_000);
+		await restoreDevToken();
+		type Body = {
+			agents: Array<{ id: string; name: string; runtime_id?: string }>;
+			runs: Array<{ id: string; agent_id: string; status: string; result?: string }>;
+		};
+		const { agents, runs } = (await emu<Body>('GET', '/_emulator/state')).body;
+		const docsWriter = agents.find((a) => a.name === 'Docs writer');
+		const done = runs.find((r) => r.status === 'succeeded' && r.result);
+		assert.ok(docsWriter?.runtime_id && done, 'the demo seed has a running agent and a finished run');
+		const tabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
+		const ours = (): string[] =>
+			tabs().flatMap((t) =>
+				t.input instanceof vscode.TabInputText && t.input.uri.scheme === RECORD_SCHEME
+					? [`record ${t.label}`]
+					: t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(WEBVIEW_TYPES.computer)
+						? [`computer ${t.label}`]
+						: t.input instanceof vscode.TabInputWebview &&
+							  t.input.viewType.includes('markdown.preview') &&
+							  t.label.includes('Result')
+							? [`preview ${t.label}`]
+							: [],
+			);
+		const result = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runs.openResult', {
+			automation: true,
+			agentId: done.agent_id,
+			runId: done.id,
+		});
+		assert.ok(result?.uri.scheme === RECORD_SCHEME, 'the result is a record');
+		const details = await vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', {
+			automation: true,
+			runtimeId: docsWriter.runtime_id,
+		});
+		assert.ok(details?.uri.scheme === RECORD_SCHEME, "the runtime's details are a record");
+		await vscode.commands.executeCommand('cloudAgents.agents.openComputer', { automation: true, agentId: docsWriter.id });
+		const before = await waitFor('the result, the details and the computer shown', async () => {
+			const open = ours();
+			return ['preview', 'record', 'computer'].every((kind) => open.some((t) => t.startsWith(kind))) ? open : undefined;
+		});
+
+		await api.session.deleteToken();
+		await waitFor(`every one of ${JSON.stringify(before)} closed`, async () => (ours().length === 0 ? true : undefined));
+		assert.match(result.getText(), /no longer available/, 'the result held in memory is gone');
 	});
 
 	test('many 401s lead to one "sign in again" prompt until the next sign-in', async () => {

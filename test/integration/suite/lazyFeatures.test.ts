@@ -6,6 +6,7 @@ import { LazyFileSystemProvider } from '../../../src/workspace/fs/lazyProvider';
 import { COMMAND_IDS, FS_SCHEME } from '../../../src/ids';
 import type { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
 import type { ToolHandlers } from '../../../src/chat/lazyTools';
+import type { AuthFlows } from '../../../src/auth/authProvider';
 import { restoreDevToken, seedAgent, testApi } from '../support/cloudAgents';
 
 /** Loaded features of a test: its commands, and nothing behind the rest (these tests do not reach it). */
@@ -17,6 +18,7 @@ function loadedWith(disposables: vscode.Disposable[]): LoadedFeatures {
 		workspace: undefined as unknown as WorkspaceFeature,
 		chatTools: undefined as unknown as ToolHandlers,
 		modelProviders: undefined as unknown as vscode.FileSystemProvider,
+		auth: undefined as unknown as AuthFlows,
 	};
 }
 

@@ -78,6 +78,13 @@ export class SavingsChart {
 		this.redraw();
 	}
 
+	/** Removes the chart and stops watching its container's size (signed out: the page shows no data). */
+	destroy(): void {
+		this.resize.disconnect();
+		this.plot?.destroy();
+		this.plot = undefined;
+	}
+
 	/** Builds the chart again from the current data (after a theme change). */
 	redraw(): void {
 		this.plot?.destroy();

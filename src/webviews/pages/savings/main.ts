@@ -187,6 +187,23 @@ function showFilter(filter: SavingsPageState): void {
 	runtimeSelect.value = state.runtimeId;
 }
 
+/** Drops every figure of the account (signed out): the totals read "–", no chart, no notes, empty tables. */
+function clearModel(): void {
+	lastModel = undefined;
+	for (const id of ['range-tokens', 'range-bytes', 'range-events', 'account-tokens', 'account-bytes', 'account-events']) {
+		setText(id, '–');
+	}
+	notesList.replaceChildren();
+	notesList.hidden = true;
+	chart?.destroy();
+	chart = undefined;
+	chartBox.replaceChildren();
+	chartEmpty.hidden = true;
+	for (const id of ['runtimes', 'methods', 'recent']) {
+		byId(id, HTMLTableElement).tBodies[0]!.replaceChildren();
+	}
+}
+
 function handle(message: SavingsHostMessage): void {
 	switch (message.type) {
 		case 'init': {
@@ -218,6 +235,11 @@ function handle(message: SavingsHostMessage): void {
 			return;
 		case 'error':
 			setBusy(false);
+			show(message.message, 'error');
+			return;
+		case 'signedOut':
+			setBusy(false);
+			clearModel();
 			show(message.message, 'error');
 			return;
 		case 'exported':
