@@ -6,7 +6,7 @@
  * and then shows and follows the new run.
  */
 import * as vscode from 'vscode';
-import { LIMITS, ValidationError, isTerminalRunStatus, sleep } from '../api';
+import { LIMITS, ValidationError, isAbortError, isTerminalRunStatus, sleep } from '../api';
 import type { Agent, PromptImage, Run } from '../api';
 import { isPromptSource } from '../ids';
 import { agentActivity, agentsList, promptProblem, recentAgentIds } from './agents';
@@ -122,11 +122,14 @@ async function sendTo(
 
 	let run: Run | undefined;
 	try {
-		run = await kit.client().createRun(agent.id, { prompt, images });
+		run = await kit.pending(sendingTitle(agent), (signal) => kit.client().createRun(agent.id, { prompt, images }, { signal }));
 	} catch (err) {
 		if (err instanceof ValidationError) {
 			void showWarning(describeImageField(err, imagePaths));
 			return undefined;
+		}
+		if (isAbortError(err) && !kit.automation) {
+			return stoppedWaiting(sending);
 		}
 		if (!isStatus(err, 409)) {
 			throw err;
@@ -134,6 +137,22 @@ async function sendTo(
 		run = await resolveConflict(sending, images, onConflict, err);
 	}
 	return run && { run, prompt };
+}
+
+/** The progress notification's title while a prompt waits for the service (ActionKit.pending). */
+function sendingTitle(agent: Agent): string {
+	return vscode.l10n.t('Sending the prompt to {0}: waiting for the service…', displayName(agent.name, agent.id));
+}
+
+/**
+ * Cancel pressed while the prompt waited: the request may have reached the service all the same,
+ * so it says where the run would show; a typed prompt is kept.
+ */
+function stoppedWaiting(sending: Sending): undefined {
+	const name = displayName(sending.agent.name, sending.agent.id);
+	const why = vscode.l10n.t('Stopped waiting for the service. If the prompt reached it, its run shows in the Runs view of {0}.', name);
+	void showWarning(sending.typed ? vscode.l10n.t('{0} Your prompt is kept: Send Prompt offers it again.', why) : why);
+	return undefined;
 }
 
 /** How many agents' unsent prompts are kept (the oldest goes first); each is at most one prompt's limit. */

@@ -217,6 +217,7 @@ export class ActionRegistry {
 						}
 					},
 				),
+			pending: (title, work) => pendingSaid(title, work, automation),
 			info: (message) => this.tell(action, automation, message, showInfo),
 			copy: async (text, message) => {
 				await vscode.env.clipboard.writeText(text);
@@ -238,5 +239,42 @@ export class ActionRegistry {
 		}
 		this.services.log.info(`${action.command}: shown: ${text}`);
 		void show(message);
+	}
+}
+
+/** How long a request runs unsaid before a progress notification says that it waits (ActionKit.pending). */
+export const PENDING_SAID_AFTER_MS = 1_000;
+
+/** ActionKit.pending: `work` at once; after PENDING_SAID_AFTER_MS still running, a cancellable progress until it ends. */
+async function pendingSaid<R>(title: string, work: (signal: AbortSignal) => Promise<R>, automation: boolean): Promise<R> {
+	const abort = new AbortController();
+	const running = work(abort.signal);
+	if (automation) {
+		return running;
+	}
+	const ended: Promise<void> = running.then(
+		() => undefined,
+		() => undefined,
+	);
+	let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
+		timer = undefined;
+		void vscode.window.withProgress(
+			{ location: vscode.ProgressLocation.Notification, title: notificationText(title), cancellable: true },
+			async (_progress, token) => {
+				const cancelled = token.onCancellationRequested(() => abort.abort());
+				try {
+					await ended;
+				} finally {
+					cancelled.dispose();
+				}
+			},
+		);
+	}, PENDING_SAID_AFTER_MS);
+	try {
+		return await running;
+	} finally {
+		if (timer !== undefined) {
+			clearTimeout(timer);
+		}
 	}
 }

@@ -277,6 +277,13 @@ export interface ActionKit {
 	confirm(this: void, message: string, detail: string | undefined, action: string): Promise<boolean>;
 	/** Runs work under a cancellable progress notification. */
 	progress<R>(this: void, title: string, work: (signal: AbortSignal, report: (message: string) => void) => Promise<R>): Promise<R>;
+	/**
+	 * Runs a request that is usually quick: when it has not ended after PENDING_SAID_AFTER_MS, a
+	 * cancellable progress notification titled `title` says it waits, until it ends (issue 42, item
+	 * 3: a stalled service was two minutes of silence). Cancel aborts `signal` (the request rejects
+	 * with an AbortError). An automation caller gets no notification.
+	 */
+	pending<R>(this: void, title: string, work: (signal: AbortSignal) => Promise<R>): Promise<R>;
 	/** An information message for a person (an automation caller's goes to the log). */
 	info(this: void, message: string): void;
 	/** Puts `text` on the clipboard and says `message` in the status bar for a few seconds. */
