@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { LIMITS, ValidationError, isAbortError, isTerminalRunStatus, sleep } from '../api';
-import type { Agent, PromptImage, Run } from '../api';
+import type { Agent, PromptImage, Run, Runtime } from '../api';
 import { isPromptSource } from '../ids';
 import { agentActivity, agentsList, promptProblem, recentAgentIds } from './agents';
 import { iconSafe } from '../util/text';
@@ -15,7 +15,7 @@ import type { ActionKit } from '../views/actions';
 import { joinParts } from '../views/format';
 import { argString, displayName, isStatus, pickItem, pickWhenLoaded, showModalQuestion, showWarning, validationMessage } from '../views/ui';
 import { describeError, requestIdNote } from '../util/errors';
-import { notRunningAdvice, runtimeInTransition, runtimeOfAgent } from './runtimes';
+import { notRunningAdvice, runtimeBroken, runtimeInTransition, runtimeOfAgent, showRuntimeDetails } from './runtimes';
 
 /** What to do when the agent already has an active run (the service answers 409). */
 export type ConflictChoice = 'followUp' | 'cancelAndSend' | 'cancel';
@@ -276,6 +276,8 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 	// The prompt typed last time and not sent comes back (it is kept until sent or emptied).
 	const draft = drafts.get(agent.id);
 	let busy: Run | undefined;
+	/** The agent's runtime when it is in a state only the service can repair (said in the box before anything is typed). */
+	let broken: Runtime | undefined;
 	let conflict: ConflictChoice | undefined;
 	let choosing = false;
 	const update = (): void => {
@@ -309,7 +311,13 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 					'What should the agent do? Enter sends. Buttons: attach images, or send the active editor for a multi-line prompt.',
 				) + attached;
 		}
-		input.validationMessage = input.value === '' ? undefined : promptProblem(input.value, images.length > 0);
+		const problem = input.value === '' ? undefined : promptProblem(input.value, images.length > 0);
+		input.validationMessage =
+			problem ??
+			(broken && {
+				message: vscode.l10n.t('{0} cannot take a prompt now: {1}', name, notRunningAdvice(broken)),
+				severity: vscode.InputBoxValidationSeverity.Warning,
+			});
 	};
 	input.placeholder = vscode.l10n.t('Prompt for {0}', name);
 	input.value = draft ?? '';
@@ -363,9 +371,14 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 				}
 			});
 			input.show();
-			// The busy check runs while the box is open, so it is known before the prompt is typed.
-			void activeRunOf(kit, agent).then((run) => {
+			// The busy check runs while the box is open, so it is known before the prompt is typed; so
+			// does the runtime's (issue 42, item 9: a runtime in error was told only after the prompt).
+			void Promise.all([
+				activeRunOf(kit, agent),
+				agent.runtime_id ? runtimeOfAgent(kit.client(), { id: agent.id, runtimeId: agent.runtime_id }) : undefined,
+			]).then(([run, runtime]) => {
 				busy = run;
+				broken = runtimeBroken(runtime) ? runtime : undefined;
 				input.busy = false;
 				update();
 			});
@@ -492,7 +505,7 @@ async function sendWithoutActiveRun(sending: Sending, images: PromptImage[] | un
 	const { agent, kit, prompt } = sending;
 	const runtime = await runtimeOfAgent(kit.client(), { id: agent.id, runtimeId: agent.runtime_id || undefined });
 	if (runtime && (runtime.status !== 'running' || runtimeInTransition(runtime))) {
-		return notSent(sending, `${notRunningAdvice(runtime)} ${requestIdNote(refusal)}`.trimEnd(), refusal);
+		return notSent(sending, `${notRunningAdvice(runtime)} ${requestIdNote(refusal)}`.trimEnd(), refusal, runtime);
 	}
 	try {
 		return await kit.client().createRun(agent.id, { prompt, images });
@@ -508,15 +521,27 @@ async function sendWithoutActiveRun(sending: Sending, images: PromptImage[] | un
  * Tells a person why the prompt was not sent (and that a typed one is kept for the next Send
  * Prompt); an automation caller gets the refusal back instead.
  */
-function notSent(sending: Sending, why: string, refusal: unknown): undefined {
+function notSent(sending: Sending, why: string, refusal: unknown, runtime?: Runtime): undefined {
 	if (sending.kit.automation) {
 		throw refusal;
 	}
 	const name = displayName(sending.agent.name, sending.agent.id);
+	// The runtime that refused: its details one click away (issue 42, item 9), rather than in the Runtimes view.
+	const details = vscode.l10n.t('Show Runtime Details');
 	void showWarning(
 		sending.typed
 			? vscode.l10n.t('Not sent to {0}: {1} Your prompt is kept: Send Prompt offers it again.', name, why)
 			: vscode.l10n.t('Not sent to {0}: {1}', name, why),
-	);
+		...(runtime ? [details] : []),
+	)
+		.then(
+			async (choice) => {
+				if (choice === details && runtime) {
+					await showRuntimeDetails(runtime, sending.kit);
+				}
+			},
+			() => undefined,
+		)
+		.then(undefined, (err: unknown) => sending.kit.log.warn(`Show Runtime Details failed: ${describeError(err)}`));
 	return undefined;
 }

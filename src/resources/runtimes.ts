@@ -29,6 +29,17 @@ export async function runtimeOfAgent(client: CloudAgentsClient, agent: { id: str
 	}
 }
 
+/** Show Runtime Details: the whole record, read again, as read-only JSON in a tab titled by the runtime's name. */
+export async function showRuntimeDetails(runtime: Runtime, kit: Pick<ActionKit, 'client' | 'showJson'>): Promise<unknown> {
+	const fresh = (await findRuntime(kit.client(), runtime.id)) ?? runtime;
+	return kit.showJson(vscode.l10n.t('Runtime {0}', iconSafe(fresh.display_name || fresh.id)), ['runtimes', fresh.id], fresh);
+}
+
+/** Whether a runtime is in a state only the service can repair (error, crashed, unavailable): no prompt or computer helps. */
+export function runtimeBroken(runtime: Runtime | undefined): boolean {
+	return runtime !== undefined && ['error', 'crashed', 'unavailable'].includes(runtime.status);
+}
+
 /**
  * Why an agent cannot take work now (a computer session, a new run) and what helps, by its
  * runtime's status, as the end of a sentence "… cannot …: <advice>": only a paused or suspended
@@ -369,10 +380,7 @@ export const runtimeActions = {
 		on: runtimesList,
 		command: 'cloudAgents.runtimes.showDetails',
 		// The whole record, read again, as read-only JSON in a tab titled by the runtime's name.
-		run: async ({ runtime }, kit) => {
-			const fresh = (await findRuntime(kit.client(), runtime.id)) ?? runtime;
-			return kit.showJson(vscode.l10n.t('Runtime {0}', iconSafe(fresh.display_name || fresh.id)), ['runtimes', fresh.id], fresh);
-		},
+		run: ({ runtime }, kit) => showRuntimeDetails(runtime, kit),
 	} satisfies RecordAction<Runtime, RuntimeTarget>,
 	resume: { on: runtimesList, command: 'cloudAgents.runtimes.resume', filter: resumable, run: resumeRuntime } satisfies RuntimeAction,
 	listVncCredentials: {

@@ -16,8 +16,9 @@ interface RunBody {
 
 /**
  * Issue 33, item 2 and two of item 14: "Every 409 on Send Prompt reads 'already has an active
- * run.'" On the demo's "Legacy migration" (runtime in error, no active run) Send Prompt says why it
- * was not sent (the runtime is in error, which only the service can repair; no "resume it", no
+ * run.'" On the demo's "Legacy migration" (runtime in error, no active run) the prompt box says so
+ * before anything is typed (issue 42, item 9), and Send Prompt says why it was not sent, with Show
+ * Runtime Details (the runtime is in error, which only the service can repair; no "resume it", no
  * active-run question whose answers fail the same way) and keeps the typed prompt: the next Send
  * Prompt offers it as the box's value. An agent that became busy while the prompt was typed gets the
  * busy dialog, whose dismiss button reads "Don't Send" (not "Cancel" beside "Cancel Active Run and
@@ -58,10 +59,18 @@ const uiTest: UiTest = {
 			await workbench.runCommand('Notifications: Clear All Notifications');
 			// 1. The runtime in error: one warning that names it, and the prompt is kept.
 			await openPromptBox(legacyName);
+			// Said in the box before anything is typed (issue 42, item 9: it came only after the prompt).
+			const early = page.locator('.quick-input-widget .quick-input-message', { hasText: 'cannot take a prompt now' }).first();
+			await early.waitFor({ state: 'visible', timeout: 20_000 });
+			const inBox = (await early.innerText()).replace(/\s+/g, ' ').trim();
+			note(`in the box before typing: ${inBox}`);
+			assert.equal(await input.inputValue(), '', 'nothing typed yet');
+			assert.match(inBox, new RegExp(`${runtime.display_name} is in error`));
 			const typed = `Refused ${Date.now()}: migrate the last module`;
 			await input.fill(typed);
 			await page.keyboard.press('Enter');
-			const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'Not sent to' }).first();
+			const item = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Not sent to' }).first();
+			const toast = item.locator('.notification-list-item-message');
 			await toast.waitFor({ state: 'visible', timeout: 20_000 });
 			const said = (await toast.innerText()).replace(/\s+/g, ' ').trim();
 			note(`refusal: ${said}`);
@@ -71,6 +80,14 @@ const uiTest: UiTest = {
 			assert.doesNotMatch(said, /active run/);
 			assert.doesNotMatch(said, /resume/i, 'a runtime in error is not advised to resume');
 			await workbench.screenshot('send-prompt-runtime-error');
+			// Its action shows the runtime's record, with its error.
+			await item.locator('.monaco-button', { hasText: 'Show Runtime Details' }).click();
+			await page
+				.locator('.tabs-container .tab', { hasText: `Runtime ${runtime.display_name}` })
+				.first()
+				.waitFor({ state: 'visible', timeout: 20_000 });
+			note("Show Runtime Details opened the runtime's record");
+			await workbench.runCommand('View: Close All Editors');
 			await workbench.runCommand('Notifications: Clear All Notifications');
 
 			await openPromptBox(legacyName);
