@@ -442,6 +442,7 @@ const STEP_LIST = [
 			const totals = (await emulatorCall(ctx.apiUrl, 'GET', '/v2/token-savings?page_size=1')).data.totals;
 			const events = totals.applied_events ?? totals.events;
 			assert(text.includes(`Exported ${events.toLocaleString('en-US')} events to`), `the status names the events: ${text}`);
+			assert(text.includes(`to ${file}.`) && !text.includes('vscode-remote:'), `the status names the file by its path: ${text}`);
 			const lines = readFileSync(file, 'utf8').split('\r\n').filter(Boolean);
 			assert(lines[0]?.startsWith('"observed_at","event_id"'), `the CSV's header: ${lines[0]}`);
 			assert(lines.length - 1 === events, `one row per event: ${lines.length - 1} rows, ${events} events`);

@@ -71,7 +71,7 @@ export async function sendFiles(host: ChangesHost, files: ChangeFile[], kit: Act
  * Asks first when the agent's copy of a file would be replaced or deleted (nothing undoes a write in
  * the agent workspace) or the file has unsaved changes here; true to go on.
  */
-function confirmSend(files: ChangeFile[], kit: ActionKit): Promise<boolean> {
+export function confirmSend(files: ChangeFile[], kit: Pick<ActionKit, 'confirm'>): Promise<boolean> {
 	return confirmFiles(files, kit, {
 		replaces: (d) => d.kind === 'modified',
 		replacedLine: (listed) =>
@@ -84,6 +84,11 @@ function confirmSend(files: ChangeFile[], kit: ActionKit): Promise<boolean> {
 			count === 1
 				? vscode.l10n.t('Deletes {0} in the agent workspace (the local folder does not have it).', listed)
 				: vscode.l10n.t('Deletes {0} in the agent workspace (the local folder does not have them).', listed),
+		creates: (d) => d.kind === 'deleted',
+		createdLine: (listed, count) =>
+			count === 1
+				? vscode.l10n.t('Creates {0} again in the agent workspace (the agent deleted it).', listed)
+				: vscode.l10n.t('Creates {0} again in the agent workspace (the agent deleted them).', listed),
 		dirtyLine: (listed) => vscode.l10n.t('Sends the saved version of {0} (its unsaved changes stay here).', listed),
 		question: (counted) => vscode.l10n.t('Send the local version of {0} to the agent?', counted),
 		action: vscode.l10n.t('Send to Agent'),

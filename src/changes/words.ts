@@ -34,6 +34,10 @@ export interface FilesQuestion {
 	replaces?(this: void, d: Difference): boolean;
 	/** The line about them, given their paths listed. */
 	replacedLine?(this: void, listed: string): string;
+	/** The files the action creates on the side it writes (named when the question is asked for others: it names every file it counts). */
+	creates?(this: void, d: Difference): boolean;
+	/** The line about them, given their paths listed and how many they are. */
+	createdLine?(this: void, listed: string, count: number): string;
 	/** The line about files with unsaved changes here, given their paths listed. */
 	dirtyLine(this: void, listed: string): string;
 	/** The question, given the counted files. */
@@ -47,16 +51,19 @@ export interface FilesQuestion {
  * unsaved changes here (the registry's rule: a person is asked, an automation caller has decided);
  * true to go on.
  */
-export async function confirmFiles(files: ChangeFile[], kit: ActionKit, words: FilesQuestion): Promise<boolean> {
+export async function confirmFiles(files: ChangeFile[], kit: Pick<ActionKit, 'confirm'>, words: FilesQuestion): Promise<boolean> {
 	const removed = files.filter((f) => words.removes(f.d));
 	const replaced = words.replaces ? files.filter((f) => words.replaces!(f.d)) : [];
 	const dirty = files.filter((f) => openDocument(f.source.localUriOf(f.d.path))?.isDirty);
 	if (removed.length === 0 && replaced.length === 0 && dirty.length === 0) {
 		return true;
 	}
+	// Issue 42, item 13: "Send 8 files" named the six it replaced or deleted, not the two it re-created.
+	const created = words.creates ? files.filter((f) => words.creates!(f.d)) : [];
 	const lines = [
 		replaced.length > 0 && words.replacedLine ? words.replacedLine(listOf(replaced.map((f) => f.d.path))) : undefined,
 		removed.length > 0 ? words.removedLine(listOf(removed.map((f) => f.d.path)), removed.length) : undefined,
+		created.length > 0 && words.createdLine ? words.createdLine(listOf(created.map((f) => f.d.path)), created.length) : undefined,
 		dirty.length > 0 ? words.dirtyLine(listOf(dirty.map((f) => f.d.path))) : undefined,
 	].filter((l): l is string => l !== undefined);
 	return kit.confirm(words.question(countFiles(files.length)), lines.join('\n'), words.action);

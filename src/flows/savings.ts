@@ -156,7 +156,8 @@ async function exportTo(deps: Services, filter: SavingsFilter, target: vscode.Ur
 			vscode.l10n.t(
 				'Exported {0} events to {1}.',
 				result.rows.toLocaleString(),
-				target.scheme === 'file' ? target.fsPath : target.toString(),
+				// A remote or browser file by its path, as the Explorer shows it (issue 42, item 13: a raw vscode-remote:// URI).
+				target.scheme === 'file' ? target.fsPath : target.path,
 			) + capped;
 		void showInfo(status);
 		return status;

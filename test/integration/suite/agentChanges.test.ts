@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ApplyAnswer } from '../../../src/changes/apply';
+import type { ChangeFile } from '../../../src/changes/changesActions';
+import { confirmSend } from '../../../src/changes/send';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import type { Difference } from '../../../src/compare/types';
 import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
@@ -473,5 +475,29 @@ if (!standardWorkspace) {
 			['e/old.txt', 'other', 'modified'],
 			['e/only-here.txt', 'other', 'deleted'],
 		]);
+	});
+
+	test("Send to Agent's question names every file it counts: replaced, deleted and created again (issue 42, item 13)", async () => {
+		// A group of eight: three the agent modified (replaced), three it added (deleted there), two it deleted (created again).
+		const source = { localUriOf: (path: string) => vscode.Uri.file(`/nowhere-open/${path}`) } as unknown as ChangeFile['source'];
+		const file = (path: string, kind: Difference['kind']): ChangeFile => ({ source, d: { path, kind, group: 'agent' } });
+		const files = [
+			...['m1.md', 'm2.md', 'm3.md'].map((p) => file(p, 'modified')),
+			...['a1.md', 'a2.md', 'a3.md'].map((p) => file(p, 'added')),
+			...['d1.md', 'd2.md'].map((p) => file(p, 'deleted')),
+		];
+		let asked: { message: string; detail: string } | undefined;
+		const kit = {
+			confirm: async (message: string, detail: string | undefined): Promise<boolean> => {
+				asked = { message, detail: detail ?? '' };
+				return false;
+			},
+		};
+		assert.equal(await confirmSend(files, kit), false);
+		assert.match(asked?.message ?? '', /8 files/);
+		for (const f of files) {
+			assert.ok(asked?.detail.includes(f.d.path), `the question names ${f.d.path}: ${asked?.detail}`);
+		}
+		assert.match(asked?.detail ?? '', /Creates d1\.md, d2\.md again in the agent workspace \(the agent deleted them\)/);
 	});
 });
