@@ -168,7 +168,15 @@ class CloudAgentsExtension extends Disposable {
 			new RowCache(context.globalState, session, (err) => log.warn(`Keeping the rows as last loaded failed: ${String(err)}`)),
 		);
 		const views = this.register(
-			new CloudAgentViews(session, log, (err) => void session.reportError(err), LIST_DESCRIPTORS, connectivity, rowCache),
+			new CloudAgentViews(
+				session,
+				log,
+				(err) => void session.reportError(err),
+				LIST_DESCRIPTORS,
+				connectivity,
+				rowCache,
+				this.context.workspaceState,
+			),
 		);
 		this.registerAll(connectLists(views));
 		// Followed runs get `:followed` in the Runs view (only Stop Following shows inline then).

@@ -63,6 +63,8 @@ export class CloudAgentViews extends Disposable {
 		connectivity?: Connectivity,
 		/** The rows as last loaded, shown marked until the first answer (rowCache.ts); none without it. */
 		rowCache?: RowCache,
+		/** The window's memory (workspaceState): the selected agent comes back after a reload; none without it. */
+		private readonly memory?: vscode.Memento,
 	) {
 		super();
 		if (connectivity) {
@@ -160,6 +162,42 @@ export class CloudAgentViews extends Disposable {
 				}
 			}),
 		);
+		this.restoreSelections(session);
+	}
+
+	/**
+	 * The agent selected before a reload is selected again once signed in (issue 42, item 6: the Runs
+	 * view said "Select an agent" after every reload); one that is gone is forgotten.
+	 */
+	private restoreSelections(session: ViewSession): void {
+		const memory = this.memory;
+		if (!memory) {
+			return;
+		}
+		const restore = (): void => {
+			for (const descriptor of this.views.keys()) {
+				const id = memory.get<unknown>(selectionKey(descriptor.key));
+				if (typeof id === 'string' && id !== '' && this.selected(descriptor) === undefined) {
+					const forget = (): Thenable<void> => memory.update(selectionKey(descriptor.key), undefined);
+					void this.selectById(descriptor, id).then(async (record) => {
+						if (record === undefined) {
+							await forget();
+						}
+					}, forget);
+				}
+			}
+		};
+		if (session.signedIn) {
+			restore();
+			return;
+		}
+		const first = session.onDidChange(() => {
+			if (session.signedIn) {
+				first.dispose();
+				restore();
+			}
+		});
+		this.register(first);
 	}
 
 	/** The provider of a list (top-level; a subtree's rows are served by its parent's provider). */
@@ -212,6 +250,9 @@ export class CloudAgentViews extends Disposable {
 			record !== undefined
 				? singleLine(descriptor.name?.(record) || descriptor.keyOf(record), SAFETY.descriptionMaxChars)
 				: undefined;
+		if (this.memory && [...this.providers.keys()].some((d) => d.parent?.as === 'selection' && d.parent.of.key === descriptor.key)) {
+			void this.memory.update(selectionKey(descriptor.key), record === undefined ? undefined : descriptor.keyOf(record));
+		}
 		for (const [d, provider] of this.providers) {
 			if (d.parent?.as === 'selection' && d.parent.of.key === descriptor.key) {
 				provider.setParent(record);
@@ -266,4 +307,9 @@ export class CloudAgentViews extends Disposable {
 			provider.reset();
 		}
 	}
+}
+
+/** The workspaceState key of the record selected in a list's view (by the list's key). */
+function selectionKey(listKey: string): string {
+	return `cloudAgents.selected.${listKey}`;
 }

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { createIdleAgent, emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
@@ -12,7 +13,8 @@ interface RunBody {
  * Issue 33, item 6: "Reloading the window silently stops following runs: the status bar drops the
  * run; its end brings no notification and no Source Control refresh." A run followed from Send
  * Prompt (held by the emulator's `[[hold]]`) is still running when the window reloads: the new
- * window follows it again (the status bar names it, running), and when it ends the end-of-run
+ * window follows it again (the status bar names it, running), the Runs view lists the runs of the
+ * agent selected before the reload (issue 42, item 6), and when the run ends the end-of-run
  * notification appears, once.
  */
 const uiTest: UiTest = {
@@ -62,6 +64,24 @@ const uiTest: UiTest = {
 				});
 			note(`after the reload: ${(await item.innerText()).trim()}`);
 			assert.equal(await toasts.count(), 0, 'no end-of-run notification while the run is running');
+			// Issue 42, item 6: the agent selected before the reload is selected again (the Runs view said
+			// "Select an agent"): its runs are listed without a click.
+			await workbench
+				.viewContainer(VIEW_CONTAINER_ID)
+				.waitFor({ state: 'visible', timeout: 10_000 })
+				.catch(() => note('the Cloud Agents container was not restored open; opening it'));
+			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
+			const runsPane = await workbench.expandedPane(VIEW_CONTAINER_ID, 'Runs');
+			await runsPane
+				.locator('.monaco-list-row', { hasText: 'Outlives a reload' })
+				.first()
+				.waitFor({ state: 'visible', timeout: 30_000 })
+				.catch(async () => {
+					assert.fail(
+						`after the reload the Runs view does not list the selected agent's run: ${JSON.stringify(await workbench.paneRows(VIEW_CONTAINER_ID, 'Runs'))}`,
+					);
+				});
+			note('after the reload the Runs view lists the agent selected before it');
 
 			// The run ends (cancelled through the API, as another client would): the followed run's end
 			// reaches this window, in the status bar and in one notification.
