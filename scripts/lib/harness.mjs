@@ -555,7 +555,7 @@ export function zipEntries(path) {
 
 /**
  * Checks what a packaged extension ships: under 1 MiB, the four bundles and their licence notices, the webview pages
- * (dist/webviews/*.js|css, media/webviews/*.css), and only those, media and documents
+ * (dist/webviews/*.js|css, media/webviews/*.css), the walkthrough's pages (media/walkthrough/*.md), and only those, media and documents
  * (no sources, tests, emulator, source maps or node_modules). Throws with the offending entries.
  */
 export function checkVsix(path) {
@@ -564,7 +564,7 @@ export function checkVsix(path) {
 		throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`);
 	}
 	const allowed =
-		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client|compareWorker|web\/extension)\.js|dist\/THIRD_PARTY_NOTICES\.txt|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css))$/i;
+		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client|compareWorker|web\/extension)\.js|dist\/THIRD_PARTY_NOTICES\.txt|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css|media\/walkthrough\/[a-z0-9-]+\.md))$/i;
 	const entries = zipEntries(path);
 	const unexpected = entries.filter((name) => !allowed.test(name));
 	if (unexpected.length > 0) {

@@ -37,6 +37,11 @@ interface Manifest {
 		authentication: { id: string; label: string }[];
 		menus?: Record<string, { command?: string }[]>;
 		keybindings?: { command: string; key: string; mac?: string; when?: string }[];
+		walkthroughs?: {
+			id: string;
+			title: string;
+			steps: { id: string; title: string; description: string; media: { markdown?: string }; completionEvents?: string[] }[];
+		}[];
 		languageModelTools?: {
 			name: string;
 			displayName?: string;
@@ -266,6 +271,40 @@ suite('package.json manifest', () => {
 		assert.ok(`${CONFIG.section}.${CONFIG.apiUrl}` in manifest.contributes.configuration.properties);
 		assert.equal(`${manifest.publisher}.${manifest.name}`, EXTENSION_ID);
 		assert.equal(manifest.main, './dist/extension.js');
+	});
+
+	test('a Getting Started walkthrough (issue 42, item 17): sign in, browse agents, send a first prompt, open the workspace, review changes; each step with its command and a completion event', () => {
+		const walkthrough = manifest.contributes.walkthroughs?.[0];
+		assert.ok(walkthrough, 'contributes.walkthroughs');
+		assert.deepEqual(
+			walkthrough.steps.map((s) => s.id),
+			['signIn', 'browseAgents', 'sendPrompt', 'openWorkspace', 'reviewChanges'],
+		);
+		const ours = new Set<string>(COMMAND_IDS);
+		const viewIds = new Set(Object.values(manifest.contributes.views).flatMap((v) => v.map((x) => x.id)));
+		const container = manifest.contributes.viewsContainers.activitybar[0]?.id;
+		for (const step of walkthrough.steps) {
+			const links = [...step.description.matchAll(/\(command:([\w.]+)\)/g)].map((m) => m[1]!);
+			assert.equal(links.length, 1, `${step.id}: one command link`);
+			const link = links[0]!;
+			assert.ok(
+				ours.has(link) || link === `workbench.view.extension.${container}`,
+				`${step.id}: ${link} is ours (or shows our view container)`,
+			);
+			assert.ok((step.completionEvents ?? []).length > 0, `${step.id}: a completion event`);
+			for (const event of step.completionEvents ?? []) {
+				const [kind, what] = event.split(':');
+				assert.ok(
+					(kind === 'onCommand' && ours.has(what!)) ||
+						(kind === 'onView' && viewIds.has(what!)) ||
+						(kind === 'onContext' && what === CONTEXT_KEYS.signedIn),
+					`${step.id}: ${event} names one of our commands, views or context keys`,
+				);
+			}
+			assert.ok(step.media.markdown, `${step.id}: its page`);
+			const page = readFileSync(join(root, step.media.markdown), 'utf8');
+			assert.ok(page.startsWith('## '), `${step.id}: ${step.media.markdown} is a page with a heading`);
+		}
 	});
 
 	test('contributes the one authentication provider whose session changes the extension listens to', () => {
