@@ -245,6 +245,32 @@ async function activeRunOf(kit: ActionKit, agent: Agent): Promise<Run | undefine
 	}
 }
 
+/** What the prompt box knows of the agent once it has looked: its active run, and its runtime when only the service can repair it. */
+async function agentState(kit: ActionKit, agent: Agent): Promise<{ busy: Run | undefined; broken: Runtime | undefined }> {
+	const [busy, runtime] = await Promise.all([
+		activeRunOf(kit, agent),
+		agent.runtime_id ? runtimeOfAgent(kit.client(), { id: agent.id, runtimeId: agent.runtime_id }) : undefined,
+	]);
+	return { busy, broken: runtimeBroken(runtime) ? runtime : undefined };
+}
+
+/** The prompt box's message: what is wrong with the prompt typed, else why the agent cannot take one now (a warning). */
+function boxMessage(
+	name: string,
+	value: string,
+	images: boolean,
+	broken: Runtime | undefined,
+): string | vscode.InputBoxValidationMessage | undefined {
+	const problem = value === '' ? undefined : promptProblem(value, images);
+	return (
+		problem ??
+		(broken && {
+			message: vscode.l10n.t('{0} cannot take a prompt now: {1}', name, notRunningAdvice(broken)),
+			severity: vscode.InputBoxValidationSeverity.Warning,
+		})
+	);
+}
+
 /** The prompt input's buttons: images, the active editor's selection or whole text, and the two ways past a busy agent. */
 function promptButtons(): Record<
 	'attachButton' | 'selectionButton' | 'editorButton' | 'cancelActiveButton' | 'followUpButton',
@@ -311,13 +337,7 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 					'What should the agent do? Enter sends. Buttons: attach images, or send the active editor for a multi-line prompt.',
 				) + attached;
 		}
-		const problem = input.value === '' ? undefined : promptProblem(input.value, images.length > 0);
-		input.validationMessage =
-			problem ??
-			(broken && {
-				message: vscode.l10n.t('{0} cannot take a prompt now: {1}', name, notRunningAdvice(broken)),
-				severity: vscode.InputBoxValidationSeverity.Warning,
-			});
+		input.validationMessage = boxMessage(name, input.value, images.length > 0, broken);
 	};
 	input.placeholder = vscode.l10n.t('Prompt for {0}', name);
 	input.value = draft ?? '';
@@ -373,12 +393,8 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 			input.show();
 			// The busy check runs while the box is open, so it is known before the prompt is typed; so
 			// does the runtime's (issue 42, item 9: a runtime in error was told only after the prompt).
-			void Promise.all([
-				activeRunOf(kit, agent),
-				agent.runtime_id ? runtimeOfAgent(kit.client(), { id: agent.id, runtimeId: agent.runtime_id }) : undefined,
-			]).then(([run, runtime]) => {
-				busy = run;
-				broken = runtimeBroken(runtime) ? runtime : undefined;
+			void agentState(kit, agent).then((state) => {
+				({ busy, broken } = state);
 				input.busy = false;
 				update();
 			});
