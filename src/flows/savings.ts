@@ -156,8 +156,9 @@ async function exportTo(deps: Services, filter: SavingsFilter, target: vscode.Ur
 			vscode.l10n.t(
 				'Exported {0} events to {1}.',
 				result.rows.toLocaleString(),
-				// A remote or browser file by its path, as the Explorer shows it (issue 42, item 13: a raw vscode-remote:// URI).
-				target.scheme === 'file' ? target.fsPath : target.path,
+				// A file of the machine VS Code runs on by its path (issue 42, item 13: a raw vscode-remote://
+				// URI); one of another file system with its scheme, which says where it is.
+				target.scheme === 'file' ? target.fsPath : target.scheme === 'vscode-remote' ? target.path : target.toString(),
 			) + capped;
 		void showInfo(status);
 		return status;
