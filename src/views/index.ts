@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { SAFETY } from '../api';
+import { ApiError, SAFETY } from '../api';
 import type { CloudAgentsClient } from '../api';
 import { Disposable } from '../util/lifecycle';
 import { singleLine } from '../util/text';
@@ -97,7 +97,9 @@ export class CloudAgentViews extends Disposable {
 				continue;
 			}
 			const children = lists.filter((d) => d.parent?.as === 'children' && d.parent.of.key === descriptor.key);
-			const provider = this.register(new DescriptorTreeProvider(descriptor, host, this.ctx, children));
+			const provider = this.register(
+				new DescriptorTreeProvider(descriptor, this.hostOf(descriptor, host, reportError), this.ctx, children),
+			);
 			this.providers.set(descriptor, provider);
 			this.providersByKey.set(descriptor.key, provider);
 		}
@@ -163,6 +165,27 @@ export class CloudAgentViews extends Disposable {
 			}),
 		);
 		this.restoreSelections(session);
+	}
+
+	/**
+	 * The host of a list: a list that follows another view's selection (Runs, Artifacts) drops that
+	 * selection when its listing answers 404 (the agent was deleted meanwhile, here or elsewhere):
+	 * "Select an agent" rather than "Could not load: agent … not found" (issue 42, item 6: a
+	 * selection kept across a reload outlived its agent).
+	 */
+	private hostOf(descriptor: AnyListDescriptor, host: ListHost, reportError: (err: unknown) => void): ListHost {
+		const of = descriptor.parent?.as === 'selection' ? descriptor.parent.of : undefined;
+		if (!of) {
+			return host;
+		}
+		const own = Object.create(host) as ListHost;
+		own.reportError = (err: unknown): void => {
+			reportError(err);
+			if (err instanceof ApiError && err.status === 404 && this.selected(of) !== undefined) {
+				setTimeout(() => this.select(of, undefined), 0);
+			}
+		};
+		return own;
 	}
 
 	/**

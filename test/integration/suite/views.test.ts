@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { counters, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { counters, createIdleAgent, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import type { RowSnapshot } from '../../../src/testing';
 import { devToken } from '../support/env';
 
@@ -293,5 +293,26 @@ suite('Views', () => {
 			after.map((r) => r.id),
 			before.map((r) => r.id),
 		);
+	});
+
+	test('the selected agent deleted elsewhere: the Runs view drops it ("Select an agent"), not "Could not load: not found" (issue 42, item 6)', async function () {
+		this.timeout(60_000);
+		const id = await createIdleAgent('deleted-while-selected');
+		const rows = async (): Promise<RowSnapshot[]> =>
+			(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'runs')) ?? [];
+		try {
+			await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', id);
+			await emu('DELETE', `/v2/agents/${encodeURIComponent(id)}?delete_runtime=true`, undefined, devToken());
+			await vscode.commands.executeCommand('cloudAgents.runs.refresh');
+			const shown = await waitFor('the Runs view without the deleted agent', async () => {
+				const list = await rows();
+				return list.length > 0 && list.every((r) => r.contextValue !== 'error') && /Select an agent/.test(list[0]?.label ?? '')
+					? list
+					: undefined;
+			});
+			assert.ok(!shown.some((r) => /not found/.test(r.label)), JSON.stringify(shown));
+		} finally {
+			await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
+		}
 	});
 });
