@@ -518,6 +518,8 @@ async function runUiTests(session, uiTests) {
 			// emulator's faults and outage cleared and its clock released, whatever this one left behind.
 			await resetEmulatorFaults(session.emulatorUrl).catch(() => {});
 			await new Workbench(page, SCREENSHOTS).revertDirtyEditors().catch(() => {});
+			// Nor does it find this one's tabs restored: their files may be gone with its clean-up.
+			await new Workbench(page, SCREENSHOTS).runCommand('View: Close All Editors').catch(() => {});
 			await leavePage(session.workbenchUrl, () => new Workbench(page, SCREENSHOTS).ready()).catch(() => {});
 		}
 		const durationMs = Date.now() - t0;

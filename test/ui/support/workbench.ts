@@ -55,6 +55,9 @@ const DIRTY_TAB = '.tabs-container .tab.dirty';
 /** A tab's label as read from the page (its text on one line). */
 const tabLabel = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
+/** The first line of an error's message (Playwright's add a call log). */
+const firstLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
+
 /**
  * Page object for the VS Code workbench served by code-server. Selectors are the ones verified in
  * docs (vscode-web-testing.md): activity-bar entries by aria-label, tree rows as `.monaco-list-row`.
@@ -125,19 +128,28 @@ export class Workbench {
 	 * Hovers `row` and clicks its inline action `label` (shown only while the row is hovered). A list
 	 * that refreshes meanwhile may move the row from under the mouse (a new row above it), hiding its
 	 * actions again and showing the hover card of the row now under the mouse: the mouse leaves the
-	 * list and the row is hovered anew until the click lands or `timeoutMs` passes.
+	 * list and the row is hovered anew until the action would take a click (a trial click: Playwright's
+	 * checks, no click) or `timeoutMs` passes. The click itself is made once: a click that timed out
+	 * may still have landed (CI, 2026-12-05: "Apply to Local" ran, its row left the list, and the
+	 * retries waited 30 s for the row), and an action is not repeated.
 	 */
 	async clickInlineAction(row: Locator, label: string, timeoutMs = 30_000): Promise<void> {
 		const action = row.locator(`.action-label[aria-label="${label}"]`).first();
 		const deadline = Date.now() + timeoutMs;
+		const left = (most: number): number => Math.max(1, Math.min(most, deadline - Date.now()));
+		const attempts: string[] = [];
 		for (;;) {
 			try {
-				await row.hover({ timeout: Math.max(1, Math.min(5_000, deadline - Date.now())) });
-				await action.click({ timeout: Math.max(1, Math.min(2_000, deadline - Date.now())) });
-				return;
+				await row.hover({ timeout: left(5_000) });
+				await action.click({ trial: true, timeout: left(2_000) });
+				break;
 			} catch (err) {
+				attempts.push(firstLine(err));
 				if (Date.now() >= deadline) {
-					throw err;
+					throw new Error(
+						`the inline action "${label}" never took a click in ${timeoutMs} ms; ${await row.count()} such row(s) now; attempts: ${attempts.join(' | ')}`,
+						{ cause: err },
+					);
 				}
 				// The row that moved under the mouse shows its hover card, which can cover this row
 				// (Playwright then waits for a row that never receives the pointer): the mouse leaves
@@ -145,6 +157,7 @@ export class Workbench {
 				await this.page.mouse.move(0, 0);
 			}
 		}
+		await action.click({ timeout: Math.max(5_000, deadline - Date.now()) });
 	}
 
 	/** The activity-bar entry of a view container, by its title. */
