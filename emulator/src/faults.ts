@@ -26,6 +26,22 @@ export interface FaultRule {
 	close_connection?: boolean;
 	/** The handler runs (the mutation happens) but the answer never comes: the socket is destroyed. */
 	ambiguous_timeout?: boolean;
+	/**
+	 * Emulator extension: the request waits until the rules change (`PUT` or `DELETE /_emulator/faults`),
+	 * at most HOLD_MAX_MS; then it goes on as any other. A test holds an answer as long as it needs
+	 * (a read "still under way") and ends the wait when it has looked, instead of guessing a latency.
+	 */
+	hold?: boolean;
+}
+
+/** The longest a `hold` rule keeps a request waiting (then it is answered as usual). */
+export const HOLD_MAX_MS = 60_000;
+
+/** Waits out a `hold` (FaultDecision.hold): until the rules change, at most HOLD_MAX_MS. */
+export async function waitOutHold(hold: Promise<void>): Promise<void> {
+	let timer: NodeJS.Timeout | undefined;
+	await Promise.race([hold, new Promise<void>((resolve) => (timer = setTimeout(resolve, HOLD_MAX_MS)))]);
+	clearTimeout(timer);
 }
 
 interface RuleState {
@@ -42,6 +58,8 @@ export interface FaultDecision {
 	dropSseAfterMs?: number;
 	closeConnection: boolean;
 	ambiguousTimeout: boolean;
+	/** Wait for the rules to change (`hold`): resolves then, or after HOLD_MAX_MS. */
+	hold?: Promise<void>;
 }
 
 const ALLOWED_KEYS = new Set([
@@ -57,6 +75,7 @@ const ALLOWED_KEYS = new Set([
 	'drop_sse_after_ms',
 	'close_connection',
 	'ambiguous_timeout',
+	'hold',
 ]);
 
 /** Validates a `{rules: [...]}` document; returns an error message or the rules. */
@@ -114,6 +133,8 @@ export function parseRules(doc: unknown): FaultRule[] | string {
 			if (cc !== undefined) rule.close_connection = cc;
 			const at = bool('ambiguous_timeout');
 			if (at !== undefined) rule.ambiguous_timeout = at;
+			const hold = bool('hold');
+			if (hold !== undefined) rule.hold = hold;
 			out.push(rule);
 		} catch (e) {
 			return (e as Error).message;
@@ -149,13 +170,21 @@ export function loadProfile(profile: string): FaultRule[] {
 
 export class Faults {
 	private states: RuleState[] = [];
+	/** Ends the waits of the requests held by the current rules (`hold`). */
+	private releaseHeld: () => void = () => {};
+	private held: Promise<void> = Promise.resolve();
 
 	constructor(rules: FaultRule[] = []) {
 		this.set(rules);
 	}
 
+	/** Replaces the rules; requests held by the old ones go on. */
 	set(rules: FaultRule[]): void {
 		this.states = rules.map((rule) => ({ rule, matched: 0, applied: 0 }));
+		this.releaseHeld();
+		this.held = new Promise<void>((resolve) => {
+			this.releaseHeld = resolve;
+		});
 	}
 
 	list(): (FaultRule & { matched: number; applied: number })[] {
@@ -189,6 +218,7 @@ export class Faults {
 			}
 			if (r.close_connection) d.closeConnection = true;
 			if (r.ambiguous_timeout) d.ambiguousTimeout = true;
+			if (r.hold) d.hold = this.held;
 		}
 		return d;
 	}

@@ -15,7 +15,7 @@ import { DEFAULT_TOKEN, Emulator } from './emulator';
 import type { FieldDetail } from './errors';
 import { ApiError, codeForStatus, envelope } from './errors';
 import type { FaultDecision } from './faults';
-import { loadProfile } from './faults';
+import { loadProfile, waitOutHold } from './faults';
 import { uuidv7 } from './ids';
 import type { ProfileName } from './profile';
 import type { OutageMode } from './outage';
@@ -326,6 +326,7 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 		const fault = emu.faults.decide(request.method, request.routeTemplate);
 		request.fault = fault;
 		if (fault) {
+			if (fault.hold) await waitOutHold(fault.hold);
 			if (fault.latencyMs > 0) await sleep(fault.latencyMs);
 			if (fault.status !== undefined) {
 				const code = codeForStatus(fault.status);

@@ -16,10 +16,6 @@ import { hostPlatform } from '../support/hostPlatform';
 
 /** The emulator's read-only token: another account as far as the extension can tell (emulator/README.md "Tokens"). */
 const OTHER_TOKEN = 'ca_readonly_0123456789abcdef';
-/** How long GET /v2/agents takes while a test looks at what shows before the answer. */
-// Long enough that the listing's answer cannot come before the rows as last loaded are read, even on
-// a loaded machine: the tests tell cached rows from fresh ones by their mark, never by a time bound.
-const SLOW_LISTING_MS = 6_000;
 /** A record kept with the rows as last loaded that the service does not have: it shows only from the cache. */
 const SENTINEL = { id: 'agent-only-in-the-cache', name: 'Only in the cache', status: 'idle' };
 
@@ -150,9 +146,36 @@ suite('Rows as last loaded (Agents view)', () => {
 		await state.update(ROW_CACHE_KEY, kept);
 	}
 
-	async function slowListing(): Promise<void> {
-		const r = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/agents', latency_ms: SLOW_LISTING_MS }] });
+	/**
+	 * GET /v2/agents waits from now until released (the emulator's `hold` fault): what shows before
+	 * the answer is read while the answer cannot have come, on any machine, with no time guessed.
+	 */
+	async function holdListing(): Promise<void> {
+		const r = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/agents', hold: true }] });
 		assert.equal(r.status, 200, JSON.stringify(r.body));
+	}
+
+	/** Lets the held listings go on (clears the rules). */
+	async function releaseListing(): Promise<void> {
+		await emu('DELETE', '/_emulator/faults');
+	}
+
+	/**
+	 * The rows `read` gives with the listing held (holdListing first): once the emulator holds a GET
+	 * /v2/agents, it is released, and what `read` resolves to is returned. Rows given before the
+	 * answer (the rows as last loaded) are what `read` resolved to then; rows that waited for it are
+	 * the answer's.
+	 */
+	async function rowsOverHeldListing(read: () => Thenable<vscode.TreeItem[]>): Promise<vscode.TreeItem[]> {
+		let settled = false;
+		const rows = Promise.resolve(read()).finally(() => (settled = true));
+		// (Rows that needed no listing, an answer read before the hold, come at once: they are what shows.)
+		await waitFor('the listing held by the emulator, or the rows', async () => {
+			const { body } = await emu<{ rules: Array<{ applied: number }> }>('GET', '/_emulator/faults');
+			return settled || (body.rules[0]?.applied ?? 0) > 0 || undefined;
+		});
+		await releaseListing();
+		return within('the rows', rows, 20_000);
 	}
 
 	suiteSetup(async function () {
@@ -181,17 +204,11 @@ suite('Rows as last loaded (Agents view)', () => {
 		assert.ok(!state.dump().includes(devToken()), 'the token is never kept, only its fingerprint');
 		assert.ok(state.dump().includes(accountFingerprint(devToken())));
 
-		await slowListing();
+		await holdListing();
 		const w = await openWindow();
-		const started = Date.now();
-		const first = await w.tree.getChildren();
-		// Rows marked as cached are rows shown before the listing's answer: that, not a time bound
-		// (under SLOW_LISTING_MS / 2 here before, 1.3 s and more on a loaded machine), says the rows did
-		// not wait for it.
-		assert.ok(
-			first.length > 1 && first.every(isCached),
-			`every row shown before the answer is marked as cached (after ${Date.now() - started} ms)`,
-		);
+		// The listing is held: rows that come now did not wait for its answer; they are marked as cached.
+		const first = await within('the rows as last loaded, with the listing held', w.tree.getChildren(), 20_000);
+		assert.ok(first.length > 1 && first.every(isCached), 'every row shown before the answer is marked as cached');
 		for (const row of first) {
 			assert.match(description(row), /^cached · /, 'the description says so first');
 			const icon = row.iconPath as vscode.ThemeIcon;
@@ -208,7 +225,9 @@ suite('Rows as last loaded (Agents view)', () => {
 		// rows back until its trailing edge (issue 23).
 		assert.equal(w.view.messageSets, 0, 'no view message set while the rows as last loaded wait for the answer');
 
-		const fresh = await nextRows(w);
+		const answered = nextRows(w);
+		await releaseListing();
+		const fresh = await answered;
 		assert.ok(fresh.length > 0 && fresh.every((r) => !isCached(r) && !/cached/.test(description(r))), 'the answer shows fresh rows');
 		assert.ok(!fresh.some((r) => r.id === `agent/${SENTINEL.id}`), 'a row the service no longer has is gone');
 		assert.equal(w.view.messageSets, 0, 'nor when the answer replaced them');
@@ -229,10 +248,12 @@ suite('Rows as last loaded (Agents view)', () => {
 			});
 			// Another page size: every list starts over, as in a new window.
 			await config.update('pageSize', 48, vscode.ConfigurationTarget.Global);
-			await slowListing();
+			await holdListing();
 			const rows = await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'agents', undefined, {
 				asShown: true,
 			});
+			// The rename reads on: the listing goes on too.
+			await releaseListing();
 			// Shown marked as cached: shown before the listing's answer (the mark says it, not a time bound).
 			const row = rows.find((r) => r.id === `agent/${id}`);
 			assert.match(row?.description ?? '', /^cached · /, 'shown marked');
@@ -296,22 +317,21 @@ suite('Rows as last loaded (Agents view)', () => {
 		assert.equal(state.get(ROW_CACHE_KEY), undefined, 'signing out cleared the rows kept');
 		assert.deepEqual(await w.tree.getChildren(), [], 'signed out: no rows (the welcome content shows)');
 
-		await slowListing();
+		await holdListing();
 		const again = await openWindow();
-		const started = Date.now();
-		const rows = await again.tree.getChildren();
-		assert.ok(Date.now() - started >= SLOW_LISTING_MS - 200, 'nothing to show before the answer');
-		assert.ok(rows.length > 0 && rows.every((r) => !isCached(r)));
+		// Nothing to show before the answer: the rows it gives are the answer's, fresh.
+		const rows = await rowsOverHeldListing(() => again.tree.getChildren());
+		assert.ok(rows.length > 0 && rows.every((r) => !isCached(r)), 'the rows waited for the answer');
 	});
 
 	test('another account (another token) never shows the rows of the first one', async function () {
 		this.timeout(60_000);
 		await keepRows(devToken());
-		await slowListing();
 		// A window signed in with another token: the kept rows are not its own.
+		await holdListing();
 		const other = await openWindow(OTHER_TOKEN);
 		assert.equal(state.get(ROW_CACHE_KEY), undefined, "the first account's rows were dropped on sign-in");
-		const rows = await other.tree.getChildren();
+		const rows = await rowsOverHeldListing(() => other.tree.getChildren());
 		assert.ok(!rows.some(isCached), 'no row of the other account before the answer');
 		assert.ok(!rows.some((r) => r.id === `agent/${SENTINEL.id}`));
 
@@ -324,8 +344,8 @@ suite('Rows as last loaded (Agents view)', () => {
 			Promise.resolve(w.session.cacheScope?.account === accountFingerprint(OTHER_TOKEN) || undefined),
 		);
 		assert.equal(state.get(ROW_CACHE_KEY), undefined, 'a changed token drops the rows kept');
-		await slowListing();
-		const afterChange = await w.tree.getChildren();
+		await holdListing();
+		const afterChange = await rowsOverHeldListing(() => w.tree.getChildren());
 		assert.ok(!afterChange.some(isCached) && !afterChange.some((r) => r.id === `agent/${SENTINEL.id}`));
 	});
 
@@ -349,9 +369,9 @@ suite('Rows as last loaded (Agents view)', () => {
 			agents: { v: 1, apiUrl: 'http://127.0.0.1:1', account: accountFingerprint(devToken()), savedAt: Date.now(), items: [SENTINEL] },
 		};
 		await state.update(ROW_CACHE_KEY, kept);
+		await holdListing();
 		const other = await openWindow();
-		await slowListing();
-		const fresh = await other.tree.getChildren();
+		const fresh = await rowsOverHeldListing(() => other.tree.getChildren());
 		assert.ok(!fresh.some(isCached) && !fresh.some((r) => r.id === `agent/${SENTINEL.id}`));
 	});
 });

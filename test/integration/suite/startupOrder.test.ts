@@ -52,15 +52,20 @@ suite('Start-up order of the first listing', () => {
 	test('GET /v2/agents does not wait for a slow GET /v2/me (the Accounts menu)', async () => {
 		const { session } = await signedInSession();
 		await session.initialize(undefined);
-		const slow = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/me', latency_ms: 4_000 }] });
-		assert.equal(slow.status, 200, JSON.stringify(slow.body));
+		// GET /v2/me waits until the test lets it go (the emulator's `hold`): the listing is answered meanwhile, or never.
+		const held = await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/me', hold: true }] });
+		assert.equal(held.status, 200, JSON.stringify(held.body));
 		let meDone = false;
 		const me = session.client.getMe().finally(() => {
 			meDone = true;
 		});
-		const page = await within('the listing', session.client.listAgents({ limit: 1 }), 20_000);
-		assert.ok(Array.isArray(page.items));
-		assert.equal(meDone, false, 'GET /v2/agents was answered only after the slow GET /v2/me');
+		try {
+			const page = await within('the listing while GET /v2/me is held', session.client.listAgents({ limit: 1 }), 20_000);
+			assert.ok(Array.isArray(page.items));
+			assert.equal(meDone, false, 'GET /v2/me was not held');
+		} finally {
+			await emu('DELETE', '/_emulator/faults');
+		}
 		await within('GET /v2/me', me, 20_000);
 	});
 

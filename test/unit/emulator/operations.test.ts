@@ -49,6 +49,30 @@ suite('emulator: faults, counters, persistence and operations', () => {
 		}
 	});
 
+	test('hold keeps a matching request waiting until the rules change; the others answer meanwhile', async () => {
+		const { emu, c } = await boot();
+		try {
+			await c.admin('PUT', '/faults', { rules: [{ method: 'GET', route: '/v2/me', hold: true, count: 1 }] });
+			let answered = false;
+			const held = c.get('/v2/me').then((r) => {
+				answered = true;
+				return r;
+			});
+			// The emulator has the request (the rule applied) and has not answered it; another route answers.
+			for (let i = 0; (await c.admin('GET', '/faults')).body.rules[0].applied < 1; i++) {
+				assert.ok(i < 2_000, 'the held request reached the emulator');
+				await new Promise((r) => setImmediate(r));
+			}
+			assert.equal((await c.get('/v2/runtimes')).status, 200);
+			assert.equal(answered, false, 'the held request is not answered while the rule stands');
+			await c.admin('DELETE', '/faults');
+			assert.equal((await held).status, 200, 'clearing the rules lets it go on');
+			assertFaultRejected(await c.admin('PUT', '/faults', { rules: [{ status: 'x', hold: 1 }] }));
+		} finally {
+			await emu.close();
+		}
+	});
+
 	function assertFaultRejected(r: { status: number; body: { error: { message: string } } }): void {
 		assert.equal(r.status, 422);
 		assert.match(r.body.error.message, /rules\[0\]\.status/);
