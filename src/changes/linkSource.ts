@@ -339,6 +339,15 @@ export class LinkSource extends Disposable {
 		this.agentGroup.resourceStates = agent;
 		this.otherGroup.resourceStates = other;
 		this.agentGroup.label = this.agentGroupLabel();
+		// Until a comparison succeeded the groups hold nothing true, and VS Code shows a group's count
+		// beside its label ("comparing… 0", "failed 0" read as "nothing changed", issue 42, item 4): the
+		// agent group hides, and the source control's input box, read-only, says where it stands.
+		this.agentGroup.hideWhenEmpty = !this.compared;
+		this.scm.inputBox.visible = !this.compared;
+		if (!this.compared) {
+			this.scm.inputBox.enabled = false;
+			this.scm.inputBox.placeholder = this.notComparedText();
+		}
 		this.scm.count = agent.length;
 		const problem = this.failure
 			? { title: `$(error) ${vscode.l10n.t('Comparison failed')}`, tooltip: this.failure }
@@ -348,21 +357,23 @@ export class LinkSource extends Disposable {
 		this.scm.statusBarCommands = problem ? [{ command: 'cloudAgents.changes.refresh', ...problem, arguments: [this.scm] }] : undefined;
 	}
 
+	/** Where a link that was never compared in this window stands (the input box's placeholder). */
+	private notComparedText(): string {
+		if (this.failure) {
+			return vscode.l10n.t('Not compared, Refresh to try again. The comparison failed: {0}', this.failure);
+		}
+		return this.comparing
+			? vscode.l10n.t("Comparing with the agent's folder…")
+			: vscode.l10n.t('Not compared yet: Refresh to compare.');
+	}
+
 	/**
-	 * The agent group's label: the count beside it is true only once a comparison succeeded, so until
-	 * then (comparing, or failed) and after a failed one the label says so: never a bare "0".
+	 * The agent group's label (shown once a comparison succeeded: notComparedText until then): after a
+	 * comparison that failed, the count beside it is the last one's, and the label says so.
 	 */
 	private agentGroupLabel(): string {
 		const name = vscode.l10n.t('Changed by the agent');
-		if (this.failure) {
-			return this.compared
-				? vscode.l10n.t('{0} — as last compared; comparing again failed', name)
-				: vscode.l10n.t('{0} — not compared: the comparison failed', name);
-		}
-		if (this.comparing) {
-			return this.compared ? name : vscode.l10n.t('{0} — comparing…', name);
-		}
-		return this.compared ? name : vscode.l10n.t('{0} — not compared yet', name);
+		return this.compared && this.failure ? vscode.l10n.t('{0} — as last compared; comparing again failed', name) : name;
 	}
 
 	/**
