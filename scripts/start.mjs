@@ -66,14 +66,17 @@ async function writeBillingCheckout(demoRoot) {
 
 /**
  * Starts the demo emulator on `port` (again, after a restart) and resolves with its process once it
- * answers; `corsOrigin`: a browser page it allows (the web build's workbench).
+ * answers; `corsOrigin`: a browser page it allows (the web build's workbench); `adminPort`: its admin
+ * API's port, the last one's after a restart so that the outage lines printed at start still work
+ * (any free one when that is taken).
  */
-async function startDemoEmulator(procs, port, corsOrigin) {
+async function startDemoEmulator(procs, port, corsOrigin, adminPort) {
 	if (!(await portFree(port))) {
 		throw new Error(`port ${port} is taken (another emulator?): stop that one first`);
 	}
+	const admin = adminPort && (await portFree(adminPort)) ? adminPort : undefined;
 	let child;
-	await startEmulator(procs, { port, logFile: join(WORK, 'emulator.log'), corsOrigin, onChild: (c) => (child = c) });
+	await startEmulator(procs, { port, adminPort: admin, logFile: join(WORK, 'emulator.log'), corsOrigin, onChild: (c) => (child = c) });
 	return child;
 }
 
@@ -153,7 +156,7 @@ ${adminUrl ? `${indent(outageHelp(adminUrl))}\n` : ''}${interactive ? `${indent(
 		emulator,
 		serviceUrl: emulatorUrl,
 		adminUrl,
-		startEmulator: external ? undefined : () => startDemoEmulator(procs, emulatorPort, corsOrigin),
+		startEmulator: external ? undefined : ({ adminPort } = {}) => startDemoEmulator(procs, emulatorPort, corsOrigin, adminPort),
 		stopEmulator: (child) => procs.stop(child),
 		startByHand: external ? undefined : `npm run emulator -- --port ${emulatorPort} --seed demo`,
 		interactive,

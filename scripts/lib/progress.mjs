@@ -1,7 +1,8 @@
 // Signs of life for the long steps of `npm start` and the test harness (issue 33, item 13): the
-// first start installs code-server and builds its native modules for about 3 minutes; a line every
+// first start installs code-server and builds its native modules for 3 to 7 minutes; a line every
 // few seconds with the time so far and the step's latest output shows that it is working.
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 
 /** How often a long step says it is still working. */
 export const HEARTBEAT_MS = 10_000;
@@ -95,4 +96,21 @@ export async function withHeartbeat(what, promise, { log, everyMs = HEARTBEAT_MS
 	} finally {
 		clearInterval(timer);
 	}
+}
+
+/**
+ * The environment of code-server's postinstall (its native modules built with node-gyp for `nodeDir`):
+ * every core compiling (node-gyp's JOBS; one compiler at a time took 7 minutes on a busy 2-core
+ * machine), and the build scripts' output in the foreground, so the progress line's "last output"
+ * names what is being compiled instead of staying on npm's first line (issue 42, item 14).
+ */
+export function nativeBuildEnv(env, nodeDir, nodeVersion) {
+	return {
+		...env,
+		PATH: `${join(nodeDir, 'bin')}:${env.PATH}`,
+		npm_config_nodedir: nodeDir,
+		npm_config_user_agent: `npm/11 node/${nodeVersion} linux x64`,
+		npm_config_foreground_scripts: 'true',
+		JOBS: 'max',
+	};
 }

@@ -118,7 +118,7 @@ export class StartSession {
 	 *   emulator?: import('node:child_process').ChildProcess & { exited?: boolean },
 	 *   serviceUrl: string,
 	 *   adminUrl?: string,
-	 *   startEmulator?: () => Promise<import('node:child_process').ChildProcess>,
+	 *   startEmulator?: (opts: { adminPort?: number }) => Promise<import('node:child_process').ChildProcess>,
 	 *   stopEmulator?: (child: import('node:child_process').ChildProcess) => Promise<void>,
 	 *   startByHand?: string,
 	 *   interactive?: boolean,
@@ -230,12 +230,14 @@ export class StartSession {
 			await stopEmulator(old);
 		}
 		print('starting the emulator');
-		const child = await startEmulator();
+		// On the admin port it had: the outage lines printed at start keep working.
+		const before = this.adminUrl;
+		const child = await startEmulator({ adminPort: before ? Number(new URL(before).port) || undefined : undefined });
 		this.watch(child);
 		this.adminUrl = (await emulatorAdminUrl(this.opts.serviceUrl, this.opts.fetchFn ?? fetch)) ?? this.adminUrl;
 		print(`the emulator answers again on ${this.opts.serviceUrl} (fresh demo data)`);
-		if (this.adminUrl) {
-			print(outageHelp(this.adminUrl));
+		if (this.adminUrl && this.adminUrl !== before) {
+			print(`${before ? 'its outage switch moved (its admin port was taken): ' : ''}${outageHelp(this.adminUrl)}`);
 		}
 	}
 

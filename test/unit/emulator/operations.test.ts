@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadProfile } from '../../../emulator/src/faults';
@@ -309,6 +310,105 @@ suite('emulator: faults, counters, persistence and operations', () => {
 		}
 		assert.match(out, /^Cloud Agents emulator listening on http:\/\/127\.0\.0\.1:\d+ \(token: the value given with --token/);
 		assert.ok(!out.includes('ca_cli_secret_value_789'));
+	});
+
+	test('the CLI: --admin-port puts the admin API there; SIGTERM ends the process even with a request in flight and a computer panel open', async function () {
+		// Issue 42, item 14: `npm start`'s r restarted the emulator on another admin port (the outage
+		// lines printed at start stopped working), and an emulator ended by SIGTERM with a computer
+		// panel open stopped listening and lived on.
+		this.timeout(60_000);
+		const adminPort = await new Promise<number>((resolve, reject) => {
+			const probe = createNetServer();
+			probe.once('error', reject);
+			probe.listen(0, '127.0.0.1', () => {
+				const { port } = probe.address() as { port: number };
+				probe.close(() => resolve(port));
+			});
+		});
+		const main = join(__dirname, '..', '..', '..', 'emulator', 'src', 'main.js');
+		const child = spawn(process.execPath, [main, '--port', '0', '--admin-port', String(adminPort), '--quiet'], {
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		let exitedWith: string | undefined;
+		const exited = new Promise<void>((r) =>
+			child.once('exit', (code, signal) => {
+				exitedWith = `${code ?? signal}`;
+				r();
+			}),
+		);
+		let out = '';
+		child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+		try {
+			await until(async () => out.includes('admin API'), 45_000, 20);
+			assert.ok(out.includes(`admin API (plain HTTP, up through outages): http://127.0.0.1:${adminPort}/_emulator/`), out);
+			const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+			assert.ok(url, out);
+			// A request the service holds (as a slow answer, or a stream that stays open) when the signal comes.
+			const admin = `http://127.0.0.1:${adminPort}/_emulator/faults`;
+			const put = await fetch(admin, {
+				method: 'PUT',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ rules: [{ method: 'GET', route: '/v2/me', hold: true }] }),
+			});
+			assert.equal(put.status, 200);
+			const held = fetch(`${url}/v2/me`, { headers: { authorization: `Bearer ${DEV_TOKEN}` } }).then(
+				(r) => r.status,
+				() => 'cut',
+			);
+			await until(
+				async () => ((await (await fetch(admin)).json()) as { rules: Array<{ applied: number }> }).rules[0]!.applied > 0,
+				10_000,
+				20,
+			);
+			// And an open computer panel: an upgraded socket, which the server's close does not end by itself.
+			const auth = { authorization: `Bearer ${DEV_TOKEN}` };
+			const agents = (
+				(await (await fetch(`${url}/v2/agents?limit=100`, { headers: auth })).json()) as {
+					agents: Array<{ id: string; name: string }>;
+				}
+			).agents;
+			const billing = agents.find((a) => a.name === 'Refactor billing module');
+			assert.ok(billing);
+			const session = (await (
+				await fetch(`${url}/v2/agents/${billing.id}/computer-sessions`, { method: 'POST', headers: auth })
+			).json()) as {
+				channels: { vnc: { websocket_url: string; protocols: string[] } };
+			};
+			const ws = new URL(session.channels.vnc.websocket_url);
+			const upgraded = await new Promise<number>((resolve, reject) => {
+				const req = httpRequest({
+					host: ws.hostname,
+					port: ws.port,
+					path: `${ws.pathname}${ws.search}`,
+					headers: {
+						connection: 'Upgrade',
+						upgrade: 'websocket',
+						'sec-websocket-version': '13',
+						'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+						'sec-websocket-protocol': session.channels.vnc.protocols.join(', '),
+					},
+				});
+				req.once('upgrade', (res) => resolve(res.statusCode ?? 0));
+				req.once('response', (res) => resolve(res.statusCode ?? 0));
+				req.once('error', reject);
+				req.end();
+			});
+			assert.equal(upgraded, 101);
+			child.kill('SIGTERM');
+			await exited;
+			assert.equal(exitedWith, '0', 'the emulator ended cleanly');
+			assert.equal(await held, 'cut', 'the held request ended with the process');
+		} finally {
+			child.kill('SIGKILL');
+			await exited;
+		}
+		assert.match(
+			await fetch(`http://127.0.0.1:${adminPort}/_emulator/faults`).then(
+				() => 'still answering',
+				(e: Error) => (e.cause instanceof Error ? e.cause.message : e.message),
+			),
+			/ECONNREFUSED/,
+		);
 	});
 
 	test('the computer session websocket_url accepts a WebSocket with the session protocols', async () => {

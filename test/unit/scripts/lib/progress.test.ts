@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +17,7 @@ interface ProgressModule {
 		opts: { what: string; log: (line: string) => void; everyMs?: number; cwd?: string; env?: NodeJS.ProcessEnv },
 	): Promise<string>;
 	withHeartbeat<T>(what: string, promise: Promise<T>, opts: { log: (line: string) => void; everyMs?: number }): Promise<T>;
+	nativeBuildEnv(env: NodeJS.ProcessEnv, nodeDir: string, nodeVersion: string): NodeJS.ProcessEnv;
 }
 
 const ROOT = join(__dirname, '..', '..', '..', '..', '..');
@@ -102,5 +103,50 @@ suite('scripts/lib/progress', function () {
 		});
 		assert.equal(await result, 'vsix');
 		assert.match(lines[0] ?? '', /^building the extension: still working, 0 s so far$/);
+	});
+
+	test("the native build's progress line names what its build scripts print (npm runs them in the foreground), with every core compiling", async function () {
+		// Issue 42, item 14: code-server's postinstall (npm rebuilding native modules) said nothing for
+		// minutes: npm keeps a build script's output to itself unless it runs in the foreground.
+		this.timeout(60_000);
+		const pkg = join(dir, 'node_modules', 'native-thing');
+		mkdirSync(pkg, { recursive: true });
+		writeFileSync(
+			join(dir, 'package.json'),
+			JSON.stringify({ name: 'root', version: '1.0.0', dependencies: { 'native-thing': '1.0.0' } }),
+		);
+		// The build script prints a compile line, then works until the test saw that line in a progress line.
+		const seen = join(dir, 'seen');
+		writeFileSync(
+			join(pkg, 'build.js'),
+			`console.log('CXX(target) Release/obj.target/thing.o jobs=' + process.env.JOBS);
+const fs = require('fs');
+const started = Date.now();
+const wait = () => (fs.existsSync(${JSON.stringify(seen)}) || Date.now() - started > 30000 ? undefined : setTimeout(wait, 50));
+wait();
+`,
+		);
+		writeFileSync(
+			join(pkg, 'package.json'),
+			JSON.stringify({ name: 'native-thing', version: '1.0.0', scripts: { install: 'node build.js' } }),
+		);
+		const lines: string[] = [];
+		const env = m.nativeBuildEnv({ ...process.env, npm_config_loglevel: 'error' }, join(dir, 'node'), 'v24.0.0');
+		await m.runWithProgress('npm', ['rebuild', '--no-audit', '--no-fund'], {
+			what: "building code-server's native modules",
+			everyMs: 100,
+			cwd: dir,
+			env,
+			log: (line) => {
+				lines.push(line);
+				if (line.includes('CXX(target)')) {
+					writeFileSync(seen, '');
+				}
+			},
+		});
+		assert.ok(
+			lines.some((l) => l.includes('(last output: CXX(target) Release/obj.target/thing.o jobs=max)')),
+			`the progress lines: ${JSON.stringify(lines.slice(-3))}`,
+		);
 	});
 });

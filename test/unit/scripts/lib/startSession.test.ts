@@ -19,7 +19,7 @@ interface SessionOptions {
 	emulator?: Child;
 	serviceUrl: string;
 	adminUrl?: string;
-	startEmulator?: () => Promise<Child>;
+	startEmulator?: (opts: { adminPort?: number }) => Promise<Child>;
 	stopEmulator?: (child: Child) => Promise<void>;
 	startByHand?: string;
 	interactive?: boolean;
@@ -100,14 +100,14 @@ suite('scripts/lib/startSession', function () {
 		const workbench = fakeChild();
 		const emulator = fakeChild();
 		const restarted = fakeChild();
-		let starts = 0;
+		const starts: Array<{ adminPort?: number }> = [];
 		const session = new m.StartSession({
 			workbench,
 			emulator,
 			serviceUrl: 'http://127.0.0.1:8787',
 			adminUrl: 'http://127.0.0.1:40001',
-			startEmulator: () => {
-				starts++;
+			startEmulator: (opts) => {
+				starts.push(opts);
 				return Promise.resolve(restarted);
 			},
 			stopEmulator: () => Promise.reject(new Error('nothing to stop')),
@@ -124,9 +124,11 @@ suite('scripts/lib/startSession', function () {
 		assert.match(printed[0] ?? '', /Or start one yourself: npm run emulator -- --port 8787 --seed demo$/);
 
 		await session.press('r');
-		assert.equal(starts, 1);
+		// Started again on the admin port it had (issue 42, item 14: the outage lines printed at start
+		// stopped working after r); here that port was taken, and the new one is told.
+		assert.deepEqual(starts, [{ adminPort: 40001 }]);
 		assert.ok(printed.includes('the emulator answers again on http://127.0.0.1:8787 (fresh demo data)'), printed.join('\n'));
-		// The new emulator's admin URL (its port changes at each start) is the one printed now.
+		assert.match(printed.at(-1) ?? '', /^its outage switch moved \(its admin port was taken\): /);
 		assert.ok(printed.at(-1)?.includes('curl -X DELETE http://127.0.0.1:40002/_emulator/outage'), printed.at(-1));
 		assert.equal(await settled(session.done), false);
 
@@ -134,15 +136,20 @@ suite('scripts/lib/startSession', function () {
 		assert.deepEqual(await session.done, { reason: 'workbench' });
 	});
 
-	test('r restarts a running emulator: it is stopped first, and its exit is not told as a crash', async () => {
+	test('r restarts a running emulator: it is stopped first, and its exit is not told as a crash; its outage switch stays where it was', async () => {
 		const printed: string[] = [];
 		const emulator = fakeChild();
 		const stopped: Child[] = [];
+		const starts: Array<{ adminPort?: number }> = [];
 		const session = new m.StartSession({
 			workbench: fakeChild(),
 			emulator,
 			serviceUrl: 'http://127.0.0.1:8787',
-			startEmulator: () => Promise.resolve(fakeChild()),
+			adminUrl: 'http://127.0.0.1:40001',
+			startEmulator: (opts) => {
+				starts.push(opts);
+				return Promise.resolve(fakeChild());
+			},
 			stopEmulator: (child) => {
 				stopped.push(child);
 				child.exit(null, 'SIGTERM');
@@ -150,10 +157,13 @@ suite('scripts/lib/startSession', function () {
 			},
 			interactive: true,
 			print: (text) => printed.push(text),
-			fetchFn: noFetch,
+			// The new emulator's switch: on the port asked for.
+			fetchFn: () => Promise.resolve(new Response(JSON.stringify({ active: false, admin_url: 'http://127.0.0.1:40001' }))),
 		});
 		await session.press('r');
 		assert.deepEqual(stopped, [emulator]);
+		assert.deepEqual(starts, [{ adminPort: 40001 }], 'started on the admin port it had');
+		// The outage lines printed at start still work: not printed again.
 		assert.deepEqual(printed, [
 			'stopping the emulator',
 			'starting the emulator',
