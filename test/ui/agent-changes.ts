@@ -351,7 +351,10 @@ const uiTest: UiTest = {
 					const failed = await until(
 						page,
 						'Source Control saying it was not compared',
-						async () => ((await scmText()).includes('Not compared, Refresh to try again. The comparison failed: ') ? scmText() : undefined),
+						async () =>
+							(await scmText()).includes('Not compared, Refresh to try again. The comparison failed: ')
+								? scmText()
+								: undefined,
 						60_000,
 					);
 					note(`Source Control during the outage: ${failed}`);
