@@ -79,6 +79,18 @@ export function emptyViewContextKey(viewId: string): string {
 	return `${viewId}.empty`;
 }
 
+/**
+ * The context key that is true while a list view's first read has had no answer for
+ * FIRST_READ_WAITING_MS: its welcome then says it is waiting for the service, not only "Loading…"
+ * (issue 42, item 4: a service that stalled at window load showed a progress bar for two minutes).
+ */
+export function waitingViewContextKey(viewId: string): string {
+	return `${viewId}.waiting`;
+}
+
+/** How long a list's first read goes unanswered before its view says it is waiting for the service. */
+export const FIRST_READ_WAITING_MS = 3_000;
+
 /** The configuration section and keys under it. */
 export const CONFIG = {
 	section: 'cloudAgents',

@@ -3,7 +3,7 @@ import { SAFETY, fromUnixMillis, isAuthFailure } from '../api';
 import { plainText, singleLine } from '../util/text';
 import { Disposable, toDisposable } from '../util/lifecycle';
 import { describeError } from '../util/errors';
-import { emptyViewContextKey, type CommandId } from '../ids';
+import { FIRST_READ_WAITING_MS, emptyViewContextKey, waitingViewContextKey, type CommandId } from '../ids';
 import { Connectivity } from './connectivity';
 import type { Participant } from './connectivity';
 import { relativeTime, safeTreeItem } from './format';
@@ -569,7 +569,12 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			// this turn are written, so the rows of the views VS Code asked for in the same breath (rows
 			// as last loaded) go out first (src/util/turns.ts).
 			await new Promise<void>((resolve) => afterReplies(resolve));
-			await model.load();
+			const waiting = isRoot ? this.tellWaitingSoon() : undefined;
+			try {
+				await model.load();
+			} finally {
+				waiting?.dispose();
+			}
 		}
 		const commands = this.commandsOf(model);
 		const listRows = this.listRowsOf(model, commands);
@@ -608,6 +613,30 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	/** Whether `model` shows the rows as last loaded under its error or offline row: the root, not loaded yet, failed. */
 	private showsCached(model: ListModel<unknown>): boolean {
 		return model === (this.root as ListModel<unknown>) && this.cached !== undefined && !model.loaded && model.error !== undefined;
+	}
+
+	/**
+	 * Sets the view's "waiting for the service" context key (waitingViewContextKey) if the read under
+	 * way has no answer within FIRST_READ_WAITING_MS; disposing it (the read settled) clears it.
+	 */
+	private tellWaitingSoon(): vscode.Disposable {
+		const viewId = this.descriptor.viewId;
+		if (!viewId) {
+			return { dispose: () => undefined };
+		}
+		let told = false;
+		const timer = setTimeout(() => {
+			told = true;
+			void vscode.commands.executeCommand('setContext', waitingViewContextKey(viewId), true);
+		}, FIRST_READ_WAITING_MS);
+		return {
+			dispose: () => {
+				clearTimeout(timer);
+				if (told) {
+					void vscode.commands.executeCommand('setContext', waitingViewContextKey(viewId), false);
+				}
+			},
+		};
 	}
 
 	/** Sets the view's "read and found nothing" context key (emptyViewContextKey) when it changes. */
