@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { registerCommand } from './views/registry';
 import { LazyFileSystemProvider } from './workspace/fs/lazyProvider';
-import { Disposable } from './util/lifecycle';
+import { Disposable, onSignedOut } from './util/lifecycle';
 import { Session } from './auth/session';
 import { RunFollower } from './runFollowing';
 import { RunEventStore } from './runFollowing/runStore';
@@ -197,18 +197,11 @@ class CloudAgentsExtension extends Disposable {
 		const records = this.register(new RecordDocuments());
 		const images = this.register(new ImageDocuments());
 		// Signing out takes the account's results, details and artifacts off the screen (issue 42, item 5).
-		let signedIn = this.session.signedIn;
 		this.register(
-			this.session.onDidChange(() => {
-				const was = signedIn;
-				signedIn = this.session.signedIn;
-				if (was && !signedIn) {
-					void Promise.all([records.forgetAll(), images.forgetAll()]).catch((err: unknown) =>
-						this.log.warn(
-							`Closing the account's tabs after sign-out failed: ${err instanceof Error ? err.message : String(err)}`,
-						),
-					);
-				}
+			onSignedOut(this.session, () => {
+				void Promise.all([records.forgetAll(), images.forgetAll()]).catch((err: unknown) =>
+					this.log.warn(`Closing the account's tabs after sign-out failed: ${err instanceof Error ? err.message : String(err)}`),
+				);
 			}),
 		);
 		return {

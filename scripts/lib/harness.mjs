@@ -47,7 +47,6 @@ export const STILL_STYLE_ID = 'cloud-agents-harness-still';
  * workbench is rendered either and no transition runs: nobody looks at a page whose in-host suites run.
  */
 export function stillPageScript({ hidden }) {
-	const quiet = QUIET_CSS;
 	const still =
 		'*, *::before, *::after { animation: none !important; transition: none !important; }' +
 		' .monaco-workbench > * { content-visibility: hidden !important; }';
@@ -56,7 +55,7 @@ export function stillPageScript({ hidden }) {
 	const add = () => {
 		const style = document.createElement('style');
 		style.id = ${JSON.stringify(STILL_STYLE_ID)};
-		style.textContent = moving ? ${JSON.stringify(quiet)} : ${JSON.stringify(still)};
+		style.textContent = moving ? ${JSON.stringify(QUIET_CSS)} : ${JSON.stringify(still)};
 		document.head.append(style);
 	};
 	if (document.head) add();

@@ -9,6 +9,7 @@ import type { Agent, CloudAgentsClient, ComputerSession } from '../api';
 import type { ActionSession } from '../views/actions';
 import { notRunningAdvice, runtimeOfAgent } from './runtimes';
 import { describeError, requestIdNote } from '../util/errors';
+import { onSignedOut } from '../util/lifecycle';
 import { displayName, isStatus, showWarning, toAbortSignal } from '../views/ui';
 import type { ComputerAgent, ComputerPanelHost } from '../webviews/computer/computerPanel';
 import { ComputerPanel } from '../webviews/computer/computerPanel';
@@ -78,14 +79,9 @@ class ComputerPanels implements vscode.Disposable {
 	) {
 		const session = deps.session;
 		if (session) {
-			let signedIn = session.signedIn;
-			this.signOut = session.onDidChange(() => {
-				const was = signedIn;
-				signedIn = session.signedIn;
-				if (was && !signedIn) {
-					for (const panel of this.panels.all()) {
-						panel.dispose();
-					}
+			this.signOut = onSignedOut(session, () => {
+				for (const panel of this.panels.all()) {
+					panel.dispose();
 				}
 			});
 		}

@@ -72,3 +72,21 @@ export function whenRead(source: ReadOnce, maxMs: number): Promise<void> {
 		}
 	});
 }
+
+/** A session as `onSignedOut` reads it: whether it is signed in, and when that may have changed. */
+export interface SignedInState {
+	readonly signedIn: boolean;
+	onDidChange(listener: () => void): vscode.Disposable;
+}
+
+/** Calls `listener` each time `session` goes from signed in to signed out (not on other changes). */
+export function onSignedOut(session: SignedInState, listener: () => void): vscode.Disposable {
+	let signedIn = session.signedIn;
+	return session.onDidChange(() => {
+		const was = signedIn;
+		signedIn = session.signedIn;
+		if (was && !signedIn) {
+			listener();
+		}
+	});
+}

@@ -178,14 +178,31 @@ export class CloudAgentViews extends Disposable {
 		if (!of) {
 			return host;
 		}
-		const own = Object.create(host) as ListHost;
-		own.reportError = (err: unknown): void => {
-			reportError(err);
-			if (err instanceof ApiError && err.status === 404 && this.selected(of) !== undefined) {
-				setTimeout(() => this.select(of, undefined), 0);
-			}
+		// The host as it is (each member read from it when used), with its own reportError: a 404 of the selected record
+		// drops the selection.
+		return {
+			get signedIn() {
+				return host.signedIn;
+			},
+			get onDidChange() {
+				return host.onDidChange;
+			},
+			get log() {
+				return host.log;
+			},
+			get connectivity() {
+				return host.connectivity;
+			},
+			get rowCache() {
+				return host.rowCache;
+			},
+			reportError: (err: unknown): void => {
+				reportError(err);
+				if (err instanceof ApiError && err.status === 404 && this.selected(of) !== undefined) {
+					setTimeout(() => this.select(of, undefined), 0);
+				}
+			},
 		};
-		return own;
 	}
 
 	/**
