@@ -39,18 +39,7 @@ const uiTest: UiTest = {
 			const row = await workbench.selectAgent(name);
 
 			// Palette: 1) the command, 2) the agent (the selected one is first: Enter), 3) the prompt.
-			await workbench.runCommand('Cloud Agents: Send Prompt');
-			await rowsOfPick.first().waitFor({ state: 'visible', timeout: 20_000 });
-			await page.waitForFunction(
-				`!!document.querySelector('.quick-input-list .monaco-list-row')?.textContent?.includes(${JSON.stringify(name)})`,
-				undefined,
-				{ timeout: 20_000 },
-			);
-			await page.keyboard.press('Enter');
-			await title
-				.filter({ hasText: `Send Prompt to ${name}` })
-				.first()
-				.waitFor({ state: 'visible', timeout: 10_000 });
+			await workbench.openPromptBoxForSelected(name);
 			const held = `Three steps ${Date.now()} [[hold]]`;
 			await input.fill(held);
 			await page.keyboard.press('Enter');

@@ -15,23 +15,8 @@ const uiTest: UiTest = {
 		const name = `Stalled prompt ${Date.now()}`;
 		await createIdleAgent(emulatorUrl, devToken, name);
 		const input = page.locator('.quick-input-widget input');
-		const title = page.locator('.quick-input-widget .quick-input-title');
-		const rowsOfPick = page.locator('.quick-input-list .monaco-list-row');
 		const toasts = page.locator('.notifications-toasts .notification-list-item');
-		const openPromptBox = async (): Promise<void> => {
-			await workbench.runCommand('Cloud Agents: Send Prompt');
-			await rowsOfPick.filter({ hasText: name }).first().waitFor({ state: 'visible', timeout: 20_000 });
-			await page.waitForFunction(
-				`!!document.querySelector('.quick-input-list .monaco-list-row')?.textContent?.includes(${JSON.stringify(name)})`,
-				undefined,
-				{ timeout: 20_000 },
-			);
-			await page.keyboard.press('Enter');
-			await title
-				.filter({ hasText: `Send Prompt to ${name}` })
-				.first()
-				.waitFor({ state: 'visible', timeout: 10_000 });
-		};
+		const openPromptBox = (): Promise<void> => workbench.openPromptBoxForSelected(name);
 		let outage: { end(): Promise<void> } | undefined;
 		try {
 			await workbench.selectAgent(name);

@@ -164,6 +164,26 @@ export class Workbench {
 		}
 	}
 
+	/**
+	 * "Send Prompt" from the palette with `agentName` selected in the Agents view: its agent pick lists
+	 * the selected agent first, and Enter takes it. Resolves when the prompt box for that agent shows.
+	 */
+	async openPromptBoxForSelected(agentName: string): Promise<void> {
+		await this.runCommand('Cloud Agents: Send Prompt');
+		await this.page.locator('.quick-input-list .monaco-list-row').first().waitFor({ state: 'visible', timeout: 20_000 });
+		await this.page.waitForFunction(
+			`!!document.querySelector('.quick-input-list .monaco-list-row')?.textContent?.includes(${JSON.stringify(agentName)})`,
+			undefined,
+			{ timeout: 20_000 },
+		);
+		await this.page.keyboard.press('Enter');
+		await this.page
+			.locator('.quick-input-widget .quick-input-title')
+			.filter({ hasText: `Send Prompt to ${agentName}` })
+			.first()
+			.waitFor({ state: 'visible', timeout: 10_000 });
+	}
+
 	/** The activity-bar entry of a view container, by its title. */
 	activityBarItem(title: string): Locator {
 		return this.page.locator(`.activitybar [aria-label^="${title}"]`).first();
