@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { loadProfile } from '../../../emulator/src/faults';
 import { startEmulator } from '../../../emulator/src/server';
 import { boot, DEV_TOKEN, readSse, until } from './helpers';
+import { WsClient } from '../support/rfbClient';
 
 suite('emulator: faults, counters, persistence and operations', () => {
 	test('starts in well under a second of CPU time', async () => {
@@ -374,30 +375,12 @@ suite('emulator: faults, counters, persistence and operations', () => {
 			).json()) as {
 				channels: { vnc: { websocket_url: string; protocols: string[] } };
 			};
-			const ws = new URL(session.channels.vnc.websocket_url);
-			const upgraded = await new Promise<number>((resolve, reject) => {
-				const req = httpRequest({
-					host: ws.hostname,
-					port: ws.port,
-					path: `${ws.pathname}${ws.search}`,
-					headers: {
-						connection: 'Upgrade',
-						upgrade: 'websocket',
-						'sec-websocket-version': '13',
-						'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
-						'sec-websocket-protocol': session.channels.vnc.protocols.join(', '),
-					},
-				});
-				req.once('upgrade', (res) => resolve(res.statusCode ?? 0));
-				req.once('response', (res) => resolve(res.statusCode ?? 0));
-				req.once('error', reject);
-				req.end();
-			});
-			assert.equal(upgraded, 101);
+			const panel = await WsClient.connect(session.channels.vnc.websocket_url, session.channels.vnc.protocols);
 			child.kill('SIGTERM');
 			await exited;
 			assert.equal(exitedWith, '0', 'the emulator ended cleanly');
 			assert.equal(await held, 'cut', 'the held request ended with the process');
+			await panel.closed;
 		} finally {
 			child.kill('SIGKILL');
 			await exited;
