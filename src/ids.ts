@@ -161,14 +161,19 @@ export const WEBVIEW_TYPES = {
 	savings: 'cloudAgents.savings',
 } as const;
 
-/** Command id → title of the commands a manifest (package.json) contributes. */
+/**
+ * Command id → title of the commands a manifest (`extension.packageJSON`) contributes. VS Code has
+ * replaced the `%key%` titles by package.nls.json's text, or, where a translation
+ * (package.nls.<lang>.json) differs from it, by `{ value, original }`: the translation is `value`.
+ */
 export function manifestCommandTitles(manifest: unknown): ReadonlyMap<string, string> {
 	const titles = new Map<string, string>();
-	const contributes: unknown = typeof manifest === 'object' && manifest !== null ? Reflect.get(manifest, 'contributes') : undefined;
-	const commands: unknown = typeof contributes === 'object' && contributes !== null ? Reflect.get(contributes, 'commands') : undefined;
+	const field = (o: unknown, name: string): unknown => (typeof o === 'object' && o !== null ? Reflect.get(o, name) : undefined);
+	const commands = field(field(manifest, 'contributes'), 'commands');
 	for (const entry of Array.isArray(commands) ? (commands as unknown[]) : []) {
-		const command: unknown = typeof entry === 'object' && entry !== null ? Reflect.get(entry, 'command') : undefined;
-		const title: unknown = typeof entry === 'object' && entry !== null ? Reflect.get(entry, 'title') : undefined;
+		const command = field(entry, 'command');
+		const given = field(entry, 'title');
+		const title = typeof given === 'string' ? given : field(given, 'value');
 		if (typeof command === 'string' && typeof title === 'string') {
 			titles.set(command, title);
 		}

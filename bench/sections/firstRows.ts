@@ -37,6 +37,7 @@ import { spawnSync } from 'node:child_process';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type ChildLike, type CodeServer, type Harness, type Procs, ROOT, launchChromium, loadHarness } from '../codeServer';
 import { type BenchContext, type Row, median, quantile } from '../report';
+import { readManifest } from '../../test/unit/support/manifest';
 
 /** The goal of the issue: first agent rows ÷ the floor's first rows, medians of one run. */
 const GOAL_RATIO = 1.5;
@@ -58,9 +59,10 @@ interface FloorSpec {
 
 /** Our container's views after the first (Agents), as package.json declares them: the layout floor mirrors them. */
 function ourOtherViews(): Array<{ name: string; visibility?: string }> {
-	const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+	// The names as VS Code shows them (package.json refers to package.nls.json's texts).
+	const manifest = readManifest<{
 		contributes: { views: Record<string, Array<{ name: string; visibility?: string }>> };
-	};
+	}>(ROOT);
 	return (manifest.contributes.views['cloudAgents'] ?? []).slice(1).map((v) => ({ name: v.name, visibility: v.visibility }));
 }
 

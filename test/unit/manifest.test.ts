@@ -22,6 +22,7 @@ import {
 	isPromptSource,
 	manifestCommandTitles,
 } from '../../src/ids';
+import { readManifest } from './support/manifest';
 
 interface Manifest {
 	name: string;
@@ -57,7 +58,8 @@ interface Manifest {
 
 // Compiled to out/test/unit/, so the repository root is three levels up.
 const root = join(__dirname, '..', '..', '..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
+// Its texts as VS Code shows them (package.nls.json's, for package.json's `%key%` references).
+const manifest = readManifest<Manifest>(root);
 
 suite('package.json manifest', () => {
 	test('contributes exactly the commands listed in COMMAND_IDS, in the same order (generated: npm run ids:gen)', () => {
@@ -342,6 +344,25 @@ suite('action titles from the manifest', () => {
 		]) {
 			assert.equal(manifestCommandTitles(junk).size, 0);
 		}
+	});
+
+	test('manifestCommandTitles takes the translation where VS Code gives a title as { value, original } (a package.nls.<lang>.json that differs)', () => {
+		const translated = {
+			contributes: {
+				commands: [
+					{ command: 'cloudAgents.runs.cancel', title: { value: 'Lauf abbrechen', original: 'Cancel Run' } },
+					{ command: 'cloudAgents.refresh', title: 'Refresh' },
+					{ command: 'cloudAgents.signIn', title: { original: 'Sign In' } },
+				],
+			},
+		};
+		assert.deepEqual(
+			[...manifestCommandTitles(translated)],
+			[
+				['cloudAgents.runs.cancel', 'Lauf abbrechen'],
+				['cloudAgents.refresh', 'Refresh'],
+			],
+		);
 	});
 
 	test('every command an action in src/resources names is contributed with a title (the quick pick takes it when the action sets none)', () => {
