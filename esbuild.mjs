@@ -19,7 +19,8 @@
 //   node esbuild.mjs --watch       development build, rebuilt on change
 //   node esbuild.mjs --single      everything in one dist/extension.js, as before the split (the
 //                                  bench's activation baseline; combine with --production)
-//   node esbuild.mjs --outdir=DIR  write to DIR instead of dist/ (the unit test of the split)
+//   node esbuild.mjs --outdir=DIR  write to DIR instead of dist/ (the unit test of the split), and
+//                                  the l10n bundle to DIR/l10n/ instead of l10n/
 //   node esbuild.mjs --web-harness=FILE  only the web build, for the test harness's web lanes
 //                                  (scripts/lib/bundle-tests.mjs), to FILE: `process.env` reads
 //                                  the lane's environment, which the harness writes into the bundle's
@@ -27,6 +28,8 @@
 //   node esbuild.mjs --metafile=FILE  also write esbuild's metafiles of the bundles (a JSON array) to
 //                                  FILE: what each module adds to a bundle is
 //                                  outputs['dist/extension.js'].inputs[file].bytesInOutput
+// Every build but --web-harness also writes l10n/bundle.l10n.json (package.json `l10n`): the
+// messages of src/'s `vscode.l10n.t` calls, which translators translate (scripts/lib/l10nBundle.mjs).
 // Each webview page, src/webviews/pages/<name>/main.ts, is a separate browser bundle
 // dist/webviews/<name>.js in ESM format (loaded with <script type="module" nonce=…>: @novnc/novnc has
 // a top-level await, which esbuild refuses in iife format).
@@ -35,6 +38,7 @@ import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeL10nBundle, writeL10nBundleAside } from './scripts/lib/l10nBundle.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -756,7 +760,12 @@ const builds = webHarness
 				...pageBuilds,
 			];
 
+/** The l10n bundle: l10n/ beside package.json, or DIR/l10n/ with --outdir=DIR (a test's build leaves the checkout alone). */
+const l10nBundleFile = join(outdir === 'dist' ? ROOT : outdir, 'l10n', 'bundle.l10n.json');
+
 if (watch) {
+	// Once: the bundle is for translators; a running extension shows the sources' English without it.
+	await writeL10nBundle(join(ROOT, 'src'), l10nBundleFile);
 	for (const options of builds) {
 		const ctx = await esbuild.context(options);
 		await ctx.watch();
@@ -768,7 +777,11 @@ if (watch) {
 	// A file left over from another build (a source map, or core.js / client.js after --single) must not be shipped.
 	const { rm } = await import('node:fs/promises');
 	await rm(outdir, { recursive: true, force: true });
-	const results = await Promise.all(builds.map((options) => esbuild.build({ ...options, metafile: true })));
+	// The l10n export runs meanwhile, in a worker thread (scripts/lib/l10nBundle.mjs).
+	const [results] = await Promise.all([
+		Promise.all(builds.map((options) => esbuild.build({ ...options, metafile: true }))),
+		writeL10nBundleAside(join(ROOT, 'src'), l10nBundleFile),
+	]);
 	await writeNotices(results.map((r) => r.metafile));
 	if (metafileOut) {
 		const { writeFile } = await import('node:fs/promises');

@@ -552,8 +552,8 @@ export function zipEntries(path) {
 /**
  * Checks what a packaged extension ships: under 1 MiB, the four bundles and their licence notices, the webview pages
  * (dist/webviews/*.js|css, media/webviews/*.css), the walkthrough's pages (media/walkthrough/*.md), package.json's texts
- * (package.nls.json, with its translations if any), and only those, media and documents (no sources, tests, emulator, source
- * maps or node_modules). Throws with the offending entries.
+ * (package.nls.json) and the code's l10n bundle (l10n/bundle.l10n.json), with their translations if any, and only those,
+ * media and documents (no sources, tests, emulator, source maps or node_modules). Throws with the offending entries.
  */
 export function checkVsix(path) {
 	const size = statSync(path).size;
@@ -561,7 +561,7 @@ export function checkVsix(path) {
 		throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`);
 	}
 	const allowed =
-		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|package\.nls(\.[\w-]+)?\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client|compareWorker|web\/extension)\.js|dist\/THIRD_PARTY_NOTICES\.txt|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css|media\/walkthrough\/[a-z0-9-]+\.md))$/i;
+		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|package\.nls(\.[\w-]+)?\.json|l10n\/bundle\.l10n(\.[\w-]+)?\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client|compareWorker|web\/extension)\.js|dist\/THIRD_PARTY_NOTICES\.txt|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css|media\/walkthrough\/[a-z0-9-]+\.md))$/i;
 	const entries = zipEntries(path);
 	const unexpected = entries.filter((name) => !allowed.test(name));
 	if (unexpected.length > 0) {
@@ -573,8 +573,9 @@ export function checkVsix(path) {
 	const missing = [
 		...['extension', 'core', 'features', 'client', 'compareWorker', 'web/extension'].map((b) => `extension/dist/${b}.js`),
 		'extension/dist/THIRD_PARTY_NOTICES.txt',
-		// package.json's `%key%` texts.
+		// package.json's `%key%` texts, and the code's messages (package.json `l10n`).
 		'extension/package.nls.json',
+		'extension/l10n/bundle.l10n.json',
 	].filter((b) => !entries.includes(b));
 	if (missing.length > 0) {
 		throw new Error(`${path} lacks ${missing.join(', ')}`);

@@ -105,12 +105,12 @@ export function runtimeStatusIcon(status: string | undefined, degraded: boolean,
  * (src/views/timeText.ts), localised; undefined when there is no time.
  */
 export function relativeTime(value: EpochMillis | undefined, now = Date.now()): string | undefined {
-	return value === undefined ? undefined : relativeTimeText(value, now, vscode.l10n.t);
+	return value === undefined ? undefined : relativeTimeText(value, now, vscode.l10n);
 }
 
 /** "Mar 7, 2026, 12:00 PM (3 days ago)": local date and time, then how long ago (src/views/timeText.ts); undefined when there is no time. */
 export function localTime(value: EpochMillis | undefined, now = Date.now()): string | undefined {
-	return value === undefined ? undefined : localTimeText(value, now, vscode.l10n.t, vscode.env.language);
+	return value === undefined ? undefined : localTimeText(value, now, vscode.l10n, vscode.env.language);
 }
 
 /** Joins the present parts of a description with " · ". */

@@ -62,6 +62,14 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		assert.match(readFileSync(join(ROOT, '.vscodeignore'), 'utf8'), /^!dist\/THIRD_PARTY_NOTICES\.txt$/m);
 	});
 
+	test('writes the l10n bundle, the messages of the code (issue 42, item 16): l10n/bundle.l10n.json, DIR/l10n/ with --outdir=DIR', () => {
+		// test/unit/l10n.test.ts checks its messages against the sources.
+		const bundle = JSON.parse(readFileSync(join(out, 'l10n', 'bundle.l10n.json'), 'utf8')) as Record<string, string>;
+		assert.ok(Object.keys(bundle).length > 800, `${Object.keys(bundle).length} messages`);
+		assert.equal(bundle['Sign In'], 'Sign In');
+		assert.equal(bundle['{0} mins ago'], '{0} mins ago', 'src/views/timeText.ts’s, called as l10n.t');
+	});
+
 	test('writes extension.js, core.js, features.js, client.js and compareWorker.js; only client.js holds undici and eventsource-parser', () => {
 		for (const f of ['extension.js', 'core.js', 'features.js', 'client.js', 'compareWorker.js']) {
 			assert.ok(existsSync(join(out, f)), `${f} was not written`);

@@ -60,10 +60,12 @@ suite('views/timeText: relative times of decoded records', () => {
 	});
 
 	test('the translator gets each message and its count', () => {
-		const seen: Array<[string, number[]]> = [];
-		relativeTimeText((NOW - 3 * DAY) as EpochMillis, NOW, (message, ...args) => {
-			seen.push([message, args]);
-			return message;
+		const seen: Array<[unknown, unknown[]]> = [];
+		relativeTimeText((NOW - 3 * DAY) as EpochMillis, NOW, {
+			t: (message: string | { message: string }, ...args: unknown[]) => {
+				seen.push([message, args]);
+				return typeof message === 'string' ? message : message.message;
+			},
 		});
 		assert.deepEqual(seen, [['{0} days ago', [3]]]);
 	});
