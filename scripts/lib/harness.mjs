@@ -490,6 +490,12 @@ function packageWebVsix(bundle, out) {
 	for (const file of ['README.md', 'LICENSE', 'CHANGELOG.md']) {
 		cpSync(join(ROOT, file), join(dir, file));
 	}
+	// The manifest's strings (`%key%`) and the code's message bundle, as the Node build's vsix has them.
+	for (const file of ['package.nls.json', 'l10n']) {
+		if (existsSync(join(ROOT, file))) {
+			cpSync(join(ROOT, file), join(dir, file), { recursive: true });
+		}
+	}
 	cpSync(join(ROOT, 'media'), join(dir, 'media'), { recursive: true });
 	writeFileSync(join(dir, '.vscodeignore'), '');
 	run(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '-o', out], { cwd: dir });
