@@ -43,6 +43,14 @@ export const OUR_MARKERS = [
 ];
 
 /**
+ * The workbench writing a log file (an output channel's too: its name, "Cloud Agents: …", names us)
+ * while the page unloads, in VS Code for the Web: the log's IndexedDB closed, or its transaction
+ * aborted ("unknown error"); both seen in scripts/test-web.mjs's reloads. Noise wherever it names us.
+ */
+export const LOG_FLUSH_AT_UNLOAD =
+	/Unable to write file 'vscode-log:\/[^']*' \((Error: IndexedDB database 'vscode-web-db' is closed\.|CodeExpectedError: unknown error)\)/;
+
+/**
  * Browser console errors proven NOT to come from our extension (each seen in a run and traced to
  * its source). Keep this list small; an entry that mentions us is never matched against it.
  * `url` (optional) must match the console message's source URL as well.
@@ -64,7 +72,7 @@ export const NOT_OURS = [
 		reason: "the workbench's own shutdown participants when the page unloads (a reload into a workspace)",
 	},
 	{
-		re: /Unable to write file 'vscode-log:\/[^']*' \(Error: IndexedDB database 'vscode-web-db' is closed\.\)/,
+		re: LOG_FLUSH_AT_UNLOAD,
 		reason: 'the workbench flushing its own log while the page unloads',
 	},
 	{
@@ -121,6 +129,9 @@ export function classify(entry, phase) {
 			'noise',
 			`the extension host of a window that went away, while it terminated (${entry.shutdown}): a tree refresh it had sent to that window was cancelled`,
 		);
+	}
+	if (entry.source === 'console' && LOG_FLUSH_AT_UNLOAD.test(text)) {
+		return result('noise', 'the workbench flushing a log file (an output channel of ours too) while the page unloads');
 	}
 	const pending = PENDING.find((p) => p.re.test(text) && (!p.phase || p.phase.test(phase.name ?? '')));
 	if (pending) {

@@ -221,6 +221,20 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 				},
 			],
 			[
+				"the workbench's flush of a run channel's log while the page unloads (IndexedDB closed)",
+				{
+					source: 'console',
+					text: "%c  ERR color: #f33 oa: Unable to write file 'vscode-log:/20261206T003824/exthost/webWorker/output_logging_20261206T003828/1-Cloud Agents Docs writer Across reloads 1 [[ticks60….log' (Error: IndexedDB database 'vscode-web-db' is closed.)",
+				},
+			],
+			[
+				"the workbench's flush of a run channel's log while the page unloads (its transaction aborted)",
+				{
+					source: 'console',
+					text: "%c  ERR color: #f33 oa: Unable to write file 'vscode-log:/20261206T011211/exthost/webWorker/output_logging_20261206T011213/1-Cloud Agents Docs writer Across reloads 1 [[ticks60….log' (CodeExpectedError: unknown error)",
+				},
+			],
+			[
 				'vsda 404',
 				{
 					source: 'console',
