@@ -10,6 +10,41 @@ interface RunBody {
 }
 
 /**
+ * Watches, in a page loaded while the session storage flag is set, what the Cloud Agents panes say
+ * before the extension has registered their data: VS Code's "There is no data provider registered…"
+ * (issue 42, item 6: ~30 s after a reload on a busy machine) or our "Starting Cloud Agents…" welcome.
+ * An init script: it runs before the workbench's own scripts, in every page of the context, and does
+ * nothing unless the flag is set.
+ */
+const WATCH_FLAG = 'cloudAgentsWatchPaneMessages';
+const PANE_WATCH = `(() => {
+	if (sessionStorage.getItem(${JSON.stringify(WATCH_FLAG)}) !== '1') return;
+	const start = performance.now();
+	const seen = { noProvider: [], starting: [], noProviderFirst: undefined, noProviderLast: undefined, startingFirst: undefined };
+	globalThis.__cloudAgentsPaneMessages = seen;
+	const note = (list, el) => {
+		const pane = el.closest('.pane')?.querySelector('.pane-header .title')?.textContent?.trim() ?? '?';
+		if (!list.includes(pane)) list.push(pane);
+		const t = Math.round(performance.now() - start);
+		if (list === seen.noProvider) {
+			seen.noProviderFirst ??= t;
+			seen.noProviderLast = t;
+		} else {
+			seen.startingFirst ??= t;
+		}
+	};
+	const check = () => {
+		for (const el of document.querySelectorAll('[id^="workbench.view.extension.cloudAgents"] .pane-body .message')) {
+			if (el.getClientRects().length > 0 && (el.textContent ?? '').includes('There is no data provider registered')) note(seen.noProvider, el);
+		}
+		for (const el of document.querySelectorAll('[id^="workbench.view.extension.cloudAgents"] .pane-body .welcome-view-content')) {
+			if (el.getClientRects().length > 0 && (el.textContent ?? '').includes('Starting Cloud Agents')) note(seen.starting, el);
+		}
+	};
+	new MutationObserver(check).observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['class', 'style'] });
+})();`;
+
+/**
  * Issue 33, item 6: "Reloading the window silently stops following runs: the status bar drops the
  * run; its end brings no notification and no Source Control refresh." A run followed from Send
  * Prompt (held by the emulator's `[[hold]]`) is still running when the window reloads: the new
@@ -53,7 +88,10 @@ const uiTest: UiTest = {
 			await item.filter({ hasText: 'running' }).waitFor({ state: 'visible', timeout: 20_000 });
 			note(`before the reload: ${(await item.innerText()).trim()}`);
 
-			// "Developer: Reload Window", as a person would: the run is still running (held).
+			// "Developer: Reload Window", as a person would: the run is still running (held). The new page
+			// watches what the panes say until the extension has registered their data (PANE_WATCH).
+			await page.context().addInitScript({ content: PANE_WATCH });
+			await page.evaluate(`sessionStorage.setItem(${JSON.stringify(WATCH_FLAG)}, '1')`);
 			await leavePage(() => workbench.runCommand('Developer: Reload Window'));
 			await item
 				.filter({ hasText: 'running' })
@@ -82,6 +120,29 @@ const uiTest: UiTest = {
 					);
 				});
 			note('after the reload the Runs view lists the agent selected before it');
+			// Issue 42, item 6: until the extension had registered its views' data, they said "There is no
+			// data provider registered that can provide view data." (~30 s on a busy machine). Now they say
+			// "Starting Cloud Agents…" as soon as VS Code has read the extension's contributions; before that
+			// (the panes are restored from VS Code's cache first) VS Code's message can show, never after.
+			interface PaneMessages {
+				noProvider: string[];
+				starting: string[];
+				noProviderFirst?: number;
+				noProviderLast?: number;
+				startingFirst?: number;
+			}
+			const paneMessages = await page.evaluate<PaneMessages | null>(
+				'JSON.parse(JSON.stringify(globalThis.__cloudAgentsPaneMessages ?? null))',
+			);
+			await page.evaluate(`sessionStorage.removeItem(${JSON.stringify(WATCH_FLAG)})`);
+			assert.ok(paneMessages, 'the page after the reload watched its panes');
+			note(`before the views had their data (ms after the page began): ${JSON.stringify(paneMessages)}`);
+			if (paneMessages.startingFirst !== undefined && paneMessages.noProviderLast !== undefined) {
+				assert.ok(
+					paneMessages.noProviderLast <= paneMessages.startingFirst,
+					`"There is no data provider registered…" after "Starting Cloud Agents…": ${JSON.stringify(paneMessages)}`,
+				);
+			}
 
 			// The run ends (cancelled through the API, as another client would): the followed run's end
 			// reaches this window, in the status bar and in one notification.

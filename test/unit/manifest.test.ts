@@ -104,6 +104,20 @@ suite('package.json manifest', () => {
 		}
 	});
 
+	test('before the extension has started, every view says it is starting, not VS Code\'s "There is no data provider registered…" (issue 42, item 6)', () => {
+		const starting = `!${CONTEXT_KEYS.loaded}`;
+		const welcomes = manifest.contributes.viewsWelcome;
+		for (const view of ALL_VIEW_IDS) {
+			const shown = welcomes.filter((w) => w.view === view && w.when === starting);
+			assert.equal(shown.length, 1, `one "starting" welcome for ${view}`);
+			assert.equal(shown[0]!.contents, 'Starting Cloud Agents…', view);
+		}
+		// The other welcomes wait for the extension's state: none shows beside "starting".
+		for (const w of welcomes.filter((x) => x.when !== starting)) {
+			assert.ok((w.when ?? '').split(/\s*&&\s*/).includes(CONTEXT_KEYS.loaded), `${w.view}: ${w.when}`);
+		}
+	});
+
 	test('signed out, the Agents view says first why (unreachable: Check Connection; else Sign In); the other views one short line, no button', () => {
 		const signedOut = `!${CONTEXT_KEYS.signedIn} && ${CONTEXT_KEYS.loaded}`;
 		const welcomes = manifest.contributes.viewsWelcome;
