@@ -94,6 +94,21 @@ async function command(page, title) {
 	}
 }
 
+/** Send Prompt from the palette: the agent `target` picked by name, then `prompt` typed and sent. */
+async function sendPrompt(page, target, prompt) {
+	await command(page, 'Cloud Agents: Send Prompt');
+	const input = page.locator('.quick-input-widget input');
+	await page.locator('.quick-input-list .monaco-list-row', { hasText: target }).first().waitFor({ state: 'visible', timeout: STEP_MS });
+	await input.fill(target);
+	await page.keyboard.press('Enter');
+	await page
+		.locator('.quick-input-widget .quick-input-title', { hasText: `Send Prompt to ${target}` })
+		.first()
+		.waitFor({ state: 'visible', timeout: STEP_MS });
+	await input.fill(prompt);
+	await page.keyboard.press('Enter');
+}
+
 /** Signs in with the dev token through Sign In's API key path (the quick pick, then the key's input box). */
 async function signInWithKey(page) {
 	await command(page, 'Cloud Agents: Sign In');
@@ -376,20 +391,7 @@ const STEP_LIST = [
 		async (page, ctx) => {
 			const target = 'Docs writer';
 			const prompt = `Outline the docs from the browser ${Date.now()} [[events:3]]`;
-			await command(page, 'Cloud Agents: Send Prompt');
-			const input = page.locator('.quick-input-widget input');
-			await page
-				.locator('.quick-input-list .monaco-list-row', { hasText: target })
-				.first()
-				.waitFor({ state: 'visible', timeout: STEP_MS });
-			await input.fill(target);
-			await page.keyboard.press('Enter');
-			await page
-				.locator('.quick-input-widget .quick-input-title', { hasText: `Send Prompt to ${target}` })
-				.first()
-				.waitFor({ state: 'visible', timeout: STEP_MS });
-			await input.fill(prompt);
-			await page.keyboard.press('Enter');
+			await sendPrompt(page, target, prompt);
 			// The run is followed at once: its events arrive over the browser's fetch (an event stream,
 			// cross-origin) into its output channel, and its end is announced with its name and status.
 			// The Output view draws only the lines in sight and scrolls to the last: its last event is
@@ -428,20 +430,7 @@ const STEP_LIST = [
 			// Three reloads in one run: the report saw the loss in 1 of 2 tries.
 			const RELOADS = 3;
 			const prompt = `Across reloads ${Date.now()} [[ticks:${ticks}]] [[delay:300]] [[hold]]`;
-			await command(page, 'Cloud Agents: Send Prompt');
-			const input = page.locator('.quick-input-widget input');
-			await page
-				.locator('.quick-input-list .monaco-list-row', { hasText: target })
-				.first()
-				.waitFor({ state: 'visible', timeout: STEP_MS });
-			await input.fill(target);
-			await page.keyboard.press('Enter');
-			await page
-				.locator('.quick-input-widget .quick-input-title', { hasText: `Send Prompt to ${target}` })
-				.first()
-				.waitFor({ state: 'visible', timeout: STEP_MS });
-			await input.fill(prompt);
-			await page.keyboard.press('Enter');
+			await sendPrompt(page, target, prompt);
 			const agents = await emulatorCall(ctx.apiUrl, 'GET', '/v2/agents?limit=100');
 			const agent = agents.agents.find((a) => a.name === target);
 			const runsOf = async () => {
