@@ -18,7 +18,7 @@
 //      folder, read through vscode.workspace.fs on the extension host's thread: no worker thread in a
 //      browser): Source Control lists exactly what the agent's runs changed against it; Apply to Local
 //      writes a file into that folder and Send to Agent sends one from it.
-//   8. A followed run of 60 log events while the window reloads three times (issue 42, item 1): each
+//   8. A followed run of 40 log events while the window reloads three times (issue 42, item 1): each
 //      reload follows it again from the events stored in the browser (vscode.workspace.fs); its
 //      channel then holds every event once, in order, in whole lines, and the run's end.
 // Steps 1, 8, 4 and 3 go in one window, 5 and 6 in another (JOURNEYS below): a window is a workbench
@@ -420,16 +420,16 @@ const STEP_LIST = [
 		'follows-a-run-across-reloads',
 		async (page, ctx) => {
 			// Issue 42, item 1: a followed run's output lost events after a reload in the browser (ticks
-			// 3–12 missing, a line cut, the last tick never shown). A run of 60 log events is followed from
+			// 3–12 missing, a line cut, the last tick never shown). A run of 40 log events is followed from
 			// Send Prompt and the window reloads three times while it talks; `[[hold]]` keeps it running however
 			// long a reload takes, and a release ends it. Each reload resumes following from the events
 			// stored in the browser (vscode.workspace.fs); the channel then shows every event once, in
 			// order, whole lines only, and the run's end.
 			const target = 'Docs writer';
-			const ticks = 60;
+			const ticks = 40;
 			// Three reloads in one run: the report saw the loss in 1 of 2 tries.
 			const RELOADS = 3;
-			const prompt = `Across reloads ${Date.now()} [[ticks:${ticks}]] [[delay:300]] [[hold]]`;
+			const prompt = `Across reloads ${Date.now()} [[ticks:${ticks}]] [[delay:200]] [[hold]]`;
 			await sendPrompt(page, target, prompt);
 			const agents = await emulatorCall(ctx.apiUrl, 'GET', '/v2/agents?limit=100');
 			const agent = agents.agents.find((a) => a.name === target);
