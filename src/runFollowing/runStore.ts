@@ -17,6 +17,17 @@ const SEGMENTS_MAX = 4096;
  */
 const TAILS_KEPT = 8;
 
+/**
+ * Most bytes of failed appends kept for a run's next append (its events are not lost from the history
+ * while the file system fails for a while): 1 MiB; past it the oldest are dropped and the history
+ * has a gap, which a reload fills from the service (the stream resumes after the last stored seq).
+ */
+const UNWRITTEN_MAX_BYTES = 1024 * 1024;
+
+/** Reads of a history segment that failed otherwise than missing, in all; and the wait before the second (then twice it). */
+const READ_TRIES = 3;
+const READ_RETRY_MS = 250;
+
 /** A run's last segment: its index and its bytes as written. */
 interface Tail {
 	index: number;
@@ -29,12 +40,15 @@ interface Tail {
  * first segment, whatever its size). Reopening a run shows its history from here and resumes the
  * stream after the last stored seq. Written through `vscode.workspace.fs`, so the same store serves
  * Node's extension host (the disk) and a browser's (VS Code for the Web's storage). Appends are
- * serialised per run; a torn line (an interrupted write) is skipped on read.
+ * serialised per run, each written beside its segment and moved over it, so a record is whole or
+ * absent; a torn line (in a history an earlier version wrote) is skipped on read.
  */
 export class RunEventStore {
 	private readonly queues = new Map<string, Promise<void>>();
 	/** Per run appended to lately (TAILS_KEPT, least recent out first): its last segment as written. */
 	private readonly tails = new Map<string, Tail>();
+	/** Per run, the bytes of appends whose write failed, written first by its next append. */
+	private readonly unwritten = new Map<string, Uint8Array>();
 
 	/** @param root a folder under the extension's global storage. */
 	constructor(
@@ -74,7 +88,7 @@ export class RunEventStore {
 		await this.queues.get(file.toString());
 		const decoder = new TextDecoder();
 		for (let index = 0; index < SEGMENTS_MAX; index++) {
-			const bytes = await this.readSegment(file, index);
+			const bytes = await this.readSegmentPatiently(file, index);
 			if (bytes === undefined) {
 				return;
 			}
@@ -101,11 +115,24 @@ export class RunEventStore {
 		const key = file.toString();
 		const data = new TextEncoder().encode(events.map((e) => JSON.stringify(e)).join('\n') + '\n');
 		const previous = this.queues.get(key) ?? Promise.resolve();
-		const next = previous.then(() => this.write(file, data));
-		const settled = next.catch(() => {
-			// A failed write leaves the segment as it was on disk: read it again next time.
-			this.tails.delete(key);
+		const next = previous.then(async () => {
+			const earlier = this.unwritten.get(key);
+			const bytes = earlier ? concat(earlier, data) : data;
+			this.unwritten.delete(key);
+			try {
+				await this.write(file, bytes);
+			} catch (err) {
+				// A failed write leaves the segment as it was: read it again next time, and write these
+				// events then, before the next ones (bounded: the newest UNWRITTEN_MAX_BYTES).
+				this.tails.delete(key);
+				this.unwritten.set(
+					key,
+					bytes.byteLength > UNWRITTEN_MAX_BYTES ? bytes.slice(bytes.byteLength - UNWRITTEN_MAX_BYTES) : bytes,
+				);
+				throw err;
+			}
 		});
+		const settled = next.catch(() => undefined);
 		this.queues.set(key, settled);
 		void settled.then(() => {
 			if (this.queues.get(key) === settled) {
@@ -133,10 +160,13 @@ export class RunEventStore {
 		if (tail.index === 0 && tail.bytes.byteLength === 0) {
 			await this.fs.createDirectory(vscode.Uri.joinPath(file, '..'));
 		}
-		const bytes = new Uint8Array(tail.bytes.byteLength + data.byteLength);
-		bytes.set(tail.bytes, 0);
-		bytes.set(data, tail.bytes.byteLength);
-		await this.fs.writeFile(segmentUri(file, tail.index), bytes);
+		const bytes = concat(tail.bytes, data);
+		// Written beside the segment, then moved over it: a reader (a window after a reload) or an
+		// interrupted write never finds the segment cut: each record is whole or absent.
+		const segment = segmentUri(file, tail.index);
+		const temp = segment.with({ path: `${segment.path}.tmp` });
+		await this.fs.writeFile(temp, bytes);
+		await this.fs.rename(temp, segment, { overwrite: true });
 		this.tails.delete(key);
 		this.tails.set(key, { index: tail.index, bytes });
 		for (const oldest of this.tails.keys()) {
@@ -147,7 +177,12 @@ export class RunEventStore {
 		}
 	}
 
-	/** The run's last segment as stored (index 0 and no bytes when there is none): a stat per segment, one read. */
+	/**
+	 * The run's last segment as stored (index 0 and no bytes when there is none): a stat per segment,
+	 * one read. Only a missing file ends the history here: a stat or read that fails otherwise (the
+	 * file system unavailable for a moment) fails the append, which would else write the run's
+	 * history over from its first segment.
+	 */
 	private async lastSegment(file: vscode.Uri): Promise<Tail> {
 		let last = -1;
 		while (last + 1 < SEGMENTS_MAX && (await this.exists(segmentUri(file, last + 1)))) {
@@ -156,24 +191,73 @@ export class RunEventStore {
 		if (last < 0) {
 			return { index: 0, bytes: new Uint8Array(0) };
 		}
-		return { index: last, bytes: (await this.readSegment(file, last)) ?? new Uint8Array(0) };
+		const bytes = await this.readSegment(file, last);
+		if (bytes === undefined) {
+			throw new Error(`segment ${last} of ${file.toString()} went away while it was read`);
+		}
+		return { index: last, bytes };
 	}
 
-	private exists(uri: vscode.Uri): Promise<boolean> {
-		return Promise.resolve(this.fs.stat(uri)).then(
-			() => true,
-			() => false,
-		);
+	private async exists(uri: vscode.Uri): Promise<boolean> {
+		try {
+			await this.fs.stat(uri);
+			return true;
+		} catch (err) {
+			if (isNotFound(err)) {
+				return false;
+			}
+			throw err;
+		}
 	}
 
-	/** The bytes of segment `index`, or undefined when it cannot be read (none: a history ends there). */
+	/**
+	 * Segment `index` for reading a history: a failure other than a missing file (a window's file
+	 * system just after a reload, still connecting) is tried again, READ_TRIES times in all, before the
+	 * history is read as ending there.
+	 */
+	private async readSegmentPatiently(file: vscode.Uri, index: number): Promise<Uint8Array | undefined> {
+		for (let attempt = 1; ; attempt++) {
+			try {
+				return await this.readSegment(file, index);
+			} catch {
+				if (attempt >= READ_TRIES) {
+					return undefined;
+				}
+				await new Promise((resolve) => setTimeout(resolve, READ_RETRY_MS * attempt));
+			}
+		}
+	}
+
+	/** The bytes of segment `index`, or undefined when there is none (a history ends there); another failure is thrown. */
 	private async readSegment(file: vscode.Uri, index: number): Promise<Uint8Array | undefined> {
 		try {
 			return await this.fs.readFile(segmentUri(file, index));
-		} catch {
-			return undefined;
+		} catch (err) {
+			if (isNotFound(err)) {
+				return undefined;
+			}
+			throw err;
 		}
 	}
+}
+
+/**
+ * Whether `err` says the file is not there: VS Code's FileNotFound, or a provider's own words for it
+ * (ENOENT, EntryNotFound) where it did not map its error.
+ */
+function isNotFound(err: unknown): boolean {
+	const code = (err as { code?: unknown } | null)?.code;
+	if (code === 'FileNotFound' || code === 'ENOENT') {
+		return true;
+	}
+	return /\b(ENOENT|EntryNotFound|FileNotFound)\b/.test(err instanceof Error ? err.message : String(err));
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+	const bytes = new Uint8Array(a.byteLength + b.byteLength);
+	bytes.set(a, 0);
+	bytes.set(b, a.byteLength);
+	return bytes;
 }
 
 /** Segment `index` of a run's file: the file itself, then `<file>.1`, `<file>.2`, … */

@@ -72,6 +72,86 @@ suite('Run-event store (vscode.workspace.fs, segments) [web]', () => {
 		assert.equal(read.at(-1)?.seq, 1204);
 	});
 
+	/**
+	 * VS Code's file system as the store sees it, with one twist: `writeFile` writes the first quarter
+	 * of its bytes, waits for `gate`, then writes them all (a file system that truncates, then writes:
+	 * the disk, a remote's, as a window's reload can interrupt it).
+	 */
+	function tearingFs(gate: Promise<void>, halfWritten: () => void): vscode.FileSystem {
+		const fs = vscode.workspace.fs;
+		return {
+			stat: (uri) => fs.stat(uri),
+			readDirectory: (uri) => fs.readDirectory(uri),
+			createDirectory: (uri) => fs.createDirectory(uri),
+			readFile: (uri) => fs.readFile(uri),
+			writeFile: async (uri, bytes) => {
+				await fs.writeFile(uri, bytes.slice(0, Math.floor(bytes.byteLength / 4)));
+				halfWritten();
+				await gate;
+				await fs.writeFile(uri, bytes);
+			},
+			delete: (uri, options) => fs.delete(uri, options),
+			rename: (from, to, options) => fs.rename(from, to, options),
+			copy: (from, to, options) => fs.copy(from, to, options),
+			isWritableFileSystem: (scheme) => fs.isWritableFileSystem(scheme),
+		};
+	}
+
+	test('an append being written when another window reads the run (a reload) leaves what was stored whole: every record read, none cut (issue 42, item 1)', async () => {
+		await new RunEventStore(root).append(AGENT, 'run_0005', events(0, 10));
+		let release!: () => void;
+		const gate = new Promise<void>((resolve) => (release = resolve));
+		let halfWritten!: () => void;
+		const half = new Promise<void>((resolve) => (halfWritten = resolve));
+		const writing = new RunEventStore(root, tearingFs(gate, halfWritten)).append(AGENT, 'run_0005', events(10, 10));
+		await half;
+		// The new window reads while the old one's write is half done.
+		const during = await new RunEventStore(root).read(AGENT, 'run_0005');
+		release();
+		await writing;
+		assert.deepEqual(
+			during.map((e) => e.seq),
+			Array.from({ length: 10 }, (_, i) => i),
+			'read during the write: the ten stored before it, whole',
+		);
+		const after = await new RunEventStore(root).read(AGENT, 'run_0005');
+		assert.deepEqual(
+			after.map((e) => e.seq),
+			Array.from({ length: 20 }, (_, i) => i),
+		);
+	});
+
+	test('a file system failing for a moment fails the append instead of writing the history over, and its events are written by the next append (issue 42, item 1)', async () => {
+		await new RunEventStore(root).append(AGENT, 'run_0006', events(0, 10));
+		let failing = true;
+		const fs = vscode.workspace.fs;
+		const flaky: vscode.FileSystem = {
+			stat: (uri) => (failing ? Promise.reject(vscode.FileSystemError.Unavailable(uri)) : fs.stat(uri)),
+			readDirectory: (uri) => fs.readDirectory(uri),
+			createDirectory: (uri) => fs.createDirectory(uri),
+			readFile: (uri) => fs.readFile(uri),
+			writeFile: (uri, bytes) => fs.writeFile(uri, bytes),
+			delete: (uri, options) => fs.delete(uri, options),
+			rename: (from, to, options) => fs.rename(from, to, options),
+			copy: (from, to, options) => fs.copy(from, to, options),
+			isWritableFileSystem: (scheme) => fs.isWritableFileSystem(scheme),
+		};
+		const store = new RunEventStore(root, flaky);
+		await assert.rejects(store.append(AGENT, 'run_0006', events(10, 5)));
+		assert.deepEqual(
+			(await new RunEventStore(root).read(AGENT, 'run_0006')).map((e) => e.seq),
+			Array.from({ length: 10 }, (_, i) => i),
+			'the stored history is as it was',
+		);
+		failing = false;
+		await store.append(AGENT, 'run_0006', events(15, 5));
+		assert.deepEqual(
+			(await new RunEventStore(root).read(AGENT, 'run_0006')).map((e) => e.seq),
+			Array.from({ length: 20 }, (_, i) => i),
+			'the failed append was written before the next one',
+		);
+	});
+
 	test('a history written by an earlier version (one file, larger than a segment) is read, and new events go to a next segment', async () => {
 		const store = new RunEventStore(root);
 		const legacy = events(0, 2000);
