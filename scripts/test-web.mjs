@@ -29,7 +29,7 @@
 // folder. Everything is stopped at the end, also on failure. Exit status 1 when a check fails.
 // `npm run test:web`.
 /* global document -- functions given to page.evaluate and page.waitForFunction run in the page */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import {
@@ -168,6 +168,7 @@ async function environment(cors) {
 	await waitForHttp(`${env.apiUrl}/healthz`, STEP_MS, () => !emulator.exited);
 	const extensionsDir = join(dir, 'extensions');
 	const userDataDir = join(dir, 'user-data');
+	env.userDataDir = userDataDir;
 	installExtension(cs, extensionsDir, userDataDir, vsix);
 	writeUserSettings(userDataDir, { ...CALM_SETTINGS, 'cloudAgents.apiUrl': env.apiUrl });
 	const folder = join(dir, 'folder');
@@ -212,7 +213,7 @@ async function scenario(name, { cors }, check) {
 		// No CSS animation (a spinning icon kept Chromium compositing the window): harness stillPageScript.
 		await context.addInitScript({ content: stillPageScript({ hidden: false }) });
 		const page = await context.newPage();
-		const ctx = { origin: env.origin, apiUrl: env.apiUrl, folder, errors: [], console: [] };
+		const ctx = { origin: env.origin, apiUrl: env.apiUrl, userDataDir: env.userDataDir, folder, errors: [], console: [] };
 		page.on('console', (m) => {
 			const text = m.text();
 			ctx.console.push(`${m.type()}: ${text}`);
@@ -278,6 +279,27 @@ async function emulatorCall(apiUrl, method, path, body) {
 	const text = await res.text();
 	assert(res.ok, `${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
 	return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * The events stored for run `runId` under code-server's user data (the run-event store's segment
+ * files, `globalStorage/<extension>/runs/<agent>/<run>.jsonl`, `.1`, …), parsed line by line; a line
+ * that does not parse counts as a cut record and fails.
+ */
+function storedEvents(userDataDir, runId) {
+	const runs = join(userDataDir, 'User', 'globalStorage', 'cloud-agents.cloud-agents-vscode', 'runs');
+	const records = [];
+	for (const agent of existsSync(runs) ? readdirSync(runs) : []) {
+		const first = join(runs, agent, `${runId}.jsonl`);
+		for (let i = 0; existsSync(i === 0 ? first : `${first}.${i}`); i++) {
+			for (const line of readFileSync(i === 0 ? first : `${first}.${i}`, 'utf8').split('\n')) {
+				if (line.trim() !== '') {
+					records.push(JSON.parse(line));
+				}
+			}
+		}
+	}
+	return records;
 }
 
 /** Expands a tree row (a click, then the right arrow), until it says it is expanded. */
@@ -445,15 +467,26 @@ const STEP_LIST = [
 				undefined,
 				{ timeout: STEP_MS },
 			);
+			const [run] = await runsOf();
+			assert(run, 'the run is on the service');
+			// What the windows stored of the run (the store's files on code-server's disk, written through
+			// vscode.workspace.fs from the browser): the first reload comes once the first window has
+			// stored some of it, so each new window has a history to read first; what is stored never
+			// shrinks across a reload.
+			let stored = 0;
 			for (let reload = 1; reload <= RELOADS; reload++) {
+				const before = stored;
+				const end = Date.now() + STEP_MS;
+				while ((stored = storedEvents(ctx.userDataDir, run.id).length) < Math.max(1, before)) {
+					assert(Date.now() < end, `before reload ${reload}: ${stored} events stored, ${before} before`);
+					await new Promise((resolve) => setTimeout(resolve, 100));
+				}
 				await page.reload({ waitUntil: 'commit', timeout: 120_000 });
 				await page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
 				// Followed again after the reload: the status bar names the run, running (held at its end at the latest).
 				await status.filter({ hasText: 'running' }).waitFor({ state: 'visible', timeout: 90_000 });
-				log(`web:     reload ${reload}: the run is followed again`);
+				log(`web:     reload ${reload} (${stored} events stored): the run is followed again`);
 			}
-			const [run] = await runsOf();
-			assert(run, 'the run is on the service');
 			await emulatorCall(ctx.apiUrl, 'POST', `/_emulator/runs/${encodeURIComponent(run.id)}/release`);
 			await status.filter({ hasText: 'succeeded' }).waitFor({ state: 'visible', timeout: STEP_MS });
 			// The run's channel, whole. The Output view draws the lines in sight only: it is read from
@@ -495,9 +528,27 @@ const STEP_LIST = [
 				JSON.stringify(seen) === JSON.stringify(expected),
 				`every tick once, in order, after ${RELOADS} reloads: ${JSON.stringify(seen)}`,
 			);
+			const header = lines.map((l) => /— (\d+) stored events, read from disk —/.exec(l)).find(Boolean);
 			assert(
-				lines.some((l) => /stored events, read from disk/.test(l)),
-				'the channel read the stored events after the reload',
+				header && Number(header[1]) >= stored,
+				`the channel read the ${stored} stored events first: ${JSON.stringify(lines.slice(0, 3))}`,
+			);
+			// The store itself, once the end is written: every event of the run once, in order (0 lost, 0
+			// duplicated), the last its end.
+			const endStored = Date.now() + STEP_MS;
+			let records = storedEvents(ctx.userDataDir, run.id);
+			while (records.at(-1)?.type !== 'run.completed') {
+				assert(
+					Date.now() < endStored,
+					`the store never got the run's end: ${records.length} events, the last ${JSON.stringify(records.at(-1))}`,
+				);
+				await new Promise((resolve) => setTimeout(resolve, 100));
+				records = storedEvents(ctx.userDataDir, run.id);
+			}
+			const seqs = records.map((r) => r.seq);
+			assert(
+				JSON.stringify(seqs) === JSON.stringify(seqs.map((_, i) => i)),
+				`the store holds every event once, in order: ${JSON.stringify(seqs)}`,
 			);
 			await page.screenshot({ path: join(RESULTS, 'web-run-after-reloads.png') });
 			assert(ctx.errors.length === 0, `console errors from Cloud Agents: ${ctx.errors.join(' | ')}`);
