@@ -75,8 +75,6 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 	// The agent workspace's file system (the provider, its cache, walks and transfers) under the
 	// workspace feature that registers it.
 	'src/workspace/fs/': 'services',
-	// The workspace paths, until they join the one path module.
-	'src/fs/': 'services',
 	'src/webviews/': 'services',
 	'src/compare/': 'services',
 	// A local folder through vscode.workspace.fs (the browser's side of the comparison's seam, src/compare/localFiles.ts).
@@ -324,6 +322,37 @@ suite('layers: the rules the README states, read from src/', () => {
 			occurrences(/from '\.\.\/resources/, (p) => p.startsWith('src/views/')),
 			[],
 		);
+	});
+
+	test('the map names only rooms that exist, and every folder of src/ is a room of it (issue 43: the map had drifted)', () => {
+		for (const room of Object.keys(ROOMS)) {
+			assert.ok(
+				sources.some((s) => (room.endsWith('/') ? s.path.startsWith(room) : s.path === room)),
+				`${room}: no such file or folder in src/`,
+			);
+		}
+		const folders = new Set(sources.map((s) => `${posix.dirname(s.path)}/`).filter((d) => d !== 'src/'));
+		for (const folder of folders) {
+			assert.ok(
+				Object.keys(ROOMS).some((room) => room.endsWith('/') && folder.startsWith(room)),
+				`${folder} is in no room of the map`,
+			);
+		}
+	});
+
+	test("README's picture of the floors names only paths of src/ that exist", () => {
+		const readme = readFileSync(join(root, 'README.md'), 'utf8');
+		const named = new Set([...readme.matchAll(/\bsrc\/[\w./-]*[\w/]/g)].map((m) => m[0]));
+		assert.ok(named.size > 20, `${named.size} paths`);
+		const missing = [...named].filter((path) => {
+			try {
+				statSync(join(root, path));
+				return false;
+			} catch {
+				return true;
+			}
+		});
+		assert.deepEqual(missing, []);
 	});
 
 	test('every relative import names a file of src/', () => {
