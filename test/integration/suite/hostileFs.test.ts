@@ -14,14 +14,13 @@ import { parseWorkspaceUri, workspaceUri } from '../../../src/workspace/fs/works
 import { AGENT_ID, agent, artifact } from '../../hostile/fixtures';
 import { type HostileServer, type RouteHandler, json } from '../../hostile/server';
 import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
-import { testApi } from '../support/cloudAgents';
+import { testApi, waitFor } from '../support/cloudAgents';
 import { closeAllEditors } from '../support/editors';
 import { type HostileSession, useHostileServer } from '../support/hostile';
 
 const MTIME = 1_760_000_000_000;
 /** A 1×1 transparent PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 suite('Hostile server: local files and the agent workspace', () => {
 	let api: CloudAgentsTestApi;
@@ -222,9 +221,15 @@ suite('Hostile server: local files and the agent workspace', () => {
 		const edit = new vscode.WorkspaceEdit();
 		edit.insert(doc.uri, new vscode.Position(0, 0), 'mine: ');
 		assert.ok(await vscode.workspace.applyEdit(edit));
-		await sleep(1_200); // past the 1 s in which a read answers stat: the save asks the service
+		const opened = (await vscode.workspace.fs.stat(doc.uri)).mtime;
 		// The agent replaced the file; its mtime went backwards (same size, so only the mtime tells).
 		current = { content: Buffer.from('theirs!!\n'), mtime: MTIME - 3_600_000 };
+		// A condition, not a time: for 1 s after a read the provider answers stat from it, and any stat
+		// VS Code made meanwhile renewed that second (a fixed 1.2 s sleep then saved over the change).
+		// The provider reports a change as a higher mtime, whichever way the service's mtime moved.
+		await waitFor("the provider to report the agent's change", async () =>
+			(await vscode.workspace.fs.stat(doc.uri)).mtime > opened ? true : undefined,
+		);
 		assert.equal(await doc.save(), false, 'the save must stop at the conflict');
 		assert.equal(doc.isDirty, true);
 		assert.deepEqual(writes, [], "nothing was written over the agent's version");
@@ -232,6 +237,6 @@ suite('Hostile server: local files and the agent workspace', () => {
 		// Leave no dirty editor or save-conflict prompt behind for the teardown to close under it.
 		await vscode.commands.executeCommand('workbench.action.files.revert');
 		await vscode.commands.executeCommand('notifications.clearAll');
-		await sleep(300);
+		await waitFor('the reverted document to be clean', async () => (doc.isDirty ? undefined : true));
 	});
 });
