@@ -9,6 +9,7 @@ import { type Dirent, type Stats, lstat as lstatCallback } from 'node:fs';
 import { lstat, opendir, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { promisify } from 'node:util';
+import { isMissingFileError } from '../util/fileErrors';
 import { UnsafePathError, checkRelativePath } from '../util/paths';
 import { type FileSteps, hashLocalFile, readChunks, runAsync, withRegularFile, readSmallTextFile } from './fileRead';
 import type { LocalEntry, LocalExaminer, LocalFiles, LocalJob, LocalStat } from './localFiles';
@@ -40,11 +41,6 @@ function codeOf(err: unknown): unknown {
 	return (err as { code?: unknown } | null)?.code;
 }
 
-function isMissing(err: unknown): boolean {
-	const code = codeOf(err);
-	return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
 /**
  * The absolute local path of `rel`, safe to write or delete: inside `localRoot`, no existing
  * component between the root and the target (the target included) a symbolic link, and the real
@@ -63,7 +59,7 @@ export async function assertSafeLocalWrite(localRoot: string, rel: string): Prom
 		try {
 			st = await lstat(current);
 		} catch (err) {
-			if (isMissing(err)) {
+			if (isMissingFileError(err)) {
 				break;
 			}
 			throw err;
@@ -130,7 +126,7 @@ export class NodeLocalFiles implements LocalFiles {
 					? { kind: 'directory' }
 					: { kind: 'other' };
 		} catch (err) {
-			if (isMissing(err)) {
+			if (isMissingFileError(err)) {
 				return { kind: 'missing' };
 			}
 			throw err;

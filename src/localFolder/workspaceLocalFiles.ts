@@ -9,17 +9,7 @@
 import * as vscode from 'vscode';
 import { FileSystemLocalFiles, type FolderFileSystem } from '../compare/fileSystemLocalFiles';
 import type { LocalFiles } from '../compare/localFiles';
-
-/** The codes of VS Code's FileSystemError (and of a provider's error) that say a path is not there. */
-const MISSING = new Set(['FileNotFound', 'FileNotADirectory', 'EntryNotFound', 'EntryNotADirectory']);
-
-function isMissing(err: unknown): boolean {
-	if (!(err instanceof Error)) {
-		return false;
-	}
-	const code = (err as { code?: unknown }).code;
-	return (typeof code === 'string' && MISSING.has(code)) || [...MISSING].some((c) => err.name.includes(c));
-}
+import { isMissingFileError } from '../util/fileErrors';
 
 /** `vscode.workspace.fs` on the folder `root`, by path relative to it (checked by the caller). */
 export function workspaceFolderFileSystem(root: vscode.Uri): FolderFileSystem {
@@ -32,7 +22,7 @@ export function workspaceFolderFileSystem(root: vscode.Uri): FolderFileSystem {
 		},
 		readDirectory: async (rel) => fs.readDirectory(uriOf(rel)),
 		readFile: async (rel) => fs.readFile(uriOf(rel)),
-		isMissing,
+		isMissing: isMissingFileError,
 	};
 }
 

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { EventRecord } from '../api';
+import { isMissingFileError } from '../util/fileErrors';
+import { newestWholeLines } from '../util/lines';
 import { localIdName } from '../util/paths';
 
 /**
@@ -123,12 +125,9 @@ export class RunEventStore {
 				await this.write(file, bytes);
 			} catch (err) {
 				// A failed write leaves the segment as it was: read it again next time, and write these
-				// events then, before the next ones (bounded: the newest UNWRITTEN_MAX_BYTES).
+				// events then, before the next ones (bounded: the newest whole records in UNWRITTEN_MAX_BYTES).
 				this.tails.delete(key);
-				this.unwritten.set(
-					key,
-					bytes.byteLength > UNWRITTEN_MAX_BYTES ? bytes.slice(bytes.byteLength - UNWRITTEN_MAX_BYTES) : bytes,
-				);
+				this.unwritten.set(key, newestWholeLines(bytes, UNWRITTEN_MAX_BYTES));
 				throw err;
 			}
 		});
@@ -203,7 +202,7 @@ export class RunEventStore {
 			await this.fs.stat(uri);
 			return true;
 		} catch (err) {
-			if (isNotFound(err)) {
+			if (isMissingFileError(err)) {
 				return false;
 			}
 			throw err;
@@ -233,24 +232,12 @@ export class RunEventStore {
 		try {
 			return await this.fs.readFile(segmentUri(file, index));
 		} catch (err) {
-			if (isNotFound(err)) {
+			if (isMissingFileError(err)) {
 				return undefined;
 			}
 			throw err;
 		}
 	}
-}
-
-/**
- * Whether `err` says the file is not there: VS Code's FileNotFound, or a provider's own words for it
- * (ENOENT, EntryNotFound) where it did not map its error.
- */
-function isNotFound(err: unknown): boolean {
-	const code = (err as { code?: unknown } | null)?.code;
-	if (code === 'FileNotFound' || code === 'ENOENT') {
-		return true;
-	}
-	return /\b(ENOENT|EntryNotFound|FileNotFound)\b/.test(err instanceof Error ? err.message : String(err));
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
