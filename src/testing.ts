@@ -6,6 +6,7 @@
  * - `_cloudAgents.views.rows(key, parentRowId?)`: a view's rows as plain data;
  * - `_cloudAgents.views.click(key, rowId, parentRowId?)`: a row's default action, as a click runs it;
  * - `_cloudAgents.views.selectAgent(agentId?)`: the agent the Runs and Artifacts views follow;
+ * - `_cloudAgents.views.restoreAgent(agentId)`: selects the agent as a reload restores the selection it kept;
  * - `_cloudAgents.workspace.clearCache()`: the `cloud-agent:` file system starts from an empty cache;
  * - `_cloudAgents.views.runOnRow(key, rowId, command, options?)`: a command on a row, as its context menu runs it;
  * - `_cloudAgents.window.messages()`: the messages (information, warning, error) shown so far, in order;
@@ -296,6 +297,9 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 		vscode.commands.registerCommand('_cloudAgents.window.messages', () => recorder.messages.slice()),
 		vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) =>
 			deps.views.selectById(deps.agents, agentId),
+		),
+		vscode.commands.registerCommand('_cloudAgents.views.restoreAgent', (agentId: string) =>
+			deps.views.restoreSelection(deps.agents, agentId),
 		),
 		vscode.commands.registerCommand('_cloudAgents.workspace.clearCache', () => features.current?.workspace.cache.clear()),
 		vscode.commands.registerCommand('_cloudAgents.workspace.retry', (agentId?: string) =>

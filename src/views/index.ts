@@ -44,6 +44,8 @@ export class CloudAgentViews extends Disposable {
 	/** The same providers by their list's key (a descriptor may be a copy: see esbuild.mjs). */
 	private readonly providersByKey = new Map<string, AnyProvider>();
 	private readonly views = new Map<AnyListDescriptor, vscode.TreeView<vscode.TreeItem>>();
+	/** Per list key, how many times its selection was set (restoreSelection: was a row selected meanwhile?). */
+	private readonly selectionChanges = new Map<string, number>();
 	/** Every view by its list's key, with what draws its rows (group views included). */
 	private readonly shown = new Map<string, ShownView>();
 	private readonly flags = new Map<string, (key: string, parentKey: string | undefined) => boolean>();
@@ -218,12 +220,7 @@ export class CloudAgentViews extends Disposable {
 			for (const descriptor of this.views.keys()) {
 				const id = memory.get<unknown>(selectionKey(descriptor.key));
 				if (typeof id === 'string' && id !== '' && this.selected(descriptor) === undefined) {
-					const forget = (): Thenable<void> => memory.update(selectionKey(descriptor.key), undefined);
-					void this.selectById(descriptor, id).then(async (record) => {
-						if (record === undefined) {
-							await forget();
-						}
-					}, forget);
+					void this.restoreSelection(descriptor, id);
 				}
 			}
 		};
@@ -238,6 +235,25 @@ export class CloudAgentViews extends Disposable {
 			}
 		});
 		this.register(first);
+	}
+
+	/**
+	 * Selects the record a reload kept (`id`), unless someone selects a row while it is looked up: a
+	 * click during the lookup stands (the lookup of a record deleted meanwhile answered "not found"
+	 * after the click and put the Runs view back to "Select an agent", issue 41). A record no longer
+	 * there is forgotten.
+	 */
+	async restoreSelection(descriptor: AnyListDescriptor, id: string): Promise<void> {
+		const before = this.selectionChanges.get(descriptor.key) ?? 0;
+		let superseded = false;
+		const stillWanted = (): boolean => {
+			superseded = (this.selectionChanges.get(descriptor.key) ?? 0) !== before;
+			return !superseded;
+		};
+		const record = await this.selectById(descriptor, id, stillWanted).catch(() => undefined);
+		if (record === undefined && !superseded && this.memory) {
+			await this.memory.update(selectionKey(descriptor.key), undefined);
+		}
 	}
 
 	/** The provider of a list (top-level; a subtree's rows are served by its parent's provider). */
@@ -283,6 +299,7 @@ export class CloudAgentViews extends Disposable {
 
 	/** Makes the lists that follow `descriptor`'s view show the records of `record` (or nothing) and names it in their descriptions. */
 	select<T>(descriptor: ListDescriptor<T, object, unknown>, record: T | undefined): void {
+		this.selectionChanges.set(descriptor.key, (this.selectionChanges.get(descriptor.key) ?? 0) + 1);
 		if (record !== undefined) {
 			this.providersByKey.get(descriptor.key)?.rememberName(record);
 		}
@@ -316,7 +333,11 @@ export class CloudAgentViews extends Disposable {
 	}
 
 	/** Selects a record of `descriptor` by id: reveals its row when loaded, else reads it. Undefined clears. */
-	async selectById<T>(descriptor: ListDescriptor<T, object, unknown>, id: string | undefined): Promise<T | undefined> {
+	async selectById<T>(
+		descriptor: ListDescriptor<T, object, unknown>,
+		id: string | undefined,
+		stillWanted: () => boolean = () => true,
+	): Promise<T | undefined> {
 		if (!id) {
 			this.select(descriptor, undefined);
 			return undefined;
@@ -331,6 +352,10 @@ export class CloudAgentViews extends Disposable {
 			}
 		} else {
 			record = await descriptor.target?.get(this.ctx, id, undefined);
+			if (!stillWanted()) {
+				// Another row was selected meanwhile: that selection stands.
+				return this.selected(descriptor);
+			}
 		}
 		this.select(descriptor, record);
 		return record;

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { counters, createIdleAgent, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { counters, createIdleAgent, emu, restoreDevToken, startAgentRun, testApi, waitFor } from '../support/cloudAgents';
 import type { RowSnapshot } from '../../../src/testing';
 import { devToken } from '../support/env';
 
@@ -293,6 +293,49 @@ suite('Views', () => {
 			after.map((r) => r.id),
 			before.map((r) => r.id),
 		);
+	});
+
+	test('a row selected while a reload restores the kept selection stands: the kept agent, looked up later, does not take it over (issue 41)', async function () {
+		this.timeout(60_000);
+		const chosen = await createIdleAgent('chosen-meanwhile');
+		const run = await startAgentRun(chosen, '[[events:1]] the chosen agent’s run');
+		let kept: string | undefined;
+		const runRows = async (): Promise<RowSnapshot[]> =>
+			(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', 'runs')) ?? [];
+		try {
+			await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
+			await vscode.commands.executeCommand('cloudAgents.agents.refresh');
+			await waitFor('the chosen agent listed', async () =>
+				(await rows('agents')).some((r) => r.id?.includes(chosen)) ? true : undefined,
+			);
+			// The kept agent exists but is not among the loaded rows: restoring it looks it up, and the
+			// lookup waits at the emulator until the test clears the rule.
+			kept = await createIdleAgent('kept-across-a-reload');
+			await emu('PUT', '/_emulator/faults', { rules: [{ method: 'GET', route: '/v2/agents/{agent_id}', hold: true }] });
+			const restored = vscode.commands.executeCommand('_cloudAgents.views.restoreAgent', kept);
+			await waitFor('the lookup held', async () => {
+				const f = await emu<{ rules: Array<{ matched?: number }> }>('GET', '/_emulator/faults');
+				return (f.body.rules[0]?.matched ?? 0) > 0 ? true : undefined;
+			});
+			// A click meanwhile (the chosen agent is a row of the list: no lookup).
+			await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', chosen);
+			await emu('DELETE', '/_emulator/faults');
+			await restored;
+			const shown = await waitFor('the Runs view listing', async () => {
+				const list = await runRows();
+				return list.length > 0 && !list.some((r) => /loading/i.test(r.label)) ? list : undefined;
+			});
+			assert.ok(
+				shown.some((r) => r.id?.includes(run.id)),
+				`the Runs view follows another agent than the one selected meanwhile: ${JSON.stringify(shown)}`,
+			);
+		} finally {
+			await emu('DELETE', '/_emulator/faults');
+			await vscode.commands.executeCommand('_cloudAgents.views.selectAgent', undefined);
+			for (const id of [chosen, kept]) {
+				if (id) await emu('DELETE', `/v2/agents/${encodeURIComponent(id)}?delete_runtime=true`, undefined, devToken());
+			}
+		}
 	});
 
 	test('the selected agent deleted elsewhere: the Runs view drops it ("Select an agent"), not "Could not load: not found" (issue 42, item 6)', async function () {
