@@ -52,6 +52,7 @@ import {
 	DEV_TOKEN,
 	ROOT,
 	Processes,
+	SKIPPED_BUILTINS,
 	allowMotion,
 	buildVsixAsync,
 	buildWebHarnessVsix,
@@ -332,6 +333,8 @@ async function startSession({ lane, cs, extSource, dir, logs, profile, grep, sui
 		folder: workspaceFile,
 		logFile: join(logs, 'code-server.log'),
 		env,
+		// The variant lane keeps every built-in extension: our extension still runs beside Git, npm and the rest.
+		skipBuiltins: profile === 'standard' ? SKIPPED_BUILTINS : [],
 	});
 	session.children.push(session.codeServer);
 	session.workbenchUrl = `http://127.0.0.1:${codePort}/?workspace=${encodeURIComponent(workspaceFile)}`;

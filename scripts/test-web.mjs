@@ -39,6 +39,7 @@ import {
 	DEV_TOKEN,
 	Processes,
 	ROOT,
+	SKIPPED_BUILTINS,
 	buildWebVsix,
 	ensureCodeServer,
 	freePort,
@@ -179,6 +180,7 @@ async function environment(cors) {
 		userDataDir,
 		folder,
 		logFile: join(RESULTS, `${name}-code-server.log`),
+		skipBuiltins: SKIPPED_BUILTINS,
 	});
 	env.browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
 	return env;

@@ -619,8 +619,40 @@ export function installExtensions(cs, extensionsDir, userDataDir, vsixes) {
 	);
 }
 
-/** Starts code-server on 127.0.0.1:port serving `folder`; resolves when it answers. */
-export async function startCodeServer(procs, cs, { port, extensionsDir, userDataDir, folder, env, logFile }) {
+/**
+ * Built-in extensions of code-server that no test needs, left out of the test windows
+ * (VSCODE_SKIP_BUILTIN_EXTENSIONS: VS Code's server does not even scan them). Each activates in
+ * every window and after every reload (Git and GitHub on "*", merge conflicts and the debugger's
+ * auto attach on start-up, npm and TypeScript on the first JSON document) and took CPU time the
+ * suite is short of on two cores (issue 41). Language support for JSON (model provider documents),
+ * Markdown (result records), settings and themes stays. `npm start` keeps every built-in, and so
+ * does the `variant` lane, so that our extension still runs beside them in the suite.
+ */
+export const SKIPPED_BUILTINS = [
+	'vscode.git',
+	'vscode.git-base',
+	'vscode.github',
+	'vscode.github-authentication',
+	'vscode.merge-conflict',
+	'vscode.debug-auto-launch',
+	'vscode.debug-server-ready',
+	'ms-vscode.js-debug',
+	'ms-vscode.js-debug-companion',
+	'ms-vscode.vscode-js-profile-table',
+	'vscode.npm',
+	'vscode.typescript-language-features',
+	'vscode.extension-editing',
+	'vscode.emmet',
+	'vscode.tunnel-forwarding',
+	'vscode.terminal-suggest',
+	'GitHub.copilot-chat',
+];
+
+/**
+ * Starts code-server on 127.0.0.1:port serving `folder`; resolves when it answers. `skipBuiltins`:
+ * built-in extensions it leaves out (SKIPPED_BUILTINS for a test window).
+ */
+export async function startCodeServer(procs, cs, { port, extensionsDir, userDataDir, folder, env, logFile, skipBuiltins = [] }) {
 	const child = procs.spawn(
 		'code-server',
 		cs.node,
@@ -640,7 +672,15 @@ export async function startCodeServer(procs, cs, { port, extensionsDir, userData
 			userDataDir,
 			folder,
 		],
-		{ logFile, env: { ...process.env, PATH: `${dirname(cs.node)}:${process.env.PATH}`, ...env } },
+		{
+			logFile,
+			env: {
+				...process.env,
+				PATH: `${dirname(cs.node)}:${process.env.PATH}`,
+				...(skipBuiltins.length > 0 ? { VSCODE_SKIP_BUILTIN_EXTENSIONS: skipBuiltins.join(',') } : {}),
+				...env,
+			},
+		},
 	);
 	await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => !child.exited);
 	return child;
