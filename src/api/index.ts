@@ -1,6 +1,12 @@
 /**
- * Public surface of the Cloud Agents API client (no vscode import anywhere under src/api).
- * Views, commands and the FileSystemProvider import from here only.
+ * Public surface of the Cloud Agents API client (no vscode import anywhere under src/api): the
+ * door to the client. Code outside src/api imports the client, its errors, records and events from
+ * here. Two kinds of module are imported directly instead (the layers test holds the list,
+ * API_LEAVES): the leaves that hold no client — bounds (limits), bytes, hashing and ids (random),
+ * async helpers, the service's types and its value checks and decoders (types, validation, decode,
+ * pagination) — which the helpers of every floor use without loading the client (issue 43: a
+ * base floor for them is the next step); and each platform's half of the wire, only by its own
+ * platform (network.ts by src/shell/nodePlatform.ts, fetchWire.ts by src/shell/webPlatform.ts).
  */
 export { CloudAgentsClient } from './client';
 export type { CloudAgentsClientOptions, StreamRunEventsOptions, ListWorkspaceOptions, ReadChunkOptions } from './client';

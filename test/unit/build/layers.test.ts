@@ -280,6 +280,32 @@ function roomCycles(edges: readonly Edge[]): string[] {
 
 const imports = importsAmong(sources);
 
+/**
+ * The modules of src/api that code outside it may import directly rather than through its door,
+ * src/api/index.ts (the rule its comment states): the leaves that hold no client, to any file; each
+ * platform's half of the wire, to its platform's file only.
+ */
+const API_LEAVES: Readonly<Record<string, (importer: string) => boolean>> = {
+	'src/api/limits.ts': () => true,
+	'src/api/bytes.ts': () => true,
+	'src/api/random.ts': () => true,
+	'src/api/async.ts': () => true,
+	'src/api/types.ts': () => true,
+	'src/api/validation.ts': () => true,
+	'src/api/decode.ts': () => true,
+	'src/api/pagination.ts': () => true,
+	'src/api/network.ts': (importer) => importer === 'src/shell/nodePlatform.ts',
+	'src/api/fetchWire.ts': (importer) => importer === 'src/shell/webPlatform.ts',
+};
+
+/** Each import of a module of src/api from outside it past its door (index.ts) that API_LEAVES does not allow. */
+function pastTheDoor(edges: readonly Edge[]): string[] {
+	return edges
+		.filter(({ from, to }) => !from.startsWith('src/api/') && to.startsWith('src/api/') && to !== 'src/api/index.ts')
+		.filter(({ from, to }) => !(API_LEAVES[to]?.(from) ?? false))
+		.map(({ from, to }) => `${from} → ${to}`);
+}
+
 suite('layers: the rules the README states, read from src/', () => {
 	test('the source is there to read', () => {
 		assert.ok(sources.length > 50, `${sources.length} files`);
@@ -358,6 +384,28 @@ suite('layers: the rules the README states, read from src/', () => {
 	test('every relative import names a file of src/', () => {
 		assert.ok(imports.edges.length > 500, `${imports.edges.length} imports`);
 		assert.deepEqual(imports.unresolved, []);
+	});
+
+	test('outside src/api the client is imported through its door (src/api/index.ts), but for the leaves and platform halves API_LEAVES names (issue 43)', () => {
+		assert.deepEqual(pastTheDoor(imports.edges), []);
+		for (const leaf of Object.keys(API_LEAVES)) {
+			assert.ok(
+				sources.some((s) => s.path === leaf),
+				`API_LEAVES names ${leaf}, which src/ does not have`,
+			);
+		}
+		// The check sees what it looks for: a deep import of the client, a platform half from elsewhere.
+		assert.deepEqual(
+			pastTheDoor([
+				{ from: 'src/views/a.ts', to: 'src/api/client.ts' },
+				{ from: 'src/views/a.ts', to: 'src/api/network.ts' },
+				{ from: 'src/shell/nodePlatform.ts', to: 'src/api/network.ts' },
+				{ from: 'src/views/a.ts', to: 'src/api/limits.ts' },
+				{ from: 'src/views/a.ts', to: 'src/api/index.ts' },
+				{ from: 'src/api/client.ts', to: 'src/api/http.ts' },
+			]),
+			['src/views/a.ts → src/api/client.ts', 'src/views/a.ts → src/api/network.ts'],
+		);
 	});
 
 	test('every room of src/ is on a floor (ROOMS)', () => {
