@@ -131,17 +131,32 @@ async function signedIn(page) {
 
 /**
  * The environments the scenarios share, one per CORS setting: an emulator (CORS on for the
- * workbench's origin, or off), code-server with the web build installed, and a browser. Made at
- * first use, stopped at the end (stopEnvironments). Each scenario gets a browser context of its own
- * (no storage shared with another scenario) and a window of its own folder.
+ * workbench's origin, or off), code-server with the web build installed, and a browser. Each the
+ * selected journeys need starts before the first journey (environment); all stop at the end
+ * (stopEnvironments). Each scenario gets a browser context of its own (no storage shared with
+ * another scenario) and a window of its own folder.
  */
 const environments = new Map();
+/** Each environment's promise, per CORS setting: one start however many scenarios ask, also while it starts. */
+const starting = new Map();
 
-async function environment(cors) {
-	const made = environments.get(cors);
-	if (made) {
-		return made;
+/**
+ * The environment of a CORS setting, started on first use. A journey list that needs both starts the
+ * other beside the first journey (prestart below): the refused journey's emulator and code-server
+ * started after the first journey ended, alone at the end of the run with a core to spare (issue 41).
+ */
+function environment(cors) {
+	let made = starting.get(cors);
+	if (!made) {
+		made = startEnvironment(cors);
+		starting.set(cors, made);
+		// Awaited (and reported) by the scenario that needs it; not an unhandled rejection meanwhile.
+		made.catch(() => undefined);
 	}
+	return made;
+}
+
+async function startEnvironment(cors) {
 	const name = cors ? 'cors' : 'no-cors';
 	const env = { procs: new Processes(), browser: undefined };
 	environments.set(cors, env);
@@ -192,6 +207,7 @@ async function stopEnvironments() {
 		await env.procs.stopAll();
 	}
 	environments.clear();
+	starting.clear();
 }
 
 /**
@@ -731,7 +747,14 @@ const JOURNEYS = [
 ];
 const only = process.argv.slice(2);
 const results = [];
+const selected = JOURNEYS.filter(
+	([name, , steps]) => only.length === 0 || only.includes(name) || steps.some((step) => only.includes(step)),
+);
 try {
+	// Every environment the selected journeys need starts now, side by side, not when its first journey comes.
+	for (const cors of new Set(selected.map(([, options]) => options.cors))) {
+		void environment(cors);
+	}
 	for (const [name, options, steps] of JOURNEYS) {
 		if (only.length === 0 || only.includes(name) || steps.some((step) => only.includes(step))) {
 			results.push(
