@@ -238,20 +238,24 @@ export class CloudAgentViews extends Disposable {
 	}
 
 	/**
-	 * Selects the record a reload kept (`id`), unless someone selects a row while it is looked up: a
-	 * click during the lookup stands (the lookup of a record deleted meanwhile answered "not found"
-	 * after the click and put the Runs view back to "Select an agent", issue 41). A record no longer
-	 * there is forgotten.
+	 * Selects the record a reload kept (`id`), unless a row is selected while it is looked up: that
+	 * selection stands (the kept agent, fetched because it was not among the loaded rows, was selected
+	 * after the user's click, and the Runs view followed it, issue 41). A kept record no longer there
+	 * is forgotten, unless a row was selected meanwhile (the memory then holds that row).
 	 */
 	async restoreSelection(descriptor: AnyListDescriptor, id: string): Promise<void> {
-		const before = this.selectionChanges.get(descriptor.key) ?? 0;
-		let superseded = false;
+		const changes = (): number => this.selectionChanges.get(descriptor.key) ?? 0;
+		const before = changes();
+		let selectedMeanwhile = false;
 		const stillWanted = (): boolean => {
-			superseded = (this.selectionChanges.get(descriptor.key) ?? 0) !== before;
-			return !superseded;
+			selectedMeanwhile = changes() !== before;
+			return !selectedMeanwhile;
 		};
-		const record = await this.selectById(descriptor, id, stillWanted).catch(() => undefined);
-		if (record === undefined && !superseded && this.memory) {
+		const record = await this.selectById(descriptor, id, stillWanted).catch(() => {
+			stillWanted();
+			return undefined;
+		});
+		if (record === undefined && !selectedMeanwhile && this.memory) {
 			await this.memory.update(selectionKey(descriptor.key), undefined);
 		}
 	}
