@@ -755,21 +755,19 @@ try {
 	for (const cors of new Set(selected.map(([, options]) => options.cors))) {
 		void environment(cors);
 	}
-	for (const [name, options, steps] of JOURNEYS) {
-		if (only.length === 0 || only.includes(name) || steps.some((step) => only.includes(step))) {
-			results.push(
-				await scenario(name, options, async (page, ctx) => {
-					if (options.signIn) {
-						await signInWithKey(page);
-						await signedIn(page);
-					}
-					for (const step of steps) {
-						await STEPS.get(step)(page, ctx);
-						log(`web:   ✔ ${name} › ${step}`);
-					}
-				}),
-			);
-		}
+	for (const [name, options, steps] of selected) {
+		results.push(
+			await scenario(name, options, async (page, ctx) => {
+				if (options.signIn) {
+					await signInWithKey(page);
+					await signedIn(page);
+				}
+				for (const step of steps) {
+					await STEPS.get(step)(page, ctx);
+					log(`web:   ✔ ${name} › ${step}`);
+				}
+			}),
+		);
 	}
 } finally {
 	await stopEnvironments();
