@@ -161,9 +161,11 @@ export class RunEventStore {
 		}
 		const bytes = concat(tail.bytes, data);
 		// Written beside the segment, then moved over it: a reader (a window after a reload) or an
-		// interrupted write never finds the segment cut: each record is whole or absent.
+		// interrupted write never finds the segment cut: each record is whole or absent. VS Code's
+		// rename over a file deletes it first, then moves: between the two (or for good, when the
+		// window closes there) the segment is missing and its `.tmp` holds it all, which readers take.
 		const segment = segmentUri(file, tail.index);
-		const temp = segment.with({ path: `${segment.path}.tmp` });
+		const temp = tempOf(segment);
 		await this.fs.writeFile(temp, bytes);
 		await this.fs.rename(temp, segment, { overwrite: true });
 		this.tails.delete(key);
@@ -184,7 +186,7 @@ export class RunEventStore {
 	 */
 	private async lastSegment(file: vscode.Uri): Promise<Tail> {
 		let last = -1;
-		while (last + 1 < SEGMENTS_MAX && (await this.exists(segmentUri(file, last + 1)))) {
+		while (last + 1 < SEGMENTS_MAX && (await this.segmentExists(segmentUri(file, last + 1)))) {
 			last++;
 		}
 		if (last < 0) {
@@ -194,7 +196,10 @@ export class RunEventStore {
 		if (bytes === undefined) {
 			throw new Error(`segment ${last} of ${file.toString()} went away while it was read`);
 		}
-		return { index: last, bytes };
+		// Its whole lines: a `.tmp` cut while written (a new segment's, a window closing) ends in a
+		// torn record, which the next record must not continue.
+		const whole = bytes.lastIndexOf(0x0a) + 1;
+		return { index: last, bytes: whole === bytes.byteLength ? bytes : bytes.slice(0, whole) };
 	}
 
 	private async exists(uri: vscode.Uri): Promise<boolean> {
@@ -227,16 +232,27 @@ export class RunEventStore {
 		}
 	}
 
-	/** The bytes of segment `index`, or undefined when there is none (a history ends there); another failure is thrown. */
+	/**
+	 * The bytes of segment `index`, or undefined when there is none (a history ends there); another
+	 * failure is thrown. A segment missing while its `.tmp` is there is being moved (or a window closed
+	 * while moving it: VS Code's rename over a file deletes it first): the `.tmp` is read, and when
+	 * it has just been moved, the segment again.
+	 */
 	private async readSegment(file: vscode.Uri, index: number): Promise<Uint8Array | undefined> {
-		try {
-			return await this.fs.readFile(segmentUri(file, index));
-		} catch (err) {
-			if (isMissingFileError(err)) {
-				return undefined;
-			}
-			throw err;
-		}
+		const segment = segmentUri(file, index);
+		const read = (uri: vscode.Uri): Promise<Uint8Array | undefined> =>
+			Promise.resolve(this.fs.readFile(uri)).then(undefined, (err: unknown) => {
+				if (isMissingFileError(err)) {
+					return undefined;
+				}
+				throw err;
+			});
+		return (await read(segment)) ?? (await read(tempOf(segment))) ?? (await read(segment));
+	}
+
+	/** Whether segment `uri` is stored: the file, or its `.tmp` alone (a move cut between its delete and its rename). */
+	private async segmentExists(uri: vscode.Uri): Promise<boolean> {
+		return (await this.exists(uri)) || (await this.exists(tempOf(uri)));
 	}
 }
 
@@ -245,6 +261,11 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 	bytes.set(a, 0);
 	bytes.set(b, a.byteLength);
 	return bytes;
+}
+
+/** Where a segment is written before it is moved over the segment. */
+function tempOf(segment: vscode.Uri): vscode.Uri {
+	return segment.with({ path: `${segment.path}.tmp` });
 }
 
 /** Segment `index` of a run's file: the file itself, then `<file>.1`, `<file>.2`, … */

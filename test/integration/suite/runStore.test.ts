@@ -121,6 +121,54 @@ suite('Run-event store (vscode.workspace.fs, segments) [web]', () => {
 		);
 	});
 
+	test("a window closing between VS Code's delete of a segment and the move of its .tmp over it loses nothing: the next window reads the .tmp and appends after it", async () => {
+		await new RunEventStore(root).append(AGENT, 'run_0007', events(0, 10));
+		// VS Code's rename over a file deletes the file, then moves: the old window stops in between.
+		const fs = vscode.workspace.fs;
+		let deleted!: () => void;
+		const cut = new Promise<void>((resolve) => (deleted = resolve));
+		let release!: () => void;
+		const gate = new Promise<void>((resolve) => (release = resolve));
+		const closing: vscode.FileSystem = {
+			stat: (uri) => fs.stat(uri),
+			readDirectory: (uri) => fs.readDirectory(uri),
+			createDirectory: (uri) => fs.createDirectory(uri),
+			readFile: (uri) => fs.readFile(uri),
+			writeFile: (uri, bytes) => fs.writeFile(uri, bytes),
+			delete: (uri, options) => fs.delete(uri, options),
+			rename: async (from, to, options) => {
+				await fs.delete(to);
+				deleted();
+				await gate;
+				await fs.rename(from, to, options);
+			},
+			copy: (from, to, options) => fs.copy(from, to, options),
+			isWritableFileSystem: (scheme) => fs.isWritableFileSystem(scheme),
+		};
+		const writing = new RunEventStore(root, closing).append(AGENT, 'run_0007', events(10, 10));
+		await cut;
+		assert.deepEqual(
+			await filesOf(new RunEventStore(root), 'run_0007'),
+			['run_0007.jsonl.tmp'],
+			'the segment is gone, its .tmp is there',
+		);
+		const next = new RunEventStore(root);
+		assert.deepEqual(
+			(await next.read(AGENT, 'run_0007')).map((e) => e.seq),
+			Array.from({ length: 20 }, (_, i) => i),
+			'the next window reads the twenty events from the .tmp',
+		);
+		await next.append(AGENT, 'run_0007', events(20, 5));
+		assert.deepEqual(await filesOf(next, 'run_0007'), ['run_0007.jsonl'], 'its append moved the segment into place');
+		assert.deepEqual(
+			(await new RunEventStore(root).read(AGENT, 'run_0007')).map((e) => e.seq),
+			Array.from({ length: 25 }, (_, i) => i),
+			'and wrote after them',
+		);
+		release();
+		await writing.catch(() => undefined);
+	});
+
 	test('a file system failing for a moment fails the append instead of writing the history over, and its events are written by the next append (issue 42, item 1)', async () => {
 		await new RunEventStore(root).append(AGENT, 'run_0006', events(0, 10));
 		let failing = true;
