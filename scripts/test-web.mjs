@@ -28,7 +28,7 @@
 // longer than most journeys); each journey has a fresh Chromium context and a window of its own
 // folder. Everything is stopped at the end, also on failure. Exit status 1 when a check fails.
 // `npm run test:web`.
-/* global document -- functions given to page.evaluate and page.waitForFunction run in the page */
+/* global document, indexedDB -- functions given to page.evaluate and page.waitForFunction run in the page */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -537,6 +537,59 @@ const STEP_LIST = [
 				assert(Date.now() < end, `the channel never showed the last tick and the run's end: ${JSON.stringify(lines.slice(-8))}`);
 				lines = await readChannel();
 			}
+			// What the channel holds, read from the file VS Code keeps it in (the browser's IndexedDB,
+			// `vscode-log:` …/output_logging_…/N-<channel>.log, the last window's), not from the Output
+			// view: the view reads that file from the byte offset it last read to, and in the browser
+			// VS Code's IndexedDB file system appends by reading, concatenating and writing the file, so
+			// the view can read from an offset that is not a line's start: after a reload it once showed
+			// a tick line without its first 11 characters ("8  log  [info] tick 17 of 40"). The checks
+			// below are of what the extension wrote, as VS Code stored it.
+			const stamp = /Across reloads (\d+)/.exec(prompt)[1];
+			const channelFile = async () =>
+				page.evaluate(async (stamp) => {
+					const db = await new Promise((resolve, reject) => {
+						const open = indexedDB.open('vscode-web-db');
+						open.onsuccess = () => resolve(open.result);
+						open.onerror = () => reject(open.error);
+					});
+					try {
+						const store = () => db.transaction('vscode-logs-store', 'readonly').objectStore('vscode-logs-store');
+						const keys = await new Promise((resolve, reject) => {
+							const all = store().getAllKeys();
+							all.onsuccess = () => resolve(all.result.map(String));
+							all.onerror = () => reject(all.error);
+						});
+						const key = keys
+							.filter((k) => k.includes('/output_logging_') && k.includes(`Across reloads ${stamp}`))
+							.sort()
+							.at(-1);
+						if (!key) {
+							return { key: undefined, text: '' };
+						}
+						const value = await new Promise((resolve, reject) => {
+							const get = store().get(key);
+							get.onsuccess = () => resolve(get.result);
+							get.onerror = () => reject(get.error);
+						});
+						return {
+							key,
+							text: typeof value === 'string' ? value : new TextDecoder().decode(value),
+						};
+					} finally {
+						db.close();
+					}
+				}, stamp);
+			let file = { key: undefined, text: '' };
+			const endFile = Date.now() + STEP_MS;
+			while (!(/run\.completed\s+succeeded/.test(file.text) && file.text.includes(`tick ${ticks} of`))) {
+				assert(
+					Date.now() < endFile,
+					`the channel's file never held the last tick and the run's end: ${file.key} ${JSON.stringify(file.text.slice(-300))}`,
+				);
+				await new Promise((resolve) => setTimeout(resolve, 100));
+				file = await channelFile();
+			}
+			lines = file.text.split(/\r?\n/);
 			const tickLines = lines.filter((l) => /tick \d+ of/.test(l));
 			const cut = tickLines.filter((l) => !/^\d\d:\d\d:\d\d\.\d{3} {2}log {2}\[info\] tick \d+ of \d+$/.test(l));
 			assert(cut.length === 0, `every tick line is whole: ${JSON.stringify(cut)}`);
