@@ -18,9 +18,10 @@ import type { UiTest } from './support/workbench';
  * Putting the folder back changes the window's first folder, and VS Code reloads a remote window
  * when that happens (its WorkspaceChangeExtHostRelauncher: `remoteAuthority ? reload()`). The folder
  * row can show before that reload and vanish with the page: the reversed run of issue 41 found the
- * row, then timed out reading it. The test waits for the reload, then reads the reloaded window.
+ * row, then timed out reading it. When the folder is back before VS Code watches for a change, no
+ * reload comes. The test reads the row until a read spans no navigation.
  */
-/** The longest wait for the reload that follows the folder's return (a workbench's boot on a loaded machine). */
+/** The longest wait for the folder to stay in the window (through a reload: a workbench's boot on a loaded machine). */
 const RELOAD_MS = 120_000;
 
 /** What the new window showed when the test failed (the runner's own screenshot is of the first window). */
@@ -55,27 +56,43 @@ const uiTest: UiTest = {
 		try {
 			const window = await page.context().newPage();
 			opened = window;
-			// The first navigation is the goto below; the second the reload VS Code makes once the folder is back.
-			let loads = 0;
-			const reloaded = window
-				.waitForEvent('framenavigated', {
-					predicate: (frame) => frame === window.mainFrame() && ++loads === 2,
-					timeout: RELOAD_MS,
-				})
-				.then(
-					() => undefined,
-					(err: unknown) => err,
-				);
+			// VS Code reloads the window when its first folder changes after its extension-host
+			// relauncher has started; on a fast machine the folder is back before that, and no reload
+			// comes (a clean-clone run waited 120 s for one). So the reload is counted, not required: the
+			// folder is read until a read spans no navigation of the page and the file holds the folder.
+			let navigations = 0;
+			window.on('framenavigated', (frame) => {
+				if (frame === window.mainFrame()) {
+					navigations++;
+				}
+			});
 			await window.setViewportSize({ width: 1280, height: 1024 });
 			await window.goto(`${new URL(page.url()).origin}/?workspace=${encodeURIComponent(file)}`);
-			const notReloaded = await reloaded;
-			assert.equal(notReloaded, undefined, `the window did not reload once its folder was back: ${String(notReloaded)}`);
-			await window.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
-			const root = await explorerFolderRow(window, agent.name, NEW_WINDOW_SHOT);
-			note(`reloaded once; folder ${JSON.stringify((await root.innerText()).trim())} in ${JSON.stringify(await window.title())}`);
+			const folders = (): Array<{ uri?: string; name?: string }> | undefined =>
+				(JSON.parse(readFileSync(file, 'utf8')) as { folders?: Array<{ uri?: string; name?: string }> }).folders;
+			const end = Date.now() + RELOAD_MS;
+			let shown: string | undefined;
+			while (shown === undefined) {
+				assert.ok(Date.now() < end, `the folder never stayed in the window (${navigations} navigations)`);
+				const before = navigations;
+				try {
+					await window.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 90_000 });
+					const root = await explorerFolderRow(window, agent.name, NEW_WINDOW_SHOT);
+					const text = (await root.innerText()).trim();
+					if (navigations === before && (folders()?.length ?? 0) > 0) {
+						shown = text;
+					}
+				} catch (err) {
+					if (navigations === before) {
+						throw err;
+					}
+				}
+			}
+			note(
+				`${navigations > 1 ? 'reloaded' : 'not reloaded'}; folder ${JSON.stringify(shown)} in ${JSON.stringify(await window.title())}`,
+			);
 			// The folder is back in the file too (VS Code writes a workspace's folders to its file).
-			const content = JSON.parse(readFileSync(file, 'utf8')) as { folders?: Array<{ uri?: string; name?: string }> };
-			assert.deepEqual(content.folders, [{ uri: `cloud-agent://${authority}/`, name: agent.name }]);
+			assert.deepEqual(folders(), [{ uri: `cloud-agent://${authority}/`, name: agent.name }]);
 		} catch (err) {
 			// The runner's FAILED-… screenshot is of the first window: keep what the new one showed.
 			await opened?.screenshot({ path: NEW_WINDOW_SHOT }).catch(() => undefined);
