@@ -5,9 +5,10 @@
 //   dist/core.js       the light modules of src/api (errors, limits, decode, validation, pagination, …),
 //                      required by both other files, so every class (ApiError, …) exists once and
 //                      `instanceof` holds across them (activation loads it);
-//   dist/compareWorker.js  the comparison's worker thread (src/compare/compareWorker.ts), started on use;
-//   dist/client.js     src/api/client.ts (with its endpoint groups, src/api/endpoints/), http.ts, network.ts
-//                      (with netErrors.ts; fetchWire.ts, the browser's), githubResolver.ts and the event streams (sse.ts, sseStream.ts, runEventStream.ts)
+//   dist/compareWorker.js  the comparison's worker thread (src/platform/node/compareWorker.ts), started on use;
+//   dist/client.js     src/api/client.ts (with its endpoint groups, src/api/endpoints/), http.ts, the wire's
+//                      halves (src/platform/node/network.ts with netErrors.ts; src/platform/web/fetchWire.ts,
+//                      the browser's), githubResolver.ts and the event streams (sse.ts, sseStream.ts, runEventStream.ts)
 //                      with undici and eventsource-parser; the first access to one of their exports
 //                      (e.g. `new CloudAgentsClient`) requires it.
 // In extension.js each import of a light module becomes `require('./core.js').<module>`, and each import
@@ -36,7 +37,7 @@
 import * as esbuild from 'esbuild';
 import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeL10nBundle, writeL10nBundleAside } from './scripts/lib/l10nBundle.mjs';
 
@@ -55,8 +56,11 @@ const HARNESS_ENV_LINE = 'globalThis.__cloudAgentsHarnessEnv = {};';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const API = join(ROOT, 'src', 'api');
+/** The platforms' rooms: Node's extension host and the browser's (README "Where new code goes"). */
+const PLATFORM_NODE = join(ROOT, 'src', 'platform', 'node');
+const PLATFORM_WEB = join(ROOT, 'src', 'platform', 'web');
 /**
- * The src/api modules that go to dist/client.js, loaded on the first request: those that need undici
+ * The src/api modules (and the wire's halves of src/platform/) that go to dist/client.js, loaded on the first request: those that need undici
  * or eventsource-parser (with the GitHub look-up of Create Agent), and the decoders of the service's answers (decode.ts, records.ts,
  * runEventDecoder.ts), which nothing needs before an answer arrives. No dist/core.js module may import
  * one of them (core.js would hold a second copy). (clock.ts is in core.js: the views' countdown uses it.)
@@ -68,13 +72,14 @@ const HEAVY = [
 	'sseStream.ts',
 	'runEventStream.ts',
 	'githubResolver.ts',
-	'network.ts',
 	'netErrors.ts',
-	'fetchWire.ts',
 	'decode.ts',
 	'records.ts',
 	'runEventDecoder.ts',
-].map((f) => join(API, f));
+]
+	.map((f) => join(API, f))
+	// Each platform's half of the wire (src/platform/): Node's undici, the browser's fetch.
+	.concat([join(PLATFORM_NODE, 'network.ts'), join(PLATFORM_WEB, 'fetchWire.ts')]);
 /** Every other src/api module (not the index.ts facade): dist/core.js. */
 const CORE = readdirSync(API)
 	.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts')
@@ -512,13 +517,13 @@ function exportsEntryOf(shared) {
 }
 
 /**
- * The comparison's worker thread (src/compare/compareWorker.ts; localSide.ts starts it from the file
+ * The comparison's worker thread (src/platform/node/compareWorker.ts; localSide.ts starts it from the file
  * next to its own bundle): Node built-ins only.
  * @type {import('esbuild').BuildOptions}
  */
 const compareWorkerBuild = {
 	...common,
-	entryPoints: ['src/compare/compareWorker.ts'],
+	entryPoints: ['src/platform/node/compareWorker.ts'],
 	outfile: join(outdir, 'compareWorker.js'),
 	plugins: [problemMatcher, jsoncParserEsm],
 };
@@ -537,27 +542,24 @@ const WEB_PENDING = JSON.parse(readFileSync(join(ROOT, 'scripts', 'web-pending.j
 const NODE_BUILTIN = new RegExp(`^(node:.*|(${builtinModules.map((m) => m.replace(/[/]/g, '\\/')).join('|')})(/.*)?)$`);
 
 /**
- * The web build's rules: src/shell/nodePlatform.ts (with undici behind it) is left out (only the
- * Node entry's `activate` uses it, which the web entry does not export), and so is
- * src/compare/nodeLocalFiles.ts (the features' entry hands it to nodePlatform.ts; the browser's
- * local folders are src/localFolder/workspaceLocalFiles.ts); a Node built-in from a WEB_PENDING module is an empty stand-in;
- * from anywhere else, an error.
+ * The web build's rules: Node's room, src/platform/node/ (its platform with undici behind it, its
+ * local folders with the comparison's worker thread), is left out by folder: an import of any of its
+ * files is an empty module there (only the Node entry's `activate` and the features' entry reach it,
+ * and neither runs it in the browser); a Node built-in from a WEB_PENDING module is an empty
+ * stand-in; from anywhere else, an error.
  * @type {import('esbuild').Plugin}
  */
 const webRules = {
 	name: 'web-rules',
 	setup(build) {
-		// Not even resolved: its imports (undici) would be. Nor Node's local folders (the comparison's
-		// worker thread and file system), which only nodePlatform.ts uses (through the features' entry).
-		build.onResolve({ filter: /\/(nodePlatform|nodeLocalFiles)$/ }, (args) => ({
-			path: basename(args.path),
-			namespace: 'web-absent',
-		}));
-		build.onLoad({ filter: /.*/, namespace: 'web-absent' }, (args) => ({
-			contents:
-				args.path === 'nodePlatform' ? 'export const nodePlatform = undefined;\n' : 'export const NodeLocalFiles = undefined;\n',
-			loader: 'js',
-		}));
+		// Not even resolved: its imports (undici, node:*) would be.
+		build.onResolve({ filter: /^\.\.?\// }, (args) => {
+			const file = args.resolveDir ? resolve(args.resolveDir, args.path) : '';
+			return file.startsWith(PLATFORM_NODE + sep)
+				? { path: file.slice(PLATFORM_NODE.length + 1), namespace: 'web-absent' }
+				: undefined;
+		});
+		build.onLoad({ filter: /.*/, namespace: 'web-absent' }, () => ({ contents: 'module.exports = {};\n', loader: 'js' }));
 		build.onResolve({ filter: NODE_BUILTIN }, (args) => {
 			const importer = args.importer.startsWith(ROOT) ? args.importer.slice(ROOT.length + 1).replace(/\\/g, '/') : args.importer;
 			if (WEB_PENDING.includes(importer)) {

@@ -135,8 +135,9 @@ export default tseslint.config(
 	},
 	{
 		// The API client is plain Node: no `vscode`, not even as a type (this core rule also sees
-		// `import type`), and nothing from the layers above it.
-		files: ['src/api/**/*.ts'],
+		// `import type`), and nothing from the layers above it. The wire's halves in the platforms'
+		// rooms are the client's too.
+		files: ['src/api/**/*.ts', 'src/platform/node/network.ts', 'src/platform/web/fetchWire.ts'],
 		rules: {
 			'no-restricted-imports': [
 				'error',
@@ -153,6 +154,7 @@ export default tseslint.config(
 								'**/runFollowing/**',
 								'**/workspace/**',
 								'**/auth/**',
+								'**/platform/**',
 							],
 							message: 'src/api/ sits at the bottom of the dependency graph.',
 						},
@@ -164,7 +166,8 @@ export default tseslint.config(
 	{
 		// The comparison engine (issue 21) is unit-tested against the emulator without VS Code: no
 		// `vscode`, not even as a type, and nothing from the layers that use it. Its local folder is a
-		// seam (localFiles.ts); the side over vscode.workspace.fs lives in src/localFolder/.
+		// seam (localFiles.ts), filled by each platform (src/platform/node/nodeLocalFiles.ts,
+		// src/platform/web/workspaceLocalFiles.ts).
 		files: ['src/compare/**/*.ts'],
 		rules: {
 			'no-restricted-imports': [
@@ -183,8 +186,10 @@ export default tseslint.config(
 								'**/workspace/**',
 								'**/auth/**',
 								'**/changes/**',
+								'**/platform/**',
 							],
-							message: 'src/compare/ takes only src/api and node:*; the UI layer (src/changes/) calls it.',
+							message:
+								'src/compare/ takes only src/api and src/util; the UI layer (src/changes/) calls it, and each platform fills its local-folder seam (src/platform/).',
 						},
 					],
 				},

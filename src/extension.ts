@@ -16,8 +16,9 @@ import { RecordDocuments } from './views/recordDocuments';
 import type { Services } from './views/actions';
 import type { loadFeatures } from './shell/featureEntry';
 import { LazyFeatures } from './shell/lazy';
-import type { Platform } from './shell/platform';
-import { nodePlatform } from './shell/nodePlatform';
+import type { Platform } from './platform/types';
+import { nodePlatform } from './platform/node/nodePlatform';
+import type { NodeLocalFiles } from './platform/node/nodeLocalFiles';
 import { isRegistered } from './views/registry';
 import { registerWelcomeProbe } from './flows/welcomeProbe';
 import {
@@ -337,7 +338,16 @@ export interface CloudAgentsTestApi {
 
 /** Called by VS Code on the first contributed activation event, in Node's extension host. */
 export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi | undefined {
-	return activateWith(context, nodePlatform);
+	return activateWith(
+		context,
+		nodePlatform((folder) => {
+			// From the features' code (dist/features.js), which only the features (Source Control) call
+			// this from: not in activation's bundle. See esbuild.mjs.
+			// eslint-disable-next-line @typescript-eslint/no-require-imports
+			const entry = require('./shell/featureEntry') as { NodeLocalFiles: typeof NodeLocalFiles };
+			return new entry.NodeLocalFiles(folder);
+		}),
+	);
 }
 
 /** Activation on `platform`: the Node entry's (above) and the browser's (src/extension.web.ts). */

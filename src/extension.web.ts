@@ -1,10 +1,10 @@
 /**
  * The entry point of VS Code for the Web's extension host (package.json `browser`, built as
- * dist/web/extension.js): the same extension on the browser's platform (src/shell/webPlatform.ts).
+ * dist/web/extension.js): the same extension on the browser's platform (src/platform/web/webPlatform.ts).
  */
 import type * as vscode from 'vscode';
 import { type CloudAgentsTestApi, activateWith } from './extension';
-import { webPlatform } from './shell/webPlatform';
+import { webPlatform } from './platform/web/webPlatform';
 
 /** Called by VS Code on the first contributed activation event, in the browser's extension host. */
 export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi | undefined {

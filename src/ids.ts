@@ -181,5 +181,5 @@ export function manifestCommandTitles(manifest: unknown): ReadonlyMap<string, st
 	return titles;
 }
 
-/** The name of activate()'s entry in the web worker's performance timeline (src/shell/webPlatform.ts; the bench's activation section reads it). */
+/** The name of activate()'s entry in the web worker's performance timeline (src/platform/web/webPlatform.ts; the bench's activation section reads it). */
 export const ACTIVATION_MEASURE = 'cloud-agents/activate';

@@ -10,13 +10,13 @@
  * Per start: a new user-data folder and a new code-server process (so a new extension host), a new
  * browser context on its workbench, 5 s for the window to settle, a click on the Cloud Agents activity-bar entry (onView
  * activation), then the extension's activation report (CLOUD_AGENTS_ACTIVATION_REPORT, see
- * src/shell/nodePlatform.ts): load = the extension host's marks `code/extHost/didLoadExtensionCode/<id>` −
+ * src/platform/node/nodePlatform.ts): load = the extension host's marks `code/extHost/didLoadExtensionCode/<id>` −
  * `willLoadExtensionCode/<id>` around `require(main)` (ms resolution, Date.now, the same clock VS
  * Code's own figure uses), activate = `activate()` measured with performance.now(). The web worker
  * has no environment and no file system to write a report to: there the bench reads the worker's
  * performance timeline through Playwright (µs resolution): load = the extension host's marks
  * `didLoadExtensionCode − willLoadExtensionCode` around the evaluation of the fetched bundle,
- * activate = the measure src/shell/webPlatform.ts adds around `activate()` (performance.now(), as
+ * activate = the measure src/platform/web/webPlatform.ts adds around `activate()` (performance.now(), as
  * in Node), and, reported beside them, the bundle's fetch and compilation (`new Function`), which
  * VS Code's figure leaves out, and the extension host's own span around the activate() call
  * (`willActivateExtension → didActivateExtension`: it also holds the microtasks activate() queued).
@@ -41,7 +41,7 @@ const REPORT_TIMEOUT_MS = 90_000;
 /** How long a new window is left to settle before the click that activates the extension. */
 const SETTLE_MS = 5_000;
 
-/** What src/shell/nodePlatform.ts writes to CLOUD_AGENTS_ACTIVATION_REPORT. */
+/** What src/platform/node/nodePlatform.ts writes to CLOUD_AGENTS_ACTIVATION_REPORT. */
 interface ActivationReport {
 	willLoad?: number;
 	didLoad?: number;
@@ -207,7 +207,7 @@ async function poll<T>(ready: () => Promise<T | undefined> | T | undefined, chil
 	}
 }
 
-/** The Node extension host: the report src/shell/nodePlatform.ts writes, as a sample. */
+/** The Node extension host: the report src/platform/node/nodePlatform.ts writes, as a sample. */
 async function nodeSample(reportPath: string, child: ChildLike, end: number): Promise<Sample> {
 	// Written in one call, but the file can exist before its text is in it (seen on a loaded
 	// machine: "Unexpected end of JSON input"): read until it parses, within the same deadline.
@@ -232,7 +232,7 @@ async function nodeSample(reportPath: string, child: ChildLike, end: number): Pr
 
 /**
  * In a web worker: the extension host's marks for our extension (`code/extHost/<what>/<id>` →
- * startTime), and as `activate` the duration of the measure src/shell/webPlatform.ts adds around
+ * startTime), and as `activate` the duration of the measure src/platform/web/webPlatform.ts adds around
  * activate() (a string: the bench has no DOM types).
  */
 function workerMarksScript(): string {
@@ -281,7 +281,7 @@ async function webSample(page: Page, child: ChildLike, end: number): Promise<Sam
 	const loadMs = span('willLoadExtensionCode', 'didLoadExtensionCode');
 	const activateMs = m.activate;
 	if (activateMs === undefined) {
-		throw new Error(`no ${ACTIVATION_MEASURE} measure in the web worker (src/shell/webPlatform.ts reportActivation)`);
+		throw new Error(`no ${ACTIVATION_MEASURE} measure in the web worker (src/platform/web/webPlatform.ts reportActivation)`);
 	}
 	return {
 		loadMs,

@@ -11,8 +11,8 @@ import { EventSource } from 'eventsource';
 import { Agent, request } from 'undici';
 import { CloudAgentsClient } from '../../src/api';
 import { type BenchContext, median, quantile } from '../report';
-import { nodeConnect } from '../../src/api/network';
-import { fetchConnect } from '../../src/api/fetchWire';
+import { nodeConnect } from '../../src/platform/node/network';
+import { fetchConnect } from '../../src/platform/web/fetchWire';
 
 const AGENT = '0190f1c2-0000-7000-8000-00000000b001.bench';
 const RUN = 'run_bench';
@@ -374,7 +374,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			};
 		});
 
-	// The client through the browser's transport (src/api/fetchWire.ts over Node's global fetch), as
+	// The client through the browser's transport (src/platform/web/fetchWire.ts over Node's global fetch), as
 	// VS Code for the Web runs it: the same client code, a different wire.
 	const webClient = new CloudAgentsClient({ connect: fetchConnect, baseUrl: url, getToken: () => 'ca_bench_token' });
 	const viaWebClient = async (sink: Sink): Promise<void> => {
@@ -498,7 +498,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 				value: median(cpuClientOverEs).toFixed(2),
 			},
 			{
-				metric: `run events through the browser's transport: client over fetch (src/api/fetchWire.ts, Node's global fetch)`,
+				metric: `run events through the browser's transport: client over fetch (src/platform/web/fetchWire.ts, Node's global fetch)`,
 				value: fmt(medianRate(webRounds, 'webClient')),
 			},
 			{
@@ -528,7 +528,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 		],
 		notes: [
 			`Streaming: ${ROUNDS} rounds (after ${WARMUP} warm-up rounds) over the same bytes (${(bytes.length / 1e6).toFixed(1)} MB) from one loopback server; each round runs the three contenders back to back, the rounds taking the six orders in turn (each contender equally often in each place and right after each other), each after a 20 ms pause and a full gc() outside its timing, and every contender does the same work per event (takes the parsed record's seq, type and data). Rates are medians over rounds; ratios are medians of the per-round ratios (the targets use wall-clock time; the CPU-second ratios count only this process's user + system time, which other processes' load does not inflate, and are shown as a cross-check). Per-round client ÷ eventsource: ${clientOverEs.map((x) => x.toFixed(2)).join(', ')}.`,
-			`Through fetch (the browser's transport, VS Code for the Web): ${ROUNDS} more rounds of the same kind over the same bytes, the contenders being the client over src/api/fetchWire.ts (what the web build uses; Node's global fetch stands in for the browser's), raw eventsource-parser + JSON.parse reading a fetch response body (the target's baseline: the same transport, as the Node row pairs the client with the parser over undici), and raw eventsource-parser over undici (the Node row's baseline, shown for comparison: it includes what fetch itself costs against undici). Per-round client over fetch ÷ parser over fetch: ${webOverFetchParser.map((x) => x.toFixed(2)).join(', ')}.`,
+			`Through fetch (the browser's transport, VS Code for the Web): ${ROUNDS} more rounds of the same kind over the same bytes, the contenders being the client over src/platform/web/fetchWire.ts (what the web build uses; Node's global fetch stands in for the browser's), raw eventsource-parser + JSON.parse reading a fetch response body (the target's baseline: the same transport, as the Node row pairs the client with the parser over undici), and raw eventsource-parser over undici (the Node row's baseline, shown for comparison: it includes what fetch itself costs against undici). Per-round client over fetch ÷ parser over fetch: ${webOverFetchParser.map((x) => x.toFixed(2)).join(', ')}.`,
 			"Request latency is the median of 3,000 calls per side to the in-process emulator, interleaved one by one in an order where each side follows each side equally often; the client and global fetch are each paired with bare undici in a loop of their own (the bare figure shown is the client loop's), and the client once more with undici's lowest call. The client calls the dispatcher as that lowest call does (origin and path, no URL parse, an options literal); bare undici.request(url) parses the URL and spreads its options, which costs it more than all the client's own layers (deadlines, retries, body caps, decoding) cost the client, so the client ÷ bare undici ratio is below 1 and the lowest-call ratio shows what those layers cost.",
 		],
 	});

@@ -14,8 +14,8 @@ import { IgnoreRules } from '../../src/compare/ignore';
 import { type BenchContext, type Row } from '../report';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
 import { emulatorProcess } from '../emulatorProcess';
-import { nodeConnect } from '../../src/api/network';
-import { NodeLocalFiles } from '../../src/compare/nodeLocalFiles';
+import { nodeConnect } from '../../src/platform/node/network';
+import { NodeLocalFiles } from '../../src/platform/node/nodeLocalFiles';
 import { FileSystemLocalFiles } from '../../src/compare/fileSystemLocalFiles';
 import { diskFolderFileSystem } from '../../test/unit/support/localFolders';
 
@@ -197,7 +197,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			notes: [
 				"Floors: link = agent-side folders listed + 1 (the run list) + the ended runs' events (one request each: deletions leave no trace in a listing) + 10 reads (the equal-size files the runs changed; 500 files of 256 bytes, 50 per folder); refresh = folders listed + 3 reads (files changed earlier keep their hash in the baseline: no request).",
 				"Browser-style local side: the same comparison with src/compare/fileSystemLocalFiles.ts (VS Code for the Web's: no worker thread, each file stat'ed and read whole through a file system of VS Code's shape, 8 calls at once, on the engine's thread) over a stand-in for vscode.workspace.fs made of node:fs/promises calls (test/unit/support/localFolders.ts): the cost of the batching and hashing on one thread, not of the browser's round trips to its file system, which VS Code for the Web adds per call (the row counts the calls). Informational: the first Node-side figure is the worker's (the row above).",
-				'The emulator runs in a process of its own for this section (as a real service runs elsewhere). Peak heap: the V8 heap in use (heapUsed, read through v8.getHeapStatistics()) of the bench process (the engine) sampled every 2 ms and at each progress report while "Compare Everything" runs, after a gc() (bench runs with --expose-gc), plus the largest heap in use the worker thread reading the local side reported after a batch of files (src/compare/compareWorker.ts; a thread has a heap of its own).',
+				'The emulator runs in a process of its own for this section (as a real service runs elsewhere). Peak heap: the V8 heap in use (heapUsed, read through v8.getHeapStatistics()) of the bench process (the engine) sampled every 2 ms and at each progress report while "Compare Everything" runs, after a gc() (bench runs with --expose-gc), plus the largest heap in use the worker thread reading the local side reported after a batch of files (src/platform/node/compareWorker.ts; a thread has a heap of its own).',
 			],
 		});
 	} finally {

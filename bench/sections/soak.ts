@@ -17,7 +17,7 @@ import { readRunEvents } from '../../src/runFollowing/runEvents';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
 import { emulatorProcess } from '../emulatorProcess';
 import type { BenchContext, Row } from '../report';
-import { nodeConnect } from '../../src/api/network';
+import { nodeConnect } from '../../src/platform/node/network';
 
 /** Simulated seconds per real second. */
 const SCALE = 30;

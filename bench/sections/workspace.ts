@@ -7,7 +7,7 @@ import { CloudAgentsClient } from '../../src/api';
 import { WorkspaceCache } from '../../src/workspace/fs/workspaceCache';
 import { type BenchContext, type Row, median } from '../report';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
-import { nodeConnect } from '../../src/api/network';
+import { nodeConnect } from '../../src/platform/node/network';
 
 export async function run(ctx: BenchContext): Promise<void> {
 	const client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: ctx.emulatorUrl, getToken: () => ctx.token });

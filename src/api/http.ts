@@ -91,7 +91,7 @@ export interface TransportOptions {
 	 */
 	connect: Connect;
 	/**
-	 * Proxies and certificates (Node: src/api/network.ts): the settings, or a function returning the
+	 * Proxies and certificates (Node: src/platform/node/network.ts): the settings, or a function returning the
 	 * current ones (read before every request: when it returns another object, the next request uses a
 	 * dispatcher made for it). Default: networkSettingsFromEnvironment() (HTTPS_PROXY/HTTP_PROXY/NO_PROXY,
 	 * Node's certificate store). The browser's connection does not read them.

@@ -5,8 +5,9 @@
  * API_LEAVES): the leaves that hold no client — bounds (limits), bytes, hashing and ids (random),
  * async helpers, the service's types and its value checks and decoders (types, validation, decode,
  * pagination) — which the helpers of every floor use without loading the client (issue 43: a
- * base floor for them is the next step); and each platform's half of the wire, only by its own
- * platform (network.ts by src/shell/nodePlatform.ts, fetchWire.ts by src/shell/webPlatform.ts).
+ * base floor for them is the next step); and what a wire is made of (wire.ts, errors.ts,
+ * netErrors.ts, logger.ts, loopback.ts), only by each platform's half of the wire
+ * (src/platform/node/network.ts, src/platform/web/fetchWire.ts).
  */
 export { CloudAgentsClient } from './client';
 export type { CloudAgentsClientOptions, StreamRunEventsOptions, ListWorkspaceOptions, ReadChunkOptions } from './client';
@@ -47,7 +48,7 @@ export { backoffDelay } from './retry';
 export type { Timeouts } from './http';
 export { NetworkError, ProxyError } from './http';
 // Only the types: a value exported here would put a loader of dist/client.js into activation's bundle.
-export type { NetworkSettings, ProxyEnvironment } from './network';
+export type { NetworkSettings, ProxyEnvironment } from './wire';
 export type { Connect, Connection, ConnectOptions, Wire, WireRoute } from './wire';
 export { RunEventStream } from './sse';
 export type { StreamOutageEvent, StreamReconnectOptions } from './sse';

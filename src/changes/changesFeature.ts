@@ -41,7 +41,7 @@ export interface ChangesDeps {
 	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
 	/** The views' shared connectivity: a comparison that found the service out of reach runs again when it answers. */
 	connectivity?: LinkSourceDeps['connectivity'];
-	/** A local folder as this extension host reaches it (the platform's: src/shell/platform.ts); undefined: it cannot. */
+	/** A local folder as this extension host reaches it (the platform's: src/platform/types.ts); undefined: it cannot. */
 	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
 }
 

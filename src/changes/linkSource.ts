@@ -34,7 +34,7 @@ export interface LinkSourceDeps {
 	log: vscode.LogOutputChannel;
 	/** Tells the decorations that these local files changed state. */
 	decorationsChanged(this: void, uris: vscode.Uri[]): void;
-	/** The local folder as this extension host reaches it (the platform's: src/shell/platform.ts); undefined: it cannot. */
+	/** The local folder as this extension host reaches it (the platform's: src/platform/types.ts); undefined: it cannot. */
 	localFiles: LocalFiles | undefined;
 	/** The `files.exclude` globs (value true) for the local folder. */
 	exclude(this: void, folder: vscode.Uri): string[];

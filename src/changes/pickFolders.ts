@@ -35,7 +35,7 @@ export async function pickAgentFolder(
 
 /**
  * The local folder: a workspace folder this extension host can compare with (`canCompare`: the
- * platform's, src/shell/platform.ts; the one whose name matches first) or one chosen in a dialog.
+ * platform's, src/platform/types.ts; the one whose name matches first) or one chosen in a dialog.
  */
 export async function pickLocalFolder(
 	name: string,

@@ -2,7 +2,7 @@
  * A local folder through a file system of VS Code's shape (the seam of localFiles.ts where there is
  * no Node file system and no worker thread: VS Code for the Web, whose extension host is a web
  * worker that cannot start workers of its own when its extension is served by a VS Code server).
- * src/localFolder/workspaceLocalFiles.ts hands it `vscode.workspace.fs` on the folder's URI.
+ * src/platform/web/workspaceLocalFiles.ts hands it `vscode.workspace.fs` on the folder's URI.
  *
  * The comparison's local side runs on the extension host's thread, a batch at a time: the stats of
  * a batch (at most FS_CONCURRENCY at once), the byte budget taken in job order (as the worker does),

@@ -2,7 +2,7 @@
  * The seam between the comparison and the local folder (issue 34): what the engine, the ignore rules
  * and Source Control's Send, Apply and re-checks need from the folder, by paths relative to it
  * (`/`-separated, checked by `checkRelativePath`; `''` is the folder itself). Two implementations,
- * chosen by the platform (src/shell/platform.ts `localFiles`): Node's (nodeLocalFiles.ts: a worker
+ * chosen by the platform (src/platform/types.ts `localFiles`): Node's (nodeLocalFiles.ts: a worker
  * thread and `node:fs`, symbolic links refused by the open itself) and one over a file system of
  * VS Code's shape (fileSystemLocalFiles.ts: `vscode.workspace.fs` in the browser's extension host,
  * on its own thread, in batches). Neither follows a symbolic link. No `vscode`, no Node.

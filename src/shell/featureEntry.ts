@@ -27,10 +27,10 @@ import { signIn, signOut } from '../auth/signIn';
 
 /**
  * Node's local folders (the comparison's worker thread and file system): here, so that their code
- * loads with the features (the only code that compares) rather than at activation. Reached through
- * src/shell/nodePlatform.ts; the web build has none (esbuild.mjs `webRules`).
+ * loads with the features (the only code that compares) rather than at activation. src/extension.ts
+ * hands them to nodePlatform.ts from here; the web build has none (esbuild.mjs `webRules`).
  */
-export { NodeLocalFiles } from '../compare/nodeLocalFiles';
+export { NodeLocalFiles } from '../platform/node/nodeLocalFiles';
 
 /** Registers the features' commands; the caller owns the disposables. */
 export function loadFeatures(deps: Services): LoadedFeatures {

@@ -1,7 +1,7 @@
 /**
  * OpenSSH known_hosts lines for the SSH gateway's host key: building the line and finding whether
  * a file's content already has it. Pure (no `vscode`, no Node): both extension hosts use it. The
- * file itself is the platform's (`KnownHostsFile`: Node's in src/util/knownHostsFile.ts; VS Code
+ * file itself is the platform's (`KnownHostsFile`: Node's in src/platform/node/knownHostsFile.ts; VS Code
  * for the Web has none).
  */
 import type { GatewayHostKey } from '../api/decode';

@@ -4,7 +4,7 @@
  * (the transport reads the extension host's HTTPS_PROXY / HTTP_PROXY / NO_PROXY itself). Every client
  * (the service's, the device-flow sign-in's, the GitHub look-up's) is given `current`, which the
  * transport reads before each request: after a change the next request uses a dispatcher made for
- * the new settings (src/api/network.ts).
+ * the new settings (src/platform/node/network.ts).
  */
 import * as vscode from 'vscode';
 import type { NetworkSettings } from '../api';

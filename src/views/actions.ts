@@ -34,7 +34,7 @@ export interface ActionSession {
 
 /**
  * The user's own files as the extension host reaches them, chosen by the entry point (the Platform
- * of src/shell/platform.ts): Node's host has a home folder and ~/.ssh; the browser's (VS Code for
+ * of src/platform/types.ts): Node's host has a home folder and ~/.ssh; the browser's (VS Code for
  * the Web) has neither.
  */
 export interface UserFiles {

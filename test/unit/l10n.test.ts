@@ -8,8 +8,9 @@
  * The scan of src/ reads the sources with TypeScript's parser and looks where a text reaches the
  * screen: the message functions (VS Code's and our wrappers in src/views/ui.ts and
  * src/util/errors.ts), progress titles and messages, input boxes and quick picks, status bar items,
- * tree items, validators, the HTML of the webviews. Not scanned: src/api/, which may not import
- * vscode, and the webview pages (src/webviews/pages/), whose texts the extension hands them
+ * tree items, validators, the HTML of the webviews. Not scanned: src/api/ and the wire's halves in
+ * the platforms' rooms (src/platform/node/network.ts, src/platform/web/fetchWire.ts), which may not
+ * import vscode, and the webview pages (src/webviews/pages/), whose texts the extension hands them
  * translated. The modules without vscode (src/api/, the comparison engine, the workspace file
  * system's errors) cannot call l10n.t: their English is left as it is (where such a text is in a
  * place scanned here, ALLOWED says so).
@@ -355,12 +356,15 @@ function scanSource(file: string, text: string): Scan {
 	return scan;
 }
 
-/** The files of src/ the scan reads (see the header: not src/api/, not the webview pages). */
+/** The wire's halves, the client's code in the platforms' rooms: no vscode, as src/api/. */
+const WIRE_HALVES: readonly string[] = ['src/platform/node/network.ts', 'src/platform/web/fetchWire.ts'];
+
+/** The files of src/ the scan reads (see the header: not src/api/ and the wire's halves, not the webview pages). */
 function sourceFiles(): string[] {
 	return readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
 		.map((f) => `src/${f.split('\\').join('/')}`)
 		.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.gen.ts'))
-		.filter((f) => !f.startsWith('src/api/') && !f.startsWith('src/webviews/pages/'))
+		.filter((f) => !f.startsWith('src/api/') && !WIRE_HALVES.includes(f) && !f.startsWith('src/webviews/pages/'))
 		.sort();
 }
 

@@ -8,7 +8,7 @@ import { browserVerificationUrl, rejectedText } from '../../../src/auth/signIn';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { emu, restoreDevToken, testApi, waitFor, within, writtenText, followedRunStatus, followEnded } from '../support/cloudAgents';
 import { devToken, emulatorUrl } from '../support/env';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 /**
  * The demo's sign-in journeys (`npm start`): approving a device code through code-server's port

@@ -1,7 +1,7 @@
 /**
  * The comparison's local folder through `vscode.workspace.fs` (issue 34: VS Code for the Web's side
- * of src/compare/localFiles.ts, src/localFolder/workspaceLocalFiles.ts), against VS Code's real file
- * system here: every answer the same as Node's side (src/compare/nodeLocalFiles.ts, the worker
+ * of src/compare/localFiles.ts, src/platform/web/workspaceLocalFiles.ts), against VS Code's real file
+ * system here: every answer the same as Node's side (src/platform/node/nodeLocalFiles.ts, the worker
  * thread) gives on the same folder — symbolic links marked and never read, missing paths and paths
  * under a file, the byte budget, the write check — and a whole comparison against the emulator
  * finding the same differences. Builds its folder with node:fs: a Node extension host's suite.
@@ -13,13 +13,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { CloudAgentsClient } from '../../../src/api';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 import { compareFolders } from '../../../src/compare/engine';
 import { IgnoreRules } from '../../../src/compare/ignore';
-import { examine } from '../../../src/compare/compareWorker';
+import { examine } from '../../../src/platform/node/compareWorker';
 import { type LocalAnswer, type LocalExaminer, type LocalFiles, NotRegularFileError } from '../../../src/compare/localFiles';
-import { NodeLocalFiles, localPathOf } from '../../../src/compare/nodeLocalFiles';
-import { workspaceLocalFiles } from '../../../src/localFolder/workspaceLocalFiles';
+import { NodeLocalFiles, localPathOf } from '../../../src/platform/node/nodeLocalFiles';
+import { workspaceLocalFiles } from '../../../src/platform/web/workspaceLocalFiles';
 import { UnsafePathError } from '../../../src/util/paths';
 import { createIdleAgent, emu } from '../support/cloudAgents';
 import { devToken, emulatorProfile, emulatorUrl } from '../support/env';
@@ -29,7 +29,7 @@ const enc = encodeURIComponent;
 /**
  * Node's side with its worker's code run on this thread: this suite is bundled into the test
  * runner's extension, next to which there is no dist/compareWorker.js to start (the worker thread
- * itself: test/unit/compare/compareWorker.test.ts).
+ * itself: test/unit/platform/node/compareWorker.test.ts).
  */
 class NodeSide extends NodeLocalFiles {
 	override examiner(maxBytes: number): LocalExaminer {

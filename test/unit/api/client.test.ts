@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { CloudAgentsClient, ENDPOINT_GROUPS } from '../../../src/api/client';
 import { ClientCore } from '../../../src/api/endpoints/core';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 const OPTIONS = {
 	connect: nodeConnect,

@@ -21,7 +21,7 @@ import { type HostileServer, REQUEST_ID, type Scenario, json, startHostile } fro
 import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, isVariant, startTestEmulator } from '../support/emulator';
 import { recordingLogger } from '../support/leaks';
 import { serve } from '../support/serve';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 /**
  * The decoders of the platform resources (src/api/decode.ts, the block "secret stubs, SSH keys,

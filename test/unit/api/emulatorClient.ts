@@ -20,7 +20,7 @@ import { CLIENT_PROFILES, DEV_TOKEN, READONLY_TOKEN, type TestEmulator, isVarian
 import type { ProfileName } from '../../../emulator/src/profile';
 import { rejection, recordingLogger } from '../support/leaks';
 import { accountLabel } from '../../../src/auth/accountLabel';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 import { WIRES } from '../support/wires';
 
 const PNG = Buffer.from(

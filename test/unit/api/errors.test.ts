@@ -3,7 +3,7 @@ import { startEmulator } from '../../../emulator/src/server';
 import { ApiError, CloudAgentsClient, NetworkError, OutcomeUnknownError, isUnreachable } from '../../../src/api';
 import { toNetworkError } from '../../../src/api/http';
 import { DEV_TOKEN, clientOfDeadPort, emulatorAdmin } from '../support/emulator';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 /**
  * Issue 20 (5): a command that got no answer from the service offers Retry and Configure API URL (as

@@ -16,7 +16,7 @@ import {
 	type RepositoryEntry,
 } from '../../../src/api';
 import { type Served, serve } from '../support/serve';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 const GITHUB_TOKEN = 'gho_stubGitHubToken0123456789';
 

@@ -7,7 +7,7 @@ import { ApiError, CloudAgentsClient, scrub } from '../../../src/api';
 import { looksLikeToken } from '../../../src/api/logger';
 import { DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
 import { collected, rejection, recordingLogger } from '../support/leaks';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 /** A key a person might paste by mistake: token-shaped, unknown to the service. */
 const WRONG_KEY = 'ca_wrong_9f8e7d6c5b4a3210';

@@ -12,7 +12,7 @@ import { SleepWatcher } from '../../../src/api/clock';
 import type { EventRecord, RunEventStream, StreamOutageEvent, StreamReconnectOptions } from '../../../src/api';
 import { DEV_TOKEN, emulatorAdmin } from '../support/emulator';
 import { FakeClock } from '../support/fakeClock';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 type Emu = Awaited<ReturnType<typeof startEmulator>>;
 

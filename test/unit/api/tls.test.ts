@@ -10,7 +10,7 @@ import { NetworkError, toNetworkError } from '../../../src/api/http';
 import { type RunningEmulator, startEmulator } from '../../../emulator/src/server';
 import { createTestCa, emulatorTls, type TestCa } from '../../support/tls';
 import { emulatorAdmin } from '../support/emulator';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 const DEV_TOKEN = 'ca_dev_0123456789abcdef';
 

@@ -5,7 +5,7 @@ import type { TokenSavingEventRecord } from '../../../src/api/types';
 import { loadSavings } from '../../../src/webviews/savings/data';
 import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
 import { type Served, serve } from '../support/serve';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 /** Every event of GET /v2/token-savings read with plain HTTP (not the client under test), standard member names. */
 async function rawEvents(emu: TestEmulator): Promise<{ totals: Record<string, number>; events: Array<Record<string, unknown>> }> {

@@ -3,7 +3,7 @@
  * home in src/ is not written again elsewhere.
  * - The plain-JSON-object check (`typeof v === 'object'`, not null, not an array) is
  *   `isJsonObject` in src/api/validation.ts (and `membersOf` beside it); no other file spells it.
- * - A local file is opened for reading by the rules of src/compare/fileRead.ts only: no other
+ * - A local file is opened for reading by the rules of src/platform/node/fileRead.ts only: no other
  *   file opens with O_NOFOLLOW or reads a descriptor itself.
  */
 import * as assert from 'node:assert/strict';
@@ -101,9 +101,9 @@ suite('one home per concept (issue 32)', () => {
 		assert.equal(plainObjectChecks('src/api/validation.ts', readFileSync(join(root, 'src/api/validation.ts'), 'utf8')).length, 1);
 	});
 
-	test('local files are opened and read by src/compare/fileRead.ts only (one set of rules, two drivers)', () => {
+	test('local files are opened and read by src/platform/node/fileRead.ts only (one set of rules, two drivers)', () => {
 		const found = sources
-			.filter((s) => s.path !== 'src/compare/fileRead.ts')
+			.filter((s) => s.path !== 'src/platform/node/fileRead.ts')
 			.flatMap((s) =>
 				s.text
 					.split('\n')
@@ -111,7 +111,7 @@ suite('one home per concept (issue 32)', () => {
 						/O_NOFOLLOW|\b(openSync|readSync|fstatSync)\(|\bfs\.(open|read|fstat)\(/.test(line) ? [`${s.path}:${i + 1}`] : [],
 					),
 			);
-		assert.deepEqual(found, [], `open and read local files through src/compare/fileRead.ts:\n  ${found.join('\n  ')}`);
+		assert.deepEqual(found, [], `open and read local files through src/platform/node/fileRead.ts:\n  ${found.join('\n  ')}`);
 	});
 
 	test('the plain-object scan finds the check in its spellings and leaves other object tests alone', () => {

@@ -14,6 +14,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { join, posix, relative } from 'node:path';
 import * as ts from 'typescript';
 
@@ -44,7 +45,7 @@ function occurrences(pattern: RegExp, include: (path: string) => boolean): strin
 }
 
 /** The floors of the house, top to bottom (README "Developing" → "Layers"). */
-const FLOORS = ['shell', 'features', 'framework', 'services', 'bottom', 'constants'] as const;
+const FLOORS = ['shell', 'platform', 'features', 'framework', 'services', 'bottom', 'constants'] as const;
 type Floor = (typeof FLOORS)[number];
 
 /**
@@ -60,6 +61,11 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 	'src/extension.web.ts': 'shell',
 	'src/testing.ts': 'shell',
 	'src/shell/': 'shell',
+	// The platforms: what differs between Node's extension host and the browser's, one room each,
+	// and the seams they fill (src/platform/types.ts); the entries pick one.
+	'src/platform/': 'platform',
+	'src/platform/node/': 'platform',
+	'src/platform/web/': 'platform',
 	// The features: each resource (its list, actions and own flows), Source Control, the
 	// language-model tools, the agent workspace, the flows on no single record.
 	'src/resources/': 'features',
@@ -77,8 +83,6 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 	'src/workspace/fs/': 'services',
 	'src/webviews/': 'services',
 	'src/compare/': 'services',
-	// A local folder through vscode.workspace.fs (the browser's side of the comparison's seam, src/compare/localFiles.ts).
-	'src/localFolder/': 'services',
 	// The bottom: the server's API (no vscode) and the utilities.
 	'src/api/': 'bottom',
 	'src/util/': 'bottom',
@@ -280,6 +284,9 @@ function roomCycles(edges: readonly Edge[]): string[] {
 
 const imports = importsAmong(sources);
 
+/** Each platform's half of the wire: Node's (undici) and the browser's (fetch). */
+const WIRE_HALVES: ReadonlySet<string> = new Set(['src/platform/node/network.ts', 'src/platform/web/fetchWire.ts']);
+
 /**
  * The modules of src/api that code outside it may import directly rather than through its door,
  * src/api/index.ts (the rule its comment states): the leaves that hold no client, to any file; each
@@ -294,8 +301,14 @@ const API_LEAVES: Readonly<Record<string, (importer: string) => boolean>> = {
 	'src/api/validation.ts': () => true,
 	'src/api/decode.ts': () => true,
 	'src/api/pagination.ts': () => true,
-	'src/api/network.ts': (importer) => importer === 'src/shell/nodePlatform.ts',
-	'src/api/fetchWire.ts': (importer) => importer === 'src/shell/webPlatform.ts',
+	// What a platform's half of the wire is made of (src/api/wire.ts and the errors it raises), to
+	// those halves only: they are the client's, kept in their platform's room.
+	...Object.fromEntries(
+		['src/api/wire.ts', 'src/api/errors.ts', 'src/api/netErrors.ts', 'src/api/logger.ts', 'src/api/loopback.ts'].map((m) => [
+			m,
+			(importer: string) => WIRE_HALVES.has(importer),
+		]),
+	),
 };
 
 /** Each import of a module of src/api from outside it past its door (index.ts) that API_LEAVES does not allow. */
@@ -304,6 +317,66 @@ function pastTheDoor(edges: readonly Edge[]): string[] {
 		.filter(({ from, to }) => !from.startsWith('src/api/') && to.startsWith('src/api/') && to !== 'src/api/index.ts')
 		.filter(({ from, to }) => !(API_LEAVES[to]?.(from) ?? false))
 		.map(({ from, to }) => `${from} → ${to}`);
+}
+
+const NODE_ROOM = 'src/platform/node/';
+const WEB_ROOM = 'src/platform/web/';
+
+/** The files reached from `entries` through `edges`, not following an import into `leftOut`. */
+function reached(entries: readonly string[], edges: readonly Edge[], leftOut: string): Set<string> {
+	const seen = new Set(entries);
+	const todo = [...entries];
+	for (let file = todo.pop(); file !== undefined; file = todo.pop()) {
+		for (const { to } of edges.filter((e) => e.from === file && !e.to.startsWith(leftOut) && !seen.has(e.to))) {
+			seen.add(to);
+			todo.push(to);
+		}
+	}
+	return seen;
+}
+
+/** Whether a module name is one of Node's (with or without `node:`) or a package only Node has. */
+function nodeOnlyModule(name: string): boolean {
+	return name.startsWith('node:') || builtinModules.includes(name.split('/')[0] ?? '') || /^undici(\/|$)/.test(name);
+}
+
+/**
+ * What is out of its platform's room (issue 43): a file that imports a Node built-in or undici outside
+ * src/platform/node/; a file only Node's entry reaches (src/extension.ts: the features' entry and the
+ * comparison's worker are reached from it) outside src/platform/node/; a file only the browser's entry
+ * reaches (src/extension.web.ts, which the web build cuts off at src/platform/node/) outside
+ * src/platform/web/; and an import of a platform's room from anywhere but that room and its entry
+ * (Node's: src/extension.ts and the features' entry, src/shell/featureEntry.ts, which holds Node's local
+ * folders for dist/features.js).
+ */
+function outOfPlatformRooms(files: readonly Source[], edges: readonly Edge[]): string[] {
+	const out: string[] = [];
+	for (const file of files.filter((f) => !f.path.startsWith(NODE_ROOM))) {
+		for (const name of specifiersOf(file).filter(nodeOnlyModule)) {
+			out.push(`${file.path} imports ${name}: Node's code goes in ${NODE_ROOM}`);
+		}
+	}
+	const node = reached(['src/extension.ts'], edges, WEB_ROOM);
+	const web = reached(['src/extension.web.ts'], edges, NODE_ROOM);
+	const entries = new Set(['src/extension.ts', 'src/extension.web.ts']);
+	for (const path of [...node].filter((p) => !web.has(p) && !p.startsWith(NODE_ROOM) && !entries.has(p))) {
+		out.push(`${path} serves Node's extension host only: it goes in ${NODE_ROOM}`);
+	}
+	for (const path of [...web].filter((p) => !node.has(p) && !p.startsWith(WEB_ROOM) && !entries.has(p))) {
+		out.push(`${path} serves the browser's extension host only: it goes in ${WEB_ROOM}`);
+	}
+	const doors: Record<string, readonly string[]> = {
+		[NODE_ROOM]: ['src/extension.ts', 'src/shell/featureEntry.ts'],
+		[WEB_ROOM]: ['src/extension.web.ts'],
+	};
+	for (const { from, to } of edges) {
+		for (const [room, allowed] of Object.entries(doors)) {
+			if (to.startsWith(room) && !from.startsWith(room) && !allowed.includes(from)) {
+				out.push(`${from} → ${to}: only ${room} and ${allowed.join(', ')} import a platform's room`);
+			}
+		}
+	}
+	return out;
 }
 
 suite('layers: the rules the README states, read from src/', () => {
@@ -398,14 +471,37 @@ suite('layers: the rules the README states, read from src/', () => {
 		assert.deepEqual(
 			pastTheDoor([
 				{ from: 'src/views/a.ts', to: 'src/api/client.ts' },
-				{ from: 'src/views/a.ts', to: 'src/api/network.ts' },
-				{ from: 'src/shell/nodePlatform.ts', to: 'src/api/network.ts' },
+				{ from: 'src/views/a.ts', to: 'src/api/netErrors.ts' },
+				{ from: 'src/platform/node/network.ts', to: 'src/api/netErrors.ts' },
 				{ from: 'src/views/a.ts', to: 'src/api/limits.ts' },
 				{ from: 'src/views/a.ts', to: 'src/api/index.ts' },
 				{ from: 'src/api/client.ts', to: 'src/api/http.ts' },
 			]),
-			['src/views/a.ts → src/api/client.ts', 'src/views/a.ts → src/api/network.ts'],
+			['src/views/a.ts → src/api/client.ts', 'src/views/a.ts → src/api/netErrors.ts'],
 		);
+	});
+
+	test("every Node-only and web-only file sits in its platform's room, and only the entries import a room (issue 43)", () => {
+		assert.deepEqual(outOfPlatformRooms(sources, imports.edges), []);
+		assert.ok(sources.filter((s) => s.path.startsWith(NODE_ROOM)).length >= 5 && sources.some((s) => s.path.startsWith(WEB_ROOM)));
+		// The check sees what it looks for: a Node built-in elsewhere, a file only one entry reaches
+		// out of its room, a shared file importing a platform's half.
+		const files: Source[] = [
+			{ path: 'src/extension.ts', text: "import './shell/a';\nimport './platform/node/n';\nimport './util/onlyNode';" },
+			{ path: 'src/extension.web.ts', text: "import './shell/a';\nimport './platform/web/w';\nimport './util/onlyWeb';" },
+			{ path: 'src/shell/a.ts', text: "import { readFile } from 'node:fs';\nimport '../platform/web/w';" },
+			{ path: 'src/platform/node/n.ts', text: "import 'undici';" },
+			{ path: 'src/platform/web/w.ts', text: '' },
+			{ path: 'src/util/onlyNode.ts', text: "import * as os from 'os';" },
+			{ path: 'src/util/onlyWeb.ts', text: '' },
+		];
+		assert.deepEqual(outOfPlatformRooms(files, importsAmong(files).edges), [
+			"src/shell/a.ts imports node:fs: Node's code goes in src/platform/node/",
+			"src/util/onlyNode.ts imports os: Node's code goes in src/platform/node/",
+			"src/util/onlyNode.ts serves Node's extension host only: it goes in src/platform/node/",
+			"src/util/onlyWeb.ts serves the browser's extension host only: it goes in src/platform/web/",
+			"src/shell/a.ts → src/platform/web/w.ts: only src/platform/web/ and src/extension.web.ts import a platform's room",
+		]);
 	});
 
 	test('every room of src/ is on a floor (ROOMS)', () => {

@@ -20,7 +20,7 @@ import { AGENT_ID, TOKEN } from '../../hostile/fixtures';
 import { type HostileServer, json, startHostile } from '../../hostile/server';
 import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, isVariant, startTestEmulator } from '../support/emulator';
 import { type RawEntry, workspaceRoutes } from '../workspace/fs/hostileWorkspace';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 import type { LocalFiles } from '../../../src/compare/localFiles';
 import { LOCAL_SIDES } from '../support/localFolders';
 

@@ -9,7 +9,7 @@ import type { EventRecord } from '../../../src/api';
 import { readRunEvents } from '../../../src/runFollowing/runEvents';
 import { AGENT_ID, RUN_ID, TOKEN, run } from '../../hostile/fixtures';
 import { type HostileServer, type Scenario, json, sseFrame, sseStart, startHostile } from '../../hostile/server';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 const EVENTS_ROUTE = 'GET /v2/agents/*/runs/*/events';
 

@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { PROFILE_NAMES, type ProfileName } from '../../../emulator/src/profile';
 import { startEmulator } from '../../../emulator/src/server';
 import { CloudAgentsClient } from '../../../src/api';
-import { nodeConnect } from '../../../src/api/network';
+import { nodeConnect } from '../../../src/platform/node/network';
 
 export const DEV_TOKEN = 'ca_dev_0123456789abcdef';
 

@@ -9,7 +9,7 @@ import { lstat, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FS_TYPE, FileSystemLocalFiles, type FolderFileSystem } from '../../../src/compare/fileSystemLocalFiles';
 import type { LocalFiles } from '../../../src/compare/localFiles';
-import { NodeLocalFiles } from '../../../src/compare/nodeLocalFiles';
+import { NodeLocalFiles } from '../../../src/platform/node/nodeLocalFiles';
 
 function typeOf(st: { isFile(): boolean; isDirectory(): boolean }): number {
 	return st.isFile() ? FS_TYPE.file : st.isDirectory() ? FS_TYPE.directory : 0;

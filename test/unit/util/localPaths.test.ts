@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UnsafePathError, agentPathOf, checkRelativePath } from '../../../src/util/paths';
-import { assertSafeLocalWrite, localPathOf } from '../../../src/compare/nodeLocalFiles';
+import { assertSafeLocalWrite, localPathOf } from '../../../src/platform/node/nodeLocalFiles';
 
 const HOSTILE = [
 	'',

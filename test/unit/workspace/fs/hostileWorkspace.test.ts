@@ -6,7 +6,7 @@ import type { WorkspaceChange } from '../../../../src/workspace/fs/workspaceCach
 import { AGENT_ID, TOKEN } from '../../../hostile/fixtures';
 import { type HostileServer, startHostile } from '../../../hostile/server';
 import { type HostileTree, type RawEntry, deepTree, wideTree, workspaceRoutes } from './hostileWorkspace';
-import { nodeConnect } from '../../../../src/api/network';
+import { nodeConnect } from '../../../../src/platform/node/network';
 
 const MTIME = 1_760_000_000_000;
 const file = (name: string, overrides: RawEntry = {}): RawEntry => ({ name, type: 'file', size: 5, mtime_unix_ms: MTIME, ...overrides });

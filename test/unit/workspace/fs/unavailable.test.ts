@@ -9,7 +9,7 @@ import {
 } from '../../../../src/workspace/fs/workspaceCache';
 import { clientOfDeadPort, startWorkspaceEmulator } from '../../support/emulator';
 import type { TestEmulator } from '../../support/emulator';
-import { nodeConnect } from '../../../../src/api/network';
+import { nodeConnect } from '../../../../src/platform/node/network';
 
 const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
 

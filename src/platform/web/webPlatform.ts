@@ -3,14 +3,14 @@
  * browser): a web worker with `fetch`, no Node. Proxies and certificates are the browser's; a
  * comparison reads its local folder through `vscode.workspace.fs` on the extension host's thread.
  */
-import { fetchConnect } from '../api/fetchWire';
-import { ACTIVATION_MEASURE, TAB_SCHEMES } from '../ids';
-import { workspaceLocalFiles } from '../localFolder/workspaceLocalFiles';
-import type { Platform } from './platform';
+import { fetchConnect } from './fetchWire';
+import { ACTIVATION_MEASURE, TAB_SCHEMES } from '../../ids';
+import { workspaceLocalFiles } from './workspaceLocalFiles';
+import type { Platform } from '../types';
 
 export const webPlatform: Platform = {
 	name: 'web',
-	// Read on the first request, not at activation: the web build evaluates src/api/fetchWire.ts with the
+	// Read on the first request, not at activation: the web build evaluates src/platform/web/fetchWire.ts with the
 	// rest of the HTTP client on first use (esbuild.mjs webLazyClient).
 	connect: (base, options) => fetchConnect(base, options),
 	// A web worker reaches no home folder and cannot write ~/.ssh: the commands that would say so.

@@ -15,7 +15,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { type FileSteps, NotRegularFileError, hashOpenFile, runSync, withRegularFile } from './fileRead';
-import type { LocalAnswer, LocalJob } from './localFiles';
+import type { LocalAnswer, LocalJob } from '../../compare/localFiles';
 
 /** One local path to look at: a job of the comparison (localFiles.ts) with its path made absolute. */
 export interface WorkerJob extends Omit<LocalJob, 'rel'> {

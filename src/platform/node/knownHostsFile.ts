@@ -1,5 +1,5 @@
 /**
- * The user's known_hosts file in Node's extension host (src/shell/nodePlatform.ts hands it down as
+ * The user's known_hosts file in Node's extension host (src/platform/node/nodePlatform.ts hands it down as
  * the platform's `KnownHostsFile`): where it is, whether it has a line, adding one (created 0600 when
  * missing, its folder 0700). Plain Node (no `vscode`), so unit tests exercise it on real files. The
  * web build never holds it: VS Code for the Web cannot write ~/.ssh.
@@ -7,9 +7,9 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SAFETY } from '../api/limits';
-import type { AddKnownHostResult, KnownHostsFile } from './knownHosts';
-import { hasKnownHost } from './knownHosts';
+import { SAFETY } from '../../api/limits';
+import type { AddKnownHostResult, KnownHostsFile } from '../../util/knownHosts';
+import { hasKnownHost } from '../../util/knownHosts';
 
 /** Where the known_hosts line goes: `configured` (with `~` expanded) when not empty, else ~/.ssh/known_hosts. */
 export function knownHostsPath(configured: string): string {

@@ -5,9 +5,9 @@
  */
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { abortError } from '../api/async';
+import { abortError } from '../../api/async';
 import { type LocalBatch, type LocalBatchAnswer, type LocalStart, WORKER_MARK, type WorkerJob } from './compareWorker';
-import type { LocalAnswer } from './localFiles';
+import type { LocalAnswer } from '../../compare/localFiles';
 
 /** The worker's file: next to this module's own (out/src/compare/ under tsc, dist/ in the bundles); read on use, never at load (the web build has no __dirname). */
 const workerFile = (): string => join(__dirname, 'compareWorker.js');

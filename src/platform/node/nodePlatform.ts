@@ -5,31 +5,29 @@
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { nodeConnect } from '../api/network';
-import { nodeKnownHosts } from '../util/knownHostsFile';
-import type { NodeLocalFiles } from '../compare/nodeLocalFiles';
-import type { Platform } from './platform';
+import type { LocalFiles } from '../../compare/localFiles';
+import type { Platform } from '../types';
+import { nodeConnect } from './network';
+import { nodeKnownHosts } from './knownHostsFile';
 
-export const nodePlatform: Platform = {
-	name: 'node',
-	// Read on the first request, not at activation: src/api/network.ts is in dist/client.js, loaded on first use.
-	connect: (base, options) => nodeConnect(base, options),
-	userFiles: {
-		homeFolder: () => vscode.Uri.file(os.homedir()),
-		knownHosts: nodeKnownHosts,
-	},
-	localFiles: (root) => {
-		if (root.scheme !== 'file') {
-			return undefined;
-		}
-		// From the features' code (dist/features.js), which only the features (Source Control) call this from: not
-		// in activation's bundle. See esbuild.mjs.
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		const entry = require('./featureEntry') as { NodeLocalFiles: typeof NodeLocalFiles };
-		return new entry.NodeLocalFiles(root.fsPath);
-	},
-	reportActivation,
-};
+/**
+ * Node's platform. `loadLocalFiles` gives the comparison's local side of a folder on disk
+ * (nodeLocalFiles.ts): the entry hands it over from the features' bundle (dist/features.js), which
+ * only the features (Source Control) call it from, so activation's bundle does not hold it (esbuild.mjs).
+ */
+export function nodePlatform(loadLocalFiles: (folder: string) => LocalFiles): Platform {
+	return {
+		name: 'node',
+		// Read on the first request, not at activation: network.ts is in dist/client.js, loaded on first use.
+		connect: (base, options) => nodeConnect(base, options),
+		userFiles: {
+			homeFolder: () => vscode.Uri.file(os.homedir()),
+			knownHosts: nodeKnownHosts,
+		},
+		localFiles: (root) => (root.scheme === 'file' ? loadLocalFiles(root.fsPath) : undefined),
+		reportActivation,
+	};
+}
 
 /**
  * With CLOUD_AGENTS_ACTIVATION_REPORT set to a file path (the bench's activation section does this),

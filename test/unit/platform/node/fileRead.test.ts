@@ -1,5 +1,5 @@
 /**
- * The one set of rules for reading a local file (src/compare/fileRead.ts): no symbolic link
+ * The one set of rules for reading a local file (src/platform/node/fileRead.ts): no symbolic link
  * followed, regular files only (checked on the open descriptor), bounded chunked reads with the
  * short-read rule, the descriptor always closed; through the asynchronous driver (hashLocalFile),
  * the synchronous one (readSmallTextFile; the worker's examine: compareWorker.test.ts), and the
@@ -19,8 +19,8 @@ import {
 	hashOpenFile,
 	readSmallTextFile,
 	withRegularFile,
-} from '../../../src/compare/fileRead';
-import { UnsafePathError } from '../../../src/util/paths';
+} from '../../../../src/platform/node/fileRead';
+import { UnsafePathError } from '../../../../src/util/paths';
 
 const sha = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 

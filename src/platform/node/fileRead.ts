@@ -19,8 +19,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
-import { throwIfAborted } from '../api/async';
-import { NotRegularFileError } from './localFiles';
+import { throwIfAborted } from '../../api/async';
+import { NotRegularFileError } from '../../compare/localFiles';
 
 export { NotRegularFileError };
 

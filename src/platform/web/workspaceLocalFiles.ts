@@ -7,9 +7,9 @@
  * VS Code's file system on the folder's URI.
  */
 import * as vscode from 'vscode';
-import { FileSystemLocalFiles, type FolderFileSystem } from '../compare/fileSystemLocalFiles';
-import type { LocalFiles } from '../compare/localFiles';
-import { isMissingFileError } from '../util/fileErrors';
+import { FileSystemLocalFiles, type FolderFileSystem } from '../../compare/fileSystemLocalFiles';
+import type { LocalFiles } from '../../compare/localFiles';
+import { isMissingFileError } from '../../util/fileErrors';
 
 /** `vscode.workspace.fs` on the folder `root`, by path relative to it (checked by the caller). */
 export function workspaceFolderFileSystem(root: vscode.Uri): FolderFileSystem {

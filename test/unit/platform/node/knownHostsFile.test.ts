@@ -1,5 +1,5 @@
 /**
- * src/util/knownHostsFile.ts (Node's known_hosts file) on real files in a temporary folder: no
+ * src/platform/node/knownHostsFile.ts (Node's known_hosts file) on real files in a temporary folder: no
  * duplicates, creation with 0600 (folder 0700), appending after a last line without a newline,
  * refusals, where the file is.
  */
@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { knownHostsLine } from '../../../src/util/knownHosts';
-import { addKnownHost, knownHostsPath, nodeKnownHosts } from '../../../src/util/knownHostsFile';
+import { knownHostsLine } from '../../../../src/util/knownHosts';
+import { addKnownHost, knownHostsPath, nodeKnownHosts } from '../../../../src/platform/node/knownHostsFile';
 
 const KEY = { keyType: 'ssh-ed25519', keyBase64: 'AAAAC3NzaC1lZDI1NTE5AAAAIAcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcH' };
 
-suite("Node's known_hosts file (src/util/knownHostsFile.ts)", () => {
+suite("Node's known_hosts file (src/platform/node/knownHostsFile.ts)", () => {
 	let dir: string;
 	setup(async () => {
 		dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ca-known-hosts-'));

@@ -6,15 +6,23 @@
  */
 import * as assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { ApiError, CloudAgentsClient, GitHubLookupError, GitHubResolver, NetworkError, ProxyError, isUnreachable } from '../../../src/api';
-import { ProxyConfigError, proxyEnvironment, systemCertificatesSupported } from '../../../src/api/network';
-import type { EventRecord, NetworkSettings } from '../../../src/api';
-import { type RunningEmulator, startEmulator } from '../../../emulator/src/server';
-import { NO_EXTERNAL_ADDRESS, nonLoopbackIPv4 } from '../../support/hosts';
-import { startProxy, type TestProxy } from '../../support/proxy';
-import { createTestCa, emulatorTls, type TestCa } from '../../support/tls';
-import { DEV_TOKEN, emulatorAdmin } from '../support/emulator';
-import { nodeConnect } from '../../../src/api/network';
+import {
+	ApiError,
+	CloudAgentsClient,
+	GitHubLookupError,
+	GitHubResolver,
+	NetworkError,
+	ProxyError,
+	isUnreachable,
+} from '../../../../src/api';
+import { ProxyConfigError, proxyEnvironment, systemCertificatesSupported } from '../../../../src/platform/node/network';
+import type { EventRecord, NetworkSettings } from '../../../../src/api';
+import { type RunningEmulator, startEmulator } from '../../../../emulator/src/server';
+import { NO_EXTERNAL_ADDRESS, nonLoopbackIPv4 } from '../../../support/hosts';
+import { startProxy, type TestProxy } from '../../../support/proxy';
+import { createTestCa, emulatorTls, type TestCa } from '../../../support/tls';
+import { DEV_TOKEN, emulatorAdmin } from '../../support/emulator';
+import { nodeConnect } from '../../../../src/platform/node/network';
 
 /** An agent of the demo seed whose runtime is ready for runs. */
 const READY_AGENT = 'Refactor billing module';

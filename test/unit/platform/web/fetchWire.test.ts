@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { type AddressInfo, type Socket, createServer } from 'node:net';
-import { fetchConnect } from '../../../src/api/fetchWire';
+import { fetchConnect } from '../../../../src/platform/web/fetchWire';
 
 /**
  * The fetch wire's body (VS Code for the Web): read as it arrives, so the chunks that came before a

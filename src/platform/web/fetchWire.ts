@@ -16,9 +16,9 @@
  *   tests) reads as the Node wire's would.
  * Proxies and certificates are the browser's: the network settings are not read.
  */
-import { type ApiError, NetworkError } from './errors';
-import { toNetworkError } from './netErrors';
-import type { Connect, Connection, Utf8Decoder, Wire, WireBody, WireRequest, WireResponse, WireRoute } from './wire';
+import { type ApiError, NetworkError } from '../../api/errors';
+import { toNetworkError } from '../../api/netErrors';
+import type { Connect, Connection, Utf8Decoder, Wire, WireBody, WireRequest, WireResponse, WireRoute } from '../../api/wire';
 
 /** Request headers the browser sets itself. */
 const BROWSER_HEADERS = new Set(['user-agent', 'cache-control']);

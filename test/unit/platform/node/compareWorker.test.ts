@@ -1,5 +1,5 @@
 /**
- * The local side of a comparison in its worker thread (src/compare/compareWorker.ts, localSide.ts):
+ * The local side of a comparison in its worker thread (src/platform/node/compareWorker.ts, localSide.ts):
  * what each local path is, hashes of files the size of the agent's (and only within the byte
  * budget), links and pipes never followed or waited on, and the worker's life (answers in order,
  * cancel, end).
@@ -10,9 +10,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { examine } from '../../../src/compare/compareWorker';
-import type { LocalAnswer } from '../../../src/compare/localFiles';
-import { LocalSide } from '../../../src/compare/localSide';
+import { examine } from '../../../../src/platform/node/compareWorker';
+import type { LocalAnswer } from '../../../../src/compare/localFiles';
+import { LocalSide } from '../../../../src/platform/node/localSide';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 

@@ -2,19 +2,19 @@
  * A local folder through Node (the seam of localFiles.ts, Node's extension host): the comparison's
  * local side in a worker thread (localSide.ts, compareWorker.ts), everything else through
  * `node:fs`'s callback API, each file read by the rules of fileRead.ts (no symbolic link followed,
- * the checks made on the open descriptor). Reached only through src/shell/nodePlatform.ts: the web
- * build leaves it out. Plain Node, no `vscode`.
+ * the checks made on the open descriptor). Reached only through the features' entry (src/shell/featureEntry.ts,
+ * from which src/extension.ts hands it to nodePlatform.ts): the web build leaves its room out. Plain Node, no `vscode`.
  */
 import { type Dirent, type Stats, lstat as lstatCallback } from 'node:fs';
 import { lstat, opendir, realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { promisify } from 'node:util';
-import { isMissingFileError } from '../util/fileErrors';
-import { UnsafePathError, checkRelativePath } from '../util/paths';
+import { isMissingFileError } from '../../util/fileErrors';
+import { UnsafePathError, checkRelativePath } from '../../util/paths';
 import { type FileSteps, hashLocalFile, readChunks, runAsync, withRegularFile, readSmallTextFile } from './fileRead';
-import type { LocalEntry, LocalExaminer, LocalFiles, LocalJob, LocalStat } from './localFiles';
+import type { LocalEntry, LocalExaminer, LocalFiles, LocalJob, LocalStat } from '../../compare/localFiles';
 import { LocalSide } from './localSide';
-import { concatBytes } from '../api/bytes';
+import { concatBytes } from '../../api/bytes';
 
 /** lstat in its callback form, made on first use: for thousands of files about half the CPU of fs/promises'. */
 let lstatCb: ((path: string) => Promise<Stats>) | undefined;

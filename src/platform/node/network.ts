@@ -11,13 +11,22 @@ import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import * as tls from 'node:tls';
 import { Agent, type Dispatcher, EnvHttpProxyAgent, Pool, type buildConnector } from 'undici';
-import { ApiError, NetworkError, ProxyError } from './errors';
-import { toNetworkError, tlsFailure } from './netErrors';
-import type { Logger } from './logger';
-import { isLoopbackHost } from './loopback';
-import type { Connect, Connection, NetworkSettings, ProxyEnvironment, ProxyRoute, ProxySource, Utf8Decoder, WireRoute } from './wire';
+import { ApiError, NetworkError, ProxyError } from '../../api/errors';
+import { toNetworkError, tlsFailure } from '../../api/netErrors';
+import type { Logger } from '../../api/logger';
+import { isLoopbackHost } from '../../api/loopback';
+import type {
+	Connect,
+	Connection,
+	NetworkSettings,
+	ProxyEnvironment,
+	ProxyRoute,
+	ProxySource,
+	Utf8Decoder,
+	WireRoute,
+} from '../../api/wire';
 
-export type { NetworkSettings, ProxyEnvironment, ProxyRoute, ProxySource } from './wire';
+export type { NetworkSettings, ProxyEnvironment, ProxyRoute, ProxySource } from '../../api/wire';
 
 /** The proxy variables of `env`, either case (lower case first), empty values as unset. */
 export function proxyEnvironment(env: NodeJS.ProcessEnv = process.env): ProxyEnvironment {
