@@ -306,21 +306,24 @@ export class WorkspaceCache {
 	}
 
 	/**
-	 * Forgets everything (sign-in, sign-out, another API URL), also why workspaces were unavailable,
-	 * except "signed out" while that still holds: the agents that were unavailable are announced as
-	 * back (their roots changed), so folders showing an error read them again.
+	 * Forgets everything (sign-in, sign-out, another API URL), also why workspaces were unavailable.
+	 * Signed in: the agents that were unavailable are announced as back (their roots changed), so
+	 * folders and editors showing an error read them again. Signed out: nothing is back; every
+	 * unavailable workspace now waits for the sign-in ("Signed out", announced back then), unannounced:
+	 * a read now would only fail again (VS Code re-read an agent file it still held from a closed
+	 * editor, and logged the failure, when a sign-out announced its agent back).
 	 */
 	clear(): void {
-		const signedOut = !this.signedIn();
-		const kept = [...this.unavailable].filter(([, error]) => signedOut && error.reason === 'signedOut');
-		const back = [...this.unavailable.keys()].filter((agentId) => !kept.some(([id]) => id === agentId));
+		const signedOut = this.signedOutError('');
+		const were = [...this.unavailable.keys()];
 		this.agents.clear();
 		this.unavailable.clear();
-		for (const [agentId, error] of kept) {
-			this.unavailable.set(agentId, error);
-		}
-		for (const agentId of back) {
-			this.announceAvailability(agentId, undefined);
+		for (const agentId of were) {
+			if (signedOut) {
+				this.unavailable.set(agentId, signedOut);
+			} else {
+				this.announceAvailability(agentId, undefined);
+			}
 		}
 	}
 

@@ -170,6 +170,26 @@ suite('fs/WorkspaceCache while signed out or the service cannot be used', () => 
 		assert.ok(names.includes('README.md'), `the listing, not an empty folder: ${names.join(', ')}`);
 	});
 
+	test('signing out announces no workspace back: one that could not be reached waits for the sign-in, which announces it', async () => {
+		await emu.faults([{ method: 'POST', route: WORKSPACE_ROUTE, status: 503, retry_after: 0 }]);
+		await failure(cache.readDirectory(agentId, '/'));
+		assert.equal(rootChanges(), 1, 'announced unavailable');
+		await emu.faults([]);
+		// The sign-out (the feature clears the cache on the session's change): a read now could only
+		// fail, so the root is not announced (VS Code would read an agent file it still holds again).
+		signedIn = false;
+		cache.clear();
+		assert.equal(rootChanges(), 1, 'not announced back while signed out');
+		const err = await failure(cache.stat(agentId, '/'));
+		assert.ok(err instanceof WorkspaceUnavailableError && err.reason === 'signedOut', String(err));
+		// The sign-in announces it back, and it lists.
+		signedIn = true;
+		cache.clear();
+		assert.equal(rootChanges(), 2, 'announced back at the sign-in');
+		assert.equal(availability.at(-1)?.error, undefined);
+		assert.equal((await cache.stat(agentId, '/')).type, 'directory');
+	});
+
 	test('a 404 is an answer: it brings an unavailable workspace back too', async () => {
 		await emu.faults([{ method: 'POST', route: WORKSPACE_ROUTE, status: 503, retry_after: 0 }]);
 		await failure(cache.readDirectory(agentId, '/src'));
