@@ -2,7 +2,7 @@
 // loads only what draws the views and the HTTP client (undici, eventsource-parser: ~80% of the code)
 // is loaded on first use:
 //   dist/extension.js  src/extension.ts and everything it imports, except src/api (activation loads it);
-//   dist/core.js       the light modules of src/api (errors, limits, decode, validation, pagination, …),
+//   dist/core.js       the light modules of src/api (errors, decode, validation, pagination, …) and src/base/ (limits, async, …),
 //                      required by both other files, so every class (ApiError, …) exists once and
 //                      `instanceof` holds across them (activation loads it);
 //   dist/compareWorker.js  the comparison's worker thread (src/platform/node/compareWorker.ts), started on use;
@@ -56,6 +56,8 @@ const HARNESS_ENV_LINE = 'globalThis.__cloudAgentsHarnessEnv = {};';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const API = join(ROOT, 'src', 'api');
+/** The helpers every floor uses, below the client (README "Layers"). */
+const BASE = join(ROOT, 'src', 'base');
 /** The platforms' rooms: Node's extension host and the browser's (README "Where new code goes"). */
 const PLATFORM_NODE = join(ROOT, 'src', 'platform', 'node');
 const PLATFORM_WEB = join(ROOT, 'src', 'platform', 'web');
@@ -80,10 +82,13 @@ const HEAVY = [
 	.map((f) => join(API, f))
 	// Each platform's half of the wire (src/platform/): Node's undici, the browser's fetch.
 	.concat([join(PLATFORM_NODE, 'network.ts'), join(PLATFORM_WEB, 'fetchWire.ts')]);
-/** Every other src/api module (not the index.ts facade): dist/core.js. */
-const CORE = readdirSync(API)
-	.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts')
-	.map((f) => join(API, f))
+/** Every other src/api module (not the index.ts facade) and the base floor below it (src/base/): dist/core.js. */
+const CORE = [API, BASE]
+	.flatMap((dir) =>
+		readdirSync(dir)
+			.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts')
+			.map((f) => join(dir, f)),
+	)
 	.filter((f) => !HEAVY.includes(f));
 /** The name a module has in core.js / client.js exports: its file name as an identifier. */
 const key = (file) => basename(file, '.ts').replace(/[^A-Za-z0-9_$]/g, '_');

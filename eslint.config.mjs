@@ -164,6 +164,23 @@ export default tseslint.config(
 		},
 	},
 	{
+		// The base floor (src/base/), below the client: what every floor uses. No `vscode`, and
+		// nothing of src/ outside it.
+		files: ['src/base/**/*.ts'],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{
+					paths: [{ name: 'vscode', message: 'src/base/ must not depend on vscode.' }],
+					patterns: [
+						{ group: ['vscode/*'], message: 'src/base/ must not depend on vscode.' },
+						{ regex: '^\\.\\./', message: 'src/base/ imports nothing of src/ outside it: it is the floor below the client.' },
+					],
+				},
+			],
+		},
+	},
+	{
 		// The comparison engine (issue 21) is unit-tested against the emulator without VS Code: no
 		// `vscode`, not even as a type, and nothing from the layers that use it. Its local folder is a
 		// seam (localFiles.ts), filled by each platform (src/platform/node/nodeLocalFiles.ts,

@@ -37,7 +37,7 @@ import { LIST_DESCRIPTORS, connectLists } from './resources';
 import { agentsList } from './resources/agents';
 import { runsList } from './resources/runs';
 import { type TestRecorder, githubApiUrlForTests, registerTestSeams, startRecording } from './testing';
-import { SAFETY } from './api/limits';
+import { SAFETY } from './base/limits';
 
 /** How long after activation the HTTP client is loaded when signed in (Session.warmUpClient). */
 const CLIENT_WARM_UP_DELAY_MS = 1_000;

@@ -23,7 +23,7 @@
  * user sees it), the search hint's "shown" mark through the global state it is kept in.
  */
 import * as vscode from 'vscode';
-import { SAFETY } from './api/limits';
+import { SAFETY } from './base/limits';
 import type { LazyFeatures } from './shell/lazy';
 import { type CloudAgentViews, RecordNode } from './views';
 import type { AnyListDescriptor } from './views/descriptor';

@@ -3,7 +3,7 @@
  * streams drop every 30 s, through two outages of the service; counts events lost and duplicated,
  * the growth of this process's resident set, and the wall time.
  *
- * Compression: every time the client waits on goes through a `Clock` (src/api/clock.ts) that runs
+ * Compression: every time the client waits on goes through a `Clock` (src/base/clock.ts) that runs
  * SCALE times faster than the wall clock, so its reconnect policy keeps its real settings in
  * simulated time (30 s backoff cap, 20 reconnects a minute, the sleep watcher); the transport's own
  * time-outs (connect, answer, stream idle) are divided by SCALE; the emulator (a process of its
@@ -12,7 +12,7 @@
  * (src/runFollowing/runEvents.ts), the follower's own reading loop, without its VS Code parts.
  */
 import { CloudAgentsClient, type Clock, type EventRecord, type StreamOutageEvent } from '../../src/api';
-import { SleepWatcher } from '../../src/api/clock';
+import { SleepWatcher } from '../../src/base/clock';
 import { readRunEvents } from '../../src/runFollowing/runEvents';
 import { emulatorAdmin } from '../../test/unit/support/emulator';
 import { emulatorProcess } from '../emulatorProcess';

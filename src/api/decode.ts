@@ -9,10 +9,10 @@
  * A small field table rather than a schema library: the records must stay open (extra members,
  * unknown enum values) and the event decoder sits on the SSE hot path.
  */
-import { base64Decode } from './bytes';
+import { base64Decode } from '../base/bytes';
 import { ApiError } from './errors';
-import { SAFETY } from './limits';
-import { sha256Base64Sync } from './random';
+import { SAFETY } from '../base/limits';
+import { sha256Base64Sync } from '../base/random';
 import { isJsonObject, isSafeId, membersOf } from './validation';
 import type { EventRecord, TokenSavingEventRecord, TokenSavingSummaryCounts, TokenSavingTotalsCounts } from './types';
 

@@ -3,8 +3,8 @@
  * the transport answered badly), ValidationError (refused before sending), OutcomeUnknownError
  * (a create may or may not have happened), or an AbortError (the caller cancelled).
  */
-import { SAFETY } from './limits';
-import { scrub } from './logger';
+import { SAFETY } from '../base/limits';
+import { scrub } from '../base/logger';
 
 /** Error codes the service documents; others may appear and are kept as-is. */
 export type ApiErrorCode =
@@ -244,7 +244,7 @@ export class OutcomeUnknownError extends Error {
 	}
 }
 
-export { abortError, isAbortError } from './async';
+export { abortError, isAbortError } from '../base/async';
 
 /** HTTP status for each documented error code (docs/contract-choices.md), for SSE `error` events. */
 export const STATUS_BY_CODE: Readonly<Record<string, number>> = {

@@ -3,12 +3,12 @@
  * browser), no redirects, connect/header/body time-outs, the retry policy and budget, error decoding
  * and redacted debug logging. Knows nothing about individual endpoints.
  */
-import { abortError, isAbortError } from './async';
-import { concatBytes } from './bytes';
+import { abortError, isAbortError } from '../base/async';
+import { concatBytes } from '../base/bytes';
 import { ApiError, NetworkError, ProxyError, ValidationError, plausibleRequestId, readFieldErrors } from './errors';
 import type { FieldError } from './errors';
-import { SAFETY } from './limits';
-import { type Logger, scrub } from './logger';
+import { SAFETY } from '../base/limits';
+import { type Logger, scrub } from '../base/logger';
 import { isLoopbackHost } from './loopback';
 import { toNetworkError } from './netErrors';
 import type { Connect, Connection, NetworkSettings, WireBody, WireResponse, WireRoute } from './wire';

@@ -4,7 +4,7 @@
  * or never stops, cannot make either loop forever: PageChain decides when a chain ends.
  */
 import { ApiError } from './errors';
-import { SAFETY } from './limits';
+import { SAFETY } from '../base/limits';
 import type { Page } from './types';
 import { isJsonObject } from './validation';
 

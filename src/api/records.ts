@@ -6,9 +6,9 @@
  * usable id is dropped (undefined): it could not be addressed in a route anyway.
  */
 import { isSafeId } from './decode';
-import { SAFETY } from './limits';
-import type { EpochMillis } from './time';
-import { readTimeMember } from './time';
+import { SAFETY } from '../base/limits';
+import type { EpochMillis } from '../base/time';
+import { readTimeMember } from '../base/time';
 import { isJsonObject } from './validation';
 
 type Obj = Record<string, unknown>;

@@ -3,7 +3,7 @@
  * and a client-wide retry budget (a token bucket) so an outage fails fast instead of multiplying
  * traffic. Which requests may be retried is decided by the caller (http.ts): idempotent ones only.
  */
-import { SAFETY } from './limits';
+import { SAFETY } from '../base/limits';
 
 /** Tunables of the retry policy. Defaults suit an editor extension; tests shrink them. */
 export interface RetryOptions {
@@ -175,4 +175,4 @@ export class RetryBudget {
 	}
 }
 
-export { sleep } from './async';
+export { sleep } from '../base/async';

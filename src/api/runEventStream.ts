@@ -11,11 +11,11 @@
  * One connection at a time comes from `sseStream.ts`; what its frames mean is decided by
  * `runEventDecoder.ts`.
  */
-import { abortError, isAbortError } from './async';
-import { type Clock, type SleepWatchOptions, SleepWatcher, systemClock, waitAwake } from './clock';
+import { abortError, isAbortError } from '../base/async';
+import { type Clock, type SleepWatchOptions, SleepWatcher, systemClock, waitAwake } from '../base/clock';
 import { ApiError, isUnreachable } from './errors';
 import { NetworkError, type Transport, toNetworkError } from './http';
-import { SAFETY } from './limits';
+import { SAFETY } from '../base/limits';
 import { backoffDelay } from './retry';
 import { RunEventDecoder } from './runEventDecoder';
 import { SseConnection, type SseSink } from './sseStream';

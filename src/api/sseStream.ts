@@ -12,10 +12,10 @@
  * keeps the per-event cost close to the parser's own.
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
-import { abortError, isAbortError } from './async';
+import { abortError, isAbortError } from '../base/async';
 import { ApiError } from './errors';
 import { type Transport, discardBody, toNetworkError } from './http';
-import { SAFETY } from './limits';
+import { SAFETY } from '../base/limits';
 import type { Utf8Decoder, WireResponse } from './wire';
 
 /** How much of a chunk's end is kept to find a token split across two chunks. */

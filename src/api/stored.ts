@@ -3,7 +3,7 @@
  * stored came from the server and sat in VS Code's global state, so it is read as strictly as an
  * answer: only the named fields, each of its kind, an id that `isSafeId` accepts, or nothing.
  */
-import { SAFETY } from './limits';
+import { SAFETY } from '../base/limits';
 import { isJsonObject, isSafeId } from './validation';
 
 /** What a field of a stored record must be: an id (`isSafeId`), a text, or a whole number ≥ 0. */

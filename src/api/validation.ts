@@ -2,12 +2,12 @@
  * Client-side checks of every documented limit (service-api.md "Limits" and
  * docs/contract-choices.md), run before anything is sent. Every limit number lives in LIMITS.
  */
-import { base64Decode, base64Encode, utf8Length } from './bytes';
+import { base64Decode, base64Encode, utf8Length } from '../base/bytes';
 import { ValidationError } from './errors';
-import { LIMITS, SAFETY } from './limits';
+import { LIMITS, SAFETY } from '../base/limits';
 import type { PromptImage } from './types';
 
-export { LIMITS } from './limits';
+export { LIMITS } from '../base/limits';
 
 const IDENTIFIER = /^[A-Za-z0-9_-]{1,160}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -9,7 +9,7 @@
  * wire is; the fetch wire adapts `fetch` to it. Nothing here imports a platform.
  */
 import type { ApiError } from './errors';
-import type { Logger } from './logger';
+import type { Logger } from '../base/logger';
 
 /** The proxy variables of the environment (the lower-case spelling wins, as in curl and undici). */
 export interface ProxyEnvironment {

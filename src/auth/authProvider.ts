@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { sha256HexSync } from '../api/random';
+import { sha256HexSync } from '../base/random';
 import { AUTH_PROVIDER_ID } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import type { Session } from './session';

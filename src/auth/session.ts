@@ -1,4 +1,4 @@
-import { sha256HexSync } from '../api/random';
+import { sha256HexSync } from '../base/random';
 import * as vscode from 'vscode';
 import { CloudAgentsClient, isAuthFailure, isLoopbackUrl } from '../api';
 import type { Connect, Logger, NetworkSettings } from '../api';

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../api';
-import { bytesEqual } from '../api/bytes';
+import { bytesEqual } from '../base/bytes';
 import { agentPathOf } from '../util/paths';
 import type { Difference } from '../compare/types';
 import type { ActionKit } from '../views/actions';

@@ -13,7 +13,7 @@ import type { ActionKit } from '../views/actions';
 import type { ChangeFile, ChangesHost } from './changesActions';
 import type { LinkSource } from './linkSource';
 import { confirmFiles, countFiles, listOf } from './words';
-import { sha256Hex } from '../api/random';
+import { sha256Hex } from '../base/random';
 
 /** What Send to Agent answers: the paths sent, and those refused as conflicts (they stay listed). */
 export interface SendAnswer {

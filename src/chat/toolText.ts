@@ -7,7 +7,7 @@
  * finding an agent by name or id, and a Markdown code fence the quoted prompt cannot close. No
  * `vscode` import, so the unit tests check it in plain Node.
  */
-import { randomHex } from '../api/random';
+import { randomHex } from '../base/random';
 import { plainText, singleLine } from '../util/text';
 
 /** Longest text of one quoted block (a run's result, a file's text, an artifact's text), in characters. */

@@ -6,7 +6,7 @@
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex } from '@noble/hashes/utils';
 import { ApiError, type CloudAgentsClient, SAFETY } from '../api';
-import { throwIfAborted } from '../api/async';
+import { throwIfAborted } from '../base/async';
 import { InvalidResponseError } from '../api/decode';
 
 /** What an agent-side hash read (bytes: the content length, for the byte counters). */

@@ -16,7 +16,7 @@ import {
 	paginate,
 	readTimeMember,
 } from '../api';
-import { throwIfAborted } from '../api/async';
+import { throwIfAborted } from '../base/async';
 import { forEachLimited } from '../util/concurrency';
 import type { IgnoreRules } from './ignore';
 import type { LocalAnswer, LocalFiles } from './localFiles';

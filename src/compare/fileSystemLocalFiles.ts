@@ -14,7 +14,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex } from '@noble/hashes/utils';
-import { abortError, throwIfAborted } from '../api/async';
+import { abortError, throwIfAborted } from '../base/async';
 import { UnsafePathError, checkRelativePath } from '../util/paths';
 import { forEachLimited } from '../util/concurrency';
 import {

@@ -1,4 +1,4 @@
-import { randomUuid, sha256HexSync } from '../api/random';
+import { randomUuid, sha256HexSync } from '../base/random';
 import * as vscode from 'vscode';
 import { SAFETY, buildStatusClass, isJsonObject, readBuild, redactSecrets, sleepUntilAborted } from '../api';
 import type { BuildAttemptInfo, BuildInfo } from '../api';

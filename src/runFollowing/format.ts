@@ -7,7 +7,7 @@
  * cannot forge another event's header.
  */
 import { type EventRecord, eventDataFields, eventText, runStatusClass } from '../api';
-import { SAFETY } from '../api/limits';
+import { SAFETY } from '../base/limits';
 import { cut, outputLine, singleLine, stripControls } from '../util/text';
 
 /** Longest payload text kept on one event line (characters). */

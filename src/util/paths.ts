@@ -14,9 +14,9 @@
  */
 // The modules themselves, not src/api/index.ts: the comparison's worker bundle takes
 // UnsafePathError from here and must not bring in the HTTP client.
-import { LIMITS, SAFETY } from '../api/limits';
+import { LIMITS, SAFETY } from '../base/limits';
 import { checkWorkspacePath, utf8Length } from '../api/validation';
-import { sha256HexSync } from '../api/random';
+import { sha256HexSync } from '../base/random';
 
 // ---- Workspace paths (the service's) ----
 

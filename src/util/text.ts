@@ -10,7 +10,7 @@
  * to a length with "…". Zero-width joiner and non-joiner are kept: scripts and emoji need them and
  * they cannot reorder or hide text.
  */
-import { SAFETY } from '../api/limits';
+import { SAFETY } from '../base/limits';
 
 /** The mark that ends text that was cut. */
 export const ELLIPSIS = '…';

@@ -2,7 +2,7 @@
  * The Content-Security-Policy of every webview, and the checks on the origins a page may connect to.
  * Plain TypeScript (no `vscode`), so plain-Node unit tests cover it.
  */
-import { randomBase64 } from '../api/random';
+import { randomBase64 } from '../base/random';
 
 /** A fresh nonce for one render: 16 random bytes, base64 (a CSP `nonce-source`). */
 export function createNonce(): string {

@@ -17,7 +17,7 @@
  */
 import * as vscode from 'vscode';
 import { AGENT_WINDOWS_FOLDER, FS_SCHEME } from '../ids';
-import { SAFETY } from '../api/limits';
+import { SAFETY } from '../base/limits';
 import { singleLine } from '../util/text';
 import { decodeAgentAuthority } from './fs/agentUri';
 

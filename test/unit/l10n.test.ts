@@ -364,7 +364,10 @@ function sourceFiles(): string[] {
 	return readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
 		.map((f) => `src/${f.split('\\').join('/')}`)
 		.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.gen.ts'))
-		.filter((f) => !f.startsWith('src/api/') && !WIRE_HALVES.includes(f) && !f.startsWith('src/webviews/pages/'))
+		.filter(
+			(f) =>
+				!f.startsWith('src/api/') && !f.startsWith('src/base/') && !WIRE_HALVES.includes(f) && !f.startsWith('src/webviews/pages/'),
+		)
 		.sort();
 }
 

@@ -3,8 +3,8 @@
  * the device flow that signs in, and revoking the token. One group of CloudAgentsClient's methods
  * (src/api/client.ts puts them on the one client object).
  */
-import { sleep } from '../async';
-import { SAFETY } from '../limits';
+import { sleep } from '../../base/async';
+import { SAFETY } from '../../base/limits';
 import { errorFromBody } from '../http';
 import * as D from '../decode';
 import type * as T from '../types';

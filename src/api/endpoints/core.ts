@@ -3,7 +3,7 @@
  * the steps its endpoint methods are built from, and the small readers of answer bodies they share.
  */
 import { ApiError, OutcomeUnknownError, ValidationError } from '../errors';
-import { SAFETY } from '../limits';
+import { SAFETY } from '../../base/limits';
 import {
 	type HttpMethod,
 	type HttpResult,

@@ -2,7 +2,7 @@
  * Images, image builds and checkpoints. One group of CloudAgentsClient's methods (src/api/client.ts
  * puts them on the one client object).
  */
-import { randomUuid } from '../random';
+import { randomUuid } from '../../base/random';
 import { dataPage, paginate } from '../pagination';
 import type * as T from '../types';
 import * as V from '../validation';

@@ -4,7 +4,7 @@
  * of CloudAgentsClient's methods (src/api/client.ts puts them on the one client object).
  */
 import { ApiError, WorkspaceInterfaceError } from '../errors';
-import { SAFETY } from '../limits';
+import { SAFETY } from '../../base/limits';
 import { paginate } from '../pagination';
 import * as D from '../decode';
 import type * as T from '../types';

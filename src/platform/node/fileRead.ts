@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
-import { throwIfAborted } from '../../api/async';
+import { throwIfAborted } from '../../base/async';
 import { NotRegularFileError } from '../../compare/localFiles';
 
 export { NotRegularFileError };

@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SAFETY } from '../../api/limits';
+import { SAFETY } from '../../base/limits';
 import type { AddKnownHostResult, KnownHostsFile } from '../../util/knownHosts';
 import { hasKnownHost } from '../../util/knownHosts';
 

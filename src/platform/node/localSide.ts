@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { abortError } from '../../api/async';
+import { abortError } from '../../base/async';
 import { type LocalBatch, type LocalBatchAnswer, type LocalStart, WORKER_MARK, type WorkerJob } from './compareWorker';
 import type { LocalAnswer } from '../../compare/localFiles';
 

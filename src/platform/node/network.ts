@@ -13,7 +13,7 @@ import * as tls from 'node:tls';
 import { Agent, type Dispatcher, EnvHttpProxyAgent, Pool, type buildConnector } from 'undici';
 import { ApiError, NetworkError, ProxyError } from '../../api/errors';
 import { toNetworkError, tlsFailure } from '../../api/netErrors';
-import type { Logger } from '../../api/logger';
+import type { Logger } from '../../base/logger';
 import { isLoopbackHost } from '../../api/loopback';
 import type {
 	Connect,

@@ -14,7 +14,7 @@ import { UnsafePathError, checkRelativePath } from '../../util/paths';
 import { type FileSteps, hashLocalFile, readChunks, runAsync, withRegularFile, readSmallTextFile } from './fileRead';
 import type { LocalEntry, LocalExaminer, LocalFiles, LocalJob, LocalStat } from '../../compare/localFiles';
 import { LocalSide } from './localSide';
-import { concatBytes } from '../../api/bytes';
+import { concatBytes } from '../../base/bytes';
 
 /** lstat in its callback form, made on first use: for thousands of files about half the CPU of fs/promises'. */
 let lstatCb: ((path: string) => Promise<Stats>) | undefined;

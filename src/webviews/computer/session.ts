@@ -2,7 +2,7 @@
  * The check between the service's computer session and the page: what the page may receive, and
  * the one origin its CSP lets it connect to. Plain TypeScript (no `vscode`), unit-tested.
  */
-import { SAFETY } from '../../api/limits';
+import { SAFETY } from '../../base/limits';
 import type { ComputerSession } from '../../api/types';
 import { isJsonObject } from '../../api/validation';
 import { ConnectOriginError, webSocketOrigin } from '../csp';

@@ -10,7 +10,7 @@
  * shows local time). A range longer than seven days is drawn by day, a shorter one by hour.
  */
 import { ListingStoppedError, PageChain } from '../../api/pagination';
-import { SAFETY } from '../../api/limits';
+import { SAFETY } from '../../base/limits';
 import { isSafeId } from '../../api/decode';
 import type {
 	AccountTokenSavingsPage,

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../api';
-import { SAFETY } from '../../api/limits';
+import { SAFETY } from '../../base/limits';
 import { AUTH_PROVIDER_ID, WEBVIEW_TYPES } from '../../ids';
 import { describeError, isAuthFailure, isCancellation } from '../../util/errors';
 import { singleLine } from '../../util/text';

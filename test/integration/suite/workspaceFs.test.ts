@@ -4,7 +4,7 @@ import { encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { EXTENSION_ID, FS_SCHEME } from '../../../src/ids';
 import { closeAllEditors } from '../support/editors';
 import { devToken, emulatorUrl } from '../support/env';
-import { base64Decode, base64Encode } from '../../../src/api/bytes';
+import { base64Decode, base64Encode } from '../../../src/base/bytes';
 
 /** The emulator's API and admin API, straight over HTTP (outside the extension). */
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -1,8 +1,8 @@
 /**
  * Text ↔ base64 for the suites, in both extension hosts (Node's and the web worker's, which has no
- * Buffer): through the extension's own src/api/bytes.ts.
+ * Buffer): through the extension's own src/base/bytes.ts.
  */
-import { base64Decode, base64Encode } from '../../../src/api/bytes';
+import { base64Decode, base64Encode } from '../../../src/base/bytes';
 
 /** UTF-8 text as base64 (the service's `content_base64`). */
 export function textBase64(text: string): string {

@@ -8,7 +8,7 @@
 import * as assert from 'node:assert/strict';
 import { startEmulator } from '../../../emulator/src/server';
 import { ApiError, CloudAgentsClient, isAuthFailure } from '../../../src/api';
-import { SleepWatcher } from '../../../src/api/clock';
+import { SleepWatcher } from '../../../src/base/clock';
 import type { EventRecord, RunEventStream, StreamOutageEvent, StreamReconnectOptions } from '../../../src/api';
 import { DEV_TOKEN, emulatorAdmin } from '../support/emulator';
 import { FakeClock } from '../support/fakeClock';

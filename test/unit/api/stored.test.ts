@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { SAFETY } from '../../../src/api/limits';
+import { SAFETY } from '../../../src/base/limits';
 import { type StoredField, restoreRecord, storeRecord } from '../../../src/api/stored';
 import { isJsonObject } from '../../../src/api/validation';
 

@@ -1,11 +1,11 @@
 /**
- * A fake `Clock` (src/api/clock.ts) for tests of waits, backoffs and sleep detection. It keeps two
+ * A fake `Clock` (src/base/clock.ts) for tests of waits, backoffs and sleep detection. It keeps two
  * times, as a real machine does: the wall clock (`now()`, Date.now) and the monotonic time timers
  * run on. `advance(ms)` moves both and fires the timers due on the way, each at its own time;
  * `sleep(ms)` is the machine sleeping: the wall clock jumps, timers do not move (Linux and macOS
  * timers do not count suspended time), so a timer fires "minutes late" by the wall clock.
  */
-import type { Clock, ClockTimer } from '../../../src/api/clock';
+import type { Clock, ClockTimer } from '../../../src/base/clock';
 
 interface FakeTimer {
 	id: number;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
-import { randomBase64, randomHex, randomUuid, sha256Base64Sync, sha256Hex, sha256HexSync } from '../../../src/api/random';
+import { randomBase64, randomHex, randomUuid, sha256Base64Sync, sha256Hex, sha256HexSync } from '../../../src/base/random';
 
 const node = (data: string | Uint8Array, encoding: 'hex' | 'base64' = 'hex'): string => createHash('sha256').update(data).digest(encoding);
 
@@ -14,7 +14,7 @@ function usesBuffer(path: string, text: string): boolean {
 	return visit(file);
 }
 
-suite('api/random: Web Crypto, on both extension hosts', () => {
+suite('base/random: Web Crypto, on both extension hosts', () => {
 	test("sha256Hex: the FIPS 180-2 vectors and Node's digest of a large buffer", async () => {
 		assert.equal(await sha256Hex(new Uint8Array()), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
 		assert.equal(await sha256Hex(new TextEncoder().encode('abc')), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
@@ -83,8 +83,8 @@ suite('api/random: Web Crypto, on both extension hosts', () => {
 			'chat/toolText.ts',
 			'api/endpoints/images.ts',
 			'changes/send.ts',
-			'api/random.ts',
-			'api/bytes.ts',
+			'base/random.ts',
+			'base/bytes.ts',
 			'auth/session.ts',
 			'auth/authProvider.ts',
 			'api/decode.ts',
@@ -98,8 +98,8 @@ suite('api/random: Web Crypto, on both extension hosts', () => {
 
 	test("the digest and base64 code, and its callers, use no Node Buffer (the browser's extension host has none)", () => {
 		for (const file of [
-			'api/random.ts',
-			'api/bytes.ts',
+			'base/random.ts',
+			'base/bytes.ts',
 			'api/decode.ts',
 			'api/validation.ts',
 			'changes/apply.ts',

@@ -1,12 +1,12 @@
 /**
- * The clock module (src/api/clock.ts) on a fake clock: a sleep of the machine is noticed within a
+ * The clock module (src/base/clock.ts) on a fake clock: a sleep of the machine is noticed within a
  * tick of waking, a wait ends early then, and nothing else counts as a sleep.
  */
 import * as assert from 'node:assert/strict';
-import { SleepWatcher, systemClock, waitAwake } from '../../../src/api/clock';
+import { SleepWatcher, systemClock, waitAwake } from '../../../src/base/clock';
 import { FakeClock, settle } from '../support/fakeClock';
 
-suite('api/clock: sleep detection and waits that wake (fake clock)', () => {
+suite('base/clock: sleep detection and waits that wake (fake clock)', () => {
 	test('ticks that come on time are no wake; a wall-clock jump beyond jumpMs is one, noticed at the next tick', async () => {
 		const clock = new FakeClock();
 		const watcher = new SleepWatcher(clock, { tickMs: 2_000, jumpMs: 10_000 });

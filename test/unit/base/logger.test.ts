@@ -1,10 +1,10 @@
 /**
- * The scrub of free text (src/api/logger.ts `scrub`): tokens never appear, by value wherever they
+ * The scrub of free text (src/base/logger.ts `scrub`): tokens never appear, by value wherever they
  * are and by shape after "Bearer"; the words a server writes after "bearer" stay readable.
  */
 import assert from 'node:assert/strict';
 import { ApiError, CloudAgentsClient, scrub } from '../../../src/api';
-import { looksLikeToken } from '../../../src/api/logger';
+import { looksLikeToken } from '../../../src/base/logger';
 import { DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
 import { collected, rejection, recordingLogger } from '../support/leaks';
 import { nodeConnect } from '../../../src/platform/node/network';
@@ -12,7 +12,7 @@ import { nodeConnect } from '../../../src/platform/node/network';
 /** A key a person might paste by mistake: token-shaped, unknown to the service. */
 const WRONG_KEY = 'ca_wrong_9f8e7d6c5b4a3210';
 
-suite('scrub: tokens by value and by shape, words kept (src/api/logger.ts)', () => {
+suite('scrub: tokens by value and by shape, words kept (src/base/logger.ts)', () => {
 	test('the words after "bearer" in a server\'s message stay as written', () => {
 		for (const text of [
 			'missing bearer token: send Authorization: Bearer <API_KEY_OR_ACCESS_TOKEN>',

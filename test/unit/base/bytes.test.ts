@@ -1,10 +1,10 @@
 /**
- * src/api/bytes.ts: base64, UTF-8 lengths and byte equality without Node's `Buffer` (so they also
+ * src/base/bytes.ts: base64, UTF-8 lengths and byte equality without Node's `Buffer` (so they also
  * run in a browser's extension host), checked against Buffer over many inputs; and the callers that
  * moved onto them (decodeBase64Strict, checkImages) accept and refuse exactly what they did.
  */
 import assert from 'node:assert/strict';
-import { base64Decode, base64Encode, bytesEqual, utf8Length } from '../../../src/api/bytes';
+import { base64Decode, base64Encode, bytesEqual, utf8Length } from '../../../src/base/bytes';
 import { InvalidResponseError, decodeBase64Strict } from '../../../src/api/decode';
 import { base64, checkImages } from '../../../src/api/validation';
 
@@ -35,7 +35,7 @@ function oldDecodeBase64Strict(text: string): Uint8Array | 'refused' {
 	return new Uint8Array(Buffer.from(text, 'base64'));
 }
 
-suite('api/bytes: Buffer-free bytes, equal to Buffer', () => {
+suite('base/bytes: Buffer-free bytes, equal to Buffer', () => {
 	test('base64Encode equals Buffer for every length 0..100, for views at an offset and for 3 MiB', () => {
 		const next = generator(1);
 		for (let length = 0; length <= 100; length++) {
