@@ -4,7 +4,7 @@ import { CloudAgentsClient, isAuthFailure, isLoopbackUrl } from '../api';
 import type { Connect, Logger, NetworkSettings } from '../api';
 import { CONFIG } from '../ids';
 import { Disposable } from '../util/lifecycle';
-import { type NetworkSettingsLog, NetworkSettingsSource } from '../util/networkSettings';
+import { type NetworkSettingsLog, NetworkSettingsSource } from './networkSettings';
 
 /** The User-Agent of every request to the service (Node's extension host sends it; a browser sets its own). */
 export function userAgent(): string {
@@ -176,7 +176,7 @@ export class Session extends Disposable {
 		});
 	}
 
-	/** The current proxy and certificate settings (read before every request; see src/util/networkSettings.ts). */
+	/** The current proxy and certificate settings (read before every request; see src/auth/networkSettings.ts). */
 	readonly networkSettings = (): NetworkSettings => this.network.current();
 
 	/**

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
-import { SAFETY, isAbortError, isAuthFailure, isUnreachable } from '../api';
+import { isAuthFailure, isUnreachable } from '../api';
+import { isAbortError } from '../base/async';
+import { SAFETY } from '../base/limits';
 import { CONFIG } from '../ids';
 import { notificationText, singleLine } from './text';
 

@@ -15,7 +15,8 @@
 // The modules themselves, not src/api/index.ts: the comparison's worker bundle takes
 // UnsafePathError from here and must not bring in the HTTP client.
 import { LIMITS, SAFETY } from '../base/limits';
-import { checkWorkspacePath, utf8Length } from '../api/validation';
+import { checkWorkspacePath } from '../api/validation';
+import { utf8Length } from '../base/bytes';
 import { sha256HexSync } from '../base/random';
 
 // ---- Workspace paths (the service's) ----

@@ -5,7 +5,7 @@
  * dispatcher per base URL. undici's own pieces do the work: EnvHttpProxyAgent chooses between the
  * proxy and a direct connection (its NO_PROXY matching), ProxyAgent tunnels with CONNECT and sends
  * Proxy-Authorization, and the `connect` / `requestTls` / `proxyTls` options carry the trust.
- * Plain Node: the extension reads the settings (src/util/networkSettings.ts) and passes them in.
+ * Plain Node: the extension reads the settings (src/auth/networkSettings.ts) and passes them in.
  */
 import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';

@@ -310,6 +310,17 @@ const API_LEAVES: Readonly<Record<string, (importer: string) => boolean>> = {
 	),
 };
 
+/**
+ * What src/util/ still takes from the client (issue 43: the helpers every floor uses import nothing
+ * of it), each with why; the list only shrinks (an entry no import needs fails too).
+ */
+const UTIL_CLIENT_IMPORTS: Readonly<Record<string, string>> = {
+	'src/util/errors.ts → src/api/index.ts': "isAuthFailure and isUnreachable read the client's errors (ApiError) to word them for people",
+	'src/util/knownHosts.ts → src/api/decode.ts': "the gateway host key as the service's decoder checks it (isKnownHostsHost)",
+	'src/util/paths.ts → src/api/validation.ts':
+		"checkWorkspacePath: the service's path limit, refused as the client refuses it (ValidationError)",
+};
+
 /** Each import of a module of src/api from outside it past its door (index.ts) that API_LEAVES does not allow. */
 function pastTheDoor(edges: readonly Edge[]): string[] {
 	return edges
@@ -501,6 +512,22 @@ suite('layers: the rules the README states, read from src/', () => {
 			"src/util/onlyWeb.ts serves the browser's extension host only: it goes in src/platform/web/",
 			"src/shell/a.ts → src/platform/web/w.ts: only src/platform/web/ and src/extension.web.ts import a platform's room",
 		]);
+	});
+
+	test('src/util/ imports from the client only what UTIL_CLIENT_IMPORTS lists, each with its reason; the list only shrinks (issue 43)', () => {
+		const found = imports.edges
+			.filter(({ from, to }) => from.startsWith('src/util/') && to.startsWith('src/api/'))
+			.map(({ from, to }) => `${from} → ${to}`);
+		assert.deepEqual(
+			found.filter((e) => !(e in UTIL_CLIENT_IMPORTS)),
+			[],
+			'src/util/ takes a new import from the client: the base (src/base/) or a room above the client is the place',
+		);
+		assert.deepEqual(
+			Object.keys(UTIL_CLIENT_IMPORTS).filter((e) => !found.includes(e)),
+			[],
+			'UTIL_CLIENT_IMPORTS names an import src/util/ no longer has: take it out',
+		);
 	});
 
 	test('every room of src/ is on a floor (ROOMS)', () => {

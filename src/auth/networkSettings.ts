@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import type { NetworkSettings } from '../api';
-import { Disposable } from './lifecycle';
+import { Disposable } from '../util/lifecycle';
 
 /** The `http.*` settings that change how requests go out. */
 export const NETWORK_SETTINGS = ['proxy', 'noProxy', 'proxyAuthorization', 'proxyStrictSSL', 'systemCertificates'] as const;
