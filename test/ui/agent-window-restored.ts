@@ -88,9 +88,12 @@ const uiTest: UiTest = {
 					}
 				}
 			}
-			note(
-				`${navigations > 1 ? 'reloaded' : 'not reloaded'}; folder ${JSON.stringify(shown)} in ${JSON.stringify(await window.title())}`,
-			);
+			const title = await window.title();
+			note(`${navigations > 1 ? 'reloaded' : 'not reloaded'}; folder ${JSON.stringify(shown)} in ${JSON.stringify(title)}`);
+			// The window's title names the agent, and where it is as "Cloud Agent" (package.json
+			// resourceLabelFormatters), never the folder's authority string (issue 42, item 13).
+			assert.ok(title.includes(agent.name) && title.includes('Cloud Agent'), title);
+			assert.ok(!title.includes(authority), `the title shows the authority: ${title}`);
 			// The folder is back in the file too (VS Code writes a workspace's folders to its file).
 			assert.deepEqual(folders(), [{ uri: `cloud-agent://${authority}/`, name: agent.name }]);
 		} catch (err) {

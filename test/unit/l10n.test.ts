@@ -101,6 +101,9 @@ function userVisibleFields(manifest: Json): Array<[string, unknown]> | undefined
 			case 'submenus':
 				asList(value).forEach((s, i) => take(`${at}[${i}]`, s, ['label']));
 				break;
+			case 'resourceLabelFormatters':
+				asList(value).forEach((f, i) => take(`${at}[${i}].formatting`, asObject(f.formatting), ['workspaceSuffix']));
+				break;
 			case 'languageModelTools':
 				asList(value).forEach((t, i) => take(`${at}[${i}]`, t, ['displayName', 'userDescription']));
 				break;
