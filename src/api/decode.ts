@@ -15,6 +15,7 @@ import { SAFETY } from '../base/limits';
 import { sha256Base64Sync } from '../base/random';
 import { isJsonObject, isSafeId, membersOf } from './validation';
 import type { EventRecord, TokenSavingEventRecord, TokenSavingSummaryCounts, TokenSavingTotalsCounts } from './types';
+import { isKnownHostsHost } from '../base/hosts';
 
 export { isSafeId };
 
@@ -369,13 +370,7 @@ export interface GatewayHostKey {
 }
 
 const KEY_TYPE = /^[A-Za-z0-9][A-Za-z0-9@.+-]{0,63}$/;
-const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.?$/;
-const IPV6 = /^[0-9A-Fa-f:.]{2,45}$/;
-
-/** True for a host that may go into a known_hosts line as is: a DNS name, an IPv4 or an IPv6 address. */
-export function isKnownHostsHost(host: string): boolean {
-	return HOST_NAME.test(host) || (host.includes(':') && IPV6.test(host));
-}
+export { isKnownHostsHost };
 
 /** The first of several members that is present (not undefined or null). */
 function firstOf(o: Obj, names: readonly string[]): unknown {

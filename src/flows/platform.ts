@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { ApiError, isAuthFailure, SAFETY } from '../api';
 import type { GatewayHostKey } from '../api';
-import { isKnownHostsHost } from '../api/decode';
+import { isKnownHostsHost } from '../base/hosts';
 import { accountLabel } from '../auth/accountLabel';
 import { CONFIG } from '../ids';
 import { describeError, showUnreachable } from '../util/errors';

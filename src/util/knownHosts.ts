@@ -4,8 +4,7 @@
  * file itself is the platform's (`KnownHostsFile`: Node's in src/platform/node/knownHostsFile.ts; VS Code
  * for the Web has none).
  */
-import type { GatewayHostKey } from '../api/decode';
-import { isKnownHostsHost } from '../api/decode';
+import { isKnownHostsHost } from '../base/hosts';
 
 /** The host field of a known_hosts line: `host`, or `[host]:port` for a port other than 22. */
 export function knownHostsHost(host: string, port?: number): string {
@@ -17,7 +16,7 @@ export function knownHostsHost(host: string, port?: number): string {
 }
 
 /** The known_hosts line for a checked host key: `<host> <key type> <base64>` (no comment, no newline). */
-export function knownHostsLine(key: Pick<GatewayHostKey, 'keyType' | 'keyBase64'>, host: string, port?: number): string {
+export function knownHostsLine(key: { readonly keyType: string; readonly keyBase64: string }, host: string, port?: number): string {
 	return `${knownHostsHost(host, port)} ${key.keyType} ${key.keyBase64}`;
 }
 

@@ -316,7 +316,6 @@ const API_LEAVES: Readonly<Record<string, (importer: string) => boolean>> = {
  */
 const UTIL_CLIENT_IMPORTS: Readonly<Record<string, string>> = {
 	'src/util/errors.ts → src/api/index.ts': "isAuthFailure and isUnreachable read the client's errors (ApiError) to word them for people",
-	'src/util/knownHosts.ts → src/api/decode.ts': "the gateway host key as the service's decoder checks it (isKnownHostsHost)",
 	'src/util/paths.ts → src/api/validation.ts':
 		"checkWorkspacePath: the service's path limit, refused as the client refuses it (ValidationError)",
 };
