@@ -88,6 +88,17 @@ const uiTest: UiTest = {
 					}
 				}
 			}
+			// The workbench sets the title once it has the workspace's name (a clean-clone run read "" here)
+			// and sets it again when the extensions' label formatters arrive: waited for, then read.
+			await window
+				.waitForFunction(
+					`document.title.includes(${JSON.stringify(agent.name)}) && document.title.includes('Cloud Agent')`,
+					undefined,
+					{
+						timeout: 30_000,
+					},
+				)
+				.catch(() => undefined);
 			const title = await window.title();
 			note(`${navigations > 1 ? 'reloaded' : 'not reloaded'}; folder ${JSON.stringify(shown)} in ${JSON.stringify(title)}`);
 			// The window's title names the agent, and where it is as "Cloud Agent" (package.json
