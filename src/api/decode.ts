@@ -370,7 +370,6 @@ export interface GatewayHostKey {
 }
 
 const KEY_TYPE = /^[A-Za-z0-9][A-Za-z0-9@.+-]{0,63}$/;
-export { isKnownHostsHost };
 
 /** The first of several members that is present (not undefined or null). */
 function firstOf(o: Obj, names: readonly string[]): unknown {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { EventRecord } from '../api';
 import { isMissingFileError } from '../util/fileErrors';
-import { newestWholeLines } from '../util/lines';
+import { newestWholeLines, wholeLines } from '../util/lines';
 import { localIdName } from '../util/paths';
 
 /**
@@ -198,8 +198,7 @@ export class RunEventStore {
 		}
 		// Its whole lines: a `.tmp` cut while written (a new segment's, a window closing) ends in a
 		// torn record, which the next record must not continue.
-		const whole = bytes.lastIndexOf(0x0a) + 1;
-		return { index: last, bytes: whole === bytes.byteLength ? bytes : bytes.slice(0, whole) };
+		return { index: last, bytes: wholeLines(bytes) };
 	}
 
 	private async exists(uri: vscode.Uri): Promise<boolean> {

@@ -16,3 +16,12 @@ export function newestWholeLines(bytes: Uint8Array, max: number): Uint8Array {
 	const next = bytes.indexOf(NEWLINE, from);
 	return next < 0 ? new Uint8Array(0) : bytes.slice(next + 1);
 }
+
+/**
+ * `bytes` up to its last newline: a record torn at the end (a write cut short) is left out, so the
+ * next record written after these bytes does not continue it. Whole records are kept as they are.
+ */
+export function wholeLines(bytes: Uint8Array): Uint8Array {
+	const end = bytes.lastIndexOf(NEWLINE) + 1;
+	return end === bytes.byteLength ? bytes : bytes.slice(0, end);
+}

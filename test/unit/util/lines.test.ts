@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { newestWholeLines } from '../../../src/util/lines';
+import { newestWholeLines, wholeLines } from '../../../src/util/lines';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array): string => new TextDecoder().decode(b);
@@ -30,5 +30,15 @@ suite('util/lines: newestWholeLines', () => {
 	test('a last record longer than the limit leaves nothing', () => {
 		assert.equal(newestWholeLines(bytes(`${'x'.repeat(50)}\n`), 10).byteLength, 0);
 		assert.equal(newestWholeLines(bytes('a\nb\n'), 0).byteLength, 0);
+	});
+});
+
+suite('util/lines: wholeLines', () => {
+	test('whole records are kept as they are; a torn last record is left out; no newline at all keeps nothing', () => {
+		const all = bytes('{"seq":1}\n{"seq":2}\n');
+		assert.equal(wholeLines(all), all);
+		assert.equal(text(wholeLines(bytes('{"seq":1}\n{"seq":2}\n{"se'))), '{"seq":1}\n{"seq":2}\n');
+		assert.equal(wholeLines(bytes('{"seq":1')).byteLength, 0);
+		assert.equal(wholeLines(new Uint8Array(0)).byteLength, 0);
 	});
 });
