@@ -547,30 +547,24 @@ const STEP_LIST = [
 			const stamp = /Across reloads (\d+)/.exec(prompt)[1];
 			const channelFile = async () =>
 				page.evaluate(async (stamp) => {
-					const db = await new Promise((resolve, reject) => {
-						const open = indexedDB.open('vscode-web-db');
-						open.onsuccess = () => resolve(open.result);
-						open.onerror = () => reject(open.error);
-					});
+					/** An IndexedDB request's result, or its error. */
+					const answer = (request) =>
+						new Promise((resolve, reject) => {
+							request.onsuccess = () => resolve(request.result);
+							request.onerror = () => reject(request.error);
+						});
+					const db = await answer(indexedDB.open('vscode-web-db'));
 					try {
 						const store = () => db.transaction('vscode-logs-store', 'readonly').objectStore('vscode-logs-store');
-						const keys = await new Promise((resolve, reject) => {
-							const all = store().getAllKeys();
-							all.onsuccess = () => resolve(all.result.map(String));
-							all.onerror = () => reject(all.error);
-						});
-						const key = keys
+						const key = (await answer(store().getAllKeys()))
+							.map(String)
 							.filter((k) => k.includes('/output_logging_') && k.includes(`Across reloads ${stamp}`))
 							.sort()
 							.at(-1);
 						if (!key) {
 							return { key: undefined, text: '' };
 						}
-						const value = await new Promise((resolve, reject) => {
-							const get = store().get(key);
-							get.onsuccess = () => resolve(get.result);
-							get.onerror = () => reject(get.error);
-						});
+						const value = await answer(store().get(key));
 						return {
 							key,
 							text: typeof value === 'string' ? value : new TextDecoder().decode(value),

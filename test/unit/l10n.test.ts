@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as ts from 'typescript';
 import { NLS_REFERENCE, readNls, readRawManifest } from './support/manifest';
+import { WIRE_HALVES } from './support/wireHalves';
 
 // Compiled to out/test/unit/, so the repository root is three levels up.
 const root = join(__dirname, '..', '..', '..');
@@ -358,9 +359,6 @@ function scanSource(file: string, text: string): Scan {
 	visit(source);
 	return scan;
 }
-
-/** The wire's halves, the client's code in the platforms' rooms: no vscode, as src/api/. */
-const WIRE_HALVES: readonly string[] = ['src/platform/node/network.ts', 'src/platform/web/fetchWire.ts'];
 
 /** The files of src/ the scan reads (see the header: not src/api/ and the wire's halves, not the webview pages). */
 function sourceFiles(): string[] {

@@ -17,6 +17,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, posix, relative } from 'node:path';
 import * as ts from 'typescript';
+import { WIRE_HALVES } from '../support/wireHalves';
 
 // Compiled to out/test/unit/build/, so the repository root is four levels up.
 const root = join(__dirname, '..', '..', '..', '..');
@@ -287,9 +288,6 @@ function roomCycles(edges: readonly Edge[]): string[] {
 
 const imports = importsAmong(sources);
 
-/** Each platform's half of the wire: Node's (undici) and the browser's (fetch). */
-const WIRE_HALVES: ReadonlySet<string> = new Set(['src/platform/node/network.ts', 'src/platform/web/fetchWire.ts']);
-
 /**
  * The modules of src/api that code outside it may import directly rather than through its door,
  * src/api/index.ts (the rule its comment states): the leaves that hold no client, to any file; each
@@ -305,7 +303,7 @@ const API_LEAVES: Readonly<Record<string, (importer: string) => boolean>> = {
 	...Object.fromEntries(
 		['src/api/wire.ts', 'src/api/errors.ts', 'src/api/netErrors.ts', 'src/api/loopback.ts'].map((m) => [
 			m,
-			(importer: string) => WIRE_HALVES.has(importer),
+			(importer: string) => WIRE_HALVES.includes(importer),
 		]),
 	),
 };
