@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { isAuthFailure, isLoopbackUrl, SAFETY } from '../api';
 import type { DeviceAuthorization, Me, ApiError } from '../api';
-import { describeError, requestIdOf, showApiError } from '../util/errors';
-import type { ErrorLogger } from '../util/errors';
+import { describeError, requestIdOf, showApiError } from '../messages/errors';
+import type { ErrorLogger } from '../messages/errors';
 import { notificationText, outputLine, singleLine } from '../util/text';
 import { accountLabel } from './accountLabel';
 import { isSafeExternalUrl } from './session';

@@ -31,7 +31,7 @@ import { WorkspacePathError, normalizeWorkspacePath } from '../util/paths';
 import { agentStatusClass } from '../api';
 import { promptProblem } from '../resources/agents';
 import { artifactKind, exceedsReadCap } from '../resources/artifacts';
-import { describeError, isCancellation } from '../util/errors';
+import { describeError, isCancellation } from '../messages/errors';
 import { singleLine } from '../util/text';
 import type { ActionSession } from '../views/actions';
 import { toAbortSignal, validationMessage } from '../views/ui';

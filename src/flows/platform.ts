@@ -11,7 +11,7 @@ import type { GatewayHostKey } from '../api';
 import { isKnownHostsHost } from '../base/hosts';
 import { accountLabel } from '../auth/accountLabel';
 import { CONFIG } from '../ids';
-import { describeError, showUnreachable } from '../util/errors';
+import { describeError, showUnreachable } from '../messages/errors';
 import { knownHostsLine } from '../util/knownHosts';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { SAFETY } from '../api';
-import { describeError } from '../util/errors';
+import { describeError } from '../messages/errors';
 import { isAbsoluteLocalPath } from '../util/fileNames';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { CONTEXT_KEYS } from '../ids';
-import { describeError } from '../util/errors';
+import { describeError } from '../messages/errors';
 import type { Services } from '../views/actions';
 
 /** The host shown for an API URL (no path, no credentials). */

@@ -20,7 +20,7 @@ import type { ListDescriptor } from '../views/descriptor';
 import { type StoredField, restoreRecord, storeRecord } from '../api';
 import { agentStatusIcon, joinParts, oneLine, plainTooltip, relativeTime } from '../views/format';
 import { argBoolean, argString, displayName, showModalWarning } from '../views/ui';
-import { describeError } from '../util/errors';
+import { describeError } from '../messages/errors';
 import { findRuntime, runtimesList } from './runtimes';
 
 /** Agent statuses that change on their own, so the list refreshes itself while one is shown. */

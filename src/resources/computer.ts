@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient, ComputerSession } from '../api';
 import type { ActionSession } from '../views/actions';
 import { notRunningAdvice, runtimeOfAgent } from './runtimes';
-import { describeError, requestIdNote } from '../util/errors';
+import { describeError, requestIdNote } from '../messages/errors';
 import { onSignedOut } from '../util/lifecycle';
 import { displayName, isStatus, showWarning, toAbortSignal } from '../views/ui';
 import type { ComputerAgent, ComputerPanelHost } from '../webviews/computer/computerPanel';

@@ -2,7 +2,7 @@ import { randomUuid, sha256HexSync } from '../base/random';
 import * as vscode from 'vscode';
 import { SAFETY, buildStatusClass, isJsonObject, readBuild, redactSecrets, sleepUntilAborted } from '../api';
 import type { BuildAttemptInfo, BuildInfo } from '../api';
-import { describeError } from '../util/errors';
+import { describeError } from '../messages/errors';
 import { contextToken, iconSafe, notificationText } from '../util/text';
 import type { ListDescriptor } from '../views/descriptor';
 import type { DescriptorTreeProvider } from '../views/listTree';

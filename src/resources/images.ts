@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { ApiError, readImage, redactSecrets } from '../api';
 import type { ImageInfo } from '../api';
-import { describeError } from '../util/errors';
+import { describeError } from '../messages/errors';
 import { contextToken, iconSafe } from '../util/text';
 import type { ListDescriptor } from '../views/descriptor';
 import type { RecordAction } from '../views/actions';

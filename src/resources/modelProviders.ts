@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { ApiError, SAFETY, SECRET_MASK, isJsonObject, isUnreachable, providerConfiguration, readProvider, redactSecrets } from '../api';
 import type { FieldError, ProviderInfo } from '../api';
-import { describeError, requestIdOf } from '../util/errors';
+import { describeError, requestIdOf } from '../messages/errors';
 import { PROVIDER_SCHEME } from '../ids';
 import { jsonSyntaxError, lineColumn, locate, parseFieldPath } from '../util/jsonFields';
 import { contextToken, iconSafe, notificationText, plainText, singleLine } from '../util/text';

@@ -14,7 +14,7 @@ import { iconSafe } from '../util/text';
 import type { ActionKit } from '../views/actions';
 import { joinParts } from '../views/format';
 import { argString, displayName, isStatus, pickItem, pickWhenLoaded, showModalQuestion, showWarning, validationMessage } from '../views/ui';
-import { describeError, requestIdNote } from '../util/errors';
+import { describeError, requestIdNote } from '../messages/errors';
 import { notRunningAdvice, runtimeBroken, runtimeInTransition, runtimeOfAgent, showRuntimeDetails } from './runtimes';
 
 /** What to do when the agent already has an active run (the service answers 409). */

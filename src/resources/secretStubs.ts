@@ -4,7 +4,7 @@ import type { CreateSecretStubRequest, Runtime, SecretStub } from '../api';
 import { decodeStubConfig, parseStubConfig } from '../api/decode';
 import { MultiStepInput } from '../views/multiStep';
 import type { InputStep } from '../views/multiStep';
-import { describeError, isAuthFailure, isCancellation } from '../util/errors';
+import { describeError, isAuthFailure, isCancellation } from '../messages/errors';
 import { iconSafe } from '../util/text';
 import type { ActionKit, RecordAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { ApiError, SAFETY } from '../api';
 import type { CloudAgentsClient, Secret } from '../api';
-import { describeError } from '../util/errors';
+import { describeError } from '../messages/errors';
 import type { ActionKit, RecordAction } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { joinParts, plainTooltip } from '../views/format';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { ApiError, SAFETY, eventStatus, isAbortError, isAuthFailure, isTerminalRunStatus, runStatusClass } from '../api';
 import type { CloudAgentsClient, EventRecord, StreamOutageEvent } from '../api';
-import { describeError, showApiError } from '../util/errors';
+import { describeError, showApiError } from '../messages/errors';
 import { Disposable } from '../util/lifecycle';
 import { ChannelCloser } from '../util/outputChannels';
 import { iconSafe, notificationText, outputLine } from '../util/text';

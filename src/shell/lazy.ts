@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import { Disposable } from '../util/lifecycle';
-import { describeError } from '../util/errors';
+import { describeError } from '../messages/errors';
 import { notificationText } from '../util/text';
 import type { WorkspaceFeature } from '../workspace/workspaceFeature';
 import type { ToolHandlers } from '../chat/lazyTools';

@@ -15,7 +15,6 @@
 // The modules themselves, not src/api/index.ts: the comparison's worker bundle takes
 // UnsafePathError from here and must not bring in the HTTP client.
 import { LIMITS, SAFETY } from '../base/limits';
-import { checkWorkspacePath } from '../api/validation';
 import { utf8Length } from '../base/bytes';
 import { sha256HexSync } from '../base/random';
 
@@ -140,7 +139,10 @@ export function agentPathOf(agentFolder: string, rel: string): string {
 		checkRelativePath(agentFolder);
 	}
 	const path = agentFolder === '' ? rel : `${agentFolder}/${rel}`;
-	checkWorkspacePath(path);
+	if (utf8Length(path) > LIMITS.workspacePathBytes) {
+		// The service's path limit, refused here as the client would refuse it before sending.
+		throw new UnsafePathError(path, `longer than the service's ${LIMITS.workspacePathBytes} UTF-8 bytes for a workspace path`);
+	}
 	return path;
 }
 

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import { registerCommand } from './registry';
-import { isCancellation, showApiError } from '../util/errors';
+import { isCancellation, showApiError } from '../messages/errors';
 import { whenRead } from '../util/lifecycle';
 import { iconSafe, notificationText, plainText } from '../util/text';
 import type { Action, ActionKit, ResourceActions, ScmAction, Services } from './actions';

@@ -10,7 +10,7 @@ import type { CommandId } from '../ids';
 import type { LocalFiles } from '../compare/localFiles';
 import type { RunFollower } from '../runFollowing';
 import type { RunNameHint } from '../runFollowing';
-import type { UnauthorizedHandler } from '../util/errors';
+import type { UnauthorizedHandler } from '../messages/errors';
 import type { KnownHostsFile } from '../util/knownHosts';
 import type { ListDescriptor } from './descriptor';
 import type { ImageDocuments } from './imageDocuments';

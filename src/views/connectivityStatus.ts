@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CONTEXT_KEYS } from '../ids';
-import { describeError } from '../util/errors';
+import { describeError } from '../messages/errors';
 import { Disposable } from '../util/lifecycle';
 import { plainText } from '../util/text';
 import type { Connectivity } from './connectivity';

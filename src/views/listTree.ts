@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { SAFETY, fromUnixMillis, isAuthFailure } from '../api';
 import { plainText, singleLine } from '../util/text';
 import { Disposable, toDisposable } from '../util/lifecycle';
-import { describeError } from '../util/errors';
+import { describeError } from '../messages/errors';
 import { FIRST_READ_WAITING_MS, emptyViewContextKey, waitingViewContextKey, type CommandId } from '../ids';
 import { Connectivity } from './connectivity';
 import type { Participant } from './connectivity';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { CommandId } from '../ids';
-import { isCancellation, showApiError } from '../util/errors';
-import type { UnauthorizedHandler } from '../util/errors';
+import { isCancellation, showApiError } from '../messages/errors';
+import type { UnauthorizedHandler } from '../messages/errors';
 
 /** Where command failures are written; `vscode.LogOutputChannel` satisfies it. */
 export interface CommandLogger {

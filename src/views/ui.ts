@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { ApiError, SAFETY, ValidationError, isJsonObject, isUnreachable } from '../api';
-import { describeError, openApiUrlSetting } from '../util/errors';
+import { describeError, openApiUrlSetting } from '../messages/errors';
 import { iconSafe, notificationText } from '../util/text';
 import { isAutomation } from './automation';
 

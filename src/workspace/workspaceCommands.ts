@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { Agent } from '../api';
 import { agentIdOf } from './fs/workspaceFs';
 import { Disposable } from '../util/lifecycle';
-import { type UnauthorizedHandler, showApiError } from '../util/errors';
+import { type UnauthorizedHandler, showApiError } from '../messages/errors';
 import { goToWorkspaceFile, openWalkedFile } from './goToFile';
 import { type OpenWorkspaceMode, openAgentWorkspace } from './openWorkspace';
 import { restoreAgentWindowFolder } from './agentWindow';

@@ -7,7 +7,7 @@
  *
  * The scan of src/ reads the sources with TypeScript's parser and looks where a text reaches the
  * screen: the message functions (VS Code's and our wrappers in src/views/ui.ts and
- * src/util/errors.ts), progress titles and messages, input boxes and quick picks, status bar items,
+ * src/messages/errors.ts), progress titles and messages, input boxes and quick picks, status bar items,
  * tree items, validators, the HTML of the webviews. Not scanned: src/api/ and the wire's halves in
  * the platforms' rooms (src/platform/node/network.ts, src/platform/web/fetchWire.ts), which may not
  * import vscode, and the webview pages (src/webviews/pages/), whose texts the extension hands them
@@ -179,7 +179,7 @@ const CALL_SINKS: ReadonlyMap<string, [number, number]> = new Map([
 	['showModalWarning', [0, Infinity]],
 	['showModalQuestion', [0, Infinity]],
 	['confirmUnlessTold', [1, 3]],
-	// src/util/errors.ts
+	// src/messages/errors.ts
 	['showUnreachable', [0, 0]],
 	['showApiError', [2, 2]],
 ]);

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { ComputerSession } from '../../api/types';
 import { WEBVIEW_TYPES } from '../../ids';
-import { describeError } from '../../util/errors';
+import { describeError } from '../../messages/errors';
 import { notificationText, outputLine, singleLine } from '../../util/text';
 import { escapeHtml } from '../html';
 import type { PanelHost } from '../panel';

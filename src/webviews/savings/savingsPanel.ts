@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../api';
 import { SAFETY } from '../../base/limits';
 import { AUTH_PROVIDER_ID, WEBVIEW_TYPES } from '../../ids';
-import { describeError, isAuthFailure, isCancellation } from '../../util/errors';
+import { describeError, isAuthFailure, isCancellation } from '../../messages/errors';
 import { singleLine } from '../../util/text';
 import { escapeHtml } from '../html';
 import type { PanelHost } from '../panel';

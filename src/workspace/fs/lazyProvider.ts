@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import { Disposable } from '../../util/lifecycle';
-import { describeError } from '../../util/errors';
+import { describeError } from '../../messages/errors';
 
 /** Where the stand-in writes why loading the real provider failed. */
 export interface LazyProviderLog {

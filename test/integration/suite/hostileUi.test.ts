@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import type { RowSnapshot } from '../../../src/testing';
-import { describeError, requestIdOf } from '../../../src/util/errors';
+import { describeError, requestIdOf } from '../../../src/messages/errors';
 import { AGENT_ID, RUN_ID, agent, run } from '../../hostile/fixtures';
 import { errorEnvelope, json, sseStart } from '../../hostile/server';
 import { testApi, within, writtenText, followEnded } from '../support/cloudAgents';

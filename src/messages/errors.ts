@@ -3,7 +3,7 @@ import { isAuthFailure, isUnreachable } from '../api';
 import { isAbortError } from '../base/async';
 import { SAFETY } from '../base/limits';
 import { CONFIG } from '../ids';
-import { notificationText, singleLine } from './text';
+import { notificationText, singleLine } from '../util/text';
 
 /** Where failures are written; `vscode.LogOutputChannel` satisfies it. */
 export interface ErrorLogger {
