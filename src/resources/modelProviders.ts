@@ -543,15 +543,19 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 }
 
 /**
- * The error a refused save gives VS Code, which words it "Unable to write file '…' (<code>
- * (FileSystemError): <message>)": a code that says what happened — Unavailable when the service
- * could not be reached or asked to come back later (VS Code offers Retry), NoPermissions when it
- * (or the check before sending) refused the document — never "Unknown"; the message names the
- * reason and the request id.
+ * The error a refused save gives VS Code. For an extension reading it (`workspace.fs.writeFile`) its
+ * code says what happened — Unavailable when the service could not be reached or asked to come back
+ * later, NoPermissions when it (or the check before sending) refused the document — never
+ * "Unknown"; the message names the reason and the request id. VS Code words a failed save "Unable
+ * to write file '…' (<the error as text>)", and an error's text is "<name>: <message>": the name a
+ * FileSystemError carries ("NoPermissions (FileSystemError)") is emptied, so a person reads our
+ * reason alone, not a code that says "permissions" for an invalid field (issue 42, item 13).
  */
 function refusedWrite(err: unknown, message: string): vscode.FileSystemError {
 	const text = notificationText(message);
-	return mayWorkLater(err) ? vscode.FileSystemError.Unavailable(text) : vscode.FileSystemError.NoPermissions(text);
+	const error = mayWorkLater(err) ? vscode.FileSystemError.Unavailable(text) : vscode.FileSystemError.NoPermissions(text);
+	error.name = '';
+	return error;
 }
 
 /** True when the service gave no answer or asked to come back later (unreachable, 502–504, 429): trying again may work. */

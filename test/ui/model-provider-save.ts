@@ -79,10 +79,13 @@ const uiTest: UiTest = {
 				'VS Code logs the save the service refused, as it logs any failed save',
 			);
 			await typeAndSave({ ...configOf(original), endpoint: 'http://api.openai.example/v1' });
-			await page
-				.locator('.notifications-toasts', { hasText: 'must use https' })
-				.first()
-				.waitFor({ state: 'visible', timeout: 15_000 });
+			const refusal = page.locator('.notifications-toasts .notification-list-item', { hasText: 'must use https' }).first();
+			await refusal.waitFor({ state: 'visible', timeout: 15_000 });
+			// VS Code's words around our reason carry no error code (issue 42, item 13: it read
+			// "(NoPermissions (FileSystemError): Not sent: …)" for an invalid field).
+			const said = (await refusal.innerText()).replace(/\s+/g, ' ');
+			assert.doesNotMatch(said, /FileSystemError|NoPermissions/, said);
+			note(`refusal: "${said.trim()}"`);
 			assert.equal(/\bdirty\b/.test((await tab.getAttribute('class')) ?? ''), true, 'the refused tab stays dirty');
 			assert.equal((await providers()).find((p) => p.id === 'mp_openai')?.endpoint, original.endpoint);
 			note('refused: the tab stays dirty, the service kept its value');

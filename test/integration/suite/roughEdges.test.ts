@@ -142,11 +142,15 @@ suite('Rough edges, round three (issue 33)', () => {
 			await emu('PUT', '/_emulator/faults', { rules: [{ method: 'PATCH', route: PATCH_ROUTE, status: 422, count: 1 }] });
 			const refused = await refusedSave(doc);
 			assert.equal(refused.code, 'NoPermissions', refused.message);
+			// VS Code shows "Unable to write file '…' (<the error as text>)": the reason alone, no
+			// "NoPermissions (FileSystemError): " before it (issue 42, item 13).
+			assert.equal(String(refused), refused.message);
 			assert.match(refused.message, /^The service did not save the model provider: .+ \(request [^)]+\)/);
 			// No answer worth the name (503): worth a retry.
 			await emu('PUT', '/_emulator/faults', { rules: [{ method: 'PATCH', route: PATCH_ROUTE, status: 503 }] });
 			const unavailable = await refusedSave(doc);
 			assert.equal(unavailable.code, 'Unavailable', unavailable.message);
+			assert.equal(String(unavailable), unavailable.message);
 			assert.match(unavailable.message, /could not be reached; the model provider was not saved/);
 		} finally {
 			await emu('DELETE', '/_emulator/faults');
