@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import type { Me } from '../../../src/api';
 import { accountLabel } from '../../../src/auth/accountLabel';
-import { meLabel } from '../../../src/api';
 
 const me = (o: Record<string, unknown>): Me => o as unknown as Me;
 
@@ -25,22 +24,5 @@ suite('accountLabel', () => {
 		);
 		assert.equal(accountLabel(undefined, 'http://127.0.0.1:8787'), '127.0.0.1:8787');
 		assert.notEqual(accountLabel(me({})), 'undefined');
-	});
-});
-
-suite('meLabel (src/api/identity.ts): hostile /v2/me answers', () => {
-	test('non-objects, arrays and members of other types give no label', () => {
-		for (const bad of [undefined, null, 'ada', 42, [], [{ email: 'x@example.test' }]]) {
-			assert.equal(meLabel(bad), undefined, JSON.stringify(bad));
-		}
-		assert.equal(meLabel({ display_name: ['Ada'], email: { x: 1 }, id: Number.NaN, user_id: Infinity, name: '   ' }), undefined);
-	});
-	test('nesting is read one level deep only, and a self-reference ends', () => {
-		assert.equal(meLabel({ user: { email: 'one@example.test' } }), 'one@example.test');
-		assert.equal(meLabel({ user: { user: { email: 'deep@example.test' } } }), undefined);
-		const self: Record<string, unknown> = {};
-		self.user = self;
-		self.data = { user: self };
-		assert.equal(meLabel(self), undefined);
 	});
 });
