@@ -97,12 +97,13 @@ suite('platform/node/nodeLocalFiles', () => {
 	test('every operation refuses a hostile relative path (UnsafePathError), reading nothing', async () => {
 		for (const rel of HOSTILE) {
 			const label = JSON.stringify(rel);
-			for (const [name, work] of [
+			const operations: Array<[string, () => Promise<unknown>]> = [
 				['stat', () => files.stat(rel)],
 				['read', () => files.read(rel)],
 				['hash', () => files.hash(rel)],
 				['checkWrite', () => files.checkWrite(rel)],
-			] as const) {
+			];
+			for (const [name, work] of operations) {
 				const { error } = await outcome(work);
 				assert.ok(error instanceof UnsafePathError, `${name} ${label}: ${String(error)}`);
 			}
