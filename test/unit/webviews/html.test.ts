@@ -1,8 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { ConnectOriginError, contentSecurityPolicy, webSocketOrigin } from '../../../src/webviews/csp';
+import { ConnectOriginError, contentSecurityPolicy } from '../../../src/webviews/csp';
 import { renderWebviewHtml } from '../../../src/webviews/html';
-import { pageSession } from '../../../src/webviews/computer/session';
-import type { ComputerSession } from '../../../src/api/types';
 
 const CSP_SOURCE = 'https://file+.vscode-resource.vscode-cdn.net';
 
@@ -85,75 +83,5 @@ suite('webview HTML helper', () => {
 	test('escapes the title', () => {
 		const { html } = render();
 		assert.match(html, /<title>Computer — &#60;b&#62;&#34;x&#34;&#60;\/b&#62;<\/title>/);
-	});
-});
-
-suite('webview socket origins', () => {
-	test('wss: anywhere becomes its origin (port kept, path and query dropped)', () => {
-		assert.equal(webSocketOrigin('wss://vnc.example.com/_s/abc?x=1'), 'wss://vnc.example.com');
-		assert.equal(webSocketOrigin('wss://vnc.example.com:8443/a'), 'wss://vnc.example.com:8443');
-	});
-
-	test('ws: only to loopback', () => {
-		assert.equal(webSocketOrigin('ws://127.0.0.1:4010/_emulator/vnc/cs_1'), 'ws://127.0.0.1:4010');
-		assert.equal(webSocketOrigin('ws://localhost:4010/x'), 'ws://localhost:4010');
-		assert.equal(webSocketOrigin('ws://[::1]:4010/x'), 'ws://[::1]:4010');
-		for (const bad of ['ws://vnc.example.com/x', 'ws://10.0.0.5:5900/', 'ws://127.0.0.1.nip.io/', 'ws://localhost.example.com/']) {
-			assert.throws(() => webSocketOrigin(bad), ConnectOriginError, bad);
-		}
-	});
-
-	test('refuses other schemes, credentials in the URL and non-URLs', () => {
-		for (const bad of [
-			'https://vnc.example.com/',
-			'http://127.0.0.1/',
-			'javascript:alert(1)',
-			'wss://user:pw@vnc.example.com/',
-			'not a url',
-			'',
-		]) {
-			assert.throws(() => webSocketOrigin(bad), ConnectOriginError, bad);
-		}
-	});
-});
-
-suite('computer session check', () => {
-	const session = (vnc: unknown, expires_at: unknown = '2026-11-23T16:00:00Z') =>
-		({ agent_id: 'a', runtime_id: 'r', expires_at, channels: { vnc } }) as unknown as ComputerSession;
-
-	test('passes the URL, every subprotocol and the expiry, with the socket origin for connect-src', () => {
-		const checked = pageSession(
-			session({ websocket_url: 'ws://127.0.0.1:4010/_emulator/vnc/cs_1', protocols: ['binary', 'session.abc'] }),
-		);
-		assert.deepEqual(checked, {
-			origin: 'ws://127.0.0.1:4010',
-			info: {
-				url: 'ws://127.0.0.1:4010/_emulator/vnc/cs_1',
-				protocols: ['binary', 'session.abc'],
-				expiresAtMs: Date.parse('2026-11-23T16:00:00Z'),
-			},
-		});
-	});
-
-	test('refuses ws: to a remote host before any page exists', () => {
-		assert.throws(() => pageSession(session({ websocket_url: 'ws://vnc.example.com/s', protocols: ['binary'] })), ConnectOriginError);
-	});
-
-	test('refuses missing channels and unusable subprotocols', () => {
-		assert.throws(() => pageSession({ agent_id: 'a', channels: {} } as unknown as ComputerSession), ConnectOriginError);
-		for (const protocols of [[], ['a b'], ['ok', 3], 'binary', Array.from({ length: 9 }, () => 'p'), ['x'.repeat(513)]]) {
-			assert.throws(
-				() => pageSession(session({ websocket_url: 'wss://h.example/s', protocols })),
-				ConnectOriginError,
-				JSON.stringify(protocols).slice(0, 40),
-			);
-		}
-	});
-
-	test('an unreadable expiry leaves the countdown out instead of failing', () => {
-		assert.equal(
-			pageSession(session({ websocket_url: 'wss://h.example/s', protocols: ['binary'] }, 'soon')).info.expiresAtMs,
-			undefined,
-		);
 	});
 });

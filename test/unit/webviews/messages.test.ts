@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import { messageValidator } from '../../../src/webviews/messages';
-import { COMPUTER_PAGE_SPEC, parseComputerPageState, validateComputerPageMessage } from '../../../src/webviews/computer/protocol';
 
 suite('webview message validator', () => {
 	type Msg = { type: 'a' } | { type: 'b'; n: number; s?: string; e: 'x' | 'y'; f: boolean };
@@ -55,55 +54,5 @@ suite('webview message validator', () => {
 		const r = validate({ type: 'x'.repeat(10_000) });
 		assert.equal(r.ok, false);
 		assert.ok((r as { reason: string }).reason.length < 100);
-	});
-});
-
-suite('computer page protocol', () => {
-	test('accepts every message the page sends', () => {
-		const samples = [
-			{ type: 'ready' },
-			{ type: 'reconnect' },
-			{ type: 'requestPaste' },
-			{ type: 'connected', width: 1280, height: 800 },
-			{ type: 'disconnected', clean: false, expired: true },
-			{ type: 'securityFailure', status: 1, reason: 'Authentication failure' },
-		];
-		assert.deepEqual(samples.map((s) => s.type).sort(), Object.keys(COMPUTER_PAGE_SPEC).sort());
-		for (const s of samples) {
-			assert.deepEqual(validateComputerPageMessage(s), { ok: true, message: s }, s.type);
-		}
-	});
-
-	test('drops page messages that would carry data the extension did not ask for', () => {
-		assert.equal(validateComputerPageMessage({ type: 'reconnect', url: 'wss://elsewhere' }).ok, false);
-		assert.equal(validateComputerPageMessage({ type: 'securityFailure', status: 1, reason: 'x'.repeat(501) }).ok, false);
-		assert.equal(validateComputerPageMessage({ type: 'connected', width: -1, height: 2 }).ok, false);
-		assert.equal(validateComputerPageMessage({ type: 'openExternal', url: 'https://x' }).ok, false);
-	});
-
-	test('reads a saved page state, defaulting the view options and refusing one without an agent', () => {
-		assert.deepEqual(parseComputerPageState({ agentId: 'a1', agentName: 'Build bot', scale: 'native', viewOnly: true }), {
-			agentId: 'a1',
-			agentName: 'Build bot',
-			scale: 'native',
-			viewOnly: true,
-		});
-		assert.deepEqual(parseComputerPageState({ agentId: 'a1', agentName: 'B', scale: 'huge', viewOnly: 'yes' }), {
-			agentId: 'a1',
-			agentName: 'B',
-			scale: 'fit',
-			viewOnly: false,
-		});
-		for (const bad of [
-			undefined,
-			null,
-			'a1',
-			{},
-			{ agentId: '', agentName: 'x' },
-			{ agentId: 'a'.repeat(256), agentName: 'x' },
-			{ agentId: 'a1' },
-		]) {
-			assert.equal(parseComputerPageState(bad), undefined, JSON.stringify(bad));
-		}
 	});
 });
