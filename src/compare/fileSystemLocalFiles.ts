@@ -204,6 +204,9 @@ export class FileSystemLocalFiles implements LocalFiles {
 	}
 
 	async read(rel: string): Promise<Uint8Array> {
+		// What is read here leaves the machine (Send to Agent): no folder on the way may be a link
+		// out of the folder (stat alone follows a link in the middle of the path).
+		await this.checkWay(rel, false);
 		const st = await this.stat(rel);
 		if (st.kind === 'symlink' || st.kind === 'directory' || st.kind === 'other') {
 			throw new NotRegularFileError(rel, st.kind === 'symlink' ? 'symlink' : 'other');
@@ -234,9 +237,14 @@ export class FileSystemLocalFiles implements LocalFiles {
 	}
 
 	/** No existing component on the way (the target included) a symbolic link, every folder on the way a folder. */
-	async checkWrite(rel: string): Promise<void> {
+	checkWrite(rel: string): Promise<void> {
+		return this.checkWay(rel, true);
+	}
+
+	/** `checkWrite`'s rule; with `target` false, for the folders on the way only. */
+	private async checkWay(rel: string, target: boolean): Promise<void> {
 		const segments = checkRelativePath(rel).split('/');
-		for (let i = 0; i < segments.length; i++) {
+		for (let i = 0; i < segments.length - (target ? 0 : 1); i++) {
 			const st = await this.stat(segments.slice(0, i + 1).join('/'));
 			if (st.kind === 'missing') {
 				return;

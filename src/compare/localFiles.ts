@@ -72,7 +72,10 @@ export interface LocalFiles {
 	list(rel: string): Promise<AsyncIterable<LocalEntry> | undefined>;
 	/** SHA-256 and size of the regular file `rel`; a symbolic link or anything else is a NotRegularFileError. */
 	hash(rel: string, signal?: AbortSignal): Promise<{ sha256: string; size: number }>;
-	/** The bytes of the regular file `rel` (Send to Agent); a symbolic link or anything else is a NotRegularFileError. */
+	/**
+	 * The bytes of the regular file `rel` (Send to Agent); a symbolic link or anything else is a
+	 * NotRegularFileError, and a symbolic link on the way (a folder that leads out) an UnsafePathError.
+	 */
 	read(rel: string): Promise<Uint8Array>;
 	/** The UTF-8 text of the regular file `rel` when it has at most `max` bytes, else undefined (also when unreadable). */
 	readSmallText(rel: string, max: number): Promise<string | undefined>;

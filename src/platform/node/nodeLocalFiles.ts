@@ -45,15 +45,16 @@ function codeOf(err: unknown): unknown {
  * The absolute local path of `rel`, safe to write or delete: inside `localRoot`, no existing
  * component between the root and the target (the target included) a symbolic link, and the real
  * path of the deepest existing ancestor inside the real path of the root. Call it before every
- * local write or delete.
+ * local write or delete. With `target` false, the same for the folders on the way only (before a
+ * read whose bytes leave the machine: the target itself is opened with O_NOFOLLOW).
  */
-export async function assertSafeLocalWrite(localRoot: string, rel: string): Promise<string> {
+export async function assertSafeLocalWrite(localRoot: string, rel: string, target = true): Promise<string> {
 	const abs = localPathOf(localRoot, rel);
 	const root = nodePath.resolve(localRoot);
 	const segments = rel.split('/');
 	let deepest = root;
 	let current = root;
-	for (let i = 0; i < segments.length; i++) {
+	for (let i = 0; i < segments.length - (target ? 0 : 1); i++) {
 		current = nodePath.join(current, segments[i]!);
 		let st;
 		try {
@@ -149,7 +150,10 @@ export class NodeLocalFiles implements LocalFiles {
 		return hashLocalFile(localPathOf(this.root, rel), signal);
 	}
 
-	read(rel: string): Promise<Uint8Array> {
+	async read(rel: string): Promise<Uint8Array> {
+		// What is read here leaves the machine (Send to Agent): no folder on the way may be a link
+		// out of the folder (O_NOFOLLOW only refuses a link as the last component).
+		await assertSafeLocalWrite(this.root, rel, false);
 		return runAsync(
 			withRegularFile(localPathOf(this.root, rel), function* (file): FileSteps<Uint8Array> {
 				const chunks: Uint8Array[] = [];

@@ -519,6 +519,9 @@ suite('compare/fileSystemLocalFiles: a folder of this machine', () => {
 		]);
 		assert.equal(await files.list('up'), undefined);
 		await assert.rejects(files.read('out-link.txt'), NotRegularFileError);
+		// A file reached through a link on the way is outside the folder: its bytes would leave the
+		// machine with Send to Agent.
+		await assert.rejects(files.read('up/outside.txt'), /a folder on the way is a symbolic link/);
 		assert.equal(await files.readSmallText('out-link.txt', 100), undefined);
 		await assert.rejects(files.checkWrite('up/outside.txt'), /a folder on the way is a symbolic link/);
 		await assert.rejects(files.checkWrite('out-link.txt'), /the target is a symbolic link/);

@@ -186,6 +186,12 @@ suite('platform/node/nodeLocalFiles', () => {
 			await assert.rejects(files.hash(rel), isIt, rel);
 		}
 		await assert.rejects(files.read('nope.txt'), { code: 'ENOENT' });
+		// Through a link on the way (`up` leads out of the folder): refused, not read (Send to Agent
+		// would upload a file from outside the folder).
+		await assert.rejects(
+			files.read('up/outside.txt'),
+			(err: unknown) => err instanceof UnsafePathError && /on the way is a symbolic link/.test(err.message),
+		);
 		await assert.rejects(files.hash('nope.txt'), { code: 'ENOENT' });
 	});
 
