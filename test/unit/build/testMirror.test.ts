@@ -22,6 +22,8 @@ const MIN_MIRRORED = 0.8;
 const SCENARIO_FOLDERS: Readonly<Record<string, string>> = {
 	'test/unit/scenarios/': 'journeys across modules: the client against the emulator and the hostile server, outages, other servers',
 	'test/unit/build/': 'checks of the build and the tree: bundles, sizes, layers, homes, this file',
+	'test/unit/emulator/': "the emulator's own tests (emulator/src/): its contract against spec/openapi.yaml, its profiles and surfaces",
+	'test/unit/support/': "the test harness's own tests (the network infrastructure, the OpenAPI validator)",
 };
 
 /** The files at the top of test/unit/ that check the whole extension rather than a module (each with why). */

@@ -1,4 +1,4 @@
 /** The API boundary against the hostile server over the fetch wire (hostileBoundary.ts). */
-import { hostileBoundary } from './hostileBoundary';
+import { hostileBoundary } from '../../api/hostileBoundary';
 
 hostileBoundary('fetch');

@@ -1,10 +1,10 @@
 /** Transport behaviour against a loopback server: errors, retries, time-outs, redirects, streams. */
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, CloudAgentsClient, NetworkError, ValidationError, isAbortError } from '../../../src/api';
-import { rejection, recordingLogger } from '../support/leaks';
-import { type Served, serve } from '../support/serve';
-import { WIRES } from '../support/wires';
+import { ApiError, CloudAgentsClient, NetworkError, ValidationError, isAbortError } from '../../../../src/api';
+import { rejection, recordingLogger } from '../../support/leaks';
+import { type Served, serve } from '../../support/serve';
+import { WIRES } from '../../support/wires';
 
 const TOKEN = 'ca_dev_0123456789abcdef';
 const AGENT = '0190f1c2-0000-7000-8000-000000000001.main';

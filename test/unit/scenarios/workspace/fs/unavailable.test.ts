@@ -1,15 +1,15 @@
 import * as assert from 'node:assert/strict';
-import { CloudAgentsClient } from '../../../../src/api';
+import { CloudAgentsClient } from '../../../../../src/api';
 import {
 	type AvailabilityChange,
 	type WorkspaceChange,
 	WorkspaceCache,
 	WorkspaceFsError,
 	WorkspaceUnavailableError,
-} from '../../../../src/workspace/fs/workspaceCache';
-import { clientOfDeadPort, startWorkspaceEmulator } from '../../support/emulator';
-import type { TestEmulator } from '../../support/emulator';
-import { nodeConnect } from '../../../../src/platform/node/network';
+} from '../../../../../src/workspace/fs/workspaceCache';
+import { clientOfDeadPort, startWorkspaceEmulator } from '../../../support/emulator';
+import type { TestEmulator } from '../../../support/emulator';
+import { nodeConnect } from '../../../../../src/platform/node/network';
 
 const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
 

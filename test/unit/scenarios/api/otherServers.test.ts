@@ -15,11 +15,11 @@ import {
 	eventStatus,
 	eventText,
 	runStatusClass,
-} from '../../../src/api';
-import { AGENT_ID, RUN_ID, TOKEN, agent, run } from '../../hostile/fixtures';
-import { type HostileServer, type Scenario, json, sseFrame, sseStart, startHostile } from '../../hostile/server';
-import { recordingLogger } from '../support/leaks';
-import { nodeConnect } from '../../../src/platform/node/network';
+} from '../../../../src/api';
+import { AGENT_ID, RUN_ID, TOKEN, agent, run } from '../../../hostile/fixtures';
+import { type HostileServer, type Scenario, json, sseFrame, sseStart, startHostile } from '../../../hostile/server';
+import { recordingLogger } from '../../support/leaks';
+import { nodeConnect } from '../../../../src/platform/node/network';
 
 suite('servers that chose differently', function () {
 	this.timeout(30_000);

@@ -1,4 +1,4 @@
 /** The API boundary against the hostile server over the undici wire (hostileBoundary.ts). */
-import { hostileBoundary } from './hostileBoundary';
+import { hostileBoundary } from '../../api/hostileBoundary';
 
 hostileBoundary('undici');

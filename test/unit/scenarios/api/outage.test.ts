@@ -6,13 +6,13 @@
  * test is about time (backoff caps, the sleep jump).
  */
 import * as assert from 'node:assert/strict';
-import { startEmulator } from '../../../emulator/src/server';
-import { ApiError, CloudAgentsClient, isAuthFailure } from '../../../src/api';
-import { SleepWatcher } from '../../../src/base/clock';
-import type { EventRecord, RunEventStream, StreamOutageEvent, StreamReconnectOptions } from '../../../src/api';
-import { DEV_TOKEN, emulatorAdmin } from '../support/emulator';
-import { FakeClock } from '../support/fakeClock';
-import { nodeConnect } from '../../../src/platform/node/network';
+import { startEmulator } from '../../../../emulator/src/server';
+import { ApiError, CloudAgentsClient, isAuthFailure } from '../../../../src/api';
+import { SleepWatcher } from '../../../../src/base/clock';
+import type { EventRecord, RunEventStream, StreamOutageEvent, StreamReconnectOptions } from '../../../../src/api';
+import { DEV_TOKEN, emulatorAdmin } from '../../support/emulator';
+import { FakeClock } from '../../support/fakeClock';
+import { nodeConnect } from '../../../../src/platform/node/network';
 
 type Emu = Awaited<ReturnType<typeof startEmulator>>;
 

@@ -5,12 +5,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { Agent, request } from 'undici';
-import { CloudAgentsClient } from '../../../src/api';
-import { NetworkError, toNetworkError } from '../../../src/api/http';
-import { type RunningEmulator, startEmulator } from '../../../emulator/src/server';
-import { createTestCa, emulatorTls, type TestCa } from '../../support/tls';
-import { emulatorAdmin } from '../support/emulator';
-import { nodeConnect } from '../../../src/platform/node/network';
+import { CloudAgentsClient } from '../../../../src/api';
+import { NetworkError, toNetworkError } from '../../../../src/api/http';
+import { type RunningEmulator, startEmulator } from '../../../../emulator/src/server';
+import { createTestCa, emulatorTls, type TestCa } from '../../../support/tls';
+import { emulatorAdmin } from '../../support/emulator';
+import { nodeConnect } from '../../../../src/platform/node/network';
 
 const DEV_TOKEN = 'ca_dev_0123456789abcdef';
 

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
-import type { CloudAgentsClient } from '../../../../src/api';
-import { WorkspaceInterfaceError } from '../../../../src/api';
-import { decodeAgentAuthority, encodeAgentAuthority } from '../../../../src/workspace/fs/agentUri';
-import { type InterfaceDiffers, WorkspaceCache, WorkspaceFsError } from '../../../../src/workspace/fs/workspaceCache';
-import { startWorkspaceEmulator } from '../../support/emulator';
-import type { TestEmulator } from '../../support/emulator';
+import type { CloudAgentsClient } from '../../../../../src/api';
+import { WorkspaceInterfaceError } from '../../../../../src/api';
+import { decodeAgentAuthority, encodeAgentAuthority } from '../../../../../src/workspace/fs/agentUri';
+import { type InterfaceDiffers, WorkspaceCache, WorkspaceFsError } from '../../../../../src/workspace/fs/workspaceCache';
+import { startWorkspaceEmulator } from '../../../support/emulator';
+import type { TestEmulator } from '../../../support/emulator';
 
 const WORKSPACE_ROUTE = 'POST /v2/agents/{agent_id}/workspace';
 

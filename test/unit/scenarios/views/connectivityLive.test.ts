@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { CloudAgentsClient } from '../../../src/api';
-import { Connectivity } from '../../../src/views/connectivity';
-import { DEV_TOKEN, emulatorAdmin, outageEmulatorPerSuite } from '../support/emulator';
-import { nodeConnect } from '../../../src/platform/node/network';
+import { CloudAgentsClient } from '../../../../src/api';
+import { Connectivity } from '../../../../src/views/connectivity';
+import { DEV_TOKEN, emulatorAdmin, outageEmulatorPerSuite } from '../../support/emulator';
+import { nodeConnect } from '../../../../src/platform/node/network';
 
 /**
  * The client's `onOutcome` feeding the shared connectivity (as src/extension.ts wires them), against

@@ -1,4 +1,4 @@
 /** The `variant-strict` profile refuses the client's workspace body (emulatorClient.ts). */
-import { variantStrictRefusesWorkspaceBody } from './emulatorClient';
+import { variantStrictRefusesWorkspaceBody } from '../../api/emulatorClient';
 
 variantStrictRefusesWorkspaceBody();

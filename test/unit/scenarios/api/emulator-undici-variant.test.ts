@@ -1,4 +1,4 @@
 /** The client against the emulator's `variant` profile over the undici wire (emulatorClient.ts). */
-import { clientAgainstEmulator } from './emulatorClient';
+import { clientAgainstEmulator } from '../../api/emulatorClient';
 
 clientAgainstEmulator('undici', 'variant');
