@@ -24,11 +24,13 @@ export interface Recorded {
 	body: unknown;
 }
 
-/** What the server answers: status, a body (JSON-encoded unless a string) and headers. */
+/** What the server answers (the handler may take its time): status, a body (JSON-encoded unless a string) and headers. */
 export interface Answer {
 	status?: number;
 	body?: unknown;
 	headers?: Record<string, string>;
+	/** Drop the connection instead of answering (the request was received: its outcome is unknown). */
+	destroy?: boolean;
 }
 
 export interface Recorder {
@@ -36,7 +38,7 @@ export interface Recorder {
 	/** Every request so far, in arrival order. */
 	readonly requests: Recorded[];
 	/** Sets what the server answers (per request; the default is 200 `{}`). */
-	answer(handler: (req: Recorded, index: number) => Answer): void;
+	answer(handler: (req: Recorded, index: number) => Answer | Promise<Answer>): void;
 	/** Forgets the requests and restores the default answer. */
 	reset(): void;
 	/** A client of this server with the dev token and no retries (unless `retry` says otherwise). */
@@ -49,11 +51,11 @@ export async function startRecorder(): Promise<Recorder> {
 	const requests: Recorded[] = [];
 	const clients: CloudAgentsClient[] = [];
 	const fallback = (): Answer => ({ status: 200, body: {} });
-	let handler: (req: Recorded, index: number) => Answer = fallback;
+	let handler: (req: Recorded, index: number) => Answer | Promise<Answer> = fallback;
 	const served: Served = await serve((req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
-		req.on('end', () => {
+		req.on('end', async () => {
 			const text = Buffer.concat(chunks).toString('utf8');
 			const url = req.url ?? '';
 			const q = url.indexOf('?');
@@ -68,9 +70,13 @@ export async function startRecorder(): Promise<Recorder> {
 			requests.push(rec);
 			let a: Answer;
 			try {
-				a = handler(rec, requests.length - 1);
+				a = await handler(rec, requests.length - 1);
 			} catch (err) {
 				a = { status: 500, body: { error: { code: 'internal', message: String(err) } } };
+			}
+			if (a.destroy) {
+				req.socket.destroy();
+				return;
 			}
 			const status = a.status ?? 200;
 			const payload = a.body === undefined ? '' : typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
