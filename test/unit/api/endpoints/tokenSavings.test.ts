@@ -1,11 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { request } from 'undici';
-import { CloudAgentsClient } from '../../../src/api/client';
-import type { TokenSavingEventRecord } from '../../../src/api/types';
-import { loadSavings } from '../../../src/webviews/savings/data';
-import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
-import { type Served, serve } from '../support/serve';
-import { nodeConnect } from '../../../src/platform/node/network';
+import { CloudAgentsClient } from '../../../../src/api/client';
+import type { TokenSavingEventRecord } from '../../../../src/api/types';
+import { loadSavings } from '../../../../src/webviews/savings/data';
+import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, startTestEmulator } from '../../support/emulator';
+import { type Served, serve } from '../../support/serve';
+import { nodeConnect } from '../../../../src/platform/node/network';
+import { ValidationError } from '../../../../src/api/errors';
+import { ListingStoppedError } from '../../../../src/api/pagination';
+import { type Recorder, rejection, startRecorder } from './recorder';
 
 /** Every event of GET /v2/token-savings read with plain HTTP (not the client under test), standard member names. */
 async function rawEvents(emu: TestEmulator): Promise<{ totals: Record<string, number>; events: Array<Record<string, unknown>> }> {
@@ -215,5 +218,117 @@ suite('token savings from a broken server', () => {
 		};
 		const page = await client.listTokenSavings({ runtimeId: 'mine' });
 		assert.equal(page.runtimeFilterIgnored, true);
+	});
+});
+
+suite('token savings: requests as sent (a recording server)', () => {
+	let rec: Recorder;
+	let client: CloudAgentsClient;
+	const event = (id: string, runtime_id: string): Record<string, unknown> => ({
+		id,
+		runtime_id,
+		runtime_name: runtime_id,
+		observed_at: '2026-11-23T10:00:00Z',
+		saved_wire_bytes: 1,
+		saved_estimated_tokens: 1,
+		methods: [],
+	});
+
+	suiteSetup(async () => {
+		rec = await startRecorder();
+		client = rec.client();
+	});
+	setup(() => rec.reset());
+	suiteTeardown(async () => {
+		await rec?.close();
+	});
+
+	test('page sizes outside 1–100 and bad runtime ids are refused before sending', async () => {
+		const cases: Array<[() => Promise<unknown>, string]> = [
+			[() => client.listTokenSavings({ limit: 0 }), 'limit'],
+			[() => client.listTokenSavings({ limit: 101 }), 'limit'],
+			[() => client.listTokenSavings({ runtimeId: '' }), 'runtimeId'],
+			[() => client.listRuntimeTokenSavings('rt\n'), 'runtimeId'],
+			[() => client.listRuntimeTokenSavings('rt', { limit: 101 }), 'limit'],
+		];
+		for (const [call, field] of cases) {
+			const err = await rejection(call);
+			assert.ok(err instanceof ValidationError, `${field}: ${err.message}`);
+			assert.equal(err.field, field);
+		}
+		assert.throws(() => client.iterateTokenSavings({ limit: 1000 }), ValidationError);
+		assert.equal(rec.requests.length, 0);
+	});
+
+	test('the account-wide query: page_size, runtime_id and method; the runtime listing: limit and after under an encoded id', async () => {
+		rec.answer(() => ({ body: { data: { events: [event('e1', 'rt 1')], totals: {}, pagination: { has_more: false } } } }));
+		await client.listTokenSavings({ limit: 20, runtimeId: 'rt 1', method: 'json_array' });
+		await client.listTokenSavings();
+		rec.answer(() => ({ body: { data: [], summary: {}, pagination: { has_more: false } } }));
+		await client.listRuntimeTokenSavings('rt/1', { limit: 5, cursor: 'c 1' });
+		assert.deepEqual(
+			rec.requests.map((r) => `${r.method} ${r.url}`),
+			[
+				'GET /v2/token-savings?page_size=20&runtime_id=rt%201&method=json_array',
+				'GET /v2/token-savings',
+				'GET /v1/runtimes/rt%2F1/tokensaver/savings?limit=5&after=c%201',
+			],
+		);
+	});
+
+	test('a server that reads only `runtime` is found on the first filtered page and asked that way afterwards', async () => {
+		rec.answer((req) => {
+			const filter = req.query.get('runtime');
+			const events = filter ? [event('e1', filter)] : [event('e1', 'mine'), event('e2', 'other')];
+			return { body: { data: { events, totals: { applied_events: events.length }, pagination: { has_more: false } } } };
+		});
+		const first = await client.listTokenSavings({ runtimeId: 'mine' });
+		assert.equal(first.runtimeFilterIgnored, false);
+		assert.deepEqual(
+			first.items.map((e) => e.id),
+			['e1'],
+		);
+		assert.equal(first.totals?.applied_events, 1);
+		assert.deepEqual(
+			rec.requests.map((r) => [...r.query.keys()]),
+			[['runtime_id'], ['runtime']],
+		);
+		await client.listTokenSavings({ runtimeId: 'mine' });
+		assert.deepEqual([...rec.requests[2]!.query.keys()], ['runtime'], 'remembered: one request');
+	});
+
+	test("a runtime's page: records from data, the summary decoded (either spelling), none when absent", async () => {
+		rec.answer(() => ({
+			body: {
+				data: [{ id: 'r1' }, { id: 'r2' }],
+				summary: { events: 2, bytes_saved: 10, tokens_saved: 3, malformed_events: -1 },
+				pagination: { next_cursor: 'n', has_more: true },
+			},
+		}));
+		const page = await client.listRuntimeTokenSavings('rt');
+		assert.equal(page.items.length, 2);
+		assert.equal(page.nextCursor, 'n');
+		assert.deepEqual(page.summary, { applied_events: 2, saved_wire_bytes: 10, saved_estimated_tokens: 3, malformed_events: undefined });
+		rec.answer(() => ({ body: { data: [] } }));
+		assert.equal((await client.listRuntimeTokenSavings('rt')).summary, undefined);
+	});
+
+	test("iterating a runtime's records follows the cursor and stops when the server repeats it", async () => {
+		rec.answer((req) => {
+			const after = req.query.get('after');
+			if (after === null) {
+				return { body: { data: [{ id: 'r1' }], pagination: { next_cursor: 'p2', has_more: true } } };
+			}
+			return { body: { data: [{ id: `r-${after}` }], pagination: { next_cursor: 'p2', has_more: true } } };
+		});
+		const seen: string[] = [];
+		const err = await rejection(async () => {
+			for await (const r of client.iterateRuntimeTokenSavings('rt', { limit: 1 })) {
+				seen.push((r as { id: string }).id);
+			}
+		});
+		assert.ok(err instanceof ListingStoppedError);
+		assert.equal(err.reason, 'repeated_cursor');
+		assert.deepEqual(seen, ['r1', 'r-p2']);
 	});
 });
