@@ -22,10 +22,10 @@ export class AgentEndpoints extends ClientCore {
 				idempotent: true,
 				signal: options.signal,
 			});
-			const body = obj(res.body);
+			// A bare array is the agents themselves, as for the other listings.
 			return {
-				items: this.listOf<T.Agent>(D.decodeAgent, 'agents')(body, { requestId: res.requestId }),
-				nextCursor: nextCursorOf(body),
+				items: this.listOf<T.Agent>(D.decodeAgent, 'agents')(res.body, { requestId: res.requestId }),
+				nextCursor: nextCursorOf(obj(res.body)),
 			};
 		});
 	}

@@ -90,7 +90,8 @@ export class WorkspaceEndpoints extends ClientCore {
 		const body = obj(raw);
 		this.expectWorkspace(Array.isArray(raw) || Array.isArray(body.entries), 'list', 'entries array');
 		return {
-			items: this.listOf<T.WorkspaceEntry>(D.decodeWorkspaceEntry, 'entries')(body, {}),
+			// A bare array is the entries themselves (the check above lets it through).
+			items: this.listOf<T.WorkspaceEntry>(D.decodeWorkspaceEntry, 'entries')(raw, {}),
 			nextCursor: typeof body.next_cursor === 'string' && body.next_cursor ? body.next_cursor : undefined,
 		};
 	}

@@ -191,6 +191,8 @@ suite('api/endpoints/agents', () => {
 				[{ agents, pagination: { next_cursor: 'c3', has_more: true } }, 'c3'],
 				[{ agents, pagination: { next_cursor: 'c4', has_more: false } }, undefined],
 				[{ agents, next_cursor: '' }, undefined],
+				// Another server's choice: the agents as a bare array (as the other listings read it).
+				[agents, undefined],
 			];
 			for (const [body, next] of bodies) {
 				rec.answer(() => ({ body }));

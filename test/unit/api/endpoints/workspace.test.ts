@@ -143,6 +143,21 @@ suite('api/endpoints/workspace', () => {
 			assert.equal(rec.requests.length, 0);
 		});
 
+		test('a listing answered as a bare array is its entries (another server’s choice), not an empty folder', async () => {
+			rec.answer(() => ({
+				body: [
+					{ name: 'a.ts', type: 'file', size: 1 },
+					{ name: 'src', type: 'directory' },
+				],
+			}));
+			const page = await client.listWorkspace(AGENT_ID, '');
+			assert.deepEqual(
+				page.items.map((e) => e.name),
+				['a.ts', 'src'],
+			);
+			assert.equal(page.nextCursor, undefined);
+		});
+
 		test('operation bodies as sent: list, stat, read, search; the write and delete routes', async () => {
 			rec.answer((req) => {
 				const op = (req.body as { op?: string } | undefined)?.op;
