@@ -24,8 +24,13 @@ export function meLabel(me: unknown, depth = 0): string | undefined {
 	if (depth > 0) {
 		return undefined;
 	}
-	const user: unknown = Reflect.get(me, 'user');
-	const data: unknown = Reflect.get(me, 'data');
-	const nested = user ?? data;
-	return nested === me ? undefined : meLabel(nested, depth + 1);
+	// `user` first, then `data`: a `user` with no plausible member does not hide `data`'s.
+	for (const key of ['user', 'data']) {
+		const nested: unknown = Reflect.get(me, key);
+		const label = nested === me ? undefined : meLabel(nested, depth + 1);
+		if (label !== undefined) {
+			return label;
+		}
+	}
+	return undefined;
 }

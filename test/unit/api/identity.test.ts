@@ -49,6 +49,9 @@ suite('api/identity: meLabel', () => {
 		assert.equal(meLabel({ data: { login: 'from-data' } }), 'from-data');
 		assert.equal(meLabel({ user: null, data: { login: 'from-data' } }), 'from-data', 'a null user falls back to data');
 		assert.equal(meLabel({ user: { id: 7 } }), '7');
+		// A `user` with nothing plausible in it does not hide `data`'s label.
+		assert.equal(meLabel({ user: {}, data: { email: 'd@example.test' } }), 'd@example.test');
+		assert.equal(meLabel({ user: 'ada', data: { email: 'd@example.test' } }), 'd@example.test');
 	});
 
 	test('nesting is read one level deep only, and a self-reference ends', () => {
