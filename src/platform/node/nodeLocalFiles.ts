@@ -86,6 +86,19 @@ export async function assertSafeLocalWrite(localRoot: string, rel: string, targe
 	return abs;
 }
 
+/** True when `rel` or a folder on its way is a symbolic link (a missing or non-folder component ends the walk: false). */
+async function linkOnTheWay(localRoot: string, rel: string): Promise<boolean> {
+	let current = nodePath.resolve(localRoot);
+	for (const segment of rel.split('/')) {
+		current = nodePath.join(current, segment);
+		const st = await lstat(current).catch(() => undefined);
+		if (st === undefined || !st.isDirectory()) {
+			return st?.isSymbolicLink() ?? false;
+		}
+	}
+	return false;
+}
+
 function kindOf(d: Dirent): LocalEntry['kind'] {
 	return d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'directory' : d.isFile() ? 'file' : 'other';
 }
@@ -135,6 +148,11 @@ export class NodeLocalFiles implements LocalFiles {
 	}
 
 	async list(rel: string): Promise<AsyncIterable<LocalEntry> | undefined> {
+		// localPathOf first: a hostile path is refused before anything is asked of the disk.
+		if (rel !== '' && (await linkOnTheWay(this.root, localPathOf(this.root, rel) && rel))) {
+			// opendir follows links: a folder reached through one is outside the folder (FileSystemLocalFiles does the same).
+			return undefined;
+		}
 		try {
 			return entriesOf(await opendir(rel === '' ? this.root : localPathOf(this.root, rel)));
 		} catch (err) {

@@ -149,8 +149,10 @@ suite('platform/node/nodeLocalFiles', () => {
 		assert.ok(listed?.every((e) => e.kind === 'file'));
 	});
 
-	test('list: a missing folder, a file, a path under a file: undefined', async () => {
-		for (const rel of ['nope', 'a.txt', 'a.txt/x', 'nope/deeper']) {
+	test('list: a missing folder, a file, a path under a file, a link to a folder or a path through one: undefined', async () => {
+		await mkdir(join(dir, 'beyond'), { recursive: true });
+		await writeFile(join(dir, 'beyond', 'x.txt'), 'outside');
+		for (const rel of ['nope', 'a.txt', 'a.txt/x', 'nope/deeper', 'up', 'up/beyond']) {
 			assert.equal(await files.list(rel), undefined, rel);
 		}
 	});
