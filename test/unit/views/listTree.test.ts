@@ -575,7 +575,7 @@ suite('views/listTree', () => {
 				{ id: 'a2', name: 'Agent 2' },
 			]);
 			// Something the cache holds that fails `restore`, and a duplicate: both left out.
-			kept.agents.items.push({ id: 7 }, { id: 'a1', name: 'Again' });
+			c.memento.get<Record<string, { items: unknown[] }>>(ROW_CACHE_KEY)!.agents!.items.push({ id: 7 }, { id: 'a1', name: 'Again' });
 			s.agents[0]!.name = 'Agent 1 renamed';
 			const second = provider(c.descriptor, hostOf({ rowCache: c.rowCache }));
 			const redrawn = nextRedraw(second.tree);

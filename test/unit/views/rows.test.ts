@@ -41,6 +41,11 @@ function node(
 	return new RecordNode<Run, RunFields>(descriptor, run, undefined, undefined, ctx, options.hasChildren ?? false, options.cachedAt);
 }
 
+/** A row's tooltip as text, read afresh (not narrowed by an earlier assertion). */
+function tooltipOf(item: vscode.TreeItem): string {
+	return typeof item.tooltip === 'string' ? item.tooltip : assert.fail(`no text tooltip: ${typeof item.tooltip}`);
+}
+
 /** src/views/rows.ts on the `vscode` fake. */
 suite('views/rows', () => {
 	test('rowId: <kind>/<key> without a parent, <kind>/<parent>/<key> with one (an empty parent key still counts)', () => {
@@ -120,11 +125,11 @@ suite('views/rows', () => {
 		const withCommand = runs((run) => ({
 			label: run.id,
 			contextValue: 'run',
-			command: { command: 'cloudAgents.openRun', title: 'Open', arguments: run.note ? [run.note] : undefined },
+			command: { command: 'cloudAgents.refresh', title: 'Open', arguments: run.note ? [run.note] : undefined },
 		}));
 		const row = node(withCommand, { id: 'r1', status: 'idle' });
 		assert.deepEqual(row.command?.arguments, [row]);
-		assert.equal(row.command?.command, 'cloudAgents.openRun');
+		assert.equal(row.command?.command, 'cloudAgents.refresh');
 		const given = node(withCommand, { id: 'r2', status: 'idle', note: 'x' });
 		assert.deepEqual(given.command?.arguments, ['x']);
 		assert.equal(node(plain, { id: 'r3', status: 'idle' }).command, undefined);
@@ -146,15 +151,15 @@ suite('views/rows', () => {
 		resolveTooltip(row);
 		assert.equal(built, 1);
 		assert.equal(typeof row.tooltip, 'string');
-		assert.ok((row.tooltip as string).startsWith('Status: idle'), String(row.tooltip));
-		assert.ok(!(row.tooltip as string).includes('\u202E'), 'bidi control removed');
+		assert.ok(tooltipOf(row).startsWith('Status: idle'), tooltipOf(row));
+		assert.ok(!tooltipOf(row).includes('\u202E'), 'bidi control removed');
 		resolveTooltip(row);
 		assert.equal(built, 1, 'built once');
 		row.setRecord({ id: 'r1', status: 'failed' });
 		assert.equal(row.tooltip, undefined, 'an update leaves the tooltip to be built on the next hover');
 		resolveTooltip(row);
 		assert.equal(built, 2);
-		assert.ok((row.tooltip as string).startsWith('Status: failed'));
+		assert.ok(tooltipOf(row).startsWith('Status: failed'));
 	});
 
 	test('a string tooltip replaces a lazy one; resolveTooltip then leaves it as set', () => {
