@@ -612,3 +612,105 @@ export function resetFake(): void {
 		e.dispose();
 	}
 }
+
+// ---- added for views (quick inputs) ----
+
+/**
+ * A QuickPick as `window.createQuickPick` gives it, driven by the test: answer
+ * `window.createQuickPick` with `() => new FakeQuickPick()` (or keep the instance to drive it), then
+ * `accept(item)`, `hide()`, `trigger(button)`, `type(value)`. `shown` says whether `show` was called.
+ */
+export class FakeQuickPick<T extends { label: string } = { label: string }> {
+	title: string | undefined;
+	step: number | undefined;
+	totalSteps: number | undefined;
+	placeholder: string | undefined;
+	value = '';
+	items: readonly T[] = [];
+	activeItems: readonly T[] = [];
+	selectedItems: readonly T[] = [];
+	buttons: readonly unknown[] = [];
+	busy = false;
+	enabled = true;
+	ignoreFocusOut = false;
+	matchOnDetail = false;
+	matchOnDescription = false;
+	shown = false;
+	disposed = false;
+	private readonly accepted = new EventEmitter<void>();
+	private readonly hidden = new EventEmitter<void>();
+	private readonly triggered = new EventEmitter<unknown>();
+	private readonly changed = new EventEmitter<string>();
+	readonly onDidAccept = this.accepted.event;
+	readonly onDidHide = this.hidden.event;
+	readonly onDidTriggerButton = this.triggered.event;
+	readonly onDidChangeValue = this.changed.event;
+	readonly onDidChangeActive = new EventEmitter<readonly T[]>().event;
+	readonly onDidChangeSelection = new EventEmitter<readonly T[]>().event;
+	show(): void {
+		this.shown = true;
+	}
+	hide(): void {
+		this.hidden.fire();
+	}
+	dispose(): void {
+		this.disposed = true;
+	}
+	/** Enter on `item` (selected), or on nothing selected when undefined. */
+	accept(item?: T): void {
+		this.selectedItems = item === undefined ? [] : [item];
+		this.accepted.fire();
+	}
+	trigger(button: unknown): void {
+		this.triggered.fire(button);
+	}
+	type(value: string): void {
+		this.value = value;
+		this.changed.fire(value);
+	}
+}
+
+/** An InputBox as `window.createInputBox` gives it, driven by the test (`type`, `accept`, `hide`, `trigger`). */
+export class FakeInputBox {
+	title: string | undefined;
+	step: number | undefined;
+	totalSteps: number | undefined;
+	value = '';
+	prompt: string | undefined;
+	placeholder: string | undefined;
+	password = false;
+	validationMessage: string | undefined;
+	buttons: readonly unknown[] = [];
+	busy = false;
+	enabled = true;
+	ignoreFocusOut = false;
+	shown = false;
+	disposed = false;
+	private readonly accepted = new EventEmitter<void>();
+	private readonly hidden = new EventEmitter<void>();
+	private readonly triggered = new EventEmitter<unknown>();
+	private readonly changed = new EventEmitter<string>();
+	readonly onDidAccept = this.accepted.event;
+	readonly onDidHide = this.hidden.event;
+	readonly onDidTriggerButton = this.triggered.event;
+	readonly onDidChangeValue = this.changed.event;
+	show(): void {
+		this.shown = true;
+	}
+	hide(): void {
+		this.hidden.fire();
+	}
+	dispose(): void {
+		this.disposed = true;
+	}
+	accept(): void {
+		this.accepted.fire();
+	}
+	trigger(button: unknown): void {
+		this.triggered.fire(button);
+	}
+	type(value: string): void {
+		this.value = value;
+		this.changed.fire(value);
+	}
+}

@@ -1,0 +1,503 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { ApiError } from '../../../src/api';
+import type { CommandId } from '../../../src/ids';
+import type { ActionKit, FilesAction, LinkAction, RecordAction, ResourceAction, ScmTargets, Services } from '../../../src/views/actions';
+import { ActionRegistry, PENDING_SAID_AFTER_MS } from '../../../src/views/actionRegistry';
+import { automation } from '../../../src/views/automation';
+import type { ListDescriptor } from '../../../src/views/descriptor';
+import * as fake from '../support/vscodeFake';
+
+interface Thing {
+	id: string;
+	name: string;
+}
+
+const cmd = (id: string): CommandId => id as CommandId;
+
+/** Resolves once `cond` holds, checking after each turn of the event loop (never a timed sleep). */
+async function until(cond: () => boolean, what: string): Promise<void> {
+	for (let i = 0; i < 1000; i++) {
+		if (cond()) {
+			return;
+		}
+		await new Promise((resolve) => setImmediate(resolve));
+	}
+	assert.fail(`never: ${what}`);
+}
+
+/** The services an action registry is built with: a session, views and stores, each recording what it is asked. */
+function services(options: { signedIn?: boolean; initialized?: boolean } = {}) {
+	const things: Thing[] = [
+		{ id: 't1', name: 'One' },
+		{ id: 't2', name: 'Two' },
+	];
+	const changed = new vscode.EventEmitter<void>();
+	const session = {
+		signedIn: options.signedIn ?? true,
+		initialized: options.initialized ?? true,
+		apiUrl: 'https://api.example.test',
+		onDidChange: changed.event,
+		client: { name: 'client' },
+	};
+	const asked: string[] = [];
+	const provider = {
+		find: () => undefined,
+		parent: undefined,
+		refresh: async (listId?: unknown) => void asked.push(`refresh:${String(listId)}`),
+		loadMore: async (listId?: unknown) => void asked.push(`loadMore:${String(listId)}`),
+	};
+	const lines: string[] = [];
+	const log = {
+		info: (m: string) => void lines.push(`info ${m}`),
+		error: (m: string, ...rest: unknown[]) => void lines.push(`error ${m} ${rest.map(String).join(' ')}`),
+	};
+	const shownRecords: unknown[][] = [];
+	const signIns: number[] = [];
+	const svc = {
+		session,
+		views: {
+			ctx: { client: () => session.client, lookup: () => undefined, flag: () => false },
+			providerOf: () => provider,
+			selected: () => undefined,
+		},
+		log,
+		context: {
+			extension: {
+				packageJSON: {
+					contributes: {
+						commands: [
+							{ command: 'cloudAgents.test.rename', title: 'Rename Thing…' },
+							{ command: 'cloudAgents.test.create', title: { value: 'Create Thing', original: 'Create Thing' } },
+						],
+					},
+				},
+			},
+			globalState: { get: () => undefined },
+		},
+		records: { show: async (...args: unknown[]) => void shownRecords.push(args) },
+		signIn: async () => {
+			signIns.push(1);
+			session.signedIn = true;
+		},
+		githubApiUrl: () => undefined,
+		onUnauthorized: undefined as ((err: unknown) => boolean) | undefined,
+	};
+	const list: ListDescriptor<Thing, { thing: Thing }, undefined> = {
+		key: 'things',
+		kind: 'thing',
+		commands: { refresh: cmd('cloudAgents.test.refreshThings'), loadMore: cmd('cloudAgents.test.moreThings') },
+		source: { list: async () => ({ items: things, more: false }) },
+		keyOf: (t) => t.id,
+		row: (t) => ({ label: t.name, contextValue: 'thing' }),
+		fields: (thing) => ({ thing }),
+		target: {
+			idField: 'thingId',
+			get: async (_ctx, id) => things.find((t) => t.id === id),
+			choices: async () => things,
+			pickText: (t) => ({ label: t.name }),
+			placeholder: () => 'Pick a thing',
+		},
+	};
+	return {
+		svc,
+		services: svc as unknown as Services,
+		session,
+		changed,
+		asked,
+		lines,
+		shownRecords,
+		signIns,
+		list,
+		things,
+	};
+}
+
+type World = ReturnType<typeof services>;
+
+/** A record action on `things` that records the target and kit it ran with. */
+function renameAction(w: World, extra: Partial<RecordAction<Thing, { thing: Thing }>> = {}) {
+	const ran: Array<{ target: { thing: Thing }; kit: ActionKit }> = [];
+	const action: RecordAction<Thing, { thing: Thing }> = {
+		on: w.list,
+		command: cmd('cloudAgents.test.rename'),
+		run: async (target, kit) => {
+			ran.push({ target, kit });
+			return `renamed ${target.thing.id}`;
+		},
+		...extra,
+	};
+	return { action, ran };
+}
+
+/** A resource action that hands its kit to the test. */
+function kitOf(w: World, arg?: unknown): Promise<ActionKit> {
+	const registry = new ActionRegistry(w.services, [], []);
+	let kit: ActionKit | undefined;
+	const action: ResourceAction = {
+		command: cmd('cloudAgents.test.create'),
+		run: async (k) => {
+			kit = k;
+			return undefined;
+		},
+	};
+	return registry.invoke(action, arg).then(() => kit!);
+}
+
+/** src/views/actionRegistry.ts on the `vscode` fake, with recording services. */
+suite('views/actionRegistry', () => {
+	const disposables: vscode.Disposable[] = [];
+	teardown(() => {
+		for (const d of disposables.splice(0)) {
+			d.dispose();
+		}
+	});
+
+	test("register: each list's refresh and loadMore (with a subtree's id), and every action, as commands", async () => {
+		const w = services();
+		const { action } = renameAction(w);
+		const create: ResourceAction = { command: cmd('cloudAgents.test.create'), run: async () => 'created' };
+		const registry = new ActionRegistry(w.services, [w.list], [{ rename: action, create }]);
+		disposables.push(...registry.register());
+		assert.equal(disposables.length, 4);
+		await fake.registeredCommand('cloudAgents.test.refreshThings')!();
+		await fake.registeredCommand('cloudAgents.test.moreThings')!('things/sub');
+		assert.deepEqual(w.asked, ['refresh:undefined', 'loadMore:things/sub']);
+		assert.equal(await fake.registeredCommand('cloudAgents.test.create')!(), 'created');
+		assert.equal(await fake.registeredCommand('cloudAgents.test.rename')!('t2'), 'renamed t2');
+	});
+
+	test('a record action resolves its target (an id, an automation object) and runs with it', async () => {
+		const w = services();
+		const { action, ran } = renameAction(w);
+		const registry = new ActionRegistry(w.services, [], []);
+		assert.equal(await registry.invoke(action, 't1'), 'renamed t1');
+		assert.equal(await registry.invoke(action, automation({ thingId: 't2' })), 'renamed t2');
+		assert.deepEqual(
+			ran.map((r) => r.target.thing.id),
+			['t1', 't2'],
+		);
+		assert.equal(ran[0]!.kit.automation, false);
+		assert.equal(ran[1]!.kit.automation, true);
+		assert.equal(ran[0]!.kit.arg, 't1');
+	});
+
+	test('targetArg: the record is resolved from what it makes of the argument', async () => {
+		const w = services();
+		const { action, ran } = renameAction(w, { targetArg: (arg) => (arg as { owner: string }).owner });
+		await new ActionRegistry(w.services, [], []).invoke(action, { owner: 't2' });
+		assert.equal(ran[0]!.target.thing.id, 't2');
+		assert.deepEqual(ran[0]!.kit.arg, { owner: 't2' }, 'the kit keeps the argument as given');
+	});
+
+	test("the pick is titled by the command's title without its trailing …, or by the action's own title", async () => {
+		const w = services();
+		const titles: unknown[] = [];
+		fake.answer('window.createQuickPick', () => {
+			const pick = new fake.FakeQuickPick();
+			queueMicrotask(() => {
+				titles.push(pick.title);
+				pick.hide();
+			});
+			return pick;
+		});
+		const registry = new ActionRegistry(w.services, [], []);
+		assert.equal(await registry.invoke(renameAction(w).action), undefined, 'dismissed: the action does not run');
+		await registry.invoke(renameAction(w, { title: () => 'Rename Which Thing' }).action);
+		await registry.invoke(renameAction(w, { command: cmd('cloudAgents.test.unlisted') }).action);
+		assert.deepEqual(titles, ['Rename Thing', 'Rename Which Thing', 'cloudAgents.test.unlisted']);
+	});
+
+	test('a person signed out is told so and offered Sign In; dismissing it runs nothing', async () => {
+		const w = services({ signedIn: false });
+		const { action, ran } = renameAction(w);
+		const registry = new ActionRegistry(w.services, [], []);
+		assert.equal(await registry.invoke(action, 't1'), undefined);
+		const [message, choice] = fake.calls('window.showInformationMessage')[0]!;
+		assert.equal(message, 'You are signed out of Cloud Agents. Sign in to use Rename Thing.');
+		assert.equal(choice, 'Sign In');
+		assert.deepEqual(ran, []);
+		assert.deepEqual(w.signIns, []);
+	});
+
+	test('a person signed out who signs in goes on to the action', async () => {
+		const w = services({ signedIn: false });
+		fake.answer('window.showInformationMessage', async () => 'Sign In');
+		const { action } = renameAction(w);
+		assert.equal(await new ActionRegistry(w.services, [], []).invoke(action, 't1'), 'renamed t1');
+		assert.deepEqual(w.signIns, [1]);
+	});
+
+	test('an automation caller signed out is not asked: the action goes on (the service says what it says)', async () => {
+		const w = services({ signedIn: false });
+		const { action } = renameAction(w);
+		assert.equal(await new ActionRegistry(w.services, [], []).invoke(action, automation({ thingId: 't1' })), 'renamed t1');
+		assert.equal(fake.calls('window.showInformationMessage').length, 0);
+	});
+
+	test('run before the sign-in state is read: waits for it, then goes on signed in without asking', async () => {
+		const w = services({ signedIn: false, initialized: false });
+		const { action, ran } = renameAction(w);
+		const invoked = new ActionRegistry(w.services, [], []).invoke(action, 't1');
+		await new Promise((resolve) => setImmediate(resolve));
+		assert.deepEqual(ran, []);
+		w.session.signedIn = true;
+		w.session.initialized = true;
+		w.changed.fire();
+		assert.equal(await invoked, 'renamed t1');
+		assert.equal(fake.calls('window.showInformationMessage').length, 0);
+	});
+
+	test('through its command: a person sees a failure once; an automation caller gets it thrown', async () => {
+		const w = services();
+		const failure = new ApiError(409, 'conflict', 'thing is busy', undefined);
+		const { action } = renameAction(w, {
+			run: async () => {
+				throw failure;
+			},
+		});
+		disposables.push(...new ActionRegistry(w.services, [], [{ action }]).register());
+		const command = fake.registeredCommand('cloudAgents.test.rename')!;
+		assert.equal(await command('t1'), undefined);
+		await until(() => fake.calls('window.showErrorMessage').length === 1, 'the message');
+		assert.match(fake.calls('window.showErrorMessage')[0]![0] as string, /thing is busy/);
+		await assert.rejects(Promise.resolve(command(automation({ thingId: 't1' }))), (err) => err === failure);
+		assert.equal(fake.calls('window.showErrorMessage').length, 1, 'not shown to the automation caller');
+		assert.equal(w.lines.filter((l) => l.startsWith('error cloudAgents.test.rename failed:')).length, 2);
+	});
+
+	test('invokeShown: a failure is logged and shown, a cancellation is silent, a result is returned', async () => {
+		const w = services();
+		const registry = new ActionRegistry(w.services, [], []);
+		const failing: ResourceAction = {
+			command: cmd('cloudAgents.test.create'),
+			run: async () => {
+				throw new Error('could not create');
+			},
+		};
+		assert.equal(await registry.invokeShown(failing), undefined);
+		await until(() => fake.calls('window.showErrorMessage').length === 1, 'the message');
+		assert.ok(w.lines.some((l) => l.startsWith('error cloudAgents.test.create failed:')));
+		const cancelled: ResourceAction = {
+			command: cmd('cloudAgents.test.create'),
+			run: async () => {
+				throw new vscode.CancellationError();
+			},
+		};
+		assert.equal(await registry.invokeShown(cancelled), undefined);
+		assert.equal(w.lines.length, 1);
+		const fine: ResourceAction = { command: cmd('cloudAgents.test.create'), run: async () => 42 };
+		assert.equal(await registry.invokeShown(fine), 42);
+	});
+
+	test('kit.info and kit.warn: a person sees them (made safe), an automation caller’s go to the log only', async () => {
+		const w = services();
+		const person = await kitOf(w, 't1');
+		person.info('Done [x](command:evil)');
+		person.warn('Careful');
+		assert.equal(fake.calls('window.showInformationMessage')[0]![0], 'Done [x] (command: evil)');
+		assert.equal(fake.calls('window.showWarningMessage')[0]![0], 'Careful');
+		assert.deepEqual(w.lines, [
+			'info cloudAgents.test.create: shown: Done [x] (command: evil)',
+			'info cloudAgents.test.create: shown: Careful',
+		]);
+		const auto = await kitOf(w, automation({}));
+		auto.info('Quiet');
+		assert.equal(fake.calls('window.showInformationMessage').length, 1);
+		assert.equal(w.lines.at(-1), 'info cloudAgents.test.create (automation): not shown: Quiet');
+	});
+
+	test('kit.confirm: an automation caller has decided; a person is asked a modal question', async () => {
+		const w = services();
+		assert.equal(await (await kitOf(w, automation({}))).confirm('Delete?', undefined, 'Delete'), true);
+		assert.equal(fake.calls('window.showWarningMessage').length, 0);
+		const person = await kitOf(w);
+		fake.answer('window.showWarningMessage', async () => 'Delete');
+		assert.equal(await person.confirm('Delete?', 'for ever', 'Delete'), true);
+		assert.deepEqual(fake.calls('window.showWarningMessage')[0]!.slice(1), [{ modal: true, detail: 'for ever' }, 'Delete']);
+		fake.answer('window.showWarningMessage', async () => undefined);
+		assert.equal(await person.confirm('Delete?', undefined, 'Delete'), false);
+	});
+
+	test('kit.title is the command title; kit.showJson opens a JSON record titled, control characters escaped', async () => {
+		const w = services();
+		const kit = await kitOf(w);
+		assert.equal(kit.title, 'Create Thing', 'a title given as {value, original}');
+		await kit.showJson('Thing One', ['things', 't1'], { name: 'a\u202Eb', n: 1 });
+		const [uri, content, language, options] = w.shownRecords[0] as [vscode.Uri, string, string, unknown];
+		assert.equal(uri.path, '/Thing One');
+		assert.equal(uri.query, 'things/t1');
+		assert.equal(language, 'json');
+		assert.deepEqual(options, { forceLanguage: true });
+		assert.ok(content.endsWith('}\n'));
+		assert.ok(!content.includes('\u202E'));
+		assert.match(content, /"n": 1/);
+	});
+
+	test('kit.copy puts the text on the clipboard and says so in the status bar, icons shown as typed', async () => {
+		const kit = await kitOf(services());
+		await kit.copy('req_123', 'Copied $(check)');
+		assert.deepEqual(fake.calls('env.clipboard.writeText')[0], ['req_123']);
+		assert.deepEqual(fake.calls('window.setStatusBarMessage')[0], ['Copied \\$(check)', 3000]);
+	});
+
+	test('kit.progress: a cancellable notification whose cancel aborts the work; messages made safe', async () => {
+		const kit = await kitOf(services());
+		const source = new vscode.CancellationTokenSource();
+		const reports: unknown[] = [];
+		fake.answer('window.withProgress', async (_options: unknown, task: (p: unknown, t: unknown) => unknown) =>
+			task({ report: (r: unknown) => reports.push(r) }, source.token),
+		);
+		const result = await kit.progress('Uploading\nfile', async (signal, report) => {
+			report('step [1](command:x)');
+			source.cancel();
+			return signal.aborted;
+		});
+		assert.equal(result, true, 'cancel aborts the signal');
+		assert.deepEqual(fake.calls('window.withProgress')[0]![0], {
+			location: vscode.ProgressLocation.Notification,
+			title: 'Uploading file',
+			cancellable: true,
+		});
+		assert.deepEqual(reports, [{ message: 'step [1] (command: x)' }]);
+	});
+
+	test('kit.refresh re-reads the list of the action', async () => {
+		const w = services();
+		const { action, ran } = renameAction(w);
+		await new ActionRegistry(w.services, [], []).invoke(action, 't1');
+		await ran[0]!.kit.refresh();
+		assert.deepEqual(w.asked, ['refresh:undefined']);
+	});
+
+	suite('kit.pending (the timer captured, never waited for)', () => {
+		const realSetTimeout = globalThis.setTimeout;
+		const realClearTimeout = globalThis.clearTimeout;
+		let timers: Array<{ fn: () => void; ms: number | undefined; cleared: boolean }>;
+
+		setup(() => {
+			timers = [];
+			globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+				if (ms !== PENDING_SAID_AFTER_MS) {
+					return realSetTimeout(fn, ms);
+				}
+				const timer = { fn, ms, cleared: false };
+				timers.push(timer);
+				return timer;
+			}) as typeof setTimeout;
+			globalThis.clearTimeout = (handle: unknown) => {
+				const timer = timers.find((t) => t === handle);
+				if (timer) {
+					timer.cleared = true;
+				} else {
+					realClearTimeout(handle as NodeJS.Timeout);
+				}
+			};
+		});
+
+		teardown(() => {
+			globalThis.setTimeout = realSetTimeout;
+			globalThis.clearTimeout = realClearTimeout;
+		});
+
+		test('a request that ends in time says nothing', async () => {
+			const kit = await kitOf(services());
+			assert.equal(await kit.pending('Waiting', async () => 'quick'), 'quick');
+			assert.equal(timers.length, 1);
+			assert.equal(timers[0]!.cleared, true);
+			assert.equal(fake.calls('window.withProgress').length, 0);
+		});
+
+		test('a request still running after the delay: a cancellable notification until it ends; cancel aborts it', async () => {
+			const kit = await kitOf(services());
+			const source = new vscode.CancellationTokenSource();
+			let progressEnded = false;
+			fake.answer('window.withProgress', async (_o: unknown, task: (p: unknown, t: unknown) => Promise<unknown>) => {
+				await task({ report: () => undefined }, source.token);
+				progressEnded = true;
+			});
+			let seen: AbortSignal | undefined;
+			const running = kit.pending(
+				'Waiting for the [service](command:x)',
+				(signal) =>
+					new Promise<string>((resolve, reject) => {
+						seen = signal;
+						signal.addEventListener('abort', () => reject(new Error('aborted by the person')));
+					}),
+			);
+			assert.equal(timers.length, 1);
+			assert.equal(timers[0]!.ms, PENDING_SAID_AFTER_MS);
+			timers[0]!.fn();
+			assert.deepEqual(fake.calls('window.withProgress')[0]![0], {
+				location: vscode.ProgressLocation.Notification,
+				title: 'Waiting for the [service] (command: x)',
+				cancellable: true,
+			});
+			assert.equal(seen?.aborted, false);
+			source.cancel();
+			await assert.rejects(running, /aborted by the person/);
+			await until(() => progressEnded, 'the notification to close');
+		});
+
+		test('an automation caller gets no notification (no timer at all)', async () => {
+			const kit = await kitOf(services(), automation({}));
+			assert.equal(await kit.pending('Waiting', async () => 'done'), 'done');
+			assert.equal(timers.length, 0);
+		});
+	});
+
+	suite('Source Control actions', () => {
+		interface Link {
+			id: string;
+		}
+		function scm(links: Link[]): ScmTargets<Link, string> {
+			return {
+				links: () => links,
+				linkById: (id) => links.find((l) => l.id === id),
+				linkOfControl: () => undefined,
+				filesOfUri: (uri) => [uri.path],
+				filesOf: (link, paths) => (paths ?? []).map((p) => `${link.id}:${p}`),
+				linkOfFile: () => links[0]!,
+				keyOf: (f) => f,
+				pickText: (l) => ({ label: l.id }),
+				noLinks: () => 'Nothing is linked.',
+			};
+		}
+
+		test('a files action gets every file its arguments name (the clicked one and the selection)', async () => {
+			const w = services();
+			const got: string[][] = [];
+			const action: FilesAction<Link, string> = {
+				command: cmd('cloudAgents.test.apply'),
+				scm: scm([{ id: 'L1' }]),
+				acts: 'files',
+				run: async (files) => void got.push(files),
+			};
+			disposables.push(...new ActionRegistry(w.services, [], [{ action }]).register());
+			const a = { resourceUri: vscode.Uri.file('/w/a') };
+			const b = { resourceUri: vscode.Uri.file('/w/b') };
+			await fake.registeredCommand('cloudAgents.test.apply')!(a, [a, b]);
+			assert.deepEqual(got, [['/w/a', '/w/b']]);
+		});
+
+		test('a link action: the link named, or (none linked) nothing runs and the person is told', async () => {
+			const w = services();
+			const got: Link[] = [];
+			const links = [{ id: 'L1' }, { id: 'L2' }];
+			const action: LinkAction<Link, string> = {
+				command: cmd('cloudAgents.test.unlink'),
+				scm: scm(links),
+				acts: 'link',
+				placeHolder: () => 'Which link?',
+				run: async (link) => void got.push(link),
+			};
+			const registry = new ActionRegistry(w.services, [], []);
+			await registry.invoke(action, { link: 'L2' });
+			assert.deepEqual(got, [links[1]]);
+			links.splice(0);
+			assert.equal(await registry.invoke(action), undefined);
+			assert.equal(got.length, 1);
+			assert.equal(fake.calls('window.showInformationMessage')[0]![0], 'Nothing is linked.');
+		});
+	});
+});

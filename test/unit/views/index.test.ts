@@ -1,0 +1,380 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { ApiError } from '../../../src/api';
+import type { CloudAgentsClient } from '../../../src/api';
+import { Connectivity } from '../../../src/views/connectivity';
+import type { AnyListDescriptor, ListDescriptor } from '../../../src/views/descriptor';
+import { GroupedTreeProvider } from '../../../src/views/groupTree';
+import { CloudAgentViews, DescriptorTreeProvider, RecordNode } from '../../../src/views/index';
+import * as fake from '../support/vscodeFake';
+
+interface Agent {
+	id: string;
+	name: string;
+}
+interface Run {
+	id: string;
+	agentId: string;
+}
+interface Group {
+	id: string;
+}
+
+/** Resolves once `cond` holds, checking after each turn of the event loop (never a timed sleep). */
+async function until(cond: () => boolean, what: string): Promise<void> {
+	for (let i = 0; i < 1000; i++) {
+		if (cond()) {
+			return;
+		}
+		await new Promise((resolve) => setImmediate(resolve));
+	}
+	assert.fail(`never: ${what}`);
+}
+
+/** A tree view as `window.createTreeView` gives it, recording reveals; the test fires its selection. */
+class FakeTreeView {
+	visible = true;
+	message: string | undefined = '';
+	description: string | undefined;
+	readonly reveals: unknown[][] = [];
+	readonly selection = new vscode.EventEmitter<{ selection: vscode.TreeItem[] }>();
+	readonly onDidChangeSelection = this.selection.event;
+	readonly onDidChangeVisibility = new vscode.EventEmitter<{ visible: boolean }>().event;
+	disposed = false;
+	revealFails = false;
+	constructor(
+		readonly id: string,
+		readonly options: { treeDataProvider: unknown; showCollapseAll: boolean },
+	) {}
+	async reveal(...args: unknown[]): Promise<void> {
+		this.reveals.push(args);
+		if (this.revealFails) {
+			throw new Error('not rendered');
+		}
+	}
+	dispose(): void {
+		this.disposed = true;
+	}
+}
+
+/** The service: agents, their runs, a 404 for the runs of an agent that is gone; every request recorded. */
+function service() {
+	const s = {
+		agents: [
+			{ id: 'a1', name: 'First' },
+			{ id: 'a2', name: 'Second' },
+		] as Agent[],
+		runs: [
+			{ id: 'r1', agentId: 'a1' },
+			{ id: 'r2', agentId: 'a2' },
+		] as Run[],
+		gone: new Set<string>(),
+		requests: [] as string[],
+		gets: [] as string[],
+	};
+	const agents: ListDescriptor<Agent, { agent: Agent }, undefined> = {
+		key: 'agents',
+		kind: 'agent',
+		viewId: 'cloudAgents.agents',
+		source: {
+			list: async () => {
+				s.requests.push('agents');
+				return { items: s.agents, more: false };
+			},
+		},
+		keyOf: (a) => a.id,
+		name: (a) => a.name,
+		row: (a) => ({ label: a.name, contextValue: 'agent' }),
+		fields: (agent) => ({ agent }),
+		target: {
+			idField: 'agentId',
+			get: async (_ctx, id) => {
+				s.gets.push(id);
+				return s.agents.find((a) => a.id === id && !s.gone.has(id));
+			},
+			choices: async () => s.agents,
+			pickText: (a) => ({ label: a.name }),
+			placeholder: () => 'Agent',
+		},
+	};
+	const runs: ListDescriptor<Run, { run: Run }, Agent> = {
+		key: 'runs',
+		kind: 'run',
+		viewId: 'cloudAgents.runs',
+		parent: { as: 'selection', of: agents, selectLabel: () => 'Select an agent', selectTooltip: () => 'Select an agent.' },
+		source: {
+			list: async (_ctx, _r, agent) => {
+				s.requests.push(`runs of ${agent.id}`);
+				if (s.gone.has(agent.id)) {
+					throw new ApiError(404, 'not_found', `agent ${agent.id} not found`, undefined);
+				}
+				return { items: s.runs.filter((r) => r.agentId === agent.id), more: false };
+			},
+		},
+		keyOf: (r) => r.id,
+		row: (r) => ({ label: r.id, contextValue: `run:${ctxFlag(r)}` }),
+		fields: (run) => ({ run }),
+	};
+	/** Set by the test once the views exist: how a run row reads the `followed` flag. */
+	let ctxFlag = (_r: Run): string => '';
+	const artifacts: ListDescriptor<{ id: string }, object, Run> = {
+		key: 'artifacts',
+		kind: 'artifact',
+		parent: { as: 'children', of: runs },
+		source: { list: async () => ({ items: [], more: false }) },
+		keyOf: (a) => a.id,
+		row: (a) => ({ label: a.id, contextValue: 'artifact' }),
+		fields: () => ({}),
+	};
+	const images: ListDescriptor<{ id: string }, object, undefined> = {
+		key: 'images',
+		kind: 'image',
+		source: { list: async () => ({ items: [{ id: 'img1' }], more: false }) },
+		keyOf: (a) => a.id,
+		row: (a) => ({ label: a.id, contextValue: 'image' }),
+		fields: () => ({}),
+	};
+	const account: ListDescriptor<Group, object, undefined> = {
+		key: 'account',
+		kind: 'accountGroup',
+		viewId: 'cloudAgents.account',
+		groups: [images],
+		source: { list: async () => ({ items: [{ id: 'images' }], more: false }) },
+		keyOf: (g) => g.id,
+		row: (g) => ({ label: g.id, contextValue: 'group' }),
+		fields: () => ({}),
+	};
+	return {
+		s,
+		agents,
+		runs,
+		artifacts,
+		images,
+		account,
+		lists: [agents, runs, artifacts, images, account] as AnyListDescriptor[],
+		setRunFlag: (fn: (r: Run) => string) => {
+			ctxFlag = fn;
+		},
+	};
+}
+
+class Memento {
+	readonly values = new Map<string, unknown>();
+	get<T>(key: string): T | undefined {
+		return this.values.get(key) as T | undefined;
+	}
+	async update(key: string, value: unknown): Promise<void> {
+		if (value === undefined) {
+			this.values.delete(key);
+		} else {
+			this.values.set(key, value);
+		}
+	}
+}
+
+/** src/views/index.ts: the views of the container over fake tree views, a fake session and lists. */
+suite('views/index', () => {
+	let views: CloudAgentViews | undefined;
+	let connectivity: Connectivity;
+	let treeViews: FakeTreeView[];
+	let changed: vscode.EventEmitter<void>;
+	let session: { signedIn: boolean; onDidChange: vscode.Event<void>; client: CloudAgentsClient };
+	let reported: unknown[];
+
+	setup(() => {
+		treeViews = [];
+		fake.answer('window.createTreeView', (id: string, options: FakeTreeView['options']) => {
+			const view = new FakeTreeView(id, options);
+			treeViews.push(view);
+			return view;
+		});
+		changed = new vscode.EventEmitter<void>();
+		session = { signedIn: true, onDidChange: changed.event, client: {} as CloudAgentsClient };
+		connectivity = new Connectivity();
+		reported = [];
+	});
+
+	teardown(() => {
+		views?.dispose();
+		views = undefined;
+		connectivity.dispose();
+	});
+
+	function make(w: ReturnType<typeof service>, memory?: Memento): CloudAgentViews {
+		views = new CloudAgentViews(
+			session,
+			{ warn: () => undefined } as unknown as vscode.LogOutputChannel,
+			(err) => reported.push(err),
+			w.lists,
+			connectivity,
+			undefined,
+			memory as unknown as vscode.Memento,
+		);
+		return views;
+	}
+
+	const view = (id: string): FakeTreeView => treeViews.find((v) => v.id === id)!;
+
+	test('one tree view per list with a view id; a subtree is served by its parent’s provider; a group view by a grouped one', () => {
+		const w = service();
+		const v = make(w);
+		assert.deepEqual(
+			treeViews.map((t) => [t.id, t.options.showCollapseAll]),
+			[
+				['cloudAgents.agents', false],
+				['cloudAgents.runs', false],
+				['cloudAgents.account', true],
+			],
+		);
+		assert.ok(v.providerOf(w.agents) instanceof DescriptorTreeProvider);
+		assert.equal(view('cloudAgents.agents').options.treeDataProvider, v.providerOf(w.agents));
+		assert.equal(v.providerOf(w.artifacts), v.providerOf(w.runs), 'the artifacts under a run row: the runs provider');
+		assert.equal(v.providerOf(w.images).key, 'images', 'a group’s list has a provider, no view of its own');
+		assert.ok(v.viewOf(w.account)?.rows instanceof GroupedTreeProvider);
+		assert.equal(v.viewOf(w.images), undefined);
+		assert.throws(() => v.providerOf({ ...w.images, key: 'nothing' }), { message: 'no list nothing' });
+		assert.equal(v.providerOf({ ...w.agents }), v.providerOf(w.agents), 'a copy of a descriptor finds its provider by key');
+	});
+
+	test('selecting an agent row makes Runs show its runs, names it in the Runs view and remembers it', async () => {
+		const w = service();
+		const memory = new Memento();
+		const v = make(w, memory);
+		const [row] = await v.providerOf(w.agents).getChildren();
+		view('cloudAgents.agents').selection.fire({ selection: [row!] });
+		assert.equal(v.selected(w.agents), w.s.agents[0]);
+		assert.equal(view('cloudAgents.runs').description, 'First');
+		assert.equal(memory.get('cloudAgents.selected.agents'), 'a1');
+		const runs = await v.providerOf(w.runs).getChildren();
+		assert.deepEqual(
+			runs.map((r) => r.id),
+			['run/a1/r1'],
+		);
+		// A selection that is no agent row changes nothing.
+		view('cloudAgents.agents').selection.fire({ selection: [new vscode.TreeItem('x')] });
+		assert.equal(v.selected(w.agents), w.s.agents[0]);
+		v.select(w.agents, undefined);
+		assert.equal(v.selected(w.agents), undefined);
+		assert.equal(view('cloudAgents.runs').description, undefined);
+		assert.equal(memory.get('cloudAgents.selected.agents'), undefined);
+	});
+
+	test('signing out drops the selection', () => {
+		const w = service();
+		const v = make(w);
+		v.select(w.agents, w.s.agents[1]);
+		changed.fire();
+		assert.equal(v.selected(w.agents), w.s.agents[1], 'still signed in: kept');
+		session.signedIn = false;
+		changed.fire();
+		assert.equal(v.selected(w.agents), undefined);
+	});
+
+	test('selectById: a loaded record is revealed and selected; another is read; a read outrun by a click gives way', async () => {
+		const w = service();
+		const v = make(w);
+		await v.providerOf(w.agents).getChildren();
+		assert.equal(await v.selectById(w.agents, 'a2'), w.s.agents[1]);
+		const [node, options] = view('cloudAgents.agents').reveals[0]!;
+		assert.ok(node instanceof RecordNode && node.id === 'agent/a2');
+		assert.deepEqual(options, { select: true, focus: false });
+		assert.deepEqual(w.s.gets, []);
+		view('cloudAgents.agents').revealFails = true;
+		assert.equal(await v.selectById(w.agents, 'a1'), w.s.agents[0], 'a view not rendered yet: selected all the same');
+		w.s.agents.push({ id: 'a3', name: 'Third' });
+		v.providerOf(w.agents).reset();
+		assert.equal(await v.selectById(w.agents, 'a3'), w.s.agents[2]);
+		assert.deepEqual(w.s.gets, ['a3']);
+		v.select(w.agents, w.s.agents[0]);
+		assert.equal(await v.selectById(w.agents, 'a2', () => false), w.s.agents[0], 'another row selected meanwhile stands');
+		assert.equal(await v.selectById(w.agents, undefined), undefined);
+		assert.equal(v.selected(w.agents), undefined);
+	});
+
+	test('after a reload the remembered agent is selected again once signed in; one that is gone is forgotten', async () => {
+		const w = service();
+		const memory = new Memento();
+		memory.values.set('cloudAgents.selected.agents', 'a2');
+		session.signedIn = false;
+		const v = make(w, memory);
+		assert.equal(v.selected(w.agents), undefined, 'signed out: not yet');
+		session.signedIn = true;
+		changed.fire();
+		await until(() => v.selected(w.agents) !== undefined, 'the selection to come back');
+		assert.equal(v.selected(w.agents), w.s.agents[1]);
+		v.dispose();
+		views = undefined;
+
+		const gone = service();
+		gone.s.gone.add('a2');
+		const memory2 = new Memento();
+		memory2.values.set('cloudAgents.selected.agents', 'a2');
+		make(gone, memory2);
+		await until(() => memory2.get('cloudAgents.selected.agents') === undefined, 'the gone agent to be forgotten');
+	});
+
+	test('the runs of an agent deleted meanwhile (404): the selection is dropped, "Select an agent" again', async () => {
+		const w = service();
+		const v = make(w);
+		v.select(w.agents, w.s.agents[0]);
+		w.s.gone.add('a1');
+		const rows = await v.providerOf(w.runs).getChildren();
+		assert.equal(rows[0]!.contextValue, 'error');
+		assert.equal((reported[0] as ApiError).status, 404, 'the failure is still reported');
+		await until(() => v.selected(w.agents) === undefined, 'the selection to go');
+		const again = await v.providerOf(w.runs).getChildren();
+		assert.equal(again[0]!.label, 'Select an agent');
+	});
+
+	test('ctx.lookup finds a record another list loaded; ctx.flag reads the flags set', async () => {
+		const w = service();
+		const v = make(w);
+		assert.equal(v.ctx.lookup(w.agents, 'a1'), undefined, 'not loaded yet');
+		await v.providerOf(w.agents).getChildren();
+		assert.equal(v.ctx.lookup(w.agents, 'a1'), w.s.agents[0]);
+		assert.equal(v.ctx.flag('followed', 'r1', 'a1'), false, 'an unknown flag holds for nothing');
+		v.setFlag('followed', (key, parentKey) => key === 'r1' && parentKey === 'a1');
+		assert.equal(v.ctx.flag('followed', 'r1', 'a1'), true);
+		assert.equal(v.ctx.flag('followed', 'r1', 'a2'), false);
+		// redrawAll reads every row again: the flag shows.
+		w.setRunFlag((r) => (v.ctx.flag('followed', r.id, r.agentId) ? 'followed' : ''));
+		v.select(w.agents, w.s.agents[0]);
+		const [run] = await v.providerOf(w.runs).getChildren();
+		assert.equal(run!.contextValue, 'run:followed');
+		v.setFlag('followed', () => false);
+		v.redrawAll();
+		assert.equal(run!.contextValue, 'run:');
+	});
+
+	test('refreshAll reads every list again; refreshFollowing only those following the selection', async () => {
+		const w = service();
+		const v = make(w);
+		v.select(w.agents, w.s.agents[0]);
+		await v.providerOf(w.agents).getChildren();
+		await v.providerOf(w.runs).getChildren();
+		w.s.requests.splice(0);
+		await v.refreshFollowing(w.agents);
+		assert.deepEqual(w.s.requests, ['runs of a1']);
+		w.s.requests.splice(0);
+		await v.refreshAll();
+		assert.deepEqual(w.s.requests.sort(), ['agents', 'runs of a1']);
+	});
+
+	test('a change of cloudAgents.pageSize makes every list start over', async () => {
+		const w = service();
+		const v = make(w);
+		await v.providerOf(w.agents).getChildren();
+		assert.equal(v.providerOf(w.agents).records.length, 2);
+		fake.changeSettings({ 'cloudAgents.theme': 'x' });
+		assert.equal(v.providerOf(w.agents).records.length, 2, 'another setting: nothing');
+		fake.changeSettings({ 'cloudAgents.pageSize': 10 });
+		assert.equal(v.providerOf(w.agents).records.length, 0);
+	});
+
+	test('dispose disposes every tree view', () => {
+		const w = service();
+		make(w).dispose();
+		views = undefined;
+		assert.ok(treeViews.every((t) => t.disposed));
+	});
+});
