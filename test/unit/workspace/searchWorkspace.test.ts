@@ -37,7 +37,7 @@ suite('workspace/searchWorkspace', () => {
 	});
 	teardown(() => feature.dispose());
 
-	const write = (path: string, content: string): Promise<void> =>
+	const write = (path: string, content: string): Promise<unknown> =>
 		feature.cache.writeFile(agentId, path, new TextEncoder().encode(content), { create: true, overwrite: true });
 
 	/** What showTextDocument was given: the URI and the selection. */
