@@ -714,3 +714,12 @@ export class FakeInputBox {
 		this.changed.fire(value);
 	}
 }
+
+// ---- added for workspace (openWorkspace, agentWindow) ----
+// `readDirectory` gave the names as they stand in the URI strings (`Old%20name.code-workspace`);
+// VS Code gives them decoded (`Old name.code-workspace`), so joining one to its folder names the file.
+{
+	const encodedNames = memoryFs.readDirectory.bind(memoryFs);
+	memoryFs.readDirectory = async (uri: URI): Promise<[string, FileType][]> =>
+		(await encodedNames(uri)).map(([name, type]): [string, FileType] => [decodeURIComponent(name), type]);
+}
