@@ -46,7 +46,7 @@ function codeOf(err: unknown): unknown {
  * component between the root and the target (the target included) a symbolic link, and the real
  * path of the deepest existing ancestor inside the real path of the root. Call it before every
  * local write or delete. With `target` false, the same for the folders on the way only (before a
- * read whose bytes leave the machine: the target itself is opened with O_NOFOLLOW).
+ * read whose bytes leave the machine: fileRead.ts refuses a link as the target itself).
  */
 export async function assertSafeLocalWrite(localRoot: string, rel: string, target = true): Promise<string> {
 	const abs = localPathOf(localRoot, rel);
@@ -170,7 +170,7 @@ export class NodeLocalFiles implements LocalFiles {
 
 	async read(rel: string): Promise<Uint8Array> {
 		// What is read here leaves the machine (Send to Agent): no folder on the way may be a link
-		// out of the folder (O_NOFOLLOW only refuses a link as the last component).
+		// out of the folder (fileRead.ts only refuses a link as the last component).
 		await assertSafeLocalWrite(this.root, rel, false);
 		return runAsync(
 			withRegularFile(localPathOf(this.root, rel), function* (file): FileSteps<Uint8Array> {
