@@ -2,21 +2,19 @@ import * as assert from 'node:assert/strict';
 import type { CloudAgentsClient, ImageInfo } from '../../../src/api';
 import { readImage } from '../../../src/api';
 import { imageActions, imagesList } from '../../../src/resources/images';
-import { startWorkspaceEmulator, type TestEmulator } from '../support/emulator';
-import { fakeKit, listContext, readList, rowContext, tooltipText } from './kit';
+import type { TestEmulator } from '../support/emulator';
+import { emulatorPerSuite, fakeKit, listContext, readList, rowContext, tooltipText } from './kit';
 
 /** src/resources/images.ts: rows from the emulator's images, Show Details and Delete Image… against it. */
 suite('resources/images', () => {
+	const env = emulatorPerSuite();
 	let emu: TestEmulator;
 	let client: CloudAgentsClient;
 	let images: ImageInfo[];
 
 	setup(async () => {
-		({ emu, client } = await startWorkspaceEmulator());
+		({ emu, client } = env);
 		images = await readList(imagesList, listContext(client), undefined);
-	});
-	teardown(async () => {
-		await emu.close();
 	});
 
 	const image = (id: string): ImageInfo => {

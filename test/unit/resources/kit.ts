@@ -4,6 +4,7 @@
  * row's fields read back. Not a test file: the resource tests (test/unit/resources/*.test.ts) import it.
  */
 import type { CloudAgentsClient } from '../../../src/api';
+import { startWorkspaceEmulator, type TestEmulator } from '../support/emulator';
 import type { ActionKit } from '../../../src/views/actions';
 import type { ListContext, ListDescriptor, RowContext } from '../../../src/views/descriptor';
 
@@ -153,4 +154,25 @@ export function fakeKit(opts: FakeKitOptions = {}): { kit: ActionKit; log: KitLo
 		...opts.extra,
 	} as unknown as ActionKit;
 	return { kit, log };
+}
+
+/**
+ * One emulator (demo seed) for a suite and a client of it, put back to the demo seed (data,
+ * counters, clock) with no faults before every test: tests that change its data stay independent,
+ * without the cost of a start each. Call it in the suite's body; read the fields in the tests.
+ */
+export function emulatorPerSuite(): { emu: TestEmulator; client: CloudAgentsClient } {
+	const handle = {} as { emu: TestEmulator; client: CloudAgentsClient };
+	suiteSetup(async () => {
+		const { emu, client } = await startWorkspaceEmulator();
+		Object.assign(handle, { emu, client });
+	});
+	setup(async () => {
+		await handle.emu.admin('DELETE', '/faults');
+		await handle.emu.admin('POST', '/reset', { seed: 'demo' });
+	});
+	suiteTeardown(async () => {
+		await handle.emu?.close();
+	});
+	return handle;
 }

@@ -3,22 +3,20 @@ import type { CloudAgentsClient, Runtime } from '../../../src/api';
 import { ApiError } from '../../../src/api';
 import { attachedSshKeys, runtimeSshKeysList, sshKeyActions } from '../../../src/resources/sshKeys';
 import { automation } from '../../../src/views/automation';
-import { startWorkspaceEmulator, type TestEmulator } from '../support/emulator';
+import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
-import { fakeKit, listContext, readList, rowContext, tooltipText } from './kit';
+import { emulatorPerSuite, fakeKit, listContext, readList, rowContext, tooltipText } from './kit';
 
 /** src/resources/sshKeys.ts: the keys under a runtime's row, Detach (with its revision) and Delete, against the emulator. */
 suite('resources/sshKeys', () => {
+	const env = emulatorPerSuite();
 	let emu: TestEmulator;
 	let client: CloudAgentsClient;
 	let runtimes: Runtime[];
 
 	setup(async () => {
-		({ emu, client } = await startWorkspaceEmulator());
+		({ emu, client } = env);
 		runtimes = (await client.listRuntimes({ limit: 100 })).items;
-	});
-	teardown(async () => {
-		await emu.close();
 	});
 
 	const runtime = (name: string): Runtime => {
