@@ -30,7 +30,7 @@ suite('resources/sessionHistory', () => {
 	};
 	const show = async (a: Agent, arg?: unknown): Promise<SessionHistoryResult> => {
 		const { kit } = fakeKit({ client: env.client, arg, automation: arg !== undefined, extra: { context } });
-		return (await sessionHistoryActions.show.run({ agent: a }, kit));
+		return await sessionHistoryActions.show.run({ agent: a }, kit);
 	};
 	const channelOf = (a: Agent): fake.FakeChannel => {
 		const channel = fake.channels.get(`Cloud Agents Session: ${a.name}`);
