@@ -4,7 +4,9 @@
  * row's fields read back. Not a test file: the resource tests (test/unit/resources/*.test.ts) import it.
  */
 import type { CloudAgentsClient } from '../../../src/api';
+import * as assert from 'node:assert/strict';
 import { startWorkspaceEmulator, type TestEmulator } from '../support/emulator';
+import * as fake from '../support/vscodeFake';
 import type { ActionKit } from '../../../src/views/actions';
 import type { ListContext, ListDescriptor, RowContext } from '../../../src/views/descriptor';
 
@@ -175,4 +177,58 @@ export function emulatorPerSuite(): { emu: TestEmulator; client: CloudAgentsClie
 		await handle.emu?.close();
 	});
 	return handle;
+}
+
+/** A quick pick of the fake: the test reads what it offers and accepts or hides it. */
+export class FakeQuickPick {
+	title = '';
+	placeholder = '';
+	value = '';
+	busy = false;
+	matchOnDescription = false;
+	ignoreFocusOut = false;
+	// eslint-disable-next-line @typescript-eslint/no-explicit-any
+	items: any[] = [];
+	// eslint-disable-next-line @typescript-eslint/no-explicit-any
+	selectedItems: any[] = [];
+	shown = false;
+	disposed = false;
+	readonly accept = new fake.EventEmitter<void>();
+	readonly hide = new fake.EventEmitter<void>();
+	readonly change = new fake.EventEmitter<string>();
+	readonly button = new fake.EventEmitter<{ item: unknown; button: unknown }>();
+	readonly onDidTriggerItemButton = this.button.event;
+	readonly onDidAccept = this.accept.event;
+	readonly onDidHide = this.hide.event;
+	readonly onDidChangeValue = this.change.event;
+	show(): void {
+		this.shown = true;
+	}
+	dispose(): void {
+		this.disposed = true;
+	}
+	type(value: string): void {
+		this.value = value;
+		this.change.fire(value);
+	}
+}
+
+/** Waits until `check` holds (a condition, never a time). */
+export async function until(check: () => boolean): Promise<void> {
+	const deadline = Date.now() + 10_000;
+	while (!check() && Date.now() < deadline) {
+		await new Promise((r) => setImmediate(r));
+	}
+	assert.ok(check(), 'the condition never held');
+}
+
+/** Answers `window.createQuickPick` with a new FakeQuickPick each time; the list holds them in order. */
+export function fakeQuickPicks(): FakeQuickPick[] {
+	const made: FakeQuickPick[] = [];
+	fake.answer('window.createQuickPick', () => {
+		const qp = new FakeQuickPick();
+		made.push(qp);
+		return qp;
+	});
+	return made;
 }

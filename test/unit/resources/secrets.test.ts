@@ -8,45 +8,7 @@ import { automation } from '../../../src/views/automation';
 import { DEV_TOKEN, type TestEmulator } from '../support/emulator';
 import { serve } from '../support/serve';
 import * as fake from '../support/vscodeFake';
-import { emulatorPerSuite, fakeKit, listContext, readList, tooltipText } from './kit';
-
-/** A quick pick of the fake: the test reads what it offers and accepts or hides it. */
-class FakeQuickPick {
-	title = '';
-	placeholder = '';
-	value = '';
-	busy = false;
-	matchOnDescription = false;
-	items: Array<{ label: string; description?: string; ref: string }> = [];
-	selectedItems: Array<{ ref: string }> = [];
-	shown = false;
-	disposed = false;
-	readonly accept = new fake.EventEmitter<void>();
-	readonly hide = new fake.EventEmitter<void>();
-	readonly change = new fake.EventEmitter<string>();
-	readonly onDidAccept = this.accept.event;
-	readonly onDidHide = this.hide.event;
-	readonly onDidChangeValue = this.change.event;
-	show(): void {
-		this.shown = true;
-	}
-	dispose(): void {
-		this.disposed = true;
-	}
-	type(value: string): void {
-		this.value = value;
-		this.change.fire(value);
-	}
-}
-
-/** Waits until `check` holds (a condition, never a time). */
-async function until(check: () => boolean): Promise<void> {
-	const deadline = Date.now() + 10_000;
-	while (!check() && Date.now() < deadline) {
-		await new Promise((r) => setImmediate(r));
-	}
-	assert.ok(check(), 'the condition never held');
-}
+import { FakeQuickPick, emulatorPerSuite, fakeKit, listContext, readList, tooltipText, until } from './kit';
 
 /** src/resources/secrets.ts: the secrets stubs refer to, Open and Delete Secret, against the emulator. */
 suite('resources/secrets', () => {
@@ -299,7 +261,7 @@ suite('resources/secrets', () => {
 		assert.equal(qp.placeholder, "Type a secret's name or UUID (the secret stubs could not be listed)");
 		qp.type('x');
 		assert.deepEqual(
-			qp.items.map((i) => i.ref),
+			qp.items.map((i: { ref: string }) => i.ref),
 			['x'],
 		);
 		qp.hide.fire();
