@@ -25,7 +25,9 @@ suite('resources/computer', () => {
 		owned = computerPanelFeature(deps).disposables;
 	});
 	teardown(() => {
-		owned.forEach((d) => d.dispose());
+		for (const d of owned) {
+			d.dispose();
+		}
 	});
 
 	const agent = (name: string): Agent => agents.find((a) => a.name === name)!;
@@ -109,7 +111,9 @@ suite('resources/computer', () => {
 
 	test('disposing the feature closes the panels; the next open starts afresh', async () => {
 		await openComputer(agent('Refactor billing module'), deps);
-		owned.forEach((d) => d.dispose());
+		for (const d of owned) {
+			d.dispose();
+		}
 		assert.equal(panels[0]!.disposed, true);
 		owned = computerPanelFeature(deps).disposables;
 		await openComputer(agent('Refactor billing module'), deps);
