@@ -44,6 +44,6 @@ suite('resources/account', () => {
 		const untitled = { list: { ...imagesList, title: undefined }, icon: 'x' };
 		assert.equal(accountList.row(untitled, rowContext(listContext(undefined), undefined)).label, 'images');
 		assert.equal(accountList.keyOf(untitled), 'images');
-		assert.deepEqual(accountList.fields(untitled), { group: untitled });
+		assert.deepEqual(accountList.fields(untitled, undefined), { group: untitled });
 	});
 });

@@ -78,7 +78,7 @@ suite('resources/artifacts', () => {
 		assert.equal(artifactKind({ media_type: 'image/PNG', name: 'x' }), 'image');
 		assert.equal(artifactKind({ media_type: 'image/tiff', name: 'x.tiff' }), 'binary');
 		assert.equal(artifactKind({ media_type: 'application/json', name: 'x' }), 'text');
-		assert.equal(artifactKind({ media_type: undefined, name: 'notes.MD' }), 'text');
+		assert.equal(artifactKind({ media_type: '', name: 'notes.MD' }), 'text');
 		assert.equal(artifactKind({ media_type: 'application/octet-stream', name: 'blob.bin' }), 'binary');
 		assert.equal(artifactKind({ media_type: 'application/pdf', name: 'x.txt' }), 'binary');
 		assert.equal(languageOf({ media_type: 'text/markdown', name: 'x.txt' }), 'markdown');

@@ -21,7 +21,12 @@ suite('resources/computer', () => {
 		changed = new fake.EventEmitter<void>();
 		// A context of its own per test: the panels are kept per context.
 		const context = { extensionUri: vscode.Uri.file('/ext'), subscriptions: [] } as unknown as vscode.ExtensionContext;
-		deps = { context, log: fakeLog(), client: () => env.client, session: { signedIn: true, onDidChange: changed.event } };
+		deps = {
+			context,
+			log: fakeLog(),
+			client: () => env.client,
+			session: { signedIn: true, onDidChange: changed.event as vscode.Event<void> },
+		};
 		owned = computerPanelFeature(deps).disposables;
 	});
 	teardown(() => {

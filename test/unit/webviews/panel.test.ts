@@ -22,6 +22,9 @@ const validate: MessageValidator<In> = (raw) => {
 /** A panel of the base class: echoes "hello", throws on "boom". */
 class TestPanel extends WebviewPanelBase<In, Out> {
 	readonly handled: In[] = [];
+	get closed(): boolean {
+		return this.isDisposed;
+	}
 	static make(panel: FakeWebviewPanel, log = fakeLog()): TestPanel {
 		return new TestPanel(panel as unknown as vscode.WebviewPanel, { extensionUri: vscode.Uri.file('/ext'), log }, validate);
 	}
@@ -126,7 +129,7 @@ suite('webviews/panel', () => {
 		panel.onDidDispose(() => fired++);
 		assert.equal(await panel.send({ type: 'echo', text: 'x' }), true);
 		raw.dispose();
-		assert.equal(panel.isDisposed, true);
+		assert.equal(panel.closed, true);
 		assert.equal(fired, 1);
 		panel.dispose();
 		assert.equal(fired, 1);
@@ -162,7 +165,7 @@ suite('webviews/panel', () => {
 		manager.show('a', create);
 		assert.equal(made, 3);
 		manager.dispose();
-		assert.equal(b.isDisposed, true);
+		assert.equal(b.closed, true);
 		assert.deepEqual(manager.all(), []);
 	});
 
@@ -170,9 +173,9 @@ suite('webviews/panel', () => {
 		const manager = new PanelManager<TestPanel>();
 		const older = manager.add('k', TestPanel.make(new FakeWebviewPanel('t', 'T')));
 		const newer = manager.add('k', TestPanel.make(new FakeWebviewPanel('t', 'T')));
-		assert.equal(older.isDisposed, true);
+		assert.equal(older.closed, true);
 		assert.equal(manager.get('k'), newer);
 		assert.equal(manager.add('k', newer), newer, 'the same panel again is kept');
-		assert.equal(newer.isDisposed, false);
+		assert.equal(newer.closed, false);
 	});
 });

@@ -78,7 +78,7 @@ suite('webviews/savings/savingsPanel', () => {
 		const model = dataOf(raw)[0]!;
 		assert.deepEqual(model.filter, { range: '7d', runtimeId: '' });
 		assert.ok(model.range.events > 0, JSON.stringify(model.range));
-		assert.ok(model.account && model.account.events >= model.range.events);
+		assert.ok(model.account && (model.account.events ?? 0) >= model.range.events);
 		// Runtime rows by tokens saved in range, named as the Runtimes view names them.
 		const tokens = model.runtimes.map((r) => r.inRange.tokens);
 		assert.deepEqual(
@@ -178,7 +178,7 @@ suite('webviews/savings/savingsPanel', () => {
 		raw.send({ type: 'ready' });
 		await until(() => posted(raw, 'loading').length === 1);
 		raw.dispose();
-		assert.equal(panel.isDisposed, true);
+		assert.equal(raw.disposed, true);
 		const count = raw.posted.length;
 		await emu.admin('DELETE', '/faults');
 		await panel.refresh();
