@@ -612,3 +612,30 @@ export function resetFake(): void {
 		e.dispose();
 	}
 }
+
+// ---- added for changes (Apply to Local: file operations of a WorkspaceEdit) ----
+/** A file operation of a `WorkspaceEdit` (createFile, deleteFile), as recorded. */
+export interface FileOperation {
+	op: 'create' | 'delete';
+	uri: URI;
+	options: { overwrite?: boolean; ignoreIfNotExists?: boolean; ignoreIfExists?: boolean; contents?: Uint8Array };
+	metadata?: unknown;
+}
+Object.assign(WorkspaceEdit.prototype, {
+	createFile(
+		this: WorkspaceEdit & { fileOperations?: FileOperation[] },
+		uri: URI,
+		options: FileOperation['options'] = {},
+		metadata?: unknown,
+	): void {
+		(this.fileOperations ??= []).push({ op: 'create', uri, options, metadata });
+	},
+	deleteFile(
+		this: WorkspaceEdit & { fileOperations?: FileOperation[] },
+		uri: URI,
+		options: FileOperation['options'] = {},
+		metadata?: unknown,
+	): void {
+		(this.fileOperations ??= []).push({ op: 'delete', uri, options, metadata });
+	},
+});
