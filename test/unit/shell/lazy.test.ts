@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { type LoadedFeatures, LazyFeatures } from '../../../src/shell/lazy';
 import * as fake from '../support/vscodeFake';
 
@@ -25,10 +25,7 @@ suite('shell/lazy', () => {
 	const realCode = (ids: string[]) => (): LoadedFeatures => {
 		loads++;
 		return {
-			disposables: ids.map(
-				(id) =>
-					fake.commands.registerCommand(id, (...args: unknown[]) => `real ${id} ${JSON.stringify(args)}`) as vscode.Disposable,
-			),
+			disposables: ids.map((id) => vscode.commands.registerCommand(id, (...args: unknown[]) => `real ${id} ${JSON.stringify(args)}`)),
 			restorePanel: async (viewType: string, _panel: unknown, state: unknown) => void restored.push([viewType, state]),
 		} as unknown as LoadedFeatures;
 	};
@@ -47,7 +44,7 @@ suite('shell/lazy', () => {
 		const row = { id: 'row' };
 		assert.equal(await fake.registeredCommand('ext.a')!(row, 2), `real ext.a ${JSON.stringify([row, 2])}`);
 		assert.equal(lazy.isLoaded, true);
-		assert.equal(await fake.commands.executeCommand('ext.b'), 'real ext.b []');
+		assert.equal(await vscode.commands.executeCommand('ext.b'), 'real ext.b []');
 		assert.equal(loads, 1);
 		assert.match(logged[0]!, /^Loaded the commands' code in \d+\.\d ms$/);
 	});
