@@ -723,3 +723,64 @@ export class FakeInputBox {
 	memoryFs.readDirectory = async (uri: URI): Promise<[string, FileType][]> =>
 		(await encodedNames(uri)).map(([name, type]): [string, FileType] => [decodeURIComponent(name), type]);
 }
+
+// ---- added for changes (Apply to Local: file operations of a WorkspaceEdit) ----
+/** A file operation of a `WorkspaceEdit` (createFile, deleteFile), as recorded. */
+export interface FileOperation {
+	op: 'create' | 'delete';
+	uri: URI;
+	options: { overwrite?: boolean; ignoreIfNotExists?: boolean; ignoreIfExists?: boolean; contents?: Uint8Array };
+	metadata?: unknown;
+}
+Object.assign(WorkspaceEdit.prototype, {
+	createFile(
+		this: WorkspaceEdit & { fileOperations?: FileOperation[] },
+		uri: URI,
+		options: FileOperation['options'] = {},
+		metadata?: unknown,
+	): void {
+		(this.fileOperations ??= []).push({ op: 'create', uri, options, metadata });
+	},
+	deleteFile(
+		this: WorkspaceEdit & { fileOperations?: FileOperation[] },
+		uri: URI,
+		options: FileOperation['options'] = {},
+		metadata?: unknown,
+	): void {
+		(this.fileOperations ??= []).push({ op: 'delete', uri, options, metadata });
+	},
+});
+
+// ---- added for auth (a SecretStorage a test makes: src/auth/session.ts and its users) ----
+/** An in-memory `vscode.SecretStorage`: `onDidChange` fires on store and delete, as VS Code's does (also for another window's). */
+export class FakeSecretStorage {
+	readonly values = new Map<string, string>();
+	/** How many times each key was read. */
+	readonly reads = new Map<string, number>();
+	private readonly changed = new EventEmitter<{ key: string }>();
+	readonly onDidChange = this.changed.event;
+	async get(key: string): Promise<string | undefined> {
+		this.reads.set(key, (this.reads.get(key) ?? 0) + 1);
+		return this.values.get(key);
+	}
+	async store(key: string, value: string): Promise<void> {
+		this.values.set(key, value);
+		this.changed.fire({ key });
+	}
+	async delete(key: string): Promise<void> {
+		this.values.delete(key);
+		this.changed.fire({ key });
+	}
+	async keys(): Promise<string[]> {
+		return [...this.values.keys()];
+	}
+	/** Another window stored (or, `undefined`, deleted) the value of `key`. */
+	changeElsewhere(key: string, value: string | undefined): void {
+		if (value === undefined) {
+			this.values.delete(key);
+		} else {
+			this.values.set(key, value);
+		}
+		this.changed.fire({ key });
+	}
+}

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../../../src/api';
-import { describeError } from '../../../../src/util/errors';
+import { describeError } from '../../../../src/messages/errors';
 import { loadRuntimeSummaries, loadSavings, type SavingsFilter } from '../../../../src/webviews/savings/data';
 import type { SavingsModel } from '../../../../src/webviews/savings/protocol';
 import { SavingsPanel, rangeLabel, savingsModel, savingsTitle, type SavingsPanelHost } from '../../../../src/webviews/savings/savingsPanel';
