@@ -140,7 +140,8 @@ suite('resources/modelProviders', () => {
 		await assert.rejects(
 			Promise.resolve(fs.writeFile(uri, encode('{\n\t"model": "x",\n}'), { create: false, overwrite: true })),
 			(err: Error) => {
-				assert.equal(err.name, 'NoPermissions (FileSystemError)');
+				assert.equal((err as { code?: string }).code, 'NoPermissions');
+				assert.equal(String(err), err.message, 'VS Code shows the reason alone, no code before it');
 				assert.match(err.message, /^Not sent: the provider configuration is not valid JSON: .* \(line 3, column \d+\)\.$/);
 				return true;
 			},
@@ -181,7 +182,8 @@ suite('resources/modelProviders', () => {
 		// Plain http passes the client's check; the service wants https for this kind.
 		const config = { ...(await read(fs, uri)), endpoint: 'http://api.openai.example/v1' };
 		await assert.rejects(Promise.resolve(fs.writeFile(uri, encode(config), { create: false, overwrite: true })), (err: Error) => {
-			assert.equal(err.name, 'NoPermissions (FileSystemError)');
+			assert.equal((err as { code?: string }).code, 'NoPermissions');
+			assert.equal(String(err), err.message, 'VS Code shows the reason alone, no code before it');
 			assert.match(err.message, /^The service refused 1 field of the provider; see the Problems panel\. .*\(request [^)]+\)$/);
 			return true;
 		});
@@ -198,7 +200,8 @@ suite('resources/modelProviders', () => {
 		const config = await read(fs, uri);
 		await env.emu.faults([{ method: 'PATCH', route: '/v2/model-providers/{provider_id}', status: 503 }]);
 		await assert.rejects(Promise.resolve(fs.writeFile(uri, encode(config), { create: false, overwrite: true })), (err: Error) => {
-			assert.equal(err.name, 'Unavailable (FileSystemError)');
+			assert.equal((err as { code?: string }).code, 'Unavailable');
+			assert.equal(String(err), err.message, 'VS Code shows the reason alone, no code before it');
 			assert.match(err.message, /^The service could not be reached; the model provider was not saved: /);
 			return true;
 		});
