@@ -102,7 +102,9 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 		const before = this.current;
 		const token = await this.session.getToken();
 		if (token === undefined) {
-			if (before) {
+			// Only if no other check announced it meanwhile (a sign-out changes the session twice:
+			// the secret's change, then its own read).
+			if (before && this.current === before) {
 				this.current = undefined;
 				this._onDidChangeSessions.fire({ added: [], removed: [before], changed: [] });
 			}
