@@ -456,14 +456,16 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 		try {
 			config = JSON.parse(text);
 		} catch (err) {
-			const { reason, offset } = jsonSyntaxError(err, text.length);
-			const { line, column } = lineColumn(text, offset ?? 0);
-			const message = vscode.l10n.t(
-				'Not sent: the provider configuration is not valid JSON: {0} (line {1}, column {2}).',
-				reason,
-				line,
-				column,
-			);
+			const { reason, offset } = jsonSyntaxError(err, text.length, text);
+			const at = offset === undefined ? undefined : lineColumn(text, offset);
+			const message = at
+				? vscode.l10n.t(
+						'Not sent: the provider configuration is not valid JSON: {0} (line {1}, column {2}).',
+						reason,
+						at.line,
+						at.column,
+					)
+				: vscode.l10n.t('Not sent: the provider configuration is not valid JSON: {0}.', reason);
 			this.diagnostics.set(uri, [problemDiagnostic(text, { at: offset ?? 0, message: reason })]);
 			return { saved: false, sent: false, diagnostics: 1, message };
 		}

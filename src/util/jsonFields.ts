@@ -72,18 +72,32 @@ export function locate(text: string, path: readonly FieldKey[]): { span: Span; e
  * What `JSON.parse` said about a text it refused: the reason without the place words V8 adds ("at
  * position 16", "(line 3 column 7)": they count from the start of the text parsed, which is not the
  * start of a document with a header line) and the offset it named in that text (its end for
- * "Unexpected end of JSON input"; undefined when it named none).
+ * "Unexpected end of JSON input"; when it named none and `text` is given, where jsonc-parser finds
+ * the first error in it, else undefined).
  */
-export function jsonSyntaxError(err: unknown, parsedLength: number): { reason: string; offset: number | undefined } {
+export function jsonSyntaxError(err: unknown, parsedLength: number, text?: string): { reason: string; offset: number | undefined } {
 	const message = err instanceof Error ? err.message : String(err);
 	const position = /\bat position (\d+)/.exec(message);
-	const offset = position ? Number(position[1]) : /end of JSON input/i.test(message) ? parsedLength : undefined;
+	const offset = position
+		? Number(position[1])
+		: /end of JSON input/i.test(message)
+			? parsedLength
+			: text === undefined
+				? undefined
+				: firstErrorOffset(text);
 	const reason = message
 		.replace(/\s*\(line \d+ column \d+\)/, '')
 		.replace(/\s*at position \d+/, '')
 		.replace(/\s*in JSON\b/, '')
 		.trim();
 	return { reason: reason === '' ? 'not valid JSON' : reason, offset };
+}
+
+/** Where jsonc-parser, strict, finds the first error of `text` (V8's "Unexpected token '}', … is not valid JSON" names no position). */
+function firstErrorOffset(text: string): number | undefined {
+	const errors: ParseError[] = [];
+	parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
+	return errors[0]?.offset;
 }
 
 /** The 1-based line and column of `offset` in `text` (a column counts UTF-16 code units, as editors do). */

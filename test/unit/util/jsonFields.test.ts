@@ -77,6 +77,13 @@ suite('where JSON.parse refused a text (issue 20, item 9: the line of a document
 		assert.deepEqual(jsonSyntaxError(new SyntaxError('odd'), 30), { reason: 'odd', offset: undefined });
 	});
 
+	test('a refusal that names no position (V8: "Unexpected token \'}\', … is not valid JSON") is placed where the text goes wrong', () => {
+		const text = '{\n\t"model": \n}';
+		const { offset } = jsonSyntaxError(refusal(text), text.length, text);
+		assert.equal(offset, text.indexOf('}'), 'the value that is missing: at the closing brace (line 3), not the start');
+		assert.deepEqual(lineColumn(text, offset), { line: 3, column: 1 });
+	});
+
 	test("a body after a header line: the line counted in the whole document is the body's line + 1", () => {
 		const header = '// cloud-agents model provider: mp_x\n';
 		const body = '{\n\t"a": 1,\n\t"b" 2\n}\n';
