@@ -36,7 +36,12 @@ export class LocalSide {
 		this.worker.on('error', (err) => this.fail(err));
 		this.worker.on('exit', (code) => this.fail(new Error(`the comparison's worker stopped (exit code ${code})`)));
 		this.worker.postMessage({ maxBytes } satisfies LocalStart);
-		signal?.addEventListener('abort', this.onAbort, { once: true });
+		if (signal?.aborted) {
+			// An abort event fires once: a signal already aborted never calls the listener.
+			this.onAbort();
+		} else {
+			signal?.addEventListener('abort', this.onAbort, { once: true });
+		}
 	}
 
 	/** Posts a batch; resolves with one answer per job, in order. Batches are answered in the order posted. */

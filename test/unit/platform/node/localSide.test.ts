@@ -78,6 +78,13 @@ suite('platform/node/localSide', () => {
 		await assert.rejects(side.examine([job('a.txt', 5)]), (err: unknown) => err === reason);
 	});
 
+	test('a signal aborted before the side starts: the first batch is rejected with its AbortError, nothing read', async () => {
+		const ac = new AbortController();
+		ac.abort();
+		const side = open(1 << 20, ac.signal);
+		await assert.rejects(side.examine([job('a.txt', 5)]), { name: 'AbortError' });
+	});
+
 	test('close: pending batches are rejected, later ones too; closing again is fine; an abort after it changes nothing', async () => {
 		const ac = new AbortController();
 		const side = open(1 << 30, ac.signal);
