@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { registerCommand } from './views/registry';
+import { type FlowCommand, registerFlows } from './views/registry';
 import { LazyFileSystemProvider } from './workspace/fs/lazyProvider';
 import { Disposable, onSignedOut } from './util/lifecycle';
 import { Session } from './auth/session';
 import { RunFollower } from './runFollowing';
 import { RunEventStore } from './runFollowing/runStore';
-import { registerAuth } from './flows/auth';
+import { authCommands, authProvider } from './flows/auth';
 import type { AuthFlows } from './auth/authProvider';
 import { CloudAgentViews } from './views';
 import { Connectivity } from './views/connectivity';
@@ -130,7 +130,7 @@ class CloudAgentsExtension extends Disposable {
 	private startSession(): Promise<void> {
 		const { session, log } = this;
 		session.setSignInFlow(this.runSignIn);
-		this.registerAll(registerAuth({ session, log, flows: this.authFlows }));
+		this.register(authProvider({ session, log, flows: this.authFlows }));
 		return session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
 			log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
 		});
@@ -142,7 +142,7 @@ class CloudAgentsExtension extends Disposable {
 	 * HEAD /healthz asks (src/views/connectivity.ts). "reconnecting" in the status bar meanwhile.
 	 */
 	private watchConnectivity(): Connectivity {
-		const { session, log } = this;
+		const { session } = this;
 		const connectivity = new Connectivity({
 			probe: () => session.client.healthHead({ signal: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs) }),
 		});
@@ -154,9 +154,6 @@ class CloudAgentsExtension extends Disposable {
 		});
 		this.register(session.onDidChange(() => connectivity.reset()));
 		this.register(new ConnectionStatusBar(connectivity));
-		this.register(
-			registerCommand('cloudAgents.retryConnection', () => connectivity.retryNow(), log, { onUnauthorized: this.onUnauthorized }),
-		);
 		return connectivity;
 	}
 
@@ -221,22 +218,27 @@ class CloudAgentsExtension extends Disposable {
 		};
 	}
 
-	/** Refresh and the signed-out welcome's probe: registered at activation, not loaded on first use. */
+	/**
+	 * The commands on no record that answer at activation, not loaded on first use (those are
+	 * src/shell/features.ts's): sign-in and sign-out, Retry Connection, Refresh; and the signed-out
+	 * welcome's probe.
+	 */
 	private registerShellCommands(): void {
 		const { session, log, views } = this;
-		// Refresh also asks again an agent workspace that was found to speak another interface (only
-		// a loaded workspace feature can have found one).
-		this.register(
-			registerCommand(
-				'cloudAgents.refresh',
-				async () => {
+		const flows: FlowCommand[] = [
+			...authCommands({ session, log, flows: this.authFlows }),
+			{ id: 'cloudAgents.retryConnection', run: () => views.connectivity.retryNow() },
+			{
+				id: 'cloudAgents.refresh',
+				// Refresh also asks again an agent workspace that was found to speak another interface
+				// (only a loaded workspace feature can have found one).
+				run: async () => {
 					this.features.current?.workspace.retryInterface(undefined);
 					await views.refreshAll();
 				},
-				log,
-				{ onUnauthorized: this.onUnauthorized },
-			),
-		);
+			},
+		];
+		this.registerAll(registerFlows(flows, log, { onUnauthorized: this.onUnauthorized }));
 		this.registerAll(registerWelcomeProbe({ session, log, agentsView: () => views.viewOf(agentsList)?.view }));
 	}
 

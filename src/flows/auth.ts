@@ -3,7 +3,7 @@ import { CloudAgentsAuthProvider } from '../auth/authProvider';
 import type { AuthFlows } from '../auth/authProvider';
 import type { Session } from '../auth/session';
 import type { AuthLogger, SignInArgs, SignOutArgs } from '../auth/signIn';
-import { commandRegistrar } from '../views/registry';
+import type { FlowCommand } from '../views/registry';
 
 /** What the auth commands need. */
 export interface AuthCommandDeps {
@@ -13,19 +13,21 @@ export interface AuthCommandDeps {
 	flows: AuthFlows;
 }
 
+/** The Accounts-menu authentication provider; dispose it to remove it. */
+export function authProvider(deps: AuthCommandDeps): vscode.Disposable {
+	return new CloudAgentsAuthProvider(deps.session, deps.log, deps.flows);
+}
+
 /**
- * Registers `cloudAgents.signIn` (optional argument {@link SignInArgs}: `{apiKey}` signs in without
- * asking, `{method: 'device', openBrowser: false}` runs the device flow without the browser prompt;
- * resolves to whether a token is now stored), `cloudAgents.signOut` (asks first; `{confirm: false}`
- * does not) and the Accounts-menu
- * authentication provider. A 401 of a failed command goes to the session's single "sign in again"
- * prompt.
+ * `cloudAgents.signIn` (optional argument {@link SignInArgs}: `{apiKey}` signs in without asking,
+ * `{method: 'device', openBrowser: false}` runs the device flow without the browser prompt; resolves
+ * to whether a token is now stored) and `cloudAgents.signOut` (asks first; `{confirm: false}` does
+ * not), for `registerFlows` (registered at activation with the session's single "sign in again"
+ * prompt for a 401).
  */
-export function registerAuth(deps: AuthCommandDeps): vscode.Disposable[] {
-	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: (err) => deps.session.reportError(err) });
+export function authCommands(deps: AuthCommandDeps): FlowCommand[] {
 	return [
-		new CloudAgentsAuthProvider(deps.session, deps.log, deps.flows),
-		registerCommand('cloudAgents.signIn', (args?: SignInArgs) => deps.flows.signIn(deps, args)),
-		registerCommand('cloudAgents.signOut', (args?: SignOutArgs) => deps.flows.signOut(deps, args)),
+		{ id: 'cloudAgents.signIn', run: (args?: SignInArgs) => deps.flows.signIn(deps, args) },
+		{ id: 'cloudAgents.signOut', run: (args?: SignOutArgs) => deps.flows.signOut(deps, args) },
 	];
 }

@@ -15,7 +15,7 @@ import { describeError, showUnreachable } from '../messages/errors';
 import { knownHostsLine } from '../util/knownHosts';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
-import { commandRegistrar } from '../views/registry';
+import type { FlowCommand } from '../views/registry';
 import { hostOf, setReachability } from './welcomeProbe';
 import type { Services } from '../views/actions';
 import { argString, displayName, isAutomation, showInfo, showModalWarning, showWarning } from '../views/ui';
@@ -272,56 +272,61 @@ async function confirmTrust(key: GatewayHostKey, line: string, file: string): Pr
 	return (await showModalWarning(vscode.l10n.t('Trust the SSH gateway host key in {0}?', file), detail, add)) === add;
 }
 
-/** Registers the platform commands (health, SSH gateway host key). */
-export function registerPlatformCommands(deps: Services): vscode.Disposable[] {
-	const registerCommand = commandRegistrar(deps.log, {
-		onUnauthorized: deps.onUnauthorized,
-		rethrow: (arg) => isAutomation(arg) && arg.rethrow === true,
-	});
-	const disposables: vscode.Disposable[] = [];
-
-	disposables.push(
+/** The platform commands (health, SSH gateway host key), for `registerFlows`. */
+export function platformCommands(deps: Services): FlowCommand[] {
+	// An automation caller that asks for it gets the failure back.
+	const rethrow = (arg: unknown): boolean => isAutomation(arg) && arg.rethrow === true;
+	return [
 		/**
 		 * "Cloud Agents: Check Connection": HEAD /healthz, then GET /v2/me when signed in, with round
 		 * trips. Automation: `{quiet: true}` shows nothing and returns the ConnectionReport.
 		 */
-		registerCommand('cloudAgents.checkConnection', (arg?: unknown) => checkConnection(deps, arg)),
+		{ id: 'cloudAgents.checkConnection', rethrow, run: (arg?: unknown) => checkConnection(deps, arg) },
 
 		/** "Show Gateway Host Key": the key, its fingerprint and its known_hosts line as a read-only JSON document. */
-		registerCommand('cloudAgents.ssh.showGatewayHostKey', async () => {
-			const key = await deps.session.client.getGatewayHostKey();
-			const title = key.host
-				? vscode.l10n.t('SSH Gateway Host Key — {0}', displayName(key.host))
-				: vscode.l10n.t('SSH Gateway Host Key');
-			return deps.records.show(titledRecordUri(title, 'ssh-host-key'), hostKeyDocument(key), 'json', { forceLanguage: true });
-		}),
+		{
+			id: 'cloudAgents.ssh.showGatewayHostKey',
+			rethrow,
+			run: async () => {
+				const key = await deps.session.client.getGatewayHostKey();
+				const title = key.host
+					? vscode.l10n.t('SSH Gateway Host Key — {0}', displayName(key.host))
+					: vscode.l10n.t('SSH Gateway Host Key');
+				return deps.records.show(titledRecordUri(title, 'ssh-host-key'), hostKeyDocument(key), 'json', { forceLanguage: true });
+			},
+		},
 
 		/**
 		 * "Copy Gateway Host Key": the public key (`<type> <base64>`) to the clipboard. Automation:
 		 * `{what: 'publicKey' | 'knownHostsLine' | 'fingerprint'}` copies that instead; returns the text.
 		 */
-		registerCommand('cloudAgents.ssh.copyGatewayHostKey', async (arg?: unknown) => {
-			const key = await deps.session.client.getGatewayHostKey();
-			const what = argString(arg, 'what');
-			let text = `${key.keyType} ${key.keyBase64}`;
-			if (what === 'fingerprint') {
-				text = key.fingerprintSha256;
-			} else if (what === 'knownHostsLine') {
-				if (key.host === undefined) {
-					throw new Error(vscode.l10n.t('The service did not name the gateway host, so there is no known_hosts line to copy.'));
+		{
+			id: 'cloudAgents.ssh.copyGatewayHostKey',
+			rethrow,
+			run: async (arg?: unknown) => {
+				const key = await deps.session.client.getGatewayHostKey();
+				const what = argString(arg, 'what');
+				let text = `${key.keyType} ${key.keyBase64}`;
+				if (what === 'fingerprint') {
+					text = key.fingerprintSha256;
+				} else if (what === 'knownHostsLine') {
+					if (key.host === undefined) {
+						throw new Error(
+							vscode.l10n.t('The service did not name the gateway host, so there is no known_hosts line to copy.'),
+						);
+					}
+					text = knownHostsLine(key, key.host, key.port);
 				}
-				text = knownHostsLine(key, key.host, key.port);
-			}
-			await vscode.env.clipboard.writeText(text);
-			vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the SSH gateway host key ({0})', key.fingerprintSha256), 4000);
-			return text;
-		}),
+				await vscode.env.clipboard.writeText(text);
+				vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the SSH gateway host key ({0})', key.fingerprintSha256), 4000);
+				return text;
+			},
+		},
 
 		/**
 		 * "Add Gateway Host Key to known_hosts…": see `addGatewayHostKeyToKnownHosts`. Automation:
 		 * `{confirm: false, host?: string}`; returns a KnownHostsReport, or undefined when dismissed.
 		 */
-		registerCommand('cloudAgents.ssh.addGatewayHostKeyToKnownHosts', (arg?: unknown) => addGatewayHostKeyToKnownHosts(deps, arg)),
-	);
-	return disposables;
+		{ id: 'cloudAgents.ssh.addGatewayHostKeyToKnownHosts', rethrow, run: (arg?: unknown) => addGatewayHostKeyToKnownHosts(deps, arg) },
+	];
 }

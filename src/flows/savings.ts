@@ -15,7 +15,7 @@ import { RANGE_IDS, exportSavingsCsv, loadRuntimeSummaries } from '../webviews/s
 import { parseSavingsPageState } from '../webviews/savings/protocol';
 import type { SavingsPanelHost } from '../webviews/savings/savingsPanel';
 import { SavingsPanel, rangeLabel } from '../webviews/savings/savingsPanel';
-import { commandRegistrar } from '../views/registry';
+import type { FlowCommand } from '../views/registry';
 import type { Services } from '../views/actions';
 import { isAutomation, showInfo, toAbortSignal } from '../views/ui';
 
@@ -194,9 +194,8 @@ async function summaryRecord(deps: Services, signal: AbortSignal): Promise<Recor
 	};
 }
 
-/** Registers the token-savings commands and says how to restore the panel; the caller owns the disposables. */
-export function registerSavingsCommands(deps: Services): PanelFeature {
-	const registerCommand = commandRegistrar(deps.log, { onUnauthorized: deps.onUnauthorized });
+/** The token-savings commands (for `registerFlows`) and how to restore the panel; the caller owns the disposables. */
+export function savingsFeature(deps: Services): PanelFeature & { commands: FlowCommand[] } {
 	const panels = new PanelManager<SavingsPanel>();
 	const host: SavingsPanelHost = {
 		extensionUri: deps.context.extensionUri,
@@ -215,40 +214,50 @@ export function registerSavingsCommands(deps: Services): PanelFeature {
 	};
 	return {
 		restorePanel: restore,
-		disposables: [
-			panels,
-			registerCommand('cloudAgents.savings.open', async (arg?: unknown) => {
-				const range =
-					isAutomation(arg) && typeof arg.range === 'string' ? parseSavingsPageState({ range: arg.range })?.range : undefined;
-				const open = panels.get('savings');
-				if (open) {
-					open.reveal();
+		disposables: [panels],
+		commands: [
+			{
+				id: 'cloudAgents.savings.open',
+				run: async (arg?: unknown) => {
+					const range =
+						isAutomation(arg) && typeof arg.range === 'string' ? parseSavingsPageState({ range: arg.range })?.range : undefined;
+					const open = panels.get('savings');
+					if (open) {
+						open.reveal();
+						return undefined;
+					}
+					panels.show('savings', () => SavingsPanel.create(host, { range: range ?? '7d', runtimeId: '' }));
 					return undefined;
-				}
-				panels.show('savings', () => SavingsPanel.create(host, { range: range ?? '7d', runtimeId: '' }));
-				return undefined;
-			}),
-			registerCommand('cloudAgents.savings.exportCsv', (arg?: unknown) => exportCommand(deps, arg)),
-			registerCommand('cloudAgents.savings.showSummary', async () => {
-				const record = await vscode.window.withProgress(
-					{ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading token savings'), cancellable: true },
-					async (_progress, token) => {
-						const abort = toAbortSignal(token);
-						try {
-							return await summaryRecord(deps, abort.signal);
-						} finally {
-							abort.dispose();
-						}
-					},
-				);
-				// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
-				return deps.records.show(
-					titledRecordUri(vscode.l10n.t('Token Savings Summary'), 'token-savings', 'summary'),
-					`${plainText(JSON.stringify(record, null, 2), SAFETY.documentMaxChars)}\n`,
-					'json',
-					{ forceLanguage: true },
-				);
-			}),
+				},
+			},
+			{ id: 'cloudAgents.savings.exportCsv', run: (arg?: unknown) => exportCommand(deps, arg) },
+			{
+				id: 'cloudAgents.savings.showSummary',
+				run: async () => {
+					const record = await vscode.window.withProgress(
+						{
+							location: vscode.ProgressLocation.Notification,
+							title: vscode.l10n.t('Reading token savings'),
+							cancellable: true,
+						},
+						async (_progress, token) => {
+							const abort = toAbortSignal(token);
+							try {
+								return await summaryRecord(deps, abort.signal);
+							} finally {
+								abort.dispose();
+							}
+						},
+					);
+					// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
+					return deps.records.show(
+						titledRecordUri(vscode.l10n.t('Token Savings Summary'), 'token-savings', 'summary'),
+						`${plainText(JSON.stringify(record, null, 2), SAFETY.documentMaxChars)}\n`,
+						'json',
+						{ forceLanguage: true },
+					);
+				},
+			},
 		],
 	};
 }

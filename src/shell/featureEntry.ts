@@ -16,7 +16,7 @@ import { computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
 import { ChangesFeature } from '../changes/changesFeature';
 import type { LoadedFeatures } from './lazy';
-import { registerSavingsCommands } from '../flows/savings';
+import { savingsFeature } from '../flows/savings';
 import type { Services } from '../views/actions';
 import { registerWorkspace } from '../workspace/workspaceCommands';
 import { ChatTools } from '../chat/chatTools';
@@ -40,7 +40,7 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		client: () => deps.session.client,
 		session: deps.session,
 	});
-	const savings = registerSavingsCommands(deps);
+	const savings = savingsFeature(deps);
 	const restorers = new Map<string, (panel: vscode.WebviewPanel, state: unknown) => Promise<void>>([
 		[WEBVIEW_TYPES.computer, computer.restorePanel],
 		[WEBVIEW_TYPES.savings, savings.restorePanel],
@@ -80,7 +80,7 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		disposables: [
 			workspace,
 			...actions.register(),
-			...registerFeatureCommands(deps),
+			...registerFeatureCommands(deps, { savings: savings.commands, workspace: workspace.commands }),
 			...computer.disposables,
 			...savings.disposables,
 			changes,

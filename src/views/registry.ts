@@ -69,10 +69,24 @@ export function registerCommand(
 	});
 }
 
-/** `registerCommand` with the logger and options every command of a feature shares. */
-export type CommandRegistrar = (id: CommandId, handler: CommandHandler, options?: RegisterCommandOptions) => vscode.Disposable;
+/**
+ * A command that acts on no record (a flow: sign-in, Check Connection, Token Savings, open an agent's
+ * workspace…): its id and what it runs. A flow module says which it has as a list of these;
+ * `registerFlows` registers them, as the ActionRegistry (actionRegistry.ts) registers the records'.
+ */
+export interface FlowCommand {
+	readonly id: CommandId;
+	readonly run: CommandHandler;
+	/** True for the arguments of a caller that wants failures back (automation): see RegisterCommandOptions. */
+	readonly rethrow?: (...args: unknown[]) => boolean;
+}
 
-/** Binds `registerCommand` to a logger and shared options (the session's 401 handler). */
-export function commandRegistrar(log: CommandLogger, shared: RegisterCommandOptions = {}): CommandRegistrar {
-	return (id, handler, options = {}) => registerCommand(id, handler, log, { ...shared, ...options });
+/**
+ * Registers the commands that act on no record: the one door for them (the shell calls it twice:
+ * for the flows it answers at activation, src/extension.ts, and for those loaded on first use,
+ * src/shell/features.ts). Each gets `registerCommand`'s one rule for errors with the shared
+ * options (the session's 401 handler) and its own `rethrow`.
+ */
+export function registerFlows(flows: readonly FlowCommand[], log: CommandLogger, shared: RegisterCommandOptions = {}): vscode.Disposable[] {
+	return flows.map((flow) => registerCommand(flow.id, flow.run, log, { ...shared, ...(flow.rethrow ? { rethrow: flow.rethrow } : {}) }));
 }

@@ -16,7 +16,7 @@ import { type OpenWorkspaceMode, openAgentWorkspace } from './openWorkspace';
 import { restoreAgentWindowFolder } from './agentWindow';
 import { searchAgentWorkspace } from './searchWorkspace';
 import { WorkspaceFeature, type WorkspaceFeatureDeps } from './workspaceFeature';
-import { type CommandLogger, registerCommand } from '../views/registry';
+import type { CommandLogger, FlowCommand } from '../views/registry';
 import { isAutomation, pickItem, pickWhenLoaded } from '../views/ui';
 
 export type { WorkspaceRunEvent } from './workspaceFeature';
@@ -51,7 +51,7 @@ export type GoToFileArg = { agent?: Pick<Agent, 'id' | 'name'> } | { agentId: st
 /** How long a title waits for the agent's name before it shows the id. */
 const NAME_TIMEOUT_MS = 5_000;
 
-/** Creates the workspace feature and registers its commands; dispose the result to undo it. */
+/** Creates the workspace feature and says its commands (`commands`); dispose the result to undo it. */
 export function registerWorkspace(deps: WorkspaceFsDeps): WorkspaceCommands {
 	return new WorkspaceCommands(deps);
 }
@@ -72,11 +72,6 @@ export class WorkspaceCommands extends Disposable {
 				},
 			}),
 		);
-		const options = { onUnauthorized: deps.onUnauthorized };
-		this.register(
-			registerCommand('cloudAgents.agents.openWorkspace', (arg?: OpenWorkspaceArg) => this.openWorkspace(arg), deps.log, options),
-		);
-		this.register(registerCommand('cloudAgents.workspace.search', (arg?: SearchWorkspaceArg) => this.search(arg), deps.log, options));
 		// A window of an agent that VS Code opened without its folder gets it back.
 		const storage = deps.storageUri;
 		if (storage) {
@@ -84,14 +79,15 @@ export class WorkspaceCommands extends Disposable {
 				deps.log.warn(`Putting the agent's folder back into its window failed: ${String(err)}`),
 			);
 		}
-		this.register(
-			registerCommand('cloudAgents.workspace.goToFile', (arg?: GoToFileArg) => this.goToFile(arg), deps.log, {
-				...options,
-				// An automation caller (the marker: src/views/automation.ts) gets its failure back.
-				rethrow: isAutomation,
-			}),
-		);
 	}
+
+	/** The workspace's commands, for `registerFlows` (src/shell/features.ts). */
+	readonly commands: readonly FlowCommand[] = [
+		{ id: 'cloudAgents.agents.openWorkspace', run: (arg?: OpenWorkspaceArg) => this.openWorkspace(arg) },
+		{ id: 'cloudAgents.workspace.search', run: (arg?: SearchWorkspaceArg) => this.search(arg) },
+		// An automation caller (the marker: src/views/automation.ts) gets its failure back.
+		{ id: 'cloudAgents.workspace.goToFile', run: (arg?: GoToFileArg) => this.goToFile(arg), rethrow: isAutomation },
+	];
 
 	private async openWorkspace(arg: OpenWorkspaceArg): Promise<void> {
 		let agentId: string | undefined;

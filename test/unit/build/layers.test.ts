@@ -504,6 +504,25 @@ suite('layers: the rules the README states, read from src/', () => {
 		]);
 	});
 
+	test('one door registers our commands (issue 43): a record’s actions through the action registry, a command on no record through registerFlows', () => {
+		// registerCommand (the one rule for a command's errors) is called by those two doors only;
+		// VS Code's own registerCommand by registerCommand itself, the stand-ins of the commands loaded
+		// on first use (src/shell/lazy.ts) and the test seams (src/testing.ts).
+		assert.deepEqual(
+			occurrences(/(?<![.\w])registerCommand\(/, (p) => p.startsWith('src/')).filter(
+				(at) => !/^src\/views\/(registry|actionRegistry)\.ts:/.test(at),
+			),
+			[],
+			'a command registered past its door: a FlowCommand for registerFlows (src/shell/features.ts, or src/extension.ts at activation), or a ResourceAction',
+		);
+		assert.deepEqual(
+			occurrences(/commands\.registerCommand\(/, (p) => p.startsWith('src/')).filter(
+				(at) => !/^src\/(views\/registry|shell\/lazy|testing)\.ts:/.test(at),
+			),
+			[],
+		);
+	});
+
 	test('src/util/ imports nothing from the client (issue 43): the helpers every floor uses sit beside it, not on it', () => {
 		const found = imports.edges
 			.filter(({ from, to }) => from.startsWith('src/util/') && to.startsWith('src/api/'))

@@ -3,7 +3,8 @@ import type * as vscode from 'vscode';
 import { ApiError } from '../../../src/api';
 import type { AuthFlows } from '../../../src/auth/authProvider';
 import type { Session } from '../../../src/auth/session';
-import { registerAuth } from '../../../src/flows/auth';
+import { authCommands, authProvider } from '../../../src/flows/auth';
+import { registerFlows } from '../../../src/views/registry';
 import * as fake from '../support/vscodeFake';
 
 /** src/flows/auth.ts: the sign-in and sign-out commands and the Accounts provider, on the `vscode` fake. */
@@ -36,7 +37,12 @@ suite('flows/auth', () => {
 				return true;
 			},
 		} as unknown as Session;
-		disposables = registerAuth({ session, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, flows });
+		const deps = { session, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, flows };
+		// As the shell registers them (src/extension.ts registerShellCommands).
+		disposables = [
+			authProvider(deps),
+			...registerFlows(authCommands(deps), deps.log, { onUnauthorized: (err) => session.reportError(err) }),
+		];
 	});
 	teardown(() => disposables.forEach((d) => void d.dispose()));
 

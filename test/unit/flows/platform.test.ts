@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { CloudAgentsClient } from '../../../src/api';
 import { accountLabel } from '../../../src/auth/accountLabel';
-import { addGatewayHostKeyToKnownHosts, probeConnection, registerPlatformCommands } from '../../../src/flows/platform';
+import { addGatewayHostKeyToKnownHosts, platformCommands, probeConnection } from '../../../src/flows/platform';
+import { registerFlows } from '../../../src/views/registry';
 import { nodeConnect } from '../../../src/platform/node/network';
 import type { KnownHostsFile } from '../../../src/util/knownHosts';
 import type { Services } from '../../../src/views/actions';
@@ -114,13 +115,15 @@ suite('flows/platform', () => {
 			knownHosts = memoryKnownHosts();
 			records = [];
 			signIns = 0;
-			disposables = registerPlatformCommands({
+			const deps = {
 				...sessionOf(client, signedIn),
 				log: { error: (m: string, ...a: unknown[]) => void collected.push(m, ...a.map(String)) },
 				records: { show: async (uri: vscode.Uri, text: string) => void records.push([uri, text]) },
 				userFiles: { homeFolder: () => undefined, knownHosts: web ? undefined : knownHosts },
 				signIn: async () => void signIns++,
-			} as unknown as Services);
+			} as unknown as Services;
+			// As the shell registers them (src/shell/features.ts).
+			disposables = registerFlows(platformCommands(deps), deps.log, { onUnauthorized: deps.onUnauthorized });
 		};
 		teardown(() => {
 			for (const d of disposables) {

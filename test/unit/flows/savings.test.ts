@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../../src/api';
-import { registerSavingsCommands } from '../../../src/flows/savings';
+import { savingsFeature } from '../../../src/flows/savings';
+import { registerFlows } from '../../../src/views/registry';
 import type { Services } from '../../../src/views/actions';
 import { DEV_TOKEN, type TestEmulator, startWorkspaceEmulator } from '../support/emulator';
 import { collected } from '../support/leaks';
@@ -40,7 +41,9 @@ suite('flows/savings', () => {
 				},
 			},
 		} as unknown as Services;
-		disposables = registerSavingsCommands(deps).disposables;
+		// As the shell registers them (src/shell/features.ts).
+		const feature = savingsFeature(deps);
+		disposables = [...feature.disposables, ...registerFlows(feature.commands, deps.log, { onUnauthorized: deps.onUnauthorized })];
 	});
 	teardown(() => {
 		for (const d of disposables) {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { ApiError, NetworkError } from '../../../src/api';
 import type { CommandId } from '../../../src/ids';
-import { commandRegistrar, isRegistered, registerCommand } from '../../../src/views/registry';
+import { isRegistered, registerCommand, registerFlows } from '../../../src/views/registry';
 import * as fake from '../support/vscodeFake';
 
 const ID = 'cloudAgents.refresh' as CommandId;
@@ -172,21 +172,30 @@ suite('views/registry', () => {
 		assert.deepEqual(actions, ['Retry', 'Configure API URL']);
 	});
 
-	test('commandRegistrar: the shared logger and options, each command’s own options over them', async () => {
+	test('registerFlows: every flow with the shared logger and options, a flow’s own rethrow over them', async () => {
 		const log = logger();
-		const register = commandRegistrar(log, { rethrow: () => true });
 		disposables.push(
-			register(ID, () => {
-				throw new Error('shared rethrow');
-			}),
-			register(
-				OTHER,
-				() => {
-					throw new Error('own options');
-				},
-				{ rethrow: () => false },
+			...registerFlows(
+				[
+					{
+						id: ID,
+						run: () => {
+							throw new Error('shared rethrow');
+						},
+					},
+					{
+						id: OTHER,
+						run: () => {
+							throw new Error('own options');
+						},
+						rethrow: () => false,
+					},
+				],
+				log,
+				{ rethrow: () => true },
 			),
 		);
+		assert.equal(isRegistered(ID) && isRegistered(OTHER), true);
 		await assert.rejects(run(ID), /shared rethrow/);
 		assert.equal(await run(OTHER), undefined);
 		assert.equal(log.lines.length, 2);

@@ -3,6 +3,8 @@ import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../../src/api';
 import { workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { agentWindowFile } from '../../../src/workspace/openWorkspace';
+import type * as vscodeTypes from 'vscode';
+import { registerFlows } from '../../../src/views/registry';
 import { type WorkspaceCommands, registerWorkspace } from '../../../src/workspace/workspaceCommands';
 import { type TestEmulator, startWorkspaceEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
@@ -37,13 +39,17 @@ suite('workspace/workspaceCommands', () => {
 		session = testSession(client, emu.url);
 		log = testLog();
 	});
+	const registered: vscodeTypes.Disposable[] = [];
 	teardown(() => {
 		commands?.dispose();
 		commands = undefined;
+		registered.splice(0).forEach((d) => void d.dispose());
 	});
 
+	/** The feature, its commands registered as the shell registers them (src/shell/features.ts). */
 	function start(storageUri?: vscode.Uri): WorkspaceCommands {
 		commands = registerWorkspace({ session, log, storageUri });
+		registered.push(...registerFlows(commands.commands, log));
 		return commands;
 	}
 
@@ -56,18 +62,16 @@ suite('workspace/workspaceCommands', () => {
 	const getAgentRequests = async (): Promise<number> => (await emu.counters()).requests.by_route[GET_AGENT] ?? 0;
 	const modalMessage = (): unknown => fake.calls('window.showInformationMessage')[0]?.[0];
 
-	test('registers the three commands, and disposing removes them', () => {
-		start().dispose();
-		commands = undefined;
-		for (const id of ['cloudAgents.agents.openWorkspace', 'cloudAgents.workspace.search', 'cloudAgents.workspace.goToFile']) {
-			assert.ok(
-				fake.calls('commands.registerCommand').some(([registered]) => registered === id),
-				id,
-			);
+	test('says its three commands; registered, disposing their registrations removes them', () => {
+		start();
+		assert.deepEqual(
+			commands!.commands.map((c) => c.id),
+			['cloudAgents.agents.openWorkspace', 'cloudAgents.workspace.search', 'cloudAgents.workspace.goToFile'],
+		);
+		registered.splice(0).forEach((d) => void d.dispose());
+		for (const id of commands!.commands.map((c) => c.id)) {
 			assert.equal(fake.registeredCommand(id), undefined, `${id} is gone`);
 		}
-		start();
-		assert.ok(fake.registeredCommand('cloudAgents.workspace.goToFile'));
 	});
 
 	suite('Open Agent Workspace', () => {
