@@ -20,7 +20,6 @@ import type {
 	TokenSavingsPage,
 	TokenSavingsQuery,
 } from '../../api/types';
-import { stringify } from 'csv-stringify/sync';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -643,26 +642,28 @@ export async function loadRuntimeSummaries(
 
 // ---------------------------------------------------------------- CSV
 
+/** Characters that make a spreadsheet read a cell as a formula (and tab / CR, which some also treat so). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 /**
- * How cells are written (csv-stringify): RFC 4180, text always quoted with inner quotes doubled,
- * numbers as they are, CRLF line ends, and text that a spreadsheet would run as a formula (starting
- * with `=`, `+`, `-`, `@`, tab or CR) with a leading `'` (OWASP "CSV injection": `escape_formulas`).
+ * One CSV cell (RFC 4180). Numbers are written as they are; text is always quoted with inner
+ * quotes doubled, and text that a spreadsheet would run as a formula (starting with `=`, `+`,
+ * `-`, `@`, tab or CR) gets a leading `'` (OWASP "CSV injection").
  */
-const CSV_OPTIONS = { quoted_string: true, escape_formulas: true, record_delimiter: 'windows' } as const;
-
-/** A cell as csv-stringify takes it: a number that is not finite is an empty cell, as a missing value is. */
-function cellValue(value: string | number | undefined): string | number | undefined {
-	return typeof value === 'number' && !Number.isFinite(value) ? undefined : value;
-}
-
-/** One CSV cell, as `csvRow` writes it. */
 export function csvCell(value: string | number | undefined): string {
-	return csvRow([value]).slice(0, -2);
+	if (value === undefined) {
+		return '';
+	}
+	if (typeof value === 'number') {
+		return Number.isFinite(value) ? String(value) : '';
+	}
+	const text = FORMULA_START.test(value) ? `'${value}` : value;
+	return `"${text.replace(/"/g, '""')}"`;
 }
 
 /** One CSV line (CRLF-terminated). */
 export function csvRow(cells: ReadonlyArray<string | number | undefined>): string {
-	return stringify([cells.map(cellValue)], CSV_OPTIONS);
+	return `${cells.map(csvCell).join(',')}\r\n`;
 }
 
 /** The header of the events export. */
