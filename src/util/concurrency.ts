@@ -1,6 +1,12 @@
 /**
  * Bounded concurrency: work on many items with at most a few at a time (the comparison's agent-side
  * reads, the workspace walk's folder listings). Plain Node.
+ *
+ * Hand-written on purpose (issue 43 asked for p-limit where it does the job): p-limit limits calls
+ * handed to it up front and, after one fails, still starts every call already queued (unless the
+ * queue is cleared). A walk needs a queue that grows while it is worked (each listing adds folders,
+ * `next()` is asked again as items end), stops at a bound `next()` decides, and starts nothing after
+ * the first error; on p-limit that takes a wrapper as long as `drain` itself.
  */
 
 /**

@@ -641,6 +641,11 @@ export async function loadRuntimeSummaries(
 }
 
 // ---------------------------------------------------------------- CSV
+// Hand-written on purpose (issue 43 asked for a library where one does the job): csv-stringify, the
+// CSV project's writer, does the same (RFC 4180 quoting, CRLF, escape_formulas) but builds a Node
+// Buffer when it loads, so in VS Code for the Web's worker it throws "Buffer is not defined" unless
+// its browser build comes along (80 KB with a Buffer polyfill; the web bundle carries no
+// polyfills). These fifteen lines and their tests (test/unit/webviews/savings/data.test.ts) do it.
 
 /** Characters that make a spreadsheet read a cell as a formula (and tab / CR, which some also treat so). */
 const FORMULA_START = /^[=+\-@\t\r]/;
