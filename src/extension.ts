@@ -306,8 +306,9 @@ class CloudAgentsExtension extends Disposable {
 		void this.ready.then(() => vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, true));
 		// Signed in, the HTTP client (dist/client.js: undici, ~60 ms of loading) is loaded once the
 		// window has settled, so the first listing does not load it between the click and its rows
-		// (issue 23). Not at activation: signed out, nothing is loaded.
-		this.register(session.warmUpClient(CLIENT_WARM_UP_DELAY_MS));
+		// (issue 23), and the Agents view's first page is read then (issue 44: the click draws the
+		// answer at once). Not at activation: signed out, nothing is loaded or read.
+		this.register(session.warmUpClient(CLIENT_WARM_UP_DELAY_MS, () => this.views.readAhead(agentsList)));
 		// Linked folders show their agent's changes in Source Control from the start (src/changes/), and
 		// an agent's window that VS Code opened without its folder gets it back (src/workspace/agentWindow.ts).
 		const links: unknown = context.globalState.get(LINKS_KEY);
@@ -336,6 +337,11 @@ export interface CloudAgentsTestApi {
 	recorder: TestRecorder;
 	/** Every followed run's events on disk, as the run follower keeps them. */
 	runStore: Pick<RunEventStore, 'read' | 'flushed'>;
+	/**
+	 * What activation left behind (issue 44): whether the HTTP client was loaded when `activate()`
+	 * returned (it must not be: the warm-up loads it in the idle time after).
+	 */
+	activation: { clientLoaded: boolean };
 }
 
 /** Called by VS Code on the first contributed activation event, in Node's extension host. */
@@ -358,6 +364,7 @@ export function activateWith(context: vscode.ExtensionContext, platform: Platfor
 	const extension = new CloudAgentsExtension(context, platform);
 	context.subscriptions.push(extension);
 	platform.reportActivation(context, activateStart, performance.now());
+	const activation = { clientLoaded: extension.session.hasClient };
 	return extension.recorder
 		? {
 				session: extension.session,
@@ -369,6 +376,7 @@ export function activateWith(context: vscode.ExtensionContext, platform: Platfor
 				features: extension.features,
 				recorder: extension.recorder,
 				runStore: extension.runStore,
+				activation,
 			}
 		: undefined;
 }

@@ -32,10 +32,14 @@ import type { Browser, Page } from 'playwright-core';
 import { type ChildLike, type CodeServer, type Harness, type Procs, ROOT, launchChromium, loadHarness } from '../codeServer';
 import { type BenchContext, type Row, median } from '../report';
 import { makeVscodeStub, vscodeApiNames } from '../../test/unit/support/vscodeStub';
-import { ACTIVATION_MEASURE } from '../../src/ids';
+import { ACTIVATION_MEASURE, EMPTY_SCHEME, FS_SCHEME, IMAGE_SCHEME, PROVIDER_SCHEME, RECORD_SCHEME, WEBVIEW_TYPES } from '../../src/ids';
 
-/** The goal of the issue, in ms (load + activate). */
-const GOAL_MS = 50;
+/**
+ * The goal (issue 44): activation (load + activate) ÷ the registration floor's in the same run, in
+ * each extension host. Absolute times move with the machine's load (30–189 ms for one build between
+ * starts on a shared 2-core machine); they stay in the table without a goal.
+ */
+const FLOOR_GOAL = 1.2;
 const EXTENSION_ID = 'cloud-agents.cloud-agents-vscode';
 const REPORT_TIMEOUT_MS = 90_000;
 /** How long a new window is left to settle before the click that activates the extension. */
@@ -66,7 +70,9 @@ interface Sample {
 }
 
 interface Variant {
-	key: 'baseline' | 'split' | 'web';
+	key: 'baseline' | 'split' | 'web' | 'floor' | 'floor-web';
+	/** The extension's id (publisher.name): whose marks the extension host's timeline holds. */
+	extensionId: string;
 	/** Which extension host runs it: Node's, or the browser's web worker (VS Code for the Web). */
 	host: 'node' | 'web';
 	name: string;
@@ -83,8 +89,8 @@ interface Variant {
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-function node(args: string[]): string {
-	const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+function node(args: string[], cwd = ROOT): string {
+	const r = spawnSync(process.execPath, args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
 	if (r.status !== 0) {
 		throw new Error(`node ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
 	}
@@ -122,6 +128,7 @@ function buildVariants(h: Harness, work: string): Variant[] {
 	const baseOut = node([vsce, 'package', '--no-dependencies', '-o', baseVsix]);
 	variants.push({
 		key: 'baseline',
+		extensionId: EXTENSION_ID,
 		host: 'node',
 		name: 'baseline: one bundle',
 		vsix: baseVsix,
@@ -140,6 +147,7 @@ function buildVariants(h: Harness, work: string): Variant[] {
 	h.checkVsix(splitVsix);
 	variants.push({
 		key: 'split',
+		extensionId: EXTENSION_ID,
 		host: 'node',
 		name: 'split: extension.js + core.js, features.js and client.js on first use',
 		vsix: splitVsix,
@@ -153,6 +161,7 @@ function buildVariants(h: Harness, work: string): Variant[] {
 	const webVsix = h.buildWebVsix(join(work, 'web', 'web.vsix'));
 	variants.push({
 		key: 'web',
+		extensionId: EXTENSION_ID,
 		host: 'web',
 		name: 'web: dist/web/extension.js in the web worker extension host',
 		vsix: webVsix,
@@ -162,7 +171,132 @@ function buildVariants(h: Harness, work: string): Variant[] {
 		entry: join(work, 'dist-split', 'web', 'extension.js'),
 		samples: [],
 	});
+	// The registration floors (issue 44): what activation costs any extension that contributes and
+	// registers what ours does, doing nothing else; one per extension host.
+	for (const host of ['node', 'web'] as const) {
+		const name = host === 'node' ? 'registration-floor' : 'registration-floor-web';
+		const dir = join(work, name);
+		const entry = writeRegistrationFloor(dir, name, host);
+		const vsix = join(work, `${name}.vsix`);
+		node([vsce, 'package', '--allow-missing-repository', '--no-dependencies', '-o', vsix], dir);
+		variants.push({
+			key: host === 'node' ? 'floor' : 'floor-web',
+			extensionId: `bench.${name}`,
+			host,
+			name: `registration floor (${host === 'node' ? "Node's extension host" : 'the web worker extension host'}): our contributions and registrations, nothing else`,
+			vsix,
+			extensionsDir: join(work, `ext-${name}`),
+			bundles: { 'extension.js': statSync(entry).size },
+			vsceWarnings: [],
+			entry,
+			samples: [],
+		});
+	}
 	return variants;
+}
+
+/**
+ * A static extension that contributes what ours does (package.json's `contributes` and
+ * `activationEvents`, with its texts and icons) and, in `activate()`, registers what ours registers
+ * at activation — every command, a tree view per view, the file systems and document providers of
+ * our schemes, the webview serializers, the language-model tools, the authentication provider, a
+ * status bar item and a log output channel — doing nothing else; then reports its activation as
+ * ours does (src/platform/node/nodePlatform.ts, src/platform/web/webPlatform.ts). Returns its entry.
+ */
+function writeRegistrationFloor(dir: string, name: string, host: 'node' | 'web'): string {
+	rmSync(dir, { recursive: true, force: true });
+	mkdirSync(dir, { recursive: true });
+	const ours = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+		engines: unknown;
+		activationEvents: string[];
+		contributes: {
+			commands?: Array<{ command: string }>;
+			views?: Record<string, Array<{ id: string }>>;
+			languageModelTools?: Array<{ name: string }>;
+			authentication?: Array<{ id: string; label: string }>;
+		};
+	};
+	const manifest = {
+		name,
+		displayName: 'Registration floor',
+		description: 'Bench floor: registers what Cloud Agents registers at activation, nothing else.',
+		version: '0.0.1',
+		publisher: 'bench',
+		license: 'MIT',
+		engines: ours.engines,
+		...(host === 'node' ? { main: './extension.js' } : { browser: './extension.js' }),
+		activationEvents: ours.activationEvents,
+		contributes: ours.contributes,
+	};
+	writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, '\t'));
+	for (const f of ['package.nls.json', 'README.md']) {
+		writeFileSync(join(dir, f), readFileSync(join(ROOT, f)));
+	}
+	writeFileSync(join(dir, 'LICENSE'), 'MIT\n');
+	spawnSync('cp', ['-r', join(ROOT, 'media'), join(dir, 'media')]);
+	const c = ours.contributes;
+	const lists = {
+		commands: (c.commands ?? []).map((x) => x.command),
+		views: Object.values(c.views ?? {}).flatMap((vs) => vs.map((v) => v.id)),
+		tools: (c.languageModelTools ?? []).map((t) => t.name),
+		auth: c.authentication ?? [],
+		fileSystems: [FS_SCHEME, IMAGE_SCHEME, PROVIDER_SCHEME],
+		contentProviders: [RECORD_SCHEME, EMPTY_SCHEME],
+		webviews: Object.values(WEBVIEW_TYPES),
+	};
+	const report =
+		host === 'node'
+			? `const path = process.env.CLOUD_AGENTS_ACTIVATION_REPORT;
+	if (path) {
+		const marks = globalThis.MonacoPerformanceMarks ? globalThis.MonacoPerformanceMarks.getMarks() : [];
+		const mark = (what) => (marks.find((m) => m.name === 'code/extHost/' + what + '/' + context.extension.id) || {}).startTime;
+		require('node:fs').writeFileSync(path, JSON.stringify({ willLoad: mark('willLoadExtensionCode'), didLoad: mark('didLoadExtensionCode'), activateMs: end - start, activateEndEpochMs: performance.timeOrigin + end, dist: [] }));
+	}`
+			: `performance.measure(${JSON.stringify(ACTIVATION_MEASURE)}, { start, end });`;
+	const entry = join(dir, 'extension.js');
+	writeFileSync(
+		entry,
+		`const vscode = require('vscode');
+const LISTS = ${JSON.stringify(lists)};
+exports.activate = (context) => {
+	const start = performance.now();
+	const keep = (d) => context.subscriptions.push(d);
+	const log = vscode.window.createOutputChannel('Registration floor', { log: true });
+	keep(log);
+	for (const id of LISTS.commands) keep(vscode.commands.registerCommand(id, () => undefined));
+	const rows = { getTreeItem: (x) => x, getChildren: () => [] };
+	for (const id of LISTS.views) keep(vscode.window.createTreeView(id, { treeDataProvider: rows }));
+	const changes = new vscode.EventEmitter();
+	const fs = {
+		onDidChangeFile: changes.event,
+		watch: () => new vscode.Disposable(() => undefined),
+		stat: (uri) => { throw vscode.FileSystemError.FileNotFound(uri); },
+		readDirectory: () => [],
+		createDirectory: () => undefined,
+		readFile: (uri) => { throw vscode.FileSystemError.FileNotFound(uri); },
+		writeFile: () => undefined,
+		delete: () => undefined,
+		rename: () => undefined,
+	};
+	for (const scheme of LISTS.fileSystems) keep(vscode.workspace.registerFileSystemProvider(scheme, fs, { isCaseSensitive: true }));
+	for (const scheme of LISTS.contentProviders) keep(vscode.workspace.registerTextDocumentContentProvider(scheme, { provideTextDocumentContent: () => '' }));
+	for (const type of LISTS.webviews) keep(vscode.window.registerWebviewPanelSerializer(type, { deserializeWebviewPanel: async (panel) => panel.dispose() }));
+	if (vscode.lm && vscode.lm.registerTool) {
+		for (const tool of LISTS.tools) keep(vscode.lm.registerTool(tool, { invoke: async () => new vscode.LanguageModelToolResult([]) }));
+	}
+	const sessions = new vscode.EventEmitter();
+	for (const a of LISTS.auth) {
+		keep(vscode.authentication.registerAuthenticationProvider(a.id, a.label, { onDidChangeSessions: sessions.event, getSessions: async () => [], createSession: async () => { throw new Error('no'); }, removeSession: async () => undefined }, { supportsMultipleAccounts: false }));
+	}
+	const item = vscode.window.createStatusBarItem('registrationFloor.status', vscode.StatusBarAlignment.Left, 49);
+	keep(item);
+	const end = performance.now();
+	${report}
+};
+exports.deactivate = () => undefined;
+`,
+	);
+	return entry;
 }
 
 /**
@@ -235,10 +369,10 @@ async function nodeSample(reportPath: string, child: ChildLike, end: number): Pr
  * startTime), and as `activate` the duration of the measure src/platform/web/webPlatform.ts adds around
  * activate() (a string: the bench has no DOM types).
  */
-function workerMarksScript(): string {
+function workerMarksScript(extensionId: string): string {
 	return `(() => {
 	const prefix = 'code/extHost/';
-	const suffix = '/' + ${JSON.stringify(EXTENSION_ID)};
+	const suffix = '/' + ${JSON.stringify(extensionId)};
 	const out = {};
 	for (const m of performance.getEntriesByType('mark')) {
 		if (m.name.startsWith(prefix) && m.name.endsWith(suffix)) {
@@ -253,8 +387,8 @@ function workerMarksScript(): string {
 }
 
 /** The web worker extension host: its own marks, read in the worker through Playwright, as a sample. */
-async function webSample(page: Page, child: ChildLike, end: number): Promise<Sample> {
-	const script = workerMarksScript();
+async function webSample(page: Page, child: ChildLike, end: number, extensionId: string): Promise<Sample> {
+	const script = workerMarksScript(extensionId);
 	const m = await poll(
 		async () => {
 			for (const worker of page.workers()) {
@@ -268,7 +402,7 @@ async function webSample(page: Page, child: ChildLike, end: number): Promise<Sam
 		},
 		child,
 		end,
-		`activation marks for ${EXTENSION_ID} in the page's web workers`,
+		`activation marks for ${extensionId} in the page's web workers`,
 	);
 	const span = (from: string, to: string): number => {
 		const a = m[from];
@@ -332,7 +466,9 @@ async function measureOnce(
 			// Opening the view container activates the extension (onView:cloudAgents.agents).
 			await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click({ timeout: 60_000 });
 			const end = Date.now() + REPORT_TIMEOUT_MS;
-			return variant.host === 'web' ? await webSample(page, child, end) : await nodeSample(reportPath, child, end);
+			return variant.host === 'web'
+				? await webSample(page, child, end, variant.extensionId)
+				: await nodeSample(reportPath, child, end);
 		} finally {
 			await context.close().catch(() => undefined);
 		}
@@ -380,7 +516,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 				}
 			}
 		}
-		const [base, split, webBuild] = variants as [Variant, Variant, Variant];
+		const [base, split, webBuild, floorNode, floorWeb] = variants as [Variant, Variant, Variant, Variant, Variant];
 		// Plain Node: require() of each build's entry bundle in fresh processes, alternating, after one warm-up each.
 		const plainRuns = 15;
 		const plain = new Map<Variant, Array<{ cpuMs: number; wallMs: number }>>(variants.map((v) => [v, []]));
@@ -406,6 +542,8 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const b = stats(base);
 		const s = stats(split);
 		const w = stats(webBuild);
+		const fn = stats(floorNode);
+		const fw = stats(floorWeb);
 		const webFetch = mean(webBuild.samples.map((x) => x.fetchMs ?? 0));
 		const webCompile = mean(webBuild.samples.map((x) => x.compileMs ?? 0));
 		const webHostActivate = mean(webBuild.samples.map((x) => x.hostActivateMs ?? 0));
@@ -416,18 +554,25 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const loadedAtActivation = (split.bundles['extension.js'] ?? 0) + (split.bundles['core.js'] ?? 0);
 		const rows: Row[] = [
 			{
-				metric: `activation, shipped split build: mean of ${starts} starts (load + activate)`,
-				value: fmt(s),
-				target: `< ${GOAL_MS} ms`,
-				pass: s.mean < GOAL_MS,
+				metric: `activation ÷ registration floor, Node's extension host (means of ${starts} starts, load + activate)`,
+				value: `${(s.mean / fn.mean).toFixed(2)}: ${s.mean.toFixed(1)} ms ÷ ${fn.mean.toFixed(1)} ms`,
+				target: `≤ ${FLOOR_GOAL}`,
+				pass: s.mean / fn.mean <= FLOOR_GOAL,
 			},
+			{
+				metric: `activation ÷ registration floor, the web worker extension host (VS Code for the Web; means of ${starts} starts)`,
+				value: `${(w.mean / fw.mean).toFixed(2)}: ${w.mean.toFixed(1)} ms ÷ ${fw.mean.toFixed(1)} ms`,
+				target: `≤ ${FLOOR_GOAL}`,
+				pass: w.mean / fw.mean <= FLOOR_GOAL,
+			},
+			{ metric: `activation, shipped split build: mean of ${starts} starts (load + activate)`, value: fmt(s) },
+			{ metric: `registration floor, Node's extension host: mean of ${starts} starts`, value: fmt(fn) },
+			{ metric: `registration floor, the web worker extension host: mean of ${starts} starts`, value: fmt(fw) },
 			{ metric: `activation, baseline one bundle, same run: mean of ${starts} starts`, value: fmt(b) },
 			{ metric: 'split ÷ baseline (means)', value: (s.mean / b.mean).toFixed(2) },
 			{
 				metric: `activation, web build in the web worker extension host (VS Code for the Web), same run: mean of ${starts} starts (load + activate)`,
 				value: fmt(w),
-				target: `< ${GOAL_MS} ms`,
-				pass: w.mean < GOAL_MS,
 			},
 			{ metric: 'web ÷ shipped split build (means)', value: (w.mean / s.mean).toFixed(2) },
 			{
@@ -494,7 +639,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			rows,
 			notes: [
 				`Load average (1, 5, 15 min) after the starts: ${load} on ${cpus().length} cores. The code-server figures are wall-clock times inside an extension host that shares the machine; when the load exceeds the cores they grow with it, the ratio and the plain-Node CPU times much less.`,
-				`How it works: each start is a new code-server (so a new extension host) with a new user-data folder and a new Chromium context; after 5 s for the window to settle (on 2 cores, a click at once measured the workbench's own start-up as much as ours), a click on the Cloud Agents activity-bar entry activates the extension (onView), which, with CLOUD_AGENTS_ACTIVATION_REPORT set, writes the extension host's own marks around require(main) (load, ms resolution) and the duration of activate() (performance.now()). load + activate is the figure "Developer: Show Running Extensions" shows. The web build runs in code-server's web worker extension host (installed without \`main\`, as test:web does); there the bench reads the worker's performance timeline (Playwright, µs resolution): load = the extension host's marks around evaluating the fetched bundle, activate = the measure the web platform adds around activate() (performance.now(), as in Node); the bundle's fetch and compilation before that are shown apart (VS Code's figure leaves them out too), and so is the extension host's own span around the activate() call. Baseline, split and web build come from the same sources (esbuild.mjs --single, the default, its web build), are installed side by side, and are started in turn (each round starting with the next), after one uncounted warm-up start each; the goals apply to the means of the split and the web build.`,
+				`How it works: each start is a new code-server (so a new extension host) with a new user-data folder and a new Chromium context; after 5 s for the window to settle (on 2 cores, a click at once measured the workbench's own start-up as much as ours), a click on the Cloud Agents activity-bar entry activates the extension (onView), which, with CLOUD_AGENTS_ACTIVATION_REPORT set, writes the extension host's own marks around require(main) (load, ms resolution) and the duration of activate() (performance.now()). load + activate is the figure "Developer: Show Running Extensions" shows. The web build runs in code-server's web worker extension host (installed without \`main\`, as test:web does); there the bench reads the worker's performance timeline (Playwright, µs resolution): load = the extension host's marks around evaluating the fetched bundle, activate = the measure the web platform adds around activate() (performance.now(), as in Node); the bundle's fetch and compilation before that are shown apart (VS Code's figure leaves them out too), and so is the extension host's own span around the activate() call. Baseline, split and web build come from the same sources (esbuild.mjs --single, the default, its web build), are installed side by side, and are started in turn with the two registration floors (each round starting with the next), after one uncounted warm-up start each. The registration floors are static extensions the bench writes (writeRegistrationFloor): our package.json's contributions and activation events, and an activate() that registers what ours registers at activation (every command, a tree view per view, the file systems and document providers of our schemes, the webview serializers, the language-model tools, the authentication provider, a status bar item, a log channel) and nothing else, reporting as ours does; one for Node's extension host, one for the web worker's. The goals are the ratios of the split build's and the web build's means to their floor's: what our own code adds to what registering the same things costs VS Code.`,
 				...(base.vsceWarnings.length > 0 ? [`vsce on the baseline: ${base.vsceWarnings.join(' / ')}`] : []),
 			],
 		});
@@ -504,9 +649,9 @@ export async function run(ctx: BenchContext): Promise<void> {
 			title,
 			rows: [
 				{
-					metric: `activation, shipped split build: mean of ${starts} starts`,
+					metric: `activation ÷ registration floor (means of ${starts} starts)`,
 					value: `not measured: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-					target: `< ${GOAL_MS} ms`,
+					target: `≤ ${FLOOR_GOAL}`,
 					pass: false,
 				},
 			],

@@ -39,8 +39,14 @@ import { type ChildLike, type CodeServer, type Harness, type Procs, ROOT, launch
 import { type BenchContext, type Row, median, quantile } from '../report';
 import { readManifest } from '../../test/unit/support/manifest';
 
-/** The goal of the issue: first agent rows ÷ the floor's first rows, medians of one run. */
-const GOAL_RATIO = 1.5;
+/**
+ * The goals (issue 44), each a ratio to the layout floor measured in the same run (absolute times
+ * move with the machine's load): the first fresh agent row (the answer's, Node and web builds) and
+ * the first agent row of any kind (as last loaded, marked, or fresh). The one-view floor stays as a
+ * row without a goal: five panes cost VS Code 1.7–2.3× one pane by themselves.
+ */
+const FRESH_GOAL = 1.3;
+const FIRST_ROW_GOAL = 1.1;
 /** How long a new window is left to settle before the click (as the activation section does; BENCH_FIRST_ROWS_SETTLE_MS). */
 const SETTLE_MS = Math.max(0, Number(process.env.BENCH_FIRST_ROWS_SETTLE_MS ?? 5_000) || 5_000);
 const ROW_TIMEOUT_MS = 60_000;
@@ -489,14 +495,30 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const ratio = median(ours.fresh) / median(floor.fresh);
 		const restoreRatio = median(ours.restore) / median(floor.restore);
 		const pairs = ours.fresh.map((v, i) => v / floor.fresh[i]!);
+		const toLayout = (xs: number[]): number => median(xs) / median(layout.fresh);
 		const rows: Row[] = [
 			{
-				metric: `first agent rows after the click ÷ floor's first rows (medians of ${rounds} alternating rounds)`,
-				value: ratio.toFixed(2),
-				target: `≤ ${GOAL_RATIO}`,
-				pass: ratio <= GOAL_RATIO,
+				metric: `first fresh agent row (the answer) ÷ layout floor, Node build (medians of ${rounds} alternating rounds)`,
+				value: `${toLayout(ours.firstFresh).toFixed(2)}: ${ms(ours.firstFresh)} ÷ ${ms(layout.fresh)}`,
+				target: `≤ ${FRESH_GOAL}`,
+				pass: toLayout(ours.firstFresh) <= FRESH_GOAL,
 			},
-			{ metric: 'Cloud Agents: click → first agent row with a status (as last loaded, marked, or fresh)', value: ms(ours.fresh) },
+			{
+				metric: `first fresh agent row (the answer) ÷ layout floor, web build (medians of ${rounds} alternating rounds)`,
+				value: `${toLayout(web.firstFresh).toFixed(2)}: ${ms(web.firstFresh)}`,
+				target: `≤ ${FRESH_GOAL}`,
+				pass: toLayout(web.firstFresh) <= FRESH_GOAL,
+			},
+			{
+				metric: 'first agent row (as last loaded, marked, or fresh) ÷ layout floor, Node build (medians)',
+				value: `${toLayout(ours.fresh).toFixed(2)}: ${ms(ours.fresh)}`,
+				target: `≤ ${FIRST_ROW_GOAL}`,
+				pass: toLayout(ours.fresh) <= FIRST_ROW_GOAL,
+			},
+			{
+				metric: `first agent rows after the click ÷ one-view floor's first rows (medians; no goal: see bench/README)`,
+				value: ratio.toFixed(2),
+			},
 			{
 				metric: 'Cloud Agents: click → first fresh agent row (the answer) ÷ floor',
 				value: `${(median(ours.firstFresh) / median(floor.fresh)).toFixed(2)}: ${ms(ours.firstFresh)}`,
@@ -511,7 +533,6 @@ export async function run(ctx: BenchContext): Promise<void> {
 				metric: `layout floor (static trees in a container laid out as ours: ${1 + layoutSpec.more.length} views) ÷ floor (medians)`,
 				value: `${(median(layout.fresh) / median(floor.fresh)).toFixed(2)}: ${ms(layout.fresh)}`,
 			},
-			{ metric: 'Cloud Agents ÷ layout floor (medians)', value: (median(ours.fresh) / median(layout.fresh)).toFixed(2) },
 			{
 				metric: 'web build (web worker extension host, fetch, cross-origin): click → first agent row with a status ÷ floor (medians)',
 				value: `${(median(web.fresh) / median(floor.fresh)).toFixed(2)}: ${ms(web.fresh)}`,
@@ -533,7 +554,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			rows,
 			notes: [
 				`Load average (1, 5, 15 min) at the start: ${fmt(loadAtStart)}, at the end: ${fmt(loadavg())} on ${cpus().length} cores; wall-clock times in a browser and four code-servers sharing the machine, so the ratio of one run (rounds alternating) is the figure to compare.`,
-				`How: each variant has its own code-server (one extension installed) against the demo emulator (its own process; Cloud Agents signed in with the dev token); one browser context per variant kept over the rounds (its storage holds VS Code's global state, as a person's browser does), each round a new page on a new folder (a new window and extension host, the Explorer open), settled (the extension activated at start-up, per the extension host's log, then ${SETTLE_MS / 1000} s), a click on the activity-bar entry; the page times the click (pointerdown) and the first row of the view with a description (MutationObserver) with performance.now(). Restore: "Developer: Reload Window" with the view open, timed from the new document's navigation start. The web build (dist/web/extension.js installed without \`main\`, as test:web does) runs in code-server's web worker extension host, its requests going through the browser's fetch to the emulator, which allows its workbench's origin (CORS); it has no environment for the dev token, so it signs in once with the API key (Sign In), kept in its browser context's storage; its activation is read from the worker's own mark (didActivateExtension) instead of the extension host's log. Its rows have no goal: they are shown beside the Node build's. The floor extension is built by the bench (three static rows, activated onStartupFinished as ours is); so is the layout floor (the same rows in every view of a container with our views' names and collapsed states). One warm-up round is not counted; it leaves Cloud Agents' rows as last loaded, which the next windows show marked ("cached · …") until the answer: "first fresh agent row" is the answer's.`,
+				`How: each variant has its own code-server (one extension installed) against the demo emulator (its own process; Cloud Agents signed in with the dev token); one browser context per variant kept over the rounds (its storage holds VS Code's global state, as a person's browser does), each round a new page on a new folder (a new window and extension host, the Explorer open), settled (the extension activated at start-up, per the extension host's log, then ${SETTLE_MS / 1000} s), a click on the activity-bar entry; the page times the click (pointerdown) and the first row of the view with a description (MutationObserver) with performance.now(). Restore: "Developer: Reload Window" with the view open, timed from the new document's navigation start. The web build (dist/web/extension.js installed without \`main\`, as test:web does) runs in code-server's web worker extension host, its requests going through the browser's fetch to the emulator, which allows its workbench's origin (CORS); it has no environment for the dev token, so it signs in once with the API key (Sign In), kept in its browser context's storage; its activation is read from the worker's own mark (didActivateExtension) instead of the extension host's log. Its rows have no goal: they are shown beside the Node build's. The floor extension is built by the bench (three static rows, activated onStartupFinished as ours is); so is the layout floor (the same rows in every view of a container with our views' names and collapsed states). One warm-up round is not counted; it leaves Cloud Agents' rows as last loaded, which the next windows show marked ("cached · …") until the answer: "first fresh agent row" is the answer's. Signed in, the extension reads the Agents view's first page in the idle time after activation (a second after it, with the HTTP client's loading: Session.warmUpClient, ListTree.readAhead), so a click after the window settled draws the answer at once; a view open at a reload (restore) asks before that and shows the rows as last loaded first.`,
 			],
 		});
 	} catch (err) {
@@ -542,9 +563,9 @@ export async function run(ctx: BenchContext): Promise<void> {
 			title,
 			rows: [
 				{
-					metric: 'first agent rows after the click ÷ floor',
+					metric: 'first fresh agent row ÷ layout floor',
 					value: `not measured: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-					target: `≤ ${GOAL_RATIO}`,
+					target: `≤ ${FRESH_GOAL}`,
 					pass: false,
 				},
 			],

@@ -146,10 +146,20 @@ export class Session extends Disposable {
 
 	/** The shared client for the current API URL; created on first use. */
 	get client(): CloudAgentsClient {
-		return this.createClient();
+		return this.createClient('use');
 	}
 
-	private createClient(): CloudAgentsClient {
+	/**
+	 * How this session's first client came (issue 44): by the warm-up in the idle time after
+	 * activation, or by a use that had to load it, and when (epoch ms). Undefined until then.
+	 */
+	firstClient: { by: 'warm-up' | 'use'; at: number } | undefined;
+
+	/** When (epoch ms) the first request of a shared client that has ended started; undefined until one has. */
+	firstRequestAt: number | undefined;
+
+	private createClient(by: 'warm-up' | 'use'): CloudAgentsClient {
+		this.firstClient ??= this._client ? undefined : { by, at: Date.now() };
 		this._client ??= new CloudAgentsClient({
 			baseUrl: this.apiUrl,
 			getToken: () => this.getToken(),
@@ -157,7 +167,10 @@ export class Session extends Disposable {
 			logger: this.logger,
 			connect: this.connect,
 			network: this.networkSettings,
-			onOutcome: (err, startedAt) => this.requestObserver?.(err, startedAt),
+			onOutcome: (err, startedAt) => {
+				this.firstRequestAt = Math.min(this.firstRequestAt ?? startedAt, startedAt);
+				this.requestObserver?.(err, startedAt);
+			},
 		});
 		return this._client;
 	}
@@ -344,13 +357,15 @@ export class Session extends Disposable {
 	/**
 	 * Creates the shared client `delayMs` from now if signed in then, so the first listing does not
 	 * load the HTTP client (dist/client.js: undici, ~60 ms) between a click on the view and its rows
-	 * (issue 23). Called after activation, never during it; signed out, nothing is loaded. Disposing
-	 * the result cancels it.
+	 * (issue 23). Called after activation, never during it; signed out, nothing is loaded. Then
+	 * `readAhead` runs (the Agents view's first page, issue 44: the click draws the answer at once).
+	 * Disposing the result cancels it.
 	 */
-	warmUpClient(delayMs: number): vscode.Disposable {
+	warmUpClient(delayMs: number, readAhead?: () => void): vscode.Disposable {
 		const timer = setTimeout(() => {
 			if (this._signedIn && !this.isDisposed) {
-				this.createClient();
+				this.createClient('warm-up');
+				readAhead?.();
 			}
 		}, delayMs);
 		return { dispose: () => clearTimeout(timer) };

@@ -366,6 +366,11 @@ export class CloudAgentViews extends Disposable {
 	}
 
 	/** Refreshes every view (the `cloudAgents.refresh` command). */
+	/** Reads the first page of `descriptor`'s list ahead, before its view asks (ListTree.readAhead). */
+	readAhead(descriptor: AnyListDescriptor): void {
+		this.providerOf(descriptor).readAhead();
+	}
+
 	async refreshAll(): Promise<void> {
 		await Promise.all([...this.providers.values()].map((p) => p.refresh()));
 	}

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { COMMAND_IDS, CONFIG, EXTENSION_ID } from '../../../src/ids';
 import { emulatorUrl } from '../support/env';
+import { testApi } from '../support/cloudAgents';
 
 suite('Extension', () => {
 	test('is installed and activates [web]', async () => {
@@ -9,6 +10,15 @@ suite('Extension', () => {
 		assert.ok(extension, `${EXTENSION_ID} is not installed`);
 		await extension.activate();
 		assert.equal(extension.isActive, true);
+	});
+
+	test('activate() leaves the HTTP client unloaded: the warm-up loads it in the idle time after (issue 44) [web]', async () => {
+		const api = await testApi();
+		assert.equal(
+			api.activation.clientLoaded,
+			false,
+			'activate() loaded the HTTP client (dist/client.js, or its part of the web bundle)',
+		);
 	});
 
 	test('registers every command in COMMAND_IDS [web]', async () => {

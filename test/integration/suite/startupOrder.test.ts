@@ -106,6 +106,9 @@ suite('Start-up order of the first listing', () => {
 		const { session, secrets } = await signedInSession();
 		await session.initialize(undefined);
 		const reads = secrets.reads;
+		// The session keeps the token it read (issue 44) until a change: one (the same token stored
+		// again) starts the next read afresh, which this one may share.
+		await secrets.store(tokenKey(session.apiUrl), devToken());
 		const first = session.getToken();
 		await waitFor('the first read to be asked', () => Promise.resolve(secrets.reads > reads || undefined), 5_000);
 		await secrets.store(tokenKey(session.apiUrl), 'ca_dev_other_token_for_the_test');

@@ -224,6 +224,31 @@ suite('auth/session', () => {
 		session.warmUpClient(0);
 		await waitFor(() => session.hasClient);
 	});
+
+	test('a signed-in window idle past the warm-up has its HTTP client before its first request: the warm-up makes it, then reads ahead (issue 44)', async () => {
+		await session.storeToken(DEV_TOKEN);
+		let readAhead = 0;
+		session.warmUpClient(0, () => {
+			readAhead++;
+			void session.client.listAgents({ limit: 1 });
+		});
+		assert.equal(session.hasClient, false, 'not before the window was idle');
+		await waitFor(() => session.firstRequestAt !== undefined);
+		assert.equal(readAhead, 1);
+		assert.equal(session.firstClient?.by, 'warm-up', 'the client was loaded by the warm-up, not by the first request');
+		assert.ok(session.firstClient.at <= session.firstRequestAt!, 'loaded before the first request started');
+	});
+
+	test('a request before the warm-up loads the client itself, and says so (what the warm-up exists to avoid)', async () => {
+		await session.storeToken(DEV_TOKEN);
+		await session.client.listAgents({ limit: 1 });
+		assert.equal(session.firstClient?.by, 'use');
+		let readAhead = 0;
+		session.warmUpClient(0, () => readAhead++);
+		await timersBefore();
+		assert.equal(readAhead, 1, 'the read ahead still runs');
+		assert.equal(session.firstClient?.by, 'use', 'the first client is what it was');
+	});
 });
 
 /**

@@ -6,6 +6,7 @@ import { Connectivity } from '../../../src/views/connectivity';
 import type { AnyListDescriptor, ListDescriptor } from '../../../src/views/descriptor';
 import { GroupedTreeProvider } from '../../../src/views/groupTree';
 import { CloudAgentViews, DescriptorTreeProvider, RecordNode } from '../../../src/views/index';
+import { READ_AHEAD_FRESH_MS } from '../../../src/views/listTree';
 import * as fake from '../support/vscodeFake';
 
 interface Agent {
@@ -234,6 +235,48 @@ suite('views/index', () => {
 		assert.equal(v.viewOf(w.images), undefined);
 		assert.throws(() => v.providerOf({ ...w.images, key: 'nothing' }), { message: 'no list nothing' });
 		assert.equal(v.providerOf({ ...w.agents }), v.providerOf(w.agents), 'a copy of a descriptor finds its provider by key');
+	});
+
+	test('readAhead (issue 44): the first page is read before the view asks, and its first drawing is that page, with no second read', async () => {
+		const w = service();
+		const v = make(w);
+		v.readAhead(w.agents);
+		await until(() => w.s.requests.length === 1, 'the read ahead');
+		await until(() => v.providerOf(w.agents).find('a1') !== undefined, 'the page kept');
+		const rows = await v.providerOf(w.agents).getChildren();
+		assert.deepEqual(
+			rows.map((r) => r.label),
+			['First', 'Second'],
+		);
+		assert.deepEqual(w.s.requests, ['agents'], 'drawn from the page read ahead');
+		// Once the view has asked, nothing is read ahead any more.
+		v.readAhead(w.agents);
+		assert.deepEqual(w.s.requests, ['agents']);
+	});
+
+	test('readAhead: nothing while signed out; a page older than READ_AHEAD_FRESH_MS is read again when the view first draws', async () => {
+		const w = service();
+		session.signedIn = false;
+		const v = make(w);
+		v.readAhead(w.agents);
+		assert.deepEqual(w.s.requests, []);
+		session.signedIn = true;
+		const realNow = Date.now;
+		try {
+			v.readAhead(w.agents);
+			await until(() => v.providerOf(w.agents).find('a1') !== undefined, 'the page kept');
+			const later = realNow() + READ_AHEAD_FRESH_MS + 1;
+			Date.now = () => later;
+			w.s.agents.push({ id: 'a3', name: 'Third' });
+			const rows = await v.providerOf(w.agents).getChildren();
+			assert.deepEqual(w.s.requests, ['agents', 'agents'], 'read again');
+			assert.deepEqual(
+				rows.map((r) => r.label),
+				['First', 'Second', 'Third'],
+			);
+		} finally {
+			Date.now = realNow;
+		}
 	});
 
 	test('selecting an agent row makes Runs show its runs, names it in the Runs view and remembers it', async () => {
