@@ -364,7 +364,6 @@ export function activateWith(context: vscode.ExtensionContext, platform: Platfor
 	const extension = new CloudAgentsExtension(context, platform);
 	context.subscriptions.push(extension);
 	platform.reportActivation(context, activateStart, performance.now());
-	const activation = { clientLoaded: extension.session.hasClient };
 	return extension.recorder
 		? {
 				session: extension.session,
@@ -376,7 +375,7 @@ export function activateWith(context: vscode.ExtensionContext, platform: Platfor
 				features: extension.features,
 				recorder: extension.recorder,
 				runStore: extension.runStore,
-				activation,
+				activation: { clientLoaded: extension.session.hasClient },
 			}
 		: undefined;
 }

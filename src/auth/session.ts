@@ -155,9 +155,6 @@ export class Session extends Disposable {
 	 */
 	firstClient: { by: 'warm-up' | 'use'; at: number } | undefined;
 
-	/** When (epoch ms) the first request of a shared client that has ended started; undefined until one has. */
-	firstRequestAt: number | undefined;
-
 	private createClient(by: 'warm-up' | 'use'): CloudAgentsClient {
 		this.firstClient ??= this._client ? undefined : { by, at: Date.now() };
 		this._client ??= new CloudAgentsClient({
@@ -167,10 +164,7 @@ export class Session extends Disposable {
 			logger: this.logger,
 			connect: this.connect,
 			network: this.networkSettings,
-			onOutcome: (err, startedAt) => {
-				this.firstRequestAt = Math.min(this.firstRequestAt ?? startedAt, startedAt);
-				this.requestObserver?.(err, startedAt);
-			},
+			onOutcome: (err, startedAt) => this.requestObserver?.(err, startedAt),
 		});
 		return this._client;
 	}

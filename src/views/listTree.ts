@@ -381,11 +381,11 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	 * Reads the root's first page before VS Code asks for rows (issue 44): signed in, in the idle
 	 * time after activation (Session.warmUpClient), so a click on the view draws the answer at once
 	 * instead of the rows as last loaded and, a round trip to the window later, the answer's (on the
-	 * bench's machine 70–85 ms of a fresh row's 160–190 ms). Nothing once the view has asked, or for
-	 * a list under another; a failed read leaves the first drawing to read again.
+	 * bench's machine 70–85 ms of a fresh row's 160–190 ms). For a list of the top (the Agents
+	 * view's): nothing once the view has asked; a failed read leaves the first drawing to read again.
 	 */
 	readAhead(): void {
-		if (this.asked || this.root.loaded || !this.host.signedIn || this.descriptor.parent !== undefined) {
+		if (this.asked || this.root.loaded || !this.host.signedIn) {
 			return;
 		}
 		void this.root.load().then(() => {

@@ -88,5 +88,5 @@ export interface FlowCommand {
  * options (the session's 401 handler) and its own `rethrow`.
  */
 export function registerFlows(flows: readonly FlowCommand[], log: CommandLogger, shared: RegisterCommandOptions = {}): vscode.Disposable[] {
-	return flows.map((flow) => registerCommand(flow.id, flow.run, log, { ...shared, ...(flow.rethrow ? { rethrow: flow.rethrow } : {}) }));
+	return flows.map((flow) => registerCommand(flow.id, flow.run, log, { ...shared, rethrow: flow.rethrow ?? shared.rethrow }));
 }

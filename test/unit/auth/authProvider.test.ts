@@ -88,7 +88,8 @@ suite('auth/authProvider', () => {
 
 	test('no token: no session; a token: one session for the origin, labelled with who GET /v2/me says', async () => {
 		assert.deepEqual(await provider.getSessions(), []);
-		secrets.values.set(tokenKey(emu.url), DEV_TOKEN);
+		// Stored as VS Code stores it: with its change event (the session keeps what it read until one).
+		secrets.changeElsewhere(tokenKey(emu.url), DEV_TOKEN);
 		const [s, ...rest] = await provider.getSessions();
 		assert.equal(rest.length, 0);
 		const origin = new URL(emu.url).origin;
@@ -100,14 +101,16 @@ suite('auth/authProvider', () => {
 	});
 
 	test('the label is looked up once per token, and again for another token', async () => {
-		secrets.values.set(tokenKey(emu.url), DEV_TOKEN);
 		const before = await meCalls();
+		secrets.values.set(tokenKey(emu.url), DEV_TOKEN);
 		await provider.getSessions();
 		await provider.getSessions();
 		await provider.getSessions();
 		assert.equal((await meCalls()) - before, 1);
-		secrets.values.set(tokenKey(emu.url), READONLY_TOKEN);
+		// Stored as VS Code stores it: with its change event (the session keeps what it read until one).
+		secrets.changeElsewhere(tokenKey(emu.url), READONLY_TOKEN);
 		const [s] = await provider.getSessions();
+		assert.equal(s!.accessToken, READONLY_TOKEN);
 		assert.equal((await meCalls()) - before, 2);
 		assert.equal(s!.accessToken, READONLY_TOKEN);
 	});
