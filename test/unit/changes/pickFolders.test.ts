@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../../src/api';
 import { pickAgentFolder, pickLocalFolder } from '../../../src/changes/pickFolders';
-import { startWorkspaceEmulator, type TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
+import { workspaceSuite } from '../api/endpoints/recorder';
 
 /**
  * src/changes/pickFolders.ts on the `vscode` fake: the agent-side folder from the emulator's
@@ -67,16 +67,9 @@ function fakeListing(entries: Array<{ name: string; type: string }>): CloudAgent
 }
 
 suite('changes/pickFolders', () => {
-	let emu: TestEmulator;
 	let client: CloudAgentsClient;
 	let agentId: string;
-	suiteSetup(async () => {
-		({ emu, client, agentId } = await startWorkspaceEmulator());
-	});
-	suiteTeardown(async () => {
-		client?.close();
-		await emu?.close();
-	});
+	workspaceSuite((s) => ({ client, agentId } = s));
 
 	test("pickAgentFolder offers the workspace root first, then the agent's top-level folders (not its files)", async () => {
 		const top = await client.listWorkspaceAll(agentId, '');

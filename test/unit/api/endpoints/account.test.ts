@@ -8,22 +8,15 @@ import { ApiError } from '../../../../src/api/errors';
 import { InvalidResponseError } from '../../../../src/api/decode';
 import { SAFETY } from '../../../../src/base/limits';
 import type { CloudAgentsClient } from '../../../../src/api/client';
-import { type TestEmulator, startTestEmulator } from '../../support/emulator';
-import { type Recorder, clientOf, rejection, startRecorder } from './recorder';
+import type { TestEmulator } from '../../support/emulator';
+import { type Recorder, clientOf, emulatorSuite, recorderSuite, rejection } from './recorder';
 
 suite('api/endpoints/account', () => {
 	suite('against the emulator', () => {
 		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator();
-			client = clientOf(emu.url);
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
-		});
+		emulatorSuite((s) => ({ emu, client } = s));
 
 		test('health and healthHead resolve against a live service, whatever the token', async () => {
 			const anonymous = clientOf(emu.url, 'ca_not_a_token');
@@ -86,14 +79,7 @@ suite('api/endpoints/account', () => {
 		let rec: Recorder;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			rec = await startRecorder();
-			client = rec.client();
-		});
-		setup(() => rec.reset());
-		suiteTeardown(async () => {
-			await rec?.close();
-		});
+		recorderSuite((s) => ({ rec, client } = s));
 
 		test('health, healthHead and the device flow send no token; getMe and revokeToken do', async () => {
 			rec.answer((req) => (req.path === '/v2/auth/device/token' ? { status: 400, body: { error: 'authorization_pending' } } : {}));

@@ -9,22 +9,14 @@ import { ApiError, OutcomeUnknownError, ValidationError } from '../../../../src/
 import { ListingStoppedError } from '../../../../src/api/pagination';
 import { SAFETY } from '../../../../src/base/limits';
 import type { CloudAgentsClient } from '../../../../src/api/client';
-import { type TestEmulator, startTestEmulator } from '../../support/emulator';
-import { AGENT_ID, type Recorder, clientOf, rejection, startRecorder } from './recorder';
+import type { TestEmulator } from '../../support/emulator';
+import { AGENT_ID, type Recorder, emulatorSuite, recorderSuite, rejection } from './recorder';
 
 suite('api/endpoints/agents', () => {
 	suite('against the emulator (standard)', () => {
-		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator();
-			client = clientOf(emu.url);
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
-		});
+		emulatorSuite((s) => ({ client } = s));
 
 		test('pages of two walk every agent once, newest first; iterateAgents yields the same', async () => {
 			const first = await client.listAgents({ limit: 2 });
@@ -75,14 +67,7 @@ suite('api/endpoints/agents', () => {
 		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator({ profile: 'variant' });
-			client = clientOf(emu.url);
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
-		});
+		emulatorSuite((s) => ({ emu, client } = s), { profile: 'variant' });
 
 		test('the cursor parameter the server reads is found once and remembered', async () => {
 			const first = await client.listAgents({ limit: 3 });
@@ -109,14 +94,7 @@ suite('api/endpoints/agents', () => {
 		let rec: Recorder;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			rec = await startRecorder();
-			client = rec.client();
-		});
-		setup(() => rec.reset());
-		suiteTeardown(async () => {
-			await rec?.close();
-		});
+		recorderSuite((s) => ({ rec, client } = s));
 
 		test('bad ids, names, harness ids and limits are refused before anything is sent', async () => {
 			const cases: Array<[() => Promise<unknown>, string]> = [

@@ -8,29 +8,22 @@ import { ApiError, OutcomeUnknownError, ValidationError } from '../../../../src/
 import { InvalidResponseError } from '../../../../src/api/decode';
 import { LIMITS } from '../../../../src/base/limits';
 import type { CloudAgentsClient } from '../../../../src/api/client';
-import { type TestEmulator, startTestEmulator } from '../../support/emulator';
-import { AGENT_ID, type Recorder, clientOf, rejection, startRecorder } from './recorder';
+import { AGENT_ID, type Recorder, emulatorSuite, recorderSuite, rejection } from './recorder';
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 suite('api/endpoints/artifacts', () => {
 	suite('against the emulator', () => {
-		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 		let agentId: string;
 		let runId: string;
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator();
-			client = clientOf(emu.url);
+		emulatorSuite(async (s) => {
+			({ client } = s);
 			const billing = (await client.listAgents({ limit: 100 })).items.find((a) => a.name === 'Refactor billing module');
 			assert.ok(billing);
 			agentId = billing.id;
 			runId = (await client.listRuns(agentId, { limit: 1 }))[0]!.id;
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
 		});
 
 		test("the billing agent's artifacts are listed; one read with content matches its size", async () => {
@@ -72,14 +65,7 @@ suite('api/endpoints/artifacts', () => {
 		let rec: Recorder;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			rec = await startRecorder();
-			client = rec.client();
-		});
-		setup(() => rec.reset());
-		suiteTeardown(async () => {
-			await rec?.close();
-		});
+		recorderSuite((s) => ({ rec, client } = s));
 
 		test('bad agent ids, run ids, names, artifact ids and oversize content are refused before sending', async () => {
 			const ok = { run_id: 'run_1', name: 'a.txt', content: new Uint8Array(1) };

@@ -6,22 +6,13 @@
 import * as assert from 'node:assert/strict';
 import { ApiError, OutcomeUnknownError, ValidationError } from '../../../../src/api/errors';
 import type { CloudAgentsClient } from '../../../../src/api/client';
-import { type TestEmulator, startTestEmulator } from '../../support/emulator';
-import { type Recorder, clientOf, rejection, startRecorder } from './recorder';
+import { type Recorder, emulatorSuite, recorderSuite, rejection } from './recorder';
 
 suite('api/endpoints/configuration', () => {
 	suite('against the emulator', () => {
-		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator();
-			client = clientOf(emu.url);
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
-		});
+		emulatorSuite((s) => ({ client } = s));
 
 		test('model providers come with the organization; a secret is read by display name and by id, masked', async () => {
 			const providers = await client.listModelProviders();
@@ -86,14 +77,7 @@ suite('api/endpoints/configuration', () => {
 		let rec: Recorder;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			rec = await startRecorder();
-			client = rec.client();
-		});
-		setup(() => rec.reset());
-		suiteTeardown(async () => {
-			await rec?.close();
-		});
+		recorderSuite((s) => ({ rec, client } = s));
 
 		test('empty, over-long and control-character ids are refused before sending, each naming its field', async () => {
 			const cases: Array<[() => Promise<unknown>, string]> = [

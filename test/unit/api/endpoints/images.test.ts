@@ -6,24 +6,15 @@
 import * as assert from 'node:assert/strict';
 import { ApiError, ValidationError } from '../../../../src/api/errors';
 import type { CloudAgentsClient } from '../../../../src/api/client';
-import { type TestEmulator, startTestEmulator } from '../../support/emulator';
-import { type Recorder, clientOf, rejection, startRecorder } from './recorder';
+import { type Recorder, emulatorSuite, recorderSuite, rejection } from './recorder';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 suite('api/endpoints/images', () => {
 	suite('against the emulator', () => {
-		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator();
-			client = clientOf(emu.url);
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
-		});
+		emulatorSuite((s) => ({ client } = s));
 
 		test('images are listed; deleting a built-in or an unknown image is refused by the service', async () => {
 			const images = (await client.listImages()) as Array<Record<string, unknown>>;
@@ -85,14 +76,7 @@ suite('api/endpoints/images', () => {
 		let rec: Recorder;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			rec = await startRecorder();
-			client = rec.client();
-		});
-		setup(() => rec.reset());
-		suiteTeardown(async () => {
-			await rec?.close();
-		});
+		recorderSuite((s) => ({ rec, client } = s));
 
 		test('limits outside 1–100 and bad ids are refused before sending', async () => {
 			const cases: Array<[() => Promise<unknown>, string]> = [

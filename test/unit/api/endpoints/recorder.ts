@@ -2,12 +2,15 @@
  * A loopback server for the endpoint groups' tests (test/unit/api/endpoints/*.test.ts): it records
  * every request as the server saw it (method, raw target, headers, body) and answers from a
  * handler the test sets, so a test checks how a request was built and how an answer the emulator
- * never gives (a malformed body, a missing member, an oversize page) is decoded.
+ * never gives (a malformed body, a missing member, an oversize page) is decoded. Also the suites'
+ * set-up: emulatorSuite, workspaceSuite and recorderSuite start what a suite uses and close it after.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { CloudAgentsClient } from '../../../../src/api/client';
+import type { RetryOptions } from '../../../../src/api/retry';
 import { nodeConnect } from '../../../../src/platform/node/network';
-import { DEV_TOKEN } from '../../support/emulator';
+import type { ProfileName } from '../../../../emulator/src/profile';
+import { DEV_TOKEN, type TestEmulator, startTestEmulator, startWorkspaceEmulator } from '../../support/emulator';
 import { type Served, serve } from '../../support/serve';
 
 /** One request as the server received it. */
@@ -112,9 +115,62 @@ export async function startRecorder(): Promise<Recorder> {
 	};
 }
 
-/** A client of `baseUrl` (the emulator's) with `token` (the dev token by default) and no retries. */
-export function clientOf(baseUrl: string, token: string = DEV_TOKEN): CloudAgentsClient {
-	return new CloudAgentsClient({ connect: nodeConnect, baseUrl, getToken: () => token, retry: { maxAttempts: 1 } });
+/** A client of `baseUrl` (the emulator's) with `token` (the dev token by default) and no retries (unless `retry` says otherwise). */
+export function clientOf(baseUrl: string, token: string = DEV_TOKEN, retry: RetryOptions = { maxAttempts: 1 }): CloudAgentsClient {
+	return new CloudAgentsClient({ connect: nodeConnect, baseUrl, getToken: () => token, retry });
+}
+
+/** Registers a suite's set-up: `start` opens what its tests use, `use` takes it; what `start` opened is closed after the suite. */
+function suiteOf<T>(start: () => Promise<T>, closing: (t: T) => Array<{ close(): unknown }>, use: (t: T) => unknown): void {
+	let opened: T | undefined;
+	suiteSetup(async () => {
+		opened = await start();
+		await use(opened);
+	});
+	suiteTeardown(async () => {
+		for (const c of opened === undefined ? [] : closing(opened)) {
+			await c.close();
+		}
+	});
+}
+
+/**
+ * In a suite: the emulator (of `profile`, the standard one by default) and a client of it with the dev
+ * token (no retries unless `retry` says otherwise) before its tests; `use` takes both (and may read
+ * more to set up). Both are closed after the suite.
+ */
+export function emulatorSuite(
+	use: (s: { emu: TestEmulator; client: CloudAgentsClient }) => unknown,
+	opts: { profile?: ProfileName; retry?: RetryOptions } = {},
+): void {
+	suiteOf(
+		async () => {
+			const emu = await startTestEmulator({ profile: opts.profile });
+			return { emu, client: clientOf(emu.url, DEV_TOKEN, opts.retry) };
+		},
+		({ emu, client }) => [client, emu],
+		use,
+	);
+}
+
+/** In a suite: startWorkspaceEmulator's emulator, client and billing agent before its tests (`use` takes them), closed after. */
+export function workspaceSuite(use: (w: { emu: TestEmulator; client: CloudAgentsClient; agentId: string }) => unknown): void {
+	suiteOf(
+		() => startWorkspaceEmulator(),
+		({ emu, client }) => [client, emu],
+		use,
+	);
+}
+
+/** In a suite: the recorder and a client of it before its tests (`use` takes both; the client is closed with the recorder), reset before each test, closed after. */
+export function recorderSuite(use: (s: { rec: Recorder; client: CloudAgentsClient }) => unknown): void {
+	let rec: Recorder | undefined;
+	suiteOf(
+		startRecorder,
+		(r) => [r],
+		(r) => use({ rec: (rec = r), client: r.client() }),
+	);
+	setup(() => rec?.reset());
 }
 
 /** A syntactically valid agent id (runtime UUID, separator, harness) for routes under /v2/agents. */

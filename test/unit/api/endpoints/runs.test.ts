@@ -8,12 +8,10 @@ import { ApiError, OutcomeUnknownError, ValidationError } from '../../../../src/
 import { LIMITS } from '../../../../src/base/limits';
 import type { CloudAgentsClient } from '../../../../src/api/client';
 import type { Agent } from '../../../../src/api/types';
-import { type TestEmulator, startTestEmulator } from '../../support/emulator';
-import { AGENT_ID, type Recorder, clientOf, rejection, startRecorder } from './recorder';
+import { AGENT_ID, type Recorder, emulatorSuite, recorderSuite, rejection } from './recorder';
 
 suite('api/endpoints/runs', () => {
 	suite('against the emulator', () => {
-		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 		const agents = new Map<string, Agent>();
 		const agent = (name: string): Agent => {
@@ -22,16 +20,11 @@ suite('api/endpoints/runs', () => {
 			return a;
 		};
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator();
-			client = clientOf(emu.url);
+		emulatorSuite(async (s) => {
+			({ client } = s);
 			for (const a of (await client.listAgents({ limit: 100 })).items) {
 				agents.set(a.name ?? '', a);
 			}
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
 		});
 
 		test('runs are listed newest first within the limit; one is read by id', async () => {
@@ -106,14 +99,7 @@ suite('api/endpoints/runs', () => {
 		let rec: Recorder;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			rec = await startRecorder();
-			client = rec.client();
-		});
-		setup(() => rec.reset());
-		suiteTeardown(async () => {
-			await rec?.close();
-		});
+		recorderSuite((s) => ({ rec, client } = s));
 
 		test('bad ids, limits, prompts and cursors are refused before sending', async () => {
 			const cases: Array<[() => Promise<unknown>, string]> = [

@@ -7,26 +7,19 @@ import * as assert from 'node:assert/strict';
 import { ApiError, OutcomeUnknownError, ValidationError } from '../../../../src/api/errors';
 import type { CloudAgentsClient } from '../../../../src/api/client';
 import type { Runtime } from '../../../../src/api/types';
-import { type TestEmulator, startTestEmulator } from '../../support/emulator';
-import { type Recorder, clientOf, rejection, startRecorder } from './recorder';
+import { type Recorder, emulatorSuite, recorderSuite, rejection } from './recorder';
 
 suite('api/endpoints/runtimes', () => {
 	suite('against the emulator', () => {
-		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 		let all: Runtime[];
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator();
-			client = clientOf(emu.url);
+		emulatorSuite(async (s) => {
+			({ client } = s);
 			all = [];
 			for await (const r of client.iterateRuntimes({ limit: 3 })) {
 				all.push(r);
 			}
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
 		});
 
 		test('pages of three walk all eight runtimes once; the status filter selects', async () => {
@@ -73,14 +66,7 @@ suite('api/endpoints/runtimes', () => {
 		let rec: Recorder;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			rec = await startRecorder();
-			client = rec.client();
-		});
-		setup(() => rec.reset());
-		suiteTeardown(async () => {
-			await rec?.close();
-		});
+		recorderSuite((s) => ({ rec, client } = s));
 
 		test('bad limits, ids and revisions are refused before sending; detaching needs a revision', async () => {
 			const cases: Array<[() => Promise<unknown>, string]> = [

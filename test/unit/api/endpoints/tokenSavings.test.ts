@@ -3,12 +3,12 @@ import { request } from 'undici';
 import { CloudAgentsClient } from '../../../../src/api/client';
 import type { TokenSavingEventRecord } from '../../../../src/api/types';
 import { loadSavings } from '../../../../src/webviews/savings/data';
-import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator, startTestEmulator } from '../../support/emulator';
+import { CLIENT_PROFILES, DEV_TOKEN, type TestEmulator } from '../../support/emulator';
 import { type Served, serve } from '../../support/serve';
 import { nodeConnect } from '../../../../src/platform/node/network';
 import { ValidationError } from '../../../../src/api/errors';
 import { ListingStoppedError } from '../../../../src/api/pagination';
-import { type Recorder, rejection, startRecorder } from './recorder';
+import { type Recorder, emulatorSuite, recorderSuite, rejection } from './recorder';
 
 /** Every event of GET /v2/token-savings read with plain HTTP (not the client under test), standard member names. */
 async function rawEvents(emu: TestEmulator): Promise<{ totals: Record<string, number>; events: Array<Record<string, unknown>> }> {
@@ -22,19 +22,7 @@ CLIENT_PROFILES.forEach((profile) =>
 		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator({ profile });
-			client = new CloudAgentsClient({
-				connect: nodeConnect,
-				baseUrl: emu.url,
-				getToken: () => DEV_TOKEN,
-				retry: { baseDelayMs: 10, maxDelayMs: 50 },
-			});
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
-		});
+		emulatorSuite((s) => ({ emu, client } = s), { profile, retry: { baseDelayMs: 10, maxDelayMs: 50 } });
 
 		test('account-wide events and totals arrive with the documented names and match the service', async () => {
 			const raw = await rawEvents(emu);
@@ -234,14 +222,7 @@ suite('token savings: requests as sent (a recording server)', () => {
 		methods: [],
 	});
 
-	suiteSetup(async () => {
-		rec = await startRecorder();
-		client = rec.client();
-	});
-	setup(() => rec.reset());
-	suiteTeardown(async () => {
-		await rec?.close();
-	});
+	recorderSuite((s) => ({ rec, client } = s));
 
 	test('page sizes outside 1–100 and bad runtime ids are refused before sending', async () => {
 		const cases: Array<[() => Promise<unknown>, string]> = [

@@ -10,24 +10,17 @@ import { InvalidResponseError } from '../../../../src/api/decode';
 import { LIMITS, SAFETY } from '../../../../src/base/limits';
 import { CloudAgentsClient } from '../../../../src/api/client';
 import { nodeConnect } from '../../../../src/platform/node/network';
-import { DEV_TOKEN, type TestEmulator, startTestEmulator, startWorkspaceEmulator } from '../../support/emulator';
-import { AGENT_ID, type Recorder, type Recorded, clientOf, rejection, startRecorder } from './recorder';
+import { DEV_TOKEN } from '../../support/emulator';
+import { AGENT_ID, type Recorded, type Recorder, emulatorSuite, recorderSuite, rejection, workspaceSuite } from './recorder';
 
 const b64 = (bytes: Uint8Array | string): string => Buffer.from(bytes).toString('base64');
 
 suite('api/endpoints/workspace', () => {
 	suite('against the emulator (standard)', () => {
-		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 		let agentId: string;
 
-		suiteSetup(async () => {
-			({ emu, client, agentId } = await startWorkspaceEmulator());
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
-		});
+		workspaceSuite((s) => ({ client, agentId } = s));
 
 		test('the root lists its folders and files; pages of one give the same entries as the whole listing', async () => {
 			const all = await client.listWorkspaceAll(agentId, '');
@@ -78,17 +71,9 @@ suite('api/endpoints/workspace', () => {
 	});
 
 	suite('against the emulator (variant-strict: the standard operation body is refused)', () => {
-		let emu: TestEmulator;
 		let client: CloudAgentsClient;
 
-		suiteSetup(async () => {
-			emu = await startTestEmulator({ profile: 'variant-strict' });
-			client = clientOf(emu.url);
-		});
-		suiteTeardown(async () => {
-			client?.close();
-			await emu?.close();
-		});
+		emulatorSuite((s) => ({ client } = s), { profile: 'variant-strict' });
 
 		test('a 400 to the operation body is a WorkspaceInterfaceError naming the operation', async () => {
 			const agent = (await client.listAgents({ limit: 100 })).items.find((a) => a.name === 'Refactor billing module');
@@ -105,14 +90,7 @@ suite('api/endpoints/workspace', () => {
 		let client: CloudAgentsClient;
 		const ops = (): string[] => rec.requests.map((r) => String((r.body as { op?: string } | undefined)?.op));
 
-		suiteSetup(async () => {
-			rec = await startRecorder();
-			client = rec.client();
-		});
-		setup(() => rec.reset());
-		suiteTeardown(async () => {
-			await rec?.close();
-		});
+		recorderSuite((s) => ({ rec, client } = s));
 
 		test('paths, queries, limits, offsets and sizes out of range are refused before sending', async () => {
 			const long = 'a'.repeat(LIMITS.workspacePathBytes - 1) + 'é';
