@@ -2,11 +2,11 @@ import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { accountLabel } from '../../../src/auth/accountLabel';
 import { AUTH_PROVIDER_ID, type AuthFlows, CloudAgentsAuthProvider } from '../../../src/auth/authProvider';
-import { Session, tokenKey } from '../../../src/auth/session';
-import { nodeConnect } from '../../../src/platform/node/network';
-import { DEV_TOKEN, READONLY_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
+import { type Session, tokenKey } from '../../../src/auth/session';
+import { DEV_TOKEN, READONLY_TOKEN, type TestEmulator } from '../support/emulator';
 import { collected } from '../support/leaks';
 import * as fake from '../support/vscodeFake';
+import { sessionPerTest } from './authTestKit';
 
 /**
  * src/auth/authProvider.ts: the Accounts-menu provider over a real Session (a test SecretStorage,
@@ -29,16 +29,8 @@ suite('auth/authProvider', () => {
 	let signInResult: boolean;
 	let events: Change[];
 
-	suiteSetup(async () => {
-		emu = await startTestEmulator();
-	});
-	suiteTeardown(async () => {
-		await emu?.close();
-	});
+	sessionPerTest(logger, (kit) => ({ emu, secrets, session } = kit));
 	setup(() => {
-		fake.settings['cloudAgents.apiUrl'] = emu.url;
-		secrets = new fake.FakeSecretStorage();
-		session = new Session(secrets as unknown as vscode.SecretStorage, logger, nodeConnect);
 		flowCalls = [];
 		signInResult = true;
 		const flows: AuthFlows = {

@@ -3,9 +3,10 @@ import type * as vscode from 'vscode';
 import { ApiError } from '../../../src/api';
 import { DEFAULT_API_URL, Session, accountFingerprint, isSafeExternalUrl, tokenKey, userAgent } from '../../../src/auth/session';
 import { nodeConnect } from '../../../src/platform/node/network';
-import { DEV_TOKEN, READONLY_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
+import { DEV_TOKEN, READONLY_TOKEN, type TestEmulator } from '../support/emulator';
 import { collected } from '../support/leaks';
 import * as fake from '../support/vscodeFake';
+import { sessionPerTest } from './authTestKit';
 
 /**
  * src/auth/session.ts: the token in a SecretStorage the test makes (fake.FakeSecretStorage), the
@@ -23,17 +24,7 @@ suite('auth/session', () => {
 	let emu: TestEmulator;
 	let secrets: fake.FakeSecretStorage;
 	let session: Session;
-	suiteSetup(async () => {
-		emu = await startTestEmulator();
-	});
-	suiteTeardown(async () => {
-		await emu?.close();
-	});
-	setup(() => {
-		fake.settings['cloudAgents.apiUrl'] = emu.url;
-		secrets = new fake.FakeSecretStorage();
-		session = new Session(secrets as unknown as vscode.SecretStorage, logger, nodeConnect);
-	});
+	sessionPerTest(logger, (kit) => ({ emu, secrets, session } = kit));
 	teardown(() => session.dispose());
 
 	const contextKeys = (): unknown[] =>

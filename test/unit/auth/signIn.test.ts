@@ -1,12 +1,11 @@
 import * as assert from 'node:assert/strict';
-import type * as vscode from 'vscode';
 import { ApiError } from '../../../src/api';
-import { Session, tokenKey } from '../../../src/auth/session';
+import { type Session, tokenKey } from '../../../src/auth/session';
 import { browserVerificationUrl, rejectedText, signIn, signOut } from '../../../src/auth/signIn';
-import { nodeConnect } from '../../../src/platform/node/network';
 import { DEV_TOKEN, type TestEmulator, clientOfDeadPort, startTestEmulator } from '../support/emulator';
 import { collected } from '../support/leaks';
 import * as fake from '../support/vscodeFake';
+import { sessionPerTest } from './authTestKit';
 
 /**
  * src/auth/signIn.ts: keys checked with GET /v2/me and revoked with DELETE /v2/auth/token at the
@@ -25,17 +24,7 @@ suite('auth/signIn', () => {
 	let emu: TestEmulator;
 	let secrets: fake.FakeSecretStorage;
 	let session: Session;
-	suiteSetup(async () => {
-		emu = await startTestEmulator();
-	});
-	suiteTeardown(async () => {
-		await emu?.close();
-	});
-	setup(() => {
-		fake.settings['cloudAgents.apiUrl'] = emu.url;
-		secrets = new fake.FakeSecretStorage();
-		session = new Session(secrets as unknown as vscode.SecretStorage, log, nodeConnect);
-	});
+	sessionPerTest(log, (kit) => ({ emu, secrets, session } = kit));
 	teardown(async () => {
 		session.dispose();
 		await emu.faults([]);

@@ -6,6 +6,7 @@ import type { ActionKit, FilesAction, LinkAction, RecordAction, ResourceAction, 
 import { ActionRegistry, PENDING_SAID_AFTER_MS } from '../../../src/views/actionRegistry';
 import { automation } from '../../../src/views/automation';
 import type { ListDescriptor } from '../../../src/views/descriptor';
+import { captureTimeouts, disposedAfterEach, until } from '../support/until';
 import * as fake from '../support/vscodeFake';
 
 interface Thing {
@@ -14,17 +15,6 @@ interface Thing {
 }
 
 const cmd = (id: string): CommandId => id as CommandId;
-
-/** Resolves once `cond` holds, checking after each turn of the event loop (never a timed sleep). */
-async function until(cond: () => boolean, what: string): Promise<void> {
-	for (let i = 0; i < 1000; i++) {
-		if (cond()) {
-			return;
-		}
-		await new Promise((resolve) => setImmediate(resolve));
-	}
-	assert.fail(`never: ${what}`);
-}
 
 /** The services an action registry is built with: a session, views and stores, each recording what it is asked. */
 function services(options: { signedIn?: boolean; initialized?: boolean } = {}) {
@@ -146,12 +136,7 @@ function kitOf(w: World, arg?: unknown): Promise<ActionKit> {
 
 /** src/views/actionRegistry.ts on the `vscode` fake, with recording services. */
 suite('views/actionRegistry', () => {
-	const disposables: vscode.Disposable[] = [];
-	teardown(() => {
-		for (const d of disposables.splice(0)) {
-			d.dispose();
-		}
-	});
+	const disposables = disposedAfterEach();
 
 	test("register: each list's refresh and loadMore (with a subtree's id), and every action, as commands", async () => {
 		const w = services();
@@ -371,34 +356,7 @@ suite('views/actionRegistry', () => {
 	});
 
 	suite('kit.pending (the timer captured, never waited for)', () => {
-		const realSetTimeout = globalThis.setTimeout;
-		const realClearTimeout = globalThis.clearTimeout;
-		let timers: Array<{ fn: () => void; ms: number | undefined; cleared: boolean }>;
-
-		setup(() => {
-			timers = [];
-			globalThis.setTimeout = ((fn: () => void, ms?: number) => {
-				if (ms !== PENDING_SAID_AFTER_MS) {
-					return realSetTimeout(fn, ms);
-				}
-				const timer = { fn, ms, cleared: false };
-				timers.push(timer);
-				return timer;
-			}) as typeof setTimeout;
-			globalThis.clearTimeout = (handle: unknown) => {
-				const timer = timers.find((t) => t === handle);
-				if (timer) {
-					timer.cleared = true;
-				} else {
-					realClearTimeout(handle as NodeJS.Timeout);
-				}
-			};
-		});
-
-		teardown(() => {
-			globalThis.setTimeout = realSetTimeout;
-			globalThis.clearTimeout = realClearTimeout;
-		});
+		const timers = captureTimeouts(PENDING_SAID_AFTER_MS);
 
 		test('a request that ends in time says nothing', async () => {
 			const kit = await kitOf(services());

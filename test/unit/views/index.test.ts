@@ -7,6 +7,7 @@ import type { AnyListDescriptor, ListDescriptor } from '../../../src/views/descr
 import { GroupedTreeProvider } from '../../../src/views/groupTree';
 import { CloudAgentViews, DescriptorTreeProvider, RecordNode } from '../../../src/views/index';
 import { READ_AHEAD_FRESH_MS } from '../../../src/views/listTree';
+import { until } from '../support/until';
 import * as fake from '../support/vscodeFake';
 
 interface Agent {
@@ -19,17 +20,6 @@ interface Run {
 }
 interface Group {
 	id: string;
-}
-
-/** Resolves once `cond` holds, checking after each turn of the event loop (never a timed sleep). */
-async function until(cond: () => boolean, what: string): Promise<void> {
-	for (let i = 0; i < 1000; i++) {
-		if (cond()) {
-			return;
-		}
-		await new Promise((resolve) => setImmediate(resolve));
-	}
-	assert.fail(`never: ${what}`);
 }
 
 /** A tree view as `window.createTreeView` gives it, recording reveals; the test fires its selection. */

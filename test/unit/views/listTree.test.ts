@@ -11,6 +11,8 @@ import type { ListHost } from '../../../src/views/listTree';
 import { ROW_CACHE_KEY, RowCache } from '../../../src/views/rowCache';
 import { LoadMoreNode, RecordNode } from '../../../src/views/rows';
 import { FakeClock } from '../support/fakeClock';
+import { captureTimeouts } from '../support/until';
+import type { CapturedTimer } from '../support/until';
 import * as fake from '../support/vscodeFake';
 
 interface Agent {
@@ -455,36 +457,9 @@ suite('views/listTree', () => {
 	});
 
 	suite('the automatic refresh (its timer captured, never waited for)', () => {
-		const realSetTimeout = globalThis.setTimeout;
-		const realClearTimeout = globalThis.clearTimeout;
-		let timers: Array<{ fn: () => void; cleared: boolean }>;
+		const timers = captureTimeouts(MIN_DELAY_MS);
 
-		setup(() => {
-			timers = [];
-			globalThis.setTimeout = ((fn: () => void, ms?: number) => {
-				if (ms !== MIN_DELAY_MS) {
-					return realSetTimeout(fn, ms);
-				}
-				const timer = { fn, cleared: false };
-				timers.push(timer);
-				return timer;
-			}) as typeof setTimeout;
-			globalThis.clearTimeout = (handle: unknown) => {
-				const timer = timers.find((t) => t === handle);
-				if (timer) {
-					timer.cleared = true;
-				} else {
-					realClearTimeout(handle as NodeJS.Timeout);
-				}
-			};
-		});
-
-		teardown(() => {
-			globalThis.setTimeout = realSetTimeout;
-			globalThis.clearTimeout = realClearTimeout;
-		});
-
-		const live = (): Array<{ fn: () => void; cleared: boolean }> => timers.filter((t) => !t.cleared);
+		const live = (): CapturedTimer[] => timers.filter((t) => !t.cleared);
 
 		test('only while visible and a record is in motion; a poll with newer copies updates the rows in place', async () => {
 			const s = service(2);

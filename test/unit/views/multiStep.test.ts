@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { MultiStepInput } from '../../../src/views/multiStep';
 import type { InputBoxStep, InputStep } from '../../../src/views/multiStep';
+import { until } from '../support/until';
 import * as fake from '../support/vscodeFake';
 
 type Item = vscode.QuickPickItem;
@@ -20,17 +21,6 @@ function inputs(): { boxes: fake.FakeInputBox[]; picks: fake.FakeQuickPick<Item>
 		return pick;
 	});
 	return made;
-}
-
-/** Resolves once `cond` holds, checking after each turn of the event loop (never a timed sleep). */
-async function until(cond: () => boolean, what: string): Promise<void> {
-	for (let i = 0; i < 1000; i++) {
-		if (cond()) {
-			return;
-		}
-		await new Promise((resolve) => setImmediate(resolve));
-	}
-	assert.fail(`never: ${what}`);
 }
 
 interface State {

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { ApiError, NetworkError } from '../../../src/api';
 import type { CommandId } from '../../../src/ids';
 import { isRegistered, registerCommand, registerFlows } from '../../../src/views/registry';
+import { disposedAfterEach, until } from '../support/until';
 import * as fake from '../support/vscodeFake';
 
 const ID = 'cloudAgents.refresh' as CommandId;
@@ -14,29 +15,13 @@ function logger(): { error(message: string | Error, ...args: unknown[]): void; l
 	return { lines, error: (...args: unknown[]) => void lines.push(args) };
 }
 
-/** Resolves once `cond` holds, checking after each turn of the event loop (never a timed sleep). */
-async function until(cond: () => boolean, what: string): Promise<void> {
-	for (let i = 0; i < 1000; i++) {
-		if (cond()) {
-			return;
-		}
-		await new Promise((resolve) => setImmediate(resolve));
-	}
-	assert.fail(`never: ${what}`);
-}
-
 function run(id: CommandId, ...args: unknown[]): Promise<unknown> {
 	return Promise.resolve(fake.registeredCommand(id)!(...args));
 }
 
 /** src/views/registry.ts on the `vscode` fake. */
 suite('views/registry', () => {
-	const disposables: vscode.Disposable[] = [];
-	teardown(() => {
-		for (const d of disposables.splice(0)) {
-			d.dispose();
-		}
-	});
+	const disposables = disposedAfterEach();
 
 	test('registers the command with VS Code; what the handler returns is the result; dispose unregisters it', async () => {
 		const log = logger();

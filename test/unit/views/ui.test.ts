@@ -21,6 +21,7 @@ import {
 	toAbortSignal,
 	validationMessage,
 } from '../../../src/views/ui';
+import { until } from '../support/until';
 import * as fake from '../support/vscodeFake';
 
 type Item = vscode.QuickPickItem & { n?: number };
@@ -30,17 +31,6 @@ function nextPick(): fake.FakeQuickPick<Item> {
 	const pick = new fake.FakeQuickPick<Item>();
 	fake.answer('window.createQuickPick', () => pick);
 	return pick;
-}
-
-/** Resolves once `cond` holds, checking after each turn of the event loop (never a timed sleep). */
-async function until(cond: () => boolean, what: string): Promise<void> {
-	for (let i = 0; i < 1000; i++) {
-		if (cond()) {
-			return;
-		}
-		await new Promise((resolve) => setImmediate(resolve));
-	}
-	assert.fail(`never: ${what}`);
 }
 
 const unreachable = (): NetworkError => new NetworkError('connection_refused', 'connect ECONNREFUSED 127.0.0.1:9', false);

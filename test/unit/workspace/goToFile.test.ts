@@ -4,10 +4,10 @@ import { ApiError, type CloudAgentsClient } from '../../../src/api';
 import { workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { goToWorkspaceFile, openWalkedFile } from '../../../src/workspace/goToFile';
 import type { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
-import { type TestEmulator, startWorkspaceEmulator } from '../support/emulator';
+import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
 import { installQuickInputs } from './fakeQuickInputs';
-import { testFeature, testSession } from './workspaceFeatureDeps';
+import { testFeature, testSession, workspaceEmulatorPerSuite } from './workspaceFeatureDeps';
 
 /** src/workspace/goToFile.ts: the walk of the emulator's demo workspace through a real WorkspaceFeature; the pick is a fake. */
 
@@ -20,15 +20,8 @@ suite('workspace/goToFile', () => {
 	let agentId: string;
 	let feature: WorkspaceFeature;
 
-	suiteSetup(async () => {
-		({ emu, client, agentId } = await startWorkspaceEmulator());
-	});
-	suiteTeardown(async () => {
-		client.close();
-		await emu.close();
-	});
+	workspaceEmulatorPerSuite((w) => ({ emu, client, agentId } = w), { demoEachTest: true });
 	setup(async () => {
-		await emu.admin('POST', '/reset', { seed: 'demo' });
 		await emu.faults([]);
 		feature = testFeature(testSession(client, emu.url));
 	});

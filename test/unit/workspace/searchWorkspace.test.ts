@@ -4,10 +4,10 @@ import type { CloudAgentsClient } from '../../../src/api';
 import { workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { searchAgentWorkspace } from '../../../src/workspace/searchWorkspace';
 import type { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
-import { type TestEmulator, startWorkspaceEmulator } from '../support/emulator';
+import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
 import { installQuickInputs } from './fakeQuickInputs';
-import { testFeature, testSession } from './workspaceFeatureDeps';
+import { testFeature, testSession, workspaceEmulatorPerSuite } from './workspaceFeatureDeps';
 
 /** src/workspace/searchWorkspace.ts: the service's search (the emulator's), the query box and the pick (fakes). */
 
@@ -24,15 +24,8 @@ suite('workspace/searchWorkspace', () => {
 	let agentId: string;
 	let feature: WorkspaceFeature;
 
-	suiteSetup(async () => {
-		({ emu, client, agentId } = await startWorkspaceEmulator());
-	});
-	suiteTeardown(async () => {
-		client.close();
-		await emu.close();
-	});
-	setup(async () => {
-		await emu.admin('POST', '/reset', { seed: 'demo' });
+	workspaceEmulatorPerSuite((w) => ({ emu, client, agentId } = w), { demoEachTest: true });
+	setup(() => {
 		feature = testFeature(testSession(client, emu.url));
 	});
 	teardown(() => feature.dispose());

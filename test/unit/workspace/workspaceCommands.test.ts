@@ -6,10 +6,10 @@ import { agentWindowFile } from '../../../src/workspace/openWorkspace';
 import type * as vscodeTypes from 'vscode';
 import { registerFlows } from '../../../src/views/registry';
 import { type WorkspaceCommands, registerWorkspace } from '../../../src/workspace/workspaceCommands';
-import { type TestEmulator, startWorkspaceEmulator } from '../support/emulator';
+import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
 import { installQuickInputs } from './fakeQuickInputs';
-import { type TestSession, testLog, testSession } from './workspaceFeatureDeps';
+import { testLog, type TestSession, testSession, workspaceEmulatorPerSuite } from './workspaceFeatureDeps';
 
 /**
  * src/workspace/workspaceCommands.ts: the three commands as VS Code runs them (the fake's registry),
@@ -27,15 +27,8 @@ suite('workspace/workspaceCommands', () => {
 	let log: ReturnType<typeof testLog>;
 	let commands: WorkspaceCommands | undefined;
 
-	suiteSetup(async () => {
-		({ emu, client, agentId } = await startWorkspaceEmulator());
-	});
-	suiteTeardown(async () => {
-		client.close();
-		await emu.close();
-	});
-	setup(async () => {
-		await emu.admin('POST', '/reset', { seed: 'demo' });
+	workspaceEmulatorPerSuite((w) => ({ emu, client, agentId } = w), { demoEachTest: true });
+	setup(() => {
 		session = testSession(client, emu.url);
 		log = testLog();
 	});

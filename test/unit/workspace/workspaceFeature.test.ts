@@ -4,9 +4,9 @@ import type { CloudAgentsClient, EventRecord } from '../../../src/api';
 import { CONTEXT_KEYS, SEARCH_HINT_KEY } from '../../../src/ids';
 import { workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { WorkspaceFeature, type WorkspaceRunEvent } from '../../../src/workspace/workspaceFeature';
-import { type TestEmulator, startWorkspaceEmulator } from '../support/emulator';
+import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
-import { type TestSession, testLog, testSession } from './workspaceFeatureDeps';
+import { testLog, type TestSession, testSession, workspaceEmulatorPerSuite } from './workspaceFeatureDeps';
 
 /**
  * src/workspace/workspaceFeature.ts over a real WorkspaceCache and client of the emulator; the
@@ -44,15 +44,8 @@ suite('workspace/workspaceFeature', () => {
 	let log: ReturnType<typeof testLog>;
 	let feature: WorkspaceFeature | undefined;
 
-	suiteSetup(async () => {
-		({ emu, client, agentId } = await startWorkspaceEmulator());
-	});
-	suiteTeardown(async () => {
-		client.close();
-		await emu.close();
-	});
-	setup(async () => {
-		await emu.admin('POST', '/reset', { seed: 'demo' });
+	workspaceEmulatorPerSuite((w) => ({ emu, client, agentId } = w), { demoEachTest: true });
+	setup(() => {
 		session = testSession(client, emu.url);
 		log = testLog();
 	});
@@ -289,13 +282,7 @@ suite('workspace/workspaceFeature: a server whose workspace interface differs', 
 	let agentId: string;
 	let feature: WorkspaceFeature;
 
-	suiteSetup(async () => {
-		({ emu, client, agentId } = await startWorkspaceEmulator('variant-strict'));
-	});
-	suiteTeardown(async () => {
-		client.close();
-		await emu.close();
-	});
+	workspaceEmulatorPerSuite((w) => ({ emu, client, agentId } = w), { profile: 'variant-strict' });
 	teardown(() => feature.dispose());
 
 	test('one error notice naming the folder, with the request id; Retry lets the next listing ask again', async () => {

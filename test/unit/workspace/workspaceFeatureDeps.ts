@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../../src/api';
 import { WorkspaceFeature, type WorkspaceFeatureDeps } from '../../../src/workspace/workspaceFeature';
+import { type TestEmulator, startWorkspaceEmulator } from '../support/emulator';
 
 export interface TestSession {
 	client: CloudAgentsClient;
@@ -44,4 +45,36 @@ export function testLog(): {
 
 export function testFeature(session: TestSession, extra: Partial<WorkspaceFeatureDeps> = {}): WorkspaceFeature {
 	return new WorkspaceFeature({ session, log: testLog(), ...extra });
+}
+
+/** The emulator with the demo workspace, a client of it and the demo billing agent's id. */
+export interface WorkspaceEmulator {
+	emu: TestEmulator;
+	client: CloudAgentsClient;
+	agentId: string;
+}
+
+/**
+ * In the calling suite: starts the workspace emulator (of `profile`) once before the suite and hands it
+ * to `started`; after the suite closes its client and the emulator. With `demoEachTest`, the emulator is
+ * reset to the demo seed before each test (before the suite's own `setup`s registered after this call).
+ */
+export function workspaceEmulatorPerSuite(
+	started: (w: WorkspaceEmulator) => void,
+	options: { profile?: Parameters<typeof startWorkspaceEmulator>[0]; demoEachTest?: boolean } = {},
+): void {
+	let w: WorkspaceEmulator | undefined;
+	suiteSetup(async () => {
+		w = await startWorkspaceEmulator(options.profile);
+		started(w);
+	});
+	if (options.demoEachTest) {
+		setup(async () => {
+			await w!.emu.admin('POST', '/reset', { seed: 'demo' });
+		});
+	}
+	suiteTeardown(async () => {
+		w?.client.close();
+		await w?.emu.close();
+	});
 }

@@ -4,8 +4,9 @@ import type { CloudAgentsClient } from '../../../../src/api';
 import { encodeAgentAuthority } from '../../../../src/workspace/fs/agentUri';
 import { WorkspaceCache } from '../../../../src/workspace/fs/workspaceCache';
 import { WorkspaceFileSystemProvider, agentIdOf, parseWorkspaceUri, workspaceUri } from '../../../../src/workspace/fs/workspaceFs';
-import { type TestEmulator, startWorkspaceEmulator } from '../../support/emulator';
+import type { TestEmulator } from '../../support/emulator';
 import * as fake from '../../support/vscodeFake';
+import { workspaceEmulatorPerSuite } from '../workspaceFeatureDeps';
 
 /** src/workspace/fs/workspaceFs.ts: the `cloud-agent:` provider over a real WorkspaceCache and client, against the emulator. */
 
@@ -51,15 +52,8 @@ suite('workspace/fs/workspaceFs: WorkspaceFileSystemProvider against the emulato
 	let cache: WorkspaceCache;
 	let events: vscode.FileChangeEvent[][];
 
-	suiteSetup(async () => {
-		({ emu, client, agentId } = await startWorkspaceEmulator());
-	});
-	suiteTeardown(async () => {
-		client.close();
-		await emu.close();
-	});
-	setup(async () => {
-		await emu.admin('POST', '/reset', { seed: 'demo' });
+	workspaceEmulatorPerSuite((w) => ({ emu, client, agentId } = w), { demoEachTest: true });
+	setup(() => {
 		cache = new WorkspaceCache(() => client);
 		provider = new WorkspaceFileSystemProvider(cache);
 		events = [];

@@ -7,9 +7,10 @@ import {
 	WorkspaceFsError,
 	WorkspaceUnavailableError,
 } from '../../../../../src/workspace/fs/workspaceCache';
-import { clientOfDeadPort, startWorkspaceEmulator } from '../../../support/emulator';
+import { clientOfDeadPort } from '../../../support/emulator';
 import type { TestEmulator } from '../../../support/emulator';
 import { nodeConnect } from '../../../../../src/platform/node/network';
+import { workspaceEmulatorPerSuite } from '../../../workspace/workspaceFeatureDeps';
 
 const WORKSPACE_ROUTE = '/v2/agents/{agent_id}/workspace';
 
@@ -39,13 +40,7 @@ suite('fs/WorkspaceCache while signed out or the service cannot be used', () => 
 	const rootChanges = (): number => changes.filter((c) => c.agentId === agentId && c.path === '').length;
 	const host = (): string => new URL(emu.url).host;
 
-	suiteSetup(async () => {
-		({ emu, client, agentId } = await startWorkspaceEmulator());
-	});
-	suiteTeardown(async () => {
-		client.close();
-		await emu.close();
-	});
+	workspaceEmulatorPerSuite((w) => ({ emu, client, agentId } = w));
 	setup(async () => {
 		await emu.faults([]);
 		await emu.admin('POST', '/counters/reset');
