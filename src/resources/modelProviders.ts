@@ -67,18 +67,34 @@ export const modelProvidersList: ListDescriptor<ProviderInfo, ModelProviderTarge
 	},
 };
 
-/**
- * The URI of a provider's document: `cloud-agents-provider:/<name>.json?<id>`. The path is only the
- * provider's name (the tab and the breadcrumbs say "OpenAI Production.json", never a folder of the
- * extension's storage); the query holds the id, so two providers with one name stay apart.
- */
-export function providerUri(provider: Pick<ProviderInfo, 'id' | 'name'>): vscode.Uri {
+/** The file name of a provider's document: its name (or id), one safe path segment, `.json`. */
+function providerFileName(provider: Pick<ProviderInfo, 'id' | 'name'>): string {
 	const name = singleLine(provider.name || provider.id, SAFETY.labelMaxChars).replace(/[/\\]/g, '_');
-	return vscode.Uri.from({
-		scheme: PROVIDER_SCHEME,
-		path: `/${name === '' || /^\.+$/.test(name) ? 'provider' : name}.json`,
-		query: provider.id,
-	});
+	return `${name === '' || /^\.+$/.test(name) ? 'provider' : name}.json`;
+}
+
+/**
+ * The URI of a provider's document: `cloud-agents-provider:/<name>.json`. The path is only the
+ * provider's name (the tab, the breadcrumbs and VS Code's "Unable to write file '…'" say
+ * "OpenAI Production.json", never a folder of the extension's storage or an id, issue 42 item 13);
+ * only when another of `others` has the same file name does the query hold the id, so the two stay apart.
+ */
+export function providerUri(
+	provider: Pick<ProviderInfo, 'id' | 'name'>,
+	others: readonly Pick<ProviderInfo, 'id' | 'name'>[] = [],
+): vscode.Uri {
+	const file = providerFileName(provider);
+	const shared = others.some((o) => o.id !== provider.id && providerFileName(o) === file);
+	return vscode.Uri.from({ scheme: PROVIDER_SCHEME, path: `/${file}`, query: shared ? provider.id : '' });
+}
+
+/** The provider a document is about: the id in its query, else the one provider of `providers` whose file name is its path. */
+export function providerOfUri(uri: vscode.Uri, providers: readonly ProviderInfo[]): ProviderInfo | undefined {
+	if (uri.query !== '') {
+		return providers.find((p) => p.id === uri.query);
+	}
+	const named = providers.filter((p) => `/${providerFileName(p)}` === uri.path);
+	return named.length === 1 ? named[0] : undefined;
 }
 
 /** What "Save Model Provider to the Service" returns: saved, or not sent / refused with the problems shown as diagnostics. */
@@ -182,6 +198,8 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 	private readonly diagnostics: vscode.DiagnosticCollection;
 	/** The text of each document as last read from the service or saved to it. */
 	private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
+	/** The provider id of each document opened here (by URI): a rename saved from the document keeps it. */
+	private readonly ids = new Map<string, string>();
 	/** The outcome of each document's last write (for the save command), numbered in the order the writes ended. */
 	private readonly results = new Map<string, { result: ProviderSaveResult; ended: number }>();
 	/** How many writes have ended (the numbers of `results`). */
@@ -229,9 +247,10 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 	 * Shows the provider's configuration as the service has it now; an unsaved edit of an open
 	 * document is replaced (without a PATCH).
 	 */
-	async open(provider: ProviderInfo): Promise<vscode.TextDocument> {
-		const uri = providerUri(provider);
+	async open(provider: ProviderInfo, others: readonly ProviderInfo[] = []): Promise<vscode.TextDocument> {
+		const uri = providerUri(provider, others);
 		const key = uri.toString();
+		this.ids.set(key, provider.id);
 		const text = ProviderDocuments.text(provider);
 		this.files.set(key, { data: new TextEncoder().encode(text), mtime: Date.now() });
 		this.diagnostics.delete(uri);
@@ -357,13 +376,19 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 		});
 	}
 
+	/** The provider of a document: the one it was opened for here, else as its URI names it (a document restored with the window). */
+	private providerOf(uri: vscode.Uri, providers: readonly ProviderInfo[]): ProviderInfo | undefined {
+		const id = this.ids.get(uri.toString());
+		return id === undefined ? providerOfUri(uri, providers) : providers.find((p) => p.id === id);
+	}
+
 	/** The document's entry: held, or read from the service (a document restored with the window). */
 	private async entry(uri: vscode.Uri): Promise<{ data: Uint8Array; mtime: number }> {
 		const held = this.files.get(uri.toString());
 		if (held) {
 			return held;
 		}
-		const provider = (await readProviders(this.services)).find((p) => p.id === uri.query);
+		const provider = this.providerOf(uri, await readProviders(this.services));
 		if (!provider) {
 			throw vscode.FileSystemError.FileNotFound(uri);
 		}
@@ -451,7 +476,6 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 	 * field errors become diagnostics too.
 	 */
 	private async send(uri: vscode.Uri, text: string): Promise<ProviderSaveResult> {
-		const providerId = uri.query;
 		let config: unknown;
 		try {
 			config = JSON.parse(text);
@@ -480,10 +504,11 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 				message: vscode.l10n.t('Not sent: the provider configuration must be a JSON object.'),
 			};
 		}
-		const current = (await readProviders(this.services)).find((p) => p.id === providerId);
+		const current = this.providerOf(uri, await readProviders(this.services));
 		if (!current) {
-			throw new Error(vscode.l10n.t('The model provider {0} was not found.', providerId));
+			throw new Error(vscode.l10n.t('The model provider {0} was not found.', uri.path.slice(1)));
 		}
+		const providerId = current.id;
 		const problems = checkProviderConfig(config, providerConfiguration(current.raw));
 		if (problems.length > 0) {
 			this.diagnostics.set(
@@ -538,6 +563,7 @@ class ProviderDocuments implements vscode.FileSystemProvider, vscode.Disposable 
 	dispose(): void {
 		this.disposed = true;
 		this.files.clear();
+		this.ids.clear();
 		for (const d of this.subscriptions.splice(0)) {
 			d.dispose();
 		}
@@ -621,8 +647,9 @@ function providerDocuments(services: DocumentServices): ProviderDocuments {
 
 /** Reads the provider again and opens its configuration as a document to edit. */
 async function editProvider(provider: ProviderInfo, kit: ActionKit): Promise<vscode.TextDocument> {
-	const fresh = (await readProviders(kit)).find((p) => p.id === provider.id) ?? provider;
-	const doc = await providerDocuments(kit).open(fresh);
+	const all = await readProviders(kit);
+	const fresh = all.find((p) => p.id === provider.id) ?? provider;
+	const doc = await providerDocuments(kit).open(fresh, all);
 	if (!kit.automation) {
 		kit.info(
 			vscode.l10n.t(

@@ -79,6 +79,8 @@ suite('Model provider documents (issue 20, item 9)', () => {
 		assert.notEqual(doc.uri.scheme, 'file', doc.uri.toString());
 		assert.equal(doc.uri.path, `/${p.display_name}.json`);
 		assert.doesNotMatch(doc.uri.toString(), /globalStorage|model-provider-edits|mp_openai-[0-9a-f]{8}/);
+		// No id either: VS Code names the URI in a failed save's message (issue 42, item 13).
+		assert.equal(doc.uri.query, '', doc.uri.toString());
 		assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString());
 		// The document is the configuration, nothing else: it parses as JSON.
 		const body = JSON.parse(doc.getText()) as Record<string, unknown>;

@@ -7,6 +7,7 @@ import {
 	modelProviderActions,
 	modelProviderDocuments,
 	modelProvidersList,
+	providerOfUri,
 	providerUri,
 	readProviders,
 } from '../../../src/resources/modelProviders';
@@ -65,14 +66,34 @@ suite('resources/modelProviders', () => {
 		assert.match(vllm.description!, /disabled/);
 	});
 
-	test('the document URI: the name as the path (no folders), the id in the query', () => {
+	test('the document URI: the name as the path (no folders, no id); the id in the query only when another provider has the same name', () => {
 		assert.equal(
 			providerUri({ id: 'mp_1', name: 'OpenAI Production' }).toString(true),
-			'cloud-agents-provider:/OpenAI Production.json?mp_1',
+			'cloud-agents-provider:/OpenAI Production.json',
 		);
+		const twins = [
+			{ id: 'mp_a', name: 'Same' },
+			{ id: 'mp_b', name: 'Same' },
+			{ id: 'mp_c', name: 'Other' },
+		];
+		assert.equal(providerUri(twins[0]!, twins).toString(true), 'cloud-agents-provider:/Same.json?mp_a');
+		assert.equal(providerUri(twins[2]!, twins).toString(true), 'cloud-agents-provider:/Other.json');
 		assert.equal(providerUri({ id: 'mp_2', name: '../etc/x' }).path, '/.._etc_x.json');
 		assert.equal(providerUri({ id: 'mp_3', name: '..' }).path, '/provider.json');
 		assert.equal(providerUri({ id: 'mp_4', name: undefined }).path, '/mp_4.json');
+	});
+
+	test('providerOfUri: the id in the query, else the one provider whose file name is the path (none when two share it)', () => {
+		const all = [
+			{ id: 'mp_a', name: 'Same', raw: {} },
+			{ id: 'mp_b', name: 'Same', raw: {} },
+			{ id: 'mp_c', name: 'Other', raw: {} },
+		] as unknown as ProviderInfo[];
+		const id = (text: string): string | undefined => providerOfUri(vscode.Uri.parse(text), all)?.id;
+		assert.equal(id('cloud-agents-provider:/Other.json'), 'mp_c');
+		assert.equal(id('cloud-agents-provider:/Same.json?mp_b'), 'mp_b');
+		assert.equal(id('cloud-agents-provider:/Same.json'), undefined, 'two share the name: the id is needed');
+		assert.equal(id('cloud-agents-provider:/Gone.json'), undefined);
 	});
 
 	test('checkProviderConfig: every problem at once — missing field, wrong type, bad URL, credentials, empty name, no model', () => {
@@ -113,6 +134,10 @@ suite('resources/modelProviders', () => {
 		assert.equal((await fs.stat(uri)).type, vscode.FileType.File);
 		await assert.rejects(
 			Promise.resolve(fs.readFile(vscode.Uri.parse('cloud-agents-provider:/Gone.json?mp_gone'))),
+			(err: Error) => err.name === 'FileNotFound (FileSystemError)',
+		);
+		await assert.rejects(
+			Promise.resolve(fs.readFile(vscode.Uri.parse('cloud-agents-provider:/Gone.json'))),
 			(err: Error) => err.name === 'FileNotFound (FileSystemError)',
 		);
 		assert.throws(
@@ -219,6 +244,18 @@ suite('resources/modelProviders', () => {
 		assert.deepEqual(log.infos, [
 			'Editing the model provider "OpenAI": save the document to send every configuration field to the service.',
 		]);
+	});
+
+	test('a provider renamed from its document is still the same document: the next save goes to it (its id kept, not read from the URI)', async () => {
+		fake.answer('workspace.openTextDocument', async (uri: vscode.Uri) => ({ uri }));
+		const { kit } = kitOf();
+		const doc = (await modelProviderActions.edit.run({ provider: provider('mp_anthropic') }, kit)) as { uri: vscode.Uri };
+		const fs = modelProviderDocuments(kit);
+		const renamed = { ...(await read(fs, doc.uri)), display_name: 'Anthropic (renamed)' };
+		await fs.writeFile(doc.uri, encode(renamed), { create: false, overwrite: true });
+		await fs.writeFile(doc.uri, encode({ ...renamed, model: 'claude-opus-4' }), { create: false, overwrite: true });
+		const now = (await readProviders(listContext(env.client))).find((p) => p.id === 'mp_anthropic');
+		assert.deepEqual([now?.name, now?.model], ['Anthropic (renamed)', 'claude-opus-4']);
 	});
 
 	test('Save with no provider document: an error that says what to do', async () => {
