@@ -16,7 +16,7 @@ import {
 import { attachedSshKeys } from '../../../src/resources/sshKeys';
 import { automation } from '../../../src/views/automation';
 import * as fake from '../support/vscodeFake';
-import { emulatorPerSuite, fakeKit, fakeQuickPicks, listContext, readList, rowContext, tooltipText, until } from './kit';
+import { emulatorPerSuite, fakeKit, listContext, quickInputs, readList, rowContext, tooltipText, until } from './kit';
 
 /** src/resources/github.ts: pending requests from the emulator, Authorize…, and the bindings editor against it. */
 suite('resources/github', () => {
@@ -237,7 +237,7 @@ suite('resources/github', () => {
 
 	test('Edit Bindings in the editor: remove the first, add one, save; the result shown and said', async () => {
 		const atlas = runtime('atlas-dev');
-		const picks = fakeQuickPicks();
+		const picks = quickInputs().picks;
 		const inputs = ['99', 'feature/x'];
 		fake.answer('window.showInputBox', async () => inputs.shift());
 		const { kit, log } = fakeKit({ client: env.client });
@@ -252,16 +252,14 @@ suite('resources/github', () => {
 		);
 		// The first row: down and remove, no up.
 		assert.equal(rows[0].buttons.length, 2);
-		first.button.fire({ item: rows[0], button: rows[0].buttons[1] });
+		first.triggerItem(rows[0], rows[0].buttons[1]);
 		await until(() => picks.length === 2 && picks[1]!.shown);
 		const add = picks[1]!.items.find((i: { action: string; label: string }) => i.action === 'add' && i.label !== '');
-		picks[1]!.selectedItems = [add];
-		picks[1]!.accept.fire();
+		picks[1]!.accept(add);
 		await until(() => picks.length === 3 && picks[2]!.shown);
 		const save = picks[2]!.items.find((i: { action: string }) => i.action === 'save');
 		assert.match(save.label as string, /Save \(2 bindings\)/);
-		picks[2]!.selectedItems = [save];
-		picks[2]!.accept.fire();
+		picks[2]!.accept(save);
 		const bindings = (await done) as Array<{ repository_id: number; branch: string }>;
 		assert.deepEqual(
 			bindings.map((b) => `${b.repository_id}@${b.branch}`),
@@ -273,11 +271,11 @@ suite('resources/github', () => {
 	});
 
 	test('Edit Bindings dismissed: nothing sent', async () => {
-		const picks = fakeQuickPicks();
+		const picks = quickInputs().picks;
 		const { kit } = fakeKit({ client: env.client });
 		const done = githubActions.editBindings.run({ runtime: runtime('atlas-dev') }, kit);
 		await until(() => picks.length === 1 && picks[0]!.shown);
-		picks[0]!.hide.fire();
+		picks[0]!.hide();
 		assert.equal(await done, undefined);
 		assert.equal(await replaces(), 0);
 		assert.equal(

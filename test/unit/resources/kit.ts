@@ -179,39 +179,12 @@ export function emulatorPerSuite(): { emu: TestEmulator; client: CloudAgentsClie
 	return handle;
 }
 
-/** A quick pick of the fake: the test reads what it offers and accepts or hides it. */
-export class FakeQuickPick {
-	title = '';
-	placeholder = '';
-	value = '';
-	busy = false;
-	matchOnDescription = false;
-	ignoreFocusOut = false;
-	// eslint-disable-next-line @typescript-eslint/no-explicit-any
-	items: any[] = [];
-	// eslint-disable-next-line @typescript-eslint/no-explicit-any
-	selectedItems: any[] = [];
-	shown = false;
-	disposed = false;
-	readonly accept = new fake.EventEmitter<void>();
-	readonly hide = new fake.EventEmitter<void>();
-	readonly change = new fake.EventEmitter<string>();
-	readonly button = new fake.EventEmitter<{ item: unknown; button: unknown }>();
-	readonly onDidTriggerItemButton = this.button.event;
-	readonly onDidAccept = this.accept.event;
-	readonly onDidHide = this.hide.event;
-	readonly onDidChangeValue = this.change.event;
-	show(): void {
-		this.shown = true;
-	}
-	dispose(): void {
-		this.disposed = true;
-	}
-	type(value: string): void {
-		this.value = value;
-		this.change.fire(value);
-	}
-}
+/** An item of the resources' quick picks, read loosely: each test knows the rows it offers. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Row = any;
+
+/** The fake's quick pick (support/vscodeFake.ts), its items read loosely. */
+export const FakeQuickPick = fake.FakeQuickPick<Row>;
 
 /** Waits until `check` holds (a condition, never a time). */
 export async function until(check: () => boolean): Promise<void> {
@@ -222,13 +195,7 @@ export async function until(check: () => boolean): Promise<void> {
 	assert.ok(check(), 'the condition never held');
 }
 
-/** Answers `window.createQuickPick` with a new FakeQuickPick each time; the list holds them in order. */
-export function fakeQuickPicks(): FakeQuickPick[] {
-	const made: FakeQuickPick[] = [];
-	fake.answer('window.createQuickPick', () => {
-		const qp = new FakeQuickPick();
-		made.push(qp);
-		return qp;
-	});
-	return made;
+/** `fake.installQuickInputs()` (quick picks and input boxes, in the order made), the picks' items read loosely. */
+export function quickInputs(): ReturnType<typeof fake.installQuickInputs<Row>> {
+	return fake.installQuickInputs<Row>();
 }

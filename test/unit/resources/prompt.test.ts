@@ -6,62 +6,19 @@ import { pickPromptAgent, sendPrompt } from '../../../src/resources/prompt';
 import { automation } from '../../../src/views/automation';
 import { makePng } from '../../../emulator/src/png';
 import * as fake from '../support/vscodeFake';
-import { emulatorPerSuite, fakeKit, fakeQuickPicks, type FakeKitOptions, until } from './kit';
-
-/** An input box of the fake: the test types, presses buttons, accepts or hides it. */
-class FakeInputBox {
-	title = '';
-	prompt = '';
-	placeholder = '';
-	value = '';
-	busy = false;
-	ignoreFocusOut = false;
-	buttons: unknown[] = [];
-	validationMessage: unknown;
-	shown = 0;
-	disposed = false;
-	readonly accept = new fake.EventEmitter<void>();
-	readonly hidden = new fake.EventEmitter<void>();
-	readonly changed = new fake.EventEmitter<string>();
-	readonly pressed = new fake.EventEmitter<unknown>();
-	readonly onDidAccept = this.accept.event;
-	readonly onDidHide = this.hidden.event;
-	readonly onDidChangeValue = this.changed.event;
-	readonly onDidTriggerButton = this.pressed.event;
-	show(): void {
-		this.shown++;
-	}
-	hide(): void {
-		this.hidden.fire();
-	}
-	dispose(): void {
-		this.disposed = true;
-	}
-	type(value: string): void {
-		this.value = value;
-		this.changed.fire(value);
-	}
-	button(tooltip: string): unknown {
-		const b = this.buttons.find((x) => (x as { tooltip: string }).tooltip === tooltip);
-		assert.ok(b, `no button "${tooltip}" among ${this.buttons.map((x) => (x as { tooltip: string }).tooltip).join(', ')}`);
-		return b;
-	}
-}
+import { emulatorPerSuite, fakeKit, quickInputs, type FakeKitOptions, until } from './kit';
 
 /** src/resources/prompt.ts: Send Prompt against the emulator: limits before sending, the busy agent, the runtime that refuses, drafts. */
 suite('resources/prompt', () => {
 	const env = emulatorPerSuite();
 	let agents: Agent[];
-	let boxes: FakeInputBox[];
+	let inputs: ReturnType<typeof quickInputs>;
+	let boxes: fake.FakeInputBox[];
 
 	setup(async () => {
 		agents = (await env.client.listAgents({ limit: 100 })).items;
-		boxes = [];
-		fake.answer('window.createInputBox', () => {
-			const box = new FakeInputBox();
-			boxes.push(box);
-			return box;
-		});
+		inputs = quickInputs();
+		boxes = inputs.boxes;
 	});
 
 	const agent = (name: string): Agent => agents.find((a) => a.name === name)!;
@@ -151,7 +108,7 @@ suite('resources/prompt', () => {
 		const box = boxes[0]!;
 		assert.equal(box.title, 'Send Prompt to Sandbox explorer');
 		box.type('Parse the new samples');
-		box.accept.fire();
+		box.accept();
 		assert.equal(await first, undefined);
 		await until(() => warnings().length === 1);
 		assert.match(
@@ -162,7 +119,7 @@ suite('resources/prompt', () => {
 		const second = sendPrompt(sandbox, kit);
 		await until(() => boxes.length === 2 && !boxes[1]!.busy);
 		assert.equal(boxes[1]!.value, 'Parse the new samples');
-		assert.match(boxes[1]!.prompt, /\(the prompt not sent last time\)$/);
+		assert.match(boxes[1]!.prompt!, /\(the prompt not sent last time\)$/);
 		boxes[1]!.hide();
 		assert.equal(await second, undefined);
 	});
@@ -180,8 +137,8 @@ suite('resources/prompt', () => {
 		assert.equal(message.severity, vscode.InputBoxValidationSeverity.Warning);
 		// What is wrong with the prompt typed comes first.
 		boxes[0]!.type('x'.repeat(LIMITS.promptBytes + 1));
-		assert.match(String(boxes[0]!.validationMessage), /the limit is/);
-		boxes[0]!.accept.fire();
+		assert.match(boxes[0]!.validationMessage as string, /the limit is/);
+		boxes[0]!.accept();
 		assert.equal(boxes[0]!.disposed, false, 'a prompt past the limit is not accepted');
 		boxes[0]!.hide();
 		assert.equal(await sending, undefined);
@@ -195,13 +152,13 @@ suite('resources/prompt', () => {
 		const sending = sendPrompt(triage, kit);
 		await until(() => boxes.length === 1 && !boxes[0]!.busy);
 		const box = boxes[0]!;
-		assert.match(box.title, /^CI triage is busy: "Watch the CI pipeline and report failures" \(running\)$/);
-		assert.match(box.prompt, /^Enter sends this as a follow-up to the active run/);
-		box.pressed.fire(box.button('Cancel the Active Run and Send as a New Run'));
-		assert.match(box.prompt, /^Enter cancels the active run, then sends this as a new run\./);
-		box.pressed.fire(box.button('Send as a Follow-up to the Active Run'));
+		assert.match(box.title!, /^CI triage is busy: "Watch the CI pipeline and report failures" \(running\)$/);
+		assert.match(box.prompt!, /^Enter sends this as a follow-up to the active run/);
+		box.trigger(box.button('Cancel the Active Run and Send as a New Run'));
+		assert.match(box.prompt!, /^Enter cancels the active run, then sends this as a new run\./);
+		box.trigger(box.button('Send as a Follow-up to the Active Run'));
 		box.type('Look at e2e');
-		box.accept.fire();
+		box.accept();
 		const sent = await sending;
 		assert.equal(sent?.run.id, active.id);
 		assert.equal(await creates(), 0);
@@ -222,14 +179,14 @@ suite('resources/prompt', () => {
 		const sending = sendPrompt(billing, kit);
 		await until(() => boxes.length === 1 && !boxes[0]!.busy);
 		boxes[0]!.type('half typed');
-		boxes[0]!.pressed.fire(boxes[0]!.button('Send the Selection of the Active Editor'));
+		boxes[0]!.trigger(boxes[0]!.button('Send the Selection of the Active Editor'));
 		const sent = await sending;
 		assert.equal(sent?.prompt, 'line two');
 		await env.client.cancelRun(billing.id, sent.run.id);
 		const again = sendPrompt(billing, kit);
 		await until(() => boxes.length === 2);
 		assert.equal(boxes[1]!.value, 'half typed');
-		boxes[1]!.pressed.fire(boxes[1]!.button('Send the Whole Active Editor'));
+		boxes[1]!.trigger(boxes[1]!.button('Send the Whole Active Editor'));
 		assert.equal((await again)?.prompt, text);
 	});
 
@@ -254,7 +211,7 @@ suite('resources/prompt', () => {
 	test('the agent step: the selected agent first, then recently used, then by activity', async () => {
 		const billing = agent('Refactor billing module');
 		const triage = agent('CI triage');
-		const picks = fakeQuickPicks();
+		const picks = inputs.picks;
 		const state = new Map<string, unknown>([['cloudAgents.recentAgents', [triage.id]]]);
 		const { kit } = kitOf({
 			extra: { selected: () => billing, context: { globalState: { get: (k: string) => state.get(k) } } } as never,
@@ -267,8 +224,7 @@ suite('resources/prompt', () => {
 		assert.equal(items[1]!.agent.id, triage.id);
 		assert.match(items[1]!.description, /recently used$/);
 		assert.equal(items.length, agents.length);
-		picks[0]!.selectedItems = [items[1]];
-		picks[0]!.accept.fire();
+		picks[0]!.accept(items[1]);
 		assert.equal((await picking)?.id, triage.id);
 	});
 });

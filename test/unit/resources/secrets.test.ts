@@ -229,8 +229,7 @@ suite('resources/secrets', () => {
 		assert.equal(qp.items.length, 6);
 		qp.type('npm-token');
 		assert.equal(qp.items.length, 5, 'a typed name already offered is not offered twice');
-		qp.selectedItems = [npm];
-		qp.accept.fire();
+		qp.accept(npm);
 		assert.deepEqual(await picked, { name: 'npm-token', stubs: 0, runtimes: [] });
 		assert.equal(qp.disposed, true);
 	});
@@ -241,12 +240,12 @@ suite('resources/secrets', () => {
 		const { kit } = fakeKit({ client });
 		const picked = secretActions.open.pick(kit);
 		qp.value = '  typed-name ';
-		qp.accept.fire();
+		qp.accept();
 		assert.equal((await picked)?.name, 'typed-name');
 		const qp2 = new FakeQuickPick();
 		fake.answer('window.createQuickPick', () => qp2);
 		const hidden = secretActions.delete.pick(kit);
-		qp2.hide.fire();
+		qp2.hide();
 		assert.equal(await hidden, undefined);
 		await until(() => !qp2.busy);
 	});
@@ -264,7 +263,7 @@ suite('resources/secrets', () => {
 			qp.items.map((i: { ref: string }) => i.ref),
 			['x'],
 		);
-		qp.hide.fire();
+		qp.hide();
 		assert.equal(await picked, undefined);
 	});
 });

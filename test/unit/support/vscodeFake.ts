@@ -616,28 +616,25 @@ export function resetFake(): void {
 // ---- added for views (quick inputs) ----
 
 /**
- * A QuickPick as `window.createQuickPick` gives it, driven by the test: answer
- * `window.createQuickPick` with `() => new FakeQuickPick()` (or keep the instance to drive it), then
- * `accept(item)`, `hide()`, `trigger(button)`, `type(value)`. `shown` says whether `show` was called.
+ * What a QuickPick and an InputBox share, as the fake gives them: the properties the code under test
+ * sets, and what a person does (`hide`, `trigger` a button, `type`, Enter). As in VS Code, hiding a
+ * shown input fires `onDidHide` once, and disposing a shown one hides it. `until(predicate)` waits for
+ * something the code sets: it checks now and after every property set on the input.
  */
-export class FakeQuickPick<T extends { label: string } = { label: string }> {
+abstract class FakeQuickInput {
 	title: string | undefined;
 	step: number | undefined;
 	totalSteps: number | undefined;
 	placeholder: string | undefined;
 	value = '';
-	items: readonly T[] = [];
-	activeItems: readonly T[] = [];
-	selectedItems: readonly T[] = [];
 	buttons: readonly unknown[] = [];
 	busy = false;
 	enabled = true;
 	ignoreFocusOut = false;
-	matchOnDetail = false;
-	matchOnDescription = false;
 	shown = false;
 	disposed = false;
-	private readonly accepted = new EventEmitter<void>();
+	private readonly checks = new Set<() => void>();
+	protected readonly accepted = new EventEmitter<void>();
 	private readonly hidden = new EventEmitter<void>();
 	private readonly triggered = new EventEmitter<unknown>();
 	private readonly changed = new EventEmitter<string>();
@@ -645,74 +642,141 @@ export class FakeQuickPick<T extends { label: string } = { label: string }> {
 	readonly onDidHide = this.hidden.event;
 	readonly onDidTriggerButton = this.triggered.event;
 	readonly onDidChangeValue = this.changed.event;
-	readonly onDidChangeActive = new EventEmitter<readonly T[]>().event;
-	readonly onDidChangeSelection = new EventEmitter<readonly T[]>().event;
+	constructor() {
+		// Every property set (by the code under test or the test) runs the pending `until` checks.
+		return new Proxy(this, {
+			set: (target, name, value): boolean => {
+				Reflect.set(target, name, value);
+				for (const check of [...target.checks]) {
+					check();
+				}
+				return true;
+			},
+		});
+	}
+	/** Resolves when `predicate` holds (checked now and after every property set). */
+	until(predicate: () => boolean): Promise<void> {
+		return new Promise((resolve) => {
+			const check = (): void => {
+				if (predicate()) {
+					this.checks.delete(check);
+					resolve();
+				}
+			};
+			this.checks.add(check);
+			check();
+		});
+	}
 	show(): void {
 		this.shown = true;
 	}
 	hide(): void {
-		this.hidden.fire();
+		if (this.shown) {
+			this.shown = false;
+			this.hidden.fire();
+		}
 	}
 	dispose(): void {
 		this.disposed = true;
+		this.hide();
 	}
-	/** Enter on `item` (selected), or on nothing selected when undefined. */
-	accept(item?: T): void {
-		this.selectedItems = item === undefined ? [] : [item];
-		this.accepted.fire();
-	}
+	/** A person presses `button` (one of `buttons`, or Back). */
 	trigger(button: unknown): void {
 		this.triggered.fire(button);
 	}
+	/** The one of `buttons` whose tooltip is `tooltip` (throws, naming those there, when none is). */
+	button(tooltip: string): unknown {
+		const tooltips = this.buttons.map((b) => (b as { tooltip?: string }).tooltip);
+		const at = tooltips.indexOf(tooltip);
+		if (at < 0) {
+			throw new Error(`no button "${tooltip}" among ${tooltips.join(', ')}`);
+		}
+		return this.buttons[at];
+	}
+	/** A person types `value` (replacing what was there). */
 	type(value: string): void {
 		this.value = value;
 		this.changed.fire(value);
 	}
 }
 
+/** An item of a QuickPick, as far as the fake reads one. */
+export interface QuickPickItem {
+	label: string;
+	description?: string;
+	detail?: string;
+}
+
+/**
+ * A QuickPick as `window.createQuickPick` gives it, driven by the test: answer
+ * `window.createQuickPick` with `() => new FakeQuickPick()` (or keep the instance to drive it), then
+ * `accept(item)`, `hide()`, `trigger(button)`, `triggerItem(item, button)`, `type(value)`.
+ */
+export class FakeQuickPick<T extends { label: string } = QuickPickItem> extends FakeQuickInput {
+	items: readonly T[] = [];
+	activeItems: readonly T[] = [];
+	selectedItems: readonly T[] = [];
+	matchOnDetail = false;
+	matchOnDescription = false;
+	keepScrollPosition = false;
+	private readonly itemTriggered = new EventEmitter<{ item: T; button: unknown }>();
+	readonly onDidTriggerItemButton = this.itemTriggered.event;
+	readonly onDidChangeActive = new EventEmitter<readonly T[]>().event;
+	readonly onDidChangeSelection = new EventEmitter<readonly T[]>().event;
+	/** Enter on `item` (selected), or on nothing selected when undefined. */
+	accept(item?: T): void {
+		this.selectedItems = item === undefined ? [] : [item];
+		this.accepted.fire();
+	}
+	/** A person presses `button` of `item`'s row. */
+	triggerItem(item: T, button: unknown): void {
+		this.itemTriggered.fire({ item, button });
+	}
+}
+
 /** An InputBox as `window.createInputBox` gives it, driven by the test (`type`, `accept`, `hide`, `trigger`). */
-export class FakeInputBox {
-	title: string | undefined;
-	step: number | undefined;
-	totalSteps: number | undefined;
-	value = '';
+export class FakeInputBox extends FakeQuickInput {
 	prompt: string | undefined;
-	placeholder: string | undefined;
 	password = false;
-	validationMessage: string | undefined;
-	buttons: readonly unknown[] = [];
-	busy = false;
-	enabled = true;
-	ignoreFocusOut = false;
-	shown = false;
-	disposed = false;
-	private readonly accepted = new EventEmitter<void>();
-	private readonly hidden = new EventEmitter<void>();
-	private readonly triggered = new EventEmitter<unknown>();
-	private readonly changed = new EventEmitter<string>();
-	readonly onDidAccept = this.accepted.event;
-	readonly onDidHide = this.hidden.event;
-	readonly onDidTriggerButton = this.triggered.event;
-	readonly onDidChangeValue = this.changed.event;
-	show(): void {
-		this.shown = true;
-	}
-	hide(): void {
-		this.hidden.fire();
-	}
-	dispose(): void {
-		this.disposed = true;
-	}
+	validationMessage: string | { message: string; severity: number } | undefined;
+	/** A person presses Enter. */
 	accept(): void {
 		this.accepted.fire();
 	}
-	trigger(button: unknown): void {
-		this.triggered.fire(button);
-	}
-	type(value: string): void {
-		this.value = value;
-		this.changed.fire(value);
-	}
+}
+
+/**
+ * Answers `window.createQuickPick` and `window.createInputBox` with fakes (until the test ends);
+ * `picks` and `boxes` hold those created, in order, and `nextPick()`/`nextBox()` give the next one
+ * not yet taken (waiting for it to be created).
+ */
+export function installQuickInputs<T extends { label: string } = QuickPickItem>(): {
+	picks: FakeQuickPick<T>[];
+	boxes: FakeInputBox[];
+	nextPick(): Promise<FakeQuickPick<T>>;
+	nextBox(): Promise<FakeInputBox>;
+} {
+	const picks = made('window.createQuickPick', () => new FakeQuickPick<T>());
+	const boxes = made('window.createInputBox', () => new FakeInputBox());
+	return { picks: picks.all, boxes: boxes.all, nextPick: picks.next, nextBox: boxes.next };
+}
+
+/** Answers `name` with `create()`; `all` holds what was created, `next()` the next one not yet taken. */
+function made<I>(name: string, create: () => I): { all: I[]; next: () => Promise<I> } {
+	const all: I[] = [];
+	const waiting: Array<(input: I) => void> = [];
+	let taken = 0;
+	answer(name, () => {
+		const input = create();
+		all.push(input);
+		waiting.splice(0).forEach((w) => w(input));
+		return input;
+	});
+	return {
+		all,
+		next: () =>
+			all.length > taken ? Promise.resolve(all[taken++]!) : new Promise((r) => waiting.push((input) => (taken++, r(input)))),
+	};
 }
 
 // ---- added for workspace (openWorkspace, agentWindow) ----

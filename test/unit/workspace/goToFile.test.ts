@@ -6,7 +6,6 @@ import { goToWorkspaceFile, openWalkedFile } from '../../../src/workspace/goToFi
 import type { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
 import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
-import { installQuickInputs } from './fakeQuickInputs';
 import { testFeature, testSession, workspaceEmulatorPerSuite } from './workspaceFeatureDeps';
 
 /** src/workspace/goToFile.ts: the walk of the emulator's demo workspace through a real WorkspaceFeature; the pick is a fake. */
@@ -77,7 +76,7 @@ suite('workspace/goToFile', () => {
 
 	suite('goToWorkspaceFile (the pick)', () => {
 		test('the pick, titled with the name, fills with every file (name, and folder as description) and opens the one chosen', async () => {
-			const inputs = installQuickInputs();
+			const inputs = fake.installQuickInputs();
 			const result = goToWorkspaceFile(feature, agentId, 'Billing');
 			const pick = await inputs.nextPick();
 			assert.equal(pick.title, 'Go to File in Billing');
@@ -98,7 +97,7 @@ suite('workspace/goToFile', () => {
 		});
 
 		test('dismissing the pick resolves undefined and opens nothing; Enter with nothing chosen keeps it open', async () => {
-			const inputs = installQuickInputs();
+			const inputs = fake.installQuickInputs();
 			const result = goToWorkspaceFile(feature, agentId, 'Billing');
 			const pick = await inputs.nextPick();
 			await pick.until(() => pick.busy === false);
@@ -111,7 +110,7 @@ suite('workspace/goToFile', () => {
 
 		test('one file, and no file, are said as such', async () => {
 			await keepOnly(['README.md']);
-			let inputs = installQuickInputs();
+			let inputs = fake.installQuickInputs();
 			let result = goToWorkspaceFile(feature, agentId, 'Billing');
 			let pick = await inputs.nextPick();
 			await pick.until(() => pick.busy === false);
@@ -119,7 +118,7 @@ suite('workspace/goToFile', () => {
 			pick.hide();
 			await result;
 			await keepOnly([]);
-			inputs = installQuickInputs();
+			inputs = fake.installQuickInputs();
 			result = goToWorkspaceFile(feature, agentId, 'Billing');
 			pick = await inputs.nextPick();
 			await pick.until(() => pick.busy === false);
@@ -131,7 +130,7 @@ suite('workspace/goToFile', () => {
 
 		test("a walk that fails closes the pick and rejects with the service's error", async () => {
 			await emu.faults([{ route: '/v2/agents/{agent_id}/workspace', status: 403 }]);
-			const inputs = installQuickInputs();
+			const inputs = fake.installQuickInputs();
 			const result = goToWorkspaceFile(feature, agentId, 'Billing');
 			const pick = await inputs.nextPick();
 			await assert.rejects(result, (err: unknown) => err instanceof ApiError && err.status === 403);

@@ -6,7 +6,6 @@ import { searchAgentWorkspace } from '../../../src/workspace/searchWorkspace';
 import type { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
 import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
-import { installQuickInputs } from './fakeQuickInputs';
 import { testFeature, testSession, workspaceEmulatorPerSuite } from './workspaceFeatureDeps';
 
 /** src/workspace/searchWorkspace.ts: the service's search (the emulator's), the query box and the pick (fakes). */
@@ -114,7 +113,7 @@ suite('workspace/searchWorkspace', () => {
 	});
 
 	test('the query box: titled with the name; Enter on nothing says what it needs; over 256 bytes is refused as typed', async () => {
-		const inputs = installQuickInputs();
+		const inputs = fake.installQuickInputs();
 		fake.answer('window.showQuickPick', async (items: PickItem[]) => items[0]);
 		const result = searchAgentWorkspace(feature, agentId, { name: 'Billing' });
 		const box = await inputs.nextBox();
@@ -139,7 +138,7 @@ suite('workspace/searchWorkspace', () => {
 	});
 
 	test('dismissing the query box sends nothing and resolves undefined', async () => {
-		const inputs = installQuickInputs();
+		const inputs = fake.installQuickInputs();
 		const result = searchAgentWorkspace(feature, agentId);
 		const box = await inputs.nextBox();
 		assert.equal(box.title, `Search ${agentId}`);

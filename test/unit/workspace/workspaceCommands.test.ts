@@ -8,7 +8,6 @@ import { registerFlows } from '../../../src/views/registry';
 import { type WorkspaceCommands, registerWorkspace } from '../../../src/workspace/workspaceCommands';
 import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
-import { installQuickInputs } from './fakeQuickInputs';
 import { testLog, type TestSession, testSession, workspaceEmulatorPerSuite } from './workspaceFeatureDeps';
 
 /**
@@ -103,7 +102,7 @@ suite('workspace/workspaceCommands', () => {
 
 		test('without an argument a pick of the agents asks which; dismissing it does nothing', async () => {
 			start();
-			const inputs = installQuickInputs();
+			const inputs = fake.installQuickInputs();
 			let result = run('cloudAgents.agents.openWorkspace');
 			let pick = await inputs.nextPick();
 			await pick.until(() => pick.busy === false);
@@ -184,7 +183,7 @@ suite('workspace/workspaceCommands', () => {
 
 		test("a cloud-agent: URI (the Explorer's menu) names the agent; the pick is titled with its name", async () => {
 			start();
-			const inputs = installQuickInputs();
+			const inputs = fake.installQuickInputs();
 			const result = run('cloudAgents.workspace.goToFile', workspaceUri(agentId, 'src'));
 			const pick = await inputs.nextPick();
 			assert.equal(pick.title, `Go to File in ${BILLING}`);
@@ -195,7 +194,7 @@ suite('workspace/workspaceCommands', () => {
 
 		test('with no agent in view, a pick of the agents asks which', async () => {
 			start();
-			const inputs = installQuickInputs();
+			const inputs = fake.installQuickInputs();
 			const result = run('cloudAgents.workspace.goToFile');
 			const agents = await inputs.nextPick();
 			await agents.until(() => agents.busy === false);
