@@ -365,12 +365,12 @@ export class CloudAgentViews extends Disposable {
 		return record;
 	}
 
-	/** Refreshes every view (the `cloudAgents.refresh` command). */
 	/** Reads the first page of `descriptor`'s list ahead, before its view asks (ListTree.readAhead). */
 	readAhead(descriptor: AnyListDescriptor): void {
 		this.providerOf(descriptor).readAhead();
 	}
 
+	/** Refreshes every view (the `cloudAgents.refresh` command). */
 	async refreshAll(): Promise<void> {
 		await Promise.all([...this.providers.values()].map((p) => p.refresh()));
 	}

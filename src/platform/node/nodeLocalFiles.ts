@@ -86,19 +86,6 @@ export async function assertSafeLocalWrite(localRoot: string, rel: string, targe
 	return abs;
 }
 
-/** True when `rel` or a folder on its way is a symbolic link (a missing or non-folder component ends the walk: false). */
-async function linkOnTheWay(localRoot: string, rel: string): Promise<boolean> {
-	let current = nodePath.resolve(localRoot);
-	for (const segment of rel.split('/')) {
-		current = nodePath.join(current, segment);
-		const st = await lstat(current).catch(() => undefined);
-		if (st === undefined || !st.isDirectory()) {
-			return st?.isSymbolicLink() ?? false;
-		}
-	}
-	return false;
-}
-
 function kindOf(d: Dirent): LocalEntry['kind'] {
 	return d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'directory' : d.isFile() ? 'file' : 'other';
 }
@@ -148,10 +135,23 @@ export class NodeLocalFiles implements LocalFiles {
 	}
 
 	async list(rel: string): Promise<AsyncIterable<LocalEntry> | undefined> {
-		// localPathOf first: a hostile path is refused before anything is asked of the disk.
-		if (rel !== '' && (await linkOnTheWay(this.root, localPathOf(this.root, rel) && rel))) {
-			// opendir follows links: a folder reached through one is outside the folder (FileSystemLocalFiles does the same).
-			return undefined;
+		if (rel !== '') {
+			// A hostile path is refused (localPathOf throws) before the disk is asked; opendir follows
+			// links, so a folder that is one or is reached through one (outside the folder: the write
+			// check's rule) is not listed, as FileSystemLocalFiles lists none.
+			localPathOf(this.root, rel);
+			const outside = await assertSafeLocalWrite(this.root, rel).then(
+				() => false,
+				(err: unknown) => {
+					if (err instanceof UnsafePathError) {
+						return true;
+					}
+					throw err;
+				},
+			);
+			if (outside) {
+				return undefined;
+			}
 		}
 		try {
 			return entriesOf(await opendir(rel === '' ? this.root : localPathOf(this.root, rel)));
