@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { sha256HexSync } from '../base/random';
-import { AUTH_PROVIDER_ID } from '../ids';
+import { AUTH_PROVIDER_ID, AUTH_PROVIDER_LABEL } from '../ids';
 import { Disposable } from '../util/lifecycle';
+import { type Registrations, directRegistrations } from '../util/registrations';
 import type { Session } from './session';
 import { accountLabel } from './accountLabel';
 import type { AuthLogger, SignInArgs, SignInDeps, SignOutArgs } from './signIn';
@@ -37,13 +38,10 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 		private readonly session: Session,
 		private readonly log: AuthLogger,
 		private readonly flows: AuthFlows,
+		registrations: Registrations = directRegistrations,
 	) {
 		super();
-		this.register(
-			vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Cloud Agents', this, {
-				supportsMultipleAccounts: false,
-			}),
-		);
+		this.register(registrations.authentication(AUTH_PROVIDER_ID, AUTH_PROVIDER_LABEL, this));
 		this.register(session.onDidChange(() => void this.checkForChanges()));
 	}
 

@@ -4,6 +4,7 @@ import type { AuthFlows } from '../auth/authProvider';
 import type { Session } from '../auth/session';
 import type { AuthLogger, SignInArgs, SignOutArgs } from '../auth/signIn';
 import type { FlowCommand } from '../views/registry';
+import type { Registrations } from '../util/registrations';
 
 /** What the auth commands need. */
 export interface AuthCommandDeps {
@@ -13,9 +14,12 @@ export interface AuthCommandDeps {
 	flows: AuthFlows;
 }
 
-/** The Accounts-menu authentication provider; dispose it to remove it. */
-export function authProvider(deps: AuthCommandDeps): vscode.Disposable {
-	return new CloudAgentsAuthProvider(deps.session, deps.log, deps.flows);
+/**
+ * The Accounts-menu authentication provider, registered through `registrations` (VS Code's own call
+ * unless given: the activation's stand-in in the extension); dispose it to remove it.
+ */
+export function authProvider(deps: AuthCommandDeps, registrations?: Registrations): vscode.Disposable {
+	return new CloudAgentsAuthProvider(deps.session, deps.log, deps.flows, registrations);
 }
 
 /**

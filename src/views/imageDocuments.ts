@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { SAFETY } from '../api';
-import { IMAGE_SCHEME } from '../ids';
+import { FILE_SYSTEM_SCHEMES, IMAGE_SCHEME } from '../ids';
+import { type Registrations, directRegistrations } from '../util/registrations';
 import { singleLine } from '../util/text';
 import { Disposable } from '../util/lifecycle';
 import { closeTabsOf } from './recordDocuments';
@@ -29,9 +30,10 @@ export class ImageDocuments extends Disposable implements vscode.FileSystemProvi
 	private readonly changed = this.register(new vscode.EventEmitter<vscode.FileChangeEvent[]>());
 	readonly onDidChangeFile = this.changed.event;
 
-	constructor() {
+	/** @param registrations where the scheme is served from (the activation's stand-in in the extension) */
+	constructor(registrations: Registrations = directRegistrations) {
 		super();
-		this.register(vscode.workspace.registerFileSystemProvider(IMAGE_SCHEME, this, { isReadonly: true, isCaseSensitive: true }));
+		this.register(registrations.fileSystem(IMAGE_SCHEME, this, FILE_SYSTEM_SCHEMES[IMAGE_SCHEME] ?? {}));
 		this.register({ dispose: () => this.images.clear() });
 	}
 

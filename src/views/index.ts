@@ -10,6 +10,7 @@ import { DescriptorTreeProvider } from './listTree';
 import { RecordNode } from './rows';
 import type { ListHost } from './listTree';
 import type { RowCache } from './rowCache';
+import { type Registrations, directRegistrations } from '../util/registrations';
 
 export { DescriptorTreeProvider, pageSize } from './listTree';
 export { RecordNode } from './rows';
@@ -67,6 +68,8 @@ export class CloudAgentViews extends Disposable {
 		rowCache?: RowCache,
 		/** The window's memory (workspaceState): the selected agent comes back after a reload; none without it. */
 		private readonly memory?: vscode.Memento,
+		/** Where the tree views come from (the activation's stand-ins in the extension: src/shell/standIns.ts). */
+		registrations: Registrations = directRegistrations,
 	) {
 		super();
 		if (connectivity) {
@@ -108,7 +111,7 @@ export class CloudAgentViews extends Disposable {
 		for (const [descriptor, provider] of this.providers) {
 			if (descriptor.viewId) {
 				const view = this.register(
-					vscode.window.createTreeView(descriptor.viewId, { treeDataProvider: provider, showCollapseAll: false }),
+					registrations.treeView<vscode.TreeItem>(descriptor.viewId, provider, { showCollapseAll: false }),
 				);
 				provider.attach(view);
 				this.views.set(descriptor, view);
@@ -127,9 +130,7 @@ export class CloudAgentViews extends Disposable {
 						() => session.signedIn,
 					),
 				);
-				const view = this.register(
-					vscode.window.createTreeView(descriptor.viewId, { treeDataProvider: grouped, showCollapseAll: true }),
-				);
+				const view = this.register(registrations.treeView<vscode.TreeItem>(descriptor.viewId, grouped, { showCollapseAll: true }));
 				grouped.attach(view);
 				this.shown.set(descriptor.key, { view, rows: grouped });
 			}

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { SAFETY, sleepUntilAborted } from '../api';
 import type { Run } from '../api';
 import { RECORD_SCHEME } from '../ids';
+import { type Registrations, directRegistrations } from '../util/registrations';
 import { singleLine } from '../util/text';
 import { Disposable } from '../util/lifecycle';
 
@@ -27,9 +28,10 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 	private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
 	readonly onDidChange = this.changed.event;
 
-	constructor() {
+	/** @param registrations where the scheme is served from (the activation's stand-in in the extension) */
+	constructor(registrations: Registrations = directRegistrations) {
 		super();
-		this.register(vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, this));
+		this.register(registrations.textDocuments(RECORD_SCHEME, this));
 		this.register(
 			vscode.workspace.onDidCloseTextDocument((doc) => {
 				// A language change also "closes" and reopens the document; it stays in textDocuments then.
