@@ -309,8 +309,10 @@ const pageBuilds = pageNames.map((name) => ({
 	plugins: [problemMatcher, novncFiles],
 }));
 
-/** The entry of the commands loaded on first use (dist/features.js); src/extension.ts requires it. */
+/** The entry of the commands loaded on first use (dist/features.js); the body requires it. */
 const FEATURES = join(ROOT, 'src', 'shell', 'featureEntry.ts');
+/** The extension's body (dist/main.js), which activation (src/extension.ts, dist/extension.js) requires after it returns. */
+const BODY = join(ROOT, 'src', 'shell', 'main.ts');
 /** The resource modules: one per resource, each with its lists and its actions (see `extensionBuilds`). */
 const RESOURCES = join(ROOT, 'src', 'resources') + '/';
 /** A module's name among extension.js's exports for features.js: its path under src/ as an identifier. */
@@ -349,7 +351,32 @@ const vscodeApi = {
 };
 
 /**
- * extension.js requires the features entry as ./features.js (external), so it is loaded on first use.
+ * Activation's bundle (dist/extension.js, src/extension.ts: the stand-ins of src/shell/standIns.ts)
+ * requires the body as ./main.js (external), loaded after activation; and it holds nothing of the
+ * client's files (core.js, client.js): the build fails if it would require one.
+ * @type {import('esbuild').Plugin}
+ */
+const bodyExternal = {
+	name: 'body-external',
+	setup(build) {
+		build.onResolve({ filter: /\/main$/ }, (args) =>
+			resolve(args.resolveDir, `${args.path}.ts`) === BODY ? { path: './main.js', external: true } : undefined,
+		);
+		build.onResolve({ filter: /^\./ }, (args) => {
+			const file = sourceFile(args);
+			return file === undefined
+				? undefined
+				: {
+						errors: [
+							{ text: `${args.importer} imports ${file}: activation (dist/extension.js) must not load the client's files` },
+						],
+					};
+		});
+	},
+};
+
+/**
+ * main.js requires the features entry as ./features.js (external), so it is loaded on first use.
  * @type {import('esbuild').Plugin}
  */
 const featuresExternal = {
@@ -380,11 +407,11 @@ function fromExtension(shared) {
 				return file === undefined ? undefined : { path: `extension:${sharedKey(file)}`, namespace: 'split' };
 			});
 			build.onLoad({ filter: /^extension:/, namespace: 'split' }, (args) => ({
-				contents: `module.exports = require('./extension.js').${args.path.slice('extension:'.length)};\n`,
+				contents: `module.exports = require('./main.js').${args.path.slice('extension:'.length)};\n`,
 				loader: 'js',
 				resolveDir: ROOT,
 			}));
-			build.onResolve({ filter: /^\.\/extension\.js$/, namespace: 'split' }, (args) => ({ path: args.path, external: true }));
+			build.onResolve({ filter: /^\.\/main\.js$/, namespace: 'split' }, (args) => ({ path: args.path, external: true }));
 		},
 	};
 }
@@ -424,7 +451,7 @@ function activationSourcesOf(metafile, roots = []) {
 	const inSrc = (f) => f.startsWith(join(ROOT, 'src')) && f.endsWith('.ts');
 	const byPath = new Map(Object.entries(metafile.inputs).map(([f, input]) => [resolve(ROOT, f), input]));
 	const reached = new Set();
-	const queue = [join(ROOT, 'src', 'extension.ts'), ...roots];
+	const queue = [BODY, ...roots];
 	while (queue.length > 0) {
 		const file = queue.pop();
 		if (reached.has(file) || !byPath.has(file)) {
@@ -452,8 +479,8 @@ function activationSourcesOf(metafile, roots = []) {
 async function extensionBuilds() {
 	const extensionOptions = {
 		...common,
-		entryPoints: ['src/extension.ts'],
-		outfile: join(outdir, 'extension.js'),
+		entryPoints: [BODY],
+		outfile: join(outdir, 'main.js'),
 		plugins: [problemMatcher, jsoncParserEsm, vscodeApi, split({ core: true, lazy: true, forbid: true }), featuresExternal],
 	};
 	const featuresOptions = {
@@ -498,6 +525,12 @@ async function extensionBuilds() {
 		shared = new Set([...shared, ...next]);
 	}
 	return [
+		{
+			...common,
+			entryPoints: ['src/extension.ts'],
+			outfile: join(outdir, 'extension.js'),
+			plugins: [problemMatcher, vscodeApi, bodyExternal],
+		},
 		{ ...extensionOptions, entryPoints: ['extension-entry'], plugins: [...extensionOptions.plugins, exportsEntryOf(shared)] },
 		{ ...featuresOptions, plugins: [...featuresOptions.plugins, fromExtension(shared)] },
 	];
@@ -511,7 +544,7 @@ function exportsEntryOf(shared) {
 			build.onResolve({ filter: /^extension-entry$/ }, () => ({ path: 'extension', namespace: 'entry' }));
 			build.onLoad({ filter: /.*/, namespace: 'entry' }, () => ({
 				contents: [
-					`export * from ${JSON.stringify(join(ROOT, 'src', 'extension.ts'))};`,
+					`export * from ${JSON.stringify(BODY)};`,
 					...[...shared].sort().map((file) => `export * as ${sharedKey(file)} from ${JSON.stringify(file)};`),
 				].join('\n'),
 				loader: 'ts',
@@ -619,8 +652,8 @@ async function featureOnlyInputs() {
 	const [e, f] = await Promise.all([
 		esbuild.build({
 			...probe,
-			entryPoints: ['src/extension.ts'],
-			outfile: 'out-probe/extension.js',
+			entryPoints: [BODY],
+			outfile: 'out-probe/main.js',
 			plugins: [...plugins, featuresExternal],
 		}),
 		esbuild.build({ ...probe, entryPoints: [FEATURES], outfile: 'out-probe/features.js', plugins }),

@@ -1,14 +1,25 @@
 /**
  * The entry point of VS Code for the Web's extension host (package.json `browser`, built as
- * dist/web/extension.js): the same extension on the browser's platform (src/platform/web/webPlatform.ts).
+ * dist/web/extension.js): the same activation as Node's (src/extension.ts), the body on the
+ * browser's platform (src/platform/web/webPlatform.ts). The body is in the same bundle, evaluated
+ * when it starts (esbuild wraps a module reached through `require` in a function it calls then).
  */
 import type * as vscode from 'vscode';
-import { type CloudAgentsTestApi, activateWith } from './extension';
-import { webPlatform } from './platform/web/webPlatform';
+import { activateShell } from './shell/standIns';
+import type { CloudAgentsTestApi } from './shell/main';
+import type { startWeb } from './shell/webMain';
+import { reportActivation } from './platform/web/activationReport';
 
 /** Called by VS Code on the first contributed activation event, in the browser's extension host. */
 export function activate(context: vscode.ExtensionContext): CloudAgentsTestApi | undefined {
-	return activateWith(context, webPlatform);
+	const activateStart = performance.now();
+	const api = activateShell(context, () => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const body = require('./shell/webMain') as { startWeb: typeof startWeb };
+		return body.startWeb;
+	});
+	reportActivation(context, activateStart, performance.now());
+	return api as CloudAgentsTestApi | undefined;
 }
 
 /** Nothing to do: every resource is owned by `context.subscriptions`. */

@@ -100,6 +100,9 @@ export const CONFIG = {
 /** Id of the authentication provider (package.json `contributes.authentication`): its session changes tell every part of the extension about sign-in and sign-out. */
 export const AUTH_PROVIDER_ID = 'cloudAgents';
 
+/** The authentication provider's label in the Accounts menu (package.json `contributes.authentication`). */
+export const AUTH_PROVIDER_LABEL = 'Cloud Agents';
+
 /** URI scheme of an agent's remote workspace: `cloud-agent://<agentId>/<path>`. */
 export const FS_SCHEME = 'cloud-agent';
 
@@ -140,6 +143,23 @@ export const EMPTY_SCHEME = 'cloud-agents-empty';
  * reload (test/unit/manifest.test.ts checks the manifest).
  */
 export const TAB_SCHEMES = [FS_SCHEME, RECORD_SCHEME, IMAGE_SCHEME, PROVIDER_SCHEME, EMPTY_SCHEME] as const;
+
+/** Of TAB_SCHEMES, those served as file systems, with how each is registered (the others are read-only documents). */
+export const FILE_SYSTEM_SCHEMES: Readonly<Record<string, { readonly isCaseSensitive: boolean; readonly isReadonly?: boolean }>> = {
+	[FS_SCHEME]: { isCaseSensitive: true },
+	[IMAGE_SCHEME]: { isCaseSensitive: true, isReadonly: true },
+	[PROVIDER_SCHEME]: { isCaseSensitive: true },
+};
+
+/** Of TAB_SCHEMES, those served as read-only documents (a text document content provider each). */
+export const DOCUMENT_SCHEMES = [RECORD_SCHEME, EMPTY_SCHEME] as const;
+
+/**
+ * The views drawn with a Collapse All button: the views of group rows (src/views/groupTree.ts; the
+ * Account view), whose groups open one by one. Activation creates every view before its lists exist
+ * (src/shell/standIns.ts); test/unit/resources/index.test.ts checks this against the lists.
+ */
+export const COLLAPSE_ALL_VIEWS: ReadonlySet<string> = new Set(['cloudAgents.account']);
 
 /**
  * Schemes of documents a prompt may be taken from ("Send Prompt…" with an editor active): files,
@@ -183,3 +203,9 @@ export function manifestCommandTitles(manifest: unknown): ReadonlyMap<string, st
 
 /** The name of activate()'s entry in the web worker's performance timeline (src/platform/web/webPlatform.ts; the bench's activation section reads it). */
 export const ACTIVATION_MEASURE = 'cloud-agents/activate';
+
+/**
+ * The environment variable the test harness sets (to the report's path): under it the extension
+ * records what it shows and `activate()` returns what the integration tests read (src/testing.ts).
+ */
+export const TEST_HARNESS_ENV = 'CLOUD_AGENTS_TEST_REPORT';

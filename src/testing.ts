@@ -24,14 +24,15 @@
  */
 import * as vscode from 'vscode';
 import { SAFETY } from './base/limits';
-import type { LazyFeatures } from './shell/lazy';
+import type { WorkspaceFeature } from './workspace/workspaceFeature';
+import type { ToolHandlers } from './chat/lazyTools';
 import { type CloudAgentViews, RecordNode } from './views';
 import type { AnyListDescriptor } from './views/descriptor';
-import { RUN_NOTIFIED_KEY, SEARCH_HINT_KEY } from './ids';
+import { RUN_NOTIFIED_KEY, SEARCH_HINT_KEY, TEST_HARNESS_ENV } from './ids';
 import { workbenchShowsChannel } from './util/outputChannels';
 
 /** The environment variable the harness sets; without it no seam is registered. */
-export const TEST_HARNESS_ENV = 'CLOUD_AGENTS_TEST_REPORT';
+export { TEST_HARNESS_ENV };
 
 /** Whether the extension runs under the test harness. */
 export function underTestHarness(): boolean {
@@ -270,9 +271,15 @@ export interface TestSeamDeps {
 	/** The list whose selection `_cloudAgents.views.selectAgent` sets (the Agents list). */
 	agents: AnyListDescriptor;
 	/** The commands loaded on first use, with the agent workspace (`workspace` of what they load). */
-	features: Pick<LazyFeatures, 'load' | 'current'>;
+	features: { load(): LoadedForSeams; readonly current: LoadedForSeams | undefined };
 	/** What the extension showed (startRecording); undefined outside the harness and development. */
 	recorder: TestRecorder | undefined;
+}
+
+/** What the seams use of the loaded features (src/shell/lazy.ts `LoadedFeatures`). */
+export interface LoadedForSeams {
+	readonly workspace: Pick<WorkspaceFeature, 'cache' | 'retryInterface'>;
+	readonly chatTools: ToolHandlers;
 }
 
 /** Registers the seams (only under the harness); the caller owns the disposables. */

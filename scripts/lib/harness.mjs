@@ -567,17 +567,17 @@ export function checkVsix(path) {
 		throw new Error(`${path} is ${size} bytes; the limit is 1 MiB`);
 	}
 	const allowed =
-		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|package\.nls(\.[\w-]+)?\.json|l10n\/bundle\.l10n(\.[\w-]+)?\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|core|features|client|compareWorker|web\/extension)\.js|dist\/THIRD_PARTY_NOTICES\.txt|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css|media\/walkthrough\/[a-z0-9-]+\.md))$/i;
+		/^(extension\.vsixmanifest|\[Content_Types\]\.xml|extension\/(package\.json|package\.nls(\.[\w-]+)?\.json|l10n\/bundle\.l10n(\.[\w-]+)?\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/(extension|main|core|features|client|compareWorker|web\/extension)\.js|dist\/THIRD_PARTY_NOTICES\.txt|dist\/webviews\/[A-Za-z0-9_-]+\.(js|css)|media\/[^/]+|media\/webviews\/[A-Za-z0-9_-]+\.css|media\/walkthrough\/[a-z0-9-]+\.md))$/i;
 	const entries = zipEntries(path);
 	const unexpected = entries.filter((name) => !allowed.test(name));
 	if (unexpected.length > 0) {
 		throw new Error(`${path} ships unexpected files: ${unexpected.join(', ')}`);
 	}
-	// The bundles of esbuild.mjs: extension.js requires core.js at activation, features.js and client.js on first use;
+	// The bundles of esbuild.mjs: extension.js at activation requires main.js (with core.js) after it, features.js and client.js on first use;
 	// web/extension.js is the whole extension for VS Code for the Web (package.json `browser`).
 	// The licence notices of the bundled dependencies (esbuild.mjs writes them) ship with the bundles.
 	const missing = [
-		...['extension', 'core', 'features', 'client', 'compareWorker', 'web/extension'].map((b) => `extension/dist/${b}.js`),
+		...['extension', 'main', 'core', 'features', 'client', 'compareWorker', 'web/extension'].map((b) => `extension/dist/${b}.js`),
 		'extension/dist/THIRD_PARTY_NOTICES.txt',
 		// package.json's `%key%` texts, and the code's messages (package.json `l10n`).
 		'extension/package.nls.json',

@@ -21,10 +21,4 @@ export interface Platform {
 	 * when this host cannot compare with it (Node's: `file:` folders only).
 	 */
 	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
-	/**
-	 * Called once `activate()` has done its work (`performance.now()` at its start and end): tells the
-	 * bench's activation section how long loading and activating took, where the bench asks for it.
-	 * Nothing happens otherwise.
-	 */
-	reportActivation(context: vscode.ExtensionContext, activateStart: number, activateEnd: number): void;
 }

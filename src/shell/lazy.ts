@@ -4,8 +4,9 @@
  * stand-in, registers the real commands under the same ids, and runs the invoked command again with
  * the same arguments (`executeCommand` hands a command registered in this extension host its
  * arguments as they are: a tree row stays the same object). Webview panels VS Code restores after a
- * reload are handed to the loaded code the same way (see `LazyFeatures.serializers`), and so is the
- * `cloud-agent:` file system (src/workspace/fs/lazyProvider.ts: its first call loads the features).
+ * reload are handed to the loaded code too (activation's serializers, src/shell/standIns.ts, call
+ * `restorePanel`), and so is the `cloud-agent:` file system (src/workspace/fs/lazyProvider.ts: its
+ * first call loads the features).
  */
 import * as vscode from 'vscode';
 import { Disposable } from '../util/lifecycle';
@@ -51,27 +52,17 @@ export class LazyFeatures extends Disposable {
 
 	/**
 	 * @param ids the command ids the features register (each gets a stand-in now)
-	 * @param viewTypes the webview panel types whose serializer is the features'
 	 * @param loadCode loads and runs the features' registration (synchronously: a `require`)
 	 * @param report tells the user that loading failed (an error notification unless given)
 	 */
 	constructor(
 		private readonly ids: readonly string[],
-		viewTypes: readonly string[],
 		private readonly loadCode: () => LoadedFeatures,
 		private readonly log: LazyLogger,
 		private readonly report: (message: string) => void = (message) => void vscode.window.showErrorMessage(notificationText(message)),
 	) {
 		super();
 		this.installStubs();
-		for (const viewType of viewTypes) {
-			// Serializers stay registered: VS Code keeps one per view type for the whole session.
-			this.register(
-				vscode.window.registerWebviewPanelSerializer(viewType, {
-					deserializeWebviewPanel: async (panel, state: unknown) => this.load().restorePanel(viewType, panel, state),
-				}),
-			);
-		}
 		this.register({ dispose: () => this.disposeStubs() });
 	}
 

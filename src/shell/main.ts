@@ -30,12 +30,9 @@ import {
 	FS_SCHEME,
 	LINKS_KEY,
 	PROVIDER_SCHEME,
-	TOOL_NAMES,
-	WEBVIEW_TYPES,
 } from '../ids';
 import type { ToolHandlers } from '../chat/lazyTools';
 import type { ActivationFacts, Body, Shell, StartBody } from './standIns';
-import { webPlatform } from '../platform/web/webPlatform';
 import { LIST_DESCRIPTORS, connectLists } from '../resources';
 import { agentsList } from '../resources/agents';
 import { runsList } from '../resources/runs';
@@ -393,8 +390,8 @@ function testApiOf(extension: CloudAgentsExtension): Omit<CloudAgentsTestApi, 'a
 		: undefined;
 }
 
-/** Starts the body on `platform` with activation's stand-ins: the entries' (src/shell/standIns.ts `StartBody`). */
-function start(context: vscode.ExtensionContext, platform: Platform, shell: Shell): Body {
+/** Starts the body on `platform` with activation's stand-ins: each host's `StartBody` (src/shell/standIns.ts). */
+export function start(context: vscode.ExtensionContext, platform: Platform, shell: Shell): Body {
 	const extension = new CloudAgentsExtension(context, platform, shell);
 	context.subscriptions.push(extension);
 	return extension.standInTargets();
@@ -413,6 +410,3 @@ export const startNode: StartBody = (context, shell) =>
 		}),
 		shell,
 	);
-
-/** The body in the browser's extension host, VS Code for the Web (src/extension.web.ts). */
-export const startWeb: StartBody = (context, shell) => start(context, webPlatform, shell);

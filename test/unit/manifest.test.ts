@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import {
 	ALL_VIEW_IDS,
 	AUTH_PROVIDER_ID,
+	AUTH_PROVIDER_LABEL,
 	COMMAND_IDS,
 	CONTEXT_KEYS,
+	DOCUMENT_SCHEMES,
 	EMPTY_SCHEME,
+	FILE_SYSTEM_SCHEMES,
 	FS_SCHEME,
 	IMAGE_SCHEME,
 	PROVIDER_SCHEME,
@@ -186,33 +189,39 @@ suite('package.json manifest', () => {
 		assert.ok(!manifest.activationEvents?.includes('*'), 'never during startup');
 	});
 
-	test('every scheme src/ registers a provider for is a tab scheme, registered from activation (src/extension.ts or the services it builds)', () => {
-		const registered = new Set<string>();
+	test('every scheme of ours is a tab scheme registered at activation (src/shell/standIns.ts), and the body serves each through its stand-in', () => {
+		// Activation registers a stand-in per scheme (FILE_SYSTEM_SCHEMES, DOCUMENT_SCHEMES): so VS Code
+		// can restore a tab of each after a reload, before anything else of ours has run.
+		const atActivation = [...Object.keys(FILE_SYSTEM_SCHEMES), ...DOCUMENT_SCHEMES].sort();
+		assert.deepEqual(atActivation, [...TAB_SCHEMES].sort());
+		// No other registration of a scheme: VS Code's own calls are made in the stand-ins' module and
+		// in directRegistrations (src/util/registrations.ts, what tests and nothing else use).
+		const direct: string[] = [];
+		const served = new Set<string>();
 		const walk = (dir: string): void => {
 			for (const entry of readdirSync(dir, { withFileTypes: true })) {
 				const path = join(dir, entry.name);
 				if (entry.isDirectory()) {
 					walk(path);
 				} else if (entry.name.endsWith('.ts')) {
+					const file = path.slice(root.length + 1);
 					const text = readFileSync(path, 'utf8');
-					for (const m of text.matchAll(/register(?:FileSystemProvider|TextDocumentContentProvider)\(\s*([A-Z_]+)/g)) {
-						registered.add(`${m[1]} in ${path.slice(root.length + 1)}`);
+					if (
+						/register(?:FileSystemProvider|TextDocumentContentProvider)\(/.test(text) &&
+						!['src/shell/standIns.ts', 'src/util/registrations.ts'].includes(file)
+					) {
+						direct.push(file);
+					}
+					for (const m of text.matchAll(/\.(?:fileSystem|textDocuments)\(\s*([A-Z_]+)/g)) {
+						served.add(m[1]!);
 					}
 				}
 			}
 		};
 		walk(join(root, 'src'));
+		assert.deepEqual(direct, [], 'a scheme registered past the stand-ins: hand the provider to `Registrations`');
 		const names: Record<string, string> = { FS_SCHEME, RECORD_SCHEME, IMAGE_SCHEME, PROVIDER_SCHEME, EMPTY_SCHEME };
-		const atActivation = ['src/extension.ts', 'src/views/recordDocuments.ts', 'src/views/imageDocuments.ts'];
-		for (const r of registered) {
-			const [name = '', file = ''] = r.split(' in ');
-			assert.ok(
-				names[name] !== undefined && TAB_SCHEMES.includes(names[name] as (typeof TAB_SCHEMES)[number]),
-				`${r}: not a tab scheme`,
-			);
-			assert.ok(atActivation.includes(file), `${r}: registered on first use, so VS Code cannot restore its tabs`);
-		}
-		assert.ok(registered.size >= TAB_SCHEMES.length, [...registered].join(', '));
+		assert.deepEqual([...served].map((n) => names[n]).sort(), [...TAB_SCHEMES].sort(), 'the body serves every tab scheme');
 	});
 
 	test('Ctrl+P and Ctrl+Shift+F run our Go to File and Search Workspace only in windows whose folders are all agent workspaces', () => {
@@ -328,6 +337,9 @@ suite('package.json manifest', () => {
 			manifest.contributes.authentication.map((a) => a.id),
 			[AUTH_PROVIDER_ID],
 		);
+		// Activation registers it by its label (src/shell/standIns.ts), as the manifest names it.
+		const nls = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
+		assert.equal(nls['authentication.cloudAgents.label'], AUTH_PROVIDER_LABEL);
 	});
 });
 

@@ -4,7 +4,7 @@
  * comparison reads its local folder through `vscode.workspace.fs` on the extension host's thread.
  */
 import { fetchConnect } from './fetchWire';
-import { ACTIVATION_MEASURE, TAB_SCHEMES } from '../../ids';
+import { TAB_SCHEMES } from '../../ids';
 import { workspaceLocalFiles } from './workspaceLocalFiles';
 import type { Platform } from '../types';
 
@@ -17,10 +17,4 @@ export const webPlatform: Platform = {
 	userFiles: { homeFolder: () => undefined, knownHosts: undefined },
 	// Any folder VS Code's file system reaches, except our own documents (an agent's workspace among them).
 	localFiles: (root) => ((TAB_SCHEMES as readonly string[]).includes(root.scheme) ? undefined : workspaceLocalFiles(root)),
-	// A web worker has no environment to be asked through nor a file system of its own: activate()
-	// is one entry in the worker's performance timeline (as VS Code's own marks are), which the
-	// bench's activation section reads in the worker (bench/sections/activation.ts).
-	reportActivation: (_context, activateStart, activateEnd) => {
-		performance.measure(ACTIVATION_MEASURE, { start: activateStart, end: activateEnd });
-	},
 };

@@ -12,8 +12,9 @@ suite('Extension', () => {
 		assert.equal(extension.isActive, true);
 	});
 
-	test('activate() leaves the HTTP client unloaded: the warm-up loads it in the idle time after (issue 44) [web]', async () => {
+	test('activate() registers and starts nothing: neither the body nor the HTTP client is loaded when it returns (issue 44) [web]', async () => {
 		const api = await testApi();
+		assert.equal(api.activation.bodyLoaded, false, 'activate() started the body (dist/main.js, or its part of the web bundle)');
 		assert.equal(
 			api.activation.clientLoaded,
 			false,

@@ -29,14 +29,12 @@ function loadedWith(disposables: vscode.Disposable[]): LoadedFeatures {
 suite('Commands loaded on first use', () => {
 	const log = { info: (): void => undefined, error: (): void => undefined };
 	const ids = ['_cloudAgents.test.lazyA', '_cloudAgents.test.lazyB'];
-	const viewTypes = ['cloudAgents.test.lazyPanel'];
 
 	test('the first command loads the code once; the real command gets the same arguments and its result goes back', async () => {
 		let loads = 0;
 		const seen: unknown[][] = [];
 		const features = new LazyFeatures(
 			ids,
-			viewTypes,
 			(): LoadedFeatures => {
 				loads++;
 				return loadedWith(
@@ -83,7 +81,6 @@ suite('Commands loaded on first use', () => {
 		const reported: string[] = [];
 		const features = new LazyFeatures(
 			ids,
-			[],
 			(): LoadedFeatures => {
 				attempts++;
 				if (attempts === 1) {

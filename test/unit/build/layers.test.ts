@@ -10,7 +10,7 @@
  * - the floors: every import of a file of src/ (`import`, `import type`, `export … from`, `import('…')`,
  *   `require('…')`) goes to its own floor or one below (ROOMS says which room of src/ is on which
  *   floor), no two rooms import each other however indirectly (no cycle of rooms), a feature imports
- *   no other feature (the shell hands it what it needs), and only src/extension.ts imports src/testing.ts.
+ *   no other feature (the shell hands it what it needs), and only the body (src/shell/main.ts) imports src/testing.ts.
  */
 import * as assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -195,7 +195,7 @@ function floorOf(path: string): Floor | undefined {
 	return ROOMS[roomOf(path)];
 }
 
-/** Each import that goes to a floor above its file's, and each import of src/testing.ts but by src/extension.ts. */
+/** Each import that goes to a floor above its file's, and each import of src/testing.ts but by the body (src/shell/main.ts). */
 function upwardImports(edges: readonly Edge[]): string[] {
 	const out: string[] = [];
 	for (const { from, to } of edges) {
@@ -203,8 +203,8 @@ function upwardImports(edges: readonly Edge[]): string[] {
 		if (a !== undefined && b !== undefined && FLOORS.indexOf(b) < FLOORS.indexOf(a)) {
 			out.push(`${from} → ${to} (floor ${a} imports floor ${b} above it)`);
 		}
-		if (to === 'src/testing.ts' && from !== 'src/extension.ts') {
-			out.push(`${from} → ${to} (only src/extension.ts imports the test seams)`);
+		if (to === 'src/testing.ts' && from !== 'src/shell/main.ts') {
+			out.push(`${from} → ${to} (only src/shell/main.ts imports the test seams)`);
 		}
 	}
 	return [...new Set(out)];
@@ -345,9 +345,9 @@ function nodeOnlyModule(name: string): boolean {
  * src/platform/node/; a file only Node's entry reaches (src/extension.ts: the features' entry and the
  * comparison's worker are reached from it) outside src/platform/node/; a file only the browser's entry
  * reaches (src/extension.web.ts, which the web build cuts off at src/platform/node/) outside
- * src/platform/web/; and an import of a platform's room from anywhere but that room and its entry
- * (Node's: src/extension.ts and the features' entry, src/shell/featureEntry.ts, which holds Node's local
- * folders for dist/features.js).
+ * src/platform/web/; and an import of a platform's room from anywhere but that room, its entry and
+ * the body's start (src/shell/main.ts `startNode`, src/shell/webMain.ts `startWeb`; Node's also the features' entry,
+ * src/shell/featureEntry.ts, which holds Node's local folders for dist/features.js).
  */
 function outOfPlatformRooms(files: readonly Source[], edges: readonly Edge[]): string[] {
 	const out: string[] = [];
@@ -358,7 +358,8 @@ function outOfPlatformRooms(files: readonly Source[], edges: readonly Edge[]): s
 	}
 	const node = reached(['src/extension.ts'], edges, WEB_ROOM);
 	const web = reached(['src/extension.web.ts'], edges, NODE_ROOM);
-	const entries = new Set(['src/extension.ts', 'src/extension.web.ts']);
+	// The entries, and the browser's start of the body (Node's is src/shell/main.ts, which both reach).
+	const entries = new Set(['src/extension.ts', 'src/extension.web.ts', 'src/shell/webMain.ts']);
 	for (const path of [...node].filter((p) => !web.has(p) && !p.startsWith(NODE_ROOM) && !entries.has(p))) {
 		out.push(`${path} serves Node's extension host only: it goes in ${NODE_ROOM}`);
 	}
@@ -366,8 +367,8 @@ function outOfPlatformRooms(files: readonly Source[], edges: readonly Edge[]): s
 		out.push(`${path} serves the browser's extension host only: it goes in ${WEB_ROOM}`);
 	}
 	const doors: Record<string, readonly string[]> = {
-		[NODE_ROOM]: ['src/extension.ts', 'src/shell/featureEntry.ts'],
-		[WEB_ROOM]: ['src/extension.web.ts'],
+		[NODE_ROOM]: ['src/extension.ts', 'src/shell/main.ts', 'src/shell/featureEntry.ts'],
+		[WEB_ROOM]: ['src/extension.web.ts', 'src/shell/webMain.ts'],
 	};
 	for (const { from, to } of edges) {
 		for (const [room, allowed] of Object.entries(doors)) {
@@ -500,24 +501,25 @@ suite('layers: the rules the README states, read from src/', () => {
 			"src/util/onlyNode.ts imports os: Node's code goes in src/platform/node/",
 			"src/util/onlyNode.ts serves Node's extension host only: it goes in src/platform/node/",
 			"src/util/onlyWeb.ts serves the browser's extension host only: it goes in src/platform/web/",
-			"src/shell/a.ts → src/platform/web/w.ts: only src/platform/web/ and src/extension.web.ts import a platform's room",
+			"src/shell/a.ts → src/platform/web/w.ts: only src/platform/web/ and src/extension.web.ts, src/shell/webMain.ts import a platform's room",
 		]);
 	});
 
 	test('one door registers our commands (issue 43): a record’s actions through the action registry, a command on no record through registerFlows', () => {
 		// registerCommand (the one rule for a command's errors) is called by those two doors only;
-		// VS Code's own registerCommand by registerCommand itself, the stand-ins of the commands loaded
-		// on first use (src/shell/lazy.ts) and the test seams (src/testing.ts).
+		// VS Code's own registerCommand by registerCommand itself, activation's stand-ins
+		// (src/shell/standIns.ts), the stand-ins of the commands loaded on first use (src/shell/lazy.ts)
+		// and the test seams (src/testing.ts).
 		assert.deepEqual(
 			occurrences(/(?<![.\w])registerCommand\(/, (p) => p.startsWith('src/')).filter(
 				(at) => !/^src\/views\/(registry|actionRegistry)\.ts:/.test(at),
 			),
 			[],
-			'a command registered past its door: a FlowCommand for registerFlows (src/shell/features.ts, or src/extension.ts at activation), or a ResourceAction',
+			'a command registered past its door: a FlowCommand for registerFlows (src/shell/features.ts, or src/shell/main.ts when the body starts), or a ResourceAction',
 		);
 		assert.deepEqual(
 			occurrences(/commands\.registerCommand\(/, (p) => p.startsWith('src/')).filter(
-				(at) => !/^src\/(views\/registry|shell\/lazy|testing)\.ts:/.test(at),
+				(at) => !/^src\/(views\/registry|shell\/lazy|shell\/standIns|testing)\.ts:/.test(at),
 			),
 			[],
 		);
@@ -538,7 +540,7 @@ suite('layers: the rules the README states, read from src/', () => {
 		assert.deepEqual([...new Set(sources.map((s) => roomOf(s.path)).filter((r) => ROOMS[r] === undefined))], []);
 	});
 
-	test('no file imports a floor above its own (and only src/extension.ts imports src/testing.ts)', () => {
+	test('no file imports a floor above its own (and only src/shell/main.ts imports src/testing.ts)', () => {
 		const upward = upwardImports(imports.edges);
 		assert.equal(upward.length, 0, `${upward.length} upward imports:\n  ${upward.join('\n  ')}`);
 	});
@@ -595,7 +597,7 @@ suite('layers: the rules the README states, read from src/', () => {
 			'src/util/low.ts → src/workspace/fs/e.ts (floor bottom imports floor services above it)',
 			'src/views/a.ts → src/resources/runs.ts (floor framework imports floor features above it)',
 			'src/runFollowing/d.ts → src/testing.ts (floor services imports floor shell above it)',
-			'src/runFollowing/d.ts → src/testing.ts (only src/extension.ts imports the test seams)',
+			'src/runFollowing/d.ts → src/testing.ts (only src/shell/main.ts imports the test seams)',
 			'src/workspace/fs/e.ts → src/workspace/h.ts (floor services imports floor features above it)',
 		]);
 		assert.deepEqual(roomCycles(synthetic.edges), [

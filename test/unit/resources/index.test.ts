@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { COLLAPSE_ALL_VIEWS } from '../../../src/ids';
+import { LIST_DESCRIPTORS } from '../../../src/resources';
 
 /**
  * The resource registry (src/resources/index.ts) and the manifest agree. The resource modules
@@ -44,6 +46,12 @@ function descriptorsOf(source: string): string[] {
 }
 
 suite('resource registry (src/resources)', () => {
+	test('the views drawn with Collapse All (COLLAPSE_ALL_VIEWS, created at activation before any list) are exactly the views of group rows', () => {
+		const grouped = LIST_DESCRIPTORS.filter((d) => d.groups && d.viewId).map((d) => d.viewId);
+		assert.ok(grouped.length > 0);
+		assert.deepEqual([...COLLAPSE_ALL_VIEWS].sort(), grouped.sort());
+	});
+
 	test('every list and every set of actions of the folder is registered', () => {
 		assert.ok(modules.length >= 4, modules.join(', '));
 		const lists = registered('LIST_DESCRIPTORS');

@@ -4,20 +4,18 @@ import { type LoadedFeatures, LazyFeatures } from '../../../src/shell/lazy';
 import * as fake from '../support/vscodeFake';
 
 /**
- * src/shell/lazy.ts: stand-in commands and panel serializers on the `vscode` fake, and a
+ * src/shell/lazy.ts: stand-in commands on the `vscode` fake, and a
  * `loadCode` made here that registers the real commands as the features' bundle does.
  */
 suite('shell/lazy', () => {
 	let logged: string[];
 	let reported: string[];
 	let loads: number;
-	let restored: Array<[string, unknown]>;
 	let features: LazyFeatures | undefined;
 	setup(() => {
 		logged = [];
 		reported = [];
 		loads = 0;
-		restored = [];
 	});
 	teardown(() => features?.dispose());
 
@@ -26,11 +24,11 @@ suite('shell/lazy', () => {
 		loads++;
 		return {
 			disposables: ids.map((id) => vscode.commands.registerCommand(id, (...args: unknown[]) => `real ${id} ${JSON.stringify(args)}`)),
-			restorePanel: async (viewType: string, _panel: unknown, state: unknown) => void restored.push([viewType, state]),
+			restorePanel: async () => undefined,
 		} as unknown as LoadedFeatures;
 	};
-	const make = (ids: string[], loadCode: () => LoadedFeatures, viewTypes: string[] = []): LazyFeatures => {
-		features = new LazyFeatures(ids, viewTypes, loadCode, { info: (m) => logged.push(m), error: (m) => logged.push(String(m)) }, (m) =>
+	const make = (ids: string[], loadCode: () => LoadedFeatures): LazyFeatures => {
+		features = new LazyFeatures(ids, loadCode, { info: (m) => logged.push(m), error: (m) => logged.push(String(m)) }, (m) =>
 			reported.push(m),
 		);
 		return features;
@@ -63,19 +61,6 @@ suite('shell/lazy', () => {
 		assert.ok(fake.registeredCommand('ext.a'), 'the stand-in is back');
 		fail = false;
 		assert.equal(await fake.registeredCommand('ext.a')!('x'), 'real ext.a ["x"]');
-	});
-
-	test('a restored panel loads the features and is handed to them with its view type and state', async () => {
-		make(['ext.a'], realCode(['ext.a']), ['ext.panel']);
-		const [viewType, serializer] = (
-			fake.calls('window.registerWebviewPanelSerializer') as unknown as Array<
-				[string, { deserializeWebviewPanel(p: unknown, s: unknown): Promise<void> }]
-			>
-		)[0]!;
-		assert.equal(viewType, 'ext.panel');
-		await serializer.deserializeWebviewPanel({}, { range: '7d' });
-		assert.deepEqual(restored, [['ext.panel', { range: '7d' }]]);
-		assert.equal(loads, 1);
 	});
 
 	test('dispose takes away the stand-ins before a load, and the real commands after one', () => {

@@ -848,3 +848,11 @@ export class FakeSecretStorage {
 		this.changed.fire({ key });
 	}
 }
+
+// ---- added for shell (activation's stand-ins: src/shell/standIns.ts) ----
+
+export enum ExtensionMode {
+	Production = 1,
+	Development = 2,
+	Test = 3,
+}
