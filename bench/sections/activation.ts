@@ -99,7 +99,7 @@ function node(args: string[], cwd = ROOT): string {
 
 function distSizes(): Record<string, number> {
 	const out: Record<string, number> = {};
-	for (const f of ['extension.js', 'core.js', 'features.js', 'client.js']) {
+	for (const f of ['extension.js', 'main.js', 'core.js', 'features.js', 'client.js']) {
 		const p = join(ROOT, 'dist', f);
 		if (existsSync(p)) {
 			out[f] = statSync(p).size;
@@ -149,7 +149,7 @@ function buildVariants(h: Harness, work: string): Variant[] {
 		key: 'split',
 		extensionId: EXTENSION_ID,
 		host: 'node',
-		name: 'split: extension.js + core.js, features.js and client.js on first use',
+		name: 'split: extension.js at activation, main.js + core.js after it, features.js and client.js on first use',
 		vsix: splitVsix,
 		extensionsDir: join(work, 'ext-split'),
 		bundles: splitBundles,
@@ -550,7 +550,8 @@ export async function run(ctx: BenchContext): Promise<void> {
 			`${x.mean.toFixed(1)} ms (min ${x.min.toFixed(1)}, max ${x.max.toFixed(1)}; load ${x.load.toFixed(1)} + activate ${x.activate.toFixed(1)})`;
 		const clientAtActivation = split.samples.filter((x) => x.dist.some((f) => f.endsWith('client.js'))).length;
 		const featuresAtActivation = split.samples.filter((x) => x.dist.some((f) => f.endsWith('features.js'))).length;
-		const loadedAtActivation = (split.bundles['extension.js'] ?? 0) + (split.bundles['core.js'] ?? 0);
+		const bodyAtActivation = split.samples.filter((x) => x.dist.some((f) => f.endsWith('main.js') || f.endsWith('core.js'))).length;
+		const body = (split.bundles['main.js'] ?? 0) + (split.bundles['core.js'] ?? 0);
 		const rows: Row[] = [
 			{
 				metric: `activation ÷ registration floor, Node's extension host (means of ${starts} starts, load + activate)`,
@@ -603,14 +604,21 @@ export async function run(ctx: BenchContext): Promise<void> {
 				pass: featuresAtActivation === 0,
 			},
 			{
-				metric: 'code loaded at activation: dist/extension.js + dist/core.js',
-				value: `${kib(loadedAtActivation)} (${kib(split.bundles['extension.js'] ?? 0)} + ${kib(split.bundles['core.js'] ?? 0)})`,
+				metric: 'starts whose activation loaded the body, dist/main.js or dist/core.js (it starts after activation: src/shell/standIns.ts)',
+				value: `${bodyAtActivation} of ${starts}`,
+				target: '0',
+				pass: bodyAtActivation === 0,
+			},
+			{ metric: 'code loaded at activation: dist/extension.js (the stand-ins)', value: kib(split.bundles['extension.js'] ?? 0) },
+			{
+				metric: 'the body, loaded in the idle time after activation: dist/main.js + dist/core.js',
+				value: `${kib(body)} (${kib(split.bundles['main.js'] ?? 0)} + ${kib(split.bundles['core.js'] ?? 0)})`,
 			},
 			{ metric: 'dist/features.js (the commands, loaded on first use)', value: kib(split.bundles['features.js'] ?? 0) },
 			{ metric: 'dist/client.js (loaded on first use)', value: kib(split.bundles['client.js'] ?? 0) },
 			{ metric: 'baseline: the one bundle (dist/extension.js)', value: kib(base.bundles['extension.js'] ?? 0) },
 			{
-				metric: 'web build: the one bundle (dist/web/extension.js, all of it loaded at activation)',
+				metric: 'web build: the one bundle (dist/web/extension.js; loading it evaluates the stand-ins, the body is evaluated when it starts)',
 				value: kib(webBuild.bundles['web/extension.js'] ?? 0),
 			},
 			{
