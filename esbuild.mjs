@@ -741,12 +741,104 @@ function webLazyFeatures({ sources, packages }) {
 	};
 }
 
+/** The browser's start of the body (src/extension.web.ts requires it after activation). */
+const WEB_BODY = join(ROOT, 'src', 'shell', 'webMain.ts');
+
+/**
+ * The web body's build (everything but activation's stand-ins): src/shell/webMain.ts and what it
+ * imports, with no Node built-in (webRules) and no undici, its HTTP client and the commands'
+ * modules evaluated on first use (webLazyClient, webLazyFeatures). Its entry exports `load()`,
+ * which evaluates the body (esbuild wraps a module reached through `require` in a function it calls
+ * then). Not written: its text goes into dist/web/extension.js (webBodyAsText), and, in a
+ * development build, to dist/web/main.js beside it (for reading and the tests; never shipped).
+ */
+const webBodyOptions = (define) => ({
+	...common,
+	platform: 'browser',
+	target: 'es2022',
+	mainFields: ['browser', 'module', 'main'],
+	entryPoints: ['web-body-entry'],
+	outfile: join(outdir, 'web', 'main.js'),
+	define,
+	sourcemap: false,
+	write: false,
+	metafile: true,
+	plugins: [
+		problemMatcher,
+		jsoncParserEsm,
+		vscodeApi,
+		webRules,
+		webLazyClient,
+		webLazyFeatures(featureOnly),
+		{
+			name: 'web-body-entry',
+			setup(build) {
+				build.onResolve({ filter: /^web-body-entry$/ }, () => ({ path: 'web-body-entry', namespace: 'web-body-entry' }));
+				build.onLoad({ filter: /.*/, namespace: 'web-body-entry' }, () => ({
+					contents: `exports.load = () => require(${JSON.stringify(WEB_BODY)});\n`,
+					loader: 'js',
+					resolveDir: ROOT,
+				}));
+			},
+		},
+	],
+});
+
+/** The web body builds' metafiles (for the notices and --metafile). */
+const webBodyMetafiles = [];
+
+/**
+ * The web entry's `require('./shell/webMain')` is the body's text (webBodyOptions), evaluated with
+ * `new Function` when the body starts (the extension host evaluates our bundle the same way), so
+ * loading dist/web/extension.js at activation compiles and evaluates only the stand-ins: a string
+ * costs nothing to load, 500 KiB of code cost its parsing and its top level (issue 44).
+ * @returns {import('esbuild').Plugin}
+ */
+function webBodyAsText(define) {
+	return {
+		name: 'web-body-text',
+		setup(build) {
+			build.onResolve({ filter: /\/webMain$/ }, (args) =>
+				resolve(args.resolveDir, `${args.path}.ts`) === WEB_BODY ? { path: 'web-body', namespace: 'web-body' } : undefined,
+			);
+			build.onLoad({ filter: /.*/, namespace: 'web-body' }, async () => {
+				const body = await esbuild.build(webBodyOptions(define));
+				webBodyMetafiles.push(body.metafile);
+				const text = body.outputFiles[0].text;
+				if (!production) {
+					const { mkdir, writeFile } = await import('node:fs/promises');
+					await mkdir(join(outdir, 'web'), { recursive: true });
+					await writeFile(join(outdir, 'web', 'main.js'), text);
+				}
+				const source = JSON.stringify(`${text}\n//# sourceURL=cloud-agents/web/main.js`);
+				return {
+					contents: [
+						'// The body (src/shell/webMain.ts and what it imports), evaluated when it starts: see esbuild.mjs webBodyAsText.',
+						'const body = { exports: {} };',
+						`new Function('module', 'exports', 'require', ${source})(body, body.exports, require);`,
+						'module.exports = body.exports.load();',
+					].join('\n'),
+					loader: 'js',
+					resolveDir: ROOT,
+					watchFiles: Object.keys(body.metafile.inputs)
+						.filter((f) => !/^[a-z-]+:/.test(f))
+						.map((f) => resolve(ROOT, f)),
+				};
+			});
+		},
+	};
+}
+
+/** What the Node build evaluates only on first use (the web build's lazy features follow it). */
+const featureOnly = await featureOnlyInputs();
+
 /**
  * The browser's extension host (package.json `browser`): one CommonJS bundle for the web worker,
- * dist/web/extension.js, with no Node built-in (webRules) and no undici, its HTTP client evaluated
- * on first use (webLazyClient); `process.env` reads as empty (a web worker has no environment).
+ * dist/web/extension.js: activation's stand-ins, and the body as text (webBodyAsText), with no
+ * Node built-in and no undici; `process.env` reads as empty (a web worker has no environment).
  * @type {import('esbuild').BuildOptions}
  */
+const webDefine = { ...common.define, 'process.env': '{}' };
 const webBuild = {
 	...common,
 	platform: 'browser',
@@ -754,8 +846,8 @@ const webBuild = {
 	mainFields: ['browser', 'module', 'main'],
 	entryPoints: ['src/extension.web.ts'],
 	outfile: join(outdir, 'web', 'extension.js'),
-	define: { ...common.define, 'process.env': '{}' },
-	plugins: [problemMatcher, jsoncParserEsm, vscodeApi, webRules, webLazyClient, webLazyFeatures(await featureOnlyInputs())],
+	define: webDefine,
+	plugins: [problemMatcher, jsoncParserEsm, vscodeApi, webRules, webBodyAsText(webDefine)],
 };
 
 /** @type {import('esbuild').BuildOptions[]} */
@@ -765,6 +857,13 @@ const builds = webHarness
 				...webBuild,
 				outfile: webHarness,
 				define: { ...webBuild.define, 'process.env': 'globalThis.__cloudAgentsHarnessEnv' },
+				plugins: [
+					problemMatcher,
+					jsoncParserEsm,
+					vscodeApi,
+					webRules,
+					webBodyAsText({ ...webBuild.define, 'process.env': 'globalThis.__cloudAgentsHarnessEnv' }),
+				],
 				banner: { js: HARNESS_ENV_LINE },
 			},
 		]
@@ -822,10 +921,10 @@ if (watch) {
 		Promise.all(builds.map((options) => esbuild.build({ ...options, metafile: true }))),
 		writeL10nBundleAside(join(ROOT, 'src'), l10nBundleFile),
 	]);
-	await writeNotices(results.map((r) => r.metafile));
+	await writeNotices([...results.map((r) => r.metafile), ...webBodyMetafiles]);
 	if (metafileOut) {
 		const { writeFile } = await import('node:fs/promises');
-		await writeFile(metafileOut, JSON.stringify(results.map((r) => r.metafile)));
+		await writeFile(metafileOut, JSON.stringify([...results.map((r) => r.metafile), ...webBodyMetafiles]));
 	}
 }
 

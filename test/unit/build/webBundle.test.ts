@@ -33,8 +33,12 @@ const NODE_GLOBALS: ReadonlyArray<{ name: string; use: RegExp; allowedOn?: RegEx
 suite('build: the web bundle (VS Code for the Web)', function () {
 	this.timeout(120_000);
 	let out: string;
+	/** dist/web/extension.js: activation's stand-ins, with the body as text. */
 	let bundle: string;
-	let metafile: Metafile;
+	/** The body's text (a development build writes it to dist/web/main.js too). */
+	let body: string;
+	/** The web build's metafiles: the bundle's and the body's. */
+	let webMetafiles: Metafile[];
 	let metafiles: Metafile[];
 	const pending = (JSON.parse(readFileSync(join(ROOT, 'scripts', 'web-pending.json'), 'utf8')) as { modules: string[] }).modules;
 
@@ -48,12 +52,16 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		});
 		assert.equal(r.status, 0, `esbuild.mjs failed:\n${r.stdout}\n${r.stderr}`);
 		bundle = readFileSync(join(out, 'dist', 'web', 'extension.js'), 'utf8');
+		body = readFileSync(join(out, 'dist', 'web', 'main.js'), 'utf8');
 		const all = JSON.parse(readFileSync(meta, 'utf8')) as Metafile[];
 		metafiles = all;
-		const web = all.find((m) => Object.keys(m.outputs).some((o) => o.endsWith('web/extension.js')));
-		assert.ok(web, 'a metafile of the web build');
-		metafile = web;
+		webMetafiles = all.filter((m) => Object.keys(m.outputs).some((o) => /web\/(extension|main)\.js$/.test(o)));
+		assert.equal(webMetafiles.length, 2, 'the metafiles of the web bundle and of its body');
 	});
+
+	/** Every input of the web build (the bundle's and the body's). */
+	const webInputs = (): Array<[string, { imports: Array<{ path: string; original?: string }> }]> =>
+		webMetafiles.flatMap((m) => Object.entries(m.inputs));
 
 	/** The bytes each input has in the outputs whose path matches `outputPattern`, over every build's metafile. */
 	const bytesIn = (outputPattern: RegExp): Map<string, number> => {
@@ -75,7 +83,9 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 	});
 
 	test('holds no undici and requires nothing but vscode', () => {
-		const packages = Object.keys(metafile.inputs).filter((f) => f.includes('node_modules/undici/'));
+		const packages = webInputs()
+			.map(([f]) => f)
+			.filter((f) => f.includes('node_modules/undici/'));
 		assert.deepEqual(packages, [], 'no undici module');
 		const required = [...bundle.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
 		assert.deepEqual([...new Set(required)], ['vscode']);
@@ -83,7 +93,7 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 
 	test('stands in for Node built-ins only in the modules still pending, each of which still imports one', () => {
 		const importers = new Set<string>();
-		for (const [file, input] of Object.entries(metafile.inputs)) {
+		for (const [file, input] of webInputs()) {
 			if (input.imports.some((i) => i.path.startsWith('node-pending:'))) {
 				importers.add(file);
 			}
@@ -96,39 +106,52 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 
 	/**
 	 * Loads the bundle as the web worker extension host does (the text as a function of module,
-	 * exports and require), then, with `startBody`, evaluates the body as its start does (activation's
-	 * stand-ins require src/shell/webMain.ts: src/shell/standIns.ts); returns the modules evaluated, in order.
+	 * exports and require), then, with `startBody`, evaluates the body's text as its start does
+	 * (esbuild.mjs webBodyAsText: `new Function` over it, then its `load()`); returns the modules the
+	 * body evaluated, in order (esbuild's lazy module helper records each first init).
 	 */
 	function loadRecording(startBody: boolean): string[] {
-		// esbuild evaluates each lazily wrapped module through its `__esm` helper: record the first call of each.
-		const head = 'var __esm = (fn, res, err) => function __init() {';
-		assert.ok(bundle.includes(head), "esbuild's lazy module helper is in the bundle");
-		assert.ok(bundle.includes('init_webMain()'), 'the body is evaluated when it starts, not at load');
-		const evaluated: string[] = [];
-		const recorded = `${bundle.replace(head, `${head}\n  if (fn) __evaluated.push(Object.getOwnPropertyNames(fn)[0]);`)}\n__start.body = () => init_webMain();`;
 		const stub = makeVscodeStub(vscodeApiNames(ROOT));
+		const requireStub = (id: string): unknown => (id === 'vscode' ? stub : assert.fail(`the bundle required ${id}`));
 		const mod = { exports: {} as Record<string, unknown> };
-		const start: { body?: () => void } = {};
 		// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the bundle under test
-		const load = new Function('module', 'exports', 'require', '__evaluated', '__start', recorded) as (...args: unknown[]) => void;
-		load(mod, mod.exports, (id: string) => (id === 'vscode' ? stub : assert.fail(`the bundle required ${id}`)), evaluated, start);
+		new Function('module', 'exports', 'require', bundle)(mod, mod.exports, requireStub);
 		assert.equal(typeof mod.exports.activate, 'function');
-		if (startBody) {
-			start.body?.();
-			assert.ok(evaluated.includes('src/api/errors.ts'), `modules are seen being evaluated (${evaluated.length})`);
+		if (!startBody) {
+			return [];
 		}
+		const head = 'var __esm = (fn, res, err) => function __init() {';
+		assert.ok(body.includes(head), "esbuild's lazy module helper is in the body");
+		const evaluated: string[] = [];
+		const recorded = body.replace(head, `${head}\n  if (fn) __evaluated.push(Object.getOwnPropertyNames(fn)[0]);`);
+		const started = { exports: {} as { load?: () => { startWeb?: unknown } } };
+		// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the body under test
+		new Function('module', 'exports', 'require', '__evaluated', recorded)(started, started.exports, requireStub, evaluated);
+		assert.deepEqual(
+			evaluated.filter((m) => m.startsWith('src/')),
+			[],
+			'evaluating the text evaluates no module of the body yet',
+		);
+		assert.equal(typeof started.exports.load?.().startWeb, 'function');
+		assert.ok(evaluated.includes('src/api/errors.ts'), `modules are seen being evaluated (${evaluated.length})`);
 		return evaluated;
 	}
 
-	test("loading the bundle evaluates only what the Node build's activation holds (dist/extension.js: the stand-ins and the ids), none of the body", () => {
+	test("the bundle holds only what the Node build's activation holds (dist/extension.js: the stand-ins and the ids) and the body as text, evaluated when it starts", () => {
 		const atActivation = new Set([...bytesIn(/dist\/extension\.js$/)].filter(([, n]) => n > 0).map(([input]) => input));
-		const evaluated = loadRecording(false).filter((m) => m.startsWith('src/'));
+		const inBundle = [...bytesIn(/dist\/web\/extension\.js$/)]
+			.filter(([input, n]) => n > 0 && input.startsWith('src/'))
+			.map(([input]) => input);
+		// The browser's own entry and its activation report are not Node's.
+		const webOnly = (m: string): boolean => m === 'src/extension.web.ts' || m.startsWith('src/platform/web/');
 		assert.deepEqual(
-			evaluated.filter((m) => !atActivation.has(m)),
+			inBundle.filter((m) => !atActivation.has(m) && !webOnly(m)),
 			[],
-			'evaluated at load by the web build, after activation by the Node build',
+			'in the web bundle as code, after activation in the Node build',
 		);
-		assert.ok(!evaluated.includes('src/shell/main.ts'));
+		assert.ok(!inBundle.includes('src/shell/main.ts'), 'the body is not code of the bundle');
+		assert.match(bundle, /new Function\(["']module["'], ["']exports["'], ["']require["'], ["']/, 'the body as text');
+		loadRecording(false);
 		// The body's start evaluates it (and no more: the tests below).
 		assert.ok(loadRecording(true).includes('src/shell/main.ts'));
 	});
@@ -163,7 +186,7 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 
 	test("a resource module evaluates with the body only what the Node build's body holds of it (its list descriptors); its actions are in the features' own copy", () => {
 		const node = bytesIn(/dist\/main\.js$/);
-		const web = bytesIn(/dist\/web\/extension\.js$/);
+		const web = bytesIn(/dist\/web\/main\.js$/);
 		const shared = [...node].filter(([input, n]) => input.startsWith('src/resources/') && n > 0);
 		assert.ok(shared.length >= 10, `resource modules in dist/main.js: ${shared.length}`);
 		const over: string[] = [];
@@ -184,8 +207,9 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 	test('the code of every other module uses no Node-only global (Buffer, __dirname, setImmediate, require.cache, process) nor a bare timer unref', () => {
 		const found: string[] = [];
 		let module = '';
-		for (const line of bundle.split('\n')) {
-			const marker = /^\/\/ ((src|node_modules)\/\S+)$/.exec(line);
+		for (const line of [...bundle.split('\n'), ...body.split('\n')]) {
+			// Each module's code follows a marker line of its own (`// src/…`, `// node_modules/…`, `// <define:…>`).
+			const marker = /^\/\/ (\S+)$/.exec(line);
 			if (marker) {
 				module = marker[1] ?? '';
 				continue;
