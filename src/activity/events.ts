@@ -7,7 +7,7 @@
  * module decides about a status is in `statusMeaning` (the one place; its doc comment states the
  * assumption the README repeats).
  */
-import { buildStatusClass, type BuildInfo } from '../api/records';
+import { type BuildInfo, buildStatusClass } from '../api';
 import { type Agent, type GitHubAuthorizationRequest, type Run, type Runtime, agentStatusClass, runStatusClass } from '../api/types';
 import { SAFETY } from '../base/limits';
 import { fromRfc3339, fromUnixSeconds } from '../base/time';

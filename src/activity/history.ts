@@ -12,7 +12,7 @@
  * entry count and the text bounds of events.ts, and does not grow with time.
  */
 import * as vscode from 'vscode';
-import { isSafeId } from '../api/validation';
+import { isJsonObject, isSafeId } from '../api/validation';
 import { sha256HexSync } from '../base/random';
 import { singleLine } from '../util/text';
 import {
@@ -69,10 +69,10 @@ const TEXT_MEMBERS = ['status', 'agentName', 'runtimeName', 'buildName', 'reques
 
 /** An event read back from storage: checked member by member (bounded text, safe ids, an https link); undefined when it is not one. */
 export function restoreEvent(value: unknown): ActivityEvent | undefined {
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+	if (!isJsonObject(value)) {
 		return undefined;
 	}
-	const v = value as Record<string, unknown>;
+	const v = value;
 	if (
 		typeof v.key !== 'string' ||
 		v.key === '' ||
@@ -242,21 +242,21 @@ export class ActivityHistory implements vscode.Disposable {
 
 	private readStored(): HistoryEntry[] {
 		const raw = this.memento.get<unknown>(this.key);
-		if (typeof raw !== 'object' || raw === null || (raw as Partial<Stored>).v !== 1) {
+		if (!isJsonObject(raw) || raw.v !== 1) {
 			return [];
 		}
-		const list = (raw as { entries?: unknown }).entries;
+		const list = raw.entries;
 		if (!Array.isArray(list)) {
 			return [];
 		}
 		const out: HistoryEntry[] = [];
 		const keys = new Set<string>();
 		for (const item of list.slice(0, HISTORY_MAX_ENTRIES)) {
-			const entry = item as { event?: unknown; read?: unknown } | null;
-			const event = restoreEvent(entry?.event);
+			const entry = isJsonObject(item) ? item : {};
+			const event = restoreEvent(entry.event);
 			if (event && !keys.has(event.key)) {
 				keys.add(event.key);
-				out.push({ event, read: entry?.read === true });
+				out.push({ event, read: entry.read === true });
 			}
 		}
 		return out.sort(newestFirst);
