@@ -94,6 +94,14 @@ export function httpsUrl(value: unknown): string | undefined {
 	}
 }
 
+/**
+ * The key of a run's end: what a window that follows the run itself (src/runFollowing) claims
+ * through the Announcer when it tells of the end, so no window announces it a second time.
+ */
+export function runEndedKey(runId: string): string {
+	return `run-ended:${runId}`;
+}
+
 // ---------------------------------------------------------------- what a status means
 
 /** What a run's or an agent's status means to the watcher. */
@@ -388,7 +396,7 @@ export function diffSnapshots(previous: AccountSnapshot | undefined, current: Ac
 			if (!wasEnded && (sawRunning || isNews(run.updatedAt))) {
 				out.push({
 					...base,
-					key: `run-ended:${run.id}`,
+					key: runEndedKey(run.id),
 					kind: 'runEnded',
 					at: run.updatedAt ?? seenAt,
 					outcome: run.meaning.outcome,

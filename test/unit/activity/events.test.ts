@@ -13,6 +13,7 @@ import {
 	eventText,
 	httpsUrl,
 	isBusy,
+	runEndedKey,
 	runFacts,
 	runtimeFacts,
 	statusMeaning,
@@ -102,6 +103,7 @@ suite('activity events', () => {
 				detail: undefined,
 			},
 		);
+		assert.equal(events[0]?.key, runEndedKey('run-1'), 'the key a following window claims');
 		// The same two looks again, or a third look with the run still ended: the same key, or nothing.
 		assert.equal(diffSnapshots(first, second)[0]?.key, 'run-ended:run-1');
 		assert.deepEqual(diffSnapshots(second, snap({ at: T0 + 10_000, agents: [agent({ status: 'idle' })], runs: [ended] }, second)), []);
