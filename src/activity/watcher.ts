@@ -11,8 +11,8 @@
  *   other lists in turn (open GitHub authorization requests, runtimes, image builds; all three on
  *   the first poll): at most 1 + AGENT_MAX_PAGES + RUN_READS_PER_POLL + RUNTIME_MAX_PAGES requests
  *   of ours (the client's own bounded retries and cursor probing aside);
- * - every FAST_POLL_MS while something runs, every IDLE_POLL_MS when all is idle: two requests a
- *   minute when nothing runs;
+ * - every FAST_POLL_MS while something runs; when all is idle, every IDLE_POLL_MS or longer, so
+ *   that it costs at most IDLE_REQUESTS_PER_MINUTE requests a minute whatever the account's size;
  * - a 429 waits its Retry-After (at least the interval, at most RATE_LIMIT_MAX_MS); an unreachable
  *   service is tried again with a growing pause (UNREACHABLE_FIRST_MS doubling to
  *   UNREACHABLE_MAX_MS); signed out (no client, or a 401), it stops until the sign-in changes or
@@ -56,8 +56,13 @@ import {
 
 /** Interval while something runs (an agent busy, a run not ended, a build going): a run's end is seen within this. */
 export const FAST_POLL_MS = 5_000;
-/** Interval when everything is idle: 2 requests (agents + one other list) a minute. */
+/** Shortest interval when everything is idle (2 requests a look: one page of agents + one other list). */
 export const IDLE_POLL_MS = 60_000;
+/**
+ * Requests a minute the watcher makes at most while everything is idle: a look that took more
+ * requests (several pages of agents) waits longer, so 500 idle agents (5 pages) cost as little as 50.
+ */
+export const IDLE_REQUESTS_PER_MINUTE = 2;
 /** First pause after the service was out of reach; it doubles up to UNREACHABLE_MAX_MS. */
 export const UNREACHABLE_FIRST_MS = 5_000;
 /** Longest pause between two tries while the service is out of reach. */
@@ -197,6 +202,8 @@ export class ActivityWatcher implements vscode.Disposable {
 	private readonly signInSubscription: vscode.Disposable | undefined;
 	private report: PollReport | undefined;
 	private requests = 0;
+	/** Requests the last look made for the agents' pages (the idle wait grows with them). */
+	private agentPageRequests = 1;
 
 	constructor(private readonly options: ActivityWatcherOptions) {
 		this.clock = options.clock ?? systemClock;
@@ -301,7 +308,11 @@ export class ActivityWatcher implements vscode.Disposable {
 			const { events, dropped } = this.select(diffSnapshots(this.snapshotNow, snapshot), at);
 			this.snapshotNow = snapshot;
 			this.failures = 0;
-			const next = isBusy(snapshot) || this.runQueue.length > 0 ? FAST_POLL_MS : IDLE_POLL_MS;
+			// Idle: a steady look is the agents' pages and one other list.
+			const next =
+				isBusy(snapshot) || this.runQueue.length > 0
+					? FAST_POLL_MS
+					: Math.max(IDLE_POLL_MS, Math.ceil(((this.agentPageRequests + 1) * 60_000) / IDLE_REQUESTS_PER_MINUTE));
 			this.finish(at, 'ok', next, events.length, dropped);
 			if (events.length > 0) {
 				this._onDidEvents.fire(events);
@@ -452,9 +463,11 @@ export class ActivityWatcher implements vscode.Disposable {
 		const previous = this.snapshotNow;
 		const horizon = previous?.horizon ?? Math.min(this.options.since ?? takenAt, takenAt);
 
+		const before = this.requests;
 		const listed = await this.pages(signal, AGENT_MAX_PAGES, AGENT_MAX_ITEMS, (cursor, s) =>
 			client.listAgents({ limit: AGENT_PAGE_LIMIT, cursor, signal: s }),
 		);
+		this.agentPageRequests = this.requests - before;
 		const agents = new Map<string, AgentFacts>();
 		if (!listed.complete && previous) {
 			for (const [id, agent] of previous.agents) {

@@ -17,6 +17,7 @@ import {
 	EVENTS_PER_POLL,
 	FAST_POLL_MS,
 	IDLE_POLL_MS,
+	IDLE_REQUESTS_PER_MINUTE,
 	RUN_READS_PER_POLL,
 	RUNTIME_MAX_PAGES,
 	UNREACHABLE_FIRST_MS,
@@ -388,6 +389,28 @@ suite('activity watcher against a hostile server', () => {
 		assert.ok((served.hits.get('agents') ?? 0) <= AGENT_MAX_PAGES, `agent pages: ${served.hits.get('agents')}`);
 		assert.ok((watcher.snapshot?.agents.size ?? 0) <= AGENT_MAX_ITEMS);
 		assert.ok(total() <= AGENT_MAX_PAGES + 3 + RUN_READS_PER_POLL + RUNTIME_MAX_PAGES, `requests: ${total()}`);
+	});
+
+	test('500 idle agents in 5 pages: the next look waits long enough to cost at most IDLE_REQUESTS_PER_MINUTE a minute', async () => {
+		served = await hostileServer({
+			agents: (cursor) => {
+				const page = cursor ? Number(cursor.slice(1)) : 0;
+				return {
+					agents: Array.from({ length: 100 }, (_, i) => agentRecord(page * 100 + i)),
+					...(page < 4 ? { next_cursor: `p${page + 1}` } : {}),
+				};
+			},
+		});
+		const client = clientOf(served.baseUrl);
+		const { watcher } = watch(() => client, new FakeClock(T0));
+		disposables.push(watcher, { dispose: () => client.close() });
+		await watcher.pollNow();
+		await watcher.pollNow();
+		const look = watcher.lastPoll!;
+		assert.equal(served.hits.get('agents'), 10, 'five pages a look');
+		assert.equal(look.requests, 6, 'five pages of agents and one other list');
+		assert.equal(look.nextInMs, 180_000, 'six requests at two a minute');
+		assert.ok((look.requests / 180_000) * 60_000 <= IDLE_REQUESTS_PER_MINUTE);
 	});
 
 	test('a huge page of busy agents: their runs are read at most RUN_READS_PER_POLL a poll', async () => {
