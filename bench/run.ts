@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startEmulator } from '../emulator/src/server';
 import { type BenchContext, type Section, machine, renderTable, renderTargets } from './report';
 import * as activation from './sections/activation';
+import * as activity from './sections/activity';
 import * as api from './sections/api';
 import * as compare from './sections/compare';
 import * as firstRows from './sections/firstRows';
@@ -24,6 +25,8 @@ const SECTIONS: Array<{ name: string; run: (ctx: BenchContext) => Promise<void> 
 	{ name: 'workspace', run: workspace.run },
 	{ name: 'savings', run: savings.run },
 	{ name: 'compare', run: compare.run },
+	// Simulated time: the Activity watcher over 500 agents (issue 45).
+	{ name: 'activity', run: activity.run },
 	// Two and a half minutes of following 20 runs through drops and outages (its emulator in a process of its own).
 	{ name: 'soak', run: soak.run },
 	// After the timed sections: it starts code-server and Chromium a dozen times.

@@ -209,6 +209,36 @@ const SHOTS = {
 		await page.locator('.monaco-diff-editor .view-lines').first().waitFor({ state: 'visible', timeout: 30_000 });
 		await page.waitForTimeout(1500);
 	},
+	/**
+	 * Activity (issue 45): runs started through the API that end (one succeeds, one fails) and a
+	 * GitHub authorization request, listed unread with the badge on the Cloud Agents icon.
+	 */
+	async activity(page, { emulatorUrl }) {
+		await openCloudAgents(page);
+		for (const title of ['Runs', 'Runtimes', 'Artifacts', 'Account']) {
+			await setExpanded(page, title, false);
+		}
+		await setExpanded(page, 'Activity', true);
+		const { agents } = await api(emulatorUrl, 'GET', '/v2/agents?limit=100');
+		const agent = agents.find((a) => a.name === 'Docs writer');
+		const enc = encodeURIComponent(agent.id);
+		await palette(page, 'Cloud Agents: Check Activity Now');
+		const ok = await api(emulatorUrl, 'POST', `/v2/agents/${enc}/runs`, { prompt: 'Update the API reference [[hold]]' });
+		await palette(page, 'Cloud Agents: Check Activity Now');
+		await api(emulatorUrl, 'POST', `/_emulator/runs/${encodeURIComponent(ok.id)}/release`);
+		await api(emulatorUrl, 'POST', '/_emulator/github/authorization-requests', {
+			requested_by: agent.name,
+			reason: 'Open a pull request with the updated docs',
+			authorization_url: 'https://github.com/login/oauth/authorize?client_id=demo',
+		});
+		await page.waitForTimeout(1500);
+		await palette(page, 'Cloud Agents: Check Activity Now');
+		await pane(page, 'Activity')
+			.locator('.monaco-list-row', { hasText: 'asks for GitHub access' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 30_000 });
+		await page.waitForTimeout(1500);
+	},
 	/** Runtimes with names, status and resources; a runtime's details open by name. */
 	async runtimes(page) {
 		await openCloudAgents(page);

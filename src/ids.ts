@@ -27,6 +27,8 @@ export const VIEW_IDS = {
 	runs: 'cloudAgents.runs',
 	runtimes: 'cloudAgents.runtimes',
 	artifacts: 'cloudAgents.artifacts',
+	account: 'cloudAgents.account',
+	activity: 'cloudAgents.activity',
 } as const;
 
 /** A contributed view id (generated from package.json, like `CommandId`). */
@@ -50,6 +52,7 @@ export const TOOLS = {
 	searchWorkspace: 'cloudAgents_searchWorkspace',
 	listArtifacts: 'cloudAgents_listArtifacts',
 	readArtifact: 'cloudAgents_readArtifact',
+	recentActivity: 'cloudAgents_recentActivity',
 } as const satisfies Record<string, ToolName>;
 
 /** Context keys used in `when` clauses of package.json. */

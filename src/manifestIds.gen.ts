@@ -14,6 +14,9 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.agents.rename',
 	'cloudAgents.agents.delete',
 	'cloudAgents.agents.copyId',
+	'cloudAgents.activity.open',
+	'cloudAgents.activity.markAllRead',
+	'cloudAgents.activity.checkNow',
 	'cloudAgents.runs.refresh',
 	'cloudAgents.runs.loadMore',
 	'cloudAgents.runs.sendPrompt',
@@ -91,6 +94,7 @@ export const MANIFEST_COMMAND_IDS = [
 /** Every view package.json contributes, in its order. */
 export const MANIFEST_VIEW_IDS = [
 	'cloudAgents.agents',
+	'cloudAgents.activity',
 	'cloudAgents.runs',
 	'cloudAgents.runtimes',
 	'cloudAgents.artifacts',
@@ -106,4 +110,5 @@ export const MANIFEST_TOOL_NAMES = [
 	'cloudAgents_searchWorkspace',
 	'cloudAgents_listArtifacts',
 	'cloudAgents_readArtifact',
+	'cloudAgents_recentActivity',
 ] as const;

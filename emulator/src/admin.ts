@@ -9,6 +9,7 @@ import { CURRENT_USER_ID } from './seed';
 import { decodeBase64 } from './util';
 import { checkAgentId } from './validate';
 import { normalizePath } from './workspace';
+import { type GithubRequestRow, RUNTIME_STATUSES, type RuntimeStatus } from './state';
 import { MAX_CONTENT_DUMP_BYTES, MAX_SEED_FILES, netChanges, runChanges, seedTree } from './changes';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -387,6 +388,81 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 			tokens: d.tokens.length,
 			computer_sessions: d.computerSessions.map(({ token: _t, ...s }) => s),
 		};
+	});
+
+	// ---- what happens in the account without the client: a runtime fails, an agent asks for GitHub ----
+	// (the Activity watcher's tests, issue 45). A runtime's status set as its workers would set it
+	// (`error`, `crashed`, back to `running`…), its revision bumped; a pending GitHub authorization
+	// request opened as an agent would open it, and closed as GitHub's callback would close it.
+	app.put(
+		'/_emulator/runtimes/:runtime_id/status',
+		{
+			config: cfg,
+			schema: {
+				body: {
+					type: 'object',
+					required: ['status'],
+					additionalProperties: false,
+					properties: { status: { type: 'string', enum: [...RUNTIME_STATUSES] } },
+				},
+			},
+		},
+		async (req) => {
+			const rt = emu.runtime((req.params as { runtime_id: string }).runtime_id);
+			rt.status = (req.body as { status: RuntimeStatus }).status;
+			rt.pending = undefined;
+			emu.bumpRuntime(rt);
+			emu.markDirty();
+			return { runtime_id: rt.id, status: rt.status, revision: rt.revision };
+		},
+	);
+	app.post(
+		'/_emulator/github/authorization-requests',
+		{
+			config: cfg,
+			schema: {
+				body: {
+					type: 'object',
+					required: ['requested_by'],
+					additionalProperties: false,
+					properties: {
+						requested_by: { type: 'string', minLength: 1, maxLength: 255 },
+						reason: { type: 'string', maxLength: 4096 },
+						authorization_url: { type: 'string', minLength: 1, maxLength: 2048 },
+						expires_in_seconds: { type: 'integer', minimum: 1, maximum: 86_400 },
+					},
+				},
+			},
+		},
+		async (req, reply) => {
+			const b = req.body as { requested_by: string; reason?: string; authorization_url?: string; expires_in_seconds?: number };
+			const now = emu.now();
+			const requestId = `ghreq_${uuid().replace(/-/g, '')}`;
+			const row: GithubRequestRow = {
+				request_id: requestId,
+				requested_by: b.requested_by,
+				...(b.reason === undefined ? {} : { reason: b.reason }),
+				created_at_unix_seconds: Math.floor(now / 1000),
+				lifecycle: {
+					status: 'pending',
+					authorization_url:
+						b.authorization_url ?? `https://github.com/login/oauth/authorize?client_id=Iv1.demo&state=${requestId}`,
+					expires_at_unix_seconds: Math.floor(now / 1000) + (b.expires_in_seconds ?? 3_600),
+				},
+			};
+			emu.data.githubRequests.push(row);
+			emu.markDirty();
+			reply.code(201);
+			return structuredClone(row);
+		},
+	);
+	app.delete('/_emulator/github/authorization-requests/:request_id', { config: cfg }, async (req) => {
+		const requestId = (req.params as { request_id: string }).request_id;
+		const index = emu.data.githubRequests.findIndex((r) => r.request_id === requestId);
+		if (index < 0) throw notFound('GitHub authorization request', requestId);
+		emu.data.githubRequests.splice(index, 1);
+		emu.markDirty();
+		return { request_id: requestId, closed: true };
 	});
 
 	// ---- the device verification page (where a person approves) -----------------------------------

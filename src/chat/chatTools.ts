@@ -37,6 +37,8 @@ import type { ActionSession } from '../views/actions';
 import { toAbortSignal, validationMessage } from '../views/ui';
 import { usableMatches } from '../workspace/fs/searchMatches';
 import type { ToolHandlers } from './lazyTools';
+import type { Activity } from '../activity/activity';
+import { HISTORY_MAX_ENTRIES, type HistoryEntry } from '../activity/history';
 import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from './toolText';
 
 /** Most bytes of a file one read returns. */
@@ -70,6 +72,68 @@ export interface ChatToolsDeps {
 	 * nothing was sent.
 	 */
 	sendPrompt(agentId: string, prompt: string): Promise<Run | undefined>;
+	/** What the watcher over the account noticed (the Activity view's entries), for the activity tool. */
+	activity: Pick<Activity, 'since' | 'entries'>;
+	/** The time now (ms since the epoch): the activity tool's durations count back from it. */
+	now?: () => number;
+}
+
+/** Events the activity tool returns unless asked for another number. */
+export const ACTIVITY_DEFAULT_LIMIT = 50;
+
+/** A duration back from now as the activity tool takes it: 30m, 12h, 3d (at most a year). */
+const DURATION = /^(\d{1,6})\s*(m|min|mins|minutes?|h|hrs?|hours?|d|days?)$/i;
+/** A time as the activity tool takes it: an ISO 8601 date, or date and time with a zone or Z. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+/** `since` of the activity tool as ms since the epoch, or undefined when not given; a bad value is said before anything is read. */
+export function sinceArg(input: Record<string, unknown>, now: number): number | undefined {
+	const v = input['since'];
+	if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) {
+		return undefined;
+	}
+	const text = typeof v === 'string' ? v.trim() : '';
+	const duration = DURATION.exec(text);
+	if (duration) {
+		const unit = (duration[2] ?? '').toLowerCase();
+		const ms = unit.startsWith('m') ? 60_000 : unit.startsWith('h') ? 3_600_000 : 86_400_000;
+		const back = Number(duration[1]) * ms;
+		if (back <= 366 * 86_400_000) {
+			return now - back;
+		}
+	}
+	if (ISO_TIME.test(text)) {
+		const at = Date.parse(text);
+		if (Number.isFinite(at)) {
+			return at;
+		}
+	}
+	throw new ToolProblem(
+		vscode.l10n.t(
+			'Nothing was read: `since` must be an ISO 8601 time (2026-12-05T18:00:00Z) or a duration back from now (30m, 12h, 3d), not "{0}".',
+			singleLine(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''), SAFETY.labelMaxChars),
+		),
+	);
+}
+
+/** An Activity entry as the activity tool's data block shows it (every text from the service, bounded). */
+function activityData(entry: HistoryEntry): Record<string, unknown> {
+	const e = entry.event;
+	return {
+		at: new Date(e.at).toISOString(),
+		kind: e.kind,
+		outcome: e.outcome,
+		status: e.status,
+		agent: e.agentId ? { id: e.agentId, name: e.agentName } : undefined,
+		runId: e.runId,
+		runtime: e.runtimeId ? { id: e.runtimeId, name: e.runtimeName } : undefined,
+		build: e.buildId ? { id: e.buildId, name: e.buildName } : undefined,
+		requestedBy: e.requestedBy,
+		reason: e.reason,
+		authorizationUrl: e.authorizationUrl,
+		detail: e.detail,
+		read: entry.read,
+	};
 }
 
 /** A failure the tools turn into a result as it is (our words, already safe). */
@@ -164,6 +228,8 @@ export class ChatTools implements ToolHandlers {
 				return this.listArtifacts(input, signal);
 			case TOOLS.readArtifact:
 				return this.readArtifact(input, signal);
+			case TOOLS.recentActivity:
+				return Promise.resolve(this.recentActivity(input));
 			default:
 				throw new ToolProblem(vscode.l10n.t('Unknown Cloud Agents tool {0}.', name));
 		}
@@ -556,6 +622,32 @@ export class ChatTools implements ToolHandlers {
 						: vscode.l10n.t('{0} matches.', shown.length),
 			],
 			[quoteJson('the matches (path, line, column, a preview of the line)', { agent: agentData(agent), query, matches: shown })],
+		);
+	}
+
+	/** What happened since a time (the Activity view's entries), newest first. */
+	private recentActivity(input: Record<string, unknown>): string {
+		const since = sinceArg(input, (this.deps.now ?? Date.now)());
+		const limit = intArg(input, 'limit', 1, HISTORY_MAX_ENTRIES, ACTIVITY_DEFAULT_LIMIT);
+		this.requireSignedIn();
+		const all = since === undefined ? this.deps.activity.entries() : this.deps.activity.since(since);
+		const shown = all.slice(0, limit);
+		return renderResult(
+			[
+				all.length === 0
+					? since === undefined
+						? vscode.l10n.t('Nothing happened that Cloud Agents noticed (it keeps the newest {0} events).', HISTORY_MAX_ENTRIES)
+						: vscode.l10n.t('Nothing happened since {0}.', new Date(since).toISOString())
+					: all.length > shown.length
+						? vscode.l10n.t('The newest {0} of {1} events, newest first.', shown.length, all.length)
+						: shown.length === 1
+							? vscode.l10n.t('1 event.')
+							: vscode.l10n.t('{0} events, newest first.', shown.length),
+				vscode.l10n.t(
+					'Times are UTC. Outcomes: succeeded, failed, cancelled, or ended (the status as the service wrote it says more).',
+				),
+			],
+			shown.length > 0 ? [quoteJson('the activity', shown.map(activityData))] : [],
 		);
 	}
 

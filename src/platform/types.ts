@@ -8,6 +8,7 @@ import type * as vscode from 'vscode';
 import type { Connect } from '../api';
 import type { UserFiles } from '../views/actions';
 import type { LocalFiles } from '../compare/localFiles';
+import type { ClaimStore } from '../activity/announce';
 
 export interface Platform {
 	/** Which extension host: what messages and the activation report name. */
@@ -21,4 +22,9 @@ export interface Platform {
 	 * when this host cannot compare with it (Node's: `file:` folders only).
 	 */
 	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
+	/**
+	 * The claims that make one window of a profile announce an Activity event (src/activity/announce.ts),
+	 * kept in `folder` (under globalStorageUri): Node's exclusive file creation, the browser's Web Lock.
+	 */
+	claims(this: void, folder: vscode.Uri): ClaimStore;
 }

@@ -205,6 +205,8 @@ export class RunFollower extends Disposable {
 	private readonly closer = this.register(new ChannelCloser());
 	/** Opens a run's result (the end-of-run notification's "Open Result"); see `setResultOpener`. */
 	private openResult: ((agentId: string, runId: string) => Promise<void>) | undefined;
+	/** Claims a run's end for this window's announcement (setEndClaim); none: this window announces. */
+	private endClaim: ((runId: string) => Promise<boolean>) | undefined;
 	/**
 	 * Runs to follow again at the next sign-in: those signing out stopped while they streamed, and
 	 * (`restored`) those an earlier window of this workspace still followed when it closed.
@@ -218,6 +220,15 @@ export class RunFollower extends Disposable {
 	/** Sets what the end-of-run notification's "Open Result" runs (the Runs view's action, loaded on first use). */
 	setResultOpener(open: (agentId: string, runId: string) => Promise<void>): void {
 		this.openResult = open;
+	}
+
+	/**
+	 * Sets how this window claims the announcement of a run's end across the windows of the profile
+	 * (Activity's claims, src/activity/announce.ts): when another window already announced it (its
+	 * Activity, or its own follow), this window does not.
+	 */
+	setEndClaim(claim: (runId: string) => Promise<boolean>): void {
+		this.endClaim = claim;
 	}
 
 	constructor(private readonly options: RunFollowerOptions) {
@@ -760,6 +771,9 @@ export class RunFollower extends Disposable {
 			return;
 		}
 		await state.update(RUN_NOTIFIED_KEY, [...notified, run.runId].slice(-MAX_NOTIFIED));
+		if (this.endClaim && !(await this.endClaim(run.runId).catch(() => true))) {
+			return;
+		}
 		const titles = { openResult: vscode.l10n.t('Open Result'), showOutput: vscode.l10n.t('Show Output') };
 		const actions = endNotificationActions(run.status).map((a) => ({ id: a, title: titles[a] }));
 		const status = run.status ?? 'ended';

@@ -73,6 +73,7 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		log: deps.log,
 		sendPrompt: async (agentId, prompt) =>
 			(await actions.invoke(runActions.sendPrompt, automation({ agentId, prompt, onConflict: 'followUp' }))) as Run | undefined,
+		activity: deps.activity,
 	});
 	return {
 		auth: { signIn, signOut },

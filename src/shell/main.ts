@@ -30,12 +30,16 @@ import {
 	FS_SCHEME,
 	LINKS_KEY,
 	PROVIDER_SCHEME,
+	VIEW_IDS,
 } from '../ids';
 import type { ToolHandlers } from '../chat/lazyTools';
+import { Activity } from '../activity/activity';
+import { ACTIVITY_VIEW_ID, ActivityPresenter, ActivityTree, activityCommands } from '../flows/activity';
 import type { ActivationFacts, Body, Shell, StartBody } from './standIns';
 import { LIST_DESCRIPTORS, connectLists } from '../resources';
 import { agentsList } from '../resources/agents';
 import { runsList } from '../resources/runs';
+import { runtimesList } from '../resources/runtimes';
 import { type TestRecorder, githubApiUrlForTests, registerTestSeams, startRecording } from '../testing';
 import { SAFETY } from '../base/limits';
 
@@ -65,6 +69,9 @@ class CloudAgentsExtension extends Disposable {
 	readonly recorder: TestRecorder | undefined;
 	/** Every followed run's events on disk. */
 	readonly runStore: RunEventStore;
+	/** What the watcher over the account noticed (issue 45), its view and its announcements. */
+	readonly activity: Activity;
+	private readonly activityPresenter: ActivityPresenter;
 
 	constructor(
 		readonly context: vscode.ExtensionContext,
@@ -92,6 +99,9 @@ class CloudAgentsExtension extends Disposable {
 		);
 		this.ready = this.startSession();
 		this.views = this.createViews(this.watchConnectivity());
+		const shown = this.watchActivity();
+		this.activity = shown.activity;
+		this.activityPresenter = shown.presenter;
 		const services = this.services();
 		this.registerShellCommands();
 		this.features = this.loadFeaturesOnFirstUse(services);
@@ -191,6 +201,53 @@ class CloudAgentsExtension extends Disposable {
 	}
 
 	/**
+	 * Activity (issue 45): the watcher over the account, started with the HTTP client after
+	 * activation (afterActivation), its view with the unread count as badge, and its announcements,
+	 * one window of the profile each (the platform's claims under globalStorageUri). A run this
+	 * window follows is announced by the run follower, which claims it too.
+	 */
+	private watchActivity(): { activity: Activity; presenter: ActivityPresenter } {
+		const { session, log, context, runFollower, views } = this;
+		const focus = async (viewId: string): Promise<void> => {
+			// VS Code's own command of the view (`<view id>.focus`), not one of ours.
+			await vscode.commands.executeCommand(`${viewId}.focus`);
+		};
+		// The presenter needs the Activity, the Activity announces through the presenter.
+		const shown: { presenter?: ActivityPresenter } = {};
+		const activity = this.register(
+			new Activity({
+				session,
+				globalState: context.globalState,
+				claims: this.platform.claims(vscode.Uri.joinPath(context.globalStorageUri, 'activity-claims')),
+				log,
+				isFollowed: (agentId, runId) => runFollower.stateOf(agentId, runId) !== undefined,
+				present: (event) => shown.presenter?.present(event),
+			}),
+		);
+		const presenter = new ActivityPresenter(
+			activity,
+			{
+				openRunResult: (agentId, runId) => this.features.load().openRunResult(agentId, runId),
+				revealAgent: async (agentId) => {
+					await focus(VIEW_IDS.agents);
+					await views.selectById(agentsList, agentId);
+				},
+				revealRuntime: async (runtimeId) => {
+					await focus(VIEW_IDS.runtimes);
+					await views.selectById(runtimesList, runtimeId);
+				},
+				revealBuilds: () => focus(VIEW_IDS.account),
+			},
+			log,
+		);
+		const tree = this.register(new ActivityTree(activity));
+		tree.attach(this.register(this.shell.treeView(ACTIVITY_VIEW_ID, tree, { showCollapseAll: false })));
+		shown.presenter = presenter;
+		runFollower.setEndClaim((runId) => activity.claimRunEnd(runId));
+		return { activity, presenter };
+	}
+
+	/**
 	 * What every action and feature is handed, with the read-only documents for run results, runtime
 	 * details and text artifacts. Every scheme a tab can hold is served from activation (its
 	 * `onFileSystem:` activation event in package.json), so VS Code can restore the tab after a
@@ -222,6 +279,7 @@ class CloudAgentsExtension extends Disposable {
 			githubApiUrl: githubApiUrlForTests,
 			userFiles: this.platform.userFiles,
 			localFiles: this.platform.localFiles,
+			activity: this.activity,
 		};
 	}
 
@@ -234,6 +292,7 @@ class CloudAgentsExtension extends Disposable {
 		const { session, log, views } = this;
 		const flows: FlowCommand[] = [
 			...authCommands({ session, log, flows: this.authFlows }),
+			...activityCommands(this.activity, this.activityPresenter),
 			{ id: 'cloudAgents.retryConnection', run: () => views.connectivity.retryNow() },
 			{
 				id: 'cloudAgents.refresh',
@@ -335,6 +394,9 @@ class CloudAgentsExtension extends Disposable {
 		// (issue 23), and the Agents view's first page is read then (issue 44: the click draws the
 		// answer at once). Not at activation: signed out, nothing is loaded or read.
 		this.register(session.warmUpClient(CLIENT_WARM_UP_DELAY_MS, () => this.views.readAhead(agentsList)));
+		// Activity watches the account from then on (signed out: from the sign-in on).
+		const watch = setTimeout(() => this.activity.start(), CLIENT_WARM_UP_DELAY_MS);
+		this.register({ dispose: () => clearTimeout(watch) });
 		// Linked folders show their agent's changes in Source Control from the start (src/changes/), and
 		// an agent's window that VS Code opened without its folder gets it back (src/workspace/agentWindow.ts).
 		const links: unknown = context.globalState.get(LINKS_KEY);
@@ -364,6 +426,8 @@ export interface CloudAgentsTestApi {
 	recorder: TestRecorder;
 	/** Every followed run's events on disk, as the run follower keeps them. */
 	runStore: Pick<RunEventStore, 'read' | 'flushed'>;
+	/** What the watcher over the account noticed (issue 45). */
+	activity: Activity;
 	/**
 	 * What activation left behind (issue 44): whether the body and the HTTP client were loaded when
 	 * `activate()` returned (neither may be: the body starts in the idle time after, and loads the
@@ -386,6 +450,7 @@ function testApiOf(extension: CloudAgentsExtension): Omit<CloudAgentsTestApi, 'a
 				features: extension.features,
 				recorder,
 				runStore: extension.runStore,
+				activity: extension.activity,
 			}
 		: undefined;
 }

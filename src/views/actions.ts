@@ -7,6 +7,7 @@
 import type * as vscode from 'vscode';
 import type { CloudAgentsClient, Connect, NetworkSettings } from '../api';
 import type { CommandId } from '../ids';
+import type { Activity } from '../activity/activity';
 import type { LocalFiles } from '../compare/localFiles';
 import type { RunFollower } from '../runFollowing';
 import type { RunNameHint } from '../runFollowing';
@@ -76,6 +77,8 @@ export interface Services {
 	 * undefined when it cannot compare with that folder.
 	 */
 	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
+	/** What the watcher over the account noticed (src/activity/activity.ts): the chat tools read it. */
+	activity: Pick<Activity, 'since' | 'entries'>;
 }
 
 /** How the quick pick (or the command's own picker) finds a record when none is given. */

@@ -9,6 +9,7 @@ import type { LocalFiles } from '../../compare/localFiles';
 import type { Platform } from '../types';
 import { nodeConnect } from './network';
 import { nodeKnownHosts } from './knownHostsFile';
+import { nodeClaimStore } from './claimFiles';
 
 /**
  * Node's platform. `loadLocalFiles` gives the comparison's local side of a folder on disk
@@ -25,5 +26,6 @@ export function nodePlatform(loadLocalFiles: (folder: string) => LocalFiles): Pl
 			knownHosts: nodeKnownHosts,
 		},
 		localFiles: (root) => (root.scheme === 'file' ? loadLocalFiles(root.fsPath) : undefined),
+		claims: (folder) => nodeClaimStore(folder.fsPath),
 	};
 }

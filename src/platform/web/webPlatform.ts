@@ -6,6 +6,7 @@
 import { fetchConnect } from './fetchWire';
 import { TAB_SCHEMES } from '../../ids';
 import { workspaceLocalFiles } from './workspaceLocalFiles';
+import { webClaimStore } from './claimStore';
 import type { Platform } from '../types';
 
 export const webPlatform: Platform = {
@@ -17,4 +18,5 @@ export const webPlatform: Platform = {
 	userFiles: { homeFolder: () => undefined, knownHosts: undefined },
 	// Any folder VS Code's file system reaches, except our own documents (an agent's workspace among them).
 	localFiles: (root) => ((TAB_SCHEMES as readonly string[]).includes(root.scheme) ? undefined : workspaceLocalFiles(root)),
+	claims: (folder) => webClaimStore(folder),
 };

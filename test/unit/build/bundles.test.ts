@@ -136,15 +136,16 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 	});
 
 	// Activation registers and does nothing else (issue 44): its file holds the stand-ins and the ids,
-	// 11 KiB today. The body, started after activation, stays within the 171 KiB promised since the
-	// decoders moved to client.js. The views' offline state (src/views/connectivity.ts, ~10 KiB) is
+	// 11 KiB today. The body, started in the idle time after activation, stays within 200 KiB: the
+	// 171 KiB promised since the decoders moved to client.js, and the Activity watcher (issue 45, ~25
+	// KiB), which watches the account from the start. The views' offline state (src/views/connectivity.ts, ~10 KiB) is
 	// the body's; the agent workspace's code (its cache, file system and commands, ~38 KiB) loads
 	// with features.js instead (the test below).
-	test('activation loads at most 16 KiB (extension.js), the body at most 171 KiB (main.js + core.js), and the decoders of answers are in client.js, not core.js', () => {
+	test('activation loads at most 16 KiB (extension.js), the body at most 200 KiB (main.js + core.js), and the decoders of answers are in client.js, not core.js', () => {
 		const size = (name: string): number => statSync(join(out, name)).size;
 		assert.ok(size('extension.js') <= 16 * 1024, `extension.js = ${(size('extension.js') / 1024).toFixed(1)} KiB (bound 16 KiB)`);
 		const body = size('main.js') + size('core.js');
-		assert.ok(body <= 171 * 1024, `main.js + core.js = ${(body / 1024).toFixed(1)} KiB (bound 171 KiB)`);
+		assert.ok(body <= 200 * 1024, `main.js + core.js = ${(body / 1024).toFixed(1)} KiB (bound 200 KiB)`);
 		// A message of src/api/decode.ts that minification keeps.
 		const DECODER = 'a key type such as ssh-ed25519';
 		assert.ok(readFileSync(join(out, 'client.js'), 'utf8').includes(DECODER), 'client.js holds the decoders');

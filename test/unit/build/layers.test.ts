@@ -87,6 +87,8 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 	// vscode and the client's errors, below every room that shows one.
 	'src/messages/': 'services',
 	'src/compare/': 'services',
+	// The watcher over the whole account, its history and who announces (issue 45).
+	'src/activity/': 'services',
 	// The bottom: the server's API (no vscode) and the utilities.
 	'src/api/': 'bottom',
 	'src/util/': 'bottom',

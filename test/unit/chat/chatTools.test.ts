@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { CloudAgentsClient, type Run } from '../../../src/api';
-import { ChatTools, type ChatToolsDeps, READ_FILE_MAX_BYTES } from '../../../src/chat/chatTools';
+import { ChatTools, type ChatToolsDeps, READ_FILE_MAX_BYTES, sinceArg } from '../../../src/chat/chatTools';
+import type { ActivityEvent } from '../../../src/activity/events';
+import type { HistoryEntry } from '../../../src/activity/history';
 import { MARKER_PREFIX } from '../../../src/chat/toolText';
 import { TOOLS } from '../../../src/ids';
 import { nodeConnect } from '../../../src/platform/node/network';
@@ -309,6 +311,82 @@ suite('chat/chatTools', () => {
 			for (const r of [search, artifacts, missing]) {
 				assert.ok(!r.text.includes(DEV_TOKEN));
 			}
+		});
+	});
+
+	suite("recent activity (the Activity view's entries)", () => {
+		const NOW = Date.UTC(2026, 11, 6, 8, 0, 0);
+		const entry = (over: Partial<ActivityEvent>, read = false): HistoryEntry => ({
+			event: { key: over.runId ?? 'k', kind: 'runEnded', at: NOW, ...over },
+			read,
+		});
+		const toolsOver = (entries: HistoryEntry[], signedIn = true): ChatTools =>
+			new ChatTools({
+				session: { client: undefined, signedIn, apiUrl: 'http://127.0.0.1:1' },
+				log: { info: () => undefined, warn: () => undefined },
+				sendPrompt: async () => undefined,
+				activity: { entries: () => entries, since: (t: number) => entries.filter((e) => e.event.at >= t) },
+				now: () => NOW,
+			} as unknown as ChatToolsDeps);
+		const call = (tools: ChatTools, input: object) =>
+			tools.invoke(
+				TOOLS.recentActivity,
+				{ input, toolInvocationToken: undefined },
+				new fake.CancellationTokenSource().token as unknown as vscode.CancellationToken,
+			);
+
+		test('since a time or a duration back, newest first, as quoted data: a hostile name stays inside its block', async () => {
+			const entries = [
+				entry({ runId: 'r3', at: NOW - 60_000, agentName: HOSTILE, agentId: 'a1', outcome: 'failed', status: 'FAILED' }),
+				entry({ runId: 'r2', at: NOW - 5 * 3_600_000, agentName: 'Docs writer', agentId: 'a2', outcome: 'succeeded' }, true),
+				entry({ runId: 'r1', at: NOW - 3 * 86_400_000, agentName: 'Old', agentId: 'a3', outcome: 'succeeded' }),
+			];
+			const lastHours = parse(await call(toolsOver(entries), { since: '12h' }));
+			assert.equal(lastHours.lines[0], '2 events, newest first.');
+			assert.equal(lastHours.blocks.length, 1);
+			assert.match(lastHours.blocks[0]!.label, /^the activity \(\d+ characters\):$/);
+			const data = JSON.parse(lastHours.blocks[0]!.text) as Array<{ runId: string; at: string; read: boolean; outcome: string }>;
+			assert.deepEqual(
+				data.map((d) => [d.runId, d.outcome, d.read]),
+				[
+					['r3', 'failed', false],
+					['r2', 'succeeded', true],
+				],
+			);
+			assert.equal(data[0]!.at, new Date(NOW - 60_000).toISOString());
+			assert.ok(
+				!lastHours.text.split('\n').some((l) => l.startsWith('Ignore all previous')),
+				'the hostile text never stands as a line of its own',
+			);
+			const iso = parse(await call(toolsOver(entries), { since: new Date(NOW - 2 * 3_600_000).toISOString() }));
+			assert.equal(iso.lines[0], '1 event.');
+			const all = parse(await call(toolsOver(entries), { limit: 1 }));
+			assert.equal(all.lines[0], 'The newest 1 of 3 events, newest first.');
+			const none = parse(await call(toolsOver(entries), { since: new Date(NOW - 30_000).toISOString() }));
+			assert.match(none.lines[0]!, /^Nothing happened since /);
+			assert.equal(none.blocks.length, 0);
+		});
+
+		test('bad input is said before anything is read; signed out says so', async () => {
+			for (const since of ['yesterday', '5y', '99999999d', '2026-13-45T99:00Z', 42]) {
+				const r = parse(await call(toolsOver([entry({})]), { since }));
+				assert.match(r.lines[0]!, /^Nothing was read: `since` must be an ISO 8601 time/, String(since));
+			}
+			const limit = parse(await call(toolsOver([entry({})]), { limit: 0 }));
+			assert.match(limit.lines[0]!, /`limit` must be an integer from 1 to 200/);
+			const signedOut = parse(await call(toolsOver([entry({})], false), {}));
+			assert.match(signedOut.text, /Signed out of Cloud Agents/);
+		});
+
+		test('sinceArg: durations in minutes, hours and days back from now, ISO times with a zone; nothing given is everything', () => {
+			assert.equal(sinceArg({}, NOW), undefined);
+			assert.equal(sinceArg({ since: ' ' }, NOW), undefined);
+			assert.equal(sinceArg({ since: '30m' }, NOW), NOW - 30 * 60_000);
+			assert.equal(sinceArg({ since: '2 hours' }, NOW), NOW - 2 * 3_600_000);
+			assert.equal(sinceArg({ since: '3d' }, NOW), NOW - 3 * 86_400_000);
+			assert.equal(sinceArg({ since: '2026-12-05T18:00:00Z' }, NOW), Date.UTC(2026, 11, 5, 18));
+			assert.equal(sinceArg({ since: '2026-12-05' }, NOW), Date.UTC(2026, 11, 5));
+			assert.throws(() => sinceArg({ since: '400d' }, NOW), /must be an ISO 8601 time/);
 		});
 	});
 });

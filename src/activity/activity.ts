@@ -1,0 +1,236 @@
+/**
+ * Activity (issue 45): the watcher over the signed-in account (watcher.ts), what it noticed kept per
+ * account and API URL (history.ts), and which window announces each event (announce.ts), composed
+ * for the session: one account at a time, started once the HTTP client is loaded (the warm-up after
+ * activation), stopped while signed out, started anew for another account or API URL. What an
+ * event looks like to a person (the view, the notification and its actions) is the feature's
+ * (src/flows/activity.ts), handed in as `present`.
+ */
+import * as vscode from 'vscode';
+import { Disposable } from '../util/lifecycle';
+import type { Clock } from '../base/clock';
+import type { CloudAgentsClient } from '../api';
+import { ActivityWatcher } from './watcher';
+import { ActivityHistory, type ActivityScope, type HistoryEntry } from './history';
+import { Announcer, type ClaimStore } from './announce';
+import { type ActivityEvent, runEndedKey } from './events';
+
+/** How much is announced: everything, only what failed or waits for a person, or nothing (setting `cloudAgents.activity.notifications`). */
+export type AnnounceLevel = 'all' | 'attention' | 'none';
+
+/** The setting, under `cloudAgents.` (package.json `contributes.configuration`). */
+export const ANNOUNCE_SETTING = 'activity.notifications';
+
+/** The setting's value; anything else reads as the default, `all`. */
+export function announceLevel(): AnnounceLevel {
+	const value = vscode.workspace.getConfiguration('cloudAgents').get<unknown>(ANNOUNCE_SETTING);
+	return value === 'attention' || value === 'none' ? value : 'all';
+}
+
+/** Whether an event needs a person: something failed, or waits for them. */
+export function needsAttention(event: ActivityEvent): boolean {
+	switch (event.kind) {
+		case 'runEnded':
+		case 'buildEnded':
+			return event.outcome === 'failed';
+		case 'runWaiting':
+		case 'agentWaiting':
+		case 'githubAuthorization':
+		case 'runtimeFailed':
+			return true;
+	}
+}
+
+/** Whether `level` announces `event`. */
+export function worthAnnouncing(event: ActivityEvent, level: AnnounceLevel): boolean {
+	return level === 'all' || (level === 'attention' && needsAttention(event));
+}
+
+/** What Activity needs of the session. */
+export interface ActivitySession {
+	readonly signedIn: boolean;
+	/** The account and API URL of the sign-in state last read (undefined while signed out or not read yet). */
+	readonly cacheScope: ActivityScope | undefined;
+	readonly client: CloudAgentsClient;
+	readonly onDidChange: vscode.Event<void>;
+}
+
+export interface ActivityDeps {
+	readonly session: ActivitySession;
+	/** Where each account's history is kept (the extension's globalState: shared by the windows of a profile). */
+	readonly globalState: Pick<vscode.Memento, 'get' | 'update'>;
+	/** The claims that make one window of a profile announce an event (the platform's). */
+	readonly claims: ClaimStore;
+	readonly log: Pick<vscode.LogOutputChannel, 'info' | 'warn'>;
+	/** Whether this window follows the run: its end is the run follower's to announce. */
+	isFollowed(this: void, agentId: string, runId: string): boolean;
+	/** Announces an event (a notification with its actions): the feature's. */
+	present(this: void, event: ActivityEvent): void;
+	/** Time and timers (tests); the system's by default. */
+	readonly clock?: Clock;
+}
+
+/** The watcher, history and announcer of one account. */
+interface Watching {
+	readonly scopeKey: string;
+	readonly history: ActivityHistory;
+	readonly watcher: ActivityWatcher;
+	readonly announcer: Announcer;
+	readonly subscriptions: vscode.Disposable[];
+}
+
+/** Activity over the signed-in account (see the module comment). */
+export class Activity extends Disposable {
+	private readonly _onDidChange = this.register(new vscode.EventEmitter<void>());
+	/** The entries or their read state changed, or the account did. */
+	readonly onDidChange = this._onDidChange.event;
+	private current: Watching | undefined;
+	private started = false;
+	/** The announcements of the events noticed so far, one after the other (each waits for its claim). */
+	private announcing: Promise<void> = Promise.resolve();
+
+	constructor(private readonly deps: ActivityDeps) {
+		super();
+		this.register(deps.session.onDidChange(() => this.follow()));
+		this.register({ dispose: () => this.stop() });
+	}
+
+	/** Starts watching the signed-in account (once the HTTP client is loaded); later sign-ins start it again. */
+	start(): void {
+		this.started = true;
+		this.follow();
+	}
+
+	/** The entries of the signed-in account, newest first (none while signed out). */
+	entries(): readonly HistoryEntry[] {
+		return this.current?.history.entries() ?? [];
+	}
+
+	/** The entries not read yet (the badge). */
+	get unreadCount(): number {
+		return this.current?.history.unreadCount ?? 0;
+	}
+
+	/** The entry of an event key, if kept. */
+	get(key: string): HistoryEntry | undefined {
+		return this.current?.history.get(key);
+	}
+
+	/** The entries of events at or after `since` (ms since the epoch), newest first. */
+	since(since: number): readonly HistoryEntry[] {
+		return this.entries().filter((e) => e.event.at >= since);
+	}
+
+	/** Marks one entry read; false when it is not kept (or already read). */
+	markRead(key: string): boolean {
+		return this.current?.history.markRead(key) ?? false;
+	}
+
+	markAllRead(): void {
+		this.current?.history.markAllRead();
+	}
+
+	/** Asks the service now (Check Now); resolves when that look is done and what it noticed is announced. */
+	async checkNow(): Promise<void> {
+		await this.current?.watcher.pollNow();
+		await this.announcing;
+	}
+
+	/** What the watcher's last look did (requests, events, the wait before the next), undefined before one. */
+	get lastPoll(): ActivityWatcher['lastPoll'] {
+		return this.current?.watcher.lastPoll;
+	}
+
+	/** Where the watcher stands, for the view's message (undefined while nothing is watched). */
+	get state(): ActivityWatcher['state'] | undefined {
+		return this.current?.watcher.state;
+	}
+
+	/**
+	 * Claims the end of a run this window announces by other means (the run follower): true when no
+	 * other window has announced it, so the follower announces and no window's Activity repeats it.
+	 */
+	async claimRunEnd(runId: string): Promise<boolean> {
+		return this.current ? this.current.announcer.shouldAnnounce({ key: runEndedKey(runId) }) : true;
+	}
+
+	/** Starts, keeps or stops watching as the session now is. */
+	private follow(): void {
+		const { session } = this.deps;
+		const scope = this.started && session.signedIn ? session.cacheScope : undefined;
+		const scopeKey = scope ? `${scope.apiUrl}\n${scope.account}` : undefined;
+		if (scopeKey === this.current?.scopeKey) {
+			return;
+		}
+		this.stop();
+		if (scope && scopeKey) {
+			this.current = this.watch(scope, scopeKey);
+		}
+		this._onDidChange.fire();
+	}
+
+	private watch(scope: ActivityScope, scopeKey: string): Watching {
+		const { deps } = this;
+		const history = new ActivityHistory(deps.globalState, { apiUrl: scope.apiUrl, account: scope.account }, (err) =>
+			deps.log.warn(`Keeping the activity failed: ${err instanceof Error ? err.message : String(err)}`),
+		);
+		const announcer = new Announcer(
+			deps.claims,
+			{ apiUrl: scope.apiUrl, account: scope.account },
+			{
+				clock: deps.clock,
+				log: (m) => deps.log.warn(m),
+			},
+		);
+		const watcher = new ActivityWatcher({
+			client: () => (deps.session.signedIn ? deps.session.client : undefined),
+			clock: deps.clock,
+			// Catch-up after a reload or a restart: what ended since the newest event kept.
+			since: history.newestAt,
+			log: (m) => deps.log.info(m),
+		});
+		const subscriptions = [
+			history,
+			watcher,
+			history.onDidChange(() => this._onDidChange.fire()),
+			watcher.onDidChangeState(() => this._onDidChange.fire()),
+			watcher.onDidEvents((events) => {
+				this.announcing = this.announcing
+					.then(() => this.noticed(history, announcer, events))
+					.catch((err: unknown) =>
+						deps.log.warn(`Announcing activity failed: ${err instanceof Error ? err.message : String(err)}`),
+					);
+			}),
+			// Another window of the profile may have added entries or read some: read them back on focus.
+			vscode.window.onDidChangeWindowState((state) => state.focused && history.reload()),
+		];
+		deps.log.info('Activity: watching the account');
+		return { scopeKey, history, watcher, announcer, subscriptions };
+	}
+
+	/** New events: kept as unread, and each worth announcing announced by the one window that claims it. */
+	private async noticed(history: ActivityHistory, announcer: Announcer, events: readonly ActivityEvent[]): Promise<void> {
+		const added = history.add(events);
+		const level = announceLevel();
+		for (const { event } of added) {
+			if (!worthAnnouncing(event, level)) {
+				continue;
+			}
+			if (event.kind === 'runEnded' && event.agentId && event.runId && this.deps.isFollowed(event.agentId, event.runId)) {
+				// The run follower announces it (and claims it, so no other window does).
+				continue;
+			}
+			if (await announcer.shouldAnnounce(event)) {
+				this.deps.present(event);
+			}
+		}
+	}
+
+	private stop(): void {
+		const current = this.current;
+		this.current = undefined;
+		for (const d of current?.subscriptions ?? []) {
+			d.dispose();
+		}
+	}
+}

@@ -1,0 +1,257 @@
+/**
+ * src/activity/activity.ts: Activity composed for a session over the emulator — a run started
+ * elsewhere that ends becomes an unread entry and one announcement across windows (two Activity
+ * instances sharing a profile's globalState and claims), the setting's three values, a run this
+ * window follows left to the run follower, sign-out and another account. Time on a fake clock (the
+ * tests poll with checkNow); the emulator's runs end when the test releases them.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { CloudAgentsClient } from '../../../src/api';
+import { nodeConnect } from '../../../src/platform/node/network';
+import { nodeClaimStore } from '../../../src/platform/node/claimFiles';
+import { Activity, type ActivitySession, announceLevel, needsAttention, worthAnnouncing } from '../../../src/activity/activity';
+import type { ActivityEvent } from '../../../src/activity/events';
+import { DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
+import { FakeClock } from '../support/fakeClock';
+import * as fake from '../support/vscodeFake';
+
+class Memento {
+	readonly values = new Map<string, unknown>();
+	get<T>(key: string, fallback?: T): T | undefined {
+		return (this.values.has(key) ? this.values.get(key) : fallback) as T | undefined;
+	}
+	async update(key: string, value: unknown): Promise<void> {
+		this.values.set(key, value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
+	}
+}
+
+/** A session as Activity reads it: signed in to `account` at the emulator, or signed out. */
+class FakeSession implements ActivitySession {
+	private readonly changed = new vscode.EventEmitter<void>();
+	readonly onDidChange = this.changed.event;
+	signedIn = true;
+	account = 'account-1';
+	constructor(
+		readonly client: CloudAgentsClient,
+		readonly apiUrl: string,
+	) {}
+	get cacheScope(): { apiUrl: string; account: string } | undefined {
+		return this.signedIn ? { apiUrl: this.apiUrl, account: this.account } : undefined;
+	}
+	set(change: { signedIn?: boolean; account?: string }): void {
+		Object.assign(this, change);
+		this.changed.fire();
+	}
+}
+
+const event = (over: Partial<ActivityEvent>): ActivityEvent => ({ key: 'k', kind: 'runEnded', at: 0, ...over });
+
+suite('activity: what is announced (pure)', () => {
+	test('attention: what failed or waits for a person; the setting reads all unless attention or none', () => {
+		assert.equal(needsAttention(event({ outcome: 'succeeded' })), false);
+		assert.equal(needsAttention(event({ outcome: 'failed' })), true);
+		assert.equal(needsAttention(event({ outcome: 'cancelled' })), false);
+		assert.equal(needsAttention(event({ kind: 'githubAuthorization' })), true);
+		assert.equal(needsAttention(event({ kind: 'runtimeFailed' })), true);
+		assert.equal(needsAttention(event({ kind: 'buildEnded', outcome: 'succeeded' })), false);
+		assert.equal(worthAnnouncing(event({ outcome: 'succeeded' }), 'all'), true);
+		assert.equal(worthAnnouncing(event({ outcome: 'succeeded' }), 'attention'), false);
+		assert.equal(worthAnnouncing(event({ outcome: 'failed' }), 'attention'), true);
+		assert.equal(worthAnnouncing(event({ outcome: 'failed' }), 'none'), false);
+		assert.equal(announceLevel(), 'all');
+		fake.settings['cloudAgents.activity.notifications'] = 'attention';
+		assert.equal(announceLevel(), 'attention');
+		fake.settings['cloudAgents.activity.notifications'] = 'loud';
+		assert.equal(announceLevel(), 'all', 'an unknown value reads as the default');
+	});
+});
+
+suite('activity: the watcher, history and announcements of the signed-in account (emulator)', () => {
+	let emu: TestEmulator;
+	let client: CloudAgentsClient;
+	let claimsDir: string;
+	const disposables: vscode.Disposable[] = [];
+
+	suiteSetup(async () => {
+		emu = await startTestEmulator({ profile: 'standard' });
+		client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: emu.url, getToken: () => DEV_TOKEN });
+	});
+	suiteTeardown(async () => {
+		client.close();
+		await emu.close();
+	});
+	setup(() => {
+		claimsDir = mkdtempSync(join(tmpdir(), 'ca-claims-'));
+	});
+	teardown(async () => {
+		for (const d of disposables.splice(0)) {
+			d.dispose();
+		}
+		rmSync(claimsDir, { recursive: true, force: true });
+		await emu.admin('POST', '/reset');
+	});
+
+	/** A window's Activity: its own session, the profile's globalState and claims; what it announced. */
+	function windowOf(
+		globalState: Memento,
+		options: { followed?: (runId: string) => boolean; session?: FakeSession } = {},
+	): { activity: Activity; announced: ActivityEvent[]; session: FakeSession } {
+		const session = options.session ?? new FakeSession(client, emu.url);
+		const announced: ActivityEvent[] = [];
+		const activity = new Activity({
+			session,
+			globalState,
+			claims: nodeClaimStore(claimsDir),
+			log: { info: () => undefined, warn: () => undefined },
+			isFollowed: (_agentId, runId) => options.followed?.(runId) ?? false,
+			present: (e) => announced.push(e),
+			clock: new FakeClock(Date.now()),
+		});
+		disposables.push(activity);
+		activity.start();
+		return { activity, announced, session };
+	}
+
+	async function docsWriter(): Promise<string> {
+		const agent = (await client.listAgents({ limit: 100 })).items.find((a) => a.name === 'Docs writer');
+		assert.ok(agent);
+		return agent.id;
+	}
+
+	/** Starts a held run elsewhere (through the API, as another machine would), lets `windows` see it running, then ends it. */
+	async function runThatEnds(windows: Activity[], fail = false): Promise<string> {
+		const agentId = await docsWriter();
+		const run = await client.createRun(agentId, { prompt: fail ? '[[hold]] [[fail]] broken' : '[[hold]] write the docs' });
+		await Promise.all(windows.map((w) => w.checkNow()));
+		await emu.admin('POST', `/runs/${run.id}/release`);
+		await ended(agentId, run.id);
+		return run.id;
+	}
+
+	/** Asks the emulator until the run has ended (its steps run on the emulator's own short timers), at most 15 s. */
+	async function ended(agentId: string, runId: string): Promise<void> {
+		const end = Date.now() + 15_000;
+		while (Date.now() < end) {
+			const status = (await client.getRun(agentId, runId)).status ?? '';
+			if (!['running', 'in_progress', 'queued', 'pending', 'blocked'].includes(status)) {
+				return;
+			}
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		}
+		assert.fail(`run ${runId} never ended`);
+	}
+
+	test('a run started elsewhere that ends: one unread entry, one announcement across two windows, the badge count and read state shared', async () => {
+		const profile = new Memento();
+		const a = windowOf(profile);
+		const b = windowOf(profile);
+		await Promise.all([a.activity.checkNow(), b.activity.checkNow()]);
+		const before = a.activity.unreadCount;
+		let changes = 0;
+		disposables.push(a.activity.onDidChange(() => changes++));
+		const runId = await runThatEnds([a.activity, b.activity]);
+		await Promise.all([a.activity.checkNow(), b.activity.checkNow()]);
+		const entry = a.activity.entries().find((e) => e.event.runId === runId);
+		assert.ok(entry, 'the run is an entry');
+		assert.equal(entry.event.kind, 'runEnded');
+		assert.equal(entry.event.outcome, 'succeeded');
+		assert.equal(entry.event.agentName, 'Docs writer');
+		assert.equal(entry.read, false);
+		assert.equal(a.activity.unreadCount, before + 1);
+		assert.ok(changes > 0, 'the view is told');
+		const announcements = (): ActivityEvent[] => [...a.announced, ...b.announced].filter((e) => e.runId === runId);
+		await Promise.all([a.activity.checkNow(), b.activity.checkNow()]);
+		assert.equal(announcements().length, 1, 'one notification in all');
+		// Read in one window: the other reads it back from the profile's storage.
+		assert.equal(a.activity.markRead(entry.event.key), true);
+		fake.fire.windowState.fire({ focused: true });
+		assert.equal(b.activity.get(entry.event.key)?.read, true);
+		a.activity.markAllRead();
+		assert.equal(a.activity.unreadCount, 0);
+		await a.activity.checkNow();
+		assert.equal(
+			a.announced.filter((e) => e.runId === runId).length + b.announced.filter((e) => e.runId === runId).length,
+			1,
+			'never twice',
+		);
+	});
+
+	test('the setting: attention announces a failed run and not a succeeded one; none announces nothing; both are kept', async () => {
+		const w = windowOf(new Memento());
+		await w.activity.checkNow();
+		fake.settings['cloudAgents.activity.notifications'] = 'attention';
+		const runs = (): Array<[string | undefined, string | undefined]> =>
+			w.announced.filter((e) => e.kind === 'runEnded').map((e) => [e.runId, e.outcome]);
+		const ok = await runThatEnds([w.activity]);
+		await w.activity.checkNow();
+		const failed = await runThatEnds([w.activity], true);
+		await w.activity.checkNow();
+		assert.deepEqual(runs(), [[failed, 'failed']]);
+		fake.settings['cloudAgents.activity.notifications'] = 'none';
+		const before = w.announced.length;
+		const quiet = await runThatEnds([w.activity], true);
+		await w.activity.checkNow();
+		assert.equal(w.announced.length, before, 'none: nothing more announced');
+		assert.ok(
+			[ok, failed, quiet].every((id) => w.activity.entries().some((e) => e.event.runId === id)),
+			'every end is kept',
+		);
+	});
+
+	test('a run this window follows is left to the run follower, whose claim keeps every other window quiet', async () => {
+		const profile = new Memento();
+		let followedRun = '';
+		const mine = windowOf(profile, { followed: (runId) => runId === followedRun });
+		const other = windowOf(profile);
+		await Promise.all([mine.activity.checkNow(), other.activity.checkNow()]);
+		const agentId = await docsWriter();
+		const run = await client.createRun(agentId, { prompt: '[[hold]] followed here' });
+		followedRun = run.id;
+		// The follower announces the end and claims it first.
+		assert.equal(await mine.activity.claimRunEnd(run.id), true);
+		await emu.admin('POST', `/runs/${run.id}/release`);
+		await ended(agentId, run.id);
+		await mine.activity.checkNow();
+		await other.activity.checkNow();
+		assert.equal([...mine.announced, ...other.announced].filter((e) => e.runId === run.id).length, 0);
+		assert.equal(await other.activity.claimRunEnd(run.id), false, 'claimed once');
+	});
+
+	test('signed out: no entries and nothing watched; another account has its own history; back to the first, its entries return', async () => {
+		const profile = new Memento();
+		const w = windowOf(profile);
+		await w.activity.checkNow();
+		const runId = await runThatEnds([w.activity]);
+		await w.activity.checkNow();
+		assert.ok(w.activity.entries().some((e) => e.event.runId === runId));
+		w.session.set({ signedIn: false });
+		assert.deepEqual(w.activity.entries(), []);
+		assert.equal(w.activity.unreadCount, 0);
+		assert.equal(w.activity.state, undefined, 'nothing watched');
+		w.session.set({ signedIn: true, account: 'account-2' });
+		assert.ok(!w.activity.entries().some((e) => e.event.runId === runId), "another account's history");
+		w.session.set({ account: 'account-1' });
+		assert.ok(w.activity.entries().some((e) => e.event.runId === runId));
+	});
+
+	test('nothing is watched before start(): activation leaves it to the warm-up', async () => {
+		const session = new FakeSession(client, emu.url);
+		const activity = new Activity({
+			session,
+			globalState: new Memento(),
+			claims: nodeClaimStore(claimsDir),
+			log: { info: () => undefined, warn: () => undefined },
+			isFollowed: () => false,
+			present: () => undefined,
+		});
+		disposables.push(activity);
+		session.set({ account: 'x' });
+		assert.equal(activity.state, undefined);
+		activity.start();
+		assert.notEqual(activity.state, undefined);
+	});
+});
