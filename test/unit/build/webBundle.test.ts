@@ -115,7 +115,8 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		const requireStub = (id: string): unknown => (id === 'vscode' ? stub : assert.fail(`the bundle required ${id}`));
 		const mod = { exports: {} as Record<string, unknown> };
 		// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the bundle under test
-		new Function('module', 'exports', 'require', bundle)(mod, mod.exports, requireStub);
+		const loadBundle = new Function('module', 'exports', 'require', bundle) as (...args: unknown[]) => void;
+		loadBundle(mod, mod.exports, requireStub);
 		assert.equal(typeof mod.exports.activate, 'function');
 		if (!startBody) {
 			return [];
@@ -126,7 +127,8 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		const recorded = body.replace(head, `${head}\n  if (fn) __evaluated.push(Object.getOwnPropertyNames(fn)[0]);`);
 		const started = { exports: {} as { load?: () => { startWeb?: unknown } } };
 		// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the body under test
-		new Function('module', 'exports', 'require', '__evaluated', recorded)(started, started.exports, requireStub, evaluated);
+		const loadBody = new Function('module', 'exports', 'require', '__evaluated', recorded) as (...args: unknown[]) => void;
+		loadBody(started, started.exports, requireStub, evaluated);
 		assert.deepEqual(
 			evaluated.filter((m) => m.startsWith('src/')),
 			[],
