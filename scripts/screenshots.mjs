@@ -83,7 +83,10 @@ async function setExpanded(page, title, expanded) {
  */
 async function openCloudAgents(page) {
 	if (!(await container(page).isVisible())) {
-		await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click();
+		await page
+			.locator('.activitybar [aria-label^="Cloud Agents"]')
+			.first()
+			.click({ position: { x: 10, y: 10 } });
 	}
 	await setExpanded(page, 'Account', false);
 	for (const title of ['Agents', 'Runs', 'Runtimes', 'Artifacts']) {

@@ -351,7 +351,11 @@ const STEP_LIST = [
 	[
 		'signs-in-and-lists-agents',
 		async (page, ctx) => {
-			await page.locator('.activitybar [aria-label^="Cloud Agents"]').first().click();
+			// Its top-left corner: the badge (Activity's unread count) covers the bottom-right one.
+			await page
+				.locator('.activitybar [aria-label^="Cloud Agents"]')
+				.first()
+				.click({ position: { x: 10, y: 10 } });
 			const agents = page.locator('[id="workbench.view.extension.cloudAgents"] .monaco-list-row', { hasText: 'Docs writer' }).first();
 			await agents.waitFor({ state: 'visible', timeout: STEP_MS });
 			await page.screenshot({ path: join(RESULTS, 'web-agents.png') });

@@ -94,10 +94,10 @@ export const MANIFEST_COMMAND_IDS = [
 /** Every view package.json contributes, in its order. */
 export const MANIFEST_VIEW_IDS = [
 	'cloudAgents.agents',
-	'cloudAgents.activity',
 	'cloudAgents.runs',
 	'cloudAgents.runtimes',
 	'cloudAgents.artifacts',
+	'cloudAgents.activity',
 	'cloudAgents.account',
 ] as const;
 

@@ -86,6 +86,8 @@ export class Activity extends Disposable {
 	readonly onDidChange = this._onDidChange.event;
 	private current: Watching | undefined;
 	private started = false;
+	/** Open suspend()s: nothing is watched while there is one. */
+	private suspended = 0;
 	/** The announcements of the events noticed so far, one after the other (each waits for its claim). */
 	private announcing: Promise<void> = Promise.resolve();
 
@@ -99,6 +101,19 @@ export class Activity extends Disposable {
 	start(): void {
 		this.started = true;
 		this.follow();
+	}
+
+	/**
+	 * Stops watching until the returned disposable is disposed (the test harness's suites that count
+	 * a server's requests); nothing kept is lost.
+	 */
+	suspend(): vscode.Disposable {
+		this.suspended++;
+		this.follow();
+		return new vscode.Disposable(() => {
+			this.suspended--;
+			this.follow();
+		});
 	}
 
 	/** The entries of the signed-in account, newest first (none while signed out). */
@@ -157,7 +172,7 @@ export class Activity extends Disposable {
 	/** Starts, keeps or stops watching as the session now is. */
 	private follow(): void {
 		const { session } = this.deps;
-		const scope = this.started && session.signedIn ? session.cacheScope : undefined;
+		const scope = this.started && this.suspended === 0 && session.signedIn ? session.cacheScope : undefined;
 		const scopeKey = scope ? `${scope.apiUrl}\n${scope.account}` : undefined;
 		if (scopeKey === this.current?.scopeKey) {
 			return;

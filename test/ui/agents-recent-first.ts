@@ -29,7 +29,23 @@ const uiTest: UiTest = {
 		const demoRow = pane.locator('.monaco-list-row', { hasText: DEMO_AGENT }).filter({ hasNotText: 'cached' }).first();
 		await demoRow.waitFor({ state: 'visible', timeout: 30_000 });
 		await pane.locator('.monaco-list-row', { hasText: 'cached' }).first().waitFor({ state: 'hidden', timeout: 30_000 });
-		const rows = await workbench.paneRows(VIEW_CONTAINER_ID, 'Agents');
+		// The views below collapsed for the reading (and opened again after): the Agents view then has
+		// the side bar's height, whatever sizes earlier tests left the panes at.
+		const below = ['Runs', 'Runtimes', 'Artifacts'];
+		const collapsed: string[] = [];
+		for (const title of below) {
+			const header = workbench.pane(VIEW_CONTAINER_ID, title).locator('.pane-header');
+			if ((await header.getAttribute('aria-expanded')) === 'true') {
+				await header.click();
+				collapsed.push(title);
+			}
+		}
+		await pane.locator('.monaco-list-row').nth(6).waitFor({ state: 'visible', timeout: 10_000 });
+		const rows = await workbench.paneRows(VIEW_CONTAINER_ID, 'Agents').finally(async () => {
+			for (const title of collapsed) {
+				await workbench.expandedPane(VIEW_CONTAINER_ID, title);
+			}
+		});
 		const { agents } = await emulatorCall<{ agents: StateAgent[] }>(emulatorUrl, devToken, 'GET', '/_emulator/state');
 		// The wire has whole seconds (updated_at_unix_seconds).
 		const activity = (a: StateAgent): number => Math.floor(a.updated_at_ms / 1000);

@@ -27,6 +27,8 @@ export async function useHostileServer(
 	options: { settings?: Record<string, unknown>; signIn?: 'command' | 'store' } = {},
 ): Promise<HostileSession> {
 	const server = await startHostile(scenario);
+	// The Activity watcher stays off the hostile server: the suites count its requests (one poll would add a page of agents).
+	const activity = api.activity.suspend();
 	const previous = new Map<string, unknown>();
 	const update = async (key: string, value: unknown): Promise<void> => {
 		const dot = key.lastIndexOf('.');
@@ -60,6 +62,7 @@ export async function useHostileServer(
 			await waitFor('the session to use the emulator again', async () => (api.session.apiUrl !== server.baseUrl ? true : undefined));
 			await restoreDevToken();
 			await server.close();
+			activity.dispose();
 		},
 	};
 }

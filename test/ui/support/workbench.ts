@@ -193,16 +193,19 @@ export class Workbench {
 	async openViewContainer(title: string, containerId: string): Promise<Locator> {
 		const container = this.viewContainer(containerId);
 		if (!(await container.isVisible())) {
-			await this.activityBarItem(title).click();
+			// Its top-left corner: the badge (Activity's unread count) covers the bottom-right one.
+			await this.activityBarItem(title).click({ position: { x: 10, y: 10 } });
 		}
 		await container.waitFor({ state: 'visible', timeout: 30_000 });
-		// The Account view starts collapsed; an in-host suite that revealed it leaves it open, and then
-		// the other four views share what is left of the side bar (rows scroll out of view). Collapse it
-		// unless the test asks for it.
+		// The Account and Activity views start collapsed; a test or an in-host suite that opened one
+		// leaves it open, and then the other four views share what is left of the side bar (rows scroll
+		// out of view). Collapse them unless the test asks for one (expandedPane).
 		if (containerId === 'cloudAgents') {
-			const account = this.pane(containerId, 'Account').locator('.pane-header');
-			if ((await account.count()) > 0 && (await account.getAttribute('aria-expanded')) === 'true') {
-				await account.click();
+			for (const title of ['Account', 'Activity']) {
+				const header = this.pane(containerId, title).locator('.pane-header');
+				if ((await header.count()) > 0 && (await header.getAttribute('aria-expanded')) === 'true') {
+					await header.click();
+				}
 			}
 		}
 		return container;

@@ -238,7 +238,7 @@ suite('activity: the watcher, history and announcements of the signed-in account
 		assert.ok(w.activity.entries().some((e) => e.event.runId === runId));
 	});
 
-	test('nothing is watched before start(): activation leaves it to the warm-up', async () => {
+	test('nothing is watched before start() (activation leaves it to the warm-up), nor while suspended', async () => {
 		const session = new FakeSession(client, emu.url);
 		const activity = new Activity({
 			session,
@@ -252,6 +252,11 @@ suite('activity: the watcher, history and announcements of the signed-in account
 		session.set({ account: 'x' });
 		assert.equal(activity.state, undefined);
 		activity.start();
+		assert.notEqual(activity.state, undefined);
+		// Suspended (a suite that counts a server's requests): nothing watched until resumed.
+		const resume = activity.suspend();
+		assert.equal(activity.state, undefined);
+		resume.dispose();
 		assert.notEqual(activity.state, undefined);
 	});
 });
