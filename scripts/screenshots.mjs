@@ -83,10 +83,7 @@ async function setExpanded(page, title, expanded) {
  */
 async function openCloudAgents(page) {
 	if (!(await container(page).isVisible())) {
-		await page
-			.locator('.activitybar [aria-label^="Cloud Agents"]')
-			.first()
-			.click({ position: { x: 10, y: 10 } });
+		await page.locator('.activitybar .action-item:has(> .action-label[aria-label^="Cloud Agents"])').first().click();
 	}
 	await setExpanded(page, 'Account', false);
 	for (const title of ['Agents', 'Runs', 'Runtimes', 'Artifacts']) {

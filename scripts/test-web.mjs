@@ -351,11 +351,8 @@ const STEP_LIST = [
 	[
 		'signs-in-and-lists-agents',
 		async (page, ctx) => {
-			// Its top-left corner: the badge (Activity's unread count) covers the bottom-right one.
-			await page
-				.locator('.activitybar [aria-label^="Cloud Agents"]')
-				.first()
-				.click({ position: { x: 10, y: 10 } });
+			// The item, not its icon: the badge (Activity's unread count) lies over the icon and takes its clicks.
+			await page.locator('.activitybar .action-item:has(> .action-label[aria-label^="Cloud Agents"])').first().click();
 			const agents = page.locator('[id="workbench.view.extension.cloudAgents"] .monaco-list-row', { hasText: 'Docs writer' }).first();
 			await agents.waitFor({ state: 'visible', timeout: STEP_MS });
 			await page.screenshot({ path: join(RESULTS, 'web-agents.png') });

@@ -464,9 +464,9 @@ async function measureOnce(
 			await page.waitForTimeout(SETTLE_MS);
 			// Opening the view container activates the extension (onView:cloudAgents.agents).
 			await page
-				.locator('.activitybar [aria-label^="Cloud Agents"]')
+				.locator('.activitybar .action-item:has(> .action-label[aria-label^="Cloud Agents"])')
 				.first()
-				.click({ timeout: 60_000, position: { x: 10, y: 10 } });
+				.click({ timeout: 60_000 });
 			const end = Date.now() + REPORT_TIMEOUT_MS;
 			return variant.host === 'web'
 				? await webSample(page, child, end, variant.extensionId)

@@ -323,11 +323,8 @@ async function measureOnce(
 		// more. Clicking earlier measured the window's start-up (the click then activates through onView).
 		await activated(page, t, before);
 		await page.waitForTimeout(SETTLE_MS);
-		// Its top-left corner: a badge (our Activity's unread count) covers the bottom-right one.
-		await page
-			.locator(`.activitybar [aria-label^="${t.entry}"]`)
-			.first()
-			.click({ timeout: 30_000, position: { x: 10, y: 10 } });
+		// The item, not its icon: a badge (our Activity's unread count) lies over the icon and takes its clicks.
+		await page.locator(`.activitybar .action-item:has(> .action-label[aria-label^="${t.entry}"])`).first().click({ timeout: 30_000 });
 		const first = await waitForRow(page);
 		if (first.click === undefined) {
 			throw new Error(`${t.name}: the click on "${t.entry}" was not seen by the page`);

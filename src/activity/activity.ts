@@ -85,6 +85,8 @@ export class Activity extends Disposable {
 	/** The entries or their read state changed, or the account did. */
 	readonly onDidChange = this._onDidChange.event;
 	private current: Watching | undefined;
+	/** The account watched before a sign-out or a suspend(), kept to catch up when it comes back. */
+	private paused: Watching | undefined;
 	private started = false;
 	/** Open suspend()s: nothing is watched while there is one. */
 	private suspended = 0;
@@ -169,7 +171,11 @@ export class Activity extends Disposable {
 		return this.current ? this.current.announcer.shouldAnnounce({ key: runEndedKey(runId) }) : true;
 	}
 
-	/** Starts, keeps or stops watching as the session now is. */
+	/**
+	 * Starts, keeps or stops watching as the session now is. Signed out (or suspended), the account's
+	 * watcher is kept paused with what it last saw, so signing in again to the same account catches
+	 * up from there: its first look reports what ended meanwhile. Another account starts afresh.
+	 */
 	private follow(): void {
 		const { session } = this.deps;
 		const scope = this.started && this.suspended === 0 && session.signedIn ? session.cacheScope : undefined;
@@ -177,11 +183,31 @@ export class Activity extends Disposable {
 		if (scopeKey === this.current?.scopeKey) {
 			return;
 		}
-		this.stop();
+		if (this.current) {
+			// Paused: its client reads as signed out, so it stops after the look in flight.
+			this.disposePaused();
+			this.paused = this.current;
+			this.current = undefined;
+		}
 		if (scope && scopeKey) {
-			this.current = this.watch(scope, scopeKey);
+			if (this.paused?.scopeKey === scopeKey) {
+				this.current = this.paused;
+				this.paused = undefined;
+				void this.current.watcher.pollNow();
+			} else {
+				this.disposePaused();
+				this.current = this.watch(scope, scopeKey);
+			}
 		}
 		this._onDidChange.fire();
+	}
+
+	private disposePaused(): void {
+		const paused = this.paused;
+		this.paused = undefined;
+		for (const d of paused?.subscriptions ?? []) {
+			d.dispose();
+		}
 	}
 
 	private watch(scope: ActivityScope, scopeKey: string): Watching {
@@ -198,7 +224,7 @@ export class Activity extends Disposable {
 			},
 		);
 		const watcher = new ActivityWatcher({
-			client: () => (deps.session.signedIn ? deps.session.client : undefined),
+			client: () => (this.current?.scopeKey === scopeKey && deps.session.signedIn ? deps.session.client : undefined),
 			clock: deps.clock,
 			// Catch-up after a reload or a restart: what ended since the newest event kept.
 			since: history.newestAt,
@@ -247,5 +273,6 @@ export class Activity extends Disposable {
 		for (const d of current?.subscriptions ?? []) {
 			d.dispose();
 		}
+		this.disposePaused();
 	}
 }

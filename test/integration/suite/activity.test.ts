@@ -12,6 +12,19 @@ import { devToken, emulatorProfile } from '../support/env';
  * after reports what ended meanwhile; a 429's Retry-After is honoured. The watcher is asked with
  * `checkNow` (Check Activity Now) rather than waited for.
  */
+/** The agents a test made, removed with their runtimes after it (later suites list the demo's runtimes in view). */
+const made: string[] = [];
+async function idleAgent(prefix: string): Promise<string> {
+	const id = await createIdleAgent(prefix);
+	made.push(id);
+	return id;
+}
+async function removeAgents(): Promise<void> {
+	for (const id of made.splice(0)) {
+		await emu('DELETE', `/v2/agents/${encodeURIComponent(id)}?delete_runtime=true`, undefined, devToken());
+	}
+}
+
 suite('Activity: the watcher over the account (issue 45) [web]', () => {
 	let api: CloudAgentsTestApi;
 	const SETTING = 'activity.notifications';
@@ -26,6 +39,7 @@ suite('Activity: the watcher over the account (issue 45) [web]', () => {
 	teardown(async () => {
 		await vscode.workspace.getConfiguration('cloudAgents').update(SETTING, undefined, vscode.ConfigurationTarget.Global);
 		await emu('DELETE', '/_emulator/faults');
+		await removeAgents();
 	});
 
 	const entryOf = (pred: (e: ActivityEvent) => boolean): ActivityEvent | undefined =>
@@ -51,7 +65,7 @@ suite('Activity: the watcher over the account (issue 45) [web]', () => {
 	}
 
 	test('each kind: runs that end (succeeded, cancelled, failed), an open GitHub request with its reason and link, a crashed runtime; each an unread entry [variant]', async () => {
-		const agentId = await createIdleAgent('activity-kinds');
+		const agentId = await idleAgent('activity-kinds');
 		const cancel = (runId: string) =>
 			emu('DELETE', `/v2/agents/${encodeURIComponent(agentId)}/runs/${encodeURIComponent(runId)}`, undefined, devToken()).then(
 				() => undefined,
@@ -97,7 +111,7 @@ suite('Activity: the watcher over the account (issue 45) [web]', () => {
 	});
 
 	test("the setting's three values: all announces a success, attention only a failure, none nothing; every end is kept", async () => {
-		const agentId = await createIdleAgent('activity-setting');
+		const agentId = await idleAgent('activity-setting');
 		const name = (await emu<{ name: string }>('GET', `/v2/agents/${encodeURIComponent(agentId)}`, undefined, devToken())).body.name;
 		const said = async (): Promise<string[]> => [
 			...(await messagesShown('information', new RegExp(name))),
@@ -126,7 +140,7 @@ suite('Activity: the watcher over the account (issue 45) [web]', () => {
 	});
 
 	test('signed out: nothing watched, no entries; signed in again, the first look reports the run that ended meanwhile', async () => {
-		const agentId = await createIdleAgent('activity-signout');
+		const agentId = await idleAgent('activity-signout');
 		const run = await startAgentRun(agentId, 'ends while signed out [[hold]]');
 		await api.activity.checkNow();
 		try {
@@ -163,6 +177,7 @@ suite('Activity: the watcher over the account (issue 45) [web]', () => {
 /** Node's extension host only: the outage's admin listener is another origin, which the browser's fetch may not reach. */
 suite('Activity through an outage (issue 45)', () => {
 	let api: CloudAgentsTestApi;
+	teardown(removeAgents);
 	suiteSetup(async () => {
 		api = await testApi();
 		api.activity.start();
@@ -172,7 +187,7 @@ suite('Activity through an outage (issue 45)', () => {
 		api.activity.entries().find((x) => pred(x.event))?.event;
 
 	test('an outage pauses the watcher (unreachable); after it, the first look reports the run that ended during it', async () => {
-		const agentId = await createIdleAgent('activity-outage');
+		const agentId = await idleAgent('activity-outage');
 		const run = await startAgentRun(agentId, 'ends during an outage [[hold]]');
 		await api.activity.checkNow();
 		// Refused connections (the admin listener answers throughout, on its own port).

@@ -186,15 +186,15 @@ export class Workbench {
 
 	/** The activity-bar entry of a view container, by its title. */
 	activityBarItem(title: string): Locator {
-		return this.page.locator(`.activitybar [aria-label^="${title}"]`).first();
+		// The item, not its icon: the badge (Activity's unread count) lies over the icon and takes its clicks.
+		return this.page.locator(`.activitybar .action-item:has(> .action-label[aria-label^="${title}"])`).first();
 	}
 
 	/** Opens a contributed view container from the activity bar; returns its side-bar pane. */
 	async openViewContainer(title: string, containerId: string): Promise<Locator> {
 		const container = this.viewContainer(containerId);
 		if (!(await container.isVisible())) {
-			// Its top-left corner: the badge (Activity's unread count) covers the bottom-right one.
-			await this.activityBarItem(title).click({ position: { x: 10, y: 10 } });
+			await this.activityBarItem(title).click();
 		}
 		await container.waitFor({ state: 'visible', timeout: 30_000 });
 		// The Account and Activity views start collapsed; a test or an in-host suite that opened one
