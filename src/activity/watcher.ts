@@ -560,7 +560,9 @@ export class ActivityWatcher implements vscode.Disposable {
 	/**
 	 * Queues the agents whose runs to read: new agents that are busy or changed since the horizon,
 	 * agents whose record changed, and agents with a run not ended that were not read for
-	 * ACTIVE_RUN_RECHECK_MS. The queue keeps its order across polls (each agent once).
+	 * ACTIVE_RUN_RECHECK_MS. A change goes before every re-check (a run that ends changes its agent's
+	 * record, and is reported from the next look however many runs are still going); otherwise the
+	 * queue keeps its order across polls (each agent once).
 	 */
 	private queueRunReads(
 		previous: AccountSnapshot | undefined,
@@ -569,13 +571,14 @@ export class ActivityWatcher implements vscode.Disposable {
 		horizon: number,
 		now: number,
 	): void {
-		const queued = new Set(this.runQueue.filter((id) => agents.has(id)));
-		this.runQueue.length = 0;
-		this.runQueue.push(...queued);
-		const add = (id: string): void => {
+		const waiting = this.runQueue.filter((id) => agents.has(id));
+		const changed: string[] = [];
+		const later: string[] = [];
+		const queued = new Set<string>();
+		const add = (id: string, first = false): void => {
 			if (!queued.has(id)) {
 				queued.add(id);
-				this.runQueue.push(id);
+				(first ? changed : later).push(id);
 			}
 		};
 		const activeAgents = new Set<string>();
@@ -588,13 +591,22 @@ export class ActivityWatcher implements vscode.Disposable {
 			const before = previous?.agents.get(agent.id);
 			if (before === undefined) {
 				if (agent.meaning !== 'idle' || (agent.updatedAt !== undefined && agent.updatedAt >= horizon)) {
-					add(agent.id);
+					add(agent.id, previous !== undefined);
 				}
 			} else if (before.signature !== agent.signature) {
-				add(agent.id);
-			} else if (activeAgents.has(agent.id) && now - (this.runsReadAt.get(agent.id) ?? 0) >= ACTIVE_RUN_RECHECK_MS) {
+				add(agent.id, true);
+			}
+		}
+		// Then what was waiting already, then the re-checks.
+		for (const id of waiting) {
+			add(id);
+		}
+		for (const agent of agents.values()) {
+			if (activeAgents.has(agent.id) && now - (this.runsReadAt.get(agent.id) ?? 0) >= ACTIVE_RUN_RECHECK_MS) {
 				add(agent.id);
 			}
 		}
+		this.runQueue.length = 0;
+		this.runQueue.push(...changed, ...later);
 	}
 }

@@ -107,6 +107,8 @@ const uiTest: UiTest = {
 			// the request stays unread.
 			await row.click();
 			await row.filter({ hasNotText: 'unread' }).waitFor({ state: 'visible', timeout: 15_000 });
+			// The result opens as a Markdown preview: wait for its tab, so that closing the tabs below closes it.
+			await page.locator('.tabs-container .tab', { hasText: 'Preview' }).first().waitFor({ state: 'visible', timeout: 30_000 });
 			await second.close();
 			second = undefined;
 			// The result's tab goes first: VS Code's own Markdown preview fails to restore itself after a reload.

@@ -2,7 +2,18 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ActivityEvent } from '../../../src/activity/events';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { createIdleAgent, emu, messagesShown, releaseRun, restoreDevToken, startAgentRun, testApi, waitFor } from '../support/cloudAgents';
+import {
+	advanceClock,
+	createIdleAgent,
+	emu,
+	holdClock,
+	messagesShown,
+	releaseRun,
+	restoreDevToken,
+	startAgentRun,
+	testApi,
+	waitFor,
+} from '../support/cloudAgents';
 import { devToken, emulatorProfile } from '../support/env';
 
 /**
@@ -107,6 +118,42 @@ suite('Activity: the watcher over the account (issue 45) [web]', () => {
 		} finally {
 			await emu('PUT', `/_emulator/runtimes/${encodeURIComponent(runtime.id)}/status`, { status: runtime.status });
 			await emu('DELETE', `/_emulator/github/authorization-requests/${encodeURIComponent(request.body.request_id)}`);
+		}
+	});
+
+	test('an image build that ends is an entry with its outcome, as the service worded it [variant]', async function () {
+		this.timeout(60_000);
+		const name = `activity-build-${Date.now()}`;
+		// Held, the emulator clock keeps the build pending until the test moves it on.
+		const releaseClock = await holdClock();
+		let buildId: string | undefined;
+		try {
+			const started = await vscode.commands.executeCommand<{ id: string }>('cloudAgents.imageBuilds.start', {
+				automation: true,
+				request: { display_name: name, dockerfile: 'FROM scratch\n' },
+				rethrow: true,
+			});
+			buildId = started.id;
+			// A look reads one of the other lists in turn: three looks see the build pending.
+			for (let i = 0; i < 3; i++) {
+				await api.activity.checkNow();
+			}
+			await advanceClock(10);
+		} finally {
+			await releaseClock();
+		}
+		const ended = await waitFor('the build to end', async () => {
+			await api.activity.checkNow();
+			return entryOf((e) => e.kind === 'buildEnded' && e.buildId === buildId);
+		});
+		assert.equal(ended.outcome, 'succeeded');
+		assert.match(ended.status ?? '', /succeeded|ready/i);
+		// The image it built goes (the Account view of later suites lists the demo's images).
+		const built = (await emu<{ builds: Array<{ id: string; image_id?: string }> }>('GET', '/_emulator/state')).body.builds.find(
+			(b) => b.id === buildId,
+		);
+		if (built?.image_id) {
+			await vscode.commands.executeCommand('cloudAgents.images.delete', { automation: true, imageId: built.image_id, rethrow: true });
 		}
 	});
 

@@ -460,6 +460,43 @@ suite('activity watcher against a hostile server', () => {
 		);
 	});
 
+	test('a run that ends is read at the next look, before the re-checks of the many runs still going (RUN_READS_PER_POLL a look)', async () => {
+		const iso = (n: number): string => new Date(T0 + n * 1_000).toISOString();
+		// 50 busy agents, each with a run going; agent 40's run ends after the first look.
+		let ended = false;
+		const target = agentRecord(40, 'running').id as string;
+		served = await hostileServer({
+			agents: () => ({
+				agents: Array.from({ length: 50 }, (_, i) =>
+					i === 40 && ended
+						? { ...agentRecord(i, 'idle'), updated_at_unix_seconds: Math.floor(T0 / 1000) + 60 }
+						: agentRecord(i, 'running'),
+				),
+			}),
+			runs: (agentId) => [
+				{
+					id: `run-${agentId}`,
+					agent_id: agentId,
+					status: agentId === target && ended ? 'succeeded' : 'running',
+					created_at: iso(0),
+					updated_at: iso(agentId === target && ended ? 60 : 0),
+				},
+			],
+		});
+		const client = clientOf(served.baseUrl);
+		const { watcher, events } = watch(() => client, new FakeClock(T0));
+		disposables.push(watcher, { dispose: () => client.close() });
+		await watcher.pollNow();
+		assert.ok(RUN_READS_PER_POLL < 40, 'agent 40 is not among the first look’s reads');
+		ended = true;
+		await watcher.pollNow();
+		assert.deepEqual(
+			events.filter((e) => e.kind === 'runEnded').map((e) => e.runId),
+			[`run-${target}`],
+			'reported by the look that saw its agent change',
+		);
+	});
+
 	test('flapping statuses are announced once: a run that ends and runs again, a runtime that crashes again and again', async () => {
 		const iso = (n: number): string => new Date(T0 + n * 1_000).toISOString();
 		served = await hostileServer({
