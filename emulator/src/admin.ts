@@ -6,10 +6,10 @@ import { ACCESS_TOKEN_TTL_SECONDS, normalizeUserCode } from './routes/auth';
 import { randomToken, sha256, uuid } from './ids';
 import { secretView } from './views';
 import { CURRENT_USER_ID } from './seed';
-import { decodeBase64 } from './util';
+import { decodeBase64, nowIso } from './util';
 import { checkAgentId } from './validate';
 import { normalizePath } from './workspace';
-import { type GithubRequestRow, RUNTIME_STATUSES, type RuntimeStatus } from './state';
+import { type AgentStatus, type GithubRequestRow, RUNTIME_STATUSES, type RunStatus, type RuntimeStatus, TERMINAL } from './state';
 import { MAX_CONTENT_DUMP_BYTES, MAX_SEED_FILES, netChanges, runChanges, seedTree } from './changes';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -414,6 +414,47 @@ export function registerAdmin(app: FastifyInstance, emu: Emulator): void {
 			emu.bumpRuntime(rt);
 			emu.markDirty();
 			return { runtime_id: rt.id, status: rt.status, revision: rt.revision };
+		},
+	);
+	// A run or an agent that waits for a person, under a status word the service might use for it
+	// (`input_required`, `awaiting_approval`…: the description shows no status values). The run must
+	// still be going (a `[[hold]]` run); it keeps the word until the test sets another or releases it.
+	// The agent's record changes with it, as a real service's would.
+	const STATUS_WORD = { type: 'string', pattern: '^[a-z][a-z_]{0,39}$' } as const;
+	app.put(
+		'/_emulator/agents/:agent_id/runs/:run_id/status',
+		{
+			config: cfg,
+			schema: { body: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: STATUS_WORD } } },
+		},
+		async (req) => {
+			const params = req.params as { agent_id: string; run_id: string };
+			const agent = emu.agent(params.agent_id);
+			const run = emu.run(agent, params.run_id);
+			const status = (req.body as { status: string }).status;
+			if (TERMINAL.has(run.status) || TERMINAL.has(status)) {
+				throw conflict('Only a run still going takes a status here; end it with release or cancel');
+			}
+			run.status = status as RunStatus;
+			run.updated_at = nowIso();
+			emu.runs.emit(run, 'run.status', { status });
+			agent.updated_at_ms = emu.activityClock();
+			emu.markDirty();
+			return { run_id: run.id, status: run.status };
+		},
+	);
+	app.put(
+		'/_emulator/agents/:agent_id/status',
+		{
+			config: cfg,
+			schema: { body: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: STATUS_WORD } } },
+		},
+		async (req) => {
+			const agent = emu.agent((req.params as { agent_id: string }).agent_id);
+			agent.status = (req.body as { status: string }).status as AgentStatus;
+			agent.updated_at_ms = emu.activityClock();
+			emu.markDirty();
+			return { agent_id: agent.id, status: agent.status };
 		},
 	);
 	app.post(

@@ -19,7 +19,7 @@ import { devToken, emulatorProfile } from '../support/env';
 /**
  * Issue 45 in the extension host: the watcher over the account (the extension's own Activity,
  * through the test API) against the lane's emulator — an entry for each kind of event, whoever
- * started the work; the setting's three values; sign-out and an outage pause it and the first look
+ * started the work (ends, waits for a person, …); the setting's three values; sign-out and an outage pause it and the first look
  * after reports what ended meanwhile; a 429's Retry-After is honoured. The watcher is asked with
  * `checkNow` (Check Activity Now) rather than waited for.
  */
@@ -207,6 +207,57 @@ suite('Activity: the watcher over the account (issue 45) [web]', () => {
 			await api.activity.checkNow();
 			return entryOf((e) => e.runId === run.id);
 		});
+	});
+
+	test('waits for a person: a run, then its agent, under waiting words; each one entry, announced under "attention" [variant]', async () => {
+		const agentId = await idleAgent('activity-waiting');
+		const name = (await emu<{ name: string }>('GET', `/v2/agents/${encodeURIComponent(agentId)}`, undefined, devToken())).body.name;
+		const agentPath = `/_emulator/agents/${encodeURIComponent(agentId)}`;
+		await vscode.workspace.getConfiguration('cloudAgents').update(SETTING, 'attention', vscode.ConfigurationTarget.Global);
+		const run = await startAgentRun(agentId, 'asks first [[hold]]');
+		await api.activity.checkNow();
+		const waits = (): ActivityEvent[] =>
+			api.activity
+				.entries()
+				.map((x) => x.event)
+				.filter((e) => e.agentId === agentId && (e.kind === 'runWaiting' || e.kind === 'agentWaiting'));
+		try {
+			assert.deepEqual(waits(), [], 'running is not waiting');
+			// The agents list dates records to the second: the clock moves on, so the agent's record
+			// shows the change at the next look (within the same second only the minute's re-check would).
+			await advanceClock(2);
+			await emu('PUT', `${agentPath}/runs/${encodeURIComponent(run.id)}/status`, { status: 'input_required' });
+			const runWaits = await waitFor('the run waiting for a person', async () => {
+				await api.activity.checkNow();
+				return waits().find((e) => e.kind === 'runWaiting');
+			});
+			assert.equal(runWaits.runId, run.id);
+			assert.equal(runWaits.status, 'input_required', "the service's word, as it wrote it");
+			await emu('PUT', `${agentPath}/status`, { status: 'awaiting_approval' });
+			const agentWaits = await waitFor('the agent waiting for a person', async () => {
+				await api.activity.checkNow();
+				return waits().find((e) => e.kind === 'agentWaiting');
+			});
+			assert.equal(agentWaits.agentName, name);
+			// Further looks while both still wait add nothing: each wait is one entry, announced once.
+			await api.activity.checkNow();
+			await api.activity.checkNow();
+			assert.deepEqual(
+				waits()
+					.map((e) => e.kind)
+					.sort(),
+				['agentWaiting', 'runWaiting'],
+			);
+			assert.deepEqual(await messagesShown('warning', new RegExp(`${name}.*waits for you`)), [
+				`${name}: run waits for you (input_required)`,
+				`${name} waits for you (awaiting_approval)`,
+			]);
+			assert.equal(api.activity.entries().find((x) => x.event.key === runWaits.key)?.read, false);
+		} finally {
+			await emu('PUT', `${agentPath}/status`, { status: 'running' });
+			await emu('PUT', `${agentPath}/runs/${encodeURIComponent(run.id)}/status`, { status: 'running' });
+			await releaseRun(run.id);
+		}
 	});
 
 	test('a 429 with Retry-After: the watcher waits as long as the service asked before its next look', async () => {
