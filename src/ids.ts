@@ -147,9 +147,15 @@ export const EMPTY_SCHEME = 'cloud-agents-empty';
  */
 export const TAB_SCHEMES = [FS_SCHEME, RECORD_SCHEME, IMAGE_SCHEME, PROVIDER_SCHEME, EMPTY_SCHEME] as const;
 
-/** Of TAB_SCHEMES, those served as file systems, with how each is registered (the others are read-only documents). */
-export const FILE_SYSTEM_SCHEMES: Readonly<Record<string, { readonly isCaseSensitive: boolean; readonly isReadonly?: boolean }>> = {
-	[FS_SCHEME]: { isCaseSensitive: true },
+/**
+ * Of TAB_SCHEMES, those served as file systems, with how each is registered (the others are
+ * read-only documents), and whether its provider copies (`copies`: its activation stand-in then
+ * offers `copy`; without it VS Code copies by reading and writing).
+ */
+export const FILE_SYSTEM_SCHEMES: Readonly<
+	Record<string, { readonly isCaseSensitive: boolean; readonly isReadonly?: boolean; readonly copies?: boolean }>
+> = {
+	[FS_SCHEME]: { isCaseSensitive: true, copies: true },
 	[IMAGE_SCHEME]: { isCaseSensitive: true, isReadonly: true },
 	[PROVIDER_SCHEME]: { isCaseSensitive: true },
 };

@@ -330,16 +330,17 @@ class CloudAgentsExtension extends Disposable {
 		// The `cloud-agent:` file system: activation's stand-in hands it every call (a window restored
 		// with an agent folder activates the extension through it), its code loads with the features on
 		// VS Code's first call.
-		const fs = this.register(new LazyFileSystemProvider(() => features.load().workspace.provider, log));
+		const fs = this.register(
+			new LazyFileSystemProvider(() => features.load().workspace.provider, log, { copies: FILE_SYSTEM_SCHEMES[FS_SCHEME]?.copies }),
+		);
 		this.register(this.shell.fileSystem(FS_SCHEME, fs, FILE_SYSTEM_SCHEMES[FS_SCHEME] ?? {}));
 		// So are the model provider documents (a tab VS Code restores after a reload reads one before any
 		// command of ours runs: `onFileSystem:cloud-agents-provider` activates the extension for it).
 		const providers = this.register(
-			new LazyFileSystemProvider(
-				() => features.load().modelProviders,
-				log,
-				() => vscode.l10n.t('model provider documents'),
-			),
+			new LazyFileSystemProvider(() => features.load().modelProviders, log, {
+				what: () => vscode.l10n.t('model provider documents'),
+				copies: FILE_SYSTEM_SCHEMES[PROVIDER_SCHEME]?.copies,
+			}),
 		);
 		this.register(this.shell.fileSystem(PROVIDER_SCHEME, providers, FILE_SYSTEM_SCHEMES[PROVIDER_SCHEME] ?? {}));
 		// The end-of-run notification's "Open Result" runs the Runs view's action (loaded on first use).

@@ -52,25 +52,45 @@ export interface ActivationFacts {
 	readonly clientLoaded: boolean;
 }
 
-/** Forwards VS Code's calls for one tree view to the body's provider, loading the body first. */
-class TreeStandIn implements vscode.TreeDataProvider<unknown> {
-	private readonly changes = new vscode.EventEmitter<unknown>();
-	readonly onDidChangeTreeData = this.changes.event;
-	private real: vscode.TreeDataProvider<unknown> | undefined;
+/**
+ * What every stand-in holds: the body's provider once it is attached, whose change events it
+ * passes on to VS Code (which subscribed to the stand-in's at registration).
+ */
+abstract class StandIn<P, E> {
+	protected readonly changes = new vscode.EventEmitter<E>();
+	protected real: P | undefined;
 	private subscription: vscode.Disposable | undefined;
 
-	constructor(private readonly shell: Shell) {}
+	constructor(
+		protected readonly shell: Shell,
+		private readonly subscribe: (real: P, fire: (e: E) => void) => vscode.Disposable | undefined,
+	) {}
 
-	attach(real: vscode.TreeDataProvider<unknown>): void {
+	attach(real: P | undefined): void {
 		this.subscription?.dispose();
 		this.real = real;
-		// VS Code has asked the stand-in for no row yet: its first call starts the body, which attaches.
-		this.subscription = real.onDidChangeTreeData?.((e) => this.changes.fire(e));
+		// VS Code has asked the stand-in for nothing yet when the body starts at idle: its first call starts the body, which attaches.
+		this.subscription = real === undefined ? undefined : this.subscribe(real, (e) => this.changes.fire(e));
 	}
 
-	private target(): vscode.TreeDataProvider<unknown> | undefined {
+	/** The body's provider, the body started first if it had not. */
+	protected target(): P | undefined {
 		this.shell.load();
 		return this.real;
+	}
+
+	dispose(): void {
+		this.subscription?.dispose();
+		this.changes.dispose();
+	}
+}
+
+/** Forwards VS Code's calls for one tree view to the body's provider, loading the body first. */
+class TreeStandIn extends StandIn<vscode.TreeDataProvider<unknown>, unknown> implements vscode.TreeDataProvider<unknown> {
+	readonly onDidChangeTreeData = this.changes.event;
+
+	constructor(shell: Shell) {
+		super(shell, (real, fire) => real.onDidChangeTreeData?.(fire));
 	}
 
 	getTreeItem(element: unknown): vscode.TreeItem | Thenable<vscode.TreeItem> {
@@ -90,123 +110,90 @@ class TreeStandIn implements vscode.TreeDataProvider<unknown> {
 		const real = this.target();
 		return real?.resolveTreeItem ? real.resolveTreeItem(item, element, token) : item;
 	}
-
-	dispose(): void {
-		this.subscription?.dispose();
-		this.changes.dispose();
-	}
 }
 
-/** Forwards VS Code's calls for one file system scheme to the body's provider, loading the body first. */
-class FileSystemStandIn implements vscode.FileSystemProvider {
-	private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+/**
+ * Forwards VS Code's calls for one file system scheme to the body's provider, loading the body
+ * first. It offers `copy` only for a scheme whose provider copies (FILE_SYSTEM_SCHEMES `copies`):
+ * without it VS Code copies by reading and writing.
+ */
+class FileSystemStandIn extends StandIn<vscode.FileSystemProvider, vscode.FileChangeEvent[]> implements vscode.FileSystemProvider {
 	readonly onDidChangeFile = this.changes.event;
-	private real: vscode.FileSystemProvider | undefined;
-	private subscription: vscode.Disposable | undefined;
+	readonly copy?: vscode.FileSystemProvider['copy'];
 
-	constructor(private readonly shell: Shell) {}
-
-	attach(real: vscode.FileSystemProvider | undefined): void {
-		this.subscription?.dispose();
-		this.real = real;
-		this.subscription = real?.onDidChangeFile((e) => this.changes.fire(e));
+	constructor(shell: Shell, copies: boolean) {
+		super(shell, (real, fire) => real.onDidChangeFile(fire));
+		if (copies) {
+			this.copy = (source, destination, options) => {
+				const real = this.provider();
+				if (!real.copy) {
+					throw vscode.FileSystemError.NoPermissions(source);
+				}
+				return real.copy(source, destination, options);
+			};
+		}
 	}
 
-	private target(): vscode.FileSystemProvider {
-		this.shell.load();
-		if (!this.real) {
+	private provider(): vscode.FileSystemProvider {
+		const real = this.target();
+		if (!real) {
 			throw vscode.FileSystemError.Unavailable(vscode.l10n.t('Cloud Agents is shutting down.'));
 		}
-		return this.real;
+		return real;
 	}
 
 	watch(uri: vscode.Uri, options: { readonly recursive: boolean; readonly excludes: readonly string[] }): vscode.Disposable {
-		return this.target().watch(uri, options);
+		return this.provider().watch(uri, options);
 	}
 	stat(uri: vscode.Uri): vscode.FileStat | Thenable<vscode.FileStat> {
-		return this.target().stat(uri);
+		return this.provider().stat(uri);
 	}
 	readDirectory(uri: vscode.Uri): [string, vscode.FileType][] | Thenable<[string, vscode.FileType][]> {
-		return this.target().readDirectory(uri);
+		return this.provider().readDirectory(uri);
 	}
 	createDirectory(uri: vscode.Uri): void | Thenable<void> {
-		return this.target().createDirectory(uri);
+		return this.provider().createDirectory(uri);
 	}
 	readFile(uri: vscode.Uri): Uint8Array | Thenable<Uint8Array> {
-		return this.target().readFile(uri);
+		return this.provider().readFile(uri);
 	}
 	writeFile(
 		uri: vscode.Uri,
 		content: Uint8Array,
 		options: { readonly create: boolean; readonly overwrite: boolean },
 	): void | Thenable<void> {
-		return this.target().writeFile(uri, content, options);
+		return this.provider().writeFile(uri, content, options);
 	}
 	delete(uri: vscode.Uri, options: { readonly recursive: boolean }): void | Thenable<void> {
-		return this.target().delete(uri, options);
+		return this.provider().delete(uri, options);
 	}
 	rename(oldUri: vscode.Uri, newUri: vscode.Uri, options: { readonly overwrite: boolean }): void | Thenable<void> {
-		return this.target().rename(oldUri, newUri, options);
-	}
-	copy(source: vscode.Uri, destination: vscode.Uri, options: { readonly overwrite: boolean }): void | Thenable<void> {
-		const real = this.target();
-		if (!real.copy) {
-			// VS Code copies by reading and writing when a provider has no copy of its own.
-			throw vscode.FileSystemError.NoPermissions(source);
-		}
-		return real.copy(source, destination, options);
-	}
-
-	dispose(): void {
-		this.subscription?.dispose();
-		this.changes.dispose();
+		return this.provider().rename(oldUri, newUri, options);
 	}
 }
 
 /** Forwards VS Code's calls for one read-only document scheme to the body's provider, loading the body first. */
-class DocumentStandIn implements vscode.TextDocumentContentProvider {
-	private readonly changes = new vscode.EventEmitter<vscode.Uri>();
+class DocumentStandIn extends StandIn<vscode.TextDocumentContentProvider, vscode.Uri> implements vscode.TextDocumentContentProvider {
 	readonly onDidChange = this.changes.event;
-	private real: vscode.TextDocumentContentProvider | undefined;
-	private subscription: vscode.Disposable | undefined;
 
-	constructor(private readonly shell: Shell) {}
-
-	attach(real: vscode.TextDocumentContentProvider | undefined): void {
-		this.subscription?.dispose();
-		this.real = real;
-		this.subscription = real?.onDidChange?.((uri) => this.changes.fire(uri));
+	constructor(shell: Shell) {
+		super(shell, (real, fire) => real.onDidChange?.(fire));
 	}
 
 	provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): vscode.ProviderResult<string> {
-		this.shell.load();
-		return this.real?.provideTextDocumentContent(uri, token) ?? '';
-	}
-
-	dispose(): void {
-		this.subscription?.dispose();
-		this.changes.dispose();
+		return this.target()?.provideTextDocumentContent(uri, token) ?? '';
 	}
 }
 
 /** Forwards the Accounts menu's calls to the body's authentication provider, loading the body first. */
-class AuthenticationStandIn implements vscode.AuthenticationProvider {
-	private readonly changes = new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>();
+class AuthenticationStandIn
+	extends StandIn<vscode.AuthenticationProvider, vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>
+	implements vscode.AuthenticationProvider
+{
 	readonly onDidChangeSessions = this.changes.event;
-	private real: vscode.AuthenticationProvider | undefined;
-	private subscription: vscode.Disposable | undefined;
 
-	constructor(private readonly shell: Shell) {}
-
-	attach(real: vscode.AuthenticationProvider | undefined): void {
-		this.subscription?.dispose();
-		this.real = real;
-		this.subscription = real?.onDidChangeSessions((e) => this.changes.fire(e));
-	}
-
-	private target(): vscode.AuthenticationProvider | undefined {
-		this.shell.load();
-		return this.real;
+	constructor(shell: Shell) {
+		super(shell, (real, fire) => real.onDidChangeSessions(fire));
 	}
 
 	async getSessions(
@@ -227,11 +214,6 @@ class AuthenticationStandIn implements vscode.AuthenticationProvider {
 	}
 	async removeSession(sessionId: string): Promise<void> {
 		await this.target()?.removeSession(sessionId);
-	}
-
-	dispose(): void {
-		this.subscription?.dispose();
-		this.changes.dispose();
 	}
 }
 
@@ -285,8 +267,13 @@ export class Shell implements Registrations {
 			this.trees.set(viewId, { standIn, view });
 		}
 		for (const [scheme, options] of Object.entries(FILE_SYSTEM_SCHEMES)) {
-			const standIn = keep(new FileSystemStandIn(this));
-			keep(vscode.workspace.registerFileSystemProvider(scheme, standIn, options));
+			const standIn = keep(new FileSystemStandIn(this, options.copies === true));
+			keep(
+				vscode.workspace.registerFileSystemProvider(scheme, standIn, {
+					isCaseSensitive: options.isCaseSensitive,
+					isReadonly: options.isReadonly,
+				}),
+			);
 			this.fileSystems.set(scheme, standIn);
 		}
 		for (const scheme of DOCUMENT_SCHEMES) {
@@ -415,7 +402,8 @@ export class Shell implements Registrations {
 			!standIn ||
 			!registered ||
 			registered.isReadonly !== options.isReadonly ||
-			registered.isCaseSensitive !== options.isCaseSensitive
+			registered.isCaseSensitive !== options.isCaseSensitive ||
+			(registered.copies === true) !== (typeof provider.copy === 'function')
 		) {
 			throw new Error(`The file system ${scheme} is not registered at activation as asked (FILE_SYSTEM_SCHEMES, src/ids.ts).`);
 		}

@@ -22,18 +22,33 @@ export class LazyFileSystemProvider extends Disposable implements vscode.FileSys
 	/** The real provider's events, once it is loaded. */
 	readonly onDidChangeFile = this._onDidChangeFile.event;
 	private real: vscode.FileSystemProvider | undefined;
+	private readonly what: () => string;
+	/** Offered only when the real provider copies (`copies`): without it VS Code copies by reading and writing. */
+	readonly copy?: vscode.FileSystemProvider['copy'];
 
 	/**
 	 * @param load loads the real provider (synchronously: a `require`); it stays owned by its loader
 	 * @param log where a failed load is written (the call fails with Unavailable; the next one tries again)
-	 * @param what the file system in words, for that failure ("agent workspace file system")
+	 * @param options `what`: the file system in words, for that failure ("agent workspace file
+	 * system"); `copies`: whether the real provider has `copy` (FILE_SYSTEM_SCHEMES, src/ids.ts)
 	 */
 	constructor(
 		private readonly load: () => vscode.FileSystemProvider,
 		private readonly log: LazyProviderLog,
-		private readonly what: () => string = () => vscode.l10n.t('agent workspace file system'),
+		options: { what?: () => string; copies?: boolean } = {},
 	) {
 		super();
+		this.what = options.what ?? (() => vscode.l10n.t('agent workspace file system'));
+		if (options.copies === true) {
+			this.copy = (source, destination, copyOptions) => {
+				const real = this.provider();
+				if (!real.copy) {
+					// Offered because the real provider was said to copy; one without it cannot.
+					throw vscode.FileSystemError.NoPermissions(destination);
+				}
+				return real.copy(source, destination, copyOptions);
+			};
+		}
 	}
 
 	/** Whether the real provider has been loaded. */
@@ -96,14 +111,5 @@ export class LazyFileSystemProvider extends Disposable implements vscode.FileSys
 
 	rename(oldUri: vscode.Uri, newUri: vscode.Uri, options: { readonly overwrite: boolean }): void | Thenable<void> {
 		return this.provider().rename(oldUri, newUri, options);
-	}
-
-	copy(source: vscode.Uri, destination: vscode.Uri, options: { readonly overwrite: boolean }): void | Thenable<void> {
-		const real = this.provider();
-		if (!real.copy) {
-			// The stand-in offers copy because the real provider has it; one without it could not copy.
-			throw vscode.FileSystemError.NoPermissions(destination);
-		}
-		return real.copy(source, destination, options);
 	}
 }

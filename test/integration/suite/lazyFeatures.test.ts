@@ -199,10 +199,14 @@ suite('The file system stand-in (lazy): loads on the first call, then forwards',
 		const calls: string[] = [];
 		const real = mapProvider(calls);
 		let loads = 0;
-		const standIn = new LazyFileSystemProvider(() => {
-			loads++;
-			return real;
-		}, log);
+		const standIn = new LazyFileSystemProvider(
+			() => {
+				loads++;
+				return real;
+			},
+			log,
+			{ copies: true },
+		);
 		const registration = vscode.workspace.registerFileSystemProvider(scheme, standIn, { isCaseSensitive: true });
 		try {
 			assert.equal(loads, 0, 'registering loads nothing');

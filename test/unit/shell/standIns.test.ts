@@ -90,7 +90,15 @@ suite('shell/standIns', () => {
 		const fileSystems = fake.calls('workspace.registerFileSystemProvider') as Array<[string, unknown, unknown]>;
 		assert.deepEqual(
 			fileSystems.map(([scheme, , options]) => [scheme, options]),
-			Object.entries(FILE_SYSTEM_SCHEMES),
+			Object.entries(FILE_SYSTEM_SCHEMES).map(([scheme, o]) => [
+				scheme,
+				{ isCaseSensitive: o.isCaseSensitive, isReadonly: o.isReadonly },
+			]),
+		);
+		// Copy is offered where the scheme's provider copies, and nowhere else (VS Code reads and writes there).
+		assert.deepEqual(
+			fileSystems.map(([scheme, provider]) => [scheme, typeof (provider as vscode.FileSystemProvider).copy]),
+			Object.entries(FILE_SYSTEM_SCHEMES).map(([scheme, o]) => [scheme, o.copies === true ? 'function' : 'undefined']),
 		);
 		const documents = fake.calls('workspace.registerTextDocumentContentProvider') as Array<[string]>;
 		assert.deepEqual(
@@ -170,6 +178,7 @@ suite('shell/standIns', () => {
 					{
 						onDidChangeFile: files.event,
 						readFile: (uri: vscode.Uri) => (read.push(uri.toString()), new Uint8Array([1, 2])),
+						copy: (from: vscode.Uri, to: vscode.Uri) => void read.push(`copy ${from.path} ${to.path}`),
 					} as unknown as vscode.FileSystemProvider,
 					FILE_SYSTEM_SCHEMES[FS_SCHEME]!,
 				);
@@ -182,6 +191,8 @@ suite('shell/standIns', () => {
 		const uri = vscode.Uri.parse('cloud-agent://a1/x.txt');
 		assert.deepEqual(await standIn.readFile(uri), new Uint8Array([1, 2]));
 		assert.deepEqual(read, [uri.toString()]);
+		await standIn.copy!(uri, vscode.Uri.parse('cloud-agent://a1/y.txt'), { overwrite: false });
+		assert.deepEqual(read, [uri.toString(), 'copy /x.txt /y.txt']);
 		files.fire([{ type: vscode.FileChangeType.Changed, uri }]);
 		assert.equal(events.length, 1);
 		registration!.dispose();
@@ -277,6 +288,10 @@ suite('shell/standIns', () => {
 		const fs = {} as vscode.FileSystemProvider;
 		assert.throws(() => shell.fileSystem('nope', fs, {}), /FILE_SYSTEM_SCHEMES/);
 		assert.throws(() => shell.fileSystem(IMAGE_SCHEME, fs, { isCaseSensitive: true }), /FILE_SYSTEM_SCHEMES/);
+		// A provider that copies where activation's stand-in offers no copy, and one that does not where it does.
+		const copying = { copy: () => undefined } as unknown as vscode.FileSystemProvider;
+		assert.throws(() => shell.fileSystem(IMAGE_SCHEME, copying, FILE_SYSTEM_SCHEMES[IMAGE_SCHEME]!), /FILE_SYSTEM_SCHEMES/);
+		assert.throws(() => shell.fileSystem(FS_SCHEME, fs, FILE_SYSTEM_SCHEMES[FS_SCHEME]!), /FILE_SYSTEM_SCHEMES/);
 		assert.throws(() => shell.textDocuments('nope', { provideTextDocumentContent: () => '' }), /DOCUMENT_SCHEMES/);
 		assert.throws(() => shell.authentication('other', 'Other', {} as vscode.AuthenticationProvider), /not registered/);
 	});

@@ -68,7 +68,7 @@ suite('workspace/fs/lazyProvider', () => {
 	test('nothing loads until the first call; then every call goes to the one real provider', async () => {
 		const real = new MapProvider();
 		let loads = 0;
-		const lazy = new LazyFileSystemProvider(() => (loads++, real), recordingLog());
+		const lazy = new LazyFileSystemProvider(() => (loads++, real), recordingLog(), { copies: true });
 		assert.equal(lazy.isLoaded, false);
 		assert.equal(loads, 0);
 		await lazy.writeFile(URI, new TextEncoder().encode('hi'), { create: true, overwrite: true });
@@ -76,7 +76,7 @@ suite('workspace/fs/lazyProvider', () => {
 		assert.equal((await lazy.stat(URI)).size, 2);
 		assert.equal(new TextDecoder().decode(await lazy.readFile(URI)), 'hi');
 		assert.deepEqual(await lazy.readDirectory(vscode.Uri.parse('cloud-agent://agent-x/')), [['a.txt', vscode.FileType.File]]);
-		await lazy.copy(URI, OTHER, { overwrite: false });
+		await lazy.copy?.(URI, OTHER, { overwrite: false });
 		await lazy.rename(OTHER, vscode.Uri.parse('cloud-agent://agent-x/c.txt'), { overwrite: false });
 		await lazy.delete(URI, { recursive: false });
 		await lazy.createDirectory(vscode.Uri.parse('cloud-agent://agent-x/d'));
@@ -135,7 +135,7 @@ suite('workspace/fs/lazyProvider', () => {
 				return real;
 			},
 			log,
-			() => 'test file system',
+			{ what: () => 'test file system' },
 		);
 		assert.throws(
 			() => lazy.stat(URI),
@@ -176,12 +176,19 @@ suite('workspace/fs/lazyProvider', () => {
 		assert.equal(loads, 0);
 	});
 
-	test('copy is refused with NoPermissions when the real provider cannot copy', () => {
+	test('copy is offered only when the real provider is said to copy (VS Code then reads and writes instead)', () => {
+		const lazy = new LazyFileSystemProvider(() => new MapProvider(), recordingLog());
+		assert.equal(lazy.copy, undefined);
+		assert.equal(typeof new LazyFileSystemProvider(() => new MapProvider(), recordingLog(), { copies: true }).copy, 'function');
+		lazy.dispose();
+	});
+
+	test('copy is refused with NoPermissions when the real provider, said to copy, cannot', () => {
 		const real = new MapProvider();
 		Object.defineProperty(real, 'copy', { value: undefined });
-		const lazy = new LazyFileSystemProvider(() => real, recordingLog());
+		const lazy = new LazyFileSystemProvider(() => real, recordingLog(), { copies: true });
 		assert.throws(
-			() => lazy.copy(URI, OTHER, { overwrite: false }),
+			() => lazy.copy?.(URI, OTHER, { overwrite: false }),
 			(err: unknown) => err instanceof vscode.FileSystemError && err.code === 'NoPermissions' && err.message === OTHER.toString(true),
 		);
 		lazy.dispose();
