@@ -394,6 +394,9 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			}
 			if (this.root.loaded && this.root.error === undefined) {
 				this.readAheadAt = Date.now();
+				// The view's "empty" context key as the first drawing will find it, set now: a setContext
+				// sent with the click's rows goes to the window before them and holds them back.
+				this.tellEmpty(this.listRowsOf(this.root, this.commandsOf(this.root)).length === 0);
 			} else {
 				this.root.reset();
 			}

@@ -233,12 +233,17 @@ suite('views/index', () => {
 		v.readAhead(w.agents);
 		await until(() => w.s.requests.length === 1, 'the read ahead');
 		await until(() => v.providerOf(w.agents).find('a1') !== undefined, 'the page kept');
+		const contextKeys = (): unknown[][] => fake.calls('commands.executeCommand').filter(([id]) => id === 'setContext');
+		// The view's "empty" context key goes with the read ahead, not with the click's rows (a
+		// setContext sent with them reaches the window first and holds them back).
+		assert.deepEqual(contextKeys(), [['setContext', 'cloudAgents.agents.empty', false]]);
 		const rows = await v.providerOf(w.agents).getChildren();
 		assert.deepEqual(
 			rows.map((r) => r.label),
 			['First', 'Second'],
 		);
 		assert.deepEqual(w.s.requests, ['agents'], 'drawn from the page read ahead');
+		assert.equal(contextKeys().length, 1, 'the first drawing sets no context key');
 		// Once the view has asked, nothing is read ahead any more.
 		v.readAhead(w.agents);
 		assert.deepEqual(w.s.requests, ['agents']);
