@@ -64,8 +64,11 @@ export interface ActivityDeps {
 	readonly log: Pick<vscode.LogOutputChannel, 'info' | 'warn'>;
 	/** Whether this window follows the run: its end is the run follower's to announce. */
 	isFollowed(this: void, agentId: string, runId: string): boolean;
-	/** Announces an event (a notification with its actions): the feature's. */
-	present(this: void, event: ActivityEvent): void;
+	/**
+	 * Announces the events one look noticed that this window claimed (notifications with their
+	 * actions; several at once may be said together): the feature's.
+	 */
+	present(this: void, events: readonly ActivityEvent[]): void;
 	/** Time and timers (tests); the system's by default. */
 	readonly clock?: Clock;
 }
@@ -249,10 +252,14 @@ export class Activity extends Disposable {
 		return { scopeKey, history, watcher, announcer, subscriptions };
 	}
 
-	/** New events: kept as unread, and each worth announcing announced by the one window that claims it. */
+	/**
+	 * New events: kept as unread, and those worth announcing that this window claims announced
+	 * together, once the look's claims are taken.
+	 */
 	private async noticed(history: ActivityHistory, announcer: Announcer, events: readonly ActivityEvent[]): Promise<void> {
 		const added = history.add(events);
 		const level = announceLevel();
+		const claimed: ActivityEvent[] = [];
 		for (const { event } of added) {
 			if (!worthAnnouncing(event, level)) {
 				continue;
@@ -262,8 +269,11 @@ export class Activity extends Disposable {
 				continue;
 			}
 			if (await announcer.shouldAnnounce(event)) {
-				this.deps.present(event);
+				claimed.push(event);
 			}
+		}
+		if (claimed.length > 0) {
+			this.deps.present(claimed);
 		}
 	}
 

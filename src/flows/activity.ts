@@ -4,7 +4,8 @@
  * container; a click opens what fits (the run's result, the agent, the authorization page, the
  * runtime) and marks the entry read. Announcements are notifications with the same actions, one per
  * event whichever windows are open (src/activity/announce.ts), as much as the setting
- * `cloudAgents.activity.notifications` asks for.
+ * `cloudAgents.activity.notifications` asks for; more than SEPARATE_ANNOUNCEMENTS_MAX from one look
+ * are said in one notification.
  *
  * Every text of an entry comes from the service: it is shown as plain text (describeEvent
  * neutralises and bounds it; notificationText once more for a notification), never as Markdown or
@@ -23,6 +24,12 @@ import { VIEW_IDS } from '../ids';
 /** The Activity view's id (package.json `contributes.views`). */
 export const ACTIVITY_VIEW_ID = VIEW_IDS.activity;
 
+/**
+ * The most events one look announces one by one; more are said in one notification that counts
+ * them (a window opened on an account with several agents waiting raises one, not a toast each).
+ */
+export const SEPARATE_ANNOUNCEMENTS_MAX = 2;
+
 /** What opening an event does, by kind: the shell's (it reaches the views and the features). */
 export interface ActivityOpeners {
 	/** Opens a run's result (the Runs view's Open Result). */
@@ -33,6 +40,8 @@ export interface ActivityOpeners {
 	revealRuntime(this: void, runtimeId: string): Promise<unknown>;
 	/** Shows the image builds (the Account view). */
 	revealBuilds(this: void): Promise<unknown>;
+	/** Shows the Activity view. */
+	revealActivity(this: void): Promise<unknown>;
 }
 
 /** The codicon of an event (its kind and how it ended). */
@@ -153,6 +162,11 @@ export function actionsOf(
 	}
 }
 
+/** Whether an event is said as a warning: it failed, or waits for a person. */
+function needsAttention(event: ActivityEvent): boolean {
+	return event.kind !== 'runEnded' && event.kind !== 'buildEnded' ? true : event.outcome === 'failed';
+}
+
 /** Announcements and the opening of events (see the module comment). */
 export class ActivityPresenter {
 	constructor(
@@ -161,12 +175,40 @@ export class ActivityPresenter {
 		private readonly log: Pick<vscode.LogOutputChannel, 'warn'>,
 	) {}
 
+	/**
+	 * The events one look announces: up to SEPARATE_ANNOUNCEMENTS_MAX a notification each (`present`);
+	 * more, one notification that counts them, names the first few and offers Show Activity.
+	 */
+	presentAll(events: readonly ActivityEvent[]): void {
+		if (events.length <= SEPARATE_ANNOUNCEMENTS_MAX) {
+			for (const event of events) {
+				this.present(event);
+			}
+			return;
+		}
+		const named = events.slice(0, SEPARATE_ANNOUNCEMENTS_MAX).map((e) => singleLine(describeEvent(e), 120));
+		const text = notificationText(
+			vscode.l10n.t(
+				'Cloud Agents: {0} new in Activity — {1} and {2} more',
+				events.length,
+				named.join('; '),
+				events.length - named.length,
+			),
+		);
+		const show = events.some(needsAttention) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		const open = vscode.l10n.t('Show Activity');
+		void show(text, open).then(async (choice) => {
+			if (choice === open) {
+				await this.openers.revealActivity();
+			}
+		});
+	}
+
 	/** A notification for `event` (warning for what failed or waits, information otherwise) with its actions. */
 	present(event: ActivityEvent): void {
 		const actions = actionsOf(event);
 		const text = notificationText(describeEvent(event));
-		const attention = event.kind !== 'runEnded' && event.kind !== 'buildEnded' ? true : event.outcome === 'failed';
-		const show = attention ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		const show = needsAttention(event) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
 		void show(text, ...actions.map((a) => a.title)).then(async (choice) => {
 			const action = actions.find((a) => a.title === choice);
 			if (action) {

@@ -221,7 +221,7 @@ class CloudAgentsExtension extends Disposable {
 				claims: this.platform.claims(vscode.Uri.joinPath(context.globalStorageUri, 'activity-claims')),
 				log,
 				isFollowed: (agentId, runId) => runFollower.stateOf(agentId, runId) !== undefined,
-				present: (event) => shown.presenter?.present(event),
+				present: (events) => shown.presenter?.presentAll(events),
 			}),
 		);
 		const presenter = new ActivityPresenter(
@@ -237,6 +237,7 @@ class CloudAgentsExtension extends Disposable {
 					await views.selectById(runtimesList, runtimeId);
 				},
 				revealBuilds: () => focus(VIEW_IDS.account),
+				revealActivity: () => focus(VIEW_IDS.activity),
 			},
 			log,
 		);

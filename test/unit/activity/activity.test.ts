@@ -108,7 +108,7 @@ suite('activity: the watcher, history and announcements of the signed-in account
 			claims: nodeClaimStore(claimsDir),
 			log: { info: () => undefined, warn: () => undefined },
 			isFollowed: (_agentId, runId) => options.followed?.(runId) ?? false,
-			present: (e) => announced.push(e),
+			present: (events) => announced.push(...events),
 			clock: new FakeClock(Date.now()),
 		});
 		disposables.push(activity);

@@ -119,6 +119,7 @@ suite('flows/activity', () => {
 					revealAgent: async (a) => opened.push(`agent ${a}`),
 					revealRuntime: async (r) => opened.push(`runtime ${r}`),
 					revealBuilds: async () => opened.push('builds'),
+					revealActivity: async () => opened.push('activity'),
 				},
 				{ warn: () => undefined },
 			);
@@ -149,6 +150,36 @@ suite('flows/activity', () => {
 			const [warning, action] = fake.calls('window.showWarningMessage')[0] as string[];
 			assert.equal(warning, 'agent:Docs asks for GitHub access: Open a PR');
 			assert.equal(action, 'Open Authorization Page');
+		});
+
+		test('a look that noticed up to two events announces each; more, one notification that counts them, a warning if one needs you, whose action shows Activity', async () => {
+			fake.answer('window.showInformationMessage', async () => undefined);
+			const ended = (key: string, name: string): ActivityEvent =>
+				event({ key, agentId: key, agentName: name, runId: `${key}-r`, outcome: 'succeeded' });
+			presenter.presentAll([ended('a', 'Alpha'), ended('b', 'Beta')]);
+			assert.deepEqual(
+				fake.calls('window.showInformationMessage').map(([text]) => text),
+				['Alpha: run succeeded', 'Beta: run succeeded'],
+			);
+			let chosen: (v: string | undefined) => void = () => undefined;
+			fake.answer('window.showWarningMessage', () => new Promise((resolve) => (chosen = resolve)));
+			presenter.presentAll([
+				ended('c', 'Gamma'),
+				event({ key: 'gh', kind: 'githubAuthorization', requestedBy: 'agent:Delta', reason: 'Push' }),
+				ended('e', 'Epsilon'),
+				ended('f', 'Zeta'),
+			]);
+			assert.equal(fake.calls('window.showInformationMessage').length, 2, 'nothing more one by one');
+			const warnings = fake.calls('window.showWarningMessage') as string[][];
+			assert.equal(warnings.length, 1);
+			assert.deepEqual(warnings[0], [
+				'Cloud Agents: 4 new in Activity — Gamma: run succeeded; agent:Delta asks for GitHub access: Push and 2 more',
+				'Show Activity',
+			]);
+			chosen('Show Activity');
+			await new Promise((resolve) => setImmediate(resolve));
+			assert.deepEqual(opened, ['activity']);
+			assert.deepEqual(entries.read, [], 'showing Activity marks nothing read');
 		});
 
 		test('opening an entry (a click): its first action; an https page opens, nothing else does; an unknown key does nothing', async () => {
