@@ -307,7 +307,8 @@ async function handOver(
 	if (asked.prompt.trim() === '' || firstCheck) {
 		throw new Error(vscode.l10n.t('Nothing was handed over: {0}', firstCheck ?? vscode.l10n.t('Enter a prompt.')));
 	}
-	await kit.progress(vscode.l10n.t("Checking the agent's copies…"), (signal) => checkAgentSide(kit.client(), agent.id, outgoing, signal));
+	// Said only when it takes a while (usually a request or two per file).
+	await kit.pending(vscode.l10n.t("Checking the agent's copies…"), (signal) => checkAgentSide(kit.client(), agent.id, outgoing, signal));
 	const choice = await askOverwrite(kit, handover.folder, outgoing);
 	if (choice === 'cancel') {
 		return stop(kit, answer, vscode.l10n.t("Nothing was handed over: the agent's versions were kept."));
@@ -549,11 +550,10 @@ async function chooseFiles(candidates: Candidates, kit: ActionKit): Promise<stri
 async function readLocal(host: ChangesHost, handover: Handover, chosen: readonly string[], kit: ActionKit): Promise<Outgoing[]> {
 	const files = handover.source?.files() ?? host.localFiles(handover.folder);
 	let total = 0;
-	return kit.progress(vscode.l10n.t('Reading {0}…', countFiles(chosen.length)), async (signal, report) => {
+	return kit.pending(vscode.l10n.t('Reading {0}…', countFiles(chosen.length)), async (signal) => {
 		const out: Outgoing[] = [];
 		for (const rel of chosen) {
 			signal.throwIfAborted();
-			report(rel);
 			const agentPath = agentPathOf(handover.agentFolder, rel);
 			let bytes: Uint8Array;
 			try {
