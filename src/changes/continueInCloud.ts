@@ -415,6 +415,20 @@ async function whereFrom(host: ChangesHost, kit: ActionKit): Promise<Handover | 
 		}
 		return { agent, agentFolder, folder };
 	}
+	if (kit.automation) {
+		// An automation caller is never asked: the agent's one linked folder, else it must say which.
+		const linked = host.targets.links().filter((s) => s.link.agentId === agent.id);
+		if (linked.length !== 1) {
+			throw new Error(
+				vscode.l10n.t(
+					'Continue in Cloud: name the local folder (`localFolder` or `link`): the agent has {0} linked folders.',
+					linked.length,
+				),
+			);
+		}
+		const only = linked[0]!;
+		return { agent, agentFolder: only.link.agentFolder, folder: only.localRoot, source: only };
+	}
 	return pickFolder(host, kit, agent);
 }
 
@@ -540,7 +554,12 @@ async function chooseFiles(candidates: Candidates, kit: ActionKit): Promise<stri
 	const picked = await vscode.window.showQuickPick(items, {
 		title: kit.title,
 		canPickMany: true,
-		placeHolder: vscode.l10n.t('{0}: which files go to the agent?', source) + deleted,
+		placeHolder:
+			vscode.l10n.t('{0}: which files go to the agent?', source) +
+			(items.length < candidates.files.length
+				? ' ' + vscode.l10n.t('The first {0} of {1} are offered (at most {0} at once).', items.length, candidates.files.length)
+				: '') +
+			deleted,
 		ignoreFocusOut: true,
 	});
 	return picked?.map((p) => p.rel);

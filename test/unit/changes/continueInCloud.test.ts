@@ -211,6 +211,14 @@ suite('changes/continueInCloud: the flow (automation, emulator workspace)', () =
 		assert.equal(sent.length, 0);
 	});
 
+	test('an automation caller naming no folder is not asked: the agent needs exactly one linked folder', async () => {
+		await assert.rejects(
+			continueInCloud(host(), kit({ agentId, prompt: 'p', paths: ['a.txt'] })),
+			/name the local folder \(`localFolder` or `link`\): the agent has 0 linked folders/,
+		);
+		assert.equal(sent.length, 0);
+	});
+
 	test('a file the agent changes after the check is a conflict: not written, no run started', async () => {
 		local.set('race.txt', encode('local'));
 		await client.writeWorkspaceFile(agentId, 'cic/race.txt', encode('v1'));
