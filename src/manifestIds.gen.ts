@@ -89,6 +89,7 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.changes.openAgentVersion',
 	'cloudAgents.changes.openLocalFile',
 	'cloudAgents.changes.unlink',
+	'cloudAgents.changes.continueInCloud',
 ] as const;
 
 /** Every view package.json contributes, in its order. */

@@ -10,13 +10,14 @@ import type { CompareMode, CompareResult, Difference } from '../compare/types';
 import { parseWorkspaceUri } from '../workspace/fs/workspaceFs';
 import { FS_SCHEME } from '../ids';
 import { notificationText } from '../util/text';
-import type { ActionKit, FilesAction, LinkAction, RecordAction, ResourceActions, ScmTargets } from '../views/actions';
+import type { ActionKit, FilesAction, LinkAction, RecordAction, ResourceAction, ResourceActions, ScmTargets } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { argString } from '../views/ui';
 import { applyFiles } from './apply';
 import { type LinkSource, cannotCompareWith } from './linkSource';
 import { pickAgentFolder, pickLocalFolder } from './pickFolders';
 import { sendFiles } from './send';
+import { type PromptFlow, continueInCloud } from './continueInCloud';
 
 /** A difference together with the link it belongs to: what a Source Control file command acts on. */
 export interface ChangeFile {
@@ -45,6 +46,8 @@ export interface ChangesHost {
 	link(spec: LinkSpec): Promise<{ source: LinkSource; existed: boolean }>;
 	/** Removes a link: its source control closes and the link is forgotten. */
 	unlink(source: LinkSource): Promise<void>;
+	/** Send Prompt's flow (handed by the shell): Continue in Cloud's agent and prompt steps and its send. */
+	readonly prompts: PromptFlow;
 }
 
 /** What a comparison command returns (for automation and tests). */
@@ -113,6 +116,11 @@ export function changesActions(host: ChangesHost, agents: ListDescriptor<Agent, 
 		openChanges: onFiles('cloudAgents.changes.openChanges', openChanges),
 		openAgentVersion: onFiles('cloudAgents.changes.openAgentVersion', (files, kit) => openSide(files, 'agent', kit)),
 		openLocalFile: onFiles('cloudAgents.changes.openLocalFile', (files, kit) => openSide(files, 'local', kit)),
+		// From a link's title menu (its source control is the argument) or the palette (it asks): issue 46.
+		continueInCloud: {
+			command: 'cloudAgents.changes.continueInCloud',
+			run: (kit) => continueInCloud(host, kit),
+		} satisfies ResourceAction,
 	};
 }
 

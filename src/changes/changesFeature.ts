@@ -25,6 +25,7 @@ import { changesActions, type ChangeFile, type ChangesHost, type LinkSpec } from
 import { type AgentLink, LinkStore } from './linkStore';
 import { LinkSource, SCM_ID } from './linkSource';
 import type { LinkSourceDeps } from './linkSource';
+import type { PromptFlow } from './continueInCloud';
 
 export type { ComparisonAnswer } from './changesActions';
 
@@ -43,6 +44,8 @@ export interface ChangesDeps {
 	connectivity?: LinkSourceDeps['connectivity'];
 	/** A local folder as this extension host reaches it (the platform's: src/platform/types.ts); undefined: it cannot. */
 	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
+	/** Send Prompt's flow (the runs resource's, handed by the shell): Continue in Cloud uses its steps. */
+	prompts: PromptFlow;
 }
 
 /** The links, their source controls and decorations; the commands are `actions`, for the registry. */
@@ -116,6 +119,10 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 		this.register(deps.runEvents((e) => this.onRunEvent(e.agentId, e.event)));
 		this.register(vscode.workspace.onDidSaveTextDocument((doc) => this.onSaved(doc.uri)));
 		this.register({ dispose: () => [...this.sources.values()].forEach((s) => s.dispose()) });
+	}
+
+	get prompts(): PromptFlow {
+		return this.deps.prompts;
 	}
 
 	get log(): vscode.LogOutputChannel {

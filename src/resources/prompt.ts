@@ -89,6 +89,23 @@ export async function sendPrompt(agent: Agent, kit: ActionKit): Promise<SentProm
 	}
 }
 
+/** How a prompt another flow wrote goes (Continue in Cloud): its images, the busy agent's choice, whether a person typed it. */
+export interface PromptSending {
+	images?: string[];
+	/** Undefined: a 409 asks (a person) or is refused (automation). */
+	onConflict?: ConflictChoice;
+	/** A person typed it: when it is not sent, the warning says it is kept (the caller keeps it: keepDraft). */
+	typed: boolean;
+}
+
+/**
+ * Sends a prompt another flow composed (Continue in Cloud) as Send Prompt sends its own: the limits
+ * checked, a new run, or the busy agent's active run as `how.onConflict` says (the 409's question).
+ */
+export function sendComposedPrompt(agent: Agent, kit: ActionKit, prompt: string, how: PromptSending): Promise<SentPrompt | undefined> {
+	return sendTo({ agent, kit, prompt, typed: how.typed }, how.images, how.onConflict);
+}
+
 /** One prompt on its way: to whom, and whether a person typed it (then it is kept when not sent). */
 interface Sending {
 	readonly agent: Agent;
@@ -164,8 +181,8 @@ const MAX_DRAFTS = 20;
  */
 const drafts = new Map<string, string>();
 
-/** Keeps `typed` as the agent's unsent prompt; an empty one forgets it. */
-function keepDraft(agentId: string, typed: string): void {
+/** Keeps `typed` as the agent's unsent prompt (Send Prompt and Continue in Cloud offer it again); an empty one forgets it. */
+export function keepDraft(agentId: string, typed: string): void {
 	drafts.delete(agentId);
 	if (typed.trim() === '') {
 		return;
@@ -226,7 +243,7 @@ export async function pickPromptAgent(kit: ActionKit, title: string): Promise<Ag
 }
 
 /** What the prompt input returns. */
-interface PromptAnswer {
+export interface PromptAnswer {
 	prompt: string;
 	/** What the input box held when it closed (the prompt, unless the editor's text was sent instead). */
 	typed: string;
@@ -260,8 +277,9 @@ function boxMessage(
 	value: string,
 	images: boolean,
 	broken: Runtime | undefined,
+	whole: (typed: string) => string,
 ): string | vscode.InputBoxValidationMessage | undefined {
-	const problem = value === '' ? undefined : promptProblem(value, images);
+	const problem = value === '' ? undefined : (promptProblem(value, images) ?? promptProblem(whole(value), true));
 	return (
 		problem ??
 		(broken && {
@@ -287,11 +305,26 @@ function promptButtons(): Record<
 }
 
 /**
+ * How another flow uses the prompt step (Continue in Cloud, src/changes/continueInCloud.ts): its own
+ * title and words, and what it adds to what is typed (the limits are checked on the whole prompt).
+ */
+export interface PromptStepWords {
+	/** The box's title while the agent is not busy. */
+	title: string;
+	/** The box's prompt line while the agent is not busy. */
+	prompt: string;
+	/** The prompt sent for what is typed (the limits apply to it). */
+	compose(this: void, typed: string): string;
+}
+
+/**
  * The prompt step: one input box (VS Code's InputBox is single-line, as in the Azure and Coder
  * extensions) with buttons for images, the active editor (multi-line prompts) and, for a busy
- * agent, "cancel the active run and send". Enter sends.
+ * agent, "cancel the active run and send". Enter sends. `words`: another flow's title, words and
+ * addition (the answer's prompt is then what was typed or taken from the editor, not yet composed).
  */
-async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | undefined> {
+export async function askPrompt(kit: ActionKit, agent: Agent, words?: PromptStepWords): Promise<PromptAnswer | undefined> {
+	const whole = words?.compose ?? ((typed: string): string => typed);
 	// Only real text documents: the Output panel and logs are text editors too, but never a prompt.
 	const active = vscode.window.activeTextEditor;
 	const editor = active && isPromptSource(active.document.uri.scheme) ? active : undefined;
@@ -331,13 +364,14 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 							'Enter sends this as a follow-up to the active run (the stop button cancels it and starts a new run instead).',
 						)) + attached;
 		} else {
-			input.title = vscode.l10n.t('Send Prompt to {0}', name);
+			input.title = words?.title ?? vscode.l10n.t('Send Prompt to {0}', name);
 			input.prompt =
-				vscode.l10n.t(
-					'What should the agent do? Enter sends. Buttons: attach images, or send the active editor for a multi-line prompt.',
-				) + attached;
+				(words?.prompt ??
+					vscode.l10n.t(
+						'What should the agent do? Enter sends. Buttons: attach images, or send the active editor for a multi-line prompt.',
+					)) + attached;
 		}
-		input.validationMessage = boxMessage(name, input.value, images.length > 0, broken);
+		input.validationMessage = boxMessage(name, input.value, images.length > 0, broken, whole);
 	};
 	input.placeholder = vscode.l10n.t('Prompt for {0}', name);
 	input.value = draft ?? '';
@@ -356,7 +390,7 @@ async function askPrompt(kit: ActionKit, agent: Agent): Promise<PromptAnswer | u
 				busy ? { ...answer, onConflict: conflict ?? 'followUp' } : answer;
 			input.onDidChangeValue(() => update());
 			input.onDidAccept(() => {
-				const problem = promptProblem(input.value, images.length > 0);
+				const problem = promptProblem(input.value, images.length > 0) ?? promptProblem(whole(input.value), true);
 				if (problem) {
 					input.validationMessage = problem;
 					return;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { LIMITS, SAFETY, fromRfc3339, isTerminalRunStatus } from '../api';
 import type { Agent, Run } from '../api';
-import { pickPromptAgent, sendPrompt } from './prompt';
+import { type PromptSending, type SentPrompt, pickPromptAgent, sendComposedPrompt, sendPrompt } from './prompt';
 import { toRunRef } from '../runFollowing';
 import type { FollowedRunAction, RunNameHint } from '../runFollowing';
 import { runTitle } from '../runFollowing/format';
@@ -296,10 +296,21 @@ async function followRun(kit: ActionKit): Promise<void> {
  */
 async function sendPromptTo(agent: Agent, kit: ActionKit): Promise<Run | undefined> {
 	const sent = await sendPrompt(agent, kit);
-	if (!sent) {
-		return undefined;
-	}
-	const { run, prompt } = sent;
+	return sent && showSentRun(agent, kit, sent);
+}
+
+/**
+ * A prompt another flow composed (Continue in Cloud, handed to it by the shell) sent as Send Prompt
+ * sends (src/resources/prompt.ts: limits, the busy agent's choice), then shown and followed as Send
+ * Prompt's run is. Returns the run that received the prompt, or undefined when nothing was sent.
+ */
+export async function sendComposedAndFollow(agent: Agent, kit: ActionKit, prompt: string, how: PromptSending): Promise<Run | undefined> {
+	const sent = await sendComposedPrompt(agent, kit, prompt, how);
+	return sent && showSentRun(agent, kit, sent);
+}
+
+/** After a send: the agent remembered and selected (its row revealed), the Runs view refreshed and the run followed. */
+async function showSentRun(agent: Agent, kit: ActionKit, { run, prompt }: SentPrompt): Promise<Run> {
 	await rememberAgent(kit.context, agent.id);
 	if (kit.selected(agentsList)?.id !== agent.id) {
 		await kit.selectById(agentsList, agent.id).catch(() => undefined);

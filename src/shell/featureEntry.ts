@@ -10,7 +10,8 @@ import { WEBVIEW_TYPES } from '../ids';
 import type * as vscode from 'vscode';
 import { LIST_DESCRIPTORS, resourceActions } from '../resources';
 import { agentsList } from '../resources/agents';
-import { runActions } from '../resources/runs';
+import { runActions, sendComposedAndFollow } from '../resources/runs';
+import { askPrompt, keepDraft, pickPromptAgent } from '../resources/prompt';
 import { ActionRegistry } from '../views/actionRegistry';
 import { computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
@@ -64,6 +65,13 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		agentFileChanged: (agentId, path, change) => workspace.feature.cache.invalidate(agentId, path, change),
 		connectivity: deps.views.connectivity,
 		localFiles: deps.localFiles,
+		// Continue in Cloud (issue 46) uses Send Prompt's steps and send, handed here (a feature never imports another).
+		prompts: {
+			pickAgent: pickPromptAgent,
+			ask: askPrompt,
+			send: sendComposedAndFollow,
+			keepDraft,
+		},
 	});
 	// Every action, Source Control's included, is registered by the one registry.
 	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, [...resourceActions(), changes.actions]);
