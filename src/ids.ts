@@ -53,6 +53,7 @@ export const TOOLS = {
 	listArtifacts: 'cloudAgents_listArtifacts',
 	readArtifact: 'cloudAgents_readArtifact',
 	recentActivity: 'cloudAgents_recentActivity',
+	continueInCloud: 'cloudAgents_continueInCloud',
 } as const satisfies Record<string, ToolName>;
 
 /** Context keys used in `when` clauses of package.json. */

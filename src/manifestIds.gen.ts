@@ -112,4 +112,5 @@ export const MANIFEST_TOOL_NAMES = [
 	'cloudAgents_listArtifacts',
 	'cloudAgents_readArtifact',
 	'cloudAgents_recentActivity',
+	'cloudAgents_continueInCloud',
 ] as const;

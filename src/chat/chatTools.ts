@@ -72,11 +72,46 @@ export interface ChatToolsDeps {
 	 * nothing was sent.
 	 */
 	sendPrompt(agentId: string, prompt: string): Promise<Run | undefined>;
+	/**
+	 * Continue in Cloud as automation (src/changes/continueInCloud.ts through its action): writes the
+	 * folder's changed files (or `paths`) to the agent's workspace and starts the run with the prompt.
+	 * Resolves with what it did, or undefined when nothing was done.
+	 */
+	continueInCloud(request: HandoverRequest): Promise<HandoverAnswer | undefined>;
 	/** What the watcher over the account noticed (the Activity view's entries), for the activity tool. */
 	activity: Pick<Activity, 'since' | 'entries'>;
 	/** The time now (ms since the epoch): the activity tool's durations count back from it. */
 	now?: () => number;
 }
+
+/** What the continue-in-cloud tool asks Continue in Cloud to do (its automation arguments). */
+export interface HandoverRequest {
+	agentId: string;
+	prompt: string;
+	/** The local folder (a URI string of a workspace folder); undefined: the folder linked to the agent. */
+	localFolder?: string;
+	/** Files relative to the folder; undefined: the folder's changed files. */
+	paths?: string[];
+	/** A file whose copy on the agent's side differs: replaced, or kept as the agent has it. */
+	onOverwrite: 'replace' | 'keep';
+}
+
+/** What Continue in Cloud answers (src/changes/continueInCloud.ts `ContinueAnswer`). */
+export interface HandoverAnswer {
+	runId?: string;
+	written: string[];
+	same: string[];
+	kept: string[];
+	conflicts: string[];
+	deleted: string[];
+	refused: string[];
+	stopped?: string;
+}
+
+/** Files the continue-in-cloud tool hands over at most (Continue in Cloud's own bound). */
+const HANDOVER_PATHS_MAX = 200;
+/** Paths of the tool's input that its confirmation names (the rest are counted). */
+const CONFIRM_PATHS_SHOWN = 20;
 
 /** Events the activity tool returns unless asked for another number. */
 export const ACTIVITY_DEFAULT_LIMIT = 50;
@@ -175,6 +210,48 @@ function intArg(input: Record<string, unknown>, key: string, min: number, max: n
 	return v;
 }
 
+/** The continue-in-cloud tool's `paths`: undefined when not given; each a non-empty string, at most HANDOVER_PATHS_MAX. */
+function pathsArg(input: Record<string, unknown>): string[] | undefined {
+	const v = input.paths;
+	if (v === undefined || v === null) {
+		return undefined;
+	}
+	if (!Array.isArray(v) || v.length > HANDOVER_PATHS_MAX || !v.every((p): p is string => typeof p === 'string' && p.trim() !== '')) {
+		throw new ToolProblem(
+			vscode.l10n.t(
+				'Nothing was handed over: `paths` must be a list of at most {0} file paths relative to the folder.',
+				HANDOVER_PATHS_MAX,
+			),
+		);
+	}
+	return v.length === 0 ? undefined : v;
+}
+
+/** The workspace folder the continue-in-cloud tool names (`folder`), or undefined when it names none; only a folder open in this window. */
+function handoverFolder(input: Record<string, unknown>): vscode.WorkspaceFolder | undefined {
+	const name = textArg(input, 'folder')?.trim();
+	if (!name) {
+		return undefined;
+	}
+	const folders = vscode.workspace.workspaceFolders ?? [];
+	const found = folders.find((f) => f.name === name) ?? folders.find((f) => f.name.toLowerCase() === name.toLowerCase());
+	if (!found) {
+		throw new ToolProblem(
+			vscode.l10n.t(
+				'Nothing was handed over: no workspace folder of this window is named "{0}".',
+				singleLine(name, SAFETY.labelMaxChars),
+			),
+			[
+				quoteJson(
+					'the workspace folders',
+					folders.map((f) => f.name),
+				),
+			],
+		);
+	}
+	return found;
+}
+
 /** The tool's result as one text part. */
 function result(text: string): vscode.LanguageModelToolResult {
 	return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
@@ -230,6 +307,8 @@ export class ChatTools implements ToolHandlers {
 				return this.readArtifact(input, signal);
 			case TOOLS.recentActivity:
 				return Promise.resolve(this.recentActivity(input));
+			case TOOLS.continueInCloud:
+				return this.continueInCloud(input, signal, token);
 			default:
 				throw new ToolProblem(vscode.l10n.t('Unknown Cloud Agents tool {0}.', name));
 		}
@@ -245,6 +324,9 @@ export class ChatTools implements ToolHandlers {
 		options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>,
 		token: vscode.CancellationToken,
 	): Promise<vscode.PreparedToolInvocation | undefined> {
+		if (name === TOOLS.continueInCloud) {
+			return this.prepareHandover(inputOf(options), token);
+		}
 		if (name !== TOOLS.runPrompt) {
 			return undefined;
 		}
@@ -294,6 +376,78 @@ export class ChatTools implements ToolHandlers {
 					: vscode.l10n.t('Send a prompt to the Cloud Agent "{0}"?', agentName),
 				message,
 			},
+		};
+	}
+
+	/**
+	 * Before a hand-over: the confirmation names the agent, the local folder and the files (those
+	 * given, or "the folder's changed files"), says whether a differing copy on the agent's side is
+	 * replaced, and quotes the prompt. Input that would be refused asks nothing (the call says why).
+	 */
+	private async prepareHandover(input: Record<string, unknown>, token: vscode.CancellationToken): Promise<vscode.PreparedToolInvocation> {
+		const agentQuery = textArg(input, 'agent') ?? '';
+		const prompt = textArg(input, 'prompt') ?? '';
+		const given = singleLine(agentQuery, SAFETY.labelMaxChars);
+		const checking = { invocationMessage: vscode.l10n.t('Checking a hand-over to the Cloud Agent "{0}"', given) };
+		let folder: vscode.WorkspaceFolder | undefined;
+		let paths: string[] | undefined;
+		try {
+			folder = handoverFolder(input);
+			paths = pathsArg(input);
+		} catch {
+			return checking;
+		}
+		if (!this.deps.session.signedIn || promptProblem(prompt, false) !== undefined || agentQuery.trim() === '') {
+			return checking;
+		}
+		const abort = toAbortSignal(token);
+		let agent: Agent;
+		try {
+			agent = await this.findAgent(agentQuery, abort.signal);
+		} catch {
+			return checking;
+		} finally {
+			abort.dispose();
+		}
+		const agentName = singleLine(agent.name || agent.id, SAFETY.labelMaxChars);
+		const message = new vscode.MarkdownString();
+		message.appendText(
+			folder
+				? vscode.l10n.t(
+						'Local files of the folder "{0}" go to the workspace of the Cloud Agent "{1}", which then runs this prompt.',
+						singleLine(folder.name, SAFETY.labelMaxChars),
+						agentName,
+					)
+				: vscode.l10n.t(
+						'Local files of the folder linked to the Cloud Agent "{0}" go to its workspace, and it then runs this prompt.',
+						agentName,
+					),
+		);
+		message.appendMarkdown(`\n\n${vscode.l10n.t('Agent id')}: ${inlineCode(singleLine(agent.id, SAFETY.idMaxChars))}`);
+		const listed = paths
+			? [
+					...paths.slice(0, CONFIRM_PATHS_SHOWN).map((p) => singleLine(p, 200)),
+					...(paths.length > CONFIRM_PATHS_SHOWN ? [vscode.l10n.t('and {0} more', paths.length - CONFIRM_PATHS_SHOWN)] : []),
+				].join('\n')
+			: vscode.l10n.t(
+					"The folder's changed files: its uncommitted files as git reports them, else the files that differ from the agent's workspace.",
+				);
+		const files = codeFence(listed);
+		message.appendMarkdown(`\n\n${files}text\n${listed}\n${files}\n`);
+		message.appendText(
+			input.replace === true
+				? vscode.l10n.t("A file whose copy on the agent's side differs is replaced by yours.")
+				: vscode.l10n.t("A file whose copy on the agent's side differs is kept as the agent has it."),
+		);
+		const shown = quoteText('prompt', prompt, CONFIRM_PROMPT_CHARS);
+		const fence = codeFence(shown.text);
+		message.appendMarkdown(`\n\n${fence}text\n${shown.text}\n${fence}\n`);
+		if (shown.cutFrom !== undefined) {
+			message.appendText(vscode.l10n.t('(the first {0} of {1} characters shown)', shown.text.length, shown.cutFrom));
+		}
+		return {
+			invocationMessage: vscode.l10n.t('Handing local changes to the Cloud Agent "{0}"', agentName),
+			confirmationMessages: { title: vscode.l10n.t('Hand your local changes to the Cloud Agent "{0}"?', agentName), message },
 		};
 	}
 
@@ -495,6 +649,63 @@ export class ChatTools implements ToolHandlers {
 				agent: agentData(agent),
 				run: { id: run.id, status: run.status, parentRunId: run.parent_run_id || null },
 				followUpTo: active ? active.id : null,
+			}),
+		]);
+	}
+
+	private async continueInCloud(input: Record<string, unknown>, signal: AbortSignal, token: vscode.CancellationToken): Promise<string> {
+		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
+		const prompt = textArg(input, 'prompt') ?? '';
+		const problem = promptProblem(prompt, false);
+		if (problem) {
+			throw new ToolProblem(vscode.l10n.t('Nothing was handed over: {0}', problem));
+		}
+		const paths = pathsArg(input);
+		const folder = handoverFolder(input);
+		this.requireSignedIn();
+		const agent = await this.findAgent(agentQuery, signal);
+		if (token.isCancellationRequested) {
+			throw new vscode.CancellationError();
+		}
+		const answer = await this.deps.continueInCloud({
+			agentId: agent.id,
+			prompt,
+			localFolder: folder?.uri.toString(),
+			paths,
+			onOverwrite: input.replace === true ? 'replace' : 'keep',
+		});
+		if (!answer) {
+			throw new ToolProblem(vscode.l10n.t('Nothing was handed over (see the Cloud Agents messages).'));
+		}
+		const lines = [
+			answer.runId
+				? vscode.l10n.t(
+						"Handed over: {0} file(s) written to the agent's workspace ({1} already the same there), and the agent runs the prompt. It keeps running in the cloud: call {2} (with `waitSeconds` to wait for it) to read its result.",
+						answer.written.length,
+						answer.same.length,
+						TOOLS.runStatus,
+					)
+				: vscode.l10n.t('No run was started: see `stopped` below.'),
+		];
+		if (answer.kept.length > 0) {
+			lines.push(
+				vscode.l10n.t(
+					"{0} file(s) differ on the agent's side and were kept as the agent has them (call again with `replace` to replace them).",
+					answer.kept.length,
+				),
+			);
+		}
+		return renderResult(lines, [
+			quoteJson('the hand-over', {
+				agent: agentData(agent),
+				runId: answer.runId ?? null,
+				written: answer.written,
+				alreadySame: answer.same,
+				keptOnAgentSide: answer.kept,
+				conflicts: answer.conflicts,
+				deletedLocallyNotHandedOver: answer.deleted,
+				refused: answer.refused,
+				stopped: answer.stopped ?? null,
 			}),
 		]);
 	}

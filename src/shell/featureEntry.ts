@@ -20,7 +20,7 @@ import type { LoadedFeatures } from './lazy';
 import { savingsFeature } from '../flows/savings';
 import type { Services } from '../views/actions';
 import { registerWorkspace } from '../workspace/workspaceCommands';
-import { ChatTools } from '../chat/chatTools';
+import { ChatTools, type HandoverAnswer } from '../chat/chatTools';
 import type { Run } from '../api';
 import { automation } from '../views/automation';
 import { modelProviderDocuments } from '../resources/modelProviders';
@@ -81,6 +81,10 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		log: deps.log,
 		sendPrompt: async (agentId, prompt) =>
 			(await actions.invoke(runActions.sendPrompt, automation({ agentId, prompt, onConflict: 'followUp' }))) as Run | undefined,
+		// Continue in Cloud as automation: the tool's confirmation was the person's say.
+		continueInCloud: async (request) =>
+			(await actions.invoke(changes.actions.continueInCloud!, automation({ ...request, onConflict: 'followUp' }))) as
+				HandoverAnswer | undefined,
 		activity: deps.activity,
 	});
 	return {

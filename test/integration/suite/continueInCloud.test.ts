@@ -184,4 +184,50 @@ function continueInCloud(arg: Record<string, unknown>): Thenable<ContinueAnswer 
 		assert.ok(nonce && nonce !== '00000000');
 		assert.ok(run.prompt.trimEnd().endsWith(`CLOUD-AGENTS-DATA ${nonce} END>>>`));
 	});
+
+	test("the chat tool: a workspace folder's named files handed over after a confirmation that names them; the answer is quoted data", async function () {
+		this.timeout(90_000);
+		await idle(agentId);
+		const root = vscode.workspace.workspaceFolders![0]!;
+		const sub = folder.path.slice(root.uri.path.length + 1);
+		await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder, 'one.md'), text('first\n'));
+		await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder, 'two.md'), text('second\n'));
+		const input = { agent: agentId, prompt: 'Carry on with these', folder: root.name, paths: [`${sub}/one.md`, `${sub}/two.md`] };
+		const prepared = await vscode.commands.executeCommand<{ title?: string; message?: string }>(
+			'_cloudAgents.chat.prepare',
+			'cloudAgents_continueInCloud',
+			input,
+		);
+		assert.match(prepared.title ?? '', /^Hand your local changes to the Cloud Agent "/);
+		assert.ok(prepared.message?.includes(`${sub}/one.md\n${sub}/two.md`), prepared.message);
+		const before = (await runsOf(agentId)).length;
+		// The person's yes to the confirmation: VS Code's auto-approval, with its switch for tests (no opt-in dialog).
+		const chat = vscode.workspace.getConfiguration('chat.tools.global');
+		const previous = chat.inspect('autoApprove')?.globalValue;
+		await chat.update('autoApprove', true, vscode.ConfigurationTarget.Global);
+		await vscode.commands.executeCommand('setContext', 'vscode.chat.tools.global.autoApprove.testMode', true);
+		let result: vscode.LanguageModelToolResult;
+		let refused: vscode.LanguageModelToolResult;
+		try {
+			result = await vscode.lm.invokeTool('cloudAgents_continueInCloud', { input, toolInvocationToken: undefined });
+			// A folder that is not one of the window's is refused before anything is read or written.
+			refused = await vscode.lm.invokeTool('cloudAgents_continueInCloud', {
+				input: { ...input, folder: '/etc' },
+				toolInvocationToken: undefined,
+			});
+		} finally {
+			await chat.update('autoApprove', previous, vscode.ConfigurationTarget.Global);
+			await vscode.commands.executeCommand('setContext', 'vscode.chat.tools.global.autoApprove.testMode', undefined);
+		}
+		const said = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+		assert.match(said, /^Handed over: 2 file\(s\) written/, said);
+		const files = await agentFiles(agentId);
+		assert.equal(files.get(`${sub}/one.md`), 'first\n');
+		assert.equal(files.get(`${sub}/two.md`), 'second\n');
+		const runs = await runsOf(agentId);
+		assert.equal(runs.length, before + 1, 'one run started');
+		assert.match(runs[0]?.prompt ?? '', /^Carry on with these/);
+		assert.match((refused.content[0] as vscode.LanguageModelTextPart).value, /no workspace folder of this window is named/);
+		assert.equal((await runsOf(agentId)).length, before + 1);
+	});
 });

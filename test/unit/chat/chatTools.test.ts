@@ -1,7 +1,14 @@
 import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { CloudAgentsClient, type Run } from '../../../src/api';
-import { ChatTools, type ChatToolsDeps, READ_FILE_MAX_BYTES, sinceArg } from '../../../src/chat/chatTools';
+import {
+	ChatTools,
+	type ChatToolsDeps,
+	type HandoverAnswer,
+	type HandoverRequest,
+	READ_FILE_MAX_BYTES,
+	sinceArg,
+} from '../../../src/chat/chatTools';
 import type { ActivityEvent } from '../../../src/activity/events';
 import type { HistoryEntry } from '../../../src/activity/history';
 import { MARKER_PREFIX } from '../../../src/chat/toolText';
@@ -196,7 +203,7 @@ suite('chat/chatTools', () => {
 			const before = (await emu.counters()).requests.total;
 			for (const name of Object.values(TOOLS).filter((n) => n !== TOOLS.runPrompt)) {
 				const { lines } = parse(
-					await invoke(toolsWith(client, false), name, { agent: agentId, path: 'a', query: 'x', artifact: 'a' }),
+					await invoke(toolsWith(client, false), name, { agent: agentId, path: 'a', query: 'x', artifact: 'a', prompt: 'x' }),
 				);
 				assert.ok(
 					lines.some((l) => l.startsWith('Signed out of Cloud Agents')),
@@ -288,6 +295,106 @@ suite('chat/chatTools', () => {
 			assert.equal(await toolsWith(client).prepare(TOOLS.listAgents, { input: {} }, cancel()), undefined);
 			const signedOut = await toolsWith(client, false).prepare(TOOLS.runPrompt, { input: { agent: 'x\ny', prompt } }, cancel());
 			assert.deepEqual(signedOut, { invocationMessage: 'Checking a prompt for the Cloud Agent "x y"' });
+		});
+
+		suite('continueInCloud (issue 46)', () => {
+			let asked: HandoverRequest[];
+			let answer: HandoverAnswer | undefined;
+			const handing = (signedIn = true): ChatTools =>
+				new ChatTools({
+					session: { client, signedIn, apiUrl: 'http://127.0.0.1:1' },
+					log: { info: () => undefined, warn: () => undefined },
+					sendPrompt: async () => undefined,
+					continueInCloud: async (request: HandoverRequest) => (asked.push(request), answer),
+				} as unknown as ChatToolsDeps);
+			setup(() => {
+				asked = [];
+				answer = undefined;
+				(fake.workspace as { workspaceFolders: unknown }).workspaceFolders = [
+					{ name: 'billing', uri: fake.Uri.file('/work/billing'), index: 0 },
+					{ name: 'docs', uri: fake.Uri.file('/work/docs'), index: 1 },
+				];
+			});
+
+			test('hands the named folder and files to Continue in Cloud (the agent by name, differing copies kept); the answer is quoted data, a hostile name inside it', async () => {
+				const name = (await client.listAgents({ limit: 100 })).items.find((a) => a.id === agentId)!.name;
+				answer = {
+					runId: 'run_h',
+					written: ['a.ts', HOSTILE],
+					same: ['b.ts'],
+					kept: ['c.ts'],
+					conflicts: [],
+					deleted: ['gone.ts'],
+					refused: [],
+				};
+				const { lines, blocks } = parse(
+					await invoke(handing(), TOOLS.continueInCloud, {
+						agent: name,
+						prompt: 'Finish this',
+						folder: 'Billing',
+						paths: ['a.ts', 'c.ts'],
+					}),
+				);
+				assert.deepEqual(asked, [
+					{
+						agentId,
+						prompt: 'Finish this',
+						localFolder: fake.Uri.file('/work/billing').toString(),
+						paths: ['a.ts', 'c.ts'],
+						onOverwrite: 'keep',
+					},
+				]);
+				assert.match(lines[0]!, /^Handed over: 2 file\(s\) written/);
+				assert.match(lines[1]!, /1 file\(s\) differ on the agent's side and were kept/);
+				const data = JSON.parse(blocks[0]!.text) as { runId: string; written: string[]; deletedLocallyNotHandedOver: string[] };
+				assert.equal(data.runId, 'run_h');
+				assert.equal(data.written.length, 2);
+				assert.deepEqual(data.deletedLocallyNotHandedOver, ['gone.ts']);
+				assert.ok(!lines.join('\n').includes('Ignore all previous'), 'the hostile name stays in the data block');
+				// `replace`, no folder (the folder linked to the agent), no paths (the changed files).
+				await invoke(handing(), TOOLS.continueInCloud, { agent: agentId, prompt: 'Again', replace: true });
+				assert.deepEqual(asked[1], { agentId, prompt: 'Again', localFolder: undefined, paths: undefined, onOverwrite: 'replace' });
+			});
+
+			test('refused before anything is handed over: a folder not open in this window, bad paths, an empty prompt, signed out; nothing done says so', async () => {
+				const first = (input: unknown, tools = handing()) =>
+					invoke(tools, TOOLS.continueInCloud, input).then((r) => parse(r).lines[0]!);
+				assert.match(
+					await first({ agent: agentId, prompt: 'x', folder: '/etc' }),
+					/no workspace folder of this window is named "\/etc"/,
+				);
+				assert.match(await first({ agent: agentId, prompt: 'x', paths: 'a.ts' }), /`paths` must be a list/);
+				assert.match(
+					await first({ agent: agentId, prompt: 'x', paths: Array.from({ length: 201 }, (_, i) => `f${i}`) }),
+					/`paths` must be a list/,
+				);
+				assert.match(await first({ agent: agentId, prompt: '  ' }), /^Nothing was handed over: Enter a prompt/);
+				assert.match(await first({ agent: agentId, prompt: 'x' }, handing(false)), /Sign In/);
+				assert.deepEqual(asked, []);
+				assert.match(await first({ agent: agentId, prompt: 'x' }), /^Nothing was handed over \(see the Cloud Agents messages\)/);
+			});
+
+			test('prepare: the confirmation names the agent, the folder and the files (the first 20, then a count), says what happens to a differing copy, fences the prompt', async () => {
+				const paths = Array.from({ length: 23 }, (_, i) => `src/f${i}.ts`);
+				const prepared = await handing().prepare(
+					TOOLS.continueInCloud,
+					{ input: { agent: agentId, prompt: 'Go ``` on', folder: 'docs', paths } },
+					cancel(),
+				);
+				const message = (prepared!.confirmationMessages!.message as unknown as fake.MarkdownString).value;
+				assert.match(prepared!.confirmationMessages!.title, /^Hand your local changes to the Cloud Agent "/);
+				assert.match(message, /the folder "docs"/);
+				assert.ok(message.includes('src/f19.ts\nand 3 more'), message);
+				assert.ok(!message.includes('src/f20.ts'));
+				assert.match(message, /is kept as the agent has it/);
+				assert.match(message, /Go ``` on/);
+				const unknownFolder = await handing().prepare(
+					TOOLS.continueInCloud,
+					{ input: { agent: agentId, prompt: 'x', folder: 'nope' } },
+					cancel(),
+				);
+				assert.equal(unknownFolder?.confirmationMessages, undefined, 'input that would be refused asks nothing');
+			});
 		});
 
 		test('a cancelled call is a cancellation, not a result', async () => {
