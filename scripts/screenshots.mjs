@@ -100,6 +100,38 @@ async function palette(page, label) {
 	await page.keyboard.press('Enter');
 }
 
+/**
+ * Links the billing agent ("Refactor billing module") to the window's folder (`billing`, its
+ * workspace before its runs: scripts/start.mjs) through its row's "Compare with Local Folder…".
+ */
+async function linkBilling(page) {
+	await openCloudAgents(page);
+	const agents = pane(page, 'Agents');
+	const row = agents.locator('.monaco-list-row', { hasText: 'Refactor billing module' }).first();
+	// The oldest agent: scrolled into view first.
+	for (let i = 0; i < 20 && !(await row.isVisible()); i++) {
+		await agents.locator('.monaco-list').first().hover();
+		await page.mouse.wheel(0, 100);
+		await page.waitForTimeout(200);
+	}
+	await row.click({ button: 'right' });
+	const menu = page.locator('.context-view.monaco-menu-container');
+	const item = menu.locator('.action-item', { hasText: 'Compare with Local Folder' }).first();
+	// A menu item takes clicks only after a short timer: click again while the menu stays open.
+	for (let i = 0; i < 5 && (await menu.isVisible()); i++) {
+		await item.click();
+		await menu.waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => {});
+	}
+	// Enter twice, each once its question shows: the workspace root, then the window's folder.
+	const pick = async (question, label) => {
+		await page.locator(`.quick-input-widget input[placeholder="${question}"]`).waitFor({ state: 'visible', timeout: 30_000 });
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ state: 'visible', timeout: 30_000 });
+		await page.keyboard.press('Enter');
+	};
+	await pick('Which folder of the agent workspace?', 'Workspace root');
+	await pick('Which local folder?', 'billing');
+}
+
 /** The pictures, in README order. */
 const SHOTS = {
 	/** The views, a followed run in the Output panel and its end notification (README's first picture). */
@@ -171,34 +203,7 @@ const SHOTS = {
 	 * as a diff (local ↔ agent).
 	 */
 	async changes(page) {
-		await openCloudAgents(page);
-		const agents = pane(page, 'Agents');
-		const row = agents.locator('.monaco-list-row', { hasText: 'Refactor billing module' }).first();
-		// The oldest agent: scrolled into view first.
-		for (let i = 0; i < 20 && !(await row.isVisible()); i++) {
-			await agents.locator('.monaco-list').first().hover();
-			await page.mouse.wheel(0, 100);
-			await page.waitForTimeout(200);
-		}
-		await row.click({ button: 'right' });
-		const menu = page.locator('.context-view.monaco-menu-container');
-		const item = menu.locator('.action-item', { hasText: 'Compare with Local Folder' }).first();
-		// A menu item takes clicks only after a short timer: click again while the menu stays open.
-		for (let i = 0; i < 5 && (await menu.isVisible()); i++) {
-			await item.click();
-			await menu.waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => {});
-		}
-		// Enter twice, each once its question shows: the workspace root, then the window's folder.
-		const pick = async (question, label) => {
-			await page.locator(`.quick-input-widget input[placeholder="${question}"]`).waitFor({ state: 'visible', timeout: 30_000 });
-			await page
-				.locator('.quick-input-list .monaco-list-row', { hasText: label })
-				.first()
-				.waitFor({ state: 'visible', timeout: 30_000 });
-			await page.keyboard.press('Enter');
-		};
-		await pick('Which folder of the agent workspace?', 'Workspace root');
-		await pick('Which local folder?', 'billing');
+		await linkBilling(page);
 		const file = page.locator('[id="workbench.view.scm"] .monaco-list-row', { hasText: 'billing.ts' }).first();
 		await file.waitFor({ state: 'visible', timeout: 60_000 });
 		await file.click();
@@ -208,6 +213,32 @@ const SHOTS = {
 			.waitFor({ state: 'visible', timeout: 30_000 });
 		await page.locator('.monaco-diff-editor .view-lines').first().waitFor({ state: 'visible', timeout: 30_000 });
 		await page.waitForTimeout(1500);
+	},
+	/**
+	 * Continue in Cloud (issue 46): the billing agent linked to the window's folder, then "Continue in
+	 * Cloud…" from the palette: the changed files offered, all selected.
+	 */
+	async 'continue-in-cloud'(page) {
+		await linkBilling(page);
+		await page
+			.locator('[id="workbench.view.scm"] .monaco-list-row', { hasText: 'billing.ts' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 60_000 });
+		await palette(page, 'Notifications: Clear All Notifications');
+		await palette(page, 'Cloud Agents: Continue in Cloud');
+		await page
+			.locator('.quick-input-list .monaco-list-row', { hasText: 'Refactor billing module' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 30_000 });
+		await page.locator('.quick-input-widget input').fill('Refactor billing module');
+		await page.keyboard.press('Enter');
+		await page
+			.locator(
+				'.quick-input-widget .quick-input-list .monaco-list-row .monaco-checkbox, .quick-input-widget .quick-input-list input[type="checkbox"]',
+			)
+			.first()
+			.waitFor({ state: 'visible', timeout: 60_000 });
+		await page.waitForTimeout(1000);
 	},
 	/**
 	 * Activity (issue 45): runs started through the API that end (one succeeds, one fails) and a
