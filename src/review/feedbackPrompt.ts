@@ -32,8 +32,10 @@ export interface FeedbackItem {
 	startLine: number;
 	/** Last line of the range, 1-based (≥ startLine). */
 	endLine: number;
-	/** The lines of the range as the person saw them (the agent's copy), one string each. */
+	/** The lines of the range as the person saw them (the agent's copy), one string each: all, or the first of them. */
 	lines: readonly string[];
+	/** How many lines the range has, when `lines` holds only the first of them (default: `lines.length`). */
+	totalLines?: number;
 	/** What the person wrote (several comments of one thread: joined by the caller). */
 	comment: string;
 }
@@ -66,8 +68,13 @@ export interface FeedbackPrompt {
 }
 
 /** The lines of a range, neutralised and cut to QUOTE_MAX_LINES lines and QUOTE_MAX_CHARS characters. */
-export function quoteLines(lines: readonly string[], maxLines = QUOTE_MAX_LINES, maxChars = QUOTE_MAX_CHARS): QuotedLines {
-	const totalLines = lines.length;
+export function quoteLines(
+	lines: readonly string[],
+	maxLines = QUOTE_MAX_LINES,
+	maxChars = QUOTE_MAX_CHARS,
+	total = lines.length,
+): QuotedLines {
+	const totalLines = Math.max(total, lines.length);
 	const kept: string[] = [];
 	let chars = 0;
 	let cut = false;
@@ -85,7 +92,7 @@ export function quoteLines(lines: readonly string[], maxLines = QUOTE_MAX_LINES,
 		kept.push(line);
 		chars += line.length + 1;
 	}
-	if (totalLines > maxLines) {
+	if (totalLines > kept.length) {
 		cut = true;
 	}
 	return { text: kept.join('\n'), shownLines: kept.length, totalLines, cut };
@@ -117,7 +124,7 @@ export function buildFeedbackPrompt(
 			path: singleLine(item.path, PATH_MAX_CHARS),
 			startLine,
 			endLine,
-			quote: quoteLines(item.lines),
+			quote: quoteLines(item.lines, QUOTE_MAX_LINES, QUOTE_MAX_CHARS, item.totalLines),
 			comment: plainText(item.comment, COMMENT_MAX_CHARS).trim(),
 		};
 	});

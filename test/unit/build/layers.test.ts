@@ -72,6 +72,7 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 	'src/resources/': 'features',
 	'src/changes/': 'features',
 	'src/chat/': 'features',
+	'src/review/': 'features',
 	'src/workspace/': 'features',
 	'src/flows/': 'features',
 	// The framework: lists, actions, the registry, multi-step forms, ui helpers.
@@ -109,6 +110,10 @@ const FEATURE_CROSSINGS: ReadonlySet<string> = new Set<string>([
 	// would hide the dependency, not remove it.
 	'src/chat/chatTools.ts → src/resources/agents.ts',
 	'src/chat/chatTools.ts → src/resources/artifacts.ts',
+	// Review feedback (issue 46) quotes the agent's file names and lines into a prompt by the chat
+	// tools' one rule for data in prompts (the nonce markers: MARKER_PREFIX, newNonce). A pure rule
+	// too, whose place is below the features (src/util/), a change of its own.
+	'src/review/feedbackPrompt.ts → src/chat/toolText.ts',
 ]);
 
 interface Source {

@@ -118,6 +118,12 @@ suite('the feedback prompt (src/review/feedbackPrompt.ts)', () => {
 		const quoted = blocks(r.prompt, NONCE)[1]!;
 		assert.equal(quoted.split('\n').length, QUOTE_MAX_LINES);
 		assert.ok(!quoted.includes('40:'), 'the 41st line is not quoted');
+		// Only the first lines kept (the store keeps a bounded quote): the range's own count is said.
+		const firstOnly = buildFeedbackPrompt(
+			[{ path: 'big.txt', startLine: 1, endLine: 100, lines: long.slice(0, 14), totalLines: 100, comment: 'c' }],
+			NONCE,
+		);
+		assert.match(firstOnly.prompt, /\(cut: the first 14 of 100 lines, at most 4000 characters\):/);
 		const short = quoteLines(['a', 'b']);
 		assert.deepEqual(short, { text: 'a\nb', shownLines: 2, totalLines: 2, cut: false });
 	});
