@@ -350,9 +350,9 @@ async function sendDraft(
 		return undefined;
 	}
 	await feature.keepDraft(agentId, undefined);
-	await feature.setState(
+	await feature.markSent(
 		draft.threadIds.filter((id) => feature.entryOf(id)?.stored.state === 'open'),
-		'sent',
+		agentId,
 		run.id,
 	);
 	drafts.delete(doc.uri.toString());
@@ -420,9 +420,9 @@ async function sendFeedbackAutomation(feature: ReviewFeature, kit: ActionKit): P
 	}
 	const run = await feature.deps.sendPrompt(agentId, prompt);
 	if (run) {
-		await feature.setState(
+		await feature.markSent(
 			threads.map((t) => t.id),
-			'sent',
+			agentId,
 			run.id,
 		);
 	}

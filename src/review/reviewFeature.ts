@@ -44,6 +44,8 @@ export const REVIEW_CONTROLLER_ID = 'cloudAgents.review';
 
 /** Largest agent file read to tell whether a sent thread's lines changed. */
 const MAX_CHECK_BYTES = 16 * 1024 * 1024;
+/** At most this many ended runs remembered (a send marked after its run ended). */
+const MAX_ENDED_RUNS = 200;
 /** At most this many runs looked up when the window starts with threads still marked sent. */
 const MAX_RECHECK_RUNS = 20;
 
@@ -97,6 +99,8 @@ export class ReviewFeature extends Disposable {
 	readonly actions: ResourceActions;
 	/** Sent runs being checked (so a run's end and a re-check do not race). */
 	private readonly checking = new Set<string>();
+	/** Runs seen to end (their events), most recent last: a send marked after its run's end settles at once. */
+	private readonly ended = new Set<string>();
 
 	constructor(readonly deps: ReviewDeps) {
 		super();
@@ -120,6 +124,7 @@ export class ReviewFeature extends Disposable {
 		this.register(
 			deps.runEvents(({ agentId, runId, event }) => {
 				if (event.type === 'run.completed' || isTerminalRunStatus(eventStatus(event))) {
+					this.noteEnded(agentId, runId);
 					void this.settle(agentId, runId);
 				}
 			}),
@@ -233,6 +238,29 @@ export class ReviewFeature extends Disposable {
 					this.show(t, entry.thread);
 				}
 			}
+		}
+	}
+
+	/**
+	 * Marks threads sent in `runId`. The run may have ended already (its events can arrive before the
+	 * send returns): then they are settled at once.
+	 */
+	async markSent(ids: readonly string[], agentId: string, runId: string): Promise<void> {
+		await this.setState(ids, 'sent', runId);
+		if (this.ended.has(`${agentId}\n${runId}`)) {
+			await this.settle(agentId, runId);
+		}
+	}
+
+	private noteEnded(agentId: string, runId: string): void {
+		const key = `${agentId}\n${runId}`;
+		this.ended.delete(key);
+		this.ended.add(key);
+		for (const oldest of this.ended) {
+			if (this.ended.size <= MAX_ENDED_RUNS) {
+				break;
+			}
+			this.ended.delete(oldest);
 		}
 	}
 
@@ -392,8 +420,8 @@ export class ReviewFeature extends Disposable {
 		thread.contextValue = `review:${stored.state}`;
 		thread.label = threadLabel(stored);
 		thread.state = stored.state === 'outdated' ? vscode.CommentThreadState.Resolved : vscode.CommentThreadState.Unresolved;
-		thread.collapsibleState =
-			stored.state === 'outdated' ? vscode.CommentThreadCollapsibleState.Collapsed : vscode.CommentThreadCollapsibleState.Expanded;
+		// Expanded, outdated ones too: their header says why they are resolved (nothing is hidden away).
+		thread.collapsibleState = vscode.CommentThreadCollapsibleState.Expanded;
 	}
 }
 
