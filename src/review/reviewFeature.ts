@@ -111,12 +111,11 @@ export class ReviewFeature extends Disposable {
 			prompt: vscode.l10n.t('Comment for the agent'),
 			placeHolder: vscode.l10n.t('What should the agent change here? "Send Feedback to Agent" sends the comments.'),
 		};
-		this.controller.commentingRangeProvider = {
-			provideCommentingRanges: (document) =>
-				document.uri.scheme === FS_SCHEME && isAgentFile(document.uri)
-					? [new vscode.Range(0, 0, Math.max(0, document.lineCount - 1), 0)]
-					: undefined,
-		};
+		// The range provider is set only while an editor shows an agent's file: with one set, VS Code asks it
+		// about every document the workbench opens (settings.json when a setting is written too), and
+		// that request can race the document's own arrival in the extension host (the workbench then
+		// logs "document … already exists"). Agent files are the only ones it offers ranges on.
+		this.watchAgentDocuments();
 		for (const stored of readThreads(deps.globalState.get(THREADS_KEY))) {
 			this.show(stored, this.controller.createCommentThread(workspaceUri(stored.agentId, stored.path), rangeOf(stored), []));
 		}
@@ -137,6 +136,27 @@ export class ReviewFeature extends Disposable {
 
 	get log(): vscode.LogOutputChannel {
 		return this.deps.log;
+	}
+
+	private readonly rangeProvider: vscode.CommentingRangeProvider = {
+		provideCommentingRanges: (document) =>
+			document.uri.scheme === FS_SCHEME && isAgentFile(document.uri)
+				? [new vscode.Range(0, 0, Math.max(0, document.lineCount - 1), 0)]
+				: undefined,
+	};
+
+	/** Sets the range provider while an editor shows a `cloud-agent:` document, takes it away when none does. */
+	private watchAgentDocuments(): void {
+		const update = (): void => {
+			const shown = vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === FS_SCHEME);
+			if (shown && this.controller.commentingRangeProvider === undefined) {
+				this.controller.commentingRangeProvider = this.rangeProvider;
+			} else if (!shown && this.controller.commentingRangeProvider !== undefined) {
+				this.controller.commentingRangeProvider = undefined;
+			}
+		};
+		this.register(vscode.window.onDidChangeVisibleTextEditors(update));
+		update();
 	}
 
 	/** Every thread kept, in the order they were made. */

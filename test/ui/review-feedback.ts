@@ -12,8 +12,10 @@ const CREATE_RUN = '/v2/agents/{agent_id}/runs';
 const folded = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 /** Opens an agent file through our Go to File (Ctrl+P in a window whose folder is the agent's). */
-async function openAgentFile(page: Page, name: string): Promise<void> {
+async function openAgentFile(page: Page, workbench: Workbench, name: string): Promise<void> {
 	const widget = page.locator('.quick-input-widget');
+	// From the editors (a focused panel keeps Ctrl+P's pick from opening the file in the editor area).
+	await workbench.runCommand('View: Focus First Editor Group');
 	await page.keyboard.press('Control+P');
 	await widget.waitFor({ state: 'visible', timeout: 15_000 });
 	await page.keyboard.type(name);
@@ -64,12 +66,36 @@ async function commentOn(page: Page, workbench: Workbench, first: number, last: 
 }
 
 /** Deletes the comment reading `text` with its Delete action (shown on hover); waits for it to go. */
-async function deleteComment(page: Page, text: string): Promise<void> {
+async function deleteComment(page: Page, workbench: Workbench, text: string): Promise<void> {
 	const comment = page.locator('.review-widget .review-comment', { hasText: text }).first();
+	// Gone from the Comments panel (the panel shows what the extension keeps; an editor's widget of a
+	// thread disposed while it had the focus can stay drawn until the editor redraws).
+	const listed = page.locator('.part.panel .monaco-list-row', { hasText: text }).first();
 	await comment.waitFor({ state: 'visible', timeout: 15_000 });
-	await comment.hover();
-	await comment.locator('.action-label[aria-label="Delete Comment"]').first().click();
-	await page.locator('.review-widget .comment-body', { hasText: text }).first().waitFor({ state: 'hidden', timeout: 15_000 });
+	// Its actions show while it is hovered; a widget that lays out again meanwhile moves it from under
+	// the mouse: hover and click again (bounded).
+	for (let attempt = 1; ; attempt++) {
+		await page.mouse.move(0, 0);
+		await comment.hover();
+		await comment
+			.locator('.action-label[aria-label="Delete Comment"]')
+			.first()
+			.click({ timeout: 5_000 })
+			.catch(() => undefined);
+		await workbench.runCommand('Comments: Focus on Comments View');
+		if (
+			await listed.waitFor({ state: 'hidden', timeout: 5_000 }).then(
+				() => true,
+				() => false,
+			)
+		) {
+			return;
+		}
+		if (attempt >= 3) {
+			await workbench.screenshot('review-not-deleted');
+			throw new Error(`the comment "${text}" was not deleted`);
+		}
+	}
 }
 
 /** The text of the active editor's visible lines. */
@@ -136,9 +162,9 @@ const uiTest: UiTest = {
 			await workbench.dismissDialogs();
 
 			// Two comments: lines 3-4 of the TypeScript file, line 2 of the Python one.
-			await openAgentFile(page, 'review-a.ts');
+			await openAgentFile(page, workbench, 'review-a.ts');
 			await commentOn(page, workbench, 3, 4, 'Use the helper in utils.ts');
-			await openAgentFile(page, 'review_b.py');
+			await openAgentFile(page, workbench, 'review_b.py');
 			await commentOn(page, workbench, 2, 2, 'Log instead of printing.');
 			await page.getByText('Comment for the agent (not sent yet)').first().waitFor({ state: 'visible', timeout: 10_000 });
 			await workbench.screenshot('review-comments');
@@ -212,12 +238,10 @@ const uiTest: UiTest = {
 			// 3. While the run holds, the agent changes line 3 of the first file; then the run ends.
 			await write('src/review-a.ts', a.replace('export const a3 = 3;', 'export const a3 = helper(3);'));
 			await call('POST', `/_emulator/runs/${enc(run.id)}/release`);
-			await openAgentFile(page, 'review-a.ts');
-			// Resolved, the thread folds in the editor (VS Code's comments.collapseOnResolve); a click on it
-			// in the Comments panel shows it again, with its header.
-			await workbench.runCommand('Comments: Focus on Comments View');
+			await openAgentFile(page, workbench, 'review-a.ts');
+			// Resolved, the thread folds in the editor (VS Code's comments.collapseOnResolve): Expand All
+			// Comments shows it again, with its header.
 			const outdated = page.getByText('Outdated: the agent changed these lines since the feedback was sent').first();
-			const panelRow = page.locator('.part.panel .monaco-list-row', { hasText: 'Use the helper in utils.ts' }).first();
 			await until(
 				page,
 				'the TypeScript comment read as Outdated',
@@ -225,7 +249,7 @@ const uiTest: UiTest = {
 					if (await outdated.isVisible()) {
 						return true;
 					}
-					await panelRow.click().catch(() => undefined);
+					await workbench.runCommand('Comments: Expand All Comments').catch(() => undefined);
 					await page.waitForTimeout(500);
 					return undefined;
 				},
@@ -235,8 +259,10 @@ const uiTest: UiTest = {
 				note(`review widgets: ${JSON.stringify((await page.locator('.review-widget').allInnerTexts()).map(folded))}`);
 				throw err;
 			});
+			// The Comments panel tells resolved from open too.
+			await workbench.runCommand('Comments: Focus on Comments View');
 			await workbench.screenshot('review-outdated');
-			await openAgentFile(page, 'review_b.py');
+			await openAgentFile(page, workbench, 'review_b.py');
 			await page
 				.getByText(`Open: sent in run ${run.id}; these lines did not change`)
 				.first()
@@ -261,9 +287,9 @@ const uiTest: UiTest = {
 			const edited = page.locator('.review-widget .comment-body', { hasText: 'Use logging.info here.' }).first();
 			await edited.waitFor({ state: 'visible', timeout: 15_000 });
 			await workbench.screenshot('review-edited-comment');
-			await deleteComment(page, 'Use logging.info here.');
-			await openAgentFile(page, 'review-a.ts');
-			await deleteComment(page, 'Use the helper in utils.ts');
+			await deleteComment(page, workbench, 'Use logging.info here.');
+			await openAgentFile(page, workbench, 'review-a.ts');
+			await deleteComment(page, workbench, 'Use the helper in utils.ts');
 			deleted = true;
 			note('edited one comment, deleted both');
 		} finally {
