@@ -90,6 +90,12 @@ export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.changes.openLocalFile',
 	'cloudAgents.changes.unlink',
 	'cloudAgents.changes.continueInCloud',
+	'cloudAgents.review.addComment',
+	'cloudAgents.review.editComment',
+	'cloudAgents.review.saveComment',
+	'cloudAgents.review.cancelEdit',
+	'cloudAgents.review.deleteComment',
+	'cloudAgents.review.sendFeedback',
 ] as const;
 
 /** Every view package.json contributes, in its order. */

@@ -96,7 +96,21 @@ export const NOT_OURS = [
  * in the phases whose names match. Remove an entry with its fix.
  */
 export const PENDING = [
-	// None today. (Fixed: quick picks fed a rejecting items promise — pickWhenLoaded, now in src/views/ui.ts.)
+	// (Fixed: quick picks fed a rejecting items promise — pickWhenLoaded, now in src/views/ui.ts.)
+	{
+		// PENDING-FIX: VS Code's extHostComments `$provideCommentingRanges` awaits
+		// `documents.ensureDocumentData(uri)` before it calls a comment controller's range provider; for
+		// a model the workbench has just created (settings.json), that open races the document's own
+		// sync to the extension host and the workbench logs "document … already exists!", then
+		// "unknown document". The review feature (issue 46, src/review/reviewFeature.ts) sets its range
+		// provider only while an editor shows a cloud-agent: file, which took it out of the in-host
+		// suites; during the review UI test (an agent's file is shown throughout) it is still seen at
+		// times. Nothing is shown to a person. Fix: VS Code (or a provider that is not needed: a
+		// "Comment on Selection" command creating the thread itself).
+		re: /^%c\s+ERR color: #f33 Error: (document '[^']*\/User\/settings\.json already exists!'|unknown document)(\n|$)/,
+		phase: /^UI review-feedback\b/,
+		cause: "VS Code's comments range request opens settings.json in the extension host while its sync is under way (review UI test only)",
+	},
 ];
 
 /** The marker an entry's text (and source URL) matches, or undefined. */

@@ -25,6 +25,7 @@ import type { Run } from '../api';
 import { automation } from '../views/automation';
 import { modelProviderDocuments } from '../resources/modelProviders';
 import { signIn, signOut } from '../auth/signIn';
+import { ReviewFeature } from '../review/reviewFeature';
 
 /**
  * Node's local folders (the comparison's worker thread and file system): here, so that their code
@@ -73,8 +74,23 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 			keepDraft,
 		},
 	});
-	// Every action, Source Control's included, is registered by the one registry.
-	const actions = new ActionRegistry(deps, LIST_DESCRIPTORS, [...resourceActions(), changes.actions]);
+	// Review comments on the agents' changes and Send Feedback to Agent (issue 46): it sends as Send
+	// Prompt does (a follow-up of the active run, else a new run; the run followed), through the registry.
+	const review: ReviewFeature = new ReviewFeature({
+		session: deps.session,
+		log: deps.log,
+		globalState: deps.context.globalState,
+		runEvents: deps.follower.onDidReceiveEvent,
+		sendPrompt: async (agentId, prompt): Promise<Run | undefined> =>
+			(await actions.invoke(runActions.sendPrompt, automation({ agentId, prompt, onConflict: 'followUp' }))) as Run | undefined,
+		agentOfControl: (arg) => changes.targets.linkOfControl(arg)?.link.agentId,
+		agentName: (agentId) =>
+			deps.views.providerOf(agentsList).records.find((a) => a.id === agentId)?.name ||
+			changes.targets.links().find((l) => l.link.agentId === agentId)?.link.agentName ||
+			undefined,
+	});
+	// Every action, Source Control's and the review's included, is registered by the one registry.
+	const actions: ActionRegistry = new ActionRegistry(deps, LIST_DESCRIPTORS, [...resourceActions(), changes.actions, review.actions]);
 	// The language-model tools (src/chat): Send Prompt's own flow sends, as the command does for automation.
 	const chatTools = new ChatTools({
 		session: deps.session,
@@ -97,6 +113,7 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 			...computer.disposables,
 			...savings.disposables,
 			changes,
+			review,
 		],
 		workspace: workspace.feature,
 		modelProviders: modelProviderDocuments({

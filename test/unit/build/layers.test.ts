@@ -72,6 +72,7 @@ const ROOMS: Readonly<Record<string, Floor>> = {
 	'src/resources/': 'features',
 	'src/changes/': 'features',
 	'src/chat/': 'features',
+	'src/review/': 'features',
 	'src/workspace/': 'features',
 	'src/flows/': 'features',
 	// The framework: lists, actions, the registry, multi-step forms, ui helpers.
@@ -113,6 +114,10 @@ const FEATURE_CROSSINGS: ReadonlySet<string> = new Set<string>([
 	// markers and JSON quoting of src/chat/toolText.ts (pure, no vscode). Their place is below the
 	// features (src/util), a move of its own while the review feature (src/review/) is being built on them.
 	'src/changes/continueInCloud.ts → src/chat/toolText.ts',
+	// Review feedback (issue 46) quotes the agent's file names and lines into a prompt by the chat
+	// tools' one rule for data in prompts (the nonce markers: MARKER_PREFIX, newNonce). A pure rule
+	// too, whose place is below the features (src/util/), a change of its own.
+	'src/review/feedbackPrompt.ts → src/chat/toolText.ts',
 ]);
 
 interface Source {
