@@ -19,7 +19,7 @@ import * as vscode from 'vscode';
 import { LIMITS } from '../api';
 import type { Agent, CloudAgentsClient, Run } from '../api';
 import { utf8Length, bytesEqual } from '../base/bytes';
-import { quoteJson, renderResult } from '../chat/toolText';
+import { quoteJson, renderResult } from '../util/quotedData';
 import { NotRegularFileError } from '../compare/localFiles';
 import { AgentChangedError, sendToAgent, statAgentFile } from '../compare/send';
 import type { FileFacts } from '../compare/types';
@@ -196,7 +196,7 @@ export function linkCandidates(differences: readonly { path: string; kind: 'adde
 
 /**
  * The prompt sent: what the person typed, then the files handed over, named as data (a JSON list
- * between markers no file name can forge: src/chat/toolText.ts), at most MAX_NAMED_FILES of them and
+ * between markers no file name can forge: src/util/quotedData.ts), at most MAX_NAMED_FILES of them and
  * the rest counted.
  */
 export function handoverPrompt(typed: string, agentFolder: string, paths: readonly string[], nonce?: string): string {

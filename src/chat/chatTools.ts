@@ -7,7 +7,7 @@
  *
  * Every result is text for a model. Our own sentences come first; everything from the service
  * (names, statuses, results, file text, error messages) is quoted between markers as data and
- * neutralised (src/chat/toolText.ts). Failures are results the model can act on (signed out, agent
+ * neutralised (src/util/quotedData.ts). Failures are results the model can act on (signed out, agent
  * not found with the known agents, a path or prompt refused before anything is sent), never stack
  * traces; the token never appears. Cancellation stops waits and requests.
  */
@@ -39,7 +39,7 @@ import { usableMatches } from '../workspace/fs/searchMatches';
 import type { ToolHandlers } from './lazyTools';
 import type { Activity } from '../activity/activity';
 import { HISTORY_MAX_ENTRIES, type HistoryEntry } from '../activity/history';
-import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from './toolText';
+import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from '../util/quotedData';
 
 /** Most bytes of a file one read returns. */
 export const READ_FILE_MAX_BYTES = 64 * 1024;

@@ -2,7 +2,7 @@
  * The prompt "Send Feedback to Agent" sends (issue 46): the person's review comments on the agent's
  * changes, each with its file, its 1-based line range, the lines it is about and the comment. File
  * names and quoted lines are the agent's data, not the person's words: each is quoted between
- * markers no text can forge (a nonce, as the chat tools quote server text: src/chat/toolText.ts),
+ * markers no text can forge (a nonce, as the chat tools quote server text: src/util/quotedData.ts),
  * labelled as data, neutralised (controls, bidi and invisible characters removed) and cut to a
  * bound that the prompt says. The comments are the person's own words and read as they typed them
  * (neutralised too). The whole prompt must fit the service's limit (LIMITS.promptBytes, UTF-8 after
@@ -12,7 +12,7 @@
  */
 import { LIMITS } from '../base/limits';
 import { utf8Length } from '../base/bytes';
-import { MARKER_PREFIX, newNonce } from '../chat/toolText';
+import { MARKER_PREFIX, newNonce } from '../util/quotedData';
 import { plainText, singleLine } from '../util/text';
 
 /** At most this many lines of a comment's range are quoted. */

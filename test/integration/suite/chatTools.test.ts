@@ -7,7 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { MARKER_PREFIX } from '../../../src/chat/toolText';
+import { MARKER_PREFIX } from '../../../src/util/quotedData';
 import { EXTENSION_ID, TOOLS, TOOL_NAMES } from '../../../src/ids';
 import {
 	counters,

@@ -9,7 +9,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { MARKER_PREFIX } from '../../../src/chat/toolText';
+import { MARKER_PREFIX } from '../../../src/util/quotedData';
 import { automation } from '../../../src/views/automation';
 import { workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import type { FeedbackPreview } from '../../../src/review/reviewActions';

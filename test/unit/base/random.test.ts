@@ -80,7 +80,7 @@ suite('base/random: Web Crypto, on both extension hosts', () => {
 	test('the nonce, tool-marker, idempotency-key, Send to Agent, digest and base64 code no longer import node:crypto', () => {
 		for (const file of [
 			'webviews/csp.ts',
-			'chat/toolText.ts',
+			'util/quotedData.ts',
 			'api/endpoints/images.ts',
 			'changes/send.ts',
 			'base/random.ts',

@@ -110,14 +110,6 @@ const FEATURE_CROSSINGS: ReadonlySet<string> = new Set<string>([
 	// would hide the dependency, not remove it.
 	'src/chat/chatTools.ts → src/resources/agents.ts',
 	'src/chat/chatTools.ts → src/resources/artifacts.ts',
-	// Continue in Cloud (issue 46) names the files it hands over as the chat tools quote data: the
-	// markers and JSON quoting of src/chat/toolText.ts (pure, no vscode). Their place is below the
-	// features (src/util), a move of its own while the review feature (src/review/) is being built on them.
-	'src/changes/continueInCloud.ts → src/chat/toolText.ts',
-	// Review feedback (issue 46) quotes the agent's file names and lines into a prompt by the chat
-	// tools' one rule for data in prompts (the nonce markers: MARKER_PREFIX, newNonce). A pure rule
-	// too, whose place is below the features (src/util/), a change of its own.
-	'src/review/feedbackPrompt.ts → src/chat/toolText.ts',
 ]);
 
 interface Source {

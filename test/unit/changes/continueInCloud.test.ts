@@ -14,7 +14,7 @@ import {
 	promptTooLong,
 	relativeUnder,
 } from '../../../src/changes/continueInCloud';
-import { MARKER_PREFIX } from '../../../src/chat/toolText';
+import { MARKER_PREFIX } from '../../../src/util/quotedData';
 import type { ActionKit } from '../../../src/views/actions';
 import { automation } from '../../../src/views/automation';
 import { startWorkspaceEmulator, type TestEmulator } from '../support/emulator';

@@ -11,7 +11,7 @@ import {
 } from '../../../src/chat/chatTools';
 import type { ActivityEvent } from '../../../src/activity/events';
 import type { HistoryEntry } from '../../../src/activity/history';
-import { MARKER_PREFIX } from '../../../src/chat/toolText';
+import { MARKER_PREFIX } from '../../../src/util/quotedData';
 import { TOOLS } from '../../../src/ids';
 import { nodeConnect } from '../../../src/platform/node/network';
 import { AGENT_ID, RUN_ID, TOKEN, agent, run } from '../../hostile/fixtures';

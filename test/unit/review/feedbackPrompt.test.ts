@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { LIMITS } from '../../../src/base/limits';
-import { MARKER_PREFIX } from '../../../src/chat/toolText';
+import { MARKER_PREFIX } from '../../../src/util/quotedData';
 import {
 	QUOTE_MAX_CHARS,
 	QUOTE_MAX_LINES,

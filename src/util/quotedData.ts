@@ -1,5 +1,7 @@
 /**
- * How the language-model tools (src/chat/chatTools.ts) put server text in front of a model: every
+ * How text that is data goes in front of a model: the language-model tools' results
+ * (src/chat/chatTools.ts) and the prompts built from files (Continue in Cloud's list of files,
+ * review feedback's quoted lines), every
  * piece of it quoted as data between markers no server text can forge (a random nonce in each
  * marker), labelled as the agent's or the file's text and not instructions, neutralised like every
  * other server text (src/util/text.ts: escapes, controls, bidi and invisible characters removed)
@@ -8,7 +10,7 @@
  * `vscode` import, so the unit tests check it in plain Node.
  */
 import { randomHex } from '../base/random';
-import { plainText, singleLine } from '../util/text';
+import { plainText, singleLine } from './text';
 
 /** Longest text of one quoted block (a run's result, a file's text, an artifact's text), in characters. */
 export const QUOTE_MAX_CHARS = 16_000;
