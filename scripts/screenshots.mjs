@@ -215,6 +215,41 @@ const SHOTS = {
 		await page.waitForTimeout(1500);
 	},
 	/**
+	 * Review (issue 46): the billing agent linked to the window's folder, billing.ts open as a diff, a
+	 * comment added on the agent's side with VS Code's comment UI; the Comments panel lists it.
+	 */
+	async review(page) {
+		await linkBilling(page);
+		const file = page.locator('[id="workbench.view.scm"] .monaco-list-row', { hasText: 'billing.ts' }).first();
+		await file.waitFor({ state: 'visible', timeout: 60_000 });
+		await file.click();
+		const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines').first();
+		await modified.waitFor({ state: 'visible', timeout: 30_000 });
+		await palette(page, 'Notifications: Clear All Notifications');
+		const form = page.locator('.review-widget .comment-form').last();
+		// The comment ranges come with the review code, loaded with the agent's file: asked again until offered (bounded).
+		for (let attempt = 1; attempt <= 5 && !(await form.isVisible()); attempt++) {
+			await modified.click();
+			await page.keyboard.press('Control+Home');
+			for (let i = 0; i < 3; i++) {
+				await page.keyboard.press('ArrowDown');
+			}
+			await page.keyboard.press('Shift+ArrowDown');
+			await page.keyboard.press('Shift+ArrowDown');
+			await palette(page, 'Comments: Add Comment on Current Selection');
+			await form.waitFor({ state: 'visible', timeout: 5_000 }).catch(() => {});
+		}
+		await form.locator('.monaco-editor, textarea').first().click();
+		await page.keyboard.type('Round half to even here, and reuse roundCents from src/lib/util.ts.');
+		await page.keyboard.press('Control+Enter');
+		await page
+			.locator('.review-widget .comment-body', { hasText: 'Round half to even' })
+			.first()
+			.waitFor({ state: 'visible', timeout: 15_000 });
+		await palette(page, 'Comments: Focus on Comments View');
+		await page.waitForTimeout(1500);
+	},
+	/**
 	 * Continue in Cloud (issue 46): the billing agent linked to the window's folder, then "Continue in
 	 * Cloud…" from the palette: the changed files offered, all selected.
 	 */

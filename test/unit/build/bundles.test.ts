@@ -212,6 +212,12 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		const members = [...readFileSync(join(out, 'extension.js'), 'utf8').matchAll(/=\s*[\w$]+\("([A-Za-z]+)"\)/g)].map((m) => m[1]);
 		assert.ok(members.includes('window') && members.includes('commands'), `extension.js reads ${members.join(', ')}`);
 		assert.ok(!members.includes('debug') && !members.includes('notebooks'), `extension.js reads ${members.join(', ')}`);
+		// A namespace `declare module 'vscode'` declares without the `export` keyword is a member too
+		// (the review feature's comment controller: `vscode.comments`, undefined once and the commands failed to load).
+		const featureMembers = [...readFileSync(join(out, 'features.js'), 'utf8').matchAll(/=\s*[\w$]+\("([A-Za-z]+)"\)/g)].map(
+			(m) => m[1],
+		);
+		assert.ok(featureMembers.includes('comments'), `features.js reads ${featureMembers.join(', ')}`);
 	});
 
 	test('loading extension.js loads nothing else; loading main.js loads core.js but not client.js', () => {
