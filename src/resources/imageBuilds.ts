@@ -8,7 +8,7 @@ import type { ListDescriptor } from '../views/descriptor';
 import type { DescriptorTreeProvider } from '../views/listTree';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import { joinParts, plainTooltip, relativeTime, statusIcon } from '../views/format';
-import { argFlag, argObject, showInfo, showWarning } from '../views/ui';
+import { argFlag, argObject, closeSentDocument, showInfo, showWarning } from '../views/ui';
 import { imagesList } from './images';
 
 /** What an image build command receives: `{build}` (a row, the resolver). */
@@ -383,27 +383,9 @@ async function startFromEditor(kit: ActionKit): Promise<StartedBuild> {
 	// document a person sent no longer asks to be saved when its tab closes (issue 42, item 8). Kept
 	// when it was edited meanwhile, on failure (to try again) and for automation.
 	if (!kit.automation && doc.uri.scheme === 'untitled' && !doc.isClosed && doc.getText() === sent) {
-		await closeSentRequest(doc);
+		await closeSentDocument(doc);
 	}
 	return started;
-}
-
-/** Closes every tab of a sent request document, reverting it first (in each editor group it is open in; bounded). */
-async function closeSentRequest(doc: vscode.TextDocument): Promise<void> {
-	const uri = doc.uri.toString();
-	for (let i = 0; i < 8; i++) {
-		const tab = vscode.window.tabGroups.all
-			.flatMap((g) => g.tabs)
-			.find((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri);
-		if (!tab) {
-			return;
-		}
-		const editor = await vscode.window.showTextDocument(doc, { viewColumn: tab.group.viewColumn, preview: false });
-		if (editor.document !== doc || vscode.window.activeTextEditor !== editor) {
-			return;
-		}
-		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-	}
 }
 
 /**

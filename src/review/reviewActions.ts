@@ -21,7 +21,7 @@ import { LIMITS } from '../base/limits';
 import { utf8Length } from '../base/bytes';
 import { describeError } from '../messages/errors';
 import type { ActionKit, ResourceAction, ResourceActions } from '../views/actions';
-import { argBoolean, argString, displayName, pickItem, showInfo, showWarning } from '../views/ui';
+import { argBoolean, argString, closeSentDocument, displayName, pickItem, showInfo, showWarning } from '../views/ui';
 import { buildFeedbackPrompt, type FeedbackPrompt } from './feedbackPrompt';
 import type { ReviewComment, ReviewFeature } from './reviewFeature';
 import type { StoredThread } from './reviewStore';
@@ -357,7 +357,7 @@ async function sendDraft(
 	);
 	drafts.delete(doc.uri.toString());
 	if (!doc.isClosed && doc.getText() === prompt) {
-		await closeDocument(doc);
+		await closeSentDocument(doc);
 	}
 	return run;
 }
@@ -427,22 +427,4 @@ async function sendFeedbackAutomation(feature: ReviewFeature, kit: ActionKit): P
 		);
 	}
 	return run;
-}
-
-/** Closes every tab of a sent feedback document, reverting it first (bounded). */
-async function closeDocument(doc: vscode.TextDocument): Promise<void> {
-	const uri = doc.uri.toString();
-	for (let i = 0; i < 8; i++) {
-		const tab = vscode.window.tabGroups.all
-			.flatMap((g) => g.tabs)
-			.find((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri);
-		if (!tab) {
-			return;
-		}
-		const editor = await vscode.window.showTextDocument(doc, { viewColumn: tab.group.viewColumn, preview: false });
-		if (editor.document !== doc || vscode.window.activeTextEditor !== editor) {
-			return;
-		}
-		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-	}
 }

@@ -241,3 +241,24 @@ export function toAbortSignal(token: vscode.CancellationToken): { signal: AbortS
 		},
 	};
 }
+
+/**
+ * Closes every tab of a document that was sent (a request or prompt edited in an untitled editor),
+ * reverting it first, in each editor group it is open in; bounded.
+ */
+export async function closeSentDocument(doc: vscode.TextDocument): Promise<void> {
+	const uri = doc.uri.toString();
+	for (let i = 0; i < 8; i++) {
+		const tab = vscode.window.tabGroups.all
+			.flatMap((g) => g.tabs)
+			.find((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri);
+		if (!tab) {
+			return;
+		}
+		const editor = await vscode.window.showTextDocument(doc, { viewColumn: tab.group.viewColumn, preview: false });
+		if (editor.document !== doc || vscode.window.activeTextEditor !== editor) {
+			return;
+		}
+		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+	}
+}
