@@ -123,8 +123,9 @@ const uiTest: UiTest = {
 			assert.doesNotMatch(await runAfter.innerText(), /unread/, 'read before the reload, read after');
 			assert.match(await waitingAfter.innerText(), /unread/, 'unread before the reload, unread after');
 		} finally {
-			// What the test made goes: the agent (the Agents view of the next tests lists the demo agents first).
-			await call('DELETE', `/v2/agents/${enc}`).catch(() => undefined);
+			// What the test made goes: the agent and its runtime (the Agents and Runtimes views of the next
+			// tests list the demo's first; a runtime left behind pushed atlas-dev out of the Runtimes view).
+			await call('DELETE', `/v2/agents/${enc}?delete_runtime=true`).catch(() => undefined);
 			await second?.close().catch(() => undefined);
 			if (requestId) {
 				await call('DELETE', `/_emulator/github/authorization-requests/${encodeURIComponent(requestId)}`).catch(() => undefined);

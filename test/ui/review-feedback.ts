@@ -301,6 +301,10 @@ const uiTest: UiTest = {
 			await workbench.revertDirtyEditors().catch((err: unknown) => note(`revert failed: ${String(err)}`));
 			await workbench.runCommand('View: Close All Editors');
 			await leavePage(home);
+			// What the test made goes, its runtime too (the Runtimes view of later tests lists the demo's).
+			await call('DELETE', `/v2/agents/${enc(agent.id)}?delete_runtime=true`).catch((err: unknown) =>
+				note(`the agent was not deleted: ${String(err)}`),
+			);
 		}
 	},
 };

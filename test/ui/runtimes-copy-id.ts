@@ -28,9 +28,12 @@ const uiTest: UiTest = {
 		await workbench.runCommand('View: Close All Editors');
 		await workbench.openViewContainer('Cloud Agents', 'cloudAgents');
 		const pane = await workbench.expandedPane('cloudAgents', 'Runtimes');
+		// Read again: the view may hold rows read before an earlier test removed what it made (a runtime
+		// listed above the demo's pushed the target out of the pane).
+		await workbench.runCommand('Cloud Agents: Refresh Runtimes');
 		// The answer's row, not the row as last loaded ("cached ·"), which the answer replaces under a click.
 		const row = pane.locator('.monaco-list-row', { hasText: target.display_name }).filter({ hasNotText: 'cached' }).first();
-		await row.waitFor({ state: 'visible', timeout: 30_000 });
+		await workbench.revealRow(pane, row);
 		// A click on the row gives the page the focus the browser's clipboard wants (a test before this
 		// one may have left it in a webview or the palette); then a value that is not the id.
 		// The click's default action reads the runtime again and opens its details in an editor, which

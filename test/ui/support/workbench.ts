@@ -238,6 +238,19 @@ export class Workbench {
 	}
 
 	/**
+	 * Scrolls the list of `pane` until `row` is in view (bounded): a list draws only the rows in view,
+	 * and a pane made small by an earlier test's layout may hold the row below its end.
+	 */
+	async revealRow(pane: Locator, row: Locator): Promise<void> {
+		for (let i = 0; i < 20 && !(await row.isVisible()); i++) {
+			await pane.locator('.monaco-list').first().hover();
+			await this.page.mouse.wheel(0, 66);
+			await row.waitFor({ state: 'visible', timeout: 500 }).catch(() => undefined);
+		}
+		await row.waitFor({ state: 'visible', timeout: 30_000 });
+	}
+
+	/**
 	 * The Agents view's row of the agent `name`, visible: the view loads when shown, and one loaded
 	 * earlier in the run is refreshed once to list an agent a test has just made.
 	 */
