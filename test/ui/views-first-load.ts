@@ -52,7 +52,9 @@ const uiTest: UiTest = {
 			await stall.end();
 		}
 		const pane = workbench.pane(VIEW_CONTAINER_ID, 'Runtimes');
-		await pane.locator('.monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 120_000 });
+		// Listed once the service answers (its first row), then the demo's runtime scrolled into view.
+		await pane.locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 120_000 });
+		await workbench.revealRow(pane, pane.locator('.monaco-list-row', { hasText: name }).first(), 120_000);
 		const welcome = await workbench.paneWelcome(VIEW_CONTAINER_ID, 'Runtimes');
 		assert.deepEqual(welcome, [], 'no welcome text once the runtimes are listed');
 	},

@@ -241,13 +241,13 @@ export class Workbench {
 	 * Scrolls the list of `pane` until `row` is in view (bounded): a list draws only the rows in view,
 	 * and a pane made small by an earlier test's layout may hold the row below its end.
 	 */
-	async revealRow(pane: Locator, row: Locator): Promise<void> {
+	async revealRow(pane: Locator, row: Locator, timeoutMs = 30_000): Promise<void> {
 		for (let i = 0; i < 20 && !(await row.isVisible()); i++) {
 			await pane.locator('.monaco-list').first().hover();
 			await this.page.mouse.wheel(0, 66);
 			await row.waitFor({ state: 'visible', timeout: 500 }).catch(() => undefined);
 		}
-		await row.waitFor({ state: 'visible', timeout: 30_000 });
+		await row.waitFor({ state: 'visible', timeout: timeoutMs });
 	}
 
 	/**
