@@ -25,8 +25,9 @@ import { VIEW_IDS } from '../ids';
 export const ACTIVITY_VIEW_ID = VIEW_IDS.activity;
 
 /**
- * The most events one look announces one by one; more are said in one notification that counts
- * them (a window opened on an account with several agents waiting raises one, not a toast each).
+ * The most events other than a run's end one look announces one by one; more are said in one
+ * notification that counts them (a window opened on an account with several agents waiting raises
+ * one, not a toast each). Each run's end is announced on its own.
  */
 export const SEPARATE_ANNOUNCEMENTS_MAX = 2;
 
@@ -179,11 +180,16 @@ export class ActivityPresenter {
 	 * The events one look announces: up to SEPARATE_ANNOUNCEMENTS_MAX a notification each (`present`);
 	 * more, one notification that counts them, names the first few and offers Show Activity.
 	 */
-	presentAll(events: readonly ActivityEvent[]): void {
-		if (events.length <= SEPARATE_ANNOUNCEMENTS_MAX) {
-			for (const event of events) {
+	presentAll(all: readonly ActivityEvent[]): void {
+		// A run's end is always its own notification (its result is one click away); the others are
+		// said together when there are more than SEPARATE_ANNOUNCEMENTS_MAX of them.
+		const events = all.filter((e) => e.kind !== 'runEnded');
+		for (const event of all) {
+			if (event.kind === 'runEnded' || events.length <= SEPARATE_ANNOUNCEMENTS_MAX) {
 				this.present(event);
 			}
+		}
+		if (events.length <= SEPARATE_ANNOUNCEMENTS_MAX) {
 			return;
 		}
 		const named = events.slice(0, SEPARATE_ANNOUNCEMENTS_MAX).map((e) => singleLine(describeEvent(e), 120));

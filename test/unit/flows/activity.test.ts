@@ -152,28 +152,32 @@ suite('flows/activity', () => {
 			assert.equal(action, 'Open Authorization Page');
 		});
 
-		test('a look that noticed up to two events announces each; more, one notification that counts them, a warning if one needs you, whose action shows Activity', async () => {
+		test('a look announces each run end and up to two other events one by one; more others, one notification that counts them, a warning, whose action shows Activity', async () => {
 			fake.answer('window.showInformationMessage', async () => undefined);
 			const ended = (key: string, name: string): ActivityEvent =>
 				event({ key, agentId: key, agentName: name, runId: `${key}-r`, outcome: 'succeeded' });
-			presenter.presentAll([ended('a', 'Alpha'), ended('b', 'Beta')]);
-			assert.deepEqual(
-				fake.calls('window.showInformationMessage').map(([text]) => text),
-				['Alpha: run succeeded', 'Beta: run succeeded'],
-			);
+			const asks = (key: string, who: string): ActivityEvent =>
+				event({ key, kind: 'githubAuthorization', requestedBy: `agent:${who}`, reason: 'Push' });
 			let chosen: (v: string | undefined) => void = () => undefined;
 			fake.answer('window.showWarningMessage', () => new Promise((resolve) => (chosen = resolve)));
-			presenter.presentAll([
-				ended('c', 'Gamma'),
-				event({ key: 'gh', kind: 'githubAuthorization', requestedBy: 'agent:Delta', reason: 'Push' }),
-				ended('e', 'Epsilon'),
-				ended('f', 'Zeta'),
-			]);
-			assert.equal(fake.calls('window.showInformationMessage').length, 2, 'nothing more one by one');
+			{
+				presenter.presentAll([ended('a', 'Alpha'), asks('g1', 'Delta'), asks('g2', 'Eta')]);
+				assert.deepEqual(
+					fake.calls('window.showInformationMessage').map(([text]) => text),
+					['Alpha: run succeeded'],
+				);
+				assert.equal(fake.calls('window.showWarningMessage').length, 2, 'two others: one each');
+			}
+			presenter.presentAll([ended('b', 'Beta'), asks('g3', 'Delta'), ended('c', 'Gamma'), asks('g4', 'Eta'), asks('g5', 'Theta')]);
+			assert.deepEqual(
+				fake.calls('window.showInformationMessage').map(([text]) => text),
+				['Alpha: run succeeded', 'Beta: run succeeded', 'Gamma: run succeeded'],
+				'each run end on its own',
+			);
 			const warnings = fake.calls('window.showWarningMessage') as string[][];
-			assert.equal(warnings.length, 1);
-			assert.deepEqual(warnings[0], [
-				'Cloud Agents: 4 new in Activity — Gamma: run succeeded; agent:Delta asks for GitHub access: Push and 2 more',
+			assert.equal(warnings.length, 3, 'three others: one notification');
+			assert.deepEqual(warnings[2], [
+				'Cloud Agents: 3 new in Activity — agent:Delta asks for GitHub access: Push; agent:Eta asks for GitHub access: Push and 1 more',
 				'Show Activity',
 			]);
 			chosen('Show Activity');
