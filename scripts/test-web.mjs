@@ -518,13 +518,20 @@ const STEP_LIST = [
 			// view draws only the lines in sight), read back from the page's clipboard.
 			await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.origin });
 			const readChannel = async () => {
-				const box = await page.evaluate(() => {
-					// The Output view's editor is the panel's tallest (its filter box is an editor too).
-					const editors = [...document.querySelectorAll('.part.panel .monaco-editor')];
-					const r = editors.sort((a, b) => b.clientHeight - a.clientHeight)[0]?.getBoundingClientRect();
-					return r ? { x: r.x + r.width / 2, y: r.y + r.height / 2 } : undefined;
-				});
-				assert(box, 'the Output view shows an editor');
+				// The Output view's editor is the panel's tallest (its filter box is an editor too, one line
+				// high). The panel opens after the channel's pick closes: wait until it shows the view (the
+				// CI run at f1df63a read the page once, a moment too early, and found no editor there).
+				const box = await page
+					.waitForFunction(
+						() => {
+							const editors = [...document.querySelectorAll('.part.panel .monaco-editor')];
+							const r = editors.sort((a, b) => b.clientHeight - a.clientHeight)[0]?.getBoundingClientRect();
+							return r && r.height > 40 ? { x: r.x + r.width / 2, y: r.y + r.height / 2 } : false;
+						},
+						undefined,
+						{ timeout: STEP_MS, polling: 100 },
+					)
+					.then((handle) => handle.jsonValue());
 				await page.evaluate(() => navigator.clipboard.writeText(''));
 				await page.mouse.click(box.x, box.y);
 				await page.keyboard.press('ControlOrMeta+A');

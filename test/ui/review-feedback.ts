@@ -223,6 +223,13 @@ const uiTest: UiTest = {
 				30_000,
 			);
 			note(`run ${run.id} received ${run.prompt.length} characters`);
+			// Sent, the feedback document closes (the extension shows it to close it, which takes the
+			// focus: a Go to File pick opened before then closed under the test, in the CI run at
+			// f1df63a). Go on once it has.
+			await page
+				.locator('.tabs-container .tab', { hasText: /agent-feedback-\d+\.md/ })
+				.first()
+				.waitFor({ state: 'hidden', timeout: 30_000 });
 			for (const part of [
 				'src/review-a.ts',
 				'lib/review_b.py',
