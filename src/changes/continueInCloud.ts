@@ -30,6 +30,7 @@ import { argString, argValue, displayName, showModalQuestion } from '../views/ui
 import type { ChangesHost } from './changesActions';
 import type { LinkSource } from './linkSource';
 import { countFiles, listOf, openDocument } from './words';
+import type { HandoverAnswer } from '../util/handover';
 
 /** At most this many files are handed over at once (the pick offers at most this many). */
 export const MAX_HANDOVER_FILES = 200;
@@ -68,29 +69,6 @@ export interface PromptFlow {
 
 /** What to do with a file whose copy on the agent's side differs (automation's `onOverwrite`). */
 export type OverwriteChoice = 'replace' | 'keep' | 'cancel';
-
-/** What Continue in Cloud answers (automation and tests). */
-export interface ContinueAnswer {
-	agentId: string;
-	/** The run that received the prompt; undefined when none did. */
-	runId?: string;
-	/** The prompt sent (or that would have been). */
-	prompt?: string;
-	/** Written to the agent's workspace. */
-	written: string[];
-	/** Handed over without a write: the agent's copy was already the same. */
-	same: string[];
-	/** Left out: the agent's copy differs and was kept. */
-	kept: string[];
-	/** Not written: the agent's copy changed after it was checked. */
-	conflicts: string[];
-	/** Not handed over: deleted locally (nothing is deleted on the agent's side). */
-	deleted: string[];
-	/** Not handed over: an unsafe name (each with why). */
-	refused: string[];
-	/** Why nothing (more) was done, when that is the answer. */
-	stopped?: string;
-}
 
 /** Where the work comes from and goes to. */
 interface Handover {
@@ -228,13 +206,13 @@ export function promptTooLong(prompt: string): string | undefined {
 // ---- The flow ----
 
 /** "Continue in Cloud…": see the file's comment. */
-export async function continueInCloud(host: ChangesHost, kit: ActionKit): Promise<ContinueAnswer | undefined> {
+export async function continueInCloud(host: ChangesHost, kit: ActionKit): Promise<HandoverAnswer | undefined> {
 	const handover = await whereFrom(host, kit);
 	if (!handover) {
 		return undefined;
 	}
 	const { agent } = handover;
-	const answer: ContinueAnswer = { agentId: agent.id, written: [], same: [], kept: [], conflicts: [], deleted: [], refused: [] };
+	const answer: HandoverAnswer = { agentId: agent.id, written: [], same: [], kept: [], conflicts: [], deleted: [], refused: [] };
 	const candidates = await findCandidates(host, handover, kit);
 	if (!candidates) {
 		return undefined;
@@ -293,9 +271,9 @@ async function handOver(
 	handover: Handover,
 	outgoing: Outgoing[],
 	asked: { prompt: string; typed: string; images: string[]; onConflict?: ConflictChoice },
-	answer: ContinueAnswer,
+	answer: HandoverAnswer,
 	onSent: () => void,
-): Promise<ContinueAnswer> {
+): Promise<HandoverAnswer> {
 	const { agent } = handover;
 	const firstCheck = promptTooLong(
 		handoverPrompt(
@@ -371,7 +349,7 @@ async function handOver(
 }
 
 /** Says why it stopped (a person sees it; automation's goes to the log) and answers so. */
-function stop(kit: ActionKit, answer: ContinueAnswer, why: string): ContinueAnswer {
+function stop(kit: ActionKit, answer: HandoverAnswer, why: string): HandoverAnswer {
 	kit.info(why);
 	return { ...answer, stopped: why };
 }

@@ -40,6 +40,7 @@ import type { ToolHandlers } from './lazyTools';
 import type { Activity } from '../activity/activity';
 import { HISTORY_MAX_ENTRIES, type HistoryEntry } from '../activity/history';
 import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from '../util/quotedData';
+import type { HandoverAnswer } from '../util/handover';
 
 /** Most bytes of a file one read returns. */
 export const READ_FILE_MAX_BYTES = 64 * 1024;
@@ -94,18 +95,6 @@ export interface HandoverRequest {
 	paths?: string[];
 	/** A file whose copy on the agent's side differs: replaced, or kept as the agent has it. */
 	onOverwrite: 'replace' | 'keep';
-}
-
-/** What Continue in Cloud answers (src/changes/continueInCloud.ts `ContinueAnswer`). */
-export interface HandoverAnswer {
-	runId?: string;
-	written: string[];
-	same: string[];
-	kept: string[];
-	conflicts: string[];
-	deleted: string[];
-	refused: string[];
-	stopped?: string;
 }
 
 /** Files the continue-in-cloud tool hands over at most (Continue in Cloud's own bound). */

@@ -8,7 +8,7 @@ import type { ListDescriptor } from '../views/descriptor';
 import type { DescriptorTreeProvider } from '../views/listTree';
 import type { ActionKit, RecordAction, ResourceAction } from '../views/actions';
 import { joinParts, plainTooltip, relativeTime, statusIcon } from '../views/format';
-import { argFlag, argObject, closeSentDocument, showInfo, showWarning } from '../views/ui';
+import { argFlag, argObject, closeSentDocument, openUntitledDraft, showInfo, showWarning } from '../views/ui';
 import { imagesList } from './images';
 
 /** What an image build command receives: `{build}` (a row, the resolver). */
@@ -337,21 +337,7 @@ async function openBuildRequest(kit: ActionKit): Promise<vscode.TextDocument> {
 	const active = vscode.window.activeTextEditor?.document;
 	const dockerfile =
 		active && (active.languageId === 'dockerfile' || /Dockerfile$/i.test(active.fileName)) ? active.getText() : undefined;
-	let n = 1;
-	const names = new Set(vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled').map((d) => d.uri.path));
-	while (names.has(`image-build-${n}.json`) && n < 1000) {
-		n++;
-	}
-	let doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'untitled', path: `image-build-${n}.json` }));
-	// The workbench can still hold an untitled document of that name that the extension host no longer
-	// lists (one closed a moment ago): its text is never written over, the next name is taken (bounded).
-	while (doc.getText() !== '' && n < 1000) {
-		n++;
-		doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'untitled', path: `image-build-${n}.json` }));
-	}
-	const editor = await vscode.window.showTextDocument(doc);
-	await editor.edit((e) => e.insert(new vscode.Position(0, 0), buildTemplate(dockerfile)));
-	await vscode.languages.setTextDocumentLanguage(doc, 'json');
+	const doc = await openUntitledDraft('image-build', 'json', 'json', buildTemplate(dockerfile));
 	kit.info(vscode.l10n.t('Edit the build request, then run "Start Build" from the editor title.'));
 	return doc;
 }

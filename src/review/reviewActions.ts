@@ -21,7 +21,7 @@ import { LIMITS } from '../base/limits';
 import { utf8Length } from '../base/bytes';
 import { describeError } from '../messages/errors';
 import type { ActionKit, ResourceAction, ResourceActions } from '../views/actions';
-import { argBoolean, argString, closeSentDocument, displayName, pickItem, showInfo, showWarning } from '../views/ui';
+import { argBoolean, argString, closeSentDocument, displayName, openUntitledDraft, pickItem, showInfo, showWarning } from '../views/ui';
 import { buildFeedbackPrompt, type FeedbackPrompt } from './feedbackPrompt';
 import type { ReviewComment, ReviewFeature } from './reviewFeature';
 import type { StoredThread } from './reviewStore';
@@ -223,7 +223,7 @@ async function sendFeedback(feature: ReviewFeature, drafts: Map<string, Draft>, 
 		return undefined;
 	}
 	const built = promptOf(threads);
-	const opened = await openDraft(kept ?? built.prompt);
+	const opened = await openUntitledDraft('agent-feedback', 'md', 'markdown', kept ?? built.prompt, false);
 	drafts.set(opened.uri.toString(), { agentId, threadIds: threads.map((t) => t.id) });
 	tellDraft(feature, agentId, kept !== undefined, built, opened, threads.length);
 	return opened;
@@ -276,25 +276,6 @@ function tellDraft(
 			count,
 		),
 	);
-}
-
-/** A new untitled Markdown document `agent-feedback-N.md` holding `text`. */
-async function openDraft(text: string): Promise<vscode.TextDocument> {
-	let n = 1;
-	const names = new Set(vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled').map((d) => d.uri.path));
-	while (names.has(`agent-feedback-${n}.md`) && n < 1000) {
-		n++;
-	}
-	let doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'untitled', path: `agent-feedback-${n}.md` }));
-	// The workbench may still hold an untitled document of that name: never written over (bounded).
-	while (doc.getText() !== '' && n < 1000) {
-		n++;
-		doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'untitled', path: `agent-feedback-${n}.md` }));
-	}
-	const editor = await vscode.window.showTextDocument(doc, { preview: false });
-	await editor.edit((e) => e.insert(new vscode.Position(0, 0), text));
-	await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
-	return doc;
 }
 
 /** Sends the feedback document's text (as edited). */

@@ -243,6 +243,37 @@ export function toAbortSignal(token: vscode.CancellationToken): { signal: AbortS
 }
 
 /**
+ * Opens a new untitled document `<stem>-N.<ext>` (the first N no open untitled document has) holding
+ * `text`, in language `languageId`, in an editor (`preview` as `showTextDocument` takes it). The
+ * workbench can still hold an untitled document of that name that the extension host no longer
+ * lists (one closed a moment ago): its text is never written over, the next name is taken (bounded).
+ */
+export async function openUntitledDraft(
+	stem: string,
+	ext: string,
+	languageId: string,
+	text: string,
+	preview?: boolean,
+): Promise<vscode.TextDocument> {
+	const MAX = 1000;
+	const uriOf = (n: number): vscode.Uri => vscode.Uri.from({ scheme: 'untitled', path: `${stem}-${n}.${ext}` });
+	const names = new Set(vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled').map((d) => d.uri.path));
+	let n = 1;
+	while (names.has(uriOf(n).path) && n < MAX) {
+		n++;
+	}
+	let doc = await vscode.workspace.openTextDocument(uriOf(n));
+	while (doc.getText() !== '' && n < MAX) {
+		n++;
+		doc = await vscode.workspace.openTextDocument(uriOf(n));
+	}
+	const editor = await vscode.window.showTextDocument(doc, preview === undefined ? undefined : { preview });
+	await editor.edit((e) => e.insert(new vscode.Position(0, 0), text));
+	await vscode.languages.setTextDocumentLanguage(doc, languageId);
+	return doc;
+}
+
+/**
  * Closes every tab of a document that was sent (a request or prompt edited in an untitled editor),
  * reverting it first, in each editor group it is open in; bounded.
  */

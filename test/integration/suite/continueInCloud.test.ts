@@ -8,7 +8,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { ContinueAnswer } from '../../../src/changes/continueInCloud';
+import type { HandoverAnswer } from '../../../src/util/handover';
 import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import { createIdleAgent, emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import { devToken, emulatorProfile, words } from '../support/env';
@@ -53,8 +53,8 @@ async function idle(agentId: string): Promise<void> {
 }
 
 /** Runs the command as automation; resolves with its answer (rejects as the command does). */
-function continueInCloud(arg: Record<string, unknown>): Thenable<ContinueAnswer | undefined> {
-	return vscode.commands.executeCommand<ContinueAnswer | undefined>('cloudAgents.changes.continueInCloud', { automation: true, ...arg });
+function continueInCloud(arg: Record<string, unknown>): Thenable<HandoverAnswer | undefined> {
+	return vscode.commands.executeCommand<HandoverAnswer | undefined>('cloudAgents.changes.continueInCloud', { automation: true, ...arg });
 }
 
 (emulatorProfile() === 'standard' ? suite : suite.skip)('Continue in Cloud (issue 46)', () => {

@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import type { CloudAgentsClient, Run } from '../../../src/api';
 import { LIMITS } from '../../../src/api';
 import type { ChangesHost } from '../../../src/changes/changesActions';
+import type { HandoverAnswer } from '../../../src/util/handover';
 import {
-	type ContinueAnswer,
 	type PromptFlow,
 	MAX_NAMED_FILES,
 	continueInCloud,
@@ -161,7 +161,7 @@ suite('changes/continueInCloud: the flow (automation, emulator workspace)', () =
 			(f) => decode(f.content),
 			() => undefined,
 		);
-	const run = (arg: Record<string, unknown>): Promise<ContinueAnswer | undefined> =>
+	const run = (arg: Record<string, unknown>): Promise<HandoverAnswer | undefined> =>
 		continueInCloud(host(), kit({ agentId, localFolder: 'file:///w', agentFolder: 'cic', ...arg }));
 
 	test('writes the files, skips an identical one, and starts the run with a prompt naming them', async () => {

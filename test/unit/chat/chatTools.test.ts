@@ -1,14 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { CloudAgentsClient, type Run } from '../../../src/api';
-import {
-	ChatTools,
-	type ChatToolsDeps,
-	type HandoverAnswer,
-	type HandoverRequest,
-	READ_FILE_MAX_BYTES,
-	sinceArg,
-} from '../../../src/chat/chatTools';
+import type { HandoverAnswer } from '../../../src/util/handover';
+import { ChatTools, type ChatToolsDeps, type HandoverRequest, READ_FILE_MAX_BYTES, sinceArg } from '../../../src/chat/chatTools';
 import type { ActivityEvent } from '../../../src/activity/events';
 import type { HistoryEntry } from '../../../src/activity/history';
 import { MARKER_PREFIX } from '../../../src/util/quotedData';
@@ -319,6 +313,7 @@ suite('chat/chatTools', () => {
 			test('hands the named folder and files to Continue in Cloud (the agent by name, differing copies kept); the answer is quoted data, a hostile name inside it', async () => {
 				const name = (await client.listAgents({ limit: 100 })).items.find((a) => a.id === agentId)!.name;
 				answer = {
+					agentId,
 					runId: 'run_h',
 					written: ['a.ts', HOSTILE],
 					same: ['b.ts'],
