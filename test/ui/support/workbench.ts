@@ -342,41 +342,17 @@ export class Workbench {
 			await this.page.keyboard.press('F1');
 			// An F1 the workbench did not take (the focus moving into a webview as it loads took the key
 			// with it; the palette closed as the focus left it) is pressed again, at most three times.
-			const opened = await input.waitFor({ state: 'visible', timeout: 10_000 }).then(
-				() => true,
-				(err: unknown) => {
-					if (attempt >= 3) {
-						throw err;
-					}
-					return false;
-				},
-			);
+			const opened = await tookOrLast(input.waitFor({ state: 'visible', timeout: 10_000 }), attempt >= 3);
 			if (!opened) {
 				await this.page.evaluate('document.activeElement instanceof HTMLIFrameElement && document.activeElement.blur()');
 				continue;
 			}
-			const filled = await input.fill(`>${label}`, { timeout: 10_000 }).then(
-				() => true,
-				(err: unknown) => {
-					if (attempt >= 3) {
-						throw err;
-					}
-					return false;
-				},
-			);
+			const filled = await tookOrLast(input.fill(`>${label}`, { timeout: 10_000 }), attempt >= 3);
 			if (!filled) {
 				continue;
 			}
 			const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-			const shown = await row.waitFor({ state: 'visible', timeout: 10_000 }).then(
-				() => true,
-				(err: unknown) => {
-					if (attempt >= 3) {
-						throw err;
-					}
-					return false;
-				},
-			);
+			const shown = await tookOrLast(row.waitFor({ state: 'visible', timeout: 10_000 }), attempt >= 3);
 			if (shown) {
 				await this.page.keyboard.press('Enter');
 				// The palette closes before the command's own input opens: until then its rows are
@@ -503,4 +479,17 @@ export class Workbench {
 		await this.page.screenshot({ path });
 		return path;
 	}
+}
+
+/** True once `step` succeeds, false when it fails and another attempt follows; the last attempt's failure is thrown. */
+function tookOrLast(step: Promise<unknown>, last: boolean): Promise<boolean> {
+	return step.then(
+		() => true,
+		(err: unknown) => {
+			if (last) {
+				throw err;
+			}
+			return false;
+		},
+	);
 }
