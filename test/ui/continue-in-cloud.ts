@@ -152,7 +152,25 @@ const uiTest: UiTest = {
 			// Every difference (the local edit is not one the agent made: Compare Everything lists it).
 			await workbench.runCommand('Cloud Agents: Compare Everything');
 			const scmRows = page.locator('[id="workbench.view.scm"] .monaco-list-row');
-			await scmRows.filter({ hasText: 'notes.md' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+			await scmRows
+				.filter({ hasText: 'notes.md' })
+				.first()
+				.waitFor({ state: 'visible', timeout: 60_000 })
+				.catch(async (err: unknown) => {
+					// What the window showed instead (the CI run at a3a3499 failed here once).
+					await workbench.screenshot('continue-in-cloud-no-rows');
+					note(`Source Control rows: ${JSON.stringify(await scmRows.allInnerTexts())}`);
+					note(`notifications: ${JSON.stringify(await workbench.notifications())}`);
+					note(
+						`quick input: ${JSON.stringify(
+							await page
+								.locator('.quick-input-widget')
+								.innerText()
+								.catch(() => ''),
+						)}`,
+					);
+					throw err;
+				});
 			await scmRows.filter({ hasText: 'new.md' }).first().waitFor({ state: 'visible', timeout: 10_000 });
 
 			// First: the question names the file and what is lost; Cancel hands nothing over.
