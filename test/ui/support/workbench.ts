@@ -472,21 +472,6 @@ export class Workbench {
 		return this.page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts();
 	}
 
-	/**
-	 * The texts of every notification of this window session that was not cleared, from the
-	 * notification center (opened, read, hidden): a toast hides by itself after a while, the
-	 * center keeps it.
-	 */
-	async notificationCenter(): Promise<string[]> {
-		await this.runCommand('Notifications: Show Notifications');
-		const center = this.page.locator('.notifications-center');
-		await center.waitFor({ state: 'visible', timeout: 10_000 });
-		const texts = await center.locator('.notification-list-item-message').allInnerTexts();
-		await this.runCommand('Notifications: Hide Notifications');
-		await center.waitFor({ state: 'hidden', timeout: 10_000 });
-		return texts;
-	}
-
 	/** Saves a full-page screenshot as `<screenshotDir>/<name>.png`; returns its path. */
 	async screenshot(name: string): Promise<string> {
 		mkdirSync(this.screenshotDir, { recursive: true });
