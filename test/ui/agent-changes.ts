@@ -302,9 +302,7 @@ const uiTest: UiTest = {
 			await workbench.clickInlineAction(conflictRow, 'Send to Agent…');
 			await sendQuestion(page);
 			await answerSendQuestion(page, 'Send to Agent');
-			const told = await until(page, 'the conflict told', async () =>
-				(await workbench.notifications()).find((t) => t.includes('changed in the agent workspace since it was listed')),
-			);
+			const told = await workbench.waitForNotification('changed in the agent workspace since it was listed');
 			assert.match(told, /conflict\.md/);
 			const agentConflict = (await groundFiles(emulatorUrl, devToken, agent.id)).find((f) => f.path === conflict);
 			assert.equal(Buffer.from(agentConflict?.content_base64 ?? '', 'base64').toString('utf8'), '# Conflict\n\nThe agent again.\n');
@@ -324,9 +322,7 @@ const uiTest: UiTest = {
 			const linkedRow = fileRow(page, 'x.md', `${folder}/linked`);
 			await linkedRow.waitFor({ state: 'visible', timeout: 10_000 });
 			await workbench.clickInlineAction(linkedRow, 'Apply to Local');
-			const refused = await until(page, 'the refusal told', async () =>
-				(await workbench.notifications()).find((t) => t.includes('could not be applied')),
-			);
+			const refused = await workbench.waitForNotification('could not be applied');
 			assert.match(refused, /x\.md.*symbolic link/);
 			await linkedRow.waitFor({ state: 'visible', timeout: 5_000 });
 			assert.deepEqual(await readdir(outside), [], 'nothing written through the symbolic link');

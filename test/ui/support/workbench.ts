@@ -472,6 +472,38 @@ export class Workbench {
 		return this.page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts();
 	}
 
+	/**
+	 * The first notification whose text includes `text`, waited for (bounded): in the toasts, else
+	 * in the notification center. The workbench shows no new toast once three came within 800 ms
+	 * (its spam protection): such a notification goes to the center only. The center is opened for
+	 * the wait and hidden after it.
+	 */
+	async waitForNotification(text: string, timeoutMs = 20_000): Promise<string> {
+		const inToasts = async (): Promise<string | undefined> => (await this.notifications()).find((t) => t.includes(text));
+		const end = Date.now() + timeoutMs * SLOWDOWN;
+		const found = await inToasts();
+		if (found !== undefined) {
+			return found;
+		}
+		await this.runCommand('Notifications: Show Notifications');
+		const center = this.page.locator('.notifications-center');
+		try {
+			await center.waitFor({ state: 'visible', timeout: 10_000 });
+			for (;;) {
+				const shown = (await center.locator('.notification-list-item-message').allInnerTexts()).find((t) => t.includes(text));
+				if (shown !== undefined) {
+					return shown;
+				}
+				if (Date.now() > end) {
+					throw new Error(`no notification says ${JSON.stringify(text)} (toasts or center) within ${timeoutMs} ms`);
+				}
+				await this.page.waitForTimeout(250);
+			}
+		} finally {
+			await this.runCommand('Notifications: Hide Notifications');
+		}
+	}
+
 	/** Saves a full-page screenshot as `<screenshotDir>/<name>.png`; returns its path. */
 	async screenshot(name: string): Promise<string> {
 		mkdirSync(this.screenshotDir, { recursive: true });
