@@ -177,31 +177,31 @@ export class ActivityPresenter {
 	) {}
 
 	/**
-	 * The events one look announces: up to SEPARATE_ANNOUNCEMENTS_MAX a notification each (`present`);
-	 * more, one notification that counts them, names the first few and offers Show Activity.
+	 * The events one look announces: each run's end a notification of its own (`present`); the others
+	 * too when there are at most SEPARATE_ANNOUNCEMENTS_MAX of them, else one notification that counts
+	 * them, names the first few and offers Show Activity.
 	 */
 	presentAll(all: readonly ActivityEvent[]): void {
-		// A run's end is always its own notification (its result is one click away); the others are
-		// said together when there are more than SEPARATE_ANNOUNCEMENTS_MAX of them.
-		const events = all.filter((e) => e.kind !== 'runEnded');
+		// A run's end is always its own notification: its result is one click away.
+		const others = all.filter((e) => e.kind !== 'runEnded');
 		for (const event of all) {
-			if (event.kind === 'runEnded' || events.length <= SEPARATE_ANNOUNCEMENTS_MAX) {
+			if (event.kind === 'runEnded' || others.length <= SEPARATE_ANNOUNCEMENTS_MAX) {
 				this.present(event);
 			}
 		}
-		if (events.length <= SEPARATE_ANNOUNCEMENTS_MAX) {
+		if (others.length <= SEPARATE_ANNOUNCEMENTS_MAX) {
 			return;
 		}
-		const named = events.slice(0, SEPARATE_ANNOUNCEMENTS_MAX).map((e) => singleLine(describeEvent(e), 120));
+		const named = others.slice(0, SEPARATE_ANNOUNCEMENTS_MAX).map((e) => singleLine(describeEvent(e), 120));
 		const text = notificationText(
 			vscode.l10n.t(
 				'Cloud Agents: {0} new in Activity — {1} and {2} more',
-				events.length,
+				others.length,
 				named.join('; '),
-				events.length - named.length,
+				others.length - named.length,
 			),
 		);
-		const show = events.some(needsAttention) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		const show = others.some(needsAttention) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
 		const open = vscode.l10n.t('Show Activity');
 		void show(text, open).then(async (choice) => {
 			if (choice === open) {
