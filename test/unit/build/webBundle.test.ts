@@ -105,6 +105,25 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 	});
 
 	/**
+	 * The body's text as the bundle's start reads it (esbuild.mjs webBodyAsText): the source text of
+	 * the function the bundle ends with, between its comment's ends, each U+2063 between `*` and `/`
+	 * taken out.
+	 */
+	function bodyFromBundle(): string {
+		const stub = makeVscodeStub(vscodeApiNames(ROOT));
+		// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the bundle under test
+		const load = new Function('module', 'exports', 'require', `${bundle}\n;return __cloudAgentsWebBody;`) as (
+			...args: unknown[]
+		) => unknown;
+		const holder = load({ exports: {} }, {}, () => stub) as () => void;
+		const source = Function.prototype.toString.call(holder);
+		return source
+			.slice(source.indexOf('/*') + 2, source.lastIndexOf('*/'))
+			.split('*\u2063/')
+			.join('*/');
+	}
+
+	/**
 	 * Loads the bundle as the web worker extension host does (the text as a function of module,
 	 * exports and require), then, with `startBody`, evaluates the body's text as its start does
 	 * (esbuild.mjs webBodyAsText: `new Function` over it, then its `load()`); returns the modules the
@@ -152,7 +171,12 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 			'in the web bundle as code, after activation in the Node build',
 		);
 		assert.ok(!inBundle.includes('src/shell/main.ts'), 'the body is not code of the bundle');
-		assert.match(bundle, /new Function\(["']module["'], ["']exports["'], ["']require["'], ["']/, 'the body as text');
+		assert.match(
+			bundle,
+			/\nfunction __cloudAgentsWebBody\(\)\{\/\*/,
+			'the body as text: a comment in a function appended to the bundle',
+		);
+		assert.equal(bodyFromBundle(), body, "the text read back from the bundle is the body's");
 		loadRecording(false);
 		// The body's start evaluates it (and no more: the tests below).
 		assert.ok(loadRecording(true).includes('src/shell/main.ts'));
