@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
 import { EventSource } from 'eventsource';
 import { Agent, request } from 'undici';
-import { CloudAgentsClient } from '../../src/api';
+import { CloudAgentsClient, type RunEventStream } from '../../src/api';
 import { type BenchContext, median, quantile } from '../report';
 import { nodeConnect } from '../../src/platform/node/network';
 import { fetchConnect } from '../../src/platform/web/fetchWire';
@@ -313,6 +313,15 @@ async function viaFetchParser(url: string, sink: Sink): Promise<void> {
 	}
 }
 
+/** Reads a run-event stream as readRunEvents does (RunEventStream.nextBatch), handing every record to the sink. */
+async function takeBatches(stream: RunEventStream, sink: Sink): Promise<void> {
+	for (let batch = await stream.nextBatch(); batch !== undefined; batch = await stream.nextBatch()) {
+		for (const ev of batch) {
+			sink.take(ev.seq, ev.type, ev.data);
+		}
+	}
+}
+
 export async function run(ctx: BenchContext): Promise<void> {
 	const gc = (globalThis as { gc?: () => void }).gc;
 	if (!gc) {
@@ -332,11 +341,8 @@ export async function run(ctx: BenchContext): Promise<void> {
 	// Every contender does the same consumer work per event: it obtains the parsed record's seq,
 	// type and data (the client hands out parsed records; the raw contenders JSON.parse the SSE
 	// data themselves, as their users must) and gives them to the same sink.
-	const viaClient = async (sink: Sink): Promise<void> => {
-		for await (const ev of client.streamRunEvents(AGENT, RUN)) {
-			sink.take(ev.seq, ev.type, ev.data);
-		}
-	};
+	// The client as the run follower reads it (src/runFollowing/runEvents.ts): a chunk's records at a time.
+	const viaClient = (sink: Sink): Promise<void> => takeBatches(client.streamRunEvents(AGENT, RUN), sink);
 	const viaParser = async (sink: Sink): Promise<void> => {
 		const res = await request(`${url}${EVENTS_PATH}?after=-1`, {
 			method: 'GET',
@@ -377,11 +383,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 	// The client through the browser's transport (src/platform/web/fetchWire.ts over Node's global fetch), as
 	// VS Code for the Web runs it: the same client code, a different wire.
 	const webClient = new CloudAgentsClient({ connect: fetchConnect, baseUrl: url, getToken: () => 'ca_bench_token' });
-	const viaWebClient = async (sink: Sink): Promise<void> => {
-		for await (const ev of webClient.streamRunEvents(AGENT, RUN)) {
-			sink.take(ev.seq, ev.type, ev.data);
-		}
-	};
+	const viaWebClient = (sink: Sink): Promise<void> => takeBatches(webClient.streamRunEvents(AGENT, RUN), sink);
 
 	// Node: the client, raw eventsource-parser (over undici, the client's transport there) and the
 	// `eventsource` package. The browser's transport: the client over fetch, raw eventsource-parser

@@ -93,7 +93,8 @@ const ACTIVE_RUN_STATUSES = new Set(['queued', 'pending', 'running', 'in_progres
  * reconnects stop making progress or exceed the per-minute cap.
  */
 export class RunEventStream implements AsyncIterableIterator<EventRecord> {
-	private readonly buf: EventRecord[] = [];
+	/** The records of the last chunk read (a new array per chunk: nextBatch hands it out whole). */
+	private buf: EventRecord[] = [];
 	private index = 0;
 	private readonly decoder: RunEventDecoder;
 	private readonly sink: SseSink;
@@ -156,7 +157,25 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 		if (this.index < this.buf.length) {
 			return Promise.resolve({ value: this.buf[this.index++] as EventRecord, done: false });
 		}
-		return this.pull();
+		return this.pull().then((more) =>
+			more ? { value: this.buf[this.index++] as EventRecord, done: false } : { value: undefined, done: true },
+		);
+	}
+
+	/**
+	 * The records not handed out yet, as they came: the rest of the last network chunk's, else the
+	 * next chunk's (never empty); undefined when the stream has ended. One await per chunk instead of
+	 * one per record, for a reader that takes them all (readRunEvents); the same records, errors and
+	 * end as iterating, and the two can be mixed.
+	 */
+	async nextBatch(): Promise<readonly EventRecord[] | undefined> {
+		if (this.index >= this.buf.length && !(await this.pull())) {
+			return undefined;
+		}
+		const batch = this.index === 0 ? this.buf : this.buf.slice(this.index);
+		this.buf = [];
+		this.index = 0;
+		return batch;
 	}
 
 	return(): Promise<IteratorResult<EventRecord>> {
@@ -205,8 +224,9 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 		this.conn = undefined;
 	}
 
-	private async pull(): Promise<IteratorResult<EventRecord>> {
-		this.buf.length = 0;
+	/** Reads until the next chunk's records are in `buf` (true) or the stream has ended (false). */
+	private async pull(): Promise<boolean> {
+		this.buf = [];
 		this.index = 0;
 		const signal = this.p.signal;
 		this.watch();
@@ -218,7 +238,7 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				if (this.closed || this.decoder.ended) {
 					this.dropConnection();
 					this.unwatch();
-					return { value: undefined, done: true };
+					return false;
 				}
 				if (signal?.aborted) {
 					throw abortError(signal);
@@ -280,7 +300,7 @@ export class RunEventStream implements AsyncIterableIterator<EventRecord> {
 				}
 				if (this.buf.length > 0) {
 					this.failures = 0;
-					return { value: this.buf[this.index++] as EventRecord, done: false };
+					return true;
 				}
 				if (this.streamError) {
 					throw this.streamError;

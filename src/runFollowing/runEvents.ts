@@ -41,14 +41,17 @@ export async function readRunEvents(
 	let cursor = options.after;
 	// A followed run waits for the service however long it is away: only aborting (stop following) ends the wait.
 	const events = client.streamRunEvents(agentId, runId, { after: cursor, signal, waitForService: true, onOutage: options.onOutage });
-	for await (const event of events) {
-		if (typeof event.seq === 'number') {
-			if (event.seq <= cursor) {
-				continue;
+	// A chunk's records at once (RunEventStream.nextBatch): one await per network chunk, not per event.
+	for (let batch = await events.nextBatch(); batch !== undefined; batch = await events.nextBatch()) {
+		for (const event of batch) {
+			if (typeof event.seq === 'number') {
+				if (event.seq <= cursor) {
+					continue;
+				}
+				cursor = event.seq;
 			}
-			cursor = event.seq;
+			onEvent(event);
 		}
-		onEvent(event);
 	}
 	if (options.ended()) {
 		return undefined;

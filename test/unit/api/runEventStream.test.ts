@@ -100,6 +100,68 @@ for (const wire of WIRES) {
 			assert.match(JSON.stringify(events[0]?.data), /echo <redacted> done/);
 		}
 
+		/** A server that sends `count` events and the completion in one write, or, with `tooLarge`, then an event over the bound. */
+		function oneWrite(count: number, tooLarge = false): Scenario {
+			return {
+				description: `${count} events in one write`,
+				routes: {
+					[EVENTS_ROUTE]: (_q, res) => {
+						const write = sseStart(res);
+						let frames = '';
+						for (let seq = 0; seq < count; seq++) {
+							frames += sseFrame(seq, 'log', { line: seq });
+						}
+						write(tooLarge ? frames : frames + sseFrame(count, 'run.completed', {}));
+						if (tooLarge) {
+							write(`data: ${'x'.repeat(SAFETY.sseEventMaxChars + 1)}`);
+						}
+						res.end();
+					},
+					'GET /v2/agents/*/runs/*': (_q, res) => json(res, 200, run({ status: 'running' })),
+				},
+			};
+		}
+
+		test("nextBatch hands out a chunk's records at once, the same records in the same order as iterating, then undefined", async () => {
+			const c = await start(oneWrite(200));
+			const stream = c.streamRunEvents(AGENT_ID, RUN_ID);
+			// Iterating takes the first record; the batch is the rest of its chunk.
+			const first = await stream.next();
+			assert.equal(first.value?.seq, 0);
+			const batches: Array<readonly EventRecord[]> = [];
+			for (let b = await stream.nextBatch(); b !== undefined; b = await stream.nextBatch()) {
+				batches.push(b);
+			}
+			assert.ok(
+				batches.every((b) => b.length > 0),
+				'no batch is empty',
+			);
+			assert.deepEqual(
+				batches.flat().map((e) => e.seq),
+				Array.from({ length: 200 }, (_, i) => i + 1),
+			);
+			// 201 records written at once (about 10 KB): far fewer batches than records, however the bytes were cut.
+			assert.ok(batches.length < 20, `${batches.length} batches`);
+			assert.equal(await stream.nextBatch(), undefined, 'still ended');
+			assert.equal((await stream.next()).done, true);
+		});
+
+		test('nextBatch hands out the records before an error, then rejects with it', async () => {
+			const c = await start(oneWrite(3, true));
+			const stream = c.streamRunEvents(AGENT_ID, RUN_ID);
+			const seqs: number[] = [];
+			let error: unknown;
+			try {
+				for (let b = await stream.nextBatch(); b !== undefined; b = await stream.nextBatch()) {
+					seqs.push(...b.map((e) => e.seq ?? -1));
+				}
+			} catch (err) {
+				error = err;
+			}
+			assert.deepEqual(seqs, [0, 1, 2]);
+			assert.ok(error instanceof ApiError && error.code === 'event_too_large', String(error));
+		});
+
 		test('a token the server echoes split across two network chunks is still redacted', async () => {
 			await assertRedacted(await start(echoSplit(TOKEN, 6)), TOKEN);
 		});
