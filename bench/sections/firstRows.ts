@@ -27,7 +27,7 @@
  * it signs in once with the API key (a web worker has no environment for the dev token), which its
  * browser context keeps; its activation is seen in the worker's own marks.
  *
- * BENCH_FIRST_ROWS_ROUNDS sets the measured rounds (default 5); BENCH_KEEP=1 keeps the work folder
+ * BENCH_FIRST_ROWS_ROUNDS sets the measured rounds (default 7); BENCH_KEEP=1 keeps the work folder
  * (bench/.tmp/first-rows-<pid>: the code-server and emulator logs).
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -358,7 +358,7 @@ function ms(values: number[]): string {
 
 export async function run(ctx: BenchContext): Promise<void> {
 	const title = 'First rows after the click (code-server, demo emulator, fresh window each round)';
-	const rounds = Math.max(1, Number(process.env.BENCH_FIRST_ROWS_ROUNDS ?? 5) || 5);
+	const rounds = Math.max(1, Number(process.env.BENCH_FIRST_ROWS_ROUNDS ?? 7) || 7);
 	const h: Harness = await loadHarness();
 	const work = join(ROOT, 'bench', '.tmp', `first-rows-${process.pid}`);
 	rmSync(work, { recursive: true, force: true });
