@@ -94,15 +94,16 @@ export const agentsList: ListDescriptor<Agent, AgentTarget> = {
 	cache: { store: (agent) => storeRecord(agent, STORED_AGENT), restore: (value) => restoreRecord<Agent>(value, STORED_AGENT) },
 	row(agent, ctx) {
 		const status = agent.status ?? 'unknown';
-		const runtimeName = agent.runtime_id ? ctx.lookup(runtimesList, agent.runtime_id)?.display_name || undefined : undefined;
 		return {
 			label: agent.name || agent.id,
 			contextValue: `agent:${contextToken(status)}`,
 			icon: agentStatusIcon(agent.status),
 			description: joinParts(status, relativeTime(fromUnixSeconds(agent.updated_at_unix_seconds ?? agent.created_at_unix_seconds))),
-			// Built on hover: its dates would load the locale data before the first rows (RowSpec.tooltip).
-			tooltip: () =>
-				plainTooltip(agent.name, [
+			// Built on hover: its dates would load the locale data before the first rows (RowSpec.tooltip);
+			// the runtime's name as the Runtimes view has it then.
+			tooltip: () => {
+				const runtimeName = agent.runtime_id ? ctx.lookup(runtimesList, agent.runtime_id)?.display_name || undefined : undefined;
+				return plainTooltip(agent.name, [
 					[vscode.l10n.t('Status'), status],
 					[vscode.l10n.t('ID'), agent.id],
 					[vscode.l10n.t('Runtime'), runtimeName ? `${runtimeName} (${agent.runtime_id ?? ''})` : agent.runtime_id],
@@ -120,7 +121,8 @@ export const agentsList: ListDescriptor<Agent, AgentTarget> = {
 							: undefined,
 					],
 					[vscode.l10n.t('Latest reply'), agent.latest_reply?.text ? oneLine(agent.latest_reply.text, 200) : undefined],
-				]),
+				]);
+			},
 		};
 	},
 	target: {

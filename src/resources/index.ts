@@ -83,10 +83,10 @@ export function connectLists(views: CloudAgentViews): vscode.Disposable[] {
 	const artifacts = views.providerOf(artifactsList);
 	// The agent and active runs last compared with the Agents view (one refresh per change, no loop).
 	let lastRunState = '';
-	// Tooltips name the runtime (as the Runtimes view does) instead of its id: redrawn when a name
-	// changed, not on every load (the Runtimes view polls while a runtime is in motion, and a
-	// redraw makes VS Code drop the agent rows' handles until it has read them again: a row's
-	// context menu used meanwhile would run without its row).
+	// Tooltips name the runtime (as the Runtimes view does) instead of its id, read when built (on
+	// hover): the rows are redrawn when a name changed and a tooltip was built already, not on every
+	// load (the Runtimes view polls while a runtime is in motion) nor when the Runtimes view's first
+	// page comes while the agent rows are first drawn (ListTree.redrawTooltips).
 	let runtimeNames = '';
 	return [
 		// An expired GitHub request drops off when its expiry passes.
@@ -117,7 +117,7 @@ export function connectLists(views: CloudAgentViews): vscode.Disposable[] {
 			const names = JSON.stringify(runtimes.records.map((r) => [r.id, r.display_name]));
 			if (names !== runtimeNames) {
 				runtimeNames = names;
-				agents.redraw();
+				agents.redrawTooltips();
 			}
 		}),
 		// Keep the selected agent's record (name in the view descriptions) current.

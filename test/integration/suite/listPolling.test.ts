@@ -72,6 +72,43 @@ suite('Automatic refresh of a list', () => {
 		assert.match(hoverText(tree, withRuntime), /after-rename/, 'the row reads its runtime name again');
 	});
 
+	test("a change only the rows' tooltips show (a runtime's name) redraws nothing until a tooltip was built; the tooltip reads the name when built", async function () {
+		this.timeout(30_000);
+		const signedIn = new vscode.EventEmitter<void>();
+		const log = vscode.window.createOutputChannel('Cloud Agents tooltip redraw test', { log: true });
+		const host: ListHost = { signedIn: true, onDidChange: signedIn.event, log, reportError: () => undefined };
+		let runtimeName = 'first-name';
+		const ctx: ListContext = {
+			client: () => api.session.client,
+			lookup: ((_list: unknown, id: string) => ({ id, display_name: runtimeName })) as ListContext['lookup'],
+			flag: () => false,
+		};
+		const tree = new DescriptorTreeProvider(agentsList, host, ctx);
+		disposables.push(tree, signedIn, log);
+		const rows = await tree.getChildren();
+		const withRuntime = rows.find((r): r is vscode.TreeItem & { agent: Agent } => Boolean((r as { agent?: Agent }).agent?.runtime_id));
+		assert.ok(withRuntime, 'an agent of the demo seed runs on a runtime');
+		const fired: Array<vscode.TreeItem | vscode.TreeItem[] | undefined> = [];
+		disposables.push(tree.onDidChangeTreeData((e) => fired.push(e)));
+
+		// The Runtimes view's first page comes while the rows are first drawn: nothing is sent.
+		runtimeName = 'second-name';
+		tree.redrawTooltips();
+		assert.equal(fired.length, 0, 'no tooltip was built yet: the rows are left alone');
+		assert.match(hoverText(tree, withRuntime), /second-name/, 'the tooltip reads the name when it is built');
+
+		// A tooltip VS Code holds would show the old name: the rows are redrawn in place, once.
+		runtimeName = 'third-name';
+		tree.redrawTooltips();
+		assert.equal(fired.length, 1);
+		assert.ok(Array.isArray(fired[0]) && fired[0].includes(withRuntime), 'an element refresh of the rows VS Code holds');
+		assert.match(hoverText(tree, withRuntime), /third-name/);
+		tree.redraw();
+		fired.length = 0;
+		tree.redrawTooltips();
+		assert.equal(fired.length, 0, 'no tooltip built since the last redraw');
+	});
+
 	test("a poll that brings nothing new leaves the rows alone (Open Computer from an agent row's context menu keeps its row); a change on the service updates the rows in place", async function () {
 		this.timeout(60_000);
 		const signedIn = new vscode.EventEmitter<void>();
