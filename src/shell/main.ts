@@ -396,7 +396,9 @@ class CloudAgentsExtension extends Disposable {
 		// (issue 23), and the Agents view's first page is read then (issue 44: the click draws the
 		// answer at once). Not at activation: signed out, nothing is loaded or read. (The Runtimes
 		// view's page read ahead too measured no better: npm run bench firstRows, 1.34 and 1.10
-		// against the layout floor in two runs of 2026-12-06, the floor spreading 67–127 ms.)
+		// against the layout floor in two runs of 2026-12-06, the floor spreading 67–127 ms; 1.28
+		// against 1.08 without it in two later runs of 5 rounds, once the runtime names no longer
+		// redrew the agent rows.)
 		this.register(session.warmUpClient(CLIENT_WARM_UP_DELAY_MS, () => this.views.readAhead(agentsList)));
 		// Activity watches the account from then on (signed out: from the sign-in on).
 		const watch = setTimeout(() => this.activity.start(), CLIENT_WARM_UP_DELAY_MS);
