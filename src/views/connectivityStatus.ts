@@ -4,7 +4,8 @@ import { describeError } from '../messages/errors';
 import { Disposable } from '../util/lifecycle';
 import { plainText } from '../util/text';
 import type { Connectivity } from './connectivity';
-import { RETRY_NOW_COMMAND, clockTime } from './listTree';
+import { clockTime } from './format';
+import { RETRY_NOW_COMMAND } from './listTree';
 
 /**
  * The status bar item "$(sync~spin) Cloud Agents: reconnecting", shown while the shared connectivity

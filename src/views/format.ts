@@ -161,3 +161,12 @@ export function safeTreeItem<T extends vscode.TreeItem>(item: T): T {
 	}
 	return item;
 }
+
+/** The clock time a person reads ("14:02:11"), in VS Code's display language. */
+export function clockTime(epochMs: number): string {
+	try {
+		return new Date(epochMs).toLocaleTimeString(vscode.env.language, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+	} catch {
+		return new Date(epochMs).toLocaleTimeString();
+	}
+}

@@ -6,7 +6,7 @@ import { describeError } from '../messages/errors';
 import { FIRST_READ_WAITING_MS, emptyViewContextKey, waitingViewContextKey, type CommandId } from '../ids';
 import { Connectivity } from './connectivity';
 import type { Participant } from './connectivity';
-import { relativeTime, safeTreeItem } from './format';
+import { clockTime, relativeTime, safeTreeItem } from './format';
 import type { ListContext, ListDescriptor, RowContext } from './descriptor';
 import { ListModel as BaseListModel, MIN_DELAY_MS, RELATIVE_TIME_REDRAW_MS } from './listModel';
 import type { ListModelHost, ListRow } from './listModel';
@@ -44,15 +44,6 @@ export const READ_AHEAD_FRESH_MS = 30_000;
 
 /** The command of the offline row's click and inline action, and of the status bar item: "Retry Now". */
 export const RETRY_NOW_COMMAND: CommandId = 'cloudAgents.retryConnection';
-
-/** The clock time a person reads ("14:02:11"), in VS Code's display language. */
-export function clockTime(epochMs: number): string {
-	try {
-		return new Date(epochMs).toLocaleTimeString(vscode.env.language, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-	} catch {
-		return new Date(epochMs).toLocaleTimeString();
-	}
-}
 
 // ---------------------------------------------------------------------------------------------
 // Lists from descriptors (descriptor.ts): one provider for every list view and subtree.
@@ -382,11 +373,8 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 	}
 
 	/**
-	 * Redraws the rows when something only their tooltips show changed elsewhere (the Agents rows'
-	 * runtime names), and only if VS Code holds a tooltip built since the rows were last drawn: a
-	 * tooltip not yet built reads the new value when it is (on hover). A redraw sent while the view
-	 * first draws its rows held them back (the Runtimes view's first page, read at the click,
-	 * redrew the agent rows 10 ms after their answer: npm run bench firstRows, issue 44).
+	 * Redraws the rows when what only their tooltips show changed (a runtime's name), if VS Code holds
+	 * a tooltip built since the last redraw: one sent while the view first drew its rows held them back.
 	 */
 	redrawTooltips(): void {
 		if (this.tooltipsShown) {

@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { ApiError, NetworkError } from '../../../src/api';
 import { Connectivity } from '../../../src/views/connectivity';
 import { ConnectionStatusBar } from '../../../src/views/connectivityStatus';
-import { RETRY_NOW_COMMAND, clockTime } from '../../../src/views/listTree';
+import { clockTime } from '../../../src/views/format';
+import { RETRY_NOW_COMMAND } from '../../../src/views/listTree';
 import { FakeClock } from '../support/fakeClock';
 import * as fake from '../support/vscodeFake';
 
