@@ -99,6 +99,7 @@ export const FIRST_READ_WAITING_MS = 3_000;
 export const CONFIG = {
 	section: 'cloudAgents',
 	apiUrl: 'apiUrl',
+	deployments: 'deployments',
 } as const;
 
 /** Id of the authentication provider (package.json `contributes.authentication`): its session changes tell every part of the extension about sign-in and sign-out. */

@@ -4,15 +4,13 @@ import { CloudAgentsClient, isAuthFailure, isLoopbackUrl } from '../api';
 import type { Connect, Logger, NetworkSettings } from '../api';
 import { CONFIG } from '../ids';
 import { Disposable } from '../util/lifecycle';
+import { defaultApiUrl } from './deployments';
 import { type NetworkSettingsLog, NetworkSettingsSource } from './networkSettings';
 
 /** The User-Agent of every request to the service (Node's extension host sends it; a browser sets its own). */
 export function userAgent(): string {
 	return `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`;
 }
-
-/** Default API base URL when `cloudAgents.apiUrl` is not set: the local emulator. */
-export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
 
 /** True for URLs that may be opened in a browser: https:, or http: on a loopback host. */
 export function isSafeExternalUrl(url: string): boolean {
@@ -101,8 +99,7 @@ export class Session extends Disposable {
 
 	/** The configured API base URL (without a trailing slash). */
 	get apiUrl(): string {
-		const configured = vscode.workspace.getConfiguration(CONFIG.section).get<string>(CONFIG.apiUrl, '').trim();
-		return (configured || DEFAULT_API_URL).replace(/\/+$/, '');
+		return defaultApiUrl(vscode.workspace.getConfiguration(CONFIG.section).get<string>(CONFIG.apiUrl, ''));
 	}
 
 	/** Counts the changes of the token or URL seen here; `scope` holds only for a read within one. */

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { ApiError } from '../../../src/api';
-import { DEFAULT_API_URL, Session, accountFingerprint, isSafeExternalUrl, tokenKey, userAgent } from '../../../src/auth/session';
+import { DEFAULT_API_URL } from '../../../src/auth/deployments';
+import { Session, accountFingerprint, isSafeExternalUrl, tokenKey, userAgent } from '../../../src/auth/session';
 import { nodeConnect } from '../../../src/platform/node/network';
 import { DEV_TOKEN, READONLY_TOKEN, type TestEmulator } from '../support/emulator';
 import { collected } from '../support/leaks';
