@@ -72,6 +72,8 @@ export const CONTEXT_KEYS = {
 	agentWorkspace: 'cloudAgents.agentWorkspace',
 	/** True while the service does not answer (src/views/connectivity.ts): the palette offers Retry Connection Now. */
 	offline: 'cloudAgents.offline',
+	/** True while `cloudAgents.deployments` adds a deployment beside the default one: Sign In and Sign Out stay in the palette. */
+	severalDeployments: 'cloudAgents.severalDeployments',
 } as const;
 
 /**

@@ -131,12 +131,12 @@ export function parseDeployments(apiUrlSetting: string, entries: unknown): Deplo
 		return { deployments, problems };
 	}
 	if (!Array.isArray(entries)) {
-		problems.push(vscode.l10n.t('The setting {0} must be a list of {1} entries; it is ignored.', settingName(), '{ name, apiUrl }'));
+		problems.push(vscode.l10n.t('{0} is ignored: it must be a list of {1}.', settingName(), '{ name, apiUrl }'));
 		return { deployments, problems };
 	}
 	for (const [index, entry] of entries.entries()) {
 		if (index >= MAX_DEPLOYMENTS) {
-			problems.push(vscode.l10n.t('{0} lists more than {1} deployments; the rest are ignored.', settingName(), MAX_DEPLOYMENTS));
+			problems.push(vscode.l10n.t('{0}: only the first {1} deployments are used.', settingName(), MAX_DEPLOYMENTS));
 			break;
 		}
 		const accepted = parseEntry(entry, index, deployments, origins);
@@ -150,6 +150,22 @@ export function parseDeployments(apiUrlSetting: string, entries: unknown): Deplo
 	return { deployments, problems };
 }
 
+/** A deployment's name as shown: one line, neutralised (not cut: `nameProblem` refuses a long one). */
+export function deploymentName(raw: string): string {
+	return singleLine(raw, Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * Why `name` (as `deploymentName` gives it) cannot name a deployment beside `listed`: `length`
+ * (empty or longer than `DEPLOYMENT_NAME_MAX_CHARS`), `taken` (a listed one has it, ignoring case).
+ */
+export function nameProblem(name: string, listed: readonly Deployment[]): 'length' | 'taken' | undefined {
+	if (name === '' || name.length > DEPLOYMENT_NAME_MAX_CHARS) {
+		return 'length';
+	}
+	return listed.some((d) => d.name.toLowerCase() === name.toLowerCase()) ? 'taken' : undefined;
+}
+
 /** One entry: the deployment, or the sentence that says why it is refused. */
 function parseEntry(
 	entry: unknown,
@@ -160,12 +176,13 @@ function parseEntry(
 	const position = index + 1;
 	const { name: rawName, apiUrl: rawUrl } = membersOf(entry);
 	if (typeof rawName !== 'string' || typeof rawUrl !== 'string') {
-		return vscode.l10n.t('Deployment {0} of {1} needs a name and an apiUrl (both text); it is ignored.', position, settingName());
+		return vscode.l10n.t('Deployment {0} of {1} is ignored: it needs a name and an apiUrl.', position, settingName());
 	}
-	const name = singleLine(rawName, Number.MAX_SAFE_INTEGER);
-	if (name === '' || name.length > DEPLOYMENT_NAME_MAX_CHARS) {
+	const name = deploymentName(rawName);
+	const nameRefused = nameProblem(name, listed);
+	if (nameRefused === 'length') {
 		return vscode.l10n.t(
-			'Deployment {0} of {1} needs a name of 1 to {2} characters; it is ignored.',
+			'Deployment {0} of {1} is ignored: its name needs 1 to {2} characters.',
 			position,
 			settingName(),
 			DEPLOYMENT_NAME_MAX_CHARS,
@@ -175,18 +192,17 @@ function parseEntry(
 	try {
 		normalised = normaliseApiUrl(rawUrl);
 	} catch (err) {
-		return vscode.l10n.t('Deployment "{0}": the API URL is refused ({1}); it is ignored.', name, urlProblem(err));
+		return vscode.l10n.t('Deployment "{0}" is ignored: {1}.', name, urlProblem(err));
 	}
-	const sameName = listed.find((d) => d.name.toLowerCase() === name.toLowerCase());
-	if (sameName) {
-		return vscode.l10n.t('Deployment "{0}": another deployment has this name; give each a name of its own. It is ignored.', name);
+	if (nameRefused === 'taken') {
+		return vscode.l10n.t('Deployment "{0}" is ignored: another deployment has this name.', name);
 	}
 	const sameOrigin = origins.get(new URL(normalised).origin);
 	if (sameOrigin) {
 		return normaliseApiUrlOrUndefined(sameOrigin.apiUrl) === normalised
-			? vscode.l10n.t('Deployment "{0}": {1} is already listed as "{2}"; it is ignored.', name, normalised, sameOrigin.name)
+			? vscode.l10n.t('Deployment "{0}" is ignored: {1} is already listed as "{2}".', name, normalised, sameOrigin.name)
 			: vscode.l10n.t(
-					'Deployment "{0}": {1} has the origin of "{2}", and tokens are kept per origin, so one origin is one deployment; it is ignored.',
+					'Deployment "{0}" is ignored: {1} has the origin of "{2}" (tokens are kept per origin).',
 					name,
 					normalised,
 					sameOrigin.name,

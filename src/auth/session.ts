@@ -4,7 +4,8 @@ import { CloudAgentsClient, isAuthFailure, isLoopbackUrl } from '../api';
 import type { Connect, Logger, NetworkSettings } from '../api';
 import { CONFIG } from '../ids';
 import { Disposable } from '../util/lifecycle';
-import { defaultApiUrl } from './deployments';
+import { notificationText } from '../util/text';
+import { type Deployment, defaultApiUrl } from './deployments';
 import { type NetworkSettingsLog, NetworkSettingsSource } from './networkSettings';
 
 /** The User-Agent of every request to the service (Node's extension host sends it; a browser sets its own). */
@@ -50,6 +51,10 @@ export function accountFingerprint(token: string): string {
  * API URL, whether a token is stored for it, and one `CloudAgentsClient` that reads the token from
  * SecretStorage on every request (so the token never sits in a field of a long-lived object).
  * Fires `onDidChange` when the URL changes or a token is stored or deleted (in any window).
+ *
+ * The session of a deployment other than the default one (src/auth/deployments.ts, made by
+ * src/auth/deploymentSessions.ts) has that deployment's fixed URL, its own token and client, and
+ * leaves the `cloudAgents.signedIn` context key, which says whether the default one is signed in, alone.
  */
 export class Session extends Disposable {
 	private readonly _onDidChange = this.register(new vscode.EventEmitter<void>());
@@ -74,16 +79,20 @@ export class Session extends Disposable {
 		private readonly logger: Logger & NetworkSettingsLog,
 		/** How every client of this session reaches the network: the platform's, chosen by the entry point. */
 		readonly connect: Connect,
+		/** A deployment other than the default one (undefined: the default, `cloudAgents.apiUrl`). */
+		readonly deployment?: Deployment,
 	) {
 		super();
 		this.network = this.register(new NetworkSettingsSource(logger));
-		this.register(
-			vscode.workspace.onDidChangeConfiguration((e) => {
-				if (e.affectsConfiguration(`${CONFIG.section}.${CONFIG.apiUrl}`)) {
-					this.apiUrlChanged();
-				}
-			}),
-		);
+		if (deployment === undefined) {
+			this.register(
+				vscode.workspace.onDidChangeConfiguration((e) => {
+					if (e.affectsConfiguration(`${CONFIG.section}.${CONFIG.apiUrl}`)) {
+						this.apiUrlChanged();
+					}
+				}),
+			);
+		}
 		this.register(
 			secrets.onDidChange((e) => {
 				if (e.key.startsWith('cloudAgents.token.')) {
@@ -97,8 +106,11 @@ export class Session extends Disposable {
 		this.register({ dispose: () => this.resetClient() });
 	}
 
-	/** The configured API base URL (without a trailing slash). */
+	/** The configured API base URL (without a trailing slash): the deployment's, else `cloudAgents.apiUrl`. */
 	get apiUrl(): string {
+		if (this.deployment !== undefined) {
+			return this.deployment.apiUrl;
+		}
 		return defaultApiUrl(vscode.workspace.getConfiguration(CONFIG.section).get<string>(CONFIG.apiUrl, ''));
 	}
 
@@ -164,6 +176,11 @@ export class Session extends Disposable {
 			onOutcome: (err, startedAt) => this.requestObserver?.(err, startedAt),
 		});
 		return this._client;
+	}
+
+	/** The session of another deployment, on this one's secret storage, log and connection. */
+	sibling(deployment: Deployment): Session {
+		return new Session(this.secrets, this.logger, this.connect, deployment);
 	}
 
 	/**
@@ -311,9 +328,16 @@ export class Session extends Disposable {
 		}
 		this.unauthorizedLatch = true;
 		const signIn = vscode.l10n.t('Sign In');
-		void vscode.window
-			.showWarningMessage(vscode.l10n.t('Your Cloud Agents session expired or the token was rejected. Sign in again.'), signIn)
-			.then((choice) => (choice === signIn ? this.signInFlow?.() : undefined));
+		const text =
+			this.deployment === undefined
+				? vscode.l10n.t('Your Cloud Agents session expired or the token was rejected. Sign in again.')
+				: notificationText(
+						vscode.l10n.t(
+							'Your Cloud Agents session of "{0}" expired or the token was rejected. Sign in again.',
+							this.deployment.name,
+						),
+					);
+		void vscode.window.showWarningMessage(text, signIn).then((choice) => (choice === signIn ? this.signInFlow?.() : undefined));
 	}
 
 	/** Deletes the token for the current API URL. */
@@ -330,7 +354,9 @@ export class Session extends Disposable {
 		const apiUrl = this.apiUrl;
 		const token = await this.readToken();
 		this._signedIn = token !== undefined;
-		await vscode.commands.executeCommand('setContext', 'cloudAgents.signedIn', this._signedIn);
+		if (this.deployment === undefined) {
+			await vscode.commands.executeCommand('setContext', 'cloudAgents.signedIn', this._signedIn);
+		}
 		// Set with the event, in one turn: the lists reset on it before any answer of the old token lands.
 		// After a change during the read the scope stays unset: the read that change started sets it.
 		if (changes === this.changes) {

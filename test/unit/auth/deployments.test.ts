@@ -100,7 +100,7 @@ suite('auth/deployments', () => {
 			['api.example.test', 'Staging'],
 		);
 		assert.equal(problems.length, 2);
-		assert.match(problems[0] ?? '', /"Production".*https:\/\/api\.example\.test is already listed as "api\.example\.test"/);
+		assert.match(problems[0] ?? '', /"Production" is ignored: https:\/\/api\.example\.test is already listed as "api\.example\.test"/);
 		assert.match(problems[1] ?? '', /"Staging again".*already listed as "Staging"/);
 	});
 
@@ -126,8 +126,8 @@ suite('auth/deployments', () => {
 	});
 
 	test('bad input: not a list, entries that are not objects, missing or blank or too long or duplicate names', () => {
-		assert.match(parseDeployments('', { name: 'x', apiUrl: 'https://x.test' }).problems[0] ?? '', /must be a list/);
-		assert.match(parseDeployments('', 'https://x.test').problems[0] ?? '', /must be a list/);
+		assert.match(parseDeployments('', { name: 'x', apiUrl: 'https://x.test' }).problems[0] ?? '', /is ignored: it must be a list/);
+		assert.match(parseDeployments('', 'https://x.test').problems[0] ?? '', /is ignored: it must be a list/);
 		const { deployments, problems } = parseDeployments('', [
 			'https://a.test',
 			null,
@@ -146,18 +146,18 @@ suite('auth/deployments', () => {
 		);
 		assert.equal(problems.length, 9);
 		for (const [i, p] of problems.slice(0, 6).entries()) {
-			assert.match(p, new RegExp(`^Deployment ${i + 1} of cloudAgents.deployments needs a name and an apiUrl`));
+			assert.match(p, new RegExp(`^Deployment ${i + 1} of cloudAgents.deployments is ignored: it needs a name and an apiUrl`));
 		}
-		assert.match(problems[6] ?? '', /Deployment 7 .*needs a name of 1 to 64 characters/);
-		assert.match(problems[7] ?? '', /Deployment 8 .*needs a name of 1 to 64 characters/);
-		assert.match(problems[8] ?? '', /"TEAM": another deployment has this name/);
+		assert.match(problems[6] ?? '', /Deployment 7 .*its name needs 1 to 64 characters/);
+		assert.match(problems[7] ?? '', /Deployment 8 .*its name needs 1 to 64 characters/);
+		assert.match(problems[8] ?? '', /"TEAM" is ignored: another deployment has this name/);
 	});
 
 	test('reads at most MAX_DEPLOYMENTS entries and says so', () => {
 		const entries = Array.from({ length: MAX_DEPLOYMENTS + 3 }, (_, i) => ({ name: `D${i}`, apiUrl: `https://d${i}.example.test` }));
 		const { deployments, problems } = parseDeployments('', entries);
 		assert.equal(deployments.length, MAX_DEPLOYMENTS + 1);
-		assert.deepEqual(problems, [`cloudAgents.deployments lists more than ${MAX_DEPLOYMENTS} deployments; the rest are ignored.`]);
+		assert.deepEqual(problems, [`cloudAgents.deployments: only the first ${MAX_DEPLOYMENTS} deployments are used.`]);
 	});
 
 	test('readDeployments reads both settings', () => {
