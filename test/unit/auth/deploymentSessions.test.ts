@@ -129,6 +129,21 @@ suite('auth/deploymentSessions: one session per deployment', () => {
 		assert.ok(prod.auth.length >= 2 && prod.auth.every((h) => h === `Bearer ${PROD_KEY}`), prod.auth.join());
 	});
 
+	test('a deployment that redirects to another deployment gets no token sent on: the redirect is not followed, nothing stored', async () => {
+		const hostile = await serve((req, res) => {
+			res.writeHead(307, { location: `${prod.baseUrl}${req.url ?? '/'}` }).end();
+		});
+		try {
+			fake.changeSettings({ 'cloudAgents.deployments': [{ name: 'Hostile', apiUrl: hostile.baseUrl }] });
+			assert.equal(await signIn(deps(), { deployment: 'Hostile', apiKey: STAGING_KEY }), false);
+			assert.match(String(fake.calls('window.showErrorMessage')[0]?.[0]), /redirect/i);
+			assert.deepEqual(prod.auth, [], 'the key never reached the other deployment');
+			assert.equal(secrets.values.get(tokenKey(hostile.baseUrl)), undefined);
+		} finally {
+			await hostile.close();
+		}
+	});
+
 	test('signing out of one deployment revokes and deletes its token only; the other stays signed in', async () => {
 		await secrets.store(tokenKey(prod.baseUrl), PROD_KEY);
 		await secrets.store(tokenKey(staging.baseUrl), STAGING_KEY);
