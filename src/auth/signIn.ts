@@ -87,6 +87,14 @@ export interface SignInDeps {
 	log: AuthLogger;
 	/** Every configured deployment's session; undefined where only the default one is meant (the Accounts menu, a session's own "sign in again"). */
 	deployments?: () => DeploymentSessions;
+	/** The deployment's name, for the messages, when several are configured (undefined: the messages are as with one). */
+	named?: string;
+}
+
+/** The name of the deployment of `session` when several are configured (messages name it then only), else `given`. */
+function nameWhenSeveral(deps: SignInDeps, session: Session): string | undefined {
+	const all = deps.deployments?.().all ?? [];
+	return deps.named ?? (all.length > 1 ? all.find((d) => d.session === session)?.deployment.name : undefined);
 }
 
 /**
@@ -227,7 +235,7 @@ async function askNewDeployment(deps: SignInDeps, args: AddDeploymentArgs): Prom
 export async function addDeployment(deps: SignInDeps, args?: AddDeploymentArgs): Promise<boolean> {
 	const added = await askNewDeployment(deps, args ?? {});
 	// The deployment is chosen: signing in asks only how (the list of deployments is left out).
-	return added === undefined ? false : signIn({ session: added.session, log: deps.log }, args);
+	return added === undefined ? false : signIn({ session: added.session, log: deps.log, named: added.deployment.name }, args);
 }
 
 /**
@@ -270,7 +278,7 @@ export async function signIn(given: SignInDeps, args?: SignInArgs): Promise<bool
 	if (session === undefined) {
 		return false;
 	}
-	const deps: SignInDeps = { session, log: given.log };
+	const deps: SignInDeps = { session, log: given.log, named: nameWhenSeveral(given, session) };
 	const apiKey = typeof args?.apiKey === 'string' ? args.apiKey : undefined;
 	if (apiKey !== undefined) {
 		return signInWithApiKey(deps, apiKey);
@@ -359,11 +367,16 @@ function askApiKey({ session, log }: SignInDeps): Promise<boolean> {
 }
 
 /** Stores a key the service took (GET /v2/me answered `me`) and says who is signed in. */
-async function signedInWith({ session, log }: SignInDeps, key: string, me: Me): Promise<void> {
+async function signedInWith({ session, log, named }: SignInDeps, key: string, me: Me): Promise<void> {
 	await session.storeToken(key);
 	log.info(`Signed in to ${session.apiUrl} with an API key.`);
+	const who = singleLine(accountLabel(me, session.apiUrl));
 	void vscode.window.showInformationMessage(
-		notificationText(vscode.l10n.t('Signed in to Cloud Agents as {0}.', singleLine(accountLabel(me, session.apiUrl)))),
+		notificationText(
+			named === undefined
+				? vscode.l10n.t('Signed in to Cloud Agents as {0}.', who)
+				: vscode.l10n.t('Signed in to {0} as {1}.', named, who),
+		),
 	);
 }
 
@@ -459,7 +472,7 @@ async function offerVerificationPage(authorization: DeviceAuthorization): Promis
 	}
 }
 
-async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: boolean): Promise<boolean> {
+async function signInWithDeviceCode({ session, log, named }: SignInDeps, openBrowser: boolean): Promise<boolean> {
 	const apiUrl = session.apiUrl;
 	// A client without a token: the device endpoints are anonymous, and a stale stored token must not matter.
 	const client = session.clientWith(apiUrl, undefined);
@@ -484,7 +497,13 @@ async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: b
 							const accessToken = result.token.access_token;
 							await session.storeToken(accessToken);
 							log.info(`Signed in to ${apiUrl} with the device flow.`);
-							void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to Cloud Agents.'));
+							void vscode.window.showInformationMessage(
+								notificationText(
+									named === undefined
+										? vscode.l10n.t('Signed in to Cloud Agents.')
+										: vscode.l10n.t('Signed in to {0}.', named),
+								),
+							);
 							return true;
 						}
 						case 'expired':
@@ -525,9 +544,16 @@ export async function signOut(deps: SignInDeps, args?: SignOutArgs): Promise<boo
 		return false;
 	}
 	const { log } = deps;
+	const named = nameWhenSeveral(deps, session);
 	if ((await session.getToken()) === undefined) {
 		await session.refreshSignedIn();
-		void vscode.window.showInformationMessage(vscode.l10n.t('You are not signed in to Cloud Agents.'));
+		void vscode.window.showInformationMessage(
+			notificationText(
+				named === undefined
+					? vscode.l10n.t('You are not signed in to Cloud Agents.')
+					: vscode.l10n.t('You are not signed in to {0}.', named),
+			),
+		);
 		return true;
 	}
 	const apiUrl = session.apiUrl;
@@ -551,11 +577,22 @@ export async function signOut(deps: SignInDeps, args?: SignOutArgs): Promise<boo
 	);
 	if (failure === undefined) {
 		log.info(`Signed out of ${apiUrl}; the token was revoked.`);
-		void vscode.window.showInformationMessage(vscode.l10n.t('Signed out of Cloud Agents.'));
+		void vscode.window.showInformationMessage(
+			notificationText(
+				named === undefined ? vscode.l10n.t('Signed out of Cloud Agents.') : vscode.l10n.t('Signed out of {0}.', named),
+			),
+		);
 		return true;
 	}
 	log.warn(`Signed out of ${apiUrl} locally; revoking the token failed: ${describeError(failure)}`);
-	const text = vscode.l10n.t('Signed out on this computer, but the service could not revoke the token: {0}', describeError(failure));
+	const text =
+		named === undefined
+			? vscode.l10n.t('Signed out on this computer, but the service could not revoke the token: {0}', describeError(failure))
+			: vscode.l10n.t(
+					'Signed out of {0} on this computer, but the service could not revoke the token: {1}',
+					named,
+					describeError(failure),
+				);
 	const requestId = requestIdOf(failure);
 	const copy = vscode.l10n.t('Copy Request ID');
 	void vscode.window.showWarningMessage(notificationText(text), ...(requestId ? [copy] : [])).then(async (choice) => {

@@ -118,6 +118,11 @@ suite('auth/deploymentSessions: one session per deployment', () => {
 		assert.equal(await signIn(deps(), { deployment: new URL(prod.baseUrl).host, apiKey: PROD_KEY }), true);
 		assert.equal(secrets.values.get(tokenKey(staging.baseUrl)), STAGING_KEY);
 		assert.equal(secrets.values.get(tokenKey(prod.baseUrl)), PROD_KEY);
+		// With several deployments the messages say which one.
+		assert.deepEqual(
+			fake.calls('window.showInformationMessage').map((c) => c[0]),
+			['Signed in to Staging as staging@example.test.', `Signed in to ${new URL(prod.baseUrl).host} as prod@example.test.`],
+		);
 		assert.deepEqual(
 			sessions.signedIn.map((d) => d.deployment.name),
 			[new URL(prod.baseUrl).host, 'Staging'],
@@ -151,6 +156,10 @@ suite('auth/deploymentSessions: one session per deployment', () => {
 		await stagingSession().refreshSignedIn();
 		const contextCalls = fake.calls('commands.executeCommand').length;
 		assert.equal(await signOut(deps(), { deployment: 'Staging', confirm: false }), true);
+		assert.deepEqual(
+			fake.calls('window.showInformationMessage').map((c) => c[0]),
+			['Signed out of Staging.'],
+		);
 		assert.equal(secrets.values.get(tokenKey(staging.baseUrl)), undefined);
 		assert.equal(secrets.values.get(tokenKey(prod.baseUrl)), PROD_KEY);
 		assert.equal(stagingSession().signedIn, false);
@@ -233,6 +242,11 @@ suite('auth/deploymentSessions: one session per deployment', () => {
 		sessions = new DeploymentSessions(defaultSession, () => assert.fail('no other session'), log);
 		assert.equal(await signIn(deps(), { apiKey: PROD_KEY }), true);
 		assert.equal(secrets.values.get(tokenKey(prod.baseUrl)), PROD_KEY);
+		// No deployment name or host in what is said: the message of before deployments.
+		assert.deepEqual(
+			fake.calls('window.showInformationMessage').map((c) => c[0]),
+			['Signed in to Cloud Agents as prod@example.test.'],
+		);
 		assert.equal(await signIn(deps()), false);
 		assert.equal(fake.calls('window.showQuickPick').length, 1);
 		const [items] = fake.calls('window.showQuickPick')[0] as [Array<{ method?: string }>];
