@@ -95,8 +95,9 @@ export class Session extends Disposable {
 		}
 		this.register(
 			secrets.onDidChange((e) => {
-				if (e.key.startsWith('cloudAgents.token.')) {
-					// A token stored or deleted (here or in another window) starts a new sign-in state.
+				if (this.isOwnTokenKey(e.key)) {
+					// A token stored or deleted (here or in another window) starts a new sign-in state;
+					// another deployment's token (another origin) leaves this one's as it is.
 					this.tokenChanged();
 					this.unauthorizedLatch = false;
 					void this.refreshSignedIn();
@@ -104,6 +105,15 @@ export class Session extends Disposable {
 			}),
 		);
 		this.register({ dispose: () => this.resetClient() });
+	}
+
+	/** Whether `key` is the secret of this session's token (for the current URL; none for a URL that is not one). */
+	private isOwnTokenKey(key: string): boolean {
+		try {
+			return key === tokenKey(this.apiUrl);
+		} catch {
+			return false;
+		}
 	}
 
 	/** The configured API base URL (without a trailing slash): the deployment's, else `cloudAgents.apiUrl`. */

@@ -134,6 +134,25 @@ suite('auth/deploymentSessions: one session per deployment', () => {
 		assert.ok(prod.auth.length >= 2 && prod.auth.every((h) => h === `Bearer ${PROD_KEY}`), prod.auth.join());
 	});
 
+	test("storing or deleting one deployment's token leaves the other sessions' sign-in state alone (no reset of the default's views)", async () => {
+		await secrets.store(tokenKey(prod.baseUrl), PROD_KEY);
+		await defaultSession.refreshSignedIn();
+		const scope = defaultSession.cacheScope;
+		let defaultChanged = 0;
+		const sub = defaultSession.onDidChange(() => defaultChanged++);
+		try {
+			assert.equal(await signIn(deps(), { deployment: 'Staging', apiKey: STAGING_KEY }), true);
+			secrets.changeElsewhere(tokenKey(staging.baseUrl), undefined);
+			await stagingSession().refreshSignedIn();
+			assert.equal(stagingSession().signedIn, false);
+			assert.equal(defaultChanged, 0);
+			assert.equal(defaultSession.cacheScope, scope, 'the rows as last loaded still hold for the default deployment');
+			assert.equal(defaultSession.signedIn, true);
+		} finally {
+			sub.dispose();
+		}
+	});
+
 	test('a deployment that redirects to another deployment gets no token sent on: the redirect is not followed, nothing stored', async () => {
 		const hostile = await serve((req, res) => {
 			res.writeHead(307, { location: `${prod.baseUrl}${req.url ?? '/'}` }).end();
