@@ -71,7 +71,7 @@ function refuseOtherDeployment(uri: vscode.Uri): void {
 			)
 		: vscode.FileSystemError.Unavailable(
 				vscode.l10n.t(
-					'This address belongs to the deployment "{0}", whose agent workspaces cannot be opened yet.',
+					'This address belongs to the deployment "{0}": only the default deployment\'s agent workspaces open in this version.',
 					deployment.name,
 				),
 			);
