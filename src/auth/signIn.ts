@@ -25,7 +25,7 @@ export interface AuthLogger extends ErrorLogger {
  * asks with a QuickPick.
  */
 export interface SignInArgs {
-	/** With several deployments: the one to sign in to (its name or id), without asking. */
+	/** With several deployments: the one to sign in to (its name or id), without asking; `apiKey` without it is for the default one. */
 	deployment?: string;
 	/** Sign in with this API key without asking (it is still checked with GET /v2/me). */
 	apiKey?: string;
@@ -271,7 +271,8 @@ function cancellationSignal(token: vscode.CancellationToken): { signal: AbortSig
  * wrapper only sees cancellations.
  */
 export async function signIn(given: SignInDeps, args?: SignInArgs): Promise<boolean> {
-	const candidates = given.deployments?.().all ?? [];
+	// A key given without a deployment is automation's for the default one (as before deployments): nobody to ask.
+	const candidates = args?.apiKey !== undefined && args.deployment === undefined ? [] : (given.deployments?.().all ?? []);
 	const chosen = deploymentWithoutAsking(given, candidates, args?.deployment);
 	// Not awaited when there is nothing to ask: the method's pick or the key's box opens in this turn, as before deployments.
 	const session = chosen === 'ask' ? await pickDeployment(given, candidates, vscode.l10n.t('Sign in to Cloud Agents'), true) : chosen;

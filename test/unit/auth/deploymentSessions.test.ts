@@ -232,6 +232,13 @@ for (const wire of WIRES) {
 			);
 		});
 
+		test('automation: a key given without a deployment is for the default one, without a question', async () => {
+			assert.equal(await signIn(deps(), { apiKey: PROD_KEY }), true);
+			assert.deepEqual(fake.calls('window.showQuickPick'), []);
+			assert.equal(secrets.values.get(tokenKey(prod.baseUrl)), PROD_KEY);
+			assert.deepEqual(staging.auth, []);
+		});
+
 		test('a deployment name no deployment has is said, nothing signed in or out', async () => {
 			assert.equal(await signIn(deps(), { deployment: 'Nowhere', apiKey: STAGING_KEY }), false);
 			assert.equal(await signOut(deps(), { deployment: 'Nowhere', confirm: false }), false);
