@@ -72,6 +72,8 @@ export const CONTEXT_KEYS = {
 	agentWorkspace: 'cloudAgents.agentWorkspace',
 	/** True while the service does not answer (src/views/connectivity.ts): the palette offers Retry Connection Now. */
 	offline: 'cloudAgents.offline',
+	/** True while `cloudAgents.deployments` adds a deployment beside the default one: Sign In and Sign Out stay in the palette. */
+	severalDeployments: 'cloudAgents.severalDeployments',
 } as const;
 
 /**
@@ -99,6 +101,7 @@ export const FIRST_READ_WAITING_MS = 3_000;
 export const CONFIG = {
 	section: 'cloudAgents',
 	apiUrl: 'apiUrl',
+	deployments: 'deployments',
 } as const;
 
 /** Id of the authentication provider (package.json `contributes.authentication`): its session changes tell every part of the extension about sign-in and sign-out. */

@@ -4,6 +4,7 @@
 export const MANIFEST_COMMAND_IDS = [
 	'cloudAgents.signIn',
 	'cloudAgents.signOut',
+	'cloudAgents.addDeployment',
 	'cloudAgents.refresh',
 	'cloudAgents.agents.openWorkspace',
 	'cloudAgents.workspace.search',

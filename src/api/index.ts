@@ -47,7 +47,7 @@ export { redactHeaders, scrub } from '../base/logger';
 export type { RetryOptions } from './retry';
 export { backoffDelay } from './retry';
 export type { Timeouts } from './http';
-export { NetworkError, ProxyError } from './http';
+export { NetworkError, ProxyError, checkBaseUrl } from './http';
 // Only the types: a value exported here would put a loader of dist/client.js into activation's bundle.
 export type { NetworkSettings, ProxyEnvironment } from './wire';
 export type { Connect, Connection, ConnectOptions, Wire, WireRoute } from './wire';

@@ -5,7 +5,7 @@ import { Disposable } from '../util/lifecycle';
 import { type Registrations, directRegistrations } from '../util/registrations';
 import type { Session } from './session';
 import { accountLabel } from './accountLabel';
-import type { AuthLogger, SignInArgs, SignInDeps, SignOutArgs } from './signIn';
+import type { AddDeploymentArgs, AuthLogger, SignInArgs, SignInDeps, SignOutArgs } from './signIn';
 
 export { AUTH_PROVIDER_ID };
 
@@ -16,6 +16,7 @@ export { AUTH_PROVIDER_ID };
 export interface AuthFlows {
 	signIn(this: void, deps: SignInDeps, args?: SignInArgs): Promise<boolean>;
 	signOut(this: void, deps: SignInDeps, args?: SignOutArgs): Promise<boolean>;
+	addDeployment(this: void, deps: SignInDeps, args?: AddDeploymentArgs): Promise<boolean>;
 }
 
 /**

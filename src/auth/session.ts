@@ -4,15 +4,14 @@ import { CloudAgentsClient, isAuthFailure, isLoopbackUrl } from '../api';
 import type { Connect, Logger, NetworkSettings } from '../api';
 import { CONFIG } from '../ids';
 import { Disposable } from '../util/lifecycle';
+import { notificationText } from '../util/text';
+import { type Deployment, defaultApiUrl } from './deployments';
 import { type NetworkSettingsLog, NetworkSettingsSource } from './networkSettings';
 
 /** The User-Agent of every request to the service (Node's extension host sends it; a browser sets its own). */
 export function userAgent(): string {
 	return `cloud-agents-vscode (${vscode.env.appName} ${vscode.version})`;
 }
-
-/** Default API base URL when `cloudAgents.apiUrl` is not set: the local emulator. */
-export const DEFAULT_API_URL = 'http://127.0.0.1:8787';
 
 /** True for URLs that may be opened in a browser: https:, or http: on a loopback host. */
 export function isSafeExternalUrl(url: string): boolean {
@@ -52,6 +51,10 @@ export function accountFingerprint(token: string): string {
  * API URL, whether a token is stored for it, and one `CloudAgentsClient` that reads the token from
  * SecretStorage on every request (so the token never sits in a field of a long-lived object).
  * Fires `onDidChange` when the URL changes or a token is stored or deleted (in any window).
+ *
+ * The session of a deployment other than the default one (src/auth/deployments.ts, made by
+ * src/auth/deploymentSessions.ts) has that deployment's fixed URL, its own token and client, and
+ * leaves the `cloudAgents.signedIn` context key, which says whether the default one is signed in, alone.
  */
 export class Session extends Disposable {
 	private readonly _onDidChange = this.register(new vscode.EventEmitter<void>());
@@ -76,20 +79,25 @@ export class Session extends Disposable {
 		private readonly logger: Logger & NetworkSettingsLog,
 		/** How every client of this session reaches the network: the platform's, chosen by the entry point. */
 		readonly connect: Connect,
+		/** A deployment other than the default one (undefined: the default, `cloudAgents.apiUrl`). */
+		readonly deployment?: Deployment,
 	) {
 		super();
 		this.network = this.register(new NetworkSettingsSource(logger));
-		this.register(
-			vscode.workspace.onDidChangeConfiguration((e) => {
-				if (e.affectsConfiguration(`${CONFIG.section}.${CONFIG.apiUrl}`)) {
-					this.apiUrlChanged();
-				}
-			}),
-		);
+		if (deployment === undefined) {
+			this.register(
+				vscode.workspace.onDidChangeConfiguration((e) => {
+					if (e.affectsConfiguration(`${CONFIG.section}.${CONFIG.apiUrl}`)) {
+						this.apiUrlChanged();
+					}
+				}),
+			);
+		}
 		this.register(
 			secrets.onDidChange((e) => {
-				if (e.key.startsWith('cloudAgents.token.')) {
-					// A token stored or deleted (here or in another window) starts a new sign-in state.
+				if (this.isOwnTokenKey(e.key)) {
+					// A token stored or deleted (here or in another window) starts a new sign-in state;
+					// another deployment's token (another origin) leaves this one's as it is.
 					this.tokenChanged();
 					this.unauthorizedLatch = false;
 					void this.refreshSignedIn();
@@ -99,10 +107,21 @@ export class Session extends Disposable {
 		this.register({ dispose: () => this.resetClient() });
 	}
 
-	/** The configured API base URL (without a trailing slash). */
+	/** Whether `key` is the secret of this session's token (for the current URL; none for a URL that is not one). */
+	private isOwnTokenKey(key: string): boolean {
+		try {
+			return key === tokenKey(this.apiUrl);
+		} catch {
+			return false;
+		}
+	}
+
+	/** The configured API base URL (without a trailing slash): the deployment's, else `cloudAgents.apiUrl`. */
 	get apiUrl(): string {
-		const configured = vscode.workspace.getConfiguration(CONFIG.section).get<string>(CONFIG.apiUrl, '').trim();
-		return (configured || DEFAULT_API_URL).replace(/\/+$/, '');
+		if (this.deployment !== undefined) {
+			return this.deployment.apiUrl;
+		}
+		return defaultApiUrl(vscode.workspace.getConfiguration(CONFIG.section).get<string>(CONFIG.apiUrl, ''));
 	}
 
 	/** Counts the changes of the token or URL seen here; `scope` holds only for a read within one. */
@@ -167,6 +186,11 @@ export class Session extends Disposable {
 			onOutcome: (err, startedAt) => this.requestObserver?.(err, startedAt),
 		});
 		return this._client;
+	}
+
+	/** The session of another deployment, on this one's secret storage, log and connection. */
+	sibling(deployment: Deployment): Session {
+		return new Session(this.secrets, this.logger, this.connect, deployment);
 	}
 
 	/**
@@ -314,9 +338,16 @@ export class Session extends Disposable {
 		}
 		this.unauthorizedLatch = true;
 		const signIn = vscode.l10n.t('Sign In');
-		void vscode.window
-			.showWarningMessage(vscode.l10n.t('Your Cloud Agents session expired or the token was rejected. Sign in again.'), signIn)
-			.then((choice) => (choice === signIn ? this.signInFlow?.() : undefined));
+		const text =
+			this.deployment === undefined
+				? vscode.l10n.t('Your Cloud Agents session expired or the token was rejected. Sign in again.')
+				: notificationText(
+						vscode.l10n.t(
+							'Your Cloud Agents session of "{0}" expired or the token was rejected. Sign in again.',
+							this.deployment.name,
+						),
+					);
+		void vscode.window.showWarningMessage(text, signIn).then((choice) => (choice === signIn ? this.signInFlow?.() : undefined));
 	}
 
 	/** Deletes the token for the current API URL. */
@@ -333,7 +364,9 @@ export class Session extends Disposable {
 		const apiUrl = this.apiUrl;
 		const token = await this.readToken();
 		this._signedIn = token !== undefined;
-		await vscode.commands.executeCommand('setContext', 'cloudAgents.signedIn', this._signedIn);
+		if (this.deployment === undefined) {
+			await vscode.commands.executeCommand('setContext', 'cloudAgents.signedIn', this._signedIn);
+		}
 		// Set with the event, in one turn: the lists reset on it before any answer of the old token lands.
 		// After a change during the read the scope stays unset: the read that change started sets it.
 		if (changes === this.changes) {

@@ -4,7 +4,10 @@ import type { DeviceAuthorization, Me, ApiError } from '../api';
 import { describeError, requestIdOf, showApiError } from '../messages/errors';
 import type { ErrorLogger } from '../messages/errors';
 import { notificationText, outputLine, singleLine } from '../util/text';
+import { CONFIG } from '../ids';
 import { accountLabel } from './accountLabel';
+import type { DeploymentSession, DeploymentSessions } from './deploymentSessions';
+import { DEPLOYMENT_NAME_MAX_CHARS, deploymentId, deploymentName, nameProblem, normaliseApiUrl, parseDeployments } from './deployments';
 import { isSafeExternalUrl } from './session';
 import type { Session } from './session';
 
@@ -22,6 +25,8 @@ export interface AuthLogger extends ErrorLogger {
  * asks with a QuickPick.
  */
 export interface SignInArgs {
+	/** With several deployments: the one to sign in to (its name or id), without asking; `apiKey` without it is for the default one. */
+	deployment?: string;
 	/** Sign in with this API key without asking (it is still checked with GET /v2/me). */
 	apiKey?: string;
 	/** Skip the QuickPick and use this method. */
@@ -34,6 +39,14 @@ export interface SignInArgs {
 export interface SignOutArgs {
 	/** false signs out without the confirmation (the Accounts menu asks itself). */
 	confirm?: boolean;
+	/** With several deployments signed in: the one to sign out of (its name or id), without asking. */
+	deployment?: string;
+}
+
+/** Arguments of `cloudAgents.addDeployment` for automation: what is given is not asked; then signing in as {@link SignInArgs} says. */
+export interface AddDeploymentArgs extends Omit<SignInArgs, 'deployment'> {
+	name?: string;
+	apiUrl?: string;
 }
 
 /** The setting that turns the Sign Out confirmation off ("Don't Ask Again" sets it to false). */
@@ -69,8 +82,160 @@ async function confirmSignOut(apiUrl: string): Promise<boolean> {
 
 /** What the sign-in UI needs. */
 export interface SignInDeps {
+	/** The default deployment's session (the only one when no other deployment is configured). */
 	session: Session;
 	log: AuthLogger;
+	/** Every configured deployment's session; undefined where only the default one is meant (the Accounts menu, a session's own "sign in again"). */
+	deployments?: () => DeploymentSessions;
+	/** The deployment's name, for the messages, when several are configured (undefined: the messages are as with one). */
+	named?: string;
+}
+
+/** The name of the deployment of `session` when several are configured (messages name it then only), else `given`. */
+function nameWhenSeveral(deps: SignInDeps, session: Session): string | undefined {
+	const all = deps.deployments?.().all ?? [];
+	return deps.named ?? (all.length > 1 ? all.find((d) => d.session === session)?.deployment.name : undefined);
+}
+
+/**
+ * The session a sign-in or sign-out is for, when no one needs asking: the deployment `wanted`
+ * names (undefined, said, when none has that name or id); with one candidate or none, that one or
+ * the default (so with one deployment the flows run at once, as before deployments). `'ask'` when
+ * there are several candidates to pick from (`pickDeployment`).
+ */
+function deploymentWithoutAsking(
+	deps: SignInDeps,
+	candidates: readonly DeploymentSession[],
+	wanted: string | undefined,
+): Session | undefined | 'ask' {
+	if (wanted !== undefined) {
+		const found = deps.deployments?.().find(wanted);
+		if (found === undefined) {
+			void vscode.window.showErrorMessage(
+				notificationText(
+					vscode.l10n.t(
+						'No deployment named "{0}" is configured (settings {1} and {2}).',
+						wanted,
+						'cloudAgents.apiUrl',
+						'cloudAgents.deployments',
+					),
+				),
+			);
+		}
+		return found?.session;
+	}
+	return candidates.length <= 1 ? (candidates[0]?.session ?? deps.session) : 'ask';
+}
+
+/** The person picks one of `candidates`; for a sign-in (`forSignIn`) adding a deployment is offered too. Undefined when dismissed. */
+async function pickDeployment(
+	deps: SignInDeps,
+	candidates: readonly DeploymentSession[],
+	title: string,
+	forSignIn: boolean,
+): Promise<Session | undefined> {
+	const items: (vscode.QuickPickItem & { session?: Session })[] = candidates.map(({ deployment, session }) => ({
+		label: singleLine(deployment.name),
+		description: singleLine(deployment.apiUrl),
+		detail: session.signedIn ? vscode.l10n.t('Signed in') : undefined,
+		session,
+	}));
+	if (forSignIn) {
+		items.push({
+			label: vscode.l10n.t('$(add) Add Deployment…'),
+			description: vscode.l10n.t('A name and the API URL of another service'),
+		});
+	}
+	const picked = await vscode.window.showQuickPick(items, {
+		title,
+		placeHolder: vscode.l10n.t('Which deployment?'),
+		ignoreFocusOut: true,
+	});
+	if (picked === undefined) {
+		return undefined;
+	}
+	return picked.session ?? (await askNewDeployment(deps, {}))?.session;
+}
+
+/**
+ * Adds a deployment to `cloudAgents.deployments` (user settings): the name and API URL asked for
+ * (or given), each checked in its box as the setting's entries are (src/auth/deployments.ts: the
+ * URL as the client checks it, no second entry for a listed service), nothing written until both
+ * are good. Resolves to the added deployment's session, undefined when dismissed.
+ */
+async function askNewDeployment(deps: SignInDeps, args: AddDeploymentArgs): Promise<DeploymentSession | undefined> {
+	const sessions = deps.deployments?.();
+	if (sessions === undefined) {
+		return undefined;
+	}
+	const config = vscode.workspace.getConfiguration(CONFIG.section);
+	const held = config.inspect<unknown>(CONFIG.deployments)?.globalValue;
+	const entries: unknown[] = Array.isArray(held) ? [...(held as unknown[])] : [];
+	const apiUrlSetting = config.get<string>(CONFIG.apiUrl, '');
+	/** Why the entry would be refused, or undefined when the setting would take it. */
+	const problemOf = (entry: { name: string; apiUrl: string }): string | undefined => {
+		const before = parseDeployments(apiUrlSetting, entries);
+		const after = parseDeployments(apiUrlSetting, [...entries, entry]);
+		return after.deployments.length > before.deployments.length ? undefined : after.problems[after.problems.length - 1];
+	};
+	const title = vscode.l10n.t('Add a Cloud Agents deployment');
+	const name =
+		args.name ??
+		(await vscode.window.showInputBox({
+			title,
+			prompt: vscode.l10n.t('A name for the service, as the views and messages will call it (for example Staging).'),
+			ignoreFocusOut: true,
+			validateInput: (value) => {
+				switch (
+					nameProblem(
+						deploymentName(value),
+						sessions.all.map((d) => d.deployment),
+					)
+				) {
+					case 'length':
+						return value.trim() === '' ? undefined : vscode.l10n.t('A name of 1 to {0} characters.', DEPLOYMENT_NAME_MAX_CHARS);
+					case 'taken':
+						return vscode.l10n.t('Another deployment has this name.');
+					case undefined:
+						return undefined;
+				}
+			},
+		}));
+	if (name === undefined || name.trim() === '') {
+		return undefined;
+	}
+	const apiUrl =
+		args.apiUrl ??
+		(await vscode.window.showInputBox({
+			title,
+			prompt: vscode.l10n.t('The API URL of "{0}" (https:, or http: on this computer only).', singleLine(name)),
+			ignoreFocusOut: true,
+			validateInput: (value) => (value.trim() === '' ? undefined : problemOf({ name, apiUrl: value })),
+		}));
+	if (apiUrl === undefined || apiUrl.trim() === '') {
+		return undefined;
+	}
+	const entry = { name: name.trim(), apiUrl: apiUrl.trim() };
+	const problem = problemOf(entry);
+	if (problem !== undefined) {
+		void vscode.window.showErrorMessage(notificationText(problem));
+		return undefined;
+	}
+	const normalisedUrl = normaliseApiUrl(entry.apiUrl);
+	await config.update(CONFIG.deployments, [...entries, { name: entry.name, apiUrl: normalisedUrl }], vscode.ConfigurationTarget.Global);
+	sessions.reload();
+	deps.log.info(outputLine(`Added the deployment ${entry.name} (${normalisedUrl}) to ${CONFIG.section}.${CONFIG.deployments}.`));
+	return sessions.find(deploymentId(normalisedUrl));
+}
+
+/**
+ * `cloudAgents.addDeployment`: adds a deployment (asking for its name and API URL unless given),
+ * then signs in to it. Resolves to true when a token is stored for it.
+ */
+export async function addDeployment(deps: SignInDeps, args?: AddDeploymentArgs): Promise<boolean> {
+	const added = await askNewDeployment(deps, args ?? {});
+	// The deployment is chosen: signing in asks only how (the list of deployments is left out).
+	return added === undefined ? false : signIn({ session: added.session, log: deps.log, named: added.deployment.name }, args);
 }
 
 /**
@@ -100,10 +265,21 @@ function cancellationSignal(token: vscode.CancellationToken): { signal: AbortSig
 }
 
 /**
- * Signs in. Resolves to true when a token is stored for the current API URL. Errors are shown here
- * (with the request id), so the command wrapper only sees cancellations.
+ * Signs in, to the deployment `args.deployment` names or the person picks when several are
+ * configured (with one, at once, as before deployments). Resolves to true when a token is stored
+ * for the chosen deployment's API URL. Errors are shown here (with the request id), so the command
+ * wrapper only sees cancellations.
  */
-export async function signIn(deps: SignInDeps, args?: SignInArgs): Promise<boolean> {
+export async function signIn(given: SignInDeps, args?: SignInArgs): Promise<boolean> {
+	// A key given without a deployment is automation's for the default one (as before deployments): nobody to ask.
+	const candidates = args?.apiKey !== undefined && args.deployment === undefined ? [] : (given.deployments?.().all ?? []);
+	const chosen = deploymentWithoutAsking(given, candidates, args?.deployment);
+	// Not awaited when there is nothing to ask: the method's pick or the key's box opens in this turn, as before deployments.
+	const session = chosen === 'ask' ? await pickDeployment(given, candidates, vscode.l10n.t('Sign in to Cloud Agents'), true) : chosen;
+	if (session === undefined) {
+		return false;
+	}
+	const deps: SignInDeps = { session, log: given.log, named: nameWhenSeveral(given, session) };
 	const apiKey = typeof args?.apiKey === 'string' ? args.apiKey : undefined;
 	if (apiKey !== undefined) {
 		return signInWithApiKey(deps, apiKey);
@@ -192,11 +368,16 @@ function askApiKey({ session, log }: SignInDeps): Promise<boolean> {
 }
 
 /** Stores a key the service took (GET /v2/me answered `me`) and says who is signed in. */
-async function signedInWith({ session, log }: SignInDeps, key: string, me: Me): Promise<void> {
+async function signedInWith({ session, log, named }: SignInDeps, key: string, me: Me): Promise<void> {
 	await session.storeToken(key);
 	log.info(`Signed in to ${session.apiUrl} with an API key.`);
+	const who = singleLine(accountLabel(me, session.apiUrl));
 	void vscode.window.showInformationMessage(
-		notificationText(vscode.l10n.t('Signed in to Cloud Agents as {0}.', singleLine(accountLabel(me, session.apiUrl)))),
+		notificationText(
+			named === undefined
+				? vscode.l10n.t('Signed in to Cloud Agents as {0}.', who)
+				: vscode.l10n.t('Signed in to {0} as {1}.', named, who),
+		),
 	);
 }
 
@@ -292,7 +473,7 @@ async function offerVerificationPage(authorization: DeviceAuthorization): Promis
 	}
 }
 
-async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: boolean): Promise<boolean> {
+async function signInWithDeviceCode({ session, log, named }: SignInDeps, openBrowser: boolean): Promise<boolean> {
 	const apiUrl = session.apiUrl;
 	// A client without a token: the device endpoints are anonymous, and a stale stored token must not matter.
 	const client = session.clientWith(apiUrl, undefined);
@@ -317,7 +498,13 @@ async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: b
 							const accessToken = result.token.access_token;
 							await session.storeToken(accessToken);
 							log.info(`Signed in to ${apiUrl} with the device flow.`);
-							void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to Cloud Agents.'));
+							void vscode.window.showInformationMessage(
+								notificationText(
+									named === undefined
+										? vscode.l10n.t('Signed in to Cloud Agents.')
+										: vscode.l10n.t('Signed in to {0}.', named),
+								),
+							);
 							return true;
 						}
 						case 'expired':
@@ -347,12 +534,27 @@ async function signInWithDeviceCode({ session, log }: SignInDeps, openBrowser: b
  * also when the server cannot be reached, in which case a warning says the token may still be valid.
  * Asks first (modal) unless `args.confirm` is false or `cloudAgents.confirmSignOut` is off.
  * Resolves to true when the server confirmed the revocation (or already rejected the token); false
- * when the user cancelled or the server could not revoke it.
+ * when the user cancelled or the server could not revoke it. With several deployments signed in,
+ * the one `args.deployment` names or the person picks; the others stay signed in.
  */
-export async function signOut({ session, log }: SignInDeps, args?: SignOutArgs): Promise<boolean> {
+export async function signOut(deps: SignInDeps, args?: SignOutArgs): Promise<boolean> {
+	const candidates = deps.deployments?.().signedIn ?? [];
+	const chosen = deploymentWithoutAsking(deps, candidates, args?.deployment);
+	const session = chosen === 'ask' ? await pickDeployment(deps, candidates, vscode.l10n.t('Sign out of Cloud Agents'), false) : chosen;
+	if (session === undefined) {
+		return false;
+	}
+	const { log } = deps;
+	const named = nameWhenSeveral(deps, session);
 	if ((await session.getToken()) === undefined) {
 		await session.refreshSignedIn();
-		void vscode.window.showInformationMessage(vscode.l10n.t('You are not signed in to Cloud Agents.'));
+		void vscode.window.showInformationMessage(
+			notificationText(
+				named === undefined
+					? vscode.l10n.t('You are not signed in to Cloud Agents.')
+					: vscode.l10n.t('You are not signed in to {0}.', named),
+			),
+		);
 		return true;
 	}
 	const apiUrl = session.apiUrl;
@@ -376,11 +578,22 @@ export async function signOut({ session, log }: SignInDeps, args?: SignOutArgs):
 	);
 	if (failure === undefined) {
 		log.info(`Signed out of ${apiUrl}; the token was revoked.`);
-		void vscode.window.showInformationMessage(vscode.l10n.t('Signed out of Cloud Agents.'));
+		void vscode.window.showInformationMessage(
+			notificationText(
+				named === undefined ? vscode.l10n.t('Signed out of Cloud Agents.') : vscode.l10n.t('Signed out of {0}.', named),
+			),
+		);
 		return true;
 	}
 	log.warn(`Signed out of ${apiUrl} locally; revoking the token failed: ${describeError(failure)}`);
-	const text = vscode.l10n.t('Signed out on this computer, but the service could not revoke the token: {0}', describeError(failure));
+	const text =
+		named === undefined
+			? vscode.l10n.t('Signed out on this computer, but the service could not revoke the token: {0}', describeError(failure))
+			: vscode.l10n.t(
+					'Signed out of {0} on this computer, but the service could not revoke the token: {1}',
+					named,
+					describeError(failure),
+				);
 	const requestId = requestIdOf(failure);
 	const copy = vscode.l10n.t('Copy Request ID');
 	void vscode.window.showWarningMessage(notificationText(text), ...(requestId ? [copy] : [])).then(async (choice) => {

@@ -25,7 +25,9 @@ import type { HandoverAnswer } from '../util/handover';
 import type { Run } from '../api';
 import { automation } from '../views/automation';
 import { modelProviderDocuments } from '../resources/modelProviders';
-import { signIn, signOut } from '../auth/signIn';
+import { DeploymentSessions } from '../auth/deploymentSessions';
+import type { Session } from '../auth/session';
+import { addDeployment, signIn, signOut } from '../auth/signIn';
 import { ReviewFeature } from '../review/reviewFeature';
 
 /**
@@ -35,8 +37,21 @@ import { ReviewFeature } from '../review/reviewFeature';
  */
 export { NodeLocalFiles } from '../platform/node/nodeLocalFiles';
 
-/** Registers the features' commands; the caller owns the disposables. */
-export function loadFeatures(deps: Services): LoadedFeatures {
+/**
+ * Registers the features' commands; the caller owns the disposables. `defaultSession` is
+ * `deps.session` as the Session it is, which the other deployments' sessions are made beside.
+ */
+export function loadFeatures(deps: Services, defaultSession: Session): LoadedFeatures {
+	// The sessions of the deployments beside the default one, each with its own "sign in again" flow.
+	const deployments = new DeploymentSessions(
+		defaultSession,
+		(deployment) => {
+			const session = defaultSession.sibling(deployment);
+			session.setSignInFlow(() => signIn({ session, log: deps.log }));
+			return session;
+		},
+		deps.log,
+	);
 	const computer = computerPanelFeature({
 		context: deps.context,
 		log: deps.log,
@@ -105,9 +120,11 @@ export function loadFeatures(deps: Services): LoadedFeatures {
 		activity: deps.activity,
 	});
 	return {
-		auth: { signIn, signOut },
+		auth: { signIn, signOut, addDeployment },
+		deployments,
 		chatTools,
 		disposables: [
+			deployments,
 			workspace,
 			...actions.register(),
 			...registerFeatureCommands(deps, { savings: savings.commands, workspace: workspace.commands }),

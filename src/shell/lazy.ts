@@ -15,12 +15,15 @@ import { notificationText } from '../util/text';
 import type { WorkspaceFeature } from '../workspace/workspaceFeature';
 import type { ToolHandlers } from '../chat/lazyTools';
 import type { AuthFlows } from '../auth/authProvider';
+import type { DeploymentSessions } from '../auth/deploymentSessions';
 
 /** What loading the features gives back: their registrations, and how to restore a panel of a type. */
 export interface LoadedFeatures {
 	disposables: vscode.Disposable[];
 	/** The sign-in and sign-out flows (src/auth/signIn.ts: its code is here rather than at activation). */
 	auth: AuthFlows;
+	/** Every configured deployment's session, the default one first (here, not at activation: with one deployment nothing of it is needed). */
+	deployments: DeploymentSessions;
 	/** Restores a webview panel VS Code brings back after a reload (by its view type). */
 	restorePanel: (viewType: string, panel: vscode.WebviewPanel, state: unknown) => Promise<void>;
 	/** Opens a run's result (the run follower's "Open Result"), as the Runs view's action does. */

@@ -31,6 +31,7 @@ import {
 	LINKS_KEY,
 	PROVIDER_SCHEME,
 	VIEW_IDS,
+	CONFIG,
 } from '../ids';
 import type { ToolHandlers } from '../chat/lazyTools';
 import { Activity } from '../activity/activity';
@@ -127,6 +128,7 @@ class CloudAgentsExtension extends Disposable {
 	private readonly authFlows: AuthFlows = {
 		signIn: (deps, args) => this.features.load().auth.signIn(deps, args),
 		signOut: (deps, args) => this.features.load().auth.signOut(deps, args),
+		addDeployment: (deps, args) => this.features.load().auth.addDeployment(deps, args),
 	};
 
 	/** The sign-in flow, as the Sign In command runs it (for "Sign In" buttons of our messages). */
@@ -292,7 +294,8 @@ class CloudAgentsExtension extends Disposable {
 	private registerShellCommands(): void {
 		const { session, log, views } = this;
 		const flows: FlowCommand[] = [
-			...authCommands({ session, log, flows: this.authFlows }),
+			// Every configured deployment's session: with the features, which the flows load anyway.
+			...authCommands({ session, log, deployments: () => this.features.load().deployments, flows: this.authFlows }),
 			...activityCommands(this.activity, this.activityPresenter),
 			{ id: 'cloudAgents.retryConnection', run: () => views.connectivity.retryNow() },
 			{
@@ -323,7 +326,7 @@ class CloudAgentsExtension extends Disposable {
 				() => {
 					// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see esbuild.mjs
 					const entry = require('./featureEntry') as { loadFeatures: typeof loadFeatures };
-					return entry.loadFeatures(services);
+					return entry.loadFeatures(services, this.session);
 				},
 				log,
 			),
@@ -406,11 +409,26 @@ class CloudAgentsExtension extends Disposable {
 		// Linked folders show their agent's changes in Source Control from the start (src/changes/), and
 		// an agent's window that VS Code opened without its folder gets it back (src/workspace/agentWindow.ts).
 		const links: unknown = context.globalState.get(LINKS_KEY);
-		if ((Array.isArray(links) && links.length > 0) || this.isAgentWindowWithoutFolder()) {
+		if ((Array.isArray(links) && links.length > 0) || this.isAgentWindowWithoutFolder() || deploymentsListed()) {
 			const timer = setTimeout(() => features.load(), 0);
 			this.register({ dispose: () => clearTimeout(timer) });
 		}
+		// Deployments beside the default one have their sessions with the features (src/auth/deploymentSessions.ts):
+		// loaded as soon as one is listed, so their sign-in state, the palette's Sign In and the setting's problems are there.
+		this.register(
+			vscode.workspace.onDidChangeConfiguration((e) => {
+				if (e.affectsConfiguration(`${CONFIG.section}.${CONFIG.deployments}`) && deploymentsListed()) {
+					features.load();
+				}
+			}),
+		);
 	}
+}
+
+/** True when `cloudAgents.deployments` has entries (whatever they hold: the features' DeploymentSessions reads them). */
+function deploymentsListed(): boolean {
+	const listed: unknown = vscode.workspace.getConfiguration(CONFIG.section).get(CONFIG.deployments);
+	return Array.isArray(listed) ? listed.length > 0 : listed !== undefined && listed !== null;
 }
 
 /**

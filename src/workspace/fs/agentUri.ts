@@ -6,6 +6,11 @@
  * alphabet, no padding): only `a`–`z`, `2`–`7` and `-`, which survive lower-casing and need no
  * escaping. Old links that carried the id as is (`cloud-agent://<uuid>.<harness>/…`) still decode,
  * as the id they spell. No `vscode` import: unit tests load it in Node.
+ *
+ * An agent of a deployment other than the default one (src/auth/deployments.ts) carries the
+ * deployment's id after a dot: `agent-<base32>.<deployment id>` (the id is `[a-z0-9-]`, so it too
+ * survives lower-casing, and base32 has no dot). The default deployment's addresses have no such
+ * part: with one deployment every address is what it was before deployments existed.
  */
 import { checkAgentId } from '../../api/validation';
 
@@ -68,9 +73,38 @@ export function isAgentId(id: string): boolean {
 	}
 }
 
-/** The URI authority for an agent id (any case and separator survive VS Code's lower-casing). */
-export function encodeAgentAuthority(agentId: string): string {
-	return AGENT_AUTHORITY_PREFIX + base32(new TextEncoder().encode(agentId));
+/** What separates the agent's part of an authority from its deployment's. */
+const DEPLOYMENT_SEPARATOR = '.';
+
+/**
+ * The URI authority for an agent id (any case and separator survive VS Code's lower-casing), with
+ * `deploymentPart` (a deployment id; undefined for the default deployment) after it.
+ */
+export function encodeAgentAuthority(agentId: string, deploymentPart?: string): string {
+	const agent = AGENT_AUTHORITY_PREFIX + base32(new TextEncoder().encode(agentId));
+	return deploymentPart === undefined ? agent : `${agent}${DEPLOYMENT_SEPARATOR}${deploymentPart}`;
+}
+
+/** What an authority names: the agent, and the deployment part when it has one (undefined: the default deployment). */
+export interface AgentAddress {
+	readonly agentId: string;
+	readonly deploymentPart: string | undefined;
+}
+
+/**
+ * The agent and deployment part an authority names, or undefined when it names no agent: as
+ * `decodeAgentAuthority`, plus a deployment part of the shape `isDeploymentPart` accepts (as VS
+ * Code spelled it: lower-case). An old link's authority has no deployment part.
+ */
+export function parseAgentAuthority(authority: string, isDeploymentPart: (part: string) => boolean): AgentAddress | undefined {
+	const dot = authority.indexOf(DEPLOYMENT_SEPARATOR);
+	if (dot >= 0 && authority.toLowerCase().startsWith(AGENT_AUTHORITY_PREFIX)) {
+		const part = authority.slice(dot + 1).toLowerCase();
+		const agentId = isDeploymentPart(part) ? decodeAgentAuthority(authority.slice(0, dot)) : undefined;
+		return agentId === undefined ? undefined : { agentId, deploymentPart: part };
+	}
+	const agentId = decodeAgentAuthority(authority);
+	return agentId === undefined ? undefined : { agentId, deploymentPart: undefined };
 }
 
 /**

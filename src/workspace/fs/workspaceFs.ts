@@ -5,32 +5,76 @@
  * `toFileSystemError`; the provider shows no UI.
  */
 import * as vscode from 'vscode';
+import { isDeploymentIdShape, readDeployments } from '../../auth/deployments';
 import { FS_SCHEME } from '../../ids';
 import { Disposable } from '../../util/lifecycle';
-import { decodeAgentAuthority, encodeAgentAuthority } from './agentUri';
+import { decodeAgentAuthority, encodeAgentAuthority, parseAgentAuthority } from './agentUri';
 import { type FsOperation, toFileSystemError } from './errors';
 import type { EntryStat, WorkspaceCache, WorkspaceChange } from './workspaceCache';
 
 /**
  * The URI of a path in an agent's workspace (`path` relative to the root, `""` for the root). The
- * agent id is encoded in the authority so that its case survives (see `agentUri.ts`).
+ * agent id is encoded in the authority so that its case survives (see `agentUri.ts`), followed by
+ * `deploymentPart` for an agent of a deployment other than the default one (none for the default).
  */
-export function workspaceUri(agentId: string, path = ''): vscode.Uri {
-	return vscode.Uri.from({ scheme: FS_SCHEME, authority: encodeAgentAuthority(agentId), path: `/${path.replace(/^\/+/, '')}` });
+export function workspaceUri(agentId: string, path = '', deploymentPart?: string): vscode.Uri {
+	return vscode.Uri.from({
+		scheme: FS_SCHEME,
+		authority: encodeAgentAuthority(agentId, deploymentPart),
+		path: `/${path.replace(/^\/+/, '')}`,
+	});
 }
 
-/** The agent id of a `cloud-agent:` URI (new or old form), or undefined for another scheme or an authority naming no agent. */
+/**
+ * The agent id of a `cloud-agent:` URI (new or old form) of the default deployment, or undefined
+ * for another scheme, an authority naming no agent, or an agent of another deployment (never taken
+ * for the default deployment's agent of the same id).
+ */
 export function agentIdOf(uri: vscode.Uri): string | undefined {
 	return uri.scheme === FS_SCHEME ? decodeAgentAuthority(uri.authority) : undefined;
 }
 
-/** The agent id and raw workspace path of a `cloud-agent:` URI; FileNotFound when it names no agent. */
+/**
+ * The agent id and raw workspace path of a `cloud-agent:` URI of the default deployment. Throws a
+ * FileSystemError: for an address of another deployment, one that names it (see
+ * `refuseOtherDeployment`); FileNotFound when the URI names no agent.
+ */
 export function parseWorkspaceUri(uri: vscode.Uri): { agentId: string; path: string } {
 	const agentId = agentIdOf(uri);
 	if (agentId === undefined) {
+		refuseOtherDeployment(uri);
 		throw vscode.FileSystemError.FileNotFound(uri);
 	}
 	return { agentId, path: uri.path };
+}
+
+/**
+ * Throws for the address of an agent of a deployment other than the default one, with a message
+ * naming the deployment: one no longer configured (a restored tab or workspace file of a
+ * deployment the person removed) by the id its address carries, a configured one by its name
+ * (its workspaces are served from the default deployment's connection only, so never opened
+ * there). Returns for any other URI.
+ */
+function refuseOtherDeployment(uri: vscode.Uri): void {
+	const address = uri.scheme === FS_SCHEME ? parseAgentAuthority(uri.authority, isDeploymentIdShape) : undefined;
+	if (address?.deploymentPart === undefined) {
+		return;
+	}
+	const deployment = readDeployments().deployments.find((d) => !d.isDefault && d.id === address.deploymentPart);
+	throw deployment === undefined
+		? vscode.FileSystemError.Unavailable(
+				vscode.l10n.t(
+					'This address belongs to the deployment {0}, which is no longer configured. Add it to the setting {1} again to open it.',
+					address.deploymentPart,
+					'cloudAgents.deployments',
+				),
+			)
+		: vscode.FileSystemError.Unavailable(
+				vscode.l10n.t(
+					'This address belongs to the deployment "{0}": only the default deployment\'s agent workspaces open in this version.',
+					deployment.name,
+				),
+			);
 }
 
 function toFileStat(s: EntryStat): vscode.FileStat {

@@ -7,6 +7,7 @@ import { COMMAND_IDS, FS_SCHEME } from '../../../src/ids';
 import type { WorkspaceFeature } from '../../../src/workspace/workspaceFeature';
 import type { ToolHandlers } from '../../../src/chat/lazyTools';
 import type { AuthFlows } from '../../../src/auth/authProvider';
+import type { DeploymentSessions } from '../../../src/auth/deploymentSessions';
 import { restoreDevToken, seedAgent, testApi } from '../support/cloudAgents';
 
 /** Loaded features of a test: its commands, and nothing behind the rest (these tests do not reach it). */
@@ -19,6 +20,7 @@ function loadedWith(disposables: vscode.Disposable[]): LoadedFeatures {
 		chatTools: undefined as unknown as ToolHandlers,
 		modelProviders: undefined as unknown as vscode.FileSystemProvider,
 		auth: undefined as unknown as AuthFlows,
+		deployments: undefined as unknown as DeploymentSessions,
 	};
 }
 

@@ -46,6 +46,7 @@ suite('auth/authProvider', () => {
 				await deps.session.deleteToken();
 				return true;
 			},
+			addDeployment: async () => false,
 		};
 		provider = new CloudAgentsAuthProvider(session, logger, flows);
 		events = [];

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { ApiError } from '../../../src/api';
-import { DEFAULT_API_URL, Session, accountFingerprint, isSafeExternalUrl, tokenKey, userAgent } from '../../../src/auth/session';
+import { DEFAULT_API_URL } from '../../../src/auth/deployments';
+import { Session, accountFingerprint, isSafeExternalUrl, tokenKey, userAgent } from '../../../src/auth/session';
 import { nodeConnect } from '../../../src/platform/node/network';
 import { DEV_TOKEN, READONLY_TOKEN, type TestEmulator } from '../support/emulator';
 import { collected } from '../support/leaks';
@@ -184,6 +185,41 @@ suite('auth/session', () => {
 		await session.storeToken(DEV_TOKEN);
 		session.reportError(unauthorized);
 		assert.equal(fake.calls('window.showWarningMessage').length, 2);
+	});
+
+	test("another deployment's session (issue 47): its own fixed URL and token, deaf to cloudAgents.apiUrl, the context key left to the default, its prompt naming it", async () => {
+		const staging = session.sibling({ id: 'staging-example-test-0123456789ab', name: 'Staging', apiUrl: emu.url, isDefault: false });
+		try {
+			fake.settings['cloudAgents.apiUrl'] = 'https://api.example.test';
+			assert.equal(staging.apiUrl, emu.url);
+			let changed = 0;
+			let defaultChanged = 0;
+			staging.onDidChange(() => changed++);
+			session.onDidChange(() => defaultChanged++);
+			fake.changeSettings({ 'cloudAgents.apiUrl': 'https://other.example.test' });
+			await waitFor(() => defaultChanged === 1);
+			assert.equal(changed, 0, "the API URL setting is the default deployment's");
+			const contextCalls = fake.calls('commands.executeCommand').length;
+			await staging.storeToken(DEV_TOKEN);
+			assert.equal(staging.signedIn, true);
+			assert.equal(secrets.values.get(tokenKey(emu.url)), DEV_TOKEN);
+			assert.equal((await staging.client.listAgents({ limit: 1 })).items.length, 1);
+			assert.ok(
+				!fake
+					.calls('commands.executeCommand')
+					.slice(contextCalls)
+					.some((c) => c[1] === 'cloudAgents.signedIn'),
+				'cloudAgents.signedIn says whether the default deployment is signed in',
+			);
+			fake.answer('window.showWarningMessage', async () => undefined);
+			staging.reportError(new ApiError(401, 'unauthorized', 'token rejected', undefined));
+			assert.match(
+				fake.calls('window.showWarningMessage')[0]![0] as string,
+				/session of "Staging" expired or the token was rejected/,
+			);
+		} finally {
+			staging.dispose();
+		}
 	});
 
 	test('the request observer hears how each request of the shared client ended', async () => {

@@ -29,6 +29,10 @@ suite('flows/auth', () => {
 				flowCalls.push(['signOut', args]);
 				return false;
 			},
+			addDeployment: async (_deps, args) => {
+				flowCalls.push(['addDeployment', args]);
+				return false;
+			},
 		};
 		const session = {
 			onDidChange: new fake.EventEmitter<void>().event,
@@ -46,13 +50,15 @@ suite('flows/auth', () => {
 	});
 	teardown(() => disposables.forEach((d) => void d.dispose()));
 
-	test('registers the Accounts provider and both commands, which hand their argument to the flows and answer theirs', async () => {
+	test('registers the Accounts provider and the three commands, which hand their argument to the flows and answer theirs', async () => {
 		assert.equal(fake.calls('authentication.registerAuthenticationProvider').length, 1);
 		assert.equal(await fake.registeredCommand('cloudAgents.signIn')!({ apiKey: 'k' }), true);
 		assert.equal(await fake.registeredCommand('cloudAgents.signOut')!({ confirm: false }), false);
+		assert.equal(await fake.registeredCommand('cloudAgents.addDeployment')!({ name: 'Staging' }), false);
 		assert.deepEqual(flowCalls, [
 			['signIn', { apiKey: 'k' }],
 			['signOut', { confirm: false }],
+			['addDeployment', { name: 'Staging' }],
 		]);
 	});
 
@@ -67,6 +73,7 @@ suite('flows/auth', () => {
 		disposables.forEach((d) => void d.dispose());
 		assert.equal(fake.registeredCommand('cloudAgents.signIn'), undefined);
 		assert.equal(fake.registeredCommand('cloudAgents.signOut'), undefined);
+		assert.equal(fake.registeredCommand('cloudAgents.addDeployment'), undefined);
 		disposables = [];
 	});
 });

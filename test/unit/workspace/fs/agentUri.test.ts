@@ -1,5 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { AGENT_AUTHORITY_PREFIX, decodeAgentAuthority, encodeAgentAuthority } from '../../../../src/workspace/fs/agentUri';
+import { deploymentId, isDeploymentIdShape } from '../../../../src/auth/deployments';
+import {
+	AGENT_AUTHORITY_PREFIX,
+	decodeAgentAuthority,
+	encodeAgentAuthority,
+	parseAgentAuthority,
+} from '../../../../src/workspace/fs/agentUri';
 
 /** What VS Code does to an authority when it turns a URI into text (`Uri.toString()`) and back. */
 const vscodeRoundTrip = (authority: string): string => authority.toLowerCase();
@@ -71,5 +77,37 @@ suite('fs/agentUri: agent ids in cloud-agent: authorities', () => {
 		const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
 		const other = alphabet[(alphabet.indexOf(last) + 1) % 32] ?? 'a';
 		assert.equal(decodeAgentAuthority(canonical.slice(0, -1) + other), undefined);
+	});
+});
+
+suite('fs/agentUri: the deployment part (issue 47)', () => {
+	const ID = 'C19B1983-412F-41B5-81CC-EC71FA626645:Main';
+	const STAGING = deploymentId('https://staging.example.test');
+
+	test('the default deployment adds nothing: the authority is the agent part alone, as before deployments', () => {
+		assert.equal(encodeAgentAuthority(ID, undefined), encodeAgentAuthority(ID));
+		assert.match(encodeAgentAuthority(ID), /^agent-[a-z2-7]+$/);
+		assert.deepEqual(parseAgentAuthority(encodeAgentAuthority(ID), isDeploymentIdShape), { agentId: ID, deploymentPart: undefined });
+		const old = 'c19b1983-412f-41b5-81cc-ec71fa626645.main';
+		assert.deepEqual(parseAgentAuthority(old, isDeploymentIdShape), { agentId: old, deploymentPart: undefined });
+	});
+
+	test('another deployment: agent and deployment round-trip through VS Code lower-casing the authority', () => {
+		const authority = encodeAgentAuthority(ID, STAGING);
+		assert.equal(authority, `${encodeAgentAuthority(ID)}.${STAGING}`);
+		assert.match(authority, /^[a-z0-9.-]+$/);
+		for (const seen of [authority, authority.toLowerCase(), authority.toUpperCase()]) {
+			assert.deepEqual(parseAgentAuthority(seen, isDeploymentIdShape), { agentId: ID, deploymentPart: STAGING });
+		}
+		// The same agent id on two services: two addresses, neither read as the other.
+		assert.notEqual(authority, encodeAgentAuthority(ID, deploymentId('https://production.example.test')));
+		assert.equal(decodeAgentAuthority(authority), undefined, 'never taken for the default deployment agent of that id');
+	});
+
+	test('a deployment part of another shape, or an agent part naming no agent, names nothing', () => {
+		const agent = encodeAgentAuthority(ID);
+		for (const authority of [`${agent}.`, `${agent}.staging`, `${agent}.${STAGING}.x`, `agent-0189.${STAGING}`, `agent-.${STAGING}`]) {
+			assert.equal(parseAgentAuthority(authority, isDeploymentIdShape), undefined, authority);
+		}
 	});
 });

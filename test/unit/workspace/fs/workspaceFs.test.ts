@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../../../src/api';
+import { deploymentId } from '../../../../src/auth/deployments';
 import { encodeAgentAuthority } from '../../../../src/workspace/fs/agentUri';
 import { WorkspaceCache } from '../../../../src/workspace/fs/workspaceCache';
 import { WorkspaceFileSystemProvider, agentIdOf, parseWorkspaceUri, workspaceUri } from '../../../../src/workspace/fs/workspaceFs';
@@ -44,6 +45,46 @@ suite('workspace/fs/workspaceFs: URIs', () => {
 	});
 });
 
+suite('workspace/fs/workspaceFs: addresses of deployments (issue 47)', () => {
+	const STAGING_URL = 'https://staging.example.test';
+	const STAGING = deploymentId(STAGING_URL);
+	const isUnavailable =
+		(message: RegExp) =>
+		(err: unknown): boolean =>
+			err instanceof vscode.FileSystemError && err.code === 'Unavailable' && message.test(err.message);
+
+	test('with one deployment a workspace address is byte for byte what it was: no deployment part or name in it', () => {
+		fake.settings['cloudAgents.apiUrl'] = 'https://api.example.test';
+		const uri = workspaceUri(MIXED, 'src/a.ts');
+		assert.equal(uri.toString(), `cloud-agent://${encodeAgentAuthority(MIXED)}/src/a.ts`);
+		assert.equal(workspaceUri(MIXED, 'src/a.ts', undefined).toString(), uri.toString());
+		assert.doesNotMatch(uri.toString(), /api|example|\.[a-z0-9-]+-[0-9a-f]{12}/);
+	});
+
+	test('an address of another deployment round-trips (VS Code lower-cases it) and is never the default agent of that id', () => {
+		const uri = workspaceUri(MIXED, 'src/a.ts', STAGING);
+		assert.equal(uri.authority, `${encodeAgentAuthority(MIXED)}.${STAGING}`);
+		const reread = vscode.Uri.parse(uri.toString().toLowerCase());
+		assert.equal(reread.authority, uri.authority);
+		assert.equal(agentIdOf(uri), undefined);
+		assert.notEqual(uri.toString(), workspaceUri(MIXED, 'src/a.ts').toString());
+	});
+
+	test("a configured deployment's address is refused naming the deployment, not served from the default one", () => {
+		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: STAGING_URL }];
+		assert.throws(() => parseWorkspaceUri(workspaceUri(MIXED, 'a', STAGING)), isUnavailable(/deployment "Staging"/));
+	});
+
+	test('an address of a deployment no longer configured says so, naming it by its address, instead of failing otherwise', () => {
+		fake.settings['cloudAgents.deployments'] = [];
+		assert.throws(
+			() => parseWorkspaceUri(workspaceUri(MIXED, 'a', STAGING)),
+			isUnavailable(new RegExp(`deployment ${STAGING}, which is no longer configured.*cloudAgents\\.deployments`)),
+		);
+		assert.match(STAGING, /^staging-example-test-/, 'the id names the host');
+	});
+});
+
 suite('workspace/fs/workspaceFs: WorkspaceFileSystemProvider against the emulator', () => {
 	let emu: TestEmulator;
 	let client: CloudAgentsClient;
@@ -76,6 +117,21 @@ suite('workspace/fs/workspaceFs: WorkspaceFileSystemProvider against the emulato
 		(code: string, message?: RegExp) =>
 		(err: unknown): boolean =>
 			err instanceof vscode.FileSystemError && err.code === code && (message === undefined || message.test(err.message));
+
+	test('an address of a removed deployment fails every operation with the error naming it; nothing is asked of the default service', async () => {
+		const removed = workspaceUri(agentId, 'README.md', deploymentId('https://gone.example.test'));
+		const before = (await emu.counters()).requests.total;
+		await assert.rejects(
+			provider.stat(removed),
+			isCode('Unavailable', /gone-example-test-[0-9a-f]{12}, which is no longer configured/),
+		);
+		await assert.rejects(provider.readFile(removed), isCode('Unavailable', /no longer configured/));
+		await assert.rejects(
+			provider.writeFile(removed, bytes('x'), { create: true, overwrite: true }),
+			isCode('Unavailable', /no longer configured/),
+		);
+		assert.equal((await emu.counters()).requests.total, before);
+	});
 
 	test('stat, readDirectory and readFile give VS Code types and the stored bytes', async () => {
 		const file = await provider.stat(uri('README.md'));
