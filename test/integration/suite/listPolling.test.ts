@@ -38,12 +38,17 @@ suite('Automatic refresh of a list', () => {
 		}
 	});
 
-	test('a redraw (a runtime renamed, a flag changed) reads the shown rows again in place: their handles stay; marking a record active redraws nothing', async function () {
-		this.timeout(30_000);
+	/**
+	 * An Agents list (not a view) over the emulator whose runtimes are all named `name` until
+	 * `rename`, and the first row of an agent on a runtime.
+	 */
+	async function agentsWithRuntimeName(
+		name: string,
+	): Promise<{ tree: DescriptorTreeProvider<Agent>; withRuntime: vscode.TreeItem & { agent: Agent }; rename: (to: string) => void }> {
 		const signedIn = new vscode.EventEmitter<void>();
 		const log = vscode.window.createOutputChannel('Cloud Agents redraw test', { log: true });
 		const host: ListHost = { signedIn: true, onDidChange: signedIn.event, log, reportError: () => undefined };
-		let runtimeName = 'before-rename';
+		let runtimeName = name;
 		const ctx: ListContext = {
 			client: () => api.session.client,
 			lookup: ((_list: unknown, id: string) => ({ id, display_name: runtimeName })) as ListContext['lookup'],
@@ -54,6 +59,12 @@ suite('Automatic refresh of a list', () => {
 		const rows = await tree.getChildren();
 		const withRuntime = rows.find((r): r is vscode.TreeItem & { agent: Agent } => Boolean((r as { agent?: Agent }).agent?.runtime_id));
 		assert.ok(withRuntime, 'an agent of the demo seed runs on a runtime');
+		return { tree, withRuntime, rename: (to) => (runtimeName = to) };
+	}
+
+	test('a redraw (a runtime renamed, a flag changed) reads the shown rows again in place: their handles stay; marking a record active redraws nothing', async function () {
+		this.timeout(30_000);
+		const { tree, withRuntime, rename } = await agentsWithRuntimeName('before-rename');
 		assert.match(hoverText(tree, withRuntime), /before-rename/);
 		const fired: Array<vscode.TreeItem | vscode.TreeItem[] | undefined> = [];
 		disposables.push(tree.onDidChangeTreeData((e) => fired.push(e)));
@@ -62,7 +73,7 @@ suite('Automatic refresh of a list', () => {
 		tree.markActive(withRuntime.agent.id, false);
 		assert.deepEqual(fired, [], 'marking a record active changes nothing a row shows');
 
-		runtimeName = 'after-rename';
+		rename('after-rename');
 		tree.redraw();
 		assert.equal(fired.length, 1);
 		const changed = fired[0];
@@ -74,31 +85,18 @@ suite('Automatic refresh of a list', () => {
 
 	test("a change only the rows' tooltips show (a runtime's name) redraws nothing until a tooltip was built; the tooltip reads the name when built", async function () {
 		this.timeout(30_000);
-		const signedIn = new vscode.EventEmitter<void>();
-		const log = vscode.window.createOutputChannel('Cloud Agents tooltip redraw test', { log: true });
-		const host: ListHost = { signedIn: true, onDidChange: signedIn.event, log, reportError: () => undefined };
-		let runtimeName = 'first-name';
-		const ctx: ListContext = {
-			client: () => api.session.client,
-			lookup: ((_list: unknown, id: string) => ({ id, display_name: runtimeName })) as ListContext['lookup'],
-			flag: () => false,
-		};
-		const tree = new DescriptorTreeProvider(agentsList, host, ctx);
-		disposables.push(tree, signedIn, log);
-		const rows = await tree.getChildren();
-		const withRuntime = rows.find((r): r is vscode.TreeItem & { agent: Agent } => Boolean((r as { agent?: Agent }).agent?.runtime_id));
-		assert.ok(withRuntime, 'an agent of the demo seed runs on a runtime');
+		const { tree, withRuntime, rename } = await agentsWithRuntimeName('first-name');
 		const fired: Array<vscode.TreeItem | vscode.TreeItem[] | undefined> = [];
 		disposables.push(tree.onDidChangeTreeData((e) => fired.push(e)));
 
 		// The Runtimes view's first page comes while the rows are first drawn: nothing is sent.
-		runtimeName = 'second-name';
+		rename('second-name');
 		tree.redrawTooltips();
 		assert.equal(fired.length, 0, 'no tooltip was built yet: the rows are left alone');
 		assert.match(hoverText(tree, withRuntime), /second-name/, 'the tooltip reads the name when it is built');
 
 		// A tooltip VS Code holds would show the old name: the rows are redrawn in place, once.
-		runtimeName = 'third-name';
+		rename('third-name');
 		tree.redrawTooltips();
 		assert.equal(fired.length, 1);
 		assert.ok(Array.isArray(fired[0]) && fired[0].includes(withRuntime), 'an element refresh of the rows VS Code holds');
