@@ -21,7 +21,7 @@
  * VS Code's figure leaves out, and the extension host's own span around the activate() call
  * (`willActivateExtension → didActivateExtension`: it also holds the microtasks activate() queued).
  *
- * BENCH_ACTIVATION_STARTS sets the measured starts per variant (default 7; one more warm-up start
+ * BENCH_ACTIVATION_STARTS sets the measured starts per variant (default 11; one more warm-up start
  * of each is not counted).
  */
 import { spawnSync } from 'node:child_process';
@@ -32,7 +32,7 @@ import type { Browser, Page } from 'playwright-core';
 import { type ChildLike, type CodeServer, type Harness, type Procs, ROOT, launchChromium, loadHarness } from '../codeServer';
 import { type BenchContext, type Row, median } from '../report';
 import { makeVscodeStub, vscodeApiNames } from '../../test/unit/support/vscodeStub';
-import { ACTIVATION_MEASURE, EMPTY_SCHEME, FS_SCHEME, IMAGE_SCHEME, PROVIDER_SCHEME, RECORD_SCHEME, WEBVIEW_TYPES } from '../../src/ids';
+import { ACTIVATION_MEASURE, COLLAPSE_ALL_VIEWS, DOCUMENT_SCHEMES, FILE_SYSTEM_SCHEMES, WEBVIEW_TYPES } from '../../src/ids';
 
 /**
  * The goal (issue 44): activation (load + activate) ÷ the registration floor's in the same run, in
@@ -200,8 +200,10 @@ function buildVariants(h: Harness, work: string): Variant[] {
  * `activationEvents`, with its texts and icons) and, in `activate()`, registers what ours registers
  * at activation — every command, a tree view per view, the file systems and document providers of
  * our schemes, the webview serializers, the language-model tools, the authentication provider, a
- * status bar item and a log output channel — doing nothing else; then reports its activation as
- * ours does (src/platform/node/nodePlatform.ts, src/platform/web/webPlatform.ts). Returns its entry.
+ * status bar item and a log output channel — doing nothing else, each provider with the members
+ * ours has at activation (a tree's change event, getParent and resolveTreeItem; a document
+ * provider's change event; `copy` and read-only where ours has them), since what VS Code does at a
+ * registration depends on them; then reports its activation as ours does (src/platform/node/nodePlatform.ts, src/platform/web/webPlatform.ts). Returns its entry.
  */
 function writeRegistrationFloor(dir: string, name: string, host: 'node' | 'web'): string {
 	rmSync(dir, { recursive: true, force: true });
@@ -239,8 +241,9 @@ function writeRegistrationFloor(dir: string, name: string, host: 'node' | 'web')
 		views: Object.values(c.views ?? {}).flatMap((vs) => vs.map((v) => v.id)),
 		tools: (c.languageModelTools ?? []).map((t) => t.name),
 		auth: c.authentication ?? [],
-		fileSystems: [FS_SCHEME, IMAGE_SCHEME, PROVIDER_SCHEME],
-		contentProviders: [RECORD_SCHEME, EMPTY_SCHEME],
+		fileSystems: FILE_SYSTEM_SCHEMES,
+		contentProviders: DOCUMENT_SCHEMES,
+		collapseAll: [...COLLAPSE_ALL_VIEWS],
 		webviews: Object.values(WEBVIEW_TYPES),
 	};
 	const report =
@@ -263,8 +266,14 @@ exports.activate = (context) => {
 	const log = vscode.window.createOutputChannel('Registration floor', { log: true });
 	keep(log);
 	for (const id of LISTS.commands) keep(vscode.commands.registerCommand(id, () => undefined));
-	const rows = { getTreeItem: (x) => x, getChildren: () => [] };
-	for (const id of LISTS.views) keep(vscode.window.createTreeView(id, { treeDataProvider: rows }));
+	// Providers of the same shape as ours (src/shell/standIns.ts): VS Code's work at registration
+	// depends on which members a provider has (it subscribes to a change event, asks for resolveTreeItem).
+	for (const id of LISTS.views) {
+		const treeChanges = new vscode.EventEmitter();
+		keep(treeChanges);
+		const rows = { onDidChangeTreeData: treeChanges.event, getTreeItem: (x) => x, getChildren: () => [], getParent: () => undefined, resolveTreeItem: (item) => item };
+		keep(vscode.window.createTreeView(id, { treeDataProvider: rows, showCollapseAll: LISTS.collapseAll.includes(id) }));
+	}
 	const changes = new vscode.EventEmitter();
 	const fs = {
 		onDidChangeFile: changes.event,
@@ -277,8 +286,12 @@ exports.activate = (context) => {
 		delete: () => undefined,
 		rename: () => undefined,
 	};
-	for (const scheme of LISTS.fileSystems) keep(vscode.workspace.registerFileSystemProvider(scheme, fs, { isCaseSensitive: true }));
-	for (const scheme of LISTS.contentProviders) keep(vscode.workspace.registerTextDocumentContentProvider(scheme, { provideTextDocumentContent: () => '' }));
+	for (const [scheme, options] of Object.entries(LISTS.fileSystems)) {
+		const provider = options.copies ? { ...fs, copy: () => undefined } : fs;
+		keep(vscode.workspace.registerFileSystemProvider(scheme, provider, { isCaseSensitive: options.isCaseSensitive, isReadonly: options.isReadonly }));
+	}
+	const documentChanges = new vscode.EventEmitter();
+	for (const scheme of LISTS.contentProviders) keep(vscode.workspace.registerTextDocumentContentProvider(scheme, { onDidChange: documentChanges.event, provideTextDocumentContent: () => '' }));
 	for (const type of LISTS.webviews) keep(vscode.window.registerWebviewPanelSerializer(type, { deserializeWebviewPanel: async (panel) => panel.dispose() }));
 	if (vscode.lm && vscode.lm.registerTool) {
 		for (const tool of LISTS.tools) keep(vscode.lm.registerTool(tool, { invoke: async () => new vscode.LanguageModelToolResult([]) }));
@@ -483,7 +496,7 @@ async function measureOnce(
 
 export async function run(ctx: BenchContext): Promise<void> {
 	const title = 'Activation in code-server (load + activate(), fresh extension-host starts)';
-	const starts = Math.max(1, Number(process.env.BENCH_ACTIVATION_STARTS ?? 7) || 7);
+	const starts = Math.max(1, Number(process.env.BENCH_ACTIVATION_STARTS ?? 11) || 11);
 	const h = await loadHarness();
 	const work = join(ROOT, 'bench', '.tmp', `activation-${process.pid}`);
 	rmSync(work, { recursive: true, force: true });
@@ -654,7 +667,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			rows,
 			notes: [
 				`Load average (1, 5, 15 min) after the starts: ${load} on ${cpus().length} cores. The code-server figures are wall-clock times inside an extension host that shares the machine; when the load exceeds the cores they grow with it, the ratio and the plain-Node CPU times much less.`,
-				`How it works: each start is a new code-server (so a new extension host) with a new user-data folder and a new Chromium context; after 5 s for the window to settle (on 2 cores, a click at once measured the workbench's own start-up as much as ours), a click on the Cloud Agents activity-bar entry activates the extension (onView), which, with CLOUD_AGENTS_ACTIVATION_REPORT set, writes the extension host's own marks around require(main) (load, ms resolution) and the duration of activate() (performance.now()). load + activate is the figure "Developer: Show Running Extensions" shows. The web build runs in code-server's web worker extension host (installed without \`main\`, as test:web does); there the bench reads the worker's performance timeline (Playwright, µs resolution): load = the extension host's marks around evaluating the fetched bundle, activate = the measure the web platform adds around activate() (performance.now(), as in Node); the bundle's fetch and compilation before that are shown apart (VS Code's figure leaves them out too), and so is the extension host's own span around the activate() call. Baseline, split and web build come from the same sources (esbuild.mjs --single, the default, its web build), are installed side by side, and are started in turn with the two registration floors (each round starting with the next), after one uncounted warm-up start each. The registration floors are static extensions the bench writes (writeRegistrationFloor): our package.json's contributions and activation events, and an activate() that registers what ours registers at activation (every command, a tree view per view, the file systems and document providers of our schemes, the webview serializers, the language-model tools, the authentication provider, a status bar item, a log channel) and nothing else, reporting as ours does; one for Node's extension host, one for the web worker's. The goals are the ratios of the split build's and the web build's medians to their floor's: what our own code adds to what registering the same things costs VS Code. Medians, not means: a start costs 5–20 ms, and on this machine one start in a few is slowed by something else (a garbage collection, the browser, another process) by as much again, which decides a mean of a few starts (the same code gave the web build 1.13 and 1.31 of its floor's mean in two full runs).`,
+				`How it works: each start is a new code-server (so a new extension host) with a new user-data folder and a new Chromium context; after 5 s for the window to settle (on 2 cores, a click at once measured the workbench's own start-up as much as ours), a click on the Cloud Agents activity-bar entry activates the extension (onView), which, with CLOUD_AGENTS_ACTIVATION_REPORT set, writes the extension host's own marks around require(main) (load, ms resolution) and the duration of activate() (performance.now()). load + activate is the figure "Developer: Show Running Extensions" shows. The web build runs in code-server's web worker extension host (installed without \`main\`, as test:web does); there the bench reads the worker's performance timeline (Playwright, µs resolution): load = the extension host's marks around evaluating the fetched bundle, activate = the measure the web platform adds around activate() (performance.now(), as in Node); the bundle's fetch and compilation before that are shown apart (VS Code's figure leaves them out too), and so is the extension host's own span around the activate() call. Baseline, split and web build come from the same sources (esbuild.mjs --single, the default, its web build), are installed side by side, and are started in turn with the two registration floors (each round starting with the next), after one uncounted warm-up start each. The registration floors are static extensions the bench writes (writeRegistrationFloor): our package.json's contributions and activation events, and an activate() that registers what ours registers at activation (every command, a tree view per view, the file systems and document providers of our schemes — each provider with the members ours has, as VS Code's work at a registration depends on them —, the webview serializers, the language-model tools, the authentication provider, a status bar item, a log channel) and nothing else, reporting as ours does; one for Node's extension host, one for the web worker's. The goals are the ratios of the split build's and the web build's medians to their floor's: what our own code adds to what registering the same things costs VS Code. Medians, not means: a start costs 5–20 ms, and on this machine one start in a few is slowed by something else (a garbage collection, the browser, another process) by as much again, which decides a mean of a few starts (the same code gave the web build 1.13 and 1.31 of its floor's mean in two full runs).`,
 				...(base.vsceWarnings.length > 0 ? [`vsce on the baseline: ${base.vsceWarnings.join(' / ')}`] : []),
 			],
 		});
