@@ -264,6 +264,14 @@ suite('workspace/workspaceCommands', () => {
 			);
 		});
 
+		test('Open Agent Workspace with a deployment adds the folder at its address; without one, at the default address', async () => {
+			startWithStaging();
+			await run('cloudAgents.agents.openWorkspace', { agentId, name: 'Billing', mode: 'add', deployment: 'Staging' });
+			await run('cloudAgents.agents.openWorkspace', { agentId, name: 'Billing', mode: 'add' });
+			const added = fake.calls('workspace.updateWorkspaceFolders').map((c) => (c[2] as { uri: vscode.Uri }).uri.toString());
+			assert.deepEqual(added, [workspaceUri(agentId, '', STAGING).toString(), workspaceUri(agentId).toString()]);
+		});
+
 		test("Search Workspace on the active editor of another deployment's agent searches there and opens the match at its address", async () => {
 			startWithStaging();
 			fake.window.activeTextEditor = { document: { uri: workspaceUri(agentId, 'src/index.ts', STAGING) } } as never;
