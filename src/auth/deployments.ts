@@ -228,3 +228,50 @@ export function readDeployments(): DeploymentList {
 	const config = vscode.workspace.getConfiguration(CONFIG.section);
 	return parseDeployments(config.get<string>(CONFIG.apiUrl, ''), config.get<unknown>(CONFIG.deployments));
 }
+
+/**
+ * The deployment part of an address (an agent workspace's `cloud-agent:` authority, a record
+ * document's `cloud-agents-record:` authority): none for the default deployment, so its addresses
+ * are byte for byte what they were before deployments existed; the deployment's id for any other.
+ * The one place that decides what names a deployment in an address.
+ */
+export function addressPart(deployment: Pick<Deployment, 'id' | 'isDefault'>): string | undefined {
+	return deployment.isDefault ? undefined : deployment.id;
+}
+
+/**
+ * What the deployment part of an address names among `deployments`: the default deployment (no
+ * part), a configured deployment, or `removed` (a part of the right shape no configured deployment
+ * has: a restored tab or workspace file of a deployment the person removed). Undefined for a part
+ * that cannot be a deployment id. The part is compared in lower case: VS Code lower-cases authorities.
+ */
+export function deploymentOfPart(
+	part: string | undefined,
+	deployments: readonly Deployment[] = readDeployments().deployments,
+): { deployment: Deployment } | { removed: string } | undefined {
+	if (part === undefined) {
+		const first = deployments.find((d) => d.isDefault);
+		return first ? { deployment: first } : undefined;
+	}
+	if (!isDeploymentIdShape(part)) {
+		return undefined;
+	}
+	const id = part.toLowerCase();
+	const deployment = deployments.find((d) => !d.isDefault && d.id === id);
+	return deployment ? { deployment } : { removed: id };
+}
+
+/** The sentence for an address (`what`: "This address", "This record") of a deployment no longer configured. */
+export function removedDeploymentMessage(part: string, what: 'address' | 'record'): string {
+	return what === 'record'
+		? vscode.l10n.t(
+				'This record belongs to the deployment {0}, which is no longer configured. Add it to the setting {1} again and open the record from its view.',
+				part,
+				settingName(),
+			)
+		: vscode.l10n.t(
+				'This address belongs to the deployment {0}, which is no longer configured. Add it to the setting {1} again to open it.',
+				part,
+				settingName(),
+			);
+}

@@ -63,9 +63,11 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		[WEBVIEW_TYPES.computer, computer.restorePanel],
 		[WEBVIEW_TYPES.savings, savings.restorePanel],
 	]);
-	// The agent workspace: the `cloud-agent:` file system (behind activation's stand-in) and its commands.
+	// The agent workspace: the `cloud-agent:` file system (behind activation's stand-in) and its
+	// commands; each deployment's agent workspaces are served through that deployment's session.
 	const workspace = registerWorkspace({
 		session: deps.session,
+		deployments,
 		log: deps.log,
 		runEvents: deps.follower.onDidReceiveEvent,
 		onUnauthorized: deps.onUnauthorized,

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { SAFETY, sleepUntilAborted } from '../api';
 import type { Run } from '../api';
+import { deploymentOfPart, isDeploymentIdShape, removedDeploymentMessage } from '../auth/deployments';
 import { RECORD_SCHEME } from '../ids';
 import { type Registrations, directRegistrations } from '../util/registrations';
 import { singleLine } from '../util/text';
@@ -19,6 +20,11 @@ const CHANGE_TIMEOUT_MS = 3000;
  * fires `onDidChange`, so an open document shows the fresh record. Callers make server text safe
  * before showing it (src/util/text.ts: `plainText`, or `markdownText` for Markdown records, whose
  * link syntax is escaped so the preview shows no links at all).
+ *
+ * A record of a deployment other than the default one carries that deployment's part
+ * (src/auth/deployments.ts `addressPart`) as its URI authority (`inDeployment`), so the same run or
+ * artifact id on two deployments is two documents; the default deployment's record URIs have no
+ * authority, as before deployments existed. A record of a deployment no longer configured says so.
  *
  * One instance lives for the extension's lifetime; extension.ts creates it and hands it to the
  * commands that show records (`Services.records`).
@@ -44,13 +50,17 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 	}
 
 	/**
-	 * Signed out (issue 42, item 5: results and artifacts stayed on screen): every record held goes;
-	 * an open document then reads "no longer available", and the record tabs and the Markdown
-	 * previews of records close (none is ever dirty: the documents are read-only).
+	 * Signed out (issue 42, item 5: results and artifacts stayed on screen): every record of that
+	 * deployment held goes (`deploymentPart`: undefined for the default deployment's); an open
+	 * document then reads "no longer available", and its record tabs and the Markdown previews of
+	 * its records close (none is ever dirty: the documents are read-only). Other deployments' stay.
 	 */
-	async forgetAll(): Promise<void> {
-		const held = [...this.contents.keys()].map((key) => vscode.Uri.parse(key, true));
-		this.contents.clear();
+	async forgetAll(deploymentPart?: string): Promise<void> {
+		const ofDeployment = (uri: vscode.Uri): boolean => uri.authority === (deploymentPart ?? '');
+		const held = [...this.contents.keys()].map((key) => vscode.Uri.parse(key, true)).filter(ofDeployment);
+		for (const uri of held) {
+			this.contents.delete(uri.toString());
+		}
 		for (const uri of held) {
 			this.changed.fire(uri);
 		}
@@ -67,14 +77,19 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 		if (previews.length > 0) {
 			await vscode.window.tabGroups.close(previews, true);
 		}
-		await closeTabsOf(RECORD_SCHEME);
+		await closeTabsOf(RECORD_SCHEME, ofDeployment);
 	}
 
 	provideTextDocumentContent(uri: vscode.Uri): string {
-		return (
-			this.contents.get(uri.toString()) ??
-			vscode.l10n.t('This record is no longer available. Run the command that opened it again to read it from the service.')
-		);
+		const held = this.contents.get(uri.toString());
+		if (held !== undefined) {
+			return held;
+		}
+		const part = deploymentPartOfRecord(uri);
+		const named = part === undefined ? undefined : deploymentOfPart(part);
+		return named !== undefined && 'removed' in named
+			? removedDeploymentMessage(named.removed, 'record')
+			: vscode.l10n.t('This record is no longer available. Run the command that opened it again to read it from the service.');
 	}
 
 	/**
@@ -213,6 +228,20 @@ export function titledRecordUri(title: string, ...key: string[]): vscode.Uri {
 	return vscode.Uri.from({ scheme: RECORD_SCHEME, path: `/${segment(title)}`, query: key.map(segment).join('/') });
 }
 
+/**
+ * The record URI `uri` as a record of the deployment whose addresses carry `deploymentPart`
+ * (src/auth/deployments.ts `addressPart`): the part as its authority; `uri` itself for the default
+ * deployment (undefined), so its records are what they were.
+ */
+export function inDeployment(uri: vscode.Uri, deploymentPart: string | undefined): vscode.Uri {
+	return deploymentPart === undefined ? uri : uri.with({ authority: deploymentPart });
+}
+
+/** The deployment part of a record URI (as VS Code spells it: lower case): undefined for the default deployment's (no authority). */
+export function deploymentPartOfRecord(uri: vscode.Uri): string | undefined {
+	return uri.scheme === RECORD_SCHEME && isDeploymentIdShape(uri.authority) ? uri.authority.toLowerCase() : undefined;
+}
+
 /** How much of the prompt a result's title shows. */
 const RESULT_TITLE_PROMPT_CHARS = 40;
 
@@ -223,13 +252,21 @@ export function runResultTitle(agentName: string | undefined, run: Pick<Run, 'id
 	return agent ? vscode.l10n.t('Result — {0}: {1}', agent, prompt) : vscode.l10n.t('Result — {0}', prompt);
 }
 
-/** The URI of a run's result record, titled by `runResultTitle`. */
-export function runResultUri(agentId: string, agentName: string | undefined, run: Pick<Run, 'id' | 'agent_id' | 'prompt'>): vscode.Uri {
-	return titledRecordUri(runResultTitle(agentName, run), 'runs', agentId, run.id);
+/** The URI of a run's result record, titled by `runResultTitle`, of the deployment whose addresses carry `deploymentPart` (undefined: the default). */
+export function runResultUri(
+	agentId: string,
+	agentName: string | undefined,
+	run: Pick<Run, 'id' | 'agent_id' | 'prompt'>,
+	deploymentPart?: string,
+): vscode.Uri {
+	return inDeployment(titledRecordUri(runResultTitle(agentName, run), 'runs', agentId, run.id), deploymentPart);
 }
 
-/** Closes every editor tab showing a document of `scheme` (a text or custom editor tab, a side of a diff), unless it has unsaved changes. */
-export async function closeTabsOf(scheme: string): Promise<void> {
+/**
+ * Closes every editor tab showing a document of `scheme` (a text or custom editor tab, a side of a
+ * diff) that `which` takes (default: all), unless it has unsaved changes.
+ */
+export async function closeTabsOf(scheme: string, which: (uri: vscode.Uri) => boolean = () => true): Promise<void> {
 	const uriOf = (input: unknown): vscode.Uri | undefined =>
 		input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom
 			? input.uri
@@ -240,7 +277,10 @@ export async function closeTabsOf(scheme: string): Promise<void> {
 				: undefined;
 	const tabs = vscode.window.tabGroups.all
 		.flatMap((group) => group.tabs)
-		.filter((tab) => !tab.isDirty && uriOf(tab.input)?.scheme === scheme);
+		.filter((tab) => {
+			const uri = uriOf(tab.input);
+			return !tab.isDirty && uri?.scheme === scheme && which(uri);
+		});
 	if (tabs.length > 0) {
 		await vscode.window.tabGroups.close(tabs, true);
 	}

@@ -19,7 +19,8 @@ import * as vscode from 'vscode';
 import { AGENT_WINDOWS_FOLDER, FS_SCHEME } from '../ids';
 import { SAFETY } from '../base/limits';
 import { singleLine } from '../util/text';
-import { decodeAgentAuthority } from './fs/agentUri';
+import { isDeploymentIdShape } from '../auth/deployments';
+import { parseAgentAuthority } from './fs/agentUri';
 
 /** The largest agent-window file read back (ours are a few hundred bytes). */
 const MAX_FILE_BYTES = 64 * 1024;
@@ -30,8 +31,8 @@ export interface AgentWindowLog {
 }
 
 /**
- * The agent authority of `file` when it is an agent window's workspace file under `storage`,
- * else undefined.
+ * The agent authority of `file` when it is an agent window's workspace file under `storage` (of
+ * an agent of any deployment: the authority carries its deployment part), else undefined.
  */
 export function agentWindowAuthority(storage: vscode.Uri, file: vscode.Uri | undefined): string | undefined {
 	if (!file || file.scheme !== storage.scheme || file.authority !== storage.authority) {
@@ -42,7 +43,12 @@ export function agentWindowAuthority(storage: vscode.Uri, file: vscode.Uri | und
 		return undefined;
 	}
 	const [authority, name, ...rest] = file.path.slice(folder.length).split('/');
-	if (authority === undefined || name === undefined || rest.length > 0 || decodeAgentAuthority(authority) === undefined) {
+	if (
+		authority === undefined ||
+		name === undefined ||
+		rest.length > 0 ||
+		parseAgentAuthority(authority, isDeploymentIdShape) === undefined
+	) {
 		return undefined;
 	}
 	return authority.toLowerCase();

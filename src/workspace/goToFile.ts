@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { baseName, normalizeWorkspacePath, parentPath } from '../util/paths';
 import { WALK_LIMITS } from './fs/workspaceCache';
-import type { WorkspaceFeature } from './workspaceFeature';
+import type { AgentWorkspaces } from './deploymentWorkspace';
 
 /** One file in the "Go to File" pick. */
 interface FileItem extends vscode.QuickPickItem {
@@ -17,7 +17,7 @@ interface FileItem extends vscode.QuickPickItem {
 const PICK_REFRESH_MS = 150;
 
 /** Shows the pick of an agent's files (titled with `name`) and opens the chosen one; resolves with its URI. */
-export async function goToWorkspaceFile(feature: WorkspaceFeature, agentId: string, name: string): Promise<vscode.Uri | undefined> {
+export async function goToWorkspaceFile(feature: AgentWorkspaces, agentId: string, name: string): Promise<vscode.Uri | undefined> {
 	const uri = await pickWorkspaceFile(feature, agentId, name);
 	if (uri) {
 		await vscode.window.showTextDocument(uri, { preview: true });
@@ -26,7 +26,7 @@ export async function goToWorkspaceFile(feature: WorkspaceFeature, agentId: stri
 }
 
 /** Automation: walks the workspace, opens `rawPath` if it is one of the files found, returns them all. */
-export async function openWalkedFile(feature: WorkspaceFeature, agentId: string, rawPath: string): Promise<string[]> {
+export async function openWalkedFile(feature: AgentWorkspaces, agentId: string, rawPath: string): Promise<string[]> {
 	const path = normalizeWorkspacePath(rawPath);
 	const { files, truncated } = await feature.cache.walkFiles(agentId);
 	if (!files.includes(path)) {
@@ -50,7 +50,7 @@ export async function openWalkedFile(feature: WorkspaceFeature, agentId: string,
 }
 
 /** Shows the file pick while the walk fills it; resolves with the chosen file, undefined when dismissed. */
-function pickWorkspaceFile(feature: WorkspaceFeature, agentId: string, name: string): Promise<vscode.Uri | undefined> {
+function pickWorkspaceFile(feature: AgentWorkspaces, agentId: string, name: string): Promise<vscode.Uri | undefined> {
 	const pick = vscode.window.createQuickPick<FileItem>();
 	pick.title = vscode.l10n.t('Go to File in {0}', name);
 	pick.placeholder = vscode.l10n.t('Listing the files of the agent workspace…');

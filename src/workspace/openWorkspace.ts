@@ -1,11 +1,11 @@
 /** "Open Agent Workspace": an agent's workspace as a folder of this window or of a new one. */
 import * as vscode from 'vscode';
-import { agentIdOf, workspaceUri } from './fs/workspaceFs';
+import { sameAddress, workspaceAddressOf, workspaceUri } from './fs/workspaceFs';
 import { encodeAgentAuthority } from './fs/agentUri';
 import { SAFETY } from '../api';
 import { AGENT_WINDOWS_FOLDER } from '../ids';
 import { notificationText, singleLine } from '../util/text';
-import type { WorkspaceFeature } from './workspaceFeature';
+import type { AgentWorkspaces } from './deploymentWorkspace';
 
 /** How the workspace opens: added as a folder of this window, or in a new window; undefined asks. */
 export type OpenWorkspaceMode = 'add' | 'newWindow';
@@ -15,19 +15,21 @@ export type OpenWorkspaceMode = 'add' | 'newWindow';
  * the window already shows it, the Explorer comes to the front. Without `mode` a modal asks how.
  * A new window opens a workspace file written under `storage` (the extension's global storage),
  * so the window and its folder are named after the agent; without `storage`, the bare folder.
+ * The folder's address carries `feature`'s deployment part (none for the default deployment).
  */
 export async function openAgentWorkspace(
-	feature: WorkspaceFeature,
+	feature: AgentWorkspaces,
 	agentId: string,
 	name: string,
 	mode: OpenWorkspaceMode | undefined,
 	storage?: vscode.Uri,
 ): Promise<void> {
-	const uri = workspaceUri(agentId);
+	const address = { agentId, deploymentPart: feature.deploymentPart };
+	const uri = workspaceUri(agentId, '', address.deploymentPart);
 	const folders = vscode.workspace.workspaceFolders ?? [];
 	// Opening again is a retry of a workspace whose interface differed.
 	feature.retryInterface(agentId);
-	if (folders.some((f) => agentIdOf(f.uri) === agentId && f.uri.path.replace(/\/+$/, '') === '')) {
+	if (folders.some((f) => sameAddress(workspaceAddressOf(f.uri), address) && f.uri.path.replace(/\/+$/, '') === '')) {
 		await vscode.commands.executeCommand('workbench.view.explorer');
 		return;
 	}
@@ -52,7 +54,7 @@ export async function openAgentWorkspace(
 		// A folder opened on its own is named after the last segment of its path, which for an agent's
 		// root is "/" (the Explorer's folder and the window title said "/"): the new window opens a
 		// workspace file that names the folder after the agent instead.
-		const target = storage ? await agentWindowFile(storage, agentId, name) : uri;
+		const target = storage ? await agentWindowFile(storage, agentId, name, address.deploymentPart) : uri;
 		await vscode.commands.executeCommand('vscode.openFolder', target, { forceNewWindow: true });
 	}
 }
@@ -63,10 +65,12 @@ export async function openAgentWorkspace(
  * `cloud-agent://<agent>/` named after the agent. VS Code names the window after the file ("<agent
  * name> (Workspace)") and the Explorer's folder after `name`. A file of an earlier name of the agent
  * goes, so Recent shows the agent once. The window puts the folder back when VS Code opens the
- * file without it (`agentWindow.ts`).
+ * file without it (`agentWindow.ts`). An agent of another deployment (`deploymentPart`) has its
+ * own folder: its authority carries the part (`[a-z0-9.-]` only, safe as a file name).
  */
-export async function agentWindowFile(storage: vscode.Uri, agentId: string, name: string): Promise<vscode.Uri> {
-	const folder = vscode.Uri.joinPath(storage, AGENT_WINDOWS_FOLDER, encodeAgentAuthority(agentId));
+export async function agentWindowFile(storage: vscode.Uri, agentId: string, name: string, deploymentPart?: string): Promise<vscode.Uri> {
+	const authority = encodeAgentAuthority(agentId, deploymentPart);
+	const folder = vscode.Uri.joinPath(storage, AGENT_WINDOWS_FOLDER, authority);
 	const label = singleLine(name, SAFETY.labelMaxChars) || agentId;
 	const file = vscode.Uri.joinPath(folder, `${fileNameOf(label)}.code-workspace`);
 	await vscode.workspace.fs.createDirectory(folder);
@@ -76,7 +80,7 @@ export async function agentWindowFile(storage: vscode.Uri, agentId: string, name
 			await vscode.workspace.fs.delete(other).then(undefined, () => undefined);
 		}
 	}
-	const content = { folders: [{ uri: workspaceUri(agentId).toString(), name: label }], settings: {} };
+	const content = { folders: [{ uri: workspaceUri(agentId, '', deploymentPart).toString(), name: label }], settings: {} };
 	await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(`${JSON.stringify(content, null, '\t')}\n`));
 	return file;
 }

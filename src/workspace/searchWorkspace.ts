@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { LIMITS, SAFETY, utf8Length } from '../api';
 import { iconSafe, notificationText } from '../util/text';
 import { usableMatches } from './fs/searchMatches';
-import type { WorkspaceFeature } from './workspaceFeature';
+import type { AgentWorkspaces } from './deploymentWorkspace';
 
 /** What to search: the query (asked when missing), and for automation the match to open without UI. */
 export interface SearchRequest {
@@ -20,7 +20,7 @@ export interface SearchRequest {
  * interface differs is not asked (its error is thrown).
  */
 export async function searchAgentWorkspace(
-	feature: WorkspaceFeature,
+	feature: AgentWorkspaces,
 	agentId: string,
 	request: SearchRequest = {},
 ): Promise<vscode.Uri | undefined> {

@@ -8,7 +8,8 @@
  */
 import * as vscode from 'vscode';
 import type { Agent } from '../api';
-import { agentIdOf } from './fs/workspaceFs';
+import { sameAddress, workspaceAddressOf } from './fs/workspaceFs';
+import type { AgentWorkspaces } from './deploymentWorkspace';
 import { Disposable } from '../util/lifecycle';
 import { type UnauthorizedHandler, showApiError } from '../messages/errors';
 import { goToWorkspaceFile, openWalkedFile } from './goToFile';
@@ -30,12 +31,22 @@ export interface WorkspaceFsDeps extends WorkspaceFeatureDeps {
 	storageUri?: vscode.Uri;
 }
 
+/**
+ * The deployment (its name or id) an agent of a command's argument belongs to; absent for the
+ * default deployment's agents (the views list those only, so their rows say none).
+ */
+interface InDeployment {
+	deployment?: string;
+}
+
 /** Argument of `cloudAgents.agents.openWorkspace`: an agent tree node, or an id for automation. */
 export type OpenWorkspaceArg =
-	{ agent?: Pick<Agent, 'id' | 'name'> } | { agentId: string; name?: string; mode?: OpenWorkspaceMode } | undefined;
+	| ({ agent?: Pick<Agent, 'id' | 'name'> } & InDeployment)
+	| ({ agentId: string; name?: string; mode?: OpenWorkspaceMode } & InDeployment)
+	| undefined;
 
 /** Argument of `cloudAgents.workspace.search` for automation: `pick` opens that match without UI. */
-export interface SearchWorkspaceArg {
+export interface SearchWorkspaceArg extends InDeployment {
 	agentId?: string;
 	query?: string;
 	pick?: number;
@@ -46,7 +57,8 @@ export interface SearchWorkspaceArg {
  * context menu), or `{agentId, path?}` for automation. With `path` the file is opened without UI
  * once the walk found it, and the command returns every walked path.
  */
-export type GoToFileArg = { agent?: Pick<Agent, 'id' | 'name'> } | { agentId: string; path?: string } | vscode.Uri | undefined;
+export type GoToFileArg =
+	({ agent?: Pick<Agent, 'id' | 'name'> } & InDeployment) | ({ agentId: string; path?: string } & InDeployment) | vscode.Uri | undefined;
 
 /** How long a title waits for the agent's name before it shows the id. */
 const NAME_TIMEOUT_MS = 5_000;
@@ -89,10 +101,23 @@ export class WorkspaceCommands extends Disposable {
 		{ id: 'cloudAgents.workspace.goToFile', run: (arg?: GoToFileArg) => this.goToFile(arg), rethrow: isAutomation },
 	];
 
+	/** The agent workspaces of the deployment named (by name or id): the default deployment's when none is named. */
+	private workspaceFor(deployment: string | undefined): AgentWorkspaces {
+		if (deployment === undefined) {
+			return this.feature;
+		}
+		const found = this.feature.workspaceNamed(deployment);
+		if (!found) {
+			throw new Error(vscode.l10n.t('No deployment named "{0}" is configured.', deployment));
+		}
+		return found;
+	}
+
 	private async openWorkspace(arg: OpenWorkspaceArg): Promise<void> {
 		let agentId: string | undefined;
 		let name: string | undefined;
 		let mode: OpenWorkspaceMode | undefined;
+		const workspace = this.workspaceFor(arg?.deployment);
 		if (arg && 'agent' in arg && arg.agent) {
 			agentId = arg.agent.id;
 			name = arg.agent.name;
@@ -102,21 +127,23 @@ export class WorkspaceCommands extends Disposable {
 			mode = arg.mode;
 		}
 		if (agentId === undefined) {
-			const agent = await this.pickAgent(vscode.l10n.t('Open the workspace of which agent?'));
+			const agent = await this.pickAgent(workspace, vscode.l10n.t('Open the workspace of which agent?'));
 			if (!agent) {
 				return;
 			}
 			agentId = agent.id;
 			name = agent.name;
 		}
-		await openAgentWorkspace(this.feature, agentId, name ?? (await this.agentName(agentId)), mode, this.deps.storageUri);
+		await openAgentWorkspace(workspace, agentId, name ?? (await this.agentName(workspace, agentId)), mode, this.deps.storageUri);
 	}
 
 	private async search(arg: SearchWorkspaceArg = {}): Promise<vscode.Uri | undefined> {
-		let agentId = arg.agentId ?? this.feature.contextAgentId();
+		const context = arg.agentId === undefined && arg.deployment === undefined ? this.feature.contextAddress() : undefined;
+		const workspace = context ? this.feature.workspaceOf(context.deploymentPart) : this.workspaceFor(arg.deployment);
+		let agentId = arg.agentId ?? context?.agentId;
 		let name: string | undefined;
 		if (agentId === undefined) {
-			const agent = await this.pickAgent(vscode.l10n.t('Search the workspace of which agent?'));
+			const agent = await this.pickAgent(workspace, vscode.l10n.t('Search the workspace of which agent?'));
 			if (!agent) {
 				return undefined;
 			}
@@ -125,27 +152,38 @@ export class WorkspaceCommands extends Disposable {
 		}
 		// The box and the pick are titled with the agent's name; automation that gives both shows neither.
 		if (arg.query === undefined || arg.pick === undefined) {
-			name ??= await this.agentName(agentId);
+			name ??= await this.agentName(workspace, agentId);
 		}
-		return searchAgentWorkspace(this.feature, agentId, { query: arg.query, pick: arg.pick, name });
+		return searchAgentWorkspace(workspace, agentId, { query: arg.query, pick: arg.pick, name });
 	}
 
 	private async goToFile(arg?: GoToFileArg): Promise<string[] | vscode.Uri | undefined> {
 		let agentId: string | undefined;
 		let name: string | undefined;
 		let path: string | undefined;
-		if (arg instanceof vscode.Uri) {
-			agentId = agentIdOf(arg);
-		} else if (arg && 'agent' in arg && arg.agent) {
-			agentId = arg.agent.id;
-			name = arg.agent.name;
-		} else if (arg && 'agentId' in arg) {
-			agentId = arg.agentId;
-			path = arg.path;
+		// The agent's address: the URI's, the argument's (its deployment named, else the default), or the window's.
+		let address = arg instanceof vscode.Uri ? workspaceAddressOf(arg) : undefined;
+		let workspace: AgentWorkspaces | undefined;
+		if (arg && !(arg instanceof vscode.Uri)) {
+			workspace = arg.deployment === undefined ? undefined : this.workspaceFor(arg.deployment);
+			if ('agent' in arg && arg.agent) {
+				agentId = arg.agent.id;
+				name = arg.agent.name;
+				workspace ??= this.feature;
+			} else if ('agentId' in arg) {
+				agentId = arg.agentId;
+				path = arg.path;
+				workspace ??= this.feature;
+			}
 		}
-		agentId ??= this.feature.contextAgentId();
+		agentId ??= address?.agentId;
+		if (agentId === undefined && workspace === undefined) {
+			address = this.feature.contextAddress();
+			agentId = address?.agentId;
+		}
+		workspace ??= this.feature.workspaceOf(address?.deploymentPart);
 		if (agentId === undefined) {
-			const agent = await this.pickAgent(vscode.l10n.t('Go to a file in the workspace of which agent?'));
+			const agent = await this.pickAgent(workspace, vscode.l10n.t('Go to a file in the workspace of which agent?'));
 			if (!agent) {
 				return undefined;
 			}
@@ -153,10 +191,10 @@ export class WorkspaceCommands extends Disposable {
 			name = agent.name;
 		}
 		if (path !== undefined) {
-			return openWalkedFile(this.feature, agentId, path);
+			return openWalkedFile(workspace, agentId, path);
 		}
-		name ??= await this.agentName(agentId);
-		return goToWorkspaceFile(this.feature, agentId, name);
+		name ??= await this.agentName(workspace, agentId);
+		return goToWorkspaceFile(workspace, agentId, name);
 	}
 
 	/**
@@ -164,13 +202,14 @@ export class WorkspaceCommands extends Disposable {
 	 * opened on its own is named after its URI: "/" or the authority), else the service's (5 s at
 	 * most), else the id.
 	 */
-	private async agentName(agentId: string): Promise<string> {
-		const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => agentIdOf(f.uri) === agentId);
+	private async agentName(workspace: AgentWorkspaces, agentId: string): Promise<string> {
+		const address = { agentId, deploymentPart: workspace.deploymentPart };
+		const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => sameAddress(workspaceAddressOf(f.uri), address));
 		if (folder && folder.name !== '/' && folder.name !== '' && folder.name.toLowerCase() !== folder.uri.authority.toLowerCase()) {
 			return folder.name;
 		}
 		try {
-			const agent = await this.deps.session.client.getAgent(agentId, { signal: AbortSignal.timeout(NAME_TIMEOUT_MS) });
+			const agent = await workspace.client.getAgent(agentId, { signal: AbortSignal.timeout(NAME_TIMEOUT_MS) });
 			if (agent.name) {
 				return agent.name;
 			}
@@ -181,8 +220,8 @@ export class WorkspaceCommands extends Disposable {
 	}
 
 	/** Asks for an agent in a pick that fills as the agents load. */
-	private async pickAgent(placeHolder: string): Promise<Pick<Agent, 'id' | 'name'> | undefined> {
-		const client = this.deps.session.client;
+	private async pickAgent(workspace: AgentWorkspaces, placeHolder: string): Promise<Pick<Agent, 'id' | 'name'> | undefined> {
+		const client = workspace.client;
 		const items = (async (): Promise<Array<vscode.QuickPickItem & { agent: Agent }>> => {
 			const out: Array<vscode.QuickPickItem & { agent: Agent }> = [];
 			for await (const agent of client.iterateAgents({ limit: 100 })) {

@@ -11,12 +11,17 @@
  */
 import * as vscode from 'vscode';
 import type { CloudAgentsClient, EventRecord } from '../api';
-import { SAFETY, eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
-import { type AvailabilityChange, type InterfaceDiffers, WorkspaceCache } from './fs/workspaceCache';
-import { WorkspaceFileSystemProvider, agentIdOf } from './fs/workspaceFs';
+import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
+import { type Deployment, addressPart, deploymentOfPart, removedDeploymentMessage } from '../auth/deployments';
+import type { InterfaceDiffers, WorkspaceCache } from './fs/workspaceCache';
+import { type WorkspaceAddress, WorkspaceFileSystemProvider, agentIdOf, sameAddress, workspaceAddressOf } from './fs/workspaceFs';
+import { DeploymentWorkspace, type WorkspaceSession } from './deploymentWorkspace';
 import { CONTEXT_KEYS, FS_SCHEME, SEARCH_HINT_KEY } from '../ids';
-import { Disposable, whenRead } from '../util/lifecycle';
+import { Disposable } from '../util/lifecycle';
 import { notificationText } from '../util/text';
+
+export { UNAVAILABLE_RETRY_MS } from './deploymentWorkspace';
+export type { DeploymentWorkspace, WorkspaceSession } from './deploymentWorkspace';
 
 /** One event of a followed run (what `RunFollower.onDidReceiveEvent` fires). */
 export interface WorkspaceRunEvent {
@@ -27,15 +32,14 @@ export interface WorkspaceRunEvent {
 
 /** What the workspace feature needs from the rest of the extension. */
 export interface WorkspaceFeatureDeps {
-	/** The shared connection (`Session`): its client, URL and sign-in state, and an event when URL or token change. */
-	session: {
-		readonly client: CloudAgentsClient;
-		readonly apiUrl: string;
-		readonly signedIn: boolean;
-		/** Whether the sign-in state has been read (the first `onDidChange` has fired). */
-		readonly initialized: boolean;
-		readonly onDidChange: vscode.Event<void>;
-	};
+	/** The default deployment's connection (`Session`): its client, URL and sign-in state, and an event when URL or token change. */
+	session: WorkspaceSession;
+	/**
+	 * Every configured deployment with its session (`DeploymentSessions`): the agent workspaces of
+	 * each one other than the default are served through its own session. Without it only the
+	 * default deployment's addresses are served.
+	 */
+	deployments?: WorkspaceDeployments;
 	log: { warn(message: string, ...args: unknown[]): void };
 	/** Events of followed runs (`RunFollower.onDidReceiveEvent`). */
 	runEvents?: vscode.Event<WorkspaceRunEvent>;
@@ -45,16 +49,12 @@ export interface WorkspaceFeatureDeps {
 	searchActions?: { goToFile(this: void): unknown; search(this: void): unknown };
 }
 
-/** Waits before asking an unreachable service again for an open agent folder: doubling from the first, up to the last. */
-export const UNAVAILABLE_RETRY_MS = { first: 2_000, max: 30_000 } as const;
-
-/** `host[:port]` of an API URL, for messages; the URL itself when it does not parse. */
-function hostOf(apiUrl: string): string {
-	try {
-		return new URL(apiUrl).host;
-	} catch {
-		return apiUrl;
-	}
+/** The deployments as the workspace reads them (what `DeploymentSessions` offers). */
+export interface WorkspaceDeployments {
+	/** Every configured deployment with its session, the default one first. */
+	readonly all: readonly { readonly deployment: Deployment; readonly session: WorkspaceSession }[];
+	/** Fires when a deployment is added or removed (and when a session's sign-in state changes). */
+	readonly onDidChange: vscode.Event<void>;
 }
 
 function largeFileBytes(): number {
@@ -63,86 +63,182 @@ function largeFileBytes(): number {
 }
 
 /**
- * Owns the workspace cache and the `cloud-agent:` provider of this window (which the stand-in
- * registered at activation hands every call to); dispose it to stop both.
+ * Owns the workspace caches (one per deployment: `DeploymentWorkspace`) and the `cloud-agent:`
+ * provider of this window (which the stand-in registered at activation hands every call to);
+ * dispose it to stop them.
  */
 export class WorkspaceFeature extends Disposable {
-	/** What the window knows about agent workspaces (listings, stats, reads in flight). */
-	readonly cache: WorkspaceCache;
 	/** The `cloud-agent:` file system provider (registered through the stand-in: `src/workspace/fs/lazyProvider.ts`). */
 	readonly provider: WorkspaceFileSystemProvider;
+	/** The default deployment's agent workspaces. */
+	private readonly home: DeploymentWorkspace;
+	/** The other configured deployments' agent workspaces, by the deployment part of their addresses. */
+	private readonly others = new Map<string, { workspace: DeploymentWorkspace; session: WorkspaceSession; served: vscode.Disposable }>();
 	/** Runs seen active per agent (from followed runs' events). */
 	private readonly activeRuns = new Map<string, Set<string>>();
 	/** `runId\nuri` pairs already warned about. */
 	private readonly warned = new Set<string>();
 	/** Large files the user was asked about recently (uri → time). */
 	private readonly asked = new Map<string, number>();
-	/** Sign-in state and API URL at the last session change (undefined before the sign-in state is read). */
-	private sessionState: string | undefined;
-	/** Per open agent folder whose service cannot be reached: the pending retry and the wait before it. */
-	private readonly retries = new Map<string, { timer: ReturnType<typeof setTimeout>; waitMs: number }>();
 
 	constructor(private readonly deps: WorkspaceFeatureDeps) {
 		super();
-		this.cache = new WorkspaceCache(() => deps.session.client, {
-			largeFileBytes,
-			log: deps.log,
-			signedIn: () => deps.session.signedIn,
-			sessionKnown: () => whenRead(deps.session, SAFETY.sessionReadMaxMs),
-			serviceHost: () => hostOf(deps.session.apiUrl),
-		});
-		this.provider = this.register(new WorkspaceFileSystemProvider(this.cache));
-		if (deps.session.initialized) {
-			// Loaded after activation read the sign-in state: the next session change is a real one.
-			this.sessionState = this.currentSessionState();
-		}
-		this.register(deps.session.onDidChange(() => this.onSessionChange()));
-		this.register(this.cache.onDidChangeAvailability((e) => this.onAvailabilityChange(e)));
-		this.register({ dispose: () => this.stopRetries() });
-		this.register(this.cache.onDidRefuseLargeFile((r) => void this.confirmLargeFile(r.agentId, r.path, r.size)));
-		this.register(this.cache.onDidDetectInterfaceDiffers((e) => void this.reportInterfaceDiffers(e)));
+		this.home = this.register(this.makeWorkspace(deps.session, undefined));
+		this.provider = this.register(new WorkspaceFileSystemProvider(this.home.cache));
 		if (deps.runEvents) {
 			this.register(deps.runEvents((e) => this.onRunEvent(e)));
+		}
+		const deployments = deps.deployments;
+		if (deployments) {
+			this.register(deployments.onDidChange(() => this.syncDeployments(deployments)));
+			this.register({ dispose: () => this.removeDeployments() });
+			this.syncDeployments(deployments);
 		}
 		this.register(vscode.workspace.onWillSaveTextDocument((e) => this.warnIfAgentBusy(e.document)));
 		this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => this.onFoldersChange(e.added)));
 		this.onFoldersChange(vscode.workspace.workspaceFolders ?? []);
 	}
 
-	/** The client of the current session. */
-	get client(): CloudAgentsClient {
-		return this.deps.session.client;
+	/** What the window knows about the default deployment's agent workspaces (listings, stats, reads in flight). */
+	get cache(): WorkspaceCache {
+		return this.home.cache;
 	}
 
-	/** A `cloud-agent:` URI of a workspace path, under the agent's workspace folder when the window has one. */
+	/** The client of the default deployment's session. */
+	get client(): CloudAgentsClient {
+		return this.home.client;
+	}
+
+	/** A `cloud-agent:` URI of a workspace path of the default deployment, under the agent's workspace folder when the window has one. */
 	uriFor(agentId: string, path = ''): vscode.Uri {
-		return this.provider.uriFor(agentId, path);
+		return this.home.uriFor(agentId, path);
+	}
+
+	/**
+	 * The agent workspaces of the deployment whose addresses carry `deploymentPart` (undefined: the
+	 * default deployment). Throws an error naming it for a deployment no longer configured, or one
+	 * this window does not serve.
+	 */
+	workspaceOf(deploymentPart: string | undefined): DeploymentWorkspace {
+		if (deploymentPart === undefined) {
+			return this.home;
+		}
+		const held = this.others.get(deploymentPart.toLowerCase());
+		if (held) {
+			return held.workspace;
+		}
+		const named = deploymentOfPart(deploymentPart);
+		throw new Error(
+			named !== undefined && 'removed' in named
+				? removedDeploymentMessage(named.removed, 'address')
+				: vscode.l10n.t('The agent workspaces of the deployment {0} are not served in this window.', deploymentPart),
+		);
+	}
+
+	/** The agent workspaces of the deployment of this name or id (any case); undefined when none is configured. */
+	workspaceNamed(nameOrId: string): DeploymentWorkspace | undefined {
+		const wanted = nameOrId.trim().toLowerCase();
+		const all = this.deps.deployments?.all.map((d) => d.deployment) ?? [];
+		const deployment = all.find((d) => d.id === wanted) ?? all.find((d) => d.name.toLowerCase() === wanted);
+		if (deployment === undefined) {
+			return undefined;
+		}
+		return deployment.isDefault ? this.home : this.others.get(deployment.id)?.workspace;
 	}
 
 	/**
 	 * The agent the window points at: the one of the active `cloud-agent:` editor, else the only
-	 * agent workspace folder of the window. Undefined when that is not clear.
+	 * agent workspace folder of the window. Undefined when that is not clear. Of the default
+	 * deployment only (`contextAddress` for any).
 	 */
 	contextAgentId(): string | undefined {
+		const address = this.contextAddress();
+		return address?.deploymentPart === undefined ? address?.agentId : undefined;
+	}
+
+	/** As `contextAgentId`, for an agent of any deployment: the agent and its deployment part. */
+	contextAddress(): WorkspaceAddress | undefined {
 		const active = vscode.window.activeTextEditor?.document.uri;
 		if (active?.scheme === FS_SCHEME) {
-			return agentIdOf(active);
+			return workspaceAddressOf(active);
 		}
 		const open = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FS_SCHEME);
-		return open.length === 1 && open[0] ? agentIdOf(open[0].uri) : undefined;
+		return open.length === 1 && open[0] ? workspaceAddressOf(open[0].uri) : undefined;
 	}
 
 	/** Lets an agent's (or every open agent folder's) workspace operations reach the server again and refreshes its folder. */
 	retryInterface(agentId?: string): void {
-		const ids =
-			agentId !== undefined
-				? [agentId]
-				: (vscode.workspace.workspaceFolders ?? []).map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
-		for (const id of ids) {
-			if (this.cache.retryInterface(id)) {
-				// A change of the root makes the Explorer list it again.
-				this.cache.invalidate(id, '');
+		if (agentId !== undefined) {
+			this.home.retryInterface(agentId);
+			return;
+		}
+		for (const workspace of this.workspaces()) {
+			workspace.retryInterface();
+		}
+	}
+
+	// ------------------------------------------------------------------ deployments
+
+	/** The default deployment's workspaces, then the other deployments'. */
+	private workspaces(): DeploymentWorkspace[] {
+		return [this.home, ...[...this.others.values()].map((held) => held.workspace)];
+	}
+
+	private makeWorkspace(session: WorkspaceSession, deploymentPart: string | undefined): DeploymentWorkspace {
+		return new DeploymentWorkspace({
+			session,
+			deploymentPart,
+			log: this.deps.log,
+			largeFileBytes,
+			uriFor: (agentId, path, part) => this.provider.uriFor(agentId, path, part),
+			notices: {
+				largeFile: (workspace, r) => void this.confirmLargeFile(workspace, r.agentId, r.path, r.size),
+				interfaceDiffers: (workspace, e) => void this.reportInterfaceDiffers(workspace, e),
+			},
+		});
+	}
+
+	/**
+	 * A `DeploymentWorkspace` served for each configured deployment other than the default one
+	 * (made again when its session is another: a renamed deployment), none for a removed one: its
+	 * addresses then fail with an error naming it.
+	 */
+	private syncDeployments(deployments: WorkspaceDeployments): void {
+		const wanted = new Map<string, WorkspaceSession>();
+		for (const { deployment, session } of deployments.all) {
+			const part = addressPart(deployment);
+			if (part !== undefined) {
+				wanted.set(part, session);
 			}
+		}
+		for (const [part, held] of [...this.others]) {
+			if (wanted.get(part) !== held.session) {
+				// Its open folders are read again: they now say why they cannot be served.
+				for (const agentId of held.workspace.openAgentIds()) {
+					held.workspace.cache.invalidate(agentId, '');
+				}
+				this.removeDeployment(part);
+			}
+		}
+		for (const [part, session] of wanted) {
+			if (!this.others.has(part)) {
+				const workspace = this.makeWorkspace(session, part);
+				this.others.set(part, { workspace, session, served: this.provider.serve(part, workspace.cache) });
+				workspace.foldersAdded(workspace.openAgentIds());
+			}
+		}
+	}
+
+	private removeDeployment(part: string): void {
+		const held = this.others.get(part);
+		this.others.delete(part);
+		held?.served.dispose();
+		held?.workspace.dispose();
+	}
+
+	private removeDeployments(): void {
+		for (const part of [...this.others.keys()]) {
+			this.removeDeployment(part);
 		}
 	}
 
@@ -157,15 +253,12 @@ export class WorkspaceFeature extends Disposable {
 		const folders = vscode.workspace.workspaceFolders ?? [];
 		const allAgents = folders.length > 0 && folders.every((f) => f.uri.scheme === FS_SCHEME);
 		void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.agentWorkspace, allAgents);
-		const agents = added.map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
-		if (agents.length > 0) {
+		const addresses = added.map((f) => workspaceAddressOf(f.uri)).filter((a) => a !== undefined);
+		if (addresses.length > 0) {
 			this.showSearchHint(allAgents);
 		}
-		for (const agentId of agents) {
-			const reason = this.cache.unavailableError(agentId)?.reason;
-			if (reason === 'unreachable' || reason === 'failing') {
-				this.scheduleRetry(agentId, UNAVAILABLE_RETRY_MS.first);
-			}
+		for (const workspace of this.workspaces()) {
+			workspace.foldersAdded(addresses.filter((a) => a.deploymentPart === workspace.deploymentPart).map((a) => a.agentId));
 		}
 	}
 
@@ -201,93 +294,6 @@ export class WorkspaceFeature extends Disposable {
 				void actions?.search();
 			}
 		});
-	}
-
-	// ------------------------------------------------------------------ availability
-
-	/** The sign-in state and API URL now, as `sessionState` records them. */
-	private currentSessionState(): string {
-		return `${this.deps.session.signedIn}\n${this.deps.session.apiUrl}`;
-	}
-
-	/** The agents of this window's `cloud-agent:` workspace folders. */
-	private openAgentIds(): string[] {
-		return (vscode.workspace.workspaceFolders ?? []).map((f) => agentIdOf(f.uri)).filter((id) => id !== undefined);
-	}
-
-	/**
-	 * Signed in, signed out or another API URL: the cache starts again (folders that showed an
-	 * error read their agent again). On a sign-out, every open agent folder fails with "Signed out…"
-	 * at once; on a sign-in or another URL, every open agent folder is listed again. The first
-	 * change (activation reading the stored token) only records the state: a folder whose root
-	 * fails while the window opens is dropped by VS Code ("Workspace does not exist"). A feature
-	 * loaded after that change recorded the state when it was created.
-	 */
-	private onSessionChange(): void {
-		const { signedIn } = this.deps.session;
-		const state = this.currentSessionState();
-		const changed = this.sessionState !== undefined && this.sessionState !== state;
-		this.sessionState = state;
-		this.stopRetries();
-		this.cache.clear();
-		if (!changed) {
-			return;
-		}
-		const open = this.openAgentIds();
-		if (signedIn) {
-			for (const agentId of open) {
-				this.cache.invalidate(agentId, '');
-			}
-		} else {
-			this.cache.markSignedOut(open);
-		}
-	}
-
-	/**
-	 * While an open agent folder's service cannot be reached (no answer, 5xx, 429), asks it again
-	 * after 2 s, 4 s, 8 s… up to 30 s; an answer brings the folder back. Signed out or a refused
-	 * sign-in wait for the next sign-in instead.
-	 */
-	private onAvailabilityChange({ agentId, error }: AvailabilityChange): void {
-		if (!error) {
-			this.stopRetry(agentId);
-			return;
-		}
-		if (error.reason === 'unreachable' || error.reason === 'failing') {
-			this.scheduleRetry(agentId, UNAVAILABLE_RETRY_MS.first);
-		}
-	}
-
-	private scheduleRetry(agentId: string, waitMs: number): void {
-		if (this.retries.has(agentId) || !this.openAgentIds().includes(agentId)) {
-			return;
-		}
-		const timer = setTimeout(() => {
-			void this.cache.probe(agentId).then((back) => {
-				if (this.retries.get(agentId)?.timer !== timer) {
-					return; // Stopped meanwhile (a session change, the folder back, disposal).
-				}
-				this.retries.delete(agentId);
-				if (!back && this.cache.unavailableError(agentId)) {
-					this.scheduleRetry(agentId, Math.min(waitMs * 2, UNAVAILABLE_RETRY_MS.max));
-				}
-			});
-		}, waitMs);
-		this.retries.set(agentId, { timer, waitMs });
-	}
-
-	private stopRetry(agentId: string): void {
-		const retry = this.retries.get(agentId);
-		if (retry) {
-			clearTimeout(retry.timer);
-			this.retries.delete(agentId);
-		}
-	}
-
-	private stopRetries(): void {
-		for (const agentId of [...this.retries.keys()]) {
-			this.stopRetry(agentId);
-		}
 	}
 
 	// ------------------------------------------------------------------ run events
@@ -345,9 +351,10 @@ export class WorkspaceFeature extends Disposable {
 	 * One error notification per agent when the server rejected or misread our workspace operation
 	 * (the folder's root shows the same message); "Retry" lets the next listing ask again.
 	 */
-	private async reportInterfaceDiffers({ agentId, error }: InterfaceDiffers): Promise<void> {
+	private async reportInterfaceDiffers(workspace: DeploymentWorkspace, { agentId, error }: InterfaceDiffers): Promise<void> {
 		// Named as the window names its folder (the agent's name), the id only when no folder says it (issue 42, item 15).
-		const folder = vscode.workspace.workspaceFolders?.find((f) => agentIdOf(f.uri) === agentId);
+		const address = { agentId, deploymentPart: workspace.deploymentPart };
+		const folder = vscode.workspace.workspaceFolders?.find((f) => sameAddress(workspaceAddressOf(f.uri), address));
 		const prefix = vscode.l10n.t('Agent: {0}', '');
 		const name = folder && (folder.name.startsWith(prefix) ? folder.name.slice(prefix.length) : folder.name);
 		const message = vscode.l10n.t(
@@ -360,14 +367,14 @@ export class WorkspaceFeature extends Disposable {
 		const retry = vscode.l10n.t('Retry');
 		const answer = await vscode.window.showErrorMessage(notificationText(message), retry);
 		if (answer === retry) {
-			this.retryInterface(agentId);
+			workspace.retryInterface(agentId);
 		}
 	}
 
 	// ------------------------------------------------------------------ large files
 
-	private async confirmLargeFile(agentId: string, path: string, size: number): Promise<void> {
-		const uri = this.provider.uriFor(agentId, path);
+	private async confirmLargeFile(workspace: DeploymentWorkspace, agentId: string, path: string, size: number): Promise<void> {
+		const uri = workspace.uriFor(agentId, path);
 		const last = this.asked.get(uri.toString());
 		if (last !== undefined && Date.now() - last < 60_000) {
 			return;
@@ -384,7 +391,7 @@ export class WorkspaceFeature extends Disposable {
 			open,
 		);
 		if (answer === open) {
-			this.cache.approveLargeFile(agentId, path);
+			workspace.cache.approveLargeFile(agentId, path);
 			await vscode.commands.executeCommand('vscode.open', uri);
 		}
 	}

@@ -3,20 +3,53 @@
  * in with the dev token, as every suite starts), "Staging" is a hostile test server that records
  * every request with the token it carried. Signing in and out of Staging through the commands never
  * touches the default deployment's token, and no request of either reaches the other; an address of
- * a deployment that is not configured fails with an error naming it. The suite restores
- * `cloudAgents.deployments` and the dev token after each test.
+ * a deployment that is not configured fails with an error naming it. Staging also answers the
+ * workspace endpoints for the emulator's billing agent (the same agent id on both services): each
+ * address is read from its own service. The suite restores `cloudAgents.deployments`, the dev token
+ * and the editors after each test.
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { deploymentId } from '../../../src/auth/deployments';
 import type { CloudAgentsTestApi } from '../../../src/extension';
-import { workspaceUri } from '../../../src/workspace/fs/workspaceFs';
+import { workspaceAddressOf, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { AGENT_ID, TOKEN } from '../../hostile/fixtures';
-import { type HostileServer, json, startHostile } from '../../hostile/server';
+import { type HostileServer, type RouteHandler, json, startHostile } from '../../hostile/server';
+import { workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
 import { restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { closeAllEditors } from '../support/editors';
 import { devToken } from '../support/env';
 
 const STAGING = 'Staging';
+/** What Staging's copy of the agent's README.md says (the emulator's says something else). */
+const STAGING_README = '# Staging: the billing agent of the second deployment\n';
+const MTIME = 1_760_000_000_000;
+
+/** The routes of a second deployment: who the key is (its own only), its revocation, and one workspace (README.md and notes/). */
+const stagingRoutes: Record<string, RouteHandler> = {
+	'GET /v2/me': (req, res) =>
+		req.token === TOKEN ? json(res, 200, { id: 'user_staging', email: 'staging@example.invalid' }) : json(res, 401, {}),
+	'DELETE /v2/auth/token': (_req, res) => {
+		res.writeHead(204).end();
+	},
+	...workspaceRoutes({
+		list: (path) =>
+			path === ''
+				? [
+						{ name: 'README.md', type: 'file', size: Buffer.byteLength(STAGING_README), mtime_unix_ms: MTIME },
+						{ name: 'notes', type: 'directory', size: 0, mtime_unix_ms: MTIME },
+					]
+				: path === 'notes'
+					? [{ name: 'staging.txt', type: 'file', size: 3, mtime_unix_ms: MTIME }]
+					: undefined,
+		file: (path) =>
+			path === 'README.md'
+				? { content: Buffer.from(STAGING_README), mtime: MTIME }
+				: path === 'notes/staging.txt'
+					? { content: Buffer.from('s3\n'), mtime: MTIME }
+					: undefined,
+	}),
+};
 
 suite('Deployments: a second service beside the default one', () => {
 	let api: CloudAgentsTestApi;
@@ -35,16 +68,7 @@ suite('Deployments: a second service beside the default one', () => {
 
 	suiteSetup(async () => {
 		api = await testApi();
-		server = await startHostile({
-			description: 'a second deployment that accepts the hostile token only',
-			routes: {
-				'GET /v2/me': (req, res) =>
-					req.token === TOKEN ? json(res, 200, { id: 'user_staging', email: 'staging@example.invalid' }) : json(res, 401, {}),
-				'DELETE /v2/auth/token': (_req, res) => {
-					res.writeHead(204).end();
-				},
-			},
-		});
+		server = await startHostile({ description: 'a second deployment that accepts the hostile token only', routes: stagingRoutes });
 	});
 
 	teardown(async () => {
@@ -53,10 +77,32 @@ suite('Deployments: a second service beside the default one', () => {
 		if (listed.some((d) => d.name === STAGING)) {
 			await vscode.commands.executeCommand('cloudAgents.signOut', { deployment: STAGING, confirm: false });
 		}
+		await closeAllEditors();
 		await setDeployments(undefined);
 		await restoreDevToken();
 		await vscode.commands.executeCommand('notifications.clearAll');
 	});
+
+	/** The emulator's billing agent (the demo seed's): Staging answers for the same id. */
+	const billingAgentId = async (): Promise<string> => {
+		const agents = await api.session.client.listAgents({ limit: 100 });
+		const billing = agents.items.find((a) => a.name === 'Refactor billing module') ?? agents.items[0];
+		assert.ok(billing, 'the emulator lists an agent');
+		return billing.id;
+	};
+	/** Staging configured (and signed in with its own key when `signIn`); its deployment part. */
+	const useStaging = async (signIn: boolean): Promise<string> => {
+		await setDeployments([{ name: STAGING, apiUrl: server.baseUrl }]);
+		if (signIn) {
+			assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { deployment: STAGING, apiKey: TOKEN }), true);
+		}
+		const staging = api.features.load().deployments.find(STAGING);
+		assert.ok(staging);
+		return staging.deployment.id;
+	};
+	const workspaceRequests = (): Array<{ path: string; token: string | undefined }> =>
+		server.requests.filter((r) => r.path.includes('/workspace')).map((r) => ({ path: r.path, token: r.token }));
+	const text = (b: Uint8Array): string => new TextDecoder().decode(b);
 
 	suiteTeardown(async () => {
 		await server.close();
@@ -106,6 +152,59 @@ suite('Deployments: a second service beside the default one', () => {
 		});
 		assert.equal(added, false);
 		assert.deepEqual(vscode.workspace.getConfiguration('cloudAgents').inspect('deployments')?.globalValue, before);
+	});
+
+	test('the same agent id on the default deployment and on Staging: two folders, each read from its own service with its own token', async () => {
+		const agentId = await billingAgentId();
+		const part = await useStaging(true);
+		server.requests.length = 0;
+		const onStaging = workspaceUri(agentId, '', part);
+		const onDefault = workspaceUri(agentId);
+		assert.notEqual(onStaging.toString(), onDefault.toString());
+		assert.equal(text(await vscode.workspace.fs.readFile(workspaceUri(agentId, 'README.md', part))), STAGING_README);
+		const fromEmulator = text(await vscode.workspace.fs.readFile(workspaceUri(agentId, 'README.md')));
+		assert.ok(fromEmulator.length > 0 && fromEmulator !== STAGING_README, 'the default deployment reads the emulator');
+		const stagingNames = (await vscode.workspace.fs.readDirectory(onStaging)).map(([name]) => name).sort();
+		assert.deepEqual(stagingNames, ['README.md', 'notes']);
+		const defaultNames = (await vscode.workspace.fs.readDirectory(onDefault)).map(([name]) => name).sort();
+		assert.notDeepEqual(defaultNames, stagingNames, "the default deployment's folder is the emulator's");
+		await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(workspaceUri(agentId, 'notes/staging.txt'))), vscode.FileSystemError);
+		// Staging was asked for this agent, with its own key only; the dev token never reached it.
+		const asked = workspaceRequests();
+		assert.ok(asked.length >= 2, JSON.stringify(asked.map((r) => r.path)));
+		for (const request of asked) {
+			assert.equal(request.path.startsWith(`/v2/agents/${agentId}/workspace`), true, request.path);
+			assert.equal(request.token, TOKEN);
+		}
+		assert.ok(!tokensSeen().includes(devToken()));
+	});
+
+	test("Go to File names a deployment: the file opens at Staging's address, with Staging's content", async () => {
+		const agentId = await billingAgentId();
+		const part = await useStaging(true);
+		const files = await vscode.commands.executeCommand<string[]>('cloudAgents.workspace.goToFile', {
+			automation: true,
+			agentId,
+			path: 'notes/staging.txt',
+			deployment: STAGING,
+		});
+		assert.deepEqual([...files].sort(), ['README.md', 'notes/staging.txt']);
+		const editor = vscode.window.activeTextEditor;
+		assert.ok(editor);
+		assert.deepEqual(workspaceAddressOf(editor.document.uri), { agentId, deploymentPart: part });
+		assert.equal(editor.document.getText(), 's3\n');
+	});
+
+	test('a configured deployment that is signed out fails as the default does when signed out; nothing is asked of it', async () => {
+		const agentId = await billingAgentId();
+		const part = await useStaging(false);
+		server.requests.length = 0;
+		await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(workspaceUri(agentId, 'README.md', part))), (err: unknown) => {
+			assert.ok(err instanceof vscode.FileSystemError, String(err));
+			assert.match(err.message, /Signed out/);
+			return true;
+		});
+		assert.deepEqual(workspaceRequests(), []);
 	});
 
 	test('an address of a deployment that is not configured fails with an error naming it; nothing is asked of any service', async () => {

@@ -2,7 +2,17 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { SAFETY } from '../../../src/api';
 import { IMAGE_SCHEME, RECORD_SCHEME } from '../../../src/ids';
-import { RecordDocuments, closeTabsOf, recordUri, runResultTitle, runResultUri, titledRecordUri } from '../../../src/views/recordDocuments';
+import { deploymentId } from '../../../src/auth/deployments';
+import {
+	RecordDocuments,
+	closeTabsOf,
+	deploymentPartOfRecord,
+	inDeployment,
+	recordUri,
+	runResultTitle,
+	runResultUri,
+	titledRecordUri,
+} from '../../../src/views/recordDocuments';
 import * as fake from '../support/vscodeFake';
 
 interface Doc {
@@ -261,6 +271,57 @@ suite('views/recordDocuments', () => {
 		const uri = runResultUri('a1', 'bot', { id: 'r1', agent_id: 'a1', prompt: 'go' });
 		assert.equal(uri.path, '/Result — bot: go');
 		assert.equal(uri.query, 'runs/a1/r1');
+	});
+
+	test("records of two deployments (issue 47): the default one's URI is what it was; another's carries its part and reads back", () => {
+		const run = { id: 'run_1', agent_id: 'a.main', prompt: 'fix it' };
+		const STAGING = deploymentId('https://staging.example.test');
+		const PRODUCTION = deploymentId('https://production.example.test');
+		const byDefault = runResultUri('a.main', 'bot', run);
+		assert.equal(byDefault.toString(), titledRecordUri(runResultTitle('bot', run), 'runs', 'a.main', 'run_1').toString());
+		assert.equal(byDefault.authority, '');
+		assert.equal(runResultUri('a.main', 'bot', run, undefined).toString(), byDefault.toString());
+		const onStaging = runResultUri('a.main', 'bot', run, STAGING);
+		const onProduction = inDeployment(titledRecordUri(runResultTitle('bot', run), 'runs', 'a.main', 'run_1'), PRODUCTION);
+		assert.equal(new Set([byDefault, onStaging, onProduction].map((u) => u.toString())).size, 3);
+		// Read back, also after VS Code's lower-casing of the authority.
+		assert.equal(deploymentPartOfRecord(vscode.Uri.parse(onStaging.toString())), STAGING);
+		assert.equal(deploymentPartOfRecord(vscode.Uri.parse(onProduction.toString().toLowerCase())), PRODUCTION);
+		assert.equal(deploymentPartOfRecord(byDefault), undefined);
+		assert.equal(onStaging.path, byDefault.path, 'the tab shows the same title');
+	});
+
+	test("a record of a deployment no longer configured says so; a configured one's, or the default's, says it is gone", () => {
+		const STAGING_URL = 'https://staging.example.test';
+		const STAGING = deploymentId(STAGING_URL);
+		const uri = inDeployment(recordUri('runtimes', 'rt1.json'), STAGING);
+		fake.settings['cloudAgents.deployments'] = [];
+		assert.match(records.provideTextDocumentContent(uri), new RegExp(`deployment ${STAGING}, which is no longer configured`));
+		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: STAGING_URL }];
+		assert.match(records.provideTextDocumentContent(uri), /no longer available/);
+		assert.match(records.provideTextDocumentContent(recordUri('runtimes', 'rt1.json')), /no longer available/);
+	});
+
+	test("forgetAll of the default deployment (its sign-out) leaves another deployment's records and tabs", async () => {
+		openAs();
+		const STAGING = deploymentId('https://staging.example.test');
+		const mine = recordUri('runtimes', 'rt1.json');
+		const theirs = inDeployment(recordUri('runtimes', 'rt1.json'), STAGING);
+		await records.show(mine, 'default');
+		await records.show(theirs, 'staging');
+		assert.equal(records.provideTextDocumentContent(theirs), 'staging');
+		setTabs([
+			{ label: 'rt1.json', input: new vscode.TabInputText(mine), isDirty: false },
+			{ label: 'rt1.json', input: new vscode.TabInputText(theirs), isDirty: false },
+		]);
+		await records.forgetAll();
+		assert.match(records.provideTextDocumentContent(mine), /no longer available/);
+		assert.equal(records.provideTextDocumentContent(theirs), 'staging');
+		const closed = fake.calls('window.tabGroups.close').flatMap((c) => c[0] as Tab[]);
+		assert.deepEqual(
+			closed.map((t) => (t.input as vscode.TabInputText).uri.toString()),
+			[mine.toString()],
+		);
 	});
 
 	test('dispose forgets every record and stops listening for closes', async () => {

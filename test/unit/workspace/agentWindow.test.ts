@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { agentWindowAuthority, restoreAgentWindowFolder } from '../../../src/workspace/agentWindow';
+import { deploymentId } from '../../../src/auth/deployments';
 import { encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { agentWindowFile } from '../../../src/workspace/openWorkspace';
 import * as fake from '../support/vscodeFake';
@@ -27,6 +28,12 @@ suite('workspace/agentWindow', () => {
 				agentWindowAuthority(vscode.Uri.parse('file:///global/storage/'), fileIn(AUTHORITY, 'M.code-workspace')),
 				AUTHORITY.toLowerCase(),
 			);
+		});
+
+		test("an agent window of another deployment's agent (issue 47): the authority with its deployment part", () => {
+			const withPart = encodeAgentAuthority(AGENT, deploymentId('https://staging.example.test'));
+			assert.equal(agentWindowAuthority(STORAGE, fileIn(withPart, 'Main.code-workspace')), withPart.toLowerCase());
+			assert.equal(agentWindowAuthority(STORAGE, fileIn(`${AUTHORITY}.not-a-deployment`, 'Main.code-workspace')), undefined);
 		});
 
 		test('undefined for any other file', () => {

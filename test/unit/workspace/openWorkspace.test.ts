@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { CloudAgentsClient } from '../../../src/api';
 import { nodeConnect } from '../../../src/platform/node/network';
+import { deploymentId } from '../../../src/auth/deployments';
 import { encodeAgentAuthority } from '../../../src/workspace/fs/agentUri';
 import { workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { agentWindowFile, openAgentWorkspace } from '../../../src/workspace/openWorkspace';
@@ -42,6 +43,35 @@ suite('workspace/openWorkspace', () => {
 			assert.deepEqual(executed(), [['workbench.view.explorer']]);
 			assert.equal(fake.calls('window.showInformationMessage').length, 0);
 			assert.equal(fake.calls('workspace.updateWorkspaceFolders').length, 0);
+		});
+
+		test("an agent of another deployment (issue 47): its folder's address carries the deployment, and the default agent of that id is not it", async () => {
+			const STAGING = deploymentId('https://staging.example.test');
+			const staging = {
+				cache: feature.cache,
+				client,
+				uriFor: feature.uriFor.bind(feature),
+				retryInterface: () => undefined,
+				deploymentPart: STAGING,
+			};
+			fake.workspace.workspaceFolders = [{ uri: workspaceUri(AGENT), name: 'Agent: Main', index: 0 }];
+			await openAgentWorkspace(staging, AGENT, 'Main', 'add');
+			assert.deepEqual(fake.calls('workspace.updateWorkspaceFolders')[0], [
+				1,
+				0,
+				{ uri: workspaceUri(AGENT, '', STAGING), name: 'Agent: Main' },
+			]);
+			assert.equal(
+				(fake.calls('workspace.updateWorkspaceFolders')[0]![2] as { uri: vscode.Uri }).uri.authority,
+				`${encodeAgentAuthority(AGENT)}.${STAGING}`,
+			);
+			const target = await agentWindowFile(STORAGE, AGENT, 'Main', STAGING);
+			const folder = vscode.Uri.joinPath(STORAGE, 'agent-windows', `${encodeAgentAuthority(AGENT)}.${STAGING}`);
+			assert.equal(target.toString(), vscode.Uri.joinPath(folder, 'Main.code-workspace').toString());
+			assert.deepEqual(JSON.parse(text(target)!), {
+				folders: [{ uri: workspaceUri(AGENT, '', STAGING).toString(), name: 'Main' }],
+				settings: {},
+			});
 		});
 
 		test('a folder below the root of the agent is not the workspace: it is opened still', async () => {

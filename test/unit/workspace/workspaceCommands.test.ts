@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CloudAgentsClient } from '../../../src/api';
-import { workspaceUri } from '../../../src/workspace/fs/workspaceFs';
+import { type Deployment, deploymentId, normaliseApiUrl } from '../../../src/auth/deployments';
+import { workspaceAddressOf, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { agentWindowFile } from '../../../src/workspace/openWorkspace';
 import type * as vscodeTypes from 'vscode';
 import { registerFlows } from '../../../src/views/registry';
@@ -217,5 +218,65 @@ suite('workspace/workspaceCommands', () => {
 		});
 		const [, , folder] = fake.calls('workspace.updateWorkspaceFolders')[0] as [number, number, { name: string }];
 		assert.equal(folder.name, 'Billing');
+	});
+
+	suite('another deployment (issue 47)', () => {
+		const STAGING_URL = 'https://staging.example.test';
+		const STAGING = deploymentId(normaliseApiUrl(STAGING_URL));
+
+		/**
+		 * The commands with a second deployment, "Staging". Its session's client is the emulator's too:
+		 * these tests look at the addresses the commands build (test/unit/workspace/deploymentWorkspace.test.ts
+		 * has two services with different files).
+		 */
+		function startWithStaging(): WorkspaceCommands {
+			const byDefault: Deployment = { id: deploymentId(normaliseApiUrl(emu.url)), name: 'home', apiUrl: emu.url, isDefault: true };
+			const staging: Deployment = { id: STAGING, name: 'Staging', apiUrl: STAGING_URL, isDefault: false };
+			const all = [
+				{ deployment: byDefault, session },
+				{ deployment: staging, session: testSession(client, STAGING_URL) },
+			];
+			commands = registerWorkspace({ session, log, deployments: { all, onDidChange: new vscode.EventEmitter<void>().event } });
+			registered.push(...registerFlows(commands.commands, log));
+			return commands;
+		}
+
+		test("Go to File on a URI of another deployment's agent picks and opens its files at that deployment's address", async () => {
+			startWithStaging();
+			const inputs = fake.installQuickInputs();
+			const result = run('cloudAgents.workspace.goToFile', workspaceUri(agentId, 'src', STAGING));
+			const pick = await inputs.nextPick();
+			await pick.until(() => pick.busy === false);
+			pick.accept(pick.items.find((i) => i.label === 'README.md'));
+			assert.equal(((await result) as vscode.Uri).toString(), workspaceUri(agentId, 'README.md', STAGING).toString());
+		});
+
+		test('automation names the deployment (any case of its name, or its id); an unknown one is an error', async () => {
+			startWithStaging();
+			await run('cloudAgents.workspace.goToFile', { automation: true, agentId, path: 'README.md', deployment: 'staging' });
+			const opened = fake.calls('window.showTextDocument')[0]![0] as vscode.Uri;
+			assert.deepEqual(workspaceAddressOf(opened), { agentId, deploymentPart: STAGING });
+			const found = await run('cloudAgents.workspace.search', { agentId, query: 'quetzalcoatl', pick: 0, deployment: STAGING });
+			assert.equal((found as vscode.Uri).toString(), workspaceUri(agentId, 'README.md', STAGING).toString());
+			await assert.rejects(
+				run('cloudAgents.workspace.goToFile', { automation: true, agentId, path: 'README.md', deployment: 'nowhere' }),
+				/No deployment named "nowhere" is configured/,
+			);
+		});
+
+		test('Open Agent Workspace with a deployment adds the folder at its address; without one, at the default address', async () => {
+			startWithStaging();
+			await run('cloudAgents.agents.openWorkspace', { agentId, name: 'Billing', mode: 'add', deployment: 'Staging' });
+			await run('cloudAgents.agents.openWorkspace', { agentId, name: 'Billing', mode: 'add' });
+			const added = fake.calls('workspace.updateWorkspaceFolders').map((c) => (c[2] as { uri: vscode.Uri }).uri.toString());
+			assert.deepEqual(added, [workspaceUri(agentId, '', STAGING).toString(), workspaceUri(agentId).toString()]);
+		});
+
+		test("Search Workspace on the active editor of another deployment's agent searches there and opens the match at its address", async () => {
+			startWithStaging();
+			fake.window.activeTextEditor = { document: { uri: workspaceUri(agentId, 'src/index.ts', STAGING) } } as never;
+			const found = await run('cloudAgents.workspace.search', { query: 'quetzalcoatl', pick: 0 });
+			assert.equal((found as vscode.Uri).toString(), workspaceUri(agentId, 'README.md', STAGING).toString());
+		});
 	});
 });

@@ -4,7 +4,14 @@ import type { CloudAgentsClient } from '../../../../src/api';
 import { deploymentId } from '../../../../src/auth/deployments';
 import { encodeAgentAuthority } from '../../../../src/workspace/fs/agentUri';
 import { WorkspaceCache } from '../../../../src/workspace/fs/workspaceCache';
-import { WorkspaceFileSystemProvider, agentIdOf, parseWorkspaceUri, workspaceUri } from '../../../../src/workspace/fs/workspaceFs';
+import {
+	WorkspaceFileSystemProvider,
+	agentIdOf,
+	parseWorkspaceUri,
+	sameAddress,
+	workspaceAddressOf,
+	workspaceUri,
+} from '../../../../src/workspace/fs/workspaceFs';
 import type { TestEmulator } from '../../support/emulator';
 import * as fake from '../../support/vscodeFake';
 import { workspaceEmulatorPerSuite } from '../workspaceFeatureDeps';
@@ -68,6 +75,28 @@ suite('workspace/fs/workspaceFs: addresses of deployments (issue 47)', () => {
 		assert.equal(reread.authority, uri.authority);
 		assert.equal(agentIdOf(uri), undefined);
 		assert.notEqual(uri.toString(), workspaceUri(MIXED, 'src/a.ts').toString());
+	});
+
+	test('the same agent id on two deployments: two URIs, each read back (after VS Code lower-cases it) as its own agent and deployment', () => {
+		const PRODUCTION = deploymentId('https://production.example.test');
+		const onStaging = workspaceUri(MIXED, 'src/a.ts', STAGING);
+		const onProduction = workspaceUri(MIXED, 'src/a.ts', PRODUCTION);
+		const onDefault = workspaceUri(MIXED, 'src/a.ts');
+		assert.equal(new Set([onStaging, onProduction, onDefault].map((u) => u.toString())).size, 3);
+		for (const [uri, part] of [
+			[onStaging, STAGING],
+			[onProduction, PRODUCTION],
+			[onDefault, undefined],
+		] as const) {
+			const reread = vscode.Uri.parse(uri.toString().toLowerCase());
+			assert.deepEqual(workspaceAddressOf(reread), { agentId: MIXED, deploymentPart: part });
+			assert.deepEqual(workspaceAddressOf(uri), { agentId: MIXED, deploymentPart: part });
+		}
+		assert.equal(sameAddress(workspaceAddressOf(onStaging), workspaceAddressOf(onProduction)), false);
+		assert.equal(sameAddress(workspaceAddressOf(onStaging), workspaceAddressOf(onDefault)), false);
+		assert.equal(sameAddress(workspaceAddressOf(onStaging), { agentId: MIXED, deploymentPart: STAGING }), true);
+		assert.equal(workspaceAddressOf(vscode.Uri.parse(`file:///${OLD}/x`)), undefined);
+		assert.deepEqual(workspaceAddressOf(vscode.Uri.parse(`cloud-agent://${OLD}/x`)), { agentId: OLD, deploymentPart: undefined });
 	});
 
 	test("a configured deployment's address is refused naming the deployment, not served from the default one", () => {
