@@ -4,7 +4,7 @@ import { registerCommand } from './registry';
 import { isCancellation, showApiError } from '../messages/errors';
 import { whenRead } from '../util/lifecycle';
 import { iconSafe, notificationText, plainText } from '../util/text';
-import type { Action, ActionKit, ActionSession, ResourceActions, ScmAction, Services } from './actions';
+import type { Action, ActionFollower, ActionKit, ActionSession, ResourceActions, ScmAction, Services } from './actions';
 import type { AnyListDescriptor } from './descriptor';
 import { manifestCommandTitles } from '../ids';
 import { loadMoreList, refreshList, scopeOf } from './deploymentViews';
@@ -200,7 +200,7 @@ export class ActionRegistry {
 				}
 				await services.follower.follow(agentId, runId, hint ?? {});
 			},
-			follower: services.follower,
+			follower: scope.deployment === undefined ? services.follower : NOT_FOLLOWING,
 			records: services.records,
 			images: services.images,
 			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
@@ -253,6 +253,22 @@ export class ActionRegistry {
 		void show(message);
 	}
 }
+
+/**
+ * The run follower as an action on another deployment's row sees it: the follower follows the
+ * default deployment's runs only (issue 47), so none of these; deleting that deployment's agent of
+ * an id the default deployment also has leaves the default one's followed runs alone.
+ */
+const NOT_FOLLOWING: ActionFollower = {
+	following: [],
+	stateOf: () => undefined,
+	statusRunInfo: undefined,
+	show: () => false,
+	follow: async () => undefined,
+	stop: () => false,
+	forget: async () => undefined,
+	dismissStatus: () => undefined,
+};
 
 /** How long a request runs unsaid before a progress notification says that it waits (ActionKit.pending). */
 export const PENDING_SAID_AFTER_MS = 1_000;

@@ -96,6 +96,15 @@ function services(options: { signedIn?: boolean; initialized?: boolean } = {}) {
 		},
 		githubApiUrl: () => undefined,
 		onUnauthorized: undefined as ((err: unknown) => boolean) | undefined,
+		/** The default deployment's followed run t1/r1; what was stopped. */
+		follower: {
+			following: [{ agentId: 't1', runId: 'r1', status: 'running' }],
+			stopped: [] as string[],
+			stop(agentId: string, runId: string) {
+				this.stopped.push(`${agentId}/${runId}`);
+				return true;
+			},
+		},
 	};
 	const list: ListDescriptor<Thing, { thing: Thing }, undefined> = {
 		key: 'things',
@@ -192,10 +201,15 @@ suite('views/actionRegistry', () => {
 		assert.deepEqual(w.asked, ['staging refresh:undefined'], "its own deployment's list read again");
 		await kit.follow('t1', 'r1');
 		assert.ok(w.lines.some((l) => /Runs of Staging are not followed yet/.test(l)));
+		// The follower follows the default deployment's runs: none of these (a run of the same ids there stays followed).
+		assert.deepEqual(kit.follower.following, []);
+		assert.equal(kit.follower.stop('t1', 'r1'), false);
+		assert.deepEqual(w.svc.follower.stopped, []);
 		// A row of the default deployment: the services' own session and client, as before.
 		await registry.invoke(action, 't2');
 		assert.equal(ran[1]!.kit.client(), w.session.client);
 		assert.equal(ran[1]!.kit.session, w.session);
+		assert.equal(ran[1]!.kit.follower, w.svc.follower);
 	});
 
 	test('a record action resolves its target (an id, an automation object) and runs with it', async () => {
