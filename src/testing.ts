@@ -8,7 +8,7 @@
  * - `_cloudAgents.views.selectAgent(agentId?)`: the agent the Runs and Artifacts views follow;
  * - `_cloudAgents.views.restoreAgent(agentId)`: selects the agent as a reload restores the selection it kept;
  * - `_cloudAgents.workspace.clearCache()`: the `cloud-agent:` file system starts from an empty cache;
- * - `_cloudAgents.views.runOnRow(key, rowId, command, options?)`: a command on a row, as its context menu runs it;
+ * - `_cloudAgents.views.runOnRow(key, rowId, command, options?, parentRowId?)`: a command on a row, as its context menu runs it;
  * - `_cloudAgents.window.messages()`: the messages (information, warning, error) shown so far, in order;
  * - `_cloudAgents.workspace.retry(agentId?)`: asks an agent's workspace interface again;
  * - `_cloudAgents.workspace.resetSearchHint()`: the once-per-machine search hint may show again;
@@ -298,8 +298,8 @@ export function registerTestSeams(deps: TestSeamDeps): vscode.Disposable[] {
 		),
 		vscode.commands.registerCommand(
 			'_cloudAgents.views.runOnRow',
-			(key: string, rowId: string, command: string, options?: Record<string, unknown>) =>
-				runOnRow(key, rowsOf(key), rowId, command, options),
+			(key: string, rowId: string, command: string, options?: Record<string, unknown>, parentRowId?: string) =>
+				runOnRow(key, rowsOf(key), rowId, command, options, parentRowId),
 		),
 		vscode.commands.registerCommand('_cloudAgents.window.messages', () => recorder.messages.slice()),
 		vscode.commands.registerCommand('_cloudAgents.views.selectAgent', (agentId: string | undefined) =>
@@ -442,15 +442,20 @@ async function click(key: string, tree: vscode.TreeDataProvider<vscode.TreeItem>
 	throw new Error(`no row ${rowId} with a command in ${key}`);
 }
 
-/** Runs a command on a top row as its context menu does (the row as the argument), with `options` set on it as an automation caller passes them. */
+/**
+ * Runs a command on a row as its context menu does (the row as the argument), with `options` set on
+ * it as an automation caller passes them: a top row, or one under the row `parentRowId` (a
+ * deployment's root row).
+ */
 async function runOnRow(
 	key: string,
 	tree: vscode.TreeDataProvider<vscode.TreeItem>,
 	rowId: string,
 	command: string,
 	options: Record<string, unknown> = {},
+	parentRowId?: string,
 ): Promise<unknown> {
-	const row = (await childrenOf(key, tree, undefined)).find((n) => n.id === rowId);
+	const row = (await childrenOf(key, tree, parentRowId)).find((n) => n.id === rowId);
 	if (!row) {
 		throw new Error(`no row ${rowId} in ${key}`);
 	}

@@ -12,7 +12,7 @@
  */
 import { isTerminalRunStatus } from '../api';
 import type * as vscode from 'vscode';
-import type { CloudAgentViews } from '../views';
+import type { ListScope } from '../views';
 import type { AnyListDescriptor } from '../views/descriptor';
 import type { ResourceActions } from '../views/actions';
 import { accountList } from './account';
@@ -71,12 +71,12 @@ export const resourceActions = (): readonly ResourceActions[] => [
 ];
 
 /**
- * How the lists follow one another: pending GitHub requests are read again when one expires; a
- * finished run refreshes the artifacts; the agent's row follows
+ * How the lists of one deployment follow one another: pending GitHub requests are read again when
+ * one expires; a finished run refreshes the artifacts; the agent's row follows
  * its runs' state; tooltips naming a runtime redraw when a runtime's name changes; the agent the Runs
  * and Artifacts views follow keeps its current name. The caller owns the disposables.
  */
-export function connectLists(views: CloudAgentViews): vscode.Disposable[] {
+export function connectLists(views: Pick<ListScope, 'providerOf' | 'select'>): vscode.Disposable[] {
 	const agents = views.providerOf(agentsList);
 	const runs = views.providerOf(runsList);
 	const runtimes = views.providerOf(runtimesList);

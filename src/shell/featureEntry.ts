@@ -13,6 +13,7 @@ import { agentsList } from '../resources/agents';
 import { runActions, sendComposedAndFollow } from '../resources/runs';
 import { askPrompt, keepDraft, pickPromptAgent } from '../resources/prompt';
 import { ActionRegistry } from '../views/actionRegistry';
+import { showDeployments } from '../views/deploymentViews';
 import { computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
 import { ChangesFeature } from '../changes/changesFeature';
@@ -52,6 +53,8 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		},
 		deps.log,
 	);
+	// The views show every signed-in deployment (issue 47): the other deployments' rows under root rows beside the default's.
+	const shownDeployments = showDeployments(deps.views, deployments, deps.context.globalState);
 	const computer = computerPanelFeature({
 		context: deps.context,
 		log: deps.log,
@@ -126,6 +129,7 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		deployments,
 		chatTools,
 		disposables: [
+			shownDeployments,
 			deployments,
 			workspace,
 			...actions.register(),

@@ -195,7 +195,8 @@ class CloudAgentsExtension extends Disposable {
 				this.shell,
 			),
 		);
-		this.registerAll(connectLists(views));
+		// Each deployment's lists follow one another (the other deployments' once their lists are made).
+		views.connect(connectLists);
 		// Followed runs get `:followed` in the Runs view (only Stop Following shows inline then).
 		views.setFlag('followed', (runId, agentId) => this.runFollower.stateOf(agentId ?? '', runId)?.active ?? false);
 		this.register(this.runFollower.onDidChangeFollowing(() => views.providerOf(runsList).redraw()));
@@ -297,7 +298,8 @@ class CloudAgentsExtension extends Disposable {
 			// Every configured deployment's session: with the features, which the flows load anyway.
 			...authCommands({ session, log, deployments: () => this.features.load().deployments, flows: this.authFlows }),
 			...activityCommands(this.activity, this.activityPresenter),
-			{ id: 'cloudAgents.retryConnection', run: () => views.connectivity.retryNow() },
+			// An Offline row of another deployment names it (src/views/deploymentTree.ts): that one is retried.
+			{ id: 'cloudAgents.retryConnection', run: (arg?: unknown) => views.retryNow(arg) },
 			{
 				id: 'cloudAgents.refresh',
 				// Refresh also asks again an agent workspace that was found to speak another interface

@@ -4,11 +4,12 @@ import { registerCommand } from './registry';
 import { isCancellation, showApiError } from '../messages/errors';
 import { whenRead } from '../util/lifecycle';
 import { iconSafe, notificationText, plainText } from '../util/text';
-import type { Action, ActionKit, ResourceActions, ScmAction, Services } from './actions';
+import type { Action, ActionFollower, ActionKit, ActionSession, ResourceActions, ScmAction, Services } from './actions';
 import type { AnyListDescriptor } from './descriptor';
 import { manifestCommandTitles } from '../ids';
+import { loadMoreList, refreshList, scopeOf } from './deploymentViews';
 import { titledRecordUri } from './recordDocuments';
-import { resolveFiles, resolveLink, resolveTarget } from './targets';
+import { type TargetDeps, resolveFiles, resolveLink, resolveTarget } from './targets';
 import { isAutomation, showInfo, showModalWarning, showWarning, toAbortSignal } from './ui';
 
 /**
@@ -41,11 +42,12 @@ export class ActionRegistry {
 		const options = { onUnauthorized: this.services.onUnauthorized, rethrow: (arg?: unknown) => isAutomation(arg) };
 		for (const descriptor of this.lists) {
 			const { refresh, loadMore } = descriptor.commands ?? {};
+			// With the id of a subtree (its Retry or Load more row), or a row's argument naming another deployment (deploymentTree.ts).
 			if (refresh) {
-				out.push(registerCommand(refresh, (listId?: unknown) => views.providerOf(descriptor).refresh(listId), log, options));
+				out.push(registerCommand(refresh, (listId?: unknown) => refreshList(views, descriptor, listId), log, options));
 			}
 			if (loadMore) {
-				out.push(registerCommand(loadMore, (listId?: unknown) => views.providerOf(descriptor).loadMore(listId), log, options));
+				out.push(registerCommand(loadMore, (listId?: unknown) => loadMoreList(views, descriptor, listId), log, options));
 			}
 		}
 		for (const actions of this.resources) {
@@ -101,11 +103,11 @@ export class ActionRegistry {
 		if (action.on === undefined) {
 			return action.run(kit);
 		}
-		if (!kit.automation && !(await this.signedInOnceKnown()) && !(await this.signInFirst(action))) {
+		if (!kit.automation && !(await this.signedInOnceKnown(kit.session)) && !(await this.signInFirst(action))) {
 			return undefined;
 		}
 		const pick = action.pick;
-		const target: unknown = await resolveTarget(this.services, action.on, action.targetArg ? action.targetArg(arg) : arg, {
+		const target: unknown = await resolveTarget(kit.targets, action.on, action.targetArg ? action.targetArg(arg) : arg, {
 			title: this.titleOf(action),
 			filter: action.filter,
 			useSelection: action.useSelection,
@@ -135,8 +137,7 @@ export class ActionRegistry {
 	 * is stored, and the person would be told they are signed out. Waits for the first read, at most
 	 * SAFETY.sessionReadMaxMs (then the state as it stands).
 	 */
-	private async signedInOnceKnown(): Promise<boolean> {
-		const { session } = this.services;
+	private async signedInOnceKnown(session: ActionSession): Promise<boolean> {
 		await whenRead(session, SAFETY.sessionReadMaxMs);
 		return session.signedIn;
 	}
@@ -159,18 +160,24 @@ export class ActionRegistry {
 		return this.services.session.signedIn;
 	}
 
-	/** The kit of one invocation. */
-	private kit(action: Action, arg: unknown, args: readonly unknown[]): ActionKit {
+	/**
+	 * The kit of one invocation: a row of another deployment than the default one (or its command's
+	 * argument) gets that deployment's lists, session and client (issue 47: deploymentViews.ts `scopeOf`).
+	 */
+	private kit(action: Action, arg: unknown, args: readonly unknown[]): ActionKit & { targets: TargetDeps } {
 		const services = this.services;
-		const { views } = services;
+		const scope = scopeOf(services.views, arg);
+		const views = scope.lists;
+		const session = scope.session ?? services.session;
 		const automation = isAutomation(arg);
 		return {
 			arg,
 			args,
 			title: this.titleOf(action),
 			automation,
-			client: () => services.session.client,
-			session: services.session,
+			targets: { views, context: services.context },
+			client: () => session.client,
+			session,
 			signIn: () => services.signIn(),
 			githubApiUrl: () => services.githubApiUrl(),
 			list: (descriptor) => views.providerOf(descriptor),
@@ -183,12 +190,17 @@ export class ActionRegistry {
 			select: (descriptor, record) => views.select(descriptor, record),
 			selectById: (descriptor, id) => views.selectById(descriptor, id),
 			refreshFollowing: (descriptor) => views.refreshFollowing(descriptor),
-			resolve: (descriptor, target, options) => resolveTarget(services, descriptor, target, options),
+			resolve: (descriptor, target, options) => resolveTarget({ views, context: services.context }, descriptor, target, options),
 			invoke: (other, otherArg) => this.invoke(other, otherArg),
 			follow: async (agentId, runId, hint) => {
+				if (scope.deployment !== undefined) {
+					// The run follower follows the default deployment's runs (issue 47 lists the rest).
+					this.tell(action, automation, vscode.l10n.t('Runs of {0} are not followed yet.', scope.deployment.name), showInfo);
+					return;
+				}
 				await services.follower.follow(agentId, runId, hint ?? {});
 			},
-			follower: services.follower,
+			follower: scope.deployment === undefined ? services.follower : NOT_FOLLOWING,
 			records: services.records,
 			images: services.images,
 			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
@@ -241,6 +253,22 @@ export class ActionRegistry {
 		void show(message);
 	}
 }
+
+/**
+ * The run follower as an action on another deployment's row sees it: the follower follows the
+ * default deployment's runs only (issue 47), so none of these; deleting that deployment's agent of
+ * an id the default deployment also has leaves the default one's followed runs alone.
+ */
+const NOT_FOLLOWING: ActionFollower = {
+	following: [],
+	stateOf: () => undefined,
+	statusRunInfo: undefined,
+	show: () => false,
+	follow: async () => undefined,
+	stop: () => false,
+	forget: async () => undefined,
+	dismissStatus: () => undefined,
+};
 
 /** How long a request runs unsaid before a progress notification says that it waits (ActionKit.pending). */
 export const PENDING_SAID_AFTER_MS = 1_000;

@@ -81,6 +81,12 @@ export interface Services {
 	activity: Pick<Activity, 'since' | 'entries'>;
 }
 
+/** What actions use of the run follower (ActionKit.follower). */
+export type ActionFollower = Pick<
+	RunFollower,
+	'following' | 'stateOf' | 'statusRunInfo' | 'show' | 'follow' | 'stop' | 'forget' | 'dismissStatus'
+>;
+
 /** How the quick pick (or the command's own picker) finds a record when none is given. */
 export interface ResolveOptions<T> {
 	/** The quick pick's title (the command's name). */
@@ -263,8 +269,11 @@ export interface ActionKit {
 	invoke(this: void, action: Action, arg?: unknown): Promise<unknown>;
 	/** Follows a run in its output channel (the Runs view marks it). */
 	follow(this: void, agentId: string, runId: string, hint?: RunNameHint): Promise<void>;
-	/** The run follower (what is followed, the status bar's run). */
-	readonly follower: RunFollower;
+	/**
+	 * The run follower (what is followed, the status bar's run). It follows the default deployment's
+	 * runs: an action on another deployment's row sees one that follows nothing (issue 47).
+	 */
+	readonly follower: ActionFollower;
 	/** The read-only record documents. */
 	readonly records: RecordDocuments;
 	/** The image documents. */

@@ -1,28 +1,25 @@
 import * as vscode from 'vscode';
-import { ApiError, SAFETY } from '../api';
-import type { CloudAgentsClient } from '../api';
+import { SAFETY } from '../api';
+import type { Deployment } from '../auth/deployments';
 import { Disposable } from '../util/lifecycle';
 import { singleLine } from '../util/text';
+import type { ActionSession } from './actions';
 import { Connectivity } from './connectivity';
 import type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
+import { type AnyProvider, DeploymentLists, type ViewSession } from './deploymentLists';
+import type { RowsProvider } from './deploymentTree';
 import { GroupedTreeProvider } from './groupTree';
-import { DescriptorTreeProvider } from './listTree';
+import type { DescriptorTreeProvider } from './listTree';
 import { RecordNode } from './rows';
-import type { ListHost } from './listTree';
 import type { RowCache } from './rowCache';
 import { type Registrations, directRegistrations } from '../util/registrations';
 
 export { DescriptorTreeProvider, pageSize } from './listTree';
 export { RecordNode } from './rows';
+export type { ViewSession } from './deploymentLists';
+export type { DeploymentSource, DeploymentViewSession } from './deploymentViews';
 export type { AnyListDescriptor, ListContext, ListDescriptor } from './descriptor';
 export type { Action, ActionKit, RecordAction, ResourceAction, ResourceActions, Services } from './actions';
-
-/** What the views need from the session: sign-in state, its change event and the shared client. */
-export interface ViewSession {
-	readonly signedIn: boolean;
-	readonly onDidChange: vscode.Event<void>;
-	readonly client: CloudAgentsClient;
-}
 
 /** A view of the container: the tree VS Code draws and what draws its rows (a list's, or a view of group rows). */
 export interface ShownView {
@@ -30,8 +27,77 @@ export interface ShownView {
 	readonly rows: vscode.TreeDataProvider<vscode.TreeItem>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyProvider = DescriptorTreeProvider<any, any, any>;
+/**
+ * The lists of one deployment as actions and the command-target resolver (targets.ts) use them:
+ * its records, its selection, its context (client). CloudAgentViews itself is the default
+ * deployment's; deploymentViews.ts `scopeOf` gives the one a row belongs to.
+ */
+export interface ListScope {
+	readonly ctx: ListContext;
+	providerOf<T, F extends object, P>(descriptor: ListDescriptor<T, F, P>): DescriptorTreeProvider<T, F, P>;
+	selected<T>(descriptor: ListDescriptor<T, object, unknown>): T | undefined;
+	select<T>(descriptor: ListDescriptor<T, object, unknown>, record: T | undefined): void;
+	selectById<T>(descriptor: ListDescriptor<T, object, unknown>, id: string | undefined): Promise<T | undefined>;
+	refreshFollowing<T>(descriptor: ListDescriptor<T, object, unknown>): Promise<void>;
+}
+
+/** What an action run on a row acts with: that row's deployment's lists and session (undefined: the default deployment's). */
+export interface DeploymentScope {
+	readonly lists: ListScope;
+	readonly session: ActionSession | undefined;
+	/** The deployment of a row of another deployment than the default one. */
+	readonly deployment: Deployment | undefined;
+}
+
+/** How the lists of a deployment follow one another (src/resources/index.ts `connectLists`): the views own what it returns. */
+export type ListConnector = (scope: ListScope) => vscode.Disposable[];
+
+/** The other signed-in deployments' lists (deploymentViews.ts, loaded with the features), as CloudAgentViews consults them. */
+export interface OtherDeployments extends vscode.Disposable {
+	/** Every other deployment's lists shown now. */
+	all(): readonly DeploymentLists[];
+	/** The deployment a row of another deployment (or its command's argument) belongs to: its lists and what its actions act with. */
+	ownerOf(arg: unknown): { readonly lists: DeploymentLists; readonly scope: DeploymentScope } | undefined;
+	/** Reveals and selects a row of `lists`' deployment in the view of the list `key`. */
+	reveal(key: string, lists: DeploymentLists, node: vscode.TreeItem): Promise<void>;
+	/** Retries now: the deployment `arg` (an Offline row's argument) names, else every deployment. */
+	retryNow(arg: unknown): Promise<void>;
+}
+
+/**
+ * What a view of a list draws: the default deployment's list as it is, until the features put the
+ * tree of several deployments in its place (deploymentViews.ts); activation holds no more of them.
+ */
+export interface ViewRows extends vscode.TreeDataProvider<vscode.TreeItem>, vscode.Disposable {
+	/** Draws the rows of `target` from now on; `redraw`: they differ from those drawn (the whole view is read again). */
+	setTarget(target: RowsProvider, redraw: boolean): void;
+}
+
+/** The rows of a view, drawn by `target` until `setTarget` says otherwise. */
+export function viewRows(target: RowsProvider): ViewRows {
+	const changed = new vscode.EventEmitter<vscode.TreeItem | vscode.TreeItem[] | undefined>();
+	const follow = (): vscode.Disposable => target.onDidChangeTreeData((e) => changed.fire(e));
+	let listener = follow();
+	return {
+		onDidChangeTreeData: changed.event,
+		setTarget: (next, redraw) => {
+			listener.dispose();
+			target = next;
+			listener = follow();
+			if (redraw) {
+				changed.fire(undefined);
+			}
+		},
+		getTreeItem: (element) => target.getTreeItem(element),
+		resolveTreeItem: (item, element) => target.resolveTreeItem?.(item, element) ?? item,
+		getChildren: (element) => target.getChildren(element),
+		getParent: (element) => target.getParent?.(element),
+		dispose: () => {
+			listener.dispose();
+			changed.dispose();
+		},
+	};
+}
 
 /**
  * The tree views of the Cloud Agents container, one per descriptor of the registry
@@ -39,29 +105,39 @@ type AnyProvider = DescriptorTreeProvider<any, any, any>;
  * descriptors nested under its rows. A list whose parent is a `selection` follows the record
  * selected in its parent's view (Runs and Artifacts follow the agent selected in Agents); each
  * list keeps its own paging, scroll and refresh.
+ *
+ * Several deployments (issue 47): the default deployment's lists (deploymentLists.ts) are made at
+ * activation; once the deployments' sessions are handed in (`showDeployments`, with the features),
+ * each other signed-in deployment gets lists of its own, and the list views (not the Account
+ * view's groups) show one root row per signed-in deployment when there are two or more
+ * (deploymentTree.ts). A row knows its deployment (deploymentViews.ts `scopeOf`): its actions act with that one's client.
  */
-export class CloudAgentViews extends Disposable {
-	private readonly providers = new Map<AnyListDescriptor, AnyProvider>();
-	/** The same providers by their list's key (a descriptor may be a copy: see esbuild.mjs). */
-	private readonly providersByKey = new Map<string, AnyProvider>();
+export class CloudAgentViews extends Disposable implements ListScope {
+	/** The default deployment's lists, made at activation. */
+	private readonly main: DeploymentLists;
+	/** The lists of the other signed-in deployments, once the features have made them (deploymentViews.ts `showDeployments`). */
+	deployments: OtherDeployments | undefined;
+	/** The views of lists, by the list's key: the tree view, what draws it, the default deployment's list. */
+	readonly listViews = new Map<string, { view: vscode.TreeView<vscode.TreeItem>; rows: ViewRows; main: AnyProvider }>();
 	private readonly views = new Map<AnyListDescriptor, vscode.TreeView<vscode.TreeItem>>();
 	/** Per list key, how many times its selection was set (restoreSelection: was a row selected meanwhile?). */
 	private readonly selectionChanges = new Map<string, number>();
 	/** Every view by its list's key, with what draws its rows (group views included). */
 	private readonly shown = new Map<string, ShownView>();
-	private readonly flags = new Map<string, (key: string, parentKey: string | undefined) => boolean>();
-	private readonly client: () => CloudAgentsClient;
-	/** What the descriptors' functions use: the client, other lists' records, flags. */
+	/** How each deployment's lists follow one another (`connect`). */
+	readonly connectors: ListConnector[] = [];
+	/** What the descriptors' functions use: the default deployment's client, other lists' records, flags. */
 	readonly ctx: ListContext;
 	/** Whether the service answers, shared by every list (connectivity.ts). */
 	readonly connectivity: Connectivity;
 
 	constructor(
-		session: ViewSession,
-		log: vscode.LogOutputChannel,
+		/** The default deployment's session. */
+		readonly session: ViewSession,
+		readonly log: vscode.LogOutputChannel,
 		reportError: (err: unknown) => void,
 		/** Every list of the extension (src/resources/index.ts), in the order of their views. */
-		lists: readonly AnyListDescriptor[],
+		readonly lists: readonly AnyListDescriptor[],
 		/** The shared connectivity (the extension's, which the client reports to); else one of the views' own. */
 		connectivity?: Connectivity,
 		/** The rows as last loaded, shown marked until the first answer (rowCache.ts); none without it. */
@@ -79,78 +155,30 @@ export class CloudAgentViews extends Disposable {
 			this.connectivity = own;
 			this.register({ dispose: () => own.dispose() });
 		}
-		const host: ListHost = {
-			get signedIn() {
-				return session.signedIn;
-			},
-			onDidChange: session.onDidChange,
-			log,
-			reportError,
-			connectivity: this.connectivity,
-			rowCache,
-		};
-		const client = (): CloudAgentsClient => session.client;
-		this.client = client;
-		this.ctx = {
-			client,
-			lookup: <U>(descriptor: ListDescriptor<U, object, unknown>, key: string): U | undefined =>
-				this.providersByKey.get(descriptor.key)?.find(key) as U | undefined,
-			flag: (name, key, parentKey) => this.flags.get(name)?.(key, parentKey) ?? false,
-		};
-		for (const descriptor of lists) {
-			if (descriptor.parent?.as === 'children' || descriptor.groups) {
-				continue;
-			}
-			const children = lists.filter((d) => d.parent?.as === 'children' && d.parent.of.key === descriptor.key);
-			const provider = this.register(
-				new DescriptorTreeProvider(descriptor, this.hostOf(descriptor, host, reportError), this.ctx, children),
-			);
-			this.providers.set(descriptor, provider);
-			this.providersByKey.set(descriptor.key, provider);
-		}
-		for (const [descriptor, provider] of this.providers) {
+		this.main = this.register(
+			new DeploymentLists({
+				session,
+				log,
+				reportError,
+				lists,
+				connectivity: this.connectivity,
+				rowCache,
+				onSelectedGone: (of) => this.select(of, undefined),
+			}),
+		);
+		this.ctx = this.main.ctx;
+		for (const [descriptor, provider] of this.main.providers) {
 			if (descriptor.viewId) {
-				const view = this.register(
-					registrations.treeView<vscode.TreeItem>(descriptor.viewId, provider, { showCollapseAll: false }),
-				);
+				const rows = this.register(viewRows(provider));
+				const view = this.register(registrations.treeView<vscode.TreeItem>(descriptor.viewId, rows, { showCollapseAll: false }));
 				provider.attach(view);
 				this.views.set(descriptor, view);
-				this.shown.set(descriptor.key, { view, rows: provider });
+				this.listViews.set(descriptor.key, { view, rows, main: provider });
+				this.shown.set(descriptor.key, { view, rows });
 			}
 		}
-		// Views of group rows (Account): each group is a list above, shown under its group row.
-		for (const descriptor of lists) {
-			if (descriptor.groups && descriptor.viewId) {
-				const groupLists = descriptor.groups.map((d) => this.providerOf(d));
-				const grouped = this.register(
-					new GroupedTreeProvider(
-						descriptor as ListDescriptor<unknown, object, undefined>,
-						this.ctx,
-						groupLists,
-						() => session.signedIn,
-					),
-				);
-				const view = this.register(registrations.treeView<vscode.TreeItem>(descriptor.viewId, grouped, { showCollapseAll: true }));
-				grouped.attach(view);
-				this.shown.set(descriptor.key, { view, rows: grouped });
-			}
-		}
-		// Selecting a row drives the lists that follow its kind (Runs and Artifacts follow Agents).
-		for (const [descriptor, view] of this.views) {
-			if (lists.some((d) => d.parent?.as === 'selection' && d.parent.of.key === descriptor.key)) {
-				this.register(
-					view.onDidChangeSelection((e) => {
-						const node = e.selection.find(
-							(n): n is RecordNode => n instanceof RecordNode && n.descriptor.key === descriptor.key,
-						);
-						if (node) {
-							this.select(descriptor, node.record);
-						}
-					}),
-				);
-			}
-		}
-
+		this.createGroupViews(registrations);
+		this.followSelections();
 		this.register(
 			session.onDidChange(() => {
 				if (!session.signedIn) {
@@ -170,42 +198,59 @@ export class CloudAgentViews extends Disposable {
 		this.restoreSelections(session);
 	}
 
-	/**
-	 * The host of a list: a list that follows another view's selection (Runs, Artifacts) drops that
-	 * selection when its listing answers 404 (the agent was deleted meanwhile, here or elsewhere):
-	 * "Select an agent" rather than "Could not load: agent … not found" (issue 42, item 6: a
-	 * selection kept across a reload outlived its agent).
-	 */
-	private hostOf(descriptor: AnyListDescriptor, host: ListHost, reportError: (err: unknown) => void): ListHost {
-		const of = descriptor.parent?.as === 'selection' ? descriptor.parent.of : undefined;
-		if (!of) {
-			return host;
+	/** Views of group rows (Account): each group is a list of the default deployment, shown under its group row. */
+	private createGroupViews(registrations: Registrations): void {
+		for (const descriptor of this.lists) {
+			if (descriptor.groups && descriptor.viewId) {
+				const groupLists = descriptor.groups.map((d) => this.providerOf(d));
+				const grouped = this.register(
+					new GroupedTreeProvider(
+						descriptor as ListDescriptor<unknown, object, undefined>,
+						this.ctx,
+						groupLists,
+						() => this.session.signedIn,
+					),
+				);
+				const view = this.register(registrations.treeView<vscode.TreeItem>(descriptor.viewId, grouped, { showCollapseAll: true }));
+				grouped.attach(view);
+				this.shown.set(descriptor.key, { view, rows: grouped });
+			}
 		}
-		// The host as it is (each member read from it when used), with its own reportError: a 404 of the selected record
-		// drops the selection.
-		return {
-			get signedIn() {
-				return host.signedIn;
-			},
-			get onDidChange() {
-				return host.onDidChange;
-			},
-			get log() {
-				return host.log;
-			},
-			get connectivity() {
-				return host.connectivity;
-			},
-			get rowCache() {
-				return host.rowCache;
-			},
-			reportError: (err: unknown): void => {
-				reportError(err);
-				if (err instanceof ApiError && err.status === 404 && this.selected(of) !== undefined) {
-					setTimeout(() => this.select(of, undefined), 0);
-				}
-			},
-		};
+	}
+
+	/** Selecting a row drives the lists that follow its kind (Runs and Artifacts follow Agents), of the row's deployment. */
+	private followSelections(): void {
+		for (const [descriptor, view] of this.views) {
+			if (this.lists.some((d) => d.parent?.as === 'selection' && d.parent.of.key === descriptor.key)) {
+				this.register(
+					view.onDidChangeSelection((e) => {
+						const node = e.selection.find(
+							(n): n is RecordNode => n instanceof RecordNode && n.descriptor.key === descriptor.key,
+						);
+						if (node) {
+							this.select(descriptor, node.record, this.deployments?.ownerOf(node)?.lists);
+						}
+					}),
+				);
+			}
+		}
+	}
+
+	/**
+	 * How the lists of each deployment follow one another: applied to the default deployment's lists
+	 * now and to each other deployment's when its lists are made (at activation, before those); the
+	 * views own the disposables.
+	 */
+	connect(connector: ListConnector): void {
+		this.connectors.push(connector);
+		for (const d of connector(this)) {
+			this.register(d);
+		}
+	}
+
+	/** Retries now (the status bar, an Offline row): the deployment an Offline row's argument names, else every deployment. */
+	retryNow(arg?: unknown): Promise<void> {
+		return this.deployments ? this.deployments.retryNow(arg) : this.connectivity.retryNow();
 	}
 
 	/**
@@ -261,15 +306,9 @@ export class CloudAgentViews extends Disposable {
 		}
 	}
 
-	/** The provider of a list (top-level; a subtree's rows are served by its parent's provider). */
+	/** The provider of a list of the default deployment (top-level; a subtree's rows are served by its parent's provider). */
 	providerOf<T, F extends object, P>(descriptor: ListDescriptor<T, F, P>): DescriptorTreeProvider<T, F, P> {
-		const provider =
-			this.providersByKey.get(descriptor.key) ??
-			(descriptor.parent?.as === 'children' ? this.providersByKey.get(descriptor.parent.of.key) : undefined);
-		if (!provider) {
-			throw new Error(`no list ${descriptor.key}`);
-		}
-		return provider as DescriptorTreeProvider<T, F, P>;
+		return this.main.providerOf(descriptor);
 	}
 
 	/** The view of a list (or of group rows) and what draws its rows, when it is a view. */
@@ -278,91 +317,91 @@ export class CloudAgentViews extends Disposable {
 	}
 
 	/**
-	 * Sets a flag the rows read through `ctx.flag` (e.g. `followed` for runs whose events stream);
-	 * whoever changes what it says redraws the list.
+	 * Sets a flag the default deployment's rows read through `ctx.flag` (e.g. `followed` for runs
+	 * whose events stream); whoever changes what it says redraws the list.
 	 */
 	setFlag(name: string, test: (key: string, parentKey: string | undefined) => boolean): void {
-		this.flags.set(name, test);
+		this.main.setFlag(name, test);
 	}
 
 	/** Redraws every list from the records held. */
 	redrawAll(): void {
-		for (const provider of this.providers.values()) {
+		for (const provider of this.allProviders()) {
 			provider.redraw();
 		}
 	}
 
-	/** The record selected in a list's view that the lists following it show (the agent of Runs). */
+	/** The record of the default deployment selected in a list's view that the lists following it show (the agent of Runs). */
 	selected<T>(descriptor: ListDescriptor<T, object, unknown>): T | undefined {
-		for (const [d, provider] of this.providers) {
-			if (d.parent?.as === 'selection' && d.parent.of.key === descriptor.key) {
-				return provider.parent as T | undefined;
-			}
-		}
-		return undefined;
+		return this.main.selected(descriptor);
 	}
 
-	/** Makes the lists that follow `descriptor`'s view show the records of `record` (or nothing) and names it in their descriptions. */
-	select<T>(descriptor: ListDescriptor<T, object, unknown>, record: T | undefined): void {
+	/**
+	 * Makes the lists that follow `descriptor`'s view show the records of `record` (or nothing), a
+	 * record of `lists`' deployment (the default one's unless given): the other deployments' lists
+	 * show nothing (one row is selected in a view). Names it in their views' descriptions.
+	 */
+	select<T>(descriptor: ListDescriptor<T, object, unknown>, record: T | undefined, lists: DeploymentLists = this.main): void {
 		this.selectionChanges.set(descriptor.key, (this.selectionChanges.get(descriptor.key) ?? 0) + 1);
+		const following = this.main.following(descriptor);
 		if (record !== undefined) {
-			this.providersByKey.get(descriptor.key)?.rememberName(record);
+			lists.providersByKey.get(descriptor.key)?.rememberName(record);
 		}
 		const description =
 			record !== undefined
 				? singleLine(descriptor.name?.(record) || descriptor.keyOf(record), SAFETY.descriptionMaxChars)
 				: undefined;
-		if (this.memory && [...this.providers.keys()].some((d) => d.parent?.as === 'selection' && d.parent.of.key === descriptor.key)) {
-			void this.memory.update(selectionKey(descriptor.key), record === undefined ? undefined : descriptor.keyOf(record));
+		if (this.memory && following.length > 0) {
+			const kept = record === undefined || lists !== this.main ? undefined : descriptor.keyOf(record);
+			void this.memory.update(selectionKey(descriptor.key), kept);
 		}
-		for (const [d, provider] of this.providers) {
-			if (d.parent?.as === 'selection' && d.parent.of.key === descriptor.key) {
-				provider.setParent(record);
-				const view = this.views.get(d);
-				if (view) {
-					view.description = description;
-				}
+		for (const each of this.allLists()) {
+			each.setSelected(descriptor, each === lists ? record : undefined);
+		}
+		for (const [d] of following) {
+			const view = this.views.get(d);
+			if (view) {
+				view.description = description;
 			}
 		}
 	}
 
 	/** Re-reads the lists that follow the selection of `descriptor`'s view (the Runs and Artifacts of the selected agent). */
 	async refreshFollowing<T>(descriptor: ListDescriptor<T, object, unknown>): Promise<void> {
-		const reads: Promise<void>[] = [];
-		for (const [d, provider] of this.providers) {
-			if (d.parent?.as === 'selection' && d.parent.of.key === descriptor.key) {
-				reads.push(provider.refresh());
-			}
-		}
-		await Promise.all(reads);
+		await this.main.refreshFollowing(descriptor);
 	}
 
-	/** Selects a record of `descriptor` by id: reveals its row when loaded, else reads it. Undefined clears. */
+	/** Selects a record of `descriptor` by id (of `lists`' deployment): reveals its row when loaded, else reads it. Undefined clears. */
 	async selectById<T>(
 		descriptor: ListDescriptor<T, object, unknown>,
 		id: string | undefined,
 		stillWanted: () => boolean = () => true,
+		lists: DeploymentLists = this.main,
 	): Promise<T | undefined> {
 		if (!id) {
-			this.select(descriptor, undefined);
+			this.select(descriptor, undefined, lists);
 			return undefined;
 		}
-		const provider = this.providerOf(descriptor);
+		const provider = lists.providerOf(descriptor);
 		let record = provider.find(id);
 		if (record !== undefined) {
 			try {
-				await this.viewOf(descriptor)?.view.reveal(provider.nodeOf(record), { select: true, focus: false });
+				// In its view, under its root row when there are several deployments.
+				const node = provider.nodeOf(record);
+				await (lists === this.main
+					? this.listViews.get(descriptor.key)?.view.reveal(node, { select: true, focus: false })
+					: this.deployments?.reveal(descriptor.key, lists, node));
 			} catch {
 				// Not rendered yet (view hidden): selecting the data is enough.
 			}
 		} else {
-			record = await descriptor.target?.get(this.ctx, id, undefined);
+			record = await descriptor.target?.get(lists.ctx, id, undefined);
 			if (!stillWanted()) {
 				// Another row was selected meanwhile: that selection stands.
-				return this.selected(descriptor);
+				return lists.selected(descriptor);
 			}
 		}
-		this.select(descriptor, record);
+		this.select(descriptor, record, lists);
 		return record;
 	}
 
@@ -371,16 +410,26 @@ export class CloudAgentViews extends Disposable {
 		this.providerOf(descriptor).readAhead();
 	}
 
-	/** Refreshes every view (the `cloudAgents.refresh` command). */
+	/** Refreshes every view (the `cloudAgents.refresh` command), of every deployment. */
 	async refreshAll(): Promise<void> {
-		await Promise.all([...this.providers.values()].map((p) => p.refresh()));
+		await Promise.all(this.allProviders().map((provider) => provider.refresh()));
 	}
 
 	/** Forgets every list (page size changed) so each reloads from page one. */
 	resetAll(): void {
-		for (const provider of this.providers.values()) {
+		for (const provider of this.allProviders()) {
 			provider.reset();
 		}
+	}
+
+	/** The lists of every deployment shown, the default one's first. */
+	private allLists(): DeploymentLists[] {
+		return [this.main, ...(this.deployments?.all() ?? [])];
+	}
+
+	/** The providers of every deployment's lists. */
+	private allProviders(): AnyProvider[] {
+		return this.allLists().flatMap((lists) => [...lists.providers.values()]);
 	}
 }
 

@@ -2,13 +2,17 @@ import * as vscode from 'vscode';
 import type { ResolveOptions, ScmTargets } from './actions';
 import type { ListDescriptor } from './descriptor';
 import { joinParts } from './format';
-import type { CloudAgentViews } from './index';
+import type { ListScope } from './index';
 import { RecordNode } from './rows';
 import { argString, pickItem, pickWhenLoaded } from './ui';
 
-/** What the resolver needs: the views (their loaded rows, the selection, the descriptors' context) and globalState. */
+/**
+ * What the resolver needs: the lists of the deployment it resolves in (their loaded rows, the
+ * selection, the descriptors' context: the default deployment's views, or another deployment's lists
+ * when the command runs on its row) and globalState.
+ */
 export interface TargetDeps {
-	views: CloudAgentViews;
+	views: ListScope;
 	context: vscode.ExtensionContext;
 }
 

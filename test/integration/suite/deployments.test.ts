@@ -5,18 +5,21 @@
  * touches the default deployment's token, and no request of either reaches the other; an address of
  * a deployment that is not configured fails with an error naming it. Staging also answers the
  * workspace endpoints for the emulator's billing agent (the same agent id on both services): each
- * address is read from its own service. The suite restores `cloudAgents.deployments`, the dev token
- * and the editors after each test.
+ * address is read from its own service. The views show each signed-in deployment under a root row
+ * (Staging lists one agent whose id is an agent of the emulator's), a row's action goes to its own
+ * deployment, and with one deployment signed in the rows are as they were. The suite restores
+ * `cloudAgents.deployments`, the dev token and the editors after each test.
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { deploymentId } from '../../../src/auth/deployments';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { workspaceAddressOf, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
-import { AGENT_ID, TOKEN } from '../../hostile/fixtures';
+import type { RowSnapshot } from '../../../src/testing';
+import { AGENT_ID, TOKEN, agent } from '../../hostile/fixtures';
 import { type HostileServer, type RouteHandler, json, startHostile } from '../../hostile/server';
 import { workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
-import { restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import { closeAllEditors } from '../support/editors';
 import { devToken } from '../support/env';
 
@@ -51,6 +54,12 @@ const stagingRoutes: Record<string, RouteHandler> = {
 	}),
 };
 
+/** A view's rows as the seam draws them: the top rows, or those under the row `parentRowId`. */
+const rows = async (key: string, parentRowId?: string): Promise<RowSnapshot[]> =>
+	(await vscode.commands.executeCommand<RowSnapshot[]>('_cloudAgents.views.rows', key, parentRowId)) ?? [];
+/** What a row is, without what moves with the clock (relative times in descriptions and tooltips). */
+const shapeOf = (list: readonly RowSnapshot[]): string[] => list.map((r) => `${r.id ?? ''} ${r.label} ${r.contextValue ?? ''}`);
+
 suite('Deployments: a second service beside the default one', () => {
 	let api: CloudAgentsTestApi;
 	let server: HostileServer;
@@ -65,10 +74,33 @@ suite('Deployments: a second service beside the default one', () => {
 		});
 	};
 	const tokensSeen = (): Array<string | undefined> => server.requests.map((r) => r.token);
+	/** The id of the agent Staging lists: set by a test to an agent of the emulator's (the same id on both services). */
+	let twinId = AGENT_ID;
+	/** Signs in to Staging (configured first) and waits until the Agents view shows a root row per deployment. */
+	const signInToStaging = async (): Promise<RowSnapshot[]> => {
+		await setDeployments([{ name: STAGING, apiUrl: server.baseUrl }]);
+		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { deployment: STAGING, apiKey: TOKEN }), true);
+		return waitFor('a root row per deployment', async () => {
+			const top = await rows('agents');
+			return top.length === 2 && top.every((r) => r.contextValue === 'deployment') ? top : undefined;
+		});
+	};
 
 	suiteSetup(async () => {
 		api = await testApi();
-		server = await startHostile({ description: 'a second deployment that accepts the hostile token only', routes: stagingRoutes });
+		server = await startHostile({
+			description: 'a second deployment that accepts the hostile token only',
+			routes: {
+				...stagingRoutes,
+				// What the Agents view reads, and what Rename sends.
+				'GET /v2/agents': (req, res) =>
+					req.token === TOKEN ? json(res, 200, { agents: [agent({ id: twinId, name: 'Staging twin' })] }) : json(res, 401, {}),
+				'PATCH /v2/agents/*': (req, res, ctx) =>
+					req.token === TOKEN
+						? json(res, 200, agent({ id: twinId, name: (ctx.json() as { name?: string } | undefined)?.name ?? 'Staging twin' }))
+						: json(res, 401, {}),
+			},
+		});
 	});
 
 	teardown(async () => {
@@ -132,15 +164,84 @@ suite('Deployments: a second service beside the default one', () => {
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { deployment: STAGING, apiKey: TOKEN }), true);
 		server.requests.length = 0;
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { deployment: STAGING, confirm: false }), true);
+		// The Agents view lists Staging's agents while it is signed in (when VS Code shows the view): not the sign-out's.
 		assert.deepEqual(
-			server.requests.map((r) => [`${r.method} ${r.path}`, r.token]),
+			server.requests.filter((r) => `${r.method} ${r.path}` !== 'GET /v2/agents').map((r) => [`${r.method} ${r.path}`, r.token]),
 			[['DELETE /v2/auth/token', TOKEN]],
 		);
 		assert.equal(api.session.signedIn, true);
 		assert.equal(await api.session.getToken(), devToken());
 		// Signed out there: a sign-in to it asks for a key again (the old one is gone).
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { deployment: STAGING, confirm: false }), true);
-		assert.equal(server.requests.length, 1, 'nothing more was sent: no token was left to revoke');
+		assert.equal(server.requests.filter((r) => r.method !== 'GET').length, 1, 'nothing more was sent: no token was left to revoke');
+	});
+
+	test('views with one deployment signed in: the rows as they were, no root row and no deployment name in any row', async () => {
+		const before = await rows('agents');
+		assert.ok(before.length > 0, 'the emulator lists agents');
+		await setDeployments([{ name: STAGING, apiUrl: server.baseUrl }]);
+		const defaultName = api.features.load().deployments.all[0]!.deployment.name;
+		for (const key of ['agents', 'runtimes']) {
+			const shown = await rows(key);
+			const text = JSON.stringify(shown);
+			assert.ok(!shown.some((r) => r.contextValue === 'deployment' || /^deployment:/.test(r.id ?? '')), `${key}: no root row`);
+			for (const name of [STAGING, defaultName]) {
+				assert.ok(!text.includes(name), `${key}: ${name} appears in ${text}`);
+			}
+		}
+		assert.deepEqual(shapeOf(await rows('agents')), shapeOf(before), 'the same rows with the same ids');
+	});
+
+	test('two deployments signed in: a root row each with its own agents (the same agent id twice, distinctly); an action on a row of the second goes to the second service only; signing out of it restores the rows as they were', async () => {
+		const single = await rows('agents');
+		const first = single.find((r) => r.contextValue?.startsWith('agent:') === true && r.id?.startsWith('agent/') === true);
+		assert.ok(first?.id, 'the emulator lists an agent');
+		twinId = first.id.slice('agent/'.length);
+		const roots = await signInToStaging();
+		const [main, staging] = api.features.load().deployments.all;
+		assert.deepEqual(
+			roots.map((r) => [r.id, r.label]),
+			[
+				[`deployment:${main!.deployment.id}`, main!.deployment.name],
+				[`deployment:${api.features.load().deployments.find(STAGING)!.deployment.id}`, STAGING],
+			],
+		);
+		assert.equal(staging?.deployment.name, STAGING);
+		assert.equal(roots[1]!.description, new URL(server.baseUrl).host);
+		const mainRows = await rows('agents', roots[0]!.id);
+		const stagingRows = await rows('agents', roots[1]!.id);
+		assert.deepEqual(shapeOf(mainRows), shapeOf(single), "the default deployment's rows as they were, under its root row");
+		const twin = stagingRows.find((r) => r.label === 'Staging twin');
+		assert.equal(twin?.id, `${staging.deployment.id}:agent/${twinId}`, 'the same agent id on the second service: another row');
+		const ids = [...roots, ...mainRows, ...stagingRows].map((r) => r.id);
+		assert.equal(new Set(ids).size, ids.length, 'no row id twice');
+		// Rename from the second deployment's row: sent there, with its token; the emulator's agent keeps its name.
+		server.requests.length = 0;
+		const emulatorName = async (): Promise<unknown> =>
+			(await emu<{ name?: string }>('GET', `/v2/agents/${encodeURIComponent(twinId)}`, undefined, devToken())).body.name;
+		const nameBefore = await emulatorName();
+		await vscode.commands.executeCommand(
+			'_cloudAgents.views.runOnRow',
+			'agents',
+			twin.id,
+			'cloudAgents.agents.rename',
+			{ name: 'Renamed at Staging' },
+			roots[1]!.id,
+		);
+		const patches = server.requestsTo('PATCH /v2/agents/*');
+		assert.deepEqual(
+			patches.map((r) => [r.path, r.token, r.body.toString()]),
+			[[`/v2/agents/${twinId}`, TOKEN, JSON.stringify({ name: 'Renamed at Staging' })]],
+		);
+		assert.equal(await emulatorName(), nameBefore, "the emulator's agent of the same id was not renamed");
+		assert.ok(!tokensSeen().includes(devToken()), "the default deployment's token never reached the second service");
+		// Signing out of the second deployment: its root row goes, the default deployment's rows are shown alone again.
+		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { deployment: STAGING, confirm: false }), true);
+		const after = await waitFor('the rows of one deployment', async () => {
+			const top = await rows('agents');
+			return top.length > 0 && top.every((r) => r.contextValue !== 'deployment') ? top : undefined;
+		});
+		assert.deepEqual(shapeOf(after), shapeOf(single));
 	});
 
 	test('a second entry for the default deployment is refused before anything is sent or written', async () => {

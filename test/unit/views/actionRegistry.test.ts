@@ -44,13 +44,37 @@ function services(options: { signedIn?: boolean; initialized?: boolean } = {}) {
 	};
 	const shownRecords: unknown[][] = [];
 	const signIns: number[] = [];
+	/** Rows of another deployment (src/views/deploymentTree.ts keeps them), with that deployment's lists and session. */
+	const otherRows = new WeakMap<object, string>();
+	const otherSession = { ...session, apiUrl: 'https://staging.example.test', client: { name: 'staging client' } };
+	const otherProvider = { ...provider, refresh: async (listId?: unknown) => void asked.push(`staging refresh:${String(listId)}`) };
+	const otherLists = {
+		ctx: { client: () => otherSession.client, lookup: () => undefined, flag: () => false },
+		providerOf: () => otherProvider,
+		selected: () => undefined,
+	};
+	const views = {
+		ctx: { client: () => session.client, lookup: () => undefined, flag: () => false },
+		providerOf: () => provider,
+		selected: () => undefined,
+		deployments: {
+			all: () => [],
+			ownerOf: (arg: unknown) =>
+				typeof arg === 'object' && arg !== null && otherRows.has(arg)
+					? {
+							lists: otherLists,
+							scope: {
+								lists: otherLists,
+								session: otherSession,
+								deployment: { id: 'staging-0123456789ab', name: 'Staging' },
+							},
+						}
+					: undefined,
+		},
+	};
 	const svc = {
 		session,
-		views: {
-			ctx: { client: () => session.client, lookup: () => undefined, flag: () => false },
-			providerOf: () => provider,
-			selected: () => undefined,
-		},
+		views,
 		log,
 		context: {
 			extension: {
@@ -72,6 +96,15 @@ function services(options: { signedIn?: boolean; initialized?: boolean } = {}) {
 		},
 		githubApiUrl: () => undefined,
 		onUnauthorized: undefined as ((err: unknown) => boolean) | undefined,
+		/** The default deployment's followed run t1/r1; what was stopped. */
+		follower: {
+			following: [{ agentId: 't1', runId: 'r1', status: 'running' }],
+			stopped: [] as string[],
+			stop(agentId: string, runId: string) {
+				this.stopped.push(`${agentId}/${runId}`);
+				return true;
+			},
+		},
 	};
 	const list: ListDescriptor<Thing, { thing: Thing }, undefined> = {
 		key: 'things',
@@ -93,6 +126,8 @@ function services(options: { signedIn?: boolean; initialized?: boolean } = {}) {
 		svc,
 		services: svc as unknown as Services,
 		session,
+		otherRows,
+		otherSession,
 		changed,
 		asked,
 		lines,
@@ -150,6 +185,31 @@ suite('views/actionRegistry', () => {
 		assert.deepEqual(w.asked, ['refresh:undefined', 'loadMore:things/sub']);
 		assert.equal(await fake.registeredCommand('cloudAgents.test.create')!(), 'created');
 		assert.equal(await fake.registeredCommand('cloudAgents.test.rename')!('t2'), 'renamed t2');
+	});
+
+	test('several deployments (issue 47): an action on a row of another deployment runs with its lists, session and client; follow says it is not followed', async () => {
+		const w = services();
+		const { action, ran } = renameAction(w);
+		const registry = new ActionRegistry(w.services, [], []);
+		const row = automation({ thingId: 't1' });
+		w.otherRows.set(row, 'staging-0123456789ab');
+		assert.equal(await registry.invoke(action, row), 'renamed t1');
+		const kit = ran[0]!.kit;
+		assert.equal(kit.client(), w.otherSession.client, "that deployment's client");
+		assert.equal(kit.session, w.otherSession);
+		await kit.refresh();
+		assert.deepEqual(w.asked, ['staging refresh:undefined'], "its own deployment's list read again");
+		await kit.follow('t1', 'r1');
+		assert.ok(w.lines.some((l) => /Runs of Staging are not followed yet/.test(l)));
+		// The follower follows the default deployment's runs: none of these (a run of the same ids there stays followed).
+		assert.deepEqual(kit.follower.following, []);
+		assert.equal(kit.follower.stop('t1', 'r1'), false);
+		assert.deepEqual(w.svc.follower.stopped, []);
+		// A row of the default deployment: the services' own session and client, as before.
+		await registry.invoke(action, 't2');
+		assert.equal(ran[1]!.kit.client(), w.session.client);
+		assert.equal(ran[1]!.kit.session, w.session);
+		assert.equal(ran[1]!.kit.follower, w.svc.follower);
 	});
 
 	test('a record action resolves its target (an id, an automation object) and runs with it', async () => {

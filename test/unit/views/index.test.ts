@@ -5,7 +5,12 @@ import type { CloudAgentsClient } from '../../../src/api';
 import { Connectivity } from '../../../src/views/connectivity';
 import type { AnyListDescriptor, ListDescriptor } from '../../../src/views/descriptor';
 import { GroupedTreeProvider } from '../../../src/views/groupTree';
+import type { Deployment } from '../../../src/auth/deployments';
+import { DeploymentRootNode } from '../../../src/views/deploymentTree';
+import { refreshList, scopeOf, showDeployments } from '../../../src/views/deploymentViews';
 import { CloudAgentViews, DescriptorTreeProvider, RecordNode } from '../../../src/views/index';
+import type { ViewRows } from '../../../src/views/index';
+import type { DeploymentSource, DeploymentViewSession } from '../../../src/views/index';
 import { READ_AHEAD_FRESH_MS } from '../../../src/views/listTree';
 import { until } from '../support/until';
 import * as fake from '../support/vscodeFake';
@@ -218,7 +223,9 @@ suite('views/index', () => {
 			],
 		);
 		assert.ok(v.providerOf(w.agents) instanceof DescriptorTreeProvider);
-		assert.equal(view('cloudAgents.agents').options.treeDataProvider, v.providerOf(w.agents));
+		// The view draws the default deployment's rows through what the features replace with the tree of deployments.
+		assert.equal(typeof (view('cloudAgents.agents').options.treeDataProvider as ViewRows).setTarget, 'function');
+		assert.equal(view('cloudAgents.agents').options.treeDataProvider, v.viewOf(w.agents)?.rows);
 		assert.equal(v.providerOf(w.artifacts), v.providerOf(w.runs), 'the artifacts under a run row: the runs provider');
 		assert.equal(v.providerOf(w.images).key, 'images', 'a group’s list has a provider, no view of its own');
 		assert.ok(v.viewOf(w.account)?.rows instanceof GroupedTreeProvider);
@@ -407,6 +414,116 @@ suite('views/index', () => {
 		assert.equal(v.providerOf(w.agents).records.length, 2, 'another setting: nothing');
 		fake.changeSettings({ 'cloudAgents.pageSize': 10 });
 		assert.equal(v.providerOf(w.agents).records.length, 0);
+	});
+
+	test('several deployments (issue 47): a root row each, rows know their deployment, the selection follows it, sign-out drops its rows', async () => {
+		const w = service();
+		const mainClient = { who: 'main' } as unknown as CloudAgentsClient;
+		const stagingClient = { who: 'staging' } as unknown as CloudAgentsClient;
+		session.client = mainClient;
+		// The agents come from the client the lists read with: the same id on both services.
+		const agents: ListDescriptor<Agent, { agent: Agent }, undefined> = {
+			...w.agents,
+			source: {
+				list: async (ctx) => {
+					w.s.requests.push(ctx.client() === stagingClient ? 'staging agents' : 'agents');
+					return { items: ctx.client() === stagingClient ? [{ id: 'a1', name: 'Staging first' }] : w.s.agents, more: false };
+				},
+			},
+		};
+		const stagingChanged = new vscode.EventEmitter<void>();
+		const staging = { signedIn: true, onDidChange: stagingChanged.event, client: stagingClient, cacheScope: undefined };
+		const sourceChanged = new vscode.EventEmitter<void>();
+		const deployment = (id: string, name: string, apiUrl: string, isDefault: boolean): Deployment => ({ id, name, apiUrl, isDefault });
+		const source: DeploymentSource = {
+			all: [
+				{
+					deployment: deployment('main-0123456789ab', '127.0.0.1:8787', 'http://127.0.0.1:8787', true),
+					session: session as unknown as DeploymentViewSession,
+				},
+				{
+					deployment: deployment('staging-0123456789ab', 'Staging', 'http://127.0.0.1:9999', false),
+					session: staging as unknown as DeploymentViewSession,
+				},
+			],
+			onDidChange: sourceChanged.event,
+		};
+		views = new CloudAgentViews(
+			session,
+			{ warn: () => undefined } as unknown as vscode.LogOutputChannel,
+			(err) => reported.push(err),
+			[agents, w.runs, w.artifacts, w.images, w.account],
+			connectivity,
+		);
+		const v = views;
+		const shown = showDeployments(v, source, new Memento() as unknown as vscode.Memento);
+		const tree = v.viewOf(agents)!.rows;
+		const roots = (await tree.getChildren())!;
+		assert.ok(roots.every((r) => r instanceof DeploymentRootNode));
+		assert.deepEqual(
+			roots.map((r) => [r.id, r.label, r.description]),
+			[
+				['deployment:main-0123456789ab', '127.0.0.1:8787', undefined],
+				['deployment:staging-0123456789ab', 'Staging', '127.0.0.1:9999'],
+			],
+		);
+		const mainRows = (await tree.getChildren(roots[0]))!;
+		const stagingRows = (await tree.getChildren(roots[1]))!;
+		assert.deepEqual(
+			mainRows.map((r) => [r.id, r.label]),
+			[
+				['agent/a1', 'First'],
+				['agent/a2', 'Second'],
+			],
+		);
+		assert.deepEqual(
+			stagingRows.map((r) => [r.id, r.label]),
+			[['staging-0123456789ab:agent/a1', 'Staging first']],
+		);
+		// A row's actions act with its own deployment's lists and client.
+		const scope = scopeOf(v, stagingRows[0]);
+		assert.equal(scope.lists.ctx.client(), stagingClient);
+		assert.equal(scope.session, staging);
+		assert.equal(scope.deployment?.name, 'Staging');
+		assert.equal(scopeOf(v, mainRows[0]).lists, v);
+		assert.equal(scopeOf(v, mainRows[0]).session, undefined, "the default deployment's: the services' own session");
+		// Selecting the staging agent: the Runs view follows it under Staging's root row; the default deployment selects nothing.
+		v.select(agents, w.s.agents[0]);
+		view('cloudAgents.agents').selection.fire({ selection: [stagingRows[0]!] });
+		assert.equal(v.selected(agents), undefined);
+		assert.equal(scope.lists.selected(agents)?.name, 'Staging first');
+		assert.equal(view('cloudAgents.runs').description, 'Staging first');
+		const runs = v.viewOf(w.runs)!.rows;
+		const runRoots = (await runs.getChildren())!;
+		assert.deepEqual(
+			(await runs.getChildren(runRoots[0]))!.map((r) => r.label),
+			['Select an agent'],
+		);
+		assert.deepEqual(
+			(await runs.getChildren(runRoots[1]))!.map((r) => [r.id, r.label]),
+			[['staging-0123456789ab:run/a1/r1', 'r1']],
+		);
+		// The view's Refresh reads every deployment's list; a row's own argument only its deployment's.
+		w.s.requests.splice(0);
+		await refreshList(v, agents, undefined);
+		assert.deepEqual(w.s.requests.sort(), ['agents', 'staging agents']);
+		// Signing out of Staging: its root row goes, the default deployment's rows are shown alone again.
+		staging.signedIn = false;
+		sourceChanged.fire();
+		assert.equal(scope.lists.selected(agents), undefined, 'its selection went with it');
+		assert.equal(view('cloudAgents.runs').description, undefined);
+		const after = (await tree.getChildren())!;
+		assert.deepEqual(
+			after.map((r) => [r.id, r.label]),
+			[
+				['agent/a1', 'First'],
+				['agent/a2', 'Second'],
+			],
+		);
+		assert.equal(scopeOf(v, stagingRows[0]).lists, v, 'a row of a deployment no longer shown acts as nothing of it');
+		shown.dispose();
+		stagingChanged.dispose();
+		sourceChanged.dispose();
 	});
 
 	test('dispose disposes every tree view', () => {

@@ -1,0 +1,307 @@
+/**
+ * The views of several deployments (issue 47), loaded with the features (src/shell/featureEntry.ts),
+ * which make the other deployments' sessions: the default deployment's lists are CloudAgentViews'
+ * own, made at activation; here each other signed-in deployment gets lists of its own
+ * (deploymentLists.ts: its client, connectivity, rows as last loaded, the lists following one
+ * another as the default's do), and each view of a list draws them through a DeploymentTreeProvider
+ * (deploymentTree.ts): the default deployment's rows alone while it is the only one signed in,
+ * one root row per deployment with two or more. Signing out of a deployment, or removing it from
+ * the settings, drops its lists and its rows as last loaded.
+ */
+import type * as vscode from 'vscode';
+import { SAFETY } from '../api';
+import type { Deployment } from '../auth/deployments';
+import { Disposable } from '../util/lifecycle';
+import type { ActionSession } from './actions';
+import { Connectivity } from './connectivity';
+import type { AnyListDescriptor } from './descriptor';
+import { DeploymentLists } from './deploymentLists';
+import type { ViewSession } from './deploymentLists';
+import { type DeploymentListArg, type DeploymentRows, DeploymentTreeProvider } from './deploymentTree';
+import type { CloudAgentViews, DeploymentScope, ListScope, OtherDeployments } from './index';
+import { type CacheScopeSource, ROW_CACHE_KEY, RowCache } from './rowCache';
+
+/** A deployment's session as the views use it (src/auth/session.ts's Session). */
+export type DeploymentViewSession = ViewSession & ActionSession & CacheScopeSource & { reportError(err: unknown): boolean };
+
+/** The configured deployments and their sessions (src/auth/deploymentSessions.ts), as the views follow them. */
+export interface DeploymentSource {
+	/** Every configured deployment, the default one first. */
+	readonly all: readonly { readonly deployment: Deployment; readonly session: DeploymentViewSession }[];
+	/** Fires when a deployment is added or removed, and when a session's sign-in state changes. */
+	readonly onDidChange: vscode.Event<void>;
+}
+
+/**
+ * Shows every signed-in deployment of `deployments` in `views` (once, with the features);
+ * `globalState` keeps each one's rows as last loaded. Disposing it leaves the default deployment's
+ * rows alone in the views.
+ */
+export function showDeployments(views: CloudAgentViews, deployments: DeploymentSource, globalState: vscode.Memento): vscode.Disposable {
+	return new DeploymentViews(views, deployments, globalState);
+}
+
+/** What an action run with `arg` (a row of a view, its command's argument, anything) acts with: its deployment's lists and session. */
+export function scopeOf(views: CloudAgentViews, arg: unknown): DeploymentScope {
+	return views.deployments?.ownerOf(arg)?.scope ?? { lists: views, session: undefined, deployment: undefined };
+}
+
+/** Re-reads a list (its Retry row, its view's Refresh button): of the deployment the row's argument names, else of every deployment. */
+export async function refreshList(views: CloudAgentViews, descriptor: AnyListDescriptor, arg: unknown): Promise<void> {
+	const other = views.deployments?.ownerOf(arg);
+	if (other) {
+		await other.lists.providerOf(descriptor).refresh((arg as DeploymentListArg).listId);
+		return;
+	}
+	const others = arg === undefined ? (views.deployments?.all() ?? []) : [];
+	await Promise.all([views.providerOf(descriptor).refresh(arg), ...others.map((lists) => lists.providerOf(descriptor).refresh())]);
+}
+
+/** Reads one page more of a list (its Load more row): of the deployment the row's argument names. */
+export async function loadMoreList(views: CloudAgentViews, descriptor: AnyListDescriptor, arg: unknown): Promise<void> {
+	const other = views.deployments?.ownerOf(arg);
+	await (other
+		? other.lists.providerOf(descriptor).loadMore((arg as DeploymentListArg).listId)
+		: views.providerOf(descriptor).loadMore(arg));
+}
+
+/**
+ * globalState as another deployment's rows as last loaded (rowCache.ts) see it: their entry under a
+ * key of its own, `cloudAgents.rowCache.<deployment id>`, beside the default deployment's.
+ */
+export function keptApart(globalState: vscode.Memento, deploymentId: string): vscode.Memento {
+	const keyOf = (key: string): string => (key === ROW_CACHE_KEY ? `${ROW_CACHE_KEY}.${deploymentId}` : key);
+	return {
+		keys: () => globalState.keys(),
+		get: (key: string, fallback?: unknown) => globalState.get(keyOf(key), fallback),
+		update: (key: string, value: unknown) => globalState.update(keyOf(key), value),
+	};
+}
+
+/** What the lists of a deployment other than the default one are made and shown with. */
+interface OtherDeployment {
+	readonly deployment: Deployment;
+	readonly session: DeploymentViewSession;
+	readonly lists: DeploymentLists;
+	readonly connectivity: Connectivity;
+	readonly scope: DeploymentScope;
+	/** Its rows in each view of a list, by the list's key. */
+	readonly rows: Map<string, DeploymentRows>;
+	/** Its rows as last loaded, when the views were handed globalState. */
+	readonly rowCache: RowCache | undefined;
+	readonly disposables: vscode.Disposable[];
+}
+
+/** The other signed-in deployments' lists, and the tree of each view of a list that shows them beside the default one's. */
+class DeploymentViews extends Disposable implements OtherDeployments {
+	/** The lists of the other signed-in deployments, by deployment id. */
+	private readonly others = new Map<string, OtherDeployment>();
+	/** Which deployment (by id) a row of another deployment than the default, or its command's argument, belongs to. */
+	private readonly owners = new WeakMap<object, string>();
+	/** The tree of each view of a list, by the list's key, with the default deployment's rows in it. */
+	private readonly trees = new Map<string, { tree: DeploymentTreeProvider; main: DeploymentRows }>();
+	/** The default deployment's name and host, for its root row. */
+	private defaultDeployment = { id: 'default', name: '', host: '' };
+	/** The lists as another deployment's are made: copies of the descriptors without a view id (deploymentLists.ts). */
+	private readonly lists: readonly AnyListDescriptor[];
+
+	constructor(
+		private readonly views: CloudAgentViews,
+		private readonly source: DeploymentSource,
+		private readonly globalState: vscode.Memento,
+	) {
+		super();
+		this.lists = views.lists.map((d) => (d.viewId ? { ...d, viewId: undefined } : d));
+		views.deployments?.dispose();
+		views.deployments = this;
+		this.register({
+			dispose: () => {
+				if (views.deployments === this) {
+					views.deployments = undefined;
+				}
+			},
+		});
+		for (const [key, shown] of views.listViews) {
+			const info = (): { id: string; name: string; host: string } => this.defaultDeployment;
+			const main: DeploymentRows = {
+				get id() {
+					return info().id;
+				},
+				get name() {
+					return info().name;
+				},
+				get host() {
+					return info().host;
+				},
+				rows: shown.main,
+			};
+			const tree = this.register(new DeploymentTreeProvider(main, this.owners));
+			this.trees.set(key, { tree, main });
+			// The same rows as before while the default deployment is the only one shown: nothing to redraw.
+			shown.rows.setTarget(tree, false);
+			this.register({ dispose: () => shown.rows.setTarget(shown.main, tree.several) });
+		}
+		this.register(source.onDidChange(() => this.sync()));
+		this.register(views.session.onDidChange(() => this.showRows()));
+		this.register({ dispose: () => [...this.others.keys()].forEach((id) => this.remove(id)) });
+		this.sync();
+	}
+
+	all(): readonly DeploymentLists[] {
+		return [...this.others.values()].map((o) => o.lists);
+	}
+
+	ownerOf(arg: unknown): { readonly lists: DeploymentLists; readonly scope: DeploymentScope } | undefined {
+		return this.otherOf(arg);
+	}
+
+	private otherOf(arg: unknown): OtherDeployment | undefined {
+		const id = arg !== null && typeof arg === 'object' ? this.owners.get(arg) : undefined;
+		return id === undefined ? undefined : this.others.get(id);
+	}
+
+	async reveal(key: string, lists: DeploymentLists, node: vscode.TreeItem): Promise<void> {
+		const other = [...this.others.values()].find((o) => o.lists === lists);
+		const rows = other?.rows.get(key);
+		const view = this.views.listViews.get(key)?.view;
+		if (rows && view) {
+			await view.reveal(this.trees.get(key)!.tree.adopt(rows, node), { select: true, focus: false });
+		}
+	}
+
+	async retryNow(arg: unknown): Promise<void> {
+		const other = this.otherOf(arg);
+		const all = other ? [other] : [this.views, ...this.others.values()];
+		await Promise.all(all.map((each) => each.connectivity.retryNow()));
+	}
+
+	/** Lists for each signed-in deployment beside the default one, none for any other; then the views show them. */
+	private sync(): void {
+		const all = this.source.all;
+		const first = all.find((d) => d.deployment.isDefault)?.deployment;
+		if (first) {
+			this.defaultDeployment = { id: first.id, name: first.name, host: hostOf(first.apiUrl) };
+		}
+		const wanted = all.filter((d) => !d.deployment.isDefault && d.session.signedIn);
+		for (const [id, other] of this.others) {
+			const still = wanted.find((d) => d.deployment.id === id);
+			if (!still || still.session !== other.session || still.deployment.name !== other.deployment.name) {
+				// Signed out or no longer configured: nothing of its account stays, its rows as last loaded neither.
+				other.rowCache?.clear();
+				this.remove(id);
+			}
+		}
+		for (const { deployment, session } of wanted) {
+			if (!this.others.has(deployment.id)) {
+				this.add(deployment, session);
+			}
+		}
+		this.showRows();
+	}
+
+	/** The lists of another deployment, shown in the views of lists beside the default one's. */
+	private add(deployment: Deployment, session: DeploymentViewSession): void {
+		const connectivity = new Connectivity({
+			probe: () => session.client.healthHead({ signal: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs) }),
+		});
+		const rowCache = new RowCache(keptApart(this.globalState, deployment.id), session, (err) =>
+			this.views.log.warn(`Keeping the rows as last loaded failed: ${String(err)}`),
+		);
+		const lists: DeploymentLists = new DeploymentLists({
+			session,
+			log: this.views.log,
+			reportError: (err) => void session.reportError(err),
+			lists: this.lists,
+			connectivity,
+			rowCache,
+			onSelectedGone: (of) => this.views.select(of, undefined, lists),
+		});
+		const scope: ListScope = {
+			ctx: lists.ctx,
+			providerOf: (descriptor) => lists.providerOf(descriptor),
+			selected: (descriptor) => lists.selected(descriptor),
+			select: (descriptor, record) => this.views.select(descriptor, record, lists),
+			selectById: (descriptor, id) => this.views.selectById(descriptor, id, undefined, lists),
+			refreshFollowing: (descriptor) => lists.refreshFollowing(descriptor),
+		};
+		// The lists first: their providers still wait in the connectivity.
+		const disposables: vscode.Disposable[] = [
+			lists,
+			{ dispose: () => connectivity.dispose() },
+			session.onDidChange(() => connectivity.reset()),
+			rowCache,
+		];
+		const rows = new Map<string, DeploymentRows>();
+		for (const [key, { view }] of this.views.listViews) {
+			const provider = lists.providerOf({ key } as AnyListDescriptor);
+			provider.attach(sharedView(view));
+			rows.set(key, { id: deployment.id, name: deployment.name, host: hostOf(deployment.apiUrl), rows: provider });
+		}
+		this.others.set(deployment.id, {
+			deployment,
+			session,
+			lists,
+			connectivity,
+			scope: { lists: scope, session, deployment },
+			rows,
+			rowCache,
+			disposables,
+		});
+		for (const connector of this.views.connectors) {
+			disposables.push(...connector(scope));
+		}
+	}
+
+	/** Drops another deployment's lists; a selection among its rows goes too. */
+	private remove(id: string): void {
+		const other = this.others.get(id);
+		if (!other) {
+			return;
+		}
+		for (const key of this.trees.keys()) {
+			const descriptor = this.views.lists.find((d) => d.key === key);
+			if (descriptor && other.lists.selected(descriptor) !== undefined) {
+				this.views.select(descriptor, undefined, other.lists);
+			}
+		}
+		this.others.delete(id);
+		for (const d of other.disposables) {
+			d.dispose();
+		}
+	}
+
+	/** Each view of a list shows the signed-in deployments: the default one's rows alone unless another one is signed in. */
+	private showRows(): void {
+		if (this.isDisposed) {
+			return;
+		}
+		const order = this.source.all.map((d) => d.deployment.id);
+		const others = [...this.others.values()].sort((a, b) => order.indexOf(a.deployment.id) - order.indexOf(b.deployment.id));
+		for (const [key, { tree, main }] of this.trees) {
+			tree.show([...(this.views.session.signedIn ? [main] : []), ...others.map((o) => o.rows.get(key)!)]);
+		}
+	}
+}
+
+/** The host (and port) of an API URL, for a deployment's root row; the URL as written when it has none. */
+function hostOf(apiUrl: string): string {
+	try {
+		return new URL(apiUrl).host || apiUrl;
+	} catch {
+		return apiUrl;
+	}
+}
+
+/**
+ * A view as another deployment's lists see it: its visibility (they poll only while it is shown),
+ * not its message, which the default deployment's lists set ("Last loaded … — not refreshed").
+ */
+function sharedView(view: vscode.TreeView<vscode.TreeItem>): vscode.TreeView<vscode.TreeItem> {
+	return {
+		get visible() {
+			return view.visible;
+		},
+		onDidChangeVisibility: view.onDidChangeVisibility,
+		message: undefined,
+	} as unknown as vscode.TreeView<vscode.TreeItem>;
+}
