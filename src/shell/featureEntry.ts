@@ -13,7 +13,7 @@ import { agentsList } from '../resources/agents';
 import { runActions, sendComposedAndFollow } from '../resources/runs';
 import { askPrompt, keepDraft, pickPromptAgent } from '../resources/prompt';
 import { ActionRegistry } from '../views/actionRegistry';
-import { showDeployments } from '../views/deploymentViews';
+import { scopeOf, showDeployments } from '../views/deploymentViews';
 import { computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
 import { ChangesFeature } from '../changes/changesFeature';
@@ -27,6 +27,7 @@ import type { Run } from '../api';
 import { automation } from '../views/automation';
 import { modelProviderDocuments } from '../resources/modelProviders';
 import { DeploymentSessions } from '../auth/deploymentSessions';
+import { forgetRecordsAtSignOut } from './deploymentRecords';
 import type { Session } from '../auth/session';
 import { addDeployment, signIn, signOut } from '../auth/signIn';
 import { ReviewFeature } from '../review/reviewFeature';
@@ -43,18 +44,10 @@ export { NodeLocalFiles } from '../platform/node/nodeLocalFiles';
  * `deps.session` as the Session it is, which the other deployments' sessions are made beside.
  */
 export function loadFeatures(deps: Services, defaultSession: Session): LoadedFeatures {
-	// The sessions of the deployments beside the default one, each with its own "sign in again" flow.
-	const deployments = new DeploymentSessions(
-		defaultSession,
-		(deployment) => {
-			const session = defaultSession.sibling(deployment);
-			session.setSignInFlow(() => signIn({ session, log: deps.log }));
-			return session;
-		},
-		deps.log,
-	);
+	const deployments = deploymentSessions(deps, defaultSession);
 	// The views show every signed-in deployment (issue 47): the other deployments' rows under root rows beside the default's.
 	const shownDeployments = showDeployments(deps.views, deployments, deps.context.globalState);
+	const forgetRecords = forgetRecordsAtSignOut(deployments, deps.records);
 	const computer = computerPanelFeature({
 		context: deps.context,
 		log: deps.log,
@@ -71,6 +64,8 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 	const workspace = registerWorkspace({
 		session: deps.session,
 		deployments,
+		// A row of another deployment's list opens that deployment's agent, never the default's of the same id.
+		rowDeployment: (arg) => scopeOf(deps.views, arg).deployment?.id,
 		log: deps.log,
 		runEvents: deps.follower.onDidReceiveEvent,
 		onUnauthorized: deps.onUnauthorized,
@@ -130,6 +125,7 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		chatTools,
 		disposables: [
 			shownDeployments,
+			forgetRecords,
 			deployments,
 			workspace,
 			...actions.register(),
@@ -160,4 +156,17 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 			await actions.invokeShown(runActions.openResult, { agentId, runId });
 		},
 	};
+}
+
+/** The sessions of the deployments beside the default one, each with its own "sign in again" flow. */
+function deploymentSessions(deps: Services, defaultSession: Session): DeploymentSessions {
+	return new DeploymentSessions(
+		defaultSession,
+		(deployment) => {
+			const session = defaultSession.sibling(deployment);
+			session.setSignInFlow(() => signIn({ session, log: deps.log }));
+			return session;
+		},
+		deps.log,
+	);
 }

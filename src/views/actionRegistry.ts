@@ -8,7 +8,8 @@ import type { Action, ActionFollower, ActionKit, ActionSession, ResourceActions,
 import type { AnyListDescriptor } from './descriptor';
 import { manifestCommandTitles } from '../ids';
 import { loadMoreList, refreshList, scopeOf } from './deploymentViews';
-import { titledRecordUri } from './recordDocuments';
+import { recordsIn, titledRecordUri } from './recordDocuments';
+import { addressPart } from '../auth/deployments';
 import { type TargetDeps, resolveFiles, resolveLink, resolveTarget } from './targets';
 import { isAutomation, showInfo, showModalWarning, showWarning, toAbortSignal } from './ui';
 
@@ -170,6 +171,8 @@ export class ActionRegistry {
 		const views = scope.lists;
 		const session = scope.session ?? services.session;
 		const automation = isAutomation(arg);
+		// Records shown from another deployment's row are that deployment's documents (their URIs carry its part).
+		const records = recordsIn(services.records, scope.deployment && addressPart(scope.deployment));
 		return {
 			arg,
 			args,
@@ -201,11 +204,11 @@ export class ActionRegistry {
 				await services.follower.follow(agentId, runId, hint ?? {});
 			},
 			follower: scope.deployment === undefined ? services.follower : NOT_FOLLOWING,
-			records: services.records,
+			records,
 			images: services.images,
 			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
 			showJson: (title, key, value) =>
-				services.records.show(
+				records.show(
 					titledRecordUri(title, ...key),
 					`${plainText(JSON.stringify(value, null, 2), SAFETY.documentMaxChars)}\n`,
 					'json',

@@ -17,7 +17,7 @@ import type { ListDescriptor } from './descriptor';
 import type { ImageDocuments } from './imageDocuments';
 import type { CloudAgentViews } from './index';
 import type { DescriptorTreeProvider } from './listTree';
-import type { RecordDocuments } from './recordDocuments';
+import type { RecordDocuments, RecordShower } from './recordDocuments';
 
 /** The session as actions and flows see it; `client` reads the token per request. */
 export interface ActionSession {
@@ -274,8 +274,8 @@ export interface ActionKit {
 	 * runs: an action on another deployment's row sees one that follows nothing (issue 47).
 	 */
 	readonly follower: ActionFollower;
-	/** The read-only record documents. */
-	readonly records: RecordDocuments;
+	/** The read-only record documents, in the row's deployment (recordDocuments.ts `recordsIn`). */
+	readonly records: RecordShower;
 	/** The image documents. */
 	readonly images: ImageDocuments;
 	/** A read-only JSON document of a record, titled by `title`, its tab reused for the same `key`. */

@@ -237,6 +237,19 @@ export function inDeployment(uri: vscode.Uri, deploymentPart: string | undefined
 	return deploymentPart === undefined ? uri : uri.with({ authority: deploymentPart });
 }
 
+/** What an action shows records with: `show` (an action of another deployment's row gets `recordsIn`). */
+export type RecordShower = Pick<RecordDocuments, 'show'>;
+
+/**
+ * The record documents as an action on a row of the deployment whose addresses carry
+ * `deploymentPart` shows them: every URI it shows is put in that deployment (`inDeployment`), so
+ * the same run or artifact id of two deployments is two documents; the documents themselves for
+ * the default deployment (undefined).
+ */
+export function recordsIn(records: RecordDocuments, deploymentPart: string | undefined): RecordShower {
+	return deploymentPart === undefined ? records : { show: (uri, ...rest) => records.show(inDeployment(uri, deploymentPart), ...rest) };
+}
+
 /** The deployment part of a record URI (as VS Code spells it: lower case): undefined for the default deployment's (no authority). */
 export function deploymentPartOfRecord(uri: vscode.Uri): string | undefined {
 	return uri.scheme === RECORD_SCHEME && isDeploymentIdShape(uri.authority) ? uri.authority.toLowerCase() : undefined;

@@ -29,11 +29,18 @@ export interface WorkspaceFsDeps extends WorkspaceFeatureDeps {
 	onUnauthorized?: UnauthorizedHandler;
 	/** Where the workspace files of agent windows are written (the extension's global storage): "Open in New Window" names the window after the agent. */
 	storageUri?: vscode.Uri;
+	/**
+	 * The deployment (its id) of a row of a view that belongs to a deployment other than the default
+	 * one (the views list every signed-in deployment: src/views/deploymentViews.ts); undefined for
+	 * the default deployment's rows and for anything that is not a row.
+	 */
+	rowDeployment?: (arg: unknown) => string | undefined;
 }
 
 /**
- * The deployment (its name or id) an agent of a command's argument belongs to; absent for the
- * default deployment's agents (the views list those only, so their rows say none).
+ * The deployment (its name or id) an agent of a command's argument belongs to, for automation;
+ * absent for the default deployment's agents. A row of a view says none: its deployment is the
+ * one whose list holds it (`rowDeployment`).
  */
 interface InDeployment {
 	deployment?: string;
@@ -117,7 +124,7 @@ export class WorkspaceCommands extends Disposable {
 		let agentId: string | undefined;
 		let name: string | undefined;
 		let mode: OpenWorkspaceMode | undefined;
-		const workspace = this.workspaceFor(arg?.deployment);
+		const workspace = this.workspaceFor(arg?.deployment ?? this.deps.rowDeployment?.(arg));
 		if (arg && 'agent' in arg && arg.agent) {
 			agentId = arg.agent.id;
 			name = arg.agent.name;
@@ -165,7 +172,8 @@ export class WorkspaceCommands extends Disposable {
 		let address = arg instanceof vscode.Uri ? workspaceAddressOf(arg) : undefined;
 		let workspace: AgentWorkspaces | undefined;
 		if (arg && !(arg instanceof vscode.Uri)) {
-			workspace = arg.deployment === undefined ? undefined : this.workspaceFor(arg.deployment);
+			const deployment = arg.deployment ?? this.deps.rowDeployment?.(arg);
+			workspace = deployment === undefined ? undefined : this.workspaceFor(deployment);
 			if ('agent' in arg && arg.agent) {
 				agentId = arg.agent.id;
 				name = arg.agent.name;

@@ -205,11 +205,19 @@ suite('views/actionRegistry', () => {
 		assert.deepEqual(kit.follower.following, []);
 		assert.equal(kit.follower.stop('t1', 'r1'), false);
 		assert.deepEqual(w.svc.follower.stopped, []);
+		// Its records are that deployment's documents: the same record key of the default deployment is another URI.
+		await kit.showJson('Thing t1', ['things', 't1'], { id: 't1' });
+		await kit.records.show(vscode.Uri.parse('cloud-agents-record:/runs/a1/r1/Result.md'), 'text');
 		// A row of the default deployment: the services' own session and client, as before.
 		await registry.invoke(action, 't2');
 		assert.equal(ran[1]!.kit.client(), w.session.client);
 		assert.equal(ran[1]!.kit.session, w.session);
 		assert.equal(ran[1]!.kit.follower, w.svc.follower);
+		await ran[1]!.kit.showJson('Thing t1', ['things', 't1'], { id: 't1' });
+		assert.deepEqual(
+			w.shownRecords.map((args) => (args[0] as vscode.Uri).authority),
+			['staging-0123456789ab', 'staging-0123456789ab', ''],
+		);
 	});
 
 	test('a record action resolves its target (an id, an automation object) and runs with it', async () => {

@@ -229,14 +229,19 @@ suite('workspace/workspaceCommands', () => {
 		 * these tests look at the addresses the commands build (test/unit/workspace/deploymentWorkspace.test.ts
 		 * has two services with different files).
 		 */
-		function startWithStaging(): WorkspaceCommands {
+		function startWithStaging(rowDeployment?: (arg: unknown) => string | undefined): WorkspaceCommands {
 			const byDefault: Deployment = { id: deploymentId(normaliseApiUrl(emu.url)), name: 'home', apiUrl: emu.url, isDefault: true };
 			const staging: Deployment = { id: STAGING, name: 'Staging', apiUrl: STAGING_URL, isDefault: false };
 			const all = [
 				{ deployment: byDefault, session },
 				{ deployment: staging, session: testSession(client, STAGING_URL) },
 			];
-			commands = registerWorkspace({ session, log, deployments: { all, onDidChange: new vscode.EventEmitter<void>().event } });
+			commands = registerWorkspace({
+				session,
+				log,
+				deployments: { all, onDidChange: new vscode.EventEmitter<void>().event },
+				rowDeployment,
+			});
 			registered.push(...registerFlows(commands.commands, log));
 			return commands;
 		}
@@ -270,6 +275,25 @@ suite('workspace/workspaceCommands', () => {
 			await run('cloudAgents.agents.openWorkspace', { agentId, name: 'Billing', mode: 'add' });
 			const added = fake.calls('workspace.updateWorkspaceFolders').map((c) => (c[2] as { uri: vscode.Uri }).uri.toString());
 			assert.deepEqual(added, [workspaceUri(agentId, '', STAGING).toString(), workspaceUri(agentId).toString()]);
+		});
+
+		test("Go to File on a row of another deployment's list walks that deployment's agent; on a default row, the default's", async () => {
+			const stagingRow = { agent: { id: agentId, name: 'Billing' } };
+			const defaultRow = { agent: { id: agentId, name: 'Billing' } };
+			startWithStaging((arg) => (arg === stagingRow ? STAGING : undefined));
+			const inputs = fake.installQuickInputs();
+			const opened: string[] = [];
+			for (const row of [stagingRow, defaultRow]) {
+				const result = run('cloudAgents.workspace.goToFile', row);
+				const pick = await inputs.nextPick();
+				await pick.until(() => pick.busy === false);
+				pick.accept(pick.items.find((i) => i.label === 'README.md'));
+				opened.push(((await result) as vscode.Uri).toString());
+			}
+			assert.deepEqual(opened, [
+				workspaceUri(agentId, 'README.md', STAGING).toString(),
+				workspaceUri(agentId, 'README.md').toString(),
+			]);
 		});
 
 		test("Search Workspace on the active editor of another deployment's agent searches there and opens the match at its address", async () => {
