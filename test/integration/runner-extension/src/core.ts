@@ -11,7 +11,7 @@ import type { TestReport, TestResult } from './report';
 
 import { EXTENSION_ID } from '../../../../src/ids';
 import { SLOWDOWN, within } from '../../support/cloudAgents';
-import { closeAllEditors, revertAndClose, unsavedTabDocuments } from '../../support/editors';
+import { closeAllEditors, describeTabs, revertAndClose, unsavedTabDocuments } from '../../support/editors';
 
 /** What differs between the extension hosts the runner runs in. */
 export interface RunnerHost {
@@ -76,11 +76,11 @@ async function takeBaseline(): Promise<Baseline> {
  */
 async function restoreBaseline(baseline: Baseline): Promise<void> {
 	const failures: string[] = [];
-	const step = async (what: string, fn: () => PromiseLike<unknown>): Promise<void> => {
+	const step = async (what: string, fn: () => PromiseLike<unknown>, explain?: () => string): Promise<void> => {
 		try {
 			await within(`restoring the baseline: ${what}`, fn(), 15_000);
 		} catch (err) {
-			failures.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+			failures.push(`${what}: ${err instanceof Error ? err.message : String(err)}${explain ? ` (${explain()})` : ''}`);
 		}
 	};
 	const emulator = process.env.CLOUD_AGENTS_EMULATOR_URL?.replace(/\/+$/, '');
@@ -128,7 +128,7 @@ async function restoreBaseline(baseline: Baseline): Promise<void> {
 	for (const uri of unsavedTabDocuments()) {
 		await step(`reverting the unsaved ${uri.scheme}:${uri.path}`, () => revertAndClose(uri));
 	}
-	await step('closing editors', () => closeAllEditors());
+	await step('closing editors', () => closeAllEditors(), describeTabs);
 	await step('clearing notifications', () => vscode.commands.executeCommand('notifications.clearAll'));
 	const token = process.env.CLOUD_AGENTS_DEV_TOKEN;
 	const api = vscode.extensions.getExtension<{ session: { getToken(): Promise<string | undefined> } } | undefined>(EXTENSION_ID)?.exports;
