@@ -290,7 +290,7 @@ exports.activate = (context) => {
 	for (const scheme of LISTS.contentProviders) keep(vscode.workspace.registerTextDocumentContentProvider(scheme, { onDidChange: documentChanges.event, provideTextDocumentContent: () => '' }));
 	for (const type of LISTS.webviews) keep(vscode.window.registerWebviewPanelSerializer(type, { deserializeWebviewPanel: async (panel) => panel.dispose() }));
 	if (vscode.lm && vscode.lm.registerTool) {
-		for (const tool of LISTS.tools) keep(vscode.lm.registerTool(tool, { invoke: async () => new vscode.LanguageModelToolResult([]) }));
+		for (const tool of LISTS.tools) keep(vscode.lm.registerTool(tool, { invoke: async () => new vscode.LanguageModelToolResult([]), prepareInvocation: async () => undefined }));
 	}
 	const sessions = new vscode.EventEmitter();
 	for (const a of LISTS.auth) {

@@ -57,14 +57,20 @@ export interface ActivationFacts {
  * passes on to VS Code (which subscribed to the stand-in's at registration).
  */
 abstract class StandIn<P, E> {
-	protected readonly changes = new vscode.EventEmitter<E>();
-	protected real: P | undefined;
-	private subscription: vscode.Disposable | undefined;
+	// Fields are declared and assigned in the constructor, not defined as class fields: a defined
+	// field is a property definition per instance and an initializer per class that V8 compiles at
+	// the first instance, all during activation (issue 44; `declare` emits nothing).
+	declare protected readonly changes: vscode.EventEmitter<E>;
+	declare protected real: P | undefined;
+	declare private subscription: vscode.Disposable | undefined;
+	declare protected readonly shell: Shell;
+	declare private readonly subscribe: (real: P, fire: (e: E) => void) => vscode.Disposable | undefined;
 
-	constructor(
-		protected readonly shell: Shell,
-		private readonly subscribe: (real: P, fire: (e: E) => void) => vscode.Disposable | undefined,
-	) {}
+	constructor(shell: Shell, subscribe: (real: P, fire: (e: E) => void) => vscode.Disposable | undefined) {
+		this.shell = shell;
+		this.subscribe = subscribe;
+		this.changes = new vscode.EventEmitter<E>();
+	}
 
 	attach(real: P | undefined): void {
 		this.subscription?.dispose();
@@ -87,10 +93,11 @@ abstract class StandIn<P, E> {
 
 /** Forwards VS Code's calls for one tree view to the body's provider, loading the body first. */
 class TreeStandIn extends StandIn<vscode.TreeDataProvider<unknown>, unknown> implements vscode.TreeDataProvider<unknown> {
-	readonly onDidChangeTreeData = this.changes.event;
+	declare readonly onDidChangeTreeData: vscode.Event<unknown>;
 
 	constructor(shell: Shell) {
 		super(shell, (real, fire) => real.onDidChangeTreeData?.(fire));
+		this.onDidChangeTreeData = this.changes.event;
 	}
 
 	getTreeItem(element: unknown): vscode.TreeItem | Thenable<vscode.TreeItem> {
@@ -118,11 +125,12 @@ class TreeStandIn extends StandIn<vscode.TreeDataProvider<unknown>, unknown> imp
  * without it VS Code copies by reading and writing.
  */
 class FileSystemStandIn extends StandIn<vscode.FileSystemProvider, vscode.FileChangeEvent[]> implements vscode.FileSystemProvider {
-	readonly onDidChangeFile = this.changes.event;
-	readonly copy?: vscode.FileSystemProvider['copy'];
+	declare readonly onDidChangeFile: vscode.Event<vscode.FileChangeEvent[]>;
+	declare readonly copy?: vscode.FileSystemProvider['copy'];
 
 	constructor(shell: Shell, copies: boolean) {
 		super(shell, (real, fire) => real.onDidChangeFile(fire));
+		this.onDidChangeFile = this.changes.event;
 		if (copies) {
 			this.copy = (source, destination, options) => {
 				const real = this.provider();
@@ -174,10 +182,11 @@ class FileSystemStandIn extends StandIn<vscode.FileSystemProvider, vscode.FileCh
 
 /** Forwards VS Code's calls for one read-only document scheme to the body's provider, loading the body first. */
 class DocumentStandIn extends StandIn<vscode.TextDocumentContentProvider, vscode.Uri> implements vscode.TextDocumentContentProvider {
-	readonly onDidChange = this.changes.event;
+	declare readonly onDidChange: vscode.Event<vscode.Uri>;
 
 	constructor(shell: Shell) {
 		super(shell, (real, fire) => real.onDidChange?.(fire));
+		this.onDidChange = this.changes.event;
 	}
 
 	provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): vscode.ProviderResult<string> {
@@ -190,10 +199,11 @@ class AuthenticationStandIn
 	extends StandIn<vscode.AuthenticationProvider, vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>
 	implements vscode.AuthenticationProvider
 {
-	readonly onDidChangeSessions = this.changes.event;
+	declare readonly onDidChangeSessions: vscode.Event<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>;
 
 	constructor(shell: Shell) {
 		super(shell, (real, fire) => real.onDidChangeSessions(fire));
+		this.onDidChangeSessions = this.changes.event;
 	}
 
 	async getSessions(
@@ -231,16 +241,20 @@ function testApiWanted(context: vscode.ExtensionContext): boolean {
  */
 export class Shell implements Registrations {
 	/** The extension's log ("Cloud Agents" in the Output view), created at activation as VS Code shows it from the start. */
-	readonly log: vscode.LogOutputChannel;
-	private body: Body | undefined;
-	private starting = false;
-	private failure: Error | undefined;
-	private readonly trees = new Map<string, { standIn: TreeStandIn; view: vscode.TreeView<unknown> }>();
-	private readonly fileSystems = new Map<string, FileSystemStandIn>();
-	private readonly documents = new Map<string, DocumentStandIn>();
-	private readonly auth: AuthenticationStandIn;
-	private commandStandIns: vscode.Disposable[] = [];
-	private idleTimer: ReturnType<typeof setTimeout> | undefined;
+	declare readonly log: vscode.LogOutputChannel;
+	// Declared, and assigned in the constructor (see StandIn).
+	declare private body: Body | undefined;
+	declare private starting: boolean;
+	declare private failure: Error | undefined;
+	declare private readonly trees: Map<string, { standIn: TreeStandIn; view: vscode.TreeView<unknown> }>;
+	declare private readonly fileSystems: Map<string, FileSystemStandIn>;
+	declare private readonly documents: Map<string, DocumentStandIn>;
+	declare private readonly auth: AuthenticationStandIn;
+	declare private commandStandIns: vscode.Disposable[];
+	declare private idleTimer: ReturnType<typeof setTimeout> | undefined;
+	declare private readonly context: vscode.ExtensionContext;
+	declare private readonly loadStart: () => StartBody;
+	declare private readonly report: (message: string) => void;
 
 	/**
 	 * @param context the extension's context (owns every registration)
@@ -248,10 +262,18 @@ export class Shell implements Registrations {
 	 * @param report tells the person that the body could not start (an error notification unless given)
 	 */
 	constructor(
-		private readonly context: vscode.ExtensionContext,
-		private readonly loadStart: () => StartBody,
-		private readonly report: (message: string) => void = (message) => void vscode.window.showErrorMessage(message),
+		context: vscode.ExtensionContext,
+		loadStart: () => StartBody,
+		report: (message: string) => void = (message) => void vscode.window.showErrorMessage(message),
 	) {
+		this.context = context;
+		this.loadStart = loadStart;
+		this.report = report;
+		this.starting = false;
+		this.trees = new Map();
+		this.fileSystems = new Map();
+		this.documents = new Map();
+		this.commandStandIns = [];
 		const keep = <T extends vscode.Disposable>(d: T): T => {
 			context.subscriptions.push(d);
 			return d;
