@@ -47,6 +47,23 @@ export function scopeOf(views: CloudAgentViews, arg: unknown): DeploymentScope {
 	return views.deployments?.ownerOf(arg)?.scope ?? { lists: views, session: undefined, deployment: undefined };
 }
 
+/**
+ * `arg` as an argument of the deployment of `deploymentId` (undefined: the default one's, as it is):
+ * an action run with it acts with that deployment (its client, lists, records, follower). Only a
+ * plain object (`{agentId, runId}`) is, copied first so the caller's stays its own; a row or
+ * anything else is taken as it is (a row says its deployment itself).
+ */
+export function inDeployment(views: CloudAgentViews, deploymentId: string | undefined, arg: unknown): unknown {
+	if (deploymentId === undefined || views.deployments === undefined || !isPlainObject(arg) || views.deployments.ownerOf(arg)) {
+		return arg;
+	}
+	return views.deployments.claim({ ...arg }, deploymentId);
+}
+
+function isPlainObject(value: unknown): value is object {
+	return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+}
+
 /** Re-reads a list (its Retry row, its view's Refresh button): of the deployment the row's argument names, else of every deployment. */
 export async function refreshList(views: CloudAgentViews, descriptor: AnyListDescriptor, arg: unknown): Promise<void> {
 	const other = views.deployments?.ownerOf(arg);
@@ -171,6 +188,11 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 		if (rows && view) {
 			await view.reveal(this.trees.get(key)!.tree.adopt(rows, node), { select: true, focus: false });
 		}
+	}
+
+	claim<T extends object>(value: T, deploymentId: string): T {
+		this.owners.set(value, deploymentId);
+		return value;
 	}
 
 	async retryNow(arg: unknown): Promise<void> {

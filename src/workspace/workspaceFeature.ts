@@ -285,6 +285,22 @@ export class WorkspaceFeature extends Disposable {
 
 	// ------------------------------------------------------------------ run events
 
+	/**
+	 * An event of a followed run of the deployment `deploymentId` (one other than the default, whose
+	 * events `runEvents` brings): a file it changed is read again from that deployment's workspace.
+	 */
+	runEventOf(deploymentId: string, { agentId, event }: WorkspaceRunEvent): void {
+		const changed = eventFileChange(event);
+		const workspace = this.others?.get(deploymentId)?.workspace;
+		if (changed && workspace) {
+			try {
+				workspace.cache.invalidate(agentId, changed.path, changed.change);
+			} catch (err) {
+				this.deps.log.warn(`Ignored a file change for an unusable path: ${err instanceof Error ? err.message : String(err)}`);
+			}
+		}
+	}
+
 	private onRunEvent({ agentId, runId, event }: WorkspaceRunEvent): void {
 		const runs = this.activeRuns.get(agentId) ?? new Set<string>();
 		this.activeRuns.set(agentId, runs);
