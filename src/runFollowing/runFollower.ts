@@ -65,6 +65,13 @@ export interface RunFollowerOptions {
 	 * and what its click passes to `cloudAgents.runs.followedRunActions` (nothing unless given: the default deployment's).
 	 */
 	status?: { id: string; arg: unknown };
+	/**
+	 * Shows and closes the run channels, when the follower may end before the window does (another
+	 * deployment's, disposed at its sign-out): its channels are then closed through it, disposed once
+	 * the Output view has let go of them, and it outlives the follower. Without it the follower has
+	 * its own and disposes its channels with itself (the window closing).
+	 */
+	closer?: ChannelCloser;
 }
 
 /** How following a run ended. */
@@ -225,7 +232,7 @@ export class RunFollower extends Disposable {
 	private readonly endedStatusMs: number;
 	private hideTimer: ReturnType<typeof setTimeout> | undefined;
 	/** Shows run channels, and disposes closed ones once the Output view has let go of them (see ChannelCloser). */
-	private readonly closer = this.register(new ChannelCloser());
+	private readonly closer: ChannelCloser;
 	/** Opens a run's result (the end-of-run notification's "Open Result"); see `setResultOpener`. */
 	private openResult: ((agentId: string, runId: string) => Promise<void>) | undefined;
 	/** Claims a run's end for this window's announcement (setEndClaim); none: this window announces. */
@@ -259,6 +266,7 @@ export class RunFollower extends Disposable {
 		this.statusItem = this.register(
 			vscode.window.createStatusBarItem(options.status?.id ?? 'cloudAgents.followedRun', vscode.StatusBarAlignment.Left, 50),
 		);
+		this.closer = options.closer ?? this.register(new ChannelCloser());
 		this.store = options.store;
 		this.flushMs = options.flushMs ?? 100;
 		this.maxActive = options.maxActive ?? 5;
@@ -278,7 +286,13 @@ export class RunFollower extends Disposable {
 				for (const run of this.runs.values()) {
 					run.controller?.abort();
 					this.flush(run);
-					run.channel.dispose();
+					// Closed first: the stream stopped here still flushes once it has let go, to disk only.
+					if (options.closer) {
+						this.closeChannel(run, true);
+					} else {
+						run.closed = true;
+						run.channel.dispose();
+					}
 				}
 				this.runs.clear();
 			},

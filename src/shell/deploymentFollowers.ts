@@ -14,6 +14,7 @@ import { PerDeployment, type PerDeploymentSource } from '../auth/perDeployment';
 import { type FollowerSession, type RunEventNotice, RunFollower, type RunFollowerOptions } from '../runFollowing';
 import { RunEventStore } from '../runFollowing/runStore';
 import { describeError } from '../messages/errors';
+import type { ChannelCloser } from '../util/outputChannels';
 import { outputLine } from '../util/text';
 
 /** What the followers of the deployments are made with. */
@@ -30,6 +31,8 @@ export interface DeploymentFollowersDeps {
 	openResult?: (deployment: Deployment, agentId: string, runId: string) => Promise<void>;
 	/** Every event of a deployment's followed run (its agent workspaces' cache hears of changed files). */
 	onEvent?: (deployment: Deployment, notice: RunEventNotice) => void;
+	/** Closes the followers' run channels safely (ChannelCloser), outliving them: a follower ends at its deployment's sign-out. */
+	closer?: ChannelCloser;
 	/** The followers' pace and bounds (tests). */
 	options?: Pick<RunFollowerOptions, 'flushMs' | 'maxActive' | 'maxChannels' | 'endedStatusMs'>;
 }
@@ -74,6 +77,7 @@ export function followPerDeployment<S extends FollowerSession>(
 				log: deps.log,
 				deploymentName: () => deploymentNameWhenSeveral(deployment.id),
 				status: { id: `cloudAgents.followedRun.${deployment.id}`, arg: deps.statusArg?.(deployment) },
+				closer: deps.closer,
 				...deps.options,
 			});
 			const { openResult, onEvent } = deps;

@@ -31,6 +31,7 @@ import { forgetRecordsAtSignOut } from './deploymentRecords';
 import { followPerDeployment } from './deploymentFollowers';
 import type { Session } from '../auth/session';
 import type { PerDeployment } from '../auth/perDeployment';
+import { ChannelCloser } from '../util/outputChannels';
 import type { RunEventNotice, RunFollower } from '../runFollowing';
 import { addDeployment, signIn, signOut } from '../auth/signIn';
 import { ReviewFeature } from '../review/reviewFeature';
@@ -177,7 +178,9 @@ function deploymentParts(
 ): { followers: PerDeployment<Session, RunFollower>; disposables: vscode.Disposable[] } {
 	const shown = showDeployments(deps.views, deployments, deps.context.globalState);
 	const records = forgetRecordsAtSignOut(deployments, deps.records);
+	const closer = new ChannelCloser();
 	const followers = followPerDeployment(deployments, {
+		closer,
 		globalStorageUri: deps.context.globalStorageUri,
 		globalState: deps.context.globalState,
 		workspaceState: deps.context.workspaceState,
@@ -187,7 +190,7 @@ function deploymentParts(
 			void (await late.openResult(inDeployment(deps.views, deployment.id, { agentId, runId }))),
 		onEvent: (deployment, e) => late.runEventOf(deployment.id, e),
 	});
-	return { followers, disposables: [shown, records, followers] };
+	return { followers, disposables: [shown, records, followers, closer] };
 }
 
 /** The sessions of the deployments beside the default one, each with its own "sign in again" flow. */

@@ -256,6 +256,20 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 	});
 
 	test('signing out of Staging stops its follows only: the default deployment’s run is followed to its end; signing in again resumes Staging’s', async () => {
+		// Channels that say what VS Code's say when written to after they were disposed.
+		const late: string[] = [];
+		fake.answer('window.createOutputChannel', (name: string) => {
+			let disposed = false;
+			const write = (): void => void (disposed && late.push(name));
+			return {
+				name,
+				append: write,
+				appendLine: write,
+				show: () => undefined,
+				hide: () => undefined,
+				dispose: () => void (disposed = true),
+			};
+		});
 		const home = homeFollower();
 		const held = others();
 		const first = held.get(staging.id)!;
@@ -269,6 +283,17 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 			'Staging’s followed runs are kept apart from the default deployment’s',
 		);
 		assert.deepEqual(workspaceState.get(FOLLOWED_RUNS_KEY), [{ agentId, runId: homeRun }]);
+		// The stopped stream's last flush (its "stopped following" line) comes after the disposal: the store is flushed right after it.
+		const flushed = Object.getOwnPropertyDescriptor(RunEventStore.prototype, 'flushed')!;
+		const stoppedFlushing = new Promise<void>((resolve) => {
+			RunEventStore.prototype.flushed = function (this: RunEventStore) {
+				if (held.get(staging.id) === undefined && this.fileOf('a', 'r').path.includes('/deployments/')) {
+					resolve();
+				}
+				return (flushed.value as () => Promise<void>).call(this);
+			};
+		});
+		disposables.push({ dispose: () => Object.defineProperty(RunEventStore.prototype, 'flushed', flushed) });
 		// Sign-out of Staging (DeploymentSessions fires its change, then the session's own).
 		stagingSession.signedIn = false;
 		changed.fire();
@@ -276,6 +301,8 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 		assert.equal(held.get(staging.id), undefined, 'Staging’s follower went with its sign-out');
 		assert.deepEqual(first.following, [], 'its streams stopped');
 		assert.equal(statusItems.get(`cloudAgents.followedRun.${staging.id}`)!.disposed, true, 'its status bar item went');
+		await stoppedFlushing;
+		assert.deepEqual(late, [], 'nothing written to a channel once it was disposed ("Channel has been closed")');
 		assert.deepEqual(
 			home.following.map((f) => f.runId),
 			[homeRun],
