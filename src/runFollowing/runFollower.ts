@@ -144,12 +144,13 @@ export function toRunRef(arg: unknown): { agentId: string; runId: string } | und
 
 const MAX_NOTIFIED = 1000;
 
+/** Longest run name in the status bar text (the tooltip has it whole). */
+const STATUS_TITLE_CHARS = 48;
+
 /** A run's name with its deployment's after it ("… (Staging)"), or alone. */
 function named(text: string, deployment: string | undefined): string {
 	return deployment === undefined ? text : vscode.l10n.t('{0} ({1})', text, deployment);
 }
-/** Longest run name in the status bar text (the tooltip has it whole). */
-const STATUS_TITLE_CHARS = 48;
 
 function keyOf(agentId: string, runId: string): string {
 	return `${agentId}/${runId}`;

@@ -97,3 +97,35 @@ export function followPerDeployment<S extends FollowerSession>(
 		'signedIn',
 	);
 }
+
+/** A deployment's lists as the followed-run flag reaches them (DeploymentLists). */
+export interface FlaggedLists {
+	setFlag(name: string, test: (key: string, parentKey: string | undefined) => boolean): void;
+	/** Draws the Runs view's rows of this deployment again. */
+	redrawRuns(): void;
+}
+
+/**
+ * The Runs view's rows of each other deployment say which of its runs its own follower streams (the
+ * `followed` flag: Stop Following inline), as the default deployment's say its follower's, and are
+ * drawn again when that changes. `listsOf` finds a deployment's lists (undefined while it has none).
+ */
+export function flagFollowedRuns<S extends FollowerSession>(
+	followers: PerDeployment<S, RunFollower>,
+	listsOf: (deploymentId: string) => FlaggedLists | undefined,
+): vscode.Disposable {
+	const flagged = new WeakSet<RunFollower>();
+	const flag = (): void => {
+		for (const [{ deployment }, follower] of followers) {
+			const lists = flagged.has(follower) ? undefined : listsOf(deployment.id);
+			if (lists) {
+				flagged.add(follower);
+				lists.setFlag('followed', (runId, agentId) => follower.stateOf(agentId ?? '', runId)?.active ?? false);
+				// Its emitter goes with the follower, and this listener with it.
+				follower.onDidChangeFollowing(() => lists.redrawRuns());
+			}
+		}
+	};
+	flag();
+	return followers.onDidChange(flag);
+}

@@ -10,7 +10,7 @@ import { WEBVIEW_TYPES } from '../ids';
 import type * as vscode from 'vscode';
 import { LIST_DESCRIPTORS, resourceActions } from '../resources';
 import { agentsList } from '../resources/agents';
-import { runActions, sendComposedAndFollow } from '../resources/runs';
+import { runActions, runsList, sendComposedAndFollow } from '../resources/runs';
 import { askPrompt, keepDraft, pickPromptAgent } from '../resources/prompt';
 import { ActionRegistry } from '../views/actionRegistry';
 import { inDeployment, scopeOf, showDeployments } from '../views/deploymentViews';
@@ -28,7 +28,7 @@ import { automation } from '../views/automation';
 import { modelProviderDocuments } from '../resources/modelProviders';
 import { DeploymentSessions } from '../auth/deploymentSessions';
 import { forgetRecordsAtSignOut } from './deploymentRecords';
-import { followPerDeployment } from './deploymentFollowers';
+import { flagFollowedRuns, followPerDeployment } from './deploymentFollowers';
 import type { Session } from '../auth/session';
 import type { PerDeployment } from '../auth/perDeployment';
 import { ChannelCloser } from '../util/outputChannels';
@@ -190,7 +190,11 @@ function deploymentParts(
 			void (await late.openResult(inDeployment(deps.views, deployment.id, { agentId, runId }))),
 		onEvent: (deployment, e) => late.runEventOf(deployment.id, e),
 	});
-	return { followers, disposables: [shown, records, followers, closer] };
+	const flags = flagFollowedRuns(followers, (id) => {
+		const lists = deps.views.deployments?.ownerOf(inDeployment(deps.views, id, {}))?.lists;
+		return lists && { setFlag: (name, test) => lists.setFlag(name, test), redrawRuns: () => lists.providerOf(runsList).redraw() };
+	});
+	return { followers, disposables: [shown, records, flags, followers, closer] };
 }
 
 /** The sessions of the deployments beside the default one, each with its own "sign in again" flow. */

@@ -8,7 +8,7 @@ import { nodeConnect } from '../../../src/platform/node/network';
 import { runChannelName } from '../../../src/runFollowing/format';
 import { type FollowerSession, RunFollower } from '../../../src/runFollowing/runFollower';
 import { RunEventStore } from '../../../src/runFollowing/runStore';
-import { followPerDeployment, runStoreRoot } from '../../../src/shell/deploymentFollowers';
+import { flagFollowedRuns, followPerDeployment, runStoreRoot } from '../../../src/shell/deploymentFollowers';
 import { DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
 
@@ -230,6 +230,34 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 		const stagingItem = statusItems.get(`cloudAgents.followedRun.${staging.id}`)!;
 		assert.match(stagingItem.text, /Billing: Tidy up \(Staging\) — succeeded/);
 		assert.deepEqual((stagingItem.command as { arguments: unknown[] }).arguments, [{ staging: true }]);
+	});
+
+	test('Staging’s Runs rows say which of its runs its own follower streams, drawn again when that changes; a new sign-in’s follower flags them too', async () => {
+		const held = others();
+		const flags = new Map<string, (key: string, parentKey: string | undefined) => boolean>();
+		let redraws = 0;
+		disposables.push(
+			flagFollowedRuns(held, (id) =>
+				id === staging.id ? { setFlag: (name, test) => void flags.set(name, test), redrawRuns: () => void redraws++ } : undefined,
+			),
+		);
+		const follower = held.get(staging.id)!;
+		const followed = flags.get('followed');
+		assert.ok(followed, 'Staging’s lists got the flag');
+		const runId = (await clients.staging!.createRun(agentId, { prompt: `Tidy up ${QUICK}` })).id;
+		assert.equal(followed(runId, agentId), false);
+		await follower.follow(agentId, runId, { agentName: 'Billing', prompt: 'Tidy up' });
+		assert.equal(followed(runId, agentId), true);
+		assert.ok(redraws > 0, 'drawn again');
+		await until(follower, () => follower.stateOf(agentId, runId)?.outcome !== undefined);
+		assert.equal(followed(runId, agentId), false, 'ended: no longer followed');
+		// Signed out and in again: the new follower's flag replaces the old one's.
+		stagingSession.signedIn = false;
+		changed.fire();
+		flags.clear();
+		stagingSession.signedIn = true;
+		changed.fire();
+		assert.ok(flags.get('followed') && held.get(staging.id) !== follower);
 	});
 
 	test('one deployment configured: no deployment name anywhere (channel, its text, status bar, notification)', async () => {
