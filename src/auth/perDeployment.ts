@@ -187,3 +187,13 @@ export class PerDeployment<S extends { readonly signedIn: boolean }, T extends P
 		this.held.sync(wanted);
 	}
 }
+
+/** What makes holders of things per deployment: DeploymentSessions (`perDeployment`), or `holdersOf` any source of deployments. */
+export interface PerDeploymentHolders<S extends { readonly signedIn: boolean }> {
+	perDeployment<T extends PerDeploymentItem>(make: (deployment: HeldDeployment<S>) => T, which: PerDeploymentWhich): PerDeployment<S, T>;
+}
+
+/** Holders of things per deployment of `source` (what DeploymentSessions.perDeployment makes of its own). */
+export function holdersOf<S extends { readonly signedIn: boolean }>(source: PerDeploymentSource<S>): PerDeploymentHolders<S> {
+	return { perDeployment: (make, which) => new PerDeployment(source, make, which) };
+}

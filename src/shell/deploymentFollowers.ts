@@ -10,7 +10,7 @@
  */
 import * as vscode from 'vscode';
 import { type Deployment, deploymentNameWhenSeveral } from '../auth/deployments';
-import { PerDeployment, type PerDeploymentSource } from '../auth/perDeployment';
+import type { PerDeployment, PerDeploymentHolders } from '../auth/perDeployment';
 import { type FollowerSession, type RunEventNotice, RunFollower, type RunFollowerOptions } from '../runFollowing';
 import { RunEventStore } from '../runFollowing/runStore';
 import { describeError } from '../messages/errors';
@@ -63,39 +63,35 @@ export function mementoApart(memento: vscode.Memento, deploymentId: string): vsc
  * signed out (or the window closed). Disposing it stops every one of them.
  */
 export function followPerDeployment<S extends FollowerSession>(
-	deployments: PerDeploymentSource<S>,
+	deployments: PerDeploymentHolders<S>,
 	deps: DeploymentFollowersDeps,
 ): PerDeployment<S, RunFollower> {
-	return new PerDeployment(
-		deployments,
-		({ deployment, session }) => {
-			const follower = new RunFollower({
-				session,
-				store: new RunEventStore(runStoreRoot(deps.globalStorageUri, deployment)),
-				globalState: mementoApart(deps.globalState, deployment.id),
-				workspaceState: mementoApart(deps.workspaceState, deployment.id),
-				log: deps.log,
-				deploymentName: () => deploymentNameWhenSeveral(deployment.id),
-				status: { id: `cloudAgents.followedRun.${deployment.id}`, arg: deps.statusArg?.(deployment) },
-				closer: deps.closer,
-				...deps.options,
-			});
-			const { openResult, onEvent } = deps;
-			if (openResult) {
-				follower.setResultOpener((agentId, runId) => openResult(deployment, agentId, runId));
-			}
-			if (onEvent) {
-				// Its emitter goes with the follower, and this listener with it.
-				follower.onDidReceiveEvent((notice) => onEvent(deployment, notice));
-			}
-			// Signed in (again): what it followed when signed out, or when the window closed, is followed from where it stopped.
-			void follower.resumeActive().catch((err: unknown) => {
-				deps.log.warn(outputLine(`Could not follow again the runs of ${deployment.name}: ${describeError(err)}`));
-			});
-			return follower;
-		},
-		'signedIn',
-	);
+	return deployments.perDeployment(({ deployment, session }) => {
+		const follower = new RunFollower({
+			session,
+			store: new RunEventStore(runStoreRoot(deps.globalStorageUri, deployment)),
+			globalState: mementoApart(deps.globalState, deployment.id),
+			workspaceState: mementoApart(deps.workspaceState, deployment.id),
+			log: deps.log,
+			deploymentName: () => deploymentNameWhenSeveral(deployment.id),
+			status: { id: `cloudAgents.followedRun.${deployment.id}`, arg: deps.statusArg?.(deployment) },
+			closer: deps.closer,
+			...deps.options,
+		});
+		const { openResult, onEvent } = deps;
+		if (openResult) {
+			follower.setResultOpener((agentId, runId) => openResult(deployment, agentId, runId));
+		}
+		if (onEvent) {
+			// Its emitter goes with the follower, and this listener with it.
+			follower.onDidReceiveEvent((notice) => onEvent(deployment, notice));
+		}
+		// Signed in (again): what it followed when signed out, or when the window closed, is followed from where it stopped.
+		void follower.resumeActive().catch((err: unknown) => {
+			deps.log.warn(outputLine(`Could not follow again the runs of ${deployment.name}: ${describeError(err)}`));
+		});
+		return follower;
+	}, 'signedIn');
 }
 
 /** A deployment's lists as the followed-run flag reaches them (DeploymentLists). */

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { CloudAgentsClient } from '../../../src/api';
 import { type Deployment, deploymentId, deploymentNameWhenSeveral, normaliseApiUrl } from '../../../src/auth/deployments';
-import type { PerDeployment } from '../../../src/auth/perDeployment';
+import { type PerDeployment, holdersOf } from '../../../src/auth/perDeployment';
 import { FOLLOWED_RUNS_KEY, RUN_NOTIFIED_KEY } from '../../../src/ids';
 import { nodeConnect } from '../../../src/platform/node/network';
 import { runChannelName } from '../../../src/runFollowing/format';
@@ -152,7 +152,7 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 	/** The other deployments' followers, as src/shell/featureEntry.ts makes them. */
 	function others(): PerDeployment<TestSession, RunFollower> {
 		const held = followPerDeployment(
-			{
+			holdersOf({
 				get all() {
 					return [
 						{ deployment: byDefault, session: homeSession },
@@ -160,7 +160,7 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 					];
 				},
 				onDidChange: changed.event,
-			},
+			}),
 			{ globalStorageUri: GLOBAL, globalState, workspaceState, log, statusArg: () => ({ staging: true }), options: { flushMs: 1 } },
 		);
 		disposables.push(held);
