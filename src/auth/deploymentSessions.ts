@@ -11,6 +11,7 @@ import { CONFIG, CONTEXT_KEYS } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { notificationText, outputLine } from '../util/text';
 import { type Deployment, type DeploymentList, readDeployments } from './deployments';
+import { KeyedHolder, PerDeployment, type PerDeploymentItem, type PerDeploymentWhich } from './perDeployment';
 import type { Session } from './session';
 
 /** A deployment and its session. */
@@ -31,8 +32,8 @@ export class DeploymentSessions extends Disposable {
 	readonly onDidChange = this._onDidChange.event;
 
 	private list: DeploymentList;
-	/** The sessions of the deployments other than the default one, by deployment id. */
-	private readonly others = new Map<string, { session: Session; listener: vscode.Disposable }>();
+	/** The sessions of the deployments other than the default one, by deployment id (a renamed one gets a new session). */
+	private readonly others: KeyedHolder<Deployment, { session: Session } & vscode.Disposable>;
 	/** The problems last told (the same ones are not told again on every change of the settings). */
 	private told = '';
 	/** The `cloudAgents.severalDeployments` context key as last set (unset reads as false: with one deployment it is never set). */
@@ -46,6 +47,10 @@ export class DeploymentSessions extends Disposable {
 		private readonly log: DeploymentLog,
 	) {
 		super();
+		this.others = new KeyedHolder(
+			(deployment) => this.open(deployment),
+			(held, now) => held.name === now.name,
+		);
 		this.list = readDeployments();
 		this.register(
 			vscode.workspace.onDidChangeConfiguration((e) => {
@@ -58,7 +63,7 @@ export class DeploymentSessions extends Disposable {
 			}),
 		);
 		this.register(defaultSession.onDidChange(() => this._onDidChange.fire()));
-		this.register({ dispose: () => this.removeAll() });
+		this.register(this.others);
 		this.sync();
 		this.tell();
 	}
@@ -87,6 +92,18 @@ export class DeploymentSessions extends Disposable {
 		return this.all.find((d) => d.deployment.id === wanted) ?? this.all.find((d) => d.deployment.name.toLowerCase() === wanted);
 	}
 
+	/**
+	 * A thing for each deployment other than the default one that is signed in (or configured), by
+	 * deployment id: made when it comes, disposed when it goes (signed out, removed, renamed), all
+	 * disposed with the holder (src/auth/perDeployment.ts).
+	 */
+	perDeployment<T extends PerDeploymentItem>(
+		make: (deployment: DeploymentSession) => T,
+		which: PerDeploymentWhich,
+	): PerDeployment<Session, T> {
+		return new PerDeployment(this, make, which);
+	}
+
 	/** Reads the settings again (after a change, or after the sign-in flow wrote them) and fires when the list changed. */
 	reload(): void {
 		const before = JSON.stringify(this.list.deployments);
@@ -101,40 +118,28 @@ export class DeploymentSessions extends Disposable {
 	/** A session for each configured deployment other than the default, none for any other (a renamed one gets a new session). */
 	private sync(): void {
 		const wanted = new Map(this.list.deployments.filter((d) => !d.isDefault).map((d) => [d.id, d]));
-		for (const [id, held] of this.others) {
-			const deployment = wanted.get(id);
-			if (deployment === undefined || held.session.deployment?.name !== deployment.name) {
-				this.remove(id);
-			}
-		}
 		if (this.several !== wanted.size > 0) {
 			this.several = wanted.size > 0;
 			// Sign In and Sign Out stay in the palette while signed in: another deployment may not be.
 			void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.severalDeployments, this.several);
 		}
-		for (const deployment of wanted.values()) {
-			if (!this.others.has(deployment.id)) {
-				const session = this.makeSession(deployment);
-				const listener = session.onDidChange(() => this._onDidChange.fire());
-				this.others.set(deployment.id, { session, listener });
-				void session.initialize(undefined).catch((err: unknown) => {
-					this.log.warn(outputLine(`Could not read the sign-in state of the deployment ${deployment.name}: ${String(err)}`));
-				});
-			}
-		}
+		this.others.sync(wanted);
 	}
 
-	private remove(id: string): void {
-		const held = this.others.get(id);
-		this.others.delete(id);
-		held?.listener.dispose();
-		held?.session.dispose();
-	}
-
-	private removeAll(): void {
-		for (const id of [...this.others.keys()]) {
-			this.remove(id);
-		}
+	/** The session of a deployment other than the default one, its changes told as the list's, its sign-in state being read. */
+	private open(deployment: Deployment): { session: Session } & vscode.Disposable {
+		const session = this.makeSession(deployment);
+		const listener = session.onDidChange(() => this._onDidChange.fire());
+		void session.initialize(undefined).catch((err: unknown) => {
+			this.log.warn(outputLine(`Could not read the sign-in state of the deployment ${deployment.name}: ${String(err)}`));
+		});
+		return {
+			session,
+			dispose: () => {
+				listener.dispose();
+				session.dispose();
+			},
+		};
 	}
 
 	/** Says once why entries of the setting were refused (a warning and the log), not again until they change. */

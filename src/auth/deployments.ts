@@ -230,6 +230,19 @@ export function readDeployments(): DeploymentList {
 }
 
 /**
+ * The name that what belongs to a deployment adds when two or more deployments are configured (a
+ * followed run's channel, notifications and status bar: "… (Staging)"), of the deployment of this
+ * id (without one, the default deployment); undefined with one deployment, so nothing then names it.
+ */
+export function deploymentNameWhenSeveral(deploymentId?: string): string | undefined {
+	const { deployments } = readDeployments();
+	if (deployments.length < 2) {
+		return undefined;
+	}
+	return deployments.find((d) => (deploymentId === undefined ? d.isDefault : d.id === deploymentId))?.name;
+}
+
+/**
  * The deployment part of an address (an agent workspace's `cloud-agent:` authority, a record
  * document's `cloud-agents-record:` authority): none for the default deployment, so its addresses
  * are byte for byte what they were before deployments existed; the deployment's id for any other.

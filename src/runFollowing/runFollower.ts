@@ -54,6 +54,24 @@ export interface RunFollowerOptions {
 	maxChannels?: number;
 	/** How long the status bar keeps showing a run that ended (ms); then it hides. */
 	endedStatusMs?: number;
+	/**
+	 * The name of the deployment whose runs this follower follows, when two or more deployments are
+	 * configured (issue 47): a run followed then names it in its channel's name, its notifications
+	 * and the status bar ("… (Staging)"). Undefined (or none) with one deployment: nothing is added.
+	 */
+	deploymentName?: () => string | undefined;
+	/**
+	 * The status bar item's id (`cloudAgents.followedRun` unless given: each deployment's follower has its own item)
+	 * and what its click passes to `cloudAgents.runs.followedRunActions` (nothing unless given: the default deployment's).
+	 */
+	status?: { id: string; arg: unknown };
+	/**
+	 * Shows and closes the run channels, when the follower may end before the window does (another
+	 * deployment's, disposed at its sign-out): its channels are then closed through it, disposed once
+	 * the Output view has let go of them, and it outlives the follower. Without it the follower has
+	 * its own and disposes its channels with itself (the window closing).
+	 */
+	closer?: ChannelCloser;
 }
 
 /** How following a run ended. */
@@ -125,8 +143,14 @@ export function toRunRef(arg: unknown): { agentId: string; runId: string } | und
 }
 
 const MAX_NOTIFIED = 1000;
+
 /** Longest run name in the status bar text (the tooltip has it whole). */
 const STATUS_TITLE_CHARS = 48;
+
+/** A run's name with its deployment's after it ("… (Staging)"), or alone. */
+function named(text: string, deployment: string | undefined): string {
+	return deployment === undefined ? text : vscode.l10n.t('{0} ({1})', text, deployment);
+}
 
 function keyOf(agentId: string, runId: string): string {
 	return `${agentId}/${runId}`;
@@ -159,12 +183,21 @@ class FollowedRun {
 	/** Its channel was closed (forgotten, or past the bound): nothing more is appended to it. */
 	closed = false;
 
+	/** Its human name with its deployment's, when it has one (see `title`). */
+	readonly title: string;
+	readonly channel: vscode.OutputChannel;
+
 	constructor(
 		readonly agentId: string,
 		readonly runId: string,
-		readonly title: string,
-		readonly channel: vscode.OutputChannel,
-	) {}
+		/** Its human name (`<agent>: <prompt excerpt>`). */
+		readonly name: string,
+		/** Its deployment's name, when several deployments are configured (RunFollowerOptions.deploymentName). */
+		readonly deployment: string | undefined,
+	) {
+		this.title = named(name, deployment);
+		this.channel = vscode.window.createOutputChannel(runChannelName(this.title));
+	}
 
 	get active(): boolean {
 		return this.controller !== undefined && !this.controller.signal.aborted;
@@ -191,9 +224,7 @@ export class RunFollower extends Disposable {
 	readonly onDidChangeFollowing = this._onDidChangeFollowing.event;
 
 	private readonly runs = new Map<string, FollowedRun>();
-	private readonly statusItem = this.register(
-		vscode.window.createStatusBarItem('cloudAgents.followedRun', vscode.StatusBarAlignment.Left, 50),
-	);
+	private readonly statusItem: vscode.StatusBarItem;
 	private statusRun: FollowedRun | undefined;
 	private readonly store: RunEventStore;
 	private readonly flushMs: number;
@@ -202,7 +233,7 @@ export class RunFollower extends Disposable {
 	private readonly endedStatusMs: number;
 	private hideTimer: ReturnType<typeof setTimeout> | undefined;
 	/** Shows run channels, and disposes closed ones once the Output view has let go of them (see ChannelCloser). */
-	private readonly closer = this.register(new ChannelCloser());
+	private readonly closer: ChannelCloser;
 	/** Opens a run's result (the end-of-run notification's "Open Result"); see `setResultOpener`. */
 	private openResult: ((agentId: string, runId: string) => Promise<void>) | undefined;
 	/** Claims a run's end for this window's announcement (setEndClaim); none: this window announces. */
@@ -233,6 +264,10 @@ export class RunFollower extends Disposable {
 
 	constructor(private readonly options: RunFollowerOptions) {
 		super();
+		this.statusItem = this.register(
+			vscode.window.createStatusBarItem(options.status?.id ?? 'cloudAgents.followedRun', vscode.StatusBarAlignment.Left, 50),
+		);
+		this.closer = options.closer ?? this.register(new ChannelCloser());
 		this.store = options.store;
 		this.flushMs = options.flushMs ?? 100;
 		this.maxActive = options.maxActive ?? 5;
@@ -252,7 +287,13 @@ export class RunFollower extends Disposable {
 				for (const run of this.runs.values()) {
 					run.controller?.abort();
 					this.flush(run);
-					run.channel.dispose();
+					// Closed first: the stream stopped here still flushes once it has let go, to disk only.
+					if (options.closer) {
+						this.closeChannel(run, true);
+					} else {
+						run.closed = true;
+						run.channel.dispose();
+					}
 				}
 				this.runs.clear();
 			},
@@ -317,7 +358,7 @@ export class RunFollower extends Disposable {
 		}
 		if (!run) {
 			const title = await this.nameOf(agentId, runId, options);
-			run = this.runs.get(key) ?? new FollowedRun(agentId, runId, title, vscode.window.createOutputChannel(runChannelName(title)));
+			run = this.runs.get(key) ?? new FollowedRun(agentId, runId, title, this.options.deploymentName?.());
 			if (this.runs.get(key) === run) {
 				reveal(run);
 				return;
@@ -325,7 +366,7 @@ export class RunFollower extends Disposable {
 			this.runs.set(key, run);
 			this.limitChannels();
 			const history = await this.store.read(agentId, runId);
-			run.channel.appendLine(outputLine(vscode.l10n.t('{0} — run {1} of agent {2}', title, runId, agentId)));
+			run.channel.appendLine(outputLine(vscode.l10n.t('{0} — run {1} of agent {2}', run.title, runId, agentId)));
 			if (history.length > 0) {
 				// A header, not a footer: the lines below it are the stored history, live events follow.
 				run.channel.appendLine(vscode.l10n.t('— {0} stored events, read from disk —', history.length));
@@ -719,7 +760,7 @@ export class RunFollower extends Disposable {
 		const cls = runStatusClass(shown.status);
 		const icon = !shown.ended ? '$(sync~spin)' : cls === 'succeeded' ? '$(check)' : cls === 'failed' ? '$(error)' : '$(circle-slash)';
 		// The title is server text: one line, `$(` shown as typed; cut shorter for the status bar.
-		const title = iconSafe(shown.title, STATUS_TITLE_CHARS);
+		const title = named(iconSafe(shown.name, STATUS_TITLE_CHARS), shown.deployment && iconSafe(shown.deployment, SAFETY.labelMaxChars));
 		this.statusItem.text = `${icon} ${reconnecting ? `${title}: ${status}` : vscode.l10n.t('{0} — {1}', title, status)}`;
 		this.statusItem.tooltip = shown.active
 			? vscode.l10n.t(
@@ -732,7 +773,7 @@ export class RunFollower extends Disposable {
 		this.statusItem.command = {
 			command: 'cloudAgents.runs.followedRunActions',
 			title: vscode.l10n.t('Followed Run Actions'),
-			arguments: [],
+			arguments: this.options.status ? [this.options.status.arg] : [],
 		};
 		this.statusItem.show();
 		if (shown.ended && !shown.active) {

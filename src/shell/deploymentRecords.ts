@@ -3,28 +3,25 @@
  * Loaded with the features (src/shell/featureEntry.ts), where the deployments' sessions are.
  */
 import type * as vscode from 'vscode';
-import type { DeploymentSessions } from '../auth/deploymentSessions';
-import { addressPart } from '../auth/deployments';
+import { PerDeployment, type PerDeploymentSource } from '../auth/perDeployment';
 import type { RecordDocuments } from '../views/recordDocuments';
 
 /**
  * Signed out of a deployment other than the default one, or it was removed: its record documents
- * go (their tabs close), as the default deployment's do at its sign-out (src/shell/main.ts).
+ * go (their tabs close), as the default deployment's do at its sign-out (src/shell/main.ts). Each
+ * signed-in deployment's records are a thing of its own (src/auth/perDeployment.ts) whose end is
+ * that forgetting; the window closing forgets nothing.
  */
 export function forgetRecordsAtSignOut(
-	deployments: Pick<DeploymentSessions, 'signedIn' | 'onDidChange'>,
+	deployments: PerDeploymentSource<{ readonly signedIn: boolean }>,
 	records: Pick<RecordDocuments, 'forgetAll'>,
 ): vscode.Disposable {
-	const signedInIds = (): Set<string> =>
-		new Set(deployments.signedIn.filter((d) => !d.deployment.isDefault).map((d) => addressPart(d.deployment)!));
-	let before = signedInIds();
-	return deployments.onDidChange(() => {
-		const now = signedInIds();
-		for (const part of before) {
-			if (!now.has(part)) {
-				void records.forgetAll(part);
-			}
-		}
-		before = now;
-	});
+	return new PerDeployment(
+		deployments,
+		({ deployment }) => ({
+			gone: () => void records.forgetAll(deployment.id),
+			dispose: () => undefined,
+		}),
+		'signedIn',
+	);
 }

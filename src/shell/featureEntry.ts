@@ -10,10 +10,10 @@ import { WEBVIEW_TYPES } from '../ids';
 import type * as vscode from 'vscode';
 import { LIST_DESCRIPTORS, resourceActions } from '../resources';
 import { agentsList } from '../resources/agents';
-import { runActions, sendComposedAndFollow } from '../resources/runs';
+import { runActions, runsList, sendComposedAndFollow } from '../resources/runs';
 import { askPrompt, keepDraft, pickPromptAgent } from '../resources/prompt';
 import { ActionRegistry } from '../views/actionRegistry';
-import { scopeOf, showDeployments } from '../views/deploymentViews';
+import { inDeployment, scopeOf, showDeployments } from '../views/deploymentViews';
 import { computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
 import { ChangesFeature } from '../changes/changesFeature';
@@ -28,7 +28,11 @@ import { automation } from '../views/automation';
 import { modelProviderDocuments } from '../resources/modelProviders';
 import { DeploymentSessions } from '../auth/deploymentSessions';
 import { forgetRecordsAtSignOut } from './deploymentRecords';
+import { flagFollowedRuns, followPerDeployment } from './deploymentFollowers';
 import type { Session } from '../auth/session';
+import type { PerDeployment } from '../auth/perDeployment';
+import { ChannelCloser } from '../util/outputChannels';
+import type { RunEventNotice, RunFollower } from '../runFollowing';
 import { addDeployment, signIn, signOut } from '../auth/signIn';
 import { ReviewFeature } from '../review/reviewFeature';
 
@@ -45,9 +49,11 @@ export { NodeLocalFiles } from '../platform/node/nodeLocalFiles';
  */
 export function loadFeatures(deps: Services, defaultSession: Session): LoadedFeatures {
 	const deployments = deploymentSessions(deps, defaultSession);
-	// The views show every signed-in deployment (issue 47): the other deployments' rows under root rows beside the default's.
-	const shownDeployments = showDeployments(deps.views, deployments, deps.context.globalState);
-	const forgetRecords = forgetRecordsAtSignOut(deployments, deps.records);
+	// What each other deployment has beside its session (issue 47): its rows, its records, its run follower.
+	const { followers, disposables: ofDeployments } = deploymentParts(deps, deployments, {
+		openResult: (arg) => actions.invokeShown(runActions.openResult, arg),
+		runEventOf: (id, e) => workspace.feature.runEventOf(id, e),
+	});
 	const computer = computerPanelFeature({
 		context: deps.context,
 		log: deps.log,
@@ -106,7 +112,8 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 			undefined,
 	});
 	// Every action, Source Control's and the review's included, is registered by the one registry.
-	const actions: ActionRegistry = new ActionRegistry(deps, LIST_DESCRIPTORS, [...resourceActions(), changes.actions, review.actions]);
+	const resources = [...resourceActions(), changes.actions, review.actions];
+	const actions: ActionRegistry = new ActionRegistry(deps, LIST_DESCRIPTORS, resources, (id) => followers.get(id));
 	// The language-model tools (src/chat): Send Prompt's own flow sends, as the command does for automation.
 	const chatTools = new ChatTools({
 		session: deps.session,
@@ -124,8 +131,7 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		deployments,
 		chatTools,
 		disposables: [
-			shownDeployments,
-			forgetRecords,
+			...ofDeployments,
 			deployments,
 			workspace,
 			...actions.register(),
@@ -156,6 +162,39 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 			await actions.invokeShown(runActions.openResult, { agentId, runId });
 		},
 	};
+}
+
+/**
+ * What each deployment other than the default one has beside its session (issue 47): its rows in
+ * the views beside the default's, under a root row each; its record documents, closed at its
+ * sign-out; and its run follower (src/shell/deploymentFollowers.ts), whose status bar click and end
+ * notification's Open Result act on the run's own deployment, and whose runs' changed files are
+ * read again from that deployment's agent workspaces. The caller owns the disposables.
+ */
+function deploymentParts(
+	deps: Services,
+	deployments: DeploymentSessions,
+	late: { openResult(arg: unknown): Promise<unknown>; runEventOf(deploymentId: string, e: RunEventNotice): void },
+): { followers: PerDeployment<Session, RunFollower>; disposables: vscode.Disposable[] } {
+	const shown = showDeployments(deps.views, deployments, deps.context.globalState);
+	const records = forgetRecordsAtSignOut(deployments, deps.records);
+	const closer = new ChannelCloser();
+	const followers = followPerDeployment(deployments, {
+		closer,
+		globalStorageUri: deps.context.globalStorageUri,
+		globalState: deps.context.globalState,
+		workspaceState: deps.context.workspaceState,
+		log: deps.log,
+		statusArg: (deployment) => inDeployment(deps.views, deployment.id, {}),
+		openResult: async (deployment, agentId, runId) =>
+			void (await late.openResult(inDeployment(deps.views, deployment.id, { agentId, runId }))),
+		onEvent: (deployment, e) => late.runEventOf(deployment.id, e),
+	});
+	const flags = flagFollowedRuns(followers, (id) => {
+		const lists = deps.views.deployments?.ownerOf(inDeployment(deps.views, id, {}))?.lists;
+		return lists && { setFlag: (name, test) => lists.setFlag(name, test), redrawRuns: () => lists.providerOf(runsList).redraw() };
+	});
+	return { followers, disposables: [shown, records, flags, followers, closer] };
 }
 
 /** The sessions of the deployments beside the default one, each with its own "sign in again" flow. */

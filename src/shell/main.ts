@@ -3,6 +3,7 @@ import { type FlowCommand, registerFlows } from '../views/registry';
 import { LazyFileSystemProvider } from '../workspace/fs/lazyProvider';
 import { Disposable, onSignedOut } from '../util/lifecycle';
 import { Session } from '../auth/session';
+import { deploymentNameWhenSeveral } from '../auth/deployments';
 import { RunFollower } from '../runFollowing';
 import { RunEventStore } from '../runFollowing/runStore';
 import { authCommands, authProvider } from '../flows/auth';
@@ -96,6 +97,8 @@ class CloudAgentsExtension extends Disposable {
 				globalState: context.globalState,
 				workspaceState: context.workspaceState,
 				log: this.log,
+				// With two or more deployments configured its runs name it, as the other deployments' followers name theirs (issue 47).
+				deploymentName: () => deploymentNameWhenSeveral(),
 			}),
 		);
 		this.ready = this.startSession();

@@ -7,7 +7,7 @@ import { iconSafe, notificationText, plainText } from '../util/text';
 import type { Action, ActionFollower, ActionKit, ActionSession, ResourceActions, ScmAction, Services } from './actions';
 import type { AnyListDescriptor } from './descriptor';
 import { manifestCommandTitles } from '../ids';
-import { loadMoreList, refreshList, scopeOf } from './deploymentViews';
+import { inDeployment, loadMoreList, refreshList, scopeOf } from './deploymentViews';
 import { recordsIn, titledRecordUri } from './recordDocuments';
 import { addressPart } from '../auth/deployments';
 import { type TargetDeps, resolveFiles, resolveLink, resolveTarget } from './targets';
@@ -34,6 +34,12 @@ export class ActionRegistry {
 		private readonly services: Services,
 		private readonly lists: readonly AnyListDescriptor[],
 		private readonly resources: readonly ResourceActions[],
+		/**
+		 * The run follower of a signed-in deployment other than the default one, by its id (issue 47:
+		 * src/shell/deploymentFollowers.ts); without it, or for a deployment without one, actions on
+		 * that deployment's rows follow nothing.
+		 */
+		private readonly followerOf?: (deploymentId: string) => ActionFollower | undefined,
 	) {}
 
 	/** Registers every list command and action; the caller owns the disposables. */
@@ -173,6 +179,8 @@ export class ActionRegistry {
 		const automation = isAutomation(arg);
 		// Records shown from another deployment's row are that deployment's documents (their URIs carry its part).
 		const records = recordsIn(services.records, scope.deployment && addressPart(scope.deployment));
+		// Each deployment's runs are followed by its own follower (issue 47), the default one's by the services'.
+		const follower = scope.deployment === undefined ? services.follower : (this.followerOf?.(scope.deployment.id) ?? NOT_FOLLOWING);
 		return {
 			arg,
 			args,
@@ -194,16 +202,21 @@ export class ActionRegistry {
 			selectById: (descriptor, id) => views.selectById(descriptor, id),
 			refreshFollowing: (descriptor) => views.refreshFollowing(descriptor),
 			resolve: (descriptor, target, options) => resolveTarget({ views, context: services.context }, descriptor, target, options),
-			invoke: (other, otherArg) => this.invoke(other, otherArg),
+			// Another action run from this one acts in the same deployment ({agentId, runId} of a followed run of Staging is Staging's).
+			invoke: (other, otherArg) => this.invoke(other, inDeployment(services.views, scope.deployment?.id, otherArg)),
 			follow: async (agentId, runId, hint) => {
-				if (scope.deployment !== undefined) {
-					// The run follower follows the default deployment's runs (issue 47 lists the rest).
-					this.tell(action, automation, vscode.l10n.t('Runs of {0} are not followed yet.', scope.deployment.name), showInfo);
+				if (follower === NOT_FOLLOWING) {
+					this.tell(
+						action,
+						automation,
+						vscode.l10n.t('Runs of {0} are not followed in this window.', scope.deployment?.name ?? ''),
+						showInfo,
+					);
 					return;
 				}
-				await services.follower.follow(agentId, runId, hint ?? {});
+				await follower.follow(agentId, runId, hint ?? {});
 			},
-			follower: scope.deployment === undefined ? services.follower : NOT_FOLLOWING,
+			follower,
 			records,
 			images: services.images,
 			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
@@ -258,8 +271,8 @@ export class ActionRegistry {
 }
 
 /**
- * The run follower as an action on another deployment's row sees it: the follower follows the
- * default deployment's runs only (issue 47), so none of these; deleting that deployment's agent of
+ * The run follower as an action on another deployment's row sees it when that deployment has none
+ * (no follower was handed for it): none of these are followed; deleting that deployment's agent of
  * an id the default deployment also has leaves the default one's followed runs alone.
  */
 const NOT_FOLLOWING: ActionFollower = {

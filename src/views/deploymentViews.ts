@@ -11,6 +11,7 @@
 import type * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import type { Deployment } from '../auth/deployments';
+import { PerDeployment } from '../auth/perDeployment';
 import { Disposable } from '../util/lifecycle';
 import type { ActionSession } from './actions';
 import { Connectivity } from './connectivity';
@@ -44,6 +45,23 @@ export function showDeployments(views: CloudAgentViews, deployments: DeploymentS
 /** What an action run with `arg` (a row of a view, its command's argument, anything) acts with: its deployment's lists and session. */
 export function scopeOf(views: CloudAgentViews, arg: unknown): DeploymentScope {
 	return views.deployments?.ownerOf(arg)?.scope ?? { lists: views, session: undefined, deployment: undefined };
+}
+
+/**
+ * `arg` as an argument of the deployment of `deploymentId` (undefined: the default one's, as it is):
+ * an action run with it acts with that deployment (its client, lists, records, follower). Only a
+ * plain object (`{agentId, runId}`) is, copied first so the caller's stays its own; a row or
+ * anything else is taken as it is (a row says its deployment itself).
+ */
+export function inDeployment(views: CloudAgentViews, deploymentId: string | undefined, arg: unknown): unknown {
+	if (deploymentId === undefined || views.deployments === undefined || !isPlainObject(arg) || views.deployments.ownerOf(arg)) {
+		return arg;
+	}
+	return views.deployments.claim({ ...arg }, deploymentId);
+}
+
+function isPlainObject(value: unknown): value is object {
+	return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /** Re-reads a list (its Retry row, its view's Refresh button): of the deployment the row's argument names, else of every deployment. */
@@ -89,13 +107,16 @@ interface OtherDeployment {
 	readonly rows: Map<string, DeploymentRows>;
 	/** Its rows as last loaded, when the views were handed globalState. */
 	readonly rowCache: RowCache | undefined;
-	readonly disposables: vscode.Disposable[];
+	/** Signed out or no longer configured: nothing of its account stays, its rows as last loaded neither. */
+	gone(): void;
+	/** Drops its lists; a selection among its rows goes too. */
+	dispose(): void;
 }
 
 /** The other signed-in deployments' lists, and the tree of each view of a list that shows them beside the default one's. */
 class DeploymentViews extends Disposable implements OtherDeployments {
 	/** The lists of the other signed-in deployments, by deployment id. */
-	private readonly others = new Map<string, OtherDeployment>();
+	private readonly others: PerDeployment<DeploymentViewSession, OtherDeployment>;
 	/** Which deployment (by id) a row of another deployment than the default, or its command's argument, belongs to. */
 	private readonly owners = new WeakMap<object, string>();
 	/** The tree of each view of a list, by the list's key, with the default deployment's rows in it. */
@@ -141,10 +162,10 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 			shown.rows.setTarget(tree, false);
 			this.register({ dispose: () => shown.rows.setTarget(shown.main, tree.several) });
 		}
-		this.register(source.onDidChange(() => this.sync()));
+		this.others = this.register(new PerDeployment(source, ({ deployment, session }) => this.add(deployment, session), 'signedIn'));
+		this.register(this.others.onDidChange(() => this.showRows()));
 		this.register(views.session.onDidChange(() => this.showRows()));
-		this.register({ dispose: () => [...this.others.keys()].forEach((id) => this.remove(id)) });
-		this.sync();
+		this.showRows();
 	}
 
 	all(): readonly DeploymentLists[] {
@@ -161,12 +182,17 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 	}
 
 	async reveal(key: string, lists: DeploymentLists, node: vscode.TreeItem): Promise<void> {
-		const other = [...this.others.values()].find((o) => o.lists === lists);
+		const other = this.others.values().find((o) => o.lists === lists);
 		const rows = other?.rows.get(key);
 		const view = this.views.listViews.get(key)?.view;
 		if (rows && view) {
 			await view.reveal(this.trees.get(key)!.tree.adopt(rows, node), { select: true, focus: false });
 		}
+	}
+
+	claim<T extends object>(value: T, deploymentId: string): T {
+		this.owners.set(value, deploymentId);
+		return value;
 	}
 
 	async retryNow(arg: unknown): Promise<void> {
@@ -175,32 +201,8 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 		await Promise.all(all.map((each) => each.connectivity.retryNow()));
 	}
 
-	/** Lists for each signed-in deployment beside the default one, none for any other; then the views show them. */
-	private sync(): void {
-		const all = this.source.all;
-		const first = all.find((d) => d.deployment.isDefault)?.deployment;
-		if (first) {
-			this.defaultDeployment = { id: first.id, name: first.name, host: hostOf(first.apiUrl) };
-		}
-		const wanted = all.filter((d) => !d.deployment.isDefault && d.session.signedIn);
-		for (const [id, other] of this.others) {
-			const still = wanted.find((d) => d.deployment.id === id);
-			if (!still || still.session !== other.session || still.deployment.name !== other.deployment.name) {
-				// Signed out or no longer configured: nothing of its account stays, its rows as last loaded neither.
-				other.rowCache?.clear();
-				this.remove(id);
-			}
-		}
-		for (const { deployment, session } of wanted) {
-			if (!this.others.has(deployment.id)) {
-				this.add(deployment, session);
-			}
-		}
-		this.showRows();
-	}
-
 	/** The lists of another deployment, shown in the views of lists beside the default one's. */
-	private add(deployment: Deployment, session: DeploymentViewSession): void {
+	private add(deployment: Deployment, session: DeploymentViewSession): OtherDeployment {
 		const connectivity = new Connectivity({
 			probe: () => session.client.healthHead({ signal: AbortSignal.timeout(SAFETY.connectionCheckTimeoutMs) }),
 		});
@@ -237,7 +239,7 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 			provider.attach(sharedView(view));
 			rows.set(key, { id: deployment.id, name: deployment.name, host: hostOf(deployment.apiUrl), rows: provider });
 		}
-		this.others.set(deployment.id, {
+		const other: OtherDeployment = {
 			deployment,
 			session,
 			lists,
@@ -245,27 +247,24 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 			scope: { lists: scope, session, deployment },
 			rows,
 			rowCache,
-			disposables,
-		});
+			gone: () => rowCache.clear(),
+			dispose: () => this.remove(other, disposables),
+		};
 		for (const connector of this.views.connectors) {
 			disposables.push(...connector(scope));
 		}
+		return other;
 	}
 
 	/** Drops another deployment's lists; a selection among its rows goes too. */
-	private remove(id: string): void {
-		const other = this.others.get(id);
-		if (!other) {
-			return;
-		}
+	private remove(other: OtherDeployment, disposables: readonly vscode.Disposable[]): void {
 		for (const key of this.trees.keys()) {
 			const descriptor = this.views.lists.find((d) => d.key === key);
 			if (descriptor && other.lists.selected(descriptor) !== undefined) {
 				this.views.select(descriptor, undefined, other.lists);
 			}
 		}
-		this.others.delete(id);
-		for (const d of other.disposables) {
+		for (const d of disposables) {
 			d.dispose();
 		}
 	}
@@ -275,8 +274,13 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 		if (this.isDisposed) {
 			return;
 		}
-		const order = this.source.all.map((d) => d.deployment.id);
-		const others = [...this.others.values()].sort((a, b) => order.indexOf(a.deployment.id) - order.indexOf(b.deployment.id));
+		const all = this.source.all;
+		const first = all.find((d) => d.deployment.isDefault)?.deployment;
+		if (first) {
+			this.defaultDeployment = { id: first.id, name: first.name, host: hostOf(first.apiUrl) };
+		}
+		const order = all.map((d) => d.deployment.id);
+		const others = this.others.values().sort((a, b) => order.indexOf(a.deployment.id) - order.indexOf(b.deployment.id));
 		for (const [key, { tree, main }] of this.trees) {
 			tree.show([...(this.views.session.signedIn ? [main] : []), ...others.map((o) => o.rows.get(key)!)]);
 		}

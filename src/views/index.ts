@@ -62,6 +62,12 @@ export interface OtherDeployments extends vscode.Disposable {
 	reveal(key: string, lists: DeploymentLists, node: vscode.TreeItem): Promise<void>;
 	/** Retries now: the deployment `arg` (an Offline row's argument) names, else every deployment. */
 	retryNow(arg: unknown): Promise<void>;
+	/**
+	 * Makes `value` (a command's argument: a followed run's status bar click, an action invoking
+	 * another) belong to the deployment of this id, as its rows do: an action run with it acts with
+	 * that deployment. Returns `value`.
+	 */
+	claim<T extends object>(value: T, deploymentId: string): T;
 }
 
 /**

@@ -12,7 +12,8 @@
 import * as vscode from 'vscode';
 import type { CloudAgentsClient, EventRecord } from '../api';
 import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
-import { type Deployment, addressPart, deploymentOfPart, removedDeploymentMessage } from '../auth/deployments';
+import { type Deployment, deploymentOfPart, removedDeploymentMessage } from '../auth/deployments';
+import { PerDeployment } from '../auth/perDeployment';
 import type { InterfaceDiffers, WorkspaceCache } from './fs/workspaceCache';
 import { type WorkspaceAddress, WorkspaceFileSystemProvider, agentIdOf, sameAddress, workspaceAddressOf } from './fs/workspaceFs';
 import { DeploymentWorkspace, type WorkspaceSession } from './deploymentWorkspace';
@@ -57,6 +58,12 @@ export interface WorkspaceDeployments {
 	readonly onDidChange: vscode.Event<void>;
 }
 
+/** A configured deployment's agent workspaces, served while it is (WorkspaceFeature's per-deployment thing). */
+interface DeploymentWorkspaceServed extends vscode.Disposable {
+	readonly workspace: DeploymentWorkspace;
+	gone(): void;
+}
+
 function largeFileBytes(): number {
 	const mb = vscode.workspace.getConfiguration('cloudAgents.workspace').get<number>('largeFileWarningMb', 16);
 	return Math.max(1, mb) * 1024 * 1024;
@@ -72,8 +79,12 @@ export class WorkspaceFeature extends Disposable {
 	readonly provider: WorkspaceFileSystemProvider;
 	/** The default deployment's agent workspaces. */
 	private readonly home: DeploymentWorkspace;
-	/** The other configured deployments' agent workspaces, by the deployment part of their addresses. */
-	private readonly others = new Map<string, { workspace: DeploymentWorkspace; session: WorkspaceSession; served: vscode.Disposable }>();
+	/**
+	 * The other configured deployments' agent workspaces, by deployment id (the deployment part of
+	 * their addresses), served while it is configured: made again for a renamed one (its session is
+	 * another), none for a removed one, whose addresses then fail with an error naming it.
+	 */
+	private readonly others: PerDeployment<WorkspaceSession, DeploymentWorkspaceServed> | undefined;
 	/** Runs seen active per agent (from followed runs' events). */
 	private readonly activeRuns = new Map<string, Set<string>>();
 	/** `runId\nuri` pairs already warned about. */
@@ -88,11 +99,10 @@ export class WorkspaceFeature extends Disposable {
 		if (deps.runEvents) {
 			this.register(deps.runEvents((e) => this.onRunEvent(e)));
 		}
-		const deployments = deps.deployments;
-		if (deployments) {
-			this.register(deployments.onDidChange(() => this.syncDeployments(deployments)));
-			this.register({ dispose: () => this.removeDeployments() });
-			this.syncDeployments(deployments);
+		if (deps.deployments) {
+			this.others = this.register(
+				new PerDeployment(deps.deployments, ({ deployment, session }) => this.serve(deployment, session), 'configured'),
+			);
 		}
 		this.register(vscode.workspace.onWillSaveTextDocument((e) => this.warnIfAgentBusy(e.document)));
 		this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => this.onFoldersChange(e.added)));
@@ -123,7 +133,7 @@ export class WorkspaceFeature extends Disposable {
 		if (deploymentPart === undefined) {
 			return this.home;
 		}
-		const held = this.others.get(deploymentPart.toLowerCase());
+		const held = this.others?.get(deploymentPart.toLowerCase());
 		if (held) {
 			return held.workspace;
 		}
@@ -143,7 +153,7 @@ export class WorkspaceFeature extends Disposable {
 		if (deployment === undefined) {
 			return undefined;
 		}
-		return deployment.isDefault ? this.home : this.others.get(deployment.id)?.workspace;
+		return deployment.isDefault ? this.home : this.others?.get(deployment.id)?.workspace;
 	}
 
 	/**
@@ -181,7 +191,7 @@ export class WorkspaceFeature extends Disposable {
 
 	/** The default deployment's workspaces, then the other deployments'. */
 	private workspaces(): DeploymentWorkspace[] {
-		return [this.home, ...[...this.others.values()].map((held) => held.workspace)];
+		return [this.home, ...(this.others?.values() ?? []).map((held) => held.workspace)];
 	}
 
 	private makeWorkspace(session: WorkspaceSession, deploymentPart: string | undefined): DeploymentWorkspace {
@@ -198,48 +208,25 @@ export class WorkspaceFeature extends Disposable {
 		});
 	}
 
-	/**
-	 * A `DeploymentWorkspace` served for each configured deployment other than the default one
-	 * (made again when its session is another: a renamed deployment), none for a removed one: its
-	 * addresses then fail with an error naming it.
-	 */
-	private syncDeployments(deployments: WorkspaceDeployments): void {
-		const wanted = new Map<string, WorkspaceSession>();
-		for (const { deployment, session } of deployments.all) {
-			const part = addressPart(deployment);
-			if (part !== undefined) {
-				wanted.set(part, session);
-			}
-		}
-		for (const [part, held] of [...this.others]) {
-			if (wanted.get(part) !== held.session) {
+	/** The agent workspaces of a configured deployment other than the default one, served at addresses with its part. */
+	private serve(deployment: Deployment, session: WorkspaceSession): DeploymentWorkspaceServed {
+		const part = deployment.id;
+		const workspace = this.makeWorkspace(session, part);
+		const served = this.provider.serve(part, workspace.cache);
+		workspace.foldersAdded(workspace.openAgentIds());
+		return {
+			workspace,
+			gone: () => {
 				// Its open folders are read again: they now say why they cannot be served.
-				for (const agentId of held.workspace.openAgentIds()) {
-					held.workspace.cache.invalidate(agentId, '');
+				for (const agentId of workspace.openAgentIds()) {
+					workspace.cache.invalidate(agentId, '');
 				}
-				this.removeDeployment(part);
-			}
-		}
-		for (const [part, session] of wanted) {
-			if (!this.others.has(part)) {
-				const workspace = this.makeWorkspace(session, part);
-				this.others.set(part, { workspace, session, served: this.provider.serve(part, workspace.cache) });
-				workspace.foldersAdded(workspace.openAgentIds());
-			}
-		}
-	}
-
-	private removeDeployment(part: string): void {
-		const held = this.others.get(part);
-		this.others.delete(part);
-		held?.served.dispose();
-		held?.workspace.dispose();
-	}
-
-	private removeDeployments(): void {
-		for (const part of [...this.others.keys()]) {
-			this.removeDeployment(part);
-		}
+			},
+			dispose: () => {
+				served.dispose();
+				workspace.dispose();
+			},
+		};
 	}
 
 	// ------------------------------------------------------------------ workspace folders
@@ -297,6 +284,22 @@ export class WorkspaceFeature extends Disposable {
 	}
 
 	// ------------------------------------------------------------------ run events
+
+	/**
+	 * An event of a followed run of the deployment `deploymentId` (one other than the default, whose
+	 * events `runEvents` brings): a file it changed is read again from that deployment's workspace.
+	 */
+	runEventOf(deploymentId: string, { agentId, event }: WorkspaceRunEvent): void {
+		const changed = eventFileChange(event);
+		const workspace = this.others?.get(deploymentId)?.workspace;
+		if (changed && workspace) {
+			try {
+				workspace.cache.invalidate(agentId, changed.path, changed.change);
+			} catch (err) {
+				this.deps.log.warn(`Ignored a file change for an unusable path: ${err instanceof Error ? err.message : String(err)}`);
+			}
+		}
+	}
 
 	private onRunEvent({ agentId, runId, event }: WorkspaceRunEvent): void {
 		const runs = this.activeRuns.get(agentId) ?? new Set<string>();

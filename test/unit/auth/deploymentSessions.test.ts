@@ -6,6 +6,7 @@ import { type Deployment, deploymentId } from '../../../src/auth/deployments';
 import { Session, tokenKey } from '../../../src/auth/session';
 import { addDeployment, signIn, signOut } from '../../../src/auth/signIn';
 import { collected } from '../support/leaks';
+import { until } from '../support/until';
 import { type Served, serve } from '../support/serve';
 import * as fake from '../support/vscodeFake';
 import { WIRES } from '../support/wires';
@@ -194,6 +195,29 @@ for (const wire of WIRES) {
 					.slice(contextCalls)
 					.some((c) => c[1] === 'cloudAgents.signedIn' && c[2] === false),
 			);
+		});
+
+		test('perDeployment: a thing made at sign-in to Staging, gone at its sign-out, none for the default deployment; disposed with the holder', async () => {
+			const events: string[] = [];
+			const held = sessions.perDeployment(({ deployment, session }) => {
+				events.push(`made ${deployment.name}`);
+				return { session, gone: () => void events.push('gone'), dispose: () => void events.push('disposed') };
+			}, 'signedIn');
+			try {
+				assert.equal(await signIn(deps(), { deployment: new URL(prod.baseUrl).host, apiKey: PROD_KEY }), true);
+				assert.equal(await signIn(deps(), { deployment: 'Staging', apiKey: STAGING_KEY }), true);
+				await until(() => held.size === 1, 'a thing for Staging');
+				assert.deepEqual(events, ['made Staging'], 'none for the default deployment');
+				assert.equal(held.get(deploymentId(staging.baseUrl))?.session, stagingSession());
+				assert.equal(await signOut(deps(), { deployment: 'Staging', confirm: false }), true);
+				await until(() => held.size === 0, 'Staging’s thing gone');
+				assert.deepEqual(events, ['made Staging', 'gone', 'disposed']);
+				assert.equal(await signIn(deps(), { deployment: 'Staging', apiKey: STAGING_KEY }), true);
+				await until(() => held.size === 1, 'a new thing for Staging');
+			} finally {
+				held.dispose();
+			}
+			assert.deepEqual(events, ['made Staging', 'gone', 'disposed', 'made Staging', 'disposed']);
 		});
 
 		test('several deployments: Sign In asks which (with Add Deployment…), Sign Out asks only among the signed-in ones', async () => {

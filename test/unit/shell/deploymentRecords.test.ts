@@ -13,7 +13,7 @@ suite('deploymentRecords: a deployment signed out takes its records with it (iss
 		const forgotten: Array<string | undefined> = [];
 		const watch = forgetRecordsAtSignOut(
 			{
-				get signedIn() {
+				get all() {
 					return signedIn;
 				},
 				onDidChange: changed.event,

@@ -2,7 +2,16 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { ApiError } from '../../../src/api';
 import type { CommandId } from '../../../src/ids';
-import type { ActionKit, FilesAction, LinkAction, RecordAction, ResourceAction, ScmTargets, Services } from '../../../src/views/actions';
+import type {
+	ActionFollower,
+	ActionKit,
+	FilesAction,
+	LinkAction,
+	RecordAction,
+	ResourceAction,
+	ScmTargets,
+	Services,
+} from '../../../src/views/actions';
 import { ActionRegistry, PENDING_SAID_AFTER_MS } from '../../../src/views/actionRegistry';
 import { automation } from '../../../src/views/automation';
 import type { ListDescriptor } from '../../../src/views/descriptor';
@@ -59,6 +68,10 @@ function services(options: { signedIn?: boolean; initialized?: boolean } = {}) {
 		selected: () => undefined,
 		deployments: {
 			all: () => [],
+			claim: <T extends object>(value: T, id: string): T => {
+				otherRows.set(value, id);
+				return value;
+			},
 			ownerOf: (arg: unknown) =>
 				typeof arg === 'object' && arg !== null && otherRows.has(arg)
 					? {
@@ -156,8 +169,7 @@ function renameAction(w: World, extra: Partial<RecordAction<Thing, { thing: Thin
 }
 
 /** A resource action that hands its kit to the test. */
-function kitOf(w: World, arg?: unknown): Promise<ActionKit> {
-	const registry = new ActionRegistry(w.services, [], []);
+function kitOf(w: World, arg?: unknown, registry = new ActionRegistry(w.services, [], [])): Promise<ActionKit> {
 	let kit: ActionKit | undefined;
 	const action: ResourceAction = {
 		command: cmd('cloudAgents.test.create'),
@@ -172,6 +184,36 @@ function kitOf(w: World, arg?: unknown): Promise<ActionKit> {
 /** src/views/actionRegistry.ts on the `vscode` fake, with recording services. */
 suite('views/actionRegistry', () => {
 	const disposables = disposedAfterEach();
+
+	test("several deployments (issue 47): another deployment's row follows with that deployment's follower; an action it invokes stays in that deployment", async () => {
+		const w = services();
+		const followed: string[] = [];
+		const stagingFollower = {
+			following: [],
+			follow: async (agentId: string, runId: string) => void followed.push(`staging ${agentId}/${runId}`),
+		} as unknown as ActionFollower;
+		const registry = new ActionRegistry(w.services, [], [], (id) => (id === 'staging-0123456789ab' ? stagingFollower : undefined));
+		const row = automation({ thingId: 't1' });
+		w.otherRows.set(row, 'staging-0123456789ab');
+		const kit = await kitOf(w, row, registry);
+		assert.equal(kit.follower, stagingFollower);
+		await kit.follow('t1', 'r1');
+		assert.deepEqual(followed, ['staging t1/r1']);
+		assert.ok(!w.lines.some((l) => /not followed/.test(l)));
+		// What it invokes with {agentId, runId} (the status bar's Open Result) runs with Staging's follower and session too.
+		const ref = { agentId: 't1', runId: 'r1' };
+		let inner: ActionKit | undefined;
+		const probe: ResourceAction = { command: cmd('cloudAgents.test.create'), run: async (k) => void (inner = k) };
+		await kit.invoke(probe, ref);
+		assert.equal(inner?.follower, stagingFollower);
+		assert.equal(inner?.session, w.otherSession);
+		assert.ok(!w.otherRows.has(ref), "the caller's object is left as it was (a copy is Staging's)");
+		// From a row of the default deployment: the services' follower, and an invoked action stays there.
+		const home = await kitOf(w, automation({ thingId: 't2' }), registry);
+		assert.equal(home.follower, w.svc.follower);
+		await home.invoke(probe, ref);
+		assert.equal(inner?.session, w.session);
+	});
 
 	test("register: each list's refresh and loadMore (with a subtree's id), and every action, as commands", async () => {
 		const w = services();
@@ -200,7 +242,7 @@ suite('views/actionRegistry', () => {
 		await kit.refresh();
 		assert.deepEqual(w.asked, ['staging refresh:undefined'], "its own deployment's list read again");
 		await kit.follow('t1', 'r1');
-		assert.ok(w.lines.some((l) => /Runs of Staging are not followed yet/.test(l)));
+		assert.ok(w.lines.some((l) => /Runs of Staging are not followed in this window/.test(l)));
 		// The follower follows the default deployment's runs: none of these (a run of the same ids there stays followed).
 		assert.deepEqual(kit.follower.following, []);
 		assert.equal(kit.follower.stop('t1', 'r1'), false);
