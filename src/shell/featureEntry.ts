@@ -107,18 +107,7 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 	});
 	// Every action, Source Control's and the review's included, is registered by the one registry.
 	const actions: ActionRegistry = new ActionRegistry(deps, LIST_DESCRIPTORS, [...resourceActions(), changes.actions, review.actions]);
-	// The language-model tools (src/chat): Send Prompt's own flow sends, as the command does for automation.
-	const chatTools = new ChatTools({
-		session: deps.session,
-		log: deps.log,
-		sendPrompt: async (agentId, prompt) =>
-			(await actions.invoke(runActions.sendPrompt, automation({ agentId, prompt, onConflict: 'followUp' }))) as Run | undefined,
-		// Continue in Cloud as automation: the tool's confirmation was the person's say.
-		continueInCloud: async (request) =>
-			(await actions.invoke(changes.actions.continueInCloud!, automation({ ...request, onConflict: 'followUp' }))) as
-				HandoverAnswer | undefined,
-		activity: deps.activity,
-	});
+	const chatTools = chatToolsOf(deps, deployments, actions, changes);
 	return {
 		auth: { signIn, signOut, addDeployment },
 		deployments,
@@ -156,6 +145,35 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 			await actions.invokeShown(runActions.openResult, { agentId, runId });
 		},
 	};
+}
+
+/**
+ * The language-model tools (src/chat): Send Prompt's own flow sends, as the command does for
+ * automation. An agent is looked up in every signed-in deployment; a call acts through the
+ * deployment that has it (an automation argument naming a deployment other than the default is
+ * scoped to it: src/views/deploymentViews.ts).
+ */
+function chatToolsOf(deps: Services, deployments: DeploymentSessions, actions: ActionRegistry, changes: ChangesFeature): ChatTools {
+	return new ChatTools({
+		session: deps.session,
+		deployments,
+		log: deps.log,
+		sendPrompt: async (agentId, prompt, deployment) =>
+			(await actions.invoke(
+				runActions.sendPrompt,
+				automation({
+					agentId,
+					prompt,
+					onConflict: 'followUp',
+					...(deployment?.isDefault === false ? { deployment: deployment.id } : {}),
+				}),
+			)) as Run | undefined,
+		// Continue in Cloud as automation: the tool's confirmation was the person's say.
+		continueInCloud: async (request) =>
+			(await actions.invoke(changes.actions.continueInCloud!, automation({ ...request, onConflict: 'followUp' }))) as
+				HandoverAnswer | undefined,
+		activity: deps.activity,
+	});
 }
 
 /** The sessions of the deployments beside the default one, each with its own "sign in again" flow. */
