@@ -74,12 +74,21 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 	});
 	const changes = new ChangesFeature({
 		session: deps.session,
+		// A link remembers its agent's deployment and compares through that deployment's session.
+		deployments,
+		deploymentOf: (arg) => scopeOf(deps.views, arg).deployment,
 		log: deps.log,
 		context: deps.context,
 		agents: agentsList,
 		runEvents: deps.follower.onDidReceiveEvent,
 		// Our own writes and deletes of an agent's files (Send to Agent) reach the file system's cache.
-		agentFileChanged: (agentId, path, change) => workspace.feature.cache.invalidate(agentId, path, change),
+		agentFileChanged: (agentId, path, change, part) => {
+			try {
+				workspace.feature.workspaceOf(part).cache.invalidate(agentId, path, change);
+			} catch {
+				// A deployment no longer configured or served here: no cache of it to keep true.
+			}
+		},
 		connectivity: deps.views.connectivity,
 		localFiles: deps.localFiles,
 		// Continue in Cloud (issue 46) uses Send Prompt's steps and send, handed here (a feature never imports another).

@@ -129,7 +129,7 @@ suite('changes/continueInCloud: the flow (automation, emulator workspace)', () =
 	};
 	const host = (): ChangesHost =>
 		({
-			client: () => client,
+			deploymentOf: () => undefined,
 			log: { warn: () => undefined },
 			prompts,
 			targets: { linkOfControl: () => undefined, linkById: () => undefined, links: () => [] },
