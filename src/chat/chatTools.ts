@@ -164,6 +164,8 @@ function activityData(entry: HistoryEntry): Record<string, unknown> {
 		reason: e.reason,
 		authorizationUrl: e.authorizationUrl,
 		detail: e.detail,
+		// Named only when two or more deployments are configured (Activity sets it then).
+		deployment: e.deployment,
 		read: entry.read,
 	};
 }

@@ -48,6 +48,8 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 	// The views show every signed-in deployment (issue 47): the other deployments' rows under root rows beside the default's.
 	const shownDeployments = showDeployments(deps.views, deployments, deps.context.globalState);
 	const forgetRecords = forgetRecordsAtSignOut(deployments, deps.records);
+	// Activity watches every signed-in deployment, each with its own watcher and history (issue 47).
+	const watchedDeployments = deps.activity.watchDeployments(deployments);
 	const computer = computerPanelFeature({
 		context: deps.context,
 		log: deps.log,
@@ -124,6 +126,7 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		disposables: [
 			shownDeployments,
 			forgetRecords,
+			watchedDeployments,
 			deployments,
 			workspace,
 			...actions.register(),
