@@ -153,13 +153,14 @@ export class Activity extends Disposable {
 	 */
 	watchDeployments(deployments: ActivityDeployments): vscode.Disposable {
 		this.deployments = deployments;
-		const subscription = deployments.onDidChange(() => this.followOthers());
-		this.followOthers();
+		// A deployment added, removed or renamed changes the names entries show: the view is told either way.
+		const subscription = deployments.onDidChange(() => this.followOthers(true));
+		this.followOthers(true);
 		return new vscode.Disposable(() => {
 			subscription.dispose();
 			if (this.deployments === deployments) {
 				this.deployments = undefined;
-				this.followOthers();
+				this.followOthers(true);
 			}
 		});
 	}
@@ -233,7 +234,7 @@ export class Activity extends Disposable {
 	 * other: signed out or removed, its watcher stops; its history stays stored, so signing in again
 	 * catches up from its newest entry.
 	 */
-	private followOthers(): void {
+	private followOthers(changed: boolean): void {
 		const wanted = new Map<string, { session: ActivitySession; scope: ActivityScope; scopeKey: string }>();
 		if (this.started && this.suspended === 0) {
 			for (const { deployment, session } of this.deployments?.all ?? []) {
@@ -245,6 +246,7 @@ export class Activity extends Disposable {
 		}
 		for (const [id, w] of [...this.others]) {
 			if (wanted.get(id)?.scopeKey !== w.scopeKey) {
+				changed = true;
 				this.others.delete(id);
 				for (const d of w.subscriptions) {
 					d.dispose();
@@ -253,10 +255,13 @@ export class Activity extends Disposable {
 		}
 		for (const [id, { session, scope, scopeKey }] of wanted) {
 			if (!this.others.has(id)) {
+				changed = true;
 				this.others.set(id, this.watch(scope, scopeKey, { session, deploymentId: id }));
 			}
 		}
-		this._onDidChange.fire();
+		if (changed) {
+			this._onDidChange.fire();
+		}
 	}
 
 	/** What the watcher's last look did (requests, events, the wait before the next), undefined before one. */
@@ -287,7 +292,7 @@ export class Activity extends Disposable {
 		const scope = this.started && this.suspended === 0 && session.signedIn ? session.cacheScope : undefined;
 		const scopeKey = scope ? `${scope.apiUrl}\n${scope.account}` : undefined;
 		if (scopeKey === this.current?.scopeKey) {
-			this.followOthers();
+			this.followOthers(false);
 			return;
 		}
 		if (this.current) {
@@ -306,7 +311,7 @@ export class Activity extends Disposable {
 				this.current = this.watch(scope, scopeKey);
 			}
 		}
-		this.followOthers();
+		this.followOthers(true);
 	}
 
 	private disposePaused(): void {

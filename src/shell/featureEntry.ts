@@ -110,7 +110,8 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		runEvents: deps.follower.onDidReceiveEvent,
 		sendPrompt: async (agentId, prompt): Promise<Run | undefined> =>
 			(await actions.invoke(runActions.sendPrompt, automation({ agentId, prompt, onConflict: 'followUp' }))) as Run | undefined,
-		agentOfControl: (arg) => changes.targets.linkOfControl(arg)?.link.agentId,
+		// Review comments are the default deployment's (issue 47): a link of another deployment names no agent here.
+		agentOfControl: (arg) => defaultAgentOf(changes.targets.linkOfControl(arg)?.link),
 		agentName: (agentId) =>
 			deps.views.providerOf(agentsList).records.find((a) => a.id === agentId)?.name ||
 			changes.targets.links().find((l) => l.link.agentId === agentId)?.link.agentName ||
@@ -157,6 +158,11 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 			await actions.invokeShown(runActions.openResult, { agentId, runId });
 		},
 	};
+}
+
+/** The agent of a link of the default deployment; undefined for another deployment's link (or none). */
+function defaultAgentOf(link: { agentId: string; deployment?: string } | undefined): string | undefined {
+	return link?.deployment === undefined ? link?.agentId : undefined;
 }
 
 /**
