@@ -102,6 +102,8 @@ interface Watching {
 	readonly watcher: ActivityWatcher;
 	readonly announcer: Announcer;
 	readonly subscriptions: vscode.Disposable[];
+	/** The session it reads through (another deployment's: a renamed deployment gets a new one). */
+	readonly session: ActivitySession;
 }
 
 /** Activity over the signed-in account (see the module comment). */
@@ -245,7 +247,8 @@ export class Activity extends Disposable {
 			}
 		}
 		for (const [id, w] of [...this.others]) {
-			if (wanted.get(id)?.scopeKey !== w.scopeKey) {
+			const still = wanted.get(id);
+			if (still?.scopeKey !== w.scopeKey || still.session !== w.session) {
 				changed = true;
 				this.others.delete(id);
 				for (const d of w.subscriptions) {
@@ -361,7 +364,7 @@ export class Activity extends Disposable {
 			vscode.window.onDidChangeWindowState((state) => state.focused && history.reload()),
 		];
 		deps.log.info(other ? `Activity: watching the account of the deployment ${other.deploymentId}` : 'Activity: watching the account');
-		return { scopeKey, history, watcher, announcer, subscriptions };
+		return { scopeKey, history, watcher, announcer, subscriptions, session };
 	}
 
 	/**
