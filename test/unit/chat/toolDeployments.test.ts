@@ -5,6 +5,7 @@ import { type Deployment, deploymentId, normaliseApiUrl } from '../../../src/aut
 import { ChatTools, type ChatToolsDeps } from '../../../src/chat/chatTools';
 import type { ToolDeployment, ToolDeployments } from '../../../src/chat/toolDeployments';
 import { TOOLS } from '../../../src/ids';
+import type { HistoryEntry } from '../../../src/activity/history';
 import { MARKER_PREFIX } from '../../../src/util/quotedData';
 import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
@@ -48,6 +49,8 @@ suite('chat/chatTools: several deployments (issue 47)', () => {
 	let staging: ToolDeployment;
 	let configured: ToolDeployment[];
 	let sent: Array<{ agentId: string; prompt: string; deployment: Deployment | undefined }>;
+	/** The Activity entries the activity tool reads (as src/activity/activity.ts gives them). */
+	let activity: HistoryEntry[];
 	workspaceEmulatorPerSuite((w) => (home = w), { demoEachTest: true });
 	workspaceEmulatorPerSuite((w) => (other = w), { demoEachTest: true });
 
@@ -63,6 +66,7 @@ suite('chat/chatTools: several deployments (issue 47)', () => {
 		};
 		configured = [byDefault, staging];
 		sent = [];
+		activity = [];
 		await home.emu.admin('POST', '/counters/reset');
 		await other.emu.admin('POST', '/counters/reset');
 	});
@@ -88,6 +92,7 @@ suite('chat/chatTools: several deployments (issue 47)', () => {
 				sent.push({ agentId, prompt, deployment });
 				return { id: 'run_new', status: 'queued' } as Run;
 			},
+			activity: { entries: () => activity, since: () => activity },
 		} as unknown as ChatToolsDeps);
 	const invoke = async (t: ChatTools, name: string, input: unknown): Promise<ReturnType<typeof parse>> =>
 		parse(
@@ -213,6 +218,27 @@ suite('chat/chatTools: several deployments (issue 47)', () => {
 		assert.ok(each.every((d) => d.agents.some((a) => a.name === 'Refactor billing module')));
 		const paged = await invoke(tools(), TOOLS.listAgents, { cursor: 'abc' });
 		assert.match(paged.lines[0]!, /`cursor` needs `deployment`/);
+	});
+
+	test('recent activity: each entry names its deployment as Activity named it (two or more configured), inside the data block', async () => {
+		const at = Date.now() - 60_000;
+		activity = [
+			{
+				event: { key: `${staging.deployment.id}/run-ended:r2`, kind: 'runEnded', at, runId: 'r2', deployment: 'Staging' },
+				read: false,
+			},
+			{ event: { key: 'run-ended:r1', kind: 'runEnded', at: at - 1, runId: 'r1', deployment: '127.0.0.1' }, read: true },
+		];
+		const { blocks } = await invoke(tools(), TOOLS.recentActivity, {});
+		assert.deepEqual(
+			(JSON.parse(blocks[0]!.text) as Array<{ runId: string; deployment: string }>).map((e) => [e.runId, e.deployment]),
+			[
+				['r2', 'Staging'],
+				['r1', '127.0.0.1'],
+			],
+		);
+		activity = [{ event: { key: 'run-ended:r1', kind: 'runEnded', at, runId: 'r1' }, read: true }];
+		assert.doesNotMatch((await invoke(tools(), TOOLS.recentActivity, {})).blocks[0]!.text, /deployment/);
 	});
 
 	test('one deployment configured: every result reads exactly as without deployments (no name anywhere)', async () => {
