@@ -31,7 +31,6 @@ import {
 import type { Agent, Artifact, Run } from '../api';
 import { CONFIG, TOOLS } from '../ids';
 import { WorkspacePathError, normalizeWorkspacePath } from '../util/paths';
-import { agentStatusClass } from '../api';
 import { promptProblem } from '../resources/agents';
 import { artifactKind, exceedsReadCap } from '../resources/artifacts';
 import { describeError, isCancellation } from '../messages/errors';
@@ -44,7 +43,17 @@ import type { Activity } from '../activity/activity';
 import { HISTORY_MAX_ENTRIES, type HistoryEntry } from '../activity/history';
 import { type QuotedBlock, codeFence, decodeText, inlineCode, quoteJson, quoteText, renderResult } from '../util/quotedData';
 import type { Deployment } from '../auth/deployments';
-import { type CallPlace, type ToolDeployments, ToolProblem, agentData, candidates, resolveAgent } from './toolDeployments';
+import {
+	type CallPlace,
+	type ToolDeployments,
+	ToolProblem,
+	activeRunOf,
+	agentData,
+	agentPage,
+	candidates,
+	listAgentsOfEach,
+	resolveAgent,
+} from './toolDeployments';
 import type { HandoverAnswer } from '../util/handover';
 
 /** Most bytes of a file one read returns. */
@@ -55,8 +64,6 @@ export const READ_ARTIFACT_MAX_CHARS = 64 * 1024;
 export const WAIT_MAX_SECONDS = 120;
 /** How often a wait reads the run again. */
 const WAIT_POLL_MS = 1_000;
-/** List agents looks up the active run of at most this many busy agents per call (one request each). */
-const MAX_RUN_LOOKUPS = 10;
 /** Most artifacts one listing returns. */
 const ARTIFACTS_MAX = 100;
 /** Default and largest number of search matches returned. */
@@ -541,9 +548,8 @@ export class ChatTools implements ToolHandlers {
 	}
 
 	/** The agent's active run, if any. */
-	private async activeRun(place: CallPlace, agentId: string, signal: AbortSignal): Promise<Run | undefined> {
-		const runs = await place.session.client.listRuns(agentId, { limit: 20, signal });
-		return runs.find((r) => !isTerminalRunStatus(r.status));
+	private activeRun(place: CallPlace, agentId: string, signal: AbortSignal): Promise<Run | undefined> {
+		return activeRunOf(place.session.client, agentId, signal);
 	}
 
 	// ------------------------------------------------------------------ the tools
@@ -554,11 +560,11 @@ export class ChatTools implements ToolHandlers {
 		const status = textArg(input, 'status')?.trim().toLowerCase();
 		const cursor = textArg(input, 'cursor') || undefined;
 		if (places.length > 1) {
-			return this.listAgentsOfEach(places, { limit, status, cursor }, signal);
+			return listAgentsOfEach(places, { limit, status, cursor }, signal);
 		}
 		const place = places[0]!;
 		Object.assign(call, place);
-		const { agents, rows, page } = await this.agentPage(place, { limit, status, cursor }, signal);
+		const { agents, rows, page } = await agentPage(place, { limit, status, cursor }, signal);
 		const lines = [
 			status
 				? vscode.l10n.t(
@@ -574,84 +580,6 @@ export class ChatTools implements ToolHandlers {
 		];
 		const deployment = place.named ? place.deployment?.name : undefined;
 		return renderResult(lines, [quoteJson('the agents', { deployment, agents: rows, nextCursor: page.nextCursor ?? null })]);
-	}
-
-	/** List agents with several deployments signed in and none named: the first page of each, under its deployment's name. */
-	private async listAgentsOfEach(
-		places: readonly CallPlace[],
-		options: { limit: number; status: string | undefined; cursor: string | undefined },
-		signal: AbortSignal,
-	): Promise<string> {
-		if (options.cursor !== undefined) {
-			throw new ToolProblem(
-				vscode.l10n.t(
-					'Nothing was listed: with several deployments, `cursor` needs `deployment` (the deployment whose nextCursor it is).',
-				),
-			);
-		}
-		const each = await Promise.all(
-			places.map(async (place): Promise<{ agents?: unknown[]; nextCursor?: string | null; error?: string }> => {
-				const deployment = { deployment: place.deployment?.name, deploymentId: place.deployment?.id };
-				try {
-					const { rows, page } = await this.agentPage(place, options, signal);
-					return { ...deployment, agents: rows, nextCursor: page.nextCursor ?? null };
-				} catch (err) {
-					if (isCancellation(err) || signal.aborted) {
-						throw err;
-					}
-					return { ...deployment, error: describeError(err) };
-				}
-			}),
-		);
-		const count = each.reduce((n, d) => n + (d.agents?.length ?? 0), 0);
-		const lines = [
-			vscode.l10n.t('{0} Cloud Agents on the first page of each of {1} deployments.', count, places.length),
-			each.some((d) => d.nextCursor)
-				? vscode.l10n.t(
-						"More agents exist: call this tool again with `deployment` and with `cursor` set to that deployment's nextCursor in the data below.",
-					)
-				: vscode.l10n.t('This is the last page of each deployment.'),
-		];
-		if (each.some((d) => d.error !== undefined)) {
-			lines.push(vscode.l10n.t('A deployment could not be read: its error is in the data below.'));
-		}
-		return renderResult(lines, [quoteJson('the agents of each deployment', each)]);
-	}
-
-	/** One page of a place's agents, those of `status` kept, with their active runs (looked up for at most MAX_RUN_LOOKUPS busy ones). */
-	private async agentPage(
-		place: CallPlace,
-		options: { limit: number; status: string | undefined; cursor: string | undefined },
-		signal: AbortSignal,
-	): Promise<{ agents: Agent[]; rows: Record<string, unknown>[]; page: { items: Agent[]; nextCursor?: string } }> {
-		const { limit, status, cursor } = options;
-		const page = await place.session.client.listAgents({ limit, cursor, signal });
-		const agents = page.items.filter((a) => !status || (a.status ?? '').toLowerCase() === status);
-		// Whether a run is active: looked up for the agents whose status does not say they are idle,
-		// at most MAX_RUN_LOOKUPS of them per call (one request each); the others say so.
-		const rows = [];
-		let lookups = 0;
-		for (const agent of agents) {
-			const cls = agentStatusClass(agent.status);
-			const busy = cls !== 'ready' && cls !== 'failed';
-			const lookedUp = busy && lookups < MAX_RUN_LOOKUPS;
-			if (lookedUp) {
-				lookups++;
-			}
-			const active = lookedUp ? await this.activeRun(place, agent.id, signal).catch(() => undefined) : undefined;
-			rows.push({
-				id: agent.id,
-				name: agent.name,
-				status: agent.status,
-				activeRun:
-					busy && !lookedUp
-						? 'not looked up (ask run status for this agent)'
-						: active
-							? { id: active.id, status: active.status }
-							: null,
-			});
-		}
-		return { agents, rows, page };
 	}
 
 	private async runPrompt(

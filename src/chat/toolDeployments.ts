@@ -4,13 +4,24 @@
  * through that deployment's session and client; found in two or more, nothing is done and the
  * result asks for `deployment` (its name or id). A `deployment` the call names that is not
  * configured, or is signed out, is said before any request. With one deployment configured, the
- * results are those the tools have always given: no deployment is named anywhere.
+ * results are those the tools have always given: no deployment is named anywhere. List agents
+ * reads one page of a place (`agentPage`), or with several deployments the first page of each.
  */
 import * as vscode from 'vscode';
-import { ApiError, LIMITS, SAFETY, ValidationError, type Agent, type CloudAgentsClient } from '../api';
+import {
+	ApiError,
+	LIMITS,
+	SAFETY,
+	ValidationError,
+	agentStatusClass,
+	isTerminalRunStatus,
+	type Agent,
+	type CloudAgentsClient,
+	type Run,
+} from '../api';
 import type { Deployment } from '../auth/deployments';
 import { describeError, isCancellation } from '../messages/errors';
-import { type QuotedBlock, matchAgent, quoteJson } from '../util/quotedData';
+import { type QuotedBlock, matchAgent, quoteJson, renderResult } from '../util/quotedData';
 import { singleLine } from '../util/text';
 import type { ActionSession } from '../views/actions';
 
@@ -18,6 +29,8 @@ import type { ActionSession } from '../views/actions';
 const AGENT_LOOKUP_PAGES = 10;
 /** Known agents a "not found" result lists. */
 const KNOWN_AGENTS_SHOWN = 50;
+/** List agents looks up the active run of at most this many busy agents per call (one request each). */
+const MAX_RUN_LOOKUPS = 10;
 
 /** A failure the tools turn into a result as it is (our words, already safe). */
 export class ToolProblem extends Error {
@@ -268,4 +281,88 @@ function oneOrProblem(lookUp: AgentLookUp, given: string, place: CallPlace): Age
 					),
 				],
 	);
+}
+
+/** The agent's active run, if any (among its newest 20). */
+export async function activeRunOf(client: CloudAgentsClient, agentId: string, signal: AbortSignal): Promise<Run | undefined> {
+	const runs = await client.listRuns(agentId, { limit: 20, signal });
+	return runs.find((r) => !isTerminalRunStatus(r.status));
+}
+
+/** List agents with several deployments signed in and none named: the first page of each, under its deployment's name. */
+export async function listAgentsOfEach(
+	places: readonly CallPlace[],
+	options: { limit: number; status: string | undefined; cursor: string | undefined },
+	signal: AbortSignal,
+): Promise<string> {
+	if (options.cursor !== undefined) {
+		throw new ToolProblem(
+			vscode.l10n.t(
+				'Nothing was listed: with several deployments, `cursor` needs `deployment` (the deployment whose nextCursor it is).',
+			),
+		);
+	}
+	const each = await Promise.all(
+		places.map(async (place): Promise<{ agents?: unknown[]; nextCursor?: string | null; error?: string }> => {
+			const deployment = { deployment: place.deployment?.name, deploymentId: place.deployment?.id };
+			try {
+				const { rows, page } = await agentPage(place, options, signal);
+				return { ...deployment, agents: rows, nextCursor: page.nextCursor ?? null };
+			} catch (err) {
+				if (isCancellation(err) || signal.aborted) {
+					throw err;
+				}
+				return { ...deployment, error: describeError(err) };
+			}
+		}),
+	);
+	const count = each.reduce((n, d) => n + (d.agents?.length ?? 0), 0);
+	const lines = [
+		vscode.l10n.t('{0} Cloud Agents on the first page of each of {1} deployments.', count, places.length),
+		each.some((d) => d.nextCursor)
+			? vscode.l10n.t(
+					"More agents exist: call this tool again with `deployment` and with `cursor` set to that deployment's nextCursor in the data below.",
+				)
+			: vscode.l10n.t('This is the last page of each deployment.'),
+	];
+	if (each.some((d) => d.error !== undefined)) {
+		lines.push(vscode.l10n.t('A deployment could not be read: its error is in the data below.'));
+	}
+	return renderResult(lines, [quoteJson('the agents of each deployment', each)]);
+}
+
+/** One page of a place's agents, those of `status` kept, with their active runs (looked up for at most MAX_RUN_LOOKUPS busy ones). */
+export async function agentPage(
+	place: CallPlace,
+	options: { limit: number; status: string | undefined; cursor: string | undefined },
+	signal: AbortSignal,
+): Promise<{ agents: Agent[]; rows: Record<string, unknown>[]; page: { items: Agent[]; nextCursor?: string } }> {
+	const { limit, status, cursor } = options;
+	const page = await place.session.client.listAgents({ limit, cursor, signal });
+	const agents = page.items.filter((a) => !status || (a.status ?? '').toLowerCase() === status);
+	// Whether a run is active: looked up for the agents whose status does not say they are idle,
+	// at most MAX_RUN_LOOKUPS of them per call (one request each); the others say so.
+	const rows = [];
+	let lookups = 0;
+	for (const agent of agents) {
+		const cls = agentStatusClass(agent.status);
+		const busy = cls !== 'ready' && cls !== 'failed';
+		const lookedUp = busy && lookups < MAX_RUN_LOOKUPS;
+		if (lookedUp) {
+			lookups++;
+		}
+		const active = lookedUp ? await activeRunOf(place.session.client, agent.id, signal).catch(() => undefined) : undefined;
+		rows.push({
+			id: agent.id,
+			name: agent.name,
+			status: agent.status,
+			activeRun:
+				busy && !lookedUp
+					? 'not looked up (ask run status for this agent)'
+					: active
+						? { id: active.id, status: active.status }
+						: null,
+		});
+	}
+	return { agents, rows, page };
 }
