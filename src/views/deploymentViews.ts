@@ -43,7 +43,11 @@ export function showDeployments(views: CloudAgentViews, deployments: DeploymentS
 	return new DeploymentViews(views, deployments, globalState);
 }
 
-/** What an action run with `arg` (a row of a view, its command's argument, anything) acts with: its deployment's lists and session. */
+/**
+ * What an action run with `arg` (a row of a view, its command's argument, anything) acts with: its
+ * deployment's lists and session. An automation argument names its deployment with `deployment`
+ * (a name or id; a chat tool's call on another deployment's agent); one not signed in is refused.
+ */
 export function scopeOf(views: CloudAgentViews, arg: unknown): DeploymentScope {
 	return views.deployments?.ownerOf(arg)?.scope ?? { lists: views, session: undefined, deployment: undefined };
 }
