@@ -5,6 +5,13 @@
  * activation), stopped while signed out, started anew for another account or API URL. What an
  * event looks like to a person (the view, the notification and its actions) is the feature's
  * (src/flows/activity.ts), handed in as `present`.
+ *
+ * Several deployments (issue 47): once the features hand it the deployments (`watchDeployments`),
+ * every other signed-in deployment gets a watcher, history and announcer of its own (its history
+ * under its own key: the key names the API URL), started and stopped as it signs in and out. The
+ * entries of all of them are one list, newest first; an entry of another deployment has a key that
+ * starts with that deployment's id, so keys never meet; with two or more deployments configured,
+ * each entry names its deployment. The default deployment's history is read and kept as before.
  */
 import * as vscode from 'vscode';
 import { Disposable } from '../util/lifecycle';
@@ -14,6 +21,7 @@ import { ActivityWatcher } from './watcher';
 import { ActivityHistory, type ActivityScope, type HistoryEntry } from './history';
 import { Announcer, type ClaimStore } from './announce';
 import { type ActivityEvent, runEndedKey } from './events';
+import type { Deployment } from '../auth/deployments';
 
 /** How much is announced: everything, only what failed or waits for a person, or nothing (setting `cloudAgents.activity.notifications`). */
 export type AnnounceLevel = 'all' | 'attention' | 'none';
@@ -73,6 +81,20 @@ export interface ActivityDeps {
 	readonly clock?: Clock;
 }
 
+/** A configured deployment and its session, as Activity watches it. */
+export interface ActivityDeployment {
+	readonly deployment: Deployment;
+	readonly session: ActivitySession;
+}
+
+/** The configured deployments (src/auth/deploymentSessions.ts), handed by the features. */
+export interface ActivityDeployments {
+	/** Every configured deployment, the default one first. */
+	readonly all: readonly ActivityDeployment[];
+	/** Fires when a deployment is added or removed, and when a session's sign-in state changes. */
+	readonly onDidChange: vscode.Event<void>;
+}
+
 /** The watcher, history and announcer of one account. */
 interface Watching {
 	readonly scopeKey: string;
@@ -80,6 +102,8 @@ interface Watching {
 	readonly watcher: ActivityWatcher;
 	readonly announcer: Announcer;
 	readonly subscriptions: vscode.Disposable[];
+	/** The session it reads through (another deployment's: a renamed deployment gets a new one). */
+	readonly session: ActivitySession;
 }
 
 /** Activity over the signed-in account (see the module comment). */
@@ -95,6 +119,10 @@ export class Activity extends Disposable {
 	private suspended = 0;
 	/** The announcements of the events noticed so far, one after the other (each waits for its claim). */
 	private announcing: Promise<void> = Promise.resolve();
+	/** The configured deployments, once the features handed them (watchDeployments). */
+	private deployments: ActivityDeployments | undefined;
+	/** The watching of each other signed-in deployment, by deployment id. */
+	private readonly others = new Map<string, Watching>();
 
 	constructor(private readonly deps: ActivityDeps) {
 		super();
@@ -121,19 +149,46 @@ export class Activity extends Disposable {
 		});
 	}
 
-	/** The entries of the signed-in account, newest first (none while signed out). */
+	/**
+	 * Watches every other signed-in deployment of `deployments` beside the default one (issue 47),
+	 * as they sign in and out, until the returned disposable is disposed.
+	 */
+	watchDeployments(deployments: ActivityDeployments): vscode.Disposable {
+		this.deployments = deployments;
+		// A deployment added, removed or renamed changes the names entries show: the view is told either way.
+		const subscription = deployments.onDidChange(() => this.followOthers(true));
+		this.followOthers(true);
+		return new vscode.Disposable(() => {
+			subscription.dispose();
+			if (this.deployments === deployments) {
+				this.deployments = undefined;
+				this.followOthers(true);
+			}
+		});
+	}
+
+	/** The entries of the signed-in accounts, newest first (none while signed out). */
 	entries(): readonly HistoryEntry[] {
-		return this.current?.history.entries() ?? [];
+		const mine = this.current?.history.entries() ?? [];
+		const named = this.defaultName();
+		if (this.others.size === 0 && named === undefined) {
+			return mine;
+		}
+		const all = [
+			...mine.map((e) => shown(e, named, undefined)),
+			...[...this.others].flatMap(([id, w]) => w.history.entries().map((e) => shown(e, this.nameOf(id), id))),
+		];
+		return all.sort((a, b) => b.event.at - a.event.at || (a.event.key < b.event.key ? -1 : a.event.key > b.event.key ? 1 : 0));
 	}
 
 	/** The entries not read yet (the badge). */
 	get unreadCount(): number {
-		return this.current?.history.unreadCount ?? 0;
+		return [this.current, ...this.others.values()].reduce((n, w) => n + (w?.history.unreadCount ?? 0), 0);
 	}
 
-	/** The entry of an event key, if kept. */
+	/** The entry of an event key (as `entries` gives it), if kept. */
 	get(key: string): HistoryEntry | undefined {
-		return this.current?.history.get(key);
+		return this.entries().find((e) => e.event.key === key);
 	}
 
 	/** The entries of events at or after `since` (ms since the epoch), newest first. */
@@ -141,19 +196,75 @@ export class Activity extends Disposable {
 		return this.entries().filter((e) => e.event.at >= since);
 	}
 
-	/** Marks one entry read; false when it is not kept (or already read). */
+	/** Marks one entry read (its key as `entries` gives it); false when it is not kept (or already read). */
 	markRead(key: string): boolean {
+		for (const [id, w] of this.others) {
+			if (key.startsWith(`${id}/`)) {
+				return w.history.markRead(key.slice(id.length + 1));
+			}
+		}
 		return this.current?.history.markRead(key) ?? false;
 	}
 
 	markAllRead(): void {
-		this.current?.history.markAllRead();
+		for (const w of [this.current, ...this.others.values()]) {
+			w?.history.markAllRead();
+		}
 	}
 
-	/** Asks the service now (Check Now); resolves when that look is done and what it noticed is announced. */
+	/** Asks every watched service now (Check Now); resolves when those looks are done and what they noticed is announced. */
 	async checkNow(): Promise<void> {
-		await this.current?.watcher.pollNow();
+		const watching = [this.current, ...this.others.values()].filter((w): w is Watching => w !== undefined);
+		await Promise.all(watching.map((w) => w.watcher.pollNow()));
 		await this.announcing;
+	}
+
+	/** The default deployment's name when two or more deployments are configured (entries then name theirs), else undefined. */
+	private defaultName(): string | undefined {
+		const all = this.deployments?.all ?? [];
+		return all.length > 1 ? all.find((d) => d.deployment.isDefault)?.deployment.name : undefined;
+	}
+
+	/** The name of another deployment (by id) when two or more are configured (they are, while one is watched). */
+	private nameOf(id: string): string | undefined {
+		const all = this.deployments?.all ?? [];
+		return all.length > 1 ? (all.find((d) => d.deployment.id === id)?.deployment.name ?? id) : undefined;
+	}
+
+	/**
+	 * A watching for each other signed-in deployment (while started and not suspended), none for any
+	 * other: signed out or removed, its watcher stops; its history stays stored, so signing in again
+	 * catches up from its newest entry.
+	 */
+	private followOthers(changed: boolean): void {
+		const wanted = new Map<string, { session: ActivitySession; scope: ActivityScope; scopeKey: string }>();
+		if (this.started && this.suspended === 0) {
+			for (const { deployment, session } of this.deployments?.all ?? []) {
+				const scope = session.signedIn ? session.cacheScope : undefined;
+				if (!deployment.isDefault && scope) {
+					wanted.set(deployment.id, { session, scope, scopeKey: `${scope.apiUrl}\n${scope.account}` });
+				}
+			}
+		}
+		for (const [id, w] of [...this.others]) {
+			const still = wanted.get(id);
+			if (still?.scopeKey !== w.scopeKey || still.session !== w.session) {
+				changed = true;
+				this.others.delete(id);
+				for (const d of w.subscriptions) {
+					d.dispose();
+				}
+			}
+		}
+		for (const [id, { session, scope, scopeKey }] of wanted) {
+			if (!this.others.has(id)) {
+				changed = true;
+				this.others.set(id, this.watch(scope, scopeKey, { session, deploymentId: id }));
+			}
+		}
+		if (changed) {
+			this._onDidChange.fire();
+		}
 	}
 
 	/** What the watcher's last look did (requests, events, the wait before the next), undefined before one. */
@@ -184,6 +295,7 @@ export class Activity extends Disposable {
 		const scope = this.started && this.suspended === 0 && session.signedIn ? session.cacheScope : undefined;
 		const scopeKey = scope ? `${scope.apiUrl}\n${scope.account}` : undefined;
 		if (scopeKey === this.current?.scopeKey) {
+			this.followOthers(false);
 			return;
 		}
 		if (this.current) {
@@ -202,7 +314,7 @@ export class Activity extends Disposable {
 				this.current = this.watch(scope, scopeKey);
 			}
 		}
-		this._onDidChange.fire();
+		this.followOthers(true);
 	}
 
 	private disposePaused(): void {
@@ -213,8 +325,11 @@ export class Activity extends Disposable {
 		}
 	}
 
-	private watch(scope: ActivityScope, scopeKey: string): Watching {
+	/** A watching of `scope`: the default deployment's (the current one), or `other`'s. */
+	private watch(scope: ActivityScope, scopeKey: string, other?: { session: ActivitySession; deploymentId: string }): Watching {
 		const { deps } = this;
+		const session = other?.session ?? deps.session;
+		const watched = (): Watching | undefined => (other ? this.others.get(other.deploymentId) : this.current);
 		const history = new ActivityHistory(deps.globalState, { apiUrl: scope.apiUrl, account: scope.account }, (err) =>
 			deps.log.warn(`Keeping the activity failed: ${err instanceof Error ? err.message : String(err)}`),
 		);
@@ -227,7 +342,7 @@ export class Activity extends Disposable {
 			},
 		);
 		const watcher = new ActivityWatcher({
-			client: () => (this.current?.scopeKey === scopeKey && deps.session.signedIn ? deps.session.client : undefined),
+			client: () => (watched()?.scopeKey === scopeKey && session.signedIn ? session.client : undefined),
 			clock: deps.clock,
 			// Catch-up after a reload or a restart: what ended since the newest event kept.
 			since: history.newestAt,
@@ -240,7 +355,7 @@ export class Activity extends Disposable {
 			watcher.onDidChangeState(() => this._onDidChange.fire()),
 			watcher.onDidEvents((events) => {
 				this.announcing = this.announcing
-					.then(() => this.noticed(history, announcer, events))
+					.then(() => this.noticed(history, announcer, events, other?.deploymentId))
 					.catch((err: unknown) =>
 						deps.log.warn(`Announcing activity failed: ${err instanceof Error ? err.message : String(err)}`),
 					);
@@ -248,15 +363,20 @@ export class Activity extends Disposable {
 			// Another window of the profile may have added entries or read some: read them back on focus.
 			vscode.window.onDidChangeWindowState((state) => state.focused && history.reload()),
 		];
-		deps.log.info('Activity: watching the account');
-		return { scopeKey, history, watcher, announcer, subscriptions };
+		deps.log.info(other ? `Activity: watching the account of the deployment ${other.deploymentId}` : 'Activity: watching the account');
+		return { scopeKey, history, watcher, announcer, subscriptions, session };
 	}
 
 	/**
 	 * New events: kept as unread, and those worth announcing that this window claims announced
 	 * together, once the look's claims are taken.
 	 */
-	private async noticed(history: ActivityHistory, announcer: Announcer, events: readonly ActivityEvent[]): Promise<void> {
+	private async noticed(
+		history: ActivityHistory,
+		announcer: Announcer,
+		events: readonly ActivityEvent[],
+		deploymentId?: string,
+	): Promise<void> {
 		const added = history.add(events);
 		const level = announceLevel();
 		const claimed: ActivityEvent[] = [];
@@ -264,7 +384,13 @@ export class Activity extends Disposable {
 			if (!worthAnnouncing(event, level)) {
 				continue;
 			}
-			if (event.kind === 'runEnded' && event.agentId && event.runId && this.deps.isFollowed(event.agentId, event.runId)) {
+			if (
+				deploymentId === undefined &&
+				event.kind === 'runEnded' &&
+				event.agentId &&
+				event.runId &&
+				this.deps.isFollowed(event.agentId, event.runId)
+			) {
 				// The run follower announces it (and claims it, so no other window does).
 				continue;
 			}
@@ -273,7 +399,12 @@ export class Activity extends Disposable {
 			}
 		}
 		if (claimed.length > 0) {
-			this.deps.present(claimed);
+			const named = deploymentId === undefined ? this.defaultName() : this.nameOf(deploymentId);
+			this.deps.present(
+				named === undefined && deploymentId === undefined
+					? claimed
+					: claimed.map((event) => shown({ event, read: false }, named, deploymentId).event),
+			);
 		}
 	}
 
@@ -284,5 +415,24 @@ export class Activity extends Disposable {
 			d.dispose();
 		}
 		this.disposePaused();
+		for (const w of this.others.values()) {
+			for (const d of w.subscriptions) {
+				d.dispose();
+			}
+		}
+		this.others.clear();
 	}
+}
+
+/**
+ * An entry as Activity shows it: naming its deployment (`name`, when two or more are configured),
+ * and, of a deployment other than the default (`deploymentId`), with a key that starts with its id.
+ */
+function shown(entry: HistoryEntry, name: string | undefined, deploymentId: string | undefined): HistoryEntry {
+	const event: ActivityEvent = {
+		...entry.event,
+		...(deploymentId !== undefined ? { key: `${deploymentId}/${entry.event.key}`, deploymentId } : {}),
+		...(name !== undefined ? { deployment: name } : {}),
+	};
+	return { event, read: entry.read };
 }

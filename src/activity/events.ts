@@ -63,6 +63,17 @@ export interface ActivityEvent {
 	readonly authorizationUrl?: string;
 	/** A run's error text (failed runs), bounded. */
 	readonly detail?: string;
+	/**
+	 * The name of the event's deployment, set by Activity (activity.ts) when two or more deployments
+	 * are configured (issue 47): rows and notifications name it. Never stored.
+	 */
+	readonly deployment?: string;
+	/**
+	 * The id of the event's deployment when it is not the default one (its `key` then starts with it):
+	 * set by Activity, never stored; what opening the event would do with the default deployment's
+	 * records is not offered for it.
+	 */
+	readonly deploymentId?: string;
 }
 
 /** Longest name, id or status kept in an event. */

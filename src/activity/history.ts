@@ -269,6 +269,12 @@ export class ActivityHistory implements vscode.Disposable {
  * `notificationText` too.
  */
 export function describeEvent(event: ActivityEvent): string {
+	const what = describeWhat(event);
+	// With two or more deployments configured, each entry names its own (issue 47).
+	return event.deployment === undefined ? what : vscode.l10n.t('{0} · {1}', what, singleLine(event.deployment));
+}
+
+function describeWhat(event: ActivityEvent): string {
 	const t = (value: string | undefined): string => singleLine(value ?? '');
 	const agent = t(event.agentName) || t(event.agentId) || vscode.l10n.t('An agent');
 	switch (event.kind) {

@@ -41,7 +41,7 @@ export async function applyFiles(host: ChangesHost, files: ChangeFile[], kit: Ac
 			signal.throwIfAborted();
 			report(`${n + 1}/${files.length} ${d.path}`);
 			try {
-				await applyOne(host.client(), source, d, signal);
+				await applyOne(source.client(), source, d, signal);
 				bySource.set(source, [...(bySource.get(source) ?? []), d.path]);
 				answer.applied.push(d.path);
 			} catch (err) {

@@ -4,7 +4,8 @@
  * the rest: src/views/targets.ts), asks, tells and reports failures by its one rule; these act.
  */
 import * as vscode from 'vscode';
-import type { Agent, CloudAgentsClient } from '../api';
+import type { Agent } from '../api';
+import { type Deployment, addressPart } from '../auth/deployments';
 import type { LocalFiles } from '../compare/localFiles';
 import type { CompareMode, CompareResult, Difference } from '../compare/types';
 import { parseWorkspaceUri } from '../workspace/fs/workspaceFs';
@@ -31,15 +32,18 @@ export interface LinkSpec {
 	agentName: string;
 	agentFolder: string;
 	localFolder: string;
+	/** The agent's deployment's id (`addressPart`); absent for the default deployment. */
+	deployment?: string;
 }
 
 /** What the actions need from the feature (src/changes/changesFeature.ts). */
 export interface ChangesHost {
 	readonly targets: ScmTargets<LinkSource, ChangeFile>;
 	readonly log: vscode.LogOutputChannel;
-	client(): CloudAgentsClient;
-	/** Tells the `cloud-agent:` file system that the agent's copy of a file changed (a send). */
-	agentFileChanged(agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
+	/** The deployment a command's argument belongs to (a row of another deployment, automation's `deployment`); undefined: the default one. */
+	deploymentOf(arg: unknown): Deployment | undefined;
+	/** Tells the `cloud-agent:` file system (of the deployment whose addresses carry `deploymentPart`) that the agent's copy of a file changed (a send). */
+	agentFileChanged(agentId: string, path: string, change: 'created' | 'modified' | 'deleted', deploymentPart?: string): void;
 	/** A local folder as this extension host reaches it; undefined: it cannot (a comparison with it would fail). */
 	localFiles(root: vscode.Uri): LocalFiles | undefined;
 	/** Links (or links again) an agent's folder to a local one; its source control opens. */
@@ -169,7 +173,7 @@ async function compareWithLocal(host: ChangesHost, agent: Agent, kit: ActionKit)
 		: { name: undefined, folder: undefined, local: undefined };
 	const agentName = given.name ?? (agent.name || agent.id);
 	let agentFolder = isAgentFolder(kit.arg) ? parseWorkspaceUri(kit.arg).path : given.folder;
-	agentFolder ??= kit.automation ? '' : await pickAgentFolder(host.client(), agent.id, agentName, kit.title);
+	agentFolder ??= kit.automation ? '' : await pickAgentFolder(kit.client(), agent.id, agentName, kit.title);
 	if (agentFolder === undefined) {
 		return undefined;
 	}
@@ -184,7 +188,16 @@ async function compareWithLocal(host: ChangesHost, agent: Agent, kit: ActionKit)
 	if (!host.localFiles(local)) {
 		throw new Error(cannotCompareWith(local));
 	}
-	const { source, existed } = await host.link({ agentId: agent.id, agentName, agentFolder, localFolder: local.toString() });
+	// The agent of another deployment's row (or of automation's `deployment`) is linked with its deployment.
+	const deployment = host.deploymentOf(kit.arg);
+	const part = deployment && addressPart(deployment);
+	const { source, existed } = await host.link({
+		agentId: agent.id,
+		agentName,
+		agentFolder,
+		localFolder: local.toString(),
+		...(part !== undefined ? { deployment: part } : {}),
+	});
 	let result: CompareResult | undefined;
 	try {
 		result = await kit.progress(vscode.l10n.t('Comparing {0}…', source.label()), (signal, report) =>

@@ -10,36 +10,61 @@
  * The commands are actions of the one registry (src/changes/changesActions.ts, registered by
  * src/views/actionRegistry.ts): this file keeps the links and tells the registry's resolver what a
  * source control, group, resource state or `{link}` stands for (`targets`).
+ *
+ * A link remembers its agent's deployment (issue 47): it compares, applies and sends through that
+ * deployment's session and `cloud-agent:` addresses, its label names the deployment when two or more
+ * are configured, and a link whose deployment was removed says so instead of comparing.
  */
 import * as vscode from 'vscode';
 import type { Agent, CloudAgentsClient } from '../api';
 import { eventFileChange, eventStatus, isTerminalRunStatus } from '../api';
 import { DEFAULT_COMPARE_LIMITS } from '../compare/engine';
 import type { LocalFiles } from '../compare/localFiles';
-import { agentIdOf, parseWorkspaceUri } from '../workspace/fs/workspaceFs';
-import { FS_SCHEME } from '../ids';
+import { workspaceAddressOf } from '../workspace/fs/workspaceFs';
+import { CONFIG, FS_SCHEME } from '../ids';
+import type { Deployment } from '../auth/deployments';
 import { Disposable } from '../util/lifecycle';
 import type { ResourceActions, ScmTargets } from '../views/actions';
 import type { ListDescriptor } from '../views/descriptor';
 import { changesActions, type ChangeFile, type ChangesHost, type LinkSpec } from './changesActions';
-import { type AgentLink, LinkStore } from './linkStore';
+import { type AgentLink, LinkStore, sameLink } from './linkStore';
 import { LinkSource, SCM_ID } from './linkSource';
 import type { LinkSourceDeps } from './linkSource';
 import type { PromptFlow } from './continueInCloud';
 
 export type { ComparisonAnswer } from './changesActions';
 
+/** A session as the links use it. */
+export interface LinkSession {
+	readonly client: CloudAgentsClient;
+	readonly signedIn: boolean;
+	readonly onDidChange: vscode.Event<void>;
+}
+
+/** The configured deployments (src/auth/deploymentSessions.ts), as the links use them. */
+export interface LinkDeployments {
+	/** Every configured deployment with its session, the default one first. */
+	readonly all: readonly { readonly deployment: Deployment; readonly session: LinkSession }[];
+	/** Fires when a deployment is added or removed, and when a session's sign-in state changes. */
+	readonly onDidChange: vscode.Event<void>;
+}
+
 /** What the feature needs from the extension. */
 export interface ChangesDeps {
-	session: { readonly client: CloudAgentsClient; readonly signedIn: boolean; readonly onDidChange: vscode.Event<void> };
+	/** The default deployment's session. */
+	session: LinkSession;
+	/** Every configured deployment (issue 47); absent: the default deployment only. */
+	deployments?: LinkDeployments;
+	/** The deployment a command's argument belongs to (a row of another deployment's list, automation's `deployment`); undefined: the default one. */
+	deploymentOf?(this: void, arg: unknown): Deployment | undefined;
 	log: vscode.LogOutputChannel;
 	context: vscode.ExtensionContext;
 	/** The Agents list (src/resources/agents.ts), handed by the shell: Compare with Local Folder acts on its records. */
 	agents: ListDescriptor<Agent, { agent: Agent }, unknown>;
 	/** Events of followed runs (RunFollower.onDidReceiveEvent). */
 	runEvents: vscode.Event<{ agentId: string; runId: string; event: Parameters<typeof eventFileChange>[0] }>;
-	/** Tells the `cloud-agent:` file system that the agent's copy of a file changed (a send). */
-	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
+	/** Tells the `cloud-agent:` file system (of the deployment whose addresses carry `deploymentPart`) that the agent's copy of a file changed (a send). */
+	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted', deploymentPart?: string): void;
 	/** The views' shared connectivity: a comparison that found the service out of reach runs again when it answers. */
 	connectivity?: LinkSourceDeps['connectivity'];
 	/** A local folder as this extension host reaches it (the platform's: src/platform/types.ts); undefined: it cannot. */
@@ -52,6 +77,8 @@ export interface ChangesDeps {
 export class ChangesFeature extends Disposable implements ChangesHost {
 	private readonly store: LinkStore;
 	private readonly sources = new Map<string, LinkSource>();
+	/** Where each link stood when last looked at (stateOf), by link id: what changed is acted on. */
+	private readonly states = new Map<string, string>();
 	private readonly _onDidChangeFileDecorations = this.register(new vscode.EventEmitter<vscode.Uri[]>());
 
 	/** What the registry's resolver asks about Source Control arguments (src/views/targets.ts). */
@@ -108,10 +135,12 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 				},
 			}),
 		);
-		// Links kept from an earlier window compare again once signed in (the groups are not stored).
+		// Links kept from an earlier window compare again once signed in (the groups are not stored);
+		// one of a removed deployment says so.
 		for (const link of this.store.all()) {
 			const source = this.open(link);
-			if (deps.session.signedIn) {
+			const place = this.placeOf(link);
+			if ('removed' in place || place.session.signedIn) {
 				source.refreshSoon(1_000);
 			}
 		}
@@ -129,12 +158,12 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 		return this.deps.log;
 	}
 
-	client(): CloudAgentsClient {
-		return this.deps.session.client;
+	deploymentOf(arg: unknown): Deployment | undefined {
+		return this.deps.deploymentOf?.(arg);
 	}
 
-	agentFileChanged(agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void {
-		this.deps.agentFileChanged(agentId, path, change);
+	agentFileChanged(agentId: string, path: string, change: 'created' | 'modified' | 'deleted', deploymentPart?: string): void {
+		this.deps.agentFileChanged(agentId, path, change, deploymentPart);
 	}
 
 	localFiles(root: vscode.Uri): LocalFiles | undefined {
@@ -142,15 +171,14 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 	}
 
 	async link(spec: LinkSpec): Promise<{ source: LinkSource; existed: boolean }> {
-		const existed = this.store
-			.all()
-			.some((l) => l.agentId === spec.agentId && l.agentFolder === spec.agentFolder && l.localFolder === spec.localFolder);
+		const existed = this.store.all().some((l) => sameLink(l, spec));
 		const link = await this.store.add(spec);
 		return { source: this.open(link), existed };
 	}
 
 	async unlink(source: LinkSource): Promise<void> {
 		this.sources.delete(source.link.id);
+		this.states.delete(source.link.id);
 		source.dispose();
 		await this.store.remove(source.link.id);
 	}
@@ -158,7 +186,24 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 	private open(link: AgentLink): LinkSource {
 		this.sources.get(link.id)?.dispose();
 		const source = new LinkSource(link, {
-			client: () => this.deps.session.client,
+			client: () => {
+				const place = this.placeOf(link);
+				if ('removed' in place) {
+					throw new Error(place.removed);
+				}
+				return place.session.client;
+			},
+			unavailable: () => {
+				const place = this.placeOf(link);
+				return 'removed' in place ? place.removed : undefined;
+			},
+			deploymentName: () => {
+				if ((this.deps.deployments?.all.length ?? 1) < 2) {
+					return undefined;
+				}
+				const place = this.placeOf(link);
+				return 'removed' in place ? link.deployment : place.deployment?.name;
+			},
 			localFiles: this.deps.localFiles(vscode.Uri.parse(link.localFolder, true)),
 			store: this.store,
 			log: this.deps.log,
@@ -168,22 +213,59 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 			connectivity: this.deps.connectivity,
 		});
 		this.sources.set(link.id, source);
+		this.states.set(link.id, this.stateOf(link));
 		return source;
 	}
 
-	/** Signing in (again) compares every link soon. */
-	private refreshWhenSignedIn(): void {
-		let signedIn = this.deps.session.signedIn;
-		this.register(
-			this.deps.session.onDidChange(() => {
-				if (this.deps.session.signedIn && !signedIn) {
-					for (const s of this.sources.values()) {
-						s.refreshSoon(1_000);
-					}
-				}
-				signedIn = this.deps.session.signedIn;
-			}),
+	/** Where a link stands: its deployment signed in (`true`), signed out (`false`), or `removed`. */
+	private stateOf(link: AgentLink): string {
+		const place = this.placeOf(link);
+		return 'removed' in place ? 'removed' : String(place.session.signedIn);
+	}
+
+	/**
+	 * The session a link compares through: the default deployment's, or that of the deployment it
+	 * names; `removed` (the sentence that says so) when that deployment is no longer configured.
+	 */
+	private placeOf(link: AgentLink): { session: LinkSession; deployment?: Deployment } | { removed: string } {
+		if (link.deployment === undefined) {
+			return { session: this.deps.session, deployment: this.deps.deployments?.all.find((d) => d.deployment.isDefault)?.deployment };
+		}
+		const found = this.deps.deployments?.all.find((d) => !d.deployment.isDefault && d.deployment.id === link.deployment);
+		return (
+			found ?? {
+				removed: vscode.l10n.t(
+					"This link's agent belongs to the deployment {0}, which is no longer configured. Add it to the setting {1} again, or unlink the folder.",
+					link.deployment,
+					`${CONFIG.section}.${CONFIG.deployments}`,
+				),
+			}
 		);
+	}
+
+	/**
+	 * Signing in (again) to a link's deployment compares it soon; a link whose deployment was removed
+	 * says so; a label out of date (a second deployment configured, or the last other one removed)
+	 * makes its source control again (VS Code's label cannot change).
+	 */
+	private refreshWhenSignedIn(): void {
+		const look = (): void => {
+			for (const source of [...this.sources.values()]) {
+				const { link } = source;
+				const state = this.stateOf(link);
+				const was = this.states.get(link.id);
+				this.states.set(link.id, state);
+				const again = source.label() !== source.shownLabel ? this.open(link) : source;
+				// Signed in anew, removed anew, or made again (nothing compared yet): compared soon, unless signed out.
+				if (state !== 'false' && (state !== was || again !== source)) {
+					again.refreshSoon(1_000);
+				}
+			}
+		};
+		this.register(this.deps.session.onDidChange(look));
+		if (this.deps.deployments) {
+			this.register(this.deps.deployments.onDidChange(look));
+		}
 	}
 
 	/**
@@ -197,9 +279,14 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 			}
 			return;
 		}
-		const agentId = agentIdOf(uri);
+		const address = workspaceAddressOf(uri);
 		for (const s of this.sources.values()) {
-			if (s.link.agentId === agentId && isBelow(parseWorkspaceUri(uri).path, s.link.agentFolder)) {
+			if (
+				address !== undefined &&
+				s.link.agentId === address.agentId &&
+				s.link.deployment === address.deploymentPart?.toLowerCase() &&
+				isBelow(uri.path, s.link.agentFolder)
+			) {
 				s.refreshSoon(500);
 			}
 		}
@@ -212,8 +299,13 @@ export class ChangesFeature extends Disposable implements ChangesHost {
 		if (!change && !ended) {
 			return;
 		}
+		// The run follower follows the default deployment's runs: their events are of its agents only.
 		for (const s of this.sources.values()) {
-			if (s.link.agentId === agentId && (ended || (change && isBelow(change.path, s.link.agentFolder)))) {
+			if (
+				s.link.deployment === undefined &&
+				s.link.agentId === agentId &&
+				(ended || (change && isBelow(change.path, s.link.agentFolder)))
+			) {
 				// A file event is a hint to look sooner; the comparison decides what changed.
 				s.refreshSoon(ended ? 300 : 2_000);
 			}

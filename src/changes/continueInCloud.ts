@@ -28,6 +28,7 @@ import { singleLine } from '../util/text';
 import type { ActionKit } from '../views/actions';
 import { argString, argValue, displayName, showModalQuestion } from '../views/ui';
 import type { ChangesHost } from './changesActions';
+import { addressPart } from '../auth/deployments';
 import type { LinkSource } from './linkSource';
 import { countFiles, listOf, openDocument } from './words';
 import type { HandoverAnswer } from '../util/handover';
@@ -370,6 +371,15 @@ async function whereFrom(host: ChangesHost, kit: ActionKit): Promise<Handover | 
 	const linkId = argString(kit.arg, 'link');
 	const source =
 		host.targets.linkOfControl(kit.arg) ?? (linkId !== undefined ? (host.targets.linkById(linkId) ?? missingLink(linkId)) : undefined);
+	// The kit acts with one deployment's client (a row's, automation's `deployment`, else the default's): its links only.
+	const part = deploymentPart(host, kit);
+	if (source && source.link.deployment !== part) {
+		throw new Error(
+			vscode.l10n.t(
+				"Continue in Cloud from Source Control works with links of the default deployment only for now: this link's agent belongs to another deployment.",
+			),
+		);
+	}
 	if (source) {
 		const agent = await kit.pending(vscode.l10n.t('Reading the agent…'), (signal) =>
 			kit.client().getAgent(source.link.agentId, { signal }),
@@ -395,7 +405,7 @@ async function whereFrom(host: ChangesHost, kit: ActionKit): Promise<Handover | 
 	}
 	if (kit.automation) {
 		// An automation caller is never asked: the agent's one linked folder, else it must say which.
-		const linked = host.targets.links().filter((s) => s.link.agentId === agent.id);
+		const linked = host.targets.links().filter((s) => s.link.agentId === agent.id && s.link.deployment === part);
 		if (linked.length !== 1) {
 			throw new Error(
 				vscode.l10n.t(
@@ -410,6 +420,12 @@ async function whereFrom(host: ChangesHost, kit: ActionKit): Promise<Handover | 
 	return pickFolder(host, kit, agent);
 }
 
+/** The address part of the deployment the kit acts with (undefined: the default deployment's). */
+function deploymentPart(host: ChangesHost, kit: ActionKit): string | undefined {
+	const deployment = host.deploymentOf(kit.arg);
+	return deployment && addressPart(deployment);
+}
+
 function missingLink(id: string): never {
 	throw new Error(vscode.l10n.t('No link {0}: it was unlinked or never made.', singleLine(id, 80)));
 }
@@ -417,7 +433,7 @@ function missingLink(id: string): never {
 /** The palette's folder step: a linked folder of the agent, else a workspace folder, else a dialog. */
 async function pickFolder(host: ChangesHost, kit: ActionKit, agent: Agent): Promise<Handover | undefined> {
 	type Item = vscode.QuickPickItem & { handover?: Handover };
-	const linked = host.targets.links().filter((s) => s.link.agentId === agent.id);
+	const linked = host.targets.links().filter((s) => s.link.agentId === agent.id && s.link.deployment === deploymentPart(host, kit));
 	const items: Item[] = linked.map((source) => ({
 		label: `$(link) ${source.label()}`,
 		description: source.localRoot.fsPath,

@@ -4,7 +4,7 @@
  * never run two at once, and re-checked file by file when a local file in a group changes.
  */
 import * as vscode from 'vscode';
-import type { CloudAgentsClient } from '../api';
+import { type CloudAgentsClient, SAFETY } from '../api';
 import { compareFolders } from '../compare/engine';
 import { IgnoreRules } from '../compare/ignore';
 import { hashAgentFile } from '../compare/agentHash';
@@ -29,7 +29,15 @@ export type ChangeState = vscode.SourceControlResourceState;
 
 /** What a link's source control needs from the feature. */
 export interface LinkSourceDeps {
+	/** The client of the link's deployment; throws, saying why, when that deployment is no longer configured. */
 	client(this: void): CloudAgentsClient;
+	/**
+	 * Why the link cannot be compared without asking anything (its deployment is no longer
+	 * configured), or undefined. Absent: it always can.
+	 */
+	unavailable?(this: void): string | undefined;
+	/** The name of the link's deployment when two or more are configured (its label names it), else undefined. */
+	deploymentName?(this: void): string | undefined;
 	store: LinkStore;
 	log: vscode.LogOutputChannel;
 	/** Tells the decorations that these local files changed state. */
@@ -39,7 +47,7 @@ export interface LinkSourceDeps {
 	/** The `files.exclude` globs (value true) for the local folder. */
 	exclude(this: void, folder: vscode.Uri): string[];
 	/** Tells the `cloud-agent:` file system that the agent's copy of a file changed (what a comparison found). */
-	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted'): void;
+	agentFileChanged(this: void, agentId: string, path: string, change: 'created' | 'modified' | 'deleted', deploymentPart?: string): void;
 	/**
 	 * The views' shared connectivity: a comparison that failed because the service was out of reach
 	 * waits with the offline lists and compares again when the service answers.
@@ -90,6 +98,8 @@ export class LinkSource extends Disposable {
 	incomplete: string | undefined;
 	/** Why the last comparison failed (shown in the source control's status bar), if it did. */
 	failure: string | undefined;
+	/** The label the source control was made with (VS Code's cannot change: the feature makes it again when this one is out of date). */
+	readonly shownLabel: string;
 	/** The last comparison's statistics (tests and the log). */
 	lastStats: CompareResult['stats'] | undefined;
 	/** A comparison succeeded in this window: the groups hold what one found (until then they hold nothing true). */
@@ -111,7 +121,8 @@ export class LinkSource extends Disposable {
 	) {
 		super();
 		this.localRoot = vscode.Uri.parse(link.localFolder, true);
-		this.scm = this.register(vscode.scm.createSourceControl(`${SCM_ID}.${link.id}`, this.label(), this.localRoot));
+		this.shownLabel = this.label();
+		this.scm = this.register(vscode.scm.createSourceControl(`${SCM_ID}.${link.id}`, this.shownLabel, this.localRoot));
 		this.scm.inputBox.visible = false;
 		this.agentGroup = this.register(this.scm.createResourceGroup('agent', vscode.l10n.t('Changed by the agent')));
 		this.otherGroup = this.register(this.scm.createResourceGroup('other', vscode.l10n.t('Other differences')));
@@ -127,12 +138,23 @@ export class LinkSource extends Disposable {
 		this.register({ dispose: () => [this.timer, this.recheckTimer].forEach((t) => t && clearTimeout(t)) });
 	}
 
-	/** "‹agent› ↔ ‹local folder›" (plus the agent-side folder when it is not the root). */
+	/**
+	 * "‹agent› ↔ ‹local folder›" (plus the agent-side folder when it is not the root), and the
+	 * agent's deployment when two or more are configured.
+	 */
 	label(): string {
 		const agent = singleLine(this.link.agentName || this.link.agentId, 80);
 		const side = this.link.agentFolder ? `${agent}/${singleLine(this.link.agentFolder, 80)}` : agent;
 		const local = this.localRoot.path.split('/').filter(Boolean).pop() ?? this.localRoot.fsPath;
-		return `${side} ↔ ${local}`;
+		const deployment = this.deps.deploymentName?.();
+		return deployment === undefined
+			? `${side} ↔ ${local}`
+			: vscode.l10n.t('{0} ↔ {1} · {2}', side, local, singleLine(deployment, SAFETY.labelMaxChars));
+	}
+
+	/** The client of the link's deployment (Apply and Send to Agent read and write through it). */
+	client(): CloudAgentsClient {
+		return this.deps.client();
 	}
 
 	/** Every difference now shown, in path order. */
@@ -159,9 +181,9 @@ export class LinkSource extends Disposable {
 		return files;
 	}
 
-	/** The agent's copy of a relative path, as a `cloud-agent:` URI. */
+	/** The agent's copy of a relative path, as a `cloud-agent:` URI (of the link's deployment). */
 	agentUriOf(path: string): vscode.Uri {
-		return workspaceUri(this.link.agentId, agentPathOf(this.link.agentFolder, path));
+		return workspaceUri(this.link.agentId, agentPathOf(this.link.agentFolder, path), this.link.deployment);
 	}
 
 	/** The empty side of a diff, named after the file. */
@@ -249,6 +271,13 @@ export class LinkSource extends Disposable {
 		mode: CompareMode,
 		options: { signal?: AbortSignal; report?: (message: string) => void },
 	): Promise<CompareResult | undefined> {
+		const unavailable = this.deps.unavailable?.();
+		if (unavailable !== undefined) {
+			// Nothing to ask (its deployment was removed): the link says so; the groups keep what they showed.
+			this.failure = unavailable;
+			this.render();
+			return undefined;
+		}
 		this.baseline ??= await this.deps.store.baseline(this.link.id);
 		const effective: CompareMode = mode === 'refresh' && !this.baseline ? 'link' : mode;
 		const files = this.files();
@@ -312,7 +341,12 @@ export class LinkSource extends Disposable {
 			}
 			const before = this.differences.get(this.localUriOf(d.path).toString())?.agent;
 			if (!before || before.size !== d.agent.size || before.mtime !== d.agent.mtime) {
-				this.deps.agentFileChanged(this.link.agentId, agentPathOf(this.link.agentFolder, d.path), before ? 'modified' : 'created');
+				this.deps.agentFileChanged(
+					this.link.agentId,
+					agentPathOf(this.link.agentFolder, d.path),
+					before ? 'modified' : 'created',
+					this.link.deployment,
+				);
 			}
 		}
 		this.show(next);

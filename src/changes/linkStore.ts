@@ -4,6 +4,10 @@
  * each link's baseline (up to the comparison's file cap) in a JSON file of its own under the
  * extension's global storage. What is read back is checked: a damaged or foreign record is dropped,
  * never trusted.
+ *
+ * A link of a deployment other than the default one (issue 47) stores that deployment's id; a link
+ * of the default deployment stores none, so the links kept before deployments existed read as the
+ * default deployment's, and the default deployment's links are stored as they always were.
  */
 import * as vscode from 'vscode';
 import { isJsonObject } from '../api';
@@ -11,6 +15,7 @@ import { checkBaseline } from '../compare/baseline';
 import type { Baseline } from '../compare/types';
 import { checkRelativePath } from '../util/paths';
 import { LINKS_KEY } from '../ids';
+import { isDeploymentIdShape } from '../auth/deployments';
 
 /** One link: the agent (and its name when linked, for labels), its folder, the local folder. */
 export interface AgentLink {
@@ -23,6 +28,8 @@ export interface AgentLink {
 	agentFolder: string;
 	/** The local folder, as a `file:` URI string. */
 	localFolder: string;
+	/** The id of the agent's deployment (src/auth/deployments.ts `addressPart`); absent for the default deployment. */
+	deployment?: string;
 }
 
 /** At most this many links are kept (the oldest goes when a new one is added past it). */
@@ -58,7 +65,8 @@ function checkLink(item: unknown): AgentLink | undefined {
 		r.agentId === '' ||
 		typeof r.agentName !== 'string' ||
 		typeof r.agentFolder !== 'string' ||
-		typeof r.localFolder !== 'string'
+		typeof r.localFolder !== 'string' ||
+		(r.deployment !== undefined && (typeof r.deployment !== 'string' || !isDeploymentIdShape(r.deployment)))
 	) {
 		return undefined;
 	}
@@ -78,7 +86,24 @@ function checkLink(item: unknown): AgentLink | undefined {
 	if (local.scheme !== 'file') {
 		return undefined;
 	}
-	return { id: r.id, agentId: r.agentId, agentName: r.agentName.slice(0, 200), agentFolder: r.agentFolder, localFolder: r.localFolder };
+	return {
+		id: r.id,
+		agentId: r.agentId,
+		agentName: r.agentName.slice(0, 200),
+		agentFolder: r.agentFolder,
+		localFolder: r.localFolder,
+		...(typeof r.deployment === 'string' ? { deployment: r.deployment.toLowerCase() } : {}),
+	};
+}
+
+/** True when `link` joins what `spec` names: the same agent of the same deployment, the same folders. */
+export function sameLink(link: Omit<AgentLink, 'id'>, spec: Omit<AgentLink, 'id'>): boolean {
+	return (
+		link.agentId === spec.agentId &&
+		link.agentFolder === spec.agentFolder &&
+		link.localFolder === spec.localFolder &&
+		link.deployment === spec.deployment
+	);
 }
 
 /** The links of this machine and their baselines. */
@@ -98,13 +123,13 @@ export class LinkStore {
 		return readLinks(this.state);
 	}
 
-	/** Adds a link (replacing one of the same agent, agent folder and local folder); returns the kept link. */
+	/** Adds a link (replacing one of the same agent and deployment, agent folder and local folder); returns the kept link. */
 	async add(link: Omit<AgentLink, 'id'>): Promise<AgentLink> {
 		const links = this.all();
-		const same = links.find(
-			(l) => l.agentId === link.agentId && l.agentFolder === link.agentFolder && l.localFolder === link.localFolder,
-		);
-		const kept: AgentLink = { ...link, id: same?.id ?? newLinkId() };
+		const same = links.find((l) => sameLink(l, link));
+		const { deployment, ...rest0 } = link;
+		// The default deployment's link is stored as before deployments existed: without the field.
+		const kept: AgentLink = { ...rest0, ...(deployment !== undefined ? { deployment } : {}), id: same?.id ?? newLinkId() };
 		const rest = links.filter((l) => l.id !== kept.id);
 		const next = [...rest, kept].slice(-MAX_LINKS);
 		for (const dropped of rest.filter((l) => !next.includes(l))) {

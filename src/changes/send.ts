@@ -111,14 +111,19 @@ async function sendOne(host: ChangesHost, { source, d }: ChangeFile, signal: Abo
 	}
 	let facts: FileFacts | undefined;
 	try {
-		facts = await sendToAgent(host.client(), source.link.agentId, agentPath, content, d.agent, signal);
+		facts = await sendToAgent(source.client(), source.link.agentId, agentPath, content, d.agent, signal);
 	} catch (err) {
 		if (err instanceof AgentChangedError) {
 			return 'conflict';
 		}
 		throw err;
 	}
-	host.agentFileChanged(source.link.agentId, agentPath, content === undefined ? 'deleted' : d.agent ? 'modified' : 'created');
+	host.agentFileChanged(
+		source.link.agentId,
+		agentPath,
+		content === undefined ? 'deleted' : d.agent ? 'modified' : 'created',
+		source.link.deployment,
+	);
 	if (!facts || !content) {
 		return facts;
 	}

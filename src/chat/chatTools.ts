@@ -10,6 +10,9 @@
  * neutralised (src/util/quotedData.ts). Failures are results the model can act on (signed out, agent
  * not found with the known agents, a path or prompt refused before anything is sent), never stack
  * traces; the token never appears. Cancellation stops waits and requests.
+ *
+ * With several deployments (issue 47) an agent is looked up in every signed-in one and the call acts
+ * through the one that has it, or asks which (src/chat/toolDeployments.ts); with one, nothing differs.
  */
 import * as vscode from 'vscode';
 import {
@@ -28,7 +31,6 @@ import {
 import type { Agent, Artifact, Run } from '../api';
 import { CONFIG, TOOLS } from '../ids';
 import { WorkspacePathError, normalizeWorkspacePath } from '../util/paths';
-import { agentStatusClass } from '../api';
 import { promptProblem } from '../resources/agents';
 import { artifactKind, exceedsReadCap } from '../resources/artifacts';
 import { describeError, isCancellation } from '../messages/errors';
@@ -39,7 +41,19 @@ import { usableMatches } from '../workspace/fs/searchMatches';
 import type { ToolHandlers } from './lazyTools';
 import type { Activity } from '../activity/activity';
 import { HISTORY_MAX_ENTRIES, type HistoryEntry } from '../activity/history';
-import { type QuotedBlock, codeFence, decodeText, inlineCode, matchAgent, quoteJson, quoteText, renderResult } from '../util/quotedData';
+import { type QuotedBlock, codeFence, decodeText, inlineCode, quoteJson, quoteText, renderResult } from '../util/quotedData';
+import type { Deployment } from '../auth/deployments';
+import {
+	type CallPlace,
+	type ToolDeployments,
+	ToolProblem,
+	activeRunOf,
+	agentData,
+	agentPage,
+	candidates,
+	listAgentsOfEach,
+	resolveAgent,
+} from './toolDeployments';
 import type { HandoverAnswer } from '../util/handover';
 
 /** Most bytes of a file one read returns. */
@@ -50,10 +64,6 @@ export const READ_ARTIFACT_MAX_CHARS = 64 * 1024;
 export const WAIT_MAX_SECONDS = 120;
 /** How often a wait reads the run again. */
 const WAIT_POLL_MS = 1_000;
-/** Most agents one agent look-up reads (pages of 100). */
-const AGENT_LOOKUP_PAGES = 10;
-/** List agents looks up the active run of at most this many busy agents per call (one request each). */
-const MAX_RUN_LOOKUPS = 10;
 /** Most artifacts one listing returns. */
 const ARTIFACTS_MAX = 100;
 /** Default and largest number of search matches returned. */
@@ -64,15 +74,18 @@ const CONFIRM_PROMPT_CHARS = 4_000;
 
 /** What the tools need: objects, never our command ids. */
 export interface ChatToolsDeps {
+	/** The default deployment's session (the only one when `deployments` is not given). */
 	session: ActionSession;
+	/** Every configured deployment (issue 47): an agent is looked up in each signed-in one. */
+	deployments?: ToolDeployments;
 	log: { info(message: string): void; warn(message: string): void };
 	/**
 	 * Sends a prompt as Send Prompt does (src/resources/prompt.ts through the runs resource's action):
 	 * a new run, or a follow-up to the agent's active run (never cancelling it); the run is followed
 	 * in its output channel. Resolves with the run that received the prompt, or undefined when
-	 * nothing was sent.
+	 * nothing was sent. `deployment`: the agent's (undefined: the default deployment's).
 	 */
-	sendPrompt(agentId: string, prompt: string): Promise<Run | undefined>;
+	sendPrompt(agentId: string, prompt: string, deployment?: Deployment): Promise<Run | undefined>;
 	/**
 	 * Continue in Cloud as automation (src/changes/continueInCloud.ts through its action): writes the
 	 * folder's changed files (or `paths`) to the agent's workspace and starts the run with the prompt.
@@ -88,6 +101,8 @@ export interface ChatToolsDeps {
 /** What the continue-in-cloud tool asks Continue in Cloud to do (its automation arguments). */
 export interface HandoverRequest {
 	agentId: string;
+	/** The id of the agent's deployment when it is not the default one. */
+	deployment?: string;
 	prompt: string;
 	/** The local folder (a URI string of a workspace folder); undefined: the folder linked to the agent. */
 	localFolder?: string;
@@ -156,18 +171,10 @@ function activityData(entry: HistoryEntry): Record<string, unknown> {
 		reason: e.reason,
 		authorizationUrl: e.authorizationUrl,
 		detail: e.detail,
+		// Named only when two or more deployments are configured (Activity sets it then).
+		deployment: e.deployment,
 		read: entry.read,
 	};
-}
-
-/** A failure the tools turn into a result as it is (our words, already safe). */
-class ToolProblem extends Error {
-	constructor(
-		message: string,
-		readonly blocks: QuotedBlock[] = [],
-	) {
-		super(message);
-	}
 }
 
 /** The tool's input as an object (the schema says so; a model may still send anything). */
@@ -246,18 +253,9 @@ function result(text: string): vscode.LanguageModelToolResult {
 	return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
 }
 
-/** An agent as the data blocks show it. */
-function agentData(agent: Agent): { id: string; name: string | undefined } {
-	return { id: agent.id, name: agent.name };
-}
-
 /** The language-model tools' code: `invoke` and `prepare` by tool name (ToolHandlers of lazyTools.ts). */
 export class ChatTools implements ToolHandlers {
 	constructor(private readonly deps: ChatToolsDeps) {}
-
-	private get client(): ActionSession['client'] {
-		return this.deps.session.client;
-	}
 
 	async invoke(
 		name: string,
@@ -265,39 +263,47 @@ export class ChatTools implements ToolHandlers {
 		token: vscode.CancellationToken,
 	): Promise<vscode.LanguageModelToolResult> {
 		const abort = toAbortSignal(token);
+		// Where the call acts: the default deployment's session until its agent is found elsewhere.
+		const call: CallPlace = { session: this.deps.session, named: false };
 		try {
 			this.deps.log.info(`chat tool ${name} called`);
-			return result(await this.run(name, inputOf(options), abort.signal, token));
+			return result(await this.run(name, inputOf(options), call, abort.signal, token));
 		} catch (err) {
 			if (isCancellation(err) || token.isCancellationRequested) {
 				throw new vscode.CancellationError();
 			}
-			return result(this.failure(err));
+			return result(this.failure(err, call));
 		} finally {
 			abort.dispose();
 		}
 	}
 
-	private run(name: string, input: Record<string, unknown>, signal: AbortSignal, token: vscode.CancellationToken): Promise<string> {
+	private run(
+		name: string,
+		input: Record<string, unknown>,
+		call: CallPlace,
+		signal: AbortSignal,
+		token: vscode.CancellationToken,
+	): Promise<string> {
 		switch (name) {
 			case TOOLS.listAgents:
-				return this.listAgents(input, signal);
+				return this.listAgents(input, call, signal);
 			case TOOLS.runPrompt:
-				return this.runPrompt(input, signal, token);
+				return this.runPrompt(input, call, signal, token);
 			case TOOLS.runStatus:
-				return this.runStatus(input, signal);
+				return this.runStatus(input, call, signal);
 			case TOOLS.readFile:
-				return this.readFile(input, signal);
+				return this.readFile(input, call, signal);
 			case TOOLS.searchWorkspace:
-				return this.searchWorkspace(input, signal);
+				return this.searchWorkspace(input, call, signal);
 			case TOOLS.listArtifacts:
-				return this.listArtifacts(input, signal);
+				return this.listArtifacts(input, call, signal);
 			case TOOLS.readArtifact:
-				return this.readArtifact(input, signal);
+				return this.readArtifact(input, call, signal);
 			case TOOLS.recentActivity:
 				return Promise.resolve(this.recentActivity(input));
 			case TOOLS.continueInCloud:
-				return this.continueInCloud(input, signal, token);
+				return this.continueInCloud(input, call, signal, token);
 			default:
 				throw new ToolProblem(vscode.l10n.t('Unknown Cloud Agents tool {0}.', name));
 		}
@@ -323,15 +329,16 @@ export class ChatTools implements ToolHandlers {
 		const agentQuery = textArg(input, 'agent') ?? '';
 		const prompt = textArg(input, 'prompt') ?? '';
 		const given = singleLine(agentQuery, SAFETY.labelMaxChars);
-		if (!this.deps.session.signedIn || promptProblem(prompt, false) !== undefined || agentQuery.trim() === '') {
+		if (promptProblem(prompt, false) !== undefined || agentQuery.trim() === '') {
 			return { invocationMessage: vscode.l10n.t('Checking a prompt for the Cloud Agent "{0}"', given) };
 		}
 		const abort = toAbortSignal(token);
 		let agent: Agent;
+		let place: CallPlace;
 		let active: Run | undefined;
 		try {
-			agent = await this.findAgent(agentQuery, abort.signal);
-			active = await this.activeRun(agent.id, abort.signal);
+			({ agent, place } = await this.target(input, agentQuery, abort.signal));
+			active = await this.activeRun(place, agent.id, abort.signal);
 		} catch {
 			return { invocationMessage: vscode.l10n.t('Checking a prompt for the Cloud Agent "{0}"', given) };
 		} finally {
@@ -350,6 +357,7 @@ export class ChatTools implements ToolHandlers {
 				: vscode.l10n.t('The Cloud Agent "{0}" starts a new run with this prompt.', agentName),
 		);
 		message.appendMarkdown(`\n\n${vscode.l10n.t('Agent id')}: ${inlineCode(singleLine(agent.id, SAFETY.idMaxChars))}`);
+		appendDeployment(message, place);
 		if (active) {
 			message.appendMarkdown(`  \n${vscode.l10n.t('Active run')}: ${inlineCode(singleLine(active.id, SAFETY.idMaxChars))}`);
 		}
@@ -386,13 +394,14 @@ export class ChatTools implements ToolHandlers {
 		} catch {
 			return checking;
 		}
-		if (!this.deps.session.signedIn || promptProblem(prompt, false) !== undefined || agentQuery.trim() === '') {
+		if (promptProblem(prompt, false) !== undefined || agentQuery.trim() === '') {
 			return checking;
 		}
 		const abort = toAbortSignal(token);
 		let agent: Agent;
+		let place: CallPlace;
 		try {
-			agent = await this.findAgent(agentQuery, abort.signal);
+			({ agent, place } = await this.target(input, agentQuery, abort.signal));
 		} catch {
 			return checking;
 		} finally {
@@ -413,6 +422,7 @@ export class ChatTools implements ToolHandlers {
 					),
 		);
 		message.appendMarkdown(`\n\n${vscode.l10n.t('Agent id')}: ${inlineCode(singleLine(agent.id, SAFETY.idMaxChars))}`);
+		appendDeployment(message, place);
 		const listed = paths
 			? [
 					...paths.slice(0, CONFIRM_PATHS_SHOWN).map((p) => singleLine(p, 200)),
@@ -441,7 +451,7 @@ export class ChatTools implements ToolHandlers {
 	}
 
 	/** A failure as a result: what happened and what the model (or the user) can do. */
-	private failure(err: unknown): string {
+	private failure(err: unknown, call: CallPlace): string {
 		if (err instanceof ToolProblem) {
 			return renderResult([err.message], err.blocks);
 		}
@@ -452,7 +462,10 @@ export class ChatTools implements ToolHandlers {
 			return renderResult([validationMessage(err)], []);
 		}
 		if (isAuthFailure(err)) {
-			return this.signedOutText(vscode.l10n.t('The Cloud Agents service refused the stored token (signed out or expired).'));
+			return this.signedOutText(
+				vscode.l10n.t('The Cloud Agents service refused the stored token (signed out or expired).'),
+				call.named ? call.deployment : undefined,
+			);
 		}
 		const said = [quoteText("the service's error message", describeError(err), SAFETY.errorMessageMaxChars + 200)];
 		if (isUnreachable(err)) {
@@ -460,8 +473,8 @@ export class ChatTools implements ToolHandlers {
 				[
 					vscode.l10n.t(
 						'The Cloud Agents service at {0} did not answer. Ask the user to check the connection or the {1} setting; try again later.',
-						this.deps.session.apiUrl,
-						`${CONFIG.section}.${CONFIG.apiUrl}`,
+						call.session.apiUrl,
+						`${CONFIG.section}.${call.deployment?.isDefault === false ? CONFIG.deployments : CONFIG.apiUrl}`,
 					),
 				],
 				said,
@@ -484,13 +497,21 @@ export class ChatTools implements ToolHandlers {
 		return renderResult([vscode.l10n.t('The Cloud Agents request failed.')], said);
 	}
 
-	private signedOutText(why?: string): string {
+	/** The signed-out result: of Cloud Agents, or of the deployment named (only when several are configured). */
+	private signedOutText(why?: string, deployment?: Deployment): string {
 		const configured = vscode.workspace.getConfiguration(CONFIG.section).get<string>(CONFIG.apiUrl, '').trim();
 		const lines = [
 			...(why ? [why] : []),
-			vscode.l10n.t('Signed out of Cloud Agents: ask the user to run "Cloud Agents: Sign In" (Command Palette), then try again.'),
+			deployment
+				? vscode.l10n.t(
+						'Signed out of the Cloud Agents deployment "{0}": ask the user to run "Cloud Agents: Sign In" (Command Palette) and choose it, then try again.',
+						singleLine(deployment.name, SAFETY.labelMaxChars),
+					)
+				: vscode.l10n.t(
+						'Signed out of Cloud Agents: ask the user to run "Cloud Agents: Sign In" (Command Palette), then try again.',
+					),
 		];
-		if (configured === '') {
+		if (configured === '' && (deployment === undefined || deployment.isDefault)) {
 			lines.push(
 				vscode.l10n.t(
 					'No API URL is set: the user may first need to set {0} to their Cloud Agents service (the default is {1}).',
@@ -502,93 +523,48 @@ export class ChatTools implements ToolHandlers {
 		return renderResult(lines, []);
 	}
 
-	/** Throws the signed-out result unless a token is stored for the API URL. */
-	private requireSignedIn(): void {
-		if (!this.deps.session.signedIn) {
-			throw new ToolProblem(this.signedOutText());
-		}
-	}
-
-	/** The agent named by `query` (id or name), or a ToolProblem naming the known agents. */
-	private async findAgent(query: string, signal: AbortSignal): Promise<Agent> {
-		const agents: Agent[] = [];
-		let cursor: string | undefined;
-		for (let page = 0; page < AGENT_LOOKUP_PAGES; page++) {
-			const got = await this.client.listAgents({ limit: LIMITS.agentListLimit.max, cursor, signal });
-			agents.push(...got.items);
-			const match = matchAgent(agents, query);
-			if (match.kind === 'found' && match.agent.id === query.trim()) {
-				return match.agent;
-			}
-			cursor = got.nextCursor;
-			if (!cursor) {
-				break;
-			}
-		}
-		const match = matchAgent(agents, query);
-		if (match.kind === 'found') {
-			return match.agent;
-		}
-		const given = singleLine(query, SAFETY.labelMaxChars);
-		if (match.kind === 'ambiguous') {
-			throw new ToolProblem(vscode.l10n.t('Nothing was done: several agents are named "{0}"; name one by its id.', given), [
-				quoteJson('the agents of that name', match.agents.map(agentData)),
-			]);
-		}
-		// An id on a later page than the look-up reads: asked directly.
-		try {
-			return await this.client.getAgent(query.trim(), { signal });
-		} catch (err) {
-			if (!(err instanceof ValidationError) && !(err instanceof ApiError && err.status === 404)) {
-				throw err;
-			}
-		}
-		throw new ToolProblem(
-			agents.length === 0
-				? vscode.l10n.t('Nothing was done: agent "{0}" not found; this account has no agents.', given)
-				: vscode.l10n.t('Nothing was done: agent "{0}" not found; the known agents (names and ids) follow.', given),
-			agents.length === 0 ? [] : [quoteJson('the known agents', agents.slice(0, 50).map(agentData))],
+	/**
+	 * The places a call may act on (toolDeployments.ts `candidates`): the deployment the input's
+	 * `deployment` names, else every signed-in one; the signed-out result when there is none.
+	 */
+	private places(input: Record<string, unknown>): CallPlace[] {
+		return candidates(this.deps.deployments, this.deps.session, textArg(input, 'deployment'), (deployment) =>
+			this.signedOutText(undefined, deployment && this.deps.deployments!.all.length > 1 ? deployment : undefined),
 		);
 	}
 
+	/** The agent `query` names, looked up where the input says (every signed-in deployment unless it names one); `call` learns where. */
+	private async target(
+		input: Record<string, unknown>,
+		query: string,
+		signal: AbortSignal,
+		call?: CallPlace,
+	): Promise<{ agent: Agent; place: CallPlace; client: ActionSession['client'] }> {
+		const { agent, place } = await resolveAgent(this.places(input), query, signal);
+		if (call) {
+			Object.assign(call, place);
+		}
+		return { agent, place, client: place.session.client };
+	}
+
 	/** The agent's active run, if any. */
-	private async activeRun(agentId: string, signal: AbortSignal): Promise<Run | undefined> {
-		const runs = await this.client.listRuns(agentId, { limit: 20, signal });
-		return runs.find((r) => !isTerminalRunStatus(r.status));
+	private activeRun(place: CallPlace, agentId: string, signal: AbortSignal): Promise<Run | undefined> {
+		return activeRunOf(place.session.client, agentId, signal);
 	}
 
 	// ------------------------------------------------------------------ the tools
 
-	private async listAgents(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
-		this.requireSignedIn();
+	private async listAgents(input: Record<string, unknown>, call: CallPlace, signal: AbortSignal): Promise<string> {
+		const places = this.places(input);
 		const limit = intArg(input, 'limit', LIMITS.agentListLimit.min, LIMITS.agentListLimit.max, 50);
 		const status = textArg(input, 'status')?.trim().toLowerCase();
 		const cursor = textArg(input, 'cursor') || undefined;
-		const page = await this.client.listAgents({ limit, cursor, signal });
-		const agents = page.items.filter((a) => !status || (a.status ?? '').toLowerCase() === status);
-		// Whether a run is active: looked up for the agents whose status does not say they are idle,
-		// at most MAX_RUN_LOOKUPS of them per call (one request each); the others say so.
-		const rows = [];
-		let lookups = 0;
-		for (const agent of agents) {
-			const cls = agentStatusClass(agent.status);
-			const busy = cls !== 'ready' && cls !== 'failed';
-			const lookedUp = busy && lookups < MAX_RUN_LOOKUPS;
-			if (lookedUp) {
-				lookups++;
-			}
-			const active = lookedUp ? await this.activeRun(agent.id, signal).catch(() => undefined) : undefined;
-			rows.push({
-				...agentData(agent),
-				status: agent.status,
-				activeRun:
-					busy && !lookedUp
-						? 'not looked up (ask run status for this agent)'
-						: active
-							? { id: active.id, status: active.status }
-							: null,
-			});
+		if (places.length > 1) {
+			return listAgentsOfEach(places, { limit, status, cursor }, signal);
 		}
+		const place = places[0]!;
+		Object.assign(call, place);
+		const { agents, rows, page } = await agentPage(place, { limit, status, cursor }, signal);
 		const lines = [
 			status
 				? vscode.l10n.t(
@@ -602,23 +578,28 @@ export class ChatTools implements ToolHandlers {
 				? vscode.l10n.t('More agents exist: call this tool again with `cursor` set to the nextCursor in the data below.')
 				: vscode.l10n.t('This is the last page.'),
 		];
-		return renderResult(lines, [quoteJson('the agents', { agents: rows, nextCursor: page.nextCursor ?? null })]);
+		const deployment = place.named ? place.deployment?.name : undefined;
+		return renderResult(lines, [quoteJson('the agents', { deployment, agents: rows, nextCursor: page.nextCursor ?? null })]);
 	}
 
-	private async runPrompt(input: Record<string, unknown>, signal: AbortSignal, token: vscode.CancellationToken): Promise<string> {
+	private async runPrompt(
+		input: Record<string, unknown>,
+		call: CallPlace,
+		signal: AbortSignal,
+		token: vscode.CancellationToken,
+	): Promise<string> {
 		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
 		const prompt = textArg(input, 'prompt') ?? '';
 		const problem = promptProblem(prompt, false);
 		if (problem) {
 			throw new ToolProblem(vscode.l10n.t('Not sent: {0}', problem));
 		}
-		this.requireSignedIn();
-		const agent = await this.findAgent(agentQuery, signal);
-		const active = await this.activeRun(agent.id, signal);
+		const { agent, place } = await this.target(input, agentQuery, signal, call);
+		const active = await this.activeRun(place, agent.id, signal);
 		if (token.isCancellationRequested) {
 			throw new vscode.CancellationError();
 		}
-		const run = await this.deps.sendPrompt(agent.id, prompt);
+		const run = await this.deps.sendPrompt(agent.id, prompt, place.deployment);
 		if (!run) {
 			throw new ToolProblem(vscode.l10n.t('Not sent: the prompt was refused before sending (see the Cloud Agents messages).'));
 		}
@@ -635,14 +616,19 @@ export class ChatTools implements ToolHandlers {
 		];
 		return renderResult(lines, [
 			quoteJson('the run', {
-				agent: agentData(agent),
+				agent: agentData(agent, place),
 				run: { id: run.id, status: run.status, parentRunId: run.parent_run_id || null },
 				followUpTo: active ? active.id : null,
 			}),
 		]);
 	}
 
-	private async continueInCloud(input: Record<string, unknown>, signal: AbortSignal, token: vscode.CancellationToken): Promise<string> {
+	private async continueInCloud(
+		input: Record<string, unknown>,
+		call: CallPlace,
+		signal: AbortSignal,
+		token: vscode.CancellationToken,
+	): Promise<string> {
 		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
 		const prompt = textArg(input, 'prompt') ?? '';
 		const problem = promptProblem(prompt, false);
@@ -651,13 +637,13 @@ export class ChatTools implements ToolHandlers {
 		}
 		const paths = pathsArg(input);
 		const folder = handoverFolder(input);
-		this.requireSignedIn();
-		const agent = await this.findAgent(agentQuery, signal);
+		const { agent, place } = await this.target(input, agentQuery, signal, call);
 		if (token.isCancellationRequested) {
 			throw new vscode.CancellationError();
 		}
 		const answer = await this.deps.continueInCloud({
 			agentId: agent.id,
+			...(place.deployment && !place.deployment.isDefault ? { deployment: place.deployment.id } : {}),
 			prompt,
 			localFolder: folder?.uri.toString(),
 			paths,
@@ -686,7 +672,7 @@ export class ChatTools implements ToolHandlers {
 		}
 		return renderResult(lines, [
 			quoteJson('the hand-over', {
-				agent: agentData(agent),
+				agent: agentData(agent, place),
 				runId: answer.runId ?? null,
 				written: answer.written,
 				alreadySame: answer.same,
@@ -699,20 +685,19 @@ export class ChatTools implements ToolHandlers {
 		]);
 	}
 
-	private async runStatus(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+	private async runStatus(input: Record<string, unknown>, call: CallPlace, signal: AbortSignal): Promise<string> {
 		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
 		const runId = textArg(input, 'runId')?.trim() || undefined;
 		const waitSeconds = intArg(input, 'waitSeconds', 0, WAIT_MAX_SECONDS, 0);
-		this.requireSignedIn();
-		const agent = await this.findAgent(agentQuery, signal);
+		const { agent, place, client } = await this.target(input, agentQuery, signal, call);
 		let run: Run | undefined;
 		if (runId) {
-			run = await this.client.getRun(agent.id, runId, { signal });
+			run = await client.getRun(agent.id, runId, { signal });
 		} else {
-			run = (await this.client.listRuns(agent.id, { limit: 1, signal }))[0];
+			run = (await client.listRuns(agent.id, { limit: 1, signal }))[0];
 		}
 		if (!run) {
-			return renderResult([vscode.l10n.t('The agent has no runs yet.')], [quoteJson('the agent', agentData(agent))]);
+			return renderResult([vscode.l10n.t('The agent has no runs yet.')], [quoteJson('the agent', agentData(agent, place))]);
 		}
 		const lines: string[] = [];
 		if (waitSeconds > 0 && !isTerminalRunStatus(run.status)) {
@@ -720,7 +705,7 @@ export class ChatTools implements ToolHandlers {
 			try {
 				while (!isTerminalRunStatus(run.status) && Date.now() < deadline) {
 					await sleep(Math.min(WAIT_POLL_MS, Math.max(0, deadline - Date.now())), signal);
-					run = await this.client.getRun(agent.id, run.id, { signal });
+					run = await client.getRun(agent.id, run.id, { signal });
 				}
 			} catch (err) {
 				if (!isCancellation(err)) {
@@ -738,11 +723,11 @@ export class ChatTools implements ToolHandlers {
 					: vscode.l10n.t('The run is still active. Call again with `waitSeconds` to wait for its result.'),
 		);
 		const artifacts = ended
-			? (await this.client.listArtifacts(agent.id, { signal }).catch(() => [] as Artifact[])).filter((a) => a.run_id === run.id)
+			? (await client.listArtifacts(agent.id, { signal }).catch(() => [] as Artifact[])).filter((a) => a.run_id === run.id)
 			: [];
 		const blocks: QuotedBlock[] = [
 			quoteJson('the run', {
-				agent: agentData(agent),
+				agent: agentData(agent, place),
 				run: {
 					id: run.id,
 					status: run.status,
@@ -763,15 +748,14 @@ export class ChatTools implements ToolHandlers {
 		return renderResult(lines, blocks);
 	}
 
-	private async readFile(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+	private async readFile(input: Record<string, unknown>, call: CallPlace, signal: AbortSignal): Promise<string> {
 		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
 		const path = normalizeWorkspacePath(requiredText(input, 'path', vscode.l10n.t("the file's path in the workspace")));
 		const offset = intArg(input, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
-		this.requireSignedIn();
-		const agent = await this.findAgent(agentQuery, signal);
-		const chunk = await this.client.readWorkspaceFile(agent.id, path, { offset, length: READ_FILE_MAX_BYTES, signal });
+		const { agent, place, client } = await this.target(input, agentQuery, signal, call);
+		const chunk = await client.readWorkspaceFile(agent.id, path, { offset, length: READ_FILE_MAX_BYTES, signal });
 		const decoded = decodeText(chunk.content, !chunk.eof);
-		const where = quoteJson('the file', { agent: agentData(agent), path, size: chunk.size, offset });
+		const where = quoteJson('the file', { agent: agentData(agent, place), path, size: chunk.size, offset });
 		if (!decoded) {
 			return renderResult([vscode.l10n.t('Not shown: the file is not text (binary, or not UTF-8).')], [where]);
 		}
@@ -789,7 +773,7 @@ export class ChatTools implements ToolHandlers {
 		return renderResult(lines, [where, quoteText("the file's text", decoded.text, READ_FILE_MAX_BYTES)]);
 	}
 
-	private async searchWorkspace(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+	private async searchWorkspace(input: Record<string, unknown>, call: CallPlace, signal: AbortSignal): Promise<string> {
 		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
 		const query = requiredText(input, 'query', vscode.l10n.t('the text to find'));
 		const bytes = utf8Length(query);
@@ -805,9 +789,8 @@ export class ChatTools implements ToolHandlers {
 		const under = textArg(input, 'path');
 		const path = under === undefined ? undefined : normalizeWorkspacePath(under) || undefined;
 		const maxResults = intArg(input, 'maxResults', 1, SEARCH_MAX, SEARCH_DEFAULT);
-		this.requireSignedIn();
-		const agent = await this.findAgent(agentQuery, signal);
-		const answer = await this.client.searchWorkspace(agent.id, query, { path, maxResults, signal });
+		const { agent, place, client } = await this.target(input, agentQuery, signal, call);
+		const answer = await client.searchWorkspace(agent.id, query, { path, maxResults, signal });
 		const { matches, truncated } = usableMatches(answer);
 		const shown = matches.slice(0, maxResults);
 		const more = truncated || matches.length > shown.length;
@@ -821,7 +804,13 @@ export class ChatTools implements ToolHandlers {
 						? vscode.l10n.t('1 match.')
 						: vscode.l10n.t('{0} matches.', shown.length),
 			],
-			[quoteJson('the matches (path, line, column, a preview of the line)', { agent: agentData(agent), query, matches: shown })],
+			[
+				quoteJson('the matches (path, line, column, a preview of the line)', {
+					agent: agentData(agent, place),
+					query,
+					matches: shown,
+				}),
+			],
 		);
 	}
 
@@ -829,7 +818,7 @@ export class ChatTools implements ToolHandlers {
 	private recentActivity(input: Record<string, unknown>): string {
 		const since = sinceArg(input, (this.deps.now ?? Date.now)());
 		const limit = intArg(input, 'limit', 1, HISTORY_MAX_ENTRIES, ACTIVITY_DEFAULT_LIMIT);
-		this.requireSignedIn();
+		this.places({});
 		const all = since === undefined ? this.deps.activity.entries() : this.deps.activity.since(since);
 		const shown = all.slice(0, limit);
 		return renderResult(
@@ -851,12 +840,11 @@ export class ChatTools implements ToolHandlers {
 		);
 	}
 
-	private async listArtifacts(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+	private async listArtifacts(input: Record<string, unknown>, call: CallPlace, signal: AbortSignal): Promise<string> {
 		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
 		const runId = textArg(input, 'runId')?.trim() || undefined;
-		this.requireSignedIn();
-		const agent = await this.findAgent(agentQuery, signal);
-		const all = newestFirst((await this.client.listArtifacts(agent.id, { signal })).filter((a) => !runId || a.run_id === runId));
+		const { agent, place, client } = await this.target(input, agentQuery, signal, call);
+		const all = newestFirst((await client.listArtifacts(agent.id, { signal })).filter((a) => !runId || a.run_id === runId));
 		const shown = all.slice(0, ARTIFACTS_MAX);
 		return renderResult(
 			[
@@ -867,17 +855,16 @@ export class ChatTools implements ToolHandlers {
 						: vscode.l10n.t('{0} artifacts.', shown.length),
 				vscode.l10n.t('Read one whose `text` is true with {0}.', TOOLS.readArtifact),
 			],
-			[quoteJson('the artifacts', { agent: agentData(agent), artifacts: shown.map(artifactData) })],
+			[quoteJson('the artifacts', { agent: agentData(agent, place), artifacts: shown.map(artifactData) })],
 		);
 	}
 
-	private async readArtifact(input: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+	private async readArtifact(input: Record<string, unknown>, call: CallPlace, signal: AbortSignal): Promise<string> {
 		const agentQuery = requiredText(input, 'agent', vscode.l10n.t("the agent's name or id"));
 		const wanted = requiredText(input, 'artifact', vscode.l10n.t("the artifact's id or name")).trim();
 		const runId = textArg(input, 'runId')?.trim() || undefined;
-		this.requireSignedIn();
-		const agent = await this.findAgent(agentQuery, signal);
-		const all = newestFirst(await this.client.listArtifacts(agent.id, { signal }));
+		const { agent, client } = await this.target(input, agentQuery, signal, call);
+		const all = newestFirst(await client.listArtifacts(agent.id, { signal }));
 		const artifact = all.find((a) => a.id === wanted) ?? all.find((a) => a.name === wanted && (!runId || a.run_id === runId));
 		if (!artifact) {
 			throw new ToolProblem(
@@ -895,7 +882,7 @@ export class ChatTools implements ToolHandlers {
 		if (exceedsReadCap(artifact.size)) {
 			return renderResult([vscode.l10n.t("Not shown: the artifact is larger than the service's 2 MiB answer cap.")], [about]);
 		}
-		const { content } = await this.client.readArtifactContent(agent.id, artifact.id, { signal });
+		const { content } = await client.readArtifactContent(agent.id, artifact.id, { signal });
 		const decoded = decodeText(content);
 		if (!decoded) {
 			return renderResult([vscode.l10n.t('Not shown: the artifact is not text (binary, or not UTF-8).')], [about]);
@@ -903,6 +890,15 @@ export class ChatTools implements ToolHandlers {
 		return renderResult(
 			[vscode.l10n.t("The artifact's text ({0} bytes).", content.byteLength)],
 			[about, quoteText("the artifact's text", decoded.text, READ_ARTIFACT_MAX_CHARS)],
+		);
+	}
+}
+
+/** A confirmation's line naming the deployment the call goes to (only when several are configured). */
+function appendDeployment(message: vscode.MarkdownString, place: CallPlace): void {
+	if (place.named && place.deployment) {
+		message.appendMarkdown(
+			`  \n${vscode.l10n.t('Deployment')}: ${inlineCode(singleLine(place.deployment.name, SAFETY.labelMaxChars))}`,
 		);
 	}
 }

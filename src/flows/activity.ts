@@ -145,6 +145,12 @@ export class ActivityTree implements vscode.TreeDataProvider<HistoryEntry>, vsco
 export function actionsOf(
 	event: ActivityEvent,
 ): Array<{ id: 'openResult' | 'showAgent' | 'openAuthorization' | 'showRuntime' | 'showBuilds'; title: string }> {
+	if (event.deploymentId !== undefined) {
+		// Another deployment's event (issue 47): what opens records and rows opens the default deployment's, so only its page.
+		return event.kind === 'githubAuthorization' && event.authorizationUrl
+			? [{ id: 'openAuthorization', title: vscode.l10n.t('Open Authorization Page') }]
+			: [];
+	}
 	switch (event.kind) {
 		case 'runEnded':
 			return [

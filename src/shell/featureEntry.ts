@@ -54,6 +54,8 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		openResult: (arg) => actions.invokeShown(runActions.openResult, arg),
 		runEventOf: (id, e) => workspace.feature.runEventOf(id, e),
 	});
+	// Activity watches every signed-in deployment, each with its own watcher and history (issue 47).
+	const watchedDeployments = deps.activity.watchDeployments(deployments);
 	const computer = computerPanelFeature({
 		context: deps.context,
 		log: deps.log,
@@ -80,12 +82,21 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 	});
 	const changes = new ChangesFeature({
 		session: deps.session,
+		// A link remembers its agent's deployment and compares through that deployment's session.
+		deployments,
+		deploymentOf: (arg) => scopeOf(deps.views, arg).deployment,
 		log: deps.log,
 		context: deps.context,
 		agents: agentsList,
 		runEvents: deps.follower.onDidReceiveEvent,
 		// Our own writes and deletes of an agent's files (Send to Agent) reach the file system's cache.
-		agentFileChanged: (agentId, path, change) => workspace.feature.cache.invalidate(agentId, path, change),
+		agentFileChanged: (agentId, path, change, part) => {
+			try {
+				workspace.feature.workspaceOf(part).cache.invalidate(agentId, path, change);
+			} catch {
+				// A deployment no longer configured or served here: no cache of it to keep true.
+			}
+		},
 		connectivity: deps.views.connectivity,
 		localFiles: deps.localFiles,
 		// Continue in Cloud (issue 46) uses Send Prompt's steps and send, handed here (a feature never imports another).
@@ -105,7 +116,8 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		runEvents: deps.follower.onDidReceiveEvent,
 		sendPrompt: async (agentId, prompt): Promise<Run | undefined> =>
 			(await actions.invoke(runActions.sendPrompt, automation({ agentId, prompt, onConflict: 'followUp' }))) as Run | undefined,
-		agentOfControl: (arg) => changes.targets.linkOfControl(arg)?.link.agentId,
+		// Review comments are the default deployment's (issue 47): a link of another deployment names no agent here.
+		agentOfControl: (arg) => defaultAgentOf(changes.targets.linkOfControl(arg)?.link),
 		agentName: (agentId) =>
 			deps.views.providerOf(agentsList).records.find((a) => a.id === agentId)?.name ||
 			changes.targets.links().find((l) => l.link.agentId === agentId)?.link.agentName ||
@@ -114,24 +126,14 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 	// Every action, Source Control's and the review's included, is registered by the one registry.
 	const resources = [...resourceActions(), changes.actions, review.actions];
 	const actions: ActionRegistry = new ActionRegistry(deps, LIST_DESCRIPTORS, resources, (id) => followers.get(id));
-	// The language-model tools (src/chat): Send Prompt's own flow sends, as the command does for automation.
-	const chatTools = new ChatTools({
-		session: deps.session,
-		log: deps.log,
-		sendPrompt: async (agentId, prompt) =>
-			(await actions.invoke(runActions.sendPrompt, automation({ agentId, prompt, onConflict: 'followUp' }))) as Run | undefined,
-		// Continue in Cloud as automation: the tool's confirmation was the person's say.
-		continueInCloud: async (request) =>
-			(await actions.invoke(changes.actions.continueInCloud!, automation({ ...request, onConflict: 'followUp' }))) as
-				HandoverAnswer | undefined,
-		activity: deps.activity,
-	});
+	const chatTools = chatToolsOf(deps, deployments, actions, changes);
 	return {
 		auth: { signIn, signOut, addDeployment },
 		deployments,
 		chatTools,
 		disposables: [
 			...ofDeployments,
+			watchedDeployments,
 			deployments,
 			workspace,
 			...actions.register(),
@@ -195,6 +197,40 @@ function deploymentParts(
 		return lists && { setFlag: (name, test) => lists.setFlag(name, test), redrawRuns: () => lists.providerOf(runsList).redraw() };
 	});
 	return { followers, disposables: [shown, records, flags, followers, closer] };
+}
+
+/** The agent of a link of the default deployment; undefined for another deployment's link (or none). */
+function defaultAgentOf(link: { agentId: string; deployment?: string } | undefined): string | undefined {
+	return link?.deployment === undefined ? link?.agentId : undefined;
+}
+
+/**
+ * The language-model tools (src/chat): Send Prompt's own flow sends, as the command does for
+ * automation. An agent is looked up in every signed-in deployment; a call acts through the
+ * deployment that has it (an automation argument naming a deployment other than the default is
+ * scoped to it: src/views/deploymentViews.ts).
+ */
+function chatToolsOf(deps: Services, deployments: DeploymentSessions, actions: ActionRegistry, changes: ChangesFeature): ChatTools {
+	return new ChatTools({
+		session: deps.session,
+		deployments,
+		log: deps.log,
+		sendPrompt: async (agentId, prompt, deployment) =>
+			(await actions.invoke(
+				runActions.sendPrompt,
+				automation({
+					agentId,
+					prompt,
+					onConflict: 'followUp',
+					...(deployment?.isDefault === false ? { deployment: deployment.id } : {}),
+				}),
+			)) as Run | undefined,
+		// Continue in Cloud as automation: the tool's confirmation was the person's say.
+		continueInCloud: async (request) =>
+			(await actions.invoke(changes.actions.continueInCloud!, automation({ ...request, onConflict: 'followUp' }))) as
+				HandoverAnswer | undefined,
+		activity: deps.activity,
+	});
 }
 
 /** The sessions of the deployments beside the default one, each with its own "sign in again" flow. */

@@ -77,8 +77,11 @@ export interface Services {
 	 * undefined when it cannot compare with that folder.
 	 */
 	localFiles(this: void, root: vscode.Uri): LocalFiles | undefined;
-	/** What the watcher over the account noticed (src/activity/activity.ts): the chat tools read it. */
-	activity: Pick<Activity, 'since' | 'entries'>;
+	/**
+	 * What the watcher over the account noticed (src/activity/activity.ts): the chat tools read it;
+	 * the features hand it the deployments to watch beside the default one.
+	 */
+	activity: Pick<Activity, 'since' | 'entries' | 'watchDeployments'>;
 }
 
 /** What actions use of the run follower (ActionKit.follower). */

@@ -8,11 +8,13 @@
  * one root row per deployment with two or more. Signing out of a deployment, or removing it from
  * the settings, drops its lists and its rows as last loaded.
  */
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { SAFETY } from '../api';
 import type { Deployment } from '../auth/deployments';
 import { PerDeployment } from '../auth/perDeployment';
 import { Disposable } from '../util/lifecycle';
+import { singleLine } from '../util/text';
+import { isAutomation } from './automation';
 import type { ActionSession } from './actions';
 import { Connectivity } from './connectivity';
 import type { AnyListDescriptor } from './descriptor';
@@ -42,7 +44,11 @@ export function showDeployments(views: CloudAgentViews, deployments: DeploymentS
 	return new DeploymentViews(views, deployments, globalState);
 }
 
-/** What an action run with `arg` (a row of a view, its command's argument, anything) acts with: its deployment's lists and session. */
+/**
+ * What an action run with `arg` (a row of a view, its command's argument, anything) acts with: its
+ * deployment's lists and session. An automation argument names its deployment with `deployment`
+ * (a name or id; a chat tool's call on another deployment's agent); one not signed in is refused.
+ */
 export function scopeOf(views: CloudAgentViews, arg: unknown): DeploymentScope {
 	return views.deployments?.ownerOf(arg)?.scope ?? { lists: views, session: undefined, deployment: undefined };
 }
@@ -177,8 +183,25 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 	}
 
 	private otherOf(arg: unknown): OtherDeployment | undefined {
+		if (isAutomation(arg) && typeof arg.deployment === 'string') {
+			return this.otherNamed(arg.deployment);
+		}
 		const id = arg !== null && typeof arg === 'object' ? this.owners.get(arg) : undefined;
 		return id === undefined ? undefined : this.others.get(id);
+	}
+
+	/**
+	 * The signed-in deployment an automation argument's `deployment` names (its id or name, any
+	 * case: a chat tool acting on another deployment's agent); undefined for the default deployment.
+	 * Any other name is refused, so that the call never falls back to the default deployment.
+	 */
+	private otherNamed(named: string): OtherDeployment | undefined {
+		const wanted = named.trim().toLowerCase();
+		const other = this.others.get(wanted) ?? [...this.others.values()].find((o) => o.deployment.name.toLowerCase() === wanted);
+		if (other || wanted === this.defaultDeployment.id || wanted === this.defaultDeployment.name.toLowerCase()) {
+			return other;
+		}
+		throw new Error(vscode.l10n.t('No signed-in deployment is named "{0}".', singleLine(named, SAFETY.labelMaxChars)));
 	}
 
 	async reveal(key: string, lists: DeploymentLists, node: vscode.TreeItem): Promise<void> {

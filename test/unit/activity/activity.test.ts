@@ -14,7 +14,9 @@ import { CloudAgentsClient } from '../../../src/api';
 import { nodeConnect } from '../../../src/platform/node/network';
 import { nodeClaimStore } from '../../../src/platform/node/claimFiles';
 import { Activity, type ActivitySession, announceLevel, needsAttention, worthAnnouncing } from '../../../src/activity/activity';
-import type { ActivityEvent } from '../../../src/activity/events';
+import { type ActivityEvent, runEndedKey } from '../../../src/activity/events';
+import { HISTORY_KEY_PREFIX, describeEvent, historyKey } from '../../../src/activity/history';
+import { type Deployment, deploymentId, normaliseApiUrl } from '../../../src/auth/deployments';
 import { DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
 import { FakeClock } from '../support/fakeClock';
 import * as fake from '../support/vscodeFake';
@@ -258,5 +260,154 @@ suite('activity: the watcher, history and announcements of the signed-in account
 		assert.equal(activity.state, undefined);
 		resume.dispose();
 		assert.notEqual(activity.state, undefined);
+	});
+});
+
+suite('activity: several deployments, a watcher each (issue 47, two emulators)', () => {
+	interface Service {
+		emu: TestEmulator;
+		client: CloudAgentsClient;
+		session: FakeSession;
+		deployment: Deployment;
+	}
+	let home: Service;
+	let staging: Service;
+	let claimsDir: string;
+	const disposables: vscode.Disposable[] = [];
+
+	const service = async (name: string, isDefault: boolean): Promise<Service> => {
+		const emu = await startTestEmulator({ profile: 'standard' });
+		const client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: emu.url, getToken: () => DEV_TOKEN });
+		const url = normaliseApiUrl(emu.url);
+		return {
+			emu,
+			client,
+			session: new FakeSession(client, emu.url),
+			deployment: { id: deploymentId(url), name, apiUrl: url, isDefault },
+		};
+	};
+	suiteSetup(async () => {
+		home = await service('127.0.0.1', true);
+		staging = await service('Staging', false);
+	});
+	suiteTeardown(async () => {
+		for (const s of [home, staging]) {
+			s?.client.close();
+			await s?.emu.close();
+		}
+	});
+	setup(() => {
+		claimsDir = mkdtempSync(join(tmpdir(), 'ca-claims-'));
+		home.session = new FakeSession(home.client, home.emu.url);
+		staging.session = new FakeSession(staging.client, staging.emu.url);
+	});
+	teardown(async () => {
+		for (const d of disposables.splice(0)) {
+			d.dispose();
+		}
+		rmSync(claimsDir, { recursive: true, force: true });
+		await Promise.all([home.emu.admin('POST', '/reset'), staging.emu.admin('POST', '/reset')]);
+	});
+
+	/** A window's Activity over `configured` (the default deployment's session its own); what it announced. */
+	function windowOf(
+		profile: Memento,
+		configured: Service[],
+	): { activity: Activity; announced: ActivityEvent[]; changed: vscode.EventEmitter<void> } {
+		const announced: ActivityEvent[] = [];
+		const activity = new Activity({
+			session: home.session,
+			globalState: profile,
+			claims: nodeClaimStore(claimsDir),
+			log: { info: () => undefined, warn: () => undefined },
+			isFollowed: () => false,
+			present: (events) => announced.push(...events),
+			clock: new FakeClock(Date.now()),
+		});
+		const changed = new vscode.EventEmitter<void>();
+		disposables.push(activity, changed);
+		activity.start();
+		disposables.push(activity.watchDeployments({ all: configured, onDidChange: changed.event }));
+		return { activity, announced, changed };
+	}
+
+	/** Starts a held run of the Docs writer on `s`, lets `activity` see it running, ends it; its id. */
+	async function runThatEnds(s: Service, activity: Activity): Promise<string> {
+		const agentId = (await s.client.listAgents({ limit: 100 })).items.find((a) => a.name === 'Docs writer')!.id;
+		const run = await s.client.createRun(agentId, { prompt: '[[hold]] write the docs' });
+		await activity.checkNow();
+		await s.emu.admin('POST', `/runs/${run.id}/release`);
+		const end = Date.now() + 15_000;
+		while (['running', 'in_progress', 'queued', 'pending', 'blocked'].includes((await s.client.getRun(agentId, run.id)).status ?? '')) {
+			assert.ok(Date.now() < end, `run ${run.id} never ended`);
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		}
+		await activity.checkNow();
+		return run.id;
+	}
+
+	test('a run ending on each deployment: one entry each, naming its deployment, announced so; keys and histories apart', async () => {
+		const profile = new Memento();
+		const w = windowOf(profile, [home, staging]);
+		await w.activity.checkNow();
+		const onHome = await runThatEnds(home, w.activity);
+		const onStaging = await runThatEnds(staging, w.activity);
+		const ends = w.activity.entries().filter((e) => e.event.kind === 'runEnded');
+		assert.deepEqual(
+			ends.map((e) => [e.event.runId, e.event.deployment]).sort(),
+			[
+				[onHome, '127.0.0.1'],
+				[onStaging, 'Staging'],
+			].sort(),
+		);
+		const theirs = ends.find((e) => e.event.runId === onStaging)!;
+		assert.equal(theirs.event.key, `${staging.deployment.id}/${runEndedKey(onStaging)}`);
+		assert.equal(theirs.event.deploymentId, staging.deployment.id);
+		assert.match(describeEvent(theirs.event), /: run succeeded · Staging$/);
+		assert.deepEqual(
+			w.announced
+				.filter((e) => e.kind === 'runEnded')
+				.map((e) => [e.runId, e.deployment])
+				.sort(),
+			[
+				[onHome, '127.0.0.1'],
+				[onStaging, 'Staging'],
+			].sort(),
+		);
+		// Each deployment's history under its own key; read state by the key the list gives.
+		assert.equal([...profile.values.keys()].filter((k) => k.startsWith(HISTORY_KEY_PREFIX)).length, 2);
+		const unread = w.activity.unreadCount;
+		assert.equal(w.activity.markRead(theirs.event.key), true);
+		assert.equal(w.activity.get(theirs.event.key)?.read, true);
+		assert.equal(w.activity.unreadCount, unread - 1);
+		assert.equal(
+			w.activity.entries().find((e) => e.event.runId === onHome)?.read,
+			false,
+			"the default deployment's entry stays unread",
+		);
+		// Signed out of Staging: its watcher stops and its entries leave the list; the default's stay.
+		staging.session.set({ signedIn: false });
+		w.changed.fire();
+		assert.ok(!w.activity.entries().some((e) => e.event.runId === onStaging));
+		assert.ok(w.activity.entries().some((e) => e.event.runId === onHome));
+	});
+
+	test("one deployment: entries as before (no name, keys unprefixed); the default deployment's old history is read as it was", async () => {
+		const profile = new Memento();
+		const old = { key: runEndedKey('run-old'), kind: 'runEnded', at: Date.now() - 60_000, runId: 'run-old', outcome: 'succeeded' };
+		profile.values.set(historyKey({ apiUrl: home.emu.url, account: 'account-1' }), { v: 1, entries: [{ event: old, read: false }] });
+		const w = windowOf(profile, [home]);
+		await w.activity.checkNow();
+		const onHome = await runThatEnds(home, w.activity);
+		const entries = w.activity.entries();
+		assert.ok(
+			entries.some((e) => e.event.key === runEndedKey('run-old')),
+			'the history kept before deployments',
+		);
+		const mine = entries.find((e) => e.event.runId === onHome)!;
+		assert.equal(mine.event.key, runEndedKey(onHome));
+		assert.ok(entries.every((e) => e.event.deployment === undefined && e.event.deploymentId === undefined));
+		assert.ok(w.announced.every((e) => e.deployment === undefined));
+		assert.doesNotMatch(describeEvent(mine.event), /·/);
 	});
 });

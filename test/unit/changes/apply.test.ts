@@ -33,6 +33,8 @@ suite('changes/apply', () => {
 	const uriOf = (p: string): vscode.Uri => vscode.Uri.joinPath(root, p);
 	const source = {
 		link: { id: 'link-1', agentId: '', agentFolder: 'applied', agentName: 'A', localFolder: root.toString() },
+		// The client of the link's deployment: Apply reads the agent's bytes through it.
+		client: () => client,
 		localUriOf: uriOf,
 		files: () => ({
 			checkWrite: async (p: string) => {

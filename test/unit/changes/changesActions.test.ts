@@ -65,7 +65,7 @@ suite('changes/changesActions', () => {
 		({
 			targets: {},
 			log: { warn: () => undefined },
-			client: () => ({}),
+			deploymentOf: () => undefined,
 			localFiles: () => (reachable ? {} : undefined),
 			link: async (spec: unknown) => {
 				told.linked.push(spec);

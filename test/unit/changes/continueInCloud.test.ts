@@ -129,7 +129,7 @@ suite('changes/continueInCloud: the flow (automation, emulator workspace)', () =
 	};
 	const host = (): ChangesHost =>
 		({
-			client: () => client,
+			deploymentOf: () => undefined,
 			log: { warn: () => undefined },
 			prompts,
 			targets: { linkOfControl: () => undefined, linkById: () => undefined, links: () => [] },
@@ -215,6 +215,30 @@ suite('changes/continueInCloud: the flow (automation, emulator workspace)', () =
 		await assert.rejects(
 			continueInCloud(host(), kit({ agentId, prompt: 'p', paths: ['a.txt'] })),
 			/name the local folder \(`localFolder` or `link`\): the agent has 0 linked folders/,
+		);
+		assert.equal(sent.length, 0);
+	});
+
+	test("links of another deployment (issue 47): one is not the default deployment's agent's folder; from its Source Control it is refused", async () => {
+		const theirs = { link: { id: 'link-s', agentId, agentFolder: 'cic', deployment: 'staging-example-com-0123456789ab' } };
+		const withLinks = (): ChangesHost =>
+			({
+				...host(),
+				targets: {
+					linkOfControl: (arg: unknown) => (arg === theirs ? theirs : undefined),
+					linkById: () => undefined,
+					links: () => [theirs],
+				},
+			}) as unknown as ChangesHost;
+		// Automation for the default deployment's agent of that id: Staging's link is not its linked folder.
+		await assert.rejects(
+			continueInCloud(withLinks(), kit({ agentId, prompt: 'p', paths: ['a.txt'] })),
+			/the agent has 0 linked folders/,
+		);
+		// From the link's own Source Control (a person's click: the default deployment's kit): refused, saying why.
+		await assert.rejects(
+			continueInCloud(withLinks(), { ...kit({}), arg: theirs, automation: false }),
+			/links of the default deployment only for now/,
 		);
 		assert.equal(sent.length, 0);
 	});

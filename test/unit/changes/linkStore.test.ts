@@ -94,6 +94,38 @@ suite('changes/linkStore', () => {
 		assert.equal(changes, 3);
 	});
 
+	test("deployments (issue 47): a link kept before them reads as the default deployment's; another deployment's round-trips; a bad one is dropped", async () => {
+		const staging = 'staging-example-com-0123456789ab';
+		state.values.set(LINKS_KEY, [
+			good,
+			{ ...good, id: 'link-2', deployment: 'Staging-Example-Com-0123456789AB' },
+			{ ...good, id: 'link-3', deployment: 'not an id' },
+			{ ...good, id: 'link-4', deployment: 7 },
+		]);
+		const links = readLinks(state);
+		// The old record is read exactly as it was: no deployment field, so the default deployment's.
+		assert.deepEqual(links[0], good);
+		assert.ok(!('deployment' in links[0]));
+		assert.deepEqual(links[1], { ...good, id: 'link-2', deployment: staging }, 'read in lower case (VS Code lower-cases authorities)');
+		assert.equal(links.length, 2);
+		// Stored and read back: the default deployment's link without the field, as before deployments.
+		state.values.clear();
+		const mine = await store.add(link(1));
+		const theirs = await store.add({ ...link(1), deployment: staging });
+		assert.notEqual(theirs.id, mine.id, 'the same agent id and folders on two deployments are two links');
+		const stored = state.values.get(LINKS_KEY) as Array<Record<string, unknown>>;
+		assert.ok(!('deployment' in stored[0]!));
+		assert.equal(stored[1]!.deployment, staging);
+		assert.deepEqual(
+			readLinks(state).map((l) => [l.id, l.deployment]),
+			[
+				[mine.id, undefined],
+				[theirs.id, staging],
+			],
+		);
+		assert.equal((await store.add({ ...link(1), deployment: staging, agentName: 'Again' })).id, theirs.id);
+	});
+
 	test('past MAX_LINKS the oldest link goes, and its baseline file with it', async () => {
 		const oldest = await store.add(link(0));
 		await store.setBaseline(oldest.id, baseline);

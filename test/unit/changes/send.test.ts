@@ -47,6 +47,8 @@ suite('changes/send', () => {
 
 	const source = {
 		link: { id: 'link-1', agentId: '', agentFolder: 'sent', agentName: 'A', localFolder: 'file:///w' },
+		// The client of the link's deployment: Send to Agent writes through it.
+		client: () => client,
 		localUriOf: (p: string) => vscode.Uri.file(`/w/${p}`),
 		files: () => ({
 			read: async (p: string) => {

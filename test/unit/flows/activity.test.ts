@@ -105,6 +105,20 @@ suite('flows/activity', () => {
 		assert.deepEqual(ids(event({ kind: 'buildEnded', buildId: 'b1' })), ['showBuilds']);
 	});
 
+	test("another deployment's event (issue 47): nothing that would open the default deployment's records; its row names it", () => {
+		const ids = (e: ActivityEvent): string[] => actionsOf(e).map((a) => a.id);
+		const theirs = { deploymentId: 'staging-example-com-0123456789ab', deployment: 'Staging' };
+		assert.deepEqual(ids(event({ ...theirs })), []);
+		assert.deepEqual(ids(event({ ...theirs, kind: 'runtimeFailed', runtimeId: 'rt1' })), []);
+		assert.deepEqual(ids(event({ ...theirs, kind: 'githubAuthorization', authorizationUrl: 'https://github.com/login/device' })), [
+			'openAuthorization',
+		]);
+		const row = activityRow({ event: event({ ...theirs, agentName: 'Docs', outcome: 'succeeded' }), read: true }, Date.now());
+		assert.equal(row.label, 'Docs: run succeeded · Staging');
+		const mine = activityRow({ event: event({ agentName: 'Docs', outcome: 'succeeded' }), read: true }, Date.now());
+		assert.equal(mine.label, 'Docs: run succeeded', 'with one deployment: no name');
+	});
+
 	suite('announcing and opening', () => {
 		let opened: string[];
 		let entries: Entries;

@@ -8,6 +8,7 @@ import { GroupedTreeProvider } from '../../../src/views/groupTree';
 import type { Deployment } from '../../../src/auth/deployments';
 import { DeploymentRootNode } from '../../../src/views/deploymentTree';
 import { refreshList, scopeOf, showDeployments } from '../../../src/views/deploymentViews';
+import { automation } from '../../../src/views/automation';
 import { CloudAgentViews, DescriptorTreeProvider, RecordNode } from '../../../src/views/index';
 import type { ViewRows } from '../../../src/views/index';
 import type { DeploymentSource, DeploymentViewSession } from '../../../src/views/index';
@@ -487,6 +488,20 @@ suite('views/index', () => {
 		assert.equal(scope.deployment?.name, 'Staging');
 		assert.equal(scopeOf(v, mainRows[0]).lists, v);
 		assert.equal(scopeOf(v, mainRows[0]).session, undefined, "the default deployment's: the services' own session");
+		// An automation argument naming a deployment (a chat tool's call on its agent) acts with it; naming
+		// the default deployment, with the default's; naming no signed-in one, it is refused (never the default).
+		assert.equal(scopeOf(v, automation({ agentId: 'a1', deployment: 'staging' })).session, staging);
+		assert.equal(scopeOf(v, automation({ agentId: 'a1', deployment: 'staging-0123456789ab' })).deployment?.name, 'Staging');
+		assert.equal(scopeOf(v, automation({ agentId: 'a1', deployment: '127.0.0.1:8787' })).session, undefined);
+		assert.throws(
+			() => scopeOf(v, automation({ agentId: 'a1', deployment: 'Production' })),
+			/No signed-in deployment is named "Production"/,
+		);
+		assert.equal(
+			scopeOf(v, { agentId: 'a1', deployment: 'staging' }).session,
+			undefined,
+			'a plain object (a click) names no deployment',
+		);
 		// Selecting the staging agent: the Runs view follows it under Staging's root row; the default deployment selects nothing.
 		v.select(agents, w.s.agents[0]);
 		view('cloudAgents.agents').selection.fire({ selection: [stagingRows[0]!] });
@@ -521,6 +536,7 @@ suite('views/index', () => {
 			],
 		);
 		assert.equal(scopeOf(v, stagingRows[0]).lists, v, 'a row of a deployment no longer shown acts as nothing of it');
+		assert.throws(() => scopeOf(v, automation({ agentId: 'a1', deployment: 'Staging' })), /No signed-in deployment/);
 		shown.dispose();
 		stagingChanged.dispose();
 		sourceChanged.dispose();
