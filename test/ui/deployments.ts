@@ -256,12 +256,13 @@ const uiTest: UiTest = {
 
 			// Sign In asks which deployment (two are configured); Staging, then its key.
 			await signInWithKey(workbench, stagingKey, undefined, () => workbench.pickByKeyboard(STAGING, 15_000));
+			// The message names the deployment (the key's box said "Cloud Agents", as with one deployment).
+			note(await workbench.waitForNotification(`Signed in to ${STAGING} as`));
 
 			// Both deployments' agents, each under its root row: the same agent id twice.
 			await workbench.openViewContainer('Cloud Agents', VIEW_CONTAINER_ID);
 			const rows = await waitForRootRows(workbench, [defaultName, STAGING], [defaultAgent, SEED_AGENT]);
 			note(`the Agents view: ${JSON.stringify(rows.filter((r) => r.level === 1).map((r) => r.text))}`);
-			note(`notifications: ${JSON.stringify(await workbench.notifications())}`);
 			await workbench.runCommand('Notifications: Clear All Notifications');
 			await workbench.screenshot('deployments-views');
 
