@@ -5,10 +5,10 @@
 //   npm run screenshots -- views     only those whose name contains "views"
 // Each picture is one function below; a new surface adds one.
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, DEV_TOKEN, ROOT, ensureSystemPackages, freePort, log } from './lib/harness.mjs';
+import { CHROMIUM, DEV_TOKEN, Processes, ROOT, ensureSystemPackages, freePort, log, startEmulator } from './lib/harness.mjs';
 
 const OUT = join(ROOT, 'docs', 'images');
 const only = process.argv[2];
@@ -132,6 +132,44 @@ async function linkBilling(page) {
 	await pick('Which local folder?', 'billing');
 }
 
+/** The user settings of the workbench `npm start` serves (scripts/start.mjs writes them there). */
+const DEMO_SETTINGS = join(ROOT, '.vscode-test', 'start', 'user-data', 'User', 'settings.json');
+
+/**
+ * Replaces the demo's user settings with `edit(what they hold)` through the workbench's JSON editor
+ * (a write behind its back may go unnoticed) and saves them; returns what they held.
+ */
+async function replaceUserSettings(page, edit) {
+	const original = JSON.parse(readFileSync(DEMO_SETTINGS, 'utf8'));
+	const wanted = JSON.stringify(edit(original));
+	// The demo opens a Markdown preview (a webview) that can hold the keyboard: F1 would go to it.
+	await page.evaluate('document.activeElement instanceof HTMLIFrameElement && document.activeElement.blur()');
+	await palette(page, 'Preferences: Open User Settings (JSON)');
+	const editor = page.locator('.editor-instance .monaco-editor').first();
+	await editor.waitFor({ state: 'visible', timeout: 30_000 });
+	await editor.click();
+	await page.keyboard.press('ControlOrMeta+A');
+	await page.keyboard.press('Delete');
+	await page.keyboard.insertText(wanted);
+	await page.keyboard.press('ControlOrMeta+S');
+	for (let i = 0; i < 50 && JSON.stringify(JSON.parse(readFileSync(DEMO_SETTINGS, 'utf8'))) !== wanted; i++) {
+		await page.waitForTimeout(200);
+	}
+	for (
+		let i = 0;
+		i < 5 &&
+		(await page
+			.locator('.modal-editor-part')
+			.isVisible()
+			.catch(() => false));
+		i++
+	) {
+		await page.keyboard.press('Escape');
+		await page.waitForTimeout(300);
+	}
+	return original;
+}
+
 /** The pictures, in README order. */
 const SHOTS = {
 	/** The views, a followed run in the Output panel and its end notification (README's first picture). */
@@ -167,6 +205,72 @@ const SHOTS = {
 			.first()
 			.waitFor({ state: 'visible', timeout: 20_000 });
 		void emulatorUrl;
+	},
+	/**
+	 * Several deployments: a second emulator (the demo seed again) as "Staging" in
+	 * cloudAgents.deployments, signed in with a key of its own; the Agents view lists both under a
+	 * root row each. The settings go back and the emulator stops after the picture.
+	 */
+	async deployments(page) {
+		await openCloudAgents(page);
+		const procs = new Processes();
+		let original;
+		// Undone after the picture, or at once when taking it fails: the settings as they were, the emulator stopped.
+		const after = async () => {
+			if (original !== undefined) {
+				await replaceUserSettings(page, () => original).catch(() => {});
+			}
+			await procs.stopAll();
+		};
+		try {
+			const staging = await startEmulator(procs, {
+				port: await freePort(),
+				logFile: join(ROOT, 'test-results', 'screenshots-staging-emulator.log'),
+			});
+			original = JSON.parse(readFileSync(DEMO_SETTINGS, 'utf8'));
+			await replaceUserSettings(page, (settings) => ({
+				...settings,
+				'cloudAgents.deployments': [{ name: 'Staging', apiUrl: staging }],
+			}));
+			const key = (await (await fetch(`${staging}/_emulator/keys`, { method: 'POST' })).json()).api_key;
+			await palette(page, 'Cloud Agents: Sign In');
+			const pick = async (label) => {
+				await page
+					.locator('.quick-input-list .monaco-list-row', { hasText: label })
+					.first()
+					.waitFor({ state: 'visible', timeout: 30_000 });
+				await page.locator('.quick-input-widget input').fill(label);
+				await page.keyboard.press('Enter');
+			};
+			await pick('Staging');
+			await pick('API key');
+			await page.locator('.quick-input-widget', { hasText: 'API key for' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+			await page.locator('.quick-input-widget input').fill(key);
+			await page.keyboard.press('Enter');
+			await openCloudAgents(page);
+			// The Agents view alone, so that both deployments' agents show whole.
+			for (const title of ['Runs', 'Runtimes', 'Artifacts']) {
+				await setExpanded(page, title, false);
+			}
+			await pane(page, 'Agents')
+				.locator('.monaco-list-row', { hasText: 'Staging' })
+				.first()
+				.waitFor({ state: 'visible', timeout: 60_000 });
+			await palette(page, 'Notifications: Clear All Notifications');
+			// No editor (the demo's README preview), and no hover card over a row.
+			await page.evaluate('document.activeElement instanceof HTMLIFrameElement && document.activeElement.blur()');
+			await palette(page, 'View: Close All Editors');
+			await page.mouse.move(900, 450);
+			await page
+				.locator('.monaco-hover')
+				.first()
+				.waitFor({ state: 'hidden', timeout: 10_000 })
+				.catch(() => {});
+		} catch (err) {
+			await after();
+			throw err;
+		}
+		return after;
 	},
 	/** Send Prompt from an agent row: one step, the multi-line box with its image buttons. */
 	async 'send-prompt'(page) {
@@ -389,9 +493,14 @@ try {
 			await page.goto(demo.url);
 			await page.locator('.monaco-workbench .activitybar').waitFor({ state: 'visible', timeout: 120_000 });
 			await page.waitForTimeout(1500);
-			await take(page, { emulatorUrl: demo.emulatorUrl });
-			await page.waitForTimeout(800);
-			await page.screenshot({ path: join(OUT, `${name}.png`) });
+			// A picture may leave something to undo once it is taken (deployments: settings, an emulator).
+			const after = await take(page, { emulatorUrl: demo.emulatorUrl });
+			try {
+				await page.waitForTimeout(800);
+				await page.screenshot({ path: join(OUT, `${name}.png`) });
+			} finally {
+				await after?.();
+			}
 			log(`docs/images/${name}.png`);
 		} catch (err) {
 			failed++;

@@ -37,6 +37,8 @@
 //     reloads the page or opens another window leaves the workbench usable (or takes it back) for
 //     the next; a reversed run shows it. Before each UI test the emulator's faults and outage are
 //     cleared and its clock released; a UI test that fails (or passes 300 s) leaves a reloaded workbench to the next.
+//     A UI test that declares `secondEmulator: true` gets a second emulator of the lane's profile
+//     (UiContext.secondEmulatorUrl), started when the lane's first such test runs, never in a lane without one.
 //     Screenshots go to test-results/screenshots/ (FAILED-<profile>-<test>.png for a variant lane);
 //  5. stops every process it started (also on failure and Ctrl-C), prints every lane, where the time
 //     went (also test-results/timings.json) and ONE closing "N passed, N failed" line over all of
@@ -447,6 +449,25 @@ function withLimit(fn, ms, what) {
 	]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The lane's second emulator (same profile, demo seed: the same agent ids as the first), for the UI
+ * tests that declare `secondEmulator: true` (several deployments side by side, issue 47). Started
+ * when the first such test of the lane runs, so a lane without one starts none; it serves every
+ * such test of the lane and stops with the lane's other processes.
+ */
+async function startSecondEmulator(session) {
+	if (session.secondEmulatorUrl) {
+		return;
+	}
+	session.secondEmulatorUrl = await startEmulator(procs, {
+		port: await freePort(),
+		profile: session.profile,
+		logFile: join(session.logs, 'emulator-2.log'),
+		onChild: (c) => session.children.push(c),
+	});
+	log(`[${session.lane}] second emulator (${session.profile} profile) on ${session.secondEmulatorUrl}`);
+}
+
 /** Runs the lane's UI tests (already chosen by title) against its workbench. */
 async function runUiTests(session, uiTests) {
 	const uiResults = [];
@@ -487,11 +508,18 @@ async function runUiTests(session, uiTests) {
 				async () => {
 					await workbench.ready();
 					await workbench.dismissDialogs();
+					if (uiTest.secondEmulator === true) {
+						await startSecondEmulator(session);
+					}
 					await resetEmulatorFaults(session.emulatorUrl);
+					if (session.secondEmulatorUrl) {
+						await resetEmulatorFaults(session.secondEmulatorUrl);
+					}
 					await uiTest.run({
 						page,
 						workbench,
 						emulatorUrl: session.emulatorUrl,
+						secondEmulatorUrl: uiTest.secondEmulator === true ? session.secondEmulatorUrl : undefined,
 						emulatorProfile: session.profile,
 						githubStubUrl: session.githubStubUrl,
 						userDataDir: session.userDataDir,
@@ -520,6 +548,9 @@ async function runUiTests(session, uiTests) {
 			// One failure fails one test: the next starts from a freshly loaded workbench with the
 			// emulator's faults and outage cleared and its clock released, whatever this one left behind.
 			await resetEmulatorFaults(session.emulatorUrl).catch(() => {});
+			if (session.secondEmulatorUrl) {
+				await resetEmulatorFaults(session.secondEmulatorUrl).catch(() => {});
+			}
 			await new Workbench(page, SCREENSHOTS).revertDirtyEditors().catch(() => {});
 			// Nor does it find this one's tabs restored: their files may be gone with its clean-up.
 			await new Workbench(page, SCREENSHOTS).runCommand('View: Close All Editors').catch(() => {});

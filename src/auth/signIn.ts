@@ -322,7 +322,8 @@ export async function signIn(given: SignInDeps, args?: SignInArgs): Promise<bool
  * try (issue 42, item 7: the box used to close and the key was gone). Escape cancels, also a check
  * under way. Resolves to true once a key is stored.
  */
-function askApiKey({ session, log }: SignInDeps): Promise<boolean> {
+function askApiKey(deps: SignInDeps): Promise<boolean> {
+	const { session, log } = deps;
 	const apiUrl = session.apiUrl;
 	const box = vscode.window.createInputBox();
 	box.title = vscode.l10n.t('Sign in to Cloud Agents');
@@ -350,7 +351,7 @@ function askApiKey({ session, log }: SignInDeps): Promise<boolean> {
 			try {
 				const me = await checkToken(apiUrl, key, session, hidden.signal);
 				if (!hidden.signal.aborted) {
-					await signedInWith({ session, log }, key, me);
+					await signedInWith(deps, key, me);
 					signedIn = true;
 					box.hide();
 				}

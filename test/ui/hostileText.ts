@@ -1,12 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { RUN_ID, TOKEN, agent, run } from '../hostile/fixtures';
 import { type HostileServer, errorEnvelope, json, startHostile } from '../hostile/server';
-import { until } from './support/webviewPage';
-import type { UiTest, Workbench } from './support/workbench';
+import { restoreSettings, userSettingsFile, writeSettingsInEditor } from './support/settings';
+import type { UiTest } from './support/workbench';
 
 /**
  * Server text from a hostile server in the real workbench (code-server + Chromium): the driver
@@ -23,60 +21,6 @@ const LINK_MESSAGE = 'Broken. [Open](command:workbench.action.openSettings)';
 const IMPLAUSIBLE_REQUEST_ID = `req ${'z'.repeat(200)}`;
 const PLAUSIBLE_REQUEST_ID = '0192f1a0-1234-7abc-8def-0123456789ab';
 const RUN_TWO = 'run_hostile0002';
-
-/** The user settings file of the workbench the driver started (scripts/test-integration.mjs: one folder per driver pid). */
-function userSettingsFile(userDataDir: string): string {
-	const file = join(userDataDir, 'User', 'settings.json');
-	assert.ok(existsSync(file), `the workbench's user settings file was not found at ${file}`);
-	return file;
-}
-
-/** The settings file's values, or undefined while it does not parse (a save half done). */
-function readSettings(file: string): unknown {
-	try {
-		return JSON.parse(readFileSync(file, 'utf8'));
-	} catch {
-		return undefined;
-	}
-}
-
-/**
- * Replaces the user settings through the workbench's own JSON editor and saves them (VS Code applies
- * a save at once; a write behind its back may go unnoticed). The text is inserted on one line, so
- * no auto-indent or auto-closing changes it. Returns once the file on disk holds `settings`: on a
- * busy machine the save lands later than the key press, and a write of ours to the file before it
- * lands is what makes the workbench refuse it ("File Modified Since", a dirty settings.json left
- * behind for the next test).
- */
-async function writeSettingsInEditor(workbench: Workbench, file: string, settings: Record<string, unknown>): Promise<void> {
-	const page = workbench.page;
-	await workbench.runCommand('Preferences: Open User Settings (JSON)');
-	const editor = page.locator('.editor-instance .monaco-editor').first();
-	await editor.waitFor({ state: 'visible', timeout: 15_000 });
-	await editor.click();
-	await page.keyboard.press('ControlOrMeta+A');
-	await page.keyboard.press('Delete');
-	await page.keyboard.insertText(JSON.stringify(settings));
-	await page.keyboard.press('ControlOrMeta+S');
-	await until(page, 'the user settings saved from the editor', async () =>
-		isDeepStrictEqual(readSettings(file), settings) ? true : undefined,
-	);
-	// This VS Code shows settings.json in a modal editor, which Escape closes ("View: Close Modal Editor").
-	const modal = page.locator('.modal-editor-part');
-	for (let i = 0; i < 5 && (await modal.isVisible().catch(() => false)); i++) {
-		await page.keyboard.press('Escape');
-		await page.waitForTimeout(300);
-	}
-	if (
-		await page
-			.locator('.editor-instance .monaco-editor')
-			.first()
-			.isVisible()
-			.catch(() => false)
-	) {
-		await workbench.runCommand('View: Close All Editors');
-	}
-}
 
 const uiTest: UiTest = {
 	title: "hostile server text: an agent name with bidi and control characters shows neutralised; an error's command link is not clickable; an implausible request id is not offered for copying",
@@ -228,13 +172,7 @@ const uiTest: UiTest = {
 			assert.deepEqual(problems, [], `what a person would see from the hostile server:\n${problems.join('\n')}`);
 		} finally {
 			await workbench.dismissDialogs();
-			const original = JSON.parse(originalSettings) as Record<string, unknown>;
-			await writeSettingsInEditor(workbench, settingsFile, original).catch(() => undefined);
-			// Only when the editor could not put them back (it never saved them): a write of the same
-			// values in another layout would race a save still on its way.
-			if (!isDeepStrictEqual(readSettings(settingsFile), original)) {
-				writeFileSync(settingsFile, originalSettings);
-			}
+			await restoreSettings(workbench, settingsFile, originalSettings);
 			await server?.close();
 		}
 		// Back on the emulator: its agents show again (the dev token is still stored for its origin).

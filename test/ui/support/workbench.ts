@@ -14,6 +14,12 @@ export interface UiContext {
 	workbench: Workbench;
 	/** Base URL of the emulator, no trailing slash. */
 	emulatorUrl: string;
+	/**
+	 * Base URL of the lane's second emulator (same profile and demo seed as the first, so the same
+	 * agent ids; no trailing slash): set for a test that declares `secondEmulator: true` only. It
+	 * takes the same dev token; nothing points the extension at it until the test does.
+	 */
+	secondEmulatorUrl?: string;
 	/** The emulator's dev token. */
 	devToken: string;
 	/**
@@ -46,6 +52,12 @@ export interface UiContext {
 /** A UI test file's default export. */
 export interface UiTest {
 	title: string;
+	/**
+	 * True when the test needs a second emulator (a second deployment, issue 47): the driver starts
+	 * one for the lane before the first such test and hands its URL in `secondEmulatorUrl`. Lanes
+	 * whose tests do not ask start none (an emulator's start is time every lane would pay).
+	 */
+	secondEmulator?: boolean;
 	run(ctx: UiContext): Promise<void>;
 }
 

@@ -137,6 +137,20 @@ for (const wire of WIRES) {
 			assert.ok(prod.auth.length >= 2 && prod.auth.every((h) => h === `Bearer ${PROD_KEY}`), prod.auth.join());
 		});
 
+		test("a key typed in the key's box for another deployment: the message names that deployment (it said 'Cloud Agents', as with one)", async () => {
+			const inputs = fake.installQuickInputs();
+			const done = signIn(deps(), { deployment: 'Staging', method: 'apiKey' });
+			const box = await inputs.nextBox();
+			box.value = STAGING_KEY;
+			box.accept();
+			assert.equal(await done, true);
+			assert.equal(secrets.values.get(tokenKey(staging.baseUrl)), STAGING_KEY);
+			assert.deepEqual(
+				fake.calls('window.showInformationMessage').map((c) => c[0]),
+				['Signed in to Staging as staging@example.test.'],
+			);
+		});
+
 		test("storing or deleting one deployment's token leaves the other sessions' sign-in state alone (no reset of the default's views)", async () => {
 			await secrets.store(tokenKey(prod.baseUrl), PROD_KEY);
 			await defaultSession.refreshSignedIn();
