@@ -14,7 +14,7 @@ import { runActions, sendComposedAndFollow } from '../resources/runs';
 import { askPrompt, keepDraft, pickPromptAgent } from '../resources/prompt';
 import { ActionRegistry } from '../views/actionRegistry';
 import { scopeOf, showDeployments } from '../views/deploymentViews';
-import { computerPanelFeature } from '../resources/computer';
+import { type ComputerDeps, computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
 import { ChangesFeature } from '../changes/changesFeature';
 import type { LoadedFeatures } from './lazy';
@@ -27,6 +27,7 @@ import type { Run } from '../api';
 import { automation } from '../views/automation';
 import { modelProviderDocuments } from '../resources/modelProviders';
 import { DeploymentSessions } from '../auth/deploymentSessions';
+import { shownDeploymentName } from '../auth/deployments';
 import { forgetRecordsAtSignOut } from './deploymentRecords';
 import type { Session } from '../auth/session';
 import { addDeployment, signIn, signOut } from '../auth/signIn';
@@ -53,6 +54,8 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		log: deps.log,
 		client: () => deps.session.client,
 		session: deps.session,
+		// A computer panel of another deployment that VS Code restores mints through that deployment's session.
+		deploymentOf: (id) => computerDeployment(deployments, id),
 	});
 	const savings = savingsFeature(deps);
 	const restorers = new Map<string, (panel: vscode.WebviewPanel, state: unknown) => Promise<void>>([
@@ -156,6 +159,21 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 			await actions.invokeShown(runActions.openResult, { agentId, runId });
 		},
 	};
+}
+
+/** The client, session and shown name of a deployment other than the default one, by id, as a computer panel uses them. */
+function computerDeployment(
+	deployments: DeploymentSessions,
+	id: string,
+): Pick<ComputerDeps, 'client' | 'session' | 'deployment'> | undefined {
+	const found = deployments.find(id);
+	return found && !found.deployment.isDefault
+		? {
+				client: () => found.session.client,
+				session: found.session,
+				deployment: { id: found.deployment.id, shownName: shownDeploymentName(found.deployment) },
+			}
+		: undefined;
 }
 
 /** The sessions of the deployments beside the default one, each with its own "sign in again" flow. */

@@ -8,8 +8,8 @@ import type { Action, ActionFollower, ActionKit, ActionSession, ResourceActions,
 import type { AnyListDescriptor } from './descriptor';
 import { manifestCommandTitles } from '../ids';
 import { loadMoreList, refreshList, scopeOf } from './deploymentViews';
-import { recordsIn, titledRecordUri } from './recordDocuments';
-import { addressPart } from '../auth/deployments';
+import { imagesIn, recordsIn, titledRecordUri } from './recordDocuments';
+import { addressPart, shownDeploymentName } from '../auth/deployments';
 import { type TargetDeps, resolveFiles, resolveLink, resolveTarget } from './targets';
 import { isAutomation, showInfo, showModalWarning, showWarning, toAbortSignal } from './ui';
 
@@ -173,6 +173,9 @@ export class ActionRegistry {
 		const automation = isAutomation(arg);
 		// Records shown from another deployment's row are that deployment's documents (their URIs carry its part).
 		const records = recordsIn(services.records, scope.deployment && addressPart(scope.deployment));
+		// With several deployments configured, what the action tells names its deployment (the default one's too).
+		const shownName = shownDeploymentName(scope.deployment);
+		const said = sayingDeployment(shownName);
 		return {
 			arg,
 			args,
@@ -204,8 +207,9 @@ export class ActionRegistry {
 				await services.follower.follow(agentId, runId, hint ?? {});
 			},
 			follower: scope.deployment === undefined ? services.follower : NOT_FOLLOWING,
+			deployment: { id: scope.deployment?.id, shownName },
 			records,
-			images: services.images,
+			images: imagesIn(services.images, scope.deployment && addressPart(scope.deployment), shownName),
 			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
 			showJson: (title, key, value) =>
 				records.show(
@@ -219,10 +223,10 @@ export class ActionRegistry {
 			context: services.context,
 			userFiles: services.userFiles,
 			log: services.log,
-			confirm: async (message, detail, choice) => automation || (await showModalWarning(message, detail, choice)) === choice,
+			confirm: async (message, detail, choice) => automation || (await showModalWarning(said(message), detail, choice)) === choice,
 			progress: async (title, work) =>
 				vscode.window.withProgress(
-					{ location: vscode.ProgressLocation.Notification, title: notificationText(title), cancellable: true },
+					{ location: vscode.ProgressLocation.Notification, title: notificationText(said(title)), cancellable: true },
 					async (progress, token) => {
 						const abort = toAbortSignal(token);
 						try {
@@ -232,13 +236,13 @@ export class ActionRegistry {
 						}
 					},
 				),
-			pending: (title, work) => pendingSaid(title, work, automation),
-			info: (message) => this.tell(action, automation, message, showInfo),
+			pending: (title, work) => pendingSaid(said(title), work, automation),
+			info: (message) => this.tell(action, automation, said(message), showInfo),
 			copy: async (text, message) => {
 				await vscode.env.clipboard.writeText(text);
 				vscode.window.setStatusBarMessage(iconSafe(message), 3000);
 			},
-			warn: (message) => this.tell(action, automation, message, showWarning),
+			warn: (message) => this.tell(action, automation, said(message), showWarning),
 		};
 	}
 
@@ -255,6 +259,15 @@ export class ActionRegistry {
 		this.services.log.info(`${action.command}: shown: ${text}`);
 		void show(message);
 	}
+}
+
+/**
+ * What an action tells, as a person reads it beside other deployments' (`name`: the deployment's
+ * name when two or more are configured, `shownDeploymentName`): "Staging: Deleted the agent …";
+ * the message itself with one deployment.
+ */
+function sayingDeployment(name: string | undefined): (message: string) => string {
+	return name === undefined ? (message) => message : (message) => vscode.l10n.t('{0}: {1}', name, message);
 }
 
 /**
