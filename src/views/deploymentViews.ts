@@ -17,8 +17,9 @@ import { Connectivity } from './connectivity';
 import type { AnyListDescriptor } from './descriptor';
 import { DeploymentLists } from './deploymentLists';
 import type { ViewSession } from './deploymentLists';
-import { type DeploymentListArg, type DeploymentRows, DeploymentTreeProvider } from './deploymentTree';
-import type { CloudAgentViews, DeploymentScope, ListScope, OtherDeployments } from './index';
+import { type DeploymentListArg, type DeploymentRows, DeploymentTreeProvider, type RowsProvider } from './deploymentTree';
+import { GroupedTreeProvider } from './groupTree';
+import type { CloudAgentViews, DeploymentScope, ListScope, OtherDeployments, ViewRows } from './index';
 import { type CacheScopeSource, ROW_CACHE_KEY, RowCache } from './rowCache';
 
 /** A deployment's session as the views use it (src/auth/session.ts's Session). */
@@ -121,7 +122,8 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 				}
 			},
 		});
-		for (const [key, shown] of views.listViews) {
+		const shownViews: Array<[string, { rows: ViewRows; main: RowsProvider }]> = [...views.listViews, ...views.groupViews];
+		for (const [key, shown] of shownViews) {
 			const info = (): { id: string; name: string; host: string } => this.defaultDeployment;
 			const main: DeploymentRows = {
 				get id() {
@@ -232,10 +234,23 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 			rowCache,
 		];
 		const rows = new Map<string, DeploymentRows>();
+		const root = { id: deployment.id, name: deployment.name, host: hostOf(deployment.apiUrl) };
 		for (const [key, { view }] of this.views.listViews) {
 			const provider = lists.providerOf({ key } as AnyListDescriptor);
 			provider.attach(sharedView(view));
-			rows.set(key, { id: deployment.id, name: deployment.name, host: hostOf(deployment.apiUrl), rows: provider });
+			rows.set(key, { ...root, rows: provider });
+		}
+		// The Account view: this deployment's groups (its own lists of images, checkpoints, …) under its root row.
+		for (const [key, { descriptor, view }] of this.views.groupViews) {
+			const grouped = new GroupedTreeProvider(
+				descriptor,
+				lists.ctx,
+				(descriptor.groups ?? []).map((d) => lists.providerOf(d)),
+				() => session.signedIn,
+			);
+			grouped.attach(sharedView(view));
+			disposables.push(grouped);
+			rows.set(key, { ...root, rows: grouped });
 		}
 		this.others.set(deployment.id, {
 			deployment,

@@ -108,8 +108,8 @@ export function viewRows(target: RowsProvider): ViewRows {
  *
  * Several deployments (issue 47): the default deployment's lists (deploymentLists.ts) are made at
  * activation; once the deployments' sessions are handed in (`showDeployments`, with the features),
- * each other signed-in deployment gets lists of its own, and the list views (not the Account
- * view's groups) show one root row per signed-in deployment when there are two or more
+ * each other signed-in deployment gets lists of its own, and the list views and the Account view
+ * (its groups) show one root row per signed-in deployment when there are two or more
  * (deploymentTree.ts). A row knows its deployment (deploymentViews.ts `scopeOf`): its actions act with that one's client.
  */
 export class CloudAgentViews extends Disposable implements ListScope {
@@ -122,6 +122,11 @@ export class CloudAgentViews extends Disposable implements ListScope {
 	private readonly views = new Map<AnyListDescriptor, vscode.TreeView<vscode.TreeItem>>();
 	/** Per list key, how many times its selection was set (restoreSelection: was a row selected meanwhile?). */
 	private readonly selectionChanges = new Map<string, number>();
+	/** The views of group rows (Account), by the list's key: the tree view, what draws it, the default deployment's groups. */
+	readonly groupViews = new Map<
+		string,
+		{ descriptor: AnyListDescriptor; view: vscode.TreeView<vscode.TreeItem>; rows: ViewRows; main: GroupedTreeProvider<unknown> }
+	>();
 	/** Every view by its list's key, with what draws its rows (group views included). */
 	private readonly shown = new Map<string, ShownView>();
 	/** How each deployment's lists follow one another (`connect`). */
@@ -211,9 +216,12 @@ export class CloudAgentViews extends Disposable implements ListScope {
 						() => this.session.signedIn,
 					),
 				);
-				const view = this.register(registrations.treeView<vscode.TreeItem>(descriptor.viewId, grouped, { showCollapseAll: true }));
+				// Drawn through `rows`, which the features point at a tree of every signed-in deployment's groups (deploymentViews.ts).
+				const rows = this.register(viewRows(grouped));
+				const view = this.register(registrations.treeView<vscode.TreeItem>(descriptor.viewId, rows, { showCollapseAll: true }));
 				grouped.attach(view);
-				this.shown.set(descriptor.key, { view, rows: grouped });
+				this.shown.set(descriptor.key, { view, rows });
+				this.groupViews.set(descriptor.key, { descriptor, view, rows, main: grouped });
 			}
 		}
 	}

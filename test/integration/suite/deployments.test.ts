@@ -13,6 +13,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { deploymentId } from '../../../src/auth/deployments';
+import { AUTH_PROVIDER_ID } from '../../../src/ids';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { workspaceAddressOf, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import type { RowSnapshot } from '../../../src/testing';
@@ -173,9 +174,12 @@ suite('Deployments: a second service beside the default one', () => {
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { deployment: STAGING, apiKey: TOKEN }), true);
 		server.requests.length = 0;
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { deployment: STAGING, confirm: false }), true);
-		// The Agents view lists Staging's agents while it is signed in (when VS Code shows the view): not the sign-out's.
+		// The Agents view lists Staging's agents while it is signed in (when VS Code shows the view), and the
+		// Accounts menu reads who is signed in there (its own key): not the sign-out's.
 		assert.deepEqual(
-			server.requests.filter((r) => `${r.method} ${r.path}` !== 'GET /v2/agents').map((r) => [`${r.method} ${r.path}`, r.token]),
+			server.requests
+				.filter((r) => !['GET /v2/agents', 'GET /v2/me'].includes(`${r.method} ${r.path}`))
+				.map((r) => [`${r.method} ${r.path}`, r.token]),
 			[['DELETE /v2/auth/token', TOKEN]],
 		);
 		assert.equal(api.session.signedIn, true);
@@ -329,6 +333,51 @@ suite('Deployments: a second service beside the default one', () => {
 		} finally {
 			stagingRuntimes = [];
 		}
+	});
+
+	test("the Account view and the Accounts menu: each signed-in deployment's account apart, labelled with its deployment; with one, as before", async () => {
+		const accounts = async (): Promise<string[]> => (await vscode.authentication.getAccounts(AUTH_PROVIDER_ID)).map((a) => a.label);
+		const alone = await accounts();
+		assert.equal(alone.length, 1, JSON.stringify(alone));
+		const groupsAlone = shapeOf(await rows('account'));
+		assert.ok(groupsAlone.length > 0 && groupsAlone.every((r) => r.startsWith('account/')), JSON.stringify(groupsAlone));
+		const roots = await signInToStaging();
+		const defaultName = api.features.load().deployments.all[0]!.deployment.name;
+		// The Accounts menu: a session per deployment, each named, so each signs out on its own.
+		const both = await waitFor('an account per deployment in the Accounts menu', async () => {
+			const labels = await accounts();
+			return labels.length === 2 ? labels : undefined;
+		});
+		assert.deepEqual(both, [`${alone[0]!} (${defaultName})`, 'staging@example.invalid (Staging)']);
+		// The Account view: a root row per deployment, each with its groups under it.
+		const accountRoots = await waitFor('a root row per deployment in the Account view', async () => {
+			const top = await rows('account');
+			return top.length === 2 && top.every((r) => r.contextValue === 'deployment') ? top : undefined;
+		});
+		assert.deepEqual(
+			accountRoots.map((r) => r.id),
+			roots.map((r) => r.id),
+		);
+		assert.deepEqual(shapeOf(await rows('account', accountRoots[0]!.id)), groupsAlone, "the default deployment's groups as they were");
+		const stagingId = api.features.load().deployments.find(STAGING)!.deployment.id;
+		assert.deepEqual(
+			shapeOf(await rows('account', accountRoots[1]!.id)),
+			groupsAlone.map((r) => `${stagingId}:${r}`),
+			"Staging's groups, its own",
+		);
+		// Signed out of Staging: its account leaves the menu and its root row the view; the other deployment's stays.
+		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { deployment: STAGING, confirm: false }), true);
+		await waitFor("Staging's account gone from the Accounts menu", async () =>
+			JSON.stringify(await accounts()) === JSON.stringify([both[0]]) ? true : undefined,
+		);
+		await waitFor('the groups of one deployment', async () =>
+			JSON.stringify(shapeOf(await rows('account'))) === JSON.stringify(groupsAlone) ? true : undefined,
+		);
+		// One deployment configured again: the label is who is signed in, as before.
+		await setDeployments(undefined);
+		await waitFor('the label without a deployment name', async () =>
+			JSON.stringify(await accounts()) === JSON.stringify(alone) ? true : undefined,
+		);
 	});
 
 	test('a second entry for the default deployment is refused before anything is sent or written', async () => {

@@ -228,7 +228,8 @@ suite('views/index', () => {
 		assert.equal(view('cloudAgents.agents').options.treeDataProvider, v.viewOf(w.agents)?.rows);
 		assert.equal(v.providerOf(w.artifacts), v.providerOf(w.runs), 'the artifacts under a run row: the runs provider');
 		assert.equal(v.providerOf(w.images).key, 'images', 'a group’s list has a provider, no view of its own');
-		assert.ok(v.viewOf(w.account)?.rows instanceof GroupedTreeProvider);
+		assert.ok(v.groupViews.get('account')?.main instanceof GroupedTreeProvider);
+		assert.equal(view('cloudAgents.account').options.treeDataProvider, v.viewOf(w.account)?.rows);
 		assert.equal(v.viewOf(w.images), undefined);
 		assert.throws(() => v.providerOf({ ...w.images, key: 'nothing' }), { message: 'no list nothing' });
 		assert.equal(v.providerOf({ ...w.agents }), v.providerOf(w.agents), 'a copy of a descriptor finds its provider by key');
@@ -521,6 +522,87 @@ suite('views/index', () => {
 			],
 		);
 		assert.equal(scopeOf(v, stagingRows[0]).lists, v, 'a row of a deployment no longer shown acts as nothing of it');
+		shown.dispose();
+		stagingChanged.dispose();
+		sourceChanged.dispose();
+	});
+
+	test("several deployments (issue 47): the Account view shows each signed-in deployment's groups under its root row; with one, its groups as before", async () => {
+		const w = service();
+		const stagingClient = { who: 'staging' } as unknown as CloudAgentsClient;
+		// The images come from the client the lists read with.
+		const images: ListDescriptor<{ id: string }, object, undefined> = {
+			...w.images,
+			source: { list: async (ctx) => ({ items: [{ id: ctx.client() === stagingClient ? 'staging-img' : 'img1' }], more: false }) },
+		};
+		const account = { ...w.account, groups: [images] };
+		const stagingChanged = new vscode.EventEmitter<void>();
+		const staging = { signedIn: false, onDidChange: stagingChanged.event, client: stagingClient, cacheScope: undefined };
+		const sourceChanged = new vscode.EventEmitter<void>();
+		const source: DeploymentSource = {
+			all: [
+				{
+					deployment: { id: 'main-0123456789ab', name: '127.0.0.1:8787', apiUrl: 'http://127.0.0.1:8787', isDefault: true },
+					session: session as unknown as DeploymentViewSession,
+				},
+				{
+					deployment: { id: 'staging-0123456789ab', name: 'Staging', apiUrl: 'http://127.0.0.1:9999', isDefault: false },
+					session: staging as unknown as DeploymentViewSession,
+				},
+			],
+			onDidChange: sourceChanged.event,
+		};
+		views = new CloudAgentViews(
+			session,
+			{ warn: () => undefined } as unknown as vscode.LogOutputChannel,
+			(err) => reported.push(err),
+			[w.agents, w.runs, w.artifacts, images, account],
+			connectivity,
+		);
+		const v = views;
+		const shown = showDeployments(v, source, new Memento() as unknown as vscode.Memento);
+		const tree = v.viewOf(account)!.rows;
+		const labels = async (element?: vscode.TreeItem): Promise<Array<[string | undefined, unknown]>> =>
+			((await tree.getChildren(element)) ?? []).map((r) => [r.id, r.label]);
+		// One deployment signed in: its group rows as they always were.
+		const alone = (await tree.getChildren())!;
+		assert.deepEqual(await labels(), [['accountGroup/images', 'images']]);
+		assert.deepEqual(await labels(alone[0]), [['image/img1', 'img1']]);
+		assert.ok(!JSON.stringify(await labels()).includes('127.0.0.1:8787'));
+		// Staging signed in too: a root row each, each deployment's groups and records under it.
+		staging.signedIn = true;
+		sourceChanged.fire();
+		const roots = (await tree.getChildren())!;
+		assert.deepEqual(
+			roots.map((r) => [r.id, r.label, r.contextValue]),
+			[
+				['deployment:main-0123456789ab', '127.0.0.1:8787', 'deployment'],
+				['deployment:staging-0123456789ab', 'Staging', 'deployment'],
+			],
+		);
+		const [mainGroups, stagingGroups] = [(await tree.getChildren(roots[0]))!, (await tree.getChildren(roots[1]))!];
+		assert.deepEqual(
+			mainGroups.map((r) => r.id),
+			['accountGroup/images'],
+		);
+		assert.deepEqual(
+			stagingGroups.map((r) => r.id),
+			['staging-0123456789ab:accountGroup/images'],
+		);
+		const stagingImages = (await tree.getChildren(stagingGroups[0]))!;
+		assert.deepEqual(
+			stagingImages.map((r) => [r.id, r.label]),
+			[['staging-0123456789ab:image/staging-img', 'staging-img']],
+		);
+		assert.deepEqual(await labels(mainGroups[0]), [['image/img1', 'img1']]);
+		// A row of Staging's group acts with Staging's client; its parents lead to Staging's root row.
+		assert.equal(scopeOf(v, stagingImages[0]).lists.ctx.client(), stagingClient);
+		assert.equal(tree.getParent?.(stagingImages[0]!), stagingGroups[0]);
+		assert.equal(tree.getParent?.(stagingGroups[0]!), roots[1]);
+		// Signing out of Staging: the default deployment's groups alone again.
+		staging.signedIn = false;
+		sourceChanged.fire();
+		assert.deepEqual(await labels(), [['accountGroup/images', 'images']]);
 		shown.dispose();
 		stagingChanged.dispose();
 		sourceChanged.dispose();
