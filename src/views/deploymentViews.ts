@@ -145,7 +145,8 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 		}
 		this.register(source.onDidChange(() => this.sync()));
 		this.register(views.session.onDidChange(() => this.showRows()));
-		this.register({ dispose: () => [...this.others.keys()].forEach((id) => this.remove(id)) });
+		// The window closing: the selection among their rows stays in the memory for the next one.
+		this.register({ dispose: () => [...this.others.keys()].forEach((id) => this.remove(id, false)) });
 		this.sync();
 	}
 
@@ -155,6 +156,10 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 
 	ownerOf(arg: unknown): { readonly lists: DeploymentLists; readonly scope: DeploymentScope } | undefined {
 		return this.otherOf(arg);
+	}
+
+	idOf(lists: DeploymentLists): string | undefined {
+		return [...this.others.values()].find((o) => o.lists === lists)?.deployment.id;
 	}
 
 	private otherOf(arg: unknown): OtherDeployment | undefined {
@@ -265,10 +270,21 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 		for (const connector of this.views.connectors) {
 			disposables.push(...connector(scope));
 		}
+		this.restoreSelections(deployment, lists);
 	}
 
-	/** Drops another deployment's lists; a selection among its rows goes too. */
-	private remove(id: string): void {
+	/** The record of this deployment selected before a reload (Agents, which Runs and Artifacts follow) is selected again on its row. */
+	private restoreSelections(deployment: Deployment, lists: DeploymentLists): void {
+		for (const descriptor of this.views.lists) {
+			const id = this.views.listViews.has(descriptor.key) ? this.views.keptSelection(descriptor, deployment.id) : undefined;
+			if (id !== undefined && lists.selected(descriptor) === undefined) {
+				void this.views.restoreSelection(descriptor, id, lists);
+			}
+		}
+	}
+
+	/** Drops another deployment's lists; a selection among its rows goes too (from the memory unless `forget` is false). */
+	private remove(id: string, forget = true): void {
 		const other = this.others.get(id);
 		if (!other) {
 			return;
@@ -276,7 +292,7 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 		for (const key of this.trees.keys()) {
 			const descriptor = this.views.lists.find((d) => d.key === key);
 			if (descriptor && other.lists.selected(descriptor) !== undefined) {
-				this.views.select(descriptor, undefined, other.lists);
+				this.views.select(descriptor, undefined, other.lists, forget);
 			}
 		}
 		this.others.delete(id);

@@ -62,6 +62,8 @@ export interface OtherDeployments extends vscode.Disposable {
 	reveal(key: string, lists: DeploymentLists, node: vscode.TreeItem): Promise<void>;
 	/** Retries now: the deployment `arg` (an Offline row's argument) names, else every deployment. */
 	retryNow(arg: unknown): Promise<void>;
+	/** The id of the deployment whose lists `lists` are (undefined: none shown now). */
+	idOf(lists: DeploymentLists): string | undefined;
 }
 
 /**
@@ -292,12 +294,27 @@ export class CloudAgentViews extends Disposable implements ListScope {
 	}
 
 	/**
-	 * Selects the record a reload kept (`id`), unless a row is selected while it is looked up: that
-	 * selection stands (the kept agent, fetched because it was not among the loaded rows, was selected
-	 * after the user's click, and the Runs view followed it, issue 41). A kept record no longer there
-	 * is forgotten, unless a row was selected meanwhile (the memory then holds that row).
+	 * The id of the record of `deploymentId`'s deployment (not the default one) selected in a list's
+	 * view before a reload, if the memory keeps one of that deployment (issue 47): its lists, made
+	 * once it is signed in (deploymentViews.ts), select it again (`restoreSelection` with its lists).
 	 */
-	async restoreSelection(descriptor: AnyListDescriptor, id: string): Promise<void> {
+	keptSelection(descriptor: AnyListDescriptor, deploymentId: string): string | undefined {
+		const kept = this.memory?.get<unknown>(selectionKey(descriptor.key));
+		if (kept === null || typeof kept !== 'object') {
+			return undefined;
+		}
+		const { deployment, id } = kept as { deployment?: unknown; id?: unknown };
+		return deployment === deploymentId && typeof id === 'string' && id !== '' ? id : undefined;
+	}
+
+	/**
+	 * Selects the record a reload kept (`id`, of `lists`' deployment: the default one's unless
+	 * given), unless a row is selected while it is looked up: that selection stands (the kept agent,
+	 * fetched because it was not among the loaded rows, was selected after the user's click, and the
+	 * Runs view followed it, issue 41). A kept record no longer there is forgotten, unless a row was
+	 * selected meanwhile (the memory then holds that row).
+	 */
+	async restoreSelection(descriptor: AnyListDescriptor, id: string, lists: DeploymentLists = this.main): Promise<void> {
 		const changes = (): number => this.selectionChanges.get(descriptor.key) ?? 0;
 		const before = changes();
 		let selectedMeanwhile = false;
@@ -305,7 +322,7 @@ export class CloudAgentViews extends Disposable implements ListScope {
 			selectedMeanwhile = changes() !== before;
 			return !selectedMeanwhile;
 		};
-		const record = await this.selectById(descriptor, id, stillWanted).catch(() => {
+		const record = await this.selectById(descriptor, id, stillWanted, lists).catch(() => {
 			stillWanted();
 			return undefined;
 		});
@@ -347,9 +364,16 @@ export class CloudAgentViews extends Disposable implements ListScope {
 	/**
 	 * Makes the lists that follow `descriptor`'s view show the records of `record` (or nothing), a
 	 * record of `lists`' deployment (the default one's unless given): the other deployments' lists
-	 * show nothing (one row is selected in a view). Names it in their views' descriptions.
+	 * show nothing (one row is selected in a view). Names it in their views' descriptions. The memory
+	 * keeps it for a reload, with its deployment when that is not the default one (unless `remember`
+	 * is false: the lists of another deployment go with the window).
 	 */
-	select<T>(descriptor: ListDescriptor<T, object, unknown>, record: T | undefined, lists: DeploymentLists = this.main): void {
+	select<T>(
+		descriptor: ListDescriptor<T, object, unknown>,
+		record: T | undefined,
+		lists: DeploymentLists = this.main,
+		remember = true,
+	): void {
 		this.selectionChanges.set(descriptor.key, (this.selectionChanges.get(descriptor.key) ?? 0) + 1);
 		const following = this.main.following(descriptor);
 		if (record !== undefined) {
@@ -359,9 +383,8 @@ export class CloudAgentViews extends Disposable implements ListScope {
 			record !== undefined
 				? singleLine(descriptor.name?.(record) || descriptor.keyOf(record), SAFETY.descriptionMaxChars)
 				: undefined;
-		if (this.memory && following.length > 0) {
-			const kept = record === undefined || lists !== this.main ? undefined : descriptor.keyOf(record);
-			void this.memory.update(selectionKey(descriptor.key), kept);
+		if (this.memory && following.length > 0 && remember) {
+			void this.memory.update(selectionKey(descriptor.key), this.keptOf(descriptor, record, lists));
 		}
 		for (const each of this.allLists()) {
 			each.setSelected(descriptor, each === lists ? record : undefined);
@@ -372,6 +395,25 @@ export class CloudAgentViews extends Disposable implements ListScope {
 				view.description = description;
 			}
 		}
+	}
+
+	/**
+	 * What the memory keeps of a selected record: the default deployment's by its id alone (as
+	 * before deployments existed), another deployment's with that deployment's id (issue 47).
+	 */
+	private keptOf<T>(
+		descriptor: ListDescriptor<T, object, unknown>,
+		record: T | undefined,
+		lists: DeploymentLists,
+	): string | { deployment: string; id: string } | undefined {
+		if (record === undefined) {
+			return undefined;
+		}
+		if (lists === this.main) {
+			return descriptor.keyOf(record);
+		}
+		const deployment = this.deployments?.idOf(lists);
+		return deployment === undefined ? undefined : { deployment, id: descriptor.keyOf(record) };
 	}
 
 	/** Re-reads the lists that follow the selection of `descriptor`'s view (the Runs and Artifacts of the selected agent). */

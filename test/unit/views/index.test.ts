@@ -608,6 +608,99 @@ suite('views/index', () => {
 		sourceChanged.dispose();
 	});
 
+	test("several deployments (issue 47): an agent selected on another deployment's row comes back after a reload on that deployment's row", async () => {
+		const w = service();
+		const stagingClient = { who: 'staging' } as unknown as CloudAgentsClient;
+		const gets: string[] = [];
+		// The agents come from the client the lists read with: the same id on both services.
+		const agents: ListDescriptor<Agent, { agent: Agent }, undefined> = {
+			...w.agents,
+			source: {
+				list: async (ctx) => ({
+					items: ctx.client() === stagingClient ? [{ id: 'a1', name: 'Staging first' }] : w.s.agents,
+					more: false,
+				}),
+			},
+			target: {
+				...w.agents.target!,
+				get: async (ctx, id) => {
+					gets.push(`${ctx.client() === stagingClient ? 'staging' : 'main'} ${id}`);
+					return ctx.client() === stagingClient ? { id, name: 'Staging first' } : w.s.agents.find((a) => a.id === id);
+				},
+			},
+		};
+		const memory = new Memento();
+		/** A window: the views, the two deployments signed in, each shown. */
+		const open = () => {
+			const stagingChanged = new vscode.EventEmitter<void>();
+			const staging = { signedIn: true, onDidChange: stagingChanged.event, client: stagingClient, cacheScope: undefined };
+			const sourceChanged = new vscode.EventEmitter<void>();
+			const source: DeploymentSource = {
+				all: [
+					{
+						deployment: { id: 'main-0123456789ab', name: '127.0.0.1:8787', apiUrl: 'http://127.0.0.1:8787', isDefault: true },
+						session: session as unknown as DeploymentViewSession,
+					},
+					{
+						deployment: { id: 'staging-0123456789ab', name: 'Staging', apiUrl: 'http://127.0.0.1:9999', isDefault: false },
+						session: staging as unknown as DeploymentViewSession,
+					},
+				],
+				onDidChange: sourceChanged.event,
+			};
+			const v = new CloudAgentViews(
+				session,
+				{ warn: () => undefined } as unknown as vscode.LogOutputChannel,
+				(err) => reported.push(err),
+				[agents, w.runs, w.artifacts, w.images, w.account],
+				connectivity,
+				undefined,
+				memory as unknown as vscode.Memento,
+			);
+			const shown = showDeployments(v, source, new Memento() as unknown as vscode.Memento);
+			const close = (): void => {
+				shown.dispose();
+				v.dispose();
+				stagingChanged.dispose();
+				sourceChanged.dispose();
+			};
+			return { v, staging, sourceChanged, close };
+		};
+		const first = open();
+		const tree = first.v.viewOf(agents)!.rows;
+		const roots = (await tree.getChildren())!;
+		const stagingRow = (await tree.getChildren(roots[1]))![0]!;
+		treeViews.at(-3)!.selection.fire({ selection: [stagingRow] });
+		assert.equal(scopeOf(first.v, stagingRow).lists.selected(agents)?.name, 'Staging first');
+		assert.deepEqual(memory.get('cloudAgents.selected.agents'), { deployment: 'staging-0123456789ab', id: 'a1' });
+		// The window closes (a reload): the memory keeps it.
+		first.close();
+		assert.deepEqual(memory.get('cloudAgents.selected.agents'), { deployment: 'staging-0123456789ab', id: 'a1' });
+		// The next window: Staging's agent is selected again on Staging's lists, not the default deployment's a1.
+		const second = open();
+		const staged = (): Agent | undefined => second.v.deployments?.all()[0]?.selected(agents);
+		await until(() => staged() !== undefined, "Staging's agent selected again");
+		assert.equal(staged()?.name, 'Staging first');
+		assert.equal(second.v.selected(agents), undefined, "the default deployment's agent of the same id is not selected");
+		assert.deepEqual(gets, ['staging a1'], "read from Staging's service only");
+		assert.equal(treeViews.find((t) => t.id === 'cloudAgents.runs' && !t.disposed)?.description, 'Staging first');
+		// Signed out of Staging: its selection is forgotten.
+		second.staging.signedIn = false;
+		second.sourceChanged.fire();
+		assert.equal(memory.get('cloudAgents.selected.agents'), undefined);
+		second.close();
+		// The default deployment's selection is kept as it always was: its id alone.
+		memory.values.set('cloudAgents.selected.agents', { deployment: 'gone-0123456789ab', id: 'a2' });
+		const third = open();
+		await new Promise((r) => setImmediate(r));
+		assert.equal(third.v.selected(agents), undefined, "a kept selection of a deployment not shown is not the default deployment's");
+		assert.equal(third.v.deployments?.all()[0]?.selected(agents), undefined);
+		third.v.select(agents, w.s.agents[1]);
+		assert.equal(memory.get('cloudAgents.selected.agents'), 'a2');
+		third.close();
+		views = undefined;
+	});
+
 	test('dispose disposes every tree view', () => {
 		const w = service();
 		make(w).dispose();
