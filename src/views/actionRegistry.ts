@@ -51,9 +51,11 @@ export class ActionRegistry {
 				out.push(registerCommand(loadMore, (listId?: unknown) => loadMoreList(views, descriptor, listId), log, options));
 			}
 		}
+		// A failure of an action on a row of another deployment goes to that deployment's 401 prompt, and names it when there are several.
+		const actionOptions = { ...options, errorContext: (arg?: unknown) => this.errorContext(arg) };
 		for (const actions of this.resources) {
 			for (const action of Object.values(actions)) {
-				out.push(registerCommand(action.command, (...args: unknown[]) => this.invokeWith(action, args), log, options));
+				out.push(registerCommand(action.command, (...args: unknown[]) => this.invokeWith(action, args), log, actionOptions));
 			}
 		}
 		return out;
@@ -90,9 +92,26 @@ export class ActionRegistry {
 				return undefined;
 			}
 			this.services.log.error(`${action.command} failed:`, err instanceof Error ? err : String(err));
-			void showApiError(err, undefined, undefined, this.services.onUnauthorized, undefined, () => this.invokeShown(action, arg));
+			const context = this.errorContext(arg);
+			void showApiError(err, undefined, context.prefix, context.onUnauthorized ?? this.services.onUnauthorized, undefined, () =>
+				this.invokeShown(action, arg),
+			);
 			return undefined;
 		}
+	}
+
+	/**
+	 * How a failure of an action run with `arg` is shown (issue 47): named after its row's
+	 * deployment when two or more are configured (`shownDeploymentName`), and a 401 of another
+	 * deployment's row goes to that deployment's own "sign in again" prompt.
+	 */
+	private errorContext(arg: unknown): { prefix?: string; onUnauthorized?: (err: unknown) => boolean } {
+		const scope = scopeOf(this.services.views, arg);
+		const session = scope.session;
+		return {
+			prefix: shownDeploymentName(scope.deployment),
+			onUnauthorized: session?.reportError ? (err) => session.reportError!(err) : undefined,
+		};
 	}
 
 	private async invokeWith(action: Action, args: readonly unknown[]): Promise<unknown> {

@@ -44,7 +44,8 @@ export interface ListScope {
 /** What an action run on a row acts with: that row's deployment's lists and session (undefined: the default deployment's). */
 export interface DeploymentScope {
 	readonly lists: ListScope;
-	readonly session: ActionSession | undefined;
+	/** Its session, with its single "sign in again" prompt for a 401 (`reportError`). */
+	readonly session: (ActionSession & { reportError?(err: unknown): boolean }) | undefined;
 	/** The deployment of a row of another deployment than the default one. */
 	readonly deployment: Deployment | undefined;
 }

@@ -319,6 +319,49 @@ suite('views/actionRegistry', () => {
 		assert.equal(w.lines.filter((l) => l.startsWith('error cloudAgents.test.rename failed:')).length, 2);
 	});
 
+	test("several deployments (issue 47): a failure on another deployment's row names it and its 401 goes to that deployment's prompt; with one, as before", async () => {
+		const w = services();
+		let failure: unknown = new ApiError(409, 'conflict', 'thing is busy', undefined);
+		const { action } = renameAction(w, {
+			run: async () => {
+				throw failure;
+			},
+		});
+		const prompts: string[] = [];
+		w.svc.onUnauthorized = () => {
+			prompts.push('default');
+			return true;
+		};
+		Object.assign(w.otherSession, {
+			reportError: () => {
+				prompts.push('staging');
+				return true;
+			},
+		});
+		disposables.push(...new ActionRegistry(w.services, [], [{ action }]).register());
+		const command = fake.registeredCommand('cloudAgents.test.rename')!;
+		const clicked = { thingId: 't1' };
+		w.otherRows.set(clicked, 'staging-0123456789ab');
+		// One deployment configured: the message as it always was.
+		fake.settings['cloudAgents.apiUrl'] = 'https://api.example.test';
+		await command('t1');
+		await until(() => fake.calls('window.showErrorMessage').length === 1, 'the message');
+		assert.match(fake.calls('window.showErrorMessage')[0]![0] as string, /^[^:]*thing is busy/);
+		// Two: each failure says whose it is, the default deployment's too.
+		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: 'https://staging.example.test' }];
+		await command(clicked);
+		await command('t1');
+		await until(() => fake.calls('window.showErrorMessage').length === 3, 'the messages');
+		assert.match(fake.calls('window.showErrorMessage')[1]![0] as string, /^Staging: .*thing is busy/);
+		assert.match(fake.calls('window.showErrorMessage')[2]![0] as string, /^api\.example\.test: .*thing is busy/);
+		// A 401 of Staging's row: Staging's own "sign in again" prompt, not the default deployment's.
+		failure = new ApiError(401, 'unauthenticated', 'token revoked', undefined);
+		await command(clicked);
+		await command('t1');
+		await until(() => prompts.length === 2, 'the prompts');
+		assert.deepEqual(prompts, ['staging', 'default']);
+	});
+
 	test('invokeShown: a failure is logged and shown, a cancellation is silent, a result is returned', async () => {
 		const w = services();
 		const registry = new ActionRegistry(w.services, [], []);
