@@ -56,6 +56,7 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		session: deps.session,
 		// A computer panel of another deployment that VS Code restores mints through that deployment's session.
 		deploymentOf: (id) => computerDeployment(deployments, id),
+		deployment: DEFAULT_COMPUTER_DEPLOYMENT,
 	});
 	const savings = savingsFeature(deps);
 	const restorers = new Map<string, (panel: vscode.WebviewPanel, state: unknown) => Promise<void>>([
@@ -160,6 +161,14 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		},
 	};
 }
+
+/** The default deployment as its computer panels name it: after its host when several are configured (read when a panel is made). */
+const DEFAULT_COMPUTER_DEPLOYMENT: ComputerDeps['deployment'] = {
+	id: undefined,
+	get shownName() {
+		return shownDeploymentName(undefined);
+	},
+};
 
 /** The client, session and shown name of a deployment other than the default one, by id, as a computer panel uses them. */
 function computerDeployment(

@@ -168,6 +168,8 @@ suite('resources/computer', () => {
 		}
 		const feature = computerPanelFeature({
 			...deps,
+			// With several configured the default deployment's panels are named after it too.
+			deployment: { id: undefined, shownName: 'api.example.test' },
 			deploymentOf: (id) => {
 				asked.push(id);
 				return id === 'staging-0123456789ab'
@@ -188,7 +190,7 @@ suite('resources/computer', () => {
 		// The default deployment's agent of the same id is another panel.
 		const mine = new FakeWebviewPanel('cloudAgents.computer', 'x');
 		await feature.restorePanel(mine as unknown as vscode.WebviewPanel, state);
-		assert.equal(mine.title, 'Computer — Docs writer');
+		assert.equal(mine.title, 'Computer — Docs writer (api.example.test)');
 		assert.equal(theirs.disposed, false);
 	});
 
