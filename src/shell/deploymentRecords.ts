@@ -5,15 +5,17 @@
 import type * as vscode from 'vscode';
 import type { DeploymentSessions } from '../auth/deploymentSessions';
 import { addressPart } from '../auth/deployments';
+import type { ImageDocuments } from '../views/imageDocuments';
 import type { RecordDocuments } from '../views/recordDocuments';
 
 /**
  * Signed out of a deployment other than the default one, or it was removed: its record documents
- * go (their tabs close), as the default deployment's do at its sign-out (src/shell/main.ts).
+ * and image artifacts go (their tabs close), as the default deployment's do at its sign-out (src/shell/main.ts).
  */
 export function forgetRecordsAtSignOut(
 	deployments: Pick<DeploymentSessions, 'signedIn' | 'onDidChange'>,
 	records: Pick<RecordDocuments, 'forgetAll'>,
+	images?: Pick<ImageDocuments, 'forgetAll'>,
 ): vscode.Disposable {
 	const signedInIds = (): Set<string> =>
 		new Set(deployments.signedIn.filter((d) => !d.deployment.isDefault).map((d) => addressPart(d.deployment)!));
@@ -23,6 +25,7 @@ export function forgetRecordsAtSignOut(
 		for (const part of before) {
 			if (!now.has(part)) {
 				void records.forgetAll(part);
+				void images?.forgetAll(part);
 			}
 		}
 		before = now;

@@ -48,7 +48,7 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 	const deployments = deploymentSessions(deps, defaultSession);
 	// The views show every signed-in deployment (issue 47): the other deployments' rows under root rows beside the default's.
 	const shownDeployments = showDeployments(deps.views, deployments, deps.context.globalState);
-	const forgetRecords = forgetRecordsAtSignOut(deployments, deps.records);
+	const forgetRecords = forgetRecordsAtSignOut(deployments, deps.records, deps.images);
 	const computer = computerPanelFeature({
 		context: deps.context,
 		log: deps.log,
