@@ -190,8 +190,11 @@ export class CloudAgentViews extends Disposable implements ListScope {
 		this.register(
 			session.onDidChange(() => {
 				if (!session.signedIn) {
+					// The default deployment's selection goes; one among another deployment's rows stays (issue 47).
 					for (const descriptor of this.views.keys()) {
-						this.select(descriptor, undefined);
+						if (!this.allLists().some((lists) => lists !== this.main && lists.selected(descriptor) !== undefined)) {
+							this.select(descriptor, undefined);
+						}
 					}
 				}
 			}),

@@ -684,6 +684,13 @@ suite('views/index', () => {
 		assert.equal(second.v.selected(agents), undefined, "the default deployment's agent of the same id is not selected");
 		assert.deepEqual(gets, ['staging a1'], "read from Staging's service only");
 		assert.equal(treeViews.find((t) => t.id === 'cloudAgents.runs' && !t.disposed)?.description, 'Staging first');
+		// Signed out of the default deployment: Staging's selection stays, in the views and in the memory.
+		session.signedIn = false;
+		changed.fire();
+		assert.equal(staged()?.name, 'Staging first');
+		assert.deepEqual(memory.get('cloudAgents.selected.agents'), { deployment: 'staging-0123456789ab', id: 'a1' });
+		session.signedIn = true;
+		changed.fire();
 		// Signed out of Staging: its selection is forgotten.
 		second.staging.signedIn = false;
 		second.sourceChanged.fire();
