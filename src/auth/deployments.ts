@@ -288,3 +288,36 @@ export function removedDeploymentMessage(part: string, what: 'address' | 'record
 				settingName(),
 			);
 }
+
+/**
+ * The name that says which deployment something belongs to (a tab title, a folder, a panel, a
+ * notification): `deployment`'s (undefined: the default deployment's) when two or more deployments
+ * are configured; undefined with one, so that nothing names a deployment then, as before.
+ */
+export function shownDeploymentName(
+	deployment: Pick<Deployment, 'name'> | undefined,
+	deployments: readonly Deployment[] = readDeployments().deployments,
+): string | undefined {
+	if (deployments.length < 2) {
+		return undefined;
+	}
+	return (deployment ?? deployments.find((d) => d.isDefault))?.name;
+}
+
+/**
+ * `shownDeploymentName` of the deployment an address part names (src/auth/deployments.ts
+ * `addressPart`; undefined: the default deployment); undefined with one deployment, and for a part
+ * no configured deployment has.
+ */
+export function shownNameOfPart(
+	part: string | undefined,
+	deployments: readonly Deployment[] = readDeployments().deployments,
+): string | undefined {
+	const named = deploymentOfPart(part, deployments);
+	return named !== undefined && 'deployment' in named ? shownDeploymentName(named.deployment, deployments) : undefined;
+}
+
+/** `text` with the deployment's name after it, "my-agent (Staging)"; `text` itself without a name (one deployment). */
+export function withDeploymentName(text: string, name: string | undefined): string {
+	return name === undefined ? text : vscode.l10n.t('{0} ({1})', text, name);
+}

@@ -1,4 +1,3 @@
-import type * as vscode from 'vscode';
 import { CloudAgentsAuthProvider } from '../auth/authProvider';
 import type { AuthFlows } from '../auth/authProvider';
 import type { Session } from '../auth/session';
@@ -21,7 +20,7 @@ export interface AuthCommandDeps {
  * The Accounts-menu authentication provider, registered through `registrations` (VS Code's own call
  * unless given: the activation's stand-in in the extension); dispose it to remove it.
  */
-export function authProvider(deps: AuthCommandDeps, registrations?: Registrations): vscode.Disposable {
+export function authProvider(deps: AuthCommandDeps, registrations?: Registrations): CloudAgentsAuthProvider {
 	return new CloudAgentsAuthProvider(deps.session, deps.log, deps.flows, registrations);
 }
 

@@ -9,6 +9,7 @@ import { describeError } from '../messages/errors';
 import { isAbsoluteLocalPath } from '../util/fileNames';
 import { plainText } from '../util/text';
 import { titledRecordUri } from '../views/recordDocuments';
+import { shownDeploymentName } from '../auth/deployments';
 import { type PanelFeature, PanelManager } from '../webviews/panel';
 import type { CsvSink, RangeId, SavingsFilter } from '../webviews/savings/data';
 import { RANGE_IDS, exportSavingsCsv, loadRuntimeSummaries } from '../webviews/savings/data';
@@ -201,6 +202,8 @@ export function savingsFeature(deps: Services): PanelFeature & { commands: FlowC
 		extensionUri: deps.context.extensionUri,
 		log: deps.log,
 		client: () => deps.session.client,
+		// The default deployment's savings: the title names it when several are configured.
+		deploymentName: () => shownDeploymentName(undefined),
 		exportCsv: (filter) =>
 			exportCsv(deps, filter).catch((err: unknown) => {
 				deps.log.error('Exporting token savings failed:', err instanceof Error ? err : String(err));

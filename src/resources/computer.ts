@@ -20,10 +20,22 @@ import { type PanelFeature, PanelManager } from '../webviews/panel';
 export interface ComputerDeps {
 	readonly context: vscode.ExtensionContext;
 	readonly log: vscode.LogOutputChannel;
-	/** The shared client (read per call: it follows the session). */
+	/** The client of the agent's deployment (read per call: it follows the session). */
 	client(this: void): CloudAgentsClient;
-	/** The session: signing out closes every computer panel (issue 42, item 5: they stayed open, showing the account's computers). */
+	/** Its session: signing out closes its computer panels (issue 42, item 5: they stayed open, showing the account's computers). */
 	readonly session?: Pick<ActionSession, 'signedIn' | 'onDidChange'>;
+	/**
+	 * The deployment of the agent (an action's kit: `ActionKit.deployment`): its id when it is not
+	 * the default one, and its name when two or more are configured (the panel's title says it).
+	 */
+	readonly deployment?: { readonly id: string | undefined; readonly shownName: string | undefined };
+	/** The client, session and shown name of another configured deployment, by id: a panel of it VS Code restores mints through it. */
+	deploymentOf?(this: void, id: string): Pick<ComputerDeps, 'client' | 'session' | 'deployment'> | undefined;
+}
+
+/** The panels' key of an agent: its id, after its deployment's for another deployment than the default one. */
+function panelKey(agent: Pick<ComputerAgent, 'id' | 'deployment'>): string {
+	return agent.deployment === undefined ? agent.id : `${agent.deployment}/${agent.id}`;
 }
 
 /** Mints a session with a cancellable progress notification; a 409 is explained, not thrown. */
@@ -67,7 +79,10 @@ async function mintSession(client: CloudAgentsClient, agent: ComputerAgent): Pro
 	}
 }
 
-/** The open computer panels, one per agent, and the host they share (clipboard, log, minting sessions). */
+/**
+ * The open computer panels, one per agent (of each deployment: issue 47), and the host each
+ * deployment's share (clipboard, log, minting sessions through that deployment's client).
+ */
 class ComputerPanels implements vscode.Disposable {
 	private readonly panels = new PanelManager<ComputerPanel>();
 	private readonly host: ComputerPanelHost;
@@ -79,15 +94,21 @@ class ComputerPanels implements vscode.Disposable {
 	) {
 		const session = deps.session;
 		if (session) {
+			// The default deployment's: another deployment's panels close with its own session (`watchSignOut`).
 			this.signOut = onSignedOut(session, () => {
-				for (const panel of this.panels.all()) {
+				for (const panel of this.panels.all().filter((p) => p.agent.deployment === undefined)) {
 					panel.dispose();
 				}
 			});
 		}
-		this.host = {
-			extensionUri: deps.context.extensionUri,
-			log: deps.log,
+		this.host = this.hostFor(deps);
+	}
+
+	/** The panels' host minting through `deps`' client. */
+	private hostFor(deps: Pick<ComputerDeps, 'client'>): ComputerPanelHost {
+		return {
+			extensionUri: this.deps.context.extensionUri,
+			log: this.deps.log,
 			readClipboard: () => vscode.env.clipboard.readText(),
 			mint: async (agent) => {
 				const session = await mintSession(deps.client(), agent);
@@ -99,31 +120,66 @@ class ComputerPanels implements vscode.Disposable {
 		};
 	}
 
-	/** Reveals the agent's panel, or mints a session and opens one. */
-	async open(agent: Agent): Promise<void> {
-		const open = this.panels.get(agent.id);
+	/**
+	 * Reveals the agent's panel, or mints a session and opens one: through `deps`' client (the
+	 * action's kit: the row's deployment), titled with its deployment's name when several are configured.
+	 */
+	async open(agent: Agent, deps: Pick<ComputerDeps, 'client' | 'session' | 'deployment'> = this.deps): Promise<void> {
+		const target: ComputerAgent = {
+			id: agent.id,
+			name: agent.name || agent.id,
+			runtimeId: agent.runtime_id || undefined,
+			deployment: deps.deployment?.id,
+			deploymentName: deps.deployment?.shownName,
+		};
+		const open = this.panels.get(panelKey(target));
 		if (open) {
 			open.reveal();
 			return;
 		}
-		const target: ComputerAgent = { id: agent.id, name: agent.name || agent.id, runtimeId: agent.runtime_id || undefined };
-		const session = await mintSession(this.deps.client(), target);
+		const session = await mintSession(deps.client(), target);
 		if (!session) {
 			return;
 		}
 		// Another invocation may have opened the panel while this one waited for the service.
-		this.panels.show(agent.id, () => ComputerPanel.create(this.host, target, session));
+		const host = target.deployment === undefined ? this.host : this.hostFor(deps);
+		this.watchSignOut(
+			this.panels.show(panelKey(target), () => ComputerPanel.create(host, target, session)),
+			deps,
+		);
 	}
 
 	/** Restores a panel VS Code brings back after a reload (src/shell/lazy.ts registers the serializer). */
 	restore(panel: vscode.WebviewPanel, raw: unknown): void {
 		const state = parseComputerPageState(raw);
-		if (!state) {
+		// Another deployment's panel comes back on that deployment; one no longer configured cannot.
+		const deps = state?.deployment === undefined ? this.deps : this.deps.deploymentOf?.(state.deployment);
+		if (!state || !deps) {
 			// Nothing to show without an agent; a panel we cannot restore is closed.
 			panel.dispose();
 			return;
 		}
-		this.panels.add(state.agentId, ComputerPanel.restore(panel, this.host, { id: state.agentId, name: state.agentName }));
+		const agent: ComputerAgent = {
+			id: state.agentId,
+			name: state.agentName,
+			deployment: state.deployment,
+			deploymentName: deps.deployment?.shownName,
+		};
+		const host = agent.deployment === undefined ? this.host : this.hostFor(deps);
+		this.watchSignOut(this.panels.add(panelKey(agent), ComputerPanel.restore(panel, host, agent)), deps);
+	}
+
+	/** A panel of another deployment than the default one closes when that deployment's session signs out. */
+	private watchSignOut(panel: ComputerPanel, deps: Pick<ComputerDeps, 'session'>): void {
+		if (panel.agent.deployment === undefined || !deps.session) {
+			return;
+		}
+		const signOut = onSignedOut(deps.session, () => {
+			panel.dispose();
+		});
+		panel.onDidDispose(() => {
+			signOut.dispose();
+		});
 	}
 
 	dispose(): void {
@@ -154,7 +210,7 @@ function computerPanels(deps: ComputerDeps): ComputerPanels {
 
 /** Opens the computer panel of an agent (the "Open Computer" action): reveals it when open, else mints a session. */
 export async function openComputer(agent: Agent, deps: ComputerDeps): Promise<undefined> {
-	await computerPanels(deps).open(agent);
+	await computerPanels(deps).open(agent, deps);
 	return undefined;
 }
 

@@ -14,7 +14,7 @@ import { runActions, runsList, sendComposedAndFollow } from '../resources/runs';
 import { askPrompt, keepDraft, pickPromptAgent } from '../resources/prompt';
 import { ActionRegistry } from '../views/actionRegistry';
 import { inDeployment, scopeOf, showDeployments } from '../views/deploymentViews';
-import { computerPanelFeature } from '../resources/computer';
+import { type ComputerDeps, computerPanelFeature } from '../resources/computer';
 import { registerFeatureCommands } from './features';
 import { ChangesFeature } from '../changes/changesFeature';
 import type { LoadedFeatures } from './lazy';
@@ -27,6 +27,7 @@ import type { Run } from '../api';
 import { automation } from '../views/automation';
 import { modelProviderDocuments } from '../resources/modelProviders';
 import { DeploymentSessions } from '../auth/deploymentSessions';
+import { shownDeploymentName } from '../auth/deployments';
 import { forgetRecordsAtSignOut } from './deploymentRecords';
 import { flagFollowedRuns, followPerDeployment } from './deploymentFollowers';
 import type { Session } from '../auth/session';
@@ -61,6 +62,9 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		log: deps.log,
 		client: () => deps.session.client,
 		session: deps.session,
+		// A computer panel of another deployment that VS Code restores mints through that deployment's session.
+		deploymentOf: (id) => computerDeployment(deployments, id),
+		deployment: DEFAULT_COMPUTER_DEPLOYMENT,
 	});
 	const savings = savingsFeature(deps);
 	const restorers = new Map<string, (panel: vscode.WebviewPanel, state: unknown) => Promise<void>>([
@@ -179,7 +183,7 @@ function deploymentParts(
 	late: { openResult(arg: unknown): Promise<unknown>; runEventOf(deploymentId: string, e: RunEventNotice): void },
 ): { followers: PerDeployment<Session, RunFollower>; disposables: vscode.Disposable[] } {
 	const shown = showDeployments(deps.views, deployments, deps.context.globalState);
-	const records = forgetRecordsAtSignOut(deployments, deps.records);
+	const records = forgetRecordsAtSignOut(deployments, deps.records, deps.images);
 	const closer = new ChannelCloser();
 	const followers = followPerDeployment(deployments, {
 		closer,
@@ -231,6 +235,29 @@ function chatToolsOf(deps: Services, deployments: DeploymentSessions, actions: A
 				HandoverAnswer | undefined,
 		activity: deps.activity,
 	});
+}
+
+/** The default deployment as its computer panels name it: after its host when several are configured (read when a panel is made). */
+const DEFAULT_COMPUTER_DEPLOYMENT: ComputerDeps['deployment'] = {
+	id: undefined,
+	get shownName() {
+		return shownDeploymentName(undefined);
+	},
+};
+
+/** The client, session and shown name of a deployment other than the default one, by id, as a computer panel uses them. */
+function computerDeployment(
+	deployments: DeploymentSessions,
+	id: string,
+): Pick<ComputerDeps, 'client' | 'session' | 'deployment'> | undefined {
+	const found = deployments.find(id);
+	return found && !found.deployment.isDefault
+		? {
+				client: () => found.session.client,
+				session: found.session,
+				deployment: { id: found.deployment.id, shownName: shownDeploymentName(found.deployment) },
+			}
+		: undefined;
 }
 
 /** The sessions of the deployments beside the default one, each with its own "sign in again" flow. */

@@ -7,7 +7,7 @@ import { deploymentNameWhenSeveral } from '../auth/deployments';
 import { RunFollower } from '../runFollowing';
 import { RunEventStore } from '../runFollowing/runStore';
 import { authCommands, authProvider } from '../flows/auth';
-import type { AuthFlows } from '../auth/authProvider';
+import type { AuthFlows, CloudAgentsAuthProvider } from '../auth/authProvider';
 import { CloudAgentViews } from '../views';
 import { Connectivity } from '../views/connectivity';
 import { ConnectionStatusBar } from '../views/connectivityStatus';
@@ -67,6 +67,8 @@ class CloudAgentsExtension extends Disposable {
 	readonly views: CloudAgentViews;
 	/** The commands whose code loads on first use. */
 	readonly features: LazyFeatures;
+	/** The Accounts menu's provider (made with the session, before the features). */
+	private accounts: CloudAgentsAuthProvider | undefined;
 	/** What the extension showed, for the tests (only under the test harness or in development: src/testing.ts). */
 	readonly recorder: TestRecorder | undefined;
 	/** Every followed run's events on disk. */
@@ -151,7 +153,7 @@ class CloudAgentsExtension extends Disposable {
 	private startSession(): Promise<void> {
 		const { session, log } = this;
 		session.setSignInFlow(this.runSignIn);
-		this.register(authProvider({ session, log, flows: this.authFlows }, this.shell));
+		this.accounts = this.register(authProvider({ session, log, flows: this.authFlows }, this.shell));
 		return session.initialize(process.env.CLOUD_AGENTS_DEV_TOKEN).catch((err: unknown) => {
 			log.error('Reading the stored token failed:', err instanceof Error ? err : String(err));
 		});
@@ -331,7 +333,10 @@ class CloudAgentsExtension extends Disposable {
 				() => {
 					// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: see esbuild.mjs
 					const entry = require('./featureEntry') as { loadFeatures: typeof loadFeatures };
-					return entry.loadFeatures(services, this.session);
+					const loaded = entry.loadFeatures(services, this.session);
+					// The Accounts menu: a session per signed-in deployment from now on (issue 47).
+					loaded.disposables.push(...(this.accounts ? [this.accounts.showDeployments(loaded.deployments)] : []));
+					return loaded;
 				},
 				log,
 			),

@@ -8,8 +8,8 @@ import type { Action, ActionFollower, ActionKit, ActionSession, ResourceActions,
 import type { AnyListDescriptor } from './descriptor';
 import { manifestCommandTitles } from '../ids';
 import { inDeployment, loadMoreList, refreshList, scopeOf } from './deploymentViews';
-import { recordsIn, titledRecordUri } from './recordDocuments';
-import { addressPart } from '../auth/deployments';
+import { imagesIn, recordsIn, titledRecordUri } from './recordDocuments';
+import { addressPart, shownDeploymentName } from '../auth/deployments';
 import { type TargetDeps, resolveFiles, resolveLink, resolveTarget } from './targets';
 import { isAutomation, showInfo, showModalWarning, showWarning, toAbortSignal } from './ui';
 
@@ -57,9 +57,11 @@ export class ActionRegistry {
 				out.push(registerCommand(loadMore, (listId?: unknown) => loadMoreList(views, descriptor, listId), log, options));
 			}
 		}
+		// A failure of an action on a row of another deployment goes to that deployment's 401 prompt, and names it when there are several.
+		const actionOptions = { ...options, errorContext: (arg?: unknown) => this.errorContext(arg) };
 		for (const actions of this.resources) {
 			for (const action of Object.values(actions)) {
-				out.push(registerCommand(action.command, (...args: unknown[]) => this.invokeWith(action, args), log, options));
+				out.push(registerCommand(action.command, (...args: unknown[]) => this.invokeWith(action, args), log, actionOptions));
 			}
 		}
 		return out;
@@ -96,9 +98,26 @@ export class ActionRegistry {
 				return undefined;
 			}
 			this.services.log.error(`${action.command} failed:`, err instanceof Error ? err : String(err));
-			void showApiError(err, undefined, undefined, this.services.onUnauthorized, undefined, () => this.invokeShown(action, arg));
+			const context = this.errorContext(arg);
+			void showApiError(err, undefined, context.prefix, context.onUnauthorized ?? this.services.onUnauthorized, undefined, () =>
+				this.invokeShown(action, arg),
+			);
 			return undefined;
 		}
+	}
+
+	/**
+	 * How a failure of an action run with `arg` is shown (issue 47): named after its row's
+	 * deployment when two or more are configured (`shownDeploymentName`), and a 401 of another
+	 * deployment's row goes to that deployment's own "sign in again" prompt.
+	 */
+	private errorContext(arg: unknown): { prefix?: string; onUnauthorized?: (err: unknown) => boolean } {
+		const scope = scopeOf(this.services.views, arg);
+		const session = scope.session;
+		return {
+			prefix: shownDeploymentName(scope.deployment),
+			onUnauthorized: session?.reportError ? (err) => session.reportError!(err) : undefined,
+		};
 	}
 
 	private async invokeWith(action: Action, args: readonly unknown[]): Promise<unknown> {
@@ -181,6 +200,9 @@ export class ActionRegistry {
 		const records = recordsIn(services.records, scope.deployment && addressPart(scope.deployment));
 		// Each deployment's runs are followed by its own follower (issue 47), the default one's by the services'.
 		const follower = scope.deployment === undefined ? services.follower : (this.followerOf?.(scope.deployment.id) ?? NOT_FOLLOWING);
+		// With several deployments configured, what the action tells names its deployment (the default one's too).
+		const shownName = shownDeploymentName(scope.deployment);
+		const said = sayingDeployment(shownName);
 		return {
 			arg,
 			args,
@@ -217,8 +239,9 @@ export class ActionRegistry {
 				await follower.follow(agentId, runId, hint ?? {});
 			},
 			follower,
+			deployment: { id: scope.deployment?.id, shownName },
 			records,
-			images: services.images,
+			images: imagesIn(services.images, scope.deployment && addressPart(scope.deployment), shownName),
 			// JSON.stringify escapes control characters; plainText also drops bidi and invisible ones.
 			showJson: (title, key, value) =>
 				records.show(
@@ -232,10 +255,10 @@ export class ActionRegistry {
 			context: services.context,
 			userFiles: services.userFiles,
 			log: services.log,
-			confirm: async (message, detail, choice) => automation || (await showModalWarning(message, detail, choice)) === choice,
+			confirm: async (message, detail, choice) => automation || (await showModalWarning(said(message), detail, choice)) === choice,
 			progress: async (title, work) =>
 				vscode.window.withProgress(
-					{ location: vscode.ProgressLocation.Notification, title: notificationText(title), cancellable: true },
+					{ location: vscode.ProgressLocation.Notification, title: notificationText(said(title)), cancellable: true },
 					async (progress, token) => {
 						const abort = toAbortSignal(token);
 						try {
@@ -245,13 +268,13 @@ export class ActionRegistry {
 						}
 					},
 				),
-			pending: (title, work) => pendingSaid(title, work, automation),
-			info: (message) => this.tell(action, automation, message, showInfo),
+			pending: (title, work) => pendingSaid(said(title), work, automation),
+			info: (message) => this.tell(action, automation, said(message), showInfo),
 			copy: async (text, message) => {
 				await vscode.env.clipboard.writeText(text);
 				vscode.window.setStatusBarMessage(iconSafe(message), 3000);
 			},
-			warn: (message) => this.tell(action, automation, message, showWarning),
+			warn: (message) => this.tell(action, automation, said(message), showWarning),
 		};
 	}
 
@@ -268,6 +291,15 @@ export class ActionRegistry {
 		this.services.log.info(`${action.command}: shown: ${text}`);
 		void show(message);
 	}
+}
+
+/**
+ * What an action tells, as a person reads it beside other deployments' (`name`: the deployment's
+ * name when two or more are configured, `shownDeploymentName`): "Staging: Deleted the agent …";
+ * the message itself with one deployment.
+ */
+function sayingDeployment(name: string | undefined): (message: string) => string {
+	return name === undefined ? (message) => message : (message) => vscode.l10n.t('{0}: {1}', name, message);
 }
 
 /**

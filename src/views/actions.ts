@@ -277,10 +277,15 @@ export interface ActionKit {
 	 * runs: an action on another deployment's row sees one that follows nothing (issue 47).
 	 */
 	readonly follower: ActionFollower;
+	/**
+	 * The deployment of the row the action runs on (issue 47): its id when it is not the default one,
+	 * and the name that says which it is when two or more are configured (undefined with one).
+	 */
+	readonly deployment?: { readonly id: string | undefined; readonly shownName: string | undefined };
 	/** The read-only record documents, in the row's deployment (recordDocuments.ts `recordsIn`). */
 	readonly records: RecordShower;
-	/** The image documents. */
-	readonly images: ImageDocuments;
+	/** The image documents, in the row's deployment (recordDocuments.ts `imagesIn`). */
+	readonly images: Pick<ImageDocuments, 'show'>;
 	/** A read-only JSON document of a record, titled by `title`, its tab reused for the same `key`. */
 	showJson(this: void, title: string, key: string[], value: unknown): Promise<vscode.TextDocument>;
 	/** The extension's global state and storage. */

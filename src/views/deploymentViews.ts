@@ -20,8 +20,9 @@ import { Connectivity } from './connectivity';
 import type { AnyListDescriptor } from './descriptor';
 import { DeploymentLists } from './deploymentLists';
 import type { ViewSession } from './deploymentLists';
-import { type DeploymentListArg, type DeploymentRows, DeploymentTreeProvider } from './deploymentTree';
-import type { CloudAgentViews, DeploymentScope, ListScope, OtherDeployments } from './index';
+import { type DeploymentListArg, type DeploymentRows, DeploymentTreeProvider, type RowsProvider } from './deploymentTree';
+import { GroupedTreeProvider } from './groupTree';
+import type { CloudAgentViews, DeploymentScope, ListScope, OtherDeployments, ViewRows } from './index';
 import { type CacheScopeSource, ROW_CACHE_KEY, RowCache } from './rowCache';
 
 /** A deployment's session as the views use it (src/auth/session.ts's Session). */
@@ -148,7 +149,8 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 				}
 			},
 		});
-		for (const [key, shown] of views.listViews) {
+		const shownViews: Array<[string, { rows: ViewRows; main: RowsProvider }]> = [...views.listViews, ...views.groupViews];
+		for (const [key, shown] of shownViews) {
 			const info = (): { id: string; name: string; host: string } => this.defaultDeployment;
 			const main: DeploymentRows = {
 				get id() {
@@ -180,6 +182,10 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 
 	ownerOf(arg: unknown): { readonly lists: DeploymentLists; readonly scope: DeploymentScope } | undefined {
 		return this.otherOf(arg);
+	}
+
+	idOf(lists: DeploymentLists): string | undefined {
+		return [...this.others.values()].find((o) => o.lists === lists)?.deployment.id;
 	}
 
 	private otherOf(arg: unknown): OtherDeployment | undefined {
@@ -257,11 +263,26 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 			rowCache,
 		];
 		const rows = new Map<string, DeploymentRows>();
+		const root = { id: deployment.id, name: deployment.name, host: hostOf(deployment.apiUrl) };
 		for (const [key, { view }] of this.views.listViews) {
 			const provider = lists.providerOf({ key } as AnyListDescriptor);
 			provider.attach(sharedView(view));
-			rows.set(key, { id: deployment.id, name: deployment.name, host: hostOf(deployment.apiUrl), rows: provider });
+			rows.set(key, { ...root, rows: provider });
 		}
+		// The Account view: this deployment's groups (its own lists of images, checkpoints, …) under its root row.
+		for (const [key, { descriptor, view }] of this.views.groupViews) {
+			const grouped = new GroupedTreeProvider(
+				descriptor,
+				lists.ctx,
+				(descriptor.groups ?? []).map((d) => lists.providerOf(d)),
+				() => session.signedIn,
+			);
+			grouped.attach(sharedView(view));
+			disposables.push(grouped);
+			rows.set(key, { ...root, rows: grouped });
+		}
+		// Set when the deployment went (signed out, removed): its selection is forgotten, not kept for a reload.
+		let forget = false;
 		const other: OtherDeployment = {
 			deployment,
 			session,
@@ -270,21 +291,38 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 			scope: { lists: scope, session, deployment },
 			rows,
 			rowCache,
-			gone: () => rowCache.clear(),
-			dispose: () => this.remove(other, disposables),
+			gone: () => {
+				forget = true;
+				rowCache.clear();
+			},
+			dispose: () => this.remove(other, disposables, forget),
 		};
 		for (const connector of this.views.connectors) {
 			disposables.push(...connector(scope));
 		}
+		this.restoreSelections(deployment, lists);
 		return other;
 	}
 
-	/** Drops another deployment's lists; a selection among its rows goes too. */
-	private remove(other: OtherDeployment, disposables: readonly vscode.Disposable[]): void {
+	/** The record of this deployment selected before a reload (Agents, which Runs and Artifacts follow) is selected again on its row. */
+	private restoreSelections(deployment: Deployment, lists: DeploymentLists): void {
+		for (const descriptor of this.views.lists) {
+			const id = this.views.listViews.has(descriptor.key) ? this.views.keptSelection(descriptor, deployment.id) : undefined;
+			if (id !== undefined && lists.selected(descriptor) === undefined) {
+				void this.views.restoreSelection(descriptor, id, lists);
+			}
+		}
+	}
+
+	/**
+	 * Drops another deployment's lists; a selection among its rows goes too — from the memory when
+	 * the deployment went (`forget`), kept for the next window when the window closes.
+	 */
+	private remove(other: OtherDeployment, disposables: readonly vscode.Disposable[], forget: boolean): void {
 		for (const key of this.trees.keys()) {
 			const descriptor = this.views.lists.find((d) => d.key === key);
 			if (descriptor && other.lists.selected(descriptor) !== undefined) {
-				this.views.select(descriptor, undefined, other.lists);
+				this.views.select(descriptor, undefined, other.lists, forget);
 			}
 		}
 		for (const d of disposables) {

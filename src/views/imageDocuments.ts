@@ -65,14 +65,22 @@ export class ImageDocuments extends Disposable implements vscode.FileSystemProvi
 		return uri;
 	}
 
-	/** Signed out (issue 42, item 5): every image held goes and its tabs close. */
-	async forgetAll(): Promise<void> {
-		const held = [...this.images.keys()].map((key) => vscode.Uri.parse(key, true));
-		this.images.clear();
+	/**
+	 * Signed out (issue 42, item 5): every image of that deployment held goes and its tabs close
+	 * (`deploymentPart`: undefined for the default deployment's, whose images' URIs have no
+	 * authority; another deployment's carry its part: recordDocuments.ts `imagesIn`). Other deployments' stay.
+	 */
+	async forgetAll(deploymentPart?: string): Promise<void> {
+		const ofDeployment = (uri: vscode.Uri): boolean => uri.authority === (deploymentPart ?? '');
+		const keys = [...this.images.keys()].filter((key) => ofDeployment(vscode.Uri.parse(key, true)));
+		for (const key of keys) {
+			this.images.delete(key);
+		}
+		const held = keys.map((key) => vscode.Uri.parse(key, true));
 		if (held.length > 0) {
 			this.changed.fire(held.map((uri) => ({ type: vscode.FileChangeType.Deleted, uri })));
 		}
-		await closeTabsOf(IMAGE_SCHEME);
+		await closeTabsOf(IMAGE_SCHEME, ofDeployment);
 	}
 
 	private entry(uri: vscode.Uri): { bytes: Uint8Array; mtime: number } {

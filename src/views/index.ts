@@ -44,7 +44,8 @@ export interface ListScope {
 /** What an action run on a row acts with: that row's deployment's lists and session (undefined: the default deployment's). */
 export interface DeploymentScope {
 	readonly lists: ListScope;
-	readonly session: ActionSession | undefined;
+	/** Its session, with its single "sign in again" prompt for a 401 (`reportError`). */
+	readonly session: (ActionSession & { reportError?(err: unknown): boolean }) | undefined;
 	/** The deployment of a row of another deployment than the default one. */
 	readonly deployment: Deployment | undefined;
 }
@@ -68,6 +69,8 @@ export interface OtherDeployments extends vscode.Disposable {
 	 * that deployment. Returns `value`.
 	 */
 	claim<T extends object>(value: T, deploymentId: string): T;
+	/** The id of the deployment whose lists `lists` are (undefined: none shown now). */
+	idOf(lists: DeploymentLists): string | undefined;
 }
 
 /**
@@ -114,8 +117,8 @@ export function viewRows(target: RowsProvider): ViewRows {
  *
  * Several deployments (issue 47): the default deployment's lists (deploymentLists.ts) are made at
  * activation; once the deployments' sessions are handed in (`showDeployments`, with the features),
- * each other signed-in deployment gets lists of its own, and the list views (not the Account
- * view's groups) show one root row per signed-in deployment when there are two or more
+ * each other signed-in deployment gets lists of its own, and the list views and the Account view
+ * (its groups) show one root row per signed-in deployment when there are two or more
  * (deploymentTree.ts). A row knows its deployment (deploymentViews.ts `scopeOf`): its actions act with that one's client.
  */
 export class CloudAgentViews extends Disposable implements ListScope {
@@ -128,6 +131,11 @@ export class CloudAgentViews extends Disposable implements ListScope {
 	private readonly views = new Map<AnyListDescriptor, vscode.TreeView<vscode.TreeItem>>();
 	/** Per list key, how many times its selection was set (restoreSelection: was a row selected meanwhile?). */
 	private readonly selectionChanges = new Map<string, number>();
+	/** The views of group rows (Account), by the list's key: the tree view, what draws it, the default deployment's groups. */
+	readonly groupViews = new Map<
+		string,
+		{ descriptor: AnyListDescriptor; view: vscode.TreeView<vscode.TreeItem>; rows: ViewRows; main: GroupedTreeProvider<unknown> }
+	>();
 	/** Every view by its list's key, with what draws its rows (group views included). */
 	private readonly shown = new Map<string, ShownView>();
 	/** How each deployment's lists follow one another (`connect`). */
@@ -188,8 +196,11 @@ export class CloudAgentViews extends Disposable implements ListScope {
 		this.register(
 			session.onDidChange(() => {
 				if (!session.signedIn) {
+					// The default deployment's selection goes; one among another deployment's rows stays (issue 47).
 					for (const descriptor of this.views.keys()) {
-						this.select(descriptor, undefined);
+						if (!this.allLists().some((lists) => lists !== this.main && lists.selected(descriptor) !== undefined)) {
+							this.select(descriptor, undefined);
+						}
 					}
 				}
 			}),
@@ -217,9 +228,12 @@ export class CloudAgentViews extends Disposable implements ListScope {
 						() => this.session.signedIn,
 					),
 				);
-				const view = this.register(registrations.treeView<vscode.TreeItem>(descriptor.viewId, grouped, { showCollapseAll: true }));
+				// Drawn through `rows`, which the features point at a tree of every signed-in deployment's groups (deploymentViews.ts).
+				const rows = this.register(viewRows(grouped));
+				const view = this.register(registrations.treeView<vscode.TreeItem>(descriptor.viewId, rows, { showCollapseAll: true }));
 				grouped.attach(view);
-				this.shown.set(descriptor.key, { view, rows: grouped });
+				this.shown.set(descriptor.key, { view, rows });
+				this.groupViews.set(descriptor.key, { descriptor, view, rows, main: grouped });
 			}
 		}
 	}
@@ -290,12 +304,27 @@ export class CloudAgentViews extends Disposable implements ListScope {
 	}
 
 	/**
-	 * Selects the record a reload kept (`id`), unless a row is selected while it is looked up: that
-	 * selection stands (the kept agent, fetched because it was not among the loaded rows, was selected
-	 * after the user's click, and the Runs view followed it, issue 41). A kept record no longer there
-	 * is forgotten, unless a row was selected meanwhile (the memory then holds that row).
+	 * The id of the record of `deploymentId`'s deployment (not the default one) selected in a list's
+	 * view before a reload, if the memory keeps one of that deployment (issue 47): its lists, made
+	 * once it is signed in (deploymentViews.ts), select it again (`restoreSelection` with its lists).
 	 */
-	async restoreSelection(descriptor: AnyListDescriptor, id: string): Promise<void> {
+	keptSelection(descriptor: AnyListDescriptor, deploymentId: string): string | undefined {
+		const kept = this.memory?.get<unknown>(selectionKey(descriptor.key));
+		if (kept === null || typeof kept !== 'object') {
+			return undefined;
+		}
+		const { deployment, id } = kept as { deployment?: unknown; id?: unknown };
+		return deployment === deploymentId && typeof id === 'string' && id !== '' ? id : undefined;
+	}
+
+	/**
+	 * Selects the record a reload kept (`id`, of `lists`' deployment: the default one's unless
+	 * given), unless a row is selected while it is looked up: that selection stands (the kept agent,
+	 * fetched because it was not among the loaded rows, was selected after the user's click, and the
+	 * Runs view followed it, issue 41). A kept record no longer there is forgotten, unless a row was
+	 * selected meanwhile (the memory then holds that row).
+	 */
+	async restoreSelection(descriptor: AnyListDescriptor, id: string, lists: DeploymentLists = this.main): Promise<void> {
 		const changes = (): number => this.selectionChanges.get(descriptor.key) ?? 0;
 		const before = changes();
 		let selectedMeanwhile = false;
@@ -303,7 +332,7 @@ export class CloudAgentViews extends Disposable implements ListScope {
 			selectedMeanwhile = changes() !== before;
 			return !selectedMeanwhile;
 		};
-		const record = await this.selectById(descriptor, id, stillWanted).catch(() => {
+		const record = await this.selectById(descriptor, id, stillWanted, lists).catch(() => {
 			stillWanted();
 			return undefined;
 		});
@@ -345,9 +374,16 @@ export class CloudAgentViews extends Disposable implements ListScope {
 	/**
 	 * Makes the lists that follow `descriptor`'s view show the records of `record` (or nothing), a
 	 * record of `lists`' deployment (the default one's unless given): the other deployments' lists
-	 * show nothing (one row is selected in a view). Names it in their views' descriptions.
+	 * show nothing (one row is selected in a view). Names it in their views' descriptions. The memory
+	 * keeps it for a reload, with its deployment when that is not the default one (unless `remember`
+	 * is false: the lists of another deployment go with the window).
 	 */
-	select<T>(descriptor: ListDescriptor<T, object, unknown>, record: T | undefined, lists: DeploymentLists = this.main): void {
+	select<T>(
+		descriptor: ListDescriptor<T, object, unknown>,
+		record: T | undefined,
+		lists: DeploymentLists = this.main,
+		remember = true,
+	): void {
 		this.selectionChanges.set(descriptor.key, (this.selectionChanges.get(descriptor.key) ?? 0) + 1);
 		const following = this.main.following(descriptor);
 		if (record !== undefined) {
@@ -357,9 +393,8 @@ export class CloudAgentViews extends Disposable implements ListScope {
 			record !== undefined
 				? singleLine(descriptor.name?.(record) || descriptor.keyOf(record), SAFETY.descriptionMaxChars)
 				: undefined;
-		if (this.memory && following.length > 0) {
-			const kept = record === undefined || lists !== this.main ? undefined : descriptor.keyOf(record);
-			void this.memory.update(selectionKey(descriptor.key), kept);
+		if (this.memory && following.length > 0 && remember) {
+			void this.memory.update(selectionKey(descriptor.key), this.keptOf(descriptor, record, lists));
 		}
 		for (const each of this.allLists()) {
 			each.setSelected(descriptor, each === lists ? record : undefined);
@@ -370,6 +405,25 @@ export class CloudAgentViews extends Disposable implements ListScope {
 				view.description = description;
 			}
 		}
+	}
+
+	/**
+	 * What the memory keeps of a selected record: the default deployment's by its id alone (as
+	 * before deployments existed), another deployment's with that deployment's id (issue 47).
+	 */
+	private keptOf<T>(
+		descriptor: ListDescriptor<T, object, unknown>,
+		record: T | undefined,
+		lists: DeploymentLists,
+	): string | { deployment: string; id: string } | undefined {
+		if (record === undefined) {
+			return undefined;
+		}
+		if (lists === this.main) {
+			return descriptor.keyOf(record);
+		}
+		const deployment = this.deployments?.idOf(lists);
+		return deployment === undefined ? undefined : { deployment, id: descriptor.keyOf(record) };
 	}
 
 	/** Re-reads the lists that follow the selection of `descriptor`'s view (the Runs and Artifacts of the selected agent). */

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { SAFETY, sleepUntilAborted } from '../api';
 import type { Run } from '../api';
-import { deploymentOfPart, isDeploymentIdShape, removedDeploymentMessage } from '../auth/deployments';
+import { deploymentOfPart, isDeploymentIdShape, removedDeploymentMessage, shownNameOfPart, withDeploymentName } from '../auth/deployments';
 import { RECORD_SCHEME } from '../ids';
 import { type Registrations, directRegistrations } from '../util/registrations';
 import { singleLine } from '../util/text';
@@ -25,6 +25,8 @@ const CHANGE_TIMEOUT_MS = 3000;
  * (src/auth/deployments.ts `addressPart`) as its URI authority (`inDeployment`), so the same run or
  * artifact id on two deployments is two documents; the default deployment's record URIs have no
  * authority, as before deployments existed. A record of a deployment no longer configured says so.
+ * With two or more deployments configured, a record's tab names its deployment, the default one's
+ * included (`namedRecordUri`: "Runtime web (Staging)", "notes (Staging).md"); with one, as before.
  *
  * One instance lives for the extension's lifetime; extension.ts creates it and hands it to the
  * commands that show records (`Services.records`).
@@ -106,6 +108,8 @@ export class RecordDocuments extends Disposable implements vscode.TextDocumentCo
 		language?: string,
 		options: { forceLanguage?: boolean; markdownPreview?: boolean } = {},
 	): Promise<vscode.TextDocument> {
+		// Its tab says which deployment it is of when there are several (the title is the path's last segment).
+		uri = namedRecordUri(uri, shownNameOfPart(deploymentPartOfRecord(uri)), !options.forceLanguage);
 		const key = uri.toString();
 		const previous = this.contents.get(key);
 		this.contents.set(key, content);
@@ -237,6 +241,25 @@ export function inDeployment(uri: vscode.Uri, deploymentPart: string | undefined
 	return deploymentPart === undefined ? uri : uri.with({ authority: deploymentPart });
 }
 
+/**
+ * The record URI `uri` whose tab (its path's last segment) names the deployment `name` (undefined:
+ * `uri` itself, with one deployment): "Runtime web (Staging)". With `keepExtension`, a last segment
+ * that ends with a file extension keeps it last, so it still picks the language (an artifact
+ * "notes.md" is "notes (Staging).md"); without it (a title whose "extension" is an accident, shown
+ * with `forceLanguage`) the name goes at the end.
+ */
+export function namedRecordUri(uri: vscode.Uri, name: string | undefined, keepExtension = true): vscode.Uri {
+	if (name === undefined) {
+		return uri;
+	}
+	const at = uri.path.lastIndexOf('/') + 1;
+	const last = uri.path.slice(at);
+	const shown = name.replace(/[/\\]/g, '_');
+	const ext = keepExtension ? /^(.+?)(\.[A-Za-z0-9_+-]{1,16})$/.exec(last) : null;
+	const named = ext ? `${withDeploymentName(ext[1]!, shown)}${ext[2]!}` : withDeploymentName(last, shown);
+	return uri.with({ path: `${uri.path.slice(0, at)}${named}` });
+}
+
 /** What an action shows records with: `show` (an action of another deployment's row gets `recordsIn`). */
 export type RecordShower = Pick<RecordDocuments, 'show'>;
 
@@ -248,6 +271,22 @@ export type RecordShower = Pick<RecordDocuments, 'show'>;
  */
 export function recordsIn(records: RecordDocuments, deploymentPart: string | undefined): RecordShower {
 	return deploymentPart === undefined ? records : { show: (uri, ...rest) => records.show(inDeployment(uri, deploymentPart), ...rest) };
+}
+
+/**
+ * The image documents (imageDocuments.ts) as an action on a row of the deployment whose addresses
+ * carry `deploymentPart` shows them: in that deployment (its part as the URI authority, as
+ * `inDeployment` puts a record), the tab naming it (`name`: when two or more are configured, the
+ * default one's too); the documents themselves with one deployment.
+ */
+export function imagesIn<I extends { show(uri: vscode.Uri, bytes: Uint8Array): Promise<vscode.Uri> }>(
+	images: I,
+	deploymentPart: string | undefined,
+	name: string | undefined,
+): Pick<I, 'show'> {
+	return deploymentPart === undefined && name === undefined
+		? images
+		: { show: (uri, bytes) => images.show(namedRecordUri(inDeployment(uri, deploymentPart), name), bytes) };
 }
 
 /** The deployment part of a record URI (as VS Code spells it: lower case): undefined for the default deployment's (no authority). */

@@ -31,6 +31,12 @@ export interface RegisterCommandOptions {
 	 * an error message with a "Sign In" action.
 	 */
 	onUnauthorized?: UnauthorizedHandler;
+	/**
+	 * What a failure of one invocation is shown with, by its arguments: a prefix saying what it acted
+	 * on (the deployment of a row when several are configured: "Staging: …", issue 47) and the 401
+	 * handler of that row's session; the shared `onUnauthorized` and no prefix otherwise.
+	 */
+	errorContext?: (...args: unknown[]) => { readonly prefix?: string; readonly onUnauthorized?: UnauthorizedHandler };
 }
 
 /**
@@ -57,7 +63,10 @@ export function registerCommand(
 				throw err;
 			}
 			// No answer from the service: "Retry" runs the command again with the same arguments.
-			void showApiError(err, undefined, undefined, options.onUnauthorized, undefined, () => run(...args));
+			const context = options.errorContext?.(...args);
+			void showApiError(err, undefined, context?.prefix, context?.onUnauthorized ?? options.onUnauthorized, undefined, () =>
+				run(...args),
+			);
 			return undefined;
 		}
 	};

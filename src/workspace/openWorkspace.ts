@@ -6,6 +6,7 @@ import { SAFETY } from '../api';
 import { AGENT_WINDOWS_FOLDER } from '../ids';
 import { notificationText, singleLine } from '../util/text';
 import type { AgentWorkspaces } from './deploymentWorkspace';
+import { shownNameOfPart, withDeploymentName } from '../auth/deployments';
 
 /** How the workspace opens: added as a folder of this window, or in a new window; undefined asks. */
 export type OpenWorkspaceMode = 'add' | 'newWindow';
@@ -25,6 +26,8 @@ export async function openAgentWorkspace(
 	storage?: vscode.Uri,
 ): Promise<void> {
 	const address = { agentId, deploymentPart: feature.deploymentPart };
+	// With several deployments configured, the Explorer's folder (and a new window) names the agent's deployment.
+	const deploymentName = shownNameOfPart(address.deploymentPart);
 	const uri = workspaceUri(agentId, '', address.deploymentPart);
 	const folders = vscode.workspace.workspaceFolders ?? [];
 	// Opening again is a retry of a workspace whose interface differed.
@@ -45,7 +48,10 @@ export async function openAgentWorkspace(
 		mode = answer === add ? 'add' : answer === newWindow ? 'newWindow' : undefined;
 	}
 	if (mode === 'add') {
-		const ok = vscode.workspace.updateWorkspaceFolders(folders.length, 0, { uri, name: vscode.l10n.t('Agent: {0}', singleLine(name)) });
+		const ok = vscode.workspace.updateWorkspaceFolders(folders.length, 0, {
+			uri,
+			name: withDeploymentName(vscode.l10n.t('Agent: {0}', singleLine(name)), deploymentName),
+		});
 		if (!ok) {
 			throw new Error(vscode.l10n.t('VS Code refused to add the workspace folder of "{0}".', name));
 		}
@@ -54,7 +60,9 @@ export async function openAgentWorkspace(
 		// A folder opened on its own is named after the last segment of its path, which for an agent's
 		// root is "/" (the Explorer's folder and the window title said "/"): the new window opens a
 		// workspace file that names the folder after the agent instead.
-		const target = storage ? await agentWindowFile(storage, agentId, name, address.deploymentPart) : uri;
+		const target = storage
+			? await agentWindowFile(storage, agentId, withDeploymentName(name, deploymentName), address.deploymentPart)
+			: uri;
 		await vscode.commands.executeCommand('vscode.openFolder', target, { forceNewWindow: true });
 	}
 }

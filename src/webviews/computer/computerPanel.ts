@@ -24,6 +24,10 @@ export interface ComputerAgent {
 	name: string;
 	/** The agent's runtime, when known (a restored panel reads it from the service when needed). */
 	runtimeId?: string;
+	/** The id of its deployment when that is not the default one (issue 47); kept with the page's state for a restore. */
+	deployment?: string;
+	/** The name of its deployment shown in the title when two or more are configured (the default one's too). */
+	deploymentName?: string;
 }
 
 /** What the panel needs from the extension. */
@@ -37,9 +41,10 @@ export interface ComputerPanelHost extends PanelHost {
 /** What the page shows first: a checked session, or why there is none. */
 type Start = { kind: 'session'; session: PageSession } | { kind: 'ended'; reason: 'failed' | 'restored' | 'refused'; message: string };
 
-/** The panel title: "Computer — <agent name>". */
-export function computerTitle(agentName: string): string {
-	return vscode.l10n.t('Computer — {0}', singleLine(agentName, 80));
+/** The panel title: "Computer — <agent name>", and "(<deployment>)" after it when it names a deployment. */
+export function computerTitle(agentName: string, deploymentName?: string): string {
+	const title = vscode.l10n.t('Computer — {0}', singleLine(agentName, 80));
+	return deploymentName === undefined ? title : vscode.l10n.t('{0} ({1})', title, singleLine(deploymentName, 80));
 }
 
 function pageStrings(): ComputerStrings {
@@ -90,7 +95,7 @@ export class ComputerPanel extends WebviewPanelBase<ComputerPageMessage, Compute
 		const checked = pageSession(session);
 		const panel = vscode.window.createWebviewPanel(
 			WEBVIEW_TYPES.computer,
-			computerTitle(agent.name),
+			computerTitle(agent.name, agent.deploymentName),
 			vscode.ViewColumn.Active,
 			webviewPanelOptions(host.extensionUri, true),
 		);
@@ -99,7 +104,7 @@ export class ComputerPanel extends WebviewPanelBase<ComputerPageMessage, Compute
 
 	/** Adopts a panel VS Code restores after a reload: it shows the agent with Reconnect (the old session is gone). */
 	static restore(panel: vscode.WebviewPanel, host: ComputerPanelHost, agent: ComputerAgent): ComputerPanel {
-		panel.title = computerTitle(agent.name);
+		panel.title = computerTitle(agent.name, agent.deploymentName);
 		return new ComputerPanel(panel, host, agent, {
 			kind: 'ended',
 			reason: 'restored',
@@ -120,7 +125,7 @@ export class ComputerPanel extends WebviewPanelBase<ComputerPageMessage, Compute
 
 	private draw(): void {
 		this.render({
-			title: computerTitle(this.agent.name),
+			title: computerTitle(this.agent.name, this.agent.deploymentName),
 			script: 'computer',
 			styles: ['computer.css'],
 			connectSrc: this.start.kind === 'session' ? [this.start.session.origin] : [],
@@ -136,6 +141,7 @@ export class ComputerPanel extends WebviewPanelBase<ComputerPageMessage, Compute
 					type: 'agent',
 					agentId: this.agent.id,
 					agentName: singleLine(this.agent.name, 255),
+					...(this.agent.deployment !== undefined ? { deployment: this.agent.deployment } : {}),
 					strings: pageStrings(),
 				});
 				await this.post(

@@ -39,7 +39,7 @@ export type ComputerStrings = Record<(typeof COMPUTER_STRING_KEYS)[number], stri
 /** Extension → page. */
 export type ComputerHostMessage =
 	/** Who the panel shows and the page's texts (sent first; agent saved by the page for restore). */
-	| { type: 'agent'; agentId: string; agentName: string; strings: ComputerStrings }
+	| { type: 'agent'; agentId: string; agentName: string; deployment?: string; strings: ComputerStrings }
 	/** Connect to this session (replaces any other). */
 	| { type: 'session'; session: ComputerSessionInfo }
 	/** No session: why (minting failed, restored after a reload, …); the page offers Reconnect. */
@@ -104,6 +104,8 @@ export function isComputerHostMessage(message: { type: string }): message is Com
 export interface ComputerPageState {
 	agentId: string;
 	agentName: string;
+	/** The id of the agent's deployment when it is not the default one (issue 47); absent for the default deployment's. */
+	deployment?: string;
 	scale: 'fit' | 'native';
 	viewOnly: boolean;
 }
@@ -117,9 +119,11 @@ export function parseComputerPageState(raw: unknown): ComputerPageState | undefi
 	if (typeof s.agentId !== 'string' || s.agentId === '' || s.agentId.length > 255 || typeof s.agentName !== 'string') {
 		return undefined;
 	}
+	const deployment = typeof s.deployment === 'string' && /^[a-z0-9-]{1,64}$/.test(s.deployment) ? s.deployment : undefined;
 	return {
 		agentId: s.agentId,
 		agentName: s.agentName.slice(0, 255),
+		...(deployment !== undefined ? { deployment } : {}),
 		scale: s.scale === 'native' ? 'native' : 'fit',
 		viewOnly: s.viewOnly === true,
 	};

@@ -23,13 +23,16 @@ import { SAVINGS_RANGES, validateSavingsPageMessage } from './protocol';
 export interface SavingsPanelHost extends PanelHost {
 	/** The signed-in client (reads the token per request; the token never leaves it). */
 	client(): CloudAgentsClient;
+	/** The name of the client's deployment when two or more are configured (the title says it); undefined with one. */
+	deploymentName?(): string | undefined;
 	/** Exports the filter's events as CSV (asks where, shows progress); resolves with a status text, or undefined when dismissed. */
 	exportCsv(filter: SavingsFilter): Promise<string | undefined>;
 }
 
-/** The panel title. */
-export function savingsTitle(): string {
-	return vscode.l10n.t('Token Savings');
+/** The panel title: "Token Savings", and "(<deployment>)" after it when it names a deployment. */
+export function savingsTitle(deploymentName?: string): string {
+	const title = vscode.l10n.t('Token Savings');
+	return deploymentName === undefined ? title : vscode.l10n.t('{0} ({1})', title, singleLine(deploymentName, 80));
 }
 
 function pageStrings(): SavingsStrings {
@@ -231,7 +234,7 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 	static create(host: SavingsPanelHost, filter: SavingsPageFilter = { range: '7d', runtimeId: '' }): SavingsPanel {
 		const panel = vscode.window.createWebviewPanel(
 			WEBVIEW_TYPES.savings,
-			savingsTitle(),
+			savingsTitle(host.deploymentName?.()),
 			vscode.ViewColumn.Active,
 			webviewPanelOptions(host.extensionUri),
 		);
@@ -240,7 +243,7 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 
 	/** Adopts a panel VS Code restores after a reload, with its saved filter. */
 	static restore(panel: vscode.WebviewPanel, host: SavingsPanelHost, filter: SavingsPageFilter): SavingsPanel {
-		panel.title = savingsTitle();
+		panel.title = savingsTitle(host.deploymentName?.());
 		return new SavingsPanel(panel, host, filter);
 	}
 
@@ -262,7 +265,13 @@ export class SavingsPanel extends WebviewPanelBase<SavingsPageMessage, SavingsHo
 				}
 			}),
 		);
-		this.render({ title: savingsTitle(), script: 'savings', styles: ['savings.css'], bundledCss: true, body: pageBody() });
+		this.render({
+			title: savingsTitle(savings.deploymentName?.()),
+			script: 'savings',
+			styles: ['savings.css'],
+			bundledCss: true,
+			body: pageBody(),
+		});
 	}
 
 	/** Reads the data again for the current filter (the Refresh button and command). */

@@ -13,13 +13,14 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { deploymentId } from '../../../src/auth/deployments';
+import { AUTH_PROVIDER_ID } from '../../../src/ids';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { workspaceAddressOf, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import type { RowSnapshot } from '../../../src/testing';
-import { AGENT_ID, TOKEN, agent } from '../../hostile/fixtures';
+import { AGENT_ID, RUNTIME_ID, TOKEN, agent } from '../../hostile/fixtures';
 import { type HostileServer, type RouteHandler, json, startHostile } from '../../hostile/server';
 import { workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
-import { emu, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { emu, messagesShown, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
 import { closeAllEditors } from '../support/editors';
 import { devToken } from '../support/env';
 
@@ -76,6 +77,8 @@ suite('Deployments: a second service beside the default one', () => {
 	const tokensSeen = (): Array<string | undefined> => server.requests.map((r) => r.token);
 	/** The id of the agent Staging lists: set by a test to an agent of the emulator's (the same id on both services). */
 	let twinId = AGENT_ID;
+	/** The runtimes Staging lists (none unless a test sets them). */
+	let stagingRuntimes: unknown[] = [];
 	/** Signs in to Staging (configured first) and waits until the Agents view shows a root row per deployment. */
 	const signInToStaging = async (): Promise<RowSnapshot[]> => {
 		await setDeployments([{ name: STAGING, apiUrl: server.baseUrl }]);
@@ -95,6 +98,13 @@ suite('Deployments: a second service beside the default one', () => {
 				// What the Agents view reads, and what Rename sends.
 				'GET /v2/agents': (req, res) =>
 					req.token === TOKEN ? json(res, 200, { agents: [agent({ id: twinId, name: 'Staging twin' })] }) : json(res, 401, {}),
+				// What the Runtimes view reads, and List VNC Credentials (none).
+				'GET /v2/runtimes': (req, res) =>
+					req.token === TOKEN
+						? json(res, 200, { data: stagingRuntimes, pagination: { next_cursor: null, has_more: false } })
+						: json(res, 401, {}),
+				'GET /v2/runtimes/*/vnc-credentials': (req, res) =>
+					req.token === TOKEN ? json(res, 200, { data: [] }) : json(res, 401, {}),
 				'PATCH /v2/agents/*': (req, res, ctx) =>
 					req.token === TOKEN
 						? json(res, 200, agent({ id: twinId, name: (ctx.json() as { name?: string } | undefined)?.name ?? 'Staging twin' }))
@@ -164,9 +174,12 @@ suite('Deployments: a second service beside the default one', () => {
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { deployment: STAGING, apiKey: TOKEN }), true);
 		server.requests.length = 0;
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { deployment: STAGING, confirm: false }), true);
-		// The Agents view lists Staging's agents while it is signed in (when VS Code shows the view): not the sign-out's.
+		// The Agents view lists Staging's agents while it is signed in (when VS Code shows the view), and the
+		// Accounts menu reads who is signed in there (its own key): not the sign-out's.
 		assert.deepEqual(
-			server.requests.filter((r) => `${r.method} ${r.path}` !== 'GET /v2/agents').map((r) => [`${r.method} ${r.path}`, r.token]),
+			server.requests
+				.filter((r) => !['GET /v2/agents', 'GET /v2/me'].includes(`${r.method} ${r.path}`))
+				.map((r) => [`${r.method} ${r.path}`, r.token]),
 			[['DELETE /v2/auth/token', TOKEN]],
 		);
 		assert.equal(api.session.signedIn, true);
@@ -242,6 +255,129 @@ suite('Deployments: a second service beside the default one', () => {
 			return top.length > 0 && top.every((r) => r.contextValue !== 'deployment') ? top : undefined;
 		});
 		assert.deepEqual(shapeOf(after), shapeOf(single));
+	});
+
+	test("record tabs, notifications and agent folders name their deployment with two configured (the default one's too), and none with one", async () => {
+		const runtimes = (await emu<{ data: Array<Record<string, unknown>> }>('GET', '/v2/runtimes?limit=100', undefined, devToken())).body
+			.data;
+		const runtime = runtimes[0];
+		assert.ok(runtime, 'the emulator lists a runtime');
+		const name = String(runtime.display_name);
+		const activeTab = (): string | undefined => vscode.window.tabGroups.activeTabGroup.activeTab?.label;
+		const showDetails = async (): Promise<vscode.TextDocument | undefined> =>
+			vscode.commands.executeCommand<vscode.TextDocument | undefined>('cloudAgents.runtimes.showDetails', {
+				automation: true,
+				runtimeId: runtime.id,
+			});
+		// One deployment: the tab is titled as it always was, nothing names a deployment.
+		const defaultName = api.features.load().deployments.all[0]!.deployment.name;
+		const alone = await showDetails();
+		assert.equal(alone?.uri.path, `/Runtime ${name}`);
+		await waitFor('the tab of the record', async () => (activeTab() === `Runtime ${name}` ? true : undefined));
+		await closeAllEditors();
+		// Staging beside it, signed in, listing a runtime of its own.
+		stagingRuntimes = [{ ...runtime, id: RUNTIME_ID, display_name: 'Staging runtime', vnc_enabled: true }];
+		try {
+			const roots = await signInToStaging();
+			const named = await showDetails();
+			assert.equal(named?.uri.path, `/Runtime ${name} (${defaultName})`, "the default deployment's record names it");
+			await waitFor('the named tab', async () => (activeTab() === `Runtime ${name} (${defaultName})` ? true : undefined));
+			const stagingRoot = roots[1]!.id!;
+			const stagingRow = await waitFor("Staging's runtime row", async () =>
+				(await rows('runtimes', stagingRoot)).find((r) => r.label === 'Staging runtime'),
+			);
+			await vscode.commands.executeCommand(
+				'_cloudAgents.views.runOnRow',
+				'runtimes',
+				stagingRow.id,
+				'cloudAgents.runtimes.showDetails',
+				{},
+				stagingRoot,
+			);
+			await waitFor("Staging's record tab", async () => (activeTab() === 'Runtime Staging runtime (Staging)' ? true : undefined));
+			// A notification of an action on Staging's row says it is Staging's.
+			await vscode.commands.executeCommand(
+				'_cloudAgents.views.runOnRow',
+				'runtimes',
+				stagingRow.id,
+				'cloudAgents.runtimes.listVncCredentials',
+				{},
+				stagingRoot,
+			);
+			assert.deepEqual(await messagesShown('information', /has no VNC credentials/), [
+				'Staging: The runtime Staging runtime has no VNC credentials.',
+			]);
+			// Its agent's workspace folder is named with it (in a multi-root window: adding a folder to another reloads it).
+			if (vscode.workspace.workspaceFile !== undefined) {
+				const before = vscode.workspace.workspaceFolders?.length ?? 0;
+				const changed = new Promise<void>((resolve) => {
+					const sub = vscode.workspace.onDidChangeWorkspaceFolders(() => {
+						sub.dispose();
+						resolve();
+					});
+				});
+				await vscode.commands.executeCommand('cloudAgents.agents.openWorkspace', {
+					automation: true,
+					agentId: twinId,
+					name: 'Staging twin',
+					mode: 'add',
+					deployment: STAGING,
+				});
+				await changed;
+				try {
+					assert.equal(vscode.workspace.workspaceFolders?.[before]?.name, 'Agent: Staging twin (Staging)');
+				} finally {
+					vscode.workspace.updateWorkspaceFolders(before, 1);
+				}
+			}
+		} finally {
+			stagingRuntimes = [];
+		}
+	});
+
+	test("the Account view and the Accounts menu: each signed-in deployment's account apart, labelled with its deployment; with one, as before", async () => {
+		const accounts = async (): Promise<string[]> => (await vscode.authentication.getAccounts(AUTH_PROVIDER_ID)).map((a) => a.label);
+		const alone = await accounts();
+		assert.equal(alone.length, 1, JSON.stringify(alone));
+		const groupsAlone = shapeOf(await rows('account'));
+		assert.ok(groupsAlone.length > 0 && groupsAlone.every((r) => r.startsWith('account/')), JSON.stringify(groupsAlone));
+		const roots = await signInToStaging();
+		const defaultName = api.features.load().deployments.all[0]!.deployment.name;
+		// The Accounts menu: a session per deployment, each named, so each signs out on its own.
+		const both = await waitFor('an account per deployment in the Accounts menu', async () => {
+			const labels = await accounts();
+			return labels.length === 2 ? labels : undefined;
+		});
+		assert.deepEqual(both, [`${alone[0]!} (${defaultName})`, 'staging@example.invalid (Staging)']);
+		// The Account view: a root row per deployment, each with its groups under it.
+		const accountRoots = await waitFor('a root row per deployment in the Account view', async () => {
+			const top = await rows('account');
+			return top.length === 2 && top.every((r) => r.contextValue === 'deployment') ? top : undefined;
+		});
+		assert.deepEqual(
+			accountRoots.map((r) => r.id),
+			roots.map((r) => r.id),
+		);
+		assert.deepEqual(shapeOf(await rows('account', accountRoots[0]!.id)), groupsAlone, "the default deployment's groups as they were");
+		const stagingId = api.features.load().deployments.find(STAGING)!.deployment.id;
+		assert.deepEqual(
+			shapeOf(await rows('account', accountRoots[1]!.id)),
+			groupsAlone.map((r) => `${stagingId}:${r}`),
+			"Staging's groups, its own",
+		);
+		// Signed out of Staging: its account leaves the menu and its root row the view; the other deployment's stays.
+		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { deployment: STAGING, confirm: false }), true);
+		await waitFor("Staging's account gone from the Accounts menu", async () =>
+			JSON.stringify(await accounts()) === JSON.stringify([both[0]]) ? true : undefined,
+		);
+		await waitFor('the groups of one deployment', async () =>
+			JSON.stringify(shapeOf(await rows('account'))) === JSON.stringify(groupsAlone) ? true : undefined,
+		);
+		// One deployment configured again: the label is who is signed in, as before.
+		await setDeployments(undefined);
+		await waitFor('the label without a deployment name', async () =>
+			JSON.stringify(await accounts()) === JSON.stringify(alone) ? true : undefined,
+		);
 	});
 
 	test('a second entry for the default deployment is refused before anything is sent or written', async () => {

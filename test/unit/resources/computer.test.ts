@@ -114,6 +114,86 @@ suite('resources/computer', () => {
 		assert.equal(panels.length, 0);
 	});
 
+	test("several deployments (issue 47): another deployment's agent gets a panel of its own, minted through its client, titled with its name; sign-outs close their own", async () => {
+		const billing = agent('Refactor billing module');
+		const minted: string[] = [];
+		/** The emulator's client as another deployment's: each mint recorded. */
+		const stagingClient = new Proxy(env.client, {
+			get: (target, key, receiver) =>
+				key === 'createComputerSession'
+					? (...args: Parameters<typeof env.client.createComputerSession>) => {
+							minted.push(args[0]);
+							return target.createComputerSession(...args);
+						}
+					: (Reflect.get(target, key, receiver) as unknown),
+		});
+		const stagingChanged = new fake.EventEmitter<void>();
+		const staging = {
+			...deps,
+			client: () => stagingClient,
+			session: { signedIn: true, onDidChange: stagingChanged.event as vscode.Event<void> },
+			deployment: { id: 'staging-0123456789ab', shownName: 'Staging' },
+		};
+		await openComputer(billing, { ...deps, deployment: { id: undefined, shownName: 'api.example.test' } });
+		await openComputer(billing, staging);
+		assert.deepEqual(
+			panels.map((p) => p.title),
+			['Computer — Refactor billing module (api.example.test)', 'Computer — Refactor billing module (Staging)'],
+		);
+		assert.deepEqual(minted, [billing.id], "Staging's panel was minted through its own client, the default one's not");
+		await openComputer(billing, staging);
+		assert.equal(panels[1]!.reveals, 1, 'opening it again reveals its own panel');
+		staging.session.signedIn = false;
+		stagingChanged.fire();
+		assert.deepEqual(
+			panels.map((p) => p.disposed),
+			[false, true],
+			'signing out of Staging closes its panel only',
+		);
+		await openComputer(billing, { ...staging, session: { signedIn: true, onDidChange: stagingChanged.event as vscode.Event<void> } });
+		deps.session.signedIn = false;
+		changed.fire();
+		assert.deepEqual(
+			panels.map((p) => p.disposed),
+			[true, true, false],
+			"signing out of the default deployment leaves Staging's",
+		);
+	});
+
+	test("restoring another deployment's panel after a reload: on that deployment, titled with its name; one no longer configured is closed", async () => {
+		const asked: string[] = [];
+		// The panels are kept per context: the setup's go, these are made with the deployments.
+		for (const d of owned) {
+			d.dispose();
+		}
+		const feature = computerPanelFeature({
+			...deps,
+			// With several configured the default deployment's panels are named after it too.
+			deployment: { id: undefined, shownName: 'api.example.test' },
+			deploymentOf: (id) => {
+				asked.push(id);
+				return id === 'staging-0123456789ab'
+					? { client: () => env.client, session: deps.session, deployment: { id, shownName: 'Staging' } }
+					: undefined;
+			},
+		});
+		owned = feature.disposables;
+		const state = { agentId: 'agt_9', agentName: 'Docs writer', scale: 'fit', viewOnly: false };
+		const theirs = new FakeWebviewPanel('cloudAgents.computer', 'x');
+		await feature.restorePanel(theirs as unknown as vscode.WebviewPanel, { ...state, deployment: 'staging-0123456789ab' });
+		assert.equal(theirs.title, 'Computer — Docs writer (Staging)');
+		assert.equal(theirs.disposed, false);
+		const gone = new FakeWebviewPanel('cloudAgents.computer', 'x');
+		await feature.restorePanel(gone as unknown as vscode.WebviewPanel, { ...state, deployment: 'removed-0123456789ab' });
+		assert.equal(gone.disposed, true);
+		assert.deepEqual(asked, ['staging-0123456789ab', 'removed-0123456789ab']);
+		// The default deployment's agent of the same id is another panel.
+		const mine = new FakeWebviewPanel('cloudAgents.computer', 'x');
+		await feature.restorePanel(mine as unknown as vscode.WebviewPanel, state);
+		assert.equal(mine.title, 'Computer — Docs writer (api.example.test)');
+		assert.equal(theirs.disposed, false);
+	});
+
 	test('disposing the feature closes the panels; the next open starts afresh', async () => {
 		await openComputer(agent('Refactor billing module'), deps);
 		for (const d of owned) {

@@ -19,20 +19,26 @@ suite('deploymentRecords: a deployment signed out takes its records with it (iss
 				onDidChange: changed.event,
 			},
 			{ forgetAll: async (part?: string) => void forgotten.push(part) },
+			{ forgetAll: async (part?: string) => void forgotten.push(`images of ${String(part)}`) },
 		);
 		try {
 			changed.fire();
 			assert.deepEqual(forgotten, [], 'nothing changed: nothing forgotten');
 			signedIn = signedIn.filter((d) => d.deployment.id !== 'staging-0123456789ab');
 			changed.fire();
-			assert.deepEqual(forgotten, ['staging-0123456789ab']);
+			assert.deepEqual(forgotten, ['staging-0123456789ab', 'images of staging-0123456789ab']);
 			// Signing out of the default deployment is main.ts's to handle (forgetAll() without a part), not this.
 			signedIn = signedIn.filter((d) => !d.deployment.isDefault);
 			changed.fire();
-			assert.deepEqual(forgotten, ['staging-0123456789ab']);
+			assert.equal(forgotten.length, 2);
 			signedIn = [];
 			changed.fire();
-			assert.deepEqual(forgotten, ['staging-0123456789ab', 'acme-0123456789ab']);
+			assert.deepEqual(forgotten, [
+				'staging-0123456789ab',
+				'images of staging-0123456789ab',
+				'acme-0123456789ab',
+				'images of acme-0123456789ab',
+			]);
 		} finally {
 			watch.dispose();
 			changed.dispose();

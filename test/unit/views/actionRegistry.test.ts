@@ -361,6 +361,49 @@ suite('views/actionRegistry', () => {
 		assert.equal(w.lines.filter((l) => l.startsWith('error cloudAgents.test.rename failed:')).length, 2);
 	});
 
+	test("several deployments (issue 47): a failure on another deployment's row names it and its 401 goes to that deployment's prompt; with one, as before", async () => {
+		const w = services();
+		let failure: unknown = new ApiError(409, 'conflict', 'thing is busy', undefined);
+		const { action } = renameAction(w, {
+			run: async () => {
+				throw failure;
+			},
+		});
+		const prompts: string[] = [];
+		w.svc.onUnauthorized = () => {
+			prompts.push('default');
+			return true;
+		};
+		Object.assign(w.otherSession, {
+			reportError: () => {
+				prompts.push('staging');
+				return true;
+			},
+		});
+		disposables.push(...new ActionRegistry(w.services, [], [{ action }]).register());
+		const command = fake.registeredCommand('cloudAgents.test.rename')!;
+		const clicked = { thingId: 't1' };
+		w.otherRows.set(clicked, 'staging-0123456789ab');
+		// One deployment configured: the message as it always was.
+		fake.settings['cloudAgents.apiUrl'] = 'https://api.example.test';
+		await command('t1');
+		await until(() => fake.calls('window.showErrorMessage').length === 1, 'the message');
+		assert.match(fake.calls('window.showErrorMessage')[0]![0] as string, /^[^:]*thing is busy/);
+		// Two: each failure says whose it is, the default deployment's too.
+		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: 'https://staging.example.test' }];
+		await command(clicked);
+		await command('t1');
+		await until(() => fake.calls('window.showErrorMessage').length === 3, 'the messages');
+		assert.match(fake.calls('window.showErrorMessage')[1]![0] as string, /^Staging: .*thing is busy/);
+		assert.match(fake.calls('window.showErrorMessage')[2]![0] as string, /^api\.example\.test: .*thing is busy/);
+		// A 401 of Staging's row: Staging's own "sign in again" prompt, not the default deployment's.
+		failure = new ApiError(401, 'unauthenticated', 'token revoked', undefined);
+		await command(clicked);
+		await command('t1');
+		await until(() => prompts.length === 2, 'the prompts');
+		assert.deepEqual(prompts, ['staging', 'default']);
+	});
+
 	test('invokeShown: a failure is logged and shown, a cancellation is silent, a result is returned', async () => {
 		const w = services();
 		const registry = new ActionRegistry(w.services, [], []);
@@ -400,6 +443,54 @@ suite('views/actionRegistry', () => {
 		auto.info('Quiet');
 		assert.equal(fake.calls('window.showInformationMessage').length, 1);
 		assert.equal(w.lines.at(-1), 'info cloudAgents.test.create (automation): not shown: Quiet');
+	});
+
+	test('one deployment (issue 47): what an action tells names no deployment; its kit says none', async () => {
+		const w = services();
+		fake.settings['cloudAgents.apiUrl'] = 'https://api.example.test';
+		const person = await kitOf(w, 't1');
+		person.info('Deleted the thing One.');
+		person.warn('Careful');
+		fake.answer('window.showWarningMessage', async () => 'Delete');
+		await person.confirm('Delete the thing One?', undefined, 'Delete');
+		await person.progress('Deleting', async () => undefined);
+		assert.equal(fake.calls('window.showInformationMessage')[0]![0], 'Deleted the thing One.');
+		assert.deepEqual(
+			fake.calls('window.showWarningMessage').map((c) => c[0]),
+			['Careful', 'Delete the thing One?'],
+		);
+		assert.equal((fake.calls('window.withProgress')[0]![0] as { title: string }).title, 'Deleting');
+		assert.deepEqual(person.deployment, { id: undefined, shownName: undefined });
+	});
+
+	test("two deployments (issue 47): an action's messages, confirmations and progress name its row's deployment, the default one's too", async () => {
+		const w = services();
+		fake.settings['cloudAgents.apiUrl'] = 'https://api.example.test';
+		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: 'https://staging.example.test' }];
+		const row = automation({ thingId: 't1' });
+		// A person's click on a row of Staging: the same object without the automation marker.
+		const clicked = { thingId: 't1' };
+		w.otherRows.set(clicked, 'staging-0123456789ab');
+		const theirs = await kitOf(w, clicked);
+		theirs.info('Deleted the thing One.');
+		fake.answer('window.showWarningMessage', async () => 'Delete');
+		assert.equal(await theirs.confirm('Delete the thing One?', 'for ever', 'Delete'), true);
+		await theirs.progress('Deleting', async () => undefined);
+		assert.equal(fake.calls('window.showInformationMessage')[0]![0], 'Staging: Deleted the thing One.');
+		assert.deepEqual(fake.calls('window.showWarningMessage')[0]!.slice(0, 2), [
+			'Staging: Delete the thing One?',
+			{ modal: true, detail: 'for ever' },
+		]);
+		assert.equal((fake.calls('window.withProgress')[0]![0] as { title: string }).title, 'Staging: Deleting');
+		assert.deepEqual(theirs.deployment, { id: 'staging-0123456789ab', shownName: 'Staging' });
+		// The default deployment's row (or the palette): its name, the host of cloudAgents.apiUrl.
+		const mine = await kitOf(w, 't1');
+		mine.warn('Careful');
+		assert.equal(fake.calls('window.showWarningMessage').at(-1)![0], 'api.example.test: Careful');
+		assert.deepEqual(mine.deployment, { id: undefined, shownName: 'api.example.test' });
+		// An automation caller's message goes to the log, named too.
+		(await kitOf(w, row)).info('Quiet');
+		assert.match(w.lines.at(-1)!, /not shown: api\.example\.test: Quiet$/);
 	});
 
 	test('kit.confirm: an automation caller has decided; a person is asked a modal question', async () => {

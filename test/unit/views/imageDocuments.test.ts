@@ -148,6 +148,27 @@ suite('views/imageDocuments', () => {
 		assert.deepEqual(events, [], 'nothing held: nothing told');
 	});
 
+	test("forgetAll of a deployment (issue 47): its images go and their tabs close; the default deployment's and others' stay", async () => {
+		const mine = ImageDocuments.uri('a.png', '1');
+		const theirs = mine.with({ authority: 'staging-0123456789ab' });
+		await images.show(mine, new Uint8Array([1]));
+		await images.show(theirs, new Uint8Array([2]));
+		const tabOf = (uri: vscode.Uri) => ({
+			label: 'a.png',
+			input: new vscode.TabInputCustom(uri, 'imagePreview.previewEditor'),
+			isDirty: false,
+		});
+		fake.window.tabGroups.all = [{ tabs: [tabOf(mine), tabOf(theirs)] }];
+		await images.forgetAll('staging-0123456789ab');
+		assert.deepEqual([held(mine), held(theirs)], [true, false]);
+		assert.deepEqual(
+			(fake.calls('window.tabGroups.close')[0]![0] as Array<{ input: vscode.TabInputCustom }>).map((t) => t.input.uri.authority),
+			['staging-0123456789ab'],
+		);
+		await images.forgetAll();
+		assert.deepEqual([held(mine), held(theirs)], [false, false]);
+	});
+
 	test('dispose drops every image', async () => {
 		const a = ImageDocuments.uri('a.png', '1');
 		await images.show(a, new Uint8Array([1]));

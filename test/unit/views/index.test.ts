@@ -229,7 +229,8 @@ suite('views/index', () => {
 		assert.equal(view('cloudAgents.agents').options.treeDataProvider, v.viewOf(w.agents)?.rows);
 		assert.equal(v.providerOf(w.artifacts), v.providerOf(w.runs), 'the artifacts under a run row: the runs provider');
 		assert.equal(v.providerOf(w.images).key, 'images', 'a group’s list has a provider, no view of its own');
-		assert.ok(v.viewOf(w.account)?.rows instanceof GroupedTreeProvider);
+		assert.ok(v.groupViews.get('account')?.main instanceof GroupedTreeProvider);
+		assert.equal(view('cloudAgents.account').options.treeDataProvider, v.viewOf(w.account)?.rows);
 		assert.equal(v.viewOf(w.images), undefined);
 		assert.throws(() => v.providerOf({ ...w.images, key: 'nothing' }), { message: 'no list nothing' });
 		assert.equal(v.providerOf({ ...w.agents }), v.providerOf(w.agents), 'a copy of a descriptor finds its provider by key');
@@ -540,6 +541,187 @@ suite('views/index', () => {
 		shown.dispose();
 		stagingChanged.dispose();
 		sourceChanged.dispose();
+	});
+
+	test("several deployments (issue 47): the Account view shows each signed-in deployment's groups under its root row; with one, its groups as before", async () => {
+		const w = service();
+		const stagingClient = { who: 'staging' } as unknown as CloudAgentsClient;
+		// The images come from the client the lists read with.
+		const images: ListDescriptor<{ id: string }, object, undefined> = {
+			...w.images,
+			source: { list: async (ctx) => ({ items: [{ id: ctx.client() === stagingClient ? 'staging-img' : 'img1' }], more: false }) },
+		};
+		const account = { ...w.account, groups: [images] };
+		const stagingChanged = new vscode.EventEmitter<void>();
+		const staging = { signedIn: false, onDidChange: stagingChanged.event, client: stagingClient, cacheScope: undefined };
+		const sourceChanged = new vscode.EventEmitter<void>();
+		const source: DeploymentSource = {
+			all: [
+				{
+					deployment: { id: 'main-0123456789ab', name: '127.0.0.1:8787', apiUrl: 'http://127.0.0.1:8787', isDefault: true },
+					session: session as unknown as DeploymentViewSession,
+				},
+				{
+					deployment: { id: 'staging-0123456789ab', name: 'Staging', apiUrl: 'http://127.0.0.1:9999', isDefault: false },
+					session: staging as unknown as DeploymentViewSession,
+				},
+			],
+			onDidChange: sourceChanged.event,
+		};
+		views = new CloudAgentViews(
+			session,
+			{ warn: () => undefined } as unknown as vscode.LogOutputChannel,
+			(err) => reported.push(err),
+			[w.agents, w.runs, w.artifacts, images, account],
+			connectivity,
+		);
+		const v = views;
+		const shown = showDeployments(v, source, new Memento() as unknown as vscode.Memento);
+		const tree = v.viewOf(account)!.rows;
+		const labels = async (element?: vscode.TreeItem): Promise<Array<[string | undefined, unknown]>> =>
+			((await tree.getChildren(element)) ?? []).map((r) => [r.id, r.label]);
+		// One deployment signed in: its group rows as they always were.
+		const alone = (await tree.getChildren())!;
+		assert.deepEqual(await labels(), [['accountGroup/images', 'images']]);
+		assert.deepEqual(await labels(alone[0]), [['image/img1', 'img1']]);
+		assert.ok(!JSON.stringify(await labels()).includes('127.0.0.1:8787'));
+		// Staging signed in too: a root row each, each deployment's groups and records under it.
+		staging.signedIn = true;
+		sourceChanged.fire();
+		const roots = (await tree.getChildren())!;
+		assert.deepEqual(
+			roots.map((r) => [r.id, r.label, r.contextValue]),
+			[
+				['deployment:main-0123456789ab', '127.0.0.1:8787', 'deployment'],
+				['deployment:staging-0123456789ab', 'Staging', 'deployment'],
+			],
+		);
+		const [mainGroups, stagingGroups] = [(await tree.getChildren(roots[0]))!, (await tree.getChildren(roots[1]))!];
+		assert.deepEqual(
+			mainGroups.map((r) => r.id),
+			['accountGroup/images'],
+		);
+		assert.deepEqual(
+			stagingGroups.map((r) => r.id),
+			['staging-0123456789ab:accountGroup/images'],
+		);
+		const stagingImages = (await tree.getChildren(stagingGroups[0]))!;
+		assert.deepEqual(
+			stagingImages.map((r) => [r.id, r.label]),
+			[['staging-0123456789ab:image/staging-img', 'staging-img']],
+		);
+		assert.deepEqual(await labels(mainGroups[0]), [['image/img1', 'img1']]);
+		// A row of Staging's group acts with Staging's client; its parents lead to Staging's root row.
+		assert.equal(scopeOf(v, stagingImages[0]).lists.ctx.client(), stagingClient);
+		assert.equal(tree.getParent?.(stagingImages[0]!), stagingGroups[0]);
+		assert.equal(tree.getParent?.(stagingGroups[0]!), roots[1]);
+		// Signing out of Staging: the default deployment's groups alone again.
+		staging.signedIn = false;
+		sourceChanged.fire();
+		assert.deepEqual(await labels(), [['accountGroup/images', 'images']]);
+		shown.dispose();
+		stagingChanged.dispose();
+		sourceChanged.dispose();
+	});
+
+	test("several deployments (issue 47): an agent selected on another deployment's row comes back after a reload on that deployment's row", async () => {
+		const w = service();
+		const stagingClient = { who: 'staging' } as unknown as CloudAgentsClient;
+		const gets: string[] = [];
+		// The agents come from the client the lists read with: the same id on both services.
+		const agents: ListDescriptor<Agent, { agent: Agent }, undefined> = {
+			...w.agents,
+			source: {
+				list: async (ctx) => ({
+					items: ctx.client() === stagingClient ? [{ id: 'a1', name: 'Staging first' }] : w.s.agents,
+					more: false,
+				}),
+			},
+			target: {
+				...w.agents.target!,
+				get: async (ctx, id) => {
+					gets.push(`${ctx.client() === stagingClient ? 'staging' : 'main'} ${id}`);
+					return ctx.client() === stagingClient ? { id, name: 'Staging first' } : w.s.agents.find((a) => a.id === id);
+				},
+			},
+		};
+		const memory = new Memento();
+		/** A window: the views, the two deployments signed in, each shown. */
+		const open = () => {
+			const stagingChanged = new vscode.EventEmitter<void>();
+			const staging = { signedIn: true, onDidChange: stagingChanged.event, client: stagingClient, cacheScope: undefined };
+			const sourceChanged = new vscode.EventEmitter<void>();
+			const source: DeploymentSource = {
+				all: [
+					{
+						deployment: { id: 'main-0123456789ab', name: '127.0.0.1:8787', apiUrl: 'http://127.0.0.1:8787', isDefault: true },
+						session: session as unknown as DeploymentViewSession,
+					},
+					{
+						deployment: { id: 'staging-0123456789ab', name: 'Staging', apiUrl: 'http://127.0.0.1:9999', isDefault: false },
+						session: staging as unknown as DeploymentViewSession,
+					},
+				],
+				onDidChange: sourceChanged.event,
+			};
+			const v = new CloudAgentViews(
+				session,
+				{ warn: () => undefined } as unknown as vscode.LogOutputChannel,
+				(err) => reported.push(err),
+				[agents, w.runs, w.artifacts, w.images, w.account],
+				connectivity,
+				undefined,
+				memory as unknown as vscode.Memento,
+			);
+			const shown = showDeployments(v, source, new Memento() as unknown as vscode.Memento);
+			const close = (): void => {
+				shown.dispose();
+				v.dispose();
+				stagingChanged.dispose();
+				sourceChanged.dispose();
+			};
+			return { v, staging, sourceChanged, close };
+		};
+		const first = open();
+		const tree = first.v.viewOf(agents)!.rows;
+		const roots = (await tree.getChildren())!;
+		const stagingRow = (await tree.getChildren(roots[1]))![0]!;
+		treeViews.at(-3)!.selection.fire({ selection: [stagingRow] });
+		assert.equal(scopeOf(first.v, stagingRow).lists.selected(agents)?.name, 'Staging first');
+		assert.deepEqual(memory.get('cloudAgents.selected.agents'), { deployment: 'staging-0123456789ab', id: 'a1' });
+		// The window closes (a reload): the memory keeps it.
+		first.close();
+		assert.deepEqual(memory.get('cloudAgents.selected.agents'), { deployment: 'staging-0123456789ab', id: 'a1' });
+		// The next window: Staging's agent is selected again on Staging's lists, not the default deployment's a1.
+		const second = open();
+		const staged = (): Agent | undefined => second.v.deployments?.all()[0]?.selected(agents);
+		await until(() => staged() !== undefined, "Staging's agent selected again");
+		assert.equal(staged()?.name, 'Staging first');
+		assert.equal(second.v.selected(agents), undefined, "the default deployment's agent of the same id is not selected");
+		assert.deepEqual(gets, ['staging a1'], "read from Staging's service only");
+		assert.equal(treeViews.find((t) => t.id === 'cloudAgents.runs' && !t.disposed)?.description, 'Staging first');
+		// Signed out of the default deployment: Staging's selection stays, in the views and in the memory.
+		session.signedIn = false;
+		changed.fire();
+		assert.equal(staged()?.name, 'Staging first');
+		assert.deepEqual(memory.get('cloudAgents.selected.agents'), { deployment: 'staging-0123456789ab', id: 'a1' });
+		session.signedIn = true;
+		changed.fire();
+		// Signed out of Staging: its selection is forgotten.
+		second.staging.signedIn = false;
+		second.sourceChanged.fire();
+		assert.equal(memory.get('cloudAgents.selected.agents'), undefined);
+		second.close();
+		// The default deployment's selection is kept as it always was: its id alone.
+		memory.values.set('cloudAgents.selected.agents', { deployment: 'gone-0123456789ab', id: 'a2' });
+		const third = open();
+		await new Promise((r) => setImmediate(r));
+		assert.equal(third.v.selected(agents), undefined, "a kept selection of a deployment not shown is not the default deployment's");
+		assert.equal(third.v.deployments?.all()[0]?.selected(agents), undefined);
+		third.v.select(agents, w.s.agents[1]);
+		assert.equal(memory.get('cloudAgents.selected.agents'), 'a2');
+		third.close();
+		views = undefined;
 	});
 
 	test('dispose disposes every tree view', () => {

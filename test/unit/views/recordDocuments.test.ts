@@ -7,7 +7,9 @@ import {
 	RecordDocuments,
 	closeTabsOf,
 	deploymentPartOfRecord,
+	imagesIn,
 	inDeployment,
+	namedRecordUri,
 	recordUri,
 	runResultTitle,
 	runResultUri,
@@ -321,6 +323,77 @@ suite('views/recordDocuments', () => {
 		assert.deepEqual(
 			closed.map((t) => (t.input as vscode.TabInputText).uri.toString()),
 			[mine.toString()],
+		);
+	});
+
+	test('one deployment configured (issue 47): no record tab names a deployment; its URI is the one shown', async () => {
+		openAs();
+		fake.settings['cloudAgents.apiUrl'] = 'https://api.example.test';
+		for (const [uri, options] of [
+			[titledRecordUri('Runtime web', 'runtimes', 'rt1'), { forceLanguage: true }],
+			[titledRecordUri('notes.md', 'artifacts', 'a1', 'x1'), {}],
+		] as const) {
+			const doc = (await records.show(uri, 'text', 'json', options)) as unknown as Doc;
+			assert.equal(doc.uri.toString(), uri.toString());
+			assert.ok(!doc.uri.path.includes('api.example.test') && !doc.uri.path.includes('('), doc.uri.path);
+		}
+		assert.equal(namedRecordUri(recordUri('a.md'), undefined).toString(), recordUri('a.md').toString());
+	});
+
+	test("two deployments configured (issue 47): each record's tab names its deployment, the default one's included", async () => {
+		openAs((uri) => (uri.path.endsWith('.md') ? 'markdown' : 'plaintext'));
+		const STAGING_URL = 'https://staging.example.test';
+		fake.settings['cloudAgents.apiUrl'] = 'https://api.example.test';
+		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: STAGING_URL }];
+		const STAGING = deploymentId(STAGING_URL);
+		const json = (await records.show(inDeployment(titledRecordUri('Runtime web', 'runtimes', 'rt1'), STAGING), '{}', 'json', {
+			forceLanguage: true,
+		})) as unknown as Doc;
+		assert.equal(json.uri.path, '/Runtime web (Staging)');
+		assert.equal(json.uri.authority, STAGING);
+		assert.equal(json.uri.query, 'runtimes/rt1', 'the same identity');
+		assert.equal(records.provideTextDocumentContent(json.uri), '{}', 'held under the URI shown');
+		// The default deployment's: named after its host.
+		const mine = (await records.show(titledRecordUri('Runtime web', 'runtimes', 'rt1'), '{}', 'json', {
+			forceLanguage: true,
+		})) as unknown as Doc;
+		assert.equal(mine.uri.path, '/Runtime web (api.example.test)');
+		assert.equal(mine.uri.authority, '');
+		// An artifact's extension still picks its language; a title's accidental one does not.
+		const notes = (await records.show(
+			inDeployment(titledRecordUri('notes.md', 'artifacts', 'a1', 'x1'), STAGING),
+			'# n',
+		)) as unknown as Doc;
+		assert.equal(notes.uri.path, '/notes (Staging).md');
+		assert.equal(notes.languageId, 'markdown');
+		const result = titledRecordUri('Result — bot: fix a.ts', 'runs', 'a1', 'r1');
+		assert.equal(namedRecordUri(result, 'Staging', false).path, '/Result — bot: fix a.ts (Staging)');
+		assert.equal(namedRecordUri(recordUri('runtimes', 'README'), 'Staging').path, '/runtimes/README (Staging)');
+		assert.equal(namedRecordUri(recordUri('x.json'), 'A/B\\C').path, '/x (A_B_C).json', 'a name cannot split the path');
+		// A sign-out of Staging closes its tabs (by their authority), named or not.
+		setTabs([
+			{ label: 'Runtime web (Staging)', input: new vscode.TabInputText(json.uri), isDirty: false },
+			{ label: 'Runtime web (api.example.test)', input: new vscode.TabInputText(mine.uri), isDirty: false },
+		]);
+		await records.forgetAll(STAGING);
+		assert.match(records.provideTextDocumentContent(json.uri), /no longer available/);
+		assert.equal(records.provideTextDocumentContent(mine.uri), '{}');
+	});
+
+	test("imagesIn (issue 47): another deployment's image carries its part and names it, keeping its extension; the default's with one deployment is the very object", async () => {
+		const shown: vscode.Uri[] = [];
+		const images = { show: async (uri: vscode.Uri, _bytes: Uint8Array) => (shown.push(uri), uri) };
+		const STAGING = deploymentId('https://staging.example.test');
+		assert.equal(imagesIn(images, undefined, undefined), images);
+		const uri = vscode.Uri.from({ scheme: IMAGE_SCHEME, path: '/chart.png', query: 'a1/x1' });
+		await imagesIn(images, STAGING, 'Staging').show(uri, new Uint8Array());
+		await imagesIn(images, undefined, 'api.example.test').show(uri, new Uint8Array());
+		assert.deepEqual(
+			shown.map((u) => [u.authority, u.path, u.query]),
+			[
+				[STAGING, '/chart (Staging).png', 'a1/x1'],
+				['', '/chart (api.example.test).png', 'a1/x1'],
+			],
 		);
 	});
 

@@ -74,6 +74,32 @@ suite('workspace/openWorkspace', () => {
 			});
 		});
 
+		test("several deployments configured (issue 47): the Explorer's folder and a new window name the agent's deployment, the default one's too; with one, neither does", async () => {
+			const STAGING_URL = 'https://staging.example.test';
+			const STAGING = deploymentId(STAGING_URL);
+			const staging = {
+				cache: feature.cache,
+				client,
+				uriFor: feature.uriFor.bind(feature),
+				retryInterface: () => undefined,
+				deploymentPart: STAGING,
+			};
+			fake.settings['cloudAgents.apiUrl'] = 'https://api.example.test';
+			fake.workspace.workspaceFolders = [];
+			await openAgentWorkspace(feature, AGENT, 'Main', 'add');
+			fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: STAGING_URL }];
+			await openAgentWorkspace(feature, AGENT, 'Main', 'add');
+			await openAgentWorkspace(staging, AGENT, 'Main', 'add');
+			assert.deepEqual(
+				fake.calls('workspace.updateWorkspaceFolders').map((c) => (c[2] as { name: string }).name),
+				['Agent: Main', 'Agent: Main (api.example.test)', 'Agent: Main (Staging)'],
+			);
+			await openAgentWorkspace(staging, AGENT, 'Main', 'newWindow', STORAGE);
+			const [, target] = executed().find(([id]) => id === 'vscode.openFolder')!;
+			assert.match((target as vscode.Uri).path, /\/Main \(Staging\)\.code-workspace$/);
+			assert.equal(JSON.parse(text(target as vscode.Uri)!).folders[0].name, 'Main (Staging)');
+		});
+
 		test('a folder below the root of the agent is not the workspace: it is opened still', async () => {
 			fake.workspace.workspaceFolders = [{ uri: workspaceUri(AGENT, 'src'), name: 'src', index: 0 }];
 			await openAgentWorkspace(feature, AGENT, 'Main', 'add');

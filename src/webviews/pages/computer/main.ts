@@ -223,7 +223,7 @@ function handle(message: ComputerHostMessage): void {
 	switch (message.type) {
 		case 'agent':
 			strings = message.strings;
-			save({ agentId: message.agentId, agentName: message.agentName });
+			save({ agentId: message.agentId, agentName: message.agentName, deployment: message.deployment });
 			renderToggles();
 			break;
 		case 'session':

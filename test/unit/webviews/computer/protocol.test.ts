@@ -123,6 +123,17 @@ suite('webviews/computer/protocol: host messages and strings', () => {
 });
 
 suite('webviews/computer/protocol: saved page state', () => {
+	test("another deployment's agent (issue 47): its deployment id is kept; anything else in its place is left out", () => {
+		const state = { agentId: 'a1', agentName: 'B', scale: 'fit', viewOnly: false };
+		assert.equal(
+			parseComputerPageState({ ...state, deployment: 'staging-example-test-0123456789ab' })?.deployment,
+			'staging-example-test-0123456789ab',
+		);
+		for (const deployment of [42, '', 'Staging Example', 'x/../y', 'a'.repeat(65)]) {
+			assert.deepEqual(parseComputerPageState({ ...state, deployment }), state, String(deployment));
+		}
+	});
+
 	test('reads a saved page state, defaulting the view options and refusing one without an agent', () => {
 		assert.deepEqual(parseComputerPageState({ agentId: 'a1', agentName: 'Build bot', scale: 'native', viewOnly: true }), {
 			agentId: 'a1',

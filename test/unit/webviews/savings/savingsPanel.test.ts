@@ -63,6 +63,22 @@ suite('webviews/savings/savingsPanel', () => {
 		assert.equal(rangeLabel('all'), 'All time');
 	});
 
+	test('several deployments (issue 47): the title names the deployment the host gives; none with one', () => {
+		SavingsPanel.create({ ...host, deploymentName: () => undefined });
+		SavingsPanel.create({ ...host, deploymentName: () => 'api.example.test' });
+		assert.deepEqual(
+			panels.map((p) => p.title),
+			['Token Savings', 'Token Savings (api.example.test)'],
+		);
+		const restored = new FakeWebviewPanel('cloudAgents.savings', 'x');
+		SavingsPanel.restore(
+			restored as unknown as vscode.WebviewPanel,
+			{ ...host, deploymentName: () => 'api.example.test' },
+			{ range: '7d', runtimeId: '' },
+		);
+		assert.equal(restored.title, 'Token Savings (api.example.test)');
+	});
+
 	test('ready: the texts, the runtimes and the filter, then the reading: loading, progress, the data', async () => {
 		SavingsPanel.create(host);
 		const raw = panels[0]!;
