@@ -55,8 +55,6 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		openResult: (arg) => actions.invokeShown(runActions.openResult, arg),
 		runEventOf: (id, e) => workspace.feature.runEventOf(id, e),
 	});
-	// Activity watches every signed-in deployment, each with its own watcher and history (issue 47).
-	const watchedDeployments = deps.activity.watchDeployments(deployments);
 	const computer = computerPanelFeature({
 		context: deps.context,
 		log: deps.log,
@@ -137,7 +135,6 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 		chatTools,
 		disposables: [
 			...ofDeployments,
-			watchedDeployments,
 			deployments,
 			workspace,
 			...actions.register(),
@@ -173,7 +170,7 @@ export function loadFeatures(deps: Services, defaultSession: Session): LoadedFea
 /**
  * What each deployment other than the default one has beside its session (issue 47): its rows in
  * the views beside the default's, under a root row each; its record documents, closed at its
- * sign-out; and its run follower (src/shell/deploymentFollowers.ts), whose status bar click and end
+ * sign-out; Activity's watcher of it; and its run follower (src/shell/deploymentFollowers.ts), whose status bar click and end
  * notification's Open Result act on the run's own deployment, and whose runs' changed files are
  * read again from that deployment's agent workspaces. The caller owns the disposables.
  */
@@ -200,7 +197,9 @@ function deploymentParts(
 		const lists = deps.views.deployments?.ownerOf(inDeployment(deps.views, id, {}))?.lists;
 		return lists && { setFlag: (name, test) => lists.setFlag(name, test), redrawRuns: () => lists.providerOf(runsList).redraw() };
 	});
-	return { followers, disposables: [shown, records, flags, followers, closer] };
+	// Activity watches every signed-in deployment, each with its own watcher and history.
+	const watched = deps.activity.watchDeployments(deployments);
+	return { followers, disposables: [shown, records, flags, followers, closer, watched] };
 }
 
 /** The agent of a link of the default deployment; undefined for another deployment's link (or none). */

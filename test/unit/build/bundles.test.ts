@@ -136,19 +136,21 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 	});
 
 	// Activation registers and does nothing else (issue 44): its file holds the stand-ins and the ids,
-	// 11 KiB today. The body, started in the idle time after activation, stays within 204 KiB: the
+	// 11 KiB today. The body, started in the idle time after activation, stays within 208 KiB: the
 	// 171 KiB promised since the decoders moved to client.js, the Activity watcher (issue 45, ~25
 	// KiB), which watches the account from the start, and what the views and record documents need
-	// of several deployments from the start (issue 47, ~4 KiB: the views' hook for the other
+	// of several deployments from the start (issue 47, ~10 KiB: the views' hook for the other
 	// deployments' lists, record addresses with a deployment part and the message for a removed
-	// one; their lists, trees and sessions load with features.js). The views' offline state
+	// one; the Accounts menu's session per signed-in deployment, which reads the list of deployments
+	// and so their ids, a SHA-256 of @noble/hashes that features.js used to hold alone; Activity
+	// watching each deployment; their lists, trees, sessions and followers load with features.js). The views' offline state
 	// (src/views/connectivity.ts, ~10 KiB) is the body's; the agent workspace's code (its cache,
 	// file system and commands, ~38 KiB) loads with features.js instead (the test below).
-	test('activation loads at most 16 KiB (extension.js), the body at most 204 KiB (main.js + core.js), and the decoders of answers are in client.js, not core.js', () => {
+	test('activation loads at most 16 KiB (extension.js), the body at most 208 KiB (main.js + core.js), and the decoders of answers are in client.js, not core.js', () => {
 		const size = (name: string): number => statSync(join(out, name)).size;
 		assert.ok(size('extension.js') <= 16 * 1024, `extension.js = ${(size('extension.js') / 1024).toFixed(1)} KiB (bound 16 KiB)`);
 		const body = size('main.js') + size('core.js');
-		assert.ok(body <= 204 * 1024, `main.js + core.js = ${(body / 1024).toFixed(1)} KiB (bound 204 KiB)`);
+		assert.ok(body <= 208 * 1024, `main.js + core.js = ${(body / 1024).toFixed(1)} KiB (bound 208 KiB)`);
 		// A message of src/api/decode.ts that minification keeps.
 		const DECODER = 'a key type such as ssh-ed25519';
 		assert.ok(readFileSync(join(out, 'client.js'), 'utf8').includes(DECODER), 'client.js holds the decoders');
