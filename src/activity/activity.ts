@@ -242,7 +242,7 @@ export class Activity extends Disposable {
 			for (const { deployment, session } of this.deployments?.all ?? []) {
 				const scope = session.signedIn ? session.cacheScope : undefined;
 				if (!deployment.isDefault && scope) {
-					wanted.set(deployment.id, { session, scope, scopeKey: `${scope.apiUrl}\n${scope.account}` });
+					wanted.set(deployment.id, { session, scope, scopeKey: scopeKeyOf(scope)! });
 				}
 			}
 		}
@@ -293,7 +293,7 @@ export class Activity extends Disposable {
 	private follow(): void {
 		const { session } = this.deps;
 		const scope = this.started && this.suspended === 0 && session.signedIn ? session.cacheScope : undefined;
-		const scopeKey = scope ? `${scope.apiUrl}\n${scope.account}` : undefined;
+		const scopeKey = scopeKeyOf(scope);
 		if (scopeKey === this.current?.scopeKey) {
 			this.followOthers(false);
 			return;
@@ -342,7 +342,11 @@ export class Activity extends Disposable {
 			},
 		);
 		const watcher = new ActivityWatcher({
-			client: () => (watched()?.scopeKey === scopeKey && session.signedIn ? session.client : undefined),
+			// The account as the session holds it now: a sign-out clears its scope at once, before it says so.
+			client: () =>
+				watched()?.scopeKey === scopeKey && session.signedIn && scopeKeyOf(session.cacheScope) === scopeKey
+					? session.client
+					: undefined,
 			clock: deps.clock,
 			// Catch-up after a reload or a restart: what ended since the newest event kept.
 			since: history.newestAt,
@@ -435,4 +439,9 @@ function shown(entry: HistoryEntry, name: string | undefined, deploymentId: stri
 		...(name !== undefined ? { deployment: name } : {}),
 	};
 	return { event, read: entry.read };
+}
+
+/** The key of an account's watching: its API URL and account (undefined for none). */
+function scopeKeyOf(scope: ActivityScope | undefined): string | undefined {
+	return scope ? `${scope.apiUrl}\n${scope.account}` : undefined;
 }

@@ -107,6 +107,13 @@ export type WatcherClient = Pick<
 >;
 
 /** Where the watcher stands. */
+/** The account a look reads was signed out (or is another) before its next request. */
+class AccountGone extends Error {
+	constructor() {
+		super('The account was signed out during the look');
+	}
+}
+
 export type WatcherState = 'starting' | 'watching' | 'signedOut' | 'unreachable' | 'rateLimited' | 'failing' | 'disposed';
 
 /** What one poll did (diagnostics, tests and the bench). */
@@ -330,6 +337,11 @@ export class ActivityWatcher implements vscode.Disposable {
 	}
 
 	private failed(err: unknown, at: number): void {
+		if (err instanceof AccountGone) {
+			this.options.log?.('activity: signed out during a look; waiting for a sign-in');
+			this.finish(at, 'signedOut', undefined, 0, 0);
+			return;
+		}
 		this.failures++;
 		if (isAuthFailure(err)) {
 			this.options.log?.('activity: signed out (401); waiting for a sign-in');
@@ -393,9 +405,17 @@ export class ActivityWatcher implements vscode.Disposable {
 		return { events: fresh.slice(dropped), dropped };
 	}
 
-	/** A signal for one request: aborted by the poll's signal or after REQUEST_DEADLINE_MS on the clock. */
+	/**
+	 * A signal for one request: aborted by the poll's signal or after REQUEST_DEADLINE_MS on the clock.
+	 * Not sent when the account is no longer there to ask (`client()` answers nothing: signed out, or
+	 * another account): a sign-out drops the token before the session says so, and a look in flight
+	 * would otherwise send its next requests without it.
+	 */
 	private async request<T>(signal: AbortSignal, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
 		signal.throwIfAborted();
+		if (this.options.client() === undefined) {
+			throw new AccountGone();
+		}
 		this.requests++;
 		const controller = new AbortController();
 		const onAbort = (): void => controller.abort(signal.reason);

@@ -97,6 +97,33 @@ for (const profile of CLIENT_PROFILES) {
 			}, `run ${runId} ended`);
 		}
 
+		test('signed out during a look (the token gone before the session says so): the look sends nothing more', async () => {
+			const clock = new FakeClock(T0);
+			let signedIn = true;
+			// The first listing answers, then the account is gone: the client would send the rest without a token.
+			const signingOut = new Proxy(client, {
+				get: (target, key, receiver) =>
+					key === 'listAgents'
+						? async (...args: Parameters<CloudAgentsClient['listAgents']>) => {
+								const page = await target.listAgents(...args);
+								signedIn = false;
+								return page;
+							}
+						: (Reflect.get(target, key, receiver) as unknown),
+			});
+			const { watcher } = watch(() => (signedIn ? signingOut : undefined), clock);
+			disposables.push(watcher);
+			await emu.admin('POST', '/counters/reset');
+			await watcher.pollNow();
+			const counters = await emu.counters();
+			assert.deepEqual(
+				Object.keys(counters.requests.by_route ?? {}).filter((r) => !r.startsWith('GET /v2/agents ') && r !== 'GET /v2/agents'),
+				[],
+				`only the agents' listing was sent: ${JSON.stringify(counters.requests.by_route)}`,
+			);
+			assert.equal(watcher.state, 'signedOut');
+		});
+
 		test('a run started elsewhere that ends is one event with its agent and the service word; runs that ended before are not', async () => {
 			const clock = new FakeClock(T0);
 			const { watcher, events } = watch(() => client, clock);
