@@ -16,8 +16,8 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../util/lifecycle';
 import type { Clock } from '../base/clock';
-import type { CloudAgentsClient } from '../api';
-import { ActivityWatcher } from './watcher';
+import { ApiError, type CloudAgentsClient } from '../api';
+import { ActivityWatcher, type WatcherClient } from './watcher';
 import { ActivityHistory, type ActivityScope, type HistoryEntry } from './history';
 import { Announcer, type ClaimStore } from './announce';
 import { type ActivityEvent, runEndedKey } from './events';
@@ -342,7 +342,8 @@ export class Activity extends Disposable {
 			},
 		);
 		const watcher = new ActivityWatcher({
-			client: () => (watched()?.scopeKey === scopeKey && session.signedIn ? session.client : undefined),
+			client: () =>
+				watched()?.scopeKey === scopeKey && session.signedIn ? (other ? heldBy(session, scopeKey) : session.client) : undefined,
 			clock: deps.clock,
 			// Catch-up after a reload or a restart: what ended since the newest event kept.
 			since: history.newestAt,
@@ -422,6 +423,27 @@ export class Activity extends Disposable {
 		}
 		this.others.clear();
 	}
+}
+
+/**
+ * The listing methods of another deployment's session, each refused (as a 401 is: the watcher stops)
+ * once the session no longer holds the account `scopeKey` names: a look in flight when that
+ * deployment is signed out sends nothing more to its service (the scope goes with the token, before
+ * the sign-in state is read again).
+ */
+function heldBy(session: ActivitySession, scopeKey: string): WatcherClient {
+	const holds = (): boolean => {
+		const scope = session.signedIn ? session.cacheScope : undefined;
+		return scope !== undefined && `${scope.apiUrl}\n${scope.account}` === scopeKey;
+	};
+	const refused = (): Promise<never> => Promise.reject(new ApiError(401, 'unauthenticated', 'Signed out of this deployment.', undefined));
+	return {
+		listAgents: (...args) => (holds() ? session.client.listAgents(...args) : refused()),
+		listRuns: (...args) => (holds() ? session.client.listRuns(...args) : refused()),
+		listRuntimes: (...args) => (holds() ? session.client.listRuntimes(...args) : refused()),
+		listGitHubAuthorizationRequests: (...args) => (holds() ? session.client.listGitHubAuthorizationRequests(...args) : refused()),
+		listImageBuilds: (...args) => (holds() ? session.client.listImageBuilds(...args) : refused()),
+	};
 }
 
 /**
