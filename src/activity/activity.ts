@@ -18,7 +18,7 @@ import { Disposable } from '../util/lifecycle';
 import type { Clock } from '../base/clock';
 import type { CloudAgentsClient } from '../api';
 import { ActivityWatcher } from './watcher';
-import { ActivityHistory, type ActivityScope, type HistoryEntry } from './history';
+import { ActivityHistory, type ActivityScope, type HistoryEntry, newestFirst } from './history';
 import { Announcer, type ClaimStore } from './announce';
 import { type ActivityEvent, runEndedKey } from './events';
 import type { Deployment } from '../auth/deployments';
@@ -178,7 +178,7 @@ export class Activity extends Disposable {
 			...mine.map((e) => shown(e, named, undefined)),
 			...[...this.others].flatMap(([id, w]) => w.history.entries().map((e) => shown(e, this.nameOf(id), id))),
 		];
-		return all.sort((a, b) => b.event.at - a.event.at || (a.event.key < b.event.key ? -1 : a.event.key > b.event.key ? 1 : 0));
+		return all.sort(newestFirst);
 	}
 
 	/** The entries not read yet (the badge). */
@@ -367,7 +367,7 @@ export class Activity extends Disposable {
 			// Another window of the profile may have added entries or read some: read them back on focus.
 			vscode.window.onDidChangeWindowState((state) => state.focused && history.reload()),
 		];
-		deps.log.info(other ? `Activity: watching the account of the deployment ${other.deploymentId}` : 'Activity: watching the account');
+		deps.log.info(other ? `Activity: watching ${other.deploymentId}` : 'Activity: watching the account');
 		return { scopeKey, history, watcher, announcer, subscriptions, session };
 	}
 

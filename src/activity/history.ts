@@ -112,7 +112,7 @@ export function restoreEvent(value: unknown): ActivityEvent | undefined {
 }
 
 /** Newest first: by the event's time, then by key (a stable order for equal times). */
-function newestFirst(a: HistoryEntry, b: HistoryEntry): number {
+export function newestFirst(a: HistoryEntry, b: HistoryEntry): number {
 	return b.event.at - a.event.at || (a.event.key < b.event.key ? -1 : a.event.key > b.event.key ? 1 : 0);
 }
 

@@ -7,17 +7,23 @@
  * workspace endpoints for the emulator's billing agent (the same agent id on both services): each
  * address is read from its own service. The views show each signed-in deployment under a root row
  * (Staging lists one agent whose id is an agent of the emulator's), a row's action goes to its own
- * deployment, and with one deployment signed in the rows are as they were. The suite restores
+ * deployment, and with one deployment signed in the rows are as they were. A chat tool's agent
+ * found on Staging only is read there (an id both have asks which), and a Source Control link of
+ * Staging's agent compares with Staging's files. The suite restores
  * `cloudAgents.deployments`, the dev token and the editors after each test.
  */
 import * as assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
+import type { ComparisonAnswer } from '../../../src/changes/changesFeature';
 import { deploymentId } from '../../../src/auth/deployments';
 import { AUTH_PROVIDER_ID } from '../../../src/ids';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { workspaceAddressOf, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import type { RowSnapshot } from '../../../src/testing';
-import { AGENT_ID, RUNTIME_ID, TOKEN, agent } from '../../hostile/fixtures';
+import { AGENT_ID, RUNTIME_ID, TOKEN, agent, run } from '../../hostile/fixtures';
 import { type HostileServer, type RouteHandler, json, startHostile } from '../../hostile/server';
 import { workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
 import { emu, messagesShown, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
@@ -105,6 +111,11 @@ suite('Deployments: a second service beside the default one', () => {
 						: json(res, 401, {}),
 				'GET /v2/runtimes/*/vnc-credentials': (req, res) =>
 					req.token === TOKEN ? json(res, 200, { data: [] }) : json(res, 401, {}),
+				// What a comparison reads of the agent's runs (none here), and what an action on Staging's agent by id reads first.
+				'GET /v2/agents/*/runs': (req, res) =>
+					req.token === TOKEN ? json(res, 200, { runs: [run({ status: 'succeeded' })] }) : json(res, 401, {}),
+				'GET /v2/agents/*': (req, res) =>
+					req.token === TOKEN ? json(res, 200, agent({ id: twinId, name: 'Staging twin' })) : json(res, 401, {}),
 				'PATCH /v2/agents/*': (req, res, ctx) =>
 					req.token === TOKEN
 						? json(res, 200, agent({ id: twinId, name: (ctx.json() as { name?: string } | undefined)?.name ?? 'Staging twin' }))
@@ -174,11 +185,12 @@ suite('Deployments: a second service beside the default one', () => {
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signIn', { deployment: STAGING, apiKey: TOKEN }), true);
 		server.requests.length = 0;
 		assert.equal(await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { deployment: STAGING, confirm: false }), true);
-		// The Agents view lists Staging's agents while it is signed in (when VS Code shows the view), and the
-		// Accounts menu reads who is signed in there (its own key): not the sign-out's.
+		// The Agents view lists Staging's agents while it is signed in (when VS Code shows the view), the
+		// Accounts menu reads who is signed in there and Activity reads its lists, each with its key (issue 47):
+		// not the sign-out's. Nothing else, and nothing without its key.
 		assert.deepEqual(
 			server.requests
-				.filter((r) => !['GET /v2/agents', 'GET /v2/me'].includes(`${r.method} ${r.path}`))
+				.filter((r) => `${r.method} ${r.path}` !== 'GET /v2/agents' && !(r.method === 'GET' && r.token === TOKEN))
 				.map((r) => [`${r.method} ${r.path}`, r.token]),
 			[['DELETE /v2/auth/token', TOKEN]],
 		);
@@ -430,6 +442,54 @@ suite('Deployments: a second service beside the default one', () => {
 		assert.ok(editor);
 		assert.deepEqual(workspaceAddressOf(editor.document.uri), { agentId, deploymentPart: part });
 		assert.equal(editor.document.getText(), 's3\n');
+	});
+
+	test("chat tools: an agent only Staging has is read there with Staging's key; an id both have asks which and sends nothing; `deployment` picks", async () => {
+		const agentId = await billingAgentId();
+		// Staging lists the emulator's billing agent's id, as "Staging twin".
+		twinId = agentId;
+		await useStaging(true);
+		server.requests.length = 0;
+		const invoke = async (name: string, input: object): Promise<string> => {
+			const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+			return result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+		};
+		const onlyThere = await invoke('cloudAgents_readFile', { agent: 'Staging twin', path: 'README.md' });
+		assert.ok(onlyThere.includes(STAGING_README.trim()), onlyThere);
+		assert.match(onlyThere, /"deployment": "Staging"/);
+		assert.ok(workspaceRequests().length > 0, 'read at Staging');
+		const both = await invoke('cloudAgents_runPrompt', { agent: agentId, prompt: 'which one?' });
+		assert.match(both, /is in several deployments/, both);
+		assert.ok(!server.requests.some((r) => r.method === 'POST' && r.path.includes('/runs')), 'no prompt sent to Staging');
+		const picked = await invoke('cloudAgents_readFile', { agent: agentId, deployment: STAGING, path: 'README.md' });
+		assert.ok(picked.includes(STAGING_README.trim()), picked);
+		assert.deepEqual(new Set(tokensSeen()), new Set([TOKEN]), "only Staging's key reached Staging");
+	});
+
+	test("Source Control: Compare with Local Folder naming Staging links Staging's agent; the link compares with Staging's workspace, with Staging's key only", async () => {
+		const agentId = await billingAgentId();
+		twinId = agentId;
+		await useStaging(true);
+		server.requests.length = 0;
+		const local = await mkdtemp(join(tmpdir(), 'ca-deployments-link-'));
+		const answer = await vscode.commands.executeCommand<ComparisonAnswer>('cloudAgents.changes.compareWithLocal', {
+			automation: true,
+			agentId,
+			deployment: STAGING,
+			localFolder: local,
+		});
+		try {
+			assert.equal(answer.error, undefined, answer.error);
+			// Its folders were listed at Staging (the emulator's agent of that id has other files).
+			assert.ok((answer.stats?.foldersListed ?? 0) > 0, JSON.stringify(answer.stats));
+			assert.ok(workspaceRequests().length > 0, "compared with Staging's workspace");
+			assert.deepEqual(new Set(tokensSeen()), new Set([TOKEN]), "only Staging's key reached Staging");
+		} finally {
+			if (answer.link) {
+				await vscode.commands.executeCommand('cloudAgents.changes.unlink', { automation: true, link: answer.link });
+			}
+			await rm(local, { recursive: true, force: true });
+		}
 	});
 
 	test('a configured deployment that is signed out fails as the default does when signed out; nothing is asked of it', async () => {
