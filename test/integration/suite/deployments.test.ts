@@ -23,10 +23,12 @@ import { AUTH_PROVIDER_ID } from '../../../src/ids';
 import type { CloudAgentsTestApi } from '../../../src/extension';
 import { workspaceAddressOf, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import type { RowSnapshot } from '../../../src/testing';
+import { runStoreRoot } from '../../../src/shell/deploymentFollowers';
+import { RunEventStore } from '../../../src/runFollowing/runStore';
 import { AGENT_ID, RUNTIME_ID, TOKEN, agent, run } from '../../hostile/fixtures';
-import { type HostileServer, type RouteHandler, json, startHostile } from '../../hostile/server';
+import { type HostileServer, type RouteHandler, json, sseFrame, sseStart, startHostile } from '../../hostile/server';
 import { workspaceRoutes } from '../../unit/workspace/fs/hostileWorkspace';
-import { emu, messagesShown, restoreDevToken, testApi, waitFor } from '../support/cloudAgents';
+import { createIdleAgent, emu, messagesShown, releaseRun, restoreDevToken, startAgentRun, testApi, waitFor } from '../support/cloudAgents';
 import { closeAllEditors } from '../support/editors';
 import { devToken } from '../support/env';
 
@@ -116,6 +118,29 @@ suite('Deployments: a second service beside the default one', () => {
 					req.token === TOKEN ? json(res, 200, { runs: [run({ status: 'succeeded' })] }) : json(res, 401, {}),
 				'GET /v2/agents/*': (req, res) =>
 					req.token === TOKEN ? json(res, 200, agent({ id: twinId, name: 'Staging twin' })) : json(res, 401, {}),
+				// A run of Staging's, followed (issue 47): one that ends after three events, or (an id with "held") one that never ends.
+				'GET /v2/agents/*/runs/*': (req, res) =>
+					req.token === TOKEN
+						? json(
+								res,
+								200,
+								run({ id: req.path.split('/').pop(), agent_id: twinId, status: 'running', prompt: 'Staging work' }),
+							)
+						: json(res, 401, {}),
+				'GET /v2/agents/*/runs/*/events': (req, res) => {
+					if (req.token !== TOKEN) {
+						json(res, 401, {});
+						return;
+					}
+					const write = sseStart(res);
+					write(sseFrame(1, 'run.status', { status: 'running' }));
+					if (req.path.includes('held')) {
+						return; // Open until the client lets go.
+					}
+					write(sseFrame(2, 'log', { message: 'working at Staging' }));
+					write(sseFrame(3, 'run.completed', { status: 'succeeded' }));
+					res.end();
+				},
 				'PATCH /v2/agents/*': (req, res, ctx) =>
 					req.token === TOKEN
 						? json(res, 200, agent({ id: twinId, name: (ctx.json() as { name?: string } | undefined)?.name ?? 'Staging twin' }))
@@ -390,6 +415,79 @@ suite('Deployments: a second service beside the default one', () => {
 		await waitFor('the label without a deployment name', async () =>
 			JSON.stringify(await accounts()) === JSON.stringify(alone) ? true : undefined,
 		);
+	});
+
+	test("a run of Staging followed from its row: its channel, status bar and end notice name Staging, its events are kept apart, the default deployment's follower never hears of it; signing out of Staging stops its follows only", async () => {
+		const agentId = await createIdleAgent('deployments-follow');
+		twinId = agentId;
+		const roots = await signInToStaging();
+		const [home, staging] = api.features.load().deployments.all.map((d) => d.deployment);
+		assert.equal(staging?.name, STAGING);
+		// The default deployment follows a run of the same agent id on the emulator meanwhile, named after it (two are configured).
+		const homeRun = await startAgentRun(agentId, 'the default deployment’s run [[hold]]');
+		try {
+			await api.runFollower.follow(agentId, homeRun.id, { agentName: 'Home twin', prompt: 'Home work', reveal: false });
+			const twin = (await rows('agents', roots[1]!.id)).find((r) => r.label === 'Staging twin');
+			assert.ok(twin?.id, "Staging's agent row");
+			const follow = (runId: string, prompt: string): Thenable<unknown> =>
+				vscode.commands.executeCommand(
+					'_cloudAgents.views.runOnRow',
+					'agents',
+					twin.id,
+					'cloudAgents.runs.follow',
+					{ agentId, runId, agentName: 'Staging twin', prompt },
+					roots[1]!.id,
+				);
+			// Unique per run of the suite: an announced end is remembered in the profile.
+			const endsRun = `run_staging${Date.now()}`;
+			server.requests.length = 0;
+			await follow(endsRun, 'Staging work');
+			const notice = await waitFor('Staging’s end notice', async () => (await messagesShown('information', /Staging work/))[0]);
+			assert.equal(notice, 'Staging twin: Staging work (Staging) — succeeded.');
+			const channels = api.recorder.outputChannels();
+			assert.ok(channels.includes('Cloud Agents: Staging twin: Staging work (Staging)'), channels.join(', '));
+			assert.ok(channels.includes(`Cloud Agents: Home twin: Home work (${home!.name})`), channels.join(', '));
+			assert.match(api.recorder.statusBarItem(`cloudAgents.followedRun.${staging.id}`)?.text ?? '', /Staging work \(Staging\)/);
+			// Its events in Staging's own store, none in the default deployment's, which never heard of the run.
+			const stored = await new RunEventStore(runStoreRoot(api.globalStorageUri, staging)).read(agentId, endsRun);
+			assert.deepEqual(
+				stored.map((e) => e.seq),
+				[1, 2, 3],
+			);
+			assert.deepEqual(await api.runStore.read(agentId, endsRun), []);
+			assert.equal(api.runFollower.stateOf(agentId, endsRun), undefined);
+			const streams = server.requestsTo('GET /v2/agents/*/runs/*/events');
+			assert.ok(streams.length > 0 && streams.every((r) => r.token === TOKEN), 'streamed from Staging with its own token');
+			assert.ok(!tokensSeen().includes(devToken()), "the default deployment's token never reached Staging");
+			// A run of Staging that goes on; then signing out of Staging stops it, and only it.
+			const heldRun = `run_staging_held${Date.now()}`;
+			await follow(heldRun, 'Staging held');
+			const heldChannel = 'Cloud Agents: Staging twin: Staging held (Staging)';
+			await waitFor('Staging’s held run followed', async () =>
+				api.recorder.outputChannels().includes(heldChannel) ? true : undefined,
+			);
+			assert.equal(
+				await vscode.commands.executeCommand<boolean>('cloudAgents.signOut', { deployment: STAGING, confirm: false }),
+				true,
+			);
+			await waitFor('Staging’s follows to stop', async () =>
+				api.recorder.outputChannels().includes(heldChannel) ? undefined : true,
+			);
+			assert.deepEqual(
+				api.runFollower.following.map((f) => f.runId),
+				[homeRun.id],
+				'the default deployment still follows its run',
+			);
+			await releaseRun(homeRun.id);
+			const homeNotice = await waitFor(
+				'the default deployment’s end notice',
+				async () => (await messagesShown('information', /Home work/))[0],
+			);
+			assert.equal(homeNotice, `Home twin: Home work (${home!.name}) — succeeded.`);
+		} finally {
+			await releaseRun(homeRun.id).catch(() => undefined);
+			await api.runFollower.forget(agentId);
+		}
 	});
 
 	test('a second entry for the default deployment is refused before anything is sent or written', async () => {
