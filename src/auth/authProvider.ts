@@ -79,17 +79,15 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 		return read.filter((s): s is vscode.AuthenticationSession => s !== undefined);
 	}
 
-	/** Sign In from the Accounts menu: asks which deployment when there are several; answers the session it added. */
+	/** Sign In from the Accounts menu: asks which deployment when there are several. */
 	async createSession(): Promise<vscode.AuthenticationSession> {
-		const before = new Set((await this.getSessions()).map((s) => `${s.id}\n${s.accessToken}`));
 		const several = this.deployments && this.deployments.all.length > 1 ? this.deployments : undefined;
 		const ok = await this.flows.signIn({
 			session: this.session,
 			log: this.log,
 			deployments: several && ((): DeploymentSessions => several),
 		});
-		const after = ok ? await this.getSessions() : [];
-		const created = after.find((s) => !before.has(`${s.id}\n${s.accessToken}`)) ?? after[0];
+		const created = ok ? (await this.getSessions())[0] : undefined;
 		if (!created) {
 			throw new vscode.CancellationError();
 		}
@@ -149,8 +147,9 @@ export class CloudAgentsAuthProvider extends Disposable implements vscode.Authen
 				void added.checkForChanges();
 			}
 		}
+		// A label names the deployment now, or no longer.
 		for (const account of this.accounts) {
-			void account.relabel();
+			void account.checkForChanges();
 		}
 	}
 }
@@ -172,13 +171,9 @@ class Account extends Disposable {
 		this.register(session.onDidChange(() => void this.checkForChanges()));
 	}
 
-	/** The menu's session id of this account: its API URL's origin. */
+	/** The menu's session id of this account (its API URL's origin), once answered or announced. */
 	get id(): string | undefined {
-		try {
-			return new URL(this.session.apiUrl).origin;
-		} catch {
-			return undefined;
-		}
+		return this.current?.id;
 	}
 
 	/** The session for the stored token (none without one), as VS Code asks for it. */
@@ -194,19 +189,6 @@ class Account extends Disposable {
 		this.current = undefined;
 		if (before) {
 			this.fire({ added: [], removed: [before], changed: [] });
-		}
-	}
-
-	/** The label names the deployment now, or no longer: an announced session is announced changed. */
-	async relabel(): Promise<void> {
-		const before = this.current;
-		if (!before) {
-			return;
-		}
-		const next = await this.readSession().catch(() => undefined);
-		if (next && this.current === before && next.id === before.id && next.account.label !== before.account.label) {
-			this.current = next;
-			this.fire({ added: [], removed: [], changed: [next] });
 		}
 	}
 
@@ -253,15 +235,14 @@ class Account extends Disposable {
 			}
 			return;
 		}
-		const origin = new URL(this.session.apiUrl).origin;
-		if (before?.id === origin && before.accessToken === token) {
-			return;
-		}
 		// The Accounts menu shows the label of the session in this event, so it must be who is
 		// signed in (GET /v2/me, looked up once per token), never the URL.
 		const next = await this.readSession();
 		if (!next || next.accessToken !== (await this.session.getToken()) || this.current !== before) {
 			return; // changed again meanwhile: that change reports itself
+		}
+		if (before?.id === next.id && before.accessToken === next.accessToken && before.account.label === next.account.label) {
+			return; // nothing new (the label names the deployment as it did)
 		}
 		if (!before) {
 			this.fire({ added: [next], removed: [], changed: [] });

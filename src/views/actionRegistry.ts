@@ -8,7 +8,7 @@ import type { Action, ActionFollower, ActionKit, ActionSession, ResourceActions,
 import type { AnyListDescriptor } from './descriptor';
 import { manifestCommandTitles } from '../ids';
 import { inDeployment, loadMoreList, refreshList, scopeOf } from './deploymentViews';
-import { imagesIn, recordsIn, titledRecordUri } from './recordDocuments';
+import { inDeployment as uriInDeployment, namedRecordUri, recordsIn, titledRecordUri } from './recordDocuments';
 import { addressPart, shownDeploymentName } from '../auth/deployments';
 import { type TargetDeps, resolveFiles, resolveLink, resolveTarget } from './targets';
 import { isAutomation, showInfo, showModalWarning, showWarning, toAbortSignal } from './ui';
@@ -291,6 +291,22 @@ export class ActionRegistry {
 		this.services.log.info(`${action.command}: shown: ${text}`);
 		void show(message);
 	}
+}
+
+/**
+ * The image documents (imageDocuments.ts) as an action on a row of the deployment whose addresses
+ * carry `deploymentPart` shows them: in that deployment (its part as the URI authority, as
+ * `inDeployment` puts a record), the tab naming it (`name`: when two or more are configured, the
+ * default one's too); the documents themselves with one deployment.
+ */
+export function imagesIn<I extends { show(uri: vscode.Uri, bytes: Uint8Array): Promise<vscode.Uri> }>(
+	images: I,
+	deploymentPart: string | undefined,
+	name: string | undefined,
+): Pick<I, 'show'> {
+	return deploymentPart === undefined && name === undefined
+		? images
+		: { show: (uri, bytes) => images.show(namedRecordUri(uriInDeployment(uri, deploymentPart), name), bytes) };
 }
 
 /**

@@ -22,7 +22,7 @@ import { DeploymentLists } from './deploymentLists';
 import type { ViewSession } from './deploymentLists';
 import { type DeploymentListArg, type DeploymentRows, DeploymentTreeProvider, type RowsProvider } from './deploymentTree';
 import { GroupedTreeProvider } from './groupTree';
-import type { CloudAgentViews, DeploymentScope, ListScope, OtherDeployments, ViewRows } from './index';
+import { type CloudAgentViews, type DeploymentScope, type ListScope, type OtherDeployments, type ViewRows, selectionKey } from './index';
 import { type CacheScopeSource, ROW_CACHE_KEY, RowCache } from './rowCache';
 
 /** A deployment's session as the views use it (src/auth/session.ts's Session). */
@@ -307,7 +307,7 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 	/** The record of this deployment selected before a reload (Agents, which Runs and Artifacts follow) is selected again on its row. */
 	private restoreSelections(deployment: Deployment, lists: DeploymentLists): void {
 		for (const descriptor of this.views.lists) {
-			const id = this.views.listViews.has(descriptor.key) ? this.views.keptSelection(descriptor, deployment.id) : undefined;
+			const id = this.views.listViews.has(descriptor.key) ? keptSelection(this.views, descriptor, deployment.id) : undefined;
 			if (id !== undefined && lists.selected(descriptor) === undefined) {
 				void this.views.restoreSelection(descriptor, id, lists);
 			}
@@ -346,6 +346,20 @@ class DeploymentViews extends Disposable implements OtherDeployments {
 			tree.show([...(this.views.session.signedIn ? [main] : []), ...others.map((o) => o.rows.get(key)!)]);
 		}
 	}
+}
+
+/**
+ * The id of the record of `deploymentId`'s deployment (not the default one) selected in a list's
+ * view before a reload, if the views' memory keeps one of that deployment (issue 47: index.ts
+ * `select` keeps it with its deployment's id).
+ */
+function keptSelection(views: CloudAgentViews, descriptor: AnyListDescriptor, deploymentId: string): string | undefined {
+	const kept = views.memory?.get<unknown>(selectionKey(descriptor.key));
+	if (kept === null || typeof kept !== 'object') {
+		return undefined;
+	}
+	const { deployment, id } = kept as { deployment?: unknown; id?: unknown };
+	return deployment === deploymentId && typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 /** The host (and port) of an API URL, for a deployment's root row; the URL as written when it has none. */

@@ -157,7 +157,7 @@ export class CloudAgentViews extends Disposable implements ListScope {
 		/** The rows as last loaded, shown marked until the first answer (rowCache.ts); none without it. */
 		rowCache?: RowCache,
 		/** The window's memory (workspaceState): the selected agent comes back after a reload; none without it. */
-		private readonly memory?: vscode.Memento,
+		readonly memory?: vscode.Memento,
 		/** Where the tree views come from (the activation's stand-ins in the extension: src/shell/standIns.ts). */
 		registrations: Registrations = directRegistrations,
 	) {
@@ -301,20 +301,6 @@ export class CloudAgentViews extends Disposable implements ListScope {
 			}
 		});
 		this.register(first);
-	}
-
-	/**
-	 * The id of the record of `deploymentId`'s deployment (not the default one) selected in a list's
-	 * view before a reload, if the memory keeps one of that deployment (issue 47): its lists, made
-	 * once it is signed in (deploymentViews.ts), select it again (`restoreSelection` with its lists).
-	 */
-	keptSelection(descriptor: AnyListDescriptor, deploymentId: string): string | undefined {
-		const kept = this.memory?.get<unknown>(selectionKey(descriptor.key));
-		if (kept === null || typeof kept !== 'object') {
-			return undefined;
-		}
-		const { deployment, id } = kept as { deployment?: unknown; id?: unknown };
-		return deployment === deploymentId && typeof id === 'string' && id !== '' ? id : undefined;
 	}
 
 	/**
@@ -494,6 +480,6 @@ export class CloudAgentViews extends Disposable implements ListScope {
 }
 
 /** The workspaceState key of the record selected in a list's view (by the list's key). */
-function selectionKey(listKey: string): string {
+export function selectionKey(listKey: string): string {
 	return `cloudAgents.selected.${listKey}`;
 }

@@ -273,22 +273,6 @@ export function recordsIn(records: RecordDocuments, deploymentPart: string | und
 	return deploymentPart === undefined ? records : { show: (uri, ...rest) => records.show(inDeployment(uri, deploymentPart), ...rest) };
 }
 
-/**
- * The image documents (imageDocuments.ts) as an action on a row of the deployment whose addresses
- * carry `deploymentPart` shows them: in that deployment (its part as the URI authority, as
- * `inDeployment` puts a record), the tab naming it (`name`: when two or more are configured, the
- * default one's too); the documents themselves with one deployment.
- */
-export function imagesIn<I extends { show(uri: vscode.Uri, bytes: Uint8Array): Promise<vscode.Uri> }>(
-	images: I,
-	deploymentPart: string | undefined,
-	name: string | undefined,
-): Pick<I, 'show'> {
-	return deploymentPart === undefined && name === undefined
-		? images
-		: { show: (uri, bytes) => images.show(namedRecordUri(inDeployment(uri, deploymentPart), name), bytes) };
-}
-
 /** The deployment part of a record URI (as VS Code spells it: lower case): undefined for the default deployment's (no authority). */
 export function deploymentPartOfRecord(uri: vscode.Uri): string | undefined {
 	return uri.scheme === RECORD_SCHEME && isDeploymentIdShape(uri.authority) ? uri.authority.toLowerCase() : undefined;

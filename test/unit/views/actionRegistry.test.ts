@@ -12,7 +12,9 @@ import type {
 	ScmTargets,
 	Services,
 } from '../../../src/views/actions';
-import { ActionRegistry, PENDING_SAID_AFTER_MS } from '../../../src/views/actionRegistry';
+import { ActionRegistry, PENDING_SAID_AFTER_MS, imagesIn } from '../../../src/views/actionRegistry';
+import { deploymentId } from '../../../src/auth/deployments';
+import { IMAGE_SCHEME } from '../../../src/ids';
 import { automation } from '../../../src/views/automation';
 import type { ListDescriptor } from '../../../src/views/descriptor';
 import { captureTimeouts, disposedAfterEach, until } from '../support/until';
@@ -491,6 +493,23 @@ suite('views/actionRegistry', () => {
 		// An automation caller's message goes to the log, named too.
 		(await kitOf(w, row)).info('Quiet');
 		assert.match(w.lines.at(-1)!, /not shown: api\.example\.test: Quiet$/);
+	});
+
+	test("imagesIn (issue 47): another deployment's image carries its part and names it, keeping its extension; the default's with one deployment is the very object", async () => {
+		const shown: vscode.Uri[] = [];
+		const images = { show: async (uri: vscode.Uri, _bytes: Uint8Array) => (shown.push(uri), uri) };
+		const STAGING = deploymentId('https://staging.example.test');
+		assert.equal(imagesIn(images, undefined, undefined), images);
+		const uri = vscode.Uri.from({ scheme: IMAGE_SCHEME, path: '/chart.png', query: 'a1/x1' });
+		await imagesIn(images, STAGING, 'Staging').show(uri, new Uint8Array());
+		await imagesIn(images, undefined, 'api.example.test').show(uri, new Uint8Array());
+		assert.deepEqual(
+			shown.map((u) => [u.authority, u.path, u.query]),
+			[
+				[STAGING, '/chart (Staging).png', 'a1/x1'],
+				['', '/chart (api.example.test).png', 'a1/x1'],
+			],
+		);
 	});
 
 	test('kit.confirm: an automation caller has decided; a person is asked a modal question', async () => {

@@ -7,7 +7,6 @@ import {
 	RecordDocuments,
 	closeTabsOf,
 	deploymentPartOfRecord,
-	imagesIn,
 	inDeployment,
 	namedRecordUri,
 	recordUri,
@@ -378,23 +377,6 @@ suite('views/recordDocuments', () => {
 		await records.forgetAll(STAGING);
 		assert.match(records.provideTextDocumentContent(json.uri), /no longer available/);
 		assert.equal(records.provideTextDocumentContent(mine.uri), '{}');
-	});
-
-	test("imagesIn (issue 47): another deployment's image carries its part and names it, keeping its extension; the default's with one deployment is the very object", async () => {
-		const shown: vscode.Uri[] = [];
-		const images = { show: async (uri: vscode.Uri, _bytes: Uint8Array) => (shown.push(uri), uri) };
-		const STAGING = deploymentId('https://staging.example.test');
-		assert.equal(imagesIn(images, undefined, undefined), images);
-		const uri = vscode.Uri.from({ scheme: IMAGE_SCHEME, path: '/chart.png', query: 'a1/x1' });
-		await imagesIn(images, STAGING, 'Staging').show(uri, new Uint8Array());
-		await imagesIn(images, undefined, 'api.example.test').show(uri, new Uint8Array());
-		assert.deepEqual(
-			shown.map((u) => [u.authority, u.path, u.query]),
-			[
-				[STAGING, '/chart (Staging).png', 'a1/x1'],
-				['', '/chart (api.example.test).png', 'a1/x1'],
-			],
-		);
 	});
 
 	test('dispose forgets every record and stops listening for closes', async () => {
