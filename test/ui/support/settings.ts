@@ -23,6 +23,23 @@ export function readSettings(file: string): unknown {
 }
 
 /**
+ * Whether the settings read hold `settings`: every key of it with its value, and no other key of
+ * ours (`cloudAgents.*`). VS Code writes settings of its own meanwhile (the reversed UI run of
+ * 2026-12-07 found `"remote.autoForwardPortsSource": "hybrid"` added by its port forwarding), and a
+ * wait for the exact file never ended.
+ */
+function holds(read: unknown, settings: Record<string, unknown>): boolean {
+	if (read === null || typeof read !== 'object') {
+		return false;
+	}
+	const got = read as Record<string, unknown>;
+	return (
+		Object.entries(settings).every(([key, value]) => isDeepStrictEqual(got[key], value)) &&
+		Object.keys(got).every((key) => key in settings || !key.startsWith('cloudAgents.'))
+	);
+}
+
+/**
  * Replaces the user settings through the workbench's own JSON editor and saves them (VS Code applies
  * a save at once; a write behind its back may go unnoticed). The text is inserted on one line, so
  * no auto-indent or auto-closing changes it. Returns once the file on disk holds `settings`: on a
@@ -40,9 +57,7 @@ export async function writeSettingsInEditor(workbench: Workbench, file: string, 
 	await page.keyboard.press('Delete');
 	await page.keyboard.insertText(JSON.stringify(settings));
 	await page.keyboard.press('ControlOrMeta+S');
-	await until(page, 'the user settings saved from the editor', async () =>
-		isDeepStrictEqual(readSettings(file), settings) ? true : undefined,
-	);
+	await until(page, 'the user settings saved from the editor', async () => (holds(readSettings(file), settings) ? true : undefined));
 	// This VS Code shows settings.json in a modal editor, which Escape closes ("View: Close Modal Editor").
 	const modal = page.locator('.modal-editor-part');
 	for (let i = 0; i < 5 && (await modal.isVisible().catch(() => false)); i++) {
@@ -68,7 +83,7 @@ export async function writeSettingsInEditor(workbench: Workbench, file: string, 
 export async function restoreSettings(workbench: Workbench, file: string, originalText: string): Promise<void> {
 	const original = JSON.parse(originalText) as Record<string, unknown>;
 	await writeSettingsInEditor(workbench, file, original).catch(() => undefined);
-	if (!isDeepStrictEqual(readSettings(file), original)) {
+	if (!holds(readSettings(file), original)) {
 		writeFileSync(file, originalText);
 	}
 }
