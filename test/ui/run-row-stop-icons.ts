@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { VIEW_CONTAINER_ID } from '../../src/ids';
-import { createIdleAgent, emulatorCall } from './support/emulatorApi';
+import { advanceClock, createIdleAgent, emulatorCall } from './support/emulatorApi';
 import type { UiTest } from './support/workbench';
 
 interface RunBody {
@@ -20,6 +20,9 @@ const uiTest: UiTest = {
 		const call = <T>(method: string, path: string, body?: unknown): Promise<T> =>
 			emulatorCall<T>(emulatorUrl, devToken, method, path, body);
 		const name = `Stop icons ${Date.now()}`;
+		const runtimeIds = async (): Promise<string[]> =>
+			(await call<{ runtimes: Array<{ id: string }> }>('GET', '/_emulator/state')).runtimes.map((r) => r.id);
+		const runtimesBefore = new Set(await runtimeIds());
 		const agent = await createIdleAgent(emulatorUrl, devToken, name);
 		const enc = encodeURIComponent(agent.id);
 		const prompt = `Held for the icons ${Date.now()} [[hold]]`;
@@ -83,6 +86,12 @@ const uiTest: UiTest = {
 			}
 			await page.waitForTimeout(500);
 			await call('DELETE', `/v2/agents/${enc}?delete_runtime=true`).catch(() => undefined);
+			// The agent's runtime is deleted on the emulator's clock: moved on until it is gone, so the next
+			// test's Runtimes view is the seed's (a deleting runtime keeps the view refreshing its rows, and a
+			// test that holds the clock kept it deleting: runtimes-resume then could not hover its row).
+			for (let i = 0; i < 20 && (await runtimeIds()).some((id) => !runtimesBefore.has(id)); i++) {
+				await advanceClock(emulatorUrl, devToken, 10);
+			}
 		}
 	},
 };
