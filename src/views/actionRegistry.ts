@@ -8,7 +8,7 @@ import type { Action, ActionFollower, ActionKit, ActionSession, ResourceActions,
 import type { AnyListDescriptor } from './descriptor';
 import { manifestCommandTitles } from '../ids';
 import { inDeployment, loadMoreList, refreshList, scopeOf } from './deploymentViews';
-import { inDeployment as uriInDeployment, namedRecordUri, recordsIn, titledRecordUri } from './recordDocuments';
+import { namedRecordUri, recordsIn, titledRecordUri, withDeploymentPart } from './recordDocuments';
 import { addressPart, shownDeploymentName } from '../auth/deployments';
 import { type TargetDeps, resolveFiles, resolveLink, resolveTarget } from './targets';
 import { isAutomation, showInfo, showModalWarning, showWarning, toAbortSignal } from './ui';
@@ -296,7 +296,7 @@ export class ActionRegistry {
 /**
  * The image documents (imageDocuments.ts) as an action on a row of the deployment whose addresses
  * carry `deploymentPart` shows them: in that deployment (its part as the URI authority, as
- * `inDeployment` puts a record), the tab naming it (`name`: when two or more are configured, the
+ * `withDeploymentPart` puts a record), the tab naming it (`name`: when two or more are configured, the
  * default one's too); the documents themselves with one deployment.
  */
 export function imagesIn<I extends { show(uri: vscode.Uri, bytes: Uint8Array): Promise<vscode.Uri> }>(
@@ -306,7 +306,7 @@ export function imagesIn<I extends { show(uri: vscode.Uri, bytes: Uint8Array): P
 ): Pick<I, 'show'> {
 	return deploymentPart === undefined && name === undefined
 		? images
-		: { show: (uri, bytes) => images.show(namedRecordUri(uriInDeployment(uri, deploymentPart), name), bytes) };
+		: { show: (uri, bytes) => images.show(namedRecordUri(withDeploymentPart(uri, deploymentPart), name), bytes) };
 }
 
 /**

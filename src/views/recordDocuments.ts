@@ -22,7 +22,7 @@ const CHANGE_TIMEOUT_MS = 3000;
  * link syntax is escaped so the preview shows no links at all).
  *
  * A record of a deployment other than the default one carries that deployment's part
- * (src/auth/deployments.ts `addressPart`) as its URI authority (`inDeployment`), so the same run or
+ * (src/auth/deployments.ts `addressPart`) as its URI authority (`withDeploymentPart`), so the same run or
  * artifact id on two deployments is two documents; the default deployment's record URIs have no
  * authority, as before deployments existed. A record of a deployment no longer configured says so.
  * With two or more deployments configured, a record's tab names its deployment, the default one's
@@ -237,7 +237,7 @@ export function titledRecordUri(title: string, ...key: string[]): vscode.Uri {
  * (src/auth/deployments.ts `addressPart`): the part as its authority; `uri` itself for the default
  * deployment (undefined), so its records are what they were.
  */
-export function inDeployment(uri: vscode.Uri, deploymentPart: string | undefined): vscode.Uri {
+export function withDeploymentPart(uri: vscode.Uri, deploymentPart: string | undefined): vscode.Uri {
 	return deploymentPart === undefined ? uri : uri.with({ authority: deploymentPart });
 }
 
@@ -265,12 +265,14 @@ export type RecordShower = Pick<RecordDocuments, 'show'>;
 
 /**
  * The record documents as an action on a row of the deployment whose addresses carry
- * `deploymentPart` shows them: every URI it shows is put in that deployment (`inDeployment`), so
+ * `deploymentPart` shows them: every URI it shows is put in that deployment (`withDeploymentPart`), so
  * the same run or artifact id of two deployments is two documents; the documents themselves for
  * the default deployment (undefined).
  */
 export function recordsIn(records: RecordDocuments, deploymentPart: string | undefined): RecordShower {
-	return deploymentPart === undefined ? records : { show: (uri, ...rest) => records.show(inDeployment(uri, deploymentPart), ...rest) };
+	return deploymentPart === undefined
+		? records
+		: { show: (uri, ...rest) => records.show(withDeploymentPart(uri, deploymentPart), ...rest) };
 }
 
 /** The deployment part of a record URI (as VS Code spells it: lower case): undefined for the default deployment's (no authority). */
@@ -295,7 +297,7 @@ export function runResultUri(
 	run: Pick<Run, 'id' | 'agent_id' | 'prompt'>,
 	deploymentPart?: string,
 ): vscode.Uri {
-	return inDeployment(titledRecordUri(runResultTitle(agentName, run), 'runs', agentId, run.id), deploymentPart);
+	return withDeploymentPart(titledRecordUri(runResultTitle(agentName, run), 'runs', agentId, run.id), deploymentPart);
 }
 
 /**

@@ -7,12 +7,12 @@ import {
 	RecordDocuments,
 	closeTabsOf,
 	deploymentPartOfRecord,
-	inDeployment,
 	namedRecordUri,
 	recordUri,
 	runResultTitle,
 	runResultUri,
 	titledRecordUri,
+	withDeploymentPart,
 } from '../../../src/views/recordDocuments';
 import * as fake from '../support/vscodeFake';
 
@@ -283,7 +283,7 @@ suite('views/recordDocuments', () => {
 		assert.equal(byDefault.authority, '');
 		assert.equal(runResultUri('a.main', 'bot', run, undefined).toString(), byDefault.toString());
 		const onStaging = runResultUri('a.main', 'bot', run, STAGING);
-		const onProduction = inDeployment(titledRecordUri(runResultTitle('bot', run), 'runs', 'a.main', 'run_1'), PRODUCTION);
+		const onProduction = withDeploymentPart(titledRecordUri(runResultTitle('bot', run), 'runs', 'a.main', 'run_1'), PRODUCTION);
 		assert.equal(new Set([byDefault, onStaging, onProduction].map((u) => u.toString())).size, 3);
 		// Read back, also after VS Code's lower-casing of the authority.
 		assert.equal(deploymentPartOfRecord(vscode.Uri.parse(onStaging.toString())), STAGING);
@@ -295,7 +295,7 @@ suite('views/recordDocuments', () => {
 	test("a record of a deployment no longer configured says so; a configured one's, or the default's, says it is gone", () => {
 		const STAGING_URL = 'https://staging.example.test';
 		const STAGING = deploymentId(STAGING_URL);
-		const uri = inDeployment(recordUri('runtimes', 'rt1.json'), STAGING);
+		const uri = withDeploymentPart(recordUri('runtimes', 'rt1.json'), STAGING);
 		fake.settings['cloudAgents.deployments'] = [];
 		assert.match(records.provideTextDocumentContent(uri), new RegExp(`deployment ${STAGING}, which is no longer configured`));
 		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: STAGING_URL }];
@@ -307,7 +307,7 @@ suite('views/recordDocuments', () => {
 		openAs();
 		const STAGING = deploymentId('https://staging.example.test');
 		const mine = recordUri('runtimes', 'rt1.json');
-		const theirs = inDeployment(recordUri('runtimes', 'rt1.json'), STAGING);
+		const theirs = withDeploymentPart(recordUri('runtimes', 'rt1.json'), STAGING);
 		await records.show(mine, 'default');
 		await records.show(theirs, 'staging');
 		assert.equal(records.provideTextDocumentContent(theirs), 'staging');
@@ -345,7 +345,7 @@ suite('views/recordDocuments', () => {
 		fake.settings['cloudAgents.apiUrl'] = 'https://api.example.test';
 		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: STAGING_URL }];
 		const STAGING = deploymentId(STAGING_URL);
-		const json = (await records.show(inDeployment(titledRecordUri('Runtime web', 'runtimes', 'rt1'), STAGING), '{}', 'json', {
+		const json = (await records.show(withDeploymentPart(titledRecordUri('Runtime web', 'runtimes', 'rt1'), STAGING), '{}', 'json', {
 			forceLanguage: true,
 		})) as unknown as Doc;
 		assert.equal(json.uri.path, '/Runtime web (Staging)');
@@ -360,7 +360,7 @@ suite('views/recordDocuments', () => {
 		assert.equal(mine.uri.authority, '');
 		// An artifact's extension still picks its language; a title's accidental one does not.
 		const notes = (await records.show(
-			inDeployment(titledRecordUri('notes.md', 'artifacts', 'a1', 'x1'), STAGING),
+			withDeploymentPart(titledRecordUri('notes.md', 'artifacts', 'a1', 'x1'), STAGING),
 			'# n',
 		)) as unknown as Doc;
 		assert.equal(notes.uri.path, '/notes (Staging).md');
