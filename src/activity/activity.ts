@@ -22,6 +22,7 @@ import { ActivityHistory, type ActivityScope, type HistoryEntry, newestFirst } f
 import { Announcer, type ClaimStore } from './announce';
 import { type ActivityEvent, runEndedKey } from './events';
 import type { Deployment } from '../auth/deployments';
+import { KeyedHolder } from '../auth/keyedHolder';
 
 /** How much is announced: everything, only what failed or waits for a person, or nothing (setting `cloudAgents.activity.notifications`). */
 export type AnnounceLevel = 'all' | 'attention' | 'none';
@@ -95,15 +96,20 @@ export interface ActivityDeployments {
 	readonly onDidChange: vscode.Event<void>;
 }
 
-/** The watcher, history and announcer of one account. */
-interface Watching {
+/** The watcher, history and announcer of one account; disposed, its watcher stops (its history stays stored). */
+interface Watching extends vscode.Disposable {
 	readonly scopeKey: string;
 	readonly history: ActivityHistory;
 	readonly watcher: ActivityWatcher;
 	readonly announcer: Announcer;
-	readonly subscriptions: vscode.Disposable[];
-	/** The session it reads through (another deployment's: a renamed deployment gets a new one). */
+}
+
+/** What another deployment is watched for: its session (a renamed deployment gets a new one) and the account it holds. */
+interface OtherAccount {
+	readonly deploymentId: string;
 	readonly session: ActivitySession;
+	readonly scope: ActivityScope;
+	readonly scopeKey: string;
 }
 
 /** Activity over the signed-in account (see the module comment). */
@@ -121,8 +127,11 @@ export class Activity extends Disposable {
 	private announcing: Promise<void> = Promise.resolve();
 	/** The configured deployments, once the features handed them (watchDeployments). */
 	private deployments: ActivityDeployments | undefined;
-	/** The watching of each other signed-in deployment, by deployment id. */
-	private readonly others = new Map<string, Watching>();
+	/** The watching of each other signed-in deployment, by deployment id: made again for another session or account. */
+	private readonly others = new KeyedHolder<OtherAccount, Watching>(
+		(other) => this.watch(other.scope, other.scopeKey, other),
+		(held, now) => held.session === now.session && held.scopeKey === now.scopeKey,
+	);
 
 	constructor(private readonly deps: ActivityDeps) {
 		super();
@@ -176,14 +185,14 @@ export class Activity extends Disposable {
 		}
 		const all = [
 			...mine.map((e) => shown(e, named, undefined)),
-			...[...this.others].flatMap(([id, w]) => w.history.entries().map((e) => shown(e, this.nameOf(id), id))),
+			...[...this.others.entries()].flatMap(([id, w]) => w.history.entries().map((e) => shown(e, this.nameOf(id), id))),
 		];
 		return all.sort(newestFirst);
 	}
 
 	/** The entries not read yet (the badge). */
 	get unreadCount(): number {
-		return [this.current, ...this.others.values()].reduce((n, w) => n + (w?.history.unreadCount ?? 0), 0);
+		return this.watching().reduce((n, w) => n + w.history.unreadCount, 0);
 	}
 
 	/** The entry of an event key (as `entries` gives it), if kept. */
@@ -198,7 +207,7 @@ export class Activity extends Disposable {
 
 	/** Marks one entry read (its key as `entries` gives it); false when it is not kept (or already read). */
 	markRead(key: string): boolean {
-		for (const [id, w] of this.others) {
+		for (const [id, w] of this.others.entries()) {
 			if (key.startsWith(`${id}/`)) {
 				return w.history.markRead(key.slice(id.length + 1));
 			}
@@ -207,16 +216,20 @@ export class Activity extends Disposable {
 	}
 
 	markAllRead(): void {
-		for (const w of [this.current, ...this.others.values()]) {
-			w?.history.markAllRead();
+		for (const w of this.watching()) {
+			w.history.markAllRead();
 		}
 	}
 
 	/** Asks every watched service now (Check Now); resolves when those looks are done and what they noticed is announced. */
 	async checkNow(): Promise<void> {
-		const watching = [this.current, ...this.others.values()].filter((w): w is Watching => w !== undefined);
-		await Promise.all(watching.map((w) => w.watcher.pollNow()));
+		await Promise.all(this.watching().map((w) => w.watcher.pollNow()));
 		await this.announcing;
+	}
+
+	/** The watchings of the signed-in accounts: the default deployment's, then the others'. */
+	private watching(): Watching[] {
+		return [...(this.current ? [this.current] : []), ...[...this.others.entries()].map(([, w]) => w)];
 	}
 
 	/** The default deployment's name when two or more deployments are configured (entries then name theirs), else undefined. */
@@ -237,32 +250,16 @@ export class Activity extends Disposable {
 	 * catches up from its newest entry.
 	 */
 	private followOthers(changed: boolean): void {
-		const wanted = new Map<string, { session: ActivitySession; scope: ActivityScope; scopeKey: string }>();
+		const wanted = new Map<string, OtherAccount>();
 		if (this.started && this.suspended === 0) {
 			for (const { deployment, session } of this.deployments?.all ?? []) {
 				const scope = session.signedIn ? session.cacheScope : undefined;
 				if (!deployment.isDefault && scope) {
-					wanted.set(deployment.id, { session, scope, scopeKey: scopeKeyOf(scope)! });
+					wanted.set(deployment.id, { deploymentId: deployment.id, session, scope, scopeKey: scopeKeyOf(scope)! });
 				}
 			}
 		}
-		for (const [id, w] of [...this.others]) {
-			const still = wanted.get(id);
-			if (still?.scopeKey !== w.scopeKey || still.session !== w.session) {
-				changed = true;
-				this.others.delete(id);
-				for (const d of w.subscriptions) {
-					d.dispose();
-				}
-			}
-		}
-		for (const [id, { session, scope, scopeKey }] of wanted) {
-			if (!this.others.has(id)) {
-				changed = true;
-				this.others.set(id, this.watch(scope, scopeKey, { session, deploymentId: id }));
-			}
-		}
-		if (changed) {
+		if (this.others.sync(wanted) || changed) {
 			this._onDidChange.fire();
 		}
 	}
@@ -320,13 +317,11 @@ export class Activity extends Disposable {
 	private disposePaused(): void {
 		const paused = this.paused;
 		this.paused = undefined;
-		for (const d of paused?.subscriptions ?? []) {
-			d.dispose();
-		}
+		paused?.dispose();
 	}
 
 	/** A watching of `scope`: the default deployment's (the current one), or `other`'s. */
-	private watch(scope: ActivityScope, scopeKey: string, other?: { session: ActivitySession; deploymentId: string }): Watching {
+	private watch(scope: ActivityScope, scopeKey: string, other?: Pick<OtherAccount, 'session' | 'deploymentId'>): Watching {
 		const { deps } = this;
 		const session = other?.session ?? deps.session;
 		const watched = (): Watching | undefined => (other ? this.others.get(other.deploymentId) : this.current);
@@ -368,7 +363,17 @@ export class Activity extends Disposable {
 			vscode.window.onDidChangeWindowState((state) => state.focused && history.reload()),
 		];
 		deps.log.info(other ? `Activity: watching ${other.deploymentId}` : 'Activity: watching the account');
-		return { scopeKey, history, watcher, announcer, subscriptions, session };
+		return {
+			scopeKey,
+			history,
+			watcher,
+			announcer,
+			dispose: () => {
+				for (const d of subscriptions) {
+					d.dispose();
+				}
+			},
+		};
 	}
 
 	/**
@@ -415,16 +420,9 @@ export class Activity extends Disposable {
 	private stop(): void {
 		const current = this.current;
 		this.current = undefined;
-		for (const d of current?.subscriptions ?? []) {
-			d.dispose();
-		}
+		current?.dispose();
 		this.disposePaused();
-		for (const w of this.others.values()) {
-			for (const d of w.subscriptions) {
-				d.dispose();
-			}
-		}
-		this.others.clear();
+		this.others.dispose();
 	}
 }
 

@@ -11,7 +11,8 @@ import { CONFIG, CONTEXT_KEYS } from '../ids';
 import { Disposable } from '../util/lifecycle';
 import { notificationText, outputLine } from '../util/text';
 import { type Deployment, type DeploymentList, readDeployments } from './deployments';
-import { KeyedHolder, PerDeployment, type PerDeploymentItem, type PerDeploymentWhich } from './perDeployment';
+import { KeyedHolder } from './keyedHolder';
+import { PerDeployment, type PerDeploymentItem, type PerDeploymentWhich } from './perDeployment';
 import type { Session } from './session';
 
 /** A deployment and its session. */

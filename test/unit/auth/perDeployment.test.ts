@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Deployment } from '../../../src/auth/deployments';
+import { KeyedHolder } from '../../../src/auth/keyedHolder';
 import { type HeldDeployment, PerDeployment, type PerDeploymentItem, type PerDeploymentWhich } from '../../../src/auth/perDeployment';
 
 /**
@@ -156,5 +157,42 @@ suite('auth/perDeployment: a thing per deployment, made when it comes, disposed 
 		} finally {
 			held.dispose();
 		}
+	});
+});
+
+/**
+ * src/auth/keyedHolder.ts: the keyed sync itself, with a sameness of the caller's, as Activity keeps
+ * a watching per deployment (src/activity/activity.ts): the same session and account keep it,
+ * another account on the same session makes it anew, no longer wanted disposes it.
+ */
+suite('auth/keyedHolder: things by key, made anew when what they are wanted for changes', () => {
+	test('kept while the same, gone and made again when not, disposed when no longer wanted or with the holder', () => {
+		const log: string[] = [];
+		const session = {};
+		const held = new KeyedHolder<{ session: object; account: string }, PerDeploymentItem & { account: string }>(
+			({ account }) => {
+				log.push(`made ${account}`);
+				return { account, gone: () => void log.push(`gone ${account}`), dispose: () => void log.push(`disposed ${account}`) };
+			},
+			(was, now) => was.session === now.session && was.account === now.account,
+		);
+		assert.equal(held.sync(new Map([['staging', { session, account: 'a' }]])), true);
+		assert.equal(held.sync(new Map([['staging', { session, account: 'a' }]])), false, 'the same (another object alike): kept');
+		assert.deepEqual(log, ['made a']);
+		assert.equal(held.sync(new Map([['staging', { session, account: 'b' }]])), true);
+		assert.deepEqual(log, ['made a', 'gone a', 'disposed a', 'made b'], 'another account: made anew under the same key');
+		assert.equal(held.get('staging')?.account, 'b');
+		assert.deepEqual(
+			[...held.entries()].map(([key, item, wanted]) => [key, item.account, wanted.account]),
+			[['staging', 'b', 'b']],
+		);
+		assert.equal(held.sync(new Map([['staging', { session: {}, account: 'b' }]])), true, 'another session: made anew');
+		assert.equal(held.sync(new Map()), true);
+		assert.deepEqual(log.slice(4), ['gone b', 'disposed b', 'made b', 'gone b', 'disposed b']);
+		assert.equal(held.size, 0);
+		held.sync(new Map([['acme', { session, account: 'c' }]]));
+		held.dispose();
+		assert.deepEqual(log.slice(9), ['made c', 'disposed c'], 'the holder disposed: not told it is gone');
+		assert.equal(held.sync(new Map([['acme', { session, account: 'c' }]])), false, 'a disposed holder makes nothing');
 	});
 });

@@ -143,7 +143,7 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 	// deployments' lists, record addresses with a deployment part and the message for a removed
 	// one; the Accounts menu's session per signed-in deployment, which reads the list of deployments
 	// and so their ids, a SHA-256 of @noble/hashes that features.js used to hold alone; Activity
-	// watching each deployment; their lists, trees, sessions and followers load with features.js). The views' offline state
+	// watching each deployment, through the keyed holder of src/auth/keyedHolder.ts; their lists, trees, sessions and followers load with features.js). The views' offline state
 	// (src/views/connectivity.ts, ~10 KiB) is the body's; the agent workspace's code (its cache,
 	// file system and commands, ~38 KiB) loads with features.js instead (the test below).
 	test('activation loads at most 16 KiB (extension.js), the body at most 208 KiB (main.js + core.js), and the decoders of answers are in client.js, not core.js', () => {
