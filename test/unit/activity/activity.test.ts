@@ -16,9 +16,9 @@ import { nodeClaimStore } from '../../../src/platform/node/claimFiles';
 import { Activity, type ActivitySession, announceLevel, needsAttention, worthAnnouncing } from '../../../src/activity/activity';
 import { type ActivityEvent, runEndedKey } from '../../../src/activity/events';
 import { HISTORY_KEY_PREFIX, describeEvent, historyKey } from '../../../src/activity/history';
-import { type Deployment, deploymentId, normaliseApiUrl } from '../../../src/auth/deployments';
 import { DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
 import { FakeClock } from '../support/fakeClock';
+import { type EmulatedDeployment, twoEmulatorsPerSuite } from '../support/twoDeployments';
 import * as fake from '../support/vscodeFake';
 
 class Memento {
@@ -264,38 +264,14 @@ suite('activity: the watcher, history and announcements of the signed-in account
 });
 
 suite('activity: several deployments, a watcher each (issue 47, two emulators)', () => {
-	interface Service {
-		emu: TestEmulator;
-		client: CloudAgentsClient;
-		session: FakeSession;
-		deployment: Deployment;
-	}
+	type Service = EmulatedDeployment & { session: FakeSession };
 	let home: Service;
 	let staging: Service;
 	let claimsDir: string;
 	const disposables: vscode.Disposable[] = [];
 
-	const service = async (name: string, isDefault: boolean): Promise<Service> => {
-		const emu = await startTestEmulator({ profile: 'standard' });
-		const client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: emu.url, getToken: () => DEV_TOKEN });
-		const url = normaliseApiUrl(emu.url);
-		return {
-			emu,
-			client,
-			session: new FakeSession(client, emu.url),
-			deployment: { id: deploymentId(url), name, apiUrl: url, isDefault },
-		};
-	};
-	suiteSetup(async () => {
-		home = await service('127.0.0.1', true);
-		staging = await service('Staging', false);
-	});
-	suiteTeardown(async () => {
-		for (const s of [home, staging]) {
-			s?.client.close();
-			await s?.emu.close();
-		}
-	});
+	const service = (s: EmulatedDeployment): Service => ({ ...s, session: new FakeSession(s.client, s.emu.url) });
+	twoEmulatorsPerSuite((h, s) => ([home, staging] = [service(h), service(s)]), { profile: 'standard', client: {} });
 	setup(() => {
 		claimsDir = mkdtempSync(join(tmpdir(), 'ca-claims-'));
 		home.session = new FakeSession(home.client, home.emu.url);

@@ -1,13 +1,12 @@
 import * as assert from 'node:assert/strict';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as vscode from 'vscode';
 import { DeploymentSessions } from '../../../src/auth/deploymentSessions';
 import { type Deployment, deploymentId } from '../../../src/auth/deployments';
 import { Session, tokenKey } from '../../../src/auth/session';
 import { addDeployment, signIn, signOut } from '../../../src/auth/signIn';
-import { collected } from '../support/leaks';
+import { serve } from '../support/serve';
 import { until } from '../support/until';
-import { type Served, serve } from '../support/serve';
+import { type KeyService, PROD_KEY, STAGING_KEY, collectingLog as log, twoKeyServicesPerSuite } from '../support/twoDeployments';
 import * as fake from '../support/vscodeFake';
 import { WIRES } from '../support/wires';
 
@@ -18,55 +17,18 @@ import { WIRES } from '../support/wires';
  * other, tokens in a test SecretStorage; over both wires (Node's undici, and the fetch of VS Code
  * for the Web's extension host).
  */
-const PROD_KEY = 'ca_prod_key_1111111111111111';
-const STAGING_KEY = 'ca_staging_key_2222222222222222';
-const log = {
-	debug: (m: string) => void collected.push(m),
-	info: (m: string) => void collected.push(m),
-	warn: (m: string) => void collected.push(m),
-	error: (m: string, ...a: unknown[]) => void collected.push(m, ...a.map(String)),
-};
-
-/** A service that knows one key: /v2/me answers for it (401 otherwise), DELETE /v2/auth/token revokes it. */
-async function service(key: string, email: string): Promise<Served & { auth: string[] }> {
-	const auth: string[] = [];
-	const served = await serve((req: IncomingMessage, res: ServerResponse) => {
-		auth.push(req.headers.authorization ?? '');
-		const ok = req.headers.authorization === `Bearer ${key}`;
-		if (req.url === '/v2/me' && ok) {
-			res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ email }));
-		} else if (req.url === '/v2/auth/token' && req.method === 'DELETE' && ok) {
-			res.writeHead(204).end();
-		} else {
-			res.writeHead(401, { 'content-type': 'application/json' }).end(
-				JSON.stringify({ error: { code: 'unauthenticated', message: 'no' } }),
-			);
-		}
-	});
-	return Object.assign(served, { auth });
-}
-
 for (const wire of WIRES) {
 	suite(`auth/deploymentSessions: one session per deployment (${wire.name} wire)`, () => {
-		let prod: Served & { auth: string[] };
-		let staging: Served & { auth: string[] };
+		let prod: KeyService;
+		let staging: KeyService;
 		let secrets: fake.FakeSecretStorage;
 		let defaultSession: Session;
 		let sessions: DeploymentSessions;
 		let made: Deployment[];
 		let disposed: string[];
 
-		suiteSetup(async () => {
-			prod = await service(PROD_KEY, 'prod@example.test');
-			staging = await service(STAGING_KEY, 'staging@example.test');
-		});
-		suiteTeardown(async () => {
-			await prod.close();
-			await staging.close();
-		});
+		twoKeyServicesPerSuite((p, s) => ([prod, staging] = [p, s]));
 		setup(async () => {
-			prod.auth.length = 0;
-			staging.auth.length = 0;
 			made = [];
 			disposed = [];
 			fake.settings['cloudAgents.apiUrl'] = prod.baseUrl;

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { type Deployment, deploymentId, normaliseApiUrl } from '../../../src/auth/deployments';
+import type { Deployment } from '../../../src/auth/deployments';
 import { ChangesFeature, type ChangesDeps, type LinkDeployments } from '../../../src/changes/changesFeature';
 import type { AgentLink } from '../../../src/changes/linkStore';
 import { LINKS_KEY } from '../../../src/ids';
@@ -11,7 +11,8 @@ import { NodeLocalFiles } from '../../../src/platform/node/nodeLocalFiles';
 import { workspaceAddressOf } from '../../../src/workspace/fs/workspaceFs';
 import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
-import { type TestSession, type WorkspaceEmulator, testSession, workspaceEmulatorPerSuite } from '../workspace/workspaceFeatureDeps';
+import { type EmulatedDeployment, listedDeployments, requestsTo, twoEmulatorsPerSuite } from '../support/twoDeployments';
+import { type TestSession, testSession } from '../workspace/workspaceFeatureDeps';
 
 /**
  * src/changes/changesFeature.ts with several deployments (issue 47): two emulators seeded alike (the
@@ -40,15 +41,11 @@ interface FakeScm {
 }
 
 /** Requests an emulator counted since its counters were reset whose route names the workspace. */
-async function workspaceRequests(emu: TestEmulator): Promise<number> {
-	return Object.entries((await emu.counters()).requests.by_route)
-		.filter(([route]) => route.includes('workspace'))
-		.reduce((sum, [, n]) => sum + n, 0);
-}
+const workspaceRequests = (emu: TestEmulator): Promise<number> => requestsTo(emu, 'workspace');
 
 suite('changes/changesFeature: links of several deployments (issue 47)', () => {
-	let home: WorkspaceEmulator;
-	let other: WorkspaceEmulator;
+	let home: EmulatedDeployment;
+	let other: EmulatedDeployment;
 	let dir: string;
 	let state: Memento;
 	let scms: FakeScm[];
@@ -57,8 +54,7 @@ suite('changes/changesFeature: links of several deployments (issue 47)', () => {
 	let changed: vscode.EventEmitter<void>;
 	let feature: ChangesFeature | undefined;
 	let staging: Deployment;
-	workspaceEmulatorPerSuite((w) => (home = w), { demoEachTest: true });
-	workspaceEmulatorPerSuite((w) => (other = w), { demoEachTest: true });
+	twoEmulatorsPerSuite((h, s) => ([home, other] = [h, s]), { demoEachTest: true });
 
 	setup(async () => {
 		dir = await mkdtemp(join(tmpdir(), 'ca-changesfeature-'));
@@ -67,13 +63,9 @@ suite('changes/changesFeature: links of several deployments (issue 47)', () => {
 		await other.client.writeWorkspaceFile(other.agentId, 'linked/only-staging.txt', new TextEncoder().encode('staging'));
 		await home.emu.admin('POST', '/counters/reset');
 		await other.emu.admin('POST', '/counters/reset');
-		const stagingUrl = normaliseApiUrl(other.emu.url);
-		staging = { id: deploymentId(stagingUrl), name: 'Staging', apiUrl: stagingUrl, isDefault: false };
+		staging = other.deployment;
 		configured = [
-			{
-				deployment: { id: deploymentId(normaliseApiUrl(home.emu.url)), name: '127.0.0.1', apiUrl: home.emu.url, isDefault: true },
-				session: testSession(home.client, home.emu.url),
-			},
+			{ deployment: home.deployment, session: testSession(home.client, home.emu.url) },
 			{ deployment: staging, session: testSession(other.client, other.emu.url) },
 		];
 		changed = new vscode.EventEmitter<void>();
@@ -106,12 +98,7 @@ suite('changes/changesFeature: links of several deployments (issue 47)', () => {
 
 	/** The feature over the links stored now; the default deployment's session is the first configured one's. */
 	const start = (): ChangesFeature => {
-		const deployments: LinkDeployments = {
-			get all() {
-				return configured;
-			},
-			onDidChange: changed.event,
-		};
+		const deployments: LinkDeployments = listedDeployments(() => configured, changed);
 		feature = new ChangesFeature({
 			session: configured[0]!.session,
 			deployments,

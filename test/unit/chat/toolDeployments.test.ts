@@ -1,15 +1,15 @@
 import * as assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import type { CloudAgentsClient, Run } from '../../../src/api';
-import { type Deployment, deploymentId, normaliseApiUrl } from '../../../src/auth/deployments';
+import type { Deployment } from '../../../src/auth/deployments';
 import { ChatTools, type ChatToolsDeps } from '../../../src/chat/chatTools';
 import type { ToolDeployment, ToolDeployments } from '../../../src/chat/toolDeployments';
 import { TOOLS } from '../../../src/ids';
 import type { HistoryEntry } from '../../../src/activity/history';
 import { MARKER_PREFIX } from '../../../src/util/quotedData';
-import type { TestEmulator } from '../support/emulator';
 import * as fake from '../support/vscodeFake';
-import { type WorkspaceEmulator, testSession, workspaceEmulatorPerSuite } from '../workspace/workspaceFeatureDeps';
+import { type EmulatedDeployment, requestsTo, twoEmulatorsPerSuite } from '../support/twoDeployments';
+import { testSession } from '../workspace/workspaceFeatureDeps';
 
 /**
  * src/chat/chatTools.ts with several deployments (issue 47, src/chat/toolDeployments.ts): two
@@ -35,33 +35,24 @@ function parse(result: vscode.LanguageModelToolResult): { lines: string[]; block
 	return { lines, blocks };
 }
 
-/** Requests an emulator counted since its counters were reset, by route, those of `kind` (a method or a word of the route). */
-async function requests(emu: TestEmulator, kind: string): Promise<number> {
-	return Object.entries((await emu.counters()).requests.by_route)
-		.filter(([route]) => route.includes(kind))
-		.reduce((sum, [, n]) => sum + n, 0);
-}
-
 suite('chat/chatTools: several deployments (issue 47)', () => {
-	let home: WorkspaceEmulator;
-	let other: WorkspaceEmulator;
+	let home: EmulatedDeployment;
+	let other: EmulatedDeployment;
 	let byDefault: ToolDeployment;
 	let staging: ToolDeployment;
 	let configured: ToolDeployment[];
 	let sent: Array<{ agentId: string; prompt: string; deployment: Deployment | undefined }>;
 	/** The Activity entries the activity tool reads (as src/activity/activity.ts gives them). */
 	let activity: HistoryEntry[];
-	workspaceEmulatorPerSuite((w) => (home = w), { demoEachTest: true });
-	workspaceEmulatorPerSuite((w) => (other = w), { demoEachTest: true });
+	twoEmulatorsPerSuite((h, s) => ([home, other] = [h, s]), { demoEachTest: true });
 
 	setup(async () => {
-		const stagingUrl = normaliseApiUrl(other.emu.url);
 		byDefault = {
-			deployment: { id: deploymentId(normaliseApiUrl(home.emu.url)), name: '127.0.0.1', apiUrl: home.emu.url, isDefault: true },
+			deployment: home.deployment,
 			session: testSession(home.client, home.emu.url) as unknown as ToolDeployment['session'],
 		};
 		staging = {
-			deployment: { id: deploymentId(stagingUrl), name: 'Staging', apiUrl: stagingUrl, isDefault: false },
+			deployment: other.deployment,
 			session: testSession(other.client, other.emu.url) as unknown as ToolDeployment['session'],
 		};
 		configured = [byDefault, staging];
@@ -116,8 +107,8 @@ suite('chat/chatTools: several deployments (issue 47)', () => {
 		assert.match(lines[0]!, /^Bytes 0 to 8 of 8/);
 		assert.equal(blocks[1]!.text, 'staging\n');
 		assert.deepEqual(JSON.parse(blocks[0]!.text).agent, { id: other.agentId, name: 'Only on staging', deployment: 'Staging' });
-		assert.equal(await requests(home.emu, 'workspace'), 0, 'the default service was asked for no file');
-		assert.ok((await requests(other.emu, 'workspace')) >= 1);
+		assert.equal(await requestsTo(home.emu, 'workspace'), 0, 'the default service was asked for no file');
+		assert.ok((await requestsTo(other.emu, 'workspace')) >= 1);
 
 		await invoke(tools(), TOOLS.runPrompt, { agent: 'Only on staging', prompt: 'go' });
 		assert.deepEqual(
@@ -138,7 +129,7 @@ suite('chat/chatTools: several deployments (issue 47)', () => {
 		);
 		assert.deepEqual(sent, []);
 		for (const emu of [home.emu, other.emu]) {
-			assert.equal(await requests(emu, 'POST'), 0, 'nothing was sent to either service');
+			assert.equal(await requestsTo(emu, 'POST'), 0, 'nothing was sent to either service');
 		}
 		// The confirmation asks nothing either: the call that follows says why.
 		const prepared = await tools().prepare(
@@ -204,7 +195,7 @@ suite('chat/chatTools: several deployments (issue 47)', () => {
 		// Signed out of Staging, the name both had is the default deployment's alone: no question.
 		const { lines } = await invoke(tools(), TOOLS.runStatus, { agent: 'Refactor billing module' });
 		assert.doesNotMatch(lines.join('\n'), /several deployments/);
-		assert.equal(await requests(other.emu, 'GET'), 0);
+		assert.equal(await requestsTo(other.emu, 'GET'), 0);
 	});
 
 	test('list agents with two deployments: the first page of each under its name; a cursor needs `deployment`', async () => {

@@ -1,15 +1,14 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { CloudAgentsClient } from '../../../src/api';
-import { type Deployment, deploymentId, deploymentNameWhenSeveral, normaliseApiUrl } from '../../../src/auth/deployments';
+import type { CloudAgentsClient } from '../../../src/api';
+import { type Deployment, deploymentNameWhenSeveral } from '../../../src/auth/deployments';
 import { type PerDeployment, holdersOf } from '../../../src/auth/perDeployment';
 import { FOLLOWED_RUNS_KEY, RUN_NOTIFIED_KEY } from '../../../src/ids';
-import { nodeConnect } from '../../../src/platform/node/network';
 import { runChannelName } from '../../../src/runFollowing/format';
 import { type FollowerSession, RunFollower } from '../../../src/runFollowing/runFollower';
 import { RunEventStore } from '../../../src/runFollowing/runStore';
 import { flagFollowedRuns, followPerDeployment, runStoreRoot } from '../../../src/shell/deploymentFollowers';
-import { DEV_TOKEN, type TestEmulator, startTestEmulator } from '../support/emulator';
+import { type EmulatedDeployment, listedDeployments, twoEmulatorsPerSuite } from '../support/twoDeployments';
 import * as fake from '../support/vscodeFake';
 
 /**
@@ -65,8 +64,8 @@ function until(f: RunFollower, predicate: () => boolean): Promise<void> {
 
 suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47)', function () {
 	this.timeout(20_000);
-	const emus: { home?: TestEmulator; staging?: TestEmulator } = {};
-	const clients: { home?: CloudAgentsClient; staging?: CloudAgentsClient } = {};
+	let homeService: EmulatedDeployment;
+	let stagingService: EmulatedDeployment;
 	let agentId: string;
 	let homeSession: TestSession;
 	let stagingSession: TestSession;
@@ -78,42 +77,24 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 	let statusItems: Map<string, { text: string; command: unknown; disposed: boolean }>;
 	const disposables: vscode.Disposable[] = [];
 
-	const client = (url: string): CloudAgentsClient =>
-		new CloudAgentsClient({
-			connect: nodeConnect,
-			baseUrl: url,
-			getToken: () => DEV_TOKEN,
-			retry: { baseDelayMs: 1, maxDelayMs: 5 },
-			stream: { reconnectMinMs: 5, reconnectBaseMs: 5, reconnectMaxMs: 20 },
-		});
-
-	suiteSetup(async () => {
-		emus.home = await startTestEmulator();
-		emus.staging = await startTestEmulator();
-		clients.home = client(emus.home.url);
-		clients.staging = client(emus.staging.url);
-	});
-	suiteTeardown(async () => {
-		clients.home?.close();
-		clients.staging?.close();
-		await emus.home?.close();
-		await emus.staging?.close();
-	});
-	setup(async () => {
-		await emus.home!.admin('POST', '/reset', { seed: 'demo' });
-		await emus.staging!.admin('POST', '/reset', { seed: 'demo' });
-		const billing = async (c: CloudAgentsClient): Promise<string> =>
-			(await c.listAgents({ limit: 100 })).items.find((a) => a.name === 'Refactor billing module')?.id ?? '';
-		agentId = await billing(clients.home!);
-		assert.equal(await billing(clients.staging!), agentId, 'the demo seed gives the billing agent one id on both services');
-		homeSession = testSession(clients.home!);
-		stagingSession = testSession(clients.staging!);
-		const homeUrl = normaliseApiUrl(emus.home!.url);
-		const stagingUrl = normaliseApiUrl(emus.staging!.url);
-		byDefault = { id: deploymentId(homeUrl), name: new URL(homeUrl).host, apiUrl: homeUrl, isDefault: true };
-		staging = { id: deploymentId(stagingUrl), name: 'Staging', apiUrl: stagingUrl, isDefault: false };
-		fake.settings['cloudAgents.apiUrl'] = emus.home!.url;
-		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: emus.staging!.url }];
+	twoEmulatorsPerSuite(
+		(h, s) => {
+			[homeService, stagingService] = [h, s];
+			[byDefault, staging] = [h.deployment, s.deployment];
+		},
+		{
+			homeName: (apiUrl) => new URL(apiUrl).host,
+			demoEachTest: true,
+			client: { retry: { baseDelayMs: 1, maxDelayMs: 5 }, stream: { reconnectMinMs: 5, reconnectBaseMs: 5, reconnectMaxMs: 20 } },
+		},
+	);
+	setup(() => {
+		agentId = homeService.agentId;
+		assert.equal(stagingService.agentId, agentId, 'the demo seed gives the billing agent one id on both services');
+		homeSession = testSession(homeService.client);
+		stagingSession = testSession(stagingService.client);
+		fake.settings['cloudAgents.apiUrl'] = homeService.emu.url;
+		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: stagingService.emu.url }];
 		changed = new vscode.EventEmitter<void>();
 		globalState = new MemoryMemento();
 		workspaceState = new MemoryMemento();
@@ -152,15 +133,15 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 	/** The other deployments' followers, as src/shell/featureEntry.ts makes them. */
 	function others(): PerDeployment<TestSession, RunFollower> {
 		const held = followPerDeployment(
-			holdersOf({
-				get all() {
-					return [
+			holdersOf(
+				listedDeployments(
+					() => [
 						{ deployment: byDefault, session: homeSession },
 						{ deployment: staging, session: stagingSession },
-					];
-				},
-				onDidChange: changed.event,
-			}),
+					],
+					changed,
+				),
+			),
 			{ globalStorageUri: GLOBAL, globalState, workspaceState, log, statusArg: () => ({ staging: true }), options: { flushMs: 1 } },
 		);
 		disposables.push(held);
@@ -181,8 +162,8 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 		const stagingFollower = held.get(staging.id);
 		assert.ok(stagingFollower, 'Staging, signed in, has its follower');
 		assert.equal(held.get(byDefault.id), undefined, 'the default deployment’s is the extension’s own');
-		const homeRun = (await clients.home!.createRun(agentId, { prompt: `Tidy up ${QUICK}` })).id;
-		const stagingRun = (await clients.staging!.createRun(agentId, { prompt: `Tidy up ${QUICK}` })).id;
+		const homeRun = (await homeService.client.createRun(agentId, { prompt: `Tidy up ${QUICK}` })).id;
+		const stagingRun = (await stagingService.client.createRun(agentId, { prompt: `Tidy up ${QUICK}` })).id;
 		const heard = { home: [] as string[], staging: [] as string[] };
 		home.onDidReceiveEvent((e) => heard.home.push(e.runId));
 		stagingFollower.onDidReceiveEvent((e) => heard.staging.push(e.runId));
@@ -244,7 +225,7 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 		const follower = held.get(staging.id)!;
 		const followed = flags.get('followed');
 		assert.ok(followed, 'Staging’s lists got the flag');
-		const runId = (await clients.staging!.createRun(agentId, { prompt: `Tidy up ${QUICK}` })).id;
+		const runId = (await stagingService.client.createRun(agentId, { prompt: `Tidy up ${QUICK}` })).id;
 		assert.equal(followed(runId, agentId), false);
 		await follower.follow(agentId, runId, { agentName: 'Billing', prompt: 'Tidy up' });
 		assert.equal(followed(runId, agentId), true);
@@ -263,7 +244,7 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 	test('one deployment configured: no deployment name anywhere (channel, its text, status bar, notification)', async () => {
 		delete fake.settings['cloudAgents.deployments'];
 		const home = homeFollower();
-		const runId = (await clients.home!.createRun(agentId, { prompt: `Tidy up ${QUICK}` })).id;
+		const runId = (await homeService.client.createRun(agentId, { prompt: `Tidy up ${QUICK}` })).id;
 		await home.follow(agentId, runId, { agentName: 'Billing', prompt: 'Tidy up' });
 		await until(home, () => home.stateOf(agentId, runId)?.outcome !== undefined);
 		const host = byDefault.name;
@@ -301,8 +282,8 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 		const home = homeFollower();
 		const held = others();
 		const first = held.get(staging.id)!;
-		const homeRun = (await clients.home!.createRun(agentId, { prompt: `Wait ${QUICK} [[hold]]` })).id;
-		const stagingRun = (await clients.staging!.createRun(agentId, { prompt: `Wait ${QUICK} [[hold]]` })).id;
+		const homeRun = (await homeService.client.createRun(agentId, { prompt: `Wait ${QUICK} [[hold]]` })).id;
+		const stagingRun = (await stagingService.client.createRun(agentId, { prompt: `Wait ${QUICK} [[hold]]` })).id;
 		await home.follow(agentId, homeRun, { agentName: 'Billing', prompt: 'Wait' });
 		await first.follow(agentId, stagingRun, { agentName: 'Billing', prompt: 'Wait' });
 		assert.deepEqual(
@@ -336,7 +317,7 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 			[homeRun],
 			'the default deployment still follows its run',
 		);
-		await emus.home!.admin('POST', `/runs/${encodeURIComponent(homeRun)}/release`);
+		await homeService.emu.admin('POST', `/runs/${encodeURIComponent(homeRun)}/release`);
 		await until(home, () => home.stateOf(agentId, homeRun)?.outcome !== undefined);
 		assert.deepEqual(home.stateOf(agentId, homeRun)?.outcome, { status: 'succeeded' });
 		assert.ok(notices().some((n) => n.startsWith(`Billing: Wait (${byDefault.name}) — succeeded`)));
@@ -347,7 +328,7 @@ suite('shell/deploymentFollowers: each deployment follows its own runs (issue 47
 		const again = held.get(staging.id);
 		assert.ok(again && again !== first, 'a new follower at the new sign-in');
 		await until(again, () => again.following.some((f) => f.runId === stagingRun));
-		await emus.staging!.admin('POST', `/runs/${encodeURIComponent(stagingRun)}/release`);
+		await stagingService.emu.admin('POST', `/runs/${encodeURIComponent(stagingRun)}/release`);
 		await until(again, () => again.stateOf(agentId, stagingRun)?.outcome !== undefined);
 		assert.deepEqual(again.stateOf(agentId, stagingRun)?.outcome, { status: 'succeeded' });
 		const stored = await new RunEventStore(runStoreRoot(GLOBAL, staging)).read(agentId, stagingRun);

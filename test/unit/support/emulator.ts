@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { PROFILE_NAMES, type ProfileName } from '../../../emulator/src/profile';
 import { startEmulator } from '../../../emulator/src/server';
-import { CloudAgentsClient } from '../../../src/api';
+import { CloudAgentsClient, type CloudAgentsClientOptions } from '../../../src/api';
 import { nodeConnect } from '../../../src/platform/node/network';
 
 export const DEV_TOKEN = 'ca_dev_0123456789abcdef';
@@ -92,19 +92,16 @@ export async function startTestEmulator(opts: { profile?: ProfileName } = {}): P
 }
 
 /**
- * The emulator (demo seed, `profile`), a client of it with the dev token and short retries, and
- * the id of the seed's billing agent, whose workspace the file-system suites use.
+ * The emulator (demo seed, `profile`), a client of it with the dev token and short retries (or
+ * `clientOptions` instead), and the id of the seed's billing agent, whose workspace the file-system
+ * suites use.
  */
 export async function startWorkspaceEmulator(
 	profile: ProfileName = 'standard',
+	clientOptions: Omit<CloudAgentsClientOptions, 'connect' | 'baseUrl' | 'getToken'> = { retry: { baseDelayMs: 1, maxDelayMs: 5 } },
 ): Promise<{ emu: TestEmulator; client: CloudAgentsClient; agentId: string }> {
 	const emu = await startTestEmulator({ profile });
-	const client = new CloudAgentsClient({
-		connect: nodeConnect,
-		baseUrl: emu.url,
-		getToken: () => DEV_TOKEN,
-		retry: { baseDelayMs: 1, maxDelayMs: 5 },
-	});
+	const client = new CloudAgentsClient({ connect: nodeConnect, baseUrl: emu.url, getToken: () => DEV_TOKEN, ...clientOptions });
 	const agents = await client.listAgents({ limit: 100 });
 	const billing = agents.items.find((a) => a.name === 'Refactor billing module');
 	if (!billing) {

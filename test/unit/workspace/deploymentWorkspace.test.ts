@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { CloudAgentsClient } from '../../../src/api';
-import { type Deployment, deploymentId, normaliseApiUrl } from '../../../src/auth/deployments';
+import type { Deployment } from '../../../src/auth/deployments';
 import { workspaceAddressOf, workspaceUri } from '../../../src/workspace/fs/workspaceFs';
 import { WorkspaceFeature, type WorkspaceSession } from '../../../src/workspace/workspaceFeature';
 import type { TestEmulator } from '../support/emulator';
+import { type EmulatedDeployment, listedDeployments, twoEmulatorsPerSuite } from '../support/twoDeployments';
 import * as fake from '../support/vscodeFake';
-import { type TestSession, testLog, testSession, workspaceEmulatorPerSuite } from './workspaceFeatureDeps';
+import { type TestSession, testLog, testSession } from './workspaceFeatureDeps';
 
 /**
  * src/workspace/deploymentWorkspace.ts through the workspace feature (issue 47): two emulators
@@ -29,8 +29,8 @@ function until(predicate: () => boolean): Promise<void> {
 }
 
 suite('workspace/deploymentWorkspace: the same agent id on two deployments', () => {
-	let home: { emu: TestEmulator; client: CloudAgentsClient; agentId: string };
-	let other: { emu: TestEmulator; client: CloudAgentsClient; agentId: string };
+	let home: EmulatedDeployment;
+	let other: EmulatedDeployment;
 	let homeSession: TestSession;
 	let stagingSession: TestSession;
 	let staging: Deployment;
@@ -38,37 +38,24 @@ suite('workspace/deploymentWorkspace: the same agent id on two deployments', () 
 	let changed: vscode.EventEmitter<void>;
 	let feature: WorkspaceFeature;
 
-	workspaceEmulatorPerSuite((w) => (home = w), { demoEachTest: true });
-	workspaceEmulatorPerSuite((w) => (other = w), { demoEachTest: true });
+	twoEmulatorsPerSuite((h, s) => ([home, other] = [h, s]), { homeName: 'home', demoEachTest: true });
 
 	setup(() => {
 		assert.equal(other.agentId, home.agentId, 'the demo seed gives the billing agent one id on both services');
 		homeSession = testSession(home.client, home.emu.url);
 		stagingSession = testSession(other.client, other.emu.url);
-		const url = normaliseApiUrl(other.emu.url);
-		staging = { id: deploymentId(url), name: 'Staging', apiUrl: url, isDefault: false };
-		const byDefault: Deployment = {
-			id: deploymentId(normaliseApiUrl(home.emu.url)),
-			name: 'home',
-			apiUrl: home.emu.url,
-			isDefault: true,
-		};
+		staging = other.deployment;
 		fake.settings['cloudAgents.apiUrl'] = home.emu.url;
-		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: url }];
+		fake.settings['cloudAgents.deployments'] = [{ name: 'Staging', apiUrl: staging.apiUrl }];
 		listed = [
-			{ deployment: byDefault, session: homeSession },
+			{ deployment: home.deployment, session: homeSession },
 			{ deployment: staging, session: stagingSession },
 		];
 		changed = new vscode.EventEmitter<void>();
 		feature = new WorkspaceFeature({
 			session: homeSession,
 			log: testLog(),
-			deployments: {
-				get all() {
-					return listed;
-				},
-				onDidChange: changed.event,
-			},
+			deployments: listedDeployments(() => listed, changed),
 		});
 	});
 	teardown(() => feature.dispose());

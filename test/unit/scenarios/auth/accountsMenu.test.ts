@@ -1,13 +1,11 @@
 import * as assert from 'node:assert/strict';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as vscode from 'vscode';
 import { type AuthFlows, CloudAgentsAuthProvider } from '../../../../src/auth/authProvider';
 import { DeploymentSessions } from '../../../../src/auth/deploymentSessions';
 import { Session, tokenKey } from '../../../../src/auth/session';
 import { addDeployment, signIn, signOut } from '../../../../src/auth/signIn';
 import { nodeConnect } from '../../../../src/platform/node/network';
-import { collected } from '../../support/leaks';
-import { type Served, serve } from '../../support/serve';
+import { type KeyService, PROD_KEY, STAGING_KEY, collectingLog as log, twoKeyServicesPerSuite } from '../../support/twoDeployments';
 import * as fake from '../../support/vscodeFake';
 
 /**
@@ -15,34 +13,7 @@ import * as fake from '../../support/vscodeFake';
  * two recording services on loopback (each answers GET /v2/me and DELETE /v2/auth/token for its own
  * key), the default deployment at one and "Staging" at the other, with the real sign-out flow.
  */
-const PROD_KEY = 'ca_prod_key_1111111111111111';
-const STAGING_KEY = 'ca_staging_key_2222222222222222';
-const log = {
-	debug: (m: string) => void collected.push(m),
-	info: (m: string) => void collected.push(m),
-	warn: (m: string) => void collected.push(m),
-	error: (m: string, ...a: unknown[]) => void collected.push(m, ...a.map(String)),
-};
 type Change = vscode.AuthenticationProviderAuthenticationSessionsChangeEvent;
-
-/** A service that knows one key: /v2/me answers for it (401 otherwise), DELETE /v2/auth/token revokes it; every request recorded. */
-async function service(key: string, email: string): Promise<Served & { seen: string[] }> {
-	const seen: string[] = [];
-	const served = await serve((req: IncomingMessage, res: ServerResponse) => {
-		const ok = req.headers.authorization === `Bearer ${key}`;
-		seen.push(`${req.method} ${req.url} ${ok ? 'own key' : (req.headers.authorization ?? 'none')}`);
-		if (req.url === '/v2/me' && ok) {
-			res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ email }));
-		} else if (req.url === '/v2/auth/token' && req.method === 'DELETE' && ok) {
-			res.writeHead(204).end();
-		} else {
-			res.writeHead(401, { 'content-type': 'application/json' }).end(
-				JSON.stringify({ error: { code: 'unauthenticated', message: 'no' } }),
-			);
-		}
-	});
-	return Object.assign(served, { seen });
-}
 
 /** Waits (turns of the event loop, never a clock) until `done`; mocha's time-out ends a wait that never comes true. */
 async function waitFor(done: () => boolean): Promise<void> {
@@ -52,8 +23,8 @@ async function waitFor(done: () => boolean): Promise<void> {
 }
 
 suite('auth/authProvider: the Accounts menu with several deployments', () => {
-	let prod: Served & { seen: string[] };
-	let staging: Served & { seen: string[] };
+	let prod: KeyService;
+	let staging: KeyService;
 	let secrets: fake.FakeSecretStorage;
 	let defaultSession: Session;
 	let sessions: DeploymentSessions | undefined;
@@ -61,17 +32,8 @@ suite('auth/authProvider: the Accounts menu with several deployments', () => {
 	let events: Change[];
 	let signOuts: Array<string | undefined>;
 
-	suiteSetup(async () => {
-		prod = await service(PROD_KEY, 'prod@example.test');
-		staging = await service(STAGING_KEY, 'staging@example.test');
-	});
-	suiteTeardown(async () => {
-		await prod.close();
-		await staging.close();
-	});
+	twoKeyServicesPerSuite((p, s) => ([prod, staging] = [p, s]));
 	setup(async () => {
-		prod.seen.length = 0;
-		staging.seen.length = 0;
 		signOuts = [];
 		fake.settings['cloudAgents.apiUrl'] = prod.baseUrl;
 		secrets = new fake.FakeSecretStorage();
