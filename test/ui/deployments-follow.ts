@@ -5,6 +5,7 @@ import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { createIdleAgent, emulatorCall } from './support/emulatorApi';
 import { STAGING, addStaging, agentRowUnder, setExpanded, signInToStaging, signOutOfStaging, waitForRootRows } from './support/deployments';
 import { restoreSettings, userSettingsFile } from './support/settings';
+import { until } from './support/webviewPage';
 import type { UiTest, Workbench } from './support/workbench';
 
 /**
@@ -13,7 +14,8 @@ import type { UiTest, Workbench } from './support/workbench';
  * lane's emulator is the default deployment, a second emulator is added as "Staging" and signed in.
  * An agent of the same name on each service gets the same prompt (held running by the emulator's
  * `[[hold]]`) from Send Prompt on its row under its deployment's root row: two status bar items at
- * once, told apart only by the deployment name each ends with. After a reload both are followed
+ * once, told apart only by the deployment name each ends with, as each run's output channel (its
+ * item's Show Output) is. After a reload both are followed
  * again. Signing out of Staging removes its item and leaves the default deployment's running; the
  * default's run ends with a notification naming its deployment; signed in to Staging again, its run
  * is followed again, and its end is announced naming Staging. Settings, agents and runs are put back.
@@ -87,6 +89,37 @@ async function sendPromptOn(workbench: Workbench, side: Side, agentName: string,
 	assert.fail(`Send Prompt on ${side.name}'s row created no run`);
 }
 
+/**
+ * The status bar item of `side`'s run, clicked, offers Show Output: the Output panel shows the run's
+ * channel, whose name ends with the deployment's; resolves with that name.
+ */
+async function shownChannel(workbench: Workbench, side: Side, agentName: string): Promise<string> {
+	const page = workbench.page;
+	await side.item.click();
+	await workbench.pickByKeyboard('Show Output', 10_000);
+	const expected = `Cloud Agents: ${agentName}: ${PROMPT} (${side.name})`;
+	// The Output view's channel picker (a select box in the panel's title): its chosen option.
+	const chosen = (): Promise<string[]> =>
+		page
+			.locator('.part.panel select')
+			.evaluateAll((els) =>
+				(els as unknown as Array<{ selectedOptions: ArrayLike<{ textContent: string | null }> }>).map((e) =>
+					Array.from(e.selectedOptions, (o) => (o.textContent ?? '').trim()).join(' '),
+				),
+			);
+	let last: string[] = [];
+	try {
+		return await until(page, `the Output panel showing ${expected}`, async () => {
+			last = await chosen();
+			return last.find((t) => t === expected);
+		});
+	} catch (err) {
+		throw new Error(`${err instanceof Error ? err.message : String(err)}; the panel's pickers show ${JSON.stringify(last)}`, {
+			cause: err,
+		});
+	}
+}
+
 /** Cancels `side`'s run through its service's API (as another client would). */
 async function cancelRun(side: Side, token: string): Promise<void> {
 	await emulatorCall(
@@ -146,6 +179,11 @@ const uiTest: UiTest = {
 				);
 			}
 			await workbench.screenshot('deployments-follow-both');
+			// Each run's output channel names its deployment too.
+			for (const side of sides) {
+				note(`output channel: ${await shownChannel(workbench, side, agentName)}`);
+			}
+			await workbench.runCommand('View: Hide Panel');
 
 			// A reload: both runs are followed again.
 			await workbench.runCommand('View: Close All Editors');
