@@ -124,16 +124,41 @@ export async function addStaging(
 	stagingUrl: string,
 	note: (line: string) => void,
 ): Promise<void> {
-	const res = await fetch(`${stagingUrl}/_emulator/keys`, { method: 'POST' });
-	assert.equal(res.status, 201, `POST /_emulator/keys answered ${res.status}`);
-	const key = ((await res.json()) as { api_key: string }).api_key;
 	await writeSettingsInEditor(workbench, settingsFile, {
 		...settings,
 		'cloudAgents.deployments': [{ name: STAGING, apiUrl: stagingUrl }],
 	});
-	await signInWithKey(workbench, key, undefined, () => workbench.pickByKeyboard(STAGING, 15_000));
-	// The message names the deployment (the key's box said "Cloud Agents", as with one deployment).
-	note(await workbench.waitForNotification(`Signed in to ${STAGING} as`));
+	await signInToStaging(workbench, stagingUrl, note);
+}
+
+/**
+ * Signs in to Staging (already in `cloudAgents.deployments`) from the palette (Sign In asks which
+ * deployment) with a new key from its admin API; resolves once the message named Staging.
+ */
+export async function signInToStaging(workbench: Workbench, stagingUrl: string, note: (line: string) => void): Promise<void> {
+	const res = await fetch(`${stagingUrl}/_emulator/keys`, { method: 'POST' });
+	assert.equal(res.status, 201, `POST /_emulator/keys answered ${res.status}`);
+	const key = ((await res.json()) as { api_key: string }).api_key;
+	// The key's check answers slowly, as on a busy machine (a reversed run of the whole suite): the
+	// sign-in must not be cancelled while its box waits (signInWithKey returns once the box closed).
+	await setFaults(stagingUrl, [{ method: 'GET', route: '/v2/me', latency_ms: 2_000, count: 1 }]);
+	try {
+		await signInWithKey(workbench, key, undefined, () => workbench.pickByKeyboard(STAGING, 15_000));
+		// The message names the deployment (the key's box said "Cloud Agents", as with one deployment).
+		note(await workbench.waitForNotification(`Signed in to ${STAGING} as`));
+	} finally {
+		await setFaults(stagingUrl, []);
+	}
+}
+
+/** Sets the fault rules of the emulator at `url` (none: cleared). */
+async function setFaults(url: string, rules: unknown[]): Promise<void> {
+	const res = await fetch(`${url}/_emulator/faults`, {
+		method: rules.length > 0 ? 'PUT' : 'DELETE',
+		headers: { 'content-type': 'application/json' },
+		body: rules.length > 0 ? JSON.stringify({ rules }) : undefined,
+	});
+	assert.equal(res.status, 200, `${rules.length > 0 ? 'PUT' : 'DELETE'} /_emulator/faults answered ${res.status}`);
 }
 
 /**

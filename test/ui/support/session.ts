@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Locator } from 'playwright-core';
 import { VIEW_CONTAINER_ID } from '../../../src/ids';
+import { until } from './webviewPage';
 import type { Workbench } from './workbench';
 
 /**
@@ -52,6 +53,18 @@ export async function signInWithKey(
 	await input.fill(key);
 	await beforeEnter?.(input);
 	await page.keyboard.press('Enter');
+	// The box stays open (busy) while the service checks the key. Anything run from the palette
+	// meanwhile presses Escape on it first (Workbench.runCommand), which hides the box and cancels the
+	// check: no sign-in and no message (a waitForNotification opening the notification center did,
+	// on a busy machine: "Signed in to Staging as" was never shown). So this returns once the box has
+	// closed (the key taken) or says why it was not (its message takes the place of "API key for").
+	const box = page.locator('.quick-input-widget', { hasText: 'Sign in to Cloud Agents' }).first();
+	await until(
+		page,
+		'the API key box closed, or saying why not',
+		async () => (!(await box.isVisible()) || !(await box.innerText()).includes('API key for') ? true : undefined),
+		30_000,
+	);
 }
 
 /** Waits until the Agents view shows (`shown`) or no longer shows its signed-out welcome content. */
