@@ -332,7 +332,7 @@ export function decodeBase64Strict(text: unknown, field: string, ctx: DecodeCont
 // ---------------------------------------------------------------- secrets
 
 /** Characters a server uses to mask a secret preview; a preview without a run of them is not shown. */
-const MASK_RUN = /[•*●·…]{3,}/;
+const MASK_RUN = /[\u2022*\u25cf\u00b7\u2026]{3,}/;
 /** Members that would carry a secret's value: never kept from a secret record. */
 const SECRET_VALUE_MEMBERS = ['value', 'secret_value', 'plaintext', 'value_plaintext', 'secret'];
 

@@ -171,7 +171,7 @@ const INVISIBLE =
 /** Characters no file name may hold on some supported system (separators and Windows' reserved characters). */
 const RESERVED_CHARS = /[/\\<>:"|?*]/g;
 /** Windows device names, reserved with any extension and in any case (`con`, `NUL.txt`, `com1.tar.gz`). */
-const DEVICE_NAME = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
+const DEVICE_NAME = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\.|$)/i;
 
 /** True when `text` holds a control, bidi or other invisible character, or a lone surrogate. */
 export function hasInvisibleCharacters(text: string): boolean {

@@ -77,7 +77,7 @@ export class ActionRegistry {
 
 	private commandTitle(command: string): string {
 		this.titles ??= manifestCommandTitles(this.services.context.extension.packageJSON);
-		return this.titles.get(command)?.replace(/…$/, '') ?? command;
+		return this.titles.get(command)?.replace(/\u2026$/, '') ?? command;
 	}
 
 	/** Runs an action as its command would, with `arg` as the command's argument; failures are thrown. */

@@ -201,6 +201,16 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 		assert.ok(!/require\("\.\/main\.js"\)\.__src_chat_chatTools/.test(text('features.js')), 'features.js reads the tools from main.js');
 	});
 
+	test('every bundle is all ASCII (V8 holds a text with one character beyond Latin-1 as two bytes a character)', () => {
+		// The web bundle is 630 KB, most of it the body as a comment (esbuild.mjs webBodyAsText): held as
+		// a two-byte string it took twice the memory while the web worker extension host compiled and
+		// activated it (issue 44). esbuild writes strings with \\u escapes, regular expressions as written.
+		for (const f of ['extension.js', 'main.js', 'core.js', 'features.js', 'client.js', join('web', 'extension.js')]) {
+			const wide = [...new Set([...readFileSync(join(out, f), 'utf8')].filter((c) => c.charCodeAt(0) > 0x7f))];
+			assert.deepEqual(wide, [], `characters beyond ASCII in dist/${f}: write them as \\u escapes in the source`);
+		}
+	});
+
 	test('each bundle reads the vscode API object once and never copies it (a copy defines a getter per property: 347 in code-server)', () => {
 		for (const f of ['extension.js', 'main.js', 'features.js']) {
 			const code = readFileSync(join(out, f), 'utf8');
