@@ -179,6 +179,18 @@ suite('build: the web bundle (VS Code for the Web)', function () {
 		assert.ok(loadRecording(true).includes('src/shell/main.ts'));
 	});
 
+	test('the bundle assigns module.exports itself: no esbuild interop defining a getter per export while it loads', () => {
+		const code = bundle.slice(0, bundle.indexOf('\nfunction __cloudAgentsWebBody()'));
+		assert.ok(!code.includes('__toCommonJS') && !code.includes('"__esModule"'), 'the entry is an ES module: esbuild adds __toCommonJS');
+		assert.match(code, /\nmodule\.exports = \{ activate, deactivate \};$/);
+		const mod = { exports: {} as Record<string, unknown> };
+		const stub = makeVscodeStub(vscodeApiNames(ROOT));
+		// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the bundle under test
+		const load = new Function('module', 'exports', 'require', bundle) as (...args: unknown[]) => void;
+		load(mod, mod.exports, () => stub);
+		assert.deepEqual(Object.keys(mod.exports).sort(), ['activate', 'deactivate']);
+	});
+
 	test('the body is written in the bundle without a comment end and read back exactly, its tildes and comment ends too', () => {
 		// The encoding (esbuild.mjs webBodyEncode) writes both anew: the round trip is tested on them.
 		assert.ok(body.includes('*/') && body.includes('~'), 'the body holds a comment end and a tilde');
