@@ -189,7 +189,11 @@ export class RunEngine {
 				.replace(/\[\[[^\]]*\]\]/g, '')
 				.trim()
 				.slice(0, 80) || '(images only)';
-		doStep((r) => this.setStatus(r, 'running'));
+		// A word a test gave the run while it was queued (`PUT /_emulator/agents/{id}/runs/{id}/status`:
+		// it waits for a person) is kept: the script starting does not set it back to running.
+		doStep((r) => {
+			if (r.status === 'queued') this.setStatus(r, 'running');
+		});
 		doStep((r) => this.emit(r, 'message', { role: 'assistant', text: `Looking into: ${short}` }));
 		const changed: { path: string; change: ChangeKind }[] = [];
 		const note = (path: string, change: ChangeKind | undefined): void => {

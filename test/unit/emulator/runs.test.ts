@@ -87,6 +87,30 @@ suite('emulator: [[hold]] runs released by the test', () => {
 		assert.equal((await c.get(`/v2/agents/${triage.id}/runs/${seeded.id}`)).body.status, 'running');
 	});
 
+	test('a status word given to a run still queued is kept when its script starts (it is not set back to running)', async function () {
+		this.timeout(20_000);
+		// The script's first step (running) comes one delay after the start: the word is set before it.
+		const id = await start('Asks first [[delay:800]] [[hold]]');
+		assert.equal((await getRun(id)).status, 'queued');
+		try {
+			const set = await c.admin('PUT', `/agents/${agent}/runs/${id}/status`, { status: 'input_required' });
+			assert.equal(set.status, 200, set.text);
+			// Past its first steps: the run's message is out, and it waits at its hold.
+			const run = emu.emulator.data.runs.find((r) => r.id === id);
+			await until(async () => run?.events.some((e) => e.type === 'message'), 10_000);
+			assert.equal((await getRun(id)).status, 'input_required');
+			assert.deepEqual(
+				run?.events.filter((e) => e.type === 'run.status').map((e) => (e.data as { status: string }).status),
+				['queued', 'input_required'],
+			);
+			assert.equal((await release(id)).status, 200);
+			assert.equal((await ended(id)).status, 'succeeded');
+		} finally {
+			// The next test starts a run of the same agent: this one is ended whatever happened.
+			await c.del(`/v2/agents/${agent}/runs/${id}`, { validate: false });
+		}
+	});
+
 	test('a held emulator clock holds no run: runs step on real timers', async function () {
 		this.timeout(20_000);
 		assert.equal((await c.admin('PUT', '/clock', { held: true })).status, 200);
