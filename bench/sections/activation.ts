@@ -21,8 +21,9 @@
  * VS Code's figure leaves out, and the extension host's own span around the activate() call
  * (`willActivateExtension → didActivateExtension`: it also holds the microtasks activate() queued).
  *
- * BENCH_ACTIVATION_STARTS sets the measured starts per variant (default 11; one more warm-up start
- * of each is not counted).
+ * BENCH_ACTIVATION_STARTS sets the measured starts per variant (default 21; one more warm-up start
+ * of each is not counted). 21 and not 11: on a slow day one build's starts spread over 3×, and
+ * medians of 11 put the same code at 0.74–1.37 of its floor (bench/README.md).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
@@ -492,7 +493,7 @@ async function measureOnce(
 
 export async function run(ctx: BenchContext): Promise<void> {
 	const title = 'Activation in code-server (load + activate(), fresh extension-host starts)';
-	const starts = Math.max(1, Number(process.env.BENCH_ACTIVATION_STARTS ?? 11) || 11);
+	const starts = Math.max(1, Number(process.env.BENCH_ACTIVATION_STARTS ?? 21) || 21);
 	const h = await loadHarness();
 	const work = join(ROOT, 'bench', '.tmp', `activation-${process.pid}`);
 	rmSync(work, { recursive: true, force: true });
