@@ -282,6 +282,11 @@ export class Activity extends Disposable {
 		return this.current ? this.current.announcer.shouldAnnounce({ key: runEndedKey(runId) }) : true;
 	}
 
+	/** Notes, as following a run starts here, that this window announces its end (no other window's Activity does). */
+	async noteFollowing(runId: string): Promise<void> {
+		await this.current?.announcer.noteFollowing(runEndedKey(runId));
+	}
+
 	/**
 	 * Starts, keeps or stops watching as the session now is. Signed out (or suspended), the account's
 	 * watcher is kept paused with what it last saw, so signing in again to the same account catches
@@ -401,6 +406,10 @@ export class Activity extends Disposable {
 				this.deps.isFollowed(event.agentId, event.runId)
 			) {
 				// The run follower announces it (and claims it, so no other window does).
+				continue;
+			}
+			if (deploymentId === undefined && event.kind === 'runEnded' && (await announcer.followedElsewhere(event.key))) {
+				// Another window follows it: its follower announces it there, where the person watches it.
 				continue;
 			}
 			if (await announcer.shouldAnnounce(event)) {

@@ -83,6 +83,24 @@ export class Announcer {
 		}
 	}
 
+	/**
+	 * Notes that this window follows the run whose end `key` names, when following it starts: every
+	 * other window then leaves that end to this one's run follower (`followedElsewhere`), so it is
+	 * announced where the person watches it. Never rejects.
+	 */
+	async noteFollowing(key: string): Promise<void> {
+		await this.store.claim(claimName(this.scope, `following:${key}`)).catch(() => undefined);
+	}
+
+	/**
+	 * True when a window noted that it follows the run whose end `key` names (its follower announces
+	 * it). Asking leaves the note when there was none: a follow that starts after the end announces
+	 * nothing new, its end claim being taken. False when the store fails (this window announces).
+	 */
+	async followedElsewhere(key: string): Promise<boolean> {
+		return !(await this.store.claim(claimName(this.scope, `following:${key}`)).catch(() => true));
+	}
+
 	private pruneSometimes(): void {
 		const now = this.clock.now();
 		if (now - this.lastPrune < CLAIM_PRUNE_EVERY_MS) {

@@ -85,6 +85,14 @@ export interface FollowOutcome {
 	reason?: 'stopped' | 'error' | 'unauthorized' | 'gone';
 }
 
+/** How a window claims the announcement of a run's end across the profile's windows (RunFollower.setEndClaim). */
+export interface EndClaims {
+	/** True when no other window announced the run's end: this one announces it. */
+	claim(runId: string): Promise<boolean>;
+	/** Tells the other windows that this one follows the run, so its end is announced here. */
+	following(runId: string): Promise<void>;
+}
+
 /** What this window knows of a run it follows or followed (RunFollower.stateOf). */
 export interface FollowedRunState {
 	/** The run's human name (`<agent>: <prompt excerpt>`), as its channel is named. */
@@ -236,8 +244,8 @@ export class RunFollower extends Disposable {
 	private readonly closer: ChannelCloser;
 	/** Opens a run's result (the end-of-run notification's "Open Result"); see `setResultOpener`. */
 	private openResult: ((agentId: string, runId: string) => Promise<void>) | undefined;
-	/** Claims a run's end for this window's announcement (setEndClaim); none: this window announces. */
-	private endClaim: ((runId: string) => Promise<boolean>) | undefined;
+	/** Claims a run's end for this window's announcement, and notes a follow (setEndClaim); none: this window announces. */
+	private endClaim: EndClaims | undefined;
 	/**
 	 * Runs to follow again at the next sign-in: those signing out stopped while they streamed, and
 	 * (`restored`) those an earlier window of this workspace still followed when it closed.
@@ -256,10 +264,11 @@ export class RunFollower extends Disposable {
 	/**
 	 * Sets how this window claims the announcement of a run's end across the windows of the profile
 	 * (Activity's claims, src/activity/announce.ts): when another window already announced it (its
-	 * Activity, or its own follow), this window does not.
+	 * Activity, or its own follow), this window does not; and how it tells the other windows, as
+	 * following a run starts, that its end is this window's to announce.
 	 */
-	setEndClaim(claim: (runId: string) => Promise<boolean>): void {
-		this.endClaim = claim;
+	setEndClaim(claims: EndClaims): void {
+		this.endClaim = claims;
 	}
 
 	constructor(private readonly options: RunFollowerOptions) {
@@ -391,6 +400,7 @@ export class RunFollower extends Disposable {
 		run.controller = controller;
 		run.outcome = undefined;
 		run.startedAt = Date.now();
+		void this.endClaim?.following(run.runId).catch(() => undefined);
 		run.done = this.stream(run, controller.signal);
 		this.showStatus(run);
 		this._onDidChangeFollowing.fire();
@@ -812,7 +822,7 @@ export class RunFollower extends Disposable {
 			return;
 		}
 		await state.update(RUN_NOTIFIED_KEY, [...notified, run.runId].slice(-MAX_NOTIFIED));
-		if (this.endClaim && !(await this.endClaim(run.runId).catch(() => true))) {
+		if (this.endClaim && !(await this.endClaim.claim(run.runId).catch(() => true))) {
 			return;
 		}
 		const titles = { openResult: vscode.l10n.t('Open Result'), showOutput: vscode.l10n.t('Show Output') };

@@ -252,7 +252,7 @@ class CloudAgentsExtension extends Disposable {
 		const tree = this.register(new ActivityTree(activity));
 		tree.attach(this.register(this.shell.treeView(ACTIVITY_VIEW_ID, tree, { showCollapseAll: false })));
 		shown.presenter = presenter;
-		runFollower.setEndClaim((runId) => activity.claimRunEnd(runId));
+		runFollower.setEndClaim({ claim: (runId) => activity.claimRunEnd(runId), following: (runId) => activity.noteFollowing(runId) });
 		return { activity, presenter };
 	}
 

@@ -223,6 +223,35 @@ suite('activity: the watcher, history and announcements of the signed-in account
 		assert.equal(await other.activity.claimRunEnd(run.id), false, 'claimed once');
 	});
 
+	test("a run another window follows: its end is left to that window's follower even when this window's Activity sees it first", async () => {
+		const profile = new Memento();
+		let followedRun = '';
+		const mine = windowOf(profile, { followed: (runId) => runId === followedRun });
+		const other = windowOf(profile);
+		await Promise.all([mine.activity.checkNow(), other.activity.checkNow()]);
+		const agentId = await docsWriter();
+		const run = await client.createRun(agentId, { prompt: '[[hold]] followed in the first window' });
+		followedRun = run.id;
+		// Following starts in the first window (the follower notes it); the other window sees it running.
+		await mine.activity.noteFollowing(run.id);
+		await other.activity.checkNow();
+		await emu.admin('POST', `/runs/${run.id}/release`);
+		await ended(agentId, run.id);
+		// The other window looks first (the follower's stream is late): it keeps the entry, announces nothing.
+		await other.activity.checkNow();
+		assert.ok(
+			other.activity.entries().some((e) => e.event.runId === run.id),
+			'the end is an entry in the other window',
+		);
+		assert.deepEqual(
+			other.announced.filter((e) => e.runId === run.id),
+			[],
+		);
+		assert.equal(await mine.activity.claimRunEnd(run.id), true, "the follower's window announces it");
+		await mine.activity.checkNow();
+		assert.equal([...mine.announced, ...other.announced].filter((e) => e.runId === run.id).length, 0);
+	});
+
 	test('signed out: no entries and nothing watched; another account has its own history; back to the first, its entries return', async () => {
 		const profile = new Memento();
 		const w = windowOf(profile);

@@ -248,6 +248,34 @@ suite('runFollowing/runFollower', function () {
 		assert.deepEqual(f.statusRunInfo?.actions, ['showOutput', 'openResult', 'dismiss']);
 	});
 
+	test("following a run notes it for the profile's other windows as it starts; its end is announced here once claimed, and not when another window has", async () => {
+		const f = follower();
+		const noted: string[] = [];
+		const claimed: string[] = [];
+		let claimAnswer = true;
+		f.setEndClaim({
+			claim: async (runId) => {
+				claimed.push(runId);
+				return claimAnswer;
+			},
+			following: async (runId) => {
+				noted.push(runId);
+			},
+		});
+		const mine = await startRun(agents[0]!, `Noted ${QUICK}`);
+		await f.follow(agents[0]!, mine, { agentName: 'Billing', prompt: 'Noted' });
+		assert.deepEqual(noted, [mine], 'noted as following starts, before the end');
+		await until(f, () => f.stateOf(agents[0]!, mine)?.outcome !== undefined);
+		assert.deepEqual(claimed, [mine]);
+		assert.deepEqual(fake.calls('window.showInformationMessage'), [['Billing: Noted — succeeded.', 'Open Result', 'Show Output']]);
+		claimAnswer = false;
+		const theirs = await startRun(agents[0]!, `Claimed elsewhere ${QUICK}`);
+		await f.follow(agents[0]!, theirs, { agentName: 'Billing', prompt: 'Claimed elsewhere' });
+		await until(f, () => f.stateOf(agents[0]!, theirs)?.outcome !== undefined);
+		assert.deepEqual(claimed, [mine, theirs]);
+		assert.equal(fake.calls('window.showInformationMessage').length, 1, 'another window announced it');
+	});
+
 	test('following an ended run again (another window) shows its history from disk, asks for no events and is not announced twice', async () => {
 		const first = follower();
 		const runId = await startRun(agents[0]!, `Once ${QUICK}`);
