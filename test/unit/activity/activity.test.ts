@@ -204,15 +204,21 @@ suite('activity: the watcher, history and announcements of the signed-in account
 		);
 	});
 
-	test('a run this window follows is left to the run follower, whose claim keeps every other window quiet', async () => {
+	/** Two windows of one profile, both looking; a held run started that the first one follows. */
+	async function followedInFirstWindow(prompt: string) {
 		const profile = new Memento();
 		let followedRun = '';
 		const mine = windowOf(profile, { followed: (runId) => runId === followedRun });
 		const other = windowOf(profile);
 		await Promise.all([mine.activity.checkNow(), other.activity.checkNow()]);
 		const agentId = await docsWriter();
-		const run = await client.createRun(agentId, { prompt: '[[hold]] followed here' });
+		const run = await client.createRun(agentId, { prompt });
 		followedRun = run.id;
+		return { mine, other, agentId, run };
+	}
+
+	test('a run this window follows is left to the run follower, whose claim keeps every other window quiet', async () => {
+		const { mine, other, agentId, run } = await followedInFirstWindow('[[hold]] followed here');
 		// The follower announces the end and claims it first.
 		assert.equal(await mine.activity.claimRunEnd(run.id), true);
 		await emu.admin('POST', `/runs/${run.id}/release`);
@@ -224,14 +230,7 @@ suite('activity: the watcher, history and announcements of the signed-in account
 	});
 
 	test("a run another window follows: its end is left to that window's follower even when this window's Activity sees it first", async () => {
-		const profile = new Memento();
-		let followedRun = '';
-		const mine = windowOf(profile, { followed: (runId) => runId === followedRun });
-		const other = windowOf(profile);
-		await Promise.all([mine.activity.checkNow(), other.activity.checkNow()]);
-		const agentId = await docsWriter();
-		const run = await client.createRun(agentId, { prompt: '[[hold]] followed in the first window' });
-		followedRun = run.id;
+		const { mine, other, agentId, run } = await followedInFirstWindow('[[hold]] followed in the first window');
 		// Following starts in the first window (the follower notes it); the other window sees it running.
 		await mine.activity.noteFollowing(run.id);
 		await other.activity.checkNow();
