@@ -174,7 +174,11 @@ const uiTest: UiTest = {
 			await sendFeedbackFor(agent.name);
 			const draftTab = page.locator('.tabs-container .tab.active', { hasText: /agent-feedback-\d+\.md/ }).first();
 			await draftTab.waitFor({ state: 'visible', timeout: 20_000 });
-			const built = await activeEditorText(page);
+			// The tab shows before the editor has drawn its lines (read at once, the text was '' once on CI).
+			const built = await until(page, "the feedback document's text", async () => {
+				const text = await activeEditorText(page);
+				return text.trim() === '' ? undefined : text;
+			});
 			note(`the feedback document opens with: ${folded(built).slice(0, 300)}`);
 			assert.match(built, /review-a\.ts/);
 			await page.locator('.editor-group-container.active .editor-instance .monaco-editor .view-lines').first().click();
