@@ -84,6 +84,16 @@ export const NOT_OURS = [
 		reason: "the workbench's save participant gave up waiting for a busy extension host (no listener named; the save goes ahead)",
 	},
 	{
+		// VS Code's webview host page (workbench/contrib/webview/browser/pre/index.html, trackFocus)
+		// polls every 250 ms whether its frame shows a context menu, reading
+		// `contentDocument.body.classList`; while the frame's document has no body yet (it is still
+		// loading, or going) that throws. The page's URL names the extension whose webview it hosts:
+		// here another one's (seen with the built-in Markdown preview, opened by a UI test and closed
+		// at once). The same error in a webview of ours names our extension id, which makes it ours.
+		re: /^Cannot read properties of null \(reading 'classList'\)\nTypeError: Cannot read properties of null \(reading 'classList'\)\n\s+at https?:\/\/[^\s]+\/vs\/workbench\/contrib\/webview\/browser\/pre\/index\.html\?[^\s]*\bextensionId=vscode\.[\w-]+&/,
+		reason: "VS Code's webview host polling the focus of a built-in extension's webview frame that has no body yet (pre/index.html trackFocus)",
+	},
+	{
 		re: /^Failed to load resource: the server responded with a status of 404/,
 		url: /\/vsda\//,
 		reason: 'code-server does not ship vsda (its log: "File not found: …/vsda/rust/web/vsda_bg.wasm")',

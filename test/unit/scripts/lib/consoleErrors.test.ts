@@ -185,6 +185,11 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 		});
 	});
 
+	/** A page error of VS Code's webview host page (pre/index.html) hosting a webview of `extensionId`, as code-server 4.139 reports it. */
+	const webviewFocusPoll = (extensionId: string): string =>
+		"Cannot read properties of null (reading 'classList')\nTypeError: Cannot read properties of null (reading 'classList')\n" +
+		`    at http://127.0.0.1:45563/stable-53c2f3253bcf32886706fc023e794bbeb253c90f/static/out/vs/workbench/contrib/webview/browser/pre/index.html?id=be0b42b1-3169-4a74-a990-c9b65f678615&parentId=1&origin=4f859d5d-0108-4d13-bec9-0511b3549003&swVersion=6&extensionId=${extensionId}&platform=browser&vscode-resource-base-authority=vscode-resource.vscode-cdn.net&parentOrigin=http%3A%2F%2F127.0.0.1%3A45563:66:108`;
+
 	suite('what is not ours', () => {
 		const noise: [string, Entry][] = [
 			[
@@ -233,6 +238,10 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 					source: 'console',
 					text: "%c  ERR color: #f33 oa: Unable to write file 'vscode-log:/20261206T011211/exthost/webWorker/output_logging_20261206T011213/1-Cloud Agents Docs writer Across reloads 1 [[ticks60….log' (CodeExpectedError: unknown error)",
 				},
+			],
+			[
+				"the webview host's focus poll of the Markdown preview's frame before it has a body",
+				{ source: 'pageerror', text: webviewFocusPoll('vscode.markdown-language-features') },
 			],
 			[
 				'vsda 404',
@@ -338,6 +347,17 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 				url: 'http://127.0.0.1:1/v2/agents',
 			};
 			assert.equal(m.classify(entry, UI).fails, true);
+		});
+
+		test("the webview host's focus poll failing in a webview of ours is ours", () => {
+			const verdict = m.classify({ source: 'pageerror', text: webviewFocusPoll('cloud-agents.cloud-agents-vscode') }, UI);
+			assert.deepEqual([verdict.verdict, verdict.fails], ['ours', true]);
+		});
+
+		test("the same TypeError from anywhere but the webview host's page fails the UI tests", () => {
+			const text =
+				"Cannot read properties of null (reading 'classList')\nTypeError: Cannot read properties of null (reading 'classList')\n    at http://127.0.0.1:1/stable-1/static/out/vs/code/browser/workbench/workbench.js:66:108";
+			assert.equal(m.classify({ source: 'pageerror', text }, UI).fails, true);
 		});
 
 		test('a noise text that also names us is ours', () => {
