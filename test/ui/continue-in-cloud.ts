@@ -70,6 +70,14 @@ async function linkByUi(
 	}
 	await page.locator('.quick-input-widget .monaco-button', { hasText: 'Compare' }).first().click();
 	await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+	// The dialog closes before the link exists: the extension stores the link, then compares and
+	// opens Source Control on it. A link command given before then (Compare Everything) finds no link
+	// and says so in a notification that fades (the CI failures at a3a3499 and f2290d6: no request, no
+	// rows). The flow has ended when Source Control shows the link's group.
+	await page
+		.locator('[id="workbench.view.scm"] .monaco-list-row', { hasText: 'Changed by the agent' })
+		.first()
+		.waitFor({ state: 'visible', timeout: 60_000 });
 }
 
 /**
