@@ -185,10 +185,13 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 		});
 	});
 
-	/** A page error of VS Code's webview host page (pre/index.html) hosting a webview of `extensionId`, as code-server 4.139 reports it. */
+	/** The URL of VS Code's webview host page (pre/index.html) hosting a webview of `extensionId` ('' for the workbench's own), as code-server 4.139 serves it. */
+	const webviewHostPage = (extensionId: string): string =>
+		`http://127.0.0.1:45563/stable-53c2f3253bcf32886706fc023e794bbeb253c90f/static/out/vs/workbench/contrib/webview/browser/pre/index.html?id=be0b42b1-3169-4a74-a990-c9b65f678615&parentId=1&origin=4f859d5d-0108-4d13-bec9-0511b3549003&swVersion=6&extensionId=${extensionId}&platform=browser&vscode-resource-base-authority=vscode-resource.vscode-cdn.net&parentOrigin=http%3A%2F%2F127.0.0.1%3A45563`;
+	/** The page error of the webview host's focus poll (trackFocus) for a frame without a body. */
 	const webviewFocusPoll = (extensionId: string): string =>
 		"Cannot read properties of null (reading 'classList')\nTypeError: Cannot read properties of null (reading 'classList')\n" +
-		`    at http://127.0.0.1:45563/stable-53c2f3253bcf32886706fc023e794bbeb253c90f/static/out/vs/workbench/contrib/webview/browser/pre/index.html?id=be0b42b1-3169-4a74-a990-c9b65f678615&parentId=1&origin=4f859d5d-0108-4d13-bec9-0511b3549003&swVersion=6&extensionId=${extensionId}&platform=browser&vscode-resource-base-authority=vscode-resource.vscode-cdn.net&parentOrigin=http%3A%2F%2F127.0.0.1%3A45563:66:108`;
+		`    at ${webviewHostPage(extensionId)}:66:108`;
 
 	suite('what is not ours', () => {
 		const noise: [string, Entry][] = [
@@ -242,6 +245,13 @@ suite('harness: console-error check (scripts/lib/consoleErrors.mjs)', () => {
 			[
 				"the webview host's focus poll of the Markdown preview's frame before it has a body",
 				{ source: 'pageerror', text: webviewFocusPoll('vscode.markdown-language-features') },
+			],
+			[
+				"the webview host's load handler finding the frame of the workbench's own webview (a walkthrough step) gone",
+				{
+					source: 'pageerror',
+					text: `Found unexpected null\nError: Found unexpected null\n    at assertIsDefined (${webviewHostPage('')}:87:12)\n    at hookupOnLoadHandlers (${webviewHostPage('')}:1012:40)`,
+				},
 			],
 			[
 				'vsda 404',
