@@ -6,8 +6,9 @@
  * run, alternating, after one uncounted warm-up round; then the same after a reload of the window
  * with the view already open (restore). A third variant, the layout floor (writeLayoutFloor),
  * contributes what ours does (the same container, views, welcome content and menus, from
- * package.json) and answers at once with static rows, as many as ours draws in the demo: what VS
- * Code's drawing of our container costs with no extension work at all.
+ * package.json) and answers at once with static rows, as many as ours draws in the demo, and an
+ * Activity badge as ours shows: what VS Code's drawing of our container costs with no extension
+ * work at all.
  *
  * Each variant has its own code-server (its own extensions folder and user-data folder), started
  * once, and its own browser context, kept over the rounds as a person's browser is (VS Code in a
@@ -50,6 +51,8 @@ import { COLLAPSE_ALL_VIEWS } from '../../src/ids';
  */
 const FRESH_GOAL = 1.3;
 const FIRST_ROW_GOAL = 1.1;
+/** The unread count the layout floor's Activity view shows as its badge (ours shows the demo's unread entries). */
+const LAYOUT_FLOOR_BADGE = 5;
 /** How long a new window is left to settle before the click (as the activation section does; BENCH_FIRST_ROWS_SETTLE_MS). */
 const SETTLE_MS = Math.max(0, Number(process.env.BENCH_FIRST_ROWS_SETTLE_MS ?? 5_000) || 5_000);
 const ROW_TIMEOUT_MS = 60_000;
@@ -198,6 +201,10 @@ function writeLayoutFloor(dir: string, rows: LayoutRows): void {
 		commands: (ours.contributes.commands ?? []).map((c) => c.command),
 		views,
 		collapseAll: views.filter((v) => COLLAPSE_ALL_VIEWS.has(v)),
+		// Ours shows the demo's unread Activity entries (GitHub requests waiting, builds ended: 3–5 by
+		// the click) as a badge on the Activity view and so on the container's activity-bar entry; the
+		// floor draws one too (its number does not change the drawing).
+		badge: { view: 'cloudAgents.activity', value: LAYOUT_FLOOR_BADGE },
 		rows: {
 			'cloudAgents.agents': { n: rows.agents, label: 'agent', description: 'ready', contextValue: 'agent:idle', icon: 'pass' },
 			'cloudAgents.runtimes': {
@@ -233,7 +240,9 @@ exports.activate = (context) => {
 				})
 			: [];
 		const provider = { getTreeItem: (x) => x, getChildren: () => items };
-		keep(vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: SPEC.collapseAll.includes(id) }));
+		const view = vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: SPEC.collapseAll.includes(id) });
+		if (id === SPEC.badge.view) view.badge = { value: SPEC.badge.value, tooltip: SPEC.badge.value + ' unread' };
+		keep(view);
 	}
 };
 `,
@@ -639,7 +648,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			rows,
 			notes: [
 				`Load average (1, 5, 15 min) at the start: ${fmt(loadAtStart)}, at the end: ${fmt(loadavg())} on ${cpus().length} cores; wall-clock times in a browser and four code-servers sharing the machine, so the ratio of one run (rounds alternating) is the figure to compare.`,
-				`How: each variant has its own code-server (one extension installed) against the demo emulator (its own process; Cloud Agents signed in with the dev token); one browser context per variant kept over the rounds (its storage holds VS Code's global state, as a person's browser does), each round a new page on a new folder (a new window and extension host, the Explorer open), settled (the extension activated at start-up, per the extension host's log, then ${SETTLE_MS / 1000} s), a click on the activity-bar entry; the page times the click (pointerdown) and the first row of the view with a description (MutationObserver) with performance.now(). Restore: "Developer: Reload Window" with the view open, timed from the new document's navigation start. The web build (dist/web/extension.js installed without \`main\`, as test:web does) runs in code-server's web worker extension host, its requests going through the browser's fetch to the emulator, which allows its workbench's origin (CORS); it has no environment for the dev token, so it signs in once with the API key (Sign In), kept in its browser context's storage; its activation is read from the worker's own mark (didActivateExtension) instead of the extension host's log. Its rows have no goal: they are shown beside the Node build's. The floor extension is built by the bench (three static rows, activated onStartupFinished as ours is); so is the layout floor (our package.json's contributions — the same container, views, welcome content, title and row menus — with the context keys ours sets for a signed-in window, and static rows answered at once, as many as ours draws in the demo: one per agent and per runtime of the emulator's first pages, "Select an agent" in Runs and Artifacts, with the context values ours gives those rows; it used to be three rows in views named as ours, without our welcome content and menus, which left part of what VS Code draws for our container on our side of the ratio). One warm-up round is not counted; it leaves Cloud Agents' rows as last loaded, which the next windows show marked ("cached · …") until the answer: "first fresh agent row" is the answer's. Signed in, the extension reads the Agents view's first page in the idle time after activation (a second after it, with the HTTP client's loading: Session.warmUpClient, ListTree.readAhead), so a click after the window settled draws the answer at once; a view open at a reload (restore) asks before that and shows the rows as last loaded first.`,
+				`How: each variant has its own code-server (one extension installed) against the demo emulator (its own process; Cloud Agents signed in with the dev token); one browser context per variant kept over the rounds (its storage holds VS Code's global state, as a person's browser does), each round a new page on a new folder (a new window and extension host, the Explorer open), settled (the extension activated at start-up, per the extension host's log, then ${SETTLE_MS / 1000} s), a click on the activity-bar entry; the page times the click (pointerdown) and the first row of the view with a description (MutationObserver) with performance.now(). Restore: "Developer: Reload Window" with the view open, timed from the new document's navigation start. The web build (dist/web/extension.js installed without \`main\`, as test:web does) runs in code-server's web worker extension host, its requests going through the browser's fetch to the emulator, which allows its workbench's origin (CORS); it has no environment for the dev token, so it signs in once with the API key (Sign In), kept in its browser context's storage; its activation is read from the worker's own mark (didActivateExtension) instead of the extension host's log. Its rows have no goal: they are shown beside the Node build's. The floor extension is built by the bench (three static rows, activated onStartupFinished as ours is); so is the layout floor (our package.json's contributions — the same container, views, welcome content, title and row menus — with the context keys ours sets for a signed-in window, and static rows answered at once, as many as ours draws in the demo: one per agent and per runtime of the emulator's first pages, "Select an agent" in Runs and Artifacts, with the context values ours gives those rows, and a badge on its Activity view as ours shows for the demo's unread entries; it used to be three rows in views named as ours, without our welcome content and menus, which left part of what VS Code draws for our container on our side of the ratio). One warm-up round is not counted; it leaves Cloud Agents' rows as last loaded, which the next windows show marked ("cached · …") until the answer: "first fresh agent row" is the answer's. Signed in, the extension reads the Agents view's first page in the idle time after activation (a second after it, with the HTTP client's loading: Session.warmUpClient, ListTree.readAhead), so a click after the window settled draws the answer at once; a view open at a reload (restore) asks before that and shows the rows as last loaded first.`,
 			],
 		});
 	} catch (err) {
