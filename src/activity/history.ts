@@ -7,7 +7,11 @@
  *
  * globalState is shared by the windows of a profile: every change reads what is stored first and
  * merges (an event is one entry by its key; read wins over unread), so two windows adding the same
- * event or marking different ones read end with one entry each. What is stored is read back as
+ * event or marking different ones read end with one entry each. Each window's globalState is a copy
+ * that hears of the others' writes a moment later, so a window adding an event may write the entries
+ * back over a read mark it has not heard of yet: what was read is therefore kept under a key of its
+ * own (READ_KEY_PREFIX), written only when a person reads something, and an entry is read when either key
+ * says so. What is stored is read back as
  * strictly as anything from the server (`restoreEvent`): the memory it takes is bounded by the
  * entry count and the text bounds of events.ts, and does not grow with time.
  */
@@ -29,6 +33,8 @@ import {
 export const HISTORY_MAX_ENTRIES = 200;
 /** Prefix of the globalState key of a history (the rest is `historyKey`'s fingerprint). */
 export const HISTORY_KEY_PREFIX = 'cloudAgents.activity.';
+/** Prefix of the globalState key of a history's read marks (the rest is the history's fingerprint). */
+const READ_KEY_PREFIX = 'cloudAgents.activityRead.';
 /** Longest event key read back (keys name a kind and up to two ids). */
 const KEY_MAX_CHARS = 600;
 
@@ -53,6 +59,12 @@ export interface HistoryEntry {
 interface Stored {
 	v: 1;
 	entries: Array<{ event: ActivityEvent; read: boolean }>;
+}
+
+/** The keys of the entries read (at most HISTORY_MAX_ENTRIES: those of entries kept). */
+interface StoredReads {
+	v: 1;
+	keys: string[];
 }
 
 const KINDS: ReadonlySet<ActivityEventKind> = new Set([
@@ -122,6 +134,7 @@ export class ActivityHistory implements vscode.Disposable {
 	/** Entries were added, or read state changed. */
 	readonly onDidChange: vscode.Event<void> = this._onDidChange.event;
 	private readonly key: string;
+	private readonly readsKey: string;
 	private list: HistoryEntry[];
 
 	constructor(
@@ -130,6 +143,7 @@ export class ActivityHistory implements vscode.Disposable {
 		private readonly onError: (err: unknown) => void = () => undefined,
 	) {
 		this.key = historyKey(scope);
+		this.readsKey = READ_KEY_PREFIX + this.key.slice(HISTORY_KEY_PREFIX.length);
 		this.list = this.readStored();
 	}
 
@@ -191,6 +205,7 @@ export class ActivityHistory implements vscode.Disposable {
 		this.commit(
 			merged.map((e) => (e === entry ? { event: e.event, read: true } : e)),
 			!entry.read,
+			true,
 		);
 		return true;
 	}
@@ -201,14 +216,24 @@ export class ActivityHistory implements vscode.Disposable {
 		this.commit(
 			merged.map((e) => (e.read ? e : { event: e.event, read: true })),
 			merged.some((e) => !e.read),
+			true,
 		);
 	}
 
-	/** Reads the stored history again (another window of the profile changed it). */
+	/**
+	 * Reads the stored history again (another window of the profile changed it), merged with what
+	 * this window holds: what another window wrote over before it heard of it is stored again.
+	 */
 	reload(): void {
-		const stored = this.readStored();
-		if (JSON.stringify(stored) !== JSON.stringify(this.list)) {
-			this.list = stored;
+		const before = JSON.stringify(this.list);
+		const marks = this.readMarks();
+		const merged = this.merged();
+		this.commit(
+			merged,
+			false,
+			merged.some((e) => e.read && !marks.has(e.event.key)),
+		);
+		if (JSON.stringify(this.list) !== before) {
 			this._onDidChange.fire();
 		}
 	}
@@ -231,10 +256,15 @@ export class ActivityHistory implements vscode.Disposable {
 		return entries.sort(newestFirst).slice(0, HISTORY_MAX_ENTRIES);
 	}
 
-	private commit(entries: HistoryEntry[], changed: boolean): void {
+	/** Stores `entries` (the read marks too when `reads`: a person read something) and holds them. */
+	private commit(entries: HistoryEntry[], changed: boolean, reads = false): void {
 		this.list = this.bounded(entries);
 		const stored: Stored = { v: 1, entries: this.list.map((e) => ({ event: e.event, read: e.read })) };
 		this.memento.update(this.key, stored).then(undefined, (err: unknown) => this.onError(err));
+		if (reads) {
+			const marks: StoredReads = { v: 1, keys: this.list.filter((e) => e.read).map((e) => e.event.key) };
+			this.memento.update(this.readsKey, marks).then(undefined, (err: unknown) => this.onError(err));
+		}
 		if (changed) {
 			this._onDidChange.fire();
 		}
@@ -249,6 +279,7 @@ export class ActivityHistory implements vscode.Disposable {
 		if (!Array.isArray(list)) {
 			return [];
 		}
+		const reads = this.readMarks();
 		const out: HistoryEntry[] = [];
 		const keys = new Set<string>();
 		for (const item of list.slice(0, HISTORY_MAX_ENTRIES)) {
@@ -256,10 +287,17 @@ export class ActivityHistory implements vscode.Disposable {
 			const event = restoreEvent(entry.event);
 			if (event && !keys.has(event.key)) {
 				keys.add(event.key);
-				out.push({ event, read: entry.read === true });
+				out.push({ event, read: entry.read === true || reads.has(event.key) });
 			}
 		}
 		return out.sort(newestFirst);
+	}
+
+	/** The keys stored as read (bounded; anything else is ignored). */
+	private readMarks(): Set<string> {
+		const raw = this.memento.get<unknown>(this.readsKey);
+		const keys = isJsonObject(raw) && Array.isArray(raw.keys) ? raw.keys.slice(0, HISTORY_MAX_ENTRIES) : [];
+		return new Set(keys.filter((k) => typeof k === 'string'));
 	}
 }
 

@@ -23,6 +23,40 @@ class MemoryMemento implements Pick<vscode.Memento, 'get' | 'update'> {
 	}
 }
 
+/**
+ * globalState as the windows of a profile hold it: each window a copy of the shared store, written
+ * through, that hears of the other windows' writes only when told (`hear`), a moment later in VS Code.
+ */
+class SharedStore {
+	readonly values = new Map<string, unknown>();
+	window(): WindowMemento {
+		return new WindowMemento(this);
+	}
+}
+
+class WindowMemento implements Pick<vscode.Memento, 'get' | 'update'> {
+	private copy: Map<string, string>;
+	constructor(private readonly store: SharedStore) {
+		this.copy = this.snapshot();
+	}
+	/** This window hears of every write made so far. */
+	hear(): void {
+		this.copy = this.snapshot();
+	}
+	get<T>(key: string): T | undefined {
+		const json = this.copy.get(key);
+		return json === undefined ? undefined : (JSON.parse(json) as T);
+	}
+	async update(key: string, value: unknown): Promise<void> {
+		this.copy.set(key, JSON.stringify(value));
+		this.store.values.set(key, JSON.parse(JSON.stringify(value)));
+		await Promise.resolve();
+	}
+	private snapshot(): Map<string, string> {
+		return new Map([...this.store.values].map(([k, v]) => [k, JSON.stringify(v)]));
+	}
+}
+
 const SCOPE = { apiUrl: 'https://api.example.test/', account: 'acct-fp-1' };
 const T0 = Date.UTC(2026, 11, 6);
 
@@ -134,6 +168,59 @@ suite('activity history', () => {
 		a.reload();
 		assert.equal(a.unreadCount, 0);
 		assert.equal(fired, 1);
+	});
+
+	test("a window that has not heard of another's read yet adds an event: what was read stays read, after a reload too", () => {
+		const store = new SharedStore();
+		const one = store.window();
+		const two = store.window();
+		const a = new ActivityHistory(one, SCOPE);
+		const b = new ActivityHistory(two, SCOPE);
+		a.add([ended(1)]);
+		two.hear();
+		b.add([ended(1)]);
+		// A person reads the entry in the first window; the second adds a new event before it hears of that.
+		assert.equal(a.markRead('run-ended:run-1'), true);
+		b.add([ended(2)]);
+		const reloaded = new ActivityHistory(store.window(), SCOPE);
+		assert.deepEqual(
+			reloaded.entries().map((e) => [e.event.key, e.read]),
+			[
+				['run-ended:run-2', false],
+				['run-ended:run-1', true],
+			],
+		);
+		// The first window hears of the second's write: its entry stays read, and the new one is there.
+		one.hear();
+		a.reload();
+		assert.deepEqual(
+			a.entries().map((e) => [e.event.key, e.read]),
+			[
+				['run-ended:run-2', false],
+				['run-ended:run-1', true],
+			],
+		);
+	});
+
+	test("a window's entry another window wrote over before hearing of it is stored again when the first reloads", () => {
+		const store = new SharedStore();
+		const one = store.window();
+		const two = store.window();
+		const a = new ActivityHistory(one, SCOPE);
+		const b = new ActivityHistory(two, SCOPE);
+		a.add([ended(1)]);
+		b.add([ended(2)]);
+		assert.deepEqual(
+			new ActivityHistory(store.window(), SCOPE).entries().map((e) => e.event.key),
+			['run-ended:run-2'],
+			"the second window wrote over the first one's entry",
+		);
+		one.hear();
+		a.reload();
+		assert.deepEqual(
+			new ActivityHistory(store.window(), SCOPE).entries().map((e) => e.event.key),
+			['run-ended:run-2', 'run-ended:run-1'],
+		);
 	});
 
 	test('what is stored is read back strictly: bad entries dropped, text bounded and neutralised, only https links', () => {

@@ -136,21 +136,22 @@ suite('build: the bundle split (esbuild.mjs)', function () {
 	});
 
 	// Activation registers and does nothing else (issue 44): its file holds the stand-ins and the ids,
-	// 11 KiB today. The body, started in the idle time after activation, stays within 208 KiB: the
+	// 11 KiB today. The body, started in the idle time after activation, stays within 209 KiB: the
 	// 171 KiB promised since the decoders moved to client.js, the Activity watcher (issue 45, ~25
 	// KiB), which watches the account from the start, and what the views and record documents need
 	// of several deployments from the start (issue 47, ~10 KiB: the views' hook for the other
 	// deployments' lists, record addresses with a deployment part and the message for a removed
 	// one; the Accounts menu's session per signed-in deployment, which reads the list of deployments
 	// and so their ids, a SHA-256 of @noble/hashes that features.js used to hold alone; Activity
-	// watching each deployment, through the keyed holder of src/auth/keyedHolder.ts; their lists, trees, sessions and followers load with features.js). The views' offline state
+	// watching each deployment, through the keyed holder of src/auth/keyedHolder.ts; their lists, trees, sessions and followers load with features.js),
+	// and Activity's read marks under a key of their own (~0.5 KiB: another window's write cannot undo a read). The views' offline state
 	// (src/views/connectivity.ts, ~10 KiB) is the body's; the agent workspace's code (its cache,
 	// file system and commands, ~38 KiB) loads with features.js instead (the test below).
-	test('activation loads at most 16 KiB (extension.js), the body at most 208 KiB (main.js + core.js), and the decoders of answers are in client.js, not core.js', () => {
+	test('activation loads at most 16 KiB (extension.js), the body at most 209 KiB (main.js + core.js), and the decoders of answers are in client.js, not core.js', () => {
 		const size = (name: string): number => statSync(join(out, name)).size;
 		assert.ok(size('extension.js') <= 16 * 1024, `extension.js = ${(size('extension.js') / 1024).toFixed(1)} KiB (bound 16 KiB)`);
 		const body = size('main.js') + size('core.js');
-		assert.ok(body <= 208 * 1024, `main.js + core.js = ${(body / 1024).toFixed(1)} KiB (bound 208 KiB)`);
+		assert.ok(body <= 209 * 1024, `main.js + core.js = ${(body / 1024).toFixed(1)} KiB (bound 209 KiB)`);
 		// A message of src/api/decode.ts that minification keeps.
 		const DECODER = 'a key type such as ssh-ed25519';
 		assert.ok(readFileSync(join(out, 'client.js'), 'utf8').includes(DECODER), 'client.js holds the decoders');
