@@ -92,7 +92,7 @@ export const NOT_OURS = [
 		// test opens from an Activity row and closes at once) and hookupOnLoadHandlers finding its frame
 		// gone ("Found unexpected null", the walkthrough's step page). No code of ours runs in that page;
 		// the same error for a webview of ours names our extension id, which makes it ours.
-		re: /^[^\n]*\n(?:[A-Za-z]*Error): [^\n]*\n\s+at (?:[\w$.<>]+ \()?https?:\/\/[^\s()]+\/vs\/workbench\/contrib\/webview\/browser\/pre\/index\.html\?[^\s()]*\bextensionId=(?:vscode\.[\w-]+)?&/,
+		re: /^[^\n]*\n[A-Za-z]*Error: [^\n]*\n\s+at (?:[\w$.<>]+ \()?https?:\/\/[^\s()]+\/vs\/workbench\/contrib\/webview\/browser\/pre\/index\.html\?[^\s()]*\bextensionId=(?:vscode\.[\w-]+)?&/,
 		reason: "VS Code's webview host page failing for a webview of the workbench or a built-in extension (its stack starts in pre/index.html)",
 	},
 	{

@@ -398,17 +398,13 @@ export class Activity extends Disposable {
 			if (!worthAnnouncing(event, level)) {
 				continue;
 			}
-			if (
-				deploymentId === undefined &&
-				event.kind === 'runEnded' &&
-				event.agentId &&
-				event.runId &&
-				this.deps.isFollowed(event.agentId, event.runId)
-			) {
+			// A run's end on the default deployment may be a followed run's: its follower announces it.
+			const followable = deploymentId === undefined && event.kind === 'runEnded';
+			if (followable && event.agentId && event.runId && this.deps.isFollowed(event.agentId, event.runId)) {
 				// The run follower announces it (and claims it, so no other window does).
 				continue;
 			}
-			if (deploymentId === undefined && event.kind === 'runEnded' && (await announcer.followedElsewhere(event.key))) {
+			if (followable && (await announcer.followedElsewhere(event.key))) {
 				// Another window follows it: its follower announces it there, where the person watches it.
 				continue;
 			}

@@ -89,7 +89,7 @@ export class Announcer {
 	 * announced where the person watches it. Never rejects.
 	 */
 	async noteFollowing(key: string): Promise<void> {
-		await this.store.claim(claimName(this.scope, `following:${key}`)).catch(() => undefined);
+		await this.followingClaim(key).catch(() => undefined);
 	}
 
 	/**
@@ -98,7 +98,12 @@ export class Announcer {
 	 * nothing new, its end claim being taken. False when the store fails (this window announces).
 	 */
 	async followedElsewhere(key: string): Promise<boolean> {
-		return !(await this.store.claim(claimName(this.scope, `following:${key}`)).catch(() => true));
+		return !(await this.followingClaim(key).catch(() => true));
+	}
+
+	/** The claim that a window follows the run whose end `key` names: true for the first to claim it. */
+	private followingClaim(key: string): Promise<boolean> {
+		return this.store.claim(claimName(this.scope, `following:${key}`));
 	}
 
 	private pruneSometimes(): void {
