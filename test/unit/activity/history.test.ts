@@ -57,6 +57,14 @@ class WindowMemento implements Pick<vscode.Memento, 'get' | 'update'> {
 	}
 }
 
+/** Two windows of a profile over one store, each with its copy of globalState and its history of SCOPE. */
+function twoWindows(): { store: SharedStore; one: WindowMemento; two: WindowMemento; a: ActivityHistory; b: ActivityHistory } {
+	const store = new SharedStore();
+	const one = store.window();
+	const two = store.window();
+	return { store, one, two, a: new ActivityHistory(one, SCOPE), b: new ActivityHistory(two, SCOPE) };
+}
+
 const SCOPE = { apiUrl: 'https://api.example.test/', account: 'acct-fp-1' };
 const T0 = Date.UTC(2026, 11, 6);
 
@@ -171,11 +179,7 @@ suite('activity history', () => {
 	});
 
 	test("a window that has not heard of another's read yet adds an event: what was read stays read, after a reload too", () => {
-		const store = new SharedStore();
-		const one = store.window();
-		const two = store.window();
-		const a = new ActivityHistory(one, SCOPE);
-		const b = new ActivityHistory(two, SCOPE);
+		const { store, one, two, a, b } = twoWindows();
 		a.add([ended(1)]);
 		two.hear();
 		b.add([ended(1)]);
@@ -203,11 +207,7 @@ suite('activity history', () => {
 	});
 
 	test("a window's entry another window wrote over before hearing of it is stored again when the first reloads", () => {
-		const store = new SharedStore();
-		const one = store.window();
-		const two = store.window();
-		const a = new ActivityHistory(one, SCOPE);
-		const b = new ActivityHistory(two, SCOPE);
+		const { store, one, a, b } = twoWindows();
 		a.add([ended(1)]);
 		b.add([ended(2)]);
 		assert.deepEqual(
