@@ -225,16 +225,22 @@ export class ActivityHistory implements vscode.Disposable {
 	 * this window holds: what another window wrote over before it heard of it is stored again.
 	 */
 	reload(): void {
-		const before = JSON.stringify(this.list);
-		const marks = this.readMarks();
-		const merged = this.merged();
-		this.commit(
-			merged,
-			false,
-			merged.some((e) => e.read && !marks.has(e.event.key)),
-		);
-		if (JSON.stringify(this.list) !== before) {
-			this._onDidChange.fire();
+		const stored = this.readStored();
+		const merged = this.bounded(this.merged(stored));
+		const changed = JSON.stringify(merged) !== JSON.stringify(this.list);
+		if (JSON.stringify(merged) !== JSON.stringify(stored)) {
+			// Another window wrote over what this one holds before it heard of it: stored again.
+			const read = new Set(stored.filter((e) => e.read).map((e) => e.event.key));
+			this.commit(
+				merged,
+				changed,
+				merged.some((e) => e.read && !read.has(e.event.key)),
+			);
+		} else {
+			this.list = merged;
+			if (changed) {
+				this._onDidChange.fire();
+			}
 		}
 	}
 
@@ -243,9 +249,9 @@ export class ActivityHistory implements vscode.Disposable {
 	}
 
 	/** What is stored merged with what this window holds: one entry per key, read if either says so. */
-	private merged(): HistoryEntry[] {
+	private merged(stored: HistoryEntry[] = this.readStored()): HistoryEntry[] {
 		const byKey = new Map<string, HistoryEntry>();
-		for (const entry of [...this.readStored(), ...this.list]) {
+		for (const entry of [...stored, ...this.list]) {
 			const had = byKey.get(entry.event.key);
 			byKey.set(entry.event.key, had ? { event: had.event, read: had.read || entry.read } : entry);
 		}
@@ -296,7 +302,7 @@ export class ActivityHistory implements vscode.Disposable {
 	/** The keys stored as read (bounded; anything else is ignored). */
 	private readMarks(): Set<string> {
 		const raw = this.memento.get<unknown>(this.readsKey);
-		const keys = isJsonObject(raw) && Array.isArray(raw.keys) ? raw.keys.slice(0, HISTORY_MAX_ENTRIES) : [];
+		const keys = isJsonObject(raw) && raw.v === 1 && Array.isArray(raw.keys) ? raw.keys.slice(0, HISTORY_MAX_ENTRIES) : [];
 		return new Set(keys.filter((k) => typeof k === 'string'));
 	}
 }

@@ -223,6 +223,30 @@ suite('activity history', () => {
 		);
 	});
 
+	test('a reload with nothing new writes nothing (it runs each time a window gets focus)', () => {
+		const { one, two, a, b } = twoWindows();
+		a.add([ended(1), ended(2)]);
+		a.markRead('run-ended:run-1');
+		two.hear();
+		b.reload();
+		const writes: string[] = [];
+		const update = one.update.bind(one);
+		one.update = async (key, value) => {
+			writes.push(key);
+			await update(key, value);
+		};
+		one.hear();
+		a.reload();
+		assert.deepEqual(writes, []);
+		assert.deepEqual(
+			a.entries().map((e) => [e.event.key, e.read]),
+			[
+				['run-ended:run-2', false],
+				['run-ended:run-1', true],
+			],
+		);
+	});
+
 	test('what is stored is read back strictly: bad entries dropped, text bounded and neutralised, only https links', () => {
 		const memento = new MemoryMemento();
 		const good = { event: ended(1), read: true };
