@@ -238,10 +238,18 @@ suite('views/index', () => {
 
 	test('readAhead (issue 44): the first page is read before the view asks, and its first drawing is that page, with no second read', async () => {
 		const w = service();
+		// The rows are built once with the page (the first drawing then runs code already compiled).
+		const built: string[] = [];
+		const row = w.agents.row;
+		w.agents.row = (agent, ctx) => {
+			built.push(agent.id);
+			return row(agent, ctx);
+		};
 		const v = make(w);
 		v.readAhead(w.agents);
 		await until(() => w.s.requests.length === 1, 'the read ahead');
 		await until(() => v.providerOf(w.agents).find('a1') !== undefined, 'the page kept');
+		assert.deepEqual(built, ['a1', 'a2'], 'the rows built with the page read ahead');
 		const contextKeys = (): unknown[][] => fake.calls('commands.executeCommand').filter(([id]) => id === 'setContext');
 		// The view's "empty" context key goes with the read ahead, not with the click's rows (a
 		// setContext sent with them reaches the window first and holds them back).
