@@ -92,6 +92,7 @@ export const agentsList: ListDescriptor<Agent, AgentTarget> = {
 	signature: (a) => [a.id, a.name, a.status, a.updated_at_unix_seconds],
 	order: (a, b) => agentActivity(b) - agentActivity(a),
 	cache: { store: (agent) => storeRecord(agent, STORED_AGENT), restore: (value) => restoreRecord<Agent>(value, STORED_AGENT) },
+	readAhead: true,
 	row(agent, ctx) {
 		const status = agent.status ?? 'unknown';
 		return {

@@ -138,6 +138,7 @@ export const runtimesList: ListDescriptor<Runtime, RuntimeTarget> = {
 	kind: 'runtime',
 	viewId: 'cloudAgents.runtimes',
 	commands: { refresh: 'cloudAgents.runtimes.refresh', loadMore: 'cloudAgents.runtimes.loadMore' },
+	readAhead: true,
 	source: { page: (ctx, request) => ctx.client().listRuntimes(request) },
 	keyOf: (runtime) => runtime.id,
 	name: (runtime) => runtime.display_name || undefined,

@@ -406,18 +406,13 @@ class CloudAgentsExtension extends Disposable {
 		void this.ready.then(() => vscode.commands.executeCommand('setContext', CONTEXT_KEYS.loaded, true));
 		// Signed in, the HTTP client (dist/client.js: undici, ~60 ms of loading) is loaded once the
 		// window has settled, so the first listing does not load it between the click and its rows
-		// (issue 23), and the Agents view's first page is read then (issue 44: the click draws the
-		// answer at once). Not at activation: signed out, nothing is loaded or read. The Runtimes
-		// view, open beside it, reads its first page then too: read at the click, its answer left the
-		// extension host in a message of its own after the others and its reading took the host's
-		// turns while the window drew the agent rows (a trace of bench firstRows, 2026-12-07); read
-		// ahead, the rows of the four views VS Code asks for at the click leave in one message.
-		this.register(
-			session.warmUpClient(CLIENT_WARM_UP_DELAY_MS, () => {
-				this.views.readAhead(agentsList);
-				this.views.readAhead(runtimesList);
-			}),
-		);
+		// (issue 23), and the first pages of the views that show when the container opens are read
+		// then, their rows built (issue 44: descriptors with `readAhead`, Agents and Runtimes; the
+		// click draws the answer at once). Not at activation: signed out, nothing is loaded or read.
+		// Runtimes read at the click, its answer left the extension host in a message of its own
+		// after the others, its reading taking the host's turns while the window drew the agent rows
+		// (a trace of bench firstRows, 2026-12-07); read ahead, the four views' rows leave together.
+		this.register(session.warmUpClient(CLIENT_WARM_UP_DELAY_MS, () => this.views.readAhead()));
 		// Activity watches the account from then on (signed out: from the sign-in on).
 		const watch = setTimeout(() => this.activity.start(), CLIENT_WARM_UP_DELAY_MS);
 		this.register({ dispose: () => clearTimeout(watch) });

@@ -74,6 +74,12 @@ export interface ListDescriptor<T, F extends object = { record: T }, P = undefin
 	 * nothing before its first answer.
 	 */
 	readonly cache?: { store(this: void, item: T): unknown; restore(this: void, value: unknown): T | undefined };
+	/**
+	 * Read ahead (issue 44): signed in, the first page is read in the idle time after activation and
+	 * its rows built, so the click that opens the container draws it at once. The lists of the views
+	 * that show expanded then (package.json), top-level.
+	 */
+	readonly readAhead?: true;
 	/** How a command run from the palette or a link finds a record of this kind (src/views/targets.ts). */
 	readonly target?: TargetSpec<T, P>;
 }

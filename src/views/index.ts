@@ -451,9 +451,11 @@ export class CloudAgentViews extends Disposable implements ListScope {
 		return record;
 	}
 
-	/** Reads the first page of `descriptor`'s list ahead, before its view asks (ListTree.readAhead). */
-	readAhead(descriptor: AnyListDescriptor): void {
-		this.providerOf(descriptor).readAhead();
+	/** Reads the first page of each list whose descriptor has `readAhead`, before its view asks (ListTree.readAhead). */
+	readAhead(): void {
+		for (const descriptor of this.lists.filter((d) => d.readAhead)) {
+			this.providerOf(descriptor).readAhead();
+		}
 	}
 
 	/** Refreshes every view (the `cloudAgents.refresh` command), of every deployment. */

@@ -112,6 +112,13 @@ export type ListRow<T> =
 	| { readonly kind: 'retry' }
 	| { readonly kind: 'signIn' };
 
+/** What rows a list shows, in order (record keys, message rows and their text), to tell a read that changed only records' contents. */
+export function shapeOf<T>(keyOf: (item: T) => string, rows: readonly ListRow<T>[]): string {
+	return rows
+		.map((row) => (row.kind === 'record' ? `record:${keyOf(row.item)}` : row.kind === 'notice' ? `notice:${row.text}` : row.kind))
+		.join('\n');
+}
+
 /** Which optional rows the list can offer: each needs a command or a spec of the descriptor. */
 export interface RowOffer {
 	/** A "Load more…" row when more pages exist (the list has a load-more command). */

@@ -8,7 +8,7 @@ import { Connectivity } from './connectivity';
 import type { Participant } from './connectivity';
 import { clockTime, relativeTime, safeTreeItem } from './format';
 import type { ListContext, ListDescriptor, RowContext } from './descriptor';
-import { ListModel as BaseListModel, MIN_DELAY_MS, RELATIVE_TIME_REDRAW_MS } from './listModel';
+import { ListModel as BaseListModel, MIN_DELAY_MS, RELATIVE_TIME_REDRAW_MS, shapeOf } from './listModel';
 import type { ListModelHost, ListRow } from './listModel';
 import type { RowCache } from './rowCache';
 import { afterReplies } from '../util/turns';
@@ -399,14 +399,9 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			}
 			if (this.root.loaded && this.root.error === undefined) {
 				this.readAheadAt = Date.now();
-				const commands = this.commandsOf(this.root);
-				const listRows = this.listRowsOf(this.root, commands);
 				// The rows built once and dropped: the first drawing then runs code the extension host has
-				// already compiled (built first at the click, they held its turn 17–41 ms while the window
-				// waited: npm run bench firstRows).
-				for (const row of listRows) {
-					this.rowNode(this.root, row, commands);
-				}
+				// already compiled (built first at the click, they held its turn 17–41 ms: bench firstRows).
+				const { listRows } = this.buildRows(this.root);
 				// The view's "empty" context key as the first drawing will find it, set now: a setContext
 				// sent with the click's rows goes to the window before them and holds them back.
 				this.tellEmpty(listRows.length === 0);
@@ -630,9 +625,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 				waiting?.dispose();
 			}
 		}
-		const commands = this.commandsOf(model);
-		const listRows = this.listRowsOf(model, commands);
-		const rows = listRows.map((row) => this.rowNode(model, row, commands));
+		const { listRows, rows } = this.buildRows(model);
 		if (this.cached && this.showsCached(model)) {
 			if (isAuthFailure(model.error)) {
 				// The token was refused: nothing it loaded is shown any more.
@@ -645,7 +638,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		}
 		this.drawn.set(model, {
 			records: rows.filter((row): row is RecordNode => row instanceof RecordNode),
-			shape: shapeOf(model, listRows),
+			shape: shapeOf(model.descriptor.keyOf, listRows),
 		});
 		if (isRoot) {
 			this.tellEmpty(rows.length === 0 && model.loaded && model.error === undefined);
@@ -657,6 +650,13 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 			this.schedule();
 		}
 		return rows;
+	}
+
+	/** A list's rows (listModel.ts) and their tree items. */
+	private buildRows<U>(model: ListModel<U>): { listRows: ListRow<U>[]; rows: vscode.TreeItem[] } {
+		const commands = this.commandsOf(model);
+		const listRows = this.listRowsOf(model, commands);
+		return { listRows, rows: listRows.map((row) => this.rowNode(model, row, commands)) };
 	}
 
 	/** Whether an offline list shows records under its offline row (loaded before, or as last loaded). */
@@ -959,7 +959,7 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 		}
 		const rows = this.listRowsOf(model, this.commandsOf(model));
 		const records = rows.flatMap((row) => (row.kind === 'record' ? [row.item] : []));
-		if (records.length !== shown.records.length || shapeOf(model, rows) !== shown.shape) {
+		if (records.length !== shown.records.length || shapeOf(model.descriptor.keyOf, rows) !== shown.shape) {
 			return undefined;
 		}
 		shown.records.forEach((node, i) => node.setRecord(records[i]));
@@ -995,13 +995,5 @@ export class DescriptorTreeProvider<T, F extends object = object, P = unknown>
 
 const EMPTY: ReadonlySet<string> = new Set();
 
-/** What rows a list shows, in order (record keys, message rows and their text), to tell a read that changed only records' contents. */
-function shapeOf<U>(model: ListModel<U>, rows: readonly ListRow<U>[]): string {
-	return rows
-		.map((row) =>
-			row.kind === 'record' ? `record:${model.descriptor.keyOf(row.item)}` : row.kind === 'notice' ? `notice:${row.text}` : row.kind,
-		)
-		.join('\n');
-}
 /** How many names of records seen outside the loaded pages a list remembers. */
 const REMEMBERED_NAMES = 100;

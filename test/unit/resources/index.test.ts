@@ -20,7 +20,7 @@ const registry = readFileSync(join(folder, 'index.ts'), 'utf8');
 const flows = new Set(['prompt.ts', 'computer.ts']);
 const modules = readdirSync(folder).filter((f) => f.endsWith('.ts') && f !== 'index.ts' && !flows.has(f));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-	contributes: { views: Record<string, Array<{ id: string; type?: string }>> };
+	contributes: { views: Record<string, Array<{ id: string; type?: string; visibility?: string }>> };
 };
 
 /** The exported action objects of a module: `export const <name>Actions = {`. */
@@ -93,6 +93,21 @@ suite('resource registry (src/resources)', () => {
 			.filter((id) => id !== VIEW_IDS.activity);
 		assert.deepEqual([...named].sort(), [...new Set(named)].sort(), 'a view served by two descriptors');
 		assert.deepEqual([...named].sort(), [...trees].sort());
+	});
+
+	test('the lists read ahead (issue 44) are the top-level lists of the views that show expanded when the container opens', () => {
+		const expanded = new Set(
+			Object.values(manifest.contributes.views)
+				.flat()
+				.filter((v) => v.visibility !== 'collapsed')
+				.map((v) => v.id),
+		);
+		const shown = LIST_DESCRIPTORS.filter((d) => d.viewId !== undefined && expanded.has(d.viewId) && d.parent === undefined);
+		assert.ok(shown.length >= 2, shown.map((d) => d.key).join(', '));
+		assert.deepEqual(
+			LIST_DESCRIPTORS.filter((d) => d.readAhead).map((d) => d.key),
+			shown.map((d) => d.key),
+		);
 	});
 
 	test('the check reads the forms the modules use (a descriptor constant and its viewId)', () => {

@@ -83,6 +83,7 @@ function service() {
 		name: (a) => a.name,
 		row: (a) => ({ label: a.name, contextValue: 'agent' }),
 		fields: (agent) => ({ agent }),
+		readAhead: true,
 		target: {
 			idField: 'agentId',
 			get: async (_ctx, id) => {
@@ -246,7 +247,7 @@ suite('views/index', () => {
 			return row(agent, ctx);
 		};
 		const v = make(w);
-		v.readAhead(w.agents);
+		v.readAhead();
 		await until(() => w.s.requests.length === 1, 'the read ahead');
 		await until(() => v.providerOf(w.agents).find('a1') !== undefined, 'the page kept');
 		assert.deepEqual(built, ['a1', 'a2'], 'the rows built with the page read ahead');
@@ -262,7 +263,7 @@ suite('views/index', () => {
 		assert.deepEqual(w.s.requests, ['agents'], 'drawn from the page read ahead');
 		assert.equal(contextKeys().length, 1, 'the first drawing sets no context key');
 		// Once the view has asked, nothing is read ahead any more.
-		v.readAhead(w.agents);
+		v.readAhead();
 		assert.deepEqual(w.s.requests, ['agents']);
 	});
 
@@ -270,12 +271,12 @@ suite('views/index', () => {
 		const w = service();
 		session.signedIn = false;
 		const v = make(w);
-		v.readAhead(w.agents);
+		v.readAhead();
 		assert.deepEqual(w.s.requests, []);
 		session.signedIn = true;
 		const realNow = Date.now;
 		try {
-			v.readAhead(w.agents);
+			v.readAhead();
 			await until(() => v.providerOf(w.agents).find('a1') !== undefined, 'the page kept');
 			const later = realNow() + READ_AHEAD_FRESH_MS + 1;
 			Date.now = () => later;
