@@ -227,8 +227,9 @@ export class ActivityHistory implements vscode.Disposable {
 	reload(): void {
 		const stored = this.readStored();
 		const merged = this.bounded(this.merged(stored));
-		const changed = JSON.stringify(merged) !== JSON.stringify(this.list);
-		if (JSON.stringify(merged) !== JSON.stringify(stored)) {
+		const text = JSON.stringify(merged);
+		const changed = text !== JSON.stringify(this.list);
+		if (text !== JSON.stringify(stored)) {
 			// Another window wrote over what this one holds before it heard of it: stored again.
 			const read = new Set(stored.filter((e) => e.read).map((e) => e.event.key));
 			this.commit(
