@@ -21,9 +21,11 @@
  * VS Code's figure leaves out, and the extension host's own span around the activate() call
  * (`willActivateExtension → didActivateExtension`: it also holds the microtasks activate() queued).
  *
- * BENCH_ACTIVATION_STARTS sets the measured starts per variant (default 21; one more warm-up start
- * of each is not counted). 21 and not 11: on a slow day one build's starts spread over 3×, and
- * medians of 11 put the same code at 0.74–1.37 of its floor (bench/README.md).
+ * BENCH_ACTIVATION_STARTS sets the measured starts per variant (default 20, rounded up to whole laps
+ * of bench/order.ts, 5 starts of each a lap; one more warm-up start of each is not counted). 20 and
+ * not 11: on a slow day one build's starts spread over 3×, and medians of 11 put the same code at
+ * 0.74–1.37 of its floor (bench/README.md). The order is bench/order.ts's: every variant follows
+ * each variant, itself included, equally often (rotating one fixed order started each after the same one every time).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
@@ -32,6 +34,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { type ChildLike, type CodeServer, type Harness, type Procs, ROOT, launchChromium, loadHarness } from '../codeServer';
 import { writeFloorPackage } from '../floorPackage';
+import { balancedStarts } from '../order';
 import { type BenchContext, type Row, median } from '../report';
 import { makeVscodeStub, vscodeApiNames } from '../../test/unit/support/vscodeStub';
 import { ACTIVATION_MEASURE, COLLAPSE_ALL_VIEWS, DOCUMENT_SCHEMES, FILE_SYSTEM_SCHEMES, WEBVIEW_TYPES } from '../../src/ids';
@@ -493,7 +496,9 @@ async function measureOnce(
 
 export async function run(ctx: BenchContext): Promise<void> {
 	const title = 'Activation in code-server (load + activate(), fresh extension-host starts)';
-	const starts = Math.max(1, Number(process.env.BENCH_ACTIVATION_STARTS ?? 21) || 21);
+	const starts = Math.max(1, Number(process.env.BENCH_ACTIVATION_STARTS ?? 20) || 20);
+	// Five variants (see buildVariants); the order is laid out before they are built, for the report's rows.
+	const order = balancedStarts(5, starts);
 	const h = await loadHarness();
 	const work = join(ROOT, 'bench', '.tmp', `activation-${process.pid}`);
 	rmSync(work, { recursive: true, force: true });
@@ -511,21 +516,28 @@ export async function run(ctx: BenchContext): Promise<void> {
 			h.installExtension(cs, v.extensionsDir, join(work, 'install-user-data'), v.vsix);
 		}
 		browser = await launchChromium(h);
-		// Round 0 warms the file cache and code-server itself for each; each round starts with the next variant.
-		for (let round = 0; round <= starts; round++) {
-			for (const v of variants.map((_, i) => variants[(i + round) % variants.length] as Variant)) {
-				const dir = join(work, 'starts', `${round}-${v.key}`);
-				const sample = await measureOnce(h, procs, cs, browser, v, dir, ctx.emulatorUrl);
-				const web =
-					sample.fetchMs === undefined
-						? ''
-						: `; fetch ${sample.fetchMs.toFixed(1)} ms, compile ${(sample.compileMs ?? 0).toFixed(1)} ms, host's activate span ${(sample.hostActivateMs ?? 0).toFixed(1)} ms`;
-				ctx.log(
-					`activation: ${round === 0 ? 'warm-up' : `start ${round}/${starts}`} ${v.name}: load ${sample.loadMs.toFixed(1)} ms + activate ${sample.activateMs.toFixed(1)} ms (${sample.dist.join(', ')}${web})`,
-				);
-				if (round > 0) {
-					v.samples.push(sample);
-				}
+		// One warm-up start of each (the file cache, code-server itself), then laps in which every
+		// variant follows every other once (bench/order.ts: a start can leave work behind for the next).
+		if (variants.length !== 5) {
+			throw new Error(`activation: ${variants.length} variants built, the order is laid out for 5`);
+		}
+		const counts = new Map<Variant, number>();
+		for (const [i, index] of [...order.warmUp, ...order.counted].entries()) {
+			const v = variants[index] as Variant;
+			const warmUp = i < order.warmUp.length;
+			const n = warmUp ? 0 : (counts.get(v) ?? 0) + 1;
+			counts.set(v, n);
+			const dir = join(work, 'starts', `${i}-${v.key}`);
+			const sample = await measureOnce(h, procs, cs, browser, v, dir, ctx.emulatorUrl);
+			const web =
+				sample.fetchMs === undefined
+					? ''
+					: `; fetch ${sample.fetchMs.toFixed(1)} ms, compile ${(sample.compileMs ?? 0).toFixed(1)} ms, host's activate span ${(sample.hostActivateMs ?? 0).toFixed(1)} ms`;
+			ctx.log(
+				`activation: ${warmUp ? 'warm-up' : `start ${n}/${order.perVariant}`} ${v.name}: load ${sample.loadMs.toFixed(1)} ms + activate ${sample.activateMs.toFixed(1)} ms (${sample.dist.join(', ')}${web})`,
+			);
+			if (!warmUp) {
+				v.samples.push(sample);
 			}
 		}
 		const [base, split, webBuild, floorNode, floorWeb] = variants as [Variant, Variant, Variant, Variant, Variant];
@@ -568,13 +580,13 @@ export async function run(ctx: BenchContext): Promise<void> {
 		const body = (split.bundles['main.js'] ?? 0) + (split.bundles['core.js'] ?? 0);
 		const rows: Row[] = [
 			{
-				metric: `activation ÷ registration floor, Node's extension host (medians of ${starts} starts, load + activate)`,
+				metric: `activation ÷ registration floor, Node's extension host (medians of ${order.perVariant} starts, load + activate)`,
 				value: `${(s.median / fn.median).toFixed(2)}: ${s.median.toFixed(1)} ms ÷ ${fn.median.toFixed(1)} ms`,
 				target: `≤ ${FLOOR_GOAL}`,
 				pass: s.median / fn.median <= FLOOR_GOAL,
 			},
 			{
-				metric: `activation ÷ registration floor, the web worker extension host (VS Code for the Web; medians of ${starts} starts)`,
+				metric: `activation ÷ registration floor, the web worker extension host (VS Code for the Web; medians of ${order.perVariant} starts)`,
 				value: `${(w.median / fw.median).toFixed(2)}: ${w.median.toFixed(1)} ms ÷ ${fw.median.toFixed(1)} ms`,
 				target: `≤ ${FLOOR_GOAL}`,
 				pass: w.median / fw.median <= FLOOR_GOAL,
@@ -583,13 +595,13 @@ export async function run(ctx: BenchContext): Promise<void> {
 				metric: 'activation ÷ registration floor, means (no goal: one start slowed by the machine moves a mean of a few)',
 				value: `Node ${(s.mean / fn.mean).toFixed(2)}, web worker ${(w.mean / fw.mean).toFixed(2)}`,
 			},
-			{ metric: `activation, shipped split build: mean of ${starts} starts (load + activate)`, value: fmt(s) },
-			{ metric: `registration floor, Node's extension host: mean of ${starts} starts`, value: fmt(fn) },
-			{ metric: `registration floor, the web worker extension host: mean of ${starts} starts`, value: fmt(fw) },
-			{ metric: `activation, baseline one bundle, same run: mean of ${starts} starts`, value: fmt(b) },
+			{ metric: `activation, shipped split build: mean of ${order.perVariant} starts (load + activate)`, value: fmt(s) },
+			{ metric: `registration floor, Node's extension host: mean of ${order.perVariant} starts`, value: fmt(fn) },
+			{ metric: `registration floor, the web worker extension host: mean of ${order.perVariant} starts`, value: fmt(fw) },
+			{ metric: `activation, baseline one bundle, same run: mean of ${order.perVariant} starts`, value: fmt(b) },
 			{ metric: 'split ÷ baseline (means)', value: (s.mean / b.mean).toFixed(2) },
 			{
-				metric: `activation, web build in the web worker extension host (VS Code for the Web), same run: mean of ${starts} starts (load + activate)`,
+				metric: `activation, web build in the web worker extension host (VS Code for the Web), same run: mean of ${order.perVariant} starts (load + activate)`,
 				value: fmt(w),
 			},
 			{ metric: 'web ÷ shipped split build (means)', value: (w.mean / s.mean).toFixed(2) },
@@ -602,7 +614,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 				value: `${webHostActivate.toFixed(1)} ms (activate() itself: ${w.activate.toFixed(1)} ms)`,
 			},
 			{
-				metric: `median of all ${starts} starts, split / baseline / web`,
+				metric: `median of all ${order.perVariant} starts, split / baseline / web`,
 				value: `${median(split.samples.map((x) => x.totalMs)).toFixed(1)} ms / ${median(base.samples.map((x) => x.totalMs)).toFixed(1)} ms / ${median(webBuild.samples.map((x) => x.totalMs)).toFixed(1)} ms`,
 			},
 			{
@@ -611,19 +623,19 @@ export async function run(ctx: BenchContext): Promise<void> {
 			},
 			{
 				metric: 'starts whose activation loaded dist/client.js (HTTP client: undici, eventsource-parser)',
-				value: `${clientAtActivation} of ${starts}`,
+				value: `${clientAtActivation} of ${order.perVariant}`,
 				target: '0',
 				pass: clientAtActivation === 0,
 			},
 			{
 				metric: "starts whose activation loaded dist/features.js (the commands' code)",
-				value: `${featuresAtActivation} of ${starts}`,
+				value: `${featuresAtActivation} of ${order.perVariant}`,
 				target: '0',
 				pass: featuresAtActivation === 0,
 			},
 			{
 				metric: 'starts whose activation loaded the body, dist/main.js or dist/core.js (it starts after activation: src/shell/standIns.ts)',
-				value: `${bodyAtActivation} of ${starts}`,
+				value: `${bodyAtActivation} of ${order.perVariant}`,
 				target: '0',
 				pass: bodyAtActivation === 0,
 			},
@@ -664,7 +676,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			rows,
 			notes: [
 				`Load average (1, 5, 15 min) after the starts: ${load} on ${cpus().length} cores. The code-server figures are wall-clock times inside an extension host that shares the machine; when the load exceeds the cores they grow with it, the ratio and the plain-Node CPU times much less.`,
-				`How it works: each start is a new code-server (so a new extension host) with a new user-data folder and a new Chromium context; after 5 s for the window to settle (on 2 cores, a click at once measured the workbench's own start-up as much as ours), a click on the Cloud Agents activity-bar entry activates the extension (onView), which, with CLOUD_AGENTS_ACTIVATION_REPORT set, writes the extension host's own marks around require(main) (load, ms resolution) and the duration of activate() (performance.now()). load + activate is the figure "Developer: Show Running Extensions" shows. The web build runs in code-server's web worker extension host (installed without \`main\`, as test:web does); there the bench reads the worker's performance timeline (Playwright, µs resolution): load = the extension host's marks around evaluating the fetched bundle, activate = the measure the web platform adds around activate() (performance.now(), as in Node); the bundle's fetch and compilation before that are shown apart (VS Code's figure leaves them out too), and so is the extension host's own span around the activate() call. Baseline, split and web build come from the same sources (esbuild.mjs --single, the default, its web build), are installed side by side, and are started in turn with the two registration floors (each round starting with the next), after one uncounted warm-up start each. The registration floors are static extensions the bench writes (writeRegistrationFloor): our package.json's contributions and activation events, and an activate() that registers what ours registers at activation (every command, a tree view per view, the file systems and document providers of our schemes — each provider with the members ours has, as VS Code's work at a registration depends on them —, the webview serializers, the language-model tools, the authentication provider, a status bar item, a log channel) and nothing else, reporting as ours does; one for Node's extension host, one for the web worker's. The goals are the ratios of the split build's and the web build's medians to their floor's: what our own code adds to what registering the same things costs VS Code. Medians, not means: a start costs 5–20 ms, and on this machine one start in a few is slowed by something else (a garbage collection, the browser, another process) by as much again, which decides a mean of a few starts (the same code gave the web build 1.13 and 1.31 of its floor's mean in two full runs).`,
+				`How it works: each start is a new code-server (so a new extension host) with a new user-data folder and a new Chromium context; after 5 s for the window to settle (on 2 cores, a click at once measured the workbench's own start-up as much as ours), a click on the Cloud Agents activity-bar entry activates the extension (onView), which, with CLOUD_AGENTS_ACTIVATION_REPORT set, writes the extension host's own marks around require(main) (load, ms resolution) and the duration of activate() (performance.now()). load + activate is the figure "Developer: Show Running Extensions" shows. The web build runs in code-server's web worker extension host (installed without \`main\`, as test:web does); there the bench reads the worker's performance timeline (Playwright, µs resolution): load = the extension host's marks around evaluating the fetched bundle, activate = the measure the web platform adds around activate() (performance.now(), as in Node); the bundle's fetch and compilation before that are shown apart (VS Code's figure leaves them out too), and so is the extension host's own span around the activate() call. Baseline, split and web build come from the same sources (esbuild.mjs --single, the default, its web build), are installed side by side, and are started in turn with the two registration floors, after one uncounted warm-up start each, in laps in which each variant follows each variant, itself included, once (bench/order.ts: a start can leave work behind for the next one, and rotating one fixed order started each variant after the same other every time: the split build after the single bundle, its floor after the web build). The registration floors are static extensions the bench writes (writeRegistrationFloor): our package.json's contributions and activation events, and an activate() that registers what ours registers at activation (every command, a tree view per view, the file systems and document providers of our schemes — each provider with the members ours has, as VS Code's work at a registration depends on them —, the webview serializers, the language-model tools, the authentication provider, a status bar item, a log channel) and nothing else, reporting as ours does; one for Node's extension host, one for the web worker's. The goals are the ratios of the split build's and the web build's medians to their floor's: what our own code adds to what registering the same things costs VS Code. Medians, not means: a start costs 5–20 ms, and on this machine one start in a few is slowed by something else (a garbage collection, the browser, another process) by as much again, which decides a mean of a few starts (the same code gave the web build 1.13 and 1.31 of its floor's mean in two full runs).`,
 				...(base.vsceWarnings.length > 0 ? [`vsce on the baseline: ${base.vsceWarnings.join(' / ')}`] : []),
 			],
 		});
@@ -674,7 +686,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			title,
 			rows: [
 				{
-					metric: `activation ÷ registration floor (medians of ${starts} starts)`,
+					metric: `activation ÷ registration floor (medians of ${order.perVariant} starts)`,
 					value: `not measured: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
 					target: `≤ ${FLOOR_GOAL}`,
 					pass: false,

@@ -10,6 +10,7 @@ import { createParser } from 'eventsource-parser';
 import { EventSource } from 'eventsource';
 import { Agent, request } from 'undici';
 import { CloudAgentsClient, type RunEventStream } from '../../src/api';
+import { followBalancedOrder } from '../order';
 import { type BenchContext, median, quantile } from '../report';
 import { nodeConnect } from '../../src/platform/node/network';
 import { fetchConnect } from '../../src/platform/web/fetchWire';
@@ -66,32 +67,6 @@ async function sseServer(fixed: Buffer | undefined, streamedCount: number): Prom
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-/**
- * A cyclic order of `n` sides in which each ordered pair of sides (a side after itself included)
- * occurs exactly once: the de Bruijn sequence B(n, 2), by the Lyndon-word construction. Each side
- * appears `n` times in its `n²` places, and is preceded by every side once.
- */
-export function followBalancedOrder(n: number): number[] {
-	const order: number[] = [];
-	const a = [0, 0, 0];
-	const step = (t: number, p: number): void => {
-		if (t > 2) {
-			if (2 % p === 0) {
-				order.push(...a.slice(1, p + 1));
-			}
-			return;
-		}
-		a[t] = a[t - p] as number;
-		step(t + 1, p);
-		for (let j = (a[t - p] as number) + 1; j < n; j++) {
-			a[t] = j;
-			step(t + 1, t);
-		}
-	};
-	step(1, 1);
-	return order;
 }
 
 /**
