@@ -19,7 +19,10 @@ suite('bench: the order of starts (bench/order.ts)', () => {
 			assert.equal(lap.length, n * n, `n=${n}`);
 			const counts = pairCounts(lap, true);
 			assert.equal(counts.size, n * n, `n=${n}: ${[...counts.keys()].join(' ')}`);
-			assert.ok([...counts.values()].every((c) => c === 1), `n=${n}`);
+			assert.ok(
+				[...counts.values()].every((c) => c === 1),
+				`n=${n}`,
+			);
 			for (let v = 0; v < n; v++) {
 				assert.equal(lap.filter((x) => x === v).length, n, `n=${n}, variant ${v}`);
 			}
@@ -37,10 +40,12 @@ suite('bench: the order of starts (bench/order.ts)', () => {
 		// The walk the machine sees: the last warm-up start, then the counted ones.
 		const counts = pairCounts([warmUp[warmUp.length - 1]!, ...counted], false);
 		assert.equal(counts.size, 25);
-		assert.ok([...counts.values()].every((c) => c === 4), JSON.stringify([...counts]));
+		assert.ok(
+			[...counts.values()].every((c) => c === 4),
+			JSON.stringify([...counts]),
+		);
 		// Asked for 21 starts of each: rounded up to whole laps (5 of each a lap).
 		assert.equal(balancedStarts(5, 21).perVariant, 25);
 		assert.equal(balancedStarts(1, 3).counted.length, 3);
 	});
-
 });
