@@ -4,8 +4,8 @@
  * test/unit/ that test no one module (journeys across modules, the build's checks, the contract
  * against the emulator) sit apart. Read from the tree, so it stays true:
  * - at least MIN_MIRRORED of the modules with logic have a same-path test;
- * - every test file of test/unit/ is at a mirrored path (of src/, emulator/src/, scripts/lib/ or
- *   test/unit/support/) or in a folder of scenarios (SCENARIO_FOLDERS).
+ * - every test file of test/unit/ is at a mirrored path (of src/, emulator/src/, scripts/lib/, bench/
+ *   or test/unit/support/) or in a folder of scenarios (SCENARIO_FOLDERS).
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -110,6 +110,7 @@ suite('unit tests mirror the source (issue 43)', () => {
 				`src/${inner}.ts`,
 				`emulator/src/${inner.replace(/^emulator\//, '')}.ts`,
 				`scripts/${inner.replace(/^scripts\//, '')}.mjs`,
+				`bench/${inner.replace(/^bench\//, '')}.ts`,
 				`test/unit/${inner}.ts`,
 			];
 			return !candidates.some((c) => existsSync(join(root, c)));
