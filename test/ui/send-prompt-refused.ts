@@ -146,6 +146,17 @@ const uiTest: UiTest = {
 			await page.keyboard.press('Escape');
 			await workbench.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
 			await call('DELETE', `/v2/agents/${enc}?delete_runtime=true`).catch(() => undefined);
+			// Leaves the window as it found it: the deletion heard, so the Runs view has dropped the agent
+			// ("Select an agent"). A next test that cuts the agents listing (send-prompt-unreachable) must
+			// not start with a deleted agent still selected: its Send Prompt then skipped the agent pick.
+			await workbench.runCommand('Cloud Agents: Refresh Runs').catch(() => undefined);
+			for (let i = 0; i < 200; i++) {
+				const runs = await workbench.paneRows('cloudAgents', 'Runs').catch(() => [] as string[]);
+				if (runs.some((r) => r.startsWith('Select an agent'))) {
+					break;
+				}
+				await page.waitForTimeout(100);
+			}
 		}
 	},
 };
