@@ -4,9 +4,9 @@
  * extension host, a closed browser context), so a variant always started after the same other one
  * carries that one's leftovers in every start. Rotating a fixed order round by round does exactly
  * that (the predecessor of each variant never changes). This order is a closed walk through every
- * ordered pair of variants once, a variant followed by itself included (`followBalancedOrder`, a
- * de Bruijn sequence, as the api section interleaves its calls), repeated: every variant is preceded by each variant, itself
- * included, equally often, so all see the same mix of leftovers, including across laps.
+ * ordered pair of variants once, a variant followed by itself included (`followBalancedOrder`, a de
+ * Bruijn sequence, as the api section interleaves its calls), repeated: every variant is preceded by
+ * each variant, itself included, equally often, so all see the same mix of leftovers, across laps too.
  */
 
 /**
@@ -42,13 +42,12 @@ export function followBalancedOrder(n: number): number[] {
  */
 export function balancedStarts(n: number, perVariant: number): { warmUp: number[]; counted: number[]; perVariant: number } {
 	const lap = followBalancedOrder(n);
-	const each = n;
-	const laps = Math.max(1, Math.ceil(perVariant / each));
+	const laps = Math.max(1, Math.ceil(perVariant / n));
 	const last = lap[lap.length - 1]!;
 	const warmUp = [...Array.from({ length: n }, (_, v) => v).filter((v) => v !== last), last];
 	const counted: number[] = [];
 	for (let i = 0; i < laps; i++) {
 		counted.push(...lap);
 	}
-	return { warmUp, counted, perVariant: laps * each };
+	return { warmUp, counted, perVariant: laps * n };
 }

@@ -25,7 +25,8 @@
  * of bench/order.ts, 5 starts of each a lap; one more warm-up start of each is not counted). 20 and
  * not 11: on a slow day one build's starts spread over 3×, and medians of 11 put the same code at
  * 0.74–1.37 of its floor (bench/README.md). The order is bench/order.ts's: every variant follows
- * each variant, itself included, equally often (rotating one fixed order started each after the same one every time).
+ * each variant, itself included, equally often (rotating one fixed order started each after the
+ * same one every time).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
@@ -497,8 +498,6 @@ async function measureOnce(
 export async function run(ctx: BenchContext): Promise<void> {
 	const title = 'Activation in code-server (load + activate(), fresh extension-host starts)';
 	const starts = Math.max(1, Number(process.env.BENCH_ACTIVATION_STARTS ?? 20) || 20);
-	// Five variants (see buildVariants); the order is laid out before they are built, for the report's rows.
-	const order = balancedStarts(5, starts);
 	const h = await loadHarness();
 	const work = join(ROOT, 'bench', '.tmp', `activation-${process.pid}`);
 	rmSync(work, { recursive: true, force: true });
@@ -516,17 +515,12 @@ export async function run(ctx: BenchContext): Promise<void> {
 			h.installExtension(cs, v.extensionsDir, join(work, 'install-user-data'), v.vsix);
 		}
 		browser = await launchChromium(h);
-		// One warm-up start of each (the file cache, code-server itself), then laps in which every
-		// variant follows every other once (bench/order.ts: a start can leave work behind for the next).
-		if (variants.length !== 5) {
-			throw new Error(`activation: ${variants.length} variants built, the order is laid out for 5`);
-		}
-		const counts = new Map<Variant, number>();
+		// One warm-up start of each (the file cache, code-server itself), then laps in which each variant
+		// follows each, itself included, once (bench/order.ts: a start can leave work behind for the next).
+		const order = balancedStarts(variants.length, starts);
 		for (const [i, index] of [...order.warmUp, ...order.counted].entries()) {
 			const v = variants[index] as Variant;
 			const warmUp = i < order.warmUp.length;
-			const n = warmUp ? 0 : (counts.get(v) ?? 0) + 1;
-			counts.set(v, n);
 			const dir = join(work, 'starts', `${i}-${v.key}`);
 			const sample = await measureOnce(h, procs, cs, browser, v, dir, ctx.emulatorUrl);
 			const web =
@@ -534,7 +528,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 					? ''
 					: `; fetch ${sample.fetchMs.toFixed(1)} ms, compile ${(sample.compileMs ?? 0).toFixed(1)} ms, host's activate span ${(sample.hostActivateMs ?? 0).toFixed(1)} ms`;
 			ctx.log(
-				`activation: ${warmUp ? 'warm-up' : `start ${n}/${order.perVariant}`} ${v.name}: load ${sample.loadMs.toFixed(1)} ms + activate ${sample.activateMs.toFixed(1)} ms (${sample.dist.join(', ')}${web})`,
+				`activation: ${warmUp ? 'warm-up' : `start ${v.samples.length + 1}/${order.perVariant}`} ${v.name}: load ${sample.loadMs.toFixed(1)} ms + activate ${sample.activateMs.toFixed(1)} ms (${sample.dist.join(', ')}${web})`,
 			);
 			if (!warmUp) {
 				v.samples.push(sample);
@@ -686,7 +680,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 			title,
 			rows: [
 				{
-					metric: `activation ÷ registration floor (medians of ${order.perVariant} starts)`,
+					metric: `activation ÷ registration floor (medians of ${starts} starts)`,
 					value: `not measured: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
 					target: `≤ ${FLOOR_GOAL}`,
 					pass: false,

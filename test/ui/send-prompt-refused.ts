@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
+import { VIEW_CONTAINER_ID } from '../../src/ids';
 import { createIdleAgent, emulatorCall } from './support/emulatorApi';
+import { until } from './support/webviewPage';
 import type { UiTest } from './support/workbench';
 
 interface Counters {
@@ -150,13 +152,9 @@ const uiTest: UiTest = {
 			// ("Select an agent"). A next test that cuts the agents listing (send-prompt-unreachable) must
 			// not start with a deleted agent still selected: its Send Prompt then skipped the agent pick.
 			await workbench.runCommand('Cloud Agents: Refresh Runs').catch(() => undefined);
-			for (let i = 0; i < 200; i++) {
-				const runs = await workbench.paneRows('cloudAgents', 'Runs').catch(() => [] as string[]);
-				if (runs.some((r) => r.startsWith('Select an agent'))) {
-					break;
-				}
-				await page.waitForTimeout(100);
-			}
+			await until(page, 'the Runs view without the deleted agent', async () =>
+				(await workbench.paneRows(VIEW_CONTAINER_ID, 'Runs')).some((r) => r.startsWith('Select an agent')) ? true : undefined,
+			).catch(() => undefined);
 		}
 	},
 };
